@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { convertSessionAll } from '../../convert/session.js';
+import type { SessionInfo } from '../../model/types.js';
+import { type CliContext, printJson, warn } from '../io.js';
+
+interface ConvertFlags {
+  to: string;
+  source?: string;
+  at?: string;
+  allBranches?: boolean;
+  json?: boolean;
+}
+
+function described(written: SessionInfo, resume?: string) {
+  return { id: written.id, source: written.source, path: written.path ?? null, ...(resume ? { command: resume } : {}) };
+}
+
+export function registerConvert(program: Command, ctx: CliContext): void {
+  const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
+    const { session } = await ctx.sources().open(id, opts.source);
+    const target = ctx.sources().driver(opts.to);
+    const written = await convertSessionAll(session, target, { at: opts.at, allBranches: opts.allBranches });
+    for (const w of written) for (const m of (w.meta?.warnings as string[] | undefined) ?? []) warn(ctx, m);
+    const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
+    if (opts.json) return printJson(ctx, rows.length === 1 ? rows[0] : rows);
+    for (const r of rows) {
+      ctx.stdout(`wrote ${r.source} session ${r.id}${r.path ? ` at ${r.path}` : ''}\n`);
+      if (handoff) ctx.stdout(r.command ? `resume it with:\n  ${r.command}\n` : `(${r.source} has no resume command)\n`);
+    }
+  };
+
+  for (const [name, handoff] of [
+    ['convert', false],
+    ['handoff', true],
+  ] as const) {
+    program
+      .command(`${name} <id>`)
+      .description(
+        handoff
+          ? 'convert the session into another agent and print the command that resumes it there'
+          : "write the session into another agent's own store, resumable there",
+      )
+      .requiredOption('--to <agent>', 'claude, pi, opencode, threadbase, ...')
+      .option('--source <source>', 'look only in this agent')
+      .option('--at <entry>', 'convert the path to this entry instead of the current branch')
+      .option('--all-branches', 'keep every branch (one session per branch where the target has no trees)')
+      .option('--json', 'print JSON only')
+      .action((id: string, opts: ConvertFlags) => convert(id, opts, handoff));
+  }
+
+  program
+    .command('fork <id>')
+    .description('fork a session at an entry into a new session of the same agent')
+    .option('--source <source>', 'look only in this agent')
+    .option('--at <entry>', 'fork at this entry (default: the current leaf)')
+    .option('--json', 'print JSON only')
+    .action(async (id: string, opts: { source?: string; at?: string; json?: boolean }) => {
+      const { info, driver } = await ctx.sources().open(id, opts.source);
+      if (!driver.forkSession) throw new Error(`${driver.name} sessions cannot be forked`);
+      const written = await driver.forkSession(info.id, { at: opts.at });
+      const out = { id: written.id, source: written.source, path: written.path ?? null, parentId: info.id };
+      if (opts.json) printJson(ctx, out);
+      else ctx.stdout(`forked ${info.id} into ${out.source} session ${out.id}${out.path ? ` at ${out.path}` : ''}\n`);
+    });
+}

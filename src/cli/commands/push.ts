@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { SessionDriver } from '../../model/driver.js';
+import { pushSessions } from '../../server/push.js';
+import { openStore, threadbaseHome } from '../../stores/open.js';
+import { type CliContext, printJson, warn } from '../io.js';
+
+interface PushFlags {
+  to: string;
+  key?: string;
+  from?: string;
+  source?: string;
+  since?: string;
+  json?: boolean;
+}
+
+export function registerPush(program: Command, ctx: CliContext): void {
+  program
+    .command('push')
+    .description("upload the local index's sessions to a team server (only what is new since the last push)")
+    .requiredOption('--to <url>', 'the server, e.g. http://127.0.0.1:8029')
+    .option('--key <key>', 'API key (default $THREADBASE_KEY)')
+    .option('--from <store>', 'the store to push from (default the local index)')
+    .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store")
+    .option('--since <time>', 'only sessions updated since (ISO date)')
+    .option('--json', 'print JSON only')
+    .action(async (opts: PushFlags) => {
+      const key = opts.key ?? ctx.env.env.THREADBASE_KEY;
+      if (!key) throw new Error('no API key: pass --key or set THREADBASE_KEY');
+      let from: SessionDriver;
+      let close: (() => Promise<void>) | undefined;
+      if (opts.source) from = ctx.sources().driver(opts.source);
+      else {
+        const store = await openStore(opts.from, { env: ctx.env, warn: (m) => warn(ctx, m) });
+        from = store;
+        close = async () => store.close?.();
+      }
+      try {
+        const report = await pushSessions({
+          from,
+          to: opts.to,
+          key,
+          statePath: join(threadbaseHome(ctx.env), 'push-state.json'),
+          filter: { since: opts.since, ...(opts.source ? { source: opts.source } : {}) },
+        });
+        for (const f of report.failed) warn(ctx, `session ${f.id} not pushed: ${f.error}`);
+        if (opts.json) printJson(ctx, report);
+        else
+          ctx.stdout(
+            `pushed ${report.created} new and ${report.updated} changed sessions (${report.entriesSent} entries); ${report.unchanged} unchanged${
+              report.failed.length ? `; ${report.failed.length} failed` : ''
+            }\n`,
+          );
+        if (report.failed.length) process.exitCode = 1;
+      } finally {
+        await close?.();
+      }
+    });
+}

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { openFreshIndex } from '../../stores/index-sync/fresh.js';
+import { type CliContext, printJson, warn } from '../io.js';
+
+export function registerSearch(program: Command, ctx: CliContext): void {
+  program
+    .command('search <query...>')
+    .description('full-text search over messages, thinking, tool inputs and outputs of every agent (bm25 ranked)')
+    .option('--source <source>', 'only this agent')
+    .option('--project <path>', 'only sessions that ran in this directory')
+    .option('--since <time>', 'only entries at or after (ISO date)')
+    .option('--until <time>', 'only entries at or before (ISO date)')
+    .option('--role <role>', 'only user, assistant, tool or system messages')
+    .option('--tool <name>', 'only messages that call (or carry the result of) this tool')
+    .option('--limit <n>', 'at most n hits', (v) => Number.parseInt(v, 10), 20)
+    .option('--no-sync', 'use the index as it is, without bringing it up to date')
+    .option('--json', 'print JSON only')
+    .action(
+      async (
+        words: string[],
+        opts: {
+          source?: string;
+          project?: string;
+          since?: string;
+          until?: string;
+          role?: string;
+          tool?: string;
+          limit: number;
+          sync: boolean;
+          json?: boolean;
+        },
+      ) => {
+        const store = await openFreshIndex(ctx.env, ctx.sources(), {
+          sync: opts.sync,
+          onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+        });
+        try {
+          const hits = await store.search(words.join(' '), {
+            ...(opts.source ? { source: opts.source } : {}),
+            ...(opts.project ? { project: opts.project } : {}),
+            ...(opts.since ? { since: opts.since } : {}),
+            ...(opts.until ? { until: opts.until } : {}),
+            ...(opts.role ? { role: opts.role } : {}),
+            ...(opts.tool ? { tool: opts.tool } : {}),
+            limit: opts.limit,
+          });
+          if (opts.json) {
+            return printJson(
+              ctx,
+              hits.map((h) => ({
+                sessionId: h.sessionId,
+                entryId: h.entryId,
+                source: h.source,
+                project: h.project ?? null,
+                role: h.role ?? null,
+                snippet: h.snippet,
+                score: h.score,
+                timestamp: h.timestamp,
+              })),
+            );
+          }
+          const bold = process.stdout.isTTY ? (s: string) => s.replace(/\[([^\]]*)\]/g, '\x1b[1;33m$1\x1b[0m') : (s: string) => s;
+          for (const h of hits) {
+            ctx.stdout(
+              `${h.sessionId}  ${h.source.padEnd(8)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? '').padEnd(9)} ${h.project ?? ''}\n    ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
+            );
+          }
+          if (!hits.length) ctx.stderr('no matches\n');
+        } finally {
+          await store.close();
+        }
+      },
+    );
+}

@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { openServerStores, startServer } from '../../server/index.js';
+import { type CliContext, warn } from '../io.js';
+
+interface ServeFlags {
+  db?: string;
+  port: number;
+  host: string;
+  maxBody?: number;
+}
+
+export function registerServe(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('run the team server: the Acontext session API and threadbase routes under /api/v1')
+    .option('--db <path|url>', 'SQLite file, postgres://… URL or memory: (default the local index)')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', (v) => Number.parseInt(v, 10), 8029)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--max-body <bytes>', 'largest request body accepted', (v) => Number.parseInt(v, 10))
+    .action(async (opts: ServeFlags) => {
+      const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
+      const server = await startServer({
+        store: stores.store,
+        tokens: stores.tokens,
+        port: opts.port,
+        host: opts.host,
+        maxBodyBytes: opts.maxBody,
+        log: (line) => ctx.stderr(`${line}\n`),
+      });
+      ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
+      // Runs until SIGINT/SIGTERM, then closes connections and the store.
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await server.close();
+      await stores.close();
+    });
+}

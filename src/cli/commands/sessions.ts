@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
+
+export function registerSessions(program: Command, ctx: CliContext): void {
+  program
+    .command('sessions')
+    .description('list the sessions of every agent')
+    .option('--source <source>', 'only this agent (claude, pi, opencode, ...)')
+    .option('--project <path>', 'only sessions that ran in this directory')
+    .option('--since <time>', 'only sessions updated since (ISO date)')
+    .option('--limit <n>', 'at most n sessions', (v) => Number.parseInt(v, 10))
+    .option('--json', 'print JSON only')
+    .action(async (opts: { source?: string; project?: string; since?: string; limit?: number; json?: boolean }) => {
+      const { sessions, errors } = await ctx.sources().list({
+        source: opts.source,
+        project: opts.project,
+        since: opts.since,
+        limit: opts.limit,
+      });
+      for (const e of errors) warn(ctx, `${e.source}: ${e.error.message}`);
+      for (const s of sessions) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
+      const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map((s) => ({
+        id: s.id,
+        source: s.source,
+        project: s.project ?? null,
+        title: s.title ?? null,
+        createdAt: s.createdAt,
+        updatedAt: s.updatedAt,
+        messageCount: s.messageCount,
+        parentId: s.parentId ?? null,
+      }));
+      if (opts.json) return printJson(ctx, rows);
+      for (const r of rows) {
+        ctx.stdout(
+          `${r.id}  ${r.source.padEnd(9)} ${r.updatedAt.slice(0, 16)}  ${String(r.messageCount).padStart(4)} msgs  ${r.title ?? ''}${
+            r.parentId ? `  (child of ${r.parentId})` : ''
+          }\n`,
+        );
+      }
+    });
+}

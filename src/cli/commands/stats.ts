@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { openFreshIndex } from '../../stores/index-sync/fresh.js';
+import { loadPrices } from '../../stores/index-sync/prices.js';
+import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
+import { threadbaseHome } from '../../stores/open.js';
+import { type CliContext, printJson, warn } from '../io.js';
+
+export function registerStats(program: Command, ctx: CliContext): void {
+  program
+    .command('stats')
+    .description('tokens and cost of every agent, by day, week, month, model, project, session or source')
+    .option('--by <key>', `group by ${STATS_BY.join('|')}`, 'day')
+    .option('--since <time>', 'only messages at or after (ISO date)')
+    .option('--until <time>', 'only messages at or before (ISO date)')
+    .option('--source <source>', 'only this agent')
+    .option('--project <path>', 'only this directory')
+    .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table')
+    .option('--no-sync', 'use the index as it is, without bringing it up to date')
+    .option('--json', 'print JSON only')
+    .action(
+      async (opts: {
+        by: string;
+        since?: string;
+        until?: string;
+        source?: string;
+        project?: string;
+        prices?: string;
+        sync: boolean;
+        json?: boolean;
+      }) => {
+        if (!STATS_BY.includes(opts.by as StatsBy)) throw new Error(`--by must be one of ${STATS_BY.join(', ')}`);
+        const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
+        const store = await openFreshIndex(ctx.env, ctx.sources(), {
+          sync: opts.sync,
+          onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+        });
+        try {
+          const rows = stats(store, prices, {
+            by: opts.by as StatsBy,
+            ...(opts.since ? { since: opts.since } : {}),
+            ...(opts.until ? { until: opts.until } : {}),
+            ...(opts.source ? { source: opts.source } : {}),
+            ...(opts.project ? { project: opts.project } : {}),
+          });
+          if (opts.json) return printJson(ctx, rows);
+          const n = (x: number) => x.toLocaleString('en-US');
+          ctx.stdout(
+            `${'key'.padEnd(38)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache read'.padStart(14)} ${'cache write'.padStart(13)} ${'reasoning'.padStart(10)} ${'cost $'.padStart(10)} ${'msgs'.padStart(6)}\n`,
+          );
+          for (const r of rows) {
+            ctx.stdout(
+              `${(r.source ? `${r.key} (${r.source})` : r.key).slice(0, 38).padEnd(38)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${r.cost.toFixed(4).padStart(10)} ${String(r.messages).padStart(6)}\n`,
+            );
+          }
+        } finally {
+          await store.close();
+        }
+      },
+    );
+}

@@ -1,0 +1,77 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
+import { openSqliteStore } from '../../stores/sqlite/index.js';
+import { type CliContext, printJson, warn } from '../io.js';
+
+function summary(r: SyncReport): string {
+  return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
+}
+
+export function registerSync(program: Command, ctx: CliContext): void {
+  program
+    .command('sync')
+    .description('index every local agent store into $THREADBASE_HOME/index.db (incremental)')
+    .option('--source <names>', 'only these agents (comma-separated)')
+    .option('--watch', 'keep following changes (re-syncs what changed every --interval ms)')
+    .option('--interval <ms>', 'how often --watch looks for changes', (v) => Number.parseInt(v, 10), 1000)
+    .option('--json', 'print the sync report as JSON')
+    .action(async (opts: { source?: string; watch?: boolean; interval: number; json?: boolean }) => {
+      const path = indexPath(ctx.env);
+      await mkdir(dirname(path), { recursive: true });
+      const store = openSqliteStore(path);
+      const indexer = new IndexSync(store);
+      const formats = opts.source?.split(',').map((s) => s.trim());
+      const tty = Boolean(process.stderr.isTTY) && !opts.json;
+      const runOnce = async (quiet: boolean): Promise<SyncReport> => {
+        const bar =
+          tty && !quiet
+            ? new cliProgress.SingleBar(
+                { stream: process.stderr, format: 'sync [{bar}] {value}/{total} {format}' },
+                cliProgress.Presets.shades_classic,
+              )
+            : undefined;
+        let started = false;
+        const report = await indexer.sync(ctx.sources(), {
+          ...(formats ? { formats } : {}),
+          onProgress: (p) => {
+            if (!bar) return;
+            if (!started) {
+              bar.start(p.total, 0, { format: p.format });
+              started = true;
+            }
+            bar.update(p.done, { format: p.format });
+          },
+          onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+        });
+        bar?.stop();
+        return report;
+      };
+      try {
+        const first = await runOnce(false);
+        if (opts.json) printJson(ctx, { index: path, ...first });
+        else ctx.stderr(`${summary(first)}\n`);
+        if (!opts.watch) return;
+        ctx.stderr(`watching for changes (Ctrl-C to stop)\n`);
+        let stop = false;
+        const onSignal = () => {
+          stop = true;
+        };
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        while (!stop) {
+          await new Promise((r) => setTimeout(r, opts.interval));
+          if (stop) break;
+          const r = await runOnce(true);
+          if (r.reread || r.appended || r.removed) {
+            if (opts.json) ctx.stdout(`${JSON.stringify({ at: new Date().toISOString(), ...r })}\n`);
+            else ctx.stderr(`${summary(r)}\n`);
+          }
+        }
+      } finally {
+        await store.close();
+      }
+    });
+}

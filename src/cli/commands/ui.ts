@@ -1,0 +1,84 @@
+/**
+ * `threadbase ui`: serves the web viewer on the local index (or any store URL) and opens it in the
+ * browser. Runs until interrupted.
+ */
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Command } from 'commander';
+import type { SessionDriver } from '../../model/driver.js';
+import { AgentFilesDriver } from '../../server/web/agents-driver.js';
+import { createWebApp } from '../../server/web/index.js';
+import { openStore } from '../../stores/open.js';
+import { type CliContext, warn } from '../io.js';
+
+interface UiFlags {
+  store?: string;
+  host: string;
+  port: string;
+  key?: string;
+  open: boolean;
+}
+
+/** Opens the URL in the desktop's browser when there is one; silently does nothing otherwise. */
+function openInBrowser(url: string, env: CliContext['env']): void {
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    const child = spawn(cmd, [url], { detached: true, stdio: 'ignore', env: { ...env.env } as NodeJS.ProcessEnv });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // no opener on this machine: the URL is printed anyway
+  }
+}
+
+export function registerUi(program: Command, ctx: CliContext): void {
+  program
+    .command('ui')
+    .description('browse every session in the web viewer (the local index unless --store says otherwise)')
+    .option(
+      '--store <url>',
+      "postgres://…, sqlite:PATH, memory:, or agents (each agent's own files); default the local index, else agents",
+    )
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0: any free port)', '4517')
+    .option('--key <key>', 'require this key (Authorization: Bearer) for the data routes')
+    .option('--no-open', 'do not open a browser')
+    .action(async (opts: UiFlags) => {
+      const fromAgents = () => new AgentFilesDriver(ctx.sources(), (source, e) => warn(ctx, `${source}: ${e.message}`));
+      const storeWarnings: string[] = [];
+      let driver: SessionDriver =
+        opts.store === 'agents'
+          ? fromAgents()
+          : await openStore(opts.store, { env: ctx.env, warn: (m) => storeWarnings.push(m) });
+      // No index yet (or an empty one): show the agents' own sessions rather than an empty page.
+      if (!opts.store && (await driver.listSessions({ limit: 1 })).length === 0) {
+        await driver.close?.();
+        driver = fromAgents();
+      } else for (const m of storeWarnings) warn(ctx, m);
+      const app = createWebApp({ driver, targets: ctx.sources(), apiKey: opts.key ?? ctx.env.env.THREADBASE_API_KEY });
+      const port = Number.parseInt(opts.port, 10);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`not a port: ${opts.port}`);
+      const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
+        (resolve, reject) => {
+          const s = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => resolve({ server: s, address: info }));
+          s.once('error', reject);
+        },
+      );
+      const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+      const url = `http://${host}:${address.port}/`;
+      ctx.stdout(`threadbase viewer on ${url}  (${driver.name} store; Ctrl-C to stop)\n`);
+      if (opts.open) openInBrowser(url, ctx.env);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await new Promise<void>((done) => server.close(() => done()));
+      await driver.close?.();
+    });
+}

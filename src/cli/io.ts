@@ -1,0 +1,39 @@
+/** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
+import type { ParseWarning } from '../model/types.js';
+import { Sources } from '../formats/registry.js';
+import type { DriverEnv } from '../model/driver.js';
+
+export interface CliContext {
+  env: DriverEnv;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** lazily opened sources of every registered format */
+  sources(): Sources;
+}
+
+export function makeContext(env: DriverEnv): CliContext {
+  let sources: Sources | undefined;
+  return {
+    env,
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    sources: () => {
+      sources ??= new Sources(env);
+      return sources;
+    },
+  };
+}
+
+export function printJson(ctx: CliContext, value: unknown): void {
+  ctx.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function warn(ctx: CliContext, message: string): void {
+  ctx.stderr(`threadbase: warning: ${message}\n`);
+}
+
+export function reportWarnings(ctx: CliContext, warnings: readonly ParseWarning[] | undefined): void {
+  for (const w of warnings ?? []) {
+    warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}${w.id ? ` (${w.id})` : ''}`);
+  }
+}

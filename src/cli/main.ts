@@ -1,0 +1,32 @@
+import { Command, CommanderError } from 'commander';
+import '../formats/all.js';
+import { defaultDriverEnv, type DriverEnv } from '../model/driver.js';
+import { ThreadbaseError } from '../model/errors.js';
+import { registerCommands } from './commands/index.js';
+import { type CliContext, makeContext } from './io.js';
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('threadbase')
+    .description('sessions of AI coding agents: list, read, convert, fork, search, serve')
+    .exitOverride()
+    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
+  registerCommands(program, ctx);
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function main(argv: string[], env: DriverEnv = defaultDriverEnv()): Promise<number> {
+  const ctx = makeContext(env);
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    const msg = err instanceof ThreadbaseError || err instanceof Error ? err.message : String(err);
+    ctx.stderr(`threadbase: ${msg}\n`);
+    return 1;
+  } finally {
+    await ctx.sources().close();
+  }
+}

@@ -1,0 +1,448 @@
+/**
+ * threadbase model ⇄ Anthropic Messages (`{role, content: blocks}`), both directions.
+ *
+ * Model → Anthropic: 'tool' messages become user messages of tool_result blocks, 'system' messages go
+ * to the top-level `system`, consecutive messages of one role are merged (the API wants alternation),
+ * and content is always an array of blocks. Anthropic → model: a user message carrying tool_result
+ * blocks becomes a 'tool' message (text/image blocks alongside stay in it, in order).
+ * Block fields the model has no slot for (cache_control, citations, title, context) ride in
+ * `part.meta.anthropic` and come back out; block types the model does not know are kept whole in
+ * `part.meta.anthropicBlock` of an empty text part and re-emitted only here.
+ */
+import type { Context } from '../model/tree.js';
+import type { FilePart, ImagePart, Message, Meta, Part, Role, ToolResultContent, ToolResultPart, Usage } from '../model/types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Wire types (the Messages API request shapes; no SDK dependency)
+
+export type AnthropicSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'text'; media_type: 'text/plain'; data: string };
+
+export interface AnthropicTextBlock {
+  type: 'text';
+  text: string;
+  [extra: string]: unknown;
+}
+export interface AnthropicImageBlock {
+  type: 'image';
+  source: AnthropicSource;
+  [extra: string]: unknown;
+}
+export interface AnthropicDocumentBlock {
+  type: 'document';
+  source: AnthropicSource;
+  title?: string;
+  [extra: string]: unknown;
+}
+export interface AnthropicThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature?: string;
+  [extra: string]: unknown;
+}
+export interface AnthropicRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+  [extra: string]: unknown;
+}
+export interface AnthropicToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+export type AnthropicToolResultContentBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock;
+export interface AnthropicToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | AnthropicToolResultContentBlock[];
+  is_error?: boolean;
+  [extra: string]: unknown;
+}
+/** A block type the model has no part for (server tools, search results, ...), passed through. */
+export interface AnthropicOtherBlock {
+  type: string;
+  [extra: string]: unknown;
+}
+
+export type AnthropicBlock =
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock;
+
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: string | (AnthropicBlock | AnthropicOtherBlock)[];
+}
+
+/** What `threadbase context --format anthropic` prints: the body of a Messages API request, minus model/tools. */
+export interface AnthropicRequest {
+  system?: string;
+  messages: AnthropicMessage[];
+}
+
+/** An API response message (or an SDK assistant message's `message`): a message plus id, model, usage. */
+export interface AnthropicResponseMessage extends AnthropicMessage {
+  id?: string;
+  model?: string;
+  stop_reason?: string | null;
+  usage?: AnthropicUsage;
+}
+
+export interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small guards
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Fields of `block` other than `known`, or undefined when there are none. */
+function extras(block: Record<string, unknown>, known: readonly string[]): Record<string, unknown> | undefined {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(block)) {
+    if (known.includes(k) || v === undefined) continue;
+    out ??= {};
+    out[k] = v;
+  }
+  return out;
+}
+
+function withExtras(meta: Meta | undefined, ex: Record<string, unknown> | undefined): { meta?: Meta } {
+  if (!ex) return meta ? { meta } : {};
+  return { meta: { ...(meta ?? {}), anthropic: ex } };
+}
+
+function extrasOf(part: { meta?: Meta }): Record<string, unknown> {
+  const ex = part.meta?.anthropic;
+  return isRecord(ex) ? ex : {};
+}
+
+/** A tool input is always an object; a JSON string of an object is parsed, anything else is wrapped. */
+export function toolInputObject(input: unknown): Record<string, unknown> {
+  if (isRecord(input)) return input;
+  if (typeof input === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (isRecord(parsed)) return parsed;
+    } catch {
+      // not JSON: keep the string below
+    }
+    return input === '' ? {} : { input };
+  }
+  if (input === undefined || input === null) return {};
+  return { input };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic → model
+
+function sourceToMedia(source: unknown): { mediaType: string; data?: string; url?: string; text?: string } {
+  if (!isRecord(source)) return { mediaType: 'application/octet-stream' };
+  const mediaType = str(source.media_type) ?? 'application/octet-stream';
+  if (source.type === 'url') return { mediaType: str(source.media_type) ?? '', url: str(source.url) ?? '' };
+  if (source.type === 'text') return { mediaType: str(source.media_type) ?? 'text/plain', text: str(source.data) ?? '' };
+  return { mediaType, data: stripDataPrefix(str(source.data) ?? '') };
+}
+
+/** base64 without a `data:...;base64,` prefix, whatever the input carried. */
+export function stripDataPrefix(data: string): string {
+  const m = /^data:[^;,]*;base64,/.exec(data);
+  return m ? data.slice(m[0].length) : data;
+}
+
+function omitEmpty<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+function imageFromBlock(b: Record<string, unknown>): ImagePart {
+  const m = sourceToMedia(b.source);
+  const part: ImagePart = omitEmpty({ type: 'image' as const, mediaType: m.mediaType, data: m.data, url: m.url });
+  return { ...part, ...withExtras(undefined, extras(b, ['type', 'source'])) };
+}
+
+function documentFromBlock(b: Record<string, unknown>): FilePart {
+  const m = sourceToMedia(b.source);
+  const ex = extras(b, ['type', 'source', 'title']);
+  const part: FilePart = omitEmpty({
+    type: 'file' as const,
+    mediaType: m.mediaType,
+    data: m.data,
+    url: m.url,
+    text: m.text,
+    name: str(b.title),
+  });
+  return { ...part, ...withExtras(undefined, ex) };
+}
+
+function toolResultContentFromBlocks(content: unknown): string | ToolResultContent[] {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return JSON.stringify(content);
+  const out: ToolResultContent[] = [];
+  for (const b of content) {
+    if (!isRecord(b)) continue;
+    if (b.type === 'text')
+      out.push({ type: 'text', text: str(b.text) ?? '', ...withExtras(undefined, extras(b, ['type', 'text'])) });
+    else if (b.type === 'image') out.push(imageFromBlock(b));
+    else if (b.type === 'document') out.push(documentFromBlock(b));
+    else out.push({ type: 'text', text: '', meta: { anthropicBlock: b } });
+  }
+  return out;
+}
+
+/** One Anthropic content block as a model part. */
+export function partFromAnthropicBlock(block: unknown): Part {
+  if (!isRecord(block)) return { type: 'text', text: typeof block === 'string' ? block : JSON.stringify(block) };
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: str(block.text) ?? '', ...withExtras(undefined, extras(block, ['type', 'text'])) };
+    case 'thinking':
+      return omitEmpty({
+        type: 'thinking' as const,
+        thinking: str(block.thinking) ?? '',
+        signature: str(block.signature),
+        ...withExtras(undefined, extras(block, ['type', 'thinking', 'signature'])),
+      });
+    case 'redacted_thinking':
+      return {
+        type: 'redacted_thinking',
+        data: str(block.data) ?? '',
+        ...withExtras(undefined, extras(block, ['type', 'data'])),
+      };
+    case 'image':
+      return imageFromBlock(block);
+    case 'document':
+      return documentFromBlock(block);
+    case 'tool_use':
+      return {
+        type: 'tool_call',
+        id: str(block.id) ?? '',
+        name: str(block.name) ?? '',
+        input: toolInputObject(block.input),
+        ...withExtras(undefined, extras(block, ['type', 'id', 'name', 'input'])),
+      };
+    case 'tool_result': {
+      const part: ToolResultPart = {
+        type: 'tool_result',
+        callId: str(block.tool_use_id) ?? '',
+        content: toolResultContentFromBlocks(block.content),
+      };
+      // false is kept too: Claude Code writes and sends `is_error: false`
+      if (typeof block.is_error === 'boolean') part.isError = block.is_error;
+      return { ...part, ...withExtras(undefined, extras(block, ['type', 'tool_use_id', 'content', 'is_error'])) };
+    }
+    default:
+      return { type: 'text', text: '', meta: { anthropicBlock: block } };
+  }
+}
+
+export function usageFromAnthropic(u: unknown): Usage | undefined {
+  if (!isRecord(u)) return undefined;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return {
+    input: n(u.input_tokens),
+    output: n(u.output_tokens),
+    cacheRead: n(u.cache_read_input_tokens),
+    cacheWrite: n(u.cache_creation_input_tokens),
+    reasoning: 0,
+  };
+}
+
+/**
+ * One Anthropic message as a model message. A user message with tool_result blocks becomes a 'tool'
+ * message. Response fields (id, model, usage, stop_reason), when present, fill the model's slots.
+ */
+export function messageFromAnthropic(msg: AnthropicMessage | AnthropicResponseMessage | Record<string, unknown>): Message {
+  const m = msg as Record<string, unknown>;
+  const blocks: unknown[] =
+    typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
+  const parts = blocks.map(partFromAnthropicBlock);
+  const assistant = m.role === 'assistant';
+  const role: Role = assistant ? 'assistant' : parts.some((p) => p.type === 'tool_result') ? 'tool' : 'user';
+  const out: Message = { role, parts };
+  if (assistant) {
+    out.api = 'anthropic-messages';
+    out.provider = 'anthropic';
+    const model = str(m.model);
+    if (model) out.model = model;
+    const id = str(m.id);
+    if (id) out.responseId = id;
+    const usage = usageFromAnthropic(m.usage);
+    if (usage) out.usage = usage;
+    const stop = str(m.stop_reason);
+    if (stop) out.stopReason = stop;
+  }
+  return out;
+}
+
+export function messagesFromAnthropic(messages: readonly unknown[]): Message[] {
+  return messages.filter(isRecord).map((m) => messageFromAnthropic(m));
+}
+
+/** The Messages API `system` param (a string or text blocks) as one string. */
+export function systemFromAnthropic(system: unknown): string | undefined {
+  if (typeof system === 'string') return system;
+  if (Array.isArray(system)) {
+    const texts = system.filter(isRecord).map((b) => str(b.text) ?? '');
+    return texts.length ? texts.join('\n\n') : undefined;
+  }
+  return undefined;
+}
+
+/** A Messages API request body as a context. */
+export function contextFromAnthropic(req: { system?: unknown; messages: readonly unknown[]; model?: unknown }): Context {
+  const ctx: Context = { messages: messagesFromAnthropic(req.messages) };
+  const system = systemFromAnthropic(req.system);
+  if (system !== undefined) ctx.system = system;
+  const model = str(req.model);
+  if (model) ctx.model = model;
+  return ctx;
+}
+
+// ---------------------------------------------------------------------------------------------
+// model → Anthropic
+
+function mediaSource(p: ImagePart | FilePart): AnthropicSource {
+  if (p.url !== undefined && p.data === undefined) return { type: 'url', url: p.url };
+  return { type: 'base64', media_type: p.mediaType, data: stripDataPrefix(p.data ?? '') };
+}
+
+function imageBlock(p: ImagePart): AnthropicImageBlock {
+  return { type: 'image', source: mediaSource(p), ...extrasOf(p) };
+}
+
+function documentBlock(p: FilePart): AnthropicDocumentBlock | AnthropicTextBlock {
+  let source: AnthropicSource;
+  if (p.text !== undefined && p.data === undefined && p.url === undefined)
+    source = { type: 'text', media_type: 'text/plain', data: p.text };
+  else source = mediaSource(p);
+  const block: AnthropicDocumentBlock = { type: 'document', source };
+  if (p.name !== undefined) block.title = p.name;
+  return { ...block, ...extrasOf(p) };
+}
+
+function toolResultContentBlocks(content: ToolResultPart['content']): string | AnthropicToolResultContentBlock[] {
+  if (typeof content === 'string') return content;
+  const out: AnthropicToolResultContentBlock[] = [];
+  for (const c of content) {
+    const raw = c.meta?.anthropicBlock;
+    if (isRecord(raw) && typeof raw.type === 'string') out.push(raw as AnthropicToolResultContentBlock);
+    else if (c.type === 'text') out.push({ type: 'text', text: c.text, ...extrasOf(c) });
+    else if (c.type === 'image') out.push(imageBlock(c));
+    else out.push(documentBlock(c));
+  }
+  return out;
+}
+
+export interface ToAnthropicOptions {
+  /**
+   * Thinking without a signature cannot be replayed to the API: 'keep' it as a thinking block
+   * (lossless, the default for conversion), turn it into a 'text' block, or 'drop' it.
+   */
+  unsignedThinking?: 'keep' | 'text' | 'drop';
+  /** Leave out text blocks with empty text (the API rejects them). */
+  dropEmptyText?: boolean;
+}
+
+/** One model part as an Anthropic block, or undefined when the options leave it out. */
+export function partToAnthropicBlock(p: Part, opts: ToAnthropicOptions = {}): AnthropicBlock | AnthropicOtherBlock | undefined {
+  const raw = p.meta?.anthropicBlock;
+  if (isRecord(raw) && typeof raw.type === 'string') return raw as AnthropicOtherBlock;
+  switch (p.type) {
+    case 'text':
+      if (opts.dropEmptyText && p.text === '') return undefined;
+      return { type: 'text', text: p.text, ...extrasOf(p) };
+    case 'thinking': {
+      if (p.signature === undefined) {
+        const mode = opts.unsignedThinking ?? 'keep';
+        if (mode === 'drop') return undefined;
+        if (mode === 'text') return p.thinking === '' ? undefined : { type: 'text', text: p.thinking };
+      }
+      const b: AnthropicThinkingBlock = { type: 'thinking', thinking: p.thinking };
+      if (p.signature !== undefined) b.signature = p.signature;
+      return { ...b, ...extrasOf(p) };
+    }
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: p.data, ...extrasOf(p) };
+    case 'image':
+      return imageBlock(p);
+    case 'file':
+      return documentBlock(p);
+    case 'tool_call':
+      return { type: 'tool_use', id: p.id, name: p.name, input: p.input, ...extrasOf(p) };
+    case 'tool_result': {
+      const b: AnthropicToolResultBlock = {
+        type: 'tool_result',
+        tool_use_id: p.callId,
+        content: toolResultContentBlocks(p.content),
+      };
+      if (p.isError !== undefined) b.is_error = p.isError;
+      return { ...b, ...extrasOf(p) };
+    }
+  }
+}
+
+/** One model message as one Anthropic message (roles user/tool → user); system messages are not messages here. */
+export function messageToAnthropic(m: Message, opts: ToAnthropicOptions = {}): AnthropicMessage {
+  const content: (AnthropicBlock | AnthropicOtherBlock)[] = [];
+  for (const p of m.parts) {
+    const b = partToAnthropicBlock(p, opts);
+    if (b) content.push(b);
+  }
+  return { role: m.role === 'assistant' ? 'assistant' : 'user', content };
+}
+
+/**
+ * Model messages as the Messages API takes them: system messages lifted into `system`, tool
+ * messages as user messages, consecutive same-role messages merged, messages left empty dropped.
+ */
+export function messagesToAnthropic(
+  messages: readonly Message[],
+  opts: ToAnthropicOptions = {},
+): { system?: string; messages: AnthropicMessage[] } {
+  const system: string[] = [];
+  const out: AnthropicMessage[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') {
+      const text = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+      if (text) system.push(text);
+      continue;
+    }
+    const am = messageToAnthropic(m, opts);
+    if (am.content.length === 0) continue;
+    const prev = out[out.length - 1];
+    if (prev && prev.role === am.role && Array.isArray(prev.content) && Array.isArray(am.content)) {
+      prev.content = [...prev.content, ...am.content];
+    } else out.push(am);
+  }
+  return system.length ? { system: system.join('\n\n'), messages: out } : { messages: out };
+}
+
+/** A context as a Messages API request body `{system?, messages}` (the `anthropic` context format). */
+export function contextToAnthropic(
+  ctx: Context,
+  opts: ToAnthropicOptions = { unsignedThinking: 'text', dropEmptyText: true },
+): AnthropicRequest {
+  const { system, messages } = messagesToAnthropic(ctx.messages, opts);
+  const parts = [ctx.system, system].filter((s): s is string => typeof s === 'string' && s !== '');
+  return parts.length ? { system: parts.join('\n\n'), messages } : { messages };
+}

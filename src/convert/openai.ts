@@ -1,0 +1,269 @@
+/**
+ * threadbase model ⇄ OpenAI chat completions messages, both directions.
+ *
+ * Model → OpenAI: a 'tool' message becomes one `role: "tool"` message per tool result (with
+ * `tool_call_id`); text/images that came alongside follow as a user message (OpenAI tool content is
+ * text only). Tool calls go in `tool_calls` with JSON-string `arguments`; thinking goes in the
+ * widely used non-standard `reasoning_content`. OpenAI has no slot for thinking signatures,
+ * redacted thinking or a tool error flag; those are left out.
+ * OpenAI → model: consecutive tool messages become one 'tool' message; `arguments` are parsed
+ * into an object (never a string); a data: URL image becomes base64 data + mediaType.
+ */
+import type { Context } from '../model/tree.js';
+import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultContent, ToolResultPart } from '../model/types.js';
+import { stripDataPrefix, toolInputObject } from './anthropic.js';
+
+export interface OpenAITextPart {
+  type: 'text';
+  text: string;
+}
+export interface OpenAIImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+}
+export interface OpenAIFilePart {
+  type: 'file';
+  file: { file_data?: string; file_id?: string; filename?: string };
+}
+export type OpenAIUserContentPart = OpenAITextPart | OpenAIImagePart | OpenAIFilePart;
+
+export interface OpenAIToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface OpenAISystemMessage {
+  role: 'system' | 'developer';
+  content: string | OpenAITextPart[];
+}
+export interface OpenAIUserMessage {
+  role: 'user';
+  content: string | OpenAIUserContentPart[];
+}
+export interface OpenAIAssistantMessage {
+  role: 'assistant';
+  content: string | OpenAITextPart[] | null;
+  tool_calls?: OpenAIToolCall[];
+  /** Non-standard (DeepSeek, vLLM, OpenRouter and others): the model's reasoning text. */
+  reasoning_content?: string;
+  refusal?: string | null;
+}
+export interface OpenAIToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string | OpenAITextPart[];
+}
+
+export type OpenAIMessage = OpenAISystemMessage | OpenAIUserMessage | OpenAIAssistantMessage | OpenAIToolMessage;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// model → OpenAI
+
+function dataUrl(mediaType: string, data: string): string {
+  return `data:${mediaType};base64,${stripDataPrefix(data)}`;
+}
+
+function imageToOpenAI(p: ImagePart): OpenAIImagePart {
+  return { type: 'image_url', image_url: { url: p.data !== undefined ? dataUrl(p.mediaType, p.data) : (p.url ?? '') } };
+}
+
+function fileToOpenAI(p: FilePart): OpenAIUserContentPart {
+  // A plain-text document has no file slot of its own; it is its text.
+  if (p.data === undefined && p.url === undefined) return { type: 'text', text: p.text ?? '' };
+  if (p.data === undefined) return { type: 'text', text: p.url ?? '' };
+  const file: OpenAIFilePart['file'] = { file_data: dataUrl(p.mediaType, p.data) };
+  if (p.name !== undefined) file.filename = p.name;
+  return { type: 'file', file };
+}
+
+function userContent(parts: readonly Part[]): OpenAIUserMessage['content'] {
+  const out: OpenAIUserContentPart[] = [];
+  for (const p of parts) {
+    if (p.type === 'text') out.push({ type: 'text', text: p.text });
+    else if (p.type === 'image') out.push(imageToOpenAI(p));
+    else if (p.type === 'file') out.push(fileToOpenAI(p));
+  }
+  const only = out[0];
+  return out.length === 1 && only?.type === 'text' ? only.text : out;
+}
+
+function toolResultText(content: ToolResultPart['content']): string | OpenAITextPart[] {
+  if (typeof content === 'string') return content;
+  return content.map((c): OpenAITextPart => {
+    if (c.type === 'text') return { type: 'text', text: c.text };
+    if (c.type === 'file' && c.text !== undefined) return { type: 'text', text: c.text };
+    return { type: 'text', text: `[${c.type}${c.url ? `: ${c.url}` : ''}]` };
+  });
+}
+
+/** Non-text content of tool results, which OpenAI tool messages cannot hold; sent after them as user content. */
+function toolResultMedia(content: ToolResultPart['content']): Part[] {
+  if (typeof content === 'string') return [];
+  return content.filter((c) => c.type === 'image' || (c.type === 'file' && c.text === undefined));
+}
+
+/** One model message as the OpenAI messages it becomes (a tool message can become several). */
+export function messageToOpenAI(m: Message): OpenAIMessage[] {
+  switch (m.role) {
+    case 'system':
+      return [{ role: 'system', content: m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n') }];
+    case 'user': {
+      const content = userContent(m.parts);
+      return typeof content === 'string' || content.length ? [{ role: 'user', content }] : [];
+    }
+    case 'assistant': {
+      const texts: OpenAITextPart[] = [];
+      const calls: OpenAIToolCall[] = [];
+      const reasoning: string[] = [];
+      for (const p of m.parts) {
+        if (p.type === 'text') texts.push({ type: 'text', text: p.text });
+        else if (p.type === 'thinking') reasoning.push(p.thinking);
+        else if (p.type === 'tool_call')
+          calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input) } });
+      }
+      const first = texts[0];
+      const out: OpenAIAssistantMessage = {
+        role: 'assistant',
+        content: texts.length === 0 ? (calls.length ? null : '') : texts.length === 1 && first ? first.text : texts,
+      };
+      if (calls.length) out.tool_calls = calls;
+      if (reasoning.length) out.reasoning_content = reasoning.join('\n');
+      return [out];
+    }
+    case 'tool': {
+      const out: OpenAIMessage[] = [];
+      const alongside: Part[] = [];
+      for (const p of m.parts) {
+        if (p.type === 'tool_result') {
+          out.push({ role: 'tool', tool_call_id: p.callId, content: toolResultText(p.content) });
+          alongside.push(...toolResultMedia(p.content));
+        } else alongside.push(p);
+      }
+      const content = userContent(alongside);
+      if (typeof content === 'string' || content.length) out.push({ role: 'user', content });
+      return out;
+    }
+  }
+}
+
+export function messagesToOpenAI(messages: readonly Message[]): OpenAIMessage[] {
+  return messages.flatMap(messageToOpenAI);
+}
+
+/** A context as OpenAI chat messages, the system prompt first (the `openai` context format). */
+export function contextToOpenAI(ctx: Context): { messages: OpenAIMessage[] } {
+  const head: OpenAIMessage[] = ctx.system ? [{ role: 'system', content: ctx.system }] : [];
+  return { messages: [...head, ...messagesToOpenAI(ctx.messages)] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI → model
+
+function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const m = /^data:([^;,]*)(?:;[^,]*)?;base64,/.exec(url);
+  return m ? { mediaType: m[1] || 'application/octet-stream', data: url.slice(m[0].length) } : undefined;
+}
+
+function partFromOpenAI(p: unknown): Part | undefined {
+  if (typeof p === 'string') return { type: 'text', text: p };
+  if (!isRecord(p)) return undefined;
+  if (p.type === 'text' || p.type === 'input_text' || p.type === 'output_text') return { type: 'text', text: str(p.text) ?? '' };
+  if (p.type === 'refusal') return { type: 'text', text: str(p.refusal) ?? '', meta: { refusal: true } };
+  if (p.type === 'image_url') {
+    const iu = p.image_url;
+    const url = typeof iu === 'string' ? iu : isRecord(iu) ? (str(iu.url) ?? '') : '';
+    const parsed = parseDataUrl(url);
+    return parsed ? { type: 'image', mediaType: parsed.mediaType, data: parsed.data } : { type: 'image', mediaType: '', url };
+  }
+  if (p.type === 'file' && isRecord(p.file)) {
+    const f = p.file;
+    const parsed = parseDataUrl(str(f.file_data) ?? '');
+    const part: FilePart = parsed
+      ? { type: 'file', mediaType: parsed.mediaType, data: parsed.data }
+      : { type: 'file', mediaType: 'application/octet-stream', data: str(f.file_data) ?? '' };
+    const name = str(f.filename);
+    if (name !== undefined) part.name = name;
+    if (str(f.file_id)) part.meta = { openaiFileId: f.file_id };
+    return part;
+  }
+  return { type: 'text', text: '', meta: { openaiPart: p } };
+}
+
+function contentParts(content: unknown): Part[] {
+  if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.map(partFromOpenAI).filter((p): p is Part => p !== undefined);
+}
+
+/**
+ * OpenAI chat messages as model messages. Leading system/developer messages stay 'system'
+ * messages here; contextFromOpenAI lifts them into `system`.
+ */
+export function messagesFromOpenAI(messages: readonly unknown[]): Message[] {
+  const out: Message[] = [];
+  const callNames = new Map<string, string>();
+  for (const raw of messages) {
+    if (!isRecord(raw)) continue;
+    const role = raw.role;
+    if (role === 'system' || role === 'developer') {
+      out.push({ role: 'system', parts: contentParts(raw.content) });
+    } else if (role === 'user') {
+      out.push({ role: 'user', parts: contentParts(raw.content) });
+    } else if (role === 'assistant') {
+      const parts: Part[] = [];
+      const reasoning = str(raw.reasoning_content) ?? str(raw.reasoning);
+      if (reasoning) parts.push({ type: 'thinking', thinking: reasoning });
+      parts.push(...contentParts(raw.content));
+      const refusal = str(raw.refusal);
+      if (refusal) parts.push({ type: 'text', text: refusal, meta: { refusal: true } });
+      if (Array.isArray(raw.tool_calls)) {
+        for (const tc of raw.tool_calls) {
+          if (!isRecord(tc)) continue;
+          const fn = isRecord(tc.function) ? tc.function : {};
+          const id = str(tc.id) ?? '';
+          const name = str(fn.name) ?? '';
+          callNames.set(id, name);
+          parts.push({ type: 'tool_call', id, name, input: toolInputObject(fn.arguments) });
+        }
+      }
+      out.push({ role: 'assistant', parts });
+    } else if (role === 'tool') {
+      const callId = str(raw.tool_call_id) ?? '';
+      const content: string | ToolResultContent[] =
+        typeof raw.content === 'string'
+          ? raw.content
+          : contentParts(raw.content).filter(
+              (p): p is TextPart | ImagePart | FilePart => p.type === 'text' || p.type === 'image' || p.type === 'file',
+            );
+      const result: ToolResultPart = { type: 'tool_result', callId, content };
+      const name = callNames.get(callId);
+      if (name) result.name = name;
+      const prev = out[out.length - 1];
+      if (prev?.role === 'tool') prev.parts.push(result);
+      else out.push({ role: 'tool', parts: [result] });
+    }
+  }
+  return out;
+}
+
+/** OpenAI chat messages as a context: leading system/developer messages become `system`. */
+export function contextFromOpenAI(messages: readonly unknown[]): Context {
+  const all = messagesFromOpenAI(messages);
+  const system: string[] = [];
+  let i = 0;
+  for (; i < all.length && all[i]?.role === 'system'; i++) {
+    system.push((all[i]?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'));
+  }
+  const ctx: Context = { messages: all.slice(i) };
+  if (system.length) ctx.system = system.join('\n\n');
+  return ctx;
+}

@@ -1,0 +1,168 @@
+/**
+ * `threadbase export`: a session as one self-contained HTML page (turns, collapsible tool calls
+ * with their input and output, thinking, images, the branch tree, usage), as Markdown, or as the
+ * model's JSON.
+ */
+import escapeHtml from 'escape-html';
+import { drawTree } from '../cli/tree-view.js';
+import { messageToMarkdown } from '../convert/markdown.js';
+import { branches, currentLeaf, pathToLeaf } from '../model/tree.js';
+import type { Entry, Message, Part, Session, ToolResultPart } from '../model/types.js';
+import { summarizeUsage } from '../model/usage.js';
+
+export type ExportFormat = 'html' | 'md' | 'json';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['html', 'md', 'json'];
+
+export function exportSession(session: Session, format: ExportFormat): string {
+  if (format === 'json') return `${JSON.stringify(session, null, 2)}\n`;
+  if (format === 'md') return sessionToMarkdown(session);
+  return sessionToHtml(session);
+}
+
+function entryText(e: Entry): string | undefined {
+  switch (e.kind) {
+    case 'compaction':
+      return `**Compaction summary**${e.tokensBefore ? ` (${e.tokensBefore} tokens before)` : ''}\n\n${e.summary}`;
+    case 'branch_summary':
+      return `**Branch summary**\n\n${e.summary}`;
+    case 'model_change':
+      return `_model changed to ${e.model ?? '?'}${e.thinkingLevel ? `, thinking ${e.thinkingLevel}` : ''}_`;
+    default:
+      return undefined;
+  }
+}
+
+export function sessionToMarkdown(s: Session): string {
+  const u = summarizeUsage(s.entries);
+  const head = [
+    `# ${s.title ?? `Session ${s.id}`}`,
+    '',
+    `- source: ${s.source}`,
+    `- id: ${s.id}`,
+    ...(s.project ? [`- project: ${s.project}`] : []),
+    `- created: ${s.createdAt}`,
+    `- updated: ${s.updatedAt}`,
+    ...(u.models.length ? [`- models: ${u.models.join(', ')}`] : []),
+    `- tokens: input ${u.usage.input}, output ${u.usage.output}, cache read ${u.usage.cacheRead}, cache write ${u.usage.cacheWrite}${u.cost ? `; cost $${u.cost.toFixed(4)}` : ''}`,
+    '',
+  ];
+  const body: string[] = [];
+  for (const e of pathToLeaf(s)) {
+    if (e.kind === 'message') body.push(messageToMarkdown(e.message));
+    else {
+      const t = entryText(e);
+      if (t) body.push(`${t}\n`);
+    }
+  }
+  const bs = branches(s);
+  const tree = bs.length > 1 ? ['', '## Branches', '', '```', drawTree(s), '```', ''] : [];
+  return `${[...head, ...body].join('\n')}${tree.join('\n')}\n`;
+}
+
+const esc = (s: string) => escapeHtml(s);
+
+function resultBody(r: ToolResultPart): string {
+  if (typeof r.content === 'string') return `<pre>${esc(r.content)}</pre>`;
+  return r.content
+    .map((c) =>
+      c.type === 'text'
+        ? `<pre>${esc(c.text)}</pre>`
+        : c.type === 'image' && c.data
+          ? `<img alt="tool image" src="data:${esc(c.mediaType)};base64,${esc(c.data)}">`
+          : `<p class="dim">[${esc(c.type)} ${esc(c.mediaType)}]</p>`,
+    )
+    .join('');
+}
+
+function partHtml(p: Part, results: Map<string, ToolResultPart>, shown: Set<ToolResultPart>): string {
+  switch (p.type) {
+    case 'text':
+      return `<div class="text">${esc(p.text)}</div>`;
+    case 'thinking':
+      return `<details class="thinking"><summary>Thinking</summary><div class="text">${esc(p.thinking)}</div></details>`;
+    case 'redacted_thinking':
+      return '<p class="dim">(redacted thinking)</p>';
+    case 'image':
+      return p.data
+        ? `<img alt="image" src="data:${esc(p.mediaType)};base64,${esc(p.data)}">`
+        : `<img alt="image" src="${esc(p.url ?? '')}">`;
+    case 'file':
+      return `<details class="file"><summary>📎 ${esc(p.name ?? 'file')} <span class="dim">${esc(p.mediaType)}</span></summary>${p.text ? `<pre>${esc(p.text)}</pre>` : ''}</details>`;
+    case 'tool_call': {
+      const r = results.get(p.id);
+      if (r) shown.add(r);
+      const summaryArg = Object.values(p.input).find((v) => typeof v === 'string') as string | undefined;
+      return `<details class="tool${r?.isError ? ' error' : ''}"><summary><span class="tool-name">${esc(p.name)}</span> <span class="dim">${esc((summaryArg ?? '').slice(0, 120))}</span>${r ? '' : ' <span class="dim">(no result)</span>'}</summary>
+<div class="io"><h4>Input</h4><pre>${esc(JSON.stringify(p.input, null, 2))}</pre>${r ? `<h4>Output${r.isError ? ' (error)' : ''}</h4>${resultBody(r)}` : ''}</div></details>`;
+    }
+    case 'tool_result':
+      if (shown.has(p)) return '';
+      return `<details class="tool"><summary>Result of <span class="dim">${esc(p.callId)}</span></summary><div class="io">${resultBody(p)}</div></details>`;
+  }
+}
+
+function messageHtml(m: Message, ts: string, results: Map<string, ToolResultPart>, shown: Set<ToolResultPart>): string {
+  const parts = m.parts.map((p) => partHtml(p, results, shown)).join('');
+  if (!parts.trim()) return '';
+  const u = m.usage;
+  const meta = [
+    m.model ? esc(m.model) : '',
+    u ? `${u.input} in · ${u.output} out${u.cacheRead ? ` · ${u.cacheRead} cached` : ''}` : '',
+    m.cost !== undefined ? `$${m.cost.toFixed(4)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  return `<section class="turn ${m.role}"><header><span class="role">${m.role}</span><time>${esc(ts.replace('T', ' ').slice(0, 19))}</time>${meta ? `<span class="meta">${meta}</span>` : ''}</header>${parts}${m.error ? `<p class="err">${esc(m.error)}</p>` : ''}</section>`;
+}
+
+const CSS = `
+:root{--bg:#fbfaf7;--fg:#1f2328;--dim:#6b7280;--user:#e8f0fe;--asst:#fff;--tool:#f6f8fa;--line:#e5e7eb;--accent:#7c3aed}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1115;--fg:#e6e6e6;--dim:#9aa0a6;--user:#1b2433;--asst:#161a20;--tool:#12161b;--line:#2a2f37}}
+*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.55 system-ui,-apple-system,Segoe UI,sans-serif}
+main{max-width:860px;margin:0 auto;padding:32px 20px 80px}h1{font-size:1.5rem;margin:0 0 4px}
+.facts{color:var(--dim);font-size:.85rem;margin-bottom:24px}.facts span{margin-right:14px}
+.turn{border:1px solid var(--line);border-radius:10px;padding:12px 16px;margin:14px 0;background:var(--asst)}
+.turn.user{background:var(--user)}.turn.tool{background:var(--tool)}
+.turn header{display:flex;gap:12px;align-items:baseline;font-size:.8rem;color:var(--dim);margin-bottom:6px}
+.role{font-weight:600;text-transform:uppercase;letter-spacing:.04em;color:var(--accent)}.meta{margin-left:auto}
+.text{white-space:pre-wrap;overflow-wrap:anywhere}pre{background:rgba(127,127,127,.08);padding:10px;border-radius:6px;overflow:auto;max-height:480px;font-size:.82rem}
+details{margin:8px 0;border-left:3px solid var(--line);padding-left:10px}details.tool.error{border-color:#dc2626}
+summary{cursor:pointer;color:var(--dim)}.tool-name{font-family:ui-monospace,monospace;color:var(--fg);font-weight:600}
+h4{margin:8px 0 4px;font-size:.75rem;text-transform:uppercase;color:var(--dim)}.dim{color:var(--dim)}
+img{max-width:100%;border-radius:6px;border:1px solid var(--line)}.err{color:#dc2626}
+.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
+`;
+
+export function sessionToHtml(s: Session): string {
+  const path = pathToLeaf(s);
+  const results = new Map<string, ToolResultPart>();
+  for (const e of path)
+    if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_result') results.set(p.callId, p);
+  const shown = new Set<ToolResultPart>();
+  const turns: string[] = [];
+  for (const e of path) {
+    if (e.kind === 'message') turns.push(messageHtml(e.message, e.timestamp, results, shown));
+    else if (e.kind === 'compaction' || e.kind === 'branch_summary')
+      turns.push(
+        `<section class="turn summary"><header><span class="role">${e.kind === 'compaction' ? 'compaction' : 'branch summary'}</span><time>${esc(e.timestamp.replace('T', ' ').slice(0, 19))}</time></header><details open><summary>Summary</summary><div class="text">${esc(e.summary)}</div></details></section>`,
+      );
+    else if (e.kind === 'model_change') turns.push(`<p class="dim">model changed to ${esc(e.model ?? '?')}</p>`);
+  }
+  const u = summarizeUsage(s.entries);
+  const bs = branches(s);
+  const title = s.title ?? `Session ${s.id}`;
+  const leaf = currentLeaf(s);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${esc(title)}</title><style>${CSS}</style></head>
+<body><main>
+<h1>${esc(title)}</h1>
+<div class="facts"><span>${esc(s.source)}</span><span>${esc(s.id)}</span>${s.project ? `<span>${esc(s.project)}</span>` : ''}<span>${esc(s.createdAt.slice(0, 16).replace('T', ' '))} → ${esc(s.updatedAt.slice(0, 16).replace('T', ' '))}</span>${u.models.length ? `<span>${esc(u.models.join(', '))}</span>` : ''}</div>
+<details class="usage"><summary>Usage: ${u.usage.input + u.usage.output + u.usage.cacheRead + u.usage.cacheWrite} tokens${u.cost ? `, $${u.cost.toFixed(4)}` : ''} over ${u.responses} responses</summary>
+<table><tr><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>cost</th></tr>
+<tr><td>${u.usage.input}</td><td>${u.usage.output}</td><td>${u.usage.cacheRead}</td><td>${u.usage.cacheWrite}</td><td>${u.usage.reasoning}</td><td>$${u.cost.toFixed(4)}</td></tr></table></details>
+${bs.length > 1 ? `<details class="branches"><summary>Branch tree: ${bs.length} branches (showing the current one${leaf ? `, leaf ${esc(leaf.id)}` : ''})</summary><pre>${esc(drawTree(s))}</pre></details>` : ''}
+${turns.join('\n')}
+</main></body></html>
+`;
+}

@@ -1,0 +1,185 @@
+/**
+ * Model → Claude Code transcript records. A record read from Claude Code (rawSource 'claude') is
+ * written back as it was, with the new session id and the entry's (possibly re-linked) parent;
+ * anything else is encoded from the model fields as Claude Code would have recorded it.
+ */
+import { randomUUID } from 'node:crypto';
+import { messageToAnthropic } from '../../convert/anthropic.js';
+import type { Entry, Message, Session } from '../../model/types.js';
+import { isRecord } from './parse.js';
+
+/** The Claude Code version our records claim; resume checks nothing beyond the shape. */
+export const WRITER_VERSION = '2.1.330';
+
+export interface EncodeContext {
+  sessionId: string;
+  cwd: string;
+  /** Set on every record of a fork: where it came from. */
+  forkedFrom?: { sessionId: string; messageUuid: string };
+}
+
+function base(ctx: EncodeContext, e: Pick<Entry, 'id' | 'parentId' | 'timestamp' | 'sidechain'>) {
+  return {
+    parentUuid: e.parentId,
+    isSidechain: e.sidechain === true,
+    userType: 'external',
+    cwd: ctx.cwd,
+    sessionId: ctx.sessionId,
+    version: WRITER_VERSION,
+    ...(ctx.forkedFrom ? { forkedFrom: ctx.forkedFrom } : {}),
+    type: 'user' as string,
+    uuid: e.id,
+    timestamp: e.timestamp,
+  };
+}
+
+/** Anthropic content for a message: a lone text part is a plain string, as Claude Code records prompts. */
+function content(m: Message): unknown {
+  const am = messageToAnthropic(m, { unsignedThinking: 'text', dropEmptyText: true });
+  const blocks = am.content as unknown[];
+  if (
+    m.role === 'user' &&
+    blocks.length === 1 &&
+    isRecord(blocks[0]) &&
+    blocks[0].type === 'text' &&
+    Object.keys(blocks[0]).length === 2
+  )
+    return blocks[0].text;
+  return blocks;
+}
+
+function usageOut(m: Message) {
+  const u = m.usage;
+  return {
+    input_tokens: u?.input ?? 0,
+    output_tokens: u?.output ?? 0,
+    cache_creation_input_tokens: u?.cacheWrite ?? 0,
+    cache_read_input_tokens: u?.cacheRead ?? 0,
+  };
+}
+
+function messageRecord(ctx: EncodeContext, e: Entry & { kind: 'message' }): Record<string, unknown> | undefined {
+  const m = e.message;
+  const rec = base(ctx, e);
+  if (m.role === 'assistant') {
+    const requestId = isRecord(m.meta?.claude) ? m.meta.claude.requestId : undefined;
+    return {
+      ...rec,
+      type: 'assistant',
+      ...(typeof requestId === 'string' ? { requestId } : {}),
+      message: {
+        id: m.responseId ?? `msg_tb_${e.id.replace(/-/g, '').slice(0, 24)}`,
+        type: 'message',
+        role: 'assistant',
+        model: m.model ?? 'claude-sonnet-4-5',
+        content: content(m),
+        stop_reason: m.stopReason ?? (m.parts.some((p) => p.type === 'tool_call') ? 'tool_use' : 'end_turn'),
+        stop_sequence: null,
+        usage: usageOut(m),
+      },
+    };
+  }
+  if (m.role === 'system') return undefined;
+  const c = content(m);
+  if (Array.isArray(c) && c.length === 0) return undefined;
+  return { ...rec, type: 'user', message: { role: 'user', content: c } };
+}
+
+export interface EncodeResult {
+  records: Record<string, unknown>[];
+  warnings: string[];
+}
+
+/**
+ * The records of a session. Entries are written in order; an entry we cannot represent is left out
+ * and its children are re-linked to its parent so the chain stays whole.
+ */
+export function encodeSession(session: Session, ctx: EncodeContext): EncodeResult {
+  const records: Record<string, unknown>[] = [];
+  const warnings: string[] = [];
+  /** id → the uuid its children should point at (itself, or the nearest written ancestor) */
+  const written = new Map<string, string | null>();
+  const parentOf = (e: Entry): string | null => {
+    if (e.parentId === null) return null;
+    return written.has(e.parentId) ? (written.get(e.parentId) ?? null) : e.parentId;
+  };
+  const skip = (e: Entry, why?: string) => {
+    written.set(e.id, parentOf(e));
+    if (why) warnings.push(`${session.source}:${session.id} entry ${e.id}: ${why}`);
+  };
+
+  for (const e of session.entries) {
+    const parentId = parentOf(e);
+    if (e.rawSource === 'claude' && isRecord(e.raw)) {
+      const raw = e.raw as Record<string, unknown>;
+      const rec: Record<string, unknown> = { ...raw };
+      if ('sessionId' in rec) rec.sessionId = ctx.sessionId;
+      if (ctx.forkedFrom && typeof rec.uuid === 'string') rec.forkedFrom = ctx.forkedFrom;
+      if (typeof raw.uuid === 'string') {
+        if (e.kind === 'compaction') {
+          // A boundary starts a new chain; its link to the summarised history is logicalParentUuid.
+          rec.parentUuid = null;
+          rec.logicalParentUuid = parentId;
+        } else rec.parentUuid = parentId;
+        written.set(e.id, e.id);
+      }
+      records.push(rec);
+      continue;
+    }
+    switch (e.kind) {
+      case 'message': {
+        const rec = messageRecord(ctx, { ...e, parentId });
+        if (!rec) {
+          skip(e, `${e.message.role} message has no place in a Claude Code transcript; left out`);
+          break;
+        }
+        records.push(rec);
+        written.set(e.id, e.id);
+        break;
+      }
+      case 'compaction': {
+        const boundaryId = e.id;
+        const summaryId = randomUUID();
+        // Kept entries: Claude Code's preserved segment (head..tail re-linked after the summary on load).
+        const preserved =
+          e.firstKeptEntryId && parentId
+            ? {
+                preservedSegment: {
+                  headUuid: written.get(e.firstKeptEntryId) ?? e.firstKeptEntryId,
+                  anchorUuid: summaryId,
+                  tailUuid: parentId,
+                },
+              }
+            : {};
+        records.push({
+          ...base(ctx, { ...e, parentId: null }),
+          type: 'system',
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          isMeta: false,
+          level: 'info',
+          logicalParentUuid: parentId,
+          compactMetadata: { trigger: 'manual', preTokens: e.tokensBefore ?? 0, ...preserved },
+        });
+        records.push({
+          ...base(ctx, { id: summaryId, parentId: boundaryId, timestamp: e.timestamp }),
+          type: 'user',
+          message: { role: 'user', content: e.summary },
+          isVisibleInTranscriptOnly: true,
+          isCompactSummary: true,
+        });
+        written.set(e.id, summaryId);
+        break;
+      }
+      case 'branch_summary': {
+        const rec = base(ctx, { ...e, parentId });
+        records.push({ ...rec, type: 'user', message: { role: 'user', content: e.summary } });
+        written.set(e.id, e.id);
+        break;
+      }
+      default:
+        skip(e);
+    }
+  }
+  return { records, warnings };
+}

@@ -1,0 +1,14 @@
+/** Claude Code (`~/.claude` or $CLAUDE_CONFIG_DIR): read, write, append and fork its JSONL transcripts. */
+import { registerFormat } from '../registry.js';
+import { ClaudeDriver } from './driver.js';
+
+export { ClaudeDriver, claudeWording } from './driver.js';
+export { encodeSession } from './encode.js';
+export { parseTranscript } from './parse.js';
+export { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile } from './paths.js';
+
+export function register(): void {
+  registerFormat('claude', (env) => new ClaudeDriver(env));
+}
+
+register();

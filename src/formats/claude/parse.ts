@@ -1,0 +1,260 @@
+/**
+ * Reads one Claude Code transcript (JSONL) into the model. Every record type is kept: user and
+ * assistant records become messages, a `compact_boundary` becomes a compaction (its summary is the
+ * `isCompactSummary` user record that follows it), everything else (attachments, queue operations,
+ * file-history snapshots, titles, modes, request logs, unknown types) a metadata entry with the
+ * record in `raw`. Bad lines become warnings naming file and line; the rest still loads.
+ */
+import { messageFromAnthropic } from '../../convert/anthropic.js';
+import type { CompactionEntry, Entry, Message, MetadataEntry, ParseWarning } from '../../model/types.js';
+import { readJsonl } from '../shared/jsonl.js';
+
+export type ClaudeRecord = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+export interface ParsedTranscript {
+  entries: Entry[];
+  warnings: ParseWarning[];
+  leafId?: string;
+  sessionIdInFile?: string;
+  cwd?: string;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  /** `custom-title` (set by the user) */
+  customTitle?: string;
+  /** `ai-title`, or a `summary` record whose leaf is in this file */
+  summaryTitle?: string;
+  /** `summary` records: older Claude Code often wrote them into another session's file, naming the leaf */
+  summaries: { leafUuid?: string; summary: string }[];
+  firstPrompt?: string;
+  forkedFrom?: { sessionId?: string; messageUuid?: string };
+  agentId?: string;
+  version?: string;
+}
+
+/** Text of a user prompt as Claude Code shows it in its session picker: skips meta, commands, and tool results. */
+function promptText(r: ClaudeRecord): string | undefined {
+  if (r.isMeta === true || r.isCompactSummary === true || isRecord(r.origin)) return undefined;
+  const m = r.message;
+  if (!isRecord(m)) return undefined;
+  const c = m.content;
+  let text: string | undefined;
+  if (typeof c === 'string') text = c;
+  else if (Array.isArray(c)) {
+    if (c.some((b) => isRecord(b) && b.type === 'tool_result')) return undefined;
+    text = c.flatMap((b) => (isRecord(b) && b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n');
+  }
+  if (!text) return undefined;
+  const t = text.trim();
+  if (!t || t.startsWith('<command-') || t.startsWith('<local-command') || t.startsWith('<system-reminder>')) return undefined;
+  return t;
+}
+
+/** The model message of a user/assistant record; undefined when it has none. */
+export function messageOfRecord(r: ClaudeRecord): Message | undefined {
+  const raw = r.message;
+  if (!isRecord(raw)) return undefined;
+  const msg = messageFromAnthropic(raw);
+  const claude: Record<string, unknown> = {};
+  if (typeof r.requestId === 'string') claude.requestId = r.requestId;
+  if (r.isMeta === true) claude.isMeta = true;
+  if (isRecord(r.origin)) claude.origin = r.origin;
+  if (r.isApiErrorMessage === true) claude.isApiErrorMessage = true;
+  if (Object.keys(claude).length) msg.meta = { ...(msg.meta ?? {}), claude };
+  return msg;
+}
+
+export interface ParseOptions {
+  /** A sub-agent transcript: its records are all `isSidechain`, but they are this session's main chain. */
+  subagent?: boolean;
+}
+
+export async function parseTranscript(file: string, opts: ParseOptions = {}): Promise<ParsedTranscript> {
+  const out: ParsedTranscript = { entries: [], warnings: [], summaries: [] };
+  const seen = new Set<string>();
+  const compactions = new Map<string, CompactionEntry>();
+  let lastUuid: string | undefined;
+  let lastMainUuid: string | undefined;
+  /** the leaf a `last-prompt` record names, while no record with a uuid has come after it */
+  let namedLeaf: string | undefined;
+
+  for await (const l of readJsonl(file)) {
+    if (l.error) {
+      out.warnings.push({ file, line: l.line, message: l.error });
+      continue;
+    }
+    const r = l.value;
+    if (!isRecord(r)) {
+      out.warnings.push({ file, line: l.line, message: 'record is not a JSON object' });
+      continue;
+    }
+    const type = str(r.type) ?? '';
+    const uuid = str(r.uuid);
+    const timestamp = str(r.timestamp);
+    if (timestamp) {
+      out.firstTimestamp ??= timestamp;
+      if (!out.lastTimestamp || timestamp > out.lastTimestamp) out.lastTimestamp = timestamp;
+    }
+    if (!out.sessionIdInFile && typeof r.sessionId === 'string') out.sessionIdInFile = r.sessionId;
+    if (!out.cwd && typeof r.cwd === 'string') out.cwd = r.cwd;
+    if (!out.version && typeof r.version === 'string') out.version = r.version;
+    if (!out.agentId && typeof r.agentId === 'string') out.agentId = r.agentId;
+    if (!out.forkedFrom && isRecord(r.forkedFrom))
+      out.forkedFrom = { sessionId: str(r.forkedFrom.sessionId), messageUuid: str(r.forkedFrom.messageUuid) };
+    if (type === 'last-prompt') namedLeaf = str(r.leafUuid);
+    else if (uuid && r.isSidechain !== true) namedLeaf = undefined;
+    if (type === 'custom-title' && typeof r.customTitle === 'string') out.customTitle = r.customTitle;
+    if (type === 'ai-title' && typeof r.aiTitle === 'string') out.summaryTitle = r.aiTitle;
+    if (type === 'summary' && typeof r.summary === 'string')
+      out.summaries.push({ leafUuid: str(r.leafUuid), summary: r.summary });
+
+    const ts = timestamp ?? out.lastTimestamp ?? new Date(0).toISOString();
+    const sidechain = !opts.subagent && r.isSidechain === true;
+    const parentUuid = str(r.parentUuid) ?? null;
+
+    if (!uuid) {
+      // File-level records (queue operations, titles, modes, request logs, ...) are on no path:
+      // they hang from the entry before them as side entries, so they never become the leaf.
+      out.entries.push({
+        kind: 'metadata',
+        id: `${type || 'record'}@${l.line}`,
+        parentId: lastUuid ?? null,
+        timestamp: ts,
+        type: type || 'unknown',
+        data: r,
+        raw: r,
+        rawSource: 'claude',
+        sidechain: true,
+      });
+      continue;
+    }
+    if (seen.has(uuid)) {
+      out.warnings.push({ file, line: l.line, id: uuid, message: 'duplicate uuid; later record ignored' });
+      continue;
+    }
+
+    let entry: Entry;
+    if (type === 'system' && r.subtype === 'compact_boundary') {
+      const logical = str(r.logicalParentUuid);
+      const meta = isRecord(r.compactMetadata) ? r.compactMetadata : {};
+      const preserved = isRecord(meta.preservedSegment) ? meta.preservedSegment : undefined;
+      const c: CompactionEntry = {
+        kind: 'compaction',
+        id: uuid,
+        // Linked to the history it summarises when that is earlier in this file (a fork starts at the boundary).
+        parentId: logical && seen.has(logical) ? logical : parentUuid,
+        timestamp: ts,
+        summary: '',
+        raw: r,
+        rawSource: 'claude',
+      };
+      if (typeof meta.preTokens === 'number') c.tokensBefore = meta.preTokens;
+      const head = preserved ? str(preserved.headUuid) : undefined;
+      if (head) c.firstKeptEntryId = head;
+      if (sidechain) c.sidechain = true;
+      compactions.set(uuid, c);
+      entry = c;
+    } else if (type === 'user' && r.isCompactSummary === true && parentUuid && compactions.has(parentUuid)) {
+      const c = compactions.get(parentUuid) as CompactionEntry;
+      const m = messageOfRecord(r);
+      c.summary = m ? m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n') : '';
+      // The compaction entry renders the summary; this record stays for lossless write-back.
+      const md: MetadataEntry = {
+        kind: 'metadata',
+        id: uuid,
+        parentId: parentUuid,
+        timestamp: ts,
+        type: 'compact-summary',
+        data: r,
+        raw: r,
+        rawSource: 'claude',
+      };
+      if (sidechain) md.sidechain = true;
+      entry = md;
+    } else if ((type === 'user' || type === 'assistant') && isRecord(r.message)) {
+      const message = messageOfRecord(r) as Message;
+      entry = { kind: 'message', id: uuid, parentId: parentUuid, timestamp: ts, message, raw: r, rawSource: 'claude' };
+      if (sidechain) entry.sidechain = true;
+      if (type === 'user' && !sidechain) out.firstPrompt ??= promptText(r);
+    } else {
+      const data = type === 'attachment' ? r.attachment : r;
+      entry = {
+        kind: 'metadata',
+        id: uuid,
+        parentId: parentUuid,
+        timestamp: ts,
+        type: type || 'unknown',
+        data,
+        raw: r,
+        rawSource: 'claude',
+      };
+      if (sidechain) entry.sidechain = true;
+    }
+    seen.add(uuid);
+    out.entries.push(entry);
+    lastUuid = uuid;
+    if (!sidechain) lastMainUuid = uuid;
+  }
+
+  for (const e of out.entries) {
+    if (e.parentId && !seen.has(e.parentId) && !e.id.includes('@')) {
+      out.warnings.push({ file, id: e.id, message: `parent ${e.parentId} is not in this file; the entry starts a new root` });
+    }
+  }
+  // Claude Code records the leaf after each turn (and after a rewind) in `last-prompt`; trust it while
+  // nothing was written after it, else the last record on the main chain is the leaf.
+  out.leafId = namedLeaf && seen.has(namedLeaf) ? namedLeaf : lastMainUuid;
+  relinkParallelToolResults(out.entries);
+  if (!out.summaryTitle) {
+    const own = out.summaries.filter((x) => !x.leafUuid || seen.has(x.leafUuid));
+    out.summaryTitle = own[own.length - 1]?.summary;
+  }
+  return out;
+}
+
+/**
+ * Parallel tool calls: Claude Code writes one record per tool_use block (sharing message.id) and
+ * hangs each tool result from the record of its own call, so only the last result is on the chain
+ * to the leaf. It sends all of them, in order, after the whole response; so the results of one
+ * response are re-linked here into one chain after its last record, and what followed the results
+ * continues from the last of them. (The original parentUuid stays in `raw`.)
+ */
+function relinkParallelToolResults(entries: Entry[]): void {
+  const responseOf = new Map<string, string>();
+  const lastOfResponse = new Map<string, string>();
+  for (const e of entries) {
+    if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId) {
+      responseOf.set(e.id, e.message.responseId);
+      lastOfResponse.set(e.message.responseId, e.id);
+    }
+  }
+  const resultsOf = new Map<string, Entry[]>();
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'tool' || !e.parentId) continue;
+    const rid = responseOf.get(e.parentId);
+    if (!rid) continue;
+    let list = resultsOf.get(rid);
+    if (!list) {
+      list = [];
+      resultsOf.set(rid, list);
+    }
+    list.push(e);
+  }
+  for (const [rid, results] of resultsOf) {
+    const tail = lastOfResponse.get(rid) as string;
+    if (results.length === 1 && results[0]?.parentId === tail) continue;
+    const ids = new Set(results.map((r) => r.id));
+    results.forEach((r, i) => {
+      r.parentId = i === 0 ? tail : (results[i - 1] as Entry).id;
+    });
+    const last = (results[results.length - 1] as Entry).id;
+    for (const e of entries) if (e.parentId && ids.has(e.parentId) && !ids.has(e.id)) e.parentId = last;
+  }
+}

@@ -1,0 +1,114 @@
+/** Where Claude Code keeps its data: `$CLAUDE_CONFIG_DIR` or `~/.claude`, sessions under `projects/<encoded cwd>/`. */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { DriverEnv } from '../../model/driver.js';
+
+export function claudeDir(env: DriverEnv): string {
+  return env.env.CLAUDE_CONFIG_DIR || join(env.home, '.claude');
+}
+
+export function projectsDir(env: DriverEnv): string {
+  return join(claudeDir(env), 'projects');
+}
+
+/** Claude Code's project folder name: every character outside [A-Za-z0-9] becomes `-` (`/tmp/a.b` → `-tmp-a-b`). */
+export function encodeProjectPath(cwd: string): string {
+  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+}
+
+export const UUID_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
+
+/** One session file and how it relates to others. */
+export interface SessionFile {
+  id: string;
+  path: string;
+  projectDir: string;
+  /** sub-agent transcripts: the session that spawned them */
+  parentSessionId?: string;
+  /** current layout: `<session>/subagents/agent-<id>.meta.json` */
+  metaPath?: string;
+  kind: 'session' | 'subagent' | 'legacy-subagent';
+}
+
+async function readdirSafe(dir: string): Promise<import('node:fs').Dirent[]> {
+  try {
+    return await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.stat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Every session file: top-level sessions, sub-agents in `<session>/subagents/`, and older `agent-<id>.jsonl` beside sessions. */
+export async function findSessionFiles(env: DriverEnv): Promise<SessionFile[]> {
+  const root = projectsDir(env);
+  const out: SessionFile[] = [];
+  for (const pd of await readdirSafe(root)) {
+    if (!pd.isDirectory()) continue;
+    const projectDir = join(root, pd.name);
+    for (const f of await readdirSafe(projectDir)) {
+      if (f.isFile() && UUID_FILE.test(f.name)) {
+        out.push({ id: f.name.slice(0, -6), path: join(projectDir, f.name), projectDir, kind: 'session' });
+      } else if (f.isFile() && /^agent-[A-Za-z0-9_-]+\.jsonl$/.test(f.name)) {
+        out.push({ id: f.name.slice(6, -6), path: join(projectDir, f.name), projectDir, kind: 'legacy-subagent' });
+      } else if (f.isDirectory()) {
+        const subDir = join(projectDir, f.name, 'subagents');
+        for (const s of await readdirSafe(subDir)) {
+          if (!s.isFile() || !/^agent-[A-Za-z0-9_-]+\.jsonl$/.test(s.name)) continue;
+          const meta = join(subDir, `${s.name.slice(0, -6)}.meta.json`);
+          out.push({
+            id: s.name.slice(6, -6),
+            path: join(subDir, s.name),
+            projectDir,
+            parentSessionId: f.name,
+            metaPath: (await exists(meta)) ? meta : undefined,
+            kind: 'subagent',
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The file of one session without listing every session: a stat per project folder for
+ * `<id>.jsonl` and `agent-<id>.jsonl`, then the `subagents/` folders.
+ */
+export async function locateSessionFile(env: DriverEnv, id: string): Promise<SessionFile | undefined> {
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) return undefined;
+  const root = projectsDir(env);
+  const dirs = (await readdirSafe(root)).filter((d) => d.isDirectory()).map((d) => join(root, d.name));
+  for (const projectDir of dirs) {
+    const p = join(projectDir, `${id}.jsonl`);
+    if (await exists(p)) return { id, path: p, projectDir, kind: 'session' };
+  }
+  for (const projectDir of dirs) {
+    const p = join(projectDir, `agent-${id}.jsonl`);
+    if (await exists(p)) return { id, path: p, projectDir, kind: 'legacy-subagent' };
+  }
+  for (const projectDir of dirs) {
+    for (const d of await readdirSafe(projectDir)) {
+      if (!d.isDirectory()) continue;
+      const p = join(projectDir, d.name, 'subagents', `agent-${id}.jsonl`);
+      if (await exists(p)) {
+        const meta = join(projectDir, d.name, 'subagents', `agent-${id}.meta.json`);
+        return {
+          id,
+          path: p,
+          projectDir,
+          parentSessionId: d.name,
+          metaPath: (await exists(meta)) ? meta : undefined,
+          kind: 'subagent',
+        };
+      }
+    }
+  }
+  return undefined;
+}

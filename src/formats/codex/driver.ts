@@ -1,0 +1,433 @@
+/**
+ * The Codex CLI driver: rollouts under `$CODEX_HOME/sessions` (default `~/.codex/sessions`). Reads
+ * every rollout, writes new ones codex resumes (`codex resume <id>`), appends whole lines, forks.
+ */
+import { randomUUID } from 'node:crypto';
+import { promises as fs, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { DriverCapabilities, DriverEnv, ForkOptions, SessionFilter, WriteOptions } from '../../model/driver.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { buildContext, type Context, type ContextOptions, messageText, pathToLeaf } from '../../model/tree.js';
+import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
+import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
+import { applyFilter, DriverBase } from '../shared/base.js';
+import { readJsonl } from '../shared/jsonl.js';
+import { messageToItems } from './encode.js';
+import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
+import { baseInstructionsOf, idFromFileName, readRollout, SOURCE } from './rollout.js';
+
+/** Codex keeps at most this many tokens of earlier user messages after a local compaction (COMPACT_USER_MESSAGE_MAX_TOKENS). */
+const COMPACT_USER_TOKENS = 20_000;
+
+/** The CLI version written into session_meta of sessions threadbase creates. */
+const WRITER_CLI_VERSION = '0.169.0';
+
+export function codexHome(env: DriverEnv): string {
+  return env.env.CODEX_HOME || join(env.home, '.codex');
+}
+
+interface Cached {
+  mtimeMs: number;
+  size: number;
+  session: Session;
+}
+
+async function* walkRollouts(dir: string): AsyncGenerator<string> {
+  let names: import('node:fs').Dirent[];
+  try {
+    names = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const d of names) {
+    const p = join(dir, d.name);
+    if (d.isDirectory()) yield* walkRollouts(p);
+    else if (d.isFile() && d.name.startsWith('rollout-') && d.name.endsWith('.jsonl')) yield p;
+  }
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** SessionFilter.text matches the title or the first user message (applyFilter looks at titles only). */
+function matchesText(s: Session, title: string | undefined, text: string | undefined): boolean {
+  if (!text) return true;
+  const needle = text.toLowerCase();
+  if ((title ?? '').toLowerCase().includes(needle)) return true;
+  const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+  return first?.kind === 'message' && messageText(first.message).toLowerCase().includes(needle);
+}
+
+/** The parent's call that spawned this sub-agent (its spawn_agent output names the agent id). */
+function spawnCall(parent: SessionInfo | undefined, childId: string): string | undefined {
+  const spawned = parent?.meta?.spawnedAgents;
+  if (!isObject(spawned)) return undefined;
+  const call = spawned[childId];
+  return typeof call === 'string' ? call : undefined;
+}
+
+export class CodexDriver extends DriverBase {
+  readonly name = SOURCE;
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: true,
+    append: true,
+    fork: true,
+    branch: false,
+    delete: false,
+    title: false,
+    search: false,
+  };
+  private cache = new Map<string, Cached>();
+
+  constructor(private readonly env: DriverEnv) {
+    super();
+  }
+
+  get home(): string {
+    return codexHome(this.env);
+  }
+
+  get sessionsDir(): string {
+    return join(this.home, 'sessions');
+  }
+
+  /** Every rollout: live ones under sessions/, and those `codex` archived under archived_sessions/. */
+  private async *rollouts(): AsyncGenerator<string> {
+    yield* walkRollouts(this.sessionsDir);
+    yield* walkRollouts(join(this.home, 'archived_sessions'));
+  }
+
+  private async load(file: string): Promise<Session> {
+    const st = await fs.stat(file);
+    const hit = this.cache.get(file);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
+    const read = await readRollout(file);
+    const archived = file.startsWith(join(this.home, 'archived_sessions'));
+    const session = archived ? { ...read, meta: { ...read.meta, archived: true } } : read;
+    this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session });
+    return session;
+  }
+
+  /**
+   * Thread names set with /rename: older codex appends them to session_index.jsonl (newest line
+   * last); 0.169 keeps them in state_<n>.sqlite `threads.name`, read here read-only.
+   */
+  private async threadNames(): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    for (const [id, name] of this.stateDbNames()) names.set(id, name);
+    const file = join(this.home, 'session_index.jsonl');
+    try {
+      await fs.access(file);
+    } catch {
+      return names;
+    }
+    for await (const l of readJsonl(file)) {
+      const v = l.value;
+      if (isObject(v) && typeof v.id === 'string' && typeof v.thread_name === 'string') names.set(v.id, v.thread_name);
+    }
+    return names;
+  }
+
+  private stateDbNames(): [string, string][] {
+    let files: string[];
+    try {
+      files = readdirSync(this.home).filter((f) => /^state_\d+\.sqlite$/.test(f));
+    } catch {
+      return [];
+    }
+    const newest = files.sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
+    if (!newest) return [];
+    try {
+      const db = new Database(join(this.home, newest), { readonly: true, fileMustExist: true });
+      try {
+        const rows = db.prepare("SELECT id, name FROM threads WHERE name IS NOT NULL AND name != ''").all() as {
+          id: string;
+          name: string;
+        }[];
+        return rows.map((r) => [r.id, r.name]);
+      } finally {
+        db.close();
+      }
+    } catch {
+      // a schema without names, or a database codex holds locked: titles come from the rollouts
+      return [];
+    }
+  }
+
+  async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
+    const out: SessionInfo[] = [];
+    const names = await this.threadNames();
+    for await (const file of this.rollouts()) {
+      try {
+        const s = await this.load(file);
+        const { entries: _e, warnings: _w, raw: _r, ...info } = s;
+        const name = names.get(s.id);
+        if (matchesText(s, name ?? s.title, filter?.text)) out.push(name ? { ...info, title: name } : info);
+      } catch {
+        // A file that vanished or cannot be read is left out of the listing; getSession reports it.
+      }
+    }
+    const byId = new Map(out.map((s) => [s.id, s]));
+    const linked = out.map((s) => {
+      const call = s.parentId ? spawnCall(byId.get(s.parentId), s.id) : undefined;
+      return call ? { ...s, parentToolCallId: call } : s;
+    });
+    return applyFilter(linked, { ...filter, text: undefined });
+  }
+
+  private async fileOf(id: string): Promise<string | undefined> {
+    for (const s of this.cache.values()) if (s.session.id === id && s.session.path) return s.session.path;
+    for await (const file of this.rollouts()) if (idFromFileName(file) === id) return file;
+    // A rollout renamed by hand still carries its id in session_meta.
+    for await (const file of this.rollouts()) {
+      if (idFromFileName(file)) continue;
+      if ((await this.load(file)).id === id) return file;
+    }
+    return undefined;
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const file = await this.fileOf(id);
+    if (!file) return undefined;
+    const s = await this.load(file);
+    const name = (await this.threadNames()).get(s.id);
+    const parentFile = s.parentId ? await this.fileOf(s.parentId) : undefined;
+    const call = parentFile ? spawnCall(await this.load(parentFile), s.id) : undefined;
+    return { ...s, ...(name ? { title: name } : {}), ...(call ? { parentToolCallId: call } : {}) };
+  }
+
+  protected override contextOptions(): ContextOptions {
+    return { compactionText: (c) => `${SUMMARY_PREFIX}\n${c.summary}` };
+  }
+
+  /**
+   * Codex's own resume: base instructions as `system`, and after a compaction either the exact
+   * replacement history the rollout recorded, or (local compaction) the recent user messages
+   * before it followed by the prefixed summary.
+   */
+  override async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
+    const s = await this.requireSession(sessionId);
+    return codexContext(s, { ...this.contextOptions(), ...opts });
+  }
+
+  override async getMessages(sessionId: string, opts: { leafId?: string; includeAncestors?: boolean } = {}): Promise<Message[]> {
+    const s = await this.requireSession(sessionId);
+    const own = codexContext(s, { ...this.contextOptions(), leafId: opts.leafId }).messages;
+    if (!opts.includeAncestors || !s.parentId) return own;
+    const parent = await this.getSession(s.parentId);
+    if (!parent) return own;
+    // A fork copies the parent's records (same item ids); a sub-agent's rollout starts afresh.
+    const parentIds = new Set(parent.entries.map((e) => e.id));
+    if (s.entries.some((e) => e.kind === 'message' && parentIds.has(e.id))) return own;
+    return [...(await this.getMessages(parent.id, { includeAncestors: true })), ...own];
+  }
+
+  resumeCommand(session: SessionInfo): string {
+    const home = this.env.env.CODEX_HOME ? `CODEX_HOME=${JSON.stringify(this.env.env.CODEX_HOME)} ` : '';
+    const cd = session.project ? `cd ${JSON.stringify(session.project)} && ` : '';
+    return `${cd}${home}codex resume ${session.id}`;
+  }
+
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    let id: string = randomUUID();
+    if (opts.keepId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(session.id)) {
+      if (!(await this.fileOf(session.id))) id = session.id;
+    }
+    const { lines, warnings } = encodeRollout(session, id);
+    const created = new Date(session.createdAt);
+    const when = Number.isNaN(created.getTime()) ? new Date() : created;
+    const stamp = `${when.getUTCFullYear()}-${pad(when.getUTCMonth() + 1)}-${pad(when.getUTCDate())}T${pad(when.getUTCHours())}-${pad(when.getUTCMinutes())}-${pad(when.getUTCSeconds())}`;
+    const dir = join(this.sessionsDir, String(when.getUTCFullYear()), pad(when.getUTCMonth() + 1), pad(when.getUTCDate()));
+    const file = join(dir, `rollout-${stamp}-${id}.jsonl`);
+    await writeFileAtomic(file, toJsonl(lines), { exclusive: true });
+    const written = await this.load(file);
+    const { entries: _e, warnings: _w, raw: _r, ...info } = written;
+    return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
+  }
+
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    const file = await this.fileOf(sessionId);
+    if (!file) throw new NotFoundError('codex session', sessionId);
+    const known = new Set((await this.load(file)).entries.map((e) => e.id));
+    for (const e of entries) {
+      if (e.parentId !== null && !known.has(e.parentId)) {
+        throw new ThreadbaseError('orphan_entry', `parent ${e.parentId} is not in the session`, { file, id: e.id });
+      }
+      known.add(e.id);
+    }
+    const lines: JsonObject[] = [];
+    for (const e of entries) lines.push(...encodeEntry(e, new Date().toISOString()));
+    // Newer codex numbers every record (`ordinal`) and refuses to resume a rollout whose last
+    // record has none: continue the numbering when the file has one.
+    let last: number | undefined;
+    for await (const l of readJsonl(file)) {
+      if (isObject(l.value)) last = typeof l.value.ordinal === 'number' ? l.value.ordinal : undefined;
+    }
+    const numbered = last === undefined ? lines : lines.map((r, i) => withOrdinal(r, (last as number) + 1 + i));
+    await appendJsonlLines(file, numbered);
+  }
+
+  async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
+    const s = await this.requireSession(sessionId);
+    const path = pathToLeaf(s, opts.at);
+    const entries = path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) }));
+    const fork: Session = {
+      ...s,
+      entries,
+      leafId: entries[entries.length - 1]?.id ?? null,
+      parentId: s.id,
+      parentEntryId: entries[entries.length - 1]?.id,
+      createdAt: new Date().toISOString(),
+      ...(opts.title ? { title: opts.title } : {}),
+    };
+    return this.writeSession(fork);
+  }
+}
+
+/** The context codex rebuilds on resume (see CodexDriver.getContext). */
+export function codexContext(s: Session, opts: ContextOptions): Context {
+  const ctx = buildContext(s, opts);
+  const baseInstructions = s.source === SOURCE ? baseInstructionsOf(s.raw) : undefined;
+  if (baseInstructions !== undefined) ctx.system = baseInstructions;
+  const at = ctx.messages.findIndex((m) => m.meta?.compactionSummary);
+  if (at < 0) return ctx;
+  const path = pathToLeaf(s, opts.leafId);
+  let last = -1;
+  for (let i = path.length - 1; i >= 0; i--)
+    if (path[i]?.kind === 'compaction') {
+      last = i;
+      break;
+    }
+  const compaction = path[last];
+  const raw = compaction?.raw;
+  const payload = isObject(raw) && isObject(raw.payload) ? raw.payload : undefined;
+  let replacement: Message[];
+  if (payload && Array.isArray(payload.replacement_history)) {
+    replacement = payload.replacement_history.filter(isObject).flatMap((it) => {
+      const m = itemToMessage(it);
+      // Marked: these come from the compaction record, not from entries on the path.
+      return m ? [{ ...m, meta: { ...m.meta, compactionReplacement: true } }] : [];
+    });
+  } else {
+    // Local compaction: the user's own messages (newest first, within the token budget), then the summary.
+    const users: Message[] = [];
+    let budget = COMPACT_USER_TOKENS;
+    for (let i = last - 1; i >= 0; i--) {
+      const e = path[i];
+      if (e?.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.codexInjected) continue;
+      const text = messageText(e.message);
+      if (text.startsWith(SUMMARY_PREFIX)) continue;
+      const tokens = Math.ceil(text.length / 4);
+      if (tokens > budget) break;
+      budget -= tokens;
+      users.unshift(e.message);
+    }
+    replacement = [...users, ctx.messages[at] as Message];
+  }
+  ctx.messages = [...ctx.messages.slice(0, at), ...replacement, ...ctx.messages.slice(at + 1)];
+  return ctx;
+}
+
+/** A copy of a rollout record with its ordinal set, keys in codex's order (timestamp, ordinal, type, payload). */
+function withOrdinal(record: JsonObject, ordinal: number): JsonObject {
+  const { timestamp, ordinal: _old, ...rest } = record;
+  return { timestamp, ordinal, ...rest };
+}
+
+function line(timestamp: string, type: string, payload: unknown): JsonObject {
+  return { timestamp, type, payload };
+}
+
+function usageRecord(u: NonNullable<Message['usage']>): JsonObject {
+  return {
+    input_tokens: u.input + u.cacheRead,
+    cached_input_tokens: u.cacheRead,
+    cache_write_input_tokens: u.cacheWrite,
+    output_tokens: u.output,
+    reasoning_output_tokens: u.reasoning,
+    total_tokens: u.input + u.cacheRead + u.output,
+  };
+}
+
+/** One entry as rollout lines: its own lines when it came from codex, else encoded from the model. */
+export function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: string): JsonObject[] {
+  const ts = e.timestamp || fallbackTime;
+  if (e.rawSource === SOURCE && isObject(e.raw) && typeof e.raw.type === 'string') return [e.raw];
+  // One response's items (and the UI events between them), as codex wrote them.
+  if (e.rawSource === SOURCE && Array.isArray(e.raw) && e.raw.length > 0 && e.raw.every(isObject)) return e.raw as JsonObject[];
+  switch (e.kind) {
+    case 'message': {
+      const m = e.message;
+      const out: JsonObject[] = [];
+      for (const enc of messageToItems(m)) {
+        if (enc.item) out.push(line(ts, 'response_item', enc.item));
+        if (enc.event) out.push(line(ts, 'event_msg', enc.event));
+      }
+      if (m.role === 'user' && !m.meta?.codexInjected) {
+        const text = messageText(m);
+        if (text) out.push(line(ts, 'event_msg', { type: 'user_message', message: text, images: [] }));
+      }
+      if (m.role === 'assistant') {
+        const text = messageText(m);
+        if (text) out.push(line(ts, 'event_msg', { type: 'agent_message', message: text }));
+        // Usage once per response, on its last record. The model (which codex records per turn, in
+        // a turn_context it would then resume with) rides along in a `threadbase` field codex ignores.
+        const lastOfResponse = !m.responseId || m.responseId !== nextResponseId;
+        if (lastOfResponse && (m.usage || m.model)) {
+          const u = m.usage ? usageRecord(m.usage) : undefined;
+          out.push(
+            line(ts, 'event_msg', {
+              type: 'token_count',
+              info: u ? { total_token_usage: u, last_token_usage: u } : null,
+              rate_limits: null,
+              ...(m.model ? { threadbase: { model: m.model, ...(m.provider ? { provider: m.provider } : {}) } } : {}),
+            }),
+          );
+        }
+      }
+      return out;
+    }
+    case 'compaction':
+      return [line(ts, 'compacted', { message: `${SUMMARY_PREFIX}\n${e.summary}` })];
+    case 'branch_summary':
+      return [line(ts, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: e.summary }] })];
+    default:
+      // Model changes, labels and other agents' metadata have no rollout record codex would accept.
+      return [];
+  }
+}
+
+/** A whole session as a rollout with the given id: session_meta first, then the path to the leaf. */
+export function encodeRollout(session: Session, id: string): { lines: JsonObject[]; warnings: string[] } {
+  const warnings: string[] = [];
+  const created = session.createdAt || new Date().toISOString();
+  const own = session.source === SOURCE && isObject(session.raw) && isObject(session.raw.payload);
+  const metaPayload: JsonObject = own
+    ? { ...(session.raw as { payload: JsonObject }).payload }
+    : {
+        timestamp: created,
+        cwd: session.project ?? '/',
+        originator: 'threadbase',
+        cli_version: WRITER_CLI_VERSION,
+        source: 'cli',
+      };
+  metaPayload.id = id;
+  if ('session_id' in metaPayload) metaPayload.session_id = id;
+  metaPayload.timestamp = created;
+  if (session.parentId && session.source === SOURCE) metaPayload.forked_from_id = session.parentId;
+  const lines: JsonObject[] = [line(created, 'session_meta', metaPayload)];
+  const path = session.entries.length ? pathToLeaf(session) : [];
+  const dropped = session.entries.length - path.length;
+  if (dropped > 0) warnings.push(`codex rollouts are linear: ${dropped} entries off the current branch were not written`);
+  path.forEach((e, i) => {
+    const next = path[i + 1];
+    const nextResponseId = next?.kind === 'message' ? next.message.responseId : undefined;
+    lines.push(...encodeEntry(e, created, nextResponseId));
+  });
+  // Codex's own records may carry ordinals; then every record must, in order (see appendEntries).
+  const numbered = lines.some((r) => typeof r.ordinal === 'number') ? lines.map((r, i) => withOrdinal(r, i)) : lines;
+  return { lines: numbered, warnings };
+}

@@ -1,0 +1,133 @@
+/**
+ * Model messages to Codex ResponseItems: what a written rollout records and what codex then sends
+ * as the Responses API `input` on resume. Reasoning is written as a reasoning item only when it came
+ * from the Responses API (with OpenAI's encrypted_content in `meta.encryptedContent`); thinking from another
+ * provider cannot be replayed to the model, so the writer keeps it as an `agent_reasoning` event
+ * (shown by codex, not sent).
+ */
+import type { Context } from '../../model/tree.js';
+import type { ImagePart, Message, Part, ThinkingPart, ToolResultPart } from '../../model/types.js';
+import { CODEX_API, type JsonObject } from './items.js';
+
+export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?: string }): string {
+  return p.data !== undefined ? `data:${p.mediaType};base64,${p.data}` : (p.url ?? '');
+}
+
+/** Thinking that can go back to the Responses API as a reasoning item. */
+export function isReplayableReasoning(m: Message, p: ThinkingPart): boolean {
+  return m.api === CODEX_API || typeof p.meta?.encryptedContent === 'string';
+}
+
+function resultOutput(p: ToolResultPart): unknown {
+  if (typeof p.content === 'string') return p.content;
+  const onlyText = p.content.every((c) => c.type === 'text');
+  if (onlyText) return p.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  return p.content.map((c) => {
+    if (c.type === 'text') return { type: 'input_text', text: c.text };
+    if (c.type === 'image') return { type: 'input_image', image_url: imageUrl(c) };
+    return { type: 'input_text', text: c.text ?? `[file ${c.name ?? c.mediaType}]` };
+  });
+}
+
+function contentItem(p: Part, output: boolean): JsonObject | undefined {
+  if (p.type === 'text') {
+    if (p.meta?.codexContent !== undefined) return p.meta.codexContent as JsonObject;
+    if (output) return { type: 'output_text', text: p.text, annotations: (p.meta?.annotations as unknown[]) ?? [] };
+    return { type: 'input_text', text: p.text };
+  }
+  if (p.type === 'image' && !output) {
+    return { type: 'input_image', image_url: imageUrl(p), ...(p.meta?.detail ? { detail: p.meta.detail } : {}) };
+  }
+  if (p.type === 'file') {
+    const text =
+      p.text ??
+      (p.data !== undefined ? `[file ${p.name ?? ''} (${p.mediaType}), base64 omitted]` : `[file ${p.url ?? p.name ?? ''}]`);
+    return { type: output ? 'output_text' : 'input_text', text, ...(output ? { annotations: [] } : {}) };
+  }
+  return undefined;
+}
+
+export interface EncodedItem {
+  /** response_item payload */
+  item?: JsonObject;
+  /** event_msg payload (kept in the rollout, not sent to the model) */
+  event?: JsonObject;
+}
+
+/** One model message as Codex ResponseItems, parts in order. */
+export function messageToItems(m: Message): EncodedItem[] {
+  const out: EncodedItem[] = [];
+  const assistant = m.role === 'assistant';
+  const role = m.role === 'system' ? String(m.meta?.codexRole ?? 'developer') : assistant ? 'assistant' : 'user';
+  let content: JsonObject[] = [];
+  const flush = () => {
+    if (content.length === 0) return;
+    out.push({ item: { type: 'message', role, content, ...(assistant && m.meta?.phase ? { phase: m.meta.phase } : {}) } });
+    content = [];
+  };
+  for (const p of m.parts) {
+    const c = contentItem(p, assistant);
+    if (c) {
+      if (p.meta?.codexNewItem) flush();
+      content.push(c);
+      continue;
+    }
+    flush();
+    if (p.type === 'thinking') {
+      if (isReplayableReasoning(m, p)) {
+        const summaryParts = Array.isArray(p.meta?.summaryParts)
+          ? (p.meta.summaryParts as string[])
+          : p.thinking
+            ? [p.thinking]
+            : [];
+        const reasoningContent = Array.isArray(p.meta?.reasoningContent) ? (p.meta.reasoningContent as string[]) : undefined;
+        out.push({
+          item: {
+            type: 'reasoning',
+            summary: summaryParts.map((text) => ({ type: 'summary_text', text })),
+            content: reasoningContent ? reasoningContent.map((text) => ({ type: 'reasoning_text', text })) : null,
+            encrypted_content: typeof p.meta?.encryptedContent === 'string' ? p.meta.encryptedContent : null,
+          },
+        });
+      } else if (p.thinking) out.push({ event: { type: 'agent_reasoning', text: p.thinking, threadbase: 'thinking' } });
+    } else if (p.type === 'redacted_thinking') {
+      // Another provider's opaque reasoning: nothing codex can show or send.
+    } else if (p.type === 'tool_call') {
+      if (p.meta?.codexCustomTool) {
+        out.push({ item: { type: 'custom_tool_call', call_id: p.id, name: p.name, input: String(p.input.input ?? '') } });
+      } else if (p.meta?.codexLocalShell) {
+        out.push({ item: { type: 'local_shell_call', call_id: p.id, status: 'completed', action: p.input } });
+      } else if (p.meta?.codexServerTool) {
+        out.push({ item: { type: 'web_search_call', id: p.id, status: p.meta.status ?? 'completed', action: p.input } });
+      } else {
+        const args = typeof p.meta?.rawArguments === 'string' ? p.meta.rawArguments : JSON.stringify(p.input);
+        out.push({
+          item: {
+            type: 'function_call',
+            name: p.name,
+            arguments: args,
+            call_id: p.id,
+            ...(p.meta?.namespace ? { namespace: p.meta.namespace } : {}),
+          },
+        });
+      }
+    } else if (p.type === 'tool_result') {
+      const type = p.meta?.codexCustomTool ? 'custom_tool_call_output' : 'function_call_output';
+      out.push({ item: { type, call_id: p.callId, output: resultOutput(p) } });
+    } else if (p.type === 'image') {
+      // An image in an assistant message has no Responses output item; keep it visible as text.
+      out.push({
+        item: { type: 'message', role, content: [{ type: 'output_text', text: `[image ${p.mediaType}]`, annotations: [] }] },
+      });
+    }
+  }
+  flush();
+  return out;
+}
+
+/** A context as the Responses API takes it: `instructions` and the `input` items (what codex sends). */
+export function contextToResponses(ctx: Context): { instructions?: string; input: JsonObject[] } {
+  const input: JsonObject[] = [];
+  for (const m of ctx.messages) for (const e of messageToItems(m)) if (e.item) input.push(e.item);
+  return { ...(ctx.system !== undefined ? { instructions: ctx.system } : {}), input };
+}

@@ -1,0 +1,18 @@
+/** Codex CLI (openai/codex): rollouts under $CODEX_HOME/sessions; read, write, append, fork. */
+import { registerContextFormat } from '../../convert/formats.js';
+import { registerFormat } from '../registry.js';
+import { CodexDriver } from './driver.js';
+import { contextToResponses } from './encode.js';
+
+export { CodexDriver, codexContext, codexHome, encodeRollout } from './driver.js';
+export { contextToResponses, messageToItems } from './encode.js';
+export { SUMMARY_PREFIX } from './items.js';
+export { readRollout } from './rollout.js';
+
+export function register(): void {
+  registerFormat('codex', (env) => new CodexDriver(env));
+  // The Responses API `input` shape, which is what codex sends on resume.
+  registerContextFormat('openai-responses', contextToResponses);
+}
+
+register();

@@ -1,0 +1,227 @@
+/**
+ * Codex's ResponseItem (the OpenAI Responses API item shapes it records and sends) to and from model
+ * messages. Shapes from openai/codex codex-rs/protocol/src/models.rs (ResponseItem, ContentItem,
+ * FunctionCallOutputPayload) and checked against rollouts the real codex-cli 0.169.0 wrote.
+ */
+import type { ImagePart, Message, Part, ToolResultContent, ToolResultPart } from '../../model/types.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** codex-rs/core/templates/compact/summary_prefix.md, as the 0.169.0 binary carries it. */
+export const SUMMARY_PREFIX =
+  'Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:';
+
+/** The summary itself: newer codex records `compacted.message` with the prefix already on it. */
+export function bareSummary(message: string): string {
+  return message.startsWith(SUMMARY_PREFIX) ? message.slice(SUMMARY_PREFIX.length).replace(/^\n/, '') : message;
+}
+
+/** The wire API codex messages come from; renderers use it to tell whose reasoning signature a part carries. */
+export const CODEX_API = 'openai-responses';
+
+/** User messages codex injects itself (not typed by the user): environment context, AGENTS.md instructions, ... */
+export function injectedKind(text: string): string | undefined {
+  const t = text.trimStart();
+  if (t.startsWith('<environment_context>')) return 'environment_context';
+  if (t.startsWith('<user_instructions>') || t.startsWith('# AGENTS.md instructions')) return 'user_instructions';
+  if (t.startsWith('<user_shell_command>')) return 'user_shell_command';
+  if (t.startsWith('<turn_aborted>')) return 'turn_aborted';
+  if (t.startsWith('<subagent_notification>')) return 'subagent_notification';
+  return undefined;
+}
+
+function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return m ? { mediaType: m[1] as string, data: m[2] as string } : undefined;
+}
+
+function imagePart(url: string, meta?: JsonObject): ImagePart {
+  const d = parseDataUrl(url);
+  const part: ImagePart = d
+    ? { type: 'image', mediaType: d.mediaType, data: d.data }
+    : { type: 'image', mediaType: 'image/*', url };
+  if (meta) part.meta = meta;
+  return part;
+}
+
+/** ContentItem[] (input_text, input_image, output_text, ...) to parts. Unknown items are kept as text with meta. */
+export function contentToParts(content: unknown): Part[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  const parts: Part[] = [];
+  for (const c of content) {
+    if (!isObject(c)) continue;
+    const type = str(c.type);
+    if ((type === 'input_text' || type === 'output_text') && typeof c.text === 'string') {
+      const part: Part = { type: 'text', text: c.text };
+      const extra: JsonObject = {};
+      if (type === 'output_text' && Array.isArray(c.annotations) && c.annotations.length > 0) extra.annotations = c.annotations;
+      if (Object.keys(extra).length) part.meta = extra;
+      parts.push(part);
+    } else if (type === 'input_image' && typeof c.image_url === 'string') {
+      parts.push(imagePart(c.image_url, typeof c.detail === 'string' ? { detail: c.detail } : undefined));
+    } else if (type === 'refusal' && typeof c.refusal === 'string') {
+      parts.push({ type: 'text', text: c.refusal, meta: { refusal: true } });
+    } else {
+      parts.push({ type: 'text', text: '', meta: { codexContent: c } });
+    }
+  }
+  return parts;
+}
+
+/** A function_call_output's `output`: a string, or content items (text and images). */
+export function outputToResult(callId: string, output: unknown): ToolResultPart {
+  if (typeof output === 'string') return { type: 'tool_result', callId, content: output };
+  if (Array.isArray(output)) {
+    const content: ToolResultContent[] = [];
+    for (const c of output) {
+      if (!isObject(c)) continue;
+      if ((c.type === 'input_text' || c.type === 'output_text') && typeof c.text === 'string')
+        content.push({ type: 'text', text: c.text });
+      else if (c.type === 'input_image' && typeof c.image_url === 'string') content.push(imagePart(c.image_url));
+    }
+    return { type: 'tool_result', callId, content };
+  }
+  // Older rollouts serialised the payload as { content, success }.
+  if (isObject(output)) {
+    const part = outputToResult(callId, output.content ?? output.body ?? '');
+    if (output.success === false) part.isError = true;
+    return part;
+  }
+  return { type: 'tool_result', callId, content: '' };
+}
+
+export function parseArguments(args: unknown): { input: Record<string, unknown>; rawArguments?: string } {
+  if (isObject(args)) return { input: args };
+  if (typeof args !== 'string') return { input: {} };
+  try {
+    const v: unknown = JSON.parse(args);
+    if (isObject(v)) return { input: v };
+  } catch {
+    // not JSON: kept verbatim below
+  }
+  return { input: { arguments: args }, rawArguments: args };
+}
+
+/** What one response_item payload becomes: a message, or undefined for items outside the conversation. */
+export function itemToMessage(item: JsonObject): Message | undefined {
+  const type = str(item.type);
+  const id = str(item.id);
+  switch (type) {
+    case 'message': {
+      const role = str(item.role) ?? 'user';
+      const parts = contentToParts(item.content);
+      if (role === 'assistant')
+        return { role: 'assistant', parts, api: CODEX_API, ...(item.phase ? { meta: { phase: item.phase } } : {}) };
+      if (role === 'user') {
+        const kind = injectedKind(parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+        return { role: 'user', parts, ...(kind ? { meta: { codexInjected: kind } } : {}) };
+      }
+      // developer and system messages: instructions the model sees inside the input list.
+      return { role: 'system', parts, meta: { codexRole: role } };
+    }
+    case 'reasoning': {
+      const summary = Array.isArray(item.summary) ? item.summary.filter(isObject).map((s) => str(s.text) ?? '') : [];
+      const content = Array.isArray(item.content) ? item.content.filter(isObject).map((s) => str(s.text) ?? '') : [];
+      const meta: JsonObject = {};
+      if (id) meta.codexItemId = id;
+      if (content.length) meta.reasoningContent = content;
+      if (summary.length > 1) meta.summaryParts = summary;
+      const part: Part = { type: 'thinking', thinking: (summary.length ? summary : content).join('\n\n') };
+      // OpenAI's encrypted reasoning replays only to the Responses API; kept out of `signature` so a
+      // writer for another provider never sends it as that provider's signature.
+      if (typeof item.encrypted_content === 'string') meta.encryptedContent = item.encrypted_content;
+      if (Object.keys(meta).length) part.meta = meta;
+      return { role: 'assistant', parts: [part], api: CODEX_API };
+    }
+    case 'function_call': {
+      const { input, rawArguments } = parseArguments(item.arguments);
+      const meta: JsonObject = {};
+      if (rawArguments !== undefined) meta.rawArguments = rawArguments;
+      if (typeof item.namespace === 'string') meta.namespace = item.namespace;
+      const callId = str(item.call_id) ?? id ?? '';
+      return {
+        role: 'assistant',
+        parts: [
+          { type: 'tool_call', id: callId, name: str(item.name) ?? '', input, ...(Object.keys(meta).length ? { meta } : {}) },
+        ],
+        api: CODEX_API,
+      };
+    }
+    case 'custom_tool_call': {
+      const callId = str(item.call_id) ?? id ?? '';
+      return {
+        role: 'assistant',
+        parts: [
+          {
+            type: 'tool_call',
+            id: callId,
+            name: str(item.name) ?? '',
+            input: { input: item.input ?? '' },
+            meta: { codexCustomTool: true },
+          },
+        ],
+        api: CODEX_API,
+      };
+    }
+    case 'local_shell_call': {
+      const callId = str(item.call_id) ?? id ?? '';
+      const action = isObject(item.action) ? item.action : {};
+      return {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: callId, name: 'local_shell', input: action, meta: { codexLocalShell: true } }],
+        api: CODEX_API,
+      };
+    }
+    case 'web_search_call': {
+      const action = isObject(item.action) ? item.action : {};
+      return {
+        role: 'assistant',
+        parts: [
+          {
+            type: 'tool_call',
+            id: id ?? '',
+            name: 'web_search',
+            input: action,
+            meta: { codexServerTool: true, status: item.status },
+          },
+        ],
+        api: CODEX_API,
+      };
+    }
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
+      const part = outputToResult(str(item.call_id) ?? '', item.output);
+      if (type === 'custom_tool_call_output') part.meta = { codexCustomTool: true };
+      return { role: 'tool', parts: [part] };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The sub-agent a multi-agent `spawn_agent` call started, from its output `{"agent_id": …}`. */
+export function spawnedAgentId(output: unknown): string | undefined {
+  if (typeof output !== 'string' || !output.includes('agent_id')) return undefined;
+  try {
+    const v: unknown = JSON.parse(output);
+    return isObject(v) && typeof v.agent_id === 'string' ? v.agent_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which side of the exchange an item belongs to: model output items form one response together. */
+export function isModelOutput(item: JsonObject): boolean {
+  const t = str(item.type);
+  if (t === 'message') return item.role === 'assistant';
+  return (
+    t === 'reasoning' || t === 'function_call' || t === 'custom_tool_call' || t === 'local_shell_call' || t === 'web_search_call'
+  );
+}

@@ -1,0 +1,390 @@
+/**
+ * Reads one Codex rollout (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`) into a
+ * Session. Each line is `{timestamp, ordinal?, type, payload}` (RolloutItem, openai/codex
+ * codex-rs/protocol/src/protocol.rs; checked against what codex-cli 0.169.0 writes):
+ * - `session_meta` (first line): id, cwd, cli_version, model_provider, base_instructions, git, forked_from_id
+ * - `response_item`: what the model saw and said (messages, reasoning, function calls and outputs)
+ * - `turn_context`: model, effort, cwd and policies for a turn → a model_change entry
+ * - `compacted`: a compaction summary (and, newer, the exact replacement history)
+ * - `event_msg`, `world_state`, `token_usage_record`, ...: UI and bookkeeping → metadata entries,
+ *   with token counts moved onto the response they count.
+ * Rollouts written before session_meta existed (2025-05) start with a bare `{id, timestamp,
+ * instructions}` line followed by bare ResponseItems; those are read too.
+ * The rollout is linear: each entry's parent is the one before it.
+ */
+import { basename } from 'node:path';
+import { countMessages, messageText } from '../../model/tree.js';
+import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
+import { readJsonl } from '../shared/jsonl.js';
+import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
+
+export const SOURCE = 'codex';
+
+/** Record types codex writes that are not conversation; kept as metadata entries without a warning. */
+const BOOKKEEPING = new Set([
+  'event_msg',
+  'world_state',
+  'token_usage_record',
+  'inter_agent_communication',
+  'inter_agent_communication_metadata',
+]);
+
+const ROLLOUT_NAME = /^rollout-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+
+/** The session id a rollout file name carries (`rollout-2025-05-07T17-24-21-<uuid>.jsonl`). */
+export function idFromFileName(file: string): string | undefined {
+  return ROLLOUT_NAME.exec(basename(file))?.[2];
+}
+
+/** Token counts as codex records them (TokenUsage) to the model's Usage; input excludes cached input. */
+export function tokenUsage(u: unknown): Usage | undefined {
+  if (!isObject(u)) return undefined;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const cached = n(u.cached_input_tokens);
+  return {
+    input: Math.max(0, n(u.input_tokens) - cached),
+    output: n(u.output_tokens),
+    cacheRead: cached,
+    cacheWrite: n(u.cache_write_input_tokens),
+    reasoning: n(u.reasoning_output_tokens),
+  };
+}
+
+interface ResponseGroup {
+  entries: MessageEntry[];
+  usage?: Usage;
+  responseId?: string;
+}
+
+export interface RolloutMeta {
+  id?: string;
+  cwd?: string;
+  createdAt?: string;
+  parentId?: string;
+  directories: string[];
+  modelProvider?: string;
+  meta: JsonObject;
+  raw?: unknown;
+}
+
+/** A sub-agent's parent thread: `source: {subagent: {thread_spawn: {parent_thread_id}}}`. */
+function spawnedBy(source: unknown): string | undefined {
+  if (!isObject(source) || !isObject(source.subagent)) return undefined;
+  const spawn = source.subagent.thread_spawn;
+  return isObject(spawn) ? str(spawn.parent_thread_id) : undefined;
+}
+
+function readSessionMeta(payload: JsonObject, line: unknown): RolloutMeta {
+  const meta: JsonObject = {};
+  for (const k of [
+    'cli_version',
+    'originator',
+    'source',
+    'thread_source',
+    'git',
+    'agent_nickname',
+    'agent_role',
+    'model_provider',
+  ]) {
+    if (payload[k] !== undefined) meta[k] = payload[k];
+  }
+  return {
+    id: str(payload.id) ?? str(payload.session_id),
+    cwd: str(payload.cwd),
+    createdAt: str(payload.timestamp),
+    parentId: str(payload.forked_from_id) ?? spawnedBy(payload.source),
+    directories: Array.isArray(payload.runtime_workspace_roots)
+      ? payload.runtime_workspace_roots.filter((r): r is string => typeof r === 'string' && r !== payload.cwd)
+      : [],
+    modelProvider: str(payload.model_provider),
+    meta,
+    raw: line,
+  };
+}
+
+/** Adds one more item of a response to the entry that holds it. */
+function joinResponse(group: ResponseGroup, message: Message, rec: unknown): void {
+  const entry = group.entries[0];
+  if (!entry) return;
+  const parts = entry.message.parts;
+  const [first, ...rest] = message.parts;
+  if (first) {
+    // Two message items in a row stay two items when written back.
+    const boundary = first.type === 'text' && parts[parts.length - 1]?.type === 'text';
+    parts.push(boundary ? { ...first, meta: { ...first.meta, codexNewItem: true } } : first, ...rest);
+  }
+  if (message.meta) entry.message.meta = { ...entry.message.meta, ...message.meta };
+  (entry.raw as unknown[]).push(rec);
+}
+
+export async function readRollout(file: string): Promise<Session> {
+  const warnings: ParseWarning[] = [];
+  const entries: Entry[] = [];
+  const seenIds = new Set<string>();
+  const groups: ResponseGroup[] = [];
+  let open: ResponseGroup | undefined;
+  let sessionMeta: RolloutMeta | undefined;
+  let model: string | undefined;
+  let lastTimestamp: string | undefined;
+  let firstTimestamp: string | undefined;
+  /** sub-agent thread id → the call that spawned it */
+  const spawned: Record<string, string> = {};
+
+  const entryId = (preferred: string | undefined, line: number) => {
+    const id = preferred && !seenIds.has(preferred) ? preferred : `L${line}`;
+    seenIds.add(id);
+    return id;
+  };
+  const push = (e: Entry) => {
+    entries.push(e);
+  };
+  const parentId = () => entries[entries.length - 1]?.id ?? null;
+
+  for await (const l of readJsonl(file)) {
+    if (l.error) {
+      warnings.push({ file, line: l.line, message: l.error });
+      continue;
+    }
+    if (!isObject(l.value)) {
+      warnings.push({ file, line: l.line, message: 'record is not a JSON object' });
+      continue;
+    }
+    const rec = l.value;
+    const ts = str(rec.timestamp);
+    if (ts) {
+      lastTimestamp = ts;
+      firstTimestamp ??= ts;
+    }
+    const timestamp = ts ?? lastTimestamp ?? sessionMeta?.createdAt ?? new Date(0).toISOString();
+    let type = str(rec.type);
+    let payload: JsonObject | undefined = isObject(rec.payload) ? rec.payload : undefined;
+
+    // The 2025-05 layout: a bare header line, then bare ResponseItems and {record_type:'state'} lines.
+    if (!payload) {
+      if (l.line === 1 && !type && typeof rec.id === 'string') {
+        sessionMeta = readSessionMeta(rec, rec);
+        continue;
+      }
+      if (rec.record_type === 'state') type = 'state';
+      else if (
+        type &&
+        [
+          'message',
+          'reasoning',
+          'function_call',
+          'function_call_output',
+          'custom_tool_call',
+          'custom_tool_call_output',
+          'local_shell_call',
+          'web_search_call',
+        ].includes(type)
+      ) {
+        payload = rec;
+        type = 'response_item';
+      }
+    }
+
+    const base = { timestamp, raw: rec, rawSource: SOURCE } as const;
+    if (type === 'session_meta' && payload) {
+      if (!sessionMeta) sessionMeta = readSessionMeta(payload, rec);
+      else
+        push({
+          ...base,
+          id: entryId(undefined, l.line),
+          parentId: parentId(),
+          kind: 'metadata',
+          type: 'session_meta',
+          data: payload,
+        });
+      continue;
+    }
+    if (type === 'response_item' && payload) {
+      const message = itemToMessage(payload);
+      if (!message) {
+        if (open) open = undefined;
+        push({
+          ...base,
+          id: entryId(str(payload.id), l.line),
+          parentId: parentId(),
+          kind: 'metadata',
+          type: `response_item:${str(payload.type) ?? 'unknown'}`,
+          data: payload,
+        });
+        continue;
+      }
+      if (message.role === 'assistant') {
+        if (model) message.model = model;
+        if (sessionMeta?.modelProvider) message.provider = sessionMeta.modelProvider;
+      }
+      // The items of one response (reasoning, text, calls) are one assistant message, one entry.
+      if (isModelOutput(payload) && open) {
+        joinResponse(open, message, rec);
+        continue;
+      }
+      const entry: MessageEntry = {
+        ...base,
+        id: entryId(str(payload.id), l.line),
+        parentId: parentId(),
+        kind: 'message',
+        message,
+      };
+      if (isModelOutput(payload)) entry.raw = [rec];
+      push(entry);
+      if (payload.type === 'function_call_output') {
+        const agent = spawnedAgentId(payload.output);
+        if (agent && typeof payload.call_id === 'string') spawned[agent] = payload.call_id;
+      }
+      if (isModelOutput(payload)) {
+        open = { entries: [entry] };
+        groups.push(open);
+      } else open = undefined;
+      continue;
+    }
+    if (type === 'turn_context' && payload) {
+      model = str(payload.model) ?? model;
+      const settings =
+        isObject(payload.collaboration_mode) && isObject(payload.collaboration_mode.settings)
+          ? payload.collaboration_mode.settings
+          : {};
+      const effort = str(payload.effort) ?? str(settings.reasoning_effort);
+      push({
+        ...base,
+        id: entryId(undefined, l.line),
+        parentId: parentId(),
+        kind: 'model_change',
+        ...(model ? { model } : {}),
+        ...(sessionMeta?.modelProvider ? { provider: sessionMeta.modelProvider } : {}),
+        ...(effort ? { thinkingLevel: effort } : {}),
+      });
+      continue;
+    }
+    if (type === 'compacted' && payload) {
+      open = undefined;
+      push({
+        ...base,
+        id: entryId(undefined, l.line),
+        parentId: parentId(),
+        kind: 'compaction',
+        summary: bareSummary(str(payload.message) ?? ''),
+      });
+      continue;
+    }
+    if (type === 'token_usage_record' && payload) {
+      const target = groups[groups.length - 1];
+      if (target && !target.usage) {
+        target.usage = tokenUsage(payload.usage);
+        target.responseId = str(payload.response_id);
+      }
+      open = undefined;
+    } else if (type === 'event_msg' && payload?.type === 'agent_reasoning' && payload.threadbase === 'thinking') {
+      // Thinking threadbase kept from another provider: part of the response, never sent to the model.
+      const message: Message = {
+        role: 'assistant',
+        parts: [{ type: 'thinking', thinking: str(payload.text) ?? '', meta: { codexNotSent: true } }],
+      };
+      if (open) joinResponse(open, message, rec);
+      else {
+        const entry: MessageEntry = {
+          ...base,
+          raw: [rec],
+          id: entryId(undefined, l.line),
+          parentId: parentId(),
+          kind: 'message',
+          message,
+        };
+        push(entry);
+        open = { entries: [entry] };
+        groups.push(open);
+      }
+      continue;
+    } else if (type === 'event_msg' && payload?.type === 'token_count') {
+      const target = groups[groups.length - 1];
+      const marker = isObject(payload.threadbase) ? payload.threadbase : undefined;
+      const tagged = target?.entries[0]?.message;
+      if (tagged && marker) {
+        if (!tagged.model && typeof marker.model === 'string') tagged.model = marker.model;
+        if (!tagged.provider && typeof marker.provider === 'string') tagged.provider = marker.provider;
+      }
+      const info = isObject(payload.info) ? payload.info : undefined;
+      // Before the `info` wrapper (mid 2025) the event was the response's TokenUsage itself.
+      const last = info ? info.last_token_usage : typeof payload.input_tokens === 'number' ? payload : undefined;
+      if (target && !target.usage && last) target.usage = tokenUsage(last);
+      open = undefined;
+    }
+    if (open && type === 'event_msg' && payload?.type !== 'token_count') {
+      // UI events codex writes between the items of one response stay with that response's record.
+      const holder = open.entries[0];
+      if (holder && Array.isArray(holder.raw)) holder.raw.push(rec);
+      continue;
+    }
+    if (!type || !(BOOKKEEPING.has(type) || type === 'state')) {
+      warnings.push({
+        file,
+        line: l.line,
+        message: `unknown codex record type ${JSON.stringify(type ?? null)}; kept as metadata`,
+      });
+    }
+    const subtype = payload && typeof payload.type === 'string' ? `:${payload.type}` : '';
+    push({
+      ...base,
+      id: entryId(undefined, l.line),
+      parentId: parentId(),
+      kind: 'metadata',
+      type: `${type ?? 'unknown'}${subtype}`,
+      data: payload ?? rec,
+    });
+  }
+
+  // One API response can be several items (reasoning, text, calls): they share a responseId, and
+  // its token count sits on the last of them, so it is counted once.
+  const id = sessionMeta?.id ?? idFromFileName(file) ?? basename(file, '.jsonl');
+  for (const g of groups) {
+    const first = g.entries[0];
+    const last = g.entries[g.entries.length - 1];
+    if (!first || !last) continue;
+    const responseId = g.responseId ?? `${id}:${first.id}`;
+    for (const e of g.entries) e.message.responseId = responseId;
+    if (g.usage) last.message.usage = g.usage;
+  }
+
+  const createdAt = sessionMeta?.createdAt ?? firstTimestamp ?? new Date(0).toISOString();
+  const usage = summarizeUsage(entries);
+  return {
+    id,
+    source: SOURCE,
+    project: sessionMeta?.cwd,
+    title: titleOf(entries),
+    createdAt,
+    updatedAt: lastTimestamp ?? createdAt,
+    messageCount: countMessages(entries),
+    parentId: sessionMeta?.parentId ?? null,
+    ...(sessionMeta?.directories.length ? { directories: sessionMeta.directories } : {}),
+    models: usage.models,
+    usage: usage.usage,
+    path: file,
+    // base_instructions stay in raw (they are long); baseInstructionsOf reads them for the context.
+    meta: { ...(sessionMeta?.meta ?? {}), ...(Object.keys(spawned).length ? { spawnedAgents: spawned } : {}) },
+    entries,
+    warnings,
+    raw: sessionMeta?.raw,
+  };
+}
+
+/** The instructions codex sends first, from a session's raw session_meta line (or the 2025-05 header). */
+export function baseInstructionsOf(raw: unknown): string | undefined {
+  if (!isObject(raw)) return undefined;
+  const payload = isObject(raw.payload) ? raw.payload : raw;
+  const bi = payload.base_instructions;
+  return (isObject(bi) ? str(bi.text) : str(bi)) ?? str(payload.instructions);
+}
+
+/** The first thing the user typed (not the environment context codex injects). */
+export function titleOf(entries: readonly Entry[]): string | undefined {
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.codexInjected) continue;
+    const text = messageText(e.message).trim();
+    if (text) return text.split('\n')[0]?.slice(0, 100);
+  }
+  return undefined;
+}

@@ -1,0 +1,342 @@
+/**
+ * Gemini CLI saved chats and checkpoints, read into Sessions. Shapes from google-gemini/gemini-cli:
+ * - packages/core/src/services/chatRecordingTypes.ts + chatRecordingService.ts (ConversationRecord,
+ *   MessageRecord, ToolCallRecord, TokensSummary): `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.json`
+ *   (one JSON document, older) or `.jsonl` (newer: a metadata line, then message records where a
+ *   repeated id replaces the earlier one, `{$set: {...}}` metadata updates — `messages` replaces the
+ *   whole list — and `{$rewindTo: id}` dropping that message and everything after it).
+ *   Sub-agent chats sit in `chats/<parent session id>/<id>.jsonl`.
+ * - packages/core/src/core/logger.ts (saveCheckpoint): `/chat save <tag>` writes
+ *   `~/.gemini/tmp/<project>/checkpoint-<tag>.json`, a Content[] or `{history: Content[], authType}`.
+ * A rewind does not lose what was rewound: those messages stay as an abandoned branch of the tree.
+ */
+import { promises as fs } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { countMessages, messageText } from '../../model/tree.js';
+import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
+import { readJsonl } from '../shared/jsonl.js';
+import { CallIdPairer, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
+
+export const SOURCE = 'gemini';
+export const PROVIDER = 'google';
+
+export interface ProjectDir {
+  /** The folder under ~/.gemini/tmp (a slug, or the sha256 of the path in older versions). */
+  dirName: string;
+  /** The project's path, where it can be known (.project_root, projects.json). */
+  project?: string;
+}
+
+function tokens(t: unknown): Usage | undefined {
+  if (!isObject(t)) return undefined;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const cached = n(t.cached);
+  return {
+    input: Math.max(0, n(t.input) - cached),
+    output: n(t.output),
+    cacheRead: cached,
+    cacheWrite: 0,
+    reasoning: n(t.thoughts),
+  };
+}
+
+/** One MessageRecord as one or two entries: the message, and for a gemini turn with tool results, a tool message. */
+/** User content Gemini CLI writes itself (isIgnoredUserContent in its resume): not typed by the user. */
+function injectedKind(text: string): string | undefined {
+  const t = text.trimStart();
+  if (t.startsWith('<session_context>')) return 'session_context';
+  if (t.startsWith('<hook_context>')) return 'hook_context';
+  return undefined;
+}
+
+/**
+ * One MessageRecord as one or two entries. `answered` holds the call ids whose results are already
+ * in the conversation: Gemini CLI records a tool's result both on the call (`toolCalls[].result`)
+ * and, newer, as a user message of functionResponse parts (and on resume once more as `<id>_response`);
+ * the model gets each result once here, the repeats stay as metadata entries.
+ */
+function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<string>): Entry[] {
+  const id = str(rec.id) as string;
+  const timestamp = str(rec.timestamp) ?? new Date(0).toISOString();
+  const type = str(rec.type);
+  const base = { id, parentId, timestamp, raw: rec, rawSource: SOURCE } as const;
+  const pairer = new CallIdPairer(`${id}:`);
+  if (type === 'user') {
+    const parts = geminiParts(rec.content, pairer);
+    const onlyResults =
+      parts.length > 0 && parts.every((p) => p.type === 'tool_result' || p.type === 'text' || p.type === 'image');
+    const results = parts.filter((p) => p.type === 'tool_result');
+    if (results.length > 0 && results.length === parts.length && results.every((r) => answered.has(r.callId))) {
+      return [{ ...base, kind: 'metadata', type: 'gemini:repeated_tool_response', data: { content: rec.content } }];
+    }
+    for (const r of results) answered.add(r.callId);
+    const role = results.length > 0 && onlyResults ? 'tool' : 'user';
+    const message: Message = { role, parts };
+    const meta: JsonObject = {};
+    if (rec.displayContent !== undefined) meta.displayContent = rec.displayContent;
+    const injected = injectedKind(parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+    if (injected) meta.geminiInjected = injected;
+    if (Object.keys(meta).length) message.meta = meta;
+    return [{ ...base, kind: 'message', message }];
+  }
+  if (type === 'gemini') {
+    const parts: Part[] = [];
+    if (Array.isArray(rec.thoughts)) {
+      for (const t of rec.thoughts.filter(isObject)) {
+        const subject = str(t.subject) ?? '';
+        const description = str(t.description) ?? '';
+        parts.push({
+          type: 'thinking',
+          // as Gemini CLI replays it on resume (convertSessionToClientHistory)
+          thinking: subject ? `**${subject}** ${description}` : description,
+          meta: { subject, timestamp: t.timestamp },
+        });
+      }
+    }
+    parts.push(...geminiParts(rec.content, pairer).filter((p) => !(p.type === 'text' && p.text === '' && !p.meta)));
+    const calls = Array.isArray(rec.toolCalls) ? rec.toolCalls.filter(isObject) : [];
+    const results: Part[] = [];
+    for (const c of calls) {
+      const name = str(c.name) ?? '';
+      const callId = str(c.id) ?? pairer.call(name);
+      const meta: JsonObject = {};
+      for (const k of ['status', 'displayName', 'description', 'agentId', 'renderOutputAsMarkdown'])
+        if (c[k] !== undefined) meta[k] = c[k];
+      parts.push({ type: 'tool_call', id: callId, name, input: isObject(c.args) ? c.args : {}, meta });
+      if (c.result !== undefined && c.result !== null && !answered.has(callId)) {
+        answered.add(callId);
+        const r = toolCallResult(callId, name, c.result, str(c.status));
+        if (c.resultDisplay !== undefined) r.meta = { ...(r.meta ?? {}), resultDisplay: c.resultDisplay };
+        results.push(r);
+      }
+    }
+    const message: Message = { role: 'assistant', parts, provider: PROVIDER };
+    if (typeof rec.model === 'string') message.model = rec.model;
+    const usage = tokens(rec.tokens);
+    if (usage) message.usage = usage;
+    if (isObject(rec.tokens) && typeof rec.tokens.tool === 'number') message.meta = { toolUsePromptTokens: rec.tokens.tool };
+    const out: Entry[] = [{ ...base, kind: 'message', message }];
+    if (results.length) {
+      const last = calls[calls.length - 1];
+      out.push({
+        id: `${id}:results`,
+        parentId: id,
+        timestamp: str(last?.timestamp) ?? timestamp,
+        kind: 'message',
+        message: { role: 'tool', parts: results },
+      });
+    }
+    return out;
+  }
+  // info / error / warning: shown to the user, never sent to the model.
+  return [{ ...base, kind: 'metadata', type: `gemini:${type ?? 'unknown'}`, data: { content: rec.content } }];
+}
+
+interface ChatState {
+  meta: JsonObject;
+  records: Map<string, JsonObject>;
+  /** message id → the message id before it when it was recorded (null at the root) */
+  parents: Map<string, string | null>;
+  /** the ids of the current conversation, in order */
+  chain: string[];
+}
+
+function applyRecord(state: ChatState, rec: unknown, place: { file: string; line?: number }, warnings: ParseWarning[]): void {
+  if (!isObject(rec)) {
+    warnings.push({ ...place, message: 'record is not a JSON object' });
+    return;
+  }
+  if (typeof rec.$rewindTo === 'string') {
+    const at = state.chain.indexOf(rec.$rewindTo);
+    state.chain = at >= 0 ? state.chain.slice(0, at) : [];
+    return;
+  }
+  if (isObject(rec.$set)) {
+    const { messages, ...rest } = rec.$set;
+    Object.assign(state.meta, rest);
+    if (Array.isArray(messages)) {
+      // The whole conversation replaced (history masking, compression): re-link in the new order.
+      const ids: string[] = [];
+      for (const m of messages) {
+        if (!isObject(m) || typeof m.id !== 'string') continue;
+        state.records.set(m.id, m);
+        state.parents.set(m.id, ids[ids.length - 1] ?? null);
+        ids.push(m.id);
+      }
+      state.chain = ids;
+    }
+    return;
+  }
+  if (typeof rec.id === 'string') {
+    if (!state.records.has(rec.id)) {
+      state.parents.set(rec.id, state.chain[state.chain.length - 1] ?? null);
+      state.chain.push(rec.id);
+    } else if (!state.chain.includes(rec.id)) {
+      state.parents.set(rec.id, state.chain[state.chain.length - 1] ?? null);
+      state.chain.push(rec.id);
+    }
+    // A repeated id is the same message updated (tool calls, tokens added): the last one wins.
+    state.records.set(rec.id, rec);
+    return;
+  }
+  if (typeof rec.sessionId === 'string') {
+    Object.assign(state.meta, rec);
+    return;
+  }
+  warnings.push({ ...place, message: 'unknown Gemini chat record (no id, sessionId, $set or $rewindTo)' });
+}
+
+export async function readChat(file: string, where: ProjectDir): Promise<Session> {
+  const warnings: ParseWarning[] = [];
+  const state: ChatState = { meta: {}, records: new Map(), parents: new Map(), chain: [] };
+  if (file.endsWith('.jsonl')) {
+    for await (const l of readJsonl(file)) {
+      if (l.error) warnings.push({ file, line: l.line, message: l.error });
+      else applyRecord(state, l.value, { file, line: l.line }, warnings);
+    }
+  } else {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch (err) {
+      warnings.push({ file, message: `malformed JSON: ${(err as Error).message}` });
+    }
+    if (isObject(doc)) {
+      const { messages, ...meta } = doc;
+      state.meta = meta;
+      if (Array.isArray(messages)) for (const m of messages) applyRecord(state, m, { file }, warnings);
+    }
+  }
+
+  const entries: Entry[] = [];
+  const lastEntryOf = new Map<string, string>();
+  const answered = new Set<string>();
+  const built: { parentMsg: string | null; es: Entry[] }[] = [];
+  for (const [id, rec] of state.records) {
+    const es = recordEntries(rec, null, answered);
+    lastEntryOf.set(id, es[es.length - 1]?.id ?? id);
+    built.push({ parentMsg: state.parents.get(id) ?? null, es });
+  }
+  // A message hangs from the last entry of the message before it (its tool results, when it has them).
+  for (const { parentMsg, es } of built) {
+    const first = es[0];
+    if (first) first.parentId = parentMsg === null ? null : (lastEntryOf.get(parentMsg) ?? parentMsg);
+    entries.push(...es);
+  }
+  const leafMsg = state.chain[state.chain.length - 1];
+  const leafId = leafMsg ? (lastEntryOf.get(leafMsg) ?? leafMsg) : null;
+
+  const meta = state.meta;
+  const id = str(meta.sessionId) ?? basename(file).replace(/\.jsonl?$/, '');
+  const createdAt = str(meta.startTime) ?? entries[0]?.timestamp ?? new Date(0).toISOString();
+  const updatedAt = str(meta.lastUpdated) ?? entries[entries.length - 1]?.timestamp ?? createdAt;
+  const chainEntries = new Set(state.chain.flatMap((m) => [m, `${m}:results`]));
+  const usage = summarizeUsage(entries);
+  const parentDir = basename(dirname(file));
+  const isSubagent = meta.kind === 'subagent' || parentDir !== 'chats';
+  return {
+    id,
+    source: SOURCE,
+    project: where.project,
+    title: str(meta.summary) ?? titleOf(entries.filter((e) => chainEntries.has(e.id))),
+    createdAt,
+    updatedAt,
+    messageCount: countMessages(entries.filter((e) => chainEntries.has(e.id))),
+    parentId: isSubagent && parentDir !== 'chats' ? parentDir : null,
+    models: usage.models,
+    usage: usage.usage,
+    path: file,
+    meta: {
+      projectDir: where.dirName,
+      ...(meta.projectHash ? { projectHash: meta.projectHash } : {}),
+      ...(meta.kind ? { kind: meta.kind } : {}),
+      ...(Array.isArray(meta.directories) ? { directories: meta.directories } : {}),
+    },
+    ...(Array.isArray(meta.directories)
+      ? { directories: meta.directories.filter((d): d is string => typeof d === 'string') }
+      : {}),
+    entries,
+    leafId,
+    warnings,
+    raw: meta,
+  };
+}
+
+export function titleOf(entries: readonly Entry[]): string | undefined {
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.geminiInjected) continue;
+    const text = messageText(e.message).trim();
+    if (text) return text.split('\n')[0]?.slice(0, 100);
+  }
+  return undefined;
+}
+
+/** `checkpoint-<tag>.json` (tag URI-encoded in newer versions) → the tag. */
+export function checkpointTag(file: string): string {
+  const raw = basename(file)
+    .replace(/^checkpoint-/, '')
+    .replace(/\.json$/, '');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export function checkpointId(where: ProjectDir, file: string): string {
+  return `checkpoint:${where.dirName}:${checkpointTag(file)}`;
+}
+
+/** A `/chat save` checkpoint: the Gemini API history (Content[]) as it stood. */
+export async function readCheckpoint(file: string, where: ProjectDir): Promise<Session> {
+  const warnings: ParseWarning[] = [];
+  const st = await fs.stat(file);
+  const timestamp = st.mtime.toISOString();
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (err) {
+    warnings.push({ file, message: `malformed JSON: ${(err as Error).message}` });
+  }
+  const history = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.history) ? doc.history : [];
+  if (doc !== undefined && !Array.isArray(doc) && !(isObject(doc) && Array.isArray(doc.history))) {
+    warnings.push({ file, message: 'unknown checkpoint shape (neither Content[] nor {history})' });
+  }
+  const pairer = new CallIdPairer('call:');
+  const entries: Entry[] = [];
+  history.forEach((c, i) => {
+    if (!isObject(c)) {
+      warnings.push({ file, id: `c${i}`, message: `history item ${i} is not an object` });
+      return;
+    }
+    const parts = geminiParts(c.parts, pairer);
+    const role = str(c.role) === 'model' ? 'assistant' : parts.some((p) => p.type === 'tool_result') ? 'tool' : 'user';
+    const message: Message = { role, parts, ...(role === 'assistant' ? { provider: PROVIDER } : {}) };
+    entries.push({
+      id: `c${i}`,
+      parentId: entries[entries.length - 1]?.id ?? null,
+      timestamp,
+      kind: 'message',
+      message,
+      raw: c,
+      rawSource: SOURCE,
+    });
+  });
+  const tag = checkpointTag(file);
+  return {
+    id: checkpointId(where, file),
+    source: SOURCE,
+    project: where.project,
+    title: `checkpoint ${tag}: ${titleOf(entries) ?? ''}`.trim(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    messageCount: countMessages(entries),
+    parentId: null,
+    path: file,
+    meta: { projectDir: where.dirName, checkpoint: tag, ...(isObject(doc) && doc.authType ? { authType: doc.authType } : {}) },
+    entries,
+    warnings,
+    raw: isObject(doc) ? { ...doc, history: undefined } : undefined,
+  };
+}

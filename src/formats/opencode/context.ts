@@ -1,0 +1,26 @@
+/**
+ * The context OpenCode sends when it resumes a session (SessionPrompt → MessageV2.filterCompacted →
+ * toModelMessages): the path's messages, a finished compaction as its request ("What did we do so
+ * far?") answered by the summary, then the kept tail and what followed; failed assistant messages
+ * and messages left with no parts are not sent.
+ */
+import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
+import type { Message, Session } from '../../model/types.js';
+import { COMPACTION_PROMPT } from './parse.js';
+
+export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, opts: ContextOptions = {}): Context {
+  const base = buildContext(session, { ...opts, compactionText: (c) => c.summary, mergeSplitResponses: false });
+  const messages: Message[] = [];
+  for (const m of base.messages) {
+    if (m.meta?.compactionSummary === true) {
+      const summary = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+      messages.push({ role: 'user', parts: [{ type: 'text', text: COMPACTION_PROMPT }], meta: { compactionRequest: true } });
+      messages.push({ role: 'assistant', parts: [{ type: 'text', text: summary }], meta: { summary: true } });
+      continue;
+    }
+    if (m.meta?.excludedFromContext === true) continue;
+    if (m.parts.length === 0) continue;
+    messages.push(m);
+  }
+  return { ...base, messages };
+}

@@ -1,0 +1,397 @@
+/**
+ * The threadbase model → OpenCode session data (`{info, messages: [{info, parts}]}`) with fresh
+ * ids in OpenCode's scheme. Entries read from OpenCode (rawSource 'opencode') are written back from
+ * their original messages (ids remapped, as OpenCode's own fork does); entries from other formats
+ * are encoded from the model fields: a user message per user entry, an assistant message per
+ * assistant entry (one step: step-start, reasoning/text/tool parts, step-finish) whose tool parts
+ * take their results from the tool entries that follow, and a compaction as OpenCode's pair of a
+ * compaction request and a `summary` assistant message.
+ */
+import { pathToLeaf } from '../../model/tree.js';
+import type { Entry, Message, Session, ToolResultPart, Usage } from '../../model/types.js';
+import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
+import {
+  isoOf,
+  type Json,
+  newId,
+  newSlug,
+  num,
+  type OcMessage,
+  type OcSessionData,
+  obj,
+  str,
+  WRITTEN_VERSION,
+} from './records.js';
+
+export interface EncodeOptions {
+  sessionId: string;
+  projectID: string;
+  worktree: string;
+  directory: string;
+  title?: string;
+  parentID?: string;
+  /** encode the path to this entry (default: the current leaf) */
+  leafId?: string;
+}
+
+export interface EncodeResult {
+  data: OcSessionData;
+  /** what could not be carried over */
+  warnings: string[];
+}
+
+const ms = (iso: string | undefined): number => {
+  const t = iso ? Date.parse(iso) : Number.NaN;
+  return Number.isFinite(t) ? t : Date.now();
+};
+
+function tokensOf(u: Usage | undefined): Json {
+  const x = u ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  return {
+    total: x.input + x.output + x.cacheRead + x.cacheWrite,
+    input: x.input,
+    output: x.output,
+    reasoning: x.reasoning,
+    cache: { read: x.cacheRead, write: x.cacheWrite },
+  };
+}
+
+function dataUrl(mediaType: string, data: string): string {
+  return `data:${mediaType};base64,${data}`;
+}
+
+function relativePath(worktree: string, directory: string): string {
+  if (worktree === '/') return directory.replace(/^\/+/, '');
+  if (directory === worktree) return '';
+  return directory.startsWith(`${worktree}/`) ? directory.slice(worktree.length + 1) : directory;
+}
+
+export function encodeSession(session: Session, opts: EncodeOptions): EncodeResult {
+  const warnings: string[] = [];
+  const path = pathToLeaf(session, opts.leafId);
+  const sessionID = opts.sessionId;
+  const out: OcMessage[] = [];
+  /** old OpenCode message id or model entry id → new message id */
+  const messageIdFor = new Map<string, string>();
+  /** OpenCode messages copied whole: old id → the copy (parts filtered at the end) */
+  const copied = new Map<string, { message: OcMessage; keep: Set<string>; original: OcMessage }>();
+  /** tool parts waiting for their result, by call id */
+  const pendingTools = new Map<string, Json>();
+  let lastUserId: string | undefined;
+  let defaultModel: { providerID: string; modelID: string } | undefined;
+  for (const e of path) {
+    if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model) {
+      defaultModel = { providerID: e.message.provider ?? 'anthropic', modelID: e.message.model };
+    }
+  }
+  const userModel = (m?: Message) =>
+    m?.model
+      ? { providerID: m.provider ?? defaultModel?.providerID ?? 'anthropic', modelID: m.model }
+      : (defaultModel ?? { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' });
+
+  const newPart = (messageID: string, part: Json): Json => ({ ...part, id: newId('prt'), sessionID, messageID });
+
+  const copyMessage = (m: OcMessage): OcMessage => {
+    const oldId = str(m.info.id) ?? '';
+    const id = newId('msg');
+    messageIdFor.set(oldId, id);
+    const info: Json = { ...m.info, id, sessionID };
+    if (info.role === 'assistant') {
+      const parent = messageIdFor.get(str(m.info.parentID) ?? '') ?? lastUserId;
+      if (parent) info.parentID = parent;
+    } else if (info.role === 'user') lastUserId = id;
+    const parts = m.parts.map((p) =>
+      newPart(id, { ...p, ...(p.type === 'compaction' && str(p.tail_start_id) ? { tail_start_id: p.tail_start_id } : {}) }),
+    );
+    const copy = { info, parts };
+    out.push(copy);
+    return copy;
+  };
+
+  const ensureUser = (at: number) => {
+    if (lastUserId) return;
+    // OpenCode needs a user message before an assistant one; an empty text is not sent to the model.
+    const id = newId('msg');
+    lastUserId = id;
+    out.push({
+      info: { id, sessionID, role: 'user', time: { created: at }, agent: 'build', model: userModel() },
+      parts: [newPart(id, { type: 'text', text: '', synthetic: true })],
+    });
+  };
+
+  const attachResult = (r: ToolResultPart, at: number) => {
+    const tool = pendingTools.get(r.callId);
+    if (!tool) {
+      warnings.push(`tool result ${r.callId} has no tool call before it; left out`);
+      return;
+    }
+    pendingTools.delete(r.callId);
+    const state = obj(tool.state) ?? {};
+    const input = obj(state.input) ?? {};
+    const texts: string[] = [];
+    const attachments: Json[] = [];
+    if (typeof r.content === 'string') texts.push(r.content);
+    else {
+      for (const c of r.content) {
+        if (c.type === 'text') texts.push(c.text);
+        else if (c.data !== undefined) {
+          attachments.push({
+            id: newId('prt'),
+            sessionID,
+            messageID: tool.messageID,
+            type: 'file',
+            mime: c.mediaType,
+            url: dataUrl(c.mediaType, c.data),
+            ...(c.type === 'file' && c.name ? { filename: c.name } : {}),
+          });
+        } else if (c.type === 'file' && c.text !== undefined) texts.push(c.text);
+        else if (c.url)
+          attachments.push({
+            id: newId('prt'),
+            sessionID,
+            messageID: tool.messageID,
+            type: 'file',
+            mime: c.mediaType,
+            url: c.url,
+          });
+      }
+    }
+    const text = texts.join('\n');
+    tool.state = r.isError
+      ? { status: 'error', input, error: text, time: { start: at, end: at } }
+      : {
+          status: 'completed',
+          input,
+          output: text,
+          title: '',
+          metadata: {},
+          time: { start: at, end: at },
+          ...(attachments.length ? { attachments } : {}),
+        };
+  };
+
+  const encodeUser = (e: Entry, m: Message) => {
+    const id = newId('msg');
+    const at = ms(e.timestamp);
+    const parts: Json[] = [];
+    for (const p of m.parts) {
+      if (p.type === 'text') parts.push(newPart(id, { type: 'text', text: p.text }));
+      else if (p.type === 'thinking') parts.push(newPart(id, { type: 'text', text: p.thinking }));
+      else if (p.type === 'image' || p.type === 'file') {
+        if (p.data !== undefined)
+          parts.push(
+            newPart(id, {
+              type: 'file',
+              mime: p.mediaType,
+              url: dataUrl(p.mediaType, p.data),
+              filename: (p.type === 'file' ? p.name : undefined) ?? 'attachment',
+            }),
+          );
+        else if (p.type === 'file' && p.text !== undefined)
+          parts.push(newPart(id, { type: 'text', text: p.text, synthetic: true }));
+        else if (p.url)
+          parts.push(
+            newPart(id, {
+              type: 'file',
+              mime: p.mediaType,
+              url: p.url,
+              filename: (p.type === 'file' ? p.name : undefined) ?? 'attachment',
+            }),
+          );
+      } else if (p.type === 'tool_result') attachResult(p, at);
+      else warnings.push(`${e.id}: a ${p.type} part in a user message has no OpenCode equivalent; left out`);
+    }
+    if (parts.length === 0) {
+      // only tool results: they went into the tool parts of the message before
+      const last = out.at(-1);
+      if (last) messageIdFor.set(e.id, str(last.info.id) ?? '');
+      return;
+    }
+    messageIdFor.set(e.id, id);
+    lastUserId = id;
+    out.push({ info: { id, sessionID, role: 'user', time: { created: at }, agent: 'build', model: userModel(m) }, parts });
+  };
+
+  const encodeAssistant = (e: Entry, m: Message) => {
+    const at = ms(e.timestamp);
+    ensureUser(at);
+    const id = newId('msg');
+    messageIdFor.set(e.id, id);
+    const parts: Json[] = [newPart(id, { type: 'step-start' })];
+    let hasTools = false;
+    for (const p of m.parts) {
+      if (p.type === 'text') parts.push(newPart(id, { type: 'text', text: p.text, time: { start: at, end: at } }));
+      else if (p.type === 'thinking') {
+        parts.push(
+          newPart(id, {
+            type: 'reasoning',
+            text: p.thinking,
+            ...(p.signature !== undefined ? { metadata: { anthropic: { signature: p.signature } } } : {}),
+            time: { start: at, end: at },
+          }),
+        );
+      } else if (p.type === 'redacted_thinking')
+        parts.push(
+          newPart(id, {
+            type: 'reasoning',
+            text: '',
+            metadata: { anthropic: { redactedData: p.data } },
+            time: { start: at, end: at },
+          }),
+        );
+      else if (p.type === 'tool_call') {
+        hasTools = true;
+        const tool = newPart(id, {
+          type: 'tool',
+          callID: p.id,
+          tool: p.name,
+          state: { status: 'error', input: p.input, error: INTERRUPTED_TOOL, time: { start: at, end: at } },
+        });
+        pendingTools.set(p.id, tool);
+        parts.push(tool);
+      } else if (p.type === 'tool_result') attachResult(p, at);
+      else warnings.push(`${e.id}: a ${p.type} part in an assistant message has no OpenCode equivalent; left out`);
+    }
+    const tokens = tokensOf(m.usage);
+    parts.push(newPart(id, { type: 'step-finish', reason: hasTools ? 'tool-calls' : 'stop', tokens, cost: m.cost ?? 0 }));
+    const model = userModel(m);
+    out.push({
+      info: {
+        id,
+        sessionID,
+        role: 'assistant',
+        parentID: lastUserId,
+        mode: 'build',
+        agent: 'build',
+        path: { cwd: opts.directory, root: opts.worktree },
+        cost: m.cost ?? 0,
+        tokens,
+        modelID: model.modelID,
+        providerID: model.providerID,
+        time: { created: at, completed: at },
+        finish: hasTools ? 'tool-calls' : 'stop',
+        ...(m.error ? { error: { name: 'UnknownError', data: { message: m.error } } } : {}),
+      },
+      parts,
+    });
+  };
+
+  const encodeCompaction = (e: Entry & { kind: 'compaction' }) => {
+    const at = ms(e.timestamp);
+    const userId = newId('msg');
+    messageIdFor.set(e.id, userId);
+    const tail = e.firstKeptEntryId ? messageIdFor.get(e.firstKeptEntryId) : undefined;
+    out.push({
+      info: { id: userId, sessionID, role: 'user', time: { created: at }, agent: 'build', model: userModel() },
+      parts: [newPart(userId, { type: 'compaction', auto: false, ...(tail ? { tail_start_id: tail } : {}) })],
+    });
+    lastUserId = userId;
+    const id = newId('msg');
+    const model = userModel();
+    out.push({
+      info: {
+        id,
+        sessionID,
+        role: 'assistant',
+        parentID: userId,
+        mode: 'compaction',
+        agent: 'compaction',
+        summary: true,
+        path: { cwd: opts.directory, root: opts.worktree },
+        cost: 0,
+        tokens: tokensOf(undefined),
+        modelID: model.modelID,
+        providerID: model.providerID,
+        time: { created: at, completed: at },
+        finish: 'stop',
+      },
+      parts: [
+        newPart(id, { type: 'step-start' }),
+        newPart(id, { type: 'text', text: e.summary, time: { start: at, end: at } }),
+        newPart(id, { type: 'step-finish', reason: 'stop', tokens: tokensOf(undefined), cost: 0 }),
+      ],
+    });
+  };
+
+  for (const e of path) {
+    if (e.rawSource === 'opencode' && isOcEntryRaw(e.raw)) {
+      const raw = e.raw;
+      if (raw.message) {
+        const copy = copyMessage(raw.message);
+        copied.set(raw.messageID, { message: copy, keep: new Set(raw.partIDs), original: raw.message });
+        if (raw.summaryMessage) {
+          const s = copyMessage(raw.summaryMessage);
+          copied.set(str(raw.summaryMessage.info.id) ?? '', {
+            message: s,
+            keep: new Set(raw.summaryMessage.parts.map((p) => str(p.id) ?? '')),
+            original: raw.summaryMessage,
+          });
+        }
+      } else {
+        const c = copied.get(raw.messageID);
+        if (c) for (const p of raw.partIDs) c.keep.add(p);
+      }
+      messageIdFor.set(e.id, messageIdFor.get(raw.messageID) ?? '');
+      continue;
+    }
+    if (e.kind === 'message') {
+      const m = e.message;
+      if (m.role === 'user') encodeUser(e, m);
+      else if (m.role === 'assistant') encodeAssistant(e, m);
+      // results go into the tool parts; text or images that came alongside become a user message
+      else if (m.role === 'tool') encodeUser(e, m);
+      else warnings.push(`${e.id}: ${m.role} messages have no OpenCode equivalent; left out`);
+    } else if (e.kind === 'compaction') encodeCompaction(e);
+    else if (e.kind === 'branch_summary') encodeUser(e, { role: 'user', parts: [{ type: 'text', text: e.summary }] });
+    // model changes, labels and other metadata have no OpenCode record
+  }
+
+  // A copied message cut short by the path keeps only its parts up to the last one on the path.
+  for (const { message, keep, original } of copied.values()) {
+    let last = -1;
+    original.parts.forEach((p, i) => {
+      if (keep.has(str(p.id) ?? '')) last = i;
+    });
+    if (last >= 0 && last < original.parts.length - 1) message.parts = message.parts.slice(0, last + 1);
+  }
+  // Compaction tails point at copied messages by their old ids.
+  for (const m of out) {
+    for (const p of m.parts) {
+      if (p.type === 'compaction' && typeof p.tail_start_id === 'string') {
+        const mapped = messageIdFor.get(p.tail_start_id);
+        if (mapped && mapped !== p.tail_start_id) p.tail_start_id = mapped;
+        else if (!mapped && !out.some((x) => x.info.id === p.tail_start_id)) delete p.tail_start_id;
+      }
+    }
+  }
+
+  const created = out.length ? (num(obj(out[0]?.info.time)?.created) ?? ms(session.createdAt)) : ms(session.createdAt);
+  // A session just written is the most recently updated, so OpenCode lists it first.
+  const updated = Math.max(Date.now(), created);
+  const totals = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
+  let cost = 0;
+  for (const m of out) {
+    if (m.info.role !== 'assistant') continue;
+    const t = obj(m.info.tokens);
+    totals.input += num(t?.input) ?? 0;
+    totals.output += num(t?.output) ?? 0;
+    totals.reasoning += num(t?.reasoning) ?? 0;
+    totals.cache.read += num(obj(t?.cache)?.read) ?? 0;
+    totals.cache.write += num(obj(t?.cache)?.write) ?? 0;
+    cost += num(m.info.cost) ?? 0;
+  }
+  const info: Json = {
+    id: sessionID,
+    slug: newSlug(),
+    projectID: opts.projectID,
+    directory: opts.directory,
+    path: relativePath(opts.worktree, opts.directory),
+    ...(opts.parentID ? { parentID: opts.parentID } : {}),
+    title: opts.title ?? session.title ?? `New session - ${isoOf(created)}`,
+    version: WRITTEN_VERSION,
+    cost,
+    tokens: totals,
+    time: { created, updated },
+  };
+  return { data: { info, messages: out, project: { id: opts.projectID, worktree: opts.worktree } }, warnings };
+}

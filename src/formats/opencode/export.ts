@@ -1,0 +1,59 @@
+/**
+ * OpenCode's export JSON (`opencode export <id>` prints it, `opencode import <file>` reads it):
+ * `{info: Session.Info, messages: [{info: MessageV2.Info, parts: MessageV2.Part[]}]}`.
+ */
+import type { ParseWarning, Session } from '../../model/types.js';
+import { type EncodeOptions, encodeSession } from './encode.js';
+import { sessionFromOpencode } from './parse.js';
+import { isJson, type Json, newId, type OcMessage, type OcSessionData } from './records.js';
+
+/** Export JSON (parsed) → session data, skipping malformed messages and parts with a warning. */
+export function exportToData(value: unknown, file: string, warnings: ParseWarning[]): OcSessionData {
+  if (!isJson(value) || !isJson(value.info) || !Array.isArray(value.messages)) {
+    throw new Error(`${file}: not an OpenCode export (expected {info, messages})`);
+  }
+  const messages: OcMessage[] = [];
+  value.messages.forEach((m, i) => {
+    if (!isJson(m) || !isJson(m.info)) {
+      warnings.push({ file, line: undefined, message: `messages[${i}] is not {info, parts}; skipped` });
+      return;
+    }
+    const parts = Array.isArray(m.parts) ? m.parts : [];
+    const good: Json[] = [];
+    parts.forEach((p, j) => {
+      if (isJson(p)) good.push(p);
+      else
+        warnings.push({
+          file,
+          id: typeof m.info === 'object' ? String((m.info as Json).id) : undefined,
+          message: `messages[${i}].parts[${j}] is not an object; skipped`,
+        });
+    });
+    messages.push({ info: m.info, parts: good });
+  });
+  return { info: value.info, messages };
+}
+
+export function sessionFromExport(value: unknown, file: string): Session {
+  const warnings: ParseWarning[] = [];
+  return sessionFromOpencode(exportToData(value, file, warnings), { file, warnings });
+}
+
+/** Session data as export JSON (the project is not part of it). */
+export function dataToExport(data: OcSessionData): { info: Json; messages: OcMessage[] } {
+  return { info: data.info, messages: data.messages };
+}
+
+/** A session of any source as OpenCode export JSON, with fresh ids, ready for `opencode import`. */
+export function sessionToExport(session: Session, opts: Partial<EncodeOptions> = {}): { info: Json; messages: OcMessage[] } {
+  const directory = opts.directory ?? session.project ?? '/';
+  const { data } = encodeSession(session, {
+    sessionId: opts.sessionId ?? newId('ses'),
+    projectID: opts.projectID ?? 'global',
+    worktree: opts.worktree ?? '/',
+    directory,
+    ...(opts.title ? { title: opts.title } : {}),
+    ...(opts.leafId ? { leafId: opts.leafId } : {}),
+  });
+  return dataToExport(data);
+}

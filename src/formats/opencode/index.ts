@@ -1,0 +1,18 @@
+/** OpenCode (sst/opencode): sessions in opencode.db (SQLite) and in the JSON storage before it; read, write, fork. */
+import { registerFormat } from '../registry.js';
+import { OpenCodeDriver } from './driver.js';
+
+export { opencodeContext } from './context.js';
+export { forkTitle, gitProjectOf, OpenCodeDriver } from './driver.js';
+export { type EncodeOptions, encodeSession } from './encode.js';
+export { dataToExport, exportToData, sessionFromExport, sessionToExport } from './export.js';
+export { COMPACTION_PROMPT, sessionFromOpencode } from './parse.js';
+export { newId, type OcMessage, type OcSessionData, opencodeDataDir, opencodeDbPath, opencodeStorageDir } from './records.js';
+export { listSessionRows, readSessionData, writeSessionData } from './sqlite.js';
+export { listLegacySessions, readLegacySession, writeLegacySession } from './storage.js';
+
+export function register(): void {
+  registerFormat('opencode', (env) => new OpenCodeDriver(env));
+}
+
+register();

@@ -1,0 +1,492 @@
+/**
+ * OpenCode session data (`{info, messages: [{info, parts}]}`) → the threadbase model.
+ *
+ * Each OpenCode message becomes entries in a linear chain: a user message one entry; an
+ * assistant message one assistant entry per step (a step opens at a `step-start` part) followed by
+ * a 'tool' entry holding the results of that step's tool parts. The parts are mapped as OpenCode
+ * itself sends them to the model on resume (MessageV2.toModelMessages): ignored text and
+ * text/plain or directory files left out, a compaction part as "What did we do so far?", a
+ * subtask part as "The following tool was executed by the user", unfinished tools as
+ * "[Tool execution was interrupted]", compacted tool output as "[Old tool result content
+ * cleared]". A finished compaction (a user message with a compaction part answered by an
+ * assistant `summary` message) becomes one compaction entry. The whole OpenCode message is kept in
+ * the `raw` of its first entry.
+ */
+import {
+  addUsage,
+  type Entry,
+  emptyUsage,
+  type Message,
+  type MessageEntry,
+  type ParseWarning,
+  type Part,
+  type Session,
+  type ToolResultContent,
+  type ToolResultPart,
+  type Usage,
+} from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
+import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str } from './records.js';
+
+export const COMPACTION_PROMPT = 'What did we do so far?';
+export const SUBTASK_PROMPT = 'The following tool was executed by the user';
+export const INTERRUPTED_TOOL = '[Tool execution was interrupted]';
+export const CLEARED_TOOL_OUTPUT = '[Old tool result content cleared]';
+
+const KNOWN_PARTS = new Set([
+  'text',
+  'reasoning',
+  'tool',
+  'file',
+  'step-start',
+  'step-finish',
+  'snapshot',
+  'patch',
+  'agent',
+  'subtask',
+  'retry',
+  'compaction',
+]);
+
+/** What the `raw` of an OpenCode entry holds: the whole message on its first entry, else a pointer. */
+export interface OcEntryRaw {
+  messageID: string;
+  /** ids of the parts this entry was made from */
+  partIDs: string[];
+  /** the whole message, on the first entry made from it */
+  message?: OcMessage;
+  /** a finished compaction's summary message (on compaction entries) */
+  summaryMessage?: OcMessage;
+}
+
+export function isOcEntryRaw(v: unknown): v is OcEntryRaw {
+  return isJson(v) && typeof v.messageID === 'string' && Array.isArray(v.partIDs);
+}
+
+function usageOf(tokens: unknown): Usage | undefined {
+  const t = obj(tokens);
+  if (!t) return undefined;
+  const cache = obj(t.cache);
+  return {
+    input: num(t.input) ?? 0,
+    output: num(t.output) ?? 0,
+    cacheRead: num(cache?.read) ?? 0,
+    cacheWrite: num(cache?.write) ?? 0,
+    reasoning: num(t.reasoning) ?? 0,
+  };
+}
+
+/** `data:<mime>;base64,<data>` split into its parts. */
+export function parseDataUrl(url: string): { mediaType?: string; data: string } | undefined {
+  const m = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(url);
+  if (!m) return undefined;
+  const data = m[2] ? (m[3] ?? '') : Buffer.from(decodeURIComponent(m[3] ?? ''), 'utf8').toString('base64');
+  return { mediaType: m[1] || undefined, data };
+}
+
+function fileToPart(mime: string, url: string, filename: string | undefined): Part {
+  const inline = parseDataUrl(url);
+  const meta = filename ? { filename } : undefined;
+  if (mime.startsWith('image/')) {
+    return inline
+      ? { type: 'image', mediaType: mime, data: inline.data, ...(meta ? { meta } : {}) }
+      : { type: 'image', mediaType: mime, url, ...(meta ? { meta } : {}) };
+  }
+  return inline
+    ? { type: 'file', mediaType: mime, data: inline.data, ...(filename ? { name: filename } : {}) }
+    : { type: 'file', mediaType: mime, url, ...(filename ? { name: filename } : {}) };
+}
+
+function errorText(err: unknown): string | undefined {
+  const e = obj(err);
+  if (!e) return typeof err === 'string' ? err : undefined;
+  const data = obj(e.data);
+  const message = str(data?.message) ?? str(e.message);
+  const name = str(e.name);
+  return [name, message].filter(Boolean).join(': ') || JSON.stringify(err);
+}
+
+/** Whether OpenCode leaves an assistant message out of the context (failed, unless aborted with content). */
+export function assistantSkippedInContext(m: OcMessage): boolean {
+  const err = obj(m.info.error);
+  if (!err) return false;
+  const aborted = err.name === 'MessageAbortedError';
+  return !(aborted && m.parts.some((p) => p.type !== 'step-start' && p.type !== 'reasoning'));
+}
+
+function userParts(parts: readonly Json[]): Part[] {
+  const out: Part[] = [];
+  for (const p of parts) {
+    if (p.type === 'text' && p.ignored !== true && typeof p.text === 'string' && p.text !== '') {
+      out.push({ type: 'text', text: p.text, ...(p.synthetic === true ? { meta: { synthetic: true } } : {}) });
+    } else if (p.type === 'file') {
+      const mime = str(p.mime) ?? 'application/octet-stream';
+      // OpenCode already turned text files and directories into synthetic text parts.
+      if (mime !== 'text/plain' && mime !== 'application/x-directory')
+        out.push(fileToPart(mime, str(p.url) ?? '', str(p.filename)));
+    } else if (p.type === 'compaction') out.push({ type: 'text', text: COMPACTION_PROMPT, meta: { compactionRequest: true } });
+    else if (p.type === 'subtask') out.push({ type: 'text', text: SUBTASK_PROMPT, meta: { subtask: p } });
+  }
+  return out;
+}
+
+function toolResultOf(p: Json, callId: string, name: string): ToolResultPart {
+  const state = obj(p.state) ?? {};
+  const status = str(state.status);
+  const meta: Json = {
+    status,
+    ...(obj(state.time) ? { time: state.time } : {}),
+    ...(state.title !== undefined ? { title: state.title } : {}),
+  };
+  if (obj(state.metadata)) meta.metadata = state.metadata;
+  if (status === 'completed') {
+    const compacted = num(obj(state.time)?.compacted) !== undefined;
+    const text = compacted ? CLEARED_TOOL_OUTPUT : (str(state.output) ?? '');
+    const attachments = compacted || !Array.isArray(state.attachments) ? [] : state.attachments.filter(isJson);
+    if (attachments.length === 0) return { type: 'tool_result', callId, name, content: text, meta };
+    const content: ToolResultContent[] = text ? [{ type: 'text', text }] : [];
+    for (const a of attachments) {
+      const part = fileToPart(str(a.mime) ?? 'application/octet-stream', str(a.url) ?? '', str(a.filename));
+      if (part.type === 'image' || part.type === 'file') content.push(part);
+    }
+    return { type: 'tool_result', callId, name, content, meta };
+  }
+  if (status === 'error') {
+    const md = obj(state.metadata);
+    if (md?.interrupted === true && typeof md.output === 'string')
+      return { type: 'tool_result', callId, name, content: md.output, meta };
+    return { type: 'tool_result', callId, name, content: str(state.error) ?? '', isError: true, meta };
+  }
+  return { type: 'tool_result', callId, name, content: INTERRUPTED_TOOL, isError: true, meta };
+}
+
+interface Step {
+  id: string;
+  parts: Json[];
+}
+
+/** Assistant parts split into steps at each step-start (parts before the first one form a step too). */
+function stepsOf(m: OcMessage, messageId: string): Step[] {
+  const steps: Step[] = [];
+  let cur: Step | undefined;
+  for (const p of m.parts) {
+    if (p.type === 'step-start' || !cur) {
+      cur = { id: steps.length === 0 ? messageId : (str(p.id) ?? `${messageId}#${steps.length}`), parts: [] };
+      steps.push(cur);
+    }
+    cur.parts.push(p);
+  }
+  return steps;
+}
+
+function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Message; tool?: Message } {
+  const parts: Part[] = [];
+  const results: ToolResultPart[] = [];
+  let usage: Usage | undefined;
+  let cost: number | undefined;
+  let stopReason: string | undefined;
+  const hasSignedReasoning = step.parts.some((p) => p.type === 'reasoning' && obj(obj(p.metadata)?.anthropic)?.signature != null);
+  for (const p of step.parts) {
+    if (p.type === 'text') {
+      const text = str(p.text) ?? '';
+      // OpenCode sends an empty text beside signed reasoning as a single space.
+      parts.push({
+        type: 'text',
+        text: text === '' && hasSignedReasoning ? ' ' : text,
+        ...(obj(p.metadata) ? { meta: { providerMetadata: p.metadata } } : {}),
+      });
+    } else if (p.type === 'reasoning') {
+      const anthropic = obj(obj(p.metadata)?.anthropic);
+      const redacted = str(anthropic?.redactedData);
+      if (redacted !== undefined) parts.push({ type: 'redacted_thinking', data: redacted });
+      else
+        parts.push({
+          type: 'thinking',
+          thinking: str(p.text) ?? '',
+          ...(str(anthropic?.signature) !== undefined ? { signature: str(anthropic?.signature) } : {}),
+        });
+    } else if (p.type === 'tool') {
+      const state = obj(p.state) ?? {};
+      const callId = str(p.callID) ?? str(p.id) ?? '';
+      const name = str(p.tool) ?? 'unknown';
+      parts.push({ type: 'tool_call', id: callId, name, input: obj(state.input) ?? {} });
+      results.push(toolResultOf(p, callId, name));
+    } else if (p.type === 'step-finish') {
+      usage = usageOf(p.tokens);
+      cost = num(p.cost);
+      stopReason = str(p.reason);
+    }
+  }
+  const assistant: Message = {
+    role: 'assistant',
+    parts,
+    model: str(info.modelID),
+    provider: str(info.providerID),
+    api: 'opencode',
+    ...(usage ? { usage } : {}),
+    ...(cost !== undefined ? { cost } : {}),
+    ...(stopReason ? { stopReason } : {}),
+  };
+  const err = errorText(info.error);
+  if (err) assistant.error = err;
+  if (assistantSkippedInContext(m)) assistant.meta = { excludedFromContext: true };
+  return { assistant, ...(results.length ? { tool: { role: 'tool', parts: results } } : {}) };
+}
+
+/** Side records of a message (snapshots, patches, retries, agent mentions, unknown parts), kept in meta. */
+function sideRecords(m: OcMessage): Json | undefined {
+  const out: Record<string, Json[]> = {};
+  const add = (key: string, p: Json) => {
+    const list = out[key] ?? [];
+    list.push(p);
+    out[key] = list;
+  };
+  for (const p of m.parts) {
+    const t = str(p.type);
+    if (t === 'snapshot' || t === 'patch' || t === 'retry' || t === 'agent') add(`${t}s`, p);
+    else if (!t || !KNOWN_PARTS.has(t)) add('unknownParts', p);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+function summaryText(m: OcMessage): string {
+  return m.parts
+    .filter((p) => p.type === 'text' && typeof p.text === 'string')
+    .map((p) => (p.text as string).trim())
+    .filter(Boolean)
+    .join('\n')
+    .trim();
+}
+
+/** Whether an assistant message is the finished summary of a compaction. */
+function isFinishedSummary(m: OcMessage): boolean {
+  return m.info.role === 'assistant' && m.info.summary === true && m.info.finish != null && !m.info.error;
+}
+
+export interface ParseOptions {
+  /** file (or database) the data came from, for warnings */
+  file: string;
+  warnings?: ParseWarning[];
+}
+
+/** OpenCode session data → a threadbase session. */
+export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Session {
+  const warnings = opts.warnings ?? [];
+  const info = data.info;
+  const sessionId = str(info.id) ?? '';
+  const messages = [...data.messages].sort((a, b) => {
+    const ta = num(obj(a.info.time)?.created) ?? 0;
+    const tb = num(obj(b.info.time)?.created) ?? 0;
+    const ia = str(a.info.id) ?? '';
+    const ib = str(b.info.id) ?? '';
+    return ta !== tb ? ta - tb : ia < ib ? -1 : ia > ib ? 1 : 0;
+  });
+
+  // Finished compactions: the user message's id → its summary message.
+  const summaries = new Map<string, OcMessage>();
+  for (const m of messages) if (isFinishedSummary(m)) summaries.set(str(m.info.parentID) ?? '', m);
+  const absorbed = new Set<OcMessage>();
+  const firstEntryOf = new Map<string, string>();
+
+  const entries: Entry[] = [];
+  let prev: string | null = null;
+  const push = (e: Entry) => {
+    entries.push(e);
+    prev = e.id;
+  };
+  const pendingTails: { entry: Entry & { kind: 'compaction' }; tail: string }[] = [];
+
+  for (const m of messages) {
+    if (absorbed.has(m)) continue;
+    const id = str(m.info.id);
+    if (!id) {
+      warnings.push({ file: opts.file, message: 'message without an id skipped' });
+      continue;
+    }
+    const created = isoOf(obj(m.info.time)?.created);
+    for (const p of m.parts) {
+      const t = str(p.type);
+      if (!t || !KNOWN_PARTS.has(t))
+        warnings.push({
+          file: opts.file,
+          id: str(p.id),
+          message: `unknown OpenCode part type ${JSON.stringify(p.type)} kept raw`,
+        });
+    }
+    const side = sideRecords(m);
+    const partIds = m.parts.map((p) => str(p.id) ?? '');
+    firstEntryOf.set(id, id);
+
+    if (m.info.role === 'user') {
+      const compaction = m.parts.find((p) => p.type === 'compaction');
+      const summary = summaries.get(id);
+      if (compaction && summary) {
+        absorbed.add(summary);
+        const entry = {
+          id,
+          parentId: prev,
+          timestamp: created,
+          kind: 'compaction' as const,
+          summary: summaryText(summary),
+          raw: { messageID: id, partIDs: partIds, message: m, summaryMessage: summary } satisfies OcEntryRaw,
+          rawSource: SOURCE,
+        };
+        const tail = str(compaction.tail_start_id);
+        if (tail) pendingTails.push({ entry, tail });
+        push(entry);
+        continue;
+      }
+      const message: Message = { role: 'user', parts: userParts(m.parts) };
+      const model = obj(m.info.model);
+      if (model) {
+        message.model = str(model.modelID);
+        message.provider = str(model.providerID);
+      }
+      if (side) message.meta = side;
+      push({
+        id,
+        parentId: prev,
+        timestamp: created,
+        kind: 'message',
+        message,
+        raw: { messageID: id, partIDs: partIds, message: m } satisfies OcEntryRaw,
+        rawSource: SOURCE,
+      });
+      continue;
+    }
+
+    if (m.info.role !== 'assistant') {
+      warnings.push({ file: opts.file, id, message: `unknown OpenCode message role ${JSON.stringify(m.info.role)} kept raw` });
+      push({
+        id,
+        parentId: prev,
+        timestamp: created,
+        kind: 'metadata',
+        type: 'opencode-message',
+        data: m,
+        raw: { messageID: id, partIDs: partIds, message: m } satisfies OcEntryRaw,
+        rawSource: SOURCE,
+      });
+      continue;
+    }
+
+    const steps = stepsOf(m, id);
+    if (steps.length === 0) steps.push({ id, parts: [] });
+    steps.forEach((step, i) => {
+      const { assistant, tool } = stepMessages(m, step, m.info);
+      if (i === 0) {
+        const cost = num(m.info.cost);
+        // A message recorded without step-finish parts still carries its totals on the info.
+        if (!assistant.usage && steps.length === 1) {
+          const u = usageOf(m.info.tokens);
+          if (u) assistant.usage = u;
+          if (cost !== undefined && assistant.cost === undefined) assistant.cost = cost;
+        }
+        if (side) assistant.meta = { ...(assistant.meta ?? {}), ...side };
+        if (m.info.summary === true) assistant.meta = { ...(assistant.meta ?? {}), summary: true };
+      }
+      const stepPartIds = step.parts.map((p) => str(p.id) ?? '');
+      const stepTime = num(obj(step.parts[0]?.time)?.start);
+      push({
+        id: step.id,
+        parentId: prev,
+        timestamp: stepTime !== undefined ? isoOf(stepTime) : created,
+        kind: 'message',
+        message: assistant,
+        raw: (i === 0
+          ? { messageID: id, partIDs: stepPartIds, message: m }
+          : { messageID: id, partIDs: stepPartIds }) satisfies OcEntryRaw,
+        rawSource: SOURCE,
+      });
+      if (tool) {
+        const toolIds = step.parts.filter((p) => p.type === 'tool').map((p) => str(p.id) ?? '');
+        push({
+          id: `${toolIds[0] ?? step.id}:result`,
+          parentId: prev,
+          timestamp: isoOf(num(obj(m.info.time)?.completed) ?? obj(m.info.time)?.created),
+          kind: 'message',
+          message: assistantSkippedInContext(m) ? { ...tool, meta: { excludedFromContext: true } } : tool,
+          raw: { messageID: id, partIDs: toolIds } satisfies OcEntryRaw,
+          rawSource: SOURCE,
+        });
+      }
+    });
+  }
+
+  for (const { entry, tail } of pendingTails) {
+    if (firstEntryOf.has(tail)) (entry as { firstKeptEntryId?: string }).firstKeptEntryId = tail;
+    else
+      warnings.push({
+        file: opts.file,
+        id: entry.id,
+        message: `compaction keeps messages from ${tail}, which is not in the session`,
+      });
+  }
+
+  // A reverted session resumes before the revert point (OpenCode drops what follows on the next prompt).
+  let leafId = entries[entries.length - 1]?.id ?? null;
+  const revertFrom = str(obj(info.revert)?.messageID);
+  if (revertFrom) {
+    const revertPart = str(obj(info.revert)?.partID);
+    const idx = entries.findIndex(
+      (e) =>
+        isOcEntryRaw(e.raw) &&
+        e.raw.messageID === revertFrom &&
+        (!revertPart || e.raw.partIDs.includes(revertPart) || e.raw.message !== undefined),
+    );
+    let cut = idx;
+    if (idx >= 0 && revertPart) {
+      // reverting from a part keeps that message's entries made only of earlier parts
+      const at = entries.findIndex(
+        (e, i) => i >= idx && isOcEntryRaw(e.raw) && e.raw.messageID === revertFrom && e.raw.partIDs.includes(revertPart),
+      );
+      if (at > idx) cut = at;
+    }
+    if (cut > 0) leafId = entries[cut - 1]?.id ?? leafId;
+    else if (cut === 0)
+      warnings.push({ file: opts.file, id: revertFrom, message: 'the whole session is reverted; resuming from its last entry' });
+  }
+
+  const time = obj(info.time) ?? {};
+  const usageTotals = summarizeUsage(entries);
+  const tokens = usageOf(info.tokens);
+  const title = str(info.title);
+  const session: Session = {
+    id: sessionId,
+    source: SOURCE,
+    project: str(info.directory) ?? data.project?.worktree,
+    ...(title !== undefined ? { title } : {}),
+    createdAt: isoOf(time.created, entries[0]?.timestamp),
+    updatedAt: isoOf(time.updated, entries[entries.length - 1]?.timestamp),
+    // OpenCode's own count (message rows), the same number the listing reports.
+    messageCount: data.messages.length,
+    parentId: str(info.parentID) ?? null,
+    ...(data.parentToolCallId ? { parentToolCallId: data.parentToolCallId } : {}),
+    models: usageTotals.models,
+    usage: tokens && Object.values(tokens).some((v) => v > 0) ? tokens : addUsage(emptyUsage(), usageTotals.usage),
+    cost: num(info.cost) ?? usageTotals.cost,
+    path: opts.file,
+    entries,
+    leafId,
+    warnings,
+    raw: { info, ...(data.project ? { project: data.project } : {}) },
+    meta: {
+      ...(data.project
+        ? { projectID: data.project.id, worktree: data.project.worktree }
+        : str(info.projectID)
+          ? { projectID: info.projectID }
+          : {}),
+      ...(str(info.slug) ? { slug: info.slug } : {}),
+      ...(str(info.version) ? { version: info.version } : {}),
+      ...(info.revert !== undefined && info.revert !== null ? { revert: info.revert } : {}),
+    },
+  };
+  return session;
+}
+
+/** The entries an OpenCode message produced, for mapping an entry id back to its message. */
+export function messageIdOfEntry(e: Entry): string | undefined {
+  return isOcEntryRaw(e.raw) ? e.raw.messageID : undefined;
+}
+
+export type { MessageEntry };

@@ -1,0 +1,143 @@
+/**
+ * The JSON storage of OpenCode before its database (still on many machines):
+ * `storage/project/<projectID>.json`, `storage/session/<projectID>/<sessionID>.json`,
+ * `storage/message/<sessionID>/<messageID>.json`, `storage/part/<messageID>/<partID>.json`.
+ * A file that does not parse is skipped with a warning naming it. Writing puts each record in a
+ * new file atomically (temp + fsync + rename), session file last so a reader never sees a session
+ * whose messages are missing.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { ParseWarning } from '../../model/types.js';
+import { writeFileAtomic } from '../shared/atomic.js';
+import { isJson, type Json, type OcMessage, type OcSessionData, str } from './records.js';
+
+async function readJsonFile(file: string, warnings: ParseWarning[]): Promise<Json | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    warnings.push({ file, message: `cannot read: ${(err as Error).message}` });
+    return undefined;
+  }
+  try {
+    const v: unknown = JSON.parse(text);
+    if (isJson(v)) return v;
+    warnings.push({ file, message: 'not a JSON object; skipped' });
+  } catch (err) {
+    warnings.push({ file, message: `malformed JSON (${(err as Error).message}); skipped` });
+  }
+  return undefined;
+}
+
+async function jsonFiles(dir: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The projects of the JSON storage (`storage/project/<id>.json`: id, worktree). */
+export async function listLegacyProjects(storage: string): Promise<{ id: string; worktree: string }[]> {
+  const out: { id: string; worktree: string }[] = [];
+  for (const f of await jsonFiles(join(storage, 'project'))) {
+    const p = await readJsonFile(join(storage, 'project', f), []);
+    const worktree = str(p?.worktree);
+    if (worktree) out.push({ id: str(p?.id) ?? f.slice(0, -5), worktree });
+  }
+  return out;
+}
+
+export interface LegacySessionRef {
+  file: string;
+  info: Json;
+  project?: { id: string; worktree: string };
+}
+
+/** Every session file under `storage/session/<projectID>/`. */
+export async function listLegacySessions(storage: string, warnings: ParseWarning[] = []): Promise<LegacySessionRef[]> {
+  const out: LegacySessionRef[] = [];
+  let projects: string[];
+  try {
+    projects = (await fs.readdir(join(storage, 'session'), { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return out;
+  }
+  for (const projectID of projects) {
+    const projectJson = await readJsonFile(join(storage, 'project', `${projectID}.json`), []);
+    const worktree = str(projectJson?.worktree);
+    for (const f of await jsonFiles(join(storage, 'session', projectID))) {
+      const file = join(storage, 'session', projectID, f);
+      const info = await readJsonFile(file, warnings);
+      if (!info || typeof info.id !== 'string') {
+        if (info) warnings.push({ file, message: 'session file without an id; skipped' });
+        continue;
+      }
+      out.push({ file, info, ...(worktree ? { project: { id: projectID, worktree } } : {}) });
+    }
+  }
+  return out;
+}
+
+/** One legacy session's messages and parts. */
+export async function readLegacySession(
+  storage: string,
+  ref: LegacySessionRef,
+  warnings: ParseWarning[],
+): Promise<OcSessionData> {
+  const sessionId = str(ref.info.id) ?? '';
+  const messages: OcMessage[] = [];
+  const messageDir = join(storage, 'message', sessionId);
+  for (const f of await jsonFiles(messageDir)) {
+    const info = await readJsonFile(join(messageDir, f), warnings);
+    if (!info) continue;
+    const id = str(info.id) ?? f.slice(0, -5);
+    const partDir = join(storage, 'part', id);
+    const parts: Json[] = [];
+    for (const pf of await jsonFiles(partDir)) {
+      const p = await readJsonFile(join(partDir, pf), warnings);
+      if (p) parts.push({ ...p, id: str(p.id) ?? pf.slice(0, -5) });
+    }
+    parts.sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1));
+    messages.push({ info: { ...info, id }, parts });
+  }
+  return { info: ref.info, messages, ...(ref.project ? { project: ref.project } : {}) };
+}
+
+const pretty = (v: unknown) => JSON.stringify(v, null, 2);
+
+/** Writes a session as legacy JSON files (new files only; never overwrites). */
+export async function writeLegacySession(storage: string, data: OcSessionData): Promise<string> {
+  const sessionId = str(data.info.id) ?? '';
+  const projectID = str(data.info.projectID) ?? 'global';
+  if (data.project) {
+    const projectFile = join(storage, 'project', `${projectID}.json`);
+    const exists = await fs.stat(projectFile).then(
+      () => true,
+      () => false,
+    );
+    if (!exists)
+      await writeFileAtomic(
+        projectFile,
+        pretty({
+          id: projectID,
+          worktree: data.project.worktree,
+          ...(data.project.vcs ? { vcs: data.project.vcs } : {}),
+          time: { created: Date.now() },
+        }),
+        { exclusive: true },
+      );
+  }
+  for (const m of data.messages) {
+    const id = str(m.info.id) ?? '';
+    for (const p of m.parts)
+      await writeFileAtomic(join(storage, 'part', id, `${String(p.id)}.json`), pretty(p), { exclusive: true });
+    await writeFileAtomic(join(storage, 'message', sessionId, `${id}.json`), pretty(m.info), { exclusive: true });
+  }
+  const sessionFile = join(storage, 'session', projectID, `${sessionId}.json`);
+  await writeFileAtomic(sessionFile, pretty(data.info), { exclusive: true });
+  return sessionFile;
+}

@@ -1,0 +1,57 @@
+/**
+ * What pi sends of a context, beyond buildSessionContext + convertToLlm: pi-ai's transformMessages
+ * (run for every provider) leaves out assistant turns that ended in an error or were aborted, and
+ * answers tool calls left without a result with an error result "No result provided" (before the
+ * next assistant or user message, or at the end). The parts of transformMessages that depend on
+ * the model resumed with (thinking from another model as text, images for text-only models) are
+ * not applied: the context assumes the session's own model.
+ */
+import type { Message, ToolCallPart } from '../../model/types.js';
+
+export const MISSING_RESULT_TEXT = 'No result provided';
+
+export function piSendView(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  let pending: ToolCallPart[] = [];
+  let answered = new Set<string>();
+  const flush = () => {
+    const missing = pending.filter((c) => !answered.has(c.id));
+    for (const c of missing) {
+      out.push({
+        role: 'tool',
+        parts: [
+          {
+            type: 'tool_result',
+            callId: c.id,
+            name: c.name,
+            content: [{ type: 'text', text: MISSING_RESULT_TEXT }],
+            isError: true,
+          },
+        ],
+        meta: { synthetic: true },
+      });
+    }
+    pending = [];
+    answered = new Set();
+  };
+  for (const m of messages) {
+    if (m.role === 'assistant') {
+      flush();
+      if (m.stopReason === 'error' || m.stopReason === 'aborted') continue;
+      const calls = m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call');
+      if (calls.length) {
+        pending = calls;
+        answered = new Set();
+      }
+      out.push(m);
+    } else if (m.role === 'tool') {
+      for (const p of m.parts) if (p.type === 'tool_result') answered.add(p.callId);
+      out.push(m);
+    } else {
+      if (m.role === 'user') flush();
+      out.push(m);
+    }
+  }
+  flush();
+  return out;
+}

@@ -1,0 +1,422 @@
+/**
+ * The pi driver: finds session files under the agent dir (PI_CODING_AGENT_DIR, else ~/.pi/agent;
+ * PI_CODING_AGENT_SESSION_DIR for a flat session dir), reads them, writes new sessions atomically,
+ * appends whole lines, branches in place, forks into a new file (pi's --fork: header
+ * parentSession) and words summaries for the model as pi does.
+ */
+import { promises as fs } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type {
+  DriverCapabilities,
+  DriverEnv,
+  ForkOptions,
+  GetMessagesOptions,
+  SessionFilter,
+  SourceUnit,
+  UnitRead,
+  WriteOptions,
+} from '../../model/driver.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { type Context, type ContextOptions, currentLeaf, indexEntries, pathTo } from '../../model/tree.js';
+import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
+import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
+import { applyFilter, DriverBase } from '../shared/base.js';
+import { readFirstJsonLine } from '../shared/jsonl.js';
+import { piSendView } from './context.js';
+import { encodeEntries } from './encode.js';
+import { idFromFileName, parsePiFile, SOURCE } from './parse.js';
+import {
+  branchSummaryText,
+  compactionSummaryText,
+  isHeader,
+  newEntryId,
+  newSessionId,
+  PI_SESSION_VERSION,
+  type PiRecord,
+} from './records.js';
+
+interface CachedFile {
+  mtimeMs: number;
+  size: number;
+  session: Session;
+}
+
+export interface BranchOptions {
+  /** Text of a branch_summary entry recording what the abandoned branch did. */
+  summary?: string;
+  /** A user message that starts the new branch. */
+  message?: string;
+}
+
+/** A pi session dir name: the cwd with `/`, `\` and `:` as `-`, between `--`. */
+export function sessionDirName(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`;
+}
+
+export class PiDriver extends DriverBase {
+  readonly name = SOURCE;
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: true,
+    append: true,
+    fork: true,
+    branch: true,
+    delete: false,
+    title: true,
+    search: false,
+  };
+  private readonly env: DriverEnv;
+  private readonly cache = new Map<string, CachedFile>();
+
+  constructor(env: DriverEnv) {
+    super();
+    this.env = env;
+  }
+
+  private expand(p: string): string {
+    if (p === '~') return this.env.home;
+    return p.startsWith('~/') ? join(this.env.home, p.slice(2)) : p;
+  }
+
+  agentDir(): string {
+    const d = this.env.env.PI_CODING_AGENT_DIR;
+    return d ? this.expand(d) : join(this.env.home, '.pi', 'agent');
+  }
+
+  /** A flat session dir set through the environment, if any. */
+  private flatSessionDir(): string | undefined {
+    const d = this.env.env.PI_CODING_AGENT_SESSION_DIR;
+    return d ? this.expand(d) : undefined;
+  }
+
+  sessionsRoot(): string {
+    return this.flatSessionDir() ?? join(this.agentDir(), 'sessions');
+  }
+
+  /** Where pi keeps the sessions of a working directory. */
+  sessionDirFor(cwd: string): string {
+    return this.flatSessionDir() ?? join(this.agentDir(), 'sessions', sessionDirName(cwd));
+  }
+
+  protected override contextOptions(): ContextOptions {
+    return {
+      compactionText: (c) => compactionSummaryText(c.summary),
+      branchSummaryText: (b) => branchSummaryText(b.summary),
+      // pi records one message per response and never merges.
+      mergeSplitResponses: false,
+    };
+  }
+
+  /** The context as pi sends it: errored/aborted turns left out, unanswered tool calls answered. */
+  override async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
+    const ctx = await super.getContext(sessionId, opts);
+    return { ...ctx, messages: piSendView(ctx.messages) };
+  }
+
+  override async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {
+    return piSendView(await super.getMessages(sessionId, opts));
+  }
+
+  /** Every session file: in the sessions root and one directory below it. */
+  async sessionFiles(): Promise<string[]> {
+    const root = this.sessionsRoot();
+    const out: string[] = [];
+    let dirents: import('node:fs').Dirent[];
+    try {
+      dirents = await fs.readdir(root, { withFileTypes: true });
+    } catch {
+      return [];
+    }
+    for (const d of dirents) {
+      const p = join(root, d.name);
+      if (d.isFile() && d.name.endsWith('.jsonl')) out.push(p);
+      else if (d.isDirectory()) {
+        const files = await fs.readdir(p).catch(() => [] as string[]);
+        for (const f of files) if (f.endsWith('.jsonl')) out.push(join(p, f));
+      }
+    }
+    return out.sort();
+  }
+
+  /** Reads a session file, reusing the last read while the file is unchanged. */
+  async readFile(file: string): Promise<Session | undefined> {
+    let st: import('node:fs').Stats;
+    try {
+      st = await fs.stat(file);
+    } catch {
+      this.cache.delete(file);
+      return undefined;
+    }
+    const hit = this.cache.get(file);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
+    const { session } = await parsePiFile(file);
+    const parentPath = session.meta?.parentSession;
+    if (typeof parentPath === 'string') session.parentId = await this.sessionIdOfFile(parentPath);
+    this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session });
+    return session;
+  }
+
+  private async sessionIdOfFile(file: string): Promise<string | undefined> {
+    const path = isAbsolute(file) ? file : join(this.sessionsRoot(), file);
+    const first = await readFirstJsonLine(path).catch(() => undefined);
+    if (first && isHeader(first.value)) return first.value.id;
+    return idFromFileName(path);
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const infos: SessionInfo[] = [];
+    for (const file of await this.sessionFiles()) {
+      const s = await this.readFile(file);
+      if (!s) continue;
+      const { entries: _e, leafId: _l, raw: _r, warnings, ...info } = s;
+      infos.push({ ...info, meta: { ...info.meta, ...(warnings?.length ? { warnings } : {}) } });
+    }
+    return applyFilter(infos, filter);
+  }
+
+  /** For `threadbase sync`: every session file with its size and mtime; only its header line is read. */
+  async listUnits(): Promise<SourceUnit[]> {
+    const units: SourceUnit[] = [];
+    for (const file of await this.sessionFiles()) {
+      const st = await fs.stat(file).catch(() => undefined);
+      if (!st) continue;
+      const first = await readFirstJsonLine(file).catch(() => undefined);
+      const id = first && isHeader(first.value) ? first.value.id : idFromFileName(file);
+      if (!id) continue;
+      units.push({ key: file, sessionId: id, path: file, size: st.size, mtimeMs: st.mtimeMs });
+    }
+    return units;
+  }
+
+  /** For `threadbase sync`: one file read whole; not kept in the read cache, so a long sync stays small. */
+  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+    if (!unit.path) return undefined;
+    try {
+      const session = await this.readFile(unit.path);
+      return session ? { session } : undefined;
+    } finally {
+      this.cache.delete(unit.path);
+    }
+  }
+
+  private async fileOf(id: string): Promise<string | undefined> {
+    const files = await this.sessionFiles();
+    const byName = files.find((f) => idFromFileName(f) === id);
+    if (byName) {
+      const s = await this.readFile(byName);
+      if (s?.id === id) return byName;
+    }
+    for (const f of files) {
+      const first = await readFirstJsonLine(f).catch(() => undefined);
+      if (first && isHeader(first.value) && first.value.id === id) return f;
+    }
+    return undefined;
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const file = await this.fileOf(id);
+    return file ? this.readFile(file) : undefined;
+  }
+
+  /** The pi command that resumes a session. */
+  resumeCommand(info: SessionInfo): string {
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    // pi's tools run in the current directory, so go to the session's project first.
+    const cd = info.project ? `cd ${quote(info.project)} && ` : '';
+    return info.path ? `${cd}pi --session ${quote(info.path)}` : `${cd}pi --resume`;
+  }
+
+  private infoOf(s: Session, extra: Record<string, unknown> = {}): SessionInfo {
+    const { entries: _e, leafId: _l, raw: _r, warnings: _w, ...info } = s;
+    return { ...info, meta: { ...info.meta, ...extra } };
+  }
+
+  private async writeNew(records: PiRecord[], header: PiRecord, cwd: string, id: string): Promise<string> {
+    const stamp = String(header.timestamp).replace(/[:.]/g, '-');
+    const file = join(this.sessionDirFor(cwd), `${stamp}_${id}.jsonl`);
+    await writeFileAtomic(file, toJsonl([header, ...records]), { exclusive: true });
+    return file;
+  }
+
+  /**
+   * Writes a whole session as a new pi session file. pi resumes at the last entry of a file, so
+   * the current leaf is written last.
+   */
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    const id = opts.keepId && !(await this.fileOf(session.id)) ? session.id : newSessionId();
+    const cwd = session.project ?? this.env.home;
+    const leaf = currentLeaf(session);
+    const index = indexEntries(session.entries);
+    const ordered = [...session.entries];
+    const warnings: string[] = [];
+    if (leaf && ordered[ordered.length - 1]?.id !== leaf.id) {
+      if (index.children.get(leaf.id)?.length) {
+        warnings.push(`the current leaf ${leaf.id} has children; pi will resume at the last entry written`);
+      } else {
+        ordered.splice(ordered.indexOf(leaf), 1);
+        ordered.push(leaf);
+      }
+    }
+    const enc = encodeEntries(ordered);
+    const header: PiRecord = { type: 'session', version: PI_SESSION_VERSION, id, timestamp: new Date().toISOString(), cwd };
+    const file = await this.writeNew(enc.records, header, cwd, id);
+    const written = await this.readFile(file);
+    if (!written) throw new ThreadbaseError('write', 'session vanished after writing', { file });
+    return this.infoOf(written, { warnings: [...warnings, ...enc.warnings] });
+  }
+
+  /**
+   * Appends entries to a session file as whole lines. An entry whose parent is not the current
+   * leaf starts a branch in place; the last appended entry becomes the leaf.
+   */
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    const s = await this.requireSession(sessionId);
+    const file = s.path as string;
+    const known = new Set(s.entries.map((e) => e.id));
+    for (const e of entries) {
+      if (known.has(e.id)) throw new ThreadbaseError('conflict', `entry id ${e.id} already exists`, { file, id: e.id });
+      if (e.parentId !== null && !known.has(e.parentId)) throw new NotFoundError('parent entry', e.parentId, { file });
+      known.add(e.id);
+    }
+    const toolNames = new Map<string, string>();
+    for (const e of s.entries) {
+      if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_call') toolNames.set(p.id, p.name);
+    }
+    const enc = encodeEntries(entries, { takenIds: known, toolNames });
+    await appendJsonlLines(file, enc.records);
+    this.cache.delete(file);
+  }
+
+  /** Branch in place: a new child of `at` (a branch summary and/or a user message); returns the new leaf id. */
+  async branchAt(sessionId: string, at: string, opts: BranchOptions): Promise<string> {
+    const s = await this.requireSession(sessionId);
+    const index = indexEntries(s.entries);
+    if (!index.byId.has(at)) throw new NotFoundError('entry', at, { file: s.path });
+    if (opts.summary === undefined && opts.message === undefined) {
+      throw new ThreadbaseError('usage', 'a pi branch needs an entry to start it: give a summary or a message', { id: at });
+    }
+    const taken = new Set(index.byId.keys());
+    const now = new Date().toISOString();
+    const entries: Entry[] = [];
+    let parent = at;
+    if (opts.summary !== undefined) {
+      const id = newEntryId(taken);
+      taken.add(id);
+      const e: BranchSummaryEntry = {
+        id,
+        parentId: parent,
+        timestamp: now,
+        kind: 'branch_summary',
+        summary: opts.summary,
+        fromId: currentLeaf(s)?.id,
+      };
+      entries.push(e);
+      parent = id;
+    }
+    if (opts.message !== undefined) {
+      const id = newEntryId(taken);
+      const e: MessageEntry = {
+        id,
+        parentId: parent,
+        timestamp: now,
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: opts.message }] },
+      };
+      entries.push(e);
+      parent = id;
+    }
+    await this.appendEntries(sessionId, entries);
+    return parent;
+  }
+
+  /** Sets (or with undefined clears) the label of an entry. */
+  async setLabel(sessionId: string, targetId: string, label: string | undefined): Promise<void> {
+    const s = await this.requireSession(sessionId);
+    if (!s.entries.some((e) => e.id === targetId)) throw new NotFoundError('entry', targetId, { file: s.path });
+    const e: LabelEntry = {
+      id: newEntryId(new Set(s.entries.map((x) => x.id))),
+      parentId: currentLeaf(s)?.id ?? null,
+      timestamp: new Date().toISOString(),
+      kind: 'label',
+      targetId,
+      ...(label ? { label } : {}),
+    };
+    await this.appendEntries(sessionId, [e]);
+  }
+
+  /** pi's session name: a session_info entry. */
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    const s = await this.requireSession(sessionId);
+    const file = s.path as string;
+    const record = {
+      type: 'session_info',
+      id: newEntryId(new Set(s.entries.map((x) => x.id))),
+      parentId: currentLeaf(s)?.id ?? null,
+      timestamp: new Date().toISOString(),
+      name: title.trim(),
+    };
+    await appendJsonlLines(file, [record]);
+    this.cache.delete(file);
+  }
+
+  /**
+   * Fork into a new file whose header names the original in parentSession. The whole tree as pi's
+   * `--fork` does, or with `at` the path to that entry with the labels on it re-created, as pi's
+   * /fork at an entry (createBranchedSession) does.
+   */
+  async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
+    const s = await this.requireSession(sessionId);
+    let entries: Entry[] = s.entries;
+    if (opts.at !== undefined) {
+      const index = indexEntries(s.entries);
+      if (!index.byId.has(opts.at)) throw new NotFoundError('entry', opts.at, { file: s.path });
+      // Label entries are dropped from the path and re-created at its end (as pi's /fork does); unlike
+      // pi, an entry whose parent was a dropped label is re-linked to the label's parent, so the
+      // path stays whole instead of starting at that entry.
+      const full = pathTo(index, opts.at);
+      const path: Entry[] = [];
+      let lastKept: string | null = null;
+      for (const e of full) {
+        if (e.kind === 'label') continue;
+        path.push(e.parentId === lastKept || path.length === 0 ? e : { ...e, parentId: lastKept });
+        lastKept = e.id;
+      }
+      const onPath = new Set(path.map((e) => e.id));
+      const labels = new Map<string, LabelEntry>();
+      for (const e of s.entries) {
+        if (e.kind !== 'label' || !onPath.has(e.targetId)) continue;
+        if (e.label) labels.set(e.targetId, e);
+        else labels.delete(e.targetId);
+      }
+      const taken = new Set(index.byId.keys());
+      let parent = path[path.length - 1]?.id ?? null;
+      const relabels: LabelEntry[] = [];
+      for (const l of labels.values()) {
+        const id = newEntryId(taken);
+        taken.add(id);
+        relabels.push({ id, parentId: parent, timestamp: l.timestamp, kind: 'label', targetId: l.targetId, label: l.label });
+        parent = id;
+      }
+      entries = [...path, ...relabels];
+    }
+    const id = newSessionId();
+    const cwd = s.project ?? this.env.home;
+    const enc = encodeEntries(entries);
+    const header: PiRecord = {
+      type: 'session',
+      version: PI_SESSION_VERSION,
+      id,
+      timestamp: new Date().toISOString(),
+      cwd,
+      parentSession: s.path,
+    };
+    const file = await this.writeNew(enc.records, header, cwd, id);
+    const written = await this.readFile(file);
+    if (!written) throw new ThreadbaseError('write', 'session vanished after writing', { file });
+    return {
+      ...this.infoOf(written, { warnings: enc.warnings }),
+      parentId: s.id,
+      ...(opts.at ? { parentEntryId: opts.at } : {}),
+    };
+  }
+}

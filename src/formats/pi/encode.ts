@@ -1,0 +1,334 @@
+/**
+ * threadbase entries → pi records. An entry read from pi (rawSource 'pi') is written back as its
+ * original record; any other entry is encoded from the model fields, so sessions converted from
+ * other agents resume in pi. One entry may become several records (a tool message with several
+ * results: pi keeps one toolResult message per result), and consecutive records of one API
+ * response (same responseId) become one pi assistant message, as pi records a response.
+ */
+import type { Entry, Message, Part, ToolResultContent } from '../../model/types.js';
+import { SOURCE } from './parse.js';
+import {
+  isRecord,
+  newEntryId,
+  type PiBlock,
+  type PiImageBlock,
+  type PiRecord,
+  type PiTextBlock,
+  type PiUsage,
+} from './records.js';
+
+export interface EncodeResult {
+  records: PiRecord[];
+  /** entry id → id of the record that now stands for it (its last record) */
+  idMap: Map<string, string>;
+  warnings: string[];
+}
+
+export interface EncodeOptions {
+  /** ids already in the target file (when appending) */
+  takenIds?: Iterable<string>;
+  /** tool call id → tool name, for results of calls made before these entries (pi records the name on the result) */
+  toolNames?: ReadonlyMap<string, string>;
+}
+
+const STOP_REASONS: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  tool_use: 'toolUse',
+  tool_calls: 'toolUse',
+  max_tokens: 'length',
+  refusal: 'stop',
+  stop: 'stop',
+  length: 'length',
+  toolUse: 'toolUse',
+  error: 'error',
+  aborted: 'aborted',
+};
+
+function ms(iso: string): number {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? Date.now() : t;
+}
+
+function piUsage(m: Message): PiUsage {
+  const u = m.usage;
+  const input = u?.input ?? 0;
+  const output = u?.output ?? 0;
+  const cacheRead = u?.cacheRead ?? 0;
+  const cacheWrite = u?.cacheWrite ?? 0;
+  return {
+    input,
+    output,
+    cacheRead,
+    cacheWrite,
+    totalTokens: input + output + cacheRead + cacheWrite,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: m.cost ?? 0 },
+  };
+}
+
+function userBlocks(parts: readonly (Part | ToolResultContent)[], warn: (m: string) => void): (PiTextBlock | PiImageBlock)[] {
+  const out: (PiTextBlock | PiImageBlock)[] = [];
+  for (const p of parts) {
+    switch (p.type) {
+      case 'text':
+        out.push({ type: 'text', text: p.text });
+        break;
+      case 'image':
+        if (p.data !== undefined) out.push({ type: 'image', data: p.data, mimeType: p.mediaType });
+        else {
+          warn(`image by URL (${p.url ?? '?'}) has no pi form; written as text`);
+          out.push({ type: 'text', text: `[image: ${p.url ?? p.mediaType}]` });
+        }
+        break;
+      case 'file':
+        if (p.text !== undefined) out.push({ type: 'text', text: p.text });
+        else {
+          warn(`file ${p.name ?? p.mediaType} has no pi form; written as a text note`);
+          out.push({ type: 'text', text: `[file: ${p.name ?? 'attachment'} (${p.mediaType})]` });
+        }
+        break;
+      case 'thinking':
+        out.push({ type: 'text', text: p.thinking });
+        break;
+      default:
+        warn(`${p.type} part in a user message has no pi form; dropped`);
+    }
+  }
+  return out;
+}
+
+function assistantBlocks(parts: readonly Part[], warn: (m: string) => void): PiBlock[] {
+  const out: PiBlock[] = [];
+  for (const p of parts) {
+    switch (p.type) {
+      case 'text':
+        out.push({ type: 'text', text: p.text });
+        break;
+      case 'thinking':
+        out.push({
+          type: 'thinking',
+          thinking: p.thinking,
+          ...(p.signature !== undefined ? { thinkingSignature: p.signature } : {}),
+        });
+        break;
+      case 'redacted_thinking':
+        out.push({ type: 'thinking', thinking: '', thinkingSignature: p.data, redacted: true });
+        break;
+      case 'tool_call':
+        out.push({ type: 'toolCall', id: p.id, name: p.name, arguments: p.input });
+        break;
+      case 'image':
+      case 'file':
+        out.push(...userBlocks([p], warn).filter((b): b is PiTextBlock => b.type === 'text'));
+        break;
+      case 'tool_result':
+        warn('tool result inside an assistant message has no pi form; dropped');
+        break;
+    }
+  }
+  return out;
+}
+
+function toolResultContent(c: string | ToolResultContent[], warn: (m: string) => void): (PiTextBlock | PiImageBlock)[] {
+  return typeof c === 'string' ? [{ type: 'text', text: c }] : userBlocks(c, warn);
+}
+
+/** Encodes entries (parents before children) into pi records. */
+export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {}): EncodeResult {
+  const taken = new Set<string>(opts.takenIds ?? []);
+  for (const e of entries) taken.add(e.id);
+  const idMap = new Map<string, string>();
+  const firstIdMap = new Map<string, string>();
+  const warnings: string[] = [];
+  const records: PiRecord[] = [];
+  const byRecordId = new Map<string, PiRecord>();
+  const toolNames = new Map<string, string>(opts.toolNames ?? []);
+  /** record id → responseId, for assistant records we built (may be continued) */
+  const responseOf = new Map<string, string>();
+  const childCount = new Map<string, number>();
+
+  const mapParent = (p: string | null): string | null => (p === null ? null : (idMap.get(p) ?? p));
+  const push = (r: PiRecord) => {
+    records.push(r);
+    byRecordId.set(String(r.id), r);
+    const parent = r.parentId;
+    if (typeof parent === 'string') childCount.set(parent, (childCount.get(parent) ?? 0) + 1);
+  };
+
+  for (const e of entries) {
+    const warn = (m: string) => warnings.push(`${e.id}: ${m}`);
+    const parentId = mapParent(e.parentId);
+    const timestamp = e.timestamp;
+    const base = { id: e.id, parentId, timestamp };
+
+    if (e.rawSource === SOURCE && isRecord(e.raw)) {
+      const r: PiRecord = { ...e.raw, id: e.id, parentId };
+      // A foreign label or compaction may point at an entry that got a new id.
+      if (typeof r.targetId === 'string') r.targetId = firstIdMap.get(r.targetId) ?? r.targetId;
+      if (typeof r.firstKeptEntryId === 'string') r.firstKeptEntryId = firstIdMap.get(r.firstKeptEntryId) ?? r.firstKeptEntryId;
+      push(r);
+      idMap.set(e.id, e.id);
+      firstIdMap.set(e.id, e.id);
+      if (isRecord(r.message) && Array.isArray(r.message.content)) {
+        for (const b of r.message.content) if (isRecord(b) && b.type === 'toolCall') toolNames.set(String(b.id), String(b.name));
+      }
+      continue;
+    }
+
+    switch (e.kind) {
+      case 'message': {
+        const m = e.message;
+        const at = ms(timestamp);
+        if (m.role === 'assistant') {
+          const content = assistantBlocks(m.parts, warn);
+          for (const p of m.parts) if (p.type === 'tool_call') toolNames.set(p.id, p.name);
+          // The next record of a response pi would have recorded as one message.
+          const prev = parentId ? byRecordId.get(parentId) : undefined;
+          if (
+            prev &&
+            m.responseId &&
+            responseOf.get(parentId as string) === m.responseId &&
+            (childCount.get(parentId as string) ?? 0) === 0
+          ) {
+            const pm = prev.message as Record<string, unknown>;
+            pm.content = [...(pm.content as PiBlock[]), ...content];
+            if (m.usage) pm.usage = piUsage(m);
+            if (m.stopReason) pm.stopReason = STOP_REASONS[m.stopReason] ?? 'stop';
+            else if (content.some((b) => b.type === 'toolCall')) pm.stopReason = 'toolUse';
+            idMap.set(e.id, parentId as string);
+            firstIdMap.set(e.id, parentId as string);
+            break;
+          }
+          const hasCalls = content.some((b) => b.type === 'toolCall');
+          const stopReason = m.stopReason ? (STOP_REASONS[m.stopReason] ?? 'stop') : hasCalls ? 'toolUse' : 'stop';
+          const message: Record<string, unknown> = {
+            role: 'assistant',
+            content,
+            api: m.api ?? 'anthropic-messages',
+            provider: m.provider ?? 'anthropic',
+            model: m.model ?? 'unknown',
+            usage: piUsage(m),
+            stopReason,
+            timestamp: at,
+          };
+          if (m.error) message.errorMessage = m.error;
+          if (m.responseId) message.responseId = m.responseId;
+          push({ type: 'message', ...base, message });
+          if (m.responseId) responseOf.set(e.id, m.responseId);
+          idMap.set(e.id, e.id);
+          firstIdMap.set(e.id, e.id);
+          break;
+        }
+        // user, system and tool messages: tool results first (one pi message each), then the rest.
+        if (m.role === 'system') warn('pi has no system messages; written as a user message');
+        const results = m.parts.filter((p) => p.type === 'tool_result');
+        const others = m.parts.filter((p) => p.type !== 'tool_result');
+        let parent = parentId;
+        let first: string | undefined;
+        const mint = () => {
+          if (!first) return e.id;
+          const id = newEntryId(taken);
+          taken.add(id);
+          return id;
+        };
+        for (const p of results) {
+          if (p.type !== 'tool_result') continue;
+          const id = mint();
+          push({
+            type: 'message',
+            id,
+            parentId: parent,
+            timestamp,
+            message: {
+              role: 'toolResult',
+              toolCallId: p.callId,
+              toolName: p.name ?? toolNames.get(p.callId) ?? 'unknown',
+              content: toolResultContent(p.content, warn),
+              isError: p.isError === true,
+              timestamp: at,
+            },
+          });
+          first ??= id;
+          parent = id;
+        }
+        if (others.length || !results.length) {
+          const id = mint();
+          push({
+            type: 'message',
+            id,
+            parentId: parent,
+            timestamp,
+            message: { role: 'user', content: userBlocks(others, warn), timestamp: at },
+          });
+          first ??= id;
+          parent = id;
+        }
+        idMap.set(e.id, parent as string);
+        firstIdMap.set(e.id, first as string);
+        break;
+      }
+      case 'compaction':
+        push({
+          type: 'compaction',
+          ...base,
+          summary: e.summary,
+          ...(e.firstKeptEntryId !== undefined
+            ? { firstKeptEntryId: firstIdMap.get(e.firstKeptEntryId) ?? e.firstKeptEntryId }
+            : {}),
+          tokensBefore: e.tokensBefore ?? 0,
+        });
+        idMap.set(e.id, e.id);
+        firstIdMap.set(e.id, e.id);
+        break;
+      case 'branch_summary':
+        push({
+          type: 'branch_summary',
+          ...base,
+          fromId: e.fromId ? (idMap.get(e.fromId) ?? e.fromId) : 'root',
+          summary: e.summary,
+        });
+        idMap.set(e.id, e.id);
+        firstIdMap.set(e.id, e.id);
+        break;
+      case 'model_change': {
+        let parent = parentId;
+        let first: string | undefined;
+        if (e.model) {
+          push({
+            type: 'model_change',
+            id: e.id,
+            parentId: parent,
+            timestamp,
+            provider: e.provider ?? 'unknown',
+            modelId: e.model,
+          });
+          first = e.id;
+          parent = e.id;
+        }
+        if (e.thinkingLevel || !e.model) {
+          const id = first ? newEntryId(taken) : e.id;
+          taken.add(id);
+          push({ type: 'thinking_level_change', id, parentId: parent, timestamp, thinkingLevel: e.thinkingLevel ?? 'off' });
+          first ??= id;
+          parent = id;
+        }
+        idMap.set(e.id, parent as string);
+        firstIdMap.set(e.id, first as string);
+        break;
+      }
+      case 'label':
+        push({ type: 'label', ...base, targetId: firstIdMap.get(e.targetId) ?? e.targetId, label: e.label });
+        idMap.set(e.id, e.id);
+        firstIdMap.set(e.id, e.id);
+        break;
+      case 'metadata':
+        // Another agent's metadata (snapshots, titles, ...): kept as an extension entry pi ignores.
+        push({ type: 'custom', ...base, customType: `threadbase:${e.rawSource ?? 'unknown'}:${e.type}`, data: e.data ?? null });
+        idMap.set(e.id, e.id);
+        firstIdMap.set(e.id, e.id);
+        break;
+    }
+  }
+  return { records, idMap, warnings };
+}

@@ -1,0 +1,10 @@
+/** pi (@mariozechner/pi-coding-agent): JSONL session trees under ~/.pi/agent/sessions. */
+import { registerFormat } from '../registry.js';
+import { PiDriver } from './driver.js';
+
+registerFormat('pi', (env) => new PiDriver(env));
+
+export { PiDriver, sessionDirName } from './driver.js';
+export { encodeEntries } from './encode.js';
+export { messagesToPi } from './llm.js';
+export { parsePiFile } from './parse.js';

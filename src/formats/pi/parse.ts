@@ -1,0 +1,437 @@
+/**
+ * One pi session file → a threadbase Session. Streams the file; a damaged line, an unknown record
+ * type, a missing parent or a parent cycle becomes a ParseWarning naming file and line, and the
+ * rest still loads.
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import { countMessages, messageText } from '../../model/tree.js';
+import type {
+  Entry,
+  ImagePart,
+  Message,
+  ParseWarning,
+  Part,
+  Session,
+  TextPart,
+  ToolResultContent,
+  Usage,
+} from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
+import { readJsonl } from '../shared/jsonl.js';
+import {
+  bashExecutionText,
+  branchSummaryText,
+  compactionSummaryText,
+  isHeader,
+  isRecord,
+  migrateRecords,
+  num,
+  PI_SESSION_VERSION,
+  type PiHeader,
+  type PiRecord,
+  str,
+} from './records.js';
+
+export const SOURCE = 'pi';
+
+/** `<timestamp>_<uuid>.jsonl` → uuid */
+export function idFromFileName(file: string): string | undefined {
+  const m = /_([0-9a-fA-F-]{8,})\.jsonl$/.exec(basename(file));
+  return m?.[1];
+}
+
+function blocksToParts(content: unknown, where: Warn): (TextPart | ImagePart)[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  const parts: (TextPart | ImagePart)[] = [];
+  for (const b of content) {
+    if (!isRecord(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string')
+      parts.push(withMeta({ type: 'text', text: b.text }, b, ['type', 'text']));
+    else if (b.type === 'image') {
+      parts.push(
+        withMeta({ type: 'image', mediaType: str(b.mimeType) ?? 'application/octet-stream', data: str(b.data) ?? '' }, b, [
+          'type',
+          'mimeType',
+          'data',
+        ]),
+      );
+    } else where(`unknown content block type ${JSON.stringify(b.type)}`);
+  }
+  return parts;
+}
+
+/** Keeps the fields of a pi block the model has no slot for. */
+function withMeta<T extends Part>(part: T, block: PiRecord, known: string[]): T {
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(block)) if (!known.includes(k)) extra[k] = v;
+  return Object.keys(extra).length ? { ...part, meta: extra } : part;
+}
+
+function assistantParts(content: unknown, where: Warn): Part[] {
+  if (!Array.isArray(content)) return typeof content === 'string' ? [{ type: 'text', text: content }] : [];
+  const parts: Part[] = [];
+  for (const b of content) {
+    if (!isRecord(b)) continue;
+    switch (b.type) {
+      case 'text':
+        parts.push(withMeta({ type: 'text', text: str(b.text) ?? '' }, b, ['type', 'text']));
+        break;
+      case 'thinking':
+        if (b.redacted === true) parts.push({ type: 'redacted_thinking', data: str(b.thinkingSignature) ?? '' });
+        else {
+          const sig = str(b.thinkingSignature);
+          parts.push(
+            withMeta({ type: 'thinking', thinking: str(b.thinking) ?? '', ...(sig !== undefined ? { signature: sig } : {}) }, b, [
+              'type',
+              'thinking',
+              'thinkingSignature',
+              'redacted',
+            ]),
+          );
+        }
+        break;
+      case 'toolCall':
+        parts.push(
+          withMeta(
+            {
+              type: 'tool_call',
+              id: str(b.id) ?? '',
+              name: str(b.name) ?? '',
+              input: isRecord(b.arguments) ? b.arguments : {},
+            },
+            b,
+            ['type', 'id', 'name', 'arguments'],
+          ),
+        );
+        break;
+      case 'image':
+        parts.push({ type: 'image', mediaType: str(b.mimeType) ?? 'application/octet-stream', data: str(b.data) ?? '' });
+        break;
+      default:
+        where(`unknown assistant content block type ${JSON.stringify(b.type)}`);
+    }
+  }
+  return parts;
+}
+
+function usageOf(u: unknown): { usage?: Usage; cost?: number } {
+  if (!isRecord(u)) return {};
+  const cost = isRecord(u.cost) ? num(u.cost.total) : undefined;
+  return {
+    usage: {
+      input: num(u.input) ?? 0,
+      output: num(u.output) ?? 0,
+      cacheRead: num(u.cacheRead) ?? 0,
+      cacheWrite: num(u.cacheWrite) ?? 0,
+      reasoning: 0,
+    },
+    ...(cost !== undefined ? { cost } : {}),
+  };
+}
+
+type Warn = (message: string) => void;
+
+/** The model message of a pi message record, or undefined when pi leaves it out of the context. */
+export function messageFromPi(m: PiRecord, warn: Warn): Message | undefined {
+  const role = m.role;
+  switch (role) {
+    case 'user':
+      return { role: 'user', parts: blocksToParts(m.content, warn) };
+    case 'assistant': {
+      const { usage, cost } = usageOf(m.usage);
+      const msg: Message = { role: 'assistant', parts: assistantParts(m.content, warn) };
+      if (str(m.model)) msg.model = str(m.model);
+      if (str(m.provider)) msg.provider = str(m.provider);
+      if (str(m.api)) msg.api = str(m.api);
+      if (usage) msg.usage = usage;
+      if (cost !== undefined) msg.cost = cost;
+      if (str(m.stopReason)) msg.stopReason = str(m.stopReason);
+      if (str(m.errorMessage)) msg.error = str(m.errorMessage);
+      if (str(m.responseId)) msg.responseId = str(m.responseId);
+      return msg;
+    }
+    case 'toolResult': {
+      const content: ToolResultContent[] = blocksToParts(m.content, warn);
+      return {
+        role: 'tool',
+        parts: [
+          {
+            type: 'tool_result',
+            callId: str(m.toolCallId) ?? '',
+            ...(str(m.toolName) ? { name: str(m.toolName) } : {}),
+            content,
+            isError: m.isError === true,
+          },
+        ],
+        ...(m.details !== undefined ? { meta: { details: m.details } } : {}),
+      };
+    }
+    case 'bashExecution': {
+      if (m.excludeFromContext === true) return undefined;
+      const text = bashExecutionText({
+        command: str(m.command) ?? '',
+        output: str(m.output),
+        exitCode: num(m.exitCode),
+        cancelled: m.cancelled === true,
+        truncated: m.truncated === true,
+        fullOutputPath: str(m.fullOutputPath),
+      });
+      return { role: 'user', parts: [{ type: 'text', text }], meta: { piRole: 'bashExecution' } };
+    }
+    case 'custom':
+      return {
+        role: 'user',
+        parts: blocksToParts(m.content, warn),
+        meta: { piRole: 'custom', customType: m.customType, display: m.display },
+      };
+    case 'branchSummary':
+      return {
+        role: 'user',
+        parts: [{ type: 'text', text: branchSummaryText(str(m.summary) ?? '') }],
+        meta: { piRole: 'branchSummary' },
+      };
+    case 'compactionSummary':
+      return {
+        role: 'user',
+        parts: [{ type: 'text', text: compactionSummaryText(str(m.summary) ?? '') }],
+        meta: { piRole: 'compactionSummary' },
+      };
+    default:
+      return undefined;
+  }
+}
+
+const KNOWN_ROLES = new Set(['user', 'assistant', 'toolResult', 'bashExecution', 'custom', 'branchSummary', 'compactionSummary']);
+
+function isoTime(v: unknown, fallback: string): string {
+  if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return new Date(v).toISOString();
+  return fallback;
+}
+
+/** One record (already migrated to v3) → one entry. */
+export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
+  const id = str(r.id) ?? '';
+  const parentId = typeof r.parentId === 'string' ? r.parentId : null;
+  const timestamp = isoTime(r.timestamp, new Date(0).toISOString());
+  const base = { id, parentId, timestamp, raw: r, rawSource: SOURCE };
+  switch (r.type) {
+    case 'message': {
+      if (!isRecord(r.message)) {
+        warn('message record without a message');
+        return { ...base, kind: 'metadata', type: 'message' };
+      }
+      const role = r.message.role;
+      if (!KNOWN_ROLES.has(String(role))) warn(`unknown message role ${JSON.stringify(role)}; kept raw`);
+      const message = messageFromPi(r.message, warn);
+      // Left out of the model's context by pi (unknown role, `!!` commands): kept, but not a message.
+      if (!message) return { ...base, kind: 'metadata', type: `message:${String(role)}`, data: r.message };
+      return { ...base, kind: 'message', message };
+    }
+    case 'model_change':
+      return { ...base, kind: 'model_change', model: str(r.modelId), provider: str(r.provider) };
+    case 'thinking_level_change':
+      return { ...base, kind: 'model_change', thinkingLevel: str(r.thinkingLevel) };
+    case 'compaction':
+      return {
+        ...base,
+        kind: 'compaction',
+        summary: str(r.summary) ?? '',
+        ...(str(r.firstKeptEntryId) !== undefined ? { firstKeptEntryId: str(r.firstKeptEntryId) } : {}),
+        ...(num(r.tokensBefore) !== undefined ? { tokensBefore: num(r.tokensBefore) } : {}),
+      };
+    case 'branch_summary':
+      // pi leaves an empty summary out of the context; it only moved the leaf.
+      if (!str(r.summary)) return { ...base, kind: 'metadata', type: 'branch_summary', data: { fromId: r.fromId } };
+      return {
+        ...base,
+        kind: 'branch_summary',
+        summary: str(r.summary) ?? '',
+        ...(str(r.fromId) ? { fromId: str(r.fromId) } : {}),
+      };
+    case 'custom_message':
+      return {
+        ...base,
+        kind: 'message',
+        message: {
+          role: 'user',
+          parts: blocksToParts(r.content, warn),
+          meta: { piType: 'custom_message', customType: r.customType, display: r.display },
+        },
+      };
+    case 'custom':
+      return { ...base, kind: 'metadata', type: 'custom', data: { customType: r.customType, data: r.data } };
+    case 'label':
+      return { ...base, kind: 'label', targetId: str(r.targetId) ?? '', ...(str(r.label) ? { label: str(r.label) } : {}) };
+    case 'session_info':
+      return { ...base, kind: 'metadata', type: 'session_info', data: { name: r.name } };
+    default:
+      warn(`unknown entry type ${JSON.stringify(r.type)}; kept raw`);
+      return { ...base, kind: 'metadata', type: String(r.type) };
+  }
+}
+
+/**
+ * Breaks parent cycles (pi itself would loop forever on one): the entry that closes a cycle, the
+ * later one in file order, becomes a root. Reports missing parents. Mutates `entries`.
+ */
+function checkTree(entries: Entry[], lineOf: Map<string, number>, file: string, warnings: ParseWarning[]): void {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const order = new Map(entries.map((e, i) => [e.id, i]));
+  const done = new Set<string>();
+  for (const start of entries) {
+    if (done.has(start.id)) continue;
+    const onPath: Entry[] = [];
+    const onPathSet = new Set<string>();
+    let cur: Entry | undefined = start;
+    while (cur && !done.has(cur.id)) {
+      if (onPathSet.has(cur.id)) {
+        // cur closes a cycle: cut the cycle at its latest member in file order.
+        const cycle = onPath.slice(onPath.indexOf(cur));
+        const cut = cycle.reduce((a, b) => ((order.get(a.id) ?? 0) >= (order.get(b.id) ?? 0) ? a : b));
+        warnings.push({
+          file,
+          line: lineOf.get(cut.id),
+          id: cut.id,
+          message: `parentId cycle (${cycle.map((e) => e.id).join(' → ')}); ${cut.id} made a root`,
+        });
+        cut.parentId = null;
+        break;
+      }
+      onPath.push(cur);
+      onPathSet.add(cur.id);
+      if (cur.parentId === null) break;
+      const parent = byId.get(cur.parentId);
+      if (!parent) {
+        warnings.push({
+          file,
+          line: lineOf.get(cur.id),
+          id: cur.id,
+          message: `parent ${cur.parentId} not found; entry treated as a root`,
+        });
+        break;
+      }
+      cur = parent;
+    }
+    for (const e of onPath) done.add(e.id);
+  }
+}
+
+export interface ParsedPiFile {
+  session: Session;
+  header?: PiHeader;
+}
+
+/** Reads one pi session file into a Session (entries in file order, leaf = last entry, as pi does). */
+export async function parsePiFile(file: string): Promise<ParsedPiFile> {
+  const warnings: ParseWarning[] = [];
+  let header: PiHeader | undefined;
+  const records: { record: PiRecord; line: number }[] = [];
+  let first = true;
+  for await (const l of readJsonl(file)) {
+    if (l.error) {
+      warnings.push({ file, line: l.line, message: l.error });
+      continue;
+    }
+    const v = l.value;
+    if (first && isHeader(v)) {
+      header = v;
+      first = false;
+      continue;
+    }
+    first = false;
+    if (!isRecord(v)) {
+      warnings.push({ file, line: l.line, message: 'line is not a JSON object' });
+      continue;
+    }
+    if (v.type === 'session') {
+      warnings.push({ file, line: l.line, message: 'second session header ignored' });
+      continue;
+    }
+    records.push({ record: v, line: l.line });
+  }
+  if (!header) warnings.push({ file, line: 1, message: 'no pi session header on the first line' });
+  const version = header ? (num(header.version) ?? 1) : PI_SESSION_VERSION;
+  // v1 ids are derived from the session and position, so every read of the file gives the same ids.
+  const seed = header?.id ?? basename(file);
+  const stableId = (i: number, taken: Set<string>) => {
+    for (let n = 0; ; n++) {
+      const id = createHash('sha1').update(`${seed}:${i}:${n}`).digest('hex').slice(0, 8);
+      if (!taken.has(id)) return id;
+    }
+  };
+  const migrated =
+    version < PI_SESSION_VERSION
+      ? migrateRecords(
+          version,
+          records.map((r) => r.record),
+          header,
+          stableId,
+        )
+      : records.map((r) => r.record);
+
+  const entries: Entry[] = [];
+  const lineOf = new Map<string, number>();
+  const seen = new Set<string>();
+  migrated.forEach((record, i) => {
+    const line = records[i]?.line;
+    const warn: Warn = (message) => warnings.push({ file, line, id: str(record.id), message });
+    if (typeof record.id !== 'string' || record.id === '') {
+      warn(`${String(record.type)} record without an id; skipped`);
+      return;
+    }
+    if (seen.has(record.id)) warn(`duplicate id ${record.id}; the later record wins lookups`);
+    seen.add(record.id);
+    if (record.parentId === record.id) {
+      warn(`entry is its own parent; made a root`);
+      record.parentId = null;
+    }
+    const entry = entryFromRecord(record, warn);
+    entries.push(entry);
+    if (line !== undefined) lineOf.set(entry.id, line);
+  });
+  checkTree(entries, lineOf, file, warnings);
+
+  const id = header?.id ?? idFromFileName(file) ?? basename(file, '.jsonl');
+  const times = entries.map((e) => e.timestamp).filter((t) => t !== new Date(0).toISOString());
+  const createdAt = isoTime(header?.timestamp, times[0] ?? new Date(0).toISOString());
+  // ISO strings of one format sort as times do.
+  const updatedAt = [createdAt, ...times].sort().at(-1) ?? createdAt;
+  const u = summarizeUsage(entries);
+
+  let name: string | undefined;
+  for (const e of entries) {
+    if (e.kind === 'metadata' && e.type === 'session_info') {
+      const n = isRecord(e.data) ? str(e.data.name)?.trim() : undefined;
+      name = n || undefined;
+    }
+  }
+  const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.message.meta);
+  const title =
+    name ??
+    (firstUser && firstUser.kind === 'message'
+      ? messageText(firstUser.message).replace(/\s+/g, ' ').trim().slice(0, 100)
+      : undefined);
+
+  const session: Session = {
+    id,
+    source: SOURCE,
+    ...(header?.cwd ? { project: header.cwd } : {}),
+    ...(title ? { title } : {}),
+    createdAt,
+    updatedAt,
+    messageCount: countMessages(entries),
+    ...(u.models.length ? { models: u.models } : {}),
+    usage: u.usage,
+    cost: u.cost,
+    path: file,
+    entries,
+    leafId: entries[entries.length - 1]?.id ?? null,
+    warnings,
+    ...(header ? { raw: header } : {}),
+    meta: { version, ...(header?.parentSession ? { parentSession: header.parentSession } : {}) },
+  };
+  return { session, header };
+}

@@ -1,0 +1,100 @@
+/**
+ * The agent formats threadbase knows, and one place to list, resolve and open sessions across all
+ * of them. Each format registers a factory here; nothing else imports a format by name.
+ */
+import { type DriverEnv, type SessionDriver, type SessionFilter, defaultDriverEnv } from '../model/driver.js';
+import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
+import type { Session, SessionInfo } from '../model/types.js';
+
+export type DriverFactory = (env: DriverEnv) => SessionDriver;
+
+const factories = new Map<string, DriverFactory>();
+
+/** Formats call this at module load (see ./all.ts). */
+export function registerFormat(name: string, factory: DriverFactory): void {
+  factories.set(name, factory);
+}
+
+export function formatNames(): string[] {
+  return [...factories.keys()];
+}
+
+export interface ListResult {
+  sessions: SessionInfo[];
+  /** A driver that failed as a whole (e.g. a locked database) is reported, the others still list. */
+  errors: { source: string; error: Error }[];
+}
+
+/** Every local agent store, each through its own driver. */
+export class Sources {
+  readonly env: DriverEnv;
+  private drivers = new Map<string, SessionDriver>();
+
+  constructor(env: DriverEnv = defaultDriverEnv()) {
+    this.env = env;
+  }
+
+  driver(name: string): SessionDriver {
+    let d = this.drivers.get(name);
+    if (!d) {
+      const f = factories.get(name);
+      if (!f) throw new NotFoundError('format', name);
+      d = f(this.env);
+      this.drivers.set(name, d);
+    }
+    return d;
+  }
+
+  names(): string[] {
+    return formatNames();
+  }
+
+  async list(filter: SessionFilter = {}): Promise<ListResult> {
+    const names = filter.source ? [filter.source] : this.names();
+    const results = await Promise.all(
+      names.map(async (name) => {
+        try {
+          return { name, sessions: await this.driver(name).listSessions(filter) };
+        } catch (error) {
+          return { name, error: error as Error };
+        }
+      }),
+    );
+    const sessions: SessionInfo[] = [];
+    const errors: ListResult['errors'] = [];
+    for (const r of results) {
+      if ('error' in r && r.error) errors.push({ source: r.name, error: r.error });
+      else if (r.sessions) sessions.push(...r.sessions);
+    }
+    sessions.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+    return { sessions, errors };
+  }
+
+  /** A session named by its id or a unique prefix of it, in any source (or the one given). */
+  async resolve(idOrPrefix: string, source?: string): Promise<SessionInfo> {
+    const { sessions } = await this.list(source ? { source } : {});
+    const exact = sessions.filter((s) => s.id === idOrPrefix);
+    if (exact.length === 1) return exact[0] as SessionInfo;
+    const matches = exact.length > 1 ? exact : sessions.filter((s) => s.id.startsWith(idOrPrefix));
+    if (matches.length === 0) throw new NotFoundError('session', idOrPrefix);
+    if (matches.length > 1) {
+      throw new AmbiguousIdError(
+        idOrPrefix,
+        matches.map((s) => `${s.source}:${s.id}`),
+      );
+    }
+    return matches[0] as SessionInfo;
+  }
+
+  async open(idOrPrefix: string, source?: string): Promise<{ info: SessionInfo; session: Session; driver: SessionDriver }> {
+    const info = await this.resolve(idOrPrefix, source);
+    const driver = this.driver(info.source);
+    const session = await driver.getSession(info.id);
+    if (!session) throw new NotFoundError(`${info.source} session`, info.id);
+    return { info, session, driver };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.drivers.values()].map((d) => d.close?.()));
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * What every driver derives the same way from getSession: entry lookup, ancestry, context,
+ * messages and usage. Drivers override these where they have an index that answers faster.
+ */
+import type {
+  DriverCapabilities,
+  GetMessagesOptions,
+  SessionDriver,
+  SessionFilter,
+  UsageTotals,
+} from '../../model/driver.js';
+import { NotFoundError } from '../../model/errors.js';
+import { type Context, type ContextOptions, buildContext, indexEntries, pathTo } from '../../model/tree.js';
+import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
+
+export abstract class DriverBase implements SessionDriver {
+  abstract readonly name: string;
+  abstract readonly capabilities: DriverCapabilities;
+  abstract listSessions(filter?: SessionFilter): Promise<SessionInfo[]>;
+  abstract getSession(id: string): Promise<Session | undefined>;
+
+  /** How this agent words summaries for the model; formats override. */
+  protected contextOptions(_session: Session): ContextOptions {
+    return {};
+  }
+
+  protected async requireSession(id: string): Promise<Session> {
+    const s = await this.getSession(id);
+    if (!s) throw new NotFoundError(`${this.name} session`, id);
+    return s;
+  }
+
+  async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
+    const s = await this.getSession(sessionId);
+    return s ? indexEntries(s.entries).byId.get(entryId) : undefined;
+  }
+
+  async getAncestry(sessionId: string, entryId: string): Promise<Entry[]> {
+    const s = await this.requireSession(sessionId);
+    const index = indexEntries(s.entries);
+    if (!index.byId.has(entryId)) throw new NotFoundError('entry', entryId, { file: s.path });
+    return pathTo(index, entryId);
+  }
+
+  async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
+    const s = await this.requireSession(sessionId);
+    return buildContext(s, { ...this.contextOptions(s), ...opts });
+  }
+
+  async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {
+    const s = await this.requireSession(sessionId);
+    const own = buildContext(s, { ...this.contextOptions(s), leafId: opts.leafId }).messages;
+    if (!opts.includeAncestors || !s.parentId) return own;
+    const parent = await this.getSession(s.parentId);
+    if (!parent) return own;
+    // A fork that copied its history already starts with the parent's messages.
+    if (s.entries.some((e) => parent.entries.some((p) => p.id === e.id))) return own;
+    const upTo = s.parentEntryId && parent.entries.some((e) => e.id === s.parentEntryId) ? s.parentEntryId : undefined;
+    const before = await this.getMessages(parent.id, { leafId: upTo, includeAncestors: true });
+    return [...before, ...own];
+  }
+
+  async usage(filter?: SessionFilter): Promise<UsageTotals> {
+    const totals: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, messages: 0 };
+    for (const info of await this.listSessions(filter)) {
+      const s = await this.getSession(info.id);
+      if (!s) continue;
+      const u = summarizeUsage(s.entries);
+      totals.input += u.usage.input;
+      totals.output += u.usage.output;
+      totals.cacheRead += u.usage.cacheRead;
+      totals.cacheWrite += u.usage.cacheWrite;
+      totals.reasoning += u.usage.reasoning;
+      totals.cost += u.cost;
+      totals.messages += u.responses;
+    }
+    return totals;
+  }
+}
+
+/** Applies a SessionFilter to listed sessions (for drivers with no query language of their own). */
+export function matchesFilter(s: SessionInfo, f: SessionFilter = {}): boolean {
+  if (f.source && s.source !== f.source) return false;
+  if (f.project && s.project !== f.project) return false;
+  if (f.since && s.updatedAt < f.since) return false;
+  if (f.until && s.updatedAt > f.until) return false;
+  if (f.parentId && s.parentId !== f.parentId) return false;
+  if (f.text && !(s.title ?? '').toLowerCase().includes(f.text.toLowerCase())) return false;
+  return true;
+}
+
+export function applyFilter(list: SessionInfo[], f: SessionFilter = {}): SessionInfo[] {
+  const out = list.filter((s) => matchesFilter(s, f)).sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+  return f.limit ? out.slice(0, f.limit) : out;
+}

@@ -1,0 +1,110 @@
+/**
+ * Streaming JSONL reading with exact byte offsets, so a sync can resume from the last complete
+ * line, and so that damaged input (torn last line, bad JSON, invalid UTF-8, huge lines) is
+ * reported by line and never stops the rest.
+ */
+import { createReadStream } from 'node:fs';
+
+export interface JsonlLine {
+  /** 1-based line number (counting from the start of the file, also when reading from an offset) */
+  line: number;
+  /** byte offset of the line's first byte */
+  offset: number;
+  /** byte offset just after the line's newline (where the next read would start) */
+  end: number;
+  /** the parsed value, when the line parsed */
+  value?: unknown;
+  /** why the line did not parse */
+  error?: string;
+  /** true for a last line with no newline: a writer may still be writing it */
+  partial?: boolean;
+}
+
+export interface ReadJsonlOptions {
+  /** byte offset to start at (must be the start of a line) */
+  start?: number;
+  /** line number of the line at `start` (1-based) */
+  startLine?: number;
+  /** lines longer than this are reported as errors, not parsed (default 64 MiB) */
+  maxLineBytes?: number;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parseLine(buf: Buffer): { value?: unknown; error?: string } {
+  let text: string;
+  try {
+    text = utf8.decode(buf);
+  } catch {
+    return { error: 'line is not valid UTF-8' };
+  }
+  if (text.trim() === '') return {};
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return { error: `malformed JSON: ${(err as Error).message}` };
+  }
+}
+
+/** Yields every line of a JSONL file; blank lines are skipped. */
+export async function* readJsonl(file: string, opts: ReadJsonlOptions = {}): AsyncGenerator<JsonlLine> {
+  const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
+  let offset = opts.start ?? 0;
+  let lineNo = opts.startLine ?? 1;
+  let chunks: Buffer[] = [];
+  let pending = 0;
+  let oversized = false;
+  const stream = createReadStream(file, { start: offset, highWaterMark: 1 << 20 });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let from = 0;
+    while (from < chunk.length) {
+      const nl = chunk.indexOf(0x0a, from);
+      const stop = nl === -1 ? chunk.length : nl;
+      if (!oversized) {
+        chunks.push(chunk.subarray(from, stop));
+        pending += stop - from;
+        if (pending > maxLine) {
+          oversized = true;
+          chunks = [];
+        }
+      } else pending += stop - from;
+      if (nl === -1) break;
+      const start = offset;
+      const len = pending;
+      const end = start + len + 1;
+      if (oversized) {
+        yield { line: lineNo, offset: start, end, error: `line of ${len} bytes is over the ${maxLine}-byte limit` };
+      } else if (len > 0) {
+        const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, len);
+        const r = parseLine(buf);
+        if (r.value !== undefined || r.error) yield { line: lineNo, offset: start, end, ...r };
+      }
+      offset = end;
+      lineNo++;
+      chunks = [];
+      pending = 0;
+      oversized = false;
+      from = nl + 1;
+    }
+  }
+  if (pending > 0) {
+    const start = offset;
+    const end = start + pending;
+    if (oversized) {
+      yield { line: lineNo, offset: start, end, partial: true, error: `line of ${pending} bytes is over the limit` };
+    } else {
+      const r = parseLine(Buffer.concat(chunks, pending));
+      if (r.value !== undefined) yield { line: lineNo, offset: start, end, partial: true, value: r.value };
+      else if (r.error) yield { line: lineNo, offset: start, end, partial: true, error: `torn last line (${r.error})` };
+    }
+  }
+}
+
+/** Reads only the first line that parses (a header), without reading the rest of the file. */
+export async function readFirstJsonLine(file: string): Promise<JsonlLine | undefined> {
+  for await (const l of readJsonl(file)) {
+    if (l.value !== undefined) return l;
+    if (l.line > 20) return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,151 @@
+/**
+ * The Zed driver (read-only): agent threads in `threads.db` under Zed's data dir
+ * (`$XDG_DATA_HOME/zed/threads/threads.db`, default `~/.local/share/zed/…`; on macOS
+ * `~/Library/Application Support/Zed/threads/threads.db`). Opened read-only; rows are JSON or
+ * zstd-compressed JSON, decompressed with fzstd (Node 20's zlib has no zstd).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { decompress } from 'fzstd';
+import type { DriverCapabilities, DriverEnv, SessionFilter, UsageTotals } from '../../model/driver.js';
+import { messageText } from '../../model/tree.js';
+import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import { applyFilter, DriverBase } from '../shared/base.js';
+import { isObject, type JsonObject, SOURCE, type ThreadRow, threadToSession } from './thread.js';
+
+export function zedThreadsDbCandidates(env: DriverEnv): string[] {
+  const xdg = env.env.XDG_DATA_HOME || join(env.home, '.local', 'share');
+  return [
+    join(xdg, 'zed', 'threads', 'threads.db'),
+    join(env.home, 'Library', 'Application Support', 'Zed', 'threads', 'threads.db'),
+  ];
+}
+
+interface RawRow extends ThreadRow {
+  data_type: string;
+  data: Buffer;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A row's thread JSON, or why it could not be read. */
+export function decodeThread(dataType: string, data: Buffer | string): { thread?: JsonObject; error?: string } {
+  try {
+    let text: string;
+    if (dataType === 'zstd') text = utf8.decode(decompress(typeof data === 'string' ? Buffer.from(data) : data));
+    else if (dataType === 'json') text = typeof data === 'string' ? data : utf8.decode(data);
+    else return { error: `unknown data_type ${JSON.stringify(dataType)}` };
+    const v: unknown = JSON.parse(text);
+    return isObject(v) ? { thread: v } : { error: 'thread data is not a JSON object' };
+  } catch (err) {
+    return { error: `cannot decode ${dataType} thread data: ${(err as Error).message}` };
+  }
+}
+
+/** SessionFilter.text matches the title or the first user message (applyFilter looks at titles only). */
+function matchesText(s: Session, title: string | undefined, text: string | undefined): boolean {
+  if (!text) return true;
+  const needle = text.toLowerCase();
+  if ((title ?? '').toLowerCase().includes(needle)) return true;
+  const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+  return first?.kind === 'message' && messageText(first.message).toLowerCase().includes(needle);
+}
+
+export class ZedDriver extends DriverBase {
+  readonly name = SOURCE;
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: false,
+    append: false,
+    fork: false,
+    branch: false,
+    delete: false,
+    title: false,
+    search: false,
+  };
+  private cache = new Map<string, { updatedAt: string; session: Session }>();
+
+  constructor(private readonly env: DriverEnv) {
+    super();
+  }
+
+  get dbPath(): string | undefined {
+    return zedThreadsDbCandidates(this.env).find((p) => existsSync(p) && statSync(p).isFile());
+  }
+
+  private withDb<T>(fn: (db: Database.Database, file: string) => T): T | undefined {
+    const file = this.dbPath;
+    if (!file) return undefined;
+    // Never write to the user's database: read-only, and no WAL checkpoint on close.
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return fn(db, file);
+    } finally {
+      db.close();
+    }
+  }
+
+  private select(db: Database.Database, where = '', params: unknown[] = []): RawRow[] {
+    const cols = new Set((db.prepare('PRAGMA table_info(threads)').all() as { name: string }[]).map((c) => c.name));
+    const pick = [
+      'id',
+      'summary',
+      'updated_at',
+      'data_type',
+      'data',
+      ...['created_at', 'parent_id', 'folder_paths'].filter((c) => cols.has(c)),
+    ];
+    return db.prepare(`SELECT ${pick.join(', ')} FROM threads ${where}`).all(...params) as RawRow[];
+  }
+
+  private toSession(row: RawRow, file: string): Session {
+    const hit = this.cache.get(row.id);
+    if (hit && hit.updatedAt === row.updated_at) return hit.session;
+    const warnings: ParseWarning[] = [];
+    const { thread, error } = decodeThread(row.data_type, row.data);
+    if (error) warnings.push({ file, id: row.id, message: error });
+    const { data: _d, data_type: _t, ...meta } = row;
+    const session = threadToSession(meta, thread, file, warnings);
+    this.cache.set(row.id, { updatedAt: row.updated_at, session });
+    return session;
+  }
+
+  async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
+    const sessions =
+      this.withDb((db, file) =>
+        this.select(db).flatMap((row) => {
+          const s = this.toSession(row, file);
+          const { entries: _e, warnings: _w, raw: _r, ...info } = s;
+          return matchesText(s, s.title, filter?.text) ? [info] : [];
+        }),
+      ) ?? [];
+    return applyFilter(sessions, { ...filter, text: undefined });
+  }
+
+  /**
+   * Zed's own running total per thread (cumulative_token_usage) is the usage; its per-turn figures
+   * count only each turn's last request. Each agent message is one model response.
+   */
+  override async usage(filter?: SessionFilter): Promise<UsageTotals> {
+    const totals: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, messages: 0 };
+    for (const info of await this.listSessions(filter)) {
+      const s = await this.getSession(info.id);
+      if (!s?.usage) continue;
+      totals.input += s.usage.input;
+      totals.output += s.usage.output;
+      totals.cacheRead += s.usage.cacheRead;
+      totals.cacheWrite += s.usage.cacheWrite;
+      totals.reasoning += s.usage.reasoning;
+      totals.messages += s.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length;
+    }
+    return totals;
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    return this.withDb((db, file) => {
+      const [row] = this.select(db, 'WHERE id = ?', [id]);
+      return row ? this.toSession(row, file) : undefined;
+    });
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The one driver interface. Every agent format (`src/formats/<agent>`) and every store
+ * (`src/stores/<backend>`) implements it; capability flags say what a driver can do, and the
+ * conformance suite in `test/conformance` runs against each driver.
+ *
+ * Spec version: bump DRIVER_SPEC_VERSION when the interface changes shape.
+ */
+import type { Context, ContextOptions } from './tree.js';
+import type { Entry, Message, Session, SessionInfo, SourceName, Usage } from './types.js';
+
+export const DRIVER_SPEC_VERSION = 1;
+
+export interface DriverCapabilities {
+  read: boolean;
+  /** create new sessions (writeSession) */
+  write: boolean;
+  /** append entries to an existing session */
+  append: boolean;
+  /** fork a session at an entry into a new session */
+  fork: boolean;
+  /** add an entry under an earlier entry of the same session (a branch in place) */
+  branch: boolean;
+  delete: boolean;
+  /** setTitle */
+  title: boolean;
+  /** full-text search over entries */
+  search: boolean;
+}
+
+export interface SessionFilter {
+  source?: SourceName;
+  /** exact working directory */
+  project?: string;
+  /** ISO time; sessions updated at or after */
+  since?: string;
+  /** ISO time; sessions updated at or before */
+  until?: string;
+  /** substring of the title or the first user message */
+  text?: string;
+  /** only sessions whose parent is this id (sub-agents, forks) */
+  parentId?: string;
+  limit?: number;
+}
+
+export interface GetMessagesOptions {
+  leafId?: string;
+  /** For a forked session, prepend the context of its parent up to the fork point. */
+  includeAncestors?: boolean;
+}
+
+export interface ForkOptions {
+  /** The entry to fork at (inclusive); default the current leaf. */
+  at?: string;
+  title?: string;
+}
+
+export interface WriteOptions {
+  /** Keep the session's id instead of minting a new one (only when free). */
+  keepId?: boolean;
+}
+
+export interface UsageTotals extends Usage {
+  cost: number;
+  messages: number;
+}
+
+export interface SearchHit {
+  sessionId: string;
+  entryId: string;
+  source: SourceName;
+  project?: string;
+  role?: string;
+  snippet: string;
+  score: number;
+  timestamp: string;
+}
+
+export interface SearchOptions extends SessionFilter {
+  role?: string;
+  tool?: string;
+}
+
+export interface SessionDriver {
+  /** 'claude', 'pi', 'opencode', 'sqlite', 'postgres', 'memory', ... */
+  readonly name: string;
+  readonly capabilities: DriverCapabilities;
+
+  listSessions(filter?: SessionFilter): Promise<SessionInfo[]>;
+  /** The whole session, entries included; undefined when there is no such id. */
+  getSession(id: string): Promise<Session | undefined>;
+  /** One entry by id, found through an index or the session's own file, never by scanning every session. */
+  getEntry(sessionId: string, entryId: string): Promise<Entry | undefined>;
+  /** Entries from the root to entryId, inclusive. */
+  getAncestry(sessionId: string, entryId: string): Promise<Entry[]>;
+  /** The context at the leaf, worded as this agent words it for the model. */
+  getContext(sessionId: string, opts?: ContextOptions): Promise<Context>;
+  getMessages(sessionId: string, opts?: GetMessagesOptions): Promise<Message[]>;
+  usage(filter?: SessionFilter): Promise<UsageTotals>;
+
+  /** Writes a whole session as a new session; returns where it went. */
+  writeSession?(session: Session, opts?: WriteOptions): Promise<SessionInfo>;
+  appendEntries?(sessionId: string, entries: Entry[]): Promise<void>;
+  forkSession?(sessionId: string, opts?: ForkOptions): Promise<SessionInfo>;
+  setTitle?(sessionId: string, title: string): Promise<void>;
+  deleteSession?(sessionId: string): Promise<void>;
+  search?(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
+  /** The shell command that resumes this session in its own agent (printed by `threadbase handoff`). */
+  resumeCommand?(session: SessionInfo): string;
+
+  close?(): Promise<void>;
+}
+
+/** Where drivers find each agent's data; tests point these at temp dirs. */
+export interface DriverEnv {
+  home: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export function defaultDriverEnv(): DriverEnv {
+  return { home: process.env.HOME ?? process.env.USERPROFILE ?? '/', env: process.env };
+}
+
+/**
+ * What the local index (`threadbase sync`) reads incrementally. Optional: a driver without it is
+ * indexed through listSessions/getSession, a changed session re-read whole.
+ */
+export interface SourceUnit {
+  /** Stable key of the unit: a file path, or `<db path>#<row id>`. */
+  key: string;
+  /** The session the unit holds. */
+  sessionId: string;
+  /** A file unit: its path, size and modification time. */
+  path?: string;
+  size?: number;
+  mtimeMs?: number;
+  /** A row unit: its update time or another version that changes when the row does. */
+  version?: string;
+  /** The file only ever grows by whole lines (JSONL), so a grown file can be read from its last byte. */
+  appendOnly?: boolean;
+}
+
+export interface UnitRead {
+  session: Session;
+  /** When read from an offset: only the entries after it (session then holds the listing fields). */
+  appended?: boolean;
+  /** The byte up to which whole lines were read. */
+  offset?: number;
+}
+
+export interface IncrementalSource {
+  listUnits(): Promise<SourceUnit[]>;
+  /** Reads the unit; with fromOffset, only the whole lines after that byte. */
+  readUnit(unit: SourceUnit, fromOffset?: number): Promise<UnitRead | undefined>;
+}
+
+export function isIncrementalSource(d: unknown): d is IncrementalSource {
+  return (
+    typeof d === 'object' &&
+    d !== null &&
+    typeof (d as Partial<IncrementalSource>).listUnits === 'function' &&
+    typeof (d as Partial<IncrementalSource>).readUnit === 'function'
+  );
+}

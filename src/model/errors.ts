@@ -1,0 +1,62 @@
+/** Typed errors that name the file, line and id that caused them. */
+
+export interface ErrorPlace {
+  file?: string;
+  line?: number;
+  id?: string;
+}
+
+export class ThreadbaseError extends Error {
+  readonly code: string;
+  readonly file?: string;
+  readonly line?: number;
+  readonly id?: string;
+
+  constructor(code: string, message: string, place: ErrorPlace = {}, options?: { cause?: unknown }) {
+    super(formatPlace(place) + message, options);
+    this.name = 'ThreadbaseError';
+    this.code = code;
+    this.file = place.file;
+    this.line = place.line;
+    this.id = place.id;
+  }
+}
+
+export class NotFoundError extends ThreadbaseError {
+  constructor(what: string, id: string, place: ErrorPlace = {}) {
+    super('not_found', `${what} not found: ${id}`, { ...place, id });
+    this.name = 'NotFoundError';
+  }
+}
+
+export class AmbiguousIdError extends ThreadbaseError {
+  readonly candidates: string[];
+  constructor(prefix: string, candidates: string[]) {
+    super('ambiguous_id', `id prefix "${prefix}" matches ${candidates.length} sessions: ${candidates.slice(0, 5).join(', ')}`, {
+      id: prefix,
+    });
+    this.name = 'AmbiguousIdError';
+    this.candidates = candidates;
+  }
+}
+
+/** An operation the driver does not offer (see its capability flags). */
+export class UnsupportedError extends ThreadbaseError {
+  constructor(driver: string, operation: string) {
+    super('unsupported', `${driver} cannot ${operation}`);
+    this.name = 'UnsupportedError';
+  }
+}
+
+export class ParseError extends ThreadbaseError {
+  constructor(message: string, place: ErrorPlace, options?: { cause?: unknown }) {
+    super('parse', message, place, options);
+    this.name = 'ParseError';
+  }
+}
+
+export function formatPlace(place: ErrorPlace): string {
+  const where = place.file ? `${place.file}${place.line !== undefined ? `:${place.line}` : ''}` : '';
+  const id = place.id && !where ? `[${place.id}] ` : '';
+  return where ? `${where}: ${id}` : id;
+}

@@ -1,0 +1,244 @@
+/**
+ * Pure tree logic over a session's entries: leaf, path, branches and the context a model sees on
+ * resume. No I/O, no agent quirks: formats pass what differs (how a summary is worded) as options.
+ */
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  Entry,
+  Message,
+  Part,
+  Session,
+  ToolCallPart,
+} from './types.js';
+
+export interface EntryIndex {
+  byId: Map<string, Entry>;
+  children: Map<string | null, Entry[]>;
+  /** position in the session's entry order */
+  order: Map<string, number>;
+}
+
+export function indexEntries(entries: readonly Entry[]): EntryIndex {
+  const byId = new Map<string, Entry>();
+  const children = new Map<string | null, Entry[]>();
+  const order = new Map<string, number>();
+  entries.forEach((e, i) => {
+    byId.set(e.id, e);
+    order.set(e.id, i);
+  });
+  for (const e of entries) {
+    // An orphan (parent not in this session) hangs from the root so it stays reachable.
+    const parent = e.parentId !== null && byId.has(e.parentId) ? e.parentId : null;
+    let list = children.get(parent);
+    if (!list) {
+      list = [];
+      children.set(parent, list);
+    }
+    list.push(e);
+  }
+  return { byId, children, order };
+}
+
+/** The current leaf: the session's own leafId, else the last entry not on a side chain. */
+export function currentLeaf(session: Pick<Session, 'entries' | 'leafId'>): Entry | undefined {
+  if (session.leafId) {
+    const found = session.entries.find((e) => e.id === session.leafId);
+    if (found) return found;
+  }
+  for (let i = session.entries.length - 1; i >= 0; i--) {
+    const e = session.entries[i];
+    if (e && !e.sidechain) return e;
+  }
+  return undefined;
+}
+
+/**
+ * Entries from the root down to `leafId`, inclusive. Stops at a missing parent (the entry whose
+ * parent is missing becomes the root) and at a cycle, so damaged input never loops.
+ */
+export function pathTo(index: EntryIndex, leafId: string): Entry[] {
+  const path: Entry[] = [];
+  const seen = new Set<string>();
+  let cur = index.byId.get(leafId);
+  while (cur && !seen.has(cur.id)) {
+    seen.add(cur.id);
+    path.push(cur);
+    cur = cur.parentId === null ? undefined : index.byId.get(cur.parentId);
+  }
+  return path.reverse();
+}
+
+export function pathToLeaf(session: Pick<Session, 'entries' | 'leafId'>, leafId?: string): Entry[] {
+  const index = indexEntries(session.entries);
+  const leaf = leafId ?? currentLeaf(session)?.id;
+  if (!leaf) return [];
+  if (!index.byId.has(leaf)) throw new Error(`entry ${leaf} is not in this session`);
+  return pathTo(index, leaf);
+}
+
+/** Every leaf of the tree (an entry with no children), main chain and side chains alike. */
+export function leaves(entries: readonly Entry[]): Entry[] {
+  const index = indexEntries(entries);
+  return entries.filter((e) => !(index.children.get(e.id)?.length ?? 0));
+}
+
+export interface Branch {
+  leaf: Entry;
+  /** Where this branch leaves the path of the current leaf (null: shares nothing). */
+  forkPointId: string | null;
+  length: number;
+  current: boolean;
+}
+
+/** The branches of the tree, one per leaf that is not on a side chain. */
+export function branches(session: Pick<Session, 'entries' | 'leafId'>): Branch[] {
+  const index = indexEntries(session.entries);
+  const cur = currentLeaf(session);
+  const curPath = new Set(cur ? pathTo(index, cur.id).map((e) => e.id) : []);
+  return leaves(session.entries)
+    .filter((e) => !e.sidechain)
+    .map((leaf) => {
+      const path = pathTo(index, leaf.id);
+      let forkPointId: string | null = null;
+      for (const e of path) if (curPath.has(e.id)) forkPointId = e.id;
+      return { leaf, forkPointId, length: path.length, current: leaf.id === cur?.id };
+    });
+}
+
+export interface ContextOptions {
+  /** Resume at this entry instead of the current leaf. */
+  leafId?: string;
+  /** How the agent words a compaction summary for the model (default: the summary as is). */
+  compactionText?: (entry: CompactionEntry) => string;
+  /** How the agent words a branch summary for the model (default: the summary as is). */
+  branchSummaryText?: (entry: BranchSummaryEntry) => string;
+  /** Merge consecutive assistant records of one API response (same responseId). Default true. */
+  mergeSplitResponses?: boolean;
+}
+
+export interface Context {
+  system?: string;
+  messages: Message[];
+  /** The model and thinking level in force at the leaf, where the path records them. */
+  model?: string;
+  provider?: string;
+  thinkingLevel?: string;
+}
+
+/**
+ * The message list a model sees when the session is resumed at a leaf: the path from the root,
+ * with the latest compaction on it applied (summary, then the kept entries, then what follows),
+ * branch summaries as user messages, and split responses merged.
+ */
+export function buildContext(session: Pick<Session, 'entries' | 'leafId'>, opts: ContextOptions = {}): Context {
+  const path = pathToLeaf(session, opts.leafId);
+  const ctx: Context = { messages: [] };
+
+  for (const e of path) {
+    if (e.kind === 'model_change') {
+      if (e.model) ctx.model = e.model;
+      if (e.provider) ctx.provider = e.provider;
+      if (e.thinkingLevel) ctx.thinkingLevel = e.thinkingLevel;
+    } else if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model) {
+      ctx.model = e.message.model;
+      if (e.message.provider) ctx.provider = e.message.provider;
+    }
+  }
+
+  let compactionIdx = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]?.kind === 'compaction') {
+      compactionIdx = i;
+      break;
+    }
+  }
+
+  const out: Message[] = [];
+  const emit = (e: Entry) => {
+    if (e.kind === 'message') out.push(e.message);
+    else if (e.kind === 'branch_summary') {
+      const text = opts.branchSummaryText ? opts.branchSummaryText(e) : e.summary;
+      out.push({ role: 'user', parts: [{ type: 'text', text }], meta: { branchSummary: true, fromId: e.fromId } });
+    }
+  };
+
+  if (compactionIdx >= 0) {
+    const c = path[compactionIdx] as CompactionEntry;
+    const text = opts.compactionText ? opts.compactionText(c) : c.summary;
+    out.push({ role: 'user', parts: [{ type: 'text', text }], meta: { compactionSummary: true } });
+    let kept = false;
+    for (let i = 0; i < compactionIdx; i++) {
+      const e = path[i] as Entry;
+      if (c.firstKeptEntryId !== undefined && e.id === c.firstKeptEntryId) kept = true;
+      if (kept) emit(e);
+    }
+    for (let i = compactionIdx + 1; i < path.length; i++) emit(path[i] as Entry);
+  } else {
+    for (const e of path) emit(e);
+  }
+
+  ctx.messages = opts.mergeSplitResponses === false ? out : mergeSplitResponses(out);
+  return ctx;
+}
+
+/** Consecutive assistant messages with the same responseId become one message. */
+export function mergeSplitResponses(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    const prev = out[out.length - 1];
+    if (prev && m.role === 'assistant' && prev.role === 'assistant' && m.responseId && m.responseId === prev.responseId) {
+      out[out.length - 1] = {
+        ...prev,
+        ...m,
+        parts: [...prev.parts, ...m.parts],
+        usage: m.usage ?? prev.usage,
+      };
+    } else out.push(m);
+  }
+  return out;
+}
+
+export interface ToolPairing {
+  /** call id → the call */
+  calls: Map<string, ToolCallPart>;
+  /** call ids that have a result */
+  answered: Set<string>;
+  /** calls with no result (yet) */
+  unanswered: ToolCallPart[];
+  /** result call ids with no call */
+  orphanResults: string[];
+}
+
+/** Pairs tool calls with their results by id across a message list. */
+export function pairToolCalls(messages: readonly Message[]): ToolPairing {
+  const calls = new Map<string, ToolCallPart>();
+  const answered = new Set<string>();
+  const orphanResults: string[] = [];
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (p.type === 'tool_call') calls.set(p.id, p);
+      else if (p.type === 'tool_result') {
+        if (calls.has(p.callId)) answered.add(p.callId);
+        else orphanResults.push(p.callId);
+      }
+    }
+  }
+  const unanswered = [...calls.values()].filter((c) => !answered.has(c.id));
+  return { calls, answered, unanswered, orphanResults };
+}
+
+/** Plain text of a message's text parts, for titles, search and previews. */
+export function messageText(m: Pick<Message, 'parts'>): string {
+  return m.parts
+    .filter((p): p is Extract<Part, { type: 'text' }> => p.type === 'text')
+    .map((p) => p.text)
+    .join('\n');
+}
+
+/** Count of user and assistant turns, the `messageCount` every listing reports. */
+export function countMessages(entries: readonly Entry[]): number {
+  let n = 0;
+  for (const e of entries) if (e.kind === 'message' && !e.sidechain) n++;
+  return n;
+}

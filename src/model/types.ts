@@ -1,0 +1,250 @@
+/**
+ * The one shape every agent's sessions map onto. Formats translate to and from these types;
+ * nothing here knows any agent's quirks. Each entry keeps the agent's original record(s) in `raw`
+ * so a format can write its own sessions back without loss.
+ */
+
+/** Where a session lives. `threadbase` is threadbase's own stores (SQLite, PostgreSQL, memory). */
+export type SourceName =
+  | 'claude'
+  | 'pi'
+  | 'opencode'
+  | 'codex'
+  | 'gemini'
+  | 'zed'
+  | 'threadbase'
+  | (string & {});
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+}
+
+/** Extra fields an agent keeps on a part or message that the model has no slot for. */
+export type Meta = Record<string, unknown>;
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+  meta?: Meta;
+}
+
+export interface ThinkingPart {
+  type: 'thinking';
+  thinking: string;
+  /** Provider signature that lets the thinking be replayed to the same provider. */
+  signature?: string;
+  meta?: Meta;
+}
+
+export interface RedactedThinkingPart {
+  type: 'redacted_thinking';
+  data: string;
+  meta?: Meta;
+}
+
+export interface ImagePart {
+  type: 'image';
+  mediaType: string;
+  /** base64 without a data: prefix */
+  data?: string;
+  url?: string;
+  meta?: Meta;
+}
+
+export interface FilePart {
+  type: 'file';
+  mediaType: string;
+  /** base64 without a data: prefix */
+  data?: string;
+  url?: string;
+  /** plain-text documents carry their text here instead of data */
+  text?: string;
+  name?: string;
+  meta?: Meta;
+}
+
+export interface ToolCallPart {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  meta?: Meta;
+}
+
+export type ToolResultContent = TextPart | ImagePart | FilePart;
+
+export interface ToolResultPart {
+  type: 'tool_result';
+  callId: string;
+  /** The tool's name where the format records it beside the result (pi, OpenCode). */
+  name?: string;
+  content: string | ToolResultContent[];
+  isError?: boolean;
+  meta?: Meta;
+}
+
+export type Part =
+  | TextPart
+  | ThinkingPart
+  | RedactedThinkingPart
+  | ImagePart
+  | FilePart
+  | ToolCallPart
+  | ToolResultPart;
+
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+
+export interface Message {
+  role: Role;
+  parts: Part[];
+  model?: string;
+  provider?: string;
+  /** The wire API the message came from or goes to, e.g. `anthropic-messages`. */
+  api?: string;
+  usage?: Usage;
+  /** USD, as the agent recorded it. */
+  cost?: number;
+  stopReason?: string;
+  error?: string;
+  /**
+   * The provider's id for the response this message belongs to. Consecutive assistant entries with
+   * the same responseId are one API response split over several records (Claude Code does this);
+   * context building merges them and usage is counted once.
+   */
+  responseId?: string;
+  meta?: Meta;
+}
+
+export interface EntryBase {
+  id: string;
+  /** null at a root */
+  parentId: string | null;
+  /** ISO 8601 */
+  timestamp: string;
+  /** The agent's original record(s), kept for lossless write-back. */
+  raw?: unknown;
+  /** Which format `raw` is in; a writer reuses raw only when it is its own format's. */
+  rawSource?: SourceName;
+  /** Side chains (Claude Code's sub-agent transcripts in the parent file) are not on any main path. */
+  sidechain?: boolean;
+}
+
+export interface MessageEntry extends EntryBase {
+  kind: 'message';
+  message: Message;
+}
+
+export interface CompactionEntry extends EntryBase {
+  kind: 'compaction';
+  summary: string;
+  /** Entries from this one (on the path to the compaction) are kept after the summary; none if absent. */
+  firstKeptEntryId?: string;
+  tokensBefore?: number;
+}
+
+export interface BranchSummaryEntry extends EntryBase {
+  kind: 'branch_summary';
+  summary: string;
+  /** The leaf of the abandoned branch this summarises. */
+  fromId?: string;
+}
+
+export interface ModelChangeEntry extends EntryBase {
+  kind: 'model_change';
+  model?: string;
+  provider?: string;
+  thinkingLevel?: string;
+}
+
+export interface LabelEntry extends EntryBase {
+  kind: 'label';
+  targetId: string;
+  /** undefined clears the label */
+  label?: string;
+}
+
+/** Anything agent-specific that is not part of the conversation (snapshots, queue ops, titles, ...). */
+export interface MetadataEntry extends EntryBase {
+  kind: 'metadata';
+  type: string;
+  data?: unknown;
+}
+
+export type Entry =
+  | MessageEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | ModelChangeEntry
+  | LabelEntry
+  | MetadataEntry;
+
+export type EntryKind = Entry['kind'];
+
+export interface SessionInfo {
+  id: string;
+  source: SourceName;
+  /** The working directory the session ran in. */
+  project?: string;
+  title?: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  /** Fork origin or sub-agent parent. */
+  parentId?: string | null;
+  /** The tool call in the parent that spawned this (sub-agent) session. */
+  parentToolCallId?: string;
+  /** The entry of the parent session this one was forked at. */
+  parentEntryId?: string;
+  models?: string[];
+  usage?: Usage;
+  cost?: number;
+  /** File or database the session was read from. */
+  path?: string;
+  /**
+   * Workspace directories beyond `project` the agent was given (Gemini CLI `/dir add`, Codex
+   * workspace roots, Zed worktrees). Optional; formats without the notion leave it out.
+   */
+  directories?: string[];
+  meta?: Meta;
+}
+
+export interface Session extends SessionInfo {
+  /** In the order the agent stored them (file order, or time order for relational stores). */
+  entries: Entry[];
+  /** The current leaf; when absent, the last entry that is not on a side chain. */
+  leafId?: string | null;
+  /** Problems met while reading, each naming file and line. */
+  warnings?: ParseWarning[];
+  /** The agent's own session-level record (pi's header, OpenCode's session row), in `source`'s format. */
+  raw?: unknown;
+}
+
+export interface ParseWarning {
+  file: string;
+  line?: number;
+  id?: string;
+  message: string;
+}
+
+export const emptyUsage = (): Usage => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  reasoning: 0,
+});
+
+export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
+  if (!b) return a;
+  return {
+    input: a.input + (b.input ?? 0),
+    output: a.output + (b.output ?? 0),
+    cacheRead: a.cacheRead + (b.cacheRead ?? 0),
+    cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0),
+    reasoning: a.reasoning + (b.reasoning ?? 0),
+  };
+}

@@ -1,0 +1,575 @@
+/**
+ * The team server: a Hono app over any SessionDriver plus a token store. Under /api/v1 it speaks
+ * the Acontext session API (as the @acontext/acontext SDK calls it: `{code, data, msg}` envelopes)
+ * and threadbase's own routes under /api/v1/threadbase. Every /api/v1 request needs a bearer key;
+ * the key's project decides which sessions exist for the request.
+ */
+import { randomUUID } from 'node:crypto';
+import { Hono, type Context as HonoContext } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { messageToAnthropic } from '../convert/anthropic.js';
+import { contextFormatNames, renderContext } from '../convert/formats.js';
+import { messageToOpenAI } from '../convert/openai.js';
+import type { SessionDriver } from '../model/driver.js';
+import { NotFoundError, ThreadbaseError } from '../model/errors.js';
+import type { Entry, MessageEntry, Session } from '../model/types.js';
+import {
+  type AcontextSessionFields,
+  acontextMessage,
+  acontextSession,
+  BlobError,
+  type BlobFormat,
+  estimateTokens,
+  messageFromBlob,
+} from './acontext.js';
+import { openApiDocument } from './openapi.js';
+import { type ProjectStores, projectStores } from './scope.js';
+import type { Project, TokenStore } from './tokens.js';
+import { mountWebViewer } from './web/index.js';
+
+export interface ServerOptions {
+  store: SessionDriver;
+  tokens: TokenStore;
+  /** Largest request body accepted (bytes, default 10 MiB); larger → 413. */
+  maxBodyBytes?: number;
+  /** Where request problems are reported (default stderr). */
+  log?: (line: string) => void;
+}
+
+type Env = { Variables: { project: Project; store: SessionDriver } };
+
+const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
+const KEY_CACHE_MS = 10_000;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 413 | 500,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Counts 4xx answers and logs them, at most one summary line every 10 s per kind of problem. */
+export class BadRequestLog {
+  private window: number[] = [];
+  private lastLine = 0;
+  constructor(private readonly log: (line: string) => void) {}
+  record(status: number, method: string, path: string, message: string): void {
+    const now = Date.now();
+    this.window = this.window.filter((t) => now - t < 60_000);
+    this.window.push(now);
+    if (now - this.lastLine < 10_000 && this.window.length > 1) return;
+    this.lastLine = now;
+    this.log(`threadbase serve: ${status} ${method} ${path}: ${message} (${this.window.length} bad requests in the last minute)`);
+  }
+  /** Bad requests in the last minute. */
+  get perMinute(): number {
+    const now = Date.now();
+    return this.window.filter((t) => now - t < 60_000).length;
+  }
+}
+
+/** Serialises work per key inside this process (appends to one session keep their parent chain). */
+class KeyedQueue {
+  private tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
+}
+
+const ok = (c: HonoContext, data: unknown, status: 200 | 201 = 200) => c.json({ code: 0, data, msg: 'ok' }, status);
+
+function isMessageEntry(e: Entry): e is MessageEntry {
+  return e.kind === 'message' && !e.sidechain;
+}
+
+const cursorOf = (entryId: string) => Buffer.from(entryId, 'utf8').toString('base64url');
+const entryIdOfCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
+
+const boolParam = (v: string | undefined, dflt: boolean) => (v === undefined ? dflt : v === 'true' || v === '1');
+
+function intParam(v: string | undefined, dflt: number, max: number): number {
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new HttpError(400, `limit must be a positive integer, got ${JSON.stringify(v)}`);
+  return Math.min(n, max);
+}
+
+const CreateSessionBody = z
+  .object({
+    space_id: z.string().nullish(),
+    disable_task_tracking: z.boolean().nullish(),
+    configs: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .strict();
+
+const StoreMessageBody = z.object({
+  blob: z.unknown(),
+  format: z.enum(['anthropic', 'openai']).default('openai'),
+  meta: z.record(z.string(), z.unknown()).nullish(),
+});
+
+const EntrySchema = z.looseObject({
+  id: z.string().min(1),
+  parentId: z.string().nullable(),
+  kind: z.enum(['message', 'compaction', 'branch_summary', 'model_change', 'label', 'metadata']),
+  timestamp: z.string(),
+});
+
+const PutSessionBody = z.object({
+  session: z.looseObject({
+    id: z.string().min(1),
+    source: z.string().optional(),
+    project: z.string().optional(),
+    title: z.string().optional(),
+    createdAt: z.string().optional(),
+    updatedAt: z.string().optional(),
+    parentId: z.string().nullish(),
+    parentEntryId: z.string().optional(),
+    leafId: z.string().nullish(),
+    meta: z.record(z.string(), z.unknown()).optional(),
+  }),
+  entries: z.array(EntrySchema).max(100_000),
+});
+
+const AppendBody = z.object({ entries: z.array(EntrySchema).min(1).max(100_000) });
+const ForkBody = z.object({ at: z.string().optional(), title: z.string().optional() });
+const BranchBody = z.object({
+  at: z.string().min(1),
+  blob: z.unknown(),
+  format: z.enum(['anthropic', 'openai']).default('anthropic'),
+});
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (!r.success) {
+    const first = r.error.issues[0];
+    throw new HttpError(400, `invalid body${first ? ` at ${first.path.join('.') || '(root)'}: ${first.message}` : ''}`);
+  }
+  return r.data;
+}
+
+async function jsonBody(c: HonoContext): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'request body is not valid JSON');
+  }
+}
+
+export function createApp(opts: ServerOptions): Hono<Env> {
+  const stores: ProjectStores = projectStores(opts.store);
+  const badLog = new BadRequestLog(opts.log ?? ((l) => process.stderr.write(`${l}\n`)));
+  const queue = new KeyedQueue();
+  /** Last appended entry per session, valid because appends to a session go through `queue`. */
+  const lastEntry = new Map<string, string | null>();
+  const app = new Hono<Env>();
+  // Known keys for a few seconds, so a busy client costs one key look-up per interval, not per request.
+  const keyCache = new Map<string, { project: Project; until: number }>();
+  const knownKey = async (key: string): Promise<Project | undefined> => {
+    const hit = keyCache.get(key);
+    if (hit && hit.until > Date.now()) return hit.project;
+    const project = await opts.tokens.projectForKey(key);
+    if (project) {
+      if (keyCache.size > 10_000) keyCache.clear();
+      keyCache.set(key, { project, until: Date.now() + KEY_CACHE_MS });
+    } else keyCache.delete(key);
+    return project;
+  };
+
+  app.onError((err, c) => {
+    let status: 400 | 401 | 404 | 409 | 413 | 500 = 500;
+    let message = err.message;
+    if (err instanceof HttpError) status = err.status;
+    else if (err instanceof BlobError) status = 400;
+    else if (err instanceof NotFoundError) status = 404;
+    else if (err instanceof ThreadbaseError)
+      status = err.code === 'duplicate_entry' || err.code === 'orphan_entry' ? 409 : err.code === 'unsupported' ? 400 : 500;
+    if (status === 500) message = 'internal error';
+    if (status >= 400 && status < 500) badLog.record(status, c.req.method, c.req.path, message);
+    else
+      (opts.log ?? ((l) => process.stderr.write(`${l}\n`)))(
+        `threadbase serve: 500 ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`,
+      );
+    return c.json({ code: status, msg: message, error: message }, status);
+  });
+  app.notFound((c) => {
+    badLog.record(404, c.req.method, c.req.path, 'no such route');
+    return c.json({ code: 404, msg: `no route ${c.req.method} ${c.req.path}`, error: 'not found' }, 404);
+  });
+
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+  app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument()));
+
+  app.use(
+    '/api/v1/*',
+    bodyLimit({
+      maxSize: opts.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      onError: (c) => {
+        badLog.record(413, c.req.method, c.req.path, 'body too large');
+        return c.json({ code: 413, msg: 'request body too large', error: 'payload too large' }, 413);
+      },
+    }),
+  );
+  app.use('/api/v1/*', async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const project = m?.[1] ? await knownKey(m[1]) : undefined;
+    if (!project) {
+      const message = m ? 'invalid API key' : 'missing Authorization: Bearer <key>';
+      badLog.record(401, c.req.method, c.req.path, message);
+      return c.json({ code: 401, msg: message, error: 'unauthorized' }, 401);
+    }
+    c.set('project', project);
+    c.set('store', stores(project.id));
+    await next();
+  });
+
+  // The web viewer: its page is public, its data under /api/v1/web behind the key above, per project.
+  mountWebViewer(app, { driver: opts.store, scope: (c) => ({ key: c.get('project').id, driver: c.get('store') }) });
+
+  const sessionKey = (c: HonoContext<Env>, id: string) => `${c.get('project').id}\u0000${id}`;
+
+  const requireSession = async (c: HonoContext<Env>, id: string): Promise<Session> => {
+    const s = await c.get('store').getSession(id);
+    if (!s) throw new HttpError(404, `session not found: ${id}`);
+    return s;
+  };
+
+  // ---- Acontext session API ------------------------------------------------------------------
+
+  app.get('/api/v1/ping', (c) => c.json({ code: 0, data: 'pong', msg: 'pong' }));
+
+  app.get('/api/v1/session', async (c) => {
+    const limit = intParam(c.req.query('limit'), 20, 200);
+    const desc = boolParam(c.req.query('time_desc'), false);
+    const cursor = c.req.query('cursor');
+    const spaceId = c.req.query('space_id');
+    const notConnected = boolParam(c.req.query('not_connected'), false);
+    let all = (await c.get('store').listSessions()).filter((s) => {
+      const space = acontextSession(s, '').space_id;
+      return (spaceId === undefined || space === spaceId) && (!notConnected || space === null);
+    });
+    all = [...all].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+    if (desc) all.reverse();
+    let start = 0;
+    if (cursor) {
+      const after = entryIdOfCursor(cursor);
+      const at = all.findIndex((s) => s.id === after);
+      if (at < 0) throw new HttpError(400, 'invalid cursor');
+      start = at + 1;
+    }
+    const page = all.slice(start, start + limit);
+    const hasMore = start + limit < all.length;
+    const last = page[page.length - 1];
+    return ok(c, {
+      items: page.map((s) => acontextSession(s, c.get('project').id)),
+      next_cursor: hasMore && last ? cursorOf(last.id) : null,
+      has_more: hasMore,
+    });
+  });
+
+  app.post('/api/v1/session', async (c) => {
+    const body = parseBody(CreateSessionBody, await jsonBody(c));
+    const store = c.get('store');
+    if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions');
+    const now = new Date().toISOString();
+    const acontext: AcontextSessionFields = {
+      configs: body.configs ?? {},
+      space_id: body.space_id ?? null,
+      disable_task_tracking: body.disable_task_tracking ?? false,
+    };
+    const info = await store.writeSession({
+      id: randomUUID(),
+      source: 'threadbase',
+      createdAt: now,
+      updatedAt: now,
+      messageCount: 0,
+      entries: [],
+      meta: { acontext },
+    });
+    lastEntry.set(sessionKey(c, info.id), null);
+    return ok(c, acontextSession(info, c.get('project').id), 201);
+  });
+
+  app.delete('/api/v1/session/:id', async (c) => {
+    const id = c.req.param('id');
+    await requireSession(c, id);
+    const store = c.get('store');
+    if (!store.deleteSession) throw new HttpError(400, 'this store cannot delete sessions');
+    await store.deleteSession(id);
+    lastEntry.delete(sessionKey(c, id));
+    return ok(c, {});
+  });
+
+  app.post('/api/v1/session/:id/messages', async (c) => {
+    const id = c.req.param('id');
+    const body = parseBody(StoreMessageBody, await jsonBody(c));
+    const message = messageFromBlob(body.blob, body.format as BlobFormat);
+    if (body.meta) message.meta = { ...(message.meta ?? {}), acontext: body.meta };
+    const store = c.get('store');
+    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
+    const key = sessionKey(c, id);
+    const entry = await queue.run(key, async () => {
+      let parent = lastEntry.get(key);
+      if (parent === undefined) {
+        const s = await requireSession(c, id);
+        parent = [...s.entries].reverse().find((e) => !e.sidechain)?.id ?? null;
+      }
+      const e: MessageEntry = {
+        kind: 'message',
+        id: randomUUID(),
+        parentId: parent,
+        timestamp: new Date().toISOString(),
+        message,
+      };
+      try {
+        await store.appendEntries?.(id, [e]);
+      } catch (error) {
+        lastEntry.delete(key);
+        if (error instanceof NotFoundError) throw new HttpError(404, `session not found: ${id}`);
+        throw error;
+      }
+      if (lastEntry.size > 100_000) lastEntry.clear(); // a cache: dropping it only costs a look-up
+      lastEntry.set(key, e.id);
+      return e;
+    });
+    return ok(c, acontextMessage(id, entry), 201);
+  });
+
+  app.get('/api/v1/session/:id/messages', async (c) => {
+    const id = c.req.param('id');
+    const format = c.req.query('format') ?? 'openai';
+    if (format !== 'openai' && format !== 'anthropic' && format !== 'acontext')
+      throw new HttpError(400, `format must be openai, anthropic or acontext, got ${JSON.stringify(format)}`);
+    const limit = intParam(c.req.query('limit'), 1000, 10_000);
+    const desc = boolParam(c.req.query('time_desc'), false);
+    const cursor = c.req.query('cursor');
+    const s = await requireSession(c, id);
+    const messages = s.entries.filter(isMessageEntry);
+    // Pages are taken from the newest end when time_desc; each page is in that order.
+    const ordered = desc ? [...messages].reverse() : messages;
+    let start = 0;
+    if (cursor) {
+      const after = entryIdOfCursor(cursor);
+      const at = ordered.findIndex((e) => e.id === after);
+      if (at < 0) throw new HttpError(400, 'invalid cursor');
+      start = at + 1;
+    }
+    const page = ordered.slice(start, start + limit);
+    const hasMore = start + limit < ordered.length;
+    const items: unknown[] = [];
+    const ids: string[] = [];
+    for (const e of page) {
+      if (format === 'anthropic') {
+        items.push(messageToAnthropic(e.message));
+        ids.push(e.id);
+      } else if (format === 'openai') {
+        // One stored message of several tool results is several OpenAI messages; each keeps its id.
+        for (const m of messageToOpenAI(e.message)) {
+          items.push(m);
+          ids.push(e.id);
+        }
+      } else {
+        items.push(acontextMessage(id, e));
+        ids.push(e.id);
+      }
+    }
+    const last = page[page.length - 1];
+    return ok(c, { items, ids, next_cursor: hasMore && last ? cursorOf(last.id) : null, has_more: hasMore });
+  });
+
+  app.get('/api/v1/session/:id/token_counts', async (c) => {
+    const s = await requireSession(c, c.req.param('id'));
+    return ok(c, { total_tokens: estimateTokens(s.entries.filter(isMessageEntry).map((e) => e.message)) });
+  });
+
+  app.get('/api/v1/session/:id/configs', async (c) => {
+    const s = await requireSession(c, c.req.param('id'));
+    return ok(c, acontextSession(s, c.get('project').id));
+  });
+
+  // ---- threadbase's own routes ---------------------------------------------------------------
+
+  const tb = '/api/v1/threadbase';
+
+  app.get(`${tb}/sessions`, async (c) => {
+    const q = c.req.query();
+    const sessions = await c.get('store').listSessions({
+      source: q.source,
+      project: q.project,
+      since: q.since,
+      until: q.until,
+      text: q.text,
+      parentId: q.parent,
+      limit: q.limit ? intParam(q.limit, 100, 10_000) : undefined,
+    });
+    return ok(c, { sessions });
+  });
+
+  app.get(`${tb}/sessions/:id`, async (c) => {
+    const s = await requireSession(c, c.req.param('id'));
+    return ok(c, s);
+  });
+
+  /** Creates the session with this id, or adds the entries it does not have yet (push). */
+  app.put(`${tb}/sessions/:id`, async (c) => {
+    const id = c.req.param('id');
+    const body = parseBody(PutSessionBody, await jsonBody(c));
+    const entries = body.entries as unknown as Entry[];
+    const store = c.get('store');
+    const key = sessionKey(c, id);
+    const result = await queue.run(key, async () => {
+      lastEntry.delete(key);
+      const existing = await store.getSession(id);
+      if (existing) {
+        const have = new Set(existing.entries.map((e) => e.id));
+        const fresh = entries.filter((e) => !have.has(e.id));
+        if (fresh.length) {
+          if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
+          await store.appendEntries(id, fresh);
+        }
+        return { id, created: false, added: fresh.length };
+      }
+      if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions');
+      const s = body.session;
+      const info = await store.writeSession(
+        {
+          ...(s as unknown as Session),
+          id,
+          source: s.source ?? 'threadbase',
+          createdAt: s.createdAt ?? entries[0]?.timestamp ?? new Date().toISOString(),
+          updatedAt: s.updatedAt ?? new Date().toISOString(),
+          messageCount: 0,
+          entries,
+        },
+        { keepId: true },
+      );
+      return { id: info.id, created: true, added: entries.length };
+    });
+    return ok(c, result, result.created ? 201 : 200);
+  });
+
+  app.post(`${tb}/sessions/:id/entries`, async (c) => {
+    const id = c.req.param('id');
+    const body = parseBody(AppendBody, await jsonBody(c));
+    const store = c.get('store');
+    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
+    const key = sessionKey(c, id);
+    await queue.run(key, async () => {
+      lastEntry.delete(key);
+      await requireSession(c, id);
+      await store.appendEntries?.(id, body.entries as unknown as Entry[]);
+    });
+    return ok(c, { added: body.entries.length }, 201);
+  });
+
+  app.delete(`${tb}/sessions/:id`, async (c) => {
+    const id = c.req.param('id');
+    await requireSession(c, id);
+    await c.get('store').deleteSession?.(id);
+    lastEntry.delete(sessionKey(c, id));
+    return ok(c, {});
+  });
+
+  app.get(`${tb}/sessions/:id/context`, async (c) => {
+    const id = c.req.param('id');
+    const format = c.req.query('format') ?? 'anthropic';
+    if (!contextFormatNames().includes(format))
+      throw new HttpError(400, `unknown format ${JSON.stringify(format)} (known: ${contextFormatNames().join(', ')})`);
+    await requireSession(c, id);
+    const leaf = c.req.query('leaf');
+    let ctx: Awaited<ReturnType<SessionDriver['getContext']>>;
+    try {
+      ctx = await c.get('store').getContext(id, leaf ? { leafId: leaf } : {});
+    } catch (error) {
+      if (error instanceof Error && /not in this session/.test(error.message)) throw new HttpError(404, error.message);
+      throw error;
+    }
+    return ok(c, { format, context: renderContext(ctx, format) });
+  });
+
+  app.get(`${tb}/sessions/:id/export`, async (c) => {
+    const s = await requireSession(c, c.req.param('id'));
+    const format = c.req.query('format') ?? 'json';
+    if (format === 'json') return ok(c, s);
+    if (format === 'markdown') {
+      const ctx = await c.get('store').getContext(s.id);
+      return c.text(String(renderContext(ctx, 'markdown')), 200, { 'content-type': 'text/markdown; charset=utf-8' });
+    }
+    throw new HttpError(400, 'format must be json or markdown');
+  });
+
+  app.post(`${tb}/sessions/:id/fork`, async (c) => {
+    const id = c.req.param('id');
+    const body = parseBody(ForkBody, await jsonBody(c));
+    const s = await requireSession(c, id);
+    if (body.at && !s.entries.some((e) => e.id === body.at)) throw new HttpError(404, `entry not found: ${body.at}`);
+    const store = c.get('store');
+    if (!store.forkSession) throw new HttpError(400, 'this store cannot fork');
+    const info = await store.forkSession(id, { at: body.at, title: body.title });
+    return ok(c, info, 201);
+  });
+
+  /** A new message under an earlier entry of the same session (a branch in place). */
+  app.post(`${tb}/sessions/:id/branch`, async (c) => {
+    const id = c.req.param('id');
+    const body = parseBody(BranchBody, await jsonBody(c));
+    const message = messageFromBlob(body.blob, body.format as BlobFormat);
+    const store = c.get('store');
+    const key = sessionKey(c, id);
+    const entry = await queue.run(key, async () => {
+      lastEntry.delete(key);
+      const s = await requireSession(c, id);
+      if (!s.entries.some((e) => e.id === body.at)) throw new HttpError(404, `entry not found: ${body.at}`);
+      const e: MessageEntry = {
+        kind: 'message',
+        id: randomUUID(),
+        parentId: body.at,
+        timestamp: new Date().toISOString(),
+        message,
+      };
+      await store.appendEntries?.(id, [e]);
+      return e;
+    });
+    return ok(c, entry, 201);
+  });
+
+  app.get(`${tb}/search`, async (c) => {
+    const q = c.req.query();
+    const query = q.q ?? '';
+    if (!query.trim()) throw new HttpError(400, 'q is required');
+    const store = c.get('store');
+    if (!store.search) throw new HttpError(400, 'this store cannot search');
+    const hits = await store.search(query, {
+      role: q.role,
+      tool: q.tool,
+      source: q.source,
+      project: q.project,
+      since: q.since,
+      limit: intParam(q.limit, 50, 1000),
+    });
+    return ok(c, { hits });
+  });
+
+  app.get(`${tb}/stats`, async (c) => {
+    const q = c.req.query();
+    const store = c.get('store');
+    const filter = { source: q.source, project: q.project, since: q.since, until: q.until };
+    const [usage, sessions] = await Promise.all([store.usage(filter), store.listSessions(filter)]);
+    return ok(c, { sessions: sessions.length, usage });
+  });
+
+  return app;
+}

@@ -1,0 +1,93 @@
+/**
+ * Starting the team server: open the store named by --db (PostgreSQL URL, SQLite path, memory:,
+ * or the local index) with the token store in the same database, and serve the Hono app.
+ */
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { DriverEnv, SessionDriver } from '../model/driver.js';
+import { openStore, threadbaseHome } from '../stores/open.js';
+import { PostgresStore } from '../stores/postgres/index.js';
+import { createApp } from './app.js';
+import { MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore } from './tokens.js';
+
+export { createApp, type ServerOptions } from './app.js';
+export { hashKey, MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore } from './tokens.js';
+
+export interface ServerStores {
+  store: SessionDriver;
+  tokens: TokenStore;
+  close(): Promise<void>;
+}
+
+const isPostgres = (db: string | undefined) => !!db && /^postgres(ql)?:\/\//.test(db);
+const isMemory = (db: string | undefined) => db === 'memory:' || db === 'memory';
+
+/** The SQLite file a --db value names (the local index when none). */
+export function sqlitePathOf(db: string | undefined, env: DriverEnv): string {
+  return !db ? join(threadbaseHome(env), 'index.db') : db.replace(/^(sqlite|file):(\/\/)?/, '');
+}
+
+export async function openServerStores(
+  db: string | undefined,
+  env: DriverEnv,
+  warn?: (m: string) => void,
+): Promise<ServerStores> {
+  if (isPostgres(db) && db) {
+    const { openPostgresStore } = await import('../stores/postgres/index.js');
+    const store = await openPostgresStore(db);
+    return { store, tokens: new PostgresTokenStore(store.pool, store.ready()), close: () => store.close() };
+  }
+  if (isMemory(db)) {
+    const store = await openStore('memory:', { env });
+    return { store, tokens: new MemoryTokenStore(), close: async () => undefined };
+  }
+  const path = sqlitePathOf(db, env);
+  const { mkdirSync } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  mkdirSync(dirname(path), { recursive: true });
+  const store = await openStore(db ? `sqlite:${path}` : undefined, { env, warn });
+  const tokens = new SqliteTokenStore(path);
+  return {
+    store,
+    tokens,
+    close: async () => {
+      await tokens.close();
+      await store.close?.();
+    },
+  };
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: {
+  store: SessionDriver;
+  tokens: TokenStore;
+  port?: number;
+  host?: string;
+  maxBodyBytes?: number;
+  log?: (line: string) => void;
+}): Promise<RunningServer> {
+  const app = createApp(opts);
+  const host = opts.host ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port: opts.port ?? 8029, hostname: host }, (info) => {
+      const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
+      resolve({
+        url,
+        port: info.port,
+        close: () =>
+          new Promise<void>((res) => {
+            server.close(() => res());
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
+      });
+    });
+    server.on('error', reject);
+  });
+}
+
+export { PostgresStore };

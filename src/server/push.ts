@@ -1,0 +1,149 @@
+/**
+ * Pushing local sessions to a team server, incrementally: a state file remembers, per server, how
+ * many entries of each session were sent and the id they ended on, so a second push sends only
+ * what is new. The server adds entries idempotently by id, so an interrupted push can repeat.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { writeFileAtomic } from '../formats/shared/atomic.js';
+import type { SessionDriver, SessionFilter } from '../model/driver.js';
+import { ThreadbaseError } from '../model/errors.js';
+import type { Entry, Session, SessionInfo } from '../model/types.js';
+
+export interface PushedSession {
+  remoteId: string;
+  /** entries sent so far, in the local session's order */
+  sent: number;
+  lastEntryId: string | null;
+  updatedAt: string;
+}
+
+export type PushState = Record<string, Record<string, PushedSession>>;
+
+export interface PushOptions {
+  from: SessionDriver;
+  to: string;
+  key: string;
+  statePath: string;
+  filter?: SessionFilter;
+  /** Largest JSON body per request (bytes, default 4 MiB). */
+  maxBodyBytes?: number;
+  onProgress?: (done: number, total: number, info: SessionInfo) => void;
+  fetchImpl?: typeof fetch;
+}
+
+export interface PushReport {
+  sessions: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  entriesSent: number;
+  requests: number;
+  failed: { id: string; error: string }[];
+}
+
+async function loadState(path: string): Promise<PushState> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as PushState) : {};
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return {};
+    throw new ThreadbaseError('push_state', `cannot read push state: ${(error as Error).message}`, { file: path });
+  }
+}
+
+/** The session's header without entries or local paths. */
+function header(s: Session): Record<string, unknown> {
+  const { entries: _e, warnings: _w, path: _p, raw: _r, usage: _u, cost: _c, models: _m, messageCount: _n, ...rest } = s;
+  return rest;
+}
+
+/** Entries in request-sized groups (at least one entry per group). */
+function chunks(entries: readonly Entry[], maxBytes: number): Entry[][] {
+  const out: Entry[][] = [];
+  let cur: Entry[] = [];
+  let size = 0;
+  for (const e of entries) {
+    const n = Buffer.byteLength(JSON.stringify(e));
+    if (cur.length && size + n > maxBytes) {
+      out.push(cur);
+      cur = [];
+      size = 0;
+    }
+    cur.push(e);
+    size += n;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+export async function pushSessions(opts: PushOptions): Promise<PushReport> {
+  const doFetch = opts.fetchImpl ?? fetch;
+  const server = opts.to.replace(/\/+$/, '');
+  const state = await loadState(opts.statePath);
+  if (!state[server]) state[server] = {};
+  const mine = state[server];
+  const report: PushReport = { sessions: 0, created: 0, updated: 0, unchanged: 0, entriesSent: 0, requests: 0, failed: [] };
+  const maxBytes = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+
+  const put = async (remoteId: string, body: unknown): Promise<{ id: string; created: boolean }> => {
+    report.requests++;
+    const res = await doFetch(`${server}/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json().catch(() => ({}))) as { data?: { id?: string; created?: boolean }; msg?: string };
+    if (!res.ok)
+      throw new ThreadbaseError('push', `server answered ${res.status}: ${json.msg ?? res.statusText}`, { id: remoteId });
+    return { id: json.data?.id ?? remoteId, created: json.data?.created === true };
+  };
+
+  const infos = await opts.from.listSessions(opts.filter ?? {});
+  report.sessions = infos.length;
+  let done = 0;
+  for (const info of infos) {
+    done++;
+    opts.onProgress?.(done, infos.length, info);
+    const prev = mine[info.id];
+    if (prev && prev.updatedAt === info.updatedAt) {
+      report.unchanged++;
+      continue;
+    }
+    try {
+      const s = await opts.from.getSession(info.id);
+      if (!s) continue;
+      // What was sent ends where the state says: send the rest; else send everything (deduped by id there).
+      const resume =
+        prev && prev.sent <= s.entries.length && (prev.sent === 0 || s.entries[prev.sent - 1]?.id === prev.lastEntryId);
+      const todo = resume ? s.entries.slice(prev.sent) : s.entries;
+      if (prev && todo.length === 0) {
+        mine[info.id] = { ...prev, updatedAt: info.updatedAt };
+        report.unchanged++;
+        continue;
+      }
+      let remoteId = prev?.remoteId ?? s.id;
+      let created = false;
+      const groups = todo.length ? chunks(todo, maxBytes) : [[]];
+      for (const group of groups) {
+        const r = await put(remoteId, { session: header(s), entries: group });
+        remoteId = r.id;
+        created ||= r.created;
+        report.entriesSent += group.length;
+      }
+      if (created) report.created++;
+      else report.updated++;
+      mine[info.id] = {
+        remoteId,
+        sent: s.entries.length,
+        lastEntryId: s.entries[s.entries.length - 1]?.id ?? null,
+        updatedAt: info.updatedAt,
+      };
+    } catch (error) {
+      report.failed.push({ id: info.id, error: (error as Error).message });
+    }
+  }
+  await mkdir(dirname(opts.statePath), { recursive: true });
+  await writeFileAtomic(opts.statePath, `${JSON.stringify(state, null, 2)}\n`);
+  return report;
+}

@@ -1,0 +1,114 @@
+/**
+ * A server project's view of a store. The PostgreSQL store scopes by its own tenant column; any
+ * other SessionDriver is wrapped so sessions carry their project in `meta.threadbaseProject` and
+ * nothing of another project is listed, found, searched or changed.
+ */
+import { DriverBase } from '../formats/shared/base.js';
+import type {
+  DriverCapabilities,
+  ForkOptions,
+  SearchHit,
+  SearchOptions,
+  SessionDriver,
+  SessionFilter,
+  WriteOptions,
+} from '../model/driver.js';
+import { NotFoundError, UnsupportedError } from '../model/errors.js';
+import type { Entry, Session, SessionInfo } from '../model/types.js';
+import { PostgresStore } from '../stores/postgres/index.js';
+
+export type ProjectStores = (projectId: string) => SessionDriver;
+
+export function projectStores(store: SessionDriver): ProjectStores {
+  if (store instanceof PostgresStore) {
+    const cache = new Map<string, PostgresStore>();
+    return (projectId) => {
+      let s = cache.get(projectId);
+      if (!s) {
+        s = store.forTenant(projectId);
+        cache.set(projectId, s);
+      }
+      return s;
+    };
+  }
+  return (projectId) => new ProjectScopedDriver(store, projectId);
+}
+
+const PROJECT_KEY = 'threadbaseProject';
+
+const ownedBy = (info: { meta?: Record<string, unknown> } | undefined, project: string) => info?.meta?.[PROJECT_KEY] === project;
+
+export class ProjectScopedDriver extends DriverBase {
+  readonly name: string;
+  readonly capabilities: DriverCapabilities;
+
+  constructor(
+    private readonly inner: SessionDriver,
+    readonly project: string,
+  ) {
+    super();
+    this.name = inner.name;
+    this.capabilities = inner.capabilities;
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const all = await this.inner.listSessions({ ...filter, limit: undefined });
+    const mine = all.filter((s) => ownedBy(s, this.project));
+    return filter.limit ? mine.slice(0, filter.limit) : mine;
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const s = await this.inner.getSession(id);
+    return ownedBy(s, this.project) ? s : undefined;
+  }
+
+  private async mine(id: string): Promise<void> {
+    if (!(await this.getSession(id))) throw new NotFoundError(`${this.name} session`, id);
+  }
+
+  async writeSession(session: Session, opts?: WriteOptions): Promise<SessionInfo> {
+    if (!this.inner.writeSession) throw new UnsupportedError(this.name, 'write sessions');
+    if (opts?.keepId && session.id && (await this.inner.getSession(session.id))) opts = { ...opts, keepId: false }; // an id another project holds is never reused
+    return this.inner.writeSession({ ...session, meta: { ...(session.meta ?? {}), [PROJECT_KEY]: this.project } }, opts);
+  }
+
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    if (!this.inner.appendEntries) throw new UnsupportedError(this.name, 'append');
+    await this.mine(sessionId);
+    return this.inner.appendEntries(sessionId, entries);
+  }
+
+  async forkSession(sessionId: string, opts?: ForkOptions): Promise<SessionInfo> {
+    const s = await this.getSession(sessionId);
+    if (!s) throw new NotFoundError(`${this.name} session`, sessionId);
+    if (!this.inner.forkSession || !this.inner.setTitle) throw new UnsupportedError(this.name, 'fork');
+    const info = await this.inner.forkSession(sessionId, opts);
+    // The fork must belong to the same project: rewrite it with the project mark.
+    const fork = await this.inner.getSession(info.id);
+    if (fork && !ownedBy(fork, this.project) && this.inner.writeSession && this.inner.deleteSession) {
+      await this.inner.deleteSession(info.id);
+      return this.writeSession(fork, { keepId: true });
+    }
+    return info;
+  }
+
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    if (!this.inner.setTitle) throw new UnsupportedError(this.name, 'set titles');
+    await this.mine(sessionId);
+    return this.inner.setTitle(sessionId, title);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    if (!this.inner.deleteSession) throw new UnsupportedError(this.name, 'delete');
+    await this.mine(sessionId);
+    return this.inner.deleteSession(sessionId);
+  }
+
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    if (!this.inner.search) throw new UnsupportedError(this.name, 'search');
+    const hits = await this.inner.search(query, { ...opts, limit: undefined });
+    const mine = new Set((await this.listSessions()).map((s) => s.id));
+    const out = hits.filter((h) => mine.has(h.sessionId));
+    return opts.limit ? out.slice(0, opts.limit) : out;
+  }
+}

@@ -1,0 +1,690 @@
+// The viewer: a hash router over four views (sessions, session, search, stats), keyboard
+// navigation and the theme switch. Data comes from /api/v1/web (see api.js).
+import { get, post, setKey, Unauthorized } from './api.js';
+import { barChart, timeChart } from './charts.js';
+import { renderEntry } from './render.js';
+import { fmtCost, fmtTime, fmtTokens, h, highlighted, shortPath } from './util.js';
+import { PagedList } from './virtual.js';
+
+const PAGE = 100;
+const view = document.getElementById('view');
+let current = { name: '', cleanup: () => {} };
+/** What j/k move over in the current view, and what Enter does with the selection. */
+let nav = { items: () => [], open: (_el) => {} };
+let selected = -1;
+
+// ---------------------------------------------------------------- routing
+
+function parseHash() {
+  const raw = location.hash.replace(/^#/, '') || '/';
+  const [path, query = ''] = raw.split('?');
+  const params = Object.fromEntries(new URLSearchParams(query));
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  return { parts, params };
+}
+
+export function href(path, params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return `#${path}${s ? `?${s}` : ''}`;
+}
+
+async function route() {
+  current.cleanup();
+  current = { name: '', cleanup: () => {} };
+  nav = { items: () => [], open: () => {} };
+  selected = -1;
+  const { parts, params } = parseHash();
+  const name = parts[0] ?? 'sessions';
+  for (const a of document.querySelectorAll('[data-nav]'))
+    a.classList.toggle('active', a.dataset.nav === (name === 'session' ? 'sessions' : name));
+  try {
+    if (name === 'session' && parts[1]) await sessionView(parts[1], params);
+    else if (name === 'search') await searchView(params);
+    else if (name === 'stats') await statsView(params);
+    else await listView(params);
+  } catch (err) {
+    if (err instanceof Unauthorized) keyForm();
+    else
+      view.replaceChildren(
+        h('div', { class: 'error-box' }, h('h2', {}, 'Something went wrong'), h('p', {}, String(err.message ?? err))),
+      );
+  }
+}
+
+function keyForm() {
+  const input = h('input', {
+    type: 'password',
+    id: 'api-key',
+    placeholder: 'API key',
+    autocomplete: 'off',
+    'aria-label': 'API key',
+  });
+  const form = h(
+    'form',
+    { class: 'key-form' },
+    h('h2', {}, 'This server wants a key'),
+    h('p', { class: 'muted' }, 'It is kept in this browser only and sent as a Bearer token.'),
+    input,
+    h('button', { type: 'submit' }, 'Use key'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    setKey(input.value.trim());
+    route();
+  });
+  view.replaceChildren(form);
+  input.focus();
+}
+
+// ---------------------------------------------------------------- session list
+
+async function listView(params) {
+  const pageSize = 50;
+  const page = Math.max(0, Number(params.page ?? 0) || 0);
+  const data = await get('/sessions', { ...params, page: undefined, offset: page * pageSize, limit: pageSize });
+  const go = (changes) => {
+    location.hash = href('/sessions', { ...params, page: undefined, ...changes });
+  };
+  const select = (name, label, values) =>
+    h(
+      'label',
+      {},
+      label,
+      h(
+        'select',
+        { name, onchange: (e) => go({ [name]: e.target.value }) },
+        h('option', { value: '' }, 'all'),
+        values.map((v) => h('option', { value: v, selected: params[name] === v }, name === 'project' ? shortPath(v) : v)),
+      ),
+    );
+  const dateInput = (name, label) =>
+    h(
+      'label',
+      {},
+      label,
+      h('input', { type: 'date', name, value: params[name] ?? '', onchange: (e) => go({ [name]: e.target.value }) }),
+    );
+  const text = h('input', {
+    type: 'search',
+    name: 'text',
+    value: params.text ?? '',
+    placeholder: 'title, id or project',
+    'aria-label': 'filter by title',
+  });
+  text.addEventListener('change', () => go({ text: text.value }));
+  const sort = params.sort ?? 'updated';
+  const order = params.order ?? (sort === 'title' ? 'asc' : 'desc');
+  const filters = h(
+    'form',
+    { class: 'filters', onsubmit: (e) => e.preventDefault() },
+    select('source', 'Agent', data.facets.sources),
+    select('project', 'Project', data.facets.projects),
+    select('model', 'Model', data.facets.models),
+    dateInput('since', 'From'),
+    dateInput('until', 'To'),
+    h('label', {}, 'Filter', text),
+    h(
+      'label',
+      {},
+      'Sort',
+      h(
+        'select',
+        { name: 'sort', onchange: (e) => go({ sort: e.target.value, order: undefined }) },
+        ['updated', 'created', 'messages', 'tokens', 'cost', 'title'].map((s) =>
+          h('option', { value: s, selected: s === sort }, s),
+        ),
+      ),
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'icon-button',
+        title: 'reverse order',
+        onclick: () => go({ order: order === 'asc' ? 'desc' : 'asc' }),
+      },
+      order === 'asc' ? '↑' : '↓',
+    ),
+  );
+  const header = (label, key) =>
+    h(
+      'th',
+      { class: key === sort ? 'sorted' : '' },
+      h(
+        'a',
+        {
+          href: href('/sessions', {
+            ...params,
+            page: undefined,
+            sort: key,
+            order: key === sort && order === 'desc' ? 'asc' : 'desc',
+          }),
+        },
+        label,
+      ),
+    );
+  const rows = data.sessions.map((s) =>
+    h(
+      'tr',
+      { class: 'row', dataset: { href: href(`/session/${encodeURIComponent(s.id)}`) } },
+      h(
+        'td',
+        { class: 'title-cell' },
+        h('a', { href: href(`/session/${encodeURIComponent(s.id)}`) }, s.title || '(untitled)'),
+        h('div', { class: 'muted small mono' }, s.id, s.parentId ? ` · from ${s.parentId.slice(0, 8)}` : ''),
+      ),
+      h('td', {}, h('span', { class: `agent agent-${s.source}` }, s.source)),
+      h('td', { class: 'small', title: s.project ?? '' }, shortPath(s.project)),
+      h('td', { class: 'small' }, s.models.join(', ')),
+      h('td', { class: 'small nowrap' }, fmtTime(s.updatedAt)),
+      h('td', { class: 'num' }, s.messageCount.toLocaleString()),
+      h('td', { class: 'num' }, fmtTokens(s.tokens)),
+      h('td', { class: 'num' }, fmtCost(s.cost)),
+    ),
+  );
+  const from = data.total ? data.offset + 1 : 0;
+  const to = data.offset + data.sessions.length;
+  const pager = h(
+    'div',
+    { class: 'pager' },
+    h('button', { type: 'button', disabled: page === 0, onclick: () => go({ ...params, page: page - 1 }) }, '← newer'),
+    h('span', { class: 'muted' }, `${from}–${to} of ${data.total.toLocaleString()}`),
+    h('button', { type: 'button', disabled: to >= data.total, onclick: () => go({ ...params, page: page + 1 }) }, 'older →'),
+  );
+  view.replaceChildren(
+    h('h1', {}, 'Sessions'),
+    filters,
+    h(
+      'table',
+      { class: 'sessions' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          header('Title', 'title'),
+          h('th', {}, 'Agent'),
+          h('th', {}, 'Project'),
+          h('th', {}, 'Model'),
+          header('Updated', 'updated'),
+          header('Msgs', 'messages'),
+          header('Tokens', 'tokens'),
+          header('Cost', 'cost'),
+        ),
+      ),
+      h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No sessions match.'))),
+    ),
+    pager,
+  );
+  nav = { items: () => [...view.querySelectorAll('tr.row')], open: (el) => (location.hash = el.dataset.href) };
+  for (const r of rows)
+    r.addEventListener('click', (e) => {
+      if (e.target.tagName !== 'A') location.hash = r.dataset.href;
+    });
+}
+
+// ---------------------------------------------------------------- one session
+
+async function sessionView(id, params) {
+  const [head, meta, first] = await Promise.all([
+    get(`/sessions/${encodeURIComponent(id)}`),
+    get('/meta'),
+    params.view === 'context'
+      ? get(`/sessions/${encodeURIComponent(id)}/context`, { leaf: params.leaf, limit: PAGE })
+      : get(`/sessions/${encodeURIComponent(id)}/path`, { leaf: params.leaf, entry: params.entry, limit: PAGE }),
+  ]);
+  const info = head.info;
+  // 'path': every entry down to the leaf; 'context': the messages a model sees when resumed there
+  const mode = params.view === 'context' ? 'context' : 'path';
+  const leafId = first.leafId;
+  const pages = new Map([[first.offset / PAGE, first]]);
+  const scroller = h('div', { class: 'conversation', id: 'conversation', tabindex: '0' });
+  const status = h('div', { class: 'status muted small' });
+  const treePanel = h('aside', { class: 'tree-panel', id: 'tree-panel', hidden: params.tree === '0' });
+  const u = info.usage;
+  const title = h(
+    'div',
+    { class: 'session-head' },
+    h('a', { href: href('/sessions'), class: 'back', title: 'back to the list (Esc)' }, '←'),
+    h(
+      'div',
+      {},
+      h('h1', {}, info.title || '(untitled)'),
+      h(
+        'div',
+        { class: 'muted small' },
+        h('span', { class: `agent agent-${info.source}` }, info.source),
+        ' · ',
+        h('span', { class: 'mono' }, info.id),
+        info.project ? ` · ${info.project}` : '',
+        ` · ${fmtTime(info.createdAt)}`,
+        ` · ${head.entryCount.toLocaleString()} entries · ${head.branchCount} branch${head.branchCount === 1 ? '' : 'es'}`,
+        u ? ` · ${fmtTokens(u.input + u.output + u.cacheRead + u.cacheWrite)} tokens` : '',
+        typeof info.cost === 'number' ? ` · ${fmtCost(info.cost)}` : '',
+        info.parentId
+          ? h(
+              'span',
+              {},
+              ' · from ',
+              h('a', { href: href(`/session/${encodeURIComponent(info.parentId)}`) }, info.parentId.slice(0, 8)),
+            )
+          : '',
+      ),
+    ),
+  );
+  const toolbar = h(
+    'div',
+    { class: 'toolbar' },
+    h(
+      'div',
+      { class: 'segmented', role: 'group', 'aria-label': 'what to show' },
+      h(
+        'a',
+        {
+          id: 'view-path',
+          class: mode === 'path' ? 'on' : '',
+          href: href(`/session/${encodeURIComponent(id)}`, { leaf: params.leaf }),
+        },
+        'Conversation',
+      ),
+      h(
+        'a',
+        {
+          id: 'view-context',
+          class: mode === 'context' ? 'on' : '',
+          href: href(`/session/${encodeURIComponent(id)}`, { leaf: leafId, view: 'context' }),
+        },
+        'Model context',
+      ),
+    ),
+    h('button', { type: 'button', id: 'toggle-tree', onclick: () => (treePanel.hidden = !treePanel.hidden) }, 'Tree (t)'),
+    h('button', { type: 'button', onclick: () => jump(0) }, 'Start'),
+    h('button', { type: 'button', id: 'jump-end', onclick: () => jump(Math.max(0, first.total - 1)) }, 'End'),
+    h('button', { type: 'button', onclick: () => expandAll(true) }, 'Expand tools'),
+    h('button', { type: 'button', onclick: () => expandAll(false) }, 'Collapse'),
+    continueIn(info, meta.targets, leafId),
+  );
+  const warnings = head.warnings?.length
+    ? h(
+        'details',
+        { class: 'warnings' },
+        h('summary', {}, `${head.warnings.length} warning(s) while reading`),
+        h(
+          'ul',
+          {},
+          head.warnings.map((w) =>
+            h('li', { class: 'mono small' }, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+          ),
+        ),
+      )
+    : null;
+  view.replaceChildren(
+    title,
+    toolbar,
+    warnings ?? '',
+    h('div', { class: 'session-body' }, h('div', { class: 'conversation-col' }, scroller, status), treePanel),
+  );
+
+  const loadPage = async (index) => {
+    let page = pages.get(index);
+    if (!page) {
+      page = await get(`/sessions/${encodeURIComponent(id)}/${mode}`, { leaf: leafId, offset: index * PAGE, limit: PAGE });
+      pages.set(index, page);
+    }
+    const ctx = { toolResults: page.toolResults, paired: new Set(page.pairedResultIds) };
+    return page.entries.map((e) => renderEntry(e, ctx));
+  };
+  let list = new PagedList(scroller, { total: first.total, pageSize: PAGE, loadPage });
+  const updateStatus = () => {
+    const at = `${leafId ? leafId.slice(0, 12) : '—'}${leafId === head.leafId ? ' (current leaf)' : ''}`;
+    status.textContent =
+      mode === 'context'
+        ? `what the model sees at ${at}${first.model ? ` · ${first.model}` : ''} · ${first.total.toLocaleString()} messages · ${list.liveCount()} in view`
+        : `path to ${at} · ${first.total.toLocaleString()} entries · ${list.liveCount()} in view`;
+  };
+  const jump = async (position, entryId) => {
+    list.destroy();
+    list = new PagedList(scroller, { total: first.total, pageSize: PAGE, loadPage });
+    await list.start(position);
+    const el = entryId ? document.getElementById(`e-${entryId}`) : list.liveItems()[position % PAGE];
+    if (el) {
+      el.scrollIntoView({ block: entryId ? 'center' : 'start' });
+      if (entryId) el.classList.add('hit');
+      el.focus({ preventScroll: true });
+    } else if (position === 0) scroller.scrollTop = 0;
+    updateStatus();
+  };
+  function expandAll(open) {
+    for (const d of scroller.querySelectorAll(
+      'section.page:not(.parked) details.tool, section.page:not(.parked) details.thinking',
+    ))
+      d.open = open;
+  }
+  await jump(first.entryPosition ?? 0, params.entry && first.entryPosition !== null ? params.entry : undefined);
+  const onScroll = () => updateStatus();
+  scroller.addEventListener('scroll', onScroll, { passive: true });
+
+  renderTree(treePanel, id, leafId, head.leafId, mode);
+  nav = {
+    items: () => list.liveItems(),
+    open: (el) => {
+      const tools = el.querySelectorAll('details');
+      const anyClosed = [...tools].some((d) => !d.open);
+      for (const d of tools) d.open = anyClosed;
+    },
+  };
+  current.cleanup = () => list.destroy();
+}
+
+async function renderTree(panel, id, leafId, currentLeafId, mode) {
+  const view = mode === 'context' ? 'context' : undefined;
+  const { nodes } = await get(`/sessions/${encodeURIComponent(id)}/tree`);
+  const children = new Map();
+  for (const n of nodes) {
+    const k = n.parentId ?? '';
+    if (!children.has(k)) children.set(k, []);
+    children.get(k).push(n);
+  }
+  const onPath = new Set();
+  // Nodes on the shown path: walk up from the shown leaf through the folded tree.
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  for (let n = byId.get(leafId); n; n = byId.get(n.parentId)) onPath.add(n.id);
+  const icon = (n) =>
+    n.kind === 'compaction'
+      ? '⊟'
+      : n.kind === 'branch_summary'
+        ? '⎇'
+        : n.leaf
+          ? '●'
+          : (children.get(n.id)?.length ?? 0) > 1
+            ? '◆'
+            : '○';
+  const build = (parent) =>
+    h(
+      'ul',
+      {},
+      (children.get(parent) ?? []).map((n) => {
+        const target = n.leaf
+          ? href(`/session/${encodeURIComponent(id)}`, { leaf: n.id, view })
+          : href(`/session/${encodeURIComponent(id)}`, { entry: n.id, leaf: onPath.has(n.id) ? leafId : undefined });
+        const cls = [
+          'node',
+          `kind-${n.kind}`,
+          n.leaf ? 'leaf' : '',
+          n.id === leafId ? 'selected' : '',
+          onPath.has(n.id) ? 'on-path' : '',
+          n.sidechain ? 'sidechain' : '',
+        ].join(' ');
+        return h(
+          'li',
+          {},
+          h(
+            'a',
+            {
+              class: cls,
+              href: target,
+              title: `${n.kind}${n.role ? ` (${n.role})` : ''} · ${n.timestamp}${n.leaf ? ` · ${n.depth} entries` : ''}`,
+              dataset: { nodeId: n.id },
+            },
+            h('span', { class: 'icon' }, icon(n)),
+            n.skipped ? h('span', { class: 'skipped' }, `+${n.skipped} `) : '',
+            h('span', { class: 'node-label' }, n.label || n.kind),
+            n.id === currentLeafId ? h('span', { class: 'badge' }, 'current') : '',
+            n.kind === 'compaction' ? h('span', { class: 'badge' }, 'compaction') : '',
+          ),
+          children.has(n.id) ? build(n.id) : '',
+        );
+      }),
+    );
+  const leafCount = nodes.filter((n) => n.leaf && !n.sidechain).length;
+  panel.replaceChildren(
+    h('h2', {}, `Branches (${leafCount})`),
+    h('p', { class: 'muted small' }, 'Pick a leaf ● to see the conversation down that branch.'),
+    build(''),
+  );
+}
+
+function continueIn(info, targets, leafId) {
+  if (!targets?.length) return '';
+  const sel = h(
+    'select',
+    { id: 'continue-target', 'aria-label': 'agent to continue in' },
+    // Default to another agent than the session's own: that is what "continue in" is for.
+    targets.map((t) => h('option', { value: t, selected: t === targets.find((x) => x !== info.source) }, t)),
+  );
+  const out = h('div', { class: 'continue-out', id: 'continue-out', hidden: true });
+  const btn = h('button', { type: 'button', id: 'continue-button' }, 'Continue in…');
+  btn.addEventListener('click', async () => {
+    btn.disabled = true;
+    out.hidden = false;
+    out.replaceChildren(h('span', { class: 'muted' }, `converting into ${sel.value}…`));
+    try {
+      const r = await post(`/sessions/${encodeURIComponent(info.id)}/convert`, { to: sel.value, leaf: leafId ?? undefined });
+      const cmd = r.command ?? `(${r.source} has no resume command)`;
+      const copy = h(
+        'button',
+        { type: 'button', class: 'small-button', onclick: () => navigator.clipboard?.writeText(cmd) },
+        'copy',
+      );
+      out.replaceChildren(
+        h(
+          'div',
+          {},
+          `Wrote ${r.source} session `,
+          h('span', { class: 'mono' }, r.id),
+          r.path ? h('span', { class: 'muted small' }, ` at ${r.path}`) : '',
+        ),
+        h('div', { class: 'command-line' }, h('code', { id: 'resume-command' }, cmd), copy),
+        r.warnings?.length
+          ? h(
+              'ul',
+              { class: 'small muted' },
+              r.warnings.map((w) => h('li', {}, w)),
+            )
+          : '',
+      );
+    } catch (err) {
+      out.replaceChildren(h('span', { class: 'error' }, String(err.message ?? err)));
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return h('div', { class: 'continue' }, sel, btn, out);
+}
+
+// ---------------------------------------------------------------- search
+
+async function searchView(params) {
+  const q = params.q ?? '';
+  const input = h('input', {
+    type: 'search',
+    id: 'search-input',
+    value: q,
+    placeholder: 'words to find in every session',
+    'aria-label': 'search',
+  });
+  const form = h('form', { class: 'search-form', role: 'search' }, input, h('button', { type: 'submit' }, 'Search'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    location.hash = href('/search', { ...params, q: input.value });
+  });
+  view.replaceChildren(h('h1', {}, 'Search'), form, h('p', { class: 'muted' }, q ? 'Searching…' : 'Type words and press Enter.'));
+  if (!q.trim()) {
+    input.focus();
+    return;
+  }
+  const { hits } = await get('/search', { q, source: params.source, project: params.project, limit: 100 });
+  const results = hits.map((hit) =>
+    h(
+      'li',
+      { class: 'hit-row', dataset: { href: href(`/session/${encodeURIComponent(hit.sessionId)}`, { entry: hit.entryId }) } },
+      h(
+        'a',
+        { class: 'hit-link', href: href(`/session/${encodeURIComponent(hit.sessionId)}`, { entry: hit.entryId }) },
+        h('div', { class: 'hit-title' }, hit.title || '(untitled)'),
+        h(
+          'div',
+          { class: 'hit-head small' },
+          h('span', { class: `agent agent-${hit.source}` }, hit.source),
+          ` ${hit.role ?? ''} · `,
+          h('span', { class: 'mono' }, hit.sessionId.slice(0, 12)),
+          hit.project ? ` · ${shortPath(hit.project)}` : '',
+          ` · ${fmtTime(hit.timestamp)}`,
+        ),
+        h('div', { class: 'snippet' }, highlighted(hit.snippet, q)),
+      ),
+    ),
+  );
+  view.replaceChildren(
+    h('h1', {}, 'Search'),
+    form,
+    h('p', { class: 'muted' }, `${hits.length} hit${hits.length === 1 ? '' : 's'} for “${q}”`),
+    h('ol', { class: 'hits' }, results),
+  );
+  nav = { items: () => [...view.querySelectorAll('li.hit-row')], open: (el) => (location.hash = el.dataset.href) };
+}
+
+// ---------------------------------------------------------------- stats
+
+async function statsView(params) {
+  const [stats, list] = await Promise.all([get('/stats', params), get('/sessions', { limit: 1 })]);
+  const t = stats.totals;
+  const go = (changes) => (location.hash = href('/stats', { ...params, ...changes }));
+  const pick = (name, label, values) =>
+    h(
+      'label',
+      {},
+      label,
+      h(
+        'select',
+        { name, onchange: (e) => go({ [name]: e.target.value }) },
+        h('option', { value: '' }, 'all'),
+        values.map((v) => h('option', { value: v, selected: params[name] === v }, name === 'project' ? shortPath(v) : v)),
+      ),
+    );
+  const card = (label, value, sub) =>
+    h(
+      'div',
+      { class: 'card' },
+      h('div', { class: 'card-label' }, label),
+      h('div', { class: 'card-value' }, value),
+      sub ? h('div', { class: 'muted small' }, sub) : '',
+    );
+  view.replaceChildren(
+    h('h1', {}, 'Usage'),
+    h(
+      'form',
+      { class: 'filters', onsubmit: (e) => e.preventDefault() },
+      pick('source', 'Agent', list.facets.sources),
+      pick('project', 'Project', list.facets.projects),
+    ),
+    h(
+      'div',
+      { class: 'cards' },
+      card('Cost', fmtCost(t.cost)),
+      card(
+        'Tokens',
+        fmtTokens(t.input + t.output + t.cacheRead + t.cacheWrite),
+        `in ${fmtTokens(t.input)} · out ${fmtTokens(t.output)} · cache ${fmtTokens(t.cacheRead + t.cacheWrite)}`,
+      ),
+      card('Responses', t.responses.toLocaleString()),
+      card('Sessions', stats.sessions.toLocaleString()),
+    ),
+    timeChart(stats.byDay),
+    h(
+      'div',
+      { class: 'chart-grid' },
+      barChart('By model', stats.byModel),
+      barChart('By project', stats.byProject),
+      barChart('By agent', stats.bySource),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- keyboard, theme
+
+function move(delta) {
+  const items = nav.items();
+  if (!items.length) return;
+  selected = Math.max(0, Math.min(items.length - 1, selected < 0 ? (delta > 0 ? 0 : items.length - 1) : selected + delta));
+  for (const el of view.querySelectorAll('.kb-selected')) el.classList.remove('kb-selected');
+  const el = items[selected];
+  el.classList.add('kb-selected');
+  el.scrollIntoView({ block: 'nearest' });
+}
+
+let pendingG = false;
+document.addEventListener('keydown', (e) => {
+  const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName);
+  if (e.key === 'Escape') {
+    if (typing) e.target.blur();
+    else if (location.hash.startsWith('#/session/')) location.hash = '#/sessions';
+    return;
+  }
+  if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
+  if (pendingG) {
+    pendingG = false;
+    if (e.key === 's') location.hash = '#/sessions';
+    else if (e.key === 't') location.hash = '#/stats';
+    return;
+  }
+  switch (e.key) {
+    case '/':
+      e.preventDefault();
+      document.getElementById('quick-search-input').focus();
+      break;
+    case 'j':
+      move(1);
+      break;
+    case 'k':
+      move(-1);
+      break;
+    case 'Enter': {
+      const el = nav.items()[selected];
+      if (el) nav.open(el);
+      break;
+    }
+    case 't': {
+      const p = document.getElementById('tree-panel');
+      if (p) p.hidden = !p.hidden;
+      break;
+    }
+    case 'd':
+      toggleTheme();
+      break;
+    case 'g':
+      pendingG = true;
+      break;
+    case '?':
+      document.getElementById('help').showModal();
+      break;
+  }
+});
+
+function applyTheme(theme) {
+  if (theme) document.documentElement.dataset.theme = theme;
+  else delete document.documentElement.dataset.theme;
+}
+function toggleTheme() {
+  const dark = document.documentElement.dataset.theme
+    ? document.documentElement.dataset.theme === 'dark'
+    : matchMedia('(prefers-color-scheme: dark)').matches;
+  const next = dark ? 'light' : 'dark';
+  localStorage.setItem('threadbase.theme', next);
+  applyTheme(next);
+}
+applyTheme(localStorage.getItem('threadbase.theme'));
+document.getElementById('theme-toggle').addEventListener('click', toggleTheme);
+document.getElementById('help-toggle').addEventListener('click', () => document.getElementById('help').showModal());
+document.getElementById('quick-search').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const input = document.getElementById('quick-search-input');
+  location.hash = href('/search', { q: input.value });
+  input.blur();
+});
+
+window.addEventListener('hashchange', route);
+route();

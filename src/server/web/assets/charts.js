@@ -1,0 +1,124 @@
+// Charts as inline SVG: tokens and cost per day, and horizontal bars per model, project, agent.
+import { fmtCost, fmtTokens, h, svg } from './util.js';
+
+const SERIES = [
+  { key: 'input', label: 'input', cls: 's-input' },
+  { key: 'output', label: 'output', cls: 's-output' },
+  { key: 'cacheRead', label: 'cache read', cls: 's-cache-read' },
+  { key: 'cacheWrite', label: 'cache write', cls: 's-cache-write' },
+];
+
+const tokensOf = (b) => b.input + b.output + b.cacheRead + b.cacheWrite;
+
+function niceMax(v) {
+  if (v <= 0) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+function legend() {
+  return h(
+    'div',
+    { class: 'legend' },
+    SERIES.map((s) => h('span', {}, h('i', { class: `swatch ${s.cls}` }), s.label)),
+    h('span', {}, h('i', { class: 'swatch s-cost' }), 'cost'),
+  );
+}
+
+/** Stacked token bars per day with the day's cost as a line on the right axis. */
+export function timeChart(byDay) {
+  const W = 960;
+  const H = 240;
+  const pad = { l: 56, r: 56, t: 12, b: 36 };
+  const iw = W - pad.l - pad.r;
+  const ih = H - pad.t - pad.b;
+  const maxT = niceMax(Math.max(0, ...byDay.map(tokensOf)));
+  const maxC = niceMax(Math.max(0, ...byDay.map((b) => b.cost)));
+  const n = Math.max(1, byDay.length);
+  const slot = iw / n;
+  const bw = Math.max(2, Math.min(40, slot * 0.7));
+  const root = svg('svg', {
+    viewBox: `0 0 ${W} ${H}`,
+    class: 'chart time-chart',
+    role: 'img',
+    'aria-label': 'tokens and cost per day',
+  });
+  for (let i = 0; i <= 4; i++) {
+    const y = pad.t + ih - (ih * i) / 4;
+    root.append(svg('line', { x1: pad.l, x2: W - pad.r, y1: y, y2: y, class: 'grid' }));
+    root.append(svg('text', { x: pad.l - 6, y: y + 4, class: 'axis', 'text-anchor': 'end' }, fmtTokens((maxT * i) / 4)));
+    root.append(svg('text', { x: W - pad.r + 6, y: y + 4, class: 'axis cost-axis' }, fmtCost((maxC * i) / 4)));
+  }
+  const labelEvery = Math.ceil(n / 12);
+  const points = [];
+  byDay.forEach((b, i) => {
+    const x = pad.l + slot * i + (slot - bw) / 2;
+    let y = pad.t + ih;
+    for (const s of SERIES) {
+      const hgt = (ih * b[s.key]) / maxT;
+      if (hgt > 0) {
+        y -= hgt;
+        root.append(
+          svg(
+            'rect',
+            { x, y, width: bw, height: hgt, class: `bar ${s.cls}` },
+            svg('title', {}, `${b.key} · ${s.label}: ${b[s.key].toLocaleString()} tokens`),
+          ),
+        );
+      }
+    }
+    if (i % labelEvery === 0)
+      root.append(svg('text', { x: x + bw / 2, y: H - pad.b + 16, class: 'axis', 'text-anchor': 'middle' }, b.key.slice(5)));
+    points.push([x + bw / 2, pad.t + ih - (ih * b.cost) / maxC, b]);
+  });
+  if (points.length > 1)
+    root.append(svg('polyline', { points: points.map((p) => `${p[0]},${p[1]}`).join(' '), class: 'cost-line' }));
+  for (const [x, y, b] of points)
+    root.append(svg('circle', { cx: x, cy: y, r: 3, class: 'cost-dot' }, svg('title', {}, `${b.key} · cost ${fmtCost(b.cost)}`)));
+  if (!byDay.length)
+    root.append(svg('text', { x: W / 2, y: H / 2, class: 'axis', 'text-anchor': 'middle' }, 'no usage recorded'));
+  return h('figure', { class: 'chart-box' }, h('figcaption', {}, 'Tokens and cost per day'), root, legend());
+}
+
+/** One horizontal bar per bucket (tokens stacked by kind), with the cost at the end. */
+export function barChart(title, buckets, limit = 12) {
+  const rows = buckets.slice(0, limit);
+  const W = 460;
+  const rowH = 24;
+  const labelW = 150;
+  const costW = 96;
+  const H = Math.max(1, rows.length) * rowH + 8;
+  const maxT = Math.max(1, ...rows.map(tokensOf));
+  const iw = W - labelW - costW - 8;
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart bar-chart', role: 'img', 'aria-label': title });
+  rows.forEach((b, i) => {
+    const y = 4 + i * rowH;
+    const label = b.key.length > 22 ? `…${b.key.slice(-21)}` : b.key;
+    root.append(
+      svg(
+        'g',
+        {},
+        svg('title', {}, b.key),
+        svg('text', { x: labelW - 8, y: y + rowH / 2 + 4, class: 'label', 'text-anchor': 'end' }, label),
+      ),
+    );
+    let x = labelW;
+    for (const s of SERIES) {
+      const w = (iw * b[s.key]) / maxT;
+      if (w > 0) {
+        root.append(
+          svg(
+            'rect',
+            { x, y: y + 4, width: w, height: rowH - 8, class: `bar ${s.cls}` },
+            svg('title', {}, `${b.key} · ${s.label}: ${b[s.key].toLocaleString()}`),
+          ),
+        );
+        x += w;
+      }
+    }
+    root.append(svg('text', { x: x + 6, y: y + rowH / 2 + 4, class: 'axis' }, `${fmtTokens(tokensOf(b))} · ${fmtCost(b.cost)}`));
+  });
+  if (!rows.length) root.append(svg('text', { x: W / 2, y: 20, class: 'axis', 'text-anchor': 'middle' }, 'nothing yet'));
+  return h('figure', { class: 'chart-box' }, h('figcaption', {}, title), root);
+}

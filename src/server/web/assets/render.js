@@ -1,0 +1,304 @@
+// One entry of a conversation as DOM: messages with their parts, tool calls folded with input
+// and output (diffs as diffs), thinking folded, images inline, compactions and summaries marked.
+import { fmtCost, fmtTime, fmtTokens, h } from './util.js';
+
+const MAX_TEXT = 20000;
+
+/** Text longer than MAX_TEXT is cut, with a button that shows the rest. */
+function longText(text, cls) {
+  const pre = h('pre', { class: cls });
+  if (text.length <= MAX_TEXT) {
+    pre.textContent = text;
+    return pre;
+  }
+  pre.textContent = text.slice(0, MAX_TEXT);
+  const more = h('button', { type: 'button', class: 'link-button' }, `show all ${text.length.toLocaleString()} characters`);
+  more.addEventListener('click', () => {
+    pre.textContent = text;
+    more.remove();
+  });
+  return h('div', {}, pre, more);
+}
+
+/** Message text: fenced code blocks as <pre>, the rest as wrapped text. */
+function textBlock(text) {
+  const box = h('div', { class: 'text' });
+  const pieces = text.split(/^```[^\n]*\n?/m);
+  pieces.forEach((piece, i) => {
+    if (!piece) return;
+    if (i % 2 === 1) box.append(longText(piece.replace(/\n$/, ''), 'code'));
+    else box.append(h('div', { class: 'prose' }, piece.length > MAX_TEXT ? longText(piece, 'prose-long') : piece));
+  });
+  return box;
+}
+
+function looksLikeDiff(text) {
+  if (typeof text !== 'string') return false;
+  if (text.includes('*** Begin Patch')) return true;
+  if (!/^(@@ |--- |\+\+\+ )/m.test(text)) return false;
+  let changed = 0;
+  for (const line of text.split('\n', 2000)) if (/^[+-](?![+-]{2} )/.test(line)) changed++;
+  return changed >= 1;
+}
+
+/** A unified diff (or apply_patch text) with added, removed and hunk lines marked. */
+export function diffView(text) {
+  const pre = h('pre', { class: 'diff' });
+  const lines = text.split('\n');
+  for (const line of lines.slice(0, 5000)) {
+    let cls = 'ctx';
+    if (/^(\+\+\+|---) /.test(line) || line.startsWith('*** ')) cls = 'file';
+    else if (line.startsWith('@@')) cls = 'hunk';
+    else if (line.startsWith('+')) cls = 'add';
+    else if (line.startsWith('-')) cls = 'del';
+    pre.append(h('span', { class: `dl ${cls}` }, `${line}\n`));
+  }
+  if (lines.length > 5000) pre.append(h('span', { class: 'dl hunk' }, `… ${lines.length - 5000} more lines\n`));
+  return pre;
+}
+
+/** old → new as a diff: common leading and trailing lines as context, the middle as -/+. */
+function replaceDiff(oldText, newText, file) {
+  const a = String(oldText ?? '').split('\n');
+  const b = String(newText ?? '').split('\n');
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let post = 0;
+  while (post < a.length - pre && post < b.length - pre && a[a.length - 1 - post] === b[b.length - 1 - post]) post++;
+  const out = [];
+  if (file) out.push(`--- ${file}`, `+++ ${file}`);
+  out.push(`@@ -${pre + 1},${a.length - pre - post} +${pre + 1},${b.length - pre - post} @@`);
+  for (const l of a.slice(Math.max(0, pre - 3), pre)) out.push(` ${l}`);
+  for (const l of a.slice(pre, a.length - post)) out.push(`-${l}`);
+  for (const l of b.slice(pre, b.length - post)) out.push(`+${l}`);
+  for (const l of a.slice(a.length - post, a.length - post + 3)) out.push(` ${l}`);
+  return diffView(out.join('\n'));
+}
+
+/** The input of a tool call: edits and patches as diffs, anything else as JSON. */
+function toolInputView(input) {
+  const file = input.file_path ?? input.filePath ?? input.path;
+  if (typeof input.old_string === 'string' && typeof input.new_string === 'string')
+    return replaceDiff(input.old_string, input.new_string, file);
+  if (typeof input.oldString === 'string' && typeof input.newString === 'string')
+    return replaceDiff(input.oldString, input.newString, file);
+  if (Array.isArray(input.edits) && input.edits.every((e) => e && typeof e.old_string === 'string')) {
+    return h(
+      'div',
+      {},
+      input.edits.map((e) => replaceDiff(e.old_string, e.new_string, file)),
+    );
+  }
+  for (const k of ['patch', 'input', 'diff']) if (looksLikeDiff(input[k])) return diffView(input[k]);
+  if (typeof input.command === 'string' && Object.keys(input).every((k) => ['command', 'description', 'timeout'].includes(k))) {
+    return h('pre', { class: 'code command' }, `$ ${input.command}`);
+  }
+  return longText(JSON.stringify(input, null, 2), 'code json');
+}
+
+function resultContentView(content) {
+  if (typeof content === 'string') return looksLikeDiff(content) ? diffView(content) : longText(content, 'code output');
+  return h(
+    'div',
+    {},
+    content.map((c) => {
+      if (c.type === 'text') return looksLikeDiff(c.text) ? diffView(c.text) : longText(c.text, 'code output');
+      if (c.type === 'image') return imageView(c);
+      return fileView(c);
+    }),
+  );
+}
+
+function summaryOfInput(input) {
+  for (const k of ['command', 'file_path', 'filePath', 'path', 'pattern', 'url', 'query', 'description', 'prompt']) {
+    if (typeof input?.[k] === 'string') return input[k];
+  }
+  const first = Object.values(input ?? {}).find((v) => typeof v === 'string');
+  return typeof first === 'string' ? first : '';
+}
+
+function toolCallView(part, result) {
+  const status = !result ? 'pending' : result.isError ? 'error' : 'ok';
+  const summaryText = summaryOfInput(part.input).replace(/\s+/g, ' ');
+  const details = h(
+    'details',
+    { class: `tool tool-${status}`, dataset: { callId: part.id } },
+    h(
+      'summary',
+      {},
+      h('span', { class: 'tool-name' }, part.name),
+      h('span', { class: 'tool-arg' }, summaryText.length > 120 ? `${summaryText.slice(0, 119)}…` : summaryText),
+      h('span', { class: `badge ${status}` }, status === 'pending' ? 'no result' : status),
+    ),
+  );
+  // Built on first open: a 10,000-entry session must not build every tool body up front.
+  details.addEventListener('toggle', () => {
+    if (!details.open || details.dataset.built) return;
+    details.dataset.built = '1';
+    details.append(
+      h('div', { class: 'tool-section' }, h('div', { class: 'tool-label' }, 'Input'), toolInputView(part.input ?? {})),
+    );
+    if (result) {
+      details.append(
+        h(
+          'div',
+          { class: 'tool-section' },
+          h('div', { class: 'tool-label' }, result.isError ? 'Output (error)' : 'Output'),
+          resultContentView(result.content),
+        ),
+      );
+    }
+  });
+  return details;
+}
+
+function imageView(part) {
+  if (!String(part.mediaType ?? '').startsWith('image/')) return fileView(part);
+  let src = '';
+  if (part.data) src = `data:${part.mediaType};base64,${part.data}`;
+  else if (part.url && /^(https?:|data:image\/)/.test(part.url)) src = part.url;
+  if (!src) return h('div', { class: 'muted' }, `[image ${part.mediaType}]`);
+  return h('img', { class: 'inline-image', src, alt: `image (${part.mediaType})`, loading: 'lazy' });
+}
+
+function fileView(part) {
+  const label = `📎 ${part.name ?? 'file'} (${part.mediaType ?? 'unknown type'})`;
+  if (part.text) return h('details', { class: 'file' }, h('summary', {}, label), longText(part.text, 'code'));
+  return h('div', { class: 'file muted' }, label);
+}
+
+function usageLine(m) {
+  const bits = [];
+  if (m.model) bits.push(h('span', { class: 'model' }, m.model));
+  if (m.usage) {
+    const u = m.usage;
+    const title = `input ${u.input}, output ${u.output}, cache read ${u.cacheRead}, cache write ${u.cacheWrite}${u.reasoning ? `, reasoning ${u.reasoning}` : ''}`;
+    bits.push(
+      h(
+        'span',
+        { class: 'tokens', title },
+        `↑${fmtTokens(u.input + u.cacheRead + u.cacheWrite)} ↓${fmtTokens(u.output)}${u.cacheRead ? ` (cache ${fmtTokens(u.cacheRead)})` : ''}`,
+      ),
+    );
+  }
+  if (typeof m.cost === 'number') bits.push(h('span', { class: 'cost' }, fmtCost(m.cost)));
+  if (m.stopReason && m.stopReason !== 'end_turn' && m.stopReason !== 'stop' && m.stopReason !== 'tool_use') {
+    bits.push(h('span', { class: 'stop' }, m.stopReason));
+  }
+  return bits;
+}
+
+const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool' };
+
+/**
+ * One entry. `ctx.toolResults` maps call ids to results (shown with their calls);
+ * `ctx.paired` holds the result ids whose call is on the path (not shown a second time).
+ */
+export function renderEntry(entry, ctx) {
+  const base = { id: `e-${entry.id}`, dataset: { entryId: entry.id }, tabindex: '-1' };
+  switch (entry.kind) {
+    case 'message': {
+      const m = entry.message;
+      const parts = [];
+      let hidden = 0;
+      for (const p of m.parts) {
+        if (p.type === 'text') {
+          if (p.text) parts.push(textBlock(p.text));
+        } else if (p.type === 'thinking') {
+          parts.push(
+            h(
+              'details',
+              { class: 'thinking' },
+              h('summary', {}, `Thinking · ${p.thinking.length.toLocaleString()} chars`),
+              longText(p.thinking, 'prose-long'),
+            ),
+          );
+        } else if (p.type === 'redacted_thinking') parts.push(h('div', { class: 'thinking muted' }, 'Thinking (redacted)'));
+        else if (p.type === 'image') parts.push(imageView(p));
+        else if (p.type === 'file') parts.push(fileView(p));
+        else if (p.type === 'tool_call') parts.push(toolCallView(p, ctx.toolResults[p.id]));
+        else if (p.type === 'tool_result') {
+          if (ctx.paired.has(p.callId)) hidden++;
+          else {
+            parts.push(
+              h(
+                'details',
+                { class: `tool tool-${p.isError ? 'error' : 'ok'}` },
+                h(
+                  'summary',
+                  {},
+                  h('span', { class: 'tool-name' }, `result${p.name ? ` of ${p.name}` : ''}`),
+                  h('span', { class: 'tool-arg' }, p.callId),
+                ),
+                resultContentView(p.content),
+              ),
+            );
+          }
+        }
+      }
+      if (!parts.length && hidden) {
+        return h(
+          'div',
+          { ...base, class: 'entry slim' },
+          h(
+            'span',
+            { class: 'muted' },
+            `↳ ${hidden} tool result${hidden > 1 ? 's' : ''} (shown with the call${hidden > 1 ? 's' : ''} above)`,
+          ),
+        );
+      }
+      const meta = m.meta ?? {};
+      const tag = meta.compactionSummary ? 'compaction summary' : meta.branchSummary ? 'branch summary' : '';
+      return h(
+        'article',
+        { ...base, class: `entry msg role-${m.role}${entry.sidechain ? ' sidechain' : ''}` },
+        h(
+          'header',
+          {},
+          h('span', { class: 'role' }, ROLE_LABEL[m.role] ?? m.role),
+          tag && h('span', { class: 'badge' }, tag),
+          entry.sidechain && h('span', { class: 'badge' }, 'side chain'),
+          usageLine(m),
+          h('time', { datetime: entry.timestamp, title: entry.timestamp }, fmtTime(entry.timestamp)),
+        ),
+        parts,
+        m.error && h('div', { class: 'error' }, m.error),
+      );
+    }
+    case 'compaction':
+      return h(
+        'details',
+        { ...base, class: 'entry compaction' },
+        h(
+          'summary',
+          {},
+          h('span', { class: 'marker' }, '⊟ Compaction'),
+          entry.tokensBefore ? ` · ${fmtTokens(entry.tokensBefore)} tokens before` : '',
+          h('time', { datetime: entry.timestamp }, fmtTime(entry.timestamp)),
+        ),
+        textBlock(entry.summary),
+      );
+    case 'branch_summary':
+      return h(
+        'details',
+        { ...base, class: 'entry compaction' },
+        h(
+          'summary',
+          {},
+          h('span', { class: 'marker' }, '⎇ Branch summary'),
+          h('time', { datetime: entry.timestamp }, fmtTime(entry.timestamp)),
+        ),
+        textBlock(entry.summary),
+      );
+    case 'model_change':
+      return h(
+        'div',
+        { ...base, class: 'entry slim' },
+        `⚙ model → ${entry.model ?? '?'}${entry.thinkingLevel ? ` · thinking ${entry.thinkingLevel}` : ''}`,
+      );
+    case 'label':
+      return h('div', { ...base, class: 'entry slim' }, `🏷 ${entry.label ?? '(label cleared)'}`);
+    default:
+      return h('div', { ...base, class: 'entry slim muted' }, `· ${entry.type ?? entry.kind}`);
+  }
+}

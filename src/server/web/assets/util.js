@@ -1,0 +1,100 @@
+// DOM helpers: every string goes in as text (textContent), never as HTML.
+
+/** h('div', {class: 'x', onclick: fn}, 'text', child, [more]) */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'text') el.textContent = v;
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+export function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+/** Text with every occurrence of the query's words wrapped in <mark>, built from text nodes. */
+export function highlighted(text, query) {
+  // A store that marks its own hits (PostgreSQL's ts_headline with «…») knows stems and phrases
+  // better than we do: use its marks.
+  if (/«[^«»]*»/.test(text)) {
+    const frag = document.createDocumentFragment();
+    text.split(/(«[^«»]*»)/).forEach((piece) => {
+      if (!piece) return;
+      if (piece.startsWith('«') && piece.endsWith('»')) frag.append(h('mark', {}, piece.slice(1, -1)));
+      else frag.append(piece);
+    });
+    return frag;
+  }
+  const words = String(query ?? '')
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/^["'(]+|["')*]+$/g, ''))
+    .filter((w) => w.length > 0 && !/^(and|or|not|near)$/.test(w));
+  const frag = document.createDocumentFragment();
+  if (!words.length) {
+    frag.append(text);
+    return frag;
+  }
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const re = new RegExp(`(${escaped.join('|')})`, 'gi');
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    if (m.index > last) frag.append(text.slice(last, m.index));
+    frag.append(h('mark', {}, m[0]));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) frag.append(text.slice(last));
+  return frag;
+}
+
+export function fmtTokens(n) {
+  if (n === null || n === undefined) return '';
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${Math.round(n / 1e3)}k`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+export function fmtCost(c) {
+  if (c === null || c === undefined) return '';
+  if (c === 0) return '$0';
+  if (c < 0.01) return `$${c.toFixed(4)}`;
+  return `$${c.toFixed(2)}`;
+}
+
+export function fmtTime(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+export function shortPath(p) {
+  if (!p) return '';
+  const parts = p.split('/').filter(Boolean);
+  return parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : p;
+}

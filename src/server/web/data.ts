@@ -1,0 +1,697 @@
+/**
+ * What the web viewer shows, computed from any SessionDriver: a filtered and sorted session list
+ * with facets, pages of the path to a leaf with tool results paired to their calls, the tree of
+ * branches and compactions collapsed to its interesting nodes, search hits, and usage buckets.
+ * Pure over the driver; the routes in data-routes.ts turn these into JSON.
+ */
+import type { SearchHit, SessionDriver } from '../../model/driver.js';
+import { NotFoundError } from '../../model/errors.js';
+import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
+import type { Entry, Session, SessionInfo, ToolResultPart, Usage } from '../../model/types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
+
+interface LoadedSession {
+  session: Session;
+  index: EntryIndex;
+  loadedAt: number;
+  /** leaf id → path from the root, and the tool results on it by call id */
+  paths: Map<string, { path: Entry[]; results: Map<string, ToolResultPart>; positions: Map<string, number> }>;
+  /** leaf id → the context the model sees there, as entries the viewer can page */
+  contexts: Map<string, { entries: Entry[]; results: Map<string, ToolResultPart>; model?: string }>;
+}
+
+export interface WebDataOptions {
+  /** How long a loaded session or listing is reused before asking the driver again (ms). */
+  cacheMs?: number;
+  /** Sessions kept loaded at once. */
+  cacheSize?: number;
+  /** Up to this many sessions, stats load each session and count per message. */
+  statsSessionLimit?: number;
+}
+
+export interface SessionListQuery {
+  source?: string;
+  project?: string;
+  model?: string;
+  since?: string;
+  until?: string;
+  text?: string;
+  sort?: 'updated' | 'created' | 'messages' | 'cost' | 'tokens' | 'title';
+  order?: 'asc' | 'desc';
+  offset?: number;
+  limit?: number;
+}
+
+export interface SessionRow {
+  id: string;
+  source: string;
+  project: string | null;
+  title: string | null;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  parentId: string | null;
+  models: string[];
+  tokens: number;
+  cost: number | null;
+}
+
+export interface SessionListPage {
+  total: number;
+  offset: number;
+  sessions: SessionRow[];
+  facets: { sources: string[]; projects: string[]; models: string[] };
+}
+
+/** An entry as the browser gets it: the agent's raw records stay on the server. */
+export type EntryView = Omit<Entry, 'raw' | 'rawSource'>;
+
+export interface PathPage {
+  sessionId: string;
+  leafId: string | null;
+  total: number;
+  offset: number;
+  entries: EntryView[];
+  /** Results of the tool calls on this page, by call id, wherever on the path they are. */
+  toolResults: Record<string, ToolResultPart>;
+  /** Call ids whose call is on the path (a tool message answering one is shown with its call). */
+  pairedResultIds: string[];
+}
+
+export interface TreeNode {
+  id: string;
+  parentId: string | null;
+  kind: Entry['kind'];
+  role?: string;
+  label: string;
+  timestamp: string;
+  /** entries between this node and its parent node that are plain links in a chain */
+  skipped: number;
+  leaf: boolean;
+  current: boolean;
+  sidechain: boolean;
+  /** length of the path from the root, for leaves */
+  depth: number;
+}
+
+export interface SessionHeader {
+  info: SessionInfo & { usage?: Usage };
+  leafId: string | null;
+  entryCount: number;
+  branchCount: number;
+  warnings: Session['warnings'];
+}
+
+export interface StatsBucket {
+  key: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  cost: number;
+  responses: number;
+}
+
+export interface StatsResult {
+  totals: StatsBucket;
+  /** 'message': counted per assistant response; 'session': from each session's totals (many sessions) */
+  granularity: 'message' | 'session';
+  byDay: StatsBucket[];
+  byModel: StatsBucket[];
+  byProject: StatsBucket[];
+  bySource: StatsBucket[];
+  sessions: number;
+}
+
+const previewOf = (e: Entry, max = 80): string => {
+  let text = '';
+  switch (e.kind) {
+    case 'message': {
+      const m = e.message;
+      for (const p of m.parts) {
+        if (p.type === 'text' && p.text.trim()) {
+          text = p.text;
+          break;
+        }
+        if (p.type === 'tool_call') {
+          text = `${p.name}(${JSON.stringify(p.input).slice(0, 60)})`;
+          break;
+        }
+        if (p.type === 'tool_result') {
+          text = `result: ${typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ')}`;
+          break;
+        }
+        if (p.type === 'image') text = '[image]';
+      }
+      break;
+    }
+    case 'compaction':
+    case 'branch_summary':
+      text = e.summary;
+      break;
+    case 'model_change':
+      text = `model → ${e.model ?? '?'}`;
+      break;
+    case 'label':
+      text = `label ${e.label ?? '(cleared)'}`;
+      break;
+    case 'metadata':
+      text = e.type;
+      break;
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+};
+
+const totalTokens = (u: Usage | undefined): number => (u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0);
+
+function emptyBucket(key: string): StatsBucket {
+  return { key, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, responses: 0 };
+}
+
+function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): void {
+  if (u) {
+    b.input += u.input;
+    b.output += u.output;
+    b.cacheRead += u.cacheRead;
+    b.cacheWrite += u.cacheWrite;
+    b.reasoning += u.reasoning;
+  }
+  b.cost += cost ?? 0;
+  b.responses++;
+}
+
+/** One session's usage split by day and model (per message), cached by updatedAt. */
+interface SessionUsageCells {
+  updatedAt: string;
+  /** day|model → bucket */
+  cells: Map<string, StatsBucket>;
+}
+
+export class WebData {
+  readonly driver: SessionDriver;
+  private readonly cacheMs: number;
+  private readonly cacheSize: number;
+  private readonly statsSessionLimit: number;
+  private loaded = new Map<string, LoadedSession>();
+  private listing?: { at: number; sessions: SessionInfo[] };
+  private usageCells = new Map<string, SessionUsageCells>();
+
+  constructor(driver: SessionDriver, opts: WebDataOptions = {}) {
+    this.driver = driver;
+    this.cacheMs = opts.cacheMs ?? 5_000;
+    this.cacheSize = opts.cacheSize ?? 6;
+    this.statsSessionLimit = opts.statsSessionLimit ?? 400;
+  }
+
+  /** Drops every cached listing and session (after a write through the viewer). */
+  invalidate(): void {
+    this.loaded.clear();
+    this.listing = undefined;
+  }
+
+  private async allSessions(): Promise<SessionInfo[]> {
+    const now = Date.now();
+    if (this.listing && now - this.listing.at < this.cacheMs) return this.listing.sessions;
+    const sessions = await this.driver.listSessions({});
+    this.listing = { at: now, sessions };
+    return sessions;
+  }
+
+  async listSessions(q: SessionListQuery): Promise<SessionListPage> {
+    const all = await this.allSessions();
+    const facets = {
+      sources: [...new Set(all.map((s) => s.source))].sort(),
+      projects: [...new Set(all.map((s) => s.project).filter((p): p is string => !!p))].sort(),
+      models: [...new Set(all.flatMap((s) => s.models ?? []))].sort(),
+    };
+    const text = q.text?.toLowerCase();
+    const rows = all.filter(
+      (s) =>
+        (!q.source || s.source === q.source) &&
+        (!q.project || s.project === q.project) &&
+        (!q.model || (s.models ?? []).includes(q.model)) &&
+        (!q.since || s.updatedAt >= q.since) &&
+        // A bare date as `until` means the whole of that day.
+        (!q.until || s.updatedAt <= (q.until.length === 10 ? `${q.until}T23:59:59.999Z` : q.until)) &&
+        (!text || `${s.title ?? ''} ${s.id} ${s.project ?? ''}`.toLowerCase().includes(text)),
+    );
+    const sort = q.sort ?? 'updated';
+    const key = (s: SessionInfo): string | number => {
+      switch (sort) {
+        case 'created':
+          return s.createdAt;
+        case 'messages':
+          return s.messageCount;
+        case 'cost':
+          return s.cost ?? 0;
+        case 'tokens':
+          return totalTokens(s.usage);
+        case 'title':
+          return (s.title ?? '').toLowerCase();
+        default:
+          return s.updatedAt;
+      }
+    };
+    const dir = (q.order ?? (sort === 'title' ? 'asc' : 'desc')) === 'asc' ? 1 : -1;
+    rows.sort((a, b) => {
+      const ka = key(a);
+      const kb = key(b);
+      return ka < kb ? -dir : ka > kb ? dir : a.id < b.id ? -1 : 1;
+    });
+    const offset = Math.max(0, q.offset ?? 0);
+    const limit = Math.min(500, Math.max(1, q.limit ?? 50));
+    return {
+      total: rows.length,
+      offset,
+      facets,
+      sessions: rows.slice(offset, offset + limit).map((s) => ({
+        id: s.id,
+        source: s.source,
+        project: s.project ?? null,
+        title: s.title ?? null,
+        createdAt: s.createdAt,
+        updatedAt: s.updatedAt,
+        messageCount: s.messageCount,
+        parentId: s.parentId ?? null,
+        models: s.models ?? [],
+        tokens: totalTokens(s.usage),
+        cost: s.cost ?? null,
+      })),
+    };
+  }
+
+  async load(id: string): Promise<LoadedSession> {
+    const hit = this.loaded.get(id);
+    if (hit && Date.now() - hit.loadedAt < this.cacheMs) {
+      // Refresh its place in the LRU order.
+      this.loaded.delete(id);
+      this.loaded.set(id, hit);
+      return hit;
+    }
+    const session = await this.driver.getSession(id);
+    if (!session) throw new NotFoundError('session', id);
+    const fresh: LoadedSession = {
+      session,
+      index: indexEntries(session.entries),
+      loadedAt: Date.now(),
+      paths: new Map(),
+      contexts: new Map(),
+    };
+    this.loaded.delete(id);
+    this.loaded.set(id, fresh);
+    while (this.loaded.size > this.cacheSize) {
+      const oldest = this.loaded.keys().next().value;
+      if (oldest === undefined) break;
+      this.loaded.delete(oldest);
+    }
+    return fresh;
+  }
+
+  private pathOf(ls: LoadedSession, leafId: string) {
+    let p = ls.paths.get(leafId);
+    if (!p) {
+      const path = pathTo(ls.index, leafId);
+      const results = new Map<string, ToolResultPart>();
+      const positions = new Map<string, number>();
+      path.forEach((e, i) => {
+        positions.set(e.id, i);
+        if (e.kind === 'message')
+          for (const part of e.message.parts) if (part.type === 'tool_result') results.set(part.callId, part);
+      });
+      p = { path, results, positions };
+      if (ls.paths.size > 16) ls.paths.clear();
+      ls.paths.set(leafId, p);
+    }
+    return p;
+  }
+
+  /**
+   * The leaf to show: the one asked for; else, when an entry is to be shown, the current leaf if
+   * the entry is on its path, or the newest leaf below the entry; else the current leaf.
+   */
+  resolveLeaf(ls: LoadedSession, leaf?: string, entry?: string): string | null {
+    if (leaf) {
+      if (!ls.index.byId.has(leaf)) throw new NotFoundError('entry', leaf, { file: ls.session.path });
+      return leaf;
+    }
+    const cur = currentLeaf(ls.session)?.id ?? null;
+    if (!entry || !ls.index.byId.has(entry)) return cur;
+    if (cur && this.pathOf(ls, cur).positions.has(entry)) return cur;
+    // Walk down from the entry, always taking the latest child, to a leaf.
+    let at = entry;
+    for (;;) {
+      const kids = ls.index.children.get(at);
+      if (!kids?.length) return at;
+      let next = kids[0] as Entry;
+      for (const k of kids) if ((ls.index.order.get(k.id) ?? 0) > (ls.index.order.get(next.id) ?? 0)) next = k;
+      at = next.id;
+    }
+  }
+
+  async header(id: string): Promise<SessionHeader> {
+    const ls = await this.load(id);
+    const { entries: _entries, raw: _raw, warnings, leafId: _leaf, ...info } = ls.session;
+    return {
+      info,
+      leafId: currentLeaf(ls.session)?.id ?? null,
+      entryCount: ls.session.entries.length,
+      branchCount: branches(ls.session).length,
+      warnings: (warnings ?? []).slice(0, 100),
+    };
+  }
+
+  async pathPage(
+    id: string,
+    opts: { leaf?: string; entry?: string; offset?: number; limit?: number },
+  ): Promise<PathPage & { entryPosition: number | null }> {
+    const ls = await this.load(id);
+    const leafId = this.resolveLeaf(ls, opts.leaf, opts.entry);
+    const p = leafId
+      ? this.pathOf(ls, leafId)
+      : { path: [], results: new Map<string, ToolResultPart>(), positions: new Map<string, number>() };
+    const limit = Math.min(500, Math.max(1, opts.limit ?? 50));
+    const entryPosition = opts.entry !== undefined ? (p.positions.get(opts.entry) ?? null) : null;
+    // Asked for an entry without an offset: the page that holds it.
+    const offset =
+      opts.offset !== undefined
+        ? Math.max(0, opts.offset)
+        : entryPosition !== null
+          ? Math.floor(entryPosition / limit) * limit
+          : 0;
+    const slice = p.path.slice(offset, offset + limit);
+    const toolResults: Record<string, ToolResultPart> = {};
+    const callIds = new Set<string>();
+    for (const e of slice) {
+      if (e.kind !== 'message') continue;
+      for (const part of e.message.parts) {
+        if (part.type === 'tool_call') {
+          const r = p.results.get(part.id);
+          if (r) toolResults[part.id] = r;
+        }
+      }
+    }
+    // A result whose call is on the path is shown with the call; the viewer needs to know which.
+    for (const e of slice) {
+      if (e.kind !== 'message') continue;
+      for (const part of e.message.parts)
+        if (part.type === 'tool_result' && this.callOnPath(p.path, part.callId, ls)) callIds.add(part.callId);
+    }
+    return {
+      sessionId: ls.session.id,
+      leafId,
+      total: p.path.length,
+      offset,
+      entryPosition,
+      entries: slice.map(viewOf),
+      toolResults,
+      pairedResultIds: [...callIds],
+    };
+  }
+
+  /**
+   * The context a model sees when the session resumes at the leaf (compaction applied, abandoned
+   * branches left out, worded as the store's driver words it), paged like the path.
+   */
+  async contextPage(
+    id: string,
+    opts: { leaf?: string; offset?: number; limit?: number },
+  ): Promise<PathPage & { model: string | null }> {
+    const ls = await this.load(id);
+    const leafId = this.resolveLeaf(ls, opts.leaf);
+    const key = leafId ?? '';
+    let ctx = ls.contexts.get(key);
+    if (!ctx) {
+      const context = await this.driver.getContext(ls.session.id, leafId ? { leafId } : {});
+      const entries: Entry[] = [];
+      const results = new Map<string, ToolResultPart>();
+      if (context.system) {
+        entries.push({
+          id: 'ctx-system',
+          parentId: null,
+          timestamp: '',
+          kind: 'message',
+          message: { role: 'system', parts: [{ type: 'text', text: context.system }] },
+        });
+      }
+      context.messages.forEach((message, i) => {
+        for (const part of message.parts) if (part.type === 'tool_result') results.set(part.callId, part);
+        entries.push({
+          id: `ctx-${i}`,
+          parentId: entries[entries.length - 1]?.id ?? null,
+          timestamp: '',
+          kind: 'message',
+          message,
+        });
+      });
+      ctx = { entries, results, model: context.model };
+      if (ls.contexts.size > 8) ls.contexts.clear();
+      ls.contexts.set(key, ctx);
+    }
+    const limit = Math.min(500, Math.max(1, opts.limit ?? 50));
+    const offset = Math.max(0, opts.offset ?? 0);
+    const slice = ctx.entries.slice(offset, offset + limit);
+    const toolResults: Record<string, ToolResultPart> = {};
+    const calls = new Set<string>();
+    for (const e of ctx.entries)
+      if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_call') calls.add(p.id);
+    const paired = new Set<string>();
+    for (const e of slice) {
+      if (e.kind !== 'message') continue;
+      for (const p of e.message.parts) {
+        if (p.type === 'tool_call') {
+          const r = ctx.results.get(p.id);
+          if (r) toolResults[p.id] = r;
+        } else if (p.type === 'tool_result' && calls.has(p.callId)) paired.add(p.callId);
+      }
+    }
+    return {
+      sessionId: ls.session.id,
+      leafId,
+      total: ctx.entries.length,
+      offset,
+      entries: slice.map(viewOf),
+      toolResults,
+      pairedResultIds: [...paired],
+      model: ctx.model ?? null,
+    };
+  }
+
+  private callIndex = new WeakMap<Entry[], Set<string>>();
+  private callOnPath(path: Entry[], callId: string, _ls: LoadedSession): boolean {
+    let calls = this.callIndex.get(path);
+    if (!calls) {
+      calls = new Set();
+      for (const e of path)
+        if (e.kind === 'message') for (const part of e.message.parts) if (part.type === 'tool_call') calls.add(part.id);
+      this.callIndex.set(path, calls);
+    }
+    return calls.has(callId);
+  }
+
+  /**
+   * The tree with every plain link of a chain folded away: roots, branch points, leaves,
+   * compactions and branch summaries remain, each saying how many entries it folds.
+   */
+  async tree(id: string): Promise<{ nodes: TreeNode[]; currentLeafId: string | null }> {
+    const ls = await this.load(id);
+    const { index, session } = ls;
+    const cur = currentLeaf(session)?.id ?? null;
+    const nodes: TreeNode[] = [];
+    const roots = index.children.get(null) ?? [];
+    // Iterative walk: a 10,000-entry chain must not overflow the stack.
+    const stack: { e: Entry; parentNode: string | null; skipped: number; depth: number }[] = roots
+      .slice()
+      .reverse()
+      .map((e) => ({ e, parentNode: null, skipped: 0, depth: 1 }));
+    while (stack.length) {
+      const { e, parentNode, skipped, depth } = stack.pop() as (typeof stack)[number];
+      const kids = index.children.get(e.id) ?? [];
+      const interesting =
+        parentNode === null || kids.length !== 1 || e.kind === 'compaction' || e.kind === 'branch_summary' || e.id === cur;
+      let nextParent = parentNode;
+      let nextSkipped = skipped + 1;
+      if (interesting) {
+        nodes.push({
+          id: e.id,
+          parentId: parentNode,
+          kind: e.kind,
+          role: e.kind === 'message' ? e.message.role : undefined,
+          label: previewOf(e),
+          timestamp: e.timestamp,
+          skipped,
+          leaf: kids.length === 0,
+          current: e.id === cur,
+          sidechain: !!e.sidechain,
+          depth,
+        });
+        nextParent = e.id;
+        nextSkipped = 0;
+      }
+      for (let i = kids.length - 1; i >= 0; i--) {
+        stack.push({ e: kids[i] as Entry, parentNode: nextParent, skipped: nextSkipped, depth: depth + 1 });
+      }
+      if (nodes.length > 5000) break;
+    }
+    return { nodes, currentLeafId: cur };
+  }
+
+  /** Session titles by id, to label search hits. */
+  async titles(): Promise<Map<string, string>> {
+    return new Map((await this.allSessions()).map((s) => [s.id, s.title ?? '']));
+  }
+
+  /** Full-text search through the driver's own index, else a bounded scan of the sessions. */
+  async search(query: string, opts: { source?: string; project?: string; limit?: number }): Promise<SearchHit[]> {
+    const limit = Math.min(200, Math.max(1, opts.limit ?? 50));
+    if (this.driver.search && this.driver.capabilities.search) {
+      return this.driver.search(query, { source: opts.source, project: opts.project, limit });
+    }
+    const needle = query.toLowerCase().trim();
+    if (!needle) return [];
+    const hits: SearchHit[] = [];
+    const sessions = (await this.allSessions()).filter(
+      (s) => (!opts.source || s.source === opts.source) && (!opts.project || s.project === opts.project),
+    );
+    for (const info of sessions.slice(0, 500)) {
+      const ls = await this.load(info.id);
+      for (const e of ls.session.entries) {
+        const text = entryText(e);
+        const at = text.toLowerCase().indexOf(needle);
+        if (at < 0) continue;
+        const from = Math.max(0, at - 60);
+        hits.push({
+          sessionId: info.id,
+          entryId: e.id,
+          source: info.source,
+          project: info.project,
+          role: e.kind === 'message' ? e.message.role : e.kind,
+          snippet: `${from > 0 ? '…' : ''}${text.slice(from, at + needle.length + 80).replace(/\s+/g, ' ')}`,
+          score: 1,
+          timestamp: e.timestamp,
+        });
+        if (hits.length >= limit) return hits;
+      }
+    }
+    return hits;
+  }
+
+  /** Tokens and cost per day, model, project and agent, counted per assistant response. */
+  async stats(filter: { source?: string; project?: string; since?: string; until?: string }): Promise<StatsResult> {
+    const sessions = (await this.allSessions()).filter(
+      (s) =>
+        (!filter.source || s.source === filter.source) &&
+        (!filter.project || s.project === filter.project) &&
+        (!filter.since || s.updatedAt >= filter.since) &&
+        (!filter.until || s.createdAt <= filter.until),
+    );
+    const totals = emptyBucket('total');
+    const byDay = new Map<string, StatsBucket>();
+    const byModel = new Map<string, StatsBucket>();
+    const byProject = new Map<string, StatsBucket>();
+    const bySource = new Map<string, StatsBucket>();
+    const merge = (m: Map<string, StatsBucket>, key: string, c: StatsBucket) => {
+      let b = m.get(key);
+      if (!b) {
+        b = emptyBucket(key);
+        m.set(key, b);
+      }
+      mergeBucket(b, c);
+    };
+    // Per message (exact days and models) while that means loading few sessions; past that,
+    // each session's own totals on its last day and first model, from the listing alone.
+    const perMessage = sessions.length <= this.statsSessionLimit;
+    for (const info of sessions) {
+      const cells = perMessage ? await this.usageCellsOf(info) : sessionLevelCells(info);
+      for (const [k, c] of cells) {
+        const [day, model] = k.split('|') as [string, string];
+        mergeBucket(totals, c);
+        merge(byDay, day, c);
+        merge(byModel, model, c);
+        merge(byProject, info.project ?? '(none)', c);
+        merge(bySource, info.source, c);
+      }
+    }
+    const byCost = (m: Map<string, StatsBucket>) =>
+      [...m.values()].sort((a, b) => b.cost - a.cost || totalBucketTokens(b) - totalBucketTokens(a));
+    return {
+      totals,
+      granularity: perMessage ? 'message' : 'session',
+      sessions: sessions.length,
+      byDay: [...byDay.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
+      byModel: byCost(byModel),
+      byProject: byCost(byProject),
+      bySource: byCost(bySource),
+    };
+  }
+
+  private async usageCellsOf(info: SessionInfo): Promise<Map<string, StatsBucket>> {
+    const hit = this.usageCells.get(`${info.source}:${info.id}`);
+    if (hit && hit.updatedAt === info.updatedAt) return hit.cells;
+    const session = await this.driver.getSession(info.id);
+    const cells = new Map<string, StatsBucket>();
+    // One response split over several records counts once, with its last record's usage.
+    const lastOfResponse = new Map<string, Entry>();
+    for (const e of session?.entries ?? []) {
+      if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId)
+        lastOfResponse.set(e.message.responseId, e);
+    }
+    for (const e of session?.entries ?? []) {
+      if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
+      const m = e.message;
+      if (m.responseId && lastOfResponse.get(m.responseId) !== e) continue;
+      if (!m.usage && m.cost === undefined) continue;
+      const key = `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`;
+      let b = cells.get(key);
+      if (!b) {
+        b = emptyBucket(key);
+        cells.set(key, b);
+      }
+      addTo(b, m.usage, m.cost);
+    }
+    this.usageCells.set(`${info.source}:${info.id}`, { updatedAt: info.updatedAt, cells });
+    return cells;
+  }
+}
+
+function sessionLevelCells(info: SessionInfo): Map<string, StatsBucket> {
+  const key = `${info.updatedAt.slice(0, 10)}|${info.models?.[0] ?? '(unknown)'}`;
+  const b = emptyBucket(key);
+  addTo(b, info.usage, info.cost);
+  return new Map([[key, b]]);
+}
+
+function mergeBucket(into: StatsBucket, from: StatsBucket): void {
+  into.input += from.input;
+  into.output += from.output;
+  into.cacheRead += from.cacheRead;
+  into.cacheWrite += from.cacheWrite;
+  into.reasoning += from.reasoning;
+  into.cost += from.cost;
+  into.responses += from.responses;
+}
+
+const totalBucketTokens = (b: StatsBucket): number => b.input + b.output + b.cacheRead + b.cacheWrite;
+
+export function viewOf(e: Entry): EntryView {
+  const { raw: _raw, rawSource: _rawSource, ...rest } = e;
+  return rest;
+}
+
+/** The searchable text of an entry: message text, tool inputs and outputs, summaries. */
+export function entryText(e: Entry): string {
+  if (e.kind === 'compaction' || e.kind === 'branch_summary') return e.summary;
+  if (e.kind !== 'message') return '';
+  const out: string[] = [];
+  for (const p of e.message.parts) {
+    if (p.type === 'text') out.push(p.text);
+    else if (p.type === 'tool_call') out.push(JSON.stringify(p.input));
+    else if (p.type === 'tool_result') {
+      out.push(typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'));
+    } else if (p.type === 'thinking') out.push(p.thinking);
+  }
+  return out.join('\n');
+}

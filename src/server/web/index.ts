@@ -1,0 +1,89 @@
+/**
+ * The web viewer: a static single-page app (plain HTML, CSS and ES modules in ./assets) and the
+ * JSON routes it reads (./data-routes.ts). `mountWebViewer` adds both to a Hono app; the shell and
+ * assets are public (they hold no data), the data routes want the server's key when it has one.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import escapeHtml from 'escape-html';
+import { type Env, Hono } from 'hono';
+import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
+
+export { WebData } from './data.js';
+export { type ConvertTargets, type WebDataRoutesOptions, webDataRoutes, writableTargets } from './data-routes.js';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/**
+ * The assets live in src/server/web/assets. Under tsx this module is beside them; after
+ * `npm run build` it is in dist/server/web and the package ships src/, so look there too.
+ */
+export function assetsDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, 'assets'), resolve(here, '../../../src/server/web/assets')];
+  for (const c of candidates) if (existsSync(join(c, 'app.js'))) return c;
+  throw new Error(`threadbase web assets not found (looked in ${candidates.join(', ')})`);
+}
+
+let cached: Map<string, string> | undefined;
+function loadAssets(): Map<string, string> {
+  if (cached) return cached;
+  const dir = assetsDir();
+  const files = new Map<string, string>();
+  for (const name of readdirSync(dir)) {
+    if (CONTENT_TYPES[extname(name)]) files.set(name, readFileSync(join(dir, name), 'utf8'));
+  }
+  cached = files;
+  return files;
+}
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+export interface WebViewerOptions extends WebDataRoutesOptions {
+  /** Shown in the page title and header. */
+  title?: string;
+}
+
+/** The HTML shell; the only server-side value in it is the (escaped) title. */
+export function shellHtml(title: string): string {
+  const shell = loadAssets().get('index.html');
+  if (!shell) throw new Error('index.html missing from the web assets');
+  return shell.replaceAll('{{title}}', escapeHtml(title));
+}
+
+/** Adds the viewer to `app`: the shell at / and /ui, assets at /ui/assets/*, data at /api/v1/web/*. */
+export function mountWebViewer<E extends Env>(app: Hono<E>, opts: WebViewerOptions): Hono<E> {
+  const title = opts.title ?? 'threadbase';
+  const page = () =>
+    new Response(shellHtml(title), { headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS } });
+  app.get('/', page);
+  app.get('/ui', page);
+  app.get('/ui/', page);
+  // Browsers ask for it whatever the page says.
+  app.get('/favicon.ico', (c) => c.redirect('/ui/assets/icon.svg', 301));
+  app.get('/ui/assets/:name', (c) => {
+    const name = c.req.param('name');
+    const body = loadAssets().get(name);
+    const type = CONTENT_TYPES[extname(name)];
+    if (body === undefined || !type || name === 'index.html') return c.text('not found', 404);
+    return c.body(body, 200, { 'content-type': type, 'cache-control': 'no-cache', ...SECURITY_HEADERS });
+  });
+  app.route('/api/v1/web', webDataRoutes(opts));
+  return app;
+}
+
+/** A Hono app that is only the viewer (what `threadbase ui` serves). */
+export function createWebApp(opts: WebViewerOptions): Hono {
+  return mountWebViewer(new Hono(), opts);
+}

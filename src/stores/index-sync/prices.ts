@@ -1,0 +1,87 @@
+/**
+ * Prices for messages whose agent recorded no cost. Bundled and dated (no network at run time);
+ * a user file ($THREADBASE_HOME/prices.json, same shape as PRICES) overrides or adds models.
+ * USD per million tokens. Reasoning tokens are billed as output and agents count them in output already.
+ */
+import { readFileSync } from 'node:fs';
+import type { Usage } from '../../model/types.js';
+
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+export const PRICES_DATE = '2025-11-01';
+
+/** Keys are model name prefixes; the longest matching prefix wins. */
+export const PRICES: Readonly<Record<string, ModelPrice>> = {
+  'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+  'claude-3-opus': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+  'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-3-5-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+  'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 },
+  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025 },
+  'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005 },
+  'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1 },
+  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075 },
+  'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25 },
+  o3: { input: 2, output: 8, cacheRead: 0.5 },
+  'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275 },
+  'gemini-2.5-pro': { input: 1.25, output: 10, cacheRead: 0.31 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cacheRead: 0.075 },
+};
+
+export type PriceTable = Record<string, ModelPrice>;
+
+function isPrice(v: unknown): v is ModelPrice {
+  if (typeof v !== 'object' || v === null) return false;
+  const p = v as Record<string, unknown>;
+  return typeof p.input === 'number' && typeof p.output === 'number';
+}
+
+/** The bundled table with a user file laid over it (a missing file is fine; a bad one is an error). */
+export function loadPrices(userFile?: string): PriceTable {
+  const table: PriceTable = { ...PRICES };
+  if (!userFile) return table;
+  let text: string;
+  try {
+    text = readFileSync(userFile, 'utf8');
+  } catch {
+    return table;
+  }
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== 'object' || parsed === null) throw new Error(`${userFile}: expected an object of model prices`);
+  for (const [model, price] of Object.entries(parsed)) {
+    if (!isPrice(price)) throw new Error(`${userFile}: price of ${model} needs numeric input and output`);
+    table[model] = price;
+  }
+  return table;
+}
+
+export function priceOf(table: PriceTable, model: string | null | undefined): ModelPrice | undefined {
+  if (!model) return undefined;
+  const name = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
+  let best: string | undefined;
+  for (const key of Object.keys(table)) {
+    if (name.startsWith(key.toLowerCase()) && (!best || key.length > best.length)) best = key;
+  }
+  return best ? table[best] : undefined;
+}
+
+export function costOf(price: ModelPrice | undefined, u: Usage): number {
+  if (!price) return 0;
+  return (
+    (u.input * price.input +
+      u.output * price.output +
+      u.cacheRead * (price.cacheRead ?? price.input) +
+      u.cacheWrite * (price.cacheWrite ?? price.input)) /
+    1_000_000
+  );
+}

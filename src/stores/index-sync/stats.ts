@@ -1,0 +1,121 @@
+/** Token and cost totals from the index, grouped by time, model, project, session or source. */
+import type { SqliteStore } from '../sqlite/index.js';
+import { costOf, type PriceTable, priceOf } from './prices.js';
+
+export type StatsBy = 'day' | 'week' | 'month' | 'model' | 'project' | 'session' | 'source';
+export const STATS_BY: readonly StatsBy[] = ['day', 'week', 'month', 'model', 'project', 'session', 'source'];
+
+export interface StatsRow {
+  key: string;
+  source?: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  cost: number;
+  messages: number;
+}
+
+export interface StatsOptions {
+  by?: StatsBy;
+  since?: string;
+  until?: string;
+  source?: string;
+  project?: string;
+}
+
+const KEY: Record<StatsBy, string> = {
+  day: 'substr(e.timestamp, 1, 10)',
+  // Monday of the ISO week
+  week: "date(e.timestamp, '-6 days', 'weekday 1')",
+  month: 'substr(e.timestamp, 1, 7)',
+  model: "coalesce(e.model, 'unknown')",
+  project: "coalesce(s.project, '')",
+  session: 's.id',
+  source: 's.source',
+};
+
+export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions = {}): StatsRow[] {
+  const by = opts.by ?? 'day';
+  const where = ['e.counted = 1'];
+  const args: unknown[] = [];
+  if (opts.since) {
+    where.push('e.timestamp >= ?');
+    args.push(opts.since);
+  }
+  if (opts.until) {
+    where.push('e.timestamp <= ?');
+    args.push(opts.until);
+  }
+  if (opts.source) {
+    where.push('s.source = ?');
+    args.push(opts.source);
+  }
+  if (opts.project) {
+    where.push('s.project = ?');
+    args.push(opts.project);
+  }
+  // Grouped by model and by whether the agent recorded a cost, so unrecorded costs can be priced.
+  const rows = store.db
+    .prepare(
+      `SELECT ${KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source, e.model model, e.cost IS NOT NULL recorded,
+         coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
+         coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
+         count(*) messages
+       FROM entries e JOIN sessions s ON s.id = e.session_id
+       WHERE ${where.join(' AND ')}
+       GROUP BY 1, 2, 3, 4`,
+    )
+    .all(...args) as {
+    key: string;
+    source: string | null;
+    model: string | null;
+    recorded: number;
+    input: number;
+    output: number;
+    cacheRead: number;
+    cacheWrite: number;
+    reasoning: number;
+    cost: number;
+    messages: number;
+  }[];
+  const out = new Map<string, StatsRow>();
+  for (const r of rows) {
+    const id = `${r.key}\u0000${r.source ?? ''}`;
+    let row = out.get(id);
+    if (!row) {
+      row = {
+        key: r.key,
+        ...(r.source !== null ? { source: r.source } : {}),
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        cost: 0,
+        messages: 0,
+      };
+      out.set(id, row);
+    }
+    row.inputTokens += r.input;
+    row.outputTokens += r.output;
+    row.cacheReadTokens += r.cacheRead;
+    row.cacheWriteTokens += r.cacheWrite;
+    row.reasoningTokens += r.reasoning;
+    row.messages += r.messages;
+    row.cost += r.recorded
+      ? r.cost
+      : costOf(priceOf(prices, r.model), {
+          input: r.input,
+          output: r.output,
+          cacheRead: r.cacheRead,
+          cacheWrite: r.cacheWrite,
+          reasoning: r.reasoning,
+        });
+  }
+  const list = [...out.values()];
+  const timeKey = by === 'day' || by === 'week' || by === 'month';
+  list.sort((a, b) => (timeKey ? (a.key < b.key ? -1 : 1) : b.cost - a.cost || b.messages - a.messages));
+  return list;
+}

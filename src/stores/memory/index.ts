@@ -1,0 +1,214 @@
+/**
+ * An in-memory threadbase store: every driver capability, no persistence. For tests, for apps that
+ * want a scratch store, and as the fallback when no other store is available. Sessions are
+ * `source: 'threadbase'`; what goes in is copied, what comes out is a copy, so callers cannot reach
+ * in and change stored state.
+ */
+import { randomUUID } from 'node:crypto';
+import { applyFilter, DriverBase, matchesFilter } from '../../formats/shared/base.js';
+import type {
+  DriverCapabilities,
+  ForkOptions,
+  SearchHit,
+  SearchOptions,
+  SessionFilter,
+  WriteOptions,
+} from '../../model/driver.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { countMessages, currentLeaf, messageText, pathToLeaf } from '../../model/tree.js';
+import type { Entry, Session, SessionInfo } from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
+
+export const THREADBASE_SOURCE = 'threadbase';
+
+/** A short title from the first user text, as listings show when a session has none. */
+export function titleFromEntries(entries: readonly Entry[]): string | undefined {
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'user' || e.sidechain) continue;
+    const text = messageText(e.message).trim().replace(/\s+/g, ' ');
+    if (text) return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  }
+  return undefined;
+}
+
+/** The listing fields of a session, recomputed from its entries. */
+export function sessionInfoOf(s: Session): SessionInfo {
+  const { entries, warnings: _w, raw: _r, leafId: _l, ...info } = s;
+  const u = summarizeUsage(entries);
+  const times = entries
+    .map((e) => e.timestamp)
+    .filter(Boolean)
+    .sort();
+  const out: SessionInfo = {
+    ...info,
+    messageCount: countMessages(entries),
+    createdAt: info.createdAt || times[0] || new Date().toISOString(),
+    updatedAt: [info.updatedAt, times[times.length - 1]].filter(Boolean).sort().pop() ?? info.createdAt,
+    usage: u.usage,
+    cost: u.cost,
+  };
+  if (u.models.length) out.models = u.models;
+  const title = info.title ?? titleFromEntries(entries);
+  if (title !== undefined) out.title = title;
+  return out;
+}
+
+export class MemoryStore extends DriverBase {
+  readonly name: string = 'memory';
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: true,
+    append: true,
+    fork: true,
+    branch: true,
+    delete: true,
+    title: true,
+    search: true,
+  };
+  private sessions = new Map<string, Session>();
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const infos = [...this.sessions.values()].map(sessionInfoOf);
+    const textMatch = filter.text?.toLowerCase();
+    // matchesFilter looks at titles only; the filter also means "the first user message".
+    const byText = textMatch
+      ? infos.filter((i) => {
+          const s = this.sessions.get(i.id);
+          const first = s?.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+          return (
+            (i.title ?? '').toLowerCase().includes(textMatch) ||
+            (first?.kind === 'message' && messageText(first.message).toLowerCase().includes(textMatch))
+          );
+        })
+      : infos;
+    return applyFilter(byText, { ...filter, text: undefined });
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const s = this.sessions.get(id);
+    if (!s) return undefined;
+    return { ...structuredClone(s), ...sessionInfoOf(s) };
+  }
+
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    const id = opts.keepId && session.id && !this.sessions.has(session.id) ? session.id : randomUUID();
+    checkEntries(session.entries, id, false);
+    const now = new Date().toISOString();
+    const { warnings: _w, path: _p, ...rest } = structuredClone(session);
+    const stored: Session = {
+      ...rest,
+      id,
+      source: THREADBASE_SOURCE,
+      createdAt: session.createdAt || session.entries[0]?.timestamp || now,
+      updatedAt: session.updatedAt || now,
+      leafId: session.leafId ?? currentLeaf(session)?.id ?? null,
+    };
+    // Where the session came from, when it came from another agent.
+    if (session.source && session.source !== THREADBASE_SOURCE)
+      stored.meta = { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } };
+    this.sessions.set(id, stored);
+    return sessionInfoOf(stored);
+  }
+
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new NotFoundError('memory session', sessionId);
+    checkEntries([...s.entries, ...entries], sessionId, true);
+    const copies = structuredClone(entries);
+    s.entries.push(...copies);
+    const last = [...copies].reverse().find((e) => !e.sidechain);
+    if (last) s.leafId = last.id;
+    const latest = copies
+      .map((e) => e.timestamp)
+      .sort()
+      .pop();
+    if (latest && latest > s.updatedAt) s.updatedAt = latest;
+  }
+
+  async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new NotFoundError('memory session', sessionId);
+    const path = pathToLeaf(s, opts.at);
+    const at = path[path.length - 1];
+    const now = new Date().toISOString();
+    const fork: Session = {
+      id: randomUUID(),
+      source: THREADBASE_SOURCE,
+      project: s.project,
+      title: opts.title ?? (s.title ? `${s.title} (fork)` : undefined),
+      createdAt: now,
+      updatedAt: now,
+      messageCount: 0,
+      parentId: s.id,
+      parentEntryId: at?.id,
+      entries: structuredClone(path),
+      leafId: at?.id ?? null,
+    };
+    for (const k of Object.keys(fork) as (keyof Session)[]) if (fork[k] === undefined) delete fork[k];
+    this.sessions.set(fork.id, fork);
+    return sessionInfoOf(fork);
+  }
+
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new NotFoundError('memory session', sessionId);
+    s.title = title;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    if (!this.sessions.delete(sessionId)) throw new NotFoundError('memory session', sessionId);
+  }
+
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    const q = query.toLowerCase().trim();
+    if (!q) return [];
+    const hits: SearchHit[] = [];
+    for (const s of this.sessions.values()) {
+      if (!matchesFilter(sessionInfoOf(s), { ...opts, text: undefined, limit: undefined })) continue;
+      for (const e of s.entries) {
+        if (e.kind !== 'message') continue;
+        if (opts.role && e.message.role !== opts.role) continue;
+        if (opts.tool && !e.message.parts.some((p) => p.type === 'tool_call' && p.name === opts.tool)) continue;
+        const text = messageText(e.message);
+        const at = text.toLowerCase().indexOf(q);
+        if (at < 0) continue;
+        const count = text.toLowerCase().split(q).length - 1;
+        hits.push({
+          sessionId: s.id,
+          entryId: e.id,
+          source: s.source,
+          ...(s.project !== undefined ? { project: s.project } : {}),
+          role: e.message.role,
+          snippet: text.slice(Math.max(0, at - 40), at + q.length + 40),
+          score: count,
+          timestamp: e.timestamp,
+        });
+      }
+    }
+    hits.sort((a, b) => b.score - a.score || (a.timestamp < b.timestamp ? 1 : -1));
+    return opts.limit ? hits.slice(0, opts.limit) : hits;
+  }
+}
+
+/**
+ * Entry ids are unique within a session; appended entries must name a parent the session has
+ * (a whole written session may carry orphans read from damaged input; tree logic re-roots them).
+ */
+function checkEntries(entries: readonly Entry[], sessionId: string, parentsMustExist: boolean): void {
+  const ids = new Set<string>();
+  for (const e of entries) {
+    if (ids.has(e.id))
+      throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} is already in session ${sessionId}`, { id: e.id });
+    ids.add(e.id);
+  }
+  if (!parentsMustExist) return;
+  for (const e of entries) {
+    if (e.parentId !== null && !ids.has(e.parentId)) {
+      throw new ThreadbaseError(
+        'orphan_entry',
+        `entry ${e.id} names parent ${e.parentId}, which is not in session ${sessionId}`,
+        { id: e.id },
+      );
+    }
+  }
+}

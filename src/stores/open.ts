@@ -1,0 +1,101 @@
+/**
+ * openStore(url?): the threadbase store to keep sessions in.
+ *   no url            → the local SQLite store at $THREADBASE_HOME/index.db (default ~/.threadbase)
+ *   postgres://…      → PostgreSQL
+ *   http(s)://…       → a remote threadbase server (key: https://KEY@host, opts.key or $THREADBASE_API_KEY)
+ *   memory:           → an in-memory store
+ * Backends are loaded when asked for, so a library user who never opens PostgreSQL never loads pg.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
+import { ThreadbaseError } from '../model/errors.js';
+import { MemoryStore } from './memory/index.js';
+import { RemoteStore } from './remote/index.js';
+
+export interface OpenStoreOptions {
+  env?: DriverEnv;
+  /** Where to report that a backend is missing and a fallback is used (default console.warn). */
+  warn?: (message: string) => void;
+  /** API key for a remote server (default: the URL's user part, else $THREADBASE_API_KEY). */
+  key?: string;
+}
+
+/** $THREADBASE_HOME, else ~/.threadbase. */
+export function threadbaseHome(env: DriverEnv = defaultDriverEnv()): string {
+  return env.env.THREADBASE_HOME || join(env.home, '.threadbase');
+}
+
+type Factory = (target: string) => Promise<SessionDriver> | SessionDriver;
+
+/**
+ * Loads a backend module by path and finds how it opens a store from a path or URL. The module is
+ * written by another part of the project; these are the export names it may use.
+ */
+async function loadBackend(specifier: string, names: readonly string[]): Promise<Factory | undefined> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(specifier)) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // Only the backend itself missing means "not in this build"; a broken backend is an error.
+    const missing =
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      String((error as Error).message).includes(specifier.replace(/^file:\/\//, '').replace(/\.js$/, ''));
+    if (missing) return undefined;
+    throw error;
+  }
+  for (const name of names) {
+    const f = mod[name];
+    if (typeof f !== 'function') continue;
+    const isClass = /^class\b/.test(Function.prototype.toString.call(f));
+    return isClass
+      ? (target) => new (f as new (t: string) => SessionDriver)(target)
+      : (target) => (f as (t: string) => Promise<SessionDriver> | SessionDriver)(target);
+  }
+  return undefined;
+}
+
+// Variables, not literals: these modules may not exist yet in a given build.
+const SQLITE_MODULE = './sqlite/index.js';
+const POSTGRES_MODULE = './postgres/index.js';
+
+export async function openStore(url?: string, opts: OpenStoreOptions = {}): Promise<SessionDriver> {
+  const env = opts.env ?? defaultDriverEnv();
+  const warn = opts.warn ?? ((m: string) => console.warn(`threadbase: ${m}`));
+  if (url === 'memory:' || url === 'memory') return new MemoryStore();
+
+  if (!url || url.startsWith('sqlite:') || url.startsWith('file:') || url.startsWith('/') || url.startsWith('.')) {
+    const path = !url ? join(threadbaseHome(env), 'index.db') : url.replace(/^(sqlite|file):(\/\/)?/, '');
+    const open = await loadBackend(new URL(SQLITE_MODULE, import.meta.url).href, [
+      'openSqliteStore',
+      'openStore',
+      'SqliteStore',
+      'default',
+    ]);
+    if (open) {
+      await mkdir(dirname(path), { recursive: true });
+      return open(path);
+    }
+    warn(`the SQLite store is not available in this build; sessions go to memory and are lost at exit`);
+    return new MemoryStore();
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const open = await loadBackend(new URL(POSTGRES_MODULE, import.meta.url).href, [
+      'openPostgresStore',
+      'openStore',
+      'PostgresStore',
+      'default',
+    ]);
+    if (!open) throw new ThreadbaseError('unsupported', 'the PostgreSQL store is not available in this build');
+    return open(url);
+  }
+  if (/^https?:\/\//.test(url)) {
+    const key = opts.key ?? env.env.THREADBASE_API_KEY;
+    return new RemoteStore(url, key ? { key } : {});
+  }
+  throw new ThreadbaseError(
+    'bad_url',
+    `not a store URL: ${url} (expected postgres://, http(s)://, sqlite:, memory: or nothing for the local store)`,
+  );
+}

@@ -1,0 +1,687 @@
+/**
+ * The PostgreSQL store: threadbase sessions in tb_sessions/tb_entries, the same driver interface
+ * as every other store. Every query is parameterised. A store is scoped to one tenant (a server
+ * project); `forTenant` gives another tenant's view over the same pool, and nothing one tenant
+ * asks for ever returns another tenant's rows.
+ *
+ * Appends are idempotent by entry id (ON CONFLICT DO NOTHING) and ordered by a per-session
+ * sequence taken under the session row's lock, so concurrent writers neither lose, duplicate nor
+ * reorder entries.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { DriverBase } from '../../formats/shared/base.js';
+import type {
+  DriverCapabilities,
+  ForkOptions,
+  SearchHit,
+  SearchOptions,
+  SessionFilter,
+  UsageTotals,
+  WriteOptions,
+} from '../../model/driver.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { currentLeaf, messageText, pathToLeaf } from '../../model/tree.js';
+import type { Entry, Session, SessionInfo, SourceName } from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
+import { migrate } from './migrations.js';
+
+export const THREADBASE_SOURCE = 'threadbase';
+
+export interface PostgresStoreOptions {
+  /** A PostgreSQL schema to keep the tables in (created when missing); default the connection's search_path. */
+  schema?: string;
+  /** The tenant (server project) this view of the store belongs to; default '' (no server). */
+  tenant?: string;
+  /** Pool size (default 10). */
+  max?: number;
+}
+
+interface Shared {
+  pool: pg.Pool;
+  ready: Promise<void>;
+  closed: boolean;
+}
+
+interface SessionRow {
+  id: string;
+  tenant: string;
+  source: string;
+  cwd: string | null;
+  title: string | null;
+  first_user_text: string | null;
+  created_at: string;
+  updated_at: string;
+  parent_id: string | null;
+  parent_entry_id: string | null;
+  parent_tool_call_id: string | null;
+  leaf_id: string | null;
+  message_count: number;
+  info: Record<string, unknown>;
+  raw: string | null;
+}
+
+const SAFE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Opens (and migrates) a PostgreSQL store; `url` is a postgres:// connection string. */
+export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  const u = new URL(url);
+  const schema = opts.schema ?? u.searchParams.get('schema') ?? undefined;
+  u.searchParams.delete('schema');
+  const store = new PostgresStore(u.toString(), { ...opts, schema });
+  await store.ready();
+  return store;
+}
+
+export class PostgresStore extends DriverBase {
+  readonly name: string = 'postgres';
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: true,
+    append: true,
+    fork: true,
+    branch: true,
+    delete: true,
+    title: true,
+    search: true,
+  };
+  readonly tenant: string;
+  private readonly shared: Shared;
+
+  constructor(connection: string | Shared, opts: PostgresStoreOptions = {}) {
+    super();
+    this.tenant = opts.tenant ?? '';
+    if (typeof connection !== 'string') {
+      this.shared = connection;
+      return;
+    }
+    const schema = opts.schema;
+    if (schema !== undefined && !SAFE_SCHEMA.test(schema))
+      throw new ThreadbaseError('bad_schema', `not a plain PostgreSQL schema name: ${schema}`);
+    const pool = new pg.Pool({
+      connectionString: connection,
+      max: opts.max ?? 10,
+      // The schema name is checked above; identifiers cannot be bound as parameters.
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    pool.on('error', () => {
+      /* an idle client lost its connection; the pool replaces it */
+    });
+    const ready = (async () => {
+      const client = await pool.connect();
+      try {
+        if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+    })();
+    ready.catch(() => undefined);
+    this.shared = { pool, ready, closed: false };
+  }
+
+  /** The same database seen as another tenant. */
+  forTenant(tenant: string): PostgresStore {
+    return new PostgresStore(this.shared, { tenant });
+  }
+
+  /** Resolves once migrations are applied. */
+  ready(): Promise<void> {
+    return this.shared.ready;
+  }
+
+  get pool(): pg.Pool {
+    return this.shared.pool;
+  }
+
+  async close(): Promise<void> {
+    if (this.shared.closed) return;
+    this.shared.closed = true;
+    await this.shared.pool.end();
+  }
+
+  private async q<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    await this.shared.ready;
+    return this.shared.pool.query<R>(text, values);
+  }
+
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.shared.ready;
+    const c = await this.shared.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (error) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      c.release();
+    }
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const where = ['tenant = $1'];
+    const values: unknown[] = [this.tenant];
+    const add = (sql: string, v: unknown) => {
+      values.push(v);
+      where.push(sql.replace('?', `$${values.length}`));
+    };
+    if (filter.source) add('source = ?', filter.source);
+    if (filter.project) add('cwd = ?', filter.project);
+    if (filter.since) add('updated_at >= ?', filter.since);
+    if (filter.until) add('updated_at <= ?', filter.until);
+    if (filter.parentId) add('parent_id = ?', filter.parentId);
+    if (filter.text) {
+      values.push(filter.text.toLowerCase());
+      const n = values.length;
+      where.push(`(strpos(lower(coalesce(title, '')), $${n}) > 0 OR strpos(lower(coalesce(first_user_text, '')), $${n}) > 0)`);
+    }
+    let sql = `SELECT * FROM tb_sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id`;
+    if (filter.limit && filter.limit > 0) {
+      values.push(filter.limit);
+      sql += ` LIMIT $${values.length}`;
+    }
+    const rows = (await this.q<SessionRow>(sql, values)).rows;
+    const usage = await this.usageBySession(rows.map((r) => r.id));
+    return rows.map((r) => {
+      const info = infoFromRow(r);
+      const u = usage.get(r.id);
+      if (u) {
+        info.usage = u.usage;
+        info.cost = u.cost;
+        if (u.models.length) info.models = u.models;
+      } else {
+        info.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+        info.cost = 0;
+      }
+      return info;
+    });
+  }
+
+  /**
+   * Token totals per session, computed in SQL the way summarizeUsage does: records of one response
+   * (same response_id) count once, with the last record that carried usage.
+   */
+  private async usageBySession(ids: string[]): Promise<Map<string, ReturnType<typeof summarizeUsage>>> {
+    const out = new Map<string, ReturnType<typeof summarizeUsage>>();
+    if (!ids.length) return out;
+    const rows = (
+      await this.q<{
+        session_id: string;
+        input: string;
+        output: string;
+        cache_read: string;
+        cache_write: string;
+        reasoning: string;
+        cost: number;
+        responses: string;
+      }>(
+        `SELECT session_id, sum(coalesce(usage_input,0)) AS input, sum(coalesce(usage_output,0)) AS output,
+                sum(coalesce(usage_cache_read,0)) AS cache_read, sum(coalesce(usage_cache_write,0)) AS cache_write,
+                sum(coalesce(usage_reasoning,0)) AS reasoning, coalesce(sum(cost),0)::float8 AS cost, count(*) AS responses
+           FROM (SELECT DISTINCT ON (session_id, coalesce(response_id, id)) *
+                   FROM tb_entries
+                  WHERE session_id = ANY($1) AND role = 'assistant' AND (usage_input IS NOT NULL OR cost IS NOT NULL)
+                  ORDER BY session_id, coalesce(response_id, id), seq DESC) last_records
+          GROUP BY session_id`,
+        [ids],
+      )
+    ).rows;
+    const models = (
+      await this.q<{ session_id: string; models: string[] }>(
+        `SELECT session_id, array_agg(DISTINCT model) AS models FROM tb_entries
+          WHERE session_id = ANY($1) AND role = 'assistant' AND model IS NOT NULL GROUP BY session_id`,
+        [ids],
+      )
+    ).rows;
+    const modelMap = new Map(models.map((m) => [m.session_id, m.models]));
+    for (const r of rows) {
+      out.set(r.session_id, {
+        usage: {
+          input: Number(r.input),
+          output: Number(r.output),
+          cacheRead: Number(r.cache_read),
+          cacheWrite: Number(r.cache_write),
+          reasoning: Number(r.reasoning),
+        },
+        cost: Number(r.cost),
+        responses: Number(r.responses),
+        models: modelMap.get(r.session_id) ?? [],
+      });
+    }
+    for (const [id, m] of modelMap)
+      if (!out.has(id))
+        out.set(id, {
+          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+          cost: 0,
+          responses: 0,
+          models: m,
+        });
+    return out;
+  }
+
+  private async sessionRow(id: string, c?: pg.PoolClient, lock = false): Promise<SessionRow | undefined> {
+    const sql = `SELECT * FROM tb_sessions WHERE id = $1 AND tenant = $2${lock ? ' FOR UPDATE' : ''}`;
+    const res = c ? await c.query<SessionRow>(sql, [id, this.tenant]) : await this.q<SessionRow>(sql, [id, this.tenant]);
+    return res.rows[0];
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const row = await this.sessionRow(id);
+    if (!row) return undefined;
+    const entries = (
+      await this.q<{ body: string }>('SELECT body FROM tb_entries WHERE session_id = $1 ORDER BY seq', [id])
+    ).rows.map((r) => JSON.parse(r.body) as Entry);
+    const info = infoFromRow(row);
+    const u = summarizeUsage(entries);
+    info.usage = u.usage;
+    info.cost = u.cost;
+    if (u.models.length) info.models = u.models;
+    const session: Session = { ...info, entries, leafId: row.leaf_id };
+    if (row.raw !== null) session.raw = JSON.parse(row.raw);
+    return session;
+  }
+
+  override async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
+    const res = await this.q<{ body: string }>(
+      `SELECT e.body FROM tb_entries e JOIN tb_sessions s ON s.id = e.session_id
+        WHERE e.session_id = $1 AND e.id = $2 AND s.tenant = $3`,
+      [sessionId, entryId, this.tenant],
+    );
+    const row = res.rows[0];
+    return row ? (JSON.parse(row.body) as Entry) : undefined;
+  }
+
+  override async getAncestry(sessionId: string, entryId: string): Promise<Entry[]> {
+    if (!(await this.sessionRow(sessionId))) throw new NotFoundError('postgres session', sessionId);
+    // Walks parent links in SQL; the depth bound stops a cycle in damaged input.
+    const res = await this.q<{ body: string }>(
+      `WITH RECURSIVE up(id, parent_id, body, depth, path) AS (
+         SELECT id, parent_id, body, 0, ARRAY[id] FROM tb_entries WHERE session_id = $1 AND id = $2
+         UNION ALL
+         SELECT e.id, e.parent_id, e.body, up.depth + 1, up.path || e.id
+           FROM tb_entries e JOIN up ON e.session_id = $1 AND e.id = up.parent_id
+          WHERE NOT e.id = ANY(up.path))
+       SELECT body FROM up ORDER BY depth DESC`,
+      [sessionId, entryId],
+    );
+    if (!res.rows.length) throw new NotFoundError('entry', entryId);
+    return res.rows.map((r) => JSON.parse(r.body) as Entry);
+  }
+
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    checkUnique(session.entries, session.id);
+    const now = new Date().toISOString();
+    const id = await this.tx(async (c) => {
+      let id: string = randomUUID();
+      if (opts.keepId && session.id) {
+        const taken = await c.query('SELECT 1 FROM tb_sessions WHERE id = $1', [session.id]);
+        if (!taken.rowCount) id = session.id;
+      }
+      const meta =
+        session.source && session.source !== THREADBASE_SOURCE
+          ? { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } }
+          : session.meta;
+      const info: Record<string, unknown> = {};
+      if (meta) info.meta = meta;
+      if (session.directories) info.directories = session.directories;
+      const times = session.entries
+        .map((e) => e.timestamp)
+        .filter(Boolean)
+        .sort();
+      const createdAt = session.createdAt || times[0] || now;
+      const updatedAt = [session.updatedAt, times[times.length - 1]].filter(Boolean).sort().pop() ?? now;
+      await c.query(
+        `INSERT INTO tb_sessions (id, tenant, source, cwd, title, created_at, updated_at, parent_id, parent_entry_id,
+           parent_tool_call_id, leaf_id, info, raw)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+        [
+          id,
+          this.tenant,
+          THREADBASE_SOURCE,
+          session.project ?? null,
+          session.title ?? null,
+          createdAt,
+          updatedAt,
+          session.parentId ?? null,
+          session.parentEntryId ?? null,
+          session.parentToolCallId ?? null,
+          session.leafId ?? currentLeaf(session)?.id ?? null,
+          // jsonb refuses \u0000; a NUL in session meta is dropped rather than failing the write.
+          JSON.stringify(info).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1'),
+          session.raw === undefined ? null : JSON.stringify(session.raw),
+        ],
+      );
+      await insertEntries(c, id, session.entries, 0);
+      await refreshCounters(c, id, session.entries, false);
+      return id;
+    });
+    return this.infoOf(id);
+  }
+
+  private async infoOf(id: string): Promise<SessionInfo> {
+    const s = await this.getSession(id);
+    if (!s) throw new NotFoundError('postgres session', id);
+    const { entries: _e, leafId: _l, raw: _r, warnings: _w, ...info } = s;
+    return info;
+  }
+
+  /**
+   * Appends entries in order. Entries whose id the session already has are skipped (pushes can
+   * repeat); a new entry must name a parent the session has or is appending alongside.
+   */
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    checkUnique(entries, sessionId);
+    await this.tx(async (c) => {
+      const row = await this.sessionRow(sessionId, c, true);
+      if (!row) throw new NotFoundError('postgres session', sessionId);
+      const ids = entries.map((e) => e.id);
+      const parents = entries.map((e) => e.parentId).filter((p): p is string => p !== null);
+      // One look-up answers both: which entries are already there, which parents exist.
+      const present = new Set(
+        (
+          await c.query<{ id: string }>('SELECT id FROM tb_entries WHERE session_id = $1 AND id = ANY($2)', [
+            sessionId,
+            [...new Set([...ids, ...parents])],
+          ])
+        ).rows.map((r) => r.id),
+      );
+      const fresh = entries.filter((e) => !present.has(e.id));
+      if (!fresh.length) return;
+      const known = new Set([...ids, ...present]);
+      for (const e of fresh)
+        if (e.parentId !== null && !known.has(e.parentId))
+          throw new ThreadbaseError(
+            'orphan_entry',
+            `entry ${e.id} names parent ${e.parentId}, which is not in session ${sessionId}`,
+            { id: e.id },
+          );
+      const next = await refreshCounters(c, sessionId, fresh, true, fresh.length);
+      await insertEntries(c, sessionId, fresh, next - fresh.length, false);
+    });
+  }
+
+  async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
+    const s = await this.getSession(sessionId);
+    if (!s) throw new NotFoundError('postgres session', sessionId);
+    let path: Entry[];
+    try {
+      path = pathToLeaf(s, opts.at);
+    } catch {
+      throw new NotFoundError('entry', opts.at ?? '');
+    }
+    const at = path[path.length - 1];
+    const now = new Date().toISOString();
+    const fork: Session = {
+      id: randomUUID(),
+      source: THREADBASE_SOURCE,
+      createdAt: now,
+      updatedAt: now,
+      messageCount: 0,
+      parentId: s.id,
+      entries: path,
+      leafId: at?.id ?? null,
+    };
+    if (s.project !== undefined) fork.project = s.project;
+    const title = opts.title ?? (s.title ? `${s.title} (fork)` : undefined);
+    if (title !== undefined) fork.title = title;
+    if (at) fork.parentEntryId = at.id;
+    return this.writeSession(fork, { keepId: true });
+  }
+
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    const res = await this.q('UPDATE tb_sessions SET title = $3 WHERE id = $1 AND tenant = $2', [sessionId, this.tenant, title]);
+    if (!res.rowCount) throw new NotFoundError('postgres session', sessionId);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const res = await this.q('DELETE FROM tb_sessions WHERE id = $1 AND tenant = $2', [sessionId, this.tenant]);
+    if (!res.rowCount) throw new NotFoundError('postgres session', sessionId);
+  }
+
+  /** PostgreSQL full-text search (english configuration, websearch syntax), ranked by ts_rank. */
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    if (!query.trim()) return [];
+    const values: unknown[] = [query, this.tenant];
+    const where = ['e.tsv @@ q.query', 's.tenant = $2'];
+    const add = (sql: string, v: unknown) => {
+      values.push(v);
+      where.push(sql.replaceAll('?', `$${values.length}`));
+    };
+    if (opts.source) add('s.source = ?', opts.source);
+    if (opts.project) add('s.cwd = ?', opts.project);
+    if (opts.since) add('e.ts >= ?', opts.since);
+    if (opts.until) add('e.ts <= ?', opts.until);
+    if (opts.parentId) add('s.parent_id = ?', opts.parentId);
+    if (opts.role) add('e.role = ?', opts.role);
+    if (opts.tool) add('? = ANY(e.tools)', opts.tool);
+    values.push(opts.limit && opts.limit > 0 ? opts.limit : 100);
+    const rows = (
+      await this.q<{
+        session_id: string;
+        id: string;
+        source: string;
+        cwd: string | null;
+        role: string | null;
+        snippet: string;
+        score: number;
+        ts: string;
+      }>(
+        `SELECT e.session_id, e.id, s.source, s.cwd, e.role, e.ts,
+                ts_rank(e.tsv, q.query)::float8 AS score,
+                ts_headline('english', e.search_text, q.query, 'StartSel=«,StopSel=»,MaxWords=30,MinWords=10') AS snippet
+           FROM tb_entries e
+           JOIN tb_sessions s ON s.id = e.session_id
+           CROSS JOIN (SELECT websearch_to_tsquery('english', $1) AS query) q
+          WHERE ${where.join(' AND ')}
+          ORDER BY score DESC, e.ts DESC
+          LIMIT $${values.length}`,
+        values,
+      )
+    ).rows;
+    return rows.map((r) => {
+      const hit: SearchHit = {
+        sessionId: r.session_id,
+        entryId: r.id,
+        source: r.source as SourceName,
+        snippet: r.snippet,
+        score: r.score,
+        timestamp: r.ts,
+      };
+      if (r.cwd !== null) hit.project = r.cwd;
+      if (r.role !== null) hit.role = r.role;
+      return hit;
+    });
+  }
+
+  override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
+    const sessions = await this.listSessions(filter);
+    const totals: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, messages: 0 };
+    const per = await this.usageBySession(sessions.map((s) => s.id));
+    for (const u of per.values()) {
+      totals.input += u.usage.input;
+      totals.output += u.usage.output;
+      totals.cacheRead += u.usage.cacheRead;
+      totals.cacheWrite += u.usage.cacheWrite;
+      totals.reasoning += u.usage.reasoning;
+      totals.cost += u.cost;
+      totals.messages += u.responses;
+    }
+    return totals;
+  }
+
+  /** Entry ids the session already has, among `ids` (push uses it to send only what is new). */
+  async existingEntryIds(sessionId: string, ids: string[]): Promise<Set<string>> {
+    const res = await this.q<{ id: string }>(
+      `SELECT e.id FROM tb_entries e JOIN tb_sessions s ON s.id = e.session_id
+        WHERE e.session_id = $1 AND s.tenant = $2 AND e.id = ANY($3)`,
+      [sessionId, this.tenant, ids],
+    );
+    return new Set(res.rows.map((r) => r.id));
+  }
+
+  /** Entries after a position in the session's order, for paging (seq is the store's own order). */
+  async entryPage(
+    sessionId: string,
+    opts: { afterSeq?: number; beforeSeq?: number; limit: number; desc: boolean },
+  ): Promise<{ seq: number; entry: Entry }[]> {
+    const values: unknown[] = [sessionId, this.tenant];
+    const where = ['e.session_id = $1', 's.tenant = $2'];
+    if (opts.afterSeq !== undefined) {
+      values.push(opts.afterSeq);
+      where.push(`e.seq > $${values.length}`);
+    }
+    if (opts.beforeSeq !== undefined) {
+      values.push(opts.beforeSeq);
+      where.push(`e.seq < $${values.length}`);
+    }
+    values.push(opts.limit);
+    const res = await this.q<{ seq: string; body: string }>(
+      `SELECT e.seq, e.body FROM tb_entries e JOIN tb_sessions s ON s.id = e.session_id
+        WHERE ${where.join(' AND ')} ORDER BY e.seq ${opts.desc ? 'DESC' : 'ASC'} LIMIT $${values.length}`,
+      values,
+    );
+    return res.rows.map((r) => ({ seq: Number(r.seq), entry: JSON.parse(r.body) as Entry }));
+  }
+}
+
+function infoFromRow(r: SessionRow): SessionInfo {
+  const info: SessionInfo = {
+    id: r.id,
+    source: r.source as SourceName,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    messageCount: r.message_count,
+  };
+  if (r.cwd !== null) info.project = r.cwd;
+  const title = r.title ?? shortTitle(r.first_user_text);
+  if (title) info.title = title;
+  if (r.parent_id !== null) info.parentId = r.parent_id;
+  if (r.parent_entry_id !== null) info.parentEntryId = r.parent_entry_id;
+  if (r.parent_tool_call_id !== null) info.parentToolCallId = r.parent_tool_call_id;
+  if (r.info.meta && typeof r.info.meta === 'object') info.meta = r.info.meta as Record<string, unknown>;
+  if (Array.isArray(r.info.directories)) info.directories = r.info.directories as string[];
+  return info;
+}
+
+function shortTitle(text: string | null): string | undefined {
+  if (!text) return undefined;
+  const t = text.trim().replace(/\s+/g, ' ');
+  if (!t) return undefined;
+  return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+}
+
+function checkUnique(entries: readonly Entry[], sessionId: string): void {
+  const ids = new Set<string>();
+  for (const e of entries) {
+    if (ids.has(e.id))
+      throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} appears twice for session ${sessionId}`, {
+        id: e.id,
+      });
+    ids.add(e.id);
+  }
+}
+
+/** PostgreSQL text cannot hold NUL; the JSON body escapes it, the search text drops it. */
+const noNul = (s: string) => s.replaceAll('\u0000', '');
+
+const BATCH = 200;
+
+async function insertEntries(
+  c: pg.PoolClient,
+  sessionId: string,
+  entries: readonly Entry[],
+  startSeq: number,
+  bumpSeq = true,
+): Promise<void> {
+  for (let i = 0; i < entries.length; i += BATCH) {
+    const batch = entries.slice(i, i + BATCH);
+    const values: unknown[] = [];
+    const rows: string[] = [];
+    batch.forEach((e, j) => {
+      const m = e.kind === 'message' ? e.message : undefined;
+      const u = m?.role === 'assistant' ? m.usage : undefined;
+      const text =
+        e.kind === 'message' ? messageText(e.message) : e.kind === 'compaction' || e.kind === 'branch_summary' ? e.summary : '';
+      const cols = [
+        sessionId,
+        e.id,
+        startSeq + i + j,
+        e.parentId,
+        e.kind,
+        m?.role ?? null,
+        e.timestamp || '',
+        e.sidechain === true,
+        m?.responseId ?? null,
+        m?.role === 'assistant' ? (m.model ?? null) : null,
+        u ? u.input : null,
+        u ? u.output : null,
+        u ? u.cacheRead : null,
+        u ? u.cacheWrite : null,
+        u ? u.reasoning : null,
+        m?.role === 'assistant' ? (m.cost ?? null) : null,
+        m ? [...new Set(m.parts.flatMap((p) => (p.type === 'tool_call' ? [p.name] : [])))] : [],
+        noNul(text),
+        JSON.stringify(e),
+      ];
+      const base = values.length;
+      values.push(...cols);
+      rows.push(`(${cols.map((_, k) => `$${base + k + 1}`).join(',')})`);
+    });
+    await c.query(
+      `INSERT INTO tb_entries (session_id, id, seq, parent_id, kind, role, ts, sidechain, response_id, model,
+         usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, cost, tools, search_text, body)
+       VALUES ${rows.join(',')} ON CONFLICT (session_id, id) DO NOTHING`,
+      values,
+    );
+  }
+  if (bumpSeq)
+    await c.query('UPDATE tb_sessions SET next_seq = GREATEST(next_seq, $2) WHERE id = $1', [
+      sessionId,
+      startSeq + entries.length,
+    ]);
+}
+
+/**
+ * Message count, first user text, leaf and updated time after entries went in; reserves `seqs`
+ * sequence numbers and returns the session's next_seq after them.
+ */
+async function refreshCounters(
+  c: pg.PoolClient,
+  sessionId: string,
+  added: readonly Entry[],
+  moveLeaf: boolean,
+  seqs = 0,
+): Promise<number> {
+  let messages = 0;
+  let firstUser: string | null = null;
+  for (const e of added) {
+    if (e.kind !== 'message' || e.sidechain) continue;
+    messages++;
+    if (firstUser === null && e.message.role === 'user') {
+      const t = messageText(e.message).trim();
+      if (t) firstUser = noNul(t.slice(0, 500));
+    }
+  }
+  const last = [...added].reverse().find((e) => !e.sidechain);
+  const latest = added
+    .map((e) => e.timestamp)
+    .filter(Boolean)
+    .sort()
+    .pop();
+  const res = await c.query<{ next_seq: string }>(
+    `UPDATE tb_sessions SET
+       message_count = message_count + $2,
+       first_user_text = coalesce(first_user_text, $3),
+       leaf_id = CASE WHEN $4::boolean AND $5::text IS NOT NULL THEN $5 ELSE leaf_id END,
+       updated_at = CASE WHEN $6::text IS NOT NULL AND $6 > updated_at THEN $6 ELSE updated_at END,
+       next_seq = next_seq + $7
+     WHERE id = $1 RETURNING next_seq`,
+    [sessionId, messages, firstUser, moveLeaf, last?.id ?? null, latest ?? null, seqs],
+  );
+  return Number(res.rows[0]?.next_seq);
+}
+
+export default openPostgresStore;

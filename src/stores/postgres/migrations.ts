@@ -1,0 +1,114 @@
+/**
+ * Versioned schema of the PostgreSQL store. Each migration runs once, in order, inside one
+ * transaction, and is recorded in tb_migrations; an advisory lock keeps two servers starting at
+ * once from applying the same step twice.
+ */
+import type { PoolClient } from 'pg';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, entries, projects, tokens',
+    sql: `
+CREATE TABLE tb_projects (
+  id text PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE tb_tokens (
+  hash text PRIMARY KEY,
+  project_id text NOT NULL REFERENCES tb_projects(id) ON DELETE CASCADE,
+  label text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX tb_tokens_project ON tb_tokens(project_id);
+
+-- tenant: the server project that owns the session ('' for a store used without a server).
+-- cwd: the working directory the agent ran in (SessionInfo.project).
+CREATE TABLE tb_sessions (
+  id text PRIMARY KEY,
+  tenant text NOT NULL DEFAULT '',
+  source text NOT NULL,
+  cwd text,
+  title text,
+  first_user_text text,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  parent_id text,
+  parent_entry_id text,
+  parent_tool_call_id text,
+  leaf_id text,
+  message_count integer NOT NULL DEFAULT 0,
+  next_seq bigint NOT NULL DEFAULT 0,
+  info jsonb NOT NULL DEFAULT '{}'::jsonb,
+  raw text
+);
+CREATE INDEX tb_sessions_tenant_updated ON tb_sessions(tenant, updated_at DESC);
+CREATE INDEX tb_sessions_tenant_cwd ON tb_sessions(tenant, cwd);
+CREATE INDEX tb_sessions_tenant_source ON tb_sessions(tenant, source);
+CREATE INDEX tb_sessions_parent ON tb_sessions(parent_id);
+
+-- body: the whole entry as JSON text (text, not jsonb, so raw records keep their key order).
+CREATE TABLE tb_entries (
+  session_id text NOT NULL REFERENCES tb_sessions(id) ON DELETE CASCADE,
+  id text NOT NULL,
+  seq bigint NOT NULL,
+  parent_id text,
+  kind text NOT NULL,
+  role text,
+  ts text NOT NULL,
+  sidechain boolean NOT NULL DEFAULT false,
+  response_id text,
+  model text,
+  usage_input bigint,
+  usage_output bigint,
+  usage_cache_read bigint,
+  usage_cache_write bigint,
+  usage_reasoning bigint,
+  cost double precision,
+  tools text[] NOT NULL DEFAULT '{}',
+  search_text text NOT NULL DEFAULT '',
+  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', search_text)) STORED,
+  body text NOT NULL,
+  PRIMARY KEY (session_id, id),
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX tb_entries_tsv ON tb_entries USING gin(tsv);
+CREATE INDEX tb_entries_tools ON tb_entries USING gin(tools);
+CREATE INDEX tb_entries_assistant ON tb_entries(session_id, seq) WHERE role = 'assistant';
+`,
+  },
+];
+
+const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes
+
+export async function migrate(client: PoolClient): Promise<number[]> {
+  const applied: number[] = [];
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS tb_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM tb_migrations')).rows.map((r) => r.version),
+    );
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO tb_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(m.version);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+  return applied;
+}

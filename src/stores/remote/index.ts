@@ -1,0 +1,180 @@
+/**
+ * A SessionDriver over a remote `threadbase serve`, through its own routes under
+ * /api/v1/threadbase (sessions, entries, fork, search, stats). The API key is the URL's user part
+ * (`https://KEY@host`) or the `key` option; every request sends it as a Bearer token.
+ */
+import { randomUUID } from 'node:crypto';
+import { DriverBase } from '../../formats/shared/base.js';
+import type {
+  DriverCapabilities,
+  ForkOptions,
+  SearchHit,
+  SearchOptions,
+  SessionFilter,
+  UsageTotals,
+  WriteOptions,
+} from '../../model/driver.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import type { Entry, Session, SessionInfo } from '../../model/types.js';
+import { sessionInfoOf } from '../memory/index.js';
+
+export interface RemoteStoreOptions {
+  /** API key (`threadbase token create`); default the URL's user part. */
+  key?: string;
+  /** Request timeout in ms (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** An error the server answered with, carrying its HTTP status. */
+export class RemoteError extends ThreadbaseError {
+  readonly status: number;
+  constructor(status: number, message: string, id?: string) {
+    super(status === 404 ? 'not_found' : 'remote', `server answered ${status}: ${message}`, id ? { id } : {});
+    this.name = 'RemoteError';
+    this.status = status;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export class RemoteStore extends DriverBase {
+  readonly name: string = 'remote';
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: true,
+    append: true,
+    fork: true,
+    branch: true,
+    delete: true,
+    title: false,
+    search: true,
+  };
+  private readonly base: string;
+  private readonly key?: string;
+  private readonly timeoutMs: number;
+
+  constructor(url: string, opts: RemoteStoreOptions = {}) {
+    super();
+    const u = new URL(url);
+    const key = opts.key ?? (u.username ? decodeURIComponent(u.username) : undefined);
+    u.username = '';
+    u.password = '';
+    this.base = `${u.origin}${u.pathname.replace(/\/+$/, '').replace(/\/api\/v1(\/threadbase)?$/, '')}/api/v1/threadbase`;
+    if (key) this.key = key;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    query?: Record<string, string | number | undefined>,
+  ): Promise<unknown> {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') qs.set(k, String(v));
+    const url = `${this.base}${path}${qs.size ? `?${qs}` : ''}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.key) headers.authorization = `Bearer ${this.key}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (!res.ok) {
+      const msg = isRecord(json) ? String(json.msg ?? json.error ?? text) : text || res.statusText;
+      throw new RemoteError(res.status, msg);
+    }
+    // The server wraps answers as {code, data, msg}.
+    return isRecord(json) && 'data' in json ? json.data : json;
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const data = await this.call('GET', '/sessions', undefined, {
+      source: filter.source,
+      project: filter.project,
+      since: filter.since,
+      until: filter.until,
+      text: filter.text,
+      parent: filter.parentId,
+      limit: filter.limit,
+    });
+    return isRecord(data) && Array.isArray(data.sessions) ? (data.sessions as SessionInfo[]) : [];
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    try {
+      return (await this.call('GET', `/sessions/${encodeURIComponent(id)}`)) as Session;
+    } catch (error) {
+      if (error instanceof RemoteError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    // PUT creates the session, or adds to one that exists: check first so a write never merges.
+    let id = opts.keepId && session.id ? session.id : randomUUID();
+    if (opts.keepId && (await this.getSession(id))) id = randomUUID();
+    const { entries, warnings: _w, raw: _r, path: _p, ...info } = session;
+    const head: Record<string, unknown> = { ...info, id, source: 'threadbase' };
+    if (session.source && session.source !== 'threadbase')
+      head.meta = { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } };
+    const data = await this.call('PUT', `/sessions/${encodeURIComponent(id)}`, { session: head, entries });
+    const storedId = isRecord(data) && typeof data.id === 'string' ? data.id : id;
+    return { ...sessionInfoOf({ ...session, ...head, id: storedId } as Session), path: `${this.base}/sessions/${storedId}` };
+  }
+
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    if (entries.length === 0) {
+      if (!(await this.getSession(sessionId))) throw new NotFoundError('remote session', sessionId);
+      return;
+    }
+    await this.call('POST', `/sessions/${encodeURIComponent(sessionId)}/entries`, { entries });
+  }
+
+  async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
+    return (await this.call('POST', `/sessions/${encodeURIComponent(sessionId)}/fork`, opts)) as SessionInfo;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.call('DELETE', `/sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    const data = await this.call('GET', '/search', undefined, {
+      q: query,
+      role: opts.role,
+      tool: opts.tool,
+      source: opts.source,
+      project: opts.project,
+      since: opts.since,
+      limit: opts.limit,
+    });
+    return isRecord(data) && Array.isArray(data.hits) ? (data.hits as SearchHit[]) : [];
+  }
+
+  override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
+    const data = await this.call('GET', '/stats', undefined, {
+      source: filter.source,
+      project: filter.project,
+      since: filter.since,
+      until: filter.until,
+    });
+    if (isRecord(data) && isRecord(data.usage)) return data.usage as unknown as UsageTotals;
+    throw new RemoteError(500, 'stats answer has no usage');
+  }
+}
+
+export function openRemoteStore(url: string, opts: RemoteStoreOptions = {}): RemoteStore {
+  return new RemoteStore(url, opts);
+}

@@ -1,0 +1,616 @@
+/**
+ * The SQLite store: every driver capability over one better-sqlite3 file in WAL mode. Entries are
+ * rows keyed by (session, entry id) holding the model entry as JSON (raw included); full text of
+ * messages, thinking, tool inputs and tool outputs is in an FTS5 table ranked by bm25.
+ *
+ * The local index (`threadbase sync`) is this same store: there sessions keep their own source
+ * (claude, pi, ...) and are replaced whole or appended to per source file.
+ */
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { DriverBase } from '../../formats/shared/base.js';
+import type {
+  DriverCapabilities,
+  ForkOptions,
+  SearchHit,
+  SearchOptions,
+  SessionFilter,
+  UsageTotals,
+  WriteOptions,
+} from '../../model/driver.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { currentLeaf, messageText, pathToLeaf } from '../../model/tree.js';
+import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import { sessionInfoOf } from '../memory/index.js';
+import { migrate } from './schema.js';
+
+export const THREADBASE_SOURCE = 'threadbase';
+
+interface SessionRow {
+  id: string;
+  source: string;
+  info_json: string;
+  raw_json: string | null;
+  warnings_json: string | null;
+  leaf_id: string | null;
+  next_seq: number;
+}
+
+/** Text of one entry split the way the FTS table indexes it. */
+export function entrySearchText(e: Entry): { text: string; thinking: string; toolInput: string; toolOutput: string } {
+  const out = { text: '', thinking: '', toolInput: '', toolOutput: '' };
+  const add = (k: keyof typeof out, s: string) => {
+    if (s) out[k] = out[k] ? `${out[k]}\n${s}` : s;
+  };
+  if (e.kind === 'compaction' || e.kind === 'branch_summary') add('text', e.summary);
+  if (e.kind !== 'message') return out;
+  for (const p of e.message.parts) {
+    if (p.type === 'text') add('text', p.text);
+    else if (p.type === 'thinking') add('thinking', p.thinking);
+    else if (p.type === 'file' && p.text) add('text', p.text);
+    else if (p.type === 'tool_call') add('toolInput', `${p.name} ${JSON.stringify(p.input)}`);
+    else if (p.type === 'tool_result') {
+      if (typeof p.content === 'string') add('toolOutput', p.content);
+      else for (const c of p.content) if (c.type === 'text') add('toolOutput', c.text);
+    }
+  }
+  return out;
+}
+
+/** Tool names a message calls or carries results of (a result's name from its call when it has none). */
+function toolNames(m: Message, callNames: Map<string, string>): string | null {
+  const names = new Set<string>();
+  for (const p of m.parts) {
+    if (p.type === 'tool_call') {
+      names.add(p.name);
+      callNames.set(p.id, p.name);
+    } else if (p.type === 'tool_result') {
+      const name = p.name ?? callNames.get(p.callId);
+      if (name) names.add(name);
+    }
+  }
+  return names.size ? ` ${[...names].join(' ')} ` : null;
+}
+
+/** FTS5 query from user words: each word a quoted phrase, all required. */
+export function ftsQuery(query: string): string {
+  const words = query.match(/[^\s"]+|"[^"]*"/g) ?? [];
+  return words
+    .map((w) => w.replace(/^"|"$/g, '').replace(/"/g, '""'))
+    .filter((w) => w.length > 0)
+    .map((w) => `"${w}"`)
+    .join(' ');
+}
+
+export interface PutOptions {
+  /** keep the session's own source (the index) instead of marking it `threadbase` */
+  keepSource?: boolean;
+  /** leave out the agents' original records (the index reads them from the agent's own files when needed) */
+  dropRaw?: boolean;
+}
+
+export class SqliteStore extends DriverBase {
+  readonly name: string = 'sqlite';
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: true,
+    append: true,
+    fork: true,
+    branch: true,
+    delete: true,
+    title: true,
+    search: true,
+  };
+  readonly db: Database.Database;
+  readonly path: string;
+
+  constructor(path: string, opts: { readonly?: boolean } = {}) {
+    super();
+    this.path = path;
+    this.db = new Database(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
+    if (!opts.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      migrate(this.db);
+    }
+    this.db.pragma('busy_timeout = 5000');
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- reading
+
+  private sessionRow(id: string): SessionRow | undefined {
+    return this.db
+      .prepare('SELECT id, source, info_json, raw_json, warnings_json, leaf_id, next_seq FROM sessions WHERE id = ?')
+      .get(id) as SessionRow | undefined;
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.source) {
+      where.push('source = ?');
+      args.push(filter.source);
+    }
+    if (filter.project) {
+      where.push('project = ?');
+      args.push(filter.project);
+    }
+    if (filter.since) {
+      where.push('updated_at >= ?');
+      args.push(filter.since);
+    }
+    if (filter.until) {
+      where.push('updated_at <= ?');
+      args.push(filter.until);
+    }
+    if (filter.parentId) {
+      where.push('parent_id = ?');
+      args.push(filter.parentId);
+    }
+    if (filter.text) {
+      where.push("(instr(lower(coalesce(title, '')), ?) > 0 OR instr(lower(coalesce(first_user_text, '')), ?) > 0)");
+      const t = filter.text.toLowerCase();
+      args.push(t, t);
+    }
+    const sql = `SELECT info_json FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY updated_at DESC ${filter.limit ? `LIMIT ${Math.floor(filter.limit)}` : ''}`;
+    return (this.db.prepare(sql).all(...args) as { info_json: string }[]).map((r) => JSON.parse(r.info_json));
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const row = this.sessionRow(id);
+    if (!row) return undefined;
+    const entries = (
+      this.db.prepare('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(id) as { json: string }[]
+    ).map((r) => JSON.parse(r.json) as Entry);
+    const info = JSON.parse(row.info_json) as SessionInfo;
+    const s: Session = { ...info, entries, leafId: row.leaf_id };
+    if (row.raw_json !== null) s.raw = JSON.parse(row.raw_json);
+    if (row.warnings_json !== null) s.warnings = JSON.parse(row.warnings_json) as ParseWarning[];
+    return s;
+  }
+
+  override async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
+    const row = this.db.prepare('SELECT json FROM entries WHERE session_id = ? AND id = ?').get(sessionId, entryId) as
+      | { json: string }
+      | undefined;
+    return row ? (JSON.parse(row.json) as Entry) : undefined;
+  }
+
+  override async getAncestry(sessionId: string, entryId: string): Promise<Entry[]> {
+    if (!this.sessionRow(sessionId)) throw new NotFoundError('sqlite session', sessionId);
+    const get = this.db.prepare('SELECT json, parent_id FROM entries WHERE session_id = ? AND id = ?');
+    const path: Entry[] = [];
+    const seen = new Set<string>();
+    let id: string | null = entryId;
+    while (id !== null && !seen.has(id)) {
+      seen.add(id);
+      const row = get.get(sessionId, id) as { json: string; parent_id: string | null } | undefined;
+      if (!row) break;
+      path.push(JSON.parse(row.json) as Entry);
+      id = row.parent_id;
+    }
+    if (!path.length) throw new NotFoundError('entry', entryId, { id: entryId });
+    return path.reverse();
+  }
+
+  override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
+    const where: string[] = ['e.counted = 1'];
+    const args: unknown[] = [];
+    if (filter.source) {
+      where.push('s.source = ?');
+      args.push(filter.source);
+    }
+    if (filter.project) {
+      where.push('s.project = ?');
+      args.push(filter.project);
+    }
+    if (filter.since) {
+      where.push('s.updated_at >= ?');
+      args.push(filter.since);
+    }
+    if (filter.until) {
+      where.push('s.updated_at <= ?');
+      args.push(filter.until);
+    }
+    if (filter.parentId) {
+      where.push('s.parent_id = ?');
+      args.push(filter.parentId);
+    }
+    if (filter.text) {
+      where.push("(instr(lower(coalesce(s.title, '')), ?) > 0 OR instr(lower(coalesce(s.first_user_text, '')), ?) > 0)");
+      args.push(filter.text.toLowerCase(), filter.text.toLowerCase());
+    }
+    const r = this.db
+      .prepare(
+        `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
+          coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
+          count(*) messages
+         FROM entries e JOIN sessions s ON s.id = e.session_id WHERE ${where.join(' AND ')}`,
+      )
+      .get(...args) as UsageTotals;
+    return r;
+  }
+
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    const q = ftsQuery(query);
+    if (!q) return [];
+    const where: string[] = ['entries_fts MATCH ?'];
+    const args: unknown[] = [q];
+    if (opts.source) {
+      where.push('s.source = ?');
+      args.push(opts.source);
+    }
+    if (opts.project) {
+      where.push('s.project = ?');
+      args.push(opts.project);
+    }
+    if (opts.since) {
+      where.push('e.timestamp >= ?');
+      args.push(opts.since);
+    }
+    if (opts.until) {
+      where.push('e.timestamp <= ?');
+      args.push(opts.until);
+    }
+    if (opts.parentId) {
+      where.push('s.parent_id = ?');
+      args.push(opts.parentId);
+    }
+    if (opts.role) {
+      where.push('e.role = ?');
+      args.push(opts.role);
+    }
+    if (opts.tool) {
+      where.push('instr(e.tools, ?) > 0');
+      args.push(` ${opts.tool} `);
+    }
+    const limit = Math.max(1, Math.floor(opts.limit ?? 50));
+    // Rank first without snippets, joining only when a filter needs it; then snippets for the top rows.
+    const filtered = where.length > 1;
+    const top = this.db
+      .prepare(
+        filtered
+          ? `SELECT entries_fts.rowid rowid, bm25(entries_fts) rank FROM entries_fts
+               JOIN entries e ON e.rowid = entries_fts.rowid JOIN sessions s ON s.id = e.session_id
+               WHERE ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`
+          : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ${limit}`,
+      )
+      .all(...args) as { rowid: number; rank: number }[];
+    const detail = this.db.prepare(
+      `SELECT e.session_id sessionId, e.id entryId, s.source source, s.project project, e.role role, e.timestamp timestamp,
+         snippet(entries_fts, -1, '[', ']', '…', 16) snippet
+       FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid JOIN sessions s ON s.id = e.session_id
+       WHERE entries_fts MATCH ? AND entries_fts.rowid = ?`,
+    );
+    const rows = top.flatMap((t) => {
+      const d = detail.get(q, t.rowid) as
+        | {
+            sessionId: string;
+            entryId: string;
+            source: string;
+            project: string | null;
+            role: string | null;
+            timestamp: string;
+            snippet: string;
+          }
+        | undefined;
+      return d ? [{ ...d, rank: t.rank }] : [];
+    });
+    return rows.map((r) => {
+      const hit: SearchHit = {
+        sessionId: r.sessionId,
+        entryId: r.entryId,
+        source: r.source,
+        snippet: r.snippet,
+        // bm25 is lower-is-better and negative; the score is higher-is-better
+        score: -r.rank,
+        timestamp: r.timestamp,
+      };
+      if (r.project !== null) hit.project = r.project;
+      if (r.role !== null) hit.role = r.role;
+      return hit;
+    });
+  }
+
+  // ---- writing
+
+  /** counted: the entries whose usage counts, when known (a whole session); else settled by recount. */
+  private insertEntries(sessionId: string, entries: readonly Entry[], firstSeq: number, counted?: Set<string>): void {
+    const ins = this.db.prepare(
+      `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
+         input, output, cache_read, cache_write, reasoning, cost, json, counted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const fts = this.db.prepare(
+      'INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)',
+    );
+    let seq = firstSeq;
+    const callNames = new Map<string, string>();
+    for (const e of entries) {
+      const m = e.kind === 'message' ? e.message : undefined;
+      const u = m?.role === 'assistant' ? m.usage : undefined;
+      const info = ins.run(
+        sessionId,
+        e.id,
+        seq++,
+        e.parentId,
+        e.kind,
+        m?.role ?? null,
+        e.timestamp ?? '',
+        m?.model ?? null,
+        m?.role === 'assistant' ? (m.responseId ?? null) : null,
+        m ? toolNames(m, callNames) : null,
+        u?.input ?? null,
+        u?.output ?? null,
+        u?.cacheRead ?? null,
+        u?.cacheWrite ?? null,
+        u?.reasoning ?? null,
+        m?.role === 'assistant' ? (m.cost ?? null) : null,
+        JSON.stringify(e),
+        // a record with usage and no response id counts by itself; split responses are settled by recount
+        counted
+          ? Number(counted.has(e.id))
+          : m?.role === 'assistant' && !m.responseId && (u !== undefined || m.cost !== undefined)
+            ? 1
+            : 0,
+      );
+      const t = entrySearchText(e);
+      if (t.text || t.thinking || t.toolInput || t.toolOutput)
+        fts.run(info.lastInsertRowid, t.text, t.thinking, t.toolInput, t.toolOutput);
+    }
+  }
+
+  /**
+   * Marks which record of each response counts for usage, as summarizeUsage does: one record per
+   * responseId (the last that carries usage, else the last), and every record without one that has
+   * usage. Only responses touched by `added` are recomputed.
+   */
+  private recount(sessionId: string, added: readonly Entry[]): void {
+    const ids = new Set<string>();
+    for (const e of added)
+      if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId) ids.add(e.message.responseId);
+    const rows = this.db.prepare(
+      `SELECT rowid, (input IS NOT NULL OR output IS NOT NULL OR cost IS NOT NULL) has FROM entries
+       WHERE session_id = ? AND response_id = ? ORDER BY seq`,
+    );
+    const set = this.db.prepare('UPDATE entries SET counted = ? WHERE rowid = ?');
+    for (const rid of ids) {
+      const list = rows.all(sessionId, rid) as { rowid: number; has: number }[];
+      const withUsage = list.filter((r) => r.has);
+      const pick = (withUsage[withUsage.length - 1] ?? list[list.length - 1])?.rowid;
+      for (const r of list) set.run(r.rowid === pick ? 1 : 0, r.rowid);
+    }
+  }
+
+  /** Recomputes the listing fields of a stored session from its entries. */
+  private refreshInfo(
+    sessionId: string,
+    base: SessionInfo,
+    leafId: string | null,
+    nextSeq: number,
+    known?: readonly Entry[],
+  ): SessionInfo {
+    const entries =
+      known ??
+      (this.db.prepare('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(sessionId) as { json: string }[]).map(
+        (r) => JSON.parse(r.json) as Entry,
+      );
+    const info = sessionInfoOf({ ...base, entries: entries as Entry[] });
+    const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
+    this.db
+      .prepare(
+        `UPDATE sessions SET source = ?, project = ?, title = ?, created_at = ?, updated_at = ?, parent_id = ?, message_count = ?,
+           first_user_text = ?, leaf_id = ?, next_seq = ?, info_json = ? WHERE id = ?`,
+      )
+      .run(
+        info.source,
+        info.project ?? null,
+        info.title ?? null,
+        info.createdAt,
+        info.updatedAt,
+        info.parentId ?? null,
+        info.messageCount,
+        firstUser?.kind === 'message' ? messageText(firstUser.message).slice(0, 2000).toLowerCase() : null,
+        leafId,
+        nextSeq,
+        JSON.stringify(info),
+        sessionId,
+      );
+    return info;
+  }
+
+  private deleteRows(sessionId: string): void {
+    this.db.prepare('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
+    this.db.prepare('DELETE FROM entries WHERE session_id = ?').run(sessionId);
+    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(sessionId);
+  }
+
+  /**
+   * Stores a whole session under its own id, replacing any session with that id, in one transaction.
+   * The index uses this with keepSource; writeSession uses it for new `threadbase` sessions.
+   */
+  putSession(session: Session, opts: PutOptions = {}): SessionInfo {
+    return this.db.transaction(() => this.putSessionNow(session, opts))();
+  }
+
+  /** putSession without its own transaction, for callers that batch several writes in one. */
+  putSessionNow(session: Session, opts: PutOptions = {}): SessionInfo {
+    // The index takes damaged agent files as they are: a repeated entry id keeps its first record.
+    const entries = opts.keepSource ? firstOfEachId(session.entries) : session.entries;
+    if (!opts.keepSource) checkUniqueIds(entries, session.id);
+    const { entries: _e, warnings, raw, leafId, ...infoIn } = session;
+    const info: SessionInfo = { ...infoIn, source: opts.keepSource ? session.source : THREADBASE_SOURCE };
+    const leaf = leafId ?? currentLeaf(session)?.id ?? null;
+    this.deleteRows(session.id);
+    this.db
+      .prepare(
+        `INSERT INTO sessions (id, source, created_at, updated_at, info_json, raw_json, warnings_json)
+         VALUES (?, ?, ?, ?, '{}', ?, ?)`,
+      )
+      .run(
+        session.id,
+        info.source,
+        info.createdAt ?? '',
+        info.updatedAt ?? '',
+        raw === undefined || opts.dropRaw ? null : JSON.stringify(raw),
+        warnings?.length ? JSON.stringify(warnings) : null,
+      );
+    this.insertEntries(session.id, opts.dropRaw ? entries.map(withoutRaw) : entries, 0, countedIds(entries));
+    return this.refreshInfo(session.id, info, leaf, entries.length, entries);
+  }
+
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    const id = opts.keepId && session.id && !this.sessionRow(session.id) ? session.id : randomUUID();
+    const now = new Date().toISOString();
+    const { warnings: _w, path: _p, ...rest } = session;
+    const stored: Session = {
+      ...rest,
+      id,
+      source: THREADBASE_SOURCE,
+      createdAt: session.createdAt || session.entries[0]?.timestamp || now,
+      updatedAt: session.updatedAt || now,
+      leafId: session.leafId ?? currentLeaf(session)?.id ?? null,
+    };
+    if (session.source && session.source !== THREADBASE_SOURCE)
+      stored.meta = { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } };
+    return this.putSession(stored);
+  }
+
+  /** Appends entries under their parents, in one transaction; the leaf moves to the last one. */
+  appendEntriesNow(sessionId: string, entries: readonly Entry[], opts: { warnings?: ParseWarning[] } = {}): void {
+    const row = this.sessionRow(sessionId);
+    if (!row) throw new NotFoundError('sqlite session', sessionId);
+    const has = this.db.prepare('SELECT 1 FROM entries WHERE session_id = ? AND id = ?');
+    const fresh = new Set<string>();
+    for (const e of entries) {
+      if (fresh.has(e.id) || has.get(sessionId, e.id))
+        throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} is already in session ${sessionId}`, {
+          id: e.id,
+        });
+      if (e.parentId !== null && !fresh.has(e.parentId) && !has.get(sessionId, e.parentId))
+        throw new ThreadbaseError(
+          'orphan_entry',
+          `entry ${e.id} names parent ${e.parentId}, which is not in session ${sessionId}`,
+          { id: e.id },
+        );
+      fresh.add(e.id);
+    }
+    this.insertEntries(sessionId, entries, row.next_seq);
+    this.recount(sessionId, entries);
+    const last = [...entries].reverse().find((e) => !e.sidechain);
+    const info = JSON.parse(row.info_json) as SessionInfo;
+    if (opts.warnings) {
+      const prev = row.warnings_json ? (JSON.parse(row.warnings_json) as ParseWarning[]) : [];
+      this.db
+        .prepare('UPDATE sessions SET warnings_json = ? WHERE id = ?')
+        .run(JSON.stringify([...prev, ...opts.warnings]), sessionId);
+    }
+    const latest = entries
+      .map((e) => e.timestamp)
+      .filter(Boolean)
+      .sort()
+      .pop();
+    if (latest && latest > info.updatedAt) info.updatedAt = latest;
+    this.refreshInfo(sessionId, info, last ? last.id : row.leaf_id, row.next_seq + entries.length);
+  }
+
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    this.db.transaction(() => this.appendEntriesNow(sessionId, entries))();
+  }
+
+  async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
+    const s = await this.requireSession(sessionId);
+    const path = pathToLeaf(s, opts.at);
+    const at = path[path.length - 1];
+    const now = new Date().toISOString();
+    const fork: Session = {
+      id: randomUUID(),
+      source: THREADBASE_SOURCE,
+      createdAt: now,
+      updatedAt: now,
+      messageCount: 0,
+      parentId: s.id,
+      entries: path,
+      leafId: at?.id ?? null,
+    };
+    if (s.project !== undefined) fork.project = s.project;
+    const title = opts.title ?? (s.title ? `${s.title} (fork)` : undefined);
+    if (title !== undefined) fork.title = title;
+    if (at) fork.parentEntryId = at.id;
+    return this.putSession(fork);
+  }
+
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    const row = this.sessionRow(sessionId);
+    if (!row) throw new NotFoundError('sqlite session', sessionId);
+    const info = JSON.parse(row.info_json) as SessionInfo;
+    info.title = title;
+    this.db.prepare('UPDATE sessions SET title = ?, info_json = ? WHERE id = ?').run(title, JSON.stringify(info), sessionId);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    if (!this.sessionRow(sessionId)) throw new NotFoundError('sqlite session', sessionId);
+    this.db.transaction(() => this.deleteRows(sessionId))();
+  }
+
+  /** deleteSession without a transaction or a not-found error, for the index. */
+  removeSessionNow(sessionId: string): void {
+    this.deleteRows(sessionId);
+  }
+}
+
+/** Which records' usage counts, as summarizeUsage counts: one per response, the last carrying usage. */
+function countedIds(entries: readonly Entry[]): Set<string> {
+  const out = new Set<string>();
+  const byResponse = new Map<string, { last: string; lastWithUsage?: string }>();
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
+    const m = e.message;
+    const has = m.usage !== undefined || m.cost !== undefined;
+    if (!m.responseId) {
+      if (has) out.add(e.id);
+      continue;
+    }
+    const r = byResponse.get(m.responseId) ?? { last: e.id };
+    r.last = e.id;
+    if (has) r.lastWithUsage = e.id;
+    byResponse.set(m.responseId, r);
+  }
+  for (const r of byResponse.values()) out.add(r.lastWithUsage ?? r.last);
+  return out;
+}
+
+function withoutRaw(e: Entry): Entry {
+  if (e.raw === undefined) return e;
+  const { raw: _r, ...rest } = e;
+  return rest as Entry;
+}
+
+function firstOfEachId(entries: readonly Entry[]): Entry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    if (seen.has(e.id)) return false;
+    seen.add(e.id);
+    return true;
+  });
+}
+
+function checkUniqueIds(entries: readonly Entry[], sessionId: string): void {
+  const ids = new Set<string>();
+  for (const e of entries) {
+    if (ids.has(e.id))
+      throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} is already in session ${sessionId}`, { id: e.id });
+    ids.add(e.id);
+  }
+}
+
+export function openSqliteStore(path: string, opts: { readonly?: boolean } = {}): SqliteStore {
+  return new SqliteStore(path, opts);
+}
+
+export default openSqliteStore;

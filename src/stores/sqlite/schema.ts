@@ -1,0 +1,87 @@
+/**
+ * Versioned migrations of the SQLite store (also the schema of the local index, which is the same
+ * store holding sessions under their own sources). `PRAGMA user_version` records the applied version.
+ */
+import type { Database } from 'better-sqlite3';
+
+const MIGRATIONS: readonly string[] = [
+  // 1: sessions, entries, full text
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    project TEXT,
+    title TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    parent_id TEXT,
+    message_count INTEGER NOT NULL DEFAULT 0,
+    first_user_text TEXT,
+    leaf_id TEXT,
+    next_seq INTEGER NOT NULL DEFAULT 0,
+    info_json TEXT NOT NULL,
+    raw_json TEXT,
+    warnings_json TEXT
+  );
+  CREATE INDEX sessions_updated ON sessions(updated_at);
+  CREATE INDEX sessions_source ON sessions(source, updated_at);
+  CREATE INDEX sessions_project ON sessions(project, updated_at);
+  CREATE INDEX sessions_parent ON sessions(parent_id);
+
+  CREATE TABLE entries (
+    rowid INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    parent_id TEXT,
+    kind TEXT NOT NULL,
+    role TEXT,
+    timestamp TEXT NOT NULL,
+    model TEXT,
+    response_id TEXT,
+    tools TEXT,
+    -- usage is set on the one record of a response that counts (split records count once)
+    counted INTEGER NOT NULL DEFAULT 0,
+    input INTEGER, output INTEGER, cache_read INTEGER, cache_write INTEGER, reasoning INTEGER,
+    cost REAL,
+    json TEXT NOT NULL,
+    UNIQUE (session_id, id)
+  );
+  CREATE INDEX entries_seq ON entries(session_id, seq);
+  CREATE INDEX entries_response ON entries(session_id, response_id) WHERE response_id IS NOT NULL;
+  CREATE INDEX entries_counted ON entries(counted, timestamp) WHERE counted = 1;
+
+  CREATE VIRTUAL TABLE entries_fts USING fts5(text, thinking, tool_input, tool_output, tokenize = 'unicode61');
+  `,
+  // 2: what the index has read of each source unit (file or database row)
+  `
+  CREATE TABLE units (
+    key TEXT PRIMARY KEY,
+    format TEXT NOT NULL,
+    session_id TEXT,
+    size INTEGER,
+    mtime_ms REAL,
+    version TEXT,
+    offset INTEGER,
+    head_hash TEXT,
+    indexed_at TEXT NOT NULL,
+    warnings_json TEXT
+  );
+  CREATE INDEX units_session ON units(session_id);
+  CREATE INDEX units_format ON units(format);
+  CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function migrate(db: Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    const sql = MIGRATIONS[v] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,502 @@
+/**
+ * The real Claude Code (`claude -p`, its native binary) against the loopback Anthropic stand-in:
+ * - it records real sessions: a Bash tool call that really runs, a --resume, a background
+ *   sub-agent, a /compact, a --fork-session;
+ * - threadbase lists them and links the sub-agent to its parent session and spawning tool call;
+ * - threadbase's context of each equals the messages Claude Code sends when it resumes it;
+ * - sessions threadbase writes (from scratch, by `convert --to claude`, by `fork`) are resumed
+ *   by Claude Code with exactly threadbase's context.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { ClaudeDriver } from '../../src/formats/claude/index.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+
+const CLAUDE = resolve('node_modules/.bin/claude');
+
+let standIn: StandIn;
+let root: string;
+let project: string;
+let env: DriverEnv;
+let mainId: string;
+let forkId: string;
+
+interface ClaudeResult {
+  session_id: string;
+  is_error?: boolean;
+}
+
+/** `claude -p …` in the temp project, stdin closed, offline against the stand-in; the prompt goes after `--`. */
+function claude(args: string[], prompt: string): Promise<ClaudeResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(CLAUDE, ['-p', '--output-format', 'json', ...args, '--', prompt], {
+      cwd: project,
+      env: {
+        PATH: process.env.PATH,
+        HOME: root,
+        ANTHROPIC_BASE_URL: standIn.url,
+        ANTHROPIC_API_KEY: 'x',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (code !== 0) return fail(new Error(`claude ${args.join(' ')} -- ${prompt} exited ${code}:\n${out}\n${err}`));
+      try {
+        done(JSON.parse(out) as ClaudeResult);
+      } catch {
+        fail(new Error(`claude printed no JSON:\n${out}\n${err}`));
+      }
+    });
+  });
+}
+
+/** Runs the threadbase CLI in-process; returns exit code, stdout and stderr. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const so = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out += String(c);
+    return true;
+  });
+  const se = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+    err += String(c);
+    return true;
+  });
+  try {
+    const code = await main(['node', 'threadbase', ...args], env);
+    return { code, out, err };
+  } finally {
+    so.mockRestore();
+    se.mockRestore();
+  }
+}
+
+type Block = Record<string, unknown> & { type: string };
+interface Msg {
+  role: string;
+  content: string | Block[];
+}
+
+/**
+ * The conversation of a request with Claude Code's request-time additions taken out. Each rule is
+ * something Claude Code adds when it builds a request, not something in the conversation:
+ * - role 'system' messages: 2.1.3xx renders its `attachment` records (environment, model identity,
+ *   deferred-tool / agent / skill listings) and per-turn settings (`output_config`) as system-role
+ *   messages placed at request time;
+ * - text blocks that start with `<system-reminder>`: the date and commit-attribution reminders it
+ *   prepends to a user turn, and background-task notifications, which it wraps in a reminder
+ *   (threadbase wraps them the same way; both sides drop them here);
+ * - `cache_control` markers on blocks (prompt-caching hints, moved on every request);
+ * - string content is the same as one text block (it sends the latest turn one way, older ones the other).
+ * Empty messages left behind are dropped and neighbours of one role joined, as the API does.
+ */
+function conversation(messages: readonly Msg[]): Msg[] {
+  const out: Msg[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') continue;
+    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
+      .filter((b) => !(b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>')))
+      .map((b) => {
+        const { cache_control: _c, ...rest } = b;
+        return rest as Block;
+      });
+    if (blocks.length === 0) continue;
+    const prev = out[out.length - 1];
+    if (prev && prev.role === m.role) prev.content = [...(prev.content as Block[]), ...blocks];
+    else out.push({ role: m.role, content: blocks });
+  }
+  return out;
+}
+
+/** threadbase's `context <id> --format anthropic`. */
+async function ourContext(id: string): Promise<Msg[]> {
+  const r = await cli(['context', id, '--source', 'claude', '--format', 'anthropic']);
+  expect(r.code, r.err).toBe(0);
+  return (JSON.parse(r.out) as { messages: Msg[] }).messages;
+}
+
+/** The conversation a request carried before `probe`, the last text of its last user turn. */
+function beforeProbe(req: AnthropicRequest, probe: string): Msg[] {
+  const sent = conversation(req.messages as Msg[]);
+  const last = sent[sent.length - 1] as Msg;
+  const blocks = last.content as Block[];
+  expect(last.role).toBe('user');
+  expect(blocks[blocks.length - 1]).toEqual({ type: 'text', text: probe });
+  if (blocks.length === 1) sent.pop();
+  else last.content = blocks.slice(0, -1);
+  return sent;
+}
+
+function requestWith(probe: string, from = 0): AnthropicRequest {
+  const req = standIn
+    .messageRequests()
+    .slice(from)
+    .find((r) => JSON.stringify(r.messages).includes(probe));
+  if (!req) throw new Error(`no request carried the probe ${probe}`);
+  return req;
+}
+
+/** Resumes `id` with a probe prompt; returns the conversation Claude Code sent before the probe. */
+async function resumedConversation(
+  id: string,
+  probe: string,
+  extra: string[] = [],
+): Promise<{ sent: Msg[]; result: ClaudeResult }> {
+  const before = standIn.messageRequests().length;
+  const result = await claude(['--resume', id, ...extra], probe);
+  return { sent: beforeProbe(requestWith(probe, before), probe), result };
+}
+
+async function treeDigest(dir: string): Promise<string> {
+  const h = createHash('sha256');
+  const walk = async (d: string): Promise<void> => {
+    for (const e of (await fs.readdir(d, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.isFile()) h.update(p).update(await fs.readFile(p));
+    }
+  };
+  await walk(dir);
+  return h.digest('hex');
+}
+
+/**
+ * Plain prompts get `ok: <prompt>` so ordinary answers differ from a summary (the default rules
+ * answer with a summary whenever the system prompt mentions summaries and conversations, which
+ * Claude Code's does); tool calls, sub-agents and real compaction requests fall through to them.
+ */
+const plainAnswer: Rule = (req) => {
+  const last = [...req.messages].reverse().find((m) => m.role === 'user');
+  if (!last) return undefined;
+  const blocks = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  if (blocks.some((b) => b.type === 'tool_result')) return undefined;
+  const texts = blocks.flatMap((b) =>
+    b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
+  );
+  const text = texts[texts.length - 1] ?? '';
+  const parallel = /RUN2: (.+) ;; (.+)/.exec(text);
+  const run = /RUN: (.+)/.exec(text);
+  const bash = req.tools?.find((t) => /^bash$/i.test(t.name));
+  // A tool call with signed thinking before it: Claude Code records the two blocks as two lines sharing message.id.
+  // Two tool calls in one response (parallel calls).
+  if (parallel && bash)
+    return {
+      toolUses: [1, 2].map((i) => ({
+        name: bash.name,
+        input: { command: (parallel[i] as string).trim(), description: `run ${i}` },
+      })),
+    };
+  if (run && bash)
+    return {
+      thinking: 'I will run it.',
+      toolUse: { name: bash.name, input: { command: (run[1] as string).trim(), description: 'run command' } },
+    };
+  if (!text || /RUN2?:|AGENT:|summary/i.test(text)) return undefined;
+  return { text: `ok: ${text.slice(0, 60)}` };
+};
+
+beforeAll(async () => {
+  standIn = await startAnthropicStandIn({ rules: [plainAnswer] });
+  root = await fs.mkdtemp(join(tmpdir(), 'tb-claude-home-'));
+  project = await fs.mkdtemp(join(tmpdir(), 'tb-claude-proj-'));
+  env = { home: root, env: { HOME: root } };
+  const first = await claude(['--allowedTools', 'Bash'], 'RUN: echo hi > out.txt');
+  mainId = first.session_id;
+  await claude(['--allowedTools', 'Bash', '--resume', mainId], 'RUN2: echo a > a.txt ;; echo b > b.txt');
+  await claude(['--allowedTools', 'Bash', '--resume', mainId], 'AGENT: say hello');
+  const compacted = await claude(['--resume', mainId], '/compact');
+  expect(compacted.is_error).not.toBe(true);
+  await claude(['--resume', mainId], 'continue after it');
+  expect(standIn.messageRequests().length).toBeGreaterThan(5);
+  forkId = (await claude(['--resume', mainId, '--fork-session'], 'in the fork')).session_id;
+});
+
+afterAll(async () => {
+  await standIn?.close();
+  if (root) await fs.rm(root, { recursive: true, force: true });
+  if (project) await fs.rm(project, { recursive: true, force: true });
+});
+
+describe('real Claude Code sessions', () => {
+  it('ran the tool call for real', async () => {
+    expect((await fs.readFile(join(project, 'out.txt'), 'utf8')).trim()).toBe('hi');
+    expect((await fs.readFile(join(project, 'a.txt'), 'utf8')).trim()).toBe('a');
+    expect((await fs.readFile(join(project, 'b.txt'), 'utf8')).trim()).toBe('b');
+  });
+
+  it('lists every session, the sub-agent linked to its parent and tool call; listing modifies nothing', async () => {
+    const before = await treeDigest(join(root, '.claude'));
+    const r = await cli(['sessions', '--source', 'claude', '--json']);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.out) as { id: string; parentId: string | null; project: string | null; messageCount: number }[];
+    const ids = rows.map((x) => x.id);
+    expect(ids).toContain(mainId);
+    expect(ids).toContain(forkId);
+    const sub = rows.find((x) => x.parentId === mainId);
+    expect(sub, 'sub-agent listed as child of the main session').toBeDefined();
+    expect(rows.find((x) => x.id === mainId)?.project).toBe(await fs.realpath(project).catch(() => project));
+
+    const infos = await new ClaudeDriver(env).listSessions();
+    const subInfo = infos.find((s) => s.id === sub?.id);
+    const main = await new ClaudeDriver(env).getSession(mainId);
+    const agentCalls = (main as Session).entries.flatMap((e) =>
+      e.kind === 'message' ? e.message.parts.filter((p) => p.type === 'tool_call' && p.name === 'Agent') : [],
+    );
+    expect(agentCalls).toHaveLength(1);
+    expect(subInfo?.parentToolCallId).toBe((agentCalls[0] as { id: string }).id);
+    const shown = await cli(['show', sub?.id as string, '--json']);
+    expect(shown.code, shown.err).toBe(0);
+    expect(JSON.parse(shown.out)).toMatchObject({ parentId: mainId, parentToolCallId: (agentCalls[0] as { id: string }).id });
+    // the sub-agent's own transcript reads: its prompt and its answer
+    const subCtx = await ourContext(sub?.id as string);
+    expect(subCtx[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'say hello' }] });
+    expect(subCtx.some((m) => m.role === 'assistant')).toBe(true);
+    // and equals what the sub-agent sent the model, plus the answer it got
+    const subReq = standIn.messageRequests().find((q) => {
+      const conv = conversation(q.messages as Msg[]);
+      return (
+        conv.length === 1 &&
+        JSON.stringify(conv[0]) === JSON.stringify({ role: 'user', content: [{ type: 'text', text: 'say hello' }] })
+      );
+    });
+    expect(subReq, 'the sub-agent request').toBeDefined();
+    expect(conversation(subCtx)).toEqual([
+      ...conversation((subReq as AnthropicRequest).messages as Msg[]),
+      { role: 'assistant', content: [{ type: 'text', text: 'ok: say hello' }] },
+    ]);
+
+    // the thinking + tool_use response was split over two records; the context has it as one message
+    const split = (main as Session).entries.filter(
+      (e) => e.kind === 'message' && e.message.role === 'assistant' && e.message.parts.some((p) => p.type === 'thinking'),
+    );
+    expect(split).toHaveLength(1);
+    const thinking = split[0] as Entry & { kind: 'message' };
+    const next = (main as Session).entries.find((e) => e.parentId === thinking.id);
+    expect(thinking.message.parts.map((p) => p.type)).toEqual(['thinking']);
+    expect(next?.kind === 'message' && next.message.responseId).toBe(thinking.message.responseId);
+    expect(next?.kind === 'message' && next.message.parts.map((p) => p.type)).toEqual(['tool_call']);
+    // a compaction was read as one, with Claude Code's own summary record
+    expect(main?.entries.some((e) => e.kind === 'compaction' && e.summary.includes('Stand-in summary'))).toBe(true);
+    expect(await treeDigest(join(root, '.claude'))).toBe(before);
+  });
+
+  it('context before the compaction (signed thinking + tool call split over records) equals the resume request', async () => {
+    const s = (await new ClaudeDriver(env).getSession(mainId)) as Session;
+    const prompt = s.entries.find(
+      (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'AGENT: say hello'),
+    );
+    if (!prompt?.parentId) throw new Error('the AGENT prompt is not in the session');
+    const r = await cli(['context', mainId, '--leaf', prompt.parentId, '--format', 'anthropic']);
+    expect(r.code, r.err).toBe(0);
+    const ours = conversation((JSON.parse(r.out) as { messages: Msg[] }).messages);
+    expect(ours).toEqual(beforeProbe(requestWith('AGENT: say hello'), 'AGENT: say hello'));
+    const call = ours[1]?.content as Block[];
+    expect(call.map((b) => b.type)).toEqual(['thinking', 'tool_use']);
+    expect(call[0]?.signature).toBeTruthy();
+    // the parallel calls: one assistant message with both tool_use blocks, one user turn with both results
+    const both = ours.findIndex(
+      (m) => m.role === 'assistant' && (m.content as Block[]).filter((b) => b.type === 'tool_use').length === 2,
+    );
+    expect(both).toBeGreaterThan(0);
+    expect((ours[both + 1]?.content as Block[]).filter((b) => b.type === 'tool_result')).toHaveLength(2);
+  });
+
+  it('context of the compacted main session equals what Claude Code sends on resume', async () => {
+    const ours = conversation(await ourContext(mainId));
+    const { sent } = await resumedConversation(mainId, 'probe main');
+    expect(ours).toEqual(sent);
+    // compaction applied: the summary first, the earlier tool call gone, the later turn kept
+    const text = JSON.stringify(ours);
+    expect(JSON.stringify(ours[0])).toContain('Stand-in summary of the conversation so far');
+    expect(text).not.toContain('echo hi > out.txt');
+    expect(text).toContain('ok: continue after it');
+  });
+
+  it('context of the --fork-session fork equals what Claude Code sends on resume', async () => {
+    const ours = conversation(await ourContext(forkId));
+    const { sent } = await resumedConversation(forkId, 'probe fork');
+    expect(ours).toEqual(sent);
+    expect(JSON.stringify(ours)).toContain('in the fork');
+  });
+
+  it('a session written from scratch by writeSession is resumed with exactly its context', async () => {
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const session: Session = {
+      id: 'scratch',
+      source: 'threadbase',
+      project,
+      createdAt: t(0),
+      updatedAt: t(5),
+      messageCount: 4,
+      entries: [
+        {
+          kind: 'message',
+          id: 'a',
+          parentId: null,
+          timestamp: t(1),
+          message: { role: 'user', parts: [{ type: 'text', text: 'list files' }] },
+        },
+        {
+          kind: 'message',
+          id: 'b',
+          parentId: 'a',
+          timestamp: t(2),
+          message: {
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            responseId: 'msg_scratch_1',
+            parts: [
+              { type: 'text', text: 'Listing.' },
+              { type: 'tool_call', id: 'toolu_scratch_1', name: 'Bash', input: { command: 'ls', description: 'list' } },
+            ],
+          },
+        },
+        {
+          kind: 'message',
+          id: 'c',
+          parentId: 'b',
+          timestamp: t(3),
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_scratch_1', content: 'out.txt' }] },
+        },
+        {
+          kind: 'message',
+          id: 'd',
+          parentId: 'c',
+          timestamp: t(4),
+          message: {
+            role: 'assistant',
+            responseId: 'msg_scratch_2',
+            model: 'claude-sonnet-4-5',
+            parts: [{ type: 'text', text: 'One file: out.txt' }],
+          },
+        },
+      ],
+    };
+    const info = await new ClaudeDriver(env).writeSession(session);
+    expect(info.path).toContain(join('projects', project.replace(/[^A-Za-z0-9]/g, '-')));
+    const ours = conversation(await ourContext(info.id));
+    expect(ours).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'list files' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Listing.' },
+          { type: 'tool_use', id: 'toolu_scratch_1', name: 'Bash', input: { command: 'ls', description: 'list' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_scratch_1', content: 'out.txt' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'One file: out.txt' }] },
+    ]);
+    const { sent } = await resumedConversation(info.id, 'probe scratch');
+    expect(sent).toEqual(ours);
+  });
+
+  it('a foreign compaction with kept entries is written as a preserved segment Claude Code honours', async () => {
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, s)).toISOString();
+    const session: Session = {
+      id: 'pi-like',
+      source: 'pi',
+      project,
+      createdAt: t(0),
+      updatedAt: t(6),
+      messageCount: 4,
+      entries: [
+        {
+          kind: 'message',
+          id: 'p1',
+          parentId: null,
+          timestamp: t(1),
+          message: { role: 'user', parts: [{ type: 'text', text: 'old question' }] },
+        },
+        {
+          kind: 'message',
+          id: 'p2',
+          parentId: 'p1',
+          timestamp: t(2),
+          message: { role: 'assistant', parts: [{ type: 'text', text: 'kept answer' }] },
+        },
+        {
+          kind: 'compaction',
+          id: 'p3',
+          parentId: 'p2',
+          timestamp: t(3),
+          summary: 'Summary: the user asked an old question.',
+          firstKeptEntryId: 'p2',
+        },
+        {
+          kind: 'message',
+          id: 'p4',
+          parentId: 'p3',
+          timestamp: t(4),
+          message: { role: 'user', parts: [{ type: 'text', text: 'new question' }] },
+        },
+        {
+          kind: 'message',
+          id: 'p5',
+          parentId: 'p4',
+          timestamp: t(5),
+          message: { role: 'assistant', parts: [{ type: 'text', text: 'new answer' }] },
+        },
+      ],
+    };
+    const info = await new ClaudeDriver(env).writeSession(session);
+    const ours = conversation(await ourContext(info.id));
+    expect(ours).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Summary: the user asked an old question.' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'kept answer' }] },
+      { role: 'user', content: [{ type: 'text', text: 'new question' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'new answer' }] },
+    ]);
+    expect((await resumedConversation(info.id, 'probe preserved')).sent).toEqual(ours);
+  });
+
+  it('convert --to claude and fork --at write sessions Claude Code resumes with the same context', async () => {
+    const conv = await cli(['convert', mainId, '--source', 'claude', '--to', 'claude', '--json']);
+    expect(conv.code, conv.err).toBe(0);
+    const written = JSON.parse(conv.out) as { id: string; source: string; path: string };
+    expect(written.source).toBe('claude');
+    expect(written.id).not.toBe(mainId);
+    await fs.access(written.path);
+    const source = conversation(await ourContext(mainId));
+    const convCtx = conversation(await ourContext(written.id));
+    expect(convCtx).toEqual(source);
+    expect((await resumedConversation(written.id, 'probe convert')).sent).toEqual(convCtx);
+
+    // fork at the first assistant answer of the main session (before the compaction)
+    const main = (await new ClaudeDriver(env).getSession(mainId)) as Session;
+    const firstAnswer = main.entries.find(
+      (e) => e.kind === 'message' && e.message.role === 'assistant' && e.message.parts.some((p) => p.type === 'text'),
+    );
+    if (!firstAnswer) throw new Error('no assistant answer in the main session');
+    const prefix = firstAnswer.id.slice(0, 8);
+    const forked = await cli(['fork', mainId.slice(0, 8), '--source', 'claude', '--at', firstAnswer.id, '--json']);
+    expect(forked.code, forked.err).toBe(0);
+    const f = JSON.parse(forked.out) as { id: string; parentId: string };
+    expect(f.parentId).toBe(mainId);
+    const forkCtx = conversation(await ourContext(f.id));
+    expect(forkCtx.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(JSON.stringify(forkCtx)).toContain('echo hi > out.txt');
+    const forkInfo = (await new ClaudeDriver(env).listSessions()).find((s) => s.id === f.id);
+    expect(forkInfo?.parentId).toBe(mainId);
+    expect(forkInfo?.parentEntryId?.startsWith(prefix)).toBe(true);
+    expect((await resumedConversation(f.id, 'probe fork at')).sent).toEqual(forkCtx);
+  });
+});

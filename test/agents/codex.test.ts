@@ -1,0 +1,484 @@
+/**
+ * The real Codex CLI (@openai/codex, its native binary) against the loopback OpenAI Responses
+ * stand-in, configured as a custom model provider in a temp CODEX_HOME/config.toml:
+ * - threadbase reads a rollout codex recorded (a real shell tool call, reasoning, a resume);
+ * - the context threadbase builds equals the `input` codex sends on a further resume;
+ * - codex resumes a rollout threadbase wrote (converted from another agent's shape) with exactly
+ *   threadbase's context.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { MessageEntry, Session } from '../../src/model/types.js';
+import {
+  itemText,
+  type ResponsesRequest,
+  type ResponsesStandIn,
+  startResponsesStandIn,
+} from '../helpers/openai-responses-standin.js';
+
+const CODEX = resolve('node_modules/.bin/codex');
+
+let standIn: ResponsesStandIn;
+let root: string;
+let codexHomeDir: string;
+let project: string;
+let env: DriverEnv;
+
+/** `codex exec …` with stdin closed (codex otherwise waits to read more prompt from it). */
+function codex(args: string[], home = codexHomeDir): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(CODEX, ['exec', '--skip-git-repo-check', ...args], {
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: root, CODEX_HOME: home, RUST_LOG: 'error', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('error', fail);
+    child.on('close', (code) => (code === 0 ? done(out) : fail(new Error(`codex ${args.join(' ')} exited ${code}:\n${out}`))));
+  });
+}
+
+/** Items compared without the ids and statuses the API assigns (codex sends its own, we write none). */
+function normalize(items: readonly unknown[]): unknown[] {
+  return items.map((it) => {
+    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
+    return rest;
+  });
+}
+
+/** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
+function isInjected(item: unknown): boolean {
+  const it = item as { role?: string; content?: { text?: string }[] };
+  if (it.role === 'developer') return true;
+  const text = it.content?.[0]?.text ?? '';
+  return it.role === 'user' && text.startsWith('<environment_context>');
+}
+
+function isLineSubsequence(part: string, whole: string): boolean {
+  const lines = whole.split('\n');
+  let i = 0;
+  for (const l of part.split('\n')) {
+    while (i < lines.length && lines[i] !== l) i++;
+    if (i === lines.length) return false;
+    i++;
+  }
+  return true;
+}
+
+function lastRequest(): ResponsesRequest {
+  const reqs = standIn.responseRequests();
+  const last = reqs[reqs.length - 1];
+  if (!last) throw new Error('codex sent no request');
+  return last;
+}
+
+/** A CODEX_HOME whose config.toml points codex at the stand-in as a custom Responses provider. */
+async function writeConfig(home: string, extra: string[] = []): Promise<void> {
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(
+    join(home, 'config.toml'),
+    [
+      'model = "standin-model"',
+      'model_provider = "standin"',
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      'model_reasoning_summary = "auto"',
+      ...extra,
+      '',
+      '[model_providers.standin]',
+      'name = "Loopback stand-in"',
+      `base_url = "${standIn.baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+}
+
+beforeAll(async () => {
+  standIn = await startResponsesStandIn({
+    rules: [
+      (req) => {
+        const last = req.input[req.input.length - 1];
+        return itemText(last).includes('THINK:')
+          ? { reasoning: 'Weighing the question first.', text: 'Thought it through.' }
+          : undefined;
+      },
+      (req) => {
+        // codex offers sub-agents as the multi_agent_v1 namespace; AGENT: asks for one.
+        const last = req.input[req.input.length - 1];
+        const m = /AGENT: (.+)/.exec(itemText(last));
+        return m && last?.type === 'message'
+          ? {
+              functionCall: { namespace: 'multi_agent_v1', name: 'spawn_agent', arguments: { message: (m[1] as string).trim() } },
+            }
+          : undefined;
+      },
+    ],
+  });
+  root = await fs.mkdtemp(join(tmpdir(), 'tb-codex-'));
+  codexHomeDir = join(root, 'codex-home');
+  project = join(root, 'project');
+  await fs.mkdir(codexHomeDir, { recursive: true });
+  await fs.mkdir(project, { recursive: true });
+  await writeConfig(codexHomeDir);
+  env = { home: root, env: { CODEX_HOME: codexHomeDir } };
+});
+
+afterAll(async () => {
+  await standIn?.close();
+  if (root) await fs.rm(root, { recursive: true, force: true });
+});
+
+let firstSessionId = '';
+const sessionIdForFork = () => firstSessionId;
+
+describe('real codex and threadbase', () => {
+  let sessionId = '';
+
+  it('reads the rollout codex recorded: a real tool call, reasoning, a resume, usage', async () => {
+    await codex(['RUN: echo hello-from-codex-tool']);
+    const driver = new CodexDriver(env);
+    const [listed] = await driver.listSessions();
+    expect(listed).toBeDefined();
+    sessionId = listed?.id ?? '';
+    firstSessionId = sessionId;
+    await codex(['resume', sessionId, 'THINK: what did the tool print?']);
+
+    const sessions = await driver.listSessions();
+    expect(sessions).toHaveLength(1);
+    const s = (await driver.getSession(sessionId)) as Session;
+    expect(s.project).toBe(project);
+    expect(s.title).toBe('RUN: echo hello-from-codex-tool');
+    expect(s.warnings).toEqual([]);
+    const messages = s.entries.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+    const call = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool_call');
+    expect(call).toMatchObject({ type: 'tool_call', input: { cmd: 'echo hello-from-codex-tool' } });
+    const result = messages.find((m) => m.role === 'tool')?.parts[0];
+    expect(result?.type === 'tool_result' && result.callId === (call?.type === 'tool_call' ? call.id : '')).toBe(true);
+    expect(JSON.stringify(result)).toContain('hello-from-codex-tool');
+    const thinking = messages.flatMap((m) => m.parts).find((p) => p.type === 'thinking');
+    expect(thinking).toMatchObject({ thinking: 'Weighing the question first.' });
+    expect(
+      messages.some(
+        (m) => m.role === 'user' && m.parts.some((p) => p.type === 'text' && p.text === 'THINK: what did the tool print?'),
+      ),
+    ).toBe(true);
+    // Three responses (call, answer after the tool, the thinking answer), each counted once.
+    expect(s.models).toEqual(['standin-model']);
+    const assistantUsage = messages.filter((m) => m.role === 'assistant' && m.usage);
+    expect(assistantUsage).toHaveLength(3);
+    expect(s.usage?.input).toBe(assistantUsage.reduce((n, m) => n + (m.usage?.input ?? 0), 0));
+    expect(s.usage?.input).toBeGreaterThan(0);
+
+    // The CLI lists it like any other agent's session.
+    const out: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await main(['node', 'threadbase', 'sessions', '--source', 'codex', '--json'], env)).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const rows = JSON.parse(out.join('')) as { id: string; source: string; messageCount: number }[];
+    expect(rows.map((r) => [r.id, r.source])).toEqual([[sessionId, 'codex']]);
+    expect(rows[0]?.messageCount).toBe(s.messageCount);
+  });
+
+  it("threadbase's context equals the input codex sends on a further resume", async () => {
+    const driver = new CodexDriver(env);
+    const ctx = await driver.getContext(sessionId);
+    const ours = contextToResponses(ctx);
+    const before = standIn.responseRequests().length;
+    await codex(['resume', sessionId, 'and once more']);
+    expect(standIn.responseRequests().length).toBe(before + 1);
+    const input = lastRequest().input;
+    // codex sends its base instructions first, then the recorded history, then the new prompt.
+    const [instructions, ...rest] = input;
+    // The recorded base instructions, less the sections codex drops for tools it does not offer
+    // this turn (update_plan): every line codex sent is one of ours, in order.
+    expect(isLineSubsequence(itemText(instructions), ours.instructions ?? '')).toBe(true);
+    expect(itemText(instructions).length).toBeGreaterThan((ours.instructions ?? '').length / 2);
+    const history = rest.slice(0, -1);
+    expect(normalize(history)).toEqual(normalize(ours.input));
+    expect(itemText(rest[rest.length - 1])).toBe('and once more');
+    expect(ours.input.some((i) => i.type === 'reasoning')).toBe(true);
+    expect(ours.input.some((i) => i.type === 'function_call_output')).toBe(true);
+  });
+
+  it('codex resumes a rollout threadbase wrote, with exactly our context', async () => {
+    const t = '2026-01-02T03:04:05.000Z';
+    // A session as another agent (Claude Code) would give it: Anthropic thinking, a Bash call, its result.
+    const foreign: Session = {
+      id: 'c0ffee00-1111-2222-3333-444455556666',
+      source: 'claude',
+      project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 4,
+      entries: [
+        {
+          id: 'u1',
+          parentId: null,
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'List the files please' }] },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t,
+          kind: 'message',
+          message: {
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            provider: 'anthropic',
+            responseId: 'msg_1',
+            usage: { input: 10, output: 20, cacheRead: 5, cacheWrite: 0, reasoning: 0 },
+            parts: [
+              { type: 'thinking', thinking: 'I should run ls.', signature: 'anthropic-sig' },
+              { type: 'text', text: 'Running ls.' },
+              { type: 'tool_call', id: 'toolu_01', name: 'Bash', input: { command: 'ls' } },
+            ],
+          },
+        },
+        {
+          id: 't1',
+          parentId: 'a1',
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_01', content: 'a.txt\nb.txt' }] },
+        },
+        {
+          id: 'a2',
+          parentId: 't1',
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'assistant', parts: [{ type: 'text', text: 'Two files: a.txt and b.txt.' }] },
+        },
+      ],
+    };
+    const driver = new CodexDriver(env);
+    const written = await driver.writeSession(foreign);
+    expect(written.source).toBe('codex');
+    expect(written.path).toMatch(/sessions\/2026\/01\/02\/rollout-2026-01-02T03-04-05-[0-9a-f-]{36}\.jsonl$/);
+
+    const back = (await driver.getSession(written.id)) as Session;
+    expect(back.usage).toMatchObject({ input: 10, cacheRead: 5, output: 20 });
+    const ours = contextToResponses(await driver.getContext(written.id));
+    expect(ours.input.map((i) => i.type)).toEqual(['message', 'message', 'function_call', 'function_call_output', 'message']);
+
+    await codex(['resume', written.id, 'what were the files?']);
+    const input = lastRequest().input;
+    const afterInstructions = input.slice(1);
+    expect(normalize(afterInstructions.slice(0, ours.input.length))).toEqual(normalize(ours.input));
+    expect(itemText(input[input.length - 1])).toBe('what were the files?');
+    expect(standIn.responseRequests().length).toBeGreaterThan(0);
+    // codex appended its turn to our file; threadbase still reads it whole.
+    const after = (await driver.getSession(written.id)) as Session;
+    expect(after.warnings).toEqual([]);
+    const texts = after.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .map((p) => (p.type === 'text' ? p.text : ''));
+    expect(texts).toContain('ok: what were the files?');
+  });
+});
+
+describe('real codex resumes a threadbase fork', () => {
+  it('forks a codex session at an earlier user message; codex resumes the fork with exactly its context', async () => {
+    const driver = new CodexDriver(env);
+    const s = (await driver.getSession(sessionIdForFork())) as Session;
+    const at = s.entries.find(
+      (e) =>
+        e.kind === 'message' &&
+        e.message.role === 'user' &&
+        e.message.parts.some((p) => p.type === 'text' && p.text.startsWith('THINK:')),
+    );
+    expect(at).toBeDefined();
+    const fork = await driver.forkSession(s.id, { at: at?.id });
+    expect(fork.parentId).toBe(s.id);
+    const ours = contextToResponses(await driver.getContext(fork.id));
+    expect(itemText(ours.input.at(-1))).toBe('THINK: what did the tool print?');
+    await codex(['resume', fork.id, 'fork question']);
+    const input = lastRequest().input;
+    expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
+    expect(itemText(input.at(-1))).toBe('fork question');
+  });
+});
+
+describe('real codex resumes after threadbase appended to its rollout', () => {
+  it('appends a user question and an answer as whole lines; codex sends them on its next turn', async () => {
+    const driver = new CodexDriver(env);
+    const id = sessionIdForFork();
+    const t = new Date().toISOString();
+    await driver.appendEntries(id, [
+      {
+        id: 'x1',
+        parentId: null,
+        timestamp: t,
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'appended by threadbase' }] },
+      },
+      {
+        id: 'x2',
+        parentId: 'x1',
+        timestamp: t,
+        kind: 'message',
+        message: { role: 'assistant', parts: [{ type: 'text', text: 'appended answer' }] },
+      },
+    ]);
+    const ours = contextToResponses(await driver.getContext(id));
+    expect(ours.input.slice(-2).map((i) => itemText(i))).toEqual(['appended by threadbase', 'appended answer']);
+    await codex(['resume', id, 'after the append']);
+    const input = lastRequest().input;
+    expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
+    expect((await driver.getSession(id))?.warnings).toEqual([]);
+  });
+});
+
+describe('real codex with an image', () => {
+  it('reads the image codex attached and codex resumes with it exactly as threadbase renders it', async () => {
+    // A 1×1 PNG.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC',
+      'base64',
+    );
+    const image = join(project, 'dot.png');
+    await fs.writeFile(image, png);
+    await codex(['what is in the image?', '-i', image]);
+    const driver = new CodexDriver(env);
+    const [newest] = await driver.listSessions();
+    const s = (await driver.getSession(newest?.id ?? '')) as Session;
+    const parts = s.entries.flatMap((e) => (e.kind === 'message' && e.message.role === 'user' ? e.message.parts : []));
+    expect(parts.find((p) => p.type === 'image')).toEqual({
+      type: 'image',
+      mediaType: 'image/png',
+      data: png.toString('base64'),
+      meta: { detail: 'high' },
+    });
+    const ours = contextToResponses(await driver.getContext(s.id));
+    await codex(['resume', s.id, 'and the colour?']);
+    const input = lastRequest().input;
+    expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
+  });
+});
+
+describe('real codex sub-agents', () => {
+  it('links the sub-agent codex spawned to its parent and call; the parent resumes with our context', async () => {
+    const home = join(root, 'codex-home-agents');
+    await writeConfig(home);
+    await codex(['AGENT: count the files'], home);
+    const driver = new CodexDriver({ home: root, env: { CODEX_HOME: home } });
+    const list = await driver.listSessions();
+    expect(list).toHaveLength(2);
+    const parent = list.find((s) => !s.parentId);
+    const child = list.find((s) => s.parentId);
+    expect(child?.parentId).toBe(parent?.id);
+    const p = (await driver.getSession(parent?.id ?? '')) as Session;
+    const call = p.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).find((x) => x.type === 'tool_call');
+    expect(call).toMatchObject({ name: 'spawn_agent', meta: { namespace: 'multi_agent_v1' } });
+    expect(child?.parentToolCallId).toBe(call?.type === 'tool_call' ? call.id : 'none');
+    const ours = contextToResponses(await driver.getContext(p.id));
+    await codex(['resume', p.id, 'how many?'], home);
+    const input = lastRequest().input;
+    expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
+  });
+});
+
+describe('real codex compaction and threadbase', () => {
+  // A tiny auto-compaction limit makes codex compact before the second turn; `-c` lifts it again
+  // for the resume that checks the context, so that resume does not compact once more.
+  const noCompaction = ['-c', 'model_auto_compact_token_limit=100000000'];
+  let home = '';
+  let compactEnv: DriverEnv;
+
+  beforeAll(async () => {
+    home = join(root, 'codex-home-compact');
+    await writeConfig(home, ['model_auto_compact_token_limit = 2000']);
+    compactEnv = { home: root, env: { CODEX_HOME: home } };
+  });
+
+  it('reads the compaction codex recorded and rebuilds the context codex resumes with', async () => {
+    await codex(['first question'], home);
+    const driver = new CodexDriver(compactEnv);
+    const [listed] = await driver.listSessions();
+    const id = listed?.id ?? '';
+    await codex(['resume', id, 'second question'], home);
+    const afterCompaction = lastRequest().input;
+
+    const s = (await driver.getSession(id)) as Session;
+    const compaction = s.entries.find((e) => e.kind === 'compaction');
+    expect(compaction).toMatchObject({ summary: 'Stand-in summary of the conversation so far.' });
+    const ours = contextToResponses(await driver.getContext(id));
+    // What codex sent right after compacting is our context up to the last answer.
+    expect(normalize(afterCompaction.slice(1))).toEqual(normalize(ours.input.slice(0, -1)));
+    expect(ours.input.map((i) => itemText(i))).not.toContain('ok: first question');
+
+    await codex(['resume', id, 'third question', ...noCompaction], home);
+    const input = lastRequest().input;
+    expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
+    expect(itemText(input[input.length - 1])).toBe('third question');
+  });
+
+  it('codex resumes a compaction threadbase wrote from another agent, with our context', async () => {
+    const t = '2026-02-03T04:05:06.000Z';
+    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', text: string): MessageEntry => ({
+      id,
+      parentId,
+      timestamp: t,
+      kind: 'message',
+      message: { role, parts: [{ type: 'text', text }] },
+    });
+    const foreign: Session = {
+      id: 'pi-session-1',
+      source: 'pi',
+      project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 4,
+      entries: [
+        msg('u1', null, 'user', 'Plan the release'),
+        msg('a1', 'u1', 'assistant', 'Step one: tag it.'),
+        {
+          id: 'c1',
+          parentId: 'a1',
+          timestamp: t,
+          kind: 'compaction',
+          summary: 'The user is planning a release; tagging comes first.',
+        },
+        msg('u2', 'c1', 'user', 'What next?'),
+        msg('a2', 'u2', 'assistant', 'Publish the notes.'),
+      ],
+    };
+    const driver = new CodexDriver(compactEnv);
+    const written = await driver.writeSession(foreign);
+    const ours = contextToResponses(await driver.getContext(written.id));
+    expect(ours.input.map((i) => itemText(i))).toEqual([
+      'Plan the release',
+      `${SUMMARY_PREFIX}\nThe user is planning a release; tagging comes first.`,
+      'What next?',
+      'Publish the notes.',
+    ]);
+    await codex(['resume', written.id, 'and then?', ...noCompaction], home);
+    const input = lastRequest().input;
+    const sent = normalize(input.slice(1)).filter((i) => !isInjected(i));
+    expect(sent).toEqual([
+      ...normalize(ours.input),
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and then?' }] },
+    ]);
+  });
+});

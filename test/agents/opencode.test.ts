@@ -1,0 +1,395 @@
+/**
+ * The real OpenCode (opencode-ai from the npm registry, its native binary) offline against the
+ * loopback Anthropic stand-in, configured as a provider in $HOME/.config/opencode/opencode.json
+ * ("npm": "@ai-sdk/anthropic" is bundled in the binary; nothing is installed at run time, and the
+ * npm registry is pointed at a closed port to prove it):
+ * - threadbase reads the sessions OpenCode records (a real bash tool call, `-s` continue, `--fork`);
+ * - the context threadbase builds equals the messages OpenCode sends on a further resume;
+ * - OpenCode lists, exports and resumes a session threadbase wrote (converted from model-only
+ *   entries, and forked) with exactly threadbase's context;
+ * - read commands never modify OpenCode's database.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import {
+  OpenCodeDriver,
+  opencodeContext,
+  opencodeDbPath,
+  sessionFromExport,
+  sessionToExport,
+} from '../../src/formats/opencode/index.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { type AnthropicRequest, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+
+const OPENCODE = resolve('node_modules/.bin/opencode');
+
+let standIn: StandIn;
+let root: string;
+let project: string;
+let env: DriverEnv;
+let driver: OpenCodeDriver;
+
+function opencode(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(OPENCODE, args, {
+      cwd: project,
+      env: {
+        PATH: process.env.PATH,
+        HOME: root,
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        OPENCODE_DISABLE_AUTOUPDATE: '1',
+        // Offline: any attempt to install a package at run time would fail here.
+        npm_config_registry: 'http://127.0.0.1:9/',
+        NO_COLOR: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', fail);
+    child.on('close', (code) =>
+      code === 0 ? done({ stdout, stderr }) : fail(new Error(`opencode ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`)),
+    );
+  });
+}
+
+/** Request blocks without the cache markers OpenCode adds (not part of the conversation). */
+function withoutCacheControl<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(withoutCacheControl) as T;
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (k !== 'cache_control') out[k] = withoutCacheControl(x);
+    return out as T;
+  }
+  return v;
+}
+
+/** The last conversation request (with tools; not a title request) whose final user text is `prompt`. */
+function requestEndingWith(prompt: string): AnthropicRequest {
+  const found = standIn
+    .messageRequests()
+    .filter((r) => (r.tools?.length ?? 0) > 0)
+    .filter((r) => {
+      const last = r.messages[r.messages.length - 1];
+      const blocks = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? []);
+      return blocks.some((b) => b.type === 'text' && b.text === prompt);
+    })
+    .at(-1);
+  if (!found) throw new Error(`no request ends with ${JSON.stringify(prompt)}`);
+  return withoutCacheControl(found);
+}
+
+async function ourContext(id: string) {
+  return contextToAnthropic(await driver.getContext(id)).messages;
+}
+
+/** Resumes the session in OpenCode with a probe prompt; returns what OpenCode sent before the probe. */
+async function resumedContext(id: string, probe: string) {
+  await opencode(['run', '-s', id, '-m', 'standin/claude-test', ...probe.split(' ')]);
+  const req = requestEndingWith(probe);
+  return req.messages.slice(0, -1);
+}
+
+async function sessionList(): Promise<{ id: string; title: string }[]> {
+  return JSON.parse((await opencode(['session', 'list', '--format', 'json'])).stdout);
+}
+
+beforeAll(async () => {
+  standIn = await startAnthropicStandIn();
+  root = await fs.mkdtemp(join(tmpdir(), 'tb-opencode-agent-'));
+  project = join(root, 'proj');
+  await fs.mkdir(project, { recursive: true });
+  await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
+  await fs.writeFile(
+    join(root, '.config', 'opencode', 'opencode.json'),
+    JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      provider: {
+        standin: {
+          npm: '@ai-sdk/anthropic',
+          name: 'Stand-in',
+          options: { baseURL: `${standIn.url}/v1`, apiKey: 'x' },
+          // Image input declared, else OpenCode replaces images with an error text for the model.
+          models: {
+            'claude-test': { name: 'Claude Test', attachment: true, modalities: { input: ['text', 'image'], output: ['text'] } },
+          },
+        },
+      },
+      model: 'standin/claude-test',
+      autoupdate: false,
+      share: 'disabled',
+    }),
+  );
+  env = { home: root, env: {} };
+  driver = new OpenCodeDriver(env);
+});
+
+afterAll(async () => {
+  await standIn?.close();
+  if (root) await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('threadbase and the real OpenCode', () => {
+  let original: string;
+  let forked: string;
+
+  it('reads a session OpenCode recorded with a real tool call', async () => {
+    // Words, not one quoted argument: `opencode run` quotes arguments that contain spaces.
+    await opencode(['run', '--title', 'tool run', 'RUN:', 'echo', 'hi', '>', 'out.txt']);
+    expect(readFileSync(join(project, 'out.txt'), 'utf8')).toBe('hi\n');
+    const list = await driver.listSessions();
+    expect(list).toHaveLength(1);
+    original = list[0]?.id as string;
+    expect(list[0]).toMatchObject({ source: 'opencode', project, title: 'tool run' });
+    const s = (await driver.getSession(original)) as Session;
+    expect(s.warnings).toEqual([]);
+    const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    const call = parts.find((p) => p.type === 'tool_call');
+    expect(call).toMatchObject({ name: 'bash', input: { command: 'echo hi > out.txt' } });
+    expect(parts.find((p) => p.type === 'tool_result')).toMatchObject({
+      callId: (call as { id: string }).id,
+      content: '(no output)',
+    });
+  }, 180_000);
+
+  it('follows `-s` continue and `--fork`, and its context equals what OpenCode sends on a further resume', async () => {
+    await opencode(['run', '-s', original, 'second', 'message']);
+    await opencode(['run', '-s', original, '--fork', 'third', 'in', 'fork']);
+    const list = await driver.listSessions();
+    expect(list).toHaveLength(2);
+    forked = list.find((s) => s.id !== original)?.id as string;
+    expect(list.find((s) => s.id === forked)?.title).toBe('tool run (fork #1)');
+
+    for (const [id, probe] of [
+      [original, 'probe original'],
+      [forked, 'probe fork'],
+    ] as const) {
+      const ours = await ourContext(id);
+      expect(ours.length).toBeGreaterThan(3);
+      expect(await resumedContext(id, probe)).toEqual(ours);
+    }
+    const forkCtx = await ourContext(forked);
+    expect(JSON.stringify(forkCtx)).toContain('third in fork');
+    expect(JSON.stringify(await ourContext(original))).not.toContain('third in fork');
+  }, 300_000);
+
+  it('never modifies the database on read commands (checksum)', async () => {
+    const db = opencodeDbPath(env);
+    const sum = (f: string) => (existsSync(f) ? createHash('sha256').update(readFileSync(f)).digest('hex') : 'absent');
+    const before = [sum(db), sum(`${db}-wal`)];
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      for (const args of [
+        ['sessions', '--source', 'opencode', '--json'],
+        ['show', original, '--json'],
+        ['context', forked, '--format', 'anthropic'],
+      ]) {
+        expect(await main(['node', 'threadbase', ...args], env)).toBe(0);
+      }
+    } finally {
+      out.mockRestore();
+    }
+    expect([sum(db), sum(`${db}-wal`)]).toEqual(before);
+  }, 60_000);
+
+  it('OpenCode lists, exports and resumes a session threadbase wrote, with exactly our context', async () => {
+    const t = (n: number) => new Date(Date.now() - 60_000 + n * 1000).toISOString();
+    const model = { model: 'claude-test', provider: 'standin' };
+    const entries: Entry[] = [
+      {
+        id: 'u1',
+        parentId: null,
+        timestamp: t(1),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'list the files' }] },
+      },
+      {
+        id: 'a1',
+        parentId: 'u1',
+        timestamp: t(2),
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          ...model,
+          parts: [
+            { type: 'text', text: 'Listing.' },
+            { type: 'tool_call', id: 'toolu_tb_1', name: 'bash', input: { command: 'ls', description: 'list' } },
+          ],
+        },
+      },
+      {
+        id: 'r1',
+        parentId: 'a1',
+        timestamp: t(3),
+        kind: 'message',
+        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_tb_1', content: 'out.txt' }] },
+      },
+      {
+        id: 'a2',
+        parentId: 'r1',
+        timestamp: t(4),
+        kind: 'message',
+        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'There is out.txt.' }] },
+      },
+      {
+        id: 'u2',
+        parentId: 'a2',
+        timestamp: t(5),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'and a failing one?' }] },
+      },
+      {
+        id: 'a3',
+        parentId: 'u2',
+        timestamp: t(6),
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          ...model,
+          parts: [{ type: 'tool_call', id: 'toolu_tb_2', name: 'read', input: { filePath: '/nope' } }],
+        },
+      },
+      {
+        id: 'r2',
+        parentId: 'a3',
+        timestamp: t(7),
+        kind: 'message',
+        message: {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'toolu_tb_2', content: 'File not found: /nope', isError: true }],
+        },
+      },
+      {
+        id: 'a4',
+        parentId: 'r2',
+        timestamp: t(8),
+        kind: 'message',
+        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'It does not exist.' }] },
+      },
+      {
+        id: 'c1',
+        parentId: 'a4',
+        timestamp: t(9),
+        kind: 'compaction',
+        summary: 'We listed files and tried to read /nope.',
+        firstKeptEntryId: 'u2',
+      },
+      {
+        id: 'u3',
+        parentId: 'c1',
+        timestamp: t(10),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'after the summary' }] },
+      },
+      {
+        id: 'a5',
+        parentId: 'u3',
+        timestamp: t(11),
+        kind: 'message',
+        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'noted' }] },
+      },
+    ];
+    const foreign: Session = {
+      id: 'from-elsewhere',
+      source: 'pi',
+      project,
+      title: 'written by threadbase',
+      createdAt: t(0),
+      updatedAt: t(11),
+      messageCount: 10,
+      entries,
+    };
+    const written = await driver.writeSession(foreign);
+    const ours = await ourContext(written.id);
+    // compaction request + summary, the kept tail from u2, then what followed
+    expect(ours[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'What did we do so far?' }] });
+    expect(JSON.stringify(ours)).toContain('File not found: /nope');
+    expect(JSON.stringify(ours)).not.toContain('list the files');
+
+    expect((await sessionList()).map((s) => s.id)).toContain(written.id);
+    const exported = await opencode(['export', written.id]);
+    const fromExport = sessionFromExport(JSON.parse(exported.stdout), 'opencode export');
+    expect(fromExport.id).toBe(written.id);
+    expect(contextToAnthropic(opencodeContext(fromExport)).messages).toEqual(ours);
+    expect(await resumedContext(written.id, 'probe written')).toEqual(ours);
+
+    // and a fork threadbase made of the session OpenCode recorded
+    const fork = await driver.forkSession(original);
+    expect((await sessionList()).map((s) => s.id)).toContain(fork.id);
+    const forkCtx = await ourContext(fork.id);
+    expect(forkCtx).toEqual(await ourContext(original));
+    expect(await resumedContext(fork.id, 'probe our fork')).toEqual(forkCtx);
+  }, 300_000);
+
+  it('OpenCode imports export JSON threadbase wrote (an image, signed thinking) and resumes it with our context', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const t = (n: number) => new Date(Date.now() - 30_000 + n * 1000).toISOString();
+    const session: Session = {
+      id: 'to-import',
+      source: 'claude',
+      project,
+      title: 'imported from threadbase',
+      createdAt: t(0),
+      updatedAt: t(2),
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u1',
+          parentId: null,
+          timestamp: t(1),
+          kind: 'message',
+          message: {
+            role: 'user',
+            parts: [
+              { type: 'text', text: 'what is in the picture?' },
+              { type: 'image', mediaType: 'image/png', data: png },
+            ],
+          },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t(2),
+          kind: 'message',
+          message: {
+            role: 'assistant',
+            model: 'claude-test',
+            provider: 'standin',
+            parts: [
+              { type: 'thinking', thinking: 'one pixel', signature: 'sig-from-claude' },
+              { type: 'text', text: 'A single pixel.' },
+            ],
+          },
+        },
+      ],
+    };
+    const exported = sessionToExport(session, { directory: project });
+    const file = join(root, 'import.json');
+    await fs.writeFile(file, JSON.stringify(exported));
+    const imported = await opencode(['import', file]);
+    const id = exported.info.id as string;
+    expect(`${imported.stdout}${imported.stderr}`).toContain(id);
+    expect((await sessionList()).map((s) => s.id)).toContain(id);
+    const ours = await ourContext(id);
+    expect(ours).toEqual(contextToAnthropic(opencodeContext(session)).messages);
+    expect(ours[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'one pixel', signature: 'sig-from-claude' },
+      { type: 'text', text: 'A single pixel.' },
+    ]);
+    expect(await resumedContext(id, 'probe imported')).toEqual(ours);
+  }, 180_000);
+});

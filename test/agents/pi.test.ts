@@ -1,0 +1,400 @@
+/**
+ * The real pi (@mariozechner/pi-coding-agent) against the loopback Anthropic stand-in, configured
+ * as a custom provider in $HOME/.pi/agent/models.json, offline (PI_OFFLINE=1):
+ * - threadbase reads sessions pi recorded (a real bash tool call, `-c` continue, `--fork`);
+ * - the context threadbase builds (rendered by the `anthropic` context format) equals the messages
+ *   pi sends on a further resume;
+ * - pi resumes sessions threadbase wrote (branched in place, and encoded from model fields) with
+ *   exactly threadbase's context.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { PiDriver } from '../../src/formats/pi/index.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Session } from '../../src/model/types.js';
+import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
+import { type AnthropicRequest, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+
+const PI = resolve('node_modules/.bin/pi');
+const PROVIDER = 'standin';
+const MODEL = 'claude-standin';
+
+let standIn: StandIn;
+let home: string;
+let project: string;
+let env: DriverEnv;
+
+/** `pi --provider … --model … <args>` in the project, stdin closed (pi reads piped stdin as prompt). */
+function pi(args: string[], opts: { cwd?: string; mayFail?: boolean } = {}): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(PI, ['--provider', PROVIDER, '--model', MODEL, ...args], {
+      cwd: opts.cwd ?? project,
+      env: { PATH: process.env.PATH, HOME: home, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('error', fail);
+    child.on('close', (code) =>
+      code === 0 || opts.mayFail ? done(out) : fail(new Error(`pi ${args.join(' ')} exited ${code}:\n${out}`)),
+    );
+  });
+}
+
+async function cli(...args: string[]): Promise<string> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    out += String(s);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    const code = await main(['node', 'threadbase', ...args], env);
+    if (code !== 0) throw new Error(`threadbase ${args.join(' ')} exited ${code}: ${err}`);
+    return out;
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+type Block = Record<string, unknown>;
+/**
+ * The wire-equivalent shape of a Messages API message list: cache_control markers dropped, a
+ * tool_result's string content as one text block, is_error false as absent, a string content as
+ * one text block, consecutive same-role messages as one (the API joins them).
+ */
+function wire(messages: readonly { role: string; content: unknown }[]): { role: string; content: Block[] }[] {
+  const out: { role: string; content: Block[] }[] = [];
+  for (const m of messages) {
+    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])).map((b) => {
+      const { cache_control: _c, ...rest } = b;
+      if (rest.type === 'tool_result') {
+        if (typeof rest.content === 'string') rest.content = [{ type: 'text', text: rest.content }];
+        if (rest.is_error === false) delete rest.is_error;
+      }
+      return rest;
+    });
+    const prev = out[out.length - 1];
+    if (prev && prev.role === m.role) prev.content.push(...blocks);
+    else out.push({ role: m.role, content: blocks });
+  }
+  return out;
+}
+
+async function ourAnthropicContext(id: string, leaf?: string): Promise<AnthropicRequest> {
+  return JSON.parse(await cli('context', id, '--format', 'anthropic', ...(leaf ? ['--leaf', leaf] : []))) as AnthropicRequest;
+}
+
+/** The first request pi sent since `mark` (the one carrying the resumed context). */
+function firstRequestSince(mark: number): AnthropicRequest {
+  const req = standIn.messageRequests().slice(mark)[0];
+  if (!req) throw new Error('pi sent no request');
+  return req;
+}
+
+async function sessions(): Promise<{ id: string; parentId: string | null; messageCount: number; project: string }[]> {
+  return JSON.parse(await cli('sessions', '--source', 'pi', '--json'));
+}
+
+beforeAll(async () => {
+  // `FAIL:` in the last user message makes the API answer with an error, so pi records an errored turn.
+  standIn = await startAnthropicStandIn({
+    rules: [
+      (req) =>
+        JSON.stringify(req.messages[req.messages.length - 1] ?? '').includes('FAIL:')
+          ? { error: { status: 400, type: 'invalid_request_error' } }
+          : undefined,
+    ],
+  });
+  home = await fs.mkdtemp(join(tmpdir(), 'tb-pi-agent-'));
+  project = join(home, 'project');
+  await fs.mkdir(project, { recursive: true });
+  await fs.mkdir(join(home, '.pi', 'agent'), { recursive: true });
+  await fs.writeFile(
+    join(home, '.pi', 'agent', 'models.json'),
+    JSON.stringify({
+      providers: {
+        [PROVIDER]: {
+          baseUrl: standIn.url,
+          api: 'anthropic-messages',
+          apiKey: 'offline',
+          models: [
+            { id: MODEL, name: 'stand-in', reasoning: false, input: ['text', 'image'], contextWindow: 200000, maxTokens: 8192 },
+          ],
+        },
+      },
+    }),
+  );
+  env = { home, env: {} };
+});
+
+afterAll(async () => {
+  await standIn?.close();
+});
+
+describe('real pi', () => {
+  let firstId = '';
+  let firstPath = '';
+
+  it('records a session with a real tool call that threadbase reads', async () => {
+    await pi(['-p', 'RUN: echo hi > out.txt']);
+    expect(await fs.readFile(join(project, 'out.txt'), 'utf8')).toBe('hi\n');
+    const list = await sessions();
+    expect(list).toHaveLength(1);
+    firstId = list[0]?.id as string;
+    expect(list[0]?.project).toBe(project);
+    const s = (await new PiDriver(env).getSession(firstId)) as Session;
+    firstPath = s.path as string;
+    expect(s.warnings).toEqual([]);
+    const call = s.entries.find((e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'tool_call'));
+    expect(call).toMatchObject({
+      message: { role: 'assistant', provider: PROVIDER, model: MODEL, api: 'anthropic-messages', stopReason: 'toolUse' },
+    });
+    const result = s.entries.find((e) => e.kind === 'message' && e.message.role === 'tool');
+    expect(result).toMatchObject({ message: { parts: [{ type: 'tool_result', name: 'bash', isError: false }] } });
+    expect(s.usage?.input).toBeGreaterThan(0);
+    // pi's own SessionManager agrees at every entry of what the real pi wrote.
+    for (const side of await contextsAtEveryEntry(firstPath, env, firstId)) expect(side.ours, side.leafId).toEqual(side.pi);
+  });
+
+  it('sends exactly our context when continuing with -c', async () => {
+    const ours = await ourAnthropicContext(firstId);
+    expect(ours.messages.length).toBeGreaterThanOrEqual(4);
+    const mark = standIn.messageRequests().length;
+    await pi(['-c', '-p', 'second question']);
+    const sent = firstRequestSince(mark);
+    expect(wire(sent.messages)).toEqual(
+      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'second question' }] }]),
+    );
+    const list = await sessions();
+    expect(list).toHaveLength(1);
+    expect(list[0]?.messageCount).toBe(6);
+  });
+
+  it('forks with --fork; threadbase sees the parent and the same context', async () => {
+    const ours = await ourAnthropicContext(firstId);
+    const mark = standIn.messageRequests().length;
+    await pi(['--fork', firstPath, '-p', 'forked question']);
+    const sent = firstRequestSince(mark);
+    expect(wire(sent.messages)).toEqual(
+      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'forked question' }] }]),
+    );
+    const list = await sessions();
+    const fork = list.find((s) => s.id !== firstId);
+    expect(fork?.parentId).toBe(firstId);
+    // After the fork's own turn, our context is what pi sent plus its reply.
+    const forkCtx = await ourAnthropicContext(fork?.id as string);
+    const last = standIn.messageRequests()[standIn.messageRequests().length - 1] as AnthropicRequest;
+    expect(wire(forkCtx.messages).slice(0, -1)).toEqual(wire(last.messages));
+    expect(forkCtx.messages[forkCtx.messages.length - 1]?.role).toBe('assistant');
+  });
+
+  it('resumes a session threadbase branched in place, with exactly our context', async () => {
+    const s = (await new PiDriver(env).getSession(firstId)) as Session;
+    const firstUser = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user') as Session['entries'][number];
+    const r = JSON.parse(await cli('branch', firstId, '--at', firstUser.id, '--summary', 'Wrote out.txt with echo.', '--json'));
+    expect(r.entries).toHaveLength(1);
+    const tree = await cli('show', firstId, '--tree');
+    expect(tree).toMatch(new RegExp(`${r.leafId} branch summary: Wrote out.txt with echo. ← current`));
+    const ours = await ourAnthropicContext(firstId);
+    expect(ours.messages.map((m) => m.role)).toEqual(['user']);
+    const mark = standIn.messageRequests().length;
+    await pi(['--session', firstPath, '-p', 'on the new branch']);
+    const sent = firstRequestSince(mark);
+    expect(wire(sent.messages)).toEqual(
+      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'on the new branch' }] }]),
+    );
+    const text = JSON.stringify(sent.messages);
+    expect(text).toContain('The following is a summary of a branch that this conversation came back from');
+    expect(text).not.toContain('second question');
+  });
+
+  it('resumes a session threadbase wrote from model fields, with exactly our context', async () => {
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const session: Session = {
+      id: 'made-up',
+      source: 'threadbase',
+      project,
+      createdAt: t(0),
+      updatedAt: t(5),
+      messageCount: 4,
+      entries: [
+        {
+          id: 'x1',
+          parentId: null,
+          timestamp: t(1),
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'please list' }] },
+        },
+        {
+          id: 'x2',
+          parentId: 'x1',
+          timestamp: t(2),
+          kind: 'message',
+          message: {
+            role: 'assistant',
+            provider: PROVIDER,
+            model: MODEL,
+            api: 'anthropic-messages',
+            parts: [
+              { type: 'text', text: 'listing' },
+              { type: 'tool_call', id: 'toolu_made_1', name: 'bash', input: { command: 'ls' } },
+            ],
+          },
+        },
+        {
+          id: 'x3',
+          parentId: 'x2',
+          timestamp: t(3),
+          kind: 'message',
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_made_1', content: 'out.txt' }] },
+        },
+        {
+          id: 'x4',
+          parentId: 'x3',
+          timestamp: t(4),
+          kind: 'compaction',
+          summary: 'The user listed files.',
+          firstKeptEntryId: 'x2',
+        },
+        {
+          id: 'x5',
+          parentId: 'x4',
+          timestamp: t(5),
+          kind: 'message',
+          message: { role: 'assistant', provider: PROVIDER, model: MODEL, parts: [{ type: 'text', text: 'one file' }] },
+        },
+      ],
+    };
+    const written = await new PiDriver(env).writeSession(session);
+    const ours = await ourAnthropicContext(written.id);
+    expect(ours.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    const mark = standIn.messageRequests().length;
+    await pi(['--session', written.path as string, '-p', 'and now?']);
+    const sent = firstRequestSince(mark);
+    expect(wire(sent.messages)).toEqual(
+      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'and now?' }] }]),
+    );
+    expect(JSON.stringify(sent.messages)).toContain('compacted into the following summary');
+  });
+
+  it('converts a pi session into a new pi session that pi resumes the same', async () => {
+    const out = JSON.parse(await cli('convert', firstId, '--to', 'pi', '--json')) as { id: string; source: string; path: string };
+    expect(out.source).toBe('pi');
+    const ours = await ourAnthropicContext(out.id);
+    expect(wire(ours.messages)).toEqual(wire((await ourAnthropicContext(firstId)).messages));
+    const mark = standIn.messageRequests().length;
+    await pi(['--session', out.path, '-p', 'converted']);
+    expect(wire(firstRequestSince(mark).messages)).toEqual(
+      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'converted' }] }]),
+    );
+  });
+
+  it('leaves out an errored turn as pi does when it resumes', async () => {
+    const other = join(home, 'other-project');
+    await fs.mkdir(other, { recursive: true });
+    await pi(['-p', 'FAIL: this request errors'], { cwd: other, mayFail: true });
+    const list = (await sessions()).filter((s) => s.project === other);
+    expect(list).toHaveLength(1);
+    const id = list[0]?.id as string;
+    const s = (await new PiDriver(env).getSession(id)) as Session;
+    const errored = s.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
+    expect(errored).toMatchObject({ message: { stopReason: 'error' } });
+    const ours = await ourAnthropicContext(id);
+    expect(ours.messages.map((m) => m.role)).toEqual(['user']);
+    const mark = standIn.messageRequests().length;
+    await pi(['--session', s.path as string, '-p', 'try again'], { cwd: other });
+    expect(wire(firstRequestSince(mark).messages)).toEqual(
+      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'try again' }] }]),
+    );
+  });
+
+  it('reads a compaction the real pi made (RPC mode) and sends the same context after it', async () => {
+    const dir = join(home, 'compacting-project');
+    await fs.mkdir(join(dir, '.pi'), { recursive: true });
+    // Keep only the most recent turn, so the compaction both summarises and keeps entries.
+    await fs.writeFile(
+      join(dir, '.pi', 'settings.json'),
+      JSON.stringify({ compaction: { enabled: false, keepRecentTokens: 40 } }),
+    );
+    const child = spawn(PI, ['--mode', 'rpc', '--provider', PROVIDER, '--model', MODEL], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: home, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let buffer = '';
+    const events: Record<string, unknown>[] = [];
+    const waiters: { test: (e: Record<string, unknown>) => boolean; done: () => void }[] = [];
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let nl = buffer.indexOf('\n');
+      while (nl >= 0) {
+        const line = buffer.slice(0, nl).replace(/\r$/, '');
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf('\n');
+        if (!line.trim()) continue;
+        const e = JSON.parse(line) as Record<string, unknown>;
+        events.push(e);
+        for (const w of [...waiters])
+          if (w.test(e)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.done();
+          }
+      }
+    });
+    const until = (test: (e: Record<string, unknown>) => boolean) => new Promise<void>((done) => waiters.push({ test, done }));
+    const send = async (cmd: Record<string, unknown>, end: (e: Record<string, unknown>) => boolean) => {
+      const p = until(end);
+      child.stdin.write(`${JSON.stringify(cmd)}\n`);
+      await p;
+    };
+    try {
+      await send({ type: 'prompt', message: 'RUN: echo a > a.txt' }, (e) => e.type === 'agent_end');
+      await send(
+        { type: 'prompt', message: 'tell me more about the file you wrote just now please' },
+        (e) => e.type === 'agent_end',
+      );
+      await send({ type: 'compact' }, (e) => e.type === 'response' && e.command === 'compact');
+      const compacted = events.find((e) => e.type === 'response' && e.command === 'compact') as {
+        success: boolean;
+        data?: { firstKeptEntryId?: string };
+      };
+      expect(compacted.success).toBe(true);
+      const mark = standIn.messageRequests().length;
+      await send({ type: 'prompt', message: 'after the compaction' }, (e) => e.type === 'agent_end');
+
+      const id = (await sessions()).find((s) => s.project === dir)?.id as string;
+      const s = (await new PiDriver(env).getSession(id)) as Session;
+      const compaction = s.entries.find((e) => e.kind === 'compaction');
+      expect(compaction).toMatchObject({ kind: 'compaction', firstKeptEntryId: compacted.data?.firstKeptEntryId });
+      expect((compaction as { summary: string }).summary.length).toBeGreaterThan(0);
+      expect((compaction as { tokensBefore?: number }).tokensBefore).toBeGreaterThan(0);
+      // What pi sent after compacting is our context at the compaction entry plus the new prompt.
+      const ours = await ourAnthropicContext(id, compaction?.id);
+      expect(JSON.stringify(ours.messages[0])).toContain('compacted into the following summary');
+      expect(ours.messages.length).toBeGreaterThan(1);
+      expect(wire(firstRequestSince(mark).messages)).toEqual(
+        wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'after the compaction' }] }]),
+      );
+      for (const side of await contextsAtEveryEntry(s.path as string, env, id)) expect(side.ours, side.leafId).toEqual(side.pi);
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Debian's chromium driven by playwright-core (never a downloaded browser), and the viewer served
+ * on a loopback port. Screenshots go to test-artifacts/web/ (git-ignored).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const chromiumAvailable = existsSync(CHROMIUM);
+export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'web');
+
+export interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Anything with a fetch handler: a Hono app of any Env. */
+export async function serveApp(app: Pick<Hono, 'fetch'>): Promise<Served> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+  });
+}
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  /** console errors and page errors seen so far */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<Browser> {
+  const userDataDir = await mkdtemp(join(tmpdir(), 'threadbase-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+    viewport: { width: 1366, height: 800 },
+    colorScheme: opts.colorScheme ?? 'light',
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  return {
+    context,
+    page,
+    errors,
+    close: async () => {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}

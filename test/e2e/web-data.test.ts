@@ -1,0 +1,151 @@
+/**
+ * The viewer's JSON routes over a real store: paging the path of a 10,000-entry session, the
+ * folded branch tree, a hit on an abandoned branch opening that branch, tool results paired with
+ * their calls, stats that agree with per-session usage, list filters and sort, and errors.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
+import { createWebApp } from '../../src/server/web/index.js';
+import { ALT_LEAF, BIG_ENTRIES, BIG_ID, BIG_NEEDLE, BIG_NEEDLE_INDEX, PARSER_ID, seedMemoryStore } from './fixtures.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies read in assertions
+type Json = Record<string, any>;
+
+describe('web data routes', () => {
+  let app: ReturnType<typeof createWebApp>;
+  let sessions: Session[];
+  const get = async (path: string): Promise<Json> => {
+    const res = await app.request(`/api/v1/web${path}`);
+    const body = (await res.json()) as Json;
+    return { status: res.status, ...body };
+  };
+
+  beforeAll(async () => {
+    const seeded = await seedMemoryStore();
+    sessions = seeded.sessions;
+    app = createWebApp({ driver: seeded.driver });
+  });
+
+  it('pages the path of a 10,000-entry session and finds the page of an entry', async () => {
+    const first = await get(`/sessions/${BIG_ID}/path?limit=100`);
+    expect(first.total).toBe(BIG_ENTRIES);
+    expect(first.entries).toHaveLength(100);
+    expect(first.entries[0].id).toBe('big-0');
+    expect(first.entries[0].raw).toBeUndefined();
+    const page = await get(`/sessions/${BIG_ID}/path?entry=big-${BIG_NEEDLE_INDEX + 17}&limit=100`);
+    expect(page.offset).toBe(BIG_NEEDLE_INDEX);
+    expect(page.entryPosition).toBe(BIG_NEEDLE_INDEX + 17);
+    expect(page.entries[17].id).toBe(`big-${BIG_NEEDLE_INDEX + 17}`);
+    const last = await get(`/sessions/${BIG_ID}/path?offset=9950&limit=100`);
+    expect(last.entries).toHaveLength(50);
+    // a call on this page has its result with it, and the answering tool message knows it is paired
+    const withCall = await get(`/sessions/${BIG_ID}/path?offset=100&limit=2`);
+    expect(withCall.toolResults['bc-101'].content).toContain('module-101/index.ts');
+    const withResult = await get(`/sessions/${BIG_ID}/path?offset=103&limit=1`);
+    expect(withResult.pairedResultIds).toEqual(['bc-101']);
+  });
+
+  it('folds the tree to roots, branch points, compactions and leaves', async () => {
+    const { nodes, currentLeafId } = await get(`/sessions/${PARSER_ID}/tree`);
+    expect(currentLeafId).toBe('p-8');
+    const ids = nodes.map((n: Json) => n.id).sort();
+    expect(ids).toEqual(['p-1', 'p-2', 'p-8', 'p-c', ALT_LEAF].sort());
+    const comp = nodes.find((n: Json) => n.id === 'p-c');
+    expect(comp.kind).toBe('compaction');
+    expect(comp.parentId).toBe('p-2');
+    expect(comp.skipped).toBe(4);
+    expect(
+      nodes
+        .filter((n: Json) => n.leaf)
+        .map((n: Json) => n.id)
+        .sort(),
+    ).toEqual(['p-8', ALT_LEAF].sort());
+    const big = await get(`/sessions/${BIG_ID}/tree`);
+    expect(big.nodes).toHaveLength(2);
+    expect(big.nodes[1].skipped).toBe(BIG_ENTRIES - 2);
+  });
+
+  it('opens an entry of an abandoned branch on that branch', async () => {
+    const page = await get(`/sessions/${PARSER_ID}/path?entry=p-alt-1`);
+    expect(page.leafId).toBe(ALT_LEAF);
+    expect(page.entries.map((e: Json) => e.id)).toEqual(['p-1', 'p-2', 'p-alt-1', ALT_LEAF]);
+    // the edit call has no result on this branch
+    expect(page.toolResults['call-edit-1']).toBeUndefined();
+    const main = await get(`/sessions/${PARSER_ID}/path?entry=p-3`);
+    expect(main.leafId).toBe('p-8');
+    expect(main.toolResults['call-edit-1'].content).toContain('has been updated');
+  });
+
+  it('pages the context a model sees, worded by the store', async () => {
+    const ctx = await get(`/sessions/${PARSER_ID}/context`);
+    expect(ctx.leafId).toBe('p-8');
+    expect(ctx.model).toBe('claude-sonnet-4-5');
+    expect(ctx.entries[0].message.meta.compactionSummary).toBe(true);
+    expect(ctx.total).toBe(4);
+    const alt = await get(`/sessions/${PARSER_ID}/context?leaf=${ALT_LEAF}`);
+    expect(alt.total).toBe(4);
+    expect(alt.model).toBe('claude-opus-4-1');
+    const big = await get(`/sessions/${BIG_ID}/context?offset=9990&limit=100`);
+    expect(big.total).toBe(BIG_ENTRIES);
+    expect(big.entries).toHaveLength(10);
+  });
+
+  it('lists with facets, filters and sort', async () => {
+    const all = await get('/sessions?limit=5');
+    expect(all.total).toBe(sessions.length);
+    expect(all.sessions).toHaveLength(5);
+    expect(all.facets.sources).toEqual(['claude', 'codex', 'opencode', 'pi']);
+    const pi = await get('/sessions?source=pi');
+    expect(pi.sessions.every((s: Json) => s.source === 'pi')).toBe(true);
+    expect(pi.total).toBe(sessions.filter((s) => s.source === 'pi').length);
+    const byCost = await get('/sessions?sort=cost&order=asc&limit=500');
+    const costs = byCost.sessions.map((s: Json) => s.cost);
+    expect(costs).toEqual([...costs].sort((a: number, b: number) => a - b));
+    const opus = await get('/sessions?model=claude-opus-4-1');
+    expect(opus.sessions.map((s: Json) => s.id)).toEqual([PARSER_ID]);
+    const paged = await get('/sessions?offset=10&limit=5');
+    expect(paged.sessions).toHaveLength(sessions.length - 10);
+  });
+
+  it('counts stats per response, agreeing with each session’s usage', async () => {
+    const stats = await get('/stats');
+    expect(stats.granularity).toBe('message');
+    let cost = 0;
+    let input = 0;
+    for (const s of sessions) {
+      const u = summarizeUsage(s.entries);
+      cost += u.cost;
+      input += u.usage.input;
+    }
+    expect(stats.totals.cost).toBeCloseTo(cost, 6);
+    expect(stats.totals.input).toBe(input);
+    const sum = (k: string) => stats[k].reduce((a: number, b: Json) => a + b.cost, 0);
+    for (const k of ['byDay', 'byModel', 'byProject', 'bySource']) expect(sum(k)).toBeCloseTo(cost, 6);
+    const opus = stats.byModel.find((b: Json) => b.key === 'claude-opus-4-1');
+    expect(opus.cost).toBeCloseTo(0.105, 6);
+    // the parser session spans two days, counted on the day of each response
+    const parser = await get('/stats?project=/home/dev/parser');
+    expect(parser.byDay.map((b: Json) => b.key)).toEqual(['2026-11-18', '2026-11-19']);
+  });
+
+  it('searches with titles on the hits', async () => {
+    const { hits } = await get(`/search?q=${BIG_NEEDLE}`);
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({ sessionId: BIG_ID, entryId: `big-${BIG_NEEDLE_INDEX}`, title: 'A very long session' });
+    expect((await get('/search?q=')).hits).toEqual([]);
+  });
+
+  it('answers unknown sessions, entries and bad queries with errors', async () => {
+    expect((await get('/sessions/nope')).status).toBe(404);
+    expect((await get(`/sessions/${PARSER_ID}/path?leaf=nope`)).status).toBe(404);
+    expect((await get('/sessions?sort=sideways')).status).toBe(400);
+    const res = await app.request(`/api/v1/web/sessions/${PARSER_ID}/convert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'pi' }),
+    });
+    // no conversion targets were given to this app
+    expect(res.status).toBe(400);
+  });
+});

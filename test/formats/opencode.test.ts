@@ -1,0 +1,868 @@
+/**
+ * The OpenCode driver against the database the real OpenCode 1.18.33 recorded (fixture), its
+ * export JSON and the requests it sent on resume, the legacy JSON storage, hand-made rows of every
+ * part type, damaged and foreign-version databases, and writing/forking back into the real schema.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import '../../src/formats/all.js';
+import {
+  COMPACTION_PROMPT,
+  newId,
+  OpenCodeDriver,
+  opencodeContext,
+  sessionFromExport,
+  sessionToExport,
+} from '../../src/formats/opencode/index.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { ThreadbaseError } from '../../src/model/errors.js';
+import type { Entry, Session } from '../../src/model/types.js';
+
+const FIXTURES = join(__dirname, '..', 'fixtures', 'opencode');
+const REAL_SESSION = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
+const temps: string[] = [];
+
+afterEach(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+/** A temp HOME whose OpenCode data dir holds a copy of the fixture database (and optionally storage). */
+function home(opts: { db?: boolean; storage?: boolean } = { db: true }): { env: DriverEnv; dataDir: string; db: string } {
+  const root = mkdtempSync(join(tmpdir(), 'tb-opencode-'));
+  temps.push(root);
+  const dataDir = join(root, 'data', 'opencode');
+  mkdirSync(dataDir, { recursive: true });
+  const db = join(dataDir, 'opencode.db');
+  if (opts.db !== false) copyFileSync(join(FIXTURES, 'opencode.db'), db);
+  if (opts.storage) cpSync(join(FIXTURES, 'storage'), join(dataDir, 'storage'), { recursive: true });
+  return { env: { home: root, env: { XDG_DATA_HOME: join(root, 'data') } }, dataDir, db };
+}
+
+const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const anthropicOf = (s: Session, leafId?: string) => contextToAnthropic(opencodeContext(s, leafId ? { leafId } : {})).messages;
+
+function userText(e: Entry): string | undefined {
+  if (e.kind !== 'message' || e.message.role !== 'user') return undefined;
+  return e.message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+describe('reading the database the real OpenCode wrote', () => {
+  it('lists the session with its project directory, title and message count', async () => {
+    const { env } = home();
+    const list = await new OpenCodeDriver(env).listSessions();
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({
+      id: REAL_SESSION,
+      source: 'opencode',
+      project: '/tmp/oc/proj3',
+      title: 'c1',
+      messageCount: 19,
+      parentId: null,
+    });
+    expect((await new OpenCodeDriver(env).getSession(REAL_SESSION))?.messageCount).toBe(19);
+  });
+
+  it('maps messages and parts: the tool call with its result, usage per step, the compaction', async () => {
+    const { env } = home();
+    const s = (await new OpenCodeDriver(env).getSession(REAL_SESSION)) as Session;
+    expect(s.warnings).toEqual([]);
+    const call = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).find((p) => p.type === 'tool_call');
+    expect(call).toMatchObject({ type: 'tool_call', name: 'bash', input: { command: 'echo hi > out.txt' } });
+    const result = s.entries.find((e) => e.kind === 'message' && e.message.role === 'tool');
+    expect(result?.kind === 'message' && result.message.parts[0]).toMatchObject({
+      type: 'tool_result',
+      callId: (call as { id: string }).id,
+      content: '(no output)',
+      name: 'bash',
+    });
+    const compaction = s.entries.find((e) => e.kind === 'compaction');
+    expect(compaction).toMatchObject({ kind: 'compaction', summary: 'ok: Here is the conversation so far: <conver' });
+    // the summary message is folded into the compaction entry, not a message of its own
+    expect(s.entries.some((e) => e.kind === 'message' && e.message.meta?.summary === true)).toBe(false);
+    const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
+    expect(first?.kind === 'message' && first.message.usage).toEqual({
+      input: 29,
+      output: 33,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+    });
+    // each entry's parent is the one before it
+    s.entries.forEach((e, i) => {
+      expect(e.parentId).toBe(i === 0 ? null : s.entries[i - 1]?.id);
+    });
+  });
+
+  it('gives at every resume point exactly the messages OpenCode sent (compaction included)', async () => {
+    const { env } = home();
+    const s = (await new OpenCodeDriver(env).getSession(REAL_SESSION)) as Session;
+    const requests = JSON.parse(readFileSync(join(FIXTURES, 'resume-requests.json'), 'utf8')) as {
+      role: string;
+      content: { type: string; text?: string }[];
+    }[][];
+    expect(requests.length).toBe(8);
+    for (const req of requests) {
+      const last = req[req.length - 1];
+      if (!last) throw new Error('empty request');
+      if (last.content.some((b) => b.type === 'tool_result')) {
+        const toolEntry = s.entries.find((e) => e.kind === 'message' && e.message.role === 'tool') as Entry;
+        expect(anthropicOf(s, toolEntry.id)).toEqual(req);
+        continue;
+      }
+      const prompt = last.content.map((b) => b.text ?? '').join('');
+      const promptEntry = s.entries.find((e) => userText(e) === prompt);
+      expect(promptEntry, prompt).toBeDefined();
+      expect(anthropicOf(s, promptEntry?.parentId ?? undefined)).toEqual(req.slice(0, -1));
+    }
+    // and the current leaf: compaction request, summary, then what followed it
+    const ctx = anthropicOf(s);
+    expect(ctx[0]).toEqual({ role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] });
+    expect(ctx).toHaveLength(6);
+  });
+
+  it('never modifies the database while reading (checksum), also in WAL mode', async () => {
+    const { env, db } = home();
+    const wal = new Database(db);
+    wal.pragma('journal_mode = WAL');
+    wal.close();
+    const before = sha(db);
+    const driver = new OpenCodeDriver(env);
+    await driver.listSessions();
+    await driver.getSession(REAL_SESSION);
+    await driver.getContext(REAL_SESSION);
+    await driver.usage();
+    expect(sha(db)).toBe(before);
+  });
+
+  it('reads OpenCode export JSON into the same session', async () => {
+    const { env } = home();
+    const fromDb = (await new OpenCodeDriver(env).getSession(REAL_SESSION)) as Session;
+    const fromExport = sessionFromExport(JSON.parse(readFileSync(join(FIXTURES, 'export.json'), 'utf8')), 'export.json');
+    expect(fromExport.id).toBe(REAL_SESSION);
+    expect(fromExport.entries.map((e) => e.id)).toEqual(fromDb.entries.map((e) => e.id));
+    expect(anthropicOf(fromExport)).toEqual(anthropicOf(fromDb));
+  });
+});
+
+describe('a sub-agent run the real OpenCode recorded', () => {
+  it('links the child session to its parent and to the task tool call that ran it', async () => {
+    const { env, db } = home();
+    copyFileSync(join(FIXTURES, 'subagent.db'), db);
+    const d = new OpenCodeDriver(env);
+    const list = await d.listSessions();
+    const child = list.find((s) => s.parentId);
+    const parent = list.find((s) => !s.parentId);
+    expect(child).toMatchObject({ parentId: parent?.id, title: 'sub task (@general subagent)' });
+    const full = (await d.getSession(child?.id as string)) as Session;
+    const parentSession = (await d.getSession(parent?.id as string)) as Session;
+    const task = parentSession.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'tool_call' && p.name === 'task');
+    expect(task).toMatchObject({ input: { prompt: 'look around', subagent_type: 'general' } });
+    expect(full.parentToolCallId).toBe((task as { id: string }).id);
+    expect(anthropicOf(full)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'look around' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok: look around' }] },
+    ]);
+  });
+});
+
+describe('where the databases are', () => {
+  it('reads the databases of other release channels beside opencode.db, and only $OPENCODE_DB when set', async () => {
+    const { env, dataDir } = home();
+    copyFileSync(join(FIXTURES, 'subagent.db'), join(dataDir, 'opencode-beta.db'));
+    const all = await new OpenCodeDriver(env).listSessions();
+    expect(all.map((s) => s.path).sort()).toEqual([
+      join(dataDir, 'opencode-beta.db'),
+      join(dataDir, 'opencode-beta.db'),
+      join(dataDir, 'opencode.db'),
+    ]);
+    const beta = all.find((s) => s.parentId) as { id: string };
+    expect((await new OpenCodeDriver(env).getSession(beta.id))?.path).toBe(join(dataDir, 'opencode-beta.db'));
+    const only = new OpenCodeDriver({ ...env, env: { ...env.env, OPENCODE_DB: 'opencode-beta.db' } });
+    expect((await only.listSessions()).every((s) => s.path === join(dataDir, 'opencode-beta.db'))).toBe(true);
+  });
+});
+
+describe('damaged and foreign databases', () => {
+  it('skips a row with malformed JSON with a warning naming it; the rest loads', async () => {
+    const { env, db } = home();
+    const w = new Database(db);
+    const victim = w
+      .prepare(
+        "SELECT id FROM message WHERE data LIKE '%message number 2%' OR id IN (SELECT message_id FROM part WHERE data LIKE '%message number 2 with%') LIMIT 1",
+      )
+      .get() as { id: string };
+    w.prepare("UPDATE message SET data = '{not json' WHERE id = ?").run(victim.id);
+    const part = w.prepare('SELECT id FROM part WHERE data LIKE \'%"type":"tool"%\'').get() as { id: string };
+    w.prepare("UPDATE part SET data = '[1,' WHERE id = ?").run(part.id);
+    w.close();
+    const s = (await new OpenCodeDriver(env).getSession(REAL_SESSION)) as Session;
+    expect(s.warnings?.map((x) => x.id)).toEqual(expect.arrayContaining([victim.id, part.id]));
+    expect(s.warnings?.find((x) => x.id === victim.id)?.message).toMatch(/message row .*malformed JSON/);
+    expect(s.warnings?.every((x) => x.file === db)).toBe(true);
+    expect(s.entries.some((e) => e.id === victim.id)).toBe(false);
+    expect(s.entries.filter((e) => e.kind === 'message').length).toBeGreaterThan(10);
+  });
+
+  it('reports a locked database clearly, and the other sources still list', async () => {
+    const { env, db } = home();
+    const locker = new Database(db);
+    locker.exec('BEGIN EXCLUSIVE');
+    try {
+      const err = await new OpenCodeDriver(env).listSessions().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ThreadbaseError);
+      expect((err as ThreadbaseError).code).toBe('locked');
+      expect((err as ThreadbaseError).file).toBe(db);
+      const { errors } = await new Sources(env).list();
+      expect(errors.map((e) => e.source)).toContain('opencode');
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+    }
+  }, 20_000);
+
+  it('reads an older database (fewer columns, no project table) and a newer one (extra table and column)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tb-opencode-old-'));
+    temps.push(root);
+    const dir = join(root, 'opencode');
+    mkdirSync(dir);
+    const db = new Database(join(dir, 'opencode.db'));
+    db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT, version TEXT, time_created INTEGER, time_updated INTEGER, future_col TEXT);
+      CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+      CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, data TEXT);
+      CREATE TABLE hologram (x TEXT);`);
+    db.prepare('INSERT INTO session VALUES (?,?,?,?,?,?,?,?,?)').run(
+      'ses_old',
+      'global',
+      null,
+      '/w',
+      'old one',
+      '0.9.0',
+      1000,
+      2000,
+      'x',
+    );
+    db.prepare('INSERT INTO message VALUES (?,?,?,?)').run(
+      'msg_a',
+      'ses_old',
+      1000,
+      JSON.stringify({ role: 'user', time: { created: 1000 } }),
+    );
+    db.prepare('INSERT INTO part VALUES (?,?,?,?)').run(
+      'prt_a',
+      'msg_a',
+      'ses_old',
+      JSON.stringify({ type: 'text', text: 'hello old' }),
+    );
+    db.close();
+    const env: DriverEnv = { home: root, env: { XDG_DATA_HOME: root } };
+    const d = new OpenCodeDriver(env);
+    expect((await d.listSessions()).map((s) => s.title)).toEqual(['old one']);
+    const ctx = await d.getContext('ses_old');
+    expect(ctx.messages).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'hello old' }] }]);
+  });
+
+  it('refuses a database without the part table with a clear error', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tb-opencode-bad-'));
+    temps.push(root);
+    mkdirSync(join(root, 'opencode'));
+    const db = new Database(join(root, 'opencode', 'opencode.db'));
+    db.exec(
+      'CREATE TABLE session (id TEXT, time_created INTEGER, time_updated INTEGER); CREATE TABLE message (id TEXT, session_id TEXT, data TEXT);',
+    );
+    db.prepare('INSERT INTO session VALUES (?,?,?)').run('ses_x', 1, 2);
+    db.close();
+    const d = new OpenCodeDriver({ home: root, env: { XDG_DATA_HOME: root } });
+    await expect(d.getSession('ses_x')).rejects.toThrow(/no "part" table/);
+  });
+});
+
+/** Inserts a session of hand-made rows into the (real-schema) fixture database. */
+function insertSession(
+  db: string,
+  id: string,
+  messages: { id: string; info: object; parts: object[] }[],
+  extra: { parent?: string; project?: { id: string; worktree: string } } = {},
+) {
+  const w = new Database(db);
+  if (extra.project)
+    w.prepare("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES (?, ?, 1, 1, '[]')").run(
+      extra.project.id,
+      extra.project.worktree,
+    );
+  w.prepare(
+    `INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) VALUES (?,?,?,?,?,?,?,?,?)`,
+  ).run(
+    id,
+    extra.project?.id ?? 'global',
+    extra.parent ?? null,
+    'tidy-owl',
+    extra.project?.worktree ?? '/work/app',
+    `session ${id}`,
+    '1.18.33',
+    5000,
+    9000,
+  );
+  messages.forEach((m, i) => {
+    w.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)').run(
+      m.id,
+      id,
+      5000 + i,
+      5000 + i,
+      JSON.stringify(m.info),
+    );
+    m.parts.forEach((p, j) => {
+      w.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)').run(
+        `${m.id.replace('msg', 'prt')}_${String(j).padStart(2, '0')}`,
+        m.id,
+        id,
+        1,
+        1,
+        JSON.stringify(p),
+      );
+    });
+  });
+  w.close();
+}
+
+const ASSISTANT = {
+  role: 'assistant',
+  mode: 'build',
+  agent: 'build',
+  modelID: 'claude-test',
+  providerID: 'standin',
+  cost: 0.5,
+  tokens: { input: 10, output: 5, reasoning: 2, cache: { read: 1, write: 0 } },
+  time: { created: 1, completed: 2 },
+  finish: 'stop',
+};
+const USER = { role: 'user', agent: 'build', model: { providerID: 'standin', modelID: 'claude-test' }, time: { created: 1 } };
+const PNG = Buffer.from('fake png bytes').toString('base64');
+
+describe('every part type', () => {
+  it('maps text, reasoning, files, tools in every state, steps and side parts as OpenCode sends them', async () => {
+    const { env, db } = home();
+    insertSession(db, 'ses_parts', [
+      {
+        id: 'msg_01',
+        info: USER,
+        parts: [
+          { type: 'text', text: 'look at this' },
+          { type: 'text', text: 'hidden', ignored: true },
+          { type: 'file', mime: 'image/png', filename: 'a.png', url: `data:image/png;base64,${PNG}` },
+          { type: 'file', mime: 'text/plain', filename: 'notes.txt', url: 'file:///work/app/notes.txt' },
+          { type: 'text', text: 'Called the Read tool: notes', synthetic: true },
+          { type: 'agent', name: 'general' },
+        ],
+      },
+      {
+        id: 'msg_02',
+        info: { ...ASSISTANT, parentID: 'msg_01', finish: 'tool-calls' },
+        parts: [
+          { type: 'step-start', snapshot: 'abc' },
+          { type: 'reasoning', text: 'thinking hard', metadata: { anthropic: { signature: 'sig1' } }, time: { start: 1 } },
+          { type: 'text', text: 'running tools' },
+          {
+            type: 'tool',
+            callID: 'c1',
+            tool: 'bash',
+            state: {
+              status: 'completed',
+              input: { command: 'ls' },
+              output: 'a\nb',
+              title: 'ls',
+              metadata: { exit: 0 },
+              time: { start: 1, end: 2 },
+            },
+          },
+          {
+            type: 'tool',
+            callID: 'c2',
+            tool: 'read',
+            state: { status: 'error', input: { filePath: '/x' }, error: 'no such file', time: { start: 1, end: 2 } },
+          },
+          {
+            type: 'tool',
+            callID: 'c3',
+            tool: 'bash',
+            state: { status: 'running', input: { command: 'sleep 9' }, time: { start: 1 } },
+          },
+          { type: 'tool', callID: 'c4', tool: 'grep', state: { status: 'pending', input: {}, raw: '' } },
+          {
+            type: 'tool',
+            callID: 'c5',
+            tool: 'read',
+            state: {
+              status: 'completed',
+              input: { filePath: '/old' },
+              output: 'long gone',
+              title: '',
+              metadata: {},
+              time: { start: 1, end: 2, compacted: 3 },
+            },
+          },
+          {
+            type: 'tool',
+            callID: 'c6',
+            tool: 'read',
+            state: {
+              status: 'completed',
+              input: { filePath: '/img.png' },
+              output: 'Image read',
+              title: '',
+              metadata: {},
+              time: { start: 1, end: 2 },
+              attachments: [
+                {
+                  id: 'prt_att',
+                  sessionID: 'ses_parts',
+                  messageID: 'msg_02',
+                  type: 'file',
+                  mime: 'image/png',
+                  url: `data:image/png;base64,${PNG}`,
+                },
+              ],
+            },
+          },
+          {
+            type: 'step-finish',
+            reason: 'tool-calls',
+            tokens: { input: 10, output: 5, reasoning: 2, cache: { read: 1, write: 0 } },
+            cost: 0.25,
+          },
+          { type: 'step-start' },
+          { type: 'text', text: 'second step' },
+          { type: 'snapshot', snapshot: 'def' },
+          { type: 'patch', hash: 'h1', files: ['/work/app/a.ts'] },
+          {
+            type: 'retry',
+            attempt: 1,
+            error: { name: 'APIError', data: { message: 'overloaded', isRetryable: true } },
+            time: { created: 1 },
+          },
+          { type: 'frobnicate', wibble: 1 },
+          {
+            type: 'step-finish',
+            reason: 'stop',
+            tokens: { input: 20, output: 6, reasoning: 0, cache: { read: 0, write: 3 } },
+            cost: 0.25,
+          },
+        ],
+      },
+      { id: 'msg_03', info: USER, parts: [{ type: 'subtask', prompt: 'dig', description: 'dig deeper', agent: 'general' }] },
+      {
+        id: 'msg_04',
+        info: { ...ASSISTANT, parentID: 'msg_03', error: { name: 'APIError', data: { message: 'boom', isRetryable: false } } },
+        parts: [{ type: 'step-start' }, { type: 'text', text: 'half an answer' }],
+      },
+      {
+        id: 'msg_05',
+        info: { ...ASSISTANT, parentID: 'msg_03', error: { name: 'MessageAbortedError', data: { message: 'aborted' } } },
+        parts: [{ type: 'step-start' }, { type: 'text', text: 'kept though aborted' }],
+      },
+    ]);
+    const s = (await new OpenCodeDriver(env).getSession('ses_parts')) as Session;
+    expect(s.warnings?.map((w) => w.message)).toEqual([expect.stringMatching(/unknown OpenCode part type "frobnicate"/)]);
+    const msgs = anthropicOf(s);
+    expect(msgs[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look at this' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+        { type: 'text', text: 'Called the Read tool: notes' },
+      ],
+    });
+    expect(msgs[1]?.role).toBe('assistant');
+    expect(msgs[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'thinking hard', signature: 'sig1' },
+      { type: 'text', text: 'running tools' },
+      { type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'ls' } },
+      { type: 'tool_use', id: 'c2', name: 'read', input: { filePath: '/x' } },
+      { type: 'tool_use', id: 'c3', name: 'bash', input: { command: 'sleep 9' } },
+      { type: 'tool_use', id: 'c4', name: 'grep', input: {} },
+      { type: 'tool_use', id: 'c5', name: 'read', input: { filePath: '/old' } },
+      { type: 'tool_use', id: 'c6', name: 'read', input: { filePath: '/img.png' } },
+    ]);
+    expect(msgs[2]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'c1', content: 'a\nb' },
+      { type: 'tool_result', tool_use_id: 'c2', content: 'no such file', is_error: true },
+      { type: 'tool_result', tool_use_id: 'c3', content: '[Tool execution was interrupted]', is_error: true },
+      { type: 'tool_result', tool_use_id: 'c4', content: '[Tool execution was interrupted]', is_error: true },
+      { type: 'tool_result', tool_use_id: 'c5', content: '[Old tool result content cleared]' },
+      {
+        type: 'tool_result',
+        tool_use_id: 'c6',
+        content: [
+          { type: 'text', text: 'Image read' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+        ],
+      },
+    ]);
+    expect(msgs[3]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'second step' }] });
+    // the subtask prompt, then the failed answer left out and the aborted one kept
+    expect(msgs[4]).toEqual({ role: 'user', content: [{ type: 'text', text: 'The following tool was executed by the user' }] });
+    expect(msgs[5]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'kept though aborted' }] });
+    expect(msgs).toHaveLength(6);
+
+    // side parts and the failed message stay in the model
+    const step2 = s.entries.find(
+      (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'second step'),
+    );
+    expect(step2?.kind === 'message' && step2.message.usage).toEqual({
+      input: 20,
+      output: 6,
+      cacheRead: 0,
+      cacheWrite: 3,
+      reasoning: 0,
+    });
+    const firstStep = s.entries.find((e) => e.id === 'msg_02');
+    expect(firstStep?.kind === 'message' && firstStep.message.meta).toMatchObject({
+      snapshots: [expect.anything()],
+      patchs: [expect.anything()],
+      retrys: [expect.anything()],
+      unknownParts: [{ type: 'frobnicate', wibble: 1 }],
+    });
+    const failed = s.entries.find((e) => e.id === 'msg_04');
+    expect(failed?.kind === 'message' && failed.message.error).toBe('APIError: boom');
+    expect(s.usage).toBeDefined();
+  });
+
+  it('links a sub-agent session to its parent and maps the project to its worktree', async () => {
+    const { env, db } = home();
+    insertSession(db, 'ses_parent', [{ id: 'msg_p1', info: USER, parts: [{ type: 'text', text: 'parent' }] }], {
+      project: { id: 'deadbeef', worktree: '/work/app' },
+    });
+    insertSession(db, 'ses_child', [{ id: 'msg_c1', info: USER, parts: [{ type: 'text', text: 'child' }] }], {
+      parent: 'ses_parent',
+      project: undefined,
+    });
+    const d = new OpenCodeDriver(env);
+    const children = await d.listSessions({ parentId: 'ses_parent' });
+    expect(children.map((c) => c.id)).toEqual(['ses_child']);
+    const parent = (await d.listSessions()).find((x) => x.id === 'ses_parent');
+    expect(parent?.meta).toMatchObject({ projectID: 'deadbeef', worktree: '/work/app' });
+  });
+
+  it('honours a compaction that keeps a tail of messages (tail_start_id)', async () => {
+    const { env, db } = home();
+    insertSession(db, 'ses_tail', [
+      { id: 'msg_t1', info: USER, parts: [{ type: 'text', text: 'one' }] },
+      { id: 'msg_t2', info: { ...ASSISTANT, parentID: 'msg_t1' }, parts: [{ type: 'text', text: 'ans one' }] },
+      { id: 'msg_t3', info: USER, parts: [{ type: 'text', text: 'two' }] },
+      { id: 'msg_t4', info: { ...ASSISTANT, parentID: 'msg_t3' }, parts: [{ type: 'text', text: 'ans two' }] },
+      { id: 'msg_t5', info: USER, parts: [{ type: 'compaction', auto: true, tail_start_id: 'msg_t3' }] },
+      {
+        id: 'msg_t6',
+        info: { ...ASSISTANT, parentID: 'msg_t5', summary: true, mode: 'compaction' },
+        parts: [{ type: 'text', text: 'we said one' }],
+      },
+      { id: 'msg_t7', info: USER, parts: [{ type: 'text', text: 'three' }] },
+    ]);
+    const s = (await new OpenCodeDriver(env).getSession('ses_tail')) as Session;
+    const text = anthropicOf(s).map((m) => (m.content as { text?: string }[]).map((b) => b.text).join(''));
+    expect(text).toEqual([COMPACTION_PROMPT, 'we said one', 'two', 'ans two', 'three']);
+  });
+});
+
+describe('a reverted session', () => {
+  it('resumes before the revert point, keeping the reverted messages as entries', async () => {
+    const { env, db } = home();
+    insertSession(db, 'ses_rev', [
+      { id: 'msg_r1', info: USER, parts: [{ type: 'text', text: 'keep me' }] },
+      { id: 'msg_r2', info: { ...ASSISTANT, parentID: 'msg_r1' }, parts: [{ type: 'text', text: 'kept answer' }] },
+      { id: 'msg_r3', info: USER, parts: [{ type: 'text', text: 'undo me' }] },
+      { id: 'msg_r4', info: { ...ASSISTANT, parentID: 'msg_r3' }, parts: [{ type: 'text', text: 'undone answer' }] },
+    ]);
+    const w = new Database(db);
+    w.prepare('UPDATE session SET revert = ? WHERE id = ?').run(JSON.stringify({ messageID: 'msg_r3' }), 'ses_rev');
+    w.close();
+    const s = (await new OpenCodeDriver(env).getSession('ses_rev')) as Session;
+    expect(s.entries).toHaveLength(4);
+    expect(s.leafId).toBe('msg_r2');
+    expect(anthropicOf(s).map((m) => (m.content as { text: string }[])[0]?.text)).toEqual(['keep me', 'kept answer']);
+  });
+});
+
+describe('legacy JSON storage', () => {
+  it('reads sessions, sub-agents and parts, warning about a malformed file by name', async () => {
+    const { env, dataDir } = home({ db: false, storage: true });
+    const d = new OpenCodeDriver(env);
+    const list = await d.listSessions();
+    expect(list.map((s) => s.title).sort()).toEqual(['Find the test (@general subagent)', 'Fix the flaky test']);
+    const sub = list.find((s) => s.parentId);
+    expect(sub?.parentId).toBe('ses_7a1f0e2c3ffeLegacyAbCdEf12');
+    const s = (await d.getSession('ses_7a1f0e2c3ffeLegacyAbCdEf12')) as Session;
+    expect(s.project).toBe('/home/dev/legacy-app');
+    expect(s.warnings).toHaveLength(1);
+    expect(s.warnings?.[0]?.file).toBe(
+      join(dataDir, 'storage', 'part', 'msg_85e0f1a40001LegacyAsst0002', 'prt_85e0f1a40006LegacyBroken06.json'),
+    );
+    const msgs = anthropicOf(s);
+    expect(msgs.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(msgs[2]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_01LegacyGrep', content: 'tests/test_auth.py:12: def test_login():' },
+      { type: 'text', text: 'Fix it please.' },
+    ]);
+    expect(s.cost).toBeCloseTo(0.0323, 6);
+  });
+
+  it('writes a session as new JSON files that read back with the same context', async () => {
+    const { env, dataDir } = home({ db: false, storage: true });
+    const d = new OpenCodeDriver(env);
+    const original = (await d.getSession('ses_7a1f0e2c3ffeLegacyAbCdEf12')) as Session;
+    const before = readdirSync(join(dataDir, 'storage', 'session', '4b0ea68d7af9a6031a7ffda7ad66e0cb83315750'));
+    const written = await d.forkSession(original.id);
+    const after = readdirSync(join(dataDir, 'storage', 'session', '4b0ea68d7af9a6031a7ffda7ad66e0cb83315750'));
+    expect(after.length).toBe(before.length + 1);
+    const copy = (await d.getSession(written.id)) as Session;
+    expect(copy.title).toBe('Fix the flaky test (fork #1)');
+    expect(anthropicOf(copy)).toEqual(anthropicOf(original));
+  });
+});
+
+/** A session as another agent would hand it over: model fields only, no OpenCode raw. */
+function foreignSession(): Session {
+  const t = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+  const entries: Entry[] = [
+    {
+      id: 'u1',
+      parentId: null,
+      timestamp: t(1),
+      kind: 'message',
+      message: {
+        role: 'user',
+        parts: [
+          { type: 'text', text: 'RUN: ls' },
+          { type: 'image', mediaType: 'image/png', data: PNG },
+        ],
+      },
+    },
+    {
+      id: 'a1',
+      parentId: 'u1',
+      timestamp: t(2),
+      kind: 'message',
+      message: {
+        role: 'assistant',
+        model: 'claude-test',
+        provider: 'standin',
+        usage: { input: 3, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+        cost: 0.1,
+        parts: [
+          { type: 'thinking', thinking: 'hmm', signature: 'sigX' },
+          { type: 'tool_call', id: 'tc1', name: 'bash', input: { command: 'ls' } },
+        ],
+      },
+    },
+    {
+      id: 'r1',
+      parentId: 'a1',
+      timestamp: t(3),
+      kind: 'message',
+      message: {
+        role: 'tool',
+        parts: [
+          { type: 'tool_result', callId: 'tc1', content: 'file.txt' },
+          { type: 'text', text: 'also: be brief' },
+        ],
+      },
+    },
+    {
+      id: 'a2',
+      parentId: 'r1',
+      timestamp: t(4),
+      kind: 'message',
+      message: {
+        role: 'assistant',
+        model: 'claude-test',
+        provider: 'standin',
+        parts: [{ type: 'text', text: 'there is file.txt' }],
+      },
+    },
+    {
+      id: 'u2',
+      parentId: 'a2',
+      timestamp: t(5),
+      kind: 'message',
+      message: { role: 'user', parts: [{ type: 'text', text: 'and now?' }] },
+    },
+    {
+      id: 'a3',
+      parentId: 'u2',
+      timestamp: t(6),
+      kind: 'message',
+      message: { role: 'assistant', model: 'claude-test', provider: 'standin', parts: [{ type: 'text', text: 'now this' }] },
+    },
+    { id: 'c1', parentId: 'a3', timestamp: t(7), kind: 'compaction', summary: 'we listed files', firstKeptEntryId: 'u2' },
+    {
+      id: 'u3',
+      parentId: 'c1',
+      timestamp: t(8),
+      kind: 'message',
+      message: { role: 'user', parts: [{ type: 'text', text: 'after compaction' }] },
+    },
+  ];
+  return {
+    id: 'foreign-1',
+    source: 'pi',
+    project: '/work/app',
+    title: 'from pi',
+    createdAt: t(0),
+    updatedAt: t(8),
+    messageCount: 7,
+    entries,
+  };
+}
+
+describe('writing and forking into the database', () => {
+  it('writes a converted session with ids in OpenCode scheme, in one transaction, with the same context', async () => {
+    const { env, db } = home();
+    const d = new OpenCodeDriver(env);
+    const src = foreignSession();
+    const info = await d.writeSession(src);
+    expect(info.id).toMatch(/^ses_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    const back = (await d.getSession(info.id)) as Session;
+    expect(back.warnings).toEqual([]);
+    const ids = back.entries.map((e) => (e.raw as { messageID: string }).messageID);
+    for (const id of ids) expect(id).toMatch(/^msg_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    // OpenCode's context of what we wrote: the compaction as its request and summary, the tail, then what followed
+    const text = anthropicOf(back).map((m) => m.content);
+    expect(text).toEqual([
+      [{ type: 'text', text: COMPACTION_PROMPT }],
+      [{ type: 'text', text: 'we listed files' }],
+      [{ type: 'text', text: 'and now?' }],
+      [{ type: 'text', text: 'now this' }],
+      [{ type: 'text', text: 'after compaction' }],
+    ]);
+    // before the compaction, the same messages as the source
+    const leaf = back.entries.find(
+      (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'now this'),
+    ) as Entry;
+    expect(anthropicOf(back, leaf.id)).toEqual(contextToAnthropic(opencodeContext(src, { leafId: 'a3' })).messages);
+    const w = new Database(db, { readonly: true });
+    expect((w.prepare('SELECT COUNT(*) AS n FROM message WHERE session_id = ?').get(info.id) as { n: number }).n).toBe(9);
+    w.close();
+  });
+
+  it('mints a new session id when the kept one is taken', async () => {
+    const { env } = home();
+    const written = await new OpenCodeDriver(env).writeSession({ ...foreignSession(), id: REAL_SESSION }, { keepId: true });
+    expect(written.id).not.toBe(REAL_SESSION);
+    expect(written.id).toMatch(/^ses_/);
+  });
+
+  it('leaves the database untouched when the write fails part way (one transaction)', async () => {
+    const { env, db } = home();
+    const count = () => {
+      const w = new Database(db, { readonly: true });
+      const n = ['session', 'message', 'part'].map((t) => (w.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n);
+      w.close();
+      return n;
+    };
+    const w = new Database(db);
+    // fail on the last part written (the compaction's summary text)
+    w.exec(
+      `CREATE TRIGGER fail_late BEFORE INSERT ON part WHEN NEW.data LIKE '%we listed files%' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;`,
+    );
+    w.close();
+    const before = count();
+    await expect(new OpenCodeDriver(env).writeSession(foreignSession())).rejects.toThrow(/disk on fire/);
+    expect(count()).toEqual(before);
+  });
+
+  it('forks at an entry like `opencode run --fork`: new ids, the path up to there, "(fork #1)"', async () => {
+    const { env } = home();
+    const d = new OpenCodeDriver(env);
+    const s = (await d.getSession(REAL_SESSION)) as Session;
+    const at = s.entries.find((e) => userText(e)?.startsWith('message number 3'))?.id as string;
+    const fork = await d.forkSession(REAL_SESSION, { at });
+    expect(fork.title).toBe('c1 (fork #1)');
+    const f = (await d.getSession(fork.id)) as Session;
+    expect(anthropicOf(f)).toEqual(anthropicOf(s, at));
+    expect(f.entries.some((e) => s.entries.some((x) => x.id === e.id))).toBe(false);
+    // forking the whole session keeps the compaction
+    const whole = (await d.getSession((await d.forkSession(REAL_SESSION)).id)) as Session;
+    expect(anthropicOf(whole)).toEqual(anthropicOf(s));
+    expect(whole.entries.some((e) => e.kind === 'compaction')).toBe(true);
+  });
+
+  it('writes export JSON that reads back to the same context', () => {
+    const src = foreignSession();
+    const exported = sessionToExport(src, { directory: '/work/app' });
+    expect(exported.info.id).toMatch(/^ses_/);
+    const back = sessionFromExport(JSON.parse(JSON.stringify(exported)), 'x.json');
+    expect(
+      anthropicOf(
+        back,
+        back.entries.find((e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'now this'))
+          ?.id,
+      ),
+    ).toEqual(contextToAnthropic(opencodeContext(src, { leafId: 'a3' })).messages);
+  });
+});
+
+describe('ids', () => {
+  it('message ids ascend and session ids descend with time', () => {
+    const a = newId('msg', 1_700_000_000_000);
+    const b = newId('msg', 1_700_000_000_000);
+    const c = newId('msg', 1_700_000_000_001);
+    expect(a < b && b < c).toBe(true);
+    expect(a).toMatch(/^msg_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    expect(newId('ses', 1_700_000_000_000) > newId('ses', 1_700_000_000_500)).toBe(true);
+  });
+});
+
+describe('the CLI on OpenCode sessions', () => {
+  async function run(env: DriverEnv, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+      out += String(s);
+      return true;
+    });
+    const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+      err += String(s);
+      return true;
+    });
+    try {
+      const code = await main(['node', 'threadbase', ...args], env);
+      return { code, out, err };
+    } finally {
+      o.mockRestore();
+      e.mockRestore();
+    }
+  }
+
+  it('sessions, show, context, fork and convert --to opencode', async () => {
+    const { env } = home();
+    const list = await run(env, 'sessions', '--source', 'opencode', '--json');
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.out)).toEqual([
+      expect.objectContaining({ id: REAL_SESSION, source: 'opencode', project: '/tmp/oc/proj3', messageCount: 19 }),
+    ]);
+    const show = await run(env, 'show', REAL_SESSION.slice(0, 12), '--json');
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.out).entries.length).toBeGreaterThan(10);
+    const ctx = await run(env, 'context', REAL_SESSION, '--format', 'anthropic');
+    expect(JSON.parse(ctx.out).messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] });
+    const fork = await run(env, 'fork', REAL_SESSION, '--json');
+    expect(fork.code).toBe(0);
+    const forked = JSON.parse(fork.out) as { id: string; source: string };
+    expect(forked.source).toBe('opencode');
+    const conv = await run(env, 'convert', forked.id, '--to', 'opencode', '--json');
+    expect(conv.code).toBe(0);
+    const converted = JSON.parse(conv.out) as { id: string };
+    const after = JSON.parse((await run(env, 'sessions', '--source', 'opencode', '--json')).out) as { id: string }[];
+    expect(after.map((s) => s.id)).toEqual(expect.arrayContaining([REAL_SESSION, forked.id, converted.id]));
+    const again = JSON.parse((await run(env, 'context', converted.id, '--format', 'anthropic')).out);
+    expect(again).toEqual(JSON.parse(ctx.out));
+  });
+});

@@ -1,0 +1,73 @@
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendJsonlLines, writeFileAtomic } from '../../src/formats/shared/atomic.js';
+import { type JsonlLine, readJsonl } from '../../src/formats/shared/jsonl.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(join(tmpdir(), 'tb-io-'));
+});
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+async function collect(file: string, opts = {}): Promise<JsonlLine[]> {
+  const out: JsonlLine[] = [];
+  for await (const l of readJsonl(file, opts)) out.push(l);
+  return out;
+}
+
+describe('readJsonl', () => {
+  it('reports bad lines by number and keeps reading, with exact byte offsets', async () => {
+    const f = join(dir, 'a.jsonl');
+    const bad = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"<invalid utf-8>"}
+    await fs.writeFile(f, Buffer.concat([Buffer.from('{"n":1}\n\nnot json\n'), bad, Buffer.from('\n{"n":"é"}\n{"n":3, "torn"')]));
+    const lines = await collect(f);
+    expect(lines.map((l) => [l.line, l.value !== undefined, l.partial ?? false])).toEqual([
+      [1, true, false],
+      [3, false, false],
+      [4, false, false],
+      [5, true, false],
+      [6, false, true],
+    ]);
+    expect(lines[1]?.error).toMatch(/malformed JSON/);
+    expect(lines[2]?.error).toMatch(/UTF-8/);
+    expect(lines[5 - 2]?.value).toEqual({ n: 'é' });
+    // resuming from a line's offset yields the same lines with the same numbers
+    const from = lines[3] as JsonlLine;
+    const rest = await collect(f, { start: from.offset, startLine: from.line });
+    expect(rest.map((l) => l.line)).toEqual([5, 6]);
+    expect(rest[0]?.value).toEqual({ n: 'é' });
+    const { size } = await fs.stat(f);
+    expect(lines.at(-1)?.end).toBe(size);
+  });
+
+  it('reports a line over the limit without holding it, and reads past it', async () => {
+    const f = join(dir, 'big.jsonl');
+    await fs.writeFile(f, `{"big":"${'x'.repeat(3 * 1024 * 1024)}"}\n{"after":true}\n`);
+    const lines = await collect(f, { maxLineBytes: 1024 * 1024 });
+    expect(lines[0]?.error).toMatch(/over the 1048576-byte limit/);
+    expect(lines[1]).toMatchObject({ line: 2, value: { after: true } });
+    const all = await collect(f);
+    expect((all[0]?.value as { big: string } | undefined)?.big.length).toBe(3 * 1024 * 1024);
+  });
+});
+
+describe('atomic writes', () => {
+  it('writes a new file whole and refuses to overwrite when exclusive', async () => {
+    const f = join(dir, 'sub', 'new.jsonl');
+    await writeFileAtomic(f, 'one\n');
+    expect(await fs.readFile(f, 'utf8')).toBe('one\n');
+    await expect(writeFileAtomic(f, 'two\n', { exclusive: true })).rejects.toThrow(/already exists/);
+    expect(await fs.readFile(f, 'utf8')).toBe('one\n');
+    expect((await fs.readdir(join(dir, 'sub'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('appends whole lines, isolating a torn last line', async () => {
+    const f = join(dir, 'torn.jsonl');
+    await fs.writeFile(f, '{"a":1}\n{"b":');
+    await appendJsonlLines(f, [{ c: 3 }, { d: 4 }]);
+    const lines = await collect(f);
+    expect(lines.map((l) => l.value ?? 'ERR')).toEqual([{ a: 1 }, 'ERR', { c: 3 }, { d: 4 }]);
+  });
+});

@@ -1,0 +1,275 @@
+/**
+ * A loopback stand-in for the OpenAI Responses API (POST /v1/responses, streamed as SSE), the wire
+ * API the real Codex CLI speaks to a custom model provider. It records every request body (which is
+ * how tests read the `input` Codex rebuilt on resume) and answers by simple rules on the last input
+ * item: a function_call_output → text "Tool finished: …"; user text with `RUN: <cmd>` → a
+ * function_call of the shell tool the request offers; a compaction request → a summary; else text
+ * "ok: <start of the user text>".
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedResponsesRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export type ResponsesItem = { type?: string; [k: string]: unknown };
+export interface ResponsesTool {
+  type: string;
+  name?: string;
+  parameters?: { properties?: Record<string, { type?: string | string[] }> };
+  [k: string]: unknown;
+}
+export interface ResponsesRequest {
+  model: string;
+  instructions?: string;
+  input: ResponsesItem[];
+  tools?: ResponsesTool[];
+  stream?: boolean;
+  [k: string]: unknown;
+}
+
+export interface ResponsesReply {
+  text?: string;
+  reasoning?: string;
+  /** `namespace` for a tool offered inside a namespace tool (codex's multi_agent_v1). */
+  functionCall?: { name: string; arguments: Record<string, unknown>; namespace?: string };
+}
+
+export type ResponsesRule = (req: ResponsesRequest) => ResponsesReply | undefined;
+
+export interface ResponsesStandIn {
+  /** http://127.0.0.1:PORT/v1 — what a provider's base_url takes */
+  baseUrl: string;
+  port: number;
+  requests: RecordedResponsesRequest[];
+  /** Bodies of every POST …/responses, in order. */
+  responseRequests(): ResponsesRequest[];
+  close(): Promise<void>;
+}
+
+/** Text of one input item: message content text, or a function_call_output's output. */
+export function itemText(item: ResponsesItem | undefined): string {
+  if (!item) return '';
+  if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+    const out = item.output;
+    if (typeof out === 'string') return out;
+    if (Array.isArray(out)) return out.map((c: { text?: string }) => c.text ?? '').join('\n');
+    if (out && typeof out === 'object' && 'content' in out) return String((out as { content: unknown }).content);
+    return '';
+  }
+  const content = item.content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((c: { text?: string }) => c.text ?? '').join('\n');
+  return '';
+}
+
+function lastItem(req: ResponsesRequest): ResponsesItem | undefined {
+  return req.input[req.input.length - 1];
+}
+
+function lastUserText(req: ResponsesRequest): string {
+  for (let i = req.input.length - 1; i >= 0; i--) {
+    const it = req.input[i];
+    if (it && (it.type === 'message' || it.type === undefined) && it.role === 'user') return itemText(it);
+  }
+  return '';
+}
+
+/** The shell tool Codex offers differs by model family: `shell` (argv), `shell_command` or `exec_command` (a string). */
+function shellCall(req: ResponsesRequest, cmd: string): ResponsesReply['functionCall'] | undefined {
+  const tool = req.tools?.find((t) => t.type === 'function' && /^(shell|shell_command|exec_command|bash)$/.test(t.name ?? ''));
+  if (!tool?.name) return undefined;
+  const props = tool.parameters?.properties ?? {};
+  if ('cmd' in props) return { name: tool.name, arguments: { cmd } };
+  const commandType = props.command?.type;
+  const isArray = commandType === 'array' || (Array.isArray(commandType) && commandType.includes('array'));
+  return { name: tool.name, arguments: { command: isArray ? ['bash', '-lc', cmd] : cmd } };
+}
+
+export const defaultResponsesRules: ResponsesRule[] = [
+  (req) => {
+    const last = lastItem(req);
+    if (last?.type !== 'function_call_output' && last?.type !== 'custom_tool_call_output') return undefined;
+    const first = itemText(last).trim().split('\n')[0]?.slice(0, 60) ?? '';
+    return { text: `Tool finished: ${first}` };
+  },
+  (req) => {
+    const text = lastUserText(req);
+    if (/summar/i.test(text) && /(conversation|compact|handoff)/i.test(text) && !/RUN:/.test(text)) {
+      return { text: 'Stand-in summary of the conversation so far.' };
+    }
+    return undefined;
+  },
+  (req) => {
+    const m = /RUN: (.+)/.exec(lastUserText(req));
+    if (!m) return undefined;
+    const call = shellCall(req, (m[1] as string).trim());
+    return call ? { functionCall: call } : undefined;
+  },
+  (req) => ({ text: `ok: ${lastUserText(req).replace(/\s+/g, ' ').trim().slice(0, 40)}` }),
+];
+
+function estimateTokens(value: unknown): number {
+  return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
+}
+
+function outputItems(reply: ResponsesReply, n: number): ResponsesItem[] {
+  const id = String(n).padStart(4, '0');
+  const items: ResponsesItem[] = [];
+  if (reply.reasoning) {
+    items.push({
+      type: 'reasoning',
+      id: `rs_standin_${id}`,
+      summary: [{ type: 'summary_text', text: reply.reasoning }],
+      encrypted_content: null,
+    });
+  }
+  if (reply.text !== undefined) {
+    items.push({
+      type: 'message',
+      id: `msg_standin_${id}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    });
+  }
+  if (reply.functionCall) {
+    items.push({
+      type: 'function_call',
+      id: `fc_standin_${id}`,
+      status: 'completed',
+      call_id: `call_standin_${id}`,
+      name: reply.functionCall.name,
+      ...(reply.functionCall.namespace ? { namespace: reply.functionCall.namespace } : {}),
+      arguments: JSON.stringify(reply.functionCall.arguments),
+    });
+  }
+  return items;
+}
+
+function sse(res: ServerResponse, data: { type: string; [k: string]: unknown }): void {
+  res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startResponsesStandIn(opts: { rules?: ResponsesRule[] } = {}): Promise<ResponsesStandIn> {
+  const rules = [...(opts.rules ?? []), ...defaultResponsesRules];
+  const requests: RecordedResponsesRequest[] = [];
+  let counter = 0;
+
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    let body: unknown = raw;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      // keep the raw text (a compressed body would land here)
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    requests.push({ method: req.method ?? 'GET', path, headers, body });
+
+    if (req.method === 'GET' && /\/models$/.test(path)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
+      return;
+    }
+    if (req.method !== 'POST' || !/\/responses$/.test(path)) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { type: 'not_found', message: path } }));
+      return;
+    }
+
+    const rreq = body as ResponsesRequest;
+    const n = ++counter;
+    let reply: ResponsesReply = { text: 'ok' };
+    for (const rule of rules) {
+      const r = rule(rreq);
+      if (r) {
+        reply = r;
+        break;
+      }
+    }
+    const items = outputItems(reply, n);
+    const id = `resp_standin_${String(n).padStart(4, '0')}`;
+    const usage = {
+      input_tokens: estimateTokens(rreq.input),
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: estimateTokens(items),
+      output_tokens_details: { reasoning_tokens: reply.reasoning ? estimateTokens(reply.reasoning) : 0 },
+      total_tokens: 0,
+    };
+    usage.total_tokens = usage.input_tokens + usage.output_tokens;
+    const response = {
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      model: rreq.model,
+      status: 'in_progress',
+      output: [] as ResponsesItem[],
+    };
+
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_standin_${n}` });
+    let seq = 0;
+    sse(res, { type: 'response.created', sequence_number: seq++, response });
+    items.forEach((item, output_index) => {
+      sse(res, {
+        type: 'response.output_item.added',
+        sequence_number: seq++,
+        output_index,
+        item: { ...item, ...(item.type === 'message' ? { content: [] } : {}) },
+      });
+      if (item.type === 'message') {
+        const text = String((item.content as { text: string }[])[0]?.text ?? '');
+        sse(res, {
+          type: 'response.output_text.delta',
+          sequence_number: seq++,
+          item_id: item.id,
+          output_index,
+          content_index: 0,
+          delta: text,
+        });
+        sse(res, {
+          type: 'response.output_text.done',
+          sequence_number: seq++,
+          item_id: item.id,
+          output_index,
+          content_index: 0,
+          text,
+        });
+      }
+      sse(res, { type: 'response.output_item.done', sequence_number: seq++, output_index, item });
+    });
+    sse(res, {
+      type: 'response.completed',
+      sequence_number: seq++,
+      response: { ...response, status: 'completed', output: items, usage },
+    });
+    res.end();
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    port,
+    requests,
+    responseRequests: () =>
+      requests.filter((r) => r.method === 'POST' && /\/responses$/.test(r.path)).map((r) => r.body as ResponsesRequest),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,204 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+
+let dir: string;
+let env: DriverEnv;
+const SID = '9e1f3a55-6c1b-4d1e-9a8b-2f0c7d9e0a11';
+
+/** A Claude Code transcript with one response split over two lines that both carry its usage. */
+function claudeLines(): string {
+  const base = { sessionId: SID, cwd: '/work/proj-a', version: '2.0.0', userType: 'external', isSidechain: false };
+  const usage = { input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 2000, cache_creation_input_tokens: 300 };
+  const lines = [
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      parentUuid: null,
+      timestamp: '2025-06-01T10:00:00.000Z',
+      message: { role: 'user', content: 'find the wombatron config' },
+    },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'u1',
+      timestamp: '2025-06-01T10:00:01.000Z',
+      requestId: 'req_1',
+      message: {
+        id: 'msg_split',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'thinking', thinking: 'look in etc', signature: 'sig' }],
+        stop_reason: null,
+        usage,
+      },
+    },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a2',
+      parentUuid: 'a1',
+      timestamp: '2025-06-01T10:00:02.000Z',
+      requestId: 'req_1',
+      message: {
+        id: 'msg_split',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat /etc/wombat.conf' } }],
+        stop_reason: 'tool_use',
+        usage,
+      },
+    },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'r1',
+      parentUuid: 'a2',
+      timestamp: '2025-06-01T10:00:03.000Z',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'port=8443 koalaflag=on' }] },
+    },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a3',
+      parentUuid: 'r1',
+      timestamp: '2025-06-02T09:00:00.000Z',
+      requestId: 'req_2',
+      message: {
+        id: 'msg_two',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'text', text: 'It listens on 8443.' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      },
+    },
+  ];
+  return `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
+}
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    out += String(s);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    const code = await main(['node', 'threadbase', ...args], env);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-index-cli-'));
+  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
+  const projectDir = join(dir, '.claude', 'projects', '-work-proj-a');
+  await mkdir(projectDir, { recursive: true });
+  await writeFile(join(projectDir, `${SID}.jsonl`), claudeLines());
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('index commands', () => {
+  it('sync --json reports what it read', async () => {
+    const r = await run(['sync', '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report.reread).toBeGreaterThanOrEqual(1);
+    expect(report.index).toBe(join(dir, '.threadbase', 'index.db'));
+  });
+
+  it('search --json finds tool output and tool input, best first, with highlighted snippets', async () => {
+    const r = await run(['search', 'koalaflag', '--json']);
+    expect(r.code).toBe(0);
+    const hits = JSON.parse(r.out);
+    expect(hits.length).toBe(1);
+    expect(hits[0]).toMatchObject({ sessionId: SID, source: 'claude', project: '/work/proj-a', role: 'tool' });
+    expect(hits[0].snippet).toContain('[koalaflag]');
+    expect(typeof hits[0].score).toBe('number');
+    const byTool = JSON.parse((await run(['search', 'wombat', '--tool', 'Bash', '--json'])).out);
+    expect(byTool.map((h: { role: string }) => h.role)).toContain('assistant');
+    // a Claude Code tool result carries no tool name; it is found by its call's
+    const output = JSON.parse((await run(['search', 'koalaflag', '--tool', 'Bash', '--json'])).out);
+    expect(output.map((h: { role: string }) => h.role)).toEqual(['tool']);
+    expect(JSON.parse((await run(['search', 'koalaflag', '--tool', 'Read', '--json'])).out)).toEqual([]);
+    const none = JSON.parse((await run(['search', 'wombat', '--role', 'system', '--json'])).out);
+    expect(none).toEqual([]);
+  });
+
+  it('stats counts the split response once and prices what the agent did not cost', async () => {
+    const r = await run(['stats', '--by', 'session', '--json']);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.out);
+    const row = rows.find((x: { key: string }) => x.key === SID);
+    expect(row).toMatchObject({
+      source: 'claude',
+      inputTokens: 110,
+      outputTokens: 55,
+      cacheReadTokens: 2000,
+      cacheWriteTokens: 300,
+      messages: 2,
+    });
+    // claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million
+    expect(row.cost).toBeCloseTo((110 * 3 + 55 * 15 + 2000 * 0.3 + 300 * 3.75) / 1e6, 9);
+    const days = JSON.parse((await run(['stats', '--by', 'day', '--json'])).out);
+    expect(days.map((d: { key: string }) => d.key)).toEqual(['2025-06-01', '2025-06-02']);
+    expect(days[0].inputTokens).toBe(100);
+    const since = JSON.parse((await run(['stats', '--by', 'model', '--since', '2025-06-02', '--json'])).out);
+    expect(since).toEqual([expect.objectContaining({ key: 'claude-sonnet-4-5-20250929', inputTokens: 10, messages: 1 })]);
+  });
+
+  it('a user price file overrides the bundled table', async () => {
+    const file = join(dir, 'my-prices.json');
+    await writeFile(file, JSON.stringify({ 'claude-sonnet-4-5': { input: 1000, output: 0, cacheRead: 0, cacheWrite: 0 } }));
+    const rows = JSON.parse((await run(['stats', '--by', 'source', '--prices', file, '--json'])).out);
+    expect(rows[0].key).toBe('claude');
+    expect(rows[0].cost).toBeCloseTo((110 * 1000) / 1e6, 9);
+  });
+});
+
+describe('export', () => {
+  it('html is one self-contained page with collapsible tool calls holding input and output', async () => {
+    const r = await run(['export', SID, '--format', 'html']);
+    expect(r.code).toBe(0);
+    const html = r.out;
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toMatch(/<details class="tool"><summary><span class="tool-name">Bash<\/span>/);
+    expect(html).toContain('cat /etc/wombat.conf');
+    expect(html).toContain('port=8443 koalaflag=on');
+    expect(html).toContain('class="thinking"');
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']https?:/);
+    // the result is shown inside its call, not again on its own
+    expect(html.split('koalaflag=on').length - 1).toBe(1);
+  });
+
+  it('md and json, to a file with -o', async () => {
+    const md = await run(['export', SID, '--format', 'md']);
+    expect(md.out).toContain('## user');
+    expect(md.out).toContain('find the wombatron config');
+    const file = join(dir, 'out.json');
+    const r = await run(['export', SID, '--format', 'json', '-o', file]);
+    expect(r.code).toBe(0);
+    const { readFile } = await import('node:fs/promises');
+    const parsed = JSON.parse(await readFile(file, 'utf8'));
+    expect(parsed.id).toBe(SID);
+    expect(parsed.entries.filter((e: { kind: string }) => e.kind === 'message').length).toBe(5);
+  });
+});

@@ -1,0 +1,168 @@
+import { appendFile, mkdtemp, rm, stat, truncate, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { sampleSession } from '../conformance/driver-suite.js';
+
+let dir: string;
+let env: DriverEnv;
+let store: SqliteStore;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-sync-'));
+  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(join(dir, '.threadbase'), { recursive: true });
+  store = openSqliteStore(indexPath(env));
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function writeClaude(sources: Sources, n: number): Promise<{ id: string; path: string }[]> {
+  const claude = sources.driver('claude');
+  const out: { id: string; path: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const info = await claude.writeSession?.(sampleSession());
+    if (!info?.path) throw new Error('claude wrote no file');
+    out.push({ id: info.id, path: info.path });
+  }
+  return out;
+}
+
+describe('sync', () => {
+  it('indexes Claude Code files, skips unchanged ones, re-reads grown and removes deleted ones', async () => {
+    const sources = new Sources(env);
+    const written = await writeClaude(sources, 3);
+    const sync = new IndexSync(store);
+    const first = await sync.sync(sources, { formats: ['claude'] });
+    expect(first.reread).toBe(3);
+    expect((await store.listSessions({ source: 'claude' })).map((s) => s.id).sort()).toEqual(written.map((w) => w.id).sort());
+    const hits = await store.search('zanzibarquokka');
+    expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set(written.map((w) => w.id)));
+    const u = await store.usage({ source: 'claude' });
+    expect(u.input).toBe(3 * 130);
+    expect(u.messages).toBe(6);
+
+    const again = await sync.sync(sources, { formats: ['claude'] });
+    expect(again.unchanged).toBe(3);
+    expect(again.reread + again.appended).toBe(0);
+
+    const target = written[0] as { id: string; path: string };
+    const s = await sources.driver('claude').getSession(target.id);
+    const leaf = s?.entries[s.entries.length - 1];
+    await sources.driver('claude').appendEntries?.(target.id, [
+      {
+        kind: 'message',
+        id: 'd4d4d4d4-0000-4000-8000-000000000004',
+        parentId: leaf?.id ?? null,
+        timestamp: '2026-01-01T00:00:00.000Z',
+        message: { role: 'user', parts: [{ type: 'text', text: 'platypusword appended later' }] },
+      },
+    ]);
+    const grown = await sync.sync(sources, { formats: ['claude'] });
+    expect(grown.unchanged).toBe(2);
+    expect(grown.reread + grown.appended).toBe(1);
+    expect((await store.search('platypusword')).map((h) => h.sessionId)).toEqual([target.id]);
+
+    await unlink((written[1] as { path: string }).path);
+    const removed = await sync.sync(sources, { formats: ['claude'] });
+    expect(removed.removed).toBe(1);
+    expect(await store.getSession((written[1] as { id: string }).id)).toBeUndefined();
+  });
+
+  it('indexes a damaged file up to what reads, warns with file and line, and retries when it changes', async () => {
+    const sources = new Sources(env);
+    const [w] = await writeClaude(sources, 1);
+    if (!w) throw new Error('no session');
+    await appendFile(w.path, '{"type":"user","uuid":"torn-line", "mess');
+    const sync = new IndexSync(store);
+    const r = await sync.sync(sources, { formats: ['claude'] });
+    expect(r.reread).toBe(1);
+    expect(r.warnings.some((x) => x.file === w.path && typeof x.line === 'number')).toBe(true);
+    const got = await store.getSession(w.id);
+    expect(got?.entries.filter((e) => e.kind === 'message').length).toBe(4);
+    // repaired: the torn line cut off
+    const size = (await stat(w.path)).size;
+    await truncate(w.path, size - '{"type":"user","uuid":"torn-line", "mess'.length);
+    const r2 = await sync.sync(sources, { formats: ['claude'] });
+    expect(r2.reread).toBe(1);
+    expect(r2.warnings.length).toBe(0);
+  });
+
+  it('indexes pi sessions by file, and re-reads one that changed', async () => {
+    const sources = new Sources(env);
+    const pi = sources.driver('pi');
+    const info = await pi.writeSession?.(sampleSession());
+    if (!info) throw new Error('pi wrote nothing');
+    const sync = new IndexSync(store);
+    const first = await sync.sync(sources, { formats: ['pi'] });
+    expect(first.reread).toBe(1);
+    const indexed = await store.getSession(info.id);
+    expect(indexed?.source).toBe('pi');
+    expect(indexed?.entries.filter((e) => e.kind === 'message').length).toBe(4);
+    expect((await sync.sync(sources, { formats: ['pi'] })).unchanged).toBe(1);
+    const s = await pi.getSession(info.id);
+    const leaf = s?.entries[s.entries.length - 1];
+    await pi.appendEntries?.(info.id, [
+      {
+        kind: 'message',
+        id: 'e5e5e5e5',
+        parentId: leaf?.id ?? null,
+        timestamp: '2026-02-01T00:00:00.000Z',
+        message: { role: 'user', parts: [{ type: 'text', text: 'echidnaword from pi' }] },
+      },
+    ]);
+    expect((await sync.sync(sources, { formats: ['pi'] })).reread).toBe(1);
+    expect((await store.search('echidnaword')).map((h) => h.sessionId)).toEqual([info.id]);
+  });
+
+  it('indexes OpenCode rows from its database and skips rows whose update time is unchanged', async () => {
+    const { copyFile, mkdir } = await import('node:fs/promises');
+    const dataDir = join(dir, '.local', 'share', 'opencode');
+    await mkdir(dataDir, { recursive: true });
+    await copyFile(join(__dirname, '..', 'fixtures', 'opencode', 'opencode.db'), join(dataDir, 'opencode.db'));
+    const sources = new Sources(env);
+    const listed = await sources.driver('opencode').listSessions();
+    expect(listed.length).toBeGreaterThan(0);
+    const sync = new IndexSync(store);
+    const first = await sync.sync(sources, { formats: ['opencode'] });
+    expect(first.reread).toBe(listed.length);
+    expect((await store.listSessions({ source: 'opencode' })).map((s) => s.id).sort()).toEqual(listed.map((s) => s.id).sort());
+    const again = await sync.sync(sources, { formats: ['opencode'] });
+    expect(again.unchanged).toBe(listed.length);
+    expect(again.reread).toBe(0);
+    const one = listed[0] as { id: string };
+    // OpenCode renames a session: a new title and a later update time on its row
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(join(dataDir, 'opencode.db'));
+    raw
+      .prepare('UPDATE session SET title = ?, time_updated = time_updated + 1000 WHERE id = ?')
+      .run('renamed in opencode', one.id);
+    raw.close();
+    const third = await sync.sync(sources, { formats: ['opencode'] });
+    expect(third.reread).toBe(1);
+    expect((await store.getSession(one.id))?.title).toBe('renamed in opencode');
+  });
+
+  it('never replaces a session the threadbase store holds under the same id', async () => {
+    const sources = new Sources(env);
+    const [w] = await writeClaude(sources, 1);
+    if (!w) throw new Error('no session');
+    const mine = await sources.driver('claude').getSession(w.id);
+    if (!mine) throw new Error('unreadable');
+    await store.writeSession({ ...mine, title: 'my own copy' }, { keepId: true });
+    const r = await new IndexSync(store).sync(sources, { formats: ['claude'] });
+    expect(r.failed).toBe(1);
+    expect(r.warnings.some((x) => x.id === w.id && x.message.includes('threadbase session'))).toBe(true);
+    const kept = await store.getSession(w.id);
+    expect(kept?.source).toBe('threadbase');
+    expect(kept?.title).toBe('my own copy');
+  });
+});

@@ -1,0 +1,285 @@
+/** The PostgreSQL store against the real server, in a schema of its own. */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Entry, MessageEntry, Session } from '../../src/model/types.js';
+import { openPostgresStore } from '../../src/stores/postgres/index.js';
+import { MIGRATIONS } from '../../src/stores/postgres/migrations.js';
+import { freshSchema, PG_URL, type TestSchema } from '../server/pg-helpers.js';
+
+let db: TestSchema;
+beforeAll(async () => {
+  db = await freshSchema('tb_pgstore');
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+let n = 0;
+function msg(
+  id: string,
+  parentId: string | null,
+  role: 'user' | 'assistant',
+  text: string,
+  extra: Partial<MessageEntry['message']> = {},
+): MessageEntry {
+  n++;
+  return {
+    kind: 'message',
+    id,
+    parentId,
+    timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString(),
+    message: { role, parts: [{ type: 'text', text }], ...extra },
+  };
+}
+
+function session(entries: Entry[], over: Partial<Session> = {}): Session {
+  return { id: 'src-1', source: 'pi', createdAt: '', updatedAt: '', messageCount: 0, project: '/work/app', entries, ...over };
+}
+
+describe('PostgresStore', () => {
+  it('applies its migrations once and records them', async () => {
+    const again = await openPostgresStore(db.url); // a second opener finds them applied
+    const rows = (await db.store.pool.query<{ version: number }>('SELECT version FROM tb_migrations ORDER BY version')).rows;
+    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    await again.close();
+  });
+
+  it('writes, reads back entries in order with raw kept, and lists with counts and usage', async () => {
+    const entries: Entry[] = [
+      { ...msg('u1', null, 'user', 'fix the parser'), raw: { z: 1, a: 2 }, rawSource: 'pi' },
+      msg('a1', 'u1', 'assistant', 'done', {
+        responseId: 'r1',
+        model: 'claude-x',
+        usage: { input: 10, output: 5, cacheRead: 1, cacheWrite: 0, reasoning: 0 },
+        cost: 0.5,
+      }),
+      msg('a2', 'a1', 'assistant', 'more', {
+        responseId: 'r1',
+        usage: { input: 10, output: 7, cacheRead: 1, cacheWrite: 0, reasoning: 0 },
+      }),
+    ];
+    const info = await db.store.writeSession(session(entries));
+    expect(info.source).toBe('threadbase');
+    expect(info.meta?.importedFrom).toEqual({ source: 'pi', id: 'src-1' });
+    const back = await db.store.getSession(info.id);
+    expect(back?.entries.map((e) => e.id)).toEqual(['u1', 'a1', 'a2']);
+    expect(JSON.stringify(back?.entries[0]?.raw)).toBe('{"z":1,"a":2}');
+    const [listed] = await db.store.listSessions({ project: '/work/app', text: 'PARSER' });
+    expect(listed?.id).toBe(info.id);
+    expect(listed?.messageCount).toBe(3);
+    expect(listed?.title).toBe('fix the parser');
+    // one response split in two records counts once, with the last record's usage
+    expect(listed?.usage).toEqual({ input: 10, output: 7, cacheRead: 1, cacheWrite: 0, reasoning: 0 });
+    expect(listed?.models).toEqual(['claude-x']);
+    expect(await db.store.listSessions({ project: '/elsewhere' })).toEqual([]);
+    expect((await db.store.getAncestry(info.id, 'a2')).map((e) => e.id)).toEqual(['u1', 'a1', 'a2']);
+    expect((await db.store.getEntry(info.id, 'a1'))?.id).toBe('a1');
+    expect(await db.store.getEntry(info.id, 'nope')).toBeUndefined();
+  });
+
+  it('appends idempotently by id, rejects orphans, and keeps ids across branches', async () => {
+    const info = await db.store.writeSession(session([msg('r', null, 'user', 'root')]));
+    const more = [msg('x1', 'r', 'assistant', 'one'), msg('x2', 'x1', 'user', 'two')];
+    await db.store.appendEntries(info.id, more);
+    await db.store.appendEntries(info.id, more); // a repeated push
+    await db.store.appendEntries(info.id, [msg('b1', 'r', 'assistant', 'branch')]);
+    const s = await db.store.getSession(info.id);
+    expect(s?.entries.map((e) => e.id)).toEqual(['r', 'x1', 'x2', 'b1']);
+    expect(s?.leafId).toBe('b1');
+    await expect(db.store.appendEntries(info.id, [msg('o', 'missing', 'user', 'orphan')])).rejects.toThrow(/missing/);
+    const ctx = await db.store.getContext(info.id, { leafId: 'x2' });
+    expect(ctx.messages.map((m) => m.parts[0]?.type === 'text' && m.parts[0].text)).toEqual(['root', 'one', 'two']);
+  });
+
+  it('forks at an entry, sets titles, deletes', async () => {
+    const info = await db.store.writeSession(session([msg('f1', null, 'user', 'start'), msg('f2', 'f1', 'assistant', 'reply')]));
+    const fork = await db.store.forkSession(info.id, { at: 'f1', title: 'the fork' });
+    expect(fork.parentId).toBe(info.id);
+    expect(fork.parentEntryId).toBe('f1');
+    expect((await db.store.getSession(fork.id))?.entries.map((e) => e.id)).toEqual(['f1']);
+    await db.store.setTitle(info.id, 'renamed');
+    expect((await db.store.listSessions({ text: 'renamed' })).map((s) => s.id)).toEqual([info.id]);
+    await db.store.deleteSession(fork.id);
+    expect(await db.store.getSession(fork.id)).toBeUndefined();
+    await expect(db.store.deleteSession(fork.id)).rejects.toThrow(/not found/);
+  });
+
+  it('searches with PostgreSQL text search (stemming), by role and tool, per tenant', async () => {
+    const entries: Entry[] = [
+      msg('s1', null, 'user', 'the migrations are failing'),
+      {
+        kind: 'message',
+        id: 's2',
+        parentId: 's1',
+        timestamp: '2025-02-01T00:00:00.000Z',
+        message: {
+          role: 'assistant',
+          parts: [
+            { type: 'text', text: 'I will migrate the schema' },
+            { type: 'tool_call', id: 'c1', name: 'bash', input: { command: 'npm run migrate' } },
+          ],
+        },
+      },
+    ];
+    const info = await db.store.writeSession(session(entries));
+    const hits = await db.store.search('migration');
+    expect(
+      hits
+        .filter((h) => h.sessionId === info.id)
+        .map((h) => h.entryId)
+        .sort(),
+    ).toEqual(['s1', 's2']);
+    expect((await db.store.search('migration', { role: 'user' })).every((h) => h.role === 'user')).toBe(true);
+    expect((await db.store.search('migration', { tool: 'bash' })).map((h) => h.entryId)).toEqual(['s2']);
+    expect(hits.find((h) => h.entryId === 's1')?.snippet).toContain('«migrations»');
+    const other = db.store.forTenant('someone-else');
+    expect(await other.search('migration')).toEqual([]);
+    expect(await other.listSessions()).toEqual([]);
+    expect(await other.getSession(info.id)).toBeUndefined();
+    await expect(other.appendEntries(info.id, [msg('z', null, 'user', 'x')])).rejects.toThrow(/not found/);
+    await expect(other.deleteSession(info.id)).rejects.toThrow(/not found/);
+    expect(await db.store.getSession(info.id)).toBeDefined();
+  });
+
+  it('keeps text with NUL characters and odd unicode', async () => {
+    const text = 'nul\u0000here — 😀 \ud800';
+    const info = await db.store.writeSession(session([msg('n1', null, 'user', text)], { meta: { note: 'a\u0000b' } }));
+    expect((await db.store.getSession(info.id))?.meta?.importedFrom).toBeDefined();
+    const back = await db.store.getSession(info.id);
+    const part = back?.entries[0]?.kind === 'message' ? back.entries[0].message.parts[0] : undefined;
+    expect(part?.type === 'text' && part.text.startsWith('nul\u0000here — 😀')).toBe(true);
+  });
+
+  it('concurrent writers to the same and to different sessions lose, duplicate and reorder nothing', async () => {
+    const shared = await db.store.writeSession(session([msg('root', null, 'user', 'go')]));
+    const others = await Promise.all(
+      [0, 1, 2, 3].map((i) => db.store.writeSession(session([msg(`o${i}-root`, null, 'user', `other ${i}`)]))),
+    );
+    const writers = 8;
+    const perWriter = 25;
+    // Each writer appends its own chain in order; some appends repeat (a retried push).
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        let parent = 'root';
+        for (let i = 0; i < perWriter; i++) {
+          const e = msg(`w${w}-${i}`, parent, i % 2 ? 'assistant' : 'user', `writer ${w} step ${i}`);
+          await db.store.appendEntries(shared.id, [e]);
+          if (i % 5 === 0) await db.store.appendEntries(shared.id, [e]);
+          const target = others[w % others.length];
+          if (target) {
+            const prev = i === 0 ? `o${w % others.length}-root` : `ow${w}-${i - 1}`;
+            await db.store.appendEntries(target.id, [msg(`ow${w}-${i}`, prev, 'user', `o ${w} ${i}`)]);
+          }
+          parent = e.id;
+        }
+      }),
+    );
+    const s = await db.store.getSession(shared.id);
+    const ids = s?.entries.map((e) => e.id) ?? [];
+    expect(ids.length).toBe(1 + writers * perWriter);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let w = 0; w < writers; w++) {
+      const mine = ids.filter((id) => id.startsWith(`w${w}-`));
+      expect(mine).toEqual(Array.from({ length: perWriter }, (_, i) => `w${w}-${i}`));
+    }
+    const seqs = (
+      await db.store.pool.query<{ seq: string }>('SELECT seq FROM tb_entries WHERE session_id = $1 ORDER BY seq', [shared.id])
+    ).rows.map((r) => Number(r.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => i)); // no gaps, no repeats
+    const [listed] = await db.store
+      .listSessions({ text: 'go', project: '/work/app' })
+      .then((l) => l.filter((x) => x.id === shared.id));
+    expect(listed?.messageCount).toBe(1 + writers * perWriter);
+    for (const [i, o] of others.entries()) {
+      const got = await db.store.getSession(o.id);
+      const expected = 1 + perWriter * [0, 1, 2, 3, 4, 5, 6, 7].filter((w) => w % others.length === i).length;
+      expect(got?.entries.length).toBe(expected);
+    }
+  });
+
+  it('uses its indexes for lookups', async () => {
+    const c = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${db.schema}` });
+    await c.connect();
+    try {
+      await c.query('SET enable_seqscan = off');
+      const plan = async (sql: string, values: unknown[]) =>
+        (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(await plan('SELECT * FROM tb_entries WHERE tsv @@ websearch_to_tsquery($1)', ['x'])).toMatch(/tb_entries_tsv/);
+      expect(await plan('SELECT * FROM tb_sessions WHERE tenant = $1 ORDER BY updated_at DESC', [''])).toMatch(
+        /Index Scan using tb_sessions_tenant_/,
+      );
+      expect(await plan('SELECT * FROM tb_sessions WHERE parent_id = $1', ['p'])).toMatch(/tb_sessions_parent/);
+      expect(await plan('SELECT body FROM tb_entries WHERE session_id = $1 AND id = $2', ['a', 'b'])).toMatch(/tb_entries_pkey/);
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+describe('PostgresStore round trip', () => {
+  it('keeps every part type, usage, cost, model and timestamps (random sessions)', async () => {
+    const fc = await import('fast-check');
+    const text = fc.string({ minLength: 1, maxLength: 40 });
+    const part = fc.oneof(
+      text.map((t) => ({ type: 'text' as const, text: t })),
+      fc.record({ type: fc.constant('thinking' as const), thinking: text, signature: text }),
+      fc.record({ type: fc.constant('redacted_thinking' as const), data: text }),
+      fc.record({
+        type: fc.constant('image' as const),
+        mediaType: fc.constant('image/png'),
+        data: fc.base64String({ maxLength: 24 }),
+      }),
+      fc.record({ type: fc.constant('file' as const), mediaType: fc.constant('text/plain'), text, name: text }),
+      fc.record({
+        type: fc.constant('tool_call' as const),
+        id: text,
+        name: text,
+        input: fc.dictionary(text, fc.oneof(fc.integer(), text, fc.boolean())),
+      }),
+      fc.record({ type: fc.constant('tool_result' as const), callId: text, content: text, isError: fc.boolean() }),
+    );
+    const usage = fc.record({
+      input: fc.nat(1e6),
+      output: fc.nat(1e6),
+      cacheRead: fc.nat(1e6),
+      cacheWrite: fc.nat(1e6),
+      reasoning: fc.nat(1e6),
+    });
+    const message = fc.record(
+      {
+        role: fc.constantFrom('user' as const, 'assistant' as const, 'tool' as const, 'system' as const),
+        parts: fc.array(part, { minLength: 1, maxLength: 4 }),
+        model: text,
+        usage,
+        cost: fc.double({ min: 0, max: 10, noNaN: true }),
+        responseId: text,
+      },
+      { requiredKeys: ['role', 'parts'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(message, { minLength: 1, maxLength: 8 }), async (messages) => {
+        const entries: Entry[] = messages.map((m, i) => ({
+          kind: 'message',
+          id: `m${i}`,
+          parentId: i ? `m${i - 1}` : null,
+          timestamp: new Date(Date.UTC(2025, 5, 1, 0, 0, i, 123)).toISOString(),
+          message: m,
+        }));
+        entries.push({
+          kind: 'compaction',
+          id: 'c',
+          parentId: `m${messages.length - 1}`,
+          timestamp: '2025-06-02T00:00:00.000Z',
+          summary: 'sum',
+          firstKeptEntryId: 'm0',
+          tokensBefore: 10,
+        });
+        const info = await db.store.writeSession(session(entries));
+        const back = await db.store.getSession(info.id);
+        expect(back?.entries).toEqual(entries);
+        await db.store.deleteSession(info.id);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

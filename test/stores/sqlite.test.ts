@@ -1,0 +1,76 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Entry, Session } from '../../src/model/types.js';
+import { openStore } from '../../src/stores/open.js';
+import { ftsQuery, openSqliteStore, SqliteStore } from '../../src/stores/sqlite/index.js';
+import { SCHEMA_VERSION } from '../../src/stores/sqlite/schema.js';
+import { sampleSession } from '../conformance/driver-suite.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-sqlite-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sqlite store', () => {
+  it('is a WAL database at the current schema version, and reopening does not migrate again', async () => {
+    const path = join(dir, 's.db');
+    const store = openSqliteStore(path);
+    const info = await store.writeSession(sampleSession());
+    await store.close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    raw.close();
+    const again = openSqliteStore(path);
+    expect((await again.getSession(info.id))?.source).toBe('threadbase');
+    await again.close();
+  });
+
+  it('looks entries up through indexes, not scans', () => {
+    const store = openSqliteStore(join(dir, 's.db'));
+    const plan = (sql: string) =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('a', 'b') as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan('SELECT json FROM entries WHERE session_id = ? AND id = ?')).toMatch(/USING INDEX/);
+    expect(plan('SELECT json FROM entries WHERE session_id = ? ORDER BY seq LIMIT ?')).toMatch(/USING INDEX entries_seq/);
+    void store.close();
+  });
+
+  it('keeps raw records, counts a split response once, and openStore opens it for a path', async () => {
+    const store = (await openStore(join(dir, 'via-open.db'))) as SqliteStore;
+    expect(store).toBeInstanceOf(SqliteStore);
+    const s: Session = sampleSession();
+    const asst = s.entries[1] as Entry & { kind: 'message' };
+    asst.raw = { original: true };
+    asst.rawSource = 'claude';
+    // the same response continued in a second record carrying the same usage
+    const cont: Entry = {
+      ...structuredClone(asst),
+      id: 'split-continuation',
+      parentId: asst.id,
+      message: { ...asst.message, parts: [{ type: 'text', text: 'more of the same response' }] },
+    };
+    (s.entries[2] as Entry).parentId = 'split-continuation';
+    s.entries.splice(2, 0, cont);
+    const info = await store.writeSession(s);
+    expect((await store.getEntry(info.id, asst.id))?.raw).toEqual({ original: true });
+    const u = await store.usage();
+    expect(u.input).toBe(130);
+    expect(u.messages).toBe(2);
+    await store.close();
+  });
+
+  it('turns any user text into a safe FTS query', async () => {
+    expect(ftsQuery('foo "bar baz" NOT(')).toBe('"foo" "bar baz" "NOT("');
+    const store = openSqliteStore(join(dir, 's.db'));
+    await store.writeSession(sampleSession());
+    await expect(store.search('AND OR NOT "unbalanced')).resolves.toEqual([]);
+    expect((await store.search('ls -la')).length).toBeGreaterThan(0);
+    await store.close();
+  });
+});
