@@ -1,7 +1,8 @@
 /** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
-import type { ParseWarning } from '../model/types.js';
+
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
+import type { ParseWarning } from '../model/types.js';
 
 export interface CliContext {
   env: DriverEnv;

@@ -10,7 +10,9 @@ export function describeEntry(e: Entry): string {
       const calls = m.parts.filter((p) => p.type === 'tool_call').map((p) => (p.type === 'tool_call' ? p.name : ''));
       const results = m.parts.filter((p) => p.type === 'tool_result').length;
       const text = one(messageText(m));
-      const extra = [calls.length ? `calls ${calls.join(',')}` : '', results ? `${results} result(s)` : ''].filter(Boolean).join('; ');
+      const extra = [calls.length ? `calls ${calls.join(',')}` : '', results ? `${results} result(s)` : '']
+        .filter(Boolean)
+        .join('; ');
       return `${m.role}: ${text}${extra ? ` [${extra}]` : ''}`;
     }
     case 'compaction':
@@ -34,7 +36,8 @@ export function drawTree(session: Pick<Session, 'entries' | 'leafId'>): string {
   // Iterative walk: sessions can be thousands of entries deep.
   const stack: { e: Entry; prefix: string; last: boolean; root: boolean }[] = [];
   const roots = index.children.get(null) ?? [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push({ e: roots[i] as Entry, prefix: '', last: i === roots.length - 1, root: true });
+  for (let i = roots.length - 1; i >= 0; i--)
+    stack.push({ e: roots[i] as Entry, prefix: '', last: i === roots.length - 1, root: true });
   while (stack.length) {
     const { e, prefix, last, root } = stack.pop() as (typeof stack)[number];
     if (seen.has(e.id)) continue;

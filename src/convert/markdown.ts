@@ -24,9 +24,7 @@ export function partToMarkdown(p: Part): string {
       return `**tool call** \`${p.name}\` (${p.id})\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
     case 'tool_result': {
       const body =
-        typeof p.content === 'string'
-          ? p.content
-          : p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+        typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
       return `**tool result** (${p.callId})${p.isError ? ' — error' : ''}\n\n${fence(body)}`;
     }
   }

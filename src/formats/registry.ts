@@ -2,7 +2,7 @@
  * The agent formats threadbase knows, and one place to list, resolve and open sessions across all
  * of them. Each format registers a factory here; nothing else imports a format by name.
  */
-import { type DriverEnv, type SessionDriver, type SessionFilter, defaultDriverEnv } from '../model/driver.js';
+import { type DriverEnv, defaultDriverEnv, type SessionDriver, type SessionFilter } from '../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
 import type { Session, SessionInfo } from '../model/types.js';
 

@@ -2,15 +2,7 @@
  * Pure tree logic over a session's entries: leaf, path, branches and the context a model sees on
  * resume. No I/O, no agent quirks: formats pass what differs (how a summary is worded) as options.
  */
-import type {
-  BranchSummaryEntry,
-  CompactionEntry,
-  Entry,
-  Message,
-  Part,
-  Session,
-  ToolCallPart,
-} from './types.js';
+import type { BranchSummaryEntry, CompactionEntry, Entry, Message, Part, Session, ToolCallPart } from './types.js';
 
 export interface EntryIndex {
   byId: Map<string, Entry>;

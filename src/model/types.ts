@@ -5,15 +5,7 @@
  */
 
 /** Where a session lives. `threadbase` is threadbase's own stores (SQLite, PostgreSQL, memory). */
-export type SourceName =
-  | 'claude'
-  | 'pi'
-  | 'opencode'
-  | 'codex'
-  | 'gemini'
-  | 'zed'
-  | 'threadbase'
-  | (string & {});
+export type SourceName = 'claude' | 'pi' | 'opencode' | 'codex' | 'gemini' | 'zed' | 'threadbase' | (string & {});
 
 export interface Usage {
   input: number;
@@ -87,14 +79,7 @@ export interface ToolResultPart {
   meta?: Meta;
 }
 
-export type Part =
-  | TextPart
-  | ThinkingPart
-  | RedactedThinkingPart
-  | ImagePart
-  | FilePart
-  | ToolCallPart
-  | ToolResultPart;
+export type Part = TextPart | ThinkingPart | RedactedThinkingPart | ImagePart | FilePart | ToolCallPart | ToolResultPart;
 
 export type Role = 'user' | 'assistant' | 'system' | 'tool';
 
@@ -174,13 +159,7 @@ export interface MetadataEntry extends EntryBase {
   data?: unknown;
 }
 
-export type Entry =
-  | MessageEntry
-  | CompactionEntry
-  | BranchSummaryEntry
-  | ModelChangeEntry
-  | LabelEntry
-  | MetadataEntry;
+export type Entry = MessageEntry | CompactionEntry | BranchSummaryEntry | ModelChangeEntry | LabelEntry | MetadataEntry;
 
 export type EntryKind = Entry['kind'];
 

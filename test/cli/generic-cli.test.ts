@@ -4,18 +4,30 @@
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { DriverBase, applyFilter } from '../../src/formats/shared/base.js';
 import { registerFormat } from '../../src/formats/registry.js';
+import { applyFilter, DriverBase } from '../../src/formats/shared/base.js';
 import type { DriverCapabilities, ForkOptions, SessionFilter } from '../../src/model/driver.js';
 import { countMessages } from '../../src/model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../src/model/types.js';
 
-const caps: DriverCapabilities = { read: true, write: true, append: true, fork: true, branch: false, delete: false, title: false, search: false };
+const caps: DriverCapabilities = {
+  read: true,
+  write: true,
+  append: true,
+  fork: true,
+  branch: false,
+  delete: false,
+  title: false,
+  search: false,
+};
 
 class ListDriver extends DriverBase {
   readonly capabilities = caps;
   sessions = new Map<string, Session>();
-  constructor(readonly name: string, private failList = false) {
+  constructor(
+    readonly name: string,
+    private failList = false,
+  ) {
     super();
   }
   info(s: Session): SessionInfo {
@@ -24,7 +36,10 @@ class ListDriver extends DriverBase {
   }
   async listSessions(filter?: SessionFilter) {
     if (this.failList) throw new Error('store is locked');
-    return applyFilter([...this.sessions.values()].map((s) => this.info(s)), filter);
+    return applyFilter(
+      [...this.sessions.values()].map((s) => this.info(s)),
+      filter,
+    );
   }
   async getSession(id: string) {
     return this.sessions.get(id);
@@ -71,14 +86,27 @@ beforeAll(() => {
     updatedAt: t(5),
     entries: [m('u1', null, 'user', 'hello'), m('a1', 'u1', 'assistant', 'hi'), m('a2', 'u1', 'assistant', 'other branch')],
   });
-  alpha.sessions.set('abc222', { ...base, id: 'abc222', project: '/p/two', title: 'second', updatedAt: t(9), entries: [m('x', null, 'user', 'x')] });
+  alpha.sessions.set('abc222', {
+    ...base,
+    id: 'abc222',
+    project: '/p/two',
+    title: 'second',
+    updatedAt: t(9),
+    entries: [m('x', null, 'user', 'x')],
+  });
 });
 
 async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    out += String(s);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
   try {
     const code = await main(['node', 'threadbase', ...args], { home: '/nonexistent', env: {} });
     return { code, out, err };
@@ -97,7 +125,16 @@ describe('generic CLI contract', () => {
     const rows = JSON.parse(r.out) as Record<string, unknown>[];
     const ours = rows.filter((x) => x.source === 'fixa');
     expect(ours.map((x) => x.id)).toEqual(['abc222', 'abc111']);
-    expect(Object.keys(ours[1] as object).sort()).toEqual(['createdAt', 'id', 'messageCount', 'parentId', 'project', 'source', 'title', 'updatedAt']);
+    expect(Object.keys(ours[1] as object).sort()).toEqual([
+      'createdAt',
+      'id',
+      'messageCount',
+      'parentId',
+      'project',
+      'source',
+      'title',
+      'updatedAt',
+    ]);
     expect(ours[1]).toMatchObject({ messageCount: 3, parentId: null, project: '/p/one' });
     expect(r.err).toMatch(/fixbroken: store is locked/);
     const filtered = JSON.parse((await run('sessions', '--source', 'fixa', '--project', '/p/two', '--json')).out);

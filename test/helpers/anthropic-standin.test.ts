@@ -9,11 +9,23 @@ describe('anthropic stand-in', () => {
   afterAll(() => s.close());
 
   const post = (body: unknown) =>
-    fetch(`${s.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${s.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('answers RUN: with a tool_use of the request bash tool and records the request', async () => {
-    const res = await post({ model: 'm', max_tokens: 10, tools: [{ name: 'Bash' }], messages: [{ role: 'user', content: 'RUN: echo hi' }] });
-    const j = (await res.json()) as { content: { type: string; name?: string; input?: { command: string } }[]; stop_reason: string };
+    const res = await post({
+      model: 'm',
+      max_tokens: 10,
+      tools: [{ name: 'Bash' }],
+      messages: [{ role: 'user', content: 'RUN: echo hi' }],
+    });
+    const j = (await res.json()) as {
+      content: { type: string; name?: string; input?: { command: string } }[];
+      stop_reason: string;
+    };
     expect(j.stop_reason).toBe('tool_use');
     expect(j.content[0]).toMatchObject({ type: 'tool_use', name: 'Bash', input: { command: 'echo hi' } });
     expect(s.messageRequests().at(-1)?.messages[0]?.content).toBe('RUN: echo hi');

@@ -3,7 +3,7 @@
  * the Agent SDK) are pointed at it, so they run offline; it records every request body (which is
  * how tests read the context an agent rebuilt on resume) and answers by simple rules.
  */
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -94,14 +94,19 @@ export const defaultRules: Rule[] = [
     const last = lastUser(req);
     const result = blocksOf(last).find((b) => b.type === 'tool_result');
     if (!result) return undefined;
-    const first = textOf({ role: 'user', content: [result] }).split('\n')[0]?.slice(0, 60) ?? '';
+    const first =
+      textOf({ role: 'user', content: [result] })
+        .split('\n')[0]
+        ?.slice(0, 60) ?? '';
     return { text: `Tool finished: ${first}` };
   },
   (req) => {
     const text = textOf(lastUser(req));
     const all = `${systemText(req)}\n${text}`;
     if (/summar/i.test(all) && /(conversation|compact)/i.test(all) && !/RUN:|AGENT:/.test(text)) {
-      return { text: '<analysis>stand-in analysis</analysis>\n<summary>\nStand-in summary of the conversation so far.\n</summary>' };
+      return {
+        text: '<analysis>stand-in analysis</analysis>\n<summary>\nStand-in summary of the conversation so far.\n</summary>',
+      };
     }
     return undefined;
   },
@@ -133,7 +138,13 @@ function contentBlocks(reply: Reply, n: number): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [];
   if (reply.thinking) blocks.push({ type: 'thinking', thinking: reply.thinking, signature: `sig-standin-${n}` });
   if (reply.text) blocks.push({ type: 'text', text: reply.text });
-  if (reply.toolUse) blocks.push({ type: 'tool_use', id: `toolu_standin_${String(n).padStart(4, '0')}`, name: reply.toolUse.name, input: reply.toolUse.input });
+  if (reply.toolUse)
+    blocks.push({
+      type: 'tool_use',
+      id: `toolu_standin_${String(n).padStart(4, '0')}`,
+      name: reply.toolUse.name,
+      input: reply.toolUse.input,
+    });
   (reply.toolUses ?? []).forEach((t, i) => {
     blocks.push({ type: 'tool_use', id: `toolu_standin_${String(n).padStart(4, '0')}_${i + 1}`, name: t.name, input: t.input });
   });
@@ -176,7 +187,9 @@ export async function startAnthropicStandIn(opts: { rules?: Rule[] } = {}): Prom
     }
     if (req.method !== 'POST' || !/\/messages$/.test(path)) {
       res.writeHead(req.method === 'HEAD' || path === '/' ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: path } }));
+      res.end(
+        req.method === 'HEAD' ? undefined : JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: path } }),
+      );
       return;
     }
 
@@ -192,14 +205,30 @@ export async function startAnthropicStandIn(opts: { rules?: Rule[] } = {}): Prom
     }
     if (reply.error) {
       res.writeHead(reply.error.status, { 'content-type': 'application/json', 'request-id': `req_standin_${n}` });
-      res.end(JSON.stringify({ type: 'error', error: { type: reply.error.type, message: reply.error.message ?? 'stand-in error' } }));
+      res.end(
+        JSON.stringify({ type: 'error', error: { type: reply.error.type, message: reply.error.message ?? 'stand-in error' } }),
+      );
       return;
     }
     const content = contentBlocks(reply, n);
     const id = `msg_standin_${String(n).padStart(4, '0')}`;
-    const usage = { input_tokens: estimateTokens(areq.messages), output_tokens: estimateTokens(content), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = {
+      input_tokens: estimateTokens(areq.messages),
+      output_tokens: estimateTokens(content),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    };
     const stopReason = reply.toolUse || reply.toolUses?.length ? 'tool_use' : 'end_turn';
-    const message = { id, type: 'message', role: 'assistant', model: areq.model, content, stop_reason: stopReason, stop_sequence: null, usage };
+    const message = {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: areq.model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage,
+    };
 
     if (!areq.stream) {
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_standin_${n}` });
@@ -207,22 +236,49 @@ export async function startAnthropicStandIn(opts: { rules?: Rule[] } = {}): Prom
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_standin_${n}` });
-    sse(res, 'message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+    sse(res, 'message_start', {
+      type: 'message_start',
+      message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+    });
     content.forEach((block, index) => {
       if (block.type === 'text') {
         sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
         sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
       } else if (block.type === 'thinking') {
-        sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
-        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+        sse(res, 'content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        });
+        sse(res, 'content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'thinking_delta', thinking: block.thinking },
+        });
+        sse(res, 'content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'signature_delta', signature: block.signature },
+        });
       } else if (block.type === 'tool_use') {
-        sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+        sse(res, 'content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        });
+        sse(res, 'content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+        });
       }
       sse(res, 'content_block_stop', { type: 'content_block_stop', index });
     });
-    sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    sse(res, 'message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
     sse(res, 'message_stop', { type: 'message_stop' });
     res.end();
   });

@@ -19,7 +19,8 @@ const msg = (id: string, parentId: string | null, role: Message['role'], text: s
   kind: 'message',
   message: { role, parts: [{ type: 'text', text }], ...extra },
 });
-const texts = (ms: Message[]) => ms.map((m) => `${m.role}:${m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join('|')}`);
+const texts = (ms: Message[]) =>
+  ms.map((m) => `${m.role}:${m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join('|')}`);
 
 describe('tree logic', () => {
   // a ─ b ─ c ─ d          (main)
@@ -41,8 +42,19 @@ describe('tree logic', () => {
 
   it('path and context leave abandoned branches out', () => {
     expect(pathToLeaf({ entries }).map((e) => e.id)).toEqual(['a', 'b', 'c', 'e', 'f']);
-    expect(texts(buildContext({ entries }).messages)).toEqual(['user:hi', 'assistant:hello', 'user:q1', 'assistant:a1-alt', 'user:q2']);
-    expect(texts(buildContext({ entries }, { leafId: 'd' }).messages)).toEqual(['user:hi', 'assistant:hello', 'user:q1', 'assistant:a1']);
+    expect(texts(buildContext({ entries }).messages)).toEqual([
+      'user:hi',
+      'assistant:hello',
+      'user:q1',
+      'assistant:a1-alt',
+      'user:q2',
+    ]);
+    expect(texts(buildContext({ entries }, { leafId: 'd' }).messages)).toEqual([
+      'user:hi',
+      'assistant:hello',
+      'user:q1',
+      'assistant:a1',
+    ]);
   });
 
   it('lists leaves and branches with their fork point', () => {
@@ -103,8 +115,20 @@ describe('tree logic', () => {
 
   it('pairs tool calls with results by id', () => {
     const ms: Message[] = [
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 't1', name: 'Bash', input: {} }, { type: 'tool_call', id: 't2', name: 'Read', input: {} }] },
-      { role: 'tool', parts: [{ type: 'tool_result', callId: 't1', content: 'ok' }, { type: 'tool_result', callId: 't9', content: 'x' }] },
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'tool_call', id: 't1', name: 'Bash', input: {} },
+          { type: 'tool_call', id: 't2', name: 'Read', input: {} },
+        ],
+      },
+      {
+        role: 'tool',
+        parts: [
+          { type: 'tool_result', callId: 't1', content: 'ok' },
+          { type: 'tool_result', callId: 't9', content: 'x' },
+        ],
+      },
     ];
     const p = pairToolCalls(ms);
     expect([...p.answered]).toEqual(['t1']);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
 import { branches, currentLeaf } from '../../model/tree.js';
 import { type CliContext, printJson, reportWarnings } from '../io.js';
-import { drawTree, describeEntry } from '../tree-view.js';
+import { describeEntry, drawTree } from '../tree-view.js';
 
 export function registerShow(program: Command, ctx: CliContext): void {
   program
@@ -16,13 +16,25 @@ export function registerShow(program: Command, ctx: CliContext): void {
       reportWarnings(ctx, session.warnings);
       if (opts.json) {
         const { warnings: _w, ...rest } = session;
-        return printJson(ctx, { ...rest, leafId: currentLeaf(session)?.id ?? null, branches: branches(session).map((b) => ({ leafId: b.leaf.id, forkPointId: b.forkPointId, length: b.length, current: b.current })) });
+        return printJson(ctx, {
+          ...rest,
+          leafId: currentLeaf(session)?.id ?? null,
+          branches: branches(session).map((b) => ({
+            leafId: b.leaf.id,
+            forkPointId: b.forkPointId,
+            length: b.length,
+            current: b.current,
+          })),
+        });
       }
       ctx.stdout(`${session.source} session ${session.id}\n`);
       if (session.title) ctx.stdout(`title:   ${session.title}\n`);
       if (session.project) ctx.stdout(`project: ${session.project}\n`);
-      ctx.stdout(`created: ${session.createdAt}\nupdated: ${session.updatedAt}\nentries: ${session.entries.length}, messages: ${session.messageCount}\n`);
-      if (session.parentId) ctx.stdout(`parent:  ${session.parentId}${session.parentToolCallId ? ` (tool call ${session.parentToolCallId})` : ''}\n`);
+      ctx.stdout(
+        `created: ${session.createdAt}\nupdated: ${session.updatedAt}\nentries: ${session.entries.length}, messages: ${session.messageCount}\n`,
+      );
+      if (session.parentId)
+        ctx.stdout(`parent:  ${session.parentId}${session.parentToolCallId ? ` (tool call ${session.parentToolCallId})` : ''}\n`);
       if (session.path) ctx.stdout(`path:    ${session.path}\n`);
       ctx.stdout('\n');
       if (opts.tree) ctx.stdout(`${drawTree(session)}\n`);

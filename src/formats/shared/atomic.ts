@@ -5,9 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { dirname, basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { exclusive?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  opts: { exclusive?: boolean } = {},
+): Promise<void> {
   await fs.mkdir(dirname(file), { recursive: true });
   if (opts.exclusive) {
     const exists = await fs.stat(file).then(

@@ -2,15 +2,9 @@
  * What every driver derives the same way from getSession: entry lookup, ancestry, context,
  * messages and usage. Drivers override these where they have an index that answers faster.
  */
-import type {
-  DriverCapabilities,
-  GetMessagesOptions,
-  SessionDriver,
-  SessionFilter,
-  UsageTotals,
-} from '../../model/driver.js';
+import type { DriverCapabilities, GetMessagesOptions, SessionDriver, SessionFilter, UsageTotals } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
-import { type Context, type ContextOptions, buildContext, indexEntries, pathTo } from '../../model/tree.js';
+import { buildContext, type Context, type ContextOptions, indexEntries, pathTo } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
 
