@@ -18,6 +18,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
 import { type AnthropicRequest, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
 
 const PI = resolve('node_modules/.bin/pi');
 const PROVIDER = 'standin';
@@ -51,25 +52,8 @@ function pi(args: string[], opts: { cwd?: string; mayFail?: boolean } = {}): Pro
   });
 }
 
-async function cli(...args: string[]): Promise<string> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'threadbase', ...args], env);
-    if (code !== 0) throw new Error(`threadbase ${args.join(' ')} exited ${code}: ${err}`);
-    return out;
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+function cli(...args: string[]): Promise<string> {
+  return runCliOk(env, args);
 }
 
 type Block = Record<string, unknown>;

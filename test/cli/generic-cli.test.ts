@@ -9,6 +9,7 @@ import { applyFilter, DriverBase } from '../../src/formats/shared/base.js';
 import type { DriverCapabilities, ForkOptions, SessionFilter } from '../../src/model/driver.js';
 import { countMessages } from '../../src/model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../src/model/types.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
 
 const caps: DriverCapabilities = {
   read: true,
@@ -96,24 +97,8 @@ beforeAll(() => {
   });
 });
 
-async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'threadbase', ...args], { home: '/nonexistent', env: {} });
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+function run(...args: string[]): Promise<CliResult> {
+  return runCli({ home: '/nonexistent', env: {} }, args);
 }
 
 afterEach(() => vi.restoreAllMocks());

@@ -12,30 +12,15 @@ import { ClaudeAgentStorage } from '../../src/convert/agent-storage.js';
 import { registerFormat, Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
 
 const SID = '7c0ffee0-0000-4000-8000-000000000001';
 const store = new MemoryStore();
 let home: string;
 let env: DriverEnv;
 
-async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'threadbase', ...args], env);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+function run(...args: string[]): Promise<CliResult> {
+  return runCli(env, args);
 }
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { sessionDirName } from '../../src/formats/pi/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'pi');
 const ALL = '0190cccc-3333-7000-8000-000000000003';
@@ -22,24 +23,8 @@ async function setup(): Promise<{ env: DriverEnv; file: string }> {
   return { env: { home, env: {} }, file };
 }
 
-async function run(env: DriverEnv, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'threadbase', ...args], env);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+function run(env: DriverEnv, ...args: string[]): Promise<CliResult> {
+  return runCli(env, args);
 }
 
 afterEach(() => vi.restoreAllMocks());
