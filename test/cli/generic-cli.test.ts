@@ -3,7 +3,6 @@
  * so it holds whatever the real formats do.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { registerFormat } from '../../src/formats/registry.js';
 import { applyFilter, DriverBase } from '../../src/formats/shared/base.js';
 import type { DriverCapabilities, ForkOptions, SessionFilter } from '../../src/model/driver.js';

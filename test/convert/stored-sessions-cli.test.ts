@@ -6,8 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeAgentStorage } from '../../src/convert/agent-storage.js';
 import { registerFormat, Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionManager } from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { sessionDirName } from '../../src/formats/pi/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
