@@ -2,6 +2,7 @@
  * Pure tree logic over a session's entries: leaf, path, branches and the context a model sees on
  * resume. No I/O, no agent quirks: formats pass what differs (how a summary is worded) as options.
  */
+import { NotFoundError } from './errors.js';
 import type { BranchSummaryEntry, CompactionEntry, Entry, Message, Part, Session, ToolCallPart } from './types.js';
 
 export interface EntryIndex {
@@ -65,7 +66,7 @@ export function pathToLeaf(session: Pick<Session, 'entries' | 'leafId'>, leafId?
   const index = indexEntries(session.entries);
   const leaf = leafId ?? currentLeaf(session)?.id;
   if (!leaf) return [];
-  if (!index.byId.has(leaf)) throw new Error(`entry ${leaf} is not in this session`);
+  if (!index.byId.has(leaf)) throw new NotFoundError('entry', leaf);
   return pathTo(index, leaf);
 }
 

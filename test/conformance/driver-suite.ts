@@ -346,6 +346,14 @@ export function describeDriverConformance(
         expect(messagesOf(original).length).toBe(messagesOf(s).length);
       });
 
+      it('forkSession at an entry the session does not have fails naming that entry, and writes nothing', async (t) => {
+        if (!driver.capabilities.fork || !driver.forkSession) return t.skip();
+        const id = await put(sampleSession(opts));
+        const before = (await driver.listSessions()).length;
+        await expect(driver.forkSession(id, { at: 'no-such-entry-4242' })).rejects.toThrow(/no-such-entry-4242/);
+        expect((await driver.listSessions()).length).toBe(before);
+      });
+
       it('setTitle renames the session', async (t) => {
         if (!driver.capabilities.title || !driver.setTitle) return t.skip();
         const id = await put(sampleSession(opts));

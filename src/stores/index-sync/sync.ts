@@ -12,7 +12,8 @@ import type { Sources } from '../../formats/registry.js';
 import { type DriverEnv, isIncrementalSource, type SessionDriver, type SourceUnit, type UnitRead } from '../../model/driver.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { threadbaseHome } from '../open.js';
-import { type SqliteStore, THREADBASE_SOURCE } from '../sqlite/index.js';
+import { THREADBASE_SOURCE } from '../shared.js';
+import type { SqliteStore } from '../sqlite/index.js';
 
 export function indexPath(env: DriverEnv): string {
   return join(threadbaseHome(env), 'index.db');

@@ -15,11 +15,10 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { countMessages, currentLeaf, messageText, pathToLeaf } from '../../model/tree.js';
+import { countMessages, currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
-
-export const THREADBASE_SOURCE = 'threadbase';
+import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
 export function titleFromEntries(entries: readonly Entry[]): string | undefined {
@@ -55,16 +54,7 @@ export function sessionInfoOf(s: Session): SessionInfo {
 
 export class MemoryStore extends DriverBase {
   readonly name: string = 'memory';
-  readonly capabilities: DriverCapabilities = {
-    read: true,
-    write: true,
-    append: true,
-    fork: true,
-    branch: true,
-    delete: true,
-    title: true,
-    search: true,
-  };
+  readonly capabilities: DriverCapabilities = STORE_CAPABILITIES;
   private sessions = new Map<string, Session>();
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
@@ -128,23 +118,7 @@ export class MemoryStore extends DriverBase {
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     const s = this.sessions.get(sessionId);
     if (!s) throw new NotFoundError('memory session', sessionId);
-    const path = pathToLeaf(s, opts.at);
-    const at = path[path.length - 1];
-    const now = new Date().toISOString();
-    const fork: Session = {
-      id: randomUUID(),
-      source: THREADBASE_SOURCE,
-      project: s.project,
-      title: opts.title ?? (s.title ? `${s.title} (fork)` : undefined),
-      createdAt: now,
-      updatedAt: now,
-      messageCount: 0,
-      parentId: s.id,
-      parentEntryId: at?.id,
-      entries: structuredClone(path),
-      leafId: at?.id ?? null,
-    };
-    for (const k of Object.keys(fork) as (keyof Session)[]) if (fork[k] === undefined) delete fork[k];
+    const fork = forkedSession(s, opts);
     this.sessions.set(fork.id, fork);
     return sessionInfoOf(fork);
   }

@@ -21,12 +21,11 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { currentLeaf, messageText, pathToLeaf } from '../../model/tree.js';
+import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo, SourceName } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
+import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 import { migrate } from './migrations.js';
-
-export const THREADBASE_SOURCE = 'threadbase';
 
 export interface PostgresStoreOptions {
   /** A PostgreSQL schema to keep the tables in (created when missing); default the connection's search_path. */
@@ -75,16 +74,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
 export class PostgresStore extends DriverBase {
   readonly name: string = 'postgres';
-  readonly capabilities: DriverCapabilities = {
-    read: true,
-    write: true,
-    append: true,
-    fork: true,
-    branch: true,
-    delete: true,
-    title: true,
-    search: true,
-  };
+  readonly capabilities: DriverCapabilities = STORE_CAPABILITIES;
   readonly tenant: string;
   private readonly shared: Shared;
 
@@ -406,29 +396,7 @@ export class PostgresStore extends DriverBase {
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     const s = await this.getSession(sessionId);
     if (!s) throw new NotFoundError('postgres session', sessionId);
-    let path: Entry[];
-    try {
-      path = pathToLeaf(s, opts.at);
-    } catch {
-      throw new NotFoundError('entry', opts.at ?? '');
-    }
-    const at = path[path.length - 1];
-    const now = new Date().toISOString();
-    const fork: Session = {
-      id: randomUUID(),
-      source: THREADBASE_SOURCE,
-      createdAt: now,
-      updatedAt: now,
-      messageCount: 0,
-      parentId: s.id,
-      entries: path,
-      leafId: at?.id ?? null,
-    };
-    if (s.project !== undefined) fork.project = s.project;
-    const title = opts.title ?? (s.title ? `${s.title} (fork)` : undefined);
-    if (title !== undefined) fork.title = title;
-    if (at) fork.parentEntryId = at.id;
-    return this.writeSession(fork, { keepId: true });
+    return this.writeSession(forkedSession(s, opts), { keepId: true });
   }
 
   async setTitle(sessionId: string, title: string): Promise<void> {

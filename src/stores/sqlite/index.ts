@@ -19,12 +19,14 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { currentLeaf, messageText, pathToLeaf } from '../../model/tree.js';
+import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { sessionInfoOf } from '../memory/index.js';
+import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 import { migrate } from './schema.js';
+import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
 
-export const THREADBASE_SOURCE = 'threadbase';
+export { entrySearchText, ftsQuery } from './text.js';
 
 interface SessionRow {
   id: string;
@@ -34,27 +36,6 @@ interface SessionRow {
   warnings_json: string | null;
   leaf_id: string | null;
   next_seq: number;
-}
-
-/** Text of one entry split the way the FTS table indexes it. */
-export function entrySearchText(e: Entry): { text: string; thinking: string; toolInput: string; toolOutput: string } {
-  const out = { text: '', thinking: '', toolInput: '', toolOutput: '' };
-  const add = (k: keyof typeof out, s: string) => {
-    if (s) out[k] = out[k] ? `${out[k]}\n${s}` : s;
-  };
-  if (e.kind === 'compaction' || e.kind === 'branch_summary') add('text', e.summary);
-  if (e.kind !== 'message') return out;
-  for (const p of e.message.parts) {
-    if (p.type === 'text') add('text', p.text);
-    else if (p.type === 'thinking') add('thinking', p.thinking);
-    else if (p.type === 'file' && p.text) add('text', p.text);
-    else if (p.type === 'tool_call') add('toolInput', `${p.name} ${JSON.stringify(p.input)}`);
-    else if (p.type === 'tool_result') {
-      if (typeof p.content === 'string') add('toolOutput', p.content);
-      else for (const c of p.content) if (c.type === 'text') add('toolOutput', c.text);
-    }
-  }
-  return out;
 }
 
 /** Tool names a message calls or carries results of (a result's name from its call when it has none). */
@@ -72,16 +53,6 @@ function toolNames(m: Message, callNames: Map<string, string>): string | null {
   return names.size ? ` ${[...names].join(' ')} ` : null;
 }
 
-/** FTS5 query from user words: each word a quoted phrase, all required. */
-export function ftsQuery(query: string): string {
-  const words = query.match(/[^\s"]+|"[^"]*"/g) ?? [];
-  return words
-    .map((w) => w.replace(/^"|"$/g, '').replace(/"/g, '""'))
-    .filter((w) => w.length > 0)
-    .map((w) => `"${w}"`)
-    .join(' ');
-}
-
 export interface PutOptions {
   /** keep the session's own source (the index) instead of marking it `threadbase` */
   keepSource?: boolean;
@@ -91,18 +62,20 @@ export interface PutOptions {
 
 export class SqliteStore extends DriverBase {
   readonly name: string = 'sqlite';
-  readonly capabilities: DriverCapabilities = {
-    read: true,
-    write: true,
-    append: true,
-    fork: true,
-    branch: true,
-    delete: true,
-    title: true,
-    search: true,
-  };
+  readonly capabilities: DriverCapabilities = STORE_CAPABILITIES;
   readonly db: Database.Database;
   readonly path: string;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement, prepared once per store (preparing costs more than many small runs). */
+  protected stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
 
   constructor(path: string, opts: { readonly?: boolean } = {}) {
     super();
@@ -123,8 +96,7 @@ export class SqliteStore extends DriverBase {
   // ---- reading
 
   private sessionRow(id: string): SessionRow | undefined {
-    return this.db
-      .prepare('SELECT id, source, info_json, raw_json, warnings_json, leaf_id, next_seq FROM sessions WHERE id = ?')
+    return this.stmt('SELECT id, source, info_json, raw_json, warnings_json, leaf_id, next_seq FROM sessions WHERE id = ?')
       .get(id) as SessionRow | undefined;
   }
 
@@ -158,14 +130,14 @@ export class SqliteStore extends DriverBase {
     }
     const sql = `SELECT info_json FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY updated_at DESC ${filter.limit ? `LIMIT ${Math.floor(filter.limit)}` : ''}`;
-    return (this.db.prepare(sql).all(...args) as { info_json: string }[]).map((r) => JSON.parse(r.info_json));
+    return (this.stmt(sql).all(...args) as { info_json: string }[]).map((r) => JSON.parse(r.info_json));
   }
 
   async getSession(id: string): Promise<Session | undefined> {
     const row = this.sessionRow(id);
     if (!row) return undefined;
     const entries = (
-      this.db.prepare('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(id) as { json: string }[]
+      this.stmt('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(id) as { json: string }[]
     ).map((r) => JSON.parse(r.json) as Entry);
     const info = JSON.parse(row.info_json) as SessionInfo;
     const s: Session = { ...info, entries, leafId: row.leaf_id };
@@ -175,7 +147,7 @@ export class SqliteStore extends DriverBase {
   }
 
   override async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
-    const row = this.db.prepare('SELECT json FROM entries WHERE session_id = ? AND id = ?').get(sessionId, entryId) as
+    const row = this.stmt('SELECT json FROM entries WHERE session_id = ? AND id = ?').get(sessionId, entryId) as
       | { json: string }
       | undefined;
     return row ? (JSON.parse(row.json) as Entry) : undefined;
@@ -183,7 +155,7 @@ export class SqliteStore extends DriverBase {
 
   override async getAncestry(sessionId: string, entryId: string): Promise<Entry[]> {
     if (!this.sessionRow(sessionId)) throw new NotFoundError('sqlite session', sessionId);
-    const get = this.db.prepare('SELECT json, parent_id FROM entries WHERE session_id = ? AND id = ?');
+    const get = this.stmt('SELECT json, parent_id FROM entries WHERE session_id = ? AND id = ?');
     const path: Entry[] = [];
     const seen = new Set<string>();
     let id: string | null = entryId;
@@ -225,8 +197,7 @@ export class SqliteStore extends DriverBase {
       where.push("(instr(lower(coalesce(s.title, '')), ?) > 0 OR instr(lower(coalesce(s.first_user_text, '')), ?) > 0)");
       args.push(filter.text.toLowerCase(), filter.text.toLowerCase());
     }
-    const r = this.db
-      .prepare(
+    const r = this.stmt(
         `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
           coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
           count(*) messages
@@ -270,25 +241,24 @@ export class SqliteStore extends DriverBase {
       args.push(` ${opts.tool} `);
     }
     const limit = Math.max(1, Math.floor(opts.limit ?? 50));
-    // Rank first without snippets, joining only when a filter needs it; then snippets for the top rows.
+    // Rank first (bm25 needs no stored text), joining only when a filter needs it; then details and
+    // snippets for the returned rows only.
     const filtered = where.length > 1;
-    const top = this.db
-      .prepare(
-        filtered
-          ? `SELECT entries_fts.rowid rowid, bm25(entries_fts) rank FROM entries_fts
-               JOIN entries e ON e.rowid = entries_fts.rowid JOIN sessions s ON s.id = e.session_id
-               WHERE ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`
-          : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ${limit}`,
-      )
-      .all(...args) as { rowid: number; rank: number }[];
-    const detail = this.db.prepare(
-      `SELECT e.session_id sessionId, e.id entryId, s.source source, s.project project, e.role role, e.timestamp timestamp,
-         snippet(entries_fts, -1, '[', ']', '…', 16) snippet
-       FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid JOIN sessions s ON s.id = e.session_id
-       WHERE entries_fts MATCH ? AND entries_fts.rowid = ?`,
+    const top = this.stmt(
+      filtered
+        ? `SELECT entries_fts.rowid rowid, bm25(entries_fts) rank FROM entries_fts
+             JOIN entries e ON e.rowid = entries_fts.rowid JOIN sessions s ON s.id = e.session_id
+             WHERE ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`
+        : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ${limit}`,
+    ).all(...args) as { rowid: number; rank: number }[];
+    const detail = this.stmt(
+      `SELECT e.session_id sessionId, e.id entryId, s.source source, s.project project, e.role role, e.timestamp timestamp, e.json json
+       FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.rowid = ?`,
     );
-    const rows = top.flatMap((t) => {
-      const d = detail.get(q, t.rowid) as
+    const terms = queryTerms(query);
+    const hits: SearchHit[] = [];
+    for (const t of top) {
+      const d = detail.get(t.rowid) as
         | {
             sessionId: string;
             entryId: string;
@@ -296,37 +266,36 @@ export class SqliteStore extends DriverBase {
             project: string | null;
             role: string | null;
             timestamp: string;
-            snippet: string;
+            json: string;
           }
         | undefined;
-      return d ? [{ ...d, rank: t.rank }] : [];
-    });
-    return rows.map((r) => {
+      if (!d) continue;
       const hit: SearchHit = {
-        sessionId: r.sessionId,
-        entryId: r.entryId,
-        source: r.source,
-        snippet: r.snippet,
+        sessionId: d.sessionId,
+        entryId: d.entryId,
+        source: d.source,
+        snippet: snippetOf(entrySearchText(JSON.parse(d.json) as Entry), terms),
         // bm25 is lower-is-better and negative; the score is higher-is-better
-        score: -r.rank,
-        timestamp: r.timestamp,
+        score: -t.rank,
+        timestamp: d.timestamp,
       };
-      if (r.project !== null) hit.project = r.project;
-      if (r.role !== null) hit.role = r.role;
-      return hit;
-    });
+      if (d.project !== null) hit.project = d.project;
+      if (d.role !== null) hit.role = d.role;
+      hits.push(hit);
+    }
+    return hits;
   }
 
   // ---- writing
 
   /** counted: the entries whose usage counts, when known (a whole session); else settled by recount. */
   private insertEntries(sessionId: string, entries: readonly Entry[], firstSeq: number, counted?: Set<string>): void {
-    const ins = this.db.prepare(
+    const ins = this.stmt(
       `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
          input, output, cache_read, cache_write, reasoning, cost, json, counted)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const fts = this.db.prepare(
+    const fts = this.stmt(
       'INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)',
     );
     let seq = firstSeq;
@@ -374,11 +343,11 @@ export class SqliteStore extends DriverBase {
     const ids = new Set<string>();
     for (const e of added)
       if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId) ids.add(e.message.responseId);
-    const rows = this.db.prepare(
+    const rows = this.stmt(
       `SELECT rowid, (input IS NOT NULL OR output IS NOT NULL OR cost IS NOT NULL) has FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
     );
-    const set = this.db.prepare('UPDATE entries SET counted = ? WHERE rowid = ?');
+    const set = this.stmt('UPDATE entries SET counted = ? WHERE rowid = ?');
     for (const rid of ids) {
       const list = rows.all(sessionId, rid) as { rowid: number; has: number }[];
       const withUsage = list.filter((r) => r.has);
@@ -397,13 +366,12 @@ export class SqliteStore extends DriverBase {
   ): SessionInfo {
     const entries =
       known ??
-      (this.db.prepare('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(sessionId) as { json: string }[]).map(
+      (this.stmt('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(sessionId) as { json: string }[]).map(
         (r) => JSON.parse(r.json) as Entry,
       );
     const info = sessionInfoOf({ ...base, entries: entries as Entry[] });
     const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
-    this.db
-      .prepare(
+    this.stmt(
         `UPDATE sessions SET source = ?, project = ?, title = ?, created_at = ?, updated_at = ?, parent_id = ?, message_count = ?,
            first_user_text = ?, leaf_id = ?, next_seq = ?, info_json = ? WHERE id = ?`,
       )
@@ -425,9 +393,9 @@ export class SqliteStore extends DriverBase {
   }
 
   private deleteRows(sessionId: string): void {
-    this.db.prepare('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
-    this.db.prepare('DELETE FROM entries WHERE session_id = ?').run(sessionId);
-    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(sessionId);
+    this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
+    this.stmt('DELETE FROM entries WHERE session_id = ?').run(sessionId);
+    this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
   }
 
   /**
@@ -447,8 +415,7 @@ export class SqliteStore extends DriverBase {
     const info: SessionInfo = { ...infoIn, source: opts.keepSource ? session.source : THREADBASE_SOURCE };
     const leaf = leafId ?? currentLeaf(session)?.id ?? null;
     this.deleteRows(session.id);
-    this.db
-      .prepare(
+    this.stmt(
         `INSERT INTO sessions (id, source, created_at, updated_at, info_json, raw_json, warnings_json)
          VALUES (?, ?, ?, ?, '{}', ?, ?)`,
       )
@@ -485,7 +452,7 @@ export class SqliteStore extends DriverBase {
   appendEntriesNow(sessionId: string, entries: readonly Entry[], opts: { warnings?: ParseWarning[] } = {}): void {
     const row = this.sessionRow(sessionId);
     if (!row) throw new NotFoundError('sqlite session', sessionId);
-    const has = this.db.prepare('SELECT 1 FROM entries WHERE session_id = ? AND id = ?');
+    const has = this.stmt('SELECT 1 FROM entries WHERE session_id = ? AND id = ?');
     const fresh = new Set<string>();
     for (const e of entries) {
       if (fresh.has(e.id) || has.get(sessionId, e.id))
@@ -524,25 +491,7 @@ export class SqliteStore extends DriverBase {
   }
 
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
-    const s = await this.requireSession(sessionId);
-    const path = pathToLeaf(s, opts.at);
-    const at = path[path.length - 1];
-    const now = new Date().toISOString();
-    const fork: Session = {
-      id: randomUUID(),
-      source: THREADBASE_SOURCE,
-      createdAt: now,
-      updatedAt: now,
-      messageCount: 0,
-      parentId: s.id,
-      entries: path,
-      leafId: at?.id ?? null,
-    };
-    if (s.project !== undefined) fork.project = s.project;
-    const title = opts.title ?? (s.title ? `${s.title} (fork)` : undefined);
-    if (title !== undefined) fork.title = title;
-    if (at) fork.parentEntryId = at.id;
-    return this.putSession(fork);
+    return this.putSession(forkedSession(await this.requireSession(sessionId), opts));
   }
 
   async setTitle(sessionId: string, title: string): Promise<void> {
@@ -550,7 +499,7 @@ export class SqliteStore extends DriverBase {
     if (!row) throw new NotFoundError('sqlite session', sessionId);
     const info = JSON.parse(row.info_json) as SessionInfo;
     info.title = title;
-    this.db.prepare('UPDATE sessions SET title = ?, info_json = ? WHERE id = ?').run(title, JSON.stringify(info), sessionId);
+    this.stmt('UPDATE sessions SET title = ?, info_json = ? WHERE id = ?').run(title, JSON.stringify(info), sessionId);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
