@@ -1,6 +1,9 @@
 /**
  * Debian's chromium driven by playwright-core (never a downloaded browser), and the viewer served
- * on a loopback port. Screenshots go to test-artifacts/web/ (git-ignored).
+ * on a loopback port. Screenshots go to test-results/screenshots/ (git-ignored).
+ *
+ * Where /usr/bin/chromium is missing the browser tests are skipped on a developer's machine, but
+ * under CI (CI=true) they run and fail: a CI without its browser must not pass by skipping them.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +16,18 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
-export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'web');
+/** CI=true (or 1): missing services fail the tests that need them instead of skipping them. */
+export const isCI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+/** Skip the browser suites only off CI and only when the browser is missing. */
+export const skipBrowser = !chromiumAvailable && !isCI;
+export const ARTIFACTS = join(process.cwd(), 'test-results', 'screenshots');
+/** A laptop screen. */
+export const VIEWPORT = { width: 1366, height: 768 };
+
+/** Throws (failing the suite) when a service the suite needs is missing; only reached on CI or when present. */
+export function requireService(available: boolean, what: string): void {
+  if (!available) throw new Error(`${what} is missing, and CI=${process.env.CI}: the browser tests must run here, not skip`);
+}
 
 export interface Served {
   url: string;
@@ -41,6 +55,7 @@ export interface Browser {
 }
 
 export async function launchBrowser(opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<Browser> {
+  requireService(chromiumAvailable, `${CHROMIUM} (Debian's chromium: apt-get install chromium)`);
   const userDataDir = await mkdtemp(join(tmpdir(), 'threadbase-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -53,7 +68,7 @@ export async function launchBrowser(opts: { colorScheme?: 'light' | 'dark' } = {
       '--disable-component-update',
       '--no-first-run',
     ],
-    viewport: { width: 1366, height: 800 },
+    viewport: VIEWPORT,
     colorScheme: opts.colorScheme ?? 'light',
   });
   const page = context.pages()[0] ?? (await context.newPage());

@@ -2,7 +2,7 @@
  * The web viewer end to end in a real browser: list and filters, search and a hit opened at its
  * turn in a 10,000-entry session, tool calls expanded with diffs, thinking folded, an image inline,
  * switching branches in the tree, "Continue in…" writing a real pi session, stats charts, keyboard
- * navigation and dark mode. Screenshots land in test-artifacts/web/.
+ * navigation and dark mode. Screenshots land in test-results/screenshots/.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,10 +13,10 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
-import { type Browser, chromiumAvailable, launchBrowser, type Served, screenshot, serveApp } from './browser.js';
+import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
 import { ALT_LEAF, BIG_ENTRIES, BIG_ID, BIG_NEEDLE, PARSER_ID, PI_ID, seedMemoryStore } from './fixtures.js';
 
-describe.skipIf(!chromiumAvailable)('web viewer in chromium', () => {
+describe.skipIf(skipBrowser)('web viewer in chromium', () => {
   let served: Served;
   let browser: Browser;
   let home: string;
