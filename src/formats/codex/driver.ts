@@ -11,7 +11,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { buildContext, type Context, type ContextOptions, messageText, pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase } from '../shared/base.js';
+import { applyFilter, DriverBase, matchesSessionText } from '../shared/base.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
@@ -49,15 +49,6 @@ async function* walkRollouts(dir: string): AsyncGenerator<string> {
 
 function pad(n: number): string {
   return String(n).padStart(2, '0');
-}
-
-/** SessionFilter.text matches the title or the first user message (applyFilter looks at titles only). */
-function matchesText(s: Session, title: string | undefined, text: string | undefined): boolean {
-  if (!text) return true;
-  const needle = text.toLowerCase();
-  if ((title ?? '').toLowerCase().includes(needle)) return true;
-  const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
-  return first?.kind === 'message' && messageText(first.message).toLowerCase().includes(needle);
 }
 
 /** The parent's call that spawned this sub-agent (its spawn_agent output names the agent id). */
@@ -165,7 +156,7 @@ export class CodexDriver extends DriverBase {
         const s = await this.load(file);
         const { entries: _e, warnings: _w, raw: _r, ...info } = s;
         const name = names.get(s.id);
-        if (matchesText(s, name ?? s.title, filter?.text)) out.push(name ? { ...info, title: name } : info);
+        if (matchesSessionText(s, name ?? s.title, filter?.text)) out.push(name ? { ...info, title: name } : info);
       } catch {
         // A file that vanished or cannot be read is left out of the listing; getSession reports it.
       }

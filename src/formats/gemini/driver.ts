@@ -6,9 +6,8 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter } from '../../model/driver.js';
-import { messageText } from '../../model/tree.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase } from '../shared/base.js';
+import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { isObject } from './content.js';
 
@@ -30,27 +29,9 @@ async function entriesOf(dir: string): Promise<import('node:fs').Dirent[]> {
   }
 }
 
-/** SessionFilter.text matches the title or the first user message (applyFilter looks at titles only). */
-function matchesText(s: Session, title: string | undefined, text: string | undefined): boolean {
-  if (!text) return true;
-  const needle = text.toLowerCase();
-  if ((title ?? '').toLowerCase().includes(needle)) return true;
-  const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
-  return first?.kind === 'message' && messageText(first.message).toLowerCase().includes(needle);
-}
-
 export class GeminiDriver extends DriverBase {
   readonly name = SOURCE;
-  readonly capabilities: DriverCapabilities = {
-    read: true,
-    write: false,
-    append: false,
-    fork: false,
-    branch: false,
-    delete: false,
-    title: false,
-    search: false,
-  };
+  readonly capabilities: DriverCapabilities = READ_ONLY_CAPABILITIES;
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
 
   constructor(private readonly env: DriverEnv) {
@@ -146,7 +127,7 @@ export class GeminiDriver extends DriverBase {
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
     const infos = (await this.all())
-      .filter((s) => matchesText(s, s.title, filter?.text))
+      .filter((s) => matchesSessionText(s, s.title, filter?.text))
       .map(({ entries: _e, warnings: _w, raw: _r, leafId: _l, ...info }) => info);
     return applyFilter(infos, { ...filter, text: undefined });
   }

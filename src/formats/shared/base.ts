@@ -4,9 +4,21 @@
  */
 import type { DriverCapabilities, GetMessagesOptions, SessionDriver, SessionFilter, UsageTotals } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
-import { buildContext, type Context, type ContextOptions, indexEntries, pathTo } from '../../model/tree.js';
+import { buildContext, type Context, type ContextOptions, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
+
+/** The capabilities of a driver that only reads its agent's store. */
+export const READ_ONLY_CAPABILITIES: DriverCapabilities = Object.freeze({
+  read: true,
+  write: false,
+  append: false,
+  fork: false,
+  branch: false,
+  delete: false,
+  title: false,
+  search: false,
+});
 
 export abstract class DriverBase implements SessionDriver {
   abstract readonly name: string;
@@ -87,4 +99,13 @@ export function matchesFilter(s: SessionInfo, f: SessionFilter = {}): boolean {
 export function applyFilter(list: SessionInfo[], f: SessionFilter = {}): SessionInfo[] {
   const out = list.filter((s) => matchesFilter(s, f)).sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
   return f.limit ? out.slice(0, f.limit) : out;
+}
+
+/** SessionFilter.text matches the title or the first user message (matchesFilter looks at titles only). */
+export function matchesSessionText(s: Pick<Session, 'entries'>, title: string | undefined, text: string | undefined): boolean {
+  if (!text) return true;
+  const needle = text.toLowerCase();
+  if ((title ?? '').toLowerCase().includes(needle)) return true;
+  const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+  return first?.kind === 'message' && messageText(first.message).toLowerCase().includes(needle);
 }

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
 import type { DriverCapabilities, DriverEnv, SessionFilter, UsageTotals } from '../../model/driver.js';
-import { messageText } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase } from '../shared/base.js';
+import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { parseJson } from '../shared/jsonl.js';
 import { isObject, type JsonObject, SOURCE, type ThreadRow, threadToSession } from './thread.js';
 
 export function zedThreadsDbCandidates(env: DriverEnv): string[] {
@@ -36,34 +36,16 @@ export function decodeThread(dataType: string, data: Buffer | string): { thread?
     if (dataType === 'zstd') text = utf8.decode(decompress(typeof data === 'string' ? Buffer.from(data) : data));
     else if (dataType === 'json') text = typeof data === 'string' ? data : utf8.decode(data);
     else return { error: `unknown data_type ${JSON.stringify(dataType)}` };
-    const v: unknown = JSON.parse(text);
+    const v: unknown = parseJson(text);
     return isObject(v) ? { thread: v } : { error: 'thread data is not a JSON object' };
   } catch (err) {
     return { error: `cannot decode ${dataType} thread data: ${(err as Error).message}` };
   }
 }
 
-/** SessionFilter.text matches the title or the first user message (applyFilter looks at titles only). */
-function matchesText(s: Session, title: string | undefined, text: string | undefined): boolean {
-  if (!text) return true;
-  const needle = text.toLowerCase();
-  if ((title ?? '').toLowerCase().includes(needle)) return true;
-  const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
-  return first?.kind === 'message' && messageText(first.message).toLowerCase().includes(needle);
-}
-
 export class ZedDriver extends DriverBase {
   readonly name = SOURCE;
-  readonly capabilities: DriverCapabilities = {
-    read: true,
-    write: false,
-    append: false,
-    fork: false,
-    branch: false,
-    delete: false,
-    title: false,
-    search: false,
-  };
+  readonly capabilities: DriverCapabilities = READ_ONLY_CAPABILITIES;
   private cache = new Map<string, { updatedAt: string; session: Session }>();
 
   constructor(private readonly env: DriverEnv) {
@@ -117,7 +99,7 @@ export class ZedDriver extends DriverBase {
         this.select(db).flatMap((row) => {
           const s = this.toSession(row, file);
           const { entries: _e, warnings: _w, raw: _r, ...info } = s;
-          return matchesText(s, s.title, filter?.text) ? [info] : [];
+          return matchesSessionText(s, s.title, filter?.text) ? [info] : [];
         }),
       ) ?? [];
     return applyFilter(sessions, { ...filter, text: undefined });

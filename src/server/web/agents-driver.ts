@@ -3,22 +3,13 @@
  * sessions straight from the agents' files when there is no index yet (`threadbase ui --store agents`).
  */
 import type { Sources } from '../../formats/registry.js';
-import { DriverBase } from '../../formats/shared/base.js';
+import { DriverBase, READ_ONLY_CAPABILITIES } from '../../formats/shared/base.js';
 import type { DriverCapabilities, SessionFilter } from '../../model/driver.js';
 import type { Session, SessionInfo } from '../../model/types.js';
 
 export class AgentFilesDriver extends DriverBase {
   readonly name = 'agents';
-  readonly capabilities: DriverCapabilities = {
-    read: true,
-    write: false,
-    append: false,
-    fork: false,
-    branch: false,
-    delete: false,
-    title: false,
-    search: false,
-  };
+  readonly capabilities: DriverCapabilities = READ_ONLY_CAPABILITIES;
   /** session id → the agent it was listed under, so opening one asks only that agent */
   private sourceOf = new Map<string, string>();
 

@@ -5,7 +5,7 @@
  * in and change stored state.
  */
 import { randomUUID } from 'node:crypto';
-import { applyFilter, DriverBase, matchesFilter } from '../../formats/shared/base.js';
+import { applyFilter, DriverBase, matchesFilter, matchesSessionText } from '../../formats/shared/base.js';
 import type {
   DriverCapabilities,
   ForkOptions,
@@ -59,18 +59,10 @@ export class MemoryStore extends DriverBase {
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
     const infos = [...this.sessions.values()].map(sessionInfoOf);
-    const textMatch = filter.text?.toLowerCase();
-    // matchesFilter looks at titles only; the filter also means "the first user message".
-    const byText = textMatch
-      ? infos.filter((i) => {
-          const s = this.sessions.get(i.id);
-          const first = s?.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
-          return (
-            (i.title ?? '').toLowerCase().includes(textMatch) ||
-            (first?.kind === 'message' && messageText(first.message).toLowerCase().includes(textMatch))
-          );
-        })
-      : infos;
+    const byText = infos.filter((i) => {
+      const s = this.sessions.get(i.id);
+      return s !== undefined && matchesSessionText(s, i.title, filter.text);
+    });
     return applyFilter(byText, { ...filter, text: undefined });
   }
 
