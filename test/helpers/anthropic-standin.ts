@@ -3,15 +3,10 @@
  * the Agent SDK) are pointed at it, so they run offline; it records every request body (which is
  * how tests read the context an agent rebuilt on resume) and answers by simple rules.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { estimateTokens, type RecordedRequest, startRecordingServer, writeJson } from './loopback-server.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: unknown;
-}
+export type { RecordedRequest };
 
 export type AnthropicBlock = { type: string; [k: string]: unknown };
 export interface AnthropicMessage {
@@ -130,10 +125,6 @@ export const defaultRules: Rule[] = [
   (req) => ({ text: `ok: ${textOf(lastUser(req)).replace(/\s+/g, ' ').trim().slice(0, 40)}` }),
 ];
 
-function estimateTokens(value: unknown): number {
-  return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
-}
-
 function contentBlocks(reply: Reply, n: number): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [];
   if (reply.thinking) blocks.push({ type: 'thinking', thinking: reply.thinking, signature: `sig-standin-${n}` });
@@ -156,33 +147,14 @@ function sse(res: ServerResponse, event: string, data: unknown): void {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function startAnthropicStandIn(opts: { rules?: Rule[] } = {}): Promise<StandIn> {
   const rules = [...(opts.rules ?? []), ...defaultRules];
-  const requests: RecordedRequest[] = [];
   let counter = 0;
 
-  const server = createServer(async (req, res) => {
-    const raw = await readBody(req);
-    let body: unknown = raw;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      // keep the raw text
-    }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    requests.push({ method: req.method ?? 'GET', path, headers, body });
-
+  const server = await startRecordingServer((req, res) => {
+    const { path, body } = req;
     if (req.method === 'POST' && /\/messages\/count_tokens$/.test(path)) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ input_tokens: estimateTokens(body) }));
+      writeJson(res, 200, { input_tokens: estimateTokens(body) });
       return;
     }
     if (req.method !== 'POST' || !/\/messages$/.test(path)) {
@@ -283,18 +255,12 @@ export async function startAnthropicStandIn(opts: { rules?: Rule[] } = {}): Prom
     res.end();
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    requests,
+    url: `http://127.0.0.1:${server.port}`,
+    port: server.port,
+    requests: server.requests,
     messageRequests: () =>
-      requests.filter((r) => r.method === 'POST' && /\/messages$/.test(r.path)).map((r) => r.body as AnthropicRequest),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+      server.requests.filter((r) => r.method === 'POST' && /\/messages$/.test(r.path)).map((r) => r.body as AnthropicRequest),
+    close: server.close,
   };
 }

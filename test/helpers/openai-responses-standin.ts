@@ -6,15 +6,10 @@
  * function_call of the shell tool the request offers; a compaction request → a summary; else text
  * "ok: <start of the user text>".
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { estimateTokens, type RecordedRequest, startRecordingServer, writeJson } from './loopback-server.js';
 
-export interface RecordedResponsesRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: unknown;
-}
+export type RecordedResponsesRequest = RecordedRequest;
 
 export type ResponsesItem = { type?: string; [k: string]: unknown };
 export interface ResponsesTool {
@@ -113,10 +108,6 @@ export const defaultResponsesRules: ResponsesRule[] = [
   (req) => ({ text: `ok: ${lastUserText(req).replace(/\s+/g, ' ').trim().slice(0, 40)}` }),
 ];
 
-function estimateTokens(value: unknown): number {
-  return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
-}
-
 function outputItems(reply: ResponsesReply, n: number): ResponsesItem[] {
   const id = String(n).padStart(4, '0');
   const items: ResponsesItem[] = [];
@@ -155,38 +146,18 @@ function sse(res: ServerResponse, data: { type: string; [k: string]: unknown }):
   res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function startResponsesStandIn(opts: { rules?: ResponsesRule[] } = {}): Promise<ResponsesStandIn> {
   const rules = [...(opts.rules ?? []), ...defaultResponsesRules];
-  const requests: RecordedResponsesRequest[] = [];
   let counter = 0;
 
-  const server = createServer(async (req, res) => {
-    const raw = await readBody(req);
-    let body: unknown = raw;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      // keep the raw text (a compressed body would land here)
-    }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    requests.push({ method: req.method ?? 'GET', path, headers, body });
-
+  const server = await startRecordingServer((req, res) => {
+    const { path, body } = req;
     if (req.method === 'GET' && /\/models$/.test(path)) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
+      writeJson(res, 200, { object: 'list', data: [], models: [] });
       return;
     }
     if (req.method !== 'POST' || !/\/responses$/.test(path)) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { type: 'not_found', message: path } }));
+      writeJson(res, 404, { error: { type: 'not_found', message: path } });
       return;
     }
 
@@ -258,18 +229,12 @@ export async function startResponsesStandIn(opts: { rules?: ResponsesRule[] } = 
     res.end();
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    port,
-    requests,
+    baseUrl: `http://127.0.0.1:${server.port}/v1`,
+    port: server.port,
+    requests: server.requests,
     responseRequests: () =>
-      requests.filter((r) => r.method === 'POST' && /\/responses$/.test(r.path)).map((r) => r.body as ResponsesRequest),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+      server.requests.filter((r) => r.method === 'POST' && /\/responses$/.test(r.path)).map((r) => r.body as ResponsesRequest),
+    close: server.close,
   };
 }
