@@ -6,7 +6,7 @@
  * A 'tool' message becomes a tool message of tool-result parts; text/images alongside follow as
  * a user message. Tool result outputs: string → text, error → error-text/error-json, parts → content.
  */
-import type { Context } from '../model/tree.js';
+import { type Context, contextFromLeadingSystem } from '../model/tree.js';
 import type { FilePart, ImagePart, Message, Part, ToolResultContent, ToolResultPart } from '../model/types.js';
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
 
@@ -350,13 +350,5 @@ export function messagesFromAiSdk(messages: readonly unknown[]): Message[] {
 
 /** AI SDK messages as a context: leading system messages become `system`. */
 export function contextFromAiSdk(messages: readonly unknown[]): Context {
-  const all = messagesFromAiSdk(messages);
-  const system: string[] = [];
-  let i = 0;
-  for (; i < all.length && all[i]?.role === 'system'; i++) {
-    system.push((all[i]?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'));
-  }
-  const ctx: Context = { messages: all.slice(i) };
-  if (system.length) ctx.system = system.join('\n\n');
-  return ctx;
+  return contextFromLeadingSystem(messagesFromAiSdk(messages));
 }

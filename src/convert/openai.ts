@@ -9,7 +9,7 @@
  * OpenAI → model: consecutive tool messages become one 'tool' message; `arguments` are parsed
  * into an object (never a string); a data: URL image becomes base64 data + mediaType.
  */
-import type { Context } from '../model/tree.js';
+import { type Context, contextFromLeadingSystem } from '../model/tree.js';
 import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultContent, ToolResultPart } from '../model/types.js';
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
 
@@ -257,13 +257,5 @@ export function messagesFromOpenAI(messages: readonly unknown[]): Message[] {
 
 /** OpenAI chat messages as a context: leading system/developer messages become `system`. */
 export function contextFromOpenAI(messages: readonly unknown[]): Context {
-  const all = messagesFromOpenAI(messages);
-  const system: string[] = [];
-  let i = 0;
-  for (; i < all.length && all[i]?.role === 'system'; i++) {
-    system.push((all[i]?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'));
-  }
-  const ctx: Context = { messages: all.slice(i) };
-  if (system.length) ctx.system = system.join('\n\n');
-  return ctx;
+  return contextFromLeadingSystem(messagesFromOpenAI(messages));
 }

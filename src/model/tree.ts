@@ -119,6 +119,18 @@ export interface Context {
   thinkingLevel?: string;
 }
 
+/** A context from a wire message list whose leading system messages are its system prompt (OpenAI, AI SDK). */
+export function contextFromLeadingSystem(messages: Message[]): Context {
+  let i = 0;
+  const system: string[] = [];
+  for (; i < messages.length && messages[i]?.role === 'system'; i++) {
+    system.push((messages[i]?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'));
+  }
+  const ctx: Context = { messages: messages.slice(i) };
+  if (system.length) ctx.system = system.join('\n\n');
+  return ctx;
+}
+
 /**
  * The message list a model sees when the session is resumed at a leaf: the path from the root,
  * with the latest compaction on it applied (summary, then the kept entries, then what follows),
