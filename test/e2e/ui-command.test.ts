@@ -1,5 +1,5 @@
 /** `threadbase ui` as a user runs it: a real process serving the viewer shell, assets and data routes. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,40 +7,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { piSession } from './fixtures.js';
+import { startUi as startUiProcess } from './ui-process.js';
 
 let child: ChildProcess | undefined;
 let home: string | undefined;
+
+async function startUi(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; proc: ChildProcess }> {
+  const ui = await startUiProcess(args, env);
+  child = ui.proc;
+  return ui;
+}
 
 afterEach(async () => {
   if (child?.pid && child.exitCode === null) child.kill('SIGTERM');
   child = undefined;
   if (home) await rm(home, { recursive: true, force: true });
 });
-
-function startUi(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'ui', ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = proc;
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`ui did not start: ${out} ${err}`)), 60_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(/on (http:\/\/\S+\/)/);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve({ url: m[1], proc });
-      }
-    });
-    proc.stderr?.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    proc.on('exit', (code) => reject(new Error(`ui exited with ${code}: ${out} ${err}`)));
-  });
-}
 
 describe('threadbase ui', () => {
   it('serves the viewer on a free port, wants the key for data, and stops on SIGTERM', async () => {

@@ -4,12 +4,14 @@
  */
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
 import { AgentFilesDriver } from '../../server/web/agents-driver.js';
 import { createWebApp } from '../../server/web/index.js';
-import { openStore } from '../../stores/open.js';
+import { loadPrices } from '../../stores/index-sync/prices.js';
+import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, warn } from '../io.js';
 
 interface UiFlags {
@@ -56,7 +58,13 @@ export function registerUi(program: Command, ctx: CliContext): void {
         await driver.close?.();
         driver = fromAgents();
       } else for (const m of storeWarnings) warn(ctx, m);
-      const app = createWebApp({ driver, targets: ctx.sources(), apiKey: opts.key ?? ctx.env.env.THREADBASE_API_KEY });
+      const app = createWebApp({
+        driver,
+        targets: ctx.sources(),
+        apiKey: opts.key ?? ctx.env.env.THREADBASE_API_KEY,
+        // the same prices `threadbase stats` uses, the user's file over the bundled table
+        prices: loadPrices(join(threadbaseHome(ctx.env), 'prices.json')),
+      });
       const port = Number.parseInt(opts.port, 10);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`not a port: ${opts.port}`);
       const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(

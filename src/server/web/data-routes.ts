@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { convertSessionAll } from '../../convert/session.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { WebData } from './data.js';
 
 /** The agents a session can be converted into (the local format registry: `Sources` fits). */
@@ -32,6 +33,8 @@ export interface WebDataRoutesOptions {
   apiKey?: string;
   cacheMs?: number;
   statsSessionLimit?: number;
+  /** Prices for responses with no recorded cost (default the bundled table). */
+  prices?: PriceTable;
 }
 
 const listQuery = z.object({
@@ -77,7 +80,7 @@ export function writableTargets(targets: ConvertTargets | undefined): string[] {
 }
 
 export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
-  const settings = { cacheMs: opts.cacheMs, statsSessionLimit: opts.statsSessionLimit };
+  const settings = { cacheMs: opts.cacheMs, statsSessionLimit: opts.statsSessionLimit, prices: opts.prices };
   const fixed = new WebData(opts.driver, settings);
   const scoped = new Map<string, WebData>();
   const dataOf = (c: Context): WebData => {

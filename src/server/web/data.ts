@@ -8,6 +8,7 @@ import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo, ToolResultPart, Usage } from '../../model/types.js';
+import { costOf, PRICES, type PriceTable, priceOf } from '../../stores/index-sync/prices.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -29,6 +30,11 @@ export interface WebDataOptions {
   cacheSize?: number;
   /** Up to this many sessions, stats load each session and count per message. */
   statsSessionLimit?: number;
+  /**
+   * Prices for responses whose agent recorded no cost (Claude Code never does), as `threadbase
+   * stats` counts them; default the bundled table.
+   */
+  prices?: PriceTable;
 }
 
 export interface SessionListQuery {
@@ -172,6 +178,12 @@ function emptyBucket(key: string): StatsBucket {
   return { key, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, responses: 0 };
 }
 
+/** The recorded cost, else the usage priced by model (0 for a model the table does not know). */
+function costOrPriced(prices: PriceTable, cost: number | undefined, u: Usage | undefined, model: string | undefined) {
+  if (cost !== undefined) return cost;
+  return u ? costOf(priceOf(prices, model), u) : 0;
+}
+
 function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): void {
   if (u) {
     b.input += u.input;
@@ -196,6 +208,7 @@ export class WebData {
   private readonly cacheMs: number;
   private readonly cacheSize: number;
   private readonly statsSessionLimit: number;
+  private readonly prices: PriceTable;
   private loaded = new Map<string, LoadedSession>();
   private listing?: { at: number; sessions: SessionInfo[] };
   private usageCells = new Map<string, SessionUsageCells>();
@@ -205,6 +218,7 @@ export class WebData {
     this.cacheMs = opts.cacheMs ?? 5_000;
     this.cacheSize = opts.cacheSize ?? 6;
     this.statsSessionLimit = opts.statsSessionLimit ?? 400;
+    this.prices = opts.prices ?? PRICES;
   }
 
   /** Drops every cached listing and session (after a write through the viewer). */
@@ -247,7 +261,7 @@ export class WebData {
         case 'messages':
           return s.messageCount;
         case 'cost':
-          return s.cost ?? 0;
+          return this.listCost(s) ?? 0;
         case 'tokens':
           return totalTokens(s.usage);
         case 'title':
@@ -279,9 +293,22 @@ export class WebData {
         parentId: s.parentId ?? null,
         models: s.models ?? [],
         tokens: totalTokens(s.usage),
-        cost: s.cost ?? null,
+        cost: this.listCost(s),
       })),
     };
+  }
+
+  /**
+   * A session's cost for the list: the recorded one, else (an agent that records none, like Claude
+   * Code) its tokens priced when it used one model the table knows; unknown (null) rather than a
+   * false $0 otherwise.
+   */
+  private listCost(s: SessionInfo): number | null {
+    if (s.cost) return s.cost;
+    if (!s.usage || totalTokens(s.usage) === 0) return s.cost ?? null;
+    const [only, ...more] = s.models ?? [];
+    const price = more.length === 0 ? priceOf(this.prices, only) : undefined;
+    return price ? costOf(price, s.usage) : null;
   }
 
   async load(id: string): Promise<LoadedSession> {
@@ -605,7 +632,7 @@ export class WebData {
     // each session's own totals on its last day and first model, from the listing alone.
     const perMessage = sessions.length <= this.statsSessionLimit;
     for (const info of sessions) {
-      const cells = perMessage ? await this.usageCellsOf(info) : sessionLevelCells(info);
+      const cells = perMessage ? await this.usageCellsOf(info) : sessionLevelCells(info, this.prices);
       for (const [k, c] of cells) {
         const [day, model] = k.split('|') as [string, string];
         mergeBucket(totals, c);
@@ -650,17 +677,17 @@ export class WebData {
         b = emptyBucket(key);
         cells.set(key, b);
       }
-      addTo(b, m.usage, m.cost);
+      addTo(b, m.usage, costOrPriced(this.prices, m.cost, m.usage, m.model));
     }
     this.usageCells.set(`${info.source}:${info.id}`, { updatedAt: info.updatedAt, cells });
     return cells;
   }
 }
 
-function sessionLevelCells(info: SessionInfo): Map<string, StatsBucket> {
+function sessionLevelCells(info: SessionInfo, prices: PriceTable): Map<string, StatsBucket> {
   const key = `${info.updatedAt.slice(0, 10)}|${info.models?.[0] ?? '(unknown)'}`;
   const b = emptyBucket(key);
-  addTo(b, info.usage, info.cost);
+  addTo(b, info.usage, costOrPriced(prices, info.cost, info.usage, info.models?.[0]));
   return new Map([[key, b]]);
 }
 

@@ -26,15 +26,49 @@ function legend() {
   );
 }
 
+/** A round tick step of at least v: 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten. */
+function niceStep(v) {
+  if (v <= 0) return 0.25;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= v - 1e-12) return m * p;
+  return 10 * p;
+}
+
+/** Axis money: as many decimals as the step between ticks needs ($0.0025 steps show 4). */
+function costTick(value, step) {
+  let decimals = step >= 10 ? 0 : 2;
+  while (decimals < 6 && Math.abs(step * 10 ** decimals - Math.round(step * 10 ** decimals)) > 1e-6) decimals++;
+  return `$${value.toFixed(decimals)}`;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Days without usage between the first and the last get an empty slot, so the axis is time. */
+function withEmptyDays(byDay) {
+  if (byDay.length < 2 || !byDay.every((b) => /^\d{4}-\d{2}-\d{2}$/.test(b.key))) return byDay;
+  const first = Date.parse(`${byDay[0].key}T00:00:00Z`);
+  const last = Date.parse(`${byDay[byDay.length - 1].key}T00:00:00Z`);
+  if ((last - first) / DAY_MS > 366) return byDay;
+  const have = new Map(byDay.map((b) => [b.key, b]));
+  const out = [];
+  for (let t = first; t <= last; t += DAY_MS) {
+    const key = new Date(t).toISOString().slice(0, 10);
+    out.push(have.get(key) ?? { key, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, responses: 0 });
+  }
+  return out;
+}
+
 /** Stacked token bars per day with the day's cost as a line on the right axis. */
-export function timeChart(byDay) {
+export function timeChart(recorded) {
+  const byDay = withEmptyDays(recorded);
   const W = 960;
   const H = 240;
   const pad = { l: 56, r: 56, t: 12, b: 36 };
   const iw = W - pad.l - pad.r;
   const ih = H - pad.t - pad.b;
   const maxT = niceMax(Math.max(0, ...byDay.map(tokensOf)));
-  const maxC = niceMax(Math.max(0, ...byDay.map((b) => b.cost)));
+  // four round steps of money on the right axis
+  const maxC = 4 * niceStep(Math.max(0, ...byDay.map((b) => b.cost)) / 4);
   const n = Math.max(1, byDay.length);
   const slot = iw / n;
   const bw = Math.max(2, Math.min(40, slot * 0.7));
@@ -48,7 +82,7 @@ export function timeChart(byDay) {
     const y = pad.t + ih - (ih * i) / 4;
     root.append(svg('line', { x1: pad.l, x2: W - pad.r, y1: y, y2: y, class: 'grid' }));
     root.append(svg('text', { x: pad.l - 6, y: y + 4, class: 'axis', 'text-anchor': 'end' }, fmtTokens((maxT * i) / 4)));
-    root.append(svg('text', { x: W - pad.r + 6, y: y + 4, class: 'axis cost-axis' }, fmtCost((maxC * i) / 4)));
+    root.append(svg('text', { x: W - pad.r + 6, y: y + 4, class: 'axis cost-axis' }, costTick((maxC * i) / 4, maxC / 4)));
   }
   const labelEvery = Math.ceil(n / 12);
   const points = [];

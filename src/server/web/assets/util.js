@@ -35,35 +35,43 @@ export function svg(tag, attrs, ...children) {
   return el;
 }
 
-/** Text with every occurrence of the query's words wrapped in <mark>, built from text nodes. */
+const TOKEN = /[\p{L}\p{N}]+/gu;
+const fold = (t) => t.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** The words of a search query as the stores match them (letters and digits, case folded). */
+function queryTerms(query) {
+  const words = String(query ?? '').match(TOKEN) ?? [];
+  return new Set(words.map(fold).filter((w) => !/^(and|or|not|near)$/.test(w)));
+}
+
+/**
+ * A search snippet with the query's hits wrapped in <mark>, built from text nodes. Stores mark hits
+ * themselves, and know stems and tokens better than we do: PostgreSQL's ts_headline with «…», the
+ * SQLite index with [brackets] around a matched token (only brackets around a query word count: code
+ * has brackets of its own). Elsewhere every token equal to a query word is marked.
+ */
 export function highlighted(text, query) {
-  // A store that marks its own hits (PostgreSQL's ts_headline with «…») knows stems and phrases
-  // better than we do: use its marks.
+  const frag = document.createDocumentFragment();
+  const mark = (s) => frag.append(h('mark', {}, s));
   if (/«[^«»]*»/.test(text)) {
-    const frag = document.createDocumentFragment();
-    text.split(/(«[^«»]*»)/).forEach((piece) => {
-      if (!piece) return;
-      if (piece.startsWith('«') && piece.endsWith('»')) frag.append(h('mark', {}, piece.slice(1, -1)));
+    for (const piece of text.split(/(«[^«»]*»)/)) {
+      if (!piece) continue;
+      if (piece.startsWith('«') && piece.endsWith('»')) mark(piece.slice(1, -1));
       else frag.append(piece);
-    });
+    }
     return frag;
   }
-  const words = String(query ?? '')
-    .toLowerCase()
-    .split(/\s+/)
-    .map((w) => w.replace(/^["'(]+|["')*]+$/g, ''))
-    .filter((w) => w.length > 0 && !/^(and|or|not|near)$/.test(w));
-  const frag = document.createDocumentFragment();
-  if (!words.length) {
+  const terms = queryTerms(query);
+  if (!terms.size) {
     frag.append(text);
     return frag;
   }
-  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const re = new RegExp(`(${escaped.join('|')})`, 'gi');
   let last = 0;
-  for (const m of text.matchAll(re)) {
+  for (const m of text.matchAll(/\[([\p{L}\p{N}]+)\]|[\p{L}\p{N}]+/gu)) {
+    const word = m[1] ?? m[0];
+    if (!terms.has(fold(word))) continue;
     if (m.index > last) frag.append(text.slice(last, m.index));
-    frag.append(h('mark', {}, m[0]));
+    mark(word);
     last = m.index + m[0].length;
   }
   if (last < text.length) frag.append(text.slice(last));
