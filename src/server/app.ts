@@ -23,6 +23,7 @@ import {
   estimateTokens,
   messageFromBlob,
 } from './acontext.js';
+import { EntrySchema } from './entry-schema.js';
 import { openApiDocument } from './openapi.js';
 import { type ProjectStores, projectStores } from './scope.js';
 import type { Project, TokenStore } from './tokens.js';
@@ -116,13 +117,6 @@ const StoreMessageBody = z.object({
   blob: z.unknown(),
   format: z.enum(['anthropic', 'openai']).default('openai'),
   meta: z.record(z.string(), z.unknown()).nullish(),
-});
-
-const EntrySchema = z.looseObject({
-  id: z.string().min(1),
-  parentId: z.string().nullable(),
-  kind: z.enum(['message', 'compaction', 'branch_summary', 'model_change', 'label', 'metadata']),
-  timestamp: z.string(),
 });
 
 const PutSessionBody = z.object({

@@ -4,6 +4,7 @@
  * FunctionCallOutputPayload) and checked against rollouts the real codex-cli 0.169.0 wrote.
  */
 import type { ImagePart, Message, Part, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { parseJson } from '../shared/jsonl.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -101,7 +102,7 @@ export function parseArguments(args: unknown): { input: Record<string, unknown>;
   if (isObject(args)) return { input: args };
   if (typeof args !== 'string') return { input: {} };
   try {
-    const v: unknown = JSON.parse(args);
+    const v: unknown = parseJson(args);
     if (isObject(v)) return { input: v };
   } catch {
     // not JSON: kept verbatim below

@@ -15,7 +15,7 @@ import { basename, dirname } from 'node:path';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
-import { readJsonl } from '../shared/jsonl.js';
+import { parseJson, readJsonl } from '../shared/jsonl.js';
 import { CallIdPairer, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
 
 export const SOURCE = 'gemini';
@@ -198,7 +198,7 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
   } else {
     let doc: unknown;
     try {
-      doc = JSON.parse(await fs.readFile(file, 'utf8'));
+      doc = parseJson(await fs.readFile(file, 'utf8'));
     } catch (err) {
       warnings.push({ file, message: `malformed JSON: ${(err as Error).message}` });
     }
@@ -295,7 +295,7 @@ export async function readCheckpoint(file: string, where: ProjectDir): Promise<S
   const timestamp = st.mtime.toISOString();
   let doc: unknown;
   try {
-    doc = JSON.parse(await fs.readFile(file, 'utf8'));
+    doc = parseJson(await fs.readFile(file, 'utf8'));
   } catch (err) {
     warnings.push({ file, message: `malformed JSON: ${(err as Error).message}` });
   }

@@ -2,6 +2,7 @@
  * OpenCode's export JSON (`opencode export <id>` prints it, `opencode import <file>` reads it):
  * `{info: Session.Info, messages: [{info: MessageV2.Info, parts: MessageV2.Part[]}]}`.
  */
+import { ParseError } from '../../model/errors.js';
 import type { ParseWarning, Session } from '../../model/types.js';
 import { type EncodeOptions, encodeSession } from './encode.js';
 import { sessionFromOpencode } from './parse.js';
@@ -10,7 +11,7 @@ import { isJson, type Json, newId, type OcMessage, type OcSessionData } from './
 /** Export JSON (parsed) → session data, skipping malformed messages and parts with a warning. */
 export function exportToData(value: unknown, file: string, warnings: ParseWarning[]): OcSessionData {
   if (!isJson(value) || !isJson(value.info) || !Array.isArray(value.messages)) {
-    throw new Error(`${file}: not an OpenCode export (expected {info, messages})`);
+    throw new ParseError('not an OpenCode export (expected {info, messages})', { file });
   }
   const messages: OcMessage[] = [];
   value.messages.forEach((m, i) => {

@@ -41,7 +41,8 @@ export const obj = (v: unknown): Json | undefined => (isJson(v) ? v : undefined)
 /** Milliseconds since the epoch as ISO 8601 (OpenCode stores times as epoch ms). */
 export function isoOf(ms: unknown, fallback = new Date(0).toISOString()): string {
   const n = num(ms);
-  return n === undefined ? fallback : new Date(n).toISOString();
+  // Past ±8.64e15 ms a Date is invalid and toISOString throws: such a time is damage, not a time.
+  return n === undefined || Math.abs(n) > 8.64e15 ? fallback : new Date(n).toISOString();
 }
 
 // ---- ids: prefix + 12 hex digits of (ms * 0x1000 + counter), bit-inverted for descending ids,

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ThreadbaseError } from '../../model/errors.js';
 import type { ParseWarning } from '../../model/types.js';
+import { parseJson } from '../shared/jsonl.js';
 import { isJson, type Json, num, type OcMessage, type OcSessionData, obj, str } from './records.js';
 
 const BUSY_TIMEOUT_MS = 2000;
@@ -65,7 +66,7 @@ export function withReadDb<T>(file: string, fn: (db: Database.Database) => T): T
 function parseJsonColumn(text: unknown): unknown {
   if (typeof text !== 'string') return undefined;
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     return undefined;
   }

@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { ParseWarning } from '../../model/types.js';
 import { writeFileAtomic } from '../shared/atomic.js';
+import { parseJson } from '../shared/jsonl.js';
 import { isJson, type Json, type OcMessage, type OcSessionData, str } from './records.js';
 
 async function readJsonFile(file: string, warnings: ParseWarning[]): Promise<Json | undefined> {
@@ -21,7 +22,7 @@ async function readJsonFile(file: string, warnings: ParseWarning[]): Promise<Jso
     return undefined;
   }
   try {
-    const v: unknown = JSON.parse(text);
+    const v: unknown = parseJson(text);
     if (isJson(v)) return v;
     warnings.push({ file, message: 'not a JSON object; skipped' });
   } catch (err) {

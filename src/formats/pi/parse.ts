@@ -207,7 +207,8 @@ const KNOWN_ROLES = new Set(['user', 'assistant', 'toolResult', 'bashExecution',
 
 function isoTime(v: unknown, fallback: string): string {
   if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return new Date(v).toISOString();
+  // Past ±8.64e15 ms a Date is invalid and toISOString throws: such a time is damage, not a time.
+  if (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15) return new Date(v).toISOString();
   return fallback;
 }
 

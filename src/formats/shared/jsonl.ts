@@ -31,6 +31,37 @@ export interface ReadJsonlOptions {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Deepest JSON nesting read from agent data. Deeper values are reported, not loaded: every later
+ * step (export, the index, the server) walks values recursively and would overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Whether JSON text nests arrays/objects deeper than max (strings and escapes skipped). */
+export function jsonNestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  // Fewer characters than that cannot open so many brackets.
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** JSON.parse that refuses values nested deeper than MAX_JSON_DEPTH (throws a SyntaxError). */
+export function parseJson(text: string): unknown {
+  if (jsonNestsDeeperThan(text)) throw new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return JSON.parse(text);
+}
+
 function parseLine(buf: Buffer): { value?: unknown; error?: string } {
   let text: string;
   try {
@@ -40,7 +71,7 @@ function parseLine(buf: Buffer): { value?: unknown; error?: string } {
   }
   if (text.trim() === '') return {};
   try {
-    return { value: JSON.parse(text) };
+    return { value: parseJson(text) };
   } catch (err) {
     return { error: `malformed JSON: ${(err as Error).message}` };
   }

@@ -13,6 +13,7 @@
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
+import { parseJson } from '../shared/jsonl.js';
 
 export const SOURCE = 'zed';
 
@@ -91,7 +92,7 @@ function toolUse(u: JsonObject): Part {
   let input = isObject(u.input) ? u.input : undefined;
   if (!input && typeof u.raw_input === 'string') {
     try {
-      const parsed: unknown = JSON.parse(u.raw_input);
+      const parsed: unknown = parseJson(u.raw_input);
       if (isObject(parsed)) input = parsed;
     } catch {
       // an input still streaming when the thread was saved

@@ -1,0 +1,539 @@
+/**
+ * Fuzzing every parser with mutations of the real fixture files (seeded, bounded): torn lines,
+ * flipped bytes, invalid UTF-8, wrong types, huge values, deep nesting, parent cycles and orphans.
+ * Each case reads the damaged store through the agent's driver (list, session, context, branches,
+ * export) and checks: nothing but a typed error naming its place escapes, no case hangs, every
+ * warning names its file, and every session outside the damaged file or row still loads whole.
+ */
+import { promises as fs } from 'node:fs';
+import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { decompress } from 'fzstd';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportSession } from '../../src/export/index.js';
+import { ClaudeDriver } from '../../src/formats/claude/index.js';
+import { CodexDriver } from '../../src/formats/codex/index.js';
+import { GeminiDriver } from '../../src/formats/gemini/index.js';
+import { OpenCodeDriver, sessionFromExport } from '../../src/formats/opencode/index.js';
+import { PiDriver } from '../../src/formats/pi/index.js';
+import { ZedDriver } from '../../src/formats/zed/index.js';
+import type { SessionDriver } from '../../src/model/driver.js';
+import { ThreadbaseError } from '../../src/model/errors.js';
+import { branches, buildContext } from '../../src/model/tree.js';
+import type { Session } from '../../src/model/types.js';
+import { createApp } from '../../src/server/app.js';
+import { MemoryTokenStore } from '../../src/server/tokens.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
+import { applyMutation, type Mutated, type Mutation, mutationArb } from './mutate.js';
+import { type AgentName, type FixtureHome, listFiles, makeFixtureHome, recordFigures } from './stores.js';
+
+const SEED = Number(process.env.TB_FUZZ_SEED ?? 20261123);
+/** Cases per agent; each case is one damaged file or row read through the whole driver. */
+const RUNS = Number(process.env.TB_FUZZ_RUNS ?? 150);
+const CASE_TIMEOUT_MS = 20_000;
+
+const figures = { inputsTried: 0, typedErrors: 0, warningsReported: 0, byAgent: {} as Record<string, number> };
+
+function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
+  switch (agent) {
+    case 'claude':
+      return new ClaudeDriver(h.env);
+    case 'pi':
+      return new PiDriver(h.env);
+    case 'codex':
+      return new CodexDriver(h.env);
+    case 'gemini':
+      return new GeminiDriver(h.env);
+    case 'opencode':
+      return new OpenCodeDriver(h.env);
+    case 'zed':
+      return new ZedDriver(h.env);
+  }
+}
+
+interface Loaded {
+  id: string;
+  path?: string;
+  entries: number;
+}
+
+/** Reads everything the driver offers, as the CLI and server would; returns what loaded. */
+async function exercise(d: SessionDriver, errors: string[]): Promise<Map<string, Loaded>> {
+  const out = new Map<string, Loaded>();
+  const list = await d.listSessions();
+  for (const info of list) {
+    let s: Session | undefined;
+    try {
+      s = await d.getSession(info.id);
+    } catch (err) {
+      errors.push(checkTyped(err, `getSession ${info.id}`));
+      continue;
+    }
+    if (!s) continue;
+    for (const w of s.warnings ?? []) {
+      figures.warningsReported++;
+      if (!w.file) throw new Error(`warning without a file in ${info.id}: ${w.message}`);
+    }
+    try {
+      await d.getContext(info.id);
+      buildContext(s);
+      branches(s);
+      exportSession(s, 'html');
+      exportSession(s, 'md');
+      exportSession(s, 'json');
+    } catch (err) {
+      errors.push(checkTyped(err, `reading ${info.id}`));
+    }
+    out.set(info.id, { id: info.id, path: s.path, entries: s.entries.length });
+  }
+  return out;
+}
+
+/** A typed error that names its place is an answer; anything else is a bug and rethrown. */
+function checkTyped(err: unknown, what: string): string {
+  if (err instanceof ThreadbaseError && (err.file || err.id || err.line !== undefined)) {
+    figures.typedErrors++;
+    return `${what}: ${err.message}`;
+  }
+  throw new Error(`${what}: untyped error escaped: ${(err as Error)?.stack ?? String(err)}`);
+}
+
+async function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${CASE_TIMEOUT_MS} ms (hang)`)), CASE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One thing a case damages: a file of the store, or the JSON column of one database row. */
+type Target =
+  | { kind: 'file'; rel: string; jsonl: boolean }
+  | { kind: 'row'; db: string; table: string; column: string; key: string; keyValue: string; zstd?: boolean };
+
+function describeTarget(t: Target): string {
+  return t.kind === 'file' ? t.rel : `${t.db}#${t.table}.${t.column}[${t.keyValue}]`;
+}
+
+async function targetsOf(agent: AgentName, h: FixtureHome): Promise<Target[]> {
+  const dir = h.dirs[agent];
+  const files = (await listFiles(dir)).filter((f) => !f.endsWith('.db') && !f.endsWith('.db-wal') && !f.endsWith('.db-shm'));
+  const out: Target[] = files.map((f) => ({ kind: 'file', rel: relative(h.home, join(dir, f)), jsonl: f.endsWith('.jsonl') }));
+  if (agent === 'opencode') {
+    const dbRel = relative(h.home, join(dir, 'opencode.db'));
+    const db = new Database(join(h.home, dbRel), { readonly: true });
+    for (const table of ['session', 'message', 'part']) {
+      const cols = table === 'session' ? ['title', 'directory', 'parent_id', 'id'] : ['data'];
+      for (const r of db.prepare(`SELECT rowid AS k FROM ${table}`).all() as { k: number }[])
+        for (const column of cols) out.push({ kind: 'row', db: dbRel, table, column, key: 'rowid', keyValue: String(r.k) });
+    }
+    db.close();
+  }
+  if (agent === 'zed') {
+    const dbRel = relative(h.home, join(dir, 'threads', 'threads.db'));
+    const db = new Database(join(h.home, dbRel), { readonly: true });
+    for (const r of db.prepare('SELECT id, data_type FROM threads').all() as { id: string; data_type: string }[])
+      out.push({
+        kind: 'row',
+        db: dbRel,
+        table: 'threads',
+        column: 'data',
+        key: 'id',
+        keyValue: r.id,
+        zstd: r.data_type === 'zstd',
+      });
+    db.close();
+  }
+  return out;
+}
+
+function unzstd(b: Buffer): Buffer | undefined {
+  try {
+    return Buffer.from(decompress(b));
+  } catch {
+    return undefined; // the fixture's deliberately broken row
+  }
+}
+
+/** Damages the target in place; returns the undo and what changed. */
+async function damage(h: FixtureHome, t: Target, m: Mutation): Promise<{ undo: () => Promise<void>; mutated: Mutated }> {
+  if (t.kind === 'file') {
+    const p = join(h.home, t.rel);
+    const original = await fs.readFile(p);
+    const mutated = applyMutation(original, m, t.jsonl);
+    await fs.writeFile(p, mutated.bytes);
+    return { undo: () => fs.writeFile(p, original), mutated };
+  }
+  const db = new Database(join(h.home, t.db));
+  // A damaged database need not keep its own constraints.
+  db.pragma('foreign_keys = OFF');
+  try {
+    const row = db.prepare(`SELECT * FROM ${t.table} WHERE ${t.key} = ?`).get(t.keyValue) as Record<string, unknown>;
+    const value = row[t.column];
+    const original = Buffer.isBuffer(value) ? value : Buffer.from(String(value ?? ''), 'utf8');
+    let mutated: Mutated;
+    let dataType: string | undefined;
+    const inner = t.zstd && m.kind !== 'flip' && m.kind !== 'truncate' ? unzstd(original) : undefined;
+    if (inner) {
+      // Damage the JSON inside the compressed row and store it as a plain JSON row.
+      mutated = applyMutation(inner, m, false);
+      dataType = 'json';
+    } else mutated = applyMutation(original, m, false);
+    const asText = !Buffer.isBuffer(value) && typeof value === 'string';
+    // Text columns keep invalid UTF-8 as a blob, which is how a damaged row can reach a reader.
+    const stored =
+      asText && Buffer.from(mutated.bytes.toString('utf8'), 'utf8').equals(mutated.bytes)
+        ? mutated.bytes.toString('utf8')
+        : mutated.bytes;
+    if (dataType)
+      db.prepare(`UPDATE ${t.table} SET ${t.column} = ?, data_type = ? WHERE ${t.key} = ?`).run(stored, dataType, t.keyValue);
+    else db.prepare(`UPDATE ${t.table} SET ${t.column} = ? WHERE ${t.key} = ?`).run(stored, t.keyValue);
+    const oldType = row.data_type;
+    return {
+      undo: async () => {
+        const w = new Database(join(h.home, t.db));
+        w.pragma('foreign_keys = OFF');
+        try {
+          if (dataType)
+            w.prepare(`UPDATE ${t.table} SET ${t.column} = ?, data_type = ? WHERE ${t.key} = ?`).run(value, oldType, t.keyValue);
+          else w.prepare(`UPDATE ${t.table} SET ${t.column} = ? WHERE ${t.key} = ?`).run(value, t.keyValue);
+        } finally {
+          w.close();
+        }
+      },
+      mutated,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Which sessions a target can affect: those read from that file (or, for a row, that database). */
+function affects(t: Target, s: Loaded, h: FixtureHome): boolean {
+  if (!s.path) return true;
+  const target = join(h.home, t.kind === 'file' ? t.rel : t.db);
+  if (s.path === target) return true;
+  // A session is also built from files beside or under its own (sub-agents, OpenCode's legacy
+  // message/part files, Gemini's sub-agent chats): those count as its file too.
+  const base = s.path.replace(/\.(jsonl?|db)$/, '');
+  const sid = s.id;
+  // OpenCode's legacy storage spreads a session over message/ and part/ folders named by message id.
+  const storage = join(h.dirs.opencode, 'storage');
+  if (target.startsWith(`${storage}/`) && s.path.startsWith(`${storage}/`)) return true;
+  return target.startsWith(`${base}/`) || target.includes(sid) || t.kind === 'row' || s.path.endsWith('.db');
+}
+
+const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'zed'];
+
+/** Failing cases found by the fuzzer, kept so they run on every test run (see the fixes they led to). */
+const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = [
+  // 5000-deep arrays in a record overflowed the stack in export (JSON.stringify): parseJson now refuses > 1000 levels.
+  {
+    agent: 'claude',
+    target: '.claude/projects/-tmp-cc-proj/bcdac43d-f5e3-48d3-b285-908f5f7abc8b.jsonl',
+    mutation: { kind: 'value', line: 2147483647, node: 1518063006, key: 26, value: { type: 'deep', depth: 5000, open: '[' } },
+  },
+  {
+    agent: 'pi',
+    target: '.pi/agent/sessions/--work-proj--/v1-linear.jsonl',
+    mutation: { kind: 'value', line: 2147483647, node: 1518063006, key: 26, value: { type: 'deep', depth: 5000, open: '[' } },
+  },
+  {
+    agent: 'opencode',
+    target: '.local/share/opencode/opencode.db#message.data[14]',
+    mutation: { kind: 'value', line: 2147483647, node: 1518063006, key: 26, value: { type: 'deep', depth: 5000, open: '[' } },
+  },
+  {
+    agent: 'zed',
+    target: '.local/share/zed/threads/threads.db#threads.data[legacy-thread-v020]',
+    mutation: { kind: 'value', line: 0, node: 2147483647, key: 1041686381, value: { type: 'deep', depth: 5000, open: '{' } },
+  },
+  // An epoch-ms time past the Date range threw RangeError from toISOString (pi isoTime, OpenCode isoOf).
+  {
+    agent: 'pi',
+    target: '.pi/agent/sessions/--work-proj--/real-branched.jsonl',
+    mutation: {
+      kind: 'value',
+      line: 1854135089,
+      node: 1760334174,
+      key: 1823979018,
+      value: { type: 'number', value: 9007199254740992 },
+    },
+  },
+  {
+    agent: 'opencode',
+    target: '.local/share/opencode/opencode.db#message.data[3]',
+    mutation: {
+      kind: 'value',
+      line: 1854135089,
+      node: 1760334174,
+      key: 1823979018,
+      value: { type: 'number', value: 9007199254740992 },
+    },
+  },
+];
+
+describe('fuzzing every agent parser with damaged real files', () => {
+  const homes = new Map<AgentName, FixtureHome>();
+  const baselines = new Map<AgentName, Map<string, Loaded>>();
+
+  beforeAll(async () => {
+    for (const agent of AGENTS_FUZZED) {
+      const h = await makeFixtureHome([agent], `tb-fuzz-${agent}-`);
+      homes.set(agent, h);
+      const errors: string[] = [];
+      baselines.set(agent, await exercise(driverFor(agent, h), errors));
+    }
+  });
+  afterAll(async () => {
+    for (const h of homes.values()) await fs.rm(h.home, { recursive: true, force: true });
+    await recordFigures('fuzz', { ...figures, seed: SEED, runsPerAgent: RUNS });
+  });
+
+  async function runCase(agent: AgentName, t: Target, m: Mutation): Promise<void> {
+    const h = homes.get(agent) as FixtureHome;
+    const base = baselines.get(agent) as Map<string, Loaded>;
+    const { undo, mutated } = await damage(h, t, m);
+    figures.inputsTried++;
+    figures.byAgent[agent] = (figures.byAgent[agent] ?? 0) + 1;
+    try {
+      const errors: string[] = [];
+      const label = `${agent} ${describeTarget(t)} ${JSON.stringify(m).slice(0, 200)}`;
+      let loaded: Map<string, Loaded>;
+      try {
+        loaded = await withTimeout(exercise(driverFor(agent, h), errors), label);
+      } catch (err) {
+        // listSessions itself may refuse a whole database with a typed error; nothing else.
+        checkTyped(err, label);
+        if (t.kind === 'file' && !t.rel.endsWith('.db'))
+          throw new Error(`${label}: listing failed for one damaged file: ${(err as Error).message}`);
+        return;
+      }
+      // Every session the damage cannot reach still loads whole.
+      for (const s of base.values()) {
+        if (affects(t, s, h)) continue;
+        const now = loaded.get(s.id);
+        expect(now, `${label}: untouched session ${s.id} (${s.path}) no longer loads`).toBeDefined();
+        expect(now?.entries, `${label}: untouched session ${s.id} lost entries`).toBe(s.entries);
+      }
+      // Damage to one line of a JSONL file loses at most the records on the lines it touched.
+      if (t.kind === 'file' && t.jsonl && mutated.lines && !mutated.lines.includes(1)) {
+        const own = [...base.values()].find((s) => s.path === join(h.home, t.rel));
+        if (own && (agent === 'claude' || agent === 'pi')) {
+          const now = loaded.get(own.id);
+          expect(now, `${label}: session ${own.id} no longer loads`).toBeDefined();
+          expect(now?.entries ?? 0, `${label}: session ${own.id} lost more than the damaged lines`).toBeGreaterThanOrEqual(
+            own.entries - mutated.lines.length,
+          );
+        }
+      }
+    } finally {
+      await undo();
+    }
+  }
+
+  for (const agent of AGENTS_FUZZED) {
+    it(`${agent}: ${RUNS} damaged inputs, seed ${SEED}`, { timeout: 300_000 }, async () => {
+      const h = homes.get(agent) as FixtureHome;
+      const targets = await targetsOf(agent, h);
+      expect(targets.length).toBeGreaterThan(0);
+      for (const r of REGRESSIONS.filter((x) => x.agent === agent)) {
+        const t = targets.find((x) => describeTarget(x) === r.target);
+        expect(t, `regression target ${r.target}`).toBeDefined();
+        await runCase(agent, t as Target, r.mutation);
+      }
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...targets), mutationArb, async (t, m) => runCase(agent, t, m)),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+    });
+  }
+
+  it('the OpenCode export JSON parser takes damaged exports', async () => {
+    const original = await fs.readFile('test/fixtures/opencode/export.json');
+    await fc.assert(
+      fc.asyncProperty(mutationArb, async (m) => {
+        figures.inputsTried++;
+        figures.byAgent['opencode-export'] = (figures.byAgent['opencode-export'] ?? 0) + 1;
+        const { bytes } = applyMutation(original, m, false);
+        let value: unknown;
+        try {
+          value = JSON.parse(bytes.toString('utf8'));
+        } catch {
+          return; // not JSON: the CLI reports that before the parser sees it
+        }
+        try {
+          const s = sessionFromExport(value, 'export.json');
+          buildContext(s);
+          exportSession(s, 'md');
+        } catch (err) {
+          checkTyped(err, `export.json ${JSON.stringify(m).slice(0, 200)}`);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS * 2 },
+    );
+  });
+});
+
+describe('fuzzing the HTTP API bodies', () => {
+  it(`every body-taking route answers damaged bodies with 4xx, never 500 (${RUNS * 4} requests)`, {
+    timeout: 300_000,
+  }, async () => {
+    const tokens = new MemoryTokenStore();
+    const key = (await tokens.createToken('fuzz')).key;
+    const logs: string[] = [];
+    const app = createApp({ store: new MemoryStore(), tokens, maxBodyBytes: 2_000_000, log: (l) => logs.push(l) });
+    const call = async (method: string, path: string, body: Buffer | string) => {
+      const res = await withTimeout(
+        Promise.resolve(
+          app.request(path, {
+            method,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: typeof body === 'string' ? body : new Uint8Array(body),
+          }),
+        ),
+        `${method} ${path}`,
+      );
+      return { status: res.status, text: await res.text() };
+    };
+    // Valid bodies to damage: every fixture session as the model JSON that `push` PUTs.
+    const h = await makeFixtureHome(['claude', 'pi', 'codex'], 'tb-fuzz-http-');
+    const sessions: Session[] = [];
+    for (const agent of ['claude', 'pi', 'codex'] as const) {
+      const d = driverFor(agent, h);
+      for (const info of await d.listSessions()) {
+        const s = await d.getSession(info.id);
+        if (s) sessions.push(s);
+      }
+    }
+    await fs.rm(h.home, { recursive: true, force: true });
+    const seeded = sessions[0] as Session;
+    expect(
+      (
+        await call(
+          'PUT',
+          `/api/v1/threadbase/sessions/${seeded.id}`,
+          JSON.stringify({ session: seeded, entries: seeded.entries }),
+        )
+      ).status,
+    ).toBe(201);
+    // The entry schema that refuses damage still takes every real session whole.
+    for (const s of sessions) {
+      const r = await call('PUT', `/api/v1/threadbase/sessions/${s.id}`, JSON.stringify({ session: s, entries: s.entries }));
+      expect(r.status, `PUT ${s.source} ${s.id}: ${r.text.slice(0, 300)}`).toBe(s.id === seeded.id ? 200 : 201);
+    }
+    const created = JSON.parse((await call('POST', '/api/v1/session', '{}')).text) as { data: { id: string } };
+    const acId = created.data.id;
+    const lastEntry = seeded.entries[seeded.entries.length - 1]?.id ?? 'x';
+    const routes: { method: string; path: string; valid: () => unknown }[] = [
+      { method: 'POST', path: '/api/v1/session', valid: () => ({ configs: { a: 1 } }) },
+      {
+        method: 'POST',
+        path: `/api/v1/session/${acId}/messages`,
+        valid: () => ({ blob: { role: 'user', content: 'hi' }, format: 'openai' }),
+      },
+      {
+        method: 'POST',
+        path: `/api/v1/session/${acId}/messages`,
+        valid: () => ({
+          blob: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+          format: 'anthropic',
+        }),
+      },
+      {
+        method: 'PUT',
+        path: `/api/v1/threadbase/sessions/${seeded.id}`,
+        valid: () => {
+          const s = sessions[figures.inputsTried % sessions.length] as Session;
+          return { session: { ...s, id: seeded.id }, entries: s.entries };
+        },
+      },
+      {
+        method: 'POST',
+        path: `/api/v1/threadbase/sessions/${seeded.id}/entries`,
+        valid: () => ({ entries: seeded.entries.slice(-2) }),
+      },
+      { method: 'POST', path: `/api/v1/threadbase/sessions/${seeded.id}/fork`, valid: () => ({ at: lastEntry, title: 't' }) },
+      {
+        method: 'POST',
+        path: `/api/v1/threadbase/sessions/${seeded.id}/branch`,
+        valid: () => ({ at: lastEntry, blob: { role: 'user', content: 'b' }, format: 'anthropic' }),
+      },
+    ];
+    const statuses: Record<string, number> = {};
+    const bodyArb = fc.oneof(
+      fc.record({ how: fc.constant('mutated' as const), m: mutationArb }),
+      fc.record({ how: fc.constant('json' as const), v: fc.jsonValue({ maxDepth: 4 }) }),
+      fc.record({ how: fc.constant('text' as const), v: fc.string({ maxLength: 200 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), bodyArb, async (r, b) => {
+        figures.inputsTried++;
+        figures.byAgent.http = (figures.byAgent.http ?? 0) + 1;
+        const body =
+          b.how === 'mutated'
+            ? applyMutation(Buffer.from(JSON.stringify(r.valid())), b.m, false).bytes
+            : b.how === 'json'
+              ? JSON.stringify(b.v)
+              : b.v;
+        const res = await call(r.method, r.path, body);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        expect(
+          res.status,
+          `${r.method} ${r.path} ${JSON.stringify(b).slice(0, 300)} → ${res.text.slice(0, 300)} ${logs.slice(-1)[0]?.slice(0, 1500)}`,
+        ).toBeLessThan(500);
+        expect(() => JSON.parse(res.text), `${r.method} ${r.path}: answer is not JSON`).not.toThrow();
+      }),
+      { seed: SEED, numRuns: RUNS * 4 },
+    );
+    expect(logs.filter((l) => l.includes(' 500 '))).toEqual([]);
+    await recordFigures('fuzz-http', { statuses });
+  });
+});
+
+describe('fuzz regressions on the server', () => {
+  it('an entry that only looks like one (message kind, no message) is refused, and the session stays readable', async () => {
+    // Found by the body fuzzer: a flipped byte renamed `message`; the entry was stored and every
+    // later read of the session answered 500. The server now checks entries per kind.
+    const tokens = new MemoryTokenStore();
+    const key = (await tokens.createToken('p')).key;
+    const app = createApp({ store: new MemoryStore(), tokens, log: () => {} });
+    const req = (method: string, path: string, body?: unknown) =>
+      app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const t = '2026-01-01T00:00:00.000Z';
+    const first = {
+      id: 'e1',
+      parentId: null,
+      kind: 'message',
+      timestamp: t,
+      message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+    };
+    expect((await req('PUT', '/api/v1/threadbase/sessions/s1', { session: { id: 's1' }, entries: [first] })).status).toBe(201);
+    const bad = [
+      { id: 'e2', parentId: 'e1', kind: 'message', timestamp: t, mesrage: { role: 'user', parts: [] } },
+      { id: 'e2', parentId: 'e1', kind: 'message', timestamp: t, message: { role: 'user', parts: [{ type: 'text' }] } },
+      { id: 'e2', parentId: 'e1', kind: 'message', timestamp: t, message: { role: 'robot', parts: [] } },
+      { id: 'e2', parentId: 'e1', kind: 'compaction', timestamp: t },
+      {
+        id: 'e2',
+        parentId: 'e1',
+        kind: 'message',
+        timestamp: t,
+        message: { role: 'user', parts: [{ type: 'tool_result', callId: 'c', content: 7 }] },
+      },
+    ];
+    for (const e of bad) expect((await req('POST', '/api/v1/threadbase/sessions/s1/entries', { entries: [e] })).status).toBe(400);
+    const s = await req('GET', '/api/v1/threadbase/sessions/s1');
+    expect(s.status).toBe(200);
+    expect(((await s.json()) as { data: { entries: unknown[] } }).data.entries).toHaveLength(1);
+  });
+});
