@@ -141,16 +141,32 @@ export interface SourceUnit {
 
 export interface UnitRead {
   session: Session;
-  /** When read from an offset: only the entries after it (session then holds the listing fields). */
+  /**
+   * When read from an offset: session.entries are only the entries read (session holds the whole
+   * session's listing fields), and the first `replaces` of them replace the last `replaces` entries
+   * read before (a driver may re-read a few lines before the offset to settle links across it).
+   */
   appended?: boolean;
+  replaces?: number;
   /** The byte up to which whole lines were read. */
   offset?: number;
+  /** The driver's own state at `offset`, handed back on the next read from there (opaque to the index). */
+  state?: string;
+}
+
+/** Where a grown append-only unit is read from: the last read's offset and state. */
+export interface ReadFrom {
+  offset: number;
+  state?: string;
 }
 
 export interface IncrementalSource {
   listUnits(): Promise<SourceUnit[]>;
-  /** Reads the unit; with fromOffset, only the whole lines after that byte. */
-  readUnit(unit: SourceUnit, fromOffset?: number): Promise<UnitRead | undefined>;
+  /**
+   * Reads the unit; with `from`, only what was added after from.offset (or the whole unit, without
+   * `appended`, when the driver cannot resume from there).
+   */
+  readUnit(unit: SourceUnit, from?: ReadFrom): Promise<UnitRead | undefined>;
 }
 
 export function isIncrementalSource(d: unknown): d is IncrementalSource {

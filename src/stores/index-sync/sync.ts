@@ -2,8 +2,9 @@
  * `threadbase sync`: indexes every local agent store into one SQLite store ($THREADBASE_HOME/index.db)
  * where each session keeps its own source. Incremental by source unit (a file, or a database row):
  * an unchanged unit is not read; an append-only file that grew is read from its last indexed byte
- * (when its driver offers IncrementalSource); anything else that changed is re-read whole. One
- * transaction per unit, so a sync killed mid-way leaves an index the next sync completes.
+ * (when its driver offers IncrementalSource and the bytes before that offset are unchanged); anything
+ * else that changed is re-read whole. Many units per transaction, each unit whole, so a sync killed
+ * mid-way leaves a sound index that the next sync completes.
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
@@ -31,6 +32,8 @@ export interface SyncOptions {
   formats?: string[];
   onProgress?: (p: SyncProgress) => void;
   onWarning?: (w: ParseWarning) => void;
+  /** commit after this many changed units (default BATCH_UNITS) */
+  batchUnits?: number;
 }
 
 export interface SyncReport {
@@ -53,18 +56,30 @@ interface UnitRow {
   version: string | null;
   offset: number | null;
   head_hash: string | null;
+  tail_hash: string | null;
+  state: string | null;
 }
 
-const HEAD_BYTES = 4096;
+const EDGE_BYTES = 4096;
+/** Commit after this much source read (or this many changed units): few commits, bounded loss on a kill. */
+const BATCH_BYTES = 32 * 1024 * 1024;
+const BATCH_UNITS = 2000;
 
-/** Hash of a file's first bytes: a grown file whose head changed was rewritten, not appended to. */
-async function headHash(path: string, upTo: number): Promise<string | undefined> {
+/**
+ * Hashes of a file's first bytes and of the bytes just before `offset`: when both still match, the
+ * file grew by appending; otherwise it was rewritten and is re-read whole.
+ */
+async function edgeHashes(path: string, offset: number): Promise<{ head: string; tail: string } | undefined> {
   try {
     const fh = await open(path, 'r');
     try {
-      const buf = Buffer.alloc(Math.min(HEAD_BYTES, upTo));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-      return createHash('sha1').update(buf.subarray(0, bytesRead)).digest('hex');
+      const read = async (from: number, len: number) => {
+        const buf = Buffer.alloc(len);
+        const { bytesRead } = await fh.read(buf, 0, len, from);
+        return createHash('sha1').update(buf.subarray(0, bytesRead)).digest('hex');
+      };
+      const tailFrom = Math.max(0, offset - EDGE_BYTES);
+      return { head: await read(0, Math.min(EDGE_BYTES, offset)), tail: await read(tailFrom, offset - tailFrom) };
     } finally {
       await fh.close();
     }
@@ -121,17 +136,18 @@ export class IndexSync {
   private upsertUnit(
     format: string,
     u: SourceUnit,
-    offset: number | undefined,
-    head: string | undefined,
-    warnings: ParseWarning[] | undefined,
+    read: { offset?: number; state?: string } | undefined,
+    edges: { head: string; tail: string } | undefined,
+    warnings: readonly ParseWarning[] | undefined,
   ): void {
-    this.store.db
-      .prepare(
-        `INSERT INTO units (key, format, session_id, size, mtime_ms, version, offset, head_hash, indexed_at, warnings_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    this.store
+      .stmt(
+        `INSERT INTO units (key, format, session_id, size, mtime_ms, version, offset, head_hash, tail_hash, state, indexed_at, warnings_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET format = excluded.format, session_id = excluded.session_id, size = excluded.size,
            mtime_ms = excluded.mtime_ms, version = excluded.version, offset = excluded.offset, head_hash = excluded.head_hash,
-           indexed_at = excluded.indexed_at, warnings_json = excluded.warnings_json`,
+           tail_hash = excluded.tail_hash, state = excluded.state, indexed_at = excluded.indexed_at,
+           warnings_json = excluded.warnings_json`,
       )
       .run(
         u.key,
@@ -140,8 +156,10 @@ export class IndexSync {
         u.size ?? null,
         u.mtimeMs ?? null,
         u.version ?? null,
-        offset ?? null,
-        head ?? null,
+        read?.offset ?? null,
+        edges?.head ?? null,
+        edges?.tail ?? null,
+        read?.state ?? null,
         new Date().toISOString(),
         warnings?.length ? JSON.stringify(warnings) : null,
       );
@@ -169,51 +187,75 @@ export class IndexSync {
       }
     }
     const total = plan.reduce((n, p) => n + p.units.length, 0);
-    // Fewer, larger checkpoints while indexing (each one syncs the file); one at the end.
-    this.store.db.pragma('wal_autocheckpoint = 20000');
-    let done = 0;
     const db = this.store.db;
-    const known = db.prepare('SELECT * FROM units WHERE format = ?');
-    for (const { format, driver, units } of plan) {
-      const prevByKey = new Map((known.all(format) as UnitRow[]).map((r) => [r.key, r]));
-      const seen = new Set<string>();
-      const liveSessions = new Set(units.map((x) => x.sessionId));
-      for (const u of units) {
-        report.units++;
-        seen.add(u.key);
-        const prev = prevByKey.get(u.key);
-        try {
-          if (prev && unchanged(prev, u)) {
-            report.unchanged++;
-          } else {
-            await this.indexUnit(format, driver, u, prev, report, warnAll);
-          }
-        } catch (error) {
-          report.failed++;
-          warnAll([{ file: u.path ?? u.key, id: u.sessionId, message: `not indexed: ${(error as Error).message}` }]);
-        }
-        opts.onProgress?.({ total, done: ++done, format });
+    // While indexing: fewer, larger checkpoints and a larger page cache; several units per
+    // transaction (each unit still whole: a sync killed mid-way loses at most the open batch).
+    db.pragma('wal_autocheckpoint = 20000');
+    db.pragma('cache_size = -65536');
+    let pendingBytes = 0;
+    let pendingUnits = 0;
+    const begin = () => {
+      if (!db.inTransaction) db.exec('BEGIN');
+    };
+    const commit = (force: boolean) => {
+      if (db.inTransaction && (force || pendingBytes >= BATCH_BYTES || pendingUnits >= (opts.batchUnits ?? BATCH_UNITS))) {
+        db.exec('COMMIT');
+        pendingBytes = 0;
+        pendingUnits = 0;
       }
-      // Sessions gone from their store leave the index.
-      for (const [key, row] of prevByKey) {
-        if (seen.has(key)) continue;
-        db.transaction(() => {
+    };
+    let done = 0;
+    try {
+      for (const { format, driver, units } of plan) {
+        const prevByKey = new Map(
+          (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
+        );
+        const seen = new Set<string>();
+        const liveSessions = new Set(units.map((x) => x.sessionId));
+        for (const u of units) {
+          report.units++;
+          seen.add(u.key);
+          const prev = prevByKey.get(u.key);
+          if (prev && unchanged(prev, u)) report.unchanged++;
+          else {
+            try {
+              begin();
+              await this.indexUnit(format, driver, u, prev, report, warnAll);
+            } catch (error) {
+              report.failed++;
+              warnAll([{ file: u.path ?? u.key, id: u.sessionId, message: `not indexed: ${(error as Error).message}` }]);
+            }
+            pendingBytes += Math.max(0, (u.size ?? 0) - (prev?.offset ?? 0));
+            pendingUnits++;
+            commit(false);
+          }
+          opts.onProgress?.({ total, done: ++done, format });
+        }
+        // Sessions gone from their store leave the index.
+        begin();
+        for (const [key, row] of prevByKey) {
+          if (seen.has(key)) continue;
           // A unit key may change (a new driver version) while its session lives on under another key.
           if (row.session_id && !liveSessions.has(row.session_id)) this.store.removeSessionNow(row.session_id);
-          db.prepare('DELETE FROM units WHERE key = ?').run(key);
-        })();
-        report.removed++;
+          this.store.stmt('DELETE FROM units WHERE key = ?').run(key);
+          report.removed++;
+        }
       }
+      begin();
+      this.store
+        .stmt(`INSERT INTO index_meta (key, value) VALUES ('last_sync', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
+        .run(new Date().toISOString());
+    } finally {
+      commit(true);
+      db.pragma('wal_autocheckpoint = 1000');
+      db.pragma('cache_size = -2000');
     }
-    db.prepare(
-      `INSERT INTO index_meta (key, value) VALUES ('last_sync', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-    ).run(new Date().toISOString());
-    this.store.db.pragma('wal_autocheckpoint = 1000');
-    this.store.db.pragma('wal_checkpoint(PASSIVE)');
+    db.pragma('wal_checkpoint(PASSIVE)');
     report.ms = performance.now() - started;
     return report;
   }
 
+  /** One changed unit, inside the open batch; its own writes are one savepoint (all or nothing). */
   private async indexUnit(
     format: string,
     driver: SessionDriver,
@@ -224,7 +266,8 @@ export class IndexSync {
   ): Promise<void> {
     const db = this.store.db;
     const incremental = isIncrementalSource(driver) ? driver : undefined;
-    // Grown append-only file with the same head: read only what was added.
+    // A grown append-only file whose first bytes and bytes before the last offset are unchanged:
+    // read only what was added.
     if (
       incremental &&
       u.appendOnly &&
@@ -234,19 +277,33 @@ export class IndexSync {
       u.size !== undefined &&
       u.size > (prev.size ?? 0) &&
       prev.head_hash &&
-      (await headHash(u.path, prev.offset)) === prev.head_hash &&
-      this.store.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(u.sessionId)
+      prev.tail_hash &&
+      this.store.stmt('SELECT 1 FROM sessions WHERE id = ?').get(u.sessionId)
     ) {
-      const read = await incremental.readUnit(u, prev.offset);
-      if (read && !read.appended) return this.putRead(format, u, prev, read, report, warnAll);
-      if (read?.appended) {
-        warnAll(read.session.warnings);
-        db.transaction(() => {
-          this.store.appendEntriesNow(u.sessionId, read.session.entries, { warnings: read.session.warnings ?? [] });
-          this.upsertUnit(format, u, read.offset, prev.head_hash ?? undefined, undefined);
-        })();
-        report.appended++;
-        return;
+      const edges = await edgeHashes(u.path, prev.offset);
+      if (edges && edges.head === prev.head_hash && edges.tail === prev.tail_hash) {
+        const read = await incremental.readUnit(u, { offset: prev.offset, ...(prev.state ? { state: prev.state } : {}) });
+        if (read && !read.appended) return this.putRead(format, u, prev, read, report, warnAll);
+        if (read?.appended) {
+          const ok = db.transaction(() =>
+            this.store.appendEntriesNow(u.sessionId, read.session.entries, {
+              warnings: read.session.warnings ?? [],
+              replaceLast: read.replaces ?? 0,
+              info: read.session,
+              leafId: read.session.leafId,
+            }),
+          );
+          try {
+            ok();
+            warnAll(read.session.warnings);
+            const after = read.offset !== undefined ? await edgeHashes(u.path, read.offset) : undefined;
+            db.transaction(() => this.upsertUnit(format, u, read, after, undefined))();
+            report.appended++;
+            return;
+          } catch {
+            // The added part does not fit what the index has (a repeated id, a parent it lacks): read it whole.
+          }
+        }
       }
     }
     let read: UnitRead | undefined;
@@ -258,7 +315,7 @@ export class IndexSync {
     if (!read) {
       db.transaction(() => {
         this.store.removeSessionNow(u.sessionId);
-        db.prepare('DELETE FROM units WHERE key = ?').run(u.key);
+        this.store.stmt('DELETE FROM units WHERE key = ?').run(u.key);
       })();
       report.removed++;
       return;
@@ -278,10 +335,8 @@ export class IndexSync {
     const session: Session = read.session;
     // The index shares its database with threadbase's own store: never replace a session the store
     // made (same id, e.g. a conversion that kept the id) with the agent's copy.
-    const owner = db
-      .prepare(
-        `SELECT s.source source, (SELECT count(*) FROM units WHERE session_id = s.id) units FROM sessions s WHERE s.id = ?`,
-      )
+    const owner = this.store
+      .stmt(`SELECT s.source source, (SELECT count(*) FROM units WHERE session_id = s.id) units FROM sessions s WHERE s.id = ?`)
       .get(session.id) as { source: string; units: number } | undefined;
     if (owner && owner.source === THREADBASE_SOURCE && owner.units === 0) {
       warnAll([{ file: u.path ?? u.key, id: session.id, message: `not indexed: a threadbase session has the id ${session.id}` }]);
@@ -289,11 +344,11 @@ export class IndexSync {
       return;
     }
     warnAll(session.warnings);
-    const head = u.path && read.offset ? await headHash(u.path, read.offset) : undefined;
+    const edges = u.path && read.offset ? await edgeHashes(u.path, read.offset) : undefined;
     db.transaction(() => {
       if (prev?.session_id && prev.session_id !== session.id) this.store.removeSessionNow(prev.session_id);
       this.store.putSessionNow({ ...session, source: session.source || format }, { keepSource: true, dropRaw: true });
-      this.upsertUnit(format, { ...u, sessionId: session.id }, read?.offset, head, session.warnings);
+      this.upsertUnit(format, { ...u, sessionId: session.id }, read, edges, session.warnings);
     })();
     report.reread++;
   }
@@ -301,6 +356,6 @@ export class IndexSync {
 
 /** When the index last finished a sync (ISO), or undefined if never. */
 export function lastSync(store: SqliteStore): string | undefined {
-  const row = store.db.prepare(`SELECT value FROM index_meta WHERE key = 'last_sync'`).get() as { value: string } | undefined;
+  const row = store.stmt(`SELECT value FROM index_meta WHERE key = 'last_sync'`).get() as { value: string } | undefined;
   return row?.value;
 }

@@ -68,7 +68,7 @@ export class SqliteStore extends DriverBase {
   private readonly statements = new Map<string, Database.Statement>();
 
   /** A prepared statement, prepared once per store (preparing costs more than many small runs). */
-  protected stmt(sql: string): Database.Statement {
+  stmt(sql: string): Database.Statement {
     let st = this.statements.get(sql);
     if (!st) {
       st = this.db.prepare(sql);
@@ -81,12 +81,13 @@ export class SqliteStore extends DriverBase {
     super();
     this.path = path;
     this.db = new Database(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
+    // Before anything else: a reader (another process) may hold the file while this one migrates.
+    this.db.pragma('busy_timeout = 5000');
     if (!opts.readonly) {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       migrate(this.db);
     }
-    this.db.pragma('busy_timeout = 5000');
   }
 
   async close(): Promise<void> {
@@ -96,8 +97,9 @@ export class SqliteStore extends DriverBase {
   // ---- reading
 
   private sessionRow(id: string): SessionRow | undefined {
-    return this.stmt('SELECT id, source, info_json, raw_json, warnings_json, leaf_id, next_seq FROM sessions WHERE id = ?')
-      .get(id) as SessionRow | undefined;
+    return this.stmt('SELECT id, source, info_json, raw_json, warnings_json, leaf_id, next_seq FROM sessions WHERE id = ?').get(
+      id,
+    ) as SessionRow | undefined;
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
@@ -136,9 +138,9 @@ export class SqliteStore extends DriverBase {
   async getSession(id: string): Promise<Session | undefined> {
     const row = this.sessionRow(id);
     if (!row) return undefined;
-    const entries = (
-      this.stmt('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(id) as { json: string }[]
-    ).map((r) => JSON.parse(r.json) as Entry);
+    const entries = (this.stmt('SELECT json FROM entries WHERE session_id = ? ORDER BY seq').all(id) as { json: string }[]).map(
+      (r) => JSON.parse(r.json) as Entry,
+    );
     const info = JSON.parse(row.info_json) as SessionInfo;
     const s: Session = { ...info, entries, leafId: row.leaf_id };
     if (row.raw_json !== null) s.raw = JSON.parse(row.raw_json);
@@ -198,12 +200,11 @@ export class SqliteStore extends DriverBase {
       args.push(filter.text.toLowerCase(), filter.text.toLowerCase());
     }
     const r = this.stmt(
-        `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
+      `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
           coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
           count(*) messages
          FROM entries e JOIN sessions s ON s.id = e.session_id WHERE ${where.join(' AND ')}`,
-      )
-      .get(...args) as UsageTotals;
+    ).get(...args) as UsageTotals;
     return r;
   }
 
@@ -288,49 +289,37 @@ export class SqliteStore extends DriverBase {
 
   // ---- writing
 
-  /** counted: the entries whose usage counts, when known (a whole session); else settled by recount. */
-  private insertEntries(sessionId: string, entries: readonly Entry[], firstSeq: number, counted?: Set<string>): void {
+  private insertEntries(sessionId: string, entries: readonly PreparedEntry[], firstSeq: number): void {
     const ins = this.stmt(
       `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
          input, output, cache_read, cache_write, reasoning, cost, json, counted)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const fts = this.stmt(
-      'INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)',
-    );
+    const fts = this.stmt('INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)');
     let seq = firstSeq;
-    const callNames = new Map<string, string>();
     for (const e of entries) {
-      const m = e.kind === 'message' ? e.message : undefined;
-      const u = m?.role === 'assistant' ? m.usage : undefined;
       const info = ins.run(
         sessionId,
         e.id,
         seq++,
         e.parentId,
         e.kind,
-        m?.role ?? null,
-        e.timestamp ?? '',
-        m?.model ?? null,
-        m?.role === 'assistant' ? (m.responseId ?? null) : null,
-        m ? toolNames(m, callNames) : null,
-        u?.input ?? null,
-        u?.output ?? null,
-        u?.cacheRead ?? null,
-        u?.cacheWrite ?? null,
-        u?.reasoning ?? null,
-        m?.role === 'assistant' ? (m.cost ?? null) : null,
-        JSON.stringify(e),
-        // a record with usage and no response id counts by itself; split responses are settled by recount
-        counted
-          ? Number(counted.has(e.id))
-          : m?.role === 'assistant' && !m.responseId && (u !== undefined || m.cost !== undefined)
-            ? 1
-            : 0,
+        e.role,
+        e.timestamp,
+        e.model,
+        e.responseId,
+        e.tools,
+        e.input,
+        e.output,
+        e.cacheRead,
+        e.cacheWrite,
+        e.reasoning,
+        e.cost,
+        e.json,
+        e.counted,
       );
-      const t = entrySearchText(e);
-      if (t.text || t.thinking || t.toolInput || t.toolOutput)
-        fts.run(info.lastInsertRowid, t.text, t.thinking, t.toolInput, t.toolOutput);
+      if (e.text || e.thinking || e.toolInput || e.toolOutput)
+        fts.run(info.lastInsertRowid, e.text, e.thinking, e.toolInput, e.toolOutput);
     }
   }
 
@@ -372,23 +361,22 @@ export class SqliteStore extends DriverBase {
     const info = sessionInfoOf({ ...base, entries: entries as Entry[] });
     const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
     this.stmt(
-        `UPDATE sessions SET source = ?, project = ?, title = ?, created_at = ?, updated_at = ?, parent_id = ?, message_count = ?,
+      `UPDATE sessions SET source = ?, project = ?, title = ?, created_at = ?, updated_at = ?, parent_id = ?, message_count = ?,
            first_user_text = ?, leaf_id = ?, next_seq = ?, info_json = ? WHERE id = ?`,
-      )
-      .run(
-        info.source,
-        info.project ?? null,
-        info.title ?? null,
-        info.createdAt,
-        info.updatedAt,
-        info.parentId ?? null,
-        info.messageCount,
-        firstUser?.kind === 'message' ? messageText(firstUser.message).slice(0, 2000).toLowerCase() : null,
-        leafId,
-        nextSeq,
-        JSON.stringify(info),
-        sessionId,
-      );
+    ).run(
+      info.source,
+      info.project ?? null,
+      info.title ?? null,
+      info.createdAt,
+      info.updatedAt,
+      info.parentId ?? null,
+      info.messageCount,
+      firstUser?.kind === 'message' ? messageText(firstUser.message).slice(0, 2000).toLowerCase() : null,
+      leafId,
+      nextSeq,
+      JSON.stringify(info),
+      sessionId,
+    );
     return info;
   }
 
@@ -408,27 +396,38 @@ export class SqliteStore extends DriverBase {
 
   /** putSession without its own transaction, for callers that batch several writes in one. */
   putSessionNow(session: Session, opts: PutOptions = {}): SessionInfo {
-    // The index takes damaged agent files as they are: a repeated entry id keeps its first record.
-    const entries = opts.keepSource ? firstOfEachId(session.entries) : session.entries;
-    if (!opts.keepSource) checkUniqueIds(entries, session.id);
-    const { entries: _e, warnings, raw, leafId, ...infoIn } = session;
-    const info: SessionInfo = { ...infoIn, source: opts.keepSource ? session.source : THREADBASE_SOURCE };
-    const leaf = leafId ?? currentLeaf(session)?.id ?? null;
-    this.deleteRows(session.id);
+    return this.putPreparedNow(prepareSession(session, opts));
+  }
+
+  /**
+   * Stores a session prepared by prepareSession (possibly in another thread), replacing any session
+   * with that id, without a transaction of its own.
+   */
+  putPreparedNow(p: PreparedSession): SessionInfo {
+    const { info } = p;
+    this.deleteRows(info.id);
     this.stmt(
-        `INSERT INTO sessions (id, source, created_at, updated_at, info_json, raw_json, warnings_json)
-         VALUES (?, ?, ?, ?, '{}', ?, ?)`,
-      )
-      .run(
-        session.id,
-        info.source,
-        info.createdAt ?? '',
-        info.updatedAt ?? '',
-        raw === undefined || opts.dropRaw ? null : JSON.stringify(raw),
-        warnings?.length ? JSON.stringify(warnings) : null,
-      );
-    this.insertEntries(session.id, opts.dropRaw ? entries.map(withoutRaw) : entries, 0, countedIds(entries));
-    return this.refreshInfo(session.id, info, leaf, entries.length, entries);
+      `INSERT INTO sessions (id, source, project, title, created_at, updated_at, parent_id, message_count, first_user_text,
+         leaf_id, next_seq, info_json, raw_json, warnings_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      info.id,
+      info.source,
+      info.project ?? null,
+      info.title ?? null,
+      info.createdAt,
+      info.updatedAt,
+      info.parentId ?? null,
+      info.messageCount,
+      p.firstUserText,
+      p.leafId,
+      p.entries.length,
+      JSON.stringify(info),
+      p.rawJson,
+      p.warningsJson,
+    );
+    this.insertEntries(info.id, p.entries, 0);
+    return info;
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
@@ -448,10 +447,39 @@ export class SqliteStore extends DriverBase {
     return this.putSession(stored);
   }
 
-  /** Appends entries under their parents, in one transaction; the leaf moves to the last one. */
-  appendEntriesNow(sessionId: string, entries: readonly Entry[], opts: { warnings?: ParseWarning[] } = {}): void {
+  /**
+   * Appends entries under their parents, without a transaction of its own; the leaf moves to the last
+   * one. For the index: `replaceLast` drops that many of the session's last entries first (a driver
+   * re-read them), and `info` gives the session's listing fields as its source now has them.
+   */
+  appendEntriesNow(
+    sessionId: string,
+    entries: readonly Entry[],
+    opts: { warnings?: ParseWarning[]; replaceLast?: number; info?: SessionInfo; leafId?: string | null } = {},
+  ): void {
     const row = this.sessionRow(sessionId);
     if (!row) throw new NotFoundError('sqlite session', sessionId);
+    let nextSeq = row.next_seq;
+    if (opts.replaceLast) {
+      const tail = this.stmt('SELECT rowid, id FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT ?').all(
+        sessionId,
+        opts.replaceLast,
+      ) as { rowid: number; id: string }[];
+      const replaced = new Set(entries.slice(0, opts.replaceLast).map((e) => e.id));
+      if (tail.length !== opts.replaceLast || tail.some((t) => !replaced.has(t.id)))
+        throw new ThreadbaseError(
+          'replace_mismatch',
+          `the last ${opts.replaceLast} entries of ${sessionId} are not the ones re-read`,
+          {
+            id: sessionId,
+          },
+        );
+      for (const t of tail) {
+        this.stmt('DELETE FROM entries_fts WHERE rowid = ?').run(t.rowid);
+        this.stmt('DELETE FROM entries WHERE rowid = ?').run(t.rowid);
+      }
+      nextSeq -= tail.length;
+    }
     const has = this.stmt('SELECT 1 FROM entries WHERE session_id = ? AND id = ?');
     const fresh = new Set<string>();
     for (const e of entries) {
@@ -467,15 +495,17 @@ export class SqliteStore extends DriverBase {
         );
       fresh.add(e.id);
     }
-    this.insertEntries(sessionId, entries, row.next_seq);
+    this.insertEntries(sessionId, prepareEntries(opts.info ? entries.map(withoutRaw) : entries), nextSeq);
     this.recount(sessionId, entries);
     const last = [...entries].reverse().find((e) => !e.sidechain);
-    const info = JSON.parse(row.info_json) as SessionInfo;
-    if (opts.warnings) {
+    let info = JSON.parse(row.info_json) as SessionInfo;
+    if (opts.info) {
+      const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...fields } = opts.info as Session;
+      info = { ...fields, source: info.source };
+    }
+    if (opts.warnings?.length) {
       const prev = row.warnings_json ? (JSON.parse(row.warnings_json) as ParseWarning[]) : [];
-      this.db
-        .prepare('UPDATE sessions SET warnings_json = ? WHERE id = ?')
-        .run(JSON.stringify([...prev, ...opts.warnings]), sessionId);
+      this.stmt('UPDATE sessions SET warnings_json = ? WHERE id = ?').run(JSON.stringify([...prev, ...opts.warnings]), sessionId);
     }
     const latest = entries
       .map((e) => e.timestamp)
@@ -483,7 +513,8 @@ export class SqliteStore extends DriverBase {
       .sort()
       .pop();
     if (latest && latest > info.updatedAt) info.updatedAt = latest;
-    this.refreshInfo(sessionId, info, last ? last.id : row.leaf_id, row.next_seq + entries.length);
+    const leaf = opts.leafId !== undefined ? opts.leafId : last ? last.id : row.leaf_id;
+    this.refreshInfo(sessionId, info, leaf, nextSeq + entries.length);
   }
 
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
@@ -511,6 +542,97 @@ export class SqliteStore extends DriverBase {
   removeSessionNow(sessionId: string): void {
     this.deleteRows(sessionId);
   }
+}
+
+/** One entry as the entries and FTS tables hold it; computed without the database (a worker can do it). */
+export interface PreparedEntry {
+  id: string;
+  parentId: string | null;
+  kind: string;
+  role: string | null;
+  timestamp: string;
+  model: string | null;
+  responseId: string | null;
+  tools: string | null;
+  input: number | null;
+  output: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+  reasoning: number | null;
+  cost: number | null;
+  json: string;
+  /** 1 when this record's usage counts */
+  counted: number;
+  text: string;
+  thinking: string;
+  toolInput: string;
+  toolOutput: string;
+}
+
+/** A whole session ready to store: rows only, so it can be made in one thread and stored in another. */
+export interface PreparedSession {
+  info: SessionInfo;
+  leafId: string | null;
+  rawJson: string | null;
+  warningsJson: string | null;
+  firstUserText: string | null;
+  entries: PreparedEntry[];
+}
+
+/**
+ * Rows of entries. counted: the entries whose usage counts, when known (a whole session); else a
+ * record with usage and no response id counts by itself and split responses are settled by recount.
+ */
+export function prepareEntries(entries: readonly Entry[], counted?: Set<string>): PreparedEntry[] {
+  const callNames = new Map<string, string>();
+  return entries.map((e) => {
+    const m = e.kind === 'message' ? e.message : undefined;
+    const assistant = m?.role === 'assistant' ? m : undefined;
+    const u = assistant?.usage;
+    const t = entrySearchText(e);
+    return {
+      id: e.id,
+      parentId: e.parentId,
+      kind: e.kind,
+      role: m?.role ?? null,
+      timestamp: e.timestamp ?? '',
+      model: m?.model ?? null,
+      responseId: assistant?.responseId ?? null,
+      tools: m ? toolNames(m, callNames) : null,
+      input: u?.input ?? null,
+      output: u?.output ?? null,
+      cacheRead: u?.cacheRead ?? null,
+      cacheWrite: u?.cacheWrite ?? null,
+      reasoning: u?.reasoning ?? null,
+      cost: assistant?.cost ?? null,
+      json: JSON.stringify(e),
+      counted: counted
+        ? Number(counted.has(e.id))
+        : assistant && !assistant.responseId && (u !== undefined || assistant.cost !== undefined)
+          ? 1
+          : 0,
+      ...t,
+    };
+  });
+}
+
+/** What putSessionNow stores for a session, computed without the database. */
+export function prepareSession(session: Session, opts: PutOptions = {}): PreparedSession {
+  // The index takes damaged agent files as they are: a repeated entry id keeps its first record.
+  const entries = opts.keepSource ? firstOfEachId(session.entries) : session.entries;
+  if (!opts.keepSource) checkUniqueIds(entries, session.id);
+  const { entries: _e, warnings, raw, leafId, ...infoIn } = session;
+  const base: SessionInfo = { ...infoIn, source: opts.keepSource ? session.source : THREADBASE_SOURCE };
+  const info = sessionInfoOf({ ...base, entries });
+  const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
+  return {
+    info,
+    leafId: leafId ?? currentLeaf(session)?.id ?? null,
+    rawJson: raw === undefined || opts.dropRaw ? null : JSON.stringify(raw),
+    warningsJson: warnings?.length ? JSON.stringify(warnings) : null,
+    firstUserText: firstUser?.kind === 'message' ? messageText(firstUser.message).slice(0, 2000).toLowerCase() : null,
+    entries: prepareEntries(opts.dropRaw ? entries.map(withoutRaw) : entries, countedIds(entries)),
+  };
 }
 
 /** Which records' usage counts, as summarizeUsage counts: one per response, the last carrying usage. */

@@ -3,8 +3,22 @@
  * store holding sessions under their own sources). `PRAGMA user_version` records the applied version.
  */
 import type { Database } from 'better-sqlite3';
+import type { Entry } from '../../model/types.js';
+import { entrySearchText } from './text.js';
 
-const MIGRATIONS: readonly string[] = [
+/** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
+function contentlessFts(db: Database): void {
+  db.exec(`DROP TABLE entries_fts;
+    CREATE VIRTUAL TABLE entries_fts USING fts5(text, thinking, tool_input, tool_output,
+      content = '', contentless_delete = 1, tokenize = 'unicode61');`);
+  const ins = db.prepare('INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)');
+  for (const row of db.prepare('SELECT rowid, json FROM entries').iterate() as Iterable<{ rowid: number; json: string }>) {
+    const t = entrySearchText(JSON.parse(row.json) as Entry);
+    if (t.text || t.thinking || t.toolInput || t.toolOutput) ins.run(row.rowid, t.text, t.thinking, t.toolInput, t.toolOutput);
+  }
+}
+
+const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 1: sessions, entries, full text
   `
   CREATE TABLE sessions (
@@ -71,6 +85,12 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX units_format ON units(format);
   CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   `,
+  // 3: contentless full text (snippets are cut from the entry); per unit, a hash of the bytes just
+  // before its offset (to tell an append from a rewrite) and the driver's state to resume from there
+  (db) => {
+    contentlessFts(db);
+    db.exec('ALTER TABLE units ADD COLUMN tail_hash TEXT; ALTER TABLE units ADD COLUMN state TEXT;');
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -78,9 +98,10 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let v = current; v < MIGRATIONS.length; v++) {
-    const sql = MIGRATIONS[v] as string;
+    const step = MIGRATIONS[v] as string | ((db: Database) => void);
     db.transaction(() => {
-      db.exec(sql);
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${v + 1}`);
     })();
   }
