@@ -2,14 +2,21 @@
  * The viewer on the team server (`createApp`, as `threadbase serve` runs it) over PostgreSQL
  * (127.0.0.1:5432, db `test`), in Debian's chromium. Seeds a fresh schema through the store's
  * driver for one project, then: key prompt, search, the hit opened at its turn in the
- * 10,000-entry session, a branch switch, stats; another project's key sees none of it.
+ * 10,000-entry session, a branch switch, stats, "Continue in…" as the handoff command a reader
+ * runs on their own machine (run here, it writes a real pi session); another project's key sees
+ * none of it.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { openPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
 import {
   type Browser,
   chromiumAvailable,
@@ -103,6 +110,45 @@ describe.skipIf((!chromiumAvailable || !pgAvailable) && !isCI)('web viewer on Po
     expect(await page.locator('svg.bar-chart').count()).toBe(3);
     await screenshot(page, 'pg-03-stats');
     expect(browser.errors.filter((e) => !e.includes('401'))).toEqual([]);
+  });
+
+  it('continues a session in pi from the team server: the handoff command, run with the key, writes a pi session', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/session/${PARSER_ID}?leaf=${ALT_LEAF}`);
+    await page.waitForSelector('#continue-target');
+    const options = await page.locator('#continue-target option').allTextContents();
+    expect(options).toEqual(expect.arrayContaining(['claude', 'pi', 'opencode', 'codex']));
+    await page.selectOption('#continue-target', 'pi');
+    await page.click('#continue-button');
+    await page.waitForSelector('#handoff-command');
+    const command = (await page.locator('#handoff-command').textContent()) ?? '';
+    // the server writes nothing of its own: it names itself as where the session is read from
+    expect(command).toBe(`threadbase handoff ${PARSER_ID} --from ${served.url} --to pi --at ${ALT_LEAF}`);
+    expect(await page.locator('#continue-out').textContent()).toContain('THREADBASE_API_KEY');
+    expect(await page.locator('#resume-command').count()).toBe(0);
+    await screenshot(page, 'pg-04-continue-in');
+
+    // the reader's machine: an empty HOME, the key in the environment, the command as shown
+    const laptop = await mkdtemp(join(tmpdir(), 'threadbase-laptop-'));
+    try {
+      const args = command.split(' ').slice(1);
+      const out = await runCliOk({ home: laptop, env: { HOME: laptop, THREADBASE_API_KEY: key } }, args);
+      const path = out.match(/wrote pi session \S+ at (\S+\.jsonl)/)?.[1];
+      expect(path, out).toBeTruthy();
+      expect(path?.startsWith(join(laptop, '.pi'))).toBe(true);
+      expect(out).toContain(`pi --session '${path}'`);
+      expect(existsSync(path as string)).toBe(true);
+      // the branch picked in the viewer is what was handed off
+      const written = readFileSync(path as string, 'utf8');
+      expect(written).toContain('rewrite the lexer as a state machine');
+      expect(written).not.toContain('red block');
+      // another project's key cannot read it from the server
+      const denied = await runCli({ home: laptop, env: { HOME: laptop, THREADBASE_API_KEY: otherKey } }, args);
+      expect(denied.code).not.toBe(0);
+      expect(denied.err).toContain(`session not found: ${PARSER_ID}`);
+    } finally {
+      await rm(laptop, { recursive: true, force: true });
+    }
   });
 
   it("shows another project's key none of these sessions", async () => {

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { convertSessionAll } from '../../convert/session.js';
-import type { SessionInfo } from '../../model/types.js';
+import { NotFoundError } from '../../model/errors.js';
+import type { Session, SessionInfo } from '../../model/types.js';
+import { openStore } from '../../stores/open.js';
 import { type CliContext, printJson, warn } from '../io.js';
 
 interface ConvertFlags {
   to: string;
   source?: string;
+  from?: string;
   at?: string;
   allBranches?: boolean;
   json?: boolean;
@@ -16,8 +19,19 @@ function described(written: SessionInfo, resume?: string) {
 }
 
 export function registerConvert(program: Command, ctx: CliContext): void {
+  /** The session from a store (a team server, PostgreSQL, an index file) rather than the agents' files. */
+  const fromStore = async (url: string, id: string): Promise<Session> => {
+    const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) });
+    try {
+      const session = await store.getSession(id);
+      if (!session) throw new NotFoundError('session', id);
+      return session;
+    } finally {
+      await store.close?.();
+    }
+  };
   const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
-    const { session } = await ctx.sources().open(id, opts.source);
+    const session = opts.from ? await fromStore(opts.from, id) : (await ctx.sources().open(id, opts.source)).session;
     const target = ctx.sources().driver(opts.to);
     const written = await convertSessionAll(session, target, { at: opts.at, allBranches: opts.allBranches });
     for (const w of written) for (const m of (w.meta?.warnings as string[] | undefined) ?? []) warn(ctx, m);
@@ -42,6 +56,10 @@ export function registerConvert(program: Command, ctx: CliContext): void {
       )
       .requiredOption('--to <agent>', 'claude, pi, opencode, threadbase, ...')
       .option('--source <source>', 'look only in this agent')
+      .option(
+        '--from <store>',
+        'read the session from a store instead: http(s)://host of a team server (key: $THREADBASE_API_KEY), postgres://…, sqlite:PATH',
+      )
       .option('--at <entry>', 'convert the path to this entry instead of the current branch')
       .option('--all-branches', 'keep every branch (one session per branch where the target has no trees)')
       .option('--json', 'print JSON only')

@@ -1,11 +1,16 @@
 /**
  * The JSON routes the web viewer reads, under /api/v1/web/…: session list with facets, one
  * session's header, pages of the path to a leaf, the branch tree, search, stats, and "Continue
- * in…" (convert to another agent and return the command that resumes it there).
+ * in…". On the reader's own machine (`threadbase ui`) that converts the session into another
+ * agent's store and returns the command that resumes it there; on a team server, whose disk is
+ * not the reader's, it returns the `threadbase handoff --from <server>` command that does the
+ * same on the reader's machine.
  */
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import '../../formats/all.js';
 import { convertSessionAll } from '../../convert/session.js';
+import { Sources } from '../../formats/registry.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
@@ -28,7 +33,13 @@ export interface WebDataRoutesOptions {
   /** The store every request sees, unless `scope` says otherwise. */
   driver: SessionDriver;
   scope?: WebScope;
+  /** Agent stores on this machine that "Continue in…" writes into (the reader's own machine). */
   targets?: ConvertTargets;
+  /**
+   * Without `targets` (a team server): the agents "Continue in…" offers as a handoff command run
+   * on the reader's machine. Default every registered agent that can write sessions; false: none.
+   */
+  handoff?: readonly string[] | false;
   /** When set, every data route wants `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   cacheMs?: number;
@@ -57,7 +68,30 @@ const pathQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 
-const convertBody = z.object({ to: z.string().min(1), leaf: z.string().optional() });
+const convertBody = z.object({
+  to: z.string().min(1),
+  leaf: z.string().optional(),
+  /** the server's address as the browser sees it (behind a proxy the request's own may differ) */
+  origin: z.string().optional(),
+});
+
+/** A word for a POSIX shell: as is when plainly safe, else single-quoted. */
+function shellWord(s: string): string {
+  return /^[\w.,:/@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The origin to name in a handoff command: the browser's when it is a plain http(s) origin. */
+function originOf(claimed: string | undefined, requestUrl: string): string {
+  if (claimed) {
+    try {
+      const u = new URL(claimed);
+      if ((u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password) return u.origin;
+    } catch {
+      // not a URL: fall back to the request's own
+    }
+  }
+  return new URL(requestUrl).origin;
+}
 
 /** Empty query values mean "no filter". */
 function queryOf(q: Record<string, string>): Record<string, string> {
@@ -79,6 +113,20 @@ export function writableTargets(targets: ConvertTargets | undefined): string[] {
   return out;
 }
 
+/** What "Continue in…" does here: convert on this machine, hand off to the reader's, or nothing. */
+export function continueMode(opts: Pick<WebDataRoutesOptions, 'targets' | 'handoff'>): {
+  mode: 'local' | 'handoff' | 'none';
+  agents: string[];
+} {
+  if (opts.targets) {
+    const agents = writableTargets(opts.targets);
+    return { mode: agents.length ? 'local' : 'none', agents };
+  }
+  if (opts.handoff === false) return { mode: 'none', agents: [] };
+  const agents = opts.handoff ? [...opts.handoff] : writableTargets(new Sources());
+  return { mode: agents.length ? 'handoff' : 'none', agents };
+}
+
 export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
   const settings = { cacheMs: opts.cacheMs, statsSessionLimit: opts.statsSessionLimit, prices: opts.prices };
   const fixed = new WebData(opts.driver, settings);
@@ -96,6 +144,7 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
     return d;
   };
   const app = new Hono();
+  const continuing = continueMode(opts);
 
   if (opts.apiKey) {
     const expected = `Bearer ${opts.apiKey}`;
@@ -114,7 +163,7 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
 
   app.get('/meta', (c) => {
     const d = dataOf(c).driver;
-    return c.json({ driver: d.name, capabilities: d.capabilities, targets: writableTargets(opts.targets) });
+    return c.json({ driver: d.name, capabilities: d.capabilities, targets: continuing.agents, continueMode: continuing.mode });
   });
 
   app.get('/sessions', async (c) => c.json(await dataOf(c).listSessions(listQuery.parse(queryOf(c.req.query())))));
@@ -150,17 +199,34 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
 
   app.post('/sessions/:id/convert', async (c) => {
     const body = convertBody.parse(await c.req.json());
-    const targets = opts.targets;
-    if (!targets || !writableTargets(targets).includes(body.to)) {
-      return c.json({ error: 'unsupported', message: `cannot convert into ${body.to} here` }, 400);
+    if (!continuing.agents.includes(body.to)) {
+      return c.json({ error: 'unsupported', message: `cannot continue in ${body.to} here` }, 400);
     }
     const data = dataOf(c);
     const ls = await data.load(c.req.param('id'));
+    if (body.leaf && !ls.session.entries.some((e) => e.id === body.leaf)) {
+      throw new NotFoundError('entry', body.leaf, { id: ls.session.id });
+    }
+    if (continuing.mode === 'handoff') {
+      // Nothing is written here: the reader's machine reads the session from this server.
+      const origin = originOf(body.origin, c.req.url);
+      const args = ['threadbase', 'handoff', ls.session.id, '--from', origin, '--to', body.to];
+      if (body.leaf) args.push('--at', body.leaf);
+      return c.json({
+        mode: 'handoff',
+        id: ls.session.id,
+        source: body.to,
+        command: args.map(shellWord).join(' '),
+        keyVariable: 'THREADBASE_API_KEY',
+      });
+    }
+    const targets = opts.targets as ConvertTargets;
     const target = targets.driver(body.to);
     const [written] = await convertSessionAll(ls.session, target, { at: body.leaf });
     if (!written) return c.json({ error: 'internal', message: 'nothing written' }, 500);
     data.invalidate();
     return c.json({
+      mode: 'local',
       id: written.id,
       source: written.source,
       path: written.path ?? null,

@@ -305,7 +305,7 @@ async function sessionView(id, params) {
     h('button', { type: 'button', id: 'jump-end', onclick: () => jump(Math.max(0, first.total - 1)) }, 'End'),
     h('button', { type: 'button', onclick: () => expandAll(true) }, 'Expand tools'),
     h('button', { type: 'button', onclick: () => expandAll(false) }, 'Collapse'),
-    continueIn(info, meta.targets, leafId),
+    continueIn(info, meta, leafId),
   );
   const warnings = head.warnings?.length
     ? h(
@@ -447,8 +447,15 @@ async function renderTree(panel, id, leafId, currentLeafId, mode) {
   );
 }
 
-function continueIn(info, targets, leafId) {
-  if (!targets?.length) return '';
+/**
+ * "Continue in…": on the reader's own machine the server converts the session into the agent's
+ * store and shows the command that resumes it; on a team server it shows the `threadbase handoff`
+ * command that does both on the reader's machine, reading the session from this server.
+ */
+function continueIn(info, meta, leafId) {
+  const targets = meta.targets ?? [];
+  if (!targets.length) return '';
+  const handoff = meta.continueMode === 'handoff';
   const sel = h(
     'select',
     { id: 'continue-target', 'aria-label': 'agent to continue in' },
@@ -456,19 +463,41 @@ function continueIn(info, targets, leafId) {
     targets.map((t) => h('option', { value: t, selected: t === targets.find((x) => x !== info.source) }, t)),
   );
   const out = h('div', { class: 'continue-out', id: 'continue-out', hidden: true });
-  const btn = h('button', { type: 'button', id: 'continue-button' }, 'Continue in…');
+  const btn = h(
+    'button',
+    { type: 'button', id: 'continue-button', title: handoff ? 'get the command to run on your machine' : undefined },
+    'Continue in…',
+  );
+  const commandLine = (id, cmd) =>
+    h(
+      'div',
+      { class: 'command-line' },
+      h('code', { id }, cmd),
+      h('button', { type: 'button', class: 'small-button', onclick: () => navigator.clipboard?.writeText(cmd) }, 'copy'),
+    );
   btn.addEventListener('click', async () => {
     btn.disabled = true;
     out.hidden = false;
-    out.replaceChildren(h('span', { class: 'muted' }, `converting into ${sel.value}…`));
+    out.replaceChildren(h('span', { class: 'muted' }, handoff ? 'preparing the command…' : `converting into ${sel.value}…`));
     try {
-      const r = await post(`/sessions/${encodeURIComponent(info.id)}/convert`, { to: sel.value, leaf: leafId ?? undefined });
+      const r = await post(`/sessions/${encodeURIComponent(info.id)}/convert`, {
+        to: sel.value,
+        leaf: leafId ?? undefined,
+        origin: location.origin,
+      });
+      if (r.mode === 'handoff') {
+        out.replaceChildren(
+          h(
+            'div',
+            {},
+            `Run this on your machine to write the session into ${r.source} there and get the command that resumes it`,
+            h('span', { class: 'muted small' }, ` (with your key in ${r.keyVariable}):`),
+          ),
+          commandLine('handoff-command', r.command),
+        );
+        return;
+      }
       const cmd = r.command ?? `(${r.source} has no resume command)`;
-      const copy = h(
-        'button',
-        { type: 'button', class: 'small-button', onclick: () => navigator.clipboard?.writeText(cmd) },
-        'copy',
-      );
       out.replaceChildren(
         h(
           'div',
@@ -477,7 +506,7 @@ function continueIn(info, targets, leafId) {
           h('span', { class: 'mono' }, r.id),
           r.path ? h('span', { class: 'muted small' }, ` at ${r.path}`) : '',
         ),
-        h('div', { class: 'command-line' }, h('code', { id: 'resume-command' }, cmd), copy),
+        commandLine('resume-command', cmd),
         r.warnings?.length
           ? h(
               'ul',
