@@ -11,7 +11,6 @@ const view = document.getElementById('view');
 let current = { name: '', cleanup: () => {} };
 /** What j/k move over in the current view, and what Enter does with the selection. */
 let nav = { items: () => [], open: (_el) => {} };
-let selected = -1;
 
 // ---------------------------------------------------------------- routing
 
@@ -34,7 +33,6 @@ async function route() {
   current.cleanup();
   current = { name: '', cleanup: () => {} };
   nav = { items: () => [], open: () => {} };
-  selected = -1;
   const { parts, params } = parseHash();
   const name = parts[0] ?? 'sessions';
   for (const a of document.querySelectorAll('[data-nav]'))
@@ -635,12 +633,28 @@ async function statsView(params) {
 
 // ---------------------------------------------------------------- keyboard, theme
 
+/**
+ * Moves the keyboard selection. It is the element marked .kb-selected, not an index: in a long
+ * session pages come and go above it, which would shift any index.
+ */
 function move(delta) {
   const items = nav.items();
   if (!items.length) return;
-  selected = Math.max(0, Math.min(items.length - 1, selected < 0 ? (delta > 0 ? 0 : items.length - 1) : selected + delta));
-  for (const el of view.querySelectorAll('.kb-selected')) el.classList.remove('kb-selected');
-  const el = items[selected];
+  const current = view.querySelector('.kb-selected');
+  const at = current ? items.indexOf(current) : -1;
+  let next;
+  if (at >= 0) next = Math.max(0, Math.min(items.length - 1, at + delta));
+  else {
+    // nothing selected (or it scrolled out of the document): start from what is on screen
+    const onScreen = items.filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.bottom > 0 && r.top < innerHeight;
+    });
+    const pick = delta > 0 ? onScreen[0] : onScreen[onScreen.length - 1];
+    next = pick ? items.indexOf(pick) : delta > 0 ? 0 : items.length - 1;
+  }
+  current?.classList.remove('kb-selected');
+  const el = items[next];
   el.classList.add('kb-selected');
   el.scrollIntoView({ block: 'nearest' });
 }
@@ -666,13 +680,18 @@ document.addEventListener('keydown', (e) => {
       document.getElementById('quick-search-input').focus();
       break;
     case 'j':
+    case 'ArrowDown':
+      // arrows select rows and messages as j/k do (the list scrolls to keep the selection in view)
+      e.preventDefault();
       move(1);
       break;
     case 'k':
+    case 'ArrowUp':
+      e.preventDefault();
       move(-1);
       break;
     case 'Enter': {
-      const el = nav.items()[selected];
+      const el = view.querySelector('.kb-selected');
       if (el) nav.open(el);
       break;
     }
