@@ -11,9 +11,11 @@ import { z } from 'zod';
 import { messageToAnthropic } from '../convert/anthropic.js';
 import { contextFormatNames, renderContext } from '../convert/formats.js';
 import { messageToOpenAI } from '../convert/openai.js';
+import { parseJson } from '../formats/shared/jsonl.js';
 import type { SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import type { Entry, MessageEntry, Session } from '../model/types.js';
+import { PostgresStore } from '../stores/postgres/index.js';
 import {
   type AcontextSessionFields,
   acontextMessage,
@@ -156,9 +158,9 @@ async function jsonBody(c: HonoContext): Promise<unknown> {
   const text = await c.req.text();
   if (!text.trim()) return {};
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new HttpError(400, 'request body is not valid JSON');
+    return parseJson(text);
+  } catch (err) {
+    throw new HttpError(400, `request body is not valid JSON (${(err as Error).message})`);
   }
 }
 
@@ -229,6 +231,18 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     c.set('store', stores(project.id));
     await next();
   });
+  // PostgreSQL text and jsonb cannot hold U+0000: such a request is refused (400), not failed (500).
+  if (opts.store instanceof PostgresStore) {
+    app.use('/api/v1/*', async (c, next) => {
+      const nul = 'cannot contain NUL (U+0000) characters on a PostgreSQL server';
+      if (/%00/.test(c.req.url)) throw new HttpError(400, `ids and queries ${nul}`);
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+        const text = await c.req.text(); // Hono keeps the text for the route's own read
+        if (text.includes('\u0000') || /\\u0000/i.test(text)) throw new HttpError(400, `request bodies ${nul}`);
+      }
+      await next();
+    });
+  }
 
   // The web viewer: its page is public, its data under /api/v1/web behind the key above, per project.
   mountWebViewer(app, { driver: opts.store, scope: (c) => ({ key: c.get('project').id, driver: c.get('store') }) });

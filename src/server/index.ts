@@ -70,11 +70,20 @@ export async function startServer(opts: {
   host?: string;
   maxBodyBytes?: number;
   log?: (line: string) => void;
+  /** A client that has not sent its whole request (headers and body) by then gets 408 (default 60 s). */
+  requestTimeoutMs?: number;
 }): Promise<RunningServer> {
   const app = createApp(opts);
   const host = opts.host ?? '127.0.0.1';
+  // Slow clients (a trickled body) hold a socket only this long; Node's defaults are 5 min, checked every 30 s.
+  const requestTimeout = opts.requestTimeoutMs ?? 60_000;
+  const serverOptions = {
+    requestTimeout,
+    headersTimeout: Math.min(requestTimeout, 30_000),
+    connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(requestTimeout / 4))),
+  };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: opts.port ?? 8029, hostname: host }, (info) => {
+    const server = serve({ fetch: app.fetch, port: opts.port ?? 8029, hostname: host, serverOptions }, (info) => {
       const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
       resolve({
         url,

@@ -17,6 +17,7 @@ import { CodexDriver } from '../../src/formats/codex/index.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { OpenCodeDriver, sessionFromExport } from '../../src/formats/opencode/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
+import { parseJson } from '../../src/formats/shared/jsonl.js';
 import { ZedDriver } from '../../src/formats/zed/index.js';
 import type { SessionDriver } from '../../src/model/driver.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
@@ -253,6 +254,12 @@ const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = 
     target: '.local/share/zed/threads/threads.db#threads.data[legacy-thread-v020]',
     mutation: { kind: 'value', line: 0, node: 2147483647, key: 1041686381, value: { type: 'deep', depth: 5000, open: '{' } },
   },
+  // A 100000-deep array in a sub-agent's meta.json (read with JSON.parse) overflowed the stack in export.
+  {
+    agent: 'claude',
+    target: '.claude/projects/-tmp-cc-proj/0afea31a-5ccc-4b41-8d19-4c8571cb3a03/subagents/agent-ac5303661b5759184.meta.json',
+    mutation: { kind: 'value', line: 461954022, node: 8, key: 2147483624, value: { type: 'deep', depth: 100000, open: '[' } },
+  },
   // An epoch-ms time past the Date range threw RangeError from toISOString (pi isoTime, OpenCode isoOf).
   {
     agent: 'pi',
@@ -363,7 +370,7 @@ describe('fuzzing every agent parser with damaged real files', () => {
         const { bytes } = applyMutation(original, m, false);
         let value: unknown;
         try {
-          value = JSON.parse(bytes.toString('utf8'));
+          value = parseJson(bytes.toString('utf8'));
         } catch {
           return; // not JSON: the CLI reports that before the parser sees it
         }
@@ -531,6 +538,11 @@ describe('fuzz regressions on the server', () => {
         message: { role: 'user', parts: [{ type: 'tool_result', callId: 'c', content: 7 }] },
       },
     ];
+    // Found by the body fuzzer (seed 7): a 5000-deep body overflowed the stack in the store (500).
+    const deep = `{"configs":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    expect(
+      (await app.request('/api/v1/session', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: deep })).status,
+    ).toBe(400);
     for (const e of bad) expect((await req('POST', '/api/v1/threadbase/sessions/s1/entries', { entries: [e] })).status).toBe(400);
     const s = await req('GET', '/api/v1/threadbase/sessions/s1');
     expect(s.status).toBe(200);

@@ -17,6 +17,7 @@ import type { Entry, Message, Part, Session, SessionInfo } from '../../model/typ
 import { summarizeUsage } from '../../model/usage.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase } from '../shared/base.js';
+import { parseJson } from '../shared/jsonl.js';
 import { encodeSession } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
@@ -123,7 +124,7 @@ export class ClaudeDriver extends DriverBase {
       info.parentId = file.parentSessionId ?? null;
       if (file.metaPath) {
         try {
-          const meta: unknown = JSON.parse(await fs.readFile(file.metaPath, 'utf8'));
+          const meta: unknown = parseJson(await fs.readFile(file.metaPath, 'utf8'));
           if (isRecord(meta)) {
             if (typeof meta.toolUseId === 'string') info.parentToolCallId = meta.toolUseId;
             info.meta = { ...(info.meta ?? {}), agent: meta };
@@ -263,7 +264,7 @@ export class ClaudeDriver extends DriverBase {
     for (const n of names) {
       if (!n.startsWith(`${id}-agent-`) || !n.endsWith('.json')) continue;
       try {
-        out.push({ agentId: n.slice(id.length + 7, -5), items: JSON.parse(await fs.readFile(join(dir, n), 'utf8')) as unknown });
+        out.push({ agentId: n.slice(id.length + 7, -5), items: parseJson(await fs.readFile(join(dir, n), 'utf8')) });
       } catch {
         // an unreadable todo file is not part of the conversation; skip it
       }
