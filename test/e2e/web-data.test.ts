@@ -140,12 +140,44 @@ describe('web data routes', () => {
     expect((await get('/sessions/nope')).status).toBe(404);
     expect((await get(`/sessions/${PARSER_ID}/path?leaf=nope`)).status).toBe(404);
     expect((await get('/sessions?sort=sideways')).status).toBe(400);
+    const convert = (on: ReturnType<typeof createWebApp>, id: string, body: Json) =>
+      on.request(`/api/v1/web/sessions/${id}/convert`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    // an agent that cannot write sessions is never offered
+    expect((await convert(app, PARSER_ID, { to: 'gemini' })).status).toBe(400);
+    expect((await convert(app, 'nope', { to: 'pi' })).status).toBe(404);
+    expect((await convert(app, PARSER_ID, { to: 'pi', leaf: 'nope' })).status).toBe(404);
+    // a viewer told to offer no "Continue in…"
+    const { driver } = await seedMemoryStore();
+    const closed = createWebApp({ driver, handoff: false });
+    expect((await convert(closed, PARSER_ID, { to: 'pi' })).status).toBe(400);
+    expect(((await (await closed.request('/api/v1/web/meta')).json()) as Json).continueMode).toBe('none');
+  });
+
+  it('without agent stores of its own (a team server), continues in another agent by a handoff command', async () => {
+    const meta = await get('/meta');
+    expect(meta.continueMode).toBe('handoff');
+    expect(meta.targets).toEqual(expect.arrayContaining(['claude', 'pi', 'opencode', 'codex']));
     const res = await app.request(`/api/v1/web/sessions/${PARSER_ID}/convert`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ to: 'pi' }),
+      body: JSON.stringify({ to: 'pi', leaf: ALT_LEAF, origin: 'https://threads.example.com:8443/some/page' }),
     });
-    // no conversion targets were given to this app
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body.mode).toBe('handoff');
+    expect(body.command).toBe(`threadbase handoff ${PARSER_ID} --from https://threads.example.com:8443 --to pi --at ${ALT_LEAF}`);
+    // an origin carrying credentials is not repeated: the request's own origin is named instead
+    const withKey = await app.request(`http://127.0.0.1:9/api/v1/web/sessions/${PARSER_ID}/convert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'claude', origin: 'https://secret@threads.example.com' }),
+    });
+    expect(((await withKey.json()) as Json).command).toBe(
+      `threadbase handoff ${PARSER_ID} --from http://127.0.0.1:9 --to claude`,
+    );
   });
 });

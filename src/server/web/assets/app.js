@@ -37,6 +37,9 @@ async function route() {
   const name = parts[0] ?? 'sessions';
   for (const a of document.querySelectorAll('[data-nav]'))
     a.classList.toggle('active', a.dataset.nav === (name === 'session' ? 'sessions' : name));
+  // the header's search box shows the query being looked at, not one from a page left behind
+  const quick = document.getElementById('quick-search-input');
+  if (document.activeElement !== quick) quick.value = name === 'search' ? (params.q ?? '') : '';
   try {
     if (name === 'session' && parts[1]) await sessionView(parts[1], params);
     else if (name === 'search') await searchView(params);
