@@ -866,3 +866,268 @@ describe('the CLI on OpenCode sessions', () => {
     expect(again).toEqual(JSON.parse(ctx.out));
   });
 });
+
+/** Rows of one table of a session, read with a separate connection. */
+function rows(db: string, sql: string, ...args: unknown[]): Record<string, unknown>[] {
+  const r = new Database(db, { readonly: true });
+  try {
+    return r.prepare(sql).all(...args) as Record<string, unknown>[];
+  } finally {
+    r.close();
+  }
+}
+
+describe('appending to and renaming a session in the database', () => {
+  const at = (n: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, n)).toISOString();
+
+  it('appends a turn with a tool call, then its result, as new rows in OpenCode scheme; totals and time_updated follow', async () => {
+    const { env, db } = home();
+    const d = new OpenCodeDriver(env);
+    const written = await d.writeSession(foreignSession());
+    const before = (await d.getSession(written.id)) as Session;
+    const [row0] = rows(db, 'SELECT * FROM session WHERE id = ?', written.id);
+    const last = before.entries.at(-1) as Entry;
+    const turn: Entry[] = [
+      {
+        id: 'x-a1',
+        parentId: last.id,
+        // earlier than the session's messages: still appended after them
+        timestamp: at(1),
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          model: 'claude-test',
+          provider: 'standin',
+          usage: { input: 100, output: 20, cacheRead: 5, cacheWrite: 0, reasoning: 0 },
+          cost: 0.25,
+          parts: [
+            { type: 'text', text: 'Looking.' },
+            { type: 'tool_call', id: 'toolu_app_1', name: 'bash', input: { command: 'ls' } },
+          ],
+        },
+      },
+    ];
+    await d.appendEntries(written.id, turn);
+    const mid = (await d.getSession(written.id)) as Session;
+    // the call has no result yet: OpenCode would send it as interrupted
+    expect(JSON.stringify(anthropicOf(mid).at(-1))).toContain('[Tool execution was interrupted]');
+    const callEntry = mid.entries.at(-1) as Entry;
+    await d.appendEntries(written.id, [
+      {
+        id: 'x-r1',
+        parentId: callEntry.id,
+        timestamp: at(3),
+        kind: 'message',
+        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_app_1', content: 'out.txt' }] },
+      },
+    ]);
+    const afterResult = (await d.getSession(written.id)) as Session;
+    await d.appendEntries(written.id, [
+      {
+        id: 'x-u1',
+        parentId: (afterResult.entries.at(-1) as Entry).id,
+        timestamp: at(4),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'and the appendix' }] },
+      },
+    ]);
+    const after = (await d.getSession(written.id)) as Session;
+    expect(after.warnings).toEqual([]);
+    const ctx = anthropicOf(after);
+    const n = anthropicOf(before).length;
+    expect(ctx.slice(0, n)).toEqual(anthropicOf(before));
+    expect(ctx.slice(n)).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool_use', id: 'toolu_app_1', name: 'bash', input: { command: 'ls' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_app_1', content: 'out.txt' },
+          { type: 'text', text: 'and the appendix' },
+        ],
+      },
+    ]);
+    // rows: new ids in OpenCode's scheme, ascending after the old ones; the tool part completed in place
+    const msgs = rows(db, 'SELECT id, time_created FROM message WHERE session_id = ? ORDER BY time_created, id', written.id);
+    expect(msgs).toHaveLength(before.messageCount + 2);
+    const ids = msgs.map((m) => m.id as string);
+    expect([...ids].sort()).toEqual(ids);
+    for (const id of ids.slice(-2)) expect(id).toMatch(/^msg_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    const tool = rows(db, "SELECT data FROM part WHERE session_id = ? AND data LIKE '%toolu_app_1%'", written.id);
+    expect(tool).toHaveLength(1);
+    expect(JSON.parse(tool[0]?.data as string).state).toMatchObject({ status: 'completed', output: 'out.txt' });
+    const asst = rows(db, 'SELECT data FROM message WHERE id = ?', ids.at(-2));
+    expect(JSON.parse(asst[0]?.data as string)).toMatchObject({ role: 'assistant', parentID: expect.stringMatching(/^msg_/) });
+    const [row1] = rows(db, 'SELECT * FROM session WHERE id = ?', written.id);
+    expect(row1?.tokens_input).toBe((row0?.tokens_input as number) + 100);
+    expect(row1?.tokens_output).toBe((row0?.tokens_output as number) + 20);
+    expect(row1?.tokens_cache_read).toBe((row0?.tokens_cache_read as number) + 5);
+    expect(row1?.cost).toBeCloseTo((row0?.cost as number) + 0.25, 9);
+    expect(row1?.time_updated as number).toBeGreaterThanOrEqual(row0?.time_updated as number);
+  });
+
+  it('refuses an entry that does not continue the session, and writes nothing', async () => {
+    const { env, db } = home();
+    const d = new OpenCodeDriver(env);
+    const s = (await d.getSession(REAL_SESSION)) as Session;
+    const before = sha(db);
+    const second = s.entries[1] as Entry;
+    const err = await d
+      .appendEntries(REAL_SESSION, [
+        {
+          id: 'branchy',
+          parentId: second.id,
+          timestamp: at(1),
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'a branch' }] },
+        },
+      ])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ThreadbaseError);
+    expect((err as ThreadbaseError).message).toMatch(/linear.*branchy/);
+    expect((err as ThreadbaseError).file).toBe(db);
+    expect(sha(db)).toBe(before);
+  });
+
+  it('refuses to append when OpenCode added a message since it was read, in one transaction', async () => {
+    const { db } = home();
+    const { appendSessionData } = await import('../../src/formats/opencode/index.js');
+    const before = sha(db);
+    const lastMsg = rows(
+      db,
+      'SELECT id FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 1',
+      REAL_SESSION,
+    );
+    const message = {
+      info: { id: newId('msg'), sessionID: REAL_SESSION, role: 'user', time: { created: Date.UTC(2030, 0, 1) } },
+      parts: [{ id: newId('prt'), sessionID: REAL_SESSION, type: 'text', text: 'late' }],
+    };
+    const zero = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
+    expect(() =>
+      appendSessionData(db, {
+        sessionId: REAL_SESSION,
+        messages: [message],
+        updatedParts: [],
+        expectedLastMessageId: 'msg_not_the_last',
+        tokens: zero,
+        cost: 0,
+      }),
+    ).toThrow(/changed while appending/);
+    expect(sha(db)).toBe(before);
+    appendSessionData(db, {
+      sessionId: REAL_SESSION,
+      messages: [message],
+      updatedParts: [],
+      expectedLastMessageId: lastMsg[0]?.id as string,
+      tokens: zero,
+      cost: 0,
+    });
+    expect(rows(db, 'SELECT id FROM message WHERE id = ?', message.info.id)).toHaveLength(1);
+  });
+
+  it('renames a session and bumps its time_updated; an unknown id is an error naming it', async () => {
+    const { env, db } = home();
+    const d = new OpenCodeDriver(env);
+    const [row0] = rows(db, 'SELECT time_updated FROM session WHERE id = ?', REAL_SESSION);
+    await d.setTitle(REAL_SESSION, 'renamed by threadbase');
+    expect((await d.listSessions()).find((s) => s.id === REAL_SESSION)?.title).toBe('renamed by threadbase');
+    const [row1] = rows(db, 'SELECT title, time_updated FROM session WHERE id = ?', REAL_SESSION);
+    expect(row1?.title).toBe('renamed by threadbase');
+    expect(row1?.time_updated as number).toBeGreaterThanOrEqual(row0?.time_updated as number);
+    await expect(d.setTitle('ses_nope', 'x')).rejects.toThrow(/ses_nope/);
+  });
+
+  it('appends to and renames a session of the legacy JSON storage with new files', async () => {
+    const { env, dataDir } = home({ db: false, storage: true });
+    const d = new OpenCodeDriver(env);
+    const id = 'ses_7a1f0e2c3ffeLegacyAbCdEf12';
+    const s = (await d.getSession(id)) as Session;
+    const files = () => readdirSync(join(dataDir, 'storage', 'message', id));
+    const before = files();
+    await d.appendEntries(id, [
+      {
+        id: 'l-u1',
+        parentId: (s.entries.at(-1) as Entry).id,
+        timestamp: at(1),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'legacy appendix' }] },
+      },
+    ]);
+    await d.setTitle(id, 'legacy renamed');
+    expect(files()).toHaveLength(before.length + 1);
+    const after = (await d.getSession(id)) as Session;
+    expect(after.title).toBe('legacy renamed');
+    expect(anthropicOf(after).at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'legacy appendix' }] });
+    expect(anthropicOf(after).slice(0, -1)).toEqual(anthropicOf(s));
+  });
+});
+
+describe('forks as OpenCode 1.18.33 records them', () => {
+  it('has no parent (parentID is for sub-agents), is created at fork time and copies message times', async () => {
+    const { env, db } = home();
+    const d = new OpenCodeDriver(env);
+    const startedAt = Date.now();
+    const fork = await d.forkSession(REAL_SESSION);
+    expect(fork.parentId).toBeNull();
+    const [row] = rows(db, 'SELECT parent_id, title, time_created FROM session WHERE id = ?', fork.id);
+    expect(row?.parent_id).toBeNull();
+    expect(row?.title).toBe('c1 (fork #1)');
+    expect(row?.time_created as number).toBeGreaterThanOrEqual(startedAt);
+    const times = (id: string) =>
+      rows(db, 'SELECT time_created FROM message WHERE session_id = ? ORDER BY time_created', id).map((r) => r.time_created);
+    expect(times(fork.id)).toEqual(times(REAL_SESSION));
+  });
+});
+
+describe('a database another process is using', () => {
+  it('reads while another connection holds a write transaction (WAL, as OpenCode runs it), without touching the file', async () => {
+    const { env, db } = home();
+    const w = new Database(db);
+    w.pragma('journal_mode = WAL');
+    w.close();
+    const locker = new Database(db);
+    locker.exec('BEGIN IMMEDIATE');
+    locker.prepare("UPDATE session SET title = 'uncommitted' WHERE id = ?").run(REAL_SESSION);
+    try {
+      const before = [sha(db), sha(`${db}-wal`)];
+      const d = new OpenCodeDriver(env);
+      // the committed state: the open write is not seen, and nothing waits for it
+      expect((await d.listSessions()).map((s) => s.title)).toEqual(['c1']);
+      expect((await d.getContext(REAL_SESSION)).messages.length).toBeGreaterThan(3);
+      expect([sha(db), sha(`${db}-wal`)]).toEqual(before);
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+    }
+  });
+});
+
+describe('threadbase export --format opencode', () => {
+  it('prints an OpenCode session as OpenCode exports it, and another agent’s session ready for `opencode import`', async () => {
+    const { env } = home();
+    const { runCli } = await import('../helpers/cli.js');
+    const r = await runCli(env, ['export', REAL_SESSION, '--format', 'opencode']);
+    expect(r.code).toBe(0);
+    const exported = JSON.parse(r.out) as { info: { id: string }; messages: { info: { id: string } }[] };
+    expect(exported.info.id).toBe(REAL_SESSION);
+    const fixture = JSON.parse(readFileSync(join(FIXTURES, 'export.json'), 'utf8')) as typeof exported;
+    expect(exported.messages.map((m) => m.info.id).sort()).toEqual(fixture.messages.map((m) => m.info.id).sort());
+    const d = new OpenCodeDriver(env);
+    expect(anthropicOf(sessionFromExport(exported, 'stdout'))).toEqual(
+      anthropicOf((await d.getSession(REAL_SESSION)) as Session),
+    );
+
+    // a session of another agent (written as a model-only session into the threadbase-free path: the export function)
+    const { sessionAsOpencodeExport } = await import('../../src/formats/opencode/index.js');
+    const foreign = sessionAsOpencodeExport(foreignSession());
+    expect(foreign.info.id).toMatch(/^ses_/);
+    expect(foreign.info.directory).toBe('/work/app');
+    const back = sessionFromExport(JSON.parse(JSON.stringify(foreign)), 'x.json');
+    expect(anthropicOf(back).at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'after compaction' }] });
+  });
+});

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { EXPORT_FORMATS, type ExportFormat, exportSession } from '../../export/index.js';
+import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { writeFileAtomic } from '../../formats/shared/atomic.js';
 import { type CliContext, reportWarnings } from '../io.js';
 
@@ -8,14 +9,18 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .command('export <id>')
     .description('a session as a self-contained HTML page, Markdown, or JSON of the model')
     .option('--source <source>', 'look only in this agent')
-    .option('--format <format>', EXPORT_FORMATS.join('|'), 'html')
+    .option('--format <format>', [...EXPORT_FORMATS, 'opencode'].join('|'), 'html')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .action(async (id: string, opts: { source?: string; format: string; output?: string }) => {
-      if (!EXPORT_FORMATS.includes(opts.format as ExportFormat))
-        throw new Error(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
+      // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.
+      const opencode = opts.format === 'opencode';
+      if (!opencode && !EXPORT_FORMATS.includes(opts.format as ExportFormat))
+        throw new Error(`--format must be one of ${[...EXPORT_FORMATS, 'opencode'].join(', ')}`);
       const { session } = await ctx.sources().open(id, opts.source);
       reportWarnings(ctx, session.warnings);
-      const text = exportSession(session, opts.format as ExportFormat);
+      const text = opencode
+        ? `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`
+        : exportSession(session, opts.format as ExportFormat);
       if (opts.output) {
         await writeFileAtomic(opts.output, text);
         ctx.stderr(`wrote ${opts.output}\n`);

@@ -18,16 +18,17 @@ import type {
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Context, ContextOptions } from '../../model/tree.js';
-import type { Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase } from '../shared/base.js';
 import { opencodeContext } from './context.js';
-import { encodeSession } from './encode.js';
-import { sessionFromOpencode } from './parse.js';
+import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
+import { INTERRUPTED_TOOL, sessionFromOpencode } from './parse.js';
 import {
   isoOf,
   type Json,
   newId,
   num,
+  type OcMessage,
   type OcSessionData,
   obj,
   opencodeDataDir,
@@ -36,8 +37,25 @@ import {
   SOURCE,
   str,
 } from './records.js';
-import { findProject, listSessionRows, readSessionData, sessionExists, writeSessionData } from './sqlite.js';
-import { listLegacyProjects, listLegacySessions, readLegacySession, writeLegacySession } from './storage.js';
+import {
+  appendSessionData,
+  findProject,
+  listSessionRows,
+  readLastMessageId,
+  readSessionData,
+  sessionExists,
+  setSessionTitle,
+  writeSessionData,
+} from './sqlite.js';
+import {
+  appendLegacySession,
+  type LegacySessionRef,
+  listLegacyProjects,
+  listLegacySessions,
+  readLegacySession,
+  setLegacyTitle,
+  writeLegacySession,
+} from './storage.js';
 
 function infoToSummary(info: Json, messageCount: number, path: string, project?: { id: string; worktree: string }): SessionInfo {
   const time = obj(info.time) ?? {};
@@ -82,6 +100,46 @@ function longestMatch(
   return best;
 }
 
+/** Messages in OpenCode's order: by creation time, then id. */
+function inOrder(messages: readonly OcMessage[]): OcMessage[] {
+  const created = (m: OcMessage) => num(obj(m.info.time)?.created) ?? 0;
+  return [...messages].sort((a, b) => {
+    const d = created(a) - created(b);
+    if (d !== 0) return d;
+    const ia = str(a.info.id) ?? '';
+    const ib = str(b.info.id) ?? '';
+    return ia < ib ? -1 : ia > ib ? 1 : 0;
+  });
+}
+
+/** What an append continues from: the last user message, the model in use, tool calls still without a result. */
+function seedOf(messages: readonly OcMessage[]): EncodeSeed {
+  const seed: EncodeSeed = {};
+  const tools = new Map<string, Json>();
+  for (const m of messages) {
+    if (m.info.role === 'user') {
+      seed.lastUserId = str(m.info.id);
+      const model = obj(m.info.model);
+      if (str(model?.modelID))
+        seed.model = { providerID: str(model?.providerID) ?? 'anthropic', modelID: str(model?.modelID) as string };
+    } else if (m.info.role === 'assistant' && str(m.info.modelID)) {
+      seed.model = { providerID: str(m.info.providerID) ?? 'anthropic', modelID: str(m.info.modelID) as string };
+    }
+    for (const p of m.parts) {
+      if (p.type !== 'tool' || !str(p.callID)) continue;
+      const state = obj(p.state);
+      const open =
+        state?.status === 'pending' ||
+        state?.status === 'running' ||
+        (state?.status === 'error' && state.error === INTERRUPTED_TOOL);
+      if (open) tools.set(str(p.callID) as string, p);
+      else tools.delete(str(p.callID) as string);
+    }
+  }
+  if (tools.size) seed.tools = tools;
+  return seed;
+}
+
 /** OpenCode's title for a fork: "<title> (fork #n)". */
 export function forkTitle(title: string | undefined): string {
   const base = title ?? 'New session';
@@ -120,11 +178,11 @@ export class OpenCodeDriver extends DriverBase {
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
-    append: false,
+    append: true,
     fork: true,
     branch: false,
     delete: false,
-    title: false,
+    title: true,
     search: false,
   };
 
@@ -226,7 +284,10 @@ export class OpenCodeDriver extends DriverBase {
     return gitProjectOf(directory) ?? { id: 'global', worktree: '/' };
   }
 
-  private async write(session: Session, opts: { keepId?: boolean; title?: string; leafId?: string }): Promise<SessionInfo> {
+  private async write(
+    session: Session,
+    opts: { keepId?: boolean; title?: string; leafId?: string; createdMs?: number },
+  ): Promise<SessionInfo> {
     const target = this.target();
     const directory = session.project ?? this.env.home;
     const project = await this.projectFor(directory, target);
@@ -240,6 +301,7 @@ export class OpenCodeDriver extends DriverBase {
       directory,
       ...(opts.title !== undefined ? { title: opts.title } : {}),
       ...(opts.leafId ? { leafId: opts.leafId } : {}),
+      ...(opts.createdMs !== undefined ? { createdMs: opts.createdMs } : {}),
     });
     data.project = project;
     let path: string;
@@ -256,12 +318,91 @@ export class OpenCodeDriver extends DriverBase {
     return this.write(session, { keepId: opts.keepId });
   }
 
+  /**
+   * Like `opencode run --fork`: the messages copied with new ids into a new session titled
+   * "<title> (fork #n)", created now, with no parent (OpenCode's parentID means a sub-agent, and
+   * its fork records no link to the original; `forkedFrom` is only in the returned meta).
+   */
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     const s = await this.getSession(sessionId);
     if (!s) throw new NotFoundError('opencode session', sessionId);
     if (opts.at && !s.entries.some((e) => e.id === opts.at)) throw new NotFoundError('entry', opts.at, { file: s.path });
-    const written = await this.write(s, { title: opts.title ?? forkTitle(s.title), ...(opts.at ? { leafId: opts.at } : {}) });
+    const written = await this.write(s, {
+      title: opts.title ?? forkTitle(s.title),
+      createdMs: Date.now(),
+      ...(opts.at ? { leafId: opts.at } : {}),
+    });
     return { ...written, parentEntryId: opts.at, meta: { ...(written.meta ?? {}), forkedFrom: sessionId } };
+  }
+
+  /**
+   * Appends entries at the end of the session (OpenCode sessions are linear, so the first must
+   * follow the session's last entry and each the one before it): new message and part rows with
+   * ids in OpenCode's scheme, earlier tool calls completed by appended results, the session's
+   * totals and time_updated bumped, all in one transaction (or new JSON files in the legacy storage).
+   */
+  async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const dbFile = this.dbPaths().find((db) => sessionExists(db, sessionId));
+    const expectedLast = dbFile ? readLastMessageId(dbFile, sessionId) : undefined;
+    const warnings: ParseWarning[] = [];
+    const found = await this.getSessionData(sessionId, warnings);
+    if (!found) throw new NotFoundError('opencode session', sessionId);
+    const session = sessionFromOpencode(found.data, { file: found.file, warnings });
+    let parent: string | null = session.entries.at(-1)?.id ?? null;
+    for (const e of entries) {
+      if (e.parentId !== parent)
+        throw new ThreadbaseError(
+          'not_linear',
+          `OpenCode sessions are linear: entry ${e.id} must follow ${parent ?? 'the start of the session'}, not ${String(e.parentId)}`,
+          { file: found.file, id: e.id },
+        );
+      parent = e.id;
+    }
+    const existing = inOrder(found.data.messages);
+    const path = entries.map((e, i) => (i === 0 ? { ...e, parentId: null } : e));
+    const encoded = encodeEntries(
+      path,
+      {
+        sessionId,
+        directory: session.project ?? this.env.home,
+        worktree: found.data.project?.worktree ?? str(obj(session.meta)?.worktree) ?? '/',
+      },
+      seedOf(existing),
+    );
+    // Appended messages come after every message already there, whatever their entries' times.
+    let floor = Math.max(0, ...existing.map((m) => num(obj(m.info.time)?.created) ?? 0));
+    for (const m of encoded.messages) {
+      const time = obj(m.info.time) ?? {};
+      const created = Math.max(num(time.created) ?? 0, floor + 1);
+      m.info.time = {
+        ...time,
+        created,
+        ...(num(time.completed) !== undefined ? { completed: Math.max(num(time.completed) as number, created) } : {}),
+      };
+      floor = created;
+    }
+    const totals = totalsOf(encoded.messages);
+    if (dbFile && found.file === dbFile) {
+      appendSessionData(dbFile, {
+        sessionId,
+        messages: encoded.messages,
+        updatedParts: encoded.updatedParts,
+        expectedLastMessageId: expectedLast,
+        ...totals,
+      });
+    } else {
+      const ref = (await listLegacySessions(this.storagePath)).find((r) => r.info.id === sessionId) as LegacySessionRef;
+      await appendLegacySession(this.storagePath, ref, encoded.messages, encoded.updatedParts, totals);
+    }
+  }
+
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    const dbFile = this.dbPaths().find((db) => sessionExists(db, sessionId));
+    if (dbFile) return setSessionTitle(dbFile, sessionId, title);
+    const ref = (await listLegacySessions(this.storagePath)).find((r) => r.info.id === sessionId);
+    if (!ref) throw new NotFoundError('opencode session', sessionId);
+    await setLegacyTitle(ref, title);
   }
 
   resumeCommand(session: SessionInfo): string {

@@ -32,6 +32,8 @@ export interface EncodeOptions {
   parentID?: string;
   /** encode the path to this entry (default: the current leaf) */
   leafId?: string;
+  /** the session's creation time in epoch ms (default: its first message's); a fork is created now */
+  createdMs?: number;
 }
 
 export interface EncodeResult {
@@ -66,9 +68,30 @@ function relativePath(worktree: string, directory: string): string {
   return directory.startsWith(`${worktree}/`) ? directory.slice(worktree.length + 1) : directory;
 }
 
-export function encodeSession(session: Session, opts: EncodeOptions): EncodeResult {
+/** What an append continues from: the session as it stands in OpenCode. */
+export interface EncodeSeed {
+  /** the last user message already in the session (the next assistant message answers it) */
+  lastUserId?: string;
+  /** the session's model so far, for messages that name none */
+  model?: { providerID: string; modelID: string };
+  /** tool parts already in the session, by call id, so a result appended after its call completes them */
+  tools?: ReadonlyMap<string, Json>;
+}
+
+export interface EncodedEntries {
+  messages: OcMessage[];
+  /** copies of seeded tool parts that an appended result completed (to be updated in place) */
+  updatedParts: Json[];
+  warnings: string[];
+}
+
+/** Entries (a path, root first) → OpenCode messages with fresh ids, continuing from `seed`. */
+export function encodeEntries(
+  path: readonly Entry[],
+  opts: Pick<EncodeOptions, 'sessionId' | 'directory' | 'worktree'>,
+  seed: EncodeSeed = {},
+): EncodedEntries {
   const warnings: string[] = [];
-  const path = pathToLeaf(session, opts.leafId);
   const sessionID = opts.sessionId;
   const out: OcMessage[] = [];
   /** old OpenCode message id or model entry id → new message id */
@@ -77,8 +100,16 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
   const copied = new Map<string, { message: OcMessage; keep: Set<string>; original: OcMessage }>();
   /** tool parts waiting for their result, by call id */
   const pendingTools = new Map<string, Json>();
-  let lastUserId: string | undefined;
-  let defaultModel: { providerID: string; modelID: string } | undefined;
+  /** seeded tool parts (copies) and those of them a result completed */
+  const seededTools = new Set<Json>();
+  const updatedParts: Json[] = [];
+  for (const [callId, part] of seed.tools ?? []) {
+    const copy = structuredClone(part);
+    pendingTools.set(callId, copy);
+    seededTools.add(copy);
+  }
+  let lastUserId: string | undefined = seed.lastUserId;
+  let defaultModel: { providerID: string; modelID: string } | undefined = seed.model;
   for (const e of path) {
     if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model) {
       defaultModel = { providerID: e.message.provider ?? 'anthropic', modelID: e.message.model };
@@ -126,6 +157,7 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
       return;
     }
     pendingTools.delete(r.callId);
+    if (seededTools.has(tool)) updatedParts.push(tool);
     const state = obj(tool.state) ?? {};
     const input = obj(state.input) ?? {};
     const texts: string[] = [];
@@ -365,23 +397,39 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
     }
   }
 
-  const created = out.length ? (num(obj(out[0]?.info.time)?.created) ?? ms(session.createdAt)) : ms(session.createdAt);
-  // A session just written is the most recently updated, so OpenCode lists it first.
-  const updated = Math.max(Date.now(), created);
-  const totals = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
+  return { messages: out, updatedParts, warnings };
+}
+
+/** The token and cost totals of the assistant messages, as OpenCode sums them onto the session. */
+export function totalsOf(messages: readonly OcMessage[]): {
+  tokens: { input: number; output: number; reasoning: number; cache: { read: number; write: number } };
+  cost: number;
+} {
+  const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
   let cost = 0;
-  for (const m of out) {
+  for (const m of messages) {
     if (m.info.role !== 'assistant') continue;
     const t = obj(m.info.tokens);
-    totals.input += num(t?.input) ?? 0;
-    totals.output += num(t?.output) ?? 0;
-    totals.reasoning += num(t?.reasoning) ?? 0;
-    totals.cache.read += num(obj(t?.cache)?.read) ?? 0;
-    totals.cache.write += num(obj(t?.cache)?.write) ?? 0;
+    tokens.input += num(t?.input) ?? 0;
+    tokens.output += num(t?.output) ?? 0;
+    tokens.reasoning += num(t?.reasoning) ?? 0;
+    tokens.cache.read += num(obj(t?.cache)?.read) ?? 0;
+    tokens.cache.write += num(obj(t?.cache)?.write) ?? 0;
     cost += num(m.info.cost) ?? 0;
   }
+  return { tokens, cost };
+}
+
+export function encodeSession(session: Session, opts: EncodeOptions): EncodeResult {
+  const path = pathToLeaf(session, opts.leafId);
+  const { messages: out, warnings } = encodeEntries(path, opts);
+  const created =
+    opts.createdMs ?? (out.length ? (num(obj(out[0]?.info.time)?.created) ?? ms(session.createdAt)) : ms(session.createdAt));
+  // A session just written is the most recently updated, so OpenCode lists it first.
+  const updated = Math.max(Date.now(), created);
+  const { tokens: totals, cost } = totalsOf(out);
   const info: Json = {
-    id: sessionID,
+    id: opts.sessionId,
     slug: newSlug(),
     projectID: opts.projectID,
     directory: opts.directory,

@@ -5,8 +5,8 @@
 import { ParseError } from '../../model/errors.js';
 import type { ParseWarning, Session } from '../../model/types.js';
 import { type EncodeOptions, encodeSession } from './encode.js';
-import { sessionFromOpencode } from './parse.js';
-import { isJson, type Json, newId, type OcMessage, type OcSessionData } from './records.js';
+import { isOcEntryRaw, sessionFromOpencode } from './parse.js';
+import { isJson, type Json, newId, type OcMessage, type OcSessionData, SOURCE } from './records.js';
 
 /** Export JSON (parsed) → session data, skipping malformed messages and parts with a warning. */
 export function exportToData(value: unknown, file: string, warnings: ParseWarning[]): OcSessionData {
@@ -57,4 +57,21 @@ export function sessionToExport(session: Session, opts: Partial<EncodeOptions> =
     ...(opts.leafId ? { leafId: opts.leafId } : {}),
   });
   return dataToExport(data);
+}
+
+/**
+ * A session as OpenCode export JSON: an OpenCode session as OpenCode itself exports it (its own
+ * records and ids, from each entry's raw message), any other session encoded with fresh ids.
+ */
+export function sessionAsOpencodeExport(session: Session): { info: Json; messages: OcMessage[] } {
+  const rawInfo = isJson(session.raw) && isJson(session.raw.info) ? session.raw.info : undefined;
+  if (session.source !== SOURCE || !rawInfo)
+    return sessionToExport(session, session.project ? { directory: session.project } : {});
+  const messages: OcMessage[] = [];
+  for (const e of session.entries) {
+    if (!isOcEntryRaw(e.raw) || !e.raw.message) continue;
+    messages.push(e.raw.message);
+    if (e.raw.summaryMessage) messages.push(e.raw.summaryMessage);
+  }
+  return { info: rawInfo, messages };
 }

@@ -4,12 +4,18 @@ import { OpenCodeDriver } from './driver.js';
 
 export { opencodeContext } from './context.js';
 export { forkTitle, gitProjectOf, OpenCodeDriver } from './driver.js';
-export { type EncodeOptions, encodeSession } from './encode.js';
-export { dataToExport, exportToData, sessionFromExport, sessionToExport } from './export.js';
+export { type EncodeOptions, type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
+export { dataToExport, exportToData, sessionAsOpencodeExport, sessionFromExport, sessionToExport } from './export.js';
 export { COMPACTION_PROMPT, sessionFromOpencode } from './parse.js';
 export { newId, type OcMessage, type OcSessionData, opencodeDataDir, opencodeDbPath, opencodeStorageDir } from './records.js';
-export { listSessionRows, readSessionData, writeSessionData } from './sqlite.js';
-export { listLegacySessions, readLegacySession, writeLegacySession } from './storage.js';
+export { appendSessionData, listSessionRows, readSessionData, setSessionTitle, writeSessionData } from './sqlite.js';
+export {
+  appendLegacySession,
+  listLegacySessions,
+  readLegacySession,
+  setLegacyTitle,
+  writeLegacySession,
+} from './storage.js';
 
 export function register(): void {
   registerFormat('opencode', (env) => new OpenCodeDriver(env));

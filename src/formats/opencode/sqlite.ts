@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { ThreadbaseError } from '../../model/errors.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { ParseWarning } from '../../model/types.js';
 import { parseJson } from '../shared/jsonl.js';
 import { isJson, type Json, num, type OcMessage, type OcSessionData, obj, str } from './records.js';
@@ -247,6 +247,143 @@ function insert(db: Database.Database, table: string, cols: Set<string>, row: Js
   );
 }
 
+type TableColumns = Record<'message' | 'part', Set<string>>;
+
+/** Message rows and their part rows (ids, session and message ids as columns, the rest as `data`). */
+function insertMessages(
+  conn: Database.Database,
+  cols: TableColumns,
+  sessionId: string,
+  messages: readonly OcMessage[],
+  fallbackCreated: number,
+): void {
+  for (const m of messages) {
+    const { id, sessionID: _s, ...rest } = m.info;
+    const mt = obj(m.info.time) ?? {};
+    const created = num(mt.created) ?? fallbackCreated;
+    insert(conn, 'message', cols.message, {
+      id,
+      session_id: sessionId,
+      time_created: created,
+      time_updated: num(mt.completed) ?? created,
+      data: rest,
+    });
+    for (const p of m.parts) {
+      const { id: pid, sessionID: _ps, messageID: _pm, ...prest } = p;
+      insert(conn, 'part', cols.part, {
+        id: pid,
+        message_id: id,
+        session_id: sessionId,
+        time_created: created,
+        time_updated: created,
+        data: prest,
+      });
+    }
+  }
+}
+
+/** The id of the session's last message row, read on its own (what an append checks against). */
+export function readLastMessageId(file: string, sessionId: string): string | undefined {
+  return withReadDb(file, (db) => lastMessageId(db, sessionId));
+}
+
+/** The id of the session's last message as OpenCode orders them, or undefined when it has none. */
+function lastMessageId(conn: Database.Database, sessionId: string): string | undefined {
+  const order = columnsOf(conn, 'message').has('time_created') ? 'time_created DESC, id DESC' : 'id DESC';
+  const row = conn.prepare(`SELECT id FROM message WHERE session_id = ? ORDER BY ${order} LIMIT 1`).get(sessionId) as
+    | { id: string }
+    | undefined;
+  return row?.id;
+}
+
+export interface AppendData {
+  sessionId: string;
+  messages: readonly OcMessage[];
+  /** existing tool parts completed by an appended result (whole part JSON, ids included) */
+  updatedParts: readonly Json[];
+  /** the session's last message when it was read; the append is refused if OpenCode added one since */
+  expectedLastMessageId: string | undefined;
+  tokens: { input: number; output: number; reasoning: number; cache: { read: number; write: number } };
+  cost: number;
+}
+
+/**
+ * Appends messages (and completes earlier tool parts) in one IMMEDIATE transaction, adding their
+ * tokens and cost to the session's totals and bumping its time_updated, as OpenCode does.
+ */
+export function appendSessionData(file: string, data: AppendData): void {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: 5000 });
+    requireTables(db, file, ['session', 'message', 'part']);
+    const cols = { message: columnsOf(db, 'message'), part: columnsOf(db, 'part') };
+    const sessionCols = columnsOf(db, 'session');
+    const conn = db;
+    conn
+      .transaction(() => {
+        if (!conn.prepare('SELECT 1 FROM session WHERE id = ?').get(data.sessionId))
+          throw new NotFoundError('opencode session', data.sessionId, { file });
+        const last = lastMessageId(conn, data.sessionId);
+        if (last !== data.expectedLastMessageId)
+          throw new ThreadbaseError(
+            'conflict',
+            `session ${data.sessionId} changed while appending (its last message is now ${String(last)}); read it again`,
+            { file, id: data.sessionId },
+          );
+        const now = Date.now();
+        insertMessages(conn, cols, data.sessionId, data.messages, now);
+        for (const p of data.updatedParts) {
+          const { id, sessionID: _s, messageID: _m, ...rest } = p;
+          const sets = ['data = ?', ...(cols.part.has('time_updated') ? ['time_updated = ?'] : [])];
+          conn
+            .prepare(`UPDATE part SET ${sets.join(', ')} WHERE id = ? AND session_id = ?`)
+            .run(JSON.stringify(rest), ...(cols.part.has('time_updated') ? [now] : []), id, data.sessionId);
+        }
+        const add: [string, number][] = [
+          ['cost', data.cost],
+          ['tokens_input', data.tokens.input],
+          ['tokens_output', data.tokens.output],
+          ['tokens_reasoning', data.tokens.reasoning],
+          ['tokens_cache_read', data.tokens.cache.read],
+          ['tokens_cache_write', data.tokens.cache.write],
+        ].filter(([c]) => sessionCols.has(c as string)) as [string, number][];
+        const sets = [
+          ...add.map(([c]) => `"${c}" = COALESCE("${c}", 0) + ?`),
+          ...(sessionCols.has('time_updated') ? ['time_updated = MAX(COALESCE(time_updated, 0), ?)'] : []),
+        ];
+        if (sets.length)
+          conn
+            .prepare(`UPDATE session SET ${sets.join(', ')} WHERE id = ?`)
+            .run(...add.map(([, v]) => v), ...(sessionCols.has('time_updated') ? [now] : []), data.sessionId);
+      })
+      .immediate();
+  } catch (err) {
+    throw wrap(file, err);
+  } finally {
+    db?.close();
+  }
+}
+
+/** Renames a session (and bumps its time_updated, as OpenCode's rename does). */
+export function setSessionTitle(file: string, sessionId: string, title: string): void {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: 5000 });
+    requireTables(db, file, ['session']);
+    const hasUpdated = columnsOf(db, 'session').has('time_updated');
+    const r = db
+      .prepare(
+        `UPDATE session SET title = ?${hasUpdated ? ', time_updated = MAX(COALESCE(time_updated, 0), ?)' : ''} WHERE id = ?`,
+      )
+      .run(title, ...(hasUpdated ? [Date.now()] : []), sessionId);
+    if (r.changes !== 1) throw new NotFoundError('opencode session', sessionId, { file });
+  } catch (err) {
+    throw wrap(file, err);
+  } finally {
+    db?.close();
+  }
+}
+
 /** Writes a new session (and its project row when missing) in one transaction. */
 export function writeSessionData(file: string, data: OcSessionData, opts: { vcs?: string } = {}): void {
   let db: Database.Database | undefined;
@@ -303,29 +440,7 @@ export function writeSessionData(file: string, data: OcSessionData, opts: { vcs?
           time_created: time.created,
           time_updated: time.updated,
         });
-        for (const m of data.messages) {
-          const { id, sessionID: _s, ...rest } = m.info;
-          const mt = obj(m.info.time) ?? {};
-          const created = num(mt.created) ?? num(time.created) ?? Date.now();
-          insert(conn, 'message', cols.message, {
-            id,
-            session_id: info.id,
-            time_created: created,
-            time_updated: num(mt.completed) ?? created,
-            data: rest,
-          });
-          for (const p of m.parts) {
-            const { id: pid, sessionID: _ps, messageID: _pm, ...prest } = p;
-            insert(conn, 'part', cols.part, {
-              id: pid,
-              message_id: id,
-              session_id: info.id,
-              time_created: created,
-              time_updated: created,
-              data: prest,
-            });
-          }
-        }
+        insertMessages(conn, cols, str(info.id) ?? '', data.messages, num(time.created) ?? Date.now());
       })
       .immediate();
   } catch (err) {

@@ -142,3 +142,48 @@ export async function writeLegacySession(storage: string, data: OcSessionData): 
   await writeFileAtomic(sessionFile, pretty(data.info), { exclusive: true });
   return sessionFile;
 }
+
+/**
+ * Appends messages to a legacy session: new message and part files first (never overwriting), then
+ * the completed tool parts, then the session file (totals and time.updated) last, each atomically.
+ */
+export async function appendLegacySession(
+  storage: string,
+  ref: LegacySessionRef,
+  messages: readonly OcMessage[],
+  updatedParts: readonly Json[],
+  totals: { tokens: { input: number; output: number; reasoning: number; cache: { read: number; write: number } }; cost: number },
+): Promise<void> {
+  const sessionId = str(ref.info.id) ?? '';
+  for (const m of messages) {
+    const id = str(m.info.id) ?? '';
+    for (const p of m.parts)
+      await writeFileAtomic(join(storage, 'part', id, `${String(p.id)}.json`), pretty(p), { exclusive: true });
+    await writeFileAtomic(join(storage, 'message', sessionId, `${id}.json`), pretty(m.info), { exclusive: true });
+  }
+  for (const p of updatedParts)
+    await writeFileAtomic(join(storage, 'part', String(p.messageID), `${String(p.id)}.json`), pretty(p));
+  const info = structuredClone(ref.info);
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const tokens = isJson(info.tokens) ? info.tokens : undefined;
+  if (tokens) {
+    const cache = isJson(tokens.cache) ? tokens.cache : {};
+    tokens.input = n(tokens.input) + totals.tokens.input;
+    tokens.output = n(tokens.output) + totals.tokens.output;
+    tokens.reasoning = n(tokens.reasoning) + totals.tokens.reasoning;
+    tokens.cache = {
+      ...cache,
+      read: n(cache.read) + totals.tokens.cache.read,
+      write: n(cache.write) + totals.tokens.cache.write,
+    };
+  }
+  if (typeof info.cost === 'number') info.cost += totals.cost;
+  info.time = { ...(isJson(info.time) ? info.time : {}), updated: Date.now() };
+  await writeFileAtomic(ref.file, pretty(info));
+}
+
+/** Renames a legacy session (its session file rewritten atomically). */
+export async function setLegacyTitle(ref: LegacySessionRef, title: string): Promise<void> {
+  const info = { ...ref.info, title, time: { ...(isJson(ref.info.time) ? ref.info.time : {}), updated: Date.now() } };
+  await writeFileAtomic(ref.file, pretty(info));
+}
