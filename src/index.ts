@@ -1,5 +1,6 @@
 /** threadbase's library API. */
 import './formats/all.js';
+import './stores/local-source.js';
 
 export { main as runCli } from './cli/main.js';
 export { ClaudeAgentStorage, type ClaudeAgentStorageOptions, type SaveOutcome } from './convert/agent-storage.js';

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import '../formats/all.js';
-import { defaultDriverEnv, type DriverEnv } from '../model/driver.js';
+// threadbase's own sessions (ClaudeAgentStorage, convert --to threadbase) as the `threadbase` source
+import '../stores/local-source.js';
+import { type DriverEnv, defaultDriverEnv } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { registerCommands } from './commands/index.js';
 import { type CliContext, makeContext } from './io.js';

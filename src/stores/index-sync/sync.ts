@@ -174,7 +174,8 @@ export class IndexSync {
         opts.onWarning?.(w);
       }
     };
-    const formats = opts.formats ?? sources.names();
+    // threadbase's own sessions live in this very database: never indexed into it again
+    const formats = (opts.formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE);
     const plan: { format: string; driver: SessionDriver; units: SourceUnit[] }[] = [];
     for (const format of formats) {
       try {
