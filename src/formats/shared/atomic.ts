@@ -7,12 +7,69 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
+/** Our temp files: `.<name>.tb-<pid>-<8 hex>.tmp`; nothing else is ever removed by cleanup. */
+const TEMP_NAME = /^\..+\.tb-(\d+)-[0-9a-f]{8}\.tmp$/;
+/** A temp file this old is left over even if its pid is alive again (pids are reused). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files a killed threadbase left in dir (its process is gone, or the file is an
+ * hour old). Readers never take them for sessions (no agent's name pattern matches them).
+ */
+export async function removeStaleTemps(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m) continue;
+    const p = join(dir, name);
+    if (processAlive(Number(m[1]))) {
+      const st = await fs.stat(p).catch(() => undefined);
+      if (!st || Date.now() - st.mtimeMs < STALE_TEMP_MS) continue;
+    }
+    await fs.rm(p, { force: true });
+    removed++;
+  }
+  return removed;
+}
+
+/** link fails if the name exists, so two writers racing for one new file never overwrite each other. */
+async function linkOrRename(tmp: string, file: string): Promise<void> {
+  try {
+    await fs.link(tmp, file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A filesystem without hard links: rename, as before (the stat above guarded it).
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+    await fs.rename(tmp, file);
+    return;
+  }
+  await fs.rm(tmp, { force: true });
+}
+
 export async function writeFileAtomic(
   file: string,
   data: string | Uint8Array,
   opts: { exclusive?: boolean } = {},
 ): Promise<void> {
-  await fs.mkdir(dirname(file), { recursive: true });
+  const dir = dirname(file);
+  await fs.mkdir(dir, { recursive: true });
+  await removeStaleTemps(dir);
   if (opts.exclusive) {
     const exists = await fs.stat(file).then(
       () => true,
@@ -20,7 +77,7 @@ export async function writeFileAtomic(
     );
     if (exists) throw new Error(`${file}: already exists; refusing to overwrite`);
   }
-  const tmp = join(dirname(file), `.${basename(file)}.tb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${basename(file)}.tb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const fh = await fs.open(tmp, 'wx');
   try {
     await fh.writeFile(data);
@@ -29,9 +86,11 @@ export async function writeFileAtomic(
     await fh.close();
   }
   try {
-    await fs.rename(tmp, file);
+    if (opts.exclusive) await linkOrRename(tmp, file);
+    else await fs.rename(tmp, file);
   } catch (err) {
     await fs.rm(tmp, { force: true });
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${file}: already exists; refusing to overwrite`);
     throw err;
   }
 }
