@@ -492,3 +492,93 @@ describe('codex: through the registry and CLI', () => {
     expect(rows.map((r) => r.id).sort()).toEqual(ALL);
   });
 });
+
+describe('codex: a remote (encrypted) compaction', () => {
+  /** A rollout as codex records an OpenAI-side compaction: an opaque `compaction` item, then `compacted` with it in the history. */
+  async function remoteCompactionHome(): Promise<{ env: DriverEnv; id: string; file: string; lines: object[] }> {
+    const dir = await fs.mkdtemp(join(tmpdir(), 'tb-codex-remote-'));
+    temps.push(dir);
+    const id = '01a20600-0000-7000-8000-00000000c0de';
+    const ts = (s: number) => `2026-11-20T10:00:${String(s).padStart(2, '0')}.000Z`;
+    const user = (text: string) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+    const encrypted = { type: 'compaction', encrypted_content: 'gAAAAABopaqueOpenAIState==' };
+    const lines = [
+      {
+        timestamp: ts(0),
+        type: 'session_meta',
+        payload: {
+          id,
+          timestamp: ts(0),
+          cwd: '/w/remote',
+          originator: 'codex_exec',
+          cli_version: '0.169.0',
+          model_provider: 'openai',
+        },
+      },
+      { timestamp: ts(1), type: 'response_item', payload: user('first question') },
+      {
+        timestamp: ts(2),
+        type: 'response_item',
+        payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'first answer' }] },
+      },
+      { timestamp: ts(3), type: 'response_item', payload: encrypted },
+      { timestamp: ts(4), type: 'compacted', payload: { message: '', replacement_history: [user('first question'), encrypted] } },
+      { timestamp: ts(5), type: 'response_item', payload: user('after the compaction') },
+    ];
+    const file = join(dir, 'sessions', '2026', '11', '20', `rollout-2026-11-20T10-00-00-${id}.jsonl`);
+    await fs.mkdir(join(file, '..'), { recursive: true });
+    await fs.writeFile(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    return { env: { home: dir, env: { CODEX_HOME: dir } }, id, file, lines };
+  }
+
+  it('is kept raw: read without loss, its opaque item out of the portable context, written back line for line', async () => {
+    const { env, id, lines } = await remoteCompactionHome();
+    const driver = new CodexDriver(env);
+    const s = (await driver.getSession(id)) as Session;
+    expect(s.warnings).toEqual([]);
+    // the opaque item is a metadata entry holding its record; the compaction entry holds the replacement history
+    const opaque = s.entries.find((e) => e.kind === 'metadata' && e.type === 'response_item:compaction');
+    expect(opaque?.raw).toEqual(lines[3]);
+    const compaction = s.entries.find((e) => e.kind === 'compaction');
+    expect(compaction?.raw).toEqual(lines[4]);
+    // the context: the replacement history codex recorded, minus what only OpenAI can read, then what followed
+    const ctx = await driver.getContext(id);
+    expect(ctx.messages.map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join(''))).toEqual([
+      'first question',
+      'after the compaction',
+    ]);
+    expect(JSON.stringify(ctx)).not.toContain('gAAAAAB');
+    // a fork (a new rollout) carries the encrypted records unchanged, so codex can still send them to OpenAI
+    const fork = await driver.forkSession(id);
+    const forked = (await fs.readFile(fork.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(forked.slice(1)).toEqual(lines.slice(1));
+  });
+});
+
+describe('codex: thread names', () => {
+  it('setTitle and a titled fork append to session_index.jsonl, as codex names threads; the newest name wins', async () => {
+    const env = await tempHome();
+    const driver = new CodexDriver(env);
+    await driver.setTitle(REAL, 'first name');
+    await driver.setTitle(REAL, 'second name');
+    expect((await driver.listSessions()).find((s) => s.id === REAL)?.title).toBe('second name');
+    expect((await driver.getSession(REAL))?.title).toBe('second name');
+    const fork = await driver.forkSession(REAL, { title: 'the fork' });
+    expect(fork.title).toBe('the fork');
+    expect((await driver.listSessions()).find((s) => s.id === fork.id)?.title).toBe('the fork');
+    const index = (await fs.readFile(join(env.home, '.codex', 'session_index.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; thread_name: string; updated_at: string });
+    expect(index.map((r) => [r.id, r.thread_name])).toEqual([
+      [REAL, 'first name'],
+      [REAL, 'second name'],
+      [fork.id, 'the fork'],
+    ]);
+    expect(index.every((r) => !Number.isNaN(Date.parse(r.updated_at)))).toBe(true);
+    await expect(driver.setTitle('no-such-thread', 'x')).rejects.toThrow(/no-such-thread/);
+  });
+});

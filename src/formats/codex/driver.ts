@@ -68,7 +68,7 @@ export class CodexDriver extends DriverBase {
     fork: true,
     branch: false,
     delete: false,
-    title: false,
+    title: true,
     search: false,
   };
   private cache = new Map<string, Cached>();
@@ -274,7 +274,26 @@ export class CodexDriver extends DriverBase {
       createdAt: new Date().toISOString(),
       ...(opts.title ? { title: opts.title } : {}),
     };
-    return this.writeSession(fork);
+    const written = await this.writeSession(fork);
+    // A rollout has no title field: the name goes where codex keeps thread names.
+    if (opts.title) {
+      await this.setTitle(written.id, opts.title);
+      return { ...written, title: opts.title };
+    }
+    return written;
+  }
+
+  /**
+   * Names a thread as codex's rename does: a `{id, thread_name, updated_at}` line appended to
+   * `$CODEX_HOME/session_index.jsonl` (the newest line for an id wins). codex's state database
+   * is never written.
+   */
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    if (!(await this.fileOf(sessionId))) throw new NotFoundError('codex session', sessionId);
+    await fs.mkdir(this.home, { recursive: true });
+    await appendJsonlLines(join(this.home, 'session_index.jsonl'), [
+      { id: sessionId, thread_name: title, updated_at: new Date().toISOString() },
+    ]);
   }
 }
 
