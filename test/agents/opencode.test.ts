@@ -335,6 +335,89 @@ describe('threadbase and the real OpenCode', () => {
     expect(await resumedContext(fork.id, 'probe our fork')).toEqual(forkCtx);
   }, 300_000);
 
+  it('OpenCode resumes a session threadbase appended to and renamed, with our appended turn in its context', async () => {
+    const s = (await driver.getSession(original)) as Session;
+    const t = (n: number) => new Date(Date.now() + n).toISOString();
+    const model = { model: 'claude-test', provider: 'standin' };
+    const appended: Entry[] = [
+      {
+        id: 'app-u1',
+        parentId: (s.entries.at(-1) as Entry).id,
+        timestamp: t(1),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'appended by threadbase' }] },
+      },
+      {
+        id: 'app-a1',
+        parentId: 'app-u1',
+        timestamp: t(2),
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          ...model,
+          parts: [
+            { type: 'text', text: 'An appended answer.' },
+            { type: 'tool_call', id: 'toolu_app_9', name: 'bash', input: { command: 'echo appended', description: 'echo' } },
+          ],
+        },
+      },
+      {
+        id: 'app-r1',
+        parentId: 'app-a1',
+        timestamp: t(3),
+        kind: 'message',
+        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_app_9', content: 'appended' }] },
+      },
+      {
+        id: 'app-a2',
+        parentId: 'app-r1',
+        timestamp: t(4),
+        kind: 'message',
+        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'Done appending.' }] },
+      },
+    ];
+    const before = await ourContext(original);
+    await driver.appendEntries(original, appended);
+    await driver.setTitle(original, 'renamed by threadbase');
+    const ours = await ourContext(original);
+    expect(ours.slice(0, before.length)).toEqual(before);
+    expect(ours.slice(before.length)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'appended by threadbase' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'An appended answer.' },
+          { type: 'tool_use', id: 'toolu_app_9', name: 'bash', input: { command: 'echo appended', description: 'echo' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_app_9', content: 'appended' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Done appending.' }] },
+    ]);
+    expect((await sessionList()).find((x) => x.id === original)?.title).toBe('renamed by threadbase');
+    expect(await resumedContext(original, 'probe appended')).toEqual(ours);
+    // OpenCode's own next turn follows ours
+    const after = await ourContext(original);
+    expect(after.slice(0, ours.length)).toEqual(ours);
+    expect(JSON.stringify(after.slice(ours.length))).toContain('probe appended');
+
+    // `threadbase export --format opencode` prints what `opencode export` prints: the same records
+    const { runCliOk } = await import('../helpers/cli.js');
+    const mine = JSON.parse(await runCliOk(env, ['export', original, '--format', 'opencode'])) as {
+      info: { id: string; title: string };
+      messages: { info: { id: string }; parts: { id: string }[] }[];
+    };
+    const theirs = JSON.parse((await opencode(['export', original])).stdout) as typeof mine;
+    expect(mine.info).toMatchObject({ id: original, title: 'renamed by threadbase' });
+    const ids = (x: typeof mine) => x.messages.flatMap((m) => [m.info.id, ...m.parts.map((p) => p.id)]).sort();
+    expect(ids(mine)).toEqual(ids(theirs));
+
+    // forks: OpenCode's and ours alike have no parent and a "(fork #n)" title
+    const list = await driver.listSessions();
+    const forks = list.filter((x) => / \(fork #\d+\)$/.test(x.title ?? ''));
+    expect(forks.length).toBeGreaterThanOrEqual(2);
+    expect(forks.map((x) => x.parentId)).toEqual(forks.map(() => null));
+  }, 240_000);
+
   it('OpenCode imports export JSON threadbase wrote (an image, signed thinking) and resumes it with our context', async () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
     const t = (n: number) => new Date(Date.now() - 30_000 + n * 1000).toISOString();
