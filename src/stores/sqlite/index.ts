@@ -391,7 +391,7 @@ export class SqliteStore extends DriverBase {
    * The index uses this with keepSource; writeSession uses it for new `threadbase` sessions.
    */
   putSession(session: Session, opts: PutOptions = {}): SessionInfo {
-    return this.db.transaction(() => this.putSessionNow(session, opts))();
+    return this.db.transaction(() => this.putSessionNow(session, opts)).immediate();
   }
 
   /** putSession without its own transaction, for callers that batch several writes in one. */
@@ -517,8 +517,10 @@ export class SqliteStore extends DriverBase {
     this.refreshInfo(sessionId, info, leaf, nextSeq + entries.length);
   }
 
+  // Write transactions take the write lock first (BEGIN IMMEDIATE): a deferred one that read first
+  // fails at once with SQLITE_BUSY when another writer got in between, busy_timeout or not.
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
-    this.db.transaction(() => this.appendEntriesNow(sessionId, entries))();
+    this.db.transaction(() => this.appendEntriesNow(sessionId, entries)).immediate();
   }
 
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
@@ -535,7 +537,7 @@ export class SqliteStore extends DriverBase {
 
   async deleteSession(sessionId: string): Promise<void> {
     if (!this.sessionRow(sessionId)) throw new NotFoundError('sqlite session', sessionId);
-    this.db.transaction(() => this.deleteRows(sessionId))();
+    this.db.transaction(() => this.deleteRows(sessionId)).immediate();
   }
 
   /** deleteSession without a transaction or a not-found error, for the index. */

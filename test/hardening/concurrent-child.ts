@@ -1,0 +1,73 @@
+/**
+ * Other processes for concurrent.test.ts:
+ *   writer <db> <name> <sessions> <shared id>  — a threadbase writer on one SQLite store: new
+ *     sessions, appends to its own sessions, and appends to one session both writers share;
+ *   lock <db> <ms>  — holds SQLite's write lock that long (as another program might), then commits.
+ * Run: node --import tsx test/hardening/concurrent-child.ts …
+ */
+import Database from 'better-sqlite3';
+import type { Entry } from '../../src/model/types.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+
+const [mode, db, ...rest] = process.argv.slice(2);
+if (!db) throw new Error('usage: concurrent-child.ts writer|lock <db> …');
+
+function entry(id: string, parentId: string | null, text: string): Entry {
+  return {
+    id,
+    parentId,
+    kind: 'message',
+    timestamp: new Date().toISOString(),
+    message: { role: 'user', parts: [{ type: 'text', text }] },
+  };
+}
+
+if (mode === 'lock') {
+  const conn = new Database(db);
+  conn.pragma('busy_timeout = 5000');
+  conn.exec('BEGIN IMMEDIATE');
+  conn.prepare('CREATE TABLE IF NOT EXISTS lock_probe (x)').run();
+  process.stdout.write('locked\n');
+  setTimeout(
+    () => {
+      conn.exec('COMMIT');
+      conn.close();
+      process.stdout.write('released\n');
+    },
+    Number(rest[0] ?? 1000),
+  );
+} else if (mode === 'writer') {
+  const [name, count, shared] = rest as [string, string, string];
+  const store = openSqliteStore(db);
+  let errors = 0;
+  for (let i = 0; i < Number(count); i++) {
+    const sid = `${name}-s${i}`;
+    try {
+      await store.writeSession(
+        {
+          id: sid,
+          source: 'threadbase',
+          createdAt: new Date().toISOString(),
+          updatedAt: new Date().toISOString(),
+          messageCount: 0,
+          entries: [entry(`${sid}-e0`, null, `${name} ${i} start`)],
+        },
+        { keepId: true },
+      );
+      let parent = `${sid}-e0`;
+      for (let k = 1; k <= 5; k++) {
+        await store.appendEntries(sid, [entry(`${sid}-e${k}`, parent, `${name} ${i} ${k}`)]);
+        parent = `${sid}-e${k}`;
+      }
+      // Both writers hang their own chain under the shared session's root.
+      await store.appendEntries(shared, [
+        entry(`${name}-shared-${i}`, i === 0 ? 'root' : `${name}-shared-${i - 1}`, `${name} shared ${i}`),
+      ]);
+    } catch (err) {
+      errors++;
+      process.stdout.write(`error ${(err as Error).message}\n`);
+    }
+  }
+  await store.close();
+  process.stdout.write(`done ${errors}\n`);
+}
