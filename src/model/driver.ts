@@ -150,6 +150,8 @@ export interface UnitRead {
   replaces?: number;
   /** The byte up to which whole lines were read. */
   offset?: number;
+  /** When appended: the first line read (warnings of earlier reads from there on are replaced). */
+  fromLine?: number;
   /** The driver's own state at `offset`, handed back on the next read from there (opaque to the index). */
   state?: string;
 }

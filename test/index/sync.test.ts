@@ -119,7 +119,7 @@ describe('sync', () => {
         message: { role: 'user', parts: [{ type: 'text', text: 'echidnaword from pi' }] },
       },
     ]);
-    expect((await sync.sync(sources, { formats: ['pi'] })).reread).toBe(1);
+    expect((await sync.sync(sources, { formats: ['pi'] })).appended).toBe(1);
     expect((await store.search('echidnaword')).map((h) => h.sessionId)).toEqual([info.id]);
   });
 

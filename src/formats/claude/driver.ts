@@ -6,6 +6,7 @@ import type {
   DriverCapabilities,
   DriverEnv,
   ForkOptions,
+  ReadFrom,
   SessionFilter,
   SourceUnit,
   UnitRead,
@@ -198,16 +199,44 @@ export class ClaudeDriver extends DriverBase {
       const st = await fs.stat(f.path).catch(() => undefined);
       if (!st) continue;
       this.fileById.set(f.id, f);
-      units.push({ key: f.path, sessionId: f.id, path: f.path, size: st.size, mtimeMs: st.mtimeMs });
+      units.push({ key: f.path, sessionId: f.id, path: f.path, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true });
     }
     return units;
   }
 
-  /** For `threadbase sync`: one file read whole; not kept in the parse cache, so a long sync stays small. */
-  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+  /**
+   * For `threadbase sync`: one file read whole, or with `from` only what was added since, re-parsed
+   * from the last user prompt before from.offset (so parallel tool results and compaction summaries
+   * that straddle the old end link as a whole read links them). Not kept in the parse cache, so a
+   * long sync stays small.
+   */
+  async readUnit(unit: SourceUnit, from?: ReadFrom): Promise<UnitRead | undefined> {
     try {
+      const state = from ? readState(from.state) : undefined;
+      const file = state?.safe && unit.path ? await this.fileOf(unit.sessionId) : undefined;
+      if (state?.safe && file && file.path === unit.path && file.kind === 'session') {
+        const p = await parseTranscript(file.path, { start: state.safe.offset, startLine: state.safe.line });
+        const merged = mergeState(state, p);
+        const info = await this.info(file, merged);
+        const { meta, ...rest } = info;
+        const session: Session = { ...rest, entries: p.entries, leafId: p.leafId ?? null, warnings: p.warnings };
+        if (meta) {
+          const { warnings: _w, ...others } = meta;
+          if (Object.keys(others).length) session.meta = others;
+        }
+        return {
+          session,
+          appended: true,
+          replaces: state.safe.count,
+          offset: p.end.offset,
+          fromLine: state.safe.line,
+          state: stateOf(merged),
+        };
+      }
       const session = await this.getSession(unit.sessionId);
-      return session ? { session } : undefined;
+      if (!session) return undefined;
+      const parsed = unit.path ? this.parsedByPath.get(unit.path)?.parsed : undefined;
+      return parsed ? { session, offset: parsed.end.offset, state: stateOf(parsed) } : { session };
     } finally {
       if (unit.path) this.parsedByPath.delete(unit.path);
     }
@@ -362,4 +391,57 @@ export class ClaudeDriver extends DriverBase {
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     return `${session.project ? `cd ${q(session.project)} && ` : ''}claude --resume ${session.id}`;
   }
+}
+
+/** What a read from an offset needs of the earlier part of a transcript (kept by the index between syncs). */
+interface TranscriptState {
+  safe?: { offset: number; line: number; count: number };
+  customTitle?: string;
+  summaryTitle?: string;
+  firstPrompt?: string;
+  cwd?: string;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  sessionIdInFile?: string;
+  version?: string;
+  agentId?: string;
+  forkedFrom?: { sessionId?: string; messageUuid?: string };
+}
+
+function stateOf(p: ParsedTranscript): string {
+  const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, safe, ...fields } = p;
+  const state: TranscriptState = { ...fields };
+  if (safe) state.safe = { offset: safe.offset, line: safe.line, count: entries.length - safe.entryIndex };
+  return JSON.stringify(state);
+}
+
+function readState(text: string | undefined): TranscriptState | undefined {
+  if (!text) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? (v as TranscriptState) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The transcript's fields as a whole read would find them: the earlier part's, updated by the part re-read. */
+function mergeState(state: TranscriptState, p: ParsedTranscript): ParsedTranscript {
+  const merged: ParsedTranscript = { ...p };
+  const pick = <K extends keyof TranscriptState & keyof ParsedTranscript>(k: K, later: boolean) => {
+    const v = later ? (p[k] ?? state[k]) : (state[k] ?? p[k]);
+    if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
+  };
+  pick('customTitle', true);
+  pick('summaryTitle', true);
+  pick('firstPrompt', false);
+  pick('cwd', false);
+  pick('firstTimestamp', false);
+  pick('sessionIdInFile', false);
+  pick('version', false);
+  pick('agentId', false);
+  pick('forkedFrom', false);
+  if (state.lastTimestamp && (!p.lastTimestamp || state.lastTimestamp > p.lastTimestamp))
+    merged.lastTimestamp = state.lastTimestamp;
+  return merged;
 }

@@ -37,6 +37,13 @@ export interface ParsedTranscript {
   forkedFrom?: { sessionId?: string; messageUuid?: string };
   agentId?: string;
   version?: string;
+  /** Where the next read continues: just after the last whole line (a torn last line is read again). */
+  end: { offset: number; line: number };
+  /**
+   * The last user prompt line: a point where every earlier response is complete, so a later read
+   * can re-parse from there and settle links across the old end (entryIndex: entries before it).
+   */
+  safe?: { offset: number; line: number; entryIndex: number };
 }
 
 /** Text of a user prompt as Claude Code shows it in its session picker: skips meta, commands, and tool results. */
@@ -74,10 +81,27 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
 export interface ParseOptions {
   /** A sub-agent transcript: its records are all `isSidechain`, but they are this session's main chain. */
   subagent?: boolean;
+  /** Continue from this byte (the start of a line) and line number: the earlier entries are known elsewhere. */
+  start?: number;
+  startLine?: number;
+}
+
+/** A user record that starts a turn (not a tool result, not a compaction summary, not a side chain). */
+function startsTurn(r: ClaudeRecord): boolean {
+  if (r.type !== 'user' || r.isSidechain === true || r.isCompactSummary === true || typeof r.uuid !== 'string') return false;
+  const m = r.message;
+  if (!isRecord(m)) return false;
+  return !(Array.isArray(m.content) && m.content.some((b) => isRecord(b) && b.type === 'tool_result'));
 }
 
 export async function parseTranscript(file: string, opts: ParseOptions = {}): Promise<ParsedTranscript> {
-  const out: ParsedTranscript = { entries: [], warnings: [], summaries: [] };
+  const continuation = opts.start !== undefined && opts.start > 0;
+  const out: ParsedTranscript = {
+    entries: [],
+    warnings: [],
+    summaries: [],
+    end: { offset: opts.start ?? 0, line: opts.startLine ?? 1 },
+  };
   const seen = new Set<string>();
   const compactions = new Map<string, CompactionEntry>();
   let lastUuid: string | undefined;
@@ -85,12 +109,17 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
   /** the leaf a `last-prompt` record names, while no record with a uuid has come after it */
   let namedLeaf: string | undefined;
 
-  for await (const l of readJsonl(file)) {
+  for await (const l of readJsonl(file, { start: opts.start ?? 0, startLine: opts.startLine ?? 1 })) {
+    // A torn last line may still be being written: the next read starts at it again.
+    if (l.partial && l.error) out.end = { offset: l.offset, line: l.line };
+    else out.end = l.partial ? { offset: l.end, line: l.line } : { offset: l.end, line: l.line + 1 };
     if (l.error) {
       out.warnings.push({ file, line: l.line, message: l.error });
       continue;
     }
     const r = l.value;
+    if (isRecord(r) && !opts.subagent && startsTurn(r) && !l.partial)
+      out.safe = { offset: l.offset, line: l.line, entryIndex: out.entries.length };
     if (!isRecord(r)) {
       out.warnings.push({ file, line: l.line, message: 'record is not a JSON object' });
       continue;
@@ -204,13 +233,15 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
   }
 
   for (const e of out.entries) {
+    // Reading on from an offset, parents before it are in the earlier entries (the index checks them).
+    if (continuation) break;
     if (e.parentId && !seen.has(e.parentId) && !e.id.includes('@')) {
       out.warnings.push({ file, id: e.id, message: `parent ${e.parentId} is not in this file; the entry starts a new root` });
     }
   }
   // Claude Code records the leaf after each turn (and after a rewind) in `last-prompt`; trust it while
   // nothing was written after it, else the last record on the main chain is the leaf.
-  out.leafId = namedLeaf && seen.has(namedLeaf) ? namedLeaf : lastMainUuid;
+  out.leafId = namedLeaf && (continuation || seen.has(namedLeaf)) ? namedLeaf : lastMainUuid;
   relinkParallelToolResults(out.entries);
   if (!out.summaryTitle) {
     const own = out.summaries.filter((x) => !x.leafUuid || seen.has(x.leafUuid));

@@ -11,13 +11,14 @@ import type {
   DriverEnv,
   ForkOptions,
   GetMessagesOptions,
+  ReadFrom,
   SessionFilter,
   SourceUnit,
   UnitRead,
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { type Context, type ContextOptions, currentLeaf, indexEntries, pathTo } from '../../model/tree.js';
+import { type Context, type ContextOptions, currentLeaf, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase } from '../shared/base.js';
@@ -29,6 +30,7 @@ import {
   branchSummaryText,
   compactionSummaryText,
   isHeader,
+  isRecord,
   newEntryId,
   newSessionId,
   PI_SESSION_VERSION,
@@ -39,6 +41,7 @@ interface CachedFile {
   mtimeMs: number;
   size: number;
   session: Session;
+  end: { offset: number; line: number };
 }
 
 export interface BranchOptions {
@@ -149,10 +152,10 @@ export class PiDriver extends DriverBase {
     }
     const hit = this.cache.get(file);
     if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
-    const { session } = await parsePiFile(file);
+    const { session, end } = await parsePiFile(file);
     const parentPath = session.meta?.parentSession;
     if (typeof parentPath === 'string') session.parentId = await this.sessionIdOfFile(parentPath);
-    this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session });
+    this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session, end });
     return session;
   }
 
@@ -183,17 +186,59 @@ export class PiDriver extends DriverBase {
       const first = await readFirstJsonLine(file).catch(() => undefined);
       const id = first && isHeader(first.value) ? first.value.id : idFromFileName(file);
       if (!id) continue;
-      units.push({ key: file, sessionId: id, path: file, size: st.size, mtimeMs: st.mtimeMs });
+      units.push({ key: file, sessionId: id, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true });
     }
     return units;
   }
 
-  /** For `threadbase sync`: one file read whole; not kept in the read cache, so a long sync stays small. */
-  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+  /**
+   * For `threadbase sync`: one file read whole, or with `from` only the lines added since (a pi file
+   * is a tree by id/parentId, so new lines link to earlier ones as they are). Not kept in the read
+   * cache, so a long sync stays small.
+   */
+  async readUnit(unit: SourceUnit, from?: ReadFrom): Promise<UnitRead | undefined> {
     if (!unit.path) return undefined;
     try {
+      const state = from ? readPiState(from.state) : undefined;
+      if (from && state && state.version === PI_SESSION_VERSION) {
+        const { session: part, end } = await parsePiFile(unit.path, {
+          start: from.offset,
+          startLine: state.line,
+          version: state.version,
+        });
+        const next: PiState = { ...state, line: end.line };
+        for (const e of part.entries) {
+          if (e.kind === 'metadata' && e.type === 'session_info') {
+            const n = isRecord(e.data) && typeof e.data.name === 'string' ? e.data.name.trim() : '';
+            next.named = true;
+            if (n) next.name = n;
+            else delete next.name;
+          }
+          if (e.timestamp > next.updatedAt) next.updatedAt = e.timestamp;
+        }
+        const last = part.entries[part.entries.length - 1];
+        if (last) next.leafId = last.id;
+        next.firstUserTitle ??= firstUserTitle(part.entries);
+        const title = next.named ? next.name : next.firstUserTitle;
+        const session: Session = {
+          ...part,
+          id: state.id,
+          createdAt: state.createdAt,
+          updatedAt: next.updatedAt,
+          leafId: next.leafId,
+          ...(state.project ? { project: state.project } : {}),
+          ...(state.parentId ? { parentId: state.parentId } : {}),
+          meta: { ...(part.meta ?? {}), ...(state.meta ?? {}) },
+        };
+        if (title) session.title = title;
+        else delete session.title;
+        delete session.raw;
+        return { session, appended: true, offset: end.offset, fromLine: state.line, state: JSON.stringify(next) };
+      }
       const session = await this.readFile(unit.path);
-      return session ? { session } : undefined;
+      if (!session) return undefined;
+      const end = this.cache.get(unit.path)?.end;
+      return end ? { session, offset: end.offset, state: JSON.stringify(piStateOf(session, end.line)) } : { session };
     } finally {
       this.cache.delete(unit.path);
     }
@@ -418,5 +463,63 @@ export class PiDriver extends DriverBase {
       parentId: s.id,
       ...(opts.at ? { parentEntryId: opts.at } : {}),
     };
+  }
+}
+
+/** What a read from an offset needs of the earlier part of a pi file (kept by the index between syncs). */
+interface PiState {
+  version: number;
+  /** line number at the offset */
+  line: number;
+  id: string;
+  project?: string;
+  parentId?: string;
+  createdAt: string;
+  updatedAt: string;
+  leafId: string | null;
+  /** a session_info record was seen (its name, possibly cleared, is the title) */
+  named?: boolean;
+  name?: string;
+  firstUserTitle?: string;
+  meta?: Record<string, unknown>;
+}
+
+function piStateOf(s: Session, line: number): PiState {
+  let named = false;
+  let name: string | undefined;
+  for (const e of s.entries) {
+    if (e.kind === 'metadata' && e.type === 'session_info') {
+      named = true;
+      const n = isRecord(e.data) && typeof e.data.name === 'string' ? e.data.name.trim() : '';
+      name = n || undefined;
+    }
+  }
+  const version = typeof s.meta?.version === 'number' ? s.meta.version : 0;
+  const state: PiState = { version, line, id: s.id, createdAt: s.createdAt, updatedAt: s.updatedAt, leafId: s.leafId ?? null };
+  if (s.project) state.project = s.project;
+  if (s.parentId) state.parentId = s.parentId;
+  if (s.meta) state.meta = s.meta;
+  if (named) state.named = true;
+  if (name) state.name = name;
+  // the title a whole read gives when no session_info names the session
+  const title = firstUserTitle(s.entries);
+  if (title) state.firstUserTitle = title;
+  return state;
+}
+
+/** The title pi's parse gives from the first user message (see parse.ts). */
+function firstUserTitle(entries: readonly Entry[]): string | undefined {
+  const first = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.message.meta);
+  const t = first?.kind === 'message' ? messageText(first.message).replace(/\s+/g, ' ').trim().slice(0, 100) : '';
+  return t || undefined;
+}
+
+function readPiState(text: string | undefined): PiState | undefined {
+  if (!text) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) && typeof v.id === 'string' && typeof v.line === 'number' ? (v as unknown as PiState) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -278,7 +278,13 @@ export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
  * Breaks parent cycles (pi itself would loop forever on one): the entry that closes a cycle, the
  * later one in file order, becomes a root. Reports missing parents. Mutates `entries`.
  */
-function checkTree(entries: Entry[], lineOf: Map<string, number>, file: string, warnings: ParseWarning[]): void {
+function checkTree(
+  entries: Entry[],
+  lineOf: Map<string, number>,
+  file: string,
+  warnings: ParseWarning[],
+  continuation = false,
+): void {
   const byId = new Map(entries.map((e) => [e.id, e]));
   const order = new Map(entries.map((e, i) => [e.id, i]));
   const done = new Set<string>();
@@ -305,6 +311,8 @@ function checkTree(entries: Entry[], lineOf: Map<string, number>, file: string, 
       onPathSet.add(cur.id);
       if (cur.parentId === null) break;
       const parent = byId.get(cur.parentId);
+      // Reading on from an offset, parents before it are in the earlier entries (the index checks them).
+      if (!parent && continuation) break;
       if (!parent) {
         warnings.push({
           file,
@@ -323,15 +331,29 @@ function checkTree(entries: Entry[], lineOf: Map<string, number>, file: string, 
 export interface ParsedPiFile {
   session: Session;
   header?: PiHeader;
+  /** Where the next read continues: just after the last whole line (a torn last line is read again). */
+  end: { offset: number; line: number };
+}
+
+export interface PiReadOptions {
+  /** Continue from this byte (the start of a line) and line number, in a file of this version. */
+  start?: number;
+  startLine?: number;
+  version?: number;
 }
 
 /** Reads one pi session file into a Session (entries in file order, leaf = last entry, as pi does). */
-export async function parsePiFile(file: string): Promise<ParsedPiFile> {
+export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promise<ParsedPiFile> {
+  const continuation = opts.start !== undefined && opts.start > 0;
   const warnings: ParseWarning[] = [];
   let header: PiHeader | undefined;
   const records: { record: PiRecord; line: number }[] = [];
-  let first = true;
-  for await (const l of readJsonl(file)) {
+  let first = !continuation;
+  let end = { offset: opts.start ?? 0, line: opts.startLine ?? 1 };
+  for await (const l of readJsonl(file, { start: opts.start ?? 0, startLine: opts.startLine ?? 1 })) {
+    // A torn last line may still be being written: the next read starts at it again.
+    if (l.partial && l.error) end = { offset: l.offset, line: l.line };
+    else end = l.partial ? { offset: l.end, line: l.line } : { offset: l.end, line: l.line + 1 };
     if (l.error) {
       warnings.push({ file, line: l.line, message: l.error });
       continue;
@@ -353,8 +375,8 @@ export async function parsePiFile(file: string): Promise<ParsedPiFile> {
     }
     records.push({ record: v, line: l.line });
   }
-  if (!header) warnings.push({ file, line: 1, message: 'no pi session header on the first line' });
-  const version = header ? (num(header.version) ?? 1) : PI_SESSION_VERSION;
+  if (!header && !continuation) warnings.push({ file, line: 1, message: 'no pi session header on the first line' });
+  const version = continuation ? (opts.version ?? PI_SESSION_VERSION) : header ? (num(header.version) ?? 1) : PI_SESSION_VERSION;
   // v1 ids are derived from the session and position, so every read of the file gives the same ids.
   const seed = header?.id ?? basename(file);
   const stableId = (i: number, taken: Set<string>) => {
@@ -393,7 +415,7 @@ export async function parsePiFile(file: string): Promise<ParsedPiFile> {
     entries.push(entry);
     if (line !== undefined) lineOf.set(entry.id, line);
   });
-  checkTree(entries, lineOf, file, warnings);
+  checkTree(entries, lineOf, file, warnings, continuation);
 
   const id = header?.id ?? idFromFileName(file) ?? basename(file, '.jsonl');
   const times = entries.map((e) => e.timestamp).filter((t) => t !== new Date(0).toISOString());
@@ -434,5 +456,5 @@ export async function parsePiFile(file: string): Promise<ParsedPiFile> {
     ...(header ? { raw: header } : {}),
     meta: { version, ...(header?.parentSession ? { parentSession: header.parentSession } : {}) },
   };
-  return { session, header };
+  return { session, header, end };
 }

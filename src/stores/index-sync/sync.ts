@@ -6,15 +6,18 @@
  * else that changed is re-read whole. Many units per transaction, each unit whole, so a sync killed
  * mid-way leaves a sound index that the next sync completes.
  */
-import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { Sources } from '../../formats/registry.js';
-import { type DriverEnv, isIncrementalSource, type SessionDriver, type SourceUnit, type UnitRead } from '../../model/driver.js';
-import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import { type DriverEnv, isIncrementalSource, type SessionDriver, type SourceUnit } from '../../model/driver.js';
+import type { ParseWarning, SessionInfo } from '../../model/types.js';
 import { threadbaseHome } from '../open.js';
 import { THREADBASE_SOURCE } from '../shared.js';
 import type { SqliteStore } from '../sqlite/index.js';
+import { edgeHashes, prepareRead, type ReadJob, type ReadResult, readWhole, type WholeRead } from './read.js';
 
 export function indexPath(env: DriverEnv): string {
   return join(threadbaseHome(env), 'index.db');
@@ -34,6 +37,8 @@ export interface SyncOptions {
   onWarning?: (w: ParseWarning) => void;
   /** commit after this many changed units (default BATCH_UNITS) */
   batchUnits?: number;
+  /** 0: read every unit in this thread; 1: in a worker thread (default: a worker when many units are read whole) */
+  workers?: number;
 }
 
 export interface SyncReport {
@@ -43,6 +48,8 @@ export interface SyncReport {
   appended: number;
   removed: number;
   failed: number;
+  /** units read whole in the worker thread */
+  inWorker: number;
   warnings: ParseWarning[];
   ms: number;
 }
@@ -60,33 +67,9 @@ interface UnitRow {
   state: string | null;
 }
 
-const EDGE_BYTES = 4096;
 /** Commit after this much source read (or this many changed units): few commits, bounded loss on a kill. */
 const BATCH_BYTES = 32 * 1024 * 1024;
 const BATCH_UNITS = 2000;
-
-/**
- * Hashes of a file's first bytes and of the bytes just before `offset`: when both still match, the
- * file grew by appending; otherwise it was rewritten and is re-read whole.
- */
-async function edgeHashes(path: string, offset: number): Promise<{ head: string; tail: string } | undefined> {
-  try {
-    const fh = await open(path, 'r');
-    try {
-      const read = async (from: number, len: number) => {
-        const buf = Buffer.alloc(len);
-        const { bytesRead } = await fh.read(buf, 0, len, from);
-        return createHash('sha1').update(buf.subarray(0, bytesRead)).digest('hex');
-      };
-      const tailFrom = Math.max(0, offset - EDGE_BYTES);
-      return { head: await read(0, Math.min(EDGE_BYTES, offset)), tail: await read(tailFrom, offset - tailFrom) };
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Units of a driver without IncrementalSource: one per listed session. A file that holds only that
@@ -125,6 +108,64 @@ function unchanged(prev: UnitRow, u: SourceUnit): boolean {
   if (prev.session_id !== u.sessionId) return false;
   if (u.path !== undefined) return prev.size === (u.size ?? null) && prev.mtime_ms === (u.mtimeMs ?? null);
   return prev.version === (u.version ?? null);
+}
+
+/** Units read whole in a worker thread only when there are this many (starting one costs ~50-200 ms). */
+const WORKER_MIN_UNITS = 8;
+const WORKER_MIN_BYTES = 4 * 1024 * 1024;
+/** Reads handed to the worker ahead of the writes: at most this much source at once (bounds memory). */
+const AHEAD_BYTES = 48 * 1024 * 1024;
+const AHEAD_UNITS = 16;
+
+/** One worker thread that reads and prepares whole units (read-worker.ts) while this thread writes. */
+class ReadPool {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve: (r: WholeRead | undefined) => void; reject: (e: Error) => void }>();
+  private seq = 0;
+  private failed: Error | undefined;
+
+  constructor(env: DriverEnv) {
+    const workerData: DriverEnv = { home: env.home, env: { ...env.env } };
+    if (import.meta.url.endsWith('.ts')) {
+      // Run from the TypeScript sources (tests, bench): the worker registers tsx before loading its module.
+      const tsx = pathToFileURL(
+        createRequire(import.meta.url)
+          .resolve('tsx/esm/api')
+          .replace(/\.cjs$/, '.mjs'),
+      ).href;
+      const main = new URL('./read-worker.ts', import.meta.url).href;
+      const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(main)}); })`;
+      this.worker = new Worker(boot, { eval: true, workerData });
+    } else this.worker = new Worker(new URL('./read-worker.js', import.meta.url), { workerData });
+    this.worker.on('message', (r: ReadResult) => {
+      const w = this.waiting.get(r.seq);
+      if (!w) return;
+      this.waiting.delete(r.seq);
+      if (r.error !== undefined) w.reject(new Error(r.error));
+      else w.resolve(r.read);
+    });
+    const fail = (error: Error) => {
+      this.failed = error;
+      for (const w of this.waiting.values()) w.reject(error);
+      this.waiting.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`read worker exited with code ${code}`)));
+  }
+
+  read(format: string, unit: SourceUnit): Promise<WholeRead | undefined> {
+    if (this.failed) return Promise.reject(this.failed);
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      this.worker.postMessage({ seq, format, unit } satisfies ReadJob);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
+  }
 }
 
 export class IndexSync {
@@ -167,7 +208,17 @@ export class IndexSync {
 
   async sync(sources: Sources, opts: SyncOptions = {}): Promise<SyncReport> {
     const started = performance.now();
-    const report: SyncReport = { units: 0, unchanged: 0, reread: 0, appended: 0, removed: 0, failed: 0, warnings: [], ms: 0 };
+    const report: SyncReport = {
+      units: 0,
+      unchanged: 0,
+      reread: 0,
+      appended: 0,
+      removed: 0,
+      failed: 0,
+      inWorker: 0,
+      warnings: [],
+      ms: 0,
+    };
     const warnAll = (ws: readonly ParseWarning[] | undefined) => {
       for (const w of ws ?? []) {
         report.warnings.push(w);
@@ -206,6 +257,8 @@ export class IndexSync {
       }
     };
     let done = 0;
+    let pool: ReadPool | undefined;
+    const progress = (format: string) => opts.onProgress?.({ total, done: ++done, format });
     try {
       for (const { format, driver, units } of plan) {
         const prevByKey = new Map(
@@ -213,24 +266,90 @@ export class IndexSync {
         );
         const seen = new Set<string>();
         const liveSessions = new Set(units.map((x) => x.sessionId));
+        const afterWrite = (u: SourceUnit, prev: UnitRow | undefined) => {
+          pendingBytes += Math.max(0, (u.size ?? 0) - (prev?.offset ?? 0));
+          pendingUnits++;
+          commit(false);
+          progress(format);
+        };
+        const fail = (u: SourceUnit, error: unknown) => {
+          report.failed++;
+          warnAll([{ file: u.path ?? u.key, id: u.sessionId, message: `not indexed: ${(error as Error).message}` }]);
+        };
+        // Unchanged units are skipped, grown ones appended to here; the rest are read whole below.
+        const whole: SourceUnit[] = [];
         for (const u of units) {
           report.units++;
           seen.add(u.key);
           const prev = prevByKey.get(u.key);
-          if (prev && unchanged(prev, u)) report.unchanged++;
-          else {
-            try {
-              begin();
-              await this.indexUnit(format, driver, u, prev, report, warnAll);
-            } catch (error) {
-              report.failed++;
-              warnAll([{ file: u.path ?? u.key, id: u.sessionId, message: `not indexed: ${(error as Error).message}` }]);
-            }
-            pendingBytes += Math.max(0, (u.size ?? 0) - (prev?.offset ?? 0));
-            pendingUnits++;
-            commit(false);
+          if (prev && unchanged(prev, u)) {
+            report.unchanged++;
+            progress(format);
+            continue;
           }
-          opts.onProgress?.({ total, done: ++done, format });
+          try {
+            begin();
+            if (await this.appendUnit(format, driver, u, prev, report, warnAll)) {
+              afterWrite(u, prev);
+              continue;
+            }
+          } catch (error) {
+            fail(u, error);
+            afterWrite(u, prev);
+            continue;
+          }
+          whole.push(u);
+        }
+        // Whole reads: parsed in a worker thread while this one writes, when there are enough of them.
+        const wholeBytes = whole.reduce((n, u) => n + (u.size ?? 0), 0);
+        const wanted =
+          opts.workers === undefined
+            ? whole.length >= WORKER_MIN_UNITS && wholeBytes >= WORKER_MIN_BYTES
+            : opts.workers > 0 && whole.length > 0;
+        if (!pool && wanted) {
+          try {
+            pool = new ReadPool(sources.env);
+          } catch {
+            pool = undefined;
+          }
+        }
+        const usePool = pool;
+        const readOne = (u: SourceUnit): Promise<WholeRead | undefined> =>
+          usePool
+            ? usePool.read(format, u).then(
+                (r) => {
+                  report.inWorker++;
+                  return r;
+                },
+                // a worker that failed (or could not load) leaves the reading to this thread
+                () => readWhole(format, driver, u),
+              )
+            : readWhole(format, driver, u);
+        const ahead: { u: SourceUnit; read: Promise<WholeRead | undefined> }[] = [];
+        let aheadBytes = 0;
+        let next = 0;
+        while (next < whole.length || ahead.length) {
+          while (
+            next < whole.length &&
+            (ahead.length === 0 || (usePool && ahead.length < AHEAD_UNITS && aheadBytes < AHEAD_BYTES))
+          ) {
+            const u = whole[next++] as SourceUnit;
+            const read = readOne(u);
+            // settled later, in order; a rejection here must not be unhandled meanwhile
+            read.catch(() => undefined);
+            ahead.push({ u, read });
+            aheadBytes += u.size ?? 0;
+          }
+          const { u, read } = ahead.shift() as { u: SourceUnit; read: Promise<WholeRead | undefined> };
+          aheadBytes -= u.size ?? 0;
+          const prev = prevByKey.get(u.key);
+          try {
+            begin();
+            this.putWhole(format, u, prev, await read, report, warnAll);
+          } catch (error) {
+            fail(u, error);
+          }
+          afterWrite(u, prev);
         }
         // Sessions gone from their store leave the index.
         begin();
@@ -248,6 +367,7 @@ export class IndexSync {
         .run(new Date().toISOString());
     } finally {
       commit(true);
+      await pool?.close();
       db.pragma('wal_autocheckpoint = 1000');
       db.pragma('cache_size = -2000');
     }
@@ -256,63 +376,71 @@ export class IndexSync {
     return report;
   }
 
-  /** One changed unit, inside the open batch; its own writes are one savepoint (all or nothing). */
-  private async indexUnit(
+  /**
+   * A grown append-only file whose first bytes and bytes before the last offset are unchanged: only
+   * what was added is read and appended, in one savepoint. False when the unit must be read whole.
+   */
+  private async appendUnit(
     format: string,
     driver: SessionDriver,
     u: SourceUnit,
     prev: UnitRow | undefined,
     report: SyncReport,
     warnAll: (ws: readonly ParseWarning[] | undefined) => void,
-  ): Promise<void> {
-    const db = this.store.db;
+  ): Promise<boolean> {
     const incremental = isIncrementalSource(driver) ? driver : undefined;
-    // A grown append-only file whose first bytes and bytes before the last offset are unchanged:
-    // read only what was added.
     if (
-      incremental &&
-      u.appendOnly &&
-      u.path &&
-      prev?.offset &&
-      prev.session_id === u.sessionId &&
-      u.size !== undefined &&
-      u.size > (prev.size ?? 0) &&
-      prev.head_hash &&
-      prev.tail_hash &&
-      this.store.stmt('SELECT 1 FROM sessions WHERE id = ?').get(u.sessionId)
-    ) {
-      const edges = await edgeHashes(u.path, prev.offset);
-      if (edges && edges.head === prev.head_hash && edges.tail === prev.tail_hash) {
-        const read = await incremental.readUnit(u, { offset: prev.offset, ...(prev.state ? { state: prev.state } : {}) });
-        if (read && !read.appended) return this.putRead(format, u, prev, read, report, warnAll);
-        if (read?.appended) {
-          const ok = db.transaction(() =>
-            this.store.appendEntriesNow(u.sessionId, read.session.entries, {
-              warnings: read.session.warnings ?? [],
-              replaceLast: read.replaces ?? 0,
-              info: read.session,
-              leafId: read.session.leafId,
-            }),
-          );
-          try {
-            ok();
-            warnAll(read.session.warnings);
-            const after = read.offset !== undefined ? await edgeHashes(u.path, read.offset) : undefined;
-            db.transaction(() => this.upsertUnit(format, u, read, after, undefined))();
-            report.appended++;
-            return;
-          } catch {
-            // The added part does not fit what the index has (a repeated id, a parent it lacks): read it whole.
-          }
-        }
-      }
+      !incremental ||
+      !u.appendOnly ||
+      !u.path ||
+      !prev?.offset ||
+      prev.session_id !== u.sessionId ||
+      u.size === undefined ||
+      u.size <= (prev.size ?? 0) ||
+      !prev.head_hash ||
+      !prev.tail_hash ||
+      !this.store.stmt('SELECT 1 FROM sessions WHERE id = ?').get(u.sessionId)
+    )
+      return false;
+    const edges = await edgeHashes(u.path, prev.offset);
+    if (!edges || edges.head !== prev.head_hash || edges.tail !== prev.tail_hash) return false;
+    const read = await incremental.readUnit(u, { offset: prev.offset, ...(prev.state ? { state: prev.state } : {}) });
+    if (!read) return false;
+    if (!read.appended) {
+      this.putWhole(format, u, prev, await prepareRead(format, u, read), report, warnAll);
+      return true;
     }
-    let read: UnitRead | undefined;
-    if (incremental) read = await incremental.readUnit(u);
-    else {
-      const session = await driver.getSession(u.sessionId);
-      read = session ? { session } : undefined;
+    const after = read.offset !== undefined ? await edgeHashes(u.path, read.offset) : undefined;
+    try {
+      this.store.db.transaction(() => {
+        this.store.appendEntriesNow(u.sessionId, read.session.entries, {
+          warnings: read.session.warnings ?? [],
+          ...(read.fromLine !== undefined ? { warningsFromLine: read.fromLine } : {}),
+          replaceLast: read.replaces ?? 0,
+          info: read.session,
+          leafId: read.session.leafId,
+        });
+        this.upsertUnit(format, u, read, after, read.session.warnings);
+      })();
+    } catch {
+      // The added part does not fit what the index has (a repeated id, a parent it lacks): read it whole.
+      return false;
     }
+    warnAll(read.session.warnings);
+    report.appended++;
+    return true;
+  }
+
+  /** Stores a unit read whole (or removes its session when the read found none), in one savepoint. */
+  private putWhole(
+    format: string,
+    u: SourceUnit,
+    prev: UnitRow | undefined,
+    read: WholeRead | undefined,
+    report: SyncReport,
+    warnAll: (ws: readonly ParseWarning[] | undefined) => void,
+  ): void {
+    const db = this.store.db;
     if (!read) {
       db.transaction(() => {
         this.store.removeSessionNow(u.sessionId);
@@ -321,35 +449,22 @@ export class IndexSync {
       report.removed++;
       return;
     }
-    return this.putRead(format, u, prev, read, report, warnAll);
-  }
-
-  private async putRead(
-    format: string,
-    u: SourceUnit,
-    prev: UnitRow | undefined,
-    read: UnitRead,
-    report: SyncReport,
-    warnAll: (ws: readonly ParseWarning[] | undefined) => void,
-  ): Promise<void> {
-    const db = this.store.db;
-    const session: Session = read.session;
+    const { info } = read.prepared;
     // The index shares its database with threadbase's own store: never replace a session the store
     // made (same id, e.g. a conversion that kept the id) with the agent's copy.
     const owner = this.store
       .stmt(`SELECT s.source source, (SELECT count(*) FROM units WHERE session_id = s.id) units FROM sessions s WHERE s.id = ?`)
-      .get(session.id) as { source: string; units: number } | undefined;
+      .get(info.id) as { source: string; units: number } | undefined;
     if (owner && owner.source === THREADBASE_SOURCE && owner.units === 0) {
-      warnAll([{ file: u.path ?? u.key, id: session.id, message: `not indexed: a threadbase session has the id ${session.id}` }]);
+      warnAll([{ file: u.path ?? u.key, id: info.id, message: `not indexed: a threadbase session has the id ${info.id}` }]);
       report.failed++;
       return;
     }
-    warnAll(session.warnings);
-    const edges = u.path && read.offset ? await edgeHashes(u.path, read.offset) : undefined;
+    warnAll(read.warnings);
     db.transaction(() => {
-      if (prev?.session_id && prev.session_id !== session.id) this.store.removeSessionNow(prev.session_id);
-      this.store.putSessionNow({ ...session, source: session.source || format }, { keepSource: true, dropRaw: true });
-      this.upsertUnit(format, { ...u, sessionId: session.id }, read, edges, session.warnings);
+      if (prev?.session_id && prev.session_id !== info.id) this.store.removeSessionNow(prev.session_id);
+      this.store.putPreparedNow(read.prepared);
+      this.upsertUnit(format, { ...u, sessionId: info.id }, read, read.edges, read.warnings);
     })();
     report.reread++;
   }

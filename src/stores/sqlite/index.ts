@@ -455,7 +455,14 @@ export class SqliteStore extends DriverBase {
   appendEntriesNow(
     sessionId: string,
     entries: readonly Entry[],
-    opts: { warnings?: ParseWarning[]; replaceLast?: number; info?: SessionInfo; leafId?: string | null } = {},
+    opts: {
+      warnings?: ParseWarning[];
+      /** earlier warnings about this line and later ones are dropped (those lines were read again) */
+      warningsFromLine?: number;
+      replaceLast?: number;
+      info?: SessionInfo;
+      leafId?: string | null;
+    } = {},
   ): void {
     const row = this.sessionRow(sessionId);
     if (!row) throw new NotFoundError('sqlite session', sessionId);
@@ -500,12 +507,19 @@ export class SqliteStore extends DriverBase {
     const last = [...entries].reverse().find((e) => !e.sidechain);
     let info = JSON.parse(row.info_json) as SessionInfo;
     if (opts.info) {
+      // The source's listing fields win; what only a whole read adds (e.g. a sub-agent's spawning call) stays.
       const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...fields } = opts.info as Session;
-      info = { ...fields, source: info.source };
+      const meta = info.meta || fields.meta ? { ...(info.meta ?? {}), ...(fields.meta ?? {}) } : undefined;
+      info = { ...info, ...fields, source: info.source };
+      if (meta) info.meta = meta;
     }
-    if (opts.warnings?.length) {
-      const prev = row.warnings_json ? (JSON.parse(row.warnings_json) as ParseWarning[]) : [];
-      this.stmt('UPDATE sessions SET warnings_json = ? WHERE id = ?').run(JSON.stringify([...prev, ...opts.warnings]), sessionId);
+    if (opts.warnings?.length || opts.warningsFromLine !== undefined) {
+      const from = opts.warningsFromLine;
+      const prev = (row.warnings_json ? (JSON.parse(row.warnings_json) as ParseWarning[]) : []).filter(
+        (w) => from === undefined || w.line === undefined || w.line < from,
+      );
+      const all = [...prev, ...(opts.warnings ?? [])];
+      this.stmt('UPDATE sessions SET warnings_json = ? WHERE id = ?').run(all.length ? JSON.stringify(all) : null, sessionId);
     }
     const latest = entries
       .map((e) => e.timestamp)
@@ -514,6 +528,8 @@ export class SqliteStore extends DriverBase {
       .pop();
     if (latest && latest > info.updatedAt) info.updatedAt = latest;
     const leaf = opts.leafId !== undefined ? opts.leafId : last ? last.id : row.leaf_id;
+    if (leaf !== null && leaf !== row.leaf_id && !has.get(sessionId, leaf))
+      throw new ThreadbaseError('orphan_entry', `leaf ${leaf} is not in session ${sessionId}`, { id: leaf });
     this.refreshInfo(sessionId, info, leaf, nextSeq + entries.length);
   }
 
