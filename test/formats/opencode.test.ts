@@ -526,8 +526,8 @@ describe('every part type', () => {
     const firstStep = s.entries.find((e) => e.id === 'msg_02');
     expect(firstStep?.kind === 'message' && firstStep.message.meta).toMatchObject({
       snapshots: [expect.anything()],
-      patchs: [expect.anything()],
-      retrys: [expect.anything()],
+      patches: [expect.anything()],
+      retries: [expect.anything()],
       unknownParts: [{ type: 'frobnicate', wibble: 1 }],
     });
     const failed = s.entries.find((e) => e.id === 'msg_04');

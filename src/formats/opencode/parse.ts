@@ -233,6 +233,9 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
   return { assistant, ...(results.length ? { tool: { role: 'tool', parts: results } } : {}) };
 }
 
+/** Where each side part goes in the message's meta. */
+const SIDE_RECORD_KEYS: Record<string, string> = { snapshot: 'snapshots', patch: 'patches', retry: 'retries', agent: 'agents' };
+
 /** Side records of a message (snapshots, patches, retries, agent mentions, unknown parts), kept in meta. */
 function sideRecords(m: OcMessage): Json | undefined {
   const out: Record<string, Json[]> = {};
@@ -243,7 +246,8 @@ function sideRecords(m: OcMessage): Json | undefined {
   };
   for (const p of m.parts) {
     const t = str(p.type);
-    if (t === 'snapshot' || t === 'patch' || t === 'retry' || t === 'agent') add(`${t}s`, p);
+    const key = SIDE_RECORD_KEYS[t ?? ''];
+    if (key) add(key, p);
     else if (!t || !KNOWN_PARTS.has(t)) add('unknownParts', p);
   }
   return Object.keys(out).length ? out : undefined;
