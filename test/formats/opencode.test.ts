@@ -1131,3 +1131,36 @@ describe('threadbase export --format opencode', () => {
     expect(anthropicOf(back).at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'after compaction' }] });
   });
 });
+
+describe('read commands leave the database as it was', () => {
+  it('sessions, show, context, sync, search, stats and export never change the database or write to its log (WAL mode)', async () => {
+    const { env, db } = home();
+    const w = new Database(db);
+    w.pragma('journal_mode = WAL');
+    w.close();
+    const { runCliOk } = await import('../helpers/cli.js');
+    const cliEnv: DriverEnv = { home: env.home, env: { ...env.env, HOME: env.home } };
+    // SQLite itself creates an empty -wal and its -shm index beside a WAL database a reader opens
+    // when OpenCode is not running (as OpenCode does on start); the database and its log stay as they were.
+    const walBytes = () => (readdirSync(join(db, '..')).includes('opencode.db-wal') ? readFileSync(`${db}-wal`).length : 0);
+    const sums = () => [sha(db), walBytes()];
+    const before = sums();
+    for (const args of [
+      ['sessions', '--source', 'opencode', '--json'],
+      ['show', REAL_SESSION, '--json'],
+      ['context', REAL_SESSION, '--format', 'anthropic'],
+      ['sync', '--source', 'opencode', '--json'],
+      ['search', 'padding', '--source', 'opencode', '--no-sync', '--json'],
+      ['stats', '--by', 'session', '--source', 'opencode', '--no-sync', '--json'],
+      ['export', REAL_SESSION, '--format', 'opencode'],
+    ]) {
+      const out = await runCliOk(cliEnv, args);
+      expect(out.length, args.join(' ')).toBeGreaterThan(0);
+    }
+    const hits = JSON.parse(await runCliOk(cliEnv, ['search', 'padding', '--source', 'opencode', '--no-sync', '--json'])) as {
+      sessionId: string;
+    }[];
+    expect(hits.map((h) => h.sessionId)).toContain(REAL_SESSION);
+    expect(sums()).toEqual(before);
+  });
+});
