@@ -320,6 +320,29 @@ describe('real codex resumes a threadbase fork', () => {
   });
 });
 
+describe('real codex finds a thread by the name threadbase gave it', () => {
+  it('a titled fork and a renamed session: `codex exec resume <name>` resumes that thread with our context', async () => {
+    const driver = new CodexDriver(env);
+    const fork = await driver.forkSession(sessionIdForFork(), { title: 'threadbase titled fork' });
+    expect((await driver.listSessions()).find((x) => x.id === fork.id)?.title).toBe('threadbase titled fork');
+    const ours = contextToResponses(await driver.getContext(fork.id));
+    await codex(['resume', 'threadbase titled fork', 'by name']);
+    const input = lastRequest().input;
+    expect(itemText(input.at(-1))).toBe('by name');
+    expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
+    // codex appended its turn to the fork's rollout, found through the name
+    const texts = ((await driver.getSession(fork.id)) as Session).entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .map((p) => (p.type === 'text' ? p.text : ''));
+    expect(texts).toContain('ok: by name');
+
+    await driver.setTitle(fork.id, 'renamed by threadbase');
+    await codex(['resume', 'renamed by threadbase', 'by the new name']);
+    expect(itemText(lastRequest().input.at(-1))).toBe('by the new name');
+    expect(JSON.stringify(lastRequest().input)).toContain('ok: by name');
+  });
+});
+
 describe('real codex resumes after threadbase appended to its rollout', () => {
   it('appends a user question and an answer as whole lines; codex sends them on its next turn', async () => {
     const driver = new CodexDriver(env);
