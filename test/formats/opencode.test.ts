@@ -588,6 +588,20 @@ describe('a reverted session', () => {
     expect(s.entries).toHaveLength(4);
     expect(s.leafId).toBe('msg_r2');
     expect(anthropicOf(s).map((m) => (m.content as { text: string }[])[0]?.text)).toEqual(['keep me', 'kept answer']);
+    // OpenCode would delete anything after the revert point on its next prompt: appending is refused
+    const before = sha(db);
+    await expect(
+      new OpenCodeDriver(env).appendEntries('ses_rev', [
+        {
+          id: 'late',
+          parentId: (s.entries.at(-1) as Entry).id,
+          timestamp: new Date().toISOString(),
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'late' }] },
+        },
+      ]),
+    ).rejects.toThrow(/ses_rev has a pending revert/);
+    expect(sha(db)).toBe(before);
   });
 });
 
@@ -993,6 +1007,26 @@ describe('appending to and renaming a session in the database', () => {
     expect((err as ThreadbaseError).file).toBe(db);
     expect(sha(db)).toBe(before);
   });
+
+  it('reports a database another process holds locked, naming it, and writes nothing', async () => {
+    const { env, db } = home();
+    const d = new OpenCodeDriver(env);
+    const s = (await d.getSession(REAL_SESSION)) as Session;
+    const before = sha(db);
+    const locker = new Database(db);
+    locker.exec('BEGIN EXCLUSIVE');
+    try {
+      const err = await d.setTitle(REAL_SESSION, 'blocked').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ThreadbaseError);
+      expect((err as ThreadbaseError).code).toBe('locked');
+      expect((err as ThreadbaseError).file).toBe(db);
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+    }
+    expect(sha(db)).toBe(before);
+    expect(s.title).toBe('c1');
+  }, 20_000);
 
   it('refuses to append when OpenCode added a message since it was read, in one transaction', async () => {
     const { db } = home();

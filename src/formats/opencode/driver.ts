@@ -349,6 +349,13 @@ export class OpenCodeDriver extends DriverBase {
     const found = await this.getSessionData(sessionId, warnings);
     if (!found) throw new NotFoundError('opencode session', sessionId);
     const session = sessionFromOpencode(found.data, { file: found.file, warnings });
+    // OpenCode deletes what follows a pending revert on the next prompt: appended messages would go with it.
+    if (obj(found.data.info.revert))
+      throw new ThreadbaseError(
+        'reverted',
+        `OpenCode session ${sessionId} has a pending revert; continue or unrevert it in OpenCode before appending`,
+        { file: found.file, id: sessionId },
+      );
     let parent: string | null = session.entries.at(-1)?.id ?? null;
     for (const e of entries) {
       if (e.parentId !== parent)
