@@ -985,6 +985,45 @@ describe('appending to and renaming a session in the database', () => {
     expect(row1?.time_updated as number).toBeGreaterThanOrEqual(row0?.time_updated as number);
   });
 
+  it('appends a compaction that keeps a tail of the messages already there, as OpenCode resumes it', async () => {
+    const { env } = home();
+    const d = new OpenCodeDriver(env);
+    const written = await d.writeSession(foreignSession());
+    const s = (await d.getSession(written.id)) as Session;
+    const kept = s.entries.find((e) => userText(e) === 'after compaction') as Entry;
+    await d.appendEntries(written.id, [
+      {
+        id: 'c2',
+        parentId: (s.entries.at(-1) as Entry).id,
+        timestamp: at(1),
+        kind: 'compaction',
+        summary: 'all of it, summed up',
+        firstKeptEntryId: kept.id,
+      },
+      {
+        id: 'u9',
+        parentId: 'c2',
+        timestamp: at(2),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'after the second compaction' }] },
+      },
+    ]);
+    const after = (await d.getSession(written.id)) as Session;
+    expect(after.warnings).toEqual([]);
+    expect(anthropicOf(after)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'all of it, summed up' }] },
+      // the kept tail, then what followed (consecutive user turns, one Messages API turn)
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'after compaction' },
+          { type: 'text', text: 'after the second compaction' },
+        ],
+      },
+    ]);
+  });
+
   it('refuses an entry that does not continue the session, and writes nothing', async () => {
     const { env, db } = home();
     const d = new OpenCodeDriver(env);

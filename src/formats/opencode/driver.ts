@@ -22,7 +22,7 @@ import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../m
 import { applyFilter, DriverBase } from '../shared/base.js';
 import { opencodeContext } from './context.js';
 import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
-import { INTERRUPTED_TOOL, sessionFromOpencode } from './parse.js';
+import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode } from './parse.js';
 import {
   isoOf,
   type Json,
@@ -375,7 +375,14 @@ export class OpenCodeDriver extends DriverBase {
         directory: session.project ?? this.env.home,
         worktree: found.data.project?.worktree ?? str(obj(session.meta)?.worktree) ?? '/',
       },
-      seedOf(existing),
+      {
+        ...seedOf(existing),
+        messageIds: new Map(
+          session.entries.flatMap((e) =>
+            isOcEntryRaw(e.raw) ? [[e.id, e.raw.messageID] as const, [e.raw.messageID, e.raw.messageID] as const] : [],
+          ),
+        ),
+      },
     );
     // Appended messages come after every message already there, whatever their entries' times.
     let floor = Math.max(0, ...existing.map((m) => num(obj(m.info.time)?.created) ?? 0));

@@ -76,6 +76,8 @@ export interface EncodeSeed {
   model?: { providerID: string; modelID: string };
   /** tool parts already in the session, by call id, so a result appended after its call completes them */
   tools?: ReadonlyMap<string, Json>;
+  /** the session's entry ids (and message ids) → their message ids, so an appended compaction can keep a tail of them */
+  messageIds?: ReadonlyMap<string, string>;
 }
 
 export interface EncodedEntries {
@@ -95,7 +97,7 @@ export function encodeEntries(
   const sessionID = opts.sessionId;
   const out: OcMessage[] = [];
   /** old OpenCode message id or model entry id → new message id */
-  const messageIdFor = new Map<string, string>();
+  const messageIdFor = new Map<string, string>(seed.messageIds ?? []);
   /** OpenCode messages copied whole: old id → the copy (parts filtered at the end) */
   const copied = new Map<string, { message: OcMessage; keep: Set<string>; original: OcMessage }>();
   /** tool parts waiting for their result, by call id */
