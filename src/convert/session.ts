@@ -1,8 +1,16 @@
-/** Session → session across agents: the current branch (or the path to `at`) written by the target's driver. */
-import type { SessionDriver } from '../model/driver.js';
+/**
+ * Session → session across agents: the current branch (or the path to `at`) written by the
+ * target's driver, or the whole tree / one session per branch with `allBranches`. The target is a
+ * driver or an agent's name (resolved from the format registry, with the agents' default
+ * locations and environment overrides).
+ */
+
+import { Sources } from '../formats/registry.js';
+import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
 import { branches, pathToLeaf } from '../model/tree.js';
-import type { Session, SessionInfo } from '../model/types.js';
+import type { Entry, Session, SessionInfo } from '../model/types.js';
+import { conversionLosses } from './losses.js';
 
 export interface ConvertOptions {
   /** Convert the path to this entry instead of the current leaf. */
@@ -14,26 +22,90 @@ export interface ConvertOptions {
   allBranches?: boolean;
 }
 
+export interface ConvertToOptions extends ConvertOptions {
+  /** The target: an agent's name (`claude`, `pi`, `opencode`, ...) or a driver. */
+  to: string | SessionDriver;
+  /** Where a named target's data lives (default: this process's HOME and environment). */
+  env?: DriverEnv;
+}
+
 /** The linear session along one path: what a target without trees can hold. */
 export function sessionAlongPath(session: Session, at?: string): Session {
   const path = pathToLeaf(session, at);
-  const entries = path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) }));
+  const entries = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
   return { ...session, entries, leafId: entries[entries.length - 1]?.id ?? null };
 }
 
-/** Writes the session into the target; returns every session written (more than one only for --all-branches into a linear target). */
-export async function convertSessionAll(session: Session, target: SessionDriver, opts: ConvertOptions = {}): Promise<SessionInfo[]> {
+/**
+ * Compactions made writable for any target, without changing the context:
+ * - the first kept entry is re-pointed at the first message from it on the path: pi, for one,
+ *   keeps from its session's first entry (a model change); targets write messages, not another
+ *   agent's settings records, so such an id would dangle there and the kept messages be lost;
+ * - a compaction stored before the entries it keeps (Claude Code's `--fork-session` copy starts
+ *   at the boundary) keeps nothing from before it: those entries follow it anyway. It takes the
+ *   earliest time of the entries after it, so targets that order by time (OpenCode) keep them after it.
+ */
+function compactionsForTargets(path: Entry[]): Entry[] {
+  const position = new Map(path.map((e, i) => [e.id, i]));
+  return path.map((e, i) => {
+    if (e.kind !== 'compaction') return e;
+    let timestamp = e.timestamp;
+    for (const later of path.slice(i + 1)) if (later.timestamp < timestamp) timestamp = later.timestamp;
+    if (e.firstKeptEntryId === undefined) return { ...e, timestamp };
+    const from = position.get(e.firstKeptEntryId);
+    if (from === undefined || from > i) {
+      const { firstKeptEntryId: _after, ...rest } = e;
+      return { ...rest, timestamp };
+    }
+    const firstMessage = path.slice(from, i).find((x) => x.kind === 'message');
+    return { ...e, timestamp, ...(firstMessage ? { firstKeptEntryId: firstMessage.id } : {}) };
+  });
+}
+
+function withLosses(written: SessionInfo, source: Session, target: SessionDriver): SessionInfo {
+  const losses = conversionLosses(source, target.name);
+  if (!losses.length) return written;
+  const earlier = Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : [];
+  return { ...written, meta: { ...(written.meta ?? {}), warnings: [...losses, ...earlier] } };
+}
+
+function targetDriver(to: string | SessionDriver, env?: DriverEnv): SessionDriver {
+  return typeof to === 'string' ? new Sources(env ?? defaultDriverEnv()).driver(to) : to;
+}
+
+/**
+ * Writes the session into the target; returns every session written (more than one only for
+ * allBranches into a linear target). Each one's `meta.warnings` says what the target could not keep.
+ */
+export async function convertSessionAll(
+  session: Session,
+  to: string | SessionDriver | ConvertToOptions,
+  opts: ConvertOptions = {},
+): Promise<SessionInfo[]> {
+  const o: ConvertToOptions = typeof to === 'object' && 'to' in to ? to : { ...opts, to };
+  const target = targetDriver(o.to, o.env);
   if (!target.writeSession) throw new UnsupportedError(target.name, 'write sessions');
-  if (!opts.allBranches) return [await target.writeSession(sessionAlongPath(session, opts.at))];
-  if (target.capabilities.branch) return [await target.writeSession(session)];
+  const write = async (s: Session) =>
+    withLosses(await (target.writeSession as NonNullable<typeof target.writeSession>)(s), s, target);
+  if (!o.allBranches) return [await write(sessionAlongPath(session, o.at))];
+  if (target.capabilities.branch) return [await write(session)];
   const out: SessionInfo[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));
-  for (const b of bs) out.push(await target.writeSession(sessionAlongPath(session, b.leaf.id)));
+  for (const b of bs) out.push(await write(sessionAlongPath(session, b.leaf.id)));
   return out;
 }
 
-export async function convertSession(session: Session, target: SessionDriver, opts: ConvertOptions = {}): Promise<SessionInfo> {
-  const [first] = await convertSessionAll(session, target, opts);
+/**
+ * Converts a session into another agent: `convertSession(session, { to: 'pi', at })` or
+ * `convertSession(session, driver, { at })`. Returns the written session (its `meta.warnings`
+ * list what the target could not keep).
+ */
+export async function convertSession(
+  session: Session,
+  to: string | SessionDriver | ConvertToOptions,
+  opts: ConvertOptions = {},
+): Promise<SessionInfo> {
+  const [first] = await convertSessionAll(session, to, opts);
   return first as SessionInfo;
 }

@@ -1,0 +1,223 @@
+/**
+ * Launch helpers for the real agents (Claude Code, pi, OpenCode) against the loopback Anthropic
+ * stand-in, all three in one temp HOME and one project directory, so a session one agent
+ * recorded can be converted by threadbase and resumed by another agent in the same project.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn } from './anthropic-standin.js';
+
+export const CLAUDE_BIN = resolve('node_modules/.bin/claude');
+export const PI_BIN = resolve('node_modules/.bin/pi');
+export const OPENCODE_BIN = resolve('node_modules/.bin/opencode');
+
+/** pi's custom provider and model (in $HOME/.pi/agent/models.json). */
+export const PI_PROVIDER = 'standin';
+export const PI_MODEL = 'claude-standin';
+/** OpenCode's provider/model (in $HOME/.config/opencode/opencode.json). */
+export const OPENCODE_MODEL = 'standin/claude-test';
+/** An OpenCode model with a tiny context window, so OpenCode compacts by itself. */
+export const OPENCODE_TINY_MODEL = 'standin/claude-tiny';
+
+export interface AgentHome {
+  root: string;
+  project: string;
+  env: DriverEnv;
+  standIn: StandIn;
+  close(): Promise<void>;
+}
+
+/** A temp HOME with pi's and OpenCode's provider config pointing at a fresh stand-in. */
+export async function setupAgentHome(opts: { rules?: Rule[] } = {}): Promise<AgentHome> {
+  const standIn = await startAnthropicStandIn({ rules: opts.rules });
+  const root = await fs.mkdtemp(join(tmpdir(), 'tb-agents-home-'));
+  const project = join(root, 'project');
+  await fs.mkdir(project, { recursive: true });
+  await fs.mkdir(join(root, '.pi', 'agent'), { recursive: true });
+  await fs.writeFile(
+    join(root, '.pi', 'agent', 'models.json'),
+    JSON.stringify({
+      providers: {
+        [PI_PROVIDER]: {
+          baseUrl: standIn.url,
+          api: 'anthropic-messages',
+          apiKey: 'offline',
+          models: [
+            {
+              id: PI_MODEL,
+              name: 'stand-in',
+              reasoning: false,
+              input: ['text', 'image'],
+              contextWindow: 200000,
+              maxTokens: 8192,
+            },
+          ],
+        },
+      },
+    }),
+  );
+  await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
+  const ocModel = (name: string, context?: number) => ({
+    name,
+    attachment: true,
+    // Image input declared, else OpenCode replaces images with an error text for the model.
+    modalities: { input: ['text', 'image'], output: ['text'] },
+    ...(context ? { limit: { context, output: 200 } } : {}),
+  });
+  await fs.writeFile(
+    join(root, '.config', 'opencode', 'opencode.json'),
+    JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      provider: {
+        standin: {
+          npm: '@ai-sdk/anthropic',
+          name: 'Stand-in',
+          options: { baseURL: `${standIn.url}/v1`, apiKey: 'x' },
+          models: { 'claude-test': ocModel('Claude Test'), 'claude-tiny': ocModel('Claude Tiny', 400) },
+        },
+      },
+      model: OPENCODE_MODEL,
+      autoupdate: false,
+      share: 'disabled',
+    }),
+  );
+  return {
+    root,
+    project,
+    env: { home: root, env: {} },
+    standIn,
+    close: async () => {
+      await standIn.close();
+      await fs.rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+interface Run {
+  stdout: string;
+  stderr: string;
+}
+
+function run(bin: string, args: string[], cwd: string, env: Record<string, string | undefined>, mayFail = false): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', fail);
+    child.on('close', (code) =>
+      code === 0 || mayFail
+        ? done({ stdout, stderr })
+        : fail(new Error(`${bin} ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`)),
+    );
+  });
+}
+
+export interface ClaudeResult {
+  session_id: string;
+  is_error?: boolean;
+}
+
+/** `claude -p … -- prompt` in the project, offline against the stand-in (as root: --allowedTools, never skip permissions). */
+export async function runClaude(home: AgentHome, args: string[], prompt: string): Promise<ClaudeResult> {
+  const r = await run(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, '--', prompt], home.project, {
+    PATH: process.env.PATH,
+    HOME: home.root,
+    ANTHROPIC_BASE_URL: home.standIn.url,
+    ANTHROPIC_API_KEY: 'x',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  });
+  try {
+    return JSON.parse(r.stdout) as ClaudeResult;
+  } catch {
+    throw new Error(`claude printed no JSON:\n${r.stdout}\n${r.stderr}`);
+  }
+}
+
+function piEnv(home: AgentHome) {
+  return { PATH: process.env.PATH, HOME: home.root, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' };
+}
+
+/** `pi --provider standin --model … <args>` in the project, stdin closed (pi reads piped stdin as a prompt). */
+export async function runPi(home: AgentHome, args: string[]): Promise<string> {
+  const r = await run(PI_BIN, ['--provider', PI_PROVIDER, '--model', PI_MODEL, ...args], home.project, piEnv(home));
+  return r.stdout + r.stderr;
+}
+
+/** pi in RPC mode (what a front end drives): prompts and `compact`, one JSON command per line. */
+export class PiRpc {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private buffer = '';
+  readonly events: Record<string, unknown>[] = [];
+  private waiters: { test: (e: Record<string, unknown>) => boolean; done: (e: Record<string, unknown>) => void }[] = [];
+
+  constructor(home: AgentHome) {
+    this.child = spawn(PI_BIN, ['--mode', 'rpc', '--provider', PI_PROVIDER, '--model', PI_MODEL], {
+      cwd: home.project,
+      env: piEnv(home),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stdout.on('data', (d: Buffer) => {
+      this.buffer += d.toString();
+      let nl = this.buffer.indexOf('\n');
+      while (nl >= 0) {
+        const line = this.buffer.slice(0, nl).replace(/\r$/, '');
+        this.buffer = this.buffer.slice(nl + 1);
+        nl = this.buffer.indexOf('\n');
+        if (!line.trim()) continue;
+        const e = JSON.parse(line) as Record<string, unknown>;
+        this.events.push(e);
+        for (const w of [...this.waiters])
+          if (w.test(e)) {
+            this.waiters.splice(this.waiters.indexOf(w), 1);
+            w.done(e);
+          }
+      }
+    });
+  }
+
+  private send(cmd: Record<string, unknown>, end: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    const p = new Promise<Record<string, unknown>>((done) => this.waiters.push({ test: end, done }));
+    this.child.stdin.write(`${JSON.stringify(cmd)}\n`);
+    return p;
+  }
+
+  prompt(message: string): Promise<Record<string, unknown>> {
+    return this.send({ type: 'prompt', message }, (e) => e.type === 'agent_end');
+  }
+
+  /** Resolves with pi's response to `compact` ({success, data: {firstKeptEntryId, …}}). */
+  compact(): Promise<Record<string, unknown>> {
+    return this.send({ type: 'compact' }, (e) => e.type === 'response' && e.command === 'compact');
+  }
+
+  close(): void {
+    this.child.stdin.end();
+    this.child.kill();
+  }
+}
+
+/** `opencode <args>` in the project, offline (npm registry pointed at a closed port). */
+export function runOpencode(home: AgentHome, args: string[]): Promise<Run> {
+  return run(OPENCODE_BIN, args, home.project, {
+    PATH: process.env.PATH,
+    HOME: home.root,
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    npm_config_registry: 'http://127.0.0.1:9/',
+    NO_COLOR: '1',
+  });
+}
+
+/** The Messages API requests the stand-in received from index `mark` on. */
+export function requestsSince(home: AgentHome, mark: number): AnthropicRequest[] {
+  return home.standIn.messageRequests().slice(mark);
+}
