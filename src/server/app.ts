@@ -164,6 +164,29 @@ async function jsonBody(c: HonoContext): Promise<unknown> {
   }
 }
 
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What in a JSON value PostgreSQL cannot store (a NUL or an unpaired surrogate in a string or key), if anything. */
+function unstorableString(value: unknown): string | undefined {
+  const stack: unknown[] = [value];
+  const check = (s: string) =>
+    s.includes('\u0000') ? 'a NUL (U+0000) character' : UNPAIRED_SURROGATE.test(s) ? 'an unpaired UTF-16 surrogate' : undefined;
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      const bad = check(v);
+      if (bad) return bad;
+    } else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        const bad = check(k);
+        if (bad) return bad;
+        stack.push(x);
+      }
+  }
+  return undefined;
+}
+
 export function createApp(opts: ServerOptions): Hono<Env> {
   const stores: ProjectStores = projectStores(opts.store);
   const badLog = new BadRequestLog(opts.log ?? ((l) => process.stderr.write(`${l}\n`)));
@@ -231,14 +254,21 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     c.set('store', stores(project.id));
     await next();
   });
-  // PostgreSQL text and jsonb cannot hold U+0000: such a request is refused (400), not failed (500).
+  // PostgreSQL text and jsonb cannot hold U+0000 nor unpaired surrogates: such a request is
+  // refused (400), not failed (500).
   if (opts.store instanceof PostgresStore) {
     app.use('/api/v1/*', async (c, next) => {
-      const nul = 'cannot contain NUL (U+0000) characters on a PostgreSQL server';
-      if (/%00/.test(c.req.url)) throw new HttpError(400, `ids and queries ${nul}`);
+      if (/%00/.test(c.req.url)) throw new HttpError(400, 'ids and queries cannot contain NUL (U+0000) on a PostgreSQL server');
       if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
         const text = await c.req.text(); // Hono keeps the text for the route's own read
-        if (text.includes('\u0000') || /\\u0000/i.test(text)) throw new HttpError(400, `request bodies ${nul}`);
+        let body: unknown;
+        try {
+          body = parseJson(text);
+        } catch {
+          body = undefined; // the route answers bad JSON itself
+        }
+        const bad = unstorableString(body);
+        if (bad) throw new HttpError(400, `request body: ${bad} cannot be stored on a PostgreSQL server`);
       }
       await next();
     });

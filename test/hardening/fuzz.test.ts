@@ -6,6 +6,7 @@
  * warning names its file, and every session outside the damaged file or row still loads whole.
  */
 import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -17,6 +18,8 @@ import { CodexDriver } from '../../src/formats/codex/index.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { OpenCodeDriver, sessionFromExport } from '../../src/formats/opencode/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
 import { parseJson } from '../../src/formats/shared/jsonl.js';
 import { ZedDriver } from '../../src/formats/zed/index.js';
 import type { SessionDriver } from '../../src/model/driver.js';
@@ -24,8 +27,11 @@ import { ThreadbaseError } from '../../src/model/errors.js';
 import { branches, buildContext } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { createApp } from '../../src/server/app.js';
-import { MemoryTokenStore } from '../../src/server/tokens.js';
+import { MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
+import { IndexSync } from '../../src/stores/index-sync/sync.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { freshSchema } from '../server/pg-helpers.js';
 import { applyMutation, type Mutated, type Mutation, mutationArb } from './mutate.js';
 import { type AgentName, type FixtureHome, listFiles, makeFixtureHome, recordFigures } from './stores.js';
 
@@ -34,7 +40,7 @@ const SEED = Number(process.env.TB_FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.TB_FUZZ_RUNS ?? 150);
 const CASE_TIMEOUT_MS = 20_000;
 
-const figures = { inputsTried: 0, typedErrors: 0, warningsReported: 0, byAgent: {} as Record<string, number> };
+const figures = { inputsTried: 0, syncsRun: 0, typedErrors: 0, warningsReported: 0, byAgent: {} as Record<string, number> };
 
 function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
   switch (agent) {
@@ -289,15 +295,29 @@ describe('fuzzing every agent parser with damaged real files', () => {
   const homes = new Map<AgentName, FixtureHome>();
   const baselines = new Map<AgentName, Map<string, Loaded>>();
 
+  /** One index per agent, synced after every case, so its incremental paths meet the damage. */
+  const indexes = new Map<AgentName, { sync: IndexSync; sources: Sources; store: SqliteStore }>();
+
   beforeAll(async () => {
     for (const agent of AGENTS_FUZZED) {
       const h = await makeFixtureHome([agent], `tb-fuzz-${agent}-`);
       homes.set(agent, h);
+      await fs.mkdir(join(h.home, '.threadbase'), { recursive: true });
+      const store = openSqliteStore(join(h.home, '.threadbase', 'index.db'));
+      const sources = new Sources(h.env);
+      const sync = new IndexSync(store);
+      await sync.sync(sources, { formats: [agent] });
+      indexes.set(agent, { sync, sources, store });
       const errors: string[] = [];
       baselines.set(agent, await exercise(driverFor(agent, h), errors));
     }
   });
   afterAll(async () => {
+    for (const i of indexes.values()) {
+      expect(i.store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      await i.store.close();
+      await i.sources.close();
+    }
     for (const h of homes.values()) await fs.rm(h.home, { recursive: true, force: true });
     await recordFigures('fuzz', { ...figures, seed: SEED, runsPerAgent: RUNS });
   });
@@ -321,6 +341,11 @@ describe('fuzzing every agent parser with damaged real files', () => {
           throw new Error(`${label}: listing failed for one damaged file: ${(err as Error).message}`);
         return;
       }
+      // The index takes the damaged store too (incrementally: it has seen the undamaged one).
+      const index = indexes.get(agent) as { sync: IndexSync; sources: Sources };
+      const report = await withTimeout(index.sync.sync(index.sources, { formats: [agent] }), `${label}: sync`);
+      for (const w of report.warnings) expect(w.file, `${label}: sync warning without a file: ${w.message}`).toBeTruthy();
+      figures.syncsRun++;
       // Every session the damage cannot reach still loads whole.
       for (const s of base.values()) {
         if (affects(t, s, h)) continue;
@@ -387,119 +412,153 @@ describe('fuzzing every agent parser with damaged real files', () => {
   });
 });
 
-describe('fuzzing the HTTP API bodies', () => {
+/** The stores the server runs over, each with its token store; close drops what was made. */
+const SERVER_STORES: [string, () => Promise<{ store: SessionDriver; tokens: TokenStore; close(): Promise<void> }>][] = [
+  ['memory', async () => ({ store: new MemoryStore(), tokens: new MemoryTokenStore(), close: async () => undefined })],
+  [
+    'SQLite',
+    async () => {
+      const dir = await fs.mkdtemp(join(tmpdir(), 'tb-fuzz-http-'));
+      const store = openSqliteStore(join(dir, 'server.db'));
+      const tokens = new SqliteTokenStore(join(dir, 'server.db'));
+      return {
+        store,
+        tokens,
+        close: async () => {
+          await tokens.close();
+          await store.close();
+          await fs.rm(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const db = await freshSchema('tb_hard_fuzz');
+      return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
+    },
+  ],
+];
+
+describe.each(SERVER_STORES)('fuzzing the HTTP API bodies over %s', (storeName, openStore) => {
   it(`every body-taking route answers damaged bodies with 4xx, never 500 (${RUNS * 4} requests)`, {
     timeout: 300_000,
   }, async () => {
-    const tokens = new MemoryTokenStore();
+    const opened = await openStore();
+    const tokens = opened.tokens;
     const key = (await tokens.createToken('fuzz')).key;
     const logs: string[] = [];
-    const app = createApp({ store: new MemoryStore(), tokens, maxBodyBytes: 2_000_000, log: (l) => logs.push(l) });
-    const call = async (method: string, path: string, body: Buffer | string) => {
-      const res = await withTimeout(
-        Promise.resolve(
-          app.request(path, {
-            method,
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-            body: typeof body === 'string' ? body : new Uint8Array(body),
-          }),
-        ),
-        `${method} ${path}`,
-      );
-      return { status: res.status, text: await res.text() };
-    };
-    // Valid bodies to damage: every fixture session as the model JSON that `push` PUTs.
-    const h = await makeFixtureHome(['claude', 'pi', 'codex'], 'tb-fuzz-http-');
-    const sessions: Session[] = [];
-    for (const agent of ['claude', 'pi', 'codex'] as const) {
-      const d = driverFor(agent, h);
-      for (const info of await d.listSessions()) {
-        const s = await d.getSession(info.id);
-        if (s) sessions.push(s);
+    const app = createApp({ store: opened.store, tokens, maxBodyBytes: 2_000_000, log: (l) => logs.push(l) });
+    try {
+      const call = async (method: string, path: string, body: Buffer | string) => {
+        const res = await withTimeout(
+          Promise.resolve(
+            app.request(path, {
+              method,
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body: typeof body === 'string' ? body : new Uint8Array(body),
+            }),
+          ),
+          `${method} ${path}`,
+        );
+        return { status: res.status, text: await res.text() };
+      };
+      // Valid bodies to damage: every fixture session as the model JSON that `push` PUTs.
+      const h = await makeFixtureHome(['claude', 'pi', 'codex'], 'tb-fuzz-http-');
+      const sessions: Session[] = [];
+      for (const agent of ['claude', 'pi', 'codex'] as const) {
+        const d = driverFor(agent, h);
+        for (const info of await d.listSessions()) {
+          const s = await d.getSession(info.id);
+          if (s) sessions.push(s);
+        }
       }
-    }
-    await fs.rm(h.home, { recursive: true, force: true });
-    const seeded = sessions[0] as Session;
-    expect(
-      (
-        await call(
-          'PUT',
-          `/api/v1/threadbase/sessions/${seeded.id}`,
-          JSON.stringify({ session: seeded, entries: seeded.entries }),
-        )
-      ).status,
-    ).toBe(201);
-    // The entry schema that refuses damage still takes every real session whole.
-    for (const s of sessions) {
-      const r = await call('PUT', `/api/v1/threadbase/sessions/${s.id}`, JSON.stringify({ session: s, entries: s.entries }));
-      expect(r.status, `PUT ${s.source} ${s.id}: ${r.text.slice(0, 300)}`).toBe(s.id === seeded.id ? 200 : 201);
-    }
-    const created = JSON.parse((await call('POST', '/api/v1/session', '{}')).text) as { data: { id: string } };
-    const acId = created.data.id;
-    const lastEntry = seeded.entries[seeded.entries.length - 1]?.id ?? 'x';
-    const routes: { method: string; path: string; valid: () => unknown }[] = [
-      { method: 'POST', path: '/api/v1/session', valid: () => ({ configs: { a: 1 } }) },
-      {
-        method: 'POST',
-        path: `/api/v1/session/${acId}/messages`,
-        valid: () => ({ blob: { role: 'user', content: 'hi' }, format: 'openai' }),
-      },
-      {
-        method: 'POST',
-        path: `/api/v1/session/${acId}/messages`,
-        valid: () => ({
-          blob: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
-          format: 'anthropic',
-        }),
-      },
-      {
-        method: 'PUT',
-        path: `/api/v1/threadbase/sessions/${seeded.id}`,
-        valid: () => {
-          const s = sessions[figures.inputsTried % sessions.length] as Session;
-          return { session: { ...s, id: seeded.id }, entries: s.entries };
+      await fs.rm(h.home, { recursive: true, force: true });
+      const seeded = sessions[0] as Session;
+      expect(
+        (
+          await call(
+            'PUT',
+            `/api/v1/threadbase/sessions/${seeded.id}`,
+            JSON.stringify({ session: seeded, entries: seeded.entries }),
+          )
+        ).status,
+      ).toBe(201);
+      // The entry schema that refuses damage still takes every real session whole.
+      for (const s of sessions) {
+        const r = await call('PUT', `/api/v1/threadbase/sessions/${s.id}`, JSON.stringify({ session: s, entries: s.entries }));
+        expect(r.status, `PUT ${s.source} ${s.id}: ${r.text.slice(0, 300)}`).toBe(s.id === seeded.id ? 200 : 201);
+      }
+      const created = JSON.parse((await call('POST', '/api/v1/session', '{}')).text) as { data: { id: string } };
+      const acId = created.data.id;
+      const lastEntry = seeded.entries[seeded.entries.length - 1]?.id ?? 'x';
+      const routes: { method: string; path: string; valid: () => unknown }[] = [
+        { method: 'POST', path: '/api/v1/session', valid: () => ({ configs: { a: 1 } }) },
+        {
+          method: 'POST',
+          path: `/api/v1/session/${acId}/messages`,
+          valid: () => ({ blob: { role: 'user', content: 'hi' }, format: 'openai' }),
         },
-      },
-      {
-        method: 'POST',
-        path: `/api/v1/threadbase/sessions/${seeded.id}/entries`,
-        valid: () => ({ entries: seeded.entries.slice(-2) }),
-      },
-      { method: 'POST', path: `/api/v1/threadbase/sessions/${seeded.id}/fork`, valid: () => ({ at: lastEntry, title: 't' }) },
-      {
-        method: 'POST',
-        path: `/api/v1/threadbase/sessions/${seeded.id}/branch`,
-        valid: () => ({ at: lastEntry, blob: { role: 'user', content: 'b' }, format: 'anthropic' }),
-      },
-    ];
-    const statuses: Record<string, number> = {};
-    const bodyArb = fc.oneof(
-      fc.record({ how: fc.constant('mutated' as const), m: mutationArb }),
-      fc.record({ how: fc.constant('json' as const), v: fc.jsonValue({ maxDepth: 4 }) }),
-      fc.record({ how: fc.constant('text' as const), v: fc.string({ maxLength: 200 }) }),
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...routes), bodyArb, async (r, b) => {
-        figures.inputsTried++;
-        figures.byAgent.http = (figures.byAgent.http ?? 0) + 1;
-        const body =
-          b.how === 'mutated'
-            ? applyMutation(Buffer.from(JSON.stringify(r.valid())), b.m, false).bytes
-            : b.how === 'json'
-              ? JSON.stringify(b.v)
-              : b.v;
-        const res = await call(r.method, r.path, body);
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-        expect(
-          res.status,
-          `${r.method} ${r.path} ${JSON.stringify(b).slice(0, 300)} → ${res.text.slice(0, 300)} ${logs.slice(-1)[0]?.slice(0, 1500)}`,
-        ).toBeLessThan(500);
-        expect(() => JSON.parse(res.text), `${r.method} ${r.path}: answer is not JSON`).not.toThrow();
-      }),
-      { seed: SEED, numRuns: RUNS * 4 },
-    );
-    expect(logs.filter((l) => l.includes(' 500 '))).toEqual([]);
-    await recordFigures('fuzz-http', { statuses });
+        {
+          method: 'POST',
+          path: `/api/v1/session/${acId}/messages`,
+          valid: () => ({
+            blob: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+            format: 'anthropic',
+          }),
+        },
+        {
+          method: 'PUT',
+          path: `/api/v1/threadbase/sessions/${seeded.id}`,
+          valid: () => {
+            const s = sessions[figures.inputsTried % sessions.length] as Session;
+            return { session: { ...s, id: seeded.id }, entries: s.entries };
+          },
+        },
+        {
+          method: 'POST',
+          path: `/api/v1/threadbase/sessions/${seeded.id}/entries`,
+          valid: () => ({ entries: seeded.entries.slice(-2) }),
+        },
+        { method: 'POST', path: `/api/v1/threadbase/sessions/${seeded.id}/fork`, valid: () => ({ at: lastEntry, title: 't' }) },
+        {
+          method: 'POST',
+          path: `/api/v1/threadbase/sessions/${seeded.id}/branch`,
+          valid: () => ({ at: lastEntry, blob: { role: 'user', content: 'b' }, format: 'anthropic' }),
+        },
+      ];
+      const statuses: Record<string, number> = {};
+      const bodyArb = fc.oneof(
+        fc.record({ how: fc.constant('mutated' as const), m: mutationArb }),
+        fc.record({ how: fc.constant('json' as const), v: fc.jsonValue({ maxDepth: 4 }) }),
+        fc.record({ how: fc.constant('text' as const), v: fc.string({ maxLength: 200 }) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...routes), bodyArb, async (r, b) => {
+          figures.inputsTried++;
+          figures.byAgent[`http-${storeName}`] = (figures.byAgent[`http-${storeName}`] ?? 0) + 1;
+          const body =
+            b.how === 'mutated'
+              ? applyMutation(Buffer.from(JSON.stringify(r.valid())), b.m, false).bytes
+              : b.how === 'json'
+                ? JSON.stringify(b.v)
+                : b.v;
+          const res = await call(r.method, r.path, body);
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          expect(
+            res.status,
+            `${r.method} ${r.path} ${JSON.stringify(b).slice(0, 300)} → ${res.text.slice(0, 300)} ${logs.slice(-1)[0]?.slice(0, 1500)}`,
+          ).toBeLessThan(500);
+          expect(() => JSON.parse(res.text), `${r.method} ${r.path}: answer is not JSON`).not.toThrow();
+        }),
+        { seed: SEED, numRuns: RUNS * 4 },
+      );
+      expect(logs.filter((l) => l.includes(' 500 '))).toEqual([]);
+      await recordFigures(`fuzz-http-${storeName}`, { statuses });
+    } finally {
+      await opened.close();
+    }
   });
 });
 

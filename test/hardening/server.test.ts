@@ -351,7 +351,17 @@ function describeServer(
       }
     });
 
-    it('NUL characters in ids and texts are refused or stored, never a 500', async () => {
+    it('NUL characters and unpaired surrogates in ids and texts are refused or stored, never a 500', async () => {
+      // Found by the body fuzzer over PostgreSQL (seed 7): jsonb refuses both; the server now answers 400.
+      const lone = await req('POST', '/api/v1/session', keyA, '{"configs":{"a":"\\ud800x"}}');
+      expect(lone.status, lone.text).toBe(backend === 'PostgreSQL' ? 400 : 201);
+      const loneKey = await req(
+        'POST',
+        `/api/v1/session/${A}/messages`,
+        keyA,
+        '{"blob":{"role":"user","content":"ok"},"meta":{"\\udfff":1}}',
+      );
+      expect(loneKey.status, loneKey.text).toBe(backend === 'PostgreSQL' ? 400 : 201);
       const nul = await req('POST', `/api/v1/session/${A}/messages`, keyA, {
         blob: { role: 'user', content: 'a\u0000b' },
         format: 'openai',
