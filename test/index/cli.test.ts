@@ -202,3 +202,54 @@ describe('export', () => {
     expect(parsed.entries.filter((e: { kind: string }) => e.kind === 'message').length).toBe(5);
   });
 });
+
+describe('reading commands use the index when it is fresh, the files when it is not', () => {
+  it('sessions, show and context: from a fresh index, and from the files once something changed', async () => {
+    const { readFile, stat, utimes, appendFile } = await import('node:fs/promises');
+    const { Sources } = await import('../../src/formats/registry.js');
+    const { openIndexIfFresh, openViaIndex } = await import('../../src/stores/index-sync/fresh.js');
+    const file = join(dir, '.claude', 'projects', '-work-proj-a', `${SID}.jsonl`);
+    // a whole-second mtime, so that it can be put back exactly below
+    await utimes(file, 1_750_000_000, 1_750_000_000);
+    expect((await run(['sync', '--json'])).code).toBe(0);
+    const fromFiles = JSON.parse((await run(['sessions', '--json', '--no-index'])).out);
+    expect(JSON.parse((await run(['sessions', '--json'])).out)).toEqual(fromFiles);
+    const fresh = await openIndexIfFresh(env, new Sources(env));
+    expect(fresh).toBeDefined();
+    await fresh?.close();
+
+    // The same bytes count, the same mtime: nothing a listing can see changed, so the index answers
+    // (with the title it read), while the files show the edit.
+    const st = await stat(file);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('find the wombatron config', 'find the numbatron config'));
+    await utimes(file, 1_750_000_000, 1_750_000_000);
+    expect((await stat(file)).mtimeMs).toBe(st.mtimeMs);
+    const fromIndex = JSON.parse((await run(['sessions', '--json'])).out);
+    expect(fromIndex.find((s: { id: string }) => s.id === SID).title).toBe('find the wombatron config');
+    const viaFiles = JSON.parse((await run(['sessions', '--json', '--no-index'])).out);
+    expect(viaFiles.find((s: { id: string }) => s.id === SID).title).toBe('find the numbatron config');
+    // show and context resolve the id (here a prefix) through the index, then read the agent's own file
+    expect(await openViaIndex(env, new Sources(env), SID.slice(0, 8))).toMatchObject({ info: { id: SID, source: 'claude' } });
+    const shown = JSON.parse((await run(['show', SID.slice(0, 8), '--json'])).out);
+    expect(JSON.stringify(shown)).toContain('numbatron');
+    expect((await run(['show', SID.slice(0, 8), '--json', '--no-index'])).out).toBe(JSON.stringify(shown, null, 2) + '\n');
+    const ctxOut = (await run(['context', SID.slice(0, 8), '--format', 'anthropic'])).out;
+    expect(ctxOut).toBe((await run(['context', SID.slice(0, 8), '--format', 'anthropic', '--no-index'])).out);
+    expect(ctxOut).toContain('numbatron');
+
+    // A change a listing sees (the file grew): the index is not fresh, every command reads the files.
+    await appendFile(file, `${JSON.stringify({ type: 'custom-title', customTitle: 'retitled', sessionId: SID })}\n`);
+    expect(await openIndexIfFresh(env, new Sources(env))).toBeUndefined();
+    expect(await openViaIndex(env, new Sources(env), SID)).toBeUndefined();
+    const after = JSON.parse((await run(['sessions', '--json'])).out);
+    expect(after.find((s: { id: string }) => s.id === SID).title).toBe('retitled');
+    expect(JSON.parse((await run(['show', SID, '--json'])).out).title).toBe('retitled');
+    // and a sync makes it fresh again
+    expect((await run(['sync', '--json'])).code).toBe(0);
+    expect(JSON.parse((await run(['sessions', '--json'])).out).find((s: { id: string }) => s.id === SID).title).toBe('retitled');
+    const again = await openIndexIfFresh(env, new Sources(env));
+    expect(again).toBeDefined();
+    await again?.close();
+  });
+});

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import type { SessionInfo } from '../../model/types.js';
+import { openIndexIfFresh } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
 
 export function registerSessions(program: Command, ctx: CliContext): void {
@@ -9,33 +11,49 @@ export function registerSessions(program: Command, ctx: CliContext): void {
     .option('--project <path>', 'only sessions that ran in this directory')
     .option('--since <time>', 'only sessions updated since (ISO date)')
     .option('--limit <n>', 'at most n sessions', (v) => Number.parseInt(v, 10))
+    .option('--no-index', "list from the agents' files even when the index is fresh")
     .option('--json', 'print JSON only')
-    .action(async (opts: { source?: string; project?: string; since?: string; limit?: number; json?: boolean }) => {
-      const { sessions, errors } = await ctx.sources().list({
-        source: opts.source,
-        project: opts.project,
-        since: opts.since,
-        limit: opts.limit,
-      });
-      for (const e of errors) warn(ctx, `${e.source}: ${e.error.message}`);
-      for (const s of sessions) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
-      const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map((s) => ({
-        id: s.id,
-        source: s.source,
-        project: s.project ?? null,
-        title: s.title ?? null,
-        createdAt: s.createdAt,
-        updatedAt: s.updatedAt,
-        messageCount: s.messageCount,
-        parentId: s.parentId ?? null,
-      }));
-      if (opts.json) return printJson(ctx, rows);
-      for (const r of rows) {
-        ctx.stdout(
-          `${r.id}  ${r.source.padEnd(9)} ${r.updatedAt.slice(0, 16)}  ${String(r.messageCount).padStart(4)} msgs  ${r.title ?? ''}${
-            r.parentId ? `  (child of ${r.parentId})` : ''
-          }\n`,
-        );
-      }
-    });
+    .action(
+      async (opts: { source?: string; project?: string; since?: string; limit?: number; json?: boolean; index: boolean }) => {
+        const filter = {
+          ...(opts.source ? { source: opts.source } : {}),
+          ...(opts.project ? { project: opts.project } : {}),
+          ...(opts.since ? { since: opts.since } : {}),
+        };
+        // A fresh index (nothing changed since its last sync) answers without parsing every file.
+        const index = opts.index ? await openIndexIfFresh(ctx.env, ctx.sources()) : undefined;
+        let sessions: SessionInfo[];
+        if (index) {
+          try {
+            const names = new Set(ctx.sources().names());
+            sessions = (await index.listSessions(filter)).filter((s) => names.has(s.source));
+          } finally {
+            await index.close();
+          }
+        } else {
+          const listed = await ctx.sources().list({ ...filter, limit: opts.limit });
+          for (const e of listed.errors) warn(ctx, `${e.source}: ${e.error.message}`);
+          for (const s of listed.sessions) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
+          sessions = listed.sessions;
+        }
+        const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map((s) => ({
+          id: s.id,
+          source: s.source,
+          project: s.project ?? null,
+          title: s.title ?? null,
+          createdAt: s.createdAt,
+          updatedAt: s.updatedAt,
+          messageCount: s.messageCount,
+          parentId: s.parentId ?? null,
+        }));
+        if (opts.json) return printJson(ctx, rows);
+        for (const r of rows) {
+          ctx.stdout(
+            `${r.id}  ${r.source.padEnd(9)} ${r.updatedAt.slice(0, 16)}  ${String(r.messageCount).padStart(4)} msgs  ${r.title ?? ''}${
+              r.parentId ? `  (child of ${r.parentId})` : ''
+            }\n`,
+          );
+        }
+      },
+    );
 }

@@ -1,8 +1,15 @@
 import type { Command } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
 import { branches, currentLeaf } from '../../model/tree.js';
+import { openViaIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings } from '../io.js';
 import { describeEntry, drawTree } from '../tree-view.js';
+
+/** A session by id or prefix: resolved through the index when it is fresh, else through every agent's files. */
+async function openSession(ctx: CliContext, id: string, source: string | undefined, useIndex: boolean) {
+  const viaIndex = useIndex ? await openViaIndex(ctx.env, ctx.sources(), id, source) : undefined;
+  return viaIndex ?? ctx.sources().open(id, source);
+}
 
 export function registerShow(program: Command, ctx: CliContext): void {
   program
@@ -10,9 +17,10 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .description('a session and its entry tree')
     .option('--source <source>', 'look only in this agent')
     .option('--tree', 'draw the entry tree with the current leaf marked')
+    .option('--no-index', "find the session through the agents' files even when the index is fresh")
     .option('--json', 'print JSON only')
-    .action(async (id: string, opts: { source?: string; tree?: boolean; json?: boolean }) => {
-      const { session } = await ctx.sources().open(id, opts.source);
+    .action(async (id: string, opts: { source?: string; tree?: boolean; json?: boolean; index: boolean }) => {
+      const { session } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
       if (opts.json) {
         const { warnings: _w, ...rest } = session;
@@ -47,9 +55,10 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .option('--source <source>', 'look only in this agent')
     .option('--leaf <entry>', 'resume at this entry instead of the current leaf')
     .option('--format <format>', `one of: ${contextFormatNames().join(', ')} (and those converters add)`, 'markdown')
+    .option('--no-index', "find the session through the agents' files even when the index is fresh")
     .option('--json', 'print JSON only (the default for JSON formats)')
-    .action(async (id: string, opts: { source?: string; leaf?: string; format: string }) => {
-      const { info, driver } = await ctx.sources().open(id, opts.source);
+    .action(async (id: string, opts: { source?: string; leaf?: string; format: string; index: boolean }) => {
+      const { info, driver } = await openSession(ctx, id, opts.source, opts.index);
       const context = await driver.getContext(info.id, { leafId: opts.leaf });
       const out = renderContext(context, opts.format);
       if (typeof out === 'string') ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);

@@ -206,6 +206,34 @@ export class IndexSync {
       );
   }
 
+  /**
+   * How many units differ from what the index holds (new, changed or gone), found by listing only
+   * (file sizes and times, row versions), without reading any: 0 means the index is fresh.
+   */
+  async pending(sources: Sources, formats?: readonly string[]): Promise<number> {
+    let n = 0;
+    for (const format of (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE)) {
+      let units: SourceUnit[];
+      try {
+        const driver = sources.driver(format);
+        units = isIncrementalSource(driver) ? await driver.listUnits() : await fallbackUnits(format, driver);
+      } catch {
+        n++;
+        continue;
+      }
+      const prev = new Map(
+        (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
+      );
+      for (const u of units) {
+        const p = prev.get(u.key);
+        if (!p || !unchanged(p, u)) n++;
+        prev.delete(u.key);
+      }
+      n += prev.size;
+    }
+    return n;
+  }
+
   async sync(sources: Sources, opts: SyncOptions = {}): Promise<SyncReport> {
     const started = performance.now();
     const report: SyncReport = {
