@@ -85,8 +85,15 @@ export async function convertSessionAll(
   const o: ConvertToOptions = typeof to === 'object' && 'to' in to ? to : { ...opts, to };
   const target = targetDriver(o.to, o.env);
   if (!target.writeSession) throw new UnsupportedError(target.name, 'write sessions');
-  const write = async (s: Session) =>
-    withLosses(await (target.writeSession as NonNullable<typeof target.writeSession>)(s), s, target);
+  const write = async (s: Session) => {
+    let written = await (target.writeSession as NonNullable<typeof target.writeSession>)(s);
+    // A title the target did not take from the records (pi names a session in a record of its own).
+    if (s.title && written.title !== s.title && target.setTitle) {
+      await target.setTitle(written.id, s.title);
+      written = { ...written, title: s.title };
+    }
+    return withLosses(written, s, target);
+  };
   if (!o.allBranches) return [await write(sessionAlongPath(session, o.at))];
   if (target.capabilities.branch) return [await write(session)];
   const out: SessionInfo[] = [];

@@ -150,7 +150,7 @@ export class ClaudeDriver extends DriverBase {
    * records that name a leaf in another file), not the transcripts, so memory stays bounded.
    */
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
-    const out: { info: SessionInfo; ids: string[]; titled: boolean }[] = [];
+    const out: { info: SessionInfo; ids: string[]; titled: boolean; firstPrompt?: string }[] = [];
     const summaryByLeaf = new Map<string, string>();
     for (const f of await findSessionFiles(this.env)) {
       this.fileById.set(f.id, f);
@@ -162,6 +162,7 @@ export class ClaudeDriver extends DriverBase {
           info: await this.info(f, p),
           ids: p.entries.map((e) => e.id),
           titled: Boolean(p.customTitle ?? p.summaryTitle),
+          firstPrompt: p.firstPrompt,
         });
       } catch (err) {
         // A file that vanished is left out; one that cannot be read still lists, with a warning.
@@ -186,9 +187,15 @@ export class ClaudeDriver extends DriverBase {
         if (leaf) o.info.title = summaryByLeaf.get(leaf);
       }
     }
+    // SessionFilter.text matches the title or the first prompt (a titled session's prompt too).
+    const { text, ...rest } = filter;
+    const needle = text?.toLowerCase();
+    const matching = needle
+      ? out.filter((o) => [o.info.title, o.firstPrompt].some((x) => x?.toLowerCase().includes(needle)))
+      : out;
     return applyFilter(
-      out.map((o) => o.info),
-      filter,
+      matching.map((o) => o.info),
+      rest,
     );
   }
 

@@ -181,5 +181,8 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
         skip(e);
     }
   }
+  // Another agent's title, as Claude Code records a title the user set, so the session keeps its name.
+  if (session.title && session.source !== 'claude' && !records.some((r) => r.type === 'custom-title'))
+    records.push({ type: 'custom-title', customTitle: session.title, sessionId: ctx.sessionId });
   return { records, warnings };
 }

@@ -1,0 +1,330 @@
+/**
+ * Round trips A → B → A between Claude Code, pi and OpenCode through their real on-disk stores
+ * (JSONL files, OpenCode's SQLite database) in a temp HOME: a session written into A, read back,
+ * converted into B, read back, converted into A again reads the same as the first A session:
+ * every message in order with its parts (text, thinking with signature, images, tool calls with
+ * ids and inputs, results with error flags), model, provider, usage, cost and timestamp; the
+ * compaction with its summary and kept messages; the title and project path. A seeded property
+ * test does the same on generated sessions.
+ *
+ * What a direction cannot keep is normalised, each with its warning asserted (CONVERT.md):
+ * - through Claude Code: cost per message (Claude Code records none);
+ * - through OpenCode: a tool result's time (OpenCode keeps the result inside its call's part and
+ *   the read side dates it by the call's message);
+ * - through pi: several results of one turn are one pi message each (the agents send them as one
+ *   turn), so consecutive tool messages are compared joined.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertSession } from '../../src/convert/session.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { pathToLeaf } from '../../src/model/tree.js';
+import type { Entry, Message, Part, Session } from '../../src/model/types.js';
+import '../../src/formats/all.js';
+
+type Agent = 'claude' | 'pi' | 'opencode';
+const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
+const PAIRS: [Agent, Agent][] = AGENTS.flatMap((a) => AGENTS.filter((b) => b !== a).map((b): [Agent, Agent] => [a, b]));
+const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+let home: string;
+let env: DriverEnv;
+let sources: Sources;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-roundtrip-'));
+  // OpenCode creates its schema on first run; a database it made stands in for that run.
+  mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
+  copyFileSync(OPENCODE_DB, join(home, '.local', 'share', 'opencode', 'opencode.db'));
+  env = { home, env: {} };
+  sources = new Sources(env);
+});
+afterAll(async () => {
+  await sources?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+interface View {
+  title?: string;
+  project?: string;
+  entries: unknown[];
+}
+
+function partView(p: Part): unknown {
+  if (p.type === 'tool_result') {
+    const content = typeof p.content === 'string' ? [{ type: 'text', text: p.content }] : p.content.map(partView);
+    return { type: p.type, callId: p.callId, content, isError: p.isError === true };
+  }
+  const { meta: _m, ...rest } = p as Part & { meta?: unknown };
+  if (rest.type === 'tool_call') return { type: rest.type, id: rest.id, name: rest.name, input: rest.input };
+  return rest;
+}
+
+/** The session as the round trip must keep it, along its current path. */
+function view(s: Session, through: Agent[]): View {
+  const path = pathToLeaf(s).filter((e) => e.kind === 'message' || e.kind === 'compaction');
+  const position = new Map(path.map((e, i) => [e.id, i]));
+  const viaClaude = through.includes('claude');
+  const viaOpencode = through.includes('opencode');
+  const entries = path.map((e: Entry) => {
+    if (e.kind === 'compaction')
+      return { compaction: e.summary, keptFrom: e.firstKeptEntryId ? position.get(e.firstKeptEntryId) : undefined };
+    const m = (e as Entry & { kind: 'message' }).message as Message;
+    return {
+      role: m.role,
+      parts: m.parts.map(partView),
+      // OpenCode records the model on user messages too; the model is the assistant's.
+      ...(m.role === 'assistant' ? { model: m.model, provider: m.provider, usage: m.usage } : {}),
+      ...(m.role === 'assistant' && !viaClaude ? { cost: m.cost ?? 0 } : {}),
+      ...(m.role === 'tool' && viaOpencode ? {} : { timestamp: e.timestamp }),
+    };
+  });
+  // pi keeps one message per tool result; consecutive results are one turn in every agent.
+  const joined: typeof entries = [];
+  for (const e of entries) {
+    const prev = joined.at(-1) as { role?: string; parts?: unknown[] } | undefined;
+    const cur = e as { role?: string; parts?: unknown[] };
+    if (prev?.role === 'tool' && cur.role === 'tool') prev.parts = [...(prev.parts ?? []), ...(cur.parts ?? [])];
+    else joined.push(cur.role === 'tool' ? { ...e } : e);
+  }
+  return { title: s.title, project: s.project, entries: joined };
+}
+
+async function readBack(agent: Agent, id: string): Promise<Session> {
+  const s = await sources.driver(agent).getSession(id);
+  if (!s) throw new Error(`${agent} session ${id} not found`);
+  return s;
+}
+
+/** Writes into A, then A → B → A; returns the first A session, the second, and B's warnings. */
+async function roundTrip(session: Session, a: Agent, b: Agent) {
+  const first = await readBack(a, (await convertSession(session, { to: a, env })).id);
+  const inB = await convertSession(first, { to: b, env });
+  const back = await readBack(a, (await convertSession(await readBack(b, inB.id), { to: a, env })).id);
+  return { first, back, warnings: (inB.meta?.warnings as string[] | undefined) ?? [] };
+}
+
+const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+const usage = (input: number, output: number) => ({ input, output, cacheRead: 3, cacheWrite: 4, reasoning: 0 });
+
+function richSession(project: string): Session {
+  const model = { model: 'claude-sonnet-4-5', provider: 'anthropic' };
+  const entries: Entry[] = [
+    {
+      kind: 'message',
+      id: 'e1',
+      parentId: null,
+      timestamp: t(1),
+      message: {
+        role: 'user',
+        parts: [
+          { type: 'text', text: 'what is in the picture?' },
+          { type: 'image', mediaType: 'image/png', data: PNG },
+        ],
+      },
+    },
+    {
+      kind: 'message',
+      id: 'e2',
+      parentId: 'e1',
+      timestamp: t(2),
+      message: {
+        role: 'assistant',
+        ...model,
+        responseId: 'msg_rt_1',
+        usage: usage(10, 5),
+        cost: 0.01,
+        stopReason: 'tool_use',
+        parts: [
+          { type: 'thinking', thinking: 'I should look closer.', signature: 'c2lnLTE=' },
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_call', id: 'toolu_rt_1', name: 'Bash', input: { command: 'file pic.png', timeout: 5 } },
+        ],
+      },
+    },
+    {
+      kind: 'message',
+      id: 'e3',
+      parentId: 'e2',
+      timestamp: t(3),
+      message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_rt_1', content: 'no such file', isError: true }] },
+    },
+    {
+      kind: 'message',
+      id: 'e4',
+      parentId: 'e3',
+      timestamp: t(4),
+      message: {
+        role: 'assistant',
+        ...model,
+        responseId: 'msg_rt_2',
+        usage: usage(20, 6),
+        cost: 0.02,
+        stopReason: 'end_turn',
+        parts: [{ type: 'text', text: 'A single pixel.' }],
+      },
+    },
+    {
+      kind: 'message',
+      id: 'e5',
+      parentId: 'e4',
+      timestamp: t(5),
+      message: { role: 'user', parts: [{ type: 'text', text: 'and now?' }] },
+    },
+    {
+      kind: 'message',
+      id: 'e6',
+      parentId: 'e5',
+      timestamp: t(6),
+      message: {
+        role: 'assistant',
+        ...model,
+        responseId: 'msg_rt_3',
+        usage: usage(30, 7),
+        cost: 0.03,
+        stopReason: 'end_turn',
+        parts: [{ type: 'text', text: 'Still one pixel.' }],
+      },
+    },
+    { kind: 'compaction', id: 'e7', parentId: 'e6', timestamp: t(7), summary: 'We looked at a picture.', firstKeptEntryId: 'e5' },
+    {
+      kind: 'message',
+      id: 'e8',
+      parentId: 'e7',
+      timestamp: t(8),
+      message: { role: 'user', parts: [{ type: 'text', text: 'after the summary' }] },
+    },
+    {
+      kind: 'message',
+      id: 'e9',
+      parentId: 'e8',
+      timestamp: t(9),
+      message: {
+        role: 'assistant',
+        ...model,
+        responseId: 'msg_rt_4',
+        usage: usage(40, 8),
+        cost: 0.04,
+        stopReason: 'end_turn',
+        parts: [{ type: 'text', text: 'noted' }],
+      },
+    },
+  ];
+  return {
+    id: 'rich',
+    source: 'threadbase',
+    project,
+    title: 'a picture, checked',
+    createdAt: t(0),
+    updatedAt: t(9),
+    messageCount: 8,
+    entries,
+  };
+}
+
+describe('round trips A → B → A keep the conversation', () => {
+  for (const [a, b] of PAIRS)
+    it(`${a} → ${b} → ${a}`, async () => {
+      const { first, back, warnings } = await roundTrip(richSession(join(home, 'project')), a, b);
+      const through = [a, b];
+      expect(view(back, through)).toEqual(view(first, through));
+      // and the first write kept what the model had
+      expect(first.title).toBe('a picture, checked');
+      expect(first.project).toBe(join(home, 'project'));
+      const parts = JSON.stringify(view(first, []));
+      expect(parts).toContain('"signature":"c2lnLTE="');
+      expect(parts).toContain(PNG);
+      expect(parts).toContain('"isError":true');
+      if (b === 'claude') expect(warnings.join('\n')).toMatch(/records no cost per message/);
+      if (b !== 'claude') expect(warnings.join('\n')).toMatch(/replays (thinking|reasoning) recorded by another model/);
+    });
+});
+
+/** Generated linear sessions: user turns (text, images), assistant turns (thinking, text, tool calls), their results. */
+function sessionArbitrary(project: string): fc.Arbitrary<Session> {
+  const word = fc.stringMatching(/^[a-z]{1,8}( [a-z]{1,8}){0,3}$/);
+  const b64 = fc.uint8Array({ minLength: 3, maxLength: 12 }).map((x) => Buffer.from(x).toString('base64'));
+  const userParts = fc
+    .tuple(word, fc.option(b64, { nil: undefined }))
+    .map(([text, img]): Part[] => [
+      { type: 'text', text },
+      ...(img ? [{ type: 'image' as const, mediaType: 'image/png', data: img }] : []),
+    ]);
+  const input = fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), fc.oneof(word, fc.integer({ min: 0, max: 999 }), fc.boolean()), {
+    maxKeys: 3,
+  });
+  const turn = fc.record({
+    user: userParts,
+    thinking: fc.option(fc.tuple(word, b64), { nil: undefined }),
+    text: word,
+    calls: fc.array(fc.tuple(fc.constantFrom('Bash', 'bash', 'read'), input, word, fc.boolean()), { maxLength: 2 }),
+    tokens: fc.tuple(fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 500 })),
+    cost: fc.integer({ min: 0, max: 999 }).map((c) => c / 1000),
+  });
+  return fc.array(turn, { minLength: 1, maxLength: 4 }).map((turns) => {
+    const entries: Entry[] = [];
+    let n = 0;
+    const add = (message: Message) => {
+      n++;
+      entries.push({ kind: 'message', id: `g${n}`, parentId: n === 1 ? null : `g${n - 1}`, timestamp: t(n), message });
+    };
+    turns.forEach((tr, i) => {
+      add({ role: 'user', parts: tr.user });
+      const calls = tr.calls.map(([name, inp], j) => ({ type: 'tool_call' as const, id: `toolu_g${i}_${j}`, name, input: inp }));
+      add({
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        provider: 'anthropic',
+        responseId: `msg_g${i}`,
+        usage: usage(tr.tokens[0], tr.tokens[1]),
+        cost: tr.cost,
+        stopReason: calls.length ? 'tool_use' : 'end_turn',
+        parts: [
+          ...(tr.thinking ? [{ type: 'thinking' as const, thinking: tr.thinking[0], signature: tr.thinking[1] }] : []),
+          { type: 'text', text: tr.text },
+          ...calls,
+        ],
+      });
+      if (calls.length)
+        add({
+          role: 'tool',
+          parts: tr.calls.map(([, , out, err], j) => ({
+            type: 'tool_result' as const,
+            callId: `toolu_g${i}_${j}`,
+            content: out,
+            ...(err ? { isError: true } : {}),
+          })),
+        });
+    });
+    return {
+      id: 'generated',
+      source: 'threadbase',
+      project,
+      title: 'generated session',
+      createdAt: t(0),
+      updatedAt: t(n),
+      messageCount: n,
+      entries,
+    };
+  });
+}
+
+describe('round trips on generated sessions (seeded property test)', () => {
+  it('every A → B → A keeps the normalised conversation', async () => {
+    await fc.assert(
+      fc.asyncProperty(sessionArbitrary(join(home, 'generated')), fc.constantFrom(...PAIRS), async (session, [a, b]) => {
+        const { first, back } = await roundTrip(session, a, b);
+        expect(view(back, [a, b])).toEqual(view(first, [a, b]));
+        // nothing of the generated conversation was lost on the first write either
+        expect(view(first, [a])).toEqual(view(session, [a]));
+      }),
+      { seed: 20261123, numRuns: 24 },
+    );
+  });
+});
