@@ -17,8 +17,9 @@ import { createApp } from '../../src/server/app.js';
 import { startServer } from '../../src/server/index.js';
 import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { runCli } from '../helpers/cli.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
-import { recordFigures } from './stores.js';
+import { makeFixtureHome, recordFigures } from './stores.js';
 
 type App = ReturnType<typeof createApp>;
 
@@ -378,6 +379,27 @@ function describeServer(
         entries: [entry('n\u0000', null, 'z')],
       });
       expect(entryId.status, entryId.text).toBeLessThan(500);
+    });
+
+    it('push prints no key, with a wrong key or the right one', async () => {
+      const server = await startServer({ store, tokens, port: 0, log: (l) => logs.push(l) });
+      const h = await makeFixtureHome(['pi'], 'tb-hard-push-');
+      try {
+        const wrongKey = 'tb_wrong_7f3e9a1c2b4d';
+        const bad = await runCli(h.env, ['push', '--to', server.url, '--key', wrongKey, '--source', 'pi', '--json']);
+        expect(bad.out + bad.err).toContain('401');
+        const good = await runCli(h.env, ['push', '--to', server.url, '--key', keyA, '--source', 'pi', '--json']);
+        expect(good.code, good.err).toBe(0);
+        for (const text of [bad.out, bad.err, good.out, good.err]) {
+          expect(text).not.toContain(wrongKey);
+          expect(text).not.toContain(keyA);
+        }
+        const state = await fs.readFile(join(h.home, '.threadbase', 'push-state.json'), 'utf8');
+        expect(state).not.toContain(keyA);
+      } finally {
+        await server.close();
+        await fs.rm(h.home, { recursive: true, force: true });
+      }
     });
 
     it('keys are never logged, nor stored in clear', async () => {
