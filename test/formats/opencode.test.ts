@@ -1024,6 +1024,25 @@ describe('appending to and renaming a session in the database', () => {
     ]);
   });
 
+  it('refuses a tool result that answers no open call, naming it, and writes nothing', async () => {
+    const { env, db } = home();
+    const d = new OpenCodeDriver(env);
+    const s = (await d.getSession(REAL_SESSION)) as Session;
+    const before = sha(db);
+    await expect(
+      d.appendEntries(REAL_SESSION, [
+        {
+          id: 'stray',
+          parentId: (s.entries.at(-1) as Entry).id,
+          timestamp: at(1),
+          kind: 'message',
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_nowhere', content: 'x' }] },
+        },
+      ]),
+    ).rejects.toThrow(/toolu_nowhere/);
+    expect(sha(db)).toBe(before);
+  });
+
   it('refuses an entry that does not continue the session, and writes nothing', async () => {
     const { env, db } = home();
     const d = new OpenCodeDriver(env);

@@ -384,6 +384,13 @@ export class OpenCodeDriver extends DriverBase {
         ),
       },
     );
+    // OpenCode keeps a result inside its call's part: one with no open call cannot be written.
+    if (encoded.orphanResults.length)
+      throw new ThreadbaseError(
+        'orphan_result',
+        `tool result ${encoded.orphanResults.join(', ')} answers no open tool call of OpenCode session ${sessionId}`,
+        { file: found.file, id: entries[0]?.id },
+      );
     // Appended messages come after every message already there, whatever their entries' times.
     let floor = Math.max(0, ...existing.map((m) => num(obj(m.info.time)?.created) ?? 0));
     for (const m of encoded.messages) {

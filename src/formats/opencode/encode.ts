@@ -84,6 +84,8 @@ export interface EncodedEntries {
   messages: OcMessage[];
   /** copies of seeded tool parts that an appended result completed (to be updated in place) */
   updatedParts: Json[];
+  /** call ids of tool results with no open tool call to go into (left out) */
+  orphanResults: string[];
   warnings: string[];
 }
 
@@ -105,6 +107,7 @@ export function encodeEntries(
   /** seeded tool parts (copies) and those of them a result completed */
   const seededTools = new Set<Json>();
   const updatedParts: Json[] = [];
+  const orphanResults: string[] = [];
   for (const [callId, part] of seed.tools ?? []) {
     const copy = structuredClone(part);
     pendingTools.set(callId, copy);
@@ -156,6 +159,7 @@ export function encodeEntries(
     const tool = pendingTools.get(r.callId);
     if (!tool) {
       warnings.push(`tool result ${r.callId} has no tool call before it; left out`);
+      orphanResults.push(r.callId);
       return;
     }
     pendingTools.delete(r.callId);
@@ -399,7 +403,7 @@ export function encodeEntries(
     }
   }
 
-  return { messages: out, updatedParts, warnings };
+  return { messages: out, updatedParts, orphanResults, warnings };
 }
 
 /** The token and cost totals of the assistant messages, as OpenCode sums them onto the session. */
