@@ -1150,12 +1150,46 @@ describe('appending to and renaming a session in the database', () => {
         message: { role: 'user', parts: [{ type: 'text', text: 'legacy appendix' }] },
       },
     ]);
+    const mid = (await d.getSession(id)) as Session;
+    await d.appendEntries(id, [
+      {
+        id: 'l-a1',
+        parentId: (mid.entries.at(-1) as Entry).id,
+        timestamp: at(2),
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          model: 'claude-test',
+          provider: 'standin',
+          parts: [{ type: 'tool_call', id: 'toolu_legacy_9', name: 'bash', input: { command: 'pwd' } }],
+        },
+      },
+    ]);
+    const withCall = (await d.getSession(id)) as Session;
+    // the result in a later append rewrites the tool's part file in place
+    await d.appendEntries(id, [
+      {
+        id: 'l-r1',
+        parentId: (withCall.entries.at(-1) as Entry).id,
+        timestamp: at(3),
+        kind: 'message',
+        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_legacy_9', content: '/home/dev' }] },
+      },
+    ]);
     await d.setTitle(id, 'legacy renamed');
-    expect(files()).toHaveLength(before.length + 1);
+    expect(files()).toHaveLength(before.length + 2);
+    const tail = anthropicOf((await d.getSession(id)) as Session).slice(-2);
+    expect(tail).toEqual([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_legacy_9', name: 'bash', input: { command: 'pwd' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_legacy_9', content: '/home/dev' }] },
+    ]);
     const after = (await d.getSession(id)) as Session;
     expect(after.title).toBe('legacy renamed');
-    expect(anthropicOf(after).at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'legacy appendix' }] });
-    expect(anthropicOf(after).slice(0, -1)).toEqual(anthropicOf(s));
+    expect(anthropicOf(after).slice(0, -2).at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'legacy appendix' }],
+    });
+    expect(anthropicOf(after).slice(0, -3)).toEqual(anthropicOf(s));
   });
 });
 

@@ -132,7 +132,8 @@ function seedOf(messages: readonly OcMessage[]): EncodeSeed {
         state?.status === 'pending' ||
         state?.status === 'running' ||
         (state?.status === 'error' && state.error === INTERRUPTED_TOOL);
-      if (open) tools.set(str(p.callID) as string, p);
+      // the owning message's id, which a legacy part file may not repeat, locates the part when it is updated
+      if (open) tools.set(str(p.callID) as string, { ...p, messageID: str(p.messageID) ?? m.info.id });
       else tools.delete(str(p.callID) as string);
     }
   }
