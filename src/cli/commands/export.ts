@@ -7,7 +7,7 @@ import { type CliContext, reportWarnings } from '../io.js';
 export function registerExport(program: Command, ctx: CliContext): void {
   program
     .command('export <id>')
-    .description('a session as a self-contained HTML page, Markdown, or JSON of the model')
+    .description('a session as a self-contained HTML page, Markdown, JSON of the model, or OpenCode export JSON (opencode)')
     .option('--source <source>', 'look only in this agent')
     .option('--format <format>', [...EXPORT_FORMATS, 'opencode'].join('|'), 'html')
     .option('-o, --output <file>', 'write to this file instead of stdout')
