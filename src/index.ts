@@ -6,10 +6,25 @@ export { main as runCli } from './cli/main.js';
 export { ClaudeAgentStorage, type ClaudeAgentStorageOptions, type SaveOutcome } from './convert/agent-storage.js';
 export * from './convert/ai-sdk.js';
 export * from './convert/anthropic.js';
+export {
+  type EncodedJsonl,
+  type EncodedOpenCode,
+  encodeClaudeTranscript,
+  encodeOpenCodeSession,
+  encodePiSessionFile,
+  type JsonlEncodeOptions,
+} from './convert/encoders.js';
 export { contextFormatNames, registerContextFormat, renderContext } from './convert/formats.js';
+export { conversionLosses } from './convert/losses.js';
 export { contextToMarkdown, messageToMarkdown } from './convert/markdown.js';
 export * from './convert/openai.js';
-export { convertSession, convertSessionAll, sessionAlongPath } from './convert/session.js';
+export {
+  type ConvertOptions,
+  type ConvertToOptions,
+  convertSession,
+  convertSessionAll,
+  sessionAlongPath,
+} from './convert/session.js';
 export { CodexDriver, contextToResponses, messageToItems } from './formats/codex/index.js';
 export { GeminiDriver } from './formats/gemini/index.js';
 export { formatNames, registerFormat, Sources } from './formats/registry.js';
