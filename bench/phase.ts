@@ -1,14 +1,28 @@
 /**
- * One benchmark phase in its own process, so its peak RSS is its own. Prints one JSON line.
- *   node --import tsx bench/phase.ts <baseline|sync|search> <home> [queries...]
+ * One benchmark phase in its own process, so its peak RSS is its own. Prints one JSON line (wall ms,
+ * CPU ms of the process, peak RSS).
+ *   node --import tsx bench/phase.ts baseline <home>
+ *   node --import tsx bench/phase.ts sync <home> [workers]      (workers: 0 = no worker thread)
+ *   node --import tsx bench/phase.ts stats <home>               (a warm sync, then tokens and cost by session)
+ *   node --import tsx bench/phase.ts search <home> [queries...]
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import '../src/formats/all.js';
-import { Sources } from '../src/formats/registry.js';
-import { IndexSync, indexPath } from '../src/stores/index-sync/sync.js';
-import { openSqliteStore } from '../src/stores/sqlite/index.js';
+import Database from 'better-sqlite3';
+
+// From the TypeScript sources, or (TB_BENCH_DIST=1, as run.ts does) from the compiled JavaScript in
+// bench/data/dist, which is what an installed `threadbase` runs (and what its worker thread loads).
+const fromDist = process.env.TB_BENCH_DIST === '1';
+const mod = (path: string) => new URL(fromDist ? `./data/dist/${path}.js` : `../src/${path}.ts`, import.meta.url).href;
+await import(mod('formats/all'));
+const { Sources } = (await import(mod('formats/registry'))) as typeof import('../src/formats/registry.js');
+const { loadPrices } = (await import(mod('stores/index-sync/prices'))) as typeof import('../src/stores/index-sync/prices.js');
+const { stats } = (await import(mod('stores/index-sync/stats'))) as typeof import('../src/stores/index-sync/stats.js');
+const { IndexSync, indexPath } = (await import(
+  mod('stores/index-sync/sync')
+)) as typeof import('../src/stores/index-sync/sync.js');
+const { openSqliteStore } = (await import(mod('stores/sqlite/index'))) as typeof import('../src/stores/sqlite/index.js');
 
 const [phase, home] = process.argv.slice(2) as [string, string];
 const env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
@@ -27,10 +41,24 @@ async function* jsonlFiles(dir: string): AsyncGenerator<string> {
   }
 }
 
-/** Streams every file and JSON.parses every line: the floor any indexer pays. */
+/** Streams every file and JSON.parses every line (and every OpenCode row): the floor any indexer pays. */
 async function baseline(): Promise<Record<string, number>> {
   let lines = 0;
   let bytes = 0;
+  const oc = join(home, '.local', 'share', 'opencode', 'opencode.db');
+  if (existsSync(oc)) {
+    const db = new Database(oc, { readonly: true });
+    for (const table of ['session', 'message', 'part']) {
+      const col = table === 'session' ? 'model' : 'data';
+      for (const r of db.prepare(`SELECT ${col} v FROM ${table}`).iterate() as Iterable<{ v: string | null }>) {
+        if (r.v === null) continue;
+        bytes += r.v.length;
+        JSON.parse(r.v);
+        lines++;
+      }
+    }
+    db.close();
+  }
   for (const root of [join(home, '.claude'), join(home, '.pi')]) {
     for await (const file of jsonlFiles(root)) {
       let rest = '';
@@ -53,15 +81,36 @@ async function baseline(): Promise<Record<string, number>> {
   return { lines, bytes };
 }
 
+const FORMATS = ['claude', 'pi', 'opencode'];
 const started = performance.now();
+const cpu0 = process.cpuUsage();
 let extra: Record<string, unknown> = {};
 if (phase === 'baseline') extra = await baseline();
 else if (phase === 'sync') {
   const { mkdir } = await import('node:fs/promises');
   await mkdir(join(home, '.threadbase'), { recursive: true });
   const store = openSqliteStore(indexPath(env));
-  const r = await new IndexSync(store).sync(new Sources(env), { formats: ['claude', 'pi'] });
-  extra = { units: r.units, reread: r.reread, appended: r.appended, unchanged: r.unchanged, warnings: r.warnings.length };
+  const workers = process.argv[4] === undefined ? undefined : Number(process.argv[4]);
+  const r = await new IndexSync(store).sync(new Sources(env), {
+    formats: FORMATS,
+    ...(workers !== undefined ? { workers } : {}),
+  });
+  extra = {
+    units: r.units,
+    reread: r.reread,
+    appended: r.appended,
+    unchanged: r.unchanged,
+    inWorker: r.inWorker,
+    failed: r.failed,
+    warnings: r.warnings.length,
+  };
+  await store.close();
+} else if (phase === 'stats') {
+  // what `threadbase stats --by session --json` does on a warm index: bring it up to date, then group
+  const store = openSqliteStore(indexPath(env));
+  const r = await new IndexSync(store).sync(new Sources(env), { formats: FORMATS });
+  const rows = stats(store, loadPrices(), { by: 'session' });
+  extra = { unchanged: r.unchanged, sessions: rows.length };
   await store.close();
 } else if (phase === 'search') {
   const store = openSqliteStore(indexPath(env));
@@ -79,4 +128,7 @@ else if (phase === 'sync') {
   await store.close();
 }
 const ms = performance.now() - started;
-console.log(JSON.stringify({ phase, ms, maxRssMB: process.resourceUsage().maxRSS / 1024, ...extra }));
+const cpu = process.cpuUsage(cpu0);
+console.log(
+  JSON.stringify({ phase, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMB: process.resourceUsage().maxRSS / 1024, ...extra }),
+);

@@ -1,12 +1,12 @@
 /**
  * The index benchmark: on one generated corpus, in one run, each phase in its own process.
  *   node --import tsx bench/run.ts --mb 10 [--out /tmp/tb-bench-10]
- * Prints a Markdown table row set for bench/RESULTS.md.
+ * Prints the JSON of every phase and a Markdown table row for bench/RESULTS.md.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { claudeAppendLines, generate } from './generate.js';
+import { claudeAppendLines, generate, piAppendLines, VOCABULARY } from './generate.js';
 
 const arg = (k: string, d: string) => {
   const i = process.argv.indexOf(k);
@@ -15,33 +15,61 @@ const arg = (k: string, d: string) => {
 const mb = Number(arg('--mb', '10'));
 const out = arg('--out', `/tmp/tb-bench-${mb}`);
 const home = join(out, 'home');
+const index = join(home, '.threadbase', 'index.db');
 
-function phase(name: string, ...rest: string[]): Record<string, number> {
+// The phases run the compiled JavaScript, as an installed `threadbase` does (see phase.ts).
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', 'bench/data/dist'], {
+  stdio: 'inherit',
+});
+
+type Phase = Record<string, number>;
+function phase(name: string, ...rest: string[]): Phase {
   const text = execFileSync(process.execPath, ['--import', 'tsx', 'bench/phase.ts', name, home, ...rest], {
     encoding: 'utf8',
     maxBuffer: 1 << 26,
+    env: { ...process.env, TB_BENCH_DIST: '1' },
   });
-  return JSON.parse(text.trim().split('\n').pop() as string);
+  const result = JSON.parse(text.trim().split('\n').pop() as string) as Phase;
+  console.error(`${name} ${rest.length > 3 ? `(${rest.length} queries)` : rest.join(' ')}: ${JSON.stringify(result)}`);
+  return result;
 }
+const dropIndex = () => {
+  for (const f of [index, `${index}-wal`, `${index}-shm`]) rmSync(f, { force: true });
+};
 
 rmSync(out, { recursive: true, force: true });
 const files = await generate({ out: home, mb });
 const base = phase('baseline');
-const cold = phase('sync');
+// Cold twice: all in this thread, then parsing in a worker thread while this one writes.
+const cold0 = phase('sync', '0');
+dropIndex();
+const cold = phase('sync', '1');
+const indexMB = (statSync(index).size + (existsSync(`${index}-wal`) ? statSync(`${index}-wal`).size : 0)) / 2 ** 20;
 const warm = phase('sync');
-// append one turn to 1% of the Claude Code sessions
-const claude = files.filter((f) => f.format === 'claude');
-const step = 100;
-const touched = claude.filter((_, i) => i % step === 0);
+// one more turn in 1% of the sessions (every 100th JSONL session)
+const jsonl = files.filter((f) => f.format !== 'opencode');
+const touched = jsonl.filter((_, i) => i % 100 === 0);
 for (const f of touched) {
   const lines = readFileSync(f.path, 'utf8').trimEnd().split('\n');
-  const last = JSON.parse(lines[lines.length - 1] as string).uuid as string;
-  appendFileSync(f.path, claudeAppendLines(f.sessionId, f.cwd, last));
+  const last = JSON.parse(lines[lines.length - 1] as string) as { uuid?: string; id?: string };
+  appendFileSync(
+    f.path,
+    f.format === 'claude' ? claudeAppendLines(f.sessionId, f.cwd, last.uuid ?? null) : piAppendLines(last.id as string),
+  );
 }
 const appended = phase('sync');
-const words = ['grep', 'sqlite schema', 'token cache', 'migration', 'rank query', 'stream buffer', 'lock retry', 'compile'];
-const queries = Array.from({ length: 200 }, (_, i) => words[i % words.length] as string);
+const statsWarm = phase('stats');
+// Queries as people search: distinctive words (Zipf ranks 50..20000, log-uniform), a fifth of them two words.
+let seed = 7;
+const rnd = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+};
+const rankWord = () => VOCABULARY[Math.floor(Math.exp(Math.log(50) + rnd() * (Math.log(20000) - Math.log(50))))] as string;
+const queries = Array.from({ length: 200 }, (_, i) => (i % 5 === 0 ? `${rankWord()} ${rankWord()}` : rankWord()));
 const search = phase('search', ...queries);
+// the most common words: the worst case for bm25 (it scores every row that matches)
+const common = phase('search', ...VOCABULARY.slice(0, 10));
 let ccusageMs: number | undefined;
 const ccusage = join(process.cwd(), 'node_modules', '.bin', 'ccusage');
 if (existsSync(ccusage)) {
@@ -53,20 +81,27 @@ if (existsSync(ccusage)) {
   });
   ccusageMs = performance.now() - t;
 }
-const s = (ms: number | undefined) => (ms === undefined ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
+const s = (ms: number | undefined) =>
+  ms === undefined ? 'n/a' : ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`;
+const x = (a: number | undefined, b: number | undefined) => `${((a ?? 0) / (b ?? 1)).toFixed(1)}×`;
 const result = {
   mb,
   sessions: files.length,
-  claudeSessions: claude.length,
+  byFormat: Object.fromEntries(['claude', 'pi', 'opencode'].map((f) => [f, files.filter((g) => g.format === f).length])),
   touched: touched.length,
+  indexMB,
   baseline: base,
+  cold0,
   cold,
   warm,
   appended,
+  statsWarm,
   search,
+  common,
   ccusageMs,
 };
 console.log(JSON.stringify(result));
+const rss = Math.max(cold0.maxRssMB ?? 0, cold.maxRssMB ?? 0, warm.maxRssMB ?? 0, appended.maxRssMB ?? 0);
 console.log(
-  `| ${mb} MB | ${files.length} | ${s(base.ms)} | ${s(cold.ms)} (${((cold.ms ?? 0) / (base.ms ?? 1)).toFixed(1)}×) | ${s(warm.ms)} (${((100 * (warm.ms ?? 0)) / (cold.ms ?? 1)).toFixed(1)}%) | ${s(appended.ms)} (${touched.length} sessions) | ${search.p50?.toFixed(1)} / ${search.p95?.toFixed(1)} ms | ${Math.max(cold.maxRssMB ?? 0, warm.maxRssMB ?? 0, appended.maxRssMB ?? 0).toFixed(0)} MB | ${s(ccusageMs)} |`,
+  `| ${mb} MB | ${files.length} | ${s(base.ms)} | ${s(cold.ms)} (${x(cold.ms, base.ms)}) | ${s(cold0.ms)} (${x(cold0.ms, base.ms)}; CPU ${x(cold0.cpuMs, base.cpuMs)}) | ${s(warm.ms)} (${((100 * (warm.ms ?? 0)) / (cold.ms ?? 1)).toFixed(1)} %) | ${s(appended.ms)} (${touched.length}) | ${search.p50?.toFixed(1)} / ${search.p95?.toFixed(1)} ms | ${common.p50?.toFixed(0)} / ${common.p95?.toFixed(0)} ms | ${rss.toFixed(0)} MB | ${indexMB.toFixed(0)} MB | ${s(ccusageMs)} / ${s(statsWarm.ms)} |`,
 );

@@ -8,6 +8,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -37,7 +38,7 @@ export interface SyncOptions {
   onWarning?: (w: ParseWarning) => void;
   /** commit after this many changed units (default BATCH_UNITS) */
   batchUnits?: number;
-  /** 0: read every unit in this thread; 1: in a worker thread (default: a worker when many units are read whole) */
+  /** 0: read every unit in this thread; 1: in a worker thread (default: a worker when many units are read whole and there are 4+ cores) */
   workers?: number;
 }
 
@@ -330,9 +331,10 @@ export class IndexSync {
         }
         // Whole reads: parsed in a worker thread while this one writes, when there are enough of them.
         const wholeBytes = whole.reduce((n, u) => n + (u.size ?? 0), 0);
+        // By default only with cores to spare: on two, the worker competes with this thread for one.
         const wanted =
           opts.workers === undefined
-            ? whole.length >= WORKER_MIN_UNITS && wholeBytes >= WORKER_MIN_BYTES
+            ? availableParallelism() >= 4 && whole.length >= WORKER_MIN_UNITS && wholeBytes >= WORKER_MIN_BYTES
             : opts.workers > 0 && whole.length > 0;
         if (!pool && wanted) {
           try {
