@@ -87,8 +87,9 @@ export async function convertSessionAll(
   if (!target.writeSession) throw new UnsupportedError(target.name, 'write sessions');
   const write = async (s: Session) => {
     let written = await (target.writeSession as NonNullable<typeof target.writeSession>)(s);
-    // A title the target did not take from the records (pi names a session in a record of its own).
-    if (s.title && written.title !== s.title && target.setTitle) {
+    // Another agent's title, where the target did not take it from the records (pi names a session
+    // in a record of its own). A copy within one agent carries its own title records.
+    if (s.title && s.source !== target.name && written.title !== s.title && target.setTitle) {
       await target.setTitle(written.id, s.title);
       written = { ...written, title: s.title };
     }

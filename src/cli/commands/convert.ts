@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { convertSessionAll } from '../../convert/session.js';
 import { NotFoundError } from '../../model/errors.js';
-import type { Session, SessionInfo } from '../../model/types.js';
+import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { type CliContext, printJson, warn } from '../io.js';
 
@@ -14,8 +14,25 @@ interface ConvertFlags {
   json?: boolean;
 }
 
+/** What the target could not keep (strings from convert, file-and-line warnings from a driver's read-back). */
+function warningsOf(written: SessionInfo): string[] {
+  const list = Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : [];
+  return list.map((w) => {
+    if (typeof w === 'string') return w;
+    const p = w as Partial<ParseWarning>;
+    return `${p.file ?? '?'}${p.line !== undefined ? `:${p.line}` : ''}: ${p.message ?? JSON.stringify(w)}${p.id ? ` (${p.id})` : ''}`;
+  });
+}
+
 function described(written: SessionInfo, resume?: string) {
-  return { id: written.id, source: written.source, path: written.path ?? null, ...(resume ? { command: resume } : {}) };
+  return {
+    id: written.id,
+    source: written.source,
+    path: written.path ?? null,
+    ...(resume ? { command: resume } : {}),
+    // only when the target could not keep something, so a lossless conversion prints {id, source, path}
+    ...(warningsOf(written).length ? { warnings: warningsOf(written) } : {}),
+  };
 }
 
 export function registerConvert(program: Command, ctx: CliContext): void {
@@ -34,8 +51,8 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     const session = opts.from ? await fromStore(opts.from, id) : (await ctx.sources().open(id, opts.source)).session;
     const target = ctx.sources().driver(opts.to);
     const written = await convertSessionAll(session, target, { at: opts.at, allBranches: opts.allBranches });
-    for (const w of written) for (const m of (w.meta?.warnings as string[] | undefined) ?? []) warn(ctx, m);
     const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
+    for (const r of rows) for (const m of r.warnings ?? []) warn(ctx, m);
     if (opts.json) return printJson(ctx, rows.length === 1 ? rows[0] : rows);
     for (const r of rows) {
       ctx.stdout(`wrote ${r.source} session ${r.id}${r.path ? ` at ${r.path}` : ''}\n`);
