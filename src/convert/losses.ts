@@ -73,6 +73,13 @@ export function conversionLosses(session: Session, target: string): string[] {
     const others = [...c.providers].filter((p) => p !== 'anthropic');
     if (others.length) out.push(`${name}: Claude Code records no provider; providers ${others.join(', ')} dropped`);
     say(c.unsignedThinking, 'unsigned thinking written as text (Claude Code replays only signed thinking)');
+    const models = [
+      ...new Set(session.entries.flatMap((e) => (e.kind === 'message' && e.message.model ? [e.message.model] : []))),
+    ];
+    say(
+      c.signedThinking,
+      `thinking is kept with its signature, but Claude Code leaves it out when resumed with another model (resume with --model ${models.at(-1) ?? '<the source model>'})`,
+    );
     say(c.reasoningTokens, 'Claude Code records no reasoning token count; dropped');
     say(c.systemMessages, 'system messages have no place in a Claude Code transcript; left out');
     say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
