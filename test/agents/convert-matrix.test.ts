@@ -292,6 +292,9 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
           path: string;
         };
         expect(written.source).toBe(to);
+        // the title and the project path came along
+        const info = (await new Sources(home.env).driver(to).listSessions()).find((x) => x.id === written.id);
+        expect(info).toMatchObject({ title: source.title, project: source.project });
         const sourceCtx = contextToAnthropic(await sources.driver(from).getContext(sourceId)).messages;
         const lastModel = source.entries
           .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' && e.message.model ? [e.message.model] : []))
