@@ -7,48 +7,29 @@
  * - pi resumes sessions threadbase wrote (branched in place, and encoded from model fields) with
  *   exactly threadbase's context.
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PiDriver } from '../../src/formats/pi/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
-import { type AnthropicRequest, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import { type AgentHome, PI_MODEL, PI_PROVIDER, PiRpc, runPi, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 
-const PI = resolve('node_modules/.bin/pi');
-const PROVIDER = 'standin';
-const MODEL = 'claude-standin';
+const PROVIDER = PI_PROVIDER;
+const MODEL = PI_MODEL;
 
+let agentHome: AgentHome;
 let standIn: StandIn;
 let home: string;
 let project: string;
 let env: DriverEnv;
 
-/** `pi --provider … --model … <args>` in the project, stdin closed (pi reads piped stdin as prompt). */
+/** `pi --provider … --model … <args>` in the project (test/helpers/agents.ts). */
 function pi(args: string[], opts: { cwd?: string; mayFail?: boolean } = {}): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(PI, ['--provider', PROVIDER, '--model', MODEL, ...args], {
-      cwd: opts.cwd ?? project,
-      env: { PATH: process.env.PATH, HOME: home, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) =>
-      code === 0 || opts.mayFail ? done(out) : fail(new Error(`pi ${args.join(' ')} exited ${code}:\n${out}`)),
-    );
-  });
+  return runPi(agentHome, args, opts);
 }
 
 function cli(...args: string[]): Promise<string> {
@@ -96,7 +77,7 @@ async function sessions(): Promise<{ id: string; parentId: string | null; messag
 
 beforeAll(async () => {
   // `FAIL:` in the last user message makes the API answer with an error, so pi records an errored turn.
-  standIn = await startAnthropicStandIn({
+  agentHome = await setupAgentHome({
     rules: [
       (req) =>
         JSON.stringify(req.messages[req.messages.length - 1] ?? '').includes('FAIL:')
@@ -104,30 +85,11 @@ beforeAll(async () => {
           : undefined,
     ],
   });
-  home = await fs.mkdtemp(join(tmpdir(), 'tb-pi-agent-'));
-  project = join(home, 'project');
-  await fs.mkdir(project, { recursive: true });
-  await fs.mkdir(join(home, '.pi', 'agent'), { recursive: true });
-  await fs.writeFile(
-    join(home, '.pi', 'agent', 'models.json'),
-    JSON.stringify({
-      providers: {
-        [PROVIDER]: {
-          baseUrl: standIn.url,
-          api: 'anthropic-messages',
-          apiKey: 'offline',
-          models: [
-            { id: MODEL, name: 'stand-in', reasoning: false, input: ['text', 'image'], contextWindow: 200000, maxTokens: 8192 },
-          ],
-        },
-      },
-    }),
-  );
-  env = { home, env: {} };
+  ({ standIn, root: home, project, env } = agentHome);
 });
 
 afterAll(async () => {
-  await standIn?.close();
+  await agentHome?.close();
 });
 
 describe('real pi', () => {
@@ -315,51 +277,17 @@ describe('real pi', () => {
       join(dir, '.pi', 'settings.json'),
       JSON.stringify({ compaction: { enabled: false, keepRecentTokens: 40 } }),
     );
-    const child = spawn(PI, ['--mode', 'rpc', '--provider', PROVIDER, '--model', MODEL], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, HOME: home, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let buffer = '';
-    const events: Record<string, unknown>[] = [];
-    const waiters: { test: (e: Record<string, unknown>) => boolean; done: () => void }[] = [];
-    child.stdout.on('data', (d: Buffer) => {
-      buffer += d.toString();
-      let nl = buffer.indexOf('\n');
-      while (nl >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, '');
-        buffer = buffer.slice(nl + 1);
-        nl = buffer.indexOf('\n');
-        if (!line.trim()) continue;
-        const e = JSON.parse(line) as Record<string, unknown>;
-        events.push(e);
-        for (const w of [...waiters])
-          if (w.test(e)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.done();
-          }
-      }
-    });
-    const until = (test: (e: Record<string, unknown>) => boolean) => new Promise<void>((done) => waiters.push({ test, done }));
-    const send = async (cmd: Record<string, unknown>, end: (e: Record<string, unknown>) => boolean) => {
-      const p = until(end);
-      child.stdin.write(`${JSON.stringify(cmd)}\n`);
-      await p;
-    };
+    const rpc = new PiRpc(agentHome, dir);
     try {
-      await send({ type: 'prompt', message: 'RUN: echo a > a.txt' }, (e) => e.type === 'agent_end');
-      await send(
-        { type: 'prompt', message: 'tell me more about the file you wrote just now please' },
-        (e) => e.type === 'agent_end',
-      );
-      await send({ type: 'compact' }, (e) => e.type === 'response' && e.command === 'compact');
-      const compacted = events.find((e) => e.type === 'response' && e.command === 'compact') as {
+      await rpc.prompt('RUN: echo a > a.txt');
+      await rpc.prompt('tell me more about the file you wrote just now please');
+      const compacted = (await rpc.compact()) as {
         success: boolean;
         data?: { firstKeptEntryId?: string };
       };
       expect(compacted.success).toBe(true);
       const mark = standIn.messageRequests().length;
-      await send({ type: 'prompt', message: 'after the compaction' }, (e) => e.type === 'agent_end');
+      await rpc.prompt('after the compaction');
 
       const id = (await sessions()).find((s) => s.project === dir)?.id as string;
       const s = (await new PiDriver(env).getSession(id)) as Session;
@@ -376,8 +304,7 @@ describe('real pi', () => {
       );
       for (const side of await contextsAtEveryEntry(s.path as string, env, id)) expect(side.ours, side.leafId).toEqual(side.pi);
     } finally {
-      child.stdin.end();
-      child.kill();
+      rpc.close();
     }
   });
 });

@@ -146,9 +146,18 @@ function piEnv(home: AgentHome) {
   return { PATH: process.env.PATH, HOME: home.root, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' };
 }
 
-/** `pi --provider standin --model … <args>` in the project, stdin closed (pi reads piped stdin as a prompt). */
-export async function runPi(home: AgentHome, args: string[]): Promise<string> {
-  const r = await run(PI_BIN, ['--provider', PI_PROVIDER, '--model', PI_MODEL, ...args], home.project, piEnv(home));
+/**
+ * `pi --provider standin --model … <args>` in the project (or `cwd`), stdin closed (pi reads piped
+ * stdin as a prompt); `mayFail` for a turn that ends in an API error. Returns stdout and stderr.
+ */
+export async function runPi(home: AgentHome, args: string[], opts: { cwd?: string; mayFail?: boolean } = {}): Promise<string> {
+  const r = await run(
+    PI_BIN,
+    ['--provider', PI_PROVIDER, '--model', PI_MODEL, ...args],
+    opts.cwd ?? home.project,
+    piEnv(home),
+    opts.mayFail,
+  );
   return r.stdout + r.stderr;
 }
 
@@ -159,9 +168,9 @@ export class PiRpc {
   readonly events: Record<string, unknown>[] = [];
   private waiters: { test: (e: Record<string, unknown>) => boolean; done: (e: Record<string, unknown>) => void }[] = [];
 
-  constructor(home: AgentHome) {
+  constructor(home: AgentHome, cwd = home.project) {
     this.child = spawn(PI_BIN, ['--mode', 'rpc', '--provider', PI_PROVIDER, '--model', PI_MODEL], {
-      cwd: home.project,
+      cwd,
       env: piEnv(home),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
