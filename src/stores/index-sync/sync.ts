@@ -71,6 +71,7 @@ interface UnitRow {
 /** Commit after this much source read (or this many changed units): few commits, bounded loss on a kill. */
 const BATCH_BYTES = 32 * 1024 * 1024;
 const BATCH_UNITS = 2000;
+const FTS_HASH_BYTES = 16 * 1024 * 1024;
 
 /**
  * Units of a driver without IncrementalSource: one per listed session. A file that holds only that
@@ -273,6 +274,8 @@ export class IndexSync {
     // transaction (each unit still whole: a sync killed mid-way loses at most the open batch).
     db.pragma('wal_autocheckpoint = 20000');
     db.pragma('cache_size = -65536');
+    // FTS5 keeps up to this much of new terms in memory before writing a segment (default 1 MB)
+    db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', ${FTS_HASH_BYTES})`);
     let pendingBytes = 0;
     let pendingUnits = 0;
     const begin = () => {
@@ -491,11 +494,18 @@ export class IndexSync {
       return;
     }
     warnAll(read.warnings);
-    db.transaction(() => {
+    // Inside the open batch but without a savepoint of its own: FTS5 flushes its pending terms into a
+    // new segment at every savepoint, so one per unit makes thousands of tiny segments to merge. A
+    // unit that fails half-written is taken out again instead.
+    try {
       if (prev?.session_id && prev.session_id !== info.id) this.store.removeSessionNow(prev.session_id);
       this.store.putPreparedNow(read.prepared);
       this.upsertUnit(format, { ...u, sessionId: info.id }, read, read.edges, read.warnings);
-    })();
+    } catch (error) {
+      this.store.removeSessionNow(info.id);
+      this.store.stmt('DELETE FROM units WHERE key = ?').run(u.key);
+      throw error;
+    }
     report.reread++;
   }
 }

@@ -381,7 +381,10 @@ export class SqliteStore extends DriverBase {
   }
 
   private deleteRows(sessionId: string): void {
-    this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
+    // Only when there is something to delete: any statement on the FTS table makes FTS5 flush its
+    // pending terms into a new segment, and a sync stores thousands of new sessions in one batch.
+    if (this.stmt('SELECT 1 FROM entries WHERE session_id = ? LIMIT 1').get(sessionId))
+      this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
     this.stmt('DELETE FROM entries WHERE session_id = ?').run(sessionId);
     this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
   }
