@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { decompress } from 'fzstd';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertSessionAll } from '../../src/convert/session.js';
 import { exportSession } from '../../src/export/index.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import { CodexDriver } from '../../src/formats/codex/index.js';
@@ -40,7 +41,16 @@ const SEED = Number(process.env.TB_FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.TB_FUZZ_RUNS ?? 150);
 const CASE_TIMEOUT_MS = 20_000;
 
-const figures = { inputsTried: 0, syncsRun: 0, typedErrors: 0, warningsReported: 0, byAgent: {} as Record<string, number> };
+const CONVERT_TARGETS = ['pi', 'claude', 'opencode', 'codex'];
+
+const figures = {
+  inputsTried: 0,
+  syncsRun: 0,
+  conversions: 0,
+  typedErrors: 0,
+  warningsReported: 0,
+  byAgent: {} as Record<string, number>,
+};
 
 function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
   switch (agent) {
@@ -63,6 +73,7 @@ interface Loaded {
   id: string;
   path?: string;
   entries: number;
+  session: Session;
 }
 
 /** Reads everything the driver offers, as the CLI and server would; returns what loaded. */
@@ -92,7 +103,7 @@ async function exercise(d: SessionDriver, errors: string[]): Promise<Map<string,
     } catch (err) {
       errors.push(checkTyped(err, `reading ${info.id}`));
     }
-    out.set(info.id, { id: info.id, path: s.path, entries: s.entries.length });
+    out.set(info.id, { id: info.id, path: s.path, entries: s.entries.length, session: s });
   }
   return out;
 }
@@ -101,9 +112,10 @@ async function exercise(d: SessionDriver, errors: string[]): Promise<Map<string,
 function checkTyped(err: unknown, what: string): string {
   if (err instanceof ThreadbaseError && (err.file || err.id || err.line !== undefined)) {
     figures.typedErrors++;
-    return `${what}: ${err.message}`;
+    return `${what}: ${err.message}`.slice(0, 500);
   }
-  throw new Error(`${what}: untyped error escaped: ${(err as Error)?.stack ?? String(err)}`);
+  // (cut: a damaged value can make a message megabytes long)
+  throw new Error(`${what}: untyped error escaped: ${((err as Error)?.stack ?? String(err)).slice(0, 2000)}`.slice(0, 3000));
 }
 
 async function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
@@ -266,6 +278,19 @@ const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = 
     target: '.claude/projects/-tmp-cc-proj/0afea31a-5ccc-4b41-8d19-4c8571cb3a03/subagents/agent-ac5303661b5759184.meta.json',
     mutation: { kind: 'value', line: 461954022, node: 8, key: 2147483624, value: { type: 'deep', depth: 100000, open: '[' } },
   },
+  // A 5 MB cwd: converting the session to pi made a directory name too long, an untyped ENAMETOOLONG;
+  // writeFileAtomic now fails with a ThreadbaseError naming the file.
+  {
+    agent: 'pi',
+    target: '.pi/agent/sessions/--work-proj--/v2-hook.jsonl',
+    mutation: {
+      kind: 'value',
+      line: 1093000256,
+      node: 463778138,
+      key: 1417406199,
+      value: { type: 'hugeString', bytes: 5000000 },
+    },
+  },
   // An epoch-ms time past the Date range threw RangeError from toISOString (pi isoTime, OpenCode isoOf).
   {
     agent: 'pi',
@@ -295,10 +320,14 @@ describe('fuzzing every agent parser with damaged real files', () => {
   const homes = new Map<AgentName, FixtureHome>();
   const baselines = new Map<AgentName, Map<string, Loaded>>();
 
+  /** Where damaged sessions are converted to (a home of its own, emptied never: it only grows). */
+  let scratch: { home: FixtureHome; sources: Sources };
   /** One index per agent, synced after every case, so its incremental paths meet the damage. */
   const indexes = new Map<AgentName, { sync: IndexSync; sources: Sources; store: SqliteStore }>();
 
   beforeAll(async () => {
+    const scratchHome = await makeFixtureHome([], 'tb-fuzz-convert-');
+    scratch = { home: scratchHome, sources: new Sources(scratchHome.env) };
     for (const agent of AGENTS_FUZZED) {
       const h = await makeFixtureHome([agent], `tb-fuzz-${agent}-`);
       homes.set(agent, h);
@@ -319,6 +348,8 @@ describe('fuzzing every agent parser with damaged real files', () => {
       await i.sources.close();
     }
     for (const h of homes.values()) await fs.rm(h.home, { recursive: true, force: true });
+    await scratch.sources.close();
+    await fs.rm(scratch.home.home, { recursive: true, force: true });
     await recordFigures('fuzz', { ...figures, seed: SEED, runsPerAgent: RUNS });
   });
 
@@ -330,7 +361,7 @@ describe('fuzzing every agent parser with damaged real files', () => {
     figures.byAgent[agent] = (figures.byAgent[agent] ?? 0) + 1;
     try {
       const errors: string[] = [];
-      const label = `${agent} ${describeTarget(t)} ${JSON.stringify(m).slice(0, 200)}`;
+      const label = `${agent} ${describeTarget(t).slice(0, 200)} ${JSON.stringify(m).slice(0, 200)}`;
       let loaded: Map<string, Loaded>;
       try {
         loaded = await withTimeout(exercise(driverFor(agent, h), errors), label);
@@ -346,6 +377,27 @@ describe('fuzzing every agent parser with damaged real files', () => {
       const report = await withTimeout(index.sync.sync(index.sources, { formats: [agent] }), `${label}: sync`);
       for (const w of report.warnings) expect(w.file, `${label}: sync warning without a file: ${w.message}`).toBeTruthy();
       figures.syncsRun++;
+      // A damaged session converted into another agent (one target a case, in turn) is written
+      // whole and reads back, or is refused with a typed error.
+      const target = CONVERT_TARGETS[figures.inputsTried % CONVERT_TARGETS.length] as string;
+      for (const s of loaded.values()) {
+        const before = base.get(s.id);
+        if (before && !affects(t, before, h)) continue;
+        try {
+          const written = await withTimeout(
+            convertSessionAll(s.session, scratch.sources.driver(target)),
+            `${label}: convert to ${target}`,
+          );
+          figures.conversions++;
+          for (const w of written)
+            expect(
+              await scratch.sources.driver(target).getSession(w.id),
+              `${label}: converted ${s.id} → ${target} ${w.id} does not read back`,
+            ).toBeDefined();
+        } catch (err) {
+          checkTyped(err, `${label}: convert ${s.id} to ${target}`);
+        }
+      }
       // Every session the damage cannot reach still loads whole.
       for (const s of base.values()) {
         if (affects(t, s, h)) continue;

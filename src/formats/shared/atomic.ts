@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { ThreadbaseError } from '../../model/errors.js';
 
 /** Our temp files: `.<name>.tb-<pid>-<8 hex>.tmp`; nothing else is ever removed by cleanup. */
 const TEMP_NAME = /^\..+\.tb-(\d+)-[0-9a-f]{8}\.tmp$/;
@@ -62,11 +63,27 @@ async function linkOrRename(tmp: string, file: string): Promise<void> {
   await fs.rm(tmp, { force: true });
 }
 
+/** Writes a whole file atomically; a failure is a ThreadbaseError naming the file (code `write`). */
 export async function writeFileAtomic(
   file: string,
   data: string | Uint8Array,
   opts: { exclusive?: boolean } = {},
 ): Promise<void> {
+  try {
+    await writeWhole(file, data, opts);
+  } catch (err) {
+    if (err instanceof ThreadbaseError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ThreadbaseError(
+      'write',
+      `cannot write${code ? ` (${code})` : ''}: ${(err as Error).message.slice(0, 300)}`,
+      { file },
+      { cause: err },
+    );
+  }
+}
+
+async function writeWhole(file: string, data: string | Uint8Array, opts: { exclusive?: boolean }): Promise<void> {
   const dir = dirname(file);
   await fs.mkdir(dir, { recursive: true });
   await removeStaleTemps(dir);
@@ -75,7 +92,7 @@ export async function writeFileAtomic(
       () => true,
       () => false,
     );
-    if (exists) throw new Error(`${file}: already exists; refusing to overwrite`);
+    if (exists) throw new ThreadbaseError('exists', 'already exists; refusing to overwrite', { file });
   }
   const tmp = join(dir, `.${basename(file)}.tb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const fh = await fs.open(tmp, 'wx');
@@ -90,7 +107,8 @@ export async function writeFileAtomic(
     else await fs.rename(tmp, file);
   } catch (err) {
     await fs.rm(tmp, { force: true });
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${file}: already exists; refusing to overwrite`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new ThreadbaseError('exists', 'already exists; refusing to overwrite', { file });
     throw err;
   }
 }
