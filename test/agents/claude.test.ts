@@ -7,20 +7,18 @@
  * - sessions threadbase writes (from scratch, by `convert --to claude`, by `fork`) are resumed
  *   by Claude Code with exactly threadbase's context.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
-import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import { type AgentHome, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
+import { runCli } from '../helpers/cli.js';
 
-const CLAUDE = resolve('node_modules/.bin/claude');
-
+let agentHome: AgentHome;
 let standIn: StandIn;
 let root: string;
 let project: string;
@@ -28,65 +26,14 @@ let env: DriverEnv;
 let mainId: string;
 let forkId: string;
 
-interface ClaudeResult {
-  session_id: string;
-  is_error?: boolean;
-}
-
-/** `claude -p …` in the temp project, stdin closed, offline against the stand-in; the prompt goes after `--`. */
+/** `claude -p …` in the temp project, offline against the stand-in (test/helpers/agents.ts). */
 function claude(args: string[], prompt: string): Promise<ClaudeResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(CLAUDE, ['-p', '--output-format', 'json', ...args, '--', prompt], {
-      cwd: project,
-      env: {
-        PATH: process.env.PATH,
-        HOME: root,
-        ANTHROPIC_BASE_URL: standIn.url,
-        ANTHROPIC_API_KEY: 'x',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (code !== 0) return fail(new Error(`claude ${args.join(' ')} -- ${prompt} exited ${code}:\n${out}\n${err}`));
-      try {
-        done(JSON.parse(out) as ClaudeResult);
-      } catch {
-        fail(new Error(`claude printed no JSON:\n${out}\n${err}`));
-      }
-    });
-  });
+  return runClaude(agentHome, args, prompt);
 }
 
 /** Runs the threadbase CLI in-process; returns exit code, stdout and stderr. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const so = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out += String(c);
-    return true;
-  });
-  const se = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
-    err += String(c);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'threadbase', ...args], env);
-    return { code, out, err };
-  } finally {
-    so.mockRestore();
-    se.mockRestore();
-  }
+function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return runCli(env, args);
 }
 
 type Block = Record<string, unknown> & { type: string };
@@ -214,9 +161,8 @@ const plainAnswer: Rule = (req) => {
 };
 
 beforeAll(async () => {
-  standIn = await startAnthropicStandIn({ rules: [plainAnswer] });
-  root = await fs.mkdtemp(join(tmpdir(), 'tb-claude-home-'));
-  project = await fs.mkdtemp(join(tmpdir(), 'tb-claude-proj-'));
+  agentHome = await setupAgentHome({ rules: [plainAnswer] });
+  ({ standIn, root, project } = agentHome);
   env = { home: root, env: { HOME: root } };
   const first = await claude(['--allowedTools', 'Bash'], 'RUN: echo hi > out.txt');
   mainId = first.session_id;
@@ -230,9 +176,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await standIn?.close();
-  if (root) await fs.rm(root, { recursive: true, force: true });
-  if (project) await fs.rm(project, { recursive: true, force: true });
+  await agentHome?.close();
 });
 
 describe('real Claude Code sessions', () => {
