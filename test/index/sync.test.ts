@@ -166,3 +166,36 @@ describe('sync', () => {
     expect(kept?.title).toBe('my own copy');
   });
 });
+
+describe('search', () => {
+  it('ranks by bm25; a word in very many rows is ranked among its most recent matches only', async () => {
+    const entries = Array.from({ length: 12 }, (_, i) => ({
+      kind: 'message' as const,
+      id: `e${String(i).padStart(2, '0')}`,
+      parentId: i === 0 ? null : `e${String(i - 1).padStart(2, '0')}`,
+      timestamp: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+      message: {
+        role: 'user' as const,
+        // the first entry says it most often (best bm25), the rest once among other words
+        parts: [{ type: 'text' as const, text: i === 0 ? 'quokka quokka quokka' : `quokka and some other words number ${i}` }],
+      },
+    }));
+    store.putSession({
+      id: 'rank-session',
+      source: 'claude',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      updatedAt: '2025-01-01T01:00:00.000Z',
+      messageCount: 12,
+      entries,
+    });
+    const all = await store.search('quokka', { limit: 3 });
+    expect(all.map((h) => h.entryId)[0]).toBe('e00');
+    expect(all[0]?.snippet).toBe('[quokka] [quokka] [quokka]');
+    expect(all.every((h, i) => i === 0 || h.score <= (all[i - 1]?.score ?? 0))).toBe(true);
+    store.rankWindow = 5;
+    const recent = await store.search('quokka', { limit: 20 });
+    expect(recent.map((h) => h.entryId).sort()).toEqual(['e07', 'e08', 'e09', 'e10', 'e11']);
+    // a filter ranks every match
+    expect((await store.search('quokka', { limit: 20, source: 'threadbase' })).length).toBe(12);
+  });
+});

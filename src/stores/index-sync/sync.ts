@@ -116,7 +116,7 @@ function unchanged(prev: UnitRow, u: SourceUnit): boolean {
 const WORKER_MIN_UNITS = 8;
 const WORKER_MIN_BYTES = 4 * 1024 * 1024;
 /** Reads handed to the worker ahead of the writes: at most this much source at once (bounds memory). */
-const AHEAD_BYTES = 48 * 1024 * 1024;
+const AHEAD_BYTES = 16 * 1024 * 1024;
 const AHEAD_UNITS = 16;
 
 /** One worker thread that reads and prepares whole units (read-worker.ts) while this thread writes. */
@@ -279,7 +279,9 @@ export class IndexSync {
     let pendingBytes = 0;
     let pendingUnits = 0;
     const begin = () => {
-      if (!db.inTransaction) db.exec('BEGIN');
+      // IMMEDIATE: the write lock first, so another sync of this index is waited for (busy_timeout)
+      // instead of failing with "database is locked" when a read transaction would upgrade.
+      if (!db.inTransaction) db.exec('BEGIN IMMEDIATE');
     };
     const commit = (force: boolean) => {
       if (db.inTransaction && (force || pendingBytes >= BATCH_BYTES || pendingUnits >= (opts.batchUnits ?? BATCH_UNITS))) {
@@ -445,16 +447,18 @@ export class IndexSync {
     }
     const after = read.offset !== undefined ? await edgeHashes(u.path, read.offset) : undefined;
     try {
-      this.store.db.transaction(() => {
-        this.store.appendEntriesNow(u.sessionId, read.session.entries, {
-          warnings: read.session.warnings ?? [],
-          ...(read.fromLine !== undefined ? { warningsFromLine: read.fromLine } : {}),
-          replaceLast: read.replaces ?? 0,
-          info: read.session,
-          leafId: read.session.leafId,
-        });
-        this.upsertUnit(format, u, read, after, read.session.warnings);
-      })();
+      this.store.db
+        .transaction(() => {
+          this.store.appendEntriesNow(u.sessionId, read.session.entries, {
+            warnings: read.session.warnings ?? [],
+            ...(read.fromLine !== undefined ? { warningsFromLine: read.fromLine } : {}),
+            replaceLast: read.replaces ?? 0,
+            info: read.session,
+            leafId: read.session.leafId,
+          });
+          this.upsertUnit(format, u, read, after, read.session.warnings);
+        })
+        .immediate();
     } catch {
       // The added part does not fit what the index has (a repeated id, a parent it lacks): read it whole.
       return false;
@@ -478,7 +482,7 @@ export class IndexSync {
       db.transaction(() => {
         this.store.removeSessionNow(u.sessionId);
         this.store.stmt('DELETE FROM units WHERE key = ?').run(u.key);
-      })();
+      }).immediate();
       report.removed++;
       return;
     }

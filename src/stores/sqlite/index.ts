@@ -66,6 +66,8 @@ export class SqliteStore extends DriverBase {
   readonly db: Database.Database;
   readonly path: string;
   private readonly statements = new Map<string, Database.Statement>();
+  /** A search without filters ranks at most this many matches, the most recent (see search). */
+  rankWindow = 20_000;
 
   /** A prepared statement, prepared once per store (preparing costs more than many small runs). */
   stmt(sql: string): Database.Statement {
@@ -242,15 +244,26 @@ export class SqliteStore extends DriverBase {
       args.push(` ${opts.tool} `);
     }
     const limit = Math.max(1, Math.floor(opts.limit ?? 50));
+    // bm25 scores every row that matches: for a word in a large share of the index (a common word),
+    // only the most recent `rankWindow` matches are ranked, which bounds the time of any query.
+    if (where.length === 1) {
+      const edge = this.stmt(
+        `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ${Math.floor(this.rankWindow)}`,
+      ).get(q) as { rowid: number } | undefined;
+      if (edge) {
+        where.push('entries_fts.rowid > ?');
+        args.push(edge.rowid);
+      }
+    }
     // Rank first (bm25 needs no stored text), joining only when a filter needs it; then details and
     // snippets for the returned rows only.
-    const filtered = where.length > 1;
+    const joined = where.some((w) => /\b[es]\./.test(w));
     const top = this.stmt(
-      filtered
+      joined
         ? `SELECT entries_fts.rowid rowid, bm25(entries_fts) rank FROM entries_fts
              JOIN entries e ON e.rowid = entries_fts.rowid JOIN sessions s ON s.id = e.session_id
              WHERE ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`
-        : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ${limit}`,
+        : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`,
     ).all(...args) as { rowid: number; rank: number }[];
     const detail = this.stmt(
       `SELECT e.session_id sessionId, e.id entryId, s.source source, s.project project, e.role role, e.timestamp timestamp, e.json json
