@@ -22,7 +22,36 @@ function entry(id: string, parentId: string | null, text: string): Entry {
   };
 }
 
-if (mode === 'lock') {
+if (mode === 'sync') {
+  // `threadbase sync` over a home, again and again, each time after the agent file named grew a line.
+  const [file, rounds] = rest as [string, string];
+  const { main } = await import('../../src/cli/main.js');
+  const { homeEnv } = await import('./stores.js');
+  const { appendFileSync } = await import('node:fs');
+  const env = homeEnv(db);
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  let stderr = '';
+  process.stderr.write = ((s: string) => {
+    stderr += s;
+    return true;
+  }) as typeof process.stderr.write;
+  let failed = 0;
+  for (let i = 0; i < Number(rounds); i++) {
+    appendFileSync(
+      file,
+      `${JSON.stringify({ type: 'custom', customType: 'tb-sync-probe', id: `p${process.pid}${i}`, parentId: null, timestamp: new Date().toISOString(), data: { i } })}\n`,
+    );
+    if ((await main(['node', 'threadbase', 'sync', '--json'], env)) !== 0) failed++;
+  }
+  write(
+    `done ${failed} ${stderr
+      .split('\n')
+      .filter((l) => /locked|busy/i.test(l))
+      .slice(0, 3)
+      .join(' | ')}\n`,
+  );
+} else if (mode === 'lock') {
   const conn = new Database(db);
   conn.pragma('busy_timeout = 5000');
   conn.exec('BEGIN IMMEDIATE');

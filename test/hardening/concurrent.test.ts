@@ -29,6 +29,7 @@ const figures = {
   sqliteWrites: 0,
   postgresWrites: 0,
   busyWaits: 0,
+  concurrentSyncs: 0,
 };
 afterAll(async () => {
   await recordFigures('concurrent', figures);
@@ -332,5 +333,35 @@ describe('two threadbase writers on one store', () => {
       await store.close();
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('two syncs of one index at once', () => {
+  it('two processes sync the same index in turns with agent files growing: every sync completes', {
+    timeout: 120_000,
+  }, async () => {
+    const h = await makeFixtureHome(['pi', 'claude'], 'tb-conc-sync-');
+    const dir = join(h.dirs.pi, 'sessions', '--work-proj--');
+    const [a, b] = ['v1-linear.jsonl', 'real-branched.jsonl'].map((f) => join(dir, f)) as [string, string];
+    const ROUNDS = 15;
+    const one = runChild(['sync', h.home, a, String(ROUNDS)]);
+    const two = runChild(['sync', h.home, b, String(ROUNDS)]);
+    const [outA, outB] = await Promise.all([one.done, two.done]);
+    expect(outA.trim(), outA).toBe('done 0');
+    expect(outB.trim(), outB).toBe('done 0');
+    const index = openSqliteStore(join(h.home, '.threadbase', 'index.db'));
+    try {
+      expect(index.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      // Both files' last lines are in the index.
+      for (const f of [a, b]) {
+        const id = (await new PiDriver(h.env).listSessions()).find((s) => s.path === f)?.id as string;
+        const want = (await new PiDriver(h.env).getSession(id))?.entries.length;
+        expect((await index.getSession(id))?.entries.length, f).toBe(want);
+      }
+    } finally {
+      await index.close();
+      await fs.rm(h.home, { recursive: true, force: true });
+    }
+    figures.concurrentSyncs = 2 * ROUNDS;
   });
 });
