@@ -69,31 +69,36 @@ function partView(p: Part): unknown {
 /** The session as the round trip must keep it, along its current path. */
 function view(s: Session, through: Agent[]): View {
   const path = pathToLeaf(s).filter((e) => e.kind === 'message' || e.kind === 'compaction');
-  const position = new Map(path.map((e, i) => [e.id, i]));
   const viaClaude = through.includes('claude');
   const viaOpencode = through.includes('opencode');
-  const entries = path.map((e: Entry) => {
-    if (e.kind === 'compaction')
-      return { compaction: e.summary, keptFrom: e.firstKeptEntryId ? position.get(e.firstKeptEntryId) : undefined };
+  // pi keeps one message per tool result; consecutive results are one turn in every agent, so
+  // they are joined, and a kept entry is named by its position in the joined list.
+  const joinedAt = new Map<string, number>();
+  const out: Record<string, unknown>[] = [];
+  for (const e of path) {
+    const prev = out.at(-1);
+    if (e.kind === 'message' && e.message.role === 'tool' && prev?.role === 'tool') {
+      prev.parts = [...(prev.parts as unknown[]), ...e.message.parts.map(partView)];
+      joinedAt.set(e.id, out.length - 1);
+      continue;
+    }
+    joinedAt.set(e.id, out.length);
+    if (e.kind === 'compaction') {
+      out.push({ compaction: e.summary, keptFrom: e.firstKeptEntryId });
+      continue;
+    }
     const m = (e as Entry & { kind: 'message' }).message as Message;
-    return {
+    out.push({
       role: m.role,
       parts: m.parts.map(partView),
       // OpenCode records the model on user messages too; the model is the assistant's.
       ...(m.role === 'assistant' ? { model: m.model, provider: m.provider, usage: m.usage } : {}),
       ...(m.role === 'assistant' && !viaClaude ? { cost: m.cost ?? 0 } : {}),
       ...(m.role === 'tool' && viaOpencode ? {} : { timestamp: e.timestamp }),
-    };
-  });
-  // pi keeps one message per tool result; consecutive results are one turn in every agent.
-  const joined: typeof entries = [];
-  for (const e of entries) {
-    const prev = joined.at(-1) as { role?: string; parts?: unknown[] } | undefined;
-    const cur = e as { role?: string; parts?: unknown[] };
-    if (prev?.role === 'tool' && cur.role === 'tool') prev.parts = [...(prev.parts ?? []), ...(cur.parts ?? [])];
-    else joined.push(cur.role === 'tool' ? { ...e } : e);
+    });
   }
-  return { title: s.title, project: s.project, entries: joined };
+  for (const o of out) if ('compaction' in o) o.keptFrom = typeof o.keptFrom === 'string' ? joinedAt.get(o.keptFrom) : undefined;
+  return { title: s.title, project: s.project, entries: out };
 }
 
 async function readBack(agent: Agent, id: string): Promise<Session> {
@@ -266,16 +271,24 @@ function sessionArbitrary(project: string): fc.Arbitrary<Session> {
     calls: fc.array(fc.tuple(fc.constantFrom('Bash', 'bash', 'read'), input, word, fc.boolean()), { maxLength: 2 }),
     tokens: fc.tuple(fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 500 })),
     cost: fc.integer({ min: 0, max: 999 }).map((c) => c / 1000),
+    // a compaction before this turn, keeping the previous turn or nothing
+    compaction: fc.option(fc.tuple(word, fc.boolean()), { nil: undefined }),
   });
   return fc.array(turn, { minLength: 1, maxLength: 4 }).map((turns) => {
     const entries: Entry[] = [];
     let n = 0;
+    const link = () => ({ id: `g${++n}`, parentId: n === 1 ? null : `g${n - 1}`, timestamp: t(n) });
     const add = (message: Message) => {
-      n++;
-      entries.push({ kind: 'message', id: `g${n}`, parentId: n === 1 ? null : `g${n - 1}`, timestamp: t(n), message });
+      entries.push({ kind: 'message', ...link(), message });
     };
+    let previousUser: string | undefined;
     turns.forEach((tr, i) => {
+      if (tr.compaction && previousUser) {
+        const [summary, keep] = tr.compaction;
+        entries.push({ kind: 'compaction', ...link(), summary, ...(keep ? { firstKeptEntryId: previousUser } : {}) });
+      }
       add({ role: 'user', parts: tr.user });
+      previousUser = `g${n}`;
       const calls = tr.calls.map(([name, inp], j) => ({ type: 'tool_call' as const, id: `toolu_g${i}_${j}`, name, input: inp }));
       add({
         role: 'assistant',
@@ -317,14 +330,18 @@ function sessionArbitrary(project: string): fc.Arbitrary<Session> {
 
 describe('round trips on generated sessions (seeded property test)', () => {
   it('every A → B → A keeps the normalised conversation', async () => {
+    let compactions = 0;
     await fc.assert(
       fc.asyncProperty(sessionArbitrary(join(home, 'generated')), fc.constantFrom(...PAIRS), async (session, [a, b]) => {
         const { first, back } = await roundTrip(session, a, b);
         expect(view(back, [a, b])).toEqual(view(first, [a, b]));
         // nothing of the generated conversation was lost on the first write either
         expect(view(first, [a])).toEqual(view(session, [a]));
+        compactions += session.entries.some((e) => e.kind === 'compaction') ? 1 : 0;
       }),
       { seed: 20261123, numRuns: 24 },
     );
+    // the seed's sessions include compactions
+    expect(compactions).toBeGreaterThan(0);
   });
 });
