@@ -3,7 +3,7 @@
  * CPU ms of the process, peak RSS).
  *   node --import tsx bench/phase.ts baseline <home>
  *   node --import tsx bench/phase.ts sync <home> [workers]      (workers: 0 = no worker thread)
- *   node --import tsx bench/phase.ts stats <home>               (a warm sync, then tokens and cost by session)
+ *   node --import tsx bench/phase.ts stats <home>               (a warm sync of Claude Code, then tokens and cost by session)
  *   node --import tsx bench/phase.ts search <home> [queries...]
  */
 import { createReadStream, existsSync } from 'node:fs';
@@ -106,10 +106,11 @@ else if (phase === 'sync') {
   };
   await store.close();
 } else if (phase === 'stats') {
-  // what `threadbase stats --by session --json` does on a warm index: bring it up to date, then group
+  // what `threadbase stats --by session --source claude --json` does on a warm index (the question
+  // `ccusage session` answers, from the same files): bring Claude Code's part up to date, then group
   const store = openSqliteStore(indexPath(env));
-  const r = await new IndexSync(store).sync(new Sources(env), { formats: FORMATS });
-  const rows = stats(store, loadPrices(), { by: 'session' });
+  const r = await new IndexSync(store).sync(new Sources(env), { formats: ['claude'] });
+  const rows = stats(store, loadPrices(), { by: 'session', source: 'claude' });
   extra = { unchanged: r.unchanged, sessions: rows.length };
   await store.close();
 } else if (phase === 'search') {

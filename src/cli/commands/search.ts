@@ -32,6 +32,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
       ) => {
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
+          ...(opts.source ? { formats: [opts.source] } : {}),
           onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
         });
         try {

@@ -33,6 +33,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
         const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
+          ...(opts.source ? { formats: [opts.source] } : {}),
           onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
         });
         try {

@@ -13,7 +13,7 @@ export const DEFAULT_MAX_AGE_MS = 30_000;
 export async function openFreshIndex(
   env: DriverEnv,
   sources: Sources,
-  opts: { maxAgeMs?: number; sync?: boolean; onWarning?: (w: ParseWarning) => void } = {},
+  opts: { maxAgeMs?: number; sync?: boolean; formats?: string[]; onWarning?: (w: ParseWarning) => void } = {},
 ): Promise<SqliteStore> {
   const path = indexPath(env);
   await mkdir(dirname(path), { recursive: true });
@@ -21,7 +21,11 @@ export async function openFreshIndex(
   const last = lastSync(store);
   const age = last ? Date.now() - Date.parse(last) : Number.POSITIVE_INFINITY;
   if (opts.sync !== false && age > (opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS)) {
-    await new IndexSync(store).sync(sources, opts.onWarning ? { onWarning: opts.onWarning } : {});
+    // only the formats asked about (e.g. `stats --source claude` reads no other agent's store)
+    await new IndexSync(store).sync(sources, {
+      ...(opts.formats ? { formats: opts.formats } : {}),
+      ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
+    });
   }
   return store;
 }

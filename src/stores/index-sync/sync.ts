@@ -396,10 +396,15 @@ export class IndexSync {
           report.removed++;
         }
       }
-      begin();
-      this.store
-        .stmt(`INSERT INTO index_meta (key, value) VALUES ('last_sync', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
-        .run(new Date().toISOString());
+      // the time every store was last synced (a sync of some formats only leaves it)
+      if (!opts.formats || sources.names().every((f) => f === THREADBASE_SOURCE || opts.formats?.includes(f))) {
+        begin();
+        this.store
+          .stmt(
+            `INSERT INTO index_meta (key, value) VALUES ('last_sync', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+          )
+          .run(new Date().toISOString());
+      }
     } finally {
       commit(true);
       await pool?.close();
