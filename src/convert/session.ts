@@ -8,8 +8,8 @@
 import { Sources } from '../formats/registry.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
-import { branches, pathToLeaf } from '../model/tree.js';
-import type { Entry, Session, SessionInfo } from '../model/types.js';
+import { branches, indexEntries, pathTo, pathToLeaf } from '../model/tree.js';
+import type { CompactionEntry, Entry, Session, SessionInfo } from '../model/types.js';
 import { conversionLosses } from './losses.js';
 
 export interface ConvertOptions {
@@ -46,20 +46,29 @@ export function sessionAlongPath(session: Session, at?: string): Session {
  *   earliest time of the entries after it, so targets that order by time (OpenCode) keep them after it.
  */
 function compactionsForTargets(path: Entry[]): Entry[] {
-  const position = new Map(path.map((e, i) => [e.id, i]));
   return path.map((e, i) => {
     if (e.kind !== 'compaction') return e;
     let timestamp = e.timestamp;
     for (const later of path.slice(i + 1)) if (later.timestamp < timestamp) timestamp = later.timestamp;
-    if (e.firstKeptEntryId === undefined) return { ...e, timestamp };
-    const from = position.get(e.firstKeptEntryId);
-    if (from === undefined || from > i) {
-      const { firstKeptEntryId: _after, ...rest } = e;
-      return { ...rest, timestamp };
-    }
-    const firstMessage = path.slice(from, i).find((x) => x.kind === 'message');
-    return { ...e, timestamp, ...(firstMessage ? { firstKeptEntryId: firstMessage.id } : {}) };
+    return { ...keptFromAMessage(e, path.slice(0, i + 1)), timestamp };
   });
+}
+
+/** The compaction with its first kept entry on `pathToIt` (root … the compaction) a message, or none. */
+function keptFromAMessage(e: CompactionEntry, pathToIt: Entry[]): CompactionEntry {
+  if (e.firstKeptEntryId === undefined) return e;
+  const from = pathToIt.findIndex((x) => x.id === e.firstKeptEntryId);
+  const firstMessage = from < 0 ? undefined : pathToIt.slice(from, -1).find((x) => x.kind === 'message');
+  if (firstMessage) return firstMessage.id === e.firstKeptEntryId ? e : { ...e, firstKeptEntryId: firstMessage.id };
+  const { firstKeptEntryId: _none, ...rest } = e;
+  return rest;
+}
+
+/** The whole tree, each compaction's kept entries made writable as on one path (see compactionsForTargets). */
+function treeForTargets(session: Session): Session {
+  const index = indexEntries(session.entries);
+  const entries = session.entries.map((e) => (e.kind === 'compaction' ? keptFromAMessage(e, pathTo(index, e.id)) : e));
+  return { ...session, entries };
 }
 
 function withLosses(written: SessionInfo, source: Session, target: SessionDriver): SessionInfo {
@@ -96,7 +105,7 @@ export async function convertSessionAll(
     return withLosses(written, s, target);
   };
   if (!o.allBranches) return [await write(sessionAlongPath(session, o.at))];
-  if (target.capabilities.branch) return [await write(session)];
+  if (target.capabilities.branch) return [await write(treeForTargets(session))];
   const out: SessionInfo[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));

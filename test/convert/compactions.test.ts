@@ -1,0 +1,108 @@
+/**
+ * Compactions in layouts another agent records, converted into Claude Code and OpenCode stores
+ * (temp HOME): the target's context is still the summary, the kept messages, then what followed.
+ * - pi keeps from its session's first entry, a model change, which no target writes;
+ * - Claude Code's `--fork-session` copy starts at the boundary: the kept messages follow it, with
+ *   earlier times than the boundary's own.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertSessionAll } from '../../src/convert/session.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
+import '../../src/formats/all.js';
+
+const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
+const t = (s: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, s)).toISOString();
+
+let home: string;
+let env: DriverEnv;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-compactions-'));
+  mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
+  // OpenCode creates its schema on first run; a database it made stands in for that run.
+  copyFileSync(OPENCODE_DB, join(home, '.local', 'share', 'opencode', 'opencode.db'));
+  env = { home, env: {} };
+});
+afterAll(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const msg = (id: string, parentId: string | null, s: number, role: Message['role'], text: string): Entry => ({
+  kind: 'message',
+  id,
+  parentId,
+  timestamp: t(s),
+  message: { role, parts: [{ type: 'text', text }], ...(role === 'assistant' ? { model: 'claude-sonnet-4-5' } : {}) },
+});
+
+/** The texts of the target's context, without the compaction wording around the summary. */
+async function contextTexts(agent: string, id: string): Promise<string[]> {
+  const ctx = await new Sources(env).driver(agent).getContext(id);
+  return (
+    ctx.messages
+      // Claude Code ends each but the last of consecutive user records with a newline
+      .map((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text.trimEnd()] : [])).join(' '))
+      .filter((x) => x !== 'What did we do so far?')
+  );
+}
+
+describe('compactions another agent laid out', () => {
+  it("pi's keep-from-the-first-entry (a model change) keeps every message in Claude Code and OpenCode, on one path and as a tree", async () => {
+    const session: Session = {
+      id: 'pi-like',
+      source: 'pi',
+      project: join(home, 'p'),
+      createdAt: t(0),
+      updatedAt: t(6),
+      messageCount: 4,
+      entries: [
+        { kind: 'model_change', id: 'mc', parentId: null, timestamp: t(0), model: 'claude-sonnet-4-5', provider: 'anthropic' },
+        msg('u1', 'mc', 1, 'user', 'first question'),
+        msg('a1', 'u1', 2, 'assistant', 'first answer'),
+        { kind: 'compaction', id: 'c', parentId: 'a1', timestamp: t(3), summary: 'SUMMARY', firstKeptEntryId: 'mc' },
+        msg('u2', 'c', 4, 'user', 'after'),
+        msg('a2', 'u2', 5, 'assistant', 'done'),
+      ],
+    };
+    const expected = ['SUMMARY', 'first question', 'first answer', 'after', 'done'];
+    for (const to of ['claude', 'opencode']) {
+      const [written] = await convertSessionAll(session, { to, env });
+      expect(await contextTexts(to, written?.id as string), to).toEqual(expected);
+    }
+    // --all-branches into Claude Code writes the tree as it is, with the same fix
+    const [tree] = await convertSessionAll(session, { to: 'claude', env, allBranches: true });
+    expect(await contextTexts('claude', tree?.id as string)).toEqual(expected);
+  });
+
+  it("Claude Code's fork layout (kept messages after the boundary, dated before it) keeps them after the summary in OpenCode", async () => {
+    const session: Session = {
+      id: 'claude-fork-like',
+      source: 'claude',
+      project: join(home, 'p'),
+      createdAt: t(0),
+      updatedAt: t(20),
+      messageCount: 4,
+      entries: [
+        { kind: 'compaction', id: 'c', parentId: null, timestamp: t(10), summary: 'SUMMARY', firstKeptEntryId: 'k1' },
+        msg('k1', 'c', 2, 'assistant', 'kept answer'),
+        msg('k2', 'k1', 3, 'user', 'kept question'),
+        msg('u', 'k2', 11, 'user', 'in the fork'),
+        msg('a', 'u', 12, 'assistant', 'forked answer'),
+      ],
+    };
+    const [written] = await convertSessionAll(session, { to: 'opencode', env });
+    expect(await contextTexts('opencode', written?.id as string)).toEqual([
+      'SUMMARY',
+      'kept answer',
+      'kept question',
+      'in the fork',
+      'forked answer',
+    ]);
+  });
+});
