@@ -12,7 +12,7 @@ if (!home) throw new Error('usage: crash-child.ts <home>');
 const env = homeEnv(home);
 
 const CLAUDE = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-const CLAUDE_ENTRY = process.env.TB_CLAUDE_ENTRY ?? '';
+const CLAUDE_ENTRY = 'dd7f7b9c-1078-4f4f-8953-9971ffa0805f';
 const PI = '01a204ad-e570-7374-8cfa-3a3511154668';
 const PI_ENTRY = 'eece2f65';
 // Large appends make a kill inside the write itself likely.
@@ -27,7 +27,7 @@ const ops: [string, string[]][] = [
   ['fork-claude', ['fork', CLAUDE, '--source', 'claude', '--json']],
   ['sync', ['sync', '--json']],
 ];
-if (CLAUDE_ENTRY) ops.push(['append-claude', ['branch', CLAUDE, '--source', 'claude', '--at', CLAUDE_ENTRY, '--message', BIG]]);
+ops.push(['append-claude', ['branch', CLAUDE, '--source', 'claude', '--at', CLAUDE_ENTRY, '--message', BIG]]);
 
 // Quiet: the CLI's own output is not what the test reads.
 const write = process.stdout.write.bind(process.stdout);
