@@ -8,7 +8,7 @@
 import { Sources } from '../formats/registry.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
-import { branches, indexEntries, pathTo, pathToLeaf } from '../model/tree.js';
+import { branches, currentLeaf, indexEntries, pathTo, pathToLeaf } from '../model/tree.js';
 import type { CompactionEntry, Entry, Session, SessionInfo } from '../model/types.js';
 import { conversionLosses } from './losses.js';
 
@@ -64,10 +64,19 @@ function keptFromAMessage(e: CompactionEntry, pathToIt: Entry[]): CompactionEntr
   return rest;
 }
 
-/** The whole tree, each compaction's kept entries made writable as on one path (see compactionsForTargets). */
+/**
+ * The whole tree, each compaction's kept entries made writable as on one path (see
+ * compactionsForTargets), and the current leaf written last: Claude Code and pi resume at the
+ * last record of a file.
+ */
 function treeForTargets(session: Session): Session {
   const index = indexEntries(session.entries);
   const entries = session.entries.map((e) => (e.kind === 'compaction' ? keptFromAMessage(e, pathTo(index, e.id)) : e));
+  const leaf = currentLeaf(session);
+  if (leaf && entries.at(-1)?.id !== leaf.id && !index.children.get(leaf.id)?.length) {
+    const at = entries.findIndex((e) => e.id === leaf.id);
+    entries.push(...entries.splice(at, 1));
+  }
   return { ...session, entries };
 }
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertSessionAll } from '../../src/convert/session.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
@@ -149,6 +150,16 @@ describe('convert and handoff on the CLI', () => {
       // resumed at the branch the user was on
       expect(await lastText(target, id), target).toBe('it is shorter');
     }
+  });
+
+  it('--all-branches into Claude Code resumes at the current leaf even when it is not the last entry', async () => {
+    const onFirst = { ...branched(join(home, 'project')), leafId: 'a1' };
+    const [written] = await convertSessionAll(onFirst, { to: 'claude', env, allBranches: true });
+    const msgs = (await new Sources(env).driver('claude').getContext(written?.id as string)).messages;
+    expect(msgs.map((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''))).toEqual([
+      'pick one',
+      'the first',
+    ]);
   });
 
   it('--at converts the path to an entry; handoff prints the command that resumes it', async () => {
