@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { createApp } from '../../src/server/app.js';
@@ -16,6 +16,20 @@ import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { AGENTS, diffSnapshots, type FileState, type FixtureHome, makeFixtureHome, recordFigures, snapshot } from './stores.js';
+
+/** Every SQLite database opened in this file, with the options it was opened with. */
+const opened = vi.hoisted(() => [] as { path: string; readonly: boolean }[]);
+vi.mock('better-sqlite3', async (importOriginal) => {
+  const real = ((await importOriginal()) as { default: new (path: string, opts?: Record<string, unknown>) => object }).default;
+  // A subclass that notes how each database is opened, then opens it as asked.
+  class Recording extends real {
+    constructor(path: string, opts?: Record<string, unknown>) {
+      opened.push({ path: String(path), readonly: opts?.readonly === true });
+      super(path, opts);
+    }
+  }
+  return { default: Recording };
+});
 
 let h: FixtureHome;
 const before = new Map<string, Map<string, FileState>>();
@@ -124,6 +138,15 @@ describe('read commands change no byte of any agent file', () => {
     }
     expect(requestsRun).toBeGreaterThan(sessions.length * 5);
     await expectUntouched('server GETs');
+  });
+});
+
+describe("agents' SQLite databases", () => {
+  it('OpenCode and Zed databases were opened read-only by every read above, and opened at all', () => {
+    const agentDbs = opened.filter((o) => o.path.startsWith(h.dirs.opencode) || o.path.startsWith(h.dirs.zed));
+    expect(agentDbs.some((o) => o.path.startsWith(h.dirs.opencode))).toBe(true);
+    expect(agentDbs.some((o) => o.path.startsWith(h.dirs.zed))).toBe(true);
+    expect(agentDbs.filter((o) => !o.readonly).map((o) => o.path)).toEqual([]);
   });
 });
 
