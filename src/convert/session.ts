@@ -9,7 +9,7 @@ import { Sources } from '../formats/registry.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
 import { branches, currentLeaf, indexEntries, pathTo, pathToLeaf } from '../model/tree.js';
-import type { CompactionEntry, Entry, Session, SessionInfo } from '../model/types.js';
+import type { CompactionEntry, Entry, Session, SessionInfo, SourceName } from '../model/types.js';
 import { conversionLosses } from './losses.js';
 
 export interface ConvertOptions {
@@ -24,7 +24,7 @@ export interface ConvertOptions {
 
 export interface ConvertToOptions extends ConvertOptions {
   /** The target: an agent's name (`claude`, `pi`, `opencode`, ...) or a driver. */
-  to: string | SessionDriver;
+  to: SourceName | SessionDriver;
   /** Where a named target's data lives (default: this process's HOME and environment). */
   env?: DriverEnv;
 }
@@ -87,7 +87,7 @@ function withLosses(written: SessionInfo, source: Session, target: SessionDriver
   return { ...written, meta: { ...(written.meta ?? {}), warnings: [...losses, ...earlier] } };
 }
 
-function targetDriver(to: string | SessionDriver, env?: DriverEnv): SessionDriver {
+function targetDriver(to: SourceName | SessionDriver, env?: DriverEnv): SessionDriver {
   return typeof to === 'string' ? new Sources(env ?? defaultDriverEnv()).driver(to) : to;
 }
 
@@ -97,7 +97,7 @@ function targetDriver(to: string | SessionDriver, env?: DriverEnv): SessionDrive
  */
 export async function convertSessionAll(
   session: Session,
-  to: string | SessionDriver | ConvertToOptions,
+  to: SourceName | SessionDriver | ConvertToOptions,
   opts: ConvertOptions = {},
 ): Promise<SessionInfo[]> {
   const o: ConvertToOptions = typeof to === 'object' && 'to' in to ? to : { ...opts, to };
@@ -129,7 +129,7 @@ export async function convertSessionAll(
  */
 export async function convertSession(
   session: Session,
-  to: string | SessionDriver | ConvertToOptions,
+  to: SourceName | SessionDriver | ConvertToOptions,
   opts: ConvertOptions = {},
 ): Promise<SessionInfo> {
   const [first] = await convertSessionAll(session, to, opts);
