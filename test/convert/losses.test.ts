@@ -1,0 +1,97 @@
+/** The warnings for what each target cannot keep (src/convert/losses.ts, the table in CONVERT.md). */
+import { describe, expect, it } from 'vitest';
+import { conversionLosses } from '../../src/convert/losses.js';
+import type { Entry, Session } from '../../src/model/types.js';
+
+const t = (s: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, s)).toISOString();
+
+function lossy(source: string): Session {
+  const entries: Entry[] = [
+    {
+      kind: 'model_change',
+      id: 'mc',
+      parentId: null,
+      timestamp: t(0),
+      model: 'gpt-5',
+      provider: 'openai',
+      thinkingLevel: 'high',
+    },
+    {
+      kind: 'message',
+      id: 's',
+      parentId: 'mc',
+      timestamp: t(1),
+      message: { role: 'system', parts: [{ type: 'text', text: 'be brief' }] },
+    },
+    {
+      kind: 'message',
+      id: 'u',
+      parentId: 's',
+      timestamp: t(2),
+      message: { role: 'user', parts: [{ type: 'image', mediaType: 'image/png', url: 'https://example.com/a.png' }] },
+    },
+    {
+      kind: 'message',
+      id: 'a',
+      parentId: 'u',
+      timestamp: t(3),
+      message: {
+        role: 'assistant',
+        model: 'gpt-5',
+        provider: 'openai',
+        cost: 0.02,
+        usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, reasoning: 7 },
+        parts: [
+          { type: 'thinking', thinking: 'plain reasoning' },
+          { type: 'thinking', thinking: 'signed', signature: 'c2ln' },
+          { type: 'text', text: 'hi' },
+        ],
+      },
+    },
+    { kind: 'label', id: 'l', parentId: 'a', timestamp: t(4), targetId: 'a', label: 'good' },
+    { kind: 'metadata', id: 'm', parentId: 'l', timestamp: t(5), type: 'snapshot', rawSource: source },
+  ];
+  return { id: 'x', source, createdAt: t(0), updatedAt: t(5), messageCount: 3, entries };
+}
+
+describe('conversionLosses', () => {
+  it('Claude Code: cost, provider, unsigned thinking, reasoning tokens, system messages, settings, labels, metadata', () => {
+    const w = conversionLosses(lossy('codex'), 'claude').join('\n');
+    expect(w).toMatch(/codex:x → claude: Claude Code records no cost per message.*\(1\)/);
+    expect(w).toMatch(/providers openai dropped/);
+    expect(w).toMatch(/unsigned thinking written as text \(Claude Code replays only signed thinking\) \(1\)/);
+    expect(w).toMatch(/leaves it out when resumed with another model \(resume with --model gpt-5\) \(1\)/);
+    expect(w).toMatch(/no reasoning token count.*\(1\)/);
+    expect(w).toMatch(/system messages.*left out \(1\)/);
+    expect(w).toMatch(/model\/thinking-level changes.*\(1\)/);
+    expect(w).toMatch(/labels.*\(1\)/);
+    expect(w).toMatch(/metadata records.*\(1\)/);
+  });
+
+  it('pi: thinking replayed as text by another model, reasoning tokens, images by URL, system messages', () => {
+    const w = conversionLosses(lossy('codex'), 'pi').join('\n');
+    expect(w).toMatch(/pi replays thinking recorded by another model as plain text \(2\)/);
+    expect(w).toMatch(/pi records no reasoning token count/);
+    expect(w).toMatch(/images by URL have no pi form/);
+    expect(w).toMatch(/pi has no system messages; written as user messages/);
+    expect(w).not.toMatch(/cost/);
+    expect(w).not.toMatch(/labels/);
+  });
+
+  it('OpenCode: thinking replayed as text, system messages, settings, labels, metadata; cost and reasoning tokens kept', () => {
+    const w = conversionLosses(lossy('codex'), 'opencode').join('\n');
+    expect(w).toMatch(/OpenCode replays reasoning recorded by another model as plain text \(2\)/);
+    expect(w).toMatch(/system messages have no OpenCode equivalent/);
+    expect(w).toMatch(/labels have no OpenCode record/);
+    expect(w).not.toMatch(/cost|reasoning token/);
+  });
+
+  it("a copy within one agent loses nothing of the agent's own records", () => {
+    const own = lossy('claude');
+    for (const e of own.entries) {
+      e.rawSource = 'claude';
+      e.raw = {};
+    }
+    expect(conversionLosses(own, 'claude')).toEqual([]);
+  });
+});
