@@ -116,8 +116,13 @@ function unchanged(prev: UnitRow, u: SourceUnit): boolean {
 const WORKER_MIN_UNITS = 8;
 const WORKER_MIN_BYTES = 4 * 1024 * 1024;
 /** Reads handed to the worker ahead of the writes: at most this much source at once (bounds memory). */
-const AHEAD_BYTES = 16 * 1024 * 1024;
-const AHEAD_UNITS = 16;
+const AHEAD_BYTES = 8 * 1024 * 1024;
+const AHEAD_UNITS = 8;
+/**
+ * A smaller heap than V8's default makes the worker collect sooner (peak memory of a sync stays
+ * bounded); a session too big for it fails the worker, and this thread reads the rest itself.
+ */
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 160 };
 
 /** One worker thread that reads and prepares whole units (read-worker.ts) while this thread writes. */
 class ReadPool {
@@ -137,8 +142,8 @@ class ReadPool {
       ).href;
       const main = new URL('./read-worker.ts', import.meta.url).href;
       const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(main)}); })`;
-      this.worker = new Worker(boot, { eval: true, workerData });
-    } else this.worker = new Worker(new URL('./read-worker.js', import.meta.url), { workerData });
+      this.worker = new Worker(boot, { eval: true, workerData, resourceLimits: WORKER_LIMITS });
+    } else this.worker = new Worker(new URL('./read-worker.js', import.meta.url), { workerData, resourceLimits: WORKER_LIMITS });
     this.worker.on('message', (r: ReadResult) => {
       const w = this.waiting.get(r.seq);
       if (!w) return;
