@@ -3,8 +3,8 @@
  * routes are enumerated from the app itself, so a new route without a case here fails the test.
  * Checked: no/wrong key → 401 on every data route; a project's key never sees another project's
  * sessions on any route; ids that try path traversal or SQL → 400/404 with nothing leaked;
- * oversized bodies → 413 (with and without Content-Length); a client trickling its body gets 408
- * while others are served; keys never reach the logs or the token database in clear.
+ * oversized bodies → 413 (with and without Content-Length); clients trickling their body or
+ * headers get 408 while others are served; keys never reach the logs or the token database in clear.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -305,7 +305,7 @@ function describeServer(
       }
     });
 
-    it('a client trickling its body gets 408 and is cut off, while other clients are served', async () => {
+    it('25 clients trickling their body or headers are cut off (408 / closed), while other clients are served', async () => {
       const server = await startServer({
         store,
         tokens,
@@ -314,39 +314,55 @@ function describeServer(
         requestTimeoutMs: 1500,
         log: (l) => logs.push(l),
       });
-      try {
+      /** A raw client that sends `head` and then one more byte every 100 ms, never finishing. */
+      const slowClient = async (head: string) => {
         const sock = connect(server.port, '127.0.0.1');
-        let answer = '';
-        let closed = false;
+        const c = { answer: '', closed: false, done: Promise.resolve() };
         sock.on('data', (d) => {
-          answer += d.toString();
+          c.answer += d.toString();
         });
-        const done = new Promise<void>((resolve) => {
+        sock.on('error', () => undefined);
+        c.done = new Promise<void>((resolve) =>
           sock.on('close', () => {
-            closed = true;
+            c.closed = true;
+            clearInterval(trickle);
             resolve();
-          });
-          sock.on('error', () => undefined);
-        });
-        await new Promise<void>((resolve) => sock.on('connect', () => resolve()));
-        sock.write(
-          `POST /api/v1/session/${A}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keyA}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"blob":`,
+          }),
         );
+        await new Promise<void>((resolve) => sock.on('connect', () => resolve()));
+        sock.write(head);
         const trickle = setInterval(() => {
-          if (!sock.destroyed) sock.write(' ');
+          if (!sock.destroyed) sock.write(head.includes('\r\n\r\n') ? ' ' : 'x');
         }, 100);
-        // While that client trickles, other clients are served in full.
+        return c;
+      };
+      try {
+        const bodies = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            slowClient(
+              `POST /api/v1/session/${A}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keyA}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"blob":`,
+            ),
+          ),
+        );
+        const headers = await Promise.all(
+          Array.from({ length: 5 }, () => slowClient(`GET /api/v1/threadbase/sessions HTTP/1.1\r\nHost: x\r\nX-Slow: `)),
+        );
+        // While they trickle, other clients are served in full.
         for (let i = 0; i < 20; i++) {
           const r = await fetch(`${server.url}/api/v1/threadbase/sessions`, { headers: { authorization: `Bearer ${keyA}` } });
           expect(r.status).toBe(200);
           await r.text();
         }
-        expect(closed, 'the slow client was still connected while the others were served').toBe(false);
-        await done;
-        clearInterval(trickle);
-        figures.slowClientsTimedOut++;
-        figures.requestsRefused++;
-        expect(answer).toMatch(/^HTTP\/1\.1 408/);
+        expect(
+          [...bodies, ...headers].filter((c) => c.closed).length,
+          'slow clients still connected while others were served',
+        ).toBe(0);
+        await Promise.all([...bodies, ...headers].map((c) => c.done));
+        for (const c of bodies) expect(c.answer).toMatch(/^HTTP\/1\.1 408/);
+        // A client that never finished its headers gets 408 too, or is simply closed.
+        for (const c of headers) expect(c.answer === '' || /^HTTP\/1\.1 408/.test(c.answer), c.answer.slice(0, 100)).toBe(true);
+        figures.slowClientsTimedOut += bodies.length + headers.length;
+        figures.requestsRefused += bodies.length + headers.length;
       } finally {
         await server.close();
       }
