@@ -279,6 +279,22 @@ function describeServer(
       expect(list.text).toContain(B);
     });
 
+    it('public asset names that try path traversal → 404, no file read', async () => {
+      for (const name of [
+        '..%2F..%2Fpackage.json',
+        '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+        '..%5C..%5Cpackage.json',
+        'index.html',
+        '%00',
+        'app.js%00.png',
+      ]) {
+        const res = await req('GET', `/ui/assets/${name}`, undefined);
+        expect(res.status, name).toBe(404);
+        for (const leak of ['"name": "threadbase"', 'root:x:0:0', '{{title}}']) expect(res.text, name).not.toContain(leak);
+      }
+      expect((await req('GET', '/ui/assets/app.js', undefined)).status).toBe(200);
+    });
+
     it(`oversized bodies → 413 on every body route (limit ${MAX_BODY} bytes), streamed or not`, async () => {
       const big = JSON.stringify({ blob: 'x'.repeat(MAX_BODY + 10) });
       for (const r of routesOf(app)) {
