@@ -2,8 +2,9 @@
  * Hand a session from one agent to another, for each of the six directed pairs among Claude Code,
  * pi and OpenCode, with the real agents against the loopback stand-in:
  * - each agent records a source session once (beforeAll): a real tool call (signed thinking before
- *   it), a continue, a compaction the agent made itself, a tool call after the compaction, and a
- *   fork; the fork (which holds all of it) is the session converted;
+ *   it), a continue, a compaction the agent made itself (OpenCode with a tiny context window, so it
+ *   compacts by itself), a tool call after the compaction, an image in a turn, and a fork; the fork
+ *   (which holds all of it) is the session converted;
  * - `threadbase convert <fork> --to <target> --json` writes it into the target's own store;
  * - the real target agent resumes the written session with a probe prompt, and the conversation it
  *   sends the stand-in before the probe equals the source's context (what the source agent would
@@ -23,6 +24,7 @@ import {
   PiRpc,
   requestsSince,
   runClaude,
+  runClaudeContent,
   runOpencode,
   runPi,
   setupAgentHome,
@@ -158,6 +160,9 @@ async function session(agent: Agent, id: string): Promise<Session> {
   return s;
 }
 
+/** A 1×1 PNG each source attaches to a turn that stays in its context. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
 async function recordClaude(): Promise<string> {
   const first = await runClaude(home, ['--allowedTools', 'Bash'], 'RUN: echo claude1 > c1.txt');
   const id = first.session_id;
@@ -165,7 +170,15 @@ async function recordClaude(): Promise<string> {
   const compacted = await runClaude(home, ['--resume', id], '/compact');
   expect(compacted.is_error).not.toBe(true);
   await runClaude(home, ['--allowedTools', 'Bash', '--resume', id], 'RUN: echo claude2 > c2.txt');
-  return (await runClaude(home, ['--resume', id, '--fork-session'], 'in the claude fork')).session_id;
+  const fork = await runClaudeContent(
+    home,
+    ['--resume', id, '--fork-session'],
+    [
+      { type: 'text', text: 'in the claude fork' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+    ],
+  );
+  return fork.session_id;
 }
 
 async function recordPi(): Promise<string> {
@@ -181,7 +194,7 @@ async function recordPi(): Promise<string> {
     await rpc.prompt('second pi question');
     const compacted = (await rpc.compact()) as { success?: boolean };
     expect(compacted.success).toBe(true);
-    await rpc.prompt('RUN: echo pi2 > p2.txt');
+    await rpc.prompt('RUN: echo pi2 > p2.txt', [{ type: 'image', data: PNG, mimeType: 'image/png' }]);
   } finally {
     rpc.close();
   }
@@ -217,7 +230,22 @@ async function recordOpencode(): Promise<string> {
     ]);
   expect(await compacted()).toBe(true);
   await runOpencode(home, ['run', '-s', id, '-m', OPENCODE_MODEL, 'RUN:', 'echo', 'oc2', '>', 'o2.txt']);
-  await runOpencode(home, ['run', '-s', id, '-m', OPENCODE_MODEL, '--fork', 'in', 'the', 'opencode', 'fork']);
+  await fs.writeFile(join(home.project, 'pixel.png'), Buffer.from(PNG, 'base64'));
+  await runOpencode(home, [
+    'run',
+    '-s',
+    id,
+    '-m',
+    OPENCODE_MODEL,
+    '--fork',
+    '-f',
+    'pixel.png',
+    '--',
+    'in',
+    'the',
+    'opencode',
+    'fork',
+  ]);
   const fork = (await driver.listSessions()).find((s) => s.id !== id);
   if (!fork) throw new Error('opencode --fork wrote no session');
   return fork.id;
@@ -275,7 +303,8 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
       ).toBe(true);
       expect(text, agent).toContain('tool_use');
       expect(text, agent).toContain('tool_result');
-      expect(text, agent).toContain(`in the ${agent === 'claude' ? 'claude' : agent === 'pi' ? 'pi' : 'opencode'} fork`);
+      expect(text, agent).toContain(PNG);
+      expect(text, agent).toContain(`in the ${agent} fork`);
     }
   });
 
@@ -312,6 +341,7 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
         expect(text).toContain('[compaction] ');
         expect(text).toContain('tool_use');
         expect(text).toContain('Tool finished');
+        expect(text).toContain(PNG);
       });
     }
 });

@@ -142,6 +142,51 @@ export async function runClaude(home: AgentHome, args: string[], prompt: string)
   }
 }
 
+/**
+ * `claude -p` with one user message given as Messages API content blocks on stdin (stream-json),
+ * which is how a prompt carries an image non-interactively; returns the final result record.
+ */
+export function runClaudeContent(home: AgentHome, args: string[], content: Record<string, unknown>[]): Promise<ClaudeResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(
+      CLAUDE_BIN,
+      ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args],
+      {
+        cwd: home.project,
+        env: {
+          PATH: process.env.PATH,
+          HOME: home.root,
+          ANTHROPIC_BASE_URL: home.standIn.url,
+          ANTHROPIC_API_KEY: 'x',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        timeout: 120_000,
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', fail);
+    child.on('close', (code) => {
+      const result = stdout
+        .split('\n')
+        .filter((l) => l.trim().startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((r) => r.type === 'result');
+      if (code !== 0 || !result)
+        return fail(new Error(`claude ${args.join(' ')} (stream-json) exited ${code}:\n${stdout}\n${stderr}`));
+      done(result as unknown as ClaudeResult);
+    });
+    child.stdin.end(`${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n`);
+  });
+}
+
 function piEnv(home: AgentHome) {
   return { PATH: process.env.PATH, HOME: home.root, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' };
 }
@@ -199,8 +244,9 @@ export class PiRpc {
     return p;
   }
 
-  prompt(message: string): Promise<Record<string, unknown>> {
-    return this.send({ type: 'prompt', message }, (e) => e.type === 'agent_end');
+  /** A prompt, with images attached as pi's RPC takes them ({type: 'image', data, mimeType}). */
+  prompt(message: string, images?: { type: 'image'; data: string; mimeType: string }[]): Promise<Record<string, unknown>> {
+    return this.send({ type: 'prompt', message, ...(images ? { images } : {}) }, (e) => e.type === 'agent_end');
   }
 
   /** Resolves with pi's response to `compact` ({success, data: {firstKeptEntryId, …}}). */
