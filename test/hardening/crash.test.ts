@@ -95,10 +95,12 @@ async function expectWhole(): Promise<void> {
       expect(() => JSON.parse(line), `${file}: written line ${i + 1} is torn`).not.toThrow();
     }
   }
-  // OpenCode's database: a killed transaction is rolled back, the file is sound.
+  // OpenCode's database: a killed transaction is rolled back, the file is sound, and the rows it
+  // had are as they were (writes only add rows).
   const db = new Database(join(h.dirs.opencode, 'opencode.db'));
   try {
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(opencodeRows(db, originalRows)).toEqual(originalRows);
   } finally {
     db.close();
   }
@@ -121,9 +123,30 @@ async function expectWhole(): Promise<void> {
   }
 }
 
+/** The OpenCode rows the fixture had (or, given them, the same rows now), as JSON by table and id. */
+function opencodeRows(
+  db: Database.Database,
+  only?: Record<string, Record<string, string>>,
+): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const table of ['session', 'message', 'part']) {
+    out[table] = {};
+    for (const row of db.prepare(`SELECT * FROM ${table}`).all() as { id: string }[]) {
+      if (only && !(row.id in (only[table] ?? {}))) continue;
+      (out[table] as Record<string, string>)[row.id] = JSON.stringify(row);
+    }
+  }
+  return out;
+}
+let originalRows: Record<string, Record<string, string>> = {};
+
 beforeAll(async () => {
   h = await makeFixtureHome();
   for (const f of await agentFiles()) originals.set(f, await fs.readFile(f));
+  const db = new Database(join(h.dirs.opencode, 'opencode.db'), { readonly: true });
+  originalRows = opencodeRows(db);
+  db.close();
+  expect(Object.keys(originalRows.part ?? {}).length).toBeGreaterThan(0);
 });
 afterAll(async () => {
   await recordFigures('crash', figures);
