@@ -405,10 +405,11 @@ describe('fuzzing every agent parser with damaged real files', () => {
         expect(now, `${label}: untouched session ${s.id} (${s.path}) no longer loads`).toBeDefined();
         expect(now?.entries, `${label}: untouched session ${s.id} lost entries`).toBe(s.entries);
       }
-      // Damage to one line of a JSONL file loses at most the records on the lines it touched.
+      // Damage to one line of a JSONL file loses at most the records on the lines it touched (where
+      // a line is one entry: not Codex, whose items of one response form one entry).
       if (t.kind === 'file' && t.jsonl && mutated.lines && !mutated.lines.includes(1)) {
         const own = [...base.values()].find((s) => s.path === join(h.home, t.rel));
-        if (own && (agent === 'claude' || agent === 'pi')) {
+        if (own && (agent === 'claude' || agent === 'pi' || agent === 'gemini')) {
           const now = loaded.get(own.id);
           expect(now, `${label}: session ${own.id} no longer loads`).toBeDefined();
           expect(now?.entries ?? 0, `${label}: session ${own.id} lost more than the damaged lines`).toBeGreaterThanOrEqual(
