@@ -3,7 +3,7 @@
  * pi and OpenCode, with the real agents against the loopback stand-in:
  * - each agent records a source session once (beforeAll): a real tool call (signed thinking before
  *   it), a continue, a compaction the agent made itself (OpenCode with a tiny context window, so it
- *   compacts by itself), a tool call after the compaction, an image in a turn, and a fork; the fork
+ *   compacts by itself), a failing tool call after the compaction, an image in a turn, and a fork; the fork
  *   (which holds all of it) is the session converted;
  * - `threadbase convert <fork> --to <target> --json` writes it into the target's own store;
  * - the real target agent resumes the written session with a probe prompt, and the conversation it
@@ -169,7 +169,7 @@ async function recordClaude(): Promise<string> {
   await runClaude(home, ['--resume', id], 'second claude question');
   const compacted = await runClaude(home, ['--resume', id], '/compact');
   expect(compacted.is_error).not.toBe(true);
-  await runClaude(home, ['--allowedTools', 'Bash', '--resume', id], 'RUN: echo claude2 > c2.txt');
+  await runClaude(home, ['--allowedTools', 'Bash', '--resume', id], 'RUN: echo claude2 > c2.txt; exit 3');
   const fork = await runClaudeContent(
     home,
     ['--resume', id, '--fork-session'],
@@ -194,7 +194,7 @@ async function recordPi(): Promise<string> {
     await rpc.prompt('second pi question');
     const compacted = (await rpc.compact()) as { success?: boolean };
     expect(compacted.success).toBe(true);
-    await rpc.prompt('RUN: echo pi2 > p2.txt', [{ type: 'image', data: PNG, mimeType: 'image/png' }]);
+    await rpc.prompt('RUN: echo pi2 > p2.txt; exit 3', [{ type: 'image', data: PNG, mimeType: 'image/png' }]);
   } finally {
     rpc.close();
   }
@@ -229,7 +229,7 @@ async function recordOpencode(): Promise<string> {
       'answer',
     ]);
   expect(await compacted()).toBe(true);
-  await runOpencode(home, ['run', '-s', id, '-m', OPENCODE_MODEL, 'RUN:', 'echo', 'oc2', '>', 'o2.txt']);
+  await runOpencode(home, ['run', '-s', id, '-m', OPENCODE_MODEL, 'RUN:', 'echo', 'oc2', '>', 'o2.txt;', 'exit', '3']);
   await fs.writeFile(join(home.project, 'pixel.png'), Buffer.from(PNG, 'base64'));
   await runOpencode(home, [
     'run',
@@ -305,6 +305,8 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
       expect(text, agent).toContain('tool_result');
       expect(text, agent).toContain(PNG);
       expect(text, agent).toContain(`in the ${agent} fork`);
+      // Claude Code and pi record a non-zero exit as a failed call (OpenCode as output with the exit code)
+      if (agent !== 'opencode') expect(text, agent).toContain('"is_error":true');
     }
   });
 
@@ -342,6 +344,8 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
         expect(text).toContain('tool_use');
         expect(text).toContain('Tool finished');
         expect(text).toContain(PNG);
+        // the command after the compaction exits 3: a failed call, its result sent as the agent recorded it
+        expect(text).toContain('exit 3');
       });
     }
 });
