@@ -135,6 +135,14 @@ describe('sync', () => {
     const first = await sync.sync(sources, { formats: ['opencode'] });
     expect(first.reread).toBe(listed.length);
     expect((await store.listSessions({ source: 'opencode' })).map((s) => s.id).sort()).toEqual(listed.map((s) => s.id).sort());
+    // listed from the index as the agent's own listing lists them (what `sessions` prints either way)
+    const pick = (s: { id: string; title?: string; messageCount: number; project?: string }) => [
+      s.id,
+      s.title,
+      s.messageCount,
+      s.project,
+    ];
+    expect((await store.listSessions({ source: 'opencode' })).map(pick).sort()).toEqual(listed.map(pick).sort());
     const again = await sync.sync(sources, { formats: ['opencode'] });
     expect(again.unchanged).toBe(listed.length);
     expect(again.reread).toBe(0);

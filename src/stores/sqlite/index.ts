@@ -658,6 +658,8 @@ export function prepareSession(session: Session, opts: PutOptions = {}): Prepare
   const { entries: _e, warnings, raw, leafId, ...infoIn } = session;
   const base: SessionInfo = { ...infoIn, source: opts.keepSource ? session.source : THREADBASE_SOURCE };
   const info = sessionInfoOf({ ...base, entries });
+  // The index lists a session as its agent counts it (OpenCode counts a turn's tool results as part of it).
+  if (opts.keepSource && typeof infoIn.messageCount === 'number') info.messageCount = infoIn.messageCount;
   const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
   return {
     info,
