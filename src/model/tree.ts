@@ -89,8 +89,10 @@ export function branches(session: Pick<Session, 'entries' | 'leafId'>): Branch[]
   const index = indexEntries(session.entries);
   const cur = currentLeaf(session);
   const curPath = new Set(cur ? pathTo(index, cur.id).map((e) => e.id) : []);
-  return leaves(session.entries)
-    .filter((e) => !e.sidechain)
+  // Side entries (file-level records, sub-agent chains) hang from the main chain but do not end a branch.
+  const mainChildren = new Set(session.entries.filter((e) => !e.sidechain && e.parentId !== null).map((e) => e.parentId));
+  return session.entries
+    .filter((e) => !e.sidechain && !mainChildren.has(e.id))
     .map((leaf) => {
       const path = pathTo(index, leaf.id);
       let forkPointId: string | null = null;

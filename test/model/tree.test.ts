@@ -64,6 +64,19 @@ describe('tree logic', () => {
     expect(bs.find((b) => b.leaf.id === 'f')).toMatchObject({ forkPointId: 'f', current: true, length: 5 });
   });
 
+  it('a side entry hanging from a message does not stop it ending a branch', () => {
+    const withSide: Entry[] = [
+      ...entries,
+      { id: 'title@9', parentId: 'd', timestamp: t(120), kind: 'metadata', type: 'custom-title', data: {}, sidechain: true },
+      { ...msg('s1', 'f', 'user', 'sub-agent prompt'), sidechain: true },
+    ];
+    expect(
+      branches({ entries: withSide, leafId: 'f' })
+        .map((b) => b.leaf.id)
+        .sort(),
+    ).toEqual(['d', 'f']);
+  });
+
   it('applies the latest compaction: summary, kept entries, then what follows', () => {
     const withCompaction: Entry[] = [
       ...entries.slice(0, 4),
