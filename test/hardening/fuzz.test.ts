@@ -5,7 +5,7 @@
  * export) and checks: nothing but a typed error naming its place escapes, no case hangs, every
  * warning names its file, and every session outside the damaged file or row still loads whole.
  */
-import { promises as fs } from 'node:fs';
+import { closeSync, promises as fs, constants as fsConstants, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
@@ -725,5 +725,67 @@ describe('fuzz regressions on the server', () => {
     const s = await req('GET', '/api/v1/threadbase/sessions/s1');
     expect(s.status).toBe(200);
     expect(((await s.json()) as { data: { entries: unknown[] } }).data.entries).toHaveLength(1);
+  });
+});
+
+describe('odd things in agent folders', () => {
+  it('symlink loops, dangling links, a FIFO and a folder named like a session file: listing and sync finish, the real sessions load', {
+    timeout: 120_000,
+  }, async () => {
+    const h = await makeFixtureHome(AGENTS_FUZZED, 'tb-fuzz-odd-');
+    const sources = new Sources(h.env);
+    const before = (await sources.list()).sessions.map((s) => `${s.source}:${s.id}`).sort();
+    await sources.close();
+    const { execFileSync } = await import('node:child_process');
+    // In every folder of every agent store: a loop back to the folder, a link to nowhere, a FIFO
+    // (opening one for reading blocks until a writer comes) and a folder with a session file's name.
+    const dirs = new Set<string>();
+    const fifos: string[] = [];
+    for (const a of AGENTS_FUZZED) {
+      dirs.add(h.dirs[a]);
+      for (const f of await listFiles(h.dirs[a])) dirs.add(join(h.dirs[a], f, '..'));
+    }
+    for (const d of dirs) {
+      await fs.symlink('.', join(d, 'loop'));
+      await fs.symlink('/nonexistent/tb', join(d, 'dangling.jsonl'));
+      await fs.symlink('/nonexistent/tb', join(d, 'dangling.json'));
+      // FIFOs named as each agent names its session files.
+      for (const name of [
+        'fifo.jsonl',
+        '0b0b0b0b-0000-4000-8000-000000000001.jsonl',
+        'rollout-2026-01-01T00-00-00-0b0b0b0b-0000-4000-8000-000000000002.jsonl',
+        '2026-01-01T00-00-00-000Z_0b0b0b0b-0000-7000-8000-000000000003.jsonl',
+        'session-2026-01-01T00-00-0b0b0b0b.json',
+        'ses_0b0b0b0bfifo.json',
+        'msg_0b0b0b0bfifo.json',
+      ]) {
+        execFileSync('mkfifo', [join(d, name)]);
+        fifos.push(join(d, name));
+      }
+      await fs.mkdir(join(d, '01a2049f-0000-7000-8000-000000000000.jsonl'));
+    }
+    const after = new Sources(h.env);
+    try {
+      const listed = await withTimeout(after.list(), 'listing with odd files');
+      expect(listed.errors.map((e) => `${e.source}: ${e.error.message}`)).toEqual([]);
+      expect(listed.sessions.map((s) => `${s.source}:${s.id}`).sort()).toEqual(before);
+      for (const s of listed.sessions)
+        expect(await withTimeout(after.driver(s.source).getSession(s.id), `${s.source} ${s.id}`)).toBeDefined();
+      await fs.mkdir(join(h.home, '.threadbase'), { recursive: true });
+      const index = openSqliteStore(join(h.home, '.threadbase', 'index.db'));
+      try {
+        const report = await withTimeout(new IndexSync(index).sync(after), 'sync with odd files');
+        expect(report.failed).toBe(0);
+        expect((await index.listSessions()).length).toBe(before.length);
+      } finally {
+        await index.close();
+      }
+    } finally {
+      // A reader still blocked on a FIFO (a failed run) holds a thread of the pool: a writer end
+      // opened without blocking lets it go.
+      for (const p of fifos) closeSync(openSync(p, fsConstants.O_RDWR | fsConstants.O_NONBLOCK));
+      await after.close();
+      await fs.rm(h.home, { recursive: true, force: true });
+    }
   });
 });

@@ -16,6 +16,12 @@ import { isJson, type Json, type OcMessage, type OcSessionData, str } from './re
 async function readJsonFile(file: string, warnings: ParseWarning[]): Promise<Json | undefined> {
   let text: string;
   try {
+    // Regular files only: reading a FIFO named like a record would block until a writer came.
+    const st = await fs.stat(file);
+    if (!st.isFile()) {
+      warnings.push({ file, message: 'not a regular file; skipped' });
+      return undefined;
+    }
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     warnings.push({ file, message: `cannot read: ${(err as Error).message}` });

@@ -134,8 +134,9 @@ export class PiDriver extends DriverBase {
       const p = join(root, d.name);
       if (d.isFile() && d.name.endsWith('.jsonl')) out.push(p);
       else if (d.isDirectory()) {
-        const files = await fs.readdir(p).catch(() => [] as string[]);
-        for (const f of files) if (f.endsWith('.jsonl')) out.push(join(p, f));
+        const files = await fs.readdir(p, { withFileTypes: true }).catch(() => [] as import('node:fs').Dirent[]);
+        // Regular files only: a folder or a FIFO named like a session would fail (or block) the read.
+        for (const f of files) if (f.isFile() && f.name.endsWith('.jsonl')) out.push(join(p, f.name));
       }
     }
     return out.sort();
@@ -150,6 +151,7 @@ export class PiDriver extends DriverBase {
       this.cache.delete(file);
       return undefined;
     }
+    if (!st.isFile()) return undefined;
     const hit = this.cache.get(file);
     if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
     const { session, end } = await parsePiFile(file);
