@@ -22,7 +22,23 @@ function entry(id: string, parentId: string | null, text: string): Entry {
   };
 }
 
-if (mode === 'sync') {
+if (mode === 'pi-append') {
+  // Appends n entries of 256 KiB to one pi session through the driver, each under the same parent.
+  const [sessionId, parent, count, name] = rest as [string, string, string, string];
+  const { PiDriver } = await import('../../src/formats/pi/index.js');
+  const { homeEnv } = await import('./stores.js');
+  const driver = new PiDriver(homeEnv(db));
+  let failed = 0;
+  for (let i = 0; i < Number(count); i++) {
+    try {
+      await driver.appendEntries(sessionId, [entry(`${name}-${i}`, parent, `${name} ${i} ${'z'.repeat(256 * 1024)}`)]);
+    } catch (err) {
+      failed++;
+      process.stdout.write(`error ${(err as Error).message.slice(0, 200)}\n`);
+    }
+  }
+  process.stdout.write(`done ${failed}\n`);
+} else if (mode === 'sync') {
   // `threadbase sync` over a home, again and again, each time after the agent file named grew a line.
   const [file, rounds] = rest as [string, string];
   const { main } = await import('../../src/cli/main.js');

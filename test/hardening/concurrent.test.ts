@@ -30,6 +30,8 @@ const figures = {
   postgresWrites: 0,
   busyWaits: 0,
   concurrentSyncs: 0,
+  agentFileAppenders: 0,
+  agentFileAppends: 0,
 };
 afterAll(async () => {
   await recordFigures('concurrent', figures);
@@ -363,5 +365,44 @@ describe('two syncs of one index at once', () => {
       await fs.rm(h.home, { recursive: true, force: true });
     }
     figures.concurrentSyncs = 2 * ROUNDS;
+  });
+});
+
+describe('two threadbase writers appending to one agent file', () => {
+  it('two processes append 256 KiB entries to one pi session at once: every line whole, every entry there', {
+    timeout: 120_000,
+  }, async () => {
+    const h = await makeFixtureHome(['pi'], 'tb-conc-append-');
+    const file = join(h.dirs.pi, 'sessions', '--work-proj--', 'real-branched.jsonl');
+    const before = await fs.readFile(file);
+    const id = '01a204ad-e570-7374-8cfa-3a3511154668';
+    const N = 40;
+    try {
+      const [outA, outB] = await Promise.all([
+        runChild(['pi-append', h.home, id, 'eece2f65', String(N), 'wa']).done,
+        runChild(['pi-append', h.home, id, 'eece2f65', String(N), 'wb']).done,
+      ]);
+      expect(outA.trim()).toBe('done 0');
+      expect(outB.trim()).toBe('done 0');
+      const after = await fs.readFile(file);
+      expect(after.subarray(0, before.length).equals(before)).toBe(true);
+      const added = after.subarray(before.length).toString('utf8');
+      expect(added.endsWith('\n')).toBe(true);
+      const lines = added.split('\n').filter((l) => l !== '');
+      for (const l of lines) expect(() => JSON.parse(l), 'an appended line is torn or interleaved').not.toThrow();
+      expect(lines).toHaveLength(2 * N);
+      const s = await new PiDriver(h.env).getSession(id);
+      expect(s?.warnings).toEqual([]);
+      const texts = ourTexts(s);
+      expect(texts).toEqual([]);
+      const ours = (s?.entries ?? []).filter(
+        (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && /^w[ab] \d+ z/.test(p.text)),
+      );
+      expect(ours).toHaveLength(2 * N);
+      figures.agentFileAppenders = 2;
+      figures.agentFileAppends = 2 * N;
+    } finally {
+      await fs.rm(h.home, { recursive: true, force: true });
+    }
   });
 });
