@@ -9,8 +9,6 @@
  *
  * What a direction cannot keep is normalised, each with its warning asserted (CONVERT.md):
  * - through Claude Code: cost per message (Claude Code records none);
- * - through OpenCode: a tool result's time (OpenCode keeps the result inside its call's part and
- *   the read side dates it by the call's message);
  * - through pi: several results of one turn are one pi message each (the agents send them as one
  *   turn), so consecutive tool messages are compared joined.
  */
@@ -70,7 +68,6 @@ function partView(p: Part): unknown {
 function view(s: Session, through: Agent[]): View {
   const path = pathToLeaf(s).filter((e) => e.kind === 'message' || e.kind === 'compaction');
   const viaClaude = through.includes('claude');
-  const viaOpencode = through.includes('opencode');
   // pi keeps one message per tool result; consecutive results are one turn in every agent, so
   // they are joined, and a kept entry is named by its position in the joined list.
   const joinedAt = new Map<string, number>();
@@ -94,7 +91,7 @@ function view(s: Session, through: Agent[]): View {
       // OpenCode records the model on user messages too; the model is the assistant's.
       ...(m.role === 'assistant' ? { model: m.model, provider: m.provider, usage: m.usage } : {}),
       ...(m.role === 'assistant' && !viaClaude ? { cost: m.cost ?? 0 } : {}),
-      ...(m.role === 'tool' && viaOpencode ? {} : { timestamp: e.timestamp }),
+      timestamp: e.timestamp,
     });
   }
   for (const o of out) if ('compaction' in o) o.keptFrom = typeof o.keptFrom === 'string' ? joinedAt.get(o.keptFrom) : undefined;

@@ -195,15 +195,17 @@ export function encodeEntries(
       }
     }
     const text = texts.join('\n');
+    // The call's time is when the tool started; the result's, when it ended (the read side dates the result by it).
+    const time = { start: num(obj(state.time)?.start) ?? at, end: at };
     tool.state = r.isError
-      ? { status: 'error', input, error: text, time: { start: at, end: at } }
+      ? { status: 'error', input, error: text, time }
       : {
           status: 'completed',
           input,
           output: text,
           title: '',
           metadata: {},
-          time: { start: at, end: at },
+          time,
           ...(attachments.length ? { attachments } : {}),
         };
   };

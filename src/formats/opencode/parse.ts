@@ -403,11 +403,14 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         rawSource: SOURCE,
       });
       if (tool) {
-        const toolIds = step.parts.filter((p) => p.type === 'tool').map((p) => str(p.id) ?? '');
+        const toolParts = step.parts.filter((p) => p.type === 'tool');
+        const toolIds = toolParts.map((p) => str(p.id) ?? '');
+        // The results are there when the last tool of the step ended; the message may complete much later.
+        const ends = toolParts.flatMap((p) => num(obj(obj(p.state)?.time)?.end) ?? []);
         push({
           id: `${toolIds[0] ?? step.id}:result`,
           parentId: prev,
-          timestamp: isoOf(num(obj(m.info.time)?.completed) ?? obj(m.info.time)?.created),
+          timestamp: isoOf(ends.length ? Math.max(...ends) : (num(obj(m.info.time)?.completed) ?? obj(m.info.time)?.created)),
           kind: 'message',
           message: assistantSkippedInContext(m) ? { ...tool, meta: { excludedFromContext: true } } : tool,
           raw: { messageID: id, partIDs: toolIds } satisfies OcEntryRaw,
