@@ -13,7 +13,9 @@ import '../../src/formats/all.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
 import { Sources } from '../../src/formats/registry.js';
+import { writeFileAtomic } from '../../src/formats/shared/atomic.js';
 import type { SessionDriver } from '../../src/model/driver.js';
+import type { ThreadbaseError } from '../../src/model/errors.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { IndexSync } from '../../src/stores/index-sync/sync.js';
 import { openPostgresStore } from '../../src/stores/postgres/index.js';
@@ -404,5 +406,23 @@ describe('two threadbase writers appending to one agent file', () => {
     } finally {
       await fs.rm(h.home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('two writers creating the same new file', () => {
+  it('exactly one of 20 concurrent exclusive writes wins; the others are refused; the file is one whole write', async () => {
+    const dir = await fs.mkdtemp(join((await import('node:os')).tmpdir(), 'tb-conc-excl-'));
+    const file = join(dir, 'new-session.jsonl');
+    const body = (i: number) => `${JSON.stringify({ writer: i, text: 'w'.repeat(100_000) })}\n`;
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => writeFileAtomic(file, body(i), { exclusive: true })),
+    );
+    const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
+    expect(won).toHaveLength(1);
+    for (const r of results)
+      if (r.status === 'rejected') expect((r.reason as ThreadbaseError).code, String(r.reason).slice(0, 200)).toBe('exists');
+    expect(await fs.readFile(file, 'utf8')).toBe(body(won[0] as number));
+    expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    await fs.rm(dir, { recursive: true, force: true });
   });
 });
