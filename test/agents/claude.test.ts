@@ -260,7 +260,7 @@ describe('real Claude Code sessions', () => {
       (m) => m.role === 'assistant' && (m.content as Block[]).filter((b) => b.type === 'tool_use').length === 2,
     );
     expect(both).toBeGreaterThan(0);
-    expect((ours[both + 1]?.content as Block[]).filter((b) => b.type === 'tool_result')).toHaveLength(2);
+    expect(((ours[both + 1]?.content ?? []) as Block[]).filter((b) => b.type === 'tool_result')).toHaveLength(2);
   });
 
   it('context of the compacted main session equals what Claude Code sends on resume', async () => {

@@ -30,6 +30,7 @@ describe('library API', () => {
       'MemoryStore',
       'openStore',
     ] as const) {
+      // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test looks the exports up by name
       expect(typeof lib[name], name).toBe('function');
     }
     expect(lib.contextFormatNames()).toEqual(expect.arrayContaining(['anthropic', 'openai', 'ai-sdk', 'markdown']));

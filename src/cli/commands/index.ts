@@ -3,16 +3,16 @@ import type { Command } from 'commander';
 import type { CliContext } from '../io.js';
 import { registerBranch } from './branch.js';
 import { registerConvert } from './convert.js';
+import { registerExport } from './export.js';
+import { registerPush } from './push.js';
+import { registerSearch } from './search.js';
+import { registerServe } from './serve.js';
 import { registerSessions } from './sessions.js';
 import { registerShow } from './show.js';
-import { registerUi } from './ui.js';
-import { registerServe } from './serve.js';
-import { registerToken } from './token.js';
-import { registerPush } from './push.js';
-import { registerSync } from './sync.js';
-import { registerSearch } from './search.js';
 import { registerStats } from './stats.js';
-import { registerExport } from './export.js';
+import { registerSync } from './sync.js';
+import { registerToken } from './token.js';
+import { registerUi } from './ui.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
   registerSessions(program, ctx);

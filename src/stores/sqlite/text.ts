@@ -72,7 +72,7 @@ export function snippetOf(text: SearchText, terms: ReadonlySet<string>, size = 1
     }
     if (!best || hits > best.hits) best = { column, tokens, hits };
   }
-  if (!best || !best.tokens.length) return '';
+  if (!best?.tokens.length) return '';
   const { column, tokens } = best;
   // Start a little before the first window with the most hits.
   let from = 0;
