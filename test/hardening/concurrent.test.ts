@@ -426,3 +426,38 @@ describe('two writers creating the same new file', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 });
+
+describe('a write lock held past busy_timeout', () => {
+  it('fails the write with an error naming the database, and the store works once the lock is gone', {
+    timeout: 60_000,
+  }, async () => {
+    const dir = await fs.mkdtemp(join((await import('node:os')).tmpdir(), 'tb-conc-busy2-'));
+    const path = join(dir, 'store.db');
+    const store = openSqliteStore(path);
+    try {
+      await store.writeSession(sharedRoot(), { keepId: true });
+      const holder = runChild(['lock', path, '7000']);
+      await holder.started;
+      const t = new Date().toISOString();
+      const e = (id: string): Entry => ({
+        id,
+        parentId: 'root',
+        kind: 'message',
+        timestamp: t,
+        message: { role: 'user', parts: [{ type: 'text', text: id }] },
+      });
+      const err = await store.appendEntries('shared', [e('during-lock')]).then(
+        () => undefined,
+        (x: unknown) => x as ThreadbaseError,
+      );
+      expect(err?.code).toBe('busy');
+      expect(err?.file).toBe(path);
+      await holder.done;
+      await store.appendEntries('shared', [e('after-lock')]);
+      expect((await store.getSession('shared'))?.entries.map((x) => x.id)).toEqual(['root', 'after-lock']);
+    } finally {
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

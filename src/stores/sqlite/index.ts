@@ -92,6 +92,23 @@ export class SqliteStore extends DriverBase {
     }
   }
 
+  /** Runs a write; a lock another writer held past busy_timeout becomes an error naming the database. */
+  private writing<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))
+        throw new ThreadbaseError(
+          'busy',
+          'database is locked by another writer (waited 5 s)',
+          { file: this.path },
+          { cause: err },
+        );
+      throw err;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
@@ -407,7 +424,7 @@ export class SqliteStore extends DriverBase {
    * The index uses this with keepSource; writeSession uses it for new `threadbase` sessions.
    */
   putSession(session: Session, opts: PutOptions = {}): SessionInfo {
-    return this.db.transaction(() => this.putSessionNow(session, opts)).immediate();
+    return this.writing(() => this.db.transaction(() => this.putSessionNow(session, opts)).immediate());
   }
 
   /** putSession without its own transaction, for callers that batch several writes in one. */
@@ -552,7 +569,7 @@ export class SqliteStore extends DriverBase {
   // Write transactions take the write lock first (BEGIN IMMEDIATE): a deferred one that read first
   // fails at once with SQLITE_BUSY when another writer got in between, busy_timeout or not.
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
-    this.db.transaction(() => this.appendEntriesNow(sessionId, entries)).immediate();
+    this.writing(() => this.db.transaction(() => this.appendEntriesNow(sessionId, entries)).immediate());
   }
 
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
@@ -569,7 +586,7 @@ export class SqliteStore extends DriverBase {
 
   async deleteSession(sessionId: string): Promise<void> {
     if (!this.sessionRow(sessionId)) throw new NotFoundError('sqlite session', sessionId);
-    this.db.transaction(() => this.deleteRows(sessionId)).immediate();
+    this.writing(() => this.db.transaction(() => this.deleteRows(sessionId)).immediate());
   }
 
   /** deleteSession without a transaction or a not-found error, for the index. */
