@@ -98,6 +98,39 @@ function queryOf(q: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''));
 }
 
+/** Host names a page elsewhere cannot point at this machine (DNS rebinding needs a domain name). */
+function isLocalHostName(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || /^[\d.]+$/.test(h) || h.includes(':');
+}
+
+/**
+ * Why a request to the keyless local viewer looks sent by another site (undefined: it does not):
+ * a Host that is a domain name other than localhost (DNS rebinding), an Origin other than the
+ * viewer's own (CSRF), or a write that is not JSON (a form post carries no Origin in old browsers).
+ */
+export function foreignRequest(
+  url: string,
+  host: string | undefined,
+  origin: string | undefined,
+  method: string,
+  contentType: string | undefined,
+): string | undefined {
+  const hostName = host ? new URL(`http://${host}`).hostname : new URL(url).hostname;
+  if (!isLocalHostName(hostName)) return `host ${hostName} is not this machine's address`;
+  if (origin !== undefined) {
+    let sameHost = false;
+    try {
+      sameHost = new URL(origin).host === (host ?? new URL(url).host);
+    } catch {
+      sameHost = false;
+    }
+    if (!sameHost) return `requests from ${origin} are not this viewer's`;
+  }
+  if (method !== 'GET' && method !== 'HEAD' && !/^application\/json\b/i.test(contentType ?? '')) return 'writes must be JSON';
+  return undefined;
+}
+
 /** Writers the viewer offers for "Continue in…": registered formats that can create sessions. */
 export function writableTargets(targets: ConvertTargets | undefined): string[] {
   if (!targets) return [];
@@ -145,6 +178,21 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
   };
   const app = new Hono();
   const continuing = continueMode(opts);
+
+  if (!opts.apiKey && !opts.scope) {
+    // Without a key this is `threadbase ui` for this machine: a web page elsewhere must not use it.
+    app.use('*', async (c, next) => {
+      const refusal = foreignRequest(
+        c.req.url,
+        c.req.header('host'),
+        c.req.header('origin'),
+        c.req.method,
+        c.req.header('content-type'),
+      );
+      if (refusal) return c.json({ error: 'forbidden', message: refusal }, 403);
+      await next();
+    });
+  }
 
   if (opts.apiKey) {
     const expected = `Bearer ${opts.apiKey}`;
