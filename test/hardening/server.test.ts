@@ -471,3 +471,25 @@ describeServer('PostgreSQL', async () => {
   const db: TestSchema = await freshSchema('tb_hard_srv');
   return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
 });
+
+describe('secrets in store URLs', () => {
+  it('a password in a PostgreSQL URL or a key in a server URL is never printed, also when the connection fails', async () => {
+    const h = await makeFixtureHome(['pi'], 'tb-hard-urls-');
+    try {
+      const runs = [
+        ['serve', '--db', 'postgres://tbuser:hunter2secret@127.0.0.1:1/x', '--port', '0'],
+        ['convert', 'x', '--to', 'pi', '--from', 'postgres://tbuser:hunter2secret@127.0.0.1:1/x'],
+        ['convert', 'x', '--to', 'pi', '--from', 'http://tb_key_secret123@127.0.0.1:1'],
+        ['push', '--to', 'http://127.0.0.1:1', '--key', 'tb_key_secret123', '--source', 'pi'],
+      ];
+      for (const args of runs) {
+        const r = await runCli(h.env, args);
+        // (push with nothing to send succeeds without connecting)
+        if (args[0] !== 'push') expect(r.code, args.join(' ')).not.toBe(0);
+        for (const secret of ['hunter2secret', 'tb_key_secret123']) expect(r.out + r.err, args.join(' ')).not.toContain(secret);
+      }
+    } finally {
+      await fs.rm(h.home, { recursive: true, force: true });
+    }
+  });
+});
