@@ -493,3 +493,39 @@ describe('secrets in store URLs', () => {
     }
   });
 });
+
+describe('prototype pollution through bodies', () => {
+  it('"__proto__" and "constructor.prototype" keys anywhere in a body change no prototype', async () => {
+    const tokens = new (await import('../../src/server/tokens.js')).MemoryTokenStore();
+    const key = (await tokens.createToken('p')).key;
+    const { MemoryStore } = await import('../../src/stores/memory/index.js');
+    const app = createApp({ store: new MemoryStore(), tokens, log: () => {} });
+    const poison = '{"__proto__":{"tbPolluted":1},"constructor":{"prototype":{"tbPolluted":2}}}';
+    const t = '2026-01-01T00:00:00.000Z';
+    const bodies: [string, string, string][] = [
+      [
+        'PUT',
+        '/api/v1/threadbase/sessions/pp',
+        `{"session":{"id":"pp","meta":${poison},"__proto__":{"tbPolluted":3}},"entries":[{"id":"e1","parentId":null,"kind":"message","timestamp":"${t}","__proto__":{"tbPolluted":4},"message":{"role":"user","parts":[{"type":"text","text":"x","meta":${poison}}],"meta":${poison}}}]}`,
+      ],
+      ['POST', '/api/v1/session', `{"configs":${poison}}`],
+      [
+        'POST',
+        '/api/v1/threadbase/sessions/pp/entries',
+        `{"entries":[{"id":"e2","parentId":"e1","kind":"metadata","type":"x","timestamp":"${t}","data":${poison}}]}`,
+      ],
+    ];
+    for (const [method, path, body] of bodies) {
+      const res = await app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status, `${method} ${path}: ${await res.text()}`).toBeLessThan(500);
+    }
+    for (const path of ['/api/v1/threadbase/sessions/pp', '/api/v1/threadbase/sessions/pp/export?format=json', '/api/v1/session'])
+      expect((await app.request(path, { headers: { authorization: `Bearer ${key}` } })).status, path).toBe(200);
+    expect(({} as Record<string, unknown>).tbPolluted).toBeUndefined();
+    expect((Object.prototype as Record<string, unknown>).tbPolluted).toBeUndefined();
+  });
+});
