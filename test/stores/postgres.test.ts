@@ -204,12 +204,21 @@ describe('PostgresStore', () => {
       await c.query('SET enable_seqscan = off');
       const plan = async (sql: string, values: unknown[]) =>
         (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      expect(await plan('SELECT * FROM tb_entries WHERE tsv @@ websearch_to_tsquery($1)', ['x'])).toMatch(/tb_entries_tsv/);
-      expect(await plan('SELECT * FROM tb_sessions WHERE tenant = $1 ORDER BY updated_at DESC', [''])).toMatch(
-        /Index Scan using tb_sessions_tenant_/,
+      // With so few rows the planner may pick any of the indexes that fit; what matters is that one is used.
+      const usesIndex = (p: string, index: RegExp) => {
+        expect(p).not.toMatch(/Seq Scan/);
+        expect(p).toMatch(index);
+      };
+      usesIndex(await plan('SELECT * FROM tb_entries WHERE tsv @@ websearch_to_tsquery($1)', ['x']), /tb_entries_tsv/);
+      usesIndex(
+        await plan('SELECT * FROM tb_sessions WHERE tenant = $1 ORDER BY updated_at DESC', ['']),
+        /Index (Only )?Scan using tb_sessions_tenant_|Bitmap Index Scan on tb_sessions_tenant_/,
       );
-      expect(await plan('SELECT * FROM tb_sessions WHERE parent_id = $1', ['p'])).toMatch(/tb_sessions_parent/);
-      expect(await plan('SELECT body FROM tb_entries WHERE session_id = $1 AND id = $2', ['a', 'b'])).toMatch(/tb_entries_pkey/);
+      usesIndex(await plan('SELECT * FROM tb_sessions WHERE parent_id = $1', ['p']), /tb_sessions_parent/);
+      usesIndex(
+        await plan('SELECT body FROM tb_entries WHERE session_id = $1 AND id = $2', ['a', 'b']),
+        /Index (Only )?Scan using tb_entries_(pkey|session_id)/,
+      );
     } finally {
       await c.end();
     }
