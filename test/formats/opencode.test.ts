@@ -8,8 +8,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import '../../src/formats/all.js';
 import {
@@ -24,6 +23,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'opencode');
 const REAL_SESSION = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
@@ -835,48 +835,28 @@ describe('ids', () => {
 });
 
 describe('the CLI on OpenCode sessions', () => {
-  async function run(env: DriverEnv, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-      out += String(s);
-      return true;
-    });
-    const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-      err += String(s);
-      return true;
-    });
-    try {
-      const code = await main(['node', 'threadbase', ...args], env);
-      return { code, out, err };
-    } finally {
-      o.mockRestore();
-      e.mockRestore();
-    }
-  }
-
   it('sessions, show, context, fork and convert --to opencode', async () => {
     const { env } = home();
-    const list = await run(env, 'sessions', '--source', 'opencode', '--json');
+    const list = await runCli(env, ['sessions', '--source', 'opencode', '--json']);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.out)).toEqual([
       expect.objectContaining({ id: REAL_SESSION, source: 'opencode', project: '/tmp/oc/proj3', messageCount: 19 }),
     ]);
-    const show = await run(env, 'show', REAL_SESSION.slice(0, 12), '--json');
+    const show = await runCli(env, ['show', REAL_SESSION.slice(0, 12), '--json']);
     expect(show.code).toBe(0);
     expect(JSON.parse(show.out).entries.length).toBeGreaterThan(10);
-    const ctx = await run(env, 'context', REAL_SESSION, '--format', 'anthropic');
+    const ctx = await runCli(env, ['context', REAL_SESSION, '--format', 'anthropic']);
     expect(JSON.parse(ctx.out).messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] });
-    const fork = await run(env, 'fork', REAL_SESSION, '--json');
+    const fork = await runCli(env, ['fork', REAL_SESSION, '--json']);
     expect(fork.code).toBe(0);
     const forked = JSON.parse(fork.out) as { id: string; source: string };
     expect(forked.source).toBe('opencode');
-    const conv = await run(env, 'convert', forked.id, '--to', 'opencode', '--json');
+    const conv = await runCli(env, ['convert', forked.id, '--to', 'opencode', '--json']);
     expect(conv.code).toBe(0);
     const converted = JSON.parse(conv.out) as { id: string };
-    const after = JSON.parse((await run(env, 'sessions', '--source', 'opencode', '--json')).out) as { id: string }[];
+    const after = JSON.parse((await runCli(env, ['sessions', '--source', 'opencode', '--json'])).out) as { id: string }[];
     expect(after.map((s) => s.id)).toEqual(expect.arrayContaining([REAL_SESSION, forked.id, converted.id]));
-    const again = JSON.parse((await run(env, 'context', converted.id, '--format', 'anthropic')).out);
+    const again = JSON.parse((await runCli(env, ['context', converted.id, '--format', 'anthropic'])).out);
     expect(again).toEqual(JSON.parse(ctx.out));
   });
 });
@@ -1264,7 +1244,6 @@ describe('read commands leave the database as it was', () => {
     const w = new Database(db);
     w.pragma('journal_mode = WAL');
     w.close();
-    const { runCliOk } = await import('../helpers/cli.js');
     const cliEnv: DriverEnv = { home: env.home, env: { ...env.env, HOME: env.home } };
     // SQLite itself creates an empty -wal and its -shm index beside a WAL database a reader opens
     // when OpenCode is not running (as OpenCode does on start); the database and its log stay as they were.

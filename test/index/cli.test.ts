@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
 
 let dir: string;
 let env: DriverEnv;
@@ -85,25 +85,8 @@ function claudeLines(): string {
   return `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
 }
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'threadbase', ...args], env);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+/** The CLI in-process against this test's temp HOME. */
+const run = (args: string[]): Promise<CliResult> => runCli(env, args);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tb-index-cli-'));
