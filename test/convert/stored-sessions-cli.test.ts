@@ -1,20 +1,21 @@
 /**
  * Sessions stored by ClaudeAgentStorage are ordinary threadbase sessions: the CLI lists, shows,
- * prints their context in every format and converts them into an agent (pi here). The store is
- * registered as the `threadbase` source in-test (a MemoryStore), like any store would be.
+ * prints their context in every format and converts them into an agent (pi here). The session is
+ * stored where the CLI as it ships looks for threadbase's own sessions (the local store in a temp
+ * $THREADBASE_HOME), with no registration by the test.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeAgentStorage } from '../../src/convert/agent-storage.js';
-import { registerFormat, Sources } from '../../src/formats/registry.js';
+import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openStore } from '../../src/stores/open.js';
+import { ECHO_HI_ANTHROPIC_MESSAGES, ECHO_HI_PROJECT, saveEchoHiRun } from '../helpers/agent-sdk-run.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 
 const SID = '7c0ffee0-0000-4000-8000-000000000001';
-const store = new MemoryStore();
 let home: string;
 let env: DriverEnv;
 
@@ -24,46 +25,10 @@ function run(...args: string[]): Promise<CliResult> {
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'tb-stored-cli-'));
-  env = { home, env: { HOME: home } };
-  registerFormat('threadbase', () => store);
-  const storage = new ClaudeAgentStorage({ store, warn: () => {} });
-  await storage.saveMessage({ type: 'system', subtype: 'init', session_id: SID, cwd: '/work/app' });
-  await storage.saveMessage({
-    type: 'user',
-    message: { role: 'user', content: 'RUN: echo hi' },
-    session_id: SID,
-    parent_tool_use_id: null,
-  });
-  await storage.saveMessage({
-    type: 'assistant',
-    message: {
-      id: 'msg_a',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }],
-      usage: { input_tokens: 10, output_tokens: 5 },
-    },
-    session_id: SID,
-    parent_tool_use_id: null,
-  });
-  await storage.saveMessage({
-    type: 'user',
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'hi\n' }] },
-    session_id: SID,
-    parent_tool_use_id: null,
-  });
-  await storage.saveMessage({
-    type: 'assistant',
-    message: {
-      id: 'msg_b',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text: 'It printed hi.' }],
-      usage: { input_tokens: 20, output_tokens: 6 },
-    },
-    session_id: SID,
-    parent_tool_use_id: null,
-  });
+  env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
+  const store = await openStore(undefined, { env });
+  await saveEchoHiRun(new ClaudeAgentStorage({ store, throwOnError: true }), SID);
+  await store.close?.();
 });
 afterAll(async () => {
   if (home) await rm(home, { recursive: true, force: true });
@@ -78,7 +43,7 @@ describe('stored Agent SDK sessions through the CLI', () => {
     expect(rows[0]).toMatchObject({
       id: SID,
       source: 'threadbase',
-      project: '/work/app',
+      project: ECHO_HI_PROJECT,
       messageCount: 4,
       title: 'RUN: echo hi',
     });
@@ -88,14 +53,7 @@ describe('stored Agent SDK sessions through the CLI', () => {
 
   it('context prints it as the Messages API, OpenAI chat and AI SDK take it', async () => {
     const anthropic = JSON.parse((await run('context', SID, '--format', 'anthropic')).out);
-    expect(anthropic).toEqual({
-      messages: [
-        { role: 'user', content: [{ type: 'text', text: 'RUN: echo hi' }] },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'hi\n' }] },
-        { role: 'assistant', content: [{ type: 'text', text: 'It printed hi.' }] },
-      ],
-    });
+    expect(anthropic).toEqual({ messages: ECHO_HI_ANTHROPIC_MESSAGES });
     const openai = JSON.parse((await run('context', SID, '--format', 'openai')).out);
     expect(openai).toEqual({
       messages: [

@@ -16,6 +16,7 @@ import '../../src/formats/all.js';
 import '../../src/stores/local-source.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { openStore } from '../../src/stores/open.js';
+import { ECHO_HI_ANTHROPIC_MESSAGES, ECHO_HI_PROJECT, saveEchoHiRun } from '../helpers/agent-sdk-run.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 
 const SID = '7c0ffee0-0000-4000-8000-0000000000a7';
@@ -41,36 +42,7 @@ beforeAll(async () => {
   copyFileSync(OPENCODE_FIXTURE, join(home, 'data', 'opencode', 'opencode.db'));
 
   const store = await openStore(undefined, { env });
-  const storage = new ClaudeAgentStorage({ store, throwOnError: true });
-  const sdk = (type: 'user' | 'assistant', message: Record<string, unknown>) => ({
-    type,
-    message,
-    session_id: SID,
-    parent_tool_use_id: null,
-  });
-  await storage.saveMessage({ type: 'system', subtype: 'init', session_id: SID, cwd: '/work/app' });
-  await storage.saveMessage(sdk('user', { role: 'user', content: 'RUN: echo hi' }));
-  await storage.saveMessage(
-    sdk('assistant', {
-      id: 'msg_1',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }],
-      usage: { input_tokens: 10, output_tokens: 5 },
-    }),
-  );
-  await storage.saveMessage(
-    sdk('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'hi\n' }] }),
-  );
-  await storage.saveMessage(
-    sdk('assistant', {
-      id: 'msg_2',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text: 'It printed hi.' }],
-      usage: { input_tokens: 20, output_tokens: 6 },
-    }),
-  );
+  await saveEchoHiRun(new ClaudeAgentStorage({ store, throwOnError: true }), SID);
   await store.close?.();
 });
 
@@ -83,18 +55,13 @@ describe('Agent SDK sessions in the default local store, through the CLI', () =>
     const listed = JSON.parse(await runCliOk(env, ['sessions', '--json'])) as { id: string; source: string; project: string }[];
     // (the OpenCode database copied in holds a session of its own)
     expect(listed.filter((s) => s.source !== 'opencode')).toEqual([
-      expect.objectContaining({ id: SID, source: 'threadbase', project: '/work/app' }),
+      expect.objectContaining({ id: SID, source: 'threadbase', project: ECHO_HI_PROJECT }),
     ]);
     const shown = JSON.parse(await runCliOk(env, ['show', SID.slice(0, 13), '--json'])) as { id: string; entries: unknown[] };
     expect(shown.id).toBe(SID);
     expect(shown.entries).toHaveLength(4);
     const anthropic = JSON.parse(await runCliOk(env, ['context', SID, '--format', 'anthropic'])) as { messages: unknown[] };
-    expect(anthropic.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'RUN: echo hi' }] },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'hi\n' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'It printed hi.' }] },
-    ]);
+    expect(anthropic.messages).toEqual(ECHO_HI_ANTHROPIC_MESSAGES);
   });
 
   it.each(['claude', 'pi', 'opencode'])('convert --to %s writes a session of that agent with the same context', async (agent) => {
