@@ -43,7 +43,6 @@ export interface ServerOptions {
 type Env = { Variables: { project: Project; store: SessionDriver } };
 
 const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
-const KEY_CACHE_MS = 10_000;
 
 class HttpError extends Error {
   constructor(
@@ -194,18 +193,9 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   /** Last appended entry per session, valid because appends to a session go through `queue`. */
   const lastEntry = new Map<string, string | null>();
   const app = new Hono<Env>();
-  // Known keys for a few seconds, so a busy client costs one key look-up per interval, not per request.
-  const keyCache = new Map<string, { project: Project; until: number }>();
-  const knownKey = async (key: string): Promise<Project | undefined> => {
-    const hit = keyCache.get(key);
-    if (hit && hit.until > Date.now()) return hit.project;
-    const project = await opts.tokens.projectForKey(key);
-    if (project) {
-      if (keyCache.size > 10_000) keyCache.clear();
-      keyCache.set(key, { project, until: Date.now() + KEY_CACHE_MS });
-    } else keyCache.delete(key);
-    return project;
-  };
+  // No cache of known keys: a key revoked (by any process) is refused from the next request on.
+  // The look-up is one indexed read by the key's hash.
+  const knownKey = (key: string): Promise<Project | undefined> => opts.tokens.projectForKey(key);
 
   app.onError((err, c) => {
     let status: 400 | 401 | 404 | 409 | 413 | 500 = 500;

@@ -84,6 +84,19 @@ CREATE INDEX tb_entries_tools ON tb_entries USING gin(tools);
 CREATE INDEX tb_entries_assistant ON tb_entries(session_id, seq) WHERE role = 'assistant';
 `,
   },
+  {
+    version: 2,
+    name: 'tokens: public id and prefix, last use, revocation',
+    // Keys made before this step keep working: they get a random id and no prefix (the key is not known).
+    sql: `
+ALTER TABLE tb_tokens ADD COLUMN id text, ADD COLUMN prefix text,
+  ADD COLUMN last_used_at timestamptz, ADD COLUMN revoked_at timestamptz;
+UPDATE tb_tokens SET id = 'tok_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 12) WHERE id IS NULL;
+ALTER TABLE tb_tokens ALTER COLUMN id SET NOT NULL;
+CREATE UNIQUE INDEX tb_tokens_id ON tb_tokens(id);
+CREATE INDEX tb_tokens_prefix ON tb_tokens(prefix);
+`,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes
