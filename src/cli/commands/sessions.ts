@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { SessionInfo } from '../../model/types.js';
-import { openIndexIfFresh } from '../../stores/index-sync/fresh.js';
+import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
 
 export function registerSessions(program: Command, ctx: CliContext): void {
@@ -20,22 +20,18 @@ export function registerSessions(program: Command, ctx: CliContext): void {
           ...(opts.project ? { project: opts.project } : {}),
           ...(opts.since ? { since: opts.since } : {}),
         };
-        // A fresh index (nothing changed since its last sync) answers without parsing every file.
-        const index = opts.index ? await openIndexIfFresh(ctx.env, ctx.sources()) : undefined;
-        let sessions: SessionInfo[];
-        if (index) {
-          try {
-            const names = new Set(ctx.sources().names());
-            sessions = (await index.listSessions(filter)).filter((s) => names.has(s.source));
-          } finally {
-            await index.close();
-          }
-        } else {
-          const listed = await ctx.sources().list({ ...filter, limit: opts.limit });
-          for (const e of listed.errors) warn(ctx, `${e.source}: ${e.error.message}`);
-          for (const s of listed.sessions) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
-          sessions = listed.sessions;
-        }
+        // The index answers for the stores it is fresh for (nothing changed since their last sync),
+        // without parsing their files; the rest are listed from their files.
+        const listed = (opts.index
+          ? await listThroughIndex(ctx.env, ctx.sources(), { ...filter, limit: opts.limit })
+          : undefined) ?? {
+          ...(await ctx.sources().list({ ...filter, limit: opts.limit })),
+          fromIndex: [] as string[],
+        };
+        for (const e of listed.errors) warn(ctx, `${e.source}: ${e.error.message}`);
+        for (const s of listed.sessions)
+          if (!listed.fromIndex.includes(s.source)) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
+        const sessions: SessionInfo[] = listed.sessions;
         const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map((s) => ({
           id: s.id,
           source: s.source,

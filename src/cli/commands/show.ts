@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
 import { branches, currentLeaf } from '../../model/tree.js';
-import { openViaIndex } from '../../stores/index-sync/fresh.js';
+import { openThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings } from '../io.js';
 import { describeEntry, drawTree } from '../tree-view.js';
 
-/** A session by id or prefix: resolved through the index when it is fresh, else through every agent's files. */
+/** A session by id or prefix: resolved through the index for the stores it is fresh for, through the files for the rest. */
 async function openSession(ctx: CliContext, id: string, source: string | undefined, useIndex: boolean) {
-  const viaIndex = useIndex ? await openViaIndex(ctx.env, ctx.sources(), id, source) : undefined;
+  const viaIndex = useIndex ? await openThroughIndex(ctx.env, ctx.sources(), id, source) : undefined;
   return viaIndex ?? ctx.sources().open(id, source);
 }
 

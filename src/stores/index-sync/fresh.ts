@@ -1,14 +1,25 @@
-/** The index, brought up to date (incrementally) when its last sync is older than maxAgeMs. */
+/**
+ * The index as reading commands use it. `search` and `stats` answer only from it (synced first when
+ * older than maxAgeMs); `sessions`, `show` and `context` answer from it for each store it is fresh
+ * for (synced, and nothing a listing sees changed since) and from the agent's files for the rest.
+ */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Sources } from '../../formats/registry.js';
-import type { DriverEnv, SessionDriver } from '../../model/driver.js';
+import { matchesFilter } from '../../formats/shared/base.js';
+import type { DriverEnv, SessionDriver, SessionFilter } from '../../model/driver.js';
+import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import { THREADBASE_SOURCE } from '../shared.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/index.js';
-import { IndexSync, indexPath, lastSync } from './sync.js';
+import { IndexSync, indexPath, lastSync, type SourceFreshness } from './sync.js';
 
 export const DEFAULT_MAX_AGE_MS = 30_000;
+
+function indexedFormats(sources: Sources, formats?: readonly string[]): string[] {
+  return (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE);
+}
 
 export async function openFreshIndex(
   env: DriverEnv,
@@ -18,8 +29,11 @@ export async function openFreshIndex(
   const path = indexPath(env);
   await mkdir(dirname(path), { recursive: true });
   const store = openSqliteStore(path);
-  const last = lastSync(store);
-  const age = last ? Date.now() - Date.parse(last) : Number.POSITIVE_INFINITY;
+  // the oldest sync of the stores asked about (a `sync --source X` counts for X)
+  const times = indexedFormats(sources, opts.formats).map((f) => lastSync(store, f));
+  const age = times.some((t) => t === undefined)
+    ? Number.POSITIVE_INFINITY
+    : Math.max(0, ...times.map((t) => Date.now() - Date.parse(t as string)));
   if (opts.sync !== false && age > (opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS)) {
     // only the formats asked about (e.g. `stats --source claude` reads no other agent's store)
     await new IndexSync(store).sync(sources, {
@@ -30,23 +44,135 @@ export async function openFreshIndex(
   return store;
 }
 
+/** The index with, per store, whether it answers for it (see IndexSync.freshness). */
+export interface IndexView {
+  store: SqliteStore;
+  /** the stores the index answers for (threadbase's own always) */
+  fresh: string[];
+  /** the others, with the listing the check made when it was a full one */
+  stale: SourceFreshness[];
+}
+
 /**
- * The index, only when it exists, has been synced, and nothing in the agents' stores changed since
- * (checked by listing: sizes, times, row versions; nothing is read). Never syncs or creates it.
- * Reading commands answer from it, else from the agents' files.
+ * The index and which stores (default every one) it is fresh for; undefined when there is no index
+ * or it cannot be opened or checked. Never syncs or creates it. The caller closes the store.
  */
-export async function openIndexIfFresh(env: DriverEnv, sources: Sources): Promise<SqliteStore | undefined> {
+export async function openIndexView(
+  env: DriverEnv,
+  sources: Sources,
+  formats?: readonly string[],
+): Promise<IndexView | undefined> {
   const path = indexPath(env);
   if (!existsSync(path)) return undefined;
   let store: SqliteStore | undefined;
   try {
     store = openSqliteStore(path);
-    if (lastSync(store) && (await new IndexSync(store).pending(sources)) === 0) return store;
+    const checked = await new IndexSync(store).freshness(sources, indexedFormats(sources, formats));
+    // threadbase's own sessions live in this very database: it always answers for them
+    const own = (formats ?? sources.names()).includes(THREADBASE_SOURCE) ? [THREADBASE_SOURCE] : [];
+    return {
+      store,
+      fresh: [...own, ...checked.filter((c) => c.fresh).map((c) => c.format)],
+      stale: checked.filter((c) => !c.fresh),
+    };
   } catch {
-    // an index that cannot be opened or checked is not fresh
+    // an index that cannot be opened or checked answers for nothing
+    await store?.close();
+    return undefined;
   }
-  await store?.close();
+}
+
+/**
+ * The index, only when it is fresh for every store (default) or every one of `formats`.
+ * Never syncs or creates it.
+ */
+export async function openIndexIfFresh(
+  env: DriverEnv,
+  sources: Sources,
+  formats?: readonly string[],
+): Promise<SqliteStore | undefined> {
+  const view = await openIndexView(env, sources, formats);
+  if (view && view.stale.length === 0) return view.store;
+  await view?.store.close();
   return undefined;
+}
+
+/** Newest first; equal times keep their order (the order of the stores, then of each listing). */
+function byUpdatedDesc(a: SessionInfo, b: SessionInfo): number {
+  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0;
+}
+
+export interface MixedListing {
+  sessions: SessionInfo[];
+  /** stores that could not be listed */
+  errors: { source: string; error: Error }[];
+  /** the stores answered from the index (the rest from their files) */
+  fromIndex: string[];
+}
+
+/**
+ * Sessions of every store (or filter.source) the way Sources.list gives them: from the index for
+ * the stores it is fresh for, from the files for the rest, reusing the freshness check's listing.
+ * Undefined when there is no usable index.
+ */
+export async function listThroughIndex(
+  env: DriverEnv,
+  sources: Sources,
+  filter: SessionFilter = {},
+): Promise<MixedListing | undefined> {
+  const view = await openIndexView(env, sources, filter.source ? [filter.source] : undefined);
+  if (!view) return undefined;
+  const { limit: _limit, ...unlimited } = filter;
+  const sessions: SessionInfo[] = [];
+  const errors: MixedListing['errors'] = [];
+  try {
+    for (const format of filter.source ? [filter.source] : sources.names()) {
+      if (view.fresh.includes(format)) {
+        sessions.push(...(await view.store.listSessions({ ...unlimited, source: format })));
+        continue;
+      }
+      const stale = view.stale.find((s) => s.format === format);
+      if (stale?.error) errors.push({ source: format, error: stale.error });
+      else if (stale?.listed) sessions.push(...stale.listed.filter((s) => matchesFilter(s, unlimited)));
+      else {
+        try {
+          sessions.push(...(await sources.driver(format).listSessions(filter)));
+        } catch (error) {
+          errors.push({ source: format, error: error as Error });
+        }
+      }
+    }
+  } finally {
+    await view.store.close();
+  }
+  sessions.sort(byUpdatedDesc);
+  return { sessions: filter.limit ? sessions.slice(0, filter.limit) : sessions, errors, fromIndex: view.fresh };
+}
+
+/** Sessions of these stores in the index whose id is idOrPrefix or starts with it. */
+function prefixMatchesInIndex(store: SqliteStore, idOrPrefix: string, formats: readonly string[]): SessionInfo[] {
+  const rows = store
+    .stmt(
+      // a range on the primary key: the ids that start with the prefix
+      'SELECT info_json FROM sessions WHERE id >= ? AND id < ? LIMIT 50',
+    )
+    .all(idOrPrefix, `${idOrPrefix}\uffff`) as { info_json: string }[];
+  return rows.map((r) => JSON.parse(r.info_json) as SessionInfo).filter((i) => formats.includes(i.source));
+}
+
+/** The one session an id or prefix names among candidates, by the rule of Sources.resolve. */
+function pickSession(candidates: SessionInfo[], idOrPrefix: string): SessionInfo {
+  const sorted = [...candidates].sort(byUpdatedDesc);
+  const exact = sorted.filter((s) => s.id === idOrPrefix);
+  if (exact.length === 1) return exact[0] as SessionInfo;
+  const matches = exact.length > 1 ? exact : sorted.filter((s) => s.id.startsWith(idOrPrefix));
+  if (matches.length === 0) throw new NotFoundError('session', idOrPrefix);
+  if (matches.length > 1)
+    throw new AmbiguousIdError(
+      idOrPrefix,
+      matches.map((s) => `${s.source}:${s.id}`),
+    );
+  return matches[0] as SessionInfo;
 }
 
 /** The session an id or unique id prefix names in the index (of these sources), if exactly one. */
@@ -56,22 +182,68 @@ export function resolveInIndex(
   sources: readonly string[],
   source?: string,
 ): SessionInfo | undefined {
-  const rows = store
-    .stmt(
-      // a range on the primary key: the ids that start with the prefix
-      `SELECT id, info_json FROM sessions WHERE id >= ? AND id < ? ${source ? 'AND source = ?' : ''} LIMIT 50`,
-    )
-    .all(idOrPrefix, `${idOrPrefix}\uffff`, ...(source ? [source] : [])) as { id: string; info_json: string }[];
-  const infos = rows.map((r) => JSON.parse(r.info_json) as SessionInfo).filter((i) => sources.includes(i.source));
-  const exact = infos.filter((i) => i.id === idOrPrefix);
-  const matches = exact.length ? exact : infos;
-  return matches.length === 1 ? matches[0] : undefined;
+  try {
+    return pickSession(
+      prefixMatchesInIndex(store, idOrPrefix, source ? sources.filter((s) => s === source) : sources),
+      idOrPrefix,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+export interface OpenedSession {
+  info: SessionInfo;
+  session: Session;
+  driver: SessionDriver;
+  /** the stores whose sessions were looked up in the index (the rest through their files) */
+  fromIndex: string[];
 }
 
 /**
- * A session opened through a fresh index: the index resolves the id or prefix (no listing of every
- * agent's files), then the agent's own driver reads that one session. Undefined when the index is
- * not fresh or does not know the id; callers then resolve through the files.
+ * A session opened by id or prefix as Sources.open does, but with the index naming the candidates
+ * of every store it is fresh for (no listing of those stores' files) and the files (the freshness
+ * check's listing when it was a full one) for the rest; then the agent's own driver reads that one
+ * session. Throws NotFoundError or AmbiguousIdError as Sources.open; undefined when there is no
+ * usable index.
+ */
+export async function openThroughIndex(
+  env: DriverEnv,
+  sources: Sources,
+  idOrPrefix: string,
+  source?: string,
+): Promise<OpenedSession | undefined> {
+  const view = await openIndexView(env, sources, source ? [source] : undefined);
+  if (!view) return undefined;
+  const candidates: SessionInfo[] = [];
+  try {
+    if (view.fresh.length) candidates.push(...prefixMatchesInIndex(view.store, idOrPrefix, view.fresh));
+  } finally {
+    await view.store.close();
+  }
+  for (const stale of view.stale) {
+    if (stale.error) continue; // as Sources.resolve: a store that cannot be listed offers no candidates
+    let listed = stale.listed;
+    if (!listed) {
+      try {
+        listed = await sources.driver(stale.format).listSessions();
+      } catch {
+        continue;
+      }
+    }
+    candidates.push(...listed.filter((s) => s.id.startsWith(idOrPrefix)));
+  }
+  const info = pickSession(candidates, idOrPrefix);
+  const driver = sources.driver(info.source);
+  const session = await driver.getSession(info.id);
+  if (!session) throw new NotFoundError(`${info.source} session`, info.id);
+  return { info, session, driver, fromIndex: view.fresh };
+}
+
+/**
+ * A session opened through an index fresh for every store asked about: the index resolves the id or
+ * prefix, then the agent's own driver reads that one session. Undefined when the index is not fresh
+ * for all of them or does not know the id (see openThroughIndex for the per-store answer).
  */
 export async function openViaIndex(
   env: DriverEnv,
@@ -79,7 +251,7 @@ export async function openViaIndex(
   idOrPrefix: string,
   source?: string,
 ): Promise<{ info: SessionInfo; session: Session; driver: SessionDriver } | undefined> {
-  const store = await openIndexIfFresh(env, sources);
+  const store = await openIndexIfFresh(env, sources, source ? [source] : undefined);
   if (!store) return undefined;
   let info: SessionInfo | undefined;
   try {

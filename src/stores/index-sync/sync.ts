@@ -76,8 +76,9 @@ const FTS_HASH_BYTES = 16 * 1024 * 1024;
 /**
  * Units of a driver without IncrementalSource: one per listed session. A file that holds only that
  * session is versioned by size and mtime; a shared file (a database) by the session's update time.
+ * The sessions listed come back too: that listing is a full one, worth reusing to answer.
  */
-async function fallbackUnits(format: string, driver: SessionDriver): Promise<SourceUnit[]> {
+async function fallbackUnits(format: string, driver: SessionDriver): Promise<{ units: SourceUnit[]; infos: SessionInfo[] }> {
   const infos = await driver.listSessions();
   const perPath = new Map<string, number>();
   for (const i of infos) if (i.path) perPath.set(i.path, (perPath.get(i.path) ?? 0) + 1);
@@ -99,7 +100,23 @@ async function fallbackUnits(format: string, driver: SessionDriver): Promise<Sou
     }
     units.push(unit);
   }
-  return units;
+  return { units, infos };
+}
+
+/** A store's units: its own cheap listing, else one per session of a full listing (returned too). */
+async function listUnitsOf(format: string, driver: SessionDriver): Promise<{ units: SourceUnit[]; infos?: SessionInfo[] }> {
+  return isIncrementalSource(driver) ? { units: await driver.listUnits() } : fallbackUnits(format, driver);
+}
+
+/** Whether the index answers for one store, found by listing only. */
+export interface SourceFreshness {
+  format: string;
+  /** synced at least once, and the listing shows nothing new, changed or gone since */
+  fresh: boolean;
+  /** the sessions the check listed, when that was a full listing (a store without a cheap one): reuse it */
+  listed?: SessionInfo[];
+  /** the store could not be listed */
+  error?: Error;
 }
 
 function versionOf(i: SessionInfo): string {
@@ -181,6 +198,12 @@ export class IndexSync {
     this.store = store;
   }
 
+  private setMeta(key: string, value: string): void {
+    this.store
+      .stmt(`INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
+      .run(key, value);
+  }
+
   private upsertUnit(
     format: string,
     u: SourceUnit,
@@ -213,6 +236,20 @@ export class IndexSync {
       );
   }
 
+  /** Units that differ from what the index holds of this format (new, changed or gone). */
+  private changedUnits(format: string, units: readonly SourceUnit[]): number {
+    let n = 0;
+    const prev = new Map(
+      (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
+    );
+    for (const u of units) {
+      const p = prev.get(u.key);
+      if (!p || !unchanged(p, u)) n++;
+      prev.delete(u.key);
+    }
+    return n + prev.size;
+  }
+
   /**
    * How many units differ from what the index holds (new, changed or gone), found by listing only
    * (file sizes and times, row versions), without reading any: 0 means the index is fresh.
@@ -220,25 +257,37 @@ export class IndexSync {
   async pending(sources: Sources, formats?: readonly string[]): Promise<number> {
     let n = 0;
     for (const format of (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE)) {
-      let units: SourceUnit[];
       try {
-        const driver = sources.driver(format);
-        units = isIncrementalSource(driver) ? await driver.listUnits() : await fallbackUnits(format, driver);
+        n += this.changedUnits(format, (await listUnitsOf(format, sources.driver(format))).units);
       } catch {
         n++;
-        continue;
       }
-      const prev = new Map(
-        (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
-      );
-      for (const u of units) {
-        const p = prev.get(u.key);
-        if (!p || !unchanged(p, u)) n++;
-        prev.delete(u.key);
-      }
-      n += prev.size;
     }
     return n;
+  }
+
+  /**
+   * For each store (default every one), whether the index answers for it: it was synced (a sync of
+   * that store alone counts) and its listing shows no change since. Listing only, nothing is read.
+   */
+  async freshness(sources: Sources, formats?: readonly string[]): Promise<SourceFreshness[]> {
+    const out: SourceFreshness[] = [];
+    for (const format of (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE)) {
+      const synced = lastSync(this.store, format) !== undefined;
+      try {
+        const driver = sources.driver(format);
+        // never synced: a cheap listing would tell nothing; a full one is still worth keeping
+        if (!synced && isIncrementalSource(driver)) {
+          out.push({ format, fresh: false });
+          continue;
+        }
+        const { units, infos } = await listUnitsOf(format, driver);
+        out.push({ format, fresh: synced && this.changedUnits(format, units) === 0, ...(infos ? { listed: infos } : {}) });
+      } catch (error) {
+        out.push({ format, fresh: false, error: error as Error });
+      }
+    }
+    return out;
   }
 
   async sync(sources: Sources, opts: SyncOptions = {}): Promise<SyncReport> {
@@ -266,7 +315,7 @@ export class IndexSync {
     for (const format of formats) {
       try {
         const driver = sources.driver(format);
-        const units = isIncrementalSource(driver) ? await driver.listUnits() : await fallbackUnits(format, driver);
+        const { units } = await listUnitsOf(format, driver);
         plan.push({ format, driver, units });
       } catch (error) {
         // A store that cannot be listed now keeps what the index has of it.
@@ -400,15 +449,13 @@ export class IndexSync {
           this.store.stmt('DELETE FROM units WHERE key = ?').run(key);
           report.removed++;
         }
+        // this store alone is up to date: reading commands may answer for it from the index
+        this.setMeta(`${LAST_SYNC}:${format}`, new Date().toISOString());
       }
       // the time every store was last synced (a sync of some formats only leaves it)
       if (!opts.formats || sources.names().every((f) => f === THREADBASE_SOURCE || opts.formats?.includes(f))) {
         begin();
-        this.store
-          .stmt(
-            `INSERT INTO index_meta (key, value) VALUES ('last_sync', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-          )
-          .run(new Date().toISOString());
+        this.setMeta(LAST_SYNC, new Date().toISOString());
       }
     } finally {
       commit(true);
@@ -524,8 +571,17 @@ export class IndexSync {
   }
 }
 
-/** When the index last finished a sync (ISO), or undefined if never. */
-export function lastSync(store: SqliteStore): string | undefined {
-  const row = store.stmt(`SELECT value FROM index_meta WHERE key = 'last_sync'`).get() as { value: string } | undefined;
-  return row?.value;
+const LAST_SYNC = 'last_sync';
+
+/**
+ * When the index last finished a sync (ISO), or undefined if never: of every store, or of the one
+ * given (a sync of every store counts for each; an index from before per-store times has only that).
+ */
+export function lastSync(store: SqliteStore, format?: string): string | undefined {
+  const get = (key: string) =>
+    (store.stmt(`SELECT value FROM index_meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value;
+  if (format === undefined) return get(LAST_SYNC);
+  const own = get(`${LAST_SYNC}:${format}`);
+  const all = get(LAST_SYNC);
+  return own === undefined || (all !== undefined && all > own) ? all : own;
 }
