@@ -9,13 +9,10 @@
  *   entries, and forked) with exactly threadbase's context;
  * - read commands never modify OpenCode's database.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import {
   OpenCodeDriver,
@@ -26,45 +23,20 @@ import {
 } from '../../src/formats/opencode/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
-import { type AnthropicRequest, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
 
-const OPENCODE = resolve('node_modules/.bin/opencode');
-
+let agentHome: AgentHome;
 let standIn: StandIn;
 let root: string;
 let project: string;
 let env: DriverEnv;
 let driver: OpenCodeDriver;
 
+/** `opencode <args>` in the temp project, offline against the stand-in (test/helpers/agents.ts). */
 function opencode(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(OPENCODE, args, {
-      cwd: project,
-      env: {
-        PATH: process.env.PATH,
-        HOME: root,
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        // Offline: any attempt to install a package at run time would fail here.
-        npm_config_registry: 'http://127.0.0.1:9/',
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) =>
-      code === 0 ? done({ stdout, stderr }) : fail(new Error(`opencode ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`)),
-    );
-  });
+  return runOpencode(agentHome, args);
 }
 
 /** Request blocks without the cache markers OpenCode adds (not part of the conversation). */
@@ -99,7 +71,7 @@ async function ourContext(id: string) {
 
 /** Resumes the session in OpenCode with a probe prompt; returns what OpenCode sent before the probe. */
 async function resumedContext(id: string, probe: string) {
-  await opencode(['run', '-s', id, '-m', 'standin/claude-test', ...probe.split(' ')]);
+  await opencode(['run', '-s', id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
   const req = requestEndingWith(probe);
   return req.messages.slice(0, -1);
 }
@@ -109,38 +81,13 @@ async function sessionList(): Promise<{ id: string; title: string }[]> {
 }
 
 beforeAll(async () => {
-  standIn = await startAnthropicStandIn();
-  root = await fs.mkdtemp(join(tmpdir(), 'tb-opencode-agent-'));
-  project = join(root, 'proj');
-  await fs.mkdir(project, { recursive: true });
-  await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
-  await fs.writeFile(
-    join(root, '.config', 'opencode', 'opencode.json'),
-    JSON.stringify({
-      $schema: 'https://opencode.ai/config.json',
-      provider: {
-        standin: {
-          npm: '@ai-sdk/anthropic',
-          name: 'Stand-in',
-          options: { baseURL: `${standIn.url}/v1`, apiKey: 'x' },
-          // Image input declared, else OpenCode replaces images with an error text for the model.
-          models: {
-            'claude-test': { name: 'Claude Test', attachment: true, modalities: { input: ['text', 'image'], output: ['text'] } },
-          },
-        },
-      },
-      model: 'standin/claude-test',
-      autoupdate: false,
-      share: 'disabled',
-    }),
-  );
-  env = { home: root, env: {} };
+  agentHome = await setupAgentHome();
+  ({ standIn, root, project, env } = agentHome);
   driver = new OpenCodeDriver(env);
 });
 
 afterAll(async () => {
-  await standIn?.close();
-  if (root) await fs.rm(root, { recursive: true, force: true });
+  await agentHome?.close();
 });
 
 describe('threadbase and the real OpenCode', () => {
@@ -191,17 +138,12 @@ describe('threadbase and the real OpenCode', () => {
     const db = opencodeDbPath(env);
     const sum = (f: string) => (existsSync(f) ? createHash('sha256').update(readFileSync(f)).digest('hex') : 'absent');
     const before = [sum(db), sum(`${db}-wal`)];
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    try {
-      for (const args of [
-        ['sessions', '--source', 'opencode', '--json'],
-        ['show', original, '--json'],
-        ['context', forked, '--format', 'anthropic'],
-      ]) {
-        expect(await main(['node', 'threadbase', ...args], env)).toBe(0);
-      }
-    } finally {
-      out.mockRestore();
+    for (const args of [
+      ['sessions', '--source', 'opencode', '--json'],
+      ['show', original, '--json'],
+      ['context', forked, '--format', 'anthropic'],
+    ]) {
+      expect((await runCli(env, args)).code).toBe(0);
     }
     expect([sum(db), sum(`${db}-wal`)]).toEqual(before);
   }, 60_000);
@@ -401,7 +343,6 @@ describe('threadbase and the real OpenCode', () => {
     expect(JSON.stringify(after.slice(ours.length))).toContain('probe appended');
 
     // `threadbase export --format opencode` prints what `opencode export` prints: the same records
-    const { runCliOk } = await import('../helpers/cli.js');
     const mine = JSON.parse(await runCliOk(env, ['export', original, '--format', 'opencode'])) as {
       info: { id: string; title: string };
       messages: { info: { id: string }; parts: { id: string }[] }[];
