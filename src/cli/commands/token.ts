@@ -1,6 +1,51 @@
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { openServerStores } from '../../server/index.js';
+import type { TokenInfo } from '../../server/tokens.js';
 import { type CliContext, printJson, warn } from '../io.js';
+
+const isMemory = (db: string | undefined) => db === 'memory:' || db === 'memory';
+
+function describeToken(t: TokenInfo): string {
+  const parts = [`project ${t.project}`];
+  if (t.prefix) parts.push(`key ${t.prefix}…`);
+  if (t.label) parts.push(`label "${t.label}"`);
+  parts.push(`created ${t.createdAt}`);
+  return `${t.id} (${parts.join(', ')})`;
+}
+
+function tokenTable(tokens: readonly TokenInfo[]): string {
+  const header = ['ID', 'PREFIX', 'PROJECT', 'LABEL', 'CREATED', 'LAST USED', 'REVOKED'];
+  const rows = tokens.map((t) => [
+    t.id,
+    t.prefix ?? '-',
+    t.project,
+    t.label ?? '',
+    t.createdAt,
+    t.lastUsedAt ?? '-',
+    t.revokedAt ?? '-',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** Asks on the terminal; true only for an explicit yes. */
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
 
 export function registerToken(program: Command, ctx: CliContext): void {
   const token = program.command('token').description('API keys of the team server');
@@ -12,12 +57,65 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--label <text>', 'a note kept beside the key')
     .option('--json', 'print JSON only')
     .action(async (opts: { project: string; db?: string; label?: string; json?: boolean }) => {
-      if (opts.db === 'memory:' || opts.db === 'memory') throw new Error('a key in memory: would be lost at exit; give --db');
+      if (isMemory(opts.db)) throw new Error('a key in memory: would be lost at exit; give --db');
       const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
       try {
         const created = await stores.tokens.createToken(opts.project, opts.label);
-        if (opts.json) printJson(ctx, { key: created.key, project: created.project });
+        if (opts.json) printJson(ctx, { key: created.key, id: created.id, project: created.project });
         else ctx.stdout(`${created.key}\n`);
+      } finally {
+        await stores.close();
+      }
+    });
+
+  token
+    .command('list')
+    .description('list the API keys (id, prefix, project, label, creation, last use, revocation; never the key)')
+    .option('--project <name>', 'only the keys of this project')
+    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)')
+    .option('--json', 'print JSON only')
+    .action(async (opts: { project?: string; db?: string; json?: boolean }) => {
+      if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
+      const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
+      try {
+        const tokens = await stores.tokens.listTokens(opts.project);
+        if (opts.json) printJson(ctx, tokens);
+        else if (tokens.length) ctx.stdout(`${tokenTable(tokens)}\n`);
+        else ctx.stderr(`threadbase: no keys${opts.project ? ` for project ${opts.project}` : ''}\n`);
+      } finally {
+        await stores.close();
+      }
+    });
+
+  const revoke = token
+    .command('revoke')
+    .description('revoke an API key: the server refuses it from the next request on (it stays listed)')
+    .argument('<id>', 'the key id or prefix that `token list` shows (or the key itself)')
+    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)')
+    .option('--yes', 'do not ask for confirmation')
+    .option('--json', 'print JSON only')
+    .action(async (idOrPrefix: string, opts: { db?: string; yes?: boolean; json?: boolean }) => {
+      if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
+      const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+      // Refused before opening anything: a script must say --yes to revoke.
+      if (!opts.yes && !terminal)
+        revoke.error(`threadbase: not revoking ${idOrPrefix}: no terminal to confirm on; pass --yes to revoke without asking`, {
+          exitCode: 2,
+          code: 'threadbase.confirmationNeeded',
+        });
+      const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
+      try {
+        if (!opts.yes) {
+          const known = (await stores.tokens.listTokens()).filter((t) => t.id === idOrPrefix || t.prefix === idOrPrefix);
+          const shown = known.length === 1 && known[0] ? describeToken(known[0]) : idOrPrefix;
+          if (!(await confirm(`Revoke key ${shown}? Clients using it are refused at once. [y/N] `))) {
+            throw new Error(`key ${idOrPrefix} not revoked (not confirmed)`);
+          }
+        }
+        const revoked = await stores.tokens.revokeToken(idOrPrefix);
+        if (!revoked) throw new Error(`no key with id or prefix ${idOrPrefix} (see threadbase token list)`);
+        if (opts.json) printJson(ctx, revoked);
+        else ctx.stdout(`revoked ${describeToken(revoked)} at ${revoked.revokedAt}\n`);
       } finally {
         await stores.close();
       }
