@@ -6,15 +6,15 @@
  * - codex resumes a rollout threadbase wrote (converted from another agent's shape) with exactly
  *   threadbase's context.
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { MessageEntry, Session } from '../../src/model/types.js';
+import { runCodex } from '../helpers/agents.js';
+import { runCli } from '../helpers/cli.js';
 import {
   itemText,
   type ResponsesRequest,
@@ -22,33 +22,15 @@ import {
   startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
 
-const CODEX = resolve('node_modules/.bin/codex');
-
 let standIn: ResponsesStandIn;
 let root: string;
 let codexHomeDir: string;
 let project: string;
 let env: DriverEnv;
 
-/** `codex exec …` with stdin closed (codex otherwise waits to read more prompt from it). */
+/** `codex exec …` in the temp project with CODEX_HOME `home` (test/helpers/agents.ts). */
 function codex(args: string[], home = codexHomeDir): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(CODEX, ['exec', '--skip-git-repo-check', ...args], {
-      cwd: project,
-      env: { PATH: process.env.PATH, HOME: root, CODEX_HOME: home, RUST_LOG: 'error', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done(out) : fail(new Error(`codex ${args.join(' ')} exited ${code}:\n${out}`))));
-  });
+  return runCodex({ cwd: project, home: root, codexHome: home }, args);
 }
 
 /** Items compared without the ids and statuses the API assigns (codex sends its own, we write none). */
@@ -184,17 +166,9 @@ describe('real codex and threadbase', () => {
     expect(s.usage?.input).toBeGreaterThan(0);
 
     // The CLI lists it like any other agent's session.
-    const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out.push(String(chunk));
-      return true;
-    });
-    try {
-      expect(await main(['node', 'threadbase', 'sessions', '--source', 'codex', '--json'], env)).toBe(0);
-    } finally {
-      spy.mockRestore();
-    }
-    const rows = JSON.parse(out.join('')) as { id: string; source: string; messageCount: number }[];
+    const cliList = await runCli(env, ['sessions', '--source', 'codex', '--json']);
+    expect(cliList.code).toBe(0);
+    const rows = JSON.parse(cliList.out) as { id: string; source: string; messageCount: number }[];
     expect(rows.map((r) => [r.id, r.source])).toEqual([[sessionId, 'codex']]);
     expect(rows[0]?.messageCount).toBe(s.messageCount);
   });

@@ -6,73 +6,34 @@
  * entries pi wrote, with no warning.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PiDriver } from '../../src/formats/pi/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { recordFigures } from '../hardening/stores.js';
-import { type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import { type AgentHome, runPi, setupAgentHome } from '../helpers/agents.js';
 
-const PI = resolve('node_modules/.bin/pi');
-const PROVIDER = 'standin';
-const MODEL = 'claude-standin';
 const PROMPTS = ['say hello', 'RUN: echo one > a.txt', 'say more', 'RUN: echo two > b.txt', 'say bye'];
 
-let standIn: StandIn;
+let agentHome: AgentHome;
 let home: string;
-let project: string;
 let env: DriverEnv;
 let watch: ChildProcess | undefined;
 
+/** `pi --provider standin --model … <args>` in the temp project (test/helpers/agents.ts). */
 function pi(args: string[]): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(PI, ['--provider', PROVIDER, '--model', MODEL, ...args], {
-      cwd: project,
-      env: { PATH: process.env.PATH, HOME: home, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done(out) : fail(new Error(`pi ${args.join(' ')} exited ${code}:\n${out}`))));
-  });
+  return runPi(agentHome, args);
 }
 
 beforeAll(async () => {
-  standIn = await startAnthropicStandIn();
-  home = await fs.mkdtemp(join(tmpdir(), 'tb-hard-watch-'));
-  project = join(home, 'project');
-  await fs.mkdir(project, { recursive: true });
-  await fs.mkdir(join(home, '.pi', 'agent'), { recursive: true });
-  await fs.writeFile(
-    join(home, '.pi', 'agent', 'models.json'),
-    JSON.stringify({
-      providers: {
-        [PROVIDER]: {
-          baseUrl: standIn.url,
-          api: 'anthropic-messages',
-          apiKey: 'offline',
-          models: [{ id: MODEL, name: 'stand-in', reasoning: false, input: ['text'], contextWindow: 200000, maxTokens: 8192 }],
-        },
-      },
-    }),
-  );
-  env = { home, env: {} };
+  agentHome = await setupAgentHome();
+  ({ root: home, env } = agentHome);
 });
 
 afterAll(async () => {
   if (watch && watch.exitCode === null) watch.kill('SIGKILL');
-  await standIn?.close();
-  await fs.rm(home, { recursive: true, force: true });
+  await agentHome?.close();
 });
 
 describe('real pi appending while sync --watch indexes', () => {

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
 
 const FIXTURES = resolve('test/fixtures/claude');
 const S1 = '11111111-1111-4111-8111-111111111111';
@@ -20,23 +20,9 @@ const SUB = 'ac5303661b5759184';
 let home: string;
 let env: DriverEnv;
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const so = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out += String(c);
-    return true;
-  });
-  const se = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
-    err += String(c);
-    return true;
-  });
-  try {
-    return { code: await main(['node', 'threadbase', ...args], env), out, err };
-  } finally {
-    so.mockRestore();
-    se.mockRestore();
-  }
+/** The CLI in-process against this test's temp HOME. */
+function cli(args: string[]): Promise<CliResult> {
+  return runCli(env, args);
 }
 
 async function digest(dir: string): Promise<string> {

@@ -8,8 +8,7 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import { CodexDriver } from '../../src/formats/codex/index.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { ZedDriver } from '../../src/formats/zed/index.js';
@@ -18,6 +17,7 @@ import { NotFoundError } from '../../src/model/errors.js';
 import { currentLeaf, pathToLeaf } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
+import { runCliOk } from '../helpers/cli.js';
 
 const drivers: [string, () => SessionDriver][] = [
   ['codex', () => new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: resolve('test/fixtures/codex/home') } })],
@@ -107,19 +107,7 @@ describe('codex, gemini and zed through sync, search and stats', () => {
       await fs.cp(resolve('test/fixtures/gemini/home/.gemini'), join(home, '.gemini'), { recursive: true });
       await fs.cp(resolve('test/fixtures/zed/home/.local'), join(home, '.local'), { recursive: true });
       const env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
-      const run = async (args: string[]) => {
-        const out: string[] = [];
-        const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-          out.push(String(c));
-          return true;
-        });
-        try {
-          expect(await main(['node', 'threadbase', ...args], env)).toBe(0);
-        } finally {
-          spy.mockRestore();
-        }
-        return out.join('');
-      };
+      const run = (args: string[]) => runCliOk(env, args);
       await run(['sync']);
       const sources = async (q: string) => [
         ...new Set((JSON.parse(await run(['search', q, '--json'])) as { source: string }[]).map((h) => h.source)),

@@ -2,8 +2,7 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { renderContext } from '../../src/convert/formats.js';
 import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
@@ -11,6 +10,7 @@ import '../../src/formats/all.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls } from '../../src/model/tree.js';
 import type { Message, Session } from '../../src/model/types.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
 
 const FIXTURE_HOME = resolve('test/fixtures/codex/home');
 const REAL = '01a2049f-112d-7912-ae95-4f258b998a24';
@@ -415,18 +415,8 @@ describe('codex: writing', () => {
   });
 });
 
-async function cli(args: string[], env: DriverEnv): Promise<{ code: number; out: string }> {
-  const out: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out.push(String(c));
-    return true;
-  });
-  try {
-    const code = await main(['node', 'threadbase', ...args], env);
-    return { code, out: out.join('') };
-  } finally {
-    spy.mockRestore();
-  }
+function cli(args: string[], env: DriverEnv): Promise<CliResult> {
+  return runCli(env, args);
 }
 
 describe('codex: through the registry and CLI', () => {
@@ -478,17 +468,9 @@ describe('codex: through the registry and CLI', () => {
 
   it('is registered and lists through `threadbase sessions --source codex --json`', async () => {
     expect(new Sources(fixtureEnv).names()).toContain('codex');
-    const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-      out.push(String(c));
-      return true;
-    });
-    try {
-      expect(await main(['node', 'threadbase', 'sessions', '--source', 'codex', '--json'], fixtureEnv)).toBe(0);
-    } finally {
-      spy.mockRestore();
-    }
-    const rows = JSON.parse(out.join('')) as { id: string; source: string }[];
+    const listed = await cli(['sessions', '--source', 'codex', '--json'], fixtureEnv);
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.out) as { id: string; source: string }[];
     expect(rows.map((r) => r.id).sort()).toEqual(ALL);
   });
 });

@@ -1,13 +1,13 @@
 /** The Gemini CLI driver over fixtures in its real shapes (see test/fixtures/gemini/README.md). */
 import { resolve } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { branches, pairToolCalls } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
 
 const env: DriverEnv = { home: resolve('test/fixtures/gemini/home'), env: {} };
 const MAIN = '8a2f0c1e-1111-4222-8333-944455556666';
@@ -153,17 +153,8 @@ describe('gemini: the older JSON chat and checkpoints', () => {
   });
 });
 
-async function cli(args: string[]): Promise<{ code: number; out: string }> {
-  const out: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out.push(String(c));
-    return true;
-  });
-  try {
-    return { code: await main(['node', 'threadbase', ...args], env), out: out.join('') };
-  } finally {
-    spy.mockRestore();
-  }
+function cli(args: string[]): Promise<CliResult> {
+  return runCli(env, args);
 }
 
 describe('gemini: through the CLI', () => {

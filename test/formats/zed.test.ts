@@ -2,14 +2,14 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { decodeThread, ZedDriver } from '../../src/formats/zed/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
+import { runCli } from '../helpers/cli.js';
 
 const HOME = resolve('test/fixtures/zed/home');
 const DB = join(HOME, '.local/share/zed/threads/threads.db');
@@ -120,23 +120,15 @@ describe('zed: threads.db', () => {
 
 describe('zed: through the CLI', () => {
   it('lists threads and prints a context by id prefix', async () => {
-    const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-      out.push(String(c));
-      return true;
-    });
-    try {
-      expect(await main(['node', 'threadbase', 'sessions', '--source', 'zed', '--json'], env)).toBe(0);
-      const rows = JSON.parse(out.join('')) as { id: string; messageCount: number }[];
-      expect(rows.map((r) => r.id)).toEqual([CURRENT, '9e1f-zed-subagent', 'legacy-thread-v020', 'broken-row']);
-      out.length = 0;
-      expect(await main(['node', 'threadbase', 'context', '4b0c9d7e', '--format', 'markdown'], env)).toBe(0);
-      const md = out.join('');
-      expect(md).toContain('Why does this test flake?');
-      expect(md).toContain('It races a 10ms timer.');
-    } finally {
-      spy.mockRestore();
-    }
+    const listed = await runCli(env, ['sessions', '--source', 'zed', '--json']);
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.out) as { id: string; messageCount: number }[];
+    expect(rows.map((r) => r.id)).toEqual([CURRENT, '9e1f-zed-subagent', 'legacy-thread-v020', 'broken-row']);
+    const context = await runCli(env, ['context', '4b0c9d7e', '--format', 'markdown']);
+    expect(context.code).toBe(0);
+    const md = context.out;
+    expect(md).toContain('Why does this test flake?');
+    expect(md).toContain('It races a 10ms timer.');
   });
 });
 

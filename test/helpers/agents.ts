@@ -13,6 +13,7 @@ import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn }
 export const CLAUDE_BIN = resolve('node_modules/.bin/claude');
 export const PI_BIN = resolve('node_modules/.bin/pi');
 export const OPENCODE_BIN = resolve('node_modules/.bin/opencode');
+export const CODEX_BIN = resolve('node_modules/.bin/codex');
 
 /** pi's custom provider and model (in $HOME/.pi/agent/models.json). */
 export const PI_PROVIDER = 'standin';
@@ -270,6 +271,22 @@ export function runOpencode(home: AgentHome, args: string[]): Promise<Run> {
     npm_config_registry: 'http://127.0.0.1:9/',
     NO_COLOR: '1',
   });
+}
+
+/**
+ * `codex exec --skip-git-repo-check <args>` in `cwd`, with HOME `home` and its CODEX_HOME (whose
+ * config.toml points codex at the Responses stand-in); stdin closed, as codex otherwise waits to
+ * read more prompt from it. Returns stdout and stderr.
+ */
+export async function runCodex(where: { cwd: string; home: string; codexHome: string }, args: string[]): Promise<string> {
+  const r = await run(CODEX_BIN, ['exec', '--skip-git-repo-check', ...args], where.cwd, {
+    PATH: process.env.PATH,
+    HOME: where.home,
+    CODEX_HOME: where.codexHome,
+    RUST_LOG: 'error',
+    NO_COLOR: '1',
+  });
+  return r.stdout + r.stderr;
 }
 
 /** The Messages API requests the stand-in received from index `mark` on. */
