@@ -1,5 +1,7 @@
 /** The Gemini CLI driver over fixtures in its real shapes (see test/fixtures/gemini/README.md). */
-import { resolve } from 'node:path';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
@@ -201,7 +203,6 @@ describe('gemini: a chat the real Gemini CLI 0.61.0 recorded', () => {
   });
 
   it('its context is what Gemini CLI sent on resume, turn for turn (less its thoughts and repeats)', async () => {
-    const { readFile } = await import('node:fs/promises');
     type GPart = {
       text?: string;
       functionCall?: { name: string; args: unknown };
@@ -250,14 +251,21 @@ describe('gemini: a chat the real Gemini CLI 0.61.0 recorded', () => {
   });
 });
 
+/** Runs `use` on a temp HOME with an empty Gemini chats folder (of project hash `p`), then removes it. */
+async function withChats(use: (home: string, chats: string) => Promise<void>): Promise<void> {
+  const home = await mkdtemp(join(tmpdir(), 'tb-gemini-'));
+  try {
+    const chats = join(home, '.gemini/tmp/p/chats');
+    await mkdir(chats, { recursive: true });
+    await use(home, chats);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
 describe('gemini: sub-agents', () => {
   it('links a sub-agent chat to the call in its parent that carries its id', async () => {
-    const { mkdtemp, mkdir, writeFile, rm } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const home = await mkdtemp(join(tmpdir(), 'tb-gemini-'));
-    try {
-      const chats = join(home, '.gemini/tmp/p/chats');
+    await withChats(async (home, chats) => {
       await mkdir(join(chats, 'parent-1'), { recursive: true });
       const lines = (xs: unknown[]) => xs.map((x) => JSON.stringify(x)).join('\n');
       await writeFile(
@@ -294,21 +302,13 @@ describe('gemini: sub-agents', () => {
       const child = (await driver.listSessions()).find((s) => s.id === 'child-1');
       expect(child).toMatchObject({ parentId: 'parent-1', parentToolCallId: 'call-9' });
       expect((await driver.getSession('child-1'))?.parentToolCallId).toBe('call-9');
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('gemini: damaged input', () => {
   it('reports lines that are not records and reads the rest; a broken .json chat is a warning', async () => {
-    const { mkdtemp, mkdir, writeFile, rm } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const home = await mkdtemp(join(tmpdir(), 'tb-gemini-'));
-    try {
-      const chats = join(home, '.gemini/tmp/p/chats');
-      await mkdir(chats, { recursive: true });
+    await withChats(async (home, chats) => {
       const file = join(chats, 'session-2026-01-01T00-00-abcd1234.jsonl');
       await writeFile(
         file,
@@ -329,8 +329,6 @@ describe('gemini: damaged input', () => {
       expect(list.map((x) => x.id).sort()).toEqual(['abcd1234-x', 'session-2026-01-02T00-00-ffff0000']);
       const broken = (await driver.getSession('session-2026-01-02T00-00-ffff0000')) as Session;
       expect(broken.warnings?.[0]?.message).toMatch(/malformed JSON/);
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   });
 });
