@@ -40,7 +40,8 @@ function tokenTable(tokens: readonly TokenInfo[]): string {
 async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await rl.question(question);
+    // Ctrl+C or Ctrl+D rejects the question: no answer is a no.
+    const answer = await rl.question(question).catch(() => '');
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();
