@@ -68,6 +68,17 @@ function msg(id: string, parentId: string | null, timestamp: string, message: Me
   return { id, parentId, timestamp, kind: 'message', message, ...extra } as Entry;
 }
 
+/** A session of these entries, created at its first entry and updated at its last. */
+function sessionOf(meta: Pick<Session, 'id' | 'source' | 'project' | 'title' | 'leafId'>, entries: Entry[]): Session {
+  return {
+    ...meta,
+    createdAt: entries[0]?.timestamp ?? '',
+    updatedAt: entries[entries.length - 1]?.timestamp ?? '',
+    messageCount: 0,
+    entries,
+  };
+}
+
 export const PARSER_ID = 'sess-parser-0001';
 export const PI_ID = 'sess-build-0002';
 export const BIG_ID = 'sess-big-0003';
@@ -196,17 +207,10 @@ export function parserSession(): Session {
       ],
     }),
   ];
-  return {
-    id: PARSER_ID,
-    source: 'claude',
-    project: '/home/dev/parser',
-    title: 'Fix the parser bug in the tokenizer',
-    createdAt: entries[0]?.timestamp ?? '',
-    updatedAt: entries[entries.length - 1]?.timestamp ?? '',
-    messageCount: 0,
+  return sessionOf(
+    { id: PARSER_ID, source: 'claude', project: '/home/dev/parser', title: 'Fix the parser bug in the tokenizer', leafId: 'p-8' },
     entries,
-    leafId: 'p-8',
-  };
+  );
 }
 
 export function piSession(): Session {
@@ -229,16 +233,7 @@ export function piSession(): Session {
     entries.push(u, a);
     parent = a.id;
   }
-  return {
-    id: PI_ID,
-    source: 'pi',
-    project: '/home/dev/build',
-    title: 'Refactor the build scripts',
-    createdAt: entries[0]?.timestamp ?? '',
-    updatedAt: entries[entries.length - 1]?.timestamp ?? '',
-    messageCount: 0,
-    entries,
-  };
+  return sessionOf({ id: PI_ID, source: 'pi', project: '/home/dev/build', title: 'Refactor the build scripts' }, entries);
 }
 
 /** 10,000 entries: alternating user/assistant turns, a bash call every 50 turns, one needle. */
@@ -289,16 +284,7 @@ export function bigSession(): Session {
     entries.push(msg(id, parent, ts, m));
     parent = id;
   }
-  return {
-    id: BIG_ID,
-    source: 'opencode',
-    project: '/home/dev/big',
-    title: 'A very long session',
-    createdAt: entries[0]?.timestamp ?? '',
-    updatedAt: entries[entries.length - 1]?.timestamp ?? '',
-    messageCount: 0,
-    entries,
-  };
+  return sessionOf({ id: BIG_ID, source: 'opencode', project: '/home/dev/big', title: 'A very long session' }, entries);
 }
 
 /** A few small sessions spread over days, agents and projects, for the list and the charts. */
