@@ -150,7 +150,9 @@ export class PostgresTokenStore implements TokenStore {
     );
     const row = res.rows[0];
     if (!row) return undefined;
-    if (row.stale) await this.pool.query('UPDATE tb_tokens SET last_used_at = now() WHERE hash = $1', [hash]);
+    // Best effort: a failed note of the last use never refuses a valid key.
+    if (row.stale)
+      await this.pool.query('UPDATE tb_tokens SET last_used_at = now() WHERE hash = $1', [hash]).catch(() => undefined);
     return { id: row.id, name: row.name };
   }
 
@@ -302,9 +304,24 @@ export class SqliteTokenStore implements TokenStore {
       .get(hash) as (Project & { lastUsedAt: string | null }) | undefined;
     if (!row) return undefined;
     const now = Date.now();
-    if (!row.lastUsedAt || Date.parse(row.lastUsedAt) < now - LAST_USED_EVERY_MS)
-      this.db.prepare('UPDATE tb_tokens SET last_used_at = ? WHERE hash = ?').run(new Date(now).toISOString(), hash);
+    if (!row.lastUsedAt || Date.parse(row.lastUsedAt) < now - LAST_USED_EVERY_MS) this.noteUse(hash, now);
     return { id: row.id, name: row.name };
+  }
+
+  /**
+   * Best effort and without waiting: while another process (a sync) holds the file's write lock the
+   * note is skipped, and made by a later request, rather than holding this request (and the server's
+   * one thread) for the busy timeout.
+   */
+  private noteUse(hash: string, now: number): void {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.prepare('UPDATE tb_tokens SET last_used_at = ? WHERE hash = ?').run(new Date(now).toISOString(), hash);
+    } catch {
+      // SQLITE_BUSY or a read-only file: the key is still valid
+    } finally {
+      this.db.pragma('busy_timeout = 5000');
+    }
   }
 
   async listTokens(projectName?: string): Promise<TokenInfo[]> {

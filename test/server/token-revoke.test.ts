@@ -183,6 +183,28 @@ describe('listing and revoking keys', () => {
   });
 });
 
+describe('last use', () => {
+  it('SQLite: a key is accepted while another process holds the write lock; its use is noted later', async () => {
+    const path = join(dir, 'busy.db');
+    const tokens = new SqliteTokenStore(path);
+    const { key, id } = await tokens.createToken('alpha');
+    const writer = new Database(path);
+    try {
+      writer.exec('BEGIN IMMEDIATE'); // as a sync writing to the index does
+      expect(await tokens.projectForKey(key)).toMatchObject({ name: 'alpha' });
+      expect((await tokens.listTokens())[0]?.lastUsedAt).toBeUndefined();
+      writer.exec('COMMIT');
+      expect(await tokens.projectForKey(key)).toMatchObject({ name: 'alpha' });
+      const [listed] = await tokens.listTokens();
+      expect(listed?.id).toBe(id);
+      expect(listed?.lastUsedAt).toBeDefined();
+    } finally {
+      writer.close();
+      await tokens.close();
+    }
+  });
+});
+
 describe('keys made before ids existed', () => {
   it('SQLite: an old file gets ids without losing a key', async () => {
     const path = join(dir, 'old.db');
