@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDriver } from '../../src/model/driver.js';
 import type { Entry, Message, MessageEntry, Part, Session } from '../../src/model/types.js';
+import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
 
 export interface ConformanceSetup {
   driver: SessionDriver;
@@ -31,8 +32,6 @@ export interface ConformanceOptions {
   noCacheWrite?: boolean;
 }
 
-const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-
 let counter = 0;
 /** A session with every part type, usage, cost, a model and distinct timestamps, and a branch. */
 export function sampleSession(opts: ConformanceOptions = {}): Session {
@@ -42,7 +41,7 @@ export function sampleSession(opts: ConformanceOptions = {}): Session {
   const t = (i: number) => new Date(base + i * 1000).toISOString();
   const id = (i: number) => `0000000${n}-aaaa-4bbb-8ccc-00000000000${i}`;
   const userParts: Part[] = [{ type: 'text', text: `Please inspect the zanzibarquokka file number ${n}` }];
-  if (!skip.has('image')) userParts.push({ type: 'image', mediaType: 'image/png', data: PNG_1PX });
+  if (!skip.has('image')) userParts.push({ type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG });
   const asstParts: Part[] = [];
   if (!skip.has('thinking'))
     asstParts.push({ type: 'thinking', thinking: 'I should list the directory first.', signature: 'c2lnbmF0dXJl' });

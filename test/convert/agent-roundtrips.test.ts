@@ -24,12 +24,12 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Part, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
+import { ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
 
 type Agent = 'claude' | 'pi' | 'opencode';
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
 const PAIRS: [Agent, Agent][] = AGENTS.flatMap((a) => AGENTS.filter((b) => b !== a).map((b): [Agent, Agent] => [a, b]));
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 let home: string;
 let env: DriverEnv;
@@ -112,7 +112,6 @@ async function roundTrip(session: Session, a: Agent, b: Agent) {
   return { first, back, warnings: (inB.meta?.warnings as string[] | undefined) ?? [] };
 }
 
-const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const usage = (input: number, output: number) => ({ input, output, cacheRead: 3, cacheWrite: 4, reasoning: 0 });
 
 function richSession(project: string): Session {

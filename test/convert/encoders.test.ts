@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { opencodeContext, sessionFromExport, sessionFromOpencode } from '../../src/formats/opencode/index.js';
 import * as lib from '../../src/index.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import { ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
 
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 let home: string;
 
 beforeAll(() => {

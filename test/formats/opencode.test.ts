@@ -24,6 +24,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
+import { secondInto2026 } from '../helpers/sessions.js';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'opencode');
 const REAL_SESSION = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
@@ -644,7 +645,7 @@ describe('legacy JSON storage', () => {
 
 /** A session as another agent would hand it over: model fields only, no OpenCode raw. */
 function foreignSession(): Session {
-  const t = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+  const t = secondInto2026;
   const entries: Entry[] = [
     {
       id: 'u1',
