@@ -205,6 +205,33 @@ describe('last use', () => {
   });
 });
 
+describe('revoking by prefix', () => {
+  it('refuses a prefix two keys share, and revokes neither', async () => {
+    const path = join(dir, 'shared-prefix.db');
+    const tokens = new SqliteTokenStore(path);
+    try {
+      const a = await tokens.createToken('alpha');
+      const b = await tokens.createToken('alpha');
+      // 48 random bits rarely collide; make them.
+      const raw = new Database(path);
+      raw.prepare('UPDATE tb_tokens SET prefix = ? WHERE id = ?').run(a.key.slice(0, 11), b.id);
+      raw.close();
+      const refused = await tokens.revokeToken(a.key.slice(0, 11)).then(
+        () => '',
+        (e: Error) => e.message,
+      );
+      expect(refused).toContain('matches several keys');
+      expect(refused).toContain(a.id);
+      expect(refused).toContain(b.id);
+      expect((await tokens.listTokens()).filter((t) => t.revokedAt)).toEqual([]);
+      expect((await tokens.revokeToken(b.id))?.id).toBe(b.id);
+      expect((await tokens.projectForKey(a.key))?.name).toBe('alpha');
+    } finally {
+      await tokens.close();
+    }
+  });
+});
+
 describe('keys made before ids existed', () => {
   it('SQLite: an old file gets ids without losing a key', async () => {
     const path = join(dir, 'old.db');
