@@ -4,16 +4,15 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeAgentStorage } from '../../src/convert/agent-storage.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { buildContext } from '../../src/model/tree.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { CLAUDE_BIN } from '../helpers/agents.js';
 import { type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
-
-const claudeBin = resolve('node_modules/.bin/claude');
 
 describe('Claude Agent SDK → ClaudeAgentStorage', () => {
   let standIn: StandIn;
@@ -37,7 +36,7 @@ describe('Claude Agent SDK → ClaudeAgentStorage', () => {
 
   const sdkOptions = () => ({
     cwd: home,
-    pathToClaudeCodeExecutable: claudeBin,
+    pathToClaudeCodeExecutable: CLAUDE_BIN,
     allowedTools: ['Bash'],
     env: {
       PATH: process.env.PATH,

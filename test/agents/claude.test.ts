@@ -17,6 +17,7 @@ import type { Entry, Session } from '../../src/model/types.js';
 import { type AgentHome, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli } from '../helpers/cli.js';
+import { secondInto2026 } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -282,7 +283,7 @@ describe('real Claude Code sessions', () => {
   });
 
   it('a session written from scratch by writeSession is resumed with exactly its context', async () => {
-    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const t = secondInto2026;
     const session: Session = {
       id: 'scratch',
       source: 'threadbase',

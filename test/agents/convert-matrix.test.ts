@@ -32,6 +32,7 @@ import {
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import '../../src/formats/all.js';
+import { ONE_PIXEL_PNG as PNG } from '../helpers/sessions.js';
 
 type Agent = 'claude' | 'pi' | 'opencode';
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
@@ -159,9 +160,6 @@ async function session(agent: Agent, id: string): Promise<Session> {
   if (!s) throw new Error(`${agent} session ${id} not found`);
   return s;
 }
-
-/** A 1×1 PNG each source attaches to a turn that stays in its context. */
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 async function recordClaude(): Promise<string> {
   const first = await runClaude(home, ['--allowedTools', 'Bash'], 'RUN: echo claude1 > c1.txt');

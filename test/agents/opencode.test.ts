@@ -26,6 +26,7 @@ import type { Entry, Session } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
+import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -360,7 +361,6 @@ describe('threadbase and the real OpenCode', () => {
   }, 240_000);
 
   it('OpenCode imports export JSON threadbase wrote (an image, signed thinking) and resumes it with our context', async () => {
-    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
     const t = (n: number) => new Date(Date.now() - 30_000 + n * 1000).toISOString();
     const session: Session = {
       id: 'to-import',
@@ -380,7 +380,7 @@ describe('threadbase and the real OpenCode', () => {
             role: 'user',
             parts: [
               { type: 'text', text: 'what is in the picture?' },
-              { type: 'image', mediaType: 'image/png', data: png },
+              { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
             ],
           },
         },

@@ -17,6 +17,7 @@ import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
 import { type AgentHome, PI_MODEL, PI_PROVIDER, PiRpc, runPi, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
+import { secondInto2026 } from '../helpers/sessions.js';
 
 const PROVIDER = PI_PROVIDER;
 const MODEL = PI_MODEL;
@@ -170,7 +171,7 @@ describe('real pi', () => {
   });
 
   it('resumes a session threadbase wrote from model fields, with exactly our context', async () => {
-    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const t = secondInto2026;
     const session: Session = {
       id: 'made-up',
       source: 'threadbase',

@@ -102,23 +102,39 @@ interface Run {
   stderr: string;
 }
 
-function run(bin: string, args: string[], cwd: string, env: Record<string, string | undefined>, mayFail = false): Promise<Run> {
+/**
+ * Runs `bin` to its end and collects what it prints; rejects on a non-zero exit unless `mayFail`.
+ * With `input`, that is written to its stdin, which is then closed; else stdin is closed at once.
+ */
+function run(
+  bin: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+  opts: { mayFail?: boolean; input?: string } = {},
+): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const child = spawn(bin, args, {
+      cwd,
+      env,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout?.on('data', (d: Buffer) => {
       stdout += d.toString();
     });
-    child.stderr.on('data', (d: Buffer) => {
+    child.stderr?.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
     child.on('error', fail);
     child.on('close', (code) =>
-      code === 0 || mayFail
+      code === 0 || opts.mayFail
         ? done({ stdout, stderr })
         : fail(new Error(`${bin} ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`)),
     );
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
 }
 
@@ -127,15 +143,19 @@ export interface ClaudeResult {
   is_error?: boolean;
 }
 
-/** `claude -p … -- prompt` in the project, offline against the stand-in (as root: --allowedTools, never skip permissions). */
-export async function runClaude(home: AgentHome, args: string[], prompt: string): Promise<ClaudeResult> {
-  const r = await run(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, '--', prompt], home.project, {
+function claudeEnv(home: AgentHome) {
+  return {
     PATH: process.env.PATH,
     HOME: home.root,
     ANTHROPIC_BASE_URL: home.standIn.url,
     ANTHROPIC_API_KEY: 'x',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  });
+  };
+}
+
+/** `claude -p … -- prompt` in the project, offline against the stand-in (as root: --allowedTools, never skip permissions). */
+export async function runClaude(home: AgentHome, args: string[], prompt: string): Promise<ClaudeResult> {
+  const r = await run(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, '--', prompt], home.project, claudeEnv(home));
   try {
     return JSON.parse(r.stdout) as ClaudeResult;
   } catch {
@@ -147,45 +167,25 @@ export async function runClaude(home: AgentHome, args: string[], prompt: string)
  * `claude -p` with one user message given as Messages API content blocks on stdin (stream-json),
  * which is how a prompt carries an image non-interactively; returns the final result record.
  */
-export function runClaudeContent(home: AgentHome, args: string[], content: Record<string, unknown>[]): Promise<ClaudeResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(
-      CLAUDE_BIN,
-      ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args],
-      {
-        cwd: home.project,
-        env: {
-          PATH: process.env.PATH,
-          HOME: home.root,
-          ANTHROPIC_BASE_URL: home.standIn.url,
-          ANTHROPIC_API_KEY: 'x',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        timeout: 120_000,
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) => {
-      const result = stdout
-        .split('\n')
-        .filter((l) => l.trim().startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((r) => r.type === 'result');
-      if (code !== 0 || !result)
-        return fail(new Error(`claude ${args.join(' ')} (stream-json) exited ${code}:\n${stdout}\n${stderr}`));
-      done(result as unknown as ClaudeResult);
-    });
-    child.stdin.end(`${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n`);
-  });
+export async function runClaudeContent(
+  home: AgentHome,
+  args: string[],
+  content: Record<string, unknown>[],
+): Promise<ClaudeResult> {
+  const r = await run(
+    CLAUDE_BIN,
+    ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args],
+    home.project,
+    claudeEnv(home),
+    { input: `${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n` },
+  );
+  const result = r.stdout
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((record) => record.type === 'result');
+  if (!result) throw new Error(`claude ${args.join(' ')} (stream-json) printed no result:\n${r.stdout}\n${r.stderr}`);
+  return result as unknown as ClaudeResult;
 }
 
 function piEnv(home: AgentHome) {
@@ -197,13 +197,9 @@ function piEnv(home: AgentHome) {
  * stdin as a prompt); `mayFail` for a turn that ends in an API error. Returns stdout and stderr.
  */
 export async function runPi(home: AgentHome, args: string[], opts: { cwd?: string; mayFail?: boolean } = {}): Promise<string> {
-  const r = await run(
-    PI_BIN,
-    ['--provider', PI_PROVIDER, '--model', PI_MODEL, ...args],
-    opts.cwd ?? home.project,
-    piEnv(home),
-    opts.mayFail,
-  );
+  const r = await run(PI_BIN, ['--provider', PI_PROVIDER, '--model', PI_MODEL, ...args], opts.cwd ?? home.project, piEnv(home), {
+    mayFail: opts.mayFail,
+  });
   return r.stdout + r.stderr;
 }
 
