@@ -173,6 +173,20 @@ describe('sync', () => {
     expect(kept?.source).toBe('threadbase');
     expect(kept?.title).toBe('my own copy');
   });
+
+  it('writes a new index in 16 KB pages, merges no FTS5 segments while syncing, and restores automerge after', async () => {
+    expect(store.db.pragma('page_size', { simple: true })).toBe(16384);
+    const sources = new Sources(env);
+    await writeClaude(sources, 2);
+    const automerge = () =>
+      (store.db.prepare(`SELECT v FROM entries_fts_config WHERE k = 'automerge'`).get() as { v: number } | undefined)?.v;
+    const during: (number | undefined)[] = [];
+    await new IndexSync(store).sync(sources, { formats: ['claude'], onProgress: () => during.push(automerge()) });
+    expect(during.length).toBeGreaterThan(0);
+    expect(new Set(during)).toEqual(new Set([0]));
+    expect(automerge()).toBe(4);
+    expect((await store.search('zanzibarquokka')).length).toBeGreaterThan(0);
+  });
 });
 
 describe('search', () => {
