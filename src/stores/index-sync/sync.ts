@@ -255,22 +255,6 @@ export class IndexSync {
   }
 
   /**
-   * How many units differ from what the index holds (new, changed or gone), found by listing only
-   * (file sizes and times, row versions), without reading any: 0 means the index is fresh.
-   */
-  async pending(sources: Sources, formats?: readonly string[]): Promise<number> {
-    let n = 0;
-    for (const format of (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE)) {
-      try {
-        n += this.changedUnits(format, (await listUnitsOf(format, sources.driver(format))).units);
-      } catch {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  /**
    * For each store (default every one), whether the index answers for it: it was synced (a sync of
    * that store alone counts) and its listing shows no change since. Listing only, nothing is read.
    */
