@@ -4,6 +4,7 @@
  * reported by line and never stops the rest.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 export interface JsonlLine {
   /** 1-based line number (counting from the start of the file, also when reading from an offset) */
@@ -133,6 +134,19 @@ export async function* readJsonl(file: string, opts: ReadJsonlOptions = {}): Asy
 
 /** Reads only the first line that parses (a header), without reading the rest of the file. */
 export async function readFirstJsonLine(file: string): Promise<JsonlLine | undefined> {
+  // A header line is short: one small read answers, where a stream would fill a 1 MB buffer per file.
+  const fh = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(16 * 1024);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    const nl = head.subarray(0, bytesRead).indexOf(0x0a);
+    if (nl >= 0) {
+      const parsed = parseLine(head.subarray(0, nl));
+      if (parsed.value !== undefined) return { line: 1, offset: 0, end: nl + 1, value: parsed.value };
+    }
+  } finally {
+    await fh.close();
+  }
   for await (const l of readJsonl(file)) {
     if (l.value !== undefined) return l;
     if (l.line > 20) return undefined;
