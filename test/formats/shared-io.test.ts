@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendJsonlLines, writeFileAtomic } from '../../src/formats/shared/atomic.js';
-import { type JsonlLine, readJsonl } from '../../src/formats/shared/jsonl.js';
+import { type JsonlLine, readFirstJsonLine, readJsonl } from '../../src/formats/shared/jsonl.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -16,6 +16,24 @@ async function collect(file: string, opts = {}): Promise<JsonlLine[]> {
   for await (const l of readJsonl(file, opts)) out.push(l);
   return out;
 }
+
+describe('readFirstJsonLine', () => {
+  it('gives the first line that parses, with its place, short or long, after damaged lines or none at all', async () => {
+    const short = join(dir, 'first-short.jsonl');
+    await fs.writeFile(short, '{"type":"session","id":"s1"}\n{"n":2}\n');
+    expect(await readFirstJsonLine(short)).toEqual({ line: 1, offset: 0, end: 29, value: { type: 'session', id: 's1' } });
+    const long = join(dir, 'first-long.jsonl');
+    const big = { type: 'session', pad: 'x'.repeat(40_000) };
+    await fs.writeFile(long, `${JSON.stringify(big)}\n{"n":2}\n`);
+    expect((await readFirstJsonLine(long))?.value).toEqual(big);
+    const damaged = join(dir, 'first-damaged.jsonl');
+    await fs.writeFile(damaged, 'not json\n\n{"n":3}\n');
+    expect(await readFirstJsonLine(damaged)).toMatchObject({ line: 3, offset: 10, value: { n: 3 } });
+    const torn = join(dir, 'first-torn.jsonl');
+    await fs.writeFile(torn, '{"type":"sess');
+    expect(await readFirstJsonLine(torn)).toBeUndefined();
+  });
+});
 
 describe('readJsonl', () => {
   it('reports bad lines by number and keeps reading, with exact byte offsets', async () => {
