@@ -1,3 +1,4 @@
+import type { UsageTotals } from './driver.js';
 import type { Entry, Usage } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
 
@@ -38,4 +39,15 @@ export function summarizeUsage(entries: readonly Entry[]): UsageSummary {
     cost += r.cost ?? 0;
   }
   return { usage, cost, responses, models: [...models] };
+}
+
+/** Totals over many sessions' summaries (what a driver's `usage()` answers). */
+export function totalUsage(summaries: Iterable<UsageSummary>): UsageTotals {
+  const totals: UsageTotals = { ...emptyUsage(), cost: 0, messages: 0 };
+  for (const u of summaries) {
+    Object.assign(totals, addUsage(totals, u.usage));
+    totals.cost += u.cost;
+    totals.messages += u.responses;
+  }
+  return totals;
 }

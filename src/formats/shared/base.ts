@@ -6,7 +6,7 @@ import type { DriverCapabilities, GetMessagesOptions, SessionDriver, SessionFilt
 import { NotFoundError } from '../../model/errors.js';
 import { buildContext, type Context, type ContextOptions, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { summarizeUsage, totalUsage } from '../../model/usage.js';
 
 /** The capabilities of a driver that only reads its agent's store. */
 export const READ_ONLY_CAPABILITIES: DriverCapabilities = Object.freeze({
@@ -68,20 +68,12 @@ export abstract class DriverBase implements SessionDriver {
   }
 
   async usage(filter?: SessionFilter): Promise<UsageTotals> {
-    const totals: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, messages: 0 };
+    const summaries = [];
     for (const info of await this.listSessions(filter)) {
       const s = await this.getSession(info.id);
-      if (!s) continue;
-      const u = summarizeUsage(s.entries);
-      totals.input += u.usage.input;
-      totals.output += u.usage.output;
-      totals.cacheRead += u.usage.cacheRead;
-      totals.cacheWrite += u.usage.cacheWrite;
-      totals.reasoning += u.usage.reasoning;
-      totals.cost += u.cost;
-      totals.messages += u.responses;
+      if (s) summaries.push(summarizeUsage(s.entries));
     }
-    return totals;
+    return totalUsage(summaries);
   }
 }
 

@@ -23,7 +23,7 @@ import type {
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo, SourceName } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { summarizeUsage, totalUsage } from '../../model/usage.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 import { migrate } from './migrations.js';
 
@@ -466,18 +466,7 @@ export class PostgresStore extends DriverBase {
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
     const sessions = await this.listSessions(filter);
-    const totals: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, messages: 0 };
-    const per = await this.usageBySession(sessions.map((s) => s.id));
-    for (const u of per.values()) {
-      totals.input += u.usage.input;
-      totals.output += u.usage.output;
-      totals.cacheRead += u.usage.cacheRead;
-      totals.cacheWrite += u.usage.cacheWrite;
-      totals.reasoning += u.usage.reasoning;
-      totals.cost += u.cost;
-      totals.messages += u.responses;
-    }
-    return totals;
+    return totalUsage((await this.usageBySession(sessions.map((s) => s.id))).values());
   }
 
   /** Entry ids the session already has, among `ids` (push uses it to send only what is new). */
