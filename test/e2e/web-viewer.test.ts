@@ -62,9 +62,15 @@ describe.skipIf(skipBrowser)('web viewer in chromium', () => {
     await page.waitForFunction(() => location.hash.includes('sort=messages'));
     await page.waitForFunction(() => document.querySelector('tr.row .title-cell a')?.textContent === 'A very long session');
     await page.selectOption('select[name=sort]', 'title');
-    await page.waitForFunction(() => document.querySelector('tr.row .title-cell a')?.textContent === 'A very long session');
-    const titles = await page.locator('tr.row .title-cell a').allTextContents();
-    expect(titles).toEqual([...titles].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+    await page.waitForFunction(() => location.hash.includes('sort=title'));
+    // The first row is the same in both orders: wait for the whole list to be redrawn in title order.
+    const byTitle = (ts: string[]) => [...ts].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+    await expect
+      .poll(async () => {
+        const ts = await page.locator('tr.row .title-cell a').allTextContents();
+        return ts.length === 11 && JSON.stringify(ts) === JSON.stringify(byTitle(ts));
+      })
+      .toBe(true);
 
     // date filter: only the sessions updated on 2026-11-18 or later and up to 2026-11-18
     await page.goto(`${served.url}/#/sessions?since=2026-11-17&until=2026-11-18`);

@@ -63,7 +63,7 @@ if (mode === 'pi-append') {
   write(
     `done ${failed} ${stderr
       .split('\n')
-      .filter((l) => /locked|busy/i.test(l))
+      .filter((l) => /locked|busy|error|fail/i.test(l))
       .slice(0, 3)
       .join(' | ')}\n`,
   );

@@ -4,7 +4,7 @@
  * threadbase writer processes on one SQLite store; two writers (pools) on one PostgreSQL schema;
  * a write lock held by another program (busy_timeout waits instead of failing).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -367,6 +367,55 @@ describe('two syncs of one index at once', () => {
       await fs.rm(h.home, { recursive: true, force: true });
     }
     figures.concurrentSyncs = 2 * ROUNDS;
+  });
+});
+
+describe('a sync overtaken by another', () => {
+  it('does not index again what the other sync indexed after this one listed its rows', { timeout: 120_000 }, async () => {
+    const h = await makeFixtureHome(['pi'], 'tb-conc-overtake-');
+    const indexPath = join(h.home, '.threadbase', 'index.db');
+    await fs.mkdir(join(h.home, '.threadbase'), { recursive: true });
+    const sources = new Sources(h.env);
+    const pi = new PiDriver(h.env);
+    const store = openSqliteStore(indexPath);
+    try {
+      await new IndexSync(store).sync(sources, { formats: ['pi'] });
+      // Every pi file grows, so this sync sees each one changed against the rows it lists first ...
+      const files = (await pi.listSessions()).map((x) => x.path as string);
+      for (const f of files) {
+        const last = (await pi.getSession((await pi.listSessions()).find((x) => x.path === f)?.id as string))?.entries.at(-1);
+        await fs.appendFile(
+          f,
+          `${JSON.stringify({ type: 'custom', customType: 'tb-overtake', id: `grow-${randomUUID().slice(0, 8)}`, parentId: last?.id ?? null, timestamp: new Date().toISOString(), data: {} })}\n`,
+        );
+      }
+      // ... and, after its first file, another process syncs them all before it goes on.
+      let overtaken = false;
+      const report = await new IndexSync(store).sync(sources, {
+        formats: ['pi'],
+        batchUnits: 1,
+        onProgress: () => {
+          if (overtaken) return;
+          overtaken = true;
+          const out = execFileSync(
+            process.execPath,
+            ['--import', 'tsx', 'test/hardening/concurrent-child.ts', 'sync', h.home, join(h.home, 'probe.jsonl'), '1'],
+            { encoding: 'utf8' },
+          );
+          expect(out.trim()).toBe('done 0');
+        },
+      });
+      expect(overtaken).toBe(true);
+      expect(report.failed).toBe(0);
+      for (const info of await pi.listSessions()) {
+        const want = (await pi.getSession(info.id))?.entries.map((e) => e.id);
+        const got = (await store.getSession(info.id))?.entries.map((e) => e.id);
+        expect(got, info.path).toEqual(want);
+      }
+    } finally {
+      await store.close();
+      await fs.rm(h.home, { recursive: true, force: true });
+    }
   });
 });
 

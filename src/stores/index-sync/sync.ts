@@ -337,6 +337,12 @@ export class IndexSync {
         pendingUnits = 0;
       }
     };
+    // A unit's row as it is now, inside this sync's write transaction: another sync of this index may
+    // have indexed the unit since this one listed the rows, and must not be indexed over again.
+    const unitNow = (u: SourceUnit, format: string): UnitRow | undefined => {
+      const row = this.store.stmt('SELECT * FROM units WHERE key = ?').get(u.key) as UnitRow | undefined;
+      return row?.format === format ? row : undefined;
+    };
     let done = 0;
     let pool: ReadPool | undefined;
     const progress = (format: string) => opts.onProgress?.({ total, done: ++done, format });
@@ -370,8 +376,14 @@ export class IndexSync {
           }
           try {
             begin();
-            if (await this.appendUnit(format, driver, u, prev, report, warnAll)) {
-              afterWrite(u, prev);
+            const cur = unitNow(u, format);
+            if (cur && unchanged(cur, u)) {
+              report.unchanged++;
+              progress(format);
+              continue;
+            }
+            if (await this.appendUnit(format, driver, u, cur, report, warnAll)) {
+              afterWrite(u, cur);
               continue;
             }
           } catch (error) {
@@ -424,9 +436,15 @@ export class IndexSync {
           }
           const { u, read } = ahead.shift() as { u: SourceUnit; read: Promise<WholeRead | undefined> };
           aheadBytes -= u.size ?? 0;
-          const prev = prevByKey.get(u.key);
+          let prev = prevByKey.get(u.key);
           try {
             begin();
+            prev = unitNow(u, format);
+            if (prev && unchanged(prev, u)) {
+              report.unchanged++;
+              progress(format);
+              continue;
+            }
             this.putWhole(format, u, prev, await read, report, warnAll);
           } catch (error) {
             fail(u, error);
