@@ -2,6 +2,7 @@
  * Other processes for concurrent.test.ts:
  *   writer <db> <name> <sessions> <shared id>  — a threadbase writer on one SQLite store: new
  *     sessions, appends to its own sessions, and appends to one session both writers share;
+ *   open <db>  — opens (creates and migrates) the store once;
  *   lock <db> <ms>  — holds SQLite's write lock that long (as another program might), then commits.
  * Run: node --import tsx test/hardening/concurrent-child.ts …
  */
@@ -67,6 +68,15 @@ if (mode === 'pi-append') {
       .slice(0, 3)
       .join(' | ')}\n`,
   );
+} else if (mode === 'open') {
+  // Opens (and so creates and migrates) the store, as every threadbase command does first.
+  try {
+    const store = openSqliteStore(db);
+    await store.close();
+    process.stdout.write('opened\n');
+  } catch (err) {
+    process.stdout.write(`error ${(err as Error).message}\n`);
+  }
 } else if (mode === 'lock') {
   const conn = new Database(db);
   conn.pragma('busy_timeout = 5000');

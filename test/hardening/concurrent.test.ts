@@ -370,6 +370,21 @@ describe('two syncs of one index at once', () => {
   });
 });
 
+describe('processes opening one new index at once', () => {
+  it('all open it; it is migrated once', { timeout: 120_000 }, async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = await fs.mkdtemp(join((await import('node:os')).tmpdir(), 'tb-conc-open-'));
+      const path = join(dir, 'index.db');
+      const outs = await Promise.all(Array.from({ length: 6 }, () => runChild(['open', path]).done));
+      expect(outs.map((o) => o.trim())).toEqual(Array(6).fill('opened'));
+      const store = openSqliteStore(path);
+      expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a sync overtaken by another', () => {
   it('does not index again what the other sync indexed after this one listed its rows', { timeout: 120_000 }, async () => {
     const h = await makeFixtureHome(['pi'], 'tb-conc-overtake-');

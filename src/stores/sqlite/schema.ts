@@ -96,13 +96,17 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function migrate(db: Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  for (let v = current; v < MIGRATIONS.length; v++) {
-    const step = MIGRATIONS[v] as string | ((db: Database) => void);
-    db.transaction(() => {
+  if ((db.pragma('user_version', { simple: true }) as number) >= MIGRATIONS.length) return;
+  // IMMEDIATE: two processes opening a new index at once must not both migrate; a deferred
+  // transaction that read first fails at once with "database is locked" when it comes to write.
+  db.transaction(() => {
+    // read again under the write lock: the other process may have migrated meanwhile
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      const step = MIGRATIONS[v] as string | ((db: Database) => void);
       if (typeof step === 'string') db.exec(step);
       else step(db);
       db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
+    }
+  }).immediate();
 }
