@@ -227,3 +227,28 @@ export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
     reasoning: a.reasoning + (b.reasoning ?? 0),
   };
 }
+
+/** A listed session as the CLI contract prints it (`sessions --json`), absent fields as null. */
+export interface SessionRow {
+  id: string;
+  source: SourceName;
+  project: string | null;
+  title: string | null;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  parentId: string | null;
+}
+
+export function sessionRow(s: SessionInfo): SessionRow {
+  return {
+    id: s.id,
+    source: s.source,
+    project: s.project ?? null,
+    title: s.title ?? null,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    messageCount: s.messageCount,
+    parentId: s.parentId ?? null,
+  };
+}

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SessionInfo } from '../../model/types.js';
+import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
 
@@ -32,16 +32,7 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         for (const s of listed.sessions)
           if (!listed.fromIndex.includes(s.source)) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
         const sessions: SessionInfo[] = listed.sessions;
-        const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map((s) => ({
-          id: s.id,
-          source: s.source,
-          project: s.project ?? null,
-          title: s.title ?? null,
-          createdAt: s.createdAt,
-          updatedAt: s.updatedAt,
-          messageCount: s.messageCount,
-          parentId: s.parentId ?? null,
-        }));
+        const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map(sessionRow);
         if (opts.json) return printJson(ctx, rows);
         for (const r of rows) {
           ctx.stdout(

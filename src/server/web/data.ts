@@ -7,7 +7,7 @@
 import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
-import type { Entry, Session, SessionInfo, ToolResultPart, Usage } from '../../model/types.js';
+import { type Entry, type Session, type SessionInfo, sessionRow, type ToolResultPart, type Usage } from '../../model/types.js';
 import { costOf, PRICES, type PriceTable, priceOf } from '../../stores/index-sync/prices.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -283,14 +283,7 @@ export class WebData {
       offset,
       facets,
       sessions: rows.slice(offset, offset + limit).map((s) => ({
-        id: s.id,
-        source: s.source,
-        project: s.project ?? null,
-        title: s.title ?? null,
-        createdAt: s.createdAt,
-        updatedAt: s.updatedAt,
-        messageCount: s.messageCount,
-        parentId: s.parentId ?? null,
+        ...sessionRow(s),
         models: s.models ?? [],
         tokens: totalTokens(s.usage),
         cost: this.listCost(s),
