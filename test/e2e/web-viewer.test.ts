@@ -184,7 +184,8 @@ describe.skipIf(skipBrowser)('web viewer in chromium', () => {
     await page.waitForSelector('#view-context');
     await page.click('#view-context');
     await page.waitForFunction(() => location.hash.includes('view=context'));
-    await page.waitForSelector('.conversation .entry');
+    // the context replaces the conversation once it has loaded
+    await page.waitForFunction(() => document.querySelector('.conversation .entry')?.textContent?.includes('compaction summary'));
     const texts = await page.locator('.conversation .entry').allTextContents();
     // summary first (as a user message), then the kept entry and what follows; nothing before it
     expect(texts[0]).toContain('compaction summary');

@@ -74,6 +74,8 @@ const BATCH_UNITS = 2000;
 const FTS_HASH_BYTES = 16 * 1024 * 1024;
 /** While syncing, the WAL is copied into the database once it holds this much (not after every 4 MB). */
 const CHECKPOINT_BYTES = 80 * 1024 * 1024;
+/** How long a sync waits for another writer of the index (a store write waits 5 s). */
+const SYNC_BUSY_TIMEOUT_MS = 120_000;
 /** FTS5's default automerge, restored after a sync */
 const FTS_AUTOMERGE = 4;
 
@@ -312,6 +314,10 @@ export class IndexSync {
     }
     const total = plan.reduce((n, p) => n + p.units.length, 0);
     const db = this.store.db;
+    // Another sync of this index holds the write lock for a whole batch, longer than a store write
+    // on a loaded machine: a sync waits for it (up to 2 min) rather than failing as "locked".
+    const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+    db.pragma(`busy_timeout = ${Math.max(busyTimeout, SYNC_BUSY_TIMEOUT_MS)}`);
     // While indexing: fewer, larger checkpoints and a larger page cache; several units per
     // transaction (each unit still whole: a sync killed mid-way loses at most the open batch).
     db.pragma(`wal_autocheckpoint = ${Math.ceil(CHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
@@ -478,6 +484,7 @@ export class IndexSync {
       } catch {
         // (the index locked by another writer) the next sync restores it; the sync's own error matters
       }
+      db.pragma(`busy_timeout = ${busyTimeout}`);
     }
     db.pragma('wal_checkpoint(PASSIVE)');
     report.ms = performance.now() - started;
