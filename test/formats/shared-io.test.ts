@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendJsonlLines, writeFileAtomic } from '../../src/formats/shared/atomic.js';
-import { type JsonlLine, readFirstJsonLine, readJsonl } from '../../src/formats/shared/jsonl.js';
+import { type JsonlLine, jsonNestsDeeperThan, readFirstJsonLine, readJsonl } from '../../src/formats/shared/jsonl.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -68,6 +68,26 @@ describe('readJsonl', () => {
     expect(lines[1]).toMatchObject({ line: 2, value: { after: true } });
     const all = await collect(f);
     expect((all[0]?.value as { big: string } | undefined)?.big.length).toBe(3 * 1024 * 1024);
+  });
+});
+
+describe('jsonNestsDeeperThan', () => {
+  it('counts brackets outside strings only, past escaped quotes and backslashes', () => {
+    const nest = (n: number, inner = '1') => `${'{"a":'.repeat(n)}${inner}${'}'.repeat(n)}`;
+    expect(jsonNestsDeeperThan(nest(1001))).toBe(true);
+    expect(jsonNestsDeeperThan(nest(1000))).toBe(false);
+    expect(jsonNestsDeeperThan(`[${'['.repeat(1000)}${']'.repeat(1000)}]`)).toBe(true);
+    // brackets in strings do not count, whatever the escapes before the closing quote
+    expect(jsonNestsDeeperThan(JSON.stringify(['['.repeat(5000)]))).toBe(false);
+    expect(jsonNestsDeeperThan(JSON.stringify([`\\"${'{'.repeat(3000)}\\`]))).toBe(false);
+    expect(jsonNestsDeeperThan(JSON.stringify(['a"b\\', '['.repeat(2000)]))).toBe(false);
+    // an escaped backslash ends right before the quote: the brackets after it are structure again
+    expect(jsonNestsDeeperThan(`["x\\\\",${'['.repeat(1001)}${']'.repeat(1001)}]`)).toBe(true);
+    // an unterminated string: nothing after its quote counts
+    expect(jsonNestsDeeperThan(`["${'['.repeat(2000)}`)).toBe(false);
+    // a string with quotes and brackets in the middle of deep structure
+    expect(jsonNestsDeeperThan(nest(1001, JSON.stringify({ s: 'q"\\[' })))).toBe(true);
+    expect(jsonNestsDeeperThan(nest(999, JSON.stringify({ s: 'q"\\[' })))).toBe(false);
   });
 });
 

@@ -43,16 +43,27 @@ export function jsonNestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean
   // Fewer characters than that cannot open so many brackets.
   if (text.length <= max) return false;
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  let i = 0;
+  while (i < text.length) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
+    if (c === 0x22) {
+      // Jump over the string with indexOf (most bytes are in strings; a char loop cost 0.4 s per
+      // 200 MB): its end is the next quote preceded by an even run of backslashes.
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1) {
+        let k = end - 1;
+        while (text.charCodeAt(k) === 0x5c) k--;
+        if ((end - 1 - k) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) return false;
+      i = end + 1;
+      continue;
+    }
+    if (c === 0x5b || c === 0x7b) {
       if (++depth > max) return true;
     } else if (c === 0x5d || c === 0x7d) depth--;
+    i++;
   }
   return false;
 }
