@@ -192,7 +192,9 @@ describe('sync', () => {
     const indexes = () =>
       (
         store.db
-          .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND sql IS NOT NULL ORDER BY name`)
+          .prepare(
+            `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND sql IS NOT NULL ORDER BY name`,
+          )
           .all() as { name: string; sql: string }[]
       ).map((r) => `${r.name}: ${r.sql}`);
     const migrated = indexes();
