@@ -188,36 +188,14 @@ describe('sync', () => {
     expect((await store.search('zanzibarquokka')).length).toBeGreaterThan(0);
   });
 
-  it('a sync into an empty index builds the entries indexes at its end; a later sync restores ones a killed sync left out', async () => {
-    const indexes = () =>
-      (
-        store.db
-          .prepare(
-            `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND sql IS NOT NULL ORDER BY name`,
-          )
-          .all() as { name: string; sql: string }[]
-      ).map((r) => `${r.name}: ${r.sql}`);
-    const migrated = indexes();
-    expect(migrated.map((r) => r.split(':')[0])).toEqual(['entries_counted', 'entries_response', 'entries_seq']);
+  it('gives the store its own busy timeout back when the sync fails before writing anything', async () => {
     const sources = new Sources(env);
-    await writeClaude(sources, 2);
-    const during: number[] = [];
-    await new IndexSync(store).sync(sources, { formats: ['claude'], onProgress: () => during.push(indexes().length) });
-    expect(new Set(during)).toEqual(new Set([0]));
-    // same definitions as the migration made (IF NOT EXISTS aside)
-    expect(indexes().map((r) => r.replace(' IF NOT EXISTS', ''))).toEqual(migrated);
-    const plan = (sql: string) =>
-      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
-    expect(plan("SELECT json FROM entries WHERE session_id = 'x' ORDER BY seq")).toMatch(/entries_seq/);
-    // what a sync killed before its end leaves: the next one (not into an empty index) builds them
-    store.db.exec('DROP INDEX entries_seq; DROP INDEX entries_counted');
     await writeClaude(sources, 1);
-    const during2: number[] = [];
-    const r = await new IndexSync(store).sync(sources, { formats: ['claude'], onProgress: () => during2.push(indexes().length) });
-    expect(r.reread).toBe(1);
-    expect(new Set(during2)).toEqual(new Set([3]));
-    expect(indexes().map((x) => x.replace(' IF NOT EXISTS', ''))).toEqual(migrated);
-    expect((await store.usage({ source: 'claude' })).messages).toBe(6);
+    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    // the sync's first statements (FTS5 settings) fail on an index without its full-text table
+    store.db.exec('DROP TABLE entries_fts');
+    await expect(new IndexSync(store).sync(sources, { formats: ['claude'] })).rejects.toThrow(/entries_fts/);
+    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
   });
 });
 

@@ -18,7 +18,6 @@ import type { ParseWarning, SessionInfo } from '../../model/types.js';
 import { threadbaseHome } from '../open.js';
 import { THREADBASE_SOURCE } from '../shared.js';
 import type { SqliteStore } from '../sqlite/index.js';
-import { dropEntryIndexes, ensureEntryIndexes } from '../sqlite/schema.js';
 import { edgeHashes, prepareRead, type ReadJob, type ReadResult, readWhole, type WholeRead } from './read.js';
 
 export function indexPath(env: DriverEnv): string {
@@ -342,7 +341,6 @@ export class IndexSync {
     let done = 0;
     let pool: ReadPool | undefined;
     const progress = (format: string) => opts.onProgress?.({ total, done: ++done, format });
-    let cold = false;
     try {
       // While indexing: fewer, larger checkpoints and a larger page cache; several units per
       // transaction (each unit still whole: a sync killed mid-way loses at most the open batch).
@@ -355,12 +353,6 @@ export class IndexSync {
       // FTS5's crisis merge still bounds the segments per level, and the default is back for later
       // writes, which merge what is left a little at a time (a sync killed mid-way leaves it to the next).
       db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)`);
-      // An empty index builds the entries' secondary indexes once at the end (one sort each, not a
-      // B-tree insert per row); one a killed sync left without them gets them back here.
-      begin();
-      cold = !db.prepare('SELECT 1 FROM entries LIMIT 1').get();
-      if (cold) dropEntryIndexes(db);
-      else ensureEntryIndexes(db);
       for (const { format, driver, units } of plan) {
         const prevByKey = new Map(
           (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
@@ -485,13 +477,6 @@ export class IndexSync {
     } finally {
       commit(true);
       await pool?.close();
-      if (cold) {
-        try {
-          db.transaction(() => ensureEntryIndexes(db)).immediate();
-        } catch {
-          // (the index locked by another writer) the next sync builds them; reads are slower meanwhile
-        }
-      }
       db.pragma('wal_autocheckpoint = 1000');
       db.pragma('cache_size = -2000');
       try {

@@ -95,31 +95,6 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/**
- * The entries' secondary indexes (as migration 1 made them). A sync into an empty index drops them and
- * builds each once at its end (one sort) instead of row by row; a sync killed before that leaves them
- * to the next sync, and reads meanwhile are correct, only slower.
- */
-const ENTRY_INDEXES = [
-  'CREATE INDEX IF NOT EXISTS entries_seq ON entries(session_id, seq)',
-  'CREATE INDEX IF NOT EXISTS entries_response ON entries(session_id, response_id) WHERE response_id IS NOT NULL',
-  'CREATE INDEX IF NOT EXISTS entries_counted ON entries(counted, timestamp) WHERE counted = 1',
-];
-
-export function dropEntryIndexes(db: Database): void {
-  for (const sql of ENTRY_INDEXES) db.exec(`DROP INDEX IF EXISTS ${(/EXISTS (\w+)/.exec(sql) as RegExpExecArray)[1]}`);
-}
-
-/** Builds the entries' secondary indexes that are missing (a no-op when none is). */
-export function ensureEntryIndexes(db: Database): void {
-  const have = new Set(
-    (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries'`).all() as { name: string }[]).map(
-      (r) => r.name,
-    ),
-  );
-  for (const sql of ENTRY_INDEXES) if (!have.has((/EXISTS (\w+)/.exec(sql) as RegExpExecArray)[1] as string)) db.exec(sql);
-}
-
 export function migrate(db: Database): void {
   if ((db.pragma('user_version', { simple: true }) as number) >= MIGRATIONS.length) return;
   // IMMEDIATE: two processes opening a new index at once must not both migrate; a deferred
