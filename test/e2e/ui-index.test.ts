@@ -15,7 +15,7 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session, SessionInfo, Usage } from '../../src/model/types.js';
-import { costOf, PRICES } from '../../src/stores/index-sync/prices.js';
+import { costOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type Browser, launchBrowser, screenshot, skipBrowser } from './browser.js';
@@ -145,6 +145,13 @@ describe.skipIf(skipBrowser)('threadbase ui on the SQLite index, in chromium', (
     expect(await edit.locator('pre.diff .del').first().textContent()).toContain('src.length - 1');
     expect(await edit.locator('pre.diff .add').first().textContent()).toContain('i < src.length;');
     expect(await edit.locator('.tool-section').nth(1).textContent()).toContain('has been updated');
+    // Claude Code records no cost: the response is priced from its usage, marked as an estimate
+    const sonnet = priceOf(PRICES, 'claude-sonnet-4-5');
+    if (!sonnet) throw new Error('no price for claude-sonnet-4-5');
+    const estimate = costOf(sonnet, { input: 1200, output: 340, cacheRead: 800, cacheWrite: 200, reasoning: 0 });
+    expect(await page.locator('#e-p-2 .cost.priced').textContent()).toBe(`≈$${estimate.toFixed(estimate < 0.01 ? 4 : 2)}`);
+    // and the header sums the session's responses, each priced: an estimate too
+    expect(await page.locator('.session-head').textContent()).toMatch(/ · ≈\$\d+\.\d+/);
     // the bash call's output is a unified diff, drawn as one
     await page.locator('#e-p-4 details.tool summary').click();
     await page.waitForSelector('#e-p-4 pre.diff .hunk');

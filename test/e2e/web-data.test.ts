@@ -7,7 +7,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { createWebApp } from '../../src/server/web/index.js';
-import { ALT_LEAF, BIG_ENTRIES, BIG_ID, BIG_NEEDLE, BIG_NEEDLE_INDEX, PARSER_ID, seedMemoryStore } from './fixtures.js';
+import { costOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
+import {
+  ALT_LEAF,
+  BIG_ENTRIES,
+  BIG_ID,
+  BIG_NEEDLE,
+  BIG_NEEDLE_INDEX,
+  PARSER_ID,
+  seedMemoryStore,
+  seedStore,
+} from './fixtures.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read in assertions
 type Json = Record<string, any>;
@@ -127,6 +138,96 @@ describe('web data routes', () => {
     // the parser session spans two days, counted on the day of each response
     const parser = await get('/stats?project=/home/dev/parser');
     expect(parser.byDay.map((b: Json) => b.key)).toEqual(['2026-11-18', '2026-11-19']);
+  });
+
+  it('prices each response whose agent recorded no cost, once per split response, on the path page', async () => {
+    const t = (i: number) => new Date(Date.UTC(2026, 10, 20, 10, i)).toISOString();
+    const u = (input: number, output: number) => ({ input, output, cacheRead: 1000, cacheWrite: 0, reasoning: 0 });
+    const session: Session = {
+      id: 'unpriced',
+      source: 'claude',
+      createdAt: t(0),
+      updatedAt: t(4),
+      messageCount: 5,
+      entries: [
+        {
+          kind: 'message',
+          id: 'u1',
+          parentId: null,
+          timestamp: t(0),
+          message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+        },
+        // one response split over two records (Claude Code's shape): the last one's usage counts
+        {
+          kind: 'message',
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t(1),
+          message: {
+            role: 'assistant',
+            responseId: 'msg_1',
+            model: 'claude-sonnet-4-5',
+            usage: u(300, 5),
+            parts: [{ type: 'thinking', thinking: 'hm' }],
+          },
+        },
+        {
+          kind: 'message',
+          id: 'a2',
+          parentId: 'a1',
+          timestamp: t(2),
+          message: {
+            role: 'assistant',
+            responseId: 'msg_1',
+            model: 'claude-sonnet-4-5',
+            usage: u(300, 80),
+            parts: [{ type: 'text', text: 'hello' }],
+          },
+        },
+        // a recorded cost is shown as recorded, not priced
+        {
+          kind: 'message',
+          id: 'a3',
+          parentId: 'a2',
+          timestamp: t(3),
+          message: {
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            usage: u(400, 10),
+            cost: 0.5,
+            parts: [{ type: 'text', text: 'more' }],
+          },
+        },
+        // a model the table does not know: no price
+        {
+          kind: 'message',
+          id: 'a4',
+          parentId: 'a3',
+          timestamp: t(4),
+          message: { role: 'assistant', model: 'local-llama', usage: u(400, 10), parts: [{ type: 'text', text: 'local' }] },
+        },
+      ],
+    };
+    const seeded = await seedStore(new MemoryStore(), [session]);
+    const one = createWebApp({ driver: seeded.driver });
+    const page = (await (await one.request('/api/v1/web/sessions/unpriced/path')).json()) as Json;
+    const expected = costOf(priceOf(PRICES, 'claude-sonnet-4-5') as NonNullable<ReturnType<typeof priceOf>>, u(300, 80));
+    expect(expected).toBeGreaterThan(0);
+    expect(Object.keys(page.pricedCosts)).toEqual(['a2']);
+    expect(page.pricedCosts.a2).toBeCloseTo(expected, 10);
+    // a later page has the costs of its own entries only
+    const second = (await (await one.request('/api/v1/web/sessions/unpriced/path?offset=2&limit=2')).json()) as Json;
+    expect(second.entries.map((e: Json) => e.id)).toEqual(['a2', 'a3']);
+    expect(Object.keys(second.pricedCosts)).toEqual(['a2']);
+    // the header: the recorded cost plus the priced ones, marked as partly estimated
+    const head = (await (await one.request('/api/v1/web/sessions/unpriced')).json()) as Json;
+    expect(head.cost).toBeCloseTo(0.5 + expected, 10);
+    expect(head.costEstimated).toBe(true);
+    // a session whose every cost is recorded is not an estimate
+    const recorded = await get(`/sessions/${PARSER_ID}`);
+    expect(recorded.costEstimated).toBe(false);
+    expect(recorded.cost).toBeCloseTo(summarizeUsage(sessions.find((x) => x.id === PARSER_ID)?.entries ?? []).cost, 10);
+    expect(recorded.cost).toBeGreaterThan(0);
   });
 
   it('searches with titles on the hits', async () => {

@@ -8,6 +8,7 @@ import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
 import { type Entry, type Session, type SessionInfo, sessionRow, type ToolResultPart, type Usage } from '../../model/types.js';
+import { summarizeUsage } from '../../model/usage.js';
 import { costOf, PRICES, type PriceTable, priceOf } from '../../stores/index-sync/prices.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -84,6 +85,11 @@ export interface PathPage {
   toolResults: Record<string, ToolResultPart>;
   /** Call ids whose call is on the path (a tool message answering one is shown with its call). */
   pairedResultIds: string[];
+  /**
+   * Cost of the responses on this page whose agent recorded none (Claude Code never does), priced
+   * from their usage as `stats` prices it, by the entry id of the record that counts for the response.
+   */
+  pricedCosts: Record<string, number>;
 }
 
 export interface TreeNode {
@@ -108,6 +114,10 @@ export interface SessionHeader {
   entryCount: number;
   branchCount: number;
   warnings: Session['warnings'];
+  /** the recorded cost of every response, with those the agent recorded none for priced from usage */
+  cost: number | null;
+  /** part of `cost` was priced (not recorded) */
+  costEstimated: boolean;
 }
 
 export interface StatsBucket {
@@ -381,7 +391,19 @@ export class WebData {
       entryCount: ls.session.entries.length,
       branchCount: branches(ls.session).length,
       warnings: (warnings ?? []).slice(0, 100),
+      ...this.sessionCost(ls.session.entries),
     };
+  }
+
+  /** Recorded costs, and usage priced where none was recorded, one per response (as `stats` counts). */
+  private sessionCost(entries: readonly Entry[]): { cost: number | null; costEstimated: boolean } {
+    const priced = this.pricedCosts(entries, entries);
+    const recorded = entries.some((e) => e.kind === 'message' && e.message.role === 'assistant' && e.message.cost !== undefined);
+    const estimates = Object.values(priced);
+    // summarizeUsage: a split response's cost counts once
+    let cost: number | null = recorded ? summarizeUsage(entries).cost : null;
+    for (const c of estimates) cost = (cost ?? 0) + c;
+    return { cost, costEstimated: estimates.length > 0 };
   }
 
   async pathPage(
@@ -429,7 +451,25 @@ export class WebData {
       entries: slice.map(viewOf),
       toolResults,
       pairedResultIds: [...callIds],
+      pricedCosts: this.pricedCosts(ls.session.entries, slice),
     };
+  }
+
+  /** pricedCosts of a page: one per response (split records count once, with the last's usage). */
+  private pricedCosts(all: readonly Entry[], page: readonly Entry[]): Record<string, number> {
+    const lastOfResponse = new Map<string, string>();
+    for (const e of all)
+      if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId && e.message.usage)
+        lastOfResponse.set(e.message.responseId, e.id);
+    const out: Record<string, number> = {};
+    for (const e of page) {
+      if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
+      const m = e.message;
+      if (!m.usage || m.cost !== undefined || (m.responseId && lastOfResponse.get(m.responseId) !== e.id)) continue;
+      const price = priceOf(this.prices, m.model);
+      if (price) out[e.id] = costOf(price, m.usage);
+    }
+    return out;
   }
 
   /**
@@ -496,6 +536,7 @@ export class WebData {
       entries: slice.map(viewOf),
       toolResults,
       pairedResultIds: [...paired],
+      pricedCosts: this.pricedCosts(ls.session.entries, slice),
       model: ctx.model ?? null,
     };
   }

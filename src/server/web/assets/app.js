@@ -264,7 +264,7 @@ async function sessionView(id, params) {
         ` · ${fmtTime(info.createdAt)}`,
         ` · ${head.entryCount.toLocaleString()} entries · ${head.branchCount} branch${head.branchCount === 1 ? '' : 'es'}`,
         u ? ` · ${fmtTokens(u.input + u.output + u.cacheRead + u.cacheWrite)} tokens` : '',
-        typeof info.cost === 'number' ? ` · ${fmtCost(info.cost)}` : '',
+        typeof head.cost === 'number' ? ` · ${head.costEstimated ? '≈' : ''}${fmtCost(head.cost)}` : '',
         info.parentId
           ? h(
               'span',
@@ -335,7 +335,7 @@ async function sessionView(id, params) {
       page = await get(`/sessions/${encodeURIComponent(id)}/${mode}`, { leaf: leafId, offset: index * PAGE, limit: PAGE });
       pages.set(index, page);
     }
-    const ctx = { toolResults: page.toolResults, paired: new Set(page.pairedResultIds) };
+    const ctx = { toolResults: page.toolResults, paired: new Set(page.pairedResultIds), pricedCosts: page.pricedCosts ?? {} };
     return page.entries.map((e) => renderEntry(e, ctx));
   };
   let list = new PagedList(scroller, { total: first.total, pageSize: PAGE, loadPage });

@@ -167,7 +167,8 @@ function fileView(part) {
   return h('div', { class: 'file muted' }, label);
 }
 
-function usageLine(m) {
+/** The model, tokens and cost of a message; `priced` is the cost estimated from usage when the agent recorded none. */
+function usageLine(m, priced) {
   const bits = [];
   if (m.model) bits.push(h('span', { class: 'model' }, m.model));
   if (m.usage) {
@@ -182,6 +183,17 @@ function usageLine(m) {
     );
   }
   if (typeof m.cost === 'number') bits.push(h('span', { class: 'cost' }, fmtCost(m.cost)));
+  else if (typeof priced === 'number')
+    bits.push(
+      h(
+        'span',
+        {
+          class: 'cost priced',
+          title: 'estimated: this response’s tokens at the price table’s rates (the agent recorded no cost)',
+        },
+        `≈${fmtCost(priced)}`,
+      ),
+    );
   if (m.stopReason && m.stopReason !== 'end_turn' && m.stopReason !== 'stop' && m.stopReason !== 'tool_use') {
     bits.push(h('span', { class: 'stop' }, m.stopReason));
   }
@@ -192,6 +204,7 @@ const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System', too
 
 /**
  * One entry. `ctx.toolResults` maps call ids to results (shown with their calls);
+ * `ctx.pricedCosts` estimated costs by entry id;
  * `ctx.paired` holds the result ids whose call is on the path (not shown a second time).
  */
 export function renderEntry(entry, ctx) {
@@ -258,7 +271,7 @@ export function renderEntry(entry, ctx) {
           h('span', { class: 'role' }, ROLE_LABEL[m.role] ?? m.role),
           tag && h('span', { class: 'badge' }, tag),
           entry.sidechain && h('span', { class: 'badge' }, 'side chain'),
-          usageLine(m),
+          usageLine(m, ctx.pricedCosts?.[entry.id]),
           h('time', { datetime: entry.timestamp, title: entry.timestamp }, fmtTime(entry.timestamp)),
         ),
         parts,
