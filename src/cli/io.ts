@@ -38,3 +38,16 @@ export function reportWarnings(ctx: CliContext, warnings: readonly ParseWarning[
     warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}${w.id ? ` (${w.id})` : ''}`);
   }
 }
+
+/** Resolves at the first SIGINT or SIGTERM (Ctrl-C), for commands that run until stopped. */
+export function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -6,7 +6,6 @@
  * 10,000-entry session, expand a tool call and see the diff as a diff, switch a branch leaf and see
  * its context, "Continue in…" pi, and stats with charts.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +28,7 @@ import {
   piSession,
   smallSessions,
 } from './fixtures.js';
+import { continueAltBranchInPi, openStats } from './journeys.js';
 import { startUi, type UiProcess } from './ui-process.js';
 
 describe.skipIf(skipBrowser)('threadbase ui on the SQLite index, in chromium', () => {
@@ -176,28 +176,16 @@ describe.skipIf(skipBrowser)('threadbase ui on the SQLite index, in chromium', (
 
   it('continues the picked branch in pi: a real pi session file and its resume command', async () => {
     const { page } = browser;
-    await page.goto(`${ui.url}#/session/${parser.id}?leaf=${ALT_LEAF}`);
-    await page.waitForSelector('#continue-target');
-    await page.selectOption('#continue-target', 'pi');
-    await page.click('#continue-button');
-    await page.waitForSelector('#resume-command');
-    const command = (await page.locator('#resume-command').textContent()) ?? '';
-    const path = command.match(/--session '([^']+\.jsonl)'/)?.[1];
-    expect(path, command).toBeTruthy();
-    expect(path?.startsWith(join(home, '.pi'))).toBe(true);
-    expect(existsSync(path as string)).toBe(true);
-    const text = readFileSync(path as string, 'utf8');
-    expect(text).toContain('state machine');
-    expect(text).not.toContain('red block');
+    const { command } = await continueAltBranchInPi(page, `${ui.url}#/session/${parser.id}`, join(home, '.pi'));
+    // the pi session is resumed from its own file
+    expect(command).toMatch(/--session '[^']+\.jsonl'/);
     await screenshot(page, 'ui-06-continue');
   });
 
   it('opens stats with charts over the indexed sessions', async () => {
     const { page } = browser;
-    await page.goto(`${ui.url}#/stats`);
-    await page.waitForSelector('svg.time-chart rect.bar');
+    const agents = await openStats(page, ui.url);
     expect(await page.locator('svg.bar-chart').count()).toBe(3);
-    const agents = await page.locator('svg.bar-chart').nth(2).locator('text.label').allTextContents();
     expect(new Set(agents)).toEqual(new Set(['claude', 'pi', 'codex']));
     expect(await page.locator('.card-value').nth(3).textContent()).toBe(String(written.length));
     // priced Claude responses count: the claude bar's cost is not $0

@@ -4,7 +4,6 @@
  * switching branches in the tree, "Continue in…" writing a real pi session, stats charts, keyboard
  * navigation and dark mode. Screenshots land in test-results/screenshots/.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
 import { ALT_LEAF, BIG_ENTRIES, BIG_ID, BIG_NEEDLE, PARSER_ID, PI_ID, seedMemoryStore } from './fixtures.js';
+import { continueAltBranchInPi, openStats } from './journeys.js';
 
 describe.skipIf(skipBrowser)('web viewer in chromium', () => {
   let served: Served;
@@ -210,37 +210,20 @@ describe.skipIf(skipBrowser)('web viewer in chromium', () => {
 
   it('continues a session in pi: writes a real pi session and shows the resume command', async () => {
     const { page } = browser;
-    await page.goto(`${served.url}/#/session/${PARSER_ID}?leaf=${ALT_LEAF}`);
-    await page.waitForSelector('#continue-target');
-    const options = await page.locator('#continue-target option').allTextContents();
-    expect(options).toContain('pi');
-    await page.selectOption('#continue-target', 'pi');
-    await page.click('#continue-button');
-    await page.waitForSelector('#resume-command');
-    const command = (await page.locator('#resume-command').textContent()) ?? '';
-    const out = (await page.locator('#continue-out').textContent()) ?? '';
-    expect(command).toMatch(/\bpi\b/);
-    const path = out.match(/ at (\S+\.jsonl)/)?.[1];
-    expect(path, out).toBeTruthy();
-    expect(path?.startsWith(home)).toBe(true);
-    expect(existsSync(path as string)).toBe(true);
     // the branch picked in the viewer is what was converted
-    const written = readFileSync(path as string, 'utf8');
-    expect(written).toContain('state machine');
-    expect(written).not.toContain('red block');
+    const { out } = await continueAltBranchInPi(page, `${served.url}/#/session/${PARSER_ID}`, home);
+    expect(out).toMatch(/ at \S+\.jsonl/);
     await screenshot(page, '06-continue-in');
   });
 
   it('shows stats with charts by day, model, project and agent', async () => {
     const { page } = browser;
-    await page.goto(`${served.url}/#/stats`);
-    await page.waitForSelector('svg.time-chart rect.bar');
+    const agents = await openStats(page, `${served.url}/`);
+    expect(new Set(agents)).toEqual(new Set(['claude', 'pi', 'opencode', 'codex']));
     expect(await page.locator('.chart-box').count()).toBe(4);
     const models = await page.locator('svg.bar-chart').nth(0).locator('text.label').allTextContents();
     expect(models).toContain('claude-sonnet-4-5');
     expect(models).toContain('gpt-5');
-    const agents = await page.locator('svg.bar-chart').nth(2).locator('text.label').allTextContents();
-    expect(new Set(agents)).toEqual(new Set(['claude', 'pi', 'opencode', 'codex']));
     expect(await page.locator('.card-value').first().textContent()).toMatch(/^\$\d+\.\d\d$/);
     await screenshot(page, '07-stats');
     await page.selectOption('select[name=source]', 'pi');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openServerStores, startServer } from '../../server/index.js';
-import { type CliContext, warn } from '../io.js';
+import { type CliContext, untilStopped, warn } from '../io.js';
 
 interface ServeFlags {
   db?: string;
@@ -29,15 +29,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       });
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilStopped();
       await server.close();
       await stores.close();
     });

@@ -12,7 +12,7 @@ import { AgentFilesDriver } from '../../server/web/agents-driver.js';
 import { createWebApp } from '../../server/web/index.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
-import { type CliContext, warn } from '../io.js';
+import { type CliContext, untilStopped, warn } from '../io.js';
 
 interface UiFlags {
   store?: string;
@@ -77,15 +77,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
       const url = `http://${host}:${address.port}/`;
       ctx.stdout(`threadbase viewer on ${url}  (${driver.name} store; Ctrl-C to stop)\n`);
       if (opts.open) openInBrowser(url, ctx.env);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilStopped();
       await new Promise<void>((done) => server.close(() => done()));
       await driver.close?.();
     });
