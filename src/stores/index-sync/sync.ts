@@ -38,7 +38,7 @@ export interface SyncOptions {
   onWarning?: (w: ParseWarning) => void;
   /** commit after this many changed units (default BATCH_UNITS) */
   batchUnits?: number;
-  /** 0: read every unit in this thread; 1: in a worker thread (default: a worker when many units are read whole and there are 4+ cores) */
+  /** 0: read every unit in this thread; 1: in a worker thread (default: a worker when many units are read whole and there is a second core) */
   workers?: number;
 }
 
@@ -401,10 +401,11 @@ export class IndexSync {
         }
         // Whole reads: parsed in a worker thread while this one writes, when there are enough of them.
         const wholeBytes = whole.reduce((n, u) => n + (u.size ?? 0), 0);
-        // By default only with cores to spare: on two, the worker competes with this thread for one.
+        // By default whenever there is a second core: even on two shared ones a cold sync takes 15-25 %
+        // less time so (for about a third more CPU; bench/RESULTS.md).
         const wanted =
           opts.workers === undefined
-            ? availableParallelism() >= 4 && whole.length >= WORKER_MIN_UNITS && wholeBytes >= WORKER_MIN_BYTES
+            ? availableParallelism() >= 2 && whole.length >= WORKER_MIN_UNITS && wholeBytes >= WORKER_MIN_BYTES
             : opts.workers > 0 && whole.length > 0;
         if (!pool && wanted) {
           try {
