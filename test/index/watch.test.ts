@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { watchDelay } from '../../src/cli/commands/sync.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -64,3 +65,10 @@ it('sync --watch picks up a session written while it runs, and one deleted', asy
     await exited;
   }
 }, 60_000);
+
+it('--watch waits at least 9× as long as a look took, so watching a large history stays under a tenth of a core', () => {
+  expect(watchDelay(1000, 40)).toBe(1000);
+  expect(watchDelay(200, 400)).toBe(3600);
+  // the share of time spent looking never exceeds 10 %
+  for (const look of [1, 50, 111, 384, 2000]) expect(look / (look + watchDelay(100, look))).toBeLessThanOrEqual(0.1);
+});
