@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,6 +156,40 @@ describe('index commands', () => {
     expect(rows[0].key).toBe('claude');
     expect(rows[0].cost).toBeCloseTo((110 * 1000) / 1e6, 9);
   });
+});
+
+describe('sync progress', () => {
+  it('draws a progress bar on a terminal and stays quiet when piped', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'tb-progress-'));
+    try {
+      const projectDir = join(home, '.claude', 'projects', '-work-proj-a');
+      await mkdir(projectDir, { recursive: true });
+      for (let i = 0; i < 3; i++)
+        await writeFile(
+          join(projectDir, `${SID.slice(0, -1)}${i}.jsonl`),
+          claudeLines().replaceAll(SID, `${SID.slice(0, -1)}${i}`),
+        );
+      const vars = { ...process.env, HOME: home, THREADBASE_HOME: join(home, '.threadbase') };
+      const cli = `${JSON.stringify(process.execPath)} --import tsx src/cli/run.ts sync --source claude`;
+      // util-linux `script` runs the command on a pseudo-terminal and copies what it drew
+      const onTty = spawnSync('script', ['-qec', cli, '/dev/null'], { env: vars, encoding: 'utf8', timeout: 60_000 });
+      expect(onTty.status, onTty.stderr).toBe(0);
+      expect(onTty.stdout).toMatch(/sync \[[^\]]*\] 3\/3 claude/);
+      expect(onTty.stdout).toContain('indexed 3 sessions');
+      await rm(join(home, '.threadbase'), { recursive: true, force: true });
+      const piped = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'sync', '--source', 'claude'], {
+        env: vars,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(piped.status, piped.stderr).toBe(0);
+      expect(piped.stderr).toContain('indexed 3 sessions in');
+      expect(piped.stderr).not.toContain('sync [');
+      expect(piped.stdout).toBe('');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('export', () => {
