@@ -7,7 +7,15 @@
 import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
-import { type Entry, type Session, type SessionInfo, sessionRow, type ToolResultPart, type Usage } from '../../model/types.js';
+import {
+  type Entry,
+  type SessionRow as ListedSession,
+  type Session,
+  type SessionInfo,
+  sessionRow,
+  type ToolResultPart,
+  type Usage,
+} from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
 import { costOf, PRICES, type PriceTable, priceOf } from '../../stores/index-sync/prices.js';
 
@@ -51,15 +59,8 @@ export interface SessionListQuery {
   limit?: number;
 }
 
-export interface SessionRow {
-  id: string;
-  source: string;
-  project: string | null;
-  title: string | null;
-  createdAt: string;
-  updatedAt: string;
-  messageCount: number;
-  parentId: string | null;
+/** The listed session of the CLI contract (`sessionRow`), with what the viewer's list adds. */
+export interface SessionRow extends ListedSession {
   models: string[];
   tokens: number;
   cost: number | null;
