@@ -41,6 +41,27 @@ export function summarizeUsage(entries: readonly Entry[]): UsageSummary {
   return { usage, cost, responses, models: [...models] };
 }
 
+/** Which records' usage counts, as summarizeUsage counts: one per response, the last carrying usage. */
+export function countedIds(entries: readonly Entry[]): Set<string> {
+  const out = new Set<string>();
+  const byResponse = new Map<string, { last: string; lastWithUsage?: string }>();
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
+    const m = e.message;
+    const has = m.usage !== undefined || m.cost !== undefined;
+    if (!m.responseId) {
+      if (has) out.add(e.id);
+      continue;
+    }
+    const r = byResponse.get(m.responseId) ?? { last: e.id };
+    r.last = e.id;
+    if (has) r.lastWithUsage = e.id;
+    byResponse.set(m.responseId, r);
+  }
+  for (const r of byResponse.values()) out.add(r.lastWithUsage ?? r.last);
+  return out;
+}
+
 /** Totals over many sessions' summaries (what a driver's `usage()` answers). */
 export function totalUsage(summaries: Iterable<UsageSummary>): UsageTotals {
   const totals: UsageTotals = { ...emptyUsage(), cost: 0, messages: 0 };

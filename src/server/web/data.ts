@@ -16,7 +16,7 @@ import {
   type ToolResultPart,
   type Usage,
 } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { countedIds, summarizeUsage } from '../../model/usage.js';
 import { costOf, PRICES, type PriceTable, priceOf } from '../../stores/index-sync/prices.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -456,17 +456,14 @@ export class WebData {
     };
   }
 
-  /** pricedCosts of a page: one per response (split records count once, with the last's usage). */
+  /** pricedCosts of a page: on the record that counts for each response (as `stats` counts). */
   private pricedCosts(all: readonly Entry[], page: readonly Entry[]): Record<string, number> {
-    const lastOfResponse = new Map<string, string>();
-    for (const e of all)
-      if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId && e.message.usage)
-        lastOfResponse.set(e.message.responseId, e.id);
+    const counted = countedIds(all);
     const out: Record<string, number> = {};
     for (const e of page) {
-      if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
+      if (e.kind !== 'message' || e.message.role !== 'assistant' || !counted.has(e.id)) continue;
       const m = e.message;
-      if (!m.usage || m.cost !== undefined || (m.responseId && lastOfResponse.get(m.responseId) !== e.id)) continue;
+      if (!m.usage || m.cost !== undefined) continue;
       const price = priceOf(this.prices, m.model);
       if (price) out[e.id] = costOf(price, m.usage);
     }

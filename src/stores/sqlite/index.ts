@@ -21,6 +21,7 @@ import type {
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import { countedIds } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 import { migrate } from './schema.js';
@@ -692,27 +693,6 @@ export function prepareSession(session: Session, opts: PutOptions = {}): Prepare
     firstUserText: firstUser?.kind === 'message' ? messageText(firstUser.message).slice(0, 2000).toLowerCase() : null,
     entries: prepareEntries(opts.dropRaw ? entries.map(withoutRaw) : entries, countedIds(entries)),
   };
-}
-
-/** Which records' usage counts, as summarizeUsage counts: one per response, the last carrying usage. */
-function countedIds(entries: readonly Entry[]): Set<string> {
-  const out = new Set<string>();
-  const byResponse = new Map<string, { last: string; lastWithUsage?: string }>();
-  for (const e of entries) {
-    if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
-    const m = e.message;
-    const has = m.usage !== undefined || m.cost !== undefined;
-    if (!m.responseId) {
-      if (has) out.add(e.id);
-      continue;
-    }
-    const r = byResponse.get(m.responseId) ?? { last: e.id };
-    r.last = e.id;
-    if (has) r.lastWithUsage = e.id;
-    byResponse.set(m.responseId, r);
-  }
-  for (const r of byResponse.values()) out.add(r.lastWithUsage ?? r.last);
-  return out;
 }
 
 function withoutRaw(e: Entry): Entry {
