@@ -348,9 +348,11 @@ describe.skipIf(skipBrowser)('web viewer in chromium', () => {
       expect(denied.status).toBe(401);
       const { page } = browser;
       await page.goto(`${locked.url}/#/sessions`);
-      await page.waitForSelector('#api-key');
+      const first = await page.waitForSelector('#api-key');
       await page.fill('#api-key', 'wrong');
       await page.keyboard.press('Enter');
+      // the refused key brings a new form: typing into the old one before it is replaced loses the key
+      await page.waitForFunction((el) => !el?.isConnected, first);
       await page.waitForSelector('#api-key');
       await page.fill('#api-key', 'sekret-key');
       await page.keyboard.press('Enter');
