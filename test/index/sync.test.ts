@@ -188,6 +188,18 @@ describe('sync', () => {
     expect((await store.search('zanzibarquokka')).length).toBeGreaterThan(0);
   });
 
+  it('leaves up to 64 FTS5 segments unmerged (a cold sync does not rewrite the index at every 16th batch), and searches them all', async () => {
+    const sources = new Sources(env);
+    const written = await writeClaude(sources, 20);
+    // one unit per transaction: each commit flushes one segment
+    await new IndexSync(store).sync(sources, { formats: ['claude'], batchUnits: 1 });
+    const segments = (store.db.prepare('SELECT count(DISTINCT segid) n FROM entries_fts_idx').get() as { n: number }).n;
+    // FTS5's default (crisismerge 16) would have merged the first 16 into one
+    expect(segments).toBeGreaterThan(16);
+    const hits = await store.search('zanzibarquokka', { limit: 100 });
+    expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set(written.map((w) => w.id)));
+  });
+
   it('gives the store its own busy timeout back when the sync fails before writing anything', async () => {
     const sources = new Sources(env);
     await writeClaude(sources, 1);
