@@ -20,6 +20,12 @@ export const READ_ONLY_CAPABILITIES: DriverCapabilities = Object.freeze({
   search: false,
 });
 
+/**
+ * File system calls a listing keeps in flight at once: one at a time, the round trips to libuv's
+ * thread pool were most of a warm sync (2,811 stats at 1 GB: 120-140 ms, against 14-27 ms).
+ */
+export const LISTING_CONCURRENCY = 16;
+
 export abstract class DriverBase implements SessionDriver {
   abstract readonly name: string;
   abstract readonly capabilities: DriverCapabilities;
