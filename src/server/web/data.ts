@@ -692,17 +692,11 @@ export class WebData {
     if (hit && hit.updatedAt === info.updatedAt) return hit.cells;
     const session = await this.driver.getSession(info.id);
     const cells = new Map<string, StatsBucket>();
-    // One response split over several records counts once, with its last record's usage.
-    const lastOfResponse = new Map<string, Entry>();
+    // One response split over several records counts once, on the record `stats` counts.
+    const counted = countedIds(session?.entries ?? []);
     for (const e of session?.entries ?? []) {
-      if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId)
-        lastOfResponse.set(e.message.responseId, e);
-    }
-    for (const e of session?.entries ?? []) {
-      if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
+      if (e.kind !== 'message' || !counted.has(e.id)) continue;
       const m = e.message;
-      if (m.responseId && lastOfResponse.get(m.responseId) !== e) continue;
-      if (!m.usage && m.cost === undefined) continue;
       const key = `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`;
       let b = cells.get(key);
       if (!b) {
