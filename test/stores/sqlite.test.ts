@@ -32,12 +32,38 @@ describe('sqlite store', () => {
     await again.close();
   });
 
+  it('migrates an index of schema 3 to the covering usage index, keeping its totals', async () => {
+    const path = join(dir, 'v3.db');
+    const store = openSqliteStore(path);
+    await store.writeSession(sampleSession());
+    const before = await store.usage();
+    expect(before.messages).toBeGreaterThan(0);
+    // back to how schema 3 left it
+    store.db.exec(`DROP INDEX entries_counted; CREATE INDEX entries_counted ON entries(counted, timestamp) WHERE counted = 1;
+      PRAGMA user_version = 3;`);
+    await store.close();
+    const again = openSqliteStore(path);
+    expect(again.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const columns = (again.db.prepare(`SELECT name FROM pragma_index_info('entries_counted')`).all() as { name: string }[]).map(
+      (r) => r.name,
+    );
+    expect(columns).toContain('input');
+    expect(await again.usage()).toEqual(before);
+    await again.close();
+  });
+
   it('looks entries up through indexes, not scans', () => {
     const store = openSqliteStore(join(dir, 's.db'));
     const plan = (sql: string) =>
       (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('a', 'b') as { detail: string }[]).map((r) => r.detail).join(' | ');
     expect(plan('SELECT json FROM entries WHERE session_id = ? AND id = ?')).toMatch(/USING INDEX/);
     expect(plan('SELECT json FROM entries WHERE session_id = ? ORDER BY seq LIMIT ?')).toMatch(/USING INDEX entries_seq/);
+    // usage sums read the counted records' index alone, not their rows among the JSON
+    expect(
+      plan(`SELECT e.model, sum(e.input), sum(e.output), sum(e.cache_read), sum(e.cache_write), sum(e.reasoning), sum(e.cost)
+        FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.counted = 1 AND s.source = ? AND e.timestamp >= ?
+        GROUP BY s.id, e.model`),
+    ).toMatch(/USING COVERING INDEX entries_counted/);
     void store.close();
   });
 
