@@ -151,8 +151,8 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 160 };
 /**
  * The worker's old generation starts at this size (V8 starts a new isolate's small and collects it
  * whenever it doubles: ≈ 100 mark-compacts per 200 MB of sessions, whose marking threads took as
- * much CPU as the parsing). 64 MB: a 1 GB cold sync 18.7-20.9 s against 29.4-29.8 s, 15-20 MB more
- * RSS; 32 MB gained little (bench/RESULTS.md).
+ * much CPU as the parsing). 64 MB: a 1 GB cold sync 18.7-20.9 s against 29.4-29.8 s, peak RSS
+ * 308-366 MB against 289-321 MB; 32 or 48 MB gained little (bench/RESULTS.md).
  */
 const WORKER_INITIAL_OLD_SPACE_MB = 64;
 
