@@ -337,4 +337,25 @@ describe('reading in a worker thread', () => {
     }
     expect(snaps[1]).toEqual(snaps[0]);
   }, 60_000);
+
+  it('is not started for a small sync, where starting it costs more than it saves', async () => {
+    // 12 sessions of ≈ 0.5 MB: over the old threshold (8 units, 4 MB), under the new one (16 MB)
+    const home = join(root, 'small-default');
+    const lines = claudeLines();
+    const padding = 'x'.repeat(512 * 1024);
+    for (let n = 0; n < 12; n++) {
+      const id = SID.replace(/01$/, String(n + 10));
+      const file = join(home, '.claude', 'projects', '-work-small', `${id}.jsonl`);
+      await mkdir(join(file, '..'), { recursive: true });
+      await writeFile(file, `${lines.map((l) => l.replaceAll(SID, id).replace('done 0', `done 0 ${padding}`)).join('\n')}\n`);
+    }
+    const idx = await indexOf(home, 'claude');
+    try {
+      const r = await idx.sync.sync(idx.sources, { formats: ['claude'] });
+      expect(r.reread).toBe(12);
+      expect(r.inWorker).toBe(0);
+    } finally {
+      await idx.store.close();
+    }
+  });
 });
