@@ -30,6 +30,8 @@ interface LoadedSession {
   paths: Map<string, { path: Entry[]; results: Map<string, ToolResultPart>; positions: Map<string, number> }>;
   /** leaf id → the context the model sees there, as entries the viewer can page */
   contexts: Map<string, { entries: Entry[]; results: Map<string, ToolResultPart>; model?: string }>;
+  /** the records whose usage counts, one per response (countedIds), for the costs of every page */
+  counted: Set<string>;
 }
 
 export interface WebDataOptions {
@@ -331,6 +333,7 @@ export class WebData {
       loadedAt: Date.now(),
       paths: new Map(),
       contexts: new Map(),
+      counted: countedIds(session.entries),
     };
     this.loaded.delete(id);
     this.loaded.set(id, fresh);
@@ -392,13 +395,14 @@ export class WebData {
       entryCount: ls.session.entries.length,
       branchCount: branches(ls.session).length,
       warnings: (warnings ?? []).slice(0, 100),
-      ...this.sessionCost(ls.session.entries),
+      ...this.sessionCost(ls),
     };
   }
 
   /** Recorded costs, and usage priced where none was recorded, one per response (as `stats` counts). */
-  private sessionCost(entries: readonly Entry[]): { cost: number | null; costEstimated: boolean } {
-    const priced = this.pricedCosts(entries, entries);
+  private sessionCost(ls: LoadedSession): { cost: number | null; costEstimated: boolean } {
+    const entries = ls.session.entries;
+    const priced = this.pricedCosts(ls, entries);
     const recorded = entries.some((e) => e.kind === 'message' && e.message.role === 'assistant' && e.message.cost !== undefined);
     const estimates = Object.values(priced);
     // summarizeUsage: a split response's cost counts once
@@ -452,13 +456,13 @@ export class WebData {
       entries: slice.map(viewOf),
       toolResults,
       pairedResultIds: [...callIds],
-      pricedCosts: this.pricedCosts(ls.session.entries, slice),
+      pricedCosts: this.pricedCosts(ls, slice),
     };
   }
 
   /** pricedCosts of a page: on the record that counts for each response (as `stats` counts). */
-  private pricedCosts(all: readonly Entry[], page: readonly Entry[]): Record<string, number> {
-    const counted = countedIds(all);
+  private pricedCosts(ls: LoadedSession, page: readonly Entry[]): Record<string, number> {
+    const { counted } = ls;
     const out: Record<string, number> = {};
     for (const e of page) {
       if (e.kind !== 'message' || e.message.role !== 'assistant' || !counted.has(e.id)) continue;
@@ -534,7 +538,7 @@ export class WebData {
       entries: slice.map(viewOf),
       toolResults,
       pairedResultIds: [...paired],
-      pricedCosts: this.pricedCosts(ls.session.entries, slice),
+      pricedCosts: this.pricedCosts(ls, slice),
       model: ctx.model ?? null,
     };
   }
