@@ -212,6 +212,13 @@ function snapshot(store: SqliteStore, id: string): Snapshot {
   return { info, row, entries, hits };
 }
 
+/** A Claude Code transcript of `lines` under another session id, in a project folder of `home`. */
+async function writeClaudeCopy(home: string, project: string, id: string, lines: readonly string[]): Promise<void> {
+  const file = join(home, '.claude', 'projects', project, `${id}.jsonl`);
+  await mkdir(join(file, '..'), { recursive: true });
+  await writeFile(file, `${lines.map((l) => l.replaceAll(SID, id)).join('\n')}\n`);
+}
+
 async function indexOf(home: string, format: string): Promise<{ store: SqliteStore; sync: IndexSync; sources: Sources }> {
   const env: DriverEnv = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
   await mkdir(join(home, '.threadbase'), { recursive: true });
@@ -313,12 +320,7 @@ describe('reading in a worker thread', () => {
     const homes = [join(root, 'thread-0'), join(root, 'thread-1')];
     const snaps: Snapshot[][] = [];
     for (const [i, home] of homes.entries()) {
-      for (let n = 0; n < 4; n++) {
-        const id = SID.replace(/1$/, String(n + 2));
-        const file = join(home, '.claude', 'projects', '-work-incr', `${id}.jsonl`);
-        await mkdir(join(file, '..'), { recursive: true });
-        await writeFile(file, `${lines.map((l) => l.replaceAll(SID, id)).join('\n')}\n`);
-      }
+      for (let n = 0; n < 4; n++) await writeClaudeCopy(home, '-work-incr', SID.replace(/1$/, String(n + 2)), lines);
       const pi = join(home, '.pi', 'agent', 'sessions', '--work-pi--', '2025-07-01T00-00-00-000Z_pi-incr-0001.jsonl');
       await mkdir(join(pi, '..'), { recursive: true });
       await writeFile(pi, `${piLines().join('\n')}\n`);
@@ -341,14 +343,9 @@ describe('reading in a worker thread', () => {
   it('is not started for a small sync, where starting it costs more than it saves', async () => {
     // 12 sessions of ≈ 0.5 MB: over the old threshold (8 units, 4 MB), under the new one (16 MB)
     const home = join(root, 'small-default');
-    const lines = claudeLines();
     const padding = 'x'.repeat(512 * 1024);
-    for (let n = 0; n < 12; n++) {
-      const id = SID.replace(/01$/, String(n + 10));
-      const file = join(home, '.claude', 'projects', '-work-small', `${id}.jsonl`);
-      await mkdir(join(file, '..'), { recursive: true });
-      await writeFile(file, `${lines.map((l) => l.replaceAll(SID, id).replace('done 0', `done 0 ${padding}`)).join('\n')}\n`);
-    }
+    const lines = claudeLines().map((l) => l.replace('done 0', `done 0 ${padding}`));
+    for (let n = 0; n < 12; n++) await writeClaudeCopy(home, '-work-small', SID.replace(/01$/, String(n + 10)), lines);
     const idx = await indexOf(home, 'claude');
     try {
       const r = await idx.sync.sync(idx.sources, { formats: ['claude'] });
