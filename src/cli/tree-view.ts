@@ -1,9 +1,11 @@
 /** Draws a session's entry tree as text, with the current leaf marked. */
+
+import { prefixOf } from '../model/text.js';
 import { currentLeaf, indexEntries, messageText } from '../model/tree.js';
 import type { Entry, Session } from '../model/types.js';
 
 export function describeEntry(e: Entry): string {
-  const one = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 70);
+  const one = (s: string) => prefixOf(s.replace(/\s+/g, ' ').trim(), 70);
   switch (e.kind) {
     case 'message': {
       const m = e.message;

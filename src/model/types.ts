@@ -180,6 +180,8 @@ export interface SessionInfo {
   parentEntryId?: string;
   models?: string[];
   usage?: Usage;
+  /** `usage` per model ('' for records that name none), when it is split over more than one. */
+  usageByModel?: Record<string, Usage>;
   cost?: number;
   /** File or database the session was read from. */
   path?: string;

@@ -9,6 +9,7 @@ import { summarizeUsage } from '../../src/model/usage.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { costOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import {
   ALT_LEAF,
   BIG_ENTRIES,
@@ -273,6 +274,76 @@ describe('web data routes', () => {
     expect(recorded.costEstimated).toBe(false);
     expect(recorded.cost).toBeCloseTo(summarizeUsage(sessions.find((x) => x.id === PARSER_ID)?.entries ?? []).cost, 10);
     expect(recorded.cost).toBeGreaterThan(0);
+  });
+
+  it('prices a session of several models in the list, each model at its own price', async () => {
+    const t = (i: number) => new Date(Date.UTC(2026, 10, 21, 9, i)).toISOString();
+    const u = (input: number, output: number) => ({ input, output, cacheRead: 2000, cacheWrite: 100, reasoning: 0 });
+    const reply = (id: string, parentId: string, i: number, model: string, usage: ReturnType<typeof u>, responseId?: string) => ({
+      kind: 'message' as const,
+      id,
+      parentId,
+      timestamp: t(i),
+      message: {
+        role: 'assistant' as const,
+        model,
+        usage,
+        ...(responseId ? { responseId } : {}),
+        parts: [{ type: 'text' as const, text: id }],
+      },
+    });
+    const user = {
+      kind: 'message' as const,
+      id: 'u1',
+      parentId: null,
+      timestamp: t(0),
+      message: { role: 'user' as const, parts: [{ type: 'text' as const, text: 'go' }] },
+    };
+    const mixed: Session = {
+      id: 'two-models',
+      source: 'claude',
+      createdAt: t(0),
+      updatedAt: t(3),
+      messageCount: 4,
+      entries: [
+        user,
+        // a split response of one model: its last record's usage counts, once
+        reply('a1', 'u1', 1, 'claude-sonnet-4-5', u(500, 5), 'msg_1'),
+        reply('a2', 'a1', 2, 'claude-sonnet-4-5', u(500, 90), 'msg_1'),
+        reply('a3', 'a2', 3, 'claude-haiku-4-5', u(800, 40)),
+      ],
+    };
+    const unknown: Session = {
+      ...mixed,
+      id: 'with-unknown',
+      entries: [user, reply('b1', 'u1', 1, 'claude-sonnet-4-5', u(500, 90)), reply('b2', 'b1', 2, 'local-llama', u(10, 10))],
+    };
+    const price = (model: string) => priceOf(PRICES, model) as NonNullable<ReturnType<typeof priceOf>>;
+    const expected = costOf(price('claude-sonnet-4-5'), u(500, 90)) + costOf(price('claude-haiku-4-5'), u(800, 40));
+    expect(price('claude-haiku-4-5').input).not.toBe(price('claude-sonnet-4-5').input);
+    for (const driver of [new MemoryStore(), openSqliteStore(':memory:')]) {
+      const seeded = await seedStore(driver, [mixed, unknown]);
+      const list = async (app: ReturnType<typeof createWebApp>) =>
+        ((await (await app.request('/api/v1/web/sessions?sort=cost')).json()) as Json).sessions as Json[];
+      const rows = await list(createWebApp({ driver: seeded.driver }));
+      const row = (id: string) => rows.find((r) => r.id === id);
+      expect(row('two-models')?.cost).toBeCloseTo(expected, 10);
+      // a model the table does not know: unknown, not a partial sum
+      expect(row('with-unknown')?.cost).toBeNull();
+      // the header prices every response the same way
+      const head = (await (
+        await createWebApp({ driver: seeded.driver }).request('/api/v1/web/sessions/two-models')
+      ).json()) as Json;
+      expect(head.cost).toBeCloseTo(expected, 10);
+      // stats from the listing alone (past the per-message limit) split the session by model
+      const stats = (await (
+        await createWebApp({ driver: seeded.driver, statsSessionLimit: 0 }).request('/api/v1/web/stats')
+      ).json()) as Json;
+      const byModel = new Map((stats.byModel as Json[]).map((b) => [b.key, b]));
+      expect(byModel.get('claude-haiku-4-5')?.input).toBe(800);
+      expect(byModel.get('claude-sonnet-4-5')?.input).toBe(500 + 500);
+      expect(byModel.get('claude-haiku-4-5')?.cost).toBeCloseTo(costOf(price('claude-haiku-4-5'), u(800, 40)), 10);
+    }
   });
 
   it('searches with titles on the hits', async () => {

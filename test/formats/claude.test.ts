@@ -274,6 +274,20 @@ describe('older shapes', () => {
     expect(list.find((s) => s.id === s3)?.title).toBe('Elsewhere title');
   });
 
+  it('cuts a long first prompt into a title between characters, never through an emoji', async () => {
+    const dir = join(home, '.claude', 'projects', '-work-proj-a');
+    const s5 = '55555555-5555-4555-8555-555555555555';
+    // the emoji's two UTF-16 units sit at 198 and 199, where the title is cut
+    const prompt = `${'a'.repeat(198)}😀 and more`;
+    await fs.writeFile(
+      join(dir, `${s5}.jsonl`),
+      `${JSON.stringify({ parentUuid: null, uuid: 'e1', type: 'user', sessionId: s5, cwd: '/work/proj.a', timestamp: '2025-10-03T00:00:00.000Z', message: { role: 'user', content: prompt } })}\n`,
+    );
+    const title = (await new ClaudeDriver(env).listSessions()).find((s) => s.id === s5)?.title ?? '';
+    expect(title).toBe(`${'a'.repeat(198)}…`);
+    expect(title).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
   it('takes the leaf a trailing last-prompt record names (a rewind), until something is written after it', async () => {
     const dir = join(home, '.claude', 'projects', '-work-proj-a');
     const s5 = '55555555-5555-4555-8555-555555555555';

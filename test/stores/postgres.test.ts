@@ -147,7 +147,88 @@ describe('PostgresStore', () => {
     expect((await db.store.getSession(info.id))?.meta?.importedFrom).toBeDefined();
     const back = await db.store.getSession(info.id);
     const part = back?.entries[0]?.kind === 'message' ? back.entries[0].message.parts[0] : undefined;
-    expect(part?.type === 'text' && part.text.startsWith('nul\u0000here — 😀')).toBe(true);
+    expect(part?.type === 'text' && part.text).toBe(text);
+    expect(back?.meta?.note).toBe('a\u0000b');
+  });
+
+  it('keeps meta, title and project that jsonb and text columns cannot hold, and refuses such ids', async () => {
+    // An agent that cuts a string through an emoji leaves an unpaired surrogate; jsonb refused the whole write.
+    const title = `${'t'.repeat(10)}\ud83d`;
+    const project = '/work/odd\u0000dir';
+    const info = await db.store.writeSession(
+      session([msg('s1', null, 'user', 'cut 😀 \udc00 here'), msg('s2', 's1', 'assistant', 'ok', { model: 'm\ud800' })], {
+        title,
+        project,
+        meta: { cut: 'half \ud83d', ['key\udfff']: 1, nul: 'a\u0000b' },
+      }),
+    );
+    const back = await db.store.getSession(info.id);
+    expect(back?.title).toBe(title);
+    expect(back?.project).toBe(project);
+    expect(back?.meta?.cut).toBe('half \ud83d');
+    expect(back?.meta?.['key\udfff']).toBe(1);
+    expect(back?.meta?.nul).toBe('a\u0000b');
+    const m = back?.entries[1]?.kind === 'message' ? back.entries[1].message : undefined;
+    expect(m?.model).toBe('m\ud800');
+    const listed = (await db.store.listSessions()).find((s) => s.id === info.id);
+    expect(listed?.title).toBe(title);
+    expect(listed?.project).toBe(project);
+    expect((await db.store.search('cut')).some((h) => h.sessionId === info.id)).toBe(true);
+
+    await db.store.setTitle(info.id, 'plain');
+    expect((await db.store.getSession(info.id))?.title).toBe('plain');
+    await db.store.setTitle(info.id, 'odd \udfff');
+    expect((await db.store.getSession(info.id))?.title).toBe('odd \udfff');
+
+    for (const bad of ['n\u0000', 'half\ud800']) {
+      await expect(db.store.appendEntries(info.id, [msg(bad, 's2', 'user', 'x')])).rejects.toMatchObject({
+        code: 'unstorable_id',
+      });
+      await expect(db.store.writeSession(session([msg('ok', bad, 'user', 'x')]))).rejects.toMatchObject({
+        code: 'unstorable_id',
+      });
+    }
+    // an id it cannot keep as asked for is replaced, as a taken one is
+    const renamed = await db.store.writeSession(session([msg('r1', null, 'user', 'x')], { id: 'src\u0000' }), { keepId: true });
+    expect(renamed.id).not.toContain('\u0000');
+    expect((await db.store.getSession(info.id))?.entries).toHaveLength(2);
+  });
+
+  it('migration 3 turns the jsonb info of existing sessions into text and keeps it', async () => {
+    const schema = `tb_pgmig_${Date.now().toString(36)}`;
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    try {
+      await c.query(`CREATE SCHEMA "${schema}"; SET search_path TO "${schema}"`);
+      await c.query(
+        'CREATE TABLE tb_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      for (const m of MIGRATIONS.filter((x) => x.version < 3)) {
+        await c.query(m.sql);
+        await c.query('INSERT INTO tb_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      }
+      await c.query(
+        `INSERT INTO tb_sessions (id, source, title, created_at, updated_at, info)
+         VALUES ('old', 'threadbase', 'old one', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{"meta":{"k":"v"},"directories":["/a"]}'::jsonb)`,
+      );
+      const store = await openPostgresStore(`${PG_URL}?schema=${schema}`);
+      try {
+        const old = await store.getSession('old');
+        expect(old?.meta).toEqual({ k: 'v' });
+        expect(old?.directories).toEqual(['/a']);
+        expect(old?.title).toBe('old one');
+        const type = await c.query<{ data_type: string }>(
+          `SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'tb_sessions' AND column_name = 'info'`,
+          [schema],
+        );
+        expect(type.rows[0]?.data_type).toBe('text');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await c.end();
+    }
   });
 
   it('concurrent writers to the same and to different sessions lose, duplicate and reorder nothing', async () => {

@@ -14,9 +14,10 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { truncate } from '../../model/text.js';
 import { buildContext, type Context, type ContextOptions, countMessages, pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Part, Session, SessionInfo } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, LISTING_CONCURRENCY } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
@@ -120,8 +121,9 @@ export class ClaudeDriver extends DriverBase {
     if (p.cwd) info.project = p.cwd;
     // Title: the user's /rename title, else Claude Code's summary/ai title, else the first prompt (what its picker shows).
     const title = p.customTitle ?? p.summaryTitle ?? p.firstPrompt;
-    if (title) info.title = title.length > 200 ? `${title.slice(0, 199)}…` : title;
+    if (title) info.title = truncate(title, 200);
     if (u.models.length) info.models = u.models;
+    Object.assign(info, usageByModelOf(u));
     if (file.kind === 'subagent') {
       info.parentId = file.parentSessionId ?? null;
       if (file.metaPath) {

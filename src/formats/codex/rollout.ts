@@ -13,9 +13,10 @@
  * The rollout is linear: each entry's parent is the one before it.
  */
 import { basename } from 'node:path';
+import { prefixOf } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
 
@@ -362,6 +363,7 @@ export async function readRollout(file: string): Promise<Session> {
     ...(sessionMeta?.directories.length ? { directories: sessionMeta.directories } : {}),
     models: usage.models,
     usage: usage.usage,
+    ...usageByModelOf(usage),
     path: file,
     // base_instructions stay in raw (they are long); baseInstructionsOf reads them for the context.
     meta: { ...(sessionMeta?.meta ?? {}), ...(Object.keys(spawned).length ? { spawnedAgents: spawned } : {}) },
@@ -384,7 +386,7 @@ export function titleOf(entries: readonly Entry[]): string | undefined {
   for (const e of entries) {
     if (e.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.codexInjected) continue;
     const text = messageText(e.message).trim();
-    if (text) return text.split('\n')[0]?.slice(0, 100);
+    if (text) return prefixOf(text.split('\n')[0] ?? '', 100);
   }
   return undefined;
 }

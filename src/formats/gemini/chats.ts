@@ -12,9 +12,10 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { prefixOf } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
 import { CallIdPairer, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
 
@@ -246,6 +247,7 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
     parentId: isSubagent && parentDir !== 'chats' ? parentDir : null,
     models: usage.models,
     usage: usage.usage,
+    ...usageByModelOf(usage),
     path: file,
     meta: {
       projectDir: where.dirName,
@@ -267,7 +269,7 @@ export function titleOf(entries: readonly Entry[]): string | undefined {
   for (const e of entries) {
     if (e.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.geminiInjected) continue;
     const text = messageText(e.message).trim();
-    if (text) return text.split('\n')[0]?.slice(0, 100);
+    if (text) return prefixOf(text.split('\n')[0] ?? '', 100);
   }
   return undefined;
 }

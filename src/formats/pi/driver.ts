@@ -19,6 +19,7 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { prefixOf } from '../../model/text.js';
 import { type Context, type ContextOptions, currentLeaf, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
@@ -515,7 +516,7 @@ function piStateOf(s: Session, line: number): PiState {
 /** The title pi's parse gives from the first user message (see parse.ts). */
 function firstUserTitle(entries: readonly Entry[]): string | undefined {
   const first = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.message.meta);
-  const t = first?.kind === 'message' ? messageText(first.message).replace(/\s+/g, ' ').trim().slice(0, 100) : '';
+  const t = first?.kind === 'message' ? prefixOf(messageText(first.message).replace(/\s+/g, ' ').trim(), 100) : '';
   return t || undefined;
 }
 

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { prefixOf } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type {
   Entry,
@@ -17,7 +18,7 @@ import type {
   ToolResultContent,
   Usage,
 } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import {
   bashExecutionText,
@@ -435,7 +436,7 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
   const title =
     name ??
     (firstUser && firstUser.kind === 'message'
-      ? messageText(firstUser.message).replace(/\s+/g, ' ').trim().slice(0, 100)
+      ? prefixOf(messageText(firstUser.message).replace(/\s+/g, ' ').trim(), 100)
       : undefined);
 
   const session: Session = {
@@ -448,6 +449,7 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
     messageCount: countMessages(entries),
     ...(u.models.length ? { models: u.models } : {}),
     usage: u.usage,
+    ...usageByModelOf(u),
     cost: u.cost,
     path: file,
     entries,

@@ -10,6 +10,7 @@
  * - language_model TokenUsage: input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens
  */
 
+import { prefixOf } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
@@ -294,7 +295,7 @@ function titleOf(entries: readonly Entry[]): string | undefined {
   for (const e of entries) {
     if (e.kind === 'message' && e.message.role === 'user') {
       const t = messageText(e.message).trim();
-      if (t) return t.split('\n')[0]?.slice(0, 100);
+      if (t) return prefixOf(t.split('\n')[0] ?? '', 100);
     }
   }
   return undefined;

@@ -6,6 +6,7 @@
  */
 import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
+import { prefixOf } from '../../model/text.js';
 import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
 import {
   type Entry,
@@ -156,7 +157,7 @@ const previewOf = (e: Entry, max = 80): string => {
           break;
         }
         if (p.type === 'tool_call') {
-          text = `${p.name}(${JSON.stringify(p.input).slice(0, 60)})`;
+          text = `${p.name}(${prefixOf(JSON.stringify(p.input), 60)})`;
           break;
         }
         if (p.type === 'tool_result') {
@@ -306,15 +307,23 @@ export class WebData {
 
   /**
    * A session's cost for the list: the recorded one, else (an agent that records none, like Claude
-   * Code) its tokens priced when it used one model the table knows; unknown (null) rather than a
-   * false $0 otherwise.
+   * Code) its tokens priced per model with the table; unknown (null) rather than a false $0 when a
+   * model that used tokens is not in the table.
    */
   private listCost(s: SessionInfo): number | null {
     if (s.cost) return s.cost;
     if (!s.usage || totalTokens(s.usage) === 0) return s.cost ?? null;
     const [only, ...more] = s.models ?? [];
-    const price = more.length === 0 ? priceOf(this.prices, only) : undefined;
-    return price ? costOf(price, s.usage) : null;
+    const byModel = s.usageByModel ?? (only !== undefined && more.length === 0 ? { [only]: s.usage } : undefined);
+    if (!byModel) return null;
+    let cost = 0;
+    for (const [model, usage] of Object.entries(byModel)) {
+      if (totalTokens(usage) === 0) continue;
+      const price = priceOf(this.prices, model || undefined);
+      if (!price) return null;
+      cost += costOf(price, usage);
+    }
+    return cost;
   }
 
   async load(id: string): Promise<LoadedSession> {
@@ -665,7 +674,7 @@ export class WebData {
       mergeBucket(b, c);
     };
     // Per message (exact days and models) while that means loading few sessions; past that,
-    // each session's own totals on its last day and first model, from the listing alone.
+    // each session's own totals on its last day, per model where the listing has them.
     const perMessage = sessions.length <= this.statsSessionLimit;
     for (const info of sessions) {
       const cells = perMessage ? await this.usageCellsOf(info) : sessionLevelCells(info, this.prices);
@@ -715,7 +724,21 @@ export class WebData {
 }
 
 function sessionLevelCells(info: SessionInfo, prices: PriceTable): Map<string, StatsBucket> {
-  const key = `${info.updatedAt.slice(0, 10)}|${info.models?.[0] ?? '(unknown)'}`;
+  const day = info.updatedAt.slice(0, 10);
+  const out = new Map<string, StatsBucket>();
+  const byModel = Object.entries(info.usageByModel ?? {});
+  if (byModel.length && !info.cost) {
+    // tokens per model, each priced at its own price (the session's responses are counted once, in the first)
+    byModel.forEach(([model, usage], i) => {
+      const key = `${day}|${model || '(unknown)'}`;
+      const b = out.get(key) ?? emptyBucket(key);
+      addTo(b, usage, costOrPriced(prices, undefined, usage, model || undefined));
+      if (i > 0) b.responses--;
+      out.set(key, b);
+    });
+    return out;
+  }
+  const key = `${day}|${info.models?.[0] ?? '(unknown)'}`;
   const b = emptyBucket(key);
   addTo(b, info.usage, costOrPriced(prices, info.cost, info.usage, info.models?.[0]));
   return new Map([[key, b]]);

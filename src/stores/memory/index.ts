@@ -15,9 +15,10 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { truncate } from '../../model/text.js';
 import { countMessages, currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
-import { summarizeUsage } from '../../model/usage.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
@@ -25,14 +26,15 @@ export function titleFromEntries(entries: readonly Entry[]): string | undefined 
   for (const e of entries) {
     if (e.kind !== 'message' || e.message.role !== 'user' || e.sidechain) continue;
     const text = messageText(e.message).trim().replace(/\s+/g, ' ');
-    if (text) return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+    if (text) return truncate(text, 80);
   }
   return undefined;
 }
 
 /** The listing fields of a session, recomputed from its entries. */
 export function sessionInfoOf(s: Session): SessionInfo {
-  const { entries, warnings: _w, raw: _r, leafId: _l, ...info } = s;
+  // usageByModel is recomputed, never carried over from what the session had
+  const { entries, warnings: _w, raw: _r, leafId: _l, usageByModel: _m, ...info } = s;
   const u = summarizeUsage(entries);
   const times = entries
     .map((e) => e.timestamp)
@@ -47,6 +49,7 @@ export function sessionInfoOf(s: Session): SessionInfo {
     cost: u.cost,
   };
   if (u.models.length) out.models = u.models;
+  Object.assign(out, usageByModelOf(u));
   const title = info.title ?? titleFromEntries(entries);
   if (title !== undefined) out.title = title;
   return out;

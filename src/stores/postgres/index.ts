@@ -21,9 +21,18 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { prefixOf, truncate } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
-import type { Entry, Session, SessionInfo, SourceName } from '../../model/types.js';
-import { summarizeUsage, totalUsage } from '../../model/usage.js';
+import {
+  addUsage,
+  type Entry,
+  emptyUsage,
+  type Session,
+  type SessionInfo,
+  type SourceName,
+  type Usage,
+} from '../../model/types.js';
+import { summarizeUsage, totalUsage, usageByModelOf } from '../../model/usage.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 import { migrate } from './migrations.js';
 
@@ -56,7 +65,8 @@ interface SessionRow {
   parent_tool_call_id: string | null;
   leaf_id: string | null;
   message_count: number;
-  info: Record<string, unknown>;
+  /** JSON: meta, directories, and title or project where their column could not hold them exactly */
+  info: string;
   raw: string | null;
 }
 
@@ -182,6 +192,7 @@ export class PostgresStore extends DriverBase {
         info.usage = u.usage;
         info.cost = u.cost;
         if (u.models.length) info.models = u.models;
+        Object.assign(info, usageByModelOf(u));
       } else {
         info.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
         info.cost = 0;
@@ -197,9 +208,11 @@ export class PostgresStore extends DriverBase {
   private async usageBySession(ids: string[]): Promise<Map<string, ReturnType<typeof summarizeUsage>>> {
     const out = new Map<string, ReturnType<typeof summarizeUsage>>();
     if (!ids.length) return out;
+    // per session and model: a session's usage is the sum over its models
     const rows = (
       await this.q<{
         session_id: string;
+        model: string | null;
         input: string;
         output: string;
         cache_read: string;
@@ -207,15 +220,17 @@ export class PostgresStore extends DriverBase {
         reasoning: string;
         cost: number;
         responses: string;
+        priced: boolean;
       }>(
-        `SELECT session_id, sum(coalesce(usage_input,0)) AS input, sum(coalesce(usage_output,0)) AS output,
+        `SELECT session_id, model, sum(coalesce(usage_input,0)) AS input, sum(coalesce(usage_output,0)) AS output,
                 sum(coalesce(usage_cache_read,0)) AS cache_read, sum(coalesce(usage_cache_write,0)) AS cache_write,
-                sum(coalesce(usage_reasoning,0)) AS reasoning, coalesce(sum(cost),0)::float8 AS cost, count(*) AS responses
+                sum(coalesce(usage_reasoning,0)) AS reasoning, coalesce(sum(cost),0)::float8 AS cost, count(*) AS responses,
+                bool_or(usage_input IS NOT NULL) AS priced
            FROM (SELECT DISTINCT ON (session_id, coalesce(response_id, id)) *
                    FROM tb_entries
                   WHERE session_id = ANY($1) AND role = 'assistant' AND (usage_input IS NOT NULL OR cost IS NOT NULL)
                   ORDER BY session_id, coalesce(response_id, id), seq DESC) last_records
-          GROUP BY session_id`,
+          GROUP BY session_id, model`,
         [ids],
       )
     ).rows;
@@ -227,32 +242,35 @@ export class PostgresStore extends DriverBase {
       )
     ).rows;
     const modelMap = new Map(models.map((m) => [m.session_id, m.models]));
+    const summary = (id: string) => {
+      let u = out.get(id);
+      if (!u) {
+        u = { usage: emptyUsage(), cost: 0, responses: 0, models: modelMap.get(id) ?? [], byModel: {} };
+        out.set(id, u);
+      }
+      return u;
+    };
     for (const r of rows) {
-      out.set(r.session_id, {
-        usage: {
-          input: Number(r.input),
-          output: Number(r.output),
-          cacheRead: Number(r.cache_read),
-          cacheWrite: Number(r.cache_write),
-          reasoning: Number(r.reasoning),
-        },
-        cost: Number(r.cost),
-        responses: Number(r.responses),
-        models: modelMap.get(r.session_id) ?? [],
-      });
+      const u = summary(r.session_id);
+      const usage: Usage = {
+        input: Number(r.input),
+        output: Number(r.output),
+        cacheRead: Number(r.cache_read),
+        cacheWrite: Number(r.cache_write),
+        reasoning: Number(r.reasoning),
+      };
+      u.usage = addUsage(u.usage, usage);
+      u.cost += Number(r.cost);
+      u.responses += Number(r.responses);
+      // as summarizeUsage: only records that carried usage count for their model
+      if (r.priced) u.byModel[r.model ?? ''] = usage;
     }
-    for (const [id, m] of modelMap)
-      if (!out.has(id))
-        out.set(id, {
-          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-          cost: 0,
-          responses: 0,
-          models: m,
-        });
+    for (const id of modelMap.keys()) summary(id);
     return out;
   }
 
   private async sessionRow(id: string, c?: pg.PoolClient, lock = false): Promise<SessionRow | undefined> {
+    if (!storableId(id)) return undefined; // never stored, and PostgreSQL would refuse the query
     const sql = `SELECT * FROM tb_sessions WHERE id = $1 AND tenant = $2${lock ? ' FOR UPDATE' : ''}`;
     const res = c ? await c.query<SessionRow>(sql, [id, this.tenant]) : await this.q<SessionRow>(sql, [id, this.tenant]);
     return res.rows[0];
@@ -269,12 +287,14 @@ export class PostgresStore extends DriverBase {
     info.usage = u.usage;
     info.cost = u.cost;
     if (u.models.length) info.models = u.models;
+    Object.assign(info, usageByModelOf(u));
     const session: Session = { ...info, entries, leafId: row.leaf_id };
     if (row.raw !== null) session.raw = JSON.parse(row.raw);
     return session;
   }
 
   override async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
+    if (!storableId(sessionId) || !storableId(entryId)) return undefined;
     const res = await this.q<{ body: string }>(
       `SELECT e.body FROM tb_entries e JOIN tb_sessions s ON s.id = e.session_id
         WHERE e.session_id = $1 AND e.id = $2 AND s.tenant = $3`,
@@ -286,6 +306,7 @@ export class PostgresStore extends DriverBase {
 
   override async getAncestry(sessionId: string, entryId: string): Promise<Entry[]> {
     if (!(await this.sessionRow(sessionId))) throw new NotFoundError('postgres session', sessionId);
+    if (!storableId(entryId)) throw new NotFoundError('entry', entryId);
     // Walks parent links in SQL; the depth bound stops a cycle in damaged input.
     const res = await this.q<{ body: string }>(
       `WITH RECURSIVE up(id, parent_id, body, depth, path) AS (
@@ -303,10 +324,19 @@ export class PostgresStore extends DriverBase {
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     checkUnique(session.entries, session.id);
+    checkEntryIds(session.entries);
+    for (const [what, id] of [
+      ['parent session', session.parentId],
+      ['parent entry', session.parentEntryId],
+      ['parent tool call', session.parentToolCallId],
+      ['leaf', session.leafId],
+    ] as const)
+      if (id) checkId(what, id);
     const now = new Date().toISOString();
     const id = await this.tx(async (c) => {
       let id: string = randomUUID();
-      if (opts.keepId && session.id) {
+      // an id a text column cannot hold exactly is replaced, as a taken one is
+      if (opts.keepId && session.id && storableId(session.id)) {
         const taken = await c.query('SELECT 1 FROM tb_sessions WHERE id = $1', [session.id]);
         if (!taken.rowCount) id = session.id;
       }
@@ -317,6 +347,8 @@ export class PostgresStore extends DriverBase {
       const info: Record<string, unknown> = {};
       if (meta) info.meta = meta;
       if (session.directories) info.directories = session.directories;
+      if (session.title !== undefined && columnText(session.title) !== session.title) info.title = session.title;
+      if (session.project !== undefined && columnText(session.project) !== session.project) info.project = session.project;
       const times = session.entries
         .map((e) => e.timestamp)
         .filter(Boolean)
@@ -331,16 +363,15 @@ export class PostgresStore extends DriverBase {
           id,
           this.tenant,
           THREADBASE_SOURCE,
-          session.project ?? null,
-          session.title ?? null,
+          session.project === undefined ? null : columnText(session.project),
+          session.title === undefined ? null : columnText(session.title),
           createdAt,
           updatedAt,
           session.parentId ?? null,
           session.parentEntryId ?? null,
           session.parentToolCallId ?? null,
           session.leafId ?? currentLeaf(session)?.id ?? null,
-          // jsonb refuses \u0000; a NUL in session meta is dropped rather than failing the write.
-          JSON.stringify(info).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1'),
+          JSON.stringify(info),
           session.raw === undefined ? null : JSON.stringify(session.raw),
         ],
       );
@@ -364,6 +395,7 @@ export class PostgresStore extends DriverBase {
    */
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
     checkUnique(entries, sessionId);
+    checkEntryIds(entries);
     await this.tx(async (c) => {
       const row = await this.sessionRow(sessionId, c, true);
       if (!row) throw new NotFoundError('postgres session', sessionId);
@@ -400,11 +432,22 @@ export class PostgresStore extends DriverBase {
   }
 
   async setTitle(sessionId: string, title: string): Promise<void> {
-    const res = await this.q('UPDATE tb_sessions SET title = $3 WHERE id = $1 AND tenant = $2', [sessionId, this.tenant, title]);
-    if (!res.rowCount) throw new NotFoundError('postgres session', sessionId);
+    await this.tx(async (c) => {
+      const row = await this.sessionRow(sessionId, c, true);
+      if (!row) throw new NotFoundError('postgres session', sessionId);
+      const info = infoJson(row);
+      if (columnText(title) !== title) info.title = title;
+      else delete info.title;
+      await c.query('UPDATE tb_sessions SET title = $2, info = $3 WHERE id = $1', [
+        sessionId,
+        columnText(title),
+        JSON.stringify(info),
+      ]);
+    });
   }
 
   async deleteSession(sessionId: string): Promise<void> {
+    if (!storableId(sessionId)) throw new NotFoundError('postgres session', sessionId);
     const res = await this.q('DELETE FROM tb_sessions WHERE id = $1 AND tenant = $2', [sessionId, this.tenant]);
     if (!res.rowCount) throw new NotFoundError('postgres session', sessionId);
   }
@@ -518,16 +561,25 @@ function infoFromRow(r: SessionRow): SessionInfo {
   if (r.parent_id !== null) info.parentId = r.parent_id;
   if (r.parent_entry_id !== null) info.parentEntryId = r.parent_entry_id;
   if (r.parent_tool_call_id !== null) info.parentToolCallId = r.parent_tool_call_id;
-  if (r.info.meta && typeof r.info.meta === 'object') info.meta = r.info.meta as Record<string, unknown>;
-  if (Array.isArray(r.info.directories)) info.directories = r.info.directories as string[];
+  const extra = infoJson(r);
+  if (typeof extra.title === 'string') info.title = extra.title;
+  if (typeof extra.project === 'string') info.project = extra.project;
+  if (extra.meta && typeof extra.meta === 'object') info.meta = extra.meta as Record<string, unknown>;
+  if (Array.isArray(extra.directories)) info.directories = extra.directories as string[];
   return info;
+}
+
+/** The row's info JSON (an object from before migration 3, text since). */
+function infoJson(r: SessionRow): Record<string, unknown> {
+  const v: unknown = typeof r.info === 'string' ? JSON.parse(r.info) : r.info;
+  return v && typeof v === 'object' ? { ...(v as Record<string, unknown>) } : {};
 }
 
 function shortTitle(text: string | null): string | undefined {
   if (!text) return undefined;
   const t = text.trim().replace(/\s+/g, ' ');
   if (!t) return undefined;
-  return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+  return truncate(t, 80);
 }
 
 function checkUnique(entries: readonly Entry[], sessionId: string): void {
@@ -541,8 +593,36 @@ function checkUnique(entries: readonly Entry[], sessionId: string): void {
   }
 }
 
-/** PostgreSQL text cannot hold NUL; the JSON body escapes it, the search text drops it. */
-const noNul = (s: string) => s.replaceAll('\u0000', '');
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A string as a text column can hold it: PostgreSQL text has no NUL, and UTF-8 no unpaired surrogate
+ * (the driver would send U+FFFD for it). The exact value stays in the JSON text of the body or info.
+ */
+function columnText(s: string): string {
+  return s.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
+}
+
+function storableId(id: string): boolean {
+  return columnText(id) === id;
+}
+
+/** Ids are matched as they are: one a text column cannot hold exactly is refused, never altered. */
+function checkId(what: string, id: string): void {
+  if (!storableId(id))
+    throw new ThreadbaseError(
+      'unstorable_id',
+      `${what} id ${JSON.stringify(id)} holds a NUL or an unpaired surrogate, which PostgreSQL cannot store`,
+      { id },
+    );
+}
+
+function checkEntryIds(entries: readonly Entry[]): void {
+  for (const e of entries) {
+    checkId('entry', e.id);
+    if (e.parentId !== null) checkId('parent entry', e.parentId);
+  }
+}
 
 const BATCH = 200;
 
@@ -571,16 +651,16 @@ async function insertEntries(
         m?.role ?? null,
         e.timestamp || '',
         e.sidechain === true,
-        m?.responseId ?? null,
-        m?.role === 'assistant' ? (m.model ?? null) : null,
+        m?.responseId === undefined ? null : columnText(m.responseId),
+        m?.role === 'assistant' && m.model !== undefined ? columnText(m.model) : null,
         u ? u.input : null,
         u ? u.output : null,
         u ? u.cacheRead : null,
         u ? u.cacheWrite : null,
         u ? u.reasoning : null,
         m?.role === 'assistant' ? (m.cost ?? null) : null,
-        m ? [...new Set(m.parts.flatMap((p) => (p.type === 'tool_call' ? [p.name] : [])))] : [],
-        noNul(text),
+        m ? [...new Set(m.parts.flatMap((p) => (p.type === 'tool_call' ? [columnText(p.name)] : [])))] : [],
+        columnText(text),
         JSON.stringify(e),
       ];
       const base = values.length;
@@ -619,7 +699,7 @@ async function refreshCounters(
     messages++;
     if (firstUser === null && e.message.role === 'user') {
       const t = messageText(e.message).trim();
-      if (t) firstUser = noNul(t.slice(0, 500));
+      if (t) firstUser = columnText(prefixOf(t, 500));
     }
   }
   const last = [...added].reverse().find((e) => !e.sidechain);

@@ -97,6 +97,17 @@ CREATE UNIQUE INDEX tb_tokens_id ON tb_tokens(id);
 CREATE INDEX tb_tokens_prefix ON tb_tokens(prefix);
 `,
   },
+  {
+    version: 3,
+    name: 'session info as JSON text',
+    // jsonb refuses U+0000 and unpaired surrogates (an agent that cut a string through an emoji);
+    // JSON text holds both escaped, so a session's meta comes back as it was written.
+    sql: `
+ALTER TABLE tb_sessions ALTER COLUMN info DROP DEFAULT;
+ALTER TABLE tb_sessions ALTER COLUMN info TYPE text USING info::text;
+ALTER TABLE tb_sessions ALTER COLUMN info SET DEFAULT '{}';
+`,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes

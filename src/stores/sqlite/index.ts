@@ -19,6 +19,7 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { prefixOf } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { countedIds } from '../../model/usage.js';
@@ -408,7 +409,7 @@ export class SqliteStore extends DriverBase {
       info.updatedAt,
       info.parentId ?? null,
       info.messageCount,
-      firstUser?.kind === 'message' ? messageText(firstUser.message).slice(0, 2000).toLowerCase() : null,
+      firstUser?.kind === 'message' ? prefixOf(messageText(firstUser.message), 2000).toLowerCase() : null,
       leafId,
       nextSeq,
       JSON.stringify(info),
@@ -690,7 +691,7 @@ export function prepareSession(session: Session, opts: PutOptions = {}): Prepare
     leafId: leafId ?? currentLeaf(session)?.id ?? null,
     rawJson: raw === undefined || opts.dropRaw ? null : JSON.stringify(raw),
     warningsJson: warnings?.length ? JSON.stringify(warnings) : null,
-    firstUserText: firstUser?.kind === 'message' ? messageText(firstUser.message).slice(0, 2000).toLowerCase() : null,
+    firstUserText: firstUser?.kind === 'message' ? prefixOf(messageText(firstUser.message), 2000).toLowerCase() : null,
     entries: prepareEntries(opts.dropRaw ? entries.map(withoutRaw) : entries, countedIds(entries)),
   };
 }
