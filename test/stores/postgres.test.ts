@@ -2,6 +2,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Entry, MessageEntry, Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
 import { openPostgresStore } from '../../src/stores/postgres/index.js';
 import { MIGRATIONS } from '../../src/stores/postgres/migrations.js';
 import { freshSchema, PG_URL, type TestSchema } from '../server/pg-helpers.js';
@@ -192,6 +193,21 @@ describe('PostgresStore', () => {
     const renamed = await db.store.writeSession(session([msg('r1', null, 'user', 'x')], { id: 'src\u0000' }), { keepId: true });
     expect(renamed.id).not.toContain('\u0000');
     expect((await db.store.getSession(info.id))?.entries).toHaveLength(2);
+  });
+
+  it('lists the usage of a session of several models per model, as summarizeUsage counts it', async () => {
+    const u = (input: number, output: number) => ({ input, output, cacheRead: 10, cacheWrite: 0, reasoning: 0 });
+    const entries: Entry[] = [
+      msg('m0', null, 'user', 'go'),
+      msg('m1', 'm0', 'assistant', 'part', { model: 'big', responseId: 'r1', usage: u(100, 1) }),
+      msg('m2', 'm1', 'assistant', 'rest', { model: 'big', responseId: 'r1', usage: u(100, 50) }),
+      msg('m3', 'm2', 'assistant', 'small one', { model: 'small', usage: u(7, 3) }),
+    ];
+    const info = await db.store.writeSession(session(entries, { id: 'multi-model' }));
+    const listed = (await db.store.listSessions()).find((s) => s.id === info.id);
+    expect(listed?.usageByModel).toEqual(summarizeUsage(entries).byModel);
+    expect(listed?.usageByModel).toEqual({ big: u(100, 50), small: u(7, 3) });
+    expect((await db.store.getSession(info.id))?.usageByModel).toEqual(listed?.usageByModel);
   });
 
   it('migration 3 turns the jsonb info of existing sessions into text and keeps it', async () => {
