@@ -99,13 +99,13 @@ describe.skipIf(skipBrowser)('threadbase ui on the SQLite index, in chromium', (
     expect(await page.locator('tr.row').count()).toBe(written.length);
     const agents = new Set(await page.locator('tr.row .agent').allTextContents());
     expect(agents).toEqual(new Set(['claude', 'pi', 'codex']));
-    // Claude Code records no cost: the one-model big session is priced as `threadbase stats` prices it
+    // Claude Code records no cost: the one-model big session is priced as `threadbase stats` prices it, marked ≈
     const price = PRICES['claude-haiku-4-5'];
     if (!bigUsage || !price) throw new Error('no usage indexed for the big session');
     const priced = costOf(price, bigUsage);
     expect(priced).toBeGreaterThan(1);
     const bigRow = page.locator('tr.row', { hasText: big.id });
-    expect(await bigRow.locator('td').last().textContent()).toBe(`$${priced.toFixed(2)}`);
+    expect(await bigRow.locator('td').last().textContent()).toBe(`≈$${priced.toFixed(2)}`);
     await screenshot(page, 'ui-01-sessions');
   });
 

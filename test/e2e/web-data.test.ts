@@ -116,6 +116,7 @@ describe('web data routes', () => {
     expect(costs).toEqual([...costs].sort((a: number, b: number) => a - b));
     const opus = await get('/sessions?model=claude-opus-4-1');
     expect(opus.sessions.map((s: Json) => s.id)).toEqual([PARSER_ID]);
+    expect(opus.sessions[0].costEstimated).toBe(false); // recorded by its agent
     const paged = await get('/sessions?offset=10&limit=5');
     expect(paged.sessions).toHaveLength(sessions.length - 10);
   });
@@ -328,8 +329,10 @@ describe('web data routes', () => {
       const rows = await list(createWebApp({ driver: seeded.driver }));
       const row = (id: string) => rows.find((r) => r.id === id);
       expect(row('two-models')?.cost).toBeCloseTo(expected, 10);
+      expect(row('two-models')?.costEstimated).toBe(true);
       // a model the table does not know: unknown, not a partial sum
       expect(row('with-unknown')?.cost).toBeNull();
+      expect(row('with-unknown')?.costEstimated).toBe(false);
       // the header prices every response the same way
       const head = (await (
         await createWebApp({ driver: seeded.driver }).request('/api/v1/web/sessions/two-models')

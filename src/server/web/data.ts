@@ -67,6 +67,8 @@ export interface SessionRow extends ListedSession {
   models: string[];
   tokens: number;
   cost: number | null;
+  /** `cost` was priced from tokens with the table (the agent recorded none) */
+  costEstimated: boolean;
 }
 
 export interface SessionListPage {
@@ -275,7 +277,7 @@ export class WebData {
         case 'messages':
           return s.messageCount;
         case 'cost':
-          return this.listCost(s) ?? 0;
+          return this.listCost(s).cost ?? 0;
         case 'tokens':
           return totalTokens(s.usage);
         case 'title':
@@ -300,7 +302,7 @@ export class WebData {
         ...sessionRow(s),
         models: s.models ?? [],
         tokens: totalTokens(s.usage),
-        cost: this.listCost(s),
+        ...this.listCost(s),
       })),
     };
   }
@@ -310,20 +312,21 @@ export class WebData {
    * Code) its tokens priced per model with the table; unknown (null) rather than a false $0 when a
    * model that used tokens is not in the table.
    */
-  private listCost(s: SessionInfo): number | null {
-    if (s.cost) return s.cost;
-    if (!s.usage || totalTokens(s.usage) === 0) return s.cost ?? null;
+  private listCost(s: SessionInfo): { cost: number | null; costEstimated: boolean } {
+    const unknown = { cost: null, costEstimated: false };
+    if (s.cost) return { cost: s.cost, costEstimated: false };
+    if (!s.usage || totalTokens(s.usage) === 0) return s.cost === undefined ? unknown : { cost: s.cost, costEstimated: false };
     const [only, ...more] = s.models ?? [];
     const byModel = s.usageByModel ?? (only !== undefined && more.length === 0 ? { [only]: s.usage } : undefined);
-    if (!byModel) return null;
+    if (!byModel) return unknown;
     let cost = 0;
     for (const [model, usage] of Object.entries(byModel)) {
       if (totalTokens(usage) === 0) continue;
       const price = priceOf(this.prices, model || undefined);
-      if (!price) return null;
+      if (!price) return unknown;
       cost += costOf(price, usage);
     }
-    return cost;
+    return { cost, costEstimated: true };
   }
 
   async load(id: string): Promise<LoadedSession> {

@@ -182,7 +182,11 @@ async function listView(params) {
       h('td', { class: 'small nowrap' }, fmtTime(s.updatedAt)),
       h('td', { class: 'num' }, s.messageCount.toLocaleString()),
       h('td', { class: 'num' }, fmtTokens(s.tokens)),
-      h('td', { class: 'num' }, fmtCost(s.cost)),
+      h(
+        'td',
+        { class: 'num', title: s.costEstimated ? 'priced from tokens (the agent recorded no cost)' : '' },
+        `${s.costEstimated ? '≈' : ''}${fmtCost(s.cost)}`,
+      ),
     ),
   );
   const from = data.total ? data.offset + 1 : 0;
