@@ -8,17 +8,49 @@ import { drawTree } from '../cli/tree-view.js';
 import { messageToMarkdown } from '../convert/markdown.js';
 import { prefixOf } from '../model/text.js';
 import { branches, currentLeaf, pathToLeaf } from '../model/tree.js';
-import type { Entry, Message, Part, Session, ToolResultPart } from '../model/types.js';
+import {
+  type Entry,
+  type Message,
+  type Part,
+  type Session,
+  type ToolResultPart,
+  totalTokens,
+  type Usage,
+} from '../model/types.js';
 import { summarizeUsage } from '../model/usage.js';
+import { PRICES, PRICES_DATE, type PriceTable, usageCostByModel } from '../stores/index-sync/prices.js';
 
 export type ExportFormat = 'html' | 'md' | 'json';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['html', 'md', 'json'];
 
-export function exportSession(session: Session, format: ExportFormat): string {
-  if (format === 'json') return `${JSON.stringify(session, null, 2)}\n`;
-  if (format === 'md') return sessionToMarkdown(session);
-  return sessionToHtml(session);
+export interface ExportOptions {
+  /** prices for responses whose agent recorded no cost (default the bundled table, as `stats` uses) */
+  prices?: PriceTable;
 }
+
+export function exportSession(session: Session, format: ExportFormat, opts: ExportOptions = {}): string {
+  if (format === 'json') return `${JSON.stringify(session, null, 2)}\n`;
+  if (format === 'md') return sessionToMarkdown(session, opts);
+  return sessionToHtml(session, opts);
+}
+
+/** What a session cost, per model and in all, as `threadbase stats` counts it. */
+function costSummary(s: Session, prices: PriceTable) {
+  const byModel = usageCostByModel(s.entries, prices);
+  const priced = byModel.filter((m) => m.cost !== null);
+  return {
+    byModel,
+    cost: priced.length ? priced.reduce((n, m) => n + (m.cost ?? 0), 0) : null,
+    estimated: byModel.some((m) => m.estimated),
+    /** models with tokens and no price: left out of the cost */
+    unpriced: byModel.filter((m) => m.cost === null && totalTokens(m.usage) > 0).map((m) => m.model || '(unknown model)'),
+  };
+}
+
+const costText = (cost: number | null, estimated: boolean) =>
+  cost === null ? '—' : `${estimated ? '≈' : ''}$${cost.toFixed(4)}`;
+
+const ESTIMATE_NOTE = `≈: priced from tokens with the price table of ${PRICES_DATE} (the agent recorded no cost)`;
 
 function entryText(e: Entry): string | undefined {
   switch (e.kind) {
@@ -33,8 +65,9 @@ function entryText(e: Entry): string | undefined {
   }
 }
 
-export function sessionToMarkdown(s: Session): string {
+export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string {
   const u = summarizeUsage(s.entries);
+  const c = costSummary(s, opts.prices ?? PRICES);
   const head = [
     `# ${s.title ?? `Session ${s.id}`}`,
     '',
@@ -44,7 +77,15 @@ export function sessionToMarkdown(s: Session): string {
     `- created: ${s.createdAt}`,
     `- updated: ${s.updatedAt}`,
     ...(u.models.length ? [`- models: ${u.models.join(', ')}`] : []),
-    `- tokens: input ${u.usage.input}, output ${u.usage.output}, cache read ${u.usage.cacheRead}, cache write ${u.usage.cacheWrite}${u.cost ? `; cost $${u.cost.toFixed(4)}` : ''}`,
+    `- tokens: input ${u.usage.input}, output ${u.usage.output}, cache read ${u.usage.cacheRead}, cache write ${u.usage.cacheWrite}${c.cost !== null ? `; cost ${costText(c.cost, c.estimated)}` : ''}`,
+    ...(c.byModel.length > 1
+      ? c.byModel.map(
+          (m) =>
+            `  - ${m.model || '(unknown model)'}: input ${m.usage.input}, output ${m.usage.output}, cache read ${m.usage.cacheRead}, cache write ${m.usage.cacheWrite}; cost ${costText(m.cost, m.estimated)}`,
+        )
+      : []),
+    ...(c.estimated ? [`- ${ESTIMATE_NOTE}`] : []),
+    ...(c.unpriced.length ? [`- not in the cost (no price known): ${c.unpriced.join(', ')}`] : []),
     '',
   ];
   const body: string[] = [];
@@ -134,7 +175,7 @@ img{max-width:100%;border-radius:6px;border:1px solid var(--line)}.err{color:#dc
 .summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
 `;
 
-export function sessionToHtml(s: Session): string {
+export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
   const path = pathToLeaf(s);
   const results = new Map<string, ToolResultPart>();
   for (const e of path)
@@ -150,6 +191,9 @@ export function sessionToHtml(s: Session): string {
     else if (e.kind === 'model_change') turns.push(`<p class="dim">model changed to ${esc(e.model ?? '?')}</p>`);
   }
   const u = summarizeUsage(s.entries);
+  const c = costSummary(s, opts.prices ?? PRICES);
+  const usageRow = (label: string, x: Usage, cost: number | null, estimated: boolean, responses: number) =>
+    `<tr><td>${esc(label)}</td><td>${x.input}</td><td>${x.output}</td><td>${x.cacheRead}</td><td>${x.cacheWrite}</td><td>${x.reasoning}</td><td>${responses}</td><td>${costText(cost, estimated)}</td></tr>`;
   const bs = branches(s);
   const title = s.title ?? `Session ${s.id}`;
   const leaf = currentLeaf(s);
@@ -159,9 +203,10 @@ export function sessionToHtml(s: Session): string {
 <body><main>
 <h1>${esc(title)}</h1>
 <div class="facts"><span>${esc(s.source)}</span><span>${esc(s.id)}</span>${s.project ? `<span>${esc(s.project)}</span>` : ''}<span>${esc(s.createdAt.slice(0, 16).replace('T', ' '))} → ${esc(s.updatedAt.slice(0, 16).replace('T', ' '))}</span>${u.models.length ? `<span>${esc(u.models.join(', '))}</span>` : ''}</div>
-<details class="usage"><summary>Usage: ${u.usage.input + u.usage.output + u.usage.cacheRead + u.usage.cacheWrite} tokens${u.cost ? `, $${u.cost.toFixed(4)}` : ''} over ${u.responses} responses</summary>
-<table><tr><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>cost</th></tr>
-<tr><td>${u.usage.input}</td><td>${u.usage.output}</td><td>${u.usage.cacheRead}</td><td>${u.usage.cacheWrite}</td><td>${u.usage.reasoning}</td><td>$${u.cost.toFixed(4)}</td></tr></table></details>
+<details class="usage"><summary>Usage: ${totalTokens(u.usage)} tokens${c.cost !== null ? `, ${costText(c.cost, c.estimated)}` : ''} over ${u.responses} responses</summary>
+<table><tr><th>model</th><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>responses</th><th>cost</th></tr>
+${c.byModel.map((m) => usageRow(m.model || '(unknown model)', m.usage, m.cost, m.estimated, m.responses)).join('\n')}
+${c.byModel.length > 1 ? usageRow('total', u.usage, c.cost, c.estimated, u.responses) : ''}</table>${c.estimated ? `<p class="dim">${esc(ESTIMATE_NOTE)}</p>` : ''}${c.unpriced.length ? `<p class="dim">Not in the cost (no price known): ${esc(c.unpriced.join(', '))}</p>` : ''}</details>
 ${bs.length > 1 ? `<details class="branches"><summary>Branch tree: ${bs.length} branches (showing the current one${leaf ? `, leaf ${esc(leaf.id)}` : ''})</summary><pre>${esc(drawTree(s))}</pre></details>` : ''}
 ${turns.join('\n')}
 </main></body></html>

@@ -219,6 +219,11 @@ export const emptyUsage = (): Usage => ({
   reasoning: 0,
 });
 
+/** Tokens a usage counts (reasoning is part of output, as agents count it). */
+export function totalTokens(u: Usage | undefined): number {
+  return u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0;
+}
+
 export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
   if (!b) return a;
   return {

@@ -211,11 +211,19 @@ describe('export', () => {
     const md = await run(['export', SID, '--format', 'md']);
     expect(md.out).toContain('## user');
     expect(md.out).toContain('find the wombatron config');
-    const file = join(dir, 'out.json');
-    const r = await run(['export', SID, '--format', 'json', '-o', file]);
+    // the cost `stats` gives the session, marked as priced (Claude Code records none)
+    const row = JSON.parse((await run(['stats', '--by', 'session', '--json'])).out).find((x: { key: string }) => x.key === SID);
+    expect(row.cost).toBeGreaterThan(0);
+    expect(md.out).toContain(`; cost ≈$${row.cost.toFixed(4)}`);
+    const file = join(dir, 'export-prices.json');
+    await writeFile(file, JSON.stringify({ 'claude-sonnet-4-5': { input: 1000, output: 0, cacheRead: 0, cacheWrite: 0 } }));
+    const own = await run(['export', SID, '--format', 'md', '--prices', file]);
+    expect(own.out).toContain(`; cost ≈$${((110 * 1000) / 1e6).toFixed(4)}`);
+    const out = join(dir, 'out.json');
+    const r = await run(['export', SID, '--format', 'json', '-o', out]);
     expect(r.code).toBe(0);
     const { readFile } = await import('node:fs/promises');
-    const parsed = JSON.parse(await readFile(file, 'utf8'));
+    const parsed = JSON.parse(await readFile(out, 'utf8'));
     expect(parsed.id).toBe(SID);
     expect(parsed.entries.filter((e: { kind: string }) => e.kind === 'message').length).toBe(5);
   });

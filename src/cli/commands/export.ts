@@ -1,7 +1,10 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { EXPORT_FORMATS, type ExportFormat, exportSession } from '../../export/index.js';
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { writeFileAtomic } from '../../formats/shared/atomic.js';
+import { loadPrices } from '../../stores/index-sync/prices.js';
+import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, reportWarnings } from '../io.js';
 
 export function registerExport(program: Command, ctx: CliContext): void {
@@ -11,7 +14,11 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .option('--source <source>', 'look only in this agent')
     .option('--format <format>', [...EXPORT_FORMATS, 'opencode'].join('|'), 'html')
     .option('-o, --output <file>', 'write to this file instead of stdout')
-    .action(async (id: string, opts: { source?: string; format: string; output?: string }) => {
+    .option(
+      '--prices <file>',
+      'model prices (JSON, USD per million tokens) over the bundled table, for costs the agent did not record',
+    )
+    .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string }) => {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.
       const opencode = opts.format === 'opencode';
       if (!opencode && !EXPORT_FORMATS.includes(opts.format as ExportFormat))
@@ -20,7 +27,9 @@ export function registerExport(program: Command, ctx: CliContext): void {
       reportWarnings(ctx, session.warnings);
       const text = opencode
         ? `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`
-        : exportSession(session, opts.format as ExportFormat);
+        : exportSession(session, opts.format as ExportFormat, {
+            prices: loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json')),
+          });
       if (opts.output) {
         await writeFileAtomic(opts.output, text);
         ctx.stderr(`wrote ${opts.output}\n`);

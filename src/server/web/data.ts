@@ -15,6 +15,7 @@ import {
   type SessionInfo,
   sessionRow,
   type ToolResultPart,
+  totalTokens,
   type Usage,
 } from '../../model/types.js';
 import { countedIds, summarizeUsage } from '../../model/usage.js';
@@ -187,8 +188,6 @@ const previewOf = (e: Entry, max = 80): string => {
   text = text.replace(/\s+/g, ' ').trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 };
-
-const totalTokens = (u: Usage | undefined): number => (u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0);
 
 function emptyBucket(key: string): StatsBucket {
   return { key, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, responses: 0 };
@@ -691,7 +690,7 @@ export class WebData {
       }
     }
     const byCost = (m: Map<string, StatsBucket>) =>
-      [...m.values()].sort((a, b) => b.cost - a.cost || totalBucketTokens(b) - totalBucketTokens(a));
+      [...m.values()].sort((a, b) => b.cost - a.cost || totalTokens(b) - totalTokens(a));
     return {
       totals,
       granularity: perMessage ? 'message' : 'session',
@@ -756,8 +755,6 @@ function mergeBucket(into: StatsBucket, from: StatsBucket): void {
   into.cost += from.cost;
   into.responses += from.responses;
 }
-
-const totalBucketTokens = (b: StatsBucket): number => b.input + b.output + b.cacheRead + b.cacheWrite;
 
 export function viewOf(e: Entry): EntryView {
   const { raw: _raw, rawSource: _rawSource, ...rest } = e;

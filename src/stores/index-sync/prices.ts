@@ -4,7 +4,8 @@
  * USD per million tokens. Reasoning tokens are billed as output and agents count them in output already.
  */
 import { readFileSync } from 'node:fs';
-import type { Usage } from '../../model/types.js';
+import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
+import { countedIds } from '../../model/usage.js';
 
 export interface ModelPrice {
   input: number;
@@ -84,4 +85,43 @@ export function costOf(price: ModelPrice | undefined, u: Usage): number {
       u.cacheWrite * (price.cacheWrite ?? price.input)) /
     1_000_000
   );
+}
+
+/** One model's share of a session: its counted usage and what it cost. */
+export interface ModelUsageCost {
+  /** the model ('' for records that name none) */
+  model: string;
+  usage: Usage;
+  /** recorded costs plus tokens priced with the table; null when there was neither (a model the table does not know) */
+  cost: number | null;
+  /** part of `cost` was priced from tokens: the agent recorded none */
+  estimated: boolean;
+  responses: number;
+}
+
+/**
+ * A session's usage and cost per model, most expensive first, counted as `threadbase stats` counts:
+ * one record per response (a split response once), its recorded cost, else its tokens priced.
+ */
+export function usageCostByModel(entries: readonly Entry[], prices: PriceTable): ModelUsageCost[] {
+  const counted = countedIds(entries);
+  const out = new Map<string, ModelUsageCost>();
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'assistant' || !counted.has(e.id)) continue;
+    const m = e.message;
+    const model = m.model ?? '';
+    const row = out.get(model) ?? { model, usage: emptyUsage(), cost: null, estimated: false, responses: 0 };
+    out.set(model, row);
+    row.responses++;
+    if (m.usage) row.usage = addUsage(row.usage, m.usage);
+    if (m.cost !== undefined) row.cost = (row.cost ?? 0) + m.cost;
+    else if (m.usage) {
+      const price = priceOf(prices, m.model);
+      if (price) {
+        row.cost = (row.cost ?? 0) + costOf(price, m.usage);
+        row.estimated = true;
+      }
+    }
+  }
+  return [...out.values()].sort((a, b) => (b.cost ?? 0) - (a.cost ?? 0) || a.model.localeCompare(b.model));
 }
