@@ -52,6 +52,52 @@ describe('sqlite store', () => {
     await again.close();
   });
 
+  it('migrates an index of schema 4: sessions of several models get their usage per model', async () => {
+    const path = join(dir, 'v4.db');
+    const store = openSqliteStore(path);
+    const usage = (input: number) => ({ input, output: 2, cacheRead: 3, cacheWrite: 4, reasoning: 0 });
+    const reply = (id: string, parentId: string, model: string, input: number, responseId?: string): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp: `2026-01-01T00:00:0${id.length}.000Z`,
+      message: {
+        role: 'assistant',
+        model,
+        usage: usage(input),
+        parts: [{ type: 'text', text: id }],
+        ...(responseId ? { responseId } : {}),
+      },
+    });
+    const user: Entry = {
+      kind: 'message',
+      id: 'u',
+      parentId: null,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+    };
+    const mixed = await store.writeSession({
+      ...sampleSession(),
+      entries: [user, reply('a1', 'u', 'big', 5, 'r'), reply('a2', 'a1', 'big', 7, 'r'), reply('a3', 'a2', 'small', 11)],
+    });
+    const single = await store.writeSession(sampleSession());
+    const expected = (await store.getSession(mixed.id))?.usageByModel;
+    expect(expected).toEqual({ big: usage(7), small: usage(11) });
+    // back to how schema 4 left it: no usageByModel in the stored info
+    for (const row of store.db.prepare('SELECT id, info_json FROM sessions').all() as { id: string; info_json: string }[]) {
+      const { usageByModel: _m, ...info } = JSON.parse(row.info_json) as Session;
+      store.db.prepare('UPDATE sessions SET info_json = ? WHERE id = ?').run(JSON.stringify(info), row.id);
+    }
+    store.db.exec('PRAGMA user_version = 4');
+    expect((await store.listSessions()).find((s) => s.id === mixed.id)?.usageByModel).toBeUndefined();
+    await store.close();
+    const again = openSqliteStore(path);
+    const listed = await again.listSessions();
+    expect(listed.find((s) => s.id === mixed.id)?.usageByModel).toEqual(expected);
+    expect(listed.find((s) => s.id === single.id)?.usageByModel).toBeUndefined();
+    await again.close();
+  });
+
   it('looks entries up through indexes, not scans', () => {
     const store = openSqliteStore(join(dir, 's.db'));
     const plan = (sql: string) =>

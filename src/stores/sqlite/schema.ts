@@ -3,7 +3,7 @@
  * store holding sessions under their own sources). `PRAGMA user_version` records the applied version.
  */
 import type { Database } from 'better-sqlite3';
-import type { Entry } from '../../model/types.js';
+import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { entrySearchText } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
@@ -15,6 +15,40 @@ function contentlessFts(db: Database): void {
   for (const row of db.prepare('SELECT rowid, json FROM entries').iterate() as Iterable<{ rowid: number; json: string }>) {
     const t = entrySearchText(JSON.parse(row.json) as Entry);
     if (t.text || t.thinking || t.toolInput || t.toolOutput) ins.run(row.rowid, t.text, t.thinking, t.toolInput, t.toolOutput);
+  }
+}
+
+/** usageByModel into the info of every stored session whose counted usage spans several models. */
+function usageByModelOfStored(db: Database): void {
+  const rows = db
+    .prepare(
+      `SELECT session_id, coalesce(model, '') model, sum(input) input, sum(output) output, sum(cache_read) cache_read,
+         sum(cache_write) cache_write, sum(reasoning) reasoning
+       FROM entries WHERE counted = 1 AND input IS NOT NULL
+       GROUP BY session_id, coalesce(model, '')
+       HAVING session_id IN (SELECT session_id FROM entries WHERE counted = 1 AND input IS NOT NULL
+         GROUP BY session_id HAVING count(DISTINCT coalesce(model, '')) > 1)`,
+    )
+    .all() as {
+    session_id: string;
+    model: string;
+    input: number;
+    output: number;
+    cache_read: number;
+    cache_write: number;
+    reasoning: number;
+  }[];
+  const bySession = new Map<string, Record<string, Usage>>();
+  for (const r of rows) {
+    const m = bySession.get(r.session_id) ?? {};
+    m[r.model] = { input: r.input, output: r.output, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning };
+    bySession.set(r.session_id, m);
+  }
+  const get = db.prepare('SELECT info_json FROM sessions WHERE id = ?');
+  const set = db.prepare('UPDATE sessions SET info_json = ? WHERE id = ?');
+  for (const [id, usageByModel] of bySession) {
+    const row = get.get(id) as { info_json: string } | undefined;
+    if (row) set.run(JSON.stringify({ ...(JSON.parse(row.info_json) as SessionInfo), usageByModel }), id);
   }
 }
 
@@ -98,6 +132,9 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
     cache_write, reasoning) WHERE counted = 1;
   `,
+  // 5: the listing's usage per model (SessionInfo.usageByModel) for sessions stored before it, from
+  // the counted records' index: a viewer list prices a session of several models without a re-sync
+  usageByModelOfStored,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
