@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { prefixOf } from '../../model/text.js';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
@@ -51,7 +52,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
           );
           for (const r of rows) {
             ctx.stdout(
-              `${(r.source ? `${r.key} (${r.source})` : r.key).slice(0, 38).padEnd(38)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${r.cost.toFixed(4).padStart(10)} ${String(r.messages).padStart(6)}\n`,
+              `${prefixOf(r.source ? `${r.key} (${r.source})` : r.key, 38).padEnd(38)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${r.cost.toFixed(4).padStart(10)} ${String(r.messages).padStart(6)}\n`,
             );
           }
         } finally {

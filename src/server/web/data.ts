@@ -6,7 +6,7 @@
  */
 import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
-import { prefixOf } from '../../model/text.js';
+import { prefixOf, truncate } from '../../model/text.js';
 import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
 import {
   type Entry,
@@ -186,7 +186,7 @@ const previewOf = (e: Entry, max = 80): string => {
       break;
   }
   text = text.replace(/\s+/g, ' ').trim();
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return truncate(text, max);
 };
 
 function emptyBucket(key: string): StatsBucket {
