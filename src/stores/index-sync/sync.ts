@@ -276,23 +276,23 @@ export class IndexSync {
    * that store alone counts) and its listing shows no change since. Listing only, nothing is read.
    */
   async freshness(sources: Sources, formats?: readonly string[]): Promise<SourceFreshness[]> {
-    const out: SourceFreshness[] = [];
-    for (const format of (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE)) {
-      const synced = lastSync(this.store, format) !== undefined;
-      try {
-        const driver = sources.driver(format);
-        // never synced: a cheap listing would tell nothing; a full one is still worth keeping
-        if (!synced && isIncrementalSource(driver)) {
-          out.push({ format, fresh: false });
-          continue;
-        }
-        const { units, infos } = await listUnitsOf(format, driver);
-        out.push({ format, fresh: synced && this.changedUnits(format, units) === 0, ...(infos ? { listed: infos } : {}) });
-      } catch (error) {
-        out.push({ format, fresh: false, error: error as Error });
-      }
-    }
-    return out;
+    // every store listed at once (their file-system calls overlap), answered in the order asked
+    return Promise.all(
+      (formats ?? sources.names())
+        .filter((f) => f !== THREADBASE_SOURCE)
+        .map(async (format): Promise<SourceFreshness> => {
+          const synced = lastSync(this.store, format) !== undefined;
+          try {
+            const driver = sources.driver(format);
+            // never synced: a cheap listing would tell nothing; a full one is still worth keeping
+            if (!synced && isIncrementalSource(driver)) return { format, fresh: false };
+            const { units, infos } = await listUnitsOf(format, driver);
+            return { format, fresh: synced && this.changedUnits(format, units) === 0, ...(infos ? { listed: infos } : {}) };
+          } catch (error) {
+            return { format, fresh: false, error: error as Error };
+          }
+        }),
+    );
   }
 
   async sync(sources: Sources, opts: SyncOptions = {}): Promise<SyncReport> {
@@ -316,16 +316,22 @@ export class IndexSync {
     };
     // threadbase's own sessions live in this very database: never indexed into it again
     const formats = (opts.formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE);
+    // Every store listed at once (their file-system calls overlap), in the order of `formats`.
+    const listed = await Promise.all(
+      formats.map(async (format) => {
+        try {
+          const driver = sources.driver(format);
+          return { format, driver, units: (await listUnitsOf(format, driver)).units };
+        } catch (error) {
+          return { format, error: error as Error };
+        }
+      }),
+    );
     const plan: { format: string; driver: SessionDriver; units: SourceUnit[] }[] = [];
-    for (const format of formats) {
-      try {
-        const driver = sources.driver(format);
-        const { units } = await listUnitsOf(format, driver);
-        plan.push({ format, driver, units });
-      } catch (error) {
-        // A store that cannot be listed now keeps what the index has of it.
-        warnAll([{ file: format, message: `could not list: ${(error as Error).message}` }]);
-      }
+    for (const l of listed) {
+      // A store that cannot be listed now keeps what the index has of it.
+      if (l.error) warnAll([{ file: l.format, message: `could not list: ${l.error.message}` }]);
+      else plan.push({ format: l.format, driver: l.driver, units: l.units });
     }
     const total = plan.reduce((n, p) => n + p.units.length, 0);
     const db = this.store.db;
