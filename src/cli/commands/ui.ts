@@ -5,11 +5,8 @@
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
-import { AgentFilesDriver } from '../../server/web/agents-driver.js';
-import { createWebApp } from '../../server/web/index.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, untilStopped, warn } from '../io.js';
@@ -47,6 +44,12 @@ export function registerUi(program: Command, ctx: CliContext): void {
     .option('--key <key>', 'require this key (Authorization: Bearer) for the data routes')
     .option('--no-open', 'do not open a browser')
     .action(async (opts: UiFlags) => {
+      // the server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them
+      const [{ serve }, { AgentFilesDriver }, { createWebApp }] = await Promise.all([
+        import('@hono/node-server'),
+        import('../../server/web/agents-driver.js'),
+        import('../../server/web/index.js'),
+      ]);
       const fromAgents = () => new AgentFilesDriver(ctx.sources(), (source, e) => warn(ctx, `${source}: ${e.message}`));
       const storeWarnings: string[] = [];
       let driver: SessionDriver =
