@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import '../formats/all.js';
 // threadbase's own sessions (ClaudeAgentStorage, convert --to threadbase) as the `threadbase` source
@@ -7,9 +8,16 @@ import { ThreadbaseError } from '../model/errors.js';
 import { registerCommands } from './commands/index.js';
 import { type CliContext, makeContext } from './io.js';
 
+/** The installed package's version (src/cli and dist/cli both sit two levels below package.json). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+}
+
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('threadbase')
     .description('sessions of AI coding agents: list, read, convert, fork, search, serve')
+    .version(packageVersion(), '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
   registerCommands(program, ctx);

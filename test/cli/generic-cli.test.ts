@@ -2,6 +2,7 @@
  * The CLI contract of DESIGN.md, checked over two small in-test formats registered like any agent's,
  * so it holds whatever the real formats do.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerFormat } from '../../src/formats/registry.js';
 import { applyFilter, DriverBase } from '../../src/formats/shared/base.js';
@@ -103,6 +104,15 @@ function run(...args: string[]): Promise<CliResult> {
 afterEach(() => vi.restoreAllMocks());
 
 describe('generic CLI contract', () => {
+  it('--version prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = await run(flag);
+      expect(r.code).toBe(0);
+      expect(r.out.trim()).toBe(version);
+    }
+  });
+
   it('sessions --json prints the documented shape, newest first, and a failing store only warns', async () => {
     const r = await run('sessions', '--json');
     expect(r.code).toBe(0);
