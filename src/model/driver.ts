@@ -133,7 +133,10 @@ export interface SourceUnit {
   path?: string;
   size?: number;
   mtimeMs?: number;
-  /** A row unit: its update time or another version that changes when the row does. */
+  /**
+   * A row unit: its update time or another version that changes when the row does. A file unit may
+   * have one too, for what changes a read without changing the file (Codex: the thread's /rename title).
+   */
   version?: string;
   /** The file only ever grows by whole lines (JSONL), so a grown file can be read from its last byte. */
   appendOnly?: boolean;

@@ -1,11 +1,13 @@
 /**
  * Freshness per store: a sync of one store lets `sessions`, `show` and `context` answer from the
  * index for that store while the others are read from their files, and a store without a cheap
- * listing (here Codex) is listed once per command, not once to check and once more to answer.
+ * listing (here OpenCode, whose sessions are database rows) is listed once per command, not once to
+ * check and once more to answer.
  */
-import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
@@ -19,7 +21,7 @@ import { type CliResult, runCli } from '../helpers/cli.js';
 let dir: string;
 let env: DriverEnv;
 let claude: { id: string; path: string };
-let codex: { id: string; path: string };
+let opencode: { id: string; path: string };
 
 const run = (args: string[]): Promise<CliResult> => runCli(env, args);
 const sessionsJson = async (args: string[] = []): Promise<{ id: string; source: string; title: string | null }[]> => {
@@ -32,13 +34,20 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tb-fresh-'));
   env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
   await mkdir(join(dir, '.threadbase'), { recursive: true });
+  // OpenCode writes only into a database OpenCode made: the fixture's, emptied of its sessions
+  const dataDir = join(dir, '.local', 'share', 'opencode');
+  await mkdir(dataDir, { recursive: true });
+  await copyFile(resolve('test/fixtures/opencode/opencode.db'), join(dataDir, 'opencode.db'));
+  const db = new Database(join(dataDir, 'opencode.db'));
+  db.exec('DELETE FROM part; DELETE FROM message; DELETE FROM todo; DELETE FROM session;');
+  db.close();
   const sources = new Sources(env);
   const a = await sources.driver('claude').writeSession?.(sampleSession());
-  const b = await sources.driver('codex').writeSession?.(sampleSession());
+  const b = await sources.driver('opencode').writeSession?.(sampleSession());
   await sources.close();
   if (!a?.path || !b?.path) throw new Error('a driver wrote no file');
   claude = { id: a.id, path: a.path };
-  codex = { id: b.id, path: b.path };
+  opencode = { id: b.id, path: b.path };
   // a whole-second mtime, so that it can be put back exactly below
   await utimes(claude.path, 1_750_000_000, 1_750_000_000);
 });
@@ -50,7 +59,7 @@ describe('freshness per store', () => {
   it('before any sync the index answers for nothing, and the commands read the files', async () => {
     expect(await openIndexView(env, new Sources(env))).toBeUndefined();
     const listed = await sessionsJson();
-    expect(listed.map((s) => s.id).sort()).toEqual([claude.id, codex.id].sort());
+    expect(listed.map((s) => s.id).sort()).toEqual([claude.id, opencode.id].sort());
   });
 
   it('`sync --source claude` makes the index fresh for Claude Code only', async () => {
@@ -59,33 +68,33 @@ describe('freshness per store', () => {
     const store = openSqliteStore(indexPath(env));
     try {
       expect(lastSync(store, 'claude')).toBeDefined();
-      expect(lastSync(store, 'codex')).toBeUndefined();
+      expect(lastSync(store, 'opencode')).toBeUndefined();
       expect(lastSync(store)).toBeUndefined();
       const sources = new Sources(env);
-      const checked = await new IndexSync(store).freshness(sources, ['claude', 'codex']);
+      const checked = await new IndexSync(store).freshness(sources, ['claude', 'opencode']);
       expect(checked.map((c) => [c.format, c.fresh])).toEqual([
         ['claude', true],
-        ['codex', false],
+        ['opencode', false],
       ]);
-      // Codex has no cheap listing: the check's full listing comes back to be reused
-      expect(checked[1]?.listed?.map((s) => s.id)).toEqual([codex.id]);
+      // OpenCode has no cheap listing: the check's full listing comes back to be reused
+      expect(checked[1]?.listed?.map((s) => s.id)).toEqual([opencode.id]);
     } finally {
       await store.close();
     }
   });
 
-  it('sessions: Claude Code from the index, Codex from its files, each store listed once', async () => {
+  it('sessions: Claude Code from the index, OpenCode from its files, each store listed once', async () => {
     expect(await sessionsJson()).toEqual(await sessionsJson(['--no-index']));
 
     const sources = new Sources(env);
     const claudeList = vi.spyOn(sources.driver('claude'), 'listSessions');
-    const codexList = vi.spyOn(sources.driver('codex'), 'listSessions');
+    const opencodeList = vi.spyOn(sources.driver('opencode'), 'listSessions');
     const mixed = await listThroughIndex(env, sources);
     expect(mixed?.fromIndex).toContain('claude');
-    expect(mixed?.fromIndex).not.toContain('codex');
-    expect(mixed?.sessions.map((s) => s.id).sort()).toEqual([claude.id, codex.id].sort());
+    expect(mixed?.fromIndex).not.toContain('opencode');
+    expect(mixed?.sessions.map((s) => s.id).sort()).toEqual([claude.id, opencode.id].sort());
     expect(claudeList).not.toHaveBeenCalled();
-    expect(codexList).toHaveBeenCalledTimes(1);
+    expect(opencodeList).toHaveBeenCalledTimes(1);
     await sources.close();
 
     // An edit a listing cannot see (same size, same mtime): the index still answers for Claude
@@ -105,21 +114,21 @@ describe('freshness per store', () => {
     await utimes(claude.path, 1_750_000_000, 1_750_000_000);
   });
 
-  it('show and context: the index names Claude Code candidates, Codex is listed once', async () => {
+  it('show and context: the index names Claude Code candidates, OpenCode is listed once', async () => {
     const sources = new Sources(env);
     const claudeList = vi.spyOn(sources.driver('claude'), 'listSessions');
-    const codexList = vi.spyOn(sources.driver('codex'), 'listSessions');
+    const opencodeList = vi.spyOn(sources.driver('opencode'), 'listSessions');
     const viaIndex = await openThroughIndex(env, sources, claude.id.slice(0, 9));
     expect(viaIndex?.info).toMatchObject({ id: claude.id, source: 'claude' });
     expect(viaIndex?.session.entries.length).toBeGreaterThan(0);
-    const viaFiles = await openThroughIndex(env, sources, codex.id);
-    expect(viaFiles?.info).toMatchObject({ id: codex.id, source: 'codex' });
+    const viaFiles = await openThroughIndex(env, sources, opencode.id);
+    expect(viaFiles?.info).toMatchObject({ id: opencode.id, source: 'opencode' });
     expect(claudeList).not.toHaveBeenCalled();
-    expect(codexList).toHaveBeenCalledTimes(2); // once per lookup, each time the freshness check's listing
+    expect(opencodeList).toHaveBeenCalledTimes(2); // once per lookup, each time the freshness check's listing
     await expect(openThroughIndex(env, sources, 'ffffffff-no-such')).rejects.toThrow(/not found/);
     await sources.close();
 
-    for (const id of [claude.id.slice(0, 9), codex.id]) {
+    for (const id of [claude.id.slice(0, 9), opencode.id]) {
       const shown = await run(['show', id, '--json']);
       expect(shown.code, shown.err).toBe(0);
       expect(shown.out).toBe((await run(['show', id, '--json', '--no-index'])).out);
@@ -135,7 +144,7 @@ describe('freshness per store', () => {
     const store = await openFreshIndex(env, sources, { formats: ['claude'] });
     await store.close();
     expect(units).not.toHaveBeenCalled();
-    // every store asked about: Codex was never synced, so this one syncs (and lists Claude Code)
+    // every store asked about: OpenCode was never synced, so this one syncs (and lists Claude Code)
     const all = await openFreshIndex(env, sources);
     await all.close();
     expect(units).toHaveBeenCalled();
@@ -146,11 +155,12 @@ describe('freshness per store', () => {
   });
 
   it('a change in one store leaves the other answered from the index', async () => {
-    const { appendFile } = await import('node:fs/promises');
-    await appendFile(codex.path, '{"not json\n');
+    const sources = new Sources(env);
+    await sources.driver('opencode').setTitle?.(opencode.id, 'renamed in OpenCode');
+    await sources.close();
     const view = await openIndexView(env, new Sources(env));
     expect(view?.fresh).toContain('claude');
-    expect(view?.stale.map((s) => s.format)).toEqual(['codex']);
+    expect(view?.stale.map((s) => s.format)).toEqual(['opencode']);
     await view?.store.close();
     expect(await sessionsJson()).toEqual(await sessionsJson(['--no-index']));
   });

@@ -3,15 +3,25 @@
  * every rollout, writes new ones codex resumes (`codex resume <id>`), appends whole lines, forks.
  */
 import { randomUUID } from 'node:crypto';
-import { promises as fs, readdirSync } from 'node:fs';
+import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { DriverCapabilities, DriverEnv, ForkOptions, SessionFilter, WriteOptions } from '../../model/driver.js';
+import pMap, { pMapSkip } from 'p-map';
+import type {
+  DriverCapabilities,
+  DriverEnv,
+  ForkOptions,
+  IncrementalSource,
+  SessionFilter,
+  SourceUnit,
+  UnitRead,
+  WriteOptions,
+} from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { buildContext, type Context, type ContextOptions, messageText, pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, matchesSessionText } from '../shared/base.js';
+import { applyFilter, DriverBase, LISTING_CONCURRENCY, matchesSessionText } from '../shared/base.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
@@ -59,7 +69,10 @@ function spawnCall(parent: SessionInfo | undefined, childId: string): string | u
   return typeof call === 'string' ? call : undefined;
 }
 
-export class CodexDriver extends DriverBase {
+/** A unit's version holds the thread's /rename title: a rename changes no rollout. */
+const TITLE_VERSION = 'title:';
+
+export class CodexDriver extends DriverBase implements IncrementalSource {
   readonly name = SOURCE;
   readonly capabilities: DriverCapabilities = {
     read: true,
@@ -72,6 +85,8 @@ export class CodexDriver extends DriverBase {
     search: false,
   };
   private cache = new Map<string, Cached>();
+  /** session id → rollout, from the rollouts' names */
+  private fileById = new Map<string, string>();
 
   constructor(private readonly env: DriverEnv) {
     super();
@@ -95,11 +110,69 @@ export class CodexDriver extends DriverBase {
     const st = await fs.stat(file);
     const hit = this.cache.get(file);
     if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
-    const read = await readRollout(file);
-    const archived = file.startsWith(join(this.home, 'archived_sessions'));
-    const session = archived ? { ...read, meta: { ...read.meta, archived: true } } : read;
+    const session = await this.readFile(file);
     this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session });
     return session;
+  }
+
+  /** A rollout as a session, not cached (`load` caches). */
+  private async readFile(file: string): Promise<Session> {
+    const read = await readRollout(file);
+    const archived = file.startsWith(join(this.home, 'archived_sessions'));
+    return archived ? { ...read, meta: { ...read.meta, archived: true } } : read;
+  }
+
+  /** The listing fields a rollout alone does not give: its /rename title, and the parent's call that spawned it. */
+  private async withLinks(s: Session, title: string | undefined): Promise<Session> {
+    const parentFile = s.parentId ? await this.fileOf(s.parentId) : undefined;
+    const call = parentFile ? spawnCall(await this.load(parentFile), s.id) : undefined;
+    return { ...s, ...(title ? { title } : {}), ...(call ? { parentToolCallId: call } : {}) };
+  }
+
+  /**
+   * For `threadbase sync`: every rollout by its size and time, none parsed (a full listing parses
+   * every rollout). A /rename changes no rollout, so the thread's title is the unit's version.
+   */
+  async listUnits(): Promise<SourceUnit[]> {
+    const names = await this.threadNames();
+    const files: string[] = [];
+    for await (const file of this.rollouts()) files.push(file);
+    return pMap(
+      files,
+      async (path): Promise<SourceUnit | typeof pMapSkip> => {
+        try {
+          const st = await fs.stat(path);
+          // a rollout renamed by hand still names its session in its session_meta
+          const sessionId = idFromFileName(path) ?? (await this.load(path)).id;
+          const title = names.get(sessionId);
+          return {
+            key: path,
+            sessionId,
+            path,
+            size: st.size,
+            mtimeMs: st.mtimeMs,
+            ...(title ? { version: `${TITLE_VERSION}${title}` } : {}),
+          };
+        } catch {
+          return pMapSkip; // gone meanwhile, or unreadable: getSession reports it
+        }
+      },
+      { concurrency: LISTING_CONCURRENCY },
+    );
+  }
+
+  /** For `threadbase sync`: one rollout read whole (not kept in the parse cache, so a long sync stays small). */
+  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+    if (!unit.path) return undefined;
+    let s: Session;
+    try {
+      s = await this.readFile(unit.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const title = unit.version?.startsWith(TITLE_VERSION) ? unit.version.slice(TITLE_VERSION.length) : undefined;
+    return { session: await this.withLinks(s, title) };
   }
 
   /**
@@ -171,7 +244,17 @@ export class CodexDriver extends DriverBase {
 
   private async fileOf(id: string): Promise<string | undefined> {
     for (const s of this.cache.values()) if (s.session.id === id && s.session.path) return s.session.path;
-    for await (const file of this.rollouts()) if (idFromFileName(file) === id) return file;
+    const named = this.fileById.get(id);
+    if (named && existsSync(named)) return named;
+    // one walk maps every id a rollout's name carries (a sync asks once per sub-agent, for its parent)
+    const byId = new Map<string, string>();
+    for await (const file of this.rollouts()) {
+      const fileId = idFromFileName(file);
+      if (fileId && !byId.has(fileId)) byId.set(fileId, file); // live sessions/ before archived_sessions/
+    }
+    this.fileById = byId;
+    const found = byId.get(id);
+    if (found) return found;
     // A rollout renamed by hand still carries its id in session_meta.
     for await (const file of this.rollouts()) {
       if (idFromFileName(file)) continue;
@@ -184,10 +267,7 @@ export class CodexDriver extends DriverBase {
     const file = await this.fileOf(id);
     if (!file) return undefined;
     const s = await this.load(file);
-    const name = (await this.threadNames()).get(s.id);
-    const parentFile = s.parentId ? await this.fileOf(s.parentId) : undefined;
-    const call = parentFile ? spawnCall(await this.load(parentFile), s.id) : undefined;
-    return { ...s, ...(name ? { title: name } : {}), ...(call ? { parentToolCallId: call } : {}) };
+    return this.withLinks(s, (await this.threadNames()).get(s.id));
   }
 
   protected override contextOptions(): ContextOptions {

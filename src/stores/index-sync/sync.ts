@@ -133,7 +133,9 @@ function versionOf(i: SessionInfo): string {
 
 function unchanged(prev: UnitRow, u: SourceUnit): boolean {
   if (prev.session_id !== u.sessionId) return false;
-  if (u.path !== undefined) return prev.size === (u.size ?? null) && prev.mtime_ms === (u.mtimeMs ?? null);
+  // a file unit may carry a version too: something outside the file that changes what is read
+  if (u.path !== undefined)
+    return prev.size === (u.size ?? null) && prev.mtime_ms === (u.mtimeMs ?? null) && prev.version === (u.version ?? null);
   return prev.version === (u.version ?? null);
 }
 
