@@ -738,6 +738,57 @@ function foreignSession(): Session {
 }
 
 describe('writing and forking into the database', () => {
+  it('writes messages whose times follow the path, even where the source has ties', async () => {
+    // Claude Code writes a /compact's local-command caveat and its command record in one millisecond:
+    // OpenCode orders messages by time, and a tie once came back swapped (convert-matrix, claude → opencode).
+    const { env, db } = home();
+    const at = '2026-01-02T03:04:05.006Z';
+    const user = (id: string, parentId: string | null, text: string, timestamp = at): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp,
+      message: { role: 'user', parts: [{ type: 'text', text }] },
+    });
+    const src: Session = {
+      id: 'ties',
+      source: 'claude',
+      createdAt: at,
+      updatedAt: at,
+      messageCount: 4,
+      project: '/tmp/ties',
+      entries: [
+        user('u1', null, 'caveat'),
+        user('u2', 'u1', 'command'),
+        user('u3', 'u2', 'stdout'),
+        {
+          kind: 'message',
+          id: 'a1',
+          parentId: 'u3',
+          timestamp: '2026-01-02T03:04:06.000Z',
+          message: { role: 'assistant', model: 'claude-sonnet-4-5', parts: [{ type: 'text', text: 'ok' }] },
+        },
+      ],
+    };
+    const info = await new OpenCodeDriver(env).writeSession(src);
+    const conn = new Database(db, { readonly: true });
+    const rows = conn
+      .prepare('SELECT id, time_created t, data FROM message WHERE session_id = ? ORDER BY time_created')
+      .all(info.id) as { id: string; t: number; data: string }[];
+    // however OpenCode breaks ties, there are none: by time alone, and by time descending then reversed
+    const desc = conn.prepare('SELECT id FROM message WHERE session_id = ? ORDER BY time_created DESC').all(info.id) as {
+      id: string;
+    }[];
+    conn.close();
+    const times = rows.map((r) => r.t);
+    expect(new Set(times).size).toBe(times.length);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times[0]).toBe(Date.parse(at));
+    expect(desc.map((r) => r.id).reverse()).toEqual(rows.map((r) => r.id));
+    const back = (await new OpenCodeDriver(env).getSession(info.id)) as Session;
+    expect(back.entries.map(userText).filter(Boolean)).toEqual(['caveat', 'command', 'stdout']);
+  });
+
   it('writes a converted session with ids in OpenCode scheme, in one transaction, with the same context', async () => {
     const { env, db } = home();
     const d = new OpenCodeDriver(env);

@@ -405,6 +405,24 @@ export function encodeEntries(
     }
   }
 
+  // OpenCode orders a session's messages by time: a tie (records written in one millisecond, or two
+  // messages made of one entry) may come back in either order, so each message is made at least
+  // 1 ms after the one before it.
+  let last = Number.NEGATIVE_INFINITY;
+  for (const m of out) {
+    const time = obj(m.info.time);
+    const created = num(time?.created);
+    if (!time || created === undefined) continue;
+    if (created <= last) {
+      const completed = num(time.completed);
+      m.info.time = {
+        ...time,
+        created: last + 1,
+        ...(completed !== undefined && completed <= last ? { completed: last + 1 } : {}),
+      };
+    }
+    last = Math.max(created, last + 1);
+  }
   return { messages: out, updatedParts, orphanResults, warnings };
 }
 
