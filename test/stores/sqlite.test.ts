@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Entry, Session } from '../../src/model/types.js';
 import { openStore } from '../../src/stores/open.js';
 import { ftsQuery, openSqliteStore, SqliteStore } from '../../src/stores/sqlite/index.js';
@@ -30,6 +30,29 @@ describe('sqlite store', () => {
     const again = openSqliteStore(path);
     expect((await again.getSession(info.id))?.source).toBe('threadbase');
     await again.close();
+  });
+
+  it('opening tries again when another process creating the same database makes SQLite give way', async () => {
+    // SQLite answers SQLITE_BUSY at once, without the busy handler, to one of two connections that
+    // would deadlock (seen once in CI: 6 processes opening one new index, one got "database is locked").
+    const real = Database.prototype.pragma;
+    let refused = 0;
+    const spy = vi.spyOn(Database.prototype, 'pragma').mockImplementation(function (this: Database.Database, source, options) {
+      if (source === 'journal_mode = WAL' && refused < 2) {
+        refused++;
+        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      }
+      return real.call(this, source, options);
+    });
+    try {
+      const store = openSqliteStore(join(dir, 'busy.db'));
+      expect(refused).toBe(2);
+      expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      await store.close();
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('migrates an index of schema 3 to the covering usage index, keeping its totals', async () => {

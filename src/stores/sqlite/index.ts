@@ -65,6 +65,14 @@ export interface PutOptions {
 /** Page size of a database this store creates (SQLite's default is 4096). */
 const PAGE_SIZE = 16384;
 
+/** How long opening a store tries again while other processes create the same database. */
+const OPEN_BUSY_MS = 5000;
+
+/** Blocks this thread (the constructor that waits is synchronous, as better-sqlite3 is). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 export class SqliteStore extends DriverBase {
   readonly name: string = 'sqlite';
   readonly capabilities: DriverCapabilities = STORE_CAPABILITIES;
@@ -91,12 +99,25 @@ export class SqliteStore extends DriverBase {
     // Before anything else: a reader (another process) may hold the file while this one migrates.
     this.db.pragma('busy_timeout = 5000');
     if (!opts.readonly) {
-      // 16 KB pages for a new database (an existing one keeps its own): fewer overflow pages for
-      // entries' JSON and less per-page work when a sync writes hundreds of MB (see IndexSync.sync).
-      this.db.pragma(`page_size = ${PAGE_SIZE}`);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      migrate(this.db);
+      // Processes creating one new database at once: one whose shared lock another needs gives way
+      // with SQLITE_BUSY at once, without the busy handler (SQLite's deadlock rule). Every step is
+      // idempotent (migrate reads the version again under its write lock), so it is tried again.
+      const since = Date.now();
+      for (;;) {
+        try {
+          // 16 KB pages for a new database (an existing one keeps its own): fewer overflow pages for
+          // entries' JSON and less per-page work when a sync writes hundreds of MB (see IndexSync.sync).
+          this.db.pragma(`page_size = ${PAGE_SIZE}`);
+          this.db.pragma('journal_mode = WAL');
+          this.db.pragma('synchronous = NORMAL');
+          migrate(this.db);
+          break;
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() - since > OPEN_BUSY_MS) throw err;
+          sleepSync(10 + Math.random() * 40);
+        }
+      }
     }
   }
 
