@@ -19,7 +19,7 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { countedIds, summarizeUsage } from '../../model/usage.js';
-import { costOf, PRICES, type PriceTable, priceOf } from '../../stores/index-sync/prices.js';
+import { costOf, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -195,8 +195,7 @@ function emptyBucket(key: string): StatsBucket {
 
 /** The recorded cost, else the usage priced by model (0 for a model the table does not know). */
 function costOrPriced(prices: PriceTable, cost: number | undefined, u: Usage | undefined, model: string | undefined) {
-  if (cost !== undefined) return cost;
-  return u ? costOf(priceOf(prices, model), u) : 0;
+  return cost ?? pricedCost(prices, { usage: u, model }) ?? 0;
 }
 
 function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): void {
@@ -477,10 +476,8 @@ export class WebData {
     const out: Record<string, number> = {};
     for (const e of page) {
       if (e.kind !== 'message' || e.message.role !== 'assistant' || !counted.has(e.id)) continue;
-      const m = e.message;
-      if (!m.usage || m.cost !== undefined) continue;
-      const price = priceOf(this.prices, m.model);
-      if (price) out[e.id] = costOf(price, m.usage);
+      const priced = pricedCost(this.prices, e.message);
+      if (priced !== undefined) out[e.id] = priced;
     }
     return out;
   }

@@ -87,6 +87,19 @@ export function costOf(price: ModelPrice | undefined, u: Usage): number {
   );
 }
 
+/**
+ * What a record's tokens cost by the table, when its agent recorded no cost and the table knows its
+ * model; undefined otherwise (a recorded cost is the agent's word, and an unknown model has no price).
+ */
+export function pricedCost(
+  prices: PriceTable,
+  m: { usage?: Usage | undefined; cost?: number | undefined; model?: string | undefined },
+): number | undefined {
+  if (m.cost !== undefined || !m.usage) return undefined;
+  const price = priceOf(prices, m.model);
+  return price ? costOf(price, m.usage) : undefined;
+}
+
 /** One model's share of a session: its counted usage and what it cost. */
 export interface ModelUsageCost {
   /** the model ('' for records that name none) */
@@ -114,13 +127,11 @@ export function usageCostByModel(entries: readonly Entry[], prices: PriceTable):
     out.set(model, row);
     row.responses++;
     if (m.usage) row.usage = addUsage(row.usage, m.usage);
+    const priced = pricedCost(prices, m);
     if (m.cost !== undefined) row.cost = (row.cost ?? 0) + m.cost;
-    else if (m.usage) {
-      const price = priceOf(prices, m.model);
-      if (price) {
-        row.cost = (row.cost ?? 0) + costOf(price, m.usage);
-        row.estimated = true;
-      }
+    else if (priced !== undefined) {
+      row.cost = (row.cost ?? 0) + priced;
+      row.estimated = true;
     }
   }
   return [...out.values()].sort((a, b) => (b.cost ?? 0) - (a.cost ?? 0) || a.model.localeCompare(b.model));
