@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import pMap, { pMapSkip } from 'p-map';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -19,7 +18,7 @@ import { buildContext, type Context, type ContextOptions, countMessages, pathToL
 import type { Entry, Message, Part, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, LISTING_CONCURRENCY } from '../shared/base.js';
+import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { encodeSession } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
@@ -204,15 +203,13 @@ export class ClaudeDriver extends DriverBase {
 
   /** For `threadbase sync`: every transcript file with its size and mtime, without reading it. */
   async listUnits(): Promise<SourceUnit[]> {
-    return pMap(
+    return fileUnits(
       await findSessionFiles(this.env),
-      async (f): Promise<SourceUnit | typeof pMapSkip> => {
-        const st = await fs.stat(f.path).catch(() => undefined);
-        if (!st) return pMapSkip;
+      (f) => f.path,
+      (f, st) => {
         this.fileById.set(f.id, f);
         return { key: f.path, sessionId: f.id, path: f.path, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true };
       },
-      { concurrency: LISTING_CONCURRENCY },
     );
   }
 

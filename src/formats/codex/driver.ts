@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pMap, { pMapSkip } from 'p-map';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -21,7 +20,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { buildContext, type Context, type ContextOptions, messageText, pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, LISTING_CONCURRENCY, matchesSessionText } from '../shared/base.js';
+import { applyFilter, DriverBase, fileUnits, matchesSessionText } from '../shared/base.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
@@ -137,27 +136,22 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     const names = await this.threadNames();
     const files: string[] = [];
     for await (const file of this.rollouts()) files.push(file);
-    return pMap(
+    return fileUnits(
       files,
-      async (path): Promise<SourceUnit | typeof pMapSkip> => {
-        try {
-          const st = await fs.stat(path);
-          // a rollout renamed by hand still names its session in its session_meta
-          const sessionId = idFromFileName(path) ?? (await this.load(path)).id;
-          const title = names.get(sessionId);
-          return {
-            key: path,
-            sessionId,
-            path,
-            size: st.size,
-            mtimeMs: st.mtimeMs,
-            ...(title ? { version: `${TITLE_VERSION}${title}` } : {}),
-          };
-        } catch {
-          return pMapSkip; // gone meanwhile, or unreadable: getSession reports it
-        }
+      (path) => path,
+      async (path, st) => {
+        // a rollout renamed by hand still names its session in its session_meta
+        const sessionId = idFromFileName(path) ?? (await this.load(path)).id;
+        const title = names.get(sessionId);
+        return {
+          key: path,
+          sessionId,
+          path,
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          ...(title ? { version: `${TITLE_VERSION}${title}` } : {}),
+        };
       },
-      { concurrency: LISTING_CONCURRENCY },
     );
   }
 

@@ -6,7 +6,6 @@
  */
 import { promises as fs } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import pMap, { pMapSkip } from 'p-map';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -23,7 +22,7 @@ import { prefixOf } from '../../model/text.js';
 import { type Context, type ContextOptions, currentLeaf, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, LISTING_CONCURRENCY } from '../shared/base.js';
+import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { readFirstJsonLine } from '../shared/jsonl.js';
 import { piSendView } from './context.js';
 import { encodeEntries } from './encode.js';
@@ -183,17 +182,14 @@ export class PiDriver extends DriverBase {
 
   /** For `threadbase sync`: every session file with its size and mtime; only its header line is read. */
   async listUnits(): Promise<SourceUnit[]> {
-    return pMap(
+    return fileUnits(
       await this.sessionFiles(),
-      async (file): Promise<SourceUnit | typeof pMapSkip> => {
-        const st = await fs.stat(file).catch(() => undefined);
-        if (!st) return pMapSkip;
+      (file) => file,
+      async (file, st) => {
         const first = await readFirstJsonLine(file).catch(() => undefined);
         const id = first && isHeader(first.value) ? first.value.id : idFromFileName(file);
-        if (!id) return pMapSkip;
-        return { key: file, sessionId: id, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true };
+        return id ? { key: file, sessionId: id, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true } : undefined;
       },
-      { concurrency: LISTING_CONCURRENCY },
     );
   }
 
