@@ -18,15 +18,14 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { prefixOf } from '../../model/text.js';
-import { type Context, type ContextOptions, currentLeaf, indexEntries, messageText, pathTo } from '../../model/tree.js';
+import { type Context, type ContextOptions, currentLeaf, indexEntries, pathTo } from '../../model/tree.js';
 import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { readFirstJsonLine } from '../shared/jsonl.js';
 import { piSendView } from './context.js';
 import { encodeEntries } from './encode.js';
-import { idFromFileName, parsePiFile, SOURCE } from './parse.js';
+import { firstUserTitle, idFromFileName, parsePiFile, SOURCE } from './parse.js';
 import {
   branchSummaryText,
   compactionSummaryText,
@@ -507,13 +506,6 @@ function piStateOf(s: Session, line: number): PiState {
   const title = firstUserTitle(s.entries);
   if (title) state.firstUserTitle = title;
   return state;
-}
-
-/** The title pi's parse gives from the first user message (see parse.ts). */
-function firstUserTitle(entries: readonly Entry[]): string | undefined {
-  const first = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.message.meta);
-  const t = first?.kind === 'message' ? prefixOf(messageText(first.message).replace(/\s+/g, ' ').trim(), 100) : '';
-  return t || undefined;
 }
 
 function readPiState(text: string | undefined): PiState | undefined {

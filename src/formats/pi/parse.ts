@@ -344,6 +344,13 @@ export interface PiReadOptions {
 }
 
 /** Reads one pi session file into a Session (entries in file order, leaf = last entry, as pi does). */
+/** A session's title when no session_info names it: its first user message, on one line, cut to 100. */
+export function firstUserTitle(entries: readonly Entry[]): string | undefined {
+  const first = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.message.meta);
+  const t = first?.kind === 'message' ? prefixOf(messageText(first.message).replace(/\s+/g, ' ').trim(), 100) : '';
+  return t || undefined;
+}
+
 export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promise<ParsedPiFile> {
   const continuation = opts.start !== undefined && opts.start > 0;
   const warnings: ParseWarning[] = [];
@@ -432,12 +439,7 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
       name = n || undefined;
     }
   }
-  const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.message.meta);
-  const title =
-    name ??
-    (firstUser && firstUser.kind === 'message'
-      ? prefixOf(messageText(firstUser.message).replace(/\s+/g, ' ').trim(), 100)
-      : undefined);
+  const title = name ?? firstUserTitle(entries);
 
   const session: Session = {
     id,
