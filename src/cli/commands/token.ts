@@ -1,12 +1,11 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
+import { type CliContext, printJson, warn } from '../io.js';
 
 // The server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them.
 const openServerStores: typeof import('../../server/index.js').openServerStores = async (...args) =>
   (await import('../../server/index.js')).openServerStores(...args);
-
-import { type CliContext, printJson, warn } from '../io.js';
 
 const isMemory = (db: string | undefined) => db === 'memory:' || db === 'memory';
 

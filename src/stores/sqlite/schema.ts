@@ -4,6 +4,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Entry, SessionInfo, Usage } from '../../model/types.js';
+import { usageByModelOf } from '../../model/usage.js';
 import { entrySearchText } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
@@ -25,9 +26,7 @@ function usageByModelOfStored(db: Database): void {
       `SELECT session_id, coalesce(model, '') model, sum(input) input, sum(output) output, sum(cache_read) cache_read,
          sum(cache_write) cache_write, sum(reasoning) reasoning
        FROM entries WHERE counted = 1 AND input IS NOT NULL
-       GROUP BY session_id, coalesce(model, '')
-       HAVING session_id IN (SELECT session_id FROM entries WHERE counted = 1 AND input IS NOT NULL
-         GROUP BY session_id HAVING count(DISTINCT coalesce(model, '')) > 1)`,
+       GROUP BY session_id, coalesce(model, '')`,
     )
     .all() as {
     session_id: string;
@@ -46,9 +45,11 @@ function usageByModelOfStored(db: Database): void {
   }
   const get = db.prepare('SELECT info_json FROM sessions WHERE id = ?');
   const set = db.prepare('UPDATE sessions SET info_json = ? WHERE id = ?');
-  for (const [id, usageByModel] of bySession) {
-    const row = get.get(id) as { info_json: string } | undefined;
-    if (row) set.run(JSON.stringify({ ...(JSON.parse(row.info_json) as SessionInfo), usageByModel }), id);
+  for (const [id, byModel] of bySession) {
+    // sessionInfoOf's rule: only a session whose usage spans several models has it
+    const fields = usageByModelOf({ byModel });
+    const row = fields.usageByModel ? (get.get(id) as { info_json: string } | undefined) : undefined;
+    if (row) set.run(JSON.stringify({ ...(JSON.parse(row.info_json) as SessionInfo), ...fields }), id);
   }
 }
 
