@@ -174,6 +174,21 @@ export interface IncrementalSource {
   readUnit(unit: SourceUnit, from?: ReadFrom): Promise<UnitRead | undefined>;
 }
 
+/**
+ * A cheap fingerprint of everything a driver's listSessions reads (for a database: the database and
+ * its WAL file's identity, size and times). Equal stamps mean an equal listing, so the index skips
+ * the listing of a store whose stamp has not moved since its last complete sync. Optional, for
+ * drivers without IncrementalSource whose full listing is costly (it parses the store).
+ */
+export interface StampedListing {
+  /** undefined: no stamp now (the listing must be done) */
+  listingStamp(): Promise<string | undefined>;
+}
+
+export function hasListingStamp(d: unknown): d is StampedListing {
+  return typeof d === 'object' && d !== null && typeof (d as Partial<StampedListing>).listingStamp === 'function';
+}
+
 export function isIncrementalSource(d: unknown): d is IncrementalSource {
   return (
     typeof d === 'object' &&

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter } from '../../model/driver.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { isObject } from './content.js';
 
@@ -123,6 +123,21 @@ export class GeminiDriver extends DriverBase {
         .find((p) => p.type === 'tool_call' && p.meta?.agentId === s.id);
       return call?.type === 'tool_call' ? { ...s, parentToolCallId: call.id } : s;
     });
+  }
+
+  /**
+   * StampedListing: every chat and checkpoint file, the project registry and markers (a listing
+   * parses every chat: one session's title or sub-agent link can depend on another file).
+   */
+  async listingStamp(): Promise<string> {
+    const tmp = join(geminiDir(this.env), 'tmp');
+    const located = await this.locate();
+    const dirs = new Set(located.map((l) => join(tmp, l.where.dirName)));
+    return statStamp([
+      join(geminiDir(this.env), 'projects.json'),
+      ...[...dirs].map((d) => join(d, '.project_root')),
+      ...located.map((l) => l.file),
+    ]);
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

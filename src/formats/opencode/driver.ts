@@ -19,7 +19,7 @@ import type {
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Context, ContextOptions } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase } from '../shared/base.js';
+import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
 import { opencodeContext } from './context.js';
 import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode } from './parse.js';
@@ -50,6 +50,7 @@ import {
 import {
   appendLegacySession,
   type LegacySessionRef,
+  legacyListingPaths,
   listLegacyProjects,
   listLegacySessions,
   readLegacySession,
@@ -216,6 +217,12 @@ export class OpenCodeDriver extends DriverBase {
       channels = [];
     }
     return [...(existsSync(this.dbPath) ? [this.dbPath] : []), ...channels];
+  }
+
+  /** StampedListing: the databases with their WAL files, and the JSON storage's files (few stats, no query). */
+  async listingStamp(): Promise<string> {
+    const dbs = this.dbPaths().flatMap((db) => [db, `${db}-wal`]);
+    return statStamp([...dbs, ...(await legacyListingPaths(this.storagePath))]);
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

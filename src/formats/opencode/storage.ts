@@ -45,6 +45,28 @@ async function jsonFiles(dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * Every path a listing of the JSON storage depends on: the project files, each session file, and the
+ * message folders whose files it counts (a folder's times move when a message file comes or goes).
+ */
+export async function legacyListingPaths(storage: string): Promise<string[]> {
+  const sessionRoot = join(storage, 'session');
+  let projects: string[];
+  try {
+    projects = (await fs.readdir(sessionRoot, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {
+    return [];
+  }
+  const out = [sessionRoot, join(storage, 'project'), join(storage, 'message')];
+  for (const f of await jsonFiles(join(storage, 'project'))) out.push(join(storage, 'project', f));
+  for (const projectID of projects.sort()) {
+    out.push(join(sessionRoot, projectID));
+    for (const f of await jsonFiles(join(sessionRoot, projectID)))
+      out.push(join(sessionRoot, projectID, f), join(storage, 'message', f.slice(0, -'.json'.length)));
+  }
+  return out;
+}
+
 /** The projects of the JSON storage (`storage/project/<id>.json`: id, worktree). */
 export async function listLegacyProjects(storage: string): Promise<{ id: string; worktree: string }[]> {
   const out: { id: string; worktree: string }[] = [];

@@ -2,6 +2,7 @@
  * What every driver derives the same way from getSession: entry lookup, ancestry, context,
  * messages and usage. Drivers override these where they have an index that answers faster.
  */
+import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import pMap, { pMapSkip } from 'p-map';
@@ -57,6 +58,28 @@ export function fileUnits<T>(
     },
     { concurrency: LISTING_CONCURRENCY },
   );
+}
+
+/**
+ * A listing stamp (StampedListing) from the files a listing reads: each one's inode, size and times
+ * in nanoseconds, or its absence. A file rewritten, replaced, grown or removed moves the stamp.
+ */
+export async function statStamp(paths: readonly string[]): Promise<string> {
+  const parts = await pMap(
+    paths,
+    async (p) => {
+      try {
+        const st = await stat(p, { bigint: true });
+        return `${p}\0${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+      } catch {
+        return `${p}\0-`;
+      }
+    },
+    { concurrency: LISTING_CONCURRENCY },
+  );
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\n');
+  return hash.digest('hex');
 }
 
 export abstract class DriverBase implements SessionDriver {

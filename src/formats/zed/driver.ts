@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
 import type { DriverCapabilities, DriverEnv, SessionFilter, UsageTotals } from '../../model/driver.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { isObject, type JsonObject, SOURCE, type ThreadRow, threadToSession } from './thread.js';
 
@@ -91,6 +91,12 @@ export class ZedDriver extends DriverBase {
     const session = threadToSession(meta, thread, file, warnings);
     this.cache.set(row.id, { updatedAt: row.updated_at, session });
     return session;
+  }
+
+  /** StampedListing: the database and its WAL file (a listing decodes every thread). */
+  async listingStamp(): Promise<string> {
+    const file = this.dbPath;
+    return statStamp(file ? [file, `${file}-wal`] : zedThreadsDbCandidates(this.env));
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { Sources } from '../../formats/registry.js';
-import { type DriverEnv, isIncrementalSource, type SessionDriver, type SourceUnit } from '../../model/driver.js';
+import { type DriverEnv, hasListingStamp, isIncrementalSource, type SessionDriver, type SourceUnit } from '../../model/driver.js';
 import type { ParseWarning, SessionInfo } from '../../model/types.js';
 import { threadbaseHome } from '../open.js';
 import { THREADBASE_SOURCE } from '../shared.js';
@@ -221,6 +221,30 @@ export class IndexSync {
     this.store = store;
   }
 
+  /**
+   * The store's listing stamp now (StampedListing), and whether the index holds the store as it was
+   * at that stamp: its last complete sync recorded the same stamp over the units it still has.
+   */
+  private async stampNow(format: string, driver: SessionDriver): Promise<{ stamp?: string; holds: boolean }> {
+    if (!hasListingStamp(driver)) return { holds: false };
+    let stamp: string | undefined;
+    try {
+      stamp = await driver.listingStamp();
+    } catch {
+      stamp = undefined;
+    }
+    if (stamp === undefined) return { holds: false };
+    return { stamp, holds: this.getMeta(`${STAMP}:${format}`) === `${stamp}|${this.unitCount(format)}` };
+  }
+
+  private unitCount(format: string): number {
+    return (this.store.stmt('SELECT count(*) n FROM units WHERE format = ?').get(format) as { n: number }).n;
+  }
+
+  private getMeta(key: string): string | undefined {
+    return (this.store.stmt(`SELECT value FROM index_meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value;
+  }
+
   private setMeta(key: string, value: string): void {
     this.store
       .stmt(`INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
@@ -288,6 +312,7 @@ export class IndexSync {
             const driver = sources.driver(format);
             // never synced: a cheap listing would tell nothing; a full one is still worth keeping
             if (!synced && isIncrementalSource(driver)) return { format, fresh: false };
+            if (synced && (await this.stampNow(format, driver)).holds) return { format, fresh: true };
             const { units, infos } = await listUnitsOf(format, driver);
             return { format, fresh: synced && this.changedUnits(format, units) === 0, ...(infos ? { listed: infos } : {}) };
           } catch (error) {
@@ -323,19 +348,25 @@ export class IndexSync {
       formats.map(async (format) => {
         try {
           const driver = sources.driver(format);
-          return { format, driver, units: (await listUnitsOf(format, driver)).units };
+          // taken before the listing: a change made while listing moves it again, and is seen next time
+          const { stamp, holds } = await this.stampNow(format, driver);
+          if (holds) return { format, driver, stamp, units: undefined };
+          return { format, driver, stamp, units: (await listUnitsOf(format, driver)).units };
         } catch (error) {
           return { format, error: error as Error };
         }
       }),
     );
-    const plan: { format: string; driver: SessionDriver; units: SourceUnit[] }[] = [];
+    const plan: { format: string; driver: SessionDriver; units: SourceUnit[]; stamp: string | undefined }[] = [];
+    /** stores whose stamp shows no change since their last sync: not listed, every unit unchanged */
+    const still: { format: string; units: number }[] = [];
     for (const l of listed) {
       // A store that cannot be listed now keeps what the index has of it.
       if (l.error) warnAll([{ file: l.format, message: `could not list: ${l.error.message}` }]);
-      else plan.push({ format: l.format, driver: l.driver, units: l.units });
+      else if (l.units === undefined) still.push({ format: l.format, units: this.unitCount(l.format) });
+      else plan.push({ format: l.format, driver: l.driver, units: l.units, stamp: l.stamp });
     }
-    const total = plan.reduce((n, p) => n + p.units.length, 0);
+    const total = plan.reduce((n, p) => n + p.units.length, 0) + still.reduce((n, p) => n + p.units, 0);
     const db = this.store.db;
     // Another sync of this index holds the write lock for a whole batch, longer than a store write
     // on a loaded machine: a sync waits for it (up to 2 min) rather than failing as "locked".
@@ -382,7 +413,16 @@ export class IndexSync {
       // them (bench/RESULTS.md). Kept after the sync: set back to 16, the next small write would
       // merge the whole index at once.
       db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('crisismerge', ${FTS_CRISIS_MERGE})`);
-      for (const { format, driver, units } of plan) {
+      for (const { format, units: n } of still) {
+        report.units += n;
+        report.unchanged += n;
+        done += n;
+        if (n > 0) opts.onProgress?.({ total, done, format });
+        begin();
+        this.setMeta(`${LAST_SYNC}:${format}`, new Date().toISOString());
+      }
+      for (const { format, driver, units, stamp } of plan) {
+        const failedBefore = report.failed;
         const prevByKey = new Map(
           (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
         );
@@ -498,6 +538,10 @@ export class IndexSync {
         }
         // this store alone is up to date: reading commands may answer for it from the index
         this.setMeta(`${LAST_SYNC}:${format}`, new Date().toISOString());
+        // its stamp, unless a unit failed (the next sync lists the store and tries that unit again)
+        if (stamp !== undefined && report.failed === failedBefore)
+          this.setMeta(`${STAMP}:${format}`, `${stamp}|${this.unitCount(format)}`);
+        else this.store.stmt('DELETE FROM index_meta WHERE key = ?').run(`${STAMP}:${format}`);
       }
       // the time every store was last synced (a sync of some formats only leaves it)
       if (!opts.formats || sources.names().every((f) => f === THREADBASE_SOURCE || opts.formats?.includes(f))) {
@@ -625,6 +669,8 @@ export class IndexSync {
 }
 
 const LAST_SYNC = 'last_sync';
+/** `stamp:<format>`: the listing stamp at the store's last complete sync, and its unit count then */
+const STAMP = 'stamp';
 
 /**
  * When the index last finished a sync (ISO), or undefined if never: of every store, or of the one
