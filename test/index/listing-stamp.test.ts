@@ -31,6 +31,12 @@ beforeAll(async () => {
   await cp(resolve('test/fixtures/zed/home/.local/share/zed'), join(dir, '.local', 'share', 'zed'), { recursive: true });
   await cp(resolve('test/fixtures/gemini/home/.gemini'), join(dir, '.gemini'), { recursive: true });
   zedDb = join(dir, '.local', 'share', 'zed', 'threads', 'threads.db');
+  // in WAL mode, as OpenCode and Zed keep them: opening one, even read-only, touches its WAL file
+  for (const file of [join(ocDir, 'opencode.db'), zedDb]) {
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.close();
+  }
   geminiChat = join(dir, '.gemini', 'tmp', 'myproj', 'chats', 'session-2025-11-01T10-00-8a2f0c1e.jsonl');
   env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
   await mkdir(join(dir, '.threadbase'), { recursive: true });

@@ -61,8 +61,10 @@ export function fileUnits<T>(
 }
 
 /**
- * A listing stamp (StampedListing) from the files a listing reads: each one's inode, size and times
- * in nanoseconds, or its absence. A file rewritten, replaced, grown or removed moves the stamp.
+ * A listing stamp (StampedListing) from the files a listing reads: each one's inode, size and
+ * modification time in nanoseconds, or its absence. A file rewritten, replaced, grown or removed moves
+ * the stamp. Not the change time: SQLite, opening a database even read-only, changes its WAL file's.
+ * An empty SQLite WAL file counts as absent: a read-only open creates one, the last writer removes it.
  */
 export async function statStamp(paths: readonly string[]): Promise<string> {
   const parts = await pMap(
@@ -70,7 +72,8 @@ export async function statStamp(paths: readonly string[]): Promise<string> {
     async (p) => {
       try {
         const st = await stat(p, { bigint: true });
-        return `${p}\0${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+        if (st.size === 0n && p.endsWith('-wal')) return `${p}\0-`;
+        return `${p}\0${st.ino}:${st.size}:${st.mtimeNs}`;
       } catch {
         return `${p}\0-`;
       }
