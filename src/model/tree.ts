@@ -3,6 +3,7 @@
  * resume. No I/O, no agent quirks: formats pass what differs (how a summary is worded) as options.
  */
 import { NotFoundError } from './errors.js';
+import { prefixOf } from './text.js';
 import type { BranchSummaryEntry, CompactionEntry, Entry, Message, Part, Session, ToolCallPart } from './types.js';
 
 export interface EntryIndex {
@@ -241,6 +242,19 @@ export function messageText(m: Pick<Message, 'parts'>): string {
     .filter((p): p is Extract<Part, { type: 'text' }> => p.type === 'text')
     .map((p) => p.text)
     .join('\n');
+}
+
+/**
+ * A title from the first line of the first user message with text, cut to 100 units between
+ * graphemes; `injected` passes over user messages the agent wrote itself.
+ */
+export function firstUserLine(entries: readonly Entry[], injected?: (m: Message) => boolean): string | undefined {
+  for (const e of entries) {
+    if (e.kind !== 'message' || e.message.role !== 'user' || injected?.(e.message)) continue;
+    const text = messageText(e.message).trim();
+    if (text) return prefixOf(text.split('\n')[0] ?? '', 100);
+  }
+  return undefined;
 }
 
 /** Count of user and assistant turns, the `messageCount` every listing reports. */

@@ -13,8 +13,7 @@
  * The rollout is linear: each entry's parent is the one before it.
  */
 import { basename } from 'node:path';
-import { prefixOf } from '../../model/text.js';
-import { countMessages, messageText } from '../../model/tree.js';
+import { countMessages, firstUserLine } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
@@ -355,7 +354,7 @@ export async function readRollout(file: string): Promise<Session> {
     id,
     source: SOURCE,
     project: sessionMeta?.cwd,
-    title: titleOf(entries),
+    title: firstUserLine(entries, (m) => Boolean(m.meta?.codexInjected)),
     createdAt,
     updatedAt: lastTimestamp ?? createdAt,
     messageCount: countMessages(entries),
@@ -379,14 +378,4 @@ export function baseInstructionsOf(raw: unknown): string | undefined {
   const payload = isObject(raw.payload) ? raw.payload : raw;
   const bi = payload.base_instructions;
   return (isObject(bi) ? str(bi.text) : str(bi)) ?? str(payload.instructions);
-}
-
-/** The first thing the user typed (not the environment context codex injects). */
-export function titleOf(entries: readonly Entry[]): string | undefined {
-  for (const e of entries) {
-    if (e.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.codexInjected) continue;
-    const text = messageText(e.message).trim();
-    if (text) return prefixOf(text.split('\n')[0] ?? '', 100);
-  }
-  return undefined;
 }

@@ -12,8 +12,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { prefixOf } from '../../model/text.js';
-import { countMessages, messageText } from '../../model/tree.js';
+import { countMessages, firstUserLine } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
@@ -50,6 +49,9 @@ function injectedKind(text: string): string | undefined {
   if (t.startsWith('<hook_context>')) return 'hook_context';
   return undefined;
 }
+
+/** A user message Gemini CLI wrote itself (marked by recordEntries). */
+const geminiInjected = (m: Message): boolean => Boolean(m.meta?.geminiInjected);
 
 /**
  * One MessageRecord as one or two entries. `answered` holds the call ids whose results are already
@@ -240,7 +242,12 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
     id,
     source: SOURCE,
     project: where.project,
-    title: str(meta.summary) ?? titleOf(entries.filter((e) => chainEntries.has(e.id))),
+    title:
+      str(meta.summary) ??
+      firstUserLine(
+        entries.filter((e) => chainEntries.has(e.id)),
+        geminiInjected,
+      ),
     createdAt,
     updatedAt,
     messageCount: countMessages(entries.filter((e) => chainEntries.has(e.id))),
@@ -263,15 +270,6 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
     warnings,
     raw: meta,
   };
-}
-
-export function titleOf(entries: readonly Entry[]): string | undefined {
-  for (const e of entries) {
-    if (e.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.geminiInjected) continue;
-    const text = messageText(e.message).trim();
-    if (text) return prefixOf(text.split('\n')[0] ?? '', 100);
-  }
-  return undefined;
 }
 
 /** `checkpoint-<tag>.json` (tag URI-encoded in newer versions) → the tag. */
@@ -330,7 +328,7 @@ export async function readCheckpoint(file: string, where: ProjectDir): Promise<S
     id: checkpointId(where, file),
     source: SOURCE,
     project: where.project,
-    title: `checkpoint ${tag}: ${titleOf(entries) ?? ''}`.trim(),
+    title: `checkpoint ${tag}: ${firstUserLine(entries, geminiInjected) ?? ''}`.trim(),
     createdAt: timestamp,
     updatedAt: timestamp,
     messageCount: countMessages(entries),

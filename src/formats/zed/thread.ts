@@ -1,17 +1,4 @@
-/**
- * One Zed agent thread (a row of `threads.db`) to a Session. Shapes from zed-industries/zed:
- * - crates/agent/src/db.rs (DbThread, version "0.3.0"; the `threads` table: id, summary, updated_at,
- *   data_type 'json'|'zstd', data, and later parent_id, folder_paths, folder_paths_order, created_at)
- * - crates/agent/src/thread.rs (Message = {"User": UserMessage} | {"Agent": AgentMessage} | "Resume",
- *   serde's external tagging: {"Text": …}, {"Mention": {uri, content}}, {"Image": {source, size}},
- *   {"Thinking": {text, signature}}, {"RedactedThinking": …}, {"ToolUse": {id, name, raw_input, input, …}})
- * - crates/agent/src/legacy_thread.rs (SerializedThread "0.1.0"/"0.2.0" and the unversioned first
- *   layout: messages with role, segments, tool_uses, tool_results, context)
- * - language_model TokenUsage: input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens
- */
-
-import { prefixOf } from '../../model/text.js';
-import { countMessages, messageText } from '../../model/tree.js';
+import { countMessages, firstUserLine } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
@@ -291,16 +278,6 @@ function buildLegacy(
   return { entries, warnings };
 }
 
-function titleOf(entries: readonly Entry[]): string | undefined {
-  for (const e of entries) {
-    if (e.kind === 'message' && e.message.role === 'user') {
-      const t = messageText(e.message).trim();
-      if (t) return prefixOf(t.split('\n')[0] ?? '', 100);
-    }
-  }
-  return undefined;
-}
-
 /** folder_paths as PathList::serialize writes it: the paths joined by newlines. */
 export function folderPaths(s: string | null | undefined): string[] {
   return s ? s.split('\n').filter(Boolean) : [];
@@ -355,7 +332,7 @@ export function threadToSession(row: ThreadRow, thread: JsonObject | undefined, 
     source: SOURCE,
     project: roots[0],
     ...(roots.length > 1 ? { directories: roots.slice(1) } : {}),
-    title: row.summary || str(thread?.title) || str(thread?.summary) || titleOf(entries),
+    title: row.summary || str(thread?.title) || str(thread?.summary) || firstUserLine(entries),
     createdAt,
     updatedAt,
     messageCount: countMessages(entries),
