@@ -116,6 +116,22 @@ async function listUnitsOf(format: string, driver: SessionDriver): Promise<{ uni
   return isIncrementalSource(driver) ? { units: await driver.listUnits() } : fallbackUnits(format, driver);
 }
 
+/** fn for every store at once (their file-system calls overlap), in the order given; a store that throws gives its error. */
+async function eachStore<T extends object>(
+  formats: readonly string[],
+  fn: (format: string) => Promise<T>,
+): Promise<({ format: string; error: Error } | ({ format: string; error?: undefined } & T))[]> {
+  return Promise.all(
+    formats.map(async (format) => {
+      try {
+        return { format, ...(await fn(format)) };
+      } catch (error) {
+        return { format, error: error as Error };
+      }
+    }),
+  );
+}
+
 /** Whether the index answers for one store, found by listing only. */
 export interface SourceFreshness {
   format: string;
@@ -237,6 +253,20 @@ export class IndexSync {
     return { stamp, holds: this.getMeta(`${STAMP}:${format}`) === `${stamp}|${this.unitCount(format)}` };
   }
 
+  /**
+   * A store as a sync or the freshness check sees it: its stamp (taken before the listing, so that a
+   * change made while listing moves it again and is seen next time) and, unless the stamp holds, its
+   * units (with the sessions, when that was a full listing).
+   */
+  private async look(
+    format: string,
+    driver: SessionDriver,
+  ): Promise<{ holds: true; stamp?: string } | { holds: false; stamp?: string; units: SourceUnit[]; infos?: SessionInfo[] }> {
+    const { stamp, holds } = await this.stampNow(format, driver);
+    if (holds) return { holds, stamp };
+    return { holds, stamp, ...(await listUnitsOf(format, driver)) };
+  }
+
   private unitCount(format: string): number {
     return (this.store.stmt('SELECT count(*) n FROM units WHERE format = ?').get(format) as { n: number }).n;
   }
@@ -302,24 +332,22 @@ export class IndexSync {
    * that store alone counts) and its listing shows no change since. Listing only, nothing is read.
    */
   async freshness(sources: Sources, formats?: readonly string[]): Promise<SourceFreshness[]> {
-    // every store listed at once (their file-system calls overlap), answered in the order asked
-    return Promise.all(
-      (formats ?? sources.names())
-        .filter((f) => f !== THREADBASE_SOURCE)
-        .map(async (format): Promise<SourceFreshness> => {
-          const synced = lastSync(this.store, format) !== undefined;
-          try {
-            const driver = sources.driver(format);
-            // never synced: a cheap listing would tell nothing; a full one is still worth keeping
-            if (!synced && isIncrementalSource(driver)) return { format, fresh: false };
-            if (synced && (await this.stampNow(format, driver)).holds) return { format, fresh: true };
-            const { units, infos } = await listUnitsOf(format, driver);
-            return { format, fresh: synced && this.changedUnits(format, units) === 0, ...(infos ? { listed: infos } : {}) };
-          } catch (error) {
-            return { format, fresh: false, error: error as Error };
-          }
-        }),
+    const answers = await eachStore(
+      (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE),
+      async (format): Promise<Omit<SourceFreshness, 'format'>> => {
+        const synced = lastSync(this.store, format) !== undefined;
+        const driver = sources.driver(format);
+        // never synced: a cheap listing would tell nothing; a full one is still worth keeping
+        if (!synced && isIncrementalSource(driver)) return { fresh: false };
+        const seen = await this.look(format, driver);
+        if (seen.holds) return { fresh: synced };
+        return {
+          fresh: synced && this.changedUnits(format, seen.units) === 0,
+          ...(seen.infos ? { listed: seen.infos } : {}),
+        };
+      },
     );
+    return answers.map((a) => (a.error ? { format: a.format, fresh: false, error: a.error } : a));
   }
 
   async sync(sources: Sources, opts: SyncOptions = {}): Promise<SyncReport> {
@@ -343,27 +371,17 @@ export class IndexSync {
     };
     // threadbase's own sessions live in this very database: never indexed into it again
     const formats = (opts.formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE);
-    // Every store listed at once (their file-system calls overlap), in the order of `formats`.
-    const listed = await Promise.all(
-      formats.map(async (format) => {
-        try {
-          const driver = sources.driver(format);
-          // taken before the listing: a change made while listing moves it again, and is seen next time
-          const { stamp, holds } = await this.stampNow(format, driver);
-          if (holds) return { format, driver, stamp, units: undefined };
-          return { format, driver, stamp, units: (await listUnitsOf(format, driver)).units };
-        } catch (error) {
-          return { format, error: error as Error };
-        }
-      }),
-    );
+    const listed = await eachStore(formats, async (format) => {
+      const driver = sources.driver(format);
+      return { driver, ...(await this.look(format, driver)) };
+    });
     const plan: { format: string; driver: SessionDriver; units: SourceUnit[]; stamp: string | undefined }[] = [];
     /** stores whose stamp shows no change since their last sync: not listed, every unit unchanged */
     const still: { format: string; units: number }[] = [];
     for (const l of listed) {
       // A store that cannot be listed now keeps what the index has of it.
       if (l.error) warnAll([{ file: l.format, message: `could not list: ${l.error.message}` }]);
-      else if (l.units === undefined) still.push({ format: l.format, units: this.unitCount(l.format) });
+      else if (l.holds) still.push({ format: l.format, units: this.unitCount(l.format) });
       else plan.push({ format: l.format, driver: l.driver, units: l.units, stamp: l.stamp });
     }
     const total = plan.reduce((n, p) => n + p.units.length, 0) + still.reduce((n, p) => n + p.units, 0);
