@@ -166,7 +166,12 @@ export interface ReadFrom {
 }
 
 export interface IncrementalSource {
-  listUnits(): Promise<SourceUnit[]>;
+  /**
+   * Every unit, without reading what the listing need not. `known`: the units the index holds, by
+   * key; a file unit whose size and time are unchanged may take its session id from there instead of
+   * reading the file again.
+   */
+  listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]>;
   /**
    * Reads the unit; with `from`, only what was added after from.offset (or the whole unit, without
    * `appended`, when the driver cannot resume from there).

@@ -200,6 +200,58 @@ describe('sync', () => {
     expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set(written.map((w) => w.id)));
   });
 
+  it('a sync that finds nothing changed writes only the sync times, and turns back on an automerge a killed sync left off', async () => {
+    const sources = new Sources(env);
+    await writeClaude(sources, 2);
+    const sync = new IndexSync(store);
+    await sync.sync(sources, { formats: ['claude'] });
+    const automerge = () =>
+      (store.db.prepare(`SELECT v FROM entries_fts_config WHERE k = 'automerge'`).get() as { v: number } | undefined)?.v;
+    expect(automerge()).toBe(4);
+    const changes = () => (store.db.prepare('SELECT total_changes() n').get() as { n: number }).n;
+    const before = changes();
+    const warm = await sync.sync(sources, { formats: ['claude'] });
+    expect(warm.unchanged).toBe(2);
+    // one row: the time Claude Code was last synced (no FTS5 settings written and set back)
+    expect(changes() - before).toBe(1);
+    // a sync killed while writing leaves FTS5's automerge off: the next one, with nothing to write, restores it
+    store.db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)`);
+    expect(automerge()).toBe(0);
+    await sync.sync(sources, { formats: ['claude'] });
+    expect(automerge()).toBe(4);
+  });
+
+  it('a pi file unchanged since the index read it is not read again to list its session id', async () => {
+    const sources = new Sources(env);
+    const pi = sources.driver('pi') as unknown as {
+      writeSession: (s: ReturnType<typeof sampleSession>) => Promise<{ id: string; path?: string }>;
+      listUnits: (
+        known?: ReadonlyMap<string, import('../../src/model/driver.js').SourceUnit>,
+      ) => Promise<import('../../src/model/driver.js').SourceUnit[]>;
+    };
+    const info = await pi.writeSession(sampleSession());
+    const file = info.path as string;
+    const { readFile, writeFile, utimes } = await import('node:fs/promises');
+    // a whole-second time, so that it can be put back exactly below
+    await utimes(file, 1_750_000_000, 1_750_000_000);
+    const [unit] = await pi.listUnits();
+    expect(unit?.sessionId).toBe(info.id);
+    // the header's id changed in place, same length, same size and time: only a read can tell
+    const text = await readFile(file, 'utf8');
+    const other = info.id.replace(/[0-9a-f]$/, (c) => (c === '0' ? '1' : '0'));
+    await writeFile(file, text.replace(info.id, other));
+    await utimes(file, 1_750_000_000, 1_750_000_000);
+    expect((await pi.listUnits(new Map([[file, unit as import('../../src/model/driver.js').SourceUnit]])))[0]?.sessionId).toBe(
+      info.id,
+    );
+    expect((await pi.listUnits())[0]?.sessionId).toBe(other);
+    // a changed file (its size or time moved) is read again
+    await utimes(file, 1_750_000_000, 1_750_000_005);
+    expect((await pi.listUnits(new Map([[file, unit as import('../../src/model/driver.js').SourceUnit]])))[0]?.sessionId).toBe(
+      other,
+    );
+  });
+
   it('gives the store its own busy timeout back when the sync fails before writing anything', async () => {
     const sources = new Sources(env);
     await writeClaude(sources, 1);

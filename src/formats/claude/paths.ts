@@ -1,7 +1,8 @@
 /** Where Claude Code keeps its data: `$CLAUDE_CONFIG_DIR` or `~/.claude`, sessions under `projects/<encoded cwd>/`. */
-import { promises as fs } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverEnv } from '../../model/driver.js';
+import { dirEntries } from '../shared/base.js';
 
 export function claudeDir(env: DriverEnv): string {
   return env.env.CLAUDE_CONFIG_DIR || join(env.home, '.claude');
@@ -30,36 +31,21 @@ export interface SessionFile {
   kind: 'session' | 'subagent' | 'legacy-subagent';
 }
 
-async function readdirSafe(dir: string): Promise<import('node:fs').Dirent[]> {
-  try {
-    return await fs.readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.stat(p).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** Every session file: top-level sessions, sub-agents in `<session>/subagents/`, and older `agent-<id>.jsonl` beside sessions. */
 export async function findSessionFiles(env: DriverEnv): Promise<SessionFile[]> {
   const root = projectsDir(env);
   const out: SessionFile[] = [];
-  for (const pd of await readdirSafe(root)) {
+  for (const pd of dirEntries(root)) {
     if (!pd.isDirectory()) continue;
     const projectDir = join(root, pd.name);
-    for (const f of await readdirSafe(projectDir)) {
+    for (const f of dirEntries(projectDir)) {
       if (f.isFile() && UUID_FILE.test(f.name)) {
         out.push({ id: f.name.slice(0, -6), path: join(projectDir, f.name), projectDir, kind: 'session' });
       } else if (f.isFile() && /^agent-[A-Za-z0-9_-]+\.jsonl$/.test(f.name)) {
         out.push({ id: f.name.slice(6, -6), path: join(projectDir, f.name), projectDir, kind: 'legacy-subagent' });
       } else if (f.isDirectory()) {
         const subDir = join(projectDir, f.name, 'subagents');
-        for (const s of await readdirSafe(subDir)) {
+        for (const s of dirEntries(subDir)) {
           if (!s.isFile() || !/^agent-[A-Za-z0-9_-]+\.jsonl$/.test(s.name)) continue;
           const meta = join(subDir, `${s.name.slice(0, -6)}.meta.json`);
           out.push({
@@ -67,7 +53,7 @@ export async function findSessionFiles(env: DriverEnv): Promise<SessionFile[]> {
             path: join(subDir, s.name),
             projectDir,
             parentSessionId: f.name,
-            metaPath: (await exists(meta)) ? meta : undefined,
+            metaPath: existsSync(meta) ? meta : undefined,
             kind: 'subagent',
           });
         }
@@ -84,27 +70,29 @@ export async function findSessionFiles(env: DriverEnv): Promise<SessionFile[]> {
 export async function locateSessionFile(env: DriverEnv, id: string): Promise<SessionFile | undefined> {
   if (!/^[A-Za-z0-9_-]+$/.test(id)) return undefined;
   const root = projectsDir(env);
-  const dirs = (await readdirSafe(root)).filter((d) => d.isDirectory()).map((d) => join(root, d.name));
+  const dirs = dirEntries(root)
+    .filter((d) => d.isDirectory())
+    .map((d) => join(root, d.name));
   for (const projectDir of dirs) {
     const p = join(projectDir, `${id}.jsonl`);
-    if (await exists(p)) return { id, path: p, projectDir, kind: 'session' };
+    if (existsSync(p)) return { id, path: p, projectDir, kind: 'session' };
   }
   for (const projectDir of dirs) {
     const p = join(projectDir, `agent-${id}.jsonl`);
-    if (await exists(p)) return { id, path: p, projectDir, kind: 'legacy-subagent' };
+    if (existsSync(p)) return { id, path: p, projectDir, kind: 'legacy-subagent' };
   }
   for (const projectDir of dirs) {
-    for (const d of await readdirSafe(projectDir)) {
+    for (const d of dirEntries(projectDir)) {
       if (!d.isDirectory()) continue;
       const p = join(projectDir, d.name, 'subagents', `agent-${id}.jsonl`);
-      if (await exists(p)) {
+      if (existsSync(p)) {
         const meta = join(projectDir, d.name, 'subagents', `agent-${id}.meta.json`);
         return {
           id,
           path: p,
           projectDir,
           parentSessionId: d.name,
-          metaPath: (await exists(meta)) ? meta : undefined,
+          metaPath: existsSync(meta) ? meta : undefined,
           kind: 'subagent',
         };
       }

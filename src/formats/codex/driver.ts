@@ -20,7 +20,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { buildContext, type Context, type ContextOptions, messageText, pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, fileUnits, matchesSessionText } from '../shared/base.js';
+import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
@@ -42,14 +42,8 @@ interface Cached {
   session: Session;
 }
 
-async function* walkRollouts(dir: string): AsyncGenerator<string> {
-  let names: import('node:fs').Dirent[];
-  try {
-    names = await fs.readdir(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const d of names) {
+function* walkRollouts(dir: string): Generator<string> {
+  for (const d of dirEntries(dir)) {
     const p = join(dir, d.name);
     if (d.isDirectory()) yield* walkRollouts(p);
     else if (d.isFile() && d.name.startsWith('rollout-') && d.name.endsWith('.jsonl')) yield p;
@@ -100,7 +94,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   /** Every rollout: live ones under sessions/, and those `codex` archived under archived_sessions/. */
-  private async *rollouts(): AsyncGenerator<string> {
+  private *rollouts(): Generator<string> {
     yield* walkRollouts(this.sessionsDir);
     yield* walkRollouts(join(this.home, 'archived_sessions'));
   }
@@ -132,16 +126,19 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * For `threadbase sync`: every rollout by its size and time, none parsed (a full listing parses
    * every rollout). A /rename changes no rollout, so the thread's title is the unit's version.
    */
-  async listUnits(): Promise<SourceUnit[]> {
+  async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
     const names = await this.threadNames();
     const files: string[] = [];
-    for await (const file of this.rollouts()) files.push(file);
+    for (const file of this.rollouts()) files.push(file);
     return fileUnits(
       files,
       (path) => path,
       async (path, st) => {
         // a rollout renamed by hand still names its session in its session_meta
-        const sessionId = idFromFileName(path) ?? (await this.load(path)).id;
+        const prev = known?.get(path);
+        const sessionId =
+          idFromFileName(path) ??
+          (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs ? prev.sessionId : (await this.load(path)).id);
         const title = names.get(sessionId);
         return {
           key: path,
@@ -218,7 +215,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
     const out: SessionInfo[] = [];
     const names = await this.threadNames();
-    for await (const file of this.rollouts()) {
+    for (const file of this.rollouts()) {
       try {
         const s = await this.load(file);
         const { entries: _e, warnings: _w, raw: _r, ...info } = s;
@@ -242,7 +239,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     if (named && existsSync(named)) return named;
     // one walk maps every id a rollout's name carries (a sync asks once per sub-agent, for its parent)
     const byId = new Map<string, string>();
-    for await (const file of this.rollouts()) {
+    for (const file of this.rollouts()) {
       const fileId = idFromFileName(file);
       if (fileId && !byId.has(fileId)) byId.set(fileId, file); // live sessions/ before archived_sessions/
     }
@@ -250,7 +247,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     const found = byId.get(id);
     if (found) return found;
     // A rollout renamed by hand still carries its id in session_meta.
-    for await (const file of this.rollouts()) {
+    for (const file of this.rollouts()) {
       if (idFromFileName(file)) continue;
       if ((await this.load(file)).id === id) return file;
     }

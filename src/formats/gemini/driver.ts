@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter } from '../../model/driver.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
+import { applyFilter, DriverBase, dirEntries, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { isObject } from './content.js';
 
@@ -19,14 +19,6 @@ interface Located {
   file: string;
   kind: 'chat' | 'checkpoint';
   where: ProjectDir;
-}
-
-async function entriesOf(dir: string): Promise<import('node:fs').Dirent[]> {
-  try {
-    return await fs.readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
 }
 
 export class GeminiDriver extends DriverBase {
@@ -52,7 +44,7 @@ export class GeminiDriver extends DriverBase {
     } catch {
       // no registry (older Gemini CLI): folder names are hashes, projects unknown unless marked
     }
-    for (const d of await entriesOf(tmp)) {
+    for (const d of dirEntries(tmp)) {
       if (!d.isDirectory()) continue;
       try {
         byDir.set(d.name, (await fs.readFile(join(tmp, d.name, '.project_root'), 'utf8')).trim());
@@ -67,20 +59,20 @@ export class GeminiDriver extends DriverBase {
     const tmp = join(geminiDir(this.env), 'tmp');
     const projects = await this.projects(tmp);
     const out: Located[] = [];
-    for (const d of await entriesOf(tmp)) {
+    for (const d of dirEntries(tmp)) {
       if (!d.isDirectory() || d.name === 'bin') continue;
       const where: ProjectDir = { dirName: d.name, project: projects.get(d.name) };
       const projectDir = join(tmp, d.name);
-      for (const f of await entriesOf(projectDir)) {
+      for (const f of dirEntries(projectDir)) {
         if (f.isFile() && /^checkpoint-.+\.json$/.test(f.name))
           out.push({ file: join(projectDir, f.name), kind: 'checkpoint', where });
       }
       const chats = join(projectDir, 'chats');
-      for (const f of await entriesOf(chats)) {
+      for (const f of dirEntries(chats)) {
         if (f.isFile() && /^session-.+\.jsonl?$/.test(f.name)) out.push({ file: join(chats, f.name), kind: 'chat', where });
         else if (f.isDirectory()) {
           // sub-agent chats of one parent session
-          for (const g of await entriesOf(join(chats, f.name))) {
+          for (const g of dirEntries(join(chats, f.name))) {
             if (g.isFile() && g.name.endsWith('.jsonl')) out.push({ file: join(chats, f.name, g.name), kind: 'chat', where });
           }
         }

@@ -222,7 +222,7 @@ export class OpenCodeDriver extends DriverBase {
   /** StampedListing: the databases with their WAL files, and the JSON storage's files (few stats, no query). */
   async listingStamp(): Promise<string> {
     const dbs = this.dbPaths().flatMap((db) => [db, `${db}-wal`]);
-    return statStamp([...dbs, ...(await legacyListingPaths(this.storagePath))]);
+    return statStamp([...dbs, ...legacyListingPaths(this.storagePath)]);
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { ParseWarning } from '../../model/types.js';
 import { writeFileAtomic } from '../shared/atomic.js';
+import { dirEntries } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { isJson, type Json, type OcMessage, type OcSessionData, str } from './records.js';
 
@@ -49,19 +50,20 @@ async function jsonFiles(dir: string): Promise<string[]> {
  * Every path a listing of the JSON storage depends on: the project files, each session file, and the
  * message folders whose files it counts (a folder's times move when a message file comes or goes).
  */
-export async function legacyListingPaths(storage: string): Promise<string[]> {
+export function legacyListingPaths(storage: string): string[] {
   const sessionRoot = join(storage, 'session');
-  let projects: string[];
-  try {
-    projects = (await fs.readdir(sessionRoot, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-  } catch {
-    return [];
-  }
+  const names = (dir: string) =>
+    dirEntries(dir)
+      .filter((d) => d.isFile() && d.name.endsWith('.json'))
+      .map((d) => d.name)
+      .sort();
+  const projects = dirEntries(sessionRoot).filter((d) => d.isDirectory());
+  if (projects.length === 0) return [];
   const out = [sessionRoot, join(storage, 'project'), join(storage, 'message')];
-  for (const f of await jsonFiles(join(storage, 'project'))) out.push(join(storage, 'project', f));
-  for (const projectID of projects.sort()) {
+  for (const f of names(join(storage, 'project'))) out.push(join(storage, 'project', f));
+  for (const projectID of projects.map((d) => d.name).sort()) {
     out.push(join(sessionRoot, projectID));
-    for (const f of await jsonFiles(join(sessionRoot, projectID)))
+    for (const f of names(join(sessionRoot, projectID)))
       out.push(join(sessionRoot, projectID, f), join(storage, 'message', f.slice(0, -'.json'.length)));
   }
   return out;

@@ -21,7 +21,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { type Context, type ContextOptions, currentLeaf, indexEntries, pathTo } from '../../model/tree.js';
 import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
+import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
 import { readFirstJsonLine } from '../shared/jsonl.js';
 import { piSendView } from './context.js';
 import { encodeEntries } from './encode.js';
@@ -124,19 +124,12 @@ export class PiDriver extends DriverBase {
   async sessionFiles(): Promise<string[]> {
     const root = this.sessionsRoot();
     const out: string[] = [];
-    let dirents: import('node:fs').Dirent[];
-    try {
-      dirents = await fs.readdir(root, { withFileTypes: true });
-    } catch {
-      return [];
-    }
-    for (const d of dirents) {
+    for (const d of dirEntries(root)) {
       const p = join(root, d.name);
       if (d.isFile() && d.name.endsWith('.jsonl')) out.push(p);
       else if (d.isDirectory()) {
-        const files = await fs.readdir(p, { withFileTypes: true }).catch(() => [] as import('node:fs').Dirent[]);
         // Regular files only: a folder or a FIFO named like a session would fail (or block) the read.
-        for (const f of files) if (f.isFile() && f.name.endsWith('.jsonl')) out.push(join(p, f.name));
+        for (const f of dirEntries(p)) if (f.isFile() && f.name.endsWith('.jsonl')) out.push(join(p, f.name));
       }
     }
     return out.sort();
@@ -179,12 +172,15 @@ export class PiDriver extends DriverBase {
     return applyFilter(infos, filter);
   }
 
-  /** For `threadbase sync`: every session file with its size and mtime; only its header line is read. */
-  async listUnits(): Promise<SourceUnit[]> {
+  /** For `threadbase sync`: every session file with its size and mtime; only a new or changed file's header line is read. */
+  async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
     return fileUnits(
       await this.sessionFiles(),
       (file) => file,
       async (file, st) => {
+        const prev = known?.get(file);
+        if (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs)
+          return { key: file, sessionId: prev.sessionId, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true };
         const first = await readFirstJsonLine(file).catch(() => undefined);
         const id = first && isHeader(first.value) ? first.value.id : idFromFileName(file);
         return id ? { key: file, sessionId: id, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true } : undefined;

@@ -3,8 +3,7 @@
  * messages and usage. Drivers override these where they have an index that answers faster.
  */
 import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
 import pMap, { pMapSkip } from 'p-map';
 import type {
   DriverCapabilities,
@@ -38,6 +37,20 @@ export const READ_ONLY_CAPABILITIES: DriverCapabilities = Object.freeze({
 export const LISTING_CONCURRENCY = 16;
 
 /**
+ * A folder's entries, or none when it cannot be read. Synchronous, as every listing walk here is:
+ * over folders the system has cached (a sync after the last one), a readdir or stat on the thread
+ * takes microseconds where one through libuv's pool takes tens (stat of 3000 files: 15-20 ms against
+ * 58-61 ms with 16 at once), and the walks awaited each folder in turn anyway.
+ */
+export function dirEntries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/**
  * A sync's units of session files: each file stat'ed (LISTING_CONCURRENCY at a time) and made a unit
  * by `unitOf`, in the order given. A file gone meanwhile, one `unitOf` cannot read or gives no unit
  * for, is left out: the full listing reports it.
@@ -51,7 +64,7 @@ export function fileUnits<T>(
     items,
     async (item): Promise<SourceUnit | typeof pMapSkip> => {
       try {
-        return (await unitOf(item, await stat(pathOf(item)))) ?? pMapSkip;
+        return (await unitOf(item, statSync(pathOf(item)))) ?? pMapSkip;
       } catch {
         return pMapSkip;
       }
@@ -66,22 +79,18 @@ export function fileUnits<T>(
  * the stamp. Not the change time: SQLite, opening a database even read-only, changes its WAL file's.
  * An empty SQLite WAL file counts as absent: a read-only open creates one, the last writer removes it.
  */
-export async function statStamp(paths: readonly string[]): Promise<string> {
-  const parts = await pMap(
-    paths,
-    async (p) => {
-      try {
-        const st = await stat(p, { bigint: true });
-        if (st.size === 0n && p.endsWith('-wal')) return `${p}\0-`;
-        return `${p}\0${st.ino}:${st.size}:${st.mtimeNs}`;
-      } catch {
-        return `${p}\0-`;
-      }
-    },
-    { concurrency: LISTING_CONCURRENCY },
-  );
+export function statStamp(paths: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\n');
+  for (const p of paths) {
+    let part = `${p}\0-`;
+    try {
+      const st = statSync(p, { bigint: true });
+      if (!(st.size === 0n && p.endsWith('-wal'))) part = `${p}\0${st.ino}:${st.size}:${st.mtimeNs}`;
+    } catch {
+      // absent
+    }
+    hash.update(part).update('\n');
+  }
   return hash.digest('hex');
 }
 

@@ -111,11 +111,6 @@ async function fallbackUnits(format: string, driver: SessionDriver): Promise<{ u
   return { units, infos };
 }
 
-/** A store's units: its own cheap listing, else one per session of a full listing (returned too). */
-async function listUnitsOf(format: string, driver: SessionDriver): Promise<{ units: SourceUnit[]; infos?: SessionInfo[] }> {
-  return isIncrementalSource(driver) ? { units: await driver.listUnits() } : fallbackUnits(format, driver);
-}
-
 /** fn for every store at once (their file-system calls overlap), in the order given; a store that throws gives its error. */
 async function eachStore<T extends object>(
   formats: readonly string[],
@@ -256,15 +251,35 @@ export class IndexSync {
   /**
    * A store as a sync or the freshness check sees it: its stamp (taken before the listing, so that a
    * change made while listing moves it again and is seen next time) and, unless the stamp holds, its
-   * units (with the sessions, when that was a full listing).
+   * units (with the sessions, when that was a full listing) and the index's rows of it by key.
    */
   private async look(
     format: string,
     driver: SessionDriver,
-  ): Promise<{ holds: true; stamp?: string } | { holds: false; stamp?: string; units: SourceUnit[]; infos?: SessionInfo[] }> {
+  ): Promise<
+    | { holds: true; stamp?: string }
+    | { holds: false; stamp?: string; units: SourceUnit[]; infos?: SessionInfo[]; rows: Map<string, UnitRow> }
+  > {
     const { stamp, holds } = await this.stampNow(format, driver);
     if (holds) return { holds, stamp };
-    return { holds, stamp, ...(await listUnitsOf(format, driver)) };
+    const rows = this.unitRows(format);
+    if (!isIncrementalSource(driver)) return { holds, stamp, rows, ...(await fallbackUnits(format, driver)) };
+    const known = new Map<string, SourceUnit>();
+    for (const r of rows.values()) {
+      if (r.session_id === null) continue;
+      known.set(r.key, {
+        key: r.key,
+        sessionId: r.session_id,
+        ...(r.size !== null ? { size: r.size } : {}),
+        ...(r.mtime_ms !== null ? { mtimeMs: r.mtime_ms } : {}),
+        ...(r.version !== null ? { version: r.version } : {}),
+      });
+    }
+    return { holds, stamp, rows, units: await driver.listUnits(known) };
+  }
+
+  private unitRows(format: string): Map<string, UnitRow> {
+    return new Map((this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]));
   }
 
   private unitCount(format: string): number {
@@ -314,17 +329,15 @@ export class IndexSync {
   }
 
   /** Units that differ from what the index holds of this format (new, changed or gone). */
-  private changedUnits(format: string, units: readonly SourceUnit[]): number {
+  private static changedUnits(rows: ReadonlyMap<string, UnitRow>, units: readonly SourceUnit[]): number {
     let n = 0;
-    const prev = new Map(
-      (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
-    );
+    const gone = new Set(rows.keys());
     for (const u of units) {
-      const p = prev.get(u.key);
+      const p = rows.get(u.key);
       if (!p || !unchanged(p, u)) n++;
-      prev.delete(u.key);
+      gone.delete(u.key);
     }
-    return n + prev.size;
+    return n + gone.size;
   }
 
   /**
@@ -342,7 +355,7 @@ export class IndexSync {
         const seen = await this.look(format, driver);
         if (seen.holds) return { fresh: synced };
         return {
-          fresh: synced && this.changedUnits(format, seen.units) === 0,
+          fresh: synced && IndexSync.changedUnits(seen.rows, seen.units) === 0,
           ...(seen.infos ? { listed: seen.infos } : {}),
         };
       },
@@ -375,14 +388,20 @@ export class IndexSync {
       const driver = sources.driver(format);
       return { driver, ...(await this.look(format, driver)) };
     });
-    const plan: { format: string; driver: SessionDriver; units: SourceUnit[]; stamp: string | undefined }[] = [];
+    const plan: {
+      format: string;
+      driver: SessionDriver;
+      units: SourceUnit[];
+      stamp: string | undefined;
+      rows: Map<string, UnitRow>;
+    }[] = [];
     /** stores whose stamp shows no change since their last sync: not listed, every unit unchanged */
     const still: { format: string; units: number }[] = [];
     for (const l of listed) {
       // A store that cannot be listed now keeps what the index has of it.
       if (l.error) warnAll([{ file: l.format, message: `could not list: ${l.error.message}` }]);
       else if (l.holds) still.push({ format: l.format, units: this.unitCount(l.format) });
-      else plan.push({ format: l.format, driver: l.driver, units: l.units, stamp: l.stamp });
+      else plan.push({ format: l.format, driver: l.driver, units: l.units, stamp: l.stamp, rows: l.rows });
     }
     const total = plan.reduce((n, p) => n + p.units.length, 0) + still.reduce((n, p) => n + p.units, 0);
     const db = this.store.db;
@@ -410,14 +429,13 @@ export class IndexSync {
       const row = this.store.stmt('SELECT * FROM units WHERE key = ?').get(u.key) as UnitRow | undefined;
       return row?.format === format ? row : undefined;
     };
-    let done = 0;
-    let pool: ReadPool | undefined;
-    const progress = (format: string) => opts.onProgress?.({ total, done: ++done, format });
-    try {
-      // While indexing: fewer, larger checkpoints and a larger page cache; several units per
-      // transaction (each unit still whole: a sync killed mid-way loses at most the open batch).
-      db.pragma(`wal_autocheckpoint = ${Math.ceil(CHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
-      db.pragma('cache_size = -65536');
+    // Set for writing before the first store with a change: a sync that finds nothing changed writes
+    // no more than the sync times (each setting below is a write of its own).
+    let tuned = false;
+    const tuneForWrites = () => {
+      begin();
+      if (tuned) return;
+      tuned = true;
       // FTS5 keeps up to this much of new terms in memory before writing a segment (default 1 MB)
       db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', ${FTS_HASH_BYTES})`);
       // No merging of FTS5 segments while writing (a cold sync merged what it had just written over
@@ -431,6 +449,15 @@ export class IndexSync {
       // them (bench/RESULTS.md). Kept after the sync: set back to 16, the next small write would
       // merge the whole index at once.
       db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('crisismerge', ${FTS_CRISIS_MERGE})`);
+    };
+    let done = 0;
+    let pool: ReadPool | undefined;
+    const progress = (format: string) => opts.onProgress?.({ total, done: ++done, format });
+    try {
+      // While indexing: fewer, larger checkpoints and a larger page cache; several units per
+      // transaction (each unit still whole: a sync killed mid-way loses at most the open batch).
+      db.pragma(`wal_autocheckpoint = ${Math.ceil(CHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
+      db.pragma('cache_size = -65536');
       for (const { format, units: n } of still) {
         report.units += n;
         report.unchanged += n;
@@ -439,11 +466,9 @@ export class IndexSync {
         begin();
         this.setMeta(`${LAST_SYNC}:${format}`, new Date().toISOString());
       }
-      for (const { format, driver, units, stamp } of plan) {
+      for (const { format, driver, units, stamp, rows: prevByKey } of plan) {
         const failedBefore = report.failed;
-        const prevByKey = new Map(
-          (this.store.stmt('SELECT * FROM units WHERE format = ?').all(format) as UnitRow[]).map((r) => [r.key, r]),
-        );
+        if (IndexSync.changedUnits(prevByKey, units) > 0) tuneForWrites();
         const seen = new Set<string>();
         const liveSessions = new Set(units.map((x) => x.sessionId));
         const afterWrite = (u: SourceUnit, prev: UnitRow | undefined) => {
@@ -546,15 +571,16 @@ export class IndexSync {
           afterWrite(u, prev);
         }
         // Sessions gone from their store leave the index.
-        begin();
         for (const [key, row] of prevByKey) {
           if (seen.has(key)) continue;
+          begin();
           // A unit key may change (a new driver version) while its session lives on under another key.
           if (row.session_id && !liveSessions.has(row.session_id)) this.store.removeSessionNow(row.session_id);
           this.store.stmt('DELETE FROM units WHERE key = ?').run(key);
           report.removed++;
         }
         // this store alone is up to date: reading commands may answer for it from the index
+        begin();
         this.setMeta(`${LAST_SYNC}:${format}`, new Date().toISOString());
         // its stamp, unless a unit failed (the next sync lists the store and tries that unit again)
         if (stamp !== undefined && report.failed === failedBefore)
@@ -572,13 +598,15 @@ export class IndexSync {
       db.pragma('wal_autocheckpoint = 1000');
       db.pragma('cache_size = -2000');
       try {
-        db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`);
+        // also after a sync killed mid-way, which left it off
+        if (tuned || automergeOff(db))
+          db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`);
       } catch {
         // (the index locked by another writer) the next sync restores it; the sync's own error matters
       }
       db.pragma(`busy_timeout = ${busyTimeout}`);
     }
-    db.pragma('wal_checkpoint(PASSIVE)');
+    if (tuned) db.pragma('wal_checkpoint(PASSIVE)');
     report.ms = performance.now() - started;
     return report;
   }
@@ -684,6 +712,12 @@ export class IndexSync {
     }
     report.reread++;
   }
+}
+
+/** Whether FTS5's automerge is off in the index (a sync sets it so while writing). */
+function automergeOff(db: SqliteStore['db']): boolean {
+  const row = db.prepare(`SELECT v FROM entries_fts_config WHERE k = 'automerge'`).get() as { v: number } | undefined;
+  return row !== undefined && Number(row.v) === 0;
 }
 
 const LAST_SYNC = 'last_sync';
