@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
+import { type DriverEnv, isIncrementalSource, type SessionDriver } from '../../src/model/driver.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 
@@ -45,17 +45,25 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Counts the driver's listings: full ones, and (Zed) listings of its units. */
+function listings(driver: SessionDriver): () => number {
+  const full = vi.spyOn(driver, 'listSessions');
+  const units = isIncrementalSource(driver) ? vi.spyOn(driver, 'listUnits') : undefined;
+  return () => full.mock.calls.length + (units?.mock.calls.length ?? 0);
+}
+
 /** One sync of the stamped stores (in this thread), with each driver's listSessions counted. */
 async function sync(before?: (sources: Sources) => void) {
   const sources = new Sources(env);
-  const lists = Object.fromEntries(
-    STAMPED.map((f) => [f, vi.spyOn(sources.driver(f) as SessionDriver, 'listSessions')]),
-  ) as Record<(typeof STAMPED)[number], ReturnType<typeof vi.spyOn>>;
+  const lists = Object.fromEntries(STAMPED.map((f) => [f, listings(sources.driver(f))])) as Record<
+    (typeof STAMPED)[number],
+    () => number
+  >;
   before?.(sources);
   const store = openSqliteStore(indexPath(env));
   try {
     const report = await new IndexSync(store).sync(sources, { formats: [...STAMPED], workers: 0 });
-    const listed = Object.fromEntries(STAMPED.map((f) => [f, lists[f].mock.calls.length]));
+    const listed = Object.fromEntries(STAMPED.map((f) => [f, lists[f]()]));
     const sessions = await store.listSessions({});
     return { report, listed, sessions };
   } finally {
@@ -66,11 +74,11 @@ async function sync(before?: (sources: Sources) => void) {
 
 async function freshness() {
   const sources = new Sources(env);
-  const lists = STAMPED.map((f) => vi.spyOn(sources.driver(f) as SessionDriver, 'listSessions'));
+  const lists = STAMPED.map((f) => listings(sources.driver(f)));
   const store = openSqliteStore(indexPath(env));
   try {
     const checked = await new IndexSync(store).freshness(sources, [...STAMPED]);
-    return { checked, listCalls: lists.reduce((n, l) => n + l.mock.calls.length, 0) };
+    return { checked, listCalls: lists.reduce((n, l) => n + l(), 0) };
   } finally {
     await store.close();
     await sources.close();

@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
-import type { DriverCapabilities, DriverEnv, SessionFilter, UsageTotals } from '../../model/driver.js';
+import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, UsageTotals } from '../../model/driver.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
@@ -68,29 +68,65 @@ export class ZedDriver extends DriverBase {
     }
   }
 
-  private select(db: Database.Database, where = '', params: unknown[] = []): RawRow[] {
+  /** The columns of a thread row this Zed version has besides the thread data. */
+  private rowColumns(db: Database.Database): string[] {
     const cols = new Set((db.prepare('PRAGMA table_info(threads)').all() as { name: string }[]).map((c) => c.name));
-    const pick = [
+    return [
       'id',
       'summary',
       'updated_at',
       'data_type',
-      'data',
       ...['created_at', 'parent_id', 'folder_paths'].filter((c) => cols.has(c)),
     ];
-    return db.prepare(`SELECT ${pick.join(', ')} FROM threads ${where}`).all(...params) as RawRow[];
+  }
+
+  private select(db: Database.Database, where = '', params: unknown[] = []): RawRow[] {
+    return db.prepare(`SELECT ${[...this.rowColumns(db), 'data'].join(', ')} FROM threads ${where}`).all(...params) as RawRow[];
+  }
+
+  /** A row as a session (decoded each time: readUnit keeps nothing, so a long sync stays small). */
+  private decode(row: RawRow, file: string): Session {
+    const warnings: ParseWarning[] = [];
+    const { thread, error } = decodeThread(row.data_type, row.data);
+    if (error) warnings.push({ file, id: row.id, message: error });
+    const { data: _d, data_type: _t, ...meta } = row;
+    return threadToSession(meta, thread, file, warnings);
   }
 
   private toSession(row: RawRow, file: string): Session {
     const hit = this.cache.get(row.id);
     if (hit && hit.updatedAt === row.updated_at) return hit.session;
-    const warnings: ParseWarning[] = [];
-    const { thread, error } = decodeThread(row.data_type, row.data);
-    if (error) warnings.push({ file, id: row.id, message: error });
-    const { data: _d, data_type: _t, ...meta } = row;
-    const session = threadToSession(meta, thread, file, warnings);
+    const session = this.decode(row, file);
     this.cache.set(row.id, { updatedAt: row.updated_at, session });
     return session;
+  }
+
+  /**
+   * IncrementalSource: one unit per thread row, versioned by its small columns and the size of its
+   * data, none decoded (a listing decodes every thread).
+   */
+  async listUnits(): Promise<SourceUnit[]> {
+    return (
+      this.withDb((db, file) => {
+        const cols = this.rowColumns(db);
+        const rows = db.prepare(`SELECT ${cols.join(', ')}, length(data) AS data_length FROM threads`).all() as Record<
+          string,
+          unknown
+        >[];
+        return rows.map((r) => ({
+          key: `${file}#${String(r.id)}`,
+          sessionId: String(r.id),
+          version: JSON.stringify([...cols.slice(1), 'data_length'].map((c) => r[c] ?? null)),
+        }));
+      }) ?? []
+    );
+  }
+
+  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+    return this.withDb((db, file) => {
+      const [row] = this.select(db, 'WHERE id = ?', [unit.sessionId]);
+      return row ? { session: this.decode(row, file) } : undefined;
+    });
   }
 
   /** StampedListing: the database and its WAL file (a listing decodes every thread). */

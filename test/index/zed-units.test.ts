@@ -1,0 +1,105 @@
+/**
+ * Zed in the local index: each thread row is a unit versioned by its small columns and the size of
+ * its data, so a sync after Zed saved one thread decodes that thread alone (a full Zed listing
+ * decompresses and parses every thread), and the freshness check decodes none.
+ */
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
+import type { SessionInfo } from '../../src/model/types.js';
+import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+
+let dir: string;
+let env: DriverEnv;
+let zedDb: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-zed-units-'));
+  await cp(resolve('test/fixtures/zed/home/.local/share/zed'), join(dir, '.local', 'share', 'zed'), { recursive: true });
+  zedDb = join(dir, '.local', 'share', 'zed', 'threads', 'threads.db');
+  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
+  await mkdir(join(dir, '.threadbase'), { recursive: true });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+// (usage: the index counts the per-turn figures of the entries; Zed's listing gives its cumulative total)
+const fields = (s: SessionInfo) => ({
+  id: s.id,
+  title: s.title,
+  parentId: s.parentId ?? null,
+  messageCount: s.messageCount,
+  project: s.project,
+  createdAt: s.createdAt,
+});
+const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+
+/** A sync (or, with `check`, the freshness check) of Zed alone, counting decoded threads and full listings. */
+async function run(check = false) {
+  const sources = new Sources(env);
+  const driver = sources.driver('zed') as SessionDriver & { decode: unknown };
+  const decode = vi.spyOn(driver as unknown as { decode: () => unknown }, 'decode');
+  const list = vi.spyOn(driver, 'listSessions');
+  const store = openSqliteStore(indexPath(env));
+  try {
+    const sync = new IndexSync(store);
+    if (check) {
+      const [fresh] = await sync.freshness(sources, ['zed']);
+      return { fresh, decoded: decode.mock.calls.length, listed: list.mock.calls.length };
+    }
+    const report = await sync.sync(sources, { formats: ['zed'], workers: 0 });
+    const indexed = (await store.listSessions({ source: 'zed' })).map(fields).sort(byId);
+    return { report, indexed, decoded: decode.mock.calls.length, listed: list.mock.calls.length };
+  } finally {
+    await store.close();
+    await sources.close();
+  }
+}
+
+describe('Zed threads as units of the index', () => {
+  it('indexes every thread with the listing the driver gives, damaged row included', async () => {
+    const first = await run();
+    const sources = new Sources(env);
+    const fromDriver = (await sources.driver('zed').listSessions()).map(fields).sort(byId);
+    await sources.close();
+    expect(first.report?.reread).toBe(fromDriver.length);
+    expect(first.indexed).toEqual(fromDriver);
+    expect(first.listed).toBe(0);
+    expect(first.decoded).toBe(fromDriver.length);
+  });
+
+  it('after Zed saves one thread, a sync decodes that thread alone and the freshness check none', async () => {
+    const db = new Database(zedDb);
+    db.prepare(`UPDATE threads SET summary = 'Renamed in Zed', updated_at = '2026-03-03T00:00:00+00:00' WHERE id = ?`).run(
+      '9e1f-zed-subagent',
+    );
+    db.close();
+    const check = await run(true);
+    expect(check.fresh).toMatchObject({ format: 'zed', fresh: false });
+    expect(check.fresh?.listed).toBeUndefined();
+    expect(check.decoded + check.listed).toBe(0);
+
+    const again = await run();
+    expect(again.report).toMatchObject({ reread: 1, removed: 0 });
+    expect(again.decoded).toBe(1);
+    expect(again.listed).toBe(0);
+    expect(again.indexed?.find((s) => s.id === '9e1f-zed-subagent')?.title).toBe('Renamed in Zed');
+  });
+
+  it('a thread deleted in Zed leaves the index', async () => {
+    const db = new Database(zedDb);
+    db.prepare('DELETE FROM threads WHERE id = ?').run('legacy-thread-v020');
+    db.close();
+    const after = await run();
+    expect(after.report).toMatchObject({ removed: 1, reread: 0 });
+    expect(after.indexed?.map((s) => s.id)).not.toContain('legacy-thread-v020');
+    expect(after.decoded).toBe(0);
+  });
+});
