@@ -4,10 +4,11 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
-import type { DriverCapabilities, DriverEnv, SessionFilter } from '../../model/driver.js';
+import { basename, dirname, join } from 'node:path';
+import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead } from '../../model/driver.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase, dirEntries, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
+import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { isObject } from './content.js';
 
@@ -21,10 +22,26 @@ interface Located {
   where: ProjectDir;
 }
 
+/** The parent session id of a sub-agent chat (`chats/<parent id>/<id>.jsonl`). */
+function subAgentParent(loc: Located): string | undefined {
+  const dir = basename(dirname(loc.file));
+  return loc.kind === 'chat' && dir !== 'chats' ? dir : undefined;
+}
+
+/** A sub-agent's call in its parent carries the sub-agent's session id (ToolCallRecord.agentId). */
+function withSpawnCall(s: Session, parent: Session | undefined): Session {
+  const call = parent?.entries
+    .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+    .find((p) => p.type === 'tool_call' && p.meta?.agentId === s.id);
+  return call?.type === 'tool_call' ? { ...s, parentToolCallId: call.id } : s;
+}
+
 export class GeminiDriver extends DriverBase {
   readonly name = SOURCE;
   readonly capabilities: DriverCapabilities = READ_ONLY_CAPABILITIES;
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
+  /** From the last listUnits: each session's file, and every file found */
+  private units: { bySession: Map<string, Located>; byFile: Map<string, Located> } | undefined;
 
   constructor(private readonly env: DriverEnv) {
     super();
@@ -107,29 +124,73 @@ export class GeminiDriver extends DriverBase {
         (prev.path?.endsWith('.jsonl') === s.path?.endsWith('.jsonl') && s.updatedAt > prev.updatedAt);
       if (better) byId.set(s.id, s);
     }
-    // A sub-agent's call in its parent carries the sub-agent's session id (ToolCallRecord.agentId).
-    return [...byId.values()].map((s) => {
-      const parent = s.parentId ? byId.get(s.parentId) : undefined;
-      const call = parent?.entries
-        .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-        .find((p) => p.type === 'tool_call' && p.meta?.agentId === s.id);
-      return call?.type === 'tool_call' ? { ...s, parentToolCallId: call.id } : s;
-    });
+    return [...byId.values()].map((s) => withSpawnCall(s, s.parentId ? byId.get(s.parentId) : undefined));
+  }
+
+  /** A chat's session id: its first line (the metadata record), or a legacy .json's own field. */
+  private async chatId(loc: Located): Promise<string> {
+    const fallback = basename(loc.file).replace(/\.jsonl?$/, '');
+    try {
+      const meta = loc.file.endsWith('.jsonl')
+        ? (await readFirstJsonLine(loc.file))?.value
+        : parseJson(await fs.readFile(loc.file, 'utf8'));
+      return isObject(meta) && typeof meta.sessionId === 'string' ? meta.sessionId : fallback;
+    } catch {
+      return fallback;
+    }
   }
 
   /**
-   * StampedListing: every chat and checkpoint file, the project registry and markers (a listing
-   * parses every chat: one session's title or sub-agent link can depend on another file).
+   * IncrementalSource: every chat and checkpoint file by its size and time, one per session (a
+   * legacy .json yields to the .jsonl Gemini CLI migrated it to; beside it under the same name, it is
+   * not even read). Only a new or changed chat is read,
+   * for its session id. A unit's version is what its read takes from elsewhere: the project path,
+   * and for a sub-agent its parent chat's size and time (the call that spawned it is there).
    */
-  async listingStamp(): Promise<string> {
-    const tmp = join(geminiDir(this.env), 'tmp');
+  async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
     const located = await this.locate();
-    const dirs = new Set(located.map((l) => join(tmp, l.where.dirName)));
-    return statStamp([
-      join(geminiDir(this.env), 'projects.json'),
-      ...[...dirs].map((d) => join(d, '.project_root')),
-      ...located.map((l) => l.file),
-    ]);
+    // a legacy .json beside the .jsonl of the same name is that chat before Gemini CLI migrated it
+    const files = new Set(located.map((l) => l.file));
+    const units = await fileUnits(
+      located.filter((l) => !(l.file.endsWith('.json') && files.has(`${l.file}l`))),
+      (l) => l.file,
+      async (l, st): Promise<SourceUnit> => {
+        const prev = known?.get(l.file);
+        const sessionId =
+          l.kind === 'checkpoint'
+            ? checkpointId(l.where, l.file)
+            : prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs
+              ? prev.sessionId
+              : await this.chatId(l);
+        return { key: l.file, sessionId, path: l.file, size: st.size, mtimeMs: st.mtimeMs };
+      },
+    );
+    const jsonl = (u: SourceUnit) => u.key.endsWith('.jsonl');
+    const bySession = new Map<string, SourceUnit>();
+    for (const u of units) {
+      const prev = bySession.get(u.sessionId);
+      if (!prev || (jsonl(u) && !jsonl(prev)) || (jsonl(u) === jsonl(prev) && (u.mtimeMs ?? 0) > (prev.mtimeMs ?? 0)))
+        bySession.set(u.sessionId, u);
+    }
+    const byFile = new Map(located.map((l) => [l.file, l]));
+    this.units = { bySession: new Map([...bySession].map(([id, u]) => [id, byFile.get(u.key) as Located])), byFile };
+    return [...bySession.values()].map((u) => {
+      const loc = byFile.get(u.key) as Located;
+      const parent = bySession.get(subAgentParent(loc) ?? '');
+      return { ...u, version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null]) };
+    });
+  }
+
+  /** For `threadbase sync`: one file read whole, not kept in the cache (a sub-agent's parent is). */
+  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+    if (!this.units) await this.listUnits();
+    const units = this.units ?? { bySession: new Map<string, Located>(), byFile: new Map<string, Located>() };
+    const loc = units.byFile.get(unit.key) ?? (await this.locate()).find((l) => l.file === unit.key);
+    if (!loc) return undefined;
+    const session = loc.kind === 'chat' ? await readChat(loc.file, loc.where) : await readCheckpoint(loc.file, loc.where);
+    const parentLoc = session.parentId ? units.bySession.get(session.parentId) : undefined;
+    const parent = parentLoc ? await this.load(parentLoc).catch(() => undefined) : undefined;
+    return { session: withSpawnCall(session, parent) };
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

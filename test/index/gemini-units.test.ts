@@ -1,0 +1,135 @@
+/**
+ * Gemini CLI in the local index: each chat and checkpoint file is a unit known by its size and time
+ * (a full Gemini listing parses every chat), one per session where a legacy .json was migrated to
+ * .jsonl, and a sub-agent is read again when its parent chat changes (the call that spawned it is
+ * there).
+ */
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import '../../src/formats/all.js';
+import { GeminiDriver } from '../../src/formats/gemini/index.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { SessionInfo } from '../../src/model/types.js';
+import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+
+const MAIN = '8a2f0c1e-1111-4222-8333-944455556666';
+let dir: string;
+let env: DriverEnv;
+let chats: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-gemini-units-'));
+  await cp(resolve('test/fixtures/gemini/home/.gemini'), join(dir, '.gemini'), { recursive: true });
+  chats = join(dir, '.gemini', 'tmp', 'myproj', 'chats');
+  // the main chat as Gemini CLI kept it before migrating it to .jsonl: the same session id, older
+  const lines = (await readFile(join(chats, 'session-2025-11-01T10-00-8a2f0c1e.jsonl'), 'utf8')).trim().split('\n');
+  const meta = JSON.parse(lines[0] as string) as Record<string, unknown>;
+  const first = JSON.parse(lines[1] as string) as Record<string, unknown>;
+  await writeFile(join(chats, 'session-2025-11-01T10-00-8a2f0c1e.json'), JSON.stringify({ ...meta, messages: [first] }));
+  // a sub-agent whose call in the parent carries its id (ToolCallRecord.agentId)
+  const jsonl = (xs: unknown[]) => `${xs.map((x) => JSON.stringify(x)).join('\n')}\n`;
+  await writeFile(
+    join(chats, 'session-2026-01-01T00-00-parent-1.jsonl'),
+    jsonl([
+      { sessionId: 'parent-1', projectHash: 'h', startTime: 't0', lastUpdated: 't1' },
+      { id: 'u', timestamp: '2026-01-01T00:00:00.000Z', type: 'user', content: 'investigate' },
+      {
+        id: 'g',
+        timestamp: '2026-01-01T00:00:01.000Z',
+        type: 'gemini',
+        content: '',
+        toolCalls: [{ id: 'call-9', name: 'codebase_investigator', args: {}, status: 'success', agentId: 'child-1' }],
+      },
+    ]),
+  );
+  await mkdir(join(chats, 'parent-1'));
+  await writeFile(
+    join(chats, 'parent-1', 'child-1.jsonl'),
+    jsonl([
+      { sessionId: 'child-1', projectHash: 'h', startTime: 't1', lastUpdated: 't2', kind: 'subagent' },
+      { id: 'c', timestamp: '2026-01-01T00:00:02.000Z', type: 'user', content: 'look' },
+    ]),
+  );
+  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
+  await mkdir(join(dir, '.threadbase'), { recursive: true });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const fields = (s: SessionInfo) => ({
+  id: s.id,
+  title: s.title,
+  project: s.project,
+  parentId: s.parentId ?? null,
+  parentToolCallId: s.parentToolCallId,
+  messageCount: s.messageCount,
+  usage: s.usage ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+  path: s.path,
+});
+const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+
+async function sync() {
+  const sources = new Sources(env);
+  const driver = sources.driver('gemini') as GeminiDriver;
+  const reads = vi.spyOn(driver, 'readUnit');
+  const list = vi.spyOn(driver, 'listSessions');
+  const store = openSqliteStore(indexPath(env));
+  try {
+    const report = await new IndexSync(store).sync(sources, { formats: ['gemini'], workers: 0 });
+    const indexed = (await store.listSessions({ source: 'gemini' })).map(fields).sort(byId);
+    return { report, indexed, read: reads.mock.calls.map(([u]) => u.sessionId).sort(), listed: list.mock.calls.length };
+  } finally {
+    await store.close();
+    await sources.close();
+  }
+}
+
+describe('Gemini CLI chats as units of the index', () => {
+  it('indexes one unit per session with the listing the driver gives, sub-agent link included', async () => {
+    const first = await sync();
+    const fromDriver = (await new GeminiDriver(env).listSessions()).map(fields).sort(byId);
+    expect(first.indexed).toEqual(fromDriver);
+    expect(first.listed).toBe(0);
+    // the migrated chat is the .jsonl, once; the sub-agent knows the call that spawned it
+    expect(first.indexed.filter((s) => s.id === MAIN).map((s) => s.path?.endsWith('.jsonl'))).toEqual([true]);
+    expect(first.indexed.find((s) => s.id === 'child-1')).toMatchObject({ parentId: 'parent-1', parentToolCallId: 'call-9' });
+    expect(first.report.units).toBe(fromDriver.length);
+  });
+
+  it('a warm sync reads no chat, not even a first line', async () => {
+    const sources = new Sources(env);
+    const driver = sources.driver('gemini') as GeminiDriver;
+    const ids = vi.spyOn(driver as unknown as { chatId: () => Promise<string> }, 'chatId');
+    const store = openSqliteStore(indexPath(env));
+    try {
+      const report = await new IndexSync(store).sync(sources, { formats: ['gemini'], workers: 0 });
+      expect(report).toMatchObject({ reread: 0, removed: 0 });
+      expect(report.unchanged).toBe(report.units);
+      expect(ids).not.toHaveBeenCalled();
+    } finally {
+      await store.close();
+      await sources.close();
+    }
+  });
+
+  it('a turn added to the parent chat re-reads it and its sub-agent, nothing else', async () => {
+    const store = openSqliteStore(indexPath(env));
+    const before = (await store.listSessions({ source: 'gemini' })).find((s) => s.id === MAIN)?.messageCount ?? 0;
+    await store.close();
+    await appendFile(
+      join(chats, 'session-2025-11-01T10-00-8a2f0c1e.jsonl'),
+      `${JSON.stringify({ id: 'u9', timestamp: '2025-11-01T11:00:00.000Z', type: 'user', content: [{ text: 'One more thing' }] })}\n`,
+    );
+    const after = await sync();
+    expect(after.read).toEqual([MAIN, 'sub-7c1d']);
+    expect(after.report.reread).toBe(2);
+    expect(after.indexed.find((s) => s.id === MAIN)?.messageCount).toBe(before + 1);
+    const fromDriver = (await new GeminiDriver(env).listSessions()).map(fields).sort(byId);
+    expect(after.indexed).toEqual(fromDriver);
+  });
+});
