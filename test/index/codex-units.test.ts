@@ -3,8 +3,7 @@
  * the reading commands' freshness check parse nothing (a full Codex listing parses every rollout),
  * and a /rename, which changes no rollout, still reaches the index through the unit's version.
  */
-import { appendFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, cp } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
@@ -14,21 +13,20 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
 
+let home: Awaited<ReturnType<typeof tempIndexHome>>;
 let dir: string;
 let env: DriverEnv;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tb-codex-units-'));
+  home = await tempIndexHome('tb-codex-units-', (d) => ({ CODEX_HOME: join(d, 'codex') }));
+  ({ dir, env } = home);
   // a home with a sub-agent and its parent, and the rollouts of every shape the fixtures hold
   await cp(resolve('test/fixtures/codex/home'), join(dir, 'codex'), { recursive: true });
   await cp(resolve('test/fixtures/codex/subagent-home/sessions'), join(dir, 'codex', 'sessions'), { recursive: true });
-  env = { home: dir, env: { HOME: dir, CODEX_HOME: join(dir, 'codex'), THREADBASE_HOME: join(dir, '.threadbase') } };
-  await mkdir(join(dir, '.threadbase'), { recursive: true });
 });
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => home.remove());
 
 /** The listing fields the index and the driver must agree on. */
 const fields = (s: SessionInfo) => ({
@@ -41,20 +39,9 @@ const fields = (s: SessionInfo) => ({
 });
 
 async function sync(spy?: (d: CodexDriver) => void) {
-  const sources = new Sources(env);
-  spy?.(sources.driver('codex') as CodexDriver);
-  const store = openSqliteStore(indexPath(env));
-  try {
-    const report = await new IndexSync(store).sync(sources, { formats: ['codex'], workers: 0 });
-    const listed = (await store.listSessions({ source: 'codex' })).map(fields);
-    return { report, listed };
-  } finally {
-    await store.close();
-    await sources.close();
-  }
+  const { report, listed } = await syncStore(env, 'codex', spy);
+  return { report, listed: listed.map(fields) };
 }
-
-const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
 
 describe('Codex rollouts as units of the index', () => {
   it('indexes every rollout with the listing the driver gives, sub-agent links included', async () => {

@@ -4,25 +4,27 @@
  * .jsonl, and a sub-agent is read again when its parent chat changes (the call that spawned it is
  * there).
  */
-import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv } from '../../src/model/driver.js';
+import type { DriverEnv, SourceUnit } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
 
 const MAIN = '8a2f0c1e-1111-4222-8333-944455556666';
+let home: Awaited<ReturnType<typeof tempIndexHome>>;
 let dir: string;
 let env: DriverEnv;
 let chats: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tb-gemini-units-'));
+  home = await tempIndexHome('tb-gemini-units-');
+  ({ dir, env } = home);
   await cp(resolve('test/fixtures/gemini/home/.gemini'), join(dir, '.gemini'), { recursive: true });
   chats = join(dir, '.gemini', 'tmp', 'myproj', 'chats');
   // the main chat as Gemini CLI kept it before migrating it to .jsonl: the same session id, older
@@ -54,12 +56,8 @@ beforeAll(async () => {
       { id: 'c', timestamp: '2026-01-01T00:00:02.000Z', type: 'user', content: 'look' },
     ]),
   );
-  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
-  await mkdir(join(dir, '.threadbase'), { recursive: true });
 });
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => home.remove());
 
 const fields = (s: SessionInfo) => ({
   id: s.id,
@@ -71,22 +69,20 @@ const fields = (s: SessionInfo) => ({
   usage: s.usage ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
   path: s.path,
 });
-const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
 
 async function sync() {
-  const sources = new Sources(env);
-  const driver = sources.driver('gemini') as GeminiDriver;
-  const reads = vi.spyOn(driver, 'readUnit');
-  const list = vi.spyOn(driver, 'listSessions');
-  const store = openSqliteStore(indexPath(env));
-  try {
-    const report = await new IndexSync(store).sync(sources, { formats: ['gemini'], workers: 0 });
-    const indexed = (await store.listSessions({ source: 'gemini' })).map(fields).sort(byId);
-    return { report, indexed, read: reads.mock.calls.map(([u]) => u.sessionId).sort(), listed: list.mock.calls.length };
-  } finally {
-    await store.close();
-    await sources.close();
-  }
+  let reads: { mock: { calls: [SourceUnit, ...unknown[]][] } } | undefined;
+  let list: { mock: { calls: unknown[] } } | undefined;
+  const { report, listed } = await syncStore<GeminiDriver>(env, 'gemini', (driver) => {
+    reads = vi.spyOn(driver, 'readUnit');
+    list = vi.spyOn(driver, 'listSessions');
+  });
+  return {
+    report,
+    indexed: listed.map(fields),
+    read: (reads?.mock.calls ?? []).map(([u]) => u.sessionId).sort(),
+    listed: list?.mock.calls.length ?? 0,
+  };
 }
 
 describe('Gemini CLI chats as units of the index', () => {

@@ -3,8 +3,7 @@
  * its data, so a sync after Zed saved one thread decodes that thread alone (a full Zed listing
  * decompresses and parses every thread), and the freshness check decodes none.
  */
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,21 +13,19 @@ import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
 
-let dir: string;
+let home: Awaited<ReturnType<typeof tempIndexHome>>;
 let env: DriverEnv;
 let zedDb: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tb-zed-units-'));
-  await cp(resolve('test/fixtures/zed/home/.local/share/zed'), join(dir, '.local', 'share', 'zed'), { recursive: true });
-  zedDb = join(dir, '.local', 'share', 'zed', 'threads', 'threads.db');
-  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
-  await mkdir(join(dir, '.threadbase'), { recursive: true });
+  home = await tempIndexHome('tb-zed-units-');
+  env = home.env;
+  await cp(resolve('test/fixtures/zed/home/.local/share/zed'), join(home.dir, '.local', 'share', 'zed'), { recursive: true });
+  zedDb = join(home.dir, '.local', 'share', 'zed', 'threads', 'threads.db');
 });
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => home.remove());
 
 // (usage: the index counts the per-turn figures of the entries; Zed's listing gives its cumulative total)
 const fields = (s: SessionInfo) => ({
@@ -39,24 +36,35 @@ const fields = (s: SessionInfo) => ({
   project: s.project,
   createdAt: s.createdAt,
 });
-const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
 
-/** A sync (or, with `check`, the freshness check) of Zed alone, counting decoded threads and full listings. */
-async function run(check = false) {
+/** Counts the Zed driver's decoded threads and full listings. */
+function counting() {
+  let decode: { mock: { calls: unknown[] } } | undefined;
+  let list: { mock: { calls: unknown[] } } | undefined;
+  return {
+    spy: (driver: SessionDriver) => {
+      decode = vi.spyOn(driver as unknown as { decode: () => unknown }, 'decode');
+      list = vi.spyOn(driver, 'listSessions');
+    },
+    counts: () => ({ decoded: decode?.mock.calls.length ?? 0, listed: list?.mock.calls.length ?? 0 }),
+  };
+}
+
+async function run() {
+  const { spy, counts } = counting();
+  const { report, listed } = await syncStore(env, 'zed', spy);
+  return { report, indexed: listed.map(fields), ...counts() };
+}
+
+/** The freshness check of Zed alone. */
+async function check() {
+  const { spy, counts } = counting();
   const sources = new Sources(env);
-  const driver = sources.driver('zed') as SessionDriver & { decode: unknown };
-  const decode = vi.spyOn(driver as unknown as { decode: () => unknown }, 'decode');
-  const list = vi.spyOn(driver, 'listSessions');
+  spy(sources.driver('zed'));
   const store = openSqliteStore(indexPath(env));
   try {
-    const sync = new IndexSync(store);
-    if (check) {
-      const [fresh] = await sync.freshness(sources, ['zed']);
-      return { fresh, decoded: decode.mock.calls.length, listed: list.mock.calls.length };
-    }
-    const report = await sync.sync(sources, { formats: ['zed'], workers: 0 });
-    const indexed = (await store.listSessions({ source: 'zed' })).map(fields).sort(byId);
-    return { report, indexed, decoded: decode.mock.calls.length, listed: list.mock.calls.length };
+    const [fresh] = await new IndexSync(store).freshness(sources, ['zed']);
+    return { fresh, ...counts() };
   } finally {
     await store.close();
     await sources.close();
@@ -81,10 +89,10 @@ describe('Zed threads as units of the index', () => {
       '9e1f-zed-subagent',
     );
     db.close();
-    const check = await run(true);
-    expect(check.fresh).toMatchObject({ format: 'zed', fresh: false });
-    expect(check.fresh?.listed).toBeUndefined();
-    expect(check.decoded + check.listed).toBe(0);
+    const checked = await check();
+    expect(checked.fresh).toMatchObject({ format: 'zed', fresh: false });
+    expect(checked.fresh?.listed).toBeUndefined();
+    expect(checked.decoded + checked.listed).toBe(0);
 
     const again = await run();
     expect(again.report).toMatchObject({ reread: 1, removed: 0 });

@@ -1,0 +1,47 @@
+/** Shared by the tests of one store in the local index (test/index/*-units.test.ts). */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
+import type { SessionInfo } from '../../src/model/types.js';
+import { IndexSync, indexPath, type SyncReport } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+
+/** A temporary home with its THREADBASE_HOME made; `remove` takes it away. */
+export async function tempIndexHome(
+  prefix: string,
+  extraEnv: (dir: string) => Record<string, string> = () => ({}),
+): Promise<{ dir: string; env: DriverEnv; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await mkdir(join(dir, '.threadbase'), { recursive: true });
+  return {
+    dir,
+    env: { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase'), ...extraEnv(dir) } },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+
+/**
+ * One sync of one store, in this thread: `spy` gets the store's driver first (to count its calls).
+ * Returns the report and the index's listing of the store, by id.
+ */
+export async function syncStore<D extends SessionDriver>(
+  env: DriverEnv,
+  format: string,
+  spy?: (driver: D) => void,
+): Promise<{ report: SyncReport; listed: SessionInfo[] }> {
+  const sources = new Sources(env);
+  spy?.(sources.driver(format) as D);
+  const store = openSqliteStore(indexPath(env));
+  try {
+    const report = await new IndexSync(store).sync(sources, { formats: [format], workers: 0 });
+    return { report, listed: (await store.listSessions({ source: format })).sort(byId) };
+  } finally {
+    await store.close();
+    await sources.close();
+  }
+}
