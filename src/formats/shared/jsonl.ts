@@ -3,8 +3,7 @@
  * line, and so that damaged input (torn last line, bad JSON, invalid UTF-8, huge lines) is
  * reported by line and never stops the rest.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 
 export interface JsonlLine {
   /** 1-based line number (counting from the start of the file, also when reading from an offset) */
@@ -89,6 +88,29 @@ function parseLine(buf: Buffer): { value?: unknown; error?: string } {
   }
 }
 
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * A file's bytes from `start`, 1 MB at a time, read on the thread: a session file is read from the
+ * system's cache far more often than from the disk, and there a read takes microseconds where each
+ * one through libuv's pool (and its open and close) costs a round trip of the event loop (a cold
+ * sync of 200 MB of sessions in one thread spent ≈ 14 % of its time waiting on them).
+ */
+function* fileChunks(file: string, start: number): Generator<Buffer> {
+  const fd = openSync(file, 'r');
+  try {
+    for (let pos = start; ; ) {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      const n = readSync(fd, chunk, 0, CHUNK_BYTES, pos);
+      if (n === 0) return;
+      pos += n;
+      yield n === CHUNK_BYTES ? chunk : chunk.subarray(0, n);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Yields every line of a JSONL file; blank lines are skipped. */
 export async function* readJsonl(file: string, opts: ReadJsonlOptions = {}): AsyncGenerator<JsonlLine> {
   const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
@@ -97,8 +119,7 @@ export async function* readJsonl(file: string, opts: ReadJsonlOptions = {}): Asy
   let chunks: Buffer[] = [];
   let pending = 0;
   let oversized = false;
-  const stream = createReadStream(file, { start: offset, highWaterMark: 1 << 20 });
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  for (const chunk of fileChunks(file, offset)) {
     let from = 0;
     while (from < chunk.length) {
       const nl = chunk.indexOf(0x0a, from);
@@ -146,17 +167,17 @@ export async function* readJsonl(file: string, opts: ReadJsonlOptions = {}): Asy
 /** Reads only the first line that parses (a header), without reading the rest of the file. */
 export async function readFirstJsonLine(file: string): Promise<JsonlLine | undefined> {
   // A header line is short: one small read answers, where a stream would fill a 1 MB buffer per file.
-  const fh = await open(file, 'r');
+  const fd = openSync(file, 'r');
   try {
     const head = Buffer.alloc(16 * 1024);
-    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    const bytesRead = readSync(fd, head, 0, head.length, 0);
     const nl = head.subarray(0, bytesRead).indexOf(0x0a);
     if (nl >= 0) {
       const parsed = parseLine(head.subarray(0, nl));
       if (parsed.value !== undefined) return { line: 1, offset: 0, end: nl + 1, value: parsed.value };
     }
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
   for await (const l of readJsonl(file)) {
     if (l.value !== undefined) return l;

@@ -3,7 +3,7 @@
  * no database, so it can run in a worker thread (read-worker.ts) while the main thread writes.
  */
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { isIncrementalSource, type SessionDriver, type SourceUnit, type UnitRead } from '../../model/driver.js';
 import type { ParseWarning } from '../../model/types.js';
 import { type PreparedSession, prepareSession } from '../sqlite/index.js';
@@ -15,21 +15,25 @@ const EDGE_BYTES = 4096;
  * file grew by appending; otherwise it was rewritten and is re-read whole.
  */
 export async function edgeHashes(path: string, offset: number): Promise<{ head: string; tail: string } | undefined> {
+  // on the thread, as the file's lines were just read (see fileChunks in formats/shared/jsonl.ts)
+  let fd: number;
   try {
-    const fh = await open(path, 'r');
-    try {
-      const read = async (from: number, len: number) => {
-        const buf = Buffer.alloc(len);
-        const { bytesRead } = await fh.read(buf, 0, len, from);
-        return createHash('sha1').update(buf.subarray(0, bytesRead)).digest('hex');
-      };
-      const tailFrom = Math.max(0, offset - EDGE_BYTES);
-      return { head: await read(0, Math.min(EDGE_BYTES, offset)), tail: await read(tailFrom, offset - tailFrom) };
-    } finally {
-      await fh.close();
-    }
+    fd = openSync(path, 'r');
   } catch {
     return undefined;
+  }
+  try {
+    const read = (from: number, len: number) => {
+      const buf = Buffer.alloc(len);
+      const bytesRead = readSync(fd, buf, 0, len, from);
+      return createHash('sha1').update(buf.subarray(0, bytesRead)).digest('hex');
+    };
+    const tailFrom = Math.max(0, offset - EDGE_BYTES);
+    return { head: read(0, Math.min(EDGE_BYTES, offset)), tail: read(tailFrom, offset - tailFrom) };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
