@@ -203,7 +203,7 @@ export class PostgresStore extends DriverBase {
 
   /**
    * Token totals per session, computed in SQL the way summarizeUsage does: records of one response
-   * (same response_id) count once, with the last record that carried usage.
+   * (same response_id) count once, with the last record that carried usage and the last that carried a cost.
    */
   private async usageBySession(ids: string[]): Promise<Map<string, ReturnType<typeof summarizeUsage>>> {
     const out = new Map<string, ReturnType<typeof summarizeUsage>>();
@@ -222,15 +222,23 @@ export class PostgresStore extends DriverBase {
         responses: string;
         priced: boolean;
       }>(
-        `SELECT session_id, model, sum(coalesce(usage_input,0)) AS input, sum(coalesce(usage_output,0)) AS output,
-                sum(coalesce(usage_cache_read,0)) AS cache_read, sum(coalesce(usage_cache_write,0)) AS cache_write,
-                sum(coalesce(usage_reasoning,0)) AS reasoning, coalesce(sum(cost),0)::float8 AS cost, count(*) AS responses,
-                bool_or(usage_input IS NOT NULL) AS priced
-           FROM (SELECT DISTINCT ON (session_id, coalesce(response_id, id)) *
-                   FROM tb_entries
-                  WHERE session_id = ANY($1) AND role = 'assistant' AND (usage_input IS NOT NULL OR cost IS NOT NULL)
-                  ORDER BY session_id, coalesce(response_id, id), seq DESC) last_records
-          GROUP BY session_id, model`,
+        // Per response (records sharing response_id; a record without one is its own): the usage of
+        // its last record that has usage, the cost of its last record that has a cost, each on its
+        // own; a split response counts even with neither, a record of its own only with one of them.
+        `WITH a AS (SELECT session_id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, model,
+                           usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, cost
+                      FROM tb_entries WHERE session_id = ANY($1) AND role = 'assistant'),
+              r AS (SELECT DISTINCT session_id, rid FROM a WHERE split OR usage_input IS NOT NULL OR cost IS NOT NULL),
+              u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
+              c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, cost FROM a WHERE cost IS NOT NULL
+                     ORDER BY session_id, rid, seq DESC)
+         SELECT r.session_id, u.model, sum(coalesce(u.usage_input,0)) AS input, sum(coalesce(u.usage_output,0)) AS output,
+                sum(coalesce(u.usage_cache_read,0)) AS cache_read, sum(coalesce(u.usage_cache_write,0)) AS cache_write,
+                sum(coalesce(u.usage_reasoning,0)) AS reasoning, coalesce(sum(c.cost),0)::float8 AS cost, count(*) AS responses,
+                bool_or(u.usage_input IS NOT NULL) AS priced
+           FROM r LEFT JOIN u ON u.session_id = r.session_id AND u.rid = r.rid
+                  LEFT JOIN c ON c.session_id = r.session_id AND c.rid = r.rid
+          GROUP BY r.session_id, u.model`,
         [ids],
       )
     ).rows;
