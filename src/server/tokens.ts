@@ -6,8 +6,9 @@
  * revoked without ever showing it again; a revoked key stays listed and matches nothing.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { openDatabase } from '../formats/shared/sqlite.js';
 
 export interface Project {
   id: string;
@@ -271,7 +272,7 @@ export class SqliteTokenStore implements TokenStore {
   private readonly db: Database.Database;
 
   constructor(path: string) {
-    this.db = new Database(path);
+    this.db = openDatabase(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     migrateSqliteTokens(this.db);

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -22,6 +21,7 @@ import type { Entry, Message, Session, SessionInfo } from '../../model/types.js'
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { openDatabase } from '../shared/sqlite.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, idFromFileName, readRollout, SOURCE } from './rollout.js';
@@ -133,21 +133,23 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     return fileUnits(
       files,
       (path) => path,
-      async (path, st) => {
-        // a rollout renamed by hand still names its session in its session_meta
-        const prev = known?.get(path);
-        const sessionId =
-          idFromFileName(path) ??
-          (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs ? prev.sessionId : (await this.load(path)).id);
-        const title = names.get(sessionId);
-        return {
-          key: path,
-          sessionId,
-          path,
-          size: st.size,
-          mtimeMs: st.mtimeMs,
-          ...(title ? { version: `${TITLE_VERSION}${title}` } : {}),
+      (path, st) => {
+        const unit = (sessionId: string): SourceUnit => {
+          const title = names.get(sessionId);
+          return {
+            key: path,
+            sessionId,
+            path,
+            size: st.size,
+            mtimeMs: st.mtimeMs,
+            ...(title ? { version: `${TITLE_VERSION}${title}` } : {}),
+          };
         };
+        const prev = known?.get(path);
+        const id =
+          idFromFileName(path) ?? (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs ? prev.sessionId : undefined);
+        // a rollout renamed by hand still names its session in its session_meta
+        return id !== undefined ? unit(id) : this.load(path).then((s) => unit(s.id));
       },
     );
   }
@@ -196,7 +198,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     const newest = files.sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
     if (!newest) return [];
     try {
-      const db = new Database(join(this.home, newest), { readonly: true, fileMustExist: true });
+      const db = openDatabase(join(this.home, newest), { readonly: true, fileMustExist: true });
       try {
         const rows = db.prepare("SELECT id, name FROM threads WHERE name IS NOT NULL AND name != ''").all() as {
           id: string;

@@ -154,15 +154,18 @@ export class GeminiDriver extends DriverBase {
     const units = await fileUnits(
       located.filter((l) => !(l.file.endsWith('.json') && files.has(`${l.file}l`))),
       (l) => l.file,
-      async (l, st): Promise<SourceUnit> => {
+      (l, st) => {
+        const unit = (sessionId: string): SourceUnit => ({
+          key: l.file,
+          sessionId,
+          path: l.file,
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+        });
+        if (l.kind === 'checkpoint') return unit(checkpointId(l.where, l.file));
         const prev = known?.get(l.file);
-        const sessionId =
-          l.kind === 'checkpoint'
-            ? checkpointId(l.where, l.file)
-            : prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs
-              ? prev.sessionId
-              : await this.chatId(l);
-        return { key: l.file, sessionId, path: l.file, size: st.size, mtimeMs: st.mtimeMs };
+        if (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return unit(prev.sessionId);
+        return this.chatId(l).then(unit);
       },
     );
     const jsonl = (u: SourceUnit) => u.key.endsWith('.jsonl');

@@ -7,10 +7,11 @@
  * with its messages, parts and (when missing) its project row in one IMMEDIATE transaction.
  */
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { ParseWarning } from '../../model/types.js';
 import { parseJson } from '../shared/jsonl.js';
+import { openDatabase } from '../shared/sqlite.js';
 import { isJson, type Json, num, type OcMessage, type OcSessionData, obj, str } from './records.js';
 
 const BUSY_TIMEOUT_MS = 2000;
@@ -54,7 +55,7 @@ function requireTables(db: Database.Database, file: string, tables: string[]): v
 export function withReadDb<T>(file: string, fn: (db: Database.Database) => T): T {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    db = openDatabase(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     return fn(db);
   } catch (err) {
     throw wrap(file, err);
@@ -314,7 +315,7 @@ export interface AppendData {
 export function appendSessionData(file: string, data: AppendData): void {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { fileMustExist: true, timeout: 5000 });
+    db = openDatabase(file, { fileMustExist: true, timeout: 5000 });
     requireTables(db, file, ['session', 'message', 'part']);
     const cols = { message: columnsOf(db, 'message'), part: columnsOf(db, 'part') };
     const sessionCols = columnsOf(db, 'session');
@@ -368,7 +369,7 @@ export function appendSessionData(file: string, data: AppendData): void {
 export function setSessionTitle(file: string, sessionId: string, title: string): void {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { fileMustExist: true, timeout: 5000 });
+    db = openDatabase(file, { fileMustExist: true, timeout: 5000 });
     requireTables(db, file, ['session']);
     const hasUpdated = columnsOf(db, 'session').has('time_updated');
     const r = db
@@ -388,7 +389,7 @@ export function setSessionTitle(file: string, sessionId: string, title: string):
 export function writeSessionData(file: string, data: OcSessionData, opts: { vcs?: string } = {}): void {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { fileMustExist: true, timeout: 5000 });
+    db = openDatabase(file, { fileMustExist: true, timeout: 5000 });
     requireTables(db, file, ['project', 'session', 'message', 'part']);
     const cols = {
       project: columnsOf(db, 'project'),

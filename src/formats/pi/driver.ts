@@ -177,13 +177,15 @@ export class PiDriver extends DriverBase {
     return fileUnits(
       await this.sessionFiles(),
       (file) => file,
-      async (file, st) => {
+      (file, st) => {
+        const unit = (sessionId: string | undefined): SourceUnit | undefined =>
+          sessionId ? { key: file, sessionId, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true } : undefined;
         const prev = known?.get(file);
-        if (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs)
-          return { key: file, sessionId: prev.sessionId, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true };
-        const first = await readFirstJsonLine(file).catch(() => undefined);
-        const id = first && isHeader(first.value) ? first.value.id : idFromFileName(file);
-        return id ? { key: file, sessionId: id, path: file, size: st.size, mtimeMs: st.mtimeMs, appendOnly: true } : undefined;
+        if (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return unit(prev.sessionId);
+        return readFirstJsonLine(file).then(
+          (first) => unit(first && isHeader(first.value) ? first.value.id : idFromFileName(file)),
+          () => unit(idFromFileName(file)),
+        );
       },
     );
   }

@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
-import pMap, { pMapSkip } from 'p-map';
 import type {
   DriverCapabilities,
   GetMessagesOptions,
@@ -31,12 +30,6 @@ export const READ_ONLY_CAPABILITIES: DriverCapabilities = Object.freeze({
 });
 
 /**
- * File system calls a listing keeps in flight at once: one at a time, the round trips to libuv's
- * thread pool were most of a warm sync (2,811 stats at 1 GB: 120-140 ms, against 14-27 ms).
- */
-export const LISTING_CONCURRENCY = 16;
-
-/**
  * A folder's entries, or none when it cannot be read. Synchronous, as every listing walk here is:
  * over folders the system has cached (a sync after the last one), a readdir or stat on the thread
  * takes microseconds where one through libuv's pool takes tens (stat of 3000 files: 15-20 ms against
@@ -51,26 +44,26 @@ export function dirEntries(dir: string): Dirent[] {
 }
 
 /**
- * A sync's units of session files: each file stat'ed (LISTING_CONCURRENCY at a time) and made a unit
+ * A sync's units of session files: each file stat'ed (on the thread, see dirEntries) and made a unit
  * by `unitOf`, in the order given. A file gone meanwhile, one `unitOf` cannot read or gives no unit
  * for, is left out: the full listing reports it.
  */
-export function fileUnits<T>(
+export async function fileUnits<T>(
   items: readonly T[],
   pathOf: (item: T) => string,
   unitOf: (item: T, st: Stats) => Promise<SourceUnit | undefined> | SourceUnit | undefined,
 ): Promise<SourceUnit[]> {
-  return pMap(
-    items,
-    async (item): Promise<SourceUnit | typeof pMapSkip> => {
-      try {
-        return (await unitOf(item, statSync(pathOf(item)))) ?? pMapSkip;
-      } catch {
-        return pMapSkip;
-      }
-    },
-    { concurrency: LISTING_CONCURRENCY },
-  );
+  const units: (Promise<SourceUnit | undefined> | SourceUnit | undefined)[] = [];
+  for (const item of items) {
+    try {
+      const unit = unitOf(item, statSync(pathOf(item)));
+      // a read unitOf started: its failure leaves the unit out, as a failed stat does
+      units.push(unit instanceof Promise ? unit.catch(() => undefined) : unit);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return (await Promise.all(units)).filter((u): u is SourceUnit => u !== undefined);
 }
 
 /**

@@ -6,12 +6,13 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, UsageTotals } from '../../model/driver.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
+import { openDatabase } from '../shared/sqlite.js';
 import { isObject, type JsonObject, SOURCE, type ThreadRow, threadToSession } from './thread.js';
 
 export function zedThreadsDbCandidates(env: DriverEnv): string[] {
@@ -60,7 +61,7 @@ export class ZedDriver extends DriverBase {
     const file = this.dbPath;
     if (!file) return undefined;
     // Never write to the user's database: read-only, and no WAL checkpoint on close.
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const db = openDatabase(file, { readonly: true, fileMustExist: true });
     try {
       return fn(db, file);
     } finally {

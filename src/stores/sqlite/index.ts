@@ -7,8 +7,9 @@
  * (claude, pi, ...) and are replaced whole or appended to per source file.
  */
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { DriverBase } from '../../formats/shared/base.js';
+import { openDatabase } from '../../formats/shared/sqlite.js';
 import type {
   DriverCapabilities,
   ForkOptions,
@@ -95,7 +96,7 @@ export class SqliteStore extends DriverBase {
   constructor(path: string, opts: { readonly?: boolean } = {}) {
     super();
     this.path = path;
-    this.db = new Database(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
+    this.db = openDatabase(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
     // Before anything else: a reader (another process) may hold the file while this one migrates.
     this.db.pragma('busy_timeout = 5000');
     if (!opts.readonly) {
