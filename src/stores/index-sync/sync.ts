@@ -111,7 +111,7 @@ async function fallbackUnits(format: string, driver: SessionDriver): Promise<{ u
   return { units, infos };
 }
 
-/** fn for every store at once (their file-system calls overlap), in the order given; a store that throws gives its error. */
+/** fn for every store (at once: a listing may wait on a read), in the order given; a store that throws gives its error. */
 async function eachStore<T extends object>(
   formats: readonly string[],
   fn: (format: string) => Promise<T>,
