@@ -9,6 +9,7 @@ import { decodeThread, ZedDriver } from '../../src/formats/zed/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
 import { runCli } from '../helpers/cli.js';
 
 const HOME = resolve('test/fixtures/zed/home');
@@ -60,12 +61,21 @@ describe('zed: threads.db', () => {
     });
     const pairing = pairToolCalls(ctx.messages);
     expect([...pairing.answered].sort()).toEqual(['toolu_01', 'toolu_02']);
-    // request_token_usage sits on the last agent message of each user turn.
+    // request_token_usage sits on the last agent message of each user turn; what Zed's running
+    // total counts beyond the turns' figures (earlier requests of a turn) is added on the last one,
+    // whose own figure stays in its meta, so that the messages sum to Zed's total.
     expect(ctx.messages[3]?.usage).toEqual({ input: 300, output: 40, cacheRead: 0, cacheWrite: 50, reasoning: 0 });
-    expect(ctx.messages[8]?.usage).toEqual({ input: 350, output: 30, cacheRead: 200, cacheWrite: 0, reasoning: 0 });
+    expect(ctx.messages[8]?.meta?.zedTurnUsage).toEqual({ input: 350, output: 30, cacheRead: 200, cacheWrite: 0, reasoning: 0 });
+    expect(ctx.messages[8]?.usage).toEqual({ input: 600, output: 80, cacheRead: 400, cacheWrite: 0, reasoning: 0 });
     expect(ctx.messages[8]).toMatchObject({ model: 'claude-sonnet-4-5', provider: 'anthropic' });
-    // The thread's own running total is the session's usage.
-    expect(s.usage).toEqual({ input: 900, output: 120, cacheRead: 400, cacheWrite: 50, reasoning: 0 });
+    // The thread's own running total is the session's usage, and what the messages sum to.
+    const total = { input: 900, output: 120, cacheRead: 400, cacheWrite: 50, reasoning: 0 };
+    expect(s.usage).toEqual(total);
+    expect(summarizeUsage(s.entries).usage).toEqual(total);
+    expect(s.meta).toMatchObject({
+      cumulativeUsage: total,
+      perTurnUsage: { input: 650, output: 70, cacheRead: 200, cacheWrite: 50, reasoning: 0 },
+    });
     expect(s.meta).toMatchObject({ profile: 'write', thinking_enabled: true });
     // Every thread field is kept: the row and the thread (less its messages) in raw.
     expect(s.raw).toMatchObject({

@@ -27,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(() => home.remove());
 
-// (usage: the index counts the per-turn figures of the entries; Zed's listing gives its cumulative total)
 const fields = (s: SessionInfo) => ({
   id: s.id,
   title: s.title,
@@ -35,6 +34,8 @@ const fields = (s: SessionInfo) => ({
   messageCount: s.messageCount,
   project: s.project,
   createdAt: s.createdAt,
+  // Zed's running total, in the index as in Zed's own listing (an empty thread: none / zeros)
+  usage: s.usage ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
 });
 
 /** Counts the Zed driver's decoded threads and full listings. */
@@ -81,6 +82,25 @@ describe('Zed threads as units of the index', () => {
     expect(first.indexed).toEqual(fromDriver);
     expect(first.listed).toBe(0);
     expect(first.decoded).toBe(fromDriver.length);
+    // stats count the tokens Zed counts: its running total of every thread
+    const zed = new Sources(env);
+    const store = openSqliteStore(indexPath(env));
+    try {
+      const fromZed = await zed.driver('zed').usage();
+      const indexed = await store.usage({ source: 'zed' });
+      const tokens = ({ input, output, cacheRead, cacheWrite, reasoning }: typeof indexed) => ({
+        input,
+        output,
+        cacheRead,
+        cacheWrite,
+        reasoning,
+      });
+      expect(tokens(indexed)).toEqual(tokens(fromZed));
+      expect(indexed.input).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await zed.close();
+    }
   });
 
   it('after Zed saves one thread, a sync decodes that thread alone and the freshness check none', async () => {

@@ -1,5 +1,6 @@
 import { countMessages, firstUserLine } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
+import { addUsage, emptyUsage } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
 
@@ -283,6 +284,29 @@ export function folderPaths(s: string | null | undefined): string[] {
   return s ? s.split('\n').filter(Boolean) : [];
 }
 
+/**
+ * Zed's running total (cumulative_token_usage) counts every request of the thread; its per-turn
+ * figures (request_token_usage) only each turn's last request. What the turns' figures leave out (the
+ * earlier requests of each turn's tool loop) goes on the thread's last agent message, so that the
+ * messages sum to Zed's total, which `stats` and the index count; that message's own figure stays in
+ * its meta (`zedTurnUsage`). A total below the turns' figures adds nothing.
+ */
+function spreadRemainder(entries: Entry[], cumulative: Usage, perTurn: Usage): void {
+  const rest: Usage = {
+    input: Math.max(0, cumulative.input - perTurn.input),
+    output: Math.max(0, cumulative.output - perTurn.output),
+    cacheRead: Math.max(0, cumulative.cacheRead - perTurn.cacheRead),
+    cacheWrite: Math.max(0, cumulative.cacheWrite - perTurn.cacheWrite),
+    reasoning: Math.max(0, cumulative.reasoning - perTurn.reasoning),
+  };
+  if (Object.values(rest).every((n) => n === 0)) return;
+  const last = entries.findLast((e) => e.kind === 'message' && e.message.role === 'assistant');
+  if (last?.kind !== 'message') return;
+  const m = last.message;
+  m.meta = { ...m.meta, zedTurnUsage: m.usage ?? null };
+  m.usage = addUsage(m.usage ?? emptyUsage(), rest);
+}
+
 export function threadToSession(row: ThreadRow, thread: JsonObject | undefined, file: string, warnings: ParseWarning[]): Session {
   const place = { file, id: row.id };
   const updatedAt = str(thread?.updated_at) ?? row.updated_at;
@@ -307,8 +331,10 @@ export function threadToSession(row: ThreadRow, thread: JsonObject | undefined, 
       : [];
   const roots = folders.length ? folders : worktrees;
   const sub = thread && isObject(thread.subagent_context) ? thread.subagent_context : undefined;
-  const summary = summarizeUsage(entries);
   const cumulative = thread ? tokenUsage(thread.cumulative_token_usage) : undefined;
+  const perTurn = summarizeUsage(entries).usage;
+  if (cumulative) spreadRemainder(entries, cumulative, perTurn);
+  const summary = summarizeUsage(entries);
   const meta: JsonObject = {};
   if (thread) {
     for (const k of [
@@ -326,7 +352,10 @@ export function threadToSession(row: ThreadRow, thread: JsonObject | undefined, 
     if (isObject(thread.detailed_summary_state)) meta.detailed_summary_state = thread.detailed_summary_state;
     if (snapshot) meta.initialProjectSnapshot = snapshot;
   }
-  if (cumulative) meta.perTurnUsage = summary.usage;
+  if (cumulative) {
+    meta.perTurnUsage = perTurn;
+    meta.cumulativeUsage = cumulative;
+  }
   return {
     id: row.id,
     source: SOURCE,
@@ -339,8 +368,8 @@ export function threadToSession(row: ThreadRow, thread: JsonObject | undefined, 
     parentId: row.parent_id ?? (sub ? (str(sub.parent_thread_id) ?? null) : null),
     ...(sub && typeof sub.tool_use_id === 'string' ? { parentToolCallId: sub.tool_use_id } : {}),
     models: modelObj?.model ? [modelObj.model] : summary.models,
-    // Zed's own running total counts every request; per-turn figures only the last request of each turn.
-    usage: cumulative ?? summary.usage,
+    // Zed's own running total, which the messages now sum to (see spreadRemainder)
+    usage: summary.usage,
     path: file,
     meta,
     entries,
