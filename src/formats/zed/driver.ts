@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
-import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, UsageTotals } from '../../model/driver.js';
+import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead } from '../../model/driver.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
@@ -146,25 +146,6 @@ export class ZedDriver extends DriverBase {
         }),
       ) ?? [];
     return applyFilter(sessions, { ...filter, text: undefined });
-  }
-
-  /**
-   * Zed's own running total per thread (cumulative_token_usage) is the usage; its per-turn figures
-   * count only each turn's last request. Each agent message is one model response.
-   */
-  override async usage(filter?: SessionFilter): Promise<UsageTotals> {
-    const totals: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, messages: 0 };
-    for (const info of await this.listSessions(filter)) {
-      const s = await this.getSession(info.id);
-      if (!s?.usage) continue;
-      totals.input += s.usage.input;
-      totals.output += s.usage.output;
-      totals.cacheRead += s.usage.cacheRead;
-      totals.cacheWrite += s.usage.cacheWrite;
-      totals.reasoning += s.usage.reasoning;
-      totals.messages += s.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length;
-    }
-    return totals;
   }
 
   async getSession(id: string): Promise<Session | undefined> {
