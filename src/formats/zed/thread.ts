@@ -1,6 +1,28 @@
+/**
+ * One Zed agent thread (a row of `threads.db`) to a Session. Shapes from zed-industries/zed:
+ * - crates/agent/src/db.rs (DbThread, version "0.3.0"; the `threads` table: id, summary, updated_at,
+ *   data_type 'json'|'zstd', data, and later parent_id, folder_paths, folder_paths_order, created_at)
+ * - crates/agent/src/thread.rs (Message = {"User": UserMessage} | {"Agent": AgentMessage} | "Resume",
+ *   serde's external tagging: {"Text": …}, {"Mention": {uri, content}}, {"Image": {source, size}},
+ *   {"Thinking": {text, signature}}, {"RedactedThinking": …}, {"ToolUse": {id, name, raw_input, input, …}})
+ * - crates/agent/src/legacy_thread.rs (SerializedThread "0.1.0"/"0.2.0" and the unversioned first
+ *   layout: messages with role, segments, tool_uses, tool_results, context)
+ * - language_model TokenUsage: input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens
+ */
+
 import { countMessages, firstUserLine } from '../../model/tree.js';
-import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
-import { addUsage, emptyUsage } from '../../model/types.js';
+import {
+  addUsage,
+  type Entry,
+  emptyUsage,
+  type Message,
+  type ParseWarning,
+  type Part,
+  type Session,
+  type ToolResultContent,
+  type ToolResultPart,
+  type Usage,
+} from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
 
