@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, UsageTotals } from '../../model/driver.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import { summarizeUsage, totalUsage } from '../../model/usage.js';
 import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -154,13 +155,14 @@ export class ZedDriver extends DriverBase {
    * requests), which the index counts only where a message has usage.
    */
   override async usage(filter?: SessionFilter): Promise<UsageTotals> {
-    const totals = await super.usage(filter);
-    let responses = 0;
+    const summaries = [];
     for (const info of await this.listSessions(filter)) {
       const s = await this.getSession(info.id);
-      responses += s?.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length ?? 0;
+      if (!s) continue;
+      const responses = s.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length;
+      summaries.push({ ...summarizeUsage(s.entries), responses });
     }
-    return { ...totals, messages: responses };
+    return totalUsage(summaries);
   }
 
   async getSession(id: string): Promise<Session | undefined> {
