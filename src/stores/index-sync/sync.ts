@@ -245,7 +245,7 @@ export class IndexSync {
       stamp = undefined;
     }
     if (stamp === undefined) return { holds: false };
-    return { stamp, holds: this.getMeta(`${STAMP}:${format}`) === `${stamp}|${this.unitCount(format)}` };
+    return { stamp, holds: indexMeta(this.store, `${STAMP}:${format}`) === `${stamp}|${this.unitCount(format)}` };
   }
 
   /**
@@ -284,10 +284,6 @@ export class IndexSync {
 
   private unitCount(format: string): number {
     return (this.store.stmt('SELECT count(*) n FROM units WHERE format = ?').get(format) as { n: number }).n;
-  }
-
-  private getMeta(key: string): string | undefined {
-    return (this.store.stmt(`SELECT value FROM index_meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value;
   }
 
   private setMeta(key: string, value: string): void {
@@ -720,6 +716,11 @@ function automergeOff(db: SqliteStore['db']): boolean {
   return row !== undefined && Number(row.v) === 0;
 }
 
+/** A value the index keeps about itself (index_meta), or undefined. */
+function indexMeta(store: SqliteStore, key: string): string | undefined {
+  return (store.stmt(`SELECT value FROM index_meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value;
+}
+
 const LAST_SYNC = 'last_sync';
 /** `stamp:<format>`: the listing stamp at the store's last complete sync, and its unit count then */
 const STAMP = 'stamp';
@@ -729,8 +730,7 @@ const STAMP = 'stamp';
  * given (a sync of every store counts for each; an index from before per-store times has only that).
  */
 export function lastSync(store: SqliteStore, format?: string): string | undefined {
-  const get = (key: string) =>
-    (store.stmt(`SELECT value FROM index_meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value;
+  const get = (key: string) => indexMeta(store, key);
   if (format === undefined) return get(LAST_SYNC);
   const own = get(`${LAST_SYNC}:${format}`);
   const all = get(LAST_SYNC);
