@@ -59,25 +59,47 @@ export function usageByModelOf(u: Pick<UsageSummary, 'byModel'>): { usageByModel
   return Object.keys(u.byModel).length > 1 ? { usageByModel: u.byModel } : {};
 }
 
-/** Which records' usage counts, as summarizeUsage counts: one per response, the last carrying usage. */
-export function countedIds(entries: readonly Entry[]): Set<string> {
-  const out = new Set<string>();
-  const byResponse = new Map<string, { last: string; lastWithUsage?: string }>();
+/** What one counted record stands for: its response's usage, cost and the model that priced it. */
+export interface CountedUsage {
+  usage?: Usage;
+  cost?: number;
+  model?: string;
+}
+
+/**
+ * The records whose usage counts, as summarizeUsage counts: every record without a responseId that
+ * has usage or a cost, and one per responseId (the last carrying either, else the last). A split
+ * response's record carries the usage of its last record with usage and the cost of its last record
+ * with a cost, each taken on its own, as summarizeUsage takes them.
+ */
+export function countedUsage(entries: readonly Entry[]): Map<string, CountedUsage> {
+  const out = new Map<string, CountedUsage>();
+  const byResponse = new Map<string, { last: string; lastWithUsage?: string; counted: CountedUsage }>();
   for (const e of entries) {
     if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
     const m = e.message;
     const has = m.usage !== undefined || m.cost !== undefined;
     if (!m.responseId) {
-      if (has) out.add(e.id);
+      if (has) out.set(e.id, countedOf(m.usage, m.cost, m.model));
       continue;
     }
-    const r = byResponse.get(m.responseId) ?? { last: e.id };
+    const r = byResponse.get(m.responseId) ?? { last: e.id, counted: countedOf(undefined, undefined, m.model) };
     r.last = e.id;
     if (has) r.lastWithUsage = e.id;
+    if (m.usage) r.counted = countedOf(m.usage, r.counted.cost, m.model);
+    if (m.cost !== undefined) r.counted.cost = m.cost;
     byResponse.set(m.responseId, r);
   }
-  for (const r of byResponse.values()) out.add(r.lastWithUsage ?? r.last);
+  for (const r of byResponse.values()) out.set(r.lastWithUsage ?? r.last, r.counted);
   return out;
+}
+
+function countedOf(usage: Usage | undefined, cost: number | undefined, model: string | undefined): CountedUsage {
+  const c: CountedUsage = {};
+  if (usage) c.usage = usage;
+  if (cost !== undefined) c.cost = cost;
+  if (model !== undefined) c.model = model;
+  return c;
 }
 
 /** Totals over many sessions' summaries (what a driver's `usage()` answers). */

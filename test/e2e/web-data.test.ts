@@ -10,6 +10,7 @@ import { createWebApp } from '../../src/server/web/index.js';
 import { costOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { spreadUsageEntries } from '../helpers/sessions.js';
 import {
   ALT_LEAF,
   BIG_ENTRIES,
@@ -142,49 +143,26 @@ describe('web data routes', () => {
     expect(parser.byDay.map((b: Json) => b.key)).toEqual(['2026-11-18', '2026-11-19']);
   });
 
-  it('counts a split response whose last record carries no usage, as `stats` does', async () => {
-    const t = (i: number) => new Date(Date.UTC(2026, 10, 21, 9, i)).toISOString();
-    const usage = { input: 120, output: 40, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  it('counts responses that spread usage and cost over their records (the last with no usage), as `stats` does', async () => {
+    const entries = spreadUsageEntries();
     const session: Session = {
       id: 'split-tail',
       source: 'pi',
-      createdAt: t(0),
-      updatedAt: t(2),
-      messageCount: 2,
-      entries: [
-        {
-          kind: 'message',
-          id: 'u1',
-          parentId: null,
-          timestamp: t(0),
-          message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
-        },
-        {
-          kind: 'message',
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t(1),
-          message: { role: 'assistant', responseId: 'r1', model: 'm', usage, cost: 0.25, parts: [{ type: 'text', text: 'a' }] },
-        },
-        // the response's last record, without usage of its own
-        {
-          kind: 'message',
-          id: 'a2',
-          parentId: 'a1',
-          timestamp: t(2),
-          message: { role: 'assistant', responseId: 'r1', model: 'm', parts: [{ type: 'text', text: 'b' }] },
-        },
-      ],
+      createdAt: entries[0]?.timestamp ?? '',
+      updatedAt: entries.at(-1)?.timestamp ?? '',
+      messageCount: entries.length,
+      entries,
     };
     const seeded = await seedStore(new MemoryStore(), [session]);
     const one = createWebApp({ driver: seeded.driver });
     const stats = (await (await one.request('/api/v1/web/stats')).json()) as Json;
     const expected = summarizeUsage(session.entries);
-    expect(expected.usage.input).toBe(120);
+    expect(expected.usage.input).toBe(107);
     expect(stats.totals.input).toBe(expected.usage.input);
     expect(stats.totals.output).toBe(expected.usage.output);
     expect(stats.totals.cost).toBeCloseTo(expected.cost, 10);
-    expect(stats.totals.responses).toBe(1);
+    expect(stats.totals.responses).toBe(expected.responses);
+    expect(stats.byModel.find((b: Json) => b.key === 'big')).toMatchObject({ input: 100, output: 5 });
   });
 
   it('prices each response whose agent recorded no cost, once per split response, on the path page', async () => {

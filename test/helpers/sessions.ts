@@ -1,4 +1,5 @@
 /** Small building blocks the tests' hand-made sessions share. */
+import type { MessageEntry } from '../../src/model/types.js';
 
 /** A 1×1 PNG, base64: a real image every agent and encoder accepts, small enough to inline. */
 export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -6,4 +7,32 @@ export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADU
 /** The ISO time `second` seconds into 2026 (UTC): distinct, ordered timestamps for hand-made entries. */
 export function secondInto2026(second: number): string {
   return new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+}
+
+/**
+ * Assistant records whose responses spread usage and cost over several records (a cost alone on a
+ * later record, a response with neither, a record of its own without either), after one user message
+ * `<prefix>0`: what every store must count as summarizeUsage counts (107 input, 8 output, 0.75, 3 responses).
+ */
+export function spreadUsageEntries(prefix = 'k'): MessageEntry[] {
+  const u = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
+  const specs: [string, Partial<MessageEntry['message']>][] = [
+    ['go', { role: 'user' }],
+    // usage on the first record, a cost on the last alone (the last with usage gives the tokens)
+    ['a', { model: 'big', responseId: 'r1', usage: u(100, 5), cost: 0.5 }],
+    ['b', { model: 'big', responseId: 'r1', cost: 0.75 }],
+    // a split response with neither counts as a response
+    ['c', { model: 'big', responseId: 'r2' }],
+    ['d', { model: 'big', responseId: 'r2' }],
+    // a record of its own counts only with usage or a cost
+    ['e', { model: 'small', usage: u(7, 3) }],
+    ['f', { model: 'small' }],
+  ];
+  return specs.map(([text, extra], i) => ({
+    kind: 'message',
+    id: `${prefix}${i}`,
+    parentId: i ? `${prefix}${i - 1}` : null,
+    timestamp: secondInto2026(i + 1),
+    message: { role: 'assistant', parts: [{ type: 'text', text }], ...extra },
+  }));
 }

@@ -5,6 +5,7 @@ import type { Entry, MessageEntry, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { openPostgresStore } from '../../src/stores/postgres/index.js';
 import { MIGRATIONS } from '../../src/stores/postgres/migrations.js';
+import { spreadUsageEntries } from '../helpers/sessions.js';
 import { freshSchema, PG_URL, type TestSchema } from '../server/pg-helpers.js';
 
 let db: TestSchema;
@@ -211,19 +212,7 @@ describe('PostgresStore', () => {
   });
 
   it('counts usage, cost and responses as summarizeUsage does when a response spreads them over its records', async () => {
-    const u = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
-    const entries: Entry[] = [
-      msg('k0', null, 'user', 'go'),
-      // usage on the first record, a cost on the last alone (the last with usage gives the tokens)
-      msg('k1', 'k0', 'assistant', 'a', { model: 'big', responseId: 'r1', usage: u(100, 5), cost: 0.5 }),
-      msg('k2', 'k1', 'assistant', 'b', { model: 'big', responseId: 'r1', cost: 0.75 }),
-      // a split response with neither counts as a response
-      msg('k3', 'k2', 'assistant', 'c', { model: 'big', responseId: 'r2' }),
-      msg('k4', 'k3', 'assistant', 'd', { model: 'big', responseId: 'r2' }),
-      // a record of its own: only with usage or a cost
-      msg('k5', 'k4', 'assistant', 'e', { model: 'small', usage: u(7, 3) }),
-      msg('k6', 'k5', 'assistant', 'f', { model: 'small' }),
-    ];
+    const entries = spreadUsageEntries();
     const info = await db.store.writeSession(session(entries, { id: 'spread-usage', project: '/spread-usage' }));
     const listed = (await db.store.listSessions()).find((s) => s.id === info.id);
     const expected = summarizeUsage(entries);

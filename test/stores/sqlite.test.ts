@@ -4,10 +4,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Entry, Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
+import { loadPrices, usageCostByModel } from '../../src/stores/index-sync/prices.js';
+import { stats } from '../../src/stores/index-sync/stats.js';
 import { openStore } from '../../src/stores/open.js';
 import { ftsQuery, openSqliteStore, SqliteStore } from '../../src/stores/sqlite/index.js';
 import { SCHEMA_VERSION } from '../../src/stores/sqlite/schema.js';
 import { sampleSession } from '../conformance/driver-suite.js';
+import { spreadUsageEntries } from '../helpers/sessions.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -157,6 +161,38 @@ describe('sqlite store', () => {
     const u = await store.usage();
     expect(u.input).toBe(130);
     expect(u.messages).toBe(2);
+    await store.close();
+  });
+
+  it('counts usage and cost as summarizeUsage does when a response spreads them, written whole or record by record', async () => {
+    const store = openSqliteStore(join(dir, 'spread.db'));
+    const entries = spreadUsageEntries();
+    const expected = summarizeUsage(entries);
+    expect(expected).toMatchObject({ usage: { input: 107, output: 8 }, cost: 0.75, responses: 3 });
+    await store.writeSession({ ...sampleSession(), project: '/whole', entries });
+    // appended one record at a time: each append settles its response again (recount)
+    const appended = await store.writeSession({ ...sampleSession(), project: '/appended', entries: entries.slice(0, 2) });
+    for (const e of entries.slice(2)) await store.appendEntries(appended.id, [e]);
+    const prices = loadPrices();
+    for (const project of ['/whole', '/appended']) {
+      const totals = await store.usage({ project });
+      expect(totals).toMatchObject({ ...expected.usage, messages: expected.responses });
+      expect(totals.cost).toBeCloseTo(expected.cost, 10);
+      const listed = (await store.listSessions()).find((s) => s.project === project);
+      expect(listed?.usage).toEqual(expected.usage);
+      expect(listed?.cost).toBeCloseTo(expected.cost, 10);
+      // by model: the tokens go with the model of the record that carried them, the cost is the recorded one
+      const byModel = stats(store, prices, { by: 'model', project });
+      expect(byModel.map((r) => [r.key, r.inputTokens, r.outputTokens, r.messages])).toEqual([
+        ['big', 100, 5, 2],
+        ['small', 7, 3, 1],
+      ]);
+      expect(byModel[0]?.cost).toBeCloseTo(0.75, 10);
+    }
+    expect(usageCostByModel(entries, prices).map((r) => [r.model, r.usage.input, r.cost, r.responses, r.estimated])).toEqual([
+      ['big', 100, 0.75, 2, false],
+      ['small', 7, null, 1, false],
+    ]);
     await store.close();
   });
 

@@ -18,7 +18,7 @@ import {
   totalTokens,
   type Usage,
 } from '../../model/types.js';
-import { countedIds, summarizeUsage } from '../../model/usage.js';
+import { type CountedUsage, countedUsage, summarizeUsage } from '../../model/usage.js';
 import { costOf, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -32,8 +32,8 @@ interface LoadedSession {
   paths: Map<string, { path: Entry[]; results: Map<string, ToolResultPart>; positions: Map<string, number> }>;
   /** leaf id → the context the model sees there, as entries the viewer can page */
   contexts: Map<string, { entries: Entry[]; results: Map<string, ToolResultPart>; model?: string }>;
-  /** the records whose usage counts, one per response (countedIds), for the costs of every page */
-  counted: Set<string>;
+  /** the records whose usage counts, one per response, with its usage (countedUsage), for the costs of every page */
+  counted: Map<string, CountedUsage>;
 }
 
 export interface WebDataOptions {
@@ -343,7 +343,7 @@ export class WebData {
       loadedAt: Date.now(),
       paths: new Map(),
       contexts: new Map(),
-      counted: countedIds(session.entries),
+      counted: countedUsage(session.entries),
     };
     this.loaded.delete(id);
     this.loaded.set(id, fresh);
@@ -475,8 +475,8 @@ export class WebData {
     const { counted } = ls;
     const out: Record<string, number> = {};
     for (const e of page) {
-      if (e.kind !== 'message' || e.message.role !== 'assistant' || !counted.has(e.id)) continue;
-      const priced = pricedCost(this.prices, e.message);
+      const c = counted.get(e.id);
+      const priced = c && pricedCost(this.prices, c);
       if (priced !== undefined) out[e.id] = priced;
     }
     return out;
@@ -705,10 +705,10 @@ export class WebData {
     const session = await this.driver.getSession(info.id);
     const cells = new Map<string, StatsBucket>();
     // One response split over several records counts once, on the record `stats` counts.
-    const counted = countedIds(session?.entries ?? []);
+    const counted = countedUsage(session?.entries ?? []);
     for (const e of session?.entries ?? []) {
-      if (e.kind !== 'message' || !counted.has(e.id)) continue;
-      const m = e.message;
+      const m = counted.get(e.id);
+      if (!m) continue;
       const key = `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`;
       let b = cells.get(key);
       if (!b) {

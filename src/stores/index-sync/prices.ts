@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
-import { countedIds } from '../../model/usage.js';
+import { countedUsage } from '../../model/usage.js';
 
 export interface ModelPrice {
   input: number;
@@ -117,18 +117,15 @@ export interface ModelUsageCost {
  * one record per response (a split response once), its recorded cost, else its tokens priced.
  */
 export function usageCostByModel(entries: readonly Entry[], prices: PriceTable): ModelUsageCost[] {
-  const counted = countedIds(entries);
   const out = new Map<string, ModelUsageCost>();
-  for (const e of entries) {
-    if (e.kind !== 'message' || e.message.role !== 'assistant' || !counted.has(e.id)) continue;
-    const m = e.message;
-    const model = m.model ?? '';
+  for (const c of countedUsage(entries).values()) {
+    const model = c.model ?? '';
     const row = out.get(model) ?? { model, usage: emptyUsage(), cost: null, estimated: false, responses: 0 };
     out.set(model, row);
     row.responses++;
-    if (m.usage) row.usage = addUsage(row.usage, m.usage);
-    const priced = pricedCost(prices, m);
-    if (m.cost !== undefined) row.cost = (row.cost ?? 0) + m.cost;
+    if (c.usage) row.usage = addUsage(row.usage, c.usage);
+    const priced = pricedCost(prices, c);
+    if (c.cost !== undefined) row.cost = (row.cost ?? 0) + c.cost;
     else if (priced !== undefined) {
       row.cost = (row.cost ?? 0) + priced;
       row.estimated = true;

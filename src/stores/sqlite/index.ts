@@ -23,7 +23,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { prefixOf } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
-import { countedIds } from '../../model/usage.js';
+import { type CountedUsage, countedUsage } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
 import { migrate } from './schema.js';
@@ -384,24 +384,54 @@ export class SqliteStore extends DriverBase {
   }
 
   /**
-   * Marks which record of each response counts for usage, as summarizeUsage does: one record per
-   * responseId (the last that carries usage, else the last), and every record without one that has
-   * usage. Only responses touched by `added` are recomputed.
+   * Marks which record of each response counts for usage, as countedUsage does: one record per
+   * responseId (the last that carries usage or a cost, else the last), and every record without one
+   * that has either; the counted record takes the response's last usage and last cost. Only responses
+   * touched by `added` are recomputed. (A record counted before keeps what it took then: merging again
+   * with the records after it gives the same last usage and last cost.)
    */
   private recount(sessionId: string, added: readonly Entry[]): void {
     const ids = new Set<string>();
     for (const e of added)
       if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId) ids.add(e.message.responseId);
     const rows = this.stmt(
-      `SELECT rowid, (input IS NOT NULL OR output IS NOT NULL OR cost IS NOT NULL) has FROM entries
+      `SELECT rowid, model, input, output, cache_read, cache_write, reasoning, cost FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
     );
-    const set = this.stmt('UPDATE entries SET counted = ? WHERE rowid = ?');
+    const uncount = this.stmt('UPDATE entries SET counted = 0 WHERE rowid = ?');
+    const count = this.stmt(
+      `UPDATE entries SET counted = 1, model = ?, input = ?, output = ?, cache_read = ?, cache_write = ?, reasoning = ?,
+         cost = ? WHERE rowid = ?`,
+    );
+    type Row = {
+      rowid: number;
+      model: string | null;
+      input: number | null;
+      output: number | null;
+      cache_read: number | null;
+      cache_write: number | null;
+      reasoning: number | null;
+      cost: number | null;
+    };
+    const hasUsage = (r: Row) => r.input !== null || r.output !== null;
     for (const rid of ids) {
-      const list = rows.all(sessionId, rid) as { rowid: number; has: number }[];
-      const withUsage = list.filter((r) => r.has);
-      const pick = (withUsage[withUsage.length - 1] ?? list[list.length - 1])?.rowid;
-      for (const r of list) set.run(r.rowid === pick ? 1 : 0, r.rowid);
+      const list = rows.all(sessionId, rid) as Row[];
+      const withUsage = list.filter(hasUsage).pop();
+      const withCost = list.filter((r) => r.cost !== null).pop();
+      const pick = list.filter((r) => hasUsage(r) || r.cost !== null).pop() ?? list[list.length - 1];
+      if (!pick) continue;
+      for (const r of list) if (r !== pick) uncount.run(r.rowid);
+      const u = withUsage ?? pick;
+      count.run(
+        withUsage ? withUsage.model : (list[0]?.model ?? null),
+        u.input,
+        u.output,
+        u.cache_read,
+        u.cache_write,
+        u.reasoning,
+        withCost?.cost ?? null,
+        pick.rowid,
+      );
     }
   }
 
@@ -661,15 +691,19 @@ export interface PreparedSession {
 }
 
 /**
- * Rows of entries. counted: the entries whose usage counts, when known (a whole session); else a
- * record with usage and no response id counts by itself and split responses are settled by recount.
+ * Rows of entries. counted: the entries whose usage counts, with their response's usage (countedUsage),
+ * when known (a whole session); else a record with usage and no response id counts by itself and
+ * split responses are settled by recount.
  */
-export function prepareEntries(entries: readonly Entry[], counted?: Set<string>): PreparedEntry[] {
+export function prepareEntries(entries: readonly Entry[], counted?: Map<string, CountedUsage>): PreparedEntry[] {
   const callNames = new Map<string, string>();
   return entries.map((e) => {
     const m = e.kind === 'message' ? e.message : undefined;
     const assistant = m?.role === 'assistant' ? m : undefined;
-    const u = assistant?.usage;
+    const c = counted?.get(e.id);
+    // a counted record carries its whole response's usage and cost (which may sit on other records)
+    const u = c ? c.usage : assistant?.usage;
+    const cost = c ? c.cost : assistant?.cost;
     const t = entrySearchText(e);
     return {
       id: e.id,
@@ -677,7 +711,7 @@ export function prepareEntries(entries: readonly Entry[], counted?: Set<string>)
       kind: e.kind,
       role: m?.role ?? null,
       timestamp: e.timestamp ?? '',
-      model: m?.model ?? null,
+      model: (c ? c.model : m?.model) ?? null,
       responseId: assistant?.responseId ?? null,
       tools: m ? toolNames(m, callNames) : null,
       input: u?.input ?? null,
@@ -685,11 +719,11 @@ export function prepareEntries(entries: readonly Entry[], counted?: Set<string>)
       cacheRead: u?.cacheRead ?? null,
       cacheWrite: u?.cacheWrite ?? null,
       reasoning: u?.reasoning ?? null,
-      cost: assistant?.cost ?? null,
+      cost: cost ?? null,
       json: JSON.stringify(e),
       counted: counted
-        ? Number(counted.has(e.id))
-        : assistant && !assistant.responseId && (u !== undefined || assistant.cost !== undefined)
+        ? Number(c !== undefined)
+        : assistant && !assistant.responseId && (u !== undefined || cost !== undefined)
           ? 1
           : 0,
       ...t,
@@ -714,7 +748,7 @@ export function prepareSession(session: Session, opts: PutOptions = {}): Prepare
     rawJson: raw === undefined || opts.dropRaw ? null : JSON.stringify(raw),
     warningsJson: warnings?.length ? JSON.stringify(warnings) : null,
     firstUserText: firstUser?.kind === 'message' ? prefixOf(messageText(firstUser.message), 2000).toLowerCase() : null,
-    entries: prepareEntries(opts.dropRaw ? entries.map(withoutRaw) : entries, countedIds(entries)),
+    entries: prepareEntries(opts.dropRaw ? entries.map(withoutRaw) : entries, countedUsage(entries)),
   };
 }
 
