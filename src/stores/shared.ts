@@ -1,7 +1,7 @@
-/** What every threadbase-owned store (memory, SQLite, PostgreSQL) shares: its source name, its capabilities, forking. */
+/** What every threadbase-owned store (memory, SQLite, PostgreSQL, remote) shares: its source name, its capabilities, writing, forking. */
 import { randomUUID } from 'node:crypto';
 import type { DriverCapabilities, ForkOptions } from '../model/driver.js';
-import { pathToLeaf } from '../model/tree.js';
+import { currentLeaf, pathToLeaf } from '../model/tree.js';
 import type { Session } from '../model/types.js';
 
 /** The `source` of a session written by threadbase itself rather than imported from an agent. */
@@ -18,6 +18,30 @@ export const STORE_CAPABILITIES: DriverCapabilities = Object.freeze({
   title: true,
   search: true,
 });
+
+/** The meta a store keeps for a session written to it: its own, and where it came from when an agent wrote it. */
+export function writtenMeta(session: Session): Session['meta'] {
+  return session.source && session.source !== THREADBASE_SOURCE
+    ? { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } }
+    : session.meta;
+}
+
+/** A session as a store keeps it once written under `id`: its own source, times and leaf settled. */
+export function writtenSession(session: Session, id: string): Session {
+  const now = new Date().toISOString();
+  const { warnings: _w, path: _p, meta: _m, ...rest } = session;
+  const stored: Session = {
+    ...rest,
+    id,
+    source: THREADBASE_SOURCE,
+    createdAt: session.createdAt || session.entries[0]?.timestamp || now,
+    updatedAt: session.updatedAt || now,
+    leafId: session.leafId ?? currentLeaf(session)?.id ?? null,
+  };
+  const meta = writtenMeta(session);
+  if (meta) stored.meta = meta;
+  return stored;
+}
 
 /** The new session a fork of `source` at `opts.at` (default: its current leaf) becomes: the path to that entry, copied. */
 export function forkedSession(source: Session, opts: ForkOptions = {}): Session {

@@ -139,6 +139,21 @@ interface Built {
   warnings: ParseWarning[];
 }
 
+/** Adds each message to `entries` as a child of the one before (Zed threads are linear, one time for all). */
+function chainTo(entries: Entry[], ts: string): (id: string, message: Message, raw: unknown) => void {
+  return (id, message, raw) => {
+    entries.push({
+      id,
+      parentId: entries[entries.length - 1]?.id ?? null,
+      timestamp: ts,
+      kind: 'message',
+      message,
+      raw,
+      rawSource: SOURCE,
+    });
+  };
+}
+
 /** DbThread "0.3.0": messages are User / Agent / Resume. */
 function buildCurrent(
   thread: JsonObject,
@@ -150,17 +165,7 @@ function buildCurrent(
   const warnings: ParseWarning[] = [];
   const usageByUser = isObject(thread.request_token_usage) ? thread.request_token_usage : {};
   const messages = Array.isArray(thread.messages) ? thread.messages : [];
-  const add = (id: string, message: Message, raw: unknown) => {
-    entries.push({
-      id,
-      parentId: entries[entries.length - 1]?.id ?? null,
-      timestamp: ts,
-      kind: 'message',
-      message,
-      raw,
-      rawSource: SOURCE,
-    });
-  };
+  const add = chainTo(entries, ts);
   let turnUser: string | undefined;
   let lastAgent: Message | undefined;
   const closeTurn = () => {
@@ -242,17 +247,7 @@ function buildLegacy(
   const warnings: ParseWarning[] = [];
   const usage = Array.isArray(thread.request_token_usage) ? thread.request_token_usage : [];
   const messages = Array.isArray(thread.messages) ? thread.messages : [];
-  const add = (id: string, message: Message, raw: unknown) => {
-    entries.push({
-      id,
-      parentId: entries[entries.length - 1]?.id ?? null,
-      timestamp: ts,
-      kind: 'message',
-      message,
-      raw,
-      rawSource: SOURCE,
-    });
-  };
+  const add = chainTo(entries, ts);
   messages.forEach((m, i) => {
     if (!isObject(m)) {
       warnings.push({ ...place, message: `message ${i} is not an object` });

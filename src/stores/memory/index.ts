@@ -16,10 +16,10 @@ import type {
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { truncate } from '../../model/text.js';
-import { countMessages, currentLeaf, messageText } from '../../model/tree.js';
+import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
+import { forkedSession, STORE_CAPABILITIES, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
 export function titleFromEntries(entries: readonly Entry[]): string | undefined {
@@ -78,19 +78,7 @@ export class MemoryStore extends DriverBase {
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     const id = opts.keepId && session.id && !this.sessions.has(session.id) ? session.id : randomUUID();
     checkEntries(session.entries, id, false);
-    const now = new Date().toISOString();
-    const { warnings: _w, path: _p, ...rest } = structuredClone(session);
-    const stored: Session = {
-      ...rest,
-      id,
-      source: THREADBASE_SOURCE,
-      createdAt: session.createdAt || session.entries[0]?.timestamp || now,
-      updatedAt: session.updatedAt || now,
-      leafId: session.leafId ?? currentLeaf(session)?.id ?? null,
-    };
-    // Where the session came from, when it came from another agent.
-    if (session.source && session.source !== THREADBASE_SOURCE)
-      stored.meta = { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } };
+    const stored = writtenSession(structuredClone(session), id);
     this.sessions.set(id, stored);
     return sessionInfoOf(stored);
   }

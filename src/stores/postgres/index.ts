@@ -33,7 +33,7 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { summarizeUsage, totalUsage, usageByModelOf } from '../../model/usage.js';
-import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
+import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { migrate } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -348,10 +348,7 @@ export class PostgresStore extends DriverBase {
         const taken = await c.query('SELECT 1 FROM tb_sessions WHERE id = $1', [session.id]);
         if (!taken.rowCount) id = session.id;
       }
-      const meta =
-        session.source && session.source !== THREADBASE_SOURCE
-          ? { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } }
-          : session.meta;
+      const meta = writtenMeta(session);
       const info: Record<string, unknown> = {};
       if (meta) info.meta = meta;
       if (session.directories) info.directories = session.directories;

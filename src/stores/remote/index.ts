@@ -17,6 +17,7 @@ import type {
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { sessionInfoOf } from '../memory/index.js';
+import { THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 
 export interface RemoteStoreOptions {
   /** API key (`threadbase token create`); default the URL's user part. */
@@ -126,9 +127,9 @@ export class RemoteStore extends DriverBase {
     let id = opts.keepId && session.id ? session.id : randomUUID();
     if (opts.keepId && (await this.getSession(id))) id = randomUUID();
     const { entries, warnings: _w, raw: _r, path: _p, ...info } = session;
-    const head: Record<string, unknown> = { ...info, id, source: 'threadbase' };
-    if (session.source && session.source !== 'threadbase')
-      head.meta = { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } };
+    const head: Record<string, unknown> = { ...info, id, source: THREADBASE_SOURCE };
+    const meta = writtenMeta(session);
+    if (meta) head.meta = meta;
     const data = await this.call('PUT', `/sessions/${encodeURIComponent(id)}`, { session: head, entries });
     const storedId = isRecord(data) && typeof data.id === 'string' ? data.id : id;
     return { ...sessionInfoOf({ ...session, ...head, id: storedId } as Session), path: `${this.base}/sessions/${storedId}` };

@@ -25,7 +25,7 @@ import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { type CountedUsage, countedUsage } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
-import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE } from '../shared.js';
+import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
 
@@ -152,33 +152,7 @@ export class SqliteStore extends DriverBase {
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (filter.source) {
-      where.push('source = ?');
-      args.push(filter.source);
-    }
-    if (filter.project) {
-      where.push('project = ?');
-      args.push(filter.project);
-    }
-    if (filter.since) {
-      where.push('updated_at >= ?');
-      args.push(filter.since);
-    }
-    if (filter.until) {
-      where.push('updated_at <= ?');
-      args.push(filter.until);
-    }
-    if (filter.parentId) {
-      where.push('parent_id = ?');
-      args.push(filter.parentId);
-    }
-    if (filter.text) {
-      where.push("(instr(lower(coalesce(title, '')), ?) > 0 OR instr(lower(coalesce(first_user_text, '')), ?) > 0)");
-      const t = filter.text.toLowerCase();
-      args.push(t, t);
-    }
+    const { where, args } = sessionFilterSql(filter, '');
     const sql = `SELECT info_json FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY updated_at DESC ${filter.limit ? `LIMIT ${Math.floor(filter.limit)}` : ''}`;
     return (this.stmt(sql).all(...args) as { info_json: string }[]).map((r) => JSON.parse(r.info_json));
@@ -222,32 +196,8 @@ export class SqliteStore extends DriverBase {
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    const where: string[] = ['e.counted = 1'];
-    const args: unknown[] = [];
-    if (filter.source) {
-      where.push('s.source = ?');
-      args.push(filter.source);
-    }
-    if (filter.project) {
-      where.push('s.project = ?');
-      args.push(filter.project);
-    }
-    if (filter.since) {
-      where.push('s.updated_at >= ?');
-      args.push(filter.since);
-    }
-    if (filter.until) {
-      where.push('s.updated_at <= ?');
-      args.push(filter.until);
-    }
-    if (filter.parentId) {
-      where.push('s.parent_id = ?');
-      args.push(filter.parentId);
-    }
-    if (filter.text) {
-      where.push("(instr(lower(coalesce(s.title, '')), ?) > 0 OR instr(lower(coalesce(s.first_user_text, '')), ?) > 0)");
-      args.push(filter.text.toLowerCase(), filter.text.toLowerCase());
-    }
+    const { where, args } = sessionFilterSql(filter, 's.');
+    where.unshift('e.counted = 1');
     const r = this.stmt(
       `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
           coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
@@ -525,18 +475,7 @@ export class SqliteStore extends DriverBase {
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     const id = opts.keepId && session.id && !this.sessionRow(session.id) ? session.id : randomUUID();
-    const now = new Date().toISOString();
-    const { warnings: _w, path: _p, ...rest } = session;
-    const stored: Session = {
-      ...rest,
-      id,
-      source: THREADBASE_SOURCE,
-      createdAt: session.createdAt || session.entries[0]?.timestamp || now,
-      updatedAt: session.updatedAt || now,
-      leafId: session.leafId ?? currentLeaf(session)?.id ?? null,
-    };
-    if (session.source && session.source !== THREADBASE_SOURCE)
-      stored.meta = { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } };
+    const stored = writtenSession(session, id);
     return this.putSession(stored);
   }
 
@@ -688,6 +627,30 @@ export interface PreparedSession {
   warningsJson: string | null;
   firstUserText: string | null;
   entries: PreparedEntry[];
+}
+
+/** The WHERE terms (and their arguments) of a SessionFilter over the sessions table, its columns prefixed by `table`. */
+function sessionFilterSql(filter: SessionFilter, table: '' | 's.'): { where: string[]; args: unknown[] } {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const term = (sql: string, ...values: unknown[]) => {
+    where.push(sql);
+    args.push(...values);
+  };
+  if (filter.source) term(`${table}source = ?`, filter.source);
+  if (filter.project) term(`${table}project = ?`, filter.project);
+  if (filter.since) term(`${table}updated_at >= ?`, filter.since);
+  if (filter.until) term(`${table}updated_at <= ?`, filter.until);
+  if (filter.parentId) term(`${table}parent_id = ?`, filter.parentId);
+  if (filter.text) {
+    const t = filter.text.toLowerCase();
+    term(
+      `(instr(lower(coalesce(${table}title, '')), ?) > 0 OR instr(lower(coalesce(${table}first_user_text, '')), ?) > 0)`,
+      t,
+      t,
+    );
+  }
+  return { where, args };
 }
 
 /**
