@@ -129,6 +129,13 @@ export interface CompactionEntry extends EntryBase {
   /** Entries from this one (on the path to the compaction) are kept after the summary; none if absent. */
   firstKeptEntryId?: string;
   tokensBefore?: number;
+  /**
+   * The model request that wrote the summary, where the agent recorded it (OpenCode does): usage
+   * counts it as a response of its own, as the agent's totals do.
+   */
+  usage?: Usage;
+  cost?: number;
+  model?: string;
 }
 
 export interface BranchSummaryEntry extends EntryBase {

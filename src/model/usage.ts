@@ -2,6 +2,24 @@ import type { UsageTotals } from './driver.js';
 import type { Entry, Usage } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
 
+/** What a record says of a model response's usage (the fields an assistant message has). */
+export interface ResponseRecord {
+  usage?: Usage | undefined;
+  cost?: number | undefined;
+  model?: string | undefined;
+  responseId?: string | undefined;
+}
+
+/**
+ * The records usage is counted from: assistant messages, and compactions whose summary's request the
+ * agent recorded (CompactionEntry.usage); undefined for every other entry.
+ */
+export function responseRecordOf(e: Entry): ResponseRecord | undefined {
+  if (e.kind === 'message') return e.message.role === 'assistant' ? e.message : undefined;
+  if (e.kind === 'compaction' && (e.usage !== undefined || e.cost !== undefined)) return e;
+  return undefined;
+}
+
 export interface UsageSummary {
   usage: Usage;
   cost: number;
@@ -27,8 +45,8 @@ export function summarizeUsage(entries: readonly Entry[]): UsageSummary {
     if (u) byModel[model ?? ''] = addUsage(byModel[model ?? ''] ?? emptyUsage(), u);
   };
   for (const e of entries) {
-    if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
-    const m = e.message;
+    const m = responseRecordOf(e);
+    if (!m) continue;
     if (m.model) models.add(m.model);
     if (m.responseId) {
       if (!byResponse.has(m.responseId)) responses++;
@@ -76,8 +94,8 @@ export function countedUsage(entries: readonly Entry[]): Map<string, CountedUsag
   const out = new Map<string, CountedUsage>();
   const byResponse = new Map<string, { last: string; lastWithUsage?: string; counted: CountedUsage }>();
   for (const e of entries) {
-    if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
-    const m = e.message;
+    const m = responseRecordOf(e);
+    if (!m) continue;
     const has = m.usage !== undefined || m.cost !== undefined;
     if (!m.responseId) {
       if (has) out.set(e.id, countedOf(m.usage, m.cost, m.model));

@@ -157,12 +157,12 @@ describe('web data routes', () => {
     const one = createWebApp({ driver: seeded.driver });
     const stats = (await (await one.request('/api/v1/web/stats')).json()) as Json;
     const expected = summarizeUsage(session.entries);
-    expect(expected.usage.input).toBe(107);
+    expect(expected.usage.input).toBe(127);
     expect(stats.totals.input).toBe(expected.usage.input);
     expect(stats.totals.output).toBe(expected.usage.output);
     expect(stats.totals.cost).toBeCloseTo(expected.cost, 10);
     expect(stats.totals.responses).toBe(expected.responses);
-    expect(stats.byModel.find((b: Json) => b.key === 'big')).toMatchObject({ input: 100, output: 5 });
+    expect(stats.byModel.find((b: Json) => b.key === 'big')).toMatchObject({ input: 120, output: 7 });
   });
 
   it('prices each response whose agent recorded no cost, once per split response, on the path page', async () => {

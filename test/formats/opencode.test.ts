@@ -23,6 +23,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { secondInto2026 } from '../helpers/sessions.js';
 
@@ -99,6 +100,34 @@ describe('reading the database the real OpenCode wrote', () => {
     s.entries.forEach((e, i) => {
       expect(e.parentId).toBe(i === 0 ? null : s.entries[i - 1]?.id);
     });
+  });
+
+  it("counts the compaction's summary request as OpenCode does, and writes it back", async () => {
+    const { env, db } = home();
+    // OpenCode's totals: every assistant message row's tokens, the compaction's summary message included
+    const conn = new Database(db, { readonly: true });
+    const rows = (conn.prepare('SELECT data FROM message WHERE session_id = ?').all(REAL_SESSION) as { data: string }[])
+      .map((r) => JSON.parse(r.data) as { role: string; summary?: boolean; tokens?: { input: number; output: number } })
+      .filter((m) => m.role === 'assistant');
+    conn.close();
+    const summaryRow = rows.find((m) => m.summary === true);
+    expect(summaryRow?.tokens?.input).toBeGreaterThan(0);
+    const d = new OpenCodeDriver(env);
+    const s = (await d.getSession(REAL_SESSION)) as Session;
+    const compaction = s.entries.find((e) => e.kind === 'compaction');
+    expect(compaction?.kind === 'compaction' && compaction.usage).toMatchObject({
+      input: summaryRow?.tokens?.input,
+      output: summaryRow?.tokens?.output,
+    });
+    const u = summarizeUsage(s.entries);
+    expect(u.usage.input).toBe(rows.reduce((n, m) => n + (m.tokens?.input ?? 0), 0));
+    expect(u.usage.output).toBe(rows.reduce((n, m) => n + (m.tokens?.output ?? 0), 0));
+    expect(u.responses).toBe(rows.length);
+    // written to OpenCode (a new session), the summary message carries the request's tokens again
+    const back = (await d.getSession((await d.writeSession(s)).id)) as Session;
+    const again = back.entries.find((e) => e.kind === 'compaction');
+    expect(again?.kind === 'compaction' && again.usage).toEqual(compaction?.kind === 'compaction' && compaction.usage);
+    expect(summarizeUsage(back.entries).usage).toEqual(u.usage);
   });
 
   it('gives at every resume point exactly the messages OpenCode sent (compaction included)', async () => {

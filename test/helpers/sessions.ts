@@ -1,5 +1,5 @@
 /** Small building blocks the tests' hand-made sessions share. */
-import type { MessageEntry } from '../../src/model/types.js';
+import type { Entry, MessageEntry } from '../../src/model/types.js';
 
 /** A 1×1 PNG, base64: a real image every agent and encoder accepts, small enough to inline. */
 export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -12,9 +12,10 @@ export function secondInto2026(second: number): string {
 /**
  * Assistant records whose responses spread usage and cost over several records (a cost alone on a
  * later record, a response with neither, a record of its own without either), after one user message
- * `<prefix>0`: what every store must count as summarizeUsage counts (107 input, 8 output, 0.75, 3 responses).
+ * `<prefix>0`, and a compaction whose summary's request was recorded (as OpenCode records it): what
+ * every store must count as summarizeUsage counts (127 input, 10 output, 0.75, 4 responses).
  */
-export function spreadUsageEntries(prefix = 'k'): MessageEntry[] {
+export function spreadUsageEntries(prefix = 'k'): Entry[] {
   const u = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
   const specs: [string, Partial<MessageEntry['message']>][] = [
     ['go', { role: 'user' }],
@@ -28,11 +29,21 @@ export function spreadUsageEntries(prefix = 'k'): MessageEntry[] {
     ['e', { model: 'small', usage: u(7, 3) }],
     ['f', { model: 'small' }],
   ];
-  return specs.map(([text, extra], i) => ({
+  const messages: Entry[] = specs.map(([text, extra], i) => ({
     kind: 'message',
     id: `${prefix}${i}`,
     parentId: i ? `${prefix}${i - 1}` : null,
     timestamp: secondInto2026(i + 1),
     message: { role: 'assistant', parts: [{ type: 'text', text }], ...extra },
   }));
+  const compaction: Entry = {
+    kind: 'compaction',
+    id: `${prefix}${specs.length}`,
+    parentId: `${prefix}${specs.length - 1}`,
+    timestamp: secondInto2026(specs.length + 1),
+    summary: 'what we did so far',
+    usage: u(20, 2),
+    model: 'big',
+  };
+  return [...messages, compaction];
 }

@@ -218,7 +218,7 @@ describe('PostgresStore', () => {
     const expected = summarizeUsage(entries);
     expect(listed?.usage).toEqual(expected.usage);
     expect(listed?.cost).toBeCloseTo(expected.cost, 10);
-    expect(expected).toMatchObject({ usage: { input: 107, output: 8 }, cost: 0.75, responses: 3 });
+    expect(expected).toMatchObject({ usage: { input: 127, output: 10 }, cost: 0.75, responses: 4 });
     expect(listed?.usageByModel).toEqual(expected.byModel);
     const totals = await db.store.usage({ project: '/spread-usage' });
     expect(totals).toMatchObject({ ...expected.usage, messages: expected.responses });

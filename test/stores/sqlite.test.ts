@@ -168,7 +168,7 @@ describe('sqlite store', () => {
     const store = openSqliteStore(join(dir, 'spread.db'));
     const entries = spreadUsageEntries();
     const expected = summarizeUsage(entries);
-    expect(expected).toMatchObject({ usage: { input: 107, output: 8 }, cost: 0.75, responses: 3 });
+    expect(expected).toMatchObject({ usage: { input: 127, output: 10 }, cost: 0.75, responses: 4 });
     await store.writeSession({ ...sampleSession(), project: '/whole', entries });
     // appended one record at a time: each append settles its response again (recount)
     const appended = await store.writeSession({ ...sampleSession(), project: '/appended', entries: entries.slice(0, 2) });
@@ -184,13 +184,13 @@ describe('sqlite store', () => {
       // by model: the tokens go with the model of the record that carried them, the cost is the recorded one
       const byModel = stats(store, prices, { by: 'model', project });
       expect(byModel.map((r) => [r.key, r.inputTokens, r.outputTokens, r.messages])).toEqual([
-        ['big', 100, 5, 2],
+        ['big', 120, 7, 3],
         ['small', 7, 3, 1],
       ]);
       expect(byModel[0]?.cost).toBeCloseTo(0.75, 10);
     }
     expect(usageCostByModel(entries, prices).map((r) => [r.model, r.usage.input, r.cost, r.responses, r.estimated])).toEqual([
-      ['big', 100, 0.75, 2, false],
+      ['big', 120, 0.75, 3, false],
       ['small', 7, null, 1, false],
     ]);
     await store.close();

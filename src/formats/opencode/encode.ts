@@ -338,8 +338,9 @@ export function encodeEntries(
         agent: 'compaction',
         summary: true,
         path: { cwd: opts.directory, root: opts.worktree },
-        cost: 0,
-        tokens: tokensOf(undefined),
+        // what writing the summary cost, where the compaction came with it (CompactionEntry.usage)
+        cost: e.cost ?? 0,
+        tokens: tokensOf(e.usage),
         modelID: model.modelID,
         providerID: model.providerID,
         time: { created: at, completed: at },

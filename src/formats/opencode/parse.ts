@@ -262,6 +262,18 @@ function summaryText(m: OcMessage): string {
     .trim();
 }
 
+/**
+ * The request that wrote a compaction's summary, as OpenCode recorded it on the summary message (its
+ * tokens and cost count in OpenCode's totals); nothing when it recorded none (zeros, as we write it).
+ */
+function summaryRequest(summary: OcMessage): { usage?: Usage; cost?: number; model?: string } {
+  const usage = usageOf(summary.info.tokens);
+  const cost = num(summary.info.cost);
+  if (!(usage && Object.values(usage).some((v) => v > 0)) && !cost) return {};
+  const model = str(summary.info.modelID);
+  return { ...(usage ? { usage } : {}), ...(cost !== undefined ? { cost } : {}), ...(model ? { model } : {}) };
+}
+
 /** Whether an assistant message is the finished summary of a compaction. */
 function isFinishedSummary(m: OcMessage): boolean {
   return m.info.role === 'assistant' && m.info.summary === true && m.info.finish != null && !m.info.error;
@@ -326,12 +338,13 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
       const summary = summaries.get(id);
       if (compaction && summary) {
         absorbed.add(summary);
-        const entry = {
+        const entry: Entry & { kind: 'compaction' } = {
           id,
           parentId: prev,
           timestamp: created,
           kind: 'compaction' as const,
           summary: summaryText(summary),
+          ...summaryRequest(summary),
           raw: { messageID: id, partIDs: partIds, message: m, summaryMessage: summary } satisfies OcEntryRaw,
           rawSource: SOURCE,
         };

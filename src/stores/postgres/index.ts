@@ -32,7 +32,7 @@ import {
   type SourceName,
   type Usage,
 } from '../../model/types.js';
-import { summarizeUsage, totalUsage, usageByModelOf } from '../../model/usage.js';
+import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf } from '../../model/usage.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { migrate } from './migrations.js';
 
@@ -227,7 +227,7 @@ export class PostgresStore extends DriverBase {
         // own; a split response counts even with neither, a record of its own only with one of them.
         `WITH a AS (SELECT session_id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, model,
                            usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, cost
-                      FROM tb_entries WHERE session_id = ANY($1) AND role = 'assistant'),
+                      FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')),
               r AS (SELECT DISTINCT session_id, rid FROM a WHERE split OR usage_input IS NOT NULL OR cost IS NOT NULL),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
               c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, cost FROM a WHERE cost IS NOT NULL
@@ -245,7 +245,7 @@ export class PostgresStore extends DriverBase {
     const models = (
       await this.q<{ session_id: string; models: string[] }>(
         `SELECT session_id, array_agg(DISTINCT model) AS models FROM tb_entries
-          WHERE session_id = ANY($1) AND role = 'assistant' AND model IS NOT NULL GROUP BY session_id`,
+          WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction') AND model IS NOT NULL GROUP BY session_id`,
         [ids],
       )
     ).rows;
@@ -644,7 +644,8 @@ async function insertEntries(
     const rows: string[] = [];
     batch.forEach((e, j) => {
       const m = e.kind === 'message' ? e.message : undefined;
-      const u = m?.role === 'assistant' ? m.usage : undefined;
+      const r = responseRecordOf(e);
+      const u = r?.usage;
       const text =
         e.kind === 'message' ? messageText(e.message) : e.kind === 'compaction' || e.kind === 'branch_summary' ? e.summary : '';
       const cols = [
@@ -656,14 +657,14 @@ async function insertEntries(
         m?.role ?? null,
         e.timestamp || '',
         e.sidechain === true,
-        m?.responseId === undefined ? null : columnText(m.responseId),
-        m?.role === 'assistant' && m.model !== undefined ? columnText(m.model) : null,
+        r?.responseId === undefined ? null : columnText(r.responseId),
+        r?.model !== undefined ? columnText(r.model) : null,
         u ? u.input : null,
         u ? u.output : null,
         u ? u.cacheRead : null,
         u ? u.cacheWrite : null,
         u ? u.reasoning : null,
-        m?.role === 'assistant' ? (m.cost ?? null) : null,
+        r ? (r.cost ?? null) : null,
         m ? [...new Set(m.parts.flatMap((p) => (p.type === 'tool_call' ? [columnText(p.name)] : [])))] : [],
         columnText(text),
         JSON.stringify(e),

@@ -108,6 +108,15 @@ ALTER TABLE tb_sessions ALTER COLUMN info TYPE text USING info::text;
 ALTER TABLE tb_sessions ALTER COLUMN info SET DEFAULT '{}';
 `,
   },
+  {
+    version: 4,
+    name: 'usage read from compactions too',
+    // a compaction whose summary's request the agent recorded counts as a response (CompactionEntry.usage)
+    sql: `
+CREATE INDEX tb_entries_usage ON tb_entries(session_id, seq) WHERE role = 'assistant' OR kind = 'compaction';
+DROP INDEX tb_entries_assistant;
+`,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes

@@ -23,7 +23,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { prefixOf } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
-import { type CountedUsage, countedUsage } from '../../model/usage.js';
+import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
 import { migrate } from './schema.js';
@@ -662,11 +662,11 @@ export function prepareEntries(entries: readonly Entry[], counted?: Map<string, 
   const callNames = new Map<string, string>();
   return entries.map((e) => {
     const m = e.kind === 'message' ? e.message : undefined;
-    const assistant = m?.role === 'assistant' ? m : undefined;
+    const r = responseRecordOf(e);
     const c = counted?.get(e.id);
     // a counted record carries its whole response's usage and cost (which may sit on other records)
-    const u = c ? c.usage : assistant?.usage;
-    const cost = c ? c.cost : assistant?.cost;
+    const u = c ? c.usage : r?.usage;
+    const cost = c ? c.cost : r?.cost;
     const t = entrySearchText(e);
     return {
       id: e.id,
@@ -674,8 +674,8 @@ export function prepareEntries(entries: readonly Entry[], counted?: Map<string, 
       kind: e.kind,
       role: m?.role ?? null,
       timestamp: e.timestamp ?? '',
-      model: (c ? c.model : m?.model) ?? null,
-      responseId: assistant?.responseId ?? null,
+      model: (c ? c.model : (m?.model ?? r?.model)) ?? null,
+      responseId: r?.responseId ?? null,
       tools: m ? toolNames(m, callNames) : null,
       input: u?.input ?? null,
       output: u?.output ?? null,
@@ -684,11 +684,7 @@ export function prepareEntries(entries: readonly Entry[], counted?: Map<string, 
       reasoning: u?.reasoning ?? null,
       cost: cost ?? null,
       json: JSON.stringify(e),
-      counted: counted
-        ? Number(c !== undefined)
-        : assistant && !assistant.responseId && (u !== undefined || cost !== undefined)
-          ? 1
-          : 0,
+      counted: counted ? Number(c !== undefined) : r && !r.responseId && (u !== undefined || cost !== undefined) ? 1 : 0,
       ...t,
     };
   });
