@@ -18,8 +18,9 @@ import {
   totalTokens,
   type Usage,
 } from '../../model/types.js';
-import { type CountedUsage, countedUsage, summarizeUsage } from '../../model/usage.js';
+import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage } from '../../model/usage.js';
 import { costOf, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
+import { THREADBASE_SOURCE } from '../../stores/shared.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -210,11 +211,19 @@ function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): 
   b.responses++;
 }
 
-/** One session's usage split by day and model (per message), cached by updatedAt. */
+/** One counted record of a session: its day|model cell, usage and cost (recorded, else priced). */
+interface CountedRecord {
+  /** the entry id, time and response id: a fork's copy of the record has the same (see stats) */
+  copyKey: string;
+  cell: string;
+  usage: Usage | undefined;
+  cost: number | undefined;
+}
+
+/** One session's counted records, cached by updatedAt. */
 interface SessionUsageCells {
   updatedAt: string;
-  /** day|model → bucket */
-  cells: Map<string, StatsBucket>;
+  records: CountedRecord[];
 }
 
 export class WebData {
@@ -675,8 +684,19 @@ export class WebData {
     // Per message (exact days and models) while that means loading few sessions; past that,
     // each session's own totals on its last day, per model where the listing has them.
     const perMessage = sessions.length <= this.statsSessionLimit;
-    for (const info of sessions) {
-      const cells = perMessage ? await this.usageCellsOf(info) : sessionLevelCells(info, this.prices);
+    // Per message, a response a fork copied from its parent (the same record in both of an agent's
+    // sessions) counts once, in the session created first, as the index counts it.
+    const seen = new Set<string>();
+    const ordered = perMessage
+      ? [...sessions].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      : sessions;
+    for (const info of ordered) {
+      const cells = perMessage
+        ? cellsOf(
+            await this.countedRecordsOf(info),
+            info.source === THREADBASE_SOURCE ? undefined : { seen, source: info.source },
+          )
+        : sessionLevelCells(info, this.prices);
       for (const [k, c] of cells) {
         const [day, model] = k.split('|') as [string, string];
         mergeBucket(totals, c);
@@ -699,27 +719,45 @@ export class WebData {
     };
   }
 
-  private async usageCellsOf(info: SessionInfo): Promise<Map<string, StatsBucket>> {
+  private async countedRecordsOf(info: SessionInfo): Promise<CountedRecord[]> {
     const hit = this.usageCells.get(`${info.source}:${info.id}`);
-    if (hit && hit.updatedAt === info.updatedAt) return hit.cells;
+    if (hit && hit.updatedAt === info.updatedAt) return hit.records;
     const session = await this.driver.getSession(info.id);
-    const cells = new Map<string, StatsBucket>();
+    const records: CountedRecord[] = [];
     // One response split over several records counts once, on the record `stats` counts.
     const counted = countedUsage(session?.entries ?? []);
     for (const e of session?.entries ?? []) {
       const m = counted.get(e.id);
       if (!m) continue;
-      const key = `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`;
-      let b = cells.get(key);
-      if (!b) {
-        b = emptyBucket(key);
-        cells.set(key, b);
-      }
-      addTo(b, m.usage, costOrPriced(this.prices, m.cost, m.usage, m.model));
+      records.push({
+        copyKey: `${e.id}\u0000${e.timestamp}\u0000${responseRecordOf(e)?.responseId ?? ''}`,
+        cell: `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`,
+        usage: m.usage,
+        cost: costOrPriced(this.prices, m.cost, m.usage, m.model),
+      });
     }
-    this.usageCells.set(`${info.source}:${info.id}`, { updatedAt: info.updatedAt, cells });
-    return cells;
+    this.usageCells.set(`${info.source}:${info.id}`, { updatedAt: info.updatedAt, records });
+    return records;
   }
+}
+
+/** A session's records in day|model buckets; with `copies`, a record already counted in another session is left out. */
+function cellsOf(records: readonly CountedRecord[], copies?: { seen: Set<string>; source: string }): Map<string, StatsBucket> {
+  const cells = new Map<string, StatsBucket>();
+  for (const r of records) {
+    if (copies) {
+      const key = `${copies.source}\u0000${r.copyKey}`;
+      if (copies.seen.has(key)) continue;
+      copies.seen.add(key);
+    }
+    let b = cells.get(r.cell);
+    if (!b) {
+      b = emptyBucket(r.cell);
+      cells.set(r.cell, b);
+    }
+    addTo(b, r.usage, r.cost);
+  }
+  return cells;
 }
 
 function sessionLevelCells(info: SessionInfo, prices: PriceTable): Map<string, StatsBucket> {

@@ -26,6 +26,7 @@ import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../m
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
+import { type CopyKey, settleCopies } from './copies.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
 
@@ -299,7 +300,7 @@ export class SqliteStore extends DriverBase {
 
   // ---- writing
 
-  private insertEntries(sessionId: string, entries: readonly PreparedEntry[], firstSeq: number): void {
+  private insertEntries(sessionId: string, source: string, entries: readonly PreparedEntry[], firstSeq: number): void {
     const ins = this.stmt(
       `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
          input, output, cache_read, cache_write, reasoning, cost, json, counted)
@@ -330,7 +331,26 @@ export class SqliteStore extends DriverBase {
       );
       if (e.text || e.thinking || e.toolInput || e.toolOutput)
         fts.run(info.lastInsertRowid, e.text, e.thinking, e.toolInput, e.toolOutput);
+      if (e.counted === 1)
+        this.settleIfCopied({ id: e.id, timestamp: e.timestamp, responseId: e.responseId, source }, info.lastInsertRowid);
     }
+  }
+
+  /**
+   * One record copied into several sessions of an agent (a fork's copy of its parent's records: Claude
+   * Code's --fork-session and its older resumes, pi's forks) is one response: of the counted copies
+   * (same source, entry id, time and response id) the one in the session created first keeps
+   * `counted = 1`, the others get `counted = 2`, out of every total (their sessions' own listing keeps
+   * them). Sessions threadbase wrote are left alone: its other stores count each session on its own.
+   */
+  private settleIfCopied(key: CopyKey, except?: number | bigint): void {
+    if (key.source === THREADBASE_SOURCE) return;
+    // by the partial index on counted ids: one probe, and almost never a copy
+    const other = this.stmt('SELECT 1 FROM entries WHERE id = ? AND counted > 0 AND rowid <> ? LIMIT 1').get(
+      key.id,
+      except ?? -1,
+    );
+    if (other) settleCopies(this.db, key);
   }
 
   /**
@@ -345,7 +365,7 @@ export class SqliteStore extends DriverBase {
     for (const e of added)
       if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId) ids.add(e.message.responseId);
     const rows = this.stmt(
-      `SELECT rowid, model, input, output, cache_read, cache_write, reasoning, cost FROM entries
+      `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, reasoning, cost FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
     );
     const uncount = this.stmt('UPDATE entries SET counted = 0 WHERE rowid = ?');
@@ -355,6 +375,9 @@ export class SqliteStore extends DriverBase {
     );
     type Row = {
       rowid: number;
+      id: string;
+      timestamp: string;
+      counted: number;
       model: string | null;
       input: number | null;
       output: number | null;
@@ -364,13 +387,19 @@ export class SqliteStore extends DriverBase {
       cost: number | null;
     };
     const hasUsage = (r: Row) => r.input !== null || r.output !== null;
+    const source = this.sessionRow(sessionId)?.source ?? THREADBASE_SOURCE;
     for (const rid of ids) {
       const list = rows.all(sessionId, rid) as Row[];
       const withUsage = list.filter(hasUsage).pop();
       const withCost = list.filter((r) => r.cost !== null).pop();
       const pick = list.filter((r) => hasUsage(r) || r.cost !== null).pop() ?? list[list.length - 1];
       if (!pick) continue;
-      for (const r of list) if (r !== pick) uncount.run(r.rowid);
+      for (const r of list)
+        if (r !== pick && r.counted > 0) {
+          uncount.run(r.rowid);
+          // a copy elsewhere may count now
+          this.settleIfCopied({ id: r.id, timestamp: r.timestamp, responseId: rid, source });
+        }
       const u = withUsage ?? pick;
       count.run(
         withUsage ? withUsage.model : (list[0]?.model ?? null),
@@ -382,6 +411,7 @@ export class SqliteStore extends DriverBase {
         withCost?.cost ?? null,
         pick.rowid,
       );
+      this.settleIfCopied({ id: pick.id, timestamp: pick.timestamp, responseId: rid, source }, pick.rowid);
     }
   }
 
@@ -423,10 +453,18 @@ export class SqliteStore extends DriverBase {
   private deleteRows(sessionId: string): void {
     // Only when there is something to delete: any statement on the FTS table makes FTS5 flush its
     // pending terms into a new segment, and a sync stores thousands of new sessions in one batch.
-    if (this.stmt('SELECT 1 FROM entries WHERE session_id = ? LIMIT 1').get(sessionId))
-      this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
+    if (!this.stmt('SELECT 1 FROM entries WHERE session_id = ? LIMIT 1').get(sessionId)) {
+      this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
+      return;
+    }
+    const source = this.sessionRow(sessionId)?.source ?? THREADBASE_SOURCE;
+    const counted = this.stmt(
+      'SELECT id, timestamp, response_id responseId FROM entries WHERE session_id = ? AND counted = 1',
+    ).all(sessionId) as Omit<CopyKey, 'source'>[];
+    this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
     this.stmt('DELETE FROM entries WHERE session_id = ?').run(sessionId);
     this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
+    for (const c of counted) this.settleIfCopied({ ...c, source });
   }
 
   /**
@@ -469,7 +507,7 @@ export class SqliteStore extends DriverBase {
       p.rawJson,
       p.warningsJson,
     );
-    this.insertEntries(info.id, p.entries, 0);
+    this.insertEntries(info.id, info.source, p.entries, 0);
     return info;
   }
 
@@ -500,10 +538,9 @@ export class SqliteStore extends DriverBase {
     if (!row) throw new NotFoundError('sqlite session', sessionId);
     let nextSeq = row.next_seq;
     if (opts.replaceLast) {
-      const tail = this.stmt('SELECT rowid, id FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT ?').all(
-        sessionId,
-        opts.replaceLast,
-      ) as { rowid: number; id: string }[];
+      const tail = this.stmt(
+        'SELECT rowid, id, timestamp, response_id responseId, counted FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT ?',
+      ).all(sessionId, opts.replaceLast) as (Omit<CopyKey, 'source'> & { rowid: number; counted: number })[];
       const replaced = new Set(entries.slice(0, opts.replaceLast).map((e) => e.id));
       if (tail.length !== opts.replaceLast || tail.some((t) => !replaced.has(t.id)))
         throw new ThreadbaseError(
@@ -516,6 +553,7 @@ export class SqliteStore extends DriverBase {
       for (const t of tail) {
         this.stmt('DELETE FROM entries_fts WHERE rowid = ?').run(t.rowid);
         this.stmt('DELETE FROM entries WHERE rowid = ?').run(t.rowid);
+        if (t.counted === 1) this.settleIfCopied({ ...t, source: row.source });
       }
       nextSeq -= tail.length;
     }
@@ -534,7 +572,7 @@ export class SqliteStore extends DriverBase {
         );
       fresh.add(e.id);
     }
-    this.insertEntries(sessionId, prepareEntries(opts.info ? entries.map(withoutRaw) : entries), nextSeq);
+    this.insertEntries(sessionId, row.source, prepareEntries(opts.info ? entries.map(withoutRaw) : entries), nextSeq);
     this.recount(sessionId, entries);
     const last = [...entries].reverse().find((e) => !e.sidechain);
     let info = JSON.parse(row.info_json) as SessionInfo;

@@ -5,6 +5,8 @@
 import type { Database } from 'better-sqlite3';
 import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { usageByModelOf } from '../../model/usage.js';
+import { THREADBASE_SOURCE } from '../shared.js';
+import { type CopyKey, settleCopies } from './copies.js';
 import { entrySearchText } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
@@ -136,6 +138,18 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 5: the listing's usage per model (SessionInfo.usageByModel) for sessions stored before it, from
   // the counted records' index: a viewer list prices a session of several models without a re-sync
   usageByModelOfStored,
+  // 6: a record copied into several sessions of an agent (a fork's copy) counts once: the counted
+  // records by id, and the copies already stored settled (see settleCopies)
+  (db) => {
+    db.exec('CREATE INDEX IF NOT EXISTS entries_copies ON entries(id) WHERE counted > 0');
+    const groups = db
+      .prepare(
+        `SELECT e.id, e.timestamp, e.response_id responseId, s.source FROM entries e JOIN sessions s ON s.id = e.session_id
+          WHERE e.counted > 0 AND s.source <> ? GROUP BY e.id, e.timestamp, e.response_id, s.source HAVING count(*) > 1`,
+      )
+      .all(THREADBASE_SOURCE) as CopyKey[];
+    for (const g of groups) settleCopies(db, g);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
