@@ -107,11 +107,18 @@ else if (phase === 'sync') {
   await store.close();
 } else if (phase === 'stats') {
   // what `threadbase stats --by session --source claude --json` does on a warm index (the question
-  // `ccusage session` answers, from the same files): bring Claude Code's part up to date, then group
+  // `ccusage claude session` answers, from the same files): bring Claude Code's part up to date, then
+  // group; with `all`, every agent's (`threadbase stats --by session`, as `ccusage session` answers)
+  const all = process.argv[4] === 'all';
   const store = openSqliteStore(indexPath(env));
-  const r = await new IndexSync(store).sync(new Sources(env), { formats: ['claude'] });
-  const rows = stats(store, loadPrices(), { by: 'session', source: 'claude' });
-  extra = { unchanged: r.unchanged, sessions: rows.length };
+  const r = await new IndexSync(store).sync(new Sources(env), { formats: all ? FORMATS : ['claude'] });
+  const rows = stats(store, loadPrices(), { by: 'session', ...(all ? {} : { source: 'claude' }) });
+  extra = {
+    unchanged: r.unchanged,
+    sessions: rows.length,
+    inputTokens: rows.reduce((n, x) => n + x.inputTokens, 0),
+    outputTokens: rows.reduce((n, x) => n + x.outputTokens, 0),
+  };
   await store.close();
 } else if (phase === 'search') {
   const store = openSqliteStore(indexPath(env));

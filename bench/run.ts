@@ -84,6 +84,7 @@ for (const f of touched) {
 }
 const appended = phase('sync');
 const statsWarm = phase('stats');
+const statsAll = phase('stats', 'all');
 // Queries as people search: distinctive words (Zipf ranks 50..20000, log-uniform), a fifth of them two words.
 let seed = 7;
 const rnd = () => {
@@ -95,17 +96,39 @@ const queries = Array.from({ length: 200 }, (_, i) => (i % 5 === 0 ? `${rankWord
 const search = phase('search', ...queries);
 // the most common words: the worst case for bm25 (it scores every row that matches)
 const common = phase('search', ...VOCABULARY.slice(0, 10));
-let ccusageMs: number | undefined;
-const ccusage = join(process.cwd(), 'node_modules', '.bin', 'ccusage');
-if (existsSync(ccusage)) {
+/** `ccusage <args> --json --offline` on the same files: its time, and the sessions and tokens it counts. */
+function timeCcusage(args: string[]): { ms: number; sessions: number; inputTokens: number; outputTokens: number } | undefined {
+  const bin = join(process.cwd(), 'node_modules', '.bin', 'ccusage');
+  if (!existsSync(bin)) return undefined;
   const t = performance.now();
-  execFileSync(ccusage, ['session', '--json', '--offline'], {
+  const out = execFileSync(bin, [...args, '--json', '--offline'], {
     env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude') },
-    stdio: ['ignore', 'ignore', 'ignore'],
+    stdio: ['ignore', 'pipe', 'ignore'],
     maxBuffer: 1 << 28,
+    encoding: 'utf8',
   });
-  ccusageMs = performance.now() - t;
+  const ms = performance.now() - t;
+  const j = JSON.parse(out) as {
+    session?: unknown[];
+    sessions?: unknown[];
+    totals: { inputTokens: number; outputTokens: number };
+  };
+  return {
+    ms,
+    sessions: (j.session ?? j.sessions ?? []).length,
+    inputTokens: j.totals.inputTokens,
+    outputTokens: j.totals.outputTokens,
+  };
 }
+// Claude Code's files alone (the issue's question), and every agent's (what `ccusage session` reads since v18)
+const ccusageClaude = timeCcusage(['claude', 'session']);
+const ccusageAll = timeCcusage(['session']);
+const agree = (c: typeof ccusageAll, ours: Record<string, number | undefined>) =>
+  c === undefined
+    ? 'n/a'
+    : c.sessions === ours.sessions && c.inputTokens === ours.inputTokens && c.outputTokens === ours.outputTokens
+      ? 'same sessions and tokens'
+      : `differ: ${c.sessions}/${c.inputTokens}/${c.outputTokens} vs ${ours.sessions}/${ours.inputTokens}/${ours.outputTokens}`;
 const s = (ms: number | undefined) =>
   ms === undefined ? 'n/a' : ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`;
 const x = (a: number | undefined, b: number | undefined) => `${((a ?? 0) / (b ?? 1)).toFixed(1)}×`;
@@ -124,14 +147,18 @@ const result = {
   warms,
   appended,
   statsWarm,
+  statsAll,
   search,
   common,
-  ccusageMs,
+  ccusageClaude,
+  ccusageAll,
+  agreeClaude: agree(ccusageClaude, statsWarm),
+  agreeAll: agree(ccusageAll, statsAll),
 };
 console.log(JSON.stringify(result));
 // warm against the faster cold sync (the stricter ratio)
 const coldBest = Math.min(cold0.ms ?? Infinity, cold.ms ?? Infinity);
 const rss = Math.max(cold0.maxRssMB ?? 0, cold.maxRssMB ?? 0, warm.maxRssMB ?? 0, appended.maxRssMB ?? 0);
 console.log(
-  `| ${mb} MB | ${files.length} | ${s(base.ms)} | ${s(cold0.ms)} (${x(cold0.ms, base.ms)}; CPU ${x(cold0.cpuMs, base.cpuMs)}) | ${s(cold.ms)} (${x(cold.ms, base.ms)}) | ${s(warm.ms)} (${((100 * (warm.ms ?? 0)) / coldBest).toFixed(1)} %) | ${s(appended.ms)} (${touched.length}) | ${search.p50?.toFixed(1)} / ${search.p95?.toFixed(1)} ms | ${common.p50?.toFixed(0)} / ${common.p95?.toFixed(0)} ms | ${rss.toFixed(0)} MB | ${indexMB.toFixed(0)} MB | ${s(ccusageMs)} / ${s(statsWarm.ms)} |`,
+  `| ${mb} MB | ${files.length} | ${s(base.ms)} | ${s(cold0.ms)} (${x(cold0.ms, base.ms)}; CPU ${x(cold0.cpuMs, base.cpuMs)}) | ${s(cold.ms)} (${x(cold.ms, base.ms)}) | ${s(warm.ms)} (${((100 * (warm.ms ?? 0)) / coldBest).toFixed(1)} %) | ${s(appended.ms)} (${touched.length}) | ${search.p50?.toFixed(1)} / ${search.p95?.toFixed(1)} ms | ${common.p50?.toFixed(0)} / ${common.p95?.toFixed(0)} ms | ${rss.toFixed(0)} MB | ${indexMB.toFixed(0)} MB | ${s(ccusageClaude?.ms)} / ${s(statsWarm.ms)} | ${s(ccusageAll?.ms)} / ${s(statsAll.ms)} |`,
 );

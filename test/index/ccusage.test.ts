@@ -1,0 +1,137 @@
+/**
+ * `threadbase stats --by session` against `ccusage session --json`, an independent counter of the same
+ * files (it reads Claude Code, pi and OpenCode): every session's tokens agree. On a generated history
+ * (Claude Code's split responses, pi, OpenCode) and on files the real agents wrote (an OpenCode
+ * session with a compaction, pi sessions, a Claude Code session).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { generate } from '../../bench/generate.js';
+import { runCli } from '../helpers/cli.js';
+
+const CCUSAGE = join(process.cwd(), 'node_modules', '.bin', 'ccusage');
+const FIXTURES = join(__dirname, '..', 'fixtures');
+
+interface Row {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function ccusageBySession(home: string): Map<string, Row> {
+  const r = spawnSync(CCUSAGE, ['session', '--json', '--offline'], {
+    env: { PATH: process.env.PATH ?? '', HOME: home },
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout) as {
+    session: {
+      period: string;
+      inputTokens: number;
+      outputTokens: number;
+      cacheReadTokens: number;
+      cacheCreationTokens: number;
+      totalCost: number;
+    }[];
+  };
+  return new Map(
+    out.session.map((s) => [
+      s.period,
+      {
+        input: s.inputTokens,
+        output: s.outputTokens,
+        cacheRead: s.cacheReadTokens,
+        cacheWrite: s.cacheCreationTokens,
+        cost: s.totalCost,
+      },
+    ]),
+  );
+}
+
+async function oursBySession(home: string): Promise<Map<string, Row>> {
+  const env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
+  const r = await runCli(env, ['stats', '--by', 'session', '--json']);
+  expect(r.code, r.err).toBe(0);
+  const rows = JSON.parse(r.out) as {
+    key: string;
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    cost: number;
+  }[];
+  return new Map(
+    rows.map((s) => [
+      s.key,
+      {
+        input: s.inputTokens,
+        output: s.outputTokens,
+        cacheRead: s.cacheReadTokens,
+        cacheWrite: s.cacheWriteTokens,
+        cost: s.cost,
+      },
+    ]),
+  );
+}
+
+/** Every session ccusage counts, we count the same; and we count no session it does not. */
+function expectSameTokens(ours: Map<string, Row>, theirs: Map<string, Row>, opts: { cost: boolean }): void {
+  expect(theirs.size).toBeGreaterThan(0);
+  expect([...ours.keys()].sort()).toEqual([...theirs.keys()].sort());
+  for (const [id, t] of theirs) {
+    const o = ours.get(id) as Row;
+    expect({ id, input: o.input, output: o.output, cacheRead: o.cacheRead, cacheWrite: o.cacheWrite }).toEqual({
+      id,
+      input: t.input,
+      output: t.output,
+      cacheRead: t.cacheRead,
+      cacheWrite: t.cacheWrite,
+    });
+    if (opts.cost) expect(o.cost).toBeCloseTo(t.cost, 6);
+  }
+}
+
+it.skipIf(!existsSync(CCUSAGE))('agrees with ccusage on every session of a generated history', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tb-ccusage-gen-'));
+  const files = await generate({ out: dir, mb: 2 });
+  expect(new Set(files.map((f) => f.format))).toEqual(new Set(['claude', 'pi', 'opencode']));
+  // the same models at the same prices: the costs agree too
+  expectSameTokens(await oursBySession(dir), ccusageBySession(dir), { cost: true });
+});
+
+it.skipIf(!existsSync(CCUSAGE))('agrees with ccusage on sessions the real agents wrote', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tb-ccusage-real-'));
+  // OpenCode with a compaction (its summary request counts), pi with branches and a compaction, Claude Code
+  mkdirSync(join(dir, '.local', 'share', 'opencode'), { recursive: true });
+  cpSync(join(FIXTURES, 'opencode', 'opencode.db'), join(dir, '.local', 'share', 'opencode', 'opencode.db'));
+  const pi = join(dir, '.pi', 'agent', 'sessions', '--tmp-pi--');
+  mkdirSync(pi, { recursive: true });
+  for (const f of ['real-branched.jsonl', 'real-compacted.jsonl', 'real-tool-call.jsonl'])
+    cpSync(join(FIXTURES, 'pi', f), join(pi, f));
+  cpSync(join(FIXTURES, 'claude', 'real', 'projects', '-tmp-cc-proj2'), join(dir, '.claude', 'projects', '-tmp-cc-proj2'), {
+    recursive: true,
+  });
+  // ccusage names a pi session by its file, we by the id in its header
+  const piIds = new Map(
+    ['real-branched', 'real-compacted', 'real-tool-call'].map((f) => {
+      const header = JSON.parse(readFileSync(join(pi, `${f}.jsonl`), 'utf8').split('\n')[0] ?? '{}') as { id: string };
+      return [f, header.id] as const;
+    }),
+  );
+  const theirs = new Map([...ccusageBySession(dir)].map(([k, v]) => [piIds.get(k) ?? k, v]));
+  const ours = await oursBySession(dir);
+  // the stand-in's models have no price in either table
+  expectSameTokens(ours, theirs, { cost: false });
+});
