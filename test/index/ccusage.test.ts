@@ -2,7 +2,7 @@
  * `threadbase stats --by session` against `ccusage session --json`, an independent counter of the same
  * files (it reads Claude Code, pi and OpenCode): every session's tokens agree. On a generated history
  * (Claude Code's split responses, pi, OpenCode) and on files the real agents wrote (an OpenCode
- * session with a compaction, pi sessions, a Claude Code session, Codex rollouts).
+ * session with a compaction, pi sessions, a Claude Code session, Codex rollouts, a resumed Gemini CLI chat).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -113,7 +113,7 @@ it.skipIf(!existsSync(CCUSAGE))('agrees with ccusage on every session of a gener
 
 it.skipIf(!existsSync(CCUSAGE))('agrees with ccusage on sessions the real agents wrote', async () => {
   dir = mkdtempSync(join(tmpdir(), 'tb-ccusage-real-'));
-  // OpenCode with a compaction (its summary request counts), pi with branches and a compaction, Claude Code, Codex
+  // OpenCode with a compaction (its summary request counts), pi with branches and a compaction, Claude Code
   mkdirSync(join(dir, '.local', 'share', 'opencode'), { recursive: true });
   cpSync(join(FIXTURES, 'opencode', 'opencode.db'), join(dir, '.local', 'share', 'opencode', 'opencode.db'));
   const pi = join(dir, '.pi', 'agent', 'sessions', '--tmp-pi--');
@@ -123,6 +123,8 @@ it.skipIf(!existsSync(CCUSAGE))('agrees with ccusage on sessions the real agents
   cpSync(join(FIXTURES, 'claude', 'real', 'projects', '-tmp-cc-proj2'), join(dir, '.claude', 'projects', '-tmp-cc-proj2'), {
     recursive: true,
   });
+  // Gemini CLI's chat, resumed once (the resume writes the first run's replies back without tokens)
+  cpSync(join(FIXTURES, 'gemini', 'real-0.61.0', '.gemini'), join(dir, '.gemini'), { recursive: true });
   // the real Codex rollouts (a resume, and a compaction)
   cpSync(join(FIXTURES, 'codex', 'home', 'sessions', '2026'), join(dir, '.codex', 'sessions', '2026'), { recursive: true });
   // ccusage names a pi session by its file, we by the id in its header
@@ -136,6 +138,7 @@ it.skipIf(!existsSync(CCUSAGE))('agrees with ccusage on sessions the real agents
   const idOf = (k: string) => piIds.get(k) ?? /rollout-[^/]*-([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$/.exec(k)?.[1] ?? k;
   const theirs = new Map([...ccusageBySession(dir)].map(([k, v]) => [idOf(k), v]));
   expect([...theirs.keys()].filter((k) => k.startsWith('01a204'))).toHaveLength(5); // 3 pi, 2 Codex
+  expect(theirs.has('1feb6904-698a-4392-9399-e06da18b836d')).toBe(true); // Gemini CLI
   const ours = await oursBySession(dir);
   // the stand-in's models have no price in either table
   expectSameTokens(ours, theirs, { cost: false });

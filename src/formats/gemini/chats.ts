@@ -145,6 +145,15 @@ interface ChatState {
   chain: string[];
 }
 
+/**
+ * A message recorded again without the tokens it was recorded with keeps them: a resumed chat's
+ * `$set messages` writes the earlier replies back without their tokens, and those requests were made.
+ */
+function withRecordedTokens(prev: JsonObject | undefined, next: JsonObject): JsonObject {
+  if (next.tokens !== undefined || prev?.tokens === undefined) return next;
+  return { ...next, tokens: prev.tokens, ...(next.model === undefined && prev.model !== undefined ? { model: prev.model } : {}) };
+}
+
 function applyRecord(state: ChatState, rec: unknown, place: { file: string; line?: number }, warnings: ParseWarning[]): void {
   if (!isObject(rec)) {
     warnings.push({ ...place, message: 'record is not a JSON object' });
@@ -163,7 +172,7 @@ function applyRecord(state: ChatState, rec: unknown, place: { file: string; line
       const ids: string[] = [];
       for (const m of messages) {
         if (!isObject(m) || typeof m.id !== 'string') continue;
-        state.records.set(m.id, m);
+        state.records.set(m.id, withRecordedTokens(state.records.get(m.id), m));
         state.parents.set(m.id, ids[ids.length - 1] ?? null);
         ids.push(m.id);
       }
@@ -180,7 +189,7 @@ function applyRecord(state: ChatState, rec: unknown, place: { file: string; line
       state.chain.push(rec.id);
     }
     // A repeated id is the same message updated (tool calls, tokens added): the last one wins.
-    state.records.set(rec.id, rec);
+    state.records.set(rec.id, withRecordedTokens(state.records.get(rec.id), rec));
     return;
   }
   if (typeof rec.sessionId === 'string') {
