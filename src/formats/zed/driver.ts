@@ -8,9 +8,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
-import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, UsageTotals } from '../../model/driver.js';
+import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead } from '../../model/driver.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
-import { summarizeUsage, totalUsage } from '../../model/usage.js';
 import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -147,22 +146,6 @@ export class ZedDriver extends DriverBase {
         }),
       ) ?? [];
     return applyFilter(sessions, { ...filter, text: undefined });
-  }
-
-  /**
-   * The tokens as the shared usage() counts them (the messages sum to Zed's running total), but every
-   * agent message is one model response, also those Zed gave no figure of its own (a turn's earlier
-   * requests), which the index counts only where a message has usage.
-   */
-  override async usage(filter?: SessionFilter): Promise<UsageTotals> {
-    const summaries = [];
-    for (const info of await this.listSessions(filter)) {
-      const s = await this.getSession(info.id);
-      if (!s) continue;
-      const responses = s.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length;
-      summaries.push({ ...summarizeUsage(s.entries), responses });
-    }
-    return totalUsage(summaries);
   }
 
   async getSession(id: string): Promise<Session | undefined> {

@@ -351,6 +351,13 @@ export function threadToSession(row: ThreadRow, thread: JsonObject | undefined, 
   const cumulative = thread ? tokenUsage(thread.cumulative_token_usage) : undefined;
   const perTurn = summarizeUsage(entries).usage;
   if (cumulative) spreadRemainder(entries, cumulative, perTurn);
+  // Every agent message is one model request: one Zed kept no figure of (a turn's earlier requests)
+  // is a response of zero tokens of its own, so that it counts as a response wherever usage is summed.
+  for (const e of entries)
+    if (e.kind === 'message' && e.message.role === 'assistant' && !e.message.usage) {
+      e.message.usage = emptyUsage();
+      e.message.meta = { ...e.message.meta, zedTurnUsage: null };
+    }
   const summary = summarizeUsage(entries);
   const meta: JsonObject = {};
   if (thread) {
