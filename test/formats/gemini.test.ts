@@ -80,7 +80,8 @@ describe('gemini: a JSONL chat', () => {
       input: { absolute_path: '/home/u/myproj/package.json' },
       meta: { displayName: 'ReadFile', status: 'success' },
     });
-    expect(g1.message.usage).toEqual({ input: 600, cacheRead: 400, output: 20, reasoning: 15, cacheWrite: 0 });
+    // output: Gemini's 20 and its 15 thought tokens (billed as output; the model counts reasoning in output)
+    expect(g1.message.usage).toEqual({ input: 600, cacheRead: 400, output: 20 + 15, reasoning: 15, cacheWrite: 0 });
     expect(g1.message.model).toBe('gemini-2.5-pro');
     const results = s.entries.find((e) => e.id === 'g1:results');
     expect(results).toMatchObject({
@@ -95,7 +96,7 @@ describe('gemini: a JSONL chat', () => {
     expect(s.usage).toEqual({
       input: 600 + 100 + 1200 + 100,
       cacheRead: 400 + 1000 + 0 + 1200,
-      output: 43,
+      output: 43 + 15,
       reasoning: 15,
       cacheWrite: 0,
     });

@@ -28,13 +28,17 @@ export interface ProjectDir {
   project?: string;
 }
 
+/**
+ * Gemini's token counts in the model's terms: its input includes the cached tokens, and its output
+ * leaves out the thoughts, which are billed as output (the model's output includes reasoning).
+ */
 function tokens(t: unknown): Usage | undefined {
   if (!isObject(t)) return undefined;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const cached = n(t.cached);
   return {
     input: Math.max(0, n(t.input) - cached),
-    output: n(t.output),
+    output: n(t.output) + n(t.thoughts),
     cacheRead: cached,
     cacheWrite: 0,
     reasoning: n(t.thoughts),
