@@ -22,7 +22,7 @@ import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../m
 import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
 import { opencodeContext } from './context.js';
 import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
-import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode } from './parse.js';
+import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode, usageOf } from './parse.js';
 import {
   isoOf,
   type Json,
@@ -61,7 +61,6 @@ import {
 function infoToSummary(info: Json, messageCount: number, path: string, project?: { id: string; worktree: string }): SessionInfo {
   const time = obj(info.time) ?? {};
   const tokens = obj(info.tokens);
-  const cache = obj(tokens?.cache);
   return {
     id: str(info.id) ?? '',
     source: SOURCE,
@@ -71,17 +70,7 @@ function infoToSummary(info: Json, messageCount: number, path: string, project?:
     updatedAt: isoOf(time.updated ?? time.created),
     messageCount,
     parentId: str(info.parentID) ?? null,
-    ...(tokens
-      ? {
-          usage: {
-            input: num(tokens.input) ?? 0,
-            output: num(tokens.output) ?? 0,
-            cacheRead: num(cache?.read) ?? 0,
-            cacheWrite: num(cache?.write) ?? 0,
-            reasoning: num(tokens.reasoning) ?? 0,
-          },
-        }
-      : {}),
+    ...(tokens ? { usage: usageOf(tokens) } : {}),
     ...(num(info.cost) !== undefined ? { cost: num(info.cost) } : {}),
     path,
     meta: { projectID: str(info.projectID), ...(project ? { worktree: project.worktree } : {}) },

@@ -47,12 +47,13 @@ const ms = (iso: string | undefined): number => {
   return Number.isFinite(t) ? t : Date.now();
 };
 
+/** Usage as OpenCode's tokens: its output leaves the reasoning out (see usageOf in parse.ts). */
 function tokensOf(u: Usage | undefined): Json {
   const x = u ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
   return {
     total: x.input + x.output + x.cacheRead + x.cacheWrite,
     input: x.input,
-    output: x.output,
+    output: Math.max(0, x.output - x.reasoning),
     reasoning: x.reasoning,
     cache: { read: x.cacheRead, write: x.cacheWrite },
   };

@@ -63,13 +63,17 @@ export function isOcEntryRaw(v: unknown): v is OcEntryRaw {
   return isJson(v) && typeof v.messageID === 'string' && Array.isArray(v.partIDs);
 }
 
-function usageOf(tokens: unknown): Usage | undefined {
+/**
+ * OpenCode's tokens in the model's terms: its output leaves the reasoning tokens out (its own stats add
+ * them back), the model's output counts them.
+ */
+export function usageOf(tokens: unknown): Usage | undefined {
   const t = obj(tokens);
   if (!t) return undefined;
   const cache = obj(t.cache);
   return {
     input: num(t.input) ?? 0,
-    output: num(t.output) ?? 0,
+    output: (num(t.output) ?? 0) + (num(t.reasoning) ?? 0),
     cacheRead: num(cache?.read) ?? 0,
     cacheWrite: num(cache?.write) ?? 0,
     reasoning: num(t.reasoning) ?? 0,
