@@ -154,7 +154,7 @@ interface ChatState {
  * `$set messages` writes the earlier replies back without their tokens, and those requests were made.
  */
 function withRecordedTokens(prev: JsonObject | undefined, next: JsonObject): JsonObject {
-  if (next.tokens !== undefined || prev?.tokens === undefined) return next;
+  if (next.tokens != null || prev?.tokens == null) return next;
   return { ...next, tokens: prev.tokens, ...(next.model === undefined && prev.model !== undefined ? { model: prev.model } : {}) };
 }
 
