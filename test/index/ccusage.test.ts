@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
+import type { StatsRow } from '../../src/stores/index-sync/stats.js';
 import { runCli } from '../helpers/cli.js';
 
 const CCUSAGE = join(process.cwd(), 'node_modules', '.bin', 'ccusage');
@@ -67,16 +68,7 @@ async function oursBySession(home: string): Promise<Map<string, Row>> {
   const env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
   const r = await runCli(env, ['stats', '--by', 'session', '--json']);
   expect(r.code, r.err).toBe(0);
-  const rows = JSON.parse(r.out) as {
-    key: string;
-    source: string;
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWriteTokens: number;
-    reasoningTokens: number;
-    cost: number;
-  }[];
+  const rows = JSON.parse(r.out) as StatsRow[];
   return new Map(
     rows.map((s) => [
       s.key,
