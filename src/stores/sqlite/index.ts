@@ -360,10 +360,12 @@ export class SqliteStore extends DriverBase {
    * touched by `added` are recomputed. (A record counted before keeps what it took then: merging again
    * with the records after it gives the same last usage and last cost.)
    */
-  private recount(sessionId: string, added: readonly Entry[]): void {
+  private recount(sessionId: string, source: string, added: readonly Entry[]): void {
     const ids = new Set<string>();
-    for (const e of added)
-      if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId) ids.add(e.message.responseId);
+    for (const e of added) {
+      const responseId = responseRecordOf(e)?.responseId;
+      if (responseId) ids.add(responseId);
+    }
     const rows = this.stmt(
       `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, reasoning, cost FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
@@ -387,7 +389,6 @@ export class SqliteStore extends DriverBase {
       cost: number | null;
     };
     const hasUsage = (r: Row) => r.input !== null || r.output !== null;
-    const source = this.sessionRow(sessionId)?.source ?? THREADBASE_SOURCE;
     for (const rid of ids) {
       const list = rows.all(sessionId, rid) as Row[];
       const withUsage = list.filter(hasUsage).pop();
@@ -573,7 +574,7 @@ export class SqliteStore extends DriverBase {
       fresh.add(e.id);
     }
     this.insertEntries(sessionId, row.source, prepareEntries(opts.info ? entries.map(withoutRaw) : entries), nextSeq);
-    this.recount(sessionId, entries);
+    this.recount(sessionId, row.source, entries);
     const last = [...entries].reverse().find((e) => !e.sidechain);
     let info = JSON.parse(row.info_json) as SessionInfo;
     if (opts.info) {
