@@ -148,6 +148,9 @@ it.skipIf(!existsSync(CCUSAGE))('agrees with ccusage on sessions the real agents
   const gemini = '1feb6904-698a-4392-9399-e06da18b836d';
   expect(theirs.has(gemini)).toBe(true);
   expect(ours.get(gemini)?.reasoning).toBeGreaterThan(0);
-  // the stand-in's models have no price in either table
+  // its model, gemini-3.1-pro-preview, is in both price tables: the same cost (thoughts billed as output)
+  expect(ours.get(gemini)?.cost).toBeGreaterThan(0);
+  expect(ours.get(gemini)?.cost).toBeCloseTo(theirs.get(gemini)?.cost ?? -1, 9);
+  // the other sessions' models (the stand-in's, Claude Opus 5.5) are not in both tables
   expectSameTokens(ours, theirs, { cost: false });
 });

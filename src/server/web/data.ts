@@ -331,7 +331,8 @@ export class WebData {
       if (totalTokens(usage) === 0) continue;
       const price = priceOf(this.prices, model || undefined);
       if (!price) return unknown;
-      cost += costOf(price, usage);
+      // a sum of requests, priced at the base rates: the session's page prices each request on its own
+      cost += costOf(price, usage, 0);
     }
     return { cost, costEstimated: true };
   }

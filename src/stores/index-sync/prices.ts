@@ -7,19 +7,30 @@ import { readFileSync } from 'node:fs';
 import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
 import { countedUsage } from '../../model/usage.js';
 
-export interface ModelPrice {
+export interface Rates {
   input: number;
   output: number;
   cacheRead?: number;
   cacheWrite?: number;
 }
 
+export interface ModelPrice extends Rates {
+  /**
+   * Other rates for a request whose prompt (input + cache read + cache write tokens) is above
+   * `above` tokens: the whole request is billed at them, as Anthropic, Google and OpenAI bill long prompts.
+   */
+  longPrompt?: Rates & { above: number };
+}
+
 export const PRICES_DATE = '2026-11-22';
 
 /**
- * Keys are model name prefixes; the longest matching prefix wins. Claude models as Claude Code
- * 2.1.330 prices them itself (its baked-in model catalog; cache writes at the 5-minute rate); the
- * long-prompt rate of Haiku 5.5 above 100k prompt tokens is not applied.
+ * Keys are model name prefixes; the longest matching prefix wins.
+ * - Claude: as Claude Code 2.1.330 prices them itself (its baked-in model catalog; cache writes at
+ *   the 5-minute rate, as the model keeps no 1-hour count), with Haiku 5.5's long-prompt rates from
+ *   the same catalog; Sonnet 4 and 4.5 above 200k prompt tokens as LiteLLM lists them.
+ * - OpenAI and Google: as the models.dev and LiteLLM snapshots that ccusage 20.0.24 embeds list them
+ *   (long-prompt rates from models.dev). OpenAI and Gemini bill no cache writes; their agents record none.
  */
 export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-mythos-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10 },
@@ -37,32 +48,116 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
   'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 },
   'claude-sonnet-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 },
-  'claude-haiku-5-5': { input: 0.1, output: 0.5, cacheRead: 0.01, cacheWrite: 0.125 },
+  'claude-haiku-5-5': {
+    input: 0.1,
+    output: 0.5,
+    cacheRead: 0.01,
+    cacheWrite: 0.125,
+    longPrompt: { above: 100_000, input: 0.5, output: 2.5, cacheRead: 0.05, cacheWrite: 0.625 },
+  },
   'claude-3-opus': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-sonnet-4-6': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-sonnet-4': {
+    input: 3,
+    output: 15,
+    cacheRead: 0.3,
+    cacheWrite: 3.75,
+    longPrompt: { above: 200_000, input: 6, output: 22.5, cacheRead: 0.6, cacheWrite: 7.5 },
+  },
   'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   'claude-3-5-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
   'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 },
+  'gpt-6-astra': {
+    input: 10,
+    output: 50,
+    cacheRead: 1,
+    cacheWrite: 12.5,
+    longPrompt: { above: 272_000, input: 20, output: 75, cacheRead: 2, cacheWrite: 25 },
+  },
+  'gpt-5.6-cyber': { input: 12.5, output: 75, cacheRead: 1.25, cacheWrite: 15.625 },
+  'gpt-5.6-luna': {
+    input: 0.2,
+    output: 1.2,
+    cacheRead: 0.02,
+    cacheWrite: 0.25,
+    longPrompt: { above: 272_000, input: 0.4, output: 1.8, cacheRead: 0.04, cacheWrite: 0.5 },
+  },
+  'gpt-5.6-terra': {
+    input: 2,
+    output: 12,
+    cacheRead: 0.2,
+    cacheWrite: 2.5,
+    longPrompt: { above: 272_000, input: 4, output: 18, cacheRead: 0.4, cacheWrite: 5 },
+  },
+  // gpt-5.6 and gpt-5.6-sol
+  'gpt-5.6': {
+    input: 4,
+    output: 20,
+    cacheRead: 0.4,
+    cacheWrite: 5,
+    longPrompt: { above: 272_000, input: 8, output: 30, cacheRead: 0.8, cacheWrite: 10 },
+  },
+  'gpt-5.5-cyber': { input: 12.5, output: 75, cacheRead: 1.25 },
+  'gpt-5.5-pro': { input: 30, output: 180, longPrompt: { above: 272_000, input: 60, output: 270 } },
+  'gpt-5.5': { input: 5, output: 30, cacheRead: 0.5, longPrompt: { above: 272_000, input: 10, output: 45, cacheRead: 1 } },
+  'gpt-5.4-pro': { input: 30, output: 180, longPrompt: { above: 272_000, input: 60, output: 270 } },
+  'gpt-5.4-mini': { input: 0.75, output: 4.5, cacheRead: 0.075 },
+  'gpt-5.4-nano': { input: 0.2, output: 1.25, cacheRead: 0.02 },
+  'gpt-5.4': { input: 2.5, output: 15, cacheRead: 0.25, longPrompt: { above: 272_000, input: 5, output: 22.5, cacheRead: 0.5 } },
+  'gpt-5.3': { input: 1.75, output: 14, cacheRead: 0.175 },
+  'gpt-5.2-pro': { input: 21, output: 168 },
+  'gpt-5.2': { input: 1.75, output: 14, cacheRead: 0.175 },
+  'gpt-5.1-codex-mini': { input: 0.25, output: 2, cacheRead: 0.025 },
+  'gpt-5-pro': { input: 15, output: 120 },
   'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025 },
   'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005 },
+  // gpt-5, gpt-5-codex, gpt-5.1, gpt-5.1-codex, gpt-5.1-codex-max
   'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4, cacheRead: 0.025 },
   'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1 },
   'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5 },
   'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075 },
   'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25 },
   o3: { input: 2, output: 8, cacheRead: 0.5 },
   'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275 },
-  'gemini-2.5-pro': { input: 1.25, output: 10, cacheRead: 0.31 },
-  'gemini-2.5-flash': { input: 0.3, output: 2.5, cacheRead: 0.075 },
+  'gemini-3.8-flash': { input: 0.75, output: 3.75, cacheRead: 0.075 },
+  'gemini-3.7-flash': { input: 0.75, output: 3.75, cacheRead: 0.075 },
+  'gemini-3.6-flash': { input: 0.75, output: 3.75, cacheRead: 0.075 },
+  'gemini-3.5-flash-lite': { input: 0.3, output: 2.5, cacheRead: 0.03 },
+  'gemini-3.5-flash': { input: 1.5, output: 9, cacheRead: 0.15 },
+  'gemini-3.1-flash-lite': { input: 0.25, output: 1.5, cacheRead: 0.025 },
+  'gemini-3.1-pro': {
+    input: 2,
+    output: 12,
+    cacheRead: 0.2,
+    longPrompt: { above: 200_000, input: 4, output: 18, cacheRead: 0.4 },
+  },
+  'gemini-3-pro': { input: 2, output: 12, cacheRead: 0.2, longPrompt: { above: 200_000, input: 4, output: 18, cacheRead: 0.4 } },
+  'gemini-3-flash': { input: 0.5, output: 3, cacheRead: 0.05 },
+  'gemini-2.5-pro': {
+    input: 1.25,
+    output: 10,
+    cacheRead: 0.125,
+    longPrompt: { above: 200_000, input: 2.5, output: 15, cacheRead: 0.25 },
+  },
+  'gemini-2.5-flash-lite': { input: 0.1, output: 0.4, cacheRead: 0.01 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cacheRead: 0.03 },
 };
 
 export type PriceTable = Record<string, ModelPrice>;
 
-function isPrice(v: unknown): v is ModelPrice {
+function isRates(v: unknown): v is Rates {
   if (typeof v !== 'object' || v === null) return false;
   const p = v as Record<string, unknown>;
-  return typeof p.input === 'number' && typeof p.output === 'number';
+  const optional = (x: unknown) => x === undefined || typeof x === 'number';
+  return typeof p.input === 'number' && typeof p.output === 'number' && optional(p.cacheRead) && optional(p.cacheWrite);
+}
+
+function isPrice(v: unknown): v is ModelPrice {
+  if (!isRates(v)) return false;
+  const long = (v as { longPrompt?: unknown }).longPrompt;
+  return long === undefined || (isRates(long) && typeof (long as { above?: unknown }).above === 'number');
 }
 
 /** The bundled table with a user file laid over it (a missing file is fine; a bad one is an error). */
@@ -78,7 +173,10 @@ export function loadPrices(userFile?: string): PriceTable {
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed !== 'object' || parsed === null) throw new Error(`${userFile}: expected an object of model prices`);
   for (const [model, price] of Object.entries(parsed)) {
-    if (!isPrice(price)) throw new Error(`${userFile}: price of ${model} needs numeric input and output`);
+    if (!isPrice(price))
+      throw new Error(
+        `${userFile}: price of ${model} needs numeric input and output (and cacheRead, cacheWrite, longPrompt.above when given)`,
+      );
     table[model] = price;
   }
   return table;
@@ -94,15 +192,41 @@ export function priceOf(table: PriceTable, model: string | null | undefined): Mo
   return best ? table[best] : undefined;
 }
 
-export function costOf(price: ModelPrice | undefined, u: Usage): number {
+/** The prompt of a request: what decides whether its long-prompt rates apply. */
+export function promptTokens(u: Usage): number {
+  return u.input + u.cacheRead + u.cacheWrite;
+}
+
+/** The rates a request with a prompt of `prompt` tokens is billed at. */
+export function ratesFor(price: ModelPrice, prompt: number): Rates {
+  return price.longPrompt && prompt > price.longPrompt.above ? price.longPrompt : price;
+}
+
+/**
+ * What tokens cost at a model's price. `prompt` picks the long-prompt rates; it defaults to the
+ * prompt of `u`, which is right for one request: a caller passing a sum of requests passes a prompt
+ * size that stands for all of them.
+ */
+export function costOf(price: ModelPrice | undefined, u: Usage, prompt = promptTokens(u)): number {
   if (!price) return 0;
+  const r = ratesFor(price, prompt);
   return (
-    (u.input * price.input +
-      u.output * price.output +
-      u.cacheRead * (price.cacheRead ?? price.input) +
-      u.cacheWrite * (price.cacheWrite ?? price.input)) /
+    (u.input * r.input +
+      u.output * r.output +
+      u.cacheRead * (r.cacheRead ?? r.input) +
+      u.cacheWrite * (r.cacheWrite ?? r.input)) /
     1_000_000
   );
+}
+
+/**
+ * The prompt sizes above which some model of the table has other rates, ascending: sums of requests
+ * whose prompts all fall between the same two of them can be priced as one request.
+ */
+export function longPromptThresholds(table: PriceTable): number[] {
+  const set = new Set<number>();
+  for (const p of Object.values(table)) if (p.longPrompt) set.add(p.longPrompt.above);
+  return [...set].sort((a, b) => a - b);
 }
 
 /**

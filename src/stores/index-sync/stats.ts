@@ -1,6 +1,6 @@
 /** Token and cost totals from the index, grouped by time, model, project, session or source. */
 import type { SqliteStore } from '../sqlite/index.js';
-import { costOf, type PriceTable, priceOf } from './prices.js';
+import { costOf, longPromptThresholds, type PriceTable, priceOf } from './prices.js';
 
 export type StatsBy = 'day' | 'week' | 'month' | 'model' | 'project' | 'session' | 'source';
 export const STATS_BY: readonly StatsBy[] = ['day', 'week', 'month', 'model', 'project', 'session', 'source'];
@@ -56,22 +56,28 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
     where.push('s.project = ?');
     args.push(opts.project);
   }
-  // Grouped by model and by whether the agent recorded a cost, so unrecorded costs can be priced.
+  // Grouped by model, by whether the agent recorded a cost and by the band of the table's long-prompt
+  // thresholds each request's prompt falls in, so unrecorded costs can be priced as one request a group.
+  const thresholds = longPromptThresholds(prices);
+  const prompt = 'coalesce(e.input,0) + coalesce(e.cache_read,0) + coalesce(e.cache_write,0)';
+  const band = thresholds.length ? thresholds.map(() => `(${prompt} > ?)`).join(' + ') : '0';
   const rows = store.db
     .prepare(
       `SELECT ${KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source, e.model model, e.cost IS NOT NULL recorded,
+         ${band} band,
          coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
          coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
          count(*) messages
        FROM entries e JOIN sessions s ON s.id = e.session_id
        WHERE ${where.join(' AND ')}
-       GROUP BY 1, 2, 3, 4`,
+       GROUP BY 1, 2, 3, 4, 5`,
     )
-    .all(...args) as {
+    .all(...thresholds, ...args) as {
     key: string;
     source: string | null;
     model: string | null;
     recorded: number;
+    band: number;
     input: number;
     output: number;
     cacheRead: number;
@@ -106,13 +112,17 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
     row.messages += r.messages;
     row.cost += r.recorded
       ? r.cost
-      : costOf(priceOf(prices, r.model), {
-          input: r.input,
-          output: r.output,
-          cacheRead: r.cacheRead,
-          cacheWrite: r.cacheWrite,
-          reasoning: r.reasoning,
-        });
+      : costOf(
+          priceOf(prices, r.model),
+          {
+            input: r.input,
+            output: r.output,
+            cacheRead: r.cacheRead,
+            cacheWrite: r.cacheWrite,
+            reasoning: r.reasoning,
+          },
+          r.band === 0 ? 0 : (thresholds[r.band - 1] ?? 0) + 1,
+        );
   }
   const list = [...out.values()];
   const timeKey = by === 'day' || by === 'week' || by === 'month';
