@@ -10,6 +10,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ccusageOutput } from './ccusage.js';
 
 // From the TypeScript sources, or (TB_BENCH_DIST=1, as run.ts does) from the compiled JavaScript in
 // bench/data/dist, which is what an installed `threadbase` runs (and what its worker thread loads).
@@ -117,7 +118,8 @@ else if (phase === 'sync') {
     unchanged: r.unchanged,
     sessions: rows.length,
     inputTokens: rows.reduce((n, x) => n + x.inputTokens, 0),
-    outputTokens: rows.reduce((n, x) => n + x.outputTokens, 0),
+    // as ccusage counts output, to compare with it
+    outputTokens: rows.reduce((n, x) => n + ccusageOutput(x), 0),
   };
   await store.close();
 } else if (phase === 'search') {

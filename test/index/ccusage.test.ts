@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { ccusageOutput } from '../../bench/ccusage.js';
 import { generate } from '../../bench/generate.js';
 import type { StatsRow } from '../../src/stores/index-sync/stats.js';
 import { runCli } from '../helpers/cli.js';
@@ -85,16 +86,13 @@ async function oursBySession(home: string): Promise<Map<string, Row>> {
   );
 }
 
-/** Agents whose own output count leaves the reasoning tokens out, as ccusage gives it; ours counts them in output. */
-const REASONING_APART = new Set(['opencode', 'gemini']);
-
 /** Every session ccusage counts, we count the same; and we count no session it does not. */
 function expectSameTokens(ours: Map<string, Row>, theirs: Map<string, Row>, opts: { cost: boolean }): void {
   expect(theirs.size).toBeGreaterThan(0);
   expect([...ours.keys()].sort()).toEqual([...theirs.keys()].sort());
   for (const [id, t] of theirs) {
     const o = ours.get(id) as Row;
-    const output = REASONING_APART.has(o.source ?? '') ? o.output - o.reasoning : o.output;
+    const output = ccusageOutput({ source: o.source, outputTokens: o.output, reasoningTokens: o.reasoning });
     expect({ id, input: o.input, output, cacheRead: o.cacheRead, cacheWrite: o.cacheWrite }).toEqual({
       id,
       input: t.input,
