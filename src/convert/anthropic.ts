@@ -101,6 +101,7 @@ export interface AnthropicUsage {
   output_tokens?: number;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number } | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,7 +264,8 @@ export function usageFromAnthropic(u: unknown): Usage | undefined {
     output: n(u.output_tokens),
     cacheRead: n(u.cache_read_input_tokens),
     cacheWrite: n(u.cache_creation_input_tokens),
-    reasoning: 0,
+    // a breakdown of output_tokens, which counts the thinking too (as the model counts reasoning)
+    reasoning: isRecord(u.output_tokens_details) ? n(u.output_tokens_details.thinking_tokens) : 0,
   };
 }
 

@@ -437,6 +437,103 @@ describe('writing', () => {
     ]);
   });
 
+  it('writes another agent reasoning tokens where Claude Code records thinking tokens', async () => {
+    const t = (n: number) => `2026-11-20T10:00:0${n}.000Z`;
+    const usage = { input: 12, output: 800, cacheRead: 30, cacheWrite: 0, reasoning: 600 };
+    const session: Session = {
+      id: 'codex-think',
+      source: 'codex',
+      project: '/work/think',
+      createdAt: t(0),
+      updatedAt: t(2),
+      messageCount: 2,
+      entries: [
+        {
+          kind: 'message',
+          id: 'c1',
+          parentId: null,
+          timestamp: t(1),
+          message: { role: 'user', parts: [{ type: 'text', text: 'why' }] },
+        },
+        {
+          kind: 'message',
+          id: 'c2',
+          parentId: 'c1',
+          timestamp: t(2),
+          message: { role: 'assistant', model: 'gpt-5.5', usage, parts: [{ type: 'text', text: 'because' }] },
+        },
+      ],
+    };
+    const d = new ClaudeDriver(env);
+    const info = await d.writeSession(session);
+    const rec = (await fs.readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: { usage?: Record<string, unknown> } })
+      .find((r) => r.type === 'assistant');
+    expect(rec?.message?.usage?.output_tokens_details).toEqual({ thinking_tokens: 600 });
+    const back = (await d.getSession(info.id)) as Session;
+    expect(summarizeUsage(back.entries).usage).toEqual(usage);
+  });
+
+  it('counts the thinking tokens Claude Code records as reasoning, and writes them back', async () => {
+    const file = join(home, '.claude', 'projects', '-work-think', `${S2}.jsonl`);
+    await fs.mkdir(join(home, '.claude', 'projects', '-work-think'), { recursive: true });
+    const base = { sessionId: S2, cwd: '/work/think', isSidechain: false, version: '2.1.330' };
+    const usage = {
+      input_tokens: 10,
+      output_tokens: 900,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 4000,
+      output_tokens_details: { thinking_tokens: 700 },
+      cache_creation: { ephemeral_1h_input_tokens: 4000, ephemeral_5m_input_tokens: 0 },
+    };
+    const lines = [
+      {
+        ...base,
+        type: 'user',
+        uuid: 't1',
+        parentUuid: null,
+        timestamp: '2026-11-20T10:00:00.000Z',
+        message: { role: 'user', content: 'think hard' },
+      },
+      {
+        ...base,
+        type: 'assistant',
+        uuid: 't2',
+        parentUuid: 't1',
+        timestamp: '2026-11-20T10:00:05.000Z',
+        requestId: 'req_t',
+        message: {
+          id: 'msg_t',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-opus-5-5',
+          content: [{ type: 'text', text: 'done' }],
+          usage,
+        },
+      },
+    ];
+    await fs.writeFile(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const d = new ClaudeDriver(env);
+    const session = (await d.getSession(S2)) as Session;
+    expect(summarizeUsage(session.entries).usage).toEqual({
+      input: 10,
+      output: 900,
+      cacheRead: 0,
+      cacheWrite: 4000,
+      reasoning: 700,
+    });
+    const conv = await cli(['convert', S2, '--to', 'claude', '--json']);
+    expect(conv.code, conv.err).toBe(0);
+    const written = (await fs.readFile((JSON.parse(conv.out) as { path: string }).path, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: { usage?: unknown } })
+      .find((r) => r.type === 'assistant');
+    expect(written?.message?.usage).toEqual(usage);
+  });
+
   it('writes a session from another agent, carrying a compaction with kept entries as a preserved segment', async () => {
     const t = (s: number) => `2026-01-01T00:00:0${s}.000Z`;
     const session: Session = {

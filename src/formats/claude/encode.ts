@@ -55,6 +55,8 @@ function usageOut(m: Message) {
     output_tokens: u?.output ?? 0,
     cache_creation_input_tokens: u?.cacheWrite ?? 0,
     cache_read_input_tokens: u?.cacheRead ?? 0,
+    // the part of output that was thinking, where Claude Code records it
+    ...(u?.reasoning ? { output_tokens_details: { thinking_tokens: u.reasoning } } : {}),
   };
 }
 
