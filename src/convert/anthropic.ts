@@ -102,6 +102,7 @@ export interface AnthropicUsage {
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   output_tokens_details?: { thinking_tokens?: number } | null;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,11 +260,13 @@ export function partFromAnthropicBlock(block: unknown): Part {
 export function usageFromAnthropic(u: unknown): Usage | undefined {
   if (!isRecord(u)) return undefined;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const oneHour = isRecord(u.cache_creation) ? n(u.cache_creation.ephemeral_1h_input_tokens) : 0;
   return {
     input: n(u.input_tokens),
     output: n(u.output_tokens),
     cacheRead: n(u.cache_read_input_tokens),
     cacheWrite: n(u.cache_creation_input_tokens),
+    ...(oneHour ? { cacheWrite1h: oneHour } : {}),
     // a breakdown of output_tokens, which counts the thinking too (as the model counts reasoning)
     reasoning: isRecord(u.output_tokens_details) ? n(u.output_tokens_details.thinking_tokens) : 0,
   };

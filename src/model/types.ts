@@ -12,6 +12,8 @@ export interface Usage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Of cacheWrite, the tokens written to a 1-hour cache, which Anthropic bills higher; absent when none. */
+  cacheWrite1h?: number;
   reasoning: number;
 }
 
@@ -238,6 +240,7 @@ export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
     output: a.output + (b.output ?? 0),
     cacheRead: a.cacheRead + (b.cacheRead ?? 0),
     cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0),
+    ...(a.cacheWrite1h || b.cacheWrite1h ? { cacheWrite1h: (a.cacheWrite1h ?? 0) + (b.cacheWrite1h ?? 0) } : {}),
     reasoning: a.reasoning + (b.reasoning ?? 0),
   };
 }

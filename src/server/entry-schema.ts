@@ -37,7 +37,14 @@ const PartSchema = z.discriminatedUnion('type', [
 ]);
 
 const count = z.number().finite().nonnegative().optional();
-const UsageSchema = z.looseObject({ input: count, output: count, cacheRead: count, cacheWrite: count, reasoning: count });
+const UsageSchema = z.looseObject({
+  input: count,
+  output: count,
+  cacheRead: count,
+  cacheWrite: count,
+  cacheWrite1h: count,
+  reasoning: count,
+});
 
 const MessageSchema = z.looseObject({
   role: z.enum(['user', 'assistant', 'system', 'tool']),

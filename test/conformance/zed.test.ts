@@ -49,7 +49,7 @@ function toThread(s: Session): { thread: Json; model?: Json } {
       messages.push({ Agent: lastAgent });
       if (m.model) model = { provider: m.provider ?? 'anthropic', model: m.model };
       if (m.usage) {
-        for (const k of Object.keys(total) as (keyof Usage)[]) total[k] += m.usage[k];
+        for (const k of Object.keys(total) as (keyof Usage)[]) total[k] = (total[k] ?? 0) + (m.usage[k] ?? 0);
         if (lastUser) requestUsage[lastUser] = zedUsage(m.usage);
       }
     } else if (m.role === 'tool' && lastAgent) {

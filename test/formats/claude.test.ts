@@ -437,9 +437,9 @@ describe('writing', () => {
     ]);
   });
 
-  it('writes another agent reasoning tokens where Claude Code records thinking tokens', async () => {
+  it('writes the model reasoning and 1-hour cache writes where Claude Code records them', async () => {
     const t = (n: number) => `2026-11-20T10:00:0${n}.000Z`;
-    const usage = { input: 12, output: 800, cacheRead: 30, cacheWrite: 0, reasoning: 600 };
+    const usage = { input: 12, output: 800, cacheRead: 30, cacheWrite: 500, cacheWrite1h: 200, reasoning: 600 };
     const session: Session = {
       id: 'codex-think',
       source: 'codex',
@@ -472,11 +472,12 @@ describe('writing', () => {
       .map((l) => JSON.parse(l) as { type: string; message?: { usage?: Record<string, unknown> } })
       .find((r) => r.type === 'assistant');
     expect(rec?.message?.usage?.output_tokens_details).toEqual({ thinking_tokens: 600 });
+    expect(rec?.message?.usage?.cache_creation).toEqual({ ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 200 });
     const back = (await d.getSession(info.id)) as Session;
     expect(summarizeUsage(back.entries).usage).toEqual(usage);
   });
 
-  it('counts the thinking tokens Claude Code records as reasoning, and writes them back', async () => {
+  it('counts the thinking tokens Claude Code records as reasoning and its 1-hour cache writes, and writes them back', async () => {
     const file = join(home, '.claude', 'projects', '-work-think', `${S2}.jsonl`);
     await fs.mkdir(join(home, '.claude', 'projects', '-work-think'), { recursive: true });
     const base = { sessionId: S2, cwd: '/work/think', isSidechain: false, version: '2.1.330' };
@@ -522,6 +523,7 @@ describe('writing', () => {
       output: 900,
       cacheRead: 0,
       cacheWrite: 4000,
+      cacheWrite1h: 4000,
       reasoning: 700,
     });
     const conv = await cli(['convert', S2, '--to', 'claude', '--json']);

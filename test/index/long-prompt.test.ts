@@ -2,6 +2,7 @@
  * Long-prompt rates: a request whose prompt (input + cache read + cache write) is above a model's
  * threshold is billed whole at other rates, as Claude Code prices Haiku 5.5 above 100k prompt tokens.
  * `stats` sums requests in SQL, so it must keep the requests on either side of every threshold apart.
+ * And 1-hour cache writes, which Claude Code records apart and Anthropic bills at twice the input rate.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ interface Req {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  cacheWrite1h?: number;
 }
 
 // Haiku 5.5 on both sides of 100k, Sonnet 4.5 on both sides of 200k, and a model only the user's file prices
@@ -32,6 +34,7 @@ const REQUESTS: Req[] = [
   { model: 'claude-sonnet-4-5-20250929', input: 4000, output: 1100, cacheRead: 240_000, cacheWrite: 6000 },
   { model: 'house-model-1', input: 130_000, output: 100, cacheRead: 0, cacheWrite: 0 },
   { model: 'house-model-1', input: 110_000, output: 100, cacheRead: 0, cacheWrite: 0 },
+  { model: 'claude-opus-5-5', input: 100, output: 50, cacheRead: 0, cacheWrite: 3000, cacheWrite1h: 2000 },
 ];
 
 // what each request costs, by hand from the published rates (USD per million tokens)
@@ -43,6 +46,7 @@ const EXPECTED = [
   4000 * 6 + 1100 * 22.5 + 240_000 * 0.6 + 6000 * 7.5,
   130_000 * 2 + 100 * 4,
   110_000 * 1 + 100 * 2,
+  100 * 4 + 50 * 20 + 1000 * 5 + 2000 * 8,
 ].map((c) => c / 1e6);
 
 const HOUSE = { 'house-model-1': { input: 1, output: 2, longPrompt: { above: 120_000, input: 2, output: 4 } } };
@@ -80,6 +84,14 @@ function transcript(): string {
           output_tokens: r.output,
           cache_read_input_tokens: r.cacheRead,
           cache_creation_input_tokens: r.cacheWrite,
+          ...(r.cacheWrite1h
+            ? {
+                cache_creation: {
+                  ephemeral_5m_input_tokens: r.cacheWrite - r.cacheWrite1h,
+                  ephemeral_1h_input_tokens: r.cacheWrite1h,
+                },
+              }
+            : {}),
         },
       },
     });

@@ -125,6 +125,32 @@ describe('sqlite store', () => {
     await again.close();
   });
 
+  it('migrates an index of schema 6: the 1-hour cache writes are a column of the counted records and their index', async () => {
+    const path = join(dir, 'schema6.db');
+    const store = openSqliteStore(path);
+    const s = sampleSession();
+    const reply = s.entries[1] as Entry & { kind: 'message' };
+    reply.message.usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 30, cacheWrite1h: 20, reasoning: 0 };
+    const written = await store.writeSession(s);
+    const oneHour = () =>
+      store.db.prepare('SELECT sum(cache_write_1h) FROM entries WHERE session_id = ? AND counted = 1').pluck().get(written.id);
+    expect(oneHour()).toBe(20);
+    // back to how schema 6 left it: no such column
+    store.db.exec(`DROP INDEX entries_counted; ALTER TABLE entries DROP COLUMN cache_write_1h;
+      CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
+        cache_write, reasoning) WHERE counted = 1; PRAGMA user_version = 6`);
+    await store.close();
+    const again = openSqliteStore(path);
+    expect(again.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const indexed = again.db.prepare("SELECT name FROM pragma_index_info('entries_counted')").pluck().all();
+    expect(indexed).toContain('cache_write_1h');
+    // what was indexed before keeps none (its file is read again when it changes); a new write has it
+    expect(again.db.prepare('SELECT count(*) FROM entries WHERE cache_write_1h IS NOT NULL').pluck().get()).toBe(0);
+    const next = await again.writeSession(s);
+    expect(again.db.prepare('SELECT sum(cache_write_1h) FROM entries WHERE session_id = ?').pluck().get(next.id)).toBe(20);
+    await again.close();
+  });
+
   it('looks entries up through indexes, not scans', () => {
     const store = openSqliteStore(join(dir, 's.db'));
     const plan = (sql: string) =>
@@ -133,9 +159,10 @@ describe('sqlite store', () => {
     expect(plan('SELECT json FROM entries WHERE session_id = ? ORDER BY seq LIMIT ?')).toMatch(/USING INDEX entries_seq/);
     // usage sums read the counted records' index alone, not their rows among the JSON
     expect(
-      plan(`SELECT e.model, sum(e.input), sum(e.output), sum(e.cache_read), sum(e.cache_write), sum(e.reasoning), sum(e.cost)
+      plan(`SELECT e.model, sum(e.input), sum(e.output), sum(e.cache_read), sum(e.cache_write), sum(e.cache_write_1h),
+          sum(e.reasoning), sum(e.cost), e.input + e.cache_read + e.cache_write > 200000
         FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.counted = 1 AND s.source = ? AND e.timestamp >= ?
-        GROUP BY s.id, e.model`),
+        GROUP BY s.id, e.model, 9`),
     ).toMatch(/USING COVERING INDEX entries_counted/);
     void store.close();
   });

@@ -55,8 +55,13 @@ function usageOut(m: Message) {
     output_tokens: u?.output ?? 0,
     cache_creation_input_tokens: u?.cacheWrite ?? 0,
     cache_read_input_tokens: u?.cacheRead ?? 0,
-    // the part of output that was thinking, where Claude Code records it
+    // the part of output that was thinking, and the cache writes by how long they live, as Claude Code records them
     ...(u?.reasoning ? { output_tokens_details: { thinking_tokens: u.reasoning } } : {}),
+    ...(u?.cacheWrite1h
+      ? {
+          cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite - u.cacheWrite1h, ephemeral_1h_input_tokens: u.cacheWrite1h },
+        }
+      : {}),
   };
 }
 

@@ -12,6 +12,8 @@ export interface Rates {
   output: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** tokens written to a 1-hour cache (Anthropic); without it they cost cacheWrite */
+  cacheWrite1h?: number;
 }
 
 export interface ModelPrice extends Rates {
@@ -26,48 +28,50 @@ export const PRICES_DATE = '2026-11-22';
 
 /**
  * Keys are model name prefixes; the longest matching prefix wins.
- * - Claude: as Claude Code 2.1.330 prices them itself (its baked-in model catalog; cache writes at
- *   the 5-minute rate, as the model keeps no 1-hour count), with Haiku 5.5's long-prompt rates from
+ * - Claude: as Claude Code 2.1.330 prices them itself (its baked-in model catalog; 1-hour cache
+ *   writes at twice the input rate), with Haiku 5.5's long-prompt rates from
  *   the same catalog; Sonnet 4 and 4.5 above 200k prompt tokens as LiteLLM lists them.
  * - OpenAI and Google: as the models.dev and LiteLLM snapshots that ccusage 20.0.24 embeds list them
  *   (long-prompt rates from models.dev). OpenAI and Gemini bill no cache writes; their agents record none.
  */
 export const PRICES: Readonly<Record<string, ModelPrice>> = {
-  'claude-mythos-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10 },
-  'claude-mythos-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5 },
-  'claude-mythos-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5 },
-  'claude-fable-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10 },
-  'claude-fable-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5 },
-  'claude-fable-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5 },
-  'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 },
-  'claude-opus-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  'claude-opus-4-8': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  'claude-opus-4-7': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  'claude-opus-4-6': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 },
-  'claude-sonnet-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 },
+  'claude-mythos-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10, cacheWrite1h: 16 },
+  'claude-mythos-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWrite1h: 20 },
+  'claude-mythos-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
+  'claude-fable-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10, cacheWrite1h: 16 },
+  'claude-fable-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWrite1h: 20 },
+  'claude-fable-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
+  'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5, cacheWrite1h: 8 },
+  'claude-opus-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
+  'claude-opus-4-8': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
+  'claude-opus-4-7': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
+  'claude-opus-4-6': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
+  'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
+  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWrite1h: 30 },
+  'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5, cacheWrite1h: 4 },
+  'claude-sonnet-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5, cacheWrite1h: 4 },
   'claude-haiku-5-5': {
     input: 0.1,
     output: 0.5,
     cacheRead: 0.01,
     cacheWrite: 0.125,
-    longPrompt: { above: 100_000, input: 0.5, output: 2.5, cacheRead: 0.05, cacheWrite: 0.625 },
+    cacheWrite1h: 0.2,
+    longPrompt: { above: 100_000, input: 0.5, output: 2.5, cacheRead: 0.05, cacheWrite: 0.625, cacheWrite1h: 1 },
   },
-  'claude-3-opus': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  'claude-sonnet-4-6': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-3-opus': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWrite1h: 30 },
+  'claude-sonnet-4-6': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6 },
   'claude-sonnet-4': {
     input: 3,
     output: 15,
     cacheRead: 0.3,
     cacheWrite: 3.75,
-    longPrompt: { above: 200_000, input: 6, output: 22.5, cacheRead: 0.6, cacheWrite: 7.5 },
+    cacheWrite1h: 6,
+    longPrompt: { above: 200_000, input: 6, output: 22.5, cacheRead: 0.6, cacheWrite: 7.5, cacheWrite1h: 12 },
   },
-  'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  'claude-3-5-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
-  'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 },
+  'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6 },
+  'claude-3-5-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6 },
+  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, cacheWrite1h: 2 },
+  'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, cacheWrite1h: 1.6 },
   'gpt-6-astra': {
     input: 10,
     output: 50,
@@ -151,7 +155,13 @@ function isRates(v: unknown): v is Rates {
   if (typeof v !== 'object' || v === null) return false;
   const p = v as Record<string, unknown>;
   const optional = (x: unknown) => x === undefined || typeof x === 'number';
-  return typeof p.input === 'number' && typeof p.output === 'number' && optional(p.cacheRead) && optional(p.cacheWrite);
+  return (
+    typeof p.input === 'number' &&
+    typeof p.output === 'number' &&
+    optional(p.cacheRead) &&
+    optional(p.cacheWrite) &&
+    optional(p.cacheWrite1h)
+  );
 }
 
 function isPrice(v: unknown): v is ModelPrice {
@@ -210,11 +220,13 @@ export function ratesFor(price: ModelPrice, prompt: number): Rates {
 export function costOf(price: ModelPrice | undefined, u: Usage, prompt = promptTokens(u)): number {
   if (!price) return 0;
   const r = ratesFor(price, prompt);
+  const oneHour = u.cacheWrite1h ?? 0;
   return (
     (u.input * r.input +
       u.output * r.output +
       u.cacheRead * (r.cacheRead ?? r.input) +
-      u.cacheWrite * (r.cacheWrite ?? r.input)) /
+      (u.cacheWrite - oneHour) * (r.cacheWrite ?? r.input) +
+      oneHour * (r.cacheWrite1h ?? r.cacheWrite ?? r.input)) /
     1_000_000
   );
 }

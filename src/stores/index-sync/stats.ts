@@ -66,7 +66,8 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
       `SELECT ${KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source, e.model model, e.cost IS NOT NULL recorded,
          ${band} band,
          coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
-         coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
+         coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.cache_write_1h),0) cacheWrite1h,
+         coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
          count(*) messages
        FROM entries e JOIN sessions s ON s.id = e.session_id
        WHERE ${where.join(' AND ')}
@@ -82,6 +83,7 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
     output: number;
     cacheRead: number;
     cacheWrite: number;
+    cacheWrite1h: number;
     reasoning: number;
     cost: number;
     messages: number;
@@ -119,6 +121,7 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
             output: r.output,
             cacheRead: r.cacheRead,
             cacheWrite: r.cacheWrite,
+            cacheWrite1h: r.cacheWrite1h,
             reasoning: r.reasoning,
           },
           r.band === 0 ? 0 : (thresholds[r.band - 1] ?? 0) + 1,

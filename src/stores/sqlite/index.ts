@@ -303,8 +303,8 @@ export class SqliteStore extends DriverBase {
   private insertEntries(sessionId: string, source: string, entries: readonly PreparedEntry[], firstSeq: number): void {
     const ins = this.stmt(
       `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
-         input, output, cache_read, cache_write, reasoning, cost, json, counted)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         input, output, cache_read, cache_write, cache_write_1h, reasoning, cost, json, counted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const fts = this.stmt('INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)');
     let seq = firstSeq;
@@ -324,6 +324,7 @@ export class SqliteStore extends DriverBase {
         e.output,
         e.cacheRead,
         e.cacheWrite,
+        e.cacheWrite1h,
         e.reasoning,
         e.cost,
         e.json,
@@ -367,13 +368,14 @@ export class SqliteStore extends DriverBase {
       if (responseId) ids.add(responseId);
     }
     const rows = this.stmt(
-      `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, reasoning, cost FROM entries
+      `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, cache_write_1h, reasoning, cost
+       FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
     );
     const uncount = this.stmt('UPDATE entries SET counted = 0 WHERE rowid = ?');
     const count = this.stmt(
-      `UPDATE entries SET counted = 1, model = ?, input = ?, output = ?, cache_read = ?, cache_write = ?, reasoning = ?,
-         cost = ? WHERE rowid = ?`,
+      `UPDATE entries SET counted = 1, model = ?, input = ?, output = ?, cache_read = ?, cache_write = ?, cache_write_1h = ?,
+         reasoning = ?, cost = ? WHERE rowid = ?`,
     );
     type Row = {
       rowid: number;
@@ -385,6 +387,7 @@ export class SqliteStore extends DriverBase {
       output: number | null;
       cache_read: number | null;
       cache_write: number | null;
+      cache_write_1h: number | null;
       reasoning: number | null;
       cost: number | null;
     };
@@ -408,6 +411,7 @@ export class SqliteStore extends DriverBase {
         u.output,
         u.cache_read,
         u.cache_write,
+        u.cache_write_1h,
         u.reasoning,
         withCost?.cost ?? null,
         pick.rowid,
@@ -647,6 +651,8 @@ export interface PreparedEntry {
   output: number | null;
   cacheRead: number | null;
   cacheWrite: number | null;
+  /** of cacheWrite, the 1-hour cache writes; null when none */
+  cacheWrite1h: number | null;
   reasoning: number | null;
   cost: number | null;
   json: string;
@@ -720,6 +726,7 @@ export function prepareEntries(entries: readonly Entry[], counted?: Map<string, 
       output: u?.output ?? null,
       cacheRead: u?.cacheRead ?? null,
       cacheWrite: u?.cacheWrite ?? null,
+      cacheWrite1h: u?.cacheWrite1h ?? null,
       reasoning: u?.reasoning ?? null,
       cost: cost ?? null,
       json: JSON.stringify(e),

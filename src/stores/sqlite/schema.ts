@@ -150,6 +150,15 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
       .all(THREADBASE_SOURCE) as CopyKey[];
     for (const g of groups) settleCopies(db, g);
   },
+  // 7: of the cache writes, those to a 1-hour cache (Anthropic bills them higher), in the counted
+  // records' index too. Records indexed before keep none until their file changes.
+  (db) => {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
+    if (!columns.includes('cache_write_1h')) db.exec('ALTER TABLE entries ADD COLUMN cache_write_1h INTEGER');
+    db.exec(`DROP INDEX entries_counted;
+      CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
+        cache_write, cache_write_1h, reasoning) WHERE counted = 1;`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
