@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { IndexSync, indexPath, lastSync } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { sampleSession } from '../conformance/driver-suite.js';
 
@@ -200,7 +200,7 @@ describe('sync', () => {
     expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set(written.map((w) => w.id)));
   });
 
-  it('a sync that finds nothing changed writes only the sync times, and turns back on an automerge a killed sync left off', async () => {
+  it('a sync that finds nothing changed writes nothing, not even its time, and turns back on an automerge a killed sync left off', async () => {
     const sources = new Sources(env);
     await writeClaude(sources, 2);
     const sync = new IndexSync(store);
@@ -210,10 +210,25 @@ describe('sync', () => {
     expect(automerge()).toBe(4);
     const changes = () => (store.db.prepare('SELECT total_changes() n').get() as { n: number }).n;
     const before = changes();
+    const firstTime = lastSync(store, 'claude');
+    expect(firstTime).toBeDefined();
+    await new Promise((r) => setTimeout(r, 5));
     const warm = await sync.sync(sources, { formats: ['claude'] });
     expect(warm.unchanged).toBe(2);
-    // one row: the time Claude Code was last synced (no FTS5 settings written and set back)
-    expect(changes() - before).toBe(1);
+    // no row at all: neither the sync's time nor FTS5 settings written and set back
+    expect(changes() - before).toBe(0);
+    expect(lastSync(store, 'claude')).toBe(firstTime);
+    // a store with nothing in it is synced all the same the first time, and answers from then on
+    expect(lastSync(store, 'pi')).toBeUndefined();
+    const empty = await sync.sync(sources, { formats: ['pi'] });
+    expect(empty.units).toBe(0);
+    expect(lastSync(store, 'pi')).toBeDefined();
+    expect((await sync.freshness(sources, ['pi']))[0]?.fresh).toBe(true);
+    // a sync that changes something records its time
+    await writeClaude(sources, 1);
+    const grown = await sync.sync(sources, { formats: ['claude'] });
+    expect(grown.reread).toBe(1);
+    expect((lastSync(store, 'claude') as string) > (firstTime as string)).toBe(true);
     // a sync killed while writing leaves FTS5's automerge off: the next one, with nothing to write, restores it
     store.db.exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)`);
     expect(automerge()).toBe(0);
