@@ -13,6 +13,8 @@ interface Counts {
   signedThinking: number;
   redacted: number;
   reasoningTokens: number;
+  /** assistant messages with 1-hour cache writes (Usage.cacheWrite1h) */
+  cacheWrites1h: number;
   urlImages: number;
   systemMessages: number;
   foreignMetadata: number;
@@ -28,6 +30,7 @@ function count(entries: readonly Entry[], target: string): Counts {
     signedThinking: 0,
     redacted: 0,
     reasoningTokens: 0,
+    cacheWrites1h: 0,
     urlImages: 0,
     systemMessages: 0,
     foreignMetadata: 0,
@@ -51,6 +54,7 @@ function count(entries: readonly Entry[], target: string): Counts {
       if (m.cost !== undefined && m.cost > 0) c.costs++;
       if (m.provider) c.providers.add(m.provider);
       if (m.usage?.reasoning) c.reasoningTokens++;
+      if (m.usage?.cacheWrite1h) c.cacheWrites1h++;
       if (m.role === 'system') c.systemMessages++;
       for (const p of m.parts) part(p, m);
     } else if (e.kind === 'metadata') c.foreignMetadata++;
@@ -59,6 +63,10 @@ function count(entries: readonly Entry[], target: string): Counts {
   }
   return c;
 }
+
+/** pi and OpenCode keep one cache-write count: the 1-hour writes stay in it, priced as 5-minute ones from then on. */
+const ONE_CACHE_WRITE_COUNT = (agent: string) =>
+  `${agent} records one cache-write count; 1-hour cache writes kept in it, their own count dropped (priced as 5-minute writes)`;
 
 /** The warnings for writing `session` (as it will be written: one path or the whole tree) into `target`. */
 export function conversionLosses(session: Session, target: string): string[] {
@@ -80,7 +88,6 @@ export function conversionLosses(session: Session, target: string): string[] {
       c.signedThinking,
       `thinking is kept with its signature, but Claude Code leaves it out when resumed with another model (resume with --model ${models.at(-1) ?? '<the source model>'})`,
     );
-    say(c.reasoningTokens, 'Claude Code records no reasoning token count; dropped');
     say(c.systemMessages, 'system messages have no place in a Claude Code transcript; left out');
     say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
     say(c.labels, 'labels have no Claude Code record; left out');
@@ -92,6 +99,7 @@ export function conversionLosses(session: Session, target: string): string[] {
     );
     say(c.redacted, 'redacted thinking is kept, but pi drops it when resuming with another model');
     say(c.reasoningTokens, 'pi records no reasoning token count; dropped');
+    say(c.cacheWrites1h, ONE_CACHE_WRITE_COUNT('pi'));
     say(c.urlImages, 'images by URL have no pi form; written as a text note');
     say(c.systemMessages, 'pi has no system messages; written as user messages');
     say(c.foreignMetadata, "another agent's metadata kept as pi custom entries (pi ignores them)");
@@ -100,6 +108,7 @@ export function conversionLosses(session: Session, target: string): string[] {
       c.signedThinking + c.unsignedThinking,
       'thinking is kept with its signature, but OpenCode replays reasoning recorded by another model as plain text',
     );
+    say(c.cacheWrites1h, ONE_CACHE_WRITE_COUNT('OpenCode'));
     say(c.systemMessages, 'system messages have no OpenCode equivalent; left out');
     say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
     say(c.labels, 'labels have no OpenCode record; left out');
