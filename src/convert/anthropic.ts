@@ -261,6 +261,7 @@ export function usageFromAnthropic(u: unknown): Usage | undefined {
   if (!isRecord(u)) return undefined;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const oneHour = isRecord(u.cache_creation) ? n(u.cache_creation.ephemeral_1h_input_tokens) : 0;
+  const webSearches = isRecord(u.server_tool_use) ? n(u.server_tool_use.web_search_requests) : 0;
   return {
     input: n(u.input_tokens),
     output: n(u.output_tokens),
@@ -269,6 +270,9 @@ export function usageFromAnthropic(u: unknown): Usage | undefined {
     ...(oneHour ? { cacheWrite1h: oneHour } : {}),
     // a breakdown of output_tokens, which counts the thinking too (as the model counts reasoning)
     reasoning: isRecord(u.output_tokens_details) ? n(u.output_tokens_details.thinking_tokens) : 0,
+    ...(webSearches ? { webSearches } : {}),
+    ...(u.speed === 'fast' ? { speed: 'fast' as const } : {}),
+    ...(typeof u.inference_geo === 'string' && u.inference_geo ? { inferenceGeo: u.inference_geo } : {}),
   };
 }
 

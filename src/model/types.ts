@@ -15,6 +15,12 @@ export interface Usage {
   /** Of cacheWrite, the tokens written to a 1-hour cache, which Anthropic bills higher; absent when none. */
   cacheWrite1h?: number;
   reasoning: number;
+  /** Server-side web searches the request ran, billed per search (Anthropic); absent when none. */
+  webSearches?: number;
+  /** The request was served in Anthropic's fast mode, billed at the model's fast rates; absent: standard. */
+  speed?: 'fast';
+  /** Where the provider ran the request, when it was asked to keep it there (Anthropic: "us", billed higher). */
+  inferenceGeo?: string;
 }
 
 /** Extra fields an agent keeps on a part or message that the model has no slot for. */
@@ -242,6 +248,10 @@ export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
     cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0),
     ...(a.cacheWrite1h || b.cacheWrite1h ? { cacheWrite1h: (a.cacheWrite1h ?? 0) + (b.cacheWrite1h ?? 0) } : {}),
     reasoning: a.reasoning + (b.reasoning ?? 0),
+    ...(a.webSearches || b.webSearches ? { webSearches: (a.webSearches ?? 0) + (b.webSearches ?? 0) } : {}),
+    // a sum of requests keeps how they were served only when they all were served so
+    ...(a.speed && a.speed === b.speed ? { speed: a.speed } : {}),
+    ...(a.inferenceGeo && a.inferenceGeo === b.inferenceGeo ? { inferenceGeo: a.inferenceGeo } : {}),
   };
 }
 

@@ -44,6 +44,9 @@ const UsageSchema = z.looseObject({
   cacheWrite: count,
   cacheWrite1h: count,
   reasoning: count,
+  webSearches: count,
+  speed: z.literal('fast').optional(),
+  inferenceGeo: z.string().optional(),
 });
 
 const MessageSchema = z.looseObject({

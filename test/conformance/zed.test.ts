@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ZedDriver } from '../../src/formats/zed/index.js';
-import type { Session, Usage } from '../../src/model/types.js';
+import { addUsage, emptyUsage, type Session, type Usage } from '../../src/model/types.js';
 import { describeDriverConformance } from './driver-suite.js';
 
 type Json = Record<string, unknown>;
@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
 function toThread(s: Session): { thread: Json; model?: Json } {
   const messages: Json[] = [];
   const requestUsage: Record<string, Json> = {};
-  const total: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  let total: Usage = emptyUsage();
   let lastUser: string | undefined;
   let lastAgent: Json | undefined;
   let model: Json | undefined;
@@ -49,7 +49,7 @@ function toThread(s: Session): { thread: Json; model?: Json } {
       messages.push({ Agent: lastAgent });
       if (m.model) model = { provider: m.provider ?? 'anthropic', model: m.model };
       if (m.usage) {
-        for (const k of Object.keys(total) as (keyof Usage)[]) total[k] = (total[k] ?? 0) + (m.usage[k] ?? 0);
+        total = addUsage(total, m.usage);
         if (lastUser) requestUsage[lastUser] = zedUsage(m.usage);
       }
     } else if (m.role === 'tool' && lastAgent) {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Entry, Session } from '../../src/model/types.js';
+import type { Entry, Session, Usage } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 
@@ -437,9 +437,19 @@ describe('writing', () => {
     ]);
   });
 
-  it('writes the model reasoning and 1-hour cache writes where Claude Code records them', async () => {
+  it('writes the model reasoning, 1-hour cache writes, web searches, fast mode and place where Claude Code records them', async () => {
     const t = (n: number) => `2026-11-20T10:00:0${n}.000Z`;
-    const usage = { input: 12, output: 800, cacheRead: 30, cacheWrite: 500, cacheWrite1h: 200, reasoning: 600 };
+    const usage: Usage = {
+      input: 12,
+      output: 800,
+      cacheRead: 30,
+      cacheWrite: 500,
+      cacheWrite1h: 200,
+      reasoning: 600,
+      webSearches: 2,
+      speed: 'fast',
+      inferenceGeo: 'us',
+    };
     const session: Session = {
       id: 'codex-think',
       source: 'codex',
@@ -473,8 +483,14 @@ describe('writing', () => {
       .find((r) => r.type === 'assistant');
     expect(rec?.message?.usage?.output_tokens_details).toEqual({ thinking_tokens: 600 });
     expect(rec?.message?.usage?.cache_creation).toEqual({ ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 200 });
+    expect(rec?.message?.usage).toMatchObject({
+      server_tool_use: { web_search_requests: 2 },
+      speed: 'fast',
+      inference_geo: 'us',
+    });
     const back = (await d.getSession(info.id)) as Session;
-    expect(summarizeUsage(back.entries).usage).toEqual(usage);
+    const reply = back.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
+    expect(reply?.kind === 'message' && reply.message.usage).toEqual(usage);
   });
 
   it('counts the thinking tokens Claude Code records as reasoning and its 1-hour cache writes, and writes them back', async () => {
@@ -488,6 +504,11 @@ describe('writing', () => {
       cache_creation_input_tokens: 4000,
       output_tokens_details: { thinking_tokens: 700 },
       cache_creation: { ephemeral_1h_input_tokens: 4000, ephemeral_5m_input_tokens: 0 },
+      // as Claude Code records a standard request: nothing that changes its price
+      server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+      service_tier: 'standard',
+      speed: 'standard',
+      inference_geo: '',
     };
     const lines = [
       {

@@ -2,7 +2,8 @@
  * Long-prompt rates: a request whose prompt (input + cache read + cache write) is above a model's
  * threshold is billed whole at other rates, as Claude Code prices Haiku 5.5 above 100k prompt tokens.
  * `stats` sums requests in SQL, so it must keep the requests on either side of every threshold apart.
- * And 1-hour cache writes, which Claude Code records apart and Anthropic bills at twice the input rate.
+ * And 1-hour cache writes, which Claude Code records apart and Anthropic bills at twice the input rate;
+ * fast mode's rates, US-only inference (1.1 times) and web searches ($0.01 each), as Claude Code prices them.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,9 @@ interface Req {
   cacheRead: number;
   cacheWrite: number;
   cacheWrite1h?: number;
+  speed?: 'fast';
+  inferenceGeo?: string;
+  webSearches?: number;
 }
 
 // Haiku 5.5 on both sides of 100k, Sonnet 4.5 on both sides of 200k, and a model only the user's file prices
@@ -35,6 +39,13 @@ const REQUESTS: Req[] = [
   { model: 'house-model-1', input: 130_000, output: 100, cacheRead: 0, cacheWrite: 0 },
   { model: 'house-model-1', input: 110_000, output: 100, cacheRead: 0, cacheWrite: 0 },
   { model: 'claude-opus-5-5', input: 100, output: 50, cacheRead: 0, cacheWrite: 3000, cacheWrite1h: 2000 },
+  // Opus 4.6 in fast mode, the same tokens at standard speed, kept in the US, with web searches
+  { model: 'claude-opus-4-6', input: 1000, output: 200, cacheRead: 10_000, cacheWrite: 0, speed: 'fast' },
+  { model: 'claude-opus-4-6', input: 1000, output: 200, cacheRead: 10_000, cacheWrite: 0 },
+  { model: 'claude-opus-4-6', input: 2000, output: 100, cacheRead: 0, cacheWrite: 0, inferenceGeo: 'us' },
+  { model: 'claude-opus-4-6', input: 500, output: 100, cacheRead: 0, cacheWrite: 0, webSearches: 3 },
+  // fast mode for a model without fast rates: its own (here long-prompt) rates
+  { model: 'claude-haiku-5-5', input: 2000, output: 700, cacheRead: 140_000, cacheWrite: 8000, speed: 'fast' },
 ];
 
 // what each request costs, by hand from the published rates (USD per million tokens)
@@ -47,6 +58,11 @@ const EXPECTED = [
   130_000 * 2 + 100 * 4,
   110_000 * 1 + 100 * 2,
   100 * 4 + 50 * 20 + 1000 * 5 + 2000 * 8,
+  1000 * 30 + 200 * 150 + 10_000 * 3,
+  1000 * 5 + 200 * 25 + 10_000 * 0.5,
+  (2000 * 5 + 100 * 25) * 1.1,
+  500 * 5 + 100 * 25 + 3 * 0.01 * 1e6,
+  2000 * 0.5 + 700 * 2.5 + 140_000 * 0.05 + 8000 * 0.625,
 ].map((c) => c / 1e6);
 
 const HOUSE = { 'house-model-1': { input: 1, output: 2, longPrompt: { above: 120_000, input: 2, output: 4 } } };
@@ -92,6 +108,10 @@ function transcript(): string {
                 },
               }
             : {}),
+          ...(r.webSearches ? { server_tool_use: { web_search_requests: r.webSearches, web_fetch_requests: 0 } } : {}),
+          service_tier: 'standard',
+          speed: r.speed ?? 'standard',
+          inference_geo: r.inferenceGeo ?? '',
         },
       },
     });
@@ -154,6 +174,23 @@ it('refuses a price file whose long-prompt rates name no threshold, naming the f
   const bad = join(dir, 'bad-prices.json');
   writeFileSync(bad, JSON.stringify({ 'house-model-1': { input: 1, output: 2, longPrompt: { input: 2, output: 4 } } }));
   expect(() => loadPrices(bad)).toThrow(/bad-prices\.json: price of house-model-1/);
+  for (const wrong of [{ fast: { input: 2 } }, { webSearch: '0.01' }, { inferenceGeo: { us: 'more' } }]) {
+    writeFileSync(bad, JSON.stringify({ 'house-model-1': { input: 1, output: 2, ...wrong } }));
+    expect(() => loadPrices(bad)).toThrow(/bad-prices\.json: price of house-model-1/);
+  }
+  // a user's own fast rates, web search price and place multiplier are taken
+  writeFileSync(
+    bad,
+    JSON.stringify({
+      'house-model-1': { input: 1, output: 2, fast: { input: 3, output: 6 }, webSearch: 0.5, inferenceGeo: { eu: 2 } },
+    }),
+  );
+  const own = priceOf(loadPrices(bad), 'house-model-1');
+  const u = { input: 1_000_000, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  expect(costOf(own, { ...u, speed: 'fast' })).toBe(3);
+  expect(costOf(own, { ...u, inferenceGeo: 'eu', webSearches: 2 })).toBe(1 * 2 + 2 * 0.5);
+  expect(costOf(own, { ...u, inferenceGeo: 'us' })).toBe(1);
+  writeFileSync(bad, JSON.stringify({ 'house-model-1': { input: 1, output: 2, longPrompt: { input: 2, output: 4 } } }));
   const r = await runCli(env, ['stats', '--prices', bad, '--json']);
   expect(r.code).not.toBe(0);
   expect(r.err).toContain('bad-prices.json');

@@ -151,6 +151,41 @@ describe('sqlite store', () => {
     await again.close();
   });
 
+  it('migrates an index of schema 7: web searches, fast mode and where a request ran are columns of the counted records and their index', async () => {
+    const path = join(dir, 'schema7.db');
+    const store = openSqliteStore(path);
+    const s = sampleSession();
+    const reply = s.entries[1] as Entry & { kind: 'message' };
+    reply.message.usage = {
+      input: 1,
+      output: 2,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+      webSearches: 4,
+      speed: 'fast',
+      inferenceGeo: 'us',
+    };
+    const written = await store.writeSession(s);
+    const served = (db: typeof store.db, id: string) =>
+      db.prepare('SELECT web_searches, speed, inference_geo FROM entries WHERE session_id = ? AND counted = 1').get(id);
+    expect(served(store.db, written.id)).toEqual({ web_searches: 4, speed: 'fast', inference_geo: 'us' });
+    // back to how schema 7 left it: no such columns
+    store.db.exec(`DROP INDEX entries_counted; ALTER TABLE entries DROP COLUMN web_searches;
+      ALTER TABLE entries DROP COLUMN speed; ALTER TABLE entries DROP COLUMN inference_geo;
+      CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
+        cache_write, cache_write_1h, reasoning) WHERE counted = 1; PRAGMA user_version = 7`);
+    await store.close();
+    const again = openSqliteStore(path);
+    expect(again.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const indexed = again.db.prepare("SELECT name FROM pragma_index_info('entries_counted')").pluck().all();
+    expect(indexed).toEqual(expect.arrayContaining(['web_searches', 'speed', 'inference_geo', 'cache_write_1h']));
+    expect(served(again.db, written.id)).toEqual({ web_searches: null, speed: null, inference_geo: null });
+    const next = await again.writeSession(s);
+    expect(served(again.db, next.id)).toEqual({ web_searches: 4, speed: 'fast', inference_geo: 'us' });
+    await again.close();
+  });
+
   it('looks entries up through indexes, not scans', () => {
     const store = openSqliteStore(join(dir, 's.db'));
     const plan = (sql: string) =>
@@ -160,9 +195,9 @@ describe('sqlite store', () => {
     // usage sums read the counted records' index alone, not their rows among the JSON
     expect(
       plan(`SELECT e.model, sum(e.input), sum(e.output), sum(e.cache_read), sum(e.cache_write), sum(e.cache_write_1h),
-          sum(e.reasoning), sum(e.cost), e.input + e.cache_read + e.cache_write > 200000
+          sum(e.reasoning), sum(e.web_searches), sum(e.cost), e.input + e.cache_read + e.cache_write > 200000, e.speed, e.inference_geo
         FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.counted = 1 AND s.source = ? AND e.timestamp >= ?
-        GROUP BY s.id, e.model, 9`),
+        GROUP BY s.id, e.model, 10, 11, 12`),
     ).toMatch(/USING COVERING INDEX entries_counted/);
     void store.close();
   });

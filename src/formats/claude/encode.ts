@@ -62,6 +62,10 @@ function usageOut(m: Message) {
           cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite - u.cacheWrite1h, ephemeral_1h_input_tokens: u.cacheWrite1h },
         }
       : {}),
+    // what the request's price depends on beside its tokens
+    ...(u?.webSearches ? { server_tool_use: { web_search_requests: u.webSearches, web_fetch_requests: 0 } } : {}),
+    ...(u?.speed ? { speed: u.speed } : {}),
+    ...(u?.inferenceGeo ? { inference_geo: u.inferenceGeo } : {}),
   };
 }
 

@@ -22,6 +22,12 @@ export interface ModelPrice extends Rates {
    * `above` tokens: the whole request is billed at them, as Anthropic, Google and OpenAI bill long prompts.
    */
   longPrompt?: Rates & { above: number };
+  /** Rates in fast mode (Usage.speed 'fast'), whatever the prompt's length; a model without them costs its own rates. */
+  fast?: Rates;
+  /** USD per server-side web search (Usage.webSearches) */
+  webSearch?: number;
+  /** The tokens' cost times this where the request ran in a given place (Usage.inferenceGeo, e.g. { us: 1.1 }). */
+  inferenceGeo?: Record<string, number>;
 }
 
 export const PRICES_DATE = '2026-11-22';
@@ -30,22 +36,73 @@ export const PRICES_DATE = '2026-11-22';
  * Keys are model name prefixes; the longest matching prefix wins.
  * - Claude: as Claude Code 2.1.330 prices them itself (its baked-in model catalog; 1-hour cache
  *   writes at twice the input rate), with Haiku 5.5's long-prompt rates from
- *   the same catalog; Sonnet 4 and 4.5 above 200k prompt tokens as LiteLLM lists them.
+ *   the same catalog; Sonnet 4 and 4.5 above 200k prompt tokens as LiteLLM lists them. Fast mode's
+ *   rates are the ones Claude Code falls back on for the models it names (Opus 4.6 and 4.7 at six
+ *   times their rates, Opus 4.8, 5, 5.5, Fable and Mythos 5.2 at twice).
  * - OpenAI and Google: as the models.dev and LiteLLM snapshots that ccusage 20.0.24 embeds list them
  *   (long-prompt rates from models.dev). OpenAI and Gemini bill no cache writes; their agents record none.
  */
-export const PRICES: Readonly<Record<string, ModelPrice>> = {
-  'claude-mythos-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10, cacheWrite1h: 16 },
+const TABLE: Readonly<Record<string, ModelPrice>> = {
+  'claude-mythos-5-2': {
+    input: 8,
+    output: 40,
+    cacheRead: 0.2,
+    cacheWrite: 10,
+    cacheWrite1h: 16,
+    fast: { input: 16, output: 80, cacheRead: 0.4, cacheWrite: 20, cacheWrite1h: 32 },
+  },
   'claude-mythos-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWrite1h: 20 },
   'claude-mythos-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
-  'claude-fable-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10, cacheWrite1h: 16 },
+  'claude-fable-5-2': {
+    input: 8,
+    output: 40,
+    cacheRead: 0.2,
+    cacheWrite: 10,
+    cacheWrite1h: 16,
+    fast: { input: 16, output: 80, cacheRead: 0.4, cacheWrite: 20, cacheWrite1h: 32 },
+  },
   'claude-fable-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWrite1h: 20 },
   'claude-fable-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
-  'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5, cacheWrite1h: 8 },
-  'claude-opus-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
-  'claude-opus-4-8': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
-  'claude-opus-4-7': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
-  'claude-opus-4-6': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
+  'claude-opus-5-5': {
+    input: 4,
+    output: 20,
+    cacheRead: 0.2,
+    cacheWrite: 5,
+    cacheWrite1h: 8,
+    fast: { input: 8, output: 40, cacheRead: 0.4, cacheWrite: 10, cacheWrite1h: 16 },
+  },
+  'claude-opus-5': {
+    input: 5,
+    output: 25,
+    cacheRead: 0.5,
+    cacheWrite: 6.25,
+    cacheWrite1h: 10,
+    fast: { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
+  },
+  'claude-opus-4-8': {
+    input: 5,
+    output: 25,
+    cacheRead: 0.5,
+    cacheWrite: 6.25,
+    cacheWrite1h: 10,
+    fast: { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
+  },
+  'claude-opus-4-7': {
+    input: 5,
+    output: 25,
+    cacheRead: 0.5,
+    cacheWrite: 6.25,
+    cacheWrite1h: 10,
+    fast: { input: 30, output: 150, cacheRead: 3, cacheWrite: 37.5, cacheWrite1h: 60 },
+  },
+  'claude-opus-4-6': {
+    input: 5,
+    output: 25,
+    cacheRead: 0.5,
+    cacheWrite: 6.25,
+    cacheWrite1h: 10,
+    fast: { input: 30, output: 150, cacheRead: 3, cacheWrite: 37.5, cacheWrite1h: 60 },
+  },
   'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
   'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWrite1h: 30 },
   'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5, cacheWrite1h: 4 },
@@ -149,6 +206,16 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'gemini-2.5-flash': { input: 0.3, output: 2.5, cacheRead: 0.03 },
 };
 
+/**
+ * Terms Claude Code applies to every Claude model (its cost function): a web search costs $0.01 and a
+ * request kept in the US (`inference_geo: "us"`) costs 1.1 times its tokens.
+ */
+const CLAUDE_TERMS = { webSearch: 0.01, inferenceGeo: { us: 1.1 } } as const satisfies Partial<ModelPrice>;
+
+export const PRICES: Readonly<Record<string, ModelPrice>> = Object.fromEntries(
+  Object.entries(TABLE).map(([model, price]) => [model, model.startsWith('claude-') ? { ...CLAUDE_TERMS, ...price } : price]),
+);
+
 export type PriceTable = Record<string, ModelPrice>;
 
 function isRates(v: unknown): v is Rates {
@@ -166,8 +233,14 @@ function isRates(v: unknown): v is Rates {
 
 function isPrice(v: unknown): v is ModelPrice {
   if (!isRates(v)) return false;
-  const long = (v as { longPrompt?: unknown }).longPrompt;
-  return long === undefined || (isRates(long) && typeof (long as { above?: unknown }).above === 'number');
+  const p = v as { longPrompt?: unknown; fast?: unknown; webSearch?: unknown; inferenceGeo?: unknown };
+  const geo = p.inferenceGeo;
+  return (
+    (p.longPrompt === undefined || (isRates(p.longPrompt) && typeof (p.longPrompt as { above?: unknown }).above === 'number')) &&
+    (p.fast === undefined || isRates(p.fast)) &&
+    (p.webSearch === undefined || typeof p.webSearch === 'number') &&
+    (geo === undefined || (typeof geo === 'object' && geo !== null && Object.values(geo).every((x) => typeof x === 'number')))
+  );
 }
 
 /** The bundled table with a user file laid over it (a missing file is fine; a bad one is an error). */
@@ -185,7 +258,7 @@ export function loadPrices(userFile?: string): PriceTable {
   for (const [model, price] of Object.entries(parsed)) {
     if (!isPrice(price))
       throw new Error(
-        `${userFile}: price of ${model} needs numeric input and output (and cacheRead, cacheWrite, longPrompt.above when given)`,
+        `${userFile}: price of ${model} needs numeric input and output (and cacheRead, cacheWrite, longPrompt.above, fast.input and fast.output, webSearch, inferenceGeo's multipliers when given)`,
       );
     table[model] = price;
   }
@@ -219,16 +292,18 @@ export function ratesFor(price: ModelPrice, prompt: number): Rates {
  */
 export function costOf(price: ModelPrice | undefined, u: Usage, prompt = promptTokens(u)): number {
   if (!price) return 0;
-  const r = ratesFor(price, prompt);
+  // as Claude Code prices a request: fast mode's rates replace the others, long prompt or not
+  const r = u.speed === 'fast' && price.fast ? price.fast : ratesFor(price, prompt);
   const oneHour = u.cacheWrite1h ?? 0;
-  return (
+  const tokens =
     (u.input * r.input +
       u.output * r.output +
       u.cacheRead * (r.cacheRead ?? r.input) +
       (u.cacheWrite - oneHour) * (r.cacheWrite ?? r.input) +
       oneHour * (r.cacheWrite1h ?? r.cacheWrite ?? r.input)) /
-    1_000_000
-  );
+    1_000_000;
+  const place = u.inferenceGeo !== undefined ? (price.inferenceGeo?.[u.inferenceGeo] ?? 1) : 1;
+  return tokens * place + (u.webSearches ?? 0) * (price.webSearch ?? 0);
 }
 
 /**

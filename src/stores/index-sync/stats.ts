@@ -56,22 +56,23 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
     where.push('s.project = ?');
     args.push(opts.project);
   }
-  // Grouped by model, by whether the agent recorded a cost and by the band of the table's long-prompt
-  // thresholds each request's prompt falls in, so unrecorded costs can be priced as one request a group.
+  // Grouped by model, by whether the agent recorded a cost, by the band of the table's long-prompt
+  // thresholds each request's prompt falls in and by how it was served (fast mode, where it ran), so
+  // unrecorded costs can be priced as one request a group.
   const thresholds = longPromptThresholds(prices);
   const prompt = 'coalesce(e.input,0) + coalesce(e.cache_read,0) + coalesce(e.cache_write,0)';
   const band = thresholds.length ? thresholds.map(() => `(${prompt} > ?)`).join(' + ') : '0';
   const rows = store.db
     .prepare(
       `SELECT ${KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source, e.model model, e.cost IS NOT NULL recorded,
-         ${band} band,
+         ${band} band, e.speed speed, e.inference_geo inferenceGeo,
          coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
          coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.cache_write_1h),0) cacheWrite1h,
-         coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
+         coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.web_searches),0) webSearches, coalesce(sum(e.cost),0) cost,
          count(*) messages
        FROM entries e JOIN sessions s ON s.id = e.session_id
        WHERE ${where.join(' AND ')}
-       GROUP BY 1, 2, 3, 4, 5`,
+       GROUP BY 1, 2, 3, 4, 5, 6, 7`,
     )
     .all(...thresholds, ...args) as {
     key: string;
@@ -79,12 +80,15 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
     model: string | null;
     recorded: number;
     band: number;
+    speed: string | null;
+    inferenceGeo: string | null;
     input: number;
     output: number;
     cacheRead: number;
     cacheWrite: number;
     cacheWrite1h: number;
     reasoning: number;
+    webSearches: number;
     cost: number;
     messages: number;
   }[];
@@ -123,6 +127,9 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
             cacheWrite: r.cacheWrite,
             cacheWrite1h: r.cacheWrite1h,
             reasoning: r.reasoning,
+            ...(r.webSearches ? { webSearches: r.webSearches } : {}),
+            ...(r.speed === 'fast' ? { speed: 'fast' as const } : {}),
+            ...(r.inferenceGeo !== null ? { inferenceGeo: r.inferenceGeo } : {}),
           },
           r.band === 0 ? 0 : (thresholds[r.band - 1] ?? 0) + 1,
         );

@@ -303,8 +303,8 @@ export class SqliteStore extends DriverBase {
   private insertEntries(sessionId: string, source: string, entries: readonly PreparedEntry[], firstSeq: number): void {
     const ins = this.stmt(
       `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
-         input, output, cache_read, cache_write, cache_write_1h, reasoning, cost, json, counted)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         input, output, cache_read, cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo, cost, json, counted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const fts = this.stmt('INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)');
     let seq = firstSeq;
@@ -326,6 +326,9 @@ export class SqliteStore extends DriverBase {
         e.cacheWrite,
         e.cacheWrite1h,
         e.reasoning,
+        e.webSearches,
+        e.speed,
+        e.inferenceGeo,
         e.cost,
         e.json,
         e.counted,
@@ -368,14 +371,15 @@ export class SqliteStore extends DriverBase {
       if (responseId) ids.add(responseId);
     }
     const rows = this.stmt(
-      `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, cache_write_1h, reasoning, cost
+      `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, cache_write_1h, reasoning,
+         web_searches, speed, inference_geo, cost
        FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
     );
     const uncount = this.stmt('UPDATE entries SET counted = 0 WHERE rowid = ?');
     const count = this.stmt(
       `UPDATE entries SET counted = 1, model = ?, input = ?, output = ?, cache_read = ?, cache_write = ?, cache_write_1h = ?,
-         reasoning = ?, cost = ? WHERE rowid = ?`,
+         reasoning = ?, web_searches = ?, speed = ?, inference_geo = ?, cost = ? WHERE rowid = ?`,
     );
     type Row = {
       rowid: number;
@@ -389,6 +393,9 @@ export class SqliteStore extends DriverBase {
       cache_write: number | null;
       cache_write_1h: number | null;
       reasoning: number | null;
+      web_searches: number | null;
+      speed: string | null;
+      inference_geo: string | null;
       cost: number | null;
     };
     const hasUsage = (r: Row) => r.input !== null || r.output !== null;
@@ -413,6 +420,9 @@ export class SqliteStore extends DriverBase {
         u.cache_write,
         u.cache_write_1h,
         u.reasoning,
+        u.web_searches,
+        u.speed,
+        u.inference_geo,
         withCost?.cost ?? null,
         pick.rowid,
       );
@@ -654,6 +664,10 @@ export interface PreparedEntry {
   /** of cacheWrite, the 1-hour cache writes; null when none */
   cacheWrite1h: number | null;
   reasoning: number | null;
+  /** what else the request's price depends on (Usage.webSearches, speed, inferenceGeo); null when none */
+  webSearches: number | null;
+  speed: string | null;
+  inferenceGeo: string | null;
   cost: number | null;
   json: string;
   /** 1 when this record's usage counts */
@@ -728,6 +742,9 @@ export function prepareEntries(entries: readonly Entry[], counted?: Map<string, 
       cacheWrite: u?.cacheWrite ?? null,
       cacheWrite1h: u?.cacheWrite1h ?? null,
       reasoning: u?.reasoning ?? null,
+      webSearches: u?.webSearches ?? null,
+      speed: u?.speed ?? null,
+      inferenceGeo: u?.inferenceGeo ?? null,
       cost: cost ?? null,
       json: JSON.stringify(e),
       counted: counted ? Number(c !== undefined) : r && !r.responseId && (u !== undefined || cost !== undefined) ? 1 : 0,

@@ -159,6 +159,20 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
       CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
         cache_write, cache_write_1h, reasoning) WHERE counted = 1;`);
   },
+  // 8: what else a request's price depends on (web searches, fast mode, where it ran), in the counted
+  // records' index too. Records indexed before keep none until their file changes.
+  (db) => {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
+    for (const [name, type] of [
+      ['web_searches', 'INTEGER'],
+      ['speed', 'TEXT'],
+      ['inference_geo', 'TEXT'],
+    ])
+      if (!columns.includes(name as string)) db.exec(`ALTER TABLE entries ADD COLUMN ${name} ${type}`);
+    db.exec(`DROP INDEX entries_counted;
+      CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
+        cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo) WHERE counted = 1;`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
