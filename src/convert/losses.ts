@@ -15,6 +15,8 @@ interface Counts {
   reasoningTokens: number;
   /** assistant messages with 1-hour cache writes (Usage.cacheWrite1h) */
   cacheWrites1h: number;
+  /** assistant messages billed beside their tokens: fast mode, a place, web searches */
+  billing: number;
   urlImages: number;
   systemMessages: number;
   foreignMetadata: number;
@@ -31,6 +33,7 @@ function count(entries: readonly Entry[], target: string): Counts {
     redacted: 0,
     reasoningTokens: 0,
     cacheWrites1h: 0,
+    billing: 0,
     urlImages: 0,
     systemMessages: 0,
     foreignMetadata: 0,
@@ -55,6 +58,7 @@ function count(entries: readonly Entry[], target: string): Counts {
       if (m.provider) c.providers.add(m.provider);
       if (m.usage?.reasoning) c.reasoningTokens++;
       if (m.usage?.cacheWrite1h) c.cacheWrites1h++;
+      if (m.usage?.speed || m.usage?.inferenceGeo || m.usage?.webSearches) c.billing++;
       if (m.role === 'system') c.systemMessages++;
       for (const p of m.parts) part(p, m);
     } else if (e.kind === 'metadata') c.foreignMetadata++;
@@ -67,6 +71,10 @@ function count(entries: readonly Entry[], target: string): Counts {
 /** pi and OpenCode keep one cache-write count: the 1-hour writes stay in it, priced as 5-minute ones from then on. */
 const ONE_CACHE_WRITE_COUNT = (agent: string) =>
   `${agent} records one cache-write count; 1-hour cache writes kept in it, their own count dropped (priced as 5-minute writes)`;
+
+/** What Claude Code records of a request's billing beside its tokens, which pi and OpenCode have no place for. */
+const NO_BILLING = (agent: string) =>
+  `${agent} records no fast mode, place of inference or web search count; dropped (their tokens priced at standard rates)`;
 
 /** The warnings for writing `session` (as it will be written: one path or the whole tree) into `target`. */
 export function conversionLosses(session: Session, target: string): string[] {
@@ -100,6 +108,7 @@ export function conversionLosses(session: Session, target: string): string[] {
     say(c.redacted, 'redacted thinking is kept, but pi drops it when resuming with another model');
     say(c.reasoningTokens, 'pi records no reasoning token count; dropped');
     say(c.cacheWrites1h, ONE_CACHE_WRITE_COUNT('pi'));
+    say(c.billing, NO_BILLING('pi'));
     say(c.urlImages, 'images by URL have no pi form; written as a text note');
     say(c.systemMessages, 'pi has no system messages; written as user messages');
     say(c.foreignMetadata, "another agent's metadata kept as pi custom entries (pi ignores them)");
@@ -109,6 +118,7 @@ export function conversionLosses(session: Session, target: string): string[] {
       'thinking is kept with its signature, but OpenCode replays reasoning recorded by another model as plain text',
     );
     say(c.cacheWrites1h, ONE_CACHE_WRITE_COUNT('OpenCode'));
+    say(c.billing, NO_BILLING('OpenCode'));
     say(c.systemMessages, 'system messages have no OpenCode equivalent; left out');
     say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
     say(c.labels, 'labels have no OpenCode record; left out');

@@ -40,7 +40,7 @@ function lossy(source: string): Session {
         model: 'gpt-5',
         provider: 'openai',
         cost: 0.02,
-        usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 9, cacheWrite1h: 6, reasoning: 7 },
+        usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 9, cacheWrite1h: 6, reasoning: 7, speed: 'fast', webSearches: 1 },
         parts: [
           { type: 'thinking', thinking: 'plain reasoning' },
           { type: 'thinking', thinking: 'signed', signature: 'c2ln' },
@@ -61,7 +61,7 @@ describe('conversionLosses', () => {
     expect(w).toMatch(/providers openai dropped/);
     expect(w).toMatch(/unsigned thinking written as text \(Claude Code replays only signed thinking\) \(1\)/);
     expect(w).toMatch(/leaves it out when resumed with another model \(resume with --model gpt-5\) \(1\)/);
-    expect(w).not.toMatch(/reasoning token|cache write/);
+    expect(w).not.toMatch(/reasoning token|cache write|fast mode/);
     expect(w).toMatch(/system messages.*left out \(1\)/);
     expect(w).toMatch(/model\/thinking-level changes.*\(1\)/);
     expect(w).toMatch(/labels.*\(1\)/);
@@ -73,6 +73,7 @@ describe('conversionLosses', () => {
     expect(w).toMatch(/pi replays thinking recorded by another model as plain text \(2\)/);
     expect(w).toMatch(/pi records no reasoning token count/);
     expect(w).toMatch(/pi records one cache-write count; 1-hour cache writes kept in it.*\(1\)/);
+    expect(w).toMatch(/pi records no fast mode, place of inference or web search count; dropped.*\(1\)/);
     expect(w).toMatch(/images by URL have no pi form/);
     expect(w).toMatch(/pi has no system messages; written as user messages/);
     expect(w).not.toMatch(/cost/);
@@ -86,6 +87,7 @@ describe('conversionLosses', () => {
     expect(w).toMatch(/labels have no OpenCode record/);
     expect(w).not.toMatch(/cost|reasoning token/);
     expect(w).toMatch(/OpenCode records one cache-write count; 1-hour cache writes kept in it.*\(1\)/);
+    expect(w).toMatch(/OpenCode records no fast mode, place of inference or web search count; dropped.*\(1\)/);
   });
 
   it("a copy within one agent loses nothing of the agent's own records", () => {
