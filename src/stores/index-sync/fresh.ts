@@ -15,6 +15,10 @@ import { THREADBASE_SOURCE } from '../shared.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/index.js';
 import { IndexSync, indexPath, lastSync, type SourceFreshness } from './sync.js';
 
+/**
+ * `search` and `stats` sync first unless a sync changed the index this recently (a sync that finds
+ * nothing changed records no time, so an idle index is checked, by a listing, every time).
+ */
 export const DEFAULT_MAX_AGE_MS = 30_000;
 
 function indexedFormats(sources: Sources, formats?: readonly string[]): string[] {
