@@ -68,11 +68,11 @@ function count(entries: readonly Entry[], target: string): Counts {
   return c;
 }
 
-/** pi and OpenCode keep one cache-write count: the 1-hour writes stay in it, priced as 5-minute ones from then on. */
+/** OpenCode keeps one cache-write count: the 1-hour writes stay in it, priced as 5-minute ones from then on. */
 const ONE_CACHE_WRITE_COUNT = (agent: string) =>
   `${agent} records one cache-write count; 1-hour cache writes kept in it, their own count dropped (priced as 5-minute writes)`;
 
-/** What Claude Code records of a request's billing beside its tokens, which pi and OpenCode have no place for. */
+/** What Claude Code records of a request's billing beside its tokens, which OpenCode has no place for. */
 const NO_BILLING = (agent: string) =>
   `${agent} records no fast mode, place of inference or web search count; dropped (their tokens priced at standard rates)`;
 
@@ -106,9 +106,7 @@ export function conversionLosses(session: Session, target: string): string[] {
       'thinking is kept with its signature, but pi replays thinking recorded by another model as plain text',
     );
     say(c.redacted, 'redacted thinking is kept, but pi drops it when resuming with another model');
-    say(c.reasoningTokens, 'pi records no reasoning token count; dropped');
-    say(c.cacheWrites1h, ONE_CACHE_WRITE_COUNT('pi'));
-    say(c.billing, NO_BILLING('pi'));
+    // reasoning tokens, 1-hour cache writes and the price terms go in a usage field pi ignores (pi/records.ts)
     say(c.urlImages, 'images by URL have no pi form; written as a text note');
     say(c.systemMessages, 'pi has no system messages; written as user messages');
     say(c.foreignMetadata, "another agent's metadata kept as pi custom entries (pi ignores them)");

@@ -93,6 +93,18 @@ afterAll(async () => {
   await agentHome?.close();
 });
 
+const TERMS = {
+  input: 100,
+  output: 50,
+  cacheRead: 0,
+  cacheWrite: 20,
+  cacheWrite1h: 10,
+  reasoning: 30,
+  webSearches: 1,
+  speed: 'fast' as const,
+  inferenceGeo: 'us',
+};
+
 describe('real pi', () => {
   let firstId = '';
   let firstPath = '';
@@ -223,7 +235,14 @@ describe('real pi', () => {
           parentId: 'x4',
           timestamp: t(5),
           kind: 'message',
-          message: { role: 'assistant', provider: PROVIDER, model: MODEL, parts: [{ type: 'text', text: 'one file' }] },
+          message: {
+            role: 'assistant',
+            provider: PROVIDER,
+            model: MODEL,
+            parts: [{ type: 'text', text: 'one file' }],
+            // what pi has no field for rides in one it ignores (usage.threadbase)
+            usage: TERMS,
+          },
         },
       ],
     };
@@ -237,6 +256,11 @@ describe('real pi', () => {
       wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'and now?' }] }]),
     );
     expect(JSON.stringify(sent.messages)).toContain('compacted into the following summary');
+    // pi appended its turn and left ours as it was: every token count and price term reads back
+    const after = (await new PiDriver(env).getSession(written.id)) as Session;
+    const x5 = after.entries.find((e) => e.id === 'x5');
+    expect(x5?.kind === 'message' && x5.message.usage).toEqual(TERMS);
+    expect(after.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length).toBeGreaterThan(2);
   });
 
   it('converts a pi session into a new pi session that pi resumes the same', async () => {

@@ -247,6 +247,67 @@ describe('round trips A → B → A keep the conversation', () => {
     });
 });
 
+describe('every token count and price term between Claude Code and pi', () => {
+  // Claude Code records all of these; pi has fields for the first four and keeps the rest in a field it ignores
+  const full = {
+    input: 1200,
+    output: 900,
+    cacheRead: 30_000,
+    cacheWrite: 500,
+    cacheWrite1h: 200,
+    reasoning: 300,
+    webSearches: 2,
+    speed: 'fast' as const,
+    inferenceGeo: 'us',
+  };
+  const session = (): Session => ({
+    id: 'terms',
+    source: 'threadbase',
+    project: join(home, 'terms'),
+    createdAt: t(0),
+    updatedAt: t(2),
+    messageCount: 2,
+    entries: [
+      {
+        kind: 'message',
+        id: 'q',
+        parentId: null,
+        timestamp: t(1),
+        message: { role: 'user', parts: [{ type: 'text', text: 'search' }] },
+      },
+      {
+        kind: 'message',
+        id: 'r',
+        parentId: 'q',
+        timestamp: t(2),
+        message: {
+          role: 'assistant',
+          model: 'claude-opus-4-6',
+          provider: 'anthropic',
+          responseId: 'msg_terms',
+          usage: full,
+          stopReason: 'end_turn',
+          parts: [{ type: 'text', text: 'found' }],
+        },
+      },
+    ],
+  });
+  const usageOf = (s: Session) => {
+    const m = s.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
+    return m?.kind === 'message' ? m.message.usage : undefined;
+  };
+  for (const [a, b] of [
+    ['claude', 'pi'],
+    ['pi', 'claude'],
+  ] as const)
+    it(`${a} → ${b} → ${a}`, async () => {
+      const { first, back, warnings } = await roundTrip(session(), a, b);
+      expect(usageOf(first)).toEqual(full);
+      expect(usageOf(back)).toEqual(full);
+      expect(warnings.join('\n')).not.toMatch(/reasoning token|cache-write|fast mode/);
+    });
+});
+
 /** Generated linear sessions: user turns (text, images), assistant turns (thinking, text, tool calls), their results. */
 function sessionArbitrary(project: string): fc.Arbitrary<Session> {
   const word = fc.stringMatching(/^[a-z]{1,8}( [a-z]{1,8}){0,3}$/);

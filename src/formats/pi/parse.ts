@@ -120,13 +120,25 @@ function assistantParts(content: unknown, where: Warn): Part[] {
 function usageOf(u: unknown): { usage?: Usage; cost?: number } {
   if (!isRecord(u)) return {};
   const cost = isRecord(u.cost) ? num(u.cost.total) : undefined;
+  // what threadbase wrote from another agent's record in a field pi ignores (records.ts PiUsageExtras)
+  const x = isRecord(u.threadbase) ? u.threadbase : {};
+  const count = (v: unknown) => {
+    const n = num(v);
+    return n !== undefined && n > 0 ? n : undefined;
+  };
+  const cacheWrite1h = count(x.cacheWrite1h);
+  const webSearches = count(x.webSearches);
   return {
     usage: {
       input: num(u.input) ?? 0,
       output: num(u.output) ?? 0,
       cacheRead: num(u.cacheRead) ?? 0,
       cacheWrite: num(u.cacheWrite) ?? 0,
-      reasoning: 0,
+      ...(cacheWrite1h !== undefined ? { cacheWrite1h } : {}),
+      reasoning: count(x.reasoning) ?? 0,
+      ...(webSearches !== undefined ? { webSearches } : {}),
+      ...(x.speed === 'fast' ? { speed: 'fast' as const } : {}),
+      ...(typeof x.inferenceGeo === 'string' && x.inferenceGeo ? { inferenceGeo: x.inferenceGeo } : {}),
     },
     ...(cost !== undefined ? { cost } : {}),
   };

@@ -54,6 +54,20 @@ export interface PiUsage {
   cacheWrite: number;
   totalTokens: number;
   cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+  /**
+   * What another agent recorded of the request that pi has no field for, written by threadbase (pi
+   * reads usage by its own fields and ignores this one): reasoning tokens (part of output), 1-hour cache
+   * writes (part of cacheWrite), web searches, fast mode, place of inference.
+   */
+  threadbase?: PiUsageExtras;
+}
+
+export interface PiUsageExtras {
+  reasoning?: number;
+  cacheWrite1h?: number;
+  webSearches?: number;
+  speed?: 'fast';
+  inferenceGeo?: string;
 }
 
 /** The message shapes pi hands to its model layer after convertToLlm. */
