@@ -407,10 +407,10 @@ export class IndexSync {
     db.pragma(`busy_timeout = ${Math.max(busyTimeout, SYNC_BUSY_TIMEOUT_MS)}`);
     let pendingBytes = 0;
     let pendingUnits = 0;
-    /** this sync wrote to the index (a sync that finds nothing changed writes nothing, not even its time) */
-    let wrote = false;
+    /** writes begun by this sync (a sync that finds nothing changed writes nothing, not even its time) */
+    let writes = 0;
     const begin = () => {
-      wrote = true;
+      writes++;
       // IMMEDIATE: the write lock first, so another sync of this index is waited for (busy_timeout)
       // instead of failing with "database is locked" when a read transaction would upgrade.
       if (!db.inTransaction) db.exec('BEGIN IMMEDIATE');
@@ -475,8 +475,7 @@ export class IndexSync {
       }
       for (const { format, driver, units, stamp, rows: prevByKey } of plan) {
         const failedBefore = report.failed;
-        const wroteBefore: boolean = wrote;
-        wrote = false;
+        const writesBefore = writes;
         if (IndexSync.changedUnits(prevByKey, units) > 0) tuneForWrites();
         const seen = new Set<string>();
         const liveSessions = new Set(units.map((x) => x.sessionId));
@@ -589,7 +588,7 @@ export class IndexSync {
           report.removed++;
         }
         // this store alone is up to date: reading commands may answer for it from the index
-        recordTime(`${LAST_SYNC}:${format}`, wrote);
+        recordTime(`${LAST_SYNC}:${format}`, writes > writesBefore);
         // its stamp, unless a unit failed (the next sync lists the store and tries that unit again)
         const stampKey = `${STAMP}:${format}`;
         const stampNow = stamp !== undefined && report.failed === failedBefore ? `${stamp}|${this.unitCount(format)}` : undefined;
@@ -598,11 +597,10 @@ export class IndexSync {
           if (stampNow !== undefined) this.setMeta(stampKey, stampNow);
           else this.store.stmt('DELETE FROM index_meta WHERE key = ?').run(stampKey);
         }
-        wrote ||= wroteBefore;
       }
       // the time every store was last synced (a sync of some formats only leaves it)
       if (!opts.formats || sources.names().every((f) => f === THREADBASE_SOURCE || opts.formats?.includes(f)))
-        recordTime(LAST_SYNC, wrote);
+        recordTime(LAST_SYNC, writes > 0);
     } finally {
       commit(true);
       await pool?.close();

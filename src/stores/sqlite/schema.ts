@@ -152,30 +152,34 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   },
   // 7: of the cache writes, those to a 1-hour cache (Anthropic bills them higher), in the counted
   // records' index too. Records indexed before keep none until their file changes.
-  (db) => {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
-    if (!columns.includes('cache_write_1h')) db.exec('ALTER TABLE entries ADD COLUMN cache_write_1h INTEGER');
-    db.exec(`DROP INDEX entries_counted;
-      CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
-        cache_write, cache_write_1h, reasoning) WHERE counted = 1;`);
-  },
+  (db) => countedColumns(db, [['cache_write_1h', 'INTEGER']], 'cache_write, cache_write_1h, reasoning'),
   // 8: what else a request's price depends on (web searches, fast mode, where it ran), in the counted
   // records' index too. Records indexed before keep none until their file changes.
-  (db) => {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
-    for (const [name, type] of [
-      ['web_searches', 'INTEGER'],
-      ['speed', 'TEXT'],
-      ['inference_geo', 'TEXT'],
-    ])
-      if (!columns.includes(name as string)) db.exec(`ALTER TABLE entries ADD COLUMN ${name} ${type}`);
-    db.exec(`DROP INDEX entries_counted;
-      CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
-        cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo) WHERE counted = 1;`);
-  },
+  (db) =>
+    countedColumns(
+      db,
+      [
+        ['web_searches', 'INTEGER'],
+        ['speed', 'TEXT'],
+        ['inference_geo', 'TEXT'],
+      ],
+      'cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo',
+    ),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * New columns of the counted records (each added unless a killed migration already did) and their
+ * covering index again, over the usage columns from `cache_write` on as `tail` lists them.
+ */
+function countedColumns(db: Database, add: readonly (readonly [name: string, type: string])[], tail: string): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
+  for (const [name, type] of add) if (!columns.includes(name)) db.exec(`ALTER TABLE entries ADD COLUMN ${name} ${type}`);
+  db.exec(`DROP INDEX entries_counted;
+    CREATE INDEX entries_counted ON entries(counted, timestamp, session_id, model, cost, input, output, cache_read,
+      ${tail}) WHERE counted = 1;`);
+}
 
 export function migrate(db: Database): void {
   if ((db.pragma('user_version', { simple: true }) as number) >= MIGRATIONS.length) return;
