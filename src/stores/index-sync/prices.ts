@@ -32,6 +32,12 @@ export interface ModelPrice extends Rates {
 
 export const PRICES_DATE = '2026-11-22';
 
+/** Fast mode's rates as Claude Code falls back on them, one set for each group of models it names. */
+const FAST_5_2: Rates = { input: 16, output: 80, cacheRead: 0.4, cacheWrite: 20, cacheWrite1h: 32 }; // Fable, Mythos 5.2
+const FAST_OPUS_5_5: Rates = { input: 8, output: 40, cacheRead: 0.4, cacheWrite: 10, cacheWrite1h: 16 };
+const FAST_OPUS_5: Rates = { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 }; // Opus 5, 4.8
+const FAST_OPUS_4_6: Rates = { input: 30, output: 150, cacheRead: 3, cacheWrite: 37.5, cacheWrite1h: 60 }; // Opus 4.6, 4.7
+
 /**
  * Keys are model name prefixes; the longest matching prefix wins.
  * - Claude: as Claude Code 2.1.330 prices them itself (its baked-in model catalog; 1-hour cache
@@ -43,66 +49,17 @@ export const PRICES_DATE = '2026-11-22';
  *   (long-prompt rates from models.dev). OpenAI and Gemini bill no cache writes; their agents record none.
  */
 const TABLE: Readonly<Record<string, ModelPrice>> = {
-  'claude-mythos-5-2': {
-    input: 8,
-    output: 40,
-    cacheRead: 0.2,
-    cacheWrite: 10,
-    cacheWrite1h: 16,
-    fast: { input: 16, output: 80, cacheRead: 0.4, cacheWrite: 20, cacheWrite1h: 32 },
-  },
+  'claude-mythos-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10, cacheWrite1h: 16, fast: FAST_5_2 },
   'claude-mythos-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWrite1h: 20 },
   'claude-mythos-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
-  'claude-fable-5-2': {
-    input: 8,
-    output: 40,
-    cacheRead: 0.2,
-    cacheWrite: 10,
-    cacheWrite1h: 16,
-    fast: { input: 16, output: 80, cacheRead: 0.4, cacheWrite: 20, cacheWrite1h: 32 },
-  },
+  'claude-fable-5-2': { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10, cacheWrite1h: 16, fast: FAST_5_2 },
   'claude-fable-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWrite1h: 20 },
   'claude-fable-5': { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
-  'claude-opus-5-5': {
-    input: 4,
-    output: 20,
-    cacheRead: 0.2,
-    cacheWrite: 5,
-    cacheWrite1h: 8,
-    fast: { input: 8, output: 40, cacheRead: 0.4, cacheWrite: 10, cacheWrite1h: 16 },
-  },
-  'claude-opus-5': {
-    input: 5,
-    output: 25,
-    cacheRead: 0.5,
-    cacheWrite: 6.25,
-    cacheWrite1h: 10,
-    fast: { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
-  },
-  'claude-opus-4-8': {
-    input: 5,
-    output: 25,
-    cacheRead: 0.5,
-    cacheWrite: 6.25,
-    cacheWrite1h: 10,
-    fast: { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWrite1h: 20 },
-  },
-  'claude-opus-4-7': {
-    input: 5,
-    output: 25,
-    cacheRead: 0.5,
-    cacheWrite: 6.25,
-    cacheWrite1h: 10,
-    fast: { input: 30, output: 150, cacheRead: 3, cacheWrite: 37.5, cacheWrite1h: 60 },
-  },
-  'claude-opus-4-6': {
-    input: 5,
-    output: 25,
-    cacheRead: 0.5,
-    cacheWrite: 6.25,
-    cacheWrite1h: 10,
-    fast: { input: 30, output: 150, cacheRead: 3, cacheWrite: 37.5, cacheWrite1h: 60 },
-  },
+  'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5, cacheWrite1h: 8, fast: FAST_OPUS_5_5 },
+  'claude-opus-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10, fast: FAST_OPUS_5 },
+  'claude-opus-4-8': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10, fast: FAST_OPUS_5 },
+  'claude-opus-4-7': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10, fast: FAST_OPUS_4_6 },
+  'claude-opus-4-6': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10, fast: FAST_OPUS_4_6 },
   'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 },
   'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWrite1h: 30 },
   'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5, cacheWrite1h: 4 },
