@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appendJsonlLines, writeFileAtomic } from '../../src/formats/shared/atomic.js';
 import { type JsonlLine, jsonNestsDeeperThan, readFirstJsonLine, readJsonl } from '../../src/formats/shared/jsonl.js';
 
@@ -107,5 +107,29 @@ describe('atomic writes', () => {
     await appendJsonlLines(f, [{ c: 3 }, { d: 4 }]);
     const lines = await collect(f);
     expect(lines.map((l) => l.value ?? 'ERR')).toEqual([{ a: 1 }, 'ERR', { c: 3 }, { d: 4 }]);
+  });
+
+  it("appends a line longer than Node's 512 KiB write chunk in one write, so a kill cannot split it", async () => {
+    const f = join(dir, 'long-append.jsonl');
+    await fs.writeFile(f, '{"a":1}');
+    const probe = await fs.open(f, 'r');
+    const FileHandle = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const writes = vi.spyOn(FileHandle, 'write');
+    const record = { pad: 'x'.repeat(3 * 1024 * 1024) };
+    let calls: unknown[][];
+    try {
+      await appendJsonlLines(f, [record, { b: 2 }]);
+    } finally {
+      calls = [...writes.mock.calls]; // (mockRestore clears them)
+      writes.mockRestore();
+    }
+    const expected = Buffer.byteLength(`\n${JSON.stringify(record)}\n{"b":2}\n`);
+    // One call carrying every byte (the newline that closes the torn line included).
+    expect(calls.length).toBe(1);
+    const [buf, offset, length] = calls[0] as [Buffer, number, number];
+    expect([buf.length, offset, length]).toEqual([expected, 0, expected]);
+    const lines = await collect(f);
+    expect(lines.map((l) => l.value)).toEqual([{ a: 1 }, record, { b: 2 }]);
   });
 });

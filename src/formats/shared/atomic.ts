@@ -113,12 +113,24 @@ async function writeWhole(file: string, data: string | Uint8Array, opts: { exclu
   }
 }
 
+/**
+ * One write(2) of the whole buffer, looping only if the kernel writes less. Not fh.appendFile:
+ * Node writes that in 512 KiB chunks, so a kill between two chunks would tear a long line.
+ */
+async function writeAll(fh: fs.FileHandle, buf: Buffer): Promise<void> {
+  let done = 0;
+  while (done < buf.length) {
+    const { bytesWritten } = await fh.write(buf, done, buf.length - done);
+    done += bytesWritten;
+  }
+}
+
 export function toJsonl(records: readonly unknown[]): string {
   return records.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
 
 /**
- * Appends whole lines in one write. If the file ends in a torn line (no newline), a newline is
+ * Appends whole lines in one write(2). If the file ends in a torn line (no newline), a newline is
  * written first so the torn line stays alone and our lines stay whole.
  */
 export async function appendJsonlLines(file: string, records: readonly unknown[]): Promise<void> {
@@ -132,7 +144,7 @@ export async function appendJsonlLines(file: string, records: readonly unknown[]
       await fh.read(last, 0, 1, size - 1);
       if (last[0] !== 0x0a) prefix = '\n';
     }
-    await fh.appendFile(prefix + toJsonl(records));
+    await writeAll(fh, Buffer.from(prefix + toJsonl(records), 'utf8'));
     await fh.sync();
   } finally {
     await fh.close();
