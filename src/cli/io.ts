@@ -3,6 +3,7 @@
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
 import type { ParseWarning } from '../model/types.js';
+import { noteAgentWrite } from '../stores/index-sync/fresh.js';
 
 export interface CliContext {
   env: DriverEnv;
@@ -14,15 +15,22 @@ export interface CliContext {
 
 export function makeContext(env: DriverEnv): CliContext {
   let sources: Sources | undefined;
-  return {
+  const ctx: CliContext = {
     env,
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
     sources: () => {
-      sources ??= new Sources(env);
+      sources ??= new Sources(env, {
+        // the index learns of our own writes, so `search`/`stats` right after `convert` see them
+        onWrite: (format) =>
+          noteAgentWrite(env, format).catch((err: unknown) => {
+            ctx.stderr(`threadbase: warning: the index could not be told of the write: ${(err as Error).message}\n`);
+          }),
+      });
       return sources;
     },
   };
+  return ctx;
 }
 
 export function printJson(ctx: CliContext, value: unknown): void {

@@ -25,13 +25,45 @@ export interface ListResult {
   errors: { source: string; error: Error }[];
 }
 
+export interface SourcesOptions {
+  /** Called after a driver has written into its agent's store (a new session, an append, a fork, a title, a delete). */
+  onWrite?: (format: string) => Promise<void>;
+}
+
+/** The driver methods that change an agent's store. */
+const WRITE_METHODS: ReadonlySet<PropertyKey> = new Set<keyof SessionDriver>([
+  'writeSession',
+  'appendEntries',
+  'forkSession',
+  'setTitle',
+  'deleteSession',
+]);
+
+/** The driver, with onWrite called after each of its writes that succeeded. */
+function observeWrites(driver: SessionDriver, onWrite: () => Promise<void>): SessionDriver {
+  return new Proxy(driver, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (!WRITE_METHODS.has(prop) || typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        // on the driver itself: a write that calls another (a fork that writes a session) is told once
+        const result: unknown = await value.apply(target, args);
+        await onWrite();
+        return result;
+      };
+    },
+  });
+}
+
 /** Every local agent store, each through its own driver. */
 export class Sources {
   readonly env: DriverEnv;
   private drivers = new Map<string, SessionDriver>();
+  private readonly opts: SourcesOptions;
 
-  constructor(env: DriverEnv = defaultDriverEnv()) {
+  constructor(env: DriverEnv = defaultDriverEnv(), opts: SourcesOptions = {}) {
     this.env = env;
+    this.opts = opts;
   }
 
   driver(name: string): SessionDriver {
@@ -40,6 +72,8 @@ export class Sources {
       const f = factories.get(name);
       if (!f) throw new NotFoundError('format', name);
       d = f(this.env);
+      const { onWrite } = this.opts;
+      if (onWrite) d = observeWrites(d, () => onWrite(name));
       this.drivers.set(name, d);
     }
     return d;

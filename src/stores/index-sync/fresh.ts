@@ -13,7 +13,7 @@ import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { THREADBASE_SOURCE } from '../shared.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/index.js';
-import { IndexSync, indexPath, lastSync, type SourceFreshness } from './sync.js';
+import { IndexSync, indexPath, lastSync, markWritten, type SourceFreshness, writtenSinceSync } from './sync.js';
 
 /**
  * `search` and `stats` sync first unless a sync changed the index this recently (a sync that finds
@@ -34,10 +34,13 @@ export async function openFreshIndex(
   await mkdir(dirname(path), { recursive: true });
   const store = openSqliteStore(path);
   // the oldest sync of the stores asked about (a `sync --source X` counts for X)
-  const times = indexedFormats(sources, opts.formats).map((f) => lastSync(store, f));
-  const age = times.some((t) => t === undefined)
-    ? Number.POSITIVE_INFINITY
-    : Math.max(0, ...times.map((t) => Date.now() - Date.parse(t as string)));
+  const formats = indexedFormats(sources, opts.formats);
+  const times = formats.map((f) => lastSync(store, f));
+  // a store threadbase wrote into since its last sync (convert, fork, branch) is synced whatever its age
+  const age =
+    times.some((t) => t === undefined) || formats.some((f) => writtenSinceSync(store, f))
+      ? Number.POSITIVE_INFINITY
+      : Math.max(0, ...times.map((t) => Date.now() - Date.parse(t as string)));
   if (opts.sync !== false && age > (opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS)) {
     // only the formats asked about (e.g. `stats --source claude` reads no other agent's store)
     await new IndexSync(store).sync(sources, {
@@ -46,6 +49,23 @@ export async function openFreshIndex(
     });
   }
   return store;
+}
+
+/**
+ * Tells the index, if there is one, that threadbase has just written into an agent's store, so that
+ * the next `search` or `stats` syncs that store first (their 30 s window counts only agents' own
+ * writes). Creates no index.
+ */
+export async function noteAgentWrite(env: DriverEnv, format: string): Promise<void> {
+  if (format === THREADBASE_SOURCE) return;
+  const path = indexPath(env);
+  if (!existsSync(path)) return;
+  const store = openSqliteStore(path);
+  try {
+    markWritten(store, format);
+  } finally {
+    await store.close();
+  }
 }
 
 /** The index with, per store, whether it answers for it (see IndexSync.freshness). */

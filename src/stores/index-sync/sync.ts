@@ -287,9 +287,7 @@ export class IndexSync {
   }
 
   private setMeta(key: string, value: string): void {
-    this.store
-      .stmt(`INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
-      .run(key, value);
+    setIndexMeta(this.store, key, value);
   }
 
   private upsertUnit(
@@ -361,6 +359,9 @@ export class IndexSync {
 
   async sync(sources: Sources, opts: SyncOptions = {}): Promise<SyncReport> {
     const started = performance.now();
+    // The time recorded is when this sync began listing: a write into a store after that (which the
+    // listing may have missed) is then newer than the store's sync time (see writtenSinceSync).
+    const startedAt = new Date().toISOString();
     const report: SyncReport = {
       units: 0,
       unchanged: 0,
@@ -422,7 +423,7 @@ export class IndexSync {
     const recordTime = (key: string, changed: boolean) => {
       if (!changed && indexMeta(this.store, key) !== undefined) return;
       begin();
-      this.setMeta(key, new Date().toISOString());
+      this.setMeta(key, startedAt);
     };
     const commit = (force: boolean) => {
       if (db.inTransaction && (force || pendingBytes >= BATCH_BYTES || pendingUnits >= (opts.batchUnits ?? BATCH_UNITS))) {
@@ -471,7 +472,8 @@ export class IndexSync {
         report.unchanged += n;
         done += n;
         if (n > 0) opts.onProgress?.({ total, done, format });
-        recordTime(`${LAST_SYNC}:${format}`, false);
+        // (a store threadbase wrote into since its last sync gets a newer time, so it counts as synced)
+        recordTime(`${LAST_SYNC}:${format}`, writtenSinceSync(this.store, format));
       }
       for (const { format, driver, units, stamp, rows: prevByKey } of plan) {
         const failedBefore = report.failed;
@@ -588,7 +590,7 @@ export class IndexSync {
           report.removed++;
         }
         // this store alone is up to date: reading commands may answer for it from the index
-        recordTime(`${LAST_SYNC}:${format}`, writes > writesBefore);
+        recordTime(`${LAST_SYNC}:${format}`, writes > writesBefore || writtenSinceSync(this.store, format));
         // its stamp, unless a unit failed (the next sync lists the store and tries that unit again)
         const stampKey = `${STAMP}:${format}`;
         const stampNow = stamp !== undefined && report.failed === failedBefore ? `${stamp}|${this.unitCount(format)}` : undefined;
@@ -738,8 +740,33 @@ const LAST_SYNC = 'last_sync';
 /** `stamp:<format>`: the listing stamp at the store's last complete sync, and its unit count then */
 const STAMP = 'stamp';
 
+function setIndexMeta(store: SqliteStore, key: string, value: string): void {
+  store
+    .stmt(`INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
+    .run(key, value);
+}
+
+/** `written:<format>`: when threadbase last wrote into that agent's store (markWritten) */
+const WRITTEN = 'written';
+
 /**
- * When the index last finished a sync (ISO), or undefined if never: of every store, or of the one
+ * Records that threadbase has just written into an agent's store (a new session, an append, a fork),
+ * so that reading commands sync it before answering, however recent its last sync.
+ */
+export function markWritten(store: SqliteStore, format: string): void {
+  setIndexMeta(store, `${WRITTEN}:${format}`, new Date().toISOString());
+}
+
+/** Whether threadbase wrote into the store since the sync that last began listing it (or it was never synced). */
+export function writtenSinceSync(store: SqliteStore, format: string): boolean {
+  const written = indexMeta(store, `${WRITTEN}:${format}`);
+  if (written === undefined) return false;
+  const synced = lastSync(store, format);
+  return synced === undefined || written >= synced;
+}
+
+/**
+ * When the index last began a sync that completed (ISO), or undefined if never: of every store, or of the one
  * given (a sync of every store counts for each; an index from before per-store times has only that).
  */
 export function lastSync(store: SqliteStore, format?: string): string | undefined {

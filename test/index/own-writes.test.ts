@@ -1,0 +1,98 @@
+/**
+ * threadbase's own writes into an agent's store (convert, branch) are seen by the very next `stats`
+ * and `search`, inside the 30 s in which they otherwise trust a recent sync: the write tells the
+ * index, and the next reading command syncs that store first. Writes by anything else (the agents
+ * themselves, here a bare Sources) still wait for the window, and no write creates an index.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { indexPath, lastSync, writtenSinceSync } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { sampleSession } from '../conformance/driver-suite.js';
+import { runCliOk } from '../helpers/cli.js';
+
+let dir: string;
+let env: DriverEnv;
+let claudeId: string;
+
+const json = async <T>(args: string[]): Promise<T> => JSON.parse(await runCliOk(env, [...args, '--json'])) as T;
+const statsKeys = async () =>
+  (await json<{ key: string; source?: string }[]>(['stats', '--by', 'session'])).map((r) => `${r.source}:${r.key}`);
+const searchHits = async (q: string) =>
+  (await json<{ sessionId: string; source: string }[]>(['search', q])).map((h) => `${h.source}:${h.sessionId}`);
+/** what the index records of the pi store: its sync time and whether a write of ours is newer */
+const piState = async () => {
+  const store = openSqliteStore(indexPath(env));
+  try {
+    return { synced: lastSync(store, 'pi'), pending: writtenSinceSync(store, 'pi') };
+  } finally {
+    await store.close();
+  }
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-own-writes-'));
+  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
+  const sources = new Sources(env);
+  const written = await sources.driver('claude').writeSession?.(sampleSession());
+  await sources.close();
+  if (!written) throw new Error('no Claude Code session written');
+  claudeId = written.id;
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("the index and threadbase's own writes", () => {
+  it('a write with no index creates none', async () => {
+    // (into Codex: a second copy in one agent would count as a copy of the first, not a session)
+    const written = await json<{ source: string }>(['convert', claudeId, '--to', 'codex']);
+    expect(written.source).toBe('codex');
+    expect(existsSync(indexPath(env))).toBe(false);
+  });
+
+  it('`stats` right after `convert` counts the new session', async () => {
+    await runCliOk(env, ['sync']);
+    const before = await statsKeys();
+    expect(before).toContain(`claude:${claudeId}`);
+    const converted = await json<{ id: string; source: string }>(['convert', claudeId, '--to', 'pi']);
+    expect(converted.source).toBe('pi');
+    expect((await piState()).pending).toBe(true);
+    const after = await statsKeys();
+    expect(after).toContain(`pi:${converted.id}`);
+    expect(after.length).toBe(before.length + 1);
+    // the sync that stats ran took the write in: the next command trusts the index again
+    const state = await piState();
+    expect(state.pending).toBe(false);
+    await statsKeys();
+    expect(await piState()).toEqual(state);
+  });
+
+  it('`search` right after `branch` finds the new message', async () => {
+    const piSession = (await json<{ id: string; source: string }[]>(['sessions', '--source', 'pi']))[0];
+    if (!piSession) throw new Error('no pi session');
+    const shown = await json<{ entries: { id: string }[] }>(['show', piSession.id, '--source', 'pi']);
+    const at = shown.entries[1]?.id;
+    if (!at) throw new Error('no entry to branch at');
+    expect(await searchHits('wombatcircus')).toEqual([]);
+    await runCliOk(env, ['branch', piSession.id, '--source', 'pi', '--at', at, '--message', 'now try the wombatcircus file']);
+    expect(await searchHits('wombatcircus')).toEqual([`pi:${piSession.id}`]);
+  });
+
+  it("another program's write waits for the window (it does not tell the index)", async () => {
+    await statsKeys();
+    const sources = new Sources(env);
+    const other = await sources.driver('pi').writeSession?.(sampleSession());
+    await sources.close();
+    expect((await piState()).pending).toBe(false);
+    expect(await statsKeys()).not.toContain(`pi:${other?.id}`);
+    await runCliOk(env, ['sync']);
+    expect(await statsKeys()).toContain(`pi:${other?.id}`);
+  });
+});
