@@ -1,12 +1,14 @@
 /**
  * A fork copies its parent's records (same entry id, time and response id): the real Claude Code
- * `--fork-session` pair and the real pi fork in test/fixtures. The index counts each copied response
- * once, in the session created first, and counts the copies again when that session leaves.
+ * `--fork-session` pair and the real pi fork in test/fixtures; so does a conversion between Claude
+ * Code and pi. The index counts each copied response once, in the session created first (the
+ * original, for a conversion), and counts the copies again when that session leaves.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { convertSessionAll } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -143,6 +145,71 @@ it('an index of schema 5 settles the copies it holds when it opens', async () =>
   // as schema 5 left it: every copy counted, no index of counted ids
   store.db.exec('UPDATE entries SET counted = 1 WHERE counted = 2; DROP INDEX entries_copies; PRAGMA user_version = 5');
   expect(inputBySession().get(CLAUDE_FORK)).toBeGreaterThan(settled.get(CLAUDE_FORK) ?? 0);
+  await store.close();
+  store = openSqliteStore(indexPath(env));
+  expect(inputBySession()).toEqual(settled);
+});
+
+it('counts a response converted into another agent once: the original with its cost, the copy when the original leaves', async () => {
+  await sync();
+  const before = inputBySession();
+  const costOf = () => new Map(stats(store, loadPrices(), { by: 'session' }).map((r) => [r.key, r.cost] as const));
+  const costBefore = costOf();
+  const totalBefore = (await store.usage()).input;
+  const sources = new Sources(env);
+  const claudeParent = await sources.driver('claude').getSession(CLAUDE_PARENT);
+  const piIds = new Map((await store.listSessions({ source: 'pi' })).map((s) => [s.path?.endsWith(PI_FORK), s.id] as const));
+  const piParent = await sources.driver('pi').getSession(piIds.get(false) as string);
+  if (!claudeParent || !piParent) throw new Error('fixture sessions missing');
+  // Claude Code → pi and pi → Claude Code: each copy keeps entry ids, times and response ids
+  const [toPi] = await convertSessionAll(claudeParent, sources.driver('pi'));
+  const [toClaude] = await convertSessionAll(piParent, sources.driver('claude'));
+  await sources.close();
+  if (!toPi || !toClaude) throw new Error('nothing written');
+  await sync();
+  const by = inputBySession();
+  // the copies count for nothing; every original as before, cost included (the pi copy records
+  // cost 0 and the Claude Code copy none: the original counts, not the copy)
+  expect(by.get(toPi.id) ?? 0).toBe(0);
+  expect(by.get(toClaude.id) ?? 0).toBe(0);
+  for (const [k, v] of before) expect(by.get(k), k).toBe(v);
+  expect(costOf().get(CLAUDE_PARENT)).toBe(costBefore.get(CLAUDE_PARENT));
+  expect(costOf().get(piParent.id)).toBe(costBefore.get(piParent.id));
+  expect((await store.usage()).input).toBe(totalBefore);
+  // each copy's own listing still shows what its file records
+  const listed = new Map((await store.listSessions()).map((s) => [s.id, s.usage?.input] as const));
+  expect(listed.get(toPi.id)).toBe(sum(claudeResponses(join(CLAUDE_PROJECT, `${CLAUDE_PARENT}.jsonl`))));
+  expect(listed.get(toClaude.id)).toBeGreaterThan(0);
+  // the web viewer's stats count them once too
+  const web = (await (await createWebApp({ driver: store }).request('/api/v1/web/stats')).json()) as {
+    totals: { input: number; cost: number };
+  };
+  expect(web.totals.input).toBe(totalBefore);
+
+  // the original gone: its copies count, each response once: the pi copy those only the original
+  // had, the Claude Code fork (created before the conversion) those it copied too, as it records them
+  rmSync(join(claudeDir, `${CLAUDE_PARENT}.jsonl`));
+  await sync();
+  const parent = claudeResponses(join(CLAUDE_PROJECT, `${CLAUDE_PARENT}.jsonl`));
+  const fork = claudeResponses(join(CLAUDE_PROJECT, `${CLAUDE_FORK}.jsonl`));
+  const forkUuids = new Set(fork.flatMap((r) => r.uuids));
+  const after = inputBySession();
+  expect(after.get(toPi.id)).toBe(sum(parent.filter((r) => !r.uuids.some((u) => forkUuids.has(u)))));
+  expect(after.get(CLAUDE_FORK)).toBe(sum(fork));
+});
+
+it('an index of schema 8 settles the copies across agents it holds when it opens', async () => {
+  const sources = new Sources(env);
+  const claudeParent = await sources.driver('claude').getSession(CLAUDE_PARENT);
+  if (!claudeParent) throw new Error('fixture session missing');
+  const [toPi] = await convertSessionAll(claudeParent, sources.driver('pi'));
+  await sources.close();
+  await sync();
+  const settled = inputBySession();
+  expect(settled.get(toPi?.id as string) ?? 0).toBe(0);
+  // as schema 8 left it: copies in two agents both counted
+  store.db.exec(`UPDATE entries SET counted = 1 WHERE counted = 2 AND session_id = '${toPi?.id}'; PRAGMA user_version = 8`);
+  expect(inputBySession().get(toPi?.id as string)).toBeGreaterThan(0);
   await store.close();
   store = openSqliteStore(indexPath(env));
   expect(inputBySession()).toEqual(settled);

@@ -1,6 +1,6 @@
 /**
- * threadbase's own writes into an agent's store (convert, branch) are seen by the very next `stats`
- * and `search`, inside the 30 s in which they otherwise trust a recent sync: the write tells the
+ * threadbase's own writes into an agent's store (convert, branch) are seen by the very next `search`
+ * and `stats`, inside the 30 s in which they otherwise trust a recent sync: the write tells the
  * index, and the next reading command syncs that store first. Writes by anything else (the agents
  * themselves, here a bare Sources) still wait for the window, and no write creates an index.
  */
@@ -57,17 +57,17 @@ describe("the index and threadbase's own writes", () => {
     expect(existsSync(indexPath(env))).toBe(false);
   });
 
-  it('`stats` right after `convert` counts the new session', async () => {
+  it('`search` right after `convert` finds the new session', async () => {
     await runCliOk(env, ['sync']);
-    const before = await statsKeys();
+    const before = await searchHits('zanzibarquokka');
     expect(before).toContain(`claude:${claudeId}`);
     const converted = await json<{ id: string; source: string }>(['convert', claudeId, '--to', 'pi']);
     expect(converted.source).toBe('pi');
     expect((await piState()).pending).toBe(true);
-    const after = await statsKeys();
+    const after = await searchHits('zanzibarquokka');
     expect(after).toContain(`pi:${converted.id}`);
-    expect(after.length).toBe(before.length + 1);
-    // the sync that stats ran took the write in: the next command trusts the index again
+    expect(new Set(after).size).toBe(new Set(before).size + 1);
+    // the sync that search ran took the write in: the next command trusts the index again
     const state = await piState();
     expect(state.pending).toBe(false);
     await statsKeys();
@@ -88,11 +88,11 @@ describe("the index and threadbase's own writes", () => {
   it("another program's write waits for the window (it does not tell the index)", async () => {
     await statsKeys();
     const sources = new Sources(env);
-    const other = await sources.driver('pi').writeSession?.(sampleSession());
+    const other = await sources.driver('claude').writeSession?.(sampleSession());
     await sources.close();
     expect((await piState()).pending).toBe(false);
-    expect(await statsKeys()).not.toContain(`pi:${other?.id}`);
+    expect(await statsKeys()).not.toContain(`claude:${other?.id}`);
     await runCliOk(env, ['sync']);
-    expect(await statsKeys()).toContain(`pi:${other?.id}`);
+    expect(await statsKeys()).toContain(`claude:${other?.id}`);
   });
 });

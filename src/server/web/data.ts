@@ -213,8 +213,10 @@ function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): 
 
 /** One counted record of a session: its day|model cell, usage and cost (recorded, else priced). */
 interface CountedRecord {
-  /** the entry id, time and response id: a fork's copy of the record has the same (see stats) */
+  /** the entry id, time and response id: a fork's or a conversion's copy has the same (see stats) */
   copyKey: string;
+  /** which copy counts on a tie of sessions' start: 0 recorded cost, 1 priced, 2 cost 0 for tokens (as the index) */
+  copyRank: number;
   cell: string;
   usage: Usage | undefined;
   cost: number | undefined;
@@ -685,17 +687,14 @@ export class WebData {
     // Per message (exact days and models) while that means loading few sessions; past that,
     // each session's own totals on its last day, per model where the listing has them.
     const perMessage = sessions.length <= this.statsSessionLimit;
-    // Per message, a response a fork copied from its parent (the same record in both of an agent's
-    // sessions) counts once, in the session created first, as the index counts it.
-    const seen = new Set<string>();
-    const ordered = perMessage
-      ? [...sessions].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      : sessions;
-    for (const info of ordered) {
-      const cells = perMessage
+    // Per message, a response copied into several sessions (a fork's copy, a conversion's) counts
+    // once, in the copy the index counts: the session created first, then by copyRank.
+    const winners = perMessage ? await this.countingCopies(sessions) : undefined;
+    for (const info of sessions) {
+      const cells = winners
         ? cellsOf(
             await this.countedRecordsOf(info),
-            info.source === THREADBASE_SOURCE ? undefined : { seen, source: info.source },
+            info.source === THREADBASE_SOURCE ? undefined : (r) => winners.get(r.copyKey) === info,
           )
         : sessionLevelCells(info, this.prices);
       for (const [k, c] of cells) {
@@ -720,6 +719,21 @@ export class WebData {
     };
   }
 
+  /** For each copy key, the session whose record counts: by start, then copyRank, then id (as settleCopies). */
+  private async countingCopies(sessions: readonly SessionInfo[]): Promise<Map<string, SessionInfo>> {
+    const best = new Map<string, { info: SessionInfo; rank: number }>();
+    const before = (a: SessionInfo, ar: number, b: SessionInfo, br: number) =>
+      a.createdAt !== b.createdAt ? a.createdAt < b.createdAt : ar !== br ? ar < br : a.id < b.id;
+    for (const info of sessions) {
+      if (info.source === THREADBASE_SOURCE) continue;
+      for (const r of await this.countedRecordsOf(info)) {
+        const b = best.get(r.copyKey);
+        if (!b || before(info, r.copyRank, b.info, b.rank)) best.set(r.copyKey, { info, rank: r.copyRank });
+      }
+    }
+    return new Map([...best].map(([k, v]) => [k, v.info]));
+  }
+
   private async countedRecordsOf(info: SessionInfo): Promise<CountedRecord[]> {
     const hit = this.usageCells.get(`${info.source}:${info.id}`);
     if (hit && hit.updatedAt === info.updatedAt) return hit.records;
@@ -730,8 +744,11 @@ export class WebData {
     for (const e of session?.entries ?? []) {
       const m = counted.get(e.id);
       if (!m) continue;
+      const responseId = responseRecordOf(e)?.responseId;
+      const tokens = (m.usage?.input ?? 0) + (m.usage?.output ?? 0);
       records.push({
-        copyKey: `${e.id}\u0000${e.timestamp}\u0000${responseRecordOf(e)?.responseId ?? ''}`,
+        copyKey: `${e.id}\u0000${e.timestamp}\u0000${responseId ?? ''}`,
+        copyRank: m.cost === undefined ? 1 : m.cost === 0 && tokens > 0 ? 2 : 0,
         cell: `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`,
         usage: m.usage,
         cost: costOrPriced(this.prices, m.cost, m.usage, m.model),
@@ -742,15 +759,11 @@ export class WebData {
   }
 }
 
-/** A session's records in day|model buckets; with `copies`, a record already counted in another session is left out. */
-function cellsOf(records: readonly CountedRecord[], copies?: { seen: Set<string>; source: string }): Map<string, StatsBucket> {
+/** A session's records in day|model buckets; with `counts`, a copy that another session's record counts for is left out. */
+function cellsOf(records: readonly CountedRecord[], counts?: (r: CountedRecord) => boolean): Map<string, StatsBucket> {
   const cells = new Map<string, StatsBucket>();
   for (const r of records) {
-    if (copies) {
-      const key = `${copies.source}\u0000${r.copyKey}`;
-      if (copies.seen.has(key)) continue;
-      copies.seen.add(key);
-    }
+    if (counts && !counts(r)) continue;
     let b = cells.get(r.cell);
     if (!b) {
       b = emptyBucket(r.cell);

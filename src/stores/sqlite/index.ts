@@ -341,13 +341,12 @@ export class SqliteStore extends DriverBase {
   }
 
   /**
-   * One record copied into several sessions of an agent (a fork's copy of its parent's records: Claude
-   * Code's --fork-session and its older resumes, pi's forks) is one response: of the counted copies
-   * (same source, entry id, time and response id) the one in the session created first keeps
+   * One record copied into several sessions (a fork's copy of its parent's records, a conversion into
+   * another agent) is one response: of the counted copies (see CopyKey) the preferred one keeps
    * `counted = 1`, the others get `counted = 2`, out of every total (their sessions' own listing keeps
    * them). Sessions threadbase wrote are left alone: its other stores count each session on its own.
    */
-  private settleIfCopied(key: CopyKey, except?: number | bigint): void {
+  private settleIfCopied(key: CopyKey & { source: string }, except?: number | bigint): void {
     if (key.source === THREADBASE_SOURCE) return;
     // by the partial index on counted ids: one probe, and almost never a copy
     const other = this.stmt('SELECT 1 FROM entries WHERE id = ? AND counted > 0 AND rowid <> ? LIMIT 1').get(
@@ -475,7 +474,7 @@ export class SqliteStore extends DriverBase {
     const source = this.sessionRow(sessionId)?.source ?? THREADBASE_SOURCE;
     const counted = this.stmt(
       'SELECT id, timestamp, response_id responseId FROM entries WHERE session_id = ? AND counted = 1',
-    ).all(sessionId) as Omit<CopyKey, 'source'>[];
+    ).all(sessionId) as CopyKey[];
     this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
     this.stmt('DELETE FROM entries WHERE session_id = ?').run(sessionId);
     this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
@@ -555,7 +554,7 @@ export class SqliteStore extends DriverBase {
     if (opts.replaceLast) {
       const tail = this.stmt(
         'SELECT rowid, id, timestamp, response_id responseId, counted FROM entries WHERE session_id = ? ORDER BY seq DESC LIMIT ?',
-      ).all(sessionId, opts.replaceLast) as (Omit<CopyKey, 'source'> & { rowid: number; counted: number })[];
+      ).all(sessionId, opts.replaceLast) as (CopyKey & { rowid: number; counted: number })[];
       const replaced = new Set(entries.slice(0, opts.replaceLast).map((e) => e.id));
       if (tail.length !== opts.replaceLast || tail.some((t) => !replaced.has(t.id)))
         throw new ThreadbaseError(

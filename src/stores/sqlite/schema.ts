@@ -144,7 +144,7 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     db.exec('CREATE INDEX IF NOT EXISTS entries_copies ON entries(id) WHERE counted > 0');
     const groups = db
       .prepare(
-        `SELECT e.id, e.timestamp, e.response_id responseId, s.source FROM entries e JOIN sessions s ON s.id = e.session_id
+        `SELECT e.id, e.timestamp, e.response_id responseId FROM entries e JOIN sessions s ON s.id = e.session_id
           WHERE e.counted > 0 AND s.source <> ? GROUP BY e.id, e.timestamp, e.response_id, s.source HAVING count(*) > 1`,
       )
       .all(THREADBASE_SOURCE) as CopyKey[];
@@ -165,6 +165,18 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
       ],
       'cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo',
     ),
+  // 9: a record copied into another agent's session (a conversion between Claude Code and pi keeps
+  // entry id, time and response id) counts once too: the groups across agents settled
+  (db) => {
+    const groups = db
+      .prepare(
+        `SELECT e.id, e.timestamp, e.response_id responseId FROM entries e JOIN sessions s ON s.id = e.session_id
+          WHERE e.counted > 0 AND s.source <> ? GROUP BY e.id, e.timestamp, e.response_id
+          HAVING count(DISTINCT s.source) > 1`,
+      )
+      .all(THREADBASE_SOURCE) as CopyKey[];
+    for (const g of groups) settleCopies(db, g);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
