@@ -12,11 +12,6 @@ interface Counts {
   unsignedThinking: number;
   signedThinking: number;
   redacted: number;
-  reasoningTokens: number;
-  /** assistant messages with 1-hour cache writes (Usage.cacheWrite1h) */
-  cacheWrites1h: number;
-  /** assistant messages billed beside their tokens: fast mode, a place, web searches */
-  billing: number;
   urlImages: number;
   systemMessages: number;
   foreignMetadata: number;
@@ -31,9 +26,6 @@ function count(entries: readonly Entry[], target: string): Counts {
     unsignedThinking: 0,
     signedThinking: 0,
     redacted: 0,
-    reasoningTokens: 0,
-    cacheWrites1h: 0,
-    billing: 0,
     urlImages: 0,
     systemMessages: 0,
     foreignMetadata: 0,
@@ -56,9 +48,6 @@ function count(entries: readonly Entry[], target: string): Counts {
       const m = e.message;
       if (m.cost !== undefined && m.cost > 0) c.costs++;
       if (m.provider) c.providers.add(m.provider);
-      if (m.usage?.reasoning) c.reasoningTokens++;
-      if (m.usage?.cacheWrite1h) c.cacheWrites1h++;
-      if (m.usage?.speed || m.usage?.inferenceGeo || m.usage?.webSearches) c.billing++;
       if (m.role === 'system') c.systemMessages++;
       for (const p of m.parts) part(p, m);
     } else if (e.kind === 'metadata') c.foreignMetadata++;
@@ -67,14 +56,6 @@ function count(entries: readonly Entry[], target: string): Counts {
   }
   return c;
 }
-
-/** OpenCode keeps one cache-write count: the 1-hour writes stay in it, priced as 5-minute ones from then on. */
-const ONE_CACHE_WRITE_COUNT = (agent: string) =>
-  `${agent} records one cache-write count; 1-hour cache writes kept in it, their own count dropped (priced as 5-minute writes)`;
-
-/** What Claude Code records of a request's billing beside its tokens, which OpenCode has no place for. */
-const NO_BILLING = (agent: string) =>
-  `${agent} records no fast mode, place of inference or web search count; dropped (their tokens priced at standard rates)`;
 
 /** The warnings for writing `session` (as it will be written: one path or the whole tree) into `target`. */
 export function conversionLosses(session: Session, target: string): string[] {
@@ -115,8 +96,7 @@ export function conversionLosses(session: Session, target: string): string[] {
       c.signedThinking + c.unsignedThinking,
       'thinking is kept with its signature, but OpenCode replays reasoning recorded by another model as plain text',
     );
-    say(c.cacheWrites1h, ONE_CACHE_WRITE_COUNT('OpenCode'));
-    say(c.billing, NO_BILLING('OpenCode'));
+    // 1-hour cache writes and the price terms go in a tokens field OpenCode ignores (opencode/encode.ts)
     say(c.systemMessages, 'system messages have no OpenCode equivalent; left out');
     say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
     say(c.labels, 'labels have no OpenCode record; left out');

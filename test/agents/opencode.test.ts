@@ -6,7 +6,8 @@
  * - threadbase reads the sessions OpenCode records (a real bash tool call, `-s` continue, `--fork`);
  * - the context threadbase builds equals the messages OpenCode sends on a further resume;
  * - OpenCode lists, exports and resumes a session threadbase wrote (converted from model-only
- *   entries, and forked) with exactly threadbase's context;
+ *   entries, and forked) with exactly threadbase's context, and leaves the token counts and price
+ *   terms threadbase keeps in a field OpenCode has no use for;
  * - read commands never modify OpenCode's database.
  */
 import { createHash } from 'node:crypto';
@@ -90,6 +91,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await agentHome?.close();
 });
+
+/** Every token count and price term Claude Code records of a request. */
+const TERMS = {
+  input: 100,
+  output: 50,
+  cacheRead: 0,
+  cacheWrite: 20,
+  cacheWrite1h: 10,
+  reasoning: 30,
+  webSearches: 1,
+  speed: 'fast' as const,
+  inferenceGeo: 'us',
+};
 
 describe('threadbase and the real OpenCode', () => {
   let original: string;
@@ -243,7 +257,8 @@ describe('threadbase and the real OpenCode', () => {
         parentId: 'u3',
         timestamp: t(11),
         kind: 'message',
-        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'noted' }] },
+        // what OpenCode has no field for rides in one it ignores (tokens.threadbase)
+        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'noted' }], usage: TERMS },
       },
     ];
     const foreign: Session = {
@@ -269,6 +284,13 @@ describe('threadbase and the real OpenCode', () => {
     expect(fromExport.id).toBe(written.id);
     expect(contextToAnthropic(opencodeContext(fromExport)).messages).toEqual(ours);
     expect(await resumedContext(written.id, 'probe written')).toEqual(ours);
+    // OpenCode added its turn and left ours as it was: every token count and price term reads back
+    const after = (await driver.getSession(written.id)) as Session;
+    const noted = after.entries.find(
+      (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'noted'),
+    );
+    expect(noted?.kind === 'message' && noted.message.usage).toEqual(TERMS);
+    expect(after.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length).toBeGreaterThan(5);
 
     // and a fork threadbase made of the session OpenCode recorded
     const fork = await driver.forkSession(original);

@@ -247,8 +247,8 @@ describe('round trips A → B → A keep the conversation', () => {
     });
 });
 
-describe('every token count and price term between Claude Code and pi', () => {
-  // Claude Code records all of these; pi has fields for the first four and keeps the rest in a field it ignores
+describe('every token count and price term between Claude Code, pi and OpenCode', () => {
+  // Claude Code records all of these; pi and OpenCode have fields for some and keep the rest in a field they ignore
   const full = {
     input: 1200,
     output: 900,
@@ -299,6 +299,9 @@ describe('every token count and price term between Claude Code and pi', () => {
   for (const [a, b] of [
     ['claude', 'pi'],
     ['pi', 'claude'],
+    ['claude', 'opencode'],
+    ['opencode', 'claude'],
+    ['pi', 'opencode'],
   ] as const)
     it(`${a} → ${b} → ${a}`, async () => {
       const { first, back, warnings } = await roundTrip(session(), a, b);

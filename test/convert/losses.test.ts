@@ -79,14 +79,13 @@ describe('conversionLosses', () => {
     expect(w).not.toMatch(/labels/);
   });
 
-  it('OpenCode: thinking replayed as text, system messages, settings, labels, metadata; cost and reasoning tokens kept', () => {
+  it('OpenCode: thinking replayed as text, system messages, settings, labels, metadata; cost, token counts and price terms kept', () => {
     const w = conversionLosses(lossy('codex'), 'opencode').join('\n');
     expect(w).toMatch(/OpenCode replays reasoning recorded by another model as plain text \(2\)/);
     expect(w).toMatch(/system messages have no OpenCode equivalent/);
     expect(w).toMatch(/labels have no OpenCode record/);
-    expect(w).not.toMatch(/cost|reasoning token/);
-    expect(w).toMatch(/OpenCode records one cache-write count; 1-hour cache writes kept in it.*\(1\)/);
-    expect(w).toMatch(/OpenCode records no fast mode, place of inference or web search count; dropped.*\(1\)/);
+    // kept in a tokens field OpenCode ignores
+    expect(w).not.toMatch(/cost|reasoning token|cache-write|fast mode/);
   });
 
   it("a copy within one agent loses nothing of the agent's own records", () => {

@@ -7,8 +7,10 @@
  * take their results from the tool entries that follow, and a compaction as OpenCode's pair of a
  * compaction request and a `summary` assistant message.
  */
+
 import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, ToolResultPart, Usage } from '../../model/types.js';
+import { usageExtrasOf } from '../shared/usage-extras.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
 import {
   isoOf,
@@ -47,15 +49,21 @@ const ms = (iso: string | undefined): number => {
   return Number.isFinite(t) ? t : Date.now();
 };
 
-/** Usage as OpenCode's tokens: its output leaves the reasoning out (see usageOf in parse.ts). */
+/**
+ * Usage as OpenCode's tokens: its output leaves the reasoning out (see usageOf in parse.ts). What
+ * OpenCode has no field for (1-hour cache writes, fast mode, place, web searches) rides in a
+ * `threadbase` field that OpenCode leaves alone (test/agents/opencode.test.ts).
+ */
 function tokensOf(u: Usage | undefined): Json {
   const x = u ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  const extras = usageExtrasOf(u, { reasoning: false });
   return {
     total: x.input + x.output + x.cacheRead + x.cacheWrite,
     input: x.input,
     output: Math.max(0, x.output - x.reasoning),
     reasoning: x.reasoning,
     cache: { read: x.cacheRead, write: x.cacheWrite },
+    ...(extras ? { threadbase: { ...extras } } : {}),
   };
 }
 

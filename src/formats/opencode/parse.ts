@@ -12,6 +12,7 @@
  * assistant `summary` message) becomes one compaction entry. The whole OpenCode message is kept in
  * the `raw` of its first entry.
  */
+
 import {
   addUsage,
   type Entry,
@@ -26,6 +27,7 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
+import { readUsageExtras } from '../shared/usage-extras.js';
 import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str } from './records.js';
 
 export const COMPACTION_PROMPT = 'What did we do so far?';
@@ -71,12 +73,15 @@ export function usageOf(tokens: unknown): Usage | undefined {
   const t = obj(tokens);
   if (!t) return undefined;
   const cache = obj(t.cache);
+  // what threadbase wrote from another agent's record in a field OpenCode ignores (encode.ts tokensOf)
+  const { reasoning: _, ...extras } = readUsageExtras(t.threadbase);
   return {
     input: num(t.input) ?? 0,
     output: (num(t.output) ?? 0) + (num(t.reasoning) ?? 0),
     cacheRead: num(cache?.read) ?? 0,
     cacheWrite: num(cache?.write) ?? 0,
     reasoning: num(t.reasoning) ?? 0,
+    ...extras,
   };
 }
 

@@ -5,7 +5,8 @@
  * results: pi keeps one toolResult message per result), and consecutive records of one API
  * response (same responseId) become one pi assistant message, as pi records a response.
  */
-import type { Entry, Message, Part, ToolResultContent, Usage } from '../../model/types.js';
+import type { Entry, Message, Part, ToolResultContent } from '../../model/types.js';
+import { usageExtrasOf } from '../shared/usage-extras.js';
 import { SOURCE } from './parse.js';
 import {
   isRecord,
@@ -15,7 +16,6 @@ import {
   type PiRecord,
   type PiTextBlock,
   type PiUsage,
-  type PiUsageExtras,
 } from './records.js';
 
 export interface EncodeResult {
@@ -58,6 +58,7 @@ function piUsage(m: Message): PiUsage {
   const output = u?.output ?? 0;
   const cacheRead = u?.cacheRead ?? 0;
   const cacheWrite = u?.cacheWrite ?? 0;
+  const extras = usageExtrasOf(u, { reasoning: true });
   return {
     input,
     output,
@@ -65,20 +66,9 @@ function piUsage(m: Message): PiUsage {
     cacheWrite,
     totalTokens: input + output + cacheRead + cacheWrite,
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: m.cost ?? 0 },
-    ...(u ? usageExtras(u) : {}),
+    // what pi has no field for, in one it ignores (read back by parse.ts)
+    ...(extras ? { threadbase: extras } : {}),
   };
-}
-
-/** The usage pi has no field for, in one it ignores (read back by parse.ts). */
-function usageExtras(u: Usage): { threadbase?: PiUsageExtras } {
-  const x: PiUsageExtras = {
-    ...(u.reasoning ? { reasoning: u.reasoning } : {}),
-    ...(u.cacheWrite1h ? { cacheWrite1h: u.cacheWrite1h } : {}),
-    ...(u.webSearches ? { webSearches: u.webSearches } : {}),
-    ...(u.speed ? { speed: u.speed } : {}),
-    ...(u.inferenceGeo ? { inferenceGeo: u.inferenceGeo } : {}),
-  };
-  return Object.keys(x).length ? { threadbase: x } : {};
 }
 
 function userBlocks(parts: readonly (Part | ToolResultContent)[], warn: (m: string) => void): (PiTextBlock | PiImageBlock)[] {

@@ -3,6 +3,7 @@
  * type, a missing parent or a parent cycle becomes a ParseWarning naming file and line, and the
  * rest still loads.
  */
+
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { prefixOf } from '../../model/text.js';
@@ -20,6 +21,7 @@ import type {
 } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { readUsageExtras } from '../shared/usage-extras.js';
 import {
   bashExecutionText,
   branchSummaryText,
@@ -120,25 +122,16 @@ function assistantParts(content: unknown, where: Warn): Part[] {
 function usageOf(u: unknown): { usage?: Usage; cost?: number } {
   if (!isRecord(u)) return {};
   const cost = isRecord(u.cost) ? num(u.cost.total) : undefined;
-  // what threadbase wrote from another agent's record in a field pi ignores (records.ts PiUsageExtras)
-  const x = isRecord(u.threadbase) ? u.threadbase : {};
-  const count = (v: unknown) => {
-    const n = num(v);
-    return n !== undefined && n > 0 ? n : undefined;
-  };
-  const cacheWrite1h = count(x.cacheWrite1h);
-  const webSearches = count(x.webSearches);
+  // what threadbase wrote from another agent's record in a field pi ignores (records.ts PiUsage)
+  const { reasoning, ...extras } = readUsageExtras(u.threadbase);
   return {
     usage: {
       input: num(u.input) ?? 0,
       output: num(u.output) ?? 0,
       cacheRead: num(u.cacheRead) ?? 0,
       cacheWrite: num(u.cacheWrite) ?? 0,
-      ...(cacheWrite1h !== undefined ? { cacheWrite1h } : {}),
-      reasoning: count(x.reasoning) ?? 0,
-      ...(webSearches !== undefined ? { webSearches } : {}),
-      ...(x.speed === 'fast' ? { speed: 'fast' as const } : {}),
-      ...(typeof x.inferenceGeo === 'string' && x.inferenceGeo ? { inferenceGeo: x.inferenceGeo } : {}),
+      reasoning: reasoning ?? 0,
+      ...extras,
     },
     ...(cost !== undefined ? { cost } : {}),
   };

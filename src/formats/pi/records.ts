@@ -4,6 +4,8 @@
  * mirrors @mariozechner/pi-coding-agent (core/session-manager.ts, core/messages.ts).
  */
 
+import type { UsageExtras } from '../shared/usage-extras.js';
+
 export const PI_SESSION_VERSION = 3;
 
 /** A JSON object as read from a line; fields are checked where they are used. */
@@ -57,17 +59,9 @@ export interface PiUsage {
   /**
    * What another agent recorded of the request that pi has no field for, written by threadbase (pi
    * reads usage by its own fields and ignores this one): reasoning tokens (part of output), 1-hour cache
-   * writes (part of cacheWrite), web searches, fast mode, place of inference.
+   * writes (part of cacheWrite), web searches, fast mode, place of inference (shared/usage-extras.ts).
    */
-  threadbase?: PiUsageExtras;
-}
-
-export interface PiUsageExtras {
-  reasoning?: number;
-  cacheWrite1h?: number;
-  webSearches?: number;
-  speed?: 'fast';
-  inferenceGeo?: string;
+  threadbase?: UsageExtras;
 }
 
 /** The message shapes pi hands to its model layer after convertToLlm. */

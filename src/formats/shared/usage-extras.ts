@@ -1,0 +1,46 @@
+/**
+ * The usage terms an agent's own record has no field for (Claude Code's 1-hour cache writes, fast
+ * mode, place of inference, web searches; reasoning tokens for pi), kept in a `threadbase` field of
+ * the agent's usage record that the agent ignores, and read back from it. The formats whose agents
+ * are proven to leave such a field alone use it (pi, OpenCode: test/agents).
+ */
+import type { Usage } from '../../model/types.js';
+
+export interface UsageExtras {
+  reasoning?: number;
+  cacheWrite1h?: number;
+  webSearches?: number;
+  speed?: 'fast';
+  inferenceGeo?: string;
+}
+
+/** The extras of u worth writing, or undefined (reasoning only when the agent has no field of its own). */
+export function usageExtrasOf(u: Usage | undefined, opts: { reasoning: boolean }): UsageExtras | undefined {
+  if (!u) return undefined;
+  const x: UsageExtras = {
+    ...(opts.reasoning && u.reasoning ? { reasoning: u.reasoning } : {}),
+    ...(u.cacheWrite1h ? { cacheWrite1h: u.cacheWrite1h } : {}),
+    ...(u.webSearches ? { webSearches: u.webSearches } : {}),
+    ...(u.speed ? { speed: u.speed } : {}),
+    ...(u.inferenceGeo ? { inferenceGeo: u.inferenceGeo } : {}),
+  };
+  return Object.keys(x).length ? x : undefined;
+}
+
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
+
+/** What a `threadbase` field holds, as Usage terms (anything malformed left out). */
+export function readUsageExtras(field: unknown): UsageExtras {
+  if (typeof field !== 'object' || field === null || Array.isArray(field)) return {};
+  const f = field as Record<string, unknown>;
+  const reasoning = count(f.reasoning);
+  const cacheWrite1h = count(f.cacheWrite1h);
+  const webSearches = count(f.webSearches);
+  return {
+    ...(reasoning !== undefined ? { reasoning } : {}),
+    ...(cacheWrite1h !== undefined ? { cacheWrite1h } : {}),
+    ...(webSearches !== undefined ? { webSearches } : {}),
+    ...(f.speed === 'fast' ? { speed: 'fast' as const } : {}),
+    ...(typeof f.inferenceGeo === 'string' && f.inferenceGeo ? { inferenceGeo: f.inferenceGeo } : {}),
+  };
+}
