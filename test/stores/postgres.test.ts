@@ -225,6 +225,31 @@ describe('PostgresStore', () => {
     expect(totals.cost).toBeCloseTo(expected.cost, 10);
   });
 
+  it('lists 1-hour cache writes and web searches with the usage, as summarizeUsage counts them; migration 5 takes them from stored entries', async () => {
+    const terms = { input: 100, output: 5, cacheRead: 0, cacheWrite: 30, cacheWrite1h: 20, reasoning: 0, webSearches: 2 };
+    const entries: Entry[] = [
+      msg('w0', null, 'user', 'search'),
+      msg('w1', 'w0', 'assistant', 'searching', { model: 'claude-opus-4-6', responseId: 'rw', usage: { ...terms, output: 1 } }),
+      msg('w2', 'w1', 'assistant', 'found', { model: 'claude-opus-4-6', responseId: 'rw', usage: terms }),
+      msg('w3', 'w2', 'assistant', 'again', { model: 'claude-opus-4-6', usage: { ...terms, cacheWrite1h: 5, webSearches: 1 } }),
+    ];
+    const info = await db.store.writeSession(session(entries, { id: 'one-hour', project: '/one-hour' }));
+    const expected = summarizeUsage(entries).usage;
+    expect(expected).toMatchObject({ cacheWrite1h: 25, webSearches: 3 });
+    const listed = async () => (await db.store.listSessions()).find((s) => s.id === info.id)?.usage;
+    expect(await listed()).toEqual(expected);
+    expect(await db.store.usage({ project: '/one-hour' })).toMatchObject({ cacheWrite1h: 25, webSearches: 3 });
+    // as schema 4 left the rows: no such columns filled; migration 5 fills them from the entries' JSON
+    await db.store.pool.query(
+      `UPDATE tb_entries SET usage_cache_write_1h = NULL, usage_web_searches = NULL WHERE session_id = $1`,
+      [info.id],
+    );
+    expect((await listed())?.cacheWrite1h).toBeUndefined();
+    const m5 = MIGRATIONS.find((m) => m.version === 5);
+    await db.store.pool.query((m5?.sql ?? '').replace(/^ALTER TABLE.*$/m, ''));
+    expect(await listed()).toEqual(expected);
+  });
+
   it('migration 3 turns the jsonb info of existing sessions into text and keeps it', async () => {
     const schema = `tb_pgmig_${Date.now().toString(36)}`;
     const c = new pg.Client({ connectionString: PG_URL });

@@ -217,6 +217,8 @@ export class PostgresStore extends DriverBase {
         output: string;
         cache_read: string;
         cache_write: string;
+        cache_write_1h: string;
+        web_searches: string;
         reasoning: string;
         cost: number;
         responses: string;
@@ -226,7 +228,8 @@ export class PostgresStore extends DriverBase {
         // its last record that has usage, the cost of its last record that has a cost, each on its
         // own; a split response counts even with neither, a record of its own only with one of them.
         `WITH a AS (SELECT session_id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, model,
-                           usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, cost
+                           usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h,
+                           usage_web_searches, usage_reasoning, cost
                       FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')),
               r AS (SELECT DISTINCT session_id, rid FROM a WHERE split OR usage_input IS NOT NULL OR cost IS NOT NULL),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
@@ -234,6 +237,7 @@ export class PostgresStore extends DriverBase {
                      ORDER BY session_id, rid, seq DESC)
          SELECT r.session_id, u.model, sum(coalesce(u.usage_input,0)) AS input, sum(coalesce(u.usage_output,0)) AS output,
                 sum(coalesce(u.usage_cache_read,0)) AS cache_read, sum(coalesce(u.usage_cache_write,0)) AS cache_write,
+                sum(coalesce(u.usage_cache_write_1h,0)) AS cache_write_1h, sum(coalesce(u.usage_web_searches,0)) AS web_searches,
                 sum(coalesce(u.usage_reasoning,0)) AS reasoning, coalesce(sum(c.cost),0)::float8 AS cost, count(*) AS responses,
                 bool_or(u.usage_input IS NOT NULL) AS priced
            FROM r LEFT JOIN u ON u.session_id = r.session_id AND u.rid = r.rid
@@ -265,7 +269,9 @@ export class PostgresStore extends DriverBase {
         output: Number(r.output),
         cacheRead: Number(r.cache_read),
         cacheWrite: Number(r.cache_write),
+        ...(Number(r.cache_write_1h) > 0 ? { cacheWrite1h: Number(r.cache_write_1h) } : {}),
         reasoning: Number(r.reasoning),
+        ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
       };
       u.usage = addUsage(u.usage, usage);
       u.cost += Number(r.cost);
@@ -663,6 +669,8 @@ async function insertEntries(
         u ? u.output : null,
         u ? u.cacheRead : null,
         u ? u.cacheWrite : null,
+        u ? (u.cacheWrite1h ?? null) : null,
+        u ? (u.webSearches ?? null) : null,
         u ? u.reasoning : null,
         r ? (r.cost ?? null) : null,
         m ? [...new Set(m.parts.flatMap((p) => (p.type === 'tool_call' ? [columnText(p.name)] : [])))] : [],
@@ -675,7 +683,8 @@ async function insertEntries(
     });
     await c.query(
       `INSERT INTO tb_entries (session_id, id, seq, parent_id, kind, role, ts, sidechain, response_id, model,
-         usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, cost, tools, search_text, body)
+         usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h, usage_web_searches,
+         usage_reasoning, cost, tools, search_text, body)
        VALUES ${rows.join(',')} ON CONFLICT (session_id, id) DO NOTHING`,
       values,
     );

@@ -117,6 +117,19 @@ CREATE INDEX tb_entries_usage ON tb_entries(session_id, seq) WHERE role = 'assis
 DROP INDEX tb_entries_assistant;
 `,
   },
+  {
+    version: 5,
+    name: '1-hour cache writes and web searches in the listing usage',
+    // Usage.cacheWrite1h and webSearches, taken for the entries stored before from their JSON (the
+    // text, not parsed: a body may hold escapes json functions refuse; the first usage is the entry's own)
+    sql: `
+ALTER TABLE tb_entries ADD COLUMN usage_cache_write_1h bigint, ADD COLUMN usage_web_searches bigint;
+UPDATE tb_entries SET usage_cache_write_1h = substring(body from '"cacheWrite1h":([0-9]+)')::bigint
+ WHERE (role = 'assistant' OR kind = 'compaction') AND body LIKE '%"cacheWrite1h":%';
+UPDATE tb_entries SET usage_web_searches = substring(body from '"webSearches":([0-9]+)')::bigint
+ WHERE (role = 'assistant' OR kind = 'compaction') AND body LIKE '%"webSearches":%';
+`,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes
