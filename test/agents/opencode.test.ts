@@ -27,7 +27,7 @@ import type { Entry, Session } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
+import { ONE_PIXEL_PNG, PRICE_TERMS } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -91,19 +91,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await agentHome?.close();
 });
-
-/** Every token count and price term Claude Code records of a request. */
-const TERMS = {
-  input: 100,
-  output: 50,
-  cacheRead: 0,
-  cacheWrite: 20,
-  cacheWrite1h: 10,
-  reasoning: 30,
-  webSearches: 1,
-  speed: 'fast' as const,
-  inferenceGeo: 'us',
-};
 
 describe('threadbase and the real OpenCode', () => {
   let original: string;
@@ -258,7 +245,7 @@ describe('threadbase and the real OpenCode', () => {
         timestamp: t(11),
         kind: 'message',
         // what OpenCode has no field for rides in one it ignores (tokens.threadbase)
-        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'noted' }], usage: TERMS },
+        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'noted' }], usage: PRICE_TERMS },
       },
     ];
     const foreign: Session = {
@@ -289,7 +276,7 @@ describe('threadbase and the real OpenCode', () => {
     const noted = after.entries.find(
       (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'noted'),
     );
-    expect(noted?.kind === 'message' && noted.message.usage).toEqual(TERMS);
+    expect(noted?.kind === 'message' && noted.message.usage).toEqual(PRICE_TERMS);
     expect(after.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length).toBeGreaterThan(5);
 
     // and a fork threadbase made of the session OpenCode recorded

@@ -17,7 +17,7 @@ import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
 import { type AgentHome, PI_MODEL, PI_PROVIDER, PiRpc, runPi, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { secondInto2026 } from '../helpers/sessions.js';
+import { PRICE_TERMS, secondInto2026 } from '../helpers/sessions.js';
 
 const PROVIDER = PI_PROVIDER;
 const MODEL = PI_MODEL;
@@ -92,18 +92,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await agentHome?.close();
 });
-
-const TERMS = {
-  input: 100,
-  output: 50,
-  cacheRead: 0,
-  cacheWrite: 20,
-  cacheWrite1h: 10,
-  reasoning: 30,
-  webSearches: 1,
-  speed: 'fast' as const,
-  inferenceGeo: 'us',
-};
 
 describe('real pi', () => {
   let firstId = '';
@@ -241,7 +229,7 @@ describe('real pi', () => {
             model: MODEL,
             parts: [{ type: 'text', text: 'one file' }],
             // what pi has no field for rides in one it ignores (usage.threadbase)
-            usage: TERMS,
+            usage: PRICE_TERMS,
           },
         },
       ],
@@ -259,7 +247,7 @@ describe('real pi', () => {
     // pi appended its turn and left ours as it was: every token count and price term reads back
     const after = (await new PiDriver(env).getSession(written.id)) as Session;
     const x5 = after.entries.find((e) => e.id === 'x5');
-    expect(x5?.kind === 'message' && x5.message.usage).toEqual(TERMS);
+    expect(x5?.kind === 'message' && x5.message.usage).toEqual(PRICE_TERMS);
     expect(after.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length).toBeGreaterThan(2);
   });
 

@@ -47,3 +47,16 @@ export function spreadUsageEntries(prefix = 'k'): Entry[] {
   };
   return [...messages, compaction];
 }
+
+/** Every token count and price term Claude Code records of a request (usage the agents must keep). */
+export const PRICE_TERMS = {
+  input: 100,
+  output: 50,
+  cacheRead: 0,
+  cacheWrite: 20,
+  cacheWrite1h: 10,
+  reasoning: 30,
+  webSearches: 1,
+  speed: 'fast' as const,
+  inferenceGeo: 'us',
+};
