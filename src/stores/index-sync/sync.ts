@@ -286,10 +286,6 @@ export class IndexSync {
     return (this.store.stmt('SELECT count(*) n FROM units WHERE format = ?').get(format) as { n: number }).n;
   }
 
-  private setMeta(key: string, value: string): void {
-    setIndexMeta(this.store, key, value);
-  }
-
   private upsertUnit(
     format: string,
     u: SourceUnit,
@@ -423,7 +419,7 @@ export class IndexSync {
     const recordTime = (key: string, changed: boolean) => {
       if (!changed && indexMeta(this.store, key) !== undefined) return;
       begin();
-      this.setMeta(key, startedAt);
+      setIndexMeta(this.store, key, startedAt);
     };
     const commit = (force: boolean) => {
       if (db.inTransaction && (force || pendingBytes >= BATCH_BYTES || pendingUnits >= (opts.batchUnits ?? BATCH_UNITS))) {
@@ -596,7 +592,7 @@ export class IndexSync {
         const stampNow = stamp !== undefined && report.failed === failedBefore ? `${stamp}|${this.unitCount(format)}` : undefined;
         if (stampNow !== indexMeta(this.store, stampKey)) {
           begin();
-          if (stampNow !== undefined) this.setMeta(stampKey, stampNow);
+          if (stampNow !== undefined) setIndexMeta(this.store, stampKey, stampNow);
           else this.store.stmt('DELETE FROM index_meta WHERE key = ?').run(stampKey);
         }
       }
