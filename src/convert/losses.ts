@@ -4,6 +4,7 @@
  * session, what is lost and how many. CONVERT.md has the same as a table per direction.
  * The format encoders add their own per-entry warnings (entry ids) beside these.
  */
+import { isReplayableReasoning } from '../formats/codex/encode.js';
 import type { Entry, Message, Part, Session } from '../model/types.js';
 
 interface Counts {
@@ -12,7 +13,12 @@ interface Counts {
   unsignedThinking: number;
   signedThinking: number;
   redacted: number;
+  /** thinking codex would not send back to the model (not OpenAI reasoning) */
+  unsentByCodex: number;
   urlImages: number;
+  assistantImages: number;
+  /** files without their text (a text note where the target has no file part) */
+  fileNotes: number;
   systemMessages: number;
   foreignMetadata: number;
   modelChanges: number;
@@ -26,7 +32,10 @@ function count(entries: readonly Entry[], target: string): Counts {
     unsignedThinking: 0,
     signedThinking: 0,
     redacted: 0,
+    unsentByCodex: 0,
     urlImages: 0,
+    assistantImages: 0,
+    fileNotes: 0,
     systemMessages: 0,
     foreignMetadata: 0,
     modelChanges: 0,
@@ -36,8 +45,12 @@ function count(entries: readonly Entry[], target: string): Counts {
     if (p.type === 'thinking' && m.role === 'assistant') {
       if (p.signature) c.signedThinking++;
       else if (p.thinking.trim()) c.unsignedThinking++;
+      if (p.thinking.trim() && !isReplayableReasoning(m, p)) c.unsentByCodex++;
     } else if (p.type === 'redacted_thinking') c.redacted++;
-    else if (p.type === 'image' && p.data === undefined) c.urlImages++;
+    else if (p.type === 'image') {
+      if (m.role === 'assistant') c.assistantImages++;
+      if (p.data === undefined) c.urlImages++;
+    } else if (p.type === 'file' && p.text === undefined) c.fileNotes++;
     else if (p.type === 'tool_result' && Array.isArray(p.content))
       for (const x of p.content) if (x.type === 'image' && x.data === undefined) c.urlImages++;
   };
@@ -101,6 +114,18 @@ export function conversionLosses(session: Session, target: string): string[] {
     say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
     say(c.labels, 'labels have no OpenCode record; left out');
     say(c.foreignMetadata, "another agent's metadata records have no OpenCode form; left out");
+  } else if (target === 'codex') {
+    say(
+      c.unsentByCodex,
+      "another model's thinking is kept in the rollout (an agent_reasoning event), but codex sends only OpenAI reasoning back to the model",
+    );
+    say(c.redacted, 'redacted thinking has no codex form; left out');
+    say(c.costs, 'codex records no cost per message; recorded costs dropped (threadbase prices tokens instead)');
+    say(c.assistantImages, 'images in assistant messages have no Responses item; written as a text note');
+    say(c.fileNotes, 'non-text files have no codex form; written as a text note');
+    say(c.modelChanges, 'model/thinking-level changes have no codex record; left out');
+    say(c.labels, 'labels have no codex record; left out');
+    say(c.foreignMetadata, "another agent's metadata records have no codex form; left out");
   }
   return out;
 }

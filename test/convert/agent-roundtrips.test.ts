@@ -26,7 +26,7 @@ import type { Entry, Message, Part, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
 import { ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
 
-type Agent = 'claude' | 'pi' | 'opencode';
+type Agent = 'claude' | 'pi' | 'opencode' | 'codex';
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
 const PAIRS: [Agent, Agent][] = AGENTS.flatMap((a) => AGENTS.filter((b) => b !== a).map((b): [Agent, Agent] => [a, b]));
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
@@ -247,8 +247,8 @@ describe('round trips A → B → A keep the conversation', () => {
     });
 });
 
-describe('every token count and price term between Claude Code, pi and OpenCode', () => {
-  // Claude Code records all of these; pi and OpenCode have fields for some and keep the rest in a field they ignore
+describe('every token count and price term between Claude Code, pi, OpenCode and Codex', () => {
+  // Claude Code records all of these; the others have fields for some and keep the rest in a field they ignore
   const full = {
     input: 1200,
     output: 900,
@@ -302,6 +302,8 @@ describe('every token count and price term between Claude Code, pi and OpenCode'
     ['claude', 'opencode'],
     ['opencode', 'claude'],
     ['pi', 'opencode'],
+    ['claude', 'codex'],
+    ['pi', 'codex'],
   ] as const)
     it(`${a} → ${b} → ${a}`, async () => {
       const { first, back, warnings } = await roundTrip(session(), a, b);

@@ -124,6 +124,17 @@ describe('convert and handoff on the CLI', () => {
     expect(ctx.messages[1]?.parts[0]).toMatchObject({ type: 'thinking', signature: 'c2lnLWEy' });
   });
 
+  it('warns what Codex cannot keep: the recorded costs, and that it does not send back the signed thinking', async () => {
+    const r = await cli('convert', piId, '--to', 'codex', '--json');
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out) as { id: string; source: string; warnings: string[] };
+    expect(out.source).toBe('codex');
+    const w = out.warnings.join('\n');
+    expect(w).toMatch(/codex records no cost per message; .* \(2\)/);
+    expect(w).toMatch(/another model's thinking is kept in the rollout .*sends only OpenAI reasoning.* \(1\)/);
+    expect(r.err).toMatch(/threadbase: warning: .*codex records no cost per message/);
+  });
+
   it('--all-branches: one session per branch in OpenCode (current first), the whole tree in pi and Claude Code', async () => {
     const r = await cli('convert', piId, '--to', 'opencode', '--all-branches', '--json');
     expect(r.code, r.err).toBe(0);

@@ -88,6 +88,32 @@ describe('conversionLosses', () => {
     expect(w).not.toMatch(/cost|reasoning token|cache-write|fast mode/);
   });
 
+  it('Codex: thinking of other models not sent, redacted thinking, cost, images in answers, files, settings, labels, metadata; token counts and price terms kept', () => {
+    const session = lossy('claude');
+    const answer = session.entries.find((e) => e.id === 'a');
+    if (answer?.kind !== 'message') throw new Error('no answer');
+    answer.message.parts.push(
+      { type: 'redacted_thinking', data: 'b3BhcXVl' },
+      { type: 'image', mediaType: 'image/png', data: 'iVBORw0K' },
+      { type: 'file', mediaType: 'application/pdf', name: 'a.pdf', data: 'JVBERi0=' },
+    );
+    const w = conversionLosses(session, 'codex').join('\n');
+    expect(w).toMatch(/claude:x → codex: another model's thinking is kept in the rollout.*sends only OpenAI reasoning.*\(2\)/);
+    expect(w).toMatch(/redacted thinking has no codex form; left out \(1\)/);
+    expect(w).toMatch(/codex records no cost per message.*\(1\)/);
+    expect(w).toMatch(/images in assistant messages have no Responses item; written as a text note \(1\)/);
+    expect(w).toMatch(/non-text files have no codex form; written as a text note \(1\)/);
+    expect(w).toMatch(/model\/thinking-level changes have no codex record; left out \(1\)/);
+    expect(w).toMatch(/labels have no codex record; left out \(1\)/);
+    expect(w).toMatch(/metadata records have no codex form; left out \(1\)/);
+    // kept: usage in codex's own fields and a field it ignores; system messages as developer messages
+    expect(w).not.toMatch(/reasoning token|cache-write|fast mode|system message/);
+    // OpenAI reasoning (codex's own API) is sent back: no warning for it
+    answer.message.api = 'openai-responses';
+    answer.message.parts = answer.message.parts.filter((p) => p.type !== 'redacted_thinking');
+    expect(conversionLosses(session, 'codex').join('\n')).not.toMatch(/thinking is kept|redacted thinking/);
+  });
+
   it("a copy within one agent loses nothing of the agent's own records", () => {
     const own = lossy('claude');
     for (const e of own.entries) {

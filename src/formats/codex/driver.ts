@@ -2,6 +2,7 @@
  * The Codex CLI driver: rollouts under `$CODEX_HOME/sessions` (default `~/.codex/sessions`). Reads
  * every rollout, writes new ones codex resumes (`codex resume <id>`), appends whole lines, forks.
  */
+
 import { randomUUID } from 'node:crypto';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
+import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, idFromFileName, readRollout, SOURCE } from './rollout.js';
@@ -457,16 +459,23 @@ export function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: str
         const text = messageText(m);
         if (text) out.push(line(ts, 'event_msg', { type: 'agent_message', message: text }));
         // Usage once per response, on its last record. The model (which codex records per turn, in
-        // a turn_context it would then resume with) rides along in a `threadbase` field codex ignores.
+        // a turn_context it would then resume with) and the usage codex has no field for (1-hour
+        // cache writes, fast mode, place, web searches) ride along in a `threadbase` field codex ignores.
         const lastOfResponse = !m.responseId || m.responseId !== nextResponseId;
         if (lastOfResponse && (m.usage || m.model)) {
           const u = m.usage ? usageRecord(m.usage) : undefined;
+          const extras = usageExtrasOf(m.usage, { reasoning: false });
+          const marker = {
+            ...(m.model ? { model: m.model } : {}),
+            ...(m.model && m.provider ? { provider: m.provider } : {}),
+            ...(extras ? { usage: extras } : {}),
+          };
           out.push(
             line(ts, 'event_msg', {
               type: 'token_count',
               info: u ? { total_token_usage: u, last_token_usage: u } : null,
               rate_limits: null,
-              ...(m.model ? { threadbase: { model: m.model, ...(m.provider ? { provider: m.provider } : {}) } } : {}),
+              ...(Object.keys(marker).length ? { threadbase: marker } : {}),
             }),
           );
         }

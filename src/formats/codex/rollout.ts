@@ -12,11 +12,13 @@
  * instructions}` line followed by bare ResponseItems; those are read too.
  * The rollout is linear: each entry's parent is the one before it.
  */
+
 import { basename } from 'node:path';
 import { countMessages, firstUserLine } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { readUsageExtras } from '../shared/usage-extras.js';
 import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
 
 export const SOURCE = 'codex';
@@ -309,7 +311,12 @@ export async function readRollout(file: string): Promise<Session> {
       const info = isObject(payload.info) ? payload.info : undefined;
       // Before the `info` wrapper (mid 2025) the event was the response's TokenUsage itself.
       const last = info ? info.last_token_usage : typeof payload.input_tokens === 'number' ? payload : undefined;
-      if (target && !target.usage && last) target.usage = tokenUsage(last);
+      if (target && !target.usage && last) {
+        const usage = tokenUsage(last);
+        // what threadbase wrote from another agent's record in the field codex ignores (driver.ts encodeEntry)
+        const { reasoning: _, ...extras } = readUsageExtras(marker?.usage);
+        target.usage = usage ? { ...usage, ...extras } : usage;
+      }
       open = undefined;
     }
     if (open && type === 'event_msg' && payload?.type !== 'token_count') {
