@@ -277,6 +277,8 @@ describe('real codex and threadbase', () => {
     const a1 = after.entries.find((e) => e.kind === 'message' && e.message.usage !== undefined);
     expect(a1?.kind === 'message' && a1.message.parts.some((p) => p.type === 'tool_call' && p.id === 'toolu_01')).toBe(true);
     expect(a1?.kind === 'message' && a1.message.usage).toEqual(PRICE_TERMS);
+    // with its response id, so that `stats` knows it for a copy of the original
+    expect(a1?.kind === 'message' && a1.message.responseId).toBe('msg_1');
   });
 });
 

@@ -245,7 +245,13 @@ describe('threadbase and the real OpenCode', () => {
         timestamp: t(11),
         kind: 'message',
         // what OpenCode has no field for rides in one it ignores (tokens.threadbase)
-        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'noted' }], usage: PRICE_TERMS },
+        message: {
+          role: 'assistant',
+          ...model,
+          parts: [{ type: 'text', text: 'noted' }],
+          usage: PRICE_TERMS,
+          responseId: 'msg_noted',
+        },
       },
     ];
     const foreign: Session = {
@@ -277,6 +283,8 @@ describe('threadbase and the real OpenCode', () => {
       (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'noted'),
     );
     expect(noted?.kind === 'message' && noted.message.usage).toEqual(PRICE_TERMS);
+    // with its response id (info.threadbase), so that `stats` knows it for a copy of the original
+    expect(noted?.kind === 'message' && noted.message.responseId).toBe('msg_noted');
     expect(after.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length).toBeGreaterThan(5);
 
     // and a fork threadbase made of the session OpenCode recorded

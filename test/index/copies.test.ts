@@ -7,6 +7,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
@@ -16,6 +17,7 @@ import { createWebApp } from '../../src/server/web/index.js';
 import { loadPrices } from '../../src/stores/index-sync/prices.js';
 import { stats } from '../../src/stores/index-sync/stats.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { COPY_PROBE } from '../../src/stores/sqlite/copies.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
@@ -143,7 +145,7 @@ it('an index of schema 5 settles the copies it holds when it opens', async () =>
   await sync();
   const settled = inputBySession();
   // as schema 5 left it: every copy counted, no index of counted ids
-  store.db.exec('UPDATE entries SET counted = 1 WHERE counted = 2; DROP INDEX entries_copies; PRAGMA user_version = 5');
+  store.db.exec('UPDATE entries SET counted = 1 WHERE counted = 2; DROP INDEX entries_copy_key; PRAGMA user_version = 5');
   expect(inputBySession().get(CLAUDE_FORK)).toBeGreaterThan(settled.get(CLAUDE_FORK) ?? 0);
   await store.close();
   store = openSqliteStore(indexPath(env));
@@ -198,7 +200,49 @@ it('counts a response converted into another agent once: the original with its c
   expect(after.get(CLAUDE_FORK)).toBe(sum(fork));
 });
 
-it('an index of schema 8 settles the copies across agents it holds when it opens', async () => {
+it('counts a response converted into OpenCode or Codex once: they keep its id and time in a field of their own', async () => {
+  // OpenCode writes only into a database OpenCode made: the fixture's, emptied of its sessions
+  const ocDir = join(dir, '.local', 'share', 'opencode');
+  mkdirSync(ocDir, { recursive: true });
+  cpSync(join(FIXTURES, 'opencode', 'opencode.db'), join(ocDir, 'opencode.db'));
+  const oc = new Database(join(ocDir, 'opencode.db'));
+  oc.exec('DELETE FROM part; DELETE FROM message; DELETE FROM todo; DELETE FROM session;');
+  oc.close();
+  const all = () => new IndexSync(store).sync(new Sources(env), { formats: ['claude', 'pi', 'opencode', 'codex'] });
+  await all();
+  const before = inputBySession();
+  const totalBefore = (await store.usage()).input;
+  const costBefore = stats(store, loadPrices(), { by: 'source' }).reduce((n, r) => n + r.cost, 0);
+  const sources = new Sources(env);
+  const claudeParent = await sources.driver('claude').getSession(CLAUDE_PARENT);
+  if (!claudeParent) throw new Error('fixture session missing');
+  const [toOc] = await convertSessionAll(claudeParent, sources.driver('opencode'));
+  const [toCodex] = await convertSessionAll(claudeParent, sources.driver('codex'));
+  await sources.close();
+  if (!toOc || !toCodex) throw new Error('nothing written');
+  await all();
+  const by = inputBySession();
+  expect(by.get(toOc.id) ?? 0).toBe(0);
+  expect(by.get(toCodex.id) ?? 0).toBe(0);
+  for (const [k, v] of before) expect(by.get(k), k).toBe(v);
+  expect((await store.usage()).input).toBe(totalBefore);
+  // the Codex copy records no cost and would be priced again: it is not
+  expect(stats(store, loadPrices(), { by: 'source' }).reduce((n, r) => n + r.cost, 0)).toBeCloseTo(costBefore, 10);
+  // each copy's own listing still shows what it records
+  const listed = new Map((await store.listSessions()).map((s) => [s.id, s.usage?.input] as const));
+  expect(listed.get(toOc.id)).toBe(before.get(CLAUDE_PARENT));
+  expect(listed.get(toCodex.id)).toBe(before.get(CLAUDE_PARENT));
+  // the web viewer's stats count them once too
+  const web = (await (await createWebApp({ driver: store }).request('/api/v1/web/stats')).json()) as {
+    totals: { input: number };
+  };
+  expect(web.totals.input).toBe(totalBefore);
+  // the probe every counted record makes on insert is one lookup of the copy-key index
+  const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${COPY_PROBE}`).all('msg_x', 't', -1) as { detail: string }[];
+  expect(plan.map((p) => p.detail).join('\n')).toMatch(/SEARCH entries USING INDEX entries_copy_key/);
+});
+
+it('an index of schema 9 settles the copies across agents it holds when it opens', async () => {
   const sources = new Sources(env);
   const claudeParent = await sources.driver('claude').getSession(CLAUDE_PARENT);
   if (!claudeParent) throw new Error('fixture session missing');

@@ -459,8 +459,9 @@ export function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: str
         const text = messageText(m);
         if (text) out.push(line(ts, 'event_msg', { type: 'agent_message', message: text }));
         // Usage once per response, on its last record. The model (which codex records per turn, in
-        // a turn_context it would then resume with) and the usage codex has no field for (1-hour
-        // cache writes, fast mode, place, web searches) ride along in a `threadbase` field codex ignores.
+        // a turn_context it would then resume with), the response's id (so that `stats` knows the
+        // copy) and the usage codex has no field for (1-hour cache writes, fast mode, place, web
+        // searches) ride along in a `threadbase` field codex ignores.
         const lastOfResponse = !m.responseId || m.responseId !== nextResponseId;
         if (lastOfResponse && (m.usage || m.model)) {
           const u = m.usage ? usageRecord(m.usage) : undefined;
@@ -468,6 +469,7 @@ export function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: str
           const marker = {
             ...(m.model ? { model: m.model } : {}),
             ...(m.model && m.provider ? { provider: m.provider } : {}),
+            ...(m.responseId ? { responseId: m.responseId } : {}),
             ...(extras ? { usage: extras } : {}),
           };
           out.push(

@@ -308,6 +308,9 @@ export async function readRollout(file: string): Promise<Session> {
         if (!tagged.model && typeof marker.model === 'string') tagged.model = marker.model;
         if (!tagged.provider && typeof marker.provider === 'string') tagged.provider = marker.provider;
       }
+      // the id of the response this rollout copied from another agent (encodeEntry)
+      if (target && !target.responseId && typeof marker?.responseId === 'string' && marker.responseId)
+        target.responseId = marker.responseId;
       const info = isObject(payload.info) ? payload.info : undefined;
       // Before the `info` wrapper (mid 2025) the event was the response's TokenUsage itself.
       const last = info ? info.last_token_usage : typeof payload.input_tokens === 'number' ? payload : undefined;

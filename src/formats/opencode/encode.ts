@@ -319,6 +319,8 @@ export function encodeEntries(
         providerID: model.providerID,
         time: { created: at, completed: at },
         finish: hasTools ? 'tool-calls' : 'stop',
+        // the provider's id of the response, in a field OpenCode ignores (so that `stats` knows the copy)
+        ...(m.responseId ? { threadbase: { responseId: m.responseId } } : {}),
         ...(m.error ? { error: { name: 'UnknownError', data: { message: m.error } } } : {}),
       },
       parts,

@@ -408,6 +408,9 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
           if (u) assistant.usage = u;
           if (cost !== undefined && assistant.cost === undefined) assistant.cost = cost;
         }
+        // the id threadbase kept of a response it copied from another agent (encode.ts), on our one-step messages
+        const copied = str(obj(m.info.threadbase)?.responseId);
+        if (copied && steps.length === 1) assistant.responseId = copied;
         if (side) assistant.meta = { ...(assistant.meta ?? {}), ...side };
         if (m.info.summary === true) assistant.meta = { ...(assistant.meta ?? {}), summary: true };
       }

@@ -213,7 +213,7 @@ function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): 
 
 /** One counted record of a session: its day|model cell, usage and cost (recorded, else priced). */
 interface CountedRecord {
-  /** the entry id, time and response id: a fork's or a conversion's copy has the same (see stats) */
+  /** the response id and time, else the entry id and time: a fork's or a conversion's copy has the same (CopyKey) */
   copyKey: string;
   /** which copy counts on a tie of sessions' start: 0 recorded cost, 1 priced, 2 cost 0 for tokens (as the index) */
   copyRank: number;
@@ -747,7 +747,7 @@ export class WebData {
       const responseId = responseRecordOf(e)?.responseId;
       const tokens = (m.usage?.input ?? 0) + (m.usage?.output ?? 0);
       records.push({
-        copyKey: `${e.id}\u0000${e.timestamp}\u0000${responseId ?? ''}`,
+        copyKey: responseId ? `r\u0000${responseId}\u0000${e.timestamp}` : `e\u0000${e.id}\u0000${e.timestamp}`,
         copyRank: m.cost === undefined ? 1 : m.cost === 0 && tokens > 0 ? 2 : 0,
         cell: `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`,
         usage: m.usage,

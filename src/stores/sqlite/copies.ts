@@ -1,20 +1,36 @@
 /**
- * A record copied into several sessions is one model response, counted once. Copies keep the entry
- * id, time and response id: a fork's (Claude Code's --fork-session and its older resumes, pi's
- * forks) and a conversion's into an agent that keeps ids (`threadbase convert` between Claude Code and pi).
+ * A record copied into several sessions is one model response, counted once. Copies are made by a
+ * fork (Claude Code's --fork-session and its older resumes, pi's forks) and by a conversion into
+ * another agent (`threadbase convert` keeps each response's id and time in every agent it writes).
  */
 import type Database from 'better-sqlite3';
 import { THREADBASE_SOURCE } from '../shared.js';
 
 /**
- * What makes two counted records copies of one: the same entry id, time and response id (or none),
- * in any agent. (Not the response id alone: a proxy or a stand-in server may number its responses
- * anew in each session.)
+ * What makes two counted records copies of one, in any agent: the same response id and time (a
+ * provider's id of one API response, billed once; the time too, because a proxy or a stand-in server
+ * may number its responses anew in each session), or, for records without a response id, the same
+ * entry id and time.
  */
 export interface CopyKey {
   id: string;
   timestamp: string;
   responseId: string | null;
+}
+
+/** The partial index copyProbe and settleCopies use: counted records by their copy key. */
+export const COPY_INDEX =
+  'CREATE INDEX IF NOT EXISTS entries_copy_key ON entries(coalesce(response_id, id), timestamp) WHERE counted > 0';
+
+/**
+ * Whether another counted record (not rowid ?3, or -1) has the copy key (?1 the response id, else
+ * the entry id; ?2 the time): one probe of COPY_INDEX, through the store's statement cache.
+ */
+export const COPY_PROBE =
+  'SELECT 1 FROM entries WHERE coalesce(response_id, id) = ? AND timestamp = ? AND counted > 0 AND rowid <> ? LIMIT 1';
+
+export function copyProbeArgs(key: CopyKey, except: number | bigint = -1): [string, string, number | bigint] {
+  return [key.responseId ?? key.id, key.timestamp, except];
 }
 
 /**
@@ -36,10 +52,14 @@ export function settleCopies(db: Database.Database, key: CopyKey): void {
   const group = db
     .prepare(
       `SELECT e.rowid, e.counted FROM entries e JOIN sessions s ON s.id = e.session_id
-        WHERE e.id = ? AND e.counted > 0 AND e.timestamp = ? AND e.response_id IS ? AND s.source <> ?
+        WHERE coalesce(e.response_id, e.id) = ? AND e.timestamp = ? AND e.counted > 0
+          AND (e.response_id IS NULL) = ? AND s.source <> ?
         ORDER BY ${PREFERRED}`,
     )
-    .all(key.id, key.timestamp, key.responseId, THREADBASE_SOURCE) as { rowid: number; counted: number }[];
+    .all(key.responseId ?? key.id, key.timestamp, key.responseId === null ? 1 : 0, THREADBASE_SOURCE) as {
+    rowid: number;
+    counted: number;
+  }[];
   const set = db.prepare('UPDATE entries SET counted = ? WHERE rowid = ?');
   group.forEach((r, i) => {
     const want = i === 0 ? 1 : 2;

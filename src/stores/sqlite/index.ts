@@ -26,7 +26,7 @@ import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../m
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
-import { type CopyKey, settleCopies } from './copies.js';
+import { COPY_PROBE, type CopyKey, copyProbeArgs, settleCopies } from './copies.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
 
@@ -348,12 +348,8 @@ export class SqliteStore extends DriverBase {
    */
   private settleIfCopied(key: CopyKey & { source: string }, except?: number | bigint): void {
     if (key.source === THREADBASE_SOURCE) return;
-    // by the partial index on counted ids: one probe, and almost never a copy
-    const other = this.stmt('SELECT 1 FROM entries WHERE id = ? AND counted > 0 AND rowid <> ? LIMIT 1').get(
-      key.id,
-      except ?? -1,
-    );
-    if (other) settleCopies(this.db, key);
+    // one probe of the copy-key index, and almost never a copy
+    if (this.stmt(COPY_PROBE).get(...copyProbeArgs(key, except))) settleCopies(this.db, key);
   }
 
   /**

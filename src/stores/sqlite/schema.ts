@@ -6,7 +6,7 @@ import type { Database } from 'better-sqlite3';
 import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { usageByModelOf } from '../../model/usage.js';
 import { THREADBASE_SOURCE } from '../shared.js';
-import { type CopyKey, settleCopies } from './copies.js';
+import { COPY_INDEX, type CopyKey, settleCopies } from './copies.js';
 import { entrySearchText } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
@@ -138,18 +138,8 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 5: the listing's usage per model (SessionInfo.usageByModel) for sessions stored before it, from
   // the counted records' index: a viewer list prices a session of several models without a re-sync
   usageByModelOfStored,
-  // 6: a record copied into several sessions of an agent (a fork's copy) counts once: the counted
-  // records by id, and the copies already stored settled (see settleCopies)
-  (db) => {
-    db.exec('CREATE INDEX IF NOT EXISTS entries_copies ON entries(id) WHERE counted > 0');
-    const groups = db
-      .prepare(
-        `SELECT e.id, e.timestamp, e.response_id responseId FROM entries e JOIN sessions s ON s.id = e.session_id
-          WHERE e.counted > 0 AND s.source <> ? GROUP BY e.id, e.timestamp, e.response_id, s.source HAVING count(*) > 1`,
-      )
-      .all(THREADBASE_SOURCE) as CopyKey[];
-    for (const g of groups) settleCopies(db, g);
-  },
+  // 6: a fork's copies counted once, by entry id: superseded by 10, which settles every copy anew
+  () => {},
   // 7: of the cache writes, those to a 1-hour cache (Anthropic bills them higher), in the counted
   // records' index too. Records indexed before keep none until their file changes.
   (db) => countedColumns(db, [['cache_write_1h', 'INTEGER']], 'cache_write, cache_write_1h, reasoning'),
@@ -165,14 +155,18 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
       ],
       'cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo',
     ),
-  // 9: a record copied into another agent's session (a conversion between Claude Code and pi keeps
-  // entry id, time and response id) counts once too: the groups across agents settled
+  // 9: copies across agents by entry id: superseded by 10
+  () => {},
+  // 10: a record copied into other sessions, of its agent or another (a fork, a conversion), counts
+  // once: copies share the response id and time, or without a response id the entry id and time
+  // (see CopyKey); the index copyProbe uses, and every copy already stored settled
   (db) => {
+    db.exec(`DROP INDEX IF EXISTS entries_copies; ${COPY_INDEX}`);
     const groups = db
       .prepare(
-        `SELECT e.id, e.timestamp, e.response_id responseId FROM entries e JOIN sessions s ON s.id = e.session_id
-          WHERE e.counted > 0 AND s.source <> ? GROUP BY e.id, e.timestamp, e.response_id
-          HAVING count(DISTINCT s.source) > 1`,
+        `SELECT min(e.id) id, e.timestamp, e.response_id responseId FROM entries e JOIN sessions s ON s.id = e.session_id
+          WHERE e.counted > 0 AND s.source <> ?
+          GROUP BY coalesce(e.response_id, e.id), e.timestamp, e.response_id IS NULL HAVING count(*) > 1`,
       )
       .all(THREADBASE_SOURCE) as CopyKey[];
     for (const g of groups) settleCopies(db, g);
