@@ -27,7 +27,7 @@ export {
 } from './convert/session.js';
 export { CodexDriver, contextToResponses, messageToItems } from './formats/codex/index.js';
 export { GeminiDriver } from './formats/gemini/index.js';
-export { formatNames, registerFormat, Sources } from './formats/registry.js';
+export { formatNames, registerFormat, Sources, type SourcesOptions } from './formats/registry.js';
 export { ZedDriver } from './formats/zed/index.js';
 export * from './model/index.js';
 export { MemoryStore } from './stores/memory/index.js';
