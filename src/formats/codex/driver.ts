@@ -2,7 +2,6 @@
  * The Codex CLI driver: rollouts under `$CODEX_HOME/sessions` (default `~/.codex/sessions`). Reads
  * every rollout, writes new ones codex resumes (`codex resume <id>`), appends whole lines, forks.
  */
-
 import { randomUUID } from 'node:crypto';
 import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import { join } from 'node:path';

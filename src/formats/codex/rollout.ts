@@ -12,7 +12,6 @@
  * instructions}` line followed by bare ResponseItems; those are read too.
  * The rollout is linear: each entry's parent is the one before it.
  */
-
 import { basename } from 'node:path';
 import { countMessages, firstUserLine } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
@@ -317,7 +316,7 @@ export async function readRollout(file: string): Promise<Session> {
       if (target && !target.usage && last) {
         const usage = tokenUsage(last);
         // what threadbase wrote from another agent's record in the field codex ignores (driver.ts encodeEntry)
-        const { reasoning: _, ...extras } = readUsageExtras(marker?.usage);
+        const extras = readUsageExtras(marker?.usage, { reasoning: false });
         target.usage = usage ? { ...usage, ...extras } : usage;
       }
       open = undefined;

@@ -7,7 +7,6 @@
  * take their results from the tool entries that follow, and a compaction as OpenCode's pair of a
  * compaction request and a `summary` assistant message.
  */
-
 import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
@@ -63,7 +62,7 @@ function tokensOf(u: Usage | undefined): Json {
     output: Math.max(0, x.output - x.reasoning),
     reasoning: x.reasoning,
     cache: { read: x.cacheRead, write: x.cacheWrite },
-    ...(extras ? { threadbase: { ...extras } } : {}),
+    ...(extras ? { threadbase: extras } : {}),
   };
 }
 

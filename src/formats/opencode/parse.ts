@@ -12,7 +12,6 @@
  * assistant `summary` message) becomes one compaction entry. The whole OpenCode message is kept in
  * the `raw` of its first entry.
  */
-
 import {
   addUsage,
   type Entry,
@@ -74,7 +73,7 @@ export function usageOf(tokens: unknown): Usage | undefined {
   if (!t) return undefined;
   const cache = obj(t.cache);
   // what threadbase wrote from another agent's record in a field OpenCode ignores (encode.ts tokensOf)
-  const { reasoning: _, ...extras } = readUsageExtras(t.threadbase);
+  const extras = readUsageExtras(t.threadbase, { reasoning: false });
   return {
     input: num(t.input) ?? 0,
     output: (num(t.output) ?? 0) + (num(t.reasoning) ?? 0),

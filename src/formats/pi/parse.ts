@@ -3,7 +3,6 @@
  * type, a missing parent or a parent cycle becomes a ParseWarning naming file and line, and the
  * rest still loads.
  */
-
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { prefixOf } from '../../model/text.js';
@@ -123,7 +122,7 @@ function usageOf(u: unknown): { usage?: Usage; cost?: number } {
   if (!isRecord(u)) return {};
   const cost = isRecord(u.cost) ? num(u.cost.total) : undefined;
   // what threadbase wrote from another agent's record in a field pi ignores (records.ts PiUsage)
-  const { reasoning, ...extras } = readUsageExtras(u.threadbase);
+  const { reasoning, ...extras } = readUsageExtras(u.threadbase, { reasoning: true });
   return {
     usage: {
       input: num(u.input) ?? 0,

@@ -29,11 +29,11 @@ export function usageExtrasOf(u: Usage | undefined, opts: { reasoning: boolean }
 
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
 
-/** What a `threadbase` field holds, as Usage terms (anything malformed left out). */
-export function readUsageExtras(field: unknown): UsageExtras {
+/** What a `threadbase` field holds, as Usage terms (anything malformed left out; reasoning only when asked for). */
+export function readUsageExtras(field: unknown, opts: { reasoning: boolean }): UsageExtras {
   if (typeof field !== 'object' || field === null || Array.isArray(field)) return {};
   const f = field as Record<string, unknown>;
-  const reasoning = count(f.reasoning);
+  const reasoning = opts.reasoning ? count(f.reasoning) : undefined;
   const cacheWrite1h = count(f.cacheWrite1h);
   const webSearches = count(f.webSearches);
   return {
