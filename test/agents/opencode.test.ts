@@ -122,6 +122,24 @@ describe('threadbase and the real OpenCode', () => {
     expect(list).toHaveLength(2);
     forked = list.find((s) => s.id !== original)?.id as string;
     expect(list.find((s) => s.id === forked)?.title).toBe('tool run (fork #1)');
+    // OpenCode's fork copies the original's messages (new ids, same times and tokens): `stats`
+    // counts those responses once, in the original, and the fork's own answer in the fork
+    const own = new Map(list.map((s) => [s.id, s.usage?.input ?? 0]));
+    const indexHome = await fs.mkdtemp(join(root, 'tb-index-'));
+    const rows = JSON.parse(
+      await runCliOk({ ...env, env: { ...env.env, THREADBASE_HOME: indexHome } }, [
+        'stats',
+        '--by',
+        'session',
+        '--source',
+        'opencode',
+        '--json',
+      ]),
+    ) as { key: string; inputTokens: number }[];
+    const counted = new Map(rows.map((r) => [r.key, r.inputTokens]));
+    expect(counted.get(original)).toBe(own.get(original));
+    expect(counted.get(forked)).toBeGreaterThan(0);
+    expect(counted.get(forked)).toBe((own.get(forked) ?? 0) - (own.get(original) ?? 0));
 
     for (const [id, probe] of [
       [original, 'probe original'],

@@ -413,6 +413,14 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         if (side) assistant.meta = { ...(assistant.meta ?? {}), ...side };
         if (m.info.summary === true) assistant.meta = { ...(assistant.meta ?? {}), summary: true };
       }
+      // A step is one model response, of which OpenCode records no id. A fork copies a message under a
+      // new id with the same times and tokens, so these stand for one: the copy is known for a copy
+      // (`stats` counts the response once), and two responses of other sessions never share them all.
+      if (!assistant.responseId) {
+        const t = obj(m.info.time);
+        const u = assistant.usage;
+        assistant.responseId = `opencode:${num(t?.created) ?? ''}:${num(t?.completed) ?? ''}:${i}:${u ? `${u.input}/${u.output}` : ''}`;
+      }
       const stepPartIds = step.parts.map((p) => str(p.id) ?? '');
       const stepTime = num(obj(step.parts[0]?.time)?.start);
       push({
