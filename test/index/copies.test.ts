@@ -242,6 +242,28 @@ it('counts a response converted into OpenCode or Codex once: they keep its id an
   expect(plan.map((p) => p.detail).join('\n')).toMatch(/SEARCH entries USING INDEX entries_copy_key/);
 });
 
+it("counts a response a Codex fork copied once: codex's rollouts record the response id", async () => {
+  const rollout = 'rollout-2026-11-22T19-13-21-01a204ad-60d8-7b73-9e2b-cb6ea62b6afe.jsonl';
+  const day = join(dir, '.codex', 'sessions', '2026', '11', '22');
+  mkdirSync(day, { recursive: true });
+  cpSync(join(FIXTURES, 'codex', 'home', 'sessions', '2026', '11', '22', rollout), join(day, rollout));
+  const codexSync = () => new IndexSync(store).sync(new Sources(env), { formats: ['codex'] });
+  await codexSync();
+  const [original] = await store.listSessions({ source: 'codex' });
+  if (!original) throw new Error('no codex session');
+  const before = inputBySession().get(original.id) ?? 0;
+  expect(before).toBeGreaterThan(0);
+  const sources = new Sources(env);
+  const fork = await sources.driver('codex').forkSession?.(original.id);
+  await sources.close();
+  if (!fork) throw new Error('no fork written');
+  await codexSync();
+  const by = inputBySession();
+  expect(by.get(original.id)).toBe(before);
+  expect(by.get(fork.id) ?? 0).toBe(0);
+  expect((await store.listSessions({ source: 'codex' })).find((s) => s.id === fork.id)?.usage?.input).toBe(before);
+});
+
 it('an index of schema 9 settles the copies across agents it holds when it opens', async () => {
   const sources = new Sources(env);
   const claudeParent = await sources.driver('claude').getSession(CLAUDE_PARENT);
