@@ -18,7 +18,7 @@ export interface CopyKey {
   responseId: string | null;
 }
 
-/** The partial index copyProbe and settleCopies use: counted records by their copy key. */
+/** The partial index COPY_PROBE and settleCopies use: counted records by their copy key. */
 export const COPY_INDEX =
   'CREATE INDEX IF NOT EXISTS entries_copy_key ON entries(coalesce(response_id, id), timestamp) WHERE counted > 0';
 

@@ -159,7 +159,7 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   () => {},
   // 10: a record copied into other sessions, of its agent or another (a fork, a conversion), counts
   // once: copies share the response id and time, or without a response id the entry id and time
-  // (see CopyKey); the index copyProbe uses, and every copy already stored settled
+  // (see CopyKey); the index COPY_PROBE uses, and every copy already stored settled
   (db) => {
     db.exec(`DROP INDEX IF EXISTS entries_copies; ${COPY_INDEX}`);
     const groups = db
