@@ -10,7 +10,18 @@
  * `part.meta.anthropicBlock` of an empty text part and re-emitted only here.
  */
 import type { Context } from '../model/tree.js';
-import type { FilePart, ImagePart, Message, Meta, Part, Role, ToolResultContent, ToolResultPart, Usage } from '../model/types.js';
+import type {
+  AdvisorUsage,
+  FilePart,
+  ImagePart,
+  Message,
+  Meta,
+  Part,
+  Role,
+  ToolResultContent,
+  ToolResultPart,
+  Usage,
+} from '../model/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (the Messages API request shapes; no SDK dependency)
@@ -257,11 +268,56 @@ export function partFromAnthropicBlock(block: unknown): Part {
   }
 }
 
+const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+/**
+ * The advisor requests of a response: its `usage.iterations` of type `advisor_message`, which carry
+ * their own model and are not in the response's top-level counts (Claude Code bills them apart).
+ */
+function advisorsFromIterations(iterations: unknown): AdvisorUsage[] {
+  if (!Array.isArray(iterations)) return [];
+  return iterations.flatMap((it): AdvisorUsage[] => {
+    if (!isRecord(it) || it.type !== 'advisor_message' || typeof it.model !== 'string' || !it.model) return [];
+    const oneHour = isRecord(it.cache_creation) ? count(it.cache_creation.ephemeral_1h_input_tokens) : 0;
+    return [
+      {
+        model: it.model,
+        input: count(it.input_tokens),
+        output: count(it.output_tokens),
+        cacheRead: count(it.cache_read_input_tokens),
+        cacheWrite: count(it.cache_creation_input_tokens),
+        ...(oneHour ? { cacheWrite1h: oneHour } : {}),
+      },
+    ];
+  });
+}
+
+/** Advisor requests as `usage.iterations`: the response's own counts first, as the API lists them. */
+export function advisorIterations(u: Usage): Record<string, unknown>[] | undefined {
+  if (!u.advisors?.length) return undefined;
+  const tokens = (x: { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number }) => ({
+    input_tokens: x.input,
+    output_tokens: x.output,
+    cache_read_input_tokens: x.cacheRead,
+    cache_creation_input_tokens: x.cacheWrite,
+    ...(x.cacheWrite1h
+      ? {
+          cache_creation: { ephemeral_5m_input_tokens: x.cacheWrite - x.cacheWrite1h, ephemeral_1h_input_tokens: x.cacheWrite1h },
+        }
+      : {}),
+  });
+  return [
+    { type: 'message', ...tokens(u) },
+    ...u.advisors.map((a) => ({ type: 'advisor_message', model: a.model, ...tokens(a) })),
+  ];
+}
+
 export function usageFromAnthropic(u: unknown): Usage | undefined {
   if (!isRecord(u)) return undefined;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const oneHour = isRecord(u.cache_creation) ? n(u.cache_creation.ephemeral_1h_input_tokens) : 0;
   const webSearches = isRecord(u.server_tool_use) ? n(u.server_tool_use.web_search_requests) : 0;
+  const advisors = advisorsFromIterations(u.iterations);
   return {
     input: n(u.input_tokens),
     output: n(u.output_tokens),
@@ -273,6 +329,7 @@ export function usageFromAnthropic(u: unknown): Usage | undefined {
     ...(webSearches ? { webSearches } : {}),
     ...(u.speed === 'fast' ? { speed: 'fast' as const } : {}),
     ...(typeof u.inference_geo === 'string' && u.inference_geo ? { inferenceGeo: u.inference_geo } : {}),
+    ...(advisors.length ? { advisors } : {}),
   };
 }
 

@@ -21,6 +21,22 @@ export interface Usage {
   speed?: 'fast';
   /** Where the provider ran the request, when it was asked to keep it there (Anthropic: "us", billed higher). */
   inferenceGeo?: string;
+  /**
+   * Requests the provider made to another model while serving this one (Anthropic's advisor tool),
+   * each billed at its own model's rates; not in the counts above. Absent when none.
+   */
+  advisors?: AdvisorUsage[];
+}
+
+/** One request to an advisor model inside a response: its model and tokens (where it ran is the response's). */
+export interface AdvisorUsage {
+  model: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** Of cacheWrite, the tokens written to a 1-hour cache; absent when none. */
+  cacheWrite1h?: number;
 }
 
 /** Extra fields an agent keeps on a part or message that the model has no slot for. */

@@ -1,5 +1,5 @@
 import type { UsageTotals } from './driver.js';
-import type { Entry, Usage } from './types.js';
+import type { AdvisorUsage, Entry, Usage } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
 
 /** What a record says of a model response's usage (the fields an assistant message has). */
@@ -18,6 +18,29 @@ export function responseRecordOf(e: Entry): ResponseRecord | undefined {
   if (e.kind === 'message') return e.message.role === 'assistant' ? e.message : undefined;
   if (e.kind === 'compaction' && (e.usage !== undefined || e.cost !== undefined)) return e;
   return undefined;
+}
+
+/** An advisor request as a usage of its own model, served where its response was. */
+export function advisorAsUsage(a: AdvisorUsage, served: Usage): Usage {
+  return {
+    input: a.input,
+    output: a.output,
+    cacheRead: a.cacheRead,
+    cacheWrite: a.cacheWrite,
+    ...(a.cacheWrite1h ? { cacheWrite1h: a.cacheWrite1h } : {}),
+    reasoning: 0,
+    ...(served.inferenceGeo ? { inferenceGeo: served.inferenceGeo } : {}),
+  };
+}
+
+/**
+ * A response's usage split by the model that billed it: its own model's part (advisors left out),
+ * then each advisor request under its model, as Claude Code counts and prices them.
+ */
+export function usagePerModel(model: string | undefined, u: Usage): { model: string | undefined; usage: Usage }[] {
+  if (!u.advisors?.length) return [{ model, usage: u }];
+  const { advisors, ...own } = u;
+  return [{ model, usage: own }, ...advisors.map((a) => ({ model: a.model, usage: advisorAsUsage(a, u) }))];
 }
 
 export interface UsageSummary {
@@ -41,8 +64,14 @@ export function summarizeUsage(entries: readonly Entry[]): UsageSummary {
   let responses = 0;
   const models = new Set<string>();
   const byModel: Record<string, Usage> = {};
-  const addModel = (model: string | undefined, u: Usage | undefined) => {
-    if (u) byModel[model ?? ''] = addUsage(byModel[model ?? ''] ?? emptyUsage(), u);
+  /** a response's usage into the totals and, per model that billed it, into byModel */
+  const add = (model: string | undefined, u: Usage | undefined) => {
+    if (!u) return;
+    for (const part of usagePerModel(model, u)) {
+      if (part.model) models.add(part.model);
+      usage = addUsage(usage, part.usage);
+      byModel[part.model ?? ''] = addUsage(byModel[part.model ?? ''] ?? emptyUsage(), part.usage);
+    }
   };
   for (const e of entries) {
     const m = responseRecordOf(e);
@@ -56,15 +85,13 @@ export function summarizeUsage(entries: readonly Entry[]): UsageSummary {
       byResponse.set(m.responseId, { usage: m.usage ?? prev?.usage, cost: m.cost ?? prev?.cost, model });
     } else if (m.usage || m.cost !== undefined) {
       responses++;
-      usage = addUsage(usage, m.usage);
       cost += m.cost ?? 0;
-      addModel(m.model, m.usage);
+      add(m.model, m.usage);
     }
   }
   for (const r of byResponse.values()) {
-    usage = addUsage(usage, r.usage);
     cost += r.cost ?? 0;
-    addModel(r.model, r.usage);
+    add(r.model, r.usage);
   }
   return { usage, cost, responses, models: [...models], byModel };
 }

@@ -47,6 +47,11 @@ const UsageSchema = z.looseObject({
   webSearches: count,
   speed: z.literal('fast').optional(),
   inferenceGeo: z.string().optional(),
+  advisors: z
+    .array(
+      z.looseObject({ model: z.string(), input: count, output: count, cacheRead: count, cacheWrite: count, cacheWrite1h: count }),
+    )
+    .optional(),
 });
 
 const MessageSchema = z.looseObject({

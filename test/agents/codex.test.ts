@@ -254,8 +254,10 @@ describe('real codex and threadbase', () => {
     expect(written.path).toMatch(/sessions\/2026\/01\/02\/rollout-2026-01-02T03-04-05-[0-9a-f-]{36}\.jsonl$/);
 
     const back = (await driver.getSession(written.id)) as Session;
-    const { speed: _s, inferenceGeo: _g, ...counts } = PRICE_TERMS;
-    expect(back.usage).toEqual(counts);
+    // the session's totals: the advisor request's tokens counted with the response's own
+    const { speed: _s, inferenceGeo: _g, advisors, ...counts } = PRICE_TERMS;
+    const advisor = advisors[0] as (typeof advisors)[number];
+    expect(back.usage).toEqual({ ...counts, input: counts.input + advisor.input, output: counts.output + advisor.output });
     const ours = contextToResponses(await driver.getContext(written.id));
     expect(ours.input.map((i) => i.type)).toEqual(['message', 'message', 'function_call', 'function_call_output', 'message']);
 

@@ -30,7 +30,12 @@ export interface ConformanceOptions {
   noCost?: boolean;
   /** The format does not record cache writes (Gemini); the usage totals do not compare them. */
   noCacheWrite?: boolean;
+  /** The format has no place for a response's advisor requests (Usage.advisors); the sample has none. */
+  noAdvisors?: boolean;
 }
+
+/** The sample's request to an advisor model, inside its second response. */
+const SAMPLE_ADVISOR = { model: 'claude-opus-5', input: 300, output: 40, cacheRead: 0, cacheWrite: 0 };
 
 let counter = 0;
 /** A session with every part type, usage, cost, a model and distinct timestamps, and a branch. */
@@ -87,7 +92,14 @@ export function sampleSession(opts: ConformanceOptions = {}): Session {
         provider: 'anthropic',
         responseId: `msg_0${n}second`,
         stopReason: 'end_turn',
-        usage: { input: 10, output: 20, cacheRead: 1200, cacheWrite: 0, reasoning: 0 },
+        usage: {
+          input: 10,
+          output: 20,
+          cacheRead: 1200,
+          cacheWrite: 0,
+          reasoning: 0,
+          ...(opts.noAdvisors ? {} : { advisors: [SAMPLE_ADVISOR] }),
+        },
         ...(opts.noCost ? {} : { cost: 0.0025 }),
       },
     },
@@ -232,8 +244,10 @@ export function describeDriverConformance(
 
     it('usage totals count each response once', async () => {
       const u = await driver.usage({ project: sample.project });
-      expect(u.input).toBe(130);
-      expect(u.output).toBe(65);
+      // an advisor request's tokens count too, with its response (which still counts once)
+      const advisor = opts.noAdvisors ? { input: 0, output: 0 } : SAMPLE_ADVISOR;
+      expect(u.input).toBe(130 + advisor.input);
+      expect(u.output).toBe(65 + advisor.output);
       expect(u.cacheRead).toBe(2200);
       if (!opts.noCacheWrite) expect(u.cacheWrite).toBe(200);
       expect(u.messages).toBe(2);

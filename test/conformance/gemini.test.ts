@@ -102,5 +102,5 @@ describeDriverConformance(
     };
   },
   // Gemini CLI records tokens (no cost, no cache writes).
-  { noCost: true, noCacheWrite: true },
+  { noCost: true, noCacheWrite: true, noAdvisors: true },
 );

@@ -117,5 +117,5 @@ describeDriverConformance(
     };
   },
   // Zed records tokens, not cost.
-  { noCost: true },
+  { noCost: true, noAdvisors: true },
 );

@@ -259,6 +259,7 @@ describe('every token count and price term between Claude Code, pi, OpenCode and
     webSearches: 2,
     speed: 'fast' as const,
     inferenceGeo: 'us',
+    advisors: [{ model: 'claude-opus-5', input: 4000, output: 500, cacheRead: 100, cacheWrite: 60, cacheWrite1h: 20 }],
   };
   const session = (): Session => ({
     id: 'terms',

@@ -141,6 +141,18 @@ function run(
 export interface ClaudeResult {
   session_id: string;
   is_error?: boolean;
+  /** what Claude Code itself priced the run at, in all and per model */
+  total_cost_usd?: number;
+  modelUsage?: Record<string, ClaudeModelUsage>;
+}
+
+export interface ClaudeModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  webSearchRequests: number;
+  costUSD: number;
 }
 
 function claudeEnv(home: AgentHome) {
@@ -153,9 +165,20 @@ function claudeEnv(home: AgentHome) {
   };
 }
 
-/** `claude -p … -- prompt` in the project, offline against the stand-in (as root: --allowedTools, never skip permissions). */
-export async function runClaude(home: AgentHome, args: string[], prompt: string): Promise<ClaudeResult> {
-  const r = await run(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, '--', prompt], home.project, claudeEnv(home));
+/**
+ * `claude -p … -- prompt` in the project, offline against the stand-in (as root: --allowedTools, never
+ * skip permissions); `env` adds variables (switches of Claude Code's own).
+ */
+export async function runClaude(
+  home: AgentHome,
+  args: string[],
+  prompt: string,
+  env: Record<string, string> = {},
+): Promise<ClaudeResult> {
+  const r = await run(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, '--', prompt], home.project, {
+    ...claudeEnv(home),
+    ...env,
+  });
   try {
     return JSON.parse(r.stdout) as ClaudeResult;
   } catch {

@@ -35,6 +35,8 @@ export interface Reply {
   toolUses?: { name: string; input: Record<string, unknown> }[];
   /** Answer with an API error instead (e.g. { status: 400, type: 'invalid_request_error' }). */
   error?: { status: number; type: string; message?: string };
+  /** Usage fields laid over the estimated token counts (cache tokens, iterations, speed, ...). */
+  usage?: Record<string, unknown>;
 }
 
 export type Rule = (req: AnthropicRequest) => Reply | undefined;
@@ -189,6 +191,7 @@ export async function startAnthropicStandIn(opts: { rules?: Rule[] } = {}): Prom
       output_tokens: estimateTokens(content),
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
+      ...reply.usage,
     };
     const stopReason = reply.toolUse || reply.toolUses?.length ? 'tool_use' : 'end_turn';
     const message = {
@@ -249,7 +252,8 @@ export async function startAnthropicStandIn(opts: { rules?: Rule[] } = {}): Prom
     sse(res, 'message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { output_tokens: usage.output_tokens },
+      // the whole usage again, as the API's final counts (an agent takes its fields from here)
+      usage: reply.usage ? usage : { output_tokens: usage.output_tokens },
     });
     sse(res, 'message_stop', { type: 'message_stop' });
     res.end();

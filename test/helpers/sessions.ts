@@ -59,4 +59,5 @@ export const PRICE_TERMS = {
   webSearches: 1,
   speed: 'fast' as const,
   inferenceGeo: 'us',
+  advisors: [{ model: 'claude-opus-5', input: 400, output: 60, cacheRead: 0, cacheWrite: 0 }],
 };

@@ -34,7 +34,10 @@ describe('export renderers', () => {
     const md = sessionToMarkdown(branched());
     expect(md).toMatch(/^# Conformance \d+/);
     expect(md).toContain('## Branches');
-    expect(md).toContain('- tokens: input 130, output 65');
+    // the responses' own tokens and the advisor request's (claude-opus-5), each under its model
+    expect(md).toContain('- tokens: input 430, output 105');
+    expect(md).toContain('  - claude-opus-5: input 300, output 40');
+    expect(md).not.toContain('no price known');
   });
 
   it('prices what the agent did not record, per model, as `stats` does, and says so', () => {

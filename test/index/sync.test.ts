@@ -47,7 +47,8 @@ describe('sync', () => {
     const hits = await store.search('zanzibarquokka');
     expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set(written.map((w) => w.id)));
     const u = await store.usage({ source: 'claude' });
-    expect(u.input).toBe(3 * 130);
+    // each sample: 130 input tokens of its own responses and 300 of an advisor request
+    expect(u.input).toBe(3 * (130 + 300));
     expect(u.messages).toBe(6);
 
     const again = await sync.sync(sources, { formats: ['claude'] });

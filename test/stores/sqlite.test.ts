@@ -221,7 +221,8 @@ describe('sqlite store', () => {
     const info = await store.writeSession(s);
     expect((await store.getEntry(info.id, asst.id))?.raw).toEqual({ original: true });
     const u = await store.usage();
-    expect(u.input).toBe(130);
+    // the sample's responses (130) and the advisor request inside its second (300)
+    expect(u.input).toBe(130 + 300);
     expect(u.messages).toBe(2);
     await store.close();
   });

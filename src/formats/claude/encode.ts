@@ -4,7 +4,7 @@
  * anything else is encoded from the model fields as Claude Code would have recorded it.
  */
 import { randomUUID } from 'node:crypto';
-import { messageToAnthropic } from '../../convert/anthropic.js';
+import { advisorIterations, messageToAnthropic } from '../../convert/anthropic.js';
 import type { Entry, Message, Session } from '../../model/types.js';
 import { isRecord } from './parse.js';
 
@@ -66,6 +66,8 @@ function usageOut(m: Message) {
     ...(u?.webSearches ? { server_tool_use: { web_search_requests: u.webSearches, web_fetch_requests: 0 } } : {}),
     ...(u?.speed ? { speed: u.speed } : {}),
     ...(u?.inferenceGeo ? { inference_geo: u.inferenceGeo } : {}),
+    // requests to an advisor model, which Claude Code counts and prices under that model
+    ...(u?.advisors?.length ? { iterations: advisorIterations(u) } : {}),
   };
 }
 

@@ -460,7 +460,7 @@ export function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: str
         // Usage once per response, on its last record. The model (which codex records per turn, in
         // a turn_context it would then resume with), the response's id (so that `stats` knows the
         // copy) and the usage codex has no field for (1-hour cache writes, fast mode, place, web
-        // searches) ride along in a `threadbase` field codex ignores.
+        // searches, advisor requests) ride along in a `threadbase` field codex ignores.
         const lastOfResponse = !m.responseId || m.responseId !== nextResponseId;
         if (lastOfResponse && (m.usage || m.model)) {
           const u = m.usage ? usageRecord(m.usage) : undefined;
@@ -515,10 +515,21 @@ export function encodeRollout(session: Session, id: string): { lines: JsonObject
   const path = session.entries.length ? pathToLeaf(session) : [];
   const dropped = session.entries.length - path.length;
   if (dropped > 0) warnings.push(`codex rollouts are linear: ${dropped} entries off the current branch were not written`);
+  // The records of one response are one codex response, at the time of its last record: the one
+  // whose usage it carries, which `stats` knows a copy by (CopyKey).
+  const responseTime = new Map<Entry, string>();
+  for (let i = path.length - 1, last: Entry | undefined; i >= 0; i--) {
+    const e = path[i] as Entry;
+    const rid = e.kind === 'message' ? e.message.responseId : undefined;
+    const lastRid = last?.kind === 'message' ? last.message.responseId : undefined;
+    if (!rid || rid !== lastRid) last = e;
+    else if (last?.timestamp) responseTime.set(e, last.timestamp);
+  }
   path.forEach((e, i) => {
     const next = path[i + 1];
     const nextResponseId = next?.kind === 'message' ? next.message.responseId : undefined;
-    lines.push(...encodeEntry(e, created, nextResponseId));
+    const at = responseTime.get(e);
+    lines.push(...encodeEntry(at ? { ...e, timestamp: at } : e, created, nextResponseId));
   });
   // Codex's own records may carry ordinals; then every record must, in order (see appendEntries).
   const numbered = lines.some((r) => typeof r.ordinal === 'number') ? lines.map((r, i) => withOrdinal(r, i)) : lines;

@@ -50,7 +50,7 @@ const ms = (iso: string | undefined): number => {
 
 /**
  * Usage as OpenCode's tokens: its output leaves the reasoning out (see usageOf in parse.ts). What
- * OpenCode has no field for (1-hour cache writes, fast mode, place, web searches) rides in a
+ * OpenCode has no field for (1-hour cache writes, fast mode, place, web searches, advisor requests) rides in a
  * `threadbase` field that OpenCode leaves alone (test/agents/opencode.test.ts).
  */
 function tokensOf(u: Usage | undefined): Json {

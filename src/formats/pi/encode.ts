@@ -197,7 +197,12 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           ) {
             const pm = prev.message as Record<string, unknown>;
             pm.content = [...(pm.content as PiBlock[]), ...content];
-            if (m.usage) pm.usage = piUsage(m);
+            if (m.usage) {
+              pm.usage = piUsage(m);
+              // the time of the record the usage came from, which `stats` knows a copy by (CopyKey)
+              prev.timestamp = timestamp;
+              pm.timestamp = at;
+            }
             if (m.stopReason) pm.stopReason = STOP_REASONS[m.stopReason] ?? 'stop';
             else if (content.some((b) => b.type === 'toolCall')) pm.stopReason = 'toolUse';
             idMap.set(e.id, parentId as string);

@@ -18,7 +18,7 @@ import {
   totalTokens,
   type Usage,
 } from '../../model/types.js';
-import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage } from '../../model/usage.js';
+import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage, usagePerModel } from '../../model/usage.js';
 import { costOf, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
 
@@ -199,7 +199,7 @@ function costOrPriced(prices: PriceTable, cost: number | undefined, u: Usage | u
   return cost ?? pricedCost(prices, { usage: u, model }) ?? 0;
 }
 
-function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): void {
+function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined, responses = 1): void {
   if (u) {
     b.input += u.input;
     b.output += u.output;
@@ -208,7 +208,7 @@ function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined): 
     b.reasoning += u.reasoning;
   }
   b.cost += cost ?? 0;
-  b.responses++;
+  b.responses += responses;
 }
 
 /** One counted record of a session: its day|model cell, usage and cost (recorded, else priced). */
@@ -218,6 +218,8 @@ interface CountedRecord {
   /** which copy counts on a tie of sessions' start: 0 recorded cost, 1 priced, 2 cost 0 for tokens (as the index) */
   copyRank: number;
   cell: string;
+  /** an advisor request inside the response (its tokens and cost, not another response) */
+  advisor?: true;
   usage: Usage | undefined;
   cost: number | undefined;
 }
@@ -746,12 +748,20 @@ export class WebData {
       if (!m) continue;
       const responseId = responseRecordOf(e)?.responseId;
       const tokens = (m.usage?.input ?? 0) + (m.usage?.output ?? 0);
-      records.push({
-        copyKey: responseId ? `r\u0000${responseId}\u0000${e.timestamp}` : `e\u0000${e.id}\u0000${e.timestamp}`,
-        copyRank: m.cost === undefined ? 1 : m.cost === 0 && tokens > 0 ? 2 : 0,
-        cell: `${(e.timestamp || info.createdAt).slice(0, 10)}|${m.model ?? '(unknown)'}`,
-        usage: m.usage,
-        cost: costOrPriced(this.prices, m.cost, m.usage, m.model),
+      const copyKey = responseId ? `r\u0000${responseId}\u0000${e.timestamp}` : `e\u0000${e.id}\u0000${e.timestamp}`;
+      const copyRank = m.cost === undefined ? 1 : m.cost === 0 && tokens > 0 ? 2 : 0;
+      const day = (e.timestamp || info.createdAt).slice(0, 10);
+      // each model's part (an advisor request's under its own model); a recorded cost covers them all
+      (m.usage ? usagePerModel(m.model, m.usage) : [{ model: m.model, usage: undefined }]).forEach((part, i) => {
+        const priced = part.usage && pricedCost(this.prices, { usage: part.usage, model: part.model });
+        records.push({
+          copyKey,
+          copyRank,
+          cell: `${day}|${part.model ?? '(unknown)'}`,
+          usage: part.usage,
+          cost: i === 0 ? (m.cost ?? priced ?? 0) : m.cost === undefined ? (priced ?? 0) : 0,
+          ...(i > 0 ? { advisor: true } : {}),
+        });
       });
     }
     this.usageCells.set(`${info.source}:${info.id}`, { updatedAt: info.updatedAt, records });
@@ -769,7 +779,7 @@ function cellsOf(records: readonly CountedRecord[], counts?: (r: CountedRecord) 
       b = emptyBucket(r.cell);
       cells.set(r.cell, b);
     }
-    addTo(b, r.usage, r.cost);
+    addTo(b, r.usage, r.cost, r.advisor ? 0 : 1);
   }
   return cells;
 }

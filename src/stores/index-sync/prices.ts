@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
-import { countedUsage } from '../../model/usage.js';
+import { countedUsage, usagePerModel } from '../../model/usage.js';
 
 export interface Rates {
   input: number;
@@ -282,8 +282,20 @@ export function pricedCost(
   m: { usage?: Usage | undefined; cost?: number | undefined; model?: string | undefined },
 ): number | undefined {
   if (m.cost !== undefined || !m.usage) return undefined;
-  const price = priceOf(prices, m.model);
-  return price ? costOf(price, m.usage) : undefined;
+  return responseCost(prices, m.model, m.usage);
+}
+
+/**
+ * What one response's tokens cost by the table: its model's part and each advisor request at its own
+ * model's price; undefined when the table knows none of them.
+ */
+export function responseCost(prices: PriceTable, model: string | undefined, u: Usage): number | undefined {
+  let cost: number | undefined;
+  for (const part of usagePerModel(model, u)) {
+    const price = priceOf(prices, part.model);
+    if (price) cost = (cost ?? 0) + costOf(price, part.usage);
+  }
+  return cost;
 }
 
 /** One model's share of a session: its counted usage and what it cost. */
@@ -304,17 +316,33 @@ export interface ModelUsageCost {
  */
 export function usageCostByModel(entries: readonly Entry[], prices: PriceTable): ModelUsageCost[] {
   const out = new Map<string, ModelUsageCost>();
-  for (const c of countedUsage(entries).values()) {
-    const model = c.model ?? '';
+  const rowOf = (model: string) => {
     const row = out.get(model) ?? { model, usage: emptyUsage(), cost: null, estimated: false, responses: 0 };
     out.set(model, row);
-    row.responses++;
-    if (c.usage) row.usage = addUsage(row.usage, c.usage);
-    const priced = pricedCost(prices, c);
+    return row;
+  };
+  for (const c of countedUsage(entries).values()) {
+    const row = rowOf(c.model ?? '');
     if (c.cost !== undefined) row.cost = (row.cost ?? 0) + c.cost;
-    else if (priced !== undefined) {
-      row.cost = (row.cost ?? 0) + priced;
-      row.estimated = true;
+    if (!c.usage) {
+      row.responses++;
+      continue;
+    }
+    // each model's part of the response (an advisor's under its own model); a recorded cost covers them all
+    for (const part of usagePerModel(c.model, c.usage)) {
+      const r = rowOf(part.model ?? '');
+      r.responses++;
+      r.usage = addUsage(r.usage, part.usage);
+      if (c.cost !== undefined) {
+        // inside the response's recorded cost (on its own model's row)
+        r.cost ??= 0;
+        continue;
+      }
+      const price = priceOf(prices, part.model);
+      if (price) {
+        r.cost = (r.cost ?? 0) + costOf(price, part.usage);
+        r.estimated = true;
+      }
     }
   }
   return [...out.values()].sort((a, b) => (b.cost ?? 0) - (a.cost ?? 0) || a.model.localeCompare(b.model));

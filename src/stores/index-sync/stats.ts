@@ -58,23 +58,31 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
   }
   // Grouped by model, by whether the agent recorded a cost, by the band of the table's long-prompt
   // thresholds each request's prompt falls in and by how it was served (fast mode, where it ran), so
-  // unrecorded costs can be priced as one request a group.
+  // unrecorded costs can be priced as one request a group. Advisor requests (kept as JSON on their
+  // response's record) are grouped the same way under their own model, as tokens and no messages.
   const thresholds = longPromptThresholds(prices);
-  const prompt = 'coalesce(e.input,0) + coalesce(e.cache_read,0) + coalesce(e.cache_write,0)';
-  const band = thresholds.length ? thresholds.map(() => `(${prompt} > ?)`).join(' + ') : '0';
-  const rows = store.db
-    .prepare(
-      `SELECT ${KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source, e.model model, e.cost IS NOT NULL recorded,
-         ${band} band, e.speed speed, e.inference_geo inferenceGeo,
-         coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
-         coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.cache_write_1h),0) cacheWrite1h,
-         coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.web_searches),0) webSearches, coalesce(sum(e.cost),0) cost,
-         count(*) messages
+  const bandOf = (prompt: string) => (thresholds.length ? thresholds.map(() => `(${prompt} > ?)`).join(' + ') : '0');
+  const own = `SELECT ${KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source, e.model model, e.cost IS NOT NULL recorded,
+         ${bandOf('coalesce(e.input,0) + coalesce(e.cache_read,0) + coalesce(e.cache_write,0)')} band, e.speed speed,
+         e.inference_geo inferenceGeo, coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output,
+         coalesce(sum(e.cache_read),0) cacheRead, coalesce(sum(e.cache_write),0) cacheWrite,
+         coalesce(sum(e.cache_write_1h),0) cacheWrite1h, coalesce(sum(e.reasoning),0) reasoning,
+         coalesce(sum(e.web_searches),0) webSearches, coalesce(sum(e.cost),0) cost, count(*) messages
        FROM entries e JOIN sessions s ON s.id = e.session_id
        WHERE ${where.join(' AND ')}
-       GROUP BY 1, 2, 3, 4, 5, 6, 7`,
-    )
-    .all(...thresholds, ...args) as {
+       GROUP BY 1, 2, 3, 4, 5, 6, 7`;
+  const field = (name: string) => `coalesce(json_extract(a.value, '$.${name}'), 0)`;
+  const advisorModel = "json_extract(a.value, '$.model')";
+  const advisors = `SELECT ${by === 'model' ? advisorModel : KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source,
+         ${advisorModel} model, e.cost IS NOT NULL recorded,
+         ${bandOf(`${field('input')} + ${field('cacheRead')} + ${field('cacheWrite')}`)} band, NULL speed,
+         e.inference_geo inferenceGeo, sum(${field('input')}) input, sum(${field('output')}) output,
+         sum(${field('cacheRead')}) cacheRead, sum(${field('cacheWrite')}) cacheWrite,
+         sum(${field('cacheWrite1h')}) cacheWrite1h, 0 reasoning, 0 webSearches, 0 cost, 0 messages
+       FROM entries e JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
+       WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL
+       GROUP BY 1, 2, 3, 4, 5, 6, 7`;
+  const rows = store.db.prepare(`${own} UNION ALL ${advisors}`).all(...thresholds, ...args, ...thresholds, ...args) as {
     key: string;
     source: string | null;
     model: string | null;

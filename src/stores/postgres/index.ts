@@ -32,7 +32,7 @@ import {
   type SourceName,
   type Usage,
 } from '../../model/types.js';
-import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf } from '../../model/usage.js';
+import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { migrate } from './migrations.js';
 
@@ -223,13 +223,15 @@ export class PostgresStore extends DriverBase {
         cost: number;
         responses: string;
         priced: boolean;
+        advisors: string[] | null;
       }>(
         // Per response (records sharing response_id; a record without one is its own): the usage of
         // its last record that has usage, the cost of its last record that has a cost, each on its
         // own; a split response counts even with neither, a record of its own only with one of them.
         `WITH a AS (SELECT session_id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, model,
                            usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h,
-                           usage_web_searches, usage_reasoning, cost
+                           usage_web_searches, usage_reasoning, cost,
+                           CASE WHEN body LIKE '%"advisors":[%' THEN body END AS advisors_body
                       FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')),
               r AS (SELECT DISTINCT session_id, rid FROM a WHERE split OR usage_input IS NOT NULL OR cost IS NOT NULL),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
@@ -239,7 +241,8 @@ export class PostgresStore extends DriverBase {
                 sum(coalesce(u.usage_cache_read,0)) AS cache_read, sum(coalesce(u.usage_cache_write,0)) AS cache_write,
                 sum(coalesce(u.usage_cache_write_1h,0)) AS cache_write_1h, sum(coalesce(u.usage_web_searches,0)) AS web_searches,
                 sum(coalesce(u.usage_reasoning,0)) AS reasoning, coalesce(sum(c.cost),0)::float8 AS cost, count(*) AS responses,
-                bool_or(u.usage_input IS NOT NULL) AS priced
+                bool_or(u.usage_input IS NOT NULL) AS priced,
+                array_agg(u.advisors_body) FILTER (WHERE u.advisors_body IS NOT NULL) AS advisors
            FROM r LEFT JOIN u ON u.session_id = r.session_id AND u.rid = r.rid
                   LEFT JOIN c ON c.session_id = r.session_id AND c.rid = r.rid
           GROUP BY r.session_id, u.model`,
@@ -277,7 +280,17 @@ export class PostgresStore extends DriverBase {
       u.cost += Number(r.cost);
       u.responses += Number(r.responses);
       // as summarizeUsage: only records that carried usage count for their model
-      if (r.priced) u.byModel[r.model ?? ''] = usage;
+      if (r.priced) u.byModel[r.model ?? ''] = addUsage(u.byModel[r.model ?? ''] ?? emptyUsage(), usage);
+      // the advisor requests of these responses, under their own models
+      for (const body of r.advisors ?? []) {
+        const counted = responseRecordOf(JSON.parse(body) as Entry)?.usage;
+        for (const part of counted ? usagePerModel(r.model ?? undefined, counted).slice(1) : []) {
+          const model = part.model ?? '';
+          u.usage = addUsage(u.usage, part.usage);
+          u.byModel[model] = addUsage(u.byModel[model] ?? emptyUsage(), part.usage);
+          if (!u.models.includes(model)) u.models.push(model);
+        }
+      }
     }
     for (const id of modelMap.keys()) summary(id);
     return out;

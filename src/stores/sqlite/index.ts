@@ -205,7 +205,20 @@ export class SqliteStore extends DriverBase {
           count(*) messages
          FROM entries e JOIN sessions s ON s.id = e.session_id WHERE ${where.join(' AND ')}`,
     ).get(...args) as UsageTotals;
-    return r;
+    // the tokens of advisor requests too, as summarizeUsage counts them
+    const field = (name: string) => `coalesce(sum(json_extract(a.value, '$.${name}')),0)`;
+    const a = this.stmt(
+      `SELECT ${field('input')} input, ${field('output')} output, ${field('cacheRead')} cacheRead, ${field('cacheWrite')} cacheWrite
+         FROM entries e JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
+        WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL`,
+    ).get(...args) as Pick<UsageTotals, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>;
+    return {
+      ...r,
+      input: r.input + a.input,
+      output: r.output + a.output,
+      cacheRead: r.cacheRead + a.cacheRead,
+      cacheWrite: r.cacheWrite + a.cacheWrite,
+    };
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
@@ -303,8 +316,9 @@ export class SqliteStore extends DriverBase {
   private insertEntries(sessionId: string, source: string, entries: readonly PreparedEntry[], firstSeq: number): void {
     const ins = this.stmt(
       `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
-         input, output, cache_read, cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo, cost, json, counted)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         input, output, cache_read, cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo, advisors,
+         cost, json, counted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const fts = this.stmt('INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)');
     let seq = firstSeq;
@@ -329,6 +343,7 @@ export class SqliteStore extends DriverBase {
         e.webSearches,
         e.speed,
         e.inferenceGeo,
+        e.advisors,
         e.cost,
         e.json,
         e.counted,
@@ -367,14 +382,14 @@ export class SqliteStore extends DriverBase {
     }
     const rows = this.stmt(
       `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, cache_write_1h, reasoning,
-         web_searches, speed, inference_geo, cost
+         web_searches, speed, inference_geo, advisors, cost
        FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
     );
     const uncount = this.stmt('UPDATE entries SET counted = 0 WHERE rowid = ?');
     const count = this.stmt(
       `UPDATE entries SET counted = 1, model = ?, input = ?, output = ?, cache_read = ?, cache_write = ?, cache_write_1h = ?,
-         reasoning = ?, web_searches = ?, speed = ?, inference_geo = ?, cost = ? WHERE rowid = ?`,
+         reasoning = ?, web_searches = ?, speed = ?, inference_geo = ?, advisors = ?, cost = ? WHERE rowid = ?`,
     );
     type Row = {
       rowid: number;
@@ -391,6 +406,7 @@ export class SqliteStore extends DriverBase {
       web_searches: number | null;
       speed: string | null;
       inference_geo: string | null;
+      advisors: string | null;
       cost: number | null;
     };
     const hasUsage = (r: Row) => r.input !== null || r.output !== null;
@@ -418,6 +434,7 @@ export class SqliteStore extends DriverBase {
         u.web_searches,
         u.speed,
         u.inference_geo,
+        u.advisors,
         withCost?.cost ?? null,
         pick.rowid,
       );
@@ -663,6 +680,8 @@ export interface PreparedEntry {
   webSearches: number | null;
   speed: string | null;
   inferenceGeo: string | null;
+  /** the response's advisor requests (Usage.advisors) as JSON; null when none */
+  advisors: string | null;
   cost: number | null;
   json: string;
   /** 1 when this record's usage counts */
@@ -740,6 +759,7 @@ export function prepareEntries(entries: readonly Entry[], counted?: Map<string, 
       webSearches: u?.webSearches ?? null,
       speed: u?.speed ?? null,
       inferenceGeo: u?.inferenceGeo ?? null,
+      advisors: u?.advisors?.length ? JSON.stringify(u.advisors) : null,
       cost: cost ?? null,
       json: JSON.stringify(e),
       counted: counted ? Number(c !== undefined) : r && !r.responseId && (u !== undefined || cost !== undefined) ? 1 : 0,
