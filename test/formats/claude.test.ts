@@ -557,6 +557,69 @@ describe('writing', () => {
     expect(written?.message?.usage).toEqual(usage);
   });
 
+  it("adds a resumed stream's paused responses to its usage, once per response, as Claude Code's stats do", async () => {
+    const dirName = '-work-paused';
+    const id = '7a1e0b7e-0000-4000-8000-00000000a11e';
+    await fs.mkdir(join(home, '.claude', 'projects', dirName), { recursive: true });
+    const base = { sessionId: id, cwd: '/work/paused', isSidechain: false, version: '2.1.331' };
+    // as Claude Code writes a resumed stream: every record of the response carries the paused ones
+    const message = (content: unknown[]) => ({
+      id: 'msg_resumed',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-opus-5',
+      content,
+      usage: { input_tokens: 30, output_tokens: 400, cache_read_input_tokens: 9000, cache_creation_input_tokens: 0 },
+      pausedResponses: [
+        {
+          limit: 'output_tokens',
+          usage: { input_tokens: 2000, output_tokens: 8000, cache_read_input_tokens: 500, cache_creation_input_tokens: 1500 },
+          finishedBlocks: 1,
+          requestId: 'req_first',
+          resumedRequestId: 'req_second',
+        },
+      ],
+    });
+    const lines = [
+      {
+        ...base,
+        type: 'user',
+        uuid: 'p1',
+        parentUuid: null,
+        timestamp: '2026-11-25T10:00:00.000Z',
+        message: { role: 'user', content: 'write it all' },
+      },
+      {
+        ...base,
+        type: 'assistant',
+        uuid: 'p2',
+        parentUuid: 'p1',
+        timestamp: '2026-11-25T10:01:00.000Z',
+        message: message([{ type: 'thinking', thinking: 'long', signature: 's' }]),
+      },
+      {
+        ...base,
+        type: 'assistant',
+        uuid: 'p3',
+        parentUuid: 'p2',
+        timestamp: '2026-11-25T10:02:00.000Z',
+        message: message([{ type: 'text', text: 'all of it' }]),
+      },
+    ];
+    await fs.writeFile(
+      join(home, '.claude', 'projects', dirName, `${id}.jsonl`),
+      `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
+    );
+    const session = (await new ClaudeDriver(env).getSession(id)) as Session;
+    expect(summarizeUsage(session.entries).usage).toEqual({
+      input: 2030,
+      output: 8400,
+      cacheRead: 9500,
+      cacheWrite: 1500,
+      reasoning: 0,
+    });
+  });
+
   it('writes a session from another agent, carrying a compaction with kept entries as a preserved segment', async () => {
     const t = (s: number) => `2026-01-01T00:00:0${s}.000Z`;
     const session: Session = {

@@ -6,7 +6,7 @@
  * record in `raw`. Bad lines become warnings naming file and line; the rest still loads.
  */
 import { messageFromAnthropic } from '../../convert/anthropic.js';
-import type { CompactionEntry, Entry, Message, MetadataEntry, ParseWarning } from '../../model/types.js';
+import type { CompactionEntry, Entry, Message, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
 import { readJsonl } from '../shared/jsonl.js';
 
 export type ClaudeRecord = Record<string, unknown>;
@@ -64,11 +64,32 @@ function promptText(r: ClaudeRecord): string | undefined {
   return t;
 }
 
+/**
+ * A response whose stream the API paused and Claude Code resumed keeps the earlier streams' usage in
+ * `message.pausedResponses` (`{limit, usage, requestId, ...}`), outside the message's own usage; Claude
+ * Code's stats add their input, output and cache tokens to it (read from its 2.1.331 binary: the feature
+ * is behind a server-side flag, so no real transcript here has one).
+ */
+function withPausedResponses(u: Usage, paused: readonly unknown[]): Usage {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const out = { ...u };
+  for (const p of paused) {
+    const pu = isRecord(p) && isRecord(p.usage) ? p.usage : undefined;
+    if (!pu) continue;
+    out.input += n(pu.input_tokens);
+    out.output += n(pu.output_tokens);
+    out.cacheRead += n(pu.cache_read_input_tokens);
+    out.cacheWrite += n(pu.cache_creation_input_tokens);
+  }
+  return out;
+}
+
 /** The model message of a user/assistant record; undefined when it has none. */
 export function messageOfRecord(r: ClaudeRecord): Message | undefined {
   const raw = r.message;
   if (!isRecord(raw)) return undefined;
   const msg = messageFromAnthropic(raw);
+  if (msg.usage && Array.isArray(raw.pausedResponses)) msg.usage = withPausedResponses(msg.usage, raw.pausedResponses);
   const claude: Record<string, unknown> = {};
   if (typeof r.requestId === 'string') claude.requestId = r.requestId;
   if (r.isMeta === true) claude.isMeta = true;
