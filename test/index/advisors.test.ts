@@ -9,7 +9,7 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, u
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
@@ -107,6 +107,25 @@ describe('advisor requests in the index', () => {
     expect(listed?.usageByModel?.['claude-opus-5']?.input).toBe(4000);
     const totals = await store.usage({ source: 'claude' });
     expect(totals.input).toBe(claudeCodeSays.modelUsage['claude-sonnet-5']?.inputTokens + 4000);
+  });
+
+  it('stats and the totals read advisor requests through their own index, not every counted record', async () => {
+    cpSync(PROJECT, claudeDir, { recursive: true });
+    await sync();
+    const prepare = vi.spyOn(store.db, 'prepare');
+    stats(store, loadPrices(), { by: 'model', since: '2026-01-01' });
+    await store.usage({ source: 'claude' });
+    const sql = prepare.mock.calls.map((c) => String(c[0])).filter((q) => q.includes('json_each(e.advisors)'));
+    prepare.mockRestore();
+    expect(sql).toHaveLength(2);
+    for (const q of sql) {
+      const params = Array.from({ length: q.split('?').length - 1 }, () => null);
+      const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${q}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+      // the advisor part: a search of the partial index; the counted records' own index is the other part's
+      const part = plan.slice(plan.findIndex((d) => d.includes('entries_advisors')));
+      expect(part[0]).toMatch(/^SEARCH e USING INDEX entries_advisors/);
+      expect(plan.join(' | ')).not.toMatch(/SCAN e\b/);
+    }
   });
 
   it('a transcript read in two parts (the response split over the cut) counts it once', async () => {

@@ -79,7 +79,7 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
          e.inference_geo inferenceGeo, sum(${field('input')}) input, sum(${field('output')}) output,
          sum(${field('cacheRead')}) cacheRead, sum(${field('cacheWrite')}) cacheWrite,
          sum(${field('cacheWrite1h')}) cacheWrite1h, 0 reasoning, 0 webSearches, 0 cost, 0 messages
-       FROM entries e JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
+       FROM entries e INDEXED BY entries_advisors JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
        WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL
        GROUP BY 1, 2, 3, 4, 5, 6, 7`;
   const rows = store.db.prepare(`${own} UNION ALL ${advisors}`).all(...thresholds, ...args, ...thresholds, ...args) as {

@@ -209,7 +209,7 @@ export class SqliteStore extends DriverBase {
     const field = (name: string) => `coalesce(sum(json_extract(a.value, '$.${name}')),0)`;
     const a = this.stmt(
       `SELECT ${field('input')} input, ${field('output')} output, ${field('cacheRead')} cacheRead, ${field('cacheWrite')} cacheWrite
-         FROM entries e JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
+         FROM entries e INDEXED BY entries_advisors JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
         WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL`,
     ).get(...args) as Pick<UsageTotals, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>;
     return {

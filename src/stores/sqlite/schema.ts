@@ -178,7 +178,7 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   (db) => {
     const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
     if (!columns.includes('advisors')) db.exec('ALTER TABLE entries ADD COLUMN advisors TEXT');
-    db.exec('CREATE INDEX IF NOT EXISTS entries_advisors ON entries(session_id) WHERE advisors IS NOT NULL');
+    db.exec('CREATE INDEX IF NOT EXISTS entries_advisors ON entries(counted, timestamp) WHERE advisors IS NOT NULL');
   },
 ];
 
