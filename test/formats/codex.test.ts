@@ -9,7 +9,7 @@ import { Sources } from '../../src/formats/registry.js';
 import '../../src/formats/all.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls } from '../../src/model/tree.js';
-import type { Message, Session } from '../../src/model/types.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 
 const FIXTURE_HOME = resolve('test/fixtures/codex/home');
@@ -368,6 +368,48 @@ describe('codex: writing', () => {
     expect(await driver.getMessages(fork.id, { includeAncestors: true })).toEqual(await driver.getMessages(fork.id));
     expect(messagesOf(forked).at(-1)?.parts).toEqual([{ type: 'text', text: 'second question' }]);
     expect(driver.resumeCommand({ ...fork })).toContain(`codex resume ${fork.id}`);
+  });
+
+  it('appends the records of one response as one codex response: its usage once, at its last record', async () => {
+    const env = await tempHome();
+    const driver = new CodexDriver(env);
+    const before = (await driver.getSession(REAL)) as Session;
+    const tail = messagesOf(before).length;
+    const leaf = before.entries.at(-1)?.id ?? null;
+    const file = before.path as string;
+    const linesBefore = (await fs.readFile(file, 'utf8')).trim().split('\n').length;
+    const usage = { input: 500, output: 70, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+    const reply = (id: string, parentId: string, timestamp: string, text: string): Entry => ({
+      id,
+      parentId,
+      timestamp,
+      kind: 'message',
+      message: { role: 'assistant', responseId: 'resp_split', model: 'gpt-5', usage, parts: [{ type: 'text', text }] },
+    });
+    await driver.appendEntries(REAL, [
+      {
+        id: 'q',
+        parentId: leaf,
+        timestamp: '2026-11-23T00:00:00.000Z',
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'split?' }] },
+      },
+      reply('r1', 'q', '2026-11-23T00:00:01.000Z', 'first part'),
+      reply('r2', 'r1', '2026-11-23T00:00:09.000Z', 'second part'),
+    ]);
+    const added = (await fs.readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .slice(linesBefore)
+      .map((l) => JSON.parse(l) as { timestamp: string; payload?: { type?: string } });
+    expect(added.filter((r) => r.payload?.type === 'token_count')).toHaveLength(1);
+    const after = (await driver.getSession(REAL)) as Session;
+    const answer = messagesOf(after).at(-1);
+    expect(messagesOf(after).length).toBe(tail + 2);
+    expect(answer?.parts.map((p) => (p.type === 'text' ? p.text : p.type))).toEqual(['first part', 'second part']);
+    expect(answer?.usage).toEqual(usage);
+    const entry = after.entries.find((e) => e.kind === 'message' && e.message === answer);
+    expect(entry?.timestamp).toBe('2026-11-23T00:00:09.000Z');
   });
 
   it("a foreign session's thinking is kept as an event, not sent to the model", async () => {

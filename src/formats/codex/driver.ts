@@ -323,8 +323,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
       }
       known.add(e.id);
     }
-    const lines: JsonObject[] = [];
-    for (const e of entries) lines.push(...encodeEntry(e, new Date().toISOString()));
+    const lines = encodeEntries(entries, new Date().toISOString());
     // Newer codex numbers every record (`ordinal`) and refuses to resume a rollout whose last
     // record has none: continue the numbering when the file has one.
     let last: number | undefined;
@@ -437,7 +436,7 @@ function usageRecord(u: NonNullable<Message['usage']>): JsonObject {
 }
 
 /** One entry as rollout lines: its own lines when it came from codex, else encoded from the model. */
-export function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: string): JsonObject[] {
+function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: string): JsonObject[] {
   const ts = e.timestamp || fallbackTime;
   if (e.rawSource === SOURCE && isObject(e.raw) && typeof e.raw.type === 'string') return [e.raw];
   // One response's items (and the UI events between them), as codex wrote them.
@@ -493,6 +492,28 @@ export function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: str
   }
 }
 
+/**
+ * Entries in order as rollout lines. The records of one response (consecutive, one responseId) are
+ * one codex response: its usage once, after its last record, and all of it at that record's time,
+ * the one whose usage it carries, which `stats` knows a copy by (CopyKey).
+ */
+function encodeEntries(entries: readonly Entry[], fallbackTime: string): JsonObject[] {
+  const responseTime = new Map<Entry, string>();
+  for (let i = entries.length - 1, last: Entry | undefined; i >= 0; i--) {
+    const e = entries[i] as Entry;
+    const rid = e.kind === 'message' ? e.message.responseId : undefined;
+    const lastRid = last?.kind === 'message' ? last.message.responseId : undefined;
+    if (!rid || rid !== lastRid) last = e;
+    else if (last?.timestamp) responseTime.set(e, last.timestamp);
+  }
+  return entries.flatMap((e, i) => {
+    const next = entries[i + 1];
+    const nextResponseId = next?.kind === 'message' ? next.message.responseId : undefined;
+    const at = responseTime.get(e);
+    return encodeEntry(at ? { ...e, timestamp: at } : e, fallbackTime, nextResponseId);
+  });
+}
+
 /** A whole session as a rollout with the given id: session_meta first, then the path to the leaf. */
 export function encodeRollout(session: Session, id: string): { lines: JsonObject[]; warnings: string[] } {
   const warnings: string[] = [];
@@ -515,22 +536,7 @@ export function encodeRollout(session: Session, id: string): { lines: JsonObject
   const path = session.entries.length ? pathToLeaf(session) : [];
   const dropped = session.entries.length - path.length;
   if (dropped > 0) warnings.push(`codex rollouts are linear: ${dropped} entries off the current branch were not written`);
-  // The records of one response are one codex response, at the time of its last record: the one
-  // whose usage it carries, which `stats` knows a copy by (CopyKey).
-  const responseTime = new Map<Entry, string>();
-  for (let i = path.length - 1, last: Entry | undefined; i >= 0; i--) {
-    const e = path[i] as Entry;
-    const rid = e.kind === 'message' ? e.message.responseId : undefined;
-    const lastRid = last?.kind === 'message' ? last.message.responseId : undefined;
-    if (!rid || rid !== lastRid) last = e;
-    else if (last?.timestamp) responseTime.set(e, last.timestamp);
-  }
-  path.forEach((e, i) => {
-    const next = path[i + 1];
-    const nextResponseId = next?.kind === 'message' ? next.message.responseId : undefined;
-    const at = responseTime.get(e);
-    lines.push(...encodeEntry(at ? { ...e, timestamp: at } : e, created, nextResponseId));
-  });
+  lines.push(...encodeEntries(path, created));
   // Codex's own records may carry ordinals; then every record must, in order (see appendEntries).
   const numbered = lines.some((r) => typeof r.ordinal === 'number') ? lines.map((r, i) => withOrdinal(r, i)) : lines;
   return { lines: numbered, warnings };
