@@ -8,7 +8,14 @@
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { type AgentHome, type ClaudeModelUsage, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
+import {
+  type AgentHome,
+  type ClaudeModelUsage,
+  type ClaudeResult,
+  runClaude,
+  setupAgentHome,
+  statsTokensOfClaude,
+} from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -108,17 +115,6 @@ function ourTokens(r: StatsRow) {
   };
 }
 
-function tokensOf(
-  u: Pick<ClaudeModelUsage, 'inputTokens' | 'outputTokens' | 'cacheReadInputTokens' | 'cacheCreationInputTokens'>,
-) {
-  return {
-    inputTokens: u.inputTokens,
-    outputTokens: u.outputTokens,
-    cacheReadTokens: u.cacheReadInputTokens,
-    cacheWriteTokens: u.cacheCreationInputTokens,
-  };
-}
-
 beforeAll(async () => {
   home = await setupAgentHome({ rules: [answer] });
   env = { home: home.root, env: {} };
@@ -140,7 +136,7 @@ describe('stats prices Claude Code sessions as Claude Code does', () => {
       const ours = bySession.get(r.session_id);
       expect(ours, name).toBeDefined();
       const theirs = Object.values(r.modelUsage ?? {});
-      const sum = (k: keyof ClaudeModelUsage) => theirs.reduce((n, u) => n + u[k], 0);
+      const sum = (k: keyof ClaudeModelUsage) => theirs.reduce((n, u) => n + (u[k] ?? 0), 0);
       expect({ run: name, ...ourTokens(ours as StatsRow) }).toEqual({
         run: name,
         inputTokens: sum('inputTokens'),
@@ -173,7 +169,7 @@ describe('stats prices Claude Code sessions as Claude Code does', () => {
       const u = theirs.get(row.key) as ClaudeModelUsage;
       expect({ model: row.key, ...ourTokens(row), cost: row.cost }).toEqual({
         model: row.key,
-        ...tokensOf(u),
+        ...statsTokensOfClaude(u),
         cost: expect.closeTo(u.costUSD, 9),
       });
     }

@@ -151,8 +151,18 @@ export interface ClaudeModelUsage {
   outputTokens: number;
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
-  webSearchRequests: number;
+  webSearchRequests?: number;
   costUSD: number;
+}
+
+/** Claude Code's usage of one model (result `modelUsage`, `cost-state` records) as `stats --json` names the tokens. */
+export function statsTokensOfClaude(u: ClaudeModelUsage) {
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cacheReadTokens: u.cacheReadInputTokens,
+    cacheWriteTokens: u.cacheCreationInputTokens,
+  };
 }
 
 function claudeEnv(home: AgentHome) {

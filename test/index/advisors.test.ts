@@ -5,8 +5,7 @@
  * priced it at per model. The index keeps it through an incremental read, a conversion (counted
  * once) and the migration from schema 10; the web viewer's stats agree.
  */
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -19,6 +18,8 @@ import { loadPrices } from '../../src/stores/index-sync/prices.js';
 import { type StatsRow, stats } from '../../src/stores/index-sync/stats.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { type ClaudeModelUsage, statsTokensOfClaude } from '../helpers/agents.js';
+import { tempIndexHome } from '../helpers/index-units.js';
 
 const PROJECT = join(__dirname, '..', 'fixtures', 'claude', 'real', 'projects', '-tmp-cc-advisor');
 const SESSION = '4cf6af46-90ce-4140-a417-cb383e9c5ef7';
@@ -27,30 +28,14 @@ const FILE = `${SESSION}.jsonl`;
 type Json = Record<string, unknown>;
 const lines = readFileSync(join(PROJECT, FILE), 'utf8').split('\n').filter(Boolean);
 
-interface ModelUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-  costUSD: number;
-}
-
 /** What Claude Code priced the session at, per model: its last `cost-state` record. */
 const claudeCodeSays = (() => {
   const states = lines.map((l) => JSON.parse(l) as Json).filter((r) => r.type === 'cost-state');
-  const last = states[states.length - 1] as { totalCostUSD: number; modelUsage: Record<string, ModelUsage> };
+  const last = states[states.length - 1] as { totalCostUSD: number; modelUsage: Record<string, ClaudeModelUsage> };
   return last;
 })();
 
-function asRow(u: ModelUsage) {
-  return {
-    inputTokens: u.inputTokens,
-    outputTokens: u.outputTokens,
-    cacheReadTokens: u.cacheReadInputTokens,
-    cacheWriteTokens: u.cacheCreationInputTokens,
-    cost: expect.closeTo(u.costUSD, 9),
-  };
-}
+const asRow = (u: ClaudeModelUsage) => ({ ...statsTokensOfClaude(u), cost: expect.closeTo(u.costUSD, 9) });
 
 function byModel(rows: StatsRow[]) {
   return Object.fromEntries(
@@ -74,17 +59,17 @@ let env: DriverEnv;
 let store: SqliteStore;
 let claudeDir: string;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tb-advisors-'));
-  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
+let remove: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ dir, env, remove } = await tempIndexHome('tb-advisors-'));
   claudeDir = join(dir, '.claude', 'projects', '-tmp-cc-advisor');
   mkdirSync(claudeDir, { recursive: true });
-  mkdirSync(join(dir, '.threadbase'));
   store = openSqliteStore(indexPath(env));
 });
 afterEach(async () => {
   await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await remove();
 });
 
 const sync = () => new IndexSync(store).sync(new Sources(env), { formats: ['claude', 'pi'] });
