@@ -4,6 +4,7 @@
  * cache writes, web searches, where the request ran, fast mode, a long prompt, a request to an
  * advisor model), and what it reports for each run (`total_cost_usd`, `modelUsage`) is what
  * threadbase's `stats` says of the session it recorded: the same tokens per model, the same cost.
+ * The advisor request survives a trip through pi into a Claude Code transcript Claude Code resumes.
  */
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,5 +195,31 @@ describe('stats prices Claude Code sessions as Claude Code does', () => {
     expect(file).toBeDefined();
     const text = await fs.readFile(`${home.root}/.claude/projects/${file}`, 'utf8');
     expect(text).toContain('"advisor_message"');
+  });
+
+  it('carried into pi and back, the advisor request is in the records threadbase wrote, and Claude Code resumes them', async () => {
+    const advised = results.get('advisor') as ClaudeResult;
+    const toPi = JSON.parse(
+      await runCliOk(env, ['convert', advised.session_id, '--source', 'claude', '--to', 'pi', '--json']),
+    ) as {
+      id: string;
+    };
+    const back = JSON.parse(await runCliOk(env, ['convert', toPi.id, '--source', 'pi', '--to', 'claude', '--json'])) as {
+      id: string;
+      path: string;
+    };
+    const records = (await fs.readFile(back.path, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: { usage?: { iterations?: Record<string, unknown>[] } } });
+    const iterations = records.find((r) => r.type === 'assistant' && r.message?.usage?.iterations)?.message?.usage?.iterations;
+    expect(iterations?.find((i) => i.type === 'advisor_message')).toEqual(
+      expect.objectContaining({ model: 'claude-opus-5', input_tokens: 4000, output_tokens: 500 }),
+    );
+    const before = home.standIn.messageRequests().length;
+    const resumed = await runClaude(home, ['--model', 'claude-sonnet-5', '--resume', back.id], 'and after that?');
+    expect(resumed.is_error ?? false).toBe(false);
+    const sent = home.standIn.messageRequests().slice(before);
+    expect(sent.some((q) => q.messages.some((m) => textOf(m).includes('priced advisor')))).toBe(true);
   });
 });
