@@ -101,7 +101,11 @@ export function parserSession(): Session {
       role: 'assistant',
       model,
       provider: 'anthropic',
-      usage: usage(1200, 340, 800, 200),
+      // with a request to an advisor model inside the response (Claude Code's advisor tool)
+      usage: {
+        ...usage(1200, 340, 800, 200),
+        advisors: [{ model: 'claude-opus-5', input: 900, output: 120, cacheRead: 0, cacheWrite: 0 }],
+      },
       cost: 0.0123,
       parts: [
         {

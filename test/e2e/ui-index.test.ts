@@ -148,8 +148,14 @@ describe.skipIf(skipBrowser)('threadbase ui on the SQLite index, in chromium', (
     // Claude Code records no cost: the response is priced from its usage, marked as an estimate
     const sonnet = priceOf(PRICES, 'claude-sonnet-4-5');
     if (!sonnet) throw new Error('no price for claude-sonnet-4-5');
-    const estimate = costOf(sonnet, { input: 1200, output: 340, cacheRead: 800, cacheWrite: 200, reasoning: 0 });
+    const opus = priceOf(PRICES, 'claude-opus-5');
+    if (!opus) throw new Error('no price for claude-opus-5');
+    // its own tokens at its model's price, and its advisor request's at the advisor model's
+    const advisor = { input: 900, output: 120, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+    const estimate =
+      costOf(sonnet, { input: 1200, output: 340, cacheRead: 800, cacheWrite: 200, reasoning: 0 }) + costOf(opus, advisor);
     expect(await page.locator('#e-p-2 .cost.priced').textContent()).toBe(`≈$${estimate.toFixed(estimate < 0.01 ? 4 : 2)}`);
+    expect(await page.locator('#e-p-2 .advisor').textContent()).toBe('+ advisor claude-opus-5 ↑900 ↓120');
     // and the header sums the session's responses, each priced: an estimate too
     expect(await page.locator('.session-head').textContent()).toMatch(/ · ≈\$\d+\.\d+/);
     // the bash call's output is a unified diff, drawn as one

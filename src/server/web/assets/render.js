@@ -167,7 +167,10 @@ function fileView(part) {
   return h('div', { class: 'file muted' }, label);
 }
 
-/** The model, tokens and cost of a message; `priced` is the cost estimated from usage when the agent recorded none. */
+/**
+ * The model, tokens (and its advisor requests') and cost of a message; `priced` is the cost estimated
+ * from usage when the agent recorded none.
+ */
 function usageLine(m, priced) {
   const bits = [];
   if (m.model) bits.push(h('span', { class: 'model' }, m.model));
@@ -181,6 +184,19 @@ function usageLine(m, priced) {
         `↑${fmtTokens(u.input + u.cacheRead + u.cacheWrite)} ↓${fmtTokens(u.output)}${u.cacheRead ? ` (cache ${fmtTokens(u.cacheRead)})` : ''}`,
       ),
     );
+    // requests to an advisor model inside this response, billed under that model (in the cost beside)
+    for (const a of u.advisors ?? []) {
+      bits.push(
+        h(
+          'span',
+          {
+            class: 'advisor',
+            title: `advisor ${a.model}: input ${a.input}, output ${a.output}, cache read ${a.cacheRead}, cache write ${a.cacheWrite}`,
+          },
+          `+ advisor ${a.model} ↑${fmtTokens(a.input + a.cacheRead + a.cacheWrite)} ↓${fmtTokens(a.output)}`,
+        ),
+      );
+    }
   }
   if (typeof m.cost === 'number') bits.push(h('span', { class: 'cost' }, fmtCost(m.cost)));
   else if (typeof priced === 'number')
