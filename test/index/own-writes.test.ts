@@ -1,17 +1,19 @@
 /**
  * threadbase's own writes into an agent's store (convert, branch) are seen by the very next `search`
  * and `stats`, inside the 30 s in which they otherwise trust a recent sync: the write tells the
- * index, and the next reading command syncs that store first. Writes by anything else (the agents
- * themselves, here a bare Sources) still wait for the window, and no write creates an index.
+ * index, and the next reading command syncs that store first. Writes by the agents themselves (here a
+ * bare Sources) where agents were writing last are seen at once too, by a few stats; nothing written,
+ * nothing is listed again. No write creates an index.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { openFreshIndex } from '../../src/stores/index-sync/fresh.js';
 import { indexPath, lastSync, writtenSinceSync } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { sampleSession } from '../conformance/driver-suite.js';
@@ -85,14 +87,35 @@ describe("the index and threadbase's own writes", () => {
     expect(await searchHits('wombatcircus')).toEqual([`pi:${piSession.id}`]);
   });
 
-  it("another program's write waits for the window (it does not tell the index)", async () => {
+  it("an agent's own write where agents were writing last is seen at once too (a new session, a turn appended)", async () => {
     await statsKeys();
     const sources = new Sources(env);
+    // as an agent would: a session in a new project folder, then a turn appended to it
     const other = await sources.driver('claude').writeSession?.(sampleSession());
-    await sources.close();
+    if (!other) throw new Error('no Claude Code session written');
     expect((await piState()).pending).toBe(false);
-    expect(await statsKeys()).not.toContain(`claude:${other?.id}`);
-    await runCliOk(env, ['sync']);
-    expect(await statsKeys()).toContain(`claude:${other?.id}`);
+    expect(await statsKeys()).toContain(`claude:${other.id}`);
+    const last = (await sources.driver('claude').getSession(other.id))?.entries.at(-1);
+    await sources.driver('claude').appendEntries?.(other.id, [
+      {
+        kind: 'message',
+        id: '5f0e7a2b-0000-4000-8000-0000000000ab',
+        parentId: last?.id ?? null,
+        timestamp: new Date().toISOString(),
+        message: { role: 'user', parts: [{ type: 'text', text: 'and the platypusjamboree file?' }] },
+      },
+    ]);
+    await sources.close();
+    expect(await searchHits('platypusjamboree')).toEqual([`claude:${other.id}`]);
+  });
+
+  it('nothing written: search and stats inside the window do not list the stores again', async () => {
+    await statsKeys();
+    const sources = new Sources(env);
+    const units = vi.spyOn(sources.driver('claude') as unknown as { listUnits: () => Promise<unknown> }, 'listUnits');
+    const store = await openFreshIndex(env, sources);
+    await store.close();
+    await sources.close();
+    expect(units).not.toHaveBeenCalled();
   });
 });

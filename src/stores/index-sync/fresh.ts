@@ -1,6 +1,7 @@
 /**
  * The index as reading commands use it. `search` and `stats` answer only from it (synced first when
- * older than maxAgeMs); `sessions`, `show` and `context` answer from it for each store it is fresh
+ * older than maxAgeMs, or when an agent wrote where agents wrote last); `sessions`, `show` and
+ * `context` answer from it for each store it is fresh
  * for (synced, and nothing a listing sees changed since) and from the agent's files for the rest.
  */
 import { existsSync } from 'node:fs';
@@ -17,7 +18,8 @@ import { IndexSync, indexPath, lastSync, markWritten, type SourceFreshness, writ
 
 /**
  * `search` and `stats` sync first unless a sync changed the index this recently (a sync that finds
- * nothing changed records no time, so an idle index is checked, by a listing, every time).
+ * nothing changed records no time, so an idle index is checked, by a listing, every time) and no
+ * agent has written since where agents were writing last (IndexSync.recentlyWritten).
  */
 export const DEFAULT_MAX_AGE_MS = 30_000;
 
@@ -41,9 +43,11 @@ export async function openFreshIndex(
     times.some((t) => t === undefined) || formats.some((f) => writtenSinceSync(store, f))
       ? Number.POSITIVE_INFINITY
       : Math.max(0, ...times.map((t) => Date.now() - Date.parse(t as string)));
-  if (opts.sync !== false && age > (opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS)) {
+  const sync = new IndexSync(store);
+  // inside the window, only where an agent was writing last (a few stats)
+  if (opts.sync !== false && (age > (opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS) || (await sync.recentlyWritten(sources, formats)))) {
     // only the formats asked about (e.g. `stats --source claude` reads no other agent's store)
-    await new IndexSync(store).sync(sources, {
+    await sync.sync(sources, {
       ...(opts.formats ? { formats: opts.formats } : {}),
       ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
     });

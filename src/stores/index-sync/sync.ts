@@ -9,7 +9,7 @@
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
@@ -246,6 +246,45 @@ export class IndexSync {
     }
     if (stamp === undefined) return { holds: false };
     return { stamp, holds: indexMeta(this.store, `${STAMP}:${format}`) === `${stamp}|${this.unitCount(format)}` };
+  }
+
+  /**
+   * Whether an agent has written, since the last sync of one of these stores, where agents were
+   * writing last: a store with a listing stamp (a database) by its stamp; the others by the files the
+   * index saw change last and their folders and the folders above (a new session file changes its
+   * folder's time, a new project folder its parent's). A few stats: `search` and `stats` ask it inside
+   * their window, so that a turn just taken in an agent is found at once. An older session an agent
+   * resumes is seen when the window has passed (or after `sync`).
+   */
+  async recentlyWritten(sources: Sources, formats: readonly string[]): Promise<boolean> {
+    for (const format of formats) {
+      const driver = sources.driver(format);
+      const { stamp, holds } = await this.stampNow(format, driver);
+      if (stamp !== undefined) {
+        if (!holds) return true;
+        continue;
+      }
+      const since = lastSync(this.store, format);
+      if (since === undefined) return true;
+      const rows = this.store
+        .stmt(
+          `SELECT key, size, mtime_ms FROM units WHERE format = ? AND mtime_ms IS NOT NULL ORDER BY mtime_ms DESC LIMIT ${RECENT_UNITS}`,
+        )
+        .all(format) as { key: string; size: number | null; mtime_ms: number }[];
+      const folders = new Set(rows.flatMap((r) => [dirname(r.key), dirname(dirname(r.key))]));
+      const changed = await Promise.all([
+        ...rows.map(async (r) => {
+          const st = await stat(r.key).catch(() => undefined);
+          return !st || st.size !== r.size || st.mtimeMs !== r.mtime_ms;
+        }),
+        ...[...folders].map(async (f) => {
+          const st = await stat(f).catch(() => undefined);
+          return !st || st.mtimeMs > Date.parse(since);
+        }),
+      ]);
+      if (changed.some(Boolean)) return true;
+    }
+    return false;
   }
 
   /**
@@ -741,6 +780,9 @@ function setIndexMeta(store: SqliteStore, key: string, value: string): void {
     .stmt(`INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
     .run(key, value);
 }
+
+/** How many of a store's most recently changed files `recentlyWritten` looks at. */
+const RECENT_UNITS = 16;
 
 /** `written:<format>`: when threadbase last wrote into that agent's store (markWritten) */
 const WRITTEN = 'written';
