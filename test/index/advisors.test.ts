@@ -5,7 +5,7 @@
  * priced it at per model. The index keeps it through an incremental read, a conversion (counted
  * once) and the migration from schema 10; the web viewer's stats agree.
  */
-import { appendFileSync, cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -16,9 +16,10 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { loadPrices } from '../../src/stores/index-sync/prices.js';
 import { type StatsRow, stats } from '../../src/stores/index-sync/stats.js';
-import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { IndexSync, indexPath, type SyncReport } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { type ClaudeModelUsage, statsTokensOfClaude } from '../helpers/agents.js';
+import { runCliOk } from '../helpers/cli.js';
 import { tempIndexHome } from '../helpers/index-units.js';
 
 const PROJECT = join(__dirname, '..', 'fixtures', 'claude', 'real', 'projects', '-tmp-cc-advisor');
@@ -151,7 +152,7 @@ describe('advisor requests in the index', () => {
       expect((await store.listSessions({ source: target }))[0]?.usageByModel?.['claude-opus-5']?.input).toBe(4000);
     });
 
-  it('an index of schema 10 gets the column; a file read whole again brings its advisor requests', async () => {
+  it('an index of schema 10 gets the column; `sync --full` reads its sessions again and brings their advisor requests', async () => {
     cpSync(PROJECT, claudeDir, { recursive: true });
     await sync();
     await store.close();
@@ -164,11 +165,15 @@ describe('advisor requests in the index', () => {
     expect(index).toMatch(/WHERE advisors IS NOT NULL/);
     // the rows indexed before have none: stats runs, without them
     expect(Object.keys(statsByModel())).toEqual(['claude-sonnet-5']);
-    const later = new Date(Date.now() + 60_000);
-    utimesSync(join(claudeDir, FILE), later, later);
-    const report = await sync();
-    expect(report.reread).toBe(1);
+    // a plain sync finds nothing changed; `sync --full` reads every session whole again
+    expect((await sync()).reread).toBe(0);
+    await store.close();
+    const report = JSON.parse(await runCliOk(env, ['sync', '--full', '--source', 'claude', '--json'])) as SyncReport;
+    expect(report).toEqual(expect.objectContaining({ units: 1, reread: 1, unchanged: 0 }));
+    store = openSqliteStore(indexPath(env));
     expect(statsByModel()).toEqual(expected);
+    // and the sync after it is incremental again
+    expect((await sync()).unchanged).toBe(1);
   });
 
   it("the web viewer's stats put it under the advisor model too", async () => {

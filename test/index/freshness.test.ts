@@ -164,4 +164,22 @@ describe('freshness per store', () => {
     await view?.store.close();
     expect(await sessionsJson()).toEqual(await sessionsJson(['--no-index']));
   });
+
+  it('sync --full reads every file and database row whole again, then syncs incrementally again', async () => {
+    const report = async (args: string[]) => {
+      const r = await run(['sync', '--json', ...args]);
+      expect(r.code, r.err).toBe(0);
+      return JSON.parse(r.out) as { units: number; unchanged: number; reread: number };
+    };
+    await report([]); // what the tests before changed
+    const before = await report([]);
+    expect(before.unchanged).toBe(before.units);
+    // both kinds of store: a Claude Code file and OpenCode's rows (known by the database's stamp)
+    const full = await report(['--full']);
+    expect(full.units).toBe(before.units);
+    expect(full.units).toBeGreaterThanOrEqual(2);
+    expect(full).toEqual(expect.objectContaining({ reread: full.units, unchanged: 0 }));
+    expect(await report([])).toEqual(expect.objectContaining({ unchanged: full.units, reread: 0 }));
+    expect((await sessionsJson()).map((s) => s.id)).toEqual(expect.arrayContaining([claude.id, opencode.id]));
+  });
 });

@@ -31,15 +31,16 @@ export function registerSync(program: Command, ctx: CliContext): void {
       (v) => Number.parseInt(v, 10),
       1000,
     )
+    .option('--full', 'read every session whole again, changed or not (what an older threadbase did not index)')
     .option('--json', 'print the sync report as JSON')
-    .action(async (opts: { source?: string; watch?: boolean; interval: number; json?: boolean }) => {
+    .action(async (opts: { source?: string; watch?: boolean; interval: number; full?: boolean; json?: boolean }) => {
       const path = indexPath(ctx.env);
       await mkdir(dirname(path), { recursive: true });
       const store = openSqliteStore(path);
       const indexer = new IndexSync(store);
       const formats = opts.source?.split(',').map((s) => s.trim());
       const tty = Boolean(process.stderr.isTTY) && !opts.json;
-      const runOnce = async (quiet: boolean): Promise<SyncReport> => {
+      const runOnce = async (quiet: boolean, full = false): Promise<SyncReport> => {
         const bar =
           tty && !quiet
             ? new cliProgress.SingleBar(
@@ -50,6 +51,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
         let started = false;
         const report = await indexer.sync(ctx.sources(), {
           ...(formats ? { formats } : {}),
+          ...(full ? { full } : {}),
           onProgress: (p) => {
             if (!bar) return;
             if (!started) {
@@ -64,7 +66,8 @@ export function registerSync(program: Command, ctx: CliContext): void {
         return report;
       };
       try {
-        const first = await runOnce(false);
+        // --full: the first sync only; what --watch follows after it is what changes
+        const first = await runOnce(false, opts.full === true);
         if (opts.json) printJson(ctx, { index: path, ...first });
         else ctx.stderr(`${summary(first)}\n`);
         if (!opts.watch) return;

@@ -41,6 +41,11 @@ export interface SyncOptions {
   batchUnits?: number;
   /** 0: read every unit in this thread; 1: in a worker thread (default: a worker when many units are read whole and there is a second core) */
   workers?: number;
+  /**
+   * Read every unit whole again, changed or not (what an older version did not index). Marked
+   * first, so a sync killed mid-way leaves the rest for the next one to read.
+   */
+  full?: boolean;
 }
 
 export interface SyncReport {
@@ -248,6 +253,20 @@ export class IndexSync {
     return { stamp, holds: indexMeta(this.store, `${STAMP}:${format}`) === `${stamp}|${this.unitCount(format)}` };
   }
 
+  /** Marks every unit of these stores as never read, and forgets their stamps: the next sync reads them whole. */
+  forgetReads(formats: readonly string[]): void {
+    const units = this.store.stmt(
+      'UPDATE units SET size = NULL, mtime_ms = NULL, version = NULL, offset = NULL WHERE format = ?',
+    );
+    const stamp = this.store.stmt('DELETE FROM index_meta WHERE key = ?');
+    this.store.db.transaction(() => {
+      for (const f of formats) {
+        units.run(f);
+        stamp.run(`${STAMP}:${f}`);
+      }
+    })();
+  }
+
   /**
    * Whether an agent has written, since the last sync of one of these stores, where agents were
    * writing last: a store with a listing stamp (a database) by its stamp; the others by the files the
@@ -416,6 +435,7 @@ export class IndexSync {
     };
     // threadbase's own sessions live in this very database: never indexed into it again
     const formats = (opts.formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE);
+    if (opts.full) this.forgetReads(formats);
     const listed = await eachStore(formats, async (format) => {
       const driver = sources.driver(format);
       return { driver, ...(await this.look(format, driver)) };

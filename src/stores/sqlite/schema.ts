@@ -173,8 +173,8 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   },
   // 11: a response's requests to an advisor model (Usage.advisors), billed under that model, as JSON on
   // the counted record, with an index of the records that have any (`stats` reads only those).
-  // Records indexed before keep none until their file is read whole again (the index keeps no raw
-  // record to find them by).
+  // Records indexed before keep none until their file is read whole again (`sync --full`; the index
+  // keeps no raw record to find them by).
   (db) => {
     const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
     if (!columns.includes('advisors')) db.exec('ALTER TABLE entries ADD COLUMN advisors TEXT');
