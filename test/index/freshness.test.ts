@@ -181,5 +181,13 @@ describe('freshness per store', () => {
     expect(full).toEqual(expect.objectContaining({ reread: full.units, unchanged: 0 }));
     expect(await report([])).toEqual(expect.objectContaining({ unchanged: full.units, reread: 0 }));
     expect((await sessionsJson()).map((s) => s.id)).toEqual(expect.arrayContaining([claude.id, opencode.id]));
+    // a --full killed after marking: the next plain sync reads what was marked
+    const store = openSqliteStore(indexPath(env));
+    try {
+      new IndexSync(store).forgetReads(['claude', 'opencode']);
+    } finally {
+      await store.close();
+    }
+    expect(await report([])).toEqual(expect.objectContaining({ reread: full.units, unchanged: 0 }));
   });
 });
