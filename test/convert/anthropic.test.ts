@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  advisorIterations,
   contextFromAnthropic,
   contextToAnthropic,
   messagesFromAnthropic,
   messagesToAnthropic,
   toolInputObject,
+  usageFromAnthropic,
 } from '../../src/convert/anthropic.js';
 import { renderContext } from '../../src/convert/formats.js';
 import type { Message } from '../../src/model/types.js';
@@ -89,6 +91,48 @@ describe('model → Anthropic request', () => {
 });
 
 describe('Anthropic → model', () => {
+  it("reads advisor requests from usage.iterations, leaving out malformed ones and the response's own iterations", () => {
+    const u = usageFromAnthropic({
+      input_tokens: 10,
+      output_tokens: 5,
+      iterations: [
+        { type: 'message', input_tokens: 10, output_tokens: 5 },
+        { type: 'advisor_message', model: 'claude-opus-5', input_tokens: 40, output_tokens: -3, cache_creation_input_tokens: 8 },
+        { type: 'advisor_message', input_tokens: 99 },
+        {
+          type: 'advisor_message',
+          model: 'claude-opus-5',
+          cache_creation: { ephemeral_1h_input_tokens: 6 },
+          cache_creation_input_tokens: 6,
+        },
+        'junk',
+      ],
+    });
+    expect(u?.advisors).toEqual([
+      { model: 'claude-opus-5', input: 40, output: 0, cacheRead: 0, cacheWrite: 8 },
+      { model: 'claude-opus-5', input: 0, output: 0, cacheRead: 0, cacheWrite: 6, cacheWrite1h: 6 },
+    ]);
+    expect(u && { ...u, advisors: undefined }).toEqual({
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+      advisors: undefined,
+    });
+    // written back: the response's own counts first, then each advisor request, which reads back the same
+    const back = usageFromAnthropic({ input_tokens: 10, output_tokens: 5, iterations: u && advisorIterations(u) });
+    expect(back?.advisors).toEqual(u?.advisors);
+    expect(u && advisorIterations(u)?.[0]).toEqual({
+      type: 'message',
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    });
+    expect(usageFromAnthropic({ input_tokens: 1, output_tokens: 1, iterations: [] })?.advisors).toBeUndefined();
+  });
+
   it('makes a user message carrying tool_result blocks a tool message, keeping blocks alongside in order', () => {
     const [m] = messagesFromAnthropic([
       {
