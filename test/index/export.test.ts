@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sessionToHtml, sessionToMarkdown } from '../../src/export/index.js';
 import type { Entry, MessageEntry, Session, Usage } from '../../src/model/types.js';
-import { costOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
+import { costOf, PRICES, priceOf, usageCostByModel } from '../../src/stores/index-sync/prices.js';
 import { sampleSession } from '../conformance/driver-suite.js';
 
 function branched(): Session {
@@ -38,6 +38,12 @@ describe('export renderers', () => {
     expect(md).toContain('- tokens: input 430, output 105');
     expect(md).toContain('  - claude-opus-5: input 300, output 40');
     expect(md).not.toContain('no price known');
+    // per model: the advisor request is no response of its own, and the response's recorded cost covers it
+    const byModel = usageCostByModel(branched().entries, PRICES);
+    expect(byModel.map((m) => [m.model, m.responses, m.cost])).toEqual([
+      ['claude-sonnet-4-5', 2, expect.closeTo(0.015, 9)],
+      ['claude-opus-5', 0, 0],
+    ]);
   });
 
   it('prices what the agent did not record, per model, as `stats` does, and says so', () => {

@@ -329,21 +329,22 @@ export function usageCostByModel(entries: readonly Entry[], prices: PriceTable):
       continue;
     }
     // each model's part of the response (an advisor's under its own model); a recorded cost covers them all
-    for (const part of usagePerModel(c.model, c.usage)) {
+    usagePerModel(c.model, c.usage).forEach((part, i) => {
       const r = rowOf(part.model ?? '');
-      r.responses++;
+      // an advisor request is no response of its own (as `stats` counts messages)
+      if (i === 0) r.responses++;
       r.usage = addUsage(r.usage, part.usage);
       if (c.cost !== undefined) {
         // inside the response's recorded cost (on its own model's row)
         r.cost ??= 0;
-        continue;
+        return;
       }
       const price = priceOf(prices, part.model);
       if (price) {
         r.cost = (r.cost ?? 0) + costOf(price, part.usage);
         r.estimated = true;
       }
-    }
+    });
   }
   return [...out.values()].sort((a, b) => (b.cost ?? 0) - (a.cost ?? 0) || a.model.localeCompare(b.model));
 }
