@@ -327,6 +327,55 @@ describe('web data routes', () => {
     }
   });
 
+  it('on the local index, lists a session priced request by request, as its page and `stats` price it', async () => {
+    const t = (i: number) => new Date(Date.UTC(2026, 10, 22, 9, i)).toISOString();
+    const u = (input: number, cacheRead: number) => ({ input, output: 900, cacheRead, cacheWrite: 0, reasoning: 0 });
+    // two requests of a model with long-prompt rates: one prompt above the threshold, one below
+    const long = u(60_000, 90_000);
+    const short = u(2_000, 10_000);
+    const reply = (id: string, parentId: string, i: number, usage: ReturnType<typeof u>) => ({
+      kind: 'message' as const,
+      id,
+      parentId,
+      timestamp: t(i),
+      message: { role: 'assistant' as const, model: 'claude-haiku-5-5', usage, parts: [{ type: 'text' as const, text: id }] },
+    });
+    const session: Session = {
+      id: 'long-and-short',
+      source: 'claude',
+      createdAt: t(0),
+      updatedAt: t(2),
+      messageCount: 3,
+      entries: [
+        {
+          kind: 'message',
+          id: 'q',
+          parentId: null,
+          timestamp: t(0),
+          message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+        },
+        reply('r1', 'q', 1, long),
+        reply('r2', 'r1', 2, short),
+      ],
+    };
+    const price = priceOf(PRICES, 'claude-haiku-5-5') as NonNullable<ReturnType<typeof priceOf>>;
+    const perRequest = costOf(price, long) + costOf(price, short);
+    const perSum = costOf(price, { ...u(62_000, 100_000), output: 1800 }, 0);
+    expect(perRequest).not.toBeCloseTo(perSum, 6);
+    for (const [driver, listed] of [
+      [openSqliteStore(':memory:'), perRequest],
+      // a store without a per-request index lists the per-model sum
+      [new MemoryStore(), perSum],
+    ] as const) {
+      await driver.writeSession(session, { keepId: true });
+      const app = createWebApp({ driver });
+      const rows = ((await (await app.request('/api/v1/web/sessions')).json()) as Json).sessions as Json[];
+      expect(rows.find((r) => r.id === 'long-and-short')?.cost).toBeCloseTo(listed, 10);
+      const head = (await (await app.request('/api/v1/web/sessions/long-and-short')).json()) as Json;
+      expect(head.cost).toBeCloseTo(perRequest, 10);
+    }
+  });
+
   it('searches with titles on the hits', async () => {
     const { hits } = await get(`/search?q=${BIG_NEEDLE}`);
     expect(hits).toHaveLength(1);

@@ -20,7 +20,9 @@ import {
 } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage, usagePerModel } from '../../model/usage.js';
 import { costOf, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
+import { stats } from '../../stores/index-sync/stats.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
+import { SqliteStore } from '../../stores/sqlite/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -305,25 +307,38 @@ export class WebData {
     });
     const offset = Math.max(0, q.offset ?? 0);
     const limit = Math.min(500, Math.max(1, q.limit ?? 50));
+    const page = rows.slice(offset, offset + limit);
+    const exact = this.pageCosts(page);
     return {
       total: rows.length,
       offset,
       facets,
-      sessions: rows.slice(offset, offset + limit).map((s) => ({
+      sessions: page.map((s) => ({
         ...sessionRow(s),
         models: s.models ?? [],
         tokens: totalTokens(s.usage),
-        ...this.listCost(s),
+        ...this.listCost(s, exact?.get(`${s.source}\u0000${s.id}`)),
       })),
     };
   }
 
   /**
-   * A session's cost for the list: the recorded one, else (an agent that records none, like Claude
-   * Code) its tokens priced per model with the table; unknown (null) rather than a false $0 when a
-   * model that used tokens is not in the table.
+   * On the local index, what a page's sessions cost request by request, as `stats` and the session's
+   * page price them (one query over those sessions' records); other stores have no per-request index.
    */
-  private listCost(s: SessionInfo): { cost: number | null; costEstimated: boolean } {
+  private pageCosts(page: readonly SessionInfo[]): Map<string, number> | undefined {
+    if (!(this.driver instanceof SqliteStore) || page.length === 0) return undefined;
+    const rows = stats(this.driver, this.prices, { by: 'session', ownRecords: true, sessionIds: page.map((s) => s.id) });
+    return new Map(rows.map((r) => [`${r.source}\u0000${r.key}`, r.cost]));
+  }
+
+  /**
+   * A session's cost for the list: the recorded one, else (an agent that records none, like Claude
+   * Code) its tokens priced per model with the table (`exact`: priced request by request, where the
+   * store can); unknown (null) rather than a false $0 when a model that used tokens is not in the table.
+   * Sorting by cost uses the per-model sums.
+   */
+  private listCost(s: SessionInfo, exact?: number): { cost: number | null; costEstimated: boolean } {
     const unknown = { cost: null, costEstimated: false };
     if (s.cost) return { cost: s.cost, costEstimated: false };
     if (!s.usage || totalTokens(s.usage) === 0) return s.cost === undefined ? unknown : { cost: s.cost, costEstimated: false };
@@ -338,7 +353,7 @@ export class WebData {
       // a sum of requests, priced at the base rates: the session's page prices each request on its own
       cost += costOf(price, usage, 0);
     }
-    return { cost, costEstimated: true };
+    return { cost: exact ?? cost, costEstimated: true };
   }
 
   async load(id: string): Promise<LoadedSession> {

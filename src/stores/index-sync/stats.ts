@@ -23,6 +23,13 @@ export interface StatsOptions {
   until?: string;
   source?: string;
   project?: string;
+  /** only these sessions */
+  sessionIds?: readonly string[];
+  /**
+   * Count each session's own records, a copy's too (what the session's own listing shows), instead
+   * of each copied response once, in its first session.
+   */
+  ownRecords?: boolean;
 }
 
 const KEY: Record<StatsBy, string> = {
@@ -38,8 +45,12 @@ const KEY: Record<StatsBy, string> = {
 
 export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions = {}): StatsRow[] {
   const by = opts.by ?? 'day';
-  const where = ['e.counted = 1'];
+  const where = [opts.ownRecords ? 'e.counted > 0' : 'e.counted = 1'];
   const args: unknown[] = [];
+  if (opts.sessionIds) {
+    where.push(`s.id IN (${opts.sessionIds.map(() => '?').join(', ') || 'NULL'})`);
+    args.push(...opts.sessionIds);
+  }
   if (opts.since) {
     where.push('e.timestamp >= ?');
     args.push(opts.since);
