@@ -362,17 +362,30 @@ describe('web data routes', () => {
     const perRequest = costOf(price, long) + costOf(price, short);
     const perSum = costOf(price, { ...u(62_000, 100_000), output: 1800 }, 0);
     expect(perRequest).not.toBeCloseTo(perSum, 6);
-    for (const [driver, listed] of [
-      [openSqliteStore(':memory:'), perRequest],
-      // a store without a per-request index lists the per-model sum
-      [new MemoryStore(), perSum],
+    // a session whose cost is between the two: sorted by cost, it is above or below the first
+    const middleUsage = { input: 90_000, output: 20_000, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+    const middle: Session = {
+      ...session,
+      id: 'in-between',
+      entries: [session.entries[0] as Session['entries'][number], reply('m1', 'q', 1, middleUsage)],
+    };
+    const middleCost = costOf(price, middleUsage);
+    expect(middleCost).toBeGreaterThan(perSum);
+    expect(middleCost).toBeLessThan(perRequest);
+    for (const [driver, listed, order] of [
+      [openSqliteStore(':memory:'), perRequest, ['long-and-short', 'in-between']],
+      // a store without a per-request index lists and sorts by the per-model sum
+      [new MemoryStore(), perSum, ['in-between', 'long-and-short']],
     ] as const) {
       await driver.writeSession(session, { keepId: true });
+      await driver.writeSession(middle, { keepId: true });
       const app = createWebApp({ driver });
       const rows = ((await (await app.request('/api/v1/web/sessions')).json()) as Json).sessions as Json[];
       expect(rows.find((r) => r.id === 'long-and-short')?.cost).toBeCloseTo(listed, 10);
       const head = (await (await app.request('/api/v1/web/sessions/long-and-short')).json()) as Json;
       expect(head.cost).toBeCloseTo(perRequest, 10);
+      const byCost = ((await (await app.request('/api/v1/web/sessions?sort=cost')).json()) as Json).sessions as Json[];
+      expect(byCost.map((r) => r.id)).toEqual(order);
     }
   });
 

@@ -192,6 +192,9 @@ const previewOf = (e: Entry, max = 80): string => {
   return truncate(text, max);
 };
 
+/** A listed session as indexCosts keys it. */
+const costKey = (s: SessionInfo) => `${s.source}\u0000${s.id}`;
+
 function emptyBucket(key: string): StatsBucket {
   return { key, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, responses: 0 };
 }
@@ -283,6 +286,8 @@ export class WebData {
         (!text || `${s.title ?? ''} ${s.id} ${s.project ?? ''}`.toLowerCase().includes(text)),
     );
     const sort = q.sort ?? 'updated';
+    // sorted by cost: every session priced as the page prices it (one query over the whole index)
+    const allCosts = sort === 'cost' ? this.indexCosts() : undefined;
     const key = (s: SessionInfo): string | number => {
       switch (sort) {
         case 'created':
@@ -290,7 +295,7 @@ export class WebData {
         case 'messages':
           return s.messageCount;
         case 'cost':
-          return this.listCost(s).cost ?? 0;
+          return this.listCost(s, allCosts?.get(costKey(s))).cost ?? 0;
         case 'tokens':
           return totalTokens(s.usage);
         case 'title':
@@ -308,7 +313,7 @@ export class WebData {
     const offset = Math.max(0, q.offset ?? 0);
     const limit = Math.min(500, Math.max(1, q.limit ?? 50));
     const page = rows.slice(offset, offset + limit);
-    const exact = this.pageCosts(page);
+    const exact = allCosts ?? (page.length ? this.indexCosts(page) : undefined);
     return {
       total: rows.length,
       offset,
@@ -317,18 +322,23 @@ export class WebData {
         ...sessionRow(s),
         models: s.models ?? [],
         tokens: totalTokens(s.usage),
-        ...this.listCost(s, exact?.get(`${s.source}\u0000${s.id}`)),
+        ...this.listCost(s, exact?.get(costKey(s))),
       })),
     };
   }
 
   /**
-   * On the local index, what a page's sessions cost request by request, as `stats` and the session's
-   * page price them (one query over those sessions' records); other stores have no per-request index.
+   * On the local index, what sessions (default every one) cost request by request, as `stats` and the
+   * session's page price them, by costKey (one query over their records); other stores have no
+   * per-request index.
    */
-  private pageCosts(page: readonly SessionInfo[]): Map<string, number> | undefined {
-    if (!(this.driver instanceof SqliteStore) || page.length === 0) return undefined;
-    const rows = stats(this.driver, this.prices, { by: 'session', ownRecords: true, sessionIds: page.map((s) => s.id) });
+  private indexCosts(sessions?: readonly SessionInfo[]): Map<string, number> | undefined {
+    if (!(this.driver instanceof SqliteStore)) return undefined;
+    const rows = stats(this.driver, this.prices, {
+      by: 'session',
+      ownRecords: true,
+      ...(sessions ? { sessionIds: sessions.map((s) => s.id) } : {}),
+    });
     return new Map(rows.map((r) => [`${r.source}\u0000${r.key}`, r.cost]));
   }
 
@@ -336,7 +346,6 @@ export class WebData {
    * A session's cost for the list: the recorded one, else (an agent that records none, like Claude
    * Code) its tokens priced per model with the table (`exact`: priced request by request, where the
    * store can); unknown (null) rather than a false $0 when a model that used tokens is not in the table.
-   * Sorting by cost uses the per-model sums.
    */
   private listCost(s: SessionInfo, exact?: number): { cost: number | null; costEstimated: boolean } {
     const unknown = { cost: null, costEstimated: false };
