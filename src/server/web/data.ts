@@ -18,8 +18,8 @@ import {
   totalTokens,
   type Usage,
 } from '../../model/types.js';
-import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage, usagePerModel } from '../../model/usage.js';
-import { costOf, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
+import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage } from '../../model/usage.js';
+import { costOf, costPerModel, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
 import { stats } from '../../stores/index-sync/stats.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
 import { SqliteStore } from '../../stores/sqlite/index.js';
@@ -192,8 +192,8 @@ const previewOf = (e: Entry, max = 80): string => {
   return truncate(text, max);
 };
 
-/** A listed session as indexCosts keys it. */
-const costKey = (s: SessionInfo) => `${s.source}\u0000${s.id}`;
+/** A session (its source and id) as indexCosts keys it. */
+const costKey = (source: string, id: string) => `${source}\u0000${id}`;
 
 function emptyBucket(key: string): StatsBucket {
   return { key, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, responses: 0 };
@@ -295,7 +295,7 @@ export class WebData {
         case 'messages':
           return s.messageCount;
         case 'cost':
-          return this.listCost(s, allCosts?.get(costKey(s))).cost ?? 0;
+          return this.listCost(s, allCosts?.get(costKey(s.source, s.id))).cost ?? 0;
         case 'tokens':
           return totalTokens(s.usage);
         case 'title':
@@ -322,7 +322,7 @@ export class WebData {
         ...sessionRow(s),
         models: s.models ?? [],
         tokens: totalTokens(s.usage),
-        ...this.listCost(s, exact?.get(costKey(s))),
+        ...this.listCost(s, exact?.get(costKey(s.source, s.id))),
       })),
     };
   }
@@ -339,7 +339,7 @@ export class WebData {
       ownRecords: true,
       ...(sessions ? { sessionIds: sessions.map((s) => s.id) } : {}),
     });
-    return new Map(rows.map((r) => [`${r.source}\u0000${r.key}`, r.cost]));
+    return new Map(rows.map((r) => [costKey(r.source ?? '', r.key), r.cost]));
   }
 
   /**
@@ -776,14 +776,13 @@ export class WebData {
       const copyRank = m.cost === undefined ? 1 : m.cost === 0 && tokens > 0 ? 2 : 0;
       const day = (e.timestamp || info.createdAt).slice(0, 10);
       // each model's part (an advisor request's under its own model); a recorded cost covers them all
-      (m.usage ? usagePerModel(m.model, m.usage) : [{ model: m.model, usage: undefined }]).forEach((part, i) => {
-        const priced = part.usage && pricedCost(this.prices, { usage: part.usage, model: part.model });
+      costPerModel(this.prices, m).forEach((part, i) => {
         records.push({
           copyKey,
           copyRank,
           cell: `${day}|${part.model ?? '(unknown)'}`,
           usage: part.usage,
-          cost: i === 0 ? (m.cost ?? priced ?? 0) : m.cost === undefined ? (priced ?? 0) : 0,
+          cost: part.cost ?? 0,
           ...(i > 0 ? { advisor: true } : {}),
         });
       });

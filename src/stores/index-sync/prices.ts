@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
-import { countedUsage, usagePerModel } from '../../model/usage.js';
+import { type CountedUsage, countedUsage, usagePerModel } from '../../model/usage.js';
 
 export interface Rates {
   input: number;
@@ -298,6 +298,29 @@ export function responseCost(prices: PriceTable, model: string | undefined, u: U
   return cost;
 }
 
+/** One model's part of a counted response (CountedUsage) and what it cost. */
+export interface ModelPartCost {
+  model: string | undefined;
+  usage: Usage | undefined;
+  /** the recorded cost (on the response's own part; it covers its advisor requests, which get 0), else the part priced; undefined for a model the table does not know */
+  cost: number | undefined;
+  /** `cost` was priced from tokens: the agent recorded none */
+  priced: boolean;
+}
+
+/**
+ * A counted response split by the model that billed it (usagePerModel: its own model first, then each
+ * advisor request), each part with its cost as `stats` counts it.
+ */
+export function costPerModel(prices: PriceTable, c: CountedUsage): ModelPartCost[] {
+  if (!c.usage) return [{ model: c.model, usage: undefined, cost: c.cost, priced: false }];
+  return usagePerModel(c.model, c.usage).map((part, i) => {
+    if (c.cost !== undefined) return { ...part, cost: i === 0 ? c.cost : 0, priced: false };
+    const price = priceOf(prices, part.model);
+    return { ...part, cost: price ? costOf(price, part.usage) : undefined, priced: price !== undefined };
+  });
+}
+
 /** One model's share of a session: its counted usage and what it cost. */
 export interface ModelUsageCost {
   /** the model ('' for records that name none) */
@@ -322,28 +345,13 @@ export function usageCostByModel(entries: readonly Entry[], prices: PriceTable):
     return row;
   };
   for (const c of countedUsage(entries).values()) {
-    const row = rowOf(c.model ?? '');
-    if (c.cost !== undefined) row.cost = (row.cost ?? 0) + c.cost;
-    if (!c.usage) {
-      row.responses++;
-      continue;
-    }
-    // each model's part of the response (an advisor's under its own model); a recorded cost covers them all
-    usagePerModel(c.model, c.usage).forEach((part, i) => {
+    costPerModel(prices, c).forEach((part, i) => {
       const r = rowOf(part.model ?? '');
       // an advisor request is no response of its own (as `stats` counts messages)
       if (i === 0) r.responses++;
-      r.usage = addUsage(r.usage, part.usage);
-      if (c.cost !== undefined) {
-        // inside the response's recorded cost (on its own model's row)
-        r.cost ??= 0;
-        return;
-      }
-      const price = priceOf(prices, part.model);
-      if (price) {
-        r.cost = (r.cost ?? 0) + costOf(price, part.usage);
-        r.estimated = true;
-      }
+      if (part.usage) r.usage = addUsage(r.usage, part.usage);
+      if (part.cost !== undefined) r.cost = (r.cost ?? 0) + part.cost;
+      if (part.priced) r.estimated = true;
     });
   }
   return [...out.values()].sort((a, b) => (b.cost ?? 0) - (a.cost ?? 0) || a.model.localeCompare(b.model));
