@@ -1,4 +1,5 @@
 /** Token and cost totals from the index, grouped by time, model, project, session or source. */
+import { ADVISOR_ROWS, advisorCount } from '../sqlite/advisors.js';
 import type { SqliteStore } from '../sqlite/index.js';
 import { costOf, longPromptThresholds, type PriceTable, priceOf } from './prices.js';
 
@@ -82,15 +83,14 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
        FROM entries e JOIN sessions s ON s.id = e.session_id
        WHERE ${where.join(' AND ')}
        GROUP BY 1, 2, 3, 4, 5, 6, 7`;
-  const field = (name: string) => `coalesce(json_extract(a.value, '$.${name}'), 0)`;
   const advisorModel = "json_extract(a.value, '$.model')";
   const advisors = `SELECT ${by === 'model' ? advisorModel : KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source,
          ${advisorModel} model, e.cost IS NOT NULL recorded,
-         ${bandOf(`${field('input')} + ${field('cacheRead')} + ${field('cacheWrite')}`)} band, NULL speed,
-         e.inference_geo inferenceGeo, sum(${field('input')}) input, sum(${field('output')}) output,
-         sum(${field('cacheRead')}) cacheRead, sum(${field('cacheWrite')}) cacheWrite,
-         sum(${field('cacheWrite1h')}) cacheWrite1h, 0 reasoning, 0 webSearches, 0 cost, 0 messages
-       FROM entries e INDEXED BY entries_advisors JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
+         ${bandOf(`${advisorCount('input')} + ${advisorCount('cacheRead')} + ${advisorCount('cacheWrite')}`)} band, NULL speed,
+         e.inference_geo inferenceGeo, sum(${advisorCount('input')}) input, sum(${advisorCount('output')}) output,
+         sum(${advisorCount('cacheRead')}) cacheRead, sum(${advisorCount('cacheWrite')}) cacheWrite,
+         sum(${advisorCount('cacheWrite1h')}) cacheWrite1h, 0 reasoning, 0 webSearches, 0 cost, 0 messages
+       FROM ${ADVISOR_ROWS}
        WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL
        GROUP BY 1, 2, 3, 4, 5, 6, 7`;
   const rows = store.db.prepare(`${own} UNION ALL ${advisors}`).all(...thresholds, ...args, ...thresholds, ...args) as {

@@ -26,6 +26,7 @@ import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../m
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
+import { ADVISOR_ROWS, advisorCount } from './advisors.js';
 import { COPY_PROBE, type CopyKey, copyProbeArgs, settleCopies } from './copies.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
@@ -206,10 +207,10 @@ export class SqliteStore extends DriverBase {
          FROM entries e JOIN sessions s ON s.id = e.session_id WHERE ${where.join(' AND ')}`,
     ).get(...args) as UsageTotals;
     // the tokens of advisor requests too, as summarizeUsage counts them
-    const field = (name: string) => `coalesce(sum(json_extract(a.value, '$.${name}')),0)`;
+    const sum = (name: Parameters<typeof advisorCount>[0]) => `coalesce(sum(${advisorCount(name)}),0)`;
     const a = this.stmt(
-      `SELECT ${field('input')} input, ${field('output')} output, ${field('cacheRead')} cacheRead, ${field('cacheWrite')} cacheWrite
-         FROM entries e INDEXED BY entries_advisors JOIN sessions s ON s.id = e.session_id, json_each(e.advisors) a
+      `SELECT ${sum('input')} input, ${sum('output')} output, ${sum('cacheRead')} cacheRead, ${sum('cacheWrite')} cacheWrite
+         FROM ${ADVISOR_ROWS}
         WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL`,
     ).get(...args) as Pick<UsageTotals, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>;
     return {

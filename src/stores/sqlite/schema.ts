@@ -6,6 +6,7 @@ import type { Database } from 'better-sqlite3';
 import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { usageByModelOf } from '../../model/usage.js';
 import { THREADBASE_SOURCE } from '../shared.js';
+import { ADVISORS_INDEX } from './advisors.js';
 import { COPY_INDEX, type CopyKey, settleCopies } from './copies.js';
 import { entrySearchText } from './text.js';
 
@@ -178,7 +179,7 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   (db) => {
     const columns = db.prepare("SELECT name FROM pragma_table_info('entries')").pluck().all() as string[];
     if (!columns.includes('advisors')) db.exec('ALTER TABLE entries ADD COLUMN advisors TEXT');
-    db.exec('CREATE INDEX IF NOT EXISTS entries_advisors ON entries(counted, timestamp) WHERE advisors IS NOT NULL');
+    db.exec(ADVISORS_INDEX);
   },
 ];
 
