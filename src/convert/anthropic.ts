@@ -292,23 +292,27 @@ function advisorsFromIterations(iterations: unknown): AdvisorUsage[] {
   });
 }
 
-/** Advisor requests as `usage.iterations`: the response's own counts first, as the API lists them. */
-export function advisorIterations(u: Usage): Record<string, unknown>[] | undefined {
-  if (!u.advisors?.length) return undefined;
-  const tokens = (x: { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number }) => ({
+/** Token counts as the Messages API's usage names them, the cache writes by how long they live. */
+export function tokensToAnthropic(x: Pick<Usage, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'cacheWrite1h'>) {
+  return {
     input_tokens: x.input,
     output_tokens: x.output,
-    cache_read_input_tokens: x.cacheRead,
     cache_creation_input_tokens: x.cacheWrite,
+    cache_read_input_tokens: x.cacheRead,
     ...(x.cacheWrite1h
       ? {
           cache_creation: { ephemeral_5m_input_tokens: x.cacheWrite - x.cacheWrite1h, ephemeral_1h_input_tokens: x.cacheWrite1h },
         }
       : {}),
-  });
+  };
+}
+
+/** Advisor requests as `usage.iterations`: the response's own counts first, as the API lists them. */
+export function advisorIterations(u: Usage): Record<string, unknown>[] | undefined {
+  if (!u.advisors?.length) return undefined;
   return [
-    { type: 'message', ...tokens(u) },
-    ...u.advisors.map((a) => ({ type: 'advisor_message', model: a.model, ...tokens(a) })),
+    { type: 'message', ...tokensToAnthropic(u) },
+    ...u.advisors.map((a) => ({ type: 'advisor_message', model: a.model, ...tokensToAnthropic(a) })),
   ];
 }
 

@@ -4,7 +4,7 @@
  * anything else is encoded from the model fields as Claude Code would have recorded it.
  */
 import { randomUUID } from 'node:crypto';
-import { advisorIterations, messageToAnthropic } from '../../convert/anthropic.js';
+import { advisorIterations, messageToAnthropic, tokensToAnthropic } from '../../convert/anthropic.js';
 import type { Entry, Message, Session } from '../../model/types.js';
 import { isRecord } from './parse.js';
 
@@ -51,17 +51,9 @@ function content(m: Message): unknown {
 function usageOut(m: Message) {
   const u = m.usage;
   return {
-    input_tokens: u?.input ?? 0,
-    output_tokens: u?.output ?? 0,
-    cache_creation_input_tokens: u?.cacheWrite ?? 0,
-    cache_read_input_tokens: u?.cacheRead ?? 0,
-    // the part of output that was thinking, and the cache writes by how long they live, as Claude Code records them
+    // the cache writes by how long they live, and the part of output that was thinking, as Claude Code records them
+    ...tokensToAnthropic(u ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }),
     ...(u?.reasoning ? { output_tokens_details: { thinking_tokens: u.reasoning } } : {}),
-    ...(u?.cacheWrite1h
-      ? {
-          cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite - u.cacheWrite1h, ephemeral_1h_input_tokens: u.cacheWrite1h },
-        }
-      : {}),
     // what the request's price depends on beside its tokens
     ...(u?.webSearches ? { server_tool_use: { web_search_requests: u.webSearches, web_fetch_requests: 0 } } : {}),
     ...(u?.speed ? { speed: u.speed } : {}),
