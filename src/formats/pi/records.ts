@@ -59,7 +59,8 @@ export interface PiUsage {
   /**
    * What another agent recorded of the request that pi has no field for, written by threadbase (pi
    * reads usage by its own fields and ignores this one): reasoning tokens (part of output), 1-hour cache
-   * writes (part of cacheWrite), web searches, fast mode, place of inference (shared/usage-extras.ts).
+   * writes (part of cacheWrite), web searches, fast mode, place of inference, requests to an advisor
+   * model (shared/usage-extras.ts).
    */
   threadbase?: UsageExtras;
 }

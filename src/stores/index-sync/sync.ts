@@ -258,11 +258,10 @@ export class IndexSync {
     const units = this.store.stmt(
       'UPDATE units SET size = NULL, mtime_ms = NULL, version = NULL, offset = NULL WHERE format = ?',
     );
-    const stamp = this.store.stmt('DELETE FROM index_meta WHERE key = ?');
     this.store.db.transaction(() => {
       for (const f of formats) {
         units.run(f);
-        stamp.run(`${STAMP}:${f}`);
+        deleteIndexMeta(this.store, `${STAMP}:${f}`);
       }
     })();
   }
@@ -652,7 +651,7 @@ export class IndexSync {
         if (stampNow !== indexMeta(this.store, stampKey)) {
           begin();
           if (stampNow !== undefined) setIndexMeta(this.store, stampKey, stampNow);
-          else this.store.stmt('DELETE FROM index_meta WHERE key = ?').run(stampKey);
+          else deleteIndexMeta(this.store, stampKey);
         }
       }
       // the time every store was last synced (a sync of some formats only leaves it)
@@ -799,6 +798,10 @@ function setIndexMeta(store: SqliteStore, key: string, value: string): void {
   store
     .stmt(`INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
     .run(key, value);
+}
+
+function deleteIndexMeta(store: SqliteStore, key: string): void {
+  store.stmt('DELETE FROM index_meta WHERE key = ?').run(key);
 }
 
 /** How many of a store's most recently changed files `recentlyWritten` looks at. */
