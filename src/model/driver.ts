@@ -84,6 +84,11 @@ export interface SessionDriver {
   /** 'claude', 'pi', 'opencode', 'sqlite', 'postgres', 'memory', ... */
   readonly name: string;
   readonly capabilities: DriverCapabilities;
+  /**
+   * What the driver reads out of the same bytes, as a number (default 0): bumped when it learns to
+   * read more (a field it skipped before), so that the local index reads the agent's store whole again once.
+   */
+  readonly readerVersion?: number;
 
   listSessions(filter?: SessionFilter): Promise<SessionInfo[]>;
   /** The whole session, entries included; undefined when there is no such id. */

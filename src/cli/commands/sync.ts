@@ -31,7 +31,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
       (v) => Number.parseInt(v, 10),
       1000,
     )
-    .option('--full', 'read every session whole again, changed or not (what an older threadbase did not index)')
+    .option('--full', 'read every session whole again, changed or not (an upgrade that reads more does so by itself)')
     .option('--json', 'print the sync report as JSON')
     .action(async (opts: { source?: string; watch?: boolean; interval: number; full?: boolean; json?: boolean }) => {
       const path = indexPath(ctx.env);

@@ -72,6 +72,8 @@ interface Cached {
 
 export class ClaudeDriver extends DriverBase {
   readonly name = 'claude';
+  /** 1: the usage of paused responses (`message.pausedResponses`) */
+  readonly readerVersion = 1;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

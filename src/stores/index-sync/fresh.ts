@@ -14,7 +14,7 @@ import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { THREADBASE_SOURCE } from '../shared.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/index.js';
-import { IndexSync, indexPath, lastSync, markWritten, type SourceFreshness, writtenSinceSync } from './sync.js';
+import { IndexSync, indexPath, lastSync, markWritten, readerChanged, type SourceFreshness, writtenSinceSync } from './sync.js';
 
 /**
  * `search` and `stats` sync first unless a sync changed the index this recently (a sync that finds
@@ -38,9 +38,10 @@ export async function openFreshIndex(
   // the oldest sync of the stores asked about (a `sync --source X` counts for X)
   const formats = indexedFormats(sources, opts.formats);
   const times = formats.map((f) => lastSync(store, f));
-  // a store threadbase wrote into since its last sync (convert, fork, branch) is synced whatever its age
+  // a store threadbase wrote into since its last sync (convert, fork, branch), or one read by an older
+  // reader (after an upgrade), is synced whatever its age
   const age =
-    times.some((t) => t === undefined) || formats.some((f) => writtenSinceSync(store, f))
+    times.some((t) => t === undefined) || formats.some((f) => writtenSinceSync(store, f) || readerChanged(store, sources, f))
       ? Number.POSITIVE_INFINITY
       : Math.max(0, ...times.map((t) => Date.now() - Date.parse(t as string)));
   const sync = new IndexSync(store);

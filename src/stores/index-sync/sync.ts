@@ -253,8 +253,11 @@ export class IndexSync {
     return { stamp, holds: indexMeta(this.store, `${STAMP}:${format}`) === `${stamp}|${this.unitCount(format)}` };
   }
 
-  /** Marks every unit of these stores as never read, and forgets their stamps: the next sync reads them whole. */
-  forgetReads(formats: readonly string[]): void {
+  /**
+   * Marks every unit of these stores as never read, and forgets their stamps: the next sync reads them
+   * whole. With `sources`, records the readers that will read them (see readerChanged).
+   */
+  forgetReads(formats: readonly string[], sources?: Sources): void {
     const units = this.store.stmt(
       'UPDATE units SET size = NULL, mtime_ms = NULL, version = NULL, offset = NULL WHERE format = ?',
     );
@@ -262,6 +265,7 @@ export class IndexSync {
       for (const f of formats) {
         units.run(f);
         deleteIndexMeta(this.store, `${STAMP}:${f}`);
+        if (sources) setIndexMeta(this.store, `${READER}:${f}`, readerMark(sources.driver(f)));
       }
     })();
   }
@@ -395,7 +399,8 @@ export class IndexSync {
     const answers = await eachStore(
       (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE),
       async (format): Promise<Omit<SourceFreshness, 'format'>> => {
-        const synced = lastSync(this.store, format) !== undefined;
+        // read by an older reader: what it holds may lack what the running one reads
+        const synced = lastSync(this.store, format) !== undefined && !readerChanged(this.store, sources, format);
         const driver = sources.driver(format);
         // never synced: a cheap listing would tell nothing; a full one is still worth keeping
         if (!synced && isIncrementalSource(driver)) return { fresh: false };
@@ -434,7 +439,9 @@ export class IndexSync {
     };
     // threadbase's own sessions live in this very database: never indexed into it again
     const formats = (opts.formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE);
-    if (opts.full) this.forgetReads(formats);
+    // after an upgrade that reads more of each record: every unit of that store again, once
+    const reread = opts.full ? formats : formats.filter((f) => readerChanged(this.store, sources, f));
+    if (reread.length > 0) this.forgetReads(reread, sources);
     const listed = await eachStore(formats, async (format) => {
       const driver = sources.driver(format);
       return { driver, ...(await this.look(format, driver)) };
@@ -802,6 +809,27 @@ function setIndexMeta(store: SqliteStore, key: string, value: string): void {
 
 function deleteIndexMeta(store: SqliteStore, key: string): void {
   store.stmt('DELETE FROM index_meta WHERE key = ?').run(key);
+}
+
+/**
+ * What the index keeps of each entry, as a number: bumped when it keeps more than before (as schema
+ * 7, 8 and 11 did), so that every store is read whole again once and the entries indexed before gain it.
+ */
+export const INDEX_READER_VERSION = 1;
+
+/** `reader:<format>`: the readers (the index's and the driver's versions) the store was last read whole with */
+const READER = 'reader';
+
+function readerMark(driver: SessionDriver): string {
+  return `${INDEX_READER_VERSION}.${driver.readerVersion ?? 0}`;
+}
+
+/**
+ * Whether the store was read by other readers than the running ones (an index from before reader
+ * versions counts so): the next sync reads all of it again, and until then the index does not answer for it.
+ */
+export function readerChanged(store: SqliteStore, sources: Sources, format: string): boolean {
+  return indexMeta(store, `${READER}:${format}`) !== readerMark(sources.driver(format));
 }
 
 /** How many of a store's most recently changed files `recentlyWritten` looks at. */
