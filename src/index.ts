@@ -15,7 +15,13 @@ export {
   type JsonlEncodeOptions,
 } from './convert/encoders.js';
 export { contextFormatNames, registerContextFormat, renderContext } from './convert/formats.js';
-export { conversionLosses } from './convert/losses.js';
+export {
+  conversionLosses,
+  type LossCounts,
+  type LossDescriber,
+  type LossReport,
+  registerConversionLosses,
+} from './convert/losses.js';
 export { contextToMarkdown, messageToMarkdown } from './convert/markdown.js';
 export * from './convert/openai.js';
 export {

@@ -1,6 +1,8 @@
-/** The warnings for what each target cannot keep (src/convert/losses.ts, the table in CONVERT.md). */
+/** The warnings for what each target cannot keep (src/convert/losses.ts and each agent's losses.ts, the table in CONVERT.md). */
 import { describe, expect, it } from 'vitest';
 import { conversionLosses } from '../../src/convert/losses.js';
+// each agent registers what it loses
+import '../../src/formats/all.js';
 import type { Entry, Session } from '../../src/model/types.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, s)).toISOString();

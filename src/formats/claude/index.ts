@@ -1,6 +1,8 @@
 /** Claude Code (`~/.claude` or $CLAUDE_CONFIG_DIR): read, write, append and fork its JSONL transcripts. */
+import { registerConversionLosses } from '../../convert/losses.js';
 import { registerFormat } from '../registry.js';
 import { ClaudeDriver } from './driver.js';
+import { describeClaudeLosses } from './losses.js';
 
 export { ClaudeDriver, claudeWording } from './driver.js';
 export { encodeSession } from './encode.js';
@@ -9,6 +11,7 @@ export { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile } fro
 
 export function register(): void {
   registerFormat('claude', (env) => new ClaudeDriver(env));
+  registerConversionLosses('claude', describeClaudeLosses);
 }
 
 register();

@@ -1,6 +1,8 @@
 /** OpenCode (sst/opencode): sessions in opencode.db (SQLite) and in the JSON storage before it; read, write, fork. */
+import { registerConversionLosses } from '../../convert/losses.js';
 import { registerFormat } from '../registry.js';
 import { OpenCodeDriver } from './driver.js';
+import { describeOpenCodeLosses } from './losses.js';
 
 export { opencodeContext } from './context.js';
 export { forkTitle, gitProjectOf, OpenCodeDriver } from './driver.js';
@@ -19,6 +21,7 @@ export {
 
 export function register(): void {
   registerFormat('opencode', (env) => new OpenCodeDriver(env));
+  registerConversionLosses('opencode', describeOpenCodeLosses);
 }
 
 register();

@@ -1,8 +1,11 @@
 /** pi (@mariozechner/pi-coding-agent): JSONL session trees under ~/.pi/agent/sessions. */
+import { registerConversionLosses } from '../../convert/losses.js';
 import { registerFormat } from '../registry.js';
 import { PiDriver } from './driver.js';
+import { describePiLosses } from './losses.js';
 
 registerFormat('pi', (env) => new PiDriver(env));
+registerConversionLosses('pi', describePiLosses);
 
 export { PiDriver, sessionDirName } from './driver.js';
 export { encodeEntries } from './encode.js';

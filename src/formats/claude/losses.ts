@@ -1,0 +1,18 @@
+/** What Claude Code cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
+import type { LossReport } from '../../convert/losses.js';
+
+export function describeClaudeLosses({ session, counts: c, say, line }: LossReport): void {
+  say(c.costs, 'Claude Code records no cost per message; recorded costs dropped (threadbase prices tokens instead)');
+  const others = [...c.providers].filter((p) => p !== 'anthropic');
+  if (others.length) line(`Claude Code records no provider; providers ${others.join(', ')} dropped`);
+  say(c.unsignedThinking, 'unsigned thinking written as text (Claude Code replays only signed thinking)');
+  const models = [...new Set(session.entries.flatMap((e) => (e.kind === 'message' && e.message.model ? [e.message.model] : [])))];
+  say(
+    c.signedThinking,
+    `thinking is kept with its signature, but Claude Code leaves it out when resumed with another model (resume with --model ${models.at(-1) ?? '<the source model>'})`,
+  );
+  say(c.systemMessages, 'system messages have no place in a Claude Code transcript; left out');
+  say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
+  say(c.labels, 'labels have no Claude Code record; left out');
+  say(c.foreignMetadata, "another agent's metadata records have no Claude Code form; left out");
+}

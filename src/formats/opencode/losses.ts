@@ -1,0 +1,14 @@
+/** What OpenCode cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
+import type { LossReport } from '../../convert/losses.js';
+
+export function describeOpenCodeLosses({ counts: c, say }: LossReport): void {
+  say(
+    c.signedThinking + c.unsignedThinking,
+    'thinking is kept with its signature, but OpenCode replays reasoning recorded by another model as plain text',
+  );
+  // 1-hour cache writes and the price terms go in a tokens field OpenCode ignores (encode.ts)
+  say(c.systemMessages, 'system messages have no OpenCode equivalent; left out');
+  say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
+  say(c.labels, 'labels have no OpenCode record; left out');
+  say(c.foreignMetadata, "another agent's metadata records have no OpenCode form; left out");
+}

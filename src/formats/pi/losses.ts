@@ -1,0 +1,14 @@
+/** What pi cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
+import type { LossReport } from '../../convert/losses.js';
+
+export function describePiLosses({ counts: c, say }: LossReport): void {
+  say(
+    c.signedThinking + c.unsignedThinking,
+    'thinking is kept with its signature, but pi replays thinking recorded by another model as plain text',
+  );
+  say(c.redacted, 'redacted thinking is kept, but pi drops it when resuming with another model');
+  // reasoning tokens, 1-hour cache writes and the price terms go in a usage field pi ignores (records.ts)
+  say(c.urlImages, 'images by URL have no pi form; written as a text note');
+  say(c.systemMessages, 'pi has no system messages; written as user messages');
+  say(c.foreignMetadata, "another agent's metadata kept as pi custom entries (pi ignores them)");
+}
