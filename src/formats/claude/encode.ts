@@ -6,7 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { advisorIterations, messageToAnthropic, tokensToAnthropic } from '../../convert/anthropic.js';
 import type { Entry, Message, Session } from '../../model/types.js';
+import { toJsonl } from '../shared/atomic.js';
+import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { isRecord } from './parse.js';
+import { encodeProjectPath } from './paths.js';
 
 /** The Claude Code version our records claim; resume checks nothing beyond the shape. */
 export const WRITER_VERSION = '2.1.330';
@@ -190,4 +193,18 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
   if (session.title && session.source !== 'claude' && !records.some((r) => r.type === 'custom-title'))
     records.push({ type: 'custom-title', customTitle: session.title, sessionId: ctx.sessionId });
   return { records, warnings };
+}
+
+/** A Claude Code transcript (`~/.claude/projects/<cwd>/<id>.jsonl`): the session's records, entry by entry. */
+export function encodeClaudeTranscript(session: Session, opts: JsonlEncodeOptions = {}): EncodedJsonl {
+  const sessionId = opts.sessionId ?? randomUUID();
+  const cwd = opts.cwd ?? session.project ?? '/';
+  const { records, warnings } = encodeSession(session, { sessionId, cwd });
+  return {
+    sessionId,
+    relativePath: `projects/${encodeProjectPath(cwd)}/${sessionId}.jsonl`,
+    records,
+    jsonl: toJsonl(records),
+    warnings,
+  };
 }

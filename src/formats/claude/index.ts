@@ -5,7 +5,7 @@ import { ClaudeDriver } from './driver.js';
 import { describeClaudeLosses } from './losses.js';
 
 export { ClaudeDriver, claudeWording } from './driver.js';
-export { encodeSession } from './encode.js';
+export { encodeClaudeTranscript, encodeSession } from './encode.js';
 export { parseTranscript } from './parse.js';
 export { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile } from './paths.js';
 

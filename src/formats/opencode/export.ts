@@ -75,3 +75,29 @@ export function sessionAsOpencodeExport(session: Session): { info: Json; message
   }
   return { info: rawInfo, messages };
 }
+
+export interface EncodedOpenCode {
+  sessionId: string;
+  /** The session row (`info`), its message rows (`messages[].info`) with their part rows (`messages[].parts`). */
+  data: OcSessionData;
+  /** The same as `opencode export` prints it, for `opencode import <file>`. */
+  exportJson: { info: Record<string, unknown>; messages: OcMessage[] };
+  warnings: string[];
+}
+
+/**
+ * OpenCode's rows for the session's current path (OpenCode sessions are linear), without touching
+ * any store: for an agent framework that writes them itself (the driver's writeSession does the same).
+ */
+export function encodeOpenCodeSession(session: Session, opts: Partial<EncodeOptions> = {}): EncodedOpenCode {
+  const sessionId = opts.sessionId ?? newId('ses');
+  const directory = opts.directory ?? session.project ?? '/';
+  const { data, warnings } = encodeSession(session, {
+    ...opts,
+    sessionId,
+    projectID: opts.projectID ?? 'global',
+    worktree: opts.worktree ?? '/',
+    directory,
+  });
+  return { sessionId, data, exportJson: dataToExport(data), warnings };
+}

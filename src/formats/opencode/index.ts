@@ -7,7 +7,15 @@ import { describeOpenCodeLosses } from './losses.js';
 export { opencodeContext } from './context.js';
 export { forkTitle, gitProjectOf, OpenCodeDriver } from './driver.js';
 export { type EncodeOptions, type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
-export { dataToExport, exportToData, sessionAsOpencodeExport, sessionFromExport, sessionToExport } from './export.js';
+export {
+  dataToExport,
+  type EncodedOpenCode,
+  encodeOpenCodeSession,
+  exportToData,
+  sessionAsOpencodeExport,
+  sessionFromExport,
+  sessionToExport,
+} from './export.js';
 export { COMPACTION_PROMPT, sessionFromOpencode } from './parse.js';
 export { newId, type OcMessage, type OcSessionData, opencodeDataDir, opencodeDbPath, opencodeStorageDir } from './records.js';
 export { appendSessionData, listSessionRows, readSessionData, setSessionTitle, writeSessionData } from './sqlite.js';

@@ -24,7 +24,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
 import { readFirstJsonLine } from '../shared/jsonl.js';
 import { piSendView } from './context.js';
-import { encodeEntries } from './encode.js';
+import { currentLeafLast, encodeEntries } from './encode.js';
 import { firstUserTitle, idFromFileName, parsePiFile, SOURCE } from './parse.js';
 import {
   branchSummaryText,
@@ -35,6 +35,7 @@ import {
   newSessionId,
   PI_SESSION_VERSION,
   type PiRecord,
+  sessionDirName,
 } from './records.js';
 
 interface CachedFile {
@@ -49,11 +50,6 @@ export interface BranchOptions {
   summary?: string;
   /** A user message that starts the new branch. */
   message?: string;
-}
-
-/** A pi session dir name: the cwd with `/`, `\` and `:` as `-`, between `--`. */
-export function sessionDirName(cwd: string): string {
-  return `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`;
 }
 
 export class PiDriver extends DriverBase {
@@ -289,18 +285,7 @@ export class PiDriver extends DriverBase {
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     const id = opts.keepId && !(await this.fileOf(session.id)) ? session.id : newSessionId();
     const cwd = session.project ?? this.env.home;
-    const leaf = currentLeaf(session);
-    const index = indexEntries(session.entries);
-    const ordered = [...session.entries];
-    const warnings: string[] = [];
-    if (leaf && ordered[ordered.length - 1]?.id !== leaf.id) {
-      if (index.children.get(leaf.id)?.length) {
-        warnings.push(`the current leaf ${leaf.id} has children; pi will resume at the last entry written`);
-      } else {
-        ordered.splice(ordered.indexOf(leaf), 1);
-        ordered.push(leaf);
-      }
-    }
+    const { ordered, warnings } = currentLeafLast(session);
     const enc = encodeEntries(ordered);
     const header: PiRecord = { type: 'session', version: PI_SESSION_VERSION, id, timestamp: new Date().toISOString(), cwd };
     const file = await this.writeNew(enc.records, header, cwd, id);

@@ -5,17 +5,23 @@
  * results: pi keeps one toolResult message per result), and consecutive records of one API
  * response (same responseId) become one pi assistant message, as pi records a response.
  */
-import type { Entry, Message, Part, ToolResultContent } from '../../model/types.js';
+import { currentLeaf, indexEntries } from '../../model/tree.js';
+import type { Entry, Message, Part, Session, ToolResultContent } from '../../model/types.js';
+import { toJsonl } from '../shared/atomic.js';
+import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { SOURCE } from './parse.js';
 import {
   isRecord,
   newEntryId,
+  newSessionId,
+  PI_SESSION_VERSION,
   type PiBlock,
   type PiImageBlock,
   type PiRecord,
   type PiTextBlock,
   type PiUsage,
+  sessionDirName,
 } from './records.js';
 
 export interface EncodeResult {
@@ -340,4 +346,38 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
     }
   }
   return { records, idMap, warnings };
+}
+
+/**
+ * A whole session's entries in the order a new pi file holds them: pi resumes at the last entry of
+ * a file, so the current leaf goes last (when it has children it cannot, and a warning says so).
+ */
+export function currentLeafLast(session: Session): { ordered: Entry[]; warnings: string[] } {
+  const ordered = [...session.entries];
+  const leaf = currentLeaf(session);
+  const warnings: string[] = [];
+  if (leaf && ordered.at(-1)?.id !== leaf.id) {
+    if (indexEntries(session.entries).children.get(leaf.id)?.length)
+      warnings.push(`the current leaf ${leaf.id} has children; pi will resume at the last entry written`);
+    else ordered.push(...ordered.splice(ordered.indexOf(leaf), 1));
+  }
+  return { ordered, warnings };
+}
+
+/** A pi session file (`~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`): header, then the whole tree, current leaf last. */
+export function encodePiSessionFile(session: Session, opts: JsonlEncodeOptions & { now?: Date } = {}): EncodedJsonl {
+  const sessionId = opts.sessionId ?? newSessionId();
+  const cwd = opts.cwd ?? session.project ?? '/';
+  const timestamp = (opts.now ?? new Date()).toISOString();
+  const { ordered, warnings } = currentLeafLast(session);
+  const enc = encodeEntries(ordered);
+  const header: PiRecord = { type: 'session', version: PI_SESSION_VERSION, id: sessionId, timestamp, cwd };
+  const records = [header, ...enc.records];
+  return {
+    sessionId,
+    relativePath: `sessions/${sessionDirName(cwd)}/${timestamp.replace(/[:.]/g, '-')}_${sessionId}.jsonl`,
+    records,
+    jsonl: toJsonl(records),
+    warnings: [...warnings, ...enc.warnings],
+  };
 }

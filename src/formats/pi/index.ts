@@ -7,7 +7,8 @@ import { describePiLosses } from './losses.js';
 registerFormat('pi', (env) => new PiDriver(env));
 registerConversionLosses('pi', describePiLosses);
 
-export { PiDriver, sessionDirName } from './driver.js';
-export { encodeEntries } from './encode.js';
+export { PiDriver } from './driver.js';
+export { currentLeafLast, encodeEntries, encodePiSessionFile } from './encode.js';
 export { messagesToPi } from './llm.js';
 export { parsePiFile } from './parse.js';
+export { sessionDirName } from './records.js';

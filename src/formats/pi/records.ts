@@ -194,3 +194,8 @@ export function migrateRecords(
   }
   return out;
 }
+
+/** A pi session dir name: the cwd with `/`, `\` and `:` as `-`, between `--`. */
+export function sessionDirName(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`;
+}
