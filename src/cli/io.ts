@@ -3,7 +3,7 @@
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
 import type { ParseWarning } from '../model/types.js';
-import { noteAgentWrite } from '../stores/index-sync/fresh.js';
+import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
 
 export interface CliContext {
   env: DriverEnv;
@@ -32,6 +32,24 @@ export function makeContext(env: DriverEnv): CliContext {
   };
   return ctx;
 }
+
+/**
+ * A session by id or prefix, read by its agent's own driver: the id resolved through the index for the
+ * stores it is fresh for (no listing of every agent's files), through the files for the rest and with
+ * `useIndex` false (`--no-index`).
+ */
+export async function openSession(
+  ctx: CliContext,
+  id: string,
+  source?: string,
+  useIndex = true,
+): Promise<Omit<OpenedSession, 'fromIndex'>> {
+  const viaIndex = useIndex ? await openThroughIndex(ctx.env, ctx.sources(), id, source) : undefined;
+  return viaIndex ?? ctx.sources().open(id, source);
+}
+
+/** `--no-index` for the commands that open one session. */
+export const NO_INDEX_FLAG = ['--no-index', "find the session through the agents' files even when the index is fresh"] as const;
 
 export function printJson(ctx: CliContext, value: unknown): void {
   ctx.stdout(`${JSON.stringify(value, null, 2)}\n`);

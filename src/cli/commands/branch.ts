@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UnsupportedError } from '../../model/errors.js';
 import { currentLeaf } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
-import { type CliContext, printJson } from '../io.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, printJson } from '../io.js';
 
 interface BranchFlags {
   at: string;
@@ -11,6 +11,7 @@ interface BranchFlags {
   message?: string;
   source?: string;
   json?: boolean;
+  index: boolean;
 }
 
 export function registerBranch(program: Command, ctx: CliContext): void {
@@ -21,9 +22,10 @@ export function registerBranch(program: Command, ctx: CliContext): void {
     .option('--summary <text>', 'record a summary of the branch being left (a branch summary entry)')
     .option('--message <text>', 'a user message that starts the new branch')
     .option('--source <source>', 'look only in this agent')
+    .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
     .action(async (id: string, opts: BranchFlags) => {
-      const { info, session, driver } = await ctx.sources().open(id, opts.source);
+      const { info, session, driver } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.capabilities.branch || !driver.appendEntries) throw new UnsupportedError(driver.name, 'branch in place');
       if (!session.entries.some((e) => e.id === opts.at)) throw new Error(`entry ${opts.at} is not in session ${info.id}`);
       // In a file-based tree the leaf is the last entry written, so a branch needs an entry to start it.

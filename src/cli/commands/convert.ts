@@ -3,7 +3,7 @@ import { convertSessionAll } from '../../convert/session.js';
 import { NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
-import { type CliContext, printJson, warn } from '../io.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, printJson, warn } from '../io.js';
 
 interface ConvertFlags {
   to: string;
@@ -12,6 +12,7 @@ interface ConvertFlags {
   at?: string;
   allBranches?: boolean;
   json?: boolean;
+  index: boolean;
 }
 
 /** What the target could not keep (strings from convert, file-and-line warnings from a driver's read-back). */
@@ -48,7 +49,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     }
   };
   const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
-    const session = opts.from ? await fromStore(opts.from, id) : (await ctx.sources().open(id, opts.source)).session;
+    const session = opts.from ? await fromStore(opts.from, id) : (await openSession(ctx, id, opts.source, opts.index)).session;
     const target = ctx.sources().driver(opts.to);
     const written = await convertSessionAll(session, target, { at: opts.at, allBranches: opts.allBranches });
     const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
@@ -79,6 +80,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
       )
       .option('--at <entry>', 'convert the path to this entry instead of the current branch')
       .option('--all-branches', 'keep every branch (one session per branch where the target has no trees)')
+      .option(...NO_INDEX_FLAG)
       .option('--json', 'print JSON only')
       .action((id: string, opts: ConvertFlags) => convert(id, opts, handoff));
   }
@@ -88,9 +90,10 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     .description('fork a session at an entry into a new session of the same agent')
     .option('--source <source>', 'look only in this agent')
     .option('--at <entry>', 'fork at this entry (default: the current leaf)')
+    .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
-    .action(async (id: string, opts: { source?: string; at?: string; json?: boolean }) => {
-      const { info, driver } = await ctx.sources().open(id, opts.source);
+    .action(async (id: string, opts: { source?: string; at?: string; json?: boolean; index: boolean }) => {
+      const { info, driver } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.forkSession) throw new Error(`${driver.name} sessions cannot be forked`);
       const written = await driver.forkSession(info.id, { at: opts.at });
       const out = { id: written.id, source: written.source, path: written.path ?? null, parentId: info.id };

@@ -5,7 +5,7 @@ import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { writeFileAtomic } from '../../formats/shared/atomic.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
-import { type CliContext, reportWarnings } from '../io.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
 
 export function registerExport(program: Command, ctx: CliContext): void {
   program
@@ -14,16 +14,17 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .option('--source <source>', 'look only in this agent')
     .option('--format <format>', [...EXPORT_FORMATS, 'opencode'].join('|'), 'html')
     .option('-o, --output <file>', 'write to this file instead of stdout')
+    .option(...NO_INDEX_FLAG)
     .option(
       '--prices <file>',
       'model prices (JSON, USD per million tokens) over the bundled table, for costs the agent did not record',
     )
-    .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string }) => {
+    .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string; index: boolean }) => {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.
       const opencode = opts.format === 'opencode';
       if (!opencode && !EXPORT_FORMATS.includes(opts.format as ExportFormat))
         throw new Error(`--format must be one of ${[...EXPORT_FORMATS, 'opencode'].join(', ')}`);
-      const { session } = await ctx.sources().open(id, opts.source);
+      const { session } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
       const text = opencode
         ? `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`

@@ -1,15 +1,8 @@
 import type { Command } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
 import { branches, currentLeaf } from '../../model/tree.js';
-import { openThroughIndex } from '../../stores/index-sync/fresh.js';
-import { type CliContext, printJson, reportWarnings } from '../io.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings } from '../io.js';
 import { describeEntry, drawTree } from '../tree-view.js';
-
-/** A session by id or prefix: resolved through the index for the stores it is fresh for, through the files for the rest. */
-async function openSession(ctx: CliContext, id: string, source: string | undefined, useIndex: boolean) {
-  const viaIndex = useIndex ? await openThroughIndex(ctx.env, ctx.sources(), id, source) : undefined;
-  return viaIndex ?? ctx.sources().open(id, source);
-}
 
 export function registerShow(program: Command, ctx: CliContext): void {
   program
@@ -17,7 +10,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .description('a session and its entry tree')
     .option('--source <source>', 'look only in this agent')
     .option('--tree', 'draw the entry tree with the current leaf marked')
-    .option('--no-index', "find the session through the agents' files even when the index is fresh")
+    .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
     .action(async (id: string, opts: { source?: string; tree?: boolean; json?: boolean; index: boolean }) => {
       const { session } = await openSession(ctx, id, opts.source, opts.index);
@@ -55,7 +48,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .option('--source <source>', 'look only in this agent')
     .option('--leaf <entry>', 'resume at this entry instead of the current leaf')
     .option('--format <format>', `one of: ${contextFormatNames().join(', ')} (and those converters add)`, 'markdown')
-    .option('--no-index', "find the session through the agents' files even when the index is fresh")
+    .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only (the default for JSON formats)')
     .action(async (id: string, opts: { source?: string; leaf?: string; format: string; index: boolean }) => {
       const { info, driver } = await openSession(ctx, id, opts.source, opts.index);

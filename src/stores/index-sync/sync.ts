@@ -46,6 +46,11 @@ export interface SyncOptions {
    * first, so a sync killed mid-way leaves the rest for the next one to read.
    */
   full?: boolean;
+  /**
+   * How long to wait for another writer of the index (default SYNC_BUSY_TIMEOUT_MS); a unit that
+   * cannot be written in time counts as failed and is left for the next sync.
+   */
+  busyTimeoutMs?: number;
 }
 
 export interface SyncReport {
@@ -139,6 +144,8 @@ export interface SourceFreshness {
   fresh: boolean;
   /** the sessions the check listed, when that was a full listing (a store without a cheap one): reuse it */
   listed?: SessionInfo[];
+  /** for a store synced before: how many of its units are new, changed or gone since */
+  changed?: number;
   /** the store could not be listed */
   error?: Error;
 }
@@ -405,9 +412,11 @@ export class IndexSync {
         // never synced: a cheap listing would tell nothing; a full one is still worth keeping
         if (!synced && isIncrementalSource(driver)) return { fresh: false };
         const seen = await this.look(format, driver);
-        if (seen.holds) return { fresh: synced };
+        if (seen.holds) return { fresh: synced, ...(synced ? { changed: 0 } : {}) };
+        const changed = IndexSync.changedUnits(seen.rows, seen.units);
         return {
-          fresh: synced && IndexSync.changedUnits(seen.rows, seen.units) === 0,
+          fresh: synced && changed === 0,
+          ...(synced ? { changed } : {}),
           ...(seen.infos ? { listed: seen.infos } : {}),
         };
       },
@@ -466,7 +475,7 @@ export class IndexSync {
     // Another sync of this index holds the write lock for a whole batch, longer than a store write
     // on a loaded machine: a sync waits for it (up to 2 min) rather than failing as "locked".
     const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
-    db.pragma(`busy_timeout = ${Math.max(busyTimeout, SYNC_BUSY_TIMEOUT_MS)}`);
+    db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? Math.max(busyTimeout, SYNC_BUSY_TIMEOUT_MS)}`);
     let pendingBytes = 0;
     let pendingUnits = 0;
     /** writes begun by this sync (a sync that finds nothing changed writes nothing, not even its time) */
