@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { watchDelay } from '../../src/cli/commands/sync.js';
+import { watchDelay } from '../../src/stores/index-sync/watch.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -3,20 +3,12 @@ import { dirname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
+import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, printJson, warn } from '../io.js';
 
 function summary(r: SyncReport): string {
   return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
-}
-
-/**
- * How long `--watch` waits before looking again: the interval asked for, or longer when looking itself
- * takes long (every store listed: ≈ 50-80 ms at 1 GB of history, more over a cold disk cache), so
- * that watching takes at most a tenth of a core instead of most of one.
- */
-export function watchDelay(intervalMs: number, lastSyncMs: number): number {
-  return Math.max(intervalMs, 9 * lastSyncMs);
 }
 
 export function registerSync(program: Command, ctx: CliContext): void {
@@ -72,24 +64,19 @@ export function registerSync(program: Command, ctx: CliContext): void {
         else ctx.stderr(`${summary(first)}\n`);
         if (!opts.watch) return;
         ctx.stderr(`watching for changes (Ctrl-C to stop)\n`);
-        let stop = false;
-        const onSignal = () => {
-          stop = true;
-        };
+        const stopped = new AbortController();
+        const onSignal = () => stopped.abort();
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
-        // what a look that found nothing to do took (reading changes does not make looking dearer)
-        let lookMs = 0;
-        while (!stop) {
-          await new Promise((r) => setTimeout(r, watchDelay(opts.interval, lookMs)));
-          if (stop) break;
-          const r = await runOnce(true);
-          if (!r.reread && !r.appended && !r.removed && !r.failed) lookMs = r.ms;
-          if (r.reread || r.appended || r.removed) {
+        await followChanges(() => runOnce(true), {
+          intervalMs: opts.interval,
+          signal: stopped.signal,
+          onChange: (r) => {
             if (opts.json) ctx.stdout(`${JSON.stringify({ at: new Date().toISOString(), ...r })}\n`);
             else ctx.stderr(`${summary(r)}\n`);
-          }
-        }
+          },
+          onError: (e) => warn(ctx, `sync failed, trying again: ${e.message}`),
+        });
       } finally {
         await store.close();
       }

@@ -3,12 +3,17 @@
  * browser. Runs until interrupted.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
+import type { ParseWarning } from '../../model/types.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
+import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
+import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
+import { openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn } from '../io.js';
 
 interface UiFlags {
@@ -17,7 +22,11 @@ interface UiFlags {
   port: string;
   key?: string;
   open: boolean;
+  sync: boolean;
 }
+
+/** How often the viewer on the local index looks for what the agents wrote (see watchDelay). */
+const FOLLOW_INTERVAL_MS = 2000;
 
 /** Opens the URL in the desktop's browser when there is one; silently does nothing otherwise. */
 function openInBrowser(url: string, env: CliContext['env']): void {
@@ -43,6 +52,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
     .option('--port <port>', 'port to listen on (0: any free port)', '4517')
     .option('--key <key>', 'require this key (Authorization: Bearer) for the data routes')
     .option('--no-open', 'do not open a browser')
+    .option('--no-sync', 'serve the local index as it is (by default it is synced first and kept in sync while the viewer runs)')
     .action(async (opts: UiFlags) => {
       // the server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them
       const [{ serve }, { AgentFilesDriver }, { createWebApp }] = await Promise.all([
@@ -51,6 +61,17 @@ export function registerUi(program: Command, ctx: CliContext): void {
         import('../../server/web/index.js'),
       ]);
       const fromAgents = () => new AgentFilesDriver(ctx.sources(), (source, e) => warn(ctx, `${source}: ${e.message}`));
+      // The local index, brought up to date first and then kept so: a session the agents write while
+      // the viewer is open shows up in its list (which it reloads every few seconds).
+      let indexer: SqliteStore | undefined;
+      const syncIndex = (): Promise<SyncReport> =>
+        new IndexSync(indexer as SqliteStore).sync(ctx.sources(), {
+          onWarning: (w: ParseWarning) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+        });
+      if (!opts.store && opts.sync && existsSync(indexPath(ctx.env))) {
+        indexer = openSqliteStore(indexPath(ctx.env));
+        await syncIndex().catch((e: Error) => warn(ctx, `the index could not be synced: ${e.message}`));
+      }
       const storeWarnings: string[] = [];
       let driver: SessionDriver =
         opts.store === 'agents'
@@ -60,6 +81,8 @@ export function registerUi(program: Command, ctx: CliContext): void {
       if (!opts.store && (await driver.listSessions({ limit: 1 })).length === 0) {
         await driver.close?.();
         driver = fromAgents();
+        await indexer?.close();
+        indexer = undefined;
       } else for (const m of storeWarnings) warn(ctx, m);
       const app = createWebApp({
         driver,
@@ -80,8 +103,19 @@ export function registerUi(program: Command, ctx: CliContext): void {
       const url = `http://${host}:${address.port}/`;
       ctx.stdout(`threadbase viewer on ${url}  (${driver.name} store; Ctrl-C to stop)\n`);
       if (opts.open) openInBrowser(url, ctx.env);
+      const stopped = new AbortController();
+      const following = indexer
+        ? followChanges(syncIndex, {
+            intervalMs: FOLLOW_INTERVAL_MS,
+            signal: stopped.signal,
+            onError: (e) => warn(ctx, `the index could not be synced, trying again: ${e.message}`),
+          })
+        : Promise.resolve();
       await untilStopped();
+      stopped.abort();
+      await following;
       await new Promise<void>((done) => server.close(() => done()));
       await driver.close?.();
+      await indexer?.close();
     });
 }
