@@ -59,10 +59,13 @@ export function warn(ctx: CliContext, message: string): void {
   ctx.stderr(`threadbase: warning: ${message}\n`);
 }
 
+/** A warning about a file, on stderr: `file:line: message (id)`. */
+export function warnParse(ctx: CliContext, w: ParseWarning): void {
+  warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}${w.id ? ` (${w.id})` : ''}`);
+}
+
 export function reportWarnings(ctx: CliContext, warnings: readonly ParseWarning[] | undefined): void {
-  for (const w of warnings ?? []) {
-    warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}${w.id ? ` (${w.id})` : ''}`);
-  }
+  for (const w of warnings ?? []) warnParse(ctx, w);
 }
 
 /** Resolves at the first SIGINT or SIGTERM (Ctrl-C), for commands that run until stopped. */

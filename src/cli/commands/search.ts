@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
-import { type CliContext, printJson, warn } from '../io.js';
+import { type CliContext, printJson, warnParse } from '../io.js';
 
 export function registerSearch(program: Command, ctx: CliContext): void {
   program
@@ -33,7 +33,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
           ...(opts.source ? { formats: [opts.source] } : {}),
-          onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+          onWarning: (w) => warnParse(ctx, w),
         });
         try {
           const hits = await store.search(words.join(' '), {

@@ -5,7 +5,7 @@ import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
-import { type CliContext, printJson, warn } from '../io.js';
+import { type CliContext, printJson, warnParse } from '../io.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
   program
@@ -35,7 +35,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
           ...(opts.source ? { formats: [opts.source] } : {}),
-          onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+          onWarning: (w) => warnParse(ctx, w),
         });
         try {
           const rows = stats(store, prices, {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, printJson, warn } from '../io.js';
+import { type CliContext, printJson, warn, warnParse } from '../io.js';
 
 function summary(r: SyncReport): string {
   return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
@@ -52,7 +52,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
             }
             bar.update(p.done, { format: p.format });
           },
-          onWarning: (w) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+          onWarning: (w) => warnParse(ctx, w),
         });
         bar?.stop();
         return report;

@@ -8,13 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
-import type { ParseWarning } from '../../model/types.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, untilStopped, warn } from '../io.js';
+import { type CliContext, untilStopped, warn, warnParse } from '../io.js';
 
 interface UiFlags {
   store?: string;
@@ -66,7 +65,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
       let indexer: SqliteStore | undefined;
       const syncIndex = (): Promise<SyncReport> =>
         new IndexSync(indexer as SqliteStore).sync(ctx.sources(), {
-          onWarning: (w: ParseWarning) => warn(ctx, `${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`),
+          onWarning: (w) => warnParse(ctx, w),
         });
       if (!opts.store && opts.sync && existsSync(indexPath(ctx.env))) {
         indexer = openSqliteStore(indexPath(ctx.env));
