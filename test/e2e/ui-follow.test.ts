@@ -6,11 +6,13 @@
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
+import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { sampleSession } from '../conformance/driver-suite.js';
 import { runCliOk } from '../helpers/cli.js';
 import { startUi, type UiProcess } from './ui-process.js';
@@ -71,6 +73,27 @@ describe('threadbase ui keeps the local index up to date', () => {
     expect(await until(ui.url, (rows) => rows.some((s) => s.id === during.id && s.title === 'renamed while watched'))).toBe(true);
     expect(await ui.stop()).toBe(0);
     ui = undefined;
+  });
+
+  it('while another sync holds the index it serves at once, quietly, and catches up once it is free', {
+    timeout: 120_000,
+  }, async () => {
+    const other = new Database(indexPath(env));
+    other.exec('BEGIN IMMEDIATE');
+    let locked = true;
+    try {
+      const meanwhile = await write('pi');
+      // startUi gives up after 60 s, well under the 2 minutes a sync waits for a lock by default
+      ui = await startUi(['--port', '0', '--no-open'], procEnv);
+      expect((await listed(ui.url)).map((s) => s.id)).not.toContain(meanwhile.id);
+      other.exec('ROLLBACK');
+      locked = false;
+      expect(await until(ui.url, (rows) => rows.some((s) => s.id === meanwhile.id))).toBe(true);
+      expect(ui.stderr()).not.toMatch(/could not be synced|locked/);
+    } finally {
+      if (locked) other.exec('ROLLBACK');
+      other.close();
+    }
   });
 
   it('--no-sync serves the index as it is', { timeout: 60_000 }, async () => {

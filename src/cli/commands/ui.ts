@@ -66,10 +66,17 @@ export function registerUi(program: Command, ctx: CliContext): void {
       const syncIndex = (): Promise<SyncReport> =>
         new IndexSync(indexer as SqliteStore).sync(ctx.sources(), {
           onWarning: (w) => warnParse(ctx, w),
+          // a lock wait would stop the server (SQLite waits on this thread): while another sync
+          // holds the index, this one is skipped and the next look tries again
+          busyTimeoutMs: 0,
         });
+      const syncFailed = (e: Error) => {
+        if (!String((e as { code?: unknown }).code).startsWith('SQLITE_BUSY'))
+          warn(ctx, `the index could not be synced: ${e.message}`);
+      };
       if (!opts.store && opts.sync && existsSync(indexPath(ctx.env))) {
         indexer = openSqliteStore(indexPath(ctx.env));
-        await syncIndex().catch((e: Error) => warn(ctx, `the index could not be synced: ${e.message}`));
+        await syncIndex().catch(syncFailed);
       }
       const storeWarnings: string[] = [];
       let driver: SessionDriver =
@@ -107,7 +114,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
         ? followChanges(syncIndex, {
             intervalMs: FOLLOW_INTERVAL_MS,
             signal: stopped.signal,
-            onError: (e) => warn(ctx, `the index could not be synced, trying again: ${e.message}`),
+            onError: syncFailed,
           })
         : Promise.resolve();
       await untilStopped();
