@@ -249,9 +249,16 @@ describe('real codex and threadbase', () => {
       ],
     };
     const driver = new CodexDriver(env);
+    const started = new Date();
     const written = await driver.writeSession(foreign);
     expect(written.source).toBe('codex');
-    expect(written.path).toMatch(/sessions\/2026\/01\/02\/rollout-2026-01-02T03-04-05-[0-9a-f-]{36}\.jsonl$/);
+    // a session converted from another agent starts when it was written (as codex's own forks do), in
+    // that day's folder, so that codex lists it among the newest; its records keep their times
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+    expect([day(started), day(new Date())]).toContain(written.createdAt.slice(0, 10));
+    expect(written.createdAt >= started.toISOString()).toBe(true);
+    const [y, m, dd] = written.createdAt.slice(0, 10).split('-');
+    expect(written.path).toMatch(new RegExp(`sessions/${y}/${m}/${dd}/rollout-${y}-${m}-${dd}T[0-9-]{8}-[0-9a-f-]{36}\\.jsonl$`));
 
     const back = (await driver.getSession(written.id)) as Session;
     // the session's totals: the advisor request's tokens counted with the response's own

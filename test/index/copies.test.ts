@@ -4,13 +4,14 @@
  * Code and pi. The index counts each copied response once, in the session created first (the
  * original, for a conversion), and counts the copies again when that session leaves.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
+import { encodeRollout } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
@@ -279,4 +280,54 @@ it('an index of schema 9 settles the copies across agents it holds when it opens
   await store.close();
   store = openSqliteStore(indexPath(env));
   expect(inputBySession()).toEqual(settled);
+});
+
+it('a conversion into Codex counts in its original whatever the ids: the copy starts when it was written', async () => {
+  // an id that sorts before the original's, so that a tie of the sessions' starts would go to the copy
+  const copyId = '00000000-0000-4000-8000-000000000001';
+  expect(copyId < CLAUDE_PARENT).toBe(true);
+  const original = await new Sources(env).driver('claude').getSession(CLAUDE_PARENT);
+  if (!original) throw new Error('fixture session missing');
+  const now = new Date('2026-11-25T12:00:00.000Z');
+  const { lines, createdAt } = encodeRollout(original, copyId, now);
+  expect(createdAt).toBe(now.toISOString());
+  expect(createdAt > original.createdAt).toBe(true);
+  const day = join(dir, '.codex', 'sessions', '2026', '11', '25');
+  mkdirSync(day, { recursive: true });
+  writeFileSync(join(day, `rollout-2026-11-25T12-00-00-${copyId}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  await new IndexSync(store).sync(new Sources(env), { formats: ['claude', 'codex'] });
+  const by = inputBySession();
+  expect(by.get(copyId) ?? 0).toBe(0);
+  expect(by.get(CLAUDE_PARENT)).toBe(sum(claudeResponses(join(CLAUDE_PROJECT, `${CLAUDE_PARENT}.jsonl`))));
+  // the copy keeps its records' own times
+  const copy = await new Sources(env).driver('codex').getSession(copyId);
+  const times = (s: typeof original) =>
+    s.entries.flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' ? [e.timestamp] : []));
+  expect(copy && times(copy).slice(0, 3)).toEqual(times(original).slice(0, 3));
+});
+
+it('a fork that starts when its parent did counts the copied responses in the parent, whatever the ids', async () => {
+  const forkId = '00000000-0000-4000-8000-000000000002';
+  expect(forkId < CLAUDE_PARENT).toBe(true);
+  // every record copied, as a fork at the last record writes them: its own session id, the parent named
+  const lines = records(join(CLAUDE_PROJECT, `${CLAUDE_PARENT}.jsonl`)).map((r) =>
+    'sessionId' in r
+      ? { ...r, sessionId: forkId, cwd: '/tmp/cc-fork', forkedFrom: { sessionId: CLAUDE_PARENT, messageUuid: r.uuid } }
+      : r,
+  );
+  writeFileSync(join(claudeDir, `${forkId}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  await sync();
+  const listed = new Map((await store.listSessions()).map((s) => [s.id, s] as const));
+  expect(listed.get(forkId)?.parentId).toBe(CLAUDE_PARENT);
+  expect(listed.get(forkId)?.createdAt).toBe(listed.get(CLAUDE_PARENT)?.createdAt);
+  const by = inputBySession();
+  expect(by.get(forkId) ?? 0).toBe(0);
+  expect(by.get(CLAUDE_PARENT)).toBe(sum(claudeResponses(join(CLAUDE_PROJECT, `${CLAUDE_PARENT}.jsonl`))));
+  // the web viewer's stats pick the same copy (the fork runs in a project of its own)
+  const web = (await (await createWebApp({ driver: store }).request('/api/v1/web/stats')).json()) as {
+    byProject: { key: string; input: number }[];
+  };
+  expect(listed.get(forkId)?.project).toBe('/tmp/cc-fork');
+  expect(web.byProject.find((b) => b.key === '/tmp/cc-fork')?.input ?? 0).toBe(0);
+  expect(web.byProject.find((b) => b.key === listed.get(CLAUDE_PARENT)?.project)?.input).toBeGreaterThan(0);
 });

@@ -301,8 +301,8 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     if (opts.keepId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(session.id)) {
       if (!(await this.fileOf(session.id))) id = session.id;
     }
-    const { lines, warnings } = encodeRollout(session, id);
-    const created = new Date(session.createdAt);
+    const { lines, warnings, createdAt } = encodeRollout(session, id);
+    const created = new Date(createdAt);
     const when = Number.isNaN(created.getTime()) ? new Date() : created;
     const stamp = `${when.getUTCFullYear()}-${pad(when.getUTCMonth() + 1)}-${pad(when.getUTCDate())}T${pad(when.getUTCHours())}-${pad(when.getUTCMinutes())}-${pad(when.getUTCSeconds())}`;
     const dir = join(this.sessionsDir, String(when.getUTCFullYear()), pad(when.getUTCMonth() + 1), pad(when.getUTCDate()));
@@ -514,11 +514,20 @@ function encodeEntries(entries: readonly Entry[], fallbackTime: string): JsonObj
   });
 }
 
-/** A whole session as a rollout with the given id: session_meta first, then the path to the leaf. */
-export function encodeRollout(session: Session, id: string): { lines: JsonObject[]; warnings: string[] } {
+/**
+ * A whole session as a rollout with the given id: session_meta first, then the path to the leaf. A
+ * rollout of codex's own keeps its start time; one converted from another agent starts now (as codex's
+ * own forks do), its records keeping their times: so it is listed as new, and the index counts a copied
+ * response in the session it was first recorded in (copies.ts).
+ */
+export function encodeRollout(
+  session: Session,
+  id: string,
+  now: Date = new Date(),
+): { lines: JsonObject[]; warnings: string[]; createdAt: string } {
   const warnings: string[] = [];
-  const created = session.createdAt || new Date().toISOString();
   const own = session.source === SOURCE && isObject(session.raw) && isObject(session.raw.payload);
+  const created = (own && session.createdAt) || now.toISOString();
   const metaPayload: JsonObject = own
     ? { ...(session.raw as { payload: JsonObject }).payload }
     : {
@@ -536,8 +545,8 @@ export function encodeRollout(session: Session, id: string): { lines: JsonObject
   const path = session.entries.length ? pathToLeaf(session) : [];
   const dropped = session.entries.length - path.length;
   if (dropped > 0) warnings.push(`codex rollouts are linear: ${dropped} entries off the current branch were not written`);
-  lines.push(...encodeEntries(path, created));
+  lines.push(...encodeEntries(path, session.createdAt || created));
   // Codex's own records may carry ordinals; then every record must, in order (see appendEntries).
   const numbered = lines.some((r) => typeof r.ordinal === 'number') ? lines.map((r, i) => withOrdinal(r, i)) : lines;
-  return { lines: numbered, warnings };
+  return { lines: numbered, warnings, createdAt: created };
 }

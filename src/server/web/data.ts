@@ -714,7 +714,7 @@ export class WebData {
     // each session's own totals on its last day, per model where the listing has them.
     const perMessage = sessions.length <= this.statsSessionLimit;
     // Per message, a response copied into several sessions (a fork's copy, a conversion's) counts
-    // once, in the copy the index counts: the session created first, then by copyRank.
+    // once, in the copy the index counts: the session created first, then by copyRank, then no fork first.
     const winners = perMessage ? await this.countingCopies(sessions) : undefined;
     for (const info of sessions) {
       const cells = winners
@@ -745,11 +745,17 @@ export class WebData {
     };
   }
 
-  /** For each copy key, the session whose record counts: by start, then copyRank, then id (as settleCopies). */
+  /** For each copy key, the session whose record counts: by start, then copyRank, then no fork first, then id (as settleCopies). */
   private async countingCopies(sessions: readonly SessionInfo[]): Promise<Map<string, SessionInfo>> {
     const best = new Map<string, { info: SessionInfo; rank: number }>();
     const before = (a: SessionInfo, ar: number, b: SessionInfo, br: number) =>
-      a.createdAt !== b.createdAt ? a.createdAt < b.createdAt : ar !== br ? ar < br : a.id < b.id;
+      a.createdAt !== b.createdAt
+        ? a.createdAt < b.createdAt
+        : ar !== br
+          ? ar < br
+          : !a.parentId !== !b.parentId
+            ? !a.parentId
+            : a.id < b.id;
     for (const info of sessions) {
       if (info.source === THREADBASE_SOURCE) continue;
       for (const r of await this.countedRecordsOf(info)) {

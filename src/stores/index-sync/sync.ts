@@ -822,9 +822,11 @@ function deleteIndexMeta(store: SqliteStore, key: string): void {
 
 /**
  * What the index keeps of each entry, as a number: bumped when it keeps more than before (as schema
- * 7, 8 and 11 did), so that every store is read whole again once and the entries indexed before gain it.
+ * 7, 8 and 11 did) or decides otherwise what it keeps (which copy of a response counts), so that every
+ * store is read whole again once and the entries indexed before follow it.
+ * 2: on a tie of sessions' starts and costs, a copy in a fork counts after one in its parent.
  */
-export const INDEX_READER_VERSION = 1;
+export const INDEX_READER_VERSION = 2;
 
 /** `reader:<format>`: the readers (the index's and the driver's versions) the store was last read whole with */
 const READER = 'reader';
