@@ -365,7 +365,8 @@ export async function readRollout(file: string): Promise<Session> {
     project: sessionMeta?.cwd,
     title: firstUserLine(entries, (m) => Boolean(m.meta?.codexInjected)),
     createdAt,
-    updatedAt: lastTimestamp ?? createdAt,
+    // a rollout converted from another agent starts when written, after its records' own times
+    updatedAt: lastTimestamp && lastTimestamp > createdAt ? lastTimestamp : createdAt,
     messageCount: countMessages(entries),
     parentId: sessionMeta?.parentId ?? null,
     ...(sessionMeta?.directories.length ? { directories: sessionMeta.directories } : {}),
