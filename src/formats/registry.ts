@@ -5,6 +5,7 @@
 import { type DriverEnv, defaultDriverEnv, type SessionDriver, type SessionFilter } from '../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
 import type { Session, SessionInfo } from '../model/types.js';
+import { newestFirst } from './shared/base.js';
 
 export type DriverFactory = (env: DriverEnv) => SessionDriver;
 
@@ -100,7 +101,7 @@ export class Sources {
       if ('error' in r && r.error) errors.push({ source: r.name, error: r.error });
       else if (r.sessions) sessions.push(...r.sessions);
     }
-    sessions.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+    sessions.sort(newestFirst);
     return { sessions, errors };
   }
 

@@ -79,9 +79,8 @@ describe('catching up a store that changed a little', () => {
     await retitle(claude[1] as { id: string; path: string }, 'retitled once');
     const listed = await sessionsJson();
     expect(listed.find((s) => s.id === claude[1]?.id)?.title).toBe('retitled once');
-    // (the fork and its parent end at the same time: their order is the listing's own)
-    const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
-    expect([...listed].sort(byId)).toEqual((await sessionsJson(['--no-index'])).sort(byId));
+    // (the fork and its parent end at the same time: both listings order them by id)
+    expect(listed).toEqual(await sessionsJson(['--no-index']));
     await retitle(claude[1] as { id: string; path: string }, 'retitled twice');
     const opened = await openThroughIndex(env, new Sources(env), claude[1]?.id ?? '');
     expect(opened?.fromIndex).toContain('claude');

@@ -155,8 +155,17 @@ export function matchesFilter(s: SessionInfo, f: SessionFilter = {}): boolean {
   return true;
 }
 
+/**
+ * The order every listing gives: newest first, equal times by id (as the SQLite and PostgreSQL stores
+ * order them), so that a listing from the index and one from the files are the same.
+ */
+export function newestFirst(a: SessionInfo, b: SessionInfo): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 export function applyFilter(list: SessionInfo[], f: SessionFilter = {}): SessionInfo[] {
-  const out = list.filter((s) => matchesFilter(s, f)).sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+  const out = list.filter((s) => matchesFilter(s, f)).sort(newestFirst);
   return f.limit ? out.slice(0, f.limit) : out;
 }
 

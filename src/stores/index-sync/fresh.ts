@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Sources } from '../../formats/registry.js';
-import { matchesFilter } from '../../formats/shared/base.js';
+import { matchesFilter, newestFirst } from '../../formats/shared/base.js';
 import type { DriverEnv, SessionDriver, SessionFilter } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
@@ -153,11 +153,6 @@ export async function openIndexIfFresh(
   return undefined;
 }
 
-/** Newest first; equal times keep their order (the order of the stores, then of each listing). */
-function byUpdatedDesc(a: SessionInfo, b: SessionInfo): number {
-  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0;
-}
-
 export interface MixedListing {
   sessions: SessionInfo[];
   /** stores that could not be listed */
@@ -203,7 +198,7 @@ export async function listThroughIndex(
   } finally {
     await view.store.close();
   }
-  sessions.sort(byUpdatedDesc);
+  sessions.sort(newestFirst);
   return { sessions: filter.limit ? sessions.slice(0, filter.limit) : sessions, errors, fromIndex: view.fresh };
 }
 
@@ -220,7 +215,7 @@ function prefixMatchesInIndex(store: SqliteStore, idOrPrefix: string, formats: r
 
 /** The one session an id or prefix names among candidates, by the rule of Sources.resolve. */
 function pickSession(candidates: SessionInfo[], idOrPrefix: string): SessionInfo {
-  const sorted = [...candidates].sort(byUpdatedDesc);
+  const sorted = [...candidates].sort(newestFirst);
   const exact = sorted.filter((s) => s.id === idOrPrefix);
   if (exact.length === 1) return exact[0] as SessionInfo;
   const matches = exact.length > 1 ? exact : sorted.filter((s) => s.id.startsWith(idOrPrefix));

@@ -156,7 +156,7 @@ export class SqliteStore extends DriverBase {
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
     const { where, args } = sessionFilterSql(filter, '');
     const sql = `SELECT info_json FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY updated_at DESC ${filter.limit ? `LIMIT ${Math.floor(filter.limit)}` : ''}`;
+      ORDER BY updated_at DESC, id ${filter.limit ? `LIMIT ${Math.floor(filter.limit)}` : ''}`;
     return (this.stmt(sql).all(...args) as { info_json: string }[]).map((r) => JSON.parse(r.info_json));
   }
 
