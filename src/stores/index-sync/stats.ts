@@ -1,6 +1,7 @@
 /** Token and cost totals from the index, grouped by time, model, project, session or source. */
 import { ADVISOR_ROWS, advisorCount } from '../sqlite/advisors.js';
 import type { SqliteStore } from '../sqlite/index.js';
+import { Where } from '../sqlite/where.js';
 import { costOf, longPromptThresholds, type PriceTable, priceOf } from './prices.js';
 
 export type StatsBy = 'day' | 'week' | 'month' | 'model' | 'project' | 'session' | 'source';
@@ -46,28 +47,13 @@ const KEY: Record<StatsBy, string> = {
 
 export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions = {}): StatsRow[] {
   const by = opts.by ?? 'day';
-  const where = [opts.ownRecords ? 'e.counted > 0' : 'e.counted = 1'];
-  const args: unknown[] = [];
-  if (opts.sessionIds) {
-    where.push(`s.id IN (${opts.sessionIds.map(() => '?').join(', ') || 'NULL'})`);
-    args.push(...opts.sessionIds);
-  }
-  if (opts.since) {
-    where.push('e.timestamp >= ?');
-    args.push(opts.since);
-  }
-  if (opts.until) {
-    where.push('e.timestamp <= ?');
-    args.push(opts.until);
-  }
-  if (opts.source) {
-    where.push('s.source = ?');
-    args.push(opts.source);
-  }
-  if (opts.project) {
-    where.push('s.project = ?');
-    args.push(opts.project);
-  }
+  const where = new Where()
+    .add(opts.ownRecords ? 'e.counted > 0' : 'e.counted = 1')
+    .given(opts.since, 'e.timestamp >= ?')
+    .given(opts.until, 'e.timestamp <= ?')
+    .given(opts.source, 's.source = ?')
+    .given(opts.project, 's.project = ?');
+  if (opts.sessionIds) where.add(`s.id IN (${opts.sessionIds.map(() => '?').join(', ') || 'NULL'})`, ...opts.sessionIds);
   // Grouped by model, by whether the agent recorded a cost, by the band of the table's long-prompt
   // thresholds each request's prompt falls in and by how it was served (fast mode, where it ran), so
   // unrecorded costs can be priced as one request a group. Advisor requests (kept as JSON on their
@@ -81,7 +67,7 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
          coalesce(sum(e.cache_write_1h),0) cacheWrite1h, coalesce(sum(e.reasoning),0) reasoning,
          coalesce(sum(e.web_searches),0) webSearches, coalesce(sum(e.cost),0) cost, count(*) messages
        FROM entries e JOIN sessions s ON s.id = e.session_id
-       WHERE ${where.join(' AND ')}
+       WHERE ${where.sql}
        GROUP BY 1, 2, 3, 4, 5, 6, 7`;
   const advisorModel = "json_extract(a.value, '$.model')";
   const advisors = `SELECT ${by === 'model' ? advisorModel : KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source,
@@ -91,9 +77,11 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
          sum(${advisorCount('cacheRead')}) cacheRead, sum(${advisorCount('cacheWrite')}) cacheWrite,
          sum(${advisorCount('cacheWrite1h')}) cacheWrite1h, 0 reasoning, 0 webSearches, 0 cost, 0 messages
        FROM ${ADVISOR_ROWS}
-       WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL
+       WHERE ${where.sql} AND e.advisors IS NOT NULL
        GROUP BY 1, 2, 3, 4, 5, 6, 7`;
-  const rows = store.db.prepare(`${own} UNION ALL ${advisors}`).all(...thresholds, ...args, ...thresholds, ...args) as {
+  const rows = store.db
+    .prepare(`${own} UNION ALL ${advisors}`)
+    .all(...thresholds, ...where.args, ...thresholds, ...where.args) as {
     key: string;
     source: string | null;
     model: string | null;

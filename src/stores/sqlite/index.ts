@@ -30,6 +30,7 @@ import { ADVISOR_ROWS, advisorCount } from './advisors.js';
 import { COPY_PROBE, type CopyKey, copyProbeArgs, settleCopies } from './copies.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
+import { Where } from './where.js';
 
 export { entrySearchText, ftsQuery } from './text.js';
 
@@ -154,10 +155,10 @@ export class SqliteStore extends DriverBase {
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
-    const { where, args } = sessionFilterSql(filter, '');
-    const sql = `SELECT info_json FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    const where = sessionFilterSql(filter, '');
+    const sql = `SELECT info_json FROM sessions WHERE ${where.sql}
       ORDER BY updated_at DESC, id ${filter.limit ? `LIMIT ${Math.floor(filter.limit)}` : ''}`;
-    return (this.stmt(sql).all(...args) as { info_json: string }[]).map((r) => JSON.parse(r.info_json));
+    return (this.stmt(sql).all(...where.args) as { info_json: string }[]).map((r) => JSON.parse(r.info_json));
   }
 
   async getSession(id: string): Promise<Session | undefined> {
@@ -198,21 +199,20 @@ export class SqliteStore extends DriverBase {
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    const { where, args } = sessionFilterSql(filter, 's.');
-    where.unshift('e.counted = 1');
+    const where = sessionFilterSql(filter, 's.', new Where().add('e.counted = 1'));
     const r = this.stmt(
       `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
           coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
           count(*) messages
-         FROM entries e JOIN sessions s ON s.id = e.session_id WHERE ${where.join(' AND ')}`,
-    ).get(...args) as UsageTotals;
+         FROM entries e JOIN sessions s ON s.id = e.session_id WHERE ${where.sql}`,
+    ).get(...where.args) as UsageTotals;
     // the tokens of advisor requests too, as summarizeUsage counts them
     const sum = (name: Parameters<typeof advisorCount>[0]) => `coalesce(sum(${advisorCount(name)}),0)`;
     const a = this.stmt(
       `SELECT ${sum('input')} input, ${sum('output')} output, ${sum('cacheRead')} cacheRead, ${sum('cacheWrite')} cacheWrite
          FROM ${ADVISOR_ROWS}
-        WHERE ${where.join(' AND ')} AND e.advisors IS NOT NULL`,
-    ).get(...args) as Pick<UsageTotals, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>;
+        WHERE ${where.sql} AND e.advisors IS NOT NULL`,
+    ).get(...where.args) as Pick<UsageTotals, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>;
     return {
       ...r,
       input: r.input + a.input,
@@ -225,58 +225,34 @@ export class SqliteStore extends DriverBase {
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const q = ftsQuery(query);
     if (!q) return [];
-    const where: string[] = ['entries_fts MATCH ?'];
-    const args: unknown[] = [q];
-    if (opts.source) {
-      where.push('s.source = ?');
-      args.push(opts.source);
-    }
-    if (opts.project) {
-      where.push('s.project = ?');
-      args.push(opts.project);
-    }
-    if (opts.since) {
-      where.push('e.timestamp >= ?');
-      args.push(opts.since);
-    }
-    if (opts.until) {
-      where.push('e.timestamp <= ?');
-      args.push(opts.until);
-    }
-    if (opts.parentId) {
-      where.push('s.parent_id = ?');
-      args.push(opts.parentId);
-    }
-    if (opts.role) {
-      where.push('e.role = ?');
-      args.push(opts.role);
-    }
-    if (opts.tool) {
-      where.push('instr(e.tools, ?) > 0');
-      args.push(` ${opts.tool} `);
-    }
+    const where = new Where()
+      .add('entries_fts MATCH ?', q)
+      .given(opts.source, 's.source = ?')
+      .given(opts.project, 's.project = ?')
+      .given(opts.since, 'e.timestamp >= ?')
+      .given(opts.until, 'e.timestamp <= ?')
+      .given(opts.parentId, 's.parent_id = ?')
+      .given(opts.role, 'e.role = ?')
+      .given(opts.tool && ` ${opts.tool} `, 'instr(e.tools, ?) > 0');
     const limit = Math.max(1, Math.floor(opts.limit ?? 50));
     // bm25 scores every row that matches: for a word in a large share of the index (a common word),
     // only the most recent `rankWindow` matches are ranked, which bounds the time of any query.
-    if (where.length === 1) {
+    if (where.terms.length === 1) {
       const edge = this.stmt(
         `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ${Math.floor(this.rankWindow)}`,
       ).get(q) as { rowid: number } | undefined;
-      if (edge) {
-        where.push('entries_fts.rowid > ?');
-        args.push(edge.rowid);
-      }
+      if (edge) where.add('entries_fts.rowid > ?', edge.rowid);
     }
     // Rank first (bm25 needs no stored text), joining only when a filter needs it; then details and
     // snippets for the returned rows only.
-    const joined = where.some((w) => /\b[es]\./.test(w));
+    const joined = where.terms.some((w) => /\b[es]\./.test(w));
     const top = this.stmt(
       joined
         ? `SELECT entries_fts.rowid rowid, bm25(entries_fts) rank FROM entries_fts
              JOIN entries e ON e.rowid = entries_fts.rowid JOIN sessions s ON s.id = e.session_id
-             WHERE ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`
-        : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`,
-    ).all(...args) as { rowid: number; rank: number }[];
+             WHERE ${where.sql} ORDER BY rank LIMIT ${limit}`
+        : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE ${where.sql} ORDER BY rank LIMIT ${limit}`,
+    ).all(...where.args) as { rowid: number; rank: number }[];
     const detail = this.stmt(
       `SELECT e.session_id sessionId, e.id entryId, s.source source, s.project project, e.role role, e.timestamp timestamp, e.json json
        FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.rowid = ?`,
@@ -704,27 +680,22 @@ export interface PreparedSession {
 }
 
 /** The WHERE terms (and their arguments) of a SessionFilter over the sessions table, its columns prefixed by `table`. */
-function sessionFilterSql(filter: SessionFilter, table: '' | 's.'): { where: string[]; args: unknown[] } {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  const term = (sql: string, ...values: unknown[]) => {
-    where.push(sql);
-    args.push(...values);
-  };
-  if (filter.source) term(`${table}source = ?`, filter.source);
-  if (filter.project) term(`${table}project = ?`, filter.project);
-  if (filter.since) term(`${table}updated_at >= ?`, filter.since);
-  if (filter.until) term(`${table}updated_at <= ?`, filter.until);
-  if (filter.parentId) term(`${table}parent_id = ?`, filter.parentId);
+function sessionFilterSql(filter: SessionFilter, table: '' | 's.', where = new Where()): Where {
+  where
+    .given(filter.source, `${table}source = ?`)
+    .given(filter.project, `${table}project = ?`)
+    .given(filter.since, `${table}updated_at >= ?`)
+    .given(filter.until, `${table}updated_at <= ?`)
+    .given(filter.parentId, `${table}parent_id = ?`);
   if (filter.text) {
     const t = filter.text.toLowerCase();
-    term(
+    where.add(
       `(instr(lower(coalesce(${table}title, '')), ?) > 0 OR instr(lower(coalesce(${table}first_user_text, '')), ?) > 0)`,
       t,
       t,
     );
   }
-  return { where, args };
+  return where;
 }
 
 /**
