@@ -142,4 +142,32 @@ describe.skipIf(skipBrowser)('a 10,000-entry session in chromium', () => {
       await dark.close();
     }
   });
+
+  it('on a light system d switches to the dark scheme, every colour with it', async () => {
+    const light = await launchBrowser({ colorScheme: 'light' });
+    try {
+      const { page } = light;
+      await page.goto(`${served.url}/#/session/sess-parser-0001`);
+      await page.waitForSelector('#e-p-2');
+      const colours = () =>
+        page.evaluate(() => {
+          const of = (sel: string) => getComputedStyle(document.querySelector(sel) as Element);
+          return { bg: of('body').backgroundColor, fg: of('#e-p-2 .prose').color };
+        });
+      const luminance = (rgb: string) => {
+        const [r = 0, g = 0, b = 0] = (rgb.match(/\d+/g) ?? []).map(Number);
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const before = await colours();
+      expect(luminance(before.bg)).toBeGreaterThan(200);
+      await page.locator('body').press('d');
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+      const after = await colours();
+      expect(luminance(after.bg)).toBeLessThan(60);
+      expect(luminance(after.fg) - luminance(after.bg)).toBeGreaterThan(120);
+      expect(light.errors).toEqual([]);
+    } finally {
+      await light.close();
+    }
+  });
 });
