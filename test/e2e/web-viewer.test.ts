@@ -75,8 +75,10 @@ describe.skipIf(skipBrowser)('web viewer in chromium', () => {
     // date filter: only the sessions updated on 2026-11-18 or later and up to 2026-11-18
     await page.goto(`${served.url}/#/sessions?since=2026-11-17&until=2026-11-18`);
     await page.waitForFunction(() => document.querySelectorAll('tr.row').length > 0 && location.hash.includes('since'));
-    const dated = await page.locator('tr.row .title-cell a').allTextContents();
-    expect(dated.sort()).toEqual(['Docs task 7', 'Refactor the build scripts'].sort());
+    // the hash changes before the list is drawn again: wait for the filtered list (the whole one had 11 rows)
+    await expect
+      .poll(async () => (await page.locator('tr.row .title-cell a').allTextContents()).sort(), { timeout: 10_000 })
+      .toEqual(['Docs task 7', 'Refactor the build scripts'].sort());
   });
 
   it('searches, highlights the hit and opens it at its turn in a 10,000-entry session', async () => {
