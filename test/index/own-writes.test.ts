@@ -9,15 +9,16 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { openFreshIndex } from '../../src/stores/index-sync/fresh.js';
+import { noteAgentWrite, openFreshIndex } from '../../src/stores/index-sync/fresh.js';
 import { indexPath, lastSync, writtenSinceSync } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { sampleSession } from '../conformance/driver-suite.js';
-import { runCliOk } from '../helpers/cli.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
 
 let dir: string;
 let env: DriverEnv;
@@ -117,5 +118,25 @@ describe("the index and threadbase's own writes", () => {
     await store.close();
     await sources.close();
     expect(units).not.toHaveBeenCalled();
+  });
+
+  it('a write while another writer holds the index is not held up, and the next search still finds it', async () => {
+    const other = new Database(indexPath(env));
+    other.exec('BEGIN IMMEDIATE');
+    let written: { id: string; source: string };
+    try {
+      // the note is skipped at once (before, it waited 5 s and failed with "database is locked")
+      await expect(noteAgentWrite(env, 'pi')).resolves.toBeUndefined();
+      const r = await runCli(env, ['convert', claudeId, '--to', 'pi', '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).not.toMatch(/could not be told|locked/);
+      written = JSON.parse(r.out) as { id: string; source: string };
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    // nothing noted, but the new file is among pi's newest: the next search syncs pi first
+    expect((await piState()).pending).toBe(false);
+    expect(await searchHits('zanzibarquokka')).toContain(`pi:${written.id}`);
   });
 });

@@ -12,7 +12,7 @@ import { loadPrices } from '../../stores/index-sync/prices.js';
 import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
-import { openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
+import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn, warnParse } from '../io.js';
 
 interface UiFlags {
@@ -71,8 +71,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
           busyTimeoutMs: 0,
         });
       const syncFailed = (e: Error) => {
-        if (!String((e as { code?: unknown }).code).startsWith('SQLITE_BUSY'))
-          warn(ctx, `the index could not be synced: ${e.message}`);
+        if (!isBusyError(e)) warn(ctx, `the index could not be synced: ${e.message}`);
       };
       if (!opts.store && opts.sync && existsSync(indexPath(ctx.env))) {
         indexer = openSqliteStore(indexPath(ctx.env));

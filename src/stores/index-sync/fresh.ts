@@ -13,7 +13,7 @@ import type { DriverEnv, SessionDriver, SessionFilter } from '../../model/driver
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { THREADBASE_SOURCE } from '../shared.js';
-import { openSqliteStore, type SqliteStore } from '../sqlite/index.js';
+import { isBusyError, openSqliteStore, type SqliteStore } from '../sqlite/index.js';
 import { IndexSync, indexPath, lastSync, markWritten, readerChanged, type SourceFreshness, writtenSinceSync } from './sync.js';
 
 /**
@@ -59,7 +59,9 @@ export async function openFreshIndex(
 /**
  * Tells the index, if there is one, that threadbase has just written into an agent's store, so that
  * the next `search` or `stats` syncs that store first (their 30 s window counts only agents' own
- * writes). Creates no index.
+ * writes). Creates no index. Never waits for another writer (the viewer's server runs on this thread):
+ * while one holds the index the note is skipped, and the written file, among the agent's newest, is
+ * found by the look where agents wrote last (IndexSync.recentlyWritten).
  */
 export async function noteAgentWrite(env: DriverEnv, format: string): Promise<void> {
   if (format === THREADBASE_SOURCE) return;
@@ -67,7 +69,10 @@ export async function noteAgentWrite(env: DriverEnv, format: string): Promise<vo
   if (!existsSync(path)) return;
   const store = openSqliteStore(path);
   try {
+    store.db.pragma('busy_timeout = 0');
     markWritten(store, format);
+  } catch (err) {
+    if (!isBusyError(err)) throw err;
   } finally {
     await store.close();
   }

@@ -785,6 +785,12 @@ function checkUniqueIds(entries: readonly Entry[], sessionId: string): void {
   }
 }
 
+/** Whether an error is another writer holding the database (SQLite's SQLITE_BUSY, raw or as the store words it). */
+export function isBusyError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code === 'busy');
+}
+
 export function openSqliteStore(path: string, opts: { readonly?: boolean } = {}): SqliteStore {
   return new SqliteStore(path, opts);
 }
