@@ -8,6 +8,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** The relative luminance of a CSS rgb() colour, 0 (black) to 255 (white). */
+const luminance = (rgb: string): number => {
+  const [r = 0, g = 0, b = 0] = (rgb.match(/\d+/g) ?? []).map(Number);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebApp } from '../../src/server/web/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
@@ -117,10 +124,6 @@ describe.skipIf(skipBrowser)('a 10,000-entry session in chromium', () => {
       await page.goto(`${served.url}/#/session/sess-parser-0001`);
       await page.waitForSelector('#e-p-2');
       const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-      const luminance = (rgb: string) => {
-        const [r = 0, g = 0, b = 0] = (rgb.match(/\d+/g) ?? []).map(Number);
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-      };
       // no choice made: the system's dark scheme
       expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBeUndefined();
       expect(luminance(await bg())).toBeLessThan(60);
@@ -154,10 +157,6 @@ describe.skipIf(skipBrowser)('a 10,000-entry session in chromium', () => {
           const of = (sel: string) => getComputedStyle(document.querySelector(sel) as Element);
           return { bg: of('body').backgroundColor, fg: of('#e-p-2 .prose').color };
         });
-      const luminance = (rgb: string) => {
-        const [r = 0, g = 0, b = 0] = (rgb.match(/\d+/g) ?? []).map(Number);
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-      };
       const before = await colours();
       expect(luminance(before.bg)).toBeGreaterThan(200);
       await page.locator('body').press('d');
