@@ -8,13 +8,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** The relative luminance of a CSS rgb() colour, 0 (black) to 255 (white). */
-const luminance = (rgb: string): number => {
-  const [r = 0, g = 0, b = 0] = (rgb.match(/\d+/g) ?? []).map(Number);
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-};
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebApp } from '../../src/server/web/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
@@ -23,6 +16,12 @@ import { BIG_ENTRIES, BIG_ID, bigSession, parserSession } from './fixtures.js';
 
 /** The document holds at most this many entries of the 10,000 at any time. */
 const WINDOW = 600;
+
+/** The relative luminance of a CSS rgb() colour, 0 (black) to 255 (white). */
+const luminance = (rgb: string): number => {
+  const [r = 0, g = 0, b = 0] = (rgb.match(/\d+/g) ?? []).map(Number);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
 
 describe.skipIf(skipBrowser)('a 10,000-entry session in chromium', () => {
   let dir: string;
