@@ -117,8 +117,7 @@ export class SqliteStore extends DriverBase {
           migrate(this.db);
           break;
         } catch (err) {
-          const code = (err as { code?: unknown }).code;
-          if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() - since > OPEN_BUSY_MS) throw err;
+          if (!isBusyError(err) || Date.now() - since > OPEN_BUSY_MS) throw err;
           sleepSync(10 + Math.random() * 40);
         }
       }
@@ -130,8 +129,7 @@ export class SqliteStore extends DriverBase {
     try {
       return fn();
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))
+      if (isBusyError(err))
         throw new ThreadbaseError(
           'busy',
           'database is locked by another writer (waited 5 s)',
