@@ -122,7 +122,8 @@ export async function openIndexView(
     const sync = new IndexSync(store);
     const checked = await sync.freshness(sources, indexedFormats(sources, formats));
     const limit = opts.catchUpUnits ?? 0;
-    const behind = checked.filter((c) => !c.fresh && !c.error && c.changed !== undefined && c.changed > 0 && c.changed <= limit);
+    // (a store synced before that is not fresh has `changed` > 0)
+    const behind = checked.filter((c) => !c.fresh && !c.error && c.changed !== undefined && c.changed <= limit);
     if (behind.length > 0) {
       // no wait for another writer (a running sync): the files answer at once instead
       const report = await sync.sync(sources, { formats: behind.map((c) => c.format), busyTimeoutMs: 0 }).catch(() => undefined);
