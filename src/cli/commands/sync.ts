@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, printJson, warn, warnParse } from '../io.js';
+import { type CliContext, printJson, untilStopped, warn, warnParse } from '../io.js';
 
 function summary(r: SyncReport): string {
   return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
@@ -65,9 +65,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
         if (!opts.watch) return;
         ctx.stderr(`watching for changes (Ctrl-C to stop)\n`);
         const stopped = new AbortController();
-        const onSignal = () => stopped.abort();
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
+        void untilStopped().then(() => stopped.abort());
         await followChanges(() => runOnce(true), {
           intervalMs: opts.interval,
           signal: stopped.signal,
