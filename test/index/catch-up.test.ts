@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv } from '../../src/model/driver.js';
+import { type DriverEnv, isIncrementalSource } from '../../src/model/driver.js';
 import { listThroughIndex, openIndexIfFresh, openThroughIndex } from '../../src/stores/index-sync/fresh.js';
 import { indexPath, lastSync } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
@@ -85,6 +85,25 @@ describe('catching up a store that changed a little', () => {
     const opened = await openThroughIndex(env, new Sources(env), claude[1]?.id ?? '');
     expect(opened?.fromIndex).toContain('claude');
     expect(opened?.session.title).toBe('retitled twice');
+  });
+
+  it("a store behind is listed once: the sync reuses the freshness check's listing", async () => {
+    await retitle(claude[1] as { id: string; path: string }, 'retitled thrice');
+    const sources = new Sources(env);
+    const driver = sources.driver('claude');
+    if (!isIncrementalSource(driver)) throw new Error('Claude Code has a cheap listing');
+    const listUnits = driver.listUnits.bind(driver);
+    let listings = 0;
+    driver.listUnits = (known) => {
+      listings++;
+      return listUnits(known);
+    };
+    const before = indexTime('claude');
+    const opened = await openThroughIndex(env, sources, claude[1]?.id ?? '', 'claude');
+    expect(opened?.fromIndex).toContain('claude');
+    expect(indexTime('claude')).not.toBe(before);
+    expect(opened?.session.title).toBe('retitled thrice');
+    expect(listings).toBe(1);
   });
 
   it('more changes than the limit: the files answer and the index is left as it was', async () => {

@@ -125,8 +125,11 @@ export async function openIndexView(
     // (a store synced before that is not fresh has `changed` > 0)
     const behind = checked.filter((c) => !c.fresh && !c.error && c.changed !== undefined && c.changed <= limit);
     if (behind.length > 0) {
-      // no wait for another writer (a running sync): the files answer at once instead
-      const report = await sync.sync(sources, { formats: behind.map((c) => c.format), busyTimeoutMs: 0 }).catch(() => undefined);
+      // no wait for another writer (a running sync): the files answer at once instead; the check's
+      // listings are not made again
+      const report = await sync
+        .sync(sources, { formats: behind.map((c) => c.format), busyTimeoutMs: 0, checked: behind })
+        .catch(() => undefined);
       // a unit not indexed (a lock, a read error) leaves the index behind: the files answer for those stores
       if (report?.failed === 0) for (const c of behind) c.fresh = true;
     }

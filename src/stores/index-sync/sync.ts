@@ -51,6 +51,12 @@ export interface SyncOptions {
    * cannot be written in time counts as failed and is left for the next sync.
    */
   busyTimeoutMs?: number;
+  /**
+   * A freshness check of these stores made just before (IndexSync.freshness): the listings it made
+   * are used instead of listing those stores again. A unit another sync indexed since is still seen
+   * (each unit's row is read again inside the write transaction).
+   */
+  checked?: readonly SourceFreshness[];
 }
 
 export interface SyncReport {
@@ -149,6 +155,14 @@ export interface SourceFreshness {
   /** the store could not be listed */
   error?: Error;
 }
+
+/** A store as a sync or the freshness check sees it (IndexSync.look). */
+type StoreLook =
+  | { holds: true; stamp?: string }
+  | { holds: false; stamp?: string; units: SourceUnit[]; infos?: SessionInfo[]; rows: Map<string, UnitRow> };
+
+/** What each freshness answer saw, for a sync that follows it (SyncOptions.checked). */
+const looksOf = new WeakMap<SourceFreshness, StoreLook>();
 
 function versionOf(i: SessionInfo): string {
   return `${i.updatedAt}|${i.messageCount}|${i.title ?? ''}`;
@@ -321,13 +335,7 @@ export class IndexSync {
    * change made while listing moves it again and is seen next time) and, unless the stamp holds, its
    * units (with the sessions, when that was a full listing) and the index's rows of it by key.
    */
-  private async look(
-    format: string,
-    driver: SessionDriver,
-  ): Promise<
-    | { holds: true; stamp?: string }
-    | { holds: false; stamp?: string; units: SourceUnit[]; infos?: SessionInfo[]; rows: Map<string, UnitRow> }
-  > {
+  private async look(format: string, driver: SessionDriver): Promise<StoreLook> {
     const { stamp, holds } = await this.stampNow(format, driver);
     if (holds) return { holds, stamp };
     const rows = this.unitRows(format);
@@ -405,7 +413,7 @@ export class IndexSync {
   async freshness(sources: Sources, formats?: readonly string[]): Promise<SourceFreshness[]> {
     const answers = await eachStore(
       (formats ?? sources.names()).filter((f) => f !== THREADBASE_SOURCE),
-      async (format): Promise<Omit<SourceFreshness, 'format'>> => {
+      async (format): Promise<Omit<SourceFreshness, 'format'> & { seen?: StoreLook }> => {
         // read by an older reader: what it holds may lack what the running one reads
         const synced = lastSync(this.store, format) !== undefined && !readerChanged(this.store, sources, format);
         const driver = sources.driver(format);
@@ -418,10 +426,16 @@ export class IndexSync {
           fresh: synced && changed === 0,
           ...(synced ? { changed } : {}),
           ...(seen.infos ? { listed: seen.infos } : {}),
+          seen,
         };
       },
     );
-    return answers.map((a) => (a.error ? { format: a.format, fresh: false, error: a.error } : a));
+    return answers.map((a) => {
+      if (a.error) return { format: a.format, fresh: false, error: a.error };
+      const { seen, ...answer } = a;
+      if (seen) looksOf.set(answer, seen);
+      return answer;
+    });
   }
 
   async sync(sources: Sources, opts: SyncOptions = {}): Promise<SyncReport> {
@@ -453,7 +467,10 @@ export class IndexSync {
     if (reread.length > 0) this.forgetReads(reread, sources);
     const listed = await eachStore(formats, async (format) => {
       const driver = sources.driver(format);
-      return { driver, ...(await this.look(format, driver)) };
+      // a store marked for reading again just now has other rows than the check saw
+      const checked = reread.includes(format) ? undefined : opts.checked?.find((c) => c.format === format);
+      const seen = checked && looksOf.get(checked);
+      return { driver, ...(seen ?? (await this.look(format, driver))) };
     });
     const plan: {
       format: string;
