@@ -323,13 +323,17 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
       }
       known.add(e.id);
     }
-    const lines = encodeEntries(entries, new Date().toISOString());
     // Newer codex numbers every record (`ordinal`) and refuses to resume a rollout whose last
-    // record has none: continue the numbering when the file has one.
+    // record has none: continue the numbering when the file has one. The thread's token total
+    // continues from the file's last one.
     let last: number | undefined;
+    let totals = zeroTotals();
     for await (const l of readJsonl(file)) {
-      if (isObject(l.value)) last = typeof l.value.ordinal === 'number' ? l.value.ordinal : undefined;
+      if (!isObject(l.value)) continue;
+      last = typeof l.value.ordinal === 'number' ? l.value.ordinal : undefined;
+      totals = recordedTotal(l.value) ?? totals;
     }
+    const lines = encodeEntries(entries, new Date().toISOString(), totals);
     const numbered = last === undefined ? lines : lines.map((r, i) => withOrdinal(r, (last as number) + 1 + i));
     await appendJsonlLines(file, numbered);
   }
@@ -424,7 +428,40 @@ function line(timestamp: string, type: string, payload: unknown): JsonObject {
   return { timestamp, type, payload };
 }
 
-function usageRecord(u: NonNullable<Message['usage']>): JsonObject {
+/** Codex's TokenUsage fields; `total_token_usage` is their running sum over the thread. */
+const USAGE_FIELDS = [
+  'input_tokens',
+  'cached_input_tokens',
+  'cache_write_input_tokens',
+  'output_tokens',
+  'reasoning_output_tokens',
+  'total_tokens',
+] as const;
+type TokenTotals = Record<(typeof USAGE_FIELDS)[number], number>;
+
+function zeroTotals(): TokenTotals {
+  return {
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    cache_write_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_output_tokens: 0,
+    total_tokens: 0,
+  };
+}
+
+/** The thread total a token_count record states, if it states one. */
+function recordedTotal(record: JsonObject): TokenTotals | undefined {
+  const p = isObject(record.payload) ? record.payload : undefined;
+  if (record.type !== 'event_msg' || p?.type !== 'token_count' || !isObject(p.info)) return undefined;
+  const t = p.info.total_token_usage;
+  if (!isObject(t)) return undefined;
+  const out = zeroTotals();
+  for (const k of USAGE_FIELDS) out[k] = typeof t[k] === 'number' ? t[k] : 0;
+  return out;
+}
+
+function usageRecord(u: NonNullable<Message['usage']>): TokenTotals {
   return {
     input_tokens: u.input + u.cacheRead,
     cached_input_tokens: u.cacheRead,
@@ -436,11 +473,16 @@ function usageRecord(u: NonNullable<Message['usage']>): JsonObject {
 }
 
 /** One entry as rollout lines: its own lines when it came from codex, else encoded from the model. */
-function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: string): JsonObject[] {
+function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextResponseId?: string): JsonObject[] {
   const ts = e.timestamp || fallbackTime;
-  if (e.rawSource === SOURCE && isObject(e.raw) && typeof e.raw.type === 'string') return [e.raw];
+  const own = (records: JsonObject[]): JsonObject[] => {
+    for (const r of records) Object.assign(totals, recordedTotal(r));
+    return records;
+  };
+  if (e.rawSource === SOURCE && isObject(e.raw) && typeof e.raw.type === 'string') return own([e.raw]);
   // One response's items (and the UI events between them), as codex wrote them.
-  if (e.rawSource === SOURCE && Array.isArray(e.raw) && e.raw.length > 0 && e.raw.every(isObject)) return e.raw as JsonObject[];
+  if (e.rawSource === SOURCE && Array.isArray(e.raw) && e.raw.length > 0 && e.raw.every(isObject))
+    return own(e.raw as JsonObject[]);
   switch (e.kind) {
     case 'message': {
       const m = e.message;
@@ -463,6 +505,8 @@ function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: string): J
         const lastOfResponse = !m.responseId || m.responseId !== nextResponseId;
         if (lastOfResponse && (m.usage || m.model)) {
           const u = m.usage ? usageRecord(m.usage) : undefined;
+          // codex resumes its thread total from the last total_token_usage: a running sum, as codex writes it.
+          if (u) for (const k of USAGE_FIELDS) totals[k] += u[k];
           const extras = usageExtrasOf(m.usage, { reasoning: false });
           const marker = {
             ...(m.model ? { model: m.model } : {}),
@@ -473,7 +517,7 @@ function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: string): J
           out.push(
             line(ts, 'event_msg', {
               type: 'token_count',
-              info: u ? { total_token_usage: u, last_token_usage: u } : null,
+              info: u ? { total_token_usage: { ...totals }, last_token_usage: u } : null,
               rate_limits: null,
               ...(Object.keys(marker).length ? { threadbase: marker } : {}),
             }),
@@ -497,7 +541,7 @@ function encodeEntry(e: Entry, fallbackTime: string, nextResponseId?: string): J
  * one codex response: its usage once, after its last record, and all of it at that record's time,
  * the one whose usage it carries, which `stats` knows a copy by (CopyKey).
  */
-function encodeEntries(entries: readonly Entry[], fallbackTime: string): JsonObject[] {
+function encodeEntries(entries: readonly Entry[], fallbackTime: string, totals: TokenTotals = zeroTotals()): JsonObject[] {
   const responseTime = new Map<Entry, string>();
   for (let i = entries.length - 1, last: Entry | undefined; i >= 0; i--) {
     const e = entries[i] as Entry;
@@ -510,7 +554,7 @@ function encodeEntries(entries: readonly Entry[], fallbackTime: string): JsonObj
     const next = entries[i + 1];
     const nextResponseId = next?.kind === 'message' ? next.message.responseId : undefined;
     const at = responseTime.get(e);
-    return encodeEntry(at ? { ...e, timestamp: at } : e, fallbackTime, nextResponseId);
+    return encodeEntry(at ? { ...e, timestamp: at } : e, fallbackTime, totals, nextResponseId);
   });
 }
 

@@ -129,6 +129,8 @@ export async function readRollout(file: string): Promise<Session> {
   let model: string | undefined;
   let lastTimestamp: string | undefined;
   let firstTimestamp: string | undefined;
+  /** the previous token_count's total_token_usage (serialized): an unchanged total repeats stale counts */
+  let lastTotal: string | undefined;
   /** sub-agent thread id → the call that spawned it */
   const spawned: Record<string, string> = {};
 
@@ -313,7 +315,12 @@ export async function readRollout(file: string): Promise<Session> {
       const info = isObject(payload.info) ? payload.info : undefined;
       // Before the `info` wrapper (mid 2025) the event was the response's TokenUsage itself.
       const last = info ? info.last_token_usage : typeof payload.input_tokens === 'number' ? payload : undefined;
-      if (target && !target.usage && last) {
+      // After a response cut off before `response.completed`, codex repeats the previous counts:
+      // its running total does not move, and codex does not count them again; neither do we.
+      const total = info && isObject(info.total_token_usage) ? JSON.stringify(info.total_token_usage) : undefined;
+      const stale = total !== undefined && total === lastTotal && !marker;
+      if (total !== undefined) lastTotal = total;
+      if (target && !target.usage && last && !stale) {
         const usage = tokenUsage(last);
         // what threadbase wrote from another agent's record in the field codex ignores (driver.ts encodeEntry)
         const extras = readUsageExtras(marker?.usage, { reasoning: false });
