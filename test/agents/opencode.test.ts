@@ -10,6 +10,7 @@
  *   terms threadbase keeps in a field OpenCode has no use for;
  * - read commands never modify OpenCode's database.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -312,6 +313,46 @@ describe('threadbase and the real OpenCode', () => {
     expect(forkCtx).toEqual(await ourContext(original));
     expect(await resumedContext(fork.id, 'probe our fork')).toEqual(forkCtx);
   }, 300_000);
+
+  it('OpenCode lists a session threadbase wrote into a git repository with an origin remote it never ran in', async () => {
+    const repo = join(root, 'remote-repo');
+    await fs.mkdir(repo, { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    git('remote', 'add', 'origin', 'https://github.com/example/remote-repo.git');
+    // OpenCode has made its database (in the other project) and never ran in this one
+    const listIn = async (cwd: string) =>
+      JSON.parse((await runOpencode(agentHome, ['session', 'list', '--format', 'json'], cwd)).stdout || '[]') as { id: string }[];
+    await listIn(project);
+    const t = (n: number) => new Date(Date.now() - 10_000 + n * 1000).toISOString();
+    const written = await driver.writeSession({
+      id: 'remote-repo-session',
+      source: 'threadbase',
+      project: repo,
+      title: 'written into a repository with a remote',
+      createdAt: t(0),
+      updatedAt: t(2),
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u1',
+          parentId: null,
+          timestamp: t(1),
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'hello' }] },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t(2),
+          kind: 'message',
+          message: { role: 'assistant', model: 'claude-test', provider: 'standin', parts: [{ type: 'text', text: 'hi' }] },
+        },
+      ],
+    });
+    expect((await listIn(repo)).map((s) => s.id)).toContain(written.id);
+  });
 
   it('OpenCode resumes a session threadbase appended to and renamed, with our appended turn in its context', async () => {
     const s = (await driver.getSession(original)) as Session;

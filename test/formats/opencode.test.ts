@@ -3,6 +3,7 @@
  * export JSON and the requests it sent on resume, the legacy JSON storage, hand-made rows of every
  * part type, damaged and foreign-version databases, and writing/forking back into the real schema.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import {
   newId,
   OpenCodeDriver,
   opencodeContext,
+  remoteKey,
   sessionFromExport,
   sessionToExport,
 } from '../../src/formats/opencode/index.js';
@@ -852,6 +854,35 @@ describe('writing and forking into the database', () => {
     const written = await new OpenCodeDriver(env).writeSession({ ...foreignSession(), id: REAL_SESSION }, { keepId: true });
     expect(written.id).not.toBe(REAL_SESSION);
     expect(written.id).toMatch(/^ses_/);
+  });
+
+  it('files a session under the project OpenCode resolves for its git repository: the origin remote first', async () => {
+    const { env, db } = home();
+    const repo = join(env.home, 'repo');
+    mkdirSync(join(repo, 'src'), { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
+    git('init', '-q');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const root = git('rev-list', '--max-parents=0', 'HEAD');
+    const projectOf = async (directory: string) => {
+      const info = await new OpenCodeDriver(env).writeSession({ ...foreignSession(), project: directory });
+      const w = new Database(db, { readonly: true });
+      try {
+        return w
+          .prepare('SELECT p.id, p.worktree FROM session s JOIN project p ON p.id = s.project_id WHERE s.id = ?')
+          .get(info.id);
+      } finally {
+        w.close();
+      }
+    };
+    // no remote: the root commit (as OpenCode keys such a repository)
+    expect(await projectOf(join(repo, 'src'))).toEqual({ id: root, worktree: repo });
+    // with an origin remote, OpenCode keys the project by it, whatever project row the database holds
+    git('remote', 'add', 'origin', 'git@GitHub.com:example/demo.git');
+    const byRemote = createHash('sha1').update('git-remote:github.com/example/demo').digest('hex');
+    expect(await projectOf(repo)).toEqual({ id: byRemote, worktree: repo });
+    expect(remoteKey('https://github.com/example/demo.git/')).toBe('github.com/example/demo');
+    expect(remoteKey('file:///srv/demo.git')).toBeUndefined();
   });
 
   it('leaves the database untouched when the write fails part way (one transaction)', async () => {

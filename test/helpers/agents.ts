@@ -290,9 +290,9 @@ export class PiRpc {
   }
 }
 
-/** `opencode <args>` in the project, offline (npm registry pointed at a closed port). */
-export function runOpencode(home: AgentHome, args: string[]): Promise<Run> {
-  return run(OPENCODE_BIN, args, home.project, {
+/** `opencode <args>` in the project (or `cwd`), offline (npm registry pointed at a closed port). */
+export function runOpencode(home: AgentHome, args: string[], cwd = home.project): Promise<Run> {
+  return run(OPENCODE_BIN, args, cwd, {
     PATH: process.env.PATH,
     HOME: home.root,
     OPENCODE_DISABLE_MODELS_FETCH: '1',

@@ -5,9 +5,8 @@
  * JSON files), with fresh ids in OpenCode's scheme, under the project whose worktree holds the
  * session's directory (OpenCode's git project id, or `global`).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -23,6 +22,7 @@ import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
 import { opencodeContext } from './context.js';
 import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode, usageOf } from './parse.js';
+import { gitProjectOf } from './project.js';
 import {
   isoOf,
   type Json,
@@ -138,32 +138,6 @@ export function forkTitle(title: string | undefined): string {
   return m ? `${m[1]} (fork #${Number(m[2]) + 1})` : `${base} (fork #1)`;
 }
 
-/** The project OpenCode would file a directory under: its git root commit, else `global`. */
-export function gitProjectOf(directory: string): { id: string; worktree: string; vcs: string } | undefined {
-  let dir = directory;
-  for (;;) {
-    const git = join(dir, '.git');
-    if (existsSync(git)) {
-      // OpenCode caches the project id in .git/opencode.
-      const cached =
-        statSync(git).isDirectory() && existsSync(join(git, 'opencode'))
-          ? readFileSync(join(git, 'opencode'), 'utf8').trim()
-          : '';
-      if (cached) return { id: cached, worktree: dir, vcs: 'git' };
-      const r = spawnSync('git', ['rev-list', '--max-parents=0', '--all'], { cwd: dir, encoding: 'utf8' });
-      const roots = (r.stdout ?? '')
-        .split('\n')
-        .map((s) => s.trim())
-        .filter(Boolean)
-        .sort();
-      return roots[0] ? { id: roots[0], worktree: dir, vcs: 'git' } : undefined;
-    }
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
 export class OpenCodeDriver extends DriverBase {
   readonly name = SOURCE;
   readonly capabilities: DriverCapabilities = {
@@ -275,10 +249,15 @@ export class OpenCodeDriver extends DriverBase {
   }
 
   private async projectFor(directory: string, target: 'db' | 'storage'): Promise<{ id: string; worktree: string; vcs?: string }> {
-    const known =
-      target === 'db' ? findProject(this.dbPath, directory) : longestMatch(await listLegacyProjects(this.storagePath), directory);
-    if (known) return known;
-    return gitProjectOf(directory) ?? { id: 'global', worktree: '/' };
+    if (target === 'db') {
+      // OpenCode files a git directory under the id it resolves now, whatever project rows the
+      // database holds (an older OpenCode, or an earlier write, may have left another one for it)
+      return gitProjectOf(directory) ?? findProject(this.dbPath, directory) ?? { id: 'global', worktree: '/' };
+    }
+    return (
+      longestMatch(await listLegacyProjects(this.storagePath), directory) ??
+      gitProjectOf(directory) ?? { id: 'global', worktree: '/' }
+    );
   }
 
   private async write(

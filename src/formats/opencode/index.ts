@@ -5,7 +5,7 @@ import { OpenCodeDriver } from './driver.js';
 import { describeOpenCodeLosses } from './losses.js';
 
 export { opencodeContext } from './context.js';
-export { forkTitle, gitProjectOf, OpenCodeDriver } from './driver.js';
+export { forkTitle, OpenCodeDriver } from './driver.js';
 export { type EncodeOptions, type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
 export {
   dataToExport,
@@ -17,6 +17,7 @@ export {
   sessionToExport,
 } from './export.js';
 export { COMPACTION_PROMPT, sessionFromOpencode } from './parse.js';
+export { gitProjectOf, remoteKey } from './project.js';
 export { newId, type OcMessage, type OcSessionData, opencodeDataDir, opencodeDbPath, opencodeStorageDir } from './records.js';
 export { appendSessionData, listSessionRows, readSessionData, setSessionTitle, writeSessionData } from './sqlite.js';
 export {
