@@ -130,6 +130,25 @@ describe('reading the database the real OpenCode wrote', () => {
     const again = back.entries.find((e) => e.kind === 'compaction');
     expect(again?.kind === 'compaction' && again.usage).toEqual(compaction?.kind === 'compaction' && compaction.usage);
     expect(summarizeUsage(back.entries).usage).toEqual(u.usage);
+    // from another agent (no OpenCode rows to copy), the summary's step-finish carries the request as
+    // OpenCode writes it: OpenCode keeps a session's totals from step-finish parts alone
+    const foreign: Session = {
+      ...s,
+      source: 'threadbase',
+      entries: s.entries.map(({ raw: _raw, rawSource: _rawSource, ...e }) => e as Entry),
+    };
+    const written = await d.writeSession(foreign);
+    const w = new Database(db, { readonly: true });
+    const summary = (
+      w.prepare('SELECT id, data FROM message WHERE session_id = ?').all(written.id) as { id: string; data: string }[]
+    ).find((m) => (JSON.parse(m.data) as { summary?: boolean }).summary === true);
+    const finish = (w.prepare('SELECT data FROM part WHERE message_id = ?').all(summary?.id) as { data: string }[])
+      .map((p) => JSON.parse(p.data) as { type: string; tokens?: { input: number; output: number }; cost?: number })
+      .find((p) => p.type === 'step-finish');
+    w.close();
+    expect(finish?.tokens).toMatchObject({ input: summaryRow?.tokens?.input, output: summaryRow?.tokens?.output });
+    expect(finish?.cost).toBe((JSON.parse(summary?.data ?? '{}') as { cost?: number }).cost);
+    expect(summarizeUsage(((await d.getSession(written.id)) as Session).entries).usage).toEqual(u.usage);
   });
 
   it('gives at every resume point exactly the messages OpenCode sent (compaction included)', async () => {

@@ -359,7 +359,7 @@ export function encodeEntries(
       parts: [
         newPart(id, { type: 'step-start' }),
         newPart(id, { type: 'text', text: e.summary, time: { start: at, end: at } }),
-        newPart(id, { type: 'step-finish', reason: 'stop', tokens: tokensOf(undefined), cost: 0 }),
+        newPart(id, { type: 'step-finish', reason: 'stop', tokens: tokensOf(e.usage), cost: e.cost ?? 0 }),
       ],
     });
   };
