@@ -6,12 +6,15 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CodexDriver } from '../../src/formats/codex/index.js';
+import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
+import { rolledBackTo } from '../../src/formats/codex/rollout.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 
 const AUDIT_HOME = resolve('test/fixtures/codex/audit-home');
 const CUT_OFF = '01a21358-666b-7c82-921f-0c145035e213';
+const ROLLED_BACK = '01a21354-a797-71c1-b74e-7a50f662eec7';
 
 const auditEnv: DriverEnv = { home: '/nonexistent', env: { CODEX_HOME: AUDIT_HOME } };
 const temps: string[] = [];
@@ -26,6 +29,18 @@ async function tempHome(): Promise<DriverEnv> {
 afterEach(async () => {
   for (const d of temps.splice(0)) await fs.rm(d, { recursive: true, force: true });
 });
+
+/** Items as compared: codex sends item ids and statuses we do not keep for foreign items. */
+function normalize(items: unknown[]): unknown[] {
+  return items.map((it) => {
+    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
+    return rest;
+  });
+}
+
+async function recordedRequest(name: string): Promise<unknown[]> {
+  return JSON.parse(await fs.readFile(resolve('test/fixtures/codex', name), 'utf8')) as unknown[];
+}
 
 const texts = (ms: Message[]) => ms.flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
 
@@ -78,4 +93,69 @@ describe('codex audit: writing usage', () => {
     const back = (await driver.getSession(written.id)) as Session;
     expect(back.usage).toMatchObject({ input: 3000, output: 300 });
   });
+});
+
+describe('codex audit: thread_rolled_back', () => {
+  it('the rolled-back turn is a branch off the path: our context is the input codex sent on resume', async () => {
+    const driver = new CodexDriver(auditEnv);
+    const s = (await driver.getSession(ROLLED_BACK)) as Session;
+    const path = pathToLeaf(s);
+    const onPath = texts(path.flatMap((e) => (e.kind === 'message' ? [e.message] : [])));
+    expect(onPath).toContain('hello there');
+    expect(onPath).toContain('after rollback');
+    expect(onPath).not.toContain('again');
+    expect(onPath).not.toContain('Second.');
+    // the dropped turn is still in the tree (an abandoned branch), and the event is kept
+    expect(texts(s.entries.flatMap((e) => (e.kind === 'message' ? [e.message] : [])))).toContain('again');
+    expect(path.some((e) => e.kind === 'metadata' && e.type === 'event_msg:thread_rolled_back')).toBe(true);
+    const input = await recordedRequest('request-rollback-01a21354.json');
+    const ours = contextToResponses(await driver.getContext(ROLLED_BACK));
+    expect(normalize(ours.input.slice(0, -1))).toEqual(normalize(input.slice(1)));
+  });
+
+  it('is written back line for line, and a fork of the leaf replays the same rollback', async () => {
+    const env = await tempHome();
+    const driver = new CodexDriver(env);
+    const s = (await driver.getSession(ROLLED_BACK)) as Session;
+    const orig = (await fs.readFile(s.path as string, 'utf8')).trim().split('\n');
+    const written = await driver.writeSession(s);
+    expect(written.meta?.warnings).toBeUndefined();
+    const lines = (await fs.readFile(written.path as string, 'utf8')).trim().split('\n');
+    expect(lines.slice(1).map((l) => JSON.parse(l))).toEqual(orig.slice(1).map((l) => JSON.parse(l)));
+    const fork = await driver.forkSession(ROLLED_BACK);
+    const forkLines = (await fs.readFile(fork.path as string, 'utf8')).trim().split('\n');
+    expect(forkLines.length).toBe(orig.length);
+    expect(await driver.getContext(fork.id)).toEqual(await driver.getContext(ROLLED_BACK));
+    // a fork inside the rolled-back turn keeps that turn, without the rollback
+    const second = s.entries.find((e) => e.kind === 'message' && texts([e.message]).includes('Second.'));
+    const inside = await driver.forkSession(ROLLED_BACK, { at: second?.id });
+    const insideCtx = contextToResponses(await driver.getContext(inside.id));
+    expect(JSON.stringify(insideCtx.input.at(-1))).toContain('Second.');
+    expect(await fs.readFile(inside.path as string, 'utf8')).not.toContain('thread_rolled_back');
+  });
+});
+
+it('a rollback also drops the context codex injected right before the dropped turn, never above the first turn', () => {
+  const t = '2026-01-01T00:00:00.000Z';
+  const m = (id: string, role: Message['role'], injected?: string): Entry => ({
+    id,
+    parentId: null,
+    timestamp: t,
+    kind: 'message',
+    message: { role, parts: [{ type: 'text', text: id }], ...(injected ? { meta: { codexInjected: injected } } : {}) },
+  });
+  const turnContext: Entry = { id: 'tc', parentId: null, timestamp: t, kind: 'model_change', model: 'gpt-5' };
+  const chain = [
+    m('dev', 'system'),
+    m('env', 'user', 'environment_context'),
+    m('u1', 'user'),
+    m('a1', 'assistant'),
+    m('dev2', 'system'),
+    turnContext,
+    m('u2', 'user'),
+    m('a2', 'assistant'),
+  ];
+  expect(rolledBackTo(chain, 1)).toBe('a1');
+  expect(rolledBackTo(chain, 5)).toBe('env');
+  expect(rolledBackTo(chain, 0)).toBe('a2');
 });

@@ -25,7 +25,7 @@ import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
-import { baseInstructionsOf, idFromFileName, readRollout, SOURCE } from './rollout.js';
+import { baseInstructionsOf, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 
 /** Codex keeps at most this many tokens of earlier user messages after a local compaction (COMPACT_USER_MESSAGE_MAX_TOKENS). */
 const COMPACT_USER_TOKENS = 20_000;
@@ -340,7 +340,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
 
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     const s = await this.requireSession(sessionId);
-    const path = pathToLeaf(s, opts.at);
+    const path = withRolledBack(s.entries, pathToLeaf(s, opts.at));
     const entries = path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) }));
     const fork: Session = {
       ...s,
@@ -586,7 +586,7 @@ export function encodeRollout(
   metaPayload.timestamp = created;
   if (session.parentId && session.source === SOURCE) metaPayload.forked_from_id = session.parentId;
   const lines: JsonObject[] = [line(created, 'session_meta', metaPayload)];
-  const path = session.entries.length ? pathToLeaf(session) : [];
+  const path = session.entries.length ? withRolledBack(session.entries, pathToLeaf(session)) : [];
   const dropped = session.entries.length - path.length;
   if (dropped > 0) warnings.push(`codex rollouts are linear: ${dropped} entries off the current branch were not written`);
   lines.push(...encodeEntries(path, session.createdAt || created));

@@ -10,7 +10,9 @@
  *   with token counts moved onto the response they count.
  * Rollouts written before session_meta existed (2025-05) start with a bare `{id, timestamp,
  * instructions}` line followed by bare ResponseItems; those are read too.
- * The rollout is linear: each entry's parent is the one before it.
+ * The rollout is linear (each entry's parent is the one before it) but for `thread_rolled_back`:
+ * codex then drops the last N user turns, so the event and what follows continue from the entry
+ * before those turns, which stay in the tree as an abandoned branch.
  */
 import { basename } from 'node:path';
 import { countMessages, firstUserLine } from '../../model/tree.js';
@@ -139,10 +141,15 @@ export async function readRollout(file: string): Promise<Session> {
     seenIds.add(id);
     return id;
   };
+  const byId = new Map<string, Entry>();
+  /** the entry the next one continues from: the last one, unless a rollback moved back */
+  let tip: string | null = null;
   const push = (e: Entry) => {
     entries.push(e);
+    byId.set(e.id, e);
+    tip = e.id;
   };
-  const parentId = () => entries[entries.length - 1]?.id ?? null;
+  const parentId = () => tip;
 
   for await (const l of readJsonl(file)) {
     if (l.error) {
@@ -328,6 +335,10 @@ export async function readRollout(file: string): Promise<Session> {
       }
       open = undefined;
     }
+    if (type === 'event_msg' && payload?.type === 'thread_rolled_back' && typeof payload.num_turns === 'number') {
+      open = undefined;
+      tip = rolledBackTo(chainTo(byId, tip), payload.num_turns);
+    }
     if (open && type === 'event_msg' && payload?.type !== 'token_count') {
       // UI events codex writes between the items of one response stay with that response's record.
       const holder = open.entries[0];
@@ -387,6 +398,85 @@ export async function readRollout(file: string): Promise<Session> {
     warnings,
     raw: sessionMeta?.raw,
   };
+}
+
+/** The entries from the root to `id`, following parents. */
+function chainTo(byId: ReadonlyMap<string, Entry>, id: string | null): Entry[] {
+  const chain: Entry[] = [];
+  const seen = new Set<string>();
+  for (let e = id === null ? undefined : byId.get(id); e && !seen.has(e.id); ) {
+    seen.add(e.id);
+    chain.push(e);
+    e = e.parentId === null ? undefined : byId.get(e.parentId);
+  }
+  return chain.reverse();
+}
+
+/** A user turn as codex counts them for a rollback: a message the user typed, not injected context. */
+function isUserTurn(e: Entry): boolean {
+  return e.kind === 'message' && e.message.role === 'user' && !e.message.meta?.codexInjected;
+}
+
+/** Context codex injects before a turn (developer messages, `<environment_context>`...), rolled back with it. */
+function isPreTurnContext(e: Entry): boolean {
+  if (e.kind !== 'message') return false;
+  return e.message.role === 'system' || (e.message.role === 'user' && Boolean(e.message.meta?.codexInjected));
+}
+
+/**
+ * Where history continues after codex drops the last `n` user turns (codex-rs/core
+ * drop_last_n_user_turns: cut at the n-th last user message, or at the first if there are fewer,
+ * then trim the injected context right above the cut, never above the first turn). Returns the id of
+ * the last entry kept, or the current tip when there is nothing to drop. Turns before the last
+ * compaction are not counted: codex's history there is the compaction's, not these entries.
+ */
+export function rolledBackTo(chain: readonly Entry[], n: number): string | null {
+  const tip = chain[chain.length - 1]?.id ?? null;
+  if (n <= 0) return tip;
+  let from = 0;
+  for (let i = chain.length - 1; i >= 0; i--)
+    if (chain[i]?.kind === 'compaction') {
+      from = i + 1;
+      break;
+    }
+  const users: number[] = [];
+  for (let i = from; i < chain.length; i++) if (isUserTurn(chain[i] as Entry)) users.push(i);
+  const first = users[0];
+  if (first === undefined) return tip;
+  let cut = n >= users.length ? first : (users[users.length - n] as number);
+  // Records that are not history (events, turn contexts) between trimmed messages go with them.
+  for (let k = cut; k > first; k--) {
+    const e = chain[k - 1] as Entry;
+    if (e.kind === 'message') {
+      if (!isPreTurnContext(e)) break;
+      cut = k - 1;
+    }
+  }
+  return chain[cut - 1]?.id ?? null;
+}
+
+/** A rollback record: its entry's parent is the entry before the turns it dropped. */
+function isRollback(e: Entry): boolean {
+  return e.rawSource === SOURCE && e.kind === 'metadata' && e.type === 'event_msg:thread_rolled_back';
+}
+
+/**
+ * A path as the records to write, in file order: before each rollback record on the path go the
+ * entries it rolled back (everything the file had between the path's previous entry and it), so
+ * codex replays the same rollback on the same history.
+ */
+export function withRolledBack(entries: readonly Entry[], path: readonly Entry[]): Entry[] {
+  if (!path.some(isRollback)) return [...path];
+  const at = new Map(entries.map((e, i) => [e, i] as const));
+  const out: Entry[] = [];
+  let prev = -1;
+  for (const e of path) {
+    const i = at.get(e);
+    if (i !== undefined && isRollback(e)) out.push(...entries.slice(prev + 1, i));
+    out.push(e);
+    if (i !== undefined) prev = i;
+  }
+  return out;
 }
 
 /** The instructions codex sends first, from a session's raw session_meta line (or the 2025-05 header). */
