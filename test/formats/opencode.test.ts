@@ -621,6 +621,40 @@ describe('every part type', () => {
     const text = anthropicOf(s).map((m) => (m.content as { text?: string }[]).map((b) => b.text).join(''));
     expect(text).toEqual([COMPACTION_PROMPT, 'we said one', 'two', 'ans two', 'three']);
   });
+
+  it("sends a summary's parts as OpenCode does: signed reasoning, each text as recorded", async () => {
+    const { env, db } = home();
+    insertSession(db, 'ses_sumparts', [
+      { id: 'msg_s1', info: USER, parts: [{ type: 'text', text: 'one' }] },
+      { id: 'msg_s2', info: USER, parts: [{ type: 'compaction', auto: true }] },
+      {
+        id: 'msg_s3',
+        info: { ...ASSISTANT, parentID: 'msg_s2', summary: true, mode: 'compaction' },
+        parts: [
+          { type: 'step-start' },
+          { type: 'reasoning', text: 'let me sum up', metadata: { anthropic: { signature: 'sig-1' } } },
+          { type: 'text', text: '## Goal\n' },
+          { type: 'text', text: '  indented detail' },
+          { type: 'step-finish', reason: 'stop', cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } },
+        ],
+      },
+      { id: 'msg_s4', info: USER, parts: [{ type: 'text', text: 'two' }] },
+    ]);
+    const s = (await new OpenCodeDriver(env).getSession('ses_sumparts')) as Session;
+    expect(anthropicOf(s).slice(0, 2)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'let me sum up', signature: 'sig-1' },
+          { type: 'text', text: '## Goal\n' },
+          { type: 'text', text: '  indented detail' },
+        ],
+      },
+    ]);
+    // the summary other agents get is its text
+    expect(s.entries.find((e) => e.kind === 'compaction')).toMatchObject({ summary: '## Goal\nindented detail' });
+  });
 });
 
 describe('a reverted session', () => {

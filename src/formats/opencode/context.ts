@@ -5,17 +5,34 @@
  * and messages left with no parts are not sent.
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
-import type { Message, Session } from '../../model/types.js';
-import { COMPACTION_PROMPT } from './parse.js';
+import type { CompactionEntry, Message, Session } from '../../model/types.js';
+import { COMPACTION_PROMPT, isOcEntryRaw, summaryParts } from './parse.js';
 
 export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, opts: ContextOptions = {}): Context {
-  const base = buildContext(session, { ...opts, compactionText: (c) => c.summary, mergeSplitResponses: false });
+  let compaction: CompactionEntry | undefined;
+  const base = buildContext(session, {
+    ...opts,
+    compactionText: (c) => {
+      compaction = c;
+      return c.summary;
+    },
+    mergeSplitResponses: false,
+  });
   const messages: Message[] = [];
   for (const m of base.messages) {
     if (m.meta?.compactionSummary === true) {
+      // OpenCode's own summary message is sent as recorded (its reasoning, each text part); another agent's as its text
+      const recorded =
+        compaction?.rawSource === 'opencode' && isOcEntryRaw(compaction.raw) && compaction.raw.summaryMessage
+          ? summaryParts(compaction.raw.summaryMessage)
+          : undefined;
       const summary = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
       messages.push({ role: 'user', parts: [{ type: 'text', text: COMPACTION_PROMPT }], meta: { compactionRequest: true } });
-      messages.push({ role: 'assistant', parts: [{ type: 'text', text: summary }], meta: { summary: true } });
+      messages.push({
+        role: 'assistant',
+        parts: recorded?.length ? recorded : [{ type: 'text', text: summary }],
+        meta: { summary: true },
+      });
       continue;
     }
     if (m.meta?.excludedFromContext === true) continue;

@@ -261,6 +261,14 @@ function sideRecords(m: OcMessage): Json | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+/** A compaction summary message's parts as OpenCode sends it on resume (as any assistant message). */
+export function summaryParts(summary: OcMessage): Part[] {
+  return stepsOf(summary, str(summary.info.id) ?? '').flatMap(
+    (step) => stepMessages(summary, step, summary.info).assistant.parts,
+  );
+}
+
+/** The summary's text, for agents that take a compaction summary as text. */
 function summaryText(m: OcMessage): string {
   return m.parts
     .filter((p) => p.type === 'text' && typeof p.text === 'string')
