@@ -9,12 +9,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { rolledBackTo } from '../../src/formats/codex/rollout.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { pathToLeaf } from '../../src/model/tree.js';
+import { pairToolCalls, pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 
 const AUDIT_HOME = resolve('test/fixtures/codex/audit-home');
 const CUT_OFF = '01a21358-666b-7c82-921f-0c145035e213';
 const ROLLED_BACK = '01a21354-a797-71c1-b74e-7a50f662eec7';
+const TOOL_SEARCH = '01a21357-17c5-7c31-842a-b2bbe61459bd';
 
 const auditEnv: DriverEnv = { home: '/nonexistent', env: { CODEX_HOME: AUDIT_HOME } };
 const temps: string[] = [];
@@ -158,4 +159,30 @@ it('a rollback also drops the context codex injected right before the dropped tu
   expect(rolledBackTo(chain, 1)).toBe('a1');
   expect(rolledBackTo(chain, 5)).toBe('env');
   expect(rolledBackTo(chain, 0)).toBe('a2');
+});
+
+describe('codex audit: tool_search and image_generation items', () => {
+  it('a generated image is an image part, a tool search a paired call and result, all in the context codex sent', async () => {
+    const driver = new CodexDriver(auditEnv);
+    const s = (await driver.getSession(TOOL_SEARCH)) as Session;
+    const messages = s.entries.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+    const image = messages.flatMap((m) => m.parts).find((p) => p.type === 'image');
+    expect(image).toMatchObject({ type: 'image', mediaType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
+    const call = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool_call' && p.name === 'tool_search');
+    expect(call).toMatchObject({ input: { query: 'find tools' } });
+    const pairing = pairToolCalls(messages);
+    expect(pairing.unanswered).toEqual([]);
+    expect(pairing.answered.has('ts_1')).toBe(true);
+    expect(pairing.orphanResults).toEqual([]);
+    expect(s.entries.some((e) => e.kind === 'metadata' && e.type.startsWith('response_item:'))).toBe(false);
+    const input = await recordedRequest('request-tool-search-01a21357.json');
+    const ours = contextToResponses(await driver.getContext(TOOL_SEARCH));
+    expect(normalize(ours.input.slice(0, -1))).toEqual(normalize(input.slice(1)));
+    // the items' own ids go back too (codex sends them)
+    expect(
+      ours.input
+        .filter((i) => ['tool_search_call', 'tool_search_output', 'image_generation_call'].includes(String(i.type)))
+        .map((i) => i.id),
+    ).toEqual(['ts_1', 'tso_1', 'ig_1']);
+  });
 });

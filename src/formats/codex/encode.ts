@@ -47,6 +47,29 @@ function contentItem(p: Part, output: boolean): JsonObject | undefined {
   return undefined;
 }
 
+/** A tool_search call or output as codex records it: a `server` search has no call_id (null). */
+function toolSearchItem(type: string, callId: string, meta: Record<string, unknown>, body: JsonObject): JsonObject {
+  return {
+    type,
+    ...(typeof meta.codexItemId === 'string' ? { id: meta.codexItemId } : {}),
+    call_id: meta.codexCallId === null ? null : callId,
+    ...(type === 'tool_search_output' || meta.status !== undefined ? { status: meta.status ?? 'completed' } : {}),
+    execution: typeof meta.execution === 'string' ? meta.execution : 'client',
+    ...body,
+  };
+}
+
+/** The tool definitions a tool_search returned, kept as JSON text in its result. */
+function searchedTools(p: ToolResultPart): unknown[] {
+  const text = typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+}
+
 export interface EncodedItem {
   /** response_item payload */
   item?: JsonObject;
@@ -93,7 +116,9 @@ export function messageToItems(m: Message): EncodedItem[] {
     } else if (p.type === 'redacted_thinking') {
       // Another provider's opaque reasoning: nothing codex can show or send.
     } else if (p.type === 'tool_call') {
-      if (p.meta?.codexCustomTool) {
+      if (p.meta?.codexToolSearch) {
+        out.push({ item: toolSearchItem('tool_search_call', p.id, p.meta, { arguments: p.input }) });
+      } else if (p.meta?.codexCustomTool) {
         out.push({ item: { type: 'custom_tool_call', call_id: p.id, name: p.name, input: String(p.input.input ?? '') } });
       } else if (p.meta?.codexLocalShell) {
         out.push({ item: { type: 'local_shell_call', call_id: p.id, status: 'completed', action: p.input } });
@@ -111,9 +136,27 @@ export function messageToItems(m: Message): EncodedItem[] {
           },
         });
       }
+    } else if (p.type === 'tool_result' && p.meta?.codexToolSearch) {
+      const omitted = p.meta.omittedResultCount;
+      out.push({
+        item: toolSearchItem('tool_search_output', p.callId, p.meta, {
+          tools: searchedTools(p),
+          ...(typeof omitted === 'number' ? { omitted_result_count: omitted } : {}),
+        }),
+      });
     } else if (p.type === 'tool_result') {
       const type = p.meta?.codexCustomTool ? 'custom_tool_call_output' : 'function_call_output';
       out.push({ item: { type, call_id: p.callId, output: resultOutput(p) } });
+    } else if (p.type === 'image' && p.meta?.codexImageGeneration) {
+      out.push({
+        item: {
+          type: 'image_generation_call',
+          ...(typeof p.meta.codexItemId === 'string' ? { id: p.meta.codexItemId } : {}),
+          status: p.meta.status ?? 'completed',
+          ...(typeof p.meta.revisedPrompt === 'string' ? { revised_prompt: p.meta.revisedPrompt } : {}),
+          result: p.data ?? '',
+        },
+      });
     } else if (p.type === 'image') {
       // An image in an assistant message has no Responses output item; keep it visible as text.
       out.push({

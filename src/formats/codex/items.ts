@@ -196,6 +196,38 @@ export function itemToMessage(item: JsonObject): Message | undefined {
         api: CODEX_API,
       };
     }
+    case 'tool_search_call': {
+      // A search for tools to load: a call like any other, run by codex (`client`) or by the API (`server`,
+      // no call_id: its output follows it in the same response, paired by the reader).
+      const callId = str(item.call_id) ?? id ?? '';
+      const input = isObject(item.arguments) ? item.arguments : { arguments: item.arguments ?? null };
+      return {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: callId, name: 'tool_search', input, meta: toolSearchMeta(item) }],
+        api: CODEX_API,
+      };
+    }
+    case 'tool_search_output': {
+      const meta = toolSearchMeta(item);
+      if (typeof item.omitted_result_count === 'number') meta.omittedResultCount = item.omitted_result_count;
+      const tools = Array.isArray(item.tools) ? item.tools : [];
+      return {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: str(item.call_id) ?? '', content: JSON.stringify(tools), meta }],
+      };
+    }
+    case 'image_generation_call': {
+      const result = str(item.result) ?? '';
+      const meta: JsonObject = { codexImageGeneration: true };
+      if (id) meta.codexItemId = id;
+      if (item.status !== undefined) meta.status = item.status;
+      if (typeof item.revised_prompt === 'string') meta.revisedPrompt = item.revised_prompt;
+      return {
+        role: 'assistant',
+        parts: [{ type: 'image', mediaType: generatedImageType(result), data: result, meta }],
+        api: CODEX_API,
+      };
+    }
     case 'function_call_output':
     case 'custom_tool_call_output': {
       const part = outputToResult(str(item.call_id) ?? '', item.output);
@@ -205,6 +237,22 @@ export function itemToMessage(item: JsonObject): Message | undefined {
     default:
       return undefined;
   }
+}
+
+/** What a tool_search item needs to be written again as it was: its id, call_id (null for `server`), status, execution. */
+function toolSearchMeta(item: JsonObject): JsonObject {
+  const meta: JsonObject = { codexToolSearch: true, codexCallId: item.call_id ?? null };
+  if (typeof item.id === 'string') meta.codexItemId = item.id;
+  if (item.status !== undefined) meta.status = item.status;
+  if (typeof item.execution === 'string') meta.execution = item.execution;
+  return meta;
+}
+
+/** image_generation_call.result is base64 (png unless the tool asked for another output_format). */
+function generatedImageType(base64: string): string {
+  if (base64.startsWith('/9j/')) return 'image/jpeg';
+  if (base64.startsWith('UklGR')) return 'image/webp';
+  return 'image/png';
 }
 
 /** The sub-agent a multi-agent `spawn_agent` call started, from its output `{"agent_id": …}`. */
@@ -223,6 +271,12 @@ export function isModelOutput(item: JsonObject): boolean {
   const t = str(item.type);
   if (t === 'message') return item.role === 'assistant';
   return (
-    t === 'reasoning' || t === 'function_call' || t === 'custom_tool_call' || t === 'local_shell_call' || t === 'web_search_call'
+    t === 'reasoning' ||
+    t === 'function_call' ||
+    t === 'custom_tool_call' ||
+    t === 'local_shell_call' ||
+    t === 'web_search_call' ||
+    t === 'tool_search_call' ||
+    t === 'image_generation_call'
   );
 }

@@ -133,6 +133,7 @@ export async function readRollout(file: string): Promise<Session> {
   let firstTimestamp: string | undefined;
   /** the previous token_count's total_token_usage (serialized): an unchanged total repeats stale counts */
   let lastTotal: string | undefined;
+  let lastToolSearch: string | undefined;
   /** sub-agent thread id → the call that spawned it */
   const spawned: Record<string, string> = {};
 
@@ -222,6 +223,12 @@ export async function readRollout(file: string): Promise<Session> {
           data: payload,
         });
         continue;
+      }
+      // A server-run tool search's output has no call_id: it answers the search just before it.
+      for (const part of message.parts) {
+        if (part.type === 'tool_call' && part.meta?.codexToolSearch) lastToolSearch = part.id;
+        if (part.type === 'tool_result' && part.meta?.codexToolSearch && !part.callId && lastToolSearch)
+          part.callId = lastToolSearch;
       }
       if (message.role === 'assistant') {
         if (model) message.model = model;
