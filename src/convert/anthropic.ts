@@ -9,6 +9,7 @@
  * `part.meta.anthropic` and come back out; block types the model does not know are kept whole in
  * `part.meta.anthropicBlock` of an empty text part and re-emitted only here.
  */
+import { createHash } from 'node:crypto';
 import type { Context } from '../model/tree.js';
 import type {
   AdvisorUsage,
@@ -433,6 +434,16 @@ export interface ToAnthropicOptions {
   dropEmptyText?: boolean;
 }
 
+/**
+ * A tool id the Messages API takes (`^[a-zA-Z0-9_-]+$`): the id itself when it is one, else its
+ * refused characters as `_` and a hash of the whole id (so the call and its result still match and
+ * two ids stay apart). Other agents record ids such as `call_…|fc_…` that Anthropic refuses.
+ */
+export function anthropicToolId(id: string): string {
+  if (/^[a-zA-Z0-9_-]+$/.test(id)) return id;
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_')}_${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
+}
+
 /** One model part as an Anthropic block, or undefined when the options leave it out. */
 export function partToAnthropicBlock(p: Part, opts: ToAnthropicOptions = {}): AnthropicBlock | AnthropicOtherBlock | undefined {
   const raw = p.meta?.anthropicBlock;
@@ -458,11 +469,11 @@ export function partToAnthropicBlock(p: Part, opts: ToAnthropicOptions = {}): An
     case 'file':
       return documentBlock(p);
     case 'tool_call':
-      return { type: 'tool_use', id: p.id, name: p.name, input: p.input, ...extrasOf(p) };
+      return { type: 'tool_use', id: anthropicToolId(p.id), name: p.name, input: p.input, ...extrasOf(p) };
     case 'tool_result': {
       const b: AnthropicToolResultBlock = {
         type: 'tool_result',
-        tool_use_id: p.callId,
+        tool_use_id: anthropicToolId(p.callId),
         content: toolResultContentBlocks(p.content),
       };
       if (p.isError !== undefined) b.is_error = p.isError;

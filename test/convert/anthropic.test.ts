@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   advisorIterations,
+  anthropicToolId,
   contextFromAnthropic,
   contextToAnthropic,
   messagesFromAnthropic,
@@ -87,6 +88,33 @@ describe('model → Anthropic request', () => {
       { type: 'thinking', thinking: 'unsigned' },
       { type: 'text', text: 'done' },
     ]);
+  });
+
+  it('gives tool ids the API refuses (outside [a-zA-Z0-9_-]) one valid id, the same in the call and its result', () => {
+    const { messages: out } = messagesToAnthropic([
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'tool_call', id: 'call_1|fc_2', name: 'bash', input: {} },
+          { type: 'tool_call', id: 'toolu_ok-1', name: 'bash', input: {} },
+        ],
+      },
+      {
+        role: 'tool',
+        parts: [
+          { type: 'tool_result', callId: 'call_1|fc_2', content: 'a' },
+          { type: 'tool_result', callId: 'toolu_ok-1', content: 'b' },
+        ],
+      },
+    ]);
+    const [odd, ok] = (out[0]?.content ?? []) as { id: string }[];
+    const [oddResult, okResult] = (out[1]?.content ?? []) as { tool_use_id: string }[];
+    expect(odd?.id).toMatch(/^call_1_fc_2_[0-9a-f]{8}$/);
+    expect(oddResult?.tool_use_id).toBe(odd?.id);
+    expect(ok?.id).toBe('toolu_ok-1');
+    expect(okResult?.tool_use_id).toBe('toolu_ok-1');
+    // two ids that differ only in refused characters stay apart
+    expect(anthropicToolId('a|b')).not.toBe(anthropicToolId('a.b'));
   });
 });
 
