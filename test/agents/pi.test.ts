@@ -263,6 +263,47 @@ describe('real pi', () => {
     );
   });
 
+  it('resumes a session threadbase wrote without an answer, and leaves it with one header and no duplicate ids', async () => {
+    const t = secondInto2026;
+    const session: Session = {
+      id: 'user-only',
+      source: 'threadbase',
+      project,
+      createdAt: t(0),
+      updatedAt: t(1),
+      messageCount: 1,
+      entries: [
+        {
+          id: 'q1',
+          parentId: null,
+          timestamp: t(1),
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'a question never answered' }] },
+        },
+      ],
+    };
+    const written = await new PiDriver(env).writeSession(session);
+    const ours = await ourAnthropicContext(written.id);
+    expect(ours.messages.map((m) => m.role)).toEqual(['user']);
+    const mark = standIn.messageRequests().length;
+    await pi(['--session', written.path as string, '-p', 'asked again']);
+    expect(wire(firstRequestSince(mark).messages)).toEqual(
+      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'asked again' }] }]),
+    );
+    const lines = (await fs.readFile(written.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; id: string });
+    expect(lines.filter((l) => l.type === 'session')).toHaveLength(1);
+    const ids = lines.filter((l) => l.type !== 'session').map((l) => l.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const after = (await new PiDriver(env).getSession(written.id)) as Session;
+    expect(after.warnings).toEqual([]);
+    expect(
+      after.entries.some((e) => e.kind === 'message' && e.message.role === 'assistant' && e.message.stopReason !== 'aborted'),
+    ).toBe(true);
+  });
+
   it('leaves out an errored turn as pi does when it resumes', async () => {
     const other = join(home, 'other-project');
     await fs.mkdir(other, { recursive: true });

@@ -24,7 +24,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
 import { readFirstJsonLine } from '../shared/jsonl.js';
 import { piSendView } from './context.js';
-import { currentLeafLast, encodeEntries } from './encode.js';
+import { currentLeafLast, encodeEntries, flushable } from './encode.js';
 import { firstUserTitle, idFromFileName, parsePiFile, SOURCE } from './parse.js';
 import {
   branchSummaryText,
@@ -271,11 +271,18 @@ export class PiDriver extends DriverBase {
     return { ...info, meta: { ...info.meta, ...extra } };
   }
 
-  private async writeNew(records: PiRecord[], header: PiRecord, cwd: string, id: string): Promise<string> {
+  /** Writes a new session file; returns its path and a warning when an answer had to be added (flushable). */
+  private async writeNew(
+    records: PiRecord[],
+    header: PiRecord,
+    cwd: string,
+    id: string,
+  ): Promise<{ file: string; warnings: string[] }> {
     const stamp = String(header.timestamp).replace(/[:.]/g, '-');
     const file = join(this.sessionDirFor(cwd), `${stamp}_${id}.jsonl`);
-    await writeFileAtomic(file, toJsonl([header, ...records]), { exclusive: true });
-    return file;
+    const safe = flushable(records);
+    await writeFileAtomic(file, toJsonl([header, ...safe.records]), { exclusive: true });
+    return { file, warnings: safe.warning ? [safe.warning] : [] };
   }
 
   /**
@@ -288,10 +295,10 @@ export class PiDriver extends DriverBase {
     const { ordered, warnings } = currentLeafLast(session);
     const enc = encodeEntries(ordered);
     const header: PiRecord = { type: 'session', version: PI_SESSION_VERSION, id, timestamp: new Date().toISOString(), cwd };
-    const file = await this.writeNew(enc.records, header, cwd, id);
+    const { file, warnings: added } = await this.writeNew(enc.records, header, cwd, id);
     const written = await this.readFile(file);
     if (!written) throw new ThreadbaseError('write', 'session vanished after writing', { file });
-    return this.infoOf(written, { warnings: [...warnings, ...enc.warnings] });
+    return this.infoOf(written, { warnings: [...warnings, ...enc.warnings, ...added] });
   }
 
   /**
@@ -439,11 +446,11 @@ export class PiDriver extends DriverBase {
       cwd,
       parentSession: s.path,
     };
-    const file = await this.writeNew(enc.records, header, cwd, id);
+    const { file, warnings: added } = await this.writeNew(enc.records, header, cwd, id);
     const written = await this.readFile(file);
     if (!written) throw new ThreadbaseError('write', 'session vanished after writing', { file });
     return {
-      ...this.infoOf(written, { warnings: enc.warnings }),
+      ...this.infoOf(written, { warnings: [...enc.warnings, ...added] }),
       parentId: s.id,
       ...(opts.at ? { parentEntryId: opts.at } : {}),
     };

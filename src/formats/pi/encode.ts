@@ -348,6 +348,47 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
   return { records, idMap, warnings };
 }
 
+/** Why a file we write may end in an assistant message the session did not have (see flushable). */
+export const NO_ANSWER_TEXT = 'No answer was recorded (added by threadbase so that pi can resume this file)';
+
+/**
+ * pi (SessionManager._persist) writes a session file only once it holds an assistant message: on
+ * resuming a file without one, pi's first answer appends the header and every entry again. So a
+ * new file with no assistant message gets one after its last record, in the form pi itself
+ * records a turn aborted before any answer; pi leaves aborted turns out of what it sends, so the
+ * model sees the same context. Returns the records unchanged when they already hold an answer.
+ */
+export function flushable(records: readonly PiRecord[]): { records: PiRecord[]; warning?: string } {
+  const isAnswer = (r: PiRecord) => r.type === 'message' && isRecord(r.message) && r.message.role === 'assistant';
+  if (records.some(isAnswer)) return { records: [...records] };
+  const last = records.at(-1);
+  const model = records.findLast((r) => r.type === 'model_change');
+  const timestamp = typeof last?.timestamp === 'string' ? last.timestamp : new Date().toISOString();
+  const taken = new Set(records.map((r) => String(r.id)));
+  const answer: PiRecord = {
+    type: 'message',
+    id: newEntryId(taken),
+    parentId: typeof last?.id === 'string' ? last.id : null,
+    timestamp,
+    message: {
+      role: 'assistant',
+      content: [],
+      api: 'unknown',
+      provider: typeof model?.provider === 'string' ? model.provider : 'unknown',
+      model: typeof model?.modelId === 'string' ? model.modelId : 'unknown',
+      usage: piUsage({ role: 'assistant', parts: [] }),
+      stopReason: 'aborted',
+      errorMessage: NO_ANSWER_TEXT,
+      timestamp: ms(timestamp),
+    },
+  };
+  return {
+    records: [...records, answer],
+    warning:
+      'the session has no assistant message, which pi needs in a file it resumes: an aborted, empty one was added at its end',
+  };
+}
+
 /**
  * A whole session's entries in the order a new pi file holds them: pi resumes at the last entry of
  * a file, so the current leaf goes last (when it has children it cannot, and a warning says so).
@@ -371,13 +412,14 @@ export function encodePiSessionFile(session: Session, opts: JsonlEncodeOptions &
   const timestamp = (opts.now ?? new Date()).toISOString();
   const { ordered, warnings } = currentLeafLast(session);
   const enc = encodeEntries(ordered);
+  const safe = flushable(enc.records);
   const header: PiRecord = { type: 'session', version: PI_SESSION_VERSION, id: sessionId, timestamp, cwd };
-  const records = [header, ...enc.records];
+  const records = [header, ...safe.records];
   return {
     sessionId,
     relativePath: `sessions/${sessionDirName(cwd)}/${timestamp.replace(/[:.]/g, '-')}_${sessionId}.jsonl`,
     records,
     jsonl: toJsonl(records),
-    warnings: [...warnings, ...enc.warnings],
+    warnings: [...warnings, ...enc.warnings, ...(safe.warning ? [safe.warning] : [])],
   };
 }
