@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { MessageEntry, Session } from '../../src/model/types.js';
 import { runCodex } from '../helpers/agents.js';
@@ -496,5 +497,60 @@ describe('real codex compaction and threadbase', () => {
       ...normalize(ours.input),
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and then?' }] },
     ]);
+  });
+
+  it('once codex has built its state database, a session threadbase wrote is the one `codex exec resume --last` resumes', async () => {
+    const home = join(root, 'codex-home-last');
+    await writeConfig(home);
+    await codex(['an own codex session first'], home);
+    const dbFile = (await fs.readdir(home)).find((f) => /^state_\d+\.sqlite$/.test(f));
+    expect(dbFile).toBeDefined();
+    const rows = () => {
+      const db = openDatabase(join(home, dbFile as string), { readonly: true });
+      try {
+        return db.prepare('SELECT * FROM threads ORDER BY id').all() as Record<string, unknown>[];
+      } finally {
+        db.close();
+      }
+    };
+    const before = rows();
+    expect(before).toHaveLength(1);
+    const t = new Date().toISOString();
+    const driver = new CodexDriver({ home: root, env: { CODEX_HOME: home } });
+    const written = await driver.writeSession({
+      id: 'claude-last-1',
+      source: 'claude',
+      project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u1',
+          parentId: null,
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'THREADBASE WRITTEN' }] },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'assistant', parts: [{ type: 'text', text: 'written answer' }] },
+        },
+      ],
+    });
+    expect(written.meta?.warnings).toBeUndefined();
+    // one new row; codex's own row untouched
+    const after = rows();
+    expect(after).toHaveLength(2);
+    expect(after.find((r) => r.id === before[0]?.id)).toEqual(before[0]);
+    expect(after.find((r) => r.id === written.id)).toMatchObject({ rollout_path: written.path, preview: 'THREADBASE WRITTEN' });
+    await codex(['resume', '--last', 'which one?'], home);
+    const texts = lastRequest().input.map((i) => itemText(i));
+    expect(texts).toContain('THREADBASE WRITTEN');
+    expect(texts).toContain('written answer');
+    expect(texts).not.toContain('an own codex session first');
   });
 });

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { rolledBackTo } from '../../src/formats/codex/rollout.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls, pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
@@ -185,4 +186,35 @@ describe('codex audit: tool_search and image_generation items', () => {
         .map((i) => i.id),
     ).toEqual(['ts_1', 'tso_1', 'ig_1']);
   });
+});
+
+it('a state database whose threads table is not the expected one is left as it was; the rollout is still written', async () => {
+  const env = await tempHome();
+  const home = join(env.home, '.codex');
+  const db = openDatabase(join(home, 'state_9.sqlite'));
+  db.exec(
+    "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, surprise TEXT NOT NULL); INSERT INTO threads VALUES ('x', '/x', 's')",
+  );
+  db.close();
+  const before = await fs.readFile(join(home, 'state_9.sqlite'));
+  const t = '2026-01-01T00:00:00.000Z';
+  const written = await new CodexDriver(env).writeSession({
+    id: 'foreign',
+    source: 'claude',
+    createdAt: t,
+    updatedAt: t,
+    messageCount: 1,
+    entries: [
+      {
+        id: 'u',
+        parentId: null,
+        timestamp: t,
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+      },
+    ],
+  });
+  expect(String(written.meta?.warnings)).toContain('unexpected threads schema');
+  expect(await fs.readFile(join(home, 'state_9.sqlite'))).toEqual(before);
+  expect(await fs.readFile(written.path as string, 'utf8')).toContain('"hi"');
 });

@@ -3,7 +3,7 @@
  * every rollout, writes new ones codex resumes (`codex resume <id>`), appends whole lines, forks.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, promises as fs, readdirSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type {
   DriverCapabilities,
@@ -26,6 +26,7 @@ import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
+import { recordThread, stateDbPath } from './state-db.js';
 
 /** Codex keeps at most this many tokens of earlier user messages after a local compaction (COMPACT_USER_MESSAGE_MAX_TOKENS). */
 const COMPACT_USER_TOKENS = 20_000;
@@ -190,16 +191,10 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   private stateDbNames(): [string, string][] {
-    let files: string[];
+    const file = stateDbPath(this.home);
+    if (!file) return [];
     try {
-      files = readdirSync(this.home).filter((f) => /^state_\d+\.sqlite$/.test(f));
-    } catch {
-      return [];
-    }
-    const newest = files.sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
-    if (!newest) return [];
-    try {
-      const db = openDatabase(join(this.home, newest), { readonly: true, fileMustExist: true });
+      const db = openDatabase(file, { readonly: true, fileMustExist: true });
       try {
         const rows = db.prepare("SELECT id, name FROM threads WHERE name IS NOT NULL AND name != ''").all() as {
           id: string;
@@ -309,6 +304,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     const file = join(dir, `rollout-${stamp}-${id}.jsonl`);
     await writeFileAtomic(file, toJsonl(lines), { exclusive: true });
     const written = await this.load(file);
+    // codex 0.169 lists threads from its state database, not from the rollouts on disk
+    const skipped = recordThread(this.home, written, file);
+    if (skipped && skipped !== 'no state database') warnings.push(`not listed by codex resume --last: ${skipped}`);
     const { entries: _e, warnings: _w, raw: _r, ...info } = written;
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
   }

@@ -1,0 +1,157 @@
+/**
+ * Codex 0.169 lists threads (`codex resume --last`, the resume picker) from `state_<n>.sqlite`
+ * `threads`, which it fills from the rollouts on disk once (backfill_state 'complete'); a rollout
+ * that appears later is never listed. So a rollout threadbase writes is also recorded there, as one
+ * new row with what codex's own rows hold, in one transaction. Other rows are never touched; a
+ * schema other than the one expected, or a database codex holds locked, is left alone (the rollout
+ * still resumes by id).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { messageText, pathToLeaf } from '../../model/tree.js';
+import type { Session } from '../../model/types.js';
+import { openDatabase } from '../shared/sqlite.js';
+import { isObject, str } from './items.js';
+
+/** The newest state database codex keeps in its home, if any. */
+export function stateDbPath(home: string): string | undefined {
+  let files: string[];
+  try {
+    files = readdirSync(home).filter((f) => /^state_\d+\.sqlite$/.test(f));
+  } catch {
+    return undefined;
+  }
+  const newest = files.sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
+  return newest ? join(home, newest) : undefined;
+}
+
+/** `model_provider = "…"` at the top of config.toml: what codex records for a rollout that names none. */
+function configuredProvider(home: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(home, 'config.toml'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of text.split('\n')) {
+    if (/^\s*\[/.test(line)) break;
+    const m = /^\s*model_provider\s*=\s*"([^"]*)"/.exec(line);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/** The columns written; all others keep codex's defaults. */
+const COLUMNS = [
+  'id',
+  'rollout_path',
+  'created_at',
+  'updated_at',
+  'created_at_ms',
+  'updated_at_ms',
+  'recency_at',
+  'recency_at_ms',
+  'source',
+  'model_provider',
+  'cwd',
+  'title',
+  'sandbox_policy',
+  'approval_mode',
+  'tokens_used',
+  'cli_version',
+  'first_user_message',
+  'preview',
+  'model',
+  'thread_source',
+  'originator',
+] as const;
+
+type Row = Record<(typeof COLUMNS)[number], string | number | null>;
+
+/** The row codex would hold for `session` (read back from the rollout just written) at `file`. */
+function threadRow(home: string, session: Session, file: string): Row {
+  const raw = isObject(session.raw) && isObject(session.raw.payload) ? session.raw.payload : {};
+  const path = session.entries.length ? pathToLeaf(session) : [];
+  let first = '';
+  let model: string | null = null;
+  let sandbox: unknown;
+  let approval: string | undefined;
+  for (const e of path) {
+    if (e.kind === 'message' && e.message.role === 'user' && !e.message.meta?.codexInjected && !first)
+      first = messageText(e.message);
+    if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model) model = e.message.model;
+    const rec = e.raw;
+    if (e.kind === 'model_change' && isObject(rec) && isObject(rec.payload)) {
+      sandbox = rec.payload.sandbox_policy ?? sandbox;
+      approval = str(rec.payload.approval_policy) ?? approval;
+    }
+  }
+  const created = Date.parse(session.createdAt) || Date.now();
+  const updated = Math.max(created, Date.parse(session.updatedAt) || created);
+  const source = raw.source ?? 'cli';
+  const u = session.usage;
+  return {
+    id: session.id,
+    rollout_path: file,
+    created_at: Math.floor(created / 1000),
+    updated_at: Math.floor(updated / 1000),
+    created_at_ms: created,
+    updated_at_ms: updated,
+    recency_at: Math.floor(updated / 1000),
+    recency_at_ms: updated,
+    source: typeof source === 'string' ? source : JSON.stringify(source),
+    model_provider: str(raw.model_provider) ?? configuredProvider(home) ?? 'openai',
+    cwd: session.project ?? str(raw.cwd) ?? '/',
+    title: first,
+    sandbox_policy: JSON.stringify(sandbox ?? { type: 'read-only' }),
+    approval_mode: approval ?? 'on-request',
+    tokens_used: u ? u.input + u.cacheRead + u.output : 0,
+    cli_version: str(raw.cli_version) ?? '',
+    first_user_message: first,
+    preview: first,
+    model,
+    thread_source: 'user',
+    originator: str(raw.originator) ?? null,
+  };
+}
+
+/**
+ * Records a new rollout in codex's state database, when there is one. Returns why it did not, or
+ * undefined when the row was written (or codex already had it).
+ */
+export function recordThread(home: string, session: Session, file: string): string | undefined {
+  const dbFile = stateDbPath(home);
+  if (!dbFile) return 'no state database';
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(dbFile, { fileMustExist: true, timeout: 2000 });
+  } catch (error) {
+    return `state database not opened: ${(error as Error).message}`;
+  }
+  try {
+    const cols = db.prepare('PRAGMA table_info(threads)').all() as {
+      name: string;
+      notnull: number;
+      dflt_value: unknown;
+      pk: number;
+    }[];
+    const names = new Set(cols.map((c) => c.name));
+    const missing = COLUMNS.filter((c) => !names.has(c));
+    // A required column threadbase does not know: codex's schema moved on; write nothing.
+    const unknownRequired = cols.filter(
+      (c) => c.notnull && c.dflt_value === null && !c.pk && !(COLUMNS as readonly string[]).includes(c.name),
+    );
+    if (missing.length || unknownRequired.length)
+      return `unexpected threads schema (${[...missing, ...unknownRequired.map((c) => c.name)].join(', ')})`;
+    const row = threadRow(home, session, file);
+    const insert = db.prepare(
+      `INSERT INTO threads (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}) ON CONFLICT(id) DO NOTHING`,
+    );
+    db.transaction(() => insert.run(row)).immediate();
+    return undefined;
+  } catch (error) {
+    return `state database not written: ${(error as Error).message}`;
+  } finally {
+    db.close();
+  }
+}
