@@ -170,3 +170,96 @@ describe('files without an answer (F1)', () => {
     expect((await linesOf(info.path as string)).map((l) => l.id)).toEqual([info.id, 'u1', 'a1']);
   });
 });
+
+describe('the sessionDir setting (F4)', () => {
+  const answered = (id: string) => [
+    header(id),
+    {
+      type: 'message',
+      id: 'a0000001',
+      parentId: null,
+      timestamp: T,
+      message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 },
+    },
+    {
+      type: 'message',
+      id: 'a0000002',
+      parentId: 'a0000001',
+      timestamp: T,
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'yo' }],
+        api: 'anthropic-messages',
+        provider: 'anthropic',
+        model: 'claude-x',
+        usage: zeroUsage,
+        stopReason: 'stop',
+        timestamp: 2,
+      },
+    },
+  ];
+
+  it('reads and writes where the global settings.json puts sessions (~ expanded), as pi lists them', async () => {
+    const env = await home();
+    const agent = join(env.home, '.pi', 'agent');
+    await fs.mkdir(join(env.home, 'custom'), { recursive: true });
+    await fs.mkdir(agent, { recursive: true });
+    await fs.writeFile(join(agent, 'settings.json'), JSON.stringify({ sessionDir: '~/custom' }));
+    const id = '019a0000-0000-7000-8000-0000000000f4';
+    await fs.writeFile(
+      join(env.home, 'custom', `2026-01-01T00-00-00-000Z_${id}.jsonl`),
+      `${answered(id)
+        .map((r) => JSON.stringify(r))
+        .join('\n')}\n`,
+    );
+    const d = new PiDriver(env, { cwd: join(env.home, 'somewhere') });
+    expect((await d.listSessions()).map((s) => s.id)).toEqual([id]);
+    const copy = await d.writeSession((await d.getSession(id)) as Session);
+    expect(copy.path?.startsWith(join(env.home, 'custom', '2'))).toBe(true);
+    // pi itself, given that dir (main.js: settingsManager.getSessionDir()), lists both
+    const listed = await SessionManager.list('/work/x', join(env.home, 'custom'));
+    expect(listed.map((s) => s.id).sort()).toEqual([id, copy.id].sort());
+  });
+
+  it("a project's .pi/settings.json wins over the global one; a relative dir is the project's", async () => {
+    const env = await home();
+    const agent = join(env.home, '.pi', 'agent');
+    const project = join(env.home, 'proj');
+    await fs.mkdir(agent, { recursive: true });
+    await fs.mkdir(join(project, '.pi'), { recursive: true });
+    await fs.writeFile(join(agent, 'settings.json'), JSON.stringify({ sessionDir: '/nonexistent/global' }));
+    await fs.writeFile(join(project, '.pi', 'settings.json'), JSON.stringify({ sessionDir: '.pi/sessions' }));
+    const d = new PiDriver(env, { cwd: project });
+    const s: Session = {
+      id: 'x',
+      source: 'threadbase',
+      project,
+      createdAt: T,
+      updatedAt: T,
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u1',
+          parentId: null,
+          timestamp: T,
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: T,
+          kind: 'message',
+          message: { role: 'assistant', parts: [{ type: 'text', text: 'a' }] },
+        },
+      ],
+    };
+    const w = await d.writeSession(s);
+    expect(w.path?.startsWith(join(project, '.pi', 'sessions', '2'))).toBe(true);
+    expect((await d.listSessions()).map((l) => l.id)).toEqual([w.id]);
+    // the environment's flat dir still comes first, as in pi
+    const flat = new PiDriver({ home: env.home, env: { PI_CODING_AGENT_SESSION_DIR: '~/flat' } }, { cwd: project });
+    expect(flat.sessionDirFor(project)).toBe(join(env.home, 'flat'));
+    expect(await flat.listSessions()).toEqual([]);
+  });
+});

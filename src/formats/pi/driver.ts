@@ -1,11 +1,11 @@
 /**
  * The pi driver: finds session files under the agent dir (PI_CODING_AGENT_DIR, else ~/.pi/agent;
- * PI_CODING_AGENT_SESSION_DIR for a flat session dir), reads them, writes new sessions atomically,
+ * PI_CODING_AGENT_SESSION_DIR, else the `sessionDir` setting, for a flat session dir), reads them, writes new sessions atomically,
  * appends whole lines, branches in place, forks into a new file (pi's --fork: header
  * parentSession) and words summaries for the model as pi does.
  */
-import { promises as fs } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { promises as fs, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -66,10 +66,13 @@ export class PiDriver extends DriverBase {
   };
   private readonly env: DriverEnv;
   private readonly cache = new Map<string, CachedFile>();
+  /** The directory threadbase runs in: where a project's own pi settings apply when reading. */
+  private readonly cwd: string;
 
-  constructor(env: DriverEnv) {
+  constructor(env: DriverEnv, opts: { cwd?: string } = {}) {
     super();
     this.env = env;
+    this.cwd = opts.cwd ?? process.cwd();
   }
 
   private expand(p: string): string {
@@ -88,13 +91,28 @@ export class PiDriver extends DriverBase {
     return d ? this.expand(d) : undefined;
   }
 
+  /**
+   * The `sessionDir` setting pi runs with in `cwd` (settings-manager.js getSessionDir): the
+   * project's `.pi/settings.json` over the agent dir's `settings.json`, `~` expanded; pi takes a
+   * relative path as it is, so against the directory it runs in, the project. A flat dir.
+   */
+  settingsSessionDir(cwd: string): string | undefined {
+    let dir: unknown;
+    for (const file of [join(this.agentDir(), 'settings.json'), join(cwd, '.pi', 'settings.json')]) {
+      const v = readSettings(file)?.sessionDir;
+      // pi's merge: a project value that is present (even null) replaces the global one
+      if (v !== undefined) dir = v;
+    }
+    return typeof dir === 'string' && dir ? resolve(cwd, this.expand(dir)) : undefined;
+  }
+
   sessionsRoot(): string {
     return this.flatSessionDir() ?? join(this.agentDir(), 'sessions');
   }
 
   /** Where pi keeps the sessions of a working directory. */
   sessionDirFor(cwd: string): string {
-    return this.flatSessionDir() ?? join(this.agentDir(), 'sessions', sessionDirName(cwd));
+    return this.flatSessionDir() ?? this.settingsSessionDir(cwd) ?? join(this.agentDir(), 'sessions', sessionDirName(cwd));
   }
 
   protected override contextOptions(): ContextOptions {
@@ -116,19 +134,27 @@ export class PiDriver extends DriverBase {
     return piSendView(await super.getMessages(sessionId, opts));
   }
 
-  /** Every session file: in the sessions root and one directory below it. */
+  /**
+   * Every session file: in the sessions root and one directory below it, and (unless the
+   * environment names the one dir) in the dir the `sessionDir` setting gives in the current
+   * directory, where pi run here keeps them.
+   */
   async sessionFiles(): Promise<string[]> {
-    const root = this.sessionsRoot();
-    const out: string[] = [];
-    for (const d of dirEntries(root)) {
-      const p = join(root, d.name);
-      if (d.isFile() && d.name.endsWith('.jsonl')) out.push(p);
-      else if (d.isDirectory()) {
-        // Regular files only: a folder or a FIFO named like a session would fail (or block) the read.
-        for (const f of dirEntries(p)) if (f.isFile() && f.name.endsWith('.jsonl')) out.push(join(p, f.name));
+    const roots = [this.sessionsRoot()];
+    const set = this.flatSessionDir() ? undefined : this.settingsSessionDir(this.cwd);
+    if (set) roots.push(set);
+    const out = new Set<string>();
+    for (const root of roots) {
+      for (const d of dirEntries(root)) {
+        const p = join(root, d.name);
+        if (d.isFile() && d.name.endsWith('.jsonl')) out.add(p);
+        else if (d.isDirectory()) {
+          // Regular files only: a folder or a FIFO named like a session would fail (or block) the read.
+          for (const f of dirEntries(p)) if (f.isFile() && f.name.endsWith('.jsonl')) out.add(join(p, f.name));
+        }
       }
     }
-    return out.sort();
+    return [...out].sort();
   }
 
   /** Reads a session file, reusing the last read while the file is unchanged. */
@@ -454,6 +480,16 @@ export class PiDriver extends DriverBase {
       parentId: s.id,
       ...(opts.at ? { parentEntryId: opts.at } : {}),
     };
+  }
+}
+
+/** A pi settings file's object, or undefined when it is missing or not JSON (pi then ignores it too). */
+function readSettings(file: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return isRecord(v) ? v : undefined;
+  } catch {
+    return undefined;
   }
 }
 
