@@ -218,3 +218,23 @@ it('a state database whose threads table is not the expected one is left as it w
   expect(await fs.readFile(join(home, 'state_9.sqlite'))).toEqual(before);
   expect(await fs.readFile(written.path as string, 'utf8')).toContain('"hi"');
 });
+
+it("an image in a tool's output keeps its detail, which codex sends back (view_image: high)", async () => {
+  const env = await tempHome();
+  const dir = join(env.home, '.codex', 'sessions', '2026', '01', '01');
+  await fs.mkdir(dir, { recursive: true });
+  const id = '0badc0de-0000-4000-8000-000000000001';
+  const image = { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'high' };
+  const rec = (type: string, payload: unknown) => JSON.stringify({ timestamp: '2026-01-01T00:00:00.000Z', type, payload });
+  await fs.writeFile(
+    join(dir, `rollout-2026-01-01T00-00-00-${id}.jsonl`),
+    `${[
+      rec('session_meta', { id, timestamp: '2026-01-01T00:00:00.000Z', cwd: '/p' }),
+      rec('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'look' }] }),
+      rec('response_item', { type: 'function_call', name: 'view_image', arguments: '{"path":"a.png"}', call_id: 'c1' }),
+      rec('response_item', { type: 'function_call_output', call_id: 'c1', output: [image] }),
+    ].join('\n')}\n`,
+  );
+  const ours = contextToResponses(await new CodexDriver(env).getContext(id));
+  expect(ours.input.at(-1)).toEqual({ type: 'function_call_output', call_id: 'c1', output: [image] });
+});

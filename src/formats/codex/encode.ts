@@ -24,7 +24,9 @@ function resultOutput(p: ToolResultPart): unknown {
   if (onlyText) return p.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   return p.content.map((c) => {
     if (c.type === 'text') return { type: 'input_text', text: c.text };
-    if (c.type === 'image') return { type: 'input_image', image_url: imageUrl(c) };
+    // view_image sends its detail level; codex sends it back on resume
+    if (c.type === 'image')
+      return { type: 'input_image', image_url: imageUrl(c), ...(c.meta?.detail ? { detail: c.meta.detail } : {}) };
     return { type: 'input_text', text: c.text ?? `[file ${c.name ?? c.mediaType}]` };
   });
 }

@@ -85,7 +85,8 @@ export function outputToResult(callId: string, output: unknown): ToolResultPart 
       if (!isObject(c)) continue;
       if ((c.type === 'input_text' || c.type === 'output_text') && typeof c.text === 'string')
         content.push({ type: 'text', text: c.text });
-      else if (c.type === 'input_image' && typeof c.image_url === 'string') content.push(imagePart(c.image_url));
+      else if (c.type === 'input_image' && typeof c.image_url === 'string')
+        content.push(imagePart(c.image_url, typeof c.detail === 'string' ? { detail: c.detail } : undefined));
     }
     return { type: 'tool_result', callId, content };
   }
