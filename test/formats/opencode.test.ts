@@ -14,6 +14,7 @@ import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import '../../src/formats/all.js';
 import {
   COMPACTION_PROMPT,
+  encodeSession,
   newId,
   OpenCodeDriver,
   opencodeContext,
@@ -635,7 +636,12 @@ describe('every part type', () => {
           { type: 'reasoning', text: 'let me sum up', metadata: { anthropic: { signature: 'sig-1' } } },
           { type: 'text', text: '## Goal\n' },
           { type: 'text', text: '  indented detail' },
-          { type: 'step-finish', reason: 'stop', cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } },
+          {
+            type: 'step-finish',
+            reason: 'stop',
+            cost: 0,
+            tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+          },
         ],
       },
       { id: 'msg_s4', info: USER, parts: [{ type: 'text', text: 'two' }] },
@@ -654,6 +660,68 @@ describe('every part type', () => {
     ]);
     // the summary other agents get is its text
     expect(s.entries.find((e) => e.kind === 'compaction')).toMatchObject({ summary: '## Goal\nindented detail' });
+  });
+
+  it("keeps OpenAI's encrypted reasoning through Codex and back, and every part's provider metadata", async () => {
+    const { env, db } = home();
+    const openai = { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA-secret' } };
+    insertSession(db, 'ses_openai', [
+      { id: 'msg_o1', info: USER, parts: [{ type: 'text', text: 'think' }] },
+      {
+        id: 'msg_o2',
+        info: { ...ASSISTANT, parentID: 'msg_o1', providerID: 'openai', modelID: 'gpt-5' },
+        parts: [
+          { type: 'step-start' },
+          { type: 'reasoning', text: 'pondering', metadata: openai },
+          {
+            type: 'tool',
+            callID: 'call_1',
+            tool: 'bash',
+            metadata: { openai: { itemId: 'fc_1' } },
+            state: {
+              status: 'completed',
+              input: { command: 'ls' },
+              output: 'a',
+              title: 'ls',
+              metadata: {},
+              time: { start: 2, end: 3 },
+            },
+          },
+          {
+            type: 'step-finish',
+            reason: 'tool-calls',
+            cost: 0,
+            tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+          },
+        ],
+      },
+    ]);
+    const s = (await new OpenCodeDriver(env).getSession('ses_openai')) as Session;
+    const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    expect(parts.find((p) => p.type === 'thinking')?.meta).toEqual({
+      providerMetadata: openai,
+      encryptedContent: 'gAAAA-secret',
+    });
+    expect(parts.find((p) => p.type === 'tool_call')?.meta).toEqual({ providerMetadata: { openai: { itemId: 'fc_1' } } });
+    // into Codex: replayed with its encrypted content
+    const codex = new Sources(env).driver('codex');
+    const written = await codex.writeSession?.({
+      ...s,
+      entries: s.entries.map(({ raw: _r, rawSource: _s, ...e }) => e as Entry),
+    });
+    const rollout = readFileSync(written?.path ?? '', 'utf8');
+    expect(rollout).toContain('"encrypted_content":"gAAAA-secret"');
+    // and back into OpenCode: the reasoning part carries OpenAI's metadata as OpenCode records it
+    const back = (await codex.getSession(written?.id ?? '')) as Session;
+    const again = encodeSession(back, { sessionId: 'ses_again', projectID: 'global', worktree: '/', directory: '/tmp' });
+    const reasoning = again.data.messages.flatMap((m) => m.parts).find((p) => p.type === 'reasoning');
+    expect(reasoning?.metadata).toEqual({ openai: { reasoningEncryptedContent: 'gAAAA-secret' } });
+    // written from OpenCode's own parts (another agent in between keeps the metadata), with the item id too
+    const direct = encodeSession(
+      { ...s, entries: s.entries.map(({ raw: _r, rawSource: _s, ...e }) => e as Entry) },
+      { sessionId: 'ses_direct', projectID: 'global', worktree: '/', directory: '/tmp' },
+    );
+    expect(direct.data.messages.flatMap((m) => m.parts).find((p) => p.type === 'reasoning')?.metadata).toEqual(openai);
   });
 });
 

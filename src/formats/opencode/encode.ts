@@ -8,7 +8,7 @@
  * compaction request and a `summary` assistant message.
  */
 import { pathToLeaf } from '../../model/tree.js';
-import type { Entry, Message, Session, ToolResultPart, Usage } from '../../model/types.js';
+import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
 import {
@@ -64,6 +64,19 @@ function tokensOf(u: Usage | undefined): Json {
     cache: { read: x.cacheRead, write: x.cacheWrite },
     ...(extras ? { threadbase: extras } : {}),
   };
+}
+
+/**
+ * A thinking part's metadata as OpenCode records reasoning: Anthropic's signature, or OpenAI's
+ * encrypted reasoning (from Codex, or an OpenCode session through another agent) with its item id
+ * where known.
+ */
+function reasoningMetadata(p: ThinkingPart): { metadata?: Json } {
+  if (p.signature !== undefined) return { metadata: { anthropic: { signature: p.signature } } };
+  const encrypted = p.meta?.encryptedContent;
+  if (typeof encrypted !== 'string') return {};
+  const itemId = str(obj(obj(p.meta?.providerMetadata)?.openai)?.itemId);
+  return { metadata: { openai: { ...(itemId !== undefined ? { itemId } : {}), reasoningEncryptedContent: encrypted } } };
 }
 
 function dataUrl(mediaType: string, data: string): string {
@@ -274,7 +287,7 @@ export function encodeEntries(
           newPart(id, {
             type: 'reasoning',
             text: p.thinking,
-            ...(p.signature !== undefined ? { metadata: { anthropic: { signature: p.signature } } } : {}),
+            ...reasoningMetadata(p),
             time: { start: at, end: at },
           }),
         );

@@ -168,6 +168,16 @@ function toolResultOf(p: Json, callId: string, name: string): ToolResultPart {
   return { type: 'tool_result', callId, name, content: INTERRUPTED_TOOL, isError: true, meta };
 }
 
+/**
+ * A part's provider metadata (OpenAI item ids, Gemini thought signatures), which OpenCode sends back
+ * to the same model; Anthropic's is read into the part itself.
+ */
+function otherProviderMetadata(p: Json): { providerMetadata?: Json } {
+  const metadata = obj(p.metadata);
+  if (!metadata || Object.keys(metadata).every((k) => k === 'anthropic')) return {};
+  return { providerMetadata: metadata };
+}
+
 interface Step {
   id: string;
   parts: Json[];
@@ -206,18 +216,29 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
     } else if (p.type === 'reasoning') {
       const anthropic = obj(obj(p.metadata)?.anthropic);
       const redacted = str(anthropic?.redactedData);
+      // OpenAI's encrypted reasoning goes where the Codex reader puts it, so Codex can replay it
+      const encrypted = str(obj(obj(p.metadata)?.openai)?.reasoningEncryptedContent);
+      const meta = { ...otherProviderMetadata(p), ...(encrypted !== undefined ? { encryptedContent: encrypted } : {}) };
       if (redacted !== undefined) parts.push({ type: 'redacted_thinking', data: redacted });
       else
         parts.push({
           type: 'thinking',
           thinking: str(p.text) ?? '',
           ...(str(anthropic?.signature) !== undefined ? { signature: str(anthropic?.signature) } : {}),
+          ...(Object.keys(meta).length ? { meta } : {}),
         });
     } else if (p.type === 'tool') {
       const state = obj(p.state) ?? {};
       const callId = str(p.callID) ?? str(p.id) ?? '';
       const name = str(p.tool) ?? 'unknown';
-      parts.push({ type: 'tool_call', id: callId, name, input: obj(state.input) ?? {} });
+      const meta = otherProviderMetadata(p);
+      parts.push({
+        type: 'tool_call',
+        id: callId,
+        name,
+        input: obj(state.input) ?? {},
+        ...(meta.providerMetadata ? { meta } : {}),
+      });
       results.push(toolResultOf(p, callId, name));
     } else if (p.type === 'step-finish') {
       usage = usageOf(p.tokens);
