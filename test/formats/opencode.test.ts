@@ -22,6 +22,7 @@ import {
   sessionFromExport,
   sessionToExport,
 } from '../../src/formats/opencode/index.js';
+import { sessionInfoFromRow } from '../../src/formats/opencode/sqlite.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
@@ -660,6 +661,54 @@ describe('every part type', () => {
     ]);
     // the summary other agents get is its text
     expect(s.entries.find((e) => e.kind === 'compaction')).toMatchObject({ summary: '## Goal\nindented detail' });
+  });
+
+  it("sends a tool's inline attachments only, as OpenCode does, and keeps a session summary of files alone", async () => {
+    const { env, db } = home();
+    insertSession(db, 'ses_attach', [
+      { id: 'msg_a1', info: USER, parts: [{ type: 'text', text: 'shot' }] },
+      {
+        id: 'msg_a2',
+        info: { ...ASSISTANT, parentID: 'msg_a1' },
+        parts: [
+          {
+            type: 'tool',
+            callID: 'toolu_shot',
+            tool: 'screenshot',
+            state: {
+              status: 'completed',
+              input: {},
+              output: 'two images',
+              title: 'shot',
+              metadata: {},
+              time: { start: 2, end: 3 },
+              attachments: [
+                { type: 'file', mime: 'image/png', url: `data:image/png;base64,${PNG}` },
+                { type: 'file', mime: 'image/png', url: 'https://example.com/linked.png' },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+    const s = (await new OpenCodeDriver(env).getSession('ses_attach')) as Session;
+    const results = opencodeContext(s).messages.flatMap((m) => m.parts.filter((p) => p.type === 'tool_result'));
+    expect(results.map((r) => (r.type === 'tool_result' && typeof r.content !== 'string' ? r.content : []))).toEqual([
+      [
+        { type: 'text', text: 'two images' },
+        { type: 'image', mediaType: 'image/png', data: PNG },
+      ],
+    ]);
+    // the linked one is still read (shown, converted), only not sent
+    const read = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).find((p) => p.type === 'tool_result');
+    expect(read?.type === 'tool_result' && typeof read.content !== 'string' ? read.content.length : 0).toBe(3);
+    expect(
+      sessionInfoFromRow({ id: 'ses_x', summary_additions: null, summary_deletions: null, summary_files: 3 }).summary,
+    ).toEqual({
+      additions: 0,
+      deletions: 0,
+      files: 3,
+    });
   });
 
   it("keeps OpenAI's encrypted reasoning through Codex and back, and every part's provider metadata", async () => {

@@ -37,7 +37,20 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     }
     if (m.meta?.excludedFromContext === true) continue;
     if (m.parts.length === 0) continue;
-    messages.push(m);
+    messages.push(inlineAttachmentsOnly(m));
   }
   return { ...base, messages };
+}
+
+/** OpenCode sends a tool's attachments only when they are inline (data: URLs), not those it links to. */
+function inlineAttachmentsOnly(m: Message): Message {
+  if (!m.parts.some((p) => p.type === 'tool_result' && typeof p.content !== 'string')) return m;
+  return {
+    ...m,
+    parts: m.parts.map((p) =>
+      p.type === 'tool_result' && typeof p.content !== 'string'
+        ? { ...p, content: p.content.filter((c) => c.type === 'text' || c.data !== undefined) }
+        : p,
+    ),
+  };
 }

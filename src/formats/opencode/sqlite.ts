@@ -90,9 +90,10 @@ export function sessionInfoFromRow(row: Json): Json {
   set('model', parseJsonColumn(row.model));
   set('version', row.version);
   if (row.share_url) info.share = { url: row.share_url };
-  if (row.summary_additions !== undefined && row.summary_additions !== null) {
+  // OpenCode keeps a summary when any of its counts is set
+  if ([row.summary_additions, row.summary_deletions, row.summary_files].some((n) => n !== undefined && n !== null)) {
     info.summary = {
-      additions: row.summary_additions,
+      additions: row.summary_additions ?? 0,
       deletions: row.summary_deletions ?? 0,
       files: row.summary_files ?? 0,
       ...(row.summary_diffs ? { diffs: parseJsonColumn(row.summary_diffs) } : {}),
