@@ -805,6 +805,77 @@ describe('a reverted session', () => {
     ).rejects.toThrow(/ses_rev has a pending revert/);
     expect(sha(db)).toBe(before);
   });
+
+  it("reverted at a part: resumes with that message's earlier parts, as OpenCode's cleanup keeps them", async () => {
+    const { env, db } = home();
+    const edit = (callID: string, start: number) => ({
+      type: 'tool',
+      callID,
+      tool: 'edit',
+      state: {
+        status: 'completed',
+        input: { filePath: 'a' },
+        output: 'ok',
+        title: '',
+        metadata: {},
+        time: { start, end: start + 1 },
+      },
+    });
+    insertSession(db, 'ses_revpart', [
+      { id: 'msg_p1', info: USER, parts: [{ type: 'text', text: 'do it' }] },
+      {
+        id: 'msg_p2',
+        info: { ...ASSISTANT, parentID: 'msg_p1' },
+        parts: [
+          { type: 'step-start' },
+          { type: 'text', text: 'I will edit the file now.' },
+          edit('call_a', 2),
+          edit('call_b', 4), // prt_p2_03, where the revert is
+          { type: 'text', text: 'Edited twice.' },
+          {
+            type: 'step-finish',
+            reason: 'tool-calls',
+            cost: 0,
+            tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+          },
+        ],
+      },
+      { id: 'msg_p3', info: USER, parts: [{ type: 'text', text: 'later' }] },
+    ]);
+    const w = new Database(db);
+    w.prepare('UPDATE session SET revert = ? WHERE id = ?').run(
+      JSON.stringify({ messageID: 'msg_p2', partID: 'prt_p2_03' }),
+      'ses_revpart',
+    );
+    w.close();
+    const d = new OpenCodeDriver(env);
+    const s = (await d.getSession('ses_revpart')) as Session;
+    const sent = anthropicOf(s);
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(sent[1]?.content).toEqual([
+      { type: 'text', text: 'I will edit the file now.' },
+      { type: 'tool_use', id: 'call_a', name: 'edit', input: { filePath: 'a' } },
+    ]);
+    expect(sent[2]?.content).toMatchObject([{ type: 'tool_result', tool_use_id: 'call_a' }]);
+    // everything OpenCode recorded is still read (the reverted parts on the branch the revert left)
+    const texts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).filter((p) => p.type === 'text');
+    expect(texts.map((p) => (p.type === 'text' ? p.text : ''))).toEqual(
+      expect.arrayContaining(['Edited twice.', 'later', 'I will edit the file now.']),
+    );
+    // a fork at the resume point writes the message as OpenCode's cleanup leaves it
+    const fork = await d.forkSession('ses_revpart');
+    const r = new Database(db, { readonly: true });
+    const parts = (
+      r
+        .prepare('SELECT p.data FROM part p JOIN message m ON m.id = p.message_id WHERE m.session_id = ? ORDER BY p.id')
+        .all(fork.id) as {
+        data: string;
+      }[]
+    ).map((p) => JSON.parse(p.data) as { type: string; callID?: string });
+    r.close();
+    expect(parts.filter((p) => p.type === 'tool').map((p) => p.callID)).toEqual(['call_a']);
+    expect(anthropicOf((await d.getSession(fork.id)) as Session)).toEqual(sent);
+  });
 });
 
 describe('legacy JSON storage', () => {

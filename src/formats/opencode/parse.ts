@@ -282,6 +282,50 @@ function sideRecords(m: OcMessage): Json | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+/**
+ * A step cut where OpenCode reverts at a part (SessionRevert.cleanup removes the part and what
+ * follows it in the message): its earlier parts as entries beside the step's own, `from`, so the
+ * session resumes with them; none when no text or tool part comes before it.
+ */
+function keptBeforePart(m: OcMessage, partId: string, from: Entry): Entry[] {
+  const messageId = str(m.info.id) ?? '';
+  const step = stepsOf(m, messageId).find((s) => s.parts.some((p) => str(p.id) === partId));
+  if (!step) return [];
+  const before = step.parts.slice(
+    0,
+    step.parts.findIndex((p) => str(p.id) === partId),
+  );
+  if (!before.some((p) => p.type === 'text' || p.type === 'tool')) return [];
+  const { assistant, tool } = stepMessages(m, { id: step.id, parts: before }, m.info);
+  const partIDs = before.map((p) => str(p.id) ?? '');
+  const id = `${from.id}:before:${partId}`;
+  const first = step.id === messageId;
+  const out: Entry[] = [
+    {
+      id,
+      parentId: from.parentId,
+      timestamp: from.timestamp,
+      kind: 'message',
+      message: assistant,
+      raw: (first ? { messageID: messageId, partIDs, message: m } : { messageID: messageId, partIDs }) satisfies OcEntryRaw,
+      rawSource: SOURCE,
+    },
+  ];
+  if (tool) {
+    const toolIds = before.filter((p) => p.type === 'tool').map((p) => str(p.id) ?? '');
+    out.push({
+      id: `${id}:result`,
+      parentId: id,
+      timestamp: from.timestamp,
+      kind: 'message',
+      message: tool,
+      raw: { messageID: messageId, partIDs: toolIds } satisfies OcEntryRaw,
+      rawSource: SOURCE,
+    });
+  }
+  return out;
+}
+
 /** A compaction summary message's parts as OpenCode sends it on resume (as any assistant message). */
 export function summaryParts(summary: OcMessage): Part[] {
   return stepsOf(summary, str(summary.info.id) ?? '').flatMap(
@@ -503,14 +547,21 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         (!revertPart || e.raw.partIDs.includes(revertPart) || e.raw.message !== undefined),
     );
     let cut = idx;
+    let kept: Entry[] = [];
     if (idx >= 0 && revertPart) {
       // reverting from a part keeps that message's entries made only of earlier parts
       const at = entries.findIndex(
         (e, i) => i >= idx && isOcEntryRaw(e.raw) && e.raw.messageID === revertFrom && e.raw.partIDs.includes(revertPart),
       );
       if (at > idx) cut = at;
+      const message = data.messages.find((m) => str(m.info.id) === revertFrom);
+      const from = entries[at];
+      if (message && from) kept = keptBeforePart(message, revertPart, from);
     }
-    if (cut > 0) leafId = entries[cut - 1]?.id ?? leafId;
+    if (kept.length > 0) {
+      entries.push(...kept);
+      leafId = (kept.at(-1) as Entry).id;
+    } else if (cut > 0) leafId = entries[cut - 1]?.id ?? leafId;
     else if (cut === 0)
       warnings.push({ file: opts.file, id: revertFrom, message: 'the whole session is reverted; resuming from its last entry' });
   }
