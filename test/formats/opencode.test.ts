@@ -1146,12 +1146,22 @@ describe('writing and forking into the database', () => {
   });
 
   it('forks at an entry like `opencode run --fork`: new ids, the path up to there, "(fork #1)"', async () => {
-    const { env } = home();
+    const { env, db } = home();
+    // OpenCode's fork takes over the original's workspace and metadata
+    const w = new Database(db);
+    w.prepare('UPDATE session SET workspace_id = ?, metadata = ? WHERE id = ?').run('wrk_1', '{"pinned":true}', REAL_SESSION);
+    w.close();
     const d = new OpenCodeDriver(env);
     const s = (await d.getSession(REAL_SESSION)) as Session;
     const at = s.entries.find((e) => userText(e)?.startsWith('message number 3'))?.id as string;
     const fork = await d.forkSession(REAL_SESSION, { at });
     expect(fork.title).toBe('c1 (fork #1)');
+    const r = new Database(db, { readonly: true });
+    expect(r.prepare('SELECT workspace_id, metadata FROM session WHERE id = ?').get(fork.id)).toEqual({
+      workspace_id: 'wrk_1',
+      metadata: '{"pinned":true}',
+    });
+    r.close();
     const f = (await d.getSession(fork.id)) as Session;
     expect(anthropicOf(f)).toEqual(anthropicOf(s, at));
     expect(f.entries.some((e) => s.entries.some((x) => x.id === e.id))).toBe(false);

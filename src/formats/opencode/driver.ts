@@ -262,7 +262,7 @@ export class OpenCodeDriver extends DriverBase {
 
   private async write(
     session: Session,
-    opts: { keepId?: boolean; title?: string; leafId?: string; createdMs?: number },
+    opts: { keepId?: boolean; title?: string; leafId?: string; createdMs?: number; forkedFrom?: Json },
   ): Promise<SessionInfo> {
     const target = this.target();
     const directory = session.project ?? this.env.home;
@@ -278,6 +278,7 @@ export class OpenCodeDriver extends DriverBase {
       ...(opts.title !== undefined ? { title: opts.title } : {}),
       ...(opts.leafId ? { leafId: opts.leafId } : {}),
       ...(opts.createdMs !== undefined ? { createdMs: opts.createdMs } : {}),
+      ...(opts.forkedFrom ? { forkedFrom: opts.forkedFrom } : {}),
     });
     data.project = project;
     let path: string;
@@ -303,9 +304,11 @@ export class OpenCodeDriver extends DriverBase {
     const s = await this.getSession(sessionId);
     if (!s) throw new NotFoundError('opencode session', sessionId);
     if (opts.at && !s.entries.some((e) => e.id === opts.at)) throw new NotFoundError('entry', opts.at, { file: s.path });
+    const original = obj(obj(s.raw)?.info);
     const written = await this.write(s, {
       title: opts.title ?? forkTitle(s.title),
       createdMs: Date.now(),
+      ...(original ? { forkedFrom: original } : {}),
       ...(opts.at ? { leafId: opts.at } : {}),
     });
     return { ...written, parentEntryId: opts.at, meta: { ...(written.meta ?? {}), forkedFrom: sessionId } };

@@ -35,6 +35,8 @@ export interface EncodeOptions {
   leafId?: string;
   /** the session's creation time in epoch ms (default: its first message's); a fork is created now */
   createdMs?: number;
+  /** what a fork takes over from its original's info, as OpenCode's Session.fork does */
+  forkedFrom?: Json;
 }
 
 export interface EncodeResult {
@@ -485,6 +487,8 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
     directory: opts.directory,
     path: relativePath(opts.worktree, opts.directory),
     ...(opts.parentID ? { parentID: opts.parentID } : {}),
+    ...(str(opts.forkedFrom?.workspaceID) !== undefined ? { workspaceID: opts.forkedFrom?.workspaceID } : {}),
+    ...(opts.forkedFrom?.metadata !== undefined ? { metadata: structuredClone(opts.forkedFrom.metadata) } : {}),
     title: opts.title ?? session.title ?? `New session - ${isoOf(created)}`,
     version: WRITTEN_VERSION,
     cost,
