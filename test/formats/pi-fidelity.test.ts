@@ -8,9 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionManager } from '@mariozechner/pi-coding-agent';
 import { describe, expect, it } from 'vitest';
-import { PiDriver, sessionDirName } from '../../src/formats/pi/index.js';
+import { messagesToAnthropic } from '../../src/convert/anthropic.js';
+import { CodexDriver, messageToItems } from '../../src/formats/codex/index.js';
+import { encodeEntries, PiDriver, sessionDirName } from '../../src/formats/pi/index.js';
+import type { PiRecord } from '../../src/formats/pi/records.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Entry, Session } from '../../src/model/types.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
+import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'pi');
+const isRecordLike = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function home(): Promise<DriverEnv> {
   return { home: await fs.mkdtemp(join(tmpdir(), 'tb-pi-fid-')), env: {} };
@@ -261,5 +268,155 @@ describe('the sessionDir setting (F4)', () => {
     const flat = new PiDriver({ home: env.home, env: { PI_CODING_AGENT_SESSION_DIR: '~/flat' } }, { cwd: project });
     expect(flat.sessionDirFor(project)).toBe(join(env.home, 'flat'));
     expect(await flat.listSessions()).toEqual([]);
+  });
+});
+
+/** The api-signatures fixture installed in a temp home; the session as read, and its file. */
+async function apiFixture(): Promise<{ env: DriverEnv; d: PiDriver; s: Session; file: string; text: string }> {
+  const env = await home();
+  const text = await fs.readFile(join(fixtures, 'api-signatures.jsonl'), 'utf8');
+  const { file, id } = await installRecords(
+    env,
+    text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as object),
+    '/work/apis',
+  );
+  const d = new PiDriver(env);
+  return { env, d, s: (await d.getSession(id)) as Session, file, text };
+}
+
+const messageOf = (s: Session, id: string): Message => {
+  const e = s.entries.find((x) => x.id === id);
+  if (e?.kind !== 'message') throw new Error(`no message ${id}`);
+  return e.message;
+};
+
+/** The session's entries as another store hands them back: model fields only, no pi records. */
+const withoutRaw = (s: Session): Entry[] => s.entries.map(({ raw: _r, rawSource: _s, ...e }) => e as Entry);
+
+describe('OpenAI Responses tool-call ids (F3)', () => {
+  it('the model has the call_id, which Anthropic and Codex get as it is', async () => {
+    const { s } = await apiFixture();
+    const call = messageOf(s, 'a0000001').parts.find((p) => p.type === 'tool_call');
+    expect(call).toMatchObject({ id: 'call_Xy12', meta: { piItemId: 'fc_68a1b2c3d4e5f60718293a4b5c6d7e8f0a1b2c3d4e5f6' } });
+    expect(messageOf(s, 'a0000002').parts[0]).toMatchObject({ type: 'tool_result', callId: 'call_Xy12' });
+    const anthropic = JSON.stringify(messagesToAnthropic([messageOf(s, 'a0000001'), messageOf(s, 'a0000002')]));
+    expect(anthropic).toContain('"id":"call_Xy12"');
+    expect(anthropic).toContain('"tool_use_id":"call_Xy12"');
+    const items = messageToItems(messageOf(s, 'a0000001')).map((i) => i.item);
+    expect(items).toContainEqual(expect.objectContaining({ type: 'function_call', call_id: 'call_Xy12' }));
+    expect(messageToItems(messageOf(s, 'a0000002'))[0]?.item).toMatchObject({ call_id: 'call_Xy12' });
+  });
+
+  it("writes pi's id back: record for record from pi's records, and from the model fields alone", async () => {
+    const { d, s, text } = await apiFixture();
+    const copy = await d.writeSession(s);
+    const body = (t: string) => t.trim().split('\n').slice(1);
+    expect(body(await fs.readFile(copy.path as string, 'utf8'))).toEqual(body(text));
+    const { records } = encodeEntries(withoutRaw(s));
+    const original = body(text).map((l) => JSON.parse(l) as PiRecord);
+    const field = (rs: PiRecord[], id: string, f: (m: Record<string, unknown>) => unknown) =>
+      f(rs.find((r) => r.id === id)?.message as Record<string, unknown>);
+    const toolCall = (m: Record<string, unknown>) => (m.content as { type: string }[]).find((b) => b.type === 'toolCall');
+    expect(field(records, 'a0000001', toolCall)).toEqual(field(original, 'a0000001', toolCall));
+    expect(field(records, 'a0000002', (m) => m.toolCallId)).toEqual(field(original, 'a0000002', (m) => m.toolCallId));
+  });
+});
+
+describe('thinkingSignature by api (F2)', () => {
+  it('only an Anthropic signature is the signature; OpenAI reasoning is encrypted content, the rest kept for pi', async () => {
+    const { s } = await apiFixture();
+    const thinking = (id: string) => messageOf(s, id).parts.filter((p) => p.type === 'thinking');
+    expect(thinking('c0000001')[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Listing needs a tool.',
+      signature: 'EqQBCkYIBxgCKkA=',
+    });
+    const [r1, r2] = thinking('a0000001');
+    expect(r1?.signature).toBeUndefined();
+    expect(r1?.meta).toMatchObject({ encryptedContent: 'gAAAAENC1', codexItemId: 'rs_1', summaryParts: ['Plan', 'then list'] });
+    expect(r2?.meta).toMatchObject({ encryptedContent: 'gAAAAENC2', codexItemId: 'rs_2' });
+    expect(thinking('b0000001')[0]).toEqual({
+      type: 'thinking',
+      thinking: 'hmm',
+      meta: { thinkingSignature: 'reasoning_content' },
+    });
+    expect(thinking('d0000001')[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Thinking about files',
+      meta: { thoughtSignature: 'CiQBVKhc7g==' },
+    });
+    // Anthropic blocks carry a signature only where Anthropic made one
+    const signed = messagesToAnthropic(['a0000001', 'b0000001', 'c0000001', 'd0000001'].map((id) => messageOf(s, id)))
+      .messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b) => 'signature' in b);
+    expect(signed).toEqual([expect.objectContaining({ signature: 'EqQBCkYIBxgCKkA=' })]);
+    // Codex gets the encrypted reasoning pi recorded
+    const reasoning = messageToItems(messageOf(s, 'a0000001'))
+      .map((i) => i.item)
+      .filter((i) => i?.type === 'reasoning');
+    expect(reasoning.map((i) => i?.encrypted_content)).toEqual(['gAAAAENC1', 'gAAAAENC2']);
+  });
+
+  it('writes every thinkingSignature back as it was from the model fields alone', async () => {
+    const { s, text } = await apiFixture();
+    const { records } = encodeEntries(withoutRaw(s));
+    const blocks = (rs: readonly PiRecord[]) =>
+      rs.flatMap((r) =>
+        isRecordLike(r.message) && Array.isArray(r.message.content)
+          ? (r.message.content as Record<string, unknown>[]).filter((b) => b.type === 'thinking')
+          : [],
+      );
+    const original = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as PiRecord);
+    expect(blocks(records)).toEqual(blocks(original));
+  });
+
+  it('Codex → pi keeps the encrypted reasoning in the form pi records it, and pi → Codex gives it back', async () => {
+    const codexHome = join(import.meta.dirname, '..', 'fixtures', 'codex', 'home');
+    const env = await home();
+    const codex = new CodexDriver({ home: env.home, env: { CODEX_HOME: codexHome } });
+    const rollout = (await codex.getSession('5973b6c0-94b8-487b-a530-2aeb6098ae0e')) as Session;
+    const written = await new PiDriver(env).writeSession(rollout);
+    const sigs = (await fs.readFile(written.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .flatMap((l) => {
+        const r = JSON.parse(l) as { message?: { content?: { type: string; thinkingSignature?: string }[] } };
+        return (r.message?.content ?? []).filter((b) => b.type === 'thinking').map((b) => b.thinkingSignature);
+      });
+    expect(sigs.length).toBeGreaterThan(0);
+    const item = JSON.parse(sigs[0] as string) as Record<string, unknown>;
+    expect(item).toMatchObject({
+      type: 'reasoning',
+      id: 'rs_1',
+      summary: [
+        { type: 'summary_text', text: '**Looking at tests**' },
+        { type: 'summary_text', text: 'Then the fix.' },
+      ],
+      encrypted_content: 'gAAAAenc',
+    });
+    const back = (await new PiDriver(env).getSession(written.id)) as Session;
+    const items = back.entries.flatMap((e) => (e.kind === 'message' ? messageToItems(e.message).map((i) => i.item) : []));
+    expect(items.find((i) => i?.type === 'reasoning')).toMatchObject({ encrypted_content: 'gAAAAenc' });
+  });
+});
+
+describe('the context pi sends (F5)', () => {
+  it('leaves out blank thinking without a signature, and agrees with pi at every entry', async () => {
+    const { env, d, s, file } = await apiFixture();
+    const ctx = await d.getContext(s.id, { leafId: 'c0000001' });
+    const last = ctx.messages.at(-1) as Message;
+    expect(last.parts.map((p) => p.type)).toEqual(['thinking', 'text']);
+    const deepseek = (await d.getContext(s.id, { leafId: 'b0000001' })).messages.at(-1) as Message;
+    expect(deepseek.parts.map((p) => (p.type === 'thinking' ? p.thinking : p.type))).toEqual(['hmm', 'text']);
+    // encrypted reasoning with no summary text is kept, as pi keeps it for the same model
+    const codex = (await d.getContext(s.id, { leafId: 'a0000001' })).messages.at(-2) as Message;
+    expect(codex.parts.filter((p) => p.type === 'thinking')).toHaveLength(2);
+    for (const side of await contextsAtEveryEntry(file, env, s.id)) expect(side.ours, side.leafId).toEqual(side.pi);
   });
 });

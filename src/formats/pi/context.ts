@@ -2,13 +2,25 @@
  * What pi sends of a context, beyond buildSessionContext + convertToLlm: pi-ai's transformMessages
  * (run for every provider) leaves out assistant turns that ended in an error or were aborted, and
  * answers tool calls left without a result with an error result "No result provided" (before the
- * next assistant or user message, or at the end). The parts of transformMessages that depend on
- * the model resumed with (thinking from another model as text, images for text-only models) are
- * not applied: the context assumes the session's own model.
+ * next assistant or user message, or at the end), and drops blank thinking without a signature.
+ * The parts of transformMessages that depend on the model resumed with (thinking from another
+ * model as text, images for text-only models) are not applied: the context assumes the session's
+ * own model.
  */
 import type { Message, ToolCallPart } from '../../model/types.js';
+import { piThinkingSignature } from './encode.js';
 
 export const MISSING_RESULT_TEXT = 'No result provided';
+
+/**
+ * transformMessages drops a thinking block with no thinkingSignature and no text (blank), for
+ * the same model as for any other.
+ */
+function withoutEmptyThinking(m: Message): Message {
+  const blank = (p: Message['parts'][number]) =>
+    p.type === 'thinking' && p.thinking.trim() === '' && !piThinkingSignature(p, m.api);
+  return m.parts.some(blank) ? { ...m, parts: m.parts.filter((p) => !blank(p)) } : m;
+}
 
 export function piSendView(messages: readonly Message[]): Message[] {
   const out: Message[] = [];
@@ -26,6 +38,8 @@ export function piSendView(messages: readonly Message[]): Message[] {
             name: c.name,
             content: [{ type: 'text', text: MISSING_RESULT_TEXT }],
             isError: true,
+            // pi answers by the call's own id, item id included (records.ts splitToolCallId)
+            ...(typeof c.meta?.piItemId === 'string' ? { meta: { piItemId: c.meta.piItemId } } : {}),
           },
         ],
         meta: { synthetic: true },
@@ -34,10 +48,11 @@ export function piSendView(messages: readonly Message[]): Message[] {
     pending = [];
     answered = new Set();
   };
-  for (const m of messages) {
+  for (let m of messages) {
     if (m.role === 'assistant') {
       flush();
       if (m.stopReason === 'error' || m.stopReason === 'aborted') continue;
+      m = withoutEmptyThinking(m);
       const calls = m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call');
       if (calls.length) {
         pending = calls;

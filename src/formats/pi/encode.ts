@@ -6,13 +6,14 @@
  * response (same responseId) become one pi assistant message, as pi records a response.
  */
 import { currentLeaf, indexEntries } from '../../model/tree.js';
-import type { Entry, Message, Part, Session, ToolResultContent } from '../../model/types.js';
+import type { Entry, Message, Part, Session, ThinkingPart, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { SOURCE } from './parse.js';
 import {
   isRecord,
+  joinToolCallId,
   newEntryId,
   newSessionId,
   PI_SESSION_VERSION,
@@ -22,6 +23,8 @@ import {
   type PiTextBlock,
   type PiUsage,
   sessionDirName,
+  splitToolCallId,
+  thinkingSignatureKind,
 } from './records.js';
 
 export interface EncodeResult {
@@ -37,6 +40,9 @@ export interface EncodeOptions {
   /** tool call id → tool name, for results of calls made before these entries (pi records the name on the result) */
   toolNames?: ReadonlyMap<string, string>;
 }
+
+/** The api an assistant message from another agent is written with when it names none. */
+const DEFAULT_API = 'anthropic-messages';
 
 const STOP_REASONS: Record<string, string> = {
   end_turn: 'stop',
@@ -108,25 +114,64 @@ function userBlocks(parts: readonly (Part | ToolResultContent)[], warn: (m: stri
   return out;
 }
 
-function assistantBlocks(parts: readonly Part[], warn: (m: string) => void): PiBlock[] {
+/**
+ * The thinkingSignature pi keeps for a thinking part in a message of `api` (the reverse of
+ * parse.ts thinkingPart), or undefined. A value is only written where pi-ai reads that kind:
+ * an Anthropic signature never lands in an OpenAI message, where pi would parse it as JSON.
+ */
+export function piThinkingSignature(p: ThinkingPart, api: string | undefined): string | undefined {
+  const meta = p.meta ?? {};
+  const kept = typeof meta.thinkingSignature === 'string' ? meta.thinkingSignature : undefined;
+  switch (thinkingSignatureKind(api)) {
+    case 'signature':
+      return p.signature ?? kept;
+    case 'google':
+      return typeof meta.thoughtSignature === 'string' ? meta.thoughtSignature : kept;
+    case 'responses': {
+      const encrypted = typeof meta.encryptedContent === 'string' ? meta.encryptedContent : undefined;
+      const itemId = typeof meta.codexItemId === 'string' ? meta.codexItemId : undefined;
+      if (isRecord(meta.piReasoningItem)) {
+        const item: Record<string, unknown> = { ...meta.piReasoningItem };
+        if (encrypted !== undefined) item.encrypted_content = encrypted;
+        if (itemId !== undefined) item.id = itemId;
+        return JSON.stringify(item);
+      }
+      if (encrypted !== undefined) {
+        // reasoning another agent recorded from the Responses API (Codex, OpenCode): pi's form of it
+        const summary = Array.isArray(meta.summaryParts) ? meta.summaryParts.map(String) : p.thinking ? [p.thinking] : [];
+        const content = Array.isArray(meta.reasoningContent) ? meta.reasoningContent.map(String) : undefined;
+        return JSON.stringify({
+          type: 'reasoning',
+          ...(itemId !== undefined ? { id: itemId } : {}),
+          summary: summary.map((text) => ({ type: 'summary_text', text })),
+          ...(content ? { content: content.map((text) => ({ type: 'reasoning_text', text })) } : {}),
+          encrypted_content: encrypted,
+        });
+      }
+      return kept;
+    }
+    default:
+      return kept;
+  }
+}
+
+function assistantBlocks(parts: readonly Part[], api: string | undefined, warn: (m: string) => void): PiBlock[] {
   const out: PiBlock[] = [];
   for (const p of parts) {
     switch (p.type) {
       case 'text':
         out.push({ type: 'text', text: p.text });
         break;
-      case 'thinking':
-        out.push({
-          type: 'thinking',
-          thinking: p.thinking,
-          ...(p.signature !== undefined ? { thinkingSignature: p.signature } : {}),
-        });
+      case 'thinking': {
+        const sig = piThinkingSignature(p, api);
+        out.push({ type: 'thinking', thinking: p.thinking, ...(sig !== undefined ? { thinkingSignature: sig } : {}) });
         break;
+      }
       case 'redacted_thinking':
         out.push({ type: 'thinking', thinking: '', thinkingSignature: p.data, redacted: true });
         break;
       case 'tool_call':
-        out.push({ type: 'toolCall', id: p.id, name: p.name, arguments: p.input });
+        out.push({ type: 'toolCall', id: joinToolCallId(p.id, p.meta), name: p.name, arguments: p.input });
         break;
       case 'image':
       case 'file':
@@ -181,7 +226,12 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
       idMap.set(e.id, e.id);
       firstIdMap.set(e.id, e.id);
       if (isRecord(r.message) && Array.isArray(r.message.content)) {
-        for (const b of r.message.content) if (isRecord(b) && b.type === 'toolCall') toolNames.set(String(b.id), String(b.name));
+        for (const b of r.message.content) {
+          if (!isRecord(b) || b.type !== 'toolCall') continue;
+          // by pi's id and by the model's (a result written from model fields asks by that)
+          toolNames.set(String(b.id), String(b.name));
+          toolNames.set(splitToolCallId(String(b.id)).callId, String(b.name));
+        }
       }
       continue;
     }
@@ -191,7 +241,8 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
         const m = e.message;
         const at = ms(timestamp);
         if (m.role === 'assistant') {
-          const content = assistantBlocks(m.parts, warn);
+          const api = m.api ?? DEFAULT_API;
+          const content = assistantBlocks(m.parts, api, warn);
           for (const p of m.parts) if (p.type === 'tool_call') toolNames.set(p.id, p.name);
           // The next record of a response pi would have recorded as one message.
           const prev = parentId ? byRecordId.get(parentId) : undefined;
@@ -220,7 +271,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           const message: Record<string, unknown> = {
             role: 'assistant',
             content,
-            api: m.api ?? 'anthropic-messages',
+            api,
             provider: m.provider ?? 'anthropic',
             model: m.model ?? 'unknown',
             usage: piUsage(m),
@@ -257,7 +308,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
             timestamp,
             message: {
               role: 'toolResult',
-              toolCallId: p.callId,
+              toolCallId: joinToolCallId(p.callId, p.meta),
               toolName: p.name ?? toolNames.get(p.callId) ?? 'unknown',
               content: toolResultContent(p.content, warn),
               isError: p.isError === true,

@@ -15,6 +15,8 @@ import type {
   Part,
   Session,
   TextPart,
+  ThinkingPart,
+  ToolCallPart,
   ToolResultContent,
   Usage,
 } from '../../model/types.js';
@@ -32,7 +34,9 @@ import {
   PI_SESSION_VERSION,
   type PiHeader,
   type PiRecord,
+  splitToolCallId,
   str,
+  thinkingSignatureKind,
 } from './records.js';
 
 export const SOURCE = 'pi';
@@ -71,7 +75,64 @@ function withMeta<T extends Part>(part: T, block: PiRecord, known: string[]): T 
   return Object.keys(extra).length ? { ...part, meta: extra } : part;
 }
 
-function assistantParts(content: unknown, where: Warn): Part[] {
+/**
+ * A pi thinking block: only an Anthropic-style thinkingSignature is the model's `signature`. An
+ * OpenAI reasoning item gives its encrypted content and id where the Codex reader puts them
+ * (meta.encryptedContent, meta.codexItemId), with the rest of the item to write it back as it was;
+ * a Gemini one is meta.thoughtSignature, as the Gemini reader keeps it; anything else stays as
+ * pi's meta.thinkingSignature.
+ */
+function thinkingPart(b: PiRecord, api: string | undefined): ThinkingPart {
+  const part = withMeta<ThinkingPart>({ type: 'thinking', thinking: str(b.thinking) ?? '' }, b, [
+    'type',
+    'thinking',
+    'thinkingSignature',
+    'redacted',
+  ]);
+  const sig = str(b.thinkingSignature);
+  if (sig === undefined) return part;
+  const meta: Record<string, unknown> = { ...part.meta };
+  switch (thinkingSignatureKind(api)) {
+    case 'signature':
+      return { ...part, signature: sig };
+    case 'google':
+      meta.thoughtSignature = sig;
+      break;
+    case 'responses': {
+      const item = parseJsonObject(sig);
+      if (!item) {
+        meta.thinkingSignature = sig;
+        break;
+      }
+      if (typeof item.encrypted_content === 'string') {
+        meta.encryptedContent = item.encrypted_content;
+        // its place kept, its value once (in encryptedContent)
+        item.encrypted_content = null;
+      }
+      if (typeof item.id === 'string') meta.codexItemId = item.id;
+      const texts = (v: unknown) => (Array.isArray(v) ? v.filter(isRecord).map((x) => str(x.text) ?? '') : []);
+      // as the Codex reader keeps a reasoning item's parts
+      if (texts(item.summary).length > 1) meta.summaryParts = texts(item.summary);
+      if (texts(item.content).length) meta.reasoningContent = texts(item.content);
+      meta.piReasoningItem = item;
+      break;
+    }
+    default:
+      meta.thinkingSignature = sig;
+  }
+  return { ...part, meta };
+}
+
+function parseJsonObject(text: string): PiRecord | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function assistantParts(content: unknown, where: Warn, api: string | undefined): Part[] {
   if (!Array.isArray(content)) return typeof content === 'string' ? [{ type: 'text', text: content }] : [];
   const parts: Part[] = [];
   for (const b of content) {
@@ -82,32 +143,18 @@ function assistantParts(content: unknown, where: Warn): Part[] {
         break;
       case 'thinking':
         if (b.redacted === true) parts.push({ type: 'redacted_thinking', data: str(b.thinkingSignature) ?? '' });
-        else {
-          const sig = str(b.thinkingSignature);
-          parts.push(
-            withMeta({ type: 'thinking', thinking: str(b.thinking) ?? '', ...(sig !== undefined ? { signature: sig } : {}) }, b, [
-              'type',
-              'thinking',
-              'thinkingSignature',
-              'redacted',
-            ]),
-          );
-        }
+        else parts.push(thinkingPart(b, api));
         break;
-      case 'toolCall':
-        parts.push(
-          withMeta(
-            {
-              type: 'tool_call',
-              id: str(b.id) ?? '',
-              name: str(b.name) ?? '',
-              input: isRecord(b.arguments) ? b.arguments : {},
-            },
-            b,
-            ['type', 'id', 'name', 'arguments'],
-          ),
+      case 'toolCall': {
+        const { callId, itemId } = splitToolCallId(str(b.id) ?? '');
+        const part = withMeta<ToolCallPart>(
+          { type: 'tool_call', id: callId, name: str(b.name) ?? '', input: isRecord(b.arguments) ? b.arguments : {} },
+          b,
+          ['type', 'id', 'name', 'arguments'],
         );
+        parts.push(itemId !== undefined ? { ...part, meta: { ...part.meta, piItemId: itemId } } : part);
         break;
+      }
       case 'image':
         parts.push({ type: 'image', mediaType: str(b.mimeType) ?? 'application/octet-stream', data: str(b.data) ?? '' });
         break;
@@ -146,7 +193,7 @@ export function messageFromPi(m: PiRecord, warn: Warn): Message | undefined {
       return { role: 'user', parts: blocksToParts(m.content, warn) };
     case 'assistant': {
       const { usage, cost } = usageOf(m.usage);
-      const msg: Message = { role: 'assistant', parts: assistantParts(m.content, warn) };
+      const msg: Message = { role: 'assistant', parts: assistantParts(m.content, warn, str(m.api)) };
       if (str(m.model)) msg.model = str(m.model);
       if (str(m.provider)) msg.provider = str(m.provider);
       if (str(m.api)) msg.api = str(m.api);
@@ -159,15 +206,17 @@ export function messageFromPi(m: PiRecord, warn: Warn): Message | undefined {
     }
     case 'toolResult': {
       const content: ToolResultContent[] = blocksToParts(m.content, warn);
+      const { callId, itemId } = splitToolCallId(str(m.toolCallId) ?? '');
       return {
         role: 'tool',
         parts: [
           {
             type: 'tool_result',
-            callId: str(m.toolCallId) ?? '',
+            callId,
             ...(str(m.toolName) ? { name: str(m.toolName) } : {}),
             content,
             isError: m.isError === true,
+            ...(itemId !== undefined ? { meta: { piItemId: itemId } } : {}),
           },
         ],
         ...(m.details !== undefined ? { meta: { details: m.details } } : {}),

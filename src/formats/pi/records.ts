@@ -199,3 +199,46 @@ export function migrateRecords(
 export function sessionDirName(cwd: string): string {
   return `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`;
 }
+
+/**
+ * pi records an OpenAI Responses tool call's id as `call_id|item_id` (pi-ai
+ * openai-responses-shared.js), and splits it again only for that API. The model's call id is the
+ * call_id, what a provider calls it; the item id is kept to write pi's id back as it was.
+ */
+export function splitToolCallId(id: string): { callId: string; itemId?: string } {
+  const bar = id.indexOf('|');
+  return bar > 0 ? { callId: id.slice(0, bar), itemId: id.slice(bar + 1) } : { callId: id };
+}
+
+/** pi's tool-call id from the model's call id and the kept item id (meta.piItemId). */
+export function joinToolCallId(callId: string, meta: Record<string, unknown> | undefined): string {
+  return typeof meta?.piItemId === 'string' ? `${callId}|${meta.piItemId}` : callId;
+}
+
+/**
+ * What pi-ai keeps in a thinking block's `thinkingSignature`, by the message's `api`:
+ * `signature`: Anthropic's (anthropic.js; Bedrock's Claude likewise); `responses`: the OpenAI
+ * reasoning item as JSON, encrypted_content included (openai-responses-shared.js); `google`:
+ * Gemini's thought signature; `other`: openai-completions' name of the field the reasoning came
+ * in. An api pi does not know (another agent's, written by threadbase) holds the model's
+ * `signature`, which is Anthropic-style.
+ */
+export type ThinkingSignatureKind = 'signature' | 'responses' | 'google' | 'other';
+
+export function thinkingSignatureKind(api: string | undefined): ThinkingSignatureKind {
+  switch (api) {
+    case 'openai-responses':
+    case 'azure-openai-responses':
+    case 'openai-codex-responses':
+      return 'responses';
+    case 'google-generative-ai':
+    case 'google-vertex':
+    case 'google-gemini-cli':
+      return 'google';
+    case 'openai-completions':
+    case 'mistral-conversations':
+      return 'other';
+    default:
+      return 'signature';
+  }
+}
