@@ -2,6 +2,7 @@
  * Rollouts the real codex-cli 0.169.0 wrote in the fidelity audit (test/fixtures/codex/README.md, `audit-home`),
  * read as codex itself reads them: what it counts, and the input it sent on resume.
  */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -237,4 +238,141 @@ it("an image in a tool's output keeps its detail, which codex sends back (view_i
   );
   const ours = contextToResponses(await new CodexDriver(env).getContext(id));
   expect(ours.input.at(-1)).toEqual({ type: 'function_call_output', call_id: 'c1', output: [image] });
+});
+
+/**
+ * Sessions converted into codex (the writer is deterministic but for ids and times) whose resume input the
+ * real codex-cli 0.169.0 recorded in request-normalize-compaction.json (long texts there as sha256 and length).
+ */
+describe('codex audit: the input codex sends for written sessions', () => {
+  const t = '2026-02-03T04:05:06.000Z';
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const msg = (id: string, parentId: string | null, role: Message['role'], parts: Message['parts']): Entry => ({
+    id,
+    parentId,
+    timestamp: t,
+    kind: 'message',
+    message: { role, parts },
+  });
+  const text = (id: string, parentId: string | null, role: Message['role'], s: string) =>
+    msg(id, parentId, role, [{ type: 'text', text: s }]);
+  const compaction = (id: string, parentId: string, summary: string): Entry => ({
+    id,
+    parentId,
+    timestamp: t,
+    kind: 'compaction',
+    summary,
+  });
+  const image = { type: 'image', mediaType: 'image/png', data: png } as const;
+  const scenarios: Record<string, Entry[]> = {
+    dangling: [
+      text('u1', null, 'user', 'first'),
+      msg('a1', 'u1', 'assistant', [
+        { type: 'text', text: 'calling' },
+        { type: 'tool_call', id: 'toolu_dangling', name: 'Bash', input: { command: 'sleep 100' } },
+        { type: 'tool_call', id: 'toolu_answered', name: 'Read', input: { file_path: 'a' } },
+      ]),
+      msg('t1', 'a1', 'tool', [{ type: 'tool_result', callId: 'toolu_answered', content: 'file a' }]),
+      text('u2', 't1', 'user', 'interrupted; second'),
+      msg('t2', 'u2', 'tool', [{ type: 'tool_result', callId: 'toolu_orphan', content: 'orphan output' }]),
+      text('a2', 't2', 'assistant', 'answer'),
+    ],
+    // over the budget by bytes, not by characters; cut between whole characters
+    multibyte: [
+      text('u0', null, 'user', 'short first'),
+      text('a0', 'u0', 'assistant', 'ok'),
+      text('u1', 'a0', 'user', `HEAD ${'lörem ïpsüm '.repeat(6000)} TAIL`),
+      text('a1', 'u1', 'assistant', 'read it'),
+      compaction('c1', 'a1', 'SUMMARY'),
+      text('u2', 'c1', 'user', 'after'),
+      text('a2', 'u2', 'assistant', 'fine'),
+    ],
+    // the second compaction cuts what the first one kept (its marker included), not the original message
+    twice: [
+      text('u0', null, 'user', `HEAD ${'lorem ipsum '.repeat(8000)} TAIL`),
+      text('a0', 'u0', 'assistant', 'read it'),
+      compaction('c1', 'a0', 'FIRST SUMMARY'),
+      text('u2', 'c1', 'user', 'mid'),
+      text('a2', 'u2', 'assistant', 'ok'),
+      compaction('c2', 'a2', 'SECOND SUMMARY'),
+      text('u3', 'c2', 'user', 'after'),
+      text('a3', 'u3', 'assistant', 'fine'),
+    ],
+    // a message of two text items stays two items; the budget runs out exactly before the oldest
+    edge: [
+      text('u0', null, 'user', '€'.repeat(30000)),
+      text('a0', 'u0', 'assistant', 'ok'),
+      msg('u1', 'a0', 'user', [
+        { type: 'text', text: 'alpha' },
+        { type: 'text', text: 'beta' },
+      ]),
+      text('a1', 'u1', 'assistant', 'ok'),
+      text('u2', 'a1', 'user', 'x'.repeat(79987)),
+      text('a2', 'u2', 'assistant', 'ok'),
+      compaction('c1', 'a2', 'S'),
+      text('u3', 'c1', 'user', 'after'),
+      text('a3', 'u3', 'assistant', 'fine'),
+    ],
+    // images are left out; the texts around an image are cut as one
+    edge2: [
+      msg('u0', null, 'user', [{ type: 'text', text: 'look' }, image]),
+      text('a0', 'u0', 'assistant', 'ok'),
+      msg('u1', 'a0', 'user', [{ type: 'text', text: 'A'.repeat(50000) }, image, { type: 'text', text: 'B'.repeat(50000) }]),
+      text('a1', 'u1', 'assistant', 'ok'),
+      compaction('c1', 'a1', 'S'),
+      text('u3', 'c1', 'user', 'after'),
+      text('a3', 'u3', 'assistant', 'fine'),
+    ],
+    edge3: [
+      msg('u0', null, 'user', [{ type: 'text', text: 'look' }, image]),
+      text('a0', 'u0', 'assistant', 'ok'),
+      compaction('c1', 'a0', 'S'),
+      text('u3', 'c1', 'user', 'after'),
+      text('a3', 'u3', 'assistant', 'fine'),
+    ],
+  };
+
+  /** Long texts as the fixture keeps them. */
+  function digest(v: unknown): unknown {
+    if (Array.isArray(v)) return v.map(digest);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, digest(x)]));
+    if (typeof v === 'string' && v.length > 1000)
+      return { sha256: createHash('sha256').update(v).digest('hex'), length: v.length };
+    return v;
+  }
+
+  async function compare(name: string): Promise<void> {
+    const recorded = JSON.parse(
+      await fs.readFile(resolve('test/fixtures/codex/request-normalize-compaction.json'), 'utf8'),
+    ) as Record<string, unknown[]>;
+    const env = await tempHome();
+    const driver = new CodexDriver(env);
+    const entries = scenarios[name] as Entry[];
+    const written = await driver.writeSession({
+      id: name,
+      source: 'pi',
+      project: '/p',
+      createdAt: t,
+      updatedAt: t,
+      messageCount: entries.length,
+      entries,
+    });
+    const ours = contextToResponses(await driver.getContext(written.id)).input;
+    // codex's own per-turn context (developer instructions, environment) and the new prompt are not ours
+    const sent = (recorded[name] as Record<string, unknown>[])
+      .filter((it) => it.role !== 'developer' && !JSON.stringify(it).includes('<environment_context>'))
+      .slice(0, -1);
+    expect(normalize(digest(ours) as unknown[])).toEqual(normalize(sent));
+  }
+
+  it('a call without an output gets the "aborted" output codex adds right after it, and an output without its call is left out', async () => {
+    await compare('dangling');
+  });
+
+  it.each(['multibyte', 'twice', 'edge', 'edge2', 'edge3'])(
+    'after a local compaction the user message over the 20k-token budget is cut as codex cuts it (%s)',
+    async (name) => {
+      await compare(name);
+    },
+  );
 });

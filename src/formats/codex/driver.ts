@@ -24,12 +24,10 @@ import { readJsonl } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
+import { isSummaryText, normalizeCalls, selectUserMessages, userTextItems } from './history.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { recordThread, stateDbPath } from './state-db.js';
-
-/** Codex keeps at most this many tokens of earlier user messages after a local compaction (COMPACT_USER_MESSAGE_MAX_TOKENS). */
-const COMPACT_USER_TOKENS = 20_000;
 
 /** The CLI version written into session_meta of sessions threadbase creates. */
 const WRITER_CLI_VERSION = '0.169.0';
@@ -372,48 +370,66 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 }
 
-/** The context codex rebuilds on resume (see CodexDriver.getContext). */
+/** The context codex rebuilds on resume (see CodexDriver.getContext), normalized as codex sends it. */
 export function codexContext(s: Session, opts: ContextOptions): Context {
   const ctx = buildContext(s, opts);
   const baseInstructions = s.source === SOURCE ? baseInstructionsOf(s.raw) : undefined;
   if (baseInstructions !== undefined) ctx.system = baseInstructions;
   const at = ctx.messages.findIndex((m) => m.meta?.compactionSummary);
-  if (at < 0) return ctx;
-  const path = pathToLeaf(s, opts.leafId);
-  let last = -1;
-  for (let i = path.length - 1; i >= 0; i--)
-    if (path[i]?.kind === 'compaction') {
-      last = i;
-      break;
-    }
-  const compaction = path[last];
-  const raw = compaction?.raw;
-  const payload = isObject(raw) && isObject(raw.payload) ? raw.payload : undefined;
-  let replacement: Message[];
-  if (payload && Array.isArray(payload.replacement_history)) {
-    replacement = payload.replacement_history.filter(isObject).flatMap((it) => {
-      const m = itemToMessage(it);
-      // Marked: these come from the compaction record, not from entries on the path.
-      return m ? [{ ...m, meta: { ...m.meta, compactionReplacement: true } }] : [];
-    });
-  } else {
-    // Local compaction: the user's own messages (newest first, within the token budget), then the summary.
-    const users: Message[] = [];
-    let budget = COMPACT_USER_TOKENS;
-    for (let i = last - 1; i >= 0; i--) {
-      const e = path[i];
-      if (e?.kind !== 'message' || e.message.role !== 'user' || e.message.meta?.codexInjected) continue;
-      const text = messageText(e.message);
-      if (text.startsWith(SUMMARY_PREFIX)) continue;
-      const tokens = Math.ceil(text.length / 4);
-      if (tokens > budget) break;
-      budget -= tokens;
-      users.unshift(e.message);
-    }
-    replacement = [...users, ctx.messages[at] as Message];
+  if (at >= 0) {
+    const replacement = compactedHistory(pathToLeaf(s, opts.leafId));
+    if (replacement) ctx.messages = [...ctx.messages.slice(0, at), ...replacement, ...ctx.messages.slice(at + 1)];
   }
-  ctx.messages = [...ctx.messages.slice(0, at), ...replacement, ...ctx.messages.slice(at + 1)];
+  ctx.messages = normalizeCalls(ctx.messages);
   return ctx;
+}
+
+const textMessage = (texts: string[], meta: Message['meta']): Message => ({
+  role: 'user',
+  parts: texts.map((text) => ({ type: 'text', text })),
+  meta,
+});
+
+/**
+ * The history codex replays up to the last compaction on the path: the exact replacement history the
+ * rollout recorded, or (local compaction) the user's messages codex had in its history then, the
+ * newest within its token budget, followed by the summary. Replayed compaction by compaction, as codex
+ * does: an earlier compaction's cut message is what a later one collects.
+ */
+function compactedHistory(path: readonly Entry[]): Message[] | undefined {
+  // the user's messages in codex's history so far, as their text items
+  let users: string[][] = [];
+  let history: Message[] | undefined;
+  const userMessages = (ms: Message[]) =>
+    ms
+      .filter((m) => m.role === 'user' && !m.meta?.codexInjected)
+      .map(userTextItems)
+      .filter((items) => !isSummaryText(items.join('')));
+  for (const e of path) {
+    if (e.kind === 'message') {
+      users.push(...userMessages([e.message]));
+      continue;
+    }
+    if (e.kind !== 'compaction') continue;
+    const payload = isObject(e.raw) && isObject(e.raw.payload) ? e.raw.payload : undefined;
+    if (payload && Array.isArray(payload.replacement_history)) {
+      history = payload.replacement_history.filter(isObject).flatMap((it) => {
+        const m = itemToMessage(it);
+        // Marked: these come from the compaction record, not from entries on the path.
+        return m ? [{ ...m, meta: { ...m.meta, compactionReplacement: true } }] : [];
+      });
+      users = userMessages(history);
+    } else {
+      // codex sends compacted.message as it is (older rollouts recorded it without the prefix)
+      const summary = typeof payload?.message === 'string' ? payload.message : `${SUMMARY_PREFIX}\n${e.summary}`;
+      users = selectUserMessages(users);
+      history = [
+        ...users.map((t) => textMessage(t, { compactionReplacement: true })),
+        textMessage([summary || '(no summary available)'], { compactionSummary: true }),
+      ];
+    }
+  }
+  return history;
 }
 
 /** A copy of a rollout record with its ordinal set, keys in codex's order (timestamp, ordinal, type, payload). */
