@@ -420,3 +420,21 @@ describe('the context pi sends (F5)', () => {
     for (const side of await contextsAtEveryEntry(file, env, s.id)) expect(side.ours, side.leafId).toEqual(side.pi);
   });
 });
+
+describe('branch summaries (F6)', () => {
+  it("writes fromId as pi's branchWithSummary does: the entry branched from", async () => {
+    const { d, s, file } = await apiFixture();
+    const copy = `${file}.pi-copy`;
+    await fs.copyFile(file, copy);
+    await d.branchAt(s.id, 'u0000001', { summary: 'tried three models' });
+    const ours = (await linesOf(file)).at(-1) as unknown as Record<string, unknown>;
+    const sm = SessionManager.open(copy, join(file, '..', 'unused'));
+    const theirs = sm.getEntry(sm.branchWithSummary('u0000001', 'tried three models')) as unknown as Record<string, unknown>;
+    const shape = (r: Record<string, unknown>) => ({ type: r.type, parentId: r.parentId, fromId: r.fromId, summary: r.summary });
+    expect(shape(ours)).toEqual(shape(theirs));
+    // read back, pi's fromId (the parent) is not taken for the abandoned leaf the model's fromId names
+    const back = (await d.getSession(s.id)) as Session;
+    expect(back.entries.at(-1)).toMatchObject({ kind: 'branch_summary', parentId: 'u0000001' });
+    expect(back.entries.at(-1)).not.toHaveProperty('fromId');
+  });
+});

@@ -351,7 +351,9 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
         push({
           type: 'branch_summary',
           ...base,
-          fromId: e.fromId ? (idMap.get(e.fromId) ?? e.fromId) : 'root',
+          // pi's fromId is the entry branched from, the summary's parent (branchWithSummary), not
+          // the abandoned leaf the model's fromId names
+          fromId: parentId ?? 'root',
           summary: e.summary,
         });
         idMap.set(e.id, e.id);

@@ -304,7 +304,9 @@ export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
         ...base,
         kind: 'branch_summary',
         summary: str(r.summary) ?? '',
-        ...(str(r.fromId) ? { fromId: str(r.fromId) } : {}),
+        // pi's fromId is the branch point (the parent, or "root"); only another value (written
+        // by threadbase before) can be the abandoned leaf the model's fromId means
+        ...(str(r.fromId) && r.fromId !== (parentId ?? 'root') ? { fromId: str(r.fromId) } : {}),
       };
     case 'custom_message':
       return {
