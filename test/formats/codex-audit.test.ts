@@ -376,3 +376,23 @@ describe('codex audit: the input codex sends for written sessions', () => {
     },
   );
 });
+
+describe('codex audit: a sub-agent forked with its parent context', () => {
+  const PARENT = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
+  const CHILD = '01a21356-267a-73e0-9768-3144907e69c8';
+
+  it('is titled and counted by its own part (from subagent_history_start_ordinal), the copied history kept', async () => {
+    const driver = new CodexDriver(auditEnv);
+    const child = (await driver.getSession(CHILD)) as Session;
+    // codex names the thread by the sub-agent's own first prompt, not the parent's "SPAWN"
+    expect(child.title).toBe('CHILDTASK');
+    expect(child).toMatchObject({ parentId: PARENT, parentToolCallId: 'call_spawn', meta: { copiedEntries: 7 } });
+    const own = child.entries.slice(7);
+    expect(child.messageCount).toBe(own.filter((e) => e.kind === 'message').length);
+    // the parent's copied prompt is still an entry of the child, and in the context codex replays
+    expect(texts(child.entries.slice(0, 7).flatMap((e) => (e.kind === 'message' ? [e.message] : [])))).toContain('SPAWN');
+    expect(texts((await driver.getContext(CHILD)).messages)).toEqual(expect.arrayContaining(['SPAWN', 'CHILDTASK']));
+    const listed = (await driver.listSessions()).find((s) => s.id === CHILD);
+    expect(listed).toMatchObject({ title: 'CHILDTASK', messageCount: child.messageCount });
+  });
+});

@@ -67,6 +67,8 @@ export interface RolloutMeta {
   parentId?: string;
   directories: string[];
   modelProvider?: string;
+  /** a forked sub-agent's first own record (`subagent_history_start_ordinal`) */
+  historyStart?: number;
   meta: JsonObject;
   raw?: unknown;
 }
@@ -101,6 +103,9 @@ function readSessionMeta(payload: JsonObject, line: unknown): RolloutMeta {
       ? payload.runtime_workspace_roots.filter((r): r is string => typeof r === 'string' && r !== payload.cwd)
       : [],
     modelProvider: str(payload.model_provider),
+    ...(typeof payload.subagent_history_start_ordinal === 'number'
+      ? { historyStart: payload.subagent_history_start_ordinal }
+      : {}),
     meta,
     raw: line,
   };
@@ -136,6 +141,12 @@ export async function readRollout(file: string): Promise<Session> {
   let lastToolSearch: string | undefined;
   /** sub-agent thread id → the call that spawned it */
   const spawned: Record<string, string> = {};
+  /**
+   * A sub-agent forked with the parent's context starts with a copy of the parent's records; its own
+   * begin at `subagent_history_start_ordinal`. The copy stays (codex replays it), but the title and
+   * the message count are the sub-agent's own, as codex lists the thread.
+   */
+  let ownFrom: number | undefined;
 
   const entryId = (preferred: string | undefined, line: number) => {
     const id = preferred && !seenIds.has(preferred) ? preferred : `L${line}`;
@@ -194,6 +205,12 @@ export async function readRollout(file: string): Promise<Session> {
         payload = rec;
         type = 'response_item';
       }
+    }
+
+    const start = sessionMeta?.historyStart;
+    if (start !== undefined && ownFrom === undefined && typeof rec.ordinal === 'number' && rec.ordinal >= start) {
+      ownFrom = entries.length;
+      open = undefined; // a copied response never continues into the sub-agent's own
     }
 
     const base = { timestamp, raw: rec, rawSource: SOURCE } as const;
@@ -384,15 +401,17 @@ export async function readRollout(file: string): Promise<Session> {
 
   const createdAt = sessionMeta?.createdAt ?? firstTimestamp ?? new Date(0).toISOString();
   const usage = summarizeUsage(entries);
+  const copied = sessionMeta?.historyStart === undefined ? 0 : (ownFrom ?? entries.length);
+  const own = copied ? entries.slice(copied) : entries;
   return {
     id,
     source: SOURCE,
     project: sessionMeta?.cwd,
-    title: firstUserLine(entries, (m) => Boolean(m.meta?.codexInjected)),
+    title: firstUserLine(own, (m) => Boolean(m.meta?.codexInjected)),
     createdAt,
     // a rollout converted from another agent starts when written, after its records' own times
     updatedAt: lastTimestamp && lastTimestamp > createdAt ? lastTimestamp : createdAt,
-    messageCount: countMessages(entries),
+    messageCount: countMessages(own),
     parentId: sessionMeta?.parentId ?? null,
     ...(sessionMeta?.directories.length ? { directories: sessionMeta.directories } : {}),
     models: usage.models,
@@ -400,7 +419,12 @@ export async function readRollout(file: string): Promise<Session> {
     ...usageByModelOf(usage),
     path: file,
     // base_instructions stay in raw (they are long); baseInstructionsOf reads them for the context.
-    meta: { ...(sessionMeta?.meta ?? {}), ...(Object.keys(spawned).length ? { spawnedAgents: spawned } : {}) },
+    meta: {
+      ...(sessionMeta?.meta ?? {}),
+      ...(Object.keys(spawned).length ? { spawnedAgents: spawned } : {}),
+      // the first entries, copied from the parent's history when the sub-agent was forked
+      ...(copied ? { copiedEntries: copied } : {}),
+    },
     entries,
     warnings,
     raw: sessionMeta?.raw,
