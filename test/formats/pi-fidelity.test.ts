@@ -438,3 +438,14 @@ describe('branch summaries (F6)', () => {
     expect(back.entries.at(-1)).not.toHaveProperty('fromId');
   });
 });
+
+describe('a damaged header', () => {
+  it('a cwd or parentSession that is not a string is no project or parent', async () => {
+    const env = await home();
+    const id = '019a0000-0000-7000-8000-0000000000d1';
+    await installRecords(env, [{ ...header(id), cwd: 42, parentSession: { x: 1 } }]);
+    const s = (await new PiDriver(env).getSession(id)) as Session;
+    expect(s.project).toBeUndefined();
+    expect(s.meta).toEqual({ version: 3 });
+  });
+});

@@ -499,7 +499,7 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
   const session: Session = {
     id,
     source: SOURCE,
-    ...(header?.cwd ? { project: header.cwd } : {}),
+    ...(typeof header?.cwd === 'string' && header.cwd ? { project: header.cwd } : {}),
     ...(title ? { title } : {}),
     createdAt,
     updatedAt,
@@ -513,7 +513,10 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
     leafId: entries[entries.length - 1]?.id ?? null,
     warnings,
     ...(header ? { raw: header } : {}),
-    meta: { version, ...(header?.parentSession ? { parentSession: header.parentSession } : {}) },
+    meta: {
+      version,
+      ...(typeof header?.parentSession === 'string' && header.parentSession ? { parentSession: header.parentSession } : {}),
+    },
   };
   return { session, header, end };
 }
