@@ -140,6 +140,8 @@ export function forkTitle(title: string | undefined): string {
 
 export class OpenCodeDriver extends DriverBase {
   readonly name = SOURCE;
+  /** 1: reasoning and tool parts' provider metadata, a revert at a part, summaries of files alone */
+  readonly readerVersion = 1;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
