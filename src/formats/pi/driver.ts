@@ -54,6 +54,8 @@ export interface BranchOptions {
 
 export class PiDriver extends DriverBase {
   readonly name = SOURCE;
+  /** 1: thinkingSignature read by api, OpenAI Responses tool ids split, branch summaries' fromId */
+  readonly readerVersion = 1;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
