@@ -4,15 +4,15 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { rolledBackTo } from '../../src/formats/codex/rollout.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls, pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
+import { codexTempHomes } from '../helpers/codex-homes.js';
 
 const AUDIT_HOME = resolve('test/fixtures/codex/audit-home');
 const CUT_OFF = '01a21358-666b-7c82-921f-0c145035e213';
@@ -20,18 +20,7 @@ const ROLLED_BACK = '01a21354-a797-71c1-b74e-7a50f662eec7';
 const TOOL_SEARCH = '01a21357-17c5-7c31-842a-b2bbe61459bd';
 
 const auditEnv: DriverEnv = { home: '/nonexistent', env: { CODEX_HOME: AUDIT_HOME } };
-const temps: string[] = [];
-
-async function tempHome(): Promise<DriverEnv> {
-  const dir = await fs.mkdtemp(join(tmpdir(), 'tb-codex-audit-'));
-  temps.push(dir);
-  await fs.cp(AUDIT_HOME, join(dir, '.codex'), { recursive: true });
-  return { home: dir, env: {} };
-}
-
-afterEach(async () => {
-  for (const d of temps.splice(0)) await fs.rm(d, { recursive: true, force: true });
-});
+const { tempHome } = codexTempHomes(AUDIT_HOME, 'tb-codex-audit-');
 
 /** Items as compared: codex sends item ids and statuses we do not keep for foreign items. */
 function normalize(items: unknown[]): unknown[] {

@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderContext } from '../../src/convert/formats.js';
 import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
@@ -11,6 +11,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
+import { codexTempHomes } from '../helpers/codex-homes.js';
 
 const FIXTURE_HOME = resolve('test/fixtures/codex/home');
 const REAL = '01a2049f-112d-7912-ae95-4f258b998a24';
@@ -20,18 +21,7 @@ const COMPACTED = '01a204ad-60d8-7b73-9e2b-cb6ea62b6afe';
 const ALL = [LEGACY, REAL, SHAPES, COMPACTED].sort();
 
 const fixtureEnv: DriverEnv = { home: '/nonexistent', env: { CODEX_HOME: FIXTURE_HOME } };
-const temps: string[] = [];
-
-async function tempHome(): Promise<DriverEnv> {
-  const dir = await fs.mkdtemp(join(tmpdir(), 'tb-codex-unit-'));
-  temps.push(dir);
-  await fs.cp(FIXTURE_HOME, join(dir, '.codex'), { recursive: true });
-  return { home: dir, env: {} };
-}
-
-afterEach(async () => {
-  for (const d of temps.splice(0)) await fs.rm(d, { recursive: true, force: true });
-});
+const { tempHome, made: temps } = codexTempHomes(FIXTURE_HOME, 'tb-codex-unit-');
 
 const messagesOf = (s: Session): Message[] => s.entries.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
 
