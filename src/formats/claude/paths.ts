@@ -12,9 +12,25 @@ export function projectsDir(env: DriverEnv): string {
   return join(claudeDir(env), 'projects');
 }
 
-/** Claude Code's project folder name: every character outside [A-Za-z0-9] becomes `-` (`/tmp/a.b` → `-tmp-a-b`). */
+/** Claude Code keeps a project folder name to this many characters, then a hash of the whole path. */
+const MAX_PROJECT_FOLDER = 200;
+
+/** Java's String.hashCode (32-bit, over UTF-16 code units), as Claude Code hashes a long path. */
+function stringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = ((h << 5) - h + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/**
+ * Claude Code's project folder name: every character outside [A-Za-z0-9] becomes `-` (`/tmp/a.b` →
+ * `-tmp-a-b`); a name longer than 200 characters is cut there and ends in `-` and the path's hash in
+ * base 36 (so `--continue` and the picker find a session in a deep directory where Claude Code looks).
+ */
 export function encodeProjectPath(cwd: string): string {
-  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+  const name = cwd.replace(/[^A-Za-z0-9]/g, '-');
+  if (name.length <= MAX_PROJECT_FOLDER) return name;
+  return `${name.slice(0, MAX_PROJECT_FOLDER)}-${Math.abs(stringHash(cwd)).toString(36)}`;
 }
 
 export const UUID_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;

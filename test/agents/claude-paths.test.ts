@@ -1,0 +1,70 @@
+/**
+ * The real Claude Code finds a session threadbase wrote for a working directory whose folder name is
+ * longer than Claude Code keeps (200 characters, then a hash): `claude --continue` there resumes it,
+ * not the older session Claude Code wrote there itself (it reads its own folder first).
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
+import type { Session } from '../../src/model/types.js';
+import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
+
+let agentHome: AgentHome;
+
+beforeAll(async () => {
+  agentHome = await setupAgentHome();
+});
+afterAll(async () => {
+  await agentHome?.close();
+});
+
+it('claude --continue in a deep directory resumes the session threadbase wrote there', async () => {
+  const deep = join(agentHome.root, 'a'.repeat(60), 'b'.repeat(60), 'c'.repeat(60), 'proj.v1_x');
+  await fs.mkdir(deep, { recursive: true });
+  const here = { ...agentHome, project: deep };
+  // Claude Code has a session of its own there already: its folder is the one `--continue` reads
+  const own = await runClaude(here, [], 'an earlier session');
+  const t = (n: number) => new Date(Date.now() + n * 1000).toISOString();
+  const session: Session = {
+    id: 'deep',
+    source: 'threadbase',
+    project: deep,
+    createdAt: t(0),
+    updatedAt: t(2),
+    messageCount: 2,
+    entries: [
+      {
+        kind: 'message',
+        id: 'u',
+        parentId: null,
+        timestamp: t(1),
+        message: { role: 'user', parts: [{ type: 'text', text: 'remember the word heron' }] },
+      },
+      {
+        kind: 'message',
+        id: 'a',
+        parentId: 'u',
+        timestamp: t(2),
+        message: {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          responseId: 'msg_deep_1',
+          parts: [{ type: 'text', text: 'Heron, noted.' }],
+        },
+      },
+    ],
+  };
+  const info = await new ClaudeDriver(agentHome.env).writeSession(session);
+  expect(encodeProjectPath(deep).length).toBeGreaterThan(200);
+  expect(info.path).toContain(join('projects', encodeProjectPath(deep)));
+  const before = agentHome.standIn.messageRequests().length;
+  const result = await runClaude(here, ['--continue'], 'which word?');
+  expect(result.session_id).not.toBe(own.session_id);
+  expect(result.session_id).toBe(info.id);
+  const sent = agentHome.standIn
+    .messageRequests()
+    .slice(before)
+    .map((r) => JSON.stringify(r.messages));
+  expect(sent.some((m) => m.includes('remember the word heron') && m.includes('Heron, noted.'))).toBe(true);
+});
