@@ -7,6 +7,7 @@
  * - sessions threadbase writes (from scratch, by `convert --to claude`, by `fork`) are resumed
  *   by Claude Code with exactly threadbase's context.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
-import { type AgentHome, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli } from '../helpers/cli.js';
 import { secondInto2026 } from '../helpers/sessions.js';
@@ -140,6 +141,16 @@ const plainAnswer: Rule = (req) => {
     b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
   );
   const text = texts[texts.length - 1] ?? '';
+  // A failed request, an empty reply, a thinking-only reply (only for the prompt itself, not a later resume of it).
+  if (text.startsWith('FAILME')) return { error: { status: 400, type: 'invalid_request_error', message: 'boom' } };
+  if (text.startsWith('EMPTY')) return { text: '' };
+  if (text.startsWith('THINKONLY')) return { thinking: 'just thinking' };
+  const slow = req.tools?.find((t) => /^bash$/i.test(t.name));
+  if (text.startsWith('SLOW') && slow)
+    return {
+      text: 'running',
+      toolUse: { name: slow.name, input: { command: 'python3 -c "import time; time.sleep(30)"', description: 'sleep' } },
+    };
   const parallel = /RUN2: (.+) ;; (.+)/.exec(text);
   const run = /RUN: (.+)/.exec(text);
   const bash = req.tools?.find((t) => /^bash$/i.test(t.name));
@@ -443,5 +454,68 @@ describe('real Claude Code sessions', () => {
     expect(forkInfo?.parentId).toBe(mainId);
     expect(forkInfo?.parentEntryId?.startsWith(prefix)).toBe(true);
     expect((await resumedConversation(f.id, 'probe fork at')).sent).toEqual(forkCtx);
+  });
+
+  it('an API error, an empty reply and a thinking-only reply: Claude Code resumes with exactly our context', async () => {
+    for (const prompt of ['FAILME please', 'EMPTY please', 'THINKONLY please']) {
+      const id = (await claude([], `hello before ${prompt}`)).session_id;
+      // the failed request makes claude exit 1; its transcript is what matters here
+      await claude(['--resume', id], prompt).catch((err: Error) => expect(err.message).toContain('API Error: 400 boom'));
+      const ours = await ourContext(id);
+      const before = standIn.messageRequests().length;
+      const { sent } = await resumedConversation(id, `probe ${prompt}`);
+      const expected = conversation(ours);
+      // a context that ends on the user's side: Claude Code joins the next prompt to that turn, after a newline
+      const lastBlock = (expected.at(-1)?.role === 'user' ? expected.at(-1)?.content : []) as Block[];
+      const tail = lastBlock.at(-1);
+      if (tail?.type === 'text') lastBlock[lastBlock.length - 1] = { ...tail, text: `${tail.text}\n` };
+      expect(expected, prompt).toEqual(sent);
+      // the failed reply is not sent; a prompt left without reply is answered "No response requested."
+      if (prompt !== 'FAILME please')
+        expect(sent.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'No response requested.' }] });
+      expect(JSON.stringify(sent)).not.toContain('API Error');
+      if (prompt !== 'FAILME please') {
+        // the no-output nudge, wrapped as Claude Code wraps it (conversation() leaves reminders out)
+        const nudge = (b: unknown) => JSON.stringify(b).includes('no visible output');
+        const raw = requestWith(`probe ${prompt}`, before).messages.flatMap((m) =>
+          typeof m.content === 'string' ? [] : m.content,
+        );
+        const { cache_control: _c, ...theirs } = raw.find(nudge) as Block;
+        expect(ours.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).find(nudge)).toEqual(theirs);
+      }
+    }
+    const failed = (await cli(['sessions', '--source', 'claude', '--json'])).out;
+    expect(failed).not.toContain('<synthetic>');
+  });
+
+  it('a tool call the killed process never answered: Claude Code resumes with exactly our context', async () => {
+    const id = (await claude([], 'hello before SLOW')).session_id;
+    const child = spawn(
+      CLAUDE_BIN,
+      ['-p', '--output-format', 'json', '--allowedTools', 'Bash', '--resume', id, '--', 'SLOW please'],
+      {
+        cwd: project,
+        env: {
+          PATH: process.env.PATH,
+          HOME: root,
+          ANTHROPIC_BASE_URL: standIn.url,
+          ANTHROPIC_API_KEY: 'x',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+        stdio: 'ignore',
+      },
+    );
+    const closed = new Promise((done) => child.on('close', done));
+    const file = (await new ClaudeDriver(env).listSessions()).find((x) => x.id === id)?.path as string;
+    for (let i = 0; i < 300 && !(await fs.readFile(file, 'utf8')).includes('"tool_use"'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGKILL');
+    await closed;
+    const ours = conversation(await ourContext(id));
+    const last = ours.at(-2)?.content as Block[];
+    expect(last).toEqual([expect.objectContaining({ type: 'tool_result', is_error: true })]);
+    expect(String(last[0]?.content)).toMatch(/^\[Tool call interrupted/);
+    expect((await resumedConversation(id, 'probe killed')).sent).toEqual(ours);
   });
 });

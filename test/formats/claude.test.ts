@@ -318,6 +318,8 @@ describe('older shapes', () => {
       [{ type: 'text', text: 'first' }],
       [{ type: 'text', text: 'one' }],
       [{ type: 'text', text: 'instead' }],
+      // the chain ends on a user record: Claude Code answers it for the model
+      [{ type: 'text', text: 'No response requested.' }],
     ]);
   });
 

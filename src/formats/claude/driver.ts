@@ -14,7 +14,14 @@ import type {
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { truncate } from '../../model/text.js';
-import { buildContext, type Context, type ContextOptions, countMessages, pathToLeaf } from '../../model/tree.js';
+import {
+  buildContext,
+  type Context,
+  type ContextOptions,
+  countMessages,
+  mergeSplitResponses,
+  pathToLeaf,
+} from '../../model/tree.js';
 import type { Entry, Message, Part, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
@@ -64,6 +71,71 @@ export function claudeWording(messages: readonly Message[]): Message[] {
   return out;
 }
 
+/** What Claude Code answers, on resume, for a call whose result the transcript never got (the process ended mid-tool). */
+export const INTERRUPTED_TOOL_RESULT =
+  "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]";
+/** The assistant turn Claude Code puts after a chain that ends on a user record, so the next prompt is a turn of its own. */
+export const NO_RESPONSE_REQUESTED = 'No response requested.';
+
+const isThinking = (p: Part) => p.type === 'thinking' || p.type === 'redacted_thinking';
+
+/**
+ * The records Claude Code keeps when it loads a transcript to resume it (one message per record,
+ * before split responses are merged), as its 2.1.332 resume request shows:
+ * - API-error records are left out, last (the prompts around them become one user turn);
+ * - calls the transcript's last turn never got a result for get an error result saying so;
+ *   a record whose calls all lack a result anywhere else is left out, its text too;
+ * - a response that is only thinking (no other record of it has more) or only blank text is left out;
+ * - its own notes to the model (`ownNote`, e.g. "no visible output") are wrapped in a system reminder;
+ * - a chain that ends on the user's side gets an assistant "No response requested.".
+ */
+export function claudeResumed(messages: readonly Message[]): Message[] {
+  let out = [...messages];
+  const answered = new Set(out.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : []))));
+  const lastPrompt = out.findLastIndex((m) => m.role === 'user');
+  const interrupted = out
+    .slice(lastPrompt + 1)
+    .flatMap((m) => (m.role === 'assistant' ? m.parts : []))
+    .flatMap((p) => (p.type === 'tool_call' && !answered.has(p.id) ? [p.id] : []));
+  if (interrupted.length) {
+    for (const id of interrupted) answered.add(id);
+    out.push({
+      role: 'tool',
+      parts: interrupted.map((callId) => ({ type: 'tool_result', callId, content: INTERRUPTED_TOOL_RESULT, isError: true })),
+    });
+  }
+  out = out.filter((m) => {
+    if (m.role !== 'assistant') return true;
+    const calls = m.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []));
+    return calls.length === 0 || calls.some((id) => answered.has(id));
+  });
+  const withMore = new Set(
+    out.flatMap((m) => (m.role === 'assistant' && m.responseId && m.parts.some((p) => !isThinking(p)) ? [m.responseId] : [])),
+  );
+  out = out.filter((m) => {
+    if (m.role !== 'assistant' || m.parts.length === 0) return true;
+    if (m.parts.every(isThinking)) return m.responseId !== undefined && withMore.has(m.responseId);
+    return !m.parts.every((p) => p.type === 'text' && p.text.trim() === '');
+  });
+  out = out.map((m) =>
+    m.role === 'user' && claudeMeta(m)?.ownNote === true
+      ? {
+          ...m,
+          parts: m.parts.map((p) => (p.type === 'text' ? { ...p, text: `<system-reminder>\n${p.text}\n</system-reminder>` } : p)),
+        }
+      : m,
+  );
+  const last = out[out.length - 1];
+  if (last && last.role !== 'assistant')
+    out.push({
+      role: 'assistant',
+      parts: [{ type: 'text', text: NO_RESPONSE_REQUESTED }],
+      meta: { claude: { synthetic: true } },
+    });
+  // API errors go only when the request is built: a chain that ends on one gets no "No response requested."
+  return out.filter((m) => claudeMeta(m)?.isApiErrorMessage !== true);
+}
+
 interface Cached {
   mtimeMs: number;
   size: number;
@@ -72,8 +144,11 @@ interface Cached {
 
 export class ClaudeDriver extends DriverBase {
   readonly name = 'claude';
-  /** 1: the usage of paused responses (`message.pausedResponses`) */
-  readonly readerVersion = 1;
+  /**
+   * 1: the usage of paused responses (`message.pausedResponses`);
+   * 2: API-error records read as errors, and "<synthetic>" records with no model, usage or response.
+   */
+  readonly readerVersion = 2;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -325,8 +400,10 @@ export class ClaudeDriver extends DriverBase {
 
   override async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
     const s = await this.requireSession(sessionId);
-    const ctx = buildContext(s, { ...this.contextOptions(s), ...opts });
-    return { ...ctx, messages: claudeWording(ctx.messages) };
+    // Per record first: Claude Code filters records before it joins a split response.
+    const ctx = buildContext(s, { ...this.contextOptions(s), ...opts, mergeSplitResponses: false });
+    const resumed = claudeResumed(ctx.messages);
+    return { ...ctx, messages: claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed)) };
   }
 
   private sessionPath(cwd: string, id: string): string {

@@ -84,17 +84,34 @@ function withPausedResponses(u: Usage, paused: readonly unknown[]): Usage {
   return out;
 }
 
+/** The model Claude Code records on replies it made up itself (API errors, "No response requested."). */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
 /** The model message of a user/assistant record; undefined when it has none. */
 export function messageOfRecord(r: ClaudeRecord): Message | undefined {
   const raw = r.message;
   if (!isRecord(raw)) return undefined;
   const msg = messageFromAnthropic(raw);
   if (msg.usage && Array.isArray(raw.pausedResponses)) msg.usage = withPausedResponses(msg.usage, raw.pausedResponses);
+  // Claude Code's own stand-in replies (API errors, "No response requested.") name the model
+  // "<synthetic>": no model answered, so no model, usage or response is counted for them.
+  if (raw.model === SYNTHETIC_MODEL) {
+    delete msg.model;
+    delete msg.usage;
+    delete msg.responseId;
+  }
   const claude: Record<string, unknown> = {};
   if (typeof r.requestId === 'string') claude.requestId = r.requestId;
   if (r.isMeta === true) claude.isMeta = true;
+  if (r.ownNote === true) claude.ownNote = true;
   if (isRecord(r.origin)) claude.origin = r.origin;
-  if (r.isApiErrorMessage === true) claude.isApiErrorMessage = true;
+  if (r.isApiErrorMessage === true) {
+    // A failed request: its text ("API Error: 400 …") is the error, not a reply.
+    claude.isApiErrorMessage = true;
+    msg.stopReason = 'error';
+    const text = msg.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+    msg.error = text || (typeof r.error === 'string' ? r.error : 'API error');
+  }
   if (Object.keys(claude).length) msg.meta = { ...(msg.meta ?? {}), claude };
   return msg;
 }

@@ -1,0 +1,184 @@
+/**
+ * What Claude Code 2.1.332 sends when it resumes transcripts it wrote itself after an API error, a
+ * process killed mid-tool, an empty reply and a thinking-only reply (fixtures in
+ * test/fixtures/claude/resume/, requests as the real binary sent them: test/agents/claude.test.ts
+ * re-checks them live). threadbase's context of each must be that request.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { ClaudeDriver, encodeClaudeTranscript } from '../../src/formats/claude/index.js';
+import { encodePiSessionFile } from '../../src/formats/pi/encode.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
+import { secondInto2026 } from '../helpers/sessions.js';
+
+const FIXTURES = resolve('test/fixtures/claude/resume');
+const API_ERROR = 'afe3ee95-bd60-4e20-b090-72ddee96297d';
+const KILLED = '7b20828b-5501-4a49-923a-c82426866c3f';
+const EMPTY = '97b77f9e-83ad-43e3-bff0-f682bdf6afd4';
+const THINK_ONLY = '99140091-784a-46f3-a50b-fb3882f0fb1c';
+
+let home: string;
+let env: DriverEnv;
+
+beforeEach(async () => {
+  home = await fs.mkdtemp(join(tmpdir(), 'tb-claude-resume-'));
+  await fs.cp(FIXTURES, join(home, '.claude'), { recursive: true });
+  env = { home, env: {} };
+});
+
+afterEach(async () => {
+  await fs.rm(home, { recursive: true, force: true });
+});
+
+const text = (t: string) => ({ type: 'text', text: t });
+const NUDGE =
+  '<system-reminder>\n[Your previous response had no visible output. Please continue and produce a user-visible response.]\n</system-reminder>';
+
+async function sent(id: string) {
+  return contextToAnthropic(await new ClaudeDriver(env).getContext(id)).messages;
+}
+
+describe('Claude Code resume: what it leaves out and adds', () => {
+  it('an API error record is an error, not a reply: left out of the context, the models and the usage', async () => {
+    expect(await sent(API_ERROR)).toEqual([
+      { role: 'user', content: [text('hello first')] },
+      { role: 'assistant', content: [text('ok: hello first')] },
+      // no "No response requested.": the next prompt joins this turn
+      { role: 'user', content: [text('FAILME please')] },
+    ]);
+    const d = new ClaudeDriver(env);
+    const s = (await d.getSession(API_ERROR)) as Session;
+    expect(s.models).toEqual(['claude-opus-5-5']);
+    expect(s.usageByModel).toBeUndefined();
+    expect((await d.getContext(API_ERROR)).model).toBe('claude-opus-5-5');
+    const failed = s.entries.flatMap((e) => (e.kind === 'message' && e.message.stopReason === 'error' ? [e.message] : []));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.error).toBe('API Error: 400 boom');
+    expect(failed[0]?.model).toBeUndefined();
+    const u = summarizeUsage(s.entries);
+    expect(Object.keys(u.byModel)).toEqual(['claude-opus-5-5']);
+    expect(u.responses).toBe(1);
+  });
+
+  it('carried into pi, the failed request is an errored turn pi does not send', async () => {
+    const s = (await new ClaudeDriver(env).getSession(API_ERROR)) as Session;
+    const pi = encodePiSessionFile(s).records.flatMap((r) => {
+      const m = (r as { message?: { role?: string; stopReason?: string; errorMessage?: string } }).message;
+      return m?.role === 'assistant' ? [m] : [];
+    });
+    expect(pi.map((m) => m.stopReason)).toEqual(['stop', 'error']);
+    expect(pi[1]?.errorMessage).toBe('API Error: 400 boom');
+  });
+
+  it('a call the killed process never answered gets the interrupted result, then "No response requested."', async () => {
+    const ctx = await sent(KILLED);
+    expect(ctx.slice(-2)).toEqual([
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_standin_0002',
+            content:
+              "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]",
+            is_error: true,
+          },
+        ],
+      },
+      { role: 'assistant', content: [text('No response requested.')] },
+    ]);
+    expect(ctx[3]?.content).toEqual([
+      text('running'),
+      {
+        type: 'tool_use',
+        id: 'toolu_standin_0002',
+        name: 'Bash',
+        input: { command: 'python3 -c "import time; time.sleep(30)"', description: 'sleep' },
+      },
+    ]);
+  });
+
+  it('empty and thinking-only replies are left out; the no-output nudge is sent as a system reminder', async () => {
+    for (const [id, prompt] of [
+      [EMPTY, 'EMPTY please'],
+      [THINK_ONLY, 'THINKONLY please'],
+    ] as const) {
+      expect(await sent(id)).toEqual([
+        { role: 'user', content: [text('hello first')] },
+        { role: 'assistant', content: [text('ok: hello first')] },
+        { role: 'user', content: [text(`${prompt}\n`), text(NUDGE)] },
+        { role: 'assistant', content: [text('No response requested.')] },
+      ]);
+    }
+  });
+
+  it('a call with no result mid-session drops its record; split thinking of a response with more is kept', async () => {
+    const t = secondInto2026;
+    const session: Session = {
+      id: 'dangling',
+      source: 'pi',
+      project: '/work/p',
+      createdAt: t(0),
+      updatedAt: t(9),
+      messageCount: 5,
+      entries: [
+        {
+          kind: 'message',
+          id: 'a',
+          parentId: null,
+          timestamp: t(1),
+          message: { role: 'user', parts: [{ type: 'text', text: 'q1' }] },
+        },
+        {
+          kind: 'message',
+          id: 'b',
+          parentId: 'a',
+          timestamp: t(2),
+          message: {
+            role: 'assistant',
+            parts: [
+              { type: 'text', text: 'calling' },
+              { type: 'tool_call', id: 'toolu_x', name: 'Bash', input: { command: 'ls' } },
+            ],
+          },
+        },
+        {
+          kind: 'message',
+          id: 'c',
+          parentId: 'b',
+          timestamp: t(3),
+          message: { role: 'user', parts: [{ type: 'text', text: 'q2' }] },
+        },
+        {
+          kind: 'message',
+          id: 'd',
+          parentId: 'c',
+          timestamp: t(4),
+          message: { role: 'assistant', responseId: 'r2', parts: [{ type: 'thinking', thinking: 'hm', signature: 'sig' }] },
+        },
+        {
+          kind: 'message',
+          id: 'e',
+          parentId: 'd',
+          timestamp: t(5),
+          message: { role: 'assistant', responseId: 'r2', parts: [{ type: 'text', text: 'a2' }] },
+        },
+      ],
+    };
+    {
+      const file = encodeClaudeTranscript(session, { sessionId: '33333333-3333-4333-8333-333333333333' });
+      const path = join(home, '.claude', file.relativePath);
+      await fs.mkdir(join(path, '..'), { recursive: true });
+      await fs.writeFile(path, file.jsonl);
+      expect(await sent(file.sessionId)).toEqual([
+        { role: 'user', content: [text('q1\n'), text('q2')] },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: 'sig' }, text('a2')] },
+      ]);
+    }
+  });
+});
