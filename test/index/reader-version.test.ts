@@ -32,6 +32,8 @@ afterEach(async () => {
 });
 
 const FORMATS = ['claude', 'pi'];
+/** A Claude Code reader newer than the running one. */
+const NEXT = (new Sources({ home: '/nonexistent', env: {} }).driver('claude').readerVersion ?? 0) + 1;
 
 /** Sources whose Claude Code driver reads with another reader version than the running one. */
 function sourcesWithClaudeReader(version: number): Sources {
@@ -46,7 +48,7 @@ describe('reader versions', () => {
     expect(first).toEqual(expect.objectContaining({ units: 2, reread: 2 }));
     expect((await new IndexSync(store).sync(new Sources(env), { formats: FORMATS })).unchanged).toBe(2);
 
-    const upgraded = sourcesWithClaudeReader(2);
+    const upgraded = sourcesWithClaudeReader(NEXT);
     expect(readerChanged(store, upgraded, 'claude')).toBe(true);
     expect(readerChanged(store, upgraded, 'pi')).toBe(false);
     // until that sync, the index does not answer for Claude Code's sessions (they may lack what it now reads)
@@ -70,9 +72,9 @@ describe('reader versions', () => {
     expect(lastSync(store, 'claude')).toBe(before.claude);
     await store.close();
     // …unless a reader changed
-    store = await openFreshIndex(env, sourcesWithClaudeReader(2), { formats: FORMATS });
+    store = await openFreshIndex(env, sourcesWithClaudeReader(NEXT), { formats: FORMATS });
     expect(lastSync(store, 'claude')).not.toBe(before.claude);
-    expect(readerChanged(store, sourcesWithClaudeReader(2), 'claude')).toBe(false);
+    expect(readerChanged(store, sourcesWithClaudeReader(NEXT), 'claude')).toBe(false);
   });
 
   it('an index from before reader versions is read again whole once', async () => {
