@@ -518,4 +518,41 @@ describe('real Claude Code sessions', () => {
     expect(String(last[0]?.content)).toMatch(/^\[Tool call interrupted/);
     expect((await resumedConversation(id, 'probe killed')).sent).toEqual(ours);
   });
+
+  it('an assistant message with no content (an errored turn elsewhere) is written so Claude Code resumes with our context', async () => {
+    const t = secondInto2026;
+    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', words: string[]): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp: t(id.charCodeAt(1)),
+      message: { role, parts: words.map((w) => ({ type: 'text' as const, text: w })) },
+    });
+    const info = await new ClaudeDriver(env).writeSession({
+      id: 'errored',
+      source: 'opencode',
+      project,
+      createdAt: t(0),
+      updatedAt: t(9),
+      messageCount: 4,
+      entries: [
+        msg('e1', null, 'user', ['q1']),
+        msg('e2', 'e1', 'assistant', []),
+        msg('e3', 'e2', 'user', ['q2']),
+        msg('e4', 'e3', 'assistant', ['a2']),
+      ],
+    });
+    const ours = conversation(await ourContext(info.id));
+    expect(ours).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q1\n' },
+          { type: 'text', text: 'q2' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'a2' }] },
+    ]);
+    expect((await resumedConversation(info.id, 'probe errored')).sent).toEqual(ours);
+  });
 });

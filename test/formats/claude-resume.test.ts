@@ -181,4 +181,40 @@ describe('Claude Code resume: what it leaves out and adds', () => {
       ]);
     }
   });
+
+  it('an assistant message with no content is not written; the turns around it join, in Claude Code and in our context', async () => {
+    const t = secondInto2026;
+    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', words: string[]) => ({
+      kind: 'message' as const,
+      id,
+      parentId,
+      timestamp: t(id.charCodeAt(0)),
+      message: { role, parts: words.map((w) => ({ type: 'text' as const, text: w })) },
+    });
+    const session: Session = {
+      id: 'errored',
+      source: 'opencode',
+      project: '/work/p',
+      createdAt: t(0),
+      updatedAt: t(9),
+      messageCount: 4,
+      entries: [
+        msg('a', null, 'user', ['q1']),
+        msg('b', 'a', 'assistant', []),
+        msg('c', 'b', 'user', ['q2']),
+        msg('d', 'c', 'assistant', ['a2']),
+      ],
+    };
+    const file = encodeClaudeTranscript(session, { sessionId: '44444444-4444-4444-8444-444444444444' });
+    expect(file.records.filter((r) => r.type === 'assistant')).toHaveLength(1);
+    expect(file.records.find((r) => r.uuid === 'c')?.parentUuid).toBe('a');
+    expect(file.warnings.join()).toContain('no content');
+    const path = join(home, '.claude', file.relativePath);
+    await fs.mkdir(join(path, '..'), { recursive: true });
+    await fs.writeFile(path, file.jsonl);
+    expect(await sent(file.sessionId)).toEqual([
+      { role: 'user', content: [text('q1\n'), text('q2')] },
+      { role: 'assistant', content: [text('a2')] },
+    ]);
+  });
 });

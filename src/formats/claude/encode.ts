@@ -70,6 +70,9 @@ function messageRecord(ctx: EncodeContext, e: Entry & { kind: 'message' }): Reco
   const m = e.message;
   const rec = base(ctx, e);
   if (m.role === 'assistant') {
+    // Claude Code would send `content: []` as a "(no content)" reply; with no record the turns around it join, as in our context.
+    const c = content(m);
+    if (Array.isArray(c) && c.length === 0) return undefined;
     const requestId = isRecord(m.meta?.claude) ? m.meta.claude.requestId : undefined;
     return {
       ...rec,
@@ -80,7 +83,7 @@ function messageRecord(ctx: EncodeContext, e: Entry & { kind: 'message' }): Reco
         type: 'message',
         role: 'assistant',
         model: m.model ?? 'claude-sonnet-4-5',
-        content: content(m),
+        content: c,
         stop_reason: m.stopReason ?? (m.parts.some((p) => p.type === 'tool_call') ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
         usage: usageOut(m),
@@ -138,7 +141,12 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
       case 'message': {
         const rec = messageRecord(ctx, { ...e, parentId });
         if (!rec) {
-          skip(e, `${e.message.role} message has no place in a Claude Code transcript; left out`);
+          skip(
+            e,
+            e.message.role === 'assistant'
+              ? 'assistant message with no content left out (Claude Code would send it as a "(no content)" reply)'
+              : `${e.message.role} message has no place in a Claude Code transcript; left out`,
+          );
           break;
         }
         records.push(rec);
