@@ -136,6 +136,17 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
   return out.filter((m) => claudeMeta(m)?.isApiErrorMessage !== true);
 }
 
+/** Claude Code sends the isCompactSummary record's text as is (it already carries its preamble). */
+const CLAUDE_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => c.summary };
+
+/** The context Claude Code sends when it resumes the session (registered as Claude Code's ResumeContext). */
+export function claudeContext(s: Session, opts: ContextOptions = {}): Context {
+  // Per record first: Claude Code filters records before it joins a split response.
+  const ctx = buildContext(s, { ...CLAUDE_CONTEXT_OPTIONS, ...opts, mergeSplitResponses: false });
+  const resumed = claudeResumed(ctx.messages);
+  return { ...ctx, messages: claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed)) };
+}
+
 interface Cached {
   mtimeMs: number;
   size: number;
@@ -394,16 +405,7 @@ export class ClaudeDriver extends DriverBase {
   }
 
   protected override contextOptions(_session: Session): ContextOptions {
-    // Claude Code sends the isCompactSummary record's text as is (it already carries its preamble).
-    return { compactionText: (c) => c.summary };
-  }
-
-  override async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
-    const s = await this.requireSession(sessionId);
-    // Per record first: Claude Code filters records before it joins a split response.
-    const ctx = buildContext(s, { ...this.contextOptions(s), ...opts, mergeSplitResponses: false });
-    const resumed = claudeResumed(ctx.messages);
-    return { ...ctx, messages: claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed)) };
+    return CLAUDE_CONTEXT_OPTIONS;
   }
 
   private sessionPath(cwd: string, id: string): string {

@@ -260,22 +260,12 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   protected override contextOptions(): ContextOptions {
-    return { compactionText: (c) => `${SUMMARY_PREFIX}\n${c.summary}` };
-  }
-
-  /**
-   * Codex's own resume: base instructions as `system`, and after a compaction either the exact
-   * replacement history the rollout recorded, or (local compaction) the recent user messages
-   * before it followed by the prefixed summary.
-   */
-  override async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
-    const s = await this.requireSession(sessionId);
-    return codexContext(s, { ...this.contextOptions(), ...opts });
+    return CODEX_CONTEXT_OPTIONS;
   }
 
   override async getMessages(sessionId: string, opts: { leafId?: string; includeAncestors?: boolean } = {}): Promise<Message[]> {
     const s = await this.requireSession(sessionId);
-    const own = codexContext(s, { ...this.contextOptions(), leafId: opts.leafId }).messages;
+    const own = codexContext(s, { leafId: opts.leafId }).messages;
     if (!opts.includeAncestors || !s.parentId) return own;
     const parent = await this.getSession(s.parentId);
     if (!parent) return own;
@@ -372,9 +362,15 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 }
 
-/** The context codex rebuilds on resume (see CodexDriver.getContext), normalized as codex sends it. */
-export function codexContext(s: Session, opts: ContextOptions): Context {
-  const ctx = buildContext(s, opts);
+const CODEX_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => `${SUMMARY_PREFIX}\n${c.summary}` };
+
+/**
+ * The context codex rebuilds on resume, normalized as codex sends it (codex's ResumeContext): base
+ * instructions as `system`, and after a compaction either the exact replacement history the rollout
+ * recorded, or (local compaction) the recent user messages before it followed by the prefixed summary.
+ */
+export function codexContext(s: Session, opts: ContextOptions = {}): Context {
+  const ctx = buildContext(s, { ...CODEX_CONTEXT_OPTIONS, ...opts });
   const baseInstructions = s.source === SOURCE ? baseInstructionsOf(s.raw) : undefined;
   if (baseInstructions !== undefined) ctx.system = baseInstructions;
   const at = ctx.messages.findIndex((m) => m.meta?.compactionSummary);

@@ -1,8 +1,9 @@
 /** Codex CLI (openai/codex): rollouts under $CODEX_HOME/sessions; read, write, append, fork. */
 import { registerContextFormat } from '../../convert/formats.js';
 import { registerConversionLosses } from '../../convert/losses.js';
+import { registerResumeContext } from '../../model/resume.js';
 import { registerFormat } from '../registry.js';
-import { CodexDriver } from './driver.js';
+import { CodexDriver, codexContext } from './driver.js';
 import { contextToResponses } from './encode.js';
 import { describeCodexLosses } from './losses.js';
 
@@ -13,6 +14,7 @@ export { readRollout } from './rollout.js';
 
 export function register(): void {
   registerFormat('codex', (env) => new CodexDriver(env));
+  registerResumeContext('codex', codexContext);
   registerConversionLosses('codex', describeCodexLosses);
   // The Responses API `input` shape, which is what codex sends on resume.
   registerContextFormat('openai-responses', contextToResponses);

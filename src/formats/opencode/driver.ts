@@ -16,7 +16,6 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import type { Context, ContextOptions } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
 import { opencodeContext } from './context.js';
@@ -229,10 +228,6 @@ export class OpenCodeDriver extends DriverBase {
     const found = await this.getSessionData(id, warnings);
     if (!found) return undefined;
     return sessionFromOpencode(found.data, { file: found.file, warnings });
-  }
-
-  override async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
-    return opencodeContext(await this.requireSession(sessionId), opts);
   }
 
   override async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {

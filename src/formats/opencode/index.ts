@@ -1,6 +1,8 @@
 /** OpenCode (sst/opencode): sessions in opencode.db (SQLite) and in the JSON storage before it; read, write, fork. */
 import { registerConversionLosses } from '../../convert/losses.js';
+import { registerResumeContext } from '../../model/resume.js';
 import { registerFormat } from '../registry.js';
+import { opencodeContext } from './context.js';
 import { OpenCodeDriver } from './driver.js';
 import { describeOpenCodeLosses } from './losses.js';
 
@@ -30,6 +32,7 @@ export {
 
 export function register(): void {
   registerFormat('opencode', (env) => new OpenCodeDriver(env));
+  registerResumeContext('opencode', opencodeContext);
   registerConversionLosses('opencode', describeOpenCodeLosses);
 }
 

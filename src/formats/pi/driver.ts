@@ -18,7 +18,7 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { type Context, type ContextOptions, currentLeaf, indexEntries, pathTo } from '../../model/tree.js';
+import { buildContext, type Context, type ContextOptions, currentLeaf, indexEntries, pathTo } from '../../model/tree.js';
 import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
@@ -50,6 +50,19 @@ export interface BranchOptions {
   summary?: string;
   /** A user message that starts the new branch. */
   message?: string;
+}
+
+const PI_CONTEXT_OPTIONS: ContextOptions = {
+  compactionText: (c) => compactionSummaryText(c.summary),
+  branchSummaryText: (b) => branchSummaryText(b.summary),
+  // pi records one message per response and never merges.
+  mergeSplitResponses: false,
+};
+
+/** The context as pi sends it: errored/aborted turns left out, unanswered tool calls answered (pi's ResumeContext). */
+export function piContext(s: Session, opts: ContextOptions = {}): Context {
+  const ctx = buildContext(s, { ...PI_CONTEXT_OPTIONS, ...opts });
+  return { ...ctx, messages: piSendView(ctx.messages) };
 }
 
 export class PiDriver extends DriverBase {
@@ -118,18 +131,7 @@ export class PiDriver extends DriverBase {
   }
 
   protected override contextOptions(): ContextOptions {
-    return {
-      compactionText: (c) => compactionSummaryText(c.summary),
-      branchSummaryText: (b) => branchSummaryText(b.summary),
-      // pi records one message per response and never merges.
-      mergeSplitResponses: false,
-    };
-  }
-
-  /** The context as pi sends it: errored/aborted turns left out, unanswered tool calls answered. */
-  override async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
-    const ctx = await super.getContext(sessionId, opts);
-    return { ...ctx, messages: piSendView(ctx.messages) };
+    return PI_CONTEXT_OPTIONS;
   }
 
   override async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {

@@ -13,6 +13,7 @@ import type {
   UsageTotals,
 } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
+import { resumeContextOf } from '../../model/resume.js';
 import { buildContext, type Context, type ContextOptions, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, totalUsage } from '../../model/usage.js';
@@ -116,9 +117,11 @@ export abstract class DriverBase implements SessionDriver {
     return pathTo(index, entryId);
   }
 
+  /** The context the session's agent sends on resume (its registered ResumeContext), else the plain one. */
   async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
     const s = await this.requireSession(sessionId);
-    return buildContext(s, { ...this.contextOptions(s), ...opts });
+    const agent = resumeContextOf(s.source);
+    return agent ? agent(s, opts) : buildContext(s, { ...this.contextOptions(s), ...opts });
   }
 
   async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {
