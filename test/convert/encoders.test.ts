@@ -126,6 +126,45 @@ describe('convertSession and the encoders from the package root', () => {
     vi.unstubAllEnvs();
   });
 
+  it("encodeClaudeTranscript words another agent's stop reasons as the Messages API does", () => {
+    const reply = (id: string, parentId: string, stopReason: string, call = false): Entry => ({
+      id,
+      parentId,
+      timestamp: t(2),
+      kind: 'message',
+      message: {
+        role: 'assistant',
+        stopReason,
+        parts: call ? [{ type: 'tool_call', id: `toolu_${id}`, name: 'bash', input: {} }] : [{ type: 'text', text: id }],
+      },
+    });
+    const s: Session = {
+      id: 'stops',
+      source: 'pi',
+      createdAt: t(0),
+      updatedAt: t(3),
+      messageCount: 5,
+      entries: [
+        {
+          id: 'u',
+          parentId: null,
+          timestamp: t(1),
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+        },
+        reply('a1', 'u', 'toolUse', true),
+        reply('a2', 'a1', 'stop'),
+        reply('a3', 'a2', 'length'),
+        reply('a4', 'a3', 'max_tokens'),
+      ],
+    };
+    const reasons = lib
+      .encodeClaudeTranscript(s)
+      .records.filter((r) => r.type === 'assistant')
+      .map((r) => (r.message as { stop_reason: string }).stop_reason);
+    expect(reasons).toEqual(['tool_use', 'end_turn', 'max_tokens', 'max_tokens']);
+  });
+
   it('encodeClaudeTranscript and encodePiSessionFile give files the drivers (and so the agents) read back the same', async () => {
     const fileHome = join(home, 'files');
     const s = session(join(home, 'project'));

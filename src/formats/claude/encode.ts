@@ -84,7 +84,7 @@ function messageRecord(ctx: EncodeContext, e: Entry & { kind: 'message' }): Reco
         role: 'assistant',
         model: m.model ?? 'claude-sonnet-4-5',
         content: c,
-        stop_reason: m.stopReason ?? (m.parts.some((p) => p.type === 'tool_call') ? 'tool_use' : 'end_turn'),
+        stop_reason: stopReasonOf(m),
         stop_sequence: null,
         usage: usageOut(m),
       },
@@ -94,6 +94,24 @@ function messageRecord(ctx: EncodeContext, e: Entry & { kind: 'message' }): Reco
   const c = content(m);
   if (Array.isArray(c) && c.length === 0) return undefined;
   return { ...rec, type: 'user', message: { role: 'user', content: c } };
+}
+
+/** The Messages API's stop reasons; another agent's words for them (pi's `toolUse`, OpenAI's `length`) become these. */
+const STOP_REASONS: Record<string, string> = {
+  end_turn: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  stop_sequence: 'stop_sequence',
+  pause_turn: 'pause_turn',
+  refusal: 'refusal',
+  model_context_window_exceeded: 'model_context_window_exceeded',
+  length: 'max_tokens',
+  max_output_tokens: 'max_tokens',
+};
+
+function stopReasonOf(m: Message): string {
+  const known = m.stopReason ? STOP_REASONS[m.stopReason] : undefined;
+  return known ?? (m.parts.some((p) => p.type === 'tool_call') ? 'tool_use' : 'end_turn');
 }
 
 export interface EncodeResult {
