@@ -7,8 +7,8 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
-import type { Session } from '../../src/model/types.js';
 import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { oneExchange } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 
@@ -25,36 +25,14 @@ it('claude --continue in a deep directory resumes the session threadbase wrote t
   const here = { ...agentHome, project: deep };
   // Claude Code has a session of its own there already: its folder is the one `--continue` reads
   const own = await runClaude(here, [], 'an earlier session');
-  const t = (n: number) => new Date(Date.now() + n * 1000).toISOString();
-  const session: Session = {
+  const session = oneExchange({
     id: 'deep',
-    source: 'threadbase',
     project: deep,
-    createdAt: t(0),
-    updatedAt: t(2),
-    messageCount: 2,
-    entries: [
-      {
-        kind: 'message',
-        id: 'u',
-        parentId: null,
-        timestamp: t(1),
-        message: { role: 'user', parts: [{ type: 'text', text: 'remember the word heron' }] },
-      },
-      {
-        kind: 'message',
-        id: 'a',
-        parentId: 'u',
-        timestamp: t(2),
-        message: {
-          role: 'assistant',
-          model: 'claude-sonnet-4-5',
-          responseId: 'msg_deep_1',
-          parts: [{ type: 'text', text: 'Heron, noted.' }],
-        },
-      },
-    ],
-  };
+    prompt: 'remember the word heron',
+    reply: 'Heron, noted.',
+    assistant: { model: 'claude-sonnet-4-5', responseId: 'msg_deep_1' },
+    at: (n) => new Date(Date.now() + n * 1000).toISOString(),
+  });
   const info = await new ClaudeDriver(agentHome.env).writeSession(session);
   expect(encodeProjectPath(deep).length).toBeGreaterThan(200);
   expect(info.path).toContain(join('projects', encodeProjectPath(deep)));

@@ -28,7 +28,7 @@ import type { Entry, Session } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { ONE_PIXEL_PNG, PRICE_TERMS } from '../helpers/sessions.js';
+import { ONE_PIXEL_PNG, oneExchange, PRICE_TERMS } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -325,32 +325,17 @@ describe('threadbase and the real OpenCode', () => {
     const listIn = async (cwd: string) =>
       JSON.parse((await runOpencode(agentHome, ['session', 'list', '--format', 'json'], cwd)).stdout || '[]') as { id: string }[];
     await listIn(project);
-    const t = (n: number) => new Date(Date.now() - 10_000 + n * 1000).toISOString();
-    const written = await driver.writeSession({
-      id: 'remote-repo-session',
-      source: 'threadbase',
-      project: repo,
-      title: 'written into a repository with a remote',
-      createdAt: t(0),
-      updatedAt: t(2),
-      messageCount: 2,
-      entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'hello' }] },
-        },
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t(2),
-          kind: 'message',
-          message: { role: 'assistant', model: 'claude-test', provider: 'standin', parts: [{ type: 'text', text: 'hi' }] },
-        },
-      ],
-    });
+    const written = await driver.writeSession(
+      oneExchange({
+        id: 'remote-repo-session',
+        project: repo,
+        title: 'written into a repository with a remote',
+        prompt: 'hello',
+        reply: 'hi',
+        assistant: { model: 'claude-test', provider: 'standin' },
+        at: (n) => new Date(Date.now() - 10_000 + n * 1000).toISOString(),
+      }),
+    );
     expect((await listIn(repo)).map((s) => s.id)).toContain(written.id);
   });
 

@@ -1,5 +1,5 @@
 /** Small building blocks the tests' hand-made sessions share. */
-import type { Entry, MessageEntry } from '../../src/model/types.js';
+import type { Entry, MessageEntry, Session } from '../../src/model/types.js';
 
 /** A 1×1 PNG, base64: a real image every agent and encoder accepts, small enough to inline. */
 export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -7,6 +7,47 @@ export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADU
 /** The ISO time `second` seconds into 2026 (UTC): distinct, ordered timestamps for hand-made entries. */
 export function secondInto2026(second: number): string {
   return new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+}
+
+/**
+ * A session of one prompt and its text reply, written from threadbase (`at`: the entries' times,
+ * default seconds into 2026), for tests of where an agent files or finds what we write.
+ */
+export function oneExchange(opts: {
+  id: string;
+  project: string;
+  prompt: string;
+  reply: string;
+  assistant?: Partial<MessageEntry['message']>;
+  title?: string;
+  at?: (n: number) => string;
+}): Session {
+  const t = opts.at ?? secondInto2026;
+  return {
+    id: opts.id,
+    source: 'threadbase',
+    project: opts.project,
+    ...(opts.title ? { title: opts.title } : {}),
+    createdAt: t(0),
+    updatedAt: t(2),
+    messageCount: 2,
+    entries: [
+      {
+        id: 'u1',
+        parentId: null,
+        timestamp: t(1),
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: opts.prompt }] },
+      },
+      {
+        id: 'a1',
+        parentId: 'u1',
+        timestamp: t(2),
+        kind: 'message',
+        message: { role: 'assistant', ...opts.assistant, parts: [{ type: 'text', text: opts.reply }] },
+      },
+    ],
+  };
 }
 
 /**
