@@ -217,4 +217,89 @@ describe('Claude Code resume: what it leaves out and adds', () => {
       { role: 'assistant', content: [text('a2')] },
     ]);
   });
+
+  it('a record with no content at all is sent as Claude Code reads it, "(no content)"', async () => {
+    // the four records an earlier threadbase wrote for a pi turn that failed with no content; the
+    // request the real Claude Code 2.1.332 sent when resuming them had the reply "(no content)"
+    const records = [
+      {
+        parentUuid: null,
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/work/proj',
+        sessionId: '44444444-4444-4444-8444-444444444444',
+        version: '2.1.330',
+        type: 'user',
+        uuid: 'u1',
+        timestamp: '2026-01-01T00:00:01.000Z',
+        message: { role: 'user', content: 'q1' },
+      },
+      {
+        parentUuid: 'u1',
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/work/proj',
+        sessionId: '44444444-4444-4444-8444-444444444444',
+        version: '2.1.330',
+        type: 'assistant',
+        uuid: 'a1',
+        timestamp: '2026-01-01T00:00:02.000Z',
+        message: {
+          id: 'msg_tb_a1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: 'error',
+          stop_sequence: null,
+          usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+      },
+      {
+        parentUuid: 'a1',
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/work/proj',
+        sessionId: '44444444-4444-4444-8444-444444444444',
+        version: '2.1.330',
+        type: 'user',
+        uuid: 'u2',
+        timestamp: '2026-01-01T00:00:03.000Z',
+        message: { role: 'user', content: 'q2' },
+      },
+      {
+        parentUuid: 'u2',
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/work/proj',
+        sessionId: '44444444-4444-4444-8444-444444444444',
+        version: '2.1.330',
+        type: 'assistant',
+        uuid: 'a2',
+        timestamp: '2026-01-01T00:00:04.000Z',
+        message: {
+          id: 'msg_tb_a2',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: 'a2' }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+      },
+    ];
+    const dir = join(home, '.claude', 'projects', '-work-proj');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(
+      join(dir, '44444444-4444-4444-8444-444444444444.jsonl'),
+      records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    );
+    expect(await sent('44444444-4444-4444-8444-444444444444')).toEqual([
+      { role: 'user', content: [text('q1')] },
+      { role: 'assistant', content: [text('(no content)')] },
+      { role: 'user', content: [text('q2')] },
+      { role: 'assistant', content: [text('a2')] },
+    ]);
+  });
 });

@@ -74,6 +74,8 @@ export function claudeWording(messages: readonly Message[]): Message[] {
 /** What Claude Code answers, on resume, for a call whose result the transcript never got (the process ended mid-tool). */
 export const INTERRUPTED_TOOL_RESULT =
   "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]";
+/** What Claude Code sends for an assistant record whose content is empty. */
+export const NO_CONTENT = '(no content)';
 /** The assistant turn Claude Code puts after a chain that ends on a user record, so the next prompt is a turn of its own. */
 export const NO_RESPONSE_REQUESTED = 'No response requested.';
 
@@ -87,6 +89,7 @@ const isThinking = (p: Part) => p.type === 'thinking' || p.type === 'redacted_th
  *   a record whose calls all lack a result anywhere else is left out, its text too;
  * - a response that is only thinking (no other record of it has more) or only blank text is left out;
  * - its own notes to the model (`ownNote`, e.g. "no visible output") are wrapped in a system reminder;
+ * - a record with no content at all is sent as "(no content)";
  * - a chain that ends on the user's side gets an assistant "No response requested.".
  */
 export function claudeResumed(messages: readonly Message[]): Message[] {
@@ -124,6 +127,10 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
           parts: m.parts.map((p) => (p.type === 'text' ? { ...p, text: `<system-reminder>\n${p.text}\n</system-reminder>` } : p)),
         }
       : m,
+  );
+  // a record with no content at all is read as this reply
+  out = out.map((m) =>
+    m.role === 'assistant' && m.parts.length === 0 ? { ...m, parts: [{ type: 'text', text: NO_CONTENT }] } : m,
   );
   const last = out[out.length - 1];
   if (last && last.role !== 'assistant')
