@@ -190,10 +190,21 @@ describe.skipIf(skipBrowser)('threadbase ui on the SQLite index, in chromium', (
 
   it('opens stats with charts over the indexed sessions', async () => {
     const { page } = browser;
+    // the pi session the step before wrote is indexed by the viewer's own follow (a look every 2 s):
+    // the count below is then settled, whichever side of that look this step starts on
+    const indexed = async () => {
+      const index = openSqliteStore(join(home, '.threadbase', 'index.db'));
+      try {
+        return (await index.listSessions({})).length;
+      } finally {
+        await index.close();
+      }
+    };
+    await expect.poll(indexed, { timeout: 20_000, interval: 250 }).toBe(written.length + 1);
     const agents = await openStats(page, ui.url);
     expect(await page.locator('svg.bar-chart').count()).toBe(3);
     expect(new Set(agents)).toEqual(new Set(['claude', 'pi', 'codex']));
-    expect(await page.locator('.card-value').nth(3).textContent()).toBe(String(written.length));
+    expect(await page.locator('.card-value').nth(3).textContent()).toBe(String(written.length + 1));
     // priced Claude responses count: the claude bar's cost is not $0
     const claudeCost = await page.locator('svg.bar-chart').nth(2).locator('text.axis').allTextContents();
     expect(claudeCost.some((t) => /\$[1-9]/.test(t))).toBe(true);
