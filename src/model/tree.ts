@@ -49,9 +49,10 @@ export function currentLeaf(session: Pick<Session, 'entries' | 'leafId'>): Entry
 
 /**
  * Entries from the root down to `leafId`, inclusive. Stops at a missing parent (the entry whose
- * parent is missing becomes the root) and at a cycle, so damaged input never loops.
+ * parent is missing becomes the root) and at a cycle, so damaged input never loops. Needs only
+ * the index's byId (a reader building its tree as it goes passes its own).
  */
-export function pathTo(index: EntryIndex, leafId: string): Entry[] {
+export function pathTo(index: Pick<EntryIndex, 'byId'>, leafId: string): Entry[] {
   const path: Entry[] = [];
   const seen = new Set<string>();
   let cur = index.byId.get(leafId);

@@ -15,7 +15,7 @@
  * before those turns, which stay in the tree as an abandoned branch.
  */
 import { basename } from 'node:path';
-import { countMessages, firstUserLine } from '../../model/tree.js';
+import { countMessages, firstUserLine, pathTo } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
@@ -361,7 +361,7 @@ export async function readRollout(file: string): Promise<Session> {
     }
     if (type === 'event_msg' && payload?.type === 'thread_rolled_back' && typeof payload.num_turns === 'number') {
       open = undefined;
-      tip = rolledBackTo(chainTo(byId, tip), payload.num_turns);
+      tip = rolledBackTo(tip === null ? [] : pathTo({ byId }, tip), payload.num_turns);
     }
     if (open && type === 'event_msg' && payload?.type !== 'token_count') {
       // UI events codex writes between the items of one response stay with that response's record.
@@ -429,18 +429,6 @@ export async function readRollout(file: string): Promise<Session> {
     warnings,
     raw: sessionMeta?.raw,
   };
-}
-
-/** The entries from the root to `id`, following parents. */
-function chainTo(byId: ReadonlyMap<string, Entry>, id: string | null): Entry[] {
-  const chain: Entry[] = [];
-  const seen = new Set<string>();
-  for (let e = id === null ? undefined : byId.get(id); e && !seen.has(e.id); ) {
-    seen.add(e.id);
-    chain.push(e);
-    e = e.parentId === null ? undefined : byId.get(e.parentId);
-  }
-  return chain.reverse();
 }
 
 /** A user turn as codex counts them for a rollback: a message the user typed, not injected context. */
