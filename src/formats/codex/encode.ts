@@ -7,7 +7,7 @@
  */
 import type { Context } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ThinkingPart, ToolResultPart } from '../../model/types.js';
-import { CODEX_API, type JsonObject } from './items.js';
+import { CODEX_API, type JsonObject, searchCallId } from './items.js';
 
 export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?: string }): string {
   return p.data !== undefined ? `data:${p.mediaType};base64,${p.data}` : (p.url ?? '');
@@ -54,7 +54,7 @@ function toolSearchItem(type: string, callId: string, meta: Record<string, unkno
   return {
     type,
     ...(typeof meta.codexItemId === 'string' ? { id: meta.codexItemId } : {}),
-    call_id: meta.codexCallId === null ? null : callId,
+    call_id: searchCallId(callId, meta),
     ...(type === 'tool_search_output' || meta.status !== undefined ? { status: meta.status ?? 'completed' } : {}),
     execution: typeof meta.execution === 'string' ? meta.execution : 'client',
     ...body,

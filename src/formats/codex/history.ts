@@ -9,7 +9,7 @@
  *   is dropped (remove_orphan_outputs).
  */
 import type { Message, Part, ToolCallPart, ToolResultPart } from '../../model/types.js';
-import { SUMMARY_PREFIX } from './items.js';
+import { SUMMARY_PREFIX, searchCallId } from './items.js';
 
 /** Codex keeps at most this many tokens of earlier user messages after a local compaction (COMPACT_USER_MESSAGE_MAX_TOKENS). */
 export const COMPACT_USER_TOKENS = 20_000;
@@ -107,10 +107,6 @@ function outputKind(p: ToolResultPart): OutputKind {
   if (p.meta?.codexToolSearch) return 'search';
   return p.meta?.codexCustomTool ? 'custom' : 'function';
 }
-
-/** A tool_search item's call_id: a `server` search has none (null). */
-const searchCallId = (id: string, meta: Record<string, unknown> | undefined): string | null =>
-  meta?.codexCallId === null ? null : id;
 
 /** The output codex adds for a call that has none; undefined when it adds none. */
 function abortedOutput(p: ToolCallPart, outputs: ReadonlySet<string>): ToolResultPart | undefined {

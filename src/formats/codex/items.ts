@@ -240,6 +240,11 @@ export function itemToMessage(item: JsonObject): Message | undefined {
   }
 }
 
+/** A tool_search item's call_id: a `server` search has none (null, kept as meta.codexCallId). */
+export function searchCallId(id: string, meta: Record<string, unknown> | undefined): string | null {
+  return meta?.codexCallId === null ? null : id;
+}
+
 /** What a tool_search item needs to be written again as it was: its id, call_id (null for `server`), status, execution. */
 function toolSearchMeta(item: JsonObject): JsonObject {
   const meta: JsonObject = { codexToolSearch: true, codexCallId: item.call_id ?? null };
