@@ -7,6 +7,7 @@
  */
 import type { Context } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ThinkingPart, ToolResultPart } from '../../model/types.js';
+import { jsonValueOf } from '../shared/jsonl.js';
 import { CODEX_API, type JsonObject, searchCallId } from './items.js';
 
 export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?: string }): string {
@@ -64,12 +65,8 @@ function toolSearchItem(type: string, callId: string, meta: Record<string, unkno
 /** The tool definitions a tool_search returned, kept as JSON text in its result. */
 function searchedTools(p: ToolResultPart): unknown[] {
   const text = typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? v : [];
-  } catch {
-    return [];
-  }
+  const v = jsonValueOf(text);
+  return Array.isArray(v) ? v : [];
 }
 
 export interface EncodedItem {

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { ParseWarning } from '../../model/types.js';
-import { parseJson } from '../shared/jsonl.js';
+import { jsonValueOf } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { isJson, type Json, num, type OcMessage, type OcSessionData, obj, str } from './records.js';
 
@@ -65,12 +65,7 @@ export function withReadDb<T>(file: string, fn: (db: Database.Database) => T): T
 }
 
 function parseJsonColumn(text: unknown): unknown {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return parseJson(text);
-  } catch {
-    return undefined;
-  }
+  return typeof text === 'string' ? jsonValueOf(text) : undefined;
 }
 
 /** A session row as Session.Info (the shape `opencode export` prints). */

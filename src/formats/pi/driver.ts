@@ -22,7 +22,7 @@ import { buildContext, type Context, type ContextOptions, currentLeaf, indexEntr
 import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
-import { readFirstJsonLine } from '../shared/jsonl.js';
+import { jsonValueOf, readFirstJsonLine } from '../shared/jsonl.js';
 import { piSendView } from './context.js';
 import { currentLeafLast, encodeEntries, flushable } from './encode.js';
 import { firstUserTitle, idFromFileName, parsePiFile, SOURCE } from './parse.js';
@@ -489,12 +489,14 @@ export class PiDriver extends DriverBase {
 
 /** A pi settings file's object, or undefined when it is missing or not JSON (pi then ignores it too). */
 function readSettings(file: string): Record<string, unknown> | undefined {
+  let text: string;
   try {
-    const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return isRecord(v) ? v : undefined;
+    text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
+  const v = jsonValueOf(text);
+  return isRecord(v) ? v : undefined;
 }
 
 /** What a read from an offset needs of the earlier part of a pi file (kept by the index between syncs). */

@@ -21,7 +21,7 @@ import type {
   Usage,
 } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { readJsonl } from '../shared/jsonl.js';
+import { jsonValueOf, readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import {
   bashExecutionText,
@@ -124,12 +124,8 @@ function thinkingPart(b: PiRecord, api: string | undefined): ThinkingPart {
 }
 
 function parseJsonObject(text: string): PiRecord | undefined {
-  try {
-    const v: unknown = JSON.parse(text);
-    return isRecord(v) ? v : undefined;
-  } catch {
-    return undefined;
-  }
+  const v = jsonValueOf(text);
+  return isRecord(v) ? v : undefined;
 }
 
 function assistantParts(content: unknown, where: Warn, api: string | undefined): Part[] {

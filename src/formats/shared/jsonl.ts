@@ -73,6 +73,15 @@ export function parseJson(text: string): unknown {
   return JSON.parse(text);
 }
 
+/** parseJson's value, or undefined when the text is no JSON (or nests too deep): for JSON inside a record. */
+export function jsonValueOf(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function parseLine(buf: Buffer): { value?: unknown; error?: string } {
   let text: string;
   try {
