@@ -452,14 +452,7 @@ const USAGE_FIELDS = [
 type TokenTotals = Record<(typeof USAGE_FIELDS)[number], number>;
 
 function zeroTotals(): TokenTotals {
-  return {
-    input_tokens: 0,
-    cached_input_tokens: 0,
-    cache_write_input_tokens: 0,
-    output_tokens: 0,
-    reasoning_output_tokens: 0,
-    total_tokens: 0,
-  };
+  return Object.fromEntries(USAGE_FIELDS.map((k) => [k, 0])) as TokenTotals;
 }
 
 /** The thread total a token_count record states, if it states one. */
