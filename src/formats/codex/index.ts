@@ -14,7 +14,8 @@ export { readRollout } from './rollout.js';
 
 export function register(): void {
   registerFormat('codex', (env) => new CodexDriver(env));
-  registerResumeContext('codex', codexContext);
+  // base instructions (session_meta) and a compaction's replacement history
+  registerResumeContext('codex', codexContext, { session: true, entryKinds: ['compaction'] });
   registerConversionLosses('codex', describeCodexLosses);
   // The Responses API `input` shape, which is what codex sends on resume.
   registerContextFormat('openai-responses', contextToResponses);

@@ -32,7 +32,8 @@ export {
 
 export function register(): void {
   registerFormat('opencode', (env) => new OpenCodeDriver(env));
-  registerResumeContext('opencode', opencodeContext);
+  // a compaction's summary message, sent as recorded
+  registerResumeContext('opencode', opencodeContext, { entryKinds: ['compaction'] });
   registerConversionLosses('opencode', describeOpenCodeLosses);
 }
 

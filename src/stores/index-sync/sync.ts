@@ -842,8 +842,9 @@ function deleteIndexMeta(store: SqliteStore, key: string): void {
  * 7, 8 and 11 did) or decides otherwise what it keeps (which copy of a response counts), so that every
  * store is read whole again once and the entries indexed before follow it.
  * 2: on a tie of sessions' starts and costs, a copy in a fork counts after one in its parent.
+ * 3: the agent records a ResumeContext reads are kept (Codex's base instructions, compactions).
  */
-export const INDEX_READER_VERSION = 2;
+export const INDEX_READER_VERSION = 3;
 
 /** `reader:<format>`: the readers (the index's and the driver's versions) the store was last read whole with */
 const READER = 'reader';

@@ -20,6 +20,7 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { type RawRead, rawReadBy } from '../../model/resume.js';
 import { prefixOf } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
@@ -62,7 +63,10 @@ function toolNames(m: Message, callNames: Map<string, string>): string | null {
 export interface PutOptions {
   /** keep the session's own source (the index) instead of marking it `threadbase` */
   keepSource?: boolean;
-  /** leave out the agents' original records (the index reads them from the agent's own files when needed) */
+  /**
+   * leave out the agents' original records (the index reads them from the agent's own files when
+   * needed), except those the session's agent rebuilds its resume context from (rawReadBy)
+   */
   dropRaw?: boolean;
 }
 
@@ -574,7 +578,12 @@ export class SqliteStore extends DriverBase {
         );
       fresh.add(e.id);
     }
-    this.insertEntries(sessionId, row.source, prepareEntries(opts.info ? entries.map(withoutRaw) : entries), nextSeq);
+    this.insertEntries(
+      sessionId,
+      row.source,
+      prepareEntries(opts.info ? entries.map((e) => withoutRaw(e, rawReadBy(row.source))) : entries),
+      nextSeq,
+    );
     this.recount(sessionId, row.source, entries);
     const last = [...entries].reverse().find((e) => !e.sidechain);
     let info = JSON.parse(row.info_json) as SessionInfo;
@@ -744,6 +753,7 @@ export function prepareSession(session: Session, opts: PutOptions = {}): Prepare
   const entries = opts.keepSource ? firstOfEachId(session.entries) : session.entries;
   if (!opts.keepSource) checkUniqueIds(entries, session.id);
   const { entries: _e, warnings, raw, leafId, ...infoIn } = session;
+  const kept = opts.dropRaw ? rawReadBy(session.source) : {};
   const base: SessionInfo = { ...infoIn, source: opts.keepSource ? session.source : THREADBASE_SOURCE };
   const info = sessionInfoOf({ ...base, entries });
   // The index lists a session as its agent counts it (OpenCode counts a turn's tool results as part of it).
@@ -752,15 +762,15 @@ export function prepareSession(session: Session, opts: PutOptions = {}): Prepare
   return {
     info,
     leafId: leafId ?? currentLeaf(session)?.id ?? null,
-    rawJson: raw === undefined || opts.dropRaw ? null : JSON.stringify(raw),
+    rawJson: raw === undefined || (opts.dropRaw && !kept.session) ? null : JSON.stringify(raw),
     warningsJson: warnings?.length ? JSON.stringify(warnings) : null,
     firstUserText: firstUser?.kind === 'message' ? prefixOf(messageText(firstUser.message), 2000).toLowerCase() : null,
-    entries: prepareEntries(opts.dropRaw ? entries.map(withoutRaw) : entries, countedUsage(entries)),
+    entries: prepareEntries(opts.dropRaw ? entries.map((e) => withoutRaw(e, kept)) : entries, countedUsage(entries)),
   };
 }
 
-function withoutRaw(e: Entry): Entry {
-  if (e.raw === undefined) return e;
+function withoutRaw(e: Entry, kept: RawRead): Entry {
+  if (e.raw === undefined || kept.entryKinds?.includes(e.kind)) return e;
   const { raw: _r, ...rest } = e;
   return rest as Entry;
 }
