@@ -269,6 +269,37 @@ describe('the sessionDir setting (F4)', () => {
     expect(flat.sessionDirFor(project)).toBe(join(env.home, 'flat'));
     expect(await flat.listSessions()).toEqual([]);
   });
+
+  it("the index's listing keeps a project's own session dir when it syncs elsewhere, and sees what pi adds there", async () => {
+    const env = await home();
+    const project = join(env.home, 'proj');
+    const dir = join(project, '.pi', 'sessions');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(join(project, '.pi', 'settings.json'), JSON.stringify({ sessionDir: '.pi/sessions' }));
+    const file = (id: string) => join(dir, `2026-01-01T00-00-00-000Z_${id}.jsonl`);
+    const write = (id: string) =>
+      fs.writeFile(
+        file(id),
+        `${answered(id)
+          .map((r) => JSON.stringify(r))
+          .join('\n')}\n`,
+      );
+    const first = '019a0000-0000-7000-8000-0000000000a1';
+    const second = '019a0000-0000-7000-8000-0000000000a2';
+    await write(first);
+    const there = await new PiDriver(env, { cwd: project }).listUnits();
+    expect(there.map((u) => u.sessionId)).toEqual([first]);
+    const elsewhere = new PiDriver(env, { cwd: join(env.home, 'other') });
+    // pi run elsewhere does not see the project's dir, and a listing without the index's units does not either
+    expect(await elsewhere.listUnits()).toEqual([]);
+    const known = new Map(there.map((u) => [u.key, u]));
+    expect((await elsewhere.listUnits(known)).map((u) => u.sessionId)).toEqual([first]);
+    await write(second);
+    expect((await elsewhere.listUnits(known)).map((u) => u.sessionId).sort()).toEqual([first, second]);
+    // a session deleted there leaves
+    await fs.rm(file(first));
+    expect((await elsewhere.listUnits(known)).map((u) => u.sessionId)).toEqual([second]);
+  });
 });
 
 /** The api-signatures fixture installed in a temp home; the session as read, and its file. */

@@ -5,7 +5,7 @@
  * parentSession) and words summaries for the model as pi does.
  */
 import { promises as fs, readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -143,10 +143,11 @@ export class PiDriver extends DriverBase {
    * environment names the one dir) in the dir the `sessionDir` setting gives in the current
    * directory, where pi run here keeps them.
    */
-  async sessionFiles(): Promise<string[]> {
+  async sessionFiles(alsoIn: Iterable<string> = []): Promise<string[]> {
     const roots = [this.sessionsRoot()];
     const set = this.flatSessionDir() ? undefined : this.settingsSessionDir(this.cwd);
     if (set) roots.push(set);
+    for (const dir of alsoIn) if (!roots.some((r) => dir === r || dirname(dir) === r)) roots.push(dir);
     const out = new Set<string>();
     for (const root of roots) {
       for (const d of dirEntries(root)) {
@@ -198,10 +199,17 @@ export class PiDriver extends DriverBase {
     return applyFilter(infos, filter);
   }
 
-  /** For `threadbase sync`: every session file with its size and mtime; only a new or changed file's header line is read. */
+  /**
+   * For `threadbase sync`: every session file with its size and mtime; only a new or changed file's
+   * header line is read. The folders of files the index already holds are listed too: a project's
+   * `sessionDir` setting applies only where pi (and this sync) runs, so a sync run elsewhere would
+   * otherwise drop that project's sessions from the index and the next one there add them back.
+   */
   async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
+    const knownDirs = new Set<string>();
+    for (const u of known?.values() ?? []) if (u.path) knownDirs.add(dirname(u.path));
     return fileUnits(
-      await this.sessionFiles(),
+      await this.sessionFiles(knownDirs),
       (file) => file,
       (file, st) => {
         const unit = (sessionId: string | undefined): SourceUnit | undefined =>
