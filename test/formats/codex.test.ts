@@ -2,10 +2,11 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { renderContext } from '../../src/convert/formats.js';
 import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import '../../src/formats/all.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls } from '../../src/model/tree.js';
@@ -595,5 +596,79 @@ describe('codex: thread names', () => {
     ]);
     expect(index.every((r) => !Number.isNaN(Date.parse(r.updated_at)))).toBe(true);
     await expect(driver.setTitle('no-such-thread', 'x')).rejects.toThrow(/no-such-thread/);
+    // codex's state database is never created
+    expect((await fs.readdir(join(env.home, '.codex'))).filter((f) => f.startsWith('state_'))).toEqual([]);
+  });
+
+  it("setTitle renames the thread's row in codex's state database, as codex 0.169's rename does; no other row changes", async () => {
+    const env = await tempHome();
+    const file = join(env.home, '.codex', 'state_5.sqlite');
+    const db = openDatabase(file);
+    db.exec(CODEX_0169_THREADS);
+    const insert = db.prepare(
+      "INSERT INTO threads (id, rollout_path, created_at, updated_at, updated_at_ms, source, model_provider, cwd, title, sandbox_policy, approval_mode, history_mode) VALUES (?, '/r', 1, 2, 2000, 'cli', 'openai', '/p', 't', '{}', 'never', 'paginated')",
+    );
+    insert.run(REAL);
+    insert.run(SHAPES);
+    const rows = () => db.prepare('SELECT * FROM threads ORDER BY id').all() as Record<string, unknown>[];
+    const before = rows();
+    const t0 = Date.now();
+    await new CodexDriver(env).setTitle(REAL, 'renamed in the database');
+    const after = rows();
+    const renamed = after.find((r) => r.id === REAL) as Record<string, number | string>;
+    expect(renamed.name).toBe('renamed in the database');
+    expect(renamed.updated_at_ms).toBeGreaterThanOrEqual(t0);
+    expect(renamed.updated_at).toBe(Math.floor(Number(renamed.updated_at_ms) / 1000));
+    const { name: _n, updated_at: _u, updated_at_ms: _m, ...rest } = renamed;
+    const { name: _n0, updated_at: _u0, updated_at_ms: _m0, ...restBefore } = before.find((r) => r.id === REAL) ?? {};
+    expect(rest).toEqual(restBefore);
+    expect(after.find((r) => r.id === SHAPES)).toEqual(before.find((r) => r.id === SHAPES));
+    db.close();
+    // threadbase reads the name back from there too, and from the session_index line
+    expect((await new CodexDriver(env).getSession(REAL))?.title).toBe('renamed in the database');
+    // a thread the database has no row for: the line only, no warning
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await new CodexDriver(env).setTitle(LEGACY, 'only in the index');
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+    expect((await new CodexDriver(env).getSession(LEGACY))?.title).toBe('only in the index');
+  });
+
+  it('setTitle leaves a state database of an unknown schema as it was, with a warning', async () => {
+    const env = await tempHome();
+    const file = join(env.home, '.codex', 'state_5.sqlite');
+    const db = openDatabase(file);
+    db.exec('CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, title TEXT NOT NULL, name TEXT)');
+    db.prepare("INSERT INTO threads VALUES (?, '/r', 't', NULL)").run(REAL);
+    db.close();
+    const before = await fs.readFile(file);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await new CodexDriver(env).setTitle(REAL, 'a new name');
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/unexpected threads schema \(updated_at, updated_at_ms\)/);
+    } finally {
+      warn.mockRestore();
+    }
+    expect((await fs.readFile(file)).equals(before)).toBe(true);
+    expect((await new CodexDriver(env).getSession(REAL))?.title).toBe('a new name');
   });
 });
+
+/** The `threads` table of codex-cli 0.169.0's state_5.sqlite, as codex creates it (its foreign keys left out). */
+const CODEX_0169_THREADS = `CREATE TABLE threads (
+    id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    source TEXT NOT NULL, model_provider TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT NOT NULL,
+    sandbox_policy TEXT NOT NULL, approval_mode TEXT NOT NULL, tokens_used INTEGER NOT NULL DEFAULT 0,
+    has_user_event INTEGER NOT NULL DEFAULT 0, archived INTEGER NOT NULL DEFAULT 0, archived_at INTEGER,
+    git_sha TEXT, git_branch TEXT, git_origin_url TEXT, cli_version TEXT NOT NULL DEFAULT '',
+    first_user_message TEXT NOT NULL DEFAULT '', agent_nickname TEXT, agent_role TEXT,
+    memory_mode TEXT NOT NULL DEFAULT 'enabled', model TEXT, reasoning_effort TEXT, agent_path TEXT,
+    created_at_ms INTEGER, updated_at_ms INTEGER, thread_source TEXT, preview TEXT NOT NULL DEFAULT '',
+    recency_at INTEGER NOT NULL DEFAULT 0, recency_at_ms INTEGER NOT NULL DEFAULT 0,
+    history_mode TEXT NOT NULL DEFAULT 'legacy', name TEXT, is_pinned INTEGER NOT NULL DEFAULT 0,
+    thread_section_id TEXT, section_position INTEGER, section_entered_at_ms INTEGER, project_id TEXT,
+    originator TEXT, daybreak_enabled BOOLEAN, creator_user_id TEXT, creator_account_id TEXT,
+    attached_thread_parent_id TEXT)`;

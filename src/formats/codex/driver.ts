@@ -27,7 +27,7 @@ import { messageToItems } from './encode.js';
 import { isSummaryText, normalizeCalls, selectUserMessages, userTextItems } from './history.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
-import { recordThread, stateDbPath } from './state-db.js';
+import { recordThread, renameThread, stateDbPath } from './state-db.js';
 
 /** The CLI version written into session_meta of sessions threadbase creates. */
 const WRITER_CLI_VERSION = '0.169.0';
@@ -349,16 +349,27 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   /**
-   * Names a thread as codex's rename does: a `{id, thread_name, updated_at}` line appended to
-   * `$CODEX_HOME/session_index.jsonl` (the newest line for an id wins). codex's state database
-   * is never written.
+   * Names a thread as codex 0.169's rename does: a `{id, thread_name, updated_at}` line appended to
+   * `$CODEX_HOME/session_index.jsonl` (the newest line for an id wins), and the thread's row in the
+   * state database renamed (`name`, `updated_at`), which is where codex's thread listing takes the
+   * name from. No database or no row: only the line; a database threadbase cannot write (an unknown
+   * schema, locked) is left alone with a warning.
    */
   async setTitle(sessionId: string, title: string): Promise<void> {
     if (!(await this.fileOf(sessionId))) throw new NotFoundError('codex session', sessionId);
+    const now = new Date();
     await fs.mkdir(this.home, { recursive: true });
     await appendJsonlLines(join(this.home, 'session_index.jsonl'), [
-      { id: sessionId, thread_name: title, updated_at: new Date().toISOString() },
+      { id: sessionId, thread_name: title, updated_at: now.toISOString() },
     ]);
+    const skipped = renameThread(this.home, sessionId, title, now);
+    if (skipped && skipped !== 'no state database' && skipped !== 'no row for the thread')
+      this.warn(`codex session ${sessionId} renamed in session_index.jsonl only: ${skipped}`);
+  }
+
+  /** Where a warning of an operation that returns nothing goes. */
+  private warn(message: string): void {
+    console.warn(`threadbase: ${message}`);
   }
 }
 

@@ -2,9 +2,10 @@
  * Codex 0.169 lists threads (`codex resume --last`, the resume picker) from `state_<n>.sqlite`
  * `threads`, which it fills from the rollouts on disk once (backfill_state 'complete'); a rollout
  * that appears later is never listed. So a rollout threadbase writes is also recorded there, as one
- * new row with what codex's own rows hold, in one transaction. Other rows are never touched; a
- * schema other than the one expected, or a database codex holds locked, is left alone (the rollout
- * still resumes by id).
+ * new row with what codex's own rows hold, in one transaction. Other rows are never touched, but for
+ * a rename (renameThread), which sets the name of the thread's own row as codex's does; a schema
+ * other than the one expected, or a database codex holds locked, is left alone (the rollout still
+ * resumes by id).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,18 @@ function configuredProvider(home: string): string | undefined {
     if (m) return m[1];
   }
   return undefined;
+}
+
+/** The columns of `threads` that threadbase reads or writes, for a check of the schema. */
+interface ColumnInfo {
+  name: string;
+  notnull: number;
+  dflt_value: unknown;
+  pk: number;
+}
+
+function threadColumns(db: ReturnType<typeof openDatabase>): ColumnInfo[] {
+  return db.prepare('PRAGMA table_info(threads)').all() as ColumnInfo[];
 }
 
 /** The columns written; all others keep codex's defaults. */
@@ -129,12 +142,7 @@ export function recordThread(home: string, session: Session, file: string): stri
     return `state database not opened: ${(error as Error).message}`;
   }
   try {
-    const cols = db.prepare('PRAGMA table_info(threads)').all() as {
-      name: string;
-      notnull: number;
-      dflt_value: unknown;
-      pk: number;
-    }[];
+    const cols = threadColumns(db);
     const names = new Set(cols.map((c) => c.name));
     const missing = COLUMNS.filter((c) => !names.has(c));
     // A required column threadbase does not know: codex's schema moved on; write nothing.
@@ -149,6 +157,41 @@ export function recordThread(home: string, session: Session, file: string): stri
     );
     db.transaction(() => insert.run(row)).immediate();
     return undefined;
+  } catch (error) {
+    return `state database not written: ${(error as Error).message}`;
+  } finally {
+    db.close();
+  }
+}
+
+/** The columns codex 0.169's rename (app-server `thread/name/set`, the TUI's /rename) sets in the thread's row. */
+const RENAME_COLUMNS = ['id', 'name', 'updated_at', 'updated_at_ms'] as const;
+
+/**
+ * Names a thread in codex's state database as codex 0.169's own rename does: the row's `name`, and
+ * its `updated_at` (seconds) and `updated_at_ms` set to now, in one transaction. Codex lists its
+ * threads (the resume picker, app-server `thread/list`) with the name from this column, not from
+ * session_index.jsonl. Never creates the database or a row. Returns why nothing was written: no
+ * database, no row for the thread, an unexpected schema, a database that would not open or write;
+ * undefined when the row was renamed.
+ */
+export function renameThread(home: string, id: string, name: string, now: Date = new Date()): string | undefined {
+  const dbFile = stateDbPath(home);
+  if (!dbFile) return 'no state database';
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(dbFile, { fileMustExist: true, timeout: 2000 });
+  } catch (error) {
+    return `state database not opened: ${(error as Error).message}`;
+  }
+  try {
+    const names = new Set(threadColumns(db).map((c) => c.name));
+    const missing = RENAME_COLUMNS.filter((c) => !names.has(c));
+    if (missing.length) return `unexpected threads schema (${missing.join(', ')})`;
+    const update = db.prepare('UPDATE threads SET name = ?, updated_at = ?, updated_at_ms = ? WHERE id = ?');
+    const ms = now.getTime();
+    const changed = db.transaction(() => update.run(name, Math.floor(ms / 1000), ms, id).changes).immediate();
+    return changed ? undefined : 'no row for the thread';
   } catch (error) {
     return `state database not written: ${(error as Error).message}`;
   } finally {
