@@ -131,23 +131,30 @@ function lastRequest(): ResponsesRequest {
   return last;
 }
 
-/** A CODEX_HOME whose config.toml points codex at the stand-in as a custom Responses provider. */
-async function writeConfig(home: string, extra: string[] = []): Promise<void> {
+/**
+ * A CODEX_HOME whose config.toml points codex at the stand-in as a custom Responses provider,
+ * `standin` (or `other`, the same stand-in under a second provider id).
+ */
+async function writeConfig(home: string, extra: string[] = [], provider: 'standin' | 'other' = 'standin'): Promise<void> {
   await fs.mkdir(home, { recursive: true });
+  const table = (id: string) => [
+    '',
+    `[model_providers.${id}]`,
+    'name = "Loopback stand-in"',
+    `base_url = "${standIn.baseUrl}"`,
+    'wire_api = "responses"',
+  ];
   await fs.writeFile(
     join(home, 'config.toml'),
     [
       'model = "standin-model"',
-      'model_provider = "standin"',
+      `model_provider = "${provider}"`,
       'approval_policy = "never"',
       'sandbox_mode = "danger-full-access"',
       'model_reasoning_summary = "auto"',
       ...extra,
-      '',
-      '[model_providers.standin]',
-      'name = "Loopback stand-in"',
-      `base_url = "${standIn.baseUrl}"`,
-      'wire_api = "responses"',
+      ...table('standin'),
+      ...table('other'),
       '',
     ].join('\n'),
   );
@@ -411,6 +418,48 @@ describe('real codex lists its own thread by the name threadbase gave it', () =>
     await driver.setTitle(id, 'own thread renamed by threadbase');
     const listed = await codexThreadList(home, { sourceKinds: ALL_SOURCES });
     expect(listed.find((t) => t.id === id)?.name).toBe('own thread renamed by threadbase');
+  });
+});
+
+describe('real codex lists a converted thread under the provider it was written for', () => {
+  it('after the configured provider changes, codex lists it with its own threads of the old provider, not under the new one', async () => {
+    const home = join(root, 'codex-home-provider');
+    await writeConfig(home);
+    await codex(['a thread under the standin provider'], home);
+    const driver = new CodexDriver({ home: root, env: { CODEX_HOME: home } });
+    const [own] = await driver.listSessions();
+    const t = new Date().toISOString();
+    const written = await driver.writeSession({
+      id: 'claude-provider-1',
+      source: 'claude',
+      project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u1',
+          parentId: null,
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'CONVERTED UNDER STANDIN' }] },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'assistant', parts: [{ type: 'text', text: 'an answer' }] },
+        },
+      ],
+    });
+    // `codex resume --last` and the picker list the threads of the configured provider only
+    // (thread/list modelProviders); a rollout naming no provider counts as the configured one, whichever it is.
+    await writeConfig(home, [], 'other');
+    const ids = async (provider: string) =>
+      (await codexThreadList(home, { sourceKinds: ALL_SOURCES, modelProviders: [provider] })).map((x) => x.id);
+    expect(await ids('standin')).toEqual(expect.arrayContaining([own?.id, written.id]));
+    expect(await ids('other')).toEqual([]);
   });
 });
 

@@ -449,6 +449,64 @@ describe('codex: writing', () => {
   });
 });
 
+describe('codex: the model provider of a rollout threadbase writes', () => {
+  const t = '2026-01-01T00:00:00.000Z';
+  const foreign: Session = {
+    id: 'claude-2',
+    source: 'claude',
+    createdAt: t,
+    updatedAt: t,
+    messageCount: 2,
+    entries: [
+      {
+        id: 'u',
+        parentId: null,
+        timestamp: t,
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+      },
+      {
+        id: 'a',
+        parentId: 'u',
+        timestamp: t,
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          provider: 'anthropic',
+          parts: [{ type: 'text', text: 'hello' }],
+        },
+      },
+    ],
+  };
+  const metaOf = async (file: string) =>
+    (JSON.parse((await fs.readFile(file, 'utf8')).split('\n')[0] as string) as { payload: Record<string, unknown> }).payload;
+
+  it("names the provider codex is configured with (config.toml's model_provider, else openai), as codex records one for every thread", async () => {
+    const env = await tempHome();
+    const driver = new CodexDriver(env);
+    const plain = await driver.writeSession(foreign);
+    expect((await metaOf(plain.path as string)).model_provider).toBe('openai');
+    // the messages keep the provider that answered them, not codex's
+    const back = (await driver.getSession(plain.id)) as Session;
+    expect(messagesOf(back).find((m) => m.role === 'assistant')).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      provider: 'anthropic',
+    });
+    await fs.writeFile(
+      join(env.home, '.codex', 'config.toml'),
+      'model = "m"\nmodel_provider = "standin" # the stand-in\n\n[model_providers.standin]\nname = "x"\nmodel_provider = "not this"\n',
+    );
+    const configured = await driver.writeSession(foreign);
+    expect((await metaOf(configured.path as string)).model_provider).toBe('standin');
+    // a codex rollout keeps the provider it names; one that names none (older codex) gets the configured one
+    expect((await metaOf((await driver.forkSession(REAL)).path as string)).model_provider).toBe('standin');
+    await fs.writeFile(join(env.home, '.codex', 'config.toml'), "model_provider = 'other'\n");
+    expect((await metaOf((await driver.forkSession(REAL)).path as string)).model_provider).toBe('standin');
+    expect((await metaOf((await driver.forkSession(SHAPES)).path as string)).model_provider).toBe('other');
+  });
+});
+
 function cli(args: string[], env: DriverEnv): Promise<CliResult> {
   return runCli(env, args);
 }

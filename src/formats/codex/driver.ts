@@ -27,7 +27,7 @@ import { messageToItems } from './encode.js';
 import { isSummaryText, normalizeCalls, selectUserMessages, userTextItems } from './history.js';
 import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
-import { recordThread, renameThread, stateDbPath } from './state-db.js';
+import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
 
 /** The CLI version written into session_meta of sessions threadbase creates. */
 const WRITER_CLI_VERSION = '0.169.0';
@@ -286,7 +286,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     if (opts.keepId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(session.id)) {
       if (!(await this.fileOf(session.id))) id = session.id;
     }
-    const { lines, warnings, createdAt } = encodeRollout(session, id);
+    const { lines, warnings, createdAt } = encodeRollout(session, id, new Date(), {
+      modelProvider: defaultModelProvider(this.home),
+    });
     const created = new Date(createdAt);
     const when = Number.isNaN(created.getTime()) ? new Date() : created;
     const stamp = `${when.getUTCFullYear()}-${pad(when.getUTCMonth() + 1)}-${pad(when.getUTCDate())}T${pad(when.getUTCHours())}-${pad(when.getUTCMinutes())}-${pad(when.getUTCSeconds())}`;
@@ -578,12 +580,16 @@ function encodeEntries(entries: readonly Entry[], fallbackTime: string, totals: 
  * A whole session as a rollout with the given id: session_meta first, then the path to the leaf. A
  * rollout of codex's own keeps its start time; one converted from another agent starts now (as codex's
  * own forks do), its records keeping their times: so it is listed as new, and the index counts a copied
- * response in the session it was first recorded in (copies.ts).
+ * response in the session it was first recorded in (copies.ts). A session_meta without a
+ * `model_provider` gets `opts.modelProvider` (the driver passes the one codex is configured with), as
+ * codex records one in every thread it starts: codex 0.169 lists a thread that names none under
+ * whatever provider is configured at the time (`thread/list`, `codex resume --last`), not the one it ran on.
  */
 export function encodeRollout(
   session: Session,
   id: string,
   now: Date = new Date(),
+  opts: { modelProvider?: string } = {},
 ): { lines: JsonObject[]; warnings: string[]; createdAt: string } {
   const warnings: string[] = [];
   const own = session.source === SOURCE && isObject(session.raw) && isObject(session.raw.payload);
@@ -599,6 +605,7 @@ export function encodeRollout(
       };
   metaPayload.id = id;
   if ('session_id' in metaPayload) metaPayload.session_id = id;
+  if (typeof metaPayload.model_provider !== 'string' && opts.modelProvider) metaPayload.model_provider = opts.modelProvider;
   metaPayload.timestamp = created;
   if (session.parentId && session.source === SOURCE) metaPayload.forked_from_id = session.parentId;
   const lines: JsonObject[] = [line(created, 'session_meta', metaPayload)];

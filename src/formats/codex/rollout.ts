@@ -338,7 +338,8 @@ export async function readRollout(file: string): Promise<Session> {
       const tagged = target?.entries[0]?.message;
       if (tagged && marker) {
         if (!tagged.model && typeof marker.model === 'string') tagged.model = marker.model;
-        if (!tagged.provider && typeof marker.provider === 'string') tagged.provider = marker.provider;
+        // the provider of a model that is not codex's: it, not the session's (codex's) provider
+        if (typeof marker.provider === 'string') tagged.provider = marker.provider;
       }
       // the id of the response this rollout copied from another agent (encodeEntry)
       if (target && !target.responseId && typeof marker?.responseId === 'string' && marker.responseId)

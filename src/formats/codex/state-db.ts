@@ -26,20 +26,25 @@ export function stateDbPath(home: string): string | undefined {
   return newest ? join(home, newest) : undefined;
 }
 
-/** `model_provider = "…"` at the top of config.toml: what codex records for a rollout that names none. */
-function configuredProvider(home: string): string | undefined {
+/**
+ * The model provider codex records for a new thread (`session_meta.model_provider`, the state row's
+ * `model_provider`) when run without flags: `model_provider = "…"` at the top of
+ * `$CODEX_HOME/config.toml`, else `openai` (codex-rs/core config: the `-c`/`--profile` override, else
+ * config.toml's `model_provider`, else "openai"; 0.169 refuses a `profile = …` key in config.toml).
+ */
+export function defaultModelProvider(home: string): string {
   let text: string;
   try {
     text = readFileSync(join(home, 'config.toml'), 'utf8');
   } catch {
-    return undefined;
+    return 'openai';
   }
   for (const line of text.split('\n')) {
     if (/^\s*\[/.test(line)) break;
-    const m = /^\s*model_provider\s*=\s*"([^"]*)"/.exec(line);
-    if (m) return m[1];
+    const m = /^\s*model_provider\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(line);
+    if (m) return m[1] ?? m[2] ?? 'openai';
   }
-  return undefined;
+  return 'openai';
 }
 
 /** The columns of `threads` that threadbase reads or writes, for a check of the schema. */
@@ -113,7 +118,7 @@ function threadRow(home: string, session: Session, file: string): Row {
     recency_at: Math.floor(updated / 1000),
     recency_at_ms: updated,
     source: typeof source === 'string' ? source : JSON.stringify(source),
-    model_provider: str(raw.model_provider) ?? configuredProvider(home) ?? 'openai',
+    model_provider: str(raw.model_provider) ?? defaultModelProvider(home),
     cwd: session.project ?? str(raw.cwd) ?? '/',
     title: first,
     sandbox_policy: JSON.stringify(sandbox ?? { type: 'read-only' }),
