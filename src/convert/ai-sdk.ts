@@ -9,6 +9,7 @@
 import { type Context, contextFromLeadingSystem } from '../model/tree.js';
 import type { FilePart, ImagePart, Message, Part, ToolResultContent, ToolResultPart } from '../model/types.js';
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
+import { type PairingRule, pairToolResults } from './pairing.js';
 
 type ProviderOptions = Record<string, Record<string, unknown>>;
 
@@ -197,10 +198,21 @@ export function messagesToAiSdk(messages: readonly Message[]): AiModelMessage[] 
   return named.flatMap(messageToAiSdk);
 }
 
-/** A context as AI SDK messages, the system prompt first (the `ai-sdk` context format). */
+/**
+ * AI SDK messages go on to whichever provider: @ai-sdk/openai sends each assistant message as it is
+ * (its tool calls need their tool message right after it), @ai-sdk/anthropic merges them, so each
+ * assistant message is a turn of its own, which suits both. A missing result is an `error-text`
+ * output "No result provided" (pi-ai's, pairing.ts), an orphan result is dropped.
+ */
+const AI_SDK_PAIRING: PairingRule = { mergeAssistants: false };
+
+/**
+ * A context as AI SDK messages, the system prompt first (the `ai-sdk` context format), tool calls
+ * and results paired as provider APIs require (pairing.ts).
+ */
 export function contextToAiSdk(ctx: Context): { messages: AiModelMessage[] } {
   const head: AiModelMessage[] = ctx.system ? [{ role: 'system', content: ctx.system }] : [];
-  return { messages: [...head, ...messagesToAiSdk(ctx.messages)] };
+  return { messages: [...head, ...messagesToAiSdk(pairToolResults(ctx.messages, AI_SDK_PAIRING))] };
 }
 
 // ---------------------------------------------------------------------------------------------

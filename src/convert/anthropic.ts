@@ -23,6 +23,7 @@ import type {
   ToolResultPart,
   Usage,
 } from '../model/types.js';
+import { type PairingRule, pairToolResults } from './pairing.js';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (the Messages API request shapes; no SDK dependency)
@@ -518,12 +519,30 @@ export function messagesToAnthropic(
   return system.length ? { system: system.join('\n\n'), messages: out } : { messages: out };
 }
 
-/** A context as a Messages API request body `{system?, messages}` (the `anthropic` context format). */
+/**
+ * The Messages API wants every tool_use answered by a tool_result among the first blocks of the next
+ * user message, and no tool_result without its tool_use in the message before. Consecutive assistant
+ * messages are merged into one, so they are one turn here; a missing result is an `is_error`
+ * tool_result "No result provided" (pi-ai's, see pairing.ts: it says nothing about why, where Claude
+ * Code's own "[Tool call interrupted: …]" says the session ended), an orphan result is dropped.
+ */
+const ANTHROPIC_PAIRING: PairingRule = { mergeAssistants: true };
+
+/**
+ * A context as a Messages API request body `{system?, messages}` (the `anthropic` context format),
+ * tool calls and results paired as the API requires (pairing.ts).
+ */
 export function contextToAnthropic(
   ctx: Context,
   opts: ToAnthropicOptions = { unsignedThinking: 'text', dropEmptyText: true },
 ): AnthropicRequest {
-  const { system, messages } = messagesToAnthropic(ctx.messages, opts);
+  // system messages go to `system`, so they are set aside before pairing and do not split a turn
+  const lifted = ctx.messages.filter((m) => m.role === 'system');
+  const paired = pairToolResults(
+    ctx.messages.filter((m) => m.role !== 'system'),
+    ANTHROPIC_PAIRING,
+  );
+  const { system, messages } = messagesToAnthropic([...lifted, ...paired], opts);
   const parts = [ctx.system, system].filter((s): s is string => typeof s === 'string' && s !== '');
   return parts.length ? { system: parts.join('\n\n'), messages } : { messages };
 }

@@ -12,6 +12,7 @@
 import { type Context, contextFromLeadingSystem } from '../model/tree.js';
 import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultContent, ToolResultPart } from '../model/types.js';
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
+import { type PairingRule, pairToolResults } from './pairing.js';
 
 export interface OpenAITextPart {
   type: 'text';
@@ -158,10 +159,37 @@ export function messagesToOpenAI(messages: readonly Message[]): OpenAIMessage[] 
   return messages.flatMap(messageToOpenAI);
 }
 
-/** A context as OpenAI chat messages, the system prompt first (the `openai` context format). */
+/**
+ * Chat completions want every assistant message with `tool_calls` followed at once by a `tool`
+ * message for each of its ids, and no `tool` message without its call: each assistant message is a
+ * turn of its own. A missing result is a tool message "No result provided" (pi-ai's, pairing.ts;
+ * chat has no error flag for it), an orphan result is dropped.
+ */
+const OPENAI_PAIRING: PairingRule = { mergeAssistants: false };
+
+/**
+ * Consecutive tool messages as one when the later one holds results, so that the user message of
+ * the earlier one's images and text goes after all the tool messages, not between them (as pi-ai's
+ * openai-completions sends the images of consecutive tool results).
+ */
+function joinToolMessages(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    const prev = out[out.length - 1];
+    if (prev?.role === 'tool' && m.role === 'tool' && m.parts.some((p) => p.type === 'tool_result'))
+      out[out.length - 1] = { ...prev, parts: [...prev.parts, ...m.parts] };
+    else out.push(m);
+  }
+  return out;
+}
+
+/**
+ * A context as OpenAI chat messages, the system prompt first (the `openai` context format), tool
+ * calls and results paired as the API requires (pairing.ts).
+ */
 export function contextToOpenAI(ctx: Context): { messages: OpenAIMessage[] } {
   const head: OpenAIMessage[] = ctx.system ? [{ role: 'system', content: ctx.system }] : [];
-  return { messages: [...head, ...messagesToOpenAI(ctx.messages)] };
+  return { messages: [...head, ...messagesToOpenAI(joinToolMessages(pairToolResults(ctx.messages, OPENAI_PAIRING)))] };
 }
 
 // ---------------------------------------------------------------------------------------------

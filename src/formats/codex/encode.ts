@@ -8,6 +8,7 @@
 import type { Context } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ThinkingPart, ToolResultPart } from '../../model/types.js';
 import { jsonValueOf } from '../shared/jsonl.js';
+import { normalizeCalls } from './history.js';
 import { CODEX_API, type JsonObject, searchCallId } from './items.js';
 
 export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?: string }): string {
@@ -167,9 +168,15 @@ export function messageToItems(m: Message): EncodedItem[] {
   return out;
 }
 
-/** A context as the Responses API takes it: `instructions` and the `input` items (what codex sends). */
+/**
+ * A context as the Responses API takes it: `instructions` and the `input` items (what codex sends).
+ * Calls and outputs go through codex's own normalizer, as codex sends every prompt: a call without
+ * an output gets an "aborted" output right after it, an output without its call is dropped (the API
+ * refuses both; it does not need an output next to its call, and codex does not move them). A codex
+ * session's context has been through it already and comes out the same.
+ */
 export function contextToResponses(ctx: Context): { instructions?: string; input: JsonObject[] } {
   const input: JsonObject[] = [];
-  for (const m of ctx.messages) for (const e of messageToItems(m)) if (e.item) input.push(e.item);
+  for (const m of normalizeCalls(ctx.messages)) for (const e of messageToItems(m)) if (e.item) input.push(e.item);
   return { ...(ctx.system !== undefined ? { instructions: ctx.system } : {}), input };
 }
