@@ -127,6 +127,60 @@ describe('codex audit: thread_rolled_back', () => {
   });
 });
 
+describe('codex audit: appending after a rollback', () => {
+  const user = (id: string, parentId: string | null, text: string): Entry => ({
+    id,
+    parentId,
+    timestamp: '2026-12-01T00:00:00.000Z',
+    kind: 'message',
+    message: { role: 'user', parts: [{ type: 'text', text }] },
+  });
+  const entryWith = (s: Session, text: string) =>
+    s.entries.find((e) => e.kind === 'message' && texts([e.message]).includes(text)) as Entry;
+
+  it('refuses an entry whose parent is on the rolled-back branch (codex would read it as continuing the live one), naming the session and entry', async () => {
+    const env = await tempHome();
+    const driver = new CodexDriver(env);
+    const s = (await driver.getSession(ROLLED_BACK)) as Session;
+    const before = await fs.readFile(s.path as string, 'utf8');
+    const dropped = entryWith(s, 'Second.');
+    expect(pathToLeaf(s)).not.toContain(dropped);
+    const refused = driver.appendEntries(ROLLED_BACK, [user('x1', dropped.id, 'continue the dropped turn')]);
+    await expect(refused).rejects.toMatchObject({ name: 'ThreadbaseError', code: 'not_linear', id: 'x1' });
+    await expect(refused).rejects.toThrow(new RegExp(`${ROLLED_BACK}.*x1.*${dropped.id}.*rolled back`));
+    // nothing written
+    expect(await fs.readFile(s.path as string, 'utf8')).toBe(before);
+    // a fork at that entry continues the dropped turn instead
+    const fork = await driver.forkSession(ROLLED_BACK, { at: dropped.id });
+    await driver.appendEntries(fork.id, [user('x1', dropped.id, 'continue the dropped turn')]);
+    const forkCtx = texts((await driver.getContext(fork.id)).messages);
+    expect(forkCtx.slice(-2)).toEqual(['Second.', 'continue the dropped turn']);
+  });
+
+  it('refuses a parent earlier on the live branch; takes the last message, with only events after it, or null', async () => {
+    const env = await tempHome();
+    const driver = new CodexDriver(env);
+    const s = (await driver.getSession(ROLLED_BACK)) as Session;
+    const path = pathToLeaf(s);
+    const first = entryWith(s, 'hello there');
+    await expect(driver.appendEntries(ROLLED_BACK, [user('x1', first.id, 'from the start')])).rejects.toMatchObject({
+      code: 'not_linear',
+      id: 'x1',
+    });
+    // two entries that do not follow each other are refused too, before anything is written
+    const lastMessage = path.findLast((e) => e.kind === 'message') as Entry;
+    expect(path.slice(path.indexOf(lastMessage) + 1).every((e) => e.kind === 'metadata')).toBe(true);
+    await expect(
+      driver.appendEntries(ROLLED_BACK, [user('x1', lastMessage.id, 'one'), user('x2', lastMessage.id, 'two')]),
+    ).rejects.toMatchObject({ code: 'not_linear', id: 'x2' });
+    await driver.appendEntries(ROLLED_BACK, [user('x1', lastMessage.id, 'one'), user('x2', null, 'two')]);
+    const after = texts((await driver.getContext(ROLLED_BACK)).messages);
+    expect(after.slice(-2)).toEqual(['one', 'two']);
+    expect(after).toContain('after rollback');
+    expect(after).not.toContain('Second.');
+  });
+});
+
 it('a rollback also drops the context codex injected right before the dropped turn, never above the first turn', () => {
   const t = '2026-01-01T00:00:00.000Z';
   const m = (id: string, role: Message['role'], injected?: string): Entry => ({

@@ -303,15 +303,43 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
   }
 
+  /**
+   * Appends entries as whole lines at the rollout's end, which codex reads as continuing its leaf:
+   * each entry must follow the leaf (the first) or the entry before it, or an entry that only
+   * records off the model's history (events, turn contexts) come after; a parent of `null` follows
+   * the leaf. A parent earlier on the live branch, or on a branch codex rolled back
+   * (`thread_rolled_back`), is refused (`not_linear`): codex would read the entry as continuing the
+   * live branch. A fork at that entry continues it instead.
+   */
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
     const file = await this.fileOf(sessionId);
     if (!file) throw new NotFoundError('codex session', sessionId);
-    const known = new Set((await this.load(file)).entries.map((e) => e.id));
+    const s = await this.load(file);
+    const known = new Set(s.entries.map((e) => e.id));
+    const chain: Entry[] = s.entries.length ? pathToLeaf(s) : [];
+    const leaf = chain.at(-1)?.id;
     for (const e of entries) {
-      if (e.parentId !== null && !known.has(e.parentId)) {
-        throw new ThreadbaseError('orphan_entry', `parent ${e.parentId} is not in the session`, { file, id: e.id });
+      if (e.parentId !== null) {
+        if (!known.has(e.parentId)) {
+          throw new ThreadbaseError('orphan_entry', `parent ${e.parentId} is not in the session`, { file, id: e.id });
+        }
+        const at = chain.findLastIndex((c) => c.id === e.parentId);
+        if (at < 0)
+          throw new ThreadbaseError(
+            'not_linear',
+            `codex session ${sessionId}: entry ${e.id} cannot follow ${e.parentId}, which is on a branch codex rolled back (thread_rolled_back); appended, it would continue the live branch after ${leaf}. Append after ${leaf}, or fork at ${e.parentId}`,
+            { file, id: e.id },
+          );
+        const after = chain.slice(at + 1).find((c) => !OFF_HISTORY.has(c.kind));
+        if (after)
+          throw new ThreadbaseError(
+            'not_linear',
+            `codex session ${sessionId}: entry ${e.id} cannot follow ${e.parentId}: codex rollouts are linear and ${after.id} follows it; appended, it would continue after ${chain.at(-1)?.id}. Append after that, or fork at ${e.parentId}`,
+            { file, id: e.id },
+          );
       }
       known.add(e.id);
+      chain.push(e);
     }
     // Newer codex numbers every record (`ordinal`) and refuses to resume a rollout whose last
     // record has none: continue the numbering when the file has one. The thread's token total
@@ -374,6 +402,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     console.warn(`threadbase: ${message}`);
   }
 }
+
+/** Entry kinds outside the model's history: an appended entry may follow one earlier than them. */
+const OFF_HISTORY = new Set<Entry['kind']>(['metadata', 'model_change', 'label']);
 
 const CODEX_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => `${SUMMARY_PREFIX}\n${c.summary}` };
 
