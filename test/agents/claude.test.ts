@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Entry, Session } from '../../src/model/types.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
 import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli } from '../helpers/cli.js';
@@ -554,5 +554,69 @@ describe('real Claude Code sessions', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'a2' }] },
     ]);
     expect((await resumedConversation(info.id, 'probe errored')).sent).toEqual(ours);
+  });
+
+  it("another agent's failed turns (an error, a skipped call with its result) are left out on resume, as that agent leaves them out", async () => {
+    const t = secondInto2026;
+    const entry = (id: string, parentId: string | null, message: Message): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp: t(id.charCodeAt(1)),
+      message,
+    });
+    const said = (text: string) => [{ type: 'text' as const, text }];
+    const session: Session = {
+      id: 'failed-turns',
+      source: 'pi',
+      project,
+      createdAt: t(0),
+      updatedAt: t(99),
+      messageCount: 7,
+      entries: [
+        entry('f1', null, { role: 'user', parts: said('q1') }),
+        entry('f2', 'f1', {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          responseId: 'msg_failed_f2',
+          usage: { input: 9, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+          stopReason: 'error',
+          error: 'overloaded_error: Overloaded',
+          parts: [{ type: 'thinking', thinking: 'Let me see.', signature: 'c2ln' }, ...said('The answer is')],
+        }),
+        entry('f3', 'f2', { role: 'user', parts: said('q2') }),
+        entry('f4', 'f3', {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          error: 'APIError: connection reset',
+          parts: [...said('running it'), { type: 'tool_call', id: 'toolu_failed_f4', name: 'Bash', input: { command: 'ls' } }],
+          meta: { excludedFromContext: true },
+        }),
+        entry('f5', 'f4', { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_failed_f4', content: 'out.txt' }] }),
+        entry('f6', 'f5', { role: 'user', parts: said('q3') }),
+        entry('f7', 'f6', { role: 'assistant', model: 'claude-sonnet-4-5', responseId: 'msg_ok_f7', parts: said('a3') }),
+      ],
+    };
+    const info = await new ClaudeDriver(env).writeSession(session);
+    const ours = conversation(await ourContext(info.id));
+    expect(ours).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q1\n' },
+          { type: 'text', text: 'q2\n' },
+          { type: 'text', text: 'q3' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'a3' }] },
+    ]);
+    expect((await resumedConversation(info.id, 'probe failed turns')).sent).toEqual(ours);
+    // still all there for threadbase
+    const back = (await new ClaudeDriver(env).getSession(info.id)) as Session;
+    const failed = back.entries.flatMap((e) => (e.kind === 'message' && e.message.stopReason === 'error' ? [e.message] : []));
+    expect(failed.map((m) => [m.model, m.error, m.parts.map((p) => p.type)])).toEqual([
+      ['claude-sonnet-4-5', 'overloaded_error: Overloaded', ['thinking', 'text']],
+      ['claude-sonnet-4-5', 'APIError: connection reset', ['text', 'tool_call']],
+    ]);
   });
 });

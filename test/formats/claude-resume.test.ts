@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
-import { ClaudeDriver, encodeClaudeTranscript } from '../../src/formats/claude/index.js';
+import { ClaudeDriver, claudeWording, encodeClaudeTranscript } from '../../src/formats/claude/index.js';
+import { opencodeContext } from '../../src/formats/opencode/context.js';
+import { piContext } from '../../src/formats/pi/driver.js';
 import { encodePiSessionFile } from '../../src/formats/pi/encode.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Session } from '../../src/model/types.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { secondInto2026 } from '../helpers/sessions.js';
 
@@ -301,5 +303,152 @@ describe('Claude Code resume: what it leaves out and adds', () => {
       { role: 'user', content: [text('q2')] },
       { role: 'assistant', content: [text('a2')] },
     ]);
+  });
+});
+
+describe("another agent's failed turn, written for Claude Code", () => {
+  const t = secondInto2026;
+  const usage = { input: 12, output: 5, cacheRead: 3, cacheWrite: 4, reasoning: 0 };
+  const prompt = (id: string, parentId: string | null, words: string): Entry => ({
+    kind: 'message',
+    id,
+    parentId,
+    timestamp: t(id.charCodeAt(1)),
+    message: { role: 'user', parts: [{ type: 'text', text: words }] },
+  });
+  const reply = (id: string, parentId: string, message: Partial<Message>): Entry => ({
+    kind: 'message',
+    id,
+    parentId,
+    timestamp: t(id.charCodeAt(1)),
+    message: { role: 'assistant', model: 'claude-sonnet-4-5', provider: 'anthropic', parts: [], ...message },
+  });
+  const session = (source: string, entries: Entry[]): Session => ({
+    id: `failed-${source}`,
+    source,
+    project: '/work/p',
+    createdAt: t(0),
+    updatedAt: t(99),
+    messageCount: entries.length,
+    entries,
+  });
+  async function write(s: Session) {
+    const info = await new ClaudeDriver(env).writeSession(s);
+    return { info, back: (await new ClaudeDriver(env).getSession(info.id)) as Session };
+  }
+  const messageOf = (s: Session, id: string) => {
+    const e = s.entries.find((x) => x.id === id);
+    if (e?.kind !== 'message') throw new Error(`no message ${id}`);
+    return e.message;
+  };
+
+  it('a pi turn that ended in an error is an API-error record: Claude Code leaves it out, as pi does; read back whole', async () => {
+    const failed: Partial<Message> = {
+      responseId: 'msg_failed_1',
+      usage,
+      stopReason: 'error',
+      error: 'overloaded_error: Overloaded',
+      parts: [
+        { type: 'thinking', thinking: 'Let me see.', signature: 'c2ln' },
+        { type: 'text', text: 'The answer is' },
+      ],
+    };
+    const s = session('pi', [
+      prompt('u1', null, 'q1'),
+      reply('a1', 'u1', failed),
+      prompt('u2', 'a1', 'q2'),
+      reply('a2', 'u2', { responseId: 'msg_ok_2', usage, stopReason: 'stop', parts: [{ type: 'text', text: 'a2' }] }),
+    ]);
+    const { info, back } = await write(s);
+    const records = (await fs.readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.find((r) => r.uuid === 'a1')).toMatchObject({
+      isApiErrorMessage: true,
+      errorDetails: 'overloaded_error: Overloaded',
+      failedResponseHadNoToolCall: true,
+      message: { model: '<synthetic>', content: [{ type: 'thinking' }, { type: 'text', text: 'The answer is' }] },
+    });
+    // what Claude Code 2.1.332 sent for it (test/agents/claude.test.ts): the prompts around it as one turn
+    expect(await sent(info.id)).toEqual([
+      { role: 'user', content: [text('q1\n'), text('q2')] },
+      { role: 'assistant', content: [text('a2')] },
+    ]);
+    // and pi's own context of the session leaves it out too
+    const pi = contextToAnthropic(piContext(s)).messages;
+    expect(JSON.stringify(pi)).not.toContain('The answer is');
+    // nothing of it is lost on the way back
+    const { meta: _m, ...read } = messageOf(back, 'a1');
+    const { api: _a, ...expected } = read;
+    expect(expected).toEqual({ role: 'assistant', model: 'claude-sonnet-4-5', provider: 'anthropic', ...failed });
+    expect(messageOf(back, 'a1').meta).toEqual({ claude: { isApiErrorMessage: true } });
+    expect(back.models).toEqual(['claude-sonnet-4-5']);
+    expect(summarizeUsage(back.entries).responses).toBe(2);
+    // and carried on into pi it is the errored turn it was
+    const piRecords = encodePiSessionFile(back).records.flatMap((r) => {
+      const m = (r as { message?: { role?: string; stopReason?: string; errorMessage?: string; content?: unknown[] } }).message;
+      return m?.role === 'assistant' ? [m] : [];
+    });
+    expect(piRecords[0]).toMatchObject({ stopReason: 'error', errorMessage: 'overloaded_error: Overloaded' });
+    expect(piRecords[0]?.content).toHaveLength(2);
+  });
+
+  it('a failed turn with a call, last: its call is interrupted, so the chain gets "No response requested."', async () => {
+    // what Claude Code 2.1.332 sent on resuming such a transcript (q1, a1, q2, then its reply)
+    const s = session('pi', [
+      prompt('u1', null, 'q1'),
+      reply('a1', 'u1', { parts: [text('a1') as { type: 'text'; text: string }] }),
+      prompt('u2', 'a1', 'q2'),
+      reply('a2', 'u2', {
+        stopReason: 'error',
+        error: 'terminated',
+        parts: [{ type: 'tool_call', id: 'toolu_last', name: 'Bash', input: { command: 'ls' } }],
+      }),
+    ]);
+    const { info } = await write(s);
+    expect(await sent(info.id)).toEqual([
+      { role: 'user', content: [text('q1')] },
+      { role: 'assistant', content: [text('a1')] },
+      { role: 'user', content: [text('q2')] },
+      { role: 'assistant', content: [text('No response requested.')] },
+    ]);
+  });
+
+  it('an OpenCode turn it skipped, with a call and its result: both left out, as OpenCode leaves them out', async () => {
+    const call = { type: 'tool_call' as const, id: 'toolu_failed', name: 'Bash', input: { command: 'ls' } };
+    const s = session('opencode', [
+      prompt('u1', null, 'q1'),
+      reply('a1', 'u1', {
+        error: 'APIError: connection reset',
+        parts: [{ type: 'text', text: 'running it' }, call],
+        meta: { excludedFromContext: true },
+      }),
+      {
+        kind: 'message',
+        id: 't1',
+        parentId: 'a1',
+        timestamp: t(50),
+        message: {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'toolu_failed', content: 'out.txt' }],
+          meta: { excludedFromContext: true },
+        },
+      },
+      prompt('u2', 't1', 'q2'),
+      reply('a2', 'u2', { parts: [{ type: 'text', text: 'a2' }] }),
+    ]);
+    const { info, back } = await write(s);
+    expect(await sent(info.id)).toEqual([
+      { role: 'user', content: [text('q1\n'), text('q2')] },
+      { role: 'assistant', content: [text('a2')] },
+    ]);
+    expect(await sent(info.id)).toEqual(contextToAnthropic({ messages: claudeWording(opencodeContext(s).messages) }).messages);
+    expect(messageOf(back, 'a1')).toMatchObject({
+      stopReason: 'error',
+      error: 'APIError: connection reset',
+      parts: [text('running it'), call],
+    });
+    expect(messageOf(back, 't1').parts).toEqual([{ type: 'tool_result', callId: 'toolu_failed', content: 'out.txt' }]);
   });
 });

@@ -84,7 +84,8 @@ const isThinking = (p: Part) => p.type === 'thinking' || p.type === 'redacted_th
 /**
  * The records Claude Code keeps when it loads a transcript to resume it (one message per record,
  * before split responses are merged), as its 2.1.332 resume request shows:
- * - API-error records are left out, last (the prompts around them become one user turn);
+ * - API-error records are left out, last (the prompts around them become one user turn), with the
+ *   results of any calls in them;
  * - calls the transcript's last turn never got a result for get an error result saying so;
  *   a record whose calls all lack a result anywhere else is left out, its text too;
  * - a response that is only thinking (no other record of it has more) or only blank text is left out;
@@ -140,7 +141,17 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
       meta: { claude: { synthetic: true } },
     });
   // API errors go only when the request is built: a chain that ends on one gets no "No response requested."
-  return out.filter((m) => claudeMeta(m)?.isApiErrorMessage !== true);
+  const isApiError = (m: Message) => claudeMeta(m)?.isApiErrorMessage === true;
+  // and with one go the results of its calls (threadbase writes another agent's failed turn as one)
+  const failedCalls = new Set(
+    out.flatMap((m) => (isApiError(m) ? m.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])) : [])),
+  );
+  return out.flatMap((m) => {
+    if (isApiError(m)) return [];
+    if (!m.parts.some((p) => p.type === 'tool_result' && failedCalls.has(p.callId))) return [m];
+    const parts = m.parts.filter((p) => !(p.type === 'tool_result' && failedCalls.has(p.callId)));
+    return parts.length ? [{ ...m, parts }] : [];
+  });
 }
 
 /** Claude Code sends the isCompactSummary record's text as is (it already carries its preamble). */

@@ -8,7 +8,7 @@ import { advisorIterations, messageToAnthropic, tokensToAnthropic } from '../../
 import type { Entry, Message, Session } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
-import { isRecord } from './parse.js';
+import { isRecord, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
 
 /** The Claude Code version our records claim; resume checks nothing beyond the shape. */
@@ -66,9 +66,67 @@ function usageOut(m: Message) {
   };
 }
 
+/**
+ * A turn its own agent leaves out of the context it resumes with: pi-ai drops assistant messages
+ * that ended in an error or were aborted; OpenCode's reader marks the failed ones it skips
+ * (`excludedFromContext`).
+ */
+function failedTurn(m: Message): boolean {
+  return (
+    m.role === 'assistant' && (m.stopReason === 'error' || m.stopReason === 'aborted' || m.meta?.excludedFromContext === true)
+  );
+}
+
+/** What threadbase keeps of a failed turn beside Claude Code's API-error record (see failedTurnRecord). */
+interface FailedTurnFields {
+  model?: string;
+  responseId?: string;
+  stopReason?: string;
+  /** in the Messages API's shape, as `message.usage` */
+  usage?: Record<string, unknown>;
+}
+
+/**
+ * Another agent's failed turn as Claude Code records a failed request: an API-error record (model
+ * "<synthetic>", `isApiErrorMessage`), which Claude Code 2.1.332 leaves out when it resumes, with
+ * any tool result that answers a call in it, as the agent it came from did. Its content is the
+ * reply so far (Claude Code shows it); the error is `errorDetails`, Claude Code's field for the
+ * error's own message; the model, response id, stop reason and usage, for which such a record has
+ * no slot (Claude Code writes "<synthetic>" and zero usage), ride in `threadbase`, which Claude Code
+ * leaves alone and our reader restores them from.
+ */
+function failedTurnRecord(rec: ReturnType<typeof base>, m: Message, c: unknown[]): Record<string, unknown> {
+  const kept: FailedTurnFields = {
+    ...(m.model ? { model: m.model } : {}),
+    ...(m.responseId ? { responseId: m.responseId } : {}),
+    ...(m.stopReason ? { stopReason: m.stopReason } : {}),
+    ...(m.usage ? { usage: usageOut(m) } : {}),
+  };
+  return {
+    ...rec,
+    type: 'assistant',
+    message: {
+      id: randomUUID(),
+      type: 'message',
+      role: 'assistant',
+      model: SYNTHETIC_MODEL,
+      content: c,
+      stop_reason: 'stop_sequence',
+      stop_sequence: '',
+      usage: tokensToAnthropic({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }),
+    },
+    error: 'unknown',
+    isApiErrorMessage: true,
+    ...(m.error ? { errorDetails: m.error } : {}),
+    ...(m.parts.some((p) => p.type === 'tool_call') ? {} : { failedResponseHadNoToolCall: true }),
+    threadbase: kept,
+  };
+}
+
 function messageRecord(ctx: EncodeContext, e: Entry & { kind: 'message' }): Record<string, unknown> | undefined {
   const m = e.message;
   const rec = base(ctx, e);
+  if (failedTurn(m)) return failedTurnRecord(rec, m, content(m) as unknown[]);
   if (m.role === 'assistant') {
     // Claude Code would send `content: []` as a "(no content)" reply; with no record the turns around it join, as in our context.
     const c = content(m);

@@ -5,7 +5,7 @@
  * file-history snapshots, titles, modes, request logs, unknown types) a metadata entry with the
  * record in `raw`. Bad lines become warnings naming file and line; the rest still loads.
  */
-import { messageFromAnthropic } from '../../convert/anthropic.js';
+import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropic.js';
 import type { CompactionEntry, Entry, Message, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
 import { readJsonl } from '../shared/jsonl.js';
 
@@ -106,14 +106,32 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
   if (r.ownNote === true) claude.ownNote = true;
   if (isRecord(r.origin)) claude.origin = r.origin;
   if (r.isApiErrorMessage === true) {
-    // A failed request: its text ("API Error: 400 …") is the error, not a reply.
     claude.isApiErrorMessage = true;
     msg.stopReason = 'error';
-    const text = msg.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
-    msg.error = text || (typeof r.error === 'string' ? r.error : 'API error');
+    if (isRecord(r.threadbase)) restoreFailedTurn(msg, r);
+    else {
+      // A failed request: its text ("API Error: 400 …") is the error, not a reply.
+      const text = msg.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+      msg.error = text || (typeof r.error === 'string' ? r.error : 'API error');
+    }
   }
   if (Object.keys(claude).length) msg.meta = { ...(msg.meta ?? {}), claude };
   return msg;
+}
+
+/**
+ * Another agent's failed turn that threadbase wrote as an API-error record (encode.ts
+ * failedTurnRecord): its content is the reply so far, `errorDetails` the error, and the fields
+ * Claude Code's record has no slot for come back from `threadbase`.
+ */
+function restoreFailedTurn(msg: Message, r: ClaudeRecord): void {
+  const kept = r.threadbase as Record<string, unknown>;
+  if (typeof r.errorDetails === 'string' && r.errorDetails) msg.error = r.errorDetails;
+  if (typeof kept.model === 'string') msg.model = kept.model;
+  if (typeof kept.responseId === 'string') msg.responseId = kept.responseId;
+  if (typeof kept.stopReason === 'string') msg.stopReason = kept.stopReason;
+  const usage = usageFromAnthropic(kept.usage);
+  if (usage) msg.usage = usage;
 }
 
 export interface ParseOptions {
