@@ -8,11 +8,11 @@
  *   by Claude Code with exactly threadbase's context.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaudeDriver } from '../../src/formats/claude/index.js';
+import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
@@ -618,5 +618,72 @@ describe('real Claude Code sessions', () => {
       ['claude-sonnet-4-5', 'overloaded_error: Overloaded', ['thinking', 'text']],
       ['claude-sonnet-4-5', 'APIError: connection reset', ['text', 'tool_call']],
     ]);
+  });
+  it('one response split over records, some with no blocks: Claude Code resumes the fixture and what we write with exactly our context', async () => {
+    // the fixture transcript (test/fixtures/claude/split-empty), as a session of this project
+    const fixture = resolve('test/fixtures/claude/split-empty');
+    const golden = JSON.parse(await fs.readFile(join(fixture, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
+    const id = randomUUID();
+    const dir = join(root, '.claude', 'projects', encodeProjectPath(project));
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(
+      join(dir, `${id}.jsonl`),
+      (await fs.readFile(join(fixture, 'transcript.jsonl'), 'utf8')).replaceAll(golden.sessionId, id),
+    );
+    const ours = conversation(await ourContext(id));
+    const { sent } = await resumedConversation(id, 'probe split');
+    expect(ours).toEqual(sent);
+    // the recorded request still is what this Claude Code sends
+    expect([...sent, { role: 'user', content: [{ type: 'text', text: 'probe' }] }]).toEqual(conversation(golden.messages));
+
+    // another agent's split responses with records of no blocks, written by us
+    const t = secondInto2026;
+    const said = (text: string) => [{ type: 'text' as const, text }];
+    const usage = { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+    const reply = (responseId: string, parts: Message['parts']): Message => ({
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      responseId,
+      usage,
+      parts,
+    });
+    const entries: [string, Message][] = [
+      ['s1', { role: 'user', parts: said('q1') }],
+      ['s2', reply('resp_s1', [{ type: 'thinking', thinking: 'Checking.', signature: 'c2ln' }])],
+      ['s3', reply('resp_s1', [])],
+      ['s4', reply('resp_s1', [{ type: 'tool_call', id: 'toolu_split_s4', name: 'Bash', input: { command: 'ls' } }])],
+      ['s5', { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_split_s4', content: 'out.txt' }] }],
+      ['s6', reply('resp_s2', said('one file'))],
+      ['s7', reply('resp_s2', [])],
+      ['s8', { role: 'user', parts: said('q2') }],
+      ['s9', reply('resp_s3', [])],
+      ['s10', { role: 'user', parts: said('q3') }],
+      ['s11', reply('resp_s4', said('a3'))],
+    ];
+    const info = await new ClaudeDriver(env).writeSession({
+      id: 'split-written',
+      source: 'codex',
+      project,
+      createdAt: t(0),
+      updatedAt: t(20),
+      messageCount: entries.length,
+      entries: entries.map(([eid, message], i) => ({
+        kind: 'message',
+        id: eid,
+        parentId: i ? (entries[i - 1]?.[0] as string) : null,
+        timestamp: t(i + 1),
+        message,
+      })),
+    });
+    const written = conversation(await ourContext(info.id));
+    expect(written.map((m) => (m.content as Block[]).map((b) => b.text ?? b.type))).toEqual([
+      ['q1'],
+      ['thinking', 'tool_use'],
+      ['tool_result'],
+      ['one file'],
+      ['q2\n', 'q3'],
+      ['a3'],
+    ]);
+    expect((await resumedConversation(info.id, 'probe split written')).sent).toEqual(written);
   });
 });

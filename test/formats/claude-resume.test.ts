@@ -299,7 +299,7 @@ describe('Claude Code resume: what it leaves out and adds', () => {
     );
     expect(await sent('44444444-4444-4444-8444-444444444444')).toEqual([
       { role: 'user', content: [text('q1')] },
-      { role: 'assistant', content: [text('(no content)')] },
+      { role: 'assistant', content: [{ ...text('(no content)'), citations: [] }] },
       { role: 'user', content: [text('q2')] },
       { role: 'assistant', content: [text('a2')] },
     ]);
@@ -450,5 +450,108 @@ describe("another agent's failed turn, written for Claude Code", () => {
       parts: [text('running it'), call],
     });
     expect(messageOf(back, 't1').parts).toEqual([{ type: 'tool_result', callId: 'toolu_failed', content: 'out.txt' }]);
+  });
+});
+
+describe('one response split over records, some with no blocks (real 2.1.332 request)', () => {
+  const SPLIT = resolve('test/fixtures/claude/split-empty');
+  type Block = Record<string, unknown> & { type: string };
+  type Msg = { role: string; content: string | Block[] };
+  /** Request-time additions left out as in test/agents/claude.test.ts; a string is one text block. */
+  const conversation = (messages: readonly Msg[]) => {
+    const out: { role: string; content: Block[] }[] = [];
+    for (const m of messages) {
+      if (m.role === 'system') continue;
+      const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
+        .filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>')))
+        .map(({ cache_control: _c, ...rest }) => rest as Block);
+      if (!blocks.length) continue;
+      const prev = out[out.length - 1];
+      if (prev?.role === m.role) prev.content.push(...blocks);
+      else out.push({ role: m.role, content: blocks });
+    }
+    return out;
+  };
+
+  it('our context is the request Claude Code sent: no-block records merged away, "(no content)" once for a response of none', async () => {
+    const golden = JSON.parse(await fs.readFile(join(SPLIT, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
+    const dir = join(home, '.claude', 'projects', '-tmp-cc-split');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.copyFile(join(SPLIT, 'transcript.jsonl'), join(dir, `${golden.sessionId}.jsonl`));
+    const theirs = conversation(golden.messages);
+    expect(theirs.pop()).toEqual({ role: 'user', content: [text('probe')] });
+    const ours = conversation((await sent(golden.sessionId)) as Msg[]);
+    expect(ours).toEqual(theirs);
+    // what each case came to
+    const replies = ours.filter((m) => m.role === 'assistant').map((m) => m.content.map((b) => b.text ?? b.type));
+    expect(replies).toEqual([
+      ['hello'], // no blocks, then text
+      ['hi'], // text, then no blocks
+      ['thinking', 'tool_use'], // thinking, no blocks, call
+      ['done'],
+      ['(no content)'], // no blocks twice: once
+      ['yo'], // text, blank text, no blocks
+      // thinking + blank text, and "(no content)" text alone: no reply, the prompts join
+      ['hey', '(no content)'], // its text placeholder is sent beside a reply
+      // thinking + "(no content)" text: no reply
+      ['(no content)'], // thinking, then no blocks
+      ['end'],
+    ]);
+  });
+
+  it("the writer keeps a record with no blocks in a response that has some (its usage is the response's), and leaves out a response of none", async () => {
+    const t = secondInto2026;
+    const usage = (output: number) => ({ input: 10, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
+    const said = (words: string) => [{ type: 'text' as const, text: words }];
+    const m = (id: string, parentId: string | null, message: Message): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp: t(Number(id.slice(1))),
+      message,
+    });
+    const asst = (responseId: string, parts: Message['parts'], output: number): Message => ({
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      responseId,
+      usage: usage(output),
+      parts,
+    });
+    const session: Session = {
+      id: 'split-empty',
+      source: 'codex',
+      project: '/work/p',
+      createdAt: t(0),
+      updatedAt: t(9),
+      messageCount: 7,
+      entries: [
+        m('e1', null, { role: 'user', parts: said('q1') }),
+        m('e2', 'e1', asst('resp_1', said('hello'), 2)),
+        // the response's last record, with its final usage, and no blocks (an encrypted reasoning item, say)
+        m('e3', 'e2', asst('resp_1', [{ type: 'thinking', thinking: '' }], 7)),
+        m('e4', 'e3', { role: 'user', parts: said('q2') }),
+        m('e5', 'e4', asst('resp_2', [], 1)),
+        m('e6', 'e5', asst('resp_2', [], 1)),
+        m('e7', 'e6', { role: 'user', parts: said('q3') }),
+      ],
+    };
+    const file = encodeClaudeTranscript(session, { sessionId: '55555555-5555-4555-8555-555555555555' });
+    const written = file.records.filter((r) => r.type === 'assistant');
+    expect(written.map((r) => [r.uuid, (r.message as { content: unknown[] }).content.length])).toEqual([
+      ['e2', 1],
+      ['e3', 0],
+    ]);
+    expect(file.records.find((r) => r.uuid === 'e7')?.parentUuid).toBe('e4');
+    const path = join(home, '.claude', file.relativePath);
+    await fs.mkdir(join(path, '..'), { recursive: true });
+    await fs.writeFile(path, file.jsonl);
+    const back = (await new ClaudeDriver(env).getSession(file.sessionId)) as Session;
+    expect(summarizeUsage(back.entries).usage.output).toBe(7);
+    expect(await sent(file.sessionId)).toEqual([
+      { role: 'user', content: [text('q1')] },
+      { role: 'assistant', content: [text('hello')] },
+      { role: 'user', content: [text('q2\n'), text('q3')] },
+      { role: 'assistant', content: [text('No response requested.')] },
+    ]);
   });
 });

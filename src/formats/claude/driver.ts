@@ -30,6 +30,7 @@ import { parseJson } from '../shared/jsonl.js';
 import { encodeSession } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
+import { isReplyContent, NO_CONTENT } from './reply.js';
 
 /** How Claude Code words a background task's notification when it sends it to the model. */
 export const TASK_NOTIFICATION_PREFIX =
@@ -74,12 +75,8 @@ export function claudeWording(messages: readonly Message[]): Message[] {
 /** What Claude Code answers, on resume, for a call whose result the transcript never got (the process ended mid-tool). */
 export const INTERRUPTED_TOOL_RESULT =
   "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]";
-/** What Claude Code sends for an assistant record whose content is empty. */
-export const NO_CONTENT = '(no content)';
 /** The assistant turn Claude Code puts after a chain that ends on a user record, so the next prompt is a turn of its own. */
 export const NO_RESPONSE_REQUESTED = 'No response requested.';
-
-const isThinking = (p: Part) => p.type === 'thinking' || p.type === 'redacted_thinking';
 
 /**
  * The records Claude Code keeps when it loads a transcript to resume it (one message per record,
@@ -88,9 +85,11 @@ const isThinking = (p: Part) => p.type === 'thinking' || p.type === 'redacted_th
  *   results of any calls in them;
  * - calls the transcript's last turn never got a result for get an error result saying so;
  *   a record whose calls all lack a result anywhere else is left out, its text too;
- * - a response that is only thinking (no other record of it has more) or only blank text is left out;
+ * - a record with blocks but no reply content (reply.ts: thinking, blank text, "(no content)") is
+ *   left out, unless another record of its response has some (blank text is left out even then);
  * - its own notes to the model (`ownNote`, e.g. "no visible output") are wrapped in a system reminder;
- * - a record with no content at all is sent as "(no content)";
+ * - a record with no blocks at all is merged into its response: left out when another record of
+ *   it is sent, else the response is sent once as "(no content)";
  * - a chain that ends on the user's side gets an assistant "No response requested.".
  */
 export function claudeResumed(messages: readonly Message[]): Message[] {
@@ -113,13 +112,25 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
     const calls = m.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []));
     return calls.length === 0 || calls.some((id) => answered.has(id));
   });
-  const withMore = new Set(
-    out.flatMap((m) => (m.role === 'assistant' && m.responseId && m.parts.some((p) => !isThinking(p)) ? [m.responseId] : [])),
+  const replied = new Set(
+    out.flatMap((m) => (m.role === 'assistant' && m.responseId && m.parts.some(isReplyContent) ? [m.responseId] : [])),
   );
   out = out.filter((m) => {
-    if (m.role !== 'assistant' || m.parts.length === 0) return true;
-    if (m.parts.every(isThinking)) return m.responseId !== undefined && withMore.has(m.responseId);
-    return !m.parts.every((p) => p.type === 'text' && p.text.trim() === '');
+    if (m.role !== 'assistant' || m.parts.length === 0 || m.parts.some(isReplyContent)) return true;
+    if (m.parts.every((p) => p.type === 'text' && p.text.trim() === '')) return false;
+    return m.responseId !== undefined && replied.has(m.responseId);
+  });
+  // Records with no blocks join their response when Claude Code merges its records: they add
+  // nothing to a response that has blocks; one with none is read as "(no content)", once.
+  const withBlocks = new Set(
+    out.flatMap((m) => (m.role === 'assistant' && m.responseId && m.parts.length > 0 ? [m.responseId] : [])),
+  );
+  const emptyResponses = new Set<string>();
+  out = out.filter((m) => {
+    if (m.role !== 'assistant' || m.parts.length > 0 || m.responseId === undefined) return true;
+    if (withBlocks.has(m.responseId) || emptyResponses.has(m.responseId)) return false;
+    emptyResponses.add(m.responseId);
+    return true;
   });
   out = out.map((m) =>
     m.role === 'user' && claudeMeta(m)?.ownNote === true
@@ -129,9 +140,11 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
         }
       : m,
   );
-  // a record with no content at all is read as this reply
+  // a response with no content at all is read as this reply (the block as Claude Code sends it)
   out = out.map((m) =>
-    m.role === 'assistant' && m.parts.length === 0 ? { ...m, parts: [{ type: 'text', text: NO_CONTENT }] } : m,
+    m.role === 'assistant' && m.parts.length === 0
+      ? { ...m, parts: [{ type: 'text', text: NO_CONTENT, meta: { anthropic: { citations: [] } } }] }
+      : m,
   );
   const last = out[out.length - 1];
   if (last && last.role !== 'assistant')

@@ -10,6 +10,7 @@ import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { isRecord, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
+import { isReplyBlock } from './reply.js';
 
 /** The Claude Code version our records claim; resume checks nothing beyond the shape. */
 export const WRITER_VERSION = '2.1.330';
@@ -123,14 +124,23 @@ function failedTurnRecord(rec: ReturnType<typeof base>, m: Message, c: unknown[]
   };
 }
 
-function messageRecord(ctx: EncodeContext, e: Entry & { kind: 'message' }): Record<string, unknown> | undefined {
+/**
+ * `replied`: the responses (responseId) another record of which has reply content. A record with
+ * no content is written only into one of those: Claude Code merges it into its response and sends
+ * nothing for it. Alone, Claude Code would send it as a "(no content)" reply; with no record the
+ * turns around it join, as in our context.
+ */
+function messageRecord(
+  ctx: EncodeContext,
+  e: Entry & { kind: 'message' },
+  replied: ReadonlySet<string>,
+): Record<string, unknown> | undefined {
   const m = e.message;
   const rec = base(ctx, e);
   if (failedTurn(m)) return failedTurnRecord(rec, m, content(m) as unknown[]);
   if (m.role === 'assistant') {
-    // Claude Code would send `content: []` as a "(no content)" reply; with no record the turns around it join, as in our context.
     const c = content(m);
-    if (Array.isArray(c) && c.length === 0) return undefined;
+    if (Array.isArray(c) && c.length === 0 && !(m.responseId && replied.has(m.responseId))) return undefined;
     const requestId = isRecord(m.meta?.claude) ? m.meta.claude.requestId : undefined;
     return {
       ...rec,
@@ -195,6 +205,13 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
     if (why) warnings.push(`${session.source}:${session.id} entry ${e.id}: ${why}`);
   };
 
+  // the responses a record written from the model has reply content in, as Claude Code counts it
+  const replied = new Set<string>();
+  for (const e of session.entries) {
+    if (e.kind !== 'message' || e.rawSource === 'claude' || e.message.role !== 'assistant') continue;
+    const m = e.message;
+    if (m.responseId && !failedTurn(m) && (content(m) as unknown[]).some(isReplyBlock)) replied.add(m.responseId);
+  }
   for (const e of session.entries) {
     const parentId = parentOf(e);
     if (e.rawSource === 'claude' && isRecord(e.raw)) {
@@ -215,7 +232,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
     }
     switch (e.kind) {
       case 'message': {
-        const rec = messageRecord(ctx, { ...e, parentId });
+        const rec = messageRecord(ctx, { ...e, parentId }, replied);
         if (!rec) {
           skip(
             e,
