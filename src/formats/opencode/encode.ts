@@ -335,7 +335,7 @@ export function encodeEntries(
         finish: hasTools ? 'tool-calls' : 'stop',
         // the provider's id of the response, in a field OpenCode ignores (so that `stats` knows the copy)
         ...(m.responseId ? { threadbase: { responseId: m.responseId } } : {}),
-        ...(m.error ? { error: { name: 'UnknownError', data: { message: m.error } } } : {}),
+        ...(m.error ? { error: errorOf(m.error) } : {}),
       },
       parts,
     });
@@ -496,4 +496,17 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
     time: { created, updated },
   };
   return { data: { info, messages: out, project: { id: opts.projectID, worktree: opts.worktree } }, warnings };
+}
+
+/**
+ * OpenCode's error object for a message's error text. The reader gives an error as `Name: message`,
+ * so such a text is split back into its name and message (else each copy through OpenCode would
+ * prefix the name once more); any other text is an UnknownError, as OpenCode names what it cannot
+ * classify.
+ */
+function errorOf(text: string): { name: string; data: { message: string } } {
+  const named = /^([A-Za-z]*Error): ([\s\S]*)$/.exec(text);
+  return named?.[1] && named[2] !== undefined
+    ? { name: named[1], data: { message: named[2] } }
+    : { name: 'UnknownError', data: { message: text } };
 }
