@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { messageText, pathToLeaf } from '../../model/tree.js';
 import type { Session } from '../../model/types.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -33,18 +34,14 @@ export function stateDbPath(home: string): string | undefined {
  * config.toml's `model_provider`, else "openai"; 0.169 refuses a `profile = …` key in config.toml).
  */
 export function defaultModelProvider(home: string): string {
-  let text: string;
+  let config: Record<string, unknown>;
   try {
-    text = readFileSync(join(home, 'config.toml'), 'utf8');
+    config = parseToml(readFileSync(join(home, 'config.toml'), 'utf8'));
   } catch {
+    // no config.toml, or one codex itself would refuse: its default
     return 'openai';
   }
-  for (const line of text.split('\n')) {
-    if (/^\s*\[/.test(line)) break;
-    const m = /^\s*model_provider\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(line);
-    if (m) return m[1] ?? m[2] ?? 'openai';
-  }
-  return 'openai';
+  return typeof config.model_provider === 'string' && config.model_provider ? config.model_provider : 'openai';
 }
 
 /** The columns of `threads` that threadbase reads or writes, for a check of the schema. */
