@@ -135,15 +135,7 @@ function threadRow(home: string, session: Session, file: string): Row {
  * undefined when the row was written (or codex already had it).
  */
 export function recordThread(home: string, session: Session, file: string): string | undefined {
-  const dbFile = stateDbPath(home);
-  if (!dbFile) return 'no state database';
-  let db: ReturnType<typeof openDatabase>;
-  try {
-    db = openDatabase(dbFile, { fileMustExist: true, timeout: 2000 });
-  } catch (error) {
-    return `state database not opened: ${(error as Error).message}`;
-  }
-  try {
+  return inStateDb(home, (db) => {
     const cols = threadColumns(db);
     const names = new Set(cols.map((c) => c.name));
     const missing = COLUMNS.filter((c) => !names.has(c));
@@ -159,6 +151,25 @@ export function recordThread(home: string, session: Session, file: string): stri
     );
     db.transaction(() => insert.run(row)).immediate();
     return undefined;
+  });
+}
+
+/**
+ * Runs `write` on codex's state database when there is one (never creating it), closing it after;
+ * returns why nothing was written (no database, one that would not open, `write`'s own reason or
+ * its error), or undefined.
+ */
+function inStateDb(home: string, write: (db: ReturnType<typeof openDatabase>) => string | undefined): string | undefined {
+  const dbFile = stateDbPath(home);
+  if (!dbFile) return 'no state database';
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(dbFile, { fileMustExist: true, timeout: 2000 });
+  } catch (error) {
+    return `state database not opened: ${(error as Error).message}`;
+  }
+  try {
+    return write(db);
   } catch (error) {
     return `state database not written: ${(error as Error).message}`;
   } finally {
@@ -178,15 +189,7 @@ const RENAME_COLUMNS = ['id', 'name', 'updated_at', 'updated_at_ms'] as const;
  * undefined when the row was renamed.
  */
 export function renameThread(home: string, id: string, name: string, now: Date = new Date()): string | undefined {
-  const dbFile = stateDbPath(home);
-  if (!dbFile) return 'no state database';
-  let db: ReturnType<typeof openDatabase>;
-  try {
-    db = openDatabase(dbFile, { fileMustExist: true, timeout: 2000 });
-  } catch (error) {
-    return `state database not opened: ${(error as Error).message}`;
-  }
-  try {
+  return inStateDb(home, (db) => {
     const names = new Set(threadColumns(db).map((c) => c.name));
     const missing = RENAME_COLUMNS.filter((c) => !names.has(c));
     if (missing.length) return `unexpected threads schema (${missing.join(', ')})`;
@@ -194,9 +197,5 @@ export function renameThread(home: string, id: string, name: string, now: Date =
     const ms = now.getTime();
     const changed = db.transaction(() => update.run(name, Math.floor(ms / 1000), ms, id).changes).immediate();
     return changed ? undefined : 'no row for the thread';
-  } catch (error) {
-    return `state database not written: ${(error as Error).message}`;
-  } finally {
-    db.close();
-  }
+  });
 }
