@@ -686,4 +686,76 @@ describe('real Claude Code sessions', () => {
     ]);
     expect((await resumedConversation(info.id, 'probe split written')).sent).toEqual(written);
   });
+
+  it('blank text in replies and prompts: Claude Code resumes the fixture and what we write with exactly our context', async () => {
+    // the fixture transcript (test/fixtures/claude/blank-text), as a session of this project
+    const fixture = resolve('test/fixtures/claude/blank-text');
+    const golden = JSON.parse(await fs.readFile(join(fixture, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
+    const id = randomUUID();
+    const dir = join(root, '.claude', 'projects', encodeProjectPath(project));
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(
+      join(dir, `${id}.jsonl`),
+      (await fs.readFile(join(fixture, 'transcript.jsonl'), 'utf8')).replaceAll(golden.sessionId, id),
+    );
+    const ours = conversation(await ourContext(id));
+    const { sent } = await resumedConversation(id, 'probe blank');
+    expect(ours).toEqual(sent);
+    // the recorded request still is what this Claude Code sends
+    expect([...sent, { role: 'user', content: [{ type: 'text', text: 'probe' }] }]).toEqual(conversation(golden.messages));
+
+    // another agent's blank text, written by us: a reply of one record keeps its whitespace, a
+    // response split over records does not, a prompt of blocks loses its blank ones
+    const t = secondInto2026;
+    const said = (...texts: string[]) => texts.map((text) => ({ type: 'text' as const, text }));
+    const usage = { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+    const reply = (responseId: string, parts: Message['parts']): Message => ({
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      responseId,
+      usage,
+      parts,
+    });
+    const entries: [string, Message][] = [
+      ['b1', { role: 'user', parts: said('q1', '  ') }],
+      ['b2', reply('resp_b1', said('hello', '  '))],
+      ['b3', { role: 'user', parts: said('   ') }],
+      ['b4', reply('resp_b2', said('one', ' '))],
+      ['b5', reply('resp_b2', said('two'))],
+      ['b6', { role: 'user', parts: said('q3') }],
+      [
+        'b7',
+        reply('resp_b3', [...said(''), { type: 'tool_call', id: 'toolu_blank_b7', name: 'Bash', input: { command: 'ls' } }]),
+      ],
+      ['b8', { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_blank_b7', content: 'out.txt' }] }],
+      ['b9', reply('resp_b4', said('a3'))],
+    ];
+    const info = await new ClaudeDriver(env).writeSession({
+      id: 'blank-written',
+      source: 'pi',
+      project,
+      createdAt: t(0),
+      updatedAt: t(20),
+      messageCount: entries.length,
+      entries: entries.map(([eid, message], i) => ({
+        kind: 'message',
+        id: eid,
+        parentId: i ? (entries[i - 1]?.[0] as string) : null,
+        timestamp: t(i + 1),
+        message,
+      })),
+    });
+    const written = conversation(await ourContext(info.id));
+    expect(written.map((m) => (m.content as Block[]).map((b) => b.text ?? b.type))).toEqual([
+      ['q1'],
+      ['hello', '  '],
+      ['   '],
+      ['one', 'two'],
+      ['q3'],
+      ['tool_use'],
+      ['tool_result'],
+      ['a3'],
+    ]);
+    expect((await resumedConversation(info.id, 'probe blank written')).sent).toEqual(written);
+  });
 });

@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
-import { ClaudeDriver, claudeWording, encodeClaudeTranscript } from '../../src/formats/claude/index.js';
+import { ClaudeDriver, claudeContext, claudeWording, encodeClaudeTranscript } from '../../src/formats/claude/index.js';
 import { opencodeContext } from '../../src/formats/opencode/context.js';
 import { piContext } from '../../src/formats/pi/driver.js';
 import { encodePiSessionFile } from '../../src/formats/pi/encode.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { mergeSplitResponses } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { secondInto2026 } from '../helpers/sessions.js';
@@ -453,25 +454,26 @@ describe("another agent's failed turn, written for Claude Code", () => {
   });
 });
 
+type Block = Record<string, unknown> & { type: string };
+type Msg = { role: string; content: string | Block[] };
+/** Request-time additions left out as in test/agents/claude.test.ts; a string is one text block. */
+const conversation = (messages: readonly Msg[]) => {
+  const out: { role: string; content: Block[] }[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') continue;
+    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
+      .filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>')))
+      .map(({ cache_control: _c, ...rest }) => rest as Block);
+    if (!blocks.length) continue;
+    const prev = out[out.length - 1];
+    if (prev?.role === m.role) prev.content.push(...blocks);
+    else out.push({ role: m.role, content: blocks });
+  }
+  return out;
+};
+
 describe('one response split over records, some with no blocks (real 2.1.332 request)', () => {
   const SPLIT = resolve('test/fixtures/claude/split-empty');
-  type Block = Record<string, unknown> & { type: string };
-  type Msg = { role: string; content: string | Block[] };
-  /** Request-time additions left out as in test/agents/claude.test.ts; a string is one text block. */
-  const conversation = (messages: readonly Msg[]) => {
-    const out: { role: string; content: Block[] }[] = [];
-    for (const m of messages) {
-      if (m.role === 'system') continue;
-      const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
-        .filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>')))
-        .map(({ cache_control: _c, ...rest }) => rest as Block);
-      if (!blocks.length) continue;
-      const prev = out[out.length - 1];
-      if (prev?.role === m.role) prev.content.push(...blocks);
-      else out.push({ role: m.role, content: blocks });
-    }
-    return out;
-  };
 
   it('our context is the request Claude Code sent: no-block records merged away, "(no content)" once for a response of none', async () => {
     const golden = JSON.parse(await fs.readFile(join(SPLIT, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
@@ -553,5 +555,115 @@ describe('one response split over records, some with no blocks (real 2.1.332 req
       { role: 'user', content: [text('q2\n'), text('q3')] },
       { role: 'assistant', content: [text('No response requested.')] },
     ]);
+  });
+});
+
+describe('blank text (empty or whitespace only) in replies and prompts (real 2.1.332 request)', () => {
+  const BLANK = resolve('test/fixtures/claude/blank-text');
+
+  it('our context is the request Claude Code sent: what goes, what stays and what becomes a placeholder', async () => {
+    const golden = JSON.parse(await fs.readFile(join(BLANK, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
+    const dir = join(home, '.claude', 'projects', '-tmp-cc-blank');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.copyFile(join(BLANK, 'transcript.jsonl'), join(dir, `${golden.sessionId}.jsonl`));
+    const theirs = conversation(golden.messages);
+    expect(theirs.pop()).toEqual({ role: 'user', content: [text('probe')] });
+    const ctx = await new ClaudeDriver(env).getContext(golden.sessionId);
+    // the context itself, not only its rendering (which leaves out empty text of its own)
+    const ours = conversation(contextToAnthropic(ctx, { unsignedThinking: 'keep', dropEmptyText: false }).messages as Msg[]);
+    expect(ours).toEqual(theirs);
+    expect(conversation((await sent(golden.sessionId)) as Msg[])).toEqual(theirs);
+    const shown = (m: { content: Block[] }) =>
+      m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? 'result' : b.type));
+    const T = 'thinking';
+    expect(ours.map(shown)).toEqual([
+      // one record: whitespace-only text stays, empty text goes ...
+      ['q1'],
+      ['hello', '  '],
+      ['q2'],
+      ['hello'],
+      ['q3'],
+      ['tool_use'],
+      ['result'],
+      ['done'],
+      ['q4'],
+      ['  ', 'tool_use'],
+      ['result'],
+      ['done'],
+      ['q5'],
+      ['\n', 'mid', '\t '],
+      // ... but between two thinking blocks of a reply it is a placeholder
+      ['q6'],
+      [T, '[Empty text removed]', T, 'after'],
+      ['q7'],
+      [T, '  ', T, 'after'],
+      // split over records: whitespace-only text goes too, unless between two thinking blocks
+      ['q8'],
+      ['hi'],
+      ['q9'],
+      ['hi'],
+      ['q10'],
+      ['hi'],
+      ['q11'],
+      ['hello', 'more'],
+      ['q12'],
+      [T, '[Empty text removed]', T, 'after'],
+      ['q13'],
+      [T, '  ', T, 'after'],
+      ['q14'],
+      [T, 'tool_use'],
+      ['result'],
+      ['done'],
+      ['q15'],
+      [T, '[Empty text removed]', T, 'tool_use'],
+      ['result'],
+      ['done'],
+      ['q16'],
+      [T, 'after'],
+      ['q17'],
+      ['x'],
+      // prompts given as blocks lose their blank text ("(no content)" when that was all), a string stays
+      ['q18'],
+      ['a18'],
+      ['q19'],
+      ['a19'],
+      ['(no content)'],
+      ['a20'],
+      ['   '],
+      ['a21'],
+      ['q22', 'r22'],
+      ['a22'],
+      ['r23'],
+      ['a23'],
+      ['(no content)'],
+      ['a24'],
+      ['q25'],
+      ['tool_use'],
+      ['result'],
+      ['a25'],
+    ]);
+    // the placeholders as Claude Code sends them
+    const blocks = ours.flatMap((m) => m.content);
+    expect(blocks.filter((b) => b.text === '[Empty text removed]')).toEqual(
+      Array(3).fill({ type: 'text', text: '[Empty text removed]', citations: [] }),
+    );
+    expect(blocks.filter((b) => b.text === '(no content)')).toEqual([text('(no content)'), text('(no content)')]);
+    // the same without the records (as the local index keeps a session), and record by record
+    const s = (await new ClaudeDriver(env).getSession(golden.sessionId)) as Session;
+    const bare = { ...s, entries: s.entries.map(({ raw: _r, ...e }) => e as Entry) };
+    expect(conversation(contextToAnthropic(claudeContext(bare)).messages as Msg[])).toEqual(theirs);
+    // and written back from there, a lone blank text block stays a block, a blank string a string
+    const file = encodeClaudeTranscript(bare, { sessionId: '66666666-6666-4666-8666-666666666666' });
+    const blank = (c: unknown) => typeof c === 'string' && c.trim() === '';
+    const prompts = file.records.flatMap((r) => {
+      const c = (r.message as { content?: unknown } | undefined)?.content;
+      const lone = Array.isArray(c) && c.length === 1 ? (c[0] as Block) : undefined;
+      return r.type === 'user' && (blank(c) || (lone?.type === 'text' && blank(lone.text))) ? [c] : [];
+    });
+    expect(prompts).toEqual([[text('  ')], '   ', '  ', '  ']);
+    const perRecord = claudeContext(s, { mergeSplitResponses: false });
+    expect(conversation(contextToAnthropic({ messages: mergeSplitResponses(perRecord.messages) }).messages as Msg[])).toEqual(
+      theirs,
+    );
   });
 });

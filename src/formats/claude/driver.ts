@@ -30,7 +30,7 @@ import { parseJson } from '../shared/jsonl.js';
 import { encodeSession } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
-import { isReplyContent, NO_CONTENT } from './reply.js';
+import { EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
 
 /** How Claude Code words a background task's notification when it sends it to the model. */
 export const TASK_NOTIFICATION_PREFIX =
@@ -86,7 +86,8 @@ export const NO_RESPONSE_REQUESTED = 'No response requested.';
  * - calls the transcript's last turn never got a result for get an error result saying so;
  *   a record whose calls all lack a result anywhere else is left out, its text too;
  * - a record with blocks but no reply content (reply.ts: thinking, blank text, "(no content)") is
- *   left out, unless another record of its response has some (blank text is left out even then);
+ *   left out, unless another record of its response has some (what then becomes of its blank
+ *   text: claudeJoinedText);
  * - its own notes to the model (`ownNote`, e.g. "no visible output") are wrapped in a system reminder;
  * - a record with no blocks at all is merged into its response: left out when another record of
  *   it is sent, else the response is sent once as "(no content)";
@@ -117,7 +118,6 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
   );
   out = out.filter((m) => {
     if (m.role !== 'assistant' || m.parts.length === 0 || m.parts.some(isReplyContent)) return true;
-    if (m.parts.every((p) => p.type === 'text' && p.text.trim() === '')) return false;
     return m.responseId !== undefined && replied.has(m.responseId);
   });
   // Records with no blocks join their response when Claude Code merges its records: they add
@@ -167,6 +167,113 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
   });
 }
 
+/**
+ * The blank text of replies as Claude Code 2.1.332 sends it when it joins the records of each
+ * response into one message (its resume request, test/fixtures/claude/blank-text), still one
+ * message per record here:
+ * - whitespace-only text is left out of a response of two or more records (wherever it sits, in a
+ *   record of its own or beside other blocks), unless it is between two thinking blocks or nothing
+ *   but thinking would be left; a response of one record keeps it;
+ * - empty text is left out of any response, except that between two thinking blocks (the next
+ *   block that is not empty text) of a response with other content it is sent as
+ *   "[Empty text removed]" (with `citations: []`);
+ * - a record left with no blocks is left out.
+ * Run after claudeResumed: a response of only thinking and blank text is left out there already.
+ */
+export function claudeJoinedText(messages: readonly Message[]): Message[] {
+  const isEmpty = (p: Part) => p.type === 'text' && p.text === '';
+  // the records of each response, as mergeSplitResponses joins them: consecutive, one responseId
+  const runs: number[][] = [];
+  messages.forEach((m, i) => {
+    const run = runs[runs.length - 1];
+    const prev = run ? messages[run[run.length - 1] as number] : undefined;
+    if (run && m.role === 'assistant' && prev?.role === 'assistant' && m.responseId && m.responseId === prev.responseId)
+      run.push(i);
+    else runs.push([i]);
+  });
+  type Owned = { part: Part; of: number };
+  const joined = runs.map((run) => {
+    let sofar: Owned[] = [];
+    run.forEach((i, k) => {
+      const all = sofar.concat((messages[i] as Message).parts.map((part) => ({ part, of: i })));
+      if (k === 0) {
+        sofar = all;
+        return;
+      }
+      // each record joined drops the whitespace-only text of all so far (not empty text: see below)
+      const kept = all.filter(
+        ({ part }, j) => !(isBlankText(part) && !isEmpty(part)) || (isThinking(all[j - 1]?.part) && isThinking(all[j + 1]?.part)),
+      );
+      sofar = kept.some(({ part }) => !isThinking(part)) ? kept : all;
+    });
+    return sofar;
+  });
+  const hasContent = (parts: readonly Owned[]) => parts.some(({ part }) => !isThinking(part) && !isEmpty(part));
+  const withContent = new Set(
+    runs.flatMap((run, r) => {
+      const m = messages[run[0] as number] as Message;
+      return m.role === 'assistant' && m.responseId && hasContent(joined[r] as Owned[]) ? [m.responseId] : [];
+    }),
+  );
+  const out: Message[] = [];
+  runs.forEach((run, r) => {
+    const first = messages[run[0] as number] as Message;
+    let parts = joined[r] as Owned[];
+    if (first.role === 'assistant' && parts.some(({ part }) => isEmpty(part))) {
+      const placeholder = hasContent(parts) || (first.responseId !== undefined && withContent.has(first.responseId));
+      parts = parts.flatMap((o, j) => {
+        if (!isEmpty(o.part)) return [o];
+        const after = parts.slice(j + 1).find(({ part }) => !isEmpty(part));
+        return placeholder && isThinking(parts[j - 1]?.part) && isThinking(after?.part)
+          ? [{ of: o.of, part: { type: 'text', text: EMPTY_TEXT_REMOVED, meta: { anthropic: { citations: [] } } } }]
+          : [];
+      });
+    }
+    for (const i of run) {
+      const m = messages[i] as Message;
+      const own = parts.filter((o) => o.of === i).map((o) => o.part);
+      if (own.length === m.parts.length && own.every((p, k) => p === m.parts[k])) out.push(m);
+      else if (own.length) out.push({ ...m, parts: own });
+    }
+  });
+  return out;
+}
+
+/** A user message Claude Code recorded with its content a string, which it sends as it is. */
+function recordedAsString(m: Message): boolean {
+  const only = m.parts[0];
+  return m.parts.length === 1 && only?.type === 'text' && !only.meta && claudeMeta(m)?.blockContent !== true;
+}
+
+/**
+ * Claude Code sends a user turn (consecutive user records, tool results among them) as blocks
+ * without its blank text blocks (empty or whitespace only), as "(no content)" when they were all it
+ * had; a turn of one record whose content is a string is sent as it is, blank or not.
+ */
+export function claudeUserBlocks(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  const userSide = (m: Message | undefined) => m !== undefined && (m.role === 'user' || m.role === 'tool');
+  for (let i = 0; i < messages.length; ) {
+    let end = i + 1;
+    if (userSide(messages[i])) while (userSide(messages[end])) end++;
+    const turn = messages.slice(i, end);
+    i = end;
+    const first = turn[0] as Message;
+    if (!userSide(first) || (turn.length === 1 && recordedAsString(first)) || !turn.some((m) => m.parts.some(isBlankText))) {
+      out.push(...turn);
+      continue;
+    }
+    const kept = turn.flatMap((m) => {
+      if (!m.parts.some(isBlankText)) return [m];
+      const parts = m.parts.filter((p) => !isBlankText(p));
+      return parts.length ? [{ ...m, parts }] : [];
+    });
+    const none = kept.every((m) => m.parts.length === 0);
+    out.push(...(none ? [{ ...first, role: 'user' as const, parts: [{ type: 'text' as const, text: NO_CONTENT }] }] : kept));
+  }
+  return out;
+}
+
 /** Claude Code sends the isCompactSummary record's text as is (it already carries its preamble). */
 const CLAUDE_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => c.summary };
 
@@ -174,8 +281,9 @@ const CLAUDE_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => c.summar
 export function claudeContext(s: Session, opts: ContextOptions = {}): Context {
   // Per record first: Claude Code filters records before it joins a split response.
   const ctx = buildContext(s, { ...CLAUDE_CONTEXT_OPTIONS, ...opts, mergeSplitResponses: false });
-  const resumed = claudeResumed(ctx.messages);
-  return { ...ctx, messages: claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed)) };
+  const resumed = claudeJoinedText(claudeResumed(ctx.messages));
+  const messages = claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed));
+  return { ...ctx, messages: claudeUserBlocks(messages) };
 }
 
 interface Cached {
@@ -188,9 +296,10 @@ export class ClaudeDriver extends DriverBase {
   readonly name = 'claude';
   /**
    * 1: the usage of paused responses (`message.pausedResponses`);
-   * 2: API-error records read as errors, and "<synthetic>" records with no model, usage or response.
+   * 2: API-error records read as errors, and "<synthetic>" records with no model, usage or response;
+   * 3: a user record whose content is a lone blank text block, not a string (`blockContent`).
    */
-  readonly readerVersion = 2;
+  readonly readerVersion = 3;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -37,12 +37,16 @@ function base(ctx: EncodeContext, e: Pick<Entry, 'id' | 'parentId' | 'timestamp'
   };
 }
 
-/** Anthropic content for a message: a lone text part is a plain string, as Claude Code records prompts. */
+/**
+ * Anthropic content for a message: a lone text part is a plain string, as Claude Code records
+ * prompts, unless it was read from a list of blocks (a lone blank one: `blockContent`).
+ */
 function content(m: Message): unknown {
   const am = messageToAnthropic(m, { unsignedThinking: 'text', dropEmptyText: true });
   const blocks = am.content as unknown[];
   if (
     m.role === 'user' &&
+    !(isRecord(m.meta?.claude) && m.meta.claude.blockContent === true) &&
     blocks.length === 1 &&
     isRecord(blocks[0]) &&
     blocks[0].type === 'text' &&

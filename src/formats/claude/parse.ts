@@ -105,6 +105,12 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
   if (r.isMeta === true) claude.isMeta = true;
   if (r.ownNote === true) claude.ownNote = true;
   if (isRecord(r.origin)) claude.origin = r.origin;
+  // Claude Code sends a user record's text blocks without the blank ones, but a string as it is: a
+  // lone blank text block is the one list of blocks its parts do not tell from a string.
+  if (r.type === 'user' && Array.isArray(raw.content) && raw.content.length === 1 && msg.parts.length === 1) {
+    const only = msg.parts[0];
+    if (only?.type === 'text' && !only.meta && only.text.trim() === '') claude.blockContent = true;
+  }
   if (r.isApiErrorMessage === true) {
     claude.isApiErrorMessage = true;
     msg.stopReason = 'error';

@@ -7,14 +7,14 @@
  */
 import type { Part } from '../../model/types.js';
 
-/** What Claude Code sends for a response whose records have no content at all. */
+/** What Claude Code sends for a response whose records have no content at all (and for a user turn of only blank text). */
 export const NO_CONTENT = '(no content)';
-/** What Claude Code writes in place of a text block it emptied. */
+/** What Claude Code sends in place of an empty text block between two thinking blocks of a reply. */
 export const EMPTY_TEXT_REMOVED = '[Empty text removed]';
 
 /** A part of a message read from a record: reply content as Claude Code counts it. */
 export function isReplyContent(p: Part): boolean {
-  if (p.type === 'thinking' || p.type === 'redacted_thinking') return false;
+  if (isThinking(p)) return false;
   return p.type !== 'text' || isReplyText(p.text);
 }
 
@@ -29,4 +29,13 @@ export function isReplyBlock(b: unknown): boolean {
 function isReplyText(text: string): boolean {
   const t = text.trim();
   return t !== '' && t !== NO_CONTENT && t !== EMPTY_TEXT_REMOVED;
+}
+
+export function isThinking(p: Part | undefined): boolean {
+  return p?.type === 'thinking' || p?.type === 'redacted_thinking';
+}
+
+/** Text that is empty or whitespace only. */
+export function isBlankText(p: Part): boolean {
+  return p.type === 'text' && p.text.trim() === '';
 }
