@@ -24,7 +24,7 @@ import {
   type ResponsesStandIn,
   startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
-import { PRICE_TERMS } from '../helpers/sessions.js';
+import { oneExchange, PRICE_TERMS } from '../helpers/sessions.js';
 
 let standIn: ResponsesStandIn;
 let root: string;
@@ -430,28 +430,8 @@ describe('real codex lists a converted thread under the provider it was written 
     const [own] = await driver.listSessions();
     const t = new Date().toISOString();
     const written = await driver.writeSession({
-      id: 'claude-provider-1',
+      ...oneExchange({ id: 'claude-provider-1', project, prompt: 'CONVERTED UNDER STANDIN', reply: 'an answer', at: () => t }),
       source: 'claude',
-      project,
-      createdAt: t,
-      updatedAt: t,
-      messageCount: 2,
-      entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'CONVERTED UNDER STANDIN' }] },
-        },
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'an answer' }] },
-        },
-      ],
     });
     // `codex resume --last` and the picker list the threads of the configured provider only
     // (thread/list modelProviders); a rollout naming no provider counts as the configured one, whichever it is.
@@ -644,28 +624,8 @@ describe('real codex compaction and threadbase', () => {
     const t = new Date().toISOString();
     const driver = new CodexDriver({ home: root, env: { CODEX_HOME: home } });
     const written = await driver.writeSession({
-      id: 'claude-last-1',
+      ...oneExchange({ id: 'claude-last-1', project, prompt: 'THREADBASE WRITTEN', reply: 'written answer', at: () => t }),
       source: 'claude',
-      project,
-      createdAt: t,
-      updatedAt: t,
-      messageCount: 2,
-      entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'THREADBASE WRITTEN' }] },
-        },
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'written answer' }] },
-        },
-      ],
     });
     expect(written.meta?.warnings).toBeUndefined();
     // one new row; codex's own row untouched
