@@ -3,11 +3,24 @@
  *
  * Thinking signatures and redacted thinking ride in `providerOptions.anthropic` of a reasoning part
  * (`signature`, `redactedData`), as @ai-sdk/anthropic reads them, so Anthropic sessions survive.
+ * OpenAI's encrypted reasoning (meta.encryptedContent, with the item id as meta.codexItemId, or OpenCode's
+ * meta.providerMetadata.openai.itemId) rides in `providerOptions.openai` (`itemId`,
+ * `reasoningEncryptedContent`), as @ai-sdk/openai's Responses provider reads it, so sessions of Codex, or of
+ * pi or OpenCode on an OpenAI model, continue there (sent with `store: false`). A part may carry both.
  * A 'tool' message becomes a tool message of tool-result parts; text/images alongside follow as
  * a user message. Tool result outputs: string → text, error → error-text/error-json, parts → content.
  */
 import { type Context, contextFromLeadingSystem } from '../model/tree.js';
-import type { FilePart, ImagePart, Message, Part, ToolResultContent, ToolResultPart } from '../model/types.js';
+import type {
+  FilePart,
+  ImagePart,
+  Message,
+  Meta,
+  Part,
+  ThinkingPart,
+  ToolResultContent,
+  ToolResultPart,
+} from '../model/types.js';
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
 import { type PairingRule, pairToolResults } from './pairing.js';
 
@@ -132,6 +145,48 @@ function userParts(parts: readonly Part[]): (AiTextPart | AiImagePart | AiFilePa
   return out;
 }
 
+/**
+ * OpenAI's encrypted reasoning of a thinking part, as @ai-sdk/openai reads a reasoning part's
+ * `providerOptions.openai` (convertToOpenAIResponsesInput, src/responses/convert-to-openai-responses-input.ts:
+ * `itemId`, `reasoningEncryptedContent`). The item id is where the Codex and pi readers keep it
+ * (meta.codexItemId) or in OpenCode's provider metadata. Without encrypted content there is nothing to
+ * send with `store: false` (an id alone is sent as a reference to a stored item, which these agents' items
+ * are not), so no options.
+ */
+function openaiReasoningOptions(p: ThinkingPart): { itemId?: string; reasoningEncryptedContent: string } | undefined {
+  const encrypted = str(p.meta?.encryptedContent);
+  if (encrypted === undefined) return undefined;
+  const providerMetadata = p.meta?.providerMetadata;
+  const openai = isRecord(providerMetadata) && isRecord(providerMetadata.openai) ? providerMetadata.openai : undefined;
+  const itemId = str(p.meta?.codexItemId) ?? str(openai?.itemId);
+  return { ...(itemId !== undefined ? { itemId } : {}), reasoningEncryptedContent: encrypted };
+}
+
+/** A reasoning item's summary parts (meta.summaryParts, as the Codex reader keeps them) when they make up the text. */
+function summaryPartsOf(p: ThinkingPart): string[] | undefined {
+  const parts = p.meta?.summaryParts;
+  if (!Array.isArray(parts) || parts.length < 2 || !parts.every((x) => typeof x === 'string')) return undefined;
+  return parts.join('\n\n') === p.thinking ? parts : undefined;
+}
+
+/**
+ * A thinking part as reasoning parts. An OpenAI reasoning item of several summary parts becomes one
+ * reasoning part per summary, each with the item's id and encrypted content, as @ai-sdk/openai gives a
+ * response's reasoning and merges it again into one item (and messagesFromAiSdk into one thinking part).
+ */
+function thinkingToAi(p: ThinkingPart): AiReasoningPart[] {
+  const openai = openaiReasoningOptions(p);
+  const summaries = summaryPartsOf(p);
+  if (openai?.itemId !== undefined && p.signature === undefined && summaries)
+    return summaries.map((text) => ({ type: 'reasoning', text, providerOptions: { openai: { ...openai } } }));
+  const r: AiReasoningPart = { type: 'reasoning', text: p.thinking };
+  const options: ProviderOptions = {};
+  if (p.signature !== undefined) options.anthropic = { signature: p.signature };
+  if (openai) options.openai = openai;
+  if (Object.keys(options).length) r.providerOptions = options;
+  return [r];
+}
+
 /** One model message as the AI SDK messages it becomes (a tool message with media alongside becomes two). */
 export function messageToAiSdk(m: Message): AiModelMessage[] {
   switch (m.role) {
@@ -145,11 +200,8 @@ export function messageToAiSdk(m: Message): AiModelMessage[] {
       const content: (AiTextPart | AiFilePart | AiReasoningPart | AiToolCallPart)[] = [];
       for (const p of m.parts) {
         if (p.type === 'text') content.push({ type: 'text', text: p.text });
-        else if (p.type === 'thinking') {
-          const r: AiReasoningPart = { type: 'reasoning', text: p.thinking };
-          if (p.signature !== undefined) r.providerOptions = { anthropic: { signature: p.signature } };
-          content.push(r);
-        } else if (p.type === 'redacted_thinking') {
+        else if (p.type === 'thinking') content.push(...thinkingToAi(p));
+        else if (p.type === 'redacted_thinking') {
           content.push({ type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: p.data } } });
         } else if (p.type === 'tool_call') {
           content.push({ type: 'tool-call', toolCallId: p.id, toolName: p.name, input: p.input });
@@ -235,9 +287,46 @@ function dataOrUrl(v: unknown, mediaType: string | undefined): { mediaType?: str
   return { data: '', mediaType };
 }
 
-function anthropicOpts(p: Record<string, unknown>): Record<string, unknown> {
+function providerOpts(p: Record<string, unknown>, provider: string): Record<string, unknown> {
   const po = p.providerOptions;
-  return isRecord(po) && isRecord(po.anthropic) ? po.anthropic : {};
+  return isRecord(po) && isRecord(po[provider]) ? po[provider] : {};
+}
+
+/** An OpenAI reasoning item's id and encrypted content, where the Codex reader keeps them. */
+function openaiReasoningMeta(p: Record<string, unknown>): Meta {
+  const o = providerOpts(p, 'openai');
+  const meta: Meta = {};
+  const itemId = str(o.itemId);
+  if (itemId !== undefined) meta.codexItemId = itemId;
+  const encrypted = str(o.reasoningEncryptedContent);
+  if (encrypted !== undefined) meta.encryptedContent = encrypted;
+  return meta;
+}
+
+/**
+ * Consecutive thinking parts of one OpenAI reasoning item (same item id, no Anthropic signature), as
+ * @ai-sdk/openai gives one per summary part, as one thinking part: texts joined, the summary parts in
+ * meta.summaryParts, the last encrypted content (as @ai-sdk/openai keeps it).
+ */
+function mergeReasoningItems(parts: Part[]): Part[] {
+  const out: Part[] = [];
+  let texts: string[] = [];
+  const itemOf = (p: Part | undefined): string | undefined =>
+    p?.type === 'thinking' && p.signature === undefined ? str(p.meta?.codexItemId) : undefined;
+  for (const p of parts) {
+    const prev = out[out.length - 1];
+    const id = itemOf(p);
+    if (id === undefined || itemOf(prev) !== id || p.type !== 'thinking' || prev?.type !== 'thinking') {
+      out.push(p);
+      texts = p.type === 'thinking' ? [p.thinking] : [];
+      continue;
+    }
+    texts.push(p.thinking);
+    const meta: Meta = { ...prev.meta, summaryParts: [...texts] };
+    if (p.meta?.encryptedContent !== undefined) meta.encryptedContent = p.meta.encryptedContent;
+    out[out.length - 1] = { ...prev, thinking: texts.join('\n\n'), meta };
+  }
+  return out;
 }
 
 function partFromAi(p: unknown): Part | undefined {
@@ -246,13 +335,15 @@ function partFromAi(p: unknown): Part | undefined {
     case 'text':
       return { type: 'text', text: str(p.text) ?? '' };
     case 'reasoning': {
-      const a = anthropicOpts(p);
+      const a = providerOpts(p, 'anthropic');
       const redacted = str(a.redactedData);
       if (redacted !== undefined) return { type: 'redacted_thinking', data: redacted };
+      const part: ThinkingPart = { type: 'thinking', thinking: str(p.text) ?? '' };
       const signature = str(a.signature);
-      return signature !== undefined
-        ? { type: 'thinking', thinking: str(p.text) ?? '', signature }
-        : { type: 'thinking', thinking: str(p.text) ?? '' };
+      if (signature !== undefined) part.signature = signature;
+      const meta = openaiReasoningMeta(p);
+      if (Object.keys(meta).length) part.meta = meta;
+      return part;
     }
     case 'image': {
       const d = dataOrUrl(p.image, str(p.mediaType));
@@ -350,7 +441,7 @@ export function messagesFromAiSdk(messages: readonly unknown[]): Message[] {
     else if (raw.role === 'user') out.push({ role: 'user', parts });
     else if (raw.role === 'assistant') {
       // Provider-executed tool results sit in the assistant message; they stay there.
-      out.push({ role: 'assistant', parts });
+      out.push({ role: 'assistant', parts: mergeReasoningItems(parts) });
     } else if (raw.role === 'tool') {
       const prev = out[out.length - 1];
       if (prev?.role === 'tool') prev.parts.push(...parts);
