@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
@@ -771,6 +771,22 @@ describe('every part type', () => {
       { sessionId: 'ses_direct', projectID: 'global', worktree: '/', directory: '/tmp' },
     );
     expect(direct.data.messages.flatMap((m) => m.parts).find((p) => p.type === 'reasoning')?.metadata).toEqual(openai);
+  });
+
+  it("a rollout the real codex wrote: its reasoning items' ids go with their encrypted content into OpenCode (its AI SDK provider drops reasoning without an item id)", async () => {
+    const sessions = resolve('test/fixtures/codex/audit-home');
+    const codex = new Sources({ home: sessions, env: { CODEX_HOME: sessions } }).driver('codex');
+    const s = (await codex.getSession('01a21354-a797-71c1-b74e-7a50f662eec7')) as Session;
+    const thinking = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).filter((p) => p.type === 'thinking');
+    expect(thinking.length).toBeGreaterThan(0);
+    const encoded = encodeSession(s, { sessionId: 'ses_codex', projectID: 'global', worktree: '/', directory: '/tmp' });
+    const reasoning = encoded.data.messages.flatMap((m) => m.parts).filter((p) => p.type === 'reasoning');
+    expect(reasoning.map((p) => p.metadata)).toEqual(
+      thinking.map((p) => ({ openai: { itemId: p.meta?.codexItemId, reasoningEncryptedContent: p.meta?.encryptedContent } })),
+    );
+    expect(reasoning.every((p) => String((p.metadata as { openai: { itemId: string } }).openai.itemId).startsWith('rs_'))).toBe(
+      true,
+    );
   });
 });
 

@@ -77,7 +77,8 @@ function reasoningMetadata(p: ThinkingPart): { metadata?: Json } {
   if (p.signature !== undefined) return { metadata: { anthropic: { signature: p.signature } } };
   const encrypted = p.meta?.encryptedContent;
   if (typeof encrypted !== 'string') return {};
-  const itemId = str(obj(obj(p.meta?.providerMetadata)?.openai)?.itemId);
+  // OpenCode's own record of the item id, else the one Codex and pi keep (meta.codexItemId)
+  const itemId = str(obj(obj(p.meta?.providerMetadata)?.openai)?.itemId) ?? str(p.meta?.codexItemId);
   return { metadata: { openai: { ...(itemId !== undefined ? { itemId } : {}), reasoningEncryptedContent: encrypted } } };
 }
 
