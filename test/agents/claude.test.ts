@@ -1,7 +1,8 @@
 /**
  * The real Claude Code (`claude -p`, its native binary) against the loopback Anthropic stand-in:
  * - it records real sessions: a Bash tool call that really runs, a --resume, a background
- *   sub-agent, a /compact, a --fork-session;
+ *   sub-agent, a /compact, a --fork-session, parallel Bash calls laid out in each way it writes them
+ *   (a proxy pausing the stream between blocks);
  * - threadbase lists them and links the sub-agent to its parent session and spawning tool call;
  * - threadbase's context of each equals the messages Claude Code sends when it resumes it;
  * - sessions threadbase writes (from scratch, by `convert --to claude`, by `fork`) are resumed
@@ -10,11 +11,16 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { ClaudeDriver, claudeWording, encodeProjectPath } from '../../src/formats/claude/index.js';
+import { opencodeContext } from '../../src/formats/opencode/context.js';
+import { piContext } from '../../src/formats/pi/driver.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
 import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli } from '../helpers/cli.js';
@@ -172,8 +178,78 @@ const plainAnswer: Rule = (req) => {
   return { text: `ok: ${text.slice(0, 60)}` };
 };
 
+/**
+ * `PARALLEL <word>`: one response of text and three Bash calls echoing <word>-a, -b and -c (parallel
+ * calls); their results get the default rules' "Tool finished: …".
+ */
+const parallelAnswer: Rule = (req) => {
+  const last = [...req.messages].reverse().find((m) => m.role === 'user');
+  const blocks = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? []);
+  if (blocks.some((b) => b.type === 'tool_result')) return undefined;
+  const text = blocks.flatMap((b) =>
+    b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
+  );
+  const word = /^PARALLEL (\w+)$/.exec(text[text.length - 1] ?? '')?.[1];
+  const bash = req.tools?.find((t) => /^bash$/i.test(t.name));
+  if (!word || !bash) return undefined;
+  return {
+    text: 'Running three.',
+    toolUses: ['a', 'b', 'c'].map((x) => ({
+      name: bash.name,
+      input: { command: `echo ${word}-${x}`, description: `echo ${x}` },
+    })),
+  };
+};
+
+/**
+ * A loopback proxy in front of the stand-in that pauses a streamed answer for a second after the
+ * content blocks `pauseAfter` picks, so Claude Code runs a call (and records its result) before the
+ * next block of the response arrives, as it does with a slow stream.
+ */
+async function pausingProxy(target: string) {
+  const to = new URL(target);
+  let pauseAfter: (index: number) => boolean = () => false;
+  const server = createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
+    req.on('end', () => {
+      const up = httpRequest(
+        { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+        async (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          const chunks: Buffer[] = [];
+          for await (const c of answer) chunks.push(c as Buffer);
+          const text = Buffer.concat(chunks).toString();
+          if (!String(answer.headers['content-type']).includes('event-stream')) {
+            res.end(text);
+            return;
+          }
+          for (const event of text.split('\n\n')) {
+            if (!event.trim()) continue;
+            res.write(`${event}\n\n`);
+            const stop = /^event: content_block_stop\ndata: (.*)$/s.exec(event);
+            if (stop && pauseAfter((JSON.parse(stop[1] as string) as { index: number }).index))
+              await new Promise((r) => setTimeout(r, 1000));
+          }
+          res.end();
+        },
+      );
+      up.on('error', () => res.destroy());
+      up.end(Buffer.concat(body));
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    pause(after: (index: number) => boolean) {
+      pauseAfter = after;
+    },
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
 beforeAll(async () => {
-  agentHome = await setupAgentHome({ rules: [plainAnswer] });
+  agentHome = await setupAgentHome({ rules: [parallelAnswer, plainAnswer] });
   ({ standIn, root, project } = agentHome);
   env = { home: root, env: { HOME: root } };
   const first = await claude(['--allowedTools', 'Bash'], 'RUN: echo hi > out.txt');
@@ -757,5 +833,181 @@ describe('real Claude Code sessions', () => {
       ['a3'],
     ]);
     expect((await resumedConversation(info.id, 'probe blank written')).sent).toEqual(written);
+  });
+
+  it('parallel tool calls, however Claude Code lays out their records: it resumes them with exactly our context', async () => {
+    const proxy = await pausingProxy(standIn.url);
+    const slow = { ...agentHome, standIn: { ...standIn, url: proxy.url } };
+    let id: string;
+    try {
+      // no pause: all calls, then the results; a pause after each block: each result before the next
+      // call; a pause after the first call only: a mix
+      id = (await runClaude(slow, ['--allowedTools', 'Bash'], 'PARALLEL one')).session_id;
+      proxy.pause(() => true);
+      await runClaude(slow, ['--allowedTools', 'Bash', '--resume', id], 'PARALLEL two');
+      proxy.pause((index) => index === 1);
+      await runClaude(slow, ['--allowedTools', 'Bash', '--resume', id], 'PARALLEL three');
+    } finally {
+      await proxy.close();
+    }
+    const file = (await new ClaudeDriver(env).listSessions()).find((x) => x.id === id)?.path as string;
+    const records = (await fs.readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: { content?: unknown } });
+    // the order Claude Code wrote calls and results in, per prompt
+    const layout = (word: string) =>
+      records.flatMap((r) => {
+        const transcript = r.type === 'user' || r.type === 'assistant'; // not the request logs
+        const blocks = transcript && Array.isArray(r.message?.content) ? (r.message.content as Block[]) : [];
+        return blocks.flatMap((b) => {
+          if (b.type === 'tool_use' && String((b.input as { command?: string }).command).startsWith(`echo ${word}-`))
+            return [`call ${String((b.input as { command: string }).command).slice(-1)}`];
+          if (b.type === 'tool_result' && String(b.content).startsWith(`${word}-`))
+            return [`result ${String(b.content).slice(-1)}`];
+          return [];
+        });
+      });
+    expect(layout('one').slice(0, 3)).toEqual(['call a', 'call b', 'call c']);
+    expect(layout('two')).toEqual(['call a', 'result a', 'call b', 'result b', 'call c', 'result c']);
+    expect(layout('three').slice(0, 3)).toEqual(['call a', 'result a', 'call b']);
+    const ours = conversation(await ourContext(id));
+    const { sent } = await resumedConversation(id, 'probe parallel');
+    expect(ours).toEqual(sent);
+    // each response one reply with its three calls, then one turn with the three results
+    const replies = ours.filter((m) => m.role === 'assistant' && (m.content as Block[]).some((b) => b.type === 'tool_use'));
+    expect(replies.map((m) => (m.content as Block[]).map((b) => b.type))).toEqual(
+      Array(3).fill(['text', 'tool_use', 'tool_use', 'tool_use']),
+    );
+    // every call and result on the chain to the leaf; usage once per response, as Claude Code counts it
+    const s = (await new ClaudeDriver(env).getSession(id)) as Session;
+    const counted = summarizeUsage(s.entries);
+    expect(counted.responses).toBe(7); // three with calls, three answers, the probe's
+    // Claude Code's own count of the session so far (it writes one after each run, the probe's last)
+    const costState = (await fs.readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string })
+      .filter((r) => r.type === 'cost-state')
+      .at(-1) as unknown as {
+      modelUsage: Record<string, { inputTokens: number; outputTokens: number }>;
+    };
+    const theirs = Object.values(costState.modelUsage);
+    expect({ input: counted.usage.input, output: counted.usage.output }).toEqual({
+      input: theirs.reduce((n, u) => n + u.inputTokens, 0),
+      output: theirs.reduce((n, u) => n + u.outputTokens, 0),
+    });
+  });
+
+  it('parallel calls and calls after text (fixtures parallel-tools and tool-order): Claude Code still sends the recorded requests, which are our context', async () => {
+    for (const name of ['parallel-tools', 'tool-order']) {
+      const fixture = resolve('test/fixtures/claude', name);
+      const golden = JSON.parse(await fs.readFile(join(fixture, 'request.json'), 'utf8')) as {
+        sessionId: string;
+        messages: Msg[];
+      };
+      const id = randomUUID();
+      const dir = join(root, '.claude', 'projects', encodeProjectPath(project));
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(
+        join(dir, `${id}.jsonl`),
+        (await fs.readFile(join(fixture, 'transcript.jsonl'), 'utf8')).replaceAll(golden.sessionId, id),
+      );
+      const ours = conversation(await ourContext(id));
+      const { sent } = await resumedConversation(id, `probe ${name}`);
+      expect(ours, name).toEqual(sent);
+      const recorded = conversation(golden.messages);
+      recorded.splice(-1, 1, { role: 'user', content: [{ type: 'text', text: `probe ${name}` }] });
+      expect([...sent, { role: 'user', content: [{ type: 'text', text: `probe ${name}` }] }], name).toEqual(recorded);
+    }
+  });
+
+  it("another agent's parallel calls written by us: Claude Code resumes them with our context, as that agent sends them (text after a call goes first)", async () => {
+    const t = secondInto2026;
+    const usage = { input: 10, output: 6, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+    const call = (id: string, command: string) => ({
+      type: 'tool_call' as const,
+      id,
+      name: 'Bash',
+      input: { command, description: 'echo' },
+    });
+    const result = (id: string, content: string) => ({ type: 'tool_result' as const, callId: id, content });
+    const said = (text: string) => ({ type: 'text' as const, text });
+    const reply = (responseId: string, parts: Message['parts'], stopReason: string): Message => ({
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      provider: 'anthropic',
+      responseId,
+      usage,
+      parts,
+      stopReason,
+    });
+    const session = (source: string, messages: Message[]): Session => ({
+      id: `parallel-${source}`,
+      source,
+      project,
+      createdAt: t(0),
+      updatedAt: t(99),
+      messageCount: messages.length,
+      entries: messages.map((message, i) => ({
+        kind: 'message',
+        id: `${source}-${i}`,
+        parentId: i ? `${source}-${i - 1}` : null,
+        timestamp: t(i + 1),
+        message,
+      })),
+    });
+    // pi: the calls in one message, a toolResult message per call
+    const pi = session('pi', [
+      { role: 'user', parts: [said('echo two things')] },
+      reply('resp_pi_1', [said('Running both.'), call('toolu_pi_1', 'echo one'), call('toolu_pi_2', 'echo two')], 'toolUse'),
+      { role: 'tool', parts: [result('toolu_pi_1', 'one')] },
+      { role: 'tool', parts: [result('toolu_pi_2', 'two')] },
+      reply('resp_pi_2', [said('one and two')], 'stop'),
+    ]);
+    // OpenCode: a step's calls (one with text after a call), its results in one message
+    const opencode = session('opencode', [
+      { role: 'user', parts: [said('echo two things')] },
+      reply(
+        'opencode:1:2:0:10/6',
+        [said('Running both.'), call('toolu_oc_1', 'echo one'), call('toolu_oc_2', 'echo two')],
+        'tool-calls',
+      ),
+      { role: 'tool', parts: [result('toolu_oc_1', 'one'), result('toolu_oc_2', 'two')] },
+      reply('opencode:3:4:0:10/6', [said('one and two')], 'stop'),
+      { role: 'user', parts: [said('text after a call')] },
+      reply(
+        'opencode:5:6:0:10/6',
+        [call('toolu_oc_3', 'echo three'), said('and some text'), call('toolu_oc_4', 'echo four')],
+        'tool-calls',
+      ),
+      { role: 'tool', parts: [result('toolu_oc_3', 'three'), result('toolu_oc_4', 'four')] },
+      reply('opencode:7:8:0:10/6', [said('done')], 'stop'),
+    ]);
+    const source = (m: Message[]) => conversation(contextToAnthropic({ messages: claudeWording(m) }).messages as Msg[]);
+    for (const [s, theirs] of [
+      [pi, source(piContext(pi).messages)],
+      [opencode, source(opencodeContext(opencode).messages)],
+    ] as const) {
+      const info = await new ClaudeDriver(env).writeSession(s);
+      const ours = conversation(await ourContext(info.id));
+      expect((await resumedConversation(info.id, `probe parallel ${s.source}`)).sent, s.source).toEqual(ours);
+      // the source agent's own context, but for the reply with text after a call
+      const moved = theirs.findIndex((m) => JSON.stringify(m).includes('and some text'));
+      if (moved < 0) expect(ours, s.source).toEqual(theirs);
+      else {
+        expect(ours.filter((_, i) => i !== moved)).toEqual(theirs.filter((_, i) => i !== moved));
+        expect(((ours[moved] as Msg).content as Block[]).map((b) => b.text ?? b.id)).toEqual([
+          'and some text',
+          'toolu_oc_3',
+          'toolu_oc_4',
+        ]);
+        expect(((theirs[moved] as Msg).content as Block[]).map((b) => b.text ?? b.id)).toEqual([
+          'toolu_oc_3',
+          'and some text',
+          'toolu_oc_4',
+        ]);
+      }
+    }
   });
 });

@@ -30,7 +30,7 @@ import { parseJson } from '../shared/jsonl.js';
 import { encodeSession } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
-import { EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
+import { callsLast, EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
 
 /** How Claude Code words a background task's notification when it sends it to the model. */
 export const TASK_NOTIFICATION_PREFIX =
@@ -45,7 +45,11 @@ function claudeMeta(m: Message): Record<string, unknown> | undefined {
 /**
  * The message list as Claude Code sends it: background-task notifications wrapped in its
  * reminder, and consecutive user records joined into one user turn with a newline after each
- * earlier record's text (what its request shows, e.g. after `/compact`'s command records).
+ * earlier record's text that a record starting with text follows (what its request shows, e.g.
+ * after `/compact`'s command records); the turn joined so far ends with its last block that is
+ * not a tool result, as Claude Code puts a turn's tool results first (a prompt among parallel
+ * calls' results: test/fixtures/claude/tool-order; the results themselves go first when the
+ * context is rendered, convert/pairing.ts).
  */
 export function claudeWording(messages: readonly Message[]): Message[] {
   const out: Message[] = messages.map((m) => {
@@ -61,13 +65,29 @@ export function claudeWording(messages: readonly Message[]): Message[] {
     return m;
   });
   const isUserSide = (m: Message | undefined) => m !== undefined && (m.role === 'user' || m.role === 'tool');
-  for (let i = 0; i < out.length - 1; i++) {
-    const m = out[i] as Message;
-    if (!isUserSide(m) || !isUserSide(out[i + 1])) continue;
-    const last = m.parts[m.parts.length - 1];
-    if (last?.type === 'text' && !last.text.endsWith('\n')) {
-      out[i] = { ...m, parts: [...m.parts.slice(0, -1), { ...last, text: `${last.text}\n` } as Part] };
+  for (let start = 0; start < out.length; start++) {
+    if (!isUserSide(out[start])) continue;
+    let end = start + 1;
+    while (isUserSide(out[end])) end++;
+    for (let j = start + 1; j < end; j++) {
+      if ((out[j] as Message).parts[0]?.type !== 'text') continue;
+      // the block the turn so far ends with: the first record's last one; once joined, the last that
+      // is not a tool result (Claude Code puts a turn's tool results first)
+      let at: [number, number] | undefined;
+      if (j === start + 1) at = [start, (out[start] as Message).parts.length - 1];
+      else
+        for (let k = j - 1; k >= start && !at; k--) {
+          const parts = (out[k] as Message).parts;
+          const p = parts.findLastIndex((x) => x.type !== 'tool_result');
+          if (p >= 0) at = [k, p];
+        }
+      if (!at) continue;
+      const m = out[at[0]] as Message;
+      const last = m.parts[at[1]];
+      if (last?.type === 'text' && !last.text.endsWith('\n'))
+        out[at[0]] = { ...m, parts: m.parts.map((x, n) => (n === at[1] ? ({ ...last, text: `${last.text}\n` } as Part) : x)) };
     }
+    start = end - 1;
   }
   return out;
 }
@@ -168,6 +188,49 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
 }
 
 /**
+ * The records of one response brought together as Claude Code 2.1.332 joins them when it resumes
+ * (test/fixtures/claude/parallel-tools and tool-order, checked live), still one message per
+ * record: a record joins the earlier records of its response (`message.id`) however many turns lie
+ * between, another response's too, as long as every user turn between holds a tool result (a user
+ * turn is its consecutive user records, so a prompt joined to tool results does not end it); a user
+ * turn without one ends every response before it. Parallel calls whose results were written between the calls (call A, result A, call
+ * B, result B) so become one reply with all the calls, and one user turn with all the results.
+ * An assistant message without a responseId joins nothing.
+ */
+export function claudeRejoined(messages: readonly Message[]): Message[] {
+  type Turn = { role: Message['role']; messages: Message[] };
+  const turns: Turn[] = [];
+  const open = new Map<string, Turn>();
+  /** the user turns since the last assistant message */
+  let since: Turn[] = [];
+  const userSide = (m: Message) => m.role === 'user' || m.role === 'tool';
+  const hasResult = (t: Turn) => t.messages.some((m) => m.parts.some((p) => p.type === 'tool_result'));
+  for (const m of messages) {
+    const last = turns[turns.length - 1];
+    if (m.role !== 'assistant') {
+      if (userSide(m) && last?.role === 'user') last.messages.push(m);
+      else {
+        const turn: Turn = { role: userSide(m) ? 'user' : m.role, messages: [m] };
+        turns.push(turn);
+        if (turn.role === 'user') since.push(turn);
+      }
+      continue;
+    }
+    if (since.some((t) => !hasResult(t))) open.clear();
+    since = [];
+    const joined = m.responseId ? open.get(m.responseId) : undefined;
+    if (joined) {
+      joined.messages.push(m);
+      continue;
+    }
+    const turn: Turn = { role: 'assistant', messages: [m] };
+    turns.push(turn);
+    if (m.responseId) open.set(m.responseId, turn);
+  }
+  return turns.flatMap((t) => t.messages);
+}
+
+/**
  * The blank text of replies as Claude Code 2.1.332 sends it when it joins the records of each
  * response into one message (its resume request, test/fixtures/claude/blank-text), still one
  * message per record here:
@@ -177,8 +240,12 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
  * - empty text is left out of any response, except that between two thinking blocks (the next
  *   block that is not empty text) of a response with other content it is sent as
  *   "[Empty text removed]" (with `citations: []`);
- * - a record left with no blocks is left out.
- * Run after claudeResumed: a response of only thinking and blank text is left out there already.
+ * - a record left with no blocks is left out;
+ * and every reply's tool calls after its other blocks when a block follows a call (reply.ts
+ * callsLast), at each record joined as Claude Code does: a record whose calls so go after a later
+ * record's blocks is left in two pieces (which join again as one reply).
+ * Run after claudeResumed and claudeRejoined: a response of only thinking and blank text is left
+ * out there already, and the records of each response are consecutive.
  */
 export function claudeJoinedText(messages: readonly Message[]): Message[] {
   const isEmpty = (p: Part) => p.type === 'text' && p.text === '';
@@ -194,17 +261,19 @@ export function claudeJoinedText(messages: readonly Message[]): Message[] {
   type Owned = { part: Part; of: number };
   const joined = runs.map((run) => {
     let sofar: Owned[] = [];
+    const owned = ({ part }: Owned) => part;
     run.forEach((i, k) => {
-      const all = sofar.concat((messages[i] as Message).parts.map((part) => ({ part, of: i })));
+      const m = messages[i] as Message;
+      const all = sofar.concat(m.parts.map((part) => ({ part, of: i })));
       if (k === 0) {
-        sofar = all;
+        sofar = m.role === 'assistant' ? [...callsLast(all, owned)] : all;
         return;
       }
       // each record joined drops the whitespace-only text of all so far (not empty text: see below)
       const kept = all.filter(
         ({ part }, j) => !(isBlankText(part) && !isEmpty(part)) || (isThinking(all[j - 1]?.part) && isThinking(all[j + 1]?.part)),
       );
-      sofar = kept.some(({ part }) => !isThinking(part)) ? kept : all;
+      sofar = [...callsLast(kept.some(({ part }) => !isThinking(part)) ? kept : all, owned)];
     });
     return sofar;
   });
@@ -229,11 +298,21 @@ export function claudeJoinedText(messages: readonly Message[]): Message[] {
           : [];
       });
     }
-    for (const i of run) {
-      const m = messages[i] as Message;
-      const own = parts.filter((o) => o.of === i).map((o) => o.part);
+    // a record of no blocks (claudeResumed leaves none in a reply) stays as it is
+    for (const i of run) if ((messages[i] as Message).parts.length === 0) out.push(messages[i] as Message);
+    // each record's parts as they now stand: a record whose calls moved after a later record's
+    // blocks is sent in two pieces, which join again as one reply
+    const pieces: Owned[][] = [];
+    for (const o of parts) {
+      const piece = pieces[pieces.length - 1];
+      if (piece && piece[0]?.of === o.of) piece.push(o);
+      else pieces.push([o]);
+    }
+    for (const piece of pieces) {
+      const m = messages[piece[0]?.of as number] as Message;
+      const own = piece.map((o) => o.part);
       if (own.length === m.parts.length && own.every((p, k) => p === m.parts[k])) out.push(m);
-      else if (own.length) out.push({ ...m, parts: own });
+      else out.push({ ...m, parts: own });
     }
   });
   return out;
@@ -279,9 +358,10 @@ const CLAUDE_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => c.summar
 
 /** The context Claude Code sends when it resumes the session (registered as Claude Code's ResumeContext). */
 export function claudeContext(s: Session, opts: ContextOptions = {}): Context {
-  // Per record first: Claude Code filters records before it joins a split response.
+  // Per record first: Claude Code filters records before it joins a split response (across the
+  // tool results between its records, too).
   const ctx = buildContext(s, { ...CLAUDE_CONTEXT_OPTIONS, ...opts, mergeSplitResponses: false });
-  const resumed = claudeJoinedText(claudeResumed(ctx.messages));
+  const resumed = claudeJoinedText(claudeRejoined(claudeResumed(ctx.messages)));
   const messages = claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed));
   return { ...ctx, messages: claudeUserBlocks(messages) };
 }
@@ -297,9 +377,11 @@ export class ClaudeDriver extends DriverBase {
   /**
    * 1: the usage of paused responses (`message.pausedResponses`);
    * 2: API-error records read as errors, and "<synthetic>" records with no model, usage or response;
-   * 3: a user record whose content is a lone blank text block, not a string (`blockContent`).
+   * 3: a user record whose content is a lone blank text block, not a string (`blockContent`);
+   * 4: parallel calls whose results were written between the calls (or some of them) re-linked
+   *    into one chain without a cycle (relinkParallelToolResults).
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -1,7 +1,8 @@
 /** What Claude Code cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
 import type { LossReport } from '../../convert/losses.js';
+import { callsLast } from './reply.js';
 
-export function describeClaudeLosses({ session, counts: c, say, line }: LossReport): void {
+export function describeClaudeLosses({ session, counts: c, foreign, say, line }: LossReport): void {
   say(c.costs, 'Claude Code records no cost per message; recorded costs dropped (threadbase prices tokens instead)');
   const others = [...c.providers].filter((p) => p !== 'anthropic');
   if (others.length) line(`Claude Code records no provider; providers ${others.join(', ')} dropped`);
@@ -11,6 +12,10 @@ export function describeClaudeLosses({ session, counts: c, say, line }: LossRepo
     c.signedThinking,
     `thinking is kept with its signature, but Claude Code leaves it out when resumed with another model (resume with --model ${models.at(-1) ?? '<the source model>'})`,
   );
+  const callsMoved = foreign.filter(
+    (e) => e.kind === 'message' && e.message.role === 'assistant' && callsLast(e.message.parts, (p) => p) !== e.message.parts,
+  ).length;
+  say(callsMoved, 'replies with text after a tool call: Claude Code sends their calls after the text when it resumes');
   say(c.systemMessages, 'system messages have no place in a Claude Code transcript; left out');
   say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
   say(c.labels, 'labels have no Claude Code record; left out');

@@ -314,40 +314,61 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
 
 /**
  * Parallel tool calls: Claude Code writes one record per tool_use block (sharing message.id) and
- * hangs each tool result from the record of its own call, so only the last result is on the chain
- * to the leaf. It sends all of them, in order, after the whole response; so the results of one
- * response are re-linked here into one chain after its last record, and what followed the results
- * continues from the last of them. (The original parentUuid stays in `raw`.)
+ * hangs each tool result from the record of its own call (`sourceToolAssistantUUID`); every other
+ * record hangs from the record written just before it. How the records of one response and its
+ * results interleave depends on when each tool ended (2.1.332, fixture parallel-tools):
+ * - all calls streamed first, then the results in the order the tools ended (A, B, resB, resA): each
+ *   result hangs from its own call, so only the last one written is on the chain to the leaf;
+ * - each result written before the next call was streamed (A, resA, B, resB): already one chain;
+ * - a mix (A, resA, B, C, resB, resC): resB is off the chain.
+ * Claude Code sends them all, the results in the order they were written. So the records of such a
+ * response and the results hung from them (with what was written among them) are re-linked here
+ * into one chain in file order, and what followed continues from the last of them; a response
+ * already on one chain is left as it is, and so is one with a prompt among its records. (The
+ * original parentUuid stays in `raw`.)
  */
 function relinkParallelToolResults(entries: Entry[]): void {
   const responseOf = new Map<string, string>();
-  const lastOfResponse = new Map<string, string>();
-  for (const e of entries) {
-    if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId) {
+  for (const e of entries)
+    if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId)
       responseOf.set(e.id, e.message.responseId);
-      lastOfResponse.set(e.message.responseId, e.id);
+  /** per response with results hung from its records: the file positions of its first and last member */
+  const spans = new Map<string, { first: number; last: number; results: boolean }>();
+  entries.forEach((e, i) => {
+    if (e.kind !== 'message') return;
+    const rid =
+      e.message.role === 'assistant'
+        ? e.message.responseId
+        : e.message.role === 'tool' && e.parentId
+          ? responseOf.get(e.parentId)
+          : undefined;
+    if (!rid) return;
+    const span = spans.get(rid) ?? { first: i, last: i, results: false };
+    span.last = i;
+    if (e.message.role === 'tool') span.results = true;
+    spans.set(rid, span);
+  });
+  const side = (e: Entry) => e.id.includes('@');
+  for (const span of spans.values()) {
+    if (!span.results) continue;
+    const head = entries[span.first] as Entry;
+    const chain: Entry[] = [head];
+    const inChain = new Set([head.id]);
+    for (let i = span.first + 1; i <= span.last; i++) {
+      const e = entries[i] as Entry;
+      if (side(e) || e.sidechain !== head.sidechain || !e.parentId || !inChain.has(e.parentId)) continue;
+      chain.push(e);
+      inChain.add(e.id);
     }
-  }
-  const resultsOf = new Map<string, Entry[]>();
-  for (const e of entries) {
-    if (e.kind !== 'message' || e.message.role !== 'tool' || !e.parentId) continue;
-    const rid = responseOf.get(e.parentId);
-    if (!rid) continue;
-    let list = resultsOf.get(rid);
-    if (!list) {
-      list = [];
-      resultsOf.set(rid, list);
-    }
-    list.push(e);
-  }
-  for (const [rid, results] of resultsOf) {
-    const tail = lastOfResponse.get(rid) as string;
-    if (results.length === 1 && results[0]?.parentId === tail) continue;
-    const ids = new Set(results.map((r) => r.id));
-    results.forEach((r, i) => {
-      r.parentId = i === 0 ? tail : (results[i - 1] as Entry).id;
+    if (chain.every((e, k) => k === 0 || e.parentId === (chain[k - 1] as Entry).id)) continue;
+    // a prompt or a compaction among them: more than one response's calls; left as written
+    if (chain.some((e) => e.kind === 'compaction' || (e.kind === 'message' && e.message.role === 'user'))) continue;
+    chain.forEach((e, k) => {
+      if (k > 0) e.parentId = (chain[k - 1] as Entry).id;
     });
-    const last = (results[results.length - 1] as Entry).id;
-    for (const e of entries) if (e.parentId && ids.has(e.parentId) && !ids.has(e.id)) e.parentId = last;
+    const last = (chain[chain.length - 1] as Entry).id;
+    for (const e of entries)
+      if (e.parentId && inChain.has(e.parentId) && !inChain.has(e.id) && !side(e) && e.sidechain === head.sidechain)
+        e.parentId = last;
   }
 }

@@ -39,3 +39,33 @@ export function isThinking(p: Part | undefined): boolean {
 export function isBlankText(p: Part): boolean {
   return p.type === 'text' && p.text.trim() === '';
 }
+
+/**
+ * A reply's blocks in the order Claude Code 2.1.332 sends them: its tool calls after all its other
+ * blocks when any block but a call follows a call, unless a call lies between two thinking blocks
+ * (then as they are). It does so to every reply it sends, of one record or joined (then at each
+ * record it joins), so a reply whose text came after its calls is sent with the text first
+ * (test/fixtures/claude/tool-order). `part` gives the part of each item; the same array comes back
+ * when nothing moves.
+ */
+export function callsLast<T>(parts: readonly T[], part: (x: T) => Part): readonly T[] {
+  let calls = false;
+  let after = false;
+  let thinkingBefore = false;
+  let callSince = false;
+  for (const x of parts) {
+    const p = part(x);
+    if (p.type === 'tool_call') {
+      calls = true;
+      callSince = true;
+      continue;
+    }
+    if (calls) after = true;
+    const thinking = isThinking(p);
+    if (thinking && thinkingBefore && callSince) return parts;
+    thinkingBefore = thinking;
+    callSince = false;
+  }
+  if (!after) return parts;
+  return [...parts.filter((x) => part(x).type !== 'tool_call'), ...parts.filter((x) => part(x).type === 'tool_call')];
+}
