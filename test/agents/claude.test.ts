@@ -24,7 +24,7 @@ import { summarizeUsage } from '../../src/model/usage.js';
 import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli } from '../helpers/cli.js';
-import { secondInto2026 } from '../helpers/sessions.js';
+import { parallelCallSessions, secondInto2026 } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -923,67 +923,7 @@ describe('real Claude Code sessions', () => {
   });
 
   it("another agent's parallel calls written by us: Claude Code resumes them with our context, as that agent sends them (text after a call goes first)", async () => {
-    const t = secondInto2026;
-    const usage = { input: 10, output: 6, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-    const call = (id: string, command: string) => ({
-      type: 'tool_call' as const,
-      id,
-      name: 'Bash',
-      input: { command, description: 'echo' },
-    });
-    const result = (id: string, content: string) => ({ type: 'tool_result' as const, callId: id, content });
-    const said = (text: string) => ({ type: 'text' as const, text });
-    const reply = (responseId: string, parts: Message['parts'], stopReason: string): Message => ({
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      provider: 'anthropic',
-      responseId,
-      usage,
-      parts,
-      stopReason,
-    });
-    const session = (source: string, messages: Message[]): Session => ({
-      id: `parallel-${source}`,
-      source,
-      project,
-      createdAt: t(0),
-      updatedAt: t(99),
-      messageCount: messages.length,
-      entries: messages.map((message, i) => ({
-        kind: 'message',
-        id: `${source}-${i}`,
-        parentId: i ? `${source}-${i - 1}` : null,
-        timestamp: t(i + 1),
-        message,
-      })),
-    });
-    // pi: the calls in one message, a toolResult message per call
-    const pi = session('pi', [
-      { role: 'user', parts: [said('echo two things')] },
-      reply('resp_pi_1', [said('Running both.'), call('toolu_pi_1', 'echo one'), call('toolu_pi_2', 'echo two')], 'toolUse'),
-      { role: 'tool', parts: [result('toolu_pi_1', 'one')] },
-      { role: 'tool', parts: [result('toolu_pi_2', 'two')] },
-      reply('resp_pi_2', [said('one and two')], 'stop'),
-    ]);
-    // OpenCode: a step's calls (one with text after a call), its results in one message
-    const opencode = session('opencode', [
-      { role: 'user', parts: [said('echo two things')] },
-      reply(
-        'opencode:1:2:0:10/6',
-        [said('Running both.'), call('toolu_oc_1', 'echo one'), call('toolu_oc_2', 'echo two')],
-        'tool-calls',
-      ),
-      { role: 'tool', parts: [result('toolu_oc_1', 'one'), result('toolu_oc_2', 'two')] },
-      reply('opencode:3:4:0:10/6', [said('one and two')], 'stop'),
-      { role: 'user', parts: [said('text after a call')] },
-      reply(
-        'opencode:5:6:0:10/6',
-        [call('toolu_oc_3', 'echo three'), said('and some text'), call('toolu_oc_4', 'echo four')],
-        'tool-calls',
-      ),
-      { role: 'tool', parts: [result('toolu_oc_3', 'three'), result('toolu_oc_4', 'four')] },
-      reply('opencode:7:8:0:10/6', [said('done')], 'stop'),
-    ]);
+    const { pi, opencode } = parallelCallSessions(project);
     const source = (m: Message[]) => conversation(contextToAnthropic({ messages: claudeWording(m) }).messages as Msg[]);
     for (const [s, theirs] of [
       [pi, source(piContext(pi).messages)],

@@ -18,10 +18,10 @@ import { opencodeContext } from '../../src/formats/opencode/context.js';
 import { piContext } from '../../src/formats/pi/driver.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { mergeSplitResponses, pathToLeaf } from '../../src/model/tree.js';
-import type { Entry, Message, Session } from '../../src/model/types.js';
+import type { Entry, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { runCliOk } from '../helpers/cli.js';
-import { secondInto2026 } from '../helpers/sessions.js';
+import { parallelCallSessions } from '../helpers/sessions.js';
 
 type Block = Record<string, unknown> & { type: string };
 type Msg = { role: string; content: string | Block[] };
@@ -261,67 +261,7 @@ describe('records of one response joined across tool results, calls after text (
 });
 
 describe("another agent's parallel calls, written for Claude Code", () => {
-  const t = secondInto2026;
-  const usage = { input: 10, output: 6, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-  const call = (id: string, command: string) => ({
-    type: 'tool_call' as const,
-    id,
-    name: 'Bash',
-    input: { command, description: 'echo' },
-  });
-  const result = (id: string, content: string) => ({ type: 'tool_result' as const, callId: id, content });
-  const said = (text: string) => ({ type: 'text' as const, text });
-  const reply = (responseId: string, parts: Message['parts'], stopReason: string): Message => ({
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    provider: 'anthropic',
-    responseId,
-    usage,
-    parts,
-    stopReason,
-  });
-  const session = (source: string, messages: Message[]): Session => ({
-    id: `parallel-${source}`,
-    source,
-    project: '/work/p',
-    createdAt: t(0),
-    updatedAt: t(99),
-    messageCount: messages.length,
-    entries: messages.map((message, i) => ({
-      kind: 'message',
-      id: `${source}-${i}`,
-      parentId: i ? `${source}-${i - 1}` : null,
-      timestamp: t(i + 1),
-      message,
-    })),
-  });
-  /** pi: one assistant message with the calls, one toolResult message per call */
-  const pi = session('pi', [
-    { role: 'user', parts: [said('echo two things')] },
-    reply('resp_pi_1', [said('Running both.'), call('toolu_pi_1', 'echo one'), call('toolu_pi_2', 'echo two')], 'toolUse'),
-    { role: 'tool', parts: [result('toolu_pi_1', 'one')] },
-    { role: 'tool', parts: [result('toolu_pi_2', 'two')] },
-    reply('resp_pi_2', [said('one and two')], 'stop'),
-  ]);
-  /** OpenCode: a step with the calls (one with text after a call), one message with the step's results */
-  const opencode = session('opencode', [
-    { role: 'user', parts: [said('echo two things')] },
-    reply(
-      'opencode:1:2:0:10/6',
-      [said('Running both.'), call('toolu_oc_1', 'echo one'), call('toolu_oc_2', 'echo two')],
-      'tool-calls',
-    ),
-    { role: 'tool', parts: [result('toolu_oc_1', 'one'), result('toolu_oc_2', 'two')] },
-    reply('opencode:3:4:0:10/6', [said('one and two')], 'stop'),
-    { role: 'user', parts: [said('text after a call')] },
-    reply(
-      'opencode:5:6:0:10/6',
-      [call('toolu_oc_3', 'echo three'), said('and some text'), call('toolu_oc_4', 'echo four')],
-      'tool-calls',
-    ),
-    { role: 'tool', parts: [result('toolu_oc_3', 'three'), result('toolu_oc_4', 'four')] },
-    reply('opencode:7:8:0:10/6', [said('done')], 'stop'),
-  ]);
+  const { pi, opencode } = parallelCallSessions('/work/p');
 
   it('pi: resumed as pi sends them (what Claude Code 2.1.332 sent: test/agents/claude.test.ts)', async () => {
     const info = await new ClaudeDriver(env).writeSession(pi);

@@ -1,5 +1,5 @@
 /** Small building blocks the tests' hand-made sessions share. */
-import type { Entry, MessageEntry, Session } from '../../src/model/types.js';
+import type { Entry, Message, MessageEntry, Session } from '../../src/model/types.js';
 
 /** A 1×1 PNG, base64: a real image every agent and encoder accepts, small enough to inline. */
 export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -102,3 +102,71 @@ export const PRICE_TERMS = {
   inferenceGeo: 'us',
   advisors: [{ model: 'claude-opus-5', input: 400, output: 60, cacheRead: 0, cacheWrite: 0 }],
 };
+
+/**
+ * Parallel tool calls as pi and OpenCode record them, for tests of writing them into Claude Code:
+ * pi's one assistant message with both calls and a toolResult message per call; OpenCode's steps with
+ * their calls (one with text after a call) and one message of the step's results.
+ */
+export function parallelCallSessions(project: string): { pi: Session; opencode: Session } {
+  const t = secondInto2026;
+  const usage = { input: 10, output: 6, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  const call = (id: string, command: string) => ({
+    type: 'tool_call' as const,
+    id,
+    name: 'Bash',
+    input: { command, description: 'echo' },
+  });
+  const result = (id: string, content: string) => ({ type: 'tool_result' as const, callId: id, content });
+  const said = (text: string) => ({ type: 'text' as const, text });
+  const reply = (responseId: string, parts: Message['parts'], stopReason: string): Message => ({
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    provider: 'anthropic',
+    responseId,
+    usage,
+    parts,
+    stopReason,
+  });
+  const session = (source: string, messages: Message[]): Session => ({
+    id: `parallel-${source}`,
+    source,
+    project,
+    createdAt: t(0),
+    updatedAt: t(99),
+    messageCount: messages.length,
+    entries: messages.map((message, i) => ({
+      kind: 'message',
+      id: `${source}-${i}`,
+      parentId: i ? `${source}-${i - 1}` : null,
+      timestamp: t(i + 1),
+      message,
+    })),
+  });
+  const pi = session('pi', [
+    { role: 'user', parts: [said('echo two things')] },
+    reply('resp_pi_1', [said('Running both.'), call('toolu_pi_1', 'echo one'), call('toolu_pi_2', 'echo two')], 'toolUse'),
+    { role: 'tool', parts: [result('toolu_pi_1', 'one')] },
+    { role: 'tool', parts: [result('toolu_pi_2', 'two')] },
+    reply('resp_pi_2', [said('one and two')], 'stop'),
+  ]);
+  const opencode = session('opencode', [
+    { role: 'user', parts: [said('echo two things')] },
+    reply(
+      'opencode:1:2:0:10/6',
+      [said('Running both.'), call('toolu_oc_1', 'echo one'), call('toolu_oc_2', 'echo two')],
+      'tool-calls',
+    ),
+    { role: 'tool', parts: [result('toolu_oc_1', 'one'), result('toolu_oc_2', 'two')] },
+    reply('opencode:3:4:0:10/6', [said('one and two')], 'stop'),
+    { role: 'user', parts: [said('text after a call')] },
+    reply(
+      'opencode:5:6:0:10/6',
+      [call('toolu_oc_3', 'echo three'), said('and some text'), call('toolu_oc_4', 'echo four')],
+      'tool-calls',
+    ),
+    { role: 'tool', parts: [result('toolu_oc_3', 'three'), result('toolu_oc_4', 'four')] },
+    reply('opencode:7:8:0:10/6', [said('done')], 'stop'),
+  ]);
+  return { pi, opencode };
+}
