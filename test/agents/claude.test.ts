@@ -24,7 +24,7 @@ import { summarizeUsage } from '../../src/model/usage.js';
 import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli } from '../helpers/cli.js';
-import { parallelCallSessions, secondInto2026 } from '../helpers/sessions.js';
+import { chainSession, parallelCallSessions, secondInto2026 } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -713,7 +713,6 @@ describe('real Claude Code sessions', () => {
     expect([...sent, { role: 'user', content: [{ type: 'text', text: 'probe' }] }]).toEqual(conversation(golden.messages));
 
     // another agent's split responses with records of no blocks, written by us
-    const t = secondInto2026;
     const said = (text: string) => [{ type: 'text' as const, text }];
     const usage = { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
     const reply = (responseId: string, parts: Message['parts']): Message => ({
@@ -736,21 +735,7 @@ describe('real Claude Code sessions', () => {
       ['s10', { role: 'user', parts: said('q3') }],
       ['s11', reply('resp_s4', said('a3'))],
     ];
-    const info = await new ClaudeDriver(env).writeSession({
-      id: 'split-written',
-      source: 'codex',
-      project,
-      createdAt: t(0),
-      updatedAt: t(20),
-      messageCount: entries.length,
-      entries: entries.map(([eid, message], i) => ({
-        kind: 'message',
-        id: eid,
-        parentId: i ? (entries[i - 1]?.[0] as string) : null,
-        timestamp: t(i + 1),
-        message,
-      })),
-    });
+    const info = await new ClaudeDriver(env).writeSession(chainSession('split-written', 'codex', project, entries));
     const written = conversation(await ourContext(info.id));
     expect(written.map((m) => (m.content as Block[]).map((b) => b.text ?? b.type))).toEqual([
       ['q1'],
@@ -782,7 +767,6 @@ describe('real Claude Code sessions', () => {
 
     // another agent's blank text, written by us: a reply of one record keeps its whitespace, a
     // response split over records does not, a prompt of blocks loses its blank ones
-    const t = secondInto2026;
     const said = (...texts: string[]) => texts.map((text) => ({ type: 'text' as const, text }));
     const usage = { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
     const reply = (responseId: string, parts: Message['parts']): Message => ({
@@ -806,21 +790,7 @@ describe('real Claude Code sessions', () => {
       ['b8', { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_blank_b7', content: 'out.txt' }] }],
       ['b9', reply('resp_b4', said('a3'))],
     ];
-    const info = await new ClaudeDriver(env).writeSession({
-      id: 'blank-written',
-      source: 'pi',
-      project,
-      createdAt: t(0),
-      updatedAt: t(20),
-      messageCount: entries.length,
-      entries: entries.map(([eid, message], i) => ({
-        kind: 'message',
-        id: eid,
-        parentId: i ? (entries[i - 1]?.[0] as string) : null,
-        timestamp: t(i + 1),
-        message,
-      })),
-    });
+    const info = await new ClaudeDriver(env).writeSession(chainSession('blank-written', 'pi', project, entries));
     const written = conversation(await ourContext(info.id));
     expect(written.map((m) => (m.content as Block[]).map((b) => b.text ?? b.type))).toEqual([
       ['q1'],

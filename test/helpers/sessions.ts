@@ -109,7 +109,6 @@ export const PRICE_TERMS = {
  * their calls (one with text after a call) and one message of the step's results.
  */
 export function parallelCallSessions(project: string): { pi: Session; opencode: Session } {
-  const t = secondInto2026;
   const usage = { input: 10, output: 6, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
   const call = (id: string, command: string) => ({
     type: 'tool_call' as const,
@@ -128,21 +127,13 @@ export function parallelCallSessions(project: string): { pi: Session; opencode: 
     parts,
     stopReason,
   });
-  const session = (source: string, messages: Message[]): Session => ({
-    id: `parallel-${source}`,
-    source,
-    project,
-    createdAt: t(0),
-    updatedAt: t(99),
-    messageCount: messages.length,
-    entries: messages.map((message, i) => ({
-      kind: 'message',
-      id: `${source}-${i}`,
-      parentId: i ? `${source}-${i - 1}` : null,
-      timestamp: t(i + 1),
-      message,
-    })),
-  });
+  const session = (source: string, messages: Message[]): Session =>
+    chainSession(
+      `parallel-${source}`,
+      source,
+      project,
+      messages.map((m, i) => [`${source}-${i}`, m]),
+    );
   const pi = session('pi', [
     { role: 'user', parts: [said('echo two things')] },
     reply('resp_pi_1', [said('Running both.'), call('toolu_pi_1', 'echo one'), call('toolu_pi_2', 'echo two')], 'toolUse'),
@@ -169,4 +160,27 @@ export function parallelCallSessions(project: string): { pi: Session; opencode: 
     reply('opencode:7:8:0:10/6', [said('done')], 'stop'),
   ]);
   return { pi, opencode };
+}
+
+/**
+ * A session of these messages in one chain, each the child of the one before, timed one second
+ * apart into 2026 (its entry ids given with each message).
+ */
+export function chainSession(id: string, source: string, project: string, messages: [string, Message][]): Session {
+  const t = secondInto2026;
+  return {
+    id,
+    source,
+    project,
+    createdAt: t(0),
+    updatedAt: t(99),
+    messageCount: messages.length,
+    entries: messages.map(([eid, message], i) => ({
+      kind: 'message',
+      id: eid,
+      parentId: i ? (messages[i - 1]?.[0] as string) : null,
+      timestamp: t(i + 1),
+      message,
+    })),
+  };
 }
