@@ -120,6 +120,31 @@ async function resumedConversation(
   return { sent: beforeProbe(requestWith(probe, before), probe), result };
 }
 
+/**
+ * A fixture transcript (test/fixtures/claude/<name>, with the request Claude Code sent when it was
+ * recorded) installed as a session of this project under a fresh id and resumed with `probe`: our
+ * context is what Claude Code sends, and what it sends before the prompt is still the recorded
+ * request's (whose own prompt, when given, was `recordedPrompt`).
+ */
+async function resumeFixture(name: string, probe: string, recordedPrompt?: string): Promise<void> {
+  const fixture = resolve('test/fixtures/claude', name);
+  const golden = JSON.parse(await fs.readFile(join(fixture, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
+  const id = randomUUID();
+  const dir = join(root, '.claude', 'projects', encodeProjectPath(project));
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(
+    join(dir, `${id}.jsonl`),
+    (await fs.readFile(join(fixture, 'transcript.jsonl'), 'utf8')).replaceAll(golden.sessionId, id),
+  );
+  const ours = conversation(await ourContext(id));
+  const { sent } = await resumedConversation(id, probe);
+  expect(ours, name).toEqual(sent);
+  const recorded = conversation(golden.messages);
+  if (recordedPrompt !== undefined)
+    expect(recorded.at(-1), name).toEqual({ role: 'user', content: [{ type: 'text', text: recordedPrompt }] });
+  expect(sent, name).toEqual(recorded.slice(0, -1));
+}
+
 async function treeDigest(dir: string): Promise<string> {
   const h = createHash('sha256');
   const walk = async (d: string): Promise<void> => {
@@ -696,21 +721,8 @@ describe('real Claude Code sessions', () => {
     ]);
   });
   it('one response split over records, some with no blocks: Claude Code resumes the fixture and what we write with exactly our context', async () => {
-    // the fixture transcript (test/fixtures/claude/split-empty), as a session of this project
-    const fixture = resolve('test/fixtures/claude/split-empty');
-    const golden = JSON.parse(await fs.readFile(join(fixture, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
-    const id = randomUUID();
-    const dir = join(root, '.claude', 'projects', encodeProjectPath(project));
-    await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(
-      join(dir, `${id}.jsonl`),
-      (await fs.readFile(join(fixture, 'transcript.jsonl'), 'utf8')).replaceAll(golden.sessionId, id),
-    );
-    const ours = conversation(await ourContext(id));
-    const { sent } = await resumedConversation(id, 'probe split');
-    expect(ours).toEqual(sent);
-    // the recorded request still is what this Claude Code sends
-    expect([...sent, { role: 'user', content: [{ type: 'text', text: 'probe' }] }]).toEqual(conversation(golden.messages));
+    // the fixture transcript (test/fixtures/claude/split-empty), as a session of this project; the recorded request still is what this Claude Code sends
+    await resumeFixture('split-empty', 'probe split', 'probe');
 
     // another agent's split responses with records of no blocks, written by us
     const said = (text: string) => [{ type: 'text' as const, text }];
@@ -749,21 +761,8 @@ describe('real Claude Code sessions', () => {
   });
 
   it('blank text in replies and prompts: Claude Code resumes the fixture and what we write with exactly our context', async () => {
-    // the fixture transcript (test/fixtures/claude/blank-text), as a session of this project
-    const fixture = resolve('test/fixtures/claude/blank-text');
-    const golden = JSON.parse(await fs.readFile(join(fixture, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
-    const id = randomUUID();
-    const dir = join(root, '.claude', 'projects', encodeProjectPath(project));
-    await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(
-      join(dir, `${id}.jsonl`),
-      (await fs.readFile(join(fixture, 'transcript.jsonl'), 'utf8')).replaceAll(golden.sessionId, id),
-    );
-    const ours = conversation(await ourContext(id));
-    const { sent } = await resumedConversation(id, 'probe blank');
-    expect(ours).toEqual(sent);
-    // the recorded request still is what this Claude Code sends
-    expect([...sent, { role: 'user', content: [{ type: 'text', text: 'probe' }] }]).toEqual(conversation(golden.messages));
+    // the fixture transcript (test/fixtures/claude/blank-text), as a session of this project; the recorded request still is what this Claude Code sends
+    await resumeFixture('blank-text', 'probe blank', 'probe');
 
     // another agent's blank text, written by us: a reply of one record keeps its whitespace, a
     // response split over records does not, a prompt of blocks loses its blank ones
@@ -870,26 +869,7 @@ describe('real Claude Code sessions', () => {
   });
 
   it('parallel calls and calls after text (fixtures parallel-tools and tool-order): Claude Code still sends the recorded requests, which are our context', async () => {
-    for (const name of ['parallel-tools', 'tool-order']) {
-      const fixture = resolve('test/fixtures/claude', name);
-      const golden = JSON.parse(await fs.readFile(join(fixture, 'request.json'), 'utf8')) as {
-        sessionId: string;
-        messages: Msg[];
-      };
-      const id = randomUUID();
-      const dir = join(root, '.claude', 'projects', encodeProjectPath(project));
-      await fs.mkdir(dir, { recursive: true });
-      await fs.writeFile(
-        join(dir, `${id}.jsonl`),
-        (await fs.readFile(join(fixture, 'transcript.jsonl'), 'utf8')).replaceAll(golden.sessionId, id),
-      );
-      const ours = conversation(await ourContext(id));
-      const { sent } = await resumedConversation(id, `probe ${name}`);
-      expect(ours, name).toEqual(sent);
-      const recorded = conversation(golden.messages);
-      recorded.splice(-1, 1, { role: 'user', content: [{ type: 'text', text: `probe ${name}` }] });
-      expect([...sent, { role: 'user', content: [{ type: 'text', text: `probe ${name}` }] }], name).toEqual(recorded);
-    }
+    for (const name of ['parallel-tools', 'tool-order']) await resumeFixture(name, `probe ${name}`);
   });
 
   it("another agent's parallel calls written by us: Claude Code resumes them with our context, as that agent sends them (text after a call goes first)", async () => {
