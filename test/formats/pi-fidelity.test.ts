@@ -44,6 +44,33 @@ const zeroUsage = {
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
 };
 
+/** A prompt 'hi' (a0000001, a child of `parentId`) and its answer 'yo' (a0000002) as pi records them. */
+const hiAnswered = (parentId: string | null) => [
+  {
+    type: 'message',
+    id: 'a0000001',
+    parentId,
+    timestamp: T,
+    message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 },
+  },
+  {
+    type: 'message',
+    id: 'a0000002',
+    parentId: 'a0000001',
+    timestamp: T,
+    message: {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'yo' }],
+      api: 'anthropic-messages',
+      provider: 'anthropic',
+      model: 'claude-x',
+      usage: zeroUsage,
+      stopReason: 'stop',
+      timestamp: 2,
+    },
+  },
+];
+
 /** What pi's SessionManager does on `pi --session FILE` and one answered prompt. */
 function resumeWithPi(file: string): void {
   const sm = SessionManager.open(file);
@@ -112,29 +139,7 @@ describe('files without an answer (F1)', () => {
     const { id } = await installRecords(env, [
       header('019a0000-0000-7000-8000-0000000000f1'),
       { type: 'model_change', id: 'm0000001', parentId: null, timestamp: T, provider: 'anthropic', modelId: 'claude-x' },
-      {
-        type: 'message',
-        id: 'a0000001',
-        parentId: 'm0000001',
-        timestamp: T,
-        message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 },
-      },
-      {
-        type: 'message',
-        id: 'a0000002',
-        parentId: 'a0000001',
-        timestamp: T,
-        message: {
-          role: 'assistant',
-          content: [{ type: 'text', text: 'yo' }],
-          api: 'anthropic-messages',
-          provider: 'anthropic',
-          model: 'claude-x',
-          usage: zeroUsage,
-          stopReason: 'stop',
-          timestamp: 2,
-        },
-      },
+      ...hiAnswered('m0000001'),
     ]);
     const d = new PiDriver(env);
     const fork = await d.forkSession(id, { at: 'a0000001' });
@@ -179,32 +184,7 @@ describe('files without an answer (F1)', () => {
 });
 
 describe('the sessionDir setting (F4)', () => {
-  const answered = (id: string) => [
-    header(id),
-    {
-      type: 'message',
-      id: 'a0000001',
-      parentId: null,
-      timestamp: T,
-      message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 },
-    },
-    {
-      type: 'message',
-      id: 'a0000002',
-      parentId: 'a0000001',
-      timestamp: T,
-      message: {
-        role: 'assistant',
-        content: [{ type: 'text', text: 'yo' }],
-        api: 'anthropic-messages',
-        provider: 'anthropic',
-        model: 'claude-x',
-        usage: zeroUsage,
-        stopReason: 'stop',
-        timestamp: 2,
-      },
-    },
-  ];
+  const answered = (id: string) => [header(id), ...hiAnswered(null)];
 
   it('reads and writes where the global settings.json puts sessions (~ expanded), as pi lists them', async () => {
     const env = await home();
