@@ -23,6 +23,7 @@ import type { Entry, Message, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
+import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
 import { chainSession, parallelCallSessions, secondInto2026 } from '../helpers/sessions.js';
 
@@ -42,43 +43,6 @@ function claude(args: string[], prompt: string): Promise<ClaudeResult> {
 /** Runs the threadbase CLI in-process; returns exit code, stdout and stderr. */
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return runCli(env, args);
-}
-
-type Block = Record<string, unknown> & { type: string };
-interface Msg {
-  role: string;
-  content: string | Block[];
-}
-
-/**
- * The conversation of a request with Claude Code's request-time additions taken out. Each rule is
- * something Claude Code adds when it builds a request, not something in the conversation:
- * - role 'system' messages: 2.1.3xx renders its `attachment` records (environment, model identity,
- *   deferred-tool / agent / skill listings) and per-turn settings (`output_config`) as system-role
- *   messages placed at request time;
- * - text blocks that start with `<system-reminder>`: the date and commit-attribution reminders it
- *   prepends to a user turn, and background-task notifications, which it wraps in a reminder
- *   (threadbase wraps them the same way; both sides drop them here);
- * - `cache_control` markers on blocks (prompt-caching hints, moved on every request);
- * - string content is the same as one text block (it sends the latest turn one way, older ones the other).
- * Empty messages left behind are dropped and neighbours of one role joined, as the API does.
- */
-function conversation(messages: readonly Msg[]): Msg[] {
-  const out: Msg[] = [];
-  for (const m of messages) {
-    if (m.role === 'system') continue;
-    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
-      .filter((b) => !(b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>')))
-      .map((b) => {
-        const { cache_control: _c, ...rest } = b;
-        return rest as Block;
-      });
-    if (blocks.length === 0) continue;
-    const prev = out[out.length - 1];
-    if (prev && prev.role === m.role) prev.content = [...(prev.content as Block[]), ...blocks];
-    else out.push({ role: m.role, content: blocks });
-  }
-  return out;
 }
 
 /** threadbase's `context <id> --format anthropic`. */

@@ -20,26 +20,10 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { mergeSplitResponses, pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
+import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { parallelCallSessions } from '../helpers/sessions.js';
 
-type Block = Record<string, unknown> & { type: string };
-type Msg = { role: string; content: string | Block[] };
-/** Request-time additions left out as in test/agents/claude.test.ts; a string is one text block. */
-const conversation = (messages: readonly Msg[]) => {
-  const out: { role: string; content: Block[] }[] = [];
-  for (const m of messages) {
-    if (m.role === 'system') continue;
-    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
-      .filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>')))
-      .map(({ cache_control: _c, ...rest }) => rest as Block);
-    if (!blocks.length) continue;
-    const prev = out[out.length - 1];
-    if (prev?.role === m.role) prev.content.push(...blocks);
-    else out.push({ role: m.role, content: blocks });
-  }
-  return out;
-};
 /** each block as its text, thinking, or type:id */
 const shown = (m: { content: Block[] }) =>
   m.content.map((b) => (b.text ?? b.thinking ?? `${b.type}:${b.id ?? b.tool_use_id}`) as string);

@@ -17,6 +17,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { mergeSplitResponses } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
+import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { secondInto2026 } from '../helpers/sessions.js';
 
 const FIXTURES = resolve('test/fixtures/claude/resume');
@@ -453,24 +454,6 @@ describe("another agent's failed turn, written for Claude Code", () => {
     expect(messageOf(back, 't1').parts).toEqual([{ type: 'tool_result', callId: 'toolu_failed', content: 'out.txt' }]);
   });
 });
-
-type Block = Record<string, unknown> & { type: string };
-type Msg = { role: string; content: string | Block[] };
-/** Request-time additions left out as in test/agents/claude.test.ts; a string is one text block. */
-const conversation = (messages: readonly Msg[]) => {
-  const out: { role: string; content: Block[] }[] = [];
-  for (const m of messages) {
-    if (m.role === 'system') continue;
-    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
-      .filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>')))
-      .map(({ cache_control: _c, ...rest }) => rest as Block);
-    if (!blocks.length) continue;
-    const prev = out[out.length - 1];
-    if (prev?.role === m.role) prev.content.push(...blocks);
-    else out.push({ role: m.role, content: blocks });
-  }
-  return out;
-};
 
 describe('one response split over records, some with no blocks (real 2.1.332 request)', () => {
   const SPLIT = resolve('test/fixtures/claude/split-empty');

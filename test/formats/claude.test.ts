@@ -8,6 +8,7 @@ import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session, Usage } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
+import { conversation, type Msg } from '../helpers/claude-requests.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 
 const FIXTURES = resolve('test/fixtures/claude');
@@ -159,23 +160,7 @@ describe('parallel tool calls (real 2.1.330 transcript and the request it sent o
   it('context equals the recorded resume request: one response, then both results in one turn', async () => {
     const golden = JSON.parse(await fs.readFile(join(FIXTURES, 'parallel-resume-request.json'), 'utf8')) as {
       sessionId: string;
-      messages: { role: string; content: string | Record<string, unknown>[] }[];
-    };
-    // Request-time additions left out, as in test/agents/claude.test.ts: role 'system' messages
-    // (rendered attachments), <system-reminder> text blocks, cache_control; string = one text block.
-    const conversation = (messages: typeof golden.messages) => {
-      const out: { role: string; content: Record<string, unknown>[] }[] = [];
-      for (const m of messages) {
-        if (m.role === 'system') continue;
-        const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content)
-          .filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>')))
-          .map(({ cache_control: _c, ...rest }) => rest);
-        if (!blocks.length) continue;
-        const prev = out[out.length - 1];
-        if (prev?.role === m.role) prev.content.push(...blocks);
-        else out.push({ role: m.role, content: blocks });
-      }
-      return out;
+      messages: Msg[];
     };
     const sent = conversation(golden.messages);
     expect(sent.pop()).toEqual({ role: 'user', content: [{ type: 'text', text: 'probe' }] });
@@ -185,7 +170,7 @@ describe('parallel tool calls (real 2.1.330 transcript and the request it sent o
       (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === 'probe'),
     );
     const ours = conversation(
-      contextToAnthropic(await d.getContext(golden.sessionId, { leafId: probe?.parentId as string })).messages,
+      contextToAnthropic(await d.getContext(golden.sessionId, { leafId: probe?.parentId as string })).messages as Msg[],
     );
     expect(ours).toEqual(sent);
     expect(ours[1]?.content.map((b) => b.type)).toEqual(['thinking', 'tool_use', 'tool_use']);
