@@ -193,8 +193,9 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
  * record: a record joins the earlier records of its response (`message.id`) however many turns lie
  * between, another response's too, as long as every user turn between holds a tool result (a user
  * turn is its consecutive user records, so a prompt joined to tool results does not end it); a user
- * turn without one ends every response before it. Parallel calls whose results were written between the calls (call A, result A, call
- * B, result B) so become one reply with all the calls, and one user turn with all the results.
+ * turn without one ends every response before it. Parallel calls whose results were written between
+ * the calls (call A, result A, call B, result B) so become one reply with all the calls, and one
+ * user turn with all the results.
  * An assistant message without a responseId joins nothing.
  */
 export function claudeRejoined(messages: readonly Message[]): Message[] {
