@@ -578,10 +578,11 @@ export class SqliteStore extends DriverBase {
         );
       fresh.add(e.id);
     }
+    const kept = rawReadBy(row.source);
     this.insertEntries(
       sessionId,
       row.source,
-      prepareEntries(opts.info ? entries.map((e) => withoutRaw(e, rawReadBy(row.source))) : entries),
+      prepareEntries(opts.info ? entries.map((e) => withoutRaw(e, kept)) : entries),
       nextSeq,
     );
     this.recount(sessionId, row.source, entries);
