@@ -30,6 +30,8 @@ export interface ResponsesRequest {
 export interface ResponsesReply {
   text?: string;
   reasoning?: string;
+  /** The reasoning item's `encrypted_content` (OpenAI's opaque reasoning, which codex replays); null without it. */
+  encryptedReasoning?: string;
   /** `namespace` for a tool offered inside a namespace tool (codex's multi_agent_v1). */
   functionCall?: { name: string; arguments: Record<string, unknown>; namespace?: string };
 }
@@ -116,7 +118,7 @@ function outputItems(reply: ResponsesReply, n: number): ResponsesItem[] {
       type: 'reasoning',
       id: `rs_standin_${id}`,
       summary: [{ type: 'summary_text', text: reply.reasoning }],
-      encrypted_content: null,
+      encrypted_content: reply.encryptedReasoning ?? null,
     });
   }
   if (reply.text !== undefined) {
