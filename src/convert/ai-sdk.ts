@@ -264,7 +264,11 @@ const AI_SDK_PAIRING: PairingRule = { mergeAssistants: false };
  */
 export function contextToAiSdk(ctx: Context): { messages: AiModelMessage[] } {
   const head: AiModelMessage[] = ctx.system ? [{ role: 'system', content: ctx.system }] : [];
-  return { messages: [...head, ...messagesToAiSdk(pairToolResults(ctx.messages, AI_SDK_PAIRING))] };
+  // an assistant message with no parts (a turn that failed before any output) is one no provider takes
+  const body = messagesToAiSdk(pairToolResults(ctx.messages, AI_SDK_PAIRING)).filter(
+    (m) => m.role !== 'assistant' || m.content.length > 0,
+  );
+  return { messages: [...head, ...body] };
 }
 
 // ---------------------------------------------------------------------------------------------

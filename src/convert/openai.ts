@@ -189,7 +189,16 @@ function joinToolMessages(messages: readonly Message[]): Message[] {
  */
 export function contextToOpenAI(ctx: Context): { messages: OpenAIMessage[] } {
   const head: OpenAIMessage[] = ctx.system ? [{ role: 'system', content: ctx.system }] : [];
-  return { messages: [...head, ...messagesToOpenAI(joinToolMessages(pairToolResults(ctx.messages, OPENAI_PAIRING)))] };
+  const body = messagesToOpenAI(joinToolMessages(pairToolResults(ctx.messages, OPENAI_PAIRING)));
+  return { messages: [...head, ...body.filter((m) => !isEmptyAssistant(m))] };
+}
+
+/**
+ * An assistant message with nothing in it (a turn that failed before any output): providers refuse
+ * "neither content nor tool_calls", so a request leaves it out, as pi-ai's openai-completions does.
+ */
+function isEmptyAssistant(m: OpenAIMessage): boolean {
+  return m.role === 'assistant' && !m.content?.length && !m.tool_calls?.length && !m.reasoning_content;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -362,6 +362,18 @@ describe('pairing details', () => {
     });
   });
 
+  it('an assistant message with nothing in it (a turn that failed before any output) is left out of every body', () => {
+    const failed: Message = { role: 'assistant', parts: [], stopReason: 'error', error: 'overloaded' };
+    const ctx = ctxOf(user('q'), failed, user('again'), assistant(text('a')));
+    expect(contextToOpenAI(ctx).messages.map((m) => m.role)).toEqual(['system', 'user', 'user', 'assistant']);
+    expect(contextToAiSdk(ctx).messages.map((m) => m.role)).toEqual(['system', 'user', 'user', 'assistant']);
+    expect(contextToAnthropic(ctx).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    // a reply of reasoning only stays: chat's reasoning_content and the AI SDK's reasoning part carry it
+    const thought = ctxOf(user('q'), assistant({ type: 'thinking', thinking: 'hmm' }), user('again'));
+    expect(contextToOpenAI(thought).messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(contextToAiSdk(thought).messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+  });
+
   it('is idempotent: a paired context pairs to itself, and a rendered body read back renders the same', () => {
     for (const { ctx } of BROKEN) {
       for (const mergeAssistants of [true, false]) {
