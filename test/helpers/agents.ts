@@ -221,18 +221,25 @@ export async function runClaudeContent(
   return result as unknown as ClaudeResult;
 }
 
-function piEnv(home: AgentHome) {
+/** What launching pi or OpenCode needs of a home: any temp HOME with a project, whatever its model API. */
+type AgentDirs = Pick<AgentHome, 'root' | 'project'>;
+
+function piEnv(home: AgentDirs) {
   return { PATH: process.env.PATH, HOME: home.root, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', NO_COLOR: '1' };
 }
 
 /**
  * `pi --provider standin --model … <args>` in the project (or `cwd`), stdin closed (pi reads piped
- * stdin as a prompt); `mayFail` for a turn that ends in an API error. Returns stdout and stderr.
+ * stdin as a prompt); `mayFail` for a turn that ends in an API error; `provider`/`model` for another
+ * provider of the home's models.json. Returns stdout and stderr.
  */
-export async function runPi(home: AgentHome, args: string[], opts: { cwd?: string; mayFail?: boolean } = {}): Promise<string> {
-  const r = await run(PI_BIN, ['--provider', PI_PROVIDER, '--model', PI_MODEL, ...args], opts.cwd ?? home.project, piEnv(home), {
-    mayFail: opts.mayFail,
-  });
+export async function runPi(
+  home: AgentDirs,
+  args: string[],
+  opts: { cwd?: string; mayFail?: boolean; provider?: string; model?: string } = {},
+): Promise<string> {
+  const model = ['--provider', opts.provider ?? PI_PROVIDER, '--model', opts.model ?? PI_MODEL];
+  const r = await run(PI_BIN, [...model, ...args], opts.cwd ?? home.project, piEnv(home), { mayFail: opts.mayFail });
   return r.stdout + r.stderr;
 }
 
@@ -291,7 +298,7 @@ export class PiRpc {
 }
 
 /** `opencode <args>` in the project (or `cwd`), offline (npm registry pointed at a closed port). */
-export function runOpencode(home: AgentHome, args: string[], cwd = home.project): Promise<Run> {
+export function runOpencode(home: AgentDirs, args: string[], cwd = home.project): Promise<Run> {
   return run(OPENCODE_BIN, args, cwd, {
     PATH: process.env.PATH,
     HOME: home.root,

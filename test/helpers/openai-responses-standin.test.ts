@@ -5,7 +5,13 @@ import { type ResponsesStandIn, startResponsesStandIn } from './openai-responses
 let standIn: ResponsesStandIn;
 beforeAll(async () => {
   standIn = await startResponsesStandIn({
-    rules: [(req) => (JSON.stringify(req.input).includes('THINK') ? { reasoning: 'hmm', text: 'done' } : undefined)],
+    rules: [
+      (req) =>
+        JSON.stringify(req.input).includes('PARTS')
+          ? { reasoning: ['one', 'two'], encryptedReasoning: 'enc', text: 'done' }
+          : undefined,
+      (req) => (JSON.stringify(req.input).includes('THINK') ? { reasoning: 'hmm', text: 'done' } : undefined),
+    ],
   });
 });
 afterAll(async () => {
@@ -68,5 +74,28 @@ describe('OpenAI Responses stand-in', () => {
     expect(plain.find((e) => e.type === 'response.output_text.done')?.text).toBe('ok: hello there');
     expect(standIn.responseRequests()).toHaveLength(5);
     expect(standIn.responseRequests()[4]?.input).toEqual([user('hello there')]);
+  });
+
+  it('streams a summary of several parts part by part, the encrypted content on the item', async () => {
+    const events = await post({ model: 'm', input: [user('PARTS please')] });
+    const reasoning = events.filter((e) => e.type.startsWith('response.reasoning_summary'));
+    expect(reasoning.map((e) => [e.type, e.summary_index])).toEqual([
+      ['response.reasoning_summary_part.added', 0],
+      ['response.reasoning_summary_text.delta', 0],
+      ['response.reasoning_summary_text.done', 0],
+      ['response.reasoning_summary_part.done', 0],
+      ['response.reasoning_summary_part.added', 1],
+      ['response.reasoning_summary_text.delta', 1],
+      ['response.reasoning_summary_text.done', 1],
+      ['response.reasoning_summary_part.done', 1],
+    ]);
+    expect(events.find((e) => e.type === 'response.output_item.done')?.item).toMatchObject({
+      type: 'reasoning',
+      summary: [
+        { type: 'summary_text', text: 'one' },
+        { type: 'summary_text', text: 'two' },
+      ],
+      encrypted_content: 'enc',
+    });
   });
 });

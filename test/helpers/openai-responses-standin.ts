@@ -29,7 +29,12 @@ export interface ResponsesRequest {
 
 export interface ResponsesReply {
   text?: string;
-  reasoning?: string;
+  /**
+   * A reasoning item's summary: one string is sent as before (the item alone, no summary events); a
+   * list is one summary part each, streamed part by part (reasoning_summary_part.added, text delta and
+   * done, part done), as the API streams a summary of several parts to @ai-sdk/openai and pi-ai.
+   */
+  reasoning?: string | string[];
   /** The reasoning item's `encrypted_content` (OpenAI's opaque reasoning, which codex replays); null without it. */
   encryptedReasoning?: string;
   /** `namespace` for a tool offered inside a namespace tool (codex's multi_agent_v1). */
@@ -77,7 +82,7 @@ function lastUserText(req: ResponsesRequest): string {
 }
 
 /** The shell tool Codex offers differs by model family: `shell` (argv), `shell_command` or `exec_command` (a string). */
-function shellCall(req: ResponsesRequest, cmd: string): ResponsesReply['functionCall'] | undefined {
+export function shellCall(req: ResponsesRequest, cmd: string): ResponsesReply['functionCall'] | undefined {
   const tool = req.tools?.find((t) => t.type === 'function' && /^(shell|shell_command|exec_command|bash)$/.test(t.name ?? ''));
   if (!tool?.name) return undefined;
   const props = tool.parameters?.properties ?? {};
@@ -117,7 +122,10 @@ function outputItems(reply: ResponsesReply, n: number): ResponsesItem[] {
     items.push({
       type: 'reasoning',
       id: `rs_standin_${id}`,
-      summary: [{ type: 'summary_text', text: reply.reasoning }],
+      summary: (Array.isArray(reply.reasoning) ? reply.reasoning : [reply.reasoning]).map((text) => ({
+        type: 'summary_text',
+        text,
+      })),
       encrypted_content: reply.encryptedReasoning ?? null,
     });
   }
@@ -196,12 +204,32 @@ export async function startResponsesStandIn(opts: { rules?: ResponsesRule[] } = 
     let seq = 0;
     sse(res, { type: 'response.created', sequence_number: seq++, response });
     items.forEach((item, output_index) => {
+      const streamedSummary = item.type === 'reasoning' && Array.isArray(reply.reasoning);
       sse(res, {
         type: 'response.output_item.added',
         sequence_number: seq++,
         output_index,
-        item: { ...item, ...(item.type === 'message' ? { content: [] } : {}) },
+        item: { ...item, ...(item.type === 'message' ? { content: [] } : {}), ...(streamedSummary ? { summary: [] } : {}) },
       });
+      if (streamedSummary) {
+        (item.summary as { text: string }[]).forEach(({ text }, summary_index) => {
+          const at = { item_id: item.id, output_index, summary_index };
+          sse(res, {
+            type: 'response.reasoning_summary_part.added',
+            sequence_number: seq++,
+            ...at,
+            part: { type: 'summary_text', text: '' },
+          });
+          sse(res, { type: 'response.reasoning_summary_text.delta', sequence_number: seq++, ...at, delta: text });
+          sse(res, { type: 'response.reasoning_summary_text.done', sequence_number: seq++, ...at, text });
+          sse(res, {
+            type: 'response.reasoning_summary_part.done',
+            sequence_number: seq++,
+            ...at,
+            part: { type: 'summary_text', text },
+          });
+        });
+      }
       if (item.type === 'message') {
         const text = String((item.content as { text: string }[])[0]?.text ?? '');
         sse(res, {
