@@ -76,7 +76,7 @@ describe('conversionLosses', () => {
     // kept in a usage field pi ignores
     expect(w).not.toMatch(/reasoning token|cache-write|fast mode/);
     expect(w).toMatch(/images by URL have no pi form/);
-    expect(w).toMatch(/pi has no system messages; written as user messages/);
+    expect(w).toMatch(/pi has no system messages; kept as custom entries pi does not send/);
     expect(w).not.toMatch(/cost/);
     expect(w).not.toMatch(/labels/);
   });

@@ -418,6 +418,70 @@ describe('writing', () => {
     await expectSameAsPi(info.path as string, env, info.id);
   });
 
+  it("keeps another agent's system message as a custom entry pi does not send, not as a user turn", async () => {
+    // codex's developer messages (its sandbox rules, its skills) would reach pi's model as the user's words
+    const env = await home();
+    const t = (n: number) => `2026-02-01T00:00:0${n}.000Z`;
+    const s: Session = {
+      id: 'codex-session-1',
+      source: 'codex',
+      project: '/work/conv',
+      createdAt: t(0),
+      updatedAt: t(3),
+      messageCount: 3,
+      entries: [
+        {
+          id: 's1',
+          parentId: null,
+          timestamp: t(1),
+          kind: 'message',
+          message: {
+            role: 'system',
+            parts: [{ type: 'text', text: '<permissions instructions>never ask</permissions instructions>' }],
+            meta: { codexRole: 'developer' },
+          },
+        },
+        {
+          id: 'u1',
+          parentId: 's1',
+          timestamp: t(2),
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t(3),
+          kind: 'message',
+          message: { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'hello' }] },
+        },
+      ],
+    };
+    const info = await new PiDriver(env).writeSession(s);
+    expect(info.meta?.warnings).toEqual(['s1: pi has no system messages; kept as a custom entry pi does not send']);
+    const lines = (await fs.readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[1]).toMatchObject({
+      type: 'custom',
+      customType: 'threadbase:system',
+      data: {
+        parts: [{ type: 'text', text: '<permissions instructions>never ask</permissions instructions>' }],
+        meta: { codexRole: 'developer' },
+      },
+    });
+    const theirs = SessionManager.open(info.path as string).buildSessionContext().messages;
+    expect(theirs.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(JSON.stringify(theirs)).not.toContain('permissions');
+    await expectSameAsPi(info.path as string, env, info.id);
+    // read back as the system message it was, for an agent that has them; not in what pi sends
+    const driver = new PiDriver(env);
+    const back = (await driver.getSession(info.id)) as Session;
+    expect(back.entries[0]).toMatchObject({ kind: 'message', message: { role: 'system', meta: { codexRole: 'developer' } } });
+    expect((await driver.getContext(info.id)).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
   it('writes a pi session back record for record and puts the current leaf last', async () => {
     const env = await home();
     const { id, file } = await install(env, 'v3-all-types.jsonl');

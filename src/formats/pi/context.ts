@@ -62,6 +62,8 @@ export function piSendView(messages: readonly Message[]): Message[] {
     } else if (m.role === 'tool') {
       for (const p of m.parts) if (p.type === 'tool_result') answered.add(p.callId);
       out.push(m);
+    } else if (m.role === 'system') {
+      // another agent's instructions, kept in an extension entry pi does not send (SYSTEM_CUSTOM_TYPE)
     } else {
       if (m.role === 'user') flush();
       out.push(m);

@@ -10,7 +10,7 @@ import type { Entry, Message, Part, Session, ThinkingPart, ToolResultContent } f
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
-import { SOURCE } from './parse.js';
+import { SOURCE, SYSTEM_CUSTOM_TYPE } from './parse.js';
 import {
   isRecord,
   joinToolCallId,
@@ -286,8 +286,23 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           firstIdMap.set(e.id, e.id);
           break;
         }
-        // user, system and tool messages: tool results first (one pi message each), then the rest.
-        if (m.role === 'system') warn('pi has no system messages; written as a user message');
+        if (m.role === 'system') {
+          // Another agent's instructions (codex's developer messages, a stored system prompt): pi sends
+          // its own system prompt, and as a user turn they would reach the model as the user's words
+          // (codex's sandbox rules, its skills). Kept as an extension entry pi does not send, as Claude
+          // Code and OpenCode leave them out.
+          warn('pi has no system messages; kept as a custom entry pi does not send');
+          push({
+            type: 'custom',
+            ...base,
+            customType: SYSTEM_CUSTOM_TYPE,
+            data: { parts: m.parts, ...(m.meta ? { meta: m.meta } : {}) },
+          });
+          idMap.set(e.id, e.id);
+          firstIdMap.set(e.id, e.id);
+          break;
+        }
+        // user and tool messages: tool results first (one pi message each), then the rest.
         const results = m.parts.filter((p) => p.type === 'tool_result');
         const others = m.parts.filter((p) => p.type !== 'tool_result');
         let parent = parentId;

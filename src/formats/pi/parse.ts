@@ -41,6 +41,12 @@ import {
 
 export const SOURCE = 'pi';
 
+/**
+ * The `customType` of the extension entry (`custom`, which pi does not send) another agent's system
+ * message is written into; read back as that system message, so it goes on to an agent that has them.
+ */
+export const SYSTEM_CUSTOM_TYPE = 'threadbase:system';
+
 /** `<timestamp>_<uuid>.jsonl` → uuid */
 export function idFromFileName(file: string): string | undefined {
   const m = /_([0-9a-fA-F-]{8,})\.jsonl$/.exec(basename(file));
@@ -315,6 +321,16 @@ export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
         },
       };
     case 'custom':
+      if (r.customType === SYSTEM_CUSTOM_TYPE && isRecord(r.data) && Array.isArray(r.data.parts))
+        return {
+          ...base,
+          kind: 'message',
+          message: {
+            role: 'system',
+            parts: r.data.parts as Part[],
+            meta: { ...(isRecord(r.data.meta) ? r.data.meta : {}), piType: 'custom', customType: SYSTEM_CUSTOM_TYPE },
+          },
+        };
       return { ...base, kind: 'metadata', type: 'custom', data: { customType: r.customType, data: r.data } };
     case 'label':
       return { ...base, kind: 'label', targetId: str(r.targetId) ?? '', ...(str(r.label) ? { label: str(r.label) } : {}) };
