@@ -1,0 +1,376 @@
+/**
+ * Codex in the conversion matrix, with the real agents on loopback stand-ins:
+ * - real codex records a session against the Responses stand-in (an image in the first prompt,
+ *   reasoning with encrypted content, a real shell call with its output, a second turn);
+ *   `threadbase convert --to claude|pi|opencode` writes it into each, and the real target resumes
+ *   it against the Anthropic stand-in: the conversation it sends equals the codex context rendered
+ *   for Anthropic (contextToAnthropic);
+ * - real Claude Code, pi and OpenCode each record a session (signed thinking, a real bash call, an
+ *   image, a second turn); `convert --to codex` writes a rollout and real codex resumes it: the
+ *   `input` it sends equals the source context rendered for Responses (contextToResponses), less
+ *   what codex adds itself.
+ * Each source is recorded once (beforeAll); the resumes run one after another.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { contextToResponses } from '../../src/formats/codex/index.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { Session, SourceName } from '../../src/model/types.js';
+import {
+  type AgentHome,
+  OPENCODE_MODEL,
+  PiRpc,
+  requestsSince,
+  runClaude,
+  runClaudeContent,
+  runCodex,
+  runOpencode,
+  runPi,
+  setupAgentHome,
+} from '../helpers/agents.js';
+import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
+import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
+import { runCliOk } from '../helpers/cli.js';
+import {
+  defaultResponsesRules,
+  itemText,
+  type ResponsesItem,
+  type ResponsesRule,
+  type ResponsesStandIn,
+  startResponsesStandIn,
+} from '../helpers/openai-responses-standin.js';
+import { ONE_PIXEL_PNG as PNG } from '../helpers/sessions.js';
+import '../../src/formats/all.js';
+
+type Agent = 'claude' | 'pi' | 'opencode';
+const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
+
+const textOf = (content: string | Block[]) =>
+  (typeof content === 'string' ? [{ type: 'text', text: content } as Block] : content).flatMap((b) =>
+    b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
+  );
+
+/**
+ * Anthropic side: a prompt with a text starting `RUN: ` gets signed thinking and a bash call; any
+ * other prompt `ok: <its last text>`; tool results fall through to the stand-in's `Tool finished: …`.
+ */
+const anthropicRule: Rule = (req) => {
+  const last = [...req.messages].reverse().find((m) => m.role === 'user');
+  if (!last || (typeof last.content !== 'string' && last.content.some((b) => b.type === 'tool_result'))) return undefined;
+  const texts = textOf(last.content as string | Block[]);
+  const run = texts.map((t) => /^RUN: (.+)$/s.exec(t)).find((m) => m !== null);
+  const bash = req.tools?.find((t) => /^bash$/i.test(t.name));
+  if (run && bash)
+    return {
+      thinking: 'I will run it.',
+      toolUse: { name: bash.name, input: { command: (run[1] as string).trim(), description: 'run' } },
+    };
+  return { text: `ok: ${(texts.at(-1) ?? '').replace(/\s+/g, ' ').trim().slice(0, 60)}` };
+};
+
+/** Responses side: `RUN:` gets reasoning with encrypted content and a shell call, `THINK:` reasoning and text. */
+const codexRule: ResponsesRule = (req) => {
+  const last = req.input.at(-1);
+  if (last?.type !== 'message') return undefined;
+  const text = itemText(last);
+  if (/RUN: /.test(text)) {
+    const call = defaultResponsesRules[2]?.(req);
+    return call && { ...call, reasoning: 'I will run it in the shell.', encryptedReasoning: 'gAAAAB-standin-encrypted-run' };
+  }
+  if (/THINK:/.test(text))
+    return { reasoning: 'Weighing the second question.', encryptedReasoning: 'gAAAAB-standin-encrypted-think', text: 'Thought.' };
+  return undefined;
+};
+
+let home: AgentHome;
+let responses: ResponsesStandIn;
+let codexHome: string;
+let codexId = '';
+const sourceIds = new Map<Agent, string>();
+
+const cli = (...args: string[]) => runCliOk(home.env, args);
+const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
+
+async function session(agent: SourceName, id: string): Promise<Session> {
+  const s = await new Sources(home.env).driver(agent).getSession(id);
+  if (!s) throw new Error(`${agent} session ${id} not found`);
+  return s;
+}
+
+async function contextOf(agent: SourceName, id: string) {
+  const sources = new Sources(home.env);
+  try {
+    return await sources.driver(agent).getContext(id);
+  } finally {
+    await sources.close();
+  }
+}
+
+async function recordCodex(): Promise<string> {
+  await fs.mkdir(codexHome, { recursive: true });
+  await fs.writeFile(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "standin-model"',
+      'model_provider = "standin"',
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      'model_reasoning_summary = "auto"',
+      '',
+      '[model_providers.standin]',
+      'name = "Loopback stand-in"',
+      `base_url = "${responses.baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+  const image = join(home.project, 'dot.png');
+  await fs.writeFile(image, Buffer.from(PNG, 'base64'));
+  await codex(['-i', image, '--', 'RUN: echo codex-tool-out']);
+  const [listed] = await new Sources(home.env).driver('codex').listSessions();
+  if (!listed) throw new Error('codex recorded no session');
+  await codex(['resume', listed.id, 'THINK: and the second turn?']);
+  return listed.id;
+}
+
+async function recordClaude(): Promise<string> {
+  const first = await runClaudeContent(
+    home,
+    ['--allowedTools', 'Bash'],
+    [
+      { type: 'text', text: 'RUN: echo claude-src > c.txt' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+    ],
+  );
+  await runClaude(home, ['--resume', first.session_id], 'second claude turn');
+  return first.session_id;
+}
+
+async function recordPi(): Promise<string> {
+  const rpc = new PiRpc(home);
+  try {
+    await rpc.prompt('RUN: echo pi-src > p.txt', [{ type: 'image', data: PNG, mimeType: 'image/png' }]);
+    await rpc.prompt('second pi turn');
+  } finally {
+    rpc.close();
+  }
+  const list = (await new Sources(home.env).driver('pi').listSessions()).filter((s) => s.project === home.project);
+  expect(list).toHaveLength(1);
+  return (list[0] as { id: string }).id;
+}
+
+async function recordOpencode(): Promise<string> {
+  await fs.writeFile(join(home.project, 'pixel.png'), Buffer.from(PNG, 'base64'));
+  await runOpencode(home, ['run', '-m', OPENCODE_MODEL, '-f', 'pixel.png', '--', 'RUN:', 'echo', 'oc-src', '>', 'o.txt']);
+  const [listed] = await new Sources(home.env).driver('opencode').listSessions();
+  if (!listed) throw new Error('opencode recorded no session');
+  await runOpencode(home, ['run', '-s', listed.id, '-m', OPENCODE_MODEL, 'second', 'opencode', 'turn']);
+  return listed.id;
+}
+
+beforeAll(async () => {
+  home = await setupAgentHome({ rules: [anthropicRule] });
+  responses = await startResponsesStandIn({ rules: [codexRule] });
+  codexHome = join(home.root, '.codex');
+  codexId = await recordCodex();
+  sourceIds.set('claude', await recordClaude());
+  sourceIds.set('pi', await recordPi());
+  sourceIds.set('opencode', await recordOpencode());
+}, 900_000);
+
+afterAll(async () => {
+  await responses?.close();
+  await home?.close();
+});
+
+interface Written {
+  id: string;
+  source: string;
+  path: string;
+  warnings?: string[];
+}
+
+async function convert(id: string, from: SourceName, to: SourceName): Promise<Written> {
+  const written = JSON.parse(await cli('convert', id, '--source', from, '--to', to, '--json')) as Written;
+  expect(written.source).toBe(to);
+  return written;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codex → Claude Code, pi, OpenCode
+
+/** The conversation the target sent before `probe`, resumed in `target`. */
+async function resumeInTarget(target: Agent, written: Written, probe: string): Promise<Msg[]> {
+  const mark = home.standIn.messageRequests().length;
+  if (target === 'claude') await runClaude(home, ['--resume', written.id], probe);
+  else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
+  else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
+  const req = requestsSince(home, mark).find((r: AnthropicRequest) => {
+    const last = r.messages.filter((m) => (m.role as string) !== 'system').at(-1);
+    return (r.tools?.length ?? 0) > 0 && last?.role === 'user' && textOf(last.content as string | Block[]).at(-1) === probe;
+  });
+  if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
+  return req.messages as Msg[];
+}
+
+/**
+ * One comparable shape for a request's or a context's messages: conversation() (request-time
+ * additions, cache markers), plus what the Messages API treats as the same: a tool_result's string
+ * content is one text block, `is_error: false` is none, trailing whitespace of a text (Claude Code
+ * joins user records with a newline) and empty texts go. The probe, the last user text, is taken out.
+ */
+function comparable(messages: readonly Msg[], probe?: string): { role: string; content: Block[] }[] {
+  const block = (b: Block): Block | undefined => {
+    if (b.type === 'text') {
+      const text = String(b.text ?? '').trimEnd();
+      return text === '' || text === probe ? undefined : { ...b, text };
+    }
+    if (b.type === 'tool_result') {
+      const content =
+        typeof b.content === 'string' ? [{ type: 'text', text: b.content } as Block] : ((b.content ?? []) as Block[]);
+      const { is_error, ...rest } = b;
+      return { ...rest, content: content.flatMap((c) => block(c) ?? []), ...(is_error === true ? { is_error } : {}) };
+    }
+    return b;
+  };
+  const out: { role: string; content: Block[] }[] = [];
+  for (const m of conversation(messages)) {
+    const content = m.content.flatMap((b) => block(b) ?? []);
+    if (content.length === 0) continue;
+    const prev = out.at(-1);
+    if (prev?.role === m.role) prev.content.push(...content);
+    else out.push({ role: m.role, content });
+  }
+  return out;
+}
+
+describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () => {
+  it('codex recorded an image, encrypted reasoning, a shell call with its output and a second turn', async () => {
+    const s = await session('codex', codexId);
+    const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    expect(parts.some((p) => p.type === 'image' && p.data === PNG)).toBe(true);
+    const thinking = parts.filter((p) => p.type === 'thinking');
+    expect(thinking.map((p) => p.meta?.encryptedContent)).toEqual([
+      'gAAAAB-standin-encrypted-run',
+      'gAAAAB-standin-encrypted-think',
+    ]);
+    expect(JSON.stringify(parts)).toContain('codex-tool-out');
+    expect(parts.some((p) => p.type === 'tool_call')).toBe(true);
+    expect(parts.some((p) => p.type === 'tool_result')).toBe(true);
+  });
+
+  for (const to of AGENTS)
+    it(`codex → ${to}: the target sends the codex context`, async () => {
+      const source = await session('codex', codexId);
+      const written = await convert(codexId, 'codex', to);
+      // every token count came along (read back from the target's own store)
+      expect((await session(to, written.id)).usage).toEqual(source.usage);
+      // OpenAI's encrypted reasoning: pi (an openai-responses thinkingSignature) and OpenCode
+      // (metadata.openai) keep it for the way back to codex; Claude Code has no unsigned thinking, so
+      // its summary is written as text and the encrypted content is not kept (warned)
+      const kept = (await session(to, written.id)).entries.flatMap((e) =>
+        e.kind === 'message' ? e.message.parts.filter((p) => p.type === 'thinking') : [],
+      );
+      if (to === 'claude') {
+        expect(kept).toEqual([]);
+        expect(written.warnings?.join('\n')).toMatch(/unsigned thinking written as text.*\(2\)/);
+      } else
+        expect(kept.map((p) => p.meta?.encryptedContent)).toEqual([
+          'gAAAAB-standin-encrypted-run',
+          'gAAAAB-standin-encrypted-think',
+        ]);
+      // codex's developer messages (its sandbox rules, its skills) are codex's own: no target sends them
+      expect(written.warnings?.join('\n')).toMatch(/system messages/);
+
+      const sourceCtx = await contextOf('codex', codexId);
+      const expected = comparable(contextToAnthropic(sourceCtx).messages as Msg[]);
+      const probe = `probe codex to ${to}`;
+      const sent = comparable(await resumeInTarget(to, written, probe), probe);
+      expect(sent).toEqual(expected);
+
+      // What it holds: the image and its prompt, the shell call with its id and input, its output, the second turn.
+      const [prompt, callTurn, result, answer, second, thought] = expected;
+      expect(prompt?.content).toContainEqual({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } });
+      expect(prompt?.content.at(-1)).toEqual({ type: 'text', text: 'RUN: echo codex-tool-out' });
+      const call = callTurn?.content.at(-1);
+      expect(call).toMatchObject({ type: 'tool_use', name: 'exec_command', input: { cmd: 'echo codex-tool-out' } });
+      expect(result?.content).toMatchObject([{ type: 'tool_result', tool_use_id: call?.id }]);
+      expect(JSON.stringify(result)).toContain('codex-tool-out');
+      expect(answer?.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Tool finished: /) }]);
+      expect(second?.content).toEqual([{ type: 'text', text: 'THINK: and the second turn?' }]);
+      // OpenAI reasoning cannot go to Anthropic as signed thinking: every target sends its summary as
+      // text at the start of its turn (CONVERT.md), and no thinking block
+      expect(callTurn?.content[0]).toEqual({ type: 'text', text: 'I will run it in the shell.' });
+      expect(thought?.content).toEqual([
+        { type: 'text', text: 'Weighing the second question.' },
+        { type: 'text', text: 'Thought.' },
+      ]);
+      expect(JSON.stringify(sent)).not.toContain('"thinking"');
+      expect(JSON.stringify(sent)).not.toContain('<permissions instructions>');
+    });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code, pi, OpenCode → codex
+
+/** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
+function isInjected(item: ResponsesItem): boolean {
+  const it = item as { role?: string; content?: { text?: string }[] };
+  if (it.role === 'developer') return true;
+  return it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>');
+}
+
+/** Items without the ids and statuses the API assigns, and without codex's own additions. */
+function history(items: readonly ResponsesItem[]): unknown[] {
+  return items
+    .filter((i) => !isInjected(i))
+    .map((it) => {
+      const { id: _id, status: _status, ...rest } = it;
+      return rest;
+    });
+}
+
+describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () => {
+  for (const from of AGENTS)
+    it(`${from} → codex: codex sends the source's context`, async () => {
+      const id = sourceIds.get(from) as string;
+      const source = await session(from, id);
+      const written = await convert(id, from, 'codex');
+      expect((await session('codex', written.id)).usage).toEqual(source.usage);
+      const ctx = await contextOf(from, id);
+      const ours = contextToResponses(ctx).input;
+      const probe = `probe ${from} to codex`;
+      const mark = responses.responseRequests().length;
+      await codex(['resume', written.id, probe]);
+      const req = responses.responseRequests().slice(mark).at(-1);
+      if (!req) throw new Error('codex sent no request');
+      expect(itemText(req.input.at(-1))).toBe(probe);
+      const sent = history(req.input.slice(0, -1));
+      expect(sent).toEqual(history(ours));
+
+      // What it holds: the prompt with its image, the bash call with its id and input, its result, the second turn.
+      const src = contextToAnthropic(ctx).messages;
+      const use = src.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).find((b) => b.type === 'tool_use');
+      expect(sent).toContainEqual({
+        type: 'function_call',
+        name: use?.name,
+        arguments: JSON.stringify(use?.input),
+        call_id: use?.id,
+      });
+      expect(sent).toContainEqual(expect.objectContaining({ type: 'function_call_output', call_id: use?.id }));
+      expect(JSON.stringify(sent)).toContain(`data:image/png;base64,${PNG}`);
+      expect(JSON.stringify(sent)).toContain(`second ${from} turn`);
+      // Anthropic's signed thinking cannot go to OpenAI: the rollout keeps it (an agent_reasoning event
+      // codex shows), codex sends no reasoning item for it
+      const thinking = src.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'thinking');
+      expect(thinking).toEqual([{ type: 'thinking', thinking: 'I will run it.', signature: expect.any(String) }]);
+      expect(written.warnings?.join('\n')).toMatch(/codex sends only OpenAI reasoning back/);
+      expect(sent.some((i) => (i as ResponsesItem).type === 'reasoning')).toBe(false);
+      const back = (await session('codex', written.id)).entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+      expect(back.filter((p) => p.type === 'thinking').map((p) => p.type === 'thinking' && p.thinking)).toEqual([
+        'I will run it.',
+      ]);
+    });
+});
