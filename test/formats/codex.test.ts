@@ -441,6 +441,12 @@ describe('codex: writing', () => {
     const text = await fs.readFile(written.path as string, 'utf8');
     expect(text).toContain('"agent_reasoning"');
     expect(text).not.toContain('"reasoning"');
+    // read back with its signature, so that Claude Code, pi or OpenCode can replay it after the way back
+    const back = (await driver.getSession(written.id)) as Session;
+    const thinking = back.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'thinking');
+    expect(thinking).toMatchObject({ type: 'thinking', thinking: 'hmm', signature: 's' });
     const ctx = await driver.getContext(written.id);
     expect(contextToResponses(ctx).input).toEqual([
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },

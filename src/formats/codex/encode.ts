@@ -112,7 +112,16 @@ export function messageToItems(m: Message): EncodedItem[] {
             encrypted_content: typeof p.meta?.encryptedContent === 'string' ? p.meta.encryptedContent : null,
           },
         });
-      } else if (p.thinking) out.push({ event: { type: 'agent_reasoning', text: p.thinking, threadbase: 'thinking' } });
+      } else if (p.thinking)
+        // with its signature (a field codex ignores), so that the agent it came from can replay it again
+        out.push({
+          event: {
+            type: 'agent_reasoning',
+            text: p.thinking,
+            threadbase: 'thinking',
+            ...(p.signature !== undefined ? { signature: p.signature } : {}),
+          },
+        });
     } else if (p.type === 'redacted_thinking') {
       // Another provider's opaque reasoning: nothing codex can show or send.
     } else if (p.type === 'tool_call') {

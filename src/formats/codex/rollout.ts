@@ -315,7 +315,15 @@ export async function readRollout(file: string): Promise<Session> {
       // Thinking threadbase kept from another provider: part of the response, never sent to the model.
       const message: Message = {
         role: 'assistant',
-        parts: [{ type: 'thinking', thinking: str(payload.text) ?? '', meta: { codexNotSent: true } }],
+        parts: [
+          {
+            type: 'thinking',
+            thinking: str(payload.text) ?? '',
+            // its Anthropic signature, for the way back to an agent that replays it
+            ...(str(payload.signature) ? { signature: str(payload.signature) } : {}),
+            meta: { codexNotSent: true },
+          },
+        ],
       };
       if (open) joinResponse(open, message, rec);
       else {
