@@ -15,9 +15,29 @@ export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?
   return p.data !== undefined ? `data:${p.mediaType};base64,${p.data}` : (p.url ?? '');
 }
 
-/** Thinking that can go back to the Responses API as a reasoning item. */
+const reasoningText = (texts: string[]): JsonObject[] => texts.map((text) => ({ type: 'reasoning_text', text }));
+
+/** The OpenAI item id of a reasoning part: where the Codex, pi and AI SDK readers keep it, or OpenCode's provider metadata. */
+function openaiItemId(p: ThinkingPart): string | undefined {
+  if (typeof p.meta?.codexItemId === 'string') return p.meta.codexItemId;
+  const pm = p.meta?.providerMetadata;
+  const openai = typeof pm === 'object' && pm !== null ? (pm as { openai?: unknown }).openai : undefined;
+  const id = typeof openai === 'object' && openai !== null ? (openai as { itemId?: unknown }).itemId : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Thinking that can go back to the Responses API as a reasoning item: codex's own, or OpenAI reasoning
+ * with its encrypted content, on the part or on another part of the same item (OpenCode keeps it on an
+ * item's last summary part only).
+ */
 export function isReplayableReasoning(m: Message, p: ThinkingPart): boolean {
-  return m.api === CODEX_API || typeof p.meta?.encryptedContent === 'string';
+  if (m.api === CODEX_API || typeof p.meta?.encryptedContent === 'string') return true;
+  const id = openaiItemId(p);
+  return (
+    id !== undefined &&
+    m.parts.some((q) => q.type === 'thinking' && openaiItemId(q) === id && typeof q.meta?.encryptedContent === 'string')
+  );
 }
 
 function resultOutput(p: ToolResultPart): unknown {
@@ -83,6 +103,8 @@ export function messageToItems(m: Message): EncodedItem[] {
   const assistant = m.role === 'assistant';
   const role = m.role === 'system' ? String(m.meta?.codexRole ?? 'developer') : assistant ? 'assistant' : 'user';
   let content: JsonObject[] = [];
+  /** the reasoning item last written and its OpenAI item id, which the next part may continue */
+  let lastReasoning: { id: string; item: JsonObject } | undefined;
   const flush = () => {
     if (content.length === 0) return;
     out.push({ item: { type: 'message', role, content, ...(assistant && m.meta?.phase ? { phase: m.meta.phase } : {}) } });
@@ -104,14 +126,25 @@ export function messageToItems(m: Message): EncodedItem[] {
             ? [p.thinking]
             : [];
         const reasoningContent = Array.isArray(p.meta?.reasoningContent) ? (p.meta.reasoningContent as string[]) : undefined;
-        out.push({
-          item: {
-            type: 'reasoning',
-            summary: summaryParts.map((text) => ({ type: 'summary_text', text })),
-            content: reasoningContent ? reasoningContent.map((text) => ({ type: 'reasoning_text', text })) : null,
-            encrypted_content: typeof p.meta?.encryptedContent === 'string' ? p.meta.encryptedContent : null,
-          },
-        });
+        const encrypted = typeof p.meta?.encryptedContent === 'string' ? p.meta.encryptedContent : null;
+        const itemId = openaiItemId(p);
+        const prev = out.at(-1)?.item;
+        if (itemId !== undefined && prev !== undefined && prev === lastReasoning?.item && lastReasoning.id === itemId) {
+          // One item given as one part per summary part (OpenCode, the AI SDK): its summaries joined, its encrypted content once.
+          (prev.summary as JsonObject[]).push(...summaryParts.map((text) => ({ type: 'summary_text', text })));
+          if (reasoningContent)
+            prev.content = [...((prev.content as JsonObject[] | null) ?? []), ...reasoningText(reasoningContent)];
+          if (encrypted !== null) prev.encrypted_content = encrypted;
+          continue;
+        }
+        const item: JsonObject = {
+          type: 'reasoning',
+          summary: summaryParts.map((text) => ({ type: 'summary_text', text })),
+          content: reasoningContent ? reasoningText(reasoningContent) : null,
+          encrypted_content: encrypted,
+        };
+        out.push({ item });
+        if (itemId !== undefined) lastReasoning = { id: itemId, item };
       } else if (p.thinking)
         // with its signature (a field codex ignores), so that the agent it came from can replay it again
         out.push({
