@@ -781,8 +781,22 @@ describe('every part type', () => {
     expect(thinking.length).toBeGreaterThan(0);
     const encoded = encodeSession(s, { sessionId: 'ses_codex', projectID: 'global', worktree: '/', directory: '/tmp' });
     const reasoning = encoded.data.messages.flatMap((m) => m.parts).filter((p) => p.type === 'reasoning');
-    expect(reasoning.map((p) => p.metadata)).toEqual(
-      thinking.map((p) => ({ openai: { itemId: p.meta?.codexItemId, reasoningEncryptedContent: p.meta?.encryptedContent } })),
+    // an item of several summary parts as OpenCode records one: a part each, the encrypted content on the last
+    const summaries = (p: (typeof thinking)[number]) =>
+      Array.isArray(p.meta?.summaryParts) ? (p.meta.summaryParts as string[]) : [p.type === 'thinking' ? p.thinking : ''];
+    expect(thinking.some((p) => summaries(p).length > 1)).toBe(true);
+    expect(reasoning.map((p) => [p.text, p.metadata])).toEqual(
+      thinking.flatMap((p) =>
+        summaries(p).map((text, i, all) => [
+          text,
+          {
+            openai: {
+              itemId: p.meta?.codexItemId,
+              ...(i === all.length - 1 ? { reasoningEncryptedContent: p.meta?.encryptedContent } : {}),
+            },
+          },
+        ]),
+      ),
     );
     expect(reasoning.every((p) => String((p.metadata as { openai: { itemId: string } }).openai.itemId).startsWith('rs_'))).toBe(
       true,

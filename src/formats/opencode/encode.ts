@@ -82,6 +82,30 @@ function reasoningMetadata(p: ThinkingPart): { metadata?: Json } {
   return { metadata: { openai: { ...(itemId !== undefined ? { itemId } : {}), reasoningEncryptedContent: encrypted } } };
 }
 
+/**
+ * The reasoning parts a thinking part becomes. OpenCode records an OpenAI reasoning item as one part per
+ * summary part, all with the item id, the encrypted content on the last one only; resuming, it leaves
+ * the item ids out (store: false) and the AI SDK then sends each part that has encrypted content as an
+ * item of its own and leaves out the others (agents test). So an item of several summary parts (Codex's,
+ * pi's) is written the same way: OpenCode sends it once, with its last summary part, as it sends its own,
+ * and the parts read back as the whole item. Anything else is one part.
+ */
+function reasoningParts(p: ThinkingPart): { text: string; metadata?: Json }[] {
+  const { metadata } = reasoningMetadata(p);
+  const openai = obj(metadata?.openai);
+  const itemId = str(openai?.itemId);
+  const summaries = p.meta?.summaryParts;
+  if (
+    itemId === undefined ||
+    !Array.isArray(summaries) ||
+    summaries.length < 2 ||
+    !summaries.every((x): x is string => typeof x === 'string') ||
+    summaries.join('\n\n') !== p.thinking
+  )
+    return [{ text: p.thinking, ...(metadata ? { metadata } : {}) }];
+  return summaries.map((text, i) => ({ text, metadata: i === summaries.length - 1 ? metadata : { openai: { itemId } } }));
+}
+
 function dataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data}`;
 }
@@ -286,14 +310,7 @@ export function encodeEntries(
     for (const p of m.parts) {
       if (p.type === 'text') parts.push(newPart(id, { type: 'text', text: p.text, time: { start: at, end: at } }));
       else if (p.type === 'thinking') {
-        parts.push(
-          newPart(id, {
-            type: 'reasoning',
-            text: p.thinking,
-            ...reasoningMetadata(p),
-            time: { start: at, end: at },
-          }),
-        );
+        for (const r of reasoningParts(p)) parts.push(newPart(id, { type: 'reasoning', ...r, time: { start: at, end: at } }));
       } else if (p.type === 'redacted_thinking')
         parts.push(
           newPart(id, {
