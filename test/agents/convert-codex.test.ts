@@ -369,8 +369,9 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
       expect(written.warnings?.join('\n')).toMatch(/codex sends only OpenAI reasoning back/);
       expect(sent.some((i) => (i as ResponsesItem).type === 'reasoning')).toBe(false);
       const back = (await session('codex', written.id)).entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
-      expect(back.filter((p) => p.type === 'thinking').map((p) => p.type === 'thinking' && p.thinking)).toEqual([
-        'I will run it.',
+      // with its signature, for the way back
+      expect(back.filter((p) => p.type === 'thinking').map((p) => p.type === 'thinking' && [p.thinking, p.signature])).toEqual([
+        ['I will run it.', thinking[0]?.signature],
       ]);
     });
 });
