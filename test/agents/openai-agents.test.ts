@@ -1,0 +1,418 @@
+/**
+ * OpenAI reasoning between pi, OpenCode and Codex, with the real agents against the loopback OpenAI
+ * Responses stand-in (test/helpers/openai-responses-standin.ts): pi with a models.json provider of
+ * `api: "openai-responses"`, OpenCode with a provider of `npm: "@ai-sdk/openai"`, codex with a
+ * `wire_api = "responses"` model provider, all three named `oai` with the model `oai-model` (so that a
+ * converted session is the resuming agent's own model, whose reasoning it sends back).
+ *
+ * Each agent records a session with reasoning of several summary parts and encrypted content, a real
+ * bash call and a following turn; then:
+ * - threadbase's context equals what the agent sends on a further resume (pi: our `openai-responses`
+ *   context; OpenCode: our `ai-sdk` context as OpenCode lowers it, aiSdkResponsesInput);
+ * - converted into codex, codex resumes it sending our context, each reasoning item once with its
+ *   encrypted content and every summary part, calls and outputs paired;
+ * - a session codex recorded, converted into pi and OpenCode, is resumed with its reasoning items.
+ *
+ * What the agents do (observed here): pi keeps the reasoning item as the API gave it (thinkingSignature)
+ * and sends it back whole, id included. OpenCode 1.18.33 keeps a reasoning part per summary part, each
+ * with the item id, the encrypted content on the last part only; resuming, it sends with `store: false`
+ * and no item ids, so each part with encrypted content is an item of its own and the parts before it are
+ * not sent: an item goes back once, with its last summary part only.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AiModelMessage } from '../../src/convert/ai-sdk.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Session } from '../../src/model/types.js';
+import { runCodex, runOpencode, runPi } from '../helpers/agents.js';
+import { runCliOk } from '../helpers/cli.js';
+import {
+  itemText,
+  type ResponsesItem,
+  type ResponsesRequest,
+  type ResponsesRule,
+  type ResponsesStandIn,
+  shellCall,
+  startResponsesStandIn,
+} from '../helpers/openai-responses-standin.js';
+import '../../src/formats/all.js';
+
+const PROVIDER = 'oai';
+const MODEL = 'oai-model';
+
+let standIn: ResponsesStandIn;
+let root: string;
+let project: string;
+let codexHome: string;
+let env: DriverEnv;
+const dirs = () => ({ root, project });
+
+/** The last input item, when it is a user message. */
+function lastUserText(req: ResponsesRequest): string | undefined {
+  const last = req.input.at(-1);
+  return last && (last.type === 'message' || last.type === undefined) && last.role === 'user' ? itemText(last) : undefined;
+}
+
+let encrypted = 0;
+/**
+ * `RUN: <cmd>`: reasoning of two summary parts with encrypted content, then a call of the shell tool
+ * offered; `THINK: …`: reasoning of three summary parts and a text answer.
+ */
+const reasoningRule: ResponsesRule = (req) => {
+  const text = lastUserText(req);
+  if (text === undefined) return undefined;
+  const run = /RUN: (.+)/.exec(text);
+  if (run) {
+    const call = shellCall(req, (run[1] as string).trim());
+    if (!call) return undefined;
+    return {
+      reasoning: ['First I look at the request.', 'Then I run the command.'],
+      encryptedReasoning: `gAAAA-enc-${++encrypted}-run`,
+      functionCall: call,
+    };
+  }
+  if (/THINK:/.test(text))
+    return {
+      reasoning: ['Part one of the thought.', 'Part two of the thought.', 'Part three.'],
+      encryptedReasoning: `gAAAA-enc-${++encrypted}-think`,
+      text: 'Thought it through.',
+    };
+  return undefined;
+};
+
+function cli(...args: string[]): Promise<string> {
+  return runCliOk(env, args);
+}
+
+beforeAll(async () => {
+  standIn = await startResponsesStandIn({ rules: [reasoningRule] });
+  root = await fs.mkdtemp(join(tmpdir(), 'tb-openai-agents-'));
+  project = join(root, 'project');
+  codexHome = join(root, '.codex');
+  await fs.mkdir(project, { recursive: true });
+  await fs.mkdir(join(root, '.pi', 'agent'), { recursive: true });
+  await fs.writeFile(
+    join(root, '.pi', 'agent', 'models.json'),
+    JSON.stringify({
+      providers: {
+        [PROVIDER]: {
+          baseUrl: standIn.baseUrl,
+          api: 'openai-responses',
+          apiKey: 'offline',
+          models: [
+            { id: MODEL, name: 'OpenAI stand-in', reasoning: true, input: ['text'], contextWindow: 200000, maxTokens: 8192 },
+          ],
+        },
+      },
+    }),
+  );
+  await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
+  await fs.writeFile(
+    join(root, '.config', 'opencode', 'opencode.json'),
+    JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      provider: {
+        [PROVIDER]: {
+          npm: '@ai-sdk/openai',
+          name: 'OpenAI stand-in',
+          options: { baseURL: standIn.baseUrl, apiKey: 'x' },
+          models: { [MODEL]: { name: 'OpenAI stand-in', reasoning: true } },
+        },
+      },
+      model: `${PROVIDER}/${MODEL}`,
+      autoupdate: false,
+      share: 'disabled',
+    }),
+  );
+  await fs.mkdir(codexHome, { recursive: true });
+  await fs.writeFile(
+    join(codexHome, 'config.toml'),
+    [
+      `model = "${MODEL}"`,
+      `model_provider = "${PROVIDER}"`,
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      'model_reasoning_summary = "auto"',
+      '',
+      `[model_providers.${PROVIDER}]`,
+      'name = "OpenAI stand-in"',
+      `base_url = "${standIn.baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+  env = { home: root, env: { CODEX_HOME: codexHome } };
+});
+
+afterAll(async () => {
+  await standIn?.close();
+  if (root && !process.env.KEEP) await fs.rm(root, { recursive: true, force: true });
+});
+
+/** The first Responses request sent from index `mark` on whose last input item is the user text `prompt`. */
+function requestFor(mark: number, prompt: string): ResponsesRequest {
+  const req = standIn
+    .responseRequests()
+    .slice(mark)
+    .find((r) => lastUserText(r) === prompt && (r.tools?.length ?? 0) > 0);
+  if (!req) throw new Error(`no request ending with ${JSON.stringify(prompt)}`);
+  return req;
+}
+
+/** Items the agents add on every request (system or developer instructions, codex's environment context), not history. */
+function isInjected(item: ResponsesItem): boolean {
+  if (item.role === 'developer' || item.role === 'system') return true;
+  return item.role === 'user' && /^<(environment_context|user_instructions)>/.test(itemText(item).trimStart());
+}
+
+/**
+ * Input items in one comparable shape: without the instructions each agent adds, and without what
+ * the API treats alike: item ids and statuses (pi and codex send the recorded ones, the AI SDK none
+ * with store: false), a message's `type` (pi leaves it out), a string content (one text item), empty
+ * annotations, a reasoning item's null `content`, an assistant text's `phase`.
+ */
+function wire(items: readonly ResponsesItem[]): ResponsesItem[] {
+  return items
+    .filter((it) => !isInjected(it))
+    .map((it) => {
+      const { id: _id, status: _status, phase: _phase, ...rest } = it;
+      if (rest.role !== undefined && rest.type === undefined) rest.type = 'message';
+      if (rest.type === 'reasoning' && rest.content == null) delete rest.content;
+      if (rest.type === 'message') {
+        const kind = rest.role === 'assistant' ? 'output_text' : 'input_text';
+        const content =
+          typeof rest.content === 'string' ? [{ type: kind, text: rest.content }] : (rest.content as ResponsesItem[]);
+        rest.content = content.map((c) => {
+          const { annotations, ...x } = c as ResponsesItem & { annotations?: unknown[] };
+          return annotations?.length ? c : x;
+        });
+      }
+      return rest;
+    });
+}
+
+/** The history a request carries: its input without the injected items and the new prompt at its end. */
+function history(req: ResponsesRequest): ResponsesItem[] {
+  return wire(req.input.slice(0, -1));
+}
+
+async function responsesContext(id: string): Promise<ResponsesItem[]> {
+  const ctx = JSON.parse(await cli('context', id, '--format', 'openai-responses')) as { input: ResponsesItem[] };
+  return wire(ctx.input);
+}
+
+/**
+ * The Responses input OpenCode builds from AI SDK messages for an `@ai-sdk/openai` provider, as
+ * observed here: OpenCode resumes with `store: false` and leaves the item ids out of the reasoning
+ * parts' provider options, so @ai-sdk/openai sends each reasoning part that has encrypted content as
+ * an item of its own (its text the one summary part, no id) and leaves out a part without (OpenCode
+ * records the encrypted content on an item's last summary part only); text parts are assistant
+ * messages, tool calls function_calls, results function_call_outputs.
+ */
+function aiSdkResponsesInput(messages: readonly AiModelMessage[]): ResponsesItem[] {
+  const out: ResponsesItem[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') continue;
+    const content = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+    if (m.role === 'user') {
+      out.push({
+        type: 'message',
+        role: 'user',
+        content: content.map((c) => (c.type === 'text' ? { type: 'input_text', text: c.text } : { type: 'unexpected', c })),
+      });
+    } else if (m.role === 'assistant') {
+      for (const c of content) {
+        if (c.type === 'text') out.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: c.text }] });
+        else if (c.type === 'reasoning') {
+          const encrypted = (c.providerOptions?.openai as { reasoningEncryptedContent?: unknown } | undefined)
+            ?.reasoningEncryptedContent;
+          if (typeof encrypted !== 'string') continue;
+          out.push({
+            type: 'reasoning',
+            summary: c.text ? [{ type: 'summary_text', text: c.text }] : [],
+            encrypted_content: encrypted,
+          });
+        } else if (c.type === 'tool-call')
+          out.push({ type: 'function_call', call_id: c.toolCallId, name: c.toolName, arguments: JSON.stringify(c.input) });
+      }
+    } else {
+      for (const r of content) {
+        if (r.type !== 'tool-result') continue;
+        const o = r.output;
+        const output = o.type === 'text' || o.type === 'error-text' ? o.value : JSON.stringify(o.value);
+        out.push({ type: 'function_call_output', call_id: r.toolCallId, output });
+      }
+    }
+  }
+  return out;
+}
+
+async function aiSdkContext(id: string): Promise<ResponsesItem[]> {
+  const ctx = JSON.parse(await cli('context', id, '--format', 'ai-sdk')) as { messages: AiModelMessage[] };
+  return wire(aiSdkResponsesInput(ctx.messages));
+}
+
+const reasoningItems = (items: readonly ResponsesItem[]) => items.filter((i) => i.type === 'reasoning');
+const summaries = (item: ResponsesItem | undefined) => (item?.summary as { text: string }[] | undefined)?.map((s) => s.text);
+
+/** `threadbase convert <id> --to <agent> --json` */
+async function convert(id: string, to: string): Promise<{ id: string; path: string; warnings?: string[] }> {
+  return JSON.parse(await cli('convert', id, '--to', to, '--json'));
+}
+
+function pi(args: string[]): Promise<string> {
+  return runPi(dirs(), args, { provider: PROVIDER, model: MODEL });
+}
+
+function opencode(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return runOpencode(dirs(), args);
+}
+
+function codex(args: string[]): Promise<string> {
+  return runCodex({ cwd: project, home: root, codexHome }, args);
+}
+
+async function newestSession(source: string, except: string[] = []): Promise<string> {
+  const list = JSON.parse(await cli('sessions', '--source', source, '--json')) as { id: string; updatedAt: string }[];
+  const id = list.filter((s) => !except.includes(s.id)).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0]?.id;
+  if (!id) throw new Error(`no ${source} session`);
+  return id;
+}
+
+/**
+ * codex resumes rollout `id` with `prompt`; returns the history it sent (its instructions, developer
+ * messages and environment context left out) and the history threadbase's context renders.
+ */
+async function codexResume(id: string, prompt: string): Promise<{ sent: ResponsesItem[]; ours: ResponsesItem[] }> {
+  const ours = await responsesContext(id);
+  const mark = standIn.responseRequests().length;
+  await codex(['resume', id, prompt]);
+  return { sent: history(requestFor(mark, prompt)), ours };
+}
+
+/** What every recorded session holds: a tool call after reasoning of two parts, a turn with reasoning of three. */
+function expectRecordedReasoning(items: readonly ResponsesItem[]): void {
+  const r = reasoningItems(items);
+  expect(r.map((i) => i.encrypted_content)).toEqual([expect.stringMatching(/-run$/), expect.stringMatching(/-think$/)]);
+  expect(items.filter((i) => i.type === 'function_call')).toHaveLength(1);
+  expect(items.filter((i) => i.type === 'function_call_output')).toHaveLength(1);
+}
+
+describe('pi with an OpenAI Responses provider', () => {
+  let id = '';
+
+  it("records reasoning of several summary parts with encrypted content; threadbase's context is what pi sends on resume", async () => {
+    await pi(['-p', 'RUN: echo pi-tool']);
+    id = await newestSession('pi');
+    await pi(['-c', '-p', 'THINK: and now?']);
+    const ours = await responsesContext(id);
+    const mark = standIn.responseRequests().length;
+    await pi(['-c', '-p', 'pi probe']);
+    const sent = history(requestFor(mark, 'pi probe'));
+    expect(sent).toEqual(ours);
+    expectRecordedReasoning(sent);
+    // pi sends each reasoning item whole, as the API gave it
+    expect(reasoningItems(sent).map(summaries)).toEqual([
+      ['First I look at the request.', 'Then I run the command.'],
+      ['Part one of the thought.', 'Part two of the thought.', 'Part three.'],
+    ]);
+  });
+
+  it('converted to codex: codex resumes it sending our context, each reasoning item once with its encrypted content', async () => {
+    const written = await convert(id, 'codex');
+    const { sent, ours } = await codexResume(written.id, 'codex probe of pi');
+    expect(sent).toEqual(ours);
+    expect(sent).toEqual(await responsesContext(id));
+    expectRecordedReasoning(sent);
+  });
+});
+
+describe('OpenCode with an OpenAI Responses provider (@ai-sdk/openai)', () => {
+  let id = '';
+
+  it("records reasoning of several summary parts; threadbase's context is what OpenCode sends on resume", async () => {
+    const before = JSON.parse(await cli('sessions', '--source', 'opencode', '--json')) as { id: string }[];
+    await opencode(['run', '-m', `${PROVIDER}/${MODEL}`, 'RUN:', 'echo', 'oc-tool']);
+    id = await newestSession(
+      'opencode',
+      before.map((s) => s.id),
+    );
+    await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'THINK:', 'and', 'now?']);
+    const ours = await aiSdkContext(id);
+    const mark = standIn.responseRequests().length;
+    await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe']);
+    const sent = history(requestFor(mark, 'oc probe'));
+    expect(sent).toEqual(ours);
+    expectRecordedReasoning(sent);
+    // OpenCode records a part per summary part, the encrypted content on an item's last part, and sends that part only
+    const session = (await new Sources(env).driver('opencode').getSession(id)) as Session;
+    const parts = session.entries.flatMap((e) =>
+      e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'thinking' ? [p] : [])) : [],
+    );
+    expect(parts.map((p) => [p.thinking, p.meta?.encryptedContent !== undefined])).toEqual([
+      ['First I look at the request.', false],
+      ['Then I run the command.', true],
+      ['Part one of the thought.', false],
+      ['Part two of the thought.', false],
+      ['Part three.', true],
+    ]);
+    expect(reasoningItems(sent).map(summaries)).toEqual([['Then I run the command.'], ['Part three.']]);
+  });
+
+  it('converted to codex: codex resumes it sending our context, each reasoning item once with its encrypted content', async () => {
+    const written = await convert(id, 'codex');
+    const { sent, ours } = await codexResume(written.id, 'codex probe of opencode');
+    expect(sent).toEqual(ours);
+    expectRecordedReasoning(sent);
+    expect(reasoningItems(sent).map(summaries)).toEqual([
+      ['First I look at the request.', 'Then I run the command.'],
+      ['Part one of the thought.', 'Part two of the thought.', 'Part three.'],
+    ]);
+  });
+});
+
+describe('a session codex recorded, resumed by pi and OpenCode', () => {
+  let id = '';
+  let recorded: ResponsesItem[] = [];
+
+  beforeAll(async () => {
+    await codex(['RUN: echo codex-tool']);
+    id = await newestSession('codex');
+    await codex(['resume', id, 'THINK: and now?']);
+    recorded = await responsesContext(id);
+    expectRecordedReasoning(recorded);
+  });
+
+  it('converted to pi: pi sends the reasoning items back whole, with their encrypted content and ids', async () => {
+    const written = await convert(id, 'pi');
+    const mark = standIn.responseRequests().length;
+    await pi(['--session', written.path, '-p', 'pi probe of codex']);
+    const req = requestFor(mark, 'pi probe of codex');
+    expect(history(req)).toEqual(recorded);
+    // with the ids codex recorded them under, as pi sends its own
+    const session = (await new Sources(env).driver('codex').getSession(id)) as Session;
+    const ids = session.entries.flatMap((e) =>
+      e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'thinking' ? [p.meta?.codexItemId] : [])) : [],
+    );
+    expect(ids).toEqual([expect.stringMatching(/^rs_/), expect.stringMatching(/^rs_/)]);
+    expect(reasoningItems(req.input).map((i) => i.id)).toEqual(ids);
+  });
+
+  it('converted to OpenCode: OpenCode sends the reasoning items back with their encrypted content', async () => {
+    const written = await convert(id, 'opencode');
+    const ours = await aiSdkContext(written.id);
+    const mark = standIn.responseRequests().length;
+    await opencode(['run', '-s', written.id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe', 'of', 'codex']);
+    const req = requestFor(mark, 'oc probe of codex');
+    expect(history(req)).toEqual(ours);
+    // each reasoning item once, with its encrypted content: OpenCode sends an item's last summary part
+    // only, as it sends its own (the parts before the one with the encrypted content are left out)
+    const lastSummaryOnly = recorded.map((i) =>
+      i.type === 'reasoning' ? { ...i, summary: (i.summary as unknown[]).slice(-1) } : i,
+    );
+    expect(history(req)).toEqual(lastSummaryOnly);
+  });
+});
