@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses, messageToItems } from '../../src/formats/codex/index.js';
 import { encodeSession, opencodeContext, sessionFromExport, sessionFromOpencode } from '../../src/formats/opencode/index.js';
+import { encodePiSessionFile } from '../../src/formats/pi/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Message, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
@@ -104,5 +105,24 @@ describe('Codex reasoning into OpenCode and back', () => {
     const codex = new CodexDriver({ home, env: { CODEX_HOME: join(home, '.codex-back') } });
     const written = await codex.writeSession({ ...back, entries: back.entries.map(({ raw: _r, rawSource: _s, ...e }) => e) });
     expect(rolloutReasoning(written.path ?? '')).toEqual(original);
+  });
+});
+
+describe('OpenCode reasoning into pi', () => {
+  it('an OpenCode message with OpenAI reasoning is written as openai-responses, one thinking block per item, the item pi-ai keeps whole', () => {
+    const s = openCodeSession();
+    const { records } = encodePiSessionFile({ ...s, entries: s.entries.map(({ raw: _r, rawSource: _s, ...e }) => e) });
+    const assistants = records
+      .map(
+        (r) => r.message as { role?: string; api?: string; content?: { type: string; thinkingSignature?: string }[] } | undefined,
+      )
+      .filter((m) => m?.role === 'assistant');
+    const withReasoning = assistants.filter((m) => m?.content?.some((b) => b.type === 'thinking'));
+    expect(withReasoning.map((m) => m?.api)).toEqual(['openai-responses', 'openai-responses']);
+    const items = withReasoning.flatMap((m) =>
+      (m?.content ?? []).flatMap((b) => (b.type === 'thinking' ? [JSON.parse(b.thinkingSignature ?? 'null') as Item] : [])),
+    );
+    expect(items.map((i) => i.id)).toEqual(['rs_standin_0007', 'rs_standin_0009']);
+    expect(reasoningOf(items)).toEqual(RECORDED);
   });
 });

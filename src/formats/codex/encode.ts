@@ -8,6 +8,7 @@
 import type { Context } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ThinkingPart, ToolResultPart } from '../../model/types.js';
 import { jsonValueOf } from '../shared/jsonl.js';
+import { openaiItemId } from '../shared/openai-reasoning.js';
 import { normalizeCalls } from './history.js';
 import { CODEX_API, type JsonObject, searchCallId } from './items.js';
 
@@ -16,15 +17,6 @@ export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?
 }
 
 const reasoningText = (texts: string[]): JsonObject[] => texts.map((text) => ({ type: 'reasoning_text', text }));
-
-/** The OpenAI item id of a reasoning part: where the Codex, pi and AI SDK readers keep it, or OpenCode's provider metadata. */
-function openaiItemId(p: ThinkingPart): string | undefined {
-  if (typeof p.meta?.codexItemId === 'string') return p.meta.codexItemId;
-  const pm = p.meta?.providerMetadata;
-  const openai = typeof pm === 'object' && pm !== null ? (pm as { openai?: unknown }).openai : undefined;
-  const id = typeof openai === 'object' && openai !== null ? (openai as { itemId?: unknown }).itemId : undefined;
-  return typeof id === 'string' ? id : undefined;
-}
 
 /**
  * Thinking that can go back to the Responses API as a reasoning item: codex's own, or OpenAI reasoning

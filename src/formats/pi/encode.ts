@@ -9,6 +9,7 @@ import { currentLeaf, indexEntries } from '../../model/tree.js';
 import type { Entry, Message, Part, Session, ThinkingPart, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
+import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { SOURCE, SYSTEM_CUSTOM_TYPE } from './parse.js';
 import {
@@ -43,6 +44,33 @@ export interface EncodeOptions {
 
 /** The api an assistant message from another agent is written with when it names none. */
 const DEFAULT_API = 'anthropic-messages';
+
+/** pi-ai's wire APIs (KnownApi), the names pi compares with its model's to replay a message as its own. */
+const PI_APIS = new Set([
+  'openai-completions',
+  'openai-responses',
+  'azure-openai-responses',
+  'openai-codex-responses',
+  'anthropic-messages',
+  'bedrock-converse-stream',
+  'google-generative-ai',
+  'google-gemini-cli',
+  'google-vertex',
+  'mistral-conversations',
+]);
+
+/**
+ * The api an assistant message is written with. A message of an api pi does not know (OpenCode's) whose
+ * reasoning is OpenAI's (encrypted content) came from the Responses API: written as `openai-responses`,
+ * its reasoning items as pi keeps them, so pi replays them when it resumes with that provider and model.
+ */
+function piApiOf(m: Message): string {
+  if (m.api !== undefined && PI_APIS.has(m.api)) return m.api;
+  const openai = m.parts.some(
+    (p) => p.type === 'thinking' && p.signature === undefined && typeof p.meta?.encryptedContent === 'string',
+  );
+  return openai ? 'openai-responses' : (m.api ?? DEFAULT_API);
+}
 
 const STOP_REASONS: Record<string, string> = {
   end_turn: 'stop',
@@ -129,7 +157,7 @@ export function piThinkingSignature(p: ThinkingPart, api: string | undefined): s
       return typeof meta.thoughtSignature === 'string' ? meta.thoughtSignature : kept;
     case 'responses': {
       const encrypted = typeof meta.encryptedContent === 'string' ? meta.encryptedContent : undefined;
-      const itemId = typeof meta.codexItemId === 'string' ? meta.codexItemId : undefined;
+      const itemId = openaiItemId(p);
       if (isRecord(meta.piReasoningItem)) {
         const item: Record<string, unknown> = { ...meta.piReasoningItem };
         if (encrypted !== undefined) item.encrypted_content = encrypted;
@@ -241,8 +269,10 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
         const m = e.message;
         const at = ms(timestamp);
         if (m.role === 'assistant') {
-          const api = m.api ?? DEFAULT_API;
-          const content = assistantBlocks(m.parts, api, warn);
+          const api = piApiOf(m);
+          // one thinking block per reasoning item, as pi-ai keeps a Responses item (OpenCode gives a part per summary part)
+          const parts = thinkingSignatureKind(api) === 'responses' ? joinOpenAIReasoning(m.parts) : m.parts;
+          const content = assistantBlocks(parts, api, warn);
           for (const p of m.parts) if (p.type === 'tool_call') toolNames.set(p.id, p.name);
           // The next record of a response pi would have recorded as one message.
           const prev = parentId ? byRecordId.get(parentId) : undefined;
