@@ -301,12 +301,16 @@ function expectRecordedReasoning(items: readonly ResponsesItem[]): void {
   expect(items.filter((i) => i.type === 'function_call_output')).toHaveLength(1);
 }
 
+/** the sessions pi and OpenCode recorded (first tests of their describes) */
+const recordedIds = { pi: '', opencode: '' };
+
 describe('pi with an OpenAI Responses provider', () => {
   let id = '';
 
   it("records reasoning of several summary parts with encrypted content; threadbase's context is what pi sends on resume", async () => {
     await pi(['-p', 'RUN: echo pi-tool']);
     id = await newestSession('pi');
+    recordedIds.pi = id;
     await pi(['-c', '-p', 'THINK: and now?']);
     const ours = await responsesContext(id);
     const mark = standIn.responseRequests().length;
@@ -340,6 +344,7 @@ describe('OpenCode with an OpenAI Responses provider (@ai-sdk/openai)', () => {
       'opencode',
       before.map((s) => s.id),
     );
+    recordedIds.opencode = id;
     await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'THINK:', 'and', 'now?']);
     const ours = await aiSdkContext(id);
     const mark = standIn.responseRequests().length;
@@ -414,5 +419,34 @@ describe('a session codex recorded, resumed by pi and OpenCode', () => {
       i.type === 'reasoning' ? { ...i, summary: (i.summary as unknown[]).slice(-1) } : i,
     );
     expect(history(req)).toEqual(lastSummaryOnly);
+  });
+});
+
+describe('between pi and OpenCode', () => {
+  it("pi's session converted to OpenCode: OpenCode sends each reasoning item once, as it sends its own", async () => {
+    const written = await convert(recordedIds.pi, 'opencode');
+    const ours = await aiSdkContext(written.id);
+    const mark = standIn.responseRequests().length;
+    await opencode(['run', '-s', written.id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe', 'of', 'pi']);
+    const sent = history(requestFor(mark, 'oc probe of pi'));
+    expect(sent).toEqual(ours);
+    expectRecordedReasoning(sent);
+    expect(reasoningItems(sent).map(summaries)).toEqual([['Then I run the command.'], ['Part three.']]);
+  });
+
+  it("OpenCode's session converted to pi: pi sends each reasoning item whole, with its encrypted content and id", async () => {
+    const written = await convert(recordedIds.opencode, 'pi');
+    const mark = standIn.responseRequests().length;
+    await pi(['--session', written.path, '-p', 'pi probe of oc']);
+    const req = requestFor(mark, 'pi probe of oc');
+    const sent = history(req);
+    // our openai-responses context of the OpenCode session: an item's parts as one item
+    expect(sent).toEqual(await responsesContext(recordedIds.opencode));
+    expectRecordedReasoning(sent);
+    expect(reasoningItems(sent).map(summaries)).toEqual([
+      ['First I look at the request.', 'Then I run the command.'],
+      ['Part one of the thought.', 'Part two of the thought.', 'Part three.'],
+    ]);
+    expect(reasoningItems(req.input).map((i) => i.id)).toEqual([expect.stringMatching(/^rs_/), expect.stringMatching(/^rs_/)]);
   });
 });
