@@ -149,6 +149,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await standIn?.close();
+  // KEEP=1 leaves the temp home (the agents' own stores) to look at
   if (root && !process.env.KEEP) await fs.rm(root, { recursive: true, force: true });
 });
 
