@@ -61,7 +61,9 @@ describe('conversionLosses', () => {
     const w = conversionLosses(lossy('codex'), 'claude').join('\n');
     expect(w).toMatch(/codex:x → claude: Claude Code records no cost per message.*\(1\)/);
     expect(w).toMatch(/providers openai dropped/);
-    expect(w).toMatch(/unsigned thinking written as text \(Claude Code replays only signed thinking\) \(1\)/);
+    expect(w).toMatch(
+      /unsigned thinking written as text \(Claude Code replays only signed thinking; kept as thinking .*\) \(1\)/,
+    );
     expect(w).toMatch(/leaves it out when resumed with another model \(resume with --model gpt-5\) \(1\)/);
     expect(w).not.toMatch(/reasoning token|cache write|fast mode/);
     expect(w).toMatch(/system messages.*left out \(1\)/);

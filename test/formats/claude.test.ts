@@ -480,6 +480,86 @@ describe('writing', () => {
     expect(reply?.kind === 'message' && reply.message.usage).toEqual(usage);
   });
 
+  it("writes OpenAI reasoning as the text Claude Code sends, and reads it back as that reasoning with its encrypted content and its image's detail", async () => {
+    const t = (n: number) => `2026-11-20T10:00:0${n}.000Z`;
+    const reasoning = { codexItemId: 'rs_1', encryptedContent: 'gAAAAB-enc', summaryParts: ['I will run it.'] };
+    const session: Session = {
+      id: 'codex-reasoning',
+      source: 'codex',
+      project: '/work/reasoning',
+      createdAt: t(0),
+      updatedAt: t(3),
+      messageCount: 3,
+      entries: [
+        {
+          kind: 'message',
+          id: 'c1',
+          parentId: null,
+          timestamp: t(1),
+          message: {
+            role: 'user',
+            parts: [
+              { type: 'image', mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } },
+              { type: 'text', text: 'RUN: ls' },
+            ],
+          },
+        },
+        {
+          kind: 'message',
+          id: 'c2',
+          parentId: 'c1',
+          timestamp: t(2),
+          message: {
+            role: 'assistant',
+            model: 'gpt-5.5',
+            api: 'openai-responses',
+            parts: [
+              { type: 'thinking', thinking: 'I will run it.', meta: reasoning },
+              { type: 'tool_call', id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } },
+            ],
+          },
+        },
+        {
+          kind: 'message',
+          id: 'c3',
+          parentId: 'c2',
+          timestamp: t(3),
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call_1', content: 'a.txt' }] },
+        },
+      ],
+    };
+    const d = new ClaudeDriver(env);
+    const info = await d.writeSession(session);
+    const records = (await fs.readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: { content?: unknown }; threadbase?: unknown });
+    // what Claude Code reads and sends: the reasoning as text, the image as an Anthropic block
+    const reply = records.find((r) => r.type === 'assistant');
+    expect(reply?.message?.content).toEqual([
+      { type: 'text', text: 'I will run it.' },
+      { type: 'tool_use', id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } },
+    ]);
+    expect(reply?.threadbase).toEqual({ parts: [{ block: 0, thinking: true, meta: reasoning }] });
+    const prompt = records.find((r) => r.type === 'user');
+    expect(prompt?.message?.content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K' } },
+      { type: 'text', text: 'RUN: ls' },
+    ]);
+    // read back: the reasoning and the image's detail as they were, for the way back to codex
+    const back = (await d.getSession(info.id)) as Session;
+    const parts = back.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    expect(parts.find((p) => p.type === 'thinking')).toEqual({
+      type: 'thinking',
+      thinking: 'I will run it.',
+      meta: { ...reasoning, claudeText: true },
+    });
+    expect(parts.find((p) => p.type === 'image')?.meta).toEqual({ detail: 'high' });
+    // and the context is still what Claude Code sends: the reasoning as text, before the call
+    const ctx = contextToAnthropic(await d.getContext(info.id)).messages;
+    expect(ctx[1]).toEqual({ role: 'assistant', content: reply?.message?.content });
+  });
+
   it('counts the thinking tokens Claude Code records as reasoning and its 1-hour cache writes, and writes them back', async () => {
     const file = join(home, '.claude', 'projects', '-work-think', `${S2}.jsonl`);
     await fs.mkdir(join(home, '.claude', 'projects', '-work-think'), { recursive: true });

@@ -4,8 +4,14 @@
  * anything else is encoded from the model fields as Claude Code would have recorded it.
  */
 import { randomUUID } from 'node:crypto';
-import { advisorIterations, messageToAnthropic, tokensToAnthropic } from '../../convert/anthropic.js';
-import type { Entry, Message, Session } from '../../model/types.js';
+import {
+  advisorIterations,
+  messageToAnthropic,
+  partToAnthropicBlock,
+  type ToAnthropicOptions,
+  tokensToAnthropic,
+} from '../../convert/anthropic.js';
+import type { Entry, Message, Meta, Session } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { isRecord, SYNTHETIC_MODEL } from './parse.js';
@@ -37,12 +43,57 @@ function base(ctx: EncodeContext, e: Pick<Entry, 'id' | 'parentId' | 'timestamp'
   };
 }
 
+const CONTENT_OPTIONS: ToAnthropicOptions = { unsignedThinking: 'text', dropEmptyText: true };
+
+/** A content block that holds a part only as Claude Code can take it (see keptParts). */
+export interface KeptPart {
+  /** the block's index in the record's content */
+  block: number;
+  /** the text block is thinking without a signature */
+  thinking?: true;
+  /** the part's fields an Anthropic block has no slot for */
+  meta?: Meta;
+}
+
+/**
+ * What a record's content holds of a message only as Claude Code can take it, for the record's
+ * `threadbase.parts` (a field Claude Code leaves alone), so that reading it gives the message back:
+ * thinking without a signature, written as text since Claude Code replays only signed thinking (with
+ * its meta: OpenAI's encrypted reasoning from codex, pi or OpenCode goes back to them), and the meta
+ * of images and files beyond the block's own fields (codex's image `detail`).
+ */
+function keptParts(m: Message): KeptPart[] {
+  const out: KeptPart[] = [];
+  let block = 0;
+  for (const p of m.parts) {
+    if (!partToAnthropicBlock(p, CONTENT_OPTIONS)) continue;
+    const { anthropic: _a, anthropicBlock: _b, ...meta } = p.meta ?? {};
+    const hasMeta = Object.keys(meta).length > 0;
+    if (p.type === 'thinking' && p.signature === undefined) out.push({ block, thinking: true, ...(hasMeta ? { meta } : {}) });
+    else if ((p.type === 'image' || p.type === 'file') && hasMeta) out.push({ block, meta });
+    block++;
+  }
+  return out;
+}
+
+/** `{ parts }` for the record's `threadbase` field, when the message has kept parts. */
+function keptPartsField(m: Message): { parts?: KeptPart[] } {
+  const parts = keptParts(m);
+  return parts.length ? { parts } : {};
+}
+
+/** The record's `threadbase` field, when the message has kept parts. */
+function withKeptParts(m: Message): { threadbase?: { parts?: KeptPart[] } } {
+  const field = keptPartsField(m);
+  return field.parts ? { threadbase: field } : {};
+}
+
 /**
  * Anthropic content for a message: a lone text part is a plain string, as Claude Code records
  * prompts, unless it was read from a list of blocks (a lone blank one: `blockContent`).
  */
 function content(m: Message): unknown {
-  const am = messageToAnthropic(m, { unsignedThinking: 'text', dropEmptyText: true });
+  const am = messageToAnthropic(m, CONTENT_OPTIONS);
   const blocks = am.content as unknown[];
   if (
     m.role === 'user' &&
@@ -124,7 +175,7 @@ function failedTurnRecord(rec: ReturnType<typeof base>, m: Message, c: unknown[]
     isApiErrorMessage: true,
     ...(m.error ? { errorDetails: m.error } : {}),
     ...(m.parts.some((p) => p.type === 'tool_call') ? {} : { failedResponseHadNoToolCall: true }),
-    threadbase: kept,
+    threadbase: { ...kept, ...keptPartsField(m) },
   };
 }
 
@@ -160,12 +211,13 @@ function messageRecord(
         stop_sequence: null,
         usage: usageOut(m),
       },
+      ...withKeptParts(m),
     };
   }
   if (m.role === 'system') return undefined;
   const c = content(m);
   if (Array.isArray(c) && c.length === 0) return undefined;
-  return { ...rec, type: 'user', message: { role: 'user', content: c } };
+  return { ...rec, type: 'user', message: { role: 'user', content: c }, ...(Array.isArray(c) ? withKeptParts(m) : {}) };
 }
 
 /** The Messages API's stop reasons; another agent's words for them (pi's `toolUse`, OpenAI's `length`) become these. */

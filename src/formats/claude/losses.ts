@@ -6,7 +6,10 @@ export function describeClaudeLosses({ session, counts: c, foreign, say, line }:
   say(c.costs, 'Claude Code records no cost per message; recorded costs dropped (threadbase prices tokens instead)');
   const others = [...c.providers].filter((p) => p !== 'anthropic');
   if (others.length) line(`Claude Code records no provider; providers ${others.join(', ')} dropped`);
-  say(c.unsignedThinking, 'unsigned thinking written as text (Claude Code replays only signed thinking)');
+  say(
+    c.unsignedThinking,
+    'unsigned thinking written as text (Claude Code replays only signed thinking; kept as thinking in a field it ignores, for the way back)',
+  );
   const models = [...new Set(session.entries.flatMap((e) => (e.kind === 'message' && e.message.model ? [e.message.model] : [])))];
   say(
     c.signedThinking,

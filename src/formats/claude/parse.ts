@@ -6,7 +6,7 @@
  * record in `raw`. Bad lines become warnings naming file and line; the rest still loads.
  */
 import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropic.js';
-import type { CompactionEntry, Entry, Message, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
+import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
 import { readJsonl } from '../shared/jsonl.js';
 
 export type ClaudeRecord = Record<string, unknown>;
@@ -111,6 +111,7 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
     const only = msg.parts[0];
     if (only?.type === 'text' && !only.meta && only.text.trim() === '') claude.blockContent = true;
   }
+  if (isRecord(r.threadbase) && Array.isArray(r.threadbase.parts)) restoreKeptParts(msg, r.threadbase.parts);
   if (r.isApiErrorMessage === true) {
     claude.isApiErrorMessage = true;
     msg.stopReason = 'error';
@@ -123,6 +124,24 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
   }
   if (Object.keys(claude).length) msg.meta = { ...(msg.meta ?? {}), claude };
   return msg;
+}
+
+/**
+ * Parts threadbase wrote as Claude Code can take them (encode.ts keptParts), back as they were:
+ * thinking without a signature from the text block it was written as (marked `claudeText`: Claude
+ * Code sends it as text, reply.ts), and the meta of an image or file. A block that is no longer
+ * what was written is left as it is.
+ */
+function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
+  for (const k of kept) {
+    if (!isRecord(k) || typeof k.block !== 'number') continue;
+    const at = msg.parts[k.block];
+    const meta = isRecord(k.meta) ? (k.meta as Meta) : undefined;
+    if (k.thinking === true && at?.type === 'text')
+      msg.parts[k.block] = { type: 'thinking', thinking: at.text, meta: { ...(meta ?? {}), claudeText: true } };
+    else if (meta && (at?.type === 'image' || at?.type === 'file'))
+      msg.parts[k.block] = { ...at, meta: { ...(at.meta ?? {}), ...meta } };
+  }
 }
 
 /**

@@ -12,8 +12,17 @@ export const NO_CONTENT = '(no content)';
 /** What Claude Code sends in place of an empty text block between two thinking blocks of a reply. */
 export const EMPTY_TEXT_REMOVED = '[Empty text removed]';
 
+/**
+ * Thinking threadbase wrote as a text block (another agent's, without a signature; parse.ts
+ * restoreKeptParts): Claude Code sends it as the text it is.
+ */
+function isClaudeText(p: Part): boolean {
+  return p.type === 'thinking' && p.meta?.claudeText === true;
+}
+
 /** A part of a message read from a record: reply content as Claude Code counts it. */
 export function isReplyContent(p: Part): boolean {
+  if (p.type === 'thinking' && isClaudeText(p)) return isReplyText(p.thinking);
   if (isThinking(p)) return false;
   return p.type !== 'text' || isReplyText(p.text);
 }
@@ -32,6 +41,7 @@ function isReplyText(text: string): boolean {
 }
 
 export function isThinking(p: Part | undefined): boolean {
+  if (p && isClaudeText(p)) return false;
   return p?.type === 'thinking' || p?.type === 'redacted_thinking';
 }
 
