@@ -418,6 +418,41 @@ describe('writing', () => {
     await expectSameAsPi(info.path as string, env, info.id);
   });
 
+  it("keeps codex's image detail beside pi's image fields and reads it back", async () => {
+    const env = await home();
+    const t = (n: number) => `2026-02-01T00:00:0${n}.000Z`;
+    const image = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } };
+    const s: Session = {
+      id: 'codex-image-1',
+      source: 'codex',
+      project: '/work/conv',
+      createdAt: t(0),
+      updatedAt: t(2),
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u1',
+          parentId: null,
+          timestamp: t(1),
+          kind: 'message',
+          message: { role: 'user', parts: [image, { type: 'text', text: 'what is it?' }] },
+        },
+        {
+          id: 'a1',
+          parentId: 'u1',
+          timestamp: t(2),
+          kind: 'message',
+          message: { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'a dot' }] },
+        },
+      ],
+    };
+    const driver = new PiDriver(env);
+    const info = await driver.writeSession(s);
+    const back = (await driver.getSession(info.id)) as Session;
+    expect(back.entries[0]?.kind === 'message' && back.entries[0].message.parts[0]).toEqual(image);
+    await expectSameAsPi(info.path as string, env, info.id);
+  });
+
   it("keeps another agent's system message as a custom entry pi does not send, not as a user turn", async () => {
     // codex's developer messages (its sandbox rules, its skills) would reach pi's model as the user's words
     const env = await home();

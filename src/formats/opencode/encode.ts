@@ -273,6 +273,8 @@ export function encodeEntries(
               mime: p.mediaType,
               url: dataUrl(p.mediaType, p.data),
               filename: (p.type === 'file' ? p.name : undefined) ?? 'attachment',
+              // codex's image detail, in a field OpenCode ignores (parse.ts reads it back)
+              ...(typeof p.meta?.detail === 'string' ? { threadbase: { detail: p.meta.detail } } : {}),
             }),
           );
         else if (p.type === 'file' && p.text !== undefined)

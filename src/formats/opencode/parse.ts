@@ -92,9 +92,9 @@ export function parseDataUrl(url: string): { mediaType?: string; data: string } 
   return { mediaType: m[1] || undefined, data };
 }
 
-function fileToPart(mime: string, url: string, filename: string | undefined): Part {
+function fileToPart(mime: string, url: string, filename: string | undefined, detail?: string): Part {
   const inline = parseDataUrl(url);
-  const meta = filename ? { filename } : undefined;
+  const meta = filename || detail ? { ...(filename ? { filename } : {}), ...(detail ? { detail } : {}) } : undefined;
   if (mime.startsWith('image/')) {
     return inline
       ? { type: 'image', mediaType: mime, data: inline.data, ...(meta ? { meta } : {}) }
@@ -131,7 +131,7 @@ function userParts(parts: readonly Json[]): Part[] {
       const mime = str(p.mime) ?? 'application/octet-stream';
       // OpenCode already turned text files and directories into synthetic text parts.
       if (mime !== 'text/plain' && mime !== 'application/x-directory')
-        out.push(fileToPart(mime, str(p.url) ?? '', str(p.filename)));
+        out.push(fileToPart(mime, str(p.url) ?? '', str(p.filename), str(obj(p.threadbase)?.detail)));
     } else if (p.type === 'compaction') out.push({ type: 'text', text: COMPACTION_PROMPT, meta: { compactionRequest: true } });
     else if (p.type === 'subtask') out.push({ type: 'text', text: SUBTASK_PROMPT, meta: { subtask: p } });
   }

@@ -119,7 +119,14 @@ function userBlocks(parts: readonly (Part | ToolResultContent)[], warn: (m: stri
         out.push({ type: 'text', text: p.text });
         break;
       case 'image':
-        if (p.data !== undefined) out.push({ type: 'image', data: p.data, mimeType: p.mediaType });
+        // codex's image `detail` beside pi's fields (pi builds its requests from data and mimeType only), read back as meta
+        if (p.data !== undefined)
+          out.push({
+            type: 'image',
+            data: p.data,
+            mimeType: p.mediaType,
+            ...(typeof p.meta?.detail === 'string' ? { detail: p.meta.detail } : {}),
+          });
         else {
           warn(`image by URL (${p.url ?? '?'}) has no pi form; written as text`);
           out.push({ type: 'text', text: `[image: ${p.url ?? p.mediaType}]` });
