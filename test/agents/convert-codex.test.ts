@@ -4,7 +4,8 @@
  *   reasoning with encrypted content, a real shell call with its output, a second turn);
  *   `threadbase convert --to claude|pi|opencode` writes it into each, and the real target resumes
  *   it against the Anthropic stand-in: the conversation it sends equals the codex context rendered
- *   for Anthropic (contextToAnthropic);
+ *   for Anthropic (contextToAnthropic); converted back `--to codex`, real codex resumes it with the
+ *   original codex history first (reasoning with its encrypted content, the image's detail);
  * - real Claude Code, pi and OpenCode each record a session (signed thinking, a real bash call, an
  *   image, a second turn); `convert --to codex` writes a rollout and real codex resumes it: the
  *   `input` it sends equals the source context rendered for Responses (contextToResponses), less
@@ -267,20 +268,17 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
       const written = await convert(codexId, 'codex', to);
       // every token count came along (read back from the target's own store)
       expect((await session(to, written.id)).usage).toEqual(source.usage);
-      // OpenAI's encrypted reasoning: pi (an openai-responses thinkingSignature) and OpenCode
-      // (metadata.openai) keep it for the way back to codex; Claude Code has no unsigned thinking, so
-      // its summary is written as text and the encrypted content is not kept (warned)
+      // OpenAI's encrypted reasoning stays in the target's file for the way back to codex: pi (an
+      // openai-responses thinkingSignature), OpenCode (metadata.openai), Claude Code (written as the
+      // text it sends, the reasoning kept whole in the record's `threadbase` field)
       const kept = (await session(to, written.id)).entries.flatMap((e) =>
         e.kind === 'message' ? e.message.parts.filter((p) => p.type === 'thinking') : [],
       );
-      if (to === 'claude') {
-        expect(kept).toEqual([]);
-        expect(written.warnings?.join('\n')).toMatch(/unsigned thinking written as text.*\(2\)/);
-      } else
-        expect(kept.map((p) => p.meta?.encryptedContent)).toEqual([
-          'gAAAAB-standin-encrypted-run',
-          'gAAAAB-standin-encrypted-think',
-        ]);
+      expect(kept.map((p) => p.meta?.encryptedContent)).toEqual([
+        'gAAAAB-standin-encrypted-run',
+        'gAAAAB-standin-encrypted-think',
+      ]);
+      if (to === 'claude') expect(written.warnings?.join('\n')).toMatch(/unsigned thinking written as text.*\(2\)/);
       // codex's developer messages (its sandbox rules, its skills) are codex's own: no target sends them
       expect(written.warnings?.join('\n')).toMatch(/system messages/);
 
@@ -309,6 +307,15 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
       ]);
       expect(JSON.stringify(sent)).not.toContain('"thinking"');
       expect(JSON.stringify(sent)).not.toContain('<permissions instructions>');
+
+      // And back: the target's session (with its resumed turn) converted into codex again, which
+      // real codex resumes with the original codex history first.
+      const again = await convert(written.id, to, 'codex');
+      const mark = responses.responseRequests().length;
+      await codex(['resume', again.id, `back from ${to}`]);
+      const input = responses.responseRequests().slice(mark).at(-1)?.input ?? [];
+      const original = history(contextToResponses(sourceCtx).input);
+      expect(history(input).slice(0, original.length)).toEqual(original);
     });
 });
 
