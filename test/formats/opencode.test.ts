@@ -773,7 +773,7 @@ describe('every part type', () => {
     expect(direct.data.messages.flatMap((m) => m.parts).find((p) => p.type === 'reasoning')?.metadata).toEqual(openai);
   });
 
-  it("a rollout the real codex wrote: its reasoning items' ids go with their encrypted content into OpenCode (its AI SDK provider drops reasoning without an item id)", async () => {
+  it('a rollout the real codex wrote: its reasoning items go into OpenCode as OpenCode records them, a part per summary part with the item id, the encrypted content on the last', async () => {
     const sessions = resolve('test/fixtures/codex/audit-home');
     const codex = new Sources({ home: sessions, env: { CODEX_HOME: sessions } }).driver('codex');
     const s = (await codex.getSession('01a21354-a797-71c1-b74e-7a50f662eec7')) as Session;
