@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AiModelMessage } from '../../src/convert/ai-sdk.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Session } from '../../src/model/types.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
 import { runCodex, runOpencode, runPi } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
@@ -376,6 +376,47 @@ describe('OpenCode with an OpenAI Responses provider (@ai-sdk/openai)', () => {
     expect(reasoningItems(sent).map(summaries)).toEqual([
       ['First I look at the request.', 'Then I run the command.'],
       ['Part one of the thought.', 'Part two of the thought.', 'Part three.'],
+    ]);
+  });
+});
+
+describe('what OpenCode sends of OpenAI reasoning', () => {
+  it('each reasoning part with encrypted content as an item of its own, with or without an item id, and no ids', async () => {
+    const t = new Date().toISOString();
+    const msg = (id: string, parentId: string | null, message: Message): Entry => ({
+      id,
+      parentId,
+      timestamp: t,
+      kind: 'message',
+      message,
+    });
+    const written = await new Sources(env).driver('opencode').writeSession?.({
+      id: 'hand-made',
+      source: 'codex',
+      project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 2,
+      entries: [
+        msg('u1', null, { role: 'user', parts: [{ type: 'text', text: 'hello' }] }),
+        msg('a1', 'u1', {
+          role: 'assistant',
+          provider: PROVIDER,
+          model: MODEL,
+          parts: [
+            { type: 'thinking', thinking: 'no id', meta: { encryptedContent: 'enc-no-id' } },
+            { type: 'thinking', thinking: 'with id', meta: { encryptedContent: 'enc-id', codexItemId: 'rs_hand' } },
+            { type: 'text', text: 'answer' },
+          ],
+        }),
+      ],
+    });
+    const mark = standIn.responseRequests().length;
+    await opencode(['run', '-s', written?.id ?? '', '-m', `${PROVIDER}/${MODEL}`, 'hand', 'probe']);
+    const sent = requestFor(mark, 'hand probe').input;
+    expect(reasoningItems(sent)).toEqual([
+      { type: 'reasoning', encrypted_content: 'enc-no-id', summary: [{ type: 'summary_text', text: 'no id' }] },
+      { type: 'reasoning', encrypted_content: 'enc-id', summary: [{ type: 'summary_text', text: 'with id' }] },
     ]);
   });
 });
