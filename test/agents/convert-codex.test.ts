@@ -9,7 +9,8 @@
  * - real Claude Code, pi and OpenCode each record a session (signed thinking, a real bash call, an
  *   image, a second turn); `convert --to codex` writes a rollout and real codex resumes it: the
  *   `input` it sends equals the source context rendered for Responses (contextToResponses), less
- *   what codex adds itself.
+ *   what codex adds itself; converted back, the source agent resumes it with its own context first,
+ *   replaying its signed thinking again.
  * Each source is recorded once (beforeAll); the resumes run one after another.
  */
 import { promises as fs } from 'node:fs';
@@ -203,9 +204,10 @@ async function convert(id: string, from: SourceName, to: SourceName): Promise<Wr
 // Codex → Claude Code, pi, OpenCode
 
 /** The conversation the target sent before `probe`, resumed in `target`. */
-async function resumeInTarget(target: Agent, written: Written, probe: string): Promise<Msg[]> {
+async function resumeInTarget(target: Agent, written: Written, probe: string, model?: string): Promise<Msg[]> {
   const mark = home.standIn.messageRequests().length;
-  if (target === 'claude') await runClaude(home, ['--resume', written.id], probe);
+  // Claude Code leaves out thinking another model recorded: resumed with the source's model, it replays it.
+  if (target === 'claude') await runClaude(home, ['--resume', written.id, ...(model ? ['--model', model] : [])], probe);
   else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
   else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
   const req = requestsSince(home, mark).find((r: AnthropicRequest) => {
@@ -376,6 +378,16 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
       expect(written.warnings?.join('\n')).toMatch(/codex sends only OpenAI reasoning back/);
       expect(sent.some((i) => (i as ResponsesItem).type === 'reasoning')).toBe(false);
       const back = (await session('codex', written.id)).entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+      const lastModel = source.entries
+        .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' && e.message.model ? [e.message.model] : []))
+        .at(-1);
+      // And back: the rollout codex resumed, converted into the source agent again, which resumes it
+      // with the source's context first, its signed thinking included.
+      const home2 = await convert(written.id, 'codex', from);
+      const probe2 = `back to ${from}`;
+      const sentBack = comparable(await resumeInTarget(from, home2, probe2, lastModel), probe2);
+      const expectedBack = comparable(src as Msg[]);
+      expect(sentBack.slice(0, expectedBack.length)).toEqual(expectedBack);
       // with its signature, for the way back
       expect(back.filter((p) => p.type === 'thinking').map((p) => p.type === 'thinking' && [p.thinking, p.signature])).toEqual([
         ['I will run it.', thinking[0]?.signature],
