@@ -173,6 +173,9 @@ function summaryPartsOf(p: ThinkingPart): string[] | undefined {
  * A thinking part as reasoning parts. An OpenAI reasoning item of several summary parts becomes one
  * reasoning part per summary, each with the item's id and encrypted content, as @ai-sdk/openai gives a
  * response's reasoning and merges it again into one item (and messagesFromAiSdk into one thinking part).
+ * An app that leaves the item ids out (OpenCode does, with store: false) would send each part as an item
+ * with the same encrypted content; OpenCode's own layout, which its writer follows, carries the encrypted
+ * content on an item's last part only (test/agents/openai-agents.test.ts).
  */
 function thinkingToAi(p: ThinkingPart): AiReasoningPart[] {
   const openai = openaiReasoningOptions(p);
