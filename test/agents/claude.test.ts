@@ -25,7 +25,7 @@ import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHom
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
-import { chainSession, parallelCallSessions, secondInto2026 } from '../helpers/sessions.js';
+import { chainSession, parallelCallSessions, repeatedToolIdSession, secondInto2026 } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -834,6 +834,18 @@ describe('real Claude Code sessions', () => {
 
   it('parallel calls and calls after text (fixtures parallel-tools and tool-order): Claude Code still sends the recorded requests, which are our context', async () => {
     for (const name of ['parallel-tools', 'tool-order']) await resumeFixture(name, `probe ${name}`);
+  });
+
+  it("another agent's repeated and refused tool ids: Claude Code resumes every call with its result, as our context has them", async () => {
+    const info = await new ClaudeDriver(env).writeSession(repeatedToolIdSession(project));
+    const ours = conversation(await ourContext(info.id));
+    const { sent } = await resumedConversation(info.id, 'probe repeated ids');
+    expect(sent).toEqual(ours);
+    // Claude Code drops a tool_use whose id came before (and its result): all three calls arrive
+    const uses = sent.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b) => b.type === 'tool_use'));
+    expect(uses.map((b) => (b.input as { command: string }).command)).toEqual(['ls', 'wc -l', 'date']);
+    const results = sent.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b) => b.type === 'tool_result'));
+    expect(results.map((b) => [b.tool_use_id, b.content])).toEqual(uses.map((u, i) => [u.id, `out ${i + 1}`]));
   });
 
   it("another agent's parallel calls written by us: Claude Code resumes them with our context, as that agent sends them (text after a call goes first)", async () => {

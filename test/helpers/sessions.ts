@@ -184,3 +184,32 @@ export function chainSession(id: string, source: string, project: string, messag
     })),
   };
 }
+
+/**
+ * A pi session whose tool ids repeat across turns (a provider that numbers each response's calls,
+ * as Kimi's `functions.bash:0`) and one the Messages API refuses (OpenAI's `call_…|fc_…`): three
+ * calls, each answered ("out 1" … "out 3"), then a text reply.
+ */
+export function repeatedToolIdSession(project: string): Session {
+  const bash = (id: string, command: string): Message => ({
+    role: 'assistant',
+    model: 'kimi-k2',
+    provider: 'moonshot',
+    stopReason: 'toolUse',
+    parts: [{ type: 'tool_call', id, name: 'bash', input: { command } }],
+  });
+  const out = (callId: string, content: string): Message => ({
+    role: 'tool',
+    parts: [{ type: 'tool_result', callId, name: 'bash', content }],
+  });
+  return chainSession('repeated-ids', 'pi', project, [
+    ['u1', { role: 'user', parts: [{ type: 'text', text: 'list, then count, then date' }] }],
+    ['a1', bash('functions.bash:0', 'ls')],
+    ['r1', out('functions.bash:0', 'out 1')],
+    ['a2', bash('functions.bash:0', 'wc -l')],
+    ['r2', out('functions.bash:0', 'out 2')],
+    ['a3', bash('call_7|fc_7', 'date')],
+    ['r3', out('call_7|fc_7', 'out 3')],
+    ['a4', { role: 'assistant', model: 'kimi-k2', provider: 'moonshot', parts: [{ type: 'text', text: 'done' }] }],
+  ]);
+}

@@ -27,7 +27,7 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
-import { encodeSession } from './encode.js';
+import { ClaudeToolIds, encodeSession } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
 import { callsLast, EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
@@ -354,6 +354,17 @@ export function claudeUserBlocks(messages: readonly Message[]): Message[] {
   return out;
 }
 
+/** Tool calls and results with the ids Claude Code sends: the transcript's, where we renamed another agent's (`claudeId`). */
+function claudeToolIdsSent(messages: readonly Message[]): Message[] {
+  const sent = (p: Part): Part => {
+    const id = p.meta?.claudeId;
+    if (typeof id !== 'string') return p;
+    if (p.type === 'tool_call') return { ...p, id };
+    return p.type === 'tool_result' ? { ...p, callId: id } : p;
+  };
+  return messages.map((m) => (m.parts.some((p) => p.meta?.claudeId !== undefined) ? { ...m, parts: m.parts.map(sent) } : m));
+}
+
 /** Claude Code sends the isCompactSummary record's text as is (it already carries its preamble). */
 const CLAUDE_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => c.summary };
 
@@ -362,7 +373,7 @@ export function claudeContext(s: Session, opts: ContextOptions = {}): Context {
   // Per record first: Claude Code filters records before it joins a split response (across the
   // tool results between its records, too).
   const ctx = buildContext(s, { ...CLAUDE_CONTEXT_OPTIONS, ...opts, mergeSplitResponses: false });
-  const resumed = claudeJoinedText(claudeRejoined(claudeResumed(ctx.messages)));
+  const resumed = claudeJoinedText(claudeRejoined(claudeResumed(claudeToolIdsSent(ctx.messages))));
   const messages = claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed));
   return { ...ctx, messages: claudeUserBlocks(messages) };
 }
@@ -664,11 +675,15 @@ export class ClaudeDriver extends DriverBase {
     const linked = entries.map((e, i) =>
       e.parentId === null ? { ...e, parentId: i === 0 ? leaf : (entries[i - 1]?.id ?? leaf) } : e,
     );
+    // appended calls stay apart from the transcript's own
+    const toolIds = new ClaudeToolIds();
+    for (const e of p.entries) if (e.kind === 'message') toolIds.seenIn(e.message);
     const { records } = encodeSession(
       { id: sessionId, source: 'claude', createdAt: '', updatedAt: '', messageCount: 0, entries: linked },
       {
         sessionId: file.kind === 'session' ? sessionId : (p.sessionIdInFile ?? sessionId),
         cwd: p.cwd ?? this.env.home,
+        toolIds,
       },
     );
     await appendJsonlLines(file.path, records);

@@ -6,12 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   advisorIterations,
+  anthropicToolId,
   messageToAnthropic,
   partToAnthropicBlock,
   type ToAnthropicOptions,
   tokensToAnthropic,
 } from '../../convert/anthropic.js';
-import type { Entry, Message, Meta, Session } from '../../model/types.js';
+import type { Entry, Message, Meta, Part, Session } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { isRecord, SYNTHETIC_MODEL } from './parse.js';
@@ -26,6 +27,60 @@ export interface EncodeContext {
   cwd: string;
   /** Set on every record of a fork: where it came from. */
   forkedFrom?: { sessionId: string; messageUuid: string };
+  /** The tool ids the transcript already holds, when records are appended to it. */
+  toolIds?: ClaudeToolIds;
+}
+
+/**
+ * Tool ids as Claude Code can send them: ones the Messages API takes (anthropicToolId) and unique in
+ * the transcript. Another agent's ids can repeat across turns (providers that number the calls of
+ * each response); Claude Code 2.1.332 removes a tool_use whose id an earlier one has, with its
+ * result, when it resumes (ensureToolResultPairing), and the API refuses "`tool_use` ids must be
+ * unique". A later call whose id is taken gets a prefix (`tb2_…`) and its result follows it (a
+ * result answers the latest call of its id before it); the original id rides in `threadbase.parts`
+ * (keptParts). Not a suffix: Claude Code 2.1.332 sends the result of a call `<earlier id>_2` as
+ * "[Tool result missing due to internal error]" (seen live; `call_1` then `call_12` are fine).
+ */
+export class ClaudeToolIds {
+  private readonly used = new Set<string>();
+  /** an original id → the written id of its latest call */
+  private readonly latest = new Map<string, string>();
+
+  /** A call the transcript already holds, written with the id `written`. */
+  seen(original: string, written: string): void {
+    this.used.add(written);
+    this.latest.set(original, written);
+  }
+
+  /** The calls of a message the transcript already holds (read back: a renamed call's id is `claudeId`). */
+  seenIn(m: Message): void {
+    for (const p of m.parts)
+      if (p.type === 'tool_call') this.seen(p.id, typeof p.meta?.claudeId === 'string' ? p.meta.claudeId : p.id);
+  }
+
+  private call(original: string): string {
+    const valid = anthropicToolId(original);
+    let written = valid;
+    for (let n = 2; this.used.has(written); n++) written = `tb${n}_${valid}`;
+    this.seen(original, written);
+    return written;
+  }
+
+  /** The message with its tool ids as they are written, and the original id of each part renamed. */
+  rename(m: Message): { message: Message; originals: Map<Part, string> } {
+    const originals = new Map<Part, string>();
+    if (!m.parts.some((p) => p.type === 'tool_call' || p.type === 'tool_result')) return { message: m, originals };
+    const parts = m.parts.map((p): Part => {
+      if (p.type !== 'tool_call' && p.type !== 'tool_result') return p;
+      const original = p.type === 'tool_call' ? p.id : p.callId;
+      const written = p.type === 'tool_call' ? this.call(original) : (this.latest.get(original) ?? anthropicToolId(original));
+      if (written === original) return p;
+      const renamed = p.type === 'tool_call' ? { ...p, id: written } : { ...p, callId: written };
+      originals.set(renamed, original);
+      return renamed;
+    });
+    return { message: { ...m, parts }, originals };
+  }
 }
 
 function base(ctx: EncodeContext, e: Pick<Entry, 'id' | 'parentId' | 'timestamp' | 'sidechain'>) {
@@ -53,6 +108,8 @@ export interface KeptPart {
   thinking?: true;
   /** the part's fields an Anthropic block has no slot for */
   meta?: Meta;
+  /** the tool call's (or its result's) own id, where the block's is another (ClaudeToolIds) */
+  id?: string;
 }
 
 /**
@@ -62,11 +119,13 @@ export interface KeptPart {
  * its meta: OpenAI's encrypted reasoning from codex, pi or OpenCode goes back to them), and the meta
  * of images and files beyond the block's own fields (codex's image `detail`).
  */
-function keptParts(m: Message): KeptPart[] {
+function keptParts(m: Message, originals?: ReadonlyMap<Part, string>): KeptPart[] {
   const out: KeptPart[] = [];
   let block = 0;
   for (const p of m.parts) {
     if (!partToAnthropicBlock(p, CONTENT_OPTIONS)) continue;
+    const original = originals?.get(p);
+    if (original !== undefined) out.push({ block, id: original });
     const { anthropic: _a, anthropicBlock: _b, ...meta } = p.meta ?? {};
     const hasMeta = Object.keys(meta).length > 0;
     if (p.type === 'thinking' && p.signature === undefined) out.push({ block, thinking: true, ...(hasMeta ? { meta } : {}) });
@@ -77,14 +136,14 @@ function keptParts(m: Message): KeptPart[] {
 }
 
 /** `{ parts }` for the record's `threadbase` field, when the message has kept parts. */
-function keptPartsField(m: Message): { parts?: KeptPart[] } {
-  const parts = keptParts(m);
+function keptPartsField(m: Message, originals?: ReadonlyMap<Part, string>): { parts?: KeptPart[] } {
+  const parts = keptParts(m, originals);
   return parts.length ? { parts } : {};
 }
 
 /** The record's `threadbase` field, when the message has kept parts. */
-function withKeptParts(m: Message): { threadbase?: { parts?: KeptPart[] } } {
-  const field = keptPartsField(m);
+function withKeptParts(m: Message, originals?: ReadonlyMap<Part, string>): { threadbase?: { parts?: KeptPart[] } } {
+  const field = keptPartsField(m, originals);
   return field.parts ? { threadbase: field } : {};
 }
 
@@ -151,7 +210,12 @@ interface FailedTurnFields {
  * no slot (Claude Code writes "<synthetic>" and zero usage), ride in `threadbase`, which Claude Code
  * leaves alone and our reader restores them from.
  */
-function failedTurnRecord(rec: ReturnType<typeof base>, m: Message, c: unknown[]): Record<string, unknown> {
+function failedTurnRecord(
+  rec: ReturnType<typeof base>,
+  m: Message,
+  c: unknown[],
+  originals: ReadonlyMap<Part, string>,
+): Record<string, unknown> {
   const kept: FailedTurnFields = {
     ...(m.model ? { model: m.model } : {}),
     ...(m.responseId ? { responseId: m.responseId } : {}),
@@ -175,7 +239,7 @@ function failedTurnRecord(rec: ReturnType<typeof base>, m: Message, c: unknown[]
     isApiErrorMessage: true,
     ...(m.error ? { errorDetails: m.error } : {}),
     ...(m.parts.some((p) => p.type === 'tool_call') ? {} : { failedResponseHadNoToolCall: true }),
-    threadbase: { ...kept, ...keptPartsField(m) },
+    threadbase: { ...kept, ...keptPartsField(m, originals) },
   };
 }
 
@@ -189,10 +253,11 @@ function messageRecord(
   ctx: EncodeContext,
   e: Entry & { kind: 'message' },
   replied: ReadonlySet<string>,
+  toolIds: ClaudeToolIds,
 ): Record<string, unknown> | undefined {
-  const m = e.message;
+  const { message: m, originals } = toolIds.rename(e.message);
   const rec = base(ctx, e);
-  if (failedTurn(m)) return failedTurnRecord(rec, m, content(m) as unknown[]);
+  if (failedTurn(m)) return failedTurnRecord(rec, m, content(m) as unknown[], originals);
   if (m.role === 'assistant') {
     const c = content(m);
     if (Array.isArray(c) && c.length === 0 && !(m.responseId && replied.has(m.responseId))) return undefined;
@@ -211,13 +276,18 @@ function messageRecord(
         stop_sequence: null,
         usage: usageOut(m),
       },
-      ...withKeptParts(m),
+      ...withKeptParts(m, originals),
     };
   }
   if (m.role === 'system') return undefined;
   const c = content(m);
   if (Array.isArray(c) && c.length === 0) return undefined;
-  return { ...rec, type: 'user', message: { role: 'user', content: c }, ...(Array.isArray(c) ? withKeptParts(m) : {}) };
+  return {
+    ...rec,
+    type: 'user',
+    message: { role: 'user', content: c },
+    ...(Array.isArray(c) ? withKeptParts(m, originals) : {}),
+  };
 }
 
 /** The Messages API's stop reasons; another agent's words for them (pi's `toolUse`, OpenAI's `length`) become these. */
@@ -261,6 +331,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
     if (why) warnings.push(`${session.source}:${session.id} entry ${e.id}: ${why}`);
   };
 
+  const toolIds = ctx.toolIds ?? new ClaudeToolIds();
   // the responses a record written from the model has reply content in, as Claude Code counts it
   const replied = new Set<string>();
   for (const e of session.entries) {
@@ -271,6 +342,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
   for (const e of session.entries) {
     const parentId = parentOf(e);
     if (e.rawSource === 'claude' && isRecord(e.raw)) {
+      if (e.kind === 'message') toolIds.seenIn(e.message);
       const raw = e.raw as Record<string, unknown>;
       const rec: Record<string, unknown> = { ...raw };
       if ('sessionId' in rec) rec.sessionId = ctx.sessionId;
@@ -288,7 +360,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
     }
     switch (e.kind) {
       case 'message': {
-        const rec = messageRecord(ctx, { ...e, parentId }, replied);
+        const rec = messageRecord(ctx, { ...e, parentId }, replied, toolIds);
         if (!rec) {
           skip(
             e,

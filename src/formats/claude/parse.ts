@@ -129,8 +129,9 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
 /**
  * Parts threadbase wrote as Claude Code can take them (encode.ts keptParts), back as they were:
  * thinking without a signature from the text block it was written as (marked `claudeText`: Claude
- * Code sends it as text, reply.ts), and the meta of an image or file. A block that is no longer
- * what was written is left as it is.
+ * Code sends it as text, reply.ts), the meta of an image or file, and a tool call's or result's own
+ * id (the one Claude Code sends kept as `claudeId`: encode.ts ClaudeToolIds). A block that is no
+ * longer what was written is left as it is.
  */
 function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
   for (const k of kept) {
@@ -141,6 +142,10 @@ function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
       msg.parts[k.block] = { type: 'thinking', thinking: at.text, meta: { ...(meta ?? {}), claudeText: true } };
     else if (meta && (at?.type === 'image' || at?.type === 'file'))
       msg.parts[k.block] = { ...at, meta: { ...(at.meta ?? {}), ...meta } };
+    else if (typeof k.id === 'string' && at?.type === 'tool_call')
+      msg.parts[k.block] = { ...at, id: k.id, meta: { ...(at.meta ?? {}), claudeId: at.id } };
+    else if (typeof k.id === 'string' && at?.type === 'tool_result')
+      msg.parts[k.block] = { ...at, callId: k.id, meta: { ...(at.meta ?? {}), claudeId: at.callId } };
   }
 }
 
