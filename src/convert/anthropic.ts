@@ -445,6 +445,50 @@ export function anthropicToolId(id: string): string {
   return `${id.replace(/[^a-zA-Z0-9_-]/g, '_')}_${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
 }
 
+/**
+ * Tool ids the Messages API takes (anthropicToolId) and unique in one conversation: it refuses
+ * "`tool_use` ids must be unique", and another agent's ids can repeat across turns (providers that
+ * number the calls of each response, as Kimi's `functions.bash:0`). A later call whose id is taken
+ * gets a prefix (`tb2_…`) and its result follows it (a result answers the latest call of its id
+ * before it). Not a suffix: Claude Code 2.1.332 sends the result of a call `<earlier id>_2` as
+ * "[Tool result missing due to internal error]" (seen live; `call_1` then `call_12` are fine).
+ */
+export class AnthropicToolIds {
+  private readonly used = new Set<string>();
+  /** an original id → the id of its latest call */
+  private readonly latest = new Map<string, string>();
+
+  /** A call the conversation already holds, with the id `written`. */
+  seen(original: string, written: string): void {
+    this.used.add(written);
+    this.latest.set(original, written);
+  }
+
+  private call(original: string): string {
+    const valid = anthropicToolId(original);
+    let written = valid;
+    for (let n = 2; this.used.has(written); n++) written = `tb${n}_${valid}`;
+    this.seen(original, written);
+    return written;
+  }
+
+  /** The message with its tool ids as they are sent, and the original id of each part renamed. */
+  rename(m: Message): { message: Message; originals: Map<Part, string> } {
+    const originals = new Map<Part, string>();
+    if (!m.parts.some((p) => p.type === 'tool_call' || p.type === 'tool_result')) return { message: m, originals };
+    const parts = m.parts.map((p): Part => {
+      if (p.type !== 'tool_call' && p.type !== 'tool_result') return p;
+      const original = p.type === 'tool_call' ? p.id : p.callId;
+      const written = p.type === 'tool_call' ? this.call(original) : (this.latest.get(original) ?? anthropicToolId(original));
+      if (written === original) return p;
+      const renamed = p.type === 'tool_call' ? { ...p, id: written } : { ...p, callId: written };
+      originals.set(renamed, original);
+      return renamed;
+    });
+    return { message: { ...m, parts }, originals };
+  }
+}
+
 /** One model part as an Anthropic block, or undefined when the options leave it out. */
 export function partToAnthropicBlock(p: Part, opts: ToAnthropicOptions = {}): AnthropicBlock | AnthropicOtherBlock | undefined {
   const raw = p.meta?.anthropicBlock;
@@ -538,10 +582,11 @@ export function contextToAnthropic(
 ): AnthropicRequest {
   // system messages go to `system`, so they are set aside before pairing and do not split a turn
   const lifted = ctx.messages.filter((m) => m.role === 'system');
+  const ids = new AnthropicToolIds();
   const paired = pairToolResults(
     ctx.messages.filter((m) => m.role !== 'system'),
     ANTHROPIC_PAIRING,
-  );
+  ).map((m) => ids.rename(m).message);
   const { system, messages } = messagesToAnthropic([...lifted, ...paired], opts);
   const parts = [ctx.system, system].filter((s): s is string => typeof s === 'string' && s !== '');
   return parts.length ? { system: parts.join('\n\n'), messages } : { messages };

@@ -362,6 +362,25 @@ describe('pairing details', () => {
     });
   });
 
+  it('anthropic: a tool id that repeats across turns is made unique, each result following its own call', () => {
+    const ctx = ctxOf(
+      user('q'),
+      assistant(call('functions.bash:0')),
+      tool(result('functions.bash:0', 'first')),
+      assistant(call('functions.bash:0')),
+      tool(result('functions.bash:0', 'second')),
+    );
+    const messages = contextToAnthropic(ctx).messages;
+    expect(checkAnthropic(messages).problems).toEqual([]);
+    const blocks = messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content));
+    const ids = blocks.flatMap((b) => (b.type === 'tool_use' ? [String(b.id)] : []));
+    expect(new Set(ids).size).toBe(2);
+    expect(blocks.flatMap((b) => (b.type === 'tool_result' ? [[b.tool_use_id, b.content]] : []))).toEqual([
+      [ids[0], 'first'],
+      [ids[1], 'second'],
+    ]);
+  });
+
   it('an assistant message with nothing in it (a turn that failed before any output) is left out of every body', () => {
     const failed: Message = { role: 'assistant', parts: [], stopReason: 'error', error: 'overloaded' };
     const ctx = ctxOf(user('q'), failed, user('again'), assistant(text('a')));

@@ -53,7 +53,7 @@ describe('tool ids in a Claude Code transcript written from another agent', () =
     expect(uses).toHaveLength(3);
     expect(new Set(uses).size).toBe(3);
     for (const id of uses) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
-    // Claude Code loses the result of a call whose id is an earlier one's plus `_2` (encode.ts ClaudeToolIds)
+    // Claude Code loses the result of a call whose id is an earlier one's plus `_2` (AnthropicToolIds)
     expect(uses[1]?.startsWith(`${uses[0]}_`)).toBe(false);
     const results = blocks.filter((b) => b.type === 'tool_result');
     expect(results.map((b) => [b.tool_use_id, b.content])).toEqual([

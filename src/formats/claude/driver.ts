@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { AnthropicToolIds } from '../../convert/anthropic.js';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -27,7 +28,7 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
-import { ClaudeToolIds, encodeSession } from './encode.js';
+import { encodeSession, holdToolIds } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
 import { callsLast, EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
@@ -676,8 +677,8 @@ export class ClaudeDriver extends DriverBase {
       e.parentId === null ? { ...e, parentId: i === 0 ? leaf : (entries[i - 1]?.id ?? leaf) } : e,
     );
     // appended calls stay apart from the transcript's own
-    const toolIds = new ClaudeToolIds();
-    for (const e of p.entries) if (e.kind === 'message') toolIds.seenIn(e.message);
+    const toolIds = new AnthropicToolIds();
+    for (const e of p.entries) if (e.kind === 'message') holdToolIds(toolIds, e.message);
     const { records } = encodeSession(
       { id: sessionId, source: 'claude', createdAt: '', updatedAt: '', messageCount: 0, entries: linked },
       {

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  AnthropicToolIds,
   advisorIterations,
-  anthropicToolId,
   messageToAnthropic,
   partToAnthropicBlock,
   type ToAnthropicOptions,
@@ -28,59 +28,16 @@ export interface EncodeContext {
   /** Set on every record of a fork: where it came from. */
   forkedFrom?: { sessionId: string; messageUuid: string };
   /** The tool ids the transcript already holds, when records are appended to it. */
-  toolIds?: ClaudeToolIds;
+  toolIds?: AnthropicToolIds;
 }
 
 /**
- * Tool ids as Claude Code can send them: ones the Messages API takes (anthropicToolId) and unique in
- * the transcript. Another agent's ids can repeat across turns (providers that number the calls of
- * each response); Claude Code 2.1.332 removes a tool_use whose id an earlier one has, with its
- * result, when it resumes (ensureToolResultPairing), and the API refuses "`tool_use` ids must be
- * unique". A later call whose id is taken gets a prefix (`tb2_…`) and its result follows it (a
- * result answers the latest call of its id before it); the original id rides in `threadbase.parts`
- * (keptParts). Not a suffix: Claude Code 2.1.332 sends the result of a call `<earlier id>_2` as
- * "[Tool result missing due to internal error]" (seen live; `call_1` then `call_12` are fine).
+ * The calls of a message the transcript already holds, so the ids written after them stay apart
+ * (read back, a call we renamed has the id Claude Code sends as `claudeId`).
  */
-export class ClaudeToolIds {
-  private readonly used = new Set<string>();
-  /** an original id → the written id of its latest call */
-  private readonly latest = new Map<string, string>();
-
-  /** A call the transcript already holds, written with the id `written`. */
-  seen(original: string, written: string): void {
-    this.used.add(written);
-    this.latest.set(original, written);
-  }
-
-  /** The calls of a message the transcript already holds (read back: a renamed call's id is `claudeId`). */
-  seenIn(m: Message): void {
-    for (const p of m.parts)
-      if (p.type === 'tool_call') this.seen(p.id, typeof p.meta?.claudeId === 'string' ? p.meta.claudeId : p.id);
-  }
-
-  private call(original: string): string {
-    const valid = anthropicToolId(original);
-    let written = valid;
-    for (let n = 2; this.used.has(written); n++) written = `tb${n}_${valid}`;
-    this.seen(original, written);
-    return written;
-  }
-
-  /** The message with its tool ids as they are written, and the original id of each part renamed. */
-  rename(m: Message): { message: Message; originals: Map<Part, string> } {
-    const originals = new Map<Part, string>();
-    if (!m.parts.some((p) => p.type === 'tool_call' || p.type === 'tool_result')) return { message: m, originals };
-    const parts = m.parts.map((p): Part => {
-      if (p.type !== 'tool_call' && p.type !== 'tool_result') return p;
-      const original = p.type === 'tool_call' ? p.id : p.callId;
-      const written = p.type === 'tool_call' ? this.call(original) : (this.latest.get(original) ?? anthropicToolId(original));
-      if (written === original) return p;
-      const renamed = p.type === 'tool_call' ? { ...p, id: written } : { ...p, callId: written };
-      originals.set(renamed, original);
-      return renamed;
-    });
-    return { message: { ...m, parts }, originals };
-  }
+export function holdToolIds(ids: AnthropicToolIds, m: Message): void {
+  for (const p of m.parts)
+    if (p.type === 'tool_call') ids.seen(p.id, typeof p.meta?.claudeId === 'string' ? p.meta.claudeId : p.id);
 }
 
 function base(ctx: EncodeContext, e: Pick<Entry, 'id' | 'parentId' | 'timestamp' | 'sidechain'>) {
@@ -108,7 +65,7 @@ export interface KeptPart {
   thinking?: true;
   /** the part's fields an Anthropic block has no slot for */
   meta?: Meta;
-  /** the tool call's (or its result's) own id, where the block's is another (ClaudeToolIds) */
+  /** the tool call's (or its result's) own id, where the block's is another (AnthropicToolIds) */
   id?: string;
 }
 
@@ -253,7 +210,7 @@ function messageRecord(
   ctx: EncodeContext,
   e: Entry & { kind: 'message' },
   replied: ReadonlySet<string>,
-  toolIds: ClaudeToolIds,
+  toolIds: AnthropicToolIds,
 ): Record<string, unknown> | undefined {
   const { message: m, originals } = toolIds.rename(e.message);
   const rec = base(ctx, e);
@@ -331,7 +288,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
     if (why) warnings.push(`${session.source}:${session.id} entry ${e.id}: ${why}`);
   };
 
-  const toolIds = ctx.toolIds ?? new ClaudeToolIds();
+  const toolIds = ctx.toolIds ?? new AnthropicToolIds();
   // the responses a record written from the model has reply content in, as Claude Code counts it
   const replied = new Set<string>();
   for (const e of session.entries) {
@@ -342,7 +299,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
   for (const e of session.entries) {
     const parentId = parentOf(e);
     if (e.rawSource === 'claude' && isRecord(e.raw)) {
-      if (e.kind === 'message') toolIds.seenIn(e.message);
+      if (e.kind === 'message') holdToolIds(toolIds, e.message);
       const raw = e.raw as Record<string, unknown>;
       const rec: Record<string, unknown> = { ...raw };
       if ('sessionId' in rec) rec.sessionId = ctx.sessionId;

@@ -130,7 +130,7 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
  * Parts threadbase wrote as Claude Code can take them (encode.ts keptParts), back as they were:
  * thinking without a signature from the text block it was written as (marked `claudeText`: Claude
  * Code sends it as text, reply.ts), the meta of an image or file, and a tool call's or result's own
- * id (the one Claude Code sends kept as `claudeId`: encode.ts ClaudeToolIds). A block that is no
+ * id (the one Claude Code sends kept as `claudeId`: AnthropicToolIds). A block that is no
  * longer what was written is left as it is.
  */
 function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
