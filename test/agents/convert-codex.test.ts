@@ -203,7 +203,7 @@ async function convert(id: string, from: SourceName, to: SourceName): Promise<Wr
 // ---------------------------------------------------------------------------------------------
 // Codex → Claude Code, pi, OpenCode
 
-/** The conversation the target sent before `probe`, resumed in `target`. */
+/** The conversation `target` sent before `probe` when it resumed the written session. */
 async function resumeInTarget(target: Agent, written: Written, probe: string, model?: string): Promise<Msg[]> {
   const mark = home.standIn.messageRequests().length;
   // Claude Code leaves out thinking another model recorded: resumed with the source's model, it replays it.
@@ -378,19 +378,20 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
       expect(written.warnings?.join('\n')).toMatch(/codex sends only OpenAI reasoning back/);
       expect(sent.some((i) => (i as ResponsesItem).type === 'reasoning')).toBe(false);
       const back = (await session('codex', written.id)).entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
-      const lastModel = source.entries
-        .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' && e.message.model ? [e.message.model] : []))
-        .at(-1);
-      // And back: the rollout codex resumed, converted into the source agent again, which resumes it
-      // with the source's context first, its signed thinking included.
-      const home2 = await convert(written.id, 'codex', from);
-      const probe2 = `back to ${from}`;
-      const sentBack = comparable(await resumeInTarget(from, home2, probe2, lastModel), probe2);
-      const expectedBack = comparable(src as Msg[]);
-      expect(sentBack.slice(0, expectedBack.length)).toEqual(expectedBack);
       // with its signature, for the way back
       expect(back.filter((p) => p.type === 'thinking').map((p) => p.type === 'thinking' && [p.thinking, p.signature])).toEqual([
         ['I will run it.', thinking[0]?.signature],
       ]);
+
+      // And back: the rollout codex resumed, converted into the source agent again, which resumes it
+      // (Claude Code with the source's model) with the source's context first, replaying its signed thinking.
+      const lastModel = source.entries
+        .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' && e.message.model ? [e.message.model] : []))
+        .at(-1);
+      const again = await convert(written.id, 'codex', from);
+      const probeBack = `back to ${from}`;
+      const sentBack = comparable(await resumeInTarget(from, again, probeBack, lastModel), probeBack);
+      const expectedBack = comparable(src as Msg[]);
+      expect(sentBack.slice(0, expectedBack.length)).toEqual(expectedBack);
     });
 });
