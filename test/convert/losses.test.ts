@@ -74,7 +74,7 @@ describe('conversionLosses', () => {
 
   it('pi: thinking replayed as text by another model, images by URL, system messages; token counts and price terms kept', () => {
     const w = conversionLosses(lossy('codex'), 'pi').join('\n');
-    expect(w).toMatch(/pi replays thinking recorded by another model as plain text \(2\)/);
+    expect(w).toMatch(/pi replays it as thinking only to the model that recorded it, to another model as plain text \(2\)/);
     // kept in a usage field pi ignores
     expect(w).not.toMatch(/reasoning token|cache-write|fast mode/);
     expect(w).toMatch(/images by URL have no pi form/);

@@ -4,7 +4,7 @@ import type { LossReport } from '../../convert/losses.js';
 export function describePiLosses({ counts: c, say }: LossReport): void {
   say(
     c.signedThinking + c.unsignedThinking,
-    'thinking is kept with its signature, but pi replays thinking recorded by another model as plain text',
+    'thinking is kept with its signature; pi replays it as thinking only to the model that recorded it, to another model as plain text',
   );
   say(c.redacted, 'redacted thinking is kept, but pi drops it when resuming with another model');
   // reasoning tokens, 1-hour cache writes and the price terms go in a usage field pi ignores (records.ts)
