@@ -103,7 +103,7 @@ describe('conversionLosses', () => {
     );
     const w = conversionLosses(session, 'codex').join('\n');
     expect(w).toMatch(/claude:x → codex: another model's thinking is kept in the rollout.*sends only OpenAI reasoning.*\(2\)/);
-    expect(w).toMatch(/redacted thinking has no codex form; left out \(1\)/);
+    expect(w).toMatch(/redacted thinking has no codex form; kept in the rollout .* but not sent to the model \(1\)/);
     expect(w).toMatch(/codex records no cost per message.*\(1\)/);
     expect(w).toMatch(/images in assistant messages have no Responses item; written as a text note \(1\)/);
     expect(w).toMatch(/non-text files have no codex form; written as a text note \(1\)/);

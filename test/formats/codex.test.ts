@@ -432,6 +432,7 @@ describe('codex: writing', () => {
             provider: 'anthropic',
             parts: [
               { type: 'thinking', thinking: 'hmm', signature: 's' },
+              { type: 'redacted_thinking', data: 'opaque' },
               { type: 'text', text: 'hello' },
             ],
           },
@@ -447,6 +448,10 @@ describe('codex: writing', () => {
       .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
       .find((p) => p.type === 'thinking');
     expect(thinking).toMatchObject({ type: 'thinking', thinking: 'hmm', signature: 's' });
+    const redacted = back.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'redacted_thinking');
+    expect(redacted).toMatchObject({ type: 'redacted_thinking', data: 'opaque' });
     const ctx = await driver.getContext(written.id);
     expect(contextToResponses(ctx).input).toEqual([
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },

@@ -148,7 +148,9 @@ export function messageToItems(m: Message): EncodedItem[] {
           },
         });
     } else if (p.type === 'redacted_thinking') {
-      // Another provider's opaque reasoning: nothing codex can show or send.
+      // Another provider's opaque reasoning: nothing codex can show or send; kept in an event (no text
+      // to show) for the way back to the agent that replays it.
+      out.push({ event: { type: 'agent_reasoning', text: '', threadbase: 'redacted_thinking', data: p.data } });
     } else if (p.type === 'tool_call') {
       if (p.meta?.codexToolSearch) {
         out.push({ item: toolSearchItem('tool_search_call', p.id, p.meta, { arguments: p.input }) });

@@ -13,7 +13,10 @@ export function describeCodexLosses({ foreign, counts: c, say }: LossReport): vo
     unsent,
     "another model's thinking is kept in the rollout (an agent_reasoning event), but codex sends only OpenAI reasoning back to the model",
   );
-  say(c.redacted, 'redacted thinking has no codex form; left out');
+  say(
+    c.redacted,
+    'redacted thinking has no codex form; kept in the rollout (an agent_reasoning event) but not sent to the model',
+  );
   say(c.costs, 'codex records no cost per message; recorded costs dropped (threadbase prices tokens instead)');
   say(c.assistantImages, 'images in assistant messages have no Responses item; written as a text note');
   say(c.fileNotes, 'non-text files have no codex form; written as a text note');

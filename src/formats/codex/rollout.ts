@@ -311,18 +311,24 @@ export async function readRollout(file: string): Promise<Session> {
         target.responseId = str(payload.response_id);
       }
       open = undefined;
-    } else if (type === 'event_msg' && payload?.type === 'agent_reasoning' && payload.threadbase === 'thinking') {
+    } else if (
+      type === 'event_msg' &&
+      payload?.type === 'agent_reasoning' &&
+      (payload.threadbase === 'thinking' || payload.threadbase === 'redacted_thinking')
+    ) {
       // Thinking threadbase kept from another provider: part of the response, never sent to the model.
       const message: Message = {
         role: 'assistant',
         parts: [
-          {
-            type: 'thinking',
-            thinking: str(payload.text) ?? '',
-            // its Anthropic signature, for the way back to an agent that replays it
-            ...(str(payload.signature) ? { signature: str(payload.signature) } : {}),
-            meta: { codexNotSent: true },
-          },
+          payload.threadbase === 'redacted_thinking'
+            ? { type: 'redacted_thinking', data: str(payload.data) ?? '', meta: { codexNotSent: true } }
+            : {
+                type: 'thinking',
+                thinking: str(payload.text) ?? '',
+                // its Anthropic signature, for the way back to an agent that replays it
+                ...(str(payload.signature) ? { signature: str(payload.signature) } : {}),
+                meta: { codexNotSent: true },
+              },
         ],
       };
       if (open) joinResponse(open, message, rec);
