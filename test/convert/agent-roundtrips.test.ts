@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSession } from '../../src/convert/session.js';
+import { contextToResponses } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pathToLeaf } from '../../src/model/tree.js';
@@ -244,6 +245,68 @@ describe('round trips A → B → A keep the conversation', () => {
       expect(parts).toContain('"isError":true');
       if (b === 'claude') expect(warnings.join('\n')).toMatch(/records no cost per message/);
       if (b !== 'claude') expect(warnings.join('\n')).toMatch(/replays (thinking|reasoning) recorded by another model/);
+    });
+});
+
+describe('a Codex session through Claude Code, pi and OpenCode and back', () => {
+  // OpenAI reasoning (its encrypted content, its item id) and the detail of an image, which the
+  // Anthropic side has no slot for, come back as codex recorded them (convert-codex agents test).
+  const codexSession = (): Session => ({
+    id: 'codex-through',
+    source: 'threadbase',
+    project: join(home, 'project'),
+    createdAt: t(0),
+    updatedAt: t(3),
+    messageCount: 3,
+    entries: [
+      {
+        kind: 'message',
+        id: 'c1',
+        parentId: null,
+        timestamp: t(1),
+        message: {
+          role: 'user',
+          parts: [
+            { type: 'image', mediaType: 'image/png', data: PNG, meta: { detail: 'high' } },
+            { type: 'text', text: 'RUN: ls' },
+          ],
+        },
+      },
+      {
+        kind: 'message',
+        id: 'c2',
+        parentId: 'c1',
+        timestamp: t(2),
+        message: {
+          role: 'assistant',
+          api: 'openai-responses',
+          provider: 'openai',
+          model: 'gpt-5.5',
+          usage: usage(10, 5),
+          parts: [
+            { type: 'thinking', thinking: 'I will list.', meta: { codexItemId: 'rs_1', encryptedContent: 'gAAAAB-enc' } },
+            { type: 'tool_call', id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } },
+          ],
+        },
+      },
+      {
+        kind: 'message',
+        id: 'c3',
+        parentId: 'c2',
+        timestamp: t(3),
+        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call_1', content: 'a.txt' }] },
+      },
+    ],
+  });
+  const input = async (s: Session) =>
+    contextToResponses(await sources.driver('codex').getContext(s.id)).input.map(({ id: _id, ...rest }) => rest);
+  for (const b of ['claude', 'pi', 'opencode'] as const)
+    it(`codex → ${b} → codex`, async () => {
+      const { first, back } = await roundTrip(codexSession(), 'codex', b);
+      const sent = await input(first);
+      expect(sent.find((i) => i.type === 'reasoning')).toMatchObject({ encrypted_content: 'gAAAAB-enc' });
+      expect(JSON.stringify(sent)).toContain('"detail":"high"');
+      expect(await input(back)).toEqual(sent);
     });
 });
 
