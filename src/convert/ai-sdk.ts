@@ -23,6 +23,7 @@ import type {
 } from '../model/types.js';
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
 import { type PairingRule, pairToolResults } from './pairing.js';
+import { providerCallsAsNotes } from './provider-tools.js';
 
 type ProviderOptions = Record<string, Record<string, unknown>>;
 
@@ -268,7 +269,7 @@ const AI_SDK_PAIRING: PairingRule = { mergeAssistants: false };
 export function contextToAiSdk(ctx: Context): { messages: AiModelMessage[] } {
   const head: AiModelMessage[] = ctx.system ? [{ role: 'system', content: ctx.system }] : [];
   // an assistant message with no parts (a turn that failed before any output) is one no provider takes
-  const body = messagesToAiSdk(pairToolResults(ctx.messages, AI_SDK_PAIRING)).filter(
+  const body = messagesToAiSdk(pairToolResults(ctx.messages.map(providerCallsAsNotes), AI_SDK_PAIRING)).filter(
     (m) => m.role !== 'assistant' || m.content.length > 0,
   );
   return { messages: [...head, ...body] };

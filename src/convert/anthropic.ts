@@ -24,6 +24,7 @@ import type {
   Usage,
 } from '../model/types.js';
 import { type PairingRule, pairToolResults } from './pairing.js';
+import { providerCallsAsNotes } from './provider-tools.js';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (the Messages API request shapes; no SDK dependency)
@@ -584,7 +585,7 @@ export function contextToAnthropic(
   const lifted = ctx.messages.filter((m) => m.role === 'system');
   const ids = new AnthropicToolIds();
   const paired = pairToolResults(
-    ctx.messages.filter((m) => m.role !== 'system'),
+    ctx.messages.filter((m) => m.role !== 'system').map(providerCallsAsNotes),
     ANTHROPIC_PAIRING,
   ).map((m) => ids.rename(m).message);
   const { system, messages } = messagesToAnthropic([...lifted, ...paired], opts);

@@ -13,6 +13,7 @@ import { type Context, contextFromLeadingSystem } from '../model/tree.js';
 import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultContent, ToolResultPart } from '../model/types.js';
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
 import { type PairingRule, pairToolResults } from './pairing.js';
+import { providerCallsAsNotes } from './provider-tools.js';
 
 export interface OpenAITextPart {
   type: 'text';
@@ -189,7 +190,7 @@ function joinToolMessages(messages: readonly Message[]): Message[] {
  */
 export function contextToOpenAI(ctx: Context): { messages: OpenAIMessage[] } {
   const head: OpenAIMessage[] = ctx.system ? [{ role: 'system', content: ctx.system }] : [];
-  const body = messagesToOpenAI(joinToolMessages(pairToolResults(ctx.messages, OPENAI_PAIRING)));
+  const body = messagesToOpenAI(joinToolMessages(pairToolResults(ctx.messages.map(providerCallsAsNotes), OPENAI_PAIRING)));
   return { messages: [...head, ...body.filter((m) => !isEmptyAssistant(m))] };
 }
 

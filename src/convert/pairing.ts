@@ -17,10 +17,12 @@
  * - a result that sits elsewhere (after other messages or a later turn) moves to just after its call.
  * A context that already satisfies this comes back as it was, message for message.
  * Results inside an assistant message (provider-executed tools) are no renderer's results: they are
- * left where they are and do not answer a call. The Responses API (`contextToResponses`) uses codex's
+ * left where they are and do not answer a call; a call the provider ran itself (`meta.providerExecuted`,
+ * provider-tools.ts) is owed no result and gets none. The Responses API (`contextToResponses`) uses codex's
  * own normalizer instead (formats/codex/history.ts normalizeCalls).
  */
 import type { Message, Part, ToolCallPart, ToolResultPart } from '../model/types.js';
+import { isProviderExecuted } from './provider-tools.js';
 
 /** pi-ai's text for a call that got no result. */
 export const NO_RESULT_TEXT = 'No result provided';
@@ -97,7 +99,7 @@ export function pairToolResults(messages: readonly Message[], rule: PairingRule)
   // each call takes the first result for its id that comes after it and that no call took before
   const answersOf = turns.map((t, i) =>
     t.assistant
-      .flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call'))
+      .flatMap((m) => m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call' && !isProviderExecuted(p)))
       .map((call) => {
         const list = results.get(call.id) ?? [];
         const at = list.findIndex((r) => r.after > i);

@@ -88,6 +88,10 @@ export interface ToolCallPart {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  /**
+   * `meta.providerExecuted: true`: the provider ran the call itself (codex's `web_search_call`), kept its
+   * results, and no result is owed; other APIs and agents get it as a text note (convert/provider-tools.ts).
+   */
   meta?: Meta;
 }
 

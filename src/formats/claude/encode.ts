@@ -12,7 +12,8 @@ import {
   type ToAnthropicOptions,
   tokensToAnthropic,
 } from '../../convert/anthropic.js';
-import type { Entry, Message, Meta, Part, Session } from '../../model/types.js';
+import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-tools.js';
+import type { Entry, Message, Meta, Part, Session, ToolCallPart } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { isRecord, SYNTHETIC_MODEL } from './parse.js';
@@ -67,6 +68,8 @@ export interface KeptPart {
   meta?: Meta;
   /** the tool call's (or its result's) own id, where the block's is another (AnthropicToolIds) */
   id?: string;
+  /** the text block is the note for a call the provider ran itself (convert/provider-tools.ts): the call */
+  call?: ToolCallPart;
 }
 
 /**
@@ -74,7 +77,8 @@ export interface KeptPart {
  * `threadbase.parts` (a field Claude Code leaves alone), so that reading it gives the message back:
  * thinking without a signature, written as text since Claude Code replays only signed thinking (with
  * its meta: OpenAI's encrypted reasoning from codex, pi or OpenCode goes back to them), and the meta
- * of images and files beyond the block's own fields (codex's image `detail`).
+ * of images and files beyond the block's own fields (codex's image `detail`), and a call the provider
+ * ran itself (codex's web search), written as the text note Claude Code sends since it has no result.
  */
 function keptParts(m: Message, originals?: ReadonlyMap<Part, string>): KeptPart[] {
   const out: KeptPart[] = [];
@@ -83,6 +87,12 @@ function keptParts(m: Message, originals?: ReadonlyMap<Part, string>): KeptPart[
     if (!partToAnthropicBlock(p, CONTENT_OPTIONS)) continue;
     const original = originals?.get(p);
     if (original !== undefined) out.push({ block, id: original });
+    const call = providerCallOf(p);
+    if (call) {
+      out.push({ block, call });
+      block++;
+      continue;
+    }
     const { anthropic: _a, anthropicBlock: _b, ...meta } = p.meta ?? {};
     const hasMeta = Object.keys(meta).length > 0;
     if (p.type === 'thinking' && p.signature === undefined) out.push({ block, thinking: true, ...(hasMeta ? { meta } : {}) });
@@ -212,7 +222,8 @@ function messageRecord(
   replied: ReadonlySet<string>,
   toolIds: AnthropicToolIds,
 ): Record<string, unknown> | undefined {
-  const { message: m, originals } = toolIds.rename(e.message);
+  // a call the provider ran has no result to send: Claude Code would send it with an error result
+  const { message: m, originals } = toolIds.rename(providerCallsAsNotes(e.message));
   const rec = base(ctx, e);
   if (failedTurn(m)) return failedTurnRecord(rec, m, content(m) as unknown[], originals);
   if (m.role === 'assistant') {

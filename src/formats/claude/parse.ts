@@ -6,6 +6,7 @@
  * record in `raw`. Bad lines become warnings naming file and line; the rest still loads.
  */
 import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropic.js';
+import { providerCallOf } from '../../convert/provider-tools.js';
 import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
 import { readJsonl } from '../shared/jsonl.js';
 
@@ -130,7 +131,8 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
  * Parts threadbase wrote as Claude Code can take them (encode.ts keptParts), back as they were:
  * thinking without a signature from the text block it was written as (marked `claudeText`: Claude
  * Code sends it as text, reply.ts), the meta of an image or file, and a tool call's or result's own
- * id (the one Claude Code sends kept as `claudeId`: AnthropicToolIds). A block that is no
+ * id (the one Claude Code sends kept as `claudeId`: AnthropicToolIds), a provider-executed call from
+ * its text note. A block that is no
  * longer what was written is left as it is.
  */
 function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
@@ -138,7 +140,9 @@ function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
     if (!isRecord(k) || typeof k.block !== 'number') continue;
     const at = msg.parts[k.block];
     const meta = isRecord(k.meta) ? (k.meta as Meta) : undefined;
-    if (k.thinking === true && at?.type === 'text')
+    const call = isRecord(k.call) ? providerCallOf({ type: 'text', text: '', meta: { providerCall: k.call } }) : undefined;
+    if (call && at?.type === 'text') msg.parts[k.block] = call;
+    else if (k.thinking === true && at?.type === 'text')
       msg.parts[k.block] = { type: 'thinking', thinking: at.text, meta: { ...(meta ?? {}), claudeText: true } };
     else if (meta && (at?.type === 'image' || at?.type === 'file'))
       msg.parts[k.block] = { ...at, meta: { ...(at.meta ?? {}), ...meta } };

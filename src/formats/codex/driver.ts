@@ -67,8 +67,8 @@ const TITLE_VERSION = 'title:';
 
 export class CodexDriver extends DriverBase implements IncrementalSource {
   readonly name = SOURCE;
-  /** 1: rollbacks, tool searches, generated images, the usage after a cut-off response, forked sub-agents' titles */
-  readonly readerVersion = 1;
+  /** 1: rollbacks, tool searches, generated images, the usage after a cut-off response, forked sub-agents' titles; 2: web searches marked providerExecuted */
+  readonly readerVersion = 2;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

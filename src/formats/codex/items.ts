@@ -191,7 +191,8 @@ export function itemToMessage(item: JsonObject): Message | undefined {
             id: id ?? '',
             name: 'web_search',
             input: action,
-            meta: { codexServerTool: true, status: item.status },
+            // run by the API, its results kept there: no output item follows (providerExecuted: convert/provider-tools.ts)
+            meta: { codexServerTool: true, status: item.status, providerExecuted: true },
           },
         ],
         api: CODEX_API,

@@ -7,6 +7,7 @@
  * take their results from the tool entries that follow, and a compaction as OpenCode's pair of a
  * compaction request and a `summary` assistant message.
  */
+import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
@@ -321,6 +322,12 @@ export function encodeEntries(
             metadata: { anthropic: { redactedData: p.data } },
             time: { start: at, end: at },
           }),
+        );
+      else if (p.type === 'tool_call' && isProviderExecuted(p))
+        // a call the provider ran (codex's web search) has no result: OpenCode would send it as failed;
+        // its note is sent instead, the call kept beside it (a field OpenCode ignores) for reading back
+        parts.push(
+          newPart(id, { type: 'text', text: providerCallNote(p), threadbase: { providerCall: p }, time: { start: at, end: at } }),
         );
       else if (p.type === 'tool_call') {
         hasTools = true;

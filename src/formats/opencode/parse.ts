@@ -12,6 +12,8 @@
  * assistant `summary` message) becomes one compaction entry. The whole OpenCode message is kept in
  * the `raw` of its first entry.
  */
+
+import { providerCallOf } from '../../convert/provider-tools.js';
 import {
   addUsage,
   type Entry,
@@ -205,7 +207,13 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
   let stopReason: string | undefined;
   const hasSignedReasoning = step.parts.some((p) => p.type === 'reasoning' && obj(obj(p.metadata)?.anthropic)?.signature != null);
   for (const p of step.parts) {
-    if (p.type === 'text') {
+    const call =
+      p.type === 'text'
+        ? providerCallOf({ type: 'text', text: '', meta: { providerCall: obj(p.threadbase)?.providerCall } })
+        : undefined;
+    if (call)
+      parts.push(call); // the note threadbase wrote for a call the provider ran (encode.ts)
+    else if (p.type === 'text') {
       const text = str(p.text) ?? '';
       // OpenCode sends an empty text beside signed reasoning as a single space.
       parts.push({

@@ -5,6 +5,7 @@
  * results: pi keeps one toolResult message per result), and consecutive records of one API
  * response (same responseId) become one pi assistant message, as pi records a response.
  */
+import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { currentLeaf, indexEntries } from '../../model/tree.js';
 import type { Entry, Message, Part, Session, ThinkingPart, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
@@ -206,7 +207,10 @@ function assistantBlocks(parts: readonly Part[], api: string | undefined, warn: 
         out.push({ type: 'thinking', thinking: '', thinkingSignature: p.data, redacted: true });
         break;
       case 'tool_call':
-        out.push({ type: 'toolCall', id: joinToolCallId(p.id, p.meta), name: p.name, arguments: p.input });
+        // a call the provider ran (codex's web search) has no result: pi-ai would answer it with an error;
+        // its note is sent instead, the call kept beside it for reading back
+        if (isProviderExecuted(p)) out.push({ type: 'text', text: providerCallNote(p), threadbase: { providerCall: p } });
+        else out.push({ type: 'toolCall', id: joinToolCallId(p.id, p.meta), name: p.name, arguments: p.input });
         break;
       case 'image':
       case 'file':

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { providerCallOf } from '../../convert/provider-tools.js';
 import { prefixOf } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type {
@@ -140,9 +141,13 @@ function assistantParts(content: unknown, where: Warn, api: string | undefined):
   for (const b of content) {
     if (!isRecord(b)) continue;
     switch (b.type) {
-      case 'text':
-        parts.push(withMeta({ type: 'text', text: str(b.text) ?? '' }, b, ['type', 'text']));
+      case 'text': {
+        const text = withMeta<Part>({ type: 'text', text: str(b.text) ?? '' }, b, ['type', 'text']);
+        // the note threadbase wrote for a call the provider ran (encode.ts): the call again
+        const call = isRecord(b.threadbase) ? providerCallOf({ type: 'text', text: '', meta: b.threadbase }) : undefined;
+        parts.push(call ?? text);
         break;
+      }
       case 'thinking':
         if (b.redacted === true) parts.push({ type: 'redacted_thinking', data: str(b.thinkingSignature) ?? '' });
         else parts.push(thinkingPart(b, api));
