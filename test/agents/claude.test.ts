@@ -846,6 +846,13 @@ describe('real Claude Code sessions', () => {
     expect(uses.map((b) => (b.input as { command: string }).command)).toEqual(['ls', 'wc -l', 'date']);
     const results = sent.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b) => b.type === 'tool_result'));
     expect(results.map((b) => [b.tool_use_id, b.content])).toEqual(uses.map((u, i) => [u.id, `out ${i + 1}`]));
+    // a --fork-session fork Claude Code makes of it keeps our threadbase field: its calls read back with the agent's ids
+    const fork = (await claude(['--resume', info.id, '--fork-session'], 'probe repeated ids fork')).session_id;
+    const forked = await new ClaudeDriver(env).getSession(fork);
+    const ids = (forked?.entries ?? []).flatMap((e) =>
+      e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])) : [],
+    );
+    expect(ids).toEqual(['functions.bash:0', 'functions.bash:0', 'call_7|fc_7']);
   });
 
   it("another agent's parallel calls written by us: Claude Code resumes them with our context, as that agent sends them (text after a call goes first)", async () => {
