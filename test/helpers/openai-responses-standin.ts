@@ -39,6 +39,8 @@ export interface ResponsesReply {
   encryptedReasoning?: string;
   /** `namespace` for a tool offered inside a namespace tool (codex's multi_agent_v1). */
   functionCall?: { name: string; arguments: Record<string, unknown>; namespace?: string };
+  /** A search the API ran itself, before the text: a `web_search_call` item (no output item follows, as from OpenAI). */
+  webSearch?: { query: string };
 }
 
 export type ResponsesRule = (req: ResponsesRequest) => ResponsesReply | undefined;
@@ -129,6 +131,13 @@ function outputItems(reply: ResponsesReply, n: number): ResponsesItem[] {
       encrypted_content: reply.encryptedReasoning ?? null,
     });
   }
+  if (reply.webSearch)
+    items.push({
+      type: 'web_search_call',
+      id: `ws_standin_${id}`,
+      status: 'completed',
+      action: { type: 'search', query: reply.webSearch.query, queries: [reply.webSearch.query] },
+    });
   if (reply.text !== undefined) {
     items.push({
       type: 'message',
