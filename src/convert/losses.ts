@@ -7,6 +7,7 @@
  * own per-entry warnings (entry ids) beside these.
  */
 import type { Entry, Message, Part, Session } from '../model/types.js';
+import { isProviderExecuted } from './provider-tools.js';
 
 /** What the entries a target did not write itself hold that some agent cannot keep. */
 export interface LossCounts {
@@ -23,6 +24,8 @@ export interface LossCounts {
   foreignMetadata: number;
   modelChanges: number;
   labels: number;
+  /** tool calls the provider ran itself (codex's web searches): a text note where the target has no form for them */
+  providerCalls: number;
 }
 
 export interface LossReport {
@@ -59,6 +62,7 @@ function count(entries: readonly Entry[]): LossCounts {
     foreignMetadata: 0,
     modelChanges: 0,
     labels: 0,
+    providerCalls: 0,
   };
   const part = (p: Part, m: Message) => {
     if (p.type === 'thinking' && m.role === 'assistant') {
@@ -69,6 +73,7 @@ function count(entries: readonly Entry[]): LossCounts {
       if (m.role === 'assistant') c.assistantImages++;
       if (p.data === undefined) c.urlImages++;
     } else if (p.type === 'file' && p.text === undefined) c.fileNotes++;
+    else if (p.type === 'tool_call' && isProviderExecuted(p)) c.providerCalls++;
     else if (p.type === 'tool_result' && Array.isArray(p.content))
       for (const x of p.content) if (x.type === 'image' && x.data === undefined) c.urlImages++;
   };

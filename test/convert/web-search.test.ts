@@ -94,6 +94,9 @@ describe('a codex web search', () => {
   for (const to of ['claude', 'pi', 'opencode'] as const)
     it(`is written into ${to} as the note its agent sends, and comes back to codex as the item`, async () => {
       const written = await convertSession(codex, { to, env });
+      expect(written.meta?.warnings).toContainEqual(
+        expect.stringMatching(/codex's web searches\) written as a text note .*\(1\)/),
+      );
       const back = await readBack(to, written.id);
       // what the agent would send: the note, no call and no result
       const stored = to === 'opencode' ? '' : readFileSync(String(written.path), 'utf8');

@@ -19,6 +19,10 @@ export function describeClaudeLosses({ session, counts: c, foreign, say, line }:
     (e) => e.kind === 'message' && e.message.role === 'assistant' && callsLast(e.message.parts, (p) => p) !== e.message.parts,
   ).length;
   say(callsMoved, 'replies with text after a tool call: Claude Code sends their calls after the text when it resumes');
+  say(
+    c.providerCalls,
+    "searches the provider ran itself (codex's web searches) written as a text note Claude Code sends in their turn (their results stayed with the provider; the call kept for the way back)",
+  );
   say(c.systemMessages, 'system messages have no place in a Claude Code transcript; left out');
   say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
   say(c.labels, 'labels have no Claude Code record; left out');

@@ -7,6 +7,10 @@ export function describeOpenCodeLosses({ counts: c, say }: LossReport): void {
     'thinking is kept with its signature, but OpenCode replays reasoning recorded by another model as plain text',
   );
   // 1-hour cache writes and the price terms go in a tokens field OpenCode ignores (encode.ts)
+  say(
+    c.providerCalls,
+    "searches the provider ran itself (codex's web searches) written as a text note OpenCode sends in their turn (their results stayed with the provider; the call kept for the way back)",
+  );
   say(c.systemMessages, 'system messages have no OpenCode equivalent; left out');
   say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
   say(c.labels, 'labels have no OpenCode record; left out');
