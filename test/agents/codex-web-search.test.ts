@@ -143,6 +143,8 @@ describe('a codex web search, resumed by Claude Code, pi and OpenCode', () => {
       // no call for it, and nothing telling the model it failed
       expect(blocks.filter((b) => b.type === 'tool_use' || b.type === 'tool_result')).toEqual([]);
       expect(JSON.stringify(req.messages)).not.toMatch(/No result provided|Tool result missing|interrupted/i);
+      // the call kept beside the note stays in the file
+      expect(JSON.stringify(req)).not.toContain('providerCall');
 
       const again = await convert(written.id, to, 'codex');
       const before = responses.responseRequests().length;
