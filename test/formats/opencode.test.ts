@@ -29,7 +29,7 @@ import { ThreadbaseError } from '../../src/model/errors.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { secondInto2026 } from '../helpers/sessions.js';
+import { DETAIL_IMAGE, imageDetailSession, secondInto2026 } from '../helpers/sessions.js';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'opencode');
 const REAL_SESSION = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
@@ -1042,36 +1042,10 @@ function foreignSession(): Session {
 describe('writing and forking into the database', () => {
   it("keeps codex's image detail in a field OpenCode ignores and reads it back", async () => {
     const { env } = home();
-    const t = secondInto2026;
-    const image = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } };
-    const s: Session = {
-      id: 'codex-image-1',
-      source: 'codex',
-      project: '/work/conv',
-      createdAt: t(0),
-      updatedAt: t(2),
-      messageCount: 2,
-      entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: { role: 'user', parts: [image, { type: 'text', text: 'what is it?' }] },
-        },
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t(2),
-          kind: 'message',
-          message: { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'a dot' }] },
-        },
-      ],
-    };
     const d = new OpenCodeDriver(env);
-    const back = (await d.getSession((await d.writeSession(s)).id)) as Session;
+    const back = (await d.getSession((await d.writeSession(imageDetailSession())).id)) as Session;
     const part = back.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).find((p) => p.type === 'image');
-    expect(part).toMatchObject({ type: 'image', mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } });
+    expect(part).toMatchObject(DETAIL_IMAGE);
   });
 
   it('writes messages whose times follow the path, even where the source has ties', async () => {

@@ -9,6 +9,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { branches, currentLeaf, messageText } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
+import { DETAIL_IMAGE, imageDetailSession } from '../helpers/sessions.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'pi');
 
@@ -420,36 +421,10 @@ describe('writing', () => {
 
   it("keeps codex's image detail beside pi's image fields and reads it back", async () => {
     const env = await home();
-    const t = (n: number) => `2026-02-01T00:00:0${n}.000Z`;
-    const image = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } };
-    const s: Session = {
-      id: 'codex-image-1',
-      source: 'codex',
-      project: '/work/conv',
-      createdAt: t(0),
-      updatedAt: t(2),
-      messageCount: 2,
-      entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: { role: 'user', parts: [image, { type: 'text', text: 'what is it?' }] },
-        },
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t(2),
-          kind: 'message',
-          message: { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'a dot' }] },
-        },
-      ],
-    };
     const driver = new PiDriver(env);
-    const info = await driver.writeSession(s);
+    const info = await driver.writeSession(imageDetailSession());
     const back = (await driver.getSession(info.id)) as Session;
-    expect(back.entries[0]?.kind === 'message' && back.entries[0].message.parts[0]).toEqual(image);
+    expect(back.entries[0]?.kind === 'message' && back.entries[0].message.parts[0]).toEqual(DETAIL_IMAGE);
     await expectSameAsPi(info.path as string, env, info.id);
   });
 

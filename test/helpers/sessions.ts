@@ -213,3 +213,14 @@ export function repeatedToolIdSession(project: string): Session {
     ['a4', { role: 'assistant', model: 'kimi-k2', provider: 'moonshot', parts: [{ type: 'text', text: 'done' }] }],
   ]);
 }
+
+/** The image of imageDetailSession: codex's `detail` in its meta. */
+export const DETAIL_IMAGE = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } };
+
+/** A codex session of one prompt with an image of a given `detail` (DETAIL_IMAGE) and its answer. */
+export function imageDetailSession(): Session {
+  return chainSession('codex-image-1', 'codex', '/work/conv', [
+    ['u1', { role: 'user', parts: [DETAIL_IMAGE, { type: 'text', text: 'what is it?' }] }],
+    ['a1', { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'a dot' }] }],
+  ]);
+}
