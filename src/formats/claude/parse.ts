@@ -130,10 +130,9 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
 /**
  * Parts threadbase wrote as Claude Code can take them (encode.ts keptParts), back as they were:
  * thinking without a signature from the text block it was written as (marked `claudeText`: Claude
- * Code sends it as text, reply.ts), the meta of an image or file, and a tool call's or result's own
- * id (the one Claude Code sends kept as `claudeId`: AnthropicToolIds), a provider-executed call from
- * its text note. A block that is no
- * longer what was written is left as it is.
+ * Code sends it as text, reply.ts), the meta of an image or file, a tool call's or result's own id
+ * (the one Claude Code sends kept as `claudeId`: AnthropicToolIds), and a provider-executed call
+ * from its text note. A block that is no longer what was written is left as it is.
  */
 function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
   for (const k of kept) {
