@@ -1,6 +1,7 @@
 /** A readable Markdown rendering of messages (the `markdown` context format and `export --format md`). */
 import type { Context } from '../model/tree.js';
 import type { Message, Part } from '../model/types.js';
+import { isProviderExecuted, PROVIDER_RAN } from './provider-tools.js';
 
 function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -21,7 +22,7 @@ export function partToMarkdown(p: Part): string {
     case 'file':
       return `📎 ${p.name ?? 'file'} (${p.mediaType})${p.text ? `\n\n${fence(p.text)}` : ''}`;
     case 'tool_call':
-      return `**tool call** \`${p.name}\` (${p.id})\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
+      return `**tool call** \`${p.name}\` (${p.id})${isProviderExecuted(p) ? ` — ${PROVIDER_RAN}` : ''}\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
     case 'tool_result': {
       const body =
         typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');

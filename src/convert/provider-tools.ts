@@ -8,6 +8,9 @@
  */
 import type { Message, Part, TextPart, ToolCallPart } from '../model/types.js';
 
+/** How views mark such a call where another call would show that its result is missing. */
+export const PROVIDER_RAN = 'run by the provider, results not kept';
+
 /** Whether a part is a tool call the provider ran itself. */
 export function isProviderExecuted(p: Part): boolean {
   return p.type === 'tool_call' && p.meta?.providerExecuted === true;

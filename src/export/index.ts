@@ -6,6 +6,7 @@
 import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
 import { messageToMarkdown } from '../convert/markdown.js';
+import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import { prefixOf } from '../model/text.js';
 import { branches, currentLeaf, pathToLeaf } from '../model/tree.js';
 import {
@@ -134,7 +135,7 @@ function partHtml(p: Part, results: Map<string, ToolResultPart>, shown: Set<Tool
       const r = results.get(p.id);
       if (r) shown.add(r);
       const summaryArg = Object.values(p.input).find((v) => typeof v === 'string') as string | undefined;
-      return `<details class="tool${r?.isError ? ' error' : ''}"><summary><span class="tool-name">${esc(p.name)}</span> <span class="dim">${esc(prefixOf(summaryArg ?? '', 120))}</span>${r ? '' : ' <span class="dim">(no result)</span>'}</summary>
+      return `<details class="tool${r?.isError ? ' error' : ''}"><summary><span class="tool-name">${esc(p.name)}</span> <span class="dim">${esc(prefixOf(summaryArg ?? '', 120))}</span>${r ? '' : ` <span class="dim">(${isProviderExecuted(p) ? PROVIDER_RAN : 'no result'})</span>`}</summary>
 <div class="io"><h4>Input</h4><pre>${esc(JSON.stringify(p.input, null, 2))}</pre>${r ? `<h4>Output${r.isError ? ' (error)' : ''}</h4>${resultBody(r)}` : ''}</div></details>`;
     }
     case 'tool_result':

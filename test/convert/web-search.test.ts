@@ -14,7 +14,9 @@ import { contextToAiSdk } from '../../src/convert/ai-sdk.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { contextToOpenAI } from '../../src/convert/openai.js';
 import { NO_RESULT_TEXT } from '../../src/convert/pairing.js';
+import { PROVIDER_RAN } from '../../src/convert/provider-tools.js';
 import { convertSession } from '../../src/convert/session.js';
+import { exportSession } from '../../src/export/index.js';
 import { contextToResponses } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -72,6 +74,13 @@ describe('a codex web search', () => {
     ]);
     const input = contextToResponses(ctx).input;
     expect(input.filter((i) => (i as { type?: unknown }).type === 'web_search_call')).toEqual([ITEM]);
+  });
+
+  it('is shown by export (HTML, Markdown) as run by the provider, not as a call without its result', () => {
+    const html = exportSession(codex, 'html');
+    expect(html).toContain(`(${PROVIDER_RAN})`);
+    expect(html).not.toContain('(no result)');
+    expect(exportSession(codex, 'md')).toContain(`**tool call** \`web_search\` (${ITEM.id}) — ${PROVIDER_RAN}`);
   });
 
   it('goes into Anthropic, OpenAI chat and AI SDK bodies as a note in its turn, with no error result', () => {

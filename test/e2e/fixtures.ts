@@ -232,7 +232,21 @@ export function piSession(): Session {
       provider: 'openai',
       usage: usage(900 + i * 100, 200, 300, 0),
       cost: 0.004 + i * 0.001,
-      parts: [{ type: 'text', text: `Done with step ${i} of the build refactor.` }],
+      parts: [
+        // the last step searched the web through the provider (codex's web_search_call): no result follows
+        ...(i === 5
+          ? [
+              {
+                type: 'tool_call' as const,
+                id: 'ws_build_1',
+                name: 'web_search',
+                input: { type: 'search', query: 'esbuild watch mode' },
+                meta: { providerExecuted: true },
+              },
+            ]
+          : []),
+        { type: 'text', text: `Done with step ${i} of the build refactor.` },
+      ],
     });
     entries.push(u, a);
     parent = a.id;

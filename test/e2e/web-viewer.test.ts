@@ -120,6 +120,13 @@ describe.skipIf(skipBrowser)('web viewer in chromium', () => {
     expect(await page.locator('.conversation .entry').count()).toBeLessThan(600);
   });
 
+  it('marks a call the provider ran itself (a web search) as such, not as a call without its result', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/session/${PI_ID}`);
+    await page.waitForSelector('#e-b-a5 details.tool');
+    expect(await page.locator('#e-b-a5 details.tool .badge').textContent()).toBe('run by the provider');
+  });
+
   it('shows a session: thinking folded, tool calls expandable with diffs, image inline, model and tokens', async () => {
     const { page } = browser;
     await page.goto(`${served.url}/#/session/${PARSER_ID}`);

@@ -117,8 +117,11 @@ function summaryOfInput(input) {
   return typeof first === 'string' ? first : '';
 }
 
+const BADGES = { pending: 'no result', provider: 'run by the provider' };
+
 function toolCallView(part, result) {
-  const status = !result ? 'pending' : result.isError ? 'error' : 'ok';
+  // a call the provider ran itself (codex's web search) has no result to wait for
+  const status = !result ? (part.meta?.providerExecuted === true ? 'provider' : 'pending') : result.isError ? 'error' : 'ok';
   const summaryText = summaryOfInput(part.input).replace(/\s+/g, ' ');
   const details = h(
     'details',
@@ -128,7 +131,7 @@ function toolCallView(part, result) {
       {},
       h('span', { class: 'tool-name' }, part.name),
       h('span', { class: 'tool-arg' }, summaryText.length > 120 ? `${summaryText.slice(0, 119)}…` : summaryText),
-      h('span', { class: `badge ${status}` }, status === 'pending' ? 'no result' : status),
+      h('span', { class: `badge ${status}` }, BADGES[status] ?? status),
     ),
   );
   // Built on first open: a 10,000-entry session must not build every tool body up front.
