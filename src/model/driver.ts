@@ -119,6 +119,8 @@ export interface SessionDriver {
 export interface DriverEnv {
   home: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** Where a driver reports what an operation that returns nothing could not do (default console.warn). */
+  warn?: (message: string) => void;
 }
 
 export function defaultDriverEnv(): DriverEnv {

@@ -722,6 +722,18 @@ describe('codex: thread names', () => {
     }
     expect((await fs.readFile(file)).equals(before)).toBe(true);
     expect((await new CodexDriver(env).getSession(REAL))?.title).toBe('a new name');
+    // a caller that gives DriverEnv.warn gets the warning there, and nothing on the console
+    const got: string[] = [];
+    const quiet = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await new CodexDriver({ ...env, warn: (m) => got.push(m) }).setTitle(REAL, 'another name');
+      expect(quiet).not.toHaveBeenCalled();
+    } finally {
+      quiet.mockRestore();
+    }
+    expect(got).toEqual([
+      `codex session ${REAL} renamed in session_index.jsonl only: unexpected threads schema (updated_at, updated_at_ms)`,
+    ]);
   });
 });
 

@@ -397,9 +397,10 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
       this.warn(`codex session ${sessionId} renamed in session_index.jsonl only: ${skipped}`);
   }
 
-  /** Where a warning of an operation that returns nothing goes. */
+  /** Where a warning of an operation that returns nothing goes (DriverEnv.warn). */
   private warn(message: string): void {
-    console.warn(`threadbase: ${message}`);
+    if (this.env.warn) this.env.warn(message);
+    else console.warn(`threadbase: ${message}`);
   }
 }
 
@@ -457,8 +458,10 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
     if (payload && Array.isArray(payload.replacement_history)) {
       history = payload.replacement_history.filter(isObject).flatMap((it) => {
         const m = itemToMessage(it);
-        // Marked: these come from the compaction record, not from entries on the path.
-        return m ? [{ ...m, meta: { ...m.meta, compactionReplacement: true } }] : [];
+        if (!m) return [];
+        // Marked: these come from the compaction record, not from entries on the path (the summary as such).
+        const summary = m.role === 'user' && isSummaryText(userTextItems(m).join(''));
+        return [{ ...m, meta: { ...m.meta, compactionReplacement: true, ...(summary ? { compactionSummary: true } : {}) } }];
       });
       users = userMessages(history);
     } else {
