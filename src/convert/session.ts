@@ -8,6 +8,7 @@
 import { Sources } from '../formats/registry.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
+import { resumeContextOf } from '../model/resume.js';
 import { branches, currentLeaf, indexEntries, pathTo, pathToLeaf } from '../model/tree.js';
 import type { CompactionEntry, Entry, Session, SessionInfo, SourceName } from '../model/types.js';
 import { conversionLosses } from './losses.js';
@@ -29,11 +30,45 @@ export interface ConvertToOptions extends ConvertOptions {
   env?: DriverEnv;
 }
 
-/** The linear session along one path: what a target without trees can hold. */
-export function sessionAlongPath(session: Session, at?: string): Session {
-  const path = pathToLeaf(session, at);
+/**
+ * The linear session along one path: what a target without trees can hold. For a `target` other than
+ * the session's own agent, a compaction's kept messages that are no entries follow it (keptMessagesOf).
+ */
+export function sessionAlongPath(session: Session, at?: string, target?: SourceName): Session {
+  const pathToAt = pathToLeaf(session, at);
+  const path = target !== undefined && target !== session.source ? withKeptMessages(session, pathToAt) : pathToAt;
   const entries = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
   return { ...session, entries, leafId: entries[entries.length - 1]?.id ?? null };
+}
+
+/**
+ * The messages a compaction keeps that are no entries of the session, as the source agent resumes
+ * (codex's replacement history: its instructions, its environment context and the user's earlier
+ * prompts, before the summary; marked `compactionReplacement`), written as messages right after the
+ * compaction: every target's compaction form sends what follows the summary, and none can keep a
+ * message from before it but the last ones in a row.
+ */
+function keptMessagesOf(session: Session, c: CompactionEntry): Entry[] {
+  const build = resumeContextOf(session.source);
+  if (!build) return [];
+  const kept = build(session, { leafId: c.id }).messages.filter(
+    (m) => m.meta?.compactionReplacement === true && m.meta.compactionSummary !== true,
+  );
+  return kept.map((m, i) => {
+    const { compactionReplacement: _r, ...meta } = m.meta ?? {};
+    return {
+      kind: 'message',
+      id: `${c.id}-kept-${i + 1}`,
+      parentId: null,
+      timestamp: c.timestamp,
+      message: { ...m, meta: { ...meta, compactionKept: true } },
+    };
+  });
+}
+
+/** The path with each compaction's kept messages (keptMessagesOf) after it. */
+function withKeptMessages(session: Session, path: readonly Entry[]): Entry[] {
+  return path.flatMap((e) => (e.kind === 'compaction' ? [e, ...keptMessagesOf(session, e)] : [e]));
 }
 
 /**
@@ -69,9 +104,26 @@ function keptFromAMessage(e: CompactionEntry, pathToIt: Entry[]): CompactionEntr
  * compactionsForTargets), and the current leaf written last: Claude Code and pi resume at the
  * last record of a file.
  */
-function treeForTargets(session: Session): Session {
+function treeForTargets(session: Session, target: SourceName): Session {
   const index = indexEntries(session.entries);
-  const entries = session.entries.map((e) => (e.kind === 'compaction' ? keptFromAMessage(e, pathTo(index, e.id)) : e));
+  // each compaction's kept messages after it, its children continuing from the last of them
+  const kept = new Map<string, Entry[]>();
+  const newParent = new Map<string, string>();
+  for (const e of session.entries) {
+    // a copy within one agent keeps its own compaction records as they are
+    if (e.kind !== 'compaction' || target === session.source) continue;
+    const ms = keptMessagesOf(session, e).map((k, i, all) => ({ ...k, parentId: i === 0 ? e.id : (all[i - 1]?.id ?? null) }));
+    const last = ms.at(-1);
+    if (!last) continue;
+    kept.set(e.id, ms);
+    for (const child of index.children.get(e.id) ?? []) newParent.set(child.id, last.id);
+  }
+  const entries = session.entries.flatMap((e): Entry[] => {
+    const moved = newParent.get(e.id);
+    const written = moved ? { ...e, parentId: moved } : e;
+    if (written.kind !== 'compaction') return [written];
+    return [keptFromAMessage(written, pathTo(index, written.id)), ...(kept.get(written.id) ?? [])];
+  });
   const leaf = currentLeaf(session);
   if (leaf && entries.at(-1)?.id !== leaf.id && !index.children.get(leaf.id)?.length) {
     const at = entries.findIndex((e) => e.id === leaf.id);
@@ -113,12 +165,12 @@ export async function convertSessionAll(
     }
     return withLosses(written, s, target);
   };
-  if (!o.allBranches) return [await write(sessionAlongPath(session, o.at))];
-  if (target.capabilities.branch) return [await write(treeForTargets(session))];
+  if (!o.allBranches) return [await write(sessionAlongPath(session, o.at, target.name))];
+  if (target.capabilities.branch) return [await write(treeForTargets(session, target.name))];
   const out: SessionInfo[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));
-  for (const b of bs) out.push(await write(sessionAlongPath(session, b.leaf.id)));
+  for (const b of bs) out.push(await write(sessionAlongPath(session, b.leaf.id, target.name)));
   return out;
 }
 

@@ -33,7 +33,7 @@ import {
   setupAgentHome,
 } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
-import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
+import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   defaultResponsesRules,
@@ -216,37 +216,6 @@ async function resumeInTarget(target: Agent, written: Written, probe: string, mo
   });
   if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
   return req.messages as Msg[];
-}
-
-/**
- * One comparable shape for a request's or a context's messages: conversation() (request-time
- * additions, cache markers), plus what the Messages API treats as the same: a tool_result's string
- * content is one text block, `is_error: false` is none, trailing whitespace of a text (Claude Code
- * joins user records with a newline) and empty texts go. The probe, the last user text, is taken out.
- */
-function comparable(messages: readonly Msg[], probe?: string): { role: string; content: Block[] }[] {
-  const block = (b: Block): Block | undefined => {
-    if (b.type === 'text') {
-      const text = String(b.text ?? '').trimEnd();
-      return text === '' || text === probe ? undefined : { ...b, text };
-    }
-    if (b.type === 'tool_result') {
-      const content =
-        typeof b.content === 'string' ? [{ type: 'text', text: b.content } as Block] : ((b.content ?? []) as Block[]);
-      const { is_error, ...rest } = b;
-      return { ...rest, content: content.flatMap((c) => block(c) ?? []), ...(is_error === true ? { is_error } : {}) };
-    }
-    return b;
-  };
-  const out: { role: string; content: Block[] }[] = [];
-  for (const m of conversation(messages)) {
-    const content = m.content.flatMap((b) => block(b) ?? []);
-    if (content.length === 0) continue;
-    const prev = out.at(-1);
-    if (prev?.role === m.role) prev.content.push(...content);
-    else out.push({ role: m.role, content });
-  }
-  return out;
 }
 
 describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () => {

@@ -3,14 +3,18 @@
  * (temp HOME): the target's context is still the summary, the kept messages, then what followed.
  * - pi keeps from its session's first entry, a model change, which no target writes;
  * - Claude Code's `--fork-session` copy starts at the boundary: the kept messages follow it, with
- *   earlier times than the boundary's own.
+ *   earlier times than the boundary's own;
+ * - codex keeps the user's messages in the compaction record itself (`replacement_history`), before
+ *   the summary, not as entries.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
+import { SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
+import { readRollout } from '../../src/formats/codex/rollout.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
@@ -104,5 +108,54 @@ describe('compactions another agent laid out', () => {
       'in the fork',
       'forked answer',
     ]);
+  });
+
+  it("codex's replacement history: the messages codex kept follow the summary in every target, on one path and as a tree", async () => {
+    const env0 = '<environment_context>\n  <cwd>/w</cwd>\n</environment_context>';
+    const item = (role: string, text: string) => ({
+      type: 'message',
+      role,
+      content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
+    });
+    const line = (s: number, type: string, payload: object) => JSON.stringify({ timestamp: t(s), type, payload });
+    const file = join(home, 'rollout-2026-01-04T00-00-00-01a20600-0000-7000-8000-0000000c0de5.jsonl');
+    writeFileSync(
+      file,
+      `${[
+        line(0, 'session_meta', { id: '01a20600-0000-7000-8000-0000000c0de5', cwd: join(home, 'p'), model_provider: 'standin' }),
+        line(1, 'response_item', item('user', env0)),
+        line(2, 'response_item', item('user', 'first question')),
+        line(3, 'response_item', item('assistant', 'first answer')),
+        line(4, 'compacted', {
+          message: `${SUMMARY_PREFIX}\nSUMMARY`,
+          replacement_history: [
+            item('developer', 'codex instructions'),
+            item('user', env0),
+            item('user', 'first question'),
+            item('user', `${SUMMARY_PREFIX}\nSUMMARY`),
+          ],
+        }),
+        line(5, 'response_item', item('user', 'second question')),
+        line(6, 'response_item', item('assistant', 'second answer')),
+      ].join('\n')}\n`,
+    );
+    const session = await readRollout(file);
+    // each target's summary, then what codex kept (its instructions are a system message no target sends), then the rest
+    const expected = ['SUMMARY', env0, 'first question', 'second question', 'second answer'];
+    for (const to of ['claude', 'opencode', 'pi']) {
+      const [written] = await convertSessionAll(session, { to, env });
+      const texts = await contextTexts(to, written?.id as string);
+      // pi wraps its summary; texts joined, as neighbouring user messages are one turn to the API
+      expect(texts.join('\n').replace(/^[\s\S]*<summary>\n(SUMMARY)\n<\/summary>/, '$1'), to).toBe(expected.join('\n'));
+    }
+    const [tree] = await convertSessionAll(session, { to: 'claude', env, allBranches: true });
+    expect((await contextTexts('claude', tree?.id as string)).join('\n')).toBe(expected.join('\n'));
+    // a copy within codex keeps codex's own compaction record, and nothing twice
+    const [copy] = await convertSessionAll(session, { to: 'codex', env });
+    const own = (await contextTexts('codex', copy?.id as string)).join('\n');
+    expect(own.split('first question').length).toBe(2);
+    expect(own).toBe(
+      ['codex instructions', env0, 'first question', `${SUMMARY_PREFIX}\nSUMMARY`, 'second question', 'second answer'].join('\n'),
+    );
   });
 });

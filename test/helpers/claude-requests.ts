@@ -33,3 +33,35 @@ export function conversation(messages: readonly Msg[]): { role: string; content:
   }
   return out;
 }
+
+/**
+ * One comparable shape for a request's or a context's messages (the conversion tests compare what an
+ * agent sent with our context): conversation() (request-time additions, cache markers), plus what the
+ * Messages API treats as the same: a tool_result's string content is one text block, `is_error: false`
+ * is none, trailing whitespace of a text (Claude Code joins user records with a newline) and empty
+ * texts go. The probe, the last user text, is taken out.
+ */
+export function comparable(messages: readonly Msg[], probe?: string): { role: string; content: Block[] }[] {
+  const block = (b: Block): Block | undefined => {
+    if (b.type === 'text') {
+      const text = String(b.text ?? '').trimEnd();
+      return text === '' || text === probe ? undefined : { ...b, text };
+    }
+    if (b.type === 'tool_result') {
+      const content =
+        typeof b.content === 'string' ? [{ type: 'text', text: b.content } as Block] : ((b.content ?? []) as Block[]);
+      const { is_error, ...rest } = b;
+      return { ...rest, content: content.flatMap((c) => block(c) ?? []), ...(is_error === true ? { is_error } : {}) };
+    }
+    return b;
+  };
+  const out: { role: string; content: Block[] }[] = [];
+  for (const m of conversation(messages)) {
+    const content = m.content.flatMap((b) => block(b) ?? []);
+    if (content.length === 0) continue;
+    const prev = out.at(-1);
+    if (prev?.role === m.role) prev.content.push(...content);
+    else out.push({ role: m.role, content });
+  }
+  return out;
+}

@@ -17,7 +17,7 @@ import type {
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { buildContext, type Context, type ContextOptions, messageText, pathToLeaf } from '../../model/tree.js';
-import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
+import type { Entry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { readJsonl } from '../shared/jsonl.js';
@@ -477,6 +477,53 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
   return history;
 }
 
+/** A message's role and text, as a compaction's kept copy repeats it. */
+const keptKey = (m: Message) => `${m.role}\n${messageText(m)}`;
+
+/**
+ * Another agent's compaction followed by copies of messages from before it (how every target writes
+ * codex's replacement history: the messages codex kept, after the summary; convert/session.ts) becomes
+ * codex's own record again: a `compacted` line whose replacement history is those messages, then the
+ * summary, as codex recorded it. Written after it instead, codex would send them twice (once more from
+ * the user messages it collects itself) and after the summary. Copies are user or developer messages
+ * repeating, in order, ones before the compaction; the first message that is none ends them.
+ */
+function withReplacementHistories(path: readonly Entry[]): Entry[] {
+  const absorbed = new Set<Entry>();
+  const out: Entry[] = [];
+  path.forEach((e, i) => {
+    if (absorbed.has(e)) return;
+    if (e.kind !== 'compaction' || e.rawSource === SOURCE) {
+      out.push(e);
+      return;
+    }
+    const before = path.slice(0, i).flatMap((x) => (x.kind === 'message' ? [keptKey(x.message)] : []));
+    const kept: Entry[] = [];
+    let from = 0;
+    for (const next of path.slice(i + 1)) {
+      // records outside the history (the target's own bookkeeping) do not end the copies
+      if (OFF_HISTORY.has(next.kind)) continue;
+      if (next.kind !== 'message' || (next.message.role !== 'user' && next.message.role !== 'system')) break;
+      const at = before.indexOf(keptKey(next.message), from);
+      if (at < 0) break;
+      kept.push(next);
+      from = at + 1;
+    }
+    if (kept.length === 0) {
+      out.push(e);
+      return;
+    }
+    for (const k of kept) absorbed.add(k);
+    const message = `${SUMMARY_PREFIX}\n${e.summary}`;
+    const summary: Message = { role: 'user', parts: [{ type: 'text', text: message }] };
+    const replacement = [...kept.map((k) => (k as MessageEntry).message), summary].flatMap((m) =>
+      messageToItems(m).flatMap((enc) => (enc.item ? [enc.item] : [])),
+    );
+    out.push({ ...e, rawSource: SOURCE, raw: line(e.timestamp, 'compacted', { message, replacement_history: replacement }) });
+  });
+  return out;
+}
+
 /** A copy of a rollout record with its ordinal set, keys in codex's order (timestamp, ordinal, type, payload). */
 function withOrdinal(record: JsonObject, ordinal: number): JsonObject {
   const { timestamp, ordinal: _old, ...rest } = record;
@@ -646,7 +693,7 @@ export function encodeRollout(
   const path = session.entries.length ? withRolledBack(session.entries, pathToLeaf(session)) : [];
   const dropped = session.entries.length - path.length;
   if (dropped > 0) warnings.push(`codex rollouts are linear: ${dropped} entries off the current branch were not written`);
-  lines.push(...encodeEntries(path, session.createdAt || created));
+  lines.push(...encodeEntries(withReplacementHistories(path), session.createdAt || created));
   // Codex's own records may carry ordinals; then every record must, in order (see appendEntries).
   const numbered = lines.some((r) => typeof r.ordinal === 'number') ? lines.map((r, i) => withOrdinal(r, i)) : lines;
   return { lines: numbered, warnings, createdAt: created };

@@ -154,6 +154,8 @@ export async function readRollout(file: string): Promise<Session> {
     return id;
   };
   const byId = new Map<string, Entry>();
+  /** calls whose command codex saw fail (a non-zero exit): their outputs are error results */
+  const failedCalls = new Set<string>();
   /** the entry the next one continues from: the last one, unless a rollback moved back */
   let tip: string | null = null;
   const push = (e: Entry) => {
@@ -211,6 +213,11 @@ export async function readRollout(file: string): Promise<Session> {
     if (start !== undefined && ownFrom === undefined && typeof rec.ordinal === 'number' && rec.ordinal >= start) {
       ownFrom = entries.length;
       open = undefined; // a copied response never continues into the sub-agent's own
+    }
+
+    if (type === 'event_msg' && payload) {
+      const failed = failedCommandId(payload);
+      if (failed) failedCalls.add(failed);
     }
 
     const base = { timestamp, raw: rec, rawSource: SOURCE } as const;
@@ -414,6 +421,10 @@ export async function readRollout(file: string): Promise<Session> {
     if (g.usage) last.message.usage = g.usage;
   }
 
+  for (const e of entries)
+    if (e.kind === 'message')
+      for (const p of e.message.parts) if (p.type === 'tool_result' && failedCalls.has(p.callId)) p.isError = true;
+
   const createdAt = sessionMeta?.createdAt ?? firstTimestamp ?? new Date(0).toISOString();
   const usage = summarizeUsage(entries);
   const copied = sessionMeta?.historyStart === undefined ? 0 : (ownFrom ?? entries.length);
@@ -444,6 +455,19 @@ export async function readRollout(file: string): Promise<Session> {
     warnings,
     raw: sessionMeta?.raw,
   };
+}
+
+/**
+ * The call id of a shell command codex saw fail: its output item is only text ("Process exited with
+ * code 2"), the exit code is in the UI event codex writes beside it (0.169: `item_completed` of a
+ * `CommandExecution`; earlier: `exec_command_end`).
+ */
+function failedCommandId(payload: JsonObject): string | undefined {
+  const failed = (exit: unknown) => typeof exit === 'number' && exit !== 0;
+  if (payload.type === 'exec_command_end') return failed(payload.exit_code) ? str(payload.call_id) : undefined;
+  const item = payload.type === 'item_completed' && isObject(payload.item) ? payload.item : undefined;
+  if (item?.type !== 'CommandExecution') return undefined;
+  return failed(item.exit_code) || item.status === 'failed' ? str(item.id) : undefined;
 }
 
 /** A user turn as codex counts them for a rollback: a message the user typed, not injected context. */

@@ -1,0 +1,257 @@
+/**
+ * A codex session that codex itself compacted, with a shell command that failed, carried into the
+ * real Claude Code, pi and OpenCode (each resumed against the loopback Anthropic stand-in) and back:
+ * - real codex records against the Responses stand-in: a first turn with a shell call that succeeds,
+ *   a second turn before which codex compacts (a `compacted` line whose `replacement_history` holds
+ *   codex's instructions, its environment context, the user's earlier prompt and the summary), and a
+ *   third turn with a shell command that exits 2;
+ * - `threadbase convert --to claude|pi|opencode`: each target resumes sending the codex context as
+ *   contextToAnthropic(codexContext) renders it: the user messages codex kept and the summary (in
+ *   the target's own compaction form), the failed call with its output, nothing from before the
+ *   compaction that codex no longer sends, nothing twice; the differences each agent makes are
+ *   stated and asserted below;
+ * - converted back `--to codex`, codex resumes with the input it sent for its own session.
+ * The source is recorded once (beforeAll); the resumes run one after another.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { Session, SourceName } from '../../src/model/types.js';
+import {
+  type AgentHome,
+  OPENCODE_MODEL,
+  requestsSince,
+  runClaude,
+  runCodex,
+  runOpencode,
+  runPi,
+  setupAgentHome,
+} from '../helpers/agents.js';
+import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
+import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
+import { runCliOk } from '../helpers/cli.js';
+import {
+  itemText,
+  type ResponsesItem,
+  type ResponsesStandIn,
+  startResponsesStandIn,
+} from '../helpers/openai-responses-standin.js';
+import '../../src/formats/all.js';
+
+type Agent = 'claude' | 'pi' | 'opencode';
+const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
+
+const FAILING = 'ls /nonexistent-threadbase-dir';
+const SUMMARY = 'Stand-in summary of the conversation so far.';
+
+const textOf = (content: string | Block[]) =>
+  (typeof content === 'string' ? [{ type: 'text', text: content } as Block] : content).flatMap((b) =>
+    b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
+  );
+
+/** Anthropic side: every probe gets `ok: <probe>` (the default rules would read a summary request into the system prompt). */
+const anthropicRule: Rule = (req) => {
+  const last = req.messages.at(-1);
+  return { text: `ok: ${textOf((last?.content ?? '') as string | Block[]).at(-1) ?? ''}` };
+};
+
+let home: AgentHome;
+let responses: ResponsesStandIn;
+let codexHome: string;
+let codexId = '';
+/** The input codex sent for the third turn's answer, after the failed call: its own history then. */
+let codexSent: ResponsesItem[] = [];
+
+const cli = (...args: string[]) => runCliOk(home.env, args);
+const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
+/** Codex compacts before a turn once the last response's tokens pass this limit; lifted for every other turn. */
+const compactAt = (limit: number) => ['-c', `model_auto_compact_token_limit=${limit}`];
+
+async function session(agent: SourceName, id: string): Promise<Session> {
+  const sources = new Sources(home.env);
+  try {
+    const s = await sources.driver(agent).getSession(id);
+    if (!s) throw new Error(`${agent} session ${id} not found`);
+    return s;
+  } finally {
+    await sources.close();
+  }
+}
+
+async function recordCodex(): Promise<string> {
+  await fs.mkdir(codexHome, { recursive: true });
+  await fs.writeFile(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "standin-model"',
+      'model_provider = "standin"',
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      'model_auto_compact_token_limit = 100000000',
+      '',
+      '[model_providers.standin]',
+      'name = "Loopback stand-in"',
+      `base_url = "${responses.baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+  await codex(['RUN: echo before-compaction']);
+  const [listed] = await new Sources(home.env).driver('codex').listSessions();
+  if (!listed) throw new Error('codex recorded no session');
+  // the first turn's tokens are far over 2000: codex compacts before this turn (a text answer, so not again in it)
+  await codex(['resume', listed.id, ...compactAt(2000), 'second question']);
+  await codex(['resume', listed.id, `RUN: ${FAILING}`]);
+  codexSent = responses.responseRequests().at(-1)?.input ?? [];
+  return listed.id;
+}
+
+beforeAll(async () => {
+  home = await setupAgentHome({ rules: [anthropicRule] });
+  responses = await startResponsesStandIn();
+  codexHome = join(home.root, '.codex');
+  codexId = await recordCodex();
+  // OpenCode creates its database (which `convert --to opencode` writes into) when it first runs
+  await runOpencode(home, ['session', 'list']);
+}, 300_000);
+
+afterAll(async () => {
+  await responses?.close();
+  await home?.close();
+});
+
+interface Written {
+  id: string;
+  source: string;
+  path: string;
+  warnings?: string[];
+}
+
+async function convert(id: string, from: SourceName, to: SourceName): Promise<Written> {
+  const written = JSON.parse(await cli('convert', id, '--source', from, '--to', to, '--json')) as Written;
+  expect(written.source).toBe(to);
+  return written;
+}
+
+/** The conversation `target` sent before `probe` when it resumed the written session. */
+async function resumeInTarget(target: Agent, written: Written, probe: string): Promise<Msg[]> {
+  const mark = home.standIn.messageRequests().length;
+  if (target === 'claude') await runClaude(home, ['--resume', written.id], probe);
+  else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
+  else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
+  const req = requestsSince(home, mark).find((r: AnthropicRequest) => {
+    const last = r.messages.filter((m) => (m.role as string) !== 'system').at(-1);
+    return (r.tools?.length ?? 0) > 0 && last?.role === 'user' && textOf(last.content as string | Block[]).at(-1) === probe;
+  });
+  if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
+  return req.messages as Msg[];
+}
+
+/** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
+function isInjected(item: ResponsesItem): boolean {
+  const it = item as { role?: string; content?: { text?: string }[] };
+  if (it.role === 'developer') return true;
+  return it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>');
+}
+
+/** Items without the ids and statuses the API assigns, codex's internal metadata field, and codex's own additions. */
+function history(items: readonly ResponsesItem[]): unknown[] {
+  return items
+    .filter((i) => !isInjected(i))
+    .map((it) => {
+      const { id: _id, status: _status, internal_chat_message_metadata_passthrough: _m, ...rest } = it;
+      return rest;
+    });
+}
+
+describe('a codex session codex compacted, with a failed command, resumed by Claude Code, pi and OpenCode', () => {
+  it('codex recorded a compaction with its replacement history and a command that exited 2', async () => {
+    const s = await session('codex', codexId);
+    expect(s.entries.filter((e) => e.kind === 'compaction')).toMatchObject([{ summary: SUMMARY }]);
+    const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    // the failed command's output as codex recorded it, an error result (codex's exit code, in its UI event)
+    const failed = parts.filter((p) => p.type === 'tool_result' && p.isError);
+    expect(failed).toHaveLength(1);
+    expect(JSON.stringify(failed)).toMatch(/Process exited with code 2.*No such file or directory/);
+    // our context is what codex sent for the answer after the failed command (then the answer)
+    const input = contextToResponses(codexContext(s)).input;
+    expect(history(input.slice(0, -1))).toEqual(history(codexSent.slice(1)));
+    // after the compaction: the user's first prompt and the summary, not the first call or its output
+    const texts = input.map((i) => itemText(i));
+    expect(texts).toContain('RUN: echo before-compaction');
+    expect(texts).toContain(`${SUMMARY_PREFIX}\n${SUMMARY}`);
+    expect(JSON.stringify(input)).not.toContain('echo before-compaction\\"');
+  });
+
+  for (const to of AGENTS)
+    it(`codex → ${to}: the target sends the context after codex's compaction and the failed command`, async () => {
+      const source = await session('codex', codexId);
+      const written = await convert(codexId, 'codex', to);
+      const ctx = codexContext(source);
+      const expected = comparable(contextToAnthropic(ctx).messages as Msg[]);
+      const probe = `probe compaction to ${to}`;
+      const sent = comparable(await resumeInTarget(to, written, probe), probe);
+
+      // What codex sends: one user turn of its environment context, the prompt it kept, the summary
+      // (its prefix on it) and the next prompt; then that turn's answer, the failed call, its error
+      // output (an error result), the answer to it.
+      const codexSummary = { type: 'text', text: `${SUMMARY_PREFIX}\n${SUMMARY}` };
+      const [first, ...after] = expected;
+      expect(first?.content.map((b) => String(b.text).split('\n')[0])).toEqual([
+        '<environment_context>',
+        'RUN: echo before-compaction',
+        SUMMARY_PREFIX,
+        'second question',
+      ]);
+      const call = after.flatMap((m) => m.content).find((b) => b.type === 'tool_use');
+      expect(call).toMatchObject({ name: 'exec_command', input: { cmd: FAILING } });
+      const result = after.flatMap((m) => m.content).find((b) => b.type === 'tool_result');
+      expect(result).toMatchObject({ tool_use_id: call?.id, is_error: true });
+      expect(JSON.stringify(result)).toMatch(/Process exited with code 2.*No such file or directory/);
+
+      // The one difference: each target's own compaction form, with the summary first and the
+      // messages codex kept after it (every target sends what follows its summary), worded its way.
+      const kept = (first?.content ?? []).filter((b) => b.text !== codexSummary.text);
+      const targetForm: Record<Agent, { role: string; content: Block[] }[]> = {
+        // Claude Code: the summary record as a user turn
+        claude: [{ role: 'user', content: [{ type: 'text', text: SUMMARY }, ...kept] }],
+        // pi: the summary wrapped
+        pi: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'text',
+                text: `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${SUMMARY}\n</summary>`,
+              },
+              ...kept,
+            ],
+          },
+        ],
+        // OpenCode: its compaction request answered by the summary
+        opencode: [
+          { role: 'user', content: [{ type: 'text', text: 'What did we do so far?' }] },
+          { role: 'assistant', content: [{ type: 'text', text: SUMMARY }] },
+          { role: 'user', content: kept },
+        ],
+      };
+      expect(sent).toEqual([...targetForm[to], ...after]);
+      // nothing twice, nothing from before the compaction but the prompt codex kept
+      const all = JSON.stringify(sent);
+      expect(all.split('RUN: echo before-compaction').length).toBe(2);
+      expect(all).not.toContain('echo before-compaction\\"');
+      expect(all.split('environment_context>').length).toBe(3);
+
+      // And back: the target's session (with its resumed turn) converted into codex again, which real
+      // codex resumes with the history it sent for its own session first.
+      const again = await convert(written.id, to, 'codex');
+      const mark = responses.responseRequests().length;
+      await codex(['resume', again.id, `back from ${to}`]);
+      const input = responses.responseRequests().slice(mark).at(-1)?.input ?? [];
+      const original = history(contextToResponses(ctx).input);
+      expect(history(input).slice(0, original.length)).toEqual(original);
+    });
+});
