@@ -67,8 +67,12 @@ const TITLE_VERSION = 'title:';
 
 export class CodexDriver extends DriverBase implements IncrementalSource {
   readonly name = SOURCE;
-  /** 1: rollbacks, tool searches, generated images, the usage after a cut-off response, forked sub-agents' titles; 2: web searches marked providerExecuted */
-  readonly readerVersion = 2;
+  /**
+   * 1: rollbacks, tool searches, generated images, the usage after a cut-off response, forked sub-agents' titles;
+   * 2: web searches marked providerExecuted;
+   * 3: the output of a shell command codex saw fail is an error result.
+   */
+  readonly readerVersion = 3;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
