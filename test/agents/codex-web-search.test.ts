@@ -13,19 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { ToolCallPart } from '../../src/model/types.js';
-import {
-  type AgentHome,
-  OPENCODE_MODEL,
-  requestsSince,
-  runClaude,
-  runCodex,
-  runOpencode,
-  runPi,
-  setupAgentHome,
-} from '../helpers/agents.js';
-import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { type AgentHome, OPENCODE_MODEL, runCodex, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { Block } from '../helpers/claude-requests.js';
-import { runCliOk } from '../helpers/cli.js';
+import { convertWith, resumeInTarget } from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesRule,
@@ -49,7 +39,6 @@ let recorded: Record<string, unknown> | undefined;
 /** the item as codex sends it when it resumes its own session */
 let sentByCodex: unknown[] = [];
 
-const cli = (...args: string[]) => runCliOk(home.env, args);
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
 
 beforeAll(async () => {
@@ -93,15 +82,6 @@ afterAll(async () => {
   await home?.close();
 });
 
-interface Written {
-  id: string;
-  path: string;
-}
-
-async function convert(id: string, from: string, to: string): Promise<Written> {
-  return JSON.parse(await cli('convert', id, '--source', from, '--to', to, '--json')) as Written;
-}
-
 const blocksOf = (content: string | Block[]): Block[] =>
   typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 
@@ -115,21 +95,10 @@ describe('a codex web search, resumed by Claude Code, pi and OpenCode', () => {
 
   for (const to of ['claude', 'pi', 'opencode'] as const)
     it(`codex → ${to}: the agent sends the search as a note, no error result; back in codex, the item again`, async () => {
-      const written = await convert(codexId, 'codex', to);
+      const written = await convertWith(home, codexId, 'codex', to);
       const probe = `probe web search in ${to}`;
-      const mark = home.standIn.messageRequests().length;
-      if (to === 'claude') await runClaude(home, ['--resume', written.id], probe);
-      else if (to === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
-      else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
-      const req = requestsSince(home, mark).find(
-        (r: AnthropicRequest) =>
-          (r.tools?.length ?? 0) > 0 &&
-          JSON.stringify(r.messages.filter((m) => (m.role as string) !== 'system').at(-1)?.content ?? '').includes(probe),
-      );
-      if (!req) throw new Error(`${to} sent no request with ${probe}`);
-      const blocks = req.messages.flatMap((m) =>
-        blocksOf(m.content as string | Block[]).map((b): Block => ({ ...b, role: m.role })),
-      );
+      const messages = await resumeInTarget(home, to, written, probe);
+      const blocks = messages.flatMap((m) => blocksOf(m.content as string | Block[]).map((b): Block => ({ ...b, role: m.role })));
       // the search's turn: the note, then the answer the search shaped
       const note = providerCallNote({
         type: 'tool_call',
@@ -142,11 +111,11 @@ describe('a codex web search, resumed by Claude Code, pi and OpenCode', () => {
       expect(blocks[at + 1]).toMatchObject({ role: 'assistant', type: 'text', text: ANSWER });
       // no call for it, and nothing telling the model it failed
       expect(blocks.filter((b) => b.type === 'tool_use' || b.type === 'tool_result')).toEqual([]);
-      expect(JSON.stringify(req.messages)).not.toMatch(/No result provided|Tool result missing|interrupted/i);
+      expect(JSON.stringify(messages)).not.toMatch(/No result provided|Tool result missing|interrupted/i);
       // the call kept beside the note stays in the file
-      expect(JSON.stringify(req)).not.toContain('providerCall');
+      expect(JSON.stringify(messages)).not.toContain('providerCall');
 
-      const again = await convert(written.id, to, 'codex');
+      const again = await convertWith(home, written.id, to, 'codex');
       const before = responses.responseRequests().length;
       await codex(['resume', again.id, `back from ${to}`]);
       const input = responses.responseRequests().slice(before).at(-1)?.input ?? [];

@@ -20,19 +20,10 @@ import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Session, SourceName } from '../../src/model/types.js';
-import {
-  type AgentHome,
-  OPENCODE_MODEL,
-  requestsSince,
-  runClaude,
-  runCodex,
-  runOpencode,
-  runPi,
-  setupAgentHome,
-} from '../helpers/agents.js';
-import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
+import { type AgentHome, runCodex, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { runCliOk } from '../helpers/cli.js';
+import { convertWith, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesItem,
@@ -47,11 +38,6 @@ const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
 const FAILING = 'ls /nonexistent-threadbase-dir';
 const SUMMARY = 'Stand-in summary of the conversation so far.';
 
-const textOf = (content: string | Block[]) =>
-  (typeof content === 'string' ? [{ type: 'text', text: content } as Block] : content).flatMap((b) =>
-    b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
-  );
-
 /** Anthropic side: every probe gets `ok: <probe>` (the default rules would read a summary request into the system prompt). */
 const anthropicRule: Rule = (req) => {
   const last = req.messages.at(-1);
@@ -65,7 +51,6 @@ let codexId = '';
 /** The input codex sent for the third turn's answer, after the failed call: its own history then. */
 let codexSent: ResponsesItem[] = [];
 
-const cli = (...args: string[]) => runCliOk(home.env, args);
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
 /** Codex compacts before a turn once the last response's tokens pass this limit; lifted for every other turn. */
 const compactAt = (limit: number) => ['-c', `model_auto_compact_token_limit=${limit}`];
@@ -123,33 +108,6 @@ afterAll(async () => {
   await home?.close();
 });
 
-interface Written {
-  id: string;
-  source: string;
-  path: string;
-  warnings?: string[];
-}
-
-async function convert(id: string, from: SourceName, to: SourceName): Promise<Written> {
-  const written = JSON.parse(await cli('convert', id, '--source', from, '--to', to, '--json')) as Written;
-  expect(written.source).toBe(to);
-  return written;
-}
-
-/** The conversation `target` sent before `probe` when it resumed the written session. */
-async function resumeInTarget(target: Agent, written: Written, probe: string): Promise<Msg[]> {
-  const mark = home.standIn.messageRequests().length;
-  if (target === 'claude') await runClaude(home, ['--resume', written.id], probe);
-  else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
-  else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
-  const req = requestsSince(home, mark).find((r: AnthropicRequest) => {
-    const last = r.messages.filter((m) => (m.role as string) !== 'system').at(-1);
-    return (r.tools?.length ?? 0) > 0 && last?.role === 'user' && textOf(last.content as string | Block[]).at(-1) === probe;
-  });
-  if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
-  return req.messages as Msg[];
-}
-
 /** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
 function isInjected(item: ResponsesItem): boolean {
   const it = item as { role?: string; content?: { text?: string }[] };
@@ -189,11 +147,11 @@ describe('a codex session codex compacted, with a failed command, resumed by Cla
   for (const to of AGENTS)
     it(`codex → ${to}: the target sends the context after codex's compaction and the failed command`, async () => {
       const source = await session('codex', codexId);
-      const written = await convert(codexId, 'codex', to);
+      const written = await convertWith(home, codexId, 'codex', to);
       const ctx = codexContext(source);
       const expected = comparable(contextToAnthropic(ctx).messages as Msg[]);
       const probe = `probe compaction to ${to}`;
-      const sent = comparable(await resumeInTarget(to, written, probe), probe);
+      const sent = comparable(await resumeInTarget(home, to, written, probe), probe);
 
       // What codex sends: one user turn of its environment context, the prompt it kept, the summary
       // (its prefix on it) and the next prompt; then that turn's answer, the failed call, its error
@@ -247,7 +205,7 @@ describe('a codex session codex compacted, with a failed command, resumed by Cla
 
       // And back: the target's session (with its resumed turn) converted into codex again, which real
       // codex resumes with the history it sent for its own session first.
-      const again = await convert(written.id, to, 'codex');
+      const again = await convertWith(home, written.id, to, 'codex');
       const mark = responses.responseRequests().length;
       await codex(['resume', again.id, `back from ${to}`]);
       const input = responses.responseRequests().slice(mark).at(-1)?.input ?? [];

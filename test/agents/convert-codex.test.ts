@@ -24,17 +24,15 @@ import {
   type AgentHome,
   OPENCODE_MODEL,
   PiRpc,
-  requestsSince,
   runClaude,
   runClaudeContent,
   runCodex,
   runOpencode,
-  runPi,
   setupAgentHome,
 } from '../helpers/agents.js';
-import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
+import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { runCliOk } from '../helpers/cli.js';
+import { convertWith, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
   defaultResponsesRules,
   itemText,
@@ -48,11 +46,6 @@ import '../../src/formats/all.js';
 
 type Agent = 'claude' | 'pi' | 'opencode';
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
-
-const textOf = (content: string | Block[]) =>
-  (typeof content === 'string' ? [{ type: 'text', text: content } as Block] : content).flatMap((b) =>
-    b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
-  );
 
 /**
  * Anthropic side: a prompt with a text starting `RUN: ` gets signed thinking and a bash call; any
@@ -92,7 +85,6 @@ let codexHome: string;
 let codexId = '';
 const sourceIds = new Map<Agent, string>();
 
-const cli = (...args: string[]) => runCliOk(home.env, args);
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
 
 async function session(agent: SourceName, id: string): Promise<Session> {
@@ -187,36 +179,8 @@ afterAll(async () => {
   await home?.close();
 });
 
-interface Written {
-  id: string;
-  source: string;
-  path: string;
-  warnings?: string[];
-}
-
-async function convert(id: string, from: SourceName, to: SourceName): Promise<Written> {
-  const written = JSON.parse(await cli('convert', id, '--source', from, '--to', to, '--json')) as Written;
-  expect(written.source).toBe(to);
-  return written;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Codex → Claude Code, pi, OpenCode
-
-/** The conversation `target` sent before `probe` when it resumed the written session. */
-async function resumeInTarget(target: Agent, written: Written, probe: string, model?: string): Promise<Msg[]> {
-  const mark = home.standIn.messageRequests().length;
-  // Claude Code leaves out thinking another model recorded: resumed with the source's model, it replays it.
-  if (target === 'claude') await runClaude(home, ['--resume', written.id, ...(model ? ['--model', model] : [])], probe);
-  else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
-  else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
-  const req = requestsSince(home, mark).find((r: AnthropicRequest) => {
-    const last = r.messages.filter((m) => (m.role as string) !== 'system').at(-1);
-    return (r.tools?.length ?? 0) > 0 && last?.role === 'user' && textOf(last.content as string | Block[]).at(-1) === probe;
-  });
-  if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
-  return req.messages as Msg[];
-}
 
 describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () => {
   it('codex recorded an image, encrypted reasoning, a shell call with its output and a second turn', async () => {
@@ -236,7 +200,7 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
   for (const to of AGENTS)
     it(`codex → ${to}: the target sends the codex context`, async () => {
       const source = await session('codex', codexId);
-      const written = await convert(codexId, 'codex', to);
+      const written = await convertWith(home, codexId, 'codex', to);
       // every token count came along (read back from the target's own store)
       expect((await session(to, written.id)).usage).toEqual(source.usage);
       // OpenAI's encrypted reasoning stays in the target's file for the way back to codex: pi (an
@@ -256,7 +220,7 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
       const sourceCtx = await contextOf('codex', codexId);
       const expected = comparable(contextToAnthropic(sourceCtx).messages as Msg[]);
       const probe = `probe codex to ${to}`;
-      const sent = comparable(await resumeInTarget(to, written, probe), probe);
+      const sent = comparable(await resumeInTarget(home, to, written, probe), probe);
       expect(sent).toEqual(expected);
 
       // What it holds: the image and its prompt, the shell call with its id and input, its output, the second turn.
@@ -281,7 +245,7 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
 
       // And back: the target's session (with its resumed turn) converted into codex again, which
       // real codex resumes with the original codex history first.
-      const again = await convert(written.id, to, 'codex');
+      const again = await convertWith(home, written.id, to, 'codex');
       const mark = responses.responseRequests().length;
       await codex(['resume', again.id, `back from ${to}`]);
       const input = responses.responseRequests().slice(mark).at(-1)?.input ?? [];
@@ -315,7 +279,7 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
     it(`${from} → codex: codex sends the source's context`, async () => {
       const id = sourceIds.get(from) as string;
       const source = await session(from, id);
-      const written = await convert(id, from, 'codex');
+      const written = await convertWith(home, id, from, 'codex');
       expect((await session('codex', written.id)).usage).toEqual(source.usage);
       const ctx = await contextOf(from, id);
       const ours = contextToResponses(ctx).input;
@@ -357,9 +321,9 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
       const lastModel = source.entries
         .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' && e.message.model ? [e.message.model] : []))
         .at(-1);
-      const again = await convert(written.id, 'codex', from);
+      const again = await convertWith(home, written.id, 'codex', from);
       const probeBack = `back to ${from}`;
-      const sentBack = comparable(await resumeInTarget(from, again, probeBack, lastModel), probeBack);
+      const sentBack = comparable(await resumeInTarget(home, from, again, probeBack, lastModel), probeBack);
       const expectedBack = comparable(src as Msg[]);
       expect(sentBack.slice(0, expectedBack.length)).toEqual(expectedBack);
     });

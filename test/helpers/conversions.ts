@@ -1,0 +1,56 @@
+/**
+ * The agents tests of conversions: `threadbase convert --json` into an agent's store, and the real
+ * agent (Claude Code, pi or OpenCode, on the loopback Anthropic stand-in) resuming what was written.
+ */
+import { type AgentHome, OPENCODE_MODEL, requestsSince, runClaude, runOpencode, runPi } from './agents.js';
+import type { AnthropicRequest } from './anthropic-standin.js';
+import type { Block, Msg } from './claude-requests.js';
+import { runCliOk } from './cli.js';
+
+/** The agents that resume with an Anthropic model here. */
+export type AnthropicAgent = 'claude' | 'pi' | 'opencode';
+
+/** What `convert --json` prints of the session it wrote. */
+export interface Written {
+  id: string;
+  source: string;
+  path: string;
+  warnings?: string[];
+}
+
+/** `threadbase convert <id> --source <from> --to <to> --json`, failing unless it wrote into `to`. */
+export async function convertWith(home: AgentHome, id: string, from: string, to: string): Promise<Written> {
+  const written = JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as Written;
+  if (written.source !== to) throw new Error(`convert --to ${to} wrote a ${written.source} session`);
+  return written;
+}
+
+/** A message's texts, less the system reminders Claude Code adds. */
+export const textOf = (content: string | Block[]): string[] =>
+  (typeof content === 'string' ? [{ type: 'text', text: content } as Block] : content).flatMap((b) =>
+    b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
+  );
+
+/**
+ * The conversation `target` sent when it resumed the written session with `probe` (the request whose
+ * last user text is the probe). `model`: Claude Code's `--model` (it replays thinking only to the
+ * model that recorded it).
+ */
+export async function resumeInTarget(
+  home: AgentHome,
+  target: AnthropicAgent,
+  written: Written,
+  probe: string,
+  model?: string,
+): Promise<Msg[]> {
+  const mark = home.standIn.messageRequests().length;
+  if (target === 'claude') await runClaude(home, ['--resume', written.id, ...(model ? ['--model', model] : [])], probe);
+  else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
+  else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
+  const req = requestsSince(home, mark).find((r: AnthropicRequest) => {
+    const last = r.messages.filter((m) => (m.role as string) !== 'system').at(-1);
+    return (r.tools?.length ?? 0) > 0 && last?.role === 'user' && textOf(last.content as string | Block[]).at(-1) === probe;
+  });
+  if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
+  return req.messages as Msg[];
+}
