@@ -8,7 +8,7 @@
 import type { Context } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ThinkingPart, ToolResultPart } from '../../model/types.js';
 import { jsonValueOf } from '../shared/jsonl.js';
-import { openaiItemId } from '../shared/openai-reasoning.js';
+import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
 import { normalizeCalls } from './history.js';
 import { CODEX_API, type JsonObject, searchCallId } from './items.js';
 
@@ -95,14 +95,13 @@ export function messageToItems(m: Message): EncodedItem[] {
   const assistant = m.role === 'assistant';
   const role = m.role === 'system' ? String(m.meta?.codexRole ?? 'developer') : assistant ? 'assistant' : 'user';
   let content: JsonObject[] = [];
-  /** the reasoning item last written and its OpenAI item id, which the next part may continue */
-  let lastReasoning: { id: string; item: JsonObject } | undefined;
   const flush = () => {
     if (content.length === 0) return;
     out.push({ item: { type: 'message', role, content, ...(assistant && m.meta?.phase ? { phase: m.meta.phase } : {}) } });
     content = [];
   };
-  for (const p of m.parts) {
+  // one item given as one part per summary part (OpenCode, the AI SDK): one item again, its encrypted content once
+  for (const p of joinOpenAIReasoning(m.parts)) {
     const c = contentItem(p, assistant);
     if (c) {
       if (p.meta?.codexNewItem) flush();
@@ -118,25 +117,14 @@ export function messageToItems(m: Message): EncodedItem[] {
             ? [p.thinking]
             : [];
         const reasoningContent = Array.isArray(p.meta?.reasoningContent) ? (p.meta.reasoningContent as string[]) : undefined;
-        const encrypted = typeof p.meta?.encryptedContent === 'string' ? p.meta.encryptedContent : null;
-        const itemId = openaiItemId(p);
-        const prev = out.at(-1)?.item;
-        if (itemId !== undefined && prev !== undefined && prev === lastReasoning?.item && lastReasoning.id === itemId) {
-          // One item given as one part per summary part (OpenCode, the AI SDK): its summaries joined, its encrypted content once.
-          (prev.summary as JsonObject[]).push(...summaryParts.map((text) => ({ type: 'summary_text', text })));
-          if (reasoningContent)
-            prev.content = [...((prev.content as JsonObject[] | null) ?? []), ...reasoningText(reasoningContent)];
-          if (encrypted !== null) prev.encrypted_content = encrypted;
-          continue;
-        }
-        const item: JsonObject = {
-          type: 'reasoning',
-          summary: summaryParts.map((text) => ({ type: 'summary_text', text })),
-          content: reasoningContent ? reasoningText(reasoningContent) : null,
-          encrypted_content: encrypted,
-        };
-        out.push({ item });
-        if (itemId !== undefined) lastReasoning = { id: itemId, item };
+        out.push({
+          item: {
+            type: 'reasoning',
+            summary: summaryParts.map((text) => ({ type: 'summary_text', text })),
+            content: reasoningContent ? reasoningText(reasoningContent) : null,
+            encrypted_content: typeof p.meta?.encryptedContent === 'string' ? p.meta.encryptedContent : null,
+          },
+        });
       } else if (p.thinking)
         // with its signature (a field codex ignores), so that the agent it came from can replay it again
         out.push({
