@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { ToolCallPart } from '../../src/model/types.js';
-import { type AgentHome, OPENCODE_MODEL, runCodex, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import { type AgentHome, OPENCODE_MODEL, runCodex, runOpencode, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { convertWith, resumeInTarget } from '../helpers/conversions.js';
 import {
@@ -45,22 +45,7 @@ beforeAll(async () => {
   home = await setupAgentHome();
   responses = await startResponsesStandIn({ rules: [searchRule] });
   codexHome = join(home.root, '.codex');
-  await fs.mkdir(codexHome, { recursive: true });
-  await fs.writeFile(
-    join(codexHome, 'config.toml'),
-    [
-      'model = "standin-model"',
-      'model_provider = "standin"',
-      'approval_policy = "never"',
-      'sandbox_mode = "danger-full-access"',
-      '',
-      '[model_providers.standin]',
-      'name = "Loopback stand-in"',
-      `base_url = "${responses.baseUrl}"`,
-      'wire_api = "responses"',
-      '',
-    ].join('\n'),
-  );
+  await writeCodexConfig(codexHome, responses.baseUrl);
   await codex(['--', `SEARCH: ${QUERY}`]);
   const [listed] = await new Sources(home.env).driver('codex').listSessions();
   if (!listed?.path) throw new Error('codex recorded no session');

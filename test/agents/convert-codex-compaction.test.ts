@@ -13,14 +13,13 @@
  * - converted back `--to codex`, codex resumes with the input it sent for its own session.
  * The source is recorded once (beforeAll); the resumes run one after another.
  */
-import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Session, SourceName } from '../../src/model/types.js';
-import { type AgentHome, runCodex, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import { type AgentHome, runCodex, runOpencode, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { convertWith, resumeInTarget, textOf } from '../helpers/conversions.js';
@@ -67,23 +66,7 @@ async function session(agent: SourceName, id: string): Promise<Session> {
 }
 
 async function recordCodex(): Promise<string> {
-  await fs.mkdir(codexHome, { recursive: true });
-  await fs.writeFile(
-    join(codexHome, 'config.toml'),
-    [
-      'model = "standin-model"',
-      'model_provider = "standin"',
-      'approval_policy = "never"',
-      'sandbox_mode = "danger-full-access"',
-      'model_auto_compact_token_limit = 100000000',
-      '',
-      '[model_providers.standin]',
-      'name = "Loopback stand-in"',
-      `base_url = "${responses.baseUrl}"`,
-      'wire_api = "responses"',
-      '',
-    ].join('\n'),
-  );
+  await writeCodexConfig(codexHome, responses.baseUrl, { extra: ['model_auto_compact_token_limit = 100000000'] });
   await codex(['RUN: echo before-compaction']);
   const [listed] = await new Sources(home.env).driver('codex').listSessions();
   if (!listed) throw new Error('codex recorded no session');

@@ -29,6 +29,7 @@ import {
   runCodex,
   runOpencode,
   setupAgentHome,
+  writeCodexConfig,
 } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
@@ -103,23 +104,7 @@ async function contextOf(agent: SourceName, id: string) {
 }
 
 async function recordCodex(): Promise<string> {
-  await fs.mkdir(codexHome, { recursive: true });
-  await fs.writeFile(
-    join(codexHome, 'config.toml'),
-    [
-      'model = "standin-model"',
-      'model_provider = "standin"',
-      'approval_policy = "never"',
-      'sandbox_mode = "danger-full-access"',
-      'model_reasoning_summary = "auto"',
-      '',
-      '[model_providers.standin]',
-      'name = "Loopback stand-in"',
-      `base_url = "${responses.baseUrl}"`,
-      'wire_api = "responses"',
-      '',
-    ].join('\n'),
-  );
+  await writeCodexConfig(codexHome, responses.baseUrl, { extra: ['model_reasoning_summary = "auto"'] });
   const image = join(home.project, 'dot.png');
   await fs.writeFile(image, Buffer.from(PNG, 'base64'));
   await codex(['-i', image, '--', 'RUN: echo codex-tool-out']);

@@ -27,7 +27,7 @@ import type { AiModelMessage } from '../../src/convert/ai-sdk.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
-import { runCodex, runOpencode, runPi } from '../helpers/agents.js';
+import { runCodex, runOpencode, runPi, writeCodexConfig } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   itemText,
@@ -127,23 +127,12 @@ beforeAll(async () => {
       share: 'disabled',
     }),
   );
-  await fs.mkdir(codexHome, { recursive: true });
-  await fs.writeFile(
-    join(codexHome, 'config.toml'),
-    [
-      `model = "${MODEL}"`,
-      `model_provider = "${PROVIDER}"`,
-      'approval_policy = "never"',
-      'sandbox_mode = "danger-full-access"',
-      'model_reasoning_summary = "auto"',
-      '',
-      `[model_providers.${PROVIDER}]`,
-      'name = "OpenAI stand-in"',
-      `base_url = "${standIn.baseUrl}"`,
-      'wire_api = "responses"',
-      '',
-    ].join('\n'),
-  );
+  await writeCodexConfig(codexHome, standIn.baseUrl, {
+    model: MODEL,
+    provider: PROVIDER,
+    providerName: 'OpenAI stand-in',
+    extra: ['model_reasoning_summary = "auto"'],
+  });
   env = { home: root, env: { CODEX_HOME: codexHome } };
 });
 

@@ -325,6 +325,35 @@ export async function runCodex(where: { cwd: string; home: string; codexHome: st
   return r.stdout + r.stderr;
 }
 
+/**
+ * A CODEX_HOME whose config.toml points codex at a Responses stand-in as its model provider, running
+ * commands without asking; `extra` lines go into the top table (e.g. `model_reasoning_summary`).
+ */
+export async function writeCodexConfig(
+  codexHome: string,
+  baseUrl: string,
+  opts: { model?: string; provider?: string; providerName?: string; extra?: string[] } = {},
+): Promise<void> {
+  const provider = opts.provider ?? 'standin';
+  await fs.mkdir(codexHome, { recursive: true });
+  await fs.writeFile(
+    join(codexHome, 'config.toml'),
+    [
+      `model = "${opts.model ?? 'standin-model'}"`,
+      `model_provider = "${provider}"`,
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      ...(opts.extra ?? []),
+      '',
+      `[model_providers.${provider}]`,
+      `name = "${opts.providerName ?? 'Loopback stand-in'}"`,
+      `base_url = "${baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+}
+
 /** The Messages API requests the stand-in received from index `mark` on. */
 export function requestsSince(home: AgentHome, mark: number): AnthropicRequest[] {
   return home.standIn.messageRequests().slice(mark);
