@@ -52,6 +52,18 @@ async function ourContext(id: string): Promise<Msg[]> {
   return (JSON.parse(r.out) as { messages: Msg[] }).messages;
 }
 
+/** Text parts, one per text. */
+const said = (...texts: string[]) => texts.map((text) => ({ type: 'text' as const, text }));
+
+/** One record of a Claude response (`responseId`) another agent's session holds, with its usage. */
+const reply = (responseId: string, parts: Message['parts']): Message => ({
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  responseId,
+  usage: { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+  parts,
+});
+
 /** The conversation a request carried before `probe`, the last text of its last user turn. */
 function beforeProbe(req: AnthropicRequest, probe: string): Msg[] {
   const sent = conversation(req.messages as Msg[]);
@@ -630,7 +642,6 @@ describe('real Claude Code sessions', () => {
       timestamp: t(id.charCodeAt(1)),
       message,
     });
-    const said = (text: string) => [{ type: 'text' as const, text }];
     const session: Session = {
       id: 'failed-turns',
       source: 'pi',
@@ -689,15 +700,6 @@ describe('real Claude Code sessions', () => {
     await resumeFixture('split-empty', 'probe split', 'probe');
 
     // another agent's split responses with records of no blocks, written by us
-    const said = (text: string) => [{ type: 'text' as const, text }];
-    const usage = { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-    const reply = (responseId: string, parts: Message['parts']): Message => ({
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      responseId,
-      usage,
-      parts,
-    });
     const entries: [string, Message][] = [
       ['s1', { role: 'user', parts: said('q1') }],
       ['s2', reply('resp_s1', [{ type: 'thinking', thinking: 'Checking.', signature: 'c2ln' }])],
@@ -730,15 +732,6 @@ describe('real Claude Code sessions', () => {
 
     // another agent's blank text, written by us: a reply of one record keeps its whitespace, a
     // response split over records does not, a prompt of blocks loses its blank ones
-    const said = (...texts: string[]) => texts.map((text) => ({ type: 'text' as const, text }));
-    const usage = { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-    const reply = (responseId: string, parts: Message['parts']): Message => ({
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      responseId,
-      usage,
-      parts,
-    });
     const entries: [string, Message][] = [
       ['b1', { role: 'user', parts: said('q1', '  ') }],
       ['b2', reply('resp_b1', said('hello', '  '))],

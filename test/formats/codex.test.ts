@@ -13,6 +13,7 @@ import { pairToolCalls } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { codexTempHomes } from '../helpers/codex-homes.js';
+import { chainSession } from '../helpers/sessions.js';
 
 const FIXTURE_HOME = resolve('test/fixtures/codex/home');
 const REAL = '01a2049f-112d-7912-ae95-4f258b998a24';
@@ -407,27 +408,12 @@ describe('codex: writing', () => {
   it("a foreign session's thinking is kept as an event, not sent to the model", async () => {
     const env = await tempHome();
     const driver = new CodexDriver(env);
-    const t = '2026-01-01T00:00:00.000Z';
-    const written = await driver.writeSession({
-      id: 'claude-1',
-      source: 'claude',
-      createdAt: t,
-      updatedAt: t,
-      messageCount: 2,
-      entries: [
-        {
-          id: 'u',
-          parentId: null,
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
-        },
-        {
-          id: 'a',
-          parentId: 'u',
-          timestamp: t,
-          kind: 'message',
-          message: {
+    const written = await driver.writeSession(
+      chainSession('claude-1', 'claude', '/work/p', [
+        ['u', { role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+        [
+          'a',
+          {
             role: 'assistant',
             provider: 'anthropic',
             parts: [
@@ -436,22 +422,17 @@ describe('codex: writing', () => {
               { type: 'text', text: 'hello' },
             ],
           },
-        },
-      ],
-    });
+        ],
+      ]),
+    );
     const text = await fs.readFile(written.path as string, 'utf8');
     expect(text).toContain('"agent_reasoning"');
     expect(text).not.toContain('"reasoning"');
     // read back with its signature, so that Claude Code, pi or OpenCode can replay it after the way back
     const back = (await driver.getSession(written.id)) as Session;
-    const thinking = back.entries
-      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-      .find((p) => p.type === 'thinking');
-    expect(thinking).toMatchObject({ type: 'thinking', thinking: 'hmm', signature: 's' });
-    const redacted = back.entries
-      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-      .find((p) => p.type === 'redacted_thinking');
-    expect(redacted).toMatchObject({ type: 'redacted_thinking', data: 'opaque' });
+    const parts = messagesOf(back).flatMap((m) => m.parts);
+    expect(parts.find((p) => p.type === 'thinking')).toMatchObject({ type: 'thinking', thinking: 'hmm', signature: 's' });
+    expect(parts.find((p) => p.type === 'redacted_thinking')).toMatchObject({ type: 'redacted_thinking', data: 'opaque' });
     const ctx = await driver.getContext(written.id);
     expect(contextToResponses(ctx).input).toEqual([
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
@@ -461,35 +442,18 @@ describe('codex: writing', () => {
 });
 
 describe('codex: the model provider of a rollout threadbase writes', () => {
-  const t = '2026-01-01T00:00:00.000Z';
-  const foreign: Session = {
-    id: 'claude-2',
-    source: 'claude',
-    createdAt: t,
-    updatedAt: t,
-    messageCount: 2,
-    entries: [
+  const foreign = chainSession('claude-2', 'claude', '/work/p', [
+    ['u', { role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+    [
+      'a',
       {
-        id: 'u',
-        parentId: null,
-        timestamp: t,
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
-      },
-      {
-        id: 'a',
-        parentId: 'u',
-        timestamp: t,
-        kind: 'message',
-        message: {
-          role: 'assistant',
-          model: 'claude-sonnet-4-5',
-          provider: 'anthropic',
-          parts: [{ type: 'text', text: 'hello' }],
-        },
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        provider: 'anthropic',
+        parts: [{ type: 'text', text: 'hello' }],
       },
     ],
-  };
+  ]);
   const metaOf = async (file: string) =>
     (JSON.parse((await fs.readFile(file, 'utf8')).split('\n')[0] as string) as { payload: Record<string, unknown> }).payload;
 
