@@ -27,7 +27,7 @@ import type { AiModelMessage } from '../../src/convert/ai-sdk.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
-import { runCodex, runOpencode, runPi, writeCodexConfig } from '../helpers/agents.js';
+import { runCodex, runOpencode, runPi, writeCodexConfig, writePiProvider } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   itemText,
@@ -93,22 +93,11 @@ beforeAll(async () => {
   project = join(root, 'project');
   codexHome = join(root, '.codex');
   await fs.mkdir(project, { recursive: true });
-  await fs.mkdir(join(root, '.pi', 'agent'), { recursive: true });
-  await fs.writeFile(
-    join(root, '.pi', 'agent', 'models.json'),
-    JSON.stringify({
-      providers: {
-        [PROVIDER]: {
-          baseUrl: standIn.baseUrl,
-          api: 'openai-responses',
-          apiKey: 'offline',
-          models: [
-            { id: MODEL, name: 'OpenAI stand-in', reasoning: true, input: ['text'], contextWindow: 200000, maxTokens: 8192 },
-          ],
-        },
-      },
-    }),
-  );
+  await writePiProvider(root, PROVIDER, {
+    baseUrl: standIn.baseUrl,
+    api: 'openai-responses',
+    model: { id: MODEL, name: 'OpenAI stand-in', reasoning: true, input: ['text'] },
+  });
   await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
   await fs.writeFile(
     join(root, '.config', 'opencode', 'opencode.json'),

@@ -31,35 +31,39 @@ export interface AgentHome {
   close(): Promise<void>;
 }
 
+/** pi's `models.json` in HOME `root`: one provider at a loopback stand-in with one model (offline key). */
+export async function writePiProvider(
+  root: string,
+  id: string,
+  provider: { baseUrl: string; api: string; model: { id: string; name: string; reasoning: boolean; input: string[] } },
+): Promise<void> {
+  await fs.mkdir(join(root, '.pi', 'agent'), { recursive: true });
+  await fs.writeFile(
+    join(root, '.pi', 'agent', 'models.json'),
+    JSON.stringify({
+      providers: {
+        [id]: {
+          baseUrl: provider.baseUrl,
+          api: provider.api,
+          apiKey: 'offline',
+          models: [{ ...provider.model, contextWindow: 200000, maxTokens: 8192 }],
+        },
+      },
+    }),
+  );
+}
+
 /** A temp HOME with pi's and OpenCode's provider config pointing at a fresh stand-in. */
 export async function setupAgentHome(opts: { rules?: Rule[] } = {}): Promise<AgentHome> {
   const standIn = await startAnthropicStandIn({ rules: opts.rules });
   const root = await fs.mkdtemp(join(tmpdir(), 'tb-agents-home-'));
   const project = join(root, 'project');
   await fs.mkdir(project, { recursive: true });
-  await fs.mkdir(join(root, '.pi', 'agent'), { recursive: true });
-  await fs.writeFile(
-    join(root, '.pi', 'agent', 'models.json'),
-    JSON.stringify({
-      providers: {
-        [PI_PROVIDER]: {
-          baseUrl: standIn.url,
-          api: 'anthropic-messages',
-          apiKey: 'offline',
-          models: [
-            {
-              id: PI_MODEL,
-              name: 'stand-in',
-              reasoning: false,
-              input: ['text', 'image'],
-              contextWindow: 200000,
-              maxTokens: 8192,
-            },
-          ],
-        },
-      },
-    }),
-  );
+  await writePiProvider(root, PI_PROVIDER, {
+    baseUrl: standIn.url,
+    api: 'anthropic-messages',
+    model: { id: PI_MODEL, name: 'stand-in', reasoning: false, input: ['text', 'image'] },
+  });
   await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
   const ocModel = (name: string, context?: number) => ({
     name,
