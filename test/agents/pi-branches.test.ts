@@ -1,0 +1,372 @@
+/**
+ * pi's own branching, with the real pi against the loopback stand-ins:
+ * - pi records two turns (a question, then a bash call), then navigates its tree back to the first
+ *   answer with a summary of the abandoned turn (AgentSession.navigateTree, what `/tree` runs: pi's
+ *   RPC has no such command, so a one-command extension calls the extension API's navigateTree in
+ *   print mode), and continues on the new branch;
+ * - threadbase's context at the leaf is what pi sends when it resumes, the branch summary worded as
+ *   pi words it; `show` lists both branches;
+ * - `convert --to claude|opencode|codex` writes the current branch: each target resumes with the
+ *   summary and the new branch's turns, none of the abandoned one; `--all-branches` keeps the tree
+ *   in Claude Code (resumed at the current branch) and writes one session per branch into OpenCode
+ *   and codex, the current one first (CONVERT.md);
+ * - converted back into pi, pi resumes with the same context.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { contextToResponses } from '../../src/formats/codex/index.js';
+import { PiDriver } from '../../src/formats/pi/index.js';
+import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX } from '../../src/formats/pi/records.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { Session, SourceName } from '../../src/model/types.js';
+import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
+import { type AgentHome, runCodex, runOpencode, runPi, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
+import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
+import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
+import { runCliOk } from '../helpers/cli.js';
+import { type AnthropicAgent, convertWith, resumeInTarget, type Written } from '../helpers/conversions.js';
+import {
+  itemText,
+  type ResponsesItem,
+  type ResponsesStandIn,
+  startResponsesStandIn,
+} from '../helpers/openai-responses-standin.js';
+import '../../src/formats/all.js';
+
+let home: AgentHome;
+let responses: ResponsesStandIn;
+let codexHome: string;
+let extension: string;
+let sessionId = '';
+let sessionPath = '';
+
+/** What the stand-in answers pi's branch summarisation with (pi puts its preamble before it). */
+const SUMMARY = 'Stand-in branch summary: a file was written on the branch left behind.';
+/** Prompts of the abandoned branch and of the new one. */
+const LEFT = 'RUN: echo left > left.txt';
+const KEPT = 'RUN: echo kept > kept.txt';
+const AFTER = 'after the tool call on the new branch';
+
+/**
+ * pi's branch summarisation (a request without tools whose system prompt is pi's summariser's) gets
+ * SUMMARY and its number; `RUN: <cmd>` a bash call, any other prompt `ok: <prompt>` (the stand-in's defaults).
+ */
+let summaries = 0;
+const summaryRule: Rule = (req) => {
+  const system = typeof req.system === 'string' ? req.system : (req.system ?? []).map((b) => String(b.text ?? '')).join('\n');
+  if (!req.tools?.length && /context summarization assistant/.test(system)) return { text: `${SUMMARY} (#${++summaries})` };
+  return undefined;
+};
+
+function cli(...args: string[]): Promise<string> {
+  return runCliOk(home.env, args);
+}
+
+const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
+
+async function session(agent: SourceName, id: string): Promise<Session> {
+  const sources = new Sources(home.env);
+  try {
+    const s = await sources.driver(agent).getSession(id);
+    if (!s) throw new Error(`${agent} session ${id} not found`);
+    return s;
+  } finally {
+    await sources.close();
+  }
+}
+
+async function contextOf(agent: SourceName, id: string) {
+  const sources = new Sources(home.env);
+  try {
+    return await sources.driver(agent).getContext(id);
+  } finally {
+    await sources.close();
+  }
+}
+
+async function ourAnthropicContext(id: string): Promise<AnthropicRequest> {
+  return JSON.parse(await cli('context', id, '--source', 'pi', '--format', 'anthropic')) as AnthropicRequest;
+}
+
+/** The first request pi sent from `mark` on: the one carrying the context it resumed. */
+async function piResumes(path: string, probe: string): Promise<Msg[]> {
+  const mark = home.standIn.messageRequests().length;
+  await runPi(home, ['--session', path, '-p', probe]);
+  const req = home.standIn.messageRequests()[mark];
+  if (!req) throw new Error('pi sent no request');
+  return req.messages as Msg[];
+}
+
+/**
+ * pi words a branch summary for the model (records.ts branchSummaryText); the other agents send it
+ * as a plain user turn (CONVERT.md), as each agent words a compaction its own way. Both become
+ * `[branch summary] <summary>` here.
+ */
+function summaryAsSent(text: string): string {
+  const inner =
+    text.startsWith(BRANCH_SUMMARY_PREFIX) && text.endsWith(BRANCH_SUMMARY_SUFFIX)
+      ? text.slice(BRANCH_SUMMARY_PREFIX.length, -BRANCH_SUMMARY_SUFFIX.length)
+      : text;
+  return inner.includes(SUMMARY) ? `[branch summary] ${inner.trim()}` : text;
+}
+
+function normalised(messages: readonly Msg[], probe?: string) {
+  return comparable(messages, probe).map((m) => ({
+    ...m,
+    content: m.content.map((b) => (b.type === 'text' ? { ...b, text: summaryAsSent(String(b.text)) } : b)),
+  }));
+}
+
+/** codex's items, less what codex adds itself (developer instructions, environment context), ids and statuses. */
+function history(items: readonly ResponsesItem[]): unknown[] {
+  return items
+    .filter((i) => {
+      const it = i as { role?: string; content?: { text?: string }[] };
+      return (
+        it.role !== 'developer' && !(it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>'))
+      );
+    })
+    .map(({ id: _id, status: _status, ...rest }) => {
+      const content = rest.content;
+      if (!Array.isArray(content)) return rest;
+      return {
+        ...rest,
+        content: content.map((c: Block) => (typeof c.text === 'string' ? { ...c, text: summaryAsSent(c.text) } : c)),
+      };
+    });
+}
+
+/** What the session's context must hold: the summary and the new branch, none of the abandoned one. */
+function expectNewBranchOnly(sent: unknown): void {
+  const text = JSON.stringify(sent);
+  expect(text).toContain(SUMMARY);
+  expect(text).toContain(KEPT);
+  expect(text).toContain(AFTER);
+  expect(text).toContain('first question');
+  expect(text).not.toContain(LEFT);
+  expect(text).not.toContain('toolu_standin_0002');
+}
+
+beforeAll(async () => {
+  home = await setupAgentHome({ rules: [summaryRule] });
+  responses = await startResponsesStandIn();
+  codexHome = join(home.root, '.codex');
+  await writeCodexConfig(codexHome, responses.baseUrl);
+  // OpenCode creates its database (which convert writes into) when it first runs.
+  await runOpencode(home, ['session', 'list']);
+  // `/tb-tree <entry>`: navigate pi's tree to an entry, summarising the branch left, as `/tree` does.
+  extension = join(home.root, 'tb-tree.ts');
+  await fs.writeFile(
+    extension,
+    `export default function (pi) {
+  pi.registerCommand('tb-tree', {
+    description: 'navigate the session tree with a branch summary',
+    handler: async (args, ctx) => {
+      const r = await ctx.navigateTree(args.trim(), { summarize: true });
+      if (r.cancelled) throw new Error('navigation cancelled');
+    },
+  });
+}
+`,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await responses?.close();
+  await home?.close();
+});
+
+describe('pi branches with a summary, carried into the other agents', () => {
+  it('pi goes back to its first answer with a summary; our context is what pi sends on the new branch', async () => {
+    await runPi(home, ['-p', 'first question']);
+    const [listed] = await new PiDriver(home.env).listSessions();
+    if (!listed) throw new Error('pi recorded no session');
+    sessionId = listed.id;
+    sessionPath = listed.path as string;
+    await runPi(home, ['--session', sessionPath, '-p', LEFT]);
+    expect(await fs.readFile(join(home.project, 'left.txt'), 'utf8')).toBe('left\n');
+    const before = await session('pi', sessionId);
+    const firstAnswer = before.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
+    if (!firstAnswer) throw new Error('no first answer');
+
+    await runPi(home, ['--session', sessionPath, '-e', extension, '-p', `/tb-tree ${firstAnswer.id}`]);
+    const s = await session('pi', sessionId);
+    const summary = s.entries.at(-1);
+    expect(summary).toMatchObject({ kind: 'branch_summary', parentId: firstAnswer.id });
+    expect((summary as { summary: string }).summary).toContain(SUMMARY);
+    expect(s.warnings).toEqual([]);
+
+    // At the summary: the first turn and the summary as pi words it, then the new prompt.
+    const atSummary = await ourAnthropicContext(sessionId);
+    expect(JSON.stringify(atSummary.messages)).toContain(BRANCH_SUMMARY_PREFIX.trim().split('\n')[0]);
+    const sent = await piResumes(sessionPath, KEPT);
+    expect(comparable(sent)).toEqual(comparable([...(atSummary.messages as Msg[]), { role: 'user', content: KEPT }]));
+    expect(await fs.readFile(join(home.project, 'kept.txt'), 'utf8')).toBe('kept\n');
+
+    // At the new branch's leaf (a tool call and its result after the summary).
+    const atLeaf = await ourAnthropicContext(sessionId);
+    const again = await piResumes(sessionPath, AFTER);
+    expect(comparable(again)).toEqual(comparable([...(atLeaf.messages as Msg[]), { role: 'user', content: AFTER }]));
+    expectNewBranchOnly(await ourAnthropicContext(sessionId));
+    // pi's own SessionManager agrees at every entry of the branched file.
+    for (const side of await contextsAtEveryEntry(sessionPath, home.env, sessionId))
+      expect(side.ours, side.leafId).toEqual(side.pi);
+  });
+
+  it('show lists both branches, the new one current', async () => {
+    const shown = JSON.parse(await cli('show', sessionId, '--json')) as {
+      leafId: string;
+      branches: { leafId: string; forkPointId: string | null; current: boolean }[];
+    };
+    const s = await session('pi', sessionId);
+    const firstAnswer = s.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
+    expect(shown.branches).toHaveLength(2);
+    // the abandoned branch leaves the current one at the first answer; the current one ends at pi's last entry
+    const left = shown.branches.find((b) => !b.current);
+    expect(left?.forkPointId).toBe(firstAnswer?.id);
+    expect(shown.branches.find((b) => b.current)?.leafId).toBe(shown.leafId);
+    expect(shown.leafId).toBe(s.entries.at(-1)?.id);
+    expect(JSON.stringify(s.entries.find((e) => e.id === left?.leafId))).toContain('Tool finished');
+    const tree = await cli('show', sessionId, '--tree');
+    expect(tree).toContain(`user: ${LEFT}`);
+    expect(tree).toContain(`user: ${KEPT}`);
+    expect(tree).toMatch(/branch summary: The user explored a different conversation branch/);
+    expect(tree).toMatch(/← current/);
+  });
+
+  for (const to of ['claude', 'opencode'] as const satisfies AnthropicAgent[])
+    it(`→ ${to}: resumes with the summary and the new branch; back in pi, pi resumes the same`, async () => {
+      const expected = normalised((await ourAnthropicContext(sessionId)).messages as Msg[]);
+      const written = await convertWith(home, sessionId, 'pi', to);
+      const probe = `probe pi to ${to}`;
+      const sent = normalised(await resumeInTarget(home, to, written, probe), probe);
+      expect(sent).toEqual(expected);
+      expectNewBranchOnly(sent);
+
+      const back = await convertWith(home, written.id, to, 'pi');
+      const probeBack = `back from ${to}`;
+      const sentBack = normalised(await piResumes(back.path, probeBack), probeBack);
+      const targetCtx = normalised(contextToAnthropic(await contextOf(to, written.id)).messages as Msg[]);
+      expect(sentBack).toEqual(targetCtx);
+      expect(sentBack.slice(0, expected.length)).toEqual(expected);
+    });
+
+  /** `convert --all-branches --json`: every session written (one, or one per branch). */
+  async function convertAll(to: string): Promise<Written[]> {
+    const out = JSON.parse(await cli('convert', sessionId, '--source', 'pi', '--to', to, '--all-branches', '--json')) as
+      | Written
+      | Written[];
+    return Array.isArray(out) ? out : [out];
+  }
+
+  /** The texts of a session's entries, every branch. */
+  async function allTexts(agent: SourceName, id: string): Promise<string> {
+    return JSON.stringify((await session(agent, id)).entries);
+  }
+
+  for (const to of ['claude', 'pi'] as const)
+    it(`--all-branches → ${to}: the whole tree in one session, resumed on the current branch`, async () => {
+      const expected = normalised((await ourAnthropicContext(sessionId)).messages as Msg[]);
+      const written = await convertAll(to);
+      expect(written).toHaveLength(1);
+      const [one] = written as [Written];
+      const kept = await allTexts(to, one.id);
+      expect(kept).toContain(LEFT);
+      expect(kept).toContain(KEPT);
+      const probe = `probe all branches to ${to}`;
+      const sent = normalised(await resumeInTarget(home, to, one, probe), probe);
+      expect(sent).toEqual(expected);
+      expectNewBranchOnly(sent);
+    });
+
+  it('--all-branches → opencode: one session per branch, the current one first', async () => {
+    const expected = normalised((await ourAnthropicContext(sessionId)).messages as Msg[]);
+    const written = await convertAll('opencode');
+    expect(written).toHaveLength(2);
+    const [current, left] = written as [Written, Written];
+    const probe = 'probe all branches to opencode';
+    const sent = normalised(await resumeInTarget(home, 'opencode', current, probe), probe);
+    expect(sent).toEqual(expected);
+    expectNewBranchOnly(sent);
+    const other = await allTexts('opencode', left.id);
+    expect(other).toContain(LEFT);
+    expect(other).not.toContain(SUMMARY);
+    expect(other).not.toContain(KEPT);
+  });
+
+  it('--all-branches → codex: one rollout per branch, the current one first', async () => {
+    const expected = history(contextToResponses(await contextOf('pi', sessionId)).input);
+    const written = await convertAll('codex');
+    expect(written).toHaveLength(2);
+    const [current, left] = written as [Written, Written];
+    const probe = 'probe all branches to codex';
+    const mark = responses.responseRequests().length;
+    await codex(['resume', current.id, probe]);
+    const req = responses.responseRequests().slice(mark).at(-1);
+    if (!req) throw new Error('codex sent no request');
+    expect(history(req.input.slice(0, -1))).toEqual(expected);
+    const other = await allTexts('codex', left.id);
+    expect(other).toContain(LEFT);
+    expect(other).not.toContain(SUMMARY);
+    expect(other).not.toContain(KEPT);
+  });
+
+  it('→ codex: resumes with the summary and the new branch; back in pi, pi resumes the same', async () => {
+    const ctx = await contextOf('pi', sessionId);
+    const expected = history(contextToResponses(ctx).input);
+    const written = await convertWith(home, sessionId, 'pi', 'codex');
+    const probe = 'probe pi to codex';
+    const mark = responses.responseRequests().length;
+    await codex(['resume', written.id, probe]);
+    const req = responses.responseRequests().slice(mark).at(-1);
+    if (!req) throw new Error('codex sent no request');
+    expect(itemText(req.input.at(-1))).toBe(probe);
+    const sent = history(req.input.slice(0, -1));
+    expect(sent).toEqual(expected);
+    expectNewBranchOnly(sent);
+
+    const back = await convertWith(home, written.id, 'codex', 'pi');
+    const probeBack = 'back from codex';
+    const sentBack = normalised(await piResumes(back.path, probeBack), probeBack);
+    const original = normalised((await ourAnthropicContext(sessionId)).messages as Msg[]);
+    expect(sentBack.slice(0, original.length)).toEqual(original);
+  });
+
+  it('pi goes back to its first prompt: the summary starts the context, and every target resumes it so', async () => {
+    const s = await session('pi', sessionId);
+    const firstPrompt = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+    if (!firstPrompt) throw new Error('no first prompt');
+    // pi puts a user message back into the editor and attaches the summary to its parent (here its
+    // thinking-level entry): nothing of the conversation is left before the summary
+    await runPi(home, ['--session', sessionPath, '-e', extension, '-p', `/tb-tree ${firstPrompt.id}`]);
+    const after = await session('pi', sessionId);
+    const summary = after.entries.at(-1);
+    expect(summary).toMatchObject({ kind: 'branch_summary', parentId: firstPrompt.parentId });
+    const atSummary = await ourAnthropicContext(sessionId);
+    expect(atSummary.messages).toHaveLength(1);
+    const FRESH = 'a fresh start';
+    const sent = await piResumes(sessionPath, FRESH);
+    expect(comparable(sent)).toEqual(comparable([...(atSummary.messages as Msg[]), { role: 'user', content: FRESH }]));
+    for (const side of await contextsAtEveryEntry(sessionPath, home.env, sessionId))
+      expect(side.ours, side.leafId).toEqual(side.pi);
+    expect(JSON.parse(await cli('show', sessionId, '--json')).branches).toHaveLength(3);
+
+    const expected = normalised((await ourAnthropicContext(sessionId)).messages as Msg[]);
+    expect(expected.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(JSON.stringify(expected)).not.toContain('first question');
+    for (const to of ['claude', 'opencode'] as const) {
+      const written = await convertWith(home, sessionId, 'pi', to);
+      const probe = `probe fresh start to ${to}`;
+      expect(normalised(await resumeInTarget(home, to, written, probe), probe), to).toEqual(expected);
+    }
+    const ctx = await contextOf('pi', sessionId);
+    const written = await convertWith(home, sessionId, 'pi', 'codex');
+    const mark = responses.responseRequests().length;
+    await codex(['resume', written.id, 'probe fresh start to codex']);
+    const req = responses.responseRequests().slice(mark).at(-1);
+    if (!req) throw new Error('codex sent no request');
+    expect(history(req.input.slice(0, -1))).toEqual(history(contextToResponses(ctx).input));
+  });
+});
