@@ -15,7 +15,7 @@ export function describeEntry(e: Entry): string {
       const extra = [calls.length ? `calls ${calls.join(',')}` : '', results ? `${results} result(s)` : '']
         .filter(Boolean)
         .join('; ');
-      return `${m.role}: ${text}${extra ? ` [${extra}]` : ''}`;
+      return `${m.role}:${text ? ` ${text}` : ''}${extra ? ` [${extra}]` : ''}`;
     }
     case 'compaction':
       return `compaction: ${one(e.summary)}`;
@@ -30,31 +30,91 @@ export function describeEntry(e: Entry): string {
   }
 }
 
-export function drawTree(session: Pick<Session, 'entries' | 'leafId'>): string {
+/**
+ * Each entry's id shortened for display: its first `min` characters, or as many as make it unique
+ * among the session's ids (the commands that take an entry take a unique prefix).
+ */
+export function shortEntryIds(entries: readonly Entry[], min = 12): Map<string, string> {
+  const ids = [...new Set(entries.map((e) => e.id))].sort();
+  const common = (a = '', b = '') => {
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i]) i++;
+    return i;
+  };
+  const out = new Map<string, string>();
+  ids.forEach((id, i) => {
+    const needed = Math.max(common(ids[i - 1], id), common(id, ids[i + 1])) + 1;
+    out.set(id, id.slice(0, Math.max(min, needed)));
+  });
+  return out;
+}
+
+/** Whether `show` lists an entry: an agent's own bookkeeping records (metadata) only when asked for all. */
+export function shownEntry(e: Entry, all = false): boolean {
+  return all || e.kind !== 'metadata';
+}
+
+/**
+ * Draws the tree of the entries `show` lists. A hidden entry's children hang from its nearest shown
+ * ancestor, so an agent's bookkeeping records (Claude Code writes several per turn, some as side
+ * branches) neither show nor look like branches; a hidden current leaf marks its nearest shown ancestor.
+ */
+export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { all?: boolean } = {}): string {
   const index = indexEntries(session.entries);
-  const leaf = currentLeaf(session)?.id;
+  const shownParent = new Map<string, string | null>();
+  const nearestShown = (id: string | null): string | null => {
+    const walked: string[] = [];
+    let cur = id;
+    let found: string | null = null;
+    while (cur !== null) {
+      const known = shownParent.get(cur);
+      const e = index.byId.get(cur);
+      if (!e || walked.includes(cur)) break;
+      if (shownEntry(e, opts.all)) {
+        found = cur;
+        break;
+      }
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      walked.push(cur);
+      cur = e.parentId;
+    }
+    for (const w of walked) shownParent.set(w, found);
+    return found;
+  };
+  const children = new Map<string | null, Entry[]>();
+  for (const e of session.entries) {
+    if (!shownEntry(e, opts.all)) continue;
+    const parent = e.parentId === null ? null : nearestShown(e.parentId);
+    const list = children.get(parent) ?? [];
+    list.push(e);
+    children.set(parent, list);
+  }
+  const short = shortEntryIds(session.entries);
+  const leafEntry = currentLeaf(session);
+  const leaf = leafEntry ? nearestShown(leafEntry.id) : undefined;
   const lines: string[] = [];
   const seen = new Set<string>();
-  // Iterative walk: sessions can be thousands of entries deep.
-  const stack: { e: Entry; prefix: string; last: boolean; root: boolean }[] = [];
-  const roots = index.children.get(null) ?? [];
-  for (let i = roots.length - 1; i >= 0; i--)
-    stack.push({ e: roots[i] as Entry, prefix: '', last: i === roots.length - 1, root: true });
+  // Iterative walk: sessions can be thousands of entries deep. `lead` starts an entry's line, `below`
+  // the lines under it: a single child continues in the same column, so a chain does not drift right
+  // and reads as one chain, not as siblings.
+  const stack: { e: Entry; lead: string; below: string }[] = [];
+  const roots = children.get(null) ?? [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push({ e: roots[i] as Entry, lead: '', below: '' });
   while (stack.length) {
-    const { e, prefix, last, root } = stack.pop() as (typeof stack)[number];
+    const { e, lead, below } = stack.pop() as (typeof stack)[number];
     if (seen.has(e.id)) continue;
     seen.add(e.id);
-    const kids = index.children.get(e.id) ?? [];
-    const branchy = kids.length > 1;
+    const kids = children.get(e.id) ?? [];
     const mark = e.id === leaf ? ' ← current' : '';
-    const connector = root ? '' : last ? '└─ ' : '├─ ';
-    lines.push(`${prefix}${connector}${e.id.slice(0, 12)} ${describeEntry(e)}${mark}`);
-    const childPrefix = root ? prefix : prefix + (last ? '   ' : '│  ');
+    lines.push(`${lead}${short.get(e.id)} ${describeEntry(e)}${mark}`);
     for (let i = kids.length - 1; i >= 0; i--) {
       const k = kids[i] as Entry;
-      // A single child continues the same column, so a linear chain does not drift right.
-      if (!branchy) stack.push({ e: k, prefix, last, root });
-      else stack.push({ e: k, prefix: childPrefix, last: i === kids.length - 1, root: false });
+      const last = i === kids.length - 1;
+      if (kids.length === 1) stack.push({ e: k, lead: below, below });
+      else stack.push({ e: k, lead: below + (last ? '└─ ' : '├─ '), below: below + (last ? '   ' : '│  ') });
     }
   }
   return lines.join('\n');

@@ -31,8 +31,8 @@ export class NotFoundError extends ThreadbaseError {
 
 export class AmbiguousIdError extends ThreadbaseError {
   readonly candidates: string[];
-  constructor(prefix: string, candidates: string[]) {
-    super('ambiguous_id', `id prefix "${prefix}" matches ${candidates.length} sessions: ${candidates.slice(0, 5).join(', ')}`, {
+  constructor(prefix: string, candidates: string[], what = 'sessions') {
+    super('ambiguous_id', `id prefix "${prefix}" matches ${candidates.length} ${what}: ${candidates.slice(0, 5).join(', ')}`, {
       id: prefix,
     });
     this.name = 'AmbiguousIdError';

@@ -2,7 +2,7 @@
  * Pure tree logic over a session's entries: leaf, path, branches and the context a model sees on
  * resume. No I/O, no agent quirks: formats pass what differs (how a summary is worded) as options.
  */
-import { NotFoundError } from './errors.js';
+import { AmbiguousIdError, NotFoundError } from './errors.js';
 import { prefixOf } from './text.js';
 import type { BranchSummaryEntry, CompactionEntry, Entry, Message, Part, Session, ToolCallPart } from './types.js';
 
@@ -45,6 +45,19 @@ export function currentLeaf(session: Pick<Session, 'entries' | 'leafId'>): Entry
     if (e && !e.sidechain) return e;
   }
   return undefined;
+}
+
+/**
+ * The entry `given` names in a session: its exact id, else the one entry id that starts with it (as
+ * sessions are named by a unique prefix, so the shortened ids `show` prints can be given back).
+ */
+export function resolveEntryId(entries: readonly Entry[], given: string): string {
+  if (entries.some((e) => e.id === given)) return given;
+  const matches = given ? entries.filter((e) => e.id.startsWith(given)).map((e) => e.id) : [];
+  if (matches.length > 1) throw new AmbiguousIdError(given, matches, 'entries');
+  const [only] = matches;
+  if (only === undefined) throw new NotFoundError('entry', given);
+  return only;
 }
 
 /**

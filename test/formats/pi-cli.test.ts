@@ -52,10 +52,15 @@ describe('threadbase CLI on pi sessions', () => {
     const { env } = await setup();
     const r = await run(env, 'show', ALL.slice(0, 8), '--tree');
     expect(r.code).toBe(0);
-    expect(r.out).toContain('e0000017 (future_thing) ← current');
+    // the leaf is a record pi does not know (hidden without --all): the message it hangs from is marked
+    expect(r.out).toContain('e0000015 user: other way ← current');
     expect(r.out).toMatch(/├─ e0000007 user: Ran `git status`/);
-    expect(r.out).toMatch(/└─ e0000014 branch summary: Tried compacting\./);
+    expect(r.out).toMatch(/│ {2}e0000010 user: injected context/);
+    expect(r.out).toMatch(/└─ e0000014 branch summary: Tried compacting\.\n {3}e0000015/);
     expect(r.out.match(/← current/g)).toHaveLength(1);
+    const all = await run(env, 'show', ALL.slice(0, 8), '--tree', '--all');
+    expect(all.out).toContain('e0000017 (future_thing) ← current');
+    expect(all.out).toMatch(/│ {2}e0000009 \(custom\)/);
     const j = JSON.parse((await run(env, 'show', ALL, '--json')).out);
     expect(j.leafId).toBe('e0000017');
     expect(j.entries).toHaveLength(17);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { UnsupportedError } from '../../model/errors.js';
-import { currentLeaf } from '../../model/tree.js';
+import { currentLeaf, resolveEntryId } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson } from '../io.js';
 
@@ -27,13 +27,13 @@ export function registerBranch(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: BranchFlags) => {
       const { info, session, driver } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.capabilities.branch || !driver.appendEntries) throw new UnsupportedError(driver.name, 'branch in place');
-      if (!session.entries.some((e) => e.id === opts.at)) throw new Error(`entry ${opts.at} is not in session ${info.id}`);
+      const at = resolveEntryId(session.entries, opts.at);
       // In a file-based tree the leaf is the last entry written, so a branch needs an entry to start it.
       if (opts.summary === undefined && opts.message === undefined)
         throw new Error('give --summary and/or --message: a new branch starts with an entry');
       const taken = new Set(session.entries.map((e) => e.id));
       // New ids in the shape the session already uses (pi: 8 hex characters; others: UUIDs).
-      const short = opts.at.length === 8;
+      const short = at.length === 8;
       const mint = () => {
         let nid = '';
         do nid = short ? randomUUID().slice(0, 8) : randomUUID();
@@ -44,7 +44,7 @@ export function registerBranch(program: Command, ctx: CliContext): void {
       const now = new Date().toISOString();
       const fromId = currentLeaf(session)?.id;
       const entries: Entry[] = [];
-      let parent = opts.at;
+      let parent = at;
       if (opts.summary !== undefined) {
         const eid = mint();
         entries.push({
@@ -69,8 +69,8 @@ export function registerBranch(program: Command, ctx: CliContext): void {
         parent = eid;
       }
       await driver.appendEntries(info.id, entries);
-      const out = { id: info.id, source: info.source, at: opts.at, leafId: parent, entries: entries.map((e) => e.id) };
+      const out = { id: info.id, source: info.source, at, leafId: parent, entries: entries.map((e) => e.id) };
       if (opts.json) printJson(ctx, out);
-      else ctx.stdout(`branched ${info.id} at ${opts.at}; new leaf ${parent}\n`);
+      else ctx.stdout(`branched ${info.id} at ${at}; new leaf ${parent}\n`);
     });
 }

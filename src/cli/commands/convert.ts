@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { convertSessionAll } from '../../convert/session.js';
 import { NotFoundError } from '../../model/errors.js';
+import { resolveEntryId } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, warn } from '../io.js';
@@ -51,7 +52,8 @@ export function registerConvert(program: Command, ctx: CliContext): void {
   const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
     const session = opts.from ? await fromStore(opts.from, id) : (await openSession(ctx, id, opts.source, opts.index)).session;
     const target = ctx.sources().driver(opts.to);
-    const written = await convertSessionAll(session, target, { at: opts.at, allBranches: opts.allBranches });
+    const at = opts.at === undefined ? undefined : resolveEntryId(session.entries, opts.at);
+    const written = await convertSessionAll(session, target, { at, allBranches: opts.allBranches });
     const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
     for (const r of rows) for (const m of r.warnings ?? []) warn(ctx, m);
     if (opts.json) return printJson(ctx, rows.length === 1 ? rows[0] : rows);
@@ -93,9 +95,10 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
     .action(async (id: string, opts: { source?: string; at?: string; json?: boolean; index: boolean }) => {
-      const { info, driver } = await openSession(ctx, id, opts.source, opts.index);
+      const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.forkSession) throw new Error(`${driver.name} sessions cannot be forked`);
-      const written = await driver.forkSession(info.id, { at: opts.at });
+      const at = opts.at === undefined ? undefined : resolveEntryId(session.entries, opts.at);
+      const written = await driver.forkSession(info.id, { at });
       const out = { id: written.id, source: written.source, path: written.path ?? null, parentId: info.id };
       if (opts.json) printJson(ctx, out);
       else ctx.stdout(`forked ${info.id} into ${out.source} session ${out.id}${out.path ? ` at ${out.path}` : ''}\n`);

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
-import { branches, currentLeaf } from '../../model/tree.js';
+import { branches, currentLeaf, resolveEntryId } from '../../model/tree.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings } from '../io.js';
-import { describeEntry, drawTree } from '../tree-view.js';
+import { describeEntry, drawTree, shortEntryIds, shownEntry } from '../tree-view.js';
 
 export function registerShow(program: Command, ctx: CliContext): void {
   program
@@ -10,9 +10,10 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .description('a session and its entry tree')
     .option('--source <source>', 'look only in this agent')
     .option('--tree', 'draw the entry tree with the current leaf marked')
+    .option('--all', "also list the agent's own bookkeeping records (metadata entries)")
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
-    .action(async (id: string, opts: { source?: string; tree?: boolean; json?: boolean; index: boolean }) => {
+    .action(async (id: string, opts: { source?: string; tree?: boolean; all?: boolean; json?: boolean; index: boolean }) => {
       const { session } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
       if (opts.json) {
@@ -38,8 +39,13 @@ export function registerShow(program: Command, ctx: CliContext): void {
         ctx.stdout(`parent:  ${session.parentId}${session.parentToolCallId ? ` (tool call ${session.parentToolCallId})` : ''}\n`);
       if (session.path) ctx.stdout(`path:    ${session.path}\n`);
       ctx.stdout('\n');
-      if (opts.tree) ctx.stdout(`${drawTree(session)}\n`);
-      else for (const e of session.entries) ctx.stdout(`${e.id.slice(0, 12)} ${describeEntry(e)}\n`);
+      if (opts.tree) ctx.stdout(`${drawTree(session, { all: opts.all })}\n`);
+      else {
+        const short = shortEntryIds(session.entries);
+        for (const e of session.entries) if (shownEntry(e, opts.all)) ctx.stdout(`${short.get(e.id)} ${describeEntry(e)}\n`);
+      }
+      const hidden = opts.all ? 0 : session.entries.filter((e) => !shownEntry(e)).length;
+      if (hidden) ctx.stdout(`(${hidden} bookkeeping records of the agent not shown: --all lists them)\n`);
     });
 
   program
@@ -51,8 +57,9 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only (the default for JSON formats)')
     .action(async (id: string, opts: { source?: string; leaf?: string; format: string; index: boolean }) => {
-      const { info, driver } = await openSession(ctx, id, opts.source, opts.index);
-      const context = await driver.getContext(info.id, { leafId: opts.leaf });
+      const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
+      const leafId = opts.leaf === undefined ? undefined : resolveEntryId(session.entries, opts.leaf);
+      const context = await driver.getContext(info.id, { leafId });
       const out = renderContext(context, opts.format);
       if (typeof out === 'string') ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);
       else printJson(ctx, out);
