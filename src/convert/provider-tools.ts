@@ -16,9 +16,42 @@ export function isProviderExecuted(p: Part): boolean {
   return p.type === 'tool_call' && p.meta?.providerExecuted === true;
 }
 
-/** The note a provider-executed call is sent as: its name and input, and that its results are not here. */
+/** What every note says of the call: that the provider ran it and its results are not here. */
+const RAN = 'run by the provider; its results are not kept';
+
+/**
+ * The note a provider-executed call is sent as, saying what it did and that its results are not here.
+ * A web search (codex's `web_search_call`, its `action` as the input) reads as a person would put it,
+ * per action: `[web search (…): "query"]` (each of `queries` beside `query`), `[opened page URL (…)]`,
+ * `[searched page URL for "pattern" (…)]`; any other call, or an action without what it names, is its
+ * name and input as JSON: `[name (…): {…}]`. Only what is sent: the writers keep the call beside the
+ * note and read it back from there, never from this text.
+ */
 export function providerCallNote(call: ToolCallPart): string {
-  return `[${call.name} (run by the provider; its results are not kept): ${JSON.stringify(call.input)}]`;
+  return (
+    (call.name === 'web_search' ? webSearchNote(call.input) : undefined) ??
+    `[${call.name} (${RAN}): ${JSON.stringify(call.input)}]`
+  );
+}
+
+/** A string as the note quotes it (JSON's quoting: inner quotes and line breaks escaped). */
+const quoted = (s: string): string => JSON.stringify(s);
+/** A URL as it is, or quoted when it has blanks (the note's words must stay apart from it). */
+const urlText = (url: string): string => (/^\S+$/.test(url) ? url : quoted(url));
+const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+/** The note of one web search action (codex's WebSearchAction: search, open_page, find_in_page). */
+function webSearchNote(action: Record<string, unknown>): string | undefined {
+  const { type, url, pattern } = action;
+  if (type === 'search') {
+    const queries = [action.query, ...(Array.isArray(action.queries) ? action.queries : [])].filter(nonEmpty);
+    const distinct = [...new Set(queries)];
+    return distinct.length ? `[web search (${RAN}): ${distinct.map(quoted).join(', ')}]` : undefined;
+  }
+  if (type === 'open_page' && nonEmpty(url)) return `[opened page ${urlText(url)} (${RAN})]`;
+  if (type === 'find_in_page' && nonEmpty(url) && nonEmpty(pattern))
+    return `[searched page ${urlText(url)} for ${quoted(pattern)} (${RAN})]`;
+  return undefined;
 }
 
 /** The text part that stands for a provider-executed call, carrying the call for the way back. */

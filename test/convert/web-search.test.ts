@@ -32,7 +32,7 @@ const ITEM = {
   status: 'completed',
   action: { type: 'search', query: 'latest tokio release', queries: ['latest tokio release'] },
 };
-const NOTE = `[web_search (run by the provider; its results are not kept): ${JSON.stringify(ITEM.action)}]`;
+const NOTE = '[web search (run by the provider; its results are not kept): "latest tokio release"]';
 
 let home: string;
 let env: DriverEnv;

@@ -39,8 +39,25 @@ export interface ResponsesReply {
   encryptedReasoning?: string;
   /** `namespace` for a tool offered inside a namespace tool (codex's multi_agent_v1). */
   functionCall?: { name: string; arguments: Record<string, unknown>; namespace?: string };
-  /** A search the API ran itself, before the text: a `web_search_call` item (no output item follows, as from OpenAI). */
-  webSearch?: { query: string };
+  /**
+   * What the API's web search did itself, before the text: one `web_search_call` item per action (no
+   * output item follows, as from OpenAI). `{ query }` is a search (`action.query` and `queries`); an
+   * action with its `type` goes as it is: `open_page` (url) or `find_in_page` (url, pattern).
+   */
+  webSearch?: { query: string } | WebSearchAction | WebSearchAction[];
+}
+
+/** The `action` of a `web_search_call` item, as codex's WebSearchAction has it. */
+export type WebSearchAction =
+  | { type: 'search'; query?: string; queries?: string[] }
+  | { type: 'open_page'; url?: string }
+  | { type: 'find_in_page'; url?: string; pattern?: string };
+
+/** The actions a reply's `webSearch` stands for, in order. */
+function webSearchActions(ws: NonNullable<ResponsesReply['webSearch']>): WebSearchAction[] {
+  if (Array.isArray(ws)) return ws;
+  if ('type' in ws) return [ws];
+  return [{ type: 'search', query: ws.query, queries: [ws.query] }];
 }
 
 export type ResponsesRule = (req: ResponsesRequest) => ResponsesReply | undefined;
@@ -132,12 +149,14 @@ function outputItems(reply: ResponsesReply, n: number): ResponsesItem[] {
     });
   }
   if (reply.webSearch)
-    items.push({
-      type: 'web_search_call',
-      id: `ws_standin_${id}`,
-      status: 'completed',
-      action: { type: 'search', query: reply.webSearch.query, queries: [reply.webSearch.query] },
-    });
+    items.push(
+      ...webSearchActions(reply.webSearch).map((action, i) => ({
+        type: 'web_search_call',
+        id: `ws_standin_${id}${i ? `_${i}` : ''}`,
+        status: 'completed',
+        action,
+      })),
+    );
   if (reply.text !== undefined) {
     items.push({
       type: 'message',
