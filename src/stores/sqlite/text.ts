@@ -89,7 +89,8 @@ export function snippetOf(text: SearchText, terms: ReadonlySet<string>, size = 1
   from = Math.max(0, Math.min(from - 2, tokens.length - size));
   const to = Math.min(tokens.length, from + size);
   let out = from > 0 ? '…' : '';
-  let at = (tokens[from] as { start: number }).start;
+  // From the column's start when nothing is cut, so leading punctuation ("(Bash completed…") stays.
+  let at = from > 0 ? (tokens[from] as { start: number }).start : 0;
   for (let i = from; i < to; i++) {
     const t = tokens[i] as { start: number; end: number; hit: boolean };
     out += column.slice(at, t.start);
