@@ -26,6 +26,11 @@ export interface LossCounts {
   labels: number;
   /** tool calls the provider ran itself (codex's web searches): a text note where the target has no form for them */
   providerCalls: number;
+  /**
+   * messages a compaction kept that were no entries (codex's replacement history), written after the
+   * target's summary (convert/session.ts keptMessagesOf; system messages among them are counted as such)
+   */
+  compactionKept: number;
 }
 
 export interface LossReport {
@@ -63,6 +68,7 @@ function count(entries: readonly Entry[]): LossCounts {
     modelChanges: 0,
     labels: 0,
     providerCalls: 0,
+    compactionKept: 0,
   };
   const part = (p: Part, m: Message) => {
     if (p.type === 'thinking' && m.role === 'assistant') {
@@ -83,6 +89,7 @@ function count(entries: readonly Entry[]): LossCounts {
       if (m.cost !== undefined && m.cost > 0) c.costs++;
       if (m.provider) c.providers.add(m.provider);
       if (m.role === 'system') c.systemMessages++;
+      else if (m.meta?.compactionKept === true) c.compactionKept++;
       for (const p of m.parts) part(p, m);
     } else if (e.kind === 'metadata') c.foreignMetadata++;
     else if (e.kind === 'model_change') c.modelChanges++;
@@ -91,6 +98,12 @@ function count(entries: readonly Entry[]): LossCounts {
   return c;
 }
 
+/**
+ * Targets that write a compaction's kept messages back where the source sent them: codex, whose writer
+ * puts copies right after another agent's summary into its `compacted` record, before the summary.
+ */
+const KEEPS_KEPT_BEFORE_SUMMARY = new Set(['codex']);
+
 /** The warnings for writing `session` (as it will be written: one path or the whole tree) into `target`. */
 export function conversionLosses(session: Session, target: string): string[] {
   const describe = describers.get(target);
@@ -98,7 +111,7 @@ export function conversionLosses(session: Session, target: string): string[] {
   const foreign = session.entries.filter((e) => e.rawSource !== target);
   const name = `${session.source}:${session.id} → ${target}`;
   const out: string[] = [];
-  describe({
+  const report: LossReport = {
     session,
     counts: count(foreign),
     foreign,
@@ -106,6 +119,13 @@ export function conversionLosses(session: Session, target: string): string[] {
       if (n > 0) out.push(`${name}: ${what} (${n})`);
     },
     line: (what) => out.push(`${name}: ${what}`),
-  });
+  };
+  describe(report);
+  // Every target's compaction form sends what follows its summary, and none keeps a message before it.
+  if (!KEEPS_KEPT_BEFORE_SUMMARY.has(target))
+    report.say(
+      report.counts.compactionKept,
+      `messages ${session.source}'s compaction kept (its replacement history: the user's earlier prompts, its environment context) are written after ${target}'s compaction summary, so ${target} sends them after it (${session.source} sent them before its summary)`,
+    );
   return out;
 }

@@ -1,6 +1,8 @@
 /** The warnings for what each target cannot keep (src/convert/losses.ts and each agent's losses.ts, the table in CONVERT.md). */
 import { describe, expect, it } from 'vitest';
 import { conversionLosses } from '../../src/convert/losses.js';
+import { sessionAlongPath } from '../../src/convert/session.js';
+import { SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 // each agent registers what it loses
 import '../../src/formats/all.js';
 import type { Entry, Session } from '../../src/model/types.js';
@@ -116,6 +118,64 @@ describe('conversionLosses', () => {
     answer.message.api = 'openai-responses';
     answer.message.parts = answer.message.parts.filter((p) => p.type !== 'redacted_thinking');
     expect(conversionLosses(session, 'codex').join('\n')).not.toMatch(/thinking is kept|redacted thinking/);
+  });
+
+  it("a codex compaction's kept messages: written after the summary in Claude Code, pi and OpenCode (warned), before it in codex", () => {
+    const env = '<environment_context>\n  <cwd>/w</cwd>\n</environment_context>';
+    const item = (role: string, text: string) => ({ type: 'message', role, content: [{ type: 'input_text', text }] });
+    const said = (id: string, parentId: string | null, s: number, role: 'user' | 'assistant', text: string): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp: t(s),
+      rawSource: 'codex',
+      raw: {},
+      message: { role, parts: [{ type: 'text', text }] },
+    });
+    const summary = `${SUMMARY_PREFIX}\nSUMMARY`;
+    const codex: Session = {
+      id: 'cx',
+      source: 'codex',
+      createdAt: t(0),
+      updatedAt: t(5),
+      messageCount: 4,
+      entries: [
+        said('u1', null, 1, 'user', 'first question'),
+        said('a1', 'u1', 2, 'assistant', 'first answer'),
+        {
+          kind: 'compaction',
+          id: 'c',
+          parentId: 'a1',
+          timestamp: t(3),
+          summary: 'SUMMARY',
+          rawSource: 'codex',
+          raw: {
+            timestamp: t(3),
+            type: 'compacted',
+            payload: {
+              message: summary,
+              replacement_history: [
+                item('developer', 'rules'),
+                item('user', env),
+                item('user', 'first question'),
+                item('user', summary),
+              ],
+            },
+          },
+        },
+        said('u2', 'c', 4, 'user', 'second question'),
+        said('a2', 'u2', 5, 'assistant', 'second answer'),
+      ],
+    };
+    const warning =
+      /codex:cx → (claude|pi|opencode): messages codex's compaction kept .* are written after \1's compaction summary, so \1 sends them after it \(codex sent them before its summary\) \(2\)/;
+    for (const to of ['claude', 'pi', 'opencode'])
+      expect(conversionLosses(sessionAlongPath(codex, undefined, to), to).join('\n'), to).toMatch(warning);
+    // codex puts them back before its summary; a copy within codex keeps its own record
+    expect(conversionLosses(sessionAlongPath(codex, undefined, 'codex'), 'codex').join('\n')).not.toMatch(/compaction kept/);
+    // a codex session without a compaction: nothing to say
+    const plain = { ...codex, entries: codex.entries.filter((e) => e.kind === 'message' && e.id.endsWith('1')) };
+    expect(conversionLosses(sessionAlongPath(plain, undefined, 'claude'), 'claude').join('\n')).not.toMatch(/compaction kept/);
   });
 
   it("a copy within one agent loses nothing of the agent's own records", () => {

@@ -140,6 +140,63 @@ describe("codex: another agent's compaction with codex's kept messages after it"
     ]);
   });
 
+  it('a compaction codex made mid-turn: its environment context copied between the prompts it kept goes back before the summary too', async () => {
+    // codex injects its initial context again before the turn's prompt (after the earlier prompts), so
+    // that copy repeats the session's first message, out of order with the prompts
+    const toolCall = (id: string, parentId: string, s: number, cmd: string): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp: t(s),
+      message: { role: 'assistant', parts: [{ type: 'tool_call', id: `call_${id}`, name: 'exec_command', input: { cmd } }] },
+    });
+    const toolResult = (id: string, parentId: string, s: number): Entry => ({
+      kind: 'message',
+      id,
+      parentId,
+      timestamp: t(s),
+      message: { role: 'tool', parts: [{ type: 'tool_result', callId: `call_${id.replace('o', 'c')}`, content: 'done' }] },
+    });
+    const midTurn: Session = {
+      ...session,
+      id: 'claude-from-codex-midturn',
+      entries: [
+        msg('e0', null, 1, 'user', env),
+        msg('u1', 'e0', 2, 'user', 'first question'),
+        msg('a1', 'u1', 3, 'assistant', 'first answer'),
+        msg('u2', 'a1', 4, 'user', 'run the steps'),
+        toolCall('c1', 'u2', 5, 'echo one'),
+        toolResult('o1', 'c1', 6),
+        { kind: 'compaction', id: 'c', parentId: 'o1', timestamp: t(7), summary: 'SUMMARY' },
+        msg('k1', 'c', 7, 'user', 'first question'),
+        msg('k2', 'k1', 7, 'user', env),
+        msg('k3', 'k2', 7, 'user', 'run the steps'),
+        toolCall('c2', 'k3', 8, 'echo two'),
+        toolResult('o2', 'c2', 9),
+        msg('a2', 'o2', 10, 'assistant', 'steps done'),
+      ],
+    };
+    const { lines } = encodeRollout(midTurn, '01a20600-0000-7000-8000-00000000c0c2');
+    const compacted = lines.find((l) => l.type === 'compacted') as { payload: { replacement_history: ResponsesItem[] } };
+    expect(compacted.payload.replacement_history.map((i) => itemText(i))).toEqual([
+      'first question',
+      env,
+      'run the steps',
+      `${SUMMARY_PREFIX}\nSUMMARY`,
+    ]);
+    const back = await readRollout(await rollout(lines));
+    const input = contextToResponses(codexContext(back)).input;
+    expect(input.map((i) => (i.type === 'function_call' ? `call ${i.arguments}` : itemText(i)))).toEqual([
+      'first question',
+      env,
+      'run the steps',
+      `${SUMMARY_PREFIX}\nSUMMARY`,
+      'call {"cmd":"echo two"}',
+      'done',
+      'steps done',
+    ]);
+  });
+
   it('a first prompt after the compaction that repeats none from before it stays after the summary', () => {
     const own = { ...session, entries: session.entries.filter((e) => e.id !== 'k1' && e.id !== 'k2') };
     own.entries = own.entries.map((e) => (e.id === 'u2' ? { ...e, parentId: 'm' } : e));

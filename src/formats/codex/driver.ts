@@ -25,7 +25,7 @@ import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
 import { isSummaryText, normalizeCalls, selectUserMessages, userTextItems } from './history.js';
-import { isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
+import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
 
@@ -484,13 +484,22 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
 /** A message's role and text, as a compaction's kept copy repeats it. */
 const keptKey = (m: Message) => `${m.role}\n${messageText(m)}`;
 
+/** Initial context codex injects itself (its instructions, AGENTS.md, `<environment_context>`), wherever its copy stands. */
+const INITIAL_CONTEXT = new Set(['environment_context', 'user_instructions']);
+const isContextCopy = (m: Message) =>
+  m.role === 'system' || (m.role === 'user' && INITIAL_CONTEXT.has(injectedKind(messageText(m)) ?? ''));
+
 /**
  * Another agent's compaction followed by copies of messages from before it (how every target writes
  * codex's replacement history: the messages codex kept, after the summary; convert/session.ts) becomes
  * codex's own record again: a `compacted` line whose replacement history is those messages, then the
  * summary, as codex recorded it. Written after it instead, codex would send them twice (once more from
  * the user messages it collects itself) and after the summary. Copies are user or developer messages
- * repeating, in order, ones before the compaction; the first message that is none ends them.
+ * repeating ones before the compaction: the user's own in order; the context codex injects itself
+ * (developer messages, `<environment_context>`…: isContextCopy) any earlier one not repeated yet, as
+ * a compaction mid-turn injects it again before the turn's prompt, after the user's earlier prompts
+ * (compact.rs insert_initial_context_before_last_real_user_or_summary). The first message that is
+ * none ends them.
  */
 function withReplacementHistories(path: readonly Entry[]): Entry[] {
   const absorbed = new Set<Entry>();
@@ -503,15 +512,23 @@ function withReplacementHistories(path: readonly Entry[]): Entry[] {
     }
     const before = path.slice(0, i).flatMap((x) => (x.kind === 'message' ? [keptKey(x.message)] : []));
     const kept: Entry[] = [];
+    const repeated = new Set<number>();
     let from = 0;
     for (const next of path.slice(i + 1)) {
       // records outside the history (the target's own bookkeeping) do not end the copies
       if (OFF_HISTORY.has(next.kind)) continue;
       if (next.kind !== 'message' || (next.message.role !== 'user' && next.message.role !== 'system')) break;
-      const at = before.indexOf(keptKey(next.message), from);
-      if (at < 0) break;
+      const key = keptKey(next.message);
+      if (isContextCopy(next.message)) {
+        const at = before.findIndex((k, j) => k === key && !repeated.has(j));
+        if (at < 0) break;
+        repeated.add(at);
+      } else {
+        const at = before.indexOf(key, from);
+        if (at < 0) break;
+        from = at + 1;
+      }
       kept.push(next);
-      from = at + 1;
     }
     if (kept.length === 0) {
       out.push(e);
