@@ -134,7 +134,10 @@ function partHtml(p: Part, results: Map<string, ToolResultPart>, shown: Set<Tool
     case 'tool_call': {
       const r = results.get(p.id);
       if (r) shown.add(r);
-      const summaryArg = Object.values(p.input).find((v) => typeof v === 'string') as string | undefined;
+      // the first string argument, past a `type` that only names the kind of call (codex's web search actions)
+      const summaryArg = Object.entries(p.input).find(([k, v]) => k !== 'type' && typeof v === 'string')?.[1] as
+        | string
+        | undefined;
       return `<details class="tool${r?.isError ? ' error' : ''}"><summary><span class="tool-name">${esc(p.name)}</span> <span class="dim">${esc(prefixOf(summaryArg ?? '', 120))}</span>${r ? '' : ` <span class="dim">(${isProviderExecuted(p) ? PROVIDER_RAN : 'no result'})</span>`}</summary>
 <div class="io"><h4>Input</h4><pre>${esc(JSON.stringify(p.input, null, 2))}</pre>${r ? `<h4>Output${r.isError ? ' (error)' : ''}</h4>${resultBody(r)}` : ''}</div></details>`;
     }

@@ -80,6 +80,8 @@ describe('a codex web search', () => {
     const html = exportSession(codex, 'html');
     expect(html).toContain(`(${PROVIDER_RAN})`);
     expect(html).not.toContain('(no result)');
+    // the call is summed up by its query, not by the kind of action
+    expect(html).toMatch(/<span class="tool-name">web_search<\/span> <span class="dim">latest tokio release<\/span>/);
     expect(exportSession(codex, 'md')).toContain(`**tool call** \`web_search\` (${ITEM.id}) — ${PROVIDER_RAN}`);
   });
 
