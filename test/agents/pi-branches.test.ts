@@ -16,6 +16,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { NO_RESPONSE_REQUESTED } from '../../src/formats/claude/driver.js';
 import { contextToResponses } from '../../src/formats/codex/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
 import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX } from '../../src/formats/pi/records.js';
@@ -164,7 +165,8 @@ beforeAll(async () => {
   pi.registerCommand('tb-tree', {
     description: 'navigate the session tree with a branch summary',
     handler: async (args, ctx) => {
-      const r = await ctx.navigateTree(args.trim(), { summarize: true });
+      const [id, label] = args.trim().split(' ');
+      const r = await ctx.navigateTree(id, { summarize: true, ...(label ? { label } : {}) });
       if (r.cancelled) throw new Error('navigation cancelled');
     },
   });
@@ -191,10 +193,12 @@ describe('pi branches with a summary, carried into the other agents', () => {
     const firstAnswer = before.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
     if (!firstAnswer) throw new Error('no first answer');
 
-    await runPi(home, ['--session', sessionPath, '-e', extension, '-p', `/tb-tree ${firstAnswer.id}`]);
+    await runPi(home, ['--session', sessionPath, '-e', extension, '-p', `/tb-tree ${firstAnswer.id} checkpoint`]);
     const s = await session('pi', sessionId);
-    const summary = s.entries.at(-1);
+    // the summary, then the label pi gives it (an entry of its own, the leaf)
+    const [summary, label] = s.entries.slice(-2);
     expect(summary).toMatchObject({ kind: 'branch_summary', parentId: firstAnswer.id });
+    expect(label).toMatchObject({ kind: 'label', parentId: summary?.id, targetId: summary?.id, label: 'checkpoint' });
     expect((summary as { summary: string }).summary).toContain(SUMMARY);
     expect(s.warnings).toEqual([]);
 
@@ -334,6 +338,32 @@ describe('pi branches with a summary, carried into the other agents', () => {
     expect(sentBack.slice(0, original.length)).toEqual(original);
   });
 
+  /**
+   * Converts the pi session into each target, which resumes it sending `expected` (normalised) before
+   * its probe, as threadbase's context of the written session says; Claude Code puts its "No response
+   * requested." after a transcript that ends on the user's side (claudeResumed).
+   */
+  async function everyTargetResumes(expected: ReturnType<typeof normalised>, tag: string): Promise<void> {
+    for (const to of ['claude', 'opencode'] as const) {
+      const written = await convertWith(home, sessionId, 'pi', to);
+      const predicted = normalised(contextToAnthropic(await contextOf(to, written.id)).messages as Msg[]);
+      const own =
+        to === 'claude' && expected.at(-1)?.role === 'user'
+          ? [...expected, { role: 'assistant', content: [{ type: 'text', text: NO_RESPONSE_REQUESTED }] }]
+          : expected;
+      expect(predicted, to).toEqual(own);
+      const probe = `probe ${tag} to ${to}`;
+      expect(normalised(await resumeInTarget(home, to, written, probe), probe), to).toEqual(own);
+    }
+    const ctx = await contextOf('pi', sessionId);
+    const written = await convertWith(home, sessionId, 'pi', 'codex');
+    const mark = responses.responseRequests().length;
+    await codex(['resume', written.id, `probe ${tag} to codex`]);
+    const req = responses.responseRequests().slice(mark).at(-1);
+    if (!req) throw new Error('codex sent no request');
+    expect(history(req.input.slice(0, -1)), 'codex').toEqual(history(contextToResponses(ctx).input));
+  }
+
   it('pi goes back to its first prompt: the summary starts the context, and every target resumes it so', async () => {
     const s = await session('pi', sessionId);
     const firstPrompt = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
@@ -346,6 +376,9 @@ describe('pi branches with a summary, carried into the other agents', () => {
     expect(summary).toMatchObject({ kind: 'branch_summary', parentId: firstPrompt.parentId });
     const atSummary = await ourAnthropicContext(sessionId);
     expect(atSummary.messages).toHaveLength(1);
+    // converted at once, the summary the only turn (the session ends in a user turn)
+    await everyTargetResumes(normalised(atSummary.messages as Msg[]), 'summary only');
+
     const FRESH = 'a fresh start';
     const sent = await piResumes(sessionPath, FRESH);
     expect(comparable(sent)).toEqual(comparable([...(atSummary.messages as Msg[]), { role: 'user', content: FRESH }]));
@@ -356,17 +389,6 @@ describe('pi branches with a summary, carried into the other agents', () => {
     const expected = normalised((await ourAnthropicContext(sessionId)).messages as Msg[]);
     expect(expected.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(JSON.stringify(expected)).not.toContain('first question');
-    for (const to of ['claude', 'opencode'] as const) {
-      const written = await convertWith(home, sessionId, 'pi', to);
-      const probe = `probe fresh start to ${to}`;
-      expect(normalised(await resumeInTarget(home, to, written, probe), probe), to).toEqual(expected);
-    }
-    const ctx = await contextOf('pi', sessionId);
-    const written = await convertWith(home, sessionId, 'pi', 'codex');
-    const mark = responses.responseRequests().length;
-    await codex(['resume', written.id, 'probe fresh start to codex']);
-    const req = responses.responseRequests().slice(mark).at(-1);
-    if (!req) throw new Error('codex sent no request');
-    expect(history(req.input.slice(0, -1))).toEqual(history(contextToResponses(ctx).input));
+    await everyTargetResumes(expected, 'fresh start');
   });
 });
