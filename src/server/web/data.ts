@@ -37,7 +37,16 @@ interface LoadedSession {
   contexts: Map<string, { entries: Entry[]; results: Map<string, ToolResultPart>; model?: string }>;
   /** the records whose usage counts, one per response, with its usage (countedUsage), for the costs of every page */
   counted: Map<string, CountedUsage>;
+  /** entry id → the entry itself when shown, else its nearest shown ancestor (null: none), as looked up */
+  shownAt: Map<string, string | null>;
 }
+
+/**
+ * Whether the viewer shows an entry: an agent's own bookkeeping records (metadata: Claude Code's
+ * attachments, api-request and cost-state records, codex's event_msg and token counts) are left out
+ * of the conversation and the tree, as `show` leaves them out.
+ */
+export const shownEntry = (e: Entry): boolean => e.kind !== 'metadata';
 
 export interface WebDataOptions {
   /** How long a loaded session or listing is reused before asking the driver again (ms). */
@@ -382,6 +391,7 @@ export class WebData {
       paths: new Map(),
       contexts: new Map(),
       counted: countedUsage(session.entries),
+      shownAt: new Map(),
     };
     this.loaded.delete(id);
     this.loaded.set(id, fresh);
@@ -396,7 +406,7 @@ export class WebData {
   private pathOf(ls: LoadedSession, leafId: string) {
     let p = ls.paths.get(leafId);
     if (!p) {
-      const path = pathTo(ls.index, leafId);
+      const path = pathTo(ls.index, leafId).filter(shownEntry);
       const results = new Map<string, ToolResultPart>();
       const positions = new Map<string, number>();
       path.forEach((e, i) => {
@@ -412,26 +422,60 @@ export class WebData {
   }
 
   /**
+   * The entry itself when shown, else its nearest shown ancestor (null when none is): a leaf that is
+   * a bookkeeping record shows as the entry above it.
+   */
+  private shownAncestor(ls: LoadedSession, id: string | null): string | null {
+    const walked: string[] = [];
+    let at = id;
+    let found: string | null = null;
+    while (at !== null) {
+      const known = ls.shownAt.get(at);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      const e = ls.index.byId.get(at);
+      if (!e || walked.includes(at)) break;
+      if (shownEntry(e)) {
+        found = at;
+        break;
+      }
+      walked.push(at);
+      at = e.parentId;
+    }
+    for (const w of walked) ls.shownAt.set(w, found);
+    return found;
+  }
+
+  /**
    * The leaf to show: the one asked for; else, when an entry is to be shown, the current leaf if
-   * the entry is on its path, or the newest leaf below the entry; else the current leaf.
+   * the entry is on its path, or the newest leaf below the entry; else the current leaf. A leaf that
+   * is a bookkeeping record gives way to its nearest shown ancestor.
    */
   resolveLeaf(ls: LoadedSession, leaf?: string, entry?: string): string | null {
     if (leaf) {
       if (!ls.index.byId.has(leaf)) throw new NotFoundError('entry', leaf, { file: ls.session.path });
-      return leaf;
+      return this.shownAncestor(ls, leaf) ?? leaf;
     }
-    const cur = currentLeaf(ls.session)?.id ?? null;
+    const cur = this.currentShownLeaf(ls);
     if (!entry || !ls.index.byId.has(entry)) return cur;
     if (cur && this.pathOf(ls, cur).positions.has(entry)) return cur;
-    // Walk down from the entry, always taking the latest child, to a leaf.
+    // Walk down from the entry, always taking the latest shown child, to a leaf.
     let at = entry;
     for (;;) {
-      const kids = ls.index.children.get(at);
-      if (!kids?.length) return at;
+      const kids = (ls.index.children.get(at) ?? []).filter(shownEntry);
+      if (!kids.length) return this.shownAncestor(ls, at) ?? at;
       let next = kids[0] as Entry;
       for (const k of kids) if ((ls.index.order.get(k.id) ?? 0) > (ls.index.order.get(next.id) ?? 0)) next = k;
       at = next.id;
     }
+  }
+
+  /** The current leaf as shown: the session's current leaf, or its nearest shown ancestor. */
+  private currentShownLeaf(ls: LoadedSession): string | null {
+    const cur = currentLeaf(ls.session)?.id ?? null;
+    return cur === null ? null : (this.shownAncestor(ls, cur) ?? cur);
   }
 
   async header(id: string): Promise<SessionHeader> {
@@ -439,8 +483,8 @@ export class WebData {
     const { entries: _entries, raw: _raw, warnings, leafId: _leaf, ...info } = ls.session;
     return {
       info,
-      leafId: currentLeaf(ls.session)?.id ?? null,
-      entryCount: ls.session.entries.length,
+      leafId: this.currentShownLeaf(ls),
+      entryCount: ls.session.entries.filter(shownEntry).length,
       branchCount: branches(ls.session).length,
       warnings: (warnings ?? []).slice(0, 100),
       ...this.sessionCost(ls),
@@ -603,22 +647,38 @@ export class WebData {
 
   /**
    * The tree with every plain link of a chain folded away: roots, branch points, leaves,
-   * compactions and branch summaries remain, each saying how many entries it folds.
+   * compactions and branch summaries remain, each saying how many entries it folds. Bookkeeping
+   * records are left out (their children hang from the nearest shown entry above them), so they
+   * neither show as leaves nor make branch points.
    */
   async tree(id: string): Promise<{ nodes: TreeNode[]; currentLeafId: string | null }> {
     const ls = await this.load(id);
     const { index, session } = ls;
-    const cur = currentLeaf(session)?.id ?? null;
+    const cur = this.currentShownLeaf(ls);
+    const children = new Map<string | null, Entry[]>();
+    for (const e of session.entries) {
+      if (!shownEntry(e)) continue;
+      const parent = e.parentId === null || !index.byId.has(e.parentId) ? null : this.shownAncestor(ls, e.parentId);
+      let list = children.get(parent);
+      if (!list) {
+        list = [];
+        children.set(parent, list);
+      }
+      list.push(e);
+    }
     const nodes: TreeNode[] = [];
-    const roots = index.children.get(null) ?? [];
+    const roots = children.get(null) ?? [];
     // Iterative walk: a 10,000-entry chain must not overflow the stack.
     const stack: { e: Entry; parentNode: string | null; skipped: number; depth: number }[] = roots
       .slice()
       .reverse()
       .map((e) => ({ e, parentNode: null, skipped: 0, depth: 1 }));
+    const seen = new Set<string>();
     while (stack.length) {
       const { e, parentNode, skipped, depth } = stack.pop() as (typeof stack)[number];
-      const kids = index.children.get(e.id) ?? [];
+      if (seen.has(e.id)) continue;
+      seen.add(e.id);
+      const kids = children.get(e.id) ?? [];
       const interesting =
         parentNode === null || kids.length !== 1 || e.kind === 'compaction' || e.kind === 'branch_summary' || e.id === cur;
       let nextParent = parentNode;

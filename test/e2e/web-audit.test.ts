@@ -1,0 +1,89 @@
+/**
+ * The web viewer on sessions the real agents wrote (the fixtures under test/fixtures, copied where
+ * each agent keeps them in a temp HOME and read straight from the agents' files), as a user meets
+ * them in chromium: what shows in the conversation and the tree, and what does not.
+ */
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
+import { createWebApp } from '../../src/server/web/index.js';
+import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
+
+/** Claude Code 2.1: a Bash call, a sub-agent, a compaction; attachments and api-request records around every turn */
+const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+/** Claude Code: three prompts with parallel tool calls, queue-operation and cost-state records as side entries */
+const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
+/** codex: a tool search, an image generated, two turns with their event_msg records */
+const CODEX_ID = '01a21357-17c5-7c31-842a-b2bbe61459bd';
+
+describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
+  let home: string;
+  let sources: Sources;
+  let served: Served;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'threadbase-web-audit-'));
+    const projects = join(home, '.claude', 'projects');
+    await cp(resolve('test/fixtures/claude/real/projects'), projects, { recursive: true });
+    await mkdir(join(projects, '-tmp-cc-parallel'), { recursive: true });
+    await cp(
+      resolve('test/fixtures/claude/parallel-tools/transcript.jsonl'),
+      join(projects, '-tmp-cc-parallel', `${PARALLEL_ID}.jsonl`),
+    );
+    await cp(resolve('test/fixtures/codex/audit-home'), join(home, '.codex'), { recursive: true });
+    sources = new Sources({ home, env: { HOME: home } });
+    served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    await sources?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  const open = async (id: string) => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/session/${id}`);
+    await page.waitForSelector('#conversation .entry');
+    await page.waitForSelector('#tree-panel a.node');
+  };
+
+  it('leaves the agents’ bookkeeping records out of the conversation and the tree, as show does', async () => {
+    const { page } = browser;
+    for (const [id, name, bookkeeping] of [
+      [CLAUDE_ID, 'audit-claude', /^(attachment|api-request|queue-operation|last-prompt|cost-state|atis-latch|mode)/],
+      [PARALLEL_ID, 'audit-claude-parallel', /^(attachment|api-request|queue-operation|last-prompt|cost-state|atis-latch)/],
+      [CODEX_ID, 'audit-codex', /^(event_msg|token_usage_record|world_state|turn_context)/],
+    ] as const) {
+      await open(id);
+      await screenshot(page, name);
+      // no "· attachment" / "· event_msg:task_complete" rows between the messages
+      const rows = (await page.locator('#conversation .entry.slim').allTextContents()).map((t) => t.replace(/^· /, ''));
+      expect(
+        rows.filter((t) => bookkeeping.test(t)),
+        id,
+      ).toEqual([]);
+      const labels = await page.locator('#tree-panel .node-label').allTextContents();
+      expect(
+        labels.filter((t) => bookkeeping.test(t)),
+        id,
+      ).toEqual([]);
+      // one branch, its leaf the current one (a bookkeeping record below it made it no leaf: "Branches (0)")
+      expect(await page.locator('#tree-panel h2').textContent(), id).toBe('Branches (1)');
+      const current = page.locator('#tree-panel a.node.leaf.selected');
+      expect(await current.count(), id).toBe(1);
+      expect(await current.locator('.badge').first().textContent(), id).toBe('current');
+      // the path shown ends at the conversation's last message
+      const status = (await page.locator('.status').textContent()) ?? '';
+      expect(status, id).toContain('(current leaf)');
+    }
+    expect(browser.errors).toEqual([]);
+  });
+});
