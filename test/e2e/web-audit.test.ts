@@ -19,6 +19,10 @@ const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
 /** codex: a tool search, an image generated, two turns with their event_msg records */
 const CODEX_ID = '01a21357-17c5-7c31-842a-b2bbe61459bd';
+/** pi 0.x: a model change, a thinking level change, a bash call (stop reason toolUse) */
+const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+/** OpenCode: a bash call (finish tool-calls), a compaction */
+const OPENCODE_ID = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
 
 describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   let home: string;
@@ -36,6 +40,11 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       join(projects, '-tmp-cc-parallel', `${PARALLEL_ID}.jsonl`),
     );
     await cp(resolve('test/fixtures/codex/audit-home'), join(home, '.codex'), { recursive: true });
+    await cp(
+      resolve('test/fixtures/pi/real-tool-call.jsonl'),
+      join(home, '.pi', 'agent', 'sessions', '--proj--', `2026-11-22T19-09-17-237Z_${PI_ID}.jsonl`),
+    );
+    await cp(resolve('test/fixtures/opencode/opencode.db'), join(home, '.local', 'share', 'opencode', 'opencode.db'));
     sources = new Sources({ home, env: { HOME: home } });
     served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
     browser = await launchBrowser();
@@ -83,6 +92,17 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       // the path shown ends at the conversation's last message
       const status = (await page.locator('.status').textContent()) ?? '';
       expect(status, id).toContain('(current leaf)');
+    }
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('marks only a turn that stopped unusually, not one that stopped to call a tool in its agent’s words', async () => {
+    const { page } = browser;
+    for (const id of [PI_ID, OPENCODE_ID]) {
+      await open(id);
+      // pi's toolUse and OpenCode's tool-calls are how those agents say tool_use
+      expect(await page.locator('#conversation article.role-assistant details.tool').count(), id).toBeGreaterThan(0);
+      expect(await page.locator('#conversation .stop').allTextContents(), id).toEqual([]);
     }
     expect(browser.errors).toEqual([]);
   });

@@ -171,6 +171,13 @@ function fileView(part) {
 }
 
 /**
+ * Stop reasons of a turn that ended as turns do (each agent's words: Claude Code's end_turn and
+ * tool_use, pi's stop and toolUse, OpenCode's tool-calls, OpenAI's tool_calls); any other (max_tokens,
+ * length, error, aborted…) is shown beside the message.
+ */
+const ORDINARY_STOPS = new Set(['end_turn', 'stop', 'tool_use', 'toolUse', 'tool-calls', 'tool_calls']);
+
+/**
  * The model, tokens (and its advisor requests') and cost of a message; `priced` is the cost estimated
  * from usage when the agent recorded none.
  */
@@ -213,7 +220,7 @@ function usageLine(m, priced) {
         `≈${fmtCost(priced)}`,
       ),
     );
-  if (m.stopReason && m.stopReason !== 'end_turn' && m.stopReason !== 'stop' && m.stopReason !== 'tool_use') {
+  if (m.stopReason && !ORDINARY_STOPS.has(m.stopReason)) {
     bits.push(h('span', { class: 'stop' }, m.stopReason));
   }
   return bits;
