@@ -106,4 +106,13 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     }
     expect(browser.errors).toEqual([]);
   });
+
+  it('words a thinking level change on its own as that, not as a change to an unknown model', async () => {
+    const { page } = browser;
+    await open(PI_ID);
+    const rows = await page.locator('#conversation .entry.slim').allTextContents();
+    expect(rows).toContain('⚙ model → claude-standin');
+    expect(rows).toContain('⚙ thinking off');
+    expect(rows.filter((t) => t.includes('?'))).toEqual([]);
+  });
 });

@@ -188,7 +188,9 @@ const previewOf = (e: Entry, max = 80): string => {
       text = e.summary;
       break;
     case 'model_change':
-      text = `model → ${e.model ?? '?'}`;
+      text =
+        [e.model && `model → ${e.model}`, e.thinkingLevel && `thinking ${e.thinkingLevel}`].filter(Boolean).join(' · ') ||
+        'model → ?';
       break;
     case 'label':
       text = `label ${e.label ?? '(cleared)'}`;

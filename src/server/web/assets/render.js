@@ -330,10 +330,11 @@ export function renderEntry(entry, ctx) {
         textBlock(entry.summary),
       );
     case 'model_change':
+      // pi records a thinking level change on its own, without a model
       return h(
         'div',
         { ...base, class: 'entry slim' },
-        `⚙ model → ${entry.model ?? '?'}${entry.thinkingLevel ? ` · thinking ${entry.thinkingLevel}` : ''}`,
+        `⚙ ${[entry.model && `model → ${entry.model}`, entry.thinkingLevel && `thinking ${entry.thinkingLevel}`].filter(Boolean).join(' · ') || 'model → ?'}`,
       );
     case 'label':
       return h('div', { ...base, class: 'entry slim' }, `🏷 ${entry.label ?? '(label cleared)'}`);
