@@ -115,4 +115,22 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(rows).toContain('⚙ thinking off');
     expect(rows.filter((t) => t.includes('?'))).toEqual([]);
   });
+
+  it('fits the stats charts’ labels in their column, a model cut at its end and a project at its start', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/stats`);
+    await page.waitForSelector('svg.bar-chart text.label');
+    await screenshot(page, 'audit-stats');
+    // each label starts inside its chart (a long one ran off its left edge, cut off)
+    const lefts = await page.$$eval('svg.bar-chart text.label', (els) =>
+      els.map((t) => [t.textContent, (t as SVGTextElement).getBBox().x] as const),
+    );
+    expect(lefts.length).toBeGreaterThan(0);
+    for (const [text, x] of lefts) expect(x, text ?? '').toBeGreaterThanOrEqual(0);
+    const models = await page.locator('svg.bar-chart').nth(0).locator('text.label').allTextContents();
+    expect(models).toContain('claude-opus-5-5');
+    const projects = await page.locator('svg.bar-chart').nth(1).locator('text.label').allTextContents();
+    expect(projects).toContain('…-codex/exp6/project');
+    expect(browser.errors).toEqual([]);
+  });
 });

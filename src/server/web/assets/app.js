@@ -631,7 +631,7 @@ async function statsView(params) {
     h(
       'div',
       { class: 'chart-grid' },
-      barChart('By model', stats.byModel),
+      barChart('By model', stats.byModel, { cut: 'end' }),
       barChart('By project', stats.byProject),
       barChart('By agent', stats.bySource),
     ),

@@ -115,12 +115,19 @@ export function timeChart(recorded) {
   return h('figure', { class: 'chart-box' }, h('figcaption', {}, 'Tokens and cost per day'), root, legend());
 }
 
-/** One horizontal bar per bucket (tokens stacked by kind), with the cost at the end. */
-export function barChart(title, buckets, limit = 12) {
+/** Characters of a label that fit in the label column (12px text in labelW, wide letters included). */
+const LABEL_CHARS = 20;
+
+/**
+ * One horizontal bar per bucket (tokens stacked by kind), with the cost at the end. A label too long
+ * for its column is cut at its end (`cut: 'end'`, for names: a model's family is at its start) or at
+ * its start (`cut: 'start'`, for paths: a project's name is at its end); the whole key is its tooltip.
+ */
+export function barChart(title, buckets, { limit = 12, cut = 'start' } = {}) {
   const rows = buckets.slice(0, limit);
   const W = 460;
   const rowH = 24;
-  const labelW = 150;
+  const labelW = 160;
   const costW = 96;
   const H = Math.max(1, rows.length) * rowH + 8;
   const maxT = Math.max(1, ...rows.map(tokensOf));
@@ -128,7 +135,13 @@ export function barChart(title, buckets, limit = 12) {
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart bar-chart', role: 'img', 'aria-label': title });
   rows.forEach((b, i) => {
     const y = 4 + i * rowH;
-    const label = b.key.length > 22 ? `…${b.key.slice(-21)}` : b.key;
+    const chars = [...b.key];
+    const label =
+      chars.length <= LABEL_CHARS
+        ? b.key
+        : cut === 'end'
+          ? `${chars.slice(0, LABEL_CHARS - 1).join('')}…`
+          : `…${chars.slice(-(LABEL_CHARS - 1)).join('')}`;
     root.append(
       svg(
         'g',
