@@ -133,4 +133,27 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(projects).toContain('…-codex/exp6/project');
     expect(browser.errors).toEqual([]);
   });
+
+  it('fits a phone’s screen: no sideways scrolling, the dark mode and help buttons on it', async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      for (const hash of ['#/', `#/session/${CLAUDE_ID}`, '#/stats']) {
+        await page.goto(`${served.url}/${hash}`);
+        await page.waitForSelector('#view > :not(.muted)');
+        const { scroll, client } = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          client: document.documentElement.clientWidth,
+        }));
+        expect(scroll, hash).toBeLessThanOrEqual(client);
+        for (const id of ['#theme-toggle', '#help-toggle', '#quick-search-input']) {
+          const box = await page.locator(id).boundingBox();
+          expect(box && box.x >= 0 && box.x + box.width <= 390, `${hash} ${id}`).toBe(true);
+        }
+      }
+      await screenshot(page, 'audit-phone-session');
+    } finally {
+      await page.close();
+    }
+  });
 });
