@@ -4,6 +4,7 @@ import type { SessionDriver } from '../../model/driver.js';
 import { pushSessions } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warn } from '../io.js';
+import { sinceOption } from '../options.js';
 
 interface PushFlags {
   to: string;
@@ -22,7 +23,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .option('--key <key>', 'API key (default $THREADBASE_KEY)')
     .option('--from <store>', 'the store to push from (default the local index)')
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store")
-    .option('--since <time>', 'only sessions updated since (ISO date)')
+    .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {
       const key = opts.key ?? ctx.env.env.THREADBASE_KEY;

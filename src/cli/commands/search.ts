@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, warnParse } from '../io.js';
+import { positiveIntOption, sinceOption, untilOption } from '../options.js';
 
 export function registerSearch(program: Command, ctx: CliContext): void {
   program
@@ -8,11 +9,11 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .description('full-text search over messages, thinking, tool inputs and outputs of every agent (bm25 ranked)')
     .option('--source <source>', 'only this agent')
     .option('--project <path>', 'only sessions that ran in this directory')
-    .option('--since <time>', 'only entries at or after (ISO date)')
-    .option('--until <time>', 'only entries at or before (ISO date)')
+    .option('--since <time>', 'only entries at or after (ISO date or time)', sinceOption)
+    .option('--until <time>', 'only entries at or before (ISO date or time; a date: through its end)', untilOption)
     .option('--role <role>', 'only user, assistant, tool or system messages')
     .option('--tool <name>', 'only messages that call (or carry the result of) this tool')
-    .option('--limit <n>', 'at most n hits', (v) => Number.parseInt(v, 10), 20)
+    .option('--limit <n>', 'at most n hits', positiveIntOption, 20)
     .option('--no-sync', 'use the index as it is, without bringing it up to date')
     .option('--json', 'print JSON only')
     .action(

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
+import { positiveIntOption, sinceOption } from '../options.js';
 
 export function registerSessions(program: Command, ctx: CliContext): void {
   program
@@ -9,8 +10,8 @@ export function registerSessions(program: Command, ctx: CliContext): void {
     .description('list the sessions of every agent')
     .option('--source <source>', 'only this agent (claude, pi, opencode, ...)')
     .option('--project <path>', 'only sessions that ran in this directory')
-    .option('--since <time>', 'only sessions updated since (ISO date)')
-    .option('--limit <n>', 'at most n sessions', (v) => Number.parseInt(v, 10))
+    .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
+    .option('--limit <n>', 'at most n sessions', positiveIntOption)
     .option('--no-index', "list from the agents' files even when the index is fresh")
     .option('--json', 'print JSON only')
     .action(

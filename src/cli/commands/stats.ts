@@ -6,14 +6,15 @@ import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnParse } from '../io.js';
+import { sinceOption, untilOption } from '../options.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
   program
     .command('stats')
     .description('tokens and cost of every agent, by day, week, month, model, project, session or source')
     .option('--by <key>', `group by ${STATS_BY.join('|')}`, 'day')
-    .option('--since <time>', 'only messages at or after (ISO date)')
-    .option('--until <time>', 'only messages at or before (ISO date)')
+    .option('--since <time>', 'only messages at or after (ISO date or time)', sinceOption)
+    .option('--until <time>', 'only messages at or before (ISO date or time; a date: through its end)', untilOption)
     .option('--source <source>', 'only this agent')
     .option('--project <path>', 'only this directory')
     .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table')

@@ -1,0 +1,44 @@
+/**
+ * Parsers of option values shared by the commands: a bad value is refused with commander's own
+ * "option '--x <v>' argument 'y' is invalid" error (exit 1) instead of being passed on, where it would
+ * match nothing or fail deep inside a query.
+ */
+import { InvalidArgumentError } from 'commander';
+
+const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
+
+function parseTime(value: string): Date {
+  // a date alone (2026-11-25, 2026-11, 2026) is that UTC day, month or year, as `stats --by day` counts days
+  const d = new Date(value.trim());
+  if (!/^\d{4}/.test(value.trim()) || Number.isNaN(d.getTime()))
+    throw new InvalidArgumentError('Expected an ISO date or time, e.g. 2026-11-25 or 2026-11-25T14:00:00Z.');
+  return d;
+}
+
+/** `--since T`: the instant T names (a date alone: its start), as a UTC ISO string. */
+export function sinceOption(value: string): string {
+  return parseTime(value).toISOString();
+}
+
+/**
+ * `--until T`: the last instant T covers, as a UTC ISO string; a date alone covers its whole day
+ * (month, year), so `--since 2026-11-25 --until 2026-11-25` is that day.
+ */
+export function untilOption(value: string): string {
+  const start = parseTime(value);
+  const m = DATE_ONLY.exec(value.trim());
+  if (!m) return start.toISOString();
+  const end = new Date(start);
+  if (m[3]) end.setUTCDate(end.getUTCDate() + 1);
+  else if (m[2]) end.setUTCMonth(end.getUTCMonth() + 1);
+  else end.setUTCFullYear(end.getUTCFullYear() + 1);
+  return new Date(end.getTime() - 1).toISOString();
+}
+
+/** `--limit n` and other counts: a whole number of at least 1. */
+export function positiveIntOption(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError('Expected a whole number of at least 1.');
+  return n;
+}

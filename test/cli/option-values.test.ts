@@ -1,0 +1,89 @@
+/**
+ * The CLI as a user meets it on real Claude Code sessions (the fixtures copied where Claude Code keeps
+ * them): option values it cannot use are refused with a clear error instead of matching nothing or
+ * failing inside a query, and the values it takes mean what a user means by them.
+ */
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
+
+let root: string;
+let env: DriverEnv;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tb-option-values-'));
+  await mkdir(join(root, '.claude'), { recursive: true });
+  // Counting cats in pictures: a session of 2025-10-01, 10:00 UTC
+  await cp(resolve('test/fixtures/claude/older/projects'), join(root, '.claude', 'projects'), { recursive: true });
+  env = { home: root, env: { HOME: root } };
+  await runCliOk(env, ['sync', '--json']);
+});
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const json = async <T>(args: string[]): Promise<T> => JSON.parse(await runCliOk(env, args)) as T;
+
+describe('time options (--since, --until)', () => {
+  it.each([
+    ['sessions', '--since', 'garbage'],
+    ['search', 'cats', '--since', 'yesterday'],
+    ['search', 'cats', '--until', 'nope'],
+    ['stats', '--since', 'garbage'],
+    ['stats', '--until', '12'],
+  ])('%s refuses a time it cannot read (%s %s)', async (...args) => {
+    const r = await runCli(env, [...args, '--json']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/--(since|until) <time>.*invalid.*ISO date/);
+  });
+
+  it('a date alone in --until covers that whole day', async () => {
+    const rows = await json<{ key: string; messages: number }[]>([
+      'stats',
+      '--since',
+      '2025-10-01',
+      '--until',
+      '2025-10-01',
+      '--no-sync',
+      '--json',
+    ]);
+    expect(rows.map((r) => r.key)).toEqual(['2025-10-01']);
+    expect(rows[0]?.messages).toBeGreaterThan(0);
+    const hits = await json<{ sessionId: string }[]>(['search', 'cats', '--until', '2025-10-01', '--no-sync', '--json']);
+    expect(hits.length).toBeGreaterThan(0);
+    const month = await json<{ key: string }[]>(['stats', '--until', '2025-10', '--no-sync', '--json']);
+    expect(month.map((r) => r.key)).toEqual(['2025-10-01']);
+    expect(await json<unknown[]>(['stats', '--until', '2025-09-30', '--no-sync', '--json'])).toEqual([]);
+  });
+
+  it('a time with an offset is the instant it names', async () => {
+    // 11:00 at +02:00 is 09:00 UTC, before the session's turns at 10:00 UTC
+    const rows = await json<{ key: string }[]>(['stats', '--since', '2025-10-01T11:00:00+02:00', '--no-sync', '--json']);
+    expect(rows.map((r) => r.key)).toEqual(['2025-10-01']);
+    const none = await json<unknown[]>(['stats', '--until', '2025-10-01T11:00:00+02:00', '--no-sync', '--json']);
+    expect(none).toEqual([]);
+  });
+});
+
+describe('--limit', () => {
+  it.each([
+    ['sessions', '--limit', 'abc'],
+    ['sessions', '--limit', '0'],
+    ['search', 'cats', '--limit', 'abc'],
+    ['search', 'cats', '--limit', '-3'],
+  ])('%s refuses a limit that is no count (%s %s)', async (...args) => {
+    const r = await runCli(env, [...args, '--json']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/--limit <n>.*invalid.*whole number/);
+  });
+
+  it('a count limits', async () => {
+    expect(await json<unknown[]>(['sessions', '--limit', '1', '--json'])).toHaveLength(1);
+  });
+});
