@@ -63,8 +63,9 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           }
           const bold = process.stdout.isTTY ? (s: string) => s.replace(/\[([^\]]*)\]/g, '\x1b[1;33m$1\x1b[0m') : (s: string) => s;
           for (const h of hits) {
+            // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
             ctx.stdout(
-              `${h.sessionId}  ${h.source.padEnd(8)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? '').padEnd(9)} ${h.project ?? ''}\n    ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
+              `${h.sessionId}  ${h.source.padEnd(8)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(9)} ${h.project ?? ''}\n    ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
             );
           }
           if (!hits.length) ctx.stderr('no matches\n');

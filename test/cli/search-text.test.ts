@@ -1,0 +1,47 @@
+/**
+ * `search`'s text output on real Claude Code sessions (the fixtures copied where Claude Code keeps
+ * them): each hit's line says what it found, a compaction's summary as much as a message.
+ */
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
+
+let root: string;
+let env: DriverEnv;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tb-search-text-'));
+  await mkdir(join(root, '.claude'), { recursive: true });
+  // 0afea31a… and bcdac43d… were compacted with /compact: their compaction entries hold the summary
+  await cp(resolve('test/fixtures/claude/real/projects'), join(root, '.claude', 'projects'), { recursive: true });
+  env = { home: root, env: { HOME: root } };
+  await runCliOk(env, ['sync', '--json']);
+});
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+it('a hit in a compaction summary is marked as a summary in the role column', async () => {
+  const hits = JSON.parse(await runCliOk(env, ['search', 'tools-used-before-summary', '--no-sync', '--json'])) as {
+    sessionId: string;
+    role: string | null;
+  }[];
+  const summaries = hits.filter((h) => h.role === null);
+  expect(summaries.length).toBeGreaterThan(0);
+  const text = await runCliOk(env, ['search', 'tools-used-before-summary', '--no-sync']);
+  const heads = text.split('\n').filter((l) => !l.startsWith('    ') && l.trim());
+  expect(heads).toHaveLength(hits.length);
+  // sessionId, source, time, role, project: no column left blank
+  for (const line of heads) expect(line).toMatch(/^\S+ {2}claude {3}\S+ {2}(user|assistant|tool|system|summary) +\/tmp\//);
+  expect(heads.filter((l) => / {2}summary +\//.test(l))).toHaveLength(summaries.length);
+});
+
+it('a search with no hits says so on stderr and prints nothing', async () => {
+  const r = await runCli(env, ['search', 'zzzqqq-nothing', '--no-sync']);
+  expect(r).toMatchObject({ code: 0, out: '' });
+  expect(r.err).toContain('no matches');
+});
