@@ -156,4 +156,32 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       await page.close();
     }
   });
+
+  it('opens the branch tree in a narrow window, where it is off until asked for', async () => {
+    const page = await browser.context.newPage();
+    try {
+      for (const width of [800, 390]) {
+        await page.setViewportSize({ width, height: 700 });
+        await page.goto(`${served.url}/#/session/${CLAUDE_ID}`);
+        await page.waitForSelector('#conversation .entry');
+        await page.waitForSelector('#tree-panel a.node', { state: 'attached' });
+        expect(await page.locator('#tree-panel').isVisible(), `${width}`).toBe(false);
+        await page.click('#toggle-tree');
+        expect(await page.locator('#tree-panel').isVisible(), `${width}`).toBe(true);
+        const box = await page.locator('#tree-panel').boundingBox();
+        expect(box && box.x >= 0 && box.x + box.width <= width, `${width}`).toBe(true);
+        await screenshot(page, `audit-narrow-tree-${width}`);
+        // a leaf in it opens, and t hides it again
+        await page.locator('#tree-panel a.node.leaf').first().click();
+        await page.waitForSelector('#conversation .entry');
+        await page.locator('#conversation').focus();
+        await page.keyboard.press('t');
+        expect(await page.locator('#tree-panel').isVisible(), `${width}`).toBe(true);
+        await page.keyboard.press('t');
+        expect(await page.locator('#tree-panel').isVisible(), `${width}`).toBe(false);
+      }
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -305,7 +305,7 @@ async function sessionView(id, params) {
         'Model context',
       ),
     ),
-    h('button', { type: 'button', id: 'toggle-tree', onclick: () => (treePanel.hidden = !treePanel.hidden) }, 'Tree (t)'),
+    h('button', { type: 'button', id: 'toggle-tree', onclick: () => toggleTree(treePanel) }, 'Tree (t)'),
     h('button', { type: 'button', onclick: () => jump(0) }, 'Start'),
     h('button', { type: 'button', id: 'jump-end', onclick: () => jump(Math.max(0, first.total - 1)) }, 'End'),
     h('button', { type: 'button', onclick: () => expandAll(true) }, 'Expand tools'),
@@ -382,6 +382,16 @@ async function sessionView(id, params) {
     },
   };
   current.cleanup = () => list.destroy();
+}
+
+/**
+ * Shows the branch tree if it is not on screen, else hides it. Beside the conversation it shows
+ * unless hidden; in a narrow window it is off until asked for (`open`), then over the conversation.
+ */
+function toggleTree(panel) {
+  const shown = getComputedStyle(panel).display !== 'none';
+  panel.hidden = shown;
+  panel.classList.toggle('open', !shown);
 }
 
 async function renderTree(panel, id, leafId, currentLeafId, mode) {
@@ -704,7 +714,7 @@ document.addEventListener('keydown', (e) => {
     }
     case 't': {
       const p = document.getElementById('tree-panel');
-      if (p) p.hidden = !p.hidden;
+      if (p) toggleTree(p);
       break;
     }
     case 'd':
