@@ -4,6 +4,7 @@
  * match nothing or fail deep inside a query.
  */
 import { InvalidArgumentError } from 'commander';
+import { formatNames } from '../formats/registry.js';
 
 const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
 
@@ -41,4 +42,11 @@ export function positiveIntOption(value: string): number {
   if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1)
     throw new InvalidArgumentError('Expected a whole number of at least 1.');
   return n;
+}
+
+/** `--source A`, `--to A`: an agent threadbase knows (a misspelt one said "session not found" or listed nothing). */
+export function agentOption(value: string): string {
+  const known = formatNames();
+  if (!known.includes(value)) throw new InvalidArgumentError(`Known agents: ${known.join(', ')}.`);
+  return value;
 }

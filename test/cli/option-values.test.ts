@@ -87,3 +87,28 @@ describe('--limit', () => {
     expect(await json<unknown[]>(['sessions', '--limit', '1', '--json'])).toHaveLength(1);
   });
 });
+
+describe('agent names (--source, --to)', () => {
+  it.each([
+    ['sessions', '--source', 'claud'],
+    ['show', '11111111', '--source', 'claud'],
+    ['context', '11111111', '--source', 'claud'],
+    ['export', '11111111', '--source', 'claud'],
+    ['fork', '11111111', '--source', 'claud'],
+    ['search', 'cats', '--source', 'claud'],
+    ['stats', '--source', 'claud'],
+    ['convert', '11111111', '--to', 'py'],
+    ['handoff', '11111111', '--to', 'py'],
+  ])('%s refuses an agent it does not know, naming those it knows (%s %s)', async (...args) => {
+    const r = await runCli(env, [...args, '--json']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/--(source|to) <\w+>.*invalid.*Known agents: .*claude.*pi/);
+  });
+
+  it('a known agent is taken', async () => {
+    const rows = await json<{ source: string }[]>(['sessions', '--source', 'claude', '--json']);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.source === 'claude')).toBe(true);
+  });
+});

@@ -4,6 +4,7 @@ import { UnsupportedError } from '../../model/errors.js';
 import { currentLeaf, resolveEntryId } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson } from '../io.js';
+import { agentOption } from '../options.js';
 
 interface BranchFlags {
   at: string;
@@ -21,7 +22,7 @@ export function registerBranch(program: Command, ctx: CliContext): void {
     .requiredOption('--at <entry>', 'the entry the new branch grows from')
     .option('--summary <text>', 'record a summary of the branch being left (a branch summary entry)')
     .option('--message <text>', 'a user message that starts the new branch')
-    .option('--source <source>', 'look only in this agent')
+    .option('--source <source>', 'look only in this agent', agentOption)
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
     .action(async (id: string, opts: BranchFlags) => {

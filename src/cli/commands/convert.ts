@@ -5,6 +5,7 @@ import { resolveEntryId } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, warn } from '../io.js';
+import { agentOption } from '../options.js';
 
 interface ConvertFlags {
   to: string;
@@ -74,8 +75,8 @@ export function registerConvert(program: Command, ctx: CliContext): void {
           ? 'convert the session into another agent and print the command that resumes it there'
           : "write the session into another agent's own store, resumable there",
       )
-      .requiredOption('--to <agent>', 'claude, pi, opencode, threadbase, ...')
-      .option('--source <source>', 'look only in this agent')
+      .requiredOption('--to <agent>', 'claude, pi, opencode, codex or threadbase', agentOption)
+      .option('--source <source>', 'look only in this agent', agentOption)
       .option(
         '--from <store>',
         'read the session from a store instead: http(s)://host of a team server (key: $THREADBASE_API_KEY), postgres://…, sqlite:PATH',
@@ -90,7 +91,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
   program
     .command('fork <id>')
     .description('fork a session at an entry into a new session of the same agent')
-    .option('--source <source>', 'look only in this agent')
+    .option('--source <source>', 'look only in this agent', agentOption)
     .option('--at <entry>', 'fork at this entry (default: the current leaf)')
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')

@@ -6,12 +6,13 @@ import { writeFileAtomic } from '../../formats/shared/atomic.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
+import { agentOption } from '../options.js';
 
 export function registerExport(program: Command, ctx: CliContext): void {
   program
     .command('export <id>')
     .description('a session as a self-contained HTML page, Markdown, JSON of the model, or OpenCode export JSON (opencode)')
-    .option('--source <source>', 'look only in this agent')
+    .option('--source <source>', 'look only in this agent', agentOption)
     .option('--format <format>', [...EXPORT_FORMATS, 'opencode'].join('|'), 'html')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .option(...NO_INDEX_FLAG)

@@ -2,13 +2,13 @@ import type { Command } from 'commander';
 import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
-import { positiveIntOption, sinceOption } from '../options.js';
+import { agentOption, positiveIntOption, sinceOption } from '../options.js';
 
 export function registerSessions(program: Command, ctx: CliContext): void {
   program
     .command('sessions')
     .description('list the sessions of every agent')
-    .option('--source <source>', 'only this agent (claude, pi, opencode, ...)')
+    .option('--source <source>', 'only this agent (claude, pi, opencode, ...)', agentOption)
     .option('--project <path>', 'only sessions that ran in this directory')
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
     .option('--limit <n>', 'at most n sessions', positiveIntOption)

@@ -2,13 +2,14 @@ import type { Command } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
 import { branches, currentLeaf, resolveEntryId } from '../../model/tree.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings } from '../io.js';
+import { agentOption } from '../options.js';
 import { describeEntry, drawTree, shortEntryIds, shownEntry } from '../tree-view.js';
 
 export function registerShow(program: Command, ctx: CliContext): void {
   program
     .command('show <id>')
     .description('a session and its entry tree')
-    .option('--source <source>', 'look only in this agent')
+    .option('--source <source>', 'look only in this agent', agentOption)
     .option('--tree', 'draw the entry tree with the current leaf marked')
     .option('--all', "also list the agent's own bookkeeping records (metadata entries)")
     .option(...NO_INDEX_FLAG)
@@ -51,7 +52,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
   program
     .command('context <id>')
     .description('the context a model sees when the session is resumed')
-    .option('--source <source>', 'look only in this agent')
+    .option('--source <source>', 'look only in this agent', agentOption)
     .option('--leaf <entry>', 'resume at this entry instead of the current leaf')
     .option('--format <format>', `one of: ${contextFormatNames().join(', ')} (and those converters add)`, 'markdown')
     .option(...NO_INDEX_FLAG)
