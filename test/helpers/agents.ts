@@ -254,8 +254,9 @@ export class PiRpc {
   readonly events: Record<string, unknown>[] = [];
   private waiters: { test: (e: Record<string, unknown>) => boolean; done: (e: Record<string, unknown>) => void }[] = [];
 
-  constructor(home: AgentHome, cwd = home.project) {
-    this.child = spawn(PI_BIN, ['--mode', 'rpc', '--provider', PI_PROVIDER, '--model', PI_MODEL], {
+  /** `args`: more of pi's flags (`--session <file>` to work on a session pi recorded before). */
+  constructor(home: AgentHome, cwd = home.project, args: string[] = []) {
+    this.child = spawn(PI_BIN, ['--mode', 'rpc', '--provider', PI_PROVIDER, '--model', PI_MODEL, ...args], {
       cwd,
       env: piEnv(home),
       stdio: ['pipe', 'pipe', 'pipe'],
