@@ -50,3 +50,11 @@ export function agentOption(value: string): string {
   if (!known.includes(value)) throw new InvalidArgumentError(`Known agents: ${known.join(', ')}.`);
   return value;
 }
+
+const ROLES = ['user', 'assistant', 'tool', 'system'];
+
+/** `search --role R`: a message's role (any other matched nothing). */
+export function roleOption(value: string): string {
+  if (!ROLES.includes(value)) throw new InvalidArgumentError(`Expected one of ${ROLES.join(', ')}.`);
+  return value;
+}

@@ -112,3 +112,18 @@ describe('agent names (--source, --to)', () => {
     expect(rows.every((r) => r.source === 'claude')).toBe(true);
   });
 });
+
+describe('search --role', () => {
+  it('refuses a role no message has, naming the roles', async () => {
+    const r = await runCli(env, ['search', 'cats', '--role', 'users', '--no-sync', '--json']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/--role <role>.*invalid.*user, assistant, tool, system/);
+  });
+
+  it('takes a role', async () => {
+    const hits = await json<{ role: string }[]>(['search', 'cats', '--role', 'user', '--no-sync', '--json']);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((h) => h.role === 'user')).toBe(true);
+  });
+});

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, warnParse } from '../io.js';
-import { agentOption, positiveIntOption, sinceOption, untilOption } from '../options.js';
+import { agentOption, positiveIntOption, roleOption, sinceOption, untilOption } from '../options.js';
 
 export function registerSearch(program: Command, ctx: CliContext): void {
   program
@@ -11,7 +11,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option('--project <path>', 'only sessions that ran in this directory')
     .option('--since <time>', 'only entries at or after (ISO date or time)', sinceOption)
     .option('--until <time>', 'only entries at or before (ISO date or time; a date: through its end)', untilOption)
-    .option('--role <role>', 'only user, assistant, tool or system messages')
+    .option('--role <role>', 'only user, assistant, tool or system messages', roleOption)
     .option('--tool <name>', 'only messages that call (or carry the result of) this tool')
     .option('--limit <n>', 'at most n hits', positiveIntOption, 20)
     .option('--no-sync', 'use the index as it is, without bringing it up to date')
