@@ -60,8 +60,10 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   const open = async (id: string) => {
     const { page } = browser;
     await page.goto(`${served.url}/#/session/${id}`);
+    // a new hash re-renders the page in place: wait for this session's, not the last one's
+    await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, id);
     await page.waitForSelector('#conversation .entry');
-    await page.waitForSelector('#tree-panel a.node');
+    await page.waitForSelector(`#tree-panel a.node[href*="${id}"]`);
   };
 
   it('leaves the agents’ bookkeeping records out of the conversation and the tree, as show does', async () => {
@@ -183,5 +185,29 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     } finally {
       await page.close();
     }
+  });
+
+  it('folds what an agent wrote into the conversation itself: instructions, environment context, a note on a local command', async () => {
+    const { page } = browser;
+    await open(CODEX_ID);
+    // codex's developer instructions and environment context: folded, named, their text not on screen
+    const codexFolds = page.locator('#conversation details.injected');
+    expect(await codexFolds.locator('summary').allTextContents()).toEqual([
+      expect.stringMatching(/^developer instructions · [\d,]+ characters$/),
+      expect.stringMatching(/^environment_context, added by codex · [\d,]+ characters$/),
+    ]);
+    const conversation = page.locator('#conversation');
+    expect(await conversation.getByText('<skills_instructions>', { exact: false }).isVisible()).toBe(false);
+    expect(await conversation.getByText('draw a dot', { exact: true }).isVisible()).toBe(true);
+    await codexFolds.first().locator('summary').click();
+    await expect.poll(() => conversation.getByText('<skills_instructions>', { exact: false }).isVisible()).toBe(true);
+    await screenshot(page, 'audit-codex-folded');
+    // Claude Code's caveat before a local command's output (isMeta)
+    await open(CLAUDE_ID);
+    expect(await page.locator('#conversation details.injected summary').allTextContents()).toEqual([
+      expect.stringMatching(/^added by Claude Code · /),
+    ]);
+    expect(await page.locator('#conversation').getByText('after compact', { exact: true }).isVisible()).toBe(true);
+    expect(browser.errors).toEqual([]);
   });
 });

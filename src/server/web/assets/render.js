@@ -229,6 +229,26 @@ function usageLine(m, priced) {
 const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool' };
 
 /**
+ * What a message is when the agent wrote it into the conversation itself rather than the user or
+ * the model (its instructions, the environment it describes, a note about a local command), else '':
+ * such a message is shown folded, as the agents' own screens leave it out.
+ */
+function injectedLabel(m) {
+  const meta = m.meta ?? {};
+  if (m.role === 'system') return meta.codexRole === 'developer' ? 'developer instructions' : 'system prompt';
+  if (meta.codexInjected) return `${meta.codexInjected}, added by codex`;
+  if (meta.geminiInjected) return `${meta.geminiInjected}, added by Gemini CLI`;
+  if (meta.claude?.isMeta) return 'added by Claude Code';
+  return '';
+}
+
+function textLength(parts) {
+  let n = 0;
+  for (const p of parts) if (p.type === 'text') n += p.text.length;
+  return n;
+}
+
+/**
  * One entry. `ctx.toolResults` maps call ids to results (shown with their calls);
  * `ctx.pricedCosts` estimated costs by entry id;
  * `ctx.paired` holds the result ids whose call is on the path (not shown a second time).
@@ -288,6 +308,15 @@ export function renderEntry(entry, ctx) {
       }
       const meta = m.meta ?? {};
       const tag = meta.compactionSummary ? 'compaction summary' : meta.branchSummary ? 'branch summary' : '';
+      const injected = tag ? '' : injectedLabel(m);
+      const body = injected
+        ? h(
+            'details',
+            { class: 'injected' },
+            h('summary', {}, `${injected} · ${textLength(m.parts).toLocaleString()} characters`),
+            parts,
+          )
+        : parts;
       return h(
         'article',
         { ...base, class: `entry msg role-${m.role}${entry.sidechain ? ' sidechain' : ''}` },
@@ -300,7 +329,7 @@ export function renderEntry(entry, ctx) {
           usageLine(m, ctx.pricedCosts?.[entry.id]),
           h('time', { datetime: entry.timestamp, title: entry.timestamp }, fmtTime(entry.timestamp)),
         ),
-        parts,
+        body,
         m.error && h('div', { class: 'error' }, m.error),
       );
     }
