@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { prefixOf } from '../../model/text.js';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
@@ -48,14 +47,17 @@ export function registerStats(program: Command, ctx: CliContext): void {
           });
           if (opts.json) return printJson(ctx, rows);
           const n = (x: number) => x.toLocaleString('en-US');
+          // each key whole (a session id with its agent, a project's path): cut, it could not be given back
+          const keys = rows.map((r) => (r.source ? `${r.key} (${r.source})` : r.key));
+          const width = Math.max(38, ...keys.map((k) => k.length));
           ctx.stdout(
-            `${'key'.padEnd(38)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache read'.padStart(14)} ${'cache write'.padStart(13)} ${'reasoning'.padStart(10)} ${'cost $'.padStart(10)} ${'msgs'.padStart(6)}\n`,
+            `${'key'.padEnd(width)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache read'.padStart(14)} ${'cache write'.padStart(13)} ${'reasoning'.padStart(10)} ${'cost $'.padStart(10)} ${'msgs'.padStart(6)}\n`,
           );
-          for (const r of rows) {
+          rows.forEach((r, i) => {
             ctx.stdout(
-              `${prefixOf(r.source ? `${r.key} (${r.source})` : r.key, 38).padEnd(38)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${r.cost.toFixed(4).padStart(10)} ${String(r.messages).padStart(6)}\n`,
+              `${(keys[i] as string).padEnd(width)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${r.cost.toFixed(4).padStart(10)} ${String(r.messages).padStart(6)}\n`,
             );
-          }
+          });
         } finally {
           await store.close();
         }

@@ -1,6 +1,6 @@
 /**
- * `search`'s text output on real Claude Code sessions (the fixtures copied where Claude Code keeps
- * them): each hit's line says what it found, a compaction's summary as much as a message.
+ * The text output of the commands on real Claude Code sessions (the fixtures copied where Claude Code
+ * keeps them): each line says what it found, whole enough to be given back to another command.
  */
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ let root: string;
 let env: DriverEnv;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'tb-search-text-'));
+  root = await mkdtemp(join(tmpdir(), 'tb-text-output-'));
   await mkdir(join(root, '.claude'), { recursive: true });
   // 0afea31a… and bcdac43d… were compacted with /compact: their compaction entries hold the summary
   await cp(resolve('test/fixtures/claude/real/projects'), join(root, '.claude', 'projects'), { recursive: true });
@@ -44,4 +44,18 @@ it('a search with no hits says so on stderr and prints nothing', async () => {
   const r = await runCli(env, ['search', 'zzzqqq-nothing', '--no-sync']);
   expect(r).toMatchObject({ code: 0, out: '' });
   expect(r.err).toContain('no matches');
+});
+
+it('stats --by session prints each session id whole, with its agent, in a column wide enough', async () => {
+  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'session', '--no-sync', '--json'])) as { key: string }[];
+  expect(rows.length).toBeGreaterThan(1);
+  const lines = (await runCliOk(env, ['stats', '--by', 'session', '--no-sync'])).trimEnd().split('\n');
+  expect(lines).toHaveLength(rows.length + 1);
+  const inputAt = (lines[0] as string).indexOf('input') + 'input'.length;
+  rows.forEach((r, i) => {
+    const line = lines[i + 1] as string;
+    expect(line.startsWith(`${r.key} (claude) `)).toBe(true);
+    // the numbers stay under their headings
+    expect(line.slice(0, inputAt)).toMatch(/ \d[\d,]*$/);
+  });
 });
