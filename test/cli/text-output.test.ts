@@ -59,3 +59,16 @@ it('stats --by session prints each session id whole, with its agent, in a column
     expect(line.slice(0, inputAt)).toMatch(/ \d[\d,]*$/);
   });
 });
+
+it('context --json prints JSON: the anthropic format unless another JSON format is named, and refuses markdown', async () => {
+  const id = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+  const json = await runCliOk(env, ['context', id, '--json']);
+  expect(JSON.parse(json)).toEqual(JSON.parse(await runCliOk(env, ['context', id, '--format', 'anthropic'])));
+  const openai = await runCliOk(env, ['context', id, '--format', 'openai', '--json']);
+  expect(JSON.parse(openai)).toEqual(JSON.parse(await runCliOk(env, ['context', id, '--format', 'openai'])));
+  expect(await runCliOk(env, ['context', id])).toMatch(/^## user\n/);
+  const md = await runCli(env, ['context', id, '--format', 'markdown', '--json']);
+  expect(md.code).not.toBe(0);
+  expect(md.out).toBe('');
+  expect(md.err).toContain('markdown');
+});

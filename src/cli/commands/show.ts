@@ -54,15 +54,22 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .description('the context a model sees when the session is resumed')
     .option('--source <source>', 'look only in this agent', agentOption)
     .option('--leaf <entry>', 'resume at this entry instead of the current leaf')
-    .option('--format <format>', `one of: ${contextFormatNames().join(', ')} (and those converters add)`, 'markdown')
+    .option(
+      '--format <format>',
+      `one of: ${contextFormatNames().join(', ')} (and those converters add) (default: markdown, with --json anthropic)`,
+    )
     .option(...NO_INDEX_FLAG)
-    .option('--json', 'print JSON only (the default for JSON formats)')
-    .action(async (id: string, opts: { source?: string; leaf?: string; format: string; index: boolean }) => {
+    .option('--json', 'print JSON only: the anthropic format unless --format names another JSON one')
+    .action(async (id: string, opts: { source?: string; leaf?: string; format?: string; json?: boolean; index: boolean }) => {
+      const format = opts.format ?? (opts.json ? 'anthropic' : 'markdown');
       const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
       const leafId = opts.leaf === undefined ? undefined : resolveEntryId(session.entries, opts.leaf);
       const context = await driver.getContext(info.id, { leafId });
-      const out = renderContext(context, opts.format);
-      if (typeof out === 'string') ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);
-      else printJson(ctx, out);
+      const out = renderContext(context, format);
+      if (typeof out === 'string') {
+        if (opts.json)
+          throw new Error(`--json: the ${format} format is text, not JSON (JSON formats: anthropic, openai, ai-sdk, …)`);
+        ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);
+      } else printJson(ctx, out);
     });
 }
