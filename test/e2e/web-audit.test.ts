@@ -19,6 +19,8 @@ const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
 /** codex: a tool search, an image generated, two turns with their event_msg records */
 const CODEX_ID = '01a21357-17c5-7c31-842a-b2bbe61459bd';
+/** codex: a turn rolled back, codex's model recorded with every turn */
+const ROLLBACK_ID = '01a21354-a797-71c1-b74e-7a50f662eec7';
 /** pi 0.x: a model change, a thinking level change, a bash call (stop reason toolUse) */
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
 /** OpenCode: a bash call (finish tool-calls), a compaction */
@@ -209,5 +211,19 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     ]);
     expect(await page.locator('#conversation').getByText('after compact', { exact: true }).isVisible()).toBe(true);
     expect(browser.errors).toEqual([]);
+  });
+
+  it('shows a model change once, not again at every turn that names the same model', async () => {
+    const { page } = browser;
+    // codex records its model with each turn: standin-model three times in this rolled-back session
+    await open(ROLLBACK_ID);
+    const rows = await page.locator('#conversation .entry.slim').allTextContents();
+    expect(rows.filter((t) => t.startsWith('⚙'))).toEqual(['⚙ model → standin-model']);
+    // pi's model, then its thinking level: both changes
+    await open(PI_ID);
+    expect((await page.locator('#conversation .entry.slim').allTextContents()).filter((t) => t.startsWith('⚙'))).toEqual([
+      '⚙ model → claude-standin',
+      '⚙ thinking off',
+    ]);
   });
 });

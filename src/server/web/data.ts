@@ -48,6 +48,21 @@ interface LoadedSession {
  */
 export const shownEntry = (e: Entry): boolean => e.kind !== 'metadata';
 
+/**
+ * A path without the model changes that change nothing: codex records its model with every turn,
+ * which showed as a '⚙ model → …' row per turn though the model never changed. A change is kept when
+ * any model, provider or thinking level it names differs from the one in force on the path.
+ */
+export function withoutRepeatedSettings(path: Entry[]): Entry[] {
+  const inForce: { model?: string; provider?: string; thinkingLevel?: string } = {};
+  return path.filter((e) => {
+    if (e.kind !== 'model_change') return true;
+    const changes = (['model', 'provider', 'thinkingLevel'] as const).filter((k) => e[k] !== undefined && e[k] !== inForce[k]);
+    for (const k of changes) inForce[k] = e[k];
+    return changes.length > 0;
+  });
+}
+
 export interface WebDataOptions {
   /** How long a loaded session or listing is reused before asking the driver again (ms). */
   cacheMs?: number;
@@ -408,7 +423,7 @@ export class WebData {
   private pathOf(ls: LoadedSession, leafId: string) {
     let p = ls.paths.get(leafId);
     if (!p) {
-      const path = pathTo(ls.index, leafId).filter(shownEntry);
+      const path = withoutRepeatedSettings(pathTo(ls.index, leafId).filter(shownEntry));
       const results = new Map<string, ToolResultPart>();
       const positions = new Map<string, number>();
       path.forEach((e, i) => {
