@@ -89,11 +89,15 @@ function compactionsForTargets(path: Entry[]): Entry[] {
   });
 }
 
-/** The compaction with its first kept entry on `pathToIt` (root … the compaction) a message, or none. */
+/**
+ * The compaction with its first kept entry on `pathToIt` (root … the compaction) a message or a branch
+ * summary (pi keeps from one when it compacts right after going back in its tree), or none.
+ */
 function keptFromAMessage(e: CompactionEntry, pathToIt: Entry[]): CompactionEntry {
   if (e.firstKeptEntryId === undefined) return e;
   const from = pathToIt.findIndex((x) => x.id === e.firstKeptEntryId);
-  const firstMessage = from < 0 ? undefined : pathToIt.slice(from, -1).find((x) => x.kind === 'message');
+  const firstMessage =
+    from < 0 ? undefined : pathToIt.slice(from, -1).find((x) => x.kind === 'message' || x.kind === 'branch_summary');
   if (firstMessage) return firstMessage.id === e.firstKeptEntryId ? e : { ...e, firstKeptEntryId: firstMessage.id };
   const { firstKeptEntryId: _none, ...rest } = e;
   return rest;

@@ -87,11 +87,10 @@ describe('compactions another agent laid out', () => {
   /**
    * pi's compaction right after `/tree` keeps from the branch summary (findCutPoint takes the entries
    * before the kept prompt that are no messages), so the first kept entry is a branch_summary
-   * (test/agents/pi-branches.test.ts, with the real pi). FAILS until src/convert/session.ts
-   * keptFromAMessage takes a branch summary as kept (`x.kind === 'message' || x.kind === 'branch_summary'`):
-   * today it re-points the compaction at the prompt after it, and the summary is lost; then make it an `it`.
+   * (test/agents/pi-branches.test.ts, with the real pi): re-pointed at the prompt after it, the
+   * summary was lost.
    */
-  it.fails("pi's compaction that keeps from a branch summary keeps the summary in Claude Code and OpenCode", async () => {
+  it("pi's compaction that keeps from a branch summary keeps the summary in Claude Code and OpenCode", async () => {
     const session: Session = {
       id: 'pi-branch-kept',
       source: 'pi',
