@@ -3,6 +3,7 @@
  * "option '--x <v>' argument 'y' is invalid" error (exit 1) instead of being passed on, where it would
  * match nothing or fail deep inside a query.
  */
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { formatNames } from '../formats/registry.js';
 
@@ -57,4 +58,12 @@ const ROLES = ['user', 'assistant', 'tool', 'system'];
 export function roleOption(value: string): string {
   if (!ROLES.includes(value)) throw new InvalidArgumentError(`Expected one of ${ROLES.join(', ')}.`);
   return value;
+}
+
+/**
+ * `--project P`: the directory as agents record it, absolute with no trailing slash (`.` is the current
+ * directory; `~/app/` from a shell's completion matched nothing). A Windows path is taken as it is.
+ */
+export function projectOption(value: string): string {
+  return /^[A-Za-z]:[\\/]|^\\\\/.test(value) ? value : resolve(value);
 }

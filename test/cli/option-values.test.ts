@@ -5,7 +5,7 @@
  */
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
@@ -125,5 +125,21 @@ describe('search --role', () => {
     const hits = await json<{ role: string }[]>(['search', 'cats', '--role', 'user', '--no-sync', '--json']);
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((h) => h.role === 'user')).toBe(true);
+  });
+});
+
+describe('--project', () => {
+  // the older fixture ran in /work/proj.a
+  it.each([
+    ['with a trailing slash', '/work/proj.a/'],
+    ['relative to the current directory', relative(process.cwd(), '/work/proj.a')],
+  ])('names the directory %s', async (_how, project) => {
+    const rows = await json<{ project: string }[]>(['sessions', '--project', project, '--json']);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.project === '/work/proj.a')).toBe(true);
+    const hits = await json<unknown[]>(['search', 'cats', '--project', project, '--no-sync', '--json']);
+    expect(hits.length).toBeGreaterThan(0);
+    const counted = await json<{ key: string }[]>(['stats', '--by', 'project', '--project', project, '--no-sync', '--json']);
+    expect(counted.map((r) => r.key)).toEqual(['/work/proj.a']);
   });
 });

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, warnParse } from '../io.js';
-import { agentOption, positiveIntOption, roleOption, sinceOption, untilOption } from '../options.js';
+import { agentOption, positiveIntOption, projectOption, roleOption, sinceOption, untilOption } from '../options.js';
 
 export function registerSearch(program: Command, ctx: CliContext): void {
   program
     .command('search <query...>')
     .description('full-text search over messages, thinking, tool inputs and outputs of every agent (bm25 ranked)')
     .option('--source <source>', 'only this agent', agentOption)
-    .option('--project <path>', 'only sessions that ran in this directory')
+    .option('--project <path>', 'only sessions that ran in this directory (. is the current one)', projectOption)
     .option('--since <time>', 'only entries at or after (ISO date or time)', sinceOption)
     .option('--until <time>', 'only entries at or before (ISO date or time; a date: through its end)', untilOption)
     .option('--role <role>', 'only user, assistant, tool or system messages', roleOption)

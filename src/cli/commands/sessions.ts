@@ -2,14 +2,14 @@ import type { Command } from 'commander';
 import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
-import { agentOption, positiveIntOption, sinceOption } from '../options.js';
+import { agentOption, positiveIntOption, projectOption, sinceOption } from '../options.js';
 
 export function registerSessions(program: Command, ctx: CliContext): void {
   program
     .command('sessions')
     .description('list the sessions of every agent')
     .option('--source <source>', 'only this agent (claude, pi, opencode, ...)', agentOption)
-    .option('--project <path>', 'only sessions that ran in this directory')
+    .option('--project <path>', 'only sessions that ran in this directory (. is the current one)', projectOption)
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
     .option('--limit <n>', 'at most n sessions', positiveIntOption)
     .option('--no-index', "list from the agents' files even when the index is fresh")
