@@ -29,6 +29,8 @@ beforeAll(async () => {
   // Codex rollouts the real codex wrote (base instructions, a local compaction, a rollback, tool search)
   await fs.cp(resolve('test/fixtures/codex/home/sessions'), join(home, '.codex', 'sessions'), { recursive: true });
   await fs.cp(resolve('test/fixtures/codex/audit-home/sessions'), join(home, '.codex', 'sessions'), { recursive: true });
+  // rollbacks that reach into a compaction's replacement history (the turns dropped there are on the rollback entry)
+  await fs.cp(resolve('test/fixtures/codex/rollback-home/sessions'), join(home, '.codex', 'sessions'), { recursive: true });
   // OpenCode's database with an automatic compaction (its summary message is sent as recorded)
   const oc = join(home, '.local', 'share', 'opencode');
   await fs.mkdir(oc, { recursive: true });

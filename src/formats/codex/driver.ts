@@ -24,9 +24,9 @@ import { readJsonl } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
-import { isSummaryText, normalizeCalls, selectUserMessages, userTextItems } from './history.js';
+import { dropLastUserTurns, isSummaryText, normalizeCalls, selectUserMessages, userTextItems } from './history.js';
 import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
-import { baseInstructionsOf, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
+import { baseInstructionsOf, droppedCompactedTurns, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
 
 /** The CLI version written into session_meta of sessions threadbase creates. */
@@ -70,9 +70,11 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   /**
    * 1: rollbacks, tool searches, generated images, the usage after a cut-off response, forked sub-agents' titles;
    * 2: web searches marked providerExecuted;
-   * 3: the output of a shell command codex saw fail is an error result.
+   * 3: the output of a shell command codex saw fail is an error result;
+   * 4: a rollback counts the user turns in the last compaction's history too (reaching into it, it continues
+   *    from the compaction and records the turns it dropped there; the trim of injected context reaches back to it).
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -441,7 +443,9 @@ const textMessage = (texts: string[], meta: Message['meta']): Message => ({
  * The history codex replays up to the last compaction on the path: the exact replacement history the
  * rollout recorded, or (local compaction) the user's messages codex had in its history then, the
  * newest within its token budget, followed by the summary. Replayed compaction by compaction, as codex
- * does: an earlier compaction's cut message is what a later one collects.
+ * does: an earlier compaction's cut message is what a later one collects. A rollback that reached past
+ * the compaction (more user turns than followed it) drops the rest from that history, as codex's
+ * drop_last_n_user_turns does on the history it replayed.
  */
 function compactedHistory(path: readonly Entry[]): Message[] | undefined {
   // the user's messages in codex's history so far, as their text items
@@ -455,6 +459,13 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
   for (const e of path) {
     if (e.kind === 'message') {
       users.push(...userMessages([e.message]));
+      continue;
+    }
+    // a rollback that reached past the compaction drops the turns left over from its history
+    const dropped = droppedCompactedTurns(e);
+    if (dropped && history) {
+      history = dropLastUserTurns(history, dropped);
+      users = userMessages(history);
       continue;
     }
     if (e.kind !== 'compaction') continue;

@@ -6,7 +6,9 @@
  *   with codex_utils_string's truncate_middle_with_token_budget and approx_token_count);
  * - every prompt is normalized (core/src/context_manager/normalize.rs): a call without an output gets
  *   an "aborted" output right after it (ensure_call_outputs_present), an output whose call is missing
- *   is dropped (remove_orphan_outputs).
+ *   is dropped (remove_orphan_outputs);
+ * - a rollback (`thread_rolled_back`) drops the last user turns of the history as it stands, a
+ *   compaction's replacement history included (context_manager/history.rs drop_last_n_user_turns).
  */
 import type { Message, Part, ToolCallPart, ToolResultPart } from '../../model/types.js';
 import { SUMMARY_PREFIX, searchCallId } from './items.js';
@@ -49,6 +51,37 @@ export function truncateMiddleTokens(text: string, tokens: number): string[] {
 /** codex's is_summary_message: the summary it rebuilt before is not one of the user's messages. */
 export function isSummaryText(text: string): boolean {
   return text.startsWith(`${SUMMARY_PREFIX}\n`);
+}
+
+/**
+ * A user turn as codex counts them for a rollback (is_user_turn_boundary): a user message that is not
+ * context codex injected (`<environment_context>`, AGENTS.md…) and not a compaction's summary.
+ */
+export function isUserTurnMessage(m: Message): boolean {
+  if (m.role !== 'user' || m.meta?.codexInjected || m.meta?.compactionSummary) return false;
+  return !isSummaryText(userTextItems(m).join(''));
+}
+
+/** Context codex injects before a turn (developer messages, `<environment_context>`…): a rollback trims it with the turn. */
+export function isPreTurnContextMessage(m: Message): boolean {
+  return m.role === 'system' || (m.role === 'user' && Boolean(m.meta?.codexInjected));
+}
+
+/**
+ * codex's drop_last_n_user_turns on a history: cut at the n-th last user turn (at the first when
+ * there are fewer), then trim the context injected right above the cut, never above the first turn.
+ * A history without user turns is kept whole.
+ */
+export function dropLastUserTurns(messages: readonly Message[], n: number): Message[] {
+  const users: number[] = [];
+  messages.forEach((m, i) => {
+    if (isUserTurnMessage(m)) users.push(i);
+  });
+  const first = users[0];
+  if (n <= 0 || first === undefined) return [...messages];
+  let cut = n >= users.length ? first : (users[users.length - n] as number);
+  while (cut > first && isPreTurnContextMessage(messages[cut - 1] as Message)) cut--;
+  return messages.slice(0, cut);
 }
 
 const isImageOpenTag = (t: string) => t === '<image>' || (t.startsWith('<image name=') && t.endsWith('>'));

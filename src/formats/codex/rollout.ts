@@ -12,7 +12,8 @@
  * instructions}` line followed by bare ResponseItems; those are read too.
  * The rollout is linear (each entry's parent is the one before it) but for `thread_rolled_back`:
  * codex then drops the last N user turns, so the event and what follows continue from the entry
- * before those turns, which stay in the tree as an abandoned branch.
+ * before those turns, which stay in the tree as an abandoned branch (from the compaction before
+ * them, when the rollback reaches into its replacement history: see rollBack).
  */
 import { basename } from 'node:path';
 import { countMessages, firstUserLine, pathTo } from '../../model/tree.js';
@@ -20,6 +21,7 @@ import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from 
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
+import { isPreTurnContextMessage, isUserTurnMessage } from './history.js';
 import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
 
 export const SOURCE = 'codex';
@@ -381,9 +383,12 @@ export async function readRollout(file: string): Promise<Session> {
       }
       open = undefined;
     }
+    let dropped = 0;
     if (type === 'event_msg' && payload?.type === 'thread_rolled_back' && typeof payload.num_turns === 'number') {
       open = undefined;
-      tip = rolledBackTo(tip === null ? [] : pathTo({ byId }, tip), payload.num_turns);
+      const back = rollBack(tip === null ? [] : pathTo({ byId }, tip), payload.num_turns);
+      tip = back.tip;
+      dropped = back.compactedTurns;
     }
     if (open && type === 'event_msg' && payload?.type !== 'token_count') {
       // UI events codex writes between the items of one response stay with that response's record.
@@ -405,7 +410,7 @@ export async function readRollout(file: string): Promise<Session> {
       parentId: parentId(),
       kind: 'metadata',
       type: `${type ?? 'unknown'}${subtype}`,
-      data: payload ?? rec,
+      data: dropped ? { ...payload, [DROPPED_COMPACTED_TURNS]: dropped } : (payload ?? rec),
     });
   }
 
@@ -470,47 +475,93 @@ function failedCommandId(payload: JsonObject): string | undefined {
   return failed(item.exit_code) || item.status === 'failed' ? str(item.id) : undefined;
 }
 
-/** A user turn as codex counts them for a rollback: a message the user typed, not injected context. */
+/** A user turn as codex counts them for a rollback: a message the user typed, not injected context or a summary. */
 function isUserTurn(e: Entry): boolean {
-  return e.kind === 'message' && e.message.role === 'user' && !e.message.meta?.codexInjected;
+  return e.kind === 'message' && isUserTurnMessage(e.message);
 }
 
 /** Context codex injects before a turn (developer messages, `<environment_context>`...), rolled back with it. */
 function isPreTurnContext(e: Entry): boolean {
-  if (e.kind !== 'message') return false;
-  return e.message.role === 'system' || (e.message.role === 'user' && Boolean(e.message.meta?.codexInjected));
+  return e.kind === 'message' && isPreTurnContextMessage(e.message);
+}
+
+/**
+ * The key of a rollback entry's `data` (the record's payload and this) that says how many user turns it
+ * dropped from the history of the compaction before it: a rollback of more turns than followed the
+ * compaction reaches into the history codex replaced the earlier ones with (codexContext drops them there).
+ */
+export const DROPPED_COMPACTED_TURNS = 'droppedCompactedTurns';
+
+/** How many user turns a rollback entry dropped from the compaction's history before it. */
+export function droppedCompactedTurns(e: Entry): number {
+  if (!isRollback(e) || e.kind !== 'metadata' || !isObject(e.data)) return 0;
+  const n = e.data[DROPPED_COMPACTED_TURNS];
+  return typeof n === 'number' && n > 0 ? n : 0;
+}
+
+/**
+ * The user turns in the history a compaction left (its replacement_history; for a compaction recorded
+ * without one, the user's messages before it, which codex rebuilds it from), less those rollbacks after
+ * it already dropped.
+ */
+function compactedUserTurns(chain: readonly Entry[], at: number): number {
+  const c = chain[at] as Entry;
+  const payload = isObject(c.raw) && isObject(c.raw.payload) ? c.raw.payload : undefined;
+  let turns = 0;
+  if (payload && Array.isArray(payload.replacement_history)) {
+    for (const it of payload.replacement_history) {
+      const m = isObject(it) ? itemToMessage(it) : undefined;
+      if (m && isUserTurnMessage(m)) turns++;
+    }
+  } else turns = chain.slice(0, at).filter(isUserTurn).length;
+  for (const e of chain.slice(at + 1)) turns -= droppedCompactedTurns(e);
+  return Math.max(0, turns);
+}
+
+export interface RolledBack {
+  /** the last entry kept: the next one continues from it */
+  tip: string | null;
+  /** user turns dropped from the history of the last compaction (the rollback reached past it) */
+  compactedTurns: number;
 }
 
 /**
  * Where history continues after codex drops the last `n` user turns (codex-rs/core
- * drop_last_n_user_turns: cut at the n-th last user message, or at the first if there are fewer,
- * then trim the injected context right above the cut, never above the first turn). Returns the id of
- * the last entry kept, or the current tip when there is nothing to drop. Turns before the last
- * compaction are not counted: codex's history there is the compaction's, not these entries.
+ * drop_last_n_user_turns on the history it replayed: a compaction's replacement history, then what
+ * followed it): cut at the n-th last user turn, or at the first if there are fewer, then trim the
+ * injected context right above the cut, never above the first turn. When the cut falls inside the last
+ * compaction's history (more turns than followed it, and that history holds user turns), everything
+ * after the compaction goes and the turns left over are dropped from its history (`compactedTurns`).
+ * Nothing to drop: the current tip.
  */
-export function rolledBackTo(chain: readonly Entry[], n: number): string | null {
+export function rollBack(chain: readonly Entry[], n: number): RolledBack {
   const tip = chain[chain.length - 1]?.id ?? null;
-  if (n <= 0) return tip;
-  let from = 0;
-  for (let i = chain.length - 1; i >= 0; i--)
-    if (chain[i]?.kind === 'compaction') {
-      from = i + 1;
-      break;
-    }
+  if (n <= 0) return { tip, compactedTurns: 0 };
+  const compaction = chain.findLastIndex((e) => e.kind === 'compaction');
+  const before = compaction >= 0 ? compactedUserTurns(chain, compaction) : 0;
   const users: number[] = [];
-  for (let i = from; i < chain.length; i++) if (isUserTurn(chain[i] as Entry)) users.push(i);
+  for (let i = compaction + 1; i < chain.length; i++) if (isUserTurn(chain[i] as Entry)) users.push(i);
+  if (before > 0 && n > users.length)
+    return { tip: chain[compaction]?.id ?? null, compactedTurns: Math.min(n - users.length, before) };
   const first = users[0];
-  if (first === undefined) return tip;
+  if (first === undefined) return { tip, compactedTurns: 0 };
   let cut = n >= users.length ? first : (users[users.length - n] as number);
+  // codex's first user turn: in the compaction's history when it holds one, so the trim may reach back to it
+  const bound = before > 0 ? compaction : first;
   // Records that are not history (events, turn contexts) between trimmed messages go with them.
-  for (let k = cut; k > first; k--) {
+  for (let k = cut; k > bound; k--) {
     const e = chain[k - 1] as Entry;
     if (e.kind === 'message') {
       if (!isPreTurnContext(e)) break;
       cut = k - 1;
     }
   }
-  return chain[cut - 1]?.id ?? null;
+  return { tip: chain[cut - 1]?.id ?? null, compactedTurns: 0 };
+}
+
+/** The id of the last entry kept after codex drops the last `n` user turns (rollBack). */
+export function rolledBackTo(chain: readonly Entry[], n: number): string | null {
+  return rollBack(chain, n).tip;
 }
 
 /** A rollback record: its entry's parent is the entry before the turns it dropped. */
