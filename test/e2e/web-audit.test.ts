@@ -21,6 +21,9 @@ const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
 const CODEX_ID = '01a21357-17c5-7c31-842a-b2bbe61459bd';
 /** codex: a turn rolled back, codex's model recorded with every turn */
 const ROLLBACK_ID = '01a21354-a797-71c1-b74e-7a50f662eec7';
+/** codex: a sub-agent's session (CHILDTASK) and the session that spawned it, ids made in the same minute */
+const CODEX_CHILD_ID = '01a21356-267a-73e0-9768-3144907e69c8';
+const CODEX_PARENT_ID = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
 /** pi 0.x: a model change, a thinking level change, a bash call (stop reason toolUse) */
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
 /** OpenCode: a bash call (finish tool-calls), a compaction */
@@ -225,5 +228,18 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       '⚙ model → claude-standin',
       '⚙ thinking off',
     ]);
+  });
+
+  it('names the session a session came from by as much of its id as tells it apart', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/sessions?text=${CODEX_CHILD_ID}`);
+    await page.waitForFunction(() => document.querySelectorAll('tr.row').length === 1);
+    // 'from 01a21356' read like the session's own id: both start 01a21356
+    expect(await page.locator('tr.row .mono').textContent()).toBe(`${CODEX_CHILD_ID} · from 01a21356-25ea-…`);
+    await open(CODEX_CHILD_ID);
+    const link = page.locator(`.session-head a[title="${CODEX_PARENT_ID}"]`);
+    expect(await link.textContent()).toBe('01a21356-25ea-…');
+    await link.click();
+    await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, CODEX_PARENT_ID);
   });
 });

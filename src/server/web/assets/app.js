@@ -3,7 +3,7 @@
 import { get, post, setKey, Unauthorized } from './api.js';
 import { barChart, timeChart } from './charts.js';
 import { renderEntry } from './render.js';
-import { fmtCost, fmtTime, fmtTokens, h, highlighted, shortPath } from './util.js';
+import { fmtCost, fmtTime, fmtTokens, h, highlighted, shortIdBeside, shortPath } from './util.js';
 import { PagedList } from './virtual.js';
 
 const PAGE = 100;
@@ -174,7 +174,7 @@ async function listView(params) {
         'td',
         { class: 'title-cell' },
         h('a', { href: href(`/session/${encodeURIComponent(s.id)}`) }, s.title || '(untitled)'),
-        h('div', { class: 'muted small mono' }, s.id, s.parentId ? ` · from ${s.parentId.slice(0, 8)}` : ''),
+        h('div', { class: 'muted small mono' }, s.id, s.parentId ? ` · from ${shortIdBeside(s.parentId, s.id)}` : ''),
       ),
       h('td', {}, h('span', { class: `agent agent-${s.source}` }, s.source)),
       h('td', { class: 'small', title: s.project ?? '' }, shortPath(s.project)),
@@ -274,7 +274,11 @@ async function sessionView(id, params) {
               'span',
               {},
               ' · from ',
-              h('a', { href: href(`/session/${encodeURIComponent(info.parentId)}`) }, info.parentId.slice(0, 8)),
+              h(
+                'a',
+                { href: href(`/session/${encodeURIComponent(info.parentId)}`), title: info.parentId },
+                shortIdBeside(info.parentId, info.id),
+              ),
             )
           : '',
       ),

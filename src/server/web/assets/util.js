@@ -106,3 +106,15 @@ export function shortPath(p) {
   const parts = p.split('/').filter(Boolean);
   return parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : p;
 }
+
+/**
+ * `other` shortened to tell it apart from `id`: its first 8 characters, or as many more as it shares
+ * with `id` and 4 past them (UUIDv7 ids made in the same minute share their first 8: a fork's parent
+ * read 'from 01a21356' on a session whose own id starts 01a21356).
+ */
+export function shortIdBeside(other, id) {
+  let common = 0;
+  while (common < other.length && common < id.length && other[common] === id[common]) common++;
+  const n = Math.max(8, common + 4);
+  return n >= other.length ? other : `${other.slice(0, n)}…`;
+}
