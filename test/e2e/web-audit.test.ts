@@ -24,6 +24,8 @@ const ROLLBACK_ID = '01a21354-a797-71c1-b74e-7a50f662eec7';
 /** codex: a sub-agent's session (CHILDTASK) and the session that spawned it, ids made in the same minute */
 const CODEX_CHILD_ID = '01a21356-267a-73e0-9768-3144907e69c8';
 const CODEX_PARENT_ID = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
+/** Zed: usage recorded per request, on one message of each; the others' usage all zero */
+const ZED_ID = '4b0c9d7e-zed-thread-current';
 /** pi 0.x: a model change, a thinking level change, a bash call (stop reason toolUse) */
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
 /** OpenCode: a bash call (finish tool-calls), a compaction */
@@ -50,6 +52,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       join(home, '.pi', 'agent', 'sessions', '--proj--', `2026-11-22T19-09-17-237Z_${PI_ID}.jsonl`),
     );
     await cp(resolve('test/fixtures/opencode/opencode.db'), join(home, '.local', 'share', 'opencode', 'opencode.db'));
+    await cp(resolve('test/fixtures/zed/home/.local/share/zed'), join(home, '.local', 'share', 'zed'), { recursive: true });
     sources = new Sources({ home, env: { HOME: home } });
     served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
     browser = await launchBrowser();
@@ -241,5 +244,15 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(await link.textContent()).toBe('01a21356-25ea-…');
     await link.click();
     await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, CODEX_PARENT_ID);
+  });
+
+  it('shows no tokens and no cost on a message with no usage recorded, rather than ↑0 ↓0 ≈$0', async () => {
+    const { page } = browser;
+    await open(ZED_ID);
+    const heads = await page.locator('#conversation article.role-assistant header').allTextContents();
+    expect(heads.length).toBeGreaterThan(2);
+    expect(heads.filter((t) => t.includes('↑0 ↓0') || t.includes('≈$0 ') || /≈\$0(?![.\d])/.test(t))).toEqual([]);
+    // the messages that carry their request's usage still show it, priced
+    expect(heads.filter((t) => /↑[\d.]+k? ↓\d+.*≈\$0\.\d+/.test(t))).toHaveLength(2);
   });
 });

@@ -184,8 +184,10 @@ const ORDINARY_STOPS = new Set(['end_turn', 'stop', 'tool_use', 'toolUse', 'tool
 function usageLine(m, priced) {
   const bits = [];
   if (m.model) bits.push(h('span', { class: 'model' }, m.model));
-  if (m.usage) {
-    const u = m.usage;
+  // no tokens at all is no usage recorded for this message (Zed keeps usage per request, on one of its messages)
+  const u = m.usage;
+  const used = !!u && (u.input + u.output + u.cacheRead + u.cacheWrite + (u.reasoning ?? 0) > 0 || (u.advisors?.length ?? 0) > 0);
+  if (used) {
     const title = `input ${u.input}, output ${u.output}, cache read ${u.cacheRead}, cache write ${u.cacheWrite}${u.reasoning ? `, reasoning ${u.reasoning}` : ''}`;
     bits.push(
       h(
@@ -209,7 +211,7 @@ function usageLine(m, priced) {
     }
   }
   if (typeof m.cost === 'number') bits.push(h('span', { class: 'cost' }, fmtCost(m.cost)));
-  else if (typeof priced === 'number')
+  else if (typeof priced === 'number' && used)
     bits.push(
       h(
         'span',
