@@ -21,8 +21,16 @@ export function describeEntry(e: Entry): string {
       return `compaction: ${one(e.summary)}`;
     case 'branch_summary':
       return `branch summary: ${one(e.summary)}`;
-    case 'model_change':
-      return `model: ${[e.provider, e.model, e.thinkingLevel].filter(Boolean).join(' ')}`;
+    case 'model_change': {
+      // a change of the thinking level alone is no model ('model: off' read as a model named off)
+      const model = e.model
+        ? `model: ${e.provider ? `${e.provider}/` : ''}${e.model}`
+        : e.provider
+          ? `provider: ${e.provider}`
+          : '';
+      const thinking = e.thinkingLevel ? `thinking: ${e.thinkingLevel}` : '';
+      return [model, thinking].filter(Boolean).join(', ') || 'model: (unchanged)';
+    }
     case 'label':
       return `label ${e.targetId}: ${e.label ?? '(cleared)'}`;
     case 'metadata':
