@@ -255,4 +255,12 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     // the messages that carry their request's usage still show it, priced
     expect(heads.filter((t) => /↑[\d.]+k? ↓\d+.*≈\$0\.\d+/.test(t))).toHaveLength(2);
   });
+
+  it('names a tree node the agent wrote itself as the conversation names it, not by its first characters', async () => {
+    const { page } = browser;
+    await open(ROLLBACK_ID);
+    const labels = await page.locator('#tree-panel .node-label').allTextContents();
+    expect(labels[0]).toBe('(developer instructions)');
+    expect(labels.filter((t) => t.includes('<skills_instructions>'))).toEqual([]);
+  });
 });

@@ -11,6 +11,7 @@ import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '..
 import {
   type Entry,
   type SessionRow as ListedSession,
+  type Message,
   type Session,
   type SessionInfo,
   sessionRow,
@@ -176,11 +177,28 @@ export interface StatsResult {
   sessions: number;
 }
 
+/**
+ * What a message is when the agent wrote it into the conversation itself (its instructions, the
+ * environment it describes), as the conversation names it (render.js injectedLabel), else undefined.
+ */
+function injectedLabel(m: Message): string | undefined {
+  const meta = m.meta ?? {};
+  if (m.role === 'system') return meta.codexRole === 'developer' ? 'developer instructions' : 'system prompt';
+  if (typeof meta.codexInjected === 'string') return `${meta.codexInjected}, added by codex`;
+  if (typeof meta.geminiInjected === 'string') return `${meta.geminiInjected}, added by Gemini CLI`;
+  return undefined;
+}
+
 const previewOf = (e: Entry, max = 80): string => {
   let text = '';
   switch (e.kind) {
     case 'message': {
       const m = e.message;
+      const injected = injectedLabel(m);
+      if (injected) {
+        text = `(${injected})`;
+        break;
+      }
       for (const p of m.parts) {
         if (p.type === 'text' && p.text.trim()) {
           text = p.text;
