@@ -53,6 +53,15 @@ const costText = (cost: number | null, estimated: boolean) =>
 
 const ESTIMATE_NOTE = `≈: priced from tokens with the price table of ${PRICES_DATE} (the agent recorded no cost)`;
 
+/** A model change in words: a change of the thinking level alone (pi writes them apart) is no model '?'. */
+function modelChangeText(e: Extract<Entry, { kind: 'model_change' }>): string {
+  const said = [
+    e.model ? `model changed to ${e.model}` : e.provider ? `provider changed to ${e.provider}` : '',
+    e.thinkingLevel ? `thinking level ${e.thinkingLevel}` : '',
+  ].filter(Boolean);
+  return said.join(', ') || 'model changed';
+}
+
 function entryText(e: Entry): string | undefined {
   switch (e.kind) {
     case 'compaction':
@@ -60,7 +69,7 @@ function entryText(e: Entry): string | undefined {
     case 'branch_summary':
       return `**Branch summary**\n\n${e.summary}`;
     case 'model_change':
-      return `_model changed to ${e.model ?? '?'}${e.thinkingLevel ? `, thinking ${e.thinkingLevel}` : ''}_`;
+      return `_${modelChangeText(e)}_`;
     default:
       return undefined;
   }
@@ -192,7 +201,7 @@ export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
       turns.push(
         `<section class="turn summary"><header><span class="role">${e.kind === 'compaction' ? 'compaction' : 'branch summary'}</span><time>${esc(e.timestamp.replace('T', ' ').slice(0, 19))}</time></header><details open><summary>Summary</summary><div class="text">${esc(e.summary)}</div></details></section>`,
       );
-    else if (e.kind === 'model_change') turns.push(`<p class="dim">model changed to ${esc(e.model ?? '?')}</p>`);
+    else if (e.kind === 'model_change') turns.push(`<p class="dim">${esc(modelChangeText(e))}</p>`);
   }
   const u = summarizeUsage(s.entries);
   const c = costSummary(s, opts.prices ?? PRICES);

@@ -30,6 +30,24 @@ describe('export renderers', () => {
     expect(html).toContain('Usage:');
   });
 
+  it('a thinking-level change reads as one, not as a change to model "?" (pi writes them apart)', () => {
+    const s = sampleSession();
+    const last = s.entries.at(-1) as Entry;
+    const at = { parentId: last.id, timestamp: last.timestamp };
+    s.entries.push(
+      { kind: 'model_change', id: 'mc-1', ...at, provider: 'anthropic', model: 'claude-opus-4-5' },
+      { kind: 'model_change', id: 'mc-2', ...at, parentId: 'mc-1', thinkingLevel: 'off' },
+    );
+    s.leafId = 'mc-2';
+    const md = sessionToMarkdown(s);
+    expect(md).toContain('_model changed to claude-opus-4-5_');
+    expect(md).toContain('_thinking level off_');
+    const html = sessionToHtml(s);
+    expect(html).toContain('<p class="dim">model changed to claude-opus-4-5</p>');
+    expect(html).toContain('<p class="dim">thinking level off</p>');
+    expect(`${md}${html}`).not.toContain('model changed to ?');
+  });
+
   it('markdown lists facts and the branches', () => {
     const md = sessionToMarkdown(branched());
     expect(md).toMatch(/^# Conformance \d+/);
