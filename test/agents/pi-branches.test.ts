@@ -8,13 +8,12 @@
  *   pi words it; `show` lists both branches;
  * - `convert --to claude|opencode|codex` writes the current branch: each target resumes with the
  *   summary and the new branch's turns, none of the abandoned one; `--all-branches` keeps the tree
- *   in Claude Code (resumed at the current branch) and writes one session per branch into OpenCode
- *   and codex, the current one first (CONVERT.md);
+ *   in Claude Code and pi (resumed on the current branch) and writes one session per branch into
+ *   OpenCode and codex, the current one first (CONVERT.md);
  * - converted back into pi, pi resumes with the same context;
  * - pi going back to its first prompt (the summary the only turn, converted at once and after a turn),
  *   and pi compacting right after going back (its compaction keeps from the branch summary): our
- *   context is pi's, and the targets resume them (one known gap, marked `it.fails`: the compaction's
- *   kept branch summary is lost into Claude Code and OpenCode until src/convert/session.ts keeps it).
+ *   context is pi's, and the targets resume them, the branch summary the compaction kept included.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -442,12 +441,8 @@ describe('pi branches with a summary, carried into the other agents', () => {
     expect(texts[2]).toBe(LONG);
   });
 
-  /**
-   * FAILS until src/convert/session.ts keptFromAMessage counts a branch summary as the first kept
-   * entry (it re-points the compaction at the first `message` after it, so Claude Code and OpenCode
-   * keep the newest turns but not the branch summary pi kept): then make this an `it`.
-   */
-  it.fails('→ Claude Code, OpenCode: the compaction keeps the branch summary, as pi does', async () => {
+  /** Into Claude Code and OpenCode the compaction keeps the branch summary (src/convert/session.ts keptFromAMessage). */
+  it('→ Claude Code, OpenCode: the compaction keeps the branch summary, as pi does', async () => {
     // Each target sends its own compaction form, then the same: the kept branch summary and the newest turns.
     for (const to of ['claude', 'opencode'] as const) {
       const written = await convertWith(home, sessionId, 'pi', to);
