@@ -24,8 +24,24 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
+let quietOnClosedPipe = false;
+
+/**
+ * When what reads our output goes away (`threadbase sessions | head -1`), stop quietly, as a Unix tool
+ * does on SIGPIPE, instead of an unhandled EPIPE error and its stack trace on stderr.
+ */
+function stopQuietlyOnClosedPipe(): void {
+  if (quietOnClosedPipe) return;
+  quietOnClosedPipe = true;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[], env: DriverEnv = defaultDriverEnv()): Promise<number> {
+  stopQuietlyOnClosedPipe();
   const ctx = makeContext(env);
   const program = buildProgram(ctx);
   try {
