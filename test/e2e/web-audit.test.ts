@@ -210,9 +210,10 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     await codexFolds.first().locator('summary').click();
     await expect.poll(() => conversation.getByText('<skills_instructions>', { exact: false }).isVisible()).toBe(true);
     await screenshot(page, 'audit-codex-folded');
-    // Claude Code's caveat before a local command's output (isMeta)
+    // Claude Code's notification of a finished background task, its caveat before a local command's output (isMeta)
     await open(CLAUDE_ID);
     expect(await page.locator('#conversation details.injected summary').allTextContents()).toEqual([
+      expect.stringMatching(/^task-notification, added by Claude Code · /),
       expect.stringMatching(/^added by Claude Code · /),
     ]);
     expect(await page.locator('#conversation').getByText('after compact', { exact: true }).isVisible()).toBe(true);
@@ -262,5 +263,17 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     const labels = await page.locator('#tree-panel .node-label').allTextContents();
     expect(labels[0]).toBe('(developer instructions)');
     expect(labels.filter((t) => t.includes('<skills_instructions>'))).toEqual([]);
+  });
+
+  it('shows a slash command the user ran in Claude Code as its command line and output, not as tagged text', async () => {
+    const { page } = browser;
+    await open(CLAUDE_ID);
+    const conversation = page.locator('#conversation');
+    expect(await conversation.locator('.local-command').allTextContents()).toEqual([
+      '/compact',
+      'Compacted (ctrl+o to see full summary)',
+    ]);
+    expect(await conversation.textContent()).not.toMatch(/<(command-name|command-args|local-command-stdout)>/);
+    await screenshot(page, 'audit-claude-command');
   });
 });

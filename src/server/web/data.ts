@@ -186,6 +186,8 @@ function injectedLabel(m: Message): string | undefined {
   if (m.role === 'system') return meta.codexRole === 'developer' ? 'developer instructions' : 'system prompt';
   if (typeof meta.codexInjected === 'string') return `${meta.codexInjected}, added by codex`;
   if (typeof meta.geminiInjected === 'string') return `${meta.geminiInjected}, added by Gemini CLI`;
+  const origin = (meta.claude as { origin?: { kind?: unknown } } | undefined)?.origin;
+  if (m.role === 'user' && typeof origin?.kind === 'string') return `${origin.kind}, added by Claude Code`;
   return undefined;
 }
 

@@ -240,8 +240,28 @@ function injectedLabel(m) {
   if (m.role === 'system') return meta.codexRole === 'developer' ? 'developer instructions' : 'system prompt';
   if (meta.codexInjected) return `${meta.codexInjected}, added by codex`;
   if (meta.geminiInjected) return `${meta.geminiInjected}, added by Gemini CLI`;
+  // a background task's notification Claude Code writes as the user's turn
+  if (m.role === 'user' && typeof meta.claude?.origin?.kind === 'string')
+    return `${meta.claude.origin.kind}, added by Claude Code`;
   if (meta.claude?.isMeta) return 'added by Claude Code';
   return '';
+}
+
+/**
+ * A slash command the user ran in Claude Code and what it printed, which Claude Code records as user
+ * text in its own tags (`<command-name>/compact</command-name><command-message>…<command-args>…`,
+ * `<local-command-stdout>…`): shown as the command line and its output, as Claude Code shows them.
+ */
+function localCommandView(m) {
+  if (m.role !== 'user' || m.parts.length !== 1 || m.parts[0].type !== 'text') return null;
+  const text = m.parts[0].text;
+  const cmd = text.match(
+    /^\s*<command-name>([^<]*)<\/command-name>\s*(?:<command-message>[^<]*<\/command-message>\s*)?(?:<command-args>([\s\S]*?)<\/command-args>\s*)?$/,
+  );
+  if (cmd) return h('pre', { class: 'code command local-command' }, `${cmd[1]}${cmd[2]?.trim() ? ` ${cmd[2].trim()}` : ''}`);
+  const out = text.match(/^\s*<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>\s*$/);
+  if (out) return longText(out[2], `code output local-command${out[1] === 'stderr' ? ' stderr' : ''}`);
+  return null;
 }
 
 function textLength(parts) {
@@ -311,14 +331,17 @@ export function renderEntry(entry, ctx) {
       const meta = m.meta ?? {};
       const tag = meta.compactionSummary ? 'compaction summary' : meta.branchSummary ? 'branch summary' : '';
       const injected = tag ? '' : injectedLabel(m);
-      const body = injected
-        ? h(
-            'details',
-            { class: 'injected' },
-            h('summary', {}, `${injected} · ${textLength(m.parts).toLocaleString()} characters`),
-            parts,
-          )
-        : parts;
+      const command = injected ? null : localCommandView(m);
+      const body = command
+        ? command
+        : injected
+          ? h(
+              'details',
+              { class: 'injected' },
+              h('summary', {}, `${injected} · ${textLength(m.parts).toLocaleString()} characters`),
+              parts,
+            )
+          : parts;
       return h(
         'article',
         { ...base, class: `entry msg role-${m.role}${entry.sidechain ? ' sidechain' : ''}` },
