@@ -17,6 +17,8 @@ beforeAll(async () => {
   await mkdir(join(root, '.claude'), { recursive: true });
   // 0afea31a… and bcdac43d… were compacted with /compact: their compaction entries hold the summary
   await cp(resolve('test/fixtures/claude/real/projects'), join(root, '.claude', 'projects'), { recursive: true });
+  // 0a1b2c3d… is a legacy rollout that records no working directory
+  await cp(resolve('test/fixtures/codex/home'), join(root, '.codex'), { recursive: true });
   env = { home: root, env: { HOME: root } };
   await runCliOk(env, ['sync', '--json']);
 });
@@ -26,13 +28,15 @@ afterAll(async () => {
 });
 
 it('a hit in a compaction summary is marked as a summary in the role column', async () => {
-  const hits = JSON.parse(await runCliOk(env, ['search', 'tools-used-before-summary', '--no-sync', '--json'])) as {
+  const hits = JSON.parse(
+    await runCliOk(env, ['search', 'tools-used-before-summary', '--source', 'claude', '--no-sync', '--json']),
+  ) as {
     sessionId: string;
     role: string | null;
   }[];
   const summaries = hits.filter((h) => h.role === null);
   expect(summaries.length).toBeGreaterThan(0);
-  const text = await runCliOk(env, ['search', 'tools-used-before-summary', '--no-sync']);
+  const text = await runCliOk(env, ['search', 'tools-used-before-summary', '--source', 'claude', '--no-sync']);
   const heads = text.split('\n').filter((l) => !l.startsWith('    ') && l.trim());
   expect(heads).toHaveLength(hits.length);
   // sessionId, source, time, role, project: no column left blank
@@ -47,9 +51,11 @@ it('a search with no hits says so on stderr and prints nothing', async () => {
 });
 
 it('stats --by session prints each session id whole, with its agent, in a column wide enough', async () => {
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'session', '--no-sync', '--json'])) as { key: string }[];
+  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'session', '--source', 'claude', '--no-sync', '--json'])) as {
+    key: string;
+  }[];
   expect(rows.length).toBeGreaterThan(1);
-  const lines = (await runCliOk(env, ['stats', '--by', 'session', '--no-sync'])).trimEnd().split('\n');
+  const lines = (await runCliOk(env, ['stats', '--by', 'session', '--source', 'claude', '--no-sync'])).trimEnd().split('\n');
   expect(lines).toHaveLength(rows.length + 1);
   const inputAt = (lines[0] as string).indexOf('input') + 'input'.length;
   rows.forEach((r, i) => {
@@ -71,4 +77,13 @@ it('context --json prints JSON: the anthropic format unless another JSON format 
   expect(md.code).not.toBe(0);
   expect(md.out).toBe('');
   expect(md.err).toContain('markdown');
+});
+
+it('stats --by project names the row of sessions that record no directory instead of leaving its key blank', async () => {
+  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'project', '--no-sync', '--json'])) as { key: string }[];
+  expect(rows.map((r) => r.key)).toContain('');
+  const lines = (await runCliOk(env, ['stats', '--by', 'project', '--no-sync'])).trimEnd().split('\n');
+  expect(lines).toHaveLength(rows.length + 1);
+  for (const line of lines) expect(line).toMatch(/^\S/);
+  expect(lines.filter((l) => l.startsWith('(no project) '))).toHaveLength(1);
 });

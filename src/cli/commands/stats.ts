@@ -48,7 +48,9 @@ export function registerStats(program: Command, ctx: CliContext): void {
           if (opts.json) return printJson(ctx, rows);
           const n = (x: number) => x.toLocaleString('en-US');
           // each key whole (a session id with its agent, a project's path): cut, it could not be given back
-          const keys = rows.map((r) => (r.source ? `${r.key} (${r.source})` : r.key));
+          const keys = rows.map((r) =>
+            r.source ? `${r.key} (${r.source})` : r.key === '' && opts.by === 'project' ? '(no project)' : r.key,
+          );
           const width = Math.max(38, ...keys.map((k) => k.length));
           ctx.stdout(
             `${'key'.padEnd(width)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache read'.padStart(14)} ${'cache write'.padStart(13)} ${'reasoning'.padStart(10)} ${'cost $'.padStart(10)} ${'msgs'.padStart(6)}\n`,
