@@ -276,4 +276,16 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(await conversation.textContent()).not.toMatch(/<(command-name|command-args|local-command-stdout)>/);
     await screenshot(page, 'audit-claude-command');
   });
+
+  it('labels the token axis of the stats chart with the values its lines stand at', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/stats`);
+    await page.waitForSelector('svg.time-chart text.axis');
+    const ticks = await page.$$eval('svg.time-chart text.axis[text-anchor="end"]', (els) => els.map((t) => t.textContent ?? ''));
+    const value = (t: string) => Number.parseFloat(t) * ({ k: 1e3, M: 1e6, B: 1e9 }[t.slice(-1)] ?? 1);
+    const values = ticks.map(value);
+    expect(values).toHaveLength(5);
+    // evenly spaced gridlines: 12.5k read '13k' and 37.5k '38k'
+    for (let i = 1; i < values.length; i++) expect(values[i], ticks.join(' ')).toBe(values[1] * i);
+  });
 });

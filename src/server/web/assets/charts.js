@@ -41,6 +41,17 @@ function costTick(value, step) {
   return `$${value.toFixed(decimals)}`;
 }
 
+/** Axis tokens: exact to the tick (12,500 is 12.5k, where fmtTokens rounds it to 13k for a list). */
+function tokenTick(v) {
+  for (const [unit, suffix] of [
+    [1e9, 'B'],
+    [1e6, 'M'],
+    [1e3, 'k'],
+  ])
+    if (v >= unit) return `${Number((v / unit).toFixed(3))}${suffix}`;
+  return String(Number(v.toFixed(2)));
+}
+
 const DAY_MS = 86_400_000;
 
 /** Days without usage between the first and the last get an empty slot, so the axis is time. */
@@ -81,7 +92,7 @@ export function timeChart(recorded) {
   for (let i = 0; i <= 4; i++) {
     const y = pad.t + ih - (ih * i) / 4;
     root.append(svg('line', { x1: pad.l, x2: W - pad.r, y1: y, y2: y, class: 'grid' }));
-    root.append(svg('text', { x: pad.l - 6, y: y + 4, class: 'axis', 'text-anchor': 'end' }, fmtTokens((maxT * i) / 4)));
+    root.append(svg('text', { x: pad.l - 6, y: y + 4, class: 'axis', 'text-anchor': 'end' }, tokenTick((maxT * i) / 4)));
     root.append(svg('text', { x: W - pad.r + 6, y: y + 4, class: 'axis cost-axis' }, costTick((maxC * i) / 4, maxC / 4)));
   }
   const labelEvery = Math.ceil(n / 12);
