@@ -3,6 +3,7 @@
  * "option '--x <v>' argument 'y' is invalid" error (exit 1) instead of being passed on, where it would
  * match nothing or fail deep inside a query.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { formatNames } from '../formats/registry.js';
@@ -66,4 +67,10 @@ export function roleOption(value: string): string {
  */
 export function projectOption(value: string): string {
   return /^[A-Za-z]:[\\/]|^\\\\/.test(value) ? value : resolve(value);
+}
+
+/** `--prices FILE`: a file that is there (a missing one was passed over, the bundled prices used as if given). */
+export function existingFileOption(value: string): string {
+  if (!existsSync(value)) throw new InvalidArgumentError('No such file.');
+  return value;
 }

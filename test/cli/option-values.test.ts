@@ -3,7 +3,7 @@
  * them): option values it cannot use are refused with a clear error instead of matching nothing or
  * failing inside a query, and the values it takes mean what a user means by them.
  */
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,5 +141,25 @@ describe('--project', () => {
     expect(hits.length).toBeGreaterThan(0);
     const counted = await json<{ key: string }[]>(['stats', '--by', 'project', '--project', project, '--no-sync', '--json']);
     expect(counted.map((r) => r.key)).toEqual(['/work/proj.a']);
+  });
+});
+
+describe('--prices', () => {
+  it.each([
+    ['stats', '--no-sync'],
+    ['export', '11111111', '--format', 'md'],
+  ])('%s refuses a price file that is not there (it priced with the bundled table as if given)', async (...args) => {
+    const r = await runCli(env, [...args, '--prices', join(root, 'no-such-prices.json')]);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/--prices <file>.*invalid.*No such file/);
+  });
+
+  it('names the price file it cannot read', async () => {
+    const bad = join(root, 'bad-prices.json');
+    await writeFile(bad, '{"claude-sonnet-4-5": ');
+    const r = await runCli(env, ['stats', '--no-sync', '--prices', bad]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${bad}: `);
   });
 });

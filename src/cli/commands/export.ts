@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../../formats/shared/atomic.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
-import { agentOption } from '../options.js';
+import { agentOption, existingFileOption } from '../options.js';
 
 export function registerExport(program: Command, ctx: CliContext): void {
   program
@@ -19,6 +19,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .option(
       '--prices <file>',
       'model prices (JSON, USD per million tokens) over the bundled table, for costs the agent did not record',
+      existingFileOption,
     )
     .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string; index: boolean }) => {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.

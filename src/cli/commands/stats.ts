@@ -5,7 +5,7 @@ import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnParse } from '../io.js';
-import { agentOption, projectOption, sinceOption, untilOption } from '../options.js';
+import { agentOption, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
   program
@@ -16,7 +16,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .option('--until <time>', 'only messages at or before (ISO date or time; a date: through its end)', untilOption)
     .option('--source <source>', 'only this agent', agentOption)
     .option('--project <path>', 'only this directory (. is the current one)', projectOption)
-    .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table')
+    .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table', existingFileOption)
     .option('--no-sync', 'use the index as it is, without bringing it up to date')
     .option('--json', 'print JSON only')
     .action(

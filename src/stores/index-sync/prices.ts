@@ -210,7 +210,12 @@ export function loadPrices(userFile?: string): PriceTable {
   } catch {
     return table;
   }
-  const parsed: unknown = JSON.parse(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${userFile}: ${(err as Error).message}`);
+  }
   if (typeof parsed !== 'object' || parsed === null) throw new Error(`${userFile}: expected an object of model prices`);
   for (const [model, price] of Object.entries(parsed)) {
     if (!isPrice(price))
