@@ -11,6 +11,7 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
 
 /** Claude Code 2.1: a Bash call, a sub-agent, a compaction; attachments and api-request records around every turn */
@@ -26,6 +27,8 @@ const CODEX_CHILD_ID = '01a21356-267a-73e0-9768-3144907e69c8';
 const CODEX_PARENT_ID = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
 /** Zed: usage recorded per request, on one message of each; the others' usage all zero */
 const ZED_ID = '4b0c9d7e-zed-thread-current';
+/** Claude Code: answers followed by blank text blocks */
+const BLANK_ID = 'b1a40000-0000-4000-8000-b1a400000000';
 /** pi 0.x: a model change, a thinking level change, a bash call (stop reason toolUse) */
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
 /** OpenCode: a bash call (finish tool-calls), a compaction */
@@ -287,5 +290,30 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(values).toHaveLength(5);
     // evenly spaced gridlines: 12.5k read '13k' and 37.5k '38k'
     for (let i = 1; i < values.length; i++) expect(values[i], ticks.join(' ')).toBe(values[1] * i);
+  });
+
+  it('gives search snippets from the index without the whitespace around the hit (a blank line under it)', async () => {
+    // Claude Code's answer 'hello' followed by blank text blocks, on the SQLite index
+    const home2 = await mkdtemp(join(tmpdir(), 'threadbase-web-audit-blank-'));
+    const store = openSqliteStore(':memory:');
+    try {
+      const dir = join(home2, '.claude', 'projects', '-tmp-cc-blank');
+      await mkdir(dir, { recursive: true });
+      await cp(resolve('test/fixtures/claude/blank-text/transcript.jsonl'), join(dir, `${BLANK_ID}.jsonl`));
+      const claude = new Sources({ home: home2, env: { HOME: home2 } });
+      const session = await claude.driver('claude').getSession(BLANK_ID);
+      await claude.close();
+      if (!session || !store.writeSession) throw new Error('no session to index');
+      await store.writeSession(session, { keepId: true });
+      const app = createWebApp({ driver: store });
+      const { hits } = (await (await app.request('/api/v1/web/search?q=hello')).json()) as {
+        hits: { snippet: string }[];
+      };
+      expect(hits.length).toBeGreaterThan(0);
+      for (const h of hits) expect(h.snippet).toBe(h.snippet.trim());
+    } finally {
+      await store.close?.();
+      await rm(home2, { recursive: true, force: true });
+    }
   });
 });

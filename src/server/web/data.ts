@@ -754,7 +754,9 @@ export class WebData {
   async search(query: string, opts: { source?: string; project?: string; limit?: number }): Promise<SearchHit[]> {
     const limit = Math.min(200, Math.max(1, opts.limit ?? 50));
     if (this.driver.search && this.driver.capabilities.search) {
-      return this.driver.search(query, { source: opts.source, project: opts.project, limit });
+      // the index's snippet keeps the whitespace around a hit: the page shows it as written, blank lines and all
+      const hits = await this.driver.search(query, { source: opts.source, project: opts.project, limit });
+      return hits.map((h) => ({ ...h, snippet: h.snippet.trim() }));
     }
     const needle = query.toLowerCase().trim();
     if (!needle) return [];
