@@ -74,3 +74,10 @@ export function existingFileOption(value: string): string {
   if (!existsSync(value)) throw new InvalidArgumentError('No such file.');
   return value;
 }
+
+/** `--port n`: 0 (any free port) to 65535. */
+export function portOption(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n > 65535) throw new InvalidArgumentError('Expected a port, 0 to 65535 (0: any free one).');
+  return n;
+}

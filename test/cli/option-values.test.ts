@@ -163,3 +163,17 @@ describe('--prices', () => {
     expect(r.err).toContain(`${bad}: `);
   });
 });
+
+describe('numbers of the long-running commands', () => {
+  it.each([
+    ['serve', '--db', 'memory:', '--port', 'abc', /--port <n>.*invalid.*port/],
+    ['serve', '--db', 'memory:', '--port', '70000', /--port <n>.*invalid.*port/],
+    ['serve', '--db', 'memory:', '--max-body', 'big', /--max-body <bytes>.*invalid.*whole number/],
+    ['sync', '--watch', '--interval', 'abc', /--interval <ms>.*invalid.*whole number/],
+  ])('%s refuses a value that is no number before it starts (%s %s %s %s)', async (...args) => {
+    const want = args.pop() as RegExp;
+    const r = await runCli(env, args as string[]);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(want);
+  });
+});

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type CliContext, untilStopped, warn } from '../io.js';
+import { portOption, positiveIntOption } from '../options.js';
 
 interface ServeFlags {
   db?: string;
@@ -13,9 +14,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .command('serve')
     .description('run the team server: the Acontext session API and threadbase routes under /api/v1')
     .option('--db <path|url>', 'SQLite file, postgres://… URL or memory: (default the local index)')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', (v) => Number.parseInt(v, 10), 8029)
+    .option('--port <n>', 'port to listen on (0 picks a free one)', portOption, 8029)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--max-body <bytes>', 'largest request body accepted', (v) => Number.parseInt(v, 10))
+    .option('--max-body <bytes>', 'largest request body accepted', positiveIntOption)
     .action(async (opts: ServeFlags) => {
       // the server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them
       const { openServerStores, startServer } = await import('../../server/index.js');

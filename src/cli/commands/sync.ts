@@ -6,6 +6,7 @@ import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/s
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, printJson, untilStopped, warn, warnParse } from '../io.js';
+import { positiveIntOption } from '../options.js';
 
 function summary(r: SyncReport): string {
   return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
@@ -20,7 +21,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option(
       '--interval <ms>',
       'how often --watch looks for changes (at least 9× as long as a look takes, so watching stays under a tenth of a core)',
-      (v) => Number.parseInt(v, 10),
+      positiveIntOption,
       1000,
     )
     .option('--full', 'read every session whole again, changed or not (an upgrade that reads more does so by itself)')
