@@ -316,4 +316,16 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       await rm(home2, { recursive: true, force: true });
     }
   });
+
+  it('says a session it could not read has nothing to show, rather than an empty page', async () => {
+    const { page } = browser;
+    // Zed's row whose zstd data is damaged
+    await page.goto(`${served.url}/#/session/broken-row`);
+    await page.waitForSelector('.session-head');
+    await page.waitForSelector('#conversation .empty-session');
+    expect(await page.locator('#conversation').textContent()).toBe(
+      'Nothing to show: this session has no entries that could be read (see the warnings above).',
+    );
+    expect(await page.locator('details.warnings summary').textContent()).toMatch(/^1 warning/);
+  });
 });

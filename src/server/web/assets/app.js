@@ -373,6 +373,18 @@ async function sessionView(id, params) {
       d.open = open;
   }
   await jump(first.entryPosition ?? 0, params.entry && first.entryPosition !== null ? params.entry : undefined);
+  if (first.total === 0) {
+    // say so rather than show an empty page (a session whose file could not be read: see its warnings)
+    scroller.replaceChildren(
+      h(
+        'p',
+        { class: 'muted empty-session' },
+        mode === 'context'
+          ? 'The model sees nothing here.'
+          : `Nothing to show: this session has no entries${head.warnings?.length ? ' that could be read (see the warnings above)' : ''}.`,
+      ),
+    );
+  }
   const onScroll = () => updateStatus();
   scroller.addEventListener('scroll', onScroll, { passive: true });
 
