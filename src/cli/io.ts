@@ -11,6 +11,8 @@ export interface CliContext {
   stderr: (s: string) => void;
   /** lazily opened sources of every registered format */
   sources(): Sources;
+  /** the exit code of a command that finished but did not do all it was asked (push with failures) */
+  exitCode?: number;
 }
 
 export function makeContext(env: DriverEnv): CliContext {

@@ -46,7 +46,7 @@ export async function main(argv: string[], env: DriverEnv = defaultDriverEnv()):
   const program = buildProgram(ctx);
   try {
     await program.parseAsync(argv);
-    return 0;
+    return ctx.exitCode ?? 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     const msg = err instanceof ThreadbaseError || err instanceof Error ? err.message : String(err);

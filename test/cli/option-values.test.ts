@@ -177,3 +177,14 @@ describe('numbers of the long-running commands', () => {
     expect(r.err).toMatch(want);
   });
 });
+
+describe('push', () => {
+  it('exits 1 when sessions were not pushed (it exited 0 whatever failed)', async () => {
+    // nothing listens on port 1
+    const r = await runCli(env, ['push', '--to', 'http://127.0.0.1:1', '--key', 'tb_x', '--source', 'claude', '--json']);
+    const report = JSON.parse(r.out) as { failed: unknown[] };
+    expect(report.failed.length).toBeGreaterThan(0);
+    expect(r.err).toContain('not pushed');
+    expect(r.code).toBe(1);
+  });
+});

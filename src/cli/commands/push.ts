@@ -52,7 +52,8 @@ export function registerPush(program: Command, ctx: CliContext): void {
               report.failed.length ? `; ${report.failed.length} failed` : ''
             }\n`,
           );
-        if (report.failed.length) process.exitCode = 1;
+        // main's code is the process's: process.exitCode set here was overwritten with 0
+        if (report.failed.length) ctx.exitCode = 1;
       } finally {
         await close?.();
       }
