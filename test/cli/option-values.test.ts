@@ -187,4 +187,13 @@ describe('push', () => {
     expect(r.err).toContain('not pushed');
     expect(r.code).toBe(1);
   });
+
+  it('takes its key from $THREADBASE_API_KEY, as --from and ui do', async () => {
+    const keyed = { ...env, env: { ...env.env, THREADBASE_API_KEY: 'tb_x' } };
+    const r = await runCli(keyed, ['push', '--to', 'http://127.0.0.1:1', '--source', 'claude', '--json']);
+    expect(r.err).not.toContain('no API key');
+    expect(r.err).toContain('not pushed');
+    const none = await runCli(env, ['push', '--to', 'http://127.0.0.1:1', '--source', 'claude']);
+    expect(none.err).toContain('THREADBASE_API_KEY');
+  });
 });

@@ -20,14 +20,15 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .command('push')
     .description("upload the local index's sessions to a team server (only what is new since the last push)")
     .requiredOption('--to <url>', 'the server, e.g. http://127.0.0.1:8029')
-    .option('--key <key>', 'API key (default $THREADBASE_KEY)')
+    .option('--key <key>', 'API key (default $THREADBASE_API_KEY, as --from and ui take it)')
     .option('--from <store>', 'the store to push from (default the local index)')
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store")
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {
-      const key = opts.key ?? ctx.env.env.THREADBASE_KEY;
-      if (!key) throw new Error('no API key: pass --key or set THREADBASE_KEY');
+      // THREADBASE_KEY: the name push alone read before
+      const key = opts.key ?? ctx.env.env.THREADBASE_API_KEY ?? ctx.env.env.THREADBASE_KEY;
+      if (!key) throw new Error('no API key: pass --key or set THREADBASE_API_KEY');
       let from: SessionDriver;
       let close: (() => Promise<void>) | undefined;
       if (opts.source) from = ctx.sources().driver(opts.source);
