@@ -328,4 +328,15 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     );
     expect(await page.locator('details.warnings summary').textContent()).toMatch(/^1 warning/);
   });
+
+  it('opens a search hit in what the agent wrote itself unfolded, the words found in view', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/search?q=workspace_roots`);
+    await page.waitForSelector('ol.hits li');
+    await page.locator('ol.hits a').first().click();
+    await page.waitForSelector('#conversation .entry.hit');
+    const hit = page.locator('#conversation .entry.hit');
+    expect(await hit.locator('details.injected').getAttribute('open')).toBe('');
+    expect(await hit.getByText('workspace_roots', { exact: false }).isVisible()).toBe(true);
+  });
 });

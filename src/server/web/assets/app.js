@@ -361,7 +361,11 @@ async function sessionView(id, params) {
     const el = entryId ? document.getElementById(`e-${entryId}`) : list.liveItems()[position % PAGE];
     if (el) {
       el.scrollIntoView({ block: entryId ? 'center' : 'start' });
-      if (entryId) el.classList.add('hit');
+      if (entryId) {
+        el.classList.add('hit');
+        // a hit in what the agent wrote itself: unfold it, the words found are in it
+        for (const d of el.querySelectorAll('details.injected')) d.open = true;
+      }
       el.focus({ preventScroll: true });
     } else if (position === 0) scroller.scrollTop = 0;
     updateStatus();
