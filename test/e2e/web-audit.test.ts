@@ -339,4 +339,20 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(await hit.locator('details.injected').getAttribute('open')).toBe('');
     expect(await hit.getByText('workspace_roots', { exact: false }).isVisible()).toBe(true);
   });
+
+  it('says an image whose data cannot be shown cannot be, instead of a broken-image icon', async () => {
+    const { page } = browser;
+    // the Zed fixture's image is a PNG signature alone; codex's generated image is a real 1×1 PNG
+    await open(ZED_ID);
+    await page.waitForSelector('#conversation .image-broken');
+    expect(await page.locator('#conversation .image-broken').first().textContent()).toBe(
+      '[image image/png that cannot be shown: its data is damaged or not that type]',
+    );
+    expect(await page.locator('#conversation img.inline-image').count()).toBe(0);
+    await open(CODEX_ID);
+    await expect
+      .poll(() => page.locator('#conversation img.inline-image').evaluate((i) => (i as HTMLImageElement).naturalWidth))
+      .toBe(1);
+    expect(await page.locator('#conversation .image-broken').count()).toBe(0);
+  });
 });

@@ -161,7 +161,18 @@ function imageView(part) {
   if (part.data) src = `data:${part.mediaType};base64,${part.data}`;
   else if (part.url && /^(https?:|data:image\/)/.test(part.url)) src = part.url;
   if (!src) return h('div', { class: 'muted' }, `[image ${part.mediaType}]`);
-  return h('img', { class: 'inline-image', src, alt: `image (${part.mediaType})`, loading: 'lazy' });
+  const img = h('img', { class: 'inline-image', src, alt: `image (${part.mediaType})`, loading: 'lazy' });
+  // data the browser cannot decode (cut short, or not the image it says): say so, not a broken-image icon
+  img.addEventListener('error', () =>
+    img.replaceWith(
+      h(
+        'div',
+        { class: 'muted image-broken' },
+        `[image ${part.mediaType} that cannot be shown: its data is damaged or not that type]`,
+      ),
+    ),
+  );
+  return img;
 }
 
 function fileView(part) {
