@@ -37,8 +37,27 @@ export interface ConvertToOptions extends ConvertOptions {
 export function sessionAlongPath(session: Session, at?: string, target?: SourceName): Session {
   const pathToAt = pathToLeaf(session, at);
   const path = target !== undefined && target !== session.source ? withKeptMessages(session, pathToAt) : pathToAt;
-  const entries = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
+  const linked = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
+  const entries = target === undefined ? linked : withSummaryTexts(session, linked, target);
   return { ...session, entries, leafId: entries[entries.length - 1]?.id ?? null };
+}
+
+/**
+ * Each branch summary with the text the source agent sends the model for it (pi wraps it in its own
+ * words: pi/records.ts branchSummaryText), as that agent's ResumeContext renders it, so that a target
+ * sends what the source agent sent without knowing its wording: the writers send a branch summary's
+ * `text` (else the bare summary) and keep the entry beside it. Within one agent nothing changes.
+ */
+function withSummaryTexts(session: Session, entries: Entry[], target: SourceName): Entry[] {
+  if (target === session.source || !entries.some((e) => e.kind === 'branch_summary' && e.text === undefined)) return entries;
+  const build = resumeContextOf(session.source);
+  if (!build) return entries;
+  return entries.map((e) => {
+    if (e.kind !== 'branch_summary' || e.text !== undefined) return e;
+    const sent = build(session, { leafId: e.id }).messages.findLast((m) => m.meta?.branchSummary === true);
+    const text = sent?.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+    return text !== undefined && text !== e.summary ? { ...e, text } : e;
+  });
 }
 
 /**
@@ -133,7 +152,7 @@ function treeForTargets(session: Session, target: SourceName): Session {
     const at = entries.findIndex((e) => e.id === leaf.id);
     entries.push(...entries.splice(at, 1));
   }
-  return { ...session, entries };
+  return { ...session, entries: withSummaryTexts(session, entries, target) };
 }
 
 function withLosses(written: SessionInfo, source: Session, target: SessionDriver): SessionInfo {

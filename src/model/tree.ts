@@ -121,7 +121,7 @@ export interface ContextOptions {
   leafId?: string;
   /** How the agent words a compaction summary for the model (default: the summary as is). */
   compactionText?: (entry: CompactionEntry) => string;
-  /** How the agent words a branch summary for the model (default: the summary as is). */
+  /** How the agent words a branch summary for the model (default: its `text`, else the summary as is). */
   branchSummaryText?: (entry: BranchSummaryEntry) => string;
   /** Merge consecutive assistant records of one API response (same responseId). Default true. */
   mergeSplitResponses?: boolean;
@@ -180,7 +180,7 @@ export function buildContext(session: Pick<Session, 'entries' | 'leafId'>, opts:
   const emit = (e: Entry) => {
     if (e.kind === 'message') out.push(e.message);
     else if (e.kind === 'branch_summary') {
-      const text = opts.branchSummaryText ? opts.branchSummaryText(e) : e.summary;
+      const text = opts.branchSummaryText ? opts.branchSummaryText(e) : (e.text ?? e.summary);
       out.push({ role: 'user', parts: [{ type: 'text', text }], meta: { branchSummary: true, fromId: e.fromId } });
     }
   };

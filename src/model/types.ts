@@ -171,6 +171,12 @@ export interface BranchSummaryEntry extends EntryBase {
   summary: string;
   /** The leaf of the abandoned branch this summarises. */
   fromId?: string;
+  /**
+   * What is sent to the model for it where that is not the bare summary: the wording of the agent it
+   * came from, carried into another agent (convert/session.ts) and read back from the message that
+   * agent sends (each writer keeps the entry beside it). Absent, the agent's own wording applies.
+   */
+  text?: string;
 }
 
 export interface ModelChangeEntry extends EntryBase {

@@ -85,7 +85,13 @@ export const EntrySchema = z.discriminatedUnion('kind', [
     firstKeptEntryId: z.string().optional(),
     tokensBefore: z.number().finite().optional(),
   }),
-  z.looseObject({ ...base, kind: z.literal('branch_summary'), summary: z.string(), fromId: z.string().optional() }),
+  z.looseObject({
+    ...base,
+    kind: z.literal('branch_summary'),
+    summary: z.string(),
+    fromId: z.string().optional(),
+    text: z.string().optional(),
+  }),
   z.looseObject({
     ...base,
     kind: z.literal('model_change'),

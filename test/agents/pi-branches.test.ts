@@ -24,11 +24,12 @@ import { contextToResponses } from '../../src/formats/codex/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
 import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX } from '../../src/formats/pi/records.js';
 import { Sources } from '../../src/formats/registry.js';
+import { pathToLeaf } from '../../src/model/tree.js';
 import type { Session, SourceName } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
 import { type AgentHome, PiRpc, runCodex, runOpencode, runPi, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
-import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
+import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type AnthropicAgent, convertWith, resumeInTarget, type Written } from '../helpers/conversions.js';
 import {
@@ -108,23 +109,11 @@ async function piResumes(path: string, probe: string): Promise<Msg[]> {
 }
 
 /**
- * pi words a branch summary for the model (records.ts branchSummaryText); the other agents send it
- * as a plain user turn (CONVERT.md), as each agent words a compaction its own way. Both become
- * `[branch summary] <summary>` here.
+ * What an agent sent, as comparable as what another sent (comparable): every target sends a branch
+ * summary as pi words it (records.ts branchSummaryText), which convert carries to them (CONVERT.md).
  */
-function summaryAsSent(text: string): string {
-  const inner =
-    text.startsWith(BRANCH_SUMMARY_PREFIX) && text.endsWith(BRANCH_SUMMARY_SUFFIX)
-      ? text.slice(BRANCH_SUMMARY_PREFIX.length, -BRANCH_SUMMARY_SUFFIX.length)
-      : text;
-  return inner.includes(SUMMARY) ? `[branch summary] ${inner.trim()}` : text;
-}
-
 function normalised(messages: readonly Msg[], probe?: string) {
-  return comparable(messages, probe).map((m) => ({
-    ...m,
-    content: m.content.map((b) => (b.type === 'text' ? { ...b, text: summaryAsSent(String(b.text)) } : b)),
-  }));
+  return comparable(messages, probe);
 }
 
 /** codex's items, less what codex adds itself (developer instructions, environment context), ids and statuses. */
@@ -136,14 +125,7 @@ function history(items: readonly ResponsesItem[]): unknown[] {
         it.role !== 'developer' && !(it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>'))
       );
     })
-    .map(({ id: _id, status: _status, ...rest }) => {
-      const content = rest.content;
-      if (!Array.isArray(content)) return rest;
-      return {
-        ...rest,
-        content: content.map((c: Block) => (typeof c.text === 'string' ? { ...c, text: summaryAsSent(c.text) } : c)),
-      };
-    });
+    .map(({ id: _id, status: _status, ...rest }) => rest);
 }
 
 /** What the session's context must hold: the summary and the new branch, none of the abandoned one. */
@@ -155,6 +137,27 @@ function expectNewBranchOnly(sent: unknown): void {
   expect(text).toContain('first question');
   expect(text).not.toContain(LEFT);
   expect(text).not.toContain('toolu_standin_0002');
+}
+
+/** The branch summaries on the current path of a session, as entries (kind, summary). */
+async function summariesOf(agent: SourceName, id: string): Promise<{ kind: string; summary: string }[]> {
+  const s = await session(agent, id);
+  return pathToLeaf(s).flatMap((e) => (e.kind === 'branch_summary' ? [{ kind: e.kind, summary: e.summary }] : []));
+}
+
+/** A target sent pi's branch summary as pi words it (records.ts branchSummaryText), not the bare summary. */
+function sendsPiWording(sent: unknown): void {
+  const strings: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') strings.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(sent);
+  const summaries = strings.filter((x) => x.includes(SUMMARY));
+  expect(summaries).toHaveLength(1);
+  expect(summaries[0]?.startsWith(BRANCH_SUMMARY_PREFIX)).toBe(true);
+  expect(summaries[0]?.trimEnd().endsWith(BRANCH_SUMMARY_SUFFIX)).toBe(true);
 }
 
 beforeAll(async () => {
@@ -255,8 +258,15 @@ describe('pi branches with a summary, carried into the other agents', () => {
       const sent = normalised(await resumeInTarget(home, to, written, probe), probe);
       expect(sent).toEqual(expected);
       expectNewBranchOnly(sent);
+      sendsPiWording(sent);
+      // the target keeps pi's entry beside the turn it sends, and reads it back
+      const piSummaries = await summariesOf('pi', sessionId);
+      expect(piSummaries).toHaveLength(1);
+      expect(await summariesOf(to, written.id)).toEqual(piSummaries);
 
       const back = await convertWith(home, written.id, to, 'pi');
+      // pi's branch_summary entry again, which pi sends exactly as it did from its own session
+      expect(await summariesOf('pi', back.id)).toEqual(piSummaries);
       const probeBack = `back from ${to}`;
       const sentBack = normalised(await piResumes(back.path, probeBack), probeBack);
       const targetCtx = normalised(contextToAnthropic(await contextOf(to, written.id)).messages as Msg[]);
@@ -337,8 +347,12 @@ describe('pi branches with a summary, carried into the other agents', () => {
     const sent = history(req.input.slice(0, -1));
     expect(sent).toEqual(expected);
     expectNewBranchOnly(sent);
+    sendsPiWording(sent);
+    const piSummaries = await summariesOf('pi', sessionId);
+    expect(await summariesOf('codex', written.id)).toEqual(piSummaries);
 
     const back = await convertWith(home, written.id, 'codex', 'pi');
+    expect(await summariesOf('pi', back.id)).toEqual(piSummaries);
     const probeBack = 'back from codex';
     const sentBack = normalised(await piResumes(back.path, probeBack), probeBack);
     const original = normalised((await ourAnthropicContext(sessionId)).messages as Msg[]);

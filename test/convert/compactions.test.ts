@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import { SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { readRollout } from '../../src/formats/codex/rollout.js';
+import { branchSummaryText } from '../../src/formats/pi/records.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
@@ -109,7 +110,8 @@ describe('compactions another agent laid out', () => {
         msg('a3', 'u3', 8, 'assistant', 'done'),
       ],
     };
-    const expected = ['SUMMARY', 'BRANCH SUMMARY', 'on the new branch', 'new answer', 'after', 'done'];
+    // the branch summary as pi words it (test/convert/branch-summaries.test.ts)
+    const expected = ['SUMMARY', branchSummaryText('BRANCH SUMMARY'), 'on the new branch', 'new answer', 'after', 'done'];
     for (const to of ['claude', 'opencode']) {
       const [written] = await convertSessionAll(session, { to, env });
       expect(await contextTexts(to, written?.id as string), to).toEqual(expected);

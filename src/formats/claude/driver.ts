@@ -392,9 +392,10 @@ export class ClaudeDriver extends DriverBase {
    * 2: API-error records read as errors, and "<synthetic>" records with no model, usage or response;
    * 3: a user record whose content is a lone blank text block, not a string (`blockContent`);
    * 4: parallel calls whose results were written between the calls (or some of them) re-linked
-   *    into one chain without a cycle (relinkParallelToolResults).
+   *    into one chain without a cycle (relinkParallelToolResults);
+   * 5: a user record threadbase wrote for a branch summary (`threadbase.branchSummary`) is that branch summary.
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

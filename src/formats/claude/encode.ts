@@ -15,6 +15,7 @@ import {
 import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { Entry, Message, Meta, Part, Session, ToolCallPart } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
+import { branchSummaryField } from '../shared/branch-summary.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { isRecord, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
@@ -377,8 +378,15 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
         break;
       }
       case 'branch_summary': {
+        // a user turn of what the agent it came from sends for it (convert/session.ts), the entry kept
+        // beside it in `threadbase.branchSummary` (parse.ts reads it back; Claude Code leaves it alone)
         const rec = base(ctx, { ...e, parentId });
-        records.push({ ...rec, type: 'user', message: { role: 'user', content: e.summary } });
+        records.push({
+          ...rec,
+          type: 'user',
+          message: { role: 'user', content: e.text ?? e.summary },
+          threadbase: { branchSummary: branchSummaryField(e) },
+        });
         written.set(e.id, e.id);
         break;
       }

@@ -7,7 +7,9 @@
  */
 import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropic.js';
 import { providerCallOf } from '../../convert/provider-tools.js';
+import { messageText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
+import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
 
 export type ClaudeRecord = Record<string, unknown>;
@@ -298,7 +300,12 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       entry = md;
     } else if ((type === 'user' || type === 'assistant') && isRecord(r.message)) {
       const message = messageOfRecord(r) as Message;
-      entry = { kind: 'message', id: uuid, parentId: parentUuid, timestamp: ts, message, raw: r, rawSource: 'claude' };
+      // a branch summary threadbase wrote as a user turn, the entry kept beside it (encode.ts)
+      const kept =
+        type === 'user' && isRecord(r.threadbase) ? branchSummaryOf(r.threadbase.branchSummary, messageText(message)) : undefined;
+      entry = kept
+        ? { kind: 'branch_summary', id: uuid, parentId: parentUuid, timestamp: ts, ...kept, raw: r, rawSource: 'claude' }
+        : { kind: 'message', id: uuid, parentId: parentUuid, timestamp: ts, message, raw: r, rawSource: 'claude' };
       if (sidechain) entry.sidechain = true;
       if (type === 'user' && !sidechain) out.firstPrompt ??= promptText(r);
     } else {

@@ -20,11 +20,19 @@ import { buildContext, type Context, type ContextOptions, messageText, pathToLea
 import type { Entry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
+import { branchSummaryField } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
-import { dropLastUserTurns, isSummaryText, normalizeCalls, selectUserMessages, userTextItems } from './history.js';
+import {
+  branchSummaryMessage,
+  dropLastUserTurns,
+  isSummaryText,
+  normalizeCalls,
+  selectUserMessages,
+  userTextItems,
+} from './history.js';
 import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, droppedCompactedTurns, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
@@ -72,9 +80,10 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 2: web searches marked providerExecuted;
    * 3: the output of a shell command codex saw fail is an error result;
    * 4: a rollback counts the user turns in the last compaction's history too (reaching into it, it continues
-   *    from the compaction and records the turns it dropped there; the trim of injected context reaches back to it).
+   *    from the compaction and records the turns it dropped there; the trim of injected context reaches back to it);
+   * 5: a user message threadbase wrote for a branch summary (the item's `threadbase.branchSummary`) is that branch summary.
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -461,6 +470,11 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
       users.push(...userMessages([e.message]));
       continue;
     }
+    // codex has a branch summary (in a rollout threadbase wrote) as a user message of its text
+    if (e.kind === 'branch_summary') {
+      users.push(...userMessages([branchSummaryMessage(e)]));
+      continue;
+    }
     // a rollback that reached past the compaction drops the turns left over from its history
     const dropped = droppedCompactedTurns(e);
     if (dropped && history) {
@@ -660,7 +674,16 @@ function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextRe
     case 'compaction':
       return [line(ts, 'compacted', { message: `${SUMMARY_PREFIX}\n${e.summary}` })];
     case 'branch_summary':
-      return [line(ts, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: e.summary }] })];
+      // a user message of what the agent it came from sends for it (convert/session.ts), the entry kept
+      // in the item's `threadbase.branchSummary`, which codex does not read (rollout.ts reads it back)
+      return [
+        line(ts, 'response_item', {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: e.text ?? e.summary }],
+          threadbase: { branchSummary: branchSummaryField(e) },
+        }),
+      ];
     default:
       // Model changes, labels and other agents' metadata have no rollout record codex would accept.
       return [];

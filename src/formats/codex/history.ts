@@ -10,7 +10,7 @@
  * - a rollback (`thread_rolled_back`) drops the last user turns of the history as it stands, a
  *   compaction's replacement history included (context_manager/history.rs drop_last_n_user_turns).
  */
-import type { Message, Part, ToolCallPart, ToolResultPart } from '../../model/types.js';
+import type { BranchSummaryEntry, Message, Part, ToolCallPart, ToolResultPart } from '../../model/types.js';
 import { SUMMARY_PREFIX, searchCallId } from './items.js';
 
 /** Codex keeps at most this many tokens of earlier user messages after a local compaction (COMPACT_USER_MESSAGE_MAX_TOKENS). */
@@ -60,6 +60,11 @@ export function isSummaryText(text: string): boolean {
 export function isUserTurnMessage(m: Message): boolean {
   if (m.role !== 'user' || m.meta?.codexInjected || m.meta?.compactionSummary) return false;
   return !isSummaryText(userTextItems(m).join(''));
+}
+
+/** The user message codex has for a branch summary threadbase wrote into a rollout (driver.ts encodeEntry). */
+export function branchSummaryMessage(e: BranchSummaryEntry): Message {
+  return { role: 'user', parts: [{ type: 'text', text: e.text ?? e.summary }] };
 }
 
 /** Context codex injects before a turn (developer messages, `<environment_context>`…): a rollback trims it with the turn. */

@@ -16,12 +16,13 @@
  * them, when the rollback reaches into its replacement history: see rollBack).
  */
 import { basename } from 'node:path';
-import { countMessages, firstUserLine, pathTo } from '../../model/tree.js';
+import { countMessages, firstUserLine, messageText, pathTo } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
-import { isPreTurnContextMessage, isUserTurnMessage } from './history.js';
+import { branchSummaryMessage, isPreTurnContextMessage, isUserTurnMessage } from './history.js';
 import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
 
 export const SOURCE = 'codex';
@@ -265,6 +266,16 @@ export async function readRollout(file: string): Promise<Session> {
         joinResponse(open, message, rec);
         continue;
       }
+      // a branch summary threadbase wrote as a user message, the entry kept in the item (driver.ts encodeEntry)
+      const kept =
+        message.role === 'user' && isObject(payload.threadbase)
+          ? branchSummaryOf(payload.threadbase.branchSummary, messageText(message))
+          : undefined;
+      if (kept) {
+        open = undefined;
+        push({ ...base, id: entryId(str(payload.id), l.line), parentId: parentId(), kind: 'branch_summary', ...kept });
+        continue;
+      }
       const entry: MessageEntry = {
         ...base,
         id: entryId(str(payload.id), l.line),
@@ -477,6 +488,7 @@ function failedCommandId(payload: JsonObject): string | undefined {
 
 /** A user turn as codex counts them for a rollback: a message the user typed, not injected context or a summary. */
 function isUserTurn(e: Entry): boolean {
+  if (e.kind === 'branch_summary') return isUserTurnMessage(branchSummaryMessage(e));
   return e.kind === 'message' && isUserTurnMessage(e.message);
 }
 

@@ -139,8 +139,11 @@ export function forkTitle(title: string | undefined): string {
 
 export class OpenCodeDriver extends DriverBase {
   readonly name = SOURCE;
-  /** 1: reasoning and tool parts' provider metadata, a revert at a part, summaries of files alone */
-  readonly readerVersion = 1;
+  /**
+   * 1: reasoning and tool parts' provider metadata, a revert at a part, summaries of files alone;
+   * 2: a user message threadbase wrote for a branch summary (its text part's `threadbase.branchSummary`) is that branch summary.
+   */
+  readonly readerVersion = 2;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

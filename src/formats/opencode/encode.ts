@@ -10,6 +10,7 @@
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
+import { branchSummaryField } from '../shared/branch-summary.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
 import {
@@ -259,12 +260,13 @@ export function encodeEntries(
         };
   };
 
-  const encodeUser = (e: Entry, m: Message) => {
+  /** `textFields`: more fields of its text parts. */
+  const encodeUser = (e: Entry, m: Message, textFields: Json = {}) => {
     const id = newId('msg');
     const at = ms(e.timestamp);
     const parts: Json[] = [];
     for (const p of m.parts) {
-      if (p.type === 'text') parts.push(newPart(id, { type: 'text', text: p.text }));
+      if (p.type === 'text') parts.push(newPart(id, { type: 'text', text: p.text, ...textFields }));
       else if (p.type === 'thinking') parts.push(newPart(id, { type: 'text', text: p.thinking }));
       else if (p.type === 'image' || p.type === 'file') {
         if (p.data !== undefined)
@@ -435,7 +437,14 @@ export function encodeEntries(
       else if (m.role === 'tool') encodeUser(e, m);
       else warnings.push(`${e.id}: ${m.role} messages have no OpenCode equivalent; left out`);
     } else if (e.kind === 'compaction') encodeCompaction(e);
-    else if (e.kind === 'branch_summary') encodeUser(e, { role: 'user', parts: [{ type: 'text', text: e.summary }] });
+    // a user message of what the agent it came from sends for it (convert/session.ts), the entry kept
+    // in its text part's `threadbase.branchSummary`, which OpenCode ignores (parse.ts reads it back)
+    else if (e.kind === 'branch_summary')
+      encodeUser(
+        e,
+        { role: 'user', parts: [{ type: 'text', text: e.text ?? e.summary }] },
+        { threadbase: { branchSummary: { ...branchSummaryField(e) } } },
+      );
     // model changes, labels and other metadata have no OpenCode record
   }
 

@@ -14,6 +14,7 @@
  */
 
 import { providerCallOf } from '../../convert/provider-tools.js';
+import { messageText } from '../../model/tree.js';
 import {
   addUsage,
   type Entry,
@@ -28,6 +29,7 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
+import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str } from './records.js';
 
@@ -443,6 +445,21 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         continue;
       }
       const message: Message = { role: 'user', parts: userParts(m.parts) };
+      // a branch summary threadbase wrote as a user message, the entry kept in its text part (encode.ts)
+      const marked = m.parts.find((p) => p.type === 'text' && obj(p.threadbase)?.branchSummary !== undefined);
+      const kept = marked ? branchSummaryOf(obj(marked.threadbase)?.branchSummary, messageText(message)) : undefined;
+      if (kept) {
+        push({
+          id,
+          parentId: prev,
+          timestamp: created,
+          kind: 'branch_summary',
+          ...kept,
+          raw: { messageID: id, partIDs: partIds, message: m } satisfies OcEntryRaw,
+          rawSource: SOURCE,
+        });
+        continue;
+      }
       const model = obj(m.info.model);
       if (model) {
         message.model = str(model.modelID);
