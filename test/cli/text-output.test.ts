@@ -87,3 +87,16 @@ it('stats --by project names the row of sessions that record no directory instea
   for (const line of lines) expect(line).toMatch(/^\S/);
   expect(lines.filter((l) => l.startsWith('(no project) '))).toHaveLength(1);
 });
+
+it("on a terminal, search puts the hits in bold and leaves the text's own brackets as they are", async () => {
+  const tty = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+  Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
+  try {
+    // the task notification's result reads '[harness: subagent output matched …'
+    const out = await runCliOk(env, ['search', 'harness', '--source', 'claude', '--no-sync', '--limit', '1']);
+    expect(out).toContain('<result>[\x1b[1;33mharness\x1b[0m: subagent output');
+  } finally {
+    if (tty) Object.defineProperty(process.stdout, 'isTTY', tty);
+    else delete (process.stdout as { isTTY?: boolean }).isTTY;
+  }
+});

@@ -3,6 +3,14 @@ import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, warnParse } from '../io.js';
 import { agentOption, positiveIntOption, projectOption, roleOption, sinceOption, untilOption } from '../options.js';
 
+/**
+ * A snippet's hits in bold on a terminal: the `[word]`s the index marks, each one word (the index's
+ * tokens), so the text's own brackets ('[Your previous response…]') stay as they are.
+ */
+export function highlightHits(snippet: string): string {
+  return snippet.replace(/\[([\p{L}\p{N}\p{Co}]+)\]/gu, '\x1b[1;33m$1\x1b[0m');
+}
+
 export function registerSearch(program: Command, ctx: CliContext): void {
   program
     .command('search <query...>')
@@ -61,7 +69,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
               })),
             );
           }
-          const bold = process.stdout.isTTY ? (s: string) => s.replace(/\[([^\]]*)\]/g, '\x1b[1;33m$1\x1b[0m') : (s: string) => s;
+          const bold = process.stdout.isTTY ? highlightHits : (s: string) => s;
           for (const h of hits) {
             // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
             ctx.stdout(
