@@ -32,9 +32,9 @@ export class NotFoundError extends ThreadbaseError {
 export class AmbiguousIdError extends ThreadbaseError {
   readonly candidates: string[];
   constructor(prefix: string, candidates: string[], what = 'sessions') {
-    super('ambiguous_id', `id prefix "${prefix}" matches ${candidates.length} ${what}: ${candidates.slice(0, 5).join(', ')}`, {
-      id: prefix,
-    });
+    // the first five named, the rest said to be there: 'matches 13 sessions: a, b, c, d, e' read as the list
+    const named = `${candidates.slice(0, 5).join(', ')}${candidates.length > 5 ? `, … (${candidates.length - 5} more)` : ''}`;
+    super('ambiguous_id', `id prefix "${prefix}" matches ${candidates.length} ${what}: ${named}`, { id: prefix });
     this.name = 'AmbiguousIdError';
     this.candidates = candidates;
   }
