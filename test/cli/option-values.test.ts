@@ -3,6 +3,8 @@
  * them): option values it cannot use are refused with a clear error instead of matching nothing or
  * failing inside a query, and the values it takes mean what a user means by them.
  */
+
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -195,5 +197,21 @@ describe('push', () => {
     expect(r.err).toContain('not pushed');
     const none = await runCli(env, ['push', '--to', 'http://127.0.0.1:1', '--source', 'claude']);
     expect(none.err).toContain('THREADBASE_API_KEY');
+  });
+});
+
+describe('convert --from a store file', () => {
+  it("names a session of the store by a unique prefix, as in the agents' stores", async () => {
+    const index = `sqlite:${join(root, '.threadbase', 'index.db')}`;
+    const written = await json<{ source: string }>(['convert', '11111111', '--from', index, '--to', 'pi', '--json']);
+    expect(written.source).toBe('pi');
+  });
+
+  it('refuses a store file that is not there, and makes none', async () => {
+    const missing = join(root, 'no-such-index.db');
+    const r = await runCli(env, ['convert', '11111111', '--from', `sqlite:${missing}`, '--to', 'pi']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('no such file');
+    expect(existsSync(missing)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { convertSessionAll } from '../../convert/session.js';
-import { NotFoundError } from '../../model/errors.js';
+import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import { resolveEntryId } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
@@ -41,9 +42,26 @@ function described(written: SessionInfo, resume?: string) {
 export function registerConvert(program: Command, ctx: CliContext): void {
   /** The session from a store (a team server, PostgreSQL, an index file) rather than the agents' files. */
   const fromStore = async (url: string, id: string): Promise<Session> => {
+    // a store file to read from is one that is there (opening a missing one made an empty one)
+    const file = /^(sqlite|file):/.test(url)
+      ? url.replace(/^(sqlite|file):(\/\/)?/, '')
+      : url.startsWith('/') || url.startsWith('.')
+        ? url
+        : undefined;
+    if (file !== undefined && !existsSync(file)) throw new Error(`--from ${url}: no such file`);
     const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) });
     try {
-      const session = await store.getSession(id);
+      let session = await store.getSession(id);
+      if (!session) {
+        // a unique prefix names a session here as it does in the agents' stores
+        const matches = (await store.listSessions()).filter((s) => s.id.startsWith(id));
+        if (matches.length > 1)
+          throw new AmbiguousIdError(
+            id,
+            matches.map((s) => `${s.source}:${s.id}`),
+          );
+        if (matches[0]) session = await store.getSession(matches[0].id);
+      }
       if (!session) throw new NotFoundError('session', id);
       return session;
     } finally {
