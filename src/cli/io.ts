@@ -1,7 +1,7 @@
 /** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
 
 import { Sources } from '../formats/registry.js';
-import type { DriverEnv } from '../model/driver.js';
+import type { DriverEnv, SessionDriver } from '../model/driver.js';
 import type { ParseWarning } from '../model/types.js';
 import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
 
@@ -68,6 +68,15 @@ export function warnParse(ctx: CliContext, w: ParseWarning): void {
 
 export function reportWarnings(ctx: CliContext, warnings: readonly ParseWarning[] | undefined): void {
   for (const w of warnings ?? []) warnParse(ctx, w);
+}
+
+/**
+ * `--no-sync` on an index that holds none of the sessions asked about (never synced): says so, as
+ * 'no matches' or an empty table would read as an answer.
+ */
+export async function warnIfNeverSynced(ctx: CliContext, index: SessionDriver, source?: string): Promise<void> {
+  if ((await index.listSessions({ ...(source ? { source } : {}), limit: 1 })).length) return;
+  warn(ctx, `the index holds no ${source ? `${source} ` : ''}sessions: run \`threadbase sync\`, or leave out --no-sync`);
 }
 
 /** Resolves at the first SIGINT or SIGTERM (Ctrl-C), for commands that run until stopped. */

@@ -215,3 +215,18 @@ describe('convert --from a store file', () => {
     expect(existsSync(missing)).toBe(false);
   });
 });
+
+describe('--no-sync on an index never synced', () => {
+  it.each([
+    ['search', 'cats'],
+    ['stats', '--source', 'claude'],
+  ])('%s says the index holds nothing yet instead of answering as if nothing matched', async (...args) => {
+    const fresh = { ...env, env: { ...env.env, THREADBASE_HOME: join(root, 'fresh-home') } };
+    const r = await runCli(fresh, [...args, '--no-sync']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/the index holds no (claude )?sessions: run `threadbase sync`/);
+    // the synced index says nothing of the kind
+    const synced = await runCli(env, [...args, '--no-sync']);
+    expect(synced.err).not.toContain('the index holds no');
+  });
+});

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
-import { type CliContext, printJson, warnParse } from '../io.js';
+import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
 import { agentOption, positiveIntOption, projectOption, roleOption, sinceOption, untilOption } from '../options.js';
 
 /**
@@ -45,6 +45,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           onWarning: (w) => warnParse(ctx, w),
         });
         try {
+          if (!opts.sync) await warnIfNeverSynced(ctx, store, opts.source);
           const hits = await store.search(words.join(' '), {
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),

@@ -4,7 +4,7 @@ import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
-import { type CliContext, printJson, warnParse } from '../io.js';
+import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
 import { agentOption, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
@@ -38,6 +38,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
           onWarning: (w) => warnParse(ctx, w),
         });
         try {
+          if (!opts.sync) await warnIfNeverSynced(ctx, store, opts.source);
           const rows = stats(store, prices, {
             by: opts.by as StatsBy,
             ...(opts.since ? { since: opts.since } : {}),
