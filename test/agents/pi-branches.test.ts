@@ -10,7 +10,9 @@
  *   summary and the new branch's turns, none of the abandoned one; `--all-branches` keeps the tree
  *   in Claude Code and pi (resumed on the current branch) and writes one session per branch into
  *   OpenCode and codex, the current one first (CONVERT.md);
- * - converted back into pi, pi resumes with the same context;
+ * - each target sends the branch summary as pi words it and reads pi's entry back (kept beside the turn
+ *   in a `threadbase` field it leaves alone); converted back into pi, the branch_summary entry is pi's
+ *   again and pi resumes with the same context;
  * - pi going back to its first prompt (the summary the only turn, converted at once and after a turn),
  *   and pi compacting right after going back (its compaction keeps from the branch summary): our
  *   context is pi's, and the targets resume them, the branch summary the compaction kept included.
