@@ -67,8 +67,11 @@ export function piContext(s: Session, opts: ContextOptions = {}): Context {
 
 export class PiDriver extends DriverBase {
   readonly name = SOURCE;
-  /** 1: thinkingSignature read by api, OpenAI Responses tool ids split, branch summaries' fromId */
-  readonly readerVersion = 1;
+  /**
+   * 1: thinkingSignature read by api, OpenAI Responses tool ids split, branch summaries' fromId;
+   * 2: an assistant's image kept beside its note (encode.ts) read back as the image
+   */
+  readonly readerVersion = 2;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -213,6 +213,10 @@ function assistantBlocks(parts: readonly Part[], api: string | undefined, warn: 
         else out.push({ type: 'toolCall', id: joinToolCallId(p.id, p.meta), name: p.name, arguments: p.input });
         break;
       case 'image':
+        // pi's assistant messages hold no images (codex's generated ones): a note pi sends, the image
+        // kept beside it for reading back (parse.ts)
+        out.push({ type: 'text', text: assistantImageNote(p), threadbase: { image: p } });
+        break;
       case 'file':
         out.push(...userBlocks([p], warn).filter((b): b is PiTextBlock => b.type === 'text'));
         break;
@@ -222,6 +226,11 @@ function assistantBlocks(parts: readonly Part[], api: string | undefined, warn: 
     }
   }
   return out;
+}
+
+/** The text an image in an assistant message is sent as where the agent has no place for it. */
+export function assistantImageNote(p: Extract<Part, { type: 'image' }>): string {
+  return `[image made by the assistant (${p.mediaType}); kept by threadbase, not sent]`;
 }
 
 function toolResultContent(c: string | ToolResultContent[], warn: (m: string) => void): (PiTextBlock | PiImageBlock)[] {

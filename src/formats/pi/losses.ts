@@ -10,6 +10,10 @@ export function describePiLosses({ counts: c, say }: LossReport): void {
   // reasoning tokens, 1-hour cache writes and the price terms go in a usage field pi ignores (records.ts)
   say(c.urlImages, 'images by URL have no pi form; written as a text note');
   say(
+    c.assistantImages,
+    "images the assistant made have no place in pi's assistant messages; written as a text note, kept for the way back",
+  );
+  say(
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note pi sends in their turn (their results stayed with the provider; the call kept for the way back)",
   );

@@ -135,6 +135,10 @@ function parseJsonObject(text: string): PiRecord | undefined {
   return isRecord(v) ? v : undefined;
 }
 
+function keptImageOf(v: unknown): ImagePart | undefined {
+  return isRecord(v) && v.type === 'image' && typeof v.mediaType === 'string' ? (v as unknown as ImagePart) : undefined;
+}
+
 function assistantParts(content: unknown, where: Warn, api: string | undefined): Part[] {
   if (!Array.isArray(content)) return typeof content === 'string' ? [{ type: 'text', text: content }] : [];
   const parts: Part[] = [];
@@ -145,7 +149,9 @@ function assistantParts(content: unknown, where: Warn, api: string | undefined):
         const text = withMeta<Part>({ type: 'text', text: str(b.text) ?? '' }, b, ['type', 'text']);
         // the note threadbase wrote for a call the provider ran (encode.ts): the call again
         const call = isRecord(b.threadbase) ? providerCallOf({ type: 'text', text: '', meta: b.threadbase }) : undefined;
-        parts.push(call ?? text);
+        // the note threadbase wrote for an image the assistant made (encode.ts): the image again
+        const image = isRecord(b.threadbase) ? keptImageOf(b.threadbase.image) : undefined;
+        parts.push(call ?? image ?? text);
         break;
       }
       case 'thinking':
