@@ -1,7 +1,8 @@
 /**
  * An image the assistant made (codex's image generation, test/fixtures/codex/audit-home) converted into
- * pi, whose assistant messages hold no images: pi sends a note in its place, the image is kept beside
- * the note and read back, so pi -> codex gives codex its image again, and convert says so.
+ * pi or OpenCode, whose assistant messages hold no images: the agent sends a note in its place, the
+ * image is kept beside the note and read back, so pi/OpenCode -> codex gives codex its image again, and
+ * convert says so.
  */
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,16 +43,39 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe("an image codex's assistant made, into pi", () => {
-  it('is a note pi sends, with the image kept beside it; read back, it is the image; back into codex, codex has it again', async () => {
-    const [made] = assistantImages(codex);
-    expect(made?.data).toBeTruthy();
+const NOTE = '[image made by the assistant (image/png); kept by threadbase, not sent]';
+
+describe("an image codex's assistant made", () => {
+  for (const [to, name] of [
+    ['pi', 'pi'],
+    ['opencode', 'OpenCode'],
+  ] as const)
+    it(`into ${name}: a note ${name} sends, the image kept beside it and read back; back into codex, codex has it again`, async () => {
+      const [made] = assistantImages(codex);
+      expect(made?.data).toBeTruthy();
+      const [written] = await convertSessionAll(codex, { to, env });
+      const warnings = (written?.meta?.warnings ?? []) as string[];
+      expect(warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(new RegExp(`images the assistant made have no place in ${name}'s assistant messages.*\\(1\\)$`)),
+        ]),
+      );
+      expect(warnings.some((w) => /left out/.test(w) && /image/.test(w))).toBe(false);
+
+      const read = (await sources.driver(to).getSession(written?.id as string)) as Session;
+      expect(assistantImages(read)).toEqual([made]);
+      // what the agent sends: the note, where the image was
+      const sent = (await sources.driver(to).getContext(written?.id as string)).messages.filter((m) => m.role === 'assistant');
+      expect(sent.some((m) => m.parts.some((p) => p.type === 'image'))).toBe(false);
+      expect(sent.flatMap((m) => m.parts).some((p) => p.type === 'text' && p.text === NOTE)).toBe(true);
+
+      const [back] = await convertSessionAll(read, { to: 'codex', env });
+      const again = (await sources.driver('codex').getSession(back?.id as string)) as Session;
+      expect(assistantImages(again).map((p) => p.data)).toEqual([made?.data]);
+    });
+
+  it('pi writes the note with the image beside it, no image block in the assistant message', async () => {
     const [written] = await convertSessionAll(codex, { to: 'pi', env });
-    expect(written?.meta?.warnings).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/images the assistant made have no place in pi's assistant messages.*\(1\)$/),
-      ]),
-    );
     const lines = readFileSync(written?.path as string, 'utf8')
       .split('\n')
       .filter(Boolean)
@@ -59,17 +83,6 @@ describe("an image codex's assistant made, into pi", () => {
     const blocks = lines.flatMap((r) => (r.type === 'message' && r.message.role === 'assistant' ? r.message.content : []));
     expect(blocks.some((b: { type: string }) => b.type === 'image')).toBe(false);
     const note = blocks.find((b: { threadbase?: { image?: unknown } }) => b.threadbase?.image);
-    expect(note).toMatchObject({ type: 'text', text: '[image made by the assistant (image/png); kept by threadbase, not sent]' });
-
-    const pi = (await sources.driver('pi').getSession(written?.id as string)) as Session;
-    expect(assistantImages(pi)).toEqual([made]);
-    // what pi sends: the note, where the image was
-    const sent = (await sources.driver('pi').getContext(written?.id as string)).messages.filter((m) => m.role === 'assistant');
-    expect(sent.some((m) => m.parts.some((p) => p.type === 'image'))).toBe(false);
-    expect(JSON.stringify(sent)).toContain('[image made by the assistant (image/png)');
-
-    const [back] = await convertSessionAll(pi, { to: 'codex', env });
-    const again = (await sources.driver('codex').getSession(back?.id as string)) as Session;
-    expect(assistantImages(again).map((p) => p.data)).toEqual([made?.data]);
+    expect(note).toMatchObject({ type: 'text', text: NOTE });
   });
 });

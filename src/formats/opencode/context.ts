@@ -6,6 +6,7 @@
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { CompactionEntry, Message, Session } from '../../model/types.js';
+import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { COMPACTION_PROMPT, isOcEntryRaw, summaryParts } from './parse.js';
 
 export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, opts: ContextOptions = {}): Context {
@@ -37,7 +38,8 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     }
     if (m.meta?.excludedFromContext === true) continue;
     if (m.parts.length === 0) continue;
-    messages.push(inlineAttachmentsOnly(m));
+    // OpenCode's assistant messages hold no images: one another agent's assistant made is sent as its note
+    messages.push(withAssistantImageNotes(inlineAttachmentsOnly(m)));
   }
   return { ...base, messages };
 }

@@ -141,9 +141,10 @@ export class OpenCodeDriver extends DriverBase {
   readonly name = SOURCE;
   /**
    * 1: reasoning and tool parts' provider metadata, a revert at a part, summaries of files alone;
-   * 2: a user message threadbase wrote for a branch summary (its text part's `threadbase.branchSummary`) is that branch summary.
+   * 2: a user message threadbase wrote for a branch summary (its text part's `threadbase.branchSummary`) is that branch summary;
+   * 3: an assistant's image kept beside its note (encode.ts, `threadbase.image`) is that image.
    */
-  readonly readerVersion = 2;
+  readonly readerVersion = 3;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -10,6 +10,7 @@
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
+import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
@@ -330,6 +331,12 @@ export function encodeEntries(
         // its note is sent instead, the call kept beside it (a field OpenCode ignores) for reading back
         parts.push(
           newPart(id, { type: 'text', text: providerCallNote(p), threadbase: { providerCall: p }, time: { start: at, end: at } }),
+        );
+      else if (p.type === 'image')
+        // OpenCode's assistant messages hold no images (codex's generated ones): a note it sends, the
+        // image kept beside it (a field OpenCode ignores) for reading back
+        parts.push(
+          newPart(id, { type: 'text', text: assistantImageNote(p), threadbase: { image: p }, time: { start: at, end: at } }),
         );
       else if (p.type === 'tool_call') {
         hasTools = true;

@@ -11,6 +11,10 @@ export function describeOpenCodeLosses({ counts: c, say }: LossReport): void {
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note OpenCode sends in their turn (their results stayed with the provider; the call kept for the way back)",
   );
+  say(
+    c.assistantImages,
+    "images the assistant made have no place in OpenCode's assistant messages; written as a text note, kept for the way back",
+  );
   say(c.systemMessages, 'system messages have no OpenCode equivalent; left out');
   say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
   say(c.labels, 'labels have no OpenCode record; left out');

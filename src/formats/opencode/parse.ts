@@ -29,6 +29,7 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { summarizeUsage } from '../../model/usage.js';
+import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str } from './records.js';
@@ -213,8 +214,11 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
       p.type === 'text'
         ? providerCallOf({ type: 'text', text: '', meta: { providerCall: obj(p.threadbase)?.providerCall } })
         : undefined;
+    const image = p.type === 'text' ? keptAssistantImage(p.threadbase) : undefined;
     if (call)
       parts.push(call); // the note threadbase wrote for a call the provider ran (encode.ts)
+    else if (image)
+      parts.push(image); // the note threadbase wrote for an image the assistant made (encode.ts)
     else if (p.type === 'text') {
       const text = str(p.text) ?? '';
       // OpenCode sends an empty text beside signed reasoning as a single space.

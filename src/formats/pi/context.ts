@@ -8,7 +8,8 @@
  * own model.
  */
 import type { Message, ToolCallPart } from '../../model/types.js';
-import { assistantImageNote, piThinkingSignature } from './encode.js';
+import { withAssistantImageNotes } from '../shared/assistant-images.js';
+import { piThinkingSignature } from './encode.js';
 
 export const MISSING_RESULT_TEXT = 'No result provided';
 
@@ -20,12 +21,6 @@ function withoutEmptyThinking(m: Message): Message {
   const blank = (p: Message['parts'][number]) =>
     p.type === 'thinking' && p.thinking.trim() === '' && !piThinkingSignature(p, m.api);
   return m.parts.some(blank) ? { ...m, parts: m.parts.filter((p) => !blank(p)) } : m;
-}
-
-/** pi's assistant messages hold no images: one another agent's assistant made is sent as its note (encode.ts). */
-function withImageNotes(m: Message): Message {
-  if (!m.parts.some((p) => p.type === 'image')) return m;
-  return { ...m, parts: m.parts.map((p) => (p.type === 'image' ? { type: 'text', text: assistantImageNote(p) } : p)) };
 }
 
 export function piSendView(messages: readonly Message[]): Message[] {
@@ -58,7 +53,8 @@ export function piSendView(messages: readonly Message[]): Message[] {
     if (m.role === 'assistant') {
       flush();
       if (m.stopReason === 'error' || m.stopReason === 'aborted') continue;
-      m = withImageNotes(withoutEmptyThinking(m));
+      // pi's assistant messages hold no images: one another agent's assistant made is sent as its note
+      m = withAssistantImageNotes(withoutEmptyThinking(m));
       const calls = m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call');
       if (calls.length) {
         pending = calls;

@@ -8,6 +8,7 @@
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { currentLeaf, indexEntries } from '../../model/tree.js';
 import type { Entry, Message, Part, Session, ThinkingPart, ToolResultContent } from '../../model/types.js';
+import { assistantImageNote } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
@@ -226,11 +227,6 @@ function assistantBlocks(parts: readonly Part[], api: string | undefined, warn: 
     }
   }
   return out;
-}
-
-/** The text an image in an assistant message is sent as where the agent has no place for it. */
-export function assistantImageNote(p: Extract<Part, { type: 'image' }>): string {
-  return `[image made by the assistant (${p.mediaType}); kept by threadbase, not sent]`;
 }
 
 function toolResultContent(c: string | ToolResultContent[], warn: (m: string) => void): (PiTextBlock | PiImageBlock)[] {

@@ -22,6 +22,7 @@ import type {
   Usage,
 } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { keptAssistantImage } from '../shared/assistant-images.js';
 import { jsonValueOf, readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import {
@@ -135,10 +136,6 @@ function parseJsonObject(text: string): PiRecord | undefined {
   return isRecord(v) ? v : undefined;
 }
 
-function keptImageOf(v: unknown): ImagePart | undefined {
-  return isRecord(v) && v.type === 'image' && typeof v.mediaType === 'string' ? (v as unknown as ImagePart) : undefined;
-}
-
 function assistantParts(content: unknown, where: Warn, api: string | undefined): Part[] {
   if (!Array.isArray(content)) return typeof content === 'string' ? [{ type: 'text', text: content }] : [];
   const parts: Part[] = [];
@@ -150,7 +147,7 @@ function assistantParts(content: unknown, where: Warn, api: string | undefined):
         // the note threadbase wrote for a call the provider ran (encode.ts): the call again
         const call = isRecord(b.threadbase) ? providerCallOf({ type: 'text', text: '', meta: b.threadbase }) : undefined;
         // the note threadbase wrote for an image the assistant made (encode.ts): the image again
-        const image = isRecord(b.threadbase) ? keptImageOf(b.threadbase.image) : undefined;
+        const image = keptAssistantImage(b.threadbase);
         parts.push(call ?? image ?? text);
         break;
       }
