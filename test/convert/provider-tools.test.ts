@@ -16,8 +16,8 @@ import { contextToOpenAI } from '../../src/convert/openai.js';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { sessionFromExport } from '../../src/formats/opencode/index.js';
 import * as lib from '../../src/index.js';
-import type { Entry, Message, Session, ToolCallPart } from '../../src/model/types.js';
-import { secondInto2026 as t } from '../helpers/sessions.js';
+import type { Message, Session, ToolCallPart } from '../../src/model/types.js';
+import { chainSession } from '../helpers/sessions.js';
 
 const RAN = 'run by the provider; its results are not kept';
 const PAGE = 'https://docs.rs/tokio/latest/tokio/';
@@ -95,22 +95,12 @@ function session(): Session {
     { role: 'user', parts: [{ type: 'text', text: 'what does its doc say of spawn_blocking?' }] },
     { role: 'assistant', model: 'm', provider: 'openai', parts: [OPEN, FIND, { type: 'text', text: 'It runs blocking code.' }] },
   ];
-  const entries: Entry[] = messages.map((message, i) => ({
-    kind: 'message',
-    id: `e${i}`,
-    parentId: i ? `e${i - 1}` : null,
-    timestamp: t(i + 1),
-    message,
-  }));
-  return {
-    id: 'codex-like',
-    source: 'other',
-    project: join(home, 'project'),
-    createdAt: t(1),
-    updatedAt: t(4),
-    entries,
-    leafId: 'e3',
-  } as Session;
+  return chainSession(
+    'codex-like',
+    'other',
+    join(home, 'project'),
+    messages.map((m, i): [string, Message] => [`e${i}`, m]),
+  );
 }
 
 const NOTES = [

@@ -13,8 +13,8 @@ import { NO_RESULT_TEXT, pairToolResults } from '../../src/convert/pairing.js';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { sessionFromExport } from '../../src/formats/opencode/index.js';
 import * as lib from '../../src/index.js';
-import type { Entry, Message, Session, ToolCallPart } from '../../src/model/types.js';
-import { secondInto2026 as t } from '../helpers/sessions.js';
+import type { Message, Session, ToolCallPart } from '../../src/model/types.js';
+import { chainSession } from '../helpers/sessions.js';
 
 let home: string;
 beforeAll(() => {
@@ -40,22 +40,12 @@ function session(): Session {
     { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', content: 'a.txt' }] },
     { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'Done.' }] },
   ];
-  const entries: Entry[] = messages.map((message, i) => ({
-    kind: 'message',
-    id: `e${i}`,
-    parentId: i ? `e${i - 1}` : null,
-    timestamp: t(i + 1),
-    message,
-  }));
-  return {
-    id: 'src-session',
-    source: 'other',
-    project: join(home, 'project'),
-    createdAt: t(1),
-    updatedAt: t(4),
-    entries,
-    leafId: 'e3',
-  } as Session;
+  return chainSession(
+    'src-session',
+    'other',
+    join(home, 'project'),
+    messages.map((m, i): [string, Message] => [`e${i}`, m]),
+  );
 }
 
 const calls = (s: Session) =>
