@@ -19,9 +19,10 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { messageText } from '../../src/model/tree.js';
 import type { BranchSummaryEntry, Entry, Message, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
+import { secondInto2026, textEntry } from '../helpers/sessions.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
-const t = (s: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, s)).toISOString();
+const t = secondInto2026;
 const SUMMARY = 'The branch left behind wrote left.txt.';
 const WRAPPED = branchSummaryText(SUMMARY);
 
@@ -40,13 +41,7 @@ afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const msg = (id: string, parentId: string | null, s: number, role: Message['role'], text: string): Entry => ({
-  kind: 'message',
-  id,
-  parentId,
-  timestamp: t(s),
-  message: { role, parts: [{ type: 'text', text }], ...(role === 'assistant' ? { model: 'claude-sonnet-4-5' } : {}) },
-});
+const msg = textEntry;
 
 function session(
   source: Session['source'],

@@ -18,11 +18,12 @@ import { readRollout } from '../../src/formats/codex/rollout.js';
 import { branchSummaryText } from '../../src/formats/pi/records.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Entry, Message, Session } from '../../src/model/types.js';
+import type { Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
+import { secondInto2026, textEntry } from '../helpers/sessions.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
-const t = (s: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, s)).toISOString();
+const t = secondInto2026;
 
 let home: string;
 let env: DriverEnv;
@@ -38,13 +39,7 @@ afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const msg = (id: string, parentId: string | null, s: number, role: Message['role'], text: string): Entry => ({
-  kind: 'message',
-  id,
-  parentId,
-  timestamp: t(s),
-  message: { role, parts: [{ type: 'text', text }], ...(role === 'assistant' ? { model: 'claude-sonnet-4-5' } : {}) },
-});
+const msg = textEntry;
 
 /** The texts of the target's context, without the compaction wording around the summary. */
 async function contextTexts(agent: string, id: string): Promise<string[]> {

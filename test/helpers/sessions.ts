@@ -185,6 +185,17 @@ export function chainSession(id: string, source: string, project: string, messag
   };
 }
 
+/** A message entry of one text at second `s` into 2026 (an assistant's with a model, as writers want one). */
+export function textEntry(id: string, parentId: string | null, s: number, role: Message['role'], text: string): Entry {
+  return {
+    kind: 'message',
+    id,
+    parentId,
+    timestamp: secondInto2026(s),
+    message: { role, parts: [{ type: 'text', text }], ...(role === 'assistant' ? { model: 'claude-sonnet-4-5' } : {}) },
+  };
+}
+
 /**
  * A pi session whose tool ids repeat across turns (a provider that numbers each response's calls,
  * as Kimi's `functions.bash:0`) and one the Messages API refuses (OpenAI's `call_…|fc_…`): three
