@@ -1,7 +1,7 @@
 /** Draws a session's entry tree as text, with the current leaf marked. */
 
 import { prefixOf } from '../model/text.js';
-import { currentLeaf, indexEntries, messageText } from '../model/tree.js';
+import { currentLeaf, indexEntries, isConversationEntry, messageText, nearestConversationEntry } from '../model/tree.js';
 import type { Entry, Session } from '../model/types.js';
 
 export function describeEntry(e: Entry): string {
@@ -57,9 +57,9 @@ export function shortEntryIds(entries: readonly Entry[], min = 12): Map<string, 
   return out;
 }
 
-/** Whether `show` lists an entry: an agent's own bookkeeping records (metadata) only when asked for all. */
+/** Whether `show` lists an entry: an agent's own bookkeeping records only when asked for all. */
 export function shownEntry(e: Entry, all = false): boolean {
-  return all || e.kind !== 'metadata';
+  return all || isConversationEntry(e);
 }
 
 /**
@@ -69,29 +69,9 @@ export function shownEntry(e: Entry, all = false): boolean {
  */
 export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { all?: boolean } = {}): string {
   const index = indexEntries(session.entries);
-  const shownParent = new Map<string, string | null>();
-  const nearestShown = (id: string | null): string | null => {
-    const walked: string[] = [];
-    let cur = id;
-    let found: string | null = null;
-    while (cur !== null) {
-      const known = shownParent.get(cur);
-      const e = index.byId.get(cur);
-      if (!e || walked.includes(cur)) break;
-      if (shownEntry(e, opts.all)) {
-        found = cur;
-        break;
-      }
-      if (known !== undefined) {
-        found = known;
-        break;
-      }
-      walked.push(cur);
-      cur = e.parentId;
-    }
-    for (const w of walked) shownParent.set(w, found);
-    return found;
-  };
+  const memo = new Map<string, string | null>();
+  const nearestShown = (id: string | null): string | null =>
+    opts.all ? (id !== null && index.byId.has(id) ? id : null) : nearestConversationEntry(index, id, memo);
   const children = new Map<string | null, Entry[]>();
   for (const e of session.entries) {
     if (!shownEntry(e, opts.all)) continue;

@@ -48,6 +48,49 @@ export function currentLeaf(session: Pick<Session, 'entries' | 'leafId'>): Entry
 }
 
 /**
+ * Whether an entry is part of the conversation as people read it: an agent's own bookkeeping records
+ * (metadata entries: Claude Code's attachments and request logs, codex's events, pi's custom entries)
+ * are not, and the views (`show`, the web viewer) leave them out.
+ */
+export function isConversationEntry(e: Entry): boolean {
+  return e.kind !== 'metadata';
+}
+
+/**
+ * The entry `id` names when it is a conversation entry, else its nearest ancestor that is (null: none),
+ * so what hangs from a bookkeeping record hangs from the entry above it. `memo` keeps the answers of the
+ * walks (one per session), so each entry is walked once. Stops at a missing parent and at a cycle.
+ */
+export function nearestConversationEntry(
+  index: Pick<EntryIndex, 'byId'>,
+  id: string | null,
+  memo: Map<string, string | null> = new Map(),
+): string | null {
+  const walked: string[] = [];
+  const seen = new Set<string>();
+  let at = id;
+  let found: string | null = null;
+  while (at !== null) {
+    const known = memo.get(at);
+    if (known !== undefined) {
+      found = known;
+      break;
+    }
+    const e = index.byId.get(at);
+    if (!e || seen.has(at)) break;
+    if (isConversationEntry(e)) {
+      found = at;
+      break;
+    }
+    walked.push(at);
+    seen.add(at);
+    at = e.parentId;
+  }
+  for (const w of walked) memo.set(w, found);
+  return found;
+}
+
+/**
  * The entry `given` names in a session: its exact id, else the one entry id that starts with it (as
  * sessions are named by a unique prefix, so the shortened ids `show` prints can be given back).
  */

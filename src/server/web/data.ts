@@ -7,7 +7,15 @@
 import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
-import { branches, currentLeaf, type EntryIndex, indexEntries, pathTo } from '../../model/tree.js';
+import {
+  branches,
+  currentLeaf,
+  type EntryIndex,
+  indexEntries,
+  isConversationEntry,
+  nearestConversationEntry,
+  pathTo,
+} from '../../model/tree.js';
 import {
   type Entry,
   type SessionRow as ListedSession,
@@ -42,12 +50,8 @@ interface LoadedSession {
   shownAt: Map<string, string | null>;
 }
 
-/**
- * Whether the viewer shows an entry: an agent's own bookkeeping records (metadata: Claude Code's
- * attachments, api-request and cost-state records, codex's event_msg and token counts) are left out
- * of the conversation and the tree, as `show` leaves them out.
- */
-export const shownEntry = (e: Entry): boolean => e.kind !== 'metadata';
+/** Whether the viewer shows an entry: not an agent's bookkeeping records, as `show` leaves them out. */
+export const shownEntry = isConversationEntry;
 
 /**
  * A path without the model changes that change nothing: codex records its model with every turn,
@@ -458,31 +462,9 @@ export class WebData {
     return p;
   }
 
-  /**
-   * The entry itself when shown, else its nearest shown ancestor (null when none is): a leaf that is
-   * a bookkeeping record shows as the entry above it.
-   */
+  /** The entry itself when shown, else its nearest shown ancestor (null when none is). */
   private shownAncestor(ls: LoadedSession, id: string | null): string | null {
-    const walked: string[] = [];
-    let at = id;
-    let found: string | null = null;
-    while (at !== null) {
-      const known = ls.shownAt.get(at);
-      if (known !== undefined) {
-        found = known;
-        break;
-      }
-      const e = ls.index.byId.get(at);
-      if (!e || walked.includes(at)) break;
-      if (shownEntry(e)) {
-        found = at;
-        break;
-      }
-      walked.push(at);
-      at = e.parentId;
-    }
-    for (const w of walked) ls.shownAt.set(w, found);
-    return found;
+    return nearestConversationEntry(ls.index, id, ls.shownAt);
   }
 
   /**
