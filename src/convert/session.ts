@@ -63,24 +63,27 @@ function withSummaryTexts(session: Session, entries: Entry[], target: SourceName
 /**
  * The messages a compaction keeps that are no entries of the session, as the source agent resumes
  * (codex's replacement history: its instructions, its environment context and the user's earlier
- * prompts, before the summary; marked `compactionReplacement`), written as messages right after the
- * compaction: every target's compaction form sends what follows the summary, and none can keep a
- * message from before it but the last ones in a row.
+ * prompts, before the summary, or another agent's kept entries after it; marked `compactionReplacement`),
+ * written as messages right after the compaction: every target's compaction form sends what follows
+ * the summary, and none can keep a message from before it but the last ones in a row.
  */
 function keptMessagesOf(session: Session, c: CompactionEntry): Entry[] {
   const build = resumeContextOf(session.source);
   if (!build) return [];
-  const kept = build(session, { leafId: c.id }).messages.filter(
-    (m) => m.meta?.compactionReplacement === true && m.meta.compactionSummary !== true,
+  const messages = build(session, { leafId: c.id }).messages;
+  const summaryAt = messages.findIndex((m) => m.meta?.compactionSummary === true);
+  // what the source sent after its summary (another agent's kept entries, as codex's writer puts them) loses nothing
+  const kept = messages.flatMap((m, at) =>
+    m.meta?.compactionReplacement === true && m.meta.compactionSummary !== true ? [{ m, before: at < summaryAt }] : [],
   );
-  return kept.map((m, i) => {
+  return kept.map(({ m, before }, i) => {
     const { compactionReplacement: _r, ...meta } = m.meta ?? {};
     return {
       kind: 'message',
       id: `${c.id}-kept-${i + 1}`,
       parentId: null,
       timestamp: c.timestamp,
-      message: { ...m, meta: { ...meta, compactionKept: true } },
+      message: { ...m, meta: { ...meta, ...(before ? { compactionKept: true } : {}) } },
     };
   });
 }

@@ -590,8 +590,8 @@ describe('real codex compaction and threadbase', () => {
     const driver = new CodexDriver(compactEnv);
     const written = await driver.writeSession(foreign);
     const ours = contextToResponses(await driver.getContext(written.id));
+    // the summary alone, as pi sends it: not the prompts before it (the compaction keeps none)
     expect(ours.input.map((i) => itemText(i))).toEqual([
-      'Plan the release',
       `${SUMMARY_PREFIX}\nThe user is planning a release; tagging comes first.`,
       'What next?',
       'Publish the notes.',

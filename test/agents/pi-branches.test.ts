@@ -475,9 +475,9 @@ describe('pi branches with a summary, carried into the other agents', () => {
     }
   });
 
-  it('→ codex: the compaction keeps the branch summary, as threadbase says codex sends it', async () => {
-    // codex rebuilds a compaction of another agent from the user's messages before it (the kept ones
-    // among them) and the summary: the kept branch summary and prompt go before the summary there
+  it('→ codex: the compaction keeps the branch summary, as pi does', async () => {
+    // the compaction's replacement history is what pi sends after it: the summary, the kept branch
+    // summary and the newest turns, none of the prompts before them
     const written = await convertWith(home, sessionId, 'pi', 'codex');
     const predicted = history(contextToResponses(await contextOf('codex', written.id)).input);
     const mark = responses.responseRequests().length;
@@ -486,9 +486,11 @@ describe('pi branches with a summary, carried into the other agents', () => {
     if (!req) throw new Error('codex sent no request');
     const items = history(req.input.slice(0, -1));
     expect(items, 'codex').toEqual(predicted);
-    const itemTexts = items.map((i) => itemText(i as ResponsesItem)).join('\n');
-    expect(itemTexts).toContain(kept);
-    expect(itemTexts).toContain(LONG);
-    expect(itemTexts).toContain(COMPACTED);
+    const itemTexts = items.map((i) => itemText(i as ResponsesItem));
+    const at = itemTexts.findIndex((t) => t.includes(kept));
+    expect(at).toBeGreaterThan(-1);
+    expect(itemTexts.slice(0, at).join('\n')).toContain(COMPACTED);
+    expect(itemTexts.slice(at + 1, at + 3)).toEqual([LONG, expect.stringMatching(/^ok: a long prompt/)]);
+    expect(itemTexts.join('\n')).not.toContain('one more turn before going back');
   });
 });

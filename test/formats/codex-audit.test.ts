@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
+import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { rolledBackTo } from '../../src/formats/codex/rollout.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -299,12 +299,16 @@ describe('codex audit: the input codex sends for written sessions', () => {
   });
   const text = (id: string, parentId: string | null, role: Message['role'], s: string) =>
     msg(id, parentId, role, [{ type: 'text', text: s }]);
+  // codex's own local compaction as older codex recorded it (no replacement history): codex rebuilds
+  // the history from the user's messages before it (another agent's compaction gets one written)
   const compaction = (id: string, parentId: string, summary: string): Entry => ({
     id,
     parentId,
     timestamp: t,
     kind: 'compaction',
     summary,
+    rawSource: 'codex',
+    raw: { timestamp: t, type: 'compacted', payload: { message: `${SUMMARY_PREFIX}\n${summary}` } },
   });
   const image = { type: 'image', mediaType: 'image/png', data: png } as const;
   const scenarios: Record<string, Entry[]> = {

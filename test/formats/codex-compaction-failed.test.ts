@@ -201,6 +201,10 @@ describe("codex: another agent's compaction with codex's kept messages after it"
     const own = { ...session, entries: session.entries.filter((e) => e.id !== 'k1' && e.id !== 'k2') };
     own.entries = own.entries.map((e) => (e.id === 'u2' ? { ...e, parentId: 'm' } : e));
     const { lines } = encodeRollout(own, '01a20600-0000-7000-8000-00000000c0c1');
-    expect(lines.find((l) => l.type === 'compacted')?.payload).toEqual({ message: `${SUMMARY_PREFIX}\nSUMMARY` });
+    // the summary alone: codex sends no earlier prompt again
+    expect(lines.find((l) => l.type === 'compacted')?.payload).toEqual({
+      message: `${SUMMARY_PREFIX}\nSUMMARY`,
+      replacement_history: [user(`${SUMMARY_PREFIX}\nSUMMARY`)],
+    });
   });
 });

@@ -366,7 +366,8 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
       last = typeof l.value.ordinal === 'number' ? l.value.ordinal : undefined;
       totals = recordedTotal(l.value) ?? totals;
     }
-    const lines = encodeEntries(entries, new Date().toISOString(), totals);
+    // another agent's compaction gets its replacement history from the path it continues
+    const lines = encodeEntries(withReplacementHistories(chain, chain.length - entries.length), new Date().toISOString(), totals);
     const numbered = last === undefined ? lines : lines.map((r, i) => withOrdinal(r, (last as number) + 1 + i));
     await appendJsonlLines(file, numbered);
   }
@@ -515,59 +516,131 @@ const isContextCopy = (m: Message) =>
   m.role === 'system' || (m.role === 'user' && INITIAL_CONTEXT.has(injectedKind(messageText(m)) ?? ''));
 
 /**
- * Another agent's compaction followed by copies of messages from before it (how every target writes
- * codex's replacement history: the messages codex kept, after the summary; convert/session.ts) becomes
- * codex's own record again: a `compacted` line whose replacement history is those messages, then the
- * summary, as codex recorded it. Written after it instead, codex would send them twice (once more from
- * the user messages it collects itself) and after the summary. Copies are user or developer messages
- * repeating ones before the compaction: the user's own in order; the context codex injects itself
- * (developer messages, `<environment_context>`…: isContextCopy) any earlier one not repeated yet, as
- * a compaction mid-turn injects it again before the turn's prompt, after the user's earlier prompts
- * (compact.rs insert_initial_context_before_last_real_user_or_summary). The first message that is
- * none ends them.
+ * Another agent's compaction as a `compacted` record with a replacement history, so codex sends what
+ * the agent sent after it. Without one, codex rebuilds the history itself from every user message
+ * before the compaction and the summary (compact.rs build_compacted_history): prompts the summary
+ * already covers, and none of the replies and tool calls the agent kept.
+ * - The entries it keeps (pi's `firstKeptEntryId`, Claude Code's preserved segment: the entries from
+ *   the first kept one to it, as buildContext sends them) follow the summary, as the agent sent them:
+ *   messages, tool calls and their outputs, reasoning codex can replay, branch summaries as the user
+ *   message they are in codex. They stay written before the compaction too, as codex's own records
+ *   are (what codex shows of the thread).
+ * - Keeping none, it may be followed by copies of messages from before it (how every target writes
+ *   codex's replacement history: the messages codex kept, after the summary; convert/session.ts):
+ *   those become codex's own record again, the copies then the summary, as codex recorded it, and
+ *   are not written again (codex would send them after the summary). Copies are user or developer
+ *   messages repeating ones before the compaction: the user's own in order; the context codex
+ *   injects itself (developer messages, `<environment_context>`…: isContextCopy) any earlier one not
+ *   repeated yet, as a compaction mid-turn injects it again before the turn's prompt, after the
+ *   user's earlier prompts (compact.rs insert_initial_context_before_last_real_user_or_summary). The
+ *   first message that is none ends them.
+ * - Keeping none, it may also be followed by copies of the messages right before it, a reply among
+ *   them (keptRunAfter: how the other agents hold the entries such a compaction kept, converted back):
+ *   those follow the summary in the replacement history again, and are not written again.
+ * - Keeping nothing, the summary alone.
+ * Only the entries from index `from` on are returned (an append: the rollout's path, then the new ones).
  */
-function withReplacementHistories(path: readonly Entry[]): Entry[] {
+function withReplacementHistories(path: readonly Entry[], from = 0): Entry[] {
   const absorbed = new Set<Entry>();
   const out: Entry[] = [];
   path.forEach((e, i) => {
-    if (absorbed.has(e)) return;
+    if (absorbed.has(e) || i < from) return;
     if (e.kind !== 'compaction' || e.rawSource === SOURCE) {
       out.push(e);
       return;
     }
-    const before = path.slice(0, i).flatMap((x) => (x.kind === 'message' ? [keptKey(x.message)] : []));
-    const kept: Entry[] = [];
-    const repeated = new Set<number>();
-    let from = 0;
-    for (const next of path.slice(i + 1)) {
-      // records outside the history (the target's own bookkeeping) do not end the copies
-      if (OFF_HISTORY.has(next.kind)) continue;
-      if (next.kind !== 'message' || (next.message.role !== 'user' && next.message.role !== 'system')) break;
-      const key = keptKey(next.message);
-      if (isContextCopy(next.message)) {
-        const at = before.findIndex((k, j) => k === key && !repeated.has(j));
-        if (at < 0) break;
-        repeated.add(at);
-      } else {
-        const at = before.indexOf(key, from);
-        if (at < 0) break;
-        from = at + 1;
-      }
-      kept.push(next);
-    }
-    if (kept.length === 0) {
-      out.push(e);
-      return;
-    }
-    for (const k of kept) absorbed.add(k);
     const message = `${SUMMARY_PREFIX}\n${e.summary}`;
     const summary: Message = { role: 'user', parts: [{ type: 'text', text: message }] };
-    const replacement = [...kept.map((k) => (k as MessageEntry).message), summary].flatMap((m) =>
-      messageToItems(m).flatMap((enc) => (enc.item ? [enc.item] : [])),
-    );
+    const keptFrom = e.firstKeptEntryId === undefined ? -1 : path.slice(0, i).findIndex((x) => x.id === e.firstKeptEntryId);
+    const keptBefore = keptFrom < 0 ? [] : path.slice(keptFrom, i).flatMap(historyMessage);
+    const keptAfter = keptBefore.length ? [] : keptRunAfter(path, i);
+    const copies = keptBefore.length || keptAfter.length ? [] : copiesAfter(path, i);
+    for (const k of [...keptAfter, ...copies]) absorbed.add(k);
+    const history = [
+      ...copies.map((k) => (k as MessageEntry).message),
+      summary,
+      ...keptBefore,
+      ...keptAfter.map((k) => (k as MessageEntry).message),
+    ];
+    const replacement = history.flatMap((m) => messageToItems(m).flatMap((enc) => (enc.item ? [enc.item] : [])));
     out.push({ ...e, rawSource: SOURCE, raw: line(e.timestamp, 'compacted', { message, replacement_history: replacement }) });
   });
   return out;
+}
+
+/** An entry as the message codex has of it in its history: a message, or a branch summary (a user message of its text). */
+function historyMessage(e: Entry): Message[] {
+  if (e.kind === 'message') return [e.message];
+  if (e.kind === 'branch_summary') return [{ role: 'user', parts: [{ type: 'text', text: e.text ?? e.summary }] }];
+  return [];
+}
+
+/** An item as codex sends it, for comparing copies (no ids, statuses or fields of threadbase's own). */
+function itemKey(item: JsonObject): string {
+  const content = Array.isArray(item.content)
+    ? item.content.filter(isObject).map((c) => [c.type, c.text ?? c.image_url ?? null])
+    : null;
+  return JSON.stringify([
+    item.type,
+    item.role ?? null,
+    content,
+    item.name ?? null,
+    item.arguments ?? null,
+    item.call_id ?? null,
+    item.output ?? null,
+  ]);
+}
+
+const itemKeys = (m: Message) => messageToItems(m).flatMap((enc) => (enc.item ? [itemKey(enc.item)] : []));
+
+/**
+ * The messages right after the compaction at `i` that repeat, reply included, the ones right before it:
+ * the entries another agent's compaction kept, as every target writes a codex replacement history that
+ * keeps them after the summary (threadbase's own writing of a compaction that keeps entries). Compared
+ * as codex's items, since a target may split or join a response's items into messages its own way.
+ */
+function keptRunAfter(path: readonly Entry[], i: number): Entry[] {
+  const before = path.slice(0, i).flatMap((x) => (x.kind === 'message' ? itemKeys(x.message) : []));
+  const after: Entry[] = [];
+  for (const next of path.slice(i + 1)) {
+    if (OFF_HISTORY.has(next.kind)) continue;
+    if (next.kind !== 'message') break;
+    after.push(next);
+  }
+  for (let n = after.length; n > 0; n--) {
+    const run = after.slice(0, n) as MessageEntry[];
+    if (!run.some((e) => e.message.role === 'assistant' || e.message.role === 'tool')) continue;
+    const keys = run.flatMap((e) => itemKeys(e.message));
+    if (keys.length === 0 || keys.length > before.length) continue;
+    const tail = before.slice(before.length - keys.length);
+    if (keys.every((k, j) => k === tail[j])) return run;
+  }
+  return [];
+}
+
+/** The copies of messages from before the compaction at `i` that follow it (withReplacementHistories). */
+function copiesAfter(path: readonly Entry[], i: number): Entry[] {
+  const before = path.slice(0, i).flatMap((x) => (x.kind === 'message' ? [keptKey(x.message)] : []));
+  const kept: Entry[] = [];
+  const repeated = new Set<number>();
+  let from = 0;
+  for (const next of path.slice(i + 1)) {
+    // records outside the history (the target's own bookkeeping) do not end the copies
+    if (OFF_HISTORY.has(next.kind)) continue;
+    if (next.kind !== 'message' || (next.message.role !== 'user' && next.message.role !== 'system')) break;
+    const key = keptKey(next.message);
+    if (isContextCopy(next.message)) {
+      const at = before.findIndex((k, j) => k === key && !repeated.has(j));
+      if (at < 0) break;
+      repeated.add(at);
+    } else {
+      const at = before.indexOf(key, from);
+      if (at < 0) break;
+      from = at + 1;
+    }
+    kept.push(next);
+  }
+  return kept;
 }
 
 /** A copy of a rollout record with its ordinal set, keys in codex's order (timestamp, ordinal, type, payload). */

@@ -1,0 +1,164 @@
+/**
+ * Another agent's compaction, resumed by the real codex (0.169, on the loopback Responses stand-in):
+ * a pi session whose compaction keeps from an assistant reply with a tool call (firstKeptEntryId),
+ * `threadbase convert --to codex`, and codex resumes it sending what pi sends after its compaction:
+ * the summary (in codex's wording), the kept reply, its call and output and the reply after them,
+ * then the turns after the compaction; not the prompts before it that the summary covers (the
+ * `compacted` record's replacement history; without one codex rebuilt the history from every user
+ * message before the compaction: compact.rs build_compacted_history). threadbase's codex context
+ * is that input; converted back into pi the context is pi's again, and into codex once more (the kept
+ * entries then copies after pi's summary) codex sends the same again.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
+import { type AgentHome, runCodex, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
+import { convertWith } from '../helpers/conversions.js';
+import {
+  itemText,
+  type ResponsesItem,
+  type ResponsesStandIn,
+  startResponsesStandIn,
+} from '../helpers/openai-responses-standin.js';
+import '../../src/formats/all.js';
+
+let home: AgentHome;
+let responses: ResponsesStandIn;
+let codexHome: string;
+
+const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
+
+const t = (s: number) => `2026-11-20T10:00:${String(s).padStart(2, '0')}.000Z`;
+const msg = (id: string, parentId: string | null, s: number, role: Message['role'], parts: Message['parts']): Entry => ({
+  kind: 'message',
+  id,
+  parentId,
+  timestamp: t(s),
+  message: { role, parts, ...(role === 'assistant' ? { model: 'claude-sonnet-4-5', provider: 'anthropic' } : {}) },
+});
+const text = (id: string, parentId: string | null, s: number, role: Message['role'], x: string) =>
+  msg(id, parentId, s, role, [{ type: 'text', text: x }]);
+
+const SUMMARY = 'The user is planning a release; the tags were listed.';
+const EARLIER = ['Plan the release', 'Step one: tag it.', 'List the tags'];
+
+/** Items as lines: a call by name and arguments, an output by call id, a message by role and text. */
+const shown = (i: ResponsesItem) =>
+  i.type === 'function_call'
+    ? `call ${i.name} ${i.arguments}`
+    : i.type === 'function_call_output'
+      ? `output ${i.call_id} ${String(i.output)}`
+      : `${(i as { role?: string }).role} ${itemText(i)}`;
+
+/** Items codex adds itself on a turn (developer instructions, environment context). */
+function isInjected(item: ResponsesItem): boolean {
+  const it = item as { role?: string };
+  return it.role === 'developer' || (it.role === 'user' && itemText(item).startsWith('<environment_context>'));
+}
+
+const normalize = (items: readonly ResponsesItem[]) =>
+  items.map((it) => {
+    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
+    return rest;
+  });
+
+let piId = '';
+
+beforeAll(async () => {
+  home = await setupAgentHome();
+  responses = await startResponsesStandIn();
+  codexHome = join(home.root, '.codex');
+  await writeCodexConfig(codexHome, responses.baseUrl);
+  const session: Session = {
+    id: 'pi-compacted',
+    source: 'pi',
+    project: home.project,
+    createdAt: t(0),
+    updatedAt: t(9),
+    messageCount: 7,
+    entries: [
+      text('u1', null, 1, 'user', EARLIER[0] as string),
+      text('a1', 'u1', 2, 'assistant', EARLIER[1] as string),
+      text('u2', 'a1', 3, 'user', EARLIER[2] as string),
+      msg('a2', 'u2', 4, 'assistant', [
+        { type: 'text', text: 'Listing them.' },
+        { type: 'tool_call', id: 'call_tags', name: 'bash', input: { command: 'git tag' } },
+      ]),
+      msg('t2', 'a2', 5, 'tool', [{ type: 'tool_result', callId: 'call_tags', content: 'v1.0\nv1.1' }]),
+      text('a3', 't2', 6, 'assistant', 'Two tags: v1.0 and v1.1.'),
+      { kind: 'compaction', id: 'c1', parentId: 'a3', timestamp: t(7), summary: SUMMARY, firstKeptEntryId: 'a2' },
+      text('u4', 'c1', 8, 'user', 'Tag v1.2'),
+      text('a4', 'u4', 9, 'assistant', 'Tagged.'),
+    ],
+  };
+  const pi = new Sources(home.env).driver('pi');
+  if (!pi.writeSession) throw new Error('the pi driver writes no sessions');
+  piId = (await pi.writeSession(session)).id;
+}, 120_000);
+
+afterAll(async () => {
+  await responses?.close();
+  await home?.close();
+});
+
+describe("codex resumes another agent's compaction as that agent sent it", () => {
+  it('pi → codex: the summary, the kept reply, tool call and output, the turns after; not the earlier prompts', async () => {
+    const sources = new Sources(home.env);
+    // what pi sends after its compaction, the summary worded as codex words it
+    const piContext = await sources.driver('pi').getContext(piId);
+    const expected = contextToResponses({
+      ...piContext,
+      messages: piContext.messages.map((m) =>
+        m.meta?.compactionSummary ? { ...m, parts: [{ type: 'text', text: `${SUMMARY_PREFIX}\n${SUMMARY}` }] } : m,
+      ),
+    }).input.map(shown);
+    expect(expected).toEqual([
+      `user ${SUMMARY_PREFIX}\n${SUMMARY}`,
+      'assistant Listing them.',
+      'call bash {"command":"git tag"}',
+      'output call_tags v1.0\nv1.1',
+      'assistant Two tags: v1.0 and v1.1.',
+      'user Tag v1.2',
+      'assistant Tagged.',
+    ]);
+
+    const written = await convertWith(home, piId, 'pi', 'codex');
+    const ours = contextToResponses(await sources.driver('codex').getContext(written.id)).input;
+    expect(ours.map(shown)).toEqual(expected);
+
+    const probe = 'and then?';
+    const mark = responses.responseRequests().length;
+    await codex(['resume', written.id, probe]);
+    const req = responses.responseRequests().slice(mark).at(-1);
+    if (!req) throw new Error('codex sent no request');
+    const sent = req.input.filter((i) => !isInjected(i));
+    expect(sent.map(shown).at(-1)).toBe(`user ${probe}`);
+    expect(normalize(sent.slice(0, -1))).toEqual(normalize(ours));
+    const all = req.input.map(shown).join('\n');
+    for (const earlier of EARLIER) expect(all).not.toContain(earlier);
+
+    // converted back into pi, pi's context again (the kept entries after the summary), then codex's turn
+    const back = await convertWith(home, written.id, 'codex', 'pi');
+    expect(back.warnings ?? []).not.toEqual(expect.arrayContaining([expect.stringContaining('sent them before its summary')]));
+    const parts = (ms: readonly Message[]) => ms.flatMap((m) => m.parts.map((p) => (p.type === 'text' ? p.text : p.type)));
+    const again = parts((await sources.driver('pi').getContext(back.id)).messages);
+    expect(again.slice(0, parts(piContext.messages).length)).toEqual(parts(piContext.messages));
+    expect(again.slice(-2)).toEqual([probe, `ok: ${probe}`]);
+
+    // and into codex once more (the kept entries now copies after pi's summary): codex sends the same again
+    const twice = await convertWith(home, back.id, 'pi', 'codex');
+    const oursTwice = contextToResponses(await sources.driver('codex').getContext(twice.id)).input;
+    const probe2 = 'once more?';
+    const mark2 = responses.responseRequests().length;
+    await codex(['resume', twice.id, probe2]);
+    const req2 = responses.responseRequests().slice(mark2).at(-1);
+    if (!req2) throw new Error('codex sent no request');
+    const sent2 = req2.input.filter((i) => !isInjected(i));
+    // codex's instructions and environment context of the first resume came along as messages: left out on both sides
+    expect(normalize(sent2.slice(0, -1))).toEqual(normalize(oursTwice.filter((i) => !isInjected(i))));
+    expect(sent2.map(shown).slice(0, expected.length)).toEqual(expected);
+    expect(sent2.map(shown).slice(expected.length)).toEqual([`user ${probe}`, `assistant ok: ${probe}`, `user ${probe2}`]);
+  });
+});
