@@ -29,8 +29,11 @@ describe('zed: threads.db', () => {
       title: 'Fix the flaky test',
       project: '/home/u/app',
       directories: ['/home/u/shared-lib'],
-      createdAt: '2026-03-01T12:00:00+00:00',
+      // Zed's row says 2026-03-01T12:00:00+00:00: given in the model's one form
+      createdAt: '2026-03-01T12:00:00.000Z',
     });
+    for (const t of list.flatMap((x) => [x.createdAt, x.updatedAt]))
+      expect(t).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(list[1]).toMatchObject({ parentId: CURRENT, parentToolCallId: 'toolu_spawn', models: ['claude-haiku-4-5'] });
     expect(new Sources(env).names()).toContain('zed');
   });
@@ -169,7 +172,7 @@ describe('zed: damaged rows in an older schema', () => {
       expect(bad.warnings?.[0]).toMatchObject({ id: 'bad-json', message: expect.stringMatching(/cannot decode json/) });
       const s = (await driver.getSession('odd')) as Session;
       expect(s.warnings?.map((w) => w.id)).toEqual(['odd', 'odd']);
-      expect(s.createdAt).toBe('2025-01-02T00:00:00Z');
+      expect(s.createdAt).toBe('2025-01-02T00:00:00.000Z');
       expect(summary((await driver.getContext('odd')).messages)).toEqual(['user:kept']);
     } finally {
       await fs.rm(home, { recursive: true, force: true });

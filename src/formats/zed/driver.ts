@@ -46,6 +46,8 @@ export function decodeThread(dataType: string, data: Buffer | string): { thread?
 
 export class ZedDriver extends DriverBase {
   readonly name = SOURCE;
+  /** 1: row and thread times in one form (UTC, `Z`) */
+  readonly readerVersion = 1;
   readonly capabilities: DriverCapabilities = READ_ONLY_CAPABILITIES;
   private cache = new Map<string, { updatedAt: string; session: Session }>();
 

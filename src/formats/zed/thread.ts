@@ -324,10 +324,18 @@ function spreadRemainder(entries: Entry[], cumulative: Usage, perTurn: Usage): v
   m.usage = addUsage(m.usage ?? emptyUsage(), rest);
 }
 
+/** A time as UTC ISO 8601 with `Z` (the model's form); kept as given when it is no time. */
+function isoTime(s: string): string {
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? s : d.toISOString();
+}
+
 export function threadToSession(row: ThreadRow, thread: JsonObject | undefined, file: string, warnings: ParseWarning[]): Session {
   const place = { file, id: row.id };
-  const updatedAt = str(thread?.updated_at) ?? row.updated_at;
-  const createdAt = row.created_at ?? updatedAt;
+  // Zed writes its row times with an offset (`+00:00`) and the thread's with `Z`: one form (UTC, `Z`), so
+  // times sort and filter alike everywhere
+  const updatedAt = isoTime(str(thread?.updated_at) ?? row.updated_at);
+  const createdAt = row.created_at ? isoTime(row.created_at) : updatedAt;
   const modelObj =
     thread && isObject(thread.model) ? { model: str(thread.model.model), provider: str(thread.model.provider) } : undefined;
   const built: Built = !thread
