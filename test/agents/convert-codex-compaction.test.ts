@@ -18,11 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { Session, SourceName } from '../../src/model/types.js';
 import { type AgentHome, runCodex, runOpencode, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, resumeInTarget, textOf } from '../helpers/conversions.js';
+import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesItem,
@@ -53,17 +52,6 @@ let codexSent: ResponsesItem[] = [];
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
 /** Codex compacts before a turn once the last response's tokens pass this limit; lifted for every other turn. */
 const compactAt = (limit: number) => ['-c', `model_auto_compact_token_limit=${limit}`];
-
-async function session(agent: SourceName, id: string): Promise<Session> {
-  const sources = new Sources(home.env);
-  try {
-    const s = await sources.driver(agent).getSession(id);
-    if (!s) throw new Error(`${agent} session ${id} not found`);
-    return s;
-  } finally {
-    await sources.close();
-  }
-}
 
 async function recordCodex(): Promise<string> {
   await writeCodexConfig(codexHome, responses.baseUrl, { extra: ['model_auto_compact_token_limit = 100000000'] });
@@ -110,7 +98,7 @@ function history(items: readonly ResponsesItem[]): unknown[] {
 
 describe('a codex session codex compacted, with a failed command, resumed by Claude Code, pi and OpenCode', () => {
   it('codex recorded a compaction with its replacement history and a command that exited 2', async () => {
-    const s = await session('codex', codexId);
+    const s = await readSession(home, 'codex', codexId);
     expect(s.entries.filter((e) => e.kind === 'compaction')).toMatchObject([{ summary: SUMMARY }]);
     const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
     // the failed command's output as codex recorded it, an error result (codex's exit code, in its UI event)
@@ -129,7 +117,7 @@ describe('a codex session codex compacted, with a failed command, resumed by Cla
 
   for (const to of AGENTS)
     it(`codex → ${to}: the target sends the context after codex's compaction and the failed command`, async () => {
-      const source = await session('codex', codexId);
+      const source = await readSession(home, 'codex', codexId);
       const written = await convertWith(home, codexId, 'codex', to);
       const ctx = codexContext(source);
       const expected = comparable(contextToAnthropic(ctx).messages as Msg[]);

@@ -22,12 +22,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { Session, SourceName } from '../../src/model/types.js';
 import { type AgentHome, runCodex, runOpencode, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
-import { convertWith, resumeInTarget, textOf } from '../helpers/conversions.js';
+import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesItem,
@@ -92,17 +91,6 @@ let afterCompaction: ResponsesItem[] = [];
 
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
 
-async function session(agent: SourceName, id: string): Promise<Session> {
-  const sources = new Sources(home.env);
-  try {
-    const s = await sources.driver(agent).getSession(id);
-    if (!s) throw new Error(`${agent} session ${id} not found`);
-    return s;
-  } finally {
-    await sources.close();
-  }
-}
-
 async function recordCodex(): Promise<string> {
   await writeCodexConfig(codexHome, responses.baseUrl, { extra: ['model_auto_compact_token_limit = 100000000'] });
   await codex([FIRST]);
@@ -151,7 +139,7 @@ const describeItem = (i: ResponsesItem) =>
 
 describe('a codex session codex compacted mid-turn, resumed by Claude Code, pi and OpenCode', () => {
   it('codex compacted between a call output and its next request, the turn going on after it', async () => {
-    const s = await session('codex', codexId);
+    const s = await readSession(home, 'codex', codexId);
     const path = s.entries.filter((e) => e.kind === 'message' || e.kind === 'compaction');
     const at = path.findIndex((e) => e.kind === 'compaction');
     expect(path[at]).toMatchObject({ kind: 'compaction', summary: SUMMARY });
@@ -172,7 +160,7 @@ describe('a codex session codex compacted mid-turn, resumed by Claude Code, pi a
   });
 
   it("threadbase's context is the input codex sends when it resumes after the mid-turn compaction", async () => {
-    const s = await session('codex', codexId);
+    const s = await readSession(home, 'codex', codexId);
     const ctx = contextToResponses(codexContext(s));
     // the first item codex sends is its base instructions as a developer message (threadbase: `instructions`)
     expect(bare(ctx.input.slice(0, -1))).toEqual(bare(codexSent.slice(1)));
@@ -198,7 +186,7 @@ describe('a codex session codex compacted mid-turn, resumed by Claude Code, pi a
 
   for (const to of AGENTS)
     it(`codex → ${to}: the summary, the messages codex kept, then the rest of the turn`, async () => {
-      const source = await session('codex', codexId);
+      const source = await readSession(home, 'codex', codexId);
       const written = await convertWith(home, codexId, 'codex', to);
       // warned: the three messages codex kept (its developer message is a system message, warned as such)
       expect(written.warnings?.join('\n')).toMatch(

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { contextToResponses } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { Session, SourceName } from '../../src/model/types.js';
+import type { SourceName } from '../../src/model/types.js';
 import {
   type AgentHome,
   OPENCODE_MODEL,
@@ -33,7 +33,7 @@ import {
 } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, resumeInTarget, textOf } from '../helpers/conversions.js';
+import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
   defaultResponsesRules,
   itemText,
@@ -87,12 +87,6 @@ let codexId = '';
 const sourceIds = new Map<Agent, string>();
 
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
-
-async function session(agent: SourceName, id: string): Promise<Session> {
-  const s = await new Sources(home.env).driver(agent).getSession(id);
-  if (!s) throw new Error(`${agent} session ${id} not found`);
-  return s;
-}
 
 async function contextOf(agent: SourceName, id: string) {
   const sources = new Sources(home.env);
@@ -169,7 +163,7 @@ afterAll(async () => {
 
 describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () => {
   it('codex recorded an image, encrypted reasoning, a shell call with its output and a second turn', async () => {
-    const s = await session('codex', codexId);
+    const s = await readSession(home, 'codex', codexId);
     const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
     expect(parts.some((p) => p.type === 'image' && p.data === PNG)).toBe(true);
     const thinking = parts.filter((p) => p.type === 'thinking');
@@ -184,14 +178,14 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
 
   for (const to of AGENTS)
     it(`codex → ${to}: the target sends the codex context`, async () => {
-      const source = await session('codex', codexId);
+      const source = await readSession(home, 'codex', codexId);
       const written = await convertWith(home, codexId, 'codex', to);
       // every token count came along (read back from the target's own store)
-      expect((await session(to, written.id)).usage).toEqual(source.usage);
+      expect((await readSession(home, to, written.id)).usage).toEqual(source.usage);
       // OpenAI's encrypted reasoning stays in the target's file for the way back to codex: pi (an
       // openai-responses thinkingSignature), OpenCode (metadata.openai), Claude Code (written as the
       // text it sends, the reasoning kept whole in the record's `threadbase` field)
-      const kept = (await session(to, written.id)).entries.flatMap((e) =>
+      const kept = (await readSession(home, to, written.id)).entries.flatMap((e) =>
         e.kind === 'message' ? e.message.parts.filter((p) => p.type === 'thinking') : [],
       );
       expect(kept.map((p) => p.meta?.encryptedContent)).toEqual([
@@ -263,9 +257,9 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
   for (const from of AGENTS)
     it(`${from} → codex: codex sends the source's context`, async () => {
       const id = sourceIds.get(from) as string;
-      const source = await session(from, id);
+      const source = await readSession(home, from, id);
       const written = await convertWith(home, id, from, 'codex');
-      expect((await session('codex', written.id)).usage).toEqual(source.usage);
+      expect((await readSession(home, 'codex', written.id)).usage).toEqual(source.usage);
       const ctx = await contextOf(from, id);
       const ours = contextToResponses(ctx).input;
       const probe = `probe ${from} to codex`;
@@ -295,7 +289,9 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
       expect(thinking).toEqual([{ type: 'thinking', thinking: 'I will run it.', signature: expect.any(String) }]);
       expect(written.warnings?.join('\n')).toMatch(/codex sends only OpenAI reasoning back/);
       expect(sent.some((i) => (i as ResponsesItem).type === 'reasoning')).toBe(false);
-      const back = (await session('codex', written.id)).entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+      const back = (await readSession(home, 'codex', written.id)).entries.flatMap((e) =>
+        e.kind === 'message' ? e.message.parts : [],
+      );
       // with its signature, for the way back
       expect(back.filter((p) => p.type === 'thinking').map((p) => p.type === 'thinking' && [p.thinking, p.signature])).toEqual([
         ['I will run it.', thinking[0]?.signature],

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { CompactionEntry, Session } from '../../src/model/types.js';
+import type { CompactionEntry } from '../../src/model/types.js';
 import {
   type AgentHome,
   OPENCODE_MODEL,
@@ -32,6 +32,7 @@ import {
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import '../../src/formats/all.js';
+import { readSession } from '../helpers/conversions.js';
 import { ONE_PIXEL_PNG as PNG } from '../helpers/sessions.js';
 
 type Agent = 'claude' | 'pi' | 'opencode';
@@ -155,12 +156,6 @@ function cli(...args: string[]): Promise<string> {
   return runCliOk(home.env, args);
 }
 
-async function session(agent: Agent, id: string): Promise<Session> {
-  const s = await new Sources(home.env).driver(agent).getSession(id);
-  if (!s) throw new Error(`${agent} session ${id} not found`);
-  return s;
-}
-
 async function recordClaude(): Promise<string> {
   const first = await runClaude(home, ['--allowedTools', 'Bash'], 'RUN: echo claude1 > c1.txt');
   const id = first.session_id;
@@ -211,7 +206,7 @@ async function recordOpencode(): Promise<string> {
   // The tiny model's context fills after a few turns and OpenCode compacts by itself.
   await runOpencode(home, ['run', '-m', OPENCODE_TINY_MODEL, '--title', 'opencode matrix', 'RUN:', 'echo', 'oc1', '>', 'o1.txt']);
   const id = (await driver.listSessions())[0]?.id as string;
-  const compacted = async () => (await session('opencode', id)).entries.some((e) => e.kind === 'compaction');
+  const compacted = async () => (await readSession(home, 'opencode', id)).entries.some((e) => e.kind === 'compaction');
   for (let i = 0; i < 8 && !(await compacted()); i++)
     await runOpencode(home, [
       'run',
@@ -292,7 +287,7 @@ async function resumeInTarget(
 describe('convert between Claude Code, pi and OpenCode, resumed by the real target agent', () => {
   it('recorded each source with a tool call, a continue, a compaction and a fork', async () => {
     for (const agent of AGENTS) {
-      const s = await session(agent, sourceIds.get(agent) as string);
+      const s = await readSession(home, agent, sourceIds.get(agent) as string);
       const ctx = contextToAnthropic(await sources.driver(agent).getContext(s.id)).messages;
       const text = JSON.stringify(ctx);
       expect(
@@ -313,7 +308,7 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
       if (from === to) continue;
       it(`${from} → ${to}: the target sends the source's context`, async () => {
         const sourceId = sourceIds.get(from) as string;
-        const source = await session(from, sourceId);
+        const source = await readSession(home, from, sourceId);
         const summaries = source.entries.filter((e): e is CompactionEntry => e.kind === 'compaction').map((e) => e.summary);
         const written = JSON.parse(await cli('convert', sourceId, '--source', from, '--to', to, '--json')) as {
           id: string;

@@ -33,7 +33,7 @@ import { type AgentHome, PiRpc, runCodex, runOpencode, runPi, setupAgentHome, wr
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type AnthropicAgent, convertWith, resumeInTarget, type Written } from '../helpers/conversions.js';
+import { type AnthropicAgent, convertWith, readSession, resumeInTarget, type Written } from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesItem,
@@ -76,17 +76,6 @@ function cli(...args: string[]): Promise<string> {
 }
 
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
-
-async function session(agent: SourceName, id: string): Promise<Session> {
-  const sources = new Sources(home.env);
-  try {
-    const s = await sources.driver(agent).getSession(id);
-    if (!s) throw new Error(`${agent} session ${id} not found`);
-    return s;
-  } finally {
-    await sources.close();
-  }
-}
 
 async function contextOf(agent: SourceName, id: string) {
   const sources = new Sources(home.env);
@@ -143,7 +132,7 @@ function expectNewBranchOnly(sent: unknown): void {
 
 /** The branch summaries on the current path of a session, as entries (kind, summary). */
 async function summariesOf(agent: SourceName, id: string): Promise<{ kind: string; summary: string }[]> {
-  const s = await session(agent, id);
+  const s = await readSession(home, agent, id);
   return pathToLeaf(s).flatMap((e) => (e.kind === 'branch_summary' ? [{ kind: e.kind, summary: e.summary }] : []));
 }
 
@@ -201,12 +190,12 @@ describe('pi branches with a summary, carried into the other agents', () => {
     sessionPath = listed.path as string;
     await runPi(home, ['--session', sessionPath, '-p', LEFT]);
     expect(await fs.readFile(join(home.project, 'left.txt'), 'utf8')).toBe('left\n');
-    const before = await session('pi', sessionId);
+    const before = await readSession(home, 'pi', sessionId);
     const firstAnswer = before.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
     if (!firstAnswer) throw new Error('no first answer');
 
     await runPi(home, ['--session', sessionPath, '-e', extension, '-p', `/tb-tree ${firstAnswer.id} checkpoint`]);
-    const s = await session('pi', sessionId);
+    const s = await readSession(home, 'pi', sessionId);
     // the summary, then the label pi gives it (an entry of its own, the leaf)
     const [summary, label] = s.entries.slice(-2);
     expect(summary).toMatchObject({ kind: 'branch_summary', parentId: firstAnswer.id });
@@ -236,7 +225,7 @@ describe('pi branches with a summary, carried into the other agents', () => {
       leafId: string;
       branches: { leafId: string; forkPointId: string | null; current: boolean }[];
     };
-    const s = await session('pi', sessionId);
+    const s = await readSession(home, 'pi', sessionId);
     const firstAnswer = s.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
     expect(shown.branches).toHaveLength(2);
     // the abandoned branch leaves the current one at the first answer; the current one ends at pi's last entry
@@ -286,7 +275,7 @@ describe('pi branches with a summary, carried into the other agents', () => {
 
   /** The texts of a session's entries, every branch. */
   async function allTexts(agent: SourceName, id: string): Promise<string> {
-    return JSON.stringify((await session(agent, id)).entries);
+    return JSON.stringify((await readSession(home, agent, id)).entries);
   }
 
   for (const to of ['claude', 'pi'] as const)
@@ -388,13 +377,13 @@ describe('pi branches with a summary, carried into the other agents', () => {
   }
 
   it('pi goes back to its first prompt: the summary starts the context, and every target resumes it so', async () => {
-    const s = await session('pi', sessionId);
+    const s = await readSession(home, 'pi', sessionId);
     const firstPrompt = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
     if (!firstPrompt) throw new Error('no first prompt');
     // pi puts a user message back into the editor and attaches the summary to its parent (here its
     // thinking-level entry): nothing of the conversation is left before the summary
     await runPi(home, ['--session', sessionPath, '-e', extension, '-p', `/tb-tree ${firstPrompt.id}`]);
-    const after = await session('pi', sessionId);
+    const after = await readSession(home, 'pi', sessionId);
     const summary = after.entries.at(-1);
     expect(summary).toMatchObject({ kind: 'branch_summary', parentId: firstPrompt.parentId });
     const atSummary = await ourAnthropicContext(sessionId);
@@ -427,10 +416,10 @@ describe('pi branches with a summary, carried into the other agents', () => {
       join(home.project, '.pi', 'settings.json'),
       JSON.stringify({ compaction: { enabled: false, keepRecentTokens: 30 } }),
     );
-    const back = (await session('pi', sessionId)).entries.at(-1) as Session['entries'][number];
+    const back = (await readSession(home, 'pi', sessionId)).entries.at(-1) as Session['entries'][number];
     await runPi(home, ['--session', sessionPath, '-p', 'one more turn before going back']);
     await runPi(home, ['--session', sessionPath, '-e', extension, '-p', `/tb-tree ${back.id}`]);
-    const summary = (await session('pi', sessionId)).entries.at(-1) as Session['entries'][number];
+    const summary = (await readSession(home, 'pi', sessionId)).entries.at(-1) as Session['entries'][number];
     expect(summary.kind).toBe('branch_summary');
     await runPi(home, ['--session', sessionPath, '-p', LONG]);
     const rpc = new PiRpc(home, home.project, ['--session', sessionPath]);

@@ -3,6 +3,9 @@
  * agent (Claude Code, pi or OpenCode, on the loopback Anthropic stand-in) resuming what was written.
  */
 import { type AgentHome, OPENCODE_MODEL, requestsSince, runClaude, runOpencode, runPi } from './agents.js';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { Session } from '../../src/model/types.js';
 import type { AnthropicRequest } from './anthropic-standin.js';
 import type { Block, Msg } from './claude-requests.js';
 import { runCliOk } from './cli.js';
@@ -16,6 +19,18 @@ export interface Written {
   source: string;
   path: string;
   warnings?: string[];
+}
+
+/** A session as `agent`'s driver reads it from the home's stores (its databases closed again). */
+export async function readSession(home: Pick<AgentHome, 'env'>, agent: string, id: string): Promise<Session> {
+  const sources = new Sources(home.env);
+  try {
+    const s = await sources.driver(agent).getSession(id);
+    if (!s) throw new Error(`${agent} session ${id} not found`);
+    return s;
+  } finally {
+    await sources.close();
+  }
 }
 
 /** `threadbase convert <id> --source <from> --to <to> --json`, failing unless it wrote into `to`. */
