@@ -13,15 +13,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { Entry, Message, Session } from '../../src/model/types.js';
+import type { Message } from '../../src/model/types.js';
 import { type AgentHome, runCodex, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
 import { convertWith } from '../helpers/conversions.js';
 import {
+  itemLine,
   itemText,
   type ResponsesItem,
   type ResponsesStandIn,
   startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
+import { RELEASE_EARLIER, RELEASE_SUMMARY, releaseCompactionSession } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
 let home: AgentHome;
@@ -29,28 +31,6 @@ let responses: ResponsesStandIn;
 let codexHome: string;
 
 const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
-
-const t = (s: number) => `2026-11-20T10:00:${String(s).padStart(2, '0')}.000Z`;
-const msg = (id: string, parentId: string | null, s: number, role: Message['role'], parts: Message['parts']): Entry => ({
-  kind: 'message',
-  id,
-  parentId,
-  timestamp: t(s),
-  message: { role, parts, ...(role === 'assistant' ? { model: 'claude-sonnet-4-5', provider: 'anthropic' } : {}) },
-});
-const text = (id: string, parentId: string | null, s: number, role: Message['role'], x: string) =>
-  msg(id, parentId, s, role, [{ type: 'text', text: x }]);
-
-const SUMMARY = 'The user is planning a release; the tags were listed.';
-const EARLIER = ['Plan the release', 'Step one: tag it.', 'List the tags'];
-
-/** Items as lines: a call by name and arguments, an output by call id, a message by role and text. */
-const shown = (i: ResponsesItem) =>
-  i.type === 'function_call'
-    ? `call ${i.name} ${i.arguments}`
-    : i.type === 'function_call_output'
-      ? `output ${i.call_id} ${String(i.output)}`
-      : `${(i as { role?: string }).role} ${itemText(i)}`;
 
 /** Items codex adds itself on a turn (developer instructions, environment context). */
 function isInjected(item: ResponsesItem): boolean {
@@ -71,28 +51,7 @@ beforeAll(async () => {
   responses = await startResponsesStandIn();
   codexHome = join(home.root, '.codex');
   await writeCodexConfig(codexHome, responses.baseUrl);
-  const session: Session = {
-    id: 'pi-compacted',
-    source: 'pi',
-    project: home.project,
-    createdAt: t(0),
-    updatedAt: t(9),
-    messageCount: 7,
-    entries: [
-      text('u1', null, 1, 'user', EARLIER[0] as string),
-      text('a1', 'u1', 2, 'assistant', EARLIER[1] as string),
-      text('u2', 'a1', 3, 'user', EARLIER[2] as string),
-      msg('a2', 'u2', 4, 'assistant', [
-        { type: 'text', text: 'Listing them.' },
-        { type: 'tool_call', id: 'call_tags', name: 'bash', input: { command: 'git tag' } },
-      ]),
-      msg('t2', 'a2', 5, 'tool', [{ type: 'tool_result', callId: 'call_tags', content: 'v1.0\nv1.1' }]),
-      text('a3', 't2', 6, 'assistant', 'Two tags: v1.0 and v1.1.'),
-      { kind: 'compaction', id: 'c1', parentId: 'a3', timestamp: t(7), summary: SUMMARY, firstKeptEntryId: 'a2' },
-      text('u4', 'c1', 8, 'user', 'Tag v1.2'),
-      text('a4', 'u4', 9, 'assistant', 'Tagged.'),
-    ],
-  };
+  const session = releaseCompactionSession(home.project);
   const pi = new Sources(home.env).driver('pi');
   if (!pi.writeSession) throw new Error('the pi driver writes no sessions');
   piId = (await pi.writeSession(session)).id;
@@ -111,11 +70,11 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     const expected = contextToResponses({
       ...piContext,
       messages: piContext.messages.map((m) =>
-        m.meta?.compactionSummary ? { ...m, parts: [{ type: 'text', text: `${SUMMARY_PREFIX}\n${SUMMARY}` }] } : m,
+        m.meta?.compactionSummary ? { ...m, parts: [{ type: 'text', text: `${SUMMARY_PREFIX}\n${RELEASE_SUMMARY}` }] } : m,
       ),
-    }).input.map(shown);
+    }).input.map(itemLine);
     expect(expected).toEqual([
-      `user ${SUMMARY_PREFIX}\n${SUMMARY}`,
+      `user ${SUMMARY_PREFIX}\n${RELEASE_SUMMARY}`,
       'assistant Listing them.',
       'call bash {"command":"git tag"}',
       'output call_tags v1.0\nv1.1',
@@ -126,7 +85,7 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
 
     const written = await convertWith(home, piId, 'pi', 'codex');
     const ours = contextToResponses(await sources.driver('codex').getContext(written.id)).input;
-    expect(ours.map(shown)).toEqual(expected);
+    expect(ours.map(itemLine)).toEqual(expected);
 
     const probe = 'and then?';
     const mark = responses.responseRequests().length;
@@ -134,10 +93,10 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     const req = responses.responseRequests().slice(mark).at(-1);
     if (!req) throw new Error('codex sent no request');
     const sent = req.input.filter((i) => !isInjected(i));
-    expect(sent.map(shown).at(-1)).toBe(`user ${probe}`);
+    expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
     expect(normalize(sent.slice(0, -1))).toEqual(normalize(ours));
-    const all = req.input.map(shown).join('\n');
-    for (const earlier of EARLIER) expect(all).not.toContain(earlier);
+    const all = req.input.map(itemLine).join('\n');
+    for (const earlier of RELEASE_EARLIER) expect(all).not.toContain(earlier);
 
     // converted back into pi, pi's context again (the kept entries after the summary), then codex's turn
     const back = await convertWith(home, written.id, 'codex', 'pi');
@@ -158,7 +117,7 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     const sent2 = req2.input.filter((i) => !isInjected(i));
     // codex's instructions and environment context of the first resume came along as messages: left out on both sides
     expect(normalize(sent2.slice(0, -1))).toEqual(normalize(oursTwice.filter((i) => !isInjected(i))));
-    expect(sent2.map(shown).slice(0, expected.length)).toEqual(expected);
-    expect(sent2.map(shown).slice(expected.length)).toEqual([`user ${probe}`, `assistant ok: ${probe}`, `user ${probe2}`]);
+    expect(sent2.map(itemLine).slice(0, expected.length)).toEqual(expected);
+    expect(sent2.map(itemLine).slice(expected.length)).toEqual([`user ${probe}`, `assistant ok: ${probe}`, `user ${probe2}`]);
   });
 });

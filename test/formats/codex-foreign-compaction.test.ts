@@ -14,8 +14,9 @@ import { sessionAlongPath } from '../../src/convert/session.js';
 import { CodexDriver, codexContext, contextToResponses, encodeRollout, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { readRollout } from '../../src/formats/codex/rollout.js';
 import { buildContext } from '../../src/model/tree.js';
-import type { Entry, Message, Session } from '../../src/model/types.js';
-import { itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import { RELEASE_SUMMARY, releaseCompactionSession } from '../helpers/sessions.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -23,51 +24,10 @@ afterEach(async () => {
 });
 
 const ID = '01a20600-0000-7000-8000-00000000f0c1';
-const t = (s: number) => `2026-11-20T10:00:${String(s).padStart(2, '0')}.000Z`;
-const msg = (id: string, parentId: string | null, s: number, role: Message['role'], parts: Message['parts']): Entry => ({
-  kind: 'message',
-  id,
-  parentId,
-  timestamp: t(s),
-  message: { role, parts, ...(role === 'assistant' ? { model: 'claude-sonnet-4-5', provider: 'anthropic' } : {}) },
-});
-const text = (id: string, parentId: string | null, s: number, role: Message['role'], x: string) =>
-  msg(id, parentId, s, role, [{ type: 'text', text: x }]);
+const prefixed = `${SUMMARY_PREFIX}\n${RELEASE_SUMMARY}`;
 
-const SUMMARY = 'The user is planning a release; the tags were listed.';
-const prefixed = `${SUMMARY_PREFIX}\n${SUMMARY}`;
-
-/** pi's layout: the compaction keeps from an assistant reply with a tool call (firstKeptEntryId), its output and the reply after it. */
-const pi: Session = {
-  id: 'pi-compacted',
-  source: 'pi',
-  project: '/w',
-  createdAt: t(0),
-  updatedAt: t(9),
-  messageCount: 7,
-  entries: [
-    text('u1', null, 1, 'user', 'Plan the release'),
-    text('a1', 'u1', 2, 'assistant', 'Step one: tag it.'),
-    text('u2', 'a1', 3, 'user', 'List the tags'),
-    msg('a2', 'u2', 4, 'assistant', [
-      { type: 'text', text: 'Listing them.' },
-      { type: 'tool_call', id: 'call_tags', name: 'bash', input: { command: 'git tag' } },
-    ]),
-    msg('t2', 'a2', 5, 'tool', [{ type: 'tool_result', callId: 'call_tags', content: 'v1.0\nv1.1' }]),
-    text('a3', 't2', 6, 'assistant', 'Two tags: v1.0 and v1.1.'),
-    { kind: 'compaction', id: 'c1', parentId: 'a3', timestamp: t(7), summary: SUMMARY, firstKeptEntryId: 'a2' },
-    text('u4', 'c1', 8, 'user', 'Tag v1.2'),
-    text('a4', 'u4', 9, 'assistant', 'Tagged.'),
-  ],
-};
-
-/** An item as a line: a call by its name and arguments, anything else by its role and text. */
-const shown = (i: ResponsesItem) =>
-  i.type === 'function_call'
-    ? `call ${i.name} ${i.arguments}`
-    : i.type === 'function_call_output'
-      ? `output ${i.call_id} ${String(i.output)}`
-      : `${(i as { role?: string }).role} ${itemText(i)}`;
+/** pi's layout: the compaction keeps from an assistant reply with a tool call, its output and the reply after it. */
+const pi = releaseCompactionSession('/w');
 
 /** What the source agent sends after its compaction, in codex's items and with codex's wording of the summary. */
 const EXPECTED = [
@@ -96,13 +56,13 @@ describe("codex: another agent's compaction with the entries it kept", () => {
       replacement_history: ResponsesItem[];
     };
     expect(compacted.message).toBe(prefixed);
-    expect(compacted.replacement_history.map(shown)).toEqual(EXPECTED.slice(0, 5));
+    expect(compacted.replacement_history.map(itemLine)).toEqual(EXPECTED.slice(0, 5));
     // the kept entries stay written before the compaction too, as codex's own records are
     const before = lines.slice(
       0,
       lines.findIndex((l) => l.type === 'compacted'),
     );
-    expect(before.filter((l) => l.type === 'response_item').map((l) => shown(l.payload as ResponsesItem))).toEqual([
+    expect(before.filter((l) => l.type === 'response_item').map((l) => itemLine(l.payload as ResponsesItem))).toEqual([
       'user Plan the release',
       'assistant Step one: tag it.',
       'user List the tags',
@@ -116,10 +76,10 @@ describe("codex: another agent's compaction with the entries it kept", () => {
   it("codex's context is what pi sends: the summary, the kept entries, then the rest; no earlier prompt", async () => {
     const back = await readRollout(await rollout(encodeRollout(pi, ID).lines));
     const input = contextToResponses(codexContext(back)).input;
-    expect(input.map(shown)).toEqual(EXPECTED);
+    expect(input.map(itemLine)).toEqual(EXPECTED);
     // the source's own context, worded as codex words the summary
     const source = buildContext(pi, { compactionText: () => prefixed });
-    expect(input.map(shown)).toEqual(contextToResponses(source).input.map(shown));
+    expect(input.map(itemLine)).toEqual(contextToResponses(source).input.map(itemLine));
   });
 
   it("Claude Code's preserved segment (a user prompt kept) likewise, and a compaction that keeps nothing sends the summary alone", async () => {
@@ -129,7 +89,7 @@ describe("codex: another agent's compaction with the entries it kept", () => {
       entries: pi.entries.map((e) => (e.kind === 'compaction' ? { ...e, firstKeptEntryId: 'u2' } : e)),
     };
     const kept = contextToResponses(codexContext(await readRollout(await rollout(encodeRollout(claude, ID).lines)))).input;
-    expect(kept.map(shown)).toEqual([EXPECTED[0], 'user List the tags', ...EXPECTED.slice(1)]);
+    expect(kept.map(itemLine)).toEqual([EXPECTED[0], 'user List the tags', ...EXPECTED.slice(1)]);
     const none: Session = {
       ...pi,
       entries: pi.entries.map((e) => {
@@ -139,7 +99,7 @@ describe("codex: another agent's compaction with the entries it kept", () => {
       }),
     };
     const summaryOnly = contextToResponses(codexContext(await readRollout(await rollout(encodeRollout(none, ID).lines)))).input;
-    expect(summaryOnly.map(shown)).toEqual([EXPECTED[0], ...EXPECTED.slice(5)]);
+    expect(summaryOnly.map(itemLine)).toEqual([EXPECTED[0], ...EXPECTED.slice(5)]);
   });
 
   it('converted into another agent and back (the kept entries then follow the summary as copies), the same replacement history again', async () => {
@@ -149,18 +109,18 @@ describe("codex: another agent's compaction with the entries it kept", () => {
       entries: pi.entries.map((e) => (e.kind === 'compaction' ? { ...e, firstKeptEntryId: 'u2' } : e)),
     };
     const codexSession = await readRollout(await rollout(encodeRollout(claude, ID).lines));
-    const expected = contextToResponses(codexContext(codexSession)).input.map(shown);
+    const expected = contextToResponses(codexContext(codexSession)).input.map(itemLine);
     // as every target holds it: the kept entries copied after the compaction, no record of codex's own
     const along = sessionAlongPath(codexSession, undefined, 'pi');
     const entries = along.entries.map(({ raw: _raw, rawSource: _source, ...e }) => e as Entry);
     const copies = entries.slice(entries.findIndex((e) => e.kind === 'compaction') + 1);
     expect(copies.slice(0, 2).map((e) => (e.kind === 'message' ? e.message.role : e.kind))).toEqual(['user', 'assistant']);
     const { lines } = encodeRollout({ ...along, source: 'pi', entries }, ID);
-    const again = contextToResponses(codexContext(await readRollout(await rollout(lines)))).input.map(shown);
+    const again = contextToResponses(codexContext(await readRollout(await rollout(lines)))).input.map(itemLine);
     expect(again).toEqual(expected);
     // the copies are in the replacement history, not written again after it
     const after = lines.slice(lines.findIndex((l) => l.type === 'compacted') + 1);
-    expect(after.filter((l) => l.type === 'response_item').map((l) => shown(l.payload as ResponsesItem))).toEqual(
+    expect(after.filter((l) => l.type === 'response_item').map((l) => itemLine(l.payload as ResponsesItem))).toEqual(
       EXPECTED.slice(5),
     );
   });
@@ -182,6 +142,6 @@ describe("codex: another agent's compaction with the entries it kept", () => {
       { ...a4, parentId: u4.id },
     ]);
     const input = contextToResponses(await driver.getContext(written.id)).input;
-    expect(input.map(shown)).toEqual(EXPECTED);
+    expect(input.map(itemLine)).toEqual(EXPECTED);
   });
 });

@@ -72,6 +72,14 @@ export interface ResponsesStandIn {
   close(): Promise<void>;
 }
 
+/** An item as a line: a call by its name and arguments, an output by its call id, a message by role and text. */
+export const itemLine = (i: ResponsesItem): string =>
+  i.type === 'function_call'
+    ? `call ${i.name} ${i.arguments}`
+    : i.type === 'function_call_output'
+      ? `output ${i.call_id} ${String(i.output)}`
+      : `${(i as { role?: string }).role} ${itemText(i)}`;
+
 /** Text of one input item: message content text, or a function_call_output's output. */
 export function itemText(item: ResponsesItem | undefined): string {
   if (!item) return '';

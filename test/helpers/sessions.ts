@@ -235,3 +235,48 @@ export function imageDetailSession(): Session {
     ['a1', { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'a dot' }] }],
   ]);
 }
+
+/** The summary of releaseCompactionSession's compaction. */
+export const RELEASE_SUMMARY = 'The user is planning a release; the tags were listed.';
+/** The user's and the assistant's words before releaseCompactionSession's compaction that it does not keep. */
+export const RELEASE_EARLIER = ['Plan the release', 'Step one: tag it.', 'List the tags'];
+
+/**
+ * pi's layout of a compaction that keeps entries: it keeps from an assistant reply with a tool call
+ * (firstKeptEntryId `a2`), its output and the reply after it; one more turn follows. Times on 2026-11-20.
+ */
+export function releaseCompactionSession(project: string): Session {
+  const t = (s: number) => `2026-11-20T10:00:${String(s).padStart(2, '0')}.000Z`;
+  const msg = (id: string, parentId: string | null, s: number, role: Message['role'], parts: Message['parts']): Entry => ({
+    kind: 'message',
+    id,
+    parentId,
+    timestamp: t(s),
+    message: { role, parts, ...(role === 'assistant' ? { model: 'claude-sonnet-4-5', provider: 'anthropic' } : {}) },
+  });
+  const text = (id: string, parentId: string | null, s: number, role: Message['role'], x: string) =>
+    msg(id, parentId, s, role, [{ type: 'text', text: x }]);
+  const [u1, a1, u2] = RELEASE_EARLIER as [string, string, string];
+  return {
+    id: 'pi-compacted',
+    source: 'pi',
+    project,
+    createdAt: t(0),
+    updatedAt: t(9),
+    messageCount: 7,
+    entries: [
+      text('u1', null, 1, 'user', u1),
+      text('a1', 'u1', 2, 'assistant', a1),
+      text('u2', 'a1', 3, 'user', u2),
+      msg('a2', 'u2', 4, 'assistant', [
+        { type: 'text', text: 'Listing them.' },
+        { type: 'tool_call', id: 'call_tags', name: 'bash', input: { command: 'git tag' } },
+      ]),
+      msg('t2', 'a2', 5, 'tool', [{ type: 'tool_result', callId: 'call_tags', content: 'v1.0\nv1.1' }]),
+      text('a3', 't2', 6, 'assistant', 'Two tags: v1.0 and v1.1.'),
+      { kind: 'compaction', id: 'c1', parentId: 'a3', timestamp: t(7), summary: RELEASE_SUMMARY, firstKeptEntryId: 'a2' },
+      text('u4', 'c1', 8, 'user', 'Tag v1.2'),
+      text('a4', 'u4', 9, 'assistant', 'Tagged.'),
+    ],
+  };
+}
