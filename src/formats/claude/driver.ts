@@ -25,9 +25,11 @@ import {
 } from '../../model/tree.js';
 import type { Entry, Message, Part, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
+import { shellQuote } from '../shared/shell.js';
 import { encodeSession, holdToolIds } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
@@ -374,7 +376,9 @@ export function claudeContext(s: Session, opts: ContextOptions = {}): Context {
   // Per record first: Claude Code filters records before it joins a split response (across the
   // tool results between its records, too).
   const ctx = buildContext(s, { ...CLAUDE_CONTEXT_OPTIONS, ...opts, mergeSplitResponses: false });
-  const resumed = claudeJoinedText(claudeRejoined(claudeResumed(claudeToolIdsSent(ctx.messages))));
+  // an image the assistant made is in the transcript as its note (encode.ts), and sent so
+  const sent = claudeToolIdsSent(ctx.messages.map(withAssistantImageNotes));
+  const resumed = claudeJoinedText(claudeRejoined(claudeResumed(sent)));
   const messages = claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed));
   return { ...ctx, messages: claudeUserBlocks(messages) };
 }
@@ -393,9 +397,10 @@ export class ClaudeDriver extends DriverBase {
    * 3: a user record whose content is a lone blank text block, not a string (`blockContent`);
    * 4: parallel calls whose results were written between the calls (or some of them) re-linked
    *    into one chain without a cycle (relinkParallelToolResults);
-   * 5: a user record threadbase wrote for a branch summary (`threadbase.branchSummary`) is that branch summary.
+   * 5: a user record threadbase wrote for a branch summary (`threadbase.branchSummary`) is that branch summary;
+   * 6: the note threadbase wrote for an image the assistant made (`threadbase.parts[].image`) is that image.
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -718,8 +723,7 @@ export class ClaudeDriver extends DriverBase {
   }
 
   resumeCommand(session: SessionInfo): string {
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    return `${session.project ? `cd ${q(session.project)} && ` : ''}claude --resume ${session.id}`;
+    return `${session.project ? `cd ${shellQuote(session.project)} && ` : ''}claude --resume ${shellQuote(session.id)}`;
   }
 }
 

@@ -13,7 +13,8 @@ import {
   tokensToAnthropic,
 } from '../../convert/anthropic.js';
 import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-tools.js';
-import type { Entry, Message, Meta, Part, Session, ToolCallPart } from '../../model/types.js';
+import type { Entry, ImagePart, Message, Meta, Part, Session, ToolCallPart } from '../../model/types.js';
+import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
@@ -71,6 +72,8 @@ export interface KeptPart {
   id?: string;
   /** the text block is the note for a call the provider ran itself (convert/provider-tools.ts): the call */
   call?: ToolCallPart;
+  /** the text block is the note for an image the assistant made (shared/assistant-images.ts): the image */
+  image?: ImagePart;
 }
 
 /**
@@ -79,28 +82,45 @@ export interface KeptPart {
  * thinking without a signature, written as text since Claude Code replays only signed thinking (with
  * its meta: OpenAI's encrypted reasoning from codex, pi or OpenCode goes back to them), and the meta
  * of images and files beyond the block's own fields (codex's image `detail`), and a call the provider
- * ran itself (codex's web search), written as the text note Claude Code sends since it has no result.
+ * ran itself (codex's web search), written as the text note Claude Code sends since it has no result,
+ * and an image the assistant made (codex's image generation), written as its note since the Messages
+ * API takes images only in user turns. Kept here at the record level: a field inside a content block
+ * Claude Code would send to the API, which refuses it.
  */
 function keptParts(m: Message, originals?: ReadonlyMap<Part, string>): KeptPart[] {
   const out: KeptPart[] = [];
   let block = 0;
-  for (const p of m.parts) {
-    if (!partToAnthropicBlock(p, CONTENT_OPTIONS)) continue;
+  const sent = sentParts(m);
+  m.parts.forEach((p, i) => {
+    if (!partToAnthropicBlock(sent[i] as Part, CONTENT_OPTIONS)) return;
+    if (p !== sent[i] && p.type === 'image') {
+      out.push({ block, image: p });
+      block++;
+      return;
+    }
     const original = originals?.get(p);
     if (original !== undefined) out.push({ block, id: original });
     const call = providerCallOf(p);
     if (call) {
       out.push({ block, call });
       block++;
-      continue;
+      return;
     }
     const { anthropic: _a, anthropicBlock: _b, ...meta } = p.meta ?? {};
     const hasMeta = Object.keys(meta).length > 0;
     if (p.type === 'thinking' && p.signature === undefined) out.push({ block, thinking: true, ...(hasMeta ? { meta } : {}) });
     else if ((p.type === 'image' || p.type === 'file') && hasMeta) out.push({ block, meta });
     block++;
-  }
+  });
   return out;
+}
+
+/**
+ * A message's parts as its record's content holds them: an image the assistant made as its note
+ * (the Messages API refuses an image block in an assistant turn), one part for each part.
+ */
+function sentParts(m: Message): readonly Part[] {
+  return withAssistantImageNotes(m).parts;
 }
 
 /** `{ parts }` for the record's `threadbase` field, when the message has kept parts. */
@@ -120,7 +140,7 @@ function withKeptParts(m: Message, originals?: ReadonlyMap<Part, string>): { thr
  * prompts, unless it was read from a list of blocks (a lone blank one: `blockContent`).
  */
 function content(m: Message): unknown {
-  const am = messageToAnthropic(m, CONTENT_OPTIONS);
+  const am = messageToAnthropic(withAssistantImageNotes(m), CONTENT_OPTIONS);
   const blocks = am.content as unknown[];
   if (
     m.role === 'user' &&

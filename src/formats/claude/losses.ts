@@ -23,6 +23,10 @@ export function describeClaudeLosses({ session, counts: c, foreign, say, line }:
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note Claude Code sends in their turn (their results stayed with the provider; the call kept for the way back)",
   );
+  say(
+    c.assistantImages,
+    "images the assistant made have no place in Claude Code's assistant messages (the Messages API takes images only from the user); written as a text note, kept for the way back",
+  );
   say(c.systemMessages, 'system messages have no place in a Claude Code transcript; left out');
   say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
   say(c.labels, 'labels have no Claude Code record; left out');

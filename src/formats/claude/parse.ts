@@ -9,6 +9,7 @@ import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropi
 import { providerCallOf } from '../../convert/provider-tools.js';
 import { messageText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
+import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
 
@@ -133,8 +134,9 @@ export function messageOfRecord(r: ClaudeRecord): Message | undefined {
  * Parts threadbase wrote as Claude Code can take them (encode.ts keptParts), back as they were:
  * thinking without a signature from the text block it was written as (marked `claudeText`: Claude
  * Code sends it as text, reply.ts), the meta of an image or file, a tool call's or result's own id
- * (the one Claude Code sends kept as `claudeId`: AnthropicToolIds), and a provider-executed call
- * from its text note. A block that is no longer what was written is left as it is.
+ * (the one Claude Code sends kept as `claudeId`: AnthropicToolIds), a provider-executed call
+ * from its text note, and an image the assistant made from its text note (shared/assistant-images.ts).
+ * A block that is no longer what was written is left as it is.
  */
 function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
   for (const k of kept) {
@@ -142,7 +144,9 @@ function restoreKeptParts(msg: Message, kept: readonly unknown[]): void {
     const at = msg.parts[k.block];
     const meta = isRecord(k.meta) ? (k.meta as Meta) : undefined;
     const call = isRecord(k.call) ? providerCallOf({ type: 'text', text: '', meta: { providerCall: k.call } }) : undefined;
+    const image = msg.role === 'assistant' ? keptAssistantImage(k) : undefined;
     if (call && at?.type === 'text') msg.parts[k.block] = call;
+    else if (image && at?.type === 'text') msg.parts[k.block] = image;
     else if (k.thinking === true && at?.type === 'text')
       msg.parts[k.block] = { type: 'thinking', thinking: at.text, meta: { ...(meta ?? {}), claudeText: true } };
     else if (meta && (at?.type === 'image' || at?.type === 'file'))
