@@ -22,6 +22,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { messageToItems } from './encode.js';
@@ -291,9 +292,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   resumeCommand(session: SessionInfo): string {
-    const home = this.env.env.CODEX_HOME ? `CODEX_HOME=${JSON.stringify(this.env.env.CODEX_HOME)} ` : '';
-    const cd = session.project ? `cd ${JSON.stringify(session.project)} && ` : '';
-    return `${cd}${home}codex resume ${session.id}`;
+    const home = this.env.env.CODEX_HOME ? `CODEX_HOME=${shellQuote(this.env.env.CODEX_HOME)} ` : '';
+    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
+    return `${cd}${home}codex resume ${shellQuote(session.id)}`;
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {

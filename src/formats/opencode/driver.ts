@@ -18,6 +18,7 @@ import type {
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
+import { shellQuote } from '../shared/shell.js';
 import { opencodeContext } from './context.js';
 import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode, usageOf } from './parse.js';
@@ -407,7 +408,7 @@ export class OpenCodeDriver extends DriverBase {
   }
 
   resumeCommand(session: SessionInfo): string {
-    const dir = session.project ? `cd ${JSON.stringify(session.project)} && ` : '';
-    return `${dir}opencode --session ${session.id}`;
+    const dir = session.project ? `cd ${shellQuote(session.project)} && ` : '';
+    return `${dir}opencode --session ${shellQuote(session.id)}`;
   }
 }

@@ -23,6 +23,7 @@ import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Sess
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
 import { jsonValueOf, readFirstJsonLine } from '../shared/jsonl.js';
+import { shellQuote } from '../shared/shell.js';
 import { piSendView } from './context.js';
 import { currentLeafLast, encodeEntries, flushable } from './encode.js';
 import { firstUserTitle, idFromFileName, parsePiFile, SOURCE } from './parse.js';
@@ -301,10 +302,9 @@ export class PiDriver extends DriverBase {
 
   /** The pi command that resumes a session. */
   resumeCommand(info: SessionInfo): string {
-    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     // pi's tools run in the current directory, so go to the session's project first.
-    const cd = info.project ? `cd ${quote(info.project)} && ` : '';
-    return info.path ? `${cd}pi --session ${quote(info.path)}` : `${cd}pi --resume`;
+    const cd = info.project ? `cd ${shellQuote(info.project)} && ` : '';
+    return info.path ? `${cd}pi --session ${shellQuote(info.path)}` : `${cd}pi --resume`;
   }
 
   private infoOf(s: Session, extra: Record<string, unknown> = {}): SessionInfo {

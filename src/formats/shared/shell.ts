@@ -1,0 +1,11 @@
+/**
+ * One quoting for the shell commands threadbase prints (resume commands): POSIX single quotes, in
+ * which every character is literal, so a path with a space, `$`, a backtick, `!` or a newline comes
+ * back as it is; a single quote itself is closed, escaped and reopened ('\''). Words of only safe
+ * characters are left bare, so the usual command reads as one would type it.
+ */
+export function shellQuote(word: string): string {
+  // no `=` among them: a bare `a=b` first in a command would be an assignment
+  if (/^[A-Za-z0-9_./:@%+,-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
