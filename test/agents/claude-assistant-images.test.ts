@@ -55,7 +55,9 @@ beforeAll(async () => {
   ]);
   const sources = new Sources(home.env);
   try {
-    codexId = (await sources.driver('codex').writeSession(session)).id;
+    const codex = sources.driver('codex');
+    if (!codex.writeSession) throw new Error('the codex driver writes no sessions');
+    codexId = (await codex.writeSession(session)).id;
     written = await convertWith(home, codexId, 'codex', 'claude');
     ours = contextToAnthropic(await sources.driver('claude').getContext(written.id)).messages as Msg[];
   } finally {
