@@ -1,7 +1,9 @@
 /**
  * An image an assistant made (codex's image generation) written into an agent whose assistant messages
- * hold no images (pi, OpenCode): a text note the agent sends in its place, the image kept beside it in a
- * `threadbase` field the agent ignores, and read back from there as the image.
+ * hold no images (pi, OpenCode) or whose API refuses them there (Claude Code: the Messages API takes
+ * images only in user turns): a text note the agent sends in its place, the image kept beside it in a
+ * `threadbase` field the agent ignores (pi, OpenCode: on the note; Claude Code: on the record, since it
+ * sends a content block's every field), and read back from there as the image.
  */
 import type { ImagePart, Message } from '../../model/types.js';
 
@@ -10,7 +12,7 @@ export function assistantImageNote(p: ImagePart): string {
   return `[image made by the assistant (${p.mediaType}); kept by threadbase, not sent]`;
 }
 
-/** The image kept beside a note (`threadbase.image`), if that is one. */
+/** The image kept beside a note (`threadbase.image`; Claude Code's `threadbase.parts[].image`), if that is one. */
 export function keptAssistantImage(threadbase: unknown): ImagePart | undefined {
   const v = typeof threadbase === 'object' && threadbase !== null ? (threadbase as { image?: unknown }).image : undefined;
   return typeof v === 'object' &&
