@@ -4,6 +4,7 @@
  * branches and compactions collapsed to its interesting nodes, search hits, and usage buckets.
  * Pure over the driver; the routes in data-routes.ts turn these into JSON.
  */
+import { injectedLabel } from '../../formats/injected.js';
 import type { SearchHit, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
@@ -19,7 +20,6 @@ import {
 import {
   type Entry,
   type SessionRow as ListedSession,
-  type Message,
   type Session,
   type SessionInfo,
   sessionRow,
@@ -40,10 +40,16 @@ interface LoadedSession {
   session: Session;
   index: EntryIndex;
   loadedAt: number;
-  /** leaf id → path from the root, and the tool results on it by call id */
-  paths: Map<string, { path: Entry[]; results: Map<string, ToolResultPart>; positions: Map<string, number> }>;
+  /** leaf id → path from the root, the tool results on it by call id, and where split responses show their usage */
+  paths: Map<
+    string,
+    { path: Entry[]; results: Map<string, ToolResultPart>; positions: Map<string, number>; usageShownOn: Map<string, string> }
+  >;
   /** leaf id → the context the model sees there, as entries the viewer can page */
-  contexts: Map<string, { entries: Entry[]; results: Map<string, ToolResultPart>; model?: string }>;
+  contexts: Map<
+    string,
+    { entries: Entry[]; results: Map<string, ToolResultPart>; usageShownOn: Map<string, string>; model?: string }
+  >;
   /** the records whose usage counts, one per response, with its usage (countedUsage), for the costs of every page */
   counted: Map<string, CountedUsage>;
   /** entry id → the entry itself when shown, else its nearest shown ancestor (null: none), as looked up */
@@ -112,7 +118,18 @@ export interface SessionListPage {
 }
 
 /** An entry as the browser gets it: the agent's raw records stay on the server. */
-export type EntryView = Omit<Entry, 'raw' | 'rawSource'>;
+export type EntryView = Omit<Entry, 'raw' | 'rawSource'> & {
+  /**
+   * A message its agent wrote into the conversation itself: what it is (formats/injected.ts), e.g.
+   * 'environment_context, added by codex'; the viewer shows it folded under that name.
+   */
+  injected?: string;
+  /**
+   * A record of a response split over several (Claude Code writes one per content block, each with
+   * the response's usage): the id of the record that shows the response's tokens and cost, once.
+   */
+  usageShownOn?: string;
+};
 
 export interface PathPage {
   sessionId: string;
@@ -179,20 +196,6 @@ export interface StatsResult {
   byProject: StatsBucket[];
   bySource: StatsBucket[];
   sessions: number;
-}
-
-/**
- * What a message is when the agent wrote it into the conversation itself (its instructions, the
- * environment it describes), as the conversation names it (render.js injectedLabel), else undefined.
- */
-function injectedLabel(m: Message): string | undefined {
-  const meta = m.meta ?? {};
-  if (m.role === 'system') return meta.codexRole === 'developer' ? 'developer instructions' : 'system prompt';
-  if (typeof meta.codexInjected === 'string') return `${meta.codexInjected}, added by codex`;
-  if (typeof meta.geminiInjected === 'string') return `${meta.geminiInjected}, added by Gemini CLI`;
-  const origin = (meta.claude as { origin?: { kind?: unknown } } | undefined)?.origin;
-  if (m.role === 'user' && typeof origin?.kind === 'string') return `${origin.kind}, added by Claude Code`;
-  return undefined;
 }
 
 const previewOf = (e: Entry, max = 80): string => {
@@ -455,7 +458,7 @@ export class WebData {
         if (e.kind === 'message')
           for (const part of e.message.parts) if (part.type === 'tool_result') results.set(part.callId, part);
       });
-      p = { path, results, positions };
+      p = { path, results, positions, usageShownOn: usageShownOn(path) };
       if (ls.paths.size > 16) ls.paths.clear();
       ls.paths.set(leafId, p);
     }
@@ -530,7 +533,12 @@ export class WebData {
     const leafId = this.resolveLeaf(ls, opts.leaf, opts.entry);
     const p = leafId
       ? this.pathOf(ls, leafId)
-      : { path: [], results: new Map<string, ToolResultPart>(), positions: new Map<string, number>() };
+      : {
+          path: [],
+          results: new Map<string, ToolResultPart>(),
+          positions: new Map<string, number>(),
+          usageShownOn: new Map<string, string>(),
+        };
     const limit = Math.min(500, Math.max(1, opts.limit ?? 50));
     const entryPosition = opts.entry !== undefined ? (p.positions.get(opts.entry) ?? null) : null;
     // Asked for an entry without an offset: the page that holds it.
@@ -564,7 +572,7 @@ export class WebData {
       total: p.path.length,
       offset,
       entryPosition,
-      entries: slice.map(viewOf),
+      entries: slice.map((e) => viewOf(e, p.usageShownOn.get(e.id))),
       toolResults,
       pairedResultIds: [...callIds],
       pricedCosts: this.pricedCosts(ls, slice),
@@ -618,7 +626,7 @@ export class WebData {
           message,
         });
       });
-      ctx = { entries, results, model: context.model };
+      ctx = { entries, results, usageShownOn: usageShownOn(entries), model: context.model };
       if (ls.contexts.size > 8) ls.contexts.clear();
       ls.contexts.set(key, ctx);
     }
@@ -644,7 +652,7 @@ export class WebData {
       leafId,
       total: ctx.entries.length,
       offset,
-      entries: slice.map(viewOf),
+      entries: slice.map((e) => viewOf(e, ctx.usageShownOn.get(e.id))),
       toolResults,
       pairedResultIds: [...paired],
       pricedCosts: this.pricedCosts(ls, slice),
@@ -925,9 +933,34 @@ function mergeBucket(into: StatsBucket, from: StatsBucket): void {
   into.responses += from.responses;
 }
 
-export function viewOf(e: Entry): EntryView {
+/** The entry as the browser gets it; `shownOn`: the record that shows its response's usage, when another. */
+export function viewOf(e: Entry, shownOn?: string): EntryView {
   const { raw: _raw, rawSource: _rawSource, ...rest } = e;
-  return rest;
+  const injected = e.kind === 'message' ? injectedLabel(e.message) : undefined;
+  return { ...rest, ...(injected ? { injected } : {}), ...(shownOn ? { usageShownOn: shownOn } : {}) };
+}
+
+/**
+ * For each record of a response split over several records (one responseId) that is not the one
+ * whose usage counts (countedUsage, as `stats` counts each response once), that record's id: the
+ * viewer shows the response's tokens there only. Over the entries shown (a path, a context), so the
+ * record that shows them is always among them.
+ */
+function usageShownOn(entries: readonly Entry[]): Map<string, string> {
+  const counted = countedUsage(entries);
+  const countedFor = new Map<string, string>();
+  for (const e of entries) {
+    const responseId = responseRecordOf(e)?.responseId;
+    if (responseId && counted.has(e.id)) countedFor.set(responseId, e.id);
+  }
+  const out = new Map<string, string>();
+  for (const e of entries) {
+    const r = responseRecordOf(e);
+    if (!r?.responseId || counted.has(e.id) || (r.usage === undefined && r.cost === undefined)) continue;
+    const on = countedFor.get(r.responseId);
+    if (on) out.set(e.id, on);
+  }
+  return out;
 }
 
 /** The searchable text of an entry: message text, tool inputs and outputs, summaries. */

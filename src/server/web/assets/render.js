@@ -190,13 +190,14 @@ const ORDINARY_STOPS = new Set(['end_turn', 'stop', 'tool_use', 'toolUse', 'tool
 
 /**
  * The model, tokens (and its advisor requests') and cost of a message; `priced` is the cost estimated
- * from usage when the agent recorded none.
+ * from usage when the agent recorded none; `shownElsewhere`: the message is one record of a response
+ * split over several, whose tokens and cost another record shows (the server's usageShownOn).
  */
-function usageLine(m, priced) {
+function usageLine(m, priced, shownElsewhere) {
   const bits = [];
   if (m.model) bits.push(h('span', { class: 'model' }, m.model));
   // no tokens at all is no usage recorded for this message (Zed keeps usage per request, on one of its messages)
-  const u = m.usage;
+  const u = shownElsewhere ? undefined : m.usage;
   const used = !!u && (u.input + u.output + u.cacheRead + u.cacheWrite + (u.reasoning ?? 0) > 0 || (u.advisors?.length ?? 0) > 0);
   if (used) {
     const title = `input ${u.input}, output ${u.output}, cache read ${u.cacheRead}, cache write ${u.cacheWrite}${u.reasoning ? `, reasoning ${u.reasoning}` : ''}`;
@@ -221,7 +222,7 @@ function usageLine(m, priced) {
       );
     }
   }
-  if (typeof m.cost === 'number') bits.push(h('span', { class: 'cost' }, fmtCost(m.cost)));
+  if (typeof m.cost === 'number' && !shownElsewhere) bits.push(h('span', { class: 'cost' }, fmtCost(m.cost)));
   else if (typeof priced === 'number' && used)
     bits.push(
       h(
@@ -240,23 +241,6 @@ function usageLine(m, priced) {
 }
 
 const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool' };
-
-/**
- * What a message is when the agent wrote it into the conversation itself rather than the user or
- * the model (its instructions, the environment it describes, a note about a local command), else '':
- * such a message is shown folded, as the agents' own screens leave it out.
- */
-function injectedLabel(m) {
-  const meta = m.meta ?? {};
-  if (m.role === 'system') return meta.codexRole === 'developer' ? 'developer instructions' : 'system prompt';
-  if (meta.codexInjected) return `${meta.codexInjected}, added by codex`;
-  if (meta.geminiInjected) return `${meta.geminiInjected}, added by Gemini CLI`;
-  // a background task's notification Claude Code writes as the user's turn
-  if (m.role === 'user' && typeof meta.claude?.origin?.kind === 'string')
-    return `${meta.claude.origin.kind}, added by Claude Code`;
-  if (meta.claude?.isMeta) return 'added by Claude Code';
-  return '';
-}
 
 /**
  * A slash command the user ran in Claude Code and what it printed, which Claude Code records as user
@@ -341,7 +325,8 @@ export function renderEntry(entry, ctx) {
       }
       const meta = m.meta ?? {};
       const tag = meta.compactionSummary ? 'compaction summary' : meta.branchSummary ? 'branch summary' : '';
-      const injected = tag ? '' : injectedLabel(m);
+      // what the agent wrote itself, named by the server (formats/injected.ts): shown folded, as the agents' own screens leave it out
+      const injected = tag ? '' : (entry.injected ?? '');
       const command = injected ? null : localCommandView(m);
       const body = command
         ? command
@@ -362,7 +347,7 @@ export function renderEntry(entry, ctx) {
           h('span', { class: 'role' }, ROLE_LABEL[m.role] ?? m.role),
           tag && h('span', { class: 'badge' }, tag),
           entry.sidechain && h('span', { class: 'badge' }, 'side chain'),
-          usageLine(m, ctx.pricedCosts?.[entry.id]),
+          usageLine(m, ctx.pricedCosts?.[entry.id], !!entry.usageShownOn),
           h('time', { datetime: entry.timestamp, title: entry.timestamp }, fmtTime(entry.timestamp)),
         ),
         body,
