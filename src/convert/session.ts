@@ -6,10 +6,11 @@
  */
 
 import { Sources } from '../formats/registry.js';
+import { copiedBranchSummaryOf } from '../formats/shared/branch-summary.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
 import { resumeContextOf } from '../model/resume.js';
-import { branches, currentLeaf, indexEntries, pathTo, pathToLeaf } from '../model/tree.js';
+import { branches, currentLeaf, indexEntries, messageText, pathTo, pathToLeaf } from '../model/tree.js';
 import type { CompactionEntry, Entry, Session, SessionInfo, SourceName } from '../model/types.js';
 import { conversionLosses } from './losses.js';
 
@@ -65,7 +66,9 @@ function withSummaryTexts(session: Session, entries: Entry[], target: SourceName
  * (codex's replacement history: its instructions, its environment context and the user's earlier
  * prompts, before the summary, or another agent's kept entries after it; marked `compactionReplacement`),
  * written as messages right after the compaction: every target's compaction form sends what follows
- * the summary, and none can keep a message from before it but the last ones in a row.
+ * the summary, and none can keep a message from before it but the last ones in a row. A branch
+ * summary's copy (marked copiedBranchSummary by the source: codex's own compaction copies the user
+ * message threadbase wrote for one) is written as that branch summary again.
  */
 function keptMessagesOf(session: Session, c: CompactionEntry): Entry[] {
   const build = resumeContextOf(session.source);
@@ -76,11 +79,15 @@ function keptMessagesOf(session: Session, c: CompactionEntry): Entry[] {
   const kept = messages.flatMap((m, at) =>
     m.meta?.compactionReplacement === true && m.meta.compactionSummary !== true ? [{ m, before: at < summaryAt }] : [],
   );
-  return kept.map(({ m, before }, i) => {
+  return kept.map(({ m, before }, i): Entry => {
     const { compactionReplacement: _r, ...meta } = m.meta ?? {};
+    const id = `${c.id}-kept-${i + 1}`;
+    // a branch summary's copy (codex's own compaction copied the turn threadbase wrote for it) is that branch summary again
+    const summary = copiedBranchSummaryOf(meta, messageText(m));
+    if (summary) return { kind: 'branch_summary', id, parentId: null, timestamp: c.timestamp, ...summary };
     return {
       kind: 'message',
-      id: `${c.id}-kept-${i + 1}`,
+      id,
       parentId: null,
       timestamp: c.timestamp,
       message: { ...m, meta: { ...meta, ...(before ? { compactionKept: true } : {}) } },

@@ -17,10 +17,18 @@ import type {
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { buildContext, type Context, type ContextOptions, messageText, pathToLeaf } from '../../model/tree.js';
-import type { Entry, Message, MessageEntry, Session, SessionInfo } from '../../model/types.js';
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  Entry,
+  Message,
+  MessageEntry,
+  Session,
+  SessionInfo,
+} from '../../model/types.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
-import { branchSummaryField } from '../shared/branch-summary.js';
+import { branchSummaryField, COPIED_BRANCH_SUMMARY } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -462,6 +470,8 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
   // the user's messages in codex's history so far, as their text items
   let users: string[][] = [];
   let history: Message[] | undefined;
+  // the branch summaries so far, by the text codex has of them: a compaction copies that text without the entry
+  const summaries = new Map<string, BranchSummaryEntry>();
   const userMessages = (ms: Message[]) =>
     ms
       .filter((m) => m.role === 'user' && !m.meta?.codexInjected)
@@ -475,6 +485,7 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
     // codex has a branch summary (in a rollout threadbase wrote) as a user message of its text
     if (e.kind === 'branch_summary') {
       users.push(...userMessages([branchSummaryMessage(e)]));
+      summaries.set(messageText(branchSummaryMessage(e)), e);
       continue;
     }
     // a rollback that reached past the compaction drops the turns left over from its history
@@ -485,27 +496,45 @@ function compactedHistory(path: readonly Entry[]): Message[] | undefined {
       continue;
     }
     if (e.kind !== 'compaction') continue;
-    const payload = isObject(e.raw) && isObject(e.raw.payload) ? e.raw.payload : undefined;
-    if (payload && Array.isArray(payload.replacement_history)) {
-      history = payload.replacement_history.filter(isObject).flatMap((it) => {
-        const m = itemToMessage(it);
-        if (!m) return [];
-        // Marked: these come from the compaction record, not from entries on the path (the summary as such).
-        const summary = m.role === 'user' && isSummaryText(userTextItems(m).join(''));
-        return [{ ...m, meta: { ...m.meta, compactionReplacement: true, ...(summary ? { compactionSummary: true } : {}) } }];
-      });
-      users = userMessages(history);
-    } else {
-      // codex sends compacted.message as it is (older rollouts recorded it without the prefix)
-      const summary = typeof payload?.message === 'string' ? payload.message : `${SUMMARY_PREFIX}\n${e.summary}`;
-      users = selectUserMessages(users);
-      history = [
-        ...users.map((t) => textMessage(t, { compactionReplacement: true })),
-        textMessage([summary || '(no summary available)'], { compactionSummary: true }),
-      ];
-    }
+    history = withCopiedBranchSummaries(replacedHistory(e, users), summaries);
+    users = userMessages(history);
   }
   return history;
+}
+
+/**
+ * The history codex replaced everything before compaction `e` with: the replacement history it recorded,
+ * or (local compaction) the user's messages `users` codex had, the newest within its budget, and the summary.
+ */
+function replacedHistory(e: CompactionEntry, users: string[][]): Message[] {
+  const payload = isObject(e.raw) && isObject(e.raw.payload) ? e.raw.payload : undefined;
+  if (payload && Array.isArray(payload.replacement_history))
+    return payload.replacement_history.filter(isObject).flatMap((it) => {
+      const m = itemToMessage(it);
+      if (!m) return [];
+      // Marked: these come from the compaction record, not from entries on the path (the summary as such).
+      const summary = m.role === 'user' && isSummaryText(userTextItems(m).join(''));
+      return [{ ...m, meta: { ...m.meta, compactionReplacement: true, ...(summary ? { compactionSummary: true } : {}) } }];
+    });
+  // codex sends compacted.message as it is (older rollouts recorded it without the prefix)
+  const summary = typeof payload?.message === 'string' ? payload.message : `${SUMMARY_PREFIX}\n${e.summary}`;
+  return [
+    ...selectUserMessages(users).map((t) => textMessage(t, { compactionReplacement: true })),
+    textMessage([summary || '(no summary available)'], { compactionSummary: true }),
+  ];
+}
+
+/**
+ * A compaction's history with each user message that is the text of a branch summary before it (a copy
+ * codex made, which lost the entry threadbase kept beside it) marked as that branch summary's copy, so
+ * that it is written as the branch summary again in another agent (convert/session.ts keptMessagesOf).
+ */
+function withCopiedBranchSummaries(history: Message[], summaries: ReadonlyMap<string, BranchSummaryEntry>): Message[] {
+  if (summaries.size === 0) return history;
+  return history.map((m) => {
+    const e = m.role === 'user' && !m.meta?.compactionSummary ? summaries.get(messageText(m)) : undefined;
+    return e ? { ...m, meta: { ...m.meta, branchSummary: true, [COPIED_BRANCH_SUMMARY]: branchSummaryField(e) } } : m;
+  });
 }
 
 /** A message's role and text, as a compaction's kept copy repeats it. */
@@ -558,7 +587,7 @@ function withReplacementHistories(path: readonly Entry[], from = 0): Entry[] {
     const copies = keptBefore.length || keptAfter.length ? [] : copiesAfter(path, i);
     for (const k of [...keptAfter, ...copies]) absorbed.add(k);
     const history = [
-      ...copies.map((k) => (k as MessageEntry).message),
+      ...copies.flatMap(historyMessage),
       summary,
       ...keptBefore,
       ...keptAfter.map((k) => (k as MessageEntry).message),
@@ -621,16 +650,18 @@ function keptRunAfter(path: readonly Entry[], i: number): Entry[] {
 
 /** The copies of messages from before the compaction at `i` that follow it (withReplacementHistories). */
 function copiesAfter(path: readonly Entry[], i: number): Entry[] {
-  const before = path.slice(0, i).flatMap((x) => (x.kind === 'message' ? [keptKey(x.message)] : []));
+  // branch summaries as the user messages codex has of them: codex's own compaction copies those too
+  const before = path.slice(0, i).flatMap((x) => historyMessage(x).map(keptKey));
   const kept: Entry[] = [];
   const repeated = new Set<number>();
   let from = 0;
   for (const next of path.slice(i + 1)) {
     // records outside the history (the target's own bookkeeping) do not end the copies
     if (OFF_HISTORY.has(next.kind)) continue;
-    if (next.kind !== 'message' || (next.message.role !== 'user' && next.message.role !== 'system')) break;
-    const key = keptKey(next.message);
-    if (isContextCopy(next.message)) {
+    const [message] = historyMessage(next);
+    if (!message || (message.role !== 'user' && message.role !== 'system')) break;
+    const key = keptKey(message);
+    if (isContextCopy(message)) {
       const at = before.findIndex((k, j) => k === key && !repeated.has(j));
       if (at < 0) break;
       repeated.add(at);

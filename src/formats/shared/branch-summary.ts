@@ -32,3 +32,22 @@ export function branchSummaryOf(
     ...(sent !== summary ? { text: sent } : {}),
   };
 }
+
+/**
+ * The key of a message's `meta` that says it is the copy of a branch summary an agent made itself
+ * (codex's own compaction copies the user turn threadbase wrote for one into its replacement history,
+ * without the `threadbase` field): its value the entry, as branchSummaryField gives it. Carried into
+ * another agent, such a message is written as that branch summary again (convert/session.ts).
+ */
+export const COPIED_BRANCH_SUMMARY = 'copiedBranchSummary';
+
+/**
+ * The branch summary a message is a copy of (its `meta[COPIED_BRANCH_SUMMARY]`), with the text it
+ * sends, or undefined for any other message.
+ */
+export function copiedBranchSummaryOf(
+  meta: Record<string, unknown> | undefined,
+  sent: string,
+): Pick<BranchSummaryEntry, 'summary' | 'fromId' | 'text'> | undefined {
+  return meta === undefined ? undefined : branchSummaryOf(meta[COPIED_BRANCH_SUMMARY], sent);
+}
