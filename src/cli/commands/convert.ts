@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { convertSessionAll } from '../../convert/session.js';
+import type { SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import { resolveEntryId } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
@@ -14,6 +16,7 @@ interface ConvertFlags {
   from?: string;
   at?: string;
   allBranches?: boolean;
+  project?: string;
   json?: boolean;
   index: boolean;
 }
@@ -29,14 +32,29 @@ function warningsOf(written: SessionInfo): string[] {
 }
 
 function described(written: SessionInfo, resume?: string) {
+  const warnings = warningsOf(written);
   return {
     id: written.id,
     source: written.source,
     path: written.path ?? null,
     ...(resume ? { command: resume } : {}),
     // only when the target could not keep something, so a lossless conversion prints {id, source, path}
-    ...(warningsOf(written).length ? { warnings: warningsOf(written) } : {}),
+    ...(warnings.length ? { warnings } : {}),
   };
+}
+
+const isDirectory = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+
+/**
+ * Why the written session cannot be resumed as it is: an agent resumes a session in its project
+ * directory (the resume command goes there; OpenCode runs it there whatever the current directory,
+ * and fails with "Unexpected server error" when it is missing; pi refuses), so one that is not on
+ * this machine needs creating, or the session another directory (`--project`). The threadbase
+ * store, which resumes nothing, is not concerned.
+ */
+function missingProjectWarning(session: Session, target: SessionDriver): string | undefined {
+  if (!target.resumeCommand || session.project === undefined || isDirectory(session.project)) return undefined;
+  return `project directory ${session.project} of session ${session.id} does not exist on this machine, and ${target.name} resumes a session in its project directory: create it (or clone the project there) before resuming, or convert again with --project <dir> to write the session under a directory that exists`;
 }
 
 export function registerConvert(program: Command, ctx: CliContext): void {
@@ -69,11 +87,18 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     }
   };
   const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
-    const session = opts.from ? await fromStore(opts.from, id) : (await openSession(ctx, id, opts.source, opts.index)).session;
+    // a directory to resume in that is not there fails before anything is read or written
+    const project = opts.project === undefined ? undefined : resolve(opts.project);
+    if (project !== undefined && !isDirectory(project)) throw new Error(`--project ${opts.project}: no such directory`);
+    const found = opts.from ? await fromStore(opts.from, id) : (await openSession(ctx, id, opts.source, opts.index)).session;
+    const session = project === undefined ? found : { ...found, project };
     const target = ctx.sources().driver(opts.to);
     const at = opts.at === undefined ? undefined : resolveEntryId(session.entries, opts.at);
     const written = await convertSessionAll(session, target, { at, allBranches: opts.allBranches });
     const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
+    // on stderr only: `warnings` in --json are what the target could not keep, and this is no loss
+    const missing = missingProjectWarning(session, target);
+    if (missing) warn(ctx, missing);
     for (const r of rows) for (const m of r.warnings ?? []) warn(ctx, m);
     if (opts.json) return printJson(ctx, rows.length === 1 ? rows[0] : rows);
     for (const r of rows) {
@@ -101,6 +126,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
       )
       .option('--at <entry>', 'convert the path to this entry instead of the current branch')
       .option('--all-branches', 'keep every branch (one session per branch where the target has no trees)')
+      .option('--project <dir>', "write the session under this project directory instead of the session's own")
       .option(...NO_INDEX_FLAG)
       .option('--json', 'print JSON only')
       .action((id: string, opts: ConvertFlags) => convert(id, opts, handoff));
