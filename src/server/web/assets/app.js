@@ -189,15 +189,38 @@ async function listView(params) {
       ),
     ),
   );
-  const from = data.total ? data.offset + 1 : 0;
+  const filtered = ['source', 'project', 'model', 'since', 'until', 'text'].some((k) => params[k]);
+  const from = data.offset + 1;
   const to = data.offset + data.sessions.length;
-  const pager = h(
-    'div',
-    { class: 'pager' },
-    h('button', { type: 'button', disabled: page === 0, onclick: () => go({ ...params, page: page - 1 }) }, '← newer'),
-    h('span', { class: 'muted' }, `${from}–${to} of ${data.total.toLocaleString()}`),
-    h('button', { type: 'button', disabled: to >= data.total, onclick: () => go({ ...params, page: page + 1 }) }, 'older →'),
-  );
+  // no sessions at all, or none past the end of the list: said so, rather than '0–0 of 0'
+  const empty = !data.total
+    ? h(
+        'div',
+        { class: 'empty-list' },
+        filtered ? 'No sessions match these filters. ' : 'No sessions: none of the agents’ stores holds one yet.',
+        filtered && h('a', { href: href('/sessions', { sort: params.sort, order: params.order }) }, 'Show all sessions'),
+      )
+    : !data.sessions.length
+      ? h(
+          'div',
+          { class: 'empty-list' },
+          `No sessions on this page: there are ${data.total.toLocaleString()}. `,
+          h('a', { href: href('/sessions', { ...params, page: undefined }) }, 'First page'),
+        )
+      : null;
+  const pager = data.total
+    ? h(
+        'div',
+        { class: 'pager' },
+        h('button', { type: 'button', disabled: page === 0, onclick: () => go({ ...params, page: page - 1 }) }, '← newer'),
+        h(
+          'span',
+          { class: 'muted' },
+          data.sessions.length ? `${from}–${to} of ${data.total.toLocaleString()}` : `none of ${data.total.toLocaleString()}`,
+        ),
+        h('button', { type: 'button', disabled: to >= data.total, onclick: () => go({ ...params, page: page + 1 }) }, 'older →'),
+      )
+    : null;
   view.replaceChildren(
     h('h1', {}, 'Sessions'),
     filters,
@@ -220,7 +243,7 @@ async function listView(params) {
           header('Cost', 'cost'),
         ),
       ),
-      h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No sessions match.'))),
+      h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8, class: 'muted' }, empty))),
     ),
     pager,
   );
