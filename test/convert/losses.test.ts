@@ -6,6 +6,7 @@ import { SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 // each agent registers what it loses
 import '../../src/formats/all.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, s)).toISOString();
 
@@ -124,13 +125,9 @@ describe('conversionLosses', () => {
     const env = '<environment_context>\n  <cwd>/w</cwd>\n</environment_context>';
     const item = (role: string, text: string) => ({ type: 'message', role, content: [{ type: 'input_text', text }] });
     const said = (id: string, parentId: string | null, s: number, role: 'user' | 'assistant', text: string): Entry => ({
-      kind: 'message',
-      id,
-      parentId,
-      timestamp: t(s),
+      ...messageEntry(id, parentId, t(s), textMessage(role, text)),
       rawSource: 'codex',
       raw: {},
-      message: { role, parts: [{ type: 'text', text }] },
     });
     const summary = `${SUMMARY_PREFIX}\nSUMMARY`;
     const codex: Session = {

@@ -2,19 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Entry, Session } from '../../src/model/types.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openStore } from '../../src/stores/open.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const t = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
-const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', text: string, i: number): Entry => ({
-  id,
-  parentId,
-  timestamp: t(i),
-  kind: 'message',
-  message: {
-    role,
-    parts: [{ type: 'text', text }],
-    ...(role === 'assistant' ? { model: 'm1', usage: { input: 2, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 } } : {}),
-  },
-});
+const usage = { input: 2, output: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', text: string, i: number): Entry =>
+  messageEntry(id, parentId, t(i), textMessage(role, text, role === 'assistant' ? { model: 'm1', usage } : {}));
 const session = (id: string, source = 'pi'): Session => ({
   id,
   source,

@@ -13,6 +13,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls, pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { codexTempHomes } from '../helpers/codex-homes.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const AUDIT_HOME = resolve('test/fixtures/codex/audit-home');
 const CUT_OFF = '01a21358-666b-7c82-921f-0c145035e213';
@@ -52,13 +53,8 @@ describe('codex audit: writing usage', () => {
     const driver = new CodexDriver(env);
     const t = '2026-01-01T00:00:00.000Z';
     const usage = { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', text: string): Entry => ({
-      id,
-      parentId,
-      timestamp: t,
-      kind: 'message',
-      message: { role, parts: [{ type: 'text', text }], ...(role === 'assistant' ? { usage } : {}) },
-    });
+    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', text: string): Entry =>
+      messageEntry(id, parentId, t, textMessage(role, text, role === 'assistant' ? { usage } : {}));
     // two answers with the same counts: neither is taken for a repeated (stale) count
     const written = await driver.writeSession({
       id: 'foreign',
@@ -128,13 +124,8 @@ describe('codex audit: thread_rolled_back', () => {
 });
 
 describe('codex audit: appending after a rollback', () => {
-  const user = (id: string, parentId: string | null, text: string): Entry => ({
-    id,
-    parentId,
-    timestamp: '2026-12-01T00:00:00.000Z',
-    kind: 'message',
-    message: { role: 'user', parts: [{ type: 'text', text }] },
-  });
+  const user = (id: string, parentId: string | null, text: string): Entry =>
+    messageEntry(id, parentId, '2026-12-01T00:00:00.000Z', textMessage('user', text));
   const entryWith = (s: Session, text: string) =>
     s.entries.find((e) => e.kind === 'message' && texts([e.message]).includes(text)) as Entry;
 
@@ -183,13 +174,8 @@ describe('codex audit: appending after a rollback', () => {
 
 it('a rollback also drops the context codex injected right before the dropped turn, never above the first turn', () => {
   const t = '2026-01-01T00:00:00.000Z';
-  const m = (id: string, role: Message['role'], injected?: string): Entry => ({
-    id,
-    parentId: null,
-    timestamp: t,
-    kind: 'message',
-    message: { role, parts: [{ type: 'text', text: id }], ...(injected ? { meta: { codexInjected: injected } } : {}) },
-  });
+  const m = (id: string, role: Message['role'], injected?: string): Entry =>
+    messageEntry(id, null, t, textMessage(role, id, injected ? { meta: { codexInjected: injected } } : {}));
   const turnContext: Entry = { id: 'tc', parentId: null, timestamp: t, kind: 'model_change', model: 'gpt-5' };
   const chain = [
     m('dev', 'system'),
@@ -290,15 +276,10 @@ it("an image in a tool's output keeps its detail, which codex sends back (view_i
 describe('codex audit: the input codex sends for written sessions', () => {
   const t = '2026-02-03T04:05:06.000Z';
   const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-  const msg = (id: string, parentId: string | null, role: Message['role'], parts: Message['parts']): Entry => ({
-    id,
-    parentId,
-    timestamp: t,
-    kind: 'message',
-    message: { role, parts },
-  });
+  const msg = (id: string, parentId: string | null, role: Message['role'], parts: Message['parts']): Entry =>
+    messageEntry(id, parentId, t, { role, parts });
   const text = (id: string, parentId: string | null, role: Message['role'], s: string) =>
-    msg(id, parentId, role, [{ type: 'text', text: s }]);
+    messageEntry(id, parentId, t, textMessage(role, s));
   // codex's own local compaction as older codex recorded it (no replacement history): codex rebuilds
   // the history from the user's messages before it (another agent's compaction gets one written)
   const compaction = (id: string, parentId: string, summary: string): Entry => ({

@@ -11,6 +11,7 @@ import { codexContext, contextToResponses, encodeRollout, SUMMARY_PREFIX } from 
 import { readRollout } from '../../src/formats/codex/rollout.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -85,13 +86,8 @@ describe('codex: a failed shell command', () => {
 
 describe("codex: another agent's compaction with codex's kept messages after it", () => {
   const t = (s: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, s)).toISOString();
-  const msg = (id: string, parentId: string | null, s: number, role: Message['role'], text: string): Entry => ({
-    kind: 'message',
-    id,
-    parentId,
-    timestamp: t(s),
-    message: { role, parts: [{ type: 'text', text }] },
-  });
+  const msg = (id: string, parentId: string | null, s: number, role: Message['role'], text: string): Entry =>
+    messageEntry(id, parentId, t(s), textMessage(role, text));
   const env = '<environment_context>\n  <cwd>/w</cwd>\n</environment_context>';
   /** As Claude Code, pi or OpenCode hold a converted codex compaction: the summary, then copies of the messages codex kept. */
   const session: Session = {

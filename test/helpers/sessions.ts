@@ -185,15 +185,19 @@ export function chainSession(id: string, source: string, project: string, messag
   };
 }
 
+/** A message entry of `message` at `at`: an ISO time, or a number of seconds into 2026. */
+export function messageEntry(id: string, parentId: string | null, at: string | number, message: Message): MessageEntry {
+  return { kind: 'message', id, parentId, timestamp: typeof at === 'number' ? secondInto2026(at) : at, message };
+}
+
+/** A message of one text; `extra`: the rest of it (a model, usage, meta …). */
+export function textMessage(role: Message['role'], text: string, extra: Partial<Message> = {}): Message {
+  return { role, parts: [{ type: 'text', text }], ...extra };
+}
+
 /** A message entry of one text at second `s` into 2026 (an assistant's with a model, as writers want one). */
 export function textEntry(id: string, parentId: string | null, s: number, role: Message['role'], text: string): Entry {
-  return {
-    kind: 'message',
-    id,
-    parentId,
-    timestamp: secondInto2026(s),
-    message: { role, parts: [{ type: 'text', text }], ...(role === 'assistant' ? { model: 'claude-sonnet-4-5' } : {}) },
-  };
+  return messageEntry(id, parentId, s, textMessage(role, text, role === 'assistant' ? { model: 'claude-sonnet-4-5' } : {}));
 }
 
 /**

@@ -10,15 +10,11 @@ import {
 } from '../../src/model/tree.js';
 import type { Entry, Message } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
+import { messageEntry, secondInto2026 as t, textMessage } from '../helpers/sessions.js';
 
-const t = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-const msg = (id: string, parentId: string | null, role: Message['role'], text: string, extra: Partial<Message> = {}): Entry => ({
-  id,
-  parentId,
-  timestamp: t(id.charCodeAt(0)),
-  kind: 'message',
-  message: { role, parts: [{ type: 'text', text }], ...extra },
-});
+/** A text message entry timed by its id's first letter (entries in id order). */
+const msg = (id: string, parentId: string | null, role: Message['role'], text: string, extra: Partial<Message> = {}): Entry =>
+  messageEntry(id, parentId, id.charCodeAt(0), textMessage(role, text, extra));
 const texts = (ms: Message[]) =>
   ms.map((m) => `${m.role}:${m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join('|')}`);
 
