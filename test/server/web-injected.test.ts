@@ -17,6 +17,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { Message } from '../../src/model/types.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { WebData } from '../../src/server/web/data.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 
 const text = (role: Message['role'], meta?: Message['meta']): Message => ({
   role,
@@ -96,6 +97,28 @@ describe('the viewer’s pages name every message the real agents wrote themselv
     [GEMINI_ID, ['session_context, added by Gemini CLI']],
   ])('%s', async (id, labels) => {
     expect(await labelsOf(id)).toEqual(labels);
+  });
+
+  it('names them the same from the local index, where the session’s source is the agent’s but read from its rows', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      for (const [agent, id] of [
+        ['codex', CODEX_ID],
+        ['claude', CLAUDE_ID],
+        ['gemini', GEMINI_ID],
+      ] as const) {
+        const session = await sources.driver(agent).getSession(id);
+        if (!session) throw new Error(`no ${agent} session ${id}`);
+        await store.writeSession?.(session, { keepId: true });
+        const indexed = await new WebData(store).pathPage(id, { limit: 500 });
+        expect(
+          indexed.entries.flatMap((e) => (e.injected ? [e.injected] : [])),
+          id,
+        ).toEqual(await labelsOf(id));
+      }
+    } finally {
+      await store.close?.();
+    }
   });
 
   it('names them so in the tree as well, from the same mapping', async () => {

@@ -15,6 +15,7 @@ import { countedUsage } from '../../src/model/usage.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { WebData } from '../../src/server/web/data.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 
 /** Claude Code: three prompts, each answered by text and three parallel tool calls in one response (four records) */
 const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
@@ -60,6 +61,20 @@ describe('a response split over several records shows its usage once', () => {
       expect(counted.has(last), responseId).toBe(true);
       // the last shows them (no pointer), each earlier record points at it
       expect(shownOn, responseId).toEqual([...ids.slice(0, -1).map(() => last), undefined]);
+    }
+  });
+
+  it('the same from the local index (a session read from it keeps each record’s responseId)', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      await store.writeSession?.(session, { keepId: true });
+      const indexed = await new WebData(store).pathPage(PARALLEL_ID, { limit: 500 });
+      const direct = await data.pathPage(PARALLEL_ID, { limit: 500 });
+      const pointers = (p: typeof direct) => p.entries.flatMap((e) => (e.usageShownOn ? [[e.id, e.usageShownOn]] : []));
+      expect(pointers(indexed)).toHaveLength(9);
+      expect(pointers(indexed)).toEqual(pointers(direct));
+    } finally {
+      await store.close?.();
     }
   });
 
