@@ -44,14 +44,26 @@ export function sessionAlongPath(session: Session, at?: string, target?: SourceN
 }
 
 /**
+ * The agent whose wording a branch summary gets when its session is no agent's (threadbase's own store:
+ * sessions made with the library, `source: 'threadbase'`, or any source without a ResumeContext): pi,
+ * whose branch summaries the model's are, so every target sends what pi sends for it (pi itself always
+ * wraps it in those words), rather than a bare summary the model would take for the user's own words.
+ */
+const BRANCH_SUMMARY_WORDING_OF = 'pi';
+
+/**
  * Each branch summary with the text the source agent sends the model for it (pi wraps it in its own
  * words: pi/records.ts branchSummaryText), as that agent's ResumeContext renders it, so that a target
  * sends what the source agent sent without knowing its wording: the writers send a branch summary's
- * `text` (else the bare summary) and keep the entry beside it. Within one agent nothing changes.
+ * `text` (else the bare summary) and keep the entry beside it. Within one agent nothing changes. A
+ * session of no agent gets pi's wording (BRANCH_SUMMARY_WORDING_OF) in an agent, none in another store.
  */
 function withSummaryTexts(session: Session, entries: Entry[], target: SourceName): Entry[] {
   if (target === session.source || !entries.some((e) => e.kind === 'branch_summary' && e.text === undefined)) return entries;
-  const build = resumeContextOf(session.source);
+  // into another store (no agent, no wording of its own either) such a session is copied as it is
+  const build =
+    resumeContextOf(session.source) ??
+    (resumeContextOf(target) !== undefined ? resumeContextOf(BRANCH_SUMMARY_WORDING_OF) : undefined);
   if (!build) return entries;
   return entries.map((e) => {
     if (e.kind !== 'branch_summary' || e.text !== undefined) return e;
