@@ -245,7 +245,8 @@ async function listView(params) {
       ),
       h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8, class: 'muted' }, empty))),
     ),
-    pager,
+    // replaceChildren would write a null as the text 'null'
+    ...(pager ? [pager] : []),
   );
   nav = { items: () => [...view.querySelectorAll('tr.row')], open: (el) => (location.hash = el.dataset.href) };
   for (const r of rows)
