@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { opencodeContext, sessionFromExport, sessionFromOpencode } from '../../src/formats/opencode/index.js';
 import * as lib from '../../src/index.js';
 import type { Entry, Session } from '../../src/model/types.js';
-import { ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
+import { messageEntry, ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
 
 let home: string;
 
@@ -128,17 +128,12 @@ describe('convertSession and the encoders from the package root', () => {
   });
 
   it("encodeClaudeTranscript words another agent's stop reasons as the Messages API does", () => {
-    const reply = (id: string, parentId: string, stopReason: string, call = false): Entry => ({
-      id,
-      parentId,
-      timestamp: t(2),
-      kind: 'message',
-      message: {
+    const reply = (id: string, parentId: string, stopReason: string, call = false): Entry =>
+      messageEntry(id, parentId, 2, {
         role: 'assistant',
         stopReason,
         parts: call ? [{ type: 'tool_call', id: `toolu_${id}`, name: 'bash', input: {} }] : [{ type: 'text', text: id }],
-      },
-    });
+      });
     const s: Session = {
       id: 'stops',
       source: 'pi',

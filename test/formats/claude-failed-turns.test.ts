@@ -14,7 +14,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
-import { secondInto2026 as t } from '../helpers/sessions.js';
+import { messageEntry, secondInto2026 as t } from '../helpers/sessions.js';
 
 let home: string;
 let env: DriverEnv;
@@ -37,13 +37,8 @@ const said = (text: string) => [{ type: 'text' as const, text }];
 const usage = { input: 12, output: 5, cacheRead: 3, cacheWrite: 4, reasoning: 0 };
 
 function session(failed: Partial<Message>): Session {
-  const entry = (id: string, parentId: string | null, message: Message): Entry => ({
-    kind: 'message',
-    id,
-    parentId,
-    timestamp: t(Number(id.slice(1))),
-    message,
-  });
+  const entry = (id: string, parentId: string | null, message: Message): Entry =>
+    messageEntry(id, parentId, Number(id.slice(1)), message);
   const model = { model: 'claude-sonnet-4-5', provider: 'anthropic' };
   return {
     id: 'failed',

@@ -18,7 +18,7 @@ import { mergeSplitResponses } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
-import { secondInto2026 } from '../helpers/sessions.js';
+import { messageEntry, secondInto2026, textMessage } from '../helpers/sessions.js';
 
 const FIXTURES = resolve('test/fixtures/claude/resume');
 const API_ERROR = 'afe3ee95-bd60-4e20-b090-72ddee96297d';
@@ -188,13 +188,8 @@ describe('Claude Code resume: what it leaves out and adds', () => {
 
   it('an assistant message with no content is not written; the turns around it join, in Claude Code and in our context', async () => {
     const t = secondInto2026;
-    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', words: string[]) => ({
-      kind: 'message' as const,
-      id,
-      parentId,
-      timestamp: t(id.charCodeAt(0)),
-      message: { role, parts: words.map((w) => ({ type: 'text' as const, text: w })) },
-    });
+    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', words: string[]) =>
+      messageEntry(id, parentId, id.charCodeAt(0), { role, parts: words.map((w) => ({ type: 'text' as const, text: w })) });
     const session: Session = {
       id: 'errored',
       source: 'opencode',
@@ -311,20 +306,16 @@ describe('Claude Code resume: what it leaves out and adds', () => {
 describe("another agent's failed turn, written for Claude Code", () => {
   const t = secondInto2026;
   const usage = { input: 12, output: 5, cacheRead: 3, cacheWrite: 4, reasoning: 0 };
-  const prompt = (id: string, parentId: string | null, words: string): Entry => ({
-    kind: 'message',
-    id,
-    parentId,
-    timestamp: t(id.charCodeAt(1)),
-    message: { role: 'user', parts: [{ type: 'text', text: words }] },
-  });
-  const reply = (id: string, parentId: string, message: Partial<Message>): Entry => ({
-    kind: 'message',
-    id,
-    parentId,
-    timestamp: t(id.charCodeAt(1)),
-    message: { role: 'assistant', model: 'claude-sonnet-4-5', provider: 'anthropic', parts: [], ...message },
-  });
+  const prompt = (id: string, parentId: string | null, words: string): Entry =>
+    messageEntry(id, parentId, id.charCodeAt(1), textMessage('user', words));
+  const reply = (id: string, parentId: string, message: Partial<Message>): Entry =>
+    messageEntry(id, parentId, id.charCodeAt(1), {
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      provider: 'anthropic',
+      parts: [],
+      ...message,
+    });
   const session = (source: string, entries: Entry[]): Session => ({
     id: `failed-${source}`,
     source,
@@ -488,13 +479,8 @@ describe('one response split over records, some with no blocks (real 2.1.332 req
     const t = secondInto2026;
     const usage = (output: number) => ({ input: 10, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
     const said = (words: string) => [{ type: 'text' as const, text: words }];
-    const m = (id: string, parentId: string | null, message: Message): Entry => ({
-      kind: 'message',
-      id,
-      parentId,
-      timestamp: t(Number(id.slice(1))),
-      message,
-    });
+    const m = (id: string, parentId: string | null, message: Message): Entry =>
+      messageEntry(id, parentId, Number(id.slice(1)), message);
     const asst = (responseId: string, parts: Message['parts'], output: number): Message => ({
       role: 'assistant',
       model: 'claude-sonnet-4-5',

@@ -13,7 +13,7 @@ import { pairToolCalls } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { codexTempHomes } from '../helpers/codex-homes.js';
-import { chainSession } from '../helpers/sessions.js';
+import { chainSession, messageEntry, textMessage } from '../helpers/sessions.js';
 
 const FIXTURE_HOME = resolve('test/fixtures/codex/home');
 const REAL = '01a2049f-112d-7912-ae95-4f258b998a24';
@@ -372,13 +372,8 @@ describe('codex: writing', () => {
     const file = before.path as string;
     const linesBefore = (await fs.readFile(file, 'utf8')).trim().split('\n').length;
     const usage = { input: 500, output: 70, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-    const reply = (id: string, parentId: string, timestamp: string, text: string): Entry => ({
-      id,
-      parentId,
-      timestamp,
-      kind: 'message',
-      message: { role: 'assistant', responseId: 'resp_split', model: 'gpt-5', usage, parts: [{ type: 'text', text }] },
-    });
+    const reply = (id: string, parentId: string, timestamp: string, text: string): Entry =>
+      messageEntry(id, parentId, timestamp, textMessage('assistant', text, { responseId: 'resp_split', model: 'gpt-5', usage }));
     await driver.appendEntries(REAL, [
       {
         id: 'q',

@@ -29,7 +29,7 @@ import { ThreadbaseError } from '../../src/model/errors.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { DETAIL_IMAGE, imageDetailSession, secondInto2026 } from '../helpers/sessions.js';
+import { DETAIL_IMAGE, imageDetailSession, messageEntry, secondInto2026, textMessage } from '../helpers/sessions.js';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'opencode');
 const REAL_SESSION = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
@@ -1053,13 +1053,8 @@ describe('writing and forking into the database', () => {
     // OpenCode orders messages by time, and a tie once came back swapped (convert-matrix, claude → opencode).
     const { env, db } = home();
     const at = '2026-01-02T03:04:05.006Z';
-    const user = (id: string, parentId: string | null, text: string, timestamp = at): Entry => ({
-      kind: 'message',
-      id,
-      parentId,
-      timestamp,
-      message: { role: 'user', parts: [{ type: 'text', text }] },
-    });
+    const user = (id: string, parentId: string | null, text: string, timestamp = at): Entry =>
+      messageEntry(id, parentId, timestamp, textMessage('user', text));
     const src: Session = {
       id: 'ties',
       source: 'claude',
