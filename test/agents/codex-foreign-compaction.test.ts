@@ -9,34 +9,17 @@
  * is that input; converted back into pi the context is pi's again, and into codex once more (the kept
  * entries then copies after pi's summary) codex sends the same again.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Message } from '../../src/model/types.js';
-import { type AgentHome, runCodex, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { convertWith } from '../helpers/conversions.js';
-import {
-  itemLine,
-  itemText,
-  type ResponsesItem,
-  type ResponsesStandIn,
-  startResponsesStandIn,
-} from '../helpers/openai-responses-standin.js';
+import { isCodexInjected as isInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import { RELEASE_EARLIER, RELEASE_SUMMARY, releaseCompactionSession } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
-let home: AgentHome;
-let responses: ResponsesStandIn;
-let codexHome: string;
-
-const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
-
-/** Items codex adds itself on a turn (developer instructions, environment context). */
-function isInjected(item: ResponsesItem): boolean {
-  const it = item as { role?: string };
-  return it.role === 'developer' || (it.role === 'user' && itemText(item).startsWith('<environment_context>'));
-}
+let home: CodexAgentHome;
 
 const normalize = (items: readonly ResponsesItem[]) =>
   items.map((it) => {
@@ -47,10 +30,7 @@ const normalize = (items: readonly ResponsesItem[]) =>
 let piId = '';
 
 beforeAll(async () => {
-  home = await setupAgentHome();
-  responses = await startResponsesStandIn();
-  codexHome = join(home.root, '.codex');
-  await writeCodexConfig(codexHome, responses.baseUrl);
+  home = await setupCodexAgentHome();
   const session = releaseCompactionSession(home.project);
   const pi = new Sources(home.env).driver('pi');
   if (!pi.writeSession) throw new Error('the pi driver writes no sessions');
@@ -58,7 +38,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await responses?.close();
   await home?.close();
 });
 
@@ -88,9 +67,9 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     expect(ours.map(itemLine)).toEqual(expected);
 
     const probe = 'and then?';
-    const mark = responses.responseRequests().length;
-    await codex(['resume', written.id, probe]);
-    const req = responses.responseRequests().slice(mark).at(-1);
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', written.id, probe]);
+    const req = home.responses.responseRequests().slice(mark).at(-1);
     if (!req) throw new Error('codex sent no request');
     const sent = req.input.filter((i) => !isInjected(i));
     expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
@@ -110,9 +89,9 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     const twice = await convertWith(home, back.id, 'pi', 'codex');
     const oursTwice = contextToResponses(await sources.driver('codex').getContext(twice.id)).input;
     const probe2 = 'once more?';
-    const mark2 = responses.responseRequests().length;
-    await codex(['resume', twice.id, probe2]);
-    const req2 = responses.responseRequests().slice(mark2).at(-1);
+    const mark2 = home.responses.responseRequests().length;
+    await home.codex(['resume', twice.id, probe2]);
+    const req2 = home.responses.responseRequests().slice(mark2).at(-1);
     if (!req2) throw new Error('codex sent no request');
     const sent2 = req2.input.filter((i) => !isInjected(i));
     // codex's instructions and environment context of the first resume came along as messages: left out on both sides

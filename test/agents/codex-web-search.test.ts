@@ -10,20 +10,14 @@
  * back `--to codex`, real codex resumes it sending the `web_search_call` items it recorded.
  */
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { ToolCallPart } from '../../src/model/types.js';
-import { type AgentHome, OPENCODE_MODEL, runCodex, runOpencode, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
+import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { convertWith, resumeInTarget } from '../helpers/conversions.js';
-import {
-  itemText,
-  type ResponsesRule,
-  type ResponsesStandIn,
-  startResponsesStandIn,
-} from '../helpers/openai-responses-standin.js';
+import { itemText, type ResponsesRule } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
 const QUERY = 'latest tokio release';
@@ -54,42 +48,33 @@ const NOTES = [
   `[searched page ${PAGE} for "${PATTERN}" (${RAN})]`,
 ];
 
-let home: AgentHome;
-let responses: ResponsesStandIn;
-let codexHome: string;
+let home: CodexAgentHome;
 let codexId = '';
 /** the items as codex recorded them */
 let recorded: Record<string, unknown>[] = [];
 /** the items as codex sends them when it resumes its own session */
 let sentByCodex: unknown[] = [];
 
-const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
-
 beforeAll(async () => {
-  home = await setupAgentHome();
-  responses = await startResponsesStandIn({ rules: [searchRule] });
-  codexHome = join(home.root, '.codex');
-  await writeCodexConfig(codexHome, responses.baseUrl);
-  await codex(['--', `SEARCH: ${QUERY}`]);
+  home = await setupCodexAgentHome({ responsesRules: [searchRule] });
+  await home.codex(['--', `SEARCH: ${QUERY}`]);
   const [listed] = await new Sources(home.env).driver('codex').listSessions();
   if (!listed?.path) throw new Error('codex recorded no session');
   codexId = listed.id;
-  await codex(['resume', codexId, `BROWSE: ${PAGE}`]);
+  await home.codex(['resume', codexId, `BROWSE: ${PAGE}`]);
   recorded = (await fs.readFile(listed.path, 'utf8'))
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> })
     .filter((r) => r.type === 'response_item' && r.payload.type === 'web_search_call')
     .map((r) => r.payload);
-  const before = responses.responseRequests().length;
-  await codex(['resume', codexId, 'and again']);
-  sentByCodex = (responses.responseRequests().slice(before).at(-1)?.input ?? []).filter((i) => i.type === 'web_search_call');
-  // OpenCode creates its database on its first run
-  await runOpencode(home, ['run', '-m', OPENCODE_MODEL, 'first run']);
+  const before = home.responses.responseRequests().length;
+  await home.codex(['resume', codexId, 'and again']);
+  sentByCodex = (home.responses.responseRequests().slice(before).at(-1)?.input ?? []).filter((i) => i.type === 'web_search_call');
+  await createOpencodeDatabase(home);
 }, 300_000);
 
 afterAll(async () => {
-  await responses?.close();
   await home?.close();
 });
 
@@ -140,9 +125,9 @@ describe('a codex web search, resumed by Claude Code, pi and OpenCode', () => {
       expect(JSON.stringify(messages)).not.toContain('providerCall');
 
       const again = await convertWith(home, written.id, to, 'codex');
-      const before = responses.responseRequests().length;
-      await codex(['resume', again.id, `back from ${to}`]);
-      const input = responses.responseRequests().slice(before).at(-1)?.input ?? [];
+      const before = home.responses.responseRequests().length;
+      await home.codex(['resume', again.id, `back from ${to}`]);
+      const input = home.responses.responseRequests().slice(before).at(-1)?.input ?? [];
       expect(input.filter((i) => i.type === 'web_search_call')).toEqual(sentByCodex);
     });
 });

@@ -13,21 +13,15 @@
  * - converted back `--to codex`, codex resumes with the input it sent for its own session.
  * The source is recorded once (beforeAll); the resumes run one after another.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import { type AgentHome, runCodex, runOpencode, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
+import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
-import {
-  itemText,
-  type ResponsesItem,
-  type ResponsesStandIn,
-  startResponsesStandIn,
-} from '../helpers/openai-responses-standin.js';
+import { codexHistory, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
 type Agent = 'claude' | 'pi' | 'opencode';
@@ -42,58 +36,41 @@ const anthropicRule: Rule = (req) => {
   return { text: `ok: ${textOf((last?.content ?? '') as string | Block[]).at(-1) ?? ''}` };
 };
 
-let home: AgentHome;
-let responses: ResponsesStandIn;
-let codexHome: string;
+let home: CodexAgentHome;
 let codexId = '';
 /** The input codex sent for the third turn's answer, after the failed call: its own history then. */
 let codexSent: ResponsesItem[] = [];
 
-const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
 /** Codex compacts before a turn once the last response's tokens pass this limit; lifted for every other turn. */
 const compactAt = (limit: number) => ['-c', `model_auto_compact_token_limit=${limit}`];
 
 async function recordCodex(): Promise<string> {
-  await writeCodexConfig(codexHome, responses.baseUrl, { extra: ['model_auto_compact_token_limit = 100000000'] });
-  await codex(['RUN: echo before-compaction']);
+  await home.codex(['RUN: echo before-compaction']);
   const [listed] = await new Sources(home.env).driver('codex').listSessions();
   if (!listed) throw new Error('codex recorded no session');
   // the first turn's tokens are far over 2000: codex compacts before this turn (a text answer, so not again in it)
-  await codex(['resume', listed.id, ...compactAt(2000), 'second question']);
-  await codex(['resume', listed.id, `RUN: ${FAILING}`]);
-  codexSent = responses.responseRequests().at(-1)?.input ?? [];
+  await home.codex(['resume', listed.id, ...compactAt(2000), 'second question']);
+  await home.codex(['resume', listed.id, `RUN: ${FAILING}`]);
+  codexSent = home.responses.responseRequests().at(-1)?.input ?? [];
   return listed.id;
 }
 
 beforeAll(async () => {
-  home = await setupAgentHome({ rules: [anthropicRule] });
-  responses = await startResponsesStandIn();
-  codexHome = join(home.root, '.codex');
+  home = await setupCodexAgentHome({
+    rules: [anthropicRule],
+    codexConfig: { extra: ['model_auto_compact_token_limit = 100000000'] },
+  });
   codexId = await recordCodex();
-  // OpenCode creates its database (which `convert --to opencode` writes into) when it first runs
-  await runOpencode(home, ['session', 'list']);
+  await createOpencodeDatabase(home);
 }, 300_000);
 
 afterAll(async () => {
-  await responses?.close();
   await home?.close();
 });
 
-/** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
-function isInjected(item: ResponsesItem): boolean {
-  const it = item as { role?: string; content?: { text?: string }[] };
-  if (it.role === 'developer') return true;
-  return it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>');
-}
-
-/** Items without the ids and statuses the API assigns, codex's internal metadata field, and codex's own additions. */
+/** codexHistory, also without codex's internal metadata field. */
 function history(items: readonly ResponsesItem[]): unknown[] {
-  return items
-    .filter((i) => !isInjected(i))
-    .map((it) => {
-      const { id: _id, status: _status, internal_chat_message_metadata_passthrough: _m, ...rest } = it;
-      return rest;
-    });
+  return codexHistory(items).map(({ internal_chat_message_metadata_passthrough: _m, ...rest }) => rest);
 }
 
 describe('a codex session codex compacted, with a failed command, resumed by Claude Code, pi and OpenCode', () => {
@@ -177,9 +154,9 @@ describe('a codex session codex compacted, with a failed command, resumed by Cla
       // And back: the target's session (with its resumed turn) converted into codex again, which real
       // codex resumes with the history it sent for its own session first.
       const again = await convertWith(home, written.id, to, 'codex');
-      const mark = responses.responseRequests().length;
-      await codex(['resume', again.id, `back from ${to}`]);
-      const input = responses.responseRequests().slice(mark).at(-1)?.input ?? [];
+      const mark = home.responses.responseRequests().length;
+      await home.codex(['resume', again.id, `back from ${to}`]);
+      const input = home.responses.responseRequests().slice(mark).at(-1)?.input ?? [];
       const original = history(contextToResponses(ctx).input);
       expect(history(input).slice(0, original.length)).toEqual(original);
     });

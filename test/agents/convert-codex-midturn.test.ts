@@ -17,12 +17,11 @@
  * - converted back `--to codex`, codex resumes with the input it sent for its own session.
  * The source is recorded once (beforeAll); the resumes run one after another.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import { type AgentHome, runCodex, runOpencode, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
+import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -32,9 +31,7 @@ import {
   type ResponsesItem,
   type ResponsesRequest,
   type ResponsesRule,
-  type ResponsesStandIn,
   shellCall,
-  startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
@@ -80,43 +77,40 @@ const stepsRule: ResponsesRule = (req) => {
   return call ? { functionCall: call } : undefined;
 };
 
-let home: AgentHome;
-let responses: ResponsesStandIn;
-let codexHome: string;
+let home: CodexAgentHome;
 let codexId = '';
 /** The input codex sent for the third turn, after the mid-turn compaction: its own history then. */
 let codexSent: ResponsesItem[] = [];
 /** The input codex sent for the request right after its compaction. */
 let afterCompaction: ResponsesItem[] = [];
 
-const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
-
 async function recordCodex(): Promise<string> {
-  await writeCodexConfig(codexHome, responses.baseUrl, { extra: ['model_auto_compact_token_limit = 100000000'] });
-  await codex([FIRST]);
+  await home.codex([FIRST]);
   const [listed] = await new Sources(home.env).driver('codex').listSessions();
   if (!listed) throw new Error('codex recorded no session');
   // The first turn's requests are about 5,300 tokens: under the limit before the turn and after its
   // first call; the second call's large output takes the history over it, so codex compacts mid-turn.
-  await codex(['resume', listed.id, '-c', 'model_auto_compact_token_limit=6000', STEPS]);
-  const summaryAt = responses.responseRequests().findIndex((r) => itemText(r.input.at(-1)).startsWith(`${SUMMARY_PREFIX}\n`));
-  afterCompaction = responses.responseRequests()[summaryAt]?.input ?? [];
-  await codex(['resume', listed.id, LATER]);
-  codexSent = responses.responseRequests().at(-1)?.input ?? [];
+  await home.codex(['resume', listed.id, '-c', 'model_auto_compact_token_limit=6000', STEPS]);
+  const summaryAt = home.responses
+    .responseRequests()
+    .findIndex((r) => itemText(r.input.at(-1)).startsWith(`${SUMMARY_PREFIX}\n`));
+  afterCompaction = home.responses.responseRequests()[summaryAt]?.input ?? [];
+  await home.codex(['resume', listed.id, LATER]);
+  codexSent = home.responses.responseRequests().at(-1)?.input ?? [];
   return listed.id;
 }
 
 beforeAll(async () => {
-  home = await setupAgentHome({ rules: [anthropicRule] });
-  responses = await startResponsesStandIn({ rules: [stepsRule] });
-  codexHome = join(home.root, '.codex');
+  home = await setupCodexAgentHome({
+    rules: [anthropicRule],
+    responsesRules: [stepsRule],
+    codexConfig: { extra: ['model_auto_compact_token_limit = 100000000'] },
+  });
   codexId = await recordCodex();
-  // OpenCode creates its database (which `convert --to opencode` writes into) when it first runs
-  await runOpencode(home, ['session', 'list']);
+  await createOpencodeDatabase(home);
 }, 300_000);
 
 afterAll(async () => {
-  await responses?.close();
   await home?.close();
 });
 
@@ -236,9 +230,9 @@ describe('a codex session codex compacted mid-turn, resumed by Claude Code, pi a
       // And back: codex resumes the target's session (with its resumed turn) with its own history first.
       const again = await convertWith(home, written.id, to, 'codex');
       expect(again.warnings?.join('\n') ?? '').not.toMatch(/compaction kept/);
-      const mark = responses.responseRequests().length;
-      await codex(['resume', again.id, `back from ${to}`]);
-      const input = responses.responseRequests().slice(mark).at(-1)?.input ?? [];
+      const mark = home.responses.responseRequests().length;
+      await home.codex(['resume', again.id, `back from ${to}`]);
+      const input = home.responses.responseRequests().slice(mark).at(-1)?.input ?? [];
       // (codex's developer messages left out: no target sends a system message, so none comes back;
       // its environment context does, where codex sent it: before the turn's prompt)
       const original = bare(contextToResponses(ctx).input.filter((i) => !isDeveloper(i)));

@@ -29,22 +29,15 @@ import { Sources } from '../../src/formats/registry.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Session, SourceName } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
-import { type AgentHome, PiRpc, runCodex, runOpencode, runPi, setupAgentHome, writeCodexConfig } from '../helpers/agents.js';
+import { type CodexAgentHome, createOpencodeDatabase, PiRpc, runPi, setupCodexAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type AnthropicAgent, convertWith, readSession, resumeInTarget, type Written } from '../helpers/conversions.js';
-import {
-  itemText,
-  type ResponsesItem,
-  type ResponsesStandIn,
-  startResponsesStandIn,
-} from '../helpers/openai-responses-standin.js';
+import { codexHistory as history, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
-let home: AgentHome;
-let responses: ResponsesStandIn;
-let codexHome: string;
+let home: CodexAgentHome;
 let extension: string;
 let sessionId = '';
 let sessionPath = '';
@@ -75,8 +68,6 @@ function cli(...args: string[]): Promise<string> {
   return runCliOk(home.env, args);
 }
 
-const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
-
 async function contextOf(agent: SourceName, id: string) {
   const sources = new Sources(home.env);
   try {
@@ -105,18 +96,6 @@ async function piResumes(path: string, probe: string): Promise<Msg[]> {
  */
 function normalised(messages: readonly Msg[], probe?: string) {
   return comparable(messages, probe);
-}
-
-/** codex's items, less what codex adds itself (developer instructions, environment context), ids and statuses. */
-function history(items: readonly ResponsesItem[]): unknown[] {
-  return items
-    .filter((i) => {
-      const it = i as { role?: string; content?: { text?: string }[] };
-      return (
-        it.role !== 'developer' && !(it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>'))
-      );
-    })
-    .map(({ id: _id, status: _status, ...rest }) => rest);
 }
 
 /** What the session's context must hold: the summary and the new branch, none of the abandoned one. */
@@ -152,12 +131,8 @@ function sendsPiWording(sent: unknown): void {
 }
 
 beforeAll(async () => {
-  home = await setupAgentHome({ rules: [summaryRule] });
-  responses = await startResponsesStandIn();
-  codexHome = join(home.root, '.codex');
-  await writeCodexConfig(codexHome, responses.baseUrl);
-  // OpenCode creates its database (which convert writes into) when it first runs.
-  await runOpencode(home, ['session', 'list']);
+  home = await setupCodexAgentHome({ rules: [summaryRule] });
+  await createOpencodeDatabase(home);
   // `/tb-tree <entry>`: navigate pi's tree to an entry, summarising the branch left, as `/tree` does.
   extension = join(home.root, 'tb-tree.ts');
   await fs.writeFile(
@@ -177,7 +152,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await responses?.close();
   await home?.close();
 });
 
@@ -314,9 +288,9 @@ describe('pi branches with a summary, carried into the other agents', () => {
     expect(written).toHaveLength(2);
     const [current, left] = written as [Written, Written];
     const probe = 'probe all branches to codex';
-    const mark = responses.responseRequests().length;
-    await codex(['resume', current.id, probe]);
-    const req = responses.responseRequests().slice(mark).at(-1);
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', current.id, probe]);
+    const req = home.responses.responseRequests().slice(mark).at(-1);
     if (!req) throw new Error('codex sent no request');
     expect(history(req.input.slice(0, -1))).toEqual(expected);
     const other = await allTexts('codex', left.id);
@@ -330,9 +304,9 @@ describe('pi branches with a summary, carried into the other agents', () => {
     const expected = history(contextToResponses(ctx).input);
     const written = await convertWith(home, sessionId, 'pi', 'codex');
     const probe = 'probe pi to codex';
-    const mark = responses.responseRequests().length;
-    await codex(['resume', written.id, probe]);
-    const req = responses.responseRequests().slice(mark).at(-1);
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', written.id, probe]);
+    const req = home.responses.responseRequests().slice(mark).at(-1);
     if (!req) throw new Error('codex sent no request');
     expect(itemText(req.input.at(-1))).toBe(probe);
     const sent = history(req.input.slice(0, -1));
@@ -369,9 +343,9 @@ describe('pi branches with a summary, carried into the other agents', () => {
     }
     const ctx = await contextOf('pi', sessionId);
     const written = await convertWith(home, sessionId, 'pi', 'codex');
-    const mark = responses.responseRequests().length;
-    await codex(['resume', written.id, `probe ${tag} to codex`]);
-    const req = responses.responseRequests().slice(mark).at(-1);
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', written.id, `probe ${tag} to codex`]);
+    const req = home.responses.responseRequests().slice(mark).at(-1);
     if (!req) throw new Error('codex sent no request');
     expect(history(req.input.slice(0, -1)), 'codex').toEqual(history(contextToResponses(ctx).input));
   }
@@ -469,9 +443,9 @@ describe('pi branches with a summary, carried into the other agents', () => {
     // summary and the newest turns, none of the prompts before them
     const written = await convertWith(home, sessionId, 'pi', 'codex');
     const predicted = history(contextToResponses(await contextOf('codex', written.id)).input);
-    const mark = responses.responseRequests().length;
-    await codex(['resume', written.id, 'probe compacted to codex']);
-    const req = responses.responseRequests().slice(mark).at(-1);
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', written.id, 'probe compacted to codex']);
+    const req = home.responses.responseRequests().slice(mark).at(-1);
     if (!req) throw new Error('codex sent no request');
     const items = history(req.input.slice(0, -1));
     expect(items, 'codex').toEqual(predicted);

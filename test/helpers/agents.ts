@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn } from './anthropic-standin.js';
+import { type ResponsesRule, type ResponsesStandIn, startResponsesStandIn } from './openai-responses-standin.js';
 
 export const CLAUDE_BIN = resolve('node_modules/.bin/claude');
 export const PI_BIN = resolve('node_modules/.bin/pi');
@@ -330,15 +331,19 @@ export async function runCodex(where: { cwd: string; home: string; codexHome: st
   return r.stdout + r.stderr;
 }
 
+/** What writeCodexConfig may set besides the stand-in's URL. */
+export interface CodexConfig {
+  model?: string;
+  provider?: string;
+  providerName?: string;
+  extra?: string[];
+}
+
 /**
  * A CODEX_HOME whose config.toml points codex at a Responses stand-in as its model provider, running
  * commands without asking; `extra` lines go into the top table (e.g. `model_reasoning_summary`).
  */
-export async function writeCodexConfig(
-  codexHome: string,
-  baseUrl: string,
-  opts: { model?: string; provider?: string; providerName?: string; extra?: string[] } = {},
-): Promise<void> {
+export async function writeCodexConfig(codexHome: string, baseUrl: string, opts: CodexConfig = {}): Promise<void> {
   const provider = opts.provider ?? 'standin';
   await fs.mkdir(codexHome, { recursive: true });
   await fs.writeFile(
@@ -357,6 +362,47 @@ export async function writeCodexConfig(
       '',
     ].join('\n'),
   );
+}
+
+/** An agents home (setupAgentHome) where codex runs too, on a Responses stand-in of its own. */
+export interface CodexAgentHome extends AgentHome {
+  responses: ResponsesStandIn;
+  /** `<root>/.codex`, its config.toml pointing codex at `responses` */
+  codexHome: string;
+  /** `codex exec … <args>` in the project with this HOME and CODEX_HOME (runCodex). */
+  codex(args: string[]): Promise<string>;
+}
+
+/**
+ * setupAgentHome (`rules`: the Anthropic stand-in's) plus a Responses stand-in (`responsesRules`) and
+ * a CODEX_HOME whose config points codex at it (`codexConfig`: writeCodexConfig's options); closing
+ * it closes both stand-ins.
+ */
+export async function setupCodexAgentHome(
+  opts: { rules?: Rule[]; responsesRules?: ResponsesRule[]; codexConfig?: CodexConfig } = {},
+): Promise<CodexAgentHome> {
+  const home = await setupAgentHome({ rules: opts.rules });
+  const responses = await startResponsesStandIn({ rules: opts.responsesRules }).catch(async (e: unknown) => {
+    await home.close();
+    throw e;
+  });
+  const codexHome = join(home.root, '.codex');
+  await writeCodexConfig(codexHome, responses.baseUrl, opts.codexConfig);
+  return {
+    ...home,
+    responses,
+    codexHome,
+    codex: (args) => runCodex({ cwd: home.project, home: home.root, codexHome }, args),
+    close: async () => {
+      await responses.close();
+      await home.close();
+    },
+  };
+}
+
+/** OpenCode creates its database (which `convert --to opencode` writes into) when it first runs: a `session list` does. */
+export async function createOpencodeDatabase(home: AgentDirs): Promise<void> {
+  await runOpencode(home, ['session', 'list']);
 }
 
 /** The Messages API requests the stand-in received from index `mark` on. */

@@ -80,6 +80,18 @@ export const itemLine = (i: ResponsesItem): string =>
       ? `output ${i.call_id} ${String(i.output)}`
       : `${(i as { role?: string }).role} ${itemText(i)}`;
 
+/** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
+export function isCodexInjected(item: ResponsesItem): boolean {
+  const it = item as { role?: string; content?: { text?: string }[] };
+  if (it.role === 'developer') return true;
+  return it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>');
+}
+
+/** codex's items as a history: without what codex adds itself (isCodexInjected) and the ids and statuses the API assigns. */
+export function codexHistory(items: readonly ResponsesItem[]): ResponsesItem[] {
+  return items.filter((i) => !isCodexInjected(i)).map(({ id: _id, status: _status, ...rest }) => rest);
+}
+
 /** Text of one input item: message content text, or a function_call_output's output. */
 export function itemText(item: ResponsesItem | undefined): string {
   if (!item) return '';
