@@ -180,6 +180,6 @@ describe('convert and handoff on the CLI', () => {
     expect(JSON.stringify(msgs)).toContain('the first');
     const h = await cli('handoff', piId, '--to', 'claude');
     expect(h.code, h.err).toBe(0);
-    expect(h.out).toMatch(new RegExp(`resume it with:\\n {2}cd '${join(home, 'project')}' && claude --resume [0-9a-f-]{36}\\n`));
+    expect(h.out).toMatch(new RegExp(`resume it with:\\n {2}cd ${join(home, 'project')} && claude --resume [0-9a-f-]{36}\\n`));
   });
 });

@@ -25,7 +25,7 @@ export async function continueAltBranchInPi(
   const command = (await page.locator('#resume-command').textContent()) ?? '';
   const out = (await page.locator('#continue-out').textContent()) ?? '';
   expect(command).toMatch(/\bpi\b/);
-  const path = command.match(/--session '([^']+\.jsonl)'/)?.[1] ?? out.match(/ at (\S+\.jsonl)/)?.[1];
+  const path = command.match(/--session '?(\/[^' ]+\.jsonl)'?$/)?.[1] ?? out.match(/ at (\S+\.jsonl)/)?.[1];
   expect(path, `${command}\n${out}`).toBeTruthy();
   expect(path?.startsWith(home)).toBe(true);
   expect(existsSync(path as string)).toBe(true);

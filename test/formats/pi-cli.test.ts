@@ -101,7 +101,7 @@ describe('threadbase CLI on pi sessions', () => {
     expect(listed).toHaveLength(3);
     expect(listed.find((s: { id: string }) => s.id === f.id).parentId).toBe(ALL);
     const h = JSON.parse((await run(env, 'handoff', ALL, '--to', 'pi', '--json')).out);
-    expect(h.command).toBe(`cd '/work/all' && pi --session '${h.path}'`);
+    expect(h.command).toBe(`cd /work/all && pi --session ${h.path}`);
   });
 
   it('branch --at ENTRY --summary branches in place; without an entry to write it refuses', async () => {
