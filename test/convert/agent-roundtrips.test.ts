@@ -25,7 +25,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Part, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
-import { ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
+import { codexReasoningSession, ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
 
 type Agent = 'claude' | 'pi' | 'opencode' | 'codex';
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
@@ -251,53 +251,16 @@ describe('round trips A → B → A keep the conversation', () => {
 describe('a Codex session through Claude Code, pi and OpenCode and back', () => {
   // OpenAI reasoning (its encrypted content, its item id) and the detail of an image, which the
   // Anthropic side has no slot for, come back as codex recorded them (convert-codex agents test).
-  const codexSession = (): Session => ({
-    id: 'codex-through',
-    source: 'threadbase',
-    project: join(home, 'project'),
-    createdAt: t(0),
-    updatedAt: t(3),
-    messageCount: 3,
-    entries: [
-      {
-        kind: 'message',
-        id: 'c1',
-        parentId: null,
-        timestamp: t(1),
-        message: {
-          role: 'user',
-          parts: [
-            { type: 'image', mediaType: 'image/png', data: PNG, meta: { detail: 'high' } },
-            { type: 'text', text: 'RUN: ls' },
-          ],
-        },
-      },
-      {
-        kind: 'message',
-        id: 'c2',
-        parentId: 'c1',
-        timestamp: t(2),
-        message: {
-          role: 'assistant',
-          api: 'openai-responses',
-          provider: 'openai',
-          model: 'gpt-5.5',
-          usage: usage(10, 5),
-          parts: [
-            { type: 'thinking', thinking: 'I will list.', meta: { codexItemId: 'rs_1', encryptedContent: 'gAAAAB-enc' } },
-            { type: 'tool_call', id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } },
-          ],
-        },
-      },
-      {
-        kind: 'message',
-        id: 'c3',
-        parentId: 'c2',
-        timestamp: t(3),
-        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call_1', content: 'a.txt' }] },
-      },
-    ],
-  });
+  const codexSession = (): Session =>
+    codexReasoningSession({
+      id: 'codex-through',
+      source: 'threadbase',
+      project: join(home, 'project'),
+      imageData: PNG,
+      thinking: 'I will list.',
+      reasoning: { codexItemId: 'rs_1', encryptedContent: 'gAAAAB-enc' },
+      assistant: { provider: 'openai', usage: usage(10, 5) },
+    });
   const input = async (s: Session) =>
     contextToResponses(await sources.driver('codex').getContext(s.id)).input.map(({ id: _id, ...rest }) => rest);
   for (const b of ['claude', 'pi', 'opencode'] as const)

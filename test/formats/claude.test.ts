@@ -10,6 +10,7 @@ import type { Entry, Session, Usage } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { conversation, type Msg } from '../helpers/claude-requests.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
+import { codexReasoningSession } from '../helpers/sessions.js';
 
 const FIXTURES = resolve('test/fixtures/claude');
 const S1 = '11111111-1111-4111-8111-111111111111';
@@ -483,51 +484,15 @@ describe('writing', () => {
   it("writes OpenAI reasoning as the text Claude Code sends, and reads it back as that reasoning with its encrypted content and its image's detail", async () => {
     const t = (n: number) => `2026-11-20T10:00:0${n}.000Z`;
     const reasoning = { codexItemId: 'rs_1', encryptedContent: 'gAAAAB-enc', summaryParts: ['I will run it.'] };
-    const session: Session = {
+    const session = codexReasoningSession({
       id: 'codex-reasoning',
       source: 'codex',
       project: '/work/reasoning',
-      createdAt: t(0),
-      updatedAt: t(3),
-      messageCount: 3,
-      entries: [
-        {
-          kind: 'message',
-          id: 'c1',
-          parentId: null,
-          timestamp: t(1),
-          message: {
-            role: 'user',
-            parts: [
-              { type: 'image', mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } },
-              { type: 'text', text: 'RUN: ls' },
-            ],
-          },
-        },
-        {
-          kind: 'message',
-          id: 'c2',
-          parentId: 'c1',
-          timestamp: t(2),
-          message: {
-            role: 'assistant',
-            model: 'gpt-5.5',
-            api: 'openai-responses',
-            parts: [
-              { type: 'thinking', thinking: 'I will run it.', meta: reasoning },
-              { type: 'tool_call', id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } },
-            ],
-          },
-        },
-        {
-          kind: 'message',
-          id: 'c3',
-          parentId: 'c2',
-          timestamp: t(3),
-          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call_1', content: 'a.txt' }] },
-        },
-      ],
-    };
+      imageData: 'iVBORw0K',
+      thinking: 'I will run it.',
+      reasoning,
+      at: t,
+    });
     const d = new ClaudeDriver(env);
     const info = await d.writeSession(session);
     const records = (await fs.readFile(info.path as string, 'utf8'))

@@ -240,6 +240,53 @@ export function imageDetailSession(): Session {
   ]);
 }
 
+/**
+ * A codex turn with what the Anthropic side has no slot for: a prompt with an image of a `detail`
+ * (`imageData`, PNG), a reply of OpenAI reasoning (`thinking` with its `reasoning` meta: item id,
+ * encrypted content) and a shell call (`call_1`, `ls`), and the call's output. `assistant`: more of
+ * the reply (usage, provider); `at`: the entries' times (default seconds into 2026).
+ */
+export function codexReasoningSession(opts: {
+  id: string;
+  source: string;
+  project: string;
+  imageData: string;
+  thinking: string;
+  reasoning: Record<string, unknown>;
+  assistant?: Partial<Message>;
+  at?: (n: number) => string;
+}): Session {
+  const t = opts.at ?? secondInto2026;
+  return {
+    id: opts.id,
+    source: opts.source,
+    project: opts.project,
+    createdAt: t(0),
+    updatedAt: t(3),
+    messageCount: 3,
+    entries: [
+      messageEntry('c1', null, t(1), {
+        role: 'user',
+        parts: [
+          { type: 'image', mediaType: 'image/png', data: opts.imageData, meta: { detail: 'high' } },
+          { type: 'text', text: 'RUN: ls' },
+        ],
+      }),
+      messageEntry('c2', 'c1', t(2), {
+        role: 'assistant',
+        model: 'gpt-5.5',
+        api: 'openai-responses',
+        ...opts.assistant,
+        parts: [
+          { type: 'thinking', thinking: opts.thinking, meta: opts.reasoning },
+          { type: 'tool_call', id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } },
+        ],
+      }),
+      messageEntry('c3', 'c2', t(3), { role: 'tool', parts: [{ type: 'tool_result', callId: 'call_1', content: 'a.txt' }] }),
+    ],
+  };
+}
+
 /** The summary of releaseCompactionSession's compaction. */
 export const RELEASE_SUMMARY = 'The user is planning a release; the tags were listed.';
 /** The user's and the assistant's words before releaseCompactionSession's compaction that it does not keep. */
