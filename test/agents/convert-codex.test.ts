@@ -21,26 +21,23 @@ import { contextToResponses } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { SourceName } from '../../src/model/types.js';
 import {
-  type AgentHome,
+  type CodexAgentHome,
   OPENCODE_MODEL,
   PiRpc,
   runClaude,
   runClaudeContent,
-  runCodex,
   runOpencode,
-  setupAgentHome,
-  writeCodexConfig,
+  setupCodexAgentHome,
 } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
+  codexHistory,
   defaultResponsesRules,
   itemText,
   type ResponsesItem,
   type ResponsesRule,
-  type ResponsesStandIn,
-  startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
 import { ONE_PIXEL_PNG as PNG } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
@@ -80,13 +77,9 @@ const codexRule: ResponsesRule = (req) => {
   return undefined;
 };
 
-let home: AgentHome;
-let responses: ResponsesStandIn;
-let codexHome: string;
+let home: CodexAgentHome;
 let codexId = '';
 const sourceIds = new Map<Agent, string>();
-
-const codex = (args: string[]) => runCodex({ cwd: home.project, home: home.root, codexHome }, args);
 
 async function contextOf(agent: SourceName, id: string) {
   const sources = new Sources(home.env);
@@ -98,13 +91,12 @@ async function contextOf(agent: SourceName, id: string) {
 }
 
 async function recordCodex(): Promise<string> {
-  await writeCodexConfig(codexHome, responses.baseUrl, { extra: ['model_reasoning_summary = "auto"'] });
   const image = join(home.project, 'dot.png');
   await fs.writeFile(image, Buffer.from(PNG, 'base64'));
-  await codex(['-i', image, '--', 'RUN: echo codex-tool-out']);
+  await home.codex(['-i', image, '--', 'RUN: echo codex-tool-out']);
   const [listed] = await new Sources(home.env).driver('codex').listSessions();
   if (!listed) throw new Error('codex recorded no session');
-  await codex(['resume', listed.id, 'THINK: and the second turn?']);
+  await home.codex(['resume', listed.id, 'THINK: and the second turn?']);
   return listed.id;
 }
 
@@ -144,9 +136,11 @@ async function recordOpencode(): Promise<string> {
 }
 
 beforeAll(async () => {
-  home = await setupAgentHome({ rules: [anthropicRule] });
-  responses = await startResponsesStandIn({ rules: [codexRule] });
-  codexHome = join(home.root, '.codex');
+  home = await setupCodexAgentHome({
+    rules: [anthropicRule],
+    responsesRules: [codexRule],
+    codexConfig: { extra: ['model_reasoning_summary = "auto"'] },
+  });
   codexId = await recordCodex();
   sourceIds.set('claude', await recordClaude());
   sourceIds.set('pi', await recordPi());
@@ -154,7 +148,6 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  await responses?.close();
   await home?.close();
 });
 
@@ -225,33 +218,16 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
       // And back: the target's session (with its resumed turn) converted into codex again, which
       // real codex resumes with the original codex history first.
       const again = await convertWith(home, written.id, to, 'codex');
-      const mark = responses.responseRequests().length;
-      await codex(['resume', again.id, `back from ${to}`]);
-      const input = responses.responseRequests().slice(mark).at(-1)?.input ?? [];
-      const original = history(contextToResponses(sourceCtx).input);
-      expect(history(input).slice(0, original.length)).toEqual(original);
+      const mark = home.responses.responseRequests().length;
+      await home.codex(['resume', again.id, `back from ${to}`]);
+      const input = home.responses.responseRequests().slice(mark).at(-1)?.input ?? [];
+      const original = codexHistory(contextToResponses(sourceCtx).input);
+      expect(codexHistory(input).slice(0, original.length)).toEqual(original);
     });
 });
 
 // ---------------------------------------------------------------------------------------------
 // Claude Code, pi, OpenCode → codex
-
-/** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
-function isInjected(item: ResponsesItem): boolean {
-  const it = item as { role?: string; content?: { text?: string }[] };
-  if (it.role === 'developer') return true;
-  return it.role === 'user' && (it.content?.[0]?.text ?? '').startsWith('<environment_context>');
-}
-
-/** Items without the ids and statuses the API assigns, and without codex's own additions. */
-function history(items: readonly ResponsesItem[]): unknown[] {
-  return items
-    .filter((i) => !isInjected(i))
-    .map((it) => {
-      const { id: _id, status: _status, ...rest } = it;
-      return rest;
-    });
-}
 
 describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () => {
   for (const from of AGENTS)
@@ -263,13 +239,13 @@ describe('Claude Code, pi, OpenCode → codex, resumed by the real codex', () =>
       const ctx = await contextOf(from, id);
       const ours = contextToResponses(ctx).input;
       const probe = `probe ${from} to codex`;
-      const mark = responses.responseRequests().length;
-      await codex(['resume', written.id, probe]);
-      const req = responses.responseRequests().slice(mark).at(-1);
+      const mark = home.responses.responseRequests().length;
+      await home.codex(['resume', written.id, probe]);
+      const req = home.responses.responseRequests().slice(mark).at(-1);
       if (!req) throw new Error('codex sent no request');
       expect(itemText(req.input.at(-1))).toBe(probe);
-      const sent = history(req.input.slice(0, -1));
-      expect(sent).toEqual(history(ours));
+      const sent = codexHistory(req.input.slice(0, -1));
+      expect(sent).toEqual(codexHistory(ours));
 
       // What it holds: the prompt with its image, the bash call with its id and input, its result, the second turn.
       const src = contextToAnthropic(ctx).messages;
