@@ -12,6 +12,15 @@ import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js
 import { normalizeCalls } from './history.js';
 import { CODEX_API, type JsonObject, searchCallId } from './items.js';
 
+/**
+ * A web search action as codex records it: the API's `find` (a search in a page) is codex's
+ * `find_in_page`; codex 0.169 reads an action it does not know as `{type: 'other'}`, dropping its url
+ * and pattern (checked with the real binary), so the API's name is written in codex's.
+ */
+function webSearchAction(action: JsonObject): JsonObject {
+  return action.type === 'find' ? { ...action, type: 'find_in_page' } : action;
+}
+
 export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?: string }): string {
   return p.data !== undefined ? `data:${p.mediaType};base64,${p.data}` : (p.url ?? '');
 }
@@ -146,8 +155,10 @@ export function messageToItems(m: Message): EncodedItem[] {
         out.push({ item: { type: 'custom_tool_call', call_id: p.id, name: p.name, input: String(p.input.input ?? '') } });
       } else if (p.meta?.codexLocalShell) {
         out.push({ item: { type: 'local_shell_call', call_id: p.id, status: 'completed', action: p.input } });
-      } else if (p.meta?.codexServerTool) {
-        out.push({ item: { type: 'web_search_call', id: p.id, status: p.meta.status ?? 'completed', action: p.input } });
+      } else if (p.meta?.codexServerTool || (p.name === 'web_search' && p.meta?.providerExecuted === true)) {
+        // the API's web search (codex's own, or another session's provider-run one): no output follows
+        const status = typeof p.meta?.status === 'string' ? p.meta.status : 'completed';
+        out.push({ item: { type: 'web_search_call', id: p.id, status, action: webSearchAction(p.input) } });
       } else {
         const args = typeof p.meta?.rawArguments === 'string' ? p.meta.rawArguments : JSON.stringify(p.input);
         out.push({
