@@ -2,7 +2,9 @@
 
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
-import type { ParseWarning } from '../model/types.js';
+import { NotFoundError } from '../model/errors.js';
+import { resolveEntryId } from '../model/tree.js';
+import type { ParseWarning, Session } from '../model/types.js';
 import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
 
 export interface CliContext {
@@ -46,8 +48,29 @@ export async function openSession(
   source?: string,
   useIndex = true,
 ): Promise<Omit<OpenedSession, 'fromIndex'>> {
-  const viaIndex = useIndex ? await openThroughIndex(ctx.env, ctx.sources(), id, source) : undefined;
-  return viaIndex ?? ctx.sources().open(id, source);
+  try {
+    const viaIndex = useIndex ? await openThroughIndex(ctx.env, ctx.sources(), id, source) : undefined;
+    return viaIndex ?? (await ctx.sources().open(id, source));
+  } catch (err) {
+    // no session has that id or prefix: say once which agents were searched ('pi session not found: x')
+    if (err instanceof NotFoundError && err.id === id && err.message.startsWith('session not found')) {
+      throw source
+        ? new NotFoundError(`${source} session`, id)
+        : new NotFoundError('session', id, {}, ctx.sources().names().join(', '));
+    }
+    throw err;
+  }
+}
+
+/** The entry `given` (an id or a unique prefix) names in `session`; not found names the session. */
+export function resolveSessionEntry(session: Pick<Session, 'id' | 'source' | 'entries'>, given: string): string {
+  try {
+    return resolveEntryId(session.entries, given);
+  } catch (err) {
+    if (err instanceof NotFoundError && err.id === given)
+      throw new NotFoundError('entry', given, {}, `${session.source} session ${session.id}`);
+    throw err;
+  }
 }
 
 /** `--no-index` for the commands that open one session. */

@@ -43,7 +43,15 @@ export function describeEntry(e: Entry): string {
  * among the session's ids (the commands that take an entry take a unique prefix).
  */
 export function shortEntryIds(entries: readonly Entry[], min = 12): Map<string, string> {
-  const ids = [...new Set(entries.map((e) => e.id))].sort();
+  return shortIds(
+    entries.map((e) => e.id),
+    min,
+  );
+}
+
+/** shortEntryIds for ids alone (search has a session's entry ids from the index, not its entries). */
+export function shortIds(allIds: Iterable<string>, min = 12): Map<string, string> {
+  const ids = [...new Set(allIds)].sort();
   const common = (a = '', b = '') => {
     let i = 0;
     while (i < a.length && i < b.length && a[i] === b[i]) i++;

@@ -13,7 +13,7 @@ export class ThreadbaseError extends Error {
   readonly id?: string;
 
   constructor(code: string, message: string, place: ErrorPlace = {}, options?: { cause?: unknown }) {
-    super(formatPlace(place) + message, options);
+    super(formatPlace(place, message) + message, options);
     this.name = 'ThreadbaseError';
     this.code = code;
     this.file = place.file;
@@ -23,8 +23,9 @@ export class ThreadbaseError extends Error {
 }
 
 export class NotFoundError extends ThreadbaseError {
-  constructor(what: string, id: string, place: ErrorPlace = {}) {
-    super('not_found', `${what} not found: ${id}`, { ...place, id });
+  /** `searched`: where it was looked for, when that helps ('claude, codex, pi'; 'the index') */
+  constructor(what: string, id: string, place: ErrorPlace = {}, searched?: string) {
+    super('not_found', `${what} not found: ${id}${searched ? ` (searched ${searched})` : ''}`, { ...place, id });
     this.name = 'NotFoundError';
   }
 }
@@ -55,8 +56,9 @@ export class ParseError extends ThreadbaseError {
   }
 }
 
-export function formatPlace(place: ErrorPlace): string {
+/** `file:line: ` or `[id] ` before a message; no `[id]` when the message names the id already. */
+export function formatPlace(place: ErrorPlace, message = ''): string {
   const where = place.file ? `${place.file}${place.line !== undefined ? `:${place.line}` : ''}` : '';
-  const id = place.id && !where ? `[${place.id}] ` : '';
+  const id = place.id && !where && !message.includes(place.id) ? `[${place.id}] ` : '';
   return where ? `${where}: ${id}` : id;
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { UnsupportedError } from '../../model/errors.js';
-import { currentLeaf, resolveEntryId } from '../../model/tree.js';
+import { currentLeaf } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
-import { type CliContext, NO_INDEX_FLAG, openSession, printJson } from '../io.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry } from '../io.js';
 import { agentOption } from '../options.js';
 
 interface BranchFlags {
@@ -28,7 +28,7 @@ export function registerBranch(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: BranchFlags) => {
       const { info, session, driver } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.capabilities.branch || !driver.appendEntries) throw new UnsupportedError(driver.name, 'branch in place');
-      const at = resolveEntryId(session.entries, opts.at);
+      const at = resolveSessionEntry(session, opts.at);
       // In a file-based tree the leaf is the last entry written, so a branch needs an entry to start it.
       if (opts.summary === undefined && opts.message === undefined)
         throw new Error('give --summary and/or --message: a new branch starts with an entry');

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
 import { agentOption, positiveIntOption, projectOption, roleOption, sinceOption, untilOption } from '../options.js';
+import { shortIds } from '../tree-view.js';
 
 /**
  * A snippet's hits in bold on a terminal: the `[word]`s the index marks, each one word (the index's
@@ -71,10 +72,21 @@ export function registerSearch(program: Command, ctx: CliContext): void {
             );
           }
           const bold = process.stdout.isTTY ? highlightHits : (s: string) => s;
+          // each hit's entry id as `show` prints it (unique among its session's ids), for `show <session> --at <entry>`
+          const idsOf = store.db.prepare('SELECT id FROM entries WHERE session_id = ?').pluck();
+          const shortBySession = new Map<string, Map<string, string>>();
+          const shortEntry = (sessionId: string, entryId: string): string => {
+            let short = shortBySession.get(sessionId);
+            if (!short) {
+              short = shortIds(idsOf.all(sessionId) as string[]);
+              shortBySession.set(sessionId, short);
+            }
+            return short.get(entryId) ?? entryId;
+          };
           for (const h of hits) {
             // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
             ctx.stdout(
-              `${h.sessionId}  ${h.source.padEnd(8)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(9)} ${h.project ?? ''}\n    ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
+              `${h.sessionId}  ${h.source.padEnd(8)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(9)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
             );
           }
           if (!hits.length) ctx.stderr('no matches\n');

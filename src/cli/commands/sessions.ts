@@ -3,6 +3,7 @@ import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
 import { agentOption, positiveIntOption, projectOption, sinceOption } from '../options.js';
+import { cutToColumns, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
 export function registerSessions(program: Command, ctx: CliContext): void {
   program
@@ -35,12 +36,19 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         const sessions: SessionInfo[] = listed.sessions;
         const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map(sessionRow);
         if (opts.json) return printJson(ctx, rows);
+        // columns as wide as their widest cell (ids and agents differ in length); a title on one line,
+        // cut to the terminal's width on a terminal (whole in a pipe, for grep)
+        const idWidth = Math.max(0, ...rows.map((r) => stringWidth(r.id)));
+        const sourceWidth = Math.max(0, ...rows.map((r) => stringWidth(r.source)));
+        const countWidth = Math.max(4, ...rows.map((r) => String(r.messageCount).length));
+        const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
         for (const r of rows) {
-          ctx.stdout(
-            `${r.id}  ${r.source.padEnd(9)} ${r.updatedAt.slice(0, 16)}  ${String(r.messageCount).padStart(4)} msgs  ${r.title ?? ''}${
-              r.parentId ? `  (child of ${r.parentId})` : ''
-            }\n`,
-          );
+          const head = `${padEndColumns(r.id, idWidth)}  ${padEndColumns(r.source, sourceWidth)}  ${r.updatedAt.slice(0, 16).padEnd(16)}  ${padStartColumns(String(r.messageCount), countWidth)} msgs  `;
+          const tail = r.parentId ? `  (child of ${r.parentId})` : '';
+          const title = (r.title ?? '').replace(/\s+/g, ' ').trim();
+          const room = columns ? columns - stringWidth(head) - stringWidth(tail) : undefined;
+          const shown = room === undefined ? title : cutToColumns(title, room);
+          ctx.stdout(`${shown ? head + shown : head.trimEnd()}${tail}\n`);
         }
       },
     );

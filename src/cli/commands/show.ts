@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
-import { branches, currentLeaf, resolveEntryId } from '../../model/tree.js';
-import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings } from '../io.js';
+import { messageToMarkdown } from '../../convert/markdown.js';
+import { branches, currentLeaf, pathToLeaf } from '../../model/tree.js';
+import type { Entry } from '../../model/types.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings, resolveSessionEntry } from '../io.js';
 import { agentOption } from '../options.js';
 import { describeEntry, drawTree, shortEntryIds, shownEntry } from '../tree-view.js';
 
@@ -12,42 +14,57 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .option('--source <source>', 'look only in this agent', agentOption)
     .option('--tree', 'draw the entry tree with the current leaf marked')
     .option('--all', "also list the agent's own bookkeeping records (metadata entries)")
+    .option('--at <entry>', 'only the path from the root to this entry (an id or prefix, as search prints), it in full')
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
-    .action(async (id: string, opts: { source?: string; tree?: boolean; all?: boolean; json?: boolean; index: boolean }) => {
-      const { session } = await openSession(ctx, id, opts.source, opts.index);
-      reportWarnings(ctx, session.warnings);
-      if (opts.json) {
-        const { warnings: _w, ...rest } = session;
-        return printJson(ctx, {
-          ...rest,
-          leafId: currentLeaf(session)?.id ?? null,
-          branches: branches(session).map((b) => ({
-            leafId: b.leaf.id,
-            forkPointId: b.forkPointId,
-            length: b.length,
-            current: b.current,
-          })),
-        });
-      }
-      ctx.stdout(`${session.source} session ${session.id}\n`);
-      if (session.title) ctx.stdout(`title:   ${session.title}\n`);
-      if (session.project) ctx.stdout(`project: ${session.project}\n`);
-      ctx.stdout(
-        `created: ${session.createdAt}\nupdated: ${session.updatedAt}\nentries: ${session.entries.length}, messages: ${session.messageCount}\n`,
-      );
-      if (session.parentId)
-        ctx.stdout(`parent:  ${session.parentId}${session.parentToolCallId ? ` (tool call ${session.parentToolCallId})` : ''}\n`);
-      if (session.path) ctx.stdout(`path:    ${session.path}\n`);
-      ctx.stdout('\n');
-      if (opts.tree) ctx.stdout(`${drawTree(session, { all: opts.all })}\n`);
-      else {
-        const short = shortEntryIds(session.entries);
-        for (const e of session.entries) if (shownEntry(e, opts.all)) ctx.stdout(`${short.get(e.id)} ${describeEntry(e)}\n`);
-      }
-      const hidden = opts.all ? 0 : session.entries.filter((e) => !shownEntry(e)).length;
-      if (hidden) ctx.stdout(`(${hidden} bookkeeping records of the agent not shown: --all lists them)\n`);
-    });
+    .action(
+      async (
+        id: string,
+        opts: { source?: string; tree?: boolean; all?: boolean; at?: string; json?: boolean; index: boolean },
+      ) => {
+        const { session } = await openSession(ctx, id, opts.source, opts.index);
+        reportWarnings(ctx, session.warnings);
+        const at = opts.at === undefined ? undefined : resolveSessionEntry(session, opts.at);
+        // --at: the entries on the way to that one (the branch it is on, up to it)
+        const listed = at === undefined ? session.entries : pathToLeaf(session, at);
+        if (opts.json) {
+          const { warnings: _w, ...rest } = session;
+          return printJson(ctx, {
+            ...rest,
+            ...(at !== undefined ? { at, entries: listed } : {}),
+            leafId: currentLeaf(session)?.id ?? null,
+            branches: branches(session).map((b) => ({
+              leafId: b.leaf.id,
+              forkPointId: b.forkPointId,
+              length: b.length,
+              current: b.current,
+            })),
+          });
+        }
+        ctx.stdout(`${session.source} session ${session.id}\n`);
+        if (session.title) ctx.stdout(`title:   ${session.title}\n`);
+        if (session.project) ctx.stdout(`project: ${session.project}\n`);
+        ctx.stdout(
+          `created: ${session.createdAt}\nupdated: ${session.updatedAt}\nentries: ${session.entries.length}, messages: ${session.messageCount}\n`,
+        );
+        if (session.parentId)
+          ctx.stdout(
+            `parent:  ${session.parentId}${session.parentToolCallId ? ` (tool call ${session.parentToolCallId})` : ''}\n`,
+          );
+        if (session.path) ctx.stdout(`path:    ${session.path}\n`);
+        ctx.stdout('\n');
+        if (opts.tree && at === undefined) ctx.stdout(`${drawTree(session, { all: opts.all })}\n`);
+        else {
+          const short = shortEntryIds(session.entries);
+          for (const e of listed)
+            if (shownEntry(e, opts.all) || e.id === at) ctx.stdout(`${short.get(e.id)} ${describeEntry(e)}\n`);
+        }
+        const hidden = opts.all ? 0 : listed.filter((e) => !shownEntry(e) && e.id !== at).length;
+        if (hidden) ctx.stdout(`(${hidden} bookkeeping records of the agent not shown: --all lists them)\n`);
+        const target = at === undefined ? undefined : listed[listed.length - 1];
+        if (target) ctx.stdout(`\n${entryInFull(target)}\n`);
+      },
+    );
 
   program
     .command('context <id>')
@@ -63,7 +80,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { source?: string; leaf?: string; format?: string; json?: boolean; index: boolean }) => {
       const format = opts.format ?? (opts.json ? 'anthropic' : 'markdown');
       const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
-      const leafId = opts.leaf === undefined ? undefined : resolveEntryId(session.entries, opts.leaf);
+      const leafId = opts.leaf === undefined ? undefined : resolveSessionEntry(session, opts.leaf);
       const context = await driver.getContext(info.id, { leafId });
       const out = renderContext(context, format);
       if (typeof out === 'string') {
@@ -72,4 +89,11 @@ export function registerShow(program: Command, ctx: CliContext): void {
         ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);
       } else printJson(ctx, out);
     });
+}
+
+/** The whole of one entry (`show --at`): a message as Markdown, a summary's text, else its one line. */
+function entryInFull(e: Entry): string {
+  if (e.kind === 'message') return messageToMarkdown(e.message).trimEnd();
+  if (e.kind === 'compaction' || e.kind === 'branch_summary') return `## ${e.kind.replace('_', ' ')}\n\n${e.summary.trimEnd()}`;
+  return describeEntry(e);
 }

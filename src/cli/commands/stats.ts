@@ -2,10 +2,11 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
-import { STATS_BY, type StatsBy, stats } from '../../stores/index-sync/stats.js';
+import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
 import { agentOption, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
+import { statsRowId, unpricedModels } from '../stats-unpriced.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
   program
@@ -46,7 +47,20 @@ export function registerStats(program: Command, ctx: CliContext): void {
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),
           });
-          if (opts.json) return printJson(ctx, rows);
+          const unpriced = unpricedModels(store, prices, {
+            by: opts.by as StatsBy,
+            ...(opts.since ? { since: opts.since } : {}),
+            ...(opts.until ? { until: opts.until } : {}),
+            ...(opts.source ? { source: opts.source } : {}),
+            ...(opts.project ? { project: opts.project } : {}),
+          });
+          const unpricedOf = (r: StatsRow) => unpriced.get(statsRowId(r)) ?? [];
+          // `cost` stays the number it was (what could be priced); these say whether that is all of it
+          if (opts.json)
+            return printJson(
+              ctx,
+              rows.map((r) => ({ ...r, costKnown: !unpricedOf(r).length, unpricedModels: unpricedOf(r) })),
+            );
           const n = (x: number) => x.toLocaleString('en-US');
           // each key whole (a session id with its agent, a project's path): cut, it could not be given back
           const keys = rows.map((r) =>
@@ -56,11 +70,20 @@ export function registerStats(program: Command, ctx: CliContext): void {
           ctx.stdout(
             `${'key'.padEnd(width)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache read'.padStart(14)} ${'cache write'.padStart(13)} ${'reasoning'.padStart(10)} ${'cost $'.padStart(10)} ${'msgs'.padStart(6)}\n`,
           );
+          // a cost with tokens no price is known for: '—' when that is all of it, '+' after what could be priced
+          const costCell = (r: StatsRow) =>
+            !unpricedOf(r).length ? r.cost.toFixed(4) : r.cost > 0 ? `${r.cost.toFixed(4)}+` : '—';
           rows.forEach((r, i) => {
             ctx.stdout(
-              `${(keys[i] as string).padEnd(width)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${r.cost.toFixed(4).padStart(10)} ${String(r.messages).padStart(6)}\n`,
+              `${(keys[i] as string).padEnd(width)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${costCell(r).padStart(10)} ${String(r.messages).padStart(6)}\n`,
             );
           });
+          const models = [...new Set(rows.flatMap(unpricedOf))].sort();
+          // on stderr, as the other notes: stdout stays the table, a header and one line a row
+          if (models.length)
+            ctx.stderr(
+              `— / +: not in the cost (no price known, none recorded): ${models.join(', ')} (--prices FILE gives prices)\n`,
+            );
         } finally {
           await store.close();
         }

@@ -1,0 +1,37 @@
+/**
+ * Text measured as a terminal shows it: wide (CJK) characters and most emoji take two columns,
+ * combining marks none (string-width), so columns after a title line up and a cut title fits.
+ */
+import stringWidth from 'string-width';
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+export { stringWidth };
+
+/** `s` padded with spaces to `width` columns on the right (as String.padEnd, in columns). */
+export function padEndColumns(s: string, width: number): string {
+  return s + ' '.repeat(Math.max(0, width - stringWidth(s)));
+}
+
+/** `s` padded with spaces to `width` columns on the left. */
+export function padStartColumns(s: string, width: number): string {
+  return ' '.repeat(Math.max(0, width - stringWidth(s))) + s;
+}
+
+/**
+ * `s` cut to at most `width` columns, ending in '…' when cut; never inside a character, an emoji
+ * sequence or before a combining mark (whole graphemes only).
+ */
+export function cutToColumns(s: string, width: number): string {
+  if (stringWidth(s) <= width) return s;
+  if (width <= 0) return '';
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(s)) {
+    const w = stringWidth(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}
