@@ -6,9 +6,9 @@
  * So `threadbase convert --to opencode` warns, naming the directory and `--project`; the session it
  * wrote resumes once the directory exists, and `--project <dir>` writes it under one that does.
  *
- * (Started in another directory than the session's, OpenCode 1.18 runs the turn there but never
- * exits, for its own sessions too; hence the `cd` of threadbase's resume command, and every resume
- * here runs in the session's directory.)
+ * (Started in another directory than the session's, OpenCode 1.18 runs the turn there but prints
+ * nothing and does not exit, for its own sessions too: still running after two minutes; hence the
+ * `cd` of threadbase's resume command, and every resume here runs in the session's directory.)
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';

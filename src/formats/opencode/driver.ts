@@ -408,8 +408,8 @@ export class OpenCodeDriver extends DriverBase {
   }
 
   resumeCommand(session: SessionInfo): string {
-    // OpenCode (1.18) runs a session in its own directory, but started elsewhere it never exits
-    // after the turn, and without that directory it fails ("Unexpected server error"): go there first
+    // OpenCode (1.18) runs a session in its own directory: started elsewhere, it prints nothing and
+    // does not exit after the turn; without that directory it fails ("Unexpected server error")
     const dir = session.project ? `cd ${shellQuote(session.project)} && ` : '';
     return `${dir}opencode --session ${shellQuote(session.id)}`;
   }
