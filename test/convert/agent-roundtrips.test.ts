@@ -25,7 +25,13 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Part, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
-import { codexReasoningSession, ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
+import {
+  codexReasoningSession,
+  messageEntry,
+  ONE_PIXEL_PNG as PNG,
+  secondInto2026 as t,
+  textMessage,
+} from '../helpers/sessions.js';
 
 type Agent = 'claude' | 'pi' | 'opencode' | 'codex';
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
@@ -172,13 +178,7 @@ function richSession(project: string): Session {
         parts: [{ type: 'text', text: 'A single pixel.' }],
       },
     },
-    {
-      kind: 'message',
-      id: 'e5',
-      parentId: 'e4',
-      timestamp: t(5),
-      message: { role: 'user', parts: [{ type: 'text', text: 'and now?' }] },
-    },
+    messageEntry('e5', 'e4', t(5), textMessage('user', 'and now?')),
     {
       kind: 'message',
       id: 'e6',
@@ -195,13 +195,7 @@ function richSession(project: string): Session {
       },
     },
     { kind: 'compaction', id: 'e7', parentId: 'e6', timestamp: t(7), summary: 'We looked at a picture.', firstKeptEntryId: 'e5' },
-    {
-      kind: 'message',
-      id: 'e8',
-      parentId: 'e7',
-      timestamp: t(8),
-      message: { role: 'user', parts: [{ type: 'text', text: 'after the summary' }] },
-    },
+    messageEntry('e8', 'e7', t(8), textMessage('user', 'after the summary')),
     {
       kind: 'message',
       id: 'e9',
@@ -295,13 +289,7 @@ describe('every token count and price term between Claude Code, pi, OpenCode and
     updatedAt: t(2),
     messageCount: 2,
     entries: [
-      {
-        kind: 'message',
-        id: 'q',
-        parentId: null,
-        timestamp: t(1),
-        message: { role: 'user', parts: [{ type: 'text', text: 'search' }] },
-      },
+      messageEntry('q', null, t(1), textMessage('user', 'search')),
       {
         kind: 'message',
         id: 'r',

@@ -15,6 +15,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { runCli } from '../helpers/cli.js';
 import '../../src/formats/all.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
 const t = (s: number) => new Date(Date.UTC(2026, 0, 3, 0, 0, s)).toISOString();
@@ -28,13 +29,7 @@ let piId: string;
 function branched(project: string): Session {
   const model = { model: 'claude-sonnet-4-5', provider: 'anthropic', api: 'anthropic-messages' };
   const entries: Entry[] = [
-    {
-      kind: 'message',
-      id: 'u1',
-      parentId: null,
-      timestamp: t(1),
-      message: { role: 'user', parts: [{ type: 'text', text: 'pick one' }] },
-    },
+    messageEntry('u1', null, t(1), textMessage('user', 'pick one')),
     {
       kind: 'message',
       id: 'a1',
@@ -57,13 +52,7 @@ function branched(project: string): Session {
         ],
       },
     },
-    {
-      kind: 'message',
-      id: 'u3',
-      parentId: 'a2',
-      timestamp: t(4),
-      message: { role: 'user', parts: [{ type: 'text', text: 'why?' }] },
-    },
+    messageEntry('u3', 'a2', t(4), textMessage('user', 'why?')),
     {
       kind: 'message',
       id: 'a3',

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { opencodeContext, sessionFromExport, sessionFromOpencode } from '../../src/formats/opencode/index.js';
 import * as lib from '../../src/index.js';
 import type { Entry, Session } from '../../src/model/types.js';
-import { messageEntry, ONE_PIXEL_PNG as PNG, secondInto2026 as t } from '../helpers/sessions.js';
+import { messageEntry, ONE_PIXEL_PNG as PNG, secondInto2026 as t, textMessage } from '../helpers/sessions.js';
 
 let home: string;
 
@@ -141,13 +141,7 @@ describe('convertSession and the encoders from the package root', () => {
       updatedAt: t(3),
       messageCount: 5,
       entries: [
-        {
-          id: 'u',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
-        },
+        messageEntry('u', null, t(1), textMessage('user', 'go')),
         reply('a1', 'u', 'toolUse', true),
         reply('a2', 'a1', 'stop'),
         reply('a3', 'a2', 'length'),

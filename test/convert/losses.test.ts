@@ -21,13 +21,7 @@ function lossy(source: string): Session {
       provider: 'openai',
       thinkingLevel: 'high',
     },
-    {
-      kind: 'message',
-      id: 's',
-      parentId: 'mc',
-      timestamp: t(1),
-      message: { role: 'system', parts: [{ type: 'text', text: 'be brief' }] },
-    },
+    messageEntry('s', 'mc', t(1), textMessage('system', 'be brief')),
     {
       kind: 'message',
       id: 'u',

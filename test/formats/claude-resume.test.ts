@@ -131,13 +131,7 @@ describe('Claude Code resume: what it leaves out and adds', () => {
       updatedAt: t(9),
       messageCount: 5,
       entries: [
-        {
-          kind: 'message',
-          id: 'a',
-          parentId: null,
-          timestamp: t(1),
-          message: { role: 'user', parts: [{ type: 'text', text: 'q1' }] },
-        },
+        messageEntry('a', null, t(1), textMessage('user', 'q1')),
         {
           kind: 'message',
           id: 'b',
@@ -151,13 +145,7 @@ describe('Claude Code resume: what it leaves out and adds', () => {
             ],
           },
         },
-        {
-          kind: 'message',
-          id: 'c',
-          parentId: 'b',
-          timestamp: t(3),
-          message: { role: 'user', parts: [{ type: 'text', text: 'q2' }] },
-        },
+        messageEntry('c', 'b', t(3), textMessage('user', 'q2')),
         {
           kind: 'message',
           id: 'd',

@@ -10,7 +10,7 @@ import type { Entry, Session, Usage } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { conversation, type Msg } from '../helpers/claude-requests.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
-import { codexReasoningSession } from '../helpers/sessions.js';
+import { codexReasoningSession, messageEntry, textMessage } from '../helpers/sessions.js';
 
 const FIXTURES = resolve('test/fixtures/claude');
 const S1 = '11111111-1111-4111-8111-111111111111';
@@ -391,13 +391,7 @@ describe('writing', () => {
     const file = join(home, '.claude', 'projects', '-work-proj-a', `${S1}.jsonl`);
     const before = await fs.readFile(file, 'utf8');
     const added: Entry[] = [
-      {
-        kind: 'message',
-        id: 'n1',
-        parentId: null,
-        timestamp: '2025-10-01T11:00:00.000Z',
-        message: { role: 'user', parts: [{ type: 'text', text: 'one more' }] },
-      },
+      messageEntry('n1', null, '2025-10-01T11:00:00.000Z', textMessage('user', 'one more')),
       {
         kind: 'message',
         id: 'n2',
@@ -446,13 +440,7 @@ describe('writing', () => {
       updatedAt: t(2),
       messageCount: 2,
       entries: [
-        {
-          kind: 'message',
-          id: 'c1',
-          parentId: null,
-          timestamp: t(1),
-          message: { role: 'user', parts: [{ type: 'text', text: 'why' }] },
-        },
+        messageEntry('c1', null, t(1), textMessage('user', 'why')),
         {
           kind: 'message',
           id: 'c2',
@@ -662,36 +650,12 @@ describe('writing', () => {
       updatedAt: t(6),
       messageCount: 4,
       entries: [
-        {
-          kind: 'message',
-          id: 'p1',
-          parentId: null,
-          timestamp: t(1),
-          message: { role: 'user', parts: [{ type: 'text', text: 'old' }] },
-        },
-        {
-          kind: 'message',
-          id: 'p2',
-          parentId: 'p1',
-          timestamp: t(2),
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'kept answer' }] },
-        },
+        messageEntry('p1', null, t(1), textMessage('user', 'old')),
+        messageEntry('p2', 'p1', t(2), textMessage('assistant', 'kept answer')),
         { kind: 'compaction', id: 'p3', parentId: 'p2', timestamp: t(3), summary: 'summary of old', firstKeptEntryId: 'p2' },
-        {
-          kind: 'message',
-          id: 'p4',
-          parentId: 'p3',
-          timestamp: t(4),
-          message: { role: 'user', parts: [{ type: 'text', text: 'new' }] },
-        },
+        messageEntry('p4', 'p3', t(4), textMessage('user', 'new')),
         { kind: 'model_change', id: 'p5', parentId: 'p4', timestamp: t(5), model: 'x' },
-        {
-          kind: 'message',
-          id: 'p6',
-          parentId: 'p5',
-          timestamp: t(6),
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'new answer' }] },
-        },
+        messageEntry('p6', 'p5', t(6), textMessage('assistant', 'new answer')),
       ],
     };
     const d = new ClaudeDriver(env);

@@ -234,15 +234,7 @@ it('a state database whose threads table is not the expected one is left as it w
     createdAt: t,
     updatedAt: t,
     messageCount: 1,
-    entries: [
-      {
-        id: 'u',
-        parentId: null,
-        timestamp: t,
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
-      },
-    ],
+    entries: [messageEntry('u', null, t, textMessage('user', 'hi'))],
   });
   expect(String(written.meta?.warnings)).toContain('unexpected threads schema');
   expect(await fs.readFile(join(home, 'state_9.sqlite'))).toEqual(before);

@@ -335,15 +335,7 @@ describe('codex: writing', () => {
     const env = await tempHome();
     const driver = new CodexDriver(env);
     const t = '2026-11-23T00:00:00.000Z';
-    await driver.appendEntries(REAL, [
-      {
-        id: 'x1',
-        parentId: null,
-        timestamp: t,
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'appended question' }] },
-      },
-    ]);
+    await driver.appendEntries(REAL, [messageEntry('x1', null, t, textMessage('user', 'appended question'))]);
     // codex 0.169 numbers its records and will not resume a rollout whose last record has no ordinal.
     const raw = (await fs.readFile(((await driver.getSession(REAL)) as Session).path as string, 'utf8')).trim().split('\n');
     expect(raw.map((l) => (JSON.parse(l) as { ordinal?: number }).ordinal)).toEqual(raw.map((_, i) => i));
@@ -375,13 +367,7 @@ describe('codex: writing', () => {
     const reply = (id: string, parentId: string, timestamp: string, text: string): Entry =>
       messageEntry(id, parentId, timestamp, textMessage('assistant', text, { responseId: 'resp_split', model: 'gpt-5', usage }));
     await driver.appendEntries(REAL, [
-      {
-        id: 'q',
-        parentId: leaf,
-        timestamp: '2026-11-23T00:00:00.000Z',
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'split?' }] },
-      },
+      messageEntry('q', leaf, '2026-11-23T00:00:00.000Z', textMessage('user', 'split?')),
       reply('r1', 'q', '2026-11-23T00:00:01.000Z', 'first part'),
       reply('r2', 'r1', '2026-11-23T00:00:09.000Z', 'second part'),
     ]);

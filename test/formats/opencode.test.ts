@@ -824,13 +824,7 @@ describe('a reverted session', () => {
     const before = sha(db);
     await expect(
       new OpenCodeDriver(env).appendEntries('ses_rev', [
-        {
-          id: 'late',
-          parentId: (s.entries.at(-1) as Entry).id,
-          timestamp: new Date().toISOString(),
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'late' }] },
-        },
+        messageEntry('late', (s.entries.at(-1) as Entry).id, new Date().toISOString(), textMessage('user', 'late')),
       ]),
     ).rejects.toThrow(/ses_rev has a pending revert/);
     expect(sha(db)).toBe(before);
@@ -1004,13 +998,7 @@ function foreignSession(): Session {
         parts: [{ type: 'text', text: 'there is file.txt' }],
       },
     },
-    {
-      id: 'u2',
-      parentId: 'a2',
-      timestamp: t(5),
-      kind: 'message',
-      message: { role: 'user', parts: [{ type: 'text', text: 'and now?' }] },
-    },
+    messageEntry('u2', 'a2', t(5), textMessage('user', 'and now?')),
     {
       id: 'a3',
       parentId: 'u2',
@@ -1019,13 +1007,7 @@ function foreignSession(): Session {
       message: { role: 'assistant', model: 'claude-test', provider: 'standin', parts: [{ type: 'text', text: 'now this' }] },
     },
     { id: 'c1', parentId: 'a3', timestamp: t(7), kind: 'compaction', summary: 'we listed files', firstKeptEntryId: 'u2' },
-    {
-      id: 'u3',
-      parentId: 'c1',
-      timestamp: t(8),
-      kind: 'message',
-      message: { role: 'user', parts: [{ type: 'text', text: 'after compaction' }] },
-    },
+    messageEntry('u3', 'c1', t(8), textMessage('user', 'after compaction')),
   ];
   return {
     id: 'foreign-1',
@@ -1313,13 +1295,7 @@ describe('appending to and renaming a session in the database', () => {
     ]);
     const afterResult = (await d.getSession(written.id)) as Session;
     await d.appendEntries(written.id, [
-      {
-        id: 'x-u1',
-        parentId: (afterResult.entries.at(-1) as Entry).id,
-        timestamp: at(4),
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'and the appendix' }] },
-      },
+      messageEntry('x-u1', (afterResult.entries.at(-1) as Entry).id, at(4), textMessage('user', 'and the appendix')),
     ]);
     const after = (await d.getSession(written.id)) as Session;
     expect(after.warnings).toEqual([]);
@@ -1376,13 +1352,7 @@ describe('appending to and renaming a session in the database', () => {
         summary: 'all of it, summed up',
         firstKeptEntryId: kept.id,
       },
-      {
-        id: 'u9',
-        parentId: 'c2',
-        timestamp: at(2),
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'after the second compaction' }] },
-      },
+      messageEntry('u9', 'c2', at(2), textMessage('user', 'after the second compaction')),
     ]);
     const after = (await d.getSession(written.id)) as Session;
     expect(after.warnings).toEqual([]);
@@ -1426,15 +1396,7 @@ describe('appending to and renaming a session in the database', () => {
     const before = sha(db);
     const second = s.entries[1] as Entry;
     const err = await d
-      .appendEntries(REAL_SESSION, [
-        {
-          id: 'branchy',
-          parentId: second.id,
-          timestamp: at(1),
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'a branch' }] },
-        },
-      ])
+      .appendEntries(REAL_SESSION, [messageEntry('branchy', second.id, at(1), textMessage('user', 'a branch'))])
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ThreadbaseError);
     expect((err as ThreadbaseError).message).toMatch(/linear.*branchy/);
@@ -1518,13 +1480,7 @@ describe('appending to and renaming a session in the database', () => {
     const files = () => readdirSync(join(dataDir, 'storage', 'message', id));
     const before = files();
     await d.appendEntries(id, [
-      {
-        id: 'l-u1',
-        parentId: (s.entries.at(-1) as Entry).id,
-        timestamp: at(1),
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'legacy appendix' }] },
-      },
+      messageEntry('l-u1', (s.entries.at(-1) as Entry).id, at(1), textMessage('user', 'legacy appendix')),
     ]);
     const mid = (await d.getSession(id)) as Session;
     await d.appendEntries(id, [

@@ -15,6 +15,7 @@ import type { PiRecord } from '../../src/formats/pi/records.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'pi');
 const isRecordLike = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -102,15 +103,7 @@ async function expectUndamaged(file: string): Promise<void> {
 }
 
 describe('files without an answer (F1)', () => {
-  const userOnly: Entry[] = [
-    {
-      id: 'u1',
-      parentId: null,
-      timestamp: T,
-      kind: 'message',
-      message: { role: 'user', parts: [{ type: 'text', text: 'hello' }] },
-    },
-  ];
+  const userOnly: Entry[] = [messageEntry('u1', null, T, textMessage('user', 'hello'))];
 
   it('writeSession of a user-only session: pi resumes it without writing it twice, and the context is unchanged', async () => {
     const env = await home();
@@ -167,16 +160,7 @@ describe('files without an answer (F1)', () => {
       createdAt: T,
       updatedAt: T,
       messageCount: 2,
-      entries: [
-        ...userOnly,
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: T,
-          kind: 'message',
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'hi' }] },
-        },
-      ],
+      entries: [...userOnly, messageEntry('a1', 'u1', T, textMessage('assistant', 'hi'))],
     };
     const info = await d.writeSession(s);
     expect((await linesOf(info.path as string)).map((l) => l.id)).toEqual([info.id, 'u1', 'a1']);
@@ -225,20 +209,8 @@ describe('the sessionDir setting (F4)', () => {
       updatedAt: T,
       messageCount: 2,
       entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: T,
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-        },
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: T,
-          kind: 'message',
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'a' }] },
-        },
+        messageEntry('u1', null, T, textMessage('user', 'q')),
+        messageEntry('a1', 'u1', T, textMessage('assistant', 'a')),
       ],
     };
     const w = await d.writeSession(s);

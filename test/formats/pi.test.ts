@@ -9,7 +9,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { branches, currentLeaf, messageText } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
-import { DETAIL_IMAGE, imageDetailSession } from '../helpers/sessions.js';
+import { DETAIL_IMAGE, imageDetailSession, messageEntry, textMessage } from '../helpers/sessions.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'pi');
 
@@ -451,13 +451,7 @@ describe('writing', () => {
             meta: { codexRole: 'developer' },
           },
         },
-        {
-          id: 'u1',
-          parentId: 's1',
-          timestamp: t(2),
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
-        },
+        messageEntry('u1', 's1', t(2), textMessage('user', 'hi')),
         {
           id: 'a1',
           parentId: 'u1',
