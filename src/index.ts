@@ -1,8 +1,17 @@
 /** threadbase's library API. */
 import './formats/all.js';
 import './stores/local-source.js';
+import type { DriverEnv } from './model/driver.js';
 
-export { main as runCli } from './cli/main.js';
+/**
+ * The CLI, run in this process (argv as process.argv: node, script, args...); resolves to the exit code.
+ * Loaded when called, so a library user does not load the CLI's modules (commander, the commands) on import.
+ */
+export async function runCli(argv: string[], env?: DriverEnv): Promise<number> {
+  const { main } = await import('./cli/main.js');
+  return main(argv, env);
+}
+
 export { ClaudeAgentStorage, type ClaudeAgentStorageOptions, type SaveOutcome } from './convert/agent-storage.js';
 export * from './convert/ai-sdk.js';
 export * from './convert/anthropic.js';
@@ -24,16 +33,42 @@ export {
   sessionAlongPath,
 } from './convert/session.js';
 // the format encoders on their own: a session in memory → an agent's own records, no store touched
+export { ClaudeDriver } from './formats/claude/driver.js';
 export { encodeClaudeTranscript } from './formats/claude/encode.js';
 export { CodexDriver, contextToResponses, messageToItems } from './formats/codex/index.js';
 export { GeminiDriver } from './formats/gemini/index.js';
+export { OpenCodeDriver } from './formats/opencode/driver.js';
 export { type EncodedOpenCode, encodeOpenCodeSession } from './formats/opencode/export.js';
+export { PiDriver } from './formats/pi/driver.js';
 export { encodePiSessionFile } from './formats/pi/encode.js';
-export { formatNames, registerFormat, Sources, type SourcesOptions } from './formats/registry.js';
+export {
+  type DriverFactory,
+  formatNames,
+  type ListResult,
+  registerFormat,
+  Sources,
+  type SourcesOptions,
+} from './formats/registry.js';
 export type { EncodedJsonl, JsonlEncodeOptions } from './formats/shared/encoded.js';
 export { ZedDriver } from './formats/zed/index.js';
 export * from './model/index.js';
+// what `threadbase stats` prices a response with when its agent recorded no cost
+export {
+  costOf,
+  loadPrices,
+  type ModelPrice,
+  type ModelUsageCost,
+  PRICES,
+  PRICES_DATE,
+  type PriceTable,
+  priceOf,
+  type Rates,
+  responseCost,
+  usageCostByModel,
+} from './stores/index-sync/prices.js';
 export { MemoryStore } from './stores/memory/index.js';
 export { type OpenStoreOptions, openStore, threadbaseHome } from './stores/open.js';
 export type { PostgresStore, PostgresStoreOptions } from './stores/postgres/index.js';
 export { openRemoteStore, RemoteError, RemoteStore, type RemoteStoreOptions } from './stores/remote/index.js';
+// better-sqlite3 is loaded on import anyway (OpenCode's and Zed's databases); pg stays behind openStore
+export { openSqliteStore, SqliteStore } from './stores/sqlite/index.js';
