@@ -18,7 +18,7 @@ import { mergeSplitResponses } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
-import { messageEntry, secondInto2026, textMessage } from '../helpers/sessions.js';
+import { emptyReplySession, messageEntry, secondInto2026, textMessage } from '../helpers/sessions.js';
 
 const FIXTURES = resolve('test/fixtures/claude/resume');
 const API_ERROR = 'afe3ee95-bd60-4e20-b090-72ddee96297d';
@@ -175,23 +175,7 @@ describe('Claude Code resume: what it leaves out and adds', () => {
   });
 
   it('an assistant message with no content is not written; the turns around it join, in Claude Code and in our context', async () => {
-    const t = secondInto2026;
-    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', words: string[]) =>
-      messageEntry(id, parentId, id.charCodeAt(0), { role, parts: words.map((w) => ({ type: 'text' as const, text: w })) });
-    const session: Session = {
-      id: 'errored',
-      source: 'opencode',
-      project: '/work/p',
-      createdAt: t(0),
-      updatedAt: t(9),
-      messageCount: 4,
-      entries: [
-        msg('a', null, 'user', ['q1']),
-        msg('b', 'a', 'assistant', []),
-        msg('c', 'b', 'user', ['q2']),
-        msg('d', 'c', 'assistant', ['a2']),
-      ],
-    };
+    const session = emptyReplySession('/work/p', ['a', 'b', 'c', 'd']);
     const file = encodeClaudeTranscript(session, { sessionId: '44444444-4444-4444-8444-444444444444' });
     expect(file.records.filter((r) => r.type === 'assistant')).toHaveLength(1);
     expect(file.records.find((r) => r.uuid === 'c')?.parentUuid).toBe('a');

@@ -229,6 +229,30 @@ export function repeatedToolIdSession(project: string): Session {
   ]);
 }
 
+/**
+ * An OpenCode session with an errored turn: a prompt, an assistant message with no content, a second
+ * prompt and its reply (`ids`: the four entries' ids), timed by each id's `timeAt` character.
+ */
+export function emptyReplySession(project: string, ids: [string, string, string, string], timeAt = 0): Session {
+  const [a, b, c, d] = ids;
+  const msg = (id: string, parentId: string | null, message: Message) =>
+    messageEntry(id, parentId, id.charCodeAt(timeAt), message);
+  return {
+    id: 'errored',
+    source: 'opencode',
+    project,
+    createdAt: secondInto2026(0),
+    updatedAt: secondInto2026(9),
+    messageCount: 4,
+    entries: [
+      msg(a, null, textMessage('user', 'q1')),
+      msg(b, a, { role: 'assistant', parts: [] }),
+      msg(c, b, textMessage('user', 'q2')),
+      msg(d, c, textMessage('assistant', 'a2')),
+    ],
+  };
+}
+
 /** The image of imageDetailSession: codex's `detail` in its meta. */
 export const DETAIL_IMAGE = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0K', meta: { detail: 'high' } };
 
