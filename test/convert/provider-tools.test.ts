@@ -6,17 +6,17 @@
  * other APIs send that note, and the Claude Code, pi and OpenCode writers keep the call beside it, so
  * reading their files gives each action back whole.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAiSdk } from '../../src/convert/ai-sdk.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { contextToOpenAI } from '../../src/convert/openai.js';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
-import { sessionFromExport } from '../../src/formats/opencode/index.js';
 import * as lib from '../../src/index.js';
 import type { Message, Session, ToolCallPart } from '../../src/model/types.js';
+import { throughEncoders } from '../helpers/encoders.js';
 import { chainSession } from '../helpers/sessions.js';
 
 const RAN = 'run by the provider; its results are not kept';
@@ -129,39 +129,17 @@ describe('the notes in request bodies and in other agents', () => {
   });
 
   it('the Claude Code, pi and OpenCode writers send the notes and read each action back', async () => {
-    const s = session();
-    const fileHome = join(home, 'files');
-    const claudeFile = lib.encodeClaudeTranscript(s);
-    const piFile = lib.encodePiSessionFile(s, { now: new Date(Date.UTC(2026, 0, 2)) });
-    for (const [file, path] of [
-      [claudeFile, join(fileHome, '.claude', claudeFile.relativePath)],
-      [piFile, join(fileHome, '.pi', 'agent', piFile.relativePath)],
-    ] as const) {
+    const { claude, pi, opencode, back } = await throughEncoders(session(), join(home, 'files'));
+    for (const file of [claude, pi]) {
       for (const note of NOTES) expect(file.jsonl).toContain(JSON.stringify(note));
       expect(file.jsonl).not.toMatch(/"type":"(tool_use|toolCall)"/);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, file.jsonl);
     }
-    const oc = lib.encodeOpenCodeSession(s);
-    const texts = oc.data.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === 'text' ? [p.text] : []));
+    const texts = opencode.data.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === 'text' ? [p.text] : []));
     for (const note of NOTES) expect(texts).toContain(note);
 
-    const sources = new lib.Sources({ home: fileHome, env: {} });
-    try {
-      const back = [
-        await sources.driver('claude').getSession(claudeFile.sessionId),
-        await sources.driver('pi').getSession(piFile.sessionId),
-        sessionFromExport(JSON.parse(JSON.stringify(oc.exportJson)), 'export.json'),
-      ];
-      for (const b of back) {
-        if (!b) throw new Error('not read back');
-        const calls = b.entries.flatMap((e) =>
-          e.kind === 'message' ? e.message.parts.filter((p) => p.type === 'tool_call') : [],
-        );
-        expect(calls).toEqual([SEARCH, OPEN, FIND]);
-      }
-    } finally {
-      await sources.close();
+    for (const b of back) {
+      const calls = b.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts.filter((p) => p.type === 'tool_call') : []));
+      expect(calls).toEqual([SEARCH, OPEN, FIND]);
     }
   });
 });

@@ -4,16 +4,16 @@
  * and each writer (Claude Code, pi, OpenCode) stores the text note its agent sends, keeping the call
  * beside it so that reading the file gives the call back whole.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { NO_RESULT_TEXT, pairToolResults } from '../../src/convert/pairing.js';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
-import { sessionFromExport } from '../../src/formats/opencode/index.js';
 import * as lib from '../../src/index.js';
 import type { Message, Session, ToolCallPart } from '../../src/model/types.js';
+import { throughEncoders } from '../helpers/encoders.js';
 import { chainSession } from '../helpers/sessions.js';
 
 let home: string;
@@ -72,39 +72,18 @@ describe('a call the provider ran', () => {
   });
 
   it('is written by the Claude Code, pi and OpenCode encoders as the note, and read back as the call', async () => {
-    const s = session();
     const note = providerCallNote(SEARCH);
-    const fileHome = join(home, 'files');
-    const claudeFile = lib.encodeClaudeTranscript(s);
-    const piFile = lib.encodePiSessionFile(s, { now: new Date(Date.UTC(2026, 0, 2)) });
-    for (const [file, path] of [
-      [claudeFile, join(fileHome, '.claude', claudeFile.relativePath)],
-      [piFile, join(fileHome, '.pi', 'agent', piFile.relativePath)],
-    ] as const) {
+    const { claude, pi, opencode, back } = await throughEncoders(session(), join(home, 'files'));
+    for (const file of [claude, pi]) {
       // what the agent sends: the note's text, and the one client call
       expect(file.jsonl).toContain(JSON.stringify(note));
       expect(file.jsonl.match(/"type":"(tool_use|toolCall)"/g)).toHaveLength(1);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, file.jsonl);
     }
-    const oc = lib.encodeOpenCodeSession(s);
-    const ocParts = oc.data.messages.flatMap((m) => m.parts);
+    const ocParts = opencode.data.messages.flatMap((m) => m.parts);
     expect(ocParts).toContainEqual(expect.objectContaining({ type: 'text', text: note }));
     expect(ocParts.filter((p) => p.type === 'tool')).toHaveLength(1);
 
-    const sources = new lib.Sources({ home: fileHome, env: {} });
-    try {
-      const back = [
-        await sources.driver('claude').getSession(claudeFile.sessionId),
-        await sources.driver('pi').getSession(piFile.sessionId),
-        sessionFromExport(JSON.parse(JSON.stringify(oc.exportJson)), 'export.json'),
-      ];
-      for (const b of back) {
-        if (!b) throw new Error('not read back');
-        expect(calls(b)).toEqual([SEARCH, expect.objectContaining({ id: 'toolu_1', name: 'bash', input: { command: 'ls' } })]);
-      }
-    } finally {
-      await sources.close();
-    }
+    for (const b of back)
+      expect(calls(b)).toEqual([SEARCH, expect.objectContaining({ id: 'toolu_1', name: 'bash', input: { command: 'ls' } })]);
   });
 });
