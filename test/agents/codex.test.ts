@@ -19,12 +19,13 @@ import type { MessageEntry, Session } from '../../src/model/types.js';
 import { CODEX_BIN, runCodex } from '../helpers/agents.js';
 import { runCli } from '../helpers/cli.js';
 import {
+  codexHistory,
   itemText,
   type ResponsesRequest,
   type ResponsesStandIn,
   startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
-import { oneExchange, PRICE_TERMS } from '../helpers/sessions.js';
+import { messageEntry, oneExchange, PRICE_TERMS, textMessage } from '../helpers/sessions.js';
 
 let standIn: ResponsesStandIn;
 let root: string;
@@ -103,14 +104,6 @@ function normalize(items: readonly unknown[]): unknown[] {
     const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
     return rest;
   });
-}
-
-/** Items codex adds itself on a turn (developer instructions, environment context), not part of a history. */
-function isInjected(item: unknown): boolean {
-  const it = item as { role?: string; content?: { text?: string }[] };
-  if (it.role === 'developer') return true;
-  const text = it.content?.[0]?.text ?? '';
-  return it.role === 'user' && text.startsWith('<environment_context>');
 }
 
 function isLineSubsequence(part: string, whole: string): boolean {
@@ -276,13 +269,7 @@ describe('real codex and threadbase', () => {
       updatedAt: t,
       messageCount: 4,
       entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'List the files please' }] },
-        },
+        messageEntry('u1', null, t, textMessage('user', 'List the files please')),
         {
           id: 'a1',
           parentId: 'u1',
@@ -309,13 +296,7 @@ describe('real codex and threadbase', () => {
           kind: 'message',
           message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_01', content: 'a.txt\nb.txt' }] },
         },
-        {
-          id: 'a2',
-          parentId: 't1',
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'Two files: a.txt and b.txt.' }] },
-        },
+        messageEntry('a2', 't1', t, textMessage('assistant', 'Two files: a.txt and b.txt.')),
       ],
     };
     const driver = new CodexDriver(env);
@@ -449,20 +430,8 @@ describe('real codex resumes after threadbase appended to its rollout', () => {
     const id = sessionIdForFork();
     const t = new Date().toISOString();
     await driver.appendEntries(id, [
-      {
-        id: 'x1',
-        parentId: null,
-        timestamp: t,
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'appended by threadbase' }] },
-      },
-      {
-        id: 'x2',
-        parentId: 'x1',
-        timestamp: t,
-        kind: 'message',
-        message: { role: 'assistant', parts: [{ type: 'text', text: 'appended answer' }] },
-      },
+      messageEntry('x1', null, t, textMessage('user', 'appended by threadbase')),
+      messageEntry('x2', 'x1', t, textMessage('assistant', 'appended answer')),
     ]);
     const ours = contextToResponses(await driver.getContext(id));
     expect(ours.input.slice(-2).map((i) => itemText(i))).toEqual(['appended by threadbase', 'appended answer']);
@@ -559,13 +528,8 @@ describe('real codex compaction and threadbase', () => {
 
   it('codex resumes a compaction threadbase wrote from another agent, with our context', async () => {
     const t = '2026-02-03T04:05:06.000Z';
-    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', text: string): MessageEntry => ({
-      id,
-      parentId,
-      timestamp: t,
-      kind: 'message',
-      message: { role, parts: [{ type: 'text', text }] },
-    });
+    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', text: string): MessageEntry =>
+      messageEntry(id, parentId, t, textMessage(role, text));
     const foreign: Session = {
       id: 'pi-session-1',
       source: 'pi',
@@ -598,7 +562,7 @@ describe('real codex compaction and threadbase', () => {
     ]);
     await codex(['resume', written.id, 'and then?', ...noCompaction], home);
     const input = lastRequest().input;
-    const sent = normalize(input.slice(1)).filter((i) => !isInjected(i));
+    const sent = codexHistory(input.slice(1));
     expect(sent).toEqual([
       ...normalize(ours.input),
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and then?' }] },

@@ -17,7 +17,7 @@ import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
 import { type AgentHome, PI_MODEL, PI_PROVIDER, PiRpc, runPi, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { PRICE_TERMS, secondInto2026 } from '../helpers/sessions.js';
+import { messageEntry, PRICE_TERMS, secondInto2026, textMessage } from '../helpers/sessions.js';
 
 const PROVIDER = PI_PROVIDER;
 const MODEL = PI_MODEL;
@@ -180,13 +180,7 @@ describe('real pi', () => {
       updatedAt: t(5),
       messageCount: 4,
       entries: [
-        {
-          id: 'x1',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'please list' }] },
-        },
+        messageEntry('x1', null, t(1), textMessage('user', 'please list')),
         {
           id: 'x2',
           parentId: 'x1',
@@ -272,15 +266,7 @@ describe('real pi', () => {
       createdAt: t(0),
       updatedAt: t(1),
       messageCount: 1,
-      entries: [
-        {
-          id: 'q1',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'a question never answered' }] },
-        },
-      ],
+      entries: [messageEntry('q1', null, t(1), textMessage('user', 'a question never answered'))],
     };
     const written = await new PiDriver(env).writeSession(session);
     const ours = await ourAnthropicContext(written.id);
