@@ -5,17 +5,21 @@
  * are what real codex 0.169 wrote, trimmed: test/agents/codex-compaction-branch-summary.test.ts). The
  * copy is recognised by its text (the branch summary's, earlier in the file) and carried into another
  * agent as the branch summary again, not as a plain user message; written back into codex it is a copy
- * before the summary again, so codex sends what it sent.
+ * before the summary again, so codex sends what it sent; pi, Claude Code and OpenCode read it back as one.
  */
-import { promises as fs } from 'node:fs';
+import { copyFileSync, promises as fs, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sessionAlongPath } from '../../src/convert/session.js';
+import { convertSessionAll, sessionAlongPath } from '../../src/convert/session.js';
 import { codexContext, contextToResponses, encodeRollout, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { readRollout } from '../../src/formats/codex/rollout.js';
 import { branchSummaryText } from '../../src/formats/pi/records.js';
+import { Sources } from '../../src/formats/registry.js';
+import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import '../../src/formats/all.js';
 import { itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 
 const temps: string[] = [];
@@ -166,4 +170,33 @@ describe("codex: a branch summary through codex's own compaction", () => {
     const back = await rollout(lines);
     expect(contextToResponses(codexContext(back)).input.map(itemLine)).toEqual(original);
   });
+
+  for (const to of ['pi', 'claude', 'opencode'] as const)
+    it(`written into ${to} and read back: the branch summary before the compaction and its copy after it`, async () => {
+      const home = await fs.mkdtemp(join(tmpdir(), 'tb-codex-branch-compaction-home-'));
+      temps.push(home);
+      mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
+      // OpenCode creates its schema on first run; a database it made stands in for that run.
+      const fixture = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
+      copyFileSync(fixture, join(home, '.local', 'share', 'opencode', 'opencode.db'));
+      mkdirSync(join(home, 'w'), { recursive: true });
+      const env = { home, env: {} };
+      const s = { ...(await rollout(codexLines(REMOTE))), project: join(home, 'w') };
+      const [written] = await convertSessionAll(s, { to, env });
+      const sources = new Sources(env);
+      try {
+        const read = await sources.driver(to).getSession(written?.id as string);
+        const path = pathToLeaf(read as Session);
+        const summaries = path.flatMap((e) =>
+          e.kind === 'branch_summary' ? [e.summary] : e.kind === 'compaction' ? ['compaction'] : [],
+        );
+        expect(summaries).toEqual([BRANCH, 'compaction', BRANCH]);
+        const plain = path.filter(
+          (e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'text' && p.text === SENT),
+        );
+        expect(plain).toEqual([]);
+      } finally {
+        await sources.close();
+      }
+    });
 });
