@@ -40,7 +40,7 @@ const quoted = (s: string): string => JSON.stringify(s);
 const urlText = (url: string): string => (/^\S+$/.test(url) ? url : quoted(url));
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
 
-/** The note of one web search action (codex's WebSearchAction: search, open_page, find_in_page). */
+/** The note of one web search action (codex's WebSearchAction: search, open_page, find_in_page; the API reference's `find` alike). */
 function webSearchNote(action: Record<string, unknown>): string | undefined {
   const { type, url, pattern } = action;
   if (type === 'search') {
@@ -49,7 +49,7 @@ function webSearchNote(action: Record<string, unknown>): string | undefined {
     return distinct.length ? `[web search (${RAN}): ${distinct.map(quoted).join(', ')}]` : undefined;
   }
   if (type === 'open_page' && nonEmpty(url)) return `[opened page ${urlText(url)} (${RAN})]`;
-  if (type === 'find_in_page' && nonEmpty(url) && nonEmpty(pattern))
+  if ((type === 'find_in_page' || type === 'find') && nonEmpty(url) && nonEmpty(pattern))
     return `[searched page ${urlText(url)} for ${quoted(pattern)} (${RAN})]`;
   return undefined;
 }

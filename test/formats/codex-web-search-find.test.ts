@@ -66,7 +66,7 @@ describe('a web search in a page: find_in_page (codex) and find (the API)', () =
 
   // Fails until src/convert/provider-tools.ts (not this helper's file) takes `find` beside `find_in_page`
   // in webSearchNote; today `find` gets the JSON fallback `[web_search (…): {"type":"find",…}]`.
-  it.fails('find, as the API names it, gives the same note', () => {
+  it('find, as the API names it, gives the same note', () => {
     expect(providerCallNote(search('find', { providerExecuted: true }))).toBe(NOTE);
   });
 

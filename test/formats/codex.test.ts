@@ -497,7 +497,7 @@ describe('codex: through the registry and CLI', () => {
     // handoff prints the command that resumes the written session in codex.
     const handoff = await cli(['handoff', piRow.id, '--source', 'pi', '--to', 'codex', '--json'], env);
     const row = JSON.parse(handoff.out) as { id: string; command: string };
-    expect(row.command).toBe(`cd "/tmp/cx/proj" && codex resume ${row.id}`);
+    expect(row.command).toBe(`cd /tmp/cx/proj && codex resume ${row.id}`);
   });
 
   it('prints the context by id prefix as Responses input and as Anthropic messages', async () => {
