@@ -30,36 +30,23 @@ function branched(project: string): Session {
   const model = { model: 'claude-sonnet-4-5', provider: 'anthropic', api: 'anthropic-messages' };
   const entries: Entry[] = [
     messageEntry('u1', null, t(1), textMessage('user', 'pick one')),
-    {
-      kind: 'message',
-      id: 'a1',
-      parentId: 'u1',
-      timestamp: t(2),
-      message: { role: 'assistant', ...model, cost: 0.5, parts: [{ type: 'text', text: 'the first' }] },
-    },
-    {
-      kind: 'message',
-      id: 'a2',
-      parentId: 'u1',
-      timestamp: t(3),
-      message: {
-        role: 'assistant',
-        ...model,
-        cost: 0.25,
-        parts: [
-          { type: 'thinking', thinking: 'the second is better', signature: 'c2lnLWEy' },
-          { type: 'text', text: 'the second' },
-        ],
-      },
-    },
+    messageEntry('a1', 'u1', t(2), { role: 'assistant', ...model, cost: 0.5, parts: [{ type: 'text', text: 'the first' }] }),
+    messageEntry('a2', 'u1', t(3), {
+      role: 'assistant',
+      ...model,
+      cost: 0.25,
+      parts: [
+        { type: 'thinking', thinking: 'the second is better', signature: 'c2lnLWEy' },
+        { type: 'text', text: 'the second' },
+      ],
+    }),
     messageEntry('u3', 'a2', t(4), textMessage('user', 'why?')),
-    {
-      kind: 'message',
-      id: 'a3',
-      parentId: 'u3',
-      timestamp: t(5),
-      message: { role: 'assistant', ...model, cost: 0.125, parts: [{ type: 'text', text: 'it is shorter' }] },
-    },
+    messageEntry('a3', 'u3', t(5), {
+      role: 'assistant',
+      ...model,
+      cost: 0.125,
+      parts: [{ type: 'text', text: 'it is shorter' }],
+    }),
   ];
   return {
     id: 'branched',

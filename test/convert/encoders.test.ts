@@ -25,48 +25,27 @@ afterAll(() => {
 function session(project: string): Session {
   const model = { model: 'claude-sonnet-4-5', provider: 'anthropic' };
   const entries: Entry[] = [
-    {
-      kind: 'message',
-      id: 'm1',
-      parentId: null,
-      timestamp: t(1),
-      message: {
-        role: 'user',
-        parts: [
-          { type: 'text', text: 'what is this?' },
-          { type: 'image', mediaType: 'image/png', data: PNG },
-        ],
-      },
-    },
-    {
-      kind: 'message',
-      id: 'm2',
-      parentId: 'm1',
-      timestamp: t(2),
-      message: {
-        role: 'assistant',
-        ...model,
-        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-        parts: [
-          { type: 'thinking', thinking: 'look at it', signature: 'c2ln' },
-          { type: 'tool_call', id: 'toolu_enc_1', name: 'Bash', input: { command: 'file x.png' } },
-        ],
-      },
-    },
-    {
-      kind: 'message',
-      id: 'm3',
-      parentId: 'm2',
-      timestamp: t(3),
-      message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_enc_1', content: 'PNG image', isError: false }] },
-    },
-    {
-      kind: 'message',
-      id: 'm4',
-      parentId: 'm3',
-      timestamp: t(4),
-      message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'A PNG.' }] },
-    },
+    messageEntry('m1', null, t(1), {
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', mediaType: 'image/png', data: PNG },
+      ],
+    }),
+    messageEntry('m2', 'm1', t(2), {
+      role: 'assistant',
+      ...model,
+      usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      parts: [
+        { type: 'thinking', thinking: 'look at it', signature: 'c2ln' },
+        { type: 'tool_call', id: 'toolu_enc_1', name: 'Bash', input: { command: 'file x.png' } },
+      ],
+    }),
+    messageEntry('m3', 'm2', t(3), {
+      role: 'tool',
+      parts: [{ type: 'tool_result', callId: 'toolu_enc_1', content: 'PNG image', isError: false }],
+    }),
+    messageEntry('m4', 'm3', t(4), { role: 'assistant', ...model, parts: [{ type: 'text', text: 'A PNG.' }] }),
   ];
   return {
     id: 'lib',

@@ -22,31 +22,22 @@ function lossy(source: string): Session {
       thinkingLevel: 'high',
     },
     messageEntry('s', 'mc', t(1), textMessage('system', 'be brief')),
-    {
-      kind: 'message',
-      id: 'u',
-      parentId: 's',
-      timestamp: t(2),
-      message: { role: 'user', parts: [{ type: 'image', mediaType: 'image/png', url: 'https://example.com/a.png' }] },
-    },
-    {
-      kind: 'message',
-      id: 'a',
-      parentId: 'u',
-      timestamp: t(3),
-      message: {
-        role: 'assistant',
-        model: 'gpt-5',
-        provider: 'openai',
-        cost: 0.02,
-        usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 9, cacheWrite1h: 6, reasoning: 7, speed: 'fast', webSearches: 1 },
-        parts: [
-          { type: 'thinking', thinking: 'plain reasoning' },
-          { type: 'thinking', thinking: 'signed', signature: 'c2ln' },
-          { type: 'text', text: 'hi' },
-        ],
-      },
-    },
+    messageEntry('u', 's', t(2), {
+      role: 'user',
+      parts: [{ type: 'image', mediaType: 'image/png', url: 'https://example.com/a.png' }],
+    }),
+    messageEntry('a', 'u', t(3), {
+      role: 'assistant',
+      model: 'gpt-5',
+      provider: 'openai',
+      cost: 0.02,
+      usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 9, cacheWrite1h: 6, reasoning: 7, speed: 'fast', webSearches: 1 },
+      parts: [
+        { type: 'thinking', thinking: 'plain reasoning' },
+        { type: 'thinking', thinking: 'signed', signature: 'c2ln' },
+        { type: 'text', text: 'hi' },
+      ],
+    }),
     { kind: 'label', id: 'l', parentId: 'a', timestamp: t(4), targetId: 'a', label: 'good' },
     { kind: 'metadata', id: 'm', parentId: 'l', timestamp: t(5), type: 'snapshot', rawSource: source },
   ];

@@ -132,34 +132,20 @@ describe('Claude Code resume: what it leaves out and adds', () => {
       messageCount: 5,
       entries: [
         messageEntry('a', null, t(1), textMessage('user', 'q1')),
-        {
-          kind: 'message',
-          id: 'b',
-          parentId: 'a',
-          timestamp: t(2),
-          message: {
-            role: 'assistant',
-            parts: [
-              { type: 'text', text: 'calling' },
-              { type: 'tool_call', id: 'toolu_x', name: 'Bash', input: { command: 'ls' } },
-            ],
-          },
-        },
+        messageEntry('b', 'a', t(2), {
+          role: 'assistant',
+          parts: [
+            { type: 'text', text: 'calling' },
+            { type: 'tool_call', id: 'toolu_x', name: 'Bash', input: { command: 'ls' } },
+          ],
+        }),
         messageEntry('c', 'b', t(3), textMessage('user', 'q2')),
-        {
-          kind: 'message',
-          id: 'd',
-          parentId: 'c',
-          timestamp: t(4),
-          message: { role: 'assistant', responseId: 'r2', parts: [{ type: 'thinking', thinking: 'hm', signature: 'sig' }] },
-        },
-        {
-          kind: 'message',
-          id: 'e',
-          parentId: 'd',
-          timestamp: t(5),
-          message: { role: 'assistant', responseId: 'r2', parts: [{ type: 'text', text: 'a2' }] },
-        },
+        messageEntry('d', 'c', t(4), {
+          role: 'assistant',
+          responseId: 'r2',
+          parts: [{ type: 'thinking', thinking: 'hm', signature: 'sig' }],
+        }),
+        messageEntry('e', 'd', t(5), { role: 'assistant', responseId: 'r2', parts: [{ type: 'text', text: 'a2' }] }),
       ],
     };
     {
@@ -389,17 +375,11 @@ describe("another agent's failed turn, written for Claude Code", () => {
         parts: [{ type: 'text', text: 'running it' }, call],
         meta: { excludedFromContext: true },
       }),
-      {
-        kind: 'message',
-        id: 't1',
-        parentId: 'a1',
-        timestamp: t(50),
-        message: {
-          role: 'tool',
-          parts: [{ type: 'tool_result', callId: 'toolu_failed', content: 'out.txt' }],
-          meta: { excludedFromContext: true },
-        },
-      },
+      messageEntry('t1', 'a1', t(50), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'toolu_failed', content: 'out.txt' }],
+        meta: { excludedFromContext: true },
+      }),
       prompt('u2', 't1', 'q2'),
       reply('a2', 'u2', { parts: [{ type: 'text', text: 'a2' }] }),
     ]);

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaudeDriver, claudeContext } from '../../src/formats/claude/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Message, ToolCallPart } from '../../src/model/types.js';
-import { repeatedToolIdSession } from '../helpers/sessions.js';
+import { messageEntry, repeatedToolIdSession } from '../helpers/sessions.js';
 
 let home: string;
 let env: DriverEnv;
@@ -84,23 +84,14 @@ describe('tool ids in a Claude Code transcript written from another agent', () =
     const info = await driver.writeSession(repeatedToolIdSession('/tmp/project'));
     const before = blocksOf(await recordsOf(info.path as string)).filter((b) => b.type === 'tool_use').length;
     await driver.appendEntries(info.id, [
-      {
-        kind: 'message',
-        id: 'a-4',
-        parentId: null,
-        timestamp: '2026-03-01T00:01:00.000Z',
-        message: {
-          role: 'assistant',
-          parts: [{ type: 'tool_call', id: 'functions.bash:0', name: 'bash', input: { command: 'four' } }],
-        },
-      },
-      {
-        kind: 'message',
-        id: 'r-4',
-        parentId: 'a-4',
-        timestamp: '2026-03-01T00:01:01.000Z',
-        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'functions.bash:0', content: 'out 4' }] },
-      },
+      messageEntry('a-4', null, '2026-03-01T00:01:00.000Z', {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'functions.bash:0', name: 'bash', input: { command: 'four' } }],
+      }),
+      messageEntry('r-4', 'a-4', '2026-03-01T00:01:01.000Z', {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'functions.bash:0', content: 'out 4' }],
+      }),
     ]);
     const blocks = blocksOf(await recordsOf(info.path as string));
     const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => b.id as string);

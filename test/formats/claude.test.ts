@@ -392,13 +392,11 @@ describe('writing', () => {
     const before = await fs.readFile(file, 'utf8');
     const added: Entry[] = [
       messageEntry('n1', null, '2025-10-01T11:00:00.000Z', textMessage('user', 'one more')),
-      {
-        kind: 'message',
-        id: 'n2',
-        parentId: 'n1',
-        timestamp: '2025-10-01T11:00:01.000Z',
-        message: { role: 'assistant', responseId: 'msg_n2', parts: [{ type: 'text', text: 'sure' }] },
-      },
+      messageEntry('n2', 'n1', '2025-10-01T11:00:01.000Z', {
+        role: 'assistant',
+        responseId: 'msg_n2',
+        parts: [{ type: 'text', text: 'sure' }],
+      }),
     ];
     await d.appendEntries(S1, added);
     const after = await fs.readFile(file, 'utf8');
@@ -441,13 +439,12 @@ describe('writing', () => {
       messageCount: 2,
       entries: [
         messageEntry('c1', null, t(1), textMessage('user', 'why')),
-        {
-          kind: 'message',
-          id: 'c2',
-          parentId: 'c1',
-          timestamp: t(2),
-          message: { role: 'assistant', model: 'gpt-5.5', usage, parts: [{ type: 'text', text: 'because' }] },
-        },
+        messageEntry('c2', 'c1', t(2), {
+          role: 'assistant',
+          model: 'gpt-5.5',
+          usage,
+          parts: [{ type: 'text', text: 'because' }],
+        }),
       ],
     };
     const d = new ClaudeDriver(env);

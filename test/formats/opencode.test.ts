@@ -943,69 +943,44 @@ describe('legacy JSON storage', () => {
 function foreignSession(): Session {
   const t = secondInto2026;
   const entries: Entry[] = [
-    {
-      id: 'u1',
-      parentId: null,
-      timestamp: t(1),
-      kind: 'message',
-      message: {
-        role: 'user',
-        parts: [
-          { type: 'text', text: 'RUN: ls' },
-          { type: 'image', mediaType: 'image/png', data: PNG },
-        ],
-      },
-    },
-    {
-      id: 'a1',
-      parentId: 'u1',
-      timestamp: t(2),
-      kind: 'message',
-      message: {
-        role: 'assistant',
-        model: 'claude-test',
-        provider: 'standin',
-        usage: { input: 3, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-        cost: 0.1,
-        parts: [
-          { type: 'thinking', thinking: 'hmm', signature: 'sigX' },
-          { type: 'tool_call', id: 'tc1', name: 'bash', input: { command: 'ls' } },
-        ],
-      },
-    },
-    {
-      id: 'r1',
-      parentId: 'a1',
-      timestamp: t(3),
-      kind: 'message',
-      message: {
-        role: 'tool',
-        parts: [
-          { type: 'tool_result', callId: 'tc1', content: 'file.txt' },
-          { type: 'text', text: 'also: be brief' },
-        ],
-      },
-    },
-    {
-      id: 'a2',
-      parentId: 'r1',
-      timestamp: t(4),
-      kind: 'message',
-      message: {
-        role: 'assistant',
-        model: 'claude-test',
-        provider: 'standin',
-        parts: [{ type: 'text', text: 'there is file.txt' }],
-      },
-    },
+    messageEntry('u1', null, t(1), {
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'RUN: ls' },
+        { type: 'image', mediaType: 'image/png', data: PNG },
+      ],
+    }),
+    messageEntry('a1', 'u1', t(2), {
+      role: 'assistant',
+      model: 'claude-test',
+      provider: 'standin',
+      usage: { input: 3, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      cost: 0.1,
+      parts: [
+        { type: 'thinking', thinking: 'hmm', signature: 'sigX' },
+        { type: 'tool_call', id: 'tc1', name: 'bash', input: { command: 'ls' } },
+      ],
+    }),
+    messageEntry('r1', 'a1', t(3), {
+      role: 'tool',
+      parts: [
+        { type: 'tool_result', callId: 'tc1', content: 'file.txt' },
+        { type: 'text', text: 'also: be brief' },
+      ],
+    }),
+    messageEntry('a2', 'r1', t(4), {
+      role: 'assistant',
+      model: 'claude-test',
+      provider: 'standin',
+      parts: [{ type: 'text', text: 'there is file.txt' }],
+    }),
     messageEntry('u2', 'a2', t(5), textMessage('user', 'and now?')),
-    {
-      id: 'a3',
-      parentId: 'u2',
-      timestamp: t(6),
-      kind: 'message',
-      message: { role: 'assistant', model: 'claude-test', provider: 'standin', parts: [{ type: 'text', text: 'now this' }] },
-    },
+    messageEntry('a3', 'u2', t(6), {
+      role: 'assistant',
+      model: 'claude-test',
+      provider: 'standin',
+      parts: [{ type: 'text', text: 'now this' }],
+    }),
     { id: 'c1', parentId: 'a3', timestamp: t(7), kind: 'compaction', summary: 'we listed files', firstKeptEntryId: 'u2' },
     messageEntry('u3', 'c1', t(8), textMessage('user', 'after compaction')),
   ];
@@ -1048,13 +1023,11 @@ describe('writing and forking into the database', () => {
         user('u1', null, 'caveat'),
         user('u2', 'u1', 'command'),
         user('u3', 'u2', 'stdout'),
-        {
-          kind: 'message',
-          id: 'a1',
-          parentId: 'u3',
-          timestamp: '2026-01-02T03:04:06.000Z',
-          message: { role: 'assistant', model: 'claude-sonnet-4-5', parts: [{ type: 'text', text: 'ok' }] },
-        },
+        messageEntry('a1', 'u3', '2026-01-02T03:04:06.000Z', {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          parts: [{ type: 'text', text: 'ok' }],
+        }),
       ],
     };
     const info = await new OpenCodeDriver(env).writeSession(src);
@@ -1285,13 +1258,10 @@ describe('appending to and renaming a session in the database', () => {
     expect(JSON.stringify(anthropicOf(mid).at(-1))).toContain('[Tool execution was interrupted]');
     const callEntry = mid.entries.at(-1) as Entry;
     await d.appendEntries(written.id, [
-      {
-        id: 'x-r1',
-        parentId: callEntry.id,
-        timestamp: at(3),
-        kind: 'message',
-        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_app_1', content: 'out.txt' }] },
-      },
+      messageEntry('x-r1', callEntry.id, at(3), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'toolu_app_1', content: 'out.txt' }],
+      }),
     ]);
     const afterResult = (await d.getSession(written.id)) as Session;
     await d.appendEntries(written.id, [
@@ -1377,13 +1347,10 @@ describe('appending to and renaming a session in the database', () => {
     const before = sha(db);
     await expect(
       d.appendEntries(REAL_SESSION, [
-        {
-          id: 'stray',
-          parentId: (s.entries.at(-1) as Entry).id,
-          timestamp: at(1),
-          kind: 'message',
-          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_nowhere', content: 'x' }] },
-        },
+        messageEntry('stray', (s.entries.at(-1) as Entry).id, at(1), {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'toolu_nowhere', content: 'x' }],
+        }),
       ]),
     ).rejects.toThrow(/toolu_nowhere/);
     expect(sha(db)).toBe(before);
@@ -1484,29 +1451,20 @@ describe('appending to and renaming a session in the database', () => {
     ]);
     const mid = (await d.getSession(id)) as Session;
     await d.appendEntries(id, [
-      {
-        id: 'l-a1',
-        parentId: (mid.entries.at(-1) as Entry).id,
-        timestamp: at(2),
-        kind: 'message',
-        message: {
-          role: 'assistant',
-          model: 'claude-test',
-          provider: 'standin',
-          parts: [{ type: 'tool_call', id: 'toolu_legacy_9', name: 'bash', input: { command: 'pwd' } }],
-        },
-      },
+      messageEntry('l-a1', (mid.entries.at(-1) as Entry).id, at(2), {
+        role: 'assistant',
+        model: 'claude-test',
+        provider: 'standin',
+        parts: [{ type: 'tool_call', id: 'toolu_legacy_9', name: 'bash', input: { command: 'pwd' } }],
+      }),
     ]);
     const withCall = (await d.getSession(id)) as Session;
     // the result in a later append rewrites the tool's part file in place
     await d.appendEntries(id, [
-      {
-        id: 'l-r1',
-        parentId: (withCall.entries.at(-1) as Entry).id,
-        timestamp: at(3),
-        kind: 'message',
-        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_legacy_9', content: '/home/dev' }] },
-      },
+      messageEntry('l-r1', (withCall.entries.at(-1) as Entry).id, at(3), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'toolu_legacy_9', content: '/home/dev' }],
+      }),
     ]);
     await d.setTitle(id, 'legacy renamed');
     expect(files()).toHaveLength(before.length + 2);

@@ -440,25 +440,18 @@ describe('writing', () => {
       updatedAt: t(3),
       messageCount: 3,
       entries: [
-        {
-          id: 's1',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: {
-            role: 'system',
-            parts: [{ type: 'text', text: '<permissions instructions>never ask</permissions instructions>' }],
-            meta: { codexRole: 'developer' },
-          },
-        },
+        messageEntry('s1', null, t(1), {
+          role: 'system',
+          parts: [{ type: 'text', text: '<permissions instructions>never ask</permissions instructions>' }],
+          meta: { codexRole: 'developer' },
+        }),
         messageEntry('u1', 's1', t(2), textMessage('user', 'hi')),
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t(3),
-          kind: 'message',
-          message: { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'hello' }] },
-        },
+        messageEntry('a1', 'u1', t(3), {
+          role: 'assistant',
+          model: 'm',
+          provider: 'p',
+          parts: [{ type: 'text', text: 'hello' }],
+        }),
       ],
     };
     const info = await new PiDriver(env).writeSession(s);
@@ -541,25 +534,21 @@ describe('writing', () => {
     await expectSameAsPi(file, env, id);
 
     await driver.appendEntries(id, [
-      {
-        id: 'f0000001',
-        parentId: leaf,
-        timestamp: new Date().toISOString(),
-        kind: 'message',
-        message: { role: 'assistant', model: 'm', provider: 'p', parts: [{ type: 'text', text: 'done' }] },
-      },
+      messageEntry('f0000001', leaf, new Date().toISOString(), {
+        role: 'assistant',
+        model: 'm',
+        provider: 'p',
+        parts: [{ type: 'text', text: 'done' }],
+      }),
     ]);
     expect(SessionManager.open(file).getLeafId()).toBe('f0000001');
     // A result appended for a call made earlier gets the call's tool name, as pi records it.
     const call = s.entries.find((e) => e.kind === 'message' && e.message.parts.some((p) => p.type === 'tool_call')) as Entry;
     await driver.appendEntries(id, [
-      {
-        id: 'f0000003',
-        parentId: call.id,
-        timestamp: new Date().toISOString(),
-        kind: 'message',
-        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_standin_0001', content: 'again' }] },
-      },
+      messageEntry('f0000003', call.id, new Date().toISOString(), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'toolu_standin_0001', content: 'again' }],
+      }),
     ]);
     const lastLine = JSON.parse((await fs.readFile(file, 'utf8')).trim().split('\n').pop() as string);
     expect(lastLine).toMatchObject({
