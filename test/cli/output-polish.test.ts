@@ -52,6 +52,12 @@ beforeAll(async () => {
       ['u2', textMessage('user', 'second')],
       ['a2', textMessage('assistant', 'not priced', { model: UNPRICED, usage: usage(10, 10) })],
     ]);
+    // a project whose path is wider on screen than it is long
+    const wide = chainSession('w-session', 'threadbase', join(root, '日本語のプロジェクト'), [
+      ['w1', textMessage('user', 'hello')],
+      ['w2', textMessage('assistant', 'hi', { model: 'gpt-5-codex', usage: usage(100, 100) })],
+    ]);
+    await claude.writeSession?.(wide);
     unpricedId = (await claude.writeSession?.({ ...unpriced, title: TITLE }))?.id as string;
     mixedId = (await claude.writeSession?.(mixed))?.id as string;
   } finally {
@@ -84,6 +90,13 @@ describe('stats: a cost no price is known for', () => {
     // the note under it on stderr: stdout stays the table
     expect(r.err).toMatch(new RegExp(`not in the cost \\(no price known.*\\): .*${UNPRICED}`));
     expect(r.out).not.toContain('no price known');
+  });
+
+  it('keeps its numbers under their headings when a key holds wide characters', async () => {
+    const lines = (await runCliOk(env, ['stats', '--by', 'project', '--no-sync'])).trimEnd().split('\n');
+    expect(lines.some((l) => l.includes('日本語のプロジェクト'))).toBe(true);
+    const msgsEnd = stringWidth(lines[0] as string);
+    for (const l of lines) expect(stringWidth(l), l).toBe(msgsEnd);
   });
 
   it('a row priced in part shows what could be priced, marked', async () => {

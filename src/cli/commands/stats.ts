@@ -7,6 +7,7 @@ import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
 import { agentOption, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
 import { statsRowId, unpricedModels } from '../stats-unpriced.js';
+import { padEndColumns, stringWidth } from '../text-width.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
   program
@@ -66,7 +67,8 @@ export function registerStats(program: Command, ctx: CliContext): void {
           const keys = rows.map((r) =>
             r.source ? `${r.key} (${r.source})` : r.key === '' && opts.by === 'project' ? '(no project)' : r.key,
           );
-          const width = Math.max(38, ...keys.map((k) => k.length));
+          // in display columns: a project's path may hold wide characters
+          const width = Math.max(38, ...keys.map((k) => stringWidth(k)));
           ctx.stdout(
             `${'key'.padEnd(width)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache read'.padStart(14)} ${'cache write'.padStart(13)} ${'reasoning'.padStart(10)} ${'cost $'.padStart(10)} ${'msgs'.padStart(6)}\n`,
           );
@@ -75,7 +77,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
             !unpricedOf(r).length ? r.cost.toFixed(4) : r.cost > 0 ? `${r.cost.toFixed(4)}+` : '—';
           rows.forEach((r, i) => {
             ctx.stdout(
-              `${(keys[i] as string).padEnd(width)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${costCell(r).padStart(10)} ${String(r.messages).padStart(6)}\n`,
+              `${padEndColumns(keys[i] as string, width)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${costCell(r).padStart(10)} ${String(r.messages).padStart(6)}\n`,
             );
           });
           const models = [...new Set(rows.flatMap(unpricedOf))].sort();
