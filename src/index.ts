@@ -67,7 +67,7 @@ export {
   usageCostByModel,
 } from './stores/index-sync/prices.js';
 export { MemoryStore } from './stores/memory/index.js';
-export { type OpenStoreOptions, openStore, threadbaseHome } from './stores/open.js';
+export { type OpenStoreOptions, openStore, type ThreadbaseStore, threadbaseHome } from './stores/open.js';
 export type { PostgresStore, PostgresStoreOptions } from './stores/postgres/index.js';
 export { openRemoteStore, RemoteError, RemoteStore, type RemoteStoreOptions } from './stores/remote/index.js';
 // better-sqlite3 is loaded on import anyway (OpenCode's and Zed's databases); pg stays behind openStore

@@ -28,6 +28,25 @@ export function threadbaseHome(env: DriverEnv = defaultDriverEnv()): string {
 
 type Factory = (target: string) => Promise<SessionDriver> | SessionDriver;
 
+/** The writes every threadbase store offers (memory, SQLite, PostgreSQL, a server); setTitle a server does not. */
+const STORE_METHODS = ['writeSession', 'appendEntries', 'forkSession', 'deleteSession', 'search'] as const;
+
+/**
+ * What openStore returns: a driver whose writes are there, so a library user calls
+ * `store.writeSession(...)` without checking for it first.
+ */
+export type ThreadbaseStore = SessionDriver & Required<Pick<SessionDriver, (typeof STORE_METHODS)[number]>>;
+
+/**
+ * The store, checked to offer every write openStore promises (a backend module is loaded by name).
+ * The error names the driver, not the URL: a PostgreSQL URL may hold a password.
+ */
+function asStore(driver: SessionDriver): ThreadbaseStore {
+  const missing = STORE_METHODS.filter((m) => typeof driver[m] !== 'function');
+  if (missing.length) throw new ThreadbaseError('unsupported', `the ${driver.name} store cannot ${missing.join(', ')}`);
+  return driver as ThreadbaseStore;
+}
+
 /**
  * Loads a backend module by path and finds how it opens a store from a path or URL. The module is
  * written by another part of the project; these are the export names it may use.
@@ -60,7 +79,7 @@ async function loadBackend(specifier: string, names: readonly string[]): Promise
 const SQLITE_MODULE = './sqlite/index.js';
 const POSTGRES_MODULE = './postgres/index.js';
 
-export async function openStore(url?: string, opts: OpenStoreOptions = {}): Promise<SessionDriver> {
+export async function openStore(url?: string, opts: OpenStoreOptions = {}): Promise<ThreadbaseStore> {
   const env = opts.env ?? defaultDriverEnv();
   const warn = opts.warn ?? ((m: string) => console.warn(`threadbase: ${m}`));
   if (url === 'memory:' || url === 'memory') return new MemoryStore();
@@ -75,7 +94,7 @@ export async function openStore(url?: string, opts: OpenStoreOptions = {}): Prom
     ]);
     if (open) {
       await mkdir(dirname(path), { recursive: true });
-      return open(path);
+      return asStore(await open(path));
     }
     warn(`the SQLite store is not available in this build; sessions go to memory and are lost at exit`);
     return new MemoryStore();
@@ -88,7 +107,7 @@ export async function openStore(url?: string, opts: OpenStoreOptions = {}): Prom
       'default',
     ]);
     if (!open) throw new ThreadbaseError('unsupported', 'the PostgreSQL store is not available in this build');
-    return open(url);
+    return asStore(await open(url));
   }
   if (/^https?:\/\//.test(url)) {
     const key = opts.key ?? env.env.THREADBASE_API_KEY;
