@@ -28,7 +28,7 @@ import type { Entry, Session } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { ONE_PIXEL_PNG, oneExchange, PRICE_TERMS } from '../helpers/sessions.js';
+import { messageEntry, ONE_PIXEL_PNG, oneExchange, PRICE_TERMS, textMessage } from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -173,13 +173,7 @@ describe('threadbase and the real OpenCode', () => {
     const t = (n: number) => new Date(Date.now() - 60_000 + n * 1000).toISOString();
     const model = { model: 'claude-test', provider: 'standin' };
     const entries: Entry[] = [
-      {
-        id: 'u1',
-        parentId: null,
-        timestamp: t(1),
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'list the files' }] },
-      },
+      messageEntry('u1', null, t(1), textMessage('user', 'list the files')),
       {
         id: 'a1',
         parentId: 'u1',
@@ -208,13 +202,7 @@ describe('threadbase and the real OpenCode', () => {
         kind: 'message',
         message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'There is out.txt.' }] },
       },
-      {
-        id: 'u2',
-        parentId: 'a2',
-        timestamp: t(5),
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'and a failing one?' }] },
-      },
+      messageEntry('u2', 'a2', t(5), textMessage('user', 'and a failing one?')),
       {
         id: 'a3',
         parentId: 'u2',
@@ -251,13 +239,7 @@ describe('threadbase and the real OpenCode', () => {
         summary: 'We listed files and tried to read /nope.',
         firstKeptEntryId: 'u2',
       },
-      {
-        id: 'u3',
-        parentId: 'c1',
-        timestamp: t(10),
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'after the summary' }] },
-      },
+      messageEntry('u3', 'c1', t(10), textMessage('user', 'after the summary')),
       {
         id: 'a5',
         parentId: 'u3',
@@ -344,13 +326,7 @@ describe('threadbase and the real OpenCode', () => {
     const t = (n: number) => new Date(Date.now() + n).toISOString();
     const model = { model: 'claude-test', provider: 'standin' };
     const appended: Entry[] = [
-      {
-        id: 'app-u1',
-        parentId: (s.entries.at(-1) as Entry).id,
-        timestamp: t(1),
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text: 'appended by threadbase' }] },
-      },
+      messageEntry('app-u1', (s.entries.at(-1) as Entry).id, t(1), textMessage('user', 'appended by threadbase')),
       {
         id: 'app-a1',
         parentId: 'app-u1',
