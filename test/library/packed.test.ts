@@ -61,6 +61,16 @@ describe('the packed package', () => {
     expect(files).toContain('src/server/web/assets/index.html');
   });
 
+  it('loads by its name from CommonJS too (require of an ES module, Node 20.19+), as from ESM', () => {
+    // the package names itself through its exports (self-reference), so this resolves as a dependent's would
+    const run = (args: string[]) =>
+      execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 60_000, stdio: 'pipe' }).trim();
+    expect(run(['-e', "console.log(typeof require('threadbase').openStore)"])).toBe('function');
+    expect(run(['--input-type=module', '-e', "const m = await import('threadbase'); console.log(typeof m.openStore)"])).toBe(
+      'function',
+    );
+  });
+
   it('holds no tests, fixtures, benchmarks nor build leftovers', () => {
     const stray = files.filter((f) =>
       /^(test|bench|test-results|node_modules)\/|\.test\.[jt]s$|(^|\/)\.threadbase-test\//.test(f),
