@@ -78,6 +78,13 @@ describe('the packed package', () => {
     expect(stray).toEqual([]);
   });
 
+  it('packs no built module whose source is gone (tsc leaves a removed module in dist)', () => {
+    const stale = files.filter(
+      (f) => f.startsWith('dist/') && f.endsWith('.js') && !existsSync(join(root, 'src', f.slice(5).replace(/\.js$/, '.ts'))),
+    );
+    expect(stale, 'rm -rf dist && npm run build').toEqual([]);
+  });
+
   it('imports at run time only dependencies (no devDependency) from its built code', () => {
     const runtime = new Set(Object.keys(pkg.dependencies ?? {}));
     const wrong: string[] = [];
