@@ -16,7 +16,7 @@ import { readRollout } from '../../src/formats/codex/rollout.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
-import { RELEASE_SUMMARY, releaseCompactionSession } from '../helpers/sessions.js';
+import { RELEASE_SUMMARY, releaseCompactionSession, releaseSentAfterCompaction } from '../helpers/sessions.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -30,15 +30,7 @@ const prefixed = `${SUMMARY_PREFIX}\n${RELEASE_SUMMARY}`;
 const pi = releaseCompactionSession('/w');
 
 /** What the source agent sends after its compaction, in codex's items and with codex's wording of the summary. */
-const EXPECTED = [
-  `user ${prefixed}`,
-  'assistant Listing them.',
-  'call bash {"command":"git tag"}',
-  'output call_tags v1.0\nv1.1',
-  'assistant Two tags: v1.0 and v1.1.',
-  'user Tag v1.2',
-  'assistant Tagged.',
-];
+const EXPECTED = releaseSentAfterCompaction(prefixed);
 
 async function rollout(lines: object[]): Promise<string> {
   const dir = await fs.mkdtemp(join(tmpdir(), 'tb-codex-foreign-'));

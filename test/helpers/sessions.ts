@@ -317,6 +317,22 @@ export const RELEASE_SUMMARY = 'The user is planning a release; the tags were li
 export const RELEASE_EARLIER = ['Plan the release', 'Step one: tag it.', 'List the tags'];
 
 /**
+ * What pi sends after releaseCompactionSession's compaction, as codex's items in itemLine's lines
+ * (test/helpers/openai-responses-standin.ts), the summary worded `summary` (codex's wording).
+ */
+export function releaseSentAfterCompaction(summary: string): string[] {
+  return [
+    `user ${summary}`,
+    'assistant Listing them.',
+    'call bash {"command":"git tag"}',
+    'output call_tags v1.0\nv1.1',
+    'assistant Two tags: v1.0 and v1.1.',
+    'user Tag v1.2',
+    'assistant Tagged.',
+  ];
+}
+
+/**
  * pi's layout of a compaction that keeps entries: it keeps from an assistant reply with a tool call
  * (firstKeptEntryId `a2`), its output and the reply after it; one more turn follows. Times on 2026-11-20.
  */
