@@ -38,6 +38,7 @@ import {
   shellCall,
   startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
+import { messageEntry } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
 const PROVIDER = 'oai';
@@ -361,13 +362,7 @@ describe('OpenCode with an OpenAI Responses provider (@ai-sdk/openai)', () => {
 describe('what OpenCode sends of OpenAI reasoning', () => {
   it('each reasoning part with encrypted content as an item of its own, with or without an item id, and no ids', async () => {
     const t = new Date().toISOString();
-    const msg = (id: string, parentId: string | null, message: Message): Entry => ({
-      id,
-      parentId,
-      timestamp: t,
-      kind: 'message',
-      message,
-    });
+    const msg = (id: string, parentId: string | null, message: Message): Entry => messageEntry(id, parentId, t, message);
     const written = await new Sources(env).driver('opencode').writeSession?.({
       id: 'hand-made',
       source: 'codex',
