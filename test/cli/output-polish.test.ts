@@ -207,6 +207,12 @@ describe('not found', () => {
     expect(pi.err).toBe('threadbase: pi session not found: zzz-nope\n');
   });
 
+  it('an ambiguous prefix is named once too', async () => {
+    const r = await runCli(env, ['show', '0a', '--no-index']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^threadbase: id prefix "0a" matches 2 sessions: /);
+  });
+
   it('names an entry id once, and the session it looked in', async () => {
     const r = await runCli(env, ['context', unpricedId, '--leaf', 'zzzz']);
     expect(r.code).toBe(1);
