@@ -270,32 +270,23 @@ describe('real codex and threadbase', () => {
       messageCount: 4,
       entries: [
         messageEntry('u1', null, t, textMessage('user', 'List the files please')),
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t,
-          kind: 'message',
-          message: {
-            role: 'assistant',
-            model: 'claude-sonnet-4-5',
-            provider: 'anthropic',
-            responseId: 'msg_1',
-            // what codex has no field for (1-hour cache writes, fast mode, place, web searches) rides in one it ignores
-            usage: PRICE_TERMS,
-            parts: [
-              { type: 'thinking', thinking: 'I should run ls.', signature: 'anthropic-sig' },
-              { type: 'text', text: 'Running ls.' },
-              { type: 'tool_call', id: 'toolu_01', name: 'Bash', input: { command: 'ls' } },
-            ],
-          },
-        },
-        {
-          id: 't1',
-          parentId: 'a1',
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_01', content: 'a.txt\nb.txt' }] },
-        },
+        messageEntry('a1', 'u1', t, {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          provider: 'anthropic',
+          responseId: 'msg_1',
+          // what codex has no field for (1-hour cache writes, fast mode, place, web searches) rides in one it ignores
+          usage: PRICE_TERMS,
+          parts: [
+            { type: 'thinking', thinking: 'I should run ls.', signature: 'anthropic-sig' },
+            { type: 'text', text: 'Running ls.' },
+            { type: 'tool_call', id: 'toolu_01', name: 'Bash', input: { command: 'ls' } },
+          ],
+        }),
+        messageEntry('t1', 'a1', t, {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'toolu_01', content: 'a.txt\nb.txt' }],
+        }),
         messageEntry('a2', 't1', t, textMessage('assistant', 'Two files: a.txt and b.txt.')),
       ],
     };

@@ -174,63 +174,30 @@ describe('threadbase and the real OpenCode', () => {
     const model = { model: 'claude-test', provider: 'standin' };
     const entries: Entry[] = [
       messageEntry('u1', null, t(1), textMessage('user', 'list the files')),
-      {
-        id: 'a1',
-        parentId: 'u1',
-        timestamp: t(2),
-        kind: 'message',
-        message: {
-          role: 'assistant',
-          ...model,
-          parts: [
-            { type: 'text', text: 'Listing.' },
-            { type: 'tool_call', id: 'toolu_tb_1', name: 'bash', input: { command: 'ls', description: 'list' } },
-          ],
-        },
-      },
-      {
-        id: 'r1',
-        parentId: 'a1',
-        timestamp: t(3),
-        kind: 'message',
-        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_tb_1', content: 'out.txt' }] },
-      },
-      {
-        id: 'a2',
-        parentId: 'r1',
-        timestamp: t(4),
-        kind: 'message',
-        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'There is out.txt.' }] },
-      },
+      messageEntry('a1', 'u1', t(2), {
+        role: 'assistant',
+        ...model,
+        parts: [
+          { type: 'text', text: 'Listing.' },
+          { type: 'tool_call', id: 'toolu_tb_1', name: 'bash', input: { command: 'ls', description: 'list' } },
+        ],
+      }),
+      messageEntry('r1', 'a1', t(3), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'toolu_tb_1', content: 'out.txt' }],
+      }),
+      messageEntry('a2', 'r1', t(4), { role: 'assistant', ...model, parts: [{ type: 'text', text: 'There is out.txt.' }] }),
       messageEntry('u2', 'a2', t(5), textMessage('user', 'and a failing one?')),
-      {
-        id: 'a3',
-        parentId: 'u2',
-        timestamp: t(6),
-        kind: 'message',
-        message: {
-          role: 'assistant',
-          ...model,
-          parts: [{ type: 'tool_call', id: 'toolu_tb_2', name: 'read', input: { filePath: '/nope' } }],
-        },
-      },
-      {
-        id: 'r2',
-        parentId: 'a3',
-        timestamp: t(7),
-        kind: 'message',
-        message: {
-          role: 'tool',
-          parts: [{ type: 'tool_result', callId: 'toolu_tb_2', content: 'File not found: /nope', isError: true }],
-        },
-      },
-      {
-        id: 'a4',
-        parentId: 'r2',
-        timestamp: t(8),
-        kind: 'message',
-        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'It does not exist.' }] },
-      },
+      messageEntry('a3', 'u2', t(6), {
+        role: 'assistant',
+        ...model,
+        parts: [{ type: 'tool_call', id: 'toolu_tb_2', name: 'read', input: { filePath: '/nope' } }],
+      }),
+      messageEntry('r2', 'a3', t(7), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'toolu_tb_2', content: 'File not found: /nope', isError: true }],
+      }),
+      messageEntry('a4', 'r2', t(8), { role: 'assistant', ...model, parts: [{ type: 'text', text: 'It does not exist.' }] }),
       {
         id: 'c1',
         parentId: 'a4',
@@ -327,34 +294,19 @@ describe('threadbase and the real OpenCode', () => {
     const model = { model: 'claude-test', provider: 'standin' };
     const appended: Entry[] = [
       messageEntry('app-u1', (s.entries.at(-1) as Entry).id, t(1), textMessage('user', 'appended by threadbase')),
-      {
-        id: 'app-a1',
-        parentId: 'app-u1',
-        timestamp: t(2),
-        kind: 'message',
-        message: {
-          role: 'assistant',
-          ...model,
-          parts: [
-            { type: 'text', text: 'An appended answer.' },
-            { type: 'tool_call', id: 'toolu_app_9', name: 'bash', input: { command: 'echo appended', description: 'echo' } },
-          ],
-        },
-      },
-      {
-        id: 'app-r1',
-        parentId: 'app-a1',
-        timestamp: t(3),
-        kind: 'message',
-        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_app_9', content: 'appended' }] },
-      },
-      {
-        id: 'app-a2',
-        parentId: 'app-r1',
-        timestamp: t(4),
-        kind: 'message',
-        message: { role: 'assistant', ...model, parts: [{ type: 'text', text: 'Done appending.' }] },
-      },
+      messageEntry('app-a1', 'app-u1', t(2), {
+        role: 'assistant',
+        ...model,
+        parts: [
+          { type: 'text', text: 'An appended answer.' },
+          { type: 'tool_call', id: 'toolu_app_9', name: 'bash', input: { command: 'echo appended', description: 'echo' } },
+        ],
+      }),
+      messageEntry('app-r1', 'app-a1', t(3), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: 'toolu_app_9', content: 'appended' }],
+      }),
+      messageEntry('app-a2', 'app-r1', t(4), { role: 'assistant', ...model, parts: [{ type: 'text', text: 'Done appending.' }] }),
     ];
     const before = await ourContext(original);
     await driver.appendEntries(original, appended);
@@ -408,34 +360,22 @@ describe('threadbase and the real OpenCode', () => {
       updatedAt: t(2),
       messageCount: 2,
       entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: t(1),
-          kind: 'message',
-          message: {
-            role: 'user',
-            parts: [
-              { type: 'text', text: 'what is in the picture?' },
-              { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
-            ],
-          },
-        },
-        {
-          id: 'a1',
-          parentId: 'u1',
-          timestamp: t(2),
-          kind: 'message',
-          message: {
-            role: 'assistant',
-            model: 'claude-test',
-            provider: 'standin',
-            parts: [
-              { type: 'thinking', thinking: 'one pixel', signature: 'sig-from-claude' },
-              { type: 'text', text: 'A single pixel.' },
-            ],
-          },
-        },
+        messageEntry('u1', null, t(1), {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'what is in the picture?' },
+            { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
+          ],
+        }),
+        messageEntry('a1', 'u1', t(2), {
+          role: 'assistant',
+          model: 'claude-test',
+          provider: 'standin',
+          parts: [
+            { type: 'thinking', thinking: 'one pixel', signature: 'sig-from-claude' },
+            { type: 'text', text: 'A single pixel.' },
+          ],
+        }),
       ],
     };
     const exported = sessionToExport(session, { directory: project });

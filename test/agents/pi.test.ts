@@ -181,29 +181,20 @@ describe('real pi', () => {
       messageCount: 4,
       entries: [
         messageEntry('x1', null, t(1), textMessage('user', 'please list')),
-        {
-          id: 'x2',
-          parentId: 'x1',
-          timestamp: t(2),
-          kind: 'message',
-          message: {
-            role: 'assistant',
-            provider: PROVIDER,
-            model: MODEL,
-            api: 'anthropic-messages',
-            parts: [
-              { type: 'text', text: 'listing' },
-              { type: 'tool_call', id: 'toolu_made_1', name: 'bash', input: { command: 'ls' } },
-            ],
-          },
-        },
-        {
-          id: 'x3',
-          parentId: 'x2',
-          timestamp: t(3),
-          kind: 'message',
-          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_made_1', content: 'out.txt' }] },
-        },
+        messageEntry('x2', 'x1', t(2), {
+          role: 'assistant',
+          provider: PROVIDER,
+          model: MODEL,
+          api: 'anthropic-messages',
+          parts: [
+            { type: 'text', text: 'listing' },
+            { type: 'tool_call', id: 'toolu_made_1', name: 'bash', input: { command: 'ls' } },
+          ],
+        }),
+        messageEntry('x3', 'x2', t(3), {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'toolu_made_1', content: 'out.txt' }],
+        }),
         {
           id: 'x4',
           parentId: 'x3',
@@ -212,20 +203,14 @@ describe('real pi', () => {
           summary: 'The user listed files.',
           firstKeptEntryId: 'x2',
         },
-        {
-          id: 'x5',
-          parentId: 'x4',
-          timestamp: t(5),
-          kind: 'message',
-          message: {
-            role: 'assistant',
-            provider: PROVIDER,
-            model: MODEL,
-            parts: [{ type: 'text', text: 'one file' }],
-            // what pi has no field for rides in one it ignores (usage.threadbase)
-            usage: PRICE_TERMS,
-          },
-        },
+        messageEntry('x5', 'x4', t(5), {
+          role: 'assistant',
+          provider: PROVIDER,
+          model: MODEL,
+          parts: [{ type: 'text', text: 'one file' }],
+          // what pi has no field for rides in one it ignores (usage.threadbase)
+          usage: PRICE_TERMS,
+        }),
       ],
     };
     const written = await new PiDriver(env).writeSession(session);
