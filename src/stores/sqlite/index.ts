@@ -204,23 +204,29 @@ export class SqliteStore extends DriverBase {
     const where = sessionFilterSql(filter, 's.', new Where().add('e.counted = 1'));
     const r = this.stmt(
       `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
-          coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.cost),0) cost,
+          coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.cache_write_1h),0) cacheWrite1h,
+          coalesce(sum(e.reasoning),0) reasoning, coalesce(sum(e.web_searches),0) webSearches, coalesce(sum(e.cost),0) cost,
           count(*) messages
          FROM entries e JOIN sessions s ON s.id = e.session_id WHERE ${where.sql}`,
-    ).get(...where.args) as UsageTotals;
+    ).get(...where.args) as Required<Pick<UsageTotals, 'cacheWrite1h' | 'webSearches'>> & UsageTotals;
     // the tokens of advisor requests too, as summarizeUsage counts them
     const sum = (name: Parameters<typeof advisorCount>[0]) => `coalesce(sum(${advisorCount(name)}),0)`;
     const a = this.stmt(
-      `SELECT ${sum('input')} input, ${sum('output')} output, ${sum('cacheRead')} cacheRead, ${sum('cacheWrite')} cacheWrite
+      `SELECT ${sum('input')} input, ${sum('output')} output, ${sum('cacheRead')} cacheRead, ${sum('cacheWrite')} cacheWrite,
+          ${sum('cacheWrite1h')} cacheWrite1h
          FROM ${ADVISOR_ROWS}
         WHERE ${where.sql} AND e.advisors IS NOT NULL`,
-    ).get(...where.args) as Pick<UsageTotals, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>;
+    ).get(...where.args) as Pick<UsageTotals, 'input' | 'output' | 'cacheRead' | 'cacheWrite'> & { cacheWrite1h: number };
+    const { cacheWrite1h, webSearches, ...counts } = r;
+    // the 1-hour cache writes and web searches bill apart; present only when there are some, as addUsage sums them
     return {
-      ...r,
+      ...counts,
       input: r.input + a.input,
       output: r.output + a.output,
       cacheRead: r.cacheRead + a.cacheRead,
       cacheWrite: r.cacheWrite + a.cacheWrite,
+      ...(cacheWrite1h + a.cacheWrite1h > 0 ? { cacheWrite1h: cacheWrite1h + a.cacheWrite1h } : {}),
+      ...(webSearches > 0 ? { webSearches } : {}),
     };
   }
 
