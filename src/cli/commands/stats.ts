@@ -6,7 +6,6 @@ import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
 import { agentOption, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
-import { statsRowId, unpricedModels } from '../stats-unpriced.js';
 import { padEndColumns, stringWidth } from '../text-width.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
@@ -48,14 +47,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),
           });
-          const unpriced = unpricedModels(store, prices, {
-            by: opts.by as StatsBy,
-            ...(opts.since ? { since: opts.since } : {}),
-            ...(opts.until ? { until: opts.until } : {}),
-            ...(opts.source ? { source: opts.source } : {}),
-            ...(opts.project ? { project: opts.project } : {}),
-          });
-          const unpricedOf = (r: StatsRow) => unpriced.get(statsRowId(r)) ?? [];
+          const unpricedOf = (r: StatsRow) => r.unpricedModels ?? [];
           // `cost` stays the number it was (what could be priced); these say whether that is all of it
           if (opts.json)
             return printJson(

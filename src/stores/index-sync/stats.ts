@@ -17,6 +17,12 @@ export interface StatsRow {
   reasoningTokens: number;
   cost: number;
   messages: number;
+  /**
+   * Models with tokens left out of `cost`: no cost recorded by the agent and no price known for the
+   * model (a row whose cost is 0 for that reason could not otherwise be told from a free one); absent
+   * when the whole cost is known.
+   */
+  unpricedModels?: string[];
 }
 
 export interface StatsOptions {
@@ -123,10 +129,16 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
     row.cacheWriteTokens += r.cacheWrite;
     row.reasoningTokens += r.reasoning;
     row.messages += r.messages;
+    const price = r.recorded ? undefined : priceOf(prices, r.model);
+    if (!r.recorded && !price && r.input + r.output + r.cacheRead + r.cacheWrite > 0) {
+      const model = r.model ?? 'unknown';
+      row.unpricedModels ??= [];
+      if (!row.unpricedModels.includes(model)) row.unpricedModels.push(model);
+    }
     row.cost += r.recorded
       ? r.cost
       : costOf(
-          priceOf(prices, r.model),
+          price,
           {
             input: r.input,
             output: r.output,
@@ -142,6 +154,7 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
         );
   }
   const list = [...out.values()];
+  for (const r of list) r.unpricedModels?.sort();
   const timeKey = by === 'day' || by === 'week' || by === 'month';
   list.sort((a, b) => (timeKey ? (a.key < b.key ? -1 : 1) : b.cost - a.cost || b.messages - a.messages));
   return list;
