@@ -66,6 +66,15 @@ export {
   responseCost,
   usageCostByModel,
 } from './stores/index-sync/prices.js';
+// the local index: every agent's sessions read into one SQLite store, searched and counted (`threadbase sync`, `stats`)
+export {
+  STATS_BY,
+  type StatsBy,
+  type StatsOptions,
+  type StatsRow,
+  stats,
+} from './stores/index-sync/stats.js';
+export { IndexSync, indexPath, type SyncOptions, type SyncProgress, type SyncReport } from './stores/index-sync/sync.js';
 export { MemoryStore } from './stores/memory/index.js';
 export { type OpenStoreOptions, openStore, type ThreadbaseStore, threadbaseHome } from './stores/open.js';
 export type { PostgresStore, PostgresStoreOptions } from './stores/postgres/index.js';
