@@ -25,7 +25,15 @@ import { type AgentHome, CLAUDE_BIN, type ClaudeResult, runClaude, setupAgentHom
 import type { AnthropicRequest, Rule, StandIn } from '../helpers/anthropic-standin.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
-import { chainSession, parallelCallSessions, repeatedToolIdSession, secondInto2026 } from '../helpers/sessions.js';
+import {
+  chainSession,
+  emptyReplySession,
+  messageEntry,
+  parallelCallSessions,
+  repeatedToolIdSession,
+  secondInto2026,
+  textMessage,
+} from '../helpers/sessions.js';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -380,47 +388,26 @@ describe('real Claude Code sessions', () => {
       updatedAt: t(5),
       messageCount: 4,
       entries: [
-        {
-          kind: 'message',
-          id: 'a',
-          parentId: null,
-          timestamp: t(1),
-          message: { role: 'user', parts: [{ type: 'text', text: 'list files' }] },
-        },
-        {
-          kind: 'message',
-          id: 'b',
-          parentId: 'a',
-          timestamp: t(2),
-          message: {
-            role: 'assistant',
-            model: 'claude-sonnet-4-5',
-            responseId: 'msg_scratch_1',
-            parts: [
-              { type: 'text', text: 'Listing.' },
-              { type: 'tool_call', id: 'toolu_scratch_1', name: 'Bash', input: { command: 'ls', description: 'list' } },
-            ],
-          },
-        },
-        {
-          kind: 'message',
-          id: 'c',
-          parentId: 'b',
-          timestamp: t(3),
-          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_scratch_1', content: 'out.txt' }] },
-        },
-        {
-          kind: 'message',
-          id: 'd',
-          parentId: 'c',
-          timestamp: t(4),
-          message: {
-            role: 'assistant',
-            responseId: 'msg_scratch_2',
-            model: 'claude-sonnet-4-5',
-            parts: [{ type: 'text', text: 'One file: out.txt' }],
-          },
-        },
+        messageEntry('a', null, t(1), textMessage('user', 'list files')),
+        messageEntry('b', 'a', t(2), {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          responseId: 'msg_scratch_1',
+          parts: [
+            { type: 'text', text: 'Listing.' },
+            { type: 'tool_call', id: 'toolu_scratch_1', name: 'Bash', input: { command: 'ls', description: 'list' } },
+          ],
+        }),
+        messageEntry('c', 'b', t(3), {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'toolu_scratch_1', content: 'out.txt' }],
+        }),
+        messageEntry('d', 'c', t(4), {
+          role: 'assistant',
+          responseId: 'msg_scratch_2',
+          model: 'claude-sonnet-4-5',
+          parts: [{ type: 'text', text: 'One file: out.txt' }],
+        }),
       ],
     };
     const info = await new ClaudeDriver(env).writeSession(session);
@@ -452,20 +439,8 @@ describe('real Claude Code sessions', () => {
       updatedAt: t(6),
       messageCount: 4,
       entries: [
-        {
-          kind: 'message',
-          id: 'p1',
-          parentId: null,
-          timestamp: t(1),
-          message: { role: 'user', parts: [{ type: 'text', text: 'old question' }] },
-        },
-        {
-          kind: 'message',
-          id: 'p2',
-          parentId: 'p1',
-          timestamp: t(2),
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'kept answer' }] },
-        },
+        messageEntry('p1', null, t(1), textMessage('user', 'old question')),
+        messageEntry('p2', 'p1', t(2), textMessage('assistant', 'kept answer')),
         {
           kind: 'compaction',
           id: 'p3',
@@ -474,20 +449,8 @@ describe('real Claude Code sessions', () => {
           summary: 'Summary: the user asked an old question.',
           firstKeptEntryId: 'p2',
         },
-        {
-          kind: 'message',
-          id: 'p4',
-          parentId: 'p3',
-          timestamp: t(4),
-          message: { role: 'user', parts: [{ type: 'text', text: 'new question' }] },
-        },
-        {
-          kind: 'message',
-          id: 'p5',
-          parentId: 'p4',
-          timestamp: t(5),
-          message: { role: 'assistant', parts: [{ type: 'text', text: 'new answer' }] },
-        },
+        messageEntry('p4', 'p3', t(4), textMessage('user', 'new question')),
+        messageEntry('p5', 'p4', t(5), textMessage('assistant', 'new answer')),
       ],
     };
     const info = await new ClaudeDriver(env).writeSession(session);
@@ -597,28 +560,7 @@ describe('real Claude Code sessions', () => {
   });
 
   it('an assistant message with no content (an errored turn elsewhere) is written so Claude Code resumes with our context', async () => {
-    const t = secondInto2026;
-    const msg = (id: string, parentId: string | null, role: 'user' | 'assistant', words: string[]): Entry => ({
-      kind: 'message',
-      id,
-      parentId,
-      timestamp: t(id.charCodeAt(1)),
-      message: { role, parts: words.map((w) => ({ type: 'text' as const, text: w })) },
-    });
-    const info = await new ClaudeDriver(env).writeSession({
-      id: 'errored',
-      source: 'opencode',
-      project,
-      createdAt: t(0),
-      updatedAt: t(9),
-      messageCount: 4,
-      entries: [
-        msg('e1', null, 'user', ['q1']),
-        msg('e2', 'e1', 'assistant', []),
-        msg('e3', 'e2', 'user', ['q2']),
-        msg('e4', 'e3', 'assistant', ['a2']),
-      ],
-    });
+    const info = await new ClaudeDriver(env).writeSession(emptyReplySession(project, ['e1', 'e2', 'e3', 'e4'], 1));
     const ours = conversation(await ourContext(info.id));
     expect(ours).toEqual([
       {
@@ -635,13 +577,8 @@ describe('real Claude Code sessions', () => {
 
   it("another agent's failed turns (an error, a skipped call with its result) are left out on resume, as that agent leaves them out", async () => {
     const t = secondInto2026;
-    const entry = (id: string, parentId: string | null, message: Message): Entry => ({
-      kind: 'message',
-      id,
-      parentId,
-      timestamp: t(id.charCodeAt(1)),
-      message,
-    });
+    const entry = (id: string, parentId: string | null, message: Message): Entry =>
+      messageEntry(id, parentId, id.charCodeAt(1), message);
     const session: Session = {
       id: 'failed-turns',
       source: 'pi',
