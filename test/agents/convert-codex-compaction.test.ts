@@ -18,9 +18,8 @@ import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
-import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
+import { convertWith, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
 import { codexHistory, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
@@ -29,12 +28,6 @@ const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
 
 const FAILING = 'ls /nonexistent-threadbase-dir';
 const SUMMARY = 'Stand-in summary of the conversation so far.';
-
-/** Anthropic side: every probe gets `ok: <probe>` (the default rules would read a summary request into the system prompt). */
-const anthropicRule: Rule = (req) => {
-  const last = req.messages.at(-1);
-  return { text: `ok: ${textOf((last?.content ?? '') as string | Block[]).at(-1) ?? ''}` };
-};
 
 let home: CodexAgentHome;
 let codexId = '';
@@ -57,7 +50,8 @@ async function recordCodex(): Promise<string> {
 
 beforeAll(async () => {
   home = await setupCodexAgentHome({
-    rules: [anthropicRule],
+    // every probe gets `ok: <probe>` (the default rules would read a summary request into the system prompt)
+    rules: [okProbeRule],
     codexConfig: { extra: ['model_auto_compact_token_limit = 100000000'] },
   });
   codexId = await recordCodex();

@@ -22,10 +22,9 @@ import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
-import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
-import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
+import { convertWith, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesItem,
@@ -45,12 +44,6 @@ const DONE = 'all steps done';
 const SUMMARY = 'Stand-in summary of the conversation so far.';
 /** The turn's four commands; the second prints enough that codex compacts before the request after it. */
 const COMMANDS = ['echo step-1', 'seq 1 6000; echo step-2', 'echo step-3', 'echo step-4'];
-
-/** Anthropic side: every probe gets `ok: <probe>`. */
-const anthropicRule: Rule = (req) => {
-  const last = req.messages.at(-1);
-  return { text: `ok: ${textOf((last?.content ?? '') as string | Block[]).at(-1) ?? ''}` };
-};
 
 const userTexts = (req: ResponsesRequest) =>
   req.input.filter((i) => (i.type ?? 'message') === 'message' && i.role === 'user').map((i) => itemText(i));
@@ -102,7 +95,7 @@ async function recordCodex(): Promise<string> {
 
 beforeAll(async () => {
   home = await setupCodexAgentHome({
-    rules: [anthropicRule],
+    rules: [okProbeRule],
     responsesRules: [stepsRule],
     codexConfig: { extra: ['model_auto_compact_token_limit = 100000000'] },
   });

@@ -31,7 +31,7 @@ import {
 } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
+import { convertWith, readContext, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
   codexHistory,
   defaultResponsesRules,
@@ -81,14 +81,7 @@ let home: CodexAgentHome;
 let codexId = '';
 const sourceIds = new Map<Agent, string>();
 
-async function contextOf(agent: SourceName, id: string) {
-  const sources = new Sources(home.env);
-  try {
-    return await sources.driver(agent).getContext(id);
-  } finally {
-    await sources.close();
-  }
-}
+const contextOf = (agent: SourceName, id: string) => readContext(home, agent, id);
 
 async function recordCodex(): Promise<string> {
   const image = join(home.project, 'dot.png');

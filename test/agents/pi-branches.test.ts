@@ -25,7 +25,6 @@ import { NO_RESPONSE_REQUESTED } from '../../src/formats/claude/driver.js';
 import { contextToResponses } from '../../src/formats/codex/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
 import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX } from '../../src/formats/pi/records.js';
-import { Sources } from '../../src/formats/registry.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Session, SourceName } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
@@ -33,7 +32,14 @@ import { type CodexAgentHome, createOpencodeDatabase, PiRpc, runPi, setupCodexAg
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type AnthropicAgent, convertWith, readSession, resumeInTarget, type Written } from '../helpers/conversions.js';
+import {
+  type AnthropicAgent,
+  convertWith,
+  readContext,
+  readSession,
+  resumeInTarget,
+  type Written,
+} from '../helpers/conversions.js';
 import { codexHistory as history, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
@@ -68,14 +74,7 @@ function cli(...args: string[]): Promise<string> {
   return runCliOk(home.env, args);
 }
 
-async function contextOf(agent: SourceName, id: string) {
-  const sources = new Sources(home.env);
-  try {
-    return await sources.driver(agent).getContext(id);
-  } finally {
-    await sources.close();
-  }
-}
+const contextOf = (agent: SourceName, id: string) => readContext(home, agent, id);
 
 async function ourAnthropicContext(id: string): Promise<AnthropicRequest> {
   return JSON.parse(await cli('context', id, '--source', 'pi', '--format', 'anthropic')) as AnthropicRequest;

@@ -5,8 +5,9 @@
 import { type AgentHome, OPENCODE_MODEL, requestsSince, runClaude, runOpencode, runPi } from './agents.js';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
+import type { Context } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
-import type { AnthropicRequest } from './anthropic-standin.js';
+import type { AnthropicRequest, Rule } from './anthropic-standin.js';
 import type { Block, Msg } from './claude-requests.js';
 import { runCliOk } from './cli.js';
 
@@ -32,6 +33,22 @@ export async function readSession(home: Pick<AgentHome, 'env'>, agent: string, i
     await sources.close();
   }
 }
+
+/** A session's context as `agent`'s driver reads it from the home's stores (its databases closed again). */
+export async function readContext(home: Pick<AgentHome, 'env'>, agent: string, id: string): Promise<Context> {
+  const sources = new Sources(home.env);
+  try {
+    return await sources.driver(agent).getContext(id);
+  } finally {
+    await sources.close();
+  }
+}
+
+/** An Anthropic stand-in rule answering every request `ok: <the last text of its last message>` (the probe). */
+export const okProbeRule: Rule = (req) => {
+  const last = req.messages.at(-1);
+  return { text: `ok: ${textOf((last?.content ?? '') as string | Block[]).at(-1) ?? ''}` };
+};
 
 /** `threadbase convert <id> --source <from> --to <to> --json`, failing unless it wrote into `to`. */
 export async function convertWith(home: AgentHome, id: string, from: string, to: string): Promise<Written> {
