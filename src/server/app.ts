@@ -106,6 +106,66 @@ function intParam(v: string | undefined, dflt: number, max: number): number {
   return Math.min(n, max);
 }
 
+const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
+
+/**
+ * An instant as a UTC ISO string, or undefined when it does not name one. Stored times are UTC ISO
+ * text compared as text, so an offset (+02:00) or a bare date must be turned into that form first.
+ */
+function utcIso(v: string): string | undefined {
+  const t = v.trim();
+  if (!/^\d{4}/.test(t)) return undefined;
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+}
+
+/**
+ * `since`/`until` query values: an ISO date or time (a date alone: its start for since, the last
+ * instant of that day, month or year for until, as the CLI's --since/--until). Anything else was
+ * compared as text and matched nothing; now it is a 400 naming the parameter.
+ */
+function timeParam(name: 'since' | 'until', v: string | undefined): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  const start = utcIso(v);
+  if (!start)
+    throw new HttpError(
+      400,
+      `${name} must be an ISO date or time (e.g. 2026-11-25 or 2026-11-25T14:00:00Z), got ${JSON.stringify(v)}`,
+    );
+  const m = name === 'until' ? DATE_ONLY.exec(v.trim()) : null;
+  if (!m) return start;
+  const end = new Date(start);
+  if (m[3]) end.setUTCDate(end.getUTCDate() + 1);
+  else if (m[2]) end.setUTCMonth(end.getUTCMonth() + 1);
+  else end.setUTCFullYear(end.getUTCFullYear() + 1);
+  return new Date(end.getTime() - 1).toISOString();
+}
+
+const ROLES = ['user', 'assistant', 'tool', 'system'];
+
+/** `role` of a search: one of the message roles (any other matched nothing). */
+function roleParam(v: string | undefined): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!ROLES.includes(v)) throw new HttpError(400, `role must be one of ${ROLES.join(', ')}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Entry times in UTC ISO form (as the store compares them); a time that names no instant is kept as sent. */
+function utcEntries(entries: readonly Entry[]): Entry[] {
+  return entries.map((e) => {
+    const t = typeof e.timestamp === 'string' ? utcIso(e.timestamp) : undefined;
+    return t && t !== e.timestamp ? { ...e, timestamp: t } : e;
+  });
+}
+
+/** A pushed header's time: UTC ISO, absent when absent, a 400 naming the field when it names no instant. */
+function headerTime(field: 'createdAt' | 'updatedAt', v: string | undefined): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  const t = utcIso(v);
+  if (!t) throw new HttpError(400, `invalid body at session.${field}: expected an ISO date or time, got ${JSON.stringify(v)}`);
+  return t;
+}
+
 const CreateSessionBody = z
   .object({
     space_id: z.string().nullish(),
@@ -220,7 +280,10 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     if (!project) {
       const message = m ? 'invalid API key' : 'missing Authorization: Bearer <key>';
       badLog.record(401, c.req.method, c.req.path, message);
-      return c.json({ code: 401, msg: message, error: 'unauthorized' }, 401);
+      // RFC 9110: a 401 names the scheme it wants.
+      return c.json({ code: 401, msg: message, error: 'unauthorized' }, 401, {
+        'www-authenticate': m ? 'Bearer error="invalid_token"' : 'Bearer',
+      });
     }
     c.set('project', project);
     c.set('store', stores(project.id));
@@ -408,8 +471,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const sessions = await c.get('store').listSessions({
       source: q.source,
       project: q.project,
-      since: q.since,
-      until: q.until,
+      since: timeParam('since', q.since),
+      until: timeParam('until', q.until),
       text: q.text,
       parentId: q.parent,
       limit: q.limit ? intParam(q.limit, 100, 10_000) : undefined,
@@ -426,7 +489,9 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   app.put(`${tb}/sessions/:id`, async (c) => {
     const id = c.req.param('id');
     const body = parseBody(PutSessionBody, await jsonBody(c));
-    const entries = body.entries as unknown as Entry[];
+    const entries = utcEntries(body.entries as unknown as Entry[]);
+    const createdAt = headerTime('createdAt', body.session.createdAt);
+    const updatedAt = headerTime('updatedAt', body.session.updatedAt);
     const store = c.get('store');
     const key = sessionKey(c, id);
     const result = await queue.run(key, async () => {
@@ -448,8 +513,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
           ...(s as unknown as Session),
           id,
           source: s.source ?? 'threadbase',
-          createdAt: s.createdAt ?? entries[0]?.timestamp ?? new Date().toISOString(),
-          updatedAt: s.updatedAt ?? new Date().toISOString(),
+          createdAt: createdAt ?? entries[0]?.timestamp ?? new Date().toISOString(),
+          updatedAt: updatedAt ?? new Date().toISOString(),
           messageCount: 0,
           entries,
         },
@@ -466,12 +531,16 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const store = c.get('store');
     if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
     const key = sessionKey(c, id);
-    await queue.run(key, async () => {
+    const entries = utcEntries(body.entries as unknown as Entry[]);
+    const added = await queue.run(key, async () => {
       lastEntry.delete(key);
-      await requireSession(c, id);
-      await store.appendEntries?.(id, body.entries as unknown as Entry[]);
+      const s = await requireSession(c, id);
+      // Ids the session has are skipped by the store; `added` counts only the others, as PUT does.
+      const have = new Set(s.entries.map((e) => e.id));
+      await store.appendEntries?.(id, entries);
+      return entries.filter((e) => !have.has(e.id)).length;
     });
-    return ok(c, { added: body.entries.length }, 201);
+    return ok(c, { added }, 201);
   });
 
   app.delete(`${tb}/sessions/:id`, async (c) => {
@@ -552,11 +621,11 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const store = c.get('store');
     if (!store.search) throw new HttpError(400, 'this store cannot search');
     const hits = await store.search(query, {
-      role: q.role,
+      role: roleParam(q.role),
       tool: q.tool,
       source: q.source,
       project: q.project,
-      since: q.since,
+      since: timeParam('since', q.since),
       limit: intParam(q.limit, 50, 1000),
     });
     return ok(c, { hits });
@@ -565,7 +634,12 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   app.get(`${tb}/stats`, async (c) => {
     const q = c.req.query();
     const store = c.get('store');
-    const filter = { source: q.source, project: q.project, since: q.since, until: q.until };
+    const filter = {
+      source: q.source,
+      project: q.project,
+      since: timeParam('since', q.since),
+      until: timeParam('until', q.until),
+    };
     const [usage, sessions] = await Promise.all([store.usage(filter), store.listSessions(filter)]);
     return ok(c, { sessions: sessions.length, usage });
   });

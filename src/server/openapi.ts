@@ -1,19 +1,45 @@
 /** The OpenAPI 3.1 description of the server's routes (served at GET /openapi.json). */
+import { contextFormatNames } from '../convert/formats.js';
 
-type Op = { summary: string; params?: string[]; body?: string; tag: string };
+type Op = {
+  summary: string;
+  params?: string[];
+  body?: string;
+  tag: string;
+  /** what a success answers: 201 for a creation, both when PUT may create or update */
+  success?: ('200' | '201')[];
+  /** 409: entry ids repeated in the body, or an entry whose parent is in neither the session nor the body */
+  conflict?: boolean;
+  /** the query `format` values this route accepts */
+  formats?: string[];
+  /** a success that is Markdown text for format=markdown instead of the JSON envelope */
+  markdown?: boolean;
+};
 
 const ROUTES: Record<string, Record<string, Op>> = {
+  '/api/v1/ping': { get: { tag: 'acontext', summary: 'Checks the key: data "pong"' } },
   '/api/v1/session': {
     get: { tag: 'acontext', summary: 'List sessions', params: ['limit', 'cursor', 'time_desc', 'space_id', 'not_connected'] },
-    post: { tag: 'acontext', summary: 'Create a session', body: '{space_id?, disable_task_tracking?, configs?}' },
+    post: {
+      tag: 'acontext',
+      summary: 'Create a session',
+      body: '{space_id?, disable_task_tracking?, configs?}',
+      success: ['201'],
+    },
   },
   '/api/v1/session/{id}': { delete: { tag: 'acontext', summary: 'Delete a session' } },
   '/api/v1/session/{id}/messages': {
-    post: { tag: 'acontext', summary: 'Store one message', body: '{blob, format: "anthropic"|"openai", meta?}' },
+    post: {
+      tag: 'acontext',
+      summary: 'Store one message',
+      body: '{blob, format: "anthropic"|"openai", meta?}',
+      success: ['201'],
+    },
     get: {
       tag: 'acontext',
       summary: 'Messages as OpenAI or Anthropic messages: {items, ids, next_cursor, has_more}',
       params: ['format', 'limit', 'cursor', 'time_desc'],
+      formats: ['openai', 'anthropic', 'acontext'],
     },
   },
   '/api/v1/session/{id}/token_counts': { get: { tag: 'acontext', summary: 'Estimated tokens: {total_tokens}' } },
@@ -29,23 +55,49 @@ const ROUTES: Record<string, Record<string, Op>> = {
     get: { tag: 'threadbase', summary: 'The whole session, entries included' },
     put: {
       tag: 'threadbase',
-      summary: 'Create with this id or add missing entries (idempotent push)',
+      summary: 'Create with this id (201) or add missing entries (200): idempotent push, answers {id, created, added}',
       body: '{session, entries}',
+      success: ['200', '201'],
+      conflict: true,
     },
     delete: { tag: 'threadbase', summary: 'Delete the session' },
   },
   '/api/v1/threadbase/sessions/{id}/entries': {
-    post: { tag: 'threadbase', summary: 'Append entries (ids already there are skipped)', body: '{entries}' },
+    post: {
+      tag: 'threadbase',
+      summary: 'Append entries (ids already there are skipped): {added}',
+      body: '{entries}',
+      success: ['201'],
+      conflict: true,
+    },
   },
   '/api/v1/threadbase/sessions/{id}/context': {
-    get: { tag: 'threadbase', summary: 'The context at the leaf in a wire format', params: ['format', 'leaf'] },
+    get: {
+      tag: 'threadbase',
+      summary: 'The context at the leaf in a wire format: {format, context}',
+      params: ['format', 'leaf'],
+      formats: contextFormatNames(),
+    },
   },
   '/api/v1/threadbase/sessions/{id}/export': {
-    get: { tag: 'threadbase', summary: 'The session as JSON or Markdown', params: ['format'] },
+    get: {
+      tag: 'threadbase',
+      summary: 'The session as JSON (the envelope) or Markdown (text/markdown)',
+      params: ['format'],
+      formats: ['json', 'markdown'],
+      markdown: true,
+    },
   },
-  '/api/v1/threadbase/sessions/{id}/fork': { post: { tag: 'threadbase', summary: 'Fork at an entry', body: '{at?, title?}' } },
+  '/api/v1/threadbase/sessions/{id}/fork': {
+    post: { tag: 'threadbase', summary: 'Fork at an entry', body: '{at?, title?}', success: ['201'] },
+  },
   '/api/v1/threadbase/sessions/{id}/branch': {
-    post: { tag: 'threadbase', summary: 'Add a message under an earlier entry', body: '{at, blob, format}' },
+    post: {
+      tag: 'threadbase',
+      summary: 'Add a message under an earlier entry',
+      body: '{at, blob, format: "anthropic"|"openai"}',
+      success: ['201'],
+    },
   },
   '/api/v1/threadbase/search': {
     get: { tag: 'threadbase', summary: 'Full-text search', params: ['q', 'role', 'tool', 'source', 'project', 'since', 'limit'] },
@@ -55,6 +107,21 @@ const ROUTES: Record<string, Record<string, Op>> = {
   },
 };
 
+/** Query parameters' types as the routes check them (a value of another type is a 400). */
+const ISO_TIME = { type: 'string', description: 'ISO date or time (a date alone: its whole day for until), e.g. 2026-11-25' };
+const PARAM_SCHEMAS: Record<string, Record<string, unknown>> = {
+  limit: { type: 'integer', minimum: 1 },
+  time_desc: { type: 'boolean' },
+  not_connected: { type: 'boolean' },
+  since: ISO_TIME,
+  until: ISO_TIME,
+  role: { type: 'string', enum: ['user', 'assistant', 'tool', 'system'] },
+};
+
+const ERROR_BODY = {
+  'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+};
+
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const [path, ops] of Object.entries(ROUTES)) {
@@ -62,7 +129,13 @@ export function openApiDocument(): Record<string, unknown> {
     for (const [method, op] of Object.entries(ops)) {
       const parameters = [
         ...(path.includes('{id}') ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : []),
-        ...(op.params ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+        ...(op.params ?? []).map((name) => ({
+          name,
+          in: 'query',
+          required: name === 'q',
+          schema:
+            name === 'format' && op.formats ? { type: 'string', enum: op.formats } : (PARAM_SCHEMAS[name] ?? { type: 'string' }),
+        })),
       ];
       item[method] = {
         tags: [op.tag],
@@ -78,14 +151,23 @@ export function openApiDocument(): Record<string, unknown> {
             }
           : {}),
         responses: {
-          '200': {
-            description: 'Envelope {code: 0, data, msg: "ok"}',
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } },
-          },
-          '400': { description: 'Invalid request' },
-          '401': { description: 'Missing or wrong API key' },
-          '404': { description: 'No such session in this project' },
-          '413': { description: 'Body too large' },
+          ...Object.fromEntries(
+            (op.success ?? ['200']).map((code) => [
+              code,
+              {
+                description: `${code === '201' ? 'Created: e' : 'E'}nvelope {code: 0, data, msg: "ok"}`,
+                content: {
+                  'application/json': { schema: { $ref: '#/components/schemas/Envelope' } },
+                  ...(op.markdown ? { 'text/markdown': { schema: { type: 'string' } } } : {}),
+                },
+              },
+            ]),
+          ),
+          '400': { description: 'Invalid request (the message names the field or parameter)', content: ERROR_BODY },
+          '401': { description: 'Missing or wrong API key', content: ERROR_BODY },
+          '404': { description: 'No such session (or entry) in this project', content: ERROR_BODY },
+          ...(op.conflict ? { '409': { description: 'Entry ids repeated, or a parent not there', content: ERROR_BODY } } : {}),
+          '413': { description: 'Body too large', content: ERROR_BODY },
         },
       };
     }
@@ -101,6 +183,11 @@ export function openApiDocument(): Record<string, unknown> {
           type: 'object',
           properties: { code: { type: 'integer' }, data: {}, msg: { type: 'string' } },
           required: ['code', 'msg'],
+        },
+        Error: {
+          type: 'object',
+          properties: { code: { type: 'integer' }, msg: { type: 'string' }, error: { type: 'string' } },
+          required: ['code', 'msg', 'error'],
         },
       },
     },

@@ -1,0 +1,196 @@
+/**
+ * An audit of the team server's HTTP API as a team uses it: a real server over a real PostgreSQL
+ * schema, real HTTP, two projects' keys. Each case is something the audit found wrong.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+import { openApiDocument } from '../../src/server/openapi.js';
+import { PostgresTokenStore } from '../../src/server/tokens.js';
+import { freshSchema, type TestSchema } from './pg-helpers.js';
+
+let db: TestSchema;
+let server: RunningServer;
+let keyA: string;
+
+beforeAll(async () => {
+  db = await freshSchema('tb_audit');
+  const tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
+  keyA = (await tokens.createToken('alpha')).key;
+  server = await startServer({ store: db.store, tokens, port: 0, log: () => undefined });
+});
+afterAll(async () => {
+  await server?.close();
+  await db?.drop();
+});
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
+  json: any;
+}
+
+/** Every answer this file gets, to check against the OpenAPI document at the end. */
+const answers: { method: string; path: string; status: number; json: unknown }[] = [];
+
+async function call(method: string, path: string, body?: unknown, key: string | null = keyA): Promise<Answer> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  answers.push({ method, path, status: res.status, json });
+  return { status: res.status, headers: res.headers, json };
+}
+
+const message = (id: string, parentId: string | null, timestamp: string, text: string, role = 'user') => ({
+  kind: 'message',
+  id,
+  parentId,
+  timestamp,
+  message: { role, parts: [{ type: 'text', text }] },
+});
+
+describe('times', () => {
+  it('stores a pushed session and its entries with UTC times, and refuses a header time that names no instant', async () => {
+    const put = await call('PUT', '/api/v1/threadbase/sessions/utc-1', {
+      session: { id: 'utc-1', createdAt: '2026-11-20T10:00:00+02:00', updatedAt: '2026-11-20T10:05:00+02:00' },
+      entries: [message('u1', null, '2026-11-20T10:00:00+02:00', 'Grüße 🌍')],
+    });
+    expect(put.status).toBe(201);
+    const got = await call('GET', '/api/v1/threadbase/sessions/utc-1');
+    expect(got.json.data.createdAt).toBe('2026-11-20T08:00:00.000Z');
+    expect(got.json.data.updatedAt).toBe('2026-11-20T08:05:00.000Z');
+    expect(got.json.data.entries[0].timestamp).toBe('2026-11-20T08:00:00.000Z');
+    expect(got.json.data.entries[0].message.parts[0].text).toBe('Grüße 🌍');
+
+    const bad = await call('PUT', '/api/v1/threadbase/sessions/utc-2', {
+      session: { id: 'utc-2', updatedAt: 'yesterday' },
+      entries: [],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.msg).toContain('session.updatedAt');
+    expect((await call('GET', '/api/v1/threadbase/sessions/utc-2')).status).toBe(404);
+  });
+
+  it('reads since/until as the CLI does: offsets, a date alone for until is its whole day; garbage is a 400', async () => {
+    await call('PUT', '/api/v1/threadbase/sessions/day-1', {
+      session: { id: 'day-1', createdAt: '2026-10-03T12:00:00Z', updatedAt: '2026-10-03T12:00:00Z' },
+      entries: [message('d1', null, '2026-10-03T12:00:00Z', 'on the third')],
+    });
+    const ids = async (query: string) =>
+      ((await call('GET', `/api/v1/threadbase/sessions?${query}`)).json.data.sessions as { id: string }[]).map((s) => s.id);
+    expect(await ids('since=2026-10-03&until=2026-10-03')).toEqual(['day-1']);
+    expect(await ids('until=2026-10')).toEqual(['day-1']);
+    // 13:30 at +02:00 is 11:30 UTC, before the session's 12:00 UTC
+    expect(await ids(`since=${encodeURIComponent('2026-10-03T13:30:00+02:00')}&until=2026-10-04`)).toEqual(['day-1']);
+    expect(await ids('since=2026-10-04&until=2026-10-31')).toEqual([]);
+
+    for (const path of [
+      '/api/v1/threadbase/sessions?since=7d',
+      '/api/v1/threadbase/sessions?until=garbage',
+      '/api/v1/threadbase/search?q=third&since=last-week',
+      '/api/v1/threadbase/stats?until=soon',
+    ]) {
+      const r = await call('GET', path);
+      expect(r.status, path).toBe(400);
+      expect(r.json.msg, path).toMatch(/^(since|until) must be an ISO date or time/);
+    }
+    const stats = await call('GET', '/api/v1/threadbase/stats?since=2026-10-03&until=2026-10-03');
+    expect(stats.json.data.sessions).toBe(1);
+    const search = await call('GET', '/api/v1/threadbase/search?q=third&since=2026-10-03');
+    expect(search.json.data.hits.map((h: { sessionId: string }) => h.sessionId)).toEqual(['day-1']);
+  });
+});
+
+describe('answers that said the wrong thing', () => {
+  it('POST entries counts only the entries it added (ids already there are skipped)', async () => {
+    await call('PUT', '/api/v1/threadbase/sessions/add-1', {
+      session: { id: 'add-1' },
+      entries: [message('a1', null, '2026-11-01T00:00:00Z', 'one')],
+    });
+    const again = await call('POST', '/api/v1/threadbase/sessions/add-1/entries', {
+      entries: [
+        message('a1', null, '2026-11-01T00:00:00Z', 'one'),
+        message('a2', 'a1', '2026-11-01T00:00:01Z', 'two', 'assistant'),
+      ],
+    });
+    expect(again.status).toBe(201);
+    expect(again.json.data).toEqual({ added: 1 });
+    const got = await call('GET', '/api/v1/threadbase/sessions/add-1');
+    expect(got.json.data.entries.map((e: { id: string }) => e.id)).toEqual(['a1', 'a2']);
+  });
+
+  it('a search by a role that does not exist is a 400 naming the roles, not an empty list', async () => {
+    const r = await call('GET', '/api/v1/threadbase/search?q=one&role=assistent');
+    expect(r.status).toBe(400);
+    expect(r.json.msg).toContain('role must be one of user, assistant, tool, system');
+    expect((await call('GET', '/api/v1/threadbase/search?q=two&role=assistant')).json.data.hits).toHaveLength(1);
+  });
+
+  it('a 401 says which scheme it wants (WWW-Authenticate), with and without a key', async () => {
+    const none = await call('GET', '/api/v1/ping', undefined, null);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    const wrong = await call('GET', '/api/v1/ping', undefined, 'tb_not-a-key');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  type Doc = {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+    components: { schemas: Record<string, { required: string[] }> };
+  };
+  const doc = openApiDocument() as unknown as Doc;
+
+  /** The document's path template a concrete path matches. */
+  const templateOf = (path: string) => {
+    const bare = path.split('?')[0] ?? path;
+    return Object.keys(doc.paths).find((t) =>
+      new RegExp(`^${t.replace(/\{id\}/g, '[^/]+')}$`).test(bare.replace(/^\/api\/v1\/threadbase/, '/api/v1/threadbase')),
+    );
+  };
+
+  it('declares the status codes the routes answer (201 for creations, 409 for entry conflicts)', async () => {
+    const created = await call('POST', '/api/v1/session', {});
+    expect(created.status).toBe(201);
+    const sid = created.json.data.id as string;
+    expect((await call('POST', `/api/v1/session/${sid}/messages`, { blob: { role: 'user', content: 'hi' } })).status).toBe(201);
+    expect((await call('POST', '/api/v1/threadbase/sessions/add-1/fork', {})).status).toBe(201);
+    const dup = await call('PUT', '/api/v1/threadbase/sessions/dup-1', {
+      session: { id: 'dup-1' },
+      entries: [message('x', null, '2026-11-01T00:00:00Z', 'x'), message('x', null, '2026-11-01T00:00:00Z', 'x')],
+    });
+    expect(dup.status).toBe(409);
+    expect(dup.json.msg).toContain('x');
+    expect(doc.paths['/api/v1/threadbase/sessions/{id}']?.put?.responses).toHaveProperty('200');
+    expect(doc.paths['/api/v1/threadbase/sessions/{id}']?.put?.responses).toHaveProperty('201');
+    expect(doc.paths['/api/v1/threadbase/sessions/{id}/export']?.get?.responses['200']?.content).toHaveProperty('text/markdown');
+  });
+
+  it("every answer in this file has a status its route declares and the declared body's required fields", () => {
+    expect(answers.length).toBeGreaterThan(20);
+    for (const a of answers) {
+      const template = templateOf(a.path);
+      expect(template, a.path).toBeDefined();
+      const op = doc.paths[template as string]?.[a.method.toLowerCase()];
+      expect(op, `${a.method} ${a.path}`).toBeDefined();
+      const declared = op?.responses[String(a.status)];
+      expect(declared, `${a.method} ${a.path} answered ${a.status}`).toBeDefined();
+      const ref = (declared?.content?.['application/json'] as { schema?: { $ref?: string } } | undefined)?.schema?.$ref;
+      if (!ref) continue;
+      const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+      for (const field of schema?.required ?? []) expect(a.json, `${a.method} ${a.path}: ${field}`).toHaveProperty(field);
+    }
+  });
+});
