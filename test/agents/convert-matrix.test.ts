@@ -22,7 +22,6 @@ import {
   OPENCODE_MODEL,
   OPENCODE_TINY_MODEL,
   PiRpc,
-  requestsSince,
   runClaude,
   runClaudeContent,
   runOpencode,
@@ -32,24 +31,19 @@ import {
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import '../../src/formats/all.js';
-import { readSession } from '../helpers/conversions.js';
+import type { Block } from '../helpers/claude-requests.js';
+import { readSession, resumeInTarget, textOf, type Written } from '../helpers/conversions.js';
 import { ONE_PIXEL_PNG as PNG } from '../helpers/sessions.js';
 
 type Agent = 'claude' | 'pi' | 'opencode';
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
 
-type Block = Record<string, unknown> & { type: string };
 interface Turn {
   role: string;
   content: Block[];
 }
 
 const isReminder = (b: Block) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>');
-
-function textsOf(content: string | Block[]): string[] {
-  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-  return blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' && !isReminder(b) ? [b.text] : []));
-}
 
 function systemText(req: AnthropicRequest): string {
   if (!req.system) return '';
@@ -68,7 +62,7 @@ const matrixRule: Rule = (req) => {
   if (!last) return undefined;
   const blocks = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
   if (blocks.some((b) => b.type === 'tool_result')) return undefined;
-  const text = textsOf(last.content).at(-1) ?? '';
+  const text = textOf(last.content).at(-1) ?? '';
   const run = /^RUN: (.+)$/s.exec(text);
   const bash = req.tools?.find((t) => /^bash$/i.test(t.name));
   if (run && bash)
@@ -258,25 +252,16 @@ afterAll(async () => {
 });
 
 /** Resumes the written session in the target agent with a probe; what it sent before the probe. */
-async function resumeInTarget(
+async function resumedBeforeProbe(
   target: Agent,
-  written: { id: string; path: string },
+  written: Written,
   probe: string,
   model?: string,
 ): Promise<{ role: string; content: unknown }[]> {
-  const mark = home.standIn.messageRequests().length;
   // Claude Code resumed with the model the source last answered with: it leaves out thinking recorded by another model.
-  if (target === 'claude') await runClaude(home, ['--resume', written.id, ...(model ? ['--model', model] : [])], probe);
-  else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
-  else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
+  const sent = await resumeInTarget(home, target, written, probe, model);
   // Claude Code places system-role messages (environment, listings) after the prompt; they are not the conversation.
-  const conversationOf = (r: AnthropicRequest) => r.messages.filter((m) => (m.role as string) !== 'system');
-  const req = requestsSince(home, mark).find((r) => {
-    const last = conversationOf(r).at(-1);
-    return (r.tools?.length ?? 0) > 0 && last?.role === 'user' && textsOf(last.content).at(-1) === probe;
-  });
-  if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
-  const messages = conversationOf(req).map((m) => ({ ...m }));
+  const messages = sent.filter((m) => (m.role as string) !== 'system').map((m) => ({ ...m }));
   const last = messages.at(-1) as { role: string; content: string | Block[] };
   const blocks = typeof last.content === 'string' ? [] : last.content.filter((b) => !(b.type === 'text' && b.text === probe));
   if (blocks.filter((b) => !isReminder(b)).length === 0) messages.pop();
@@ -310,12 +295,7 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
         const sourceId = sourceIds.get(from) as string;
         const source = await readSession(home, from, sourceId);
         const summaries = source.entries.filter((e): e is CompactionEntry => e.kind === 'compaction').map((e) => e.summary);
-        const written = JSON.parse(await cli('convert', sourceId, '--source', from, '--to', to, '--json')) as {
-          id: string;
-          source: string;
-          path: string;
-          warnings?: string[];
-        };
+        const written = JSON.parse(await cli('convert', sourceId, '--source', from, '--to', to, '--json')) as Written;
         expect(written.source).toBe(to);
         // every source has signed thinking: each target warns how it replays another model's thinking
         expect(written.warnings?.join('\n')).toMatch(
@@ -328,7 +308,7 @@ describe('convert between Claude Code, pi and OpenCode, resumed by the real targ
         const lastModel = source.entries
           .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' && e.message.model ? [e.message.model] : []))
           .at(-1);
-        const sent = await resumeInTarget(to, written, `probe ${from} to ${to}`, lastModel);
+        const sent = await resumedBeforeProbe(to, written, `probe ${from} to ${to}`, lastModel);
         const expected = normalise(sourceCtx, summaries, to !== 'claude');
         expect(normalise(sent, summaries, to !== 'claude')).toEqual(expected);
         // what must be in it: the tool call after the compaction with its result, the summary, the fork's turn
