@@ -1,8 +1,10 @@
 /**
- * Pushing local sessions to a team server, incrementally: a state file remembers, per server, how
- * many entries of each session were sent and the id they ended on, so a second push sends only
- * what is new. The server adds entries idempotently by id, so an interrupted push can repeat.
+ * Pushing local sessions to a team server, incrementally: a state file remembers, per server and
+ * key (a key is one project there), how many entries of each session were sent and the id they
+ * ended on, so a second push sends only what is new. The server adds entries idempotently by id,
+ * so an interrupted push can repeat.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../formats/shared/atomic.js';
@@ -18,7 +20,16 @@ export interface PushedSession {
   updatedAt: string;
 }
 
+/** Per `<server> key:<hash prefix>` (before: per server alone), per local session id. */
 export type PushState = Record<string, Record<string, PushedSession>>;
+
+/**
+ * The state's name for a server and key. The key decides the project, so what one key pushed is not
+ * "already sent" for another (a second project's push sent nothing). Only a hash prefix is kept.
+ */
+export function pushStateKey(server: string, key: string): string {
+  return `${server} key:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 12)}`;
+}
 
 export interface PushOptions {
   from: SessionDriver;
@@ -81,8 +92,9 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   const doFetch = opts.fetchImpl ?? fetch;
   const server = opts.to.replace(/\/+$/, '');
   const state = await loadState(opts.statePath);
-  if (!state[server]) state[server] = {};
-  const mine = state[server];
+  const stateKey = pushStateKey(server, opts.key);
+  /** The server as errors name it: without any user:password in its URL. */
+  const shown = server.replace(/^([a-z]+:\/\/)[^/@]*@/i, '$1');
   const report: PushReport = { sessions: 0, created: 0, updated: 0, unchanged: 0, entriesSent: 0, requests: 0, failed: [] };
   const maxBytes = opts.maxBodyBytes ?? 4 * 1024 * 1024;
 
@@ -99,6 +111,46 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
     return { id: json.data?.id ?? remoteId, created: json.data?.created === true };
   };
 
+  const headers = { authorization: `Bearer ${opts.key}` };
+  /** GET on the server; a connection failure names the server (fetch says only "fetch failed"). */
+  const get = async (path: string): Promise<Response> => {
+    try {
+      return await doFetch(`${server}${path}`, { headers });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new ThreadbaseError(
+        'push',
+        `cannot reach ${shown}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+        {},
+      );
+    }
+  };
+  // Once, before anything is sent: a wrong key or an unreachable server is one error, not one per session.
+  let checked = false;
+  const checkServer = async () => {
+    if (checked) return;
+    checked = true;
+    const res = await get('/api/v1/ping');
+    if (!res.ok) {
+      const json = (await res.json().catch(() => ({}))) as { msg?: string };
+      throw new ThreadbaseError('push', `${shown} refused the push: ${res.status} ${json.msg ?? res.statusText}`, {});
+    }
+  };
+
+  // State written per server alone (before keys were told apart) is this key's only if the server
+  // has, for this key, a session it names; else it was another project's and this key starts afresh.
+  if (!state[stateKey] && state[server]) {
+    const legacy = state[server];
+    const probe = Object.values(legacy)[0];
+    await checkServer();
+    if (probe && (await get(`/api/v1/threadbase/sessions/${encodeURIComponent(probe.remoteId)}`)).ok) {
+      state[stateKey] = legacy;
+      delete state[server];
+    }
+  }
+  if (!state[stateKey]) state[stateKey] = {};
+  const mine = state[stateKey];
+
   const infos = await opts.from.listSessions(opts.filter ?? {});
   report.sessions = infos.length;
   let done = 0;
@@ -110,6 +162,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       report.unchanged++;
       continue;
     }
+    await checkServer(); // outside the try: its failure ends the push
     try {
       const s = await opts.from.getSession(info.id);
       if (!s) continue;

@@ -2,20 +2,32 @@
  * An audit of the team server's HTTP API as a team uses it: a real server over a real PostgreSQL
  * schema, real HTTP, two projects' keys. Each case is something the audit found wrong.
  */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Entry } from '../../src/model/types.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { openApiDocument } from '../../src/server/openapi.js';
+import { pushSessions } from '../../src/server/push.js';
 import { PostgresTokenStore } from '../../src/server/tokens.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
 let db: TestSchema;
 let server: RunningServer;
 let keyA: string;
+let keyB: string;
+let tokens: PostgresTokenStore;
+/** A key of a third project, made when a test needs one that has pushed nothing. */
+const tokensForC = async () => (await tokens.createToken('gamma')).key;
 
 beforeAll(async () => {
   db = await freshSchema('tb_audit');
-  const tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
+  tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
   keyA = (await tokens.createToken('alpha')).key;
+  keyB = (await tokens.createToken('beta')).key;
   server = await startServer({ store: db.store, tokens, port: 0, log: () => undefined });
 });
 afterAll(async () => {
@@ -191,6 +203,91 @@ describe('the OpenAPI document', () => {
       if (!ref) continue;
       const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
       for (const field of schema?.required ?? []) expect(a.json, `${a.method} ${a.path}: ${field}`).toHaveProperty(field);
+    }
+  });
+});
+
+/** A loopback port nothing listens on (fetch refuses "bad ports" such as 1 or 9 before connecting). */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+describe('push', () => {
+  /** A local store with two sessions, as push reads them. */
+  async function localStore(): Promise<MemoryStore> {
+    const local = new MemoryStore();
+    for (const id of ['push-s1', 'push-s2'])
+      await local.writeSession(
+        {
+          id,
+          source: 'threadbase',
+          createdAt: '2026-11-02T00:00:00Z',
+          updatedAt: '2026-11-02T00:00:01Z',
+          messageCount: 1,
+          entries: [message(`${id}-e1`, null, '2026-11-02T00:00:00Z', `hello from ${id}`) as Entry],
+        },
+        { keepId: true },
+      );
+    return local;
+  }
+
+  it("a second project's key on the same server pushes everything (the state is per key, not per server)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tb-audit-push-'));
+    try {
+      const local = await localStore();
+      const statePath = join(dir, 'push-state.json');
+      const first = await pushSessions({ from: local, to: server.url, key: keyA, statePath });
+      expect(first).toMatchObject({ created: 2, failed: [] });
+      const second = await pushSessions({ from: local, to: server.url, key: keyB, statePath });
+      expect(second).toMatchObject({ created: 2, unchanged: 0, failed: [] });
+      const theirs = await call('GET', '/api/v1/threadbase/sessions?text=hello', undefined, keyB);
+      expect(theirs.json.data.sessions).toHaveLength(2);
+      // and each key's state says "unchanged" the next time
+      expect(await pushSessions({ from: local, to: server.url, key: keyB, statePath })).toMatchObject({ unchanged: 2 });
+      expect(await readFile(statePath, 'utf8')).not.toContain(keyB);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("state kept per server alone (older threadbase) is taken by the key whose project has those sessions, not another's", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tb-audit-push-'));
+    try {
+      const local = await localStore();
+      const statePath = join(dir, 'push-state.json');
+      await pushSessions({ from: local, to: server.url, key: keyA, statePath });
+      // rewrite as the older format: the same sessions under the server's URL alone
+      const state = JSON.parse(await readFile(statePath, 'utf8')) as Record<string, unknown>;
+      const legacy = { [server.url]: Object.values(state)[0] };
+      await writeFile(statePath, JSON.stringify(legacy));
+      const c = await tokensForC();
+      const forC = await pushSessions({ from: local, to: server.url, key: c, statePath });
+      expect(forC).toMatchObject({ created: 2, failed: [] });
+      const forA = await pushSessions({ from: local, to: server.url, key: keyA, statePath });
+      expect(forA).toMatchObject({ unchanged: 2, requests: 0 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a wrong key or an unreachable server is one error naming the server, before anything is sent', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tb-audit-push-'));
+    try {
+      const local = await localStore();
+      const statePath = join(dir, 'push-state.json');
+      await expect(pushSessions({ from: local, to: server.url, key: 'tb_wrong', statePath })).rejects.toThrow(
+        `${server.url} refused the push: 401 invalid API key`,
+      );
+      const closed = await closedPort();
+      await expect(pushSessions({ from: local, to: `http://127.0.0.1:${closed}`, key: keyA, statePath })).rejects.toThrow(
+        `cannot reach http://127.0.0.1:${closed}: ECONNREFUSED`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
