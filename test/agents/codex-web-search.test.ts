@@ -12,11 +12,10 @@
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
-import { Sources } from '../../src/formats/registry.js';
 import type { ToolCallPart } from '../../src/model/types.js';
 import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import type { Block } from '../helpers/claude-requests.js';
-import { convertWith, resumeInTarget } from '../helpers/conversions.js';
+import { convertWith, newestSession, resumeInTarget } from '../helpers/conversions.js';
 import { itemText, type ResponsesRule } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
@@ -58,8 +57,8 @@ let sentByCodex: unknown[] = [];
 beforeAll(async () => {
   home = await setupCodexAgentHome({ responsesRules: [searchRule] });
   await home.codex(['--', `SEARCH: ${QUERY}`]);
-  const [listed] = await new Sources(home.env).driver('codex').listSessions();
-  if (!listed?.path) throw new Error('codex recorded no session');
+  const listed = await newestSession(home, 'codex');
+  if (!listed.path) throw new Error(`codex session ${listed.id} has no file`);
   codexId = listed.id;
   await home.codex(['resume', codexId, `BROWSE: ${PAGE}`]);
   recorded = (await fs.readFile(listed.path, 'utf8'))

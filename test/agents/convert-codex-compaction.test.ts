@@ -16,10 +16,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { Sources } from '../../src/formats/registry.js';
 import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
+import { convertWith, newestSession, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
 import { codexHistory, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
@@ -39,8 +38,7 @@ const compactAt = (limit: number) => ['-c', `model_auto_compact_token_limit=${li
 
 async function recordCodex(): Promise<string> {
   await home.codex(['RUN: echo before-compaction']);
-  const [listed] = await new Sources(home.env).driver('codex').listSessions();
-  if (!listed) throw new Error('codex recorded no session');
+  const listed = await newestSession(home, 'codex');
   // the first turn's tokens are far over 2000: codex compacts before this turn (a text answer, so not again in it)
   await home.codex(['resume', listed.id, ...compactAt(2000), 'second question']);
   await home.codex(['resume', listed.id, `RUN: ${FAILING}`]);

@@ -20,11 +20,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { Sources } from '../../src/formats/registry.js';
 import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
-import { convertWith, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
+import { convertWith, newestSession, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesItem,
@@ -79,8 +78,7 @@ let afterCompaction: ResponsesItem[] = [];
 
 async function recordCodex(): Promise<string> {
   await home.codex([FIRST]);
-  const [listed] = await new Sources(home.env).driver('codex').listSessions();
-  if (!listed) throw new Error('codex recorded no session');
+  const listed = await newestSession(home, 'codex');
   // The first turn's requests are about 5,300 tokens: under the limit before the turn and after its
   // first call; the second call's large output takes the history over it, so codex compacts mid-turn.
   await home.codex(['resume', listed.id, '-c', 'model_auto_compact_token_limit=6000', STEPS]);

@@ -31,7 +31,7 @@ import {
 } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, readContext, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
+import { convertWith, newestSession, readContext, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
 import {
   codexHistory,
   defaultResponsesRules,
@@ -87,8 +87,7 @@ async function recordCodex(): Promise<string> {
   const image = join(home.project, 'dot.png');
   await fs.writeFile(image, Buffer.from(PNG, 'base64'));
   await home.codex(['-i', image, '--', 'RUN: echo codex-tool-out']);
-  const [listed] = await new Sources(home.env).driver('codex').listSessions();
-  if (!listed) throw new Error('codex recorded no session');
+  const listed = await newestSession(home, 'codex');
   await home.codex(['resume', listed.id, 'THINK: and the second turn?']);
   return listed.id;
 }
@@ -122,8 +121,7 @@ async function recordPi(): Promise<string> {
 async function recordOpencode(): Promise<string> {
   await fs.writeFile(join(home.project, 'pixel.png'), Buffer.from(PNG, 'base64'));
   await runOpencode(home, ['run', '-m', OPENCODE_MODEL, '-f', 'pixel.png', '--', 'RUN:', 'echo', 'oc-src', '>', 'o.txt']);
-  const [listed] = await new Sources(home.env).driver('opencode').listSessions();
-  if (!listed) throw new Error('opencode recorded no session');
+  const listed = await newestSession(home, 'opencode');
   await runOpencode(home, ['run', '-s', listed.id, '-m', OPENCODE_MODEL, 'second', 'opencode', 'turn']);
   return listed.id;
 }

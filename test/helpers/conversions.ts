@@ -6,7 +6,7 @@ import { type AgentHome, OPENCODE_MODEL, requestsSince, runClaude, runOpencode, 
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
-import type { Session } from '../../src/model/types.js';
+import type { Session, SessionInfo } from '../../src/model/types.js';
 import type { AnthropicRequest, Rule } from './anthropic-standin.js';
 import type { Block, Msg } from './claude-requests.js';
 import { runCliOk } from './cli.js';
@@ -29,6 +29,18 @@ export async function readSession(home: Pick<AgentHome, 'env'>, agent: string, i
     const s = await sources.driver(agent).getSession(id);
     if (!s) throw new Error(`${agent} session ${id} not found`);
     return s;
+  } finally {
+    await sources.close();
+  }
+}
+
+/** The session `agent` lists first (its newest) in the home's stores: the one the real agent just recorded. */
+export async function newestSession(home: Pick<AgentHome, 'env'>, agent: string): Promise<SessionInfo> {
+  const sources = new Sources(home.env);
+  try {
+    const [listed] = await sources.driver(agent).listSessions();
+    if (!listed) throw new Error(`${agent} recorded no session`);
+    return listed;
   } finally {
     await sources.close();
   }
