@@ -57,6 +57,9 @@ describe('the packed package', () => {
     for (const path of named) expect(files, path).toContain(path?.replace(/^\.\//, ''));
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
+    // with the sources it ships, so an editor's "go to definition" lands in src, not in a .d.ts
+    expect(files).toContain('dist/index.d.ts.map');
+    expect(files).toContain('src/index.ts');
     // the web viewer serves its assets from the package's src (dist/server/web looks there)
     expect(files).toContain('src/server/web/assets/index.html');
   });
@@ -102,8 +105,11 @@ describe('the packed package', () => {
     const typed = (name: string): boolean => {
       const path = join(root, 'node_modules', name, 'package.json');
       if (!existsSync(path)) return false;
-      const p = JSON.parse(readFileSync(path, 'utf8')) as { types?: string; typings?: string };
-      return Boolean(p.types ?? p.typings);
+      const p = JSON.parse(readFileSync(path, 'utf8')) as { types?: string; typings?: string; exports?: unknown };
+      // `types` beside `exports`, or as a condition of the root export (string-width's shape)
+      const exp = typeof p.exports === 'object' && p.exports !== null ? (p.exports as Record<string, unknown>) : {};
+      const dot = typeof exp['.'] === 'object' && exp['.'] !== null ? (exp['.'] as Record<string, unknown>) : exp;
+      return Boolean(p.types ?? p.typings ?? dot.types);
     };
     const wrong: string[] = [];
     for (const f of files.filter((f) => f.startsWith('dist/') && f.endsWith('.d.ts'))) {
