@@ -494,18 +494,19 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const updatedAt = headerTime('updatedAt', body.session.updatedAt);
     const store = c.get('store');
     const key = sessionKey(c, id);
+    const addTo = async (existing: Session) => {
+      const have = new Set(existing.entries.map((e) => e.id));
+      const fresh = entries.filter((e) => !have.has(e.id));
+      if (fresh.length) {
+        if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
+        await store.appendEntries(id, fresh);
+      }
+      return { id, created: false, added: fresh.length };
+    };
     const result = await queue.run(key, async () => {
       lastEntry.delete(key);
       const existing = await store.getSession(id);
-      if (existing) {
-        const have = new Set(existing.entries.map((e) => e.id));
-        const fresh = entries.filter((e) => !have.has(e.id));
-        if (fresh.length) {
-          if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
-          await store.appendEntries(id, fresh);
-        }
-        return { id, created: false, added: fresh.length };
-      }
+      if (existing) return addTo(existing);
       if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions');
       const s = body.session;
       const info = await store.writeSession(
@@ -520,6 +521,15 @@ export function createApp(opts: ServerOptions): Hono<Env> {
         },
         { keepId: true },
       );
+      if (info.id !== id) {
+        // The id was taken meanwhile: by this project's same push through another server process on
+        // this database (the queue serialises only this process), the copy just made gives way to it.
+        const winner = await store.getSession(id);
+        if (winner && store.deleteSession) {
+          await store.deleteSession(info.id);
+          return addTo(winner);
+        }
+      }
       return { id: info.id, created: true, added: entries.length };
     });
     return ok(c, result, result.created ? 201 : 200);

@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Entry } from '../../src/model/types.js';
+import { createApp } from '../../src/server/app.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { pushSessions } from '../../src/server/push.js';
 import { PostgresTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openPostgresStore } from '../../src/stores/postgres/index.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
 let db: TestSchema;
@@ -288,6 +290,42 @@ describe('push', () => {
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('two server processes on one database', () => {
+  it('pushing the same new session through both at once makes one session with every entry, no 500', async () => {
+    // a second store on the same schema stands for a second server process (the in-process queue does not span them)
+    const other = await openPostgresStore(db.url);
+    try {
+      const tokens2 = new PostgresTokenStore(other.pool, other.ready());
+      const app1 = createApp({ store: db.store, tokens, log: () => undefined });
+      const app2 = createApp({ store: other, tokens: tokens2, log: () => undefined });
+      for (let round = 0; round < 8; round++) {
+        const id = `race-${round}`;
+        const put = (app: typeof app1, entries: unknown[]) =>
+          app.request(`/api/v1/threadbase/sessions/${id}`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${keyA}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ session: { id }, entries }),
+          });
+        const first = message(`${id}-a`, null, '2026-11-03T00:00:00Z', 'a');
+        const second = message(`${id}-b`, `${id}-a`, '2026-11-03T00:00:01Z', 'b', 'assistant');
+        const answers = await Promise.all([put(app1, [first]), put(app2, [first, second])]);
+        expect(answers.map((r) => r.status).sort(), id).toEqual([200, 201]);
+        const bodies = (await Promise.all(answers.map((r) => r.json()))) as { data: { id: string } }[];
+        expect(
+          bodies.map((b) => b.data.id),
+          id,
+        ).toEqual([id, id]);
+        const got = await call('GET', `/api/v1/threadbase/sessions/${id}`);
+        expect(got.json.data.entries.map((e: { id: string }) => e.id)).toEqual([`${id}-a`, `${id}-b`]);
+      }
+      const all = await call('GET', '/api/v1/threadbase/sessions');
+      expect(all.json.data.sessions.filter((s: { title?: string }) => s.title === 'a')).toHaveLength(8);
+    } finally {
+      await other.close();
     }
   });
 });

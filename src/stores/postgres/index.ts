@@ -379,26 +379,31 @@ export class PostgresStore extends DriverBase {
         .sort();
       const createdAt = session.createdAt || times[0] || now;
       const updatedAt = [session.updatedAt, times[times.length - 1]].filter(Boolean).sort().pop() ?? now;
-      await c.query(
-        `INSERT INTO tb_sessions (id, tenant, source, cwd, title, created_at, updated_at, parent_id, parent_entry_id,
-           parent_tool_call_id, leaf_id, info, raw)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
-        [
-          id,
-          this.tenant,
-          THREADBASE_SOURCE,
-          session.project === undefined ? null : columnText(session.project),
-          session.title === undefined ? null : columnText(session.title),
-          createdAt,
-          updatedAt,
-          session.parentId ?? null,
-          session.parentEntryId ?? null,
-          session.parentToolCallId ?? null,
-          session.leafId ?? currentLeaf(session)?.id ?? null,
-          JSON.stringify(info),
-          session.raw === undefined ? null : JSON.stringify(session.raw),
-        ],
-      );
+      const insert = (rowId: string) =>
+        c.query(
+          `INSERT INTO tb_sessions (id, tenant, source, cwd, title, created_at, updated_at, parent_id, parent_entry_id,
+             parent_tool_call_id, leaf_id, info, raw)
+           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+           ON CONFLICT (id) DO NOTHING`,
+          [
+            rowId,
+            this.tenant,
+            THREADBASE_SOURCE,
+            session.project === undefined ? null : columnText(session.project),
+            session.title === undefined ? null : columnText(session.title),
+            createdAt,
+            updatedAt,
+            session.parentId ?? null,
+            session.parentEntryId ?? null,
+            session.parentToolCallId ?? null,
+            session.leafId ?? currentLeaf(session)?.id ?? null,
+            JSON.stringify(info),
+            session.raw === undefined ? null : JSON.stringify(session.raw),
+          ],
+        );
+      // The id can be taken between the look-up above and here (another writer, another server on this
+      // database): then it is replaced, as one taken before is, instead of failing on the primary key.
+      while (!(await insert(id)).rowCount) id = randomUUID();
       await insertEntries(c, id, session.entries, 0);
       await refreshCounters(c, id, session.entries, false);
       return id;
