@@ -14,7 +14,7 @@ import { messageToOpenAI } from '../convert/openai.js';
 import { parseJson } from '../formats/shared/jsonl.js';
 import type { SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
-import type { Entry, MessageEntry, Session } from '../model/types.js';
+import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
 import { PostgresStore } from '../stores/postgres/index.js';
 import {
   type AcontextSessionFields,
@@ -96,6 +96,11 @@ function isMessageEntry(e: Entry): e is MessageEntry {
 
 const cursorOf = (entryId: string) => Buffer.from(entryId, 'utf8').toString('base64url');
 const entryIdOfCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
+
+type CreationPlace = Pick<SessionInfo, 'createdAt' | 'id'>;
+/** The order /session lists in: creation time, then id. */
+const byCreation = (a: CreationPlace, b: CreationPlace): number =>
+  a.createdAt === b.createdAt ? (a.id === b.id ? 0 : a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1;
 
 const boolParam = (v: string | undefined, dflt: boolean) => (v === undefined ? dflt : v === 'true' || v === '1');
 
@@ -323,21 +328,31 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       const space = acontextSession(s, '').space_id;
       return (spaceId === undefined || space === spaceId) && (!notConnected || space === null);
     });
-    all = [...all].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+    all = [...all].sort(byCreation);
     if (desc) all.reverse();
     let start = 0;
     if (cursor) {
+      // A cursor is the last session's place in the order (creation time, id), so a page goes on
+      // after it even when that session was deleted meanwhile; one naming an id alone (older) still works.
       const after = entryIdOfCursor(cursor);
-      const at = all.findIndex((s) => s.id === after);
-      if (at < 0) throw new HttpError(400, 'invalid cursor');
-      start = at + 1;
+      const sep = after.indexOf('\u0000');
+      if (sep < 0) {
+        const at = all.findIndex((s) => s.id === after);
+        if (at < 0) throw new HttpError(400, `invalid cursor ${JSON.stringify(cursor)}: no such session`);
+        start = at + 1;
+      } else {
+        const place = { createdAt: after.slice(0, sep), id: after.slice(sep + 1) };
+        const past = (s: SessionInfo) => (desc ? byCreation(s, place) < 0 : byCreation(s, place) > 0);
+        start = all.findIndex(past);
+        if (start < 0) start = all.length;
+      }
     }
     const page = all.slice(start, start + limit);
     const hasMore = start + limit < all.length;
     const last = page[page.length - 1];
     return ok(c, {
       items: page.map((s) => acontextSession(s, c.get('project').id)),
-      next_cursor: hasMore && last ? cursorOf(last.id) : null,
+      next_cursor: hasMore && last ? cursorOf(`${last.createdAt}\u0000${last.id}`) : null,
       has_more: hasMore,
     });
   });

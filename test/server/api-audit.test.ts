@@ -22,8 +22,9 @@ let server: RunningServer;
 let keyA: string;
 let keyB: string;
 let tokens: PostgresTokenStore;
-/** A key of a third project, made when a test needs one that has pushed nothing. */
-const tokensForC = async () => (await tokens.createToken('gamma')).key;
+/** A key of a project of its own, made when a test needs one that holds nothing yet. */
+let projects = 0;
+const tokensForC = async () => (await tokens.createToken(`project-${++projects}`)).key;
 
 beforeAll(async () => {
   db = await freshSchema('tb_audit');
@@ -327,5 +328,42 @@ describe('two server processes on one database', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('pagination of /session', () => {
+  it('goes on after a page whose last session was deleted meanwhile, both ways, and takes older id cursors', async () => {
+    const key = await tokensForC();
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      made.push((await call('POST', '/api/v1/session', {}, key)).json.data.id);
+      await new Promise((r) => setTimeout(r, 3)); // distinct creation times
+    }
+    for (const desc of [false, true]) {
+      const order = desc ? [...made].reverse() : made;
+      const first = await call('GET', `/api/v1/session?limit=2&time_desc=${desc}`, undefined, key);
+      expect(first.json.data.items.map((s: { id: string }) => s.id)).toEqual(order.slice(0, 2));
+      expect(first.json.data.has_more).toBe(true);
+      // the page's last session goes away before the next page is asked for
+      const gone = order[1] as string;
+      expect((await call('DELETE', `/api/v1/session/${gone}`, undefined, key)).status).toBe(200);
+      const next = await call(
+        'GET',
+        `/api/v1/session?limit=2&time_desc=${desc}&cursor=${first.json.data.next_cursor}`,
+        undefined,
+        key,
+      );
+      expect(next.status, JSON.stringify(next.json)).toBe(200);
+      expect(next.json.data.items.map((s: { id: string }) => s.id)).toEqual(order.slice(2, 4));
+      expect(next.json.data).toMatchObject({ has_more: false, next_cursor: null });
+      made.splice(made.indexOf(gone), 1);
+    }
+    // a cursor as older servers made it (the id alone) still reads on from that session
+    const oldCursor = Buffer.from(made[0] as string, 'utf8').toString('base64url');
+    const rest = await call('GET', `/api/v1/session?cursor=${oldCursor}`, undefined, key);
+    expect(rest.json.data.items.map((s: { id: string }) => s.id)).toEqual(made.slice(1));
+    const bad = await call('GET', '/api/v1/session?cursor=bm9wZQ', undefined, key);
+    expect(bad.status).toBe(400);
+    expect(bad.json.msg).toContain('bm9wZQ');
   });
 });
