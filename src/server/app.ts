@@ -651,6 +651,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       source: q.source,
       project: q.project,
       since: timeParam('since', q.since),
+      until: timeParam('until', q.until),
       limit: intParam(q.limit, 50, 1000),
     });
     return ok(c, { hits });

@@ -100,7 +100,11 @@ const ROUTES: Record<string, Record<string, Op>> = {
     },
   },
   '/api/v1/threadbase/search': {
-    get: { tag: 'threadbase', summary: 'Full-text search', params: ['q', 'role', 'tool', 'source', 'project', 'since', 'limit'] },
+    get: {
+      tag: 'threadbase',
+      summary: 'Full-text search',
+      params: ['q', 'role', 'tool', 'source', 'project', 'since', 'until', 'limit'],
+    },
   },
   '/api/v1/threadbase/stats': {
     get: { tag: 'threadbase', summary: 'Session count and token usage', params: ['source', 'project', 'since', 'until'] },

@@ -15,6 +15,7 @@ import { pushSessions } from '../../src/server/push.js';
 import { PostgresTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openPostgresStore } from '../../src/stores/postgres/index.js';
+import { openRemoteStore } from '../../src/stores/remote/index.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
 let db: TestSchema;
@@ -365,5 +366,27 @@ describe('pagination of /session', () => {
     const bad = await call('GET', '/api/v1/session?cursor=bm9wZQ', undefined, key);
     expect(bad.status).toBe(400);
     expect(bad.json.msg).toContain('bm9wZQ');
+  });
+});
+
+describe('search until', () => {
+  it('GET /search and the remote store (search --from http://…) keep only hits up to until', async () => {
+    const key = await tokensForC();
+    await call(
+      'PUT',
+      '/api/v1/threadbase/sessions/until-1',
+      {
+        session: { id: 'until-1' },
+        entries: [
+          message('early', null, '2026-09-01T10:00:00Z', 'kumquat early'),
+          message('late', 'early', '2026-09-20T10:00:00Z', 'kumquat late', 'assistant'),
+        ],
+      },
+      key,
+    );
+    const hits = await call('GET', '/api/v1/threadbase/search?q=kumquat&until=2026-09-10', undefined, key);
+    expect(hits.json.data.hits.map((h: { entryId: string }) => h.entryId)).toEqual(['early']);
+    const remote = openRemoteStore(server.url, { key });
+    expect((await remote.search('kumquat', { until: '2026-09-10T23:59:59.999Z' })).map((h) => h.entryId)).toEqual(['early']);
   });
 });

@@ -159,6 +159,7 @@ export class RemoteStore extends DriverBase {
       source: opts.source,
       project: opts.project,
       since: opts.since,
+      until: opts.until,
       limit: opts.limit,
     });
     return isRecord(data) && Array.isArray(data.hits) ? (data.hits as SearchHit[]) : [];
