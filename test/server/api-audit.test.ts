@@ -390,3 +390,29 @@ describe('search until', () => {
     expect((await remote.search('kumquat', { until: '2026-09-10T23:59:59.999Z' })).map((h) => h.entryId)).toEqual(['early']);
   });
 });
+
+describe('source of pushed sessions', () => {
+  it('?source=AGENT finds the sessions pushed from that agent (stored as threadbase, importedFrom the agent) in list, stats and search', async () => {
+    const key = await tokensForC();
+    for (const [id, source] of [
+      ['src-claude', 'claude'],
+      ['src-pi', 'pi'],
+    ] as const)
+      await call(
+        'PUT',
+        `/api/v1/threadbase/sessions/${id}`,
+        { session: { id, source }, entries: [message(`${id}-e`, null, '2026-11-04T00:00:00Z', `persimmon from ${source}`)] },
+        key,
+      );
+    const listed = await call('GET', '/api/v1/threadbase/sessions?source=claude', undefined, key);
+    expect(listed.json.data.sessions.map((s: { id: string }) => s.id)).toEqual(['src-claude']);
+    expect((await call('GET', '/api/v1/threadbase/stats?source=pi', undefined, key)).json.data.sessions).toBe(1);
+    const hits = await call('GET', '/api/v1/threadbase/search?q=persimmon&source=claude', undefined, key);
+    expect(hits.json.data.hits.map((h: { sessionId: string }) => h.sessionId)).toEqual(['src-claude']);
+    // threadbase's own name still lists every session the store wrote
+    expect((await call('GET', '/api/v1/threadbase/sessions?source=threadbase', undefined, key)).json.data.sessions).toHaveLength(
+      2,
+    );
+    expect((await call('GET', '/api/v1/threadbase/sessions?source=codex', undefined, key)).json.data.sessions).toEqual([]);
+  });
+});

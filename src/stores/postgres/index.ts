@@ -166,9 +166,9 @@ export class PostgresStore extends DriverBase {
     const values: unknown[] = [this.tenant];
     const add = (sql: string, v: unknown) => {
       values.push(v);
-      where.push(sql.replace('?', `$${values.length}`));
+      where.push(sql.replaceAll('?', `$${values.length}`));
     };
-    if (filter.source) add('source = ?', filter.source);
+    if (filter.source) add(sourceIs(''), filter.source);
     if (filter.project) add('cwd = ?', filter.project);
     if (filter.since) add('updated_at >= ?', filter.since);
     if (filter.until) add('updated_at <= ?', filter.until);
@@ -490,7 +490,7 @@ export class PostgresStore extends DriverBase {
       values.push(v);
       where.push(sql.replaceAll('?', `$${values.length}`));
     };
-    if (opts.source) add('s.source = ?', opts.source);
+    if (opts.source) add(sourceIs('s.'), opts.source);
     if (opts.project) add('s.cwd = ?', opts.project);
     if (opts.since) add('e.ts >= ?', opts.since);
     if (opts.until) add('e.ts <= ?', opts.until);
@@ -596,6 +596,15 @@ function infoFromRow(r: SessionRow): SessionInfo {
   if (extra.meta && typeof extra.meta === 'object') info.meta = extra.meta as Record<string, unknown>;
   if (Array.isArray(extra.directories)) info.directories = extra.directories as string[];
   return info;
+}
+
+/**
+ * A `source` filter: the column, or for a session pushed or written here from an agent (its source is
+ * then `threadbase`), the agent it came from (meta.importedFrom.source), so `?source=claude` on a team
+ * server finds the Claude sessions pushed to it. The strpos test spares parsing the others' info.
+ */
+function sourceIs(alias: '' | 's.'): string {
+  return `(${alias}source = ? OR (${alias}source = '${THREADBASE_SOURCE}' AND strpos(${alias}info, '"importedFrom"') > 0 AND (${alias}info::jsonb #>> '{meta,importedFrom,source}') = ?))`;
 }
 
 /** The row's info JSON (an object from before migration 3, text since). */
