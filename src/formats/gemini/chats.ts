@@ -13,8 +13,9 @@
 import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { countMessages, firstUserLine } from '../../model/tree.js';
-import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
+import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { branchSummaryOf } from '../shared/branch-summary.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
 import { CallIdPairer, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
 
@@ -54,6 +55,21 @@ function injectedKind(text: string): string | undefined {
   return undefined;
 }
 
+/** A message with the fields threadbase kept in a record's `threadbase` field (encode.ts keptMessageFields). */
+function withKept(m: Message, kept: JsonObject | undefined): Message {
+  if (!kept) return m;
+  const out: Message = { ...m };
+  if (typeof kept.provider === 'string') out.provider = kept.provider;
+  else if (kept.provider === null) delete out.provider;
+  if (typeof kept.api === 'string') out.api = kept.api;
+  if (typeof kept.cost === 'number') out.cost = kept.cost;
+  if (typeof kept.stopReason === 'string') out.stopReason = kept.stopReason;
+  if (typeof kept.error === 'string') out.error = kept.error;
+  if (typeof kept.responseId === 'string') out.responseId = kept.responseId;
+  if (isObject(kept.meta)) out.meta = { ...out.meta, ...kept.meta };
+  return out;
+}
+
 /** A user message Gemini CLI wrote itself (marked by recordEntries). */
 const geminiInjected = (m: Message): boolean => Boolean(m.meta?.geminiInjected);
 
@@ -69,6 +85,36 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
   const type = str(rec.type);
   const base = { id, parentId, timestamp, raw: rec, rawSource: SOURCE } as const;
   const pairer = new CallIdPairer(`${id}:`);
+  const kept = isObject(rec.threadbase) ? rec.threadbase : undefined;
+  if (type === 'user' && kept && isObject(kept.compaction) && typeof kept.compaction.summary === 'string') {
+    // a compaction threadbase wrote as the user turn Gemini sends for it (encode.ts)
+    const c = kept.compaction;
+    return [
+      {
+        ...base,
+        kind: 'compaction',
+        summary: c.summary as string,
+        ...(typeof c.tokensBefore === 'number' ? { tokensBefore: c.tokensBefore } : {}),
+        ...(isObject(c.usage) ? { usage: c.usage as unknown as Usage } : {}),
+        ...(typeof c.cost === 'number' ? { cost: c.cost } : {}),
+        ...(typeof c.model === 'string' ? { model: c.model } : {}),
+      },
+    ];
+  }
+  if (type === 'user' && kept?.branchSummary !== undefined) {
+    const sent = geminiParts(rec.content, pairer)
+      .flatMap((p) => (p.type === 'text' ? [p.text] : []))
+      .join('\n');
+    const summary = branchSummaryOf(kept.branchSummary, sent);
+    if (summary) return [{ ...base, kind: 'branch_summary', ...summary }];
+  }
+  if (type === 'info' && kept?.role === 'system') {
+    const texts = Array.isArray(kept.texts)
+      ? kept.texts.filter((t): t is string => typeof t === 'string')
+      : [typeof rec.content === 'string' ? rec.content : ''];
+    const parts: Part[] = texts.map((text) => ({ type: 'text', text }));
+    return [{ ...base, kind: 'message', message: withKept({ role: 'system', parts }, kept) }];
+  }
   if (type === 'user') {
     const parts = geminiParts(rec.content, pairer);
     const onlyResults =
@@ -78,13 +124,14 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
       return [{ ...base, kind: 'metadata', type: 'gemini:repeated_tool_response', data: { content: rec.content } }];
     }
     for (const r of results) answered.add(r.callId);
-    const role = results.length > 0 && onlyResults ? 'tool' : 'user';
-    const message: Message = { role, parts };
+    const readRole = results.length > 0 && onlyResults ? 'tool' : 'user';
+    const role = kept?.role === 'user' || kept?.role === 'tool' ? kept.role : readRole;
+    const message: Message = withKept({ role, parts }, kept);
     const meta: JsonObject = {};
     if (rec.displayContent !== undefined) meta.displayContent = rec.displayContent;
     const injected = injectedKind(parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
     if (injected) meta.geminiInjected = injected;
-    if (Object.keys(meta).length) message.meta = meta;
+    if (Object.keys(meta).length) message.meta = { ...message.meta, ...meta };
     return [{ ...base, kind: 'message', message }];
   }
   if (type === 'gemini') {
@@ -93,14 +140,22 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
       for (const t of rec.thoughts.filter(isObject)) {
         const subject = str(t.subject) ?? '';
         const description = str(t.description) ?? '';
+        const tk = isObject(t.threadbase) ? t.threadbase : {};
         parts.push({
           type: 'thinking',
           // as Gemini CLI replays it on resume (convertSessionToClientHistory)
           thinking: subject ? `**${subject}** ${description}` : description,
-          meta: { subject, timestamp: t.timestamp },
+          ...(typeof tk.signature === 'string' ? { signature: tk.signature } : {}),
+          meta: {
+            subject,
+            timestamp: t.timestamp,
+            ...(typeof tk.thoughtSignature === 'string' ? { thoughtSignature: tk.thoughtSignature } : {}),
+          },
         });
       }
     }
+    if (Array.isArray(kept?.redactedThinking))
+      for (const data of kept.redactedThinking) if (typeof data === 'string') parts.push({ type: 'redacted_thinking', data });
     parts.push(...geminiParts(rec.content, pairer).filter((p) => !(p.type === 'text' && p.text === '' && !p.meta)));
     const calls = Array.isArray(rec.toolCalls) ? rec.toolCalls.filter(isObject) : [];
     const results: Part[] = [];
@@ -108,22 +163,31 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
       const name = str(c.name) ?? '';
       const callId = str(c.id) ?? pairer.call(name);
       const meta: JsonObject = {};
+      const ck = isObject(c.threadbase) ? c.threadbase : {};
+      // threadbase wrote a call's own status only from another agent's meta (encode.ts); else it says success
       for (const k of ['status', 'displayName', 'description', 'agentId', 'renderOutputAsMarkdown'])
         if (c[k] !== undefined) meta[k] = c[k];
+      if (isObject(ck.meta)) Object.assign(meta, ck.meta);
       parts.push({ type: 'tool_call', id: callId, name, input: isObject(c.args) ? c.args : {}, meta });
       if (c.result !== undefined && c.result !== null && !answered.has(callId)) {
         answered.add(callId);
         const r = toolCallResult(callId, name, c.result, str(c.status));
         if (c.resultDisplay !== undefined) r.meta = { ...(r.meta ?? {}), resultDisplay: c.resultDisplay };
+        const rk = isObject(ck.result) ? ck.result : {};
+        if (isObject(rk.meta)) r.meta = { ...(r.meta ?? {}), ...rk.meta };
+        if (rk.unnamed === true) delete r.name;
+        if (Array.isArray(rk.content) && rk.content.every((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string'))
+          r.content = rk.content as ToolResultContent[];
         results.push(r);
       }
     }
     const message: Message = { role: 'assistant', parts, provider: PROVIDER };
     if (typeof rec.model === 'string') message.model = rec.model;
     const usage = tokens(rec.tokens);
-    if (usage) message.usage = usage;
-    if (isObject(rec.tokens) && typeof rec.tokens.tool === 'number') message.meta = { toolUsePromptTokens: rec.tokens.tool };
-    const out: Entry[] = [{ ...base, kind: 'message', message }];
+    if (usage) message.usage = isObject(kept?.usage) ? { ...usage, ...(kept.usage as Partial<Usage>) } : usage;
+    if (isObject(rec.tokens) && typeof rec.tokens.tool === 'number' && !(kept && rec.tokens.tool === 0))
+      message.meta = { toolUsePromptTokens: rec.tokens.tool };
+    const out: Entry[] = [{ ...base, kind: 'message', message: withKept(message, kept) }];
     if (results.length) {
       const last = calls[calls.length - 1];
       out.push({
@@ -203,6 +267,26 @@ function applyRecord(state: ChatState, rec: unknown, place: { file: string; line
   warnings.push({ ...place, message: 'unknown Gemini chat record (no id, sessionId, $set or $rewindTo)' });
 }
 
+/**
+ * The results Gemini CLI sends twice on resume (from the call, then the user record of
+ * functionResponse parts it recorded): that record's parts kept on the tool message that holds the
+ * results, as `meta.geminiResent`, so the context's Gemini form (context.ts) sends them again.
+ */
+function markResent(entries: Entry[]): void {
+  const byCall = new Map<string, Message>();
+  for (const e of entries) {
+    if (e.kind === 'message' && e.message.role === 'tool')
+      for (const p of e.message.parts) if (p.type === 'tool_result') byCall.set(p.callId, e.message);
+    if (e.kind !== 'metadata' || e.type !== 'gemini:repeated_tool_response' || !isObject(e.data)) continue;
+    const content = e.data.content;
+    const first = geminiParts(content, new CallIdPairer(`${e.id}:`)).find((p) => p.type === 'tool_result');
+    const m = first?.type === 'tool_result' ? byCall.get(first.callId) : undefined;
+    if (!m) continue;
+    const prev = Array.isArray(m.meta?.geminiResent) ? (m.meta.geminiResent as unknown[]) : [];
+    m.meta = { ...m.meta, geminiResent: [...prev, ...(Array.isArray(content) ? content : [content])] };
+  }
+}
+
 export async function readChat(file: string, where: ProjectDir): Promise<Session> {
   const warnings: ParseWarning[] = [];
   const state: ChatState = { meta: {}, records: new Map(), parents: new Map(), chain: [] };
@@ -240,6 +324,7 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
     if (first) first.parentId = parentMsg === null ? null : (lastEntryOf.get(parentMsg) ?? parentMsg);
     entries.push(...es);
   }
+  markResent(entries);
   const leafMsg = state.chain[state.chain.length - 1];
   const leafId = leafMsg ? (lastEntryOf.get(leafMsg) ?? leafMsg) : null;
 

@@ -1,16 +1,19 @@
 /**
- * The Gemini CLI driver (read-only): saved chats and `/chat save` checkpoints under
+ * The Gemini CLI driver: reads saved chats and `/chat save` checkpoints under
  * `~/.gemini/tmp/<project>/` (`$GEMINI_CLI_HOME/.gemini` when that is set, as Gemini CLI does).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead } from '../../model/driver.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
+import { ThreadbaseError } from '../../model/errors.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
+import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
-import { isObject } from './content.js';
+import { isObject, type JsonObject } from './content.js';
+import { encodeChatRecords } from './encode.js';
 
 export function geminiDir(env: DriverEnv): string {
   return join(env.env.GEMINI_CLI_HOME || env.home, '.gemini');
@@ -36,9 +39,39 @@ function withSpawnCall(s: Session, parent: Session | undefined): Session {
   return call?.type === 'tool_call' ? { ...s, parentToolCallId: call.id } : s;
 }
 
+/** Gemini CLI's project slug of a folder name (ProjectRegistry.slugify). */
+export function projectSlug(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '-')
+      .replace(/-+/g, '-')
+      .replace(/^-|-$/g, '') || 'project'
+  );
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`, as chatRecordingService names a new chat. */
+export function chatFileName(id: string, when: Date): string {
+  const stamp = `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}T${pad(when.getHours())}-${pad(when.getMinutes())}`;
+  return `session-${stamp}-${id.slice(0, 8)}.jsonl`;
+}
+
 export class GeminiDriver extends DriverBase {
   readonly name = SOURCE;
-  readonly capabilities: DriverCapabilities = READ_ONLY_CAPABILITIES;
+  /** 1: the `threadbase` fields of chats threadbase wrote (encode.ts) read back */
+  readonly readerVersion = 1;
+  readonly capabilities: DriverCapabilities = {
+    read: true,
+    write: true,
+    append: false,
+    fork: false,
+    branch: false,
+    delete: false,
+    title: false,
+    search: false,
+  };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
   /** From the last listUnits: each session's file, and every file found */
   private units: { bySession: Map<string, Located>; byFile: Map<string, Located> } | undefined;
@@ -194,6 +227,94 @@ export class GeminiDriver extends DriverBase {
     const parentLoc = session.parentId ? units.bySession.get(session.parentId) : undefined;
     const parent = parentLoc ? await this.load(parentLoc).catch(() => undefined) : undefined;
     return { session: withSpawnCall(session, parent) };
+  }
+
+  /**
+   * The project's folder under ~/.gemini/tmp, registered as Gemini CLI registers one
+   * (ProjectRegistry.getShortId): its slug in projects.json and a `.project_root` marker in tmp/ and
+   * history/. A slug another path owns is not taken: the next free `<slug>-<n>` is.
+   */
+  async projectDir(project: string): Promise<string> {
+    const root = geminiDir(this.env);
+    const path = resolve(project);
+    const registryFile = join(root, 'projects.json');
+    let registry: { projects: Record<string, string> } = { projects: {} };
+    try {
+      const reg: unknown = JSON.parse(await fs.readFile(registryFile, 'utf8'));
+      if (isObject(reg) && isObject(reg.projects))
+        registry = {
+          ...reg,
+          projects: Object.fromEntries(Object.entries(reg.projects).filter(([, v]) => typeof v === 'string')) as Record<
+            string,
+            string
+          >,
+        };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new ThreadbaseError('parse', `cannot read Gemini CLI's project registry: ${(err as Error).message}`, {
+          file: registryFile,
+        });
+    }
+    const owner = async (slug: string): Promise<string | undefined> => {
+      for (const base of ['tmp', 'history']) {
+        try {
+          return (await fs.readFile(join(root, base, slug, '.project_root'), 'utf8')).trim();
+        } catch {
+          // no marker there
+        }
+      }
+      return undefined;
+    };
+    let slug = registry.projects[path];
+    if (slug === undefined || ((await owner(slug)) ?? path) !== path) {
+      const base = projectSlug(basename(path));
+      const taken = new Set(Object.values(registry.projects));
+      for (let n = 0; ; n++) {
+        const candidate = n === 0 ? base : `${base}-${n}`;
+        const own = await owner(candidate);
+        if (own === path || (own === undefined && !taken.has(candidate))) {
+          slug = candidate;
+          break;
+        }
+      }
+      registry.projects[path] = slug;
+      await writeFileAtomic(registryFile, `${JSON.stringify(registry, null, 2)}\n`);
+    }
+    for (const base of ['tmp', 'history']) {
+      const marker = join(root, base, slug, '.project_root');
+      if ((await owner(slug)) === undefined || !(await fs.stat(marker).catch(() => undefined)))
+        await writeFileAtomic(marker, path);
+    }
+    return join(root, 'tmp', slug);
+  }
+
+  /**
+   * Writes a session's current branch as a new Gemini CLI chat in its project's folder (a new file,
+   * written whole): `gemini --resume <id>` in that project resumes it.
+   */
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const existing = opts.keepId && uuid.test(session.id) ? await this.getSession(session.id) : undefined;
+    const id = opts.keepId && uuid.test(session.id) && !existing ? session.id : randomUUID();
+    const project = resolve(session.project ?? this.env.home);
+    const dir = await this.projectDir(project);
+    const now = new Date();
+    const { records, warnings } = encodeChatRecords(session);
+    const last = records.at(-1)?.timestamp;
+    const meta: JsonObject = {
+      sessionId: id,
+      projectHash: createHash('sha256').update(project).digest('hex'),
+      startTime: session.createdAt || now.toISOString(),
+      lastUpdated: typeof last === 'string' ? last : now.toISOString(),
+      kind: 'main',
+      ...(session.title ? { summary: session.title } : {}),
+      ...(session.directories?.length ? { directories: session.directories } : {}),
+    };
+    const file = join(dir, 'chats', chatFileName(id, now));
+    await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });
+    const written = await readChat(file, { dirName: basename(dir), project });
+    const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
+    return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

@@ -1,12 +1,20 @@
-/** Gemini CLI (google-gemini/gemini-cli): saved chats and /chat save checkpoints under ~/.gemini/tmp; read-only. */
+/** Gemini CLI (google-gemini/gemini-cli): saved chats and /chat save checkpoints under ~/.gemini/tmp; chats written too. */
+import { registerConversionLosses } from '../../convert/losses.js';
+import { registerResumeContext } from '../../model/resume.js';
 import { registerFormat } from '../registry.js';
+import { geminiContext } from './context.js';
 import { GeminiDriver } from './driver.js';
+import { describeGeminiLosses } from './losses.js';
 
 export { readChat, readCheckpoint } from './chats.js';
+export { contextToGeminiContents, geminiContext } from './context.js';
 export { GeminiDriver, geminiDir } from './driver.js';
+export { encodeChatRecords } from './encode.js';
 
 export function register(): void {
   registerFormat('gemini', (env) => new GeminiDriver(env));
+  registerResumeContext('gemini', geminiContext);
+  registerConversionLosses('gemini', describeGeminiLosses);
 }
 
 register();

@@ -1,0 +1,124 @@
+/**
+ * What Gemini CLI 0.61.0 sends when it resumes a chat (its ResumeContext), from
+ * packages/core/src/utils/sessionUtils.ts convertSessionToClientHistory and geminiChat.ts getHistory:
+ * - user records it wrote itself or that are commands (`<session_context>`, `<hook_context>`, text
+ *   starting with `/` or `?`, empty) are left out; info/error/warning records too;
+ * - a reply's thoughts are dropped (stripThoughts), and the first call of a reply that had some
+ *   gets the signature `skip_thought_signature_validator`;
+ * - a reply's tool results are sent after it (from `toolCalls[].result`), and the user record of
+ *   functionResponse parts it recorded too: each result twice;
+ * - consecutive turns of one role are merged into one (coalesceConsecutiveRoles), empty text parts
+ *   dropped; a `name__` prefix of a call id is cut (stripToolCallIdPrefixes).
+ * It then puts a fresh `<session_context>` before the first user turn (not part of this context).
+ */
+import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
+import type { Message, Part, Session, ToolCallPart } from '../../model/types.js';
+import { isObject, type JsonObject } from './content.js';
+import { functionResponseParts, geminiPart, SYNTHETIC_THOUGHT_SIGNATURE } from './encode.js';
+
+/** The text Gemini CLI reads a user turn as (partListUnionToString), to tell the turns it does not resend. */
+function turnText(parts: readonly Part[]): string {
+  return parts
+    .map((p) => {
+      if (p.type === 'text') return p.text;
+      if (p.type === 'tool_result') return `[Function Response: ${p.name ?? ''}]`;
+      if (p.type === 'image' || p.type === 'file') return '[Media]';
+      return '';
+    })
+    .join('');
+}
+
+function ignoredUserTurn(m: Message): boolean {
+  if (m.meta?.geminiInjected) return true;
+  const t = turnText(m.parts).trim();
+  return (
+    t.length === 0 ||
+    t.startsWith('/') ||
+    t.startsWith('?') ||
+    t.startsWith('<session_context>') ||
+    t.startsWith('<hook_context>')
+  );
+}
+
+/**
+ * Gemini CLI's context in the model's terms: the path's messages as recorded (its own
+ * `<session_context>` turn, thinking and each result once included); what it changes on the way to
+ * the API is contextToGeminiContents's. Registered as Gemini CLI's ResumeContext.
+ */
+export function geminiContext(session: Session, opts: ContextOptions = {}): Context {
+  return buildContext(session, opts);
+}
+
+const geminiRole = (m: Message) => (m.role === 'assistant' ? 'model' : 'user');
+
+/** A reply's parts as sent: no thoughts, the first call signed when thoughts were dropped before it. */
+function sentReplyParts(m: Message, cut: (id: string, name: string) => string): JsonObject[] {
+  let signed = !m.parts.some((p) => p.type === 'thinking' || p.type === 'redacted_thinking');
+  const out: JsonObject[] = [];
+  for (const p of m.parts) {
+    if (p.type === 'thinking' || p.type === 'redacted_thinking' || p.type === 'tool_result') continue;
+    if (p.type === 'tool_call') {
+      const part = callPart(p, cut);
+      if (!signed) {
+        signed = true;
+        if (part.thoughtSignature === undefined) part.thoughtSignature = SYNTHETIC_THOUGHT_SIGNATURE;
+      }
+      out.push(part);
+    } else {
+      const q = geminiPart(p);
+      if (q) out.push(q);
+    }
+  }
+  return out;
+}
+
+/**
+ * A context as the Gemini API `contents` Gemini CLI sends for it on resume (less the fresh
+ * `<session_context>` it puts first): the turns it leaves out left out, thoughts stripped, results
+ * it sends twice twice, turns of one role merged, empty text dropped, `name__` cut from call ids.
+ */
+export function contextToGeminiContents(ctx: Context): JsonObject[] {
+  const names = new Map<string, string>();
+  for (const m of ctx.messages) for (const p of m.parts) if (p.type === 'tool_call') names.set(p.id, p.name);
+  const cut = (id: string, name: string) => (id.startsWith(`${name}__`) ? id.slice(name.length + 2) : id);
+  const out: { role: string; parts: JsonObject[] }[] = [];
+  for (const m of ctx.messages) {
+    if (m.role === 'system' || (m.role !== 'assistant' && ignoredUserTurn(m))) continue;
+    let parts: JsonObject[];
+    if (m.role === 'assistant') parts = sentReplyParts(m, cut);
+    else {
+      parts = [];
+      for (const p of m.parts) {
+        if (p.type === 'tool_result') {
+          const name = p.name ?? names.get(p.callId) ?? '';
+          parts.push(...functionResponseParts({ ...p, callId: cut(p.callId, name) }, name));
+        } else if (p.type !== 'thinking' && p.type !== 'redacted_thinking' && p.type !== 'tool_call') {
+          const q = geminiPart(p);
+          if (q) parts.push(q);
+        }
+      }
+      if (Array.isArray(m.meta?.geminiResent))
+        for (const q of m.meta.geminiResent) if (isObject(q)) parts.push(resentPart(q, cut));
+    }
+    parts = parts.filter((q) => !(q.text === '' && Object.keys(q).length === 1));
+    if (parts.length === 0) continue;
+    const role = geminiRole(m);
+    const prev = out.at(-1);
+    if (prev?.role === role) prev.parts.push(...parts);
+    else out.push({ role, parts });
+  }
+  return out;
+}
+
+/** A recorded functionResponse part as sent again (its id cut as the call's). */
+function resentPart(q: JsonObject, cut: (id: string, name: string) => string): JsonObject {
+  const fr = q.functionResponse;
+  if (!isObject(fr) || typeof fr.id !== 'string') return q;
+  const name = typeof fr.name === 'string' ? fr.name : '';
+  return { ...q, functionResponse: { ...fr, id: cut(fr.id, name) } };
+}
+
+function callPart(p: ToolCallPart, cut: (id: string, name: string) => string): JsonObject {
+  const sig = typeof p.meta?.thoughtSignature === 'string' ? { thoughtSignature: p.meta.thoughtSignature } : {};
+  return { functionCall: { id: cut(p.id, p.name), name: p.name, args: p.input }, ...sig };
+}

@@ -1,0 +1,131 @@
+/**
+ * Sessions written into Gemini CLI, resumed by the real `gemini` (0.61.0, on the loopback Gemini API
+ * stand-in):
+ * - a Claude Code session (tool calls, a sub-agent call, a compaction) and a pi session (thinking, a
+ *   tool call) are converted with `threadbase convert <id> --to gemini`;
+ * - `gemini --resume <id> -p <probe>` in the project resumes each: the `contents` it sends before the
+ *   probe equal what threadbase's Gemini context says it sends (contextToGeminiContents(geminiContext)),
+ *   and hold every turn, tool call and result of the source's own context;
+ * - the chat Gemini CLI appended to is converted back into Claude Code: the probe and its answer are there.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { contextToGeminiContents } from '../../src/formats/gemini/index.js';
+import type { Context } from '../../src/model/tree.js';
+import { runCliOk } from '../helpers/cli.js';
+import { readContext, readSession } from '../helpers/conversions.js';
+import { copyFixture, type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
+
+const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
+/** Signed thinking, two tool calls, no compaction. */
+const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
+const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+
+let home: GeminiHome;
+beforeAll(async () => {
+  home = await setupGeminiHome();
+  const claudeDir = '.claude/projects/-tmp-cc-proj';
+  await copyFixture(home, join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`), join(claudeDir, `${CLAUDE_ID}.jsonl`), '/tmp/cc/proj');
+  for (const f of ['agent-ac5303661b5759184.jsonl', 'agent-ac5303661b5759184.meta.json'])
+    await copyFixture(
+      home,
+      join(CLAUDE_DIR, CLAUDE_ID, 'subagents', f),
+      join(claudeDir, CLAUDE_ID, 'subagents', f),
+      '/tmp/cc/proj',
+    );
+  await copyFixture(
+    home,
+    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    '/tmp/cc/proj2',
+  );
+  await copyFixture(
+    home,
+    'test/fixtures/pi/real-tool-call.jsonl',
+    '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
+    '/tmp/pihome-LHY6x7/proj',
+  );
+});
+afterAll(async () => {
+  await home?.close();
+});
+
+interface Written {
+  id: string;
+  source: string;
+  path: string;
+  warnings?: string[];
+}
+
+async function convert(id: string, from: string, to: string): Promise<Written> {
+  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as Written;
+}
+
+/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
+function sentItems(ctx: Context): string[] {
+  return ctx.messages.flatMap((m) =>
+    m.parts.flatMap((p) => {
+      // trimmed: Claude Code's context ends a merged turn's texts with its own line breaks
+      if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'model' : 'user'}:${p.text.trim()}`];
+      if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
+      if (p.type === 'tool_result')
+        return [
+          `result:${p.callId}:${typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n')}`,
+        ];
+      return [];
+    }),
+  );
+}
+
+/** The same of Gemini contents as the stand-in got them. */
+function contentItems(contents: { role?: string; parts: Record<string, unknown>[] }[]): string[] {
+  return contents.flatMap((c) =>
+    c.parts.flatMap((p) => {
+      if (typeof p.text === 'string' && p.text.trim() && !p.thought) return [`${c.role}:${p.text.trim()}`];
+      const fc = p.functionCall as { id: string; name: string; args: unknown } | undefined;
+      if (fc) return [`call:${fc.id}:${fc.name}:${JSON.stringify(fc.args)}`];
+      const fr = p.functionResponse as { id: string; response: { output?: string; error?: string } } | undefined;
+      if (fr) return [`result:${fr.id}:${fr.response.output ?? fr.response.error ?? JSON.stringify(fr.response)}`];
+      return [];
+    }),
+  );
+}
+
+describe.each([
+  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
+])('a $from session converted into Gemini CLI ($probe)', ({ from, id, probe, calls }) => {
+  let written: Written;
+  it('is resumed by the real gemini with the context threadbase says it sends', async () => {
+    written = await convert(id, from, 'gemini');
+    expect(written.source).toBe('gemini');
+    expect(written.path.startsWith(join(home.root, '.gemini', 'tmp'))).toBe(true);
+    const expected = contextToGeminiContents(await readContext(home, 'gemini', written.id));
+    await runGemini(home, ['--resume', written.id, '-p', probe]);
+    const sent = resumedContents(home, probe);
+    expect(sent).toEqual(expected);
+
+    // every turn, tool call and result the source agent sends is there, in order (the same result may come twice)
+    const source = sentItems(await readContext(home, from, id));
+    const got = contentItems(sent);
+    let at = 0;
+    for (const item of source) {
+      const found = got.indexOf(item, at);
+      expect(found, `missing or out of order: ${item.slice(0, 120)}`).toBeGreaterThanOrEqual(0);
+      at = found + 1;
+    }
+    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
+  }, 180_000);
+
+  it("goes back into Claude Code with Gemini CLI's new turn", async () => {
+    const appended = await readSession(home, 'gemini', written.id);
+    const back = await convert(appended.id, 'gemini', 'claude');
+    const texts = (await readContext(home, 'claude', back.id)).messages.map((m) =>
+      m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''),
+    );
+    expect(texts.slice(-2)).toEqual([probe, `ok: ${probe}`]);
+  }, 60_000);
+});

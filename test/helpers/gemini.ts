@@ -1,0 +1,115 @@
+/**
+ * The real Gemini CLI (node_modules/.bin/gemini) in a temp HOME against the loopback Gemini API
+ * stand-in: API-key auth, telemetry and update checks off, the project trusted, so it runs offline
+ * and headless (`-p`). Agent fixtures are copied in with their recorded project path replaced by the
+ * home's project, so threadbase writes the converted chat where Gemini CLI looks for it.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { type GeminiContent, type GeminiRule, type GeminiStandIn, startGeminiStandIn } from './gemini-standin.js';
+
+export const GEMINI_BIN = resolve('node_modules/.bin/gemini');
+
+export interface GeminiHome {
+  root: string;
+  project: string;
+  env: DriverEnv;
+  standIn: GeminiStandIn;
+  close(): Promise<void>;
+}
+
+export async function setupGeminiHome(opts: { rules?: GeminiRule[] } = {}): Promise<GeminiHome> {
+  const standIn = await startGeminiStandIn(opts);
+  const root = await fs.mkdtemp(join(tmpdir(), 'tb-gemini-home-'));
+  const project = join(root, 'proj');
+  await fs.mkdir(project, { recursive: true });
+  await fs.mkdir(join(root, '.gemini'), { recursive: true });
+  await fs.writeFile(
+    join(root, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+    }),
+  );
+  const env: DriverEnv = {
+    home: root,
+    env: { HOME: root, GEMINI_CLI_HOME: root, THREADBASE_HOME: join(root, '.threadbase') },
+  };
+  return {
+    root,
+    project,
+    env,
+    standIn,
+    close: async () => {
+      await standIn.close();
+      await fs.rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `gemini <args>` in the home's project; rejects with its output when it fails or hangs. */
+export function runGemini(home: GeminiHome, args: string[], cwd = home.project): Promise<string> {
+  return new Promise((done, fail) => {
+    const p = spawn(process.execPath, [GEMINI_BIN, ...args], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home.root,
+        GEMINI_CLI_HOME: home.root,
+        GEMINI_API_KEY: 'offline',
+        GOOGLE_GEMINI_BASE_URL: home.standIn.url,
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        NO_COLOR: '1',
+        TERM: 'dumb',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    p.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    const timer = setTimeout(() => p.kill(), 120_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) done(out);
+      else fail(new Error(`gemini ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`));
+    });
+  });
+}
+
+/** Copies a fixture file into the home, its recorded project path replaced by the home's project. */
+export async function copyFixture(home: GeminiHome, from: string, to: string, recordedProject: string): Promise<void> {
+  const text = await fs.readFile(from, 'utf8');
+  await fs.mkdir(dirname(join(home.root, to)), { recursive: true });
+  await fs.writeFile(join(home.root, to), text.split(recordedProject).join(home.project));
+}
+
+/**
+ * The `contents` Gemini CLI sent when it resumed with `probe`, less what it adds itself: the fresh
+ * `<session_context>` part it puts first, and the probe turn at the end.
+ */
+export function resumedContents(home: GeminiHome, probe: string): GeminiContent[] {
+  const req = home.standIn.chatRequests().find((r) => {
+    const last = r.contents.at(-1);
+    return last?.role === 'user' && last.parts.at(-1)?.text === probe;
+  });
+  if (!req) throw new Error(`gemini sent no request ending with ${probe}`);
+  const contents = structuredClone(req.contents);
+  const first = contents[0];
+  if (first && typeof first.parts[0]?.text === 'string' && first.parts[0].text.startsWith('<session_context>')) {
+    first.parts.shift();
+    if (first.parts.length === 0) contents.shift();
+  }
+  const last = contents.at(-1) as GeminiContent;
+  last.parts.pop();
+  if (last.parts.length === 0) contents.pop();
+  return contents;
+}
