@@ -69,6 +69,9 @@ function header(s: Session): Record<string, unknown> {
   return rest;
 }
 
+/** A 413 from the server: the request was larger than its --max-body. */
+class TooLarge extends Error {}
+
 /** Entries in request-sized groups (at least one entry per group). */
 function chunks(entries: readonly Entry[], maxBytes: number): Entry[][] {
   const out: Entry[][] = [];
@@ -106,6 +109,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       body: JSON.stringify(body),
     });
     const json = (await res.json().catch(() => ({}))) as { data?: { id?: string; created?: boolean }; msg?: string };
+    if (res.status === 413) throw new TooLarge(json.msg ?? res.statusText);
     if (!res.ok)
       throw new ThreadbaseError('push', `server answered ${res.status}: ${json.msg ?? res.statusText}`, { id: remoteId });
     return { id: json.data?.id ?? remoteId, created: json.data?.created === true };
@@ -178,12 +182,30 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       let remoteId = prev?.remoteId ?? s.id;
       let created = false;
       const groups = todo.length ? chunks(todo, maxBytes) : [[]];
-      for (const group of groups) {
-        const r = await put(remoteId, { session: header(s), entries: group });
-        remoteId = r.id;
-        created ||= r.created;
-        report.entriesSent += group.length;
-      }
+      // A server started with a smaller --max-body than this push's requests answers 413: the group
+      // is sent again in halves, down to one entry (one entry too large for it fails the session).
+      const send = async (group: Entry[]): Promise<void> => {
+        try {
+          const r = await put(remoteId, { session: header(s), entries: group });
+          remoteId = r.id;
+          created ||= r.created;
+          report.entriesSent += group.length;
+        } catch (error) {
+          if (!(error instanceof TooLarge)) throw error;
+          const [one] = group;
+          if (group.length === 1 && one)
+            throw new ThreadbaseError(
+              'push',
+              `entry ${one.id} (${Buffer.byteLength(JSON.stringify(one))} bytes) is larger than the server accepts (413 ${error.message})`,
+              { id: s.id },
+            );
+          if (group.length <= 1) throw new ThreadbaseError('push', `server answered 413: ${error.message}`, { id: s.id });
+          const half = Math.ceil(group.length / 2);
+          await send(group.slice(0, half));
+          await send(group.slice(half));
+        }
+      };
+      for (const group of groups) await send(group);
       if (created) report.created++;
       else report.updated++;
       mine[info.id] = {

@@ -416,3 +416,38 @@ describe('source of pushed sessions', () => {
     expect((await call('GET', '/api/v1/threadbase/sessions?source=codex', undefined, key)).json.data.sessions).toEqual([]);
   });
 });
+
+describe('push to a server with a small --max-body', () => {
+  it('sends again in smaller requests on 413, and names the one entry too large for it', async () => {
+    const small = await startServer({ store: db.store, tokens, port: 0, maxBodyBytes: 6000, log: () => undefined });
+    const dir = await mkdtemp(join(tmpdir(), 'tb-audit-push-'));
+    try {
+      const key = await tokensForC();
+      const local = new MemoryStore();
+      const entries = Array.from({ length: 10 }, (_, i) =>
+        message(`big-${i}`, i ? `big-${i - 1}` : null, `2026-11-05T00:00:0${i}Z`, `${i} ${'x'.repeat(1500)}`),
+      ) as Entry[];
+      const session = {
+        source: 'threadbase',
+        createdAt: '2026-11-05T00:00:00Z',
+        updatedAt: '2026-11-05T00:00:09Z',
+        messageCount: 10,
+      };
+      await local.writeSession({ ...session, id: 'many-1', entries }, { keepId: true });
+      await local.writeSession(
+        { ...session, id: 'huge-1', entries: [message('huge-e', null, '2026-11-05T00:00:00Z', 'y'.repeat(9000)) as Entry] },
+        { keepId: true },
+      );
+      const report = await pushSessions({ from: local, to: small.url, key, statePath: join(dir, 'state.json') });
+      expect(report.created).toBe(1);
+      expect(report.failed).toHaveLength(1);
+      expect(report.failed[0]?.id).toBe('huge-1');
+      expect(report.failed[0]?.error).toMatch(/entry huge-e \(\d+ bytes\) is larger than the server accepts \(413/);
+      const got = await call('GET', '/api/v1/threadbase/sessions/many-1', undefined, key);
+      expect(got.json.data.entries.map((e: { id: string }) => e.id)).toEqual(entries.map((e) => e.id));
+    } finally {
+      await small.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
