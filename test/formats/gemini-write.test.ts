@@ -207,9 +207,14 @@ describe('gemini: writing chats', () => {
   it('convert --to gemini through the CLI: the losses are said', async () => {
     const r = await runCli(env, ['convert', '0afea31a', '--source', 'claude', '--to', 'gemini', '--json']);
     expect(r.code, r.err).toBe(0);
-    const written = JSON.parse(r.out) as { source: string; warnings: string[] };
+    const written = JSON.parse(r.out) as { id: string; source: string; warnings: string[] };
     expect(written.source).toBe('gemini');
     expect(written.warnings.some((w) => w.includes('metadata records have no Gemini CLI form'))).toBe(true);
+    // `context --format gemini` prints what Gemini CLI sends for it
+    const ctx = await runCli(env, ['context', written.id, '--format', 'gemini', '--json']);
+    expect(ctx.code, ctx.err).toBe(0);
+    const back = (await new GeminiDriver(env).getSession(written.id)) as Session;
+    expect(JSON.parse(ctx.out)).toEqual(contextToGeminiContents(buildContext(back)));
     const viaLib = await convertSession((await sourceSessions()).find((s) => s.id.startsWith('9f7f5cd3')) as Session, {
       to: 'gemini',
       env,

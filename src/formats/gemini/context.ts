@@ -1,12 +1,14 @@
 /**
- * What Gemini CLI 0.61.0 sends when it resumes a chat (its ResumeContext), from
- * packages/core/src/utils/sessionUtils.ts convertSessionToClientHistory and geminiChat.ts getHistory:
- * - user records it wrote itself or that are commands (`<session_context>`, `<hook_context>`, text
+ * What Gemini CLI 0.61.0 sends when it resumes a chat. Its ResumeContext (geminiContext) is the
+ * path's messages as recorded; contextToGeminiContents (`threadbase context --format gemini`) is the
+ * API `contents` it makes of them, from packages/core/src/utils/sessionUtils.ts
+ * convertSessionToClientHistory and geminiChat.ts getHistory:
+ * - user turns it wrote itself or takes for commands (`<session_context>`, `<hook_context>`, text
  *   starting with `/` or `?`, empty) are left out; info/error/warning records too;
  * - a reply's thoughts are dropped (stripThoughts), and the first call of a reply that had some
  *   gets the signature `skip_thought_signature_validator`;
  * - a reply's tool results are sent after it (from `toolCalls[].result`), and the user record of
- *   functionResponse parts it recorded too: each result twice;
+ *   functionResponse parts it recorded too (`meta.geminiResent`, chats.ts): each result twice;
  * - consecutive turns of one role are merged into one (coalesceConsecutiveRoles), empty text parts
  *   dropped; a `name__` prefix of a call id is cut (stripToolCallIdPrefixes).
  * It then puts a fresh `<session_context>` before the first user turn (not part of this context).

@@ -1,8 +1,9 @@
 /** Gemini CLI (google-gemini/gemini-cli): saved chats and /chat save checkpoints under ~/.gemini/tmp; chats written too. */
+import { registerContextFormat } from '../../convert/formats.js';
 import { registerConversionLosses } from '../../convert/losses.js';
 import { registerResumeContext } from '../../model/resume.js';
 import { registerFormat } from '../registry.js';
-import { geminiContext } from './context.js';
+import { contextToGeminiContents, geminiContext } from './context.js';
 import { GeminiDriver } from './driver.js';
 import { describeGeminiLosses } from './losses.js';
 
@@ -15,6 +16,8 @@ export function register(): void {
   registerFormat('gemini', (env) => new GeminiDriver(env));
   registerResumeContext('gemini', geminiContext);
   registerConversionLosses('gemini', describeGeminiLosses);
+  // `threadbase context --format gemini`: the `contents` Gemini CLI sends on resume
+  registerContextFormat('gemini', contextToGeminiContents);
 }
 
 register();
