@@ -398,6 +398,21 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const store = c.get('store');
     if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
     const key = sessionKey(c, id);
+    if (store instanceof PostgresStore) {
+      // Other server processes may share the database: the store finds the last entry and appends
+      // under it in one transaction, where a per-process memory of it would be stale.
+      const fresh: MessageEntry = {
+        kind: 'message',
+        id: randomUUID(),
+        parentId: null,
+        timestamp: new Date().toISOString(),
+        message,
+      };
+      const stored = await store.appendToChain(id, fresh).catch((error: unknown) => {
+        throw error instanceof NotFoundError ? new HttpError(404, `session not found: ${id}`) : error;
+      });
+      return ok(c, acontextMessage(id, { ...fresh, parentId: stored.parentId }), 201);
+    }
     const entry = await queue.run(key, async () => {
       let parent = lastEntry.get(key);
       if (parent === undefined) {

@@ -451,3 +451,51 @@ describe('push to a server with a small --max-body', () => {
     }
   });
 });
+
+describe('Acontext messages through two server processes', () => {
+  it('stay one chain when requests alternate between the processes, and when they come at once', async () => {
+    const other = await openPostgresStore(db.url);
+    try {
+      const apps = [
+        createApp({ store: db.store, tokens, log: () => undefined }),
+        createApp({ store: other, tokens: new PostgresTokenStore(other.pool, other.ready()), log: () => undefined }),
+      ] as const;
+      const headers = { authorization: `Bearer ${keyA}`, 'content-type': 'application/json' };
+      const sid = (
+        (await (await apps[0].request('/api/v1/session', { method: 'POST', headers, body: '{}' })).json()) as {
+          data: { id: string };
+        }
+      ).data.id;
+      const store = (n: number, app: (typeof apps)[number]) =>
+        app.request(`/api/v1/session/${sid}/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ blob: { role: n % 2 ? 'assistant' : 'user', content: `m${n}` }, format: 'openai' }),
+        });
+      // one client, its requests spread over both processes (a load balancer): 0 1 1 0 1 0 ...
+      for (const n of [0, 1, 2, 3, 4, 5]) expect((await store(n, apps[[0, 1, 1, 0, 1, 0][n] as 0 | 1])).status).toBe(201);
+      // then many at once through both
+      const at = await Promise.all(Array.from({ length: 10 }, (_, i) => store(6 + i, apps[i % 2] as (typeof apps)[number])));
+      expect(at.map((r) => r.status)).toEqual(Array(10).fill(201));
+      const listed = await call('GET', `/api/v1/session/${sid}/messages?format=acontext`);
+      const items = listed.json.data.items as { id: string; parent_id: string | null }[];
+      expect(items).toHaveLength(16);
+      expect(items.map((m) => m.parent_id)).toEqual([null, ...items.slice(0, -1).map((m) => m.id)]);
+      const ctx = await call('GET', `/api/v1/threadbase/sessions/${sid}/context?format=openai`);
+      expect(ctx.json.data.context.messages.slice(0, 6).map((m: { content: string }) => m.content)).toEqual([
+        'm0',
+        'm1',
+        'm2',
+        'm3',
+        'm4',
+        'm5',
+      ]);
+      expect(ctx.json.data.context.messages).toHaveLength(16);
+      expect((await call('POST', '/api/v1/session/no-such/messages', { blob: { role: 'user', content: 'x' } })).json.msg).toBe(
+        'session not found: no-such',
+      );
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -454,6 +454,28 @@ export class PostgresStore extends DriverBase {
     });
   }
 
+  /**
+   * Appends one entry under the session's last entry outside sidechains, found and written in one
+   * transaction with the session row locked: messages stored through several server processes on this
+   * database stay one chain (each process remembering its own last entry made side branches).
+   * Returns the entry as stored, its parentId set.
+   */
+  async appendToChain(sessionId: string, entry: Entry): Promise<Entry> {
+    checkEntryIds([entry]);
+    return this.tx(async (c) => {
+      const row = await this.sessionRow(sessionId, c, true);
+      if (!row) throw new NotFoundError('postgres session', sessionId);
+      const last = await c.query<{ id: string }>(
+        'SELECT id FROM tb_entries WHERE session_id = $1 AND NOT sidechain ORDER BY seq DESC LIMIT 1',
+        [sessionId],
+      );
+      const stored: Entry = { ...entry, parentId: last.rows[0]?.id ?? null };
+      const next = await refreshCounters(c, sessionId, [stored], true, 1);
+      await insertEntries(c, sessionId, [stored], next - 1, false);
+      return stored;
+    });
+  }
+
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     const s = await this.getSession(sessionId);
     if (!s) throw new NotFoundError('postgres session', sessionId);
