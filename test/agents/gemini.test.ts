@@ -1,8 +1,8 @@
 /**
  * Sessions written into Gemini CLI, resumed by the real `gemini` (0.61.0, on the loopback Gemini API
  * stand-in):
- * - a Claude Code session (tool calls, a sub-agent call, a compaction) and a pi session (thinking, a
- *   tool call) are converted with `threadbase convert <id> --to gemini`;
+ * - Claude Code sessions (signed thinking and tool calls; a sub-agent call and a compaction), a pi
+ *   session (a tool call) and a codex session (developer instructions, reasoning, shell calls) are converted with `threadbase convert <id> --to gemini`;
  * - `gemini --resume <id> -p <probe>` in the project resumes each: the `contents` it sends before the
  *   probe equal what threadbase's Gemini context says it sends (contextToGeminiContents(geminiContext)),
  *   and hold every turn, tool call and result of the source's own context;
@@ -22,6 +22,9 @@ const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
 /** Signed thinking, two tool calls, no compaction. */
 const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+/** A real codex rollout: developer instructions (system messages), reasoning, two shell calls. */
+const CODEX_ID = '01a2049f-112d-7912-ae95-4f258b998a24';
+const CODEX_FILE = `2026/11/22/rollout-2026-11-22T18-57-43-${CODEX_ID}.jsonl`;
 
 let home: GeminiHome;
 beforeAll(async () => {
@@ -47,6 +50,7 @@ beforeAll(async () => {
     '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
     '/tmp/pihome-LHY6x7/proj',
   );
+  await copyFixture(home, `test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
 });
 afterAll(async () => {
   await home?.close();
@@ -65,18 +69,21 @@ async function convert(id: string, from: string, to: string): Promise<Written> {
 
 /** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
 function sentItems(ctx: Context): string[] {
-  return ctx.messages.flatMap((m) =>
-    m.parts.flatMap((p) => {
-      // trimmed: Claude Code's context ends a merged turn's texts with its own line breaks
-      if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'model' : 'user'}:${p.text.trim()}`];
-      if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
-      if (p.type === 'tool_result')
-        return [
-          `result:${p.callId}:${typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n')}`,
-        ];
-      return [];
-    }),
-  );
+  // system messages (codex's developer instructions) are kept as info records Gemini CLI does not send (losses.ts)
+  return ctx.messages
+    .filter((m) => m.role !== 'system')
+    .flatMap((m) =>
+      m.parts.flatMap((p) => {
+        // trimmed: Claude Code's context ends a merged turn's texts with its own line breaks
+        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'model' : 'user'}:${p.text.trim()}`];
+        if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
+        if (p.type === 'tool_result')
+          return [
+            `result:${p.callId}:${typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n')}`,
+          ];
+        return [];
+      }),
+    );
 }
 
 /** The same of Gemini contents as the stand-in got them. */
@@ -97,6 +104,7 @@ describe.each([
   { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
   { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
   { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
+  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true },
 ])('a $from session converted into Gemini CLI ($probe)', ({ from, id, probe, calls }) => {
   let written: Written;
   it('is resumed by the real gemini with the context threadbase says it sends', async () => {
