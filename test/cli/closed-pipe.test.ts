@@ -3,17 +3,15 @@
  * (exit 0, nothing on stderr) instead of dying of an unhandled EPIPE with a stack trace.
  */
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 
 let root: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'tb-closed-pipe-'));
-  await mkdir(join(root, '.claude'), { recursive: true });
-  await cp(resolve('test/fixtures/claude/real/projects'), join(root, '.claude', 'projects'), { recursive: true });
+  root = await fixtureHome('tb-closed-pipe-', ['claude']);
 });
 
 afterAll(async () => {

@@ -4,9 +4,8 @@
  * characters and emoji in titles too) and cuts titles to a terminal's width, and "not found" says
  * the id once and where it looked.
  */
-import { copyFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import stringWidth from 'string-width';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -15,6 +14,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { Usage } from '../../src/model/types.js';
 import { STATS_BY } from '../../src/stores/index-sync/stats.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
 const UNPRICED = 'mystery-model-9';
@@ -29,13 +29,8 @@ let unpricedId: string;
 let mixedId: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'tb-output-polish-'));
-  await mkdir(join(root, '.claude'), { recursive: true });
-  await cp(resolve('test/fixtures/claude/real/projects'), join(root, '.claude', 'projects'), { recursive: true });
-  await cp(resolve('test/fixtures/codex/home'), join(root, '.codex'), { recursive: true });
   // OpenCode's ids (ses_…) are shorter than the others' UUIDs
-  await mkdir(join(root, '.local', 'share', 'opencode'), { recursive: true });
-  await copyFile(resolve('test/fixtures/opencode/opencode.db'), join(root, '.local', 'share', 'opencode', 'opencode.db'));
+  root = await fixtureHome('tb-output-polish-', ['claude', 'codexLegacy', 'opencode']);
   env = { home: root, env: { HOME: root } };
   const project = join(root, 'proj');
   const sources = new Sources(env);

@@ -2,23 +2,19 @@
  * The text output of the commands on real Claude Code sessions (the fixtures copied where Claude Code
  * keeps them): each line says what it found, whole enough to be given back to another command.
  */
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 
 let root: string;
 let env: DriverEnv;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'tb-text-output-'));
-  await mkdir(join(root, '.claude'), { recursive: true });
-  // 0afea31a… and bcdac43d… were compacted with /compact: their compaction entries hold the summary
-  await cp(resolve('test/fixtures/claude/real/projects'), join(root, '.claude', 'projects'), { recursive: true });
-  // 0a1b2c3d… is a legacy rollout that records no working directory
-  await cp(resolve('test/fixtures/codex/home'), join(root, '.codex'), { recursive: true });
+  // Claude Code's 0afea31a… and bcdac43d… were compacted with /compact: their compaction entries hold
+  // the summary; codex's 0a1b2c3d… is a legacy rollout that records no working directory
+  root = await fixtureHome('tb-text-output-', ['claude', 'codexLegacy']);
   env = { home: root, env: { HOME: root } };
   await runCliOk(env, ['sync', '--json']);
 });

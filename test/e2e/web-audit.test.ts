@@ -12,12 +12,11 @@ import { Sources } from '../../src/formats/registry.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { fixtureHome, PARALLEL_ID, PI_TOOL_CALL_ID as PI_ID } from '../helpers/fixture-homes.js';
 import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
 
 /** Claude Code 2.1: a Bash call, a sub-agent, a compaction; attachments and api-request records around every turn */
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-/** Claude Code: three prompts with parallel tool calls, queue-operation and cost-state records as side entries */
-const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
 /** codex: a tool search, an image generated, two turns with their event_msg records */
 const CODEX_ID = '01a21357-17c5-7c31-842a-b2bbe61459bd';
 /** codex: a turn rolled back, codex's model recorded with every turn */
@@ -29,8 +28,6 @@ const CODEX_PARENT_ID = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
 const ZED_ID = '4b0c9d7e-zed-thread-current';
 /** Claude Code: answers followed by blank text blocks */
 const BLANK_ID = 'b1a40000-0000-4000-8000-b1a400000000';
-/** pi 0.x: a model change, a thinking level change, a bash call (stop reason toolUse) */
-const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
 /** OpenCode: a bash call (finish tool-calls), a compaction */
 const OPENCODE_ID = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
 
@@ -41,21 +38,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'threadbase-web-audit-'));
-    const projects = join(home, '.claude', 'projects');
-    await cp(resolve('test/fixtures/claude/real/projects'), projects, { recursive: true });
-    await mkdir(join(projects, '-tmp-cc-parallel'), { recursive: true });
-    await cp(
-      resolve('test/fixtures/claude/parallel-tools/transcript.jsonl'),
-      join(projects, '-tmp-cc-parallel', `${PARALLEL_ID}.jsonl`),
-    );
-    await cp(resolve('test/fixtures/codex/audit-home'), join(home, '.codex'), { recursive: true });
-    await cp(
-      resolve('test/fixtures/pi/real-tool-call.jsonl'),
-      join(home, '.pi', 'agent', 'sessions', '--proj--', `2026-11-22T19-09-17-237Z_${PI_ID}.jsonl`),
-    );
-    await cp(resolve('test/fixtures/opencode/opencode.db'), join(home, '.local', 'share', 'opencode', 'opencode.db'));
-    await cp(resolve('test/fixtures/zed/home/.local/share/zed'), join(home, '.local', 'share', 'zed'), { recursive: true });
+    home = await fixtureHome('threadbase-web-audit-', ['claude', 'claudeParallel', 'codex', 'pi', 'opencode', 'zed']);
     sources = new Sources({ home, env: { HOME: home } });
     served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
     browser = await launchBrowser();

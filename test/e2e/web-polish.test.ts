@@ -4,14 +4,13 @@
  * agent's folder to the page), a session list with nothing to list saying so (not "0–0 of 0"), and
  * a response Claude Code split over several records showing its tokens once.
  */
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
+import { fixtureHome, PARALLEL_ID } from '../helpers/fixture-homes.js';
 import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
 
 /** codex: developer instructions and environment context before the first prompt */
@@ -20,8 +19,6 @@ const CODEX_ID = '01a21357-17c5-7c31-842a-b2bbe61459bd';
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 /** Gemini CLI 0.61.0: its session context as the first user message */
 const GEMINI_ID = '1feb6904-698a-4392-9399-e06da18b836d';
-/** Claude Code: three prompts, each answered by one response written as four records (text, three tool calls) */
-const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
 
 describe.skipIf(skipBrowser)('web viewer polish on real agents’ sessions', () => {
   let home: string;
@@ -33,20 +30,11 @@ describe.skipIf(skipBrowser)('web viewer polish on real agents’ sessions', () 
   let browser: Browser;
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'threadbase-web-polish-'));
-    const projects = join(home, '.claude', 'projects');
-    await cp(resolve('test/fixtures/claude/real/projects'), projects, { recursive: true });
-    await mkdir(join(projects, '-tmp-cc-parallel'), { recursive: true });
-    await cp(
-      resolve('test/fixtures/claude/parallel-tools/transcript.jsonl'),
-      join(projects, '-tmp-cc-parallel', `${PARALLEL_ID}.jsonl`),
-    );
-    await cp(resolve('test/fixtures/codex/audit-home'), join(home, '.codex'), { recursive: true });
-    await cp(resolve('test/fixtures/gemini/real-0.61.0/.gemini'), join(home, '.gemini'), { recursive: true });
+    home = await fixtureHome('threadbase-web-polish-', ['claude', 'claudeParallel', 'codex', 'gemini']);
     sources = new Sources({ home, env: { HOME: home } });
     served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
     // a machine where no agent has written a session yet
-    emptyHome = await mkdtemp(join(tmpdir(), 'threadbase-web-polish-empty-'));
+    emptyHome = await fixtureHome('threadbase-web-polish-empty-', []);
     emptySources = new Sources({ home: emptyHome, env: { HOME: emptyHome } });
     emptyServed = await serveApp(createWebApp({ driver: new AgentFilesDriver(emptySources) }));
     browser = await launchBrowser();

@@ -4,9 +4,7 @@
  * JSON carries the name on each such message (`injected`), so the browser reads one field. Checked
  * on messages shaped as each reader makes them, and on the sessions the real agents wrote.
  */
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { claudeInjectedLabel } from '../../src/formats/claude/injected.js';
@@ -18,6 +16,7 @@ import type { Message } from '../../src/model/types.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { WebData } from '../../src/server/web/data.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 
 const text = (role: Message['role'], meta?: Message['meta']): Message => ({
   role,
@@ -72,11 +71,7 @@ describe('the viewer’s pages name every message the real agents wrote themselv
   let data: WebData;
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'threadbase-web-injected-'));
-    await cp(resolve('test/fixtures/claude/real/projects'), join(home, '.claude', 'projects'), { recursive: true });
-    await cp(resolve('test/fixtures/codex/audit-home'), join(home, '.codex'), { recursive: true });
-    await mkdir(join(home, '.gemini'), { recursive: true });
-    await cp(resolve('test/fixtures/gemini/real-0.61.0/.gemini'), join(home, '.gemini'), { recursive: true });
+    home = await fixtureHome('threadbase-web-injected-', ['claude', 'codex', 'gemini']);
     sources = new Sources({ home, env: { HOME: home } });
     data = new WebData(new AgentFilesDriver(sources));
   });

@@ -4,9 +4,7 @@
  * each of its other records, the record that shows them (`usageShownOn`), which is the one `stats`
  * counts (countedUsage): the response's last record.
  */
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
@@ -16,9 +14,7 @@ import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { WebData } from '../../src/server/web/data.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
-
-/** Claude Code: three prompts, each answered by text and three parallel tool calls in one response (four records) */
-const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
+import { fixtureHome, PARALLEL_ID } from '../helpers/fixture-homes.js';
 
 describe('a response split over several records shows its usage once', () => {
   let home: string;
@@ -27,10 +23,7 @@ describe('a response split over several records shows its usage once', () => {
   let session: Session;
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'threadbase-web-split-'));
-    const dir = join(home, '.claude', 'projects', '-tmp-cc-parallel');
-    await mkdir(dir, { recursive: true });
-    await cp(resolve('test/fixtures/claude/parallel-tools/transcript.jsonl'), join(dir, `${PARALLEL_ID}.jsonl`));
+    home = await fixtureHome('threadbase-web-split-', ['claudeParallel']);
     sources = new Sources({ home, env: { HOME: home } });
     data = new WebData(new AgentFilesDriver(sources));
     session = (await sources.driver('claude').getSession(PARALLEL_ID)) as Session;
