@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { convertSession, sessionAlongPath } from '../../src/convert/session.js';
+import { chatFileName } from '../../src/formats/gemini/driver.js';
 import { contextToGeminiContents, encodeChatRecords, GeminiDriver } from '../../src/formats/gemini/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -114,6 +115,9 @@ describe('gemini: writing chats', () => {
     const names = (await fs.readdir(dir)).sort();
     expect(names).toHaveLength(2);
     for (const n of names) expect(n).toMatch(/^session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9a-f]{8}\.jsonl$/);
+    expect(chatFileName('1feb6904-698a-4392-9399-e06da18b836d', new Date('2026-11-22T19:21:00.111Z'))).toBe(
+      'session-2026-11-22T19-21-1feb6904.jsonl',
+    );
     const first = JSON.parse((await fs.readFile(a.path as string, 'utf8')).split('\n')[0] as string);
     expect(first).toMatchObject({ sessionId: a.id, kind: 'main' });
     // keepId keeps a free UUID, never one that is taken

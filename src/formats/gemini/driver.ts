@@ -50,12 +50,9 @@ export function projectSlug(name: string): string {
   );
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`, as chatRecordingService names a new chat. */
+/** `session-<YYYY-MM-DDTHH-MM in UTC>-<first 8 of the id>.jsonl`, as chatRecordingService names a new chat. */
 export function chatFileName(id: string, when: Date): string {
-  const stamp = `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}T${pad(when.getHours())}-${pad(when.getMinutes())}`;
-  return `session-${stamp}-${id.slice(0, 8)}.jsonl`;
+  return `session-${when.toISOString().slice(0, 16).replace(/:/g, '-')}-${id.slice(0, 8)}.jsonl`;
 }
 
 export class GeminiDriver extends DriverBase {
