@@ -1,6 +1,7 @@
 /**
  * The Gemini CLI driver: reads saved chats and `/chat save` checkpoints under
- * `~/.gemini/tmp/<project>/` (`$GEMINI_CLI_HOME/.gemini` when that is set, as Gemini CLI does).
+ * `~/.gemini/tmp/<project>/` (`$GEMINI_CLI_HOME/.gemini` when that is set, as Gemini CLI does), and
+ * writes a session as a new chat there (encode.ts), which `gemini --resume <id>` resumes.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
