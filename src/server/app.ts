@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono, type Context as HonoContext } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { messageToAnthropic } from '../convert/anthropic.js';
 import { contextFormatNames, renderContext } from '../convert/formats.js';
 import { messageToOpenAI } from '../convert/openai.js';
@@ -25,7 +25,7 @@ import {
   estimateTokens,
   messageFromBlob,
 } from './acontext.js';
-import { EntrySchema } from './entry-schema.js';
+import { AppendBody, BranchBody, CreateSessionBody, ForkBody, PutSessionBody, StoreMessageBody } from './bodies.js';
 import { openApiDocument } from './openapi.js';
 import { type ProjectStores, projectStores } from './scope.js';
 import type { Project, TokenStore } from './tokens.js';
@@ -170,44 +170,6 @@ function headerTime(field: 'createdAt' | 'updatedAt', v: string | undefined): st
   if (!t) throw new HttpError(400, `invalid body at session.${field}: expected an ISO date or time, got ${JSON.stringify(v)}`);
   return t;
 }
-
-const CreateSessionBody = z
-  .object({
-    space_id: z.string().nullish(),
-    disable_task_tracking: z.boolean().nullish(),
-    configs: z.record(z.string(), z.unknown()).nullish(),
-  })
-  .strict();
-
-const StoreMessageBody = z.object({
-  blob: z.unknown(),
-  format: z.enum(['anthropic', 'openai']).default('openai'),
-  meta: z.record(z.string(), z.unknown()).nullish(),
-});
-
-const PutSessionBody = z.object({
-  session: z.looseObject({
-    id: z.string().min(1),
-    source: z.string().optional(),
-    project: z.string().optional(),
-    title: z.string().optional(),
-    createdAt: z.string().optional(),
-    updatedAt: z.string().optional(),
-    parentId: z.string().nullish(),
-    parentEntryId: z.string().optional(),
-    leafId: z.string().nullish(),
-    meta: z.record(z.string(), z.unknown()).optional(),
-  }),
-  entries: z.array(EntrySchema).max(100_000),
-});
-
-const AppendBody = z.object({ entries: z.array(EntrySchema).min(1).max(100_000) });
-const ForkBody = z.object({ at: z.string().optional(), title: z.string().optional() });
-const BranchBody = z.object({
-  at: z.string().min(1),
-  blob: z.unknown(),
-  format: z.enum(['anthropic', 'openai']).default('anthropic'),
-});
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);

@@ -1,10 +1,14 @@
 /** The OpenAPI 3.1 description of the server's routes (served at GET /openapi.json). */
+import { z } from 'zod';
 import { contextFormatNames } from '../convert/formats.js';
+import { AppendBody, BranchBody, CreateSessionBody, ForkBody, PutSessionBody, StoreMessageBody } from './bodies.js';
 
 type Op = {
   summary: string;
   params?: string[];
   body?: string;
+  /** the schema the route checks its body with */
+  schema?: z.ZodType;
   tag: string;
   /** what a success answers: 201 for a creation, both when PUT may create or update */
   success?: ('200' | '201')[];
@@ -24,6 +28,7 @@ const ROUTES: Record<string, Record<string, Op>> = {
       tag: 'acontext',
       summary: 'Create a session',
       body: '{space_id?, disable_task_tracking?, configs?}',
+      schema: CreateSessionBody,
       success: ['201'],
     },
   },
@@ -33,6 +38,7 @@ const ROUTES: Record<string, Record<string, Op>> = {
       tag: 'acontext',
       summary: 'Store one message',
       body: '{blob, format: "anthropic"|"openai", meta?}',
+      schema: StoreMessageBody,
       success: ['201'],
     },
     get: {
@@ -57,6 +63,7 @@ const ROUTES: Record<string, Record<string, Op>> = {
       tag: 'threadbase',
       summary: 'Create with this id (201) or add missing entries (200): idempotent push, answers {id, created, added}',
       body: '{session, entries}',
+      schema: PutSessionBody,
       success: ['200', '201'],
       conflict: true,
     },
@@ -67,6 +74,7 @@ const ROUTES: Record<string, Record<string, Op>> = {
       tag: 'threadbase',
       summary: 'Append entries (ids already there are skipped): {added}',
       body: '{entries}',
+      schema: AppendBody,
       success: ['201'],
       conflict: true,
     },
@@ -89,13 +97,14 @@ const ROUTES: Record<string, Record<string, Op>> = {
     },
   },
   '/api/v1/threadbase/sessions/{id}/fork': {
-    post: { tag: 'threadbase', summary: 'Fork at an entry', body: '{at?, title?}', success: ['201'] },
+    post: { tag: 'threadbase', summary: 'Fork at an entry', body: '{at?, title?}', schema: ForkBody, success: ['201'] },
   },
   '/api/v1/threadbase/sessions/{id}/branch': {
     post: {
       tag: 'threadbase',
       summary: 'Add a message under an earlier entry',
       body: '{at, blob, format: "anthropic"|"openai"}',
+      schema: BranchBody,
       success: ['201'],
     },
   },
@@ -126,6 +135,12 @@ const ERROR_BODY = {
   'application/json': { schema: { $ref: '#/components/schemas/Error' } },
 };
 
+/** A body schema as JSON Schema (2020-12, which OpenAPI 3.1 uses), as a client sends it. */
+function bodySchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _s, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return json;
+}
+
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const [path, ops] of Object.entries(ROUTES)) {
@@ -148,9 +163,10 @@ export function openApiDocument(): Record<string, unknown> {
         ...(op.body
           ? {
               requestBody: {
-                required: true,
+                // an empty body is read as {}: required only when {} is refused
+                required: op.schema ? !op.schema.safeParse({}).success : true,
                 description: op.body,
-                content: { 'application/json': { schema: { type: 'object' } } },
+                content: { 'application/json': { schema: op.schema ? bodySchema(op.schema) : { type: 'object' } } },
               },
             }
           : {}),

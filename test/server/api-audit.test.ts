@@ -194,6 +194,30 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/v1/threadbase/sessions/{id}/export']?.get?.responses['200']?.content).toHaveProperty('text/markdown');
   });
 
+  it('describes each request body by the schema its route checks (required fields, entry kinds, enums, defaults)', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: JSON Schema walked by hand
+    type Json = Record<string, any>;
+    const body = (path: string, method: string) =>
+      (doc.paths[path]?.[method] as unknown as { requestBody: { required: boolean; content: Json } }).requestBody;
+    const put = body('/api/v1/threadbase/sessions/{id}', 'put');
+    expect(put.required).toBe(true);
+    const putSchema = put.content['application/json'].schema;
+    expect(putSchema.required).toEqual(['session', 'entries']);
+    expect(putSchema.properties.session.required).toEqual(['id']);
+    const kinds = (putSchema.properties.entries.items.oneOf as Json[]).map((k) => k.properties.kind.const);
+    expect(kinds.sort()).toEqual(['branch_summary', 'compaction', 'label', 'message', 'metadata', 'model_change']);
+    const create = body('/api/v1/session', 'post');
+    expect(create.required).toBe(false); // an empty body is {}
+    expect(create.content['application/json'].schema.additionalProperties).toBe(false);
+    // …and the route does refuse what the schema leaves out
+    expect((await call('POST', '/api/v1/session', { spaceid: 'x' })).status).toBe(400);
+    const store = body('/api/v1/session/{id}/messages', 'post').content['application/json'].schema;
+    expect(store.properties.format).toMatchObject({ enum: ['anthropic', 'openai'], default: 'openai' });
+    const branch = body('/api/v1/threadbase/sessions/{id}/branch', 'post').content['application/json'].schema;
+    expect(branch.properties.format).toMatchObject({ default: 'anthropic' });
+    expect(branch.required).toContain('at');
+  });
+
   it("every answer in this file has a status its route declares and the declared body's required fields", () => {
     expect(answers.length).toBeGreaterThan(20);
     for (const a of answers) {
