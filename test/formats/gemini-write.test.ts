@@ -120,6 +120,7 @@ describe('gemini: writing chats', () => {
     );
     const first = JSON.parse((await fs.readFile(a.path as string, 'utf8')).split('\n')[0] as string);
     expect(first).toMatchObject({ sessionId: a.id, kind: 'main' });
+    expect(driver.resumeCommand({ ...a, project: "/w/it's" })).toBe(`cd '/w/it'\\''s' && gemini --resume ${a.id}`);
     // keepId keeps a free UUID, never one that is taken
     const kept = await driver.writeSession({ ...(s as Session), id: a.id }, { keepId: true });
     expect(kept.id).not.toBe(a.id);

@@ -12,6 +12,7 @@ import type { Session, SessionInfo } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
+import { shellQuote } from '../shared/shell.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { isObject, type JsonObject } from './content.js';
 import { encodeChatRecords } from './encode.js';
@@ -313,6 +314,13 @@ export class GeminiDriver extends DriverBase {
     const written = await readChat(file, { dirName: basename(dir), project });
     const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
+  }
+
+  /** `gemini --resume <id>` in the project (Gemini CLI resumes only the chats of the folder it runs in). */
+  resumeCommand(session: SessionInfo): string {
+    const home = this.env.env.GEMINI_CLI_HOME ? `GEMINI_CLI_HOME=${shellQuote(this.env.env.GEMINI_CLI_HOME)} ` : '';
+    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
+    return `${cd}${home}gemini --resume ${shellQuote(session.id)}`;
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
