@@ -14,12 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import { codexContext, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { branchSummaryText } from '../../src/formats/pi/records.js';
-import { Sources } from '../../src/formats/registry.js';
+import type { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { messageText } from '../../src/model/tree.js';
 import type { BranchSummaryEntry, Entry, Message, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
-import { secondInto2026, textEntry } from '../helpers/sessions.js';
+import { withDriver as withDriverOf } from '../helpers/conversions.js';
+import { branchedSession, secondInto2026 } from '../helpers/sessions.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
 const t = secondInto2026;
@@ -41,37 +42,9 @@ afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const msg = textEntry;
-
-function session(
-  source: Session['source'],
-  summary: Omit<BranchSummaryEntry, 'kind' | 'id' | 'parentId' | 'timestamp'>,
-): Session {
-  return {
-    id: `${source}-branched`,
-    source,
-    project: join(home, 'p'),
-    createdAt: t(0),
-    updatedAt: t(5),
-    messageCount: 4,
-    entries: [
-      msg('u1', null, 1, 'user', 'first question'),
-      msg('a1', 'u1', 2, 'assistant', 'first answer'),
-      { kind: 'branch_summary', id: 'bs', parentId: 'a1', timestamp: t(3), ...summary },
-      msg('u2', 'bs', 4, 'user', 'on the new branch'),
-      msg('a2', 'u2', 5, 'assistant', 'new answer'),
-    ],
-  };
-}
-
-async function withDriver<T>(agent: string, f: (d: ReturnType<Sources['driver']>) => Promise<T>): Promise<T> {
-  const sources = new Sources(env);
-  try {
-    return await f(sources.driver(agent));
-  } finally {
-    await sources.close();
-  }
-}
+const session = (source: Session['source'], summary: Omit<BranchSummaryEntry, 'kind' | 'id' | 'parentId' | 'timestamp'>) =>
+  branchedSession(`${source}-branched`, source, join(home, 'p'), summary);
+const withDriver = <T>(agent: string, f: (d: ReturnType<Sources['driver']>) => Promise<T>) => withDriverOf(env, agent, f);
 
 /** The texts of a context's messages (Claude Code ends a user record before another one with a newline). */
 const texts = (ms: readonly Message[]) => ms.map((m) => messageText(m).trimEnd());

@@ -14,17 +14,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import { branchSummaryText } from '../../src/formats/pi/records.js';
-import { Sources } from '../../src/formats/registry.js';
+import type { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { messageText } from '../../src/model/tree.js';
 import type { Message, Session } from '../../src/model/types.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { SqliteStore } from '../../src/stores/sqlite/index.js';
 import '../../src/formats/all.js';
-import { secondInto2026, textEntry } from '../helpers/sessions.js';
+import { withDriver as withDriverOf } from '../helpers/conversions.js';
+import { branchedSession } from '../helpers/sessions.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
-const t = secondInto2026;
 const SUMMARY = 'The branch left behind wrote left.txt.';
 const WORDED = branchSummaryText(SUMMARY);
 
@@ -56,32 +56,9 @@ afterAll(async () => {
 });
 
 /** A session made with the library, a branch summary on its path. */
-function madeWithTheLibrary(): Session {
-  return {
-    id: 'made-with-the-library',
-    source: 'threadbase',
-    project: join(home, 'p'),
-    createdAt: t(0),
-    updatedAt: t(5),
-    messageCount: 4,
-    entries: [
-      textEntry('u1', null, 1, 'user', 'first question'),
-      textEntry('a1', 'u1', 2, 'assistant', 'first answer'),
-      { kind: 'branch_summary', id: 'bs', parentId: 'a1', timestamp: t(3), summary: SUMMARY, fromId: 'left-leaf' },
-      textEntry('u2', 'bs', 4, 'user', 'on the new branch'),
-      textEntry('a2', 'u2', 5, 'assistant', 'new answer'),
-    ],
-  };
-}
-
-async function withDriver<T>(agent: string, f: (d: ReturnType<Sources['driver']>) => Promise<T>): Promise<T> {
-  const sources = new Sources(env);
-  try {
-    return await f(sources.driver(agent));
-  } finally {
-    await sources.close();
-  }
-}
+const madeWithTheLibrary = (): Session =>
+  branchedSession('made-with-the-library', 'threadbase', join(home, 'p'), { summary: SUMMARY, fromId: 'left-leaf' });
+const withDriver = <T>(agent: string, f: (d: ReturnType<Sources['driver']>) => Promise<T>) => withDriverOf(env, agent, f);
 
 /** The texts of a context's messages (Claude Code ends a user record before another one with a newline). */
 const texts = (ms: readonly Message[]) => ms.map((m) => messageText(m).trimEnd());

@@ -34,6 +34,20 @@ export async function readSession(home: Pick<AgentHome, 'env'>, agent: string, i
   }
 }
 
+/** `f` given the driver of `agent` in these stores, closed again after. */
+export async function withDriver<T>(
+  env: ConstructorParameters<typeof Sources>[0],
+  agent: string,
+  f: (d: ReturnType<Sources['driver']>) => Promise<T>,
+): Promise<T> {
+  const sources = new Sources(env);
+  try {
+    return await f(sources.driver(agent));
+  } finally {
+    await sources.close();
+  }
+}
+
 /** The session `agent` lists first (its newest) in the home's stores: the one the real agent just recorded. */
 export async function newestSession(home: Pick<AgentHome, 'env'>, agent: string): Promise<SessionInfo> {
   const sources = new Sources(home.env);

@@ -1,5 +1,5 @@
 /** Small building blocks the tests' hand-made sessions share. */
-import type { Entry, Message, MessageEntry, Session } from '../../src/model/types.js';
+import type { BranchSummaryEntry, Entry, Message, MessageEntry, Session } from '../../src/model/types.js';
 
 /** A 1×1 PNG, base64: a real image every agent and encoder accepts, small enough to inline. */
 export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -368,6 +368,33 @@ export function releaseCompactionSession(project: string): Session {
       { kind: 'compaction', id: 'c1', parentId: 'a3', timestamp: t(7), summary: RELEASE_SUMMARY, firstKeptEntryId: 'a2' },
       text('u4', 'c1', 8, 'user', 'Tag v1.2'),
       text('a4', 'u4', 9, 'assistant', 'Tagged.'),
+    ],
+  };
+}
+
+/**
+ * `id`: a first question and answer, a branch summary going back from another branch (`summary`: its
+ * text and the leaf it left), then a question and answer on the new branch.
+ */
+export function branchedSession(
+  id: string,
+  source: Session['source'],
+  project: string,
+  summary: Omit<BranchSummaryEntry, 'kind' | 'id' | 'parentId' | 'timestamp'>,
+): Session {
+  return {
+    id,
+    source,
+    project,
+    createdAt: secondInto2026(0),
+    updatedAt: secondInto2026(5),
+    messageCount: 4,
+    entries: [
+      textEntry('u1', null, 1, 'user', 'first question'),
+      textEntry('a1', 'u1', 2, 'assistant', 'first answer'),
+      { kind: 'branch_summary', id: 'bs', parentId: 'a1', timestamp: secondInto2026(3), ...summary },
+      textEntry('u2', 'bs', 4, 'user', 'on the new branch'),
+      textEntry('a2', 'u2', 5, 'assistant', 'new answer'),
     ],
   };
 }
