@@ -198,7 +198,11 @@ describe('the OpenAPI document', () => {
     // biome-ignore lint/suspicious/noExplicitAny: JSON Schema walked by hand
     type Json = Record<string, any>;
     const body = (path: string, method: string) =>
-      (doc.paths[path]?.[method] as unknown as { requestBody: { required: boolean; content: Json } }).requestBody;
+      (doc.paths[path]?.[method] as unknown as { requestBody: { required: boolean; content: Json } } | undefined)
+        ?.requestBody ?? {
+        required: false,
+        content: {},
+      };
     const put = body('/api/v1/threadbase/sessions/{id}', 'put');
     expect(put.required).toBe(true);
     const putSchema = put.content['application/json'].schema;
