@@ -102,7 +102,13 @@ type CreationPlace = Pick<SessionInfo, 'createdAt' | 'id'>;
 const byCreation = (a: CreationPlace, b: CreationPlace): number =>
   a.createdAt === b.createdAt ? (a.id === b.id ? 0 : a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1;
 
-const boolParam = (v: string | undefined, dflt: boolean) => (v === undefined ? dflt : v === 'true' || v === '1');
+/** true/1 or false/0 (any other value was read as false: time_desc=yes listed oldest first). */
+function boolParam(name: string, v: string | undefined, dflt: boolean): boolean {
+  if (v === undefined || v === '') return dflt;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new HttpError(400, `${name} must be true or false, got ${JSON.stringify(v)}`);
+}
 
 function intParam(v: string | undefined, dflt: number, max: number): number {
   if (v === undefined || v === '') return dflt;
@@ -282,10 +288,10 @@ export function createApp(opts: ServerOptions): Hono<Env> {
 
   app.get('/api/v1/session', async (c) => {
     const limit = intParam(c.req.query('limit'), 20, 200);
-    const desc = boolParam(c.req.query('time_desc'), false);
+    const desc = boolParam('time_desc', c.req.query('time_desc'), false);
     const cursor = c.req.query('cursor');
     const spaceId = c.req.query('space_id');
-    const notConnected = boolParam(c.req.query('not_connected'), false);
+    const notConnected = boolParam('not_connected', c.req.query('not_connected'), false);
     let all = (await c.get('store').listSessions()).filter((s) => {
       const space = acontextSession(s, '').space_id;
       return (spaceId === undefined || space === spaceId) && (!notConnected || space === null);
@@ -408,7 +414,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     if (format !== 'openai' && format !== 'anthropic' && format !== 'acontext')
       throw new HttpError(400, `format must be openai, anthropic or acontext, got ${JSON.stringify(format)}`);
     const limit = intParam(c.req.query('limit'), 1000, 10_000);
-    const desc = boolParam(c.req.query('time_desc'), false);
+    const desc = boolParam('time_desc', c.req.query('time_desc'), false);
     const cursor = c.req.query('cursor');
     const s = await requireSession(c, id);
     const messages = s.entries.filter(isMessageEntry);

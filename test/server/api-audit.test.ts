@@ -152,6 +152,20 @@ describe('answers that said the wrong thing', () => {
     expect((await call('GET', '/api/v1/threadbase/search?q=two&role=assistant')).json.data.hits).toHaveLength(1);
   });
 
+  it('a flag that is neither true nor false (time_desc=yes) is a 400 naming it, not read as false', async () => {
+    const sid = (await call('POST', '/api/v1/session', {})).json.data.id as string;
+    for (const path of [
+      '/api/v1/session?time_desc=yes',
+      `/api/v1/session/${sid}/messages?time_desc=desc`,
+      '/api/v1/session?not_connected=maybe',
+    ]) {
+      const r = await call('GET', path);
+      expect(r.status, path).toBe(400);
+      expect(r.json.msg, path).toMatch(/^(time_desc|not_connected) must be true or false, got "/);
+    }
+    for (const v of ['true', 'false', '1', '0']) expect((await call('GET', `/api/v1/session?time_desc=${v}`)).status).toBe(200);
+  });
+
   it('a 401 says which scheme it wants (WWW-Authenticate), with and without a key', async () => {
     const none = await call('GET', '/api/v1/ping', undefined, null);
     expect(none.status).toBe(401);
