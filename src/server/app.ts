@@ -242,7 +242,12 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       maxSize: opts.maxBodyBytes ?? DEFAULT_MAX_BODY,
       onError: (c) => {
         badLog.record(413, c.req.method, c.req.path, 'body too large');
-        return c.json({ code: 413, msg: 'request body too large', error: 'payload too large' }, 413);
+        const limit = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
+        // the limit is named, so a client can size its requests (push splits on 413)
+        return c.json(
+          { code: 413, msg: `request body too large (this server takes at most ${limit} bytes)`, error: 'payload too large' },
+          413,
+        );
       },
     }),
   );

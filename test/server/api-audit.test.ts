@@ -485,6 +485,8 @@ describe('push to a server with a small --max-body', () => {
       expect(report.failed).toHaveLength(1);
       expect(report.failed[0]?.id).toBe('huge-1');
       expect(report.failed[0]?.error).toMatch(/entry huge-e \(\d+ bytes\) is larger than the server accepts \(413/);
+      // the 413 names the server's limit
+      expect(report.failed[0]?.error).toContain('at most 6000 bytes');
       const got = await call('GET', '/api/v1/threadbase/sessions/many-1', undefined, key);
       expect(got.json.data.entries.map((e: { id: string }) => e.id)).toEqual(entries.map((e) => e.id));
     } finally {
