@@ -469,18 +469,43 @@ export function createApp(opts: ServerOptions): Hono<Env> {
 
   const tb = '/api/v1/threadbase';
 
+  /**
+   * Sessions newest first (updatedAt, then id: the stores' order). With `limit`, `next_cursor` names
+   * the place after the page's last session (null on the last page); `cursor` goes on from there.
+   */
   app.get(`${tb}/sessions`, async (c) => {
     const q = c.req.query();
-    const sessions = await c.get('store').listSessions({
+    const limit = q.limit ? intParam(q.limit, 100, 10_000) : undefined;
+    let until = timeParam('until', q.until);
+    let after: { updatedAt: string; id: string } | undefined;
+    if (q.cursor) {
+      const place = entryIdOfCursor(q.cursor);
+      const sep = place.indexOf('\u0000');
+      if (sep < 0) throw new HttpError(400, `invalid cursor ${JSON.stringify(q.cursor)}`);
+      after = { updatedAt: place.slice(0, sep), id: place.slice(sep + 1) };
+      if (!until || after.updatedAt < until) until = after.updatedAt; // what comes after is no newer
+    }
+    const filter = {
       source: q.source,
       project: q.project,
       since: timeParam('since', q.since),
-      until: timeParam('until', q.until),
+      until,
       text: q.text,
       parentId: q.parent,
-      limit: q.limit ? intParam(q.limit, 100, 10_000) : undefined,
+    };
+    // One more than the page tells whether there is a next page; a cursor needs the ties at its time too.
+    let sessions = await c.get('store').listSessions({ ...filter, limit: limit && !after ? limit + 1 : undefined });
+    if (after) {
+      const { updatedAt, id } = after;
+      sessions = sessions.filter((s) => s.updatedAt < updatedAt || (s.updatedAt === updatedAt && s.id > id));
+    }
+    if (!limit) return ok(c, { sessions, next_cursor: null });
+    const page = sessions.slice(0, limit);
+    const last = page[page.length - 1];
+    return ok(c, {
+      sessions: page,
+      next_cursor: sessions.length > limit && last ? cursorOf(`${last.updatedAt}\u0000${last.id}`) : null,
     });
-    return ok(c, { sessions });
   });
 
   app.get(`${tb}/sessions/:id`, async (c) => {

@@ -53,8 +53,8 @@ const ROUTES: Record<string, Record<string, Op>> = {
   '/api/v1/threadbase/sessions': {
     get: {
       tag: 'threadbase',
-      summary: 'Sessions with filters',
-      params: ['source', 'project', 'since', 'until', 'text', 'parent', 'limit'],
+      summary: 'Sessions with filters, newest first: {sessions, next_cursor} (a page of limit; cursor goes on)',
+      params: ['source', 'project', 'since', 'until', 'text', 'parent', 'limit', 'cursor'],
     },
   },
   '/api/v1/threadbase/sessions/{id}': {

@@ -543,3 +543,47 @@ describe('Acontext messages through two server processes', () => {
     }
   });
 });
+
+describe('pagination of /threadbase/sessions', () => {
+  it('pages with limit and next_cursor through every session once, ties on updatedAt included', async () => {
+    const key = await tokensForC();
+    const times = [
+      '2026-08-01T00:00:00Z',
+      '2026-08-02T00:00:00Z',
+      '2026-08-02T00:00:00Z',
+      '2026-08-02T00:00:00Z',
+      '2026-08-03T00:00:00Z',
+    ];
+    for (const [i, t] of times.entries())
+      await call(
+        'PUT',
+        `/api/v1/threadbase/sessions/page-${i}`,
+        { session: { id: `page-${i}`, createdAt: t, updatedAt: t }, entries: [] },
+        key,
+      );
+    const all = (await call('GET', '/api/v1/threadbase/sessions', undefined, key)).json.data;
+    expect(all.next_cursor).toBeNull();
+    const order = (all.sessions as { id: string }[]).map((s) => s.id);
+    expect(order).toEqual(['page-4', 'page-1', 'page-2', 'page-3', 'page-0']);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 10; n++) {
+      const r = await call('GET', `/api/v1/threadbase/sessions?limit=2${cursor ? `&cursor=${cursor}` : ''}`, undefined, key);
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      seen.push(...(r.json.data.sessions as { id: string }[]).map((s) => s.id));
+      cursor = r.json.data.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(order);
+    // filters hold on later pages too
+    const first = await call('GET', '/api/v1/threadbase/sessions?limit=1&since=2026-08-02', undefined, key);
+    const rest = await call(
+      'GET',
+      `/api/v1/threadbase/sessions?since=2026-08-02&cursor=${first.json.data.next_cursor}`,
+      undefined,
+      key,
+    );
+    expect(rest.json.data.sessions.map((s: { id: string }) => s.id)).toEqual(['page-1', 'page-2', 'page-3']);
+    expect((await call('GET', '/api/v1/threadbase/sessions?cursor=bm9wZQ', undefined, key)).status).toBe(400);
+  });
+});
