@@ -11,8 +11,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
+import { NO_RESULT } from '../../src/formats/gemini/encode.js';
 import { contextToGeminiContents } from '../../src/formats/gemini/index.js';
+import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
+import type { Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
 import { readContext, readSession } from '../helpers/conversions.js';
 import { copyFixture, type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
@@ -136,4 +139,54 @@ describe.each([
     );
     expect(texts.slice(-2)).toEqual([probe, `ok: ${probe}`]);
   }, 60_000);
+});
+
+describe('a session with a search the provider ran and a call left without a result', () => {
+  it('is resumed by the real gemini: the search as its note, the call answered by the error result written for it', async () => {
+    const t = '2026-01-01T00:00:00.000Z';
+    const session: Session = {
+      id: 'mid-turn',
+      source: 'codex',
+      project: home.project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u',
+          parentId: null,
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'look it up' }] },
+        },
+        {
+          id: 'a',
+          parentId: 'u',
+          timestamp: t,
+          kind: 'message',
+          message: {
+            role: 'assistant',
+            parts: [
+              {
+                type: 'tool_call',
+                id: 'ws_1',
+                name: 'web_search',
+                input: { type: 'search', query: 'x' },
+                meta: { providerExecuted: true },
+              },
+              { type: 'tool_call', id: 'call_2', name: 'run_shell_command', input: { command: 'ls' } },
+            ],
+          },
+        },
+      ],
+      leafId: 'a',
+    };
+    const sources = new Sources(home.env);
+    const info = await sources.driver('gemini').writeSession?.(session);
+    await sources.close();
+    const expected = contextToGeminiContents(await readContext(home, 'gemini', info?.id as string));
+    expect(JSON.stringify(expected)).toContain(NO_RESULT);
+    await runGemini(home, ['--resume', info?.id as string, '-p', 'probe mid-turn']);
+    expect(resumedContents(home, 'probe mid-turn')).toEqual(expected);
+  }, 120_000);
 });

@@ -11,7 +11,9 @@ import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { convertSession, sessionAlongPath } from '../../src/convert/session.js';
+import { INTERRUPTED_RESPONSE_PLACEHOLDER } from '../../src/formats/gemini/context.js';
 import { chatFileName } from '../../src/formats/gemini/driver.js';
+import { NO_RESULT } from '../../src/formats/gemini/encode.js';
 import { contextToGeminiContents, encodeChatRecords, GeminiDriver } from '../../src/formats/gemini/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -207,6 +209,70 @@ describe('gemini: writing chats', () => {
       tokens: { input: 13, output: 3, cached: 3, thoughts: 2, total: 18 },
       threadbase: { provider: 'anthropic', cost: 0.5, usage: { cacheWrite: 7 }, redactedThinking: ['opaque'] },
     });
+  });
+
+  it('a call the provider ran is sent as its note and read back as the call; a call without a result gets an error result', async () => {
+    const t = '2026-01-01T00:00:00.000Z';
+    const search = {
+      type: 'tool_call' as const,
+      id: 'ws_1',
+      name: 'web_search',
+      input: { type: 'search', query: 'gemini cli' },
+      meta: { providerExecuted: true },
+    };
+    const open = { type: 'tool_call' as const, id: 'call_2', name: 'shell', input: { command: 'ls' } };
+    const session: Session = {
+      id: 's',
+      source: 'codex',
+      project: '/p',
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 2,
+      entries: [
+        {
+          id: 'u',
+          parentId: null,
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'user', parts: [{ type: 'text', text: 'look it up' }] },
+        },
+        {
+          id: 'a',
+          parentId: 'u',
+          timestamp: t,
+          kind: 'message',
+          message: { role: 'assistant', parts: [search, { type: 'text', text: 'found it' }, open] },
+        },
+      ],
+      leafId: 'a',
+    };
+    const driver = new GeminiDriver(env);
+    const info = await driver.writeSession(session);
+    expect(info.meta?.warnings).toEqual([
+      `1 tool calls had no result; written with an error result (${NO_RESULT}) that Gemini CLI sends`,
+    ]);
+    const back = (await driver.getSession(info.id)) as Session;
+    const ctx = buildContext(back);
+    expect(ctx.messages.map((m) => m.parts.map((p) => p.type))).toEqual([
+      ['text'],
+      ['tool_call', 'text', 'tool_call'],
+      ['tool_result'],
+    ]);
+    expect(ctx.messages[1]?.parts[0]).toEqual(search);
+    expect(ctx.messages[2]?.parts[0]).toMatchObject({ callId: 'call_2', isError: true, meta: { geminiSynthetic: true } });
+    const contents = contextToGeminiContents(ctx);
+    expect(contents[1]?.parts).toEqual([
+      { text: '[web search (run by the provider; its results are not kept): "gemini cli"]' },
+      { text: 'found it' },
+      { functionCall: { id: 'call_2', name: 'shell', args: { command: 'ls' } } },
+    ]);
+    expect(contents[2]).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { id: 'call_2', name: 'shell', response: { error: NO_RESULT } } }],
+    });
+    // ending in tool results, the history is closed by Gemini CLI's placeholder reply
+    expect(contents[3]).toEqual({ role: 'model', parts: [{ text: INTERRUPTED_RESPONSE_PLACEHOLDER }] });
+    expect(contents).toHaveLength(4);
   });
 
   it('convert --to gemini through the CLI: the losses are said', async () => {

@@ -156,7 +156,15 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
     }
     if (Array.isArray(kept?.redactedThinking))
       for (const data of kept.redactedThinking) if (typeof data === 'string') parts.push({ type: 'redacted_thinking', data });
-    parts.push(...geminiParts(rec.content, pairer).filter((p) => !(p.type === 'text' && p.text === '' && !p.meta)));
+    const content = geminiParts(rec.content, pairer).filter((p) => !(p.type === 'text' && p.text === '' && !p.meta));
+    // the notes threadbase wrote for calls the provider ran itself, back as those calls (encode.ts)
+    for (const pc of Array.isArray(kept?.providerCalls) ? kept.providerCalls.filter(isObject) : []) {
+      const at = content.findIndex((p) => p.type === 'text' && p.text === pc.text);
+      const call = pc.call;
+      if (at >= 0 && isObject(call) && call.type === 'tool_call' && typeof call.id === 'string')
+        content[at] = call as unknown as Part;
+    }
+    parts.push(...content);
     const calls = Array.isArray(rec.toolCalls) ? rec.toolCalls.filter(isObject) : [];
     const results: Part[] = [];
     for (const c of calls) {
@@ -176,6 +184,7 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
         const rk = isObject(ck.result) ? ck.result : {};
         if (isObject(rk.meta)) r.meta = { ...(r.meta ?? {}), ...rk.meta };
         if (rk.unnamed === true) delete r.name;
+        if (rk.synthetic === true) r.meta = { ...(r.meta ?? {}), geminiSynthetic: true };
         if (Array.isArray(rk.content) && rk.content.every((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string'))
           r.content = rk.content as ToolResultContent[];
         results.push(r);

@@ -11,8 +11,10 @@
  *   functionResponse parts it recorded too (`meta.geminiResent`, chats.ts): each result twice;
  * - consecutive turns of one role are merged into one (coalesceConsecutiveRoles), empty text parts
  *   dropped; a `name__` prefix of a call id is cut (stripToolCallIdPrefixes).
+ * - a history that ends in tool results gets a closing model turn (closeUnansweredToolResponseTurn).
  * It then puts a fresh `<session_context>` before the first user turn (not part of this context).
  */
+import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolCallPart } from '../../model/types.js';
 import { isObject, type JsonObject } from './content.js';
@@ -51,6 +53,9 @@ export function geminiContext(session: Session, opts: ContextOptions = {}): Cont
   return buildContext(session, opts);
 }
 
+/** The model turn Gemini CLI closes a history that ends in tool results with (geminiChat.ts). */
+export const INTERRUPTED_RESPONSE_PLACEHOLDER = '[The previous response was interrupted before it completed.]';
+
 const geminiRole = (m: Message) => (m.role === 'assistant' ? 'model' : 'user');
 
 /** A reply's parts as sent: no thoughts, the first call signed when thoughts were dropped before it. */
@@ -87,7 +92,8 @@ export function contextToGeminiContents(ctx: Context): JsonObject[] {
   for (const m of ctx.messages) {
     if (m.role === 'system' || (m.role !== 'assistant' && ignoredUserTurn(m))) continue;
     let parts: JsonObject[];
-    if (m.role === 'assistant') parts = sentReplyParts(m, cut);
+    // a call the provider ran is its note (encode.ts wrote it so)
+    if (m.role === 'assistant') parts = sentReplyParts(providerCallsAsNotes(m), cut);
     else {
       parts = [];
       for (const p of m.parts) {
@@ -109,6 +115,10 @@ export function contextToGeminiContents(ctx: Context): JsonObject[] {
     if (prev?.role === role) prev.parts.push(...parts);
     else out.push({ role, parts });
   }
+  // closeUnansweredToolResponseTurn: a history ending in tool results gets a closing model turn
+  const last = out.at(-1);
+  if (last?.role === 'user' && last.parts.some((q) => q.functionResponse !== undefined))
+    out.push({ role: 'model', parts: [{ text: INTERRUPTED_RESPONSE_PLACEHOLDER }] });
   return out;
 }
 

@@ -7,6 +7,8 @@
  * kept in a `threadbase` field on the record (Gemini CLI loads records as JSON and leaves it alone;
  * chats.ts reads it back).
  */
+
+import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type {
   CompactionEntry,
@@ -119,8 +121,12 @@ function assistantRecord(enc: Encoder, id: string, timestamp: string, msgs: Mess
   const content: JsonObject[] = [];
   const toolCalls: JsonObject[] = [];
   const redacted: string[] = [];
-  for (const m of msgs) {
+  const providerCalls: JsonObject[] = [];
+  // calls the provider ran itself (codex's web searches) owe no result: Gemini gets their note as text
+  for (const m of msgs.map(providerCallsAsNotes)) {
     for (const p of m.parts) {
+      const ran = providerCallOf(p);
+      if (ran && p.type === 'text') providerCalls.push({ text: p.text, call: ran });
       if (p.type === 'thinking') thoughts.push(thought(p, timestamp));
       else if (p.type === 'redacted_thinking') redacted.push(p.data);
       else if (p.type === 'tool_call') toolCalls.push(toolCallRecord(p, timestamp));
@@ -157,6 +163,7 @@ function assistantRecord(enc: Encoder, id: string, timestamp: string, msgs: Mess
   if (model) rec.model = model;
   if (toolCalls.length) rec.toolCalls = toolCalls;
   if (redacted.length) kept.redactedThinking = redacted;
+  if (providerCalls.length) kept.providerCalls = providerCalls;
   if (msgs.length > 1) kept.mergedFrom = msgs.length;
   if (Object.keys(kept).length) rec.threadbase = kept;
   for (const c of toolCalls) enc.calls.set(c.id as string, c);
@@ -267,8 +274,30 @@ export function encodeChatRecords(session: { entries: Entry[]; leafId?: string |
       { $set: { messages: [summary, ...keptRecords, ...after] } },
     ];
   }
+  answerUnanswered(enc);
   for (const [what, n] of skipped) enc.warnings.push(`${n} ${what} have no Gemini record; left out`);
   return { records: enc.records, warnings: enc.warnings };
+}
+
+/** The result written for a call that has none: the Gemini API refuses a call without its response. */
+export const NO_RESULT = 'No result was recorded for this call.';
+
+/**
+ * A call without a result (a session that ended mid-turn) gets an error result, as the Gemini API
+ * needs one after every call and Gemini CLI sends only recorded ones; marked `synthetic`, read back
+ * with `meta.geminiSynthetic`.
+ */
+function answerUnanswered(enc: Encoder): void {
+  let n = 0;
+  for (const call of enc.calls.values()) {
+    if (call.result !== undefined) continue;
+    n++;
+    call.result = [{ functionResponse: { id: call.id, name: call.name, response: { error: NO_RESULT } } }];
+    call.status = 'cancelled';
+    const tb = (call.threadbase as JsonObject | undefined) ?? {};
+    call.threadbase = { ...tb, result: { ...(tb.result as JsonObject | undefined), synthetic: true } };
+  }
+  if (n) enc.warnings.push(`${n} tool calls had no result; written with an error result (${NO_RESULT}) that Gemini CLI sends`);
 }
 
 function encodeEntries(enc: Encoder, path: Entry[], skipped: Map<string, number>): void {

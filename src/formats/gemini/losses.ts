@@ -1,5 +1,7 @@
 /** What Gemini CLI cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
 import type { LossReport } from '../../convert/losses.js';
+import { isProviderExecuted } from '../../convert/provider-tools.js';
+import { pairToolCalls } from '../../model/tree.js';
 
 export function describeGeminiLosses({ foreign, counts: c, say }: LossReport): void {
   let commands = 0;
@@ -26,6 +28,11 @@ export function describeGeminiLosses({ foreign, counts: c, say }: LossReport): v
   say(c.foreignMetadata, "another agent's metadata records have no Gemini CLI form; left out");
   say(
     c.providerCalls,
-    "searches the provider ran itself (codex's web searches) are written as tool calls without a result, which Gemini CLI sends as such",
+    "searches the provider ran itself (codex's web searches) written as a text note Gemini CLI sends in their turn (the call kept for the way back)",
+  );
+  const messages = foreign.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+  say(
+    pairToolCalls(messages).unanswered.filter((p) => !isProviderExecuted(p)).length,
+    'tool calls without a result are written with an error result (the Gemini API needs one), which Gemini CLI sends',
   );
 }
