@@ -36,6 +36,16 @@ export function projectStores(store: SessionDriver): ProjectStores {
 
 const PROJECT_KEY = 'threadbaseProject';
 
+/**
+ * A `source` filter as the PostgreSQL store reads it: the session's source, or the agent a session
+ * written here came from (meta.importedFrom.source), since pushed sessions are stored as threadbase.
+ */
+const fromSource = (info: SessionInfo, source: string | undefined) => {
+  if (!source || info.source === source) return true;
+  const from = info.meta?.importedFrom;
+  return typeof from === 'object' && from !== null && (from as { source?: unknown }).source === source;
+};
+
 const ownedBy = (info: { meta?: Record<string, unknown> } | undefined, project: string) => info?.meta?.[PROJECT_KEY] === project;
 
 export class ProjectScopedDriver extends DriverBase {
@@ -52,8 +62,8 @@ export class ProjectScopedDriver extends DriverBase {
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
-    const all = await this.inner.listSessions({ ...filter, limit: undefined });
-    const mine = all.filter((s) => ownedBy(s, this.project));
+    const all = await this.inner.listSessions({ ...filter, source: undefined, limit: undefined });
+    const mine = all.filter((s) => ownedBy(s, this.project) && fromSource(s, filter.source));
     return filter.limit ? mine.slice(0, filter.limit) : mine;
   }
 
@@ -106,8 +116,8 @@ export class ProjectScopedDriver extends DriverBase {
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     if (!this.inner.search) throw new UnsupportedError(this.name, 'search');
-    const hits = await this.inner.search(query, { ...opts, limit: undefined });
-    const mine = new Set((await this.listSessions()).map((s) => s.id));
+    const hits = await this.inner.search(query, { ...opts, source: undefined, limit: undefined });
+    const mine = new Set((await this.listSessions({ source: opts.source })).map((s) => s.id));
     const out = hits.filter((h) => mine.has(h.sessionId));
     return opts.limit ? out.slice(0, opts.limit) : out;
   }

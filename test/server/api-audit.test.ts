@@ -12,10 +12,11 @@ import { createApp } from '../../src/server/app.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { pushSessions } from '../../src/server/push.js';
-import { PostgresTokenStore } from '../../src/server/tokens.js';
+import { PostgresTokenStore, SqliteTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openPostgresStore } from '../../src/stores/postgres/index.js';
 import { openRemoteStore } from '../../src/stores/remote/index.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
 let db: TestSchema;
@@ -585,5 +586,47 @@ describe('pagination of /threadbase/sessions', () => {
     );
     expect(rest.json.data.sessions.map((s: { id: string }) => s.id)).toEqual(['page-1', 'page-2', 'page-3']);
     expect((await call('GET', '/api/v1/threadbase/sessions?cursor=bm9wZQ', undefined, key)).status).toBe(400);
+  });
+});
+
+describe('source of pushed sessions on a server over SQLite', () => {
+  it('?source=AGENT finds them there too (the project-scoped wrapper reads importedFrom as PostgreSQL does)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tb-audit-sqlite-'));
+    const path = join(dir, 'team.db');
+    const store = openSqliteStore(path);
+    const sqliteTokens = new SqliteTokenStore(path);
+    try {
+      const key = (await sqliteTokens.createToken('lite')).key;
+      const app = createApp({ store, tokens: sqliteTokens, log: () => undefined });
+      const req = async (method: string, p: string, body?: unknown) => {
+        const r = await app.request(p, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: r.status, json: (await r.json()) as { data: Record<string, unknown[]> & { sessions: unknown } } };
+      };
+      for (const [id, source] of [
+        ['lite-claude', 'claude'],
+        ['lite-pi', 'pi'],
+      ] as const)
+        expect(
+          (
+            await req('PUT', `/api/v1/threadbase/sessions/${id}`, {
+              session: { id, source },
+              entries: [message(`${id}-e`, null, '2026-11-04T00:00:00Z', `quince from ${source}`)],
+            })
+          ).status,
+        ).toBe(201);
+      const listed = await req('GET', '/api/v1/threadbase/sessions?source=claude');
+      expect((listed.json.data.sessions as { id: string }[]).map((s) => s.id)).toEqual(['lite-claude']);
+      expect((await req('GET', '/api/v1/threadbase/stats?source=pi')).json.data.sessions).toBe(1);
+      const hits = await req('GET', '/api/v1/threadbase/search?q=quince&source=claude');
+      expect((hits.json.data.hits as { sessionId: string }[]).map((h) => h.sessionId)).toEqual(['lite-claude']);
+    } finally {
+      await sqliteTokens.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
