@@ -93,7 +93,8 @@ function chunks(entries: readonly Entry[], maxBytes: number): Entry[][] {
 
 export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   const doFetch = opts.fetchImpl ?? fetch;
-  const server = opts.to.replace(/\/+$/, '');
+  // The server's root; a URL that goes on to its API (the Acontext SDK's baseUrl, .../api/v1) names it too.
+  const server = opts.to.replace(/\/+$/, '').replace(/\/api\/v1(\/threadbase)?$/, '');
   const state = await loadState(opts.statePath);
   const stateKey = pushStateKey(server, opts.key);
   /** The server as errors name it: without any user:password in its URL. */

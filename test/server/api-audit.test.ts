@@ -289,7 +289,8 @@ describe('push', () => {
       const statePath = join(dir, 'push-state.json');
       const first = await pushSessions({ from: local, to: server.url, key: keyA, statePath });
       expect(first).toMatchObject({ created: 2, failed: [] });
-      const second = await pushSessions({ from: local, to: server.url, key: keyB, statePath });
+      // (the API's own URL, as the Acontext SDK's baseUrl names it, is the same server)
+      const second = await pushSessions({ from: local, to: `${server.url}/api/v1/`, key: keyB, statePath });
       expect(second).toMatchObject({ created: 2, unchanged: 0, failed: [] });
       const theirs = await call('GET', '/api/v1/threadbase/sessions?text=hello', undefined, keyB);
       expect(theirs.json.data.sessions).toHaveLength(2);
