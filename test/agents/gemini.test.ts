@@ -19,6 +19,7 @@ import type { Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
 import { readContext, readSession } from '../helpers/conversions.js';
 import { copyFixture, type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
+import { messageEntry, ONE_PIXEL_PNG } from '../helpers/sessions.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
@@ -188,5 +189,48 @@ describe('a session with a search the provider ran and a call left without a res
     expect(JSON.stringify(expected)).toContain(NO_RESULT);
     await runGemini(home, ['--resume', info?.id as string, '-p', 'probe mid-turn']);
     expect(resumedContents(home, 'probe mid-turn')).toEqual(expected);
+  }, 120_000);
+});
+
+describe('a session with images, an errored call and a result with an image', () => {
+  it('is resumed by the real gemini with the contents threadbase says it sends', async () => {
+    const t = '2026-01-02T00:00:00.000Z';
+    const png = { type: 'image' as const, mediaType: 'image/png', data: ONE_PIXEL_PNG };
+    const session: Session = {
+      id: 'images',
+      source: 'pi',
+      project: home.project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 4,
+      entries: [
+        messageEntry('u', null, t, { role: 'user', parts: [{ type: 'text', text: 'what is this?' }, png] }),
+        messageEntry('a', 'u', t, {
+          role: 'assistant',
+          parts: [
+            { type: 'thinking', thinking: 'Look closer.', signature: 'sig' },
+            { type: 'tool_call', id: 'c1', name: 'read_file', input: { path: 'a.png' } },
+            { type: 'tool_call', id: 'c2', name: 'read_file', input: { path: 'missing.png' } },
+          ],
+        }),
+        messageEntry('r', 'a', t, {
+          role: 'tool',
+          parts: [
+            { type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'the image:' }, png] },
+            { type: 'tool_result', callId: 'c2', content: 'no such file', isError: true },
+          ],
+        }),
+        messageEntry('b', 'r', t, { role: 'assistant', parts: [{ type: 'text', text: 'A pixel.' }] }),
+      ],
+      leafId: 'b',
+    };
+    const sources = new Sources(home.env);
+    const info = await sources.driver('gemini').writeSession?.(session);
+    await sources.close();
+    const expected = contextToGeminiContents(await readContext(home, 'gemini', info?.id as string));
+    await runGemini(home, ['--resume', info?.id as string, '-p', 'probe images']);
+    expect(resumedContents(home, 'probe images')).toEqual(expected);
+    expect(JSON.stringify(expected)).toContain('"error":"no such file"');
+    expect(JSON.stringify(expected).split(ONE_PIXEL_PNG).length).toBe(4);
   }, 120_000);
 });
