@@ -529,6 +529,9 @@ export function createApp(opts: ServerOptions): Hono<Env> {
         if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
         await store.appendEntries(id, fresh);
       }
+      // An agent names a session after it starts (Claude's summary, a rename): a later push carries it.
+      const title = body.session.title;
+      if (title && title !== existing.title && store.setTitle) await store.setTitle(id, title);
       return { id, created: false, added: fresh.length };
     };
     const result = await queue.run(key, async () => {

@@ -631,3 +631,16 @@ describe('source of pushed sessions on a server over SQLite', () => {
     }
   });
 });
+
+describe('a pushed session renamed later', () => {
+  it('takes the title a later push carries', async () => {
+    const e = message('t1', null, '2026-11-06T00:00:00Z', 'first words');
+    await call('PUT', '/api/v1/threadbase/sessions/title-1', { session: { id: 'title-1' }, entries: [e] });
+    const again = await call('PUT', '/api/v1/threadbase/sessions/title-1', {
+      session: { id: 'title-1', title: 'Fix the flaky build' },
+      entries: [message('t2', 't1', '2026-11-06T00:00:01Z', 'ok', 'assistant')],
+    });
+    expect(again.json.data).toEqual({ id: 'title-1', created: false, added: 1 });
+    expect((await call('GET', '/api/v1/threadbase/sessions/title-1')).json.data.title).toBe('Fix the flaky build');
+  });
+});
