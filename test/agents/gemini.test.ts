@@ -6,7 +6,8 @@
  * - `gemini --resume <id> -p <probe>` in the project resumes each: the `contents` it sends before the
  *   probe equal what threadbase's Gemini context says it sends (contextToGeminiContents(geminiContext)),
  *   and hold every turn, tool call and result of the source's own context;
- * - the chat Gemini CLI appended to is converted back into Claude Code: the probe and its answer are there.
+ * - the chat Gemini CLI appended to is converted back into Claude Code: the probe and its answer are
+ *   there; and Gemini CLI resumes it again with them (a compaction written as `$set.messages` included).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,14 +133,18 @@ describe.each([
     expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
   }, 180_000);
 
-  it("goes back into Claude Code with Gemini CLI's new turn", async () => {
+  it("goes back into Claude Code with Gemini CLI's new turn, and is resumed again", async () => {
     const appended = await readSession(home, 'gemini', written.id);
     const back = await convert(appended.id, 'gemini', 'claude');
     const texts = (await readContext(home, 'claude', back.id)).messages.map((m) =>
       m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''),
     );
     expect(texts.slice(-2)).toEqual([probe, `ok: ${probe}`]);
-  }, 60_000);
+    // and Gemini CLI resumes its appended chat again with that turn in it
+    await runGemini(home, ['--resume', written.id, '-p', `${probe} again`]);
+    const again = contentItems(resumedContents(home, `${probe} again`));
+    expect(again.slice(-2)).toEqual([`user:${probe}`, `model:ok: ${probe}`]);
+  }, 120_000);
 });
 
 describe('a session with a search the provider ran and a call left without a result', () => {
