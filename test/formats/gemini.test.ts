@@ -149,10 +149,12 @@ describe('gemini: the older JSON chat and checkpoints', () => {
     expect(summary(old)).toEqual(['user:old style', 'assistant:yes']);
   });
 
-  it('is read-only: no write, append or fork', () => {
+  it('writes new chats only: no append or fork into a chat Gemini CLI may be writing', () => {
     const d = new GeminiDriver(env);
-    expect(d.capabilities).toMatchObject({ read: true, write: false, append: false, fork: false });
-    expect('writeSession' in d).toBe(false);
+    expect(d.capabilities).toMatchObject({ read: true, write: true, append: false, fork: false });
+    expect(typeof d.writeSession).toBe('function');
+    expect('appendEntries' in d).toBe(false);
+    expect('forkSession' in d).toBe(false);
   });
 });
 
