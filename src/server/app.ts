@@ -161,10 +161,16 @@ function roleParam(v: string | undefined): string | undefined {
   return v;
 }
 
-/** Entry times in UTC ISO form (as the store compares them); a time that names no instant is kept as sent. */
+/** Already UTC with milliseconds or finer: kept, so microseconds an agent wrote are not cut to milliseconds. */
+const UTC_FINE = /T\d{2}:\d{2}:\d{2}\.\d{3,}Z$/;
+
+/** A stored time in UTC ISO form (as the store compares them as text), or undefined when it names no instant. */
+const storedTime = (v: string): string | undefined => (UTC_FINE.test(v) && utcIso(v) ? v : utcIso(v));
+
+/** Entry times in UTC ISO form; a time that names no instant is kept as sent. */
 function utcEntries(entries: readonly Entry[]): Entry[] {
   return entries.map((e) => {
-    const t = typeof e.timestamp === 'string' ? utcIso(e.timestamp) : undefined;
+    const t = typeof e.timestamp === 'string' ? storedTime(e.timestamp) : undefined;
     return t && t !== e.timestamp ? { ...e, timestamp: t } : e;
   });
 }
@@ -172,7 +178,7 @@ function utcEntries(entries: readonly Entry[]): Entry[] {
 /** A pushed header's time: UTC ISO, absent when absent, a 400 naming the field when it names no instant. */
 function headerTime(field: 'createdAt' | 'updatedAt', v: string | undefined): string | undefined {
   if (v === undefined || v === '') return undefined;
-  const t = utcIso(v);
+  const t = storedTime(v);
   if (!t) throw new HttpError(400, `invalid body at session.${field}: expected an ISO date or time, got ${JSON.stringify(v)}`);
   return t;
 }

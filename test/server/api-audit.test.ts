@@ -89,6 +89,15 @@ describe('times', () => {
     expect(got.json.data.entries[0].timestamp).toBe('2026-11-20T08:00:00.000Z');
     expect(got.json.data.entries[0].message.parts[0].text).toBe('Grüße 🌍');
 
+    // a UTC time finer than milliseconds is kept as the agent wrote it
+    await call('PUT', '/api/v1/threadbase/sessions/utc-1', {
+      session: { id: 'utc-1' },
+      entries: [message('u2', 'u1', '2026-11-20T08:00:01.123456Z', 'fine')],
+    });
+    expect((await call('GET', '/api/v1/threadbase/sessions/utc-1')).json.data.entries[1].timestamp).toBe(
+      '2026-11-20T08:00:01.123456Z',
+    );
+
     const bad = await call('PUT', '/api/v1/threadbase/sessions/utc-2', {
       session: { id: 'utc-2', updatedAt: 'yesterday' },
       entries: [],
