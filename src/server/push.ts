@@ -207,6 +207,18 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         }
       };
       for (const group of groups) await send(group);
+      // Sent before, yet the server made it anew (deleted there since): what it just made holds only
+      // the entries added since, without their beginning. That copy, ours alone, is made again whole.
+      if (created && prev && todo.length < s.entries.length) {
+        report.requests++;
+        const res = await doFetch(`${server}/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${opts.key}` },
+        });
+        if (!res.ok)
+          throw new ThreadbaseError('push', `server answered ${res.status} to removing a partial copy`, { id: remoteId });
+        for (const group of chunks(s.entries, maxBytes)) await send(group);
+      }
       if (created) report.created++;
       else report.updated++;
       mine[info.id] = {

@@ -653,3 +653,41 @@ describe('a pushed session renamed later', () => {
     expect((await call('GET', '/api/v1/threadbase/sessions/title-1')).json.data.title).toBe('Fix the flaky build');
   });
 });
+
+describe('push after the session was deleted on the server', () => {
+  it('sends the whole session again, not only the entries added since (which made a session missing its beginning)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tb-audit-push-'));
+    try {
+      const key = await tokensForC();
+      const statePath = join(dir, 'state.json');
+      const local = new MemoryStore();
+      const base = {
+        source: 'threadbase',
+        createdAt: '2026-11-07T00:00:00Z',
+        updatedAt: '2026-11-07T00:00:01Z',
+        messageCount: 2,
+      };
+      await local.writeSession(
+        {
+          ...base,
+          id: 'gone-1',
+          entries: [
+            message('g1', null, '2026-11-07T00:00:00Z', 'one') as Entry,
+            message('g2', 'g1', '2026-11-07T00:00:01Z', 'two', 'assistant') as Entry,
+          ],
+        },
+        { keepId: true },
+      );
+      expect(await pushSessions({ from: local, to: server.url, key, statePath })).toMatchObject({ created: 1 });
+      expect((await call('DELETE', '/api/v1/threadbase/sessions/gone-1', undefined, key)).status).toBe(200);
+      await local.appendEntries('gone-1', [message('g3', 'g2', '2026-11-07T00:00:05Z', 'three') as Entry]);
+      expect(await pushSessions({ from: local, to: server.url, key, statePath })).toMatchObject({ created: 1, failed: [] });
+      const got = await call('GET', '/api/v1/threadbase/sessions/gone-1', undefined, key);
+      expect(got.json.data.entries.map((e: { id: string }) => e.id).sort()).toEqual(['g1', 'g2', 'g3']);
+      const ctx = await call('GET', '/api/v1/threadbase/sessions/gone-1/context?format=openai', undefined, key);
+      expect(ctx.json.data.context.messages.map((m: { content: string }) => m.content)).toEqual(['one', 'two', 'three']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
