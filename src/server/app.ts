@@ -15,6 +15,15 @@ import { parseJson } from '../formats/shared/jsonl.js';
 import type { SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
+import {
+  type CostedSession,
+  type CostSummary,
+  costOfSessions,
+  longPromptThresholds,
+  PRICES,
+  type PriceTable,
+  priceUnrecorded,
+} from '../stores/index-sync/prices.js';
 import { PostgresStore } from '../stores/postgres/index.js';
 import {
   type AcontextSessionFields,
@@ -38,6 +47,8 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Where request problems are reported (default stderr). */
   log?: (line: string) => void;
+  /** Prices for responses whose agent recorded no cost (`/stats`); default the bundled table. */
+  prices?: PriceTable;
 }
 
 type Env = { Variables: { project: Project; store: SessionDriver } };
@@ -209,6 +220,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   /** Last appended entry per session, valid because appends to a session go through `queue`. */
   const lastEntry = new Map<string, string | null>();
   const app = new Hono<Env>();
+  const prices = opts.prices ?? PRICES;
+  const promptThresholds = longPromptThresholds(prices);
   // No cache of known keys: a key revoked (by any process) is refused from the next request on.
   // The look-up is one indexed read by the key's hash.
   const knownKey = (key: string): Promise<Project | undefined> => opts.tokens.projectForKey(key);
@@ -689,7 +702,27 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       until: timeParam('until', q.until),
     };
     const [usage, sessions] = await Promise.all([store.usage(filter), store.listSessions(filter)]);
-    return ok(c, { sessions: sessions.length, usage });
+    // the cost local `stats` gives: recorded costs, the rest (Claude Code records none) priced with
+    // the server's table, a response copied into several sessions (resumed, forked) counted once
+    let cost: CostSummary;
+    if (store instanceof PostgresStore) {
+      const u = await store.costUsage(filter, promptThresholds);
+      cost = { recordedCost: u.recordedCost, ...priceUnrecorded(prices, promptThresholds, u.unrecorded) };
+    } else {
+      const all: CostedSession[] = [];
+      for (const info of sessions) {
+        const s = await store.getSession(info.id);
+        if (s) all.push(s);
+      }
+      cost = costOfSessions(all, prices);
+    }
+    return ok(c, {
+      sessions: sessions.length,
+      usage,
+      cost: cost.recordedCost + cost.cost,
+      estimatedCost: cost.cost,
+      unpricedModels: cost.unpricedModels,
+    });
   });
 
   return app;

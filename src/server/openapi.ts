@@ -18,6 +18,8 @@ type Op = {
   formats?: string[];
   /** a success that is Markdown text for format=markdown instead of the JSON envelope */
   markdown?: boolean;
+  /** what the envelope's data holds, where the summary does not say */
+  data?: string;
 };
 
 const ROUTES: Record<string, Record<string, Op>> = {
@@ -116,7 +118,16 @@ const ROUTES: Record<string, Record<string, Op>> = {
     },
   },
   '/api/v1/threadbase/stats': {
-    get: { tag: 'threadbase', summary: 'Session count and token usage', params: ['source', 'project', 'since', 'until'] },
+    get: {
+      tag: 'threadbase',
+      summary: 'Session count, token usage and cost',
+      params: ['source', 'project', 'since', 'until'],
+      data:
+        '{sessions, usage: {input, output, cacheRead, cacheWrite, reasoning, cost (as the agents recorded it), messages}, ' +
+        'cost (recorded plus estimatedCost, as local `threadbase stats` counts it), estimatedCost (responses with no ' +
+        "recorded cost, priced from their tokens with the server's price table), unpricedModels (models with such " +
+        'tokens and no price: left out of cost)}',
+    },
   },
 };
 
@@ -175,7 +186,7 @@ export function openApiDocument(): Record<string, unknown> {
             (op.success ?? ['200']).map((code) => [
               code,
               {
-                description: `${code === '201' ? 'Created: e' : 'E'}nvelope {code: 0, data, msg: "ok"}`,
+                description: `${code === '201' ? 'Created: e' : 'E'}nvelope {code: 0, data, msg: "ok"}${op.data ? `; data: ${op.data}` : ''}`,
                 content: {
                   'application/json': { schema: { $ref: '#/components/schemas/Envelope' } },
                   ...(op.markdown ? { 'text/markdown': { schema: { type: 'string' } } } : {}),

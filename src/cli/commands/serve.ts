@@ -1,12 +1,16 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { loadPrices } from '../../stores/index-sync/prices.js';
+import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, untilStopped, warn } from '../io.js';
-import { portOption, positiveIntOption } from '../options.js';
+import { existingFileOption, portOption, positiveIntOption } from '../options.js';
 
 interface ServeFlags {
   db?: string;
   port: number;
   host: string;
   maxBody?: number;
+  prices?: string;
 }
 
 export function registerServe(program: Command, ctx: CliContext): void {
@@ -17,18 +21,28 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'port to listen on (0 picks a free one)', portOption, 8029)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--max-body <bytes>', 'largest request body accepted', positiveIntOption)
+    .option(
+      '--prices <file>',
+      'model prices (JSON, USD per million tokens) over the bundled table, for /stats',
+      existingFileOption,
+    )
     .action(async (opts: ServeFlags) => {
       // the server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them
       const { openServerStores, startServer } = await import('../../server/index.js');
+      // as `stats` prices: the bundled table under $THREADBASE_HOME/prices.json, or --prices; a bad file stops here
+      const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
       const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
-      const server = await startServer({
+      // built apart: startServer hands its options to createApp, which takes `prices`
+      const serverOptions = {
         store: stores.store,
         tokens: stores.tokens,
         port: opts.port,
         host: opts.host,
         maxBodyBytes: opts.maxBody,
-        log: (line) => ctx.stderr(`${line}\n`),
-      });
+        log: (line: string) => ctx.stderr(`${line}\n`),
+        prices,
+      };
+      const server = await startServer(serverOptions);
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.
       await untilStopped();

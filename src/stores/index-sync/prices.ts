@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
-import { type CountedUsage, countedUsage, usagePerModel } from '../../model/usage.js';
+import { type CountedUsage, countedUsage, responseRecordOf, usagePerModel } from '../../model/usage.js';
 
 export interface Rates {
   input: number;
@@ -360,4 +360,121 @@ export function usageCostByModel(entries: readonly Entry[], prices: PriceTable):
     });
   }
   return [...out.values()].sort((a, b) => (b.cost ?? 0) - (a.cost ?? 0) || a.model.localeCompare(b.model));
+}
+
+/**
+ * The usage of responses whose agent recorded no cost, summed over responses of one model served
+ * alike (same speed and place) whose prompts fall in the same band of `longPromptThresholds`: what a
+ * store's `unrecordedUsage` answers, so a server prices it as `stats` prices the local index.
+ */
+export interface UnrecordedUsageGroup {
+  model: string | undefined;
+  /** how many of the table's thresholds each request's prompt is above */
+  band: number;
+  /** the summed tokens; with `advisors` only for a group of one response (advisors are priced per request) */
+  usage: Usage;
+  responses: number;
+}
+
+/** What unrecorded usage costs by the table, and the models with tokens it has no price for. */
+export interface EstimatedCost {
+  cost: number;
+  unpricedModels: string[];
+}
+
+const hasTokens = (u: Usage) => u.input + u.output + u.cacheRead + u.cacheWrite > 0;
+
+/**
+ * Prices groups of unrecorded usage as `stats` does: each model's part (advisor requests under their
+ * own model) at the rates of its group's band; `thresholds` are the ones the groups were banded by.
+ */
+export function priceUnrecorded(
+  prices: PriceTable,
+  thresholds: readonly number[],
+  groups: Iterable<UnrecordedUsageGroup>,
+): EstimatedCost {
+  let cost = 0;
+  const unpriced = new Set<string>();
+  for (const g of groups) {
+    usagePerModel(g.model, g.usage).forEach((part, i) => {
+      const price = priceOf(prices, part.model);
+      if (!price) {
+        if (hasTokens(part.usage)) unpriced.add(part.model || 'unknown');
+        return;
+      }
+      // a group's own part is priced at its band's rates; an advisor request (one response) at its own prompt
+      const prompt = i === 0 ? (g.band === 0 ? 0 : (thresholds[g.band - 1] ?? 0) + 1) : promptTokens(part.usage);
+      cost += costOf(price, part.usage, prompt);
+    });
+  }
+  return { cost, unpricedModels: [...unpriced].sort() };
+}
+
+/** The part of a session's cost `stats` prices from tokens (responses with no recorded cost). */
+export function estimatedCostOf(entries: readonly Entry[], prices: PriceTable): EstimatedCost {
+  return estimatedCostOfCounted(countedUsage(entries).values(), prices);
+}
+
+/** What `stats` counts over many sessions: the costs agents recorded, the rest priced by the table. */
+export interface CostSummary extends EstimatedCost {
+  /** the costs the agents recorded */
+  recordedCost: number;
+}
+
+/** A session as costOfSessions takes it: what decides which of its copies of a response counts. */
+export interface CostedSession {
+  createdAt: string;
+  parentId?: string | null | undefined;
+  id: string;
+  entries: readonly Entry[];
+}
+
+/**
+ * The cost of many sessions as the local index's `stats` counts it: one record per response
+ * (countedUsage), and a response copied into several sessions (same response id, or record id, at
+ * the same time: a resumed or forked session repeats its history) once, in the copy the index
+ * prefers (src/stores/sqlite/copies.ts): the session created first, then a recorded cost over none
+ * over a cost of 0 for tokens, then a session that is no fork, then the lower id.
+ */
+export function costOfSessions(sessions: Iterable<CostedSession>, prices: PriceTable): CostSummary {
+  const rank = (c: CountedUsage) =>
+    c.cost === undefined ? 1 : c.cost === 0 && c.usage && c.usage.input + c.usage.output > 0 ? 2 : 0;
+  type Pick = { counted: CountedUsage; order: [string, number, number, string] };
+  const chosen = new Map<string, Pick>();
+  const before = (a: Pick['order'], b: Pick['order']) => {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as string | number) < (b[i] as string | number);
+    return false;
+  };
+  for (const s of sessions) {
+    const byId = new Map(s.entries.map((e) => [e.id, e]));
+    for (const [id, counted] of countedUsage(s.entries)) {
+      const e = byId.get(id);
+      const rec = e ? responseRecordOf(e) : undefined;
+      const key = `${rec?.responseId ? `r${rec.responseId}` : `i${id}`}\u0000${e?.timestamp ?? ''}`;
+      const pick: Pick = { counted, order: [s.createdAt, rank(counted), s.parentId ? 1 : 0, s.id] };
+      const prev = chosen.get(key);
+      if (!prev || before(pick.order, prev.order)) chosen.set(key, pick);
+    }
+  }
+  let recordedCost = 0;
+  const unrecorded: CountedUsage[] = [];
+  for (const { counted } of chosen.values()) {
+    if (counted.cost !== undefined) recordedCost += counted.cost;
+    else unrecorded.push(counted);
+  }
+  const estimated = estimatedCostOfCounted(unrecorded, prices);
+  return { recordedCost, ...estimated };
+}
+
+function estimatedCostOfCounted(counted: Iterable<CountedUsage>, prices: PriceTable): EstimatedCost {
+  let cost = 0;
+  const unpriced = new Set<string>();
+  for (const c of counted) {
+    if (c.cost !== undefined) continue;
+    for (const part of costPerModel(prices, c)) {
+      if (part.priced) cost += part.cost ?? 0;
+      else if (part.usage && hasTokens(part.usage)) unpriced.add(part.model || 'unknown');
+    }
+  }
+  return { cost, unpricedModels: [...unpriced].sort() };
 }

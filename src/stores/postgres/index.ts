@@ -33,6 +33,7 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
+import type { UnrecordedUsageGroup } from '../index-sync/prices.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { migrate } from './migrations.js';
 
@@ -69,6 +70,15 @@ interface SessionRow {
   info: string;
   raw: string | null;
 }
+
+/**
+ * Of copies of one response in several sessions, the one that counts, as the local index prefers
+ * (src/stores/sqlite/copies.ts PREFERRED): the session created first, then a recorded cost over none
+ * over a cost of 0 for tokens (a converted copy), then a session that is no fork.
+ */
+const COPY_PREFERRED = `s.created_at,
+  CASE WHEN resp.cost IS NULL THEN 1 WHEN resp.cost = 0 AND coalesce(resp.usage_input, 0) + coalesce(resp.usage_output, 0) > 0 THEN 2 ELSE 0 END,
+  s.parent_id IS NOT NULL, s.id`;
 
 const SAFE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -561,6 +571,100 @@ export class PostgresStore extends DriverBase {
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
     const sessions = await this.listSessions(filter);
     return totalUsage((await this.usageBySession(sessions.map((s) => s.id))).values());
+  }
+
+  /**
+   * What `stats` prices, over the listed sessions: the costs agents recorded and the usage of the
+   * responses with none, counted as usageBySession counts (one record per response) except that a
+   * response copied into several sessions (a resumed or forked session repeats its history) counts
+   * once, in the copy the local index prefers (COPY_PREFERRED). The unrecorded usage is grouped by
+   * model, prompt band (how many of `thresholds` the prompt is above), speed and place; a response
+   * with advisor requests is a group of its own with its usage whole, so each advisor request is
+   * priced at its own prompt.
+   */
+  async costUsage(
+    filter: SessionFilter,
+    thresholds: readonly number[],
+  ): Promise<{ recordedCost: number; unrecorded: UnrecordedUsageGroup[] }> {
+    const ids = (await this.listSessions(filter)).map((s) => s.id);
+    if (!ids.length) return { recordedCost: 0, unrecorded: [] };
+    const prompt = 'coalesce(usage_input,0) + coalesce(usage_cache_read,0) + coalesce(usage_cache_write,0)';
+    const band = thresholds.length ? thresholds.map((_, i) => `(${prompt} > $${i + 2})::int`).join(' + ') : '0';
+    const rows = (
+      await this.q<{
+        recorded: number | null;
+        model: string | null;
+        band: number | null;
+        speed: string | null;
+        geo: string | null;
+        whole: string | null;
+        input: string;
+        output: string;
+        cache_read: string;
+        cache_write: string;
+        cache_write_1h: string;
+        web_searches: string;
+        reasoning: string;
+        responses: string;
+      }>(
+        // the responses of usageBySession, each with its counted usage record (u) and last cost (c);
+        // a copy is the same response id (or record id) at the same time; speed, place and advisors
+        // are read from the counted record's usage
+        `WITH a AS (SELECT session_id, id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, ts, model,
+                           usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h,
+                           usage_web_searches, usage_reasoning, cost, body
+                      FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')),
+              u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
+              c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, split, ts, cost FROM a WHERE cost IS NOT NULL
+                     ORDER BY session_id, rid, seq DESC),
+              resp AS (SELECT coalesce(u.session_id, c.session_id) AS session_id, coalesce(u.split, c.split) AS split,
+                              coalesce(u.rid, c.rid) AS rid, coalesce(u.ts, c.ts) AS ts, c.cost, u.id, u.model,
+                              u.usage_input, u.usage_output, u.usage_cache_read, u.usage_cache_write, u.usage_cache_write_1h,
+                              u.usage_web_searches, u.usage_reasoning, u.body
+                         FROM u FULL JOIN c ON c.session_id = u.session_id AND c.rid = u.rid),
+              d AS (SELECT DISTINCT ON (resp.split, resp.rid, resp.ts) resp.*
+                      FROM resp JOIN tb_sessions s ON s.id = resp.session_id
+                     ORDER BY resp.split, resp.rid, resp.ts, ${COPY_PREFERRED}),
+              g AS (SELECT *, ${band} AS band, coalesce(body::jsonb #> '{message,usage}', body::jsonb -> 'usage') AS uj
+                      FROM d WHERE cost IS NULL AND usage_input IS NOT NULL)
+         SELECT sum(cost)::float8 AS recorded, NULL AS model, NULL::int AS band, NULL AS speed, NULL AS geo, NULL AS whole,
+                0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, 0 AS cache_write_1h, 0 AS web_searches,
+                0 AS reasoning, 0 AS responses
+           FROM d
+         UNION ALL
+         SELECT NULL, model, band, uj ->> 'speed', uj ->> 'inferenceGeo',
+                CASE WHEN jsonb_typeof(uj -> 'advisors') = 'array' THEN uj::text END,
+                sum(coalesce(usage_input,0)), sum(coalesce(usage_output,0)), sum(coalesce(usage_cache_read,0)),
+                sum(coalesce(usage_cache_write,0)), sum(coalesce(usage_cache_write_1h,0)), sum(coalesce(usage_web_searches,0)),
+                sum(coalesce(usage_reasoning,0)), count(*)
+           FROM g
+          GROUP BY 2, 3, 4, 5, 6, CASE WHEN jsonb_typeof(uj -> 'advisors') = 'array' THEN session_id || ' ' || id END`,
+        [ids, ...thresholds],
+      )
+    ).rows;
+    let recordedCost = 0;
+    const unrecorded: UnrecordedUsageGroup[] = [];
+    for (const r of rows) {
+      if (r.band === null) {
+        recordedCost += Number(r.recorded ?? 0);
+        continue;
+      }
+      const usage: Usage = r.whole
+        ? (JSON.parse(r.whole) as Usage)
+        : {
+            input: Number(r.input),
+            output: Number(r.output),
+            cacheRead: Number(r.cache_read),
+            cacheWrite: Number(r.cache_write),
+            ...(Number(r.cache_write_1h) > 0 ? { cacheWrite1h: Number(r.cache_write_1h) } : {}),
+            reasoning: Number(r.reasoning),
+            ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
+            ...(r.speed === 'fast' ? { speed: 'fast' as const } : {}),
+            ...(r.geo !== null ? { inferenceGeo: r.geo } : {}),
+          };
+      unrecorded.push({ model: r.model ?? undefined, band: Number(r.band), usage, responses: Number(r.responses) });
+    }
+    return { recordedCost, unrecorded };
   }
 
   /** Entry ids the session already has, among `ids` (push uses it to send only what is new). */
