@@ -296,7 +296,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   }
 
   // The web viewer: its page is public, its data under /api/v1/web behind the key above, per project.
-  mountWebViewer(app, { driver: opts.store, scope: (c) => ({ key: c.get('project').id, driver: c.get('store') }) });
+  // its list, session pages and charts price unrecorded costs with the same table as /stats
+  mountWebViewer(app, { driver: opts.store, prices, scope: (c) => ({ key: c.get('project').id, driver: c.get('store') }) });
 
   const sessionKey = (c: HonoContext<Env>, id: string) => `${c.get('project').id}\u0000${id}`;
 

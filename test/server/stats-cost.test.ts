@@ -21,6 +21,8 @@ import { freshSchema, type TestSchema } from './pg-helpers.js';
 const UNPRICED = 'mystery-model-9';
 const MYSTERY_ID = 'bcdac43d-0000-4000-8000-00000000000a';
 const PI_ID = '0190cccc-3333-7000-8000-000000000003';
+/** Claude Code with an advisor (Opus 5 advising Sonnet 5), requests run in the US */
+const ADVISOR_ID = '4cf6af46-90ce-4140-a417-cb383e9c5ef7';
 
 let home: string;
 let env: DriverEnv;
@@ -43,6 +45,15 @@ async function serverStats(server: RunningServer, key: string, query = ''): Prom
   const res = await fetch(`${server.url}/api/v1/threadbase/stats${query}`, { headers: { authorization: `Bearer ${key}` } });
   expect(res.status).toBe(200);
   return ((await res.json()) as { data: StatsData }).data;
+}
+
+/** The cost the web viewer's session list shows for one session */
+async function webListCost(server: RunningServer, key: string, id: string): Promise<number> {
+  const res = await fetch(`${server.url}/api/v1/web/sessions?limit=500`, { headers: { authorization: `Bearer ${key}` } });
+  expect(res.status).toBe(200);
+  const row = ((await res.json()) as { sessions: { id: string; cost: number | null }[] }).sessions.find((s) => s.id === id);
+  expect(row?.cost).toBeTypeOf('number');
+  return row?.cost ?? 0;
 }
 
 /** `stats --json` by model: its total cost, the part agents recorded (the pi session's) and the unpriced models */
@@ -150,6 +161,34 @@ describe.each([
     } finally {
       await team.close();
     }
+  });
+
+  it("the web viewer's list on the team server prices with the server's table too (serve --prices)", async () => {
+    // a table that prices Sonnet 5 (the advisor session's main model) at ten times its rates
+    const file = join(home, 'sonnet-prices.json');
+    await writeFile(file, JSON.stringify({ 'claude-sonnet-5': { input: 20, output: 100, cacheRead: 2, cacheWrite: 25 } }));
+    const options = { store: setup().store, tokens: setup().tokens, port: 0, log: () => undefined, prices: loadPrices(file) };
+    const team = await startServer(options);
+    try {
+      const bundled = await webListCost(server, key, ADVISOR_ID);
+      const own = await webListCost(team, key, ADVISOR_ID);
+      expect(own).toBeGreaterThan(bundled + 0.01);
+    } finally {
+      await team.close();
+    }
+  });
+
+  // Left for src/server/web/data.ts (not this change's file): off the local index the list prices a
+  // session's per-model token sums at base rates (WebData.listCost: costOf(price, sum, 0)), so a request
+  // run in the US (1.1 times) or above a long-prompt threshold is priced lower than `stats` and /stats price it.
+  it.fails("the web viewer's list prices a session as `stats --by session` does (request by request)", async () => {
+    const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'session', '--json', '--no-sync'])) as {
+      key: string;
+      cost: number;
+    }[];
+    const expected = rows.find((r) => r.key === ADVISOR_ID)?.cost;
+    expect(expected).toBeGreaterThan(0);
+    expect(Math.abs((await webListCost(server, key, ADVISOR_ID)) - (expected ?? 0))).toBeLessThan(1e-9);
   });
 
   it('lists the model no table prices, as local `stats` does', async () => {
