@@ -86,7 +86,13 @@ beforeAll(async () => {
     .replaceAll('bcdac43d-f5e3-48d3-b285-908f5f7abc8b', MYSTERY_ID)
     .replaceAll('"model":"claude-opus-5-5"', `"model":"${UNPRICED}"`)
     .replaceAll('msg_standin_', 'msg_mystery_')
-    .replaceAll('req_standin_', 'req_mystery_');
+    .replaceAll('req_standin_', 'req_mystery_')
+    // a NUL in its answers' text: PostgreSQL keeps it escaped in the body's JSON text, which jsonb refuses
+    .split('\n')
+    .map((line) =>
+      line.includes('"type":"assistant"') ? line.replaceAll('"type":"text","text":"', '"type":"text","text":"\\u0000') : line,
+    )
+    .join('\n');
   await mkdir(join(home, '.claude/projects/-tmp-cc-mystery'), { recursive: true });
   await writeFile(join(home, `.claude/projects/-tmp-cc-mystery/${MYSTERY_ID}.jsonl`), mystery);
   local = await localStats();

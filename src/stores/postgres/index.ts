@@ -76,6 +76,14 @@ interface SessionRow {
  * (src/stores/sqlite/copies.ts PREFERRED): the session created first, then a recorded cost over none
  * over a cost of 0 for tokens (a converted copy), then a session that is no fork.
  */
+/**
+ * The body's JSON text without its \u0000 escapes (a NUL the agent wrote, kept escaped: PostgreSQL's
+ * json functions refuse any), so the usage can be read out of it; an escaped backslash before "u0000"
+ * is left alone. Only bodies that hold one are rewritten.
+ */
+const WITHOUT_NUL_ESCAPES = String.raw`CASE WHEN strpos(body, '\u0000') > 0
+  THEN regexp_replace(body, '(?<!\\)((?:\\\\)*)\\u0000', '\1', 'g') ELSE body END`;
+
 const COPY_PREFERRED = `s.created_at,
   CASE WHEN resp.cost IS NULL THEN 1 WHEN resp.cost = 0 AND coalesce(resp.usage_input, 0) + coalesce(resp.usage_output, 0) > 0 THEN 2 ELSE 0 END,
   s.parent_id IS NOT NULL, s.id`;
@@ -625,20 +633,21 @@ export class PostgresStore extends DriverBase {
               d AS (SELECT DISTINCT ON (resp.split, resp.rid, resp.ts) resp.*
                       FROM resp JOIN tb_sessions s ON s.id = resp.session_id
                      ORDER BY resp.split, resp.rid, resp.ts, ${COPY_PREFERRED}),
-              g AS (SELECT *, ${band} AS band, coalesce(body::jsonb #> '{message,usage}', body::jsonb -> 'usage') AS uj
-                      FROM d WHERE cost IS NULL AND usage_input IS NOT NULL)
+              g AS (SELECT d.*, ${band} AS band, coalesce(b.j #> '{message,usage}', b.j -> 'usage') AS uj
+                      FROM d CROSS JOIN LATERAL (SELECT (${WITHOUT_NUL_ESCAPES})::json AS j) b
+                     WHERE cost IS NULL AND usage_input IS NOT NULL)
          SELECT sum(cost)::float8 AS recorded, NULL AS model, NULL::int AS band, NULL AS speed, NULL AS geo, NULL AS whole,
                 0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, 0 AS cache_write_1h, 0 AS web_searches,
                 0 AS reasoning, 0 AS responses
            FROM d
          UNION ALL
          SELECT NULL, model, band, uj ->> 'speed', uj ->> 'inferenceGeo',
-                CASE WHEN jsonb_typeof(uj -> 'advisors') = 'array' THEN uj::text END,
+                CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN uj::text END,
                 sum(coalesce(usage_input,0)), sum(coalesce(usage_output,0)), sum(coalesce(usage_cache_read,0)),
                 sum(coalesce(usage_cache_write,0)), sum(coalesce(usage_cache_write_1h,0)), sum(coalesce(usage_web_searches,0)),
                 sum(coalesce(usage_reasoning,0)), count(*)
            FROM g
-          GROUP BY 2, 3, 4, 5, 6, CASE WHEN jsonb_typeof(uj -> 'advisors') = 'array' THEN session_id || ' ' || id END`,
+          GROUP BY 2, 3, 4, 5, 6, CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN session_id || ' ' || id END`,
         [ids, ...thresholds],
       )
     ).rows;
