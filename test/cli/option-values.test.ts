@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { startServer } from '../../src/server/index.js';
+import { MemoryTokenStore } from '../../src/server/tokens.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 
 let root: string;
@@ -182,19 +185,43 @@ describe('numbers of the long-running commands', () => {
 
 describe('push', () => {
   it('exits 1 when sessions were not pushed (it exited 0 whatever failed)', async () => {
-    // nothing listens on port 1
+    // nothing listens on port 1: one error naming the server, before any session is sent (acc23e8)
     const r = await runCli(env, ['push', '--to', 'http://127.0.0.1:1', '--key', 'tb_x', '--source', 'claude', '--json']);
-    const report = JSON.parse(r.out) as { failed: unknown[] };
-    expect(report.failed.length).toBeGreaterThan(0);
-    expect(r.err).toContain('not pushed');
+    expect(r.err).toContain('cannot reach http://127.0.0.1:1');
+    expect(r.out).toBe('');
     expect(r.code).toBe(1);
+  });
+
+  it('exits 1 and names each session a reachable server refused', async () => {
+    // a server that takes small requests only: the sessions with an entry larger than that are refused
+    const tokens = new MemoryTokenStore();
+    const { key } = await tokens.createToken('p');
+    const server = await startServer({ store: new MemoryStore(), tokens, port: 0, maxBodyBytes: 700, log: () => undefined });
+    try {
+      const r = await runCli({ ...env, env: { ...env.env, THREADBASE_HOME: join(root, 'push-home') } }, [
+        'push',
+        '--to',
+        server.url,
+        '--key',
+        key,
+        '--source',
+        'claude',
+        '--json',
+      ]);
+      const report = JSON.parse(r.out) as { failed: { id: string; error: string }[] };
+      expect(report.failed.length).toBeGreaterThan(0);
+      for (const f of report.failed) expect(r.err).toContain(`session ${f.id} not pushed`);
+      expect(r.code).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 
   it('takes its key from $THREADBASE_API_KEY, as --from and ui do', async () => {
     const keyed = { ...env, env: { ...env.env, THREADBASE_API_KEY: 'tb_x' } };
     const r = await runCli(keyed, ['push', '--to', 'http://127.0.0.1:1', '--source', 'claude', '--json']);
     expect(r.err).not.toContain('no API key');
-    expect(r.err).toContain('not pushed');
+    expect(r.err).toContain('cannot reach');
     const none = await runCli(env, ['push', '--to', 'http://127.0.0.1:1', '--source', 'claude']);
     expect(none.err).toContain('THREADBASE_API_KEY');
   });
