@@ -407,7 +407,7 @@ describe('web data routes', () => {
         body: JSON.stringify(body),
       });
     // an agent that cannot write sessions is never offered
-    expect((await convert(app, PARSER_ID, { to: 'gemini' })).status).toBe(400);
+    expect((await convert(app, PARSER_ID, { to: 'zed' })).status).toBe(400);
     expect((await convert(app, 'nope', { to: 'pi' })).status).toBe(404);
     expect((await convert(app, PARSER_ID, { to: 'pi', leaf: 'nope' })).status).toBe(404);
     // a viewer told to offer no "Continue in…"
