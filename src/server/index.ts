@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
 import { openStore, threadbaseHome } from '../stores/open.js';
 import { PostgresStore } from '../stores/postgres/index.js';
-import { createApp } from './app.js';
+import { createApp, type ServerOptions } from './app.js';
 import { MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore } from './tokens.js';
 
 export { createApp, type ServerOptions } from './app.js';
@@ -63,16 +63,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(opts: {
-  store: SessionDriver;
-  tokens: TokenStore;
+/** createApp's options, and where and how the server listens. */
+export interface StartServerOptions extends ServerOptions {
   port?: number;
   host?: string;
-  maxBodyBytes?: number;
-  log?: (line: string) => void;
   /** A client that has not sent its whole request (headers and body) by then gets 408 (default 60 s). */
   requestTimeoutMs?: number;
-}): Promise<RunningServer> {
+}
+
+export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
   const app = createApp(opts);
   const host = opts.host ?? '127.0.0.1';
   // Slow clients (a trickled body) hold a socket only this long; Node's defaults are 5 min, checked every 30 s.

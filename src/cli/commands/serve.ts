@@ -32,8 +32,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // as `stats` prices: the bundled table under $THREADBASE_HOME/prices.json, or --prices; a bad file stops here
       const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
       const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
-      // built apart: startServer hands its options to createApp, which takes `prices`
-      const serverOptions = {
+      const server = await startServer({
         store: stores.store,
         tokens: stores.tokens,
         port: opts.port,
@@ -41,8 +40,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         maxBodyBytes: opts.maxBody,
         log: (line: string) => ctx.stderr(`${line}\n`),
         prices,
-      };
-      const server = await startServer(serverOptions);
+      });
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.
       await untilStopped();
