@@ -20,7 +20,7 @@ import type { Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
 import { readContext, readSession } from '../helpers/conversions.js';
 import { copyFixture, type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
-import { messageEntry, ONE_PIXEL_PNG } from '../helpers/sessions.js';
+import { chainSession, messageEntry, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
@@ -149,44 +149,25 @@ describe.each([
 
 describe('a session with a search the provider ran and a call left without a result', () => {
   it('is resumed by the real gemini: the search as its note, the call answered by the error result written for it', async () => {
-    const t = '2026-01-01T00:00:00.000Z';
-    const session: Session = {
-      id: 'mid-turn',
-      source: 'codex',
-      project: home.project,
-      createdAt: t,
-      updatedAt: t,
-      messageCount: 2,
-      entries: [
+    const session = chainSession('mid-turn', 'codex', home.project, [
+      ['u', textMessage('user', 'look it up')],
+      [
+        'a',
         {
-          id: 'u',
-          parentId: null,
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'look it up' }] },
-        },
-        {
-          id: 'a',
-          parentId: 'u',
-          timestamp: t,
-          kind: 'message',
-          message: {
-            role: 'assistant',
-            parts: [
-              {
-                type: 'tool_call',
-                id: 'ws_1',
-                name: 'web_search',
-                input: { type: 'search', query: 'x' },
-                meta: { providerExecuted: true },
-              },
-              { type: 'tool_call', id: 'call_2', name: 'run_shell_command', input: { command: 'ls' } },
-            ],
-          },
+          role: 'assistant',
+          parts: [
+            {
+              type: 'tool_call',
+              id: 'ws_1',
+              name: 'web_search',
+              input: { type: 'search', query: 'x' },
+              meta: { providerExecuted: true },
+            },
+            { type: 'tool_call', id: 'call_2', name: 'run_shell_command', input: { command: 'ls' } },
+          ],
         },
       ],
-      leafId: 'a',
-    };
+    ]);
     const sources = new Sources(home.env);
     const info = await sources.driver('gemini').writeSession?.(session);
     await sources.close();

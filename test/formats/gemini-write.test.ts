@@ -21,6 +21,7 @@ import { buildContext, type Context } from '../../src/model/tree.js';
 import type { Entry, Message, Part, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { runCli } from '../helpers/cli.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
 
 let root: string;
 let env: DriverEnv;
@@ -212,7 +213,6 @@ describe('gemini: writing chats', () => {
   });
 
   it('a call the provider ran is sent as its note and read back as the call; a call without a result gets an error result', async () => {
-    const t = '2026-01-01T00:00:00.000Z';
     const search = {
       type: 'tool_call' as const,
       id: 'ws_1',
@@ -221,31 +221,10 @@ describe('gemini: writing chats', () => {
       meta: { providerExecuted: true },
     };
     const open = { type: 'tool_call' as const, id: 'call_2', name: 'shell', input: { command: 'ls' } };
-    const session: Session = {
-      id: 's',
-      source: 'codex',
-      project: '/p',
-      createdAt: t,
-      updatedAt: t,
-      messageCount: 2,
-      entries: [
-        {
-          id: 'u',
-          parentId: null,
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'user', parts: [{ type: 'text', text: 'look it up' }] },
-        },
-        {
-          id: 'a',
-          parentId: 'u',
-          timestamp: t,
-          kind: 'message',
-          message: { role: 'assistant', parts: [search, { type: 'text', text: 'found it' }, open] },
-        },
-      ],
-      leafId: 'a',
-    };
+    const session = chainSession('s', 'codex', '/p', [
+      ['u', textMessage('user', 'look it up')],
+      ['a', { role: 'assistant', parts: [search, { type: 'text', text: 'found it' }, open] }],
+    ]);
     const driver = new GeminiDriver(env);
     const info = await driver.writeSession(session);
     expect(info.meta?.warnings).toEqual([

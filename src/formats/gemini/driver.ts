@@ -10,7 +10,7 @@ import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead
 import { ThreadbaseError } from '../../model/errors.js';
 import type { Session, SessionInfo } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
+import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
@@ -61,16 +61,8 @@ export class GeminiDriver extends DriverBase {
   readonly name = SOURCE;
   /** 1: the `threadbase` fields of chats threadbase wrote (encode.ts) read back */
   readonly readerVersion = 1;
-  readonly capabilities: DriverCapabilities = {
-    read: true,
-    write: true,
-    append: false,
-    fork: false,
-    branch: false,
-    delete: false,
-    title: false,
-    search: false,
-  };
+  // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
+  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
   /** From the last listUnits: each session's file, and every file found */
   private units: { bySession: Map<string, Located>; byFile: Map<string, Located> } | undefined;
