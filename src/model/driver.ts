@@ -5,6 +5,8 @@
  *
  * Spec version: bump DRIVER_SPEC_VERSION when the interface changes shape.
  */
+// a type only (no runtime import): the table a store prices sessions' unrecorded usage with
+import type { PriceTable } from '../stores/index-sync/prices.js';
 import type { Context, ContextOptions } from './tree.js';
 import type { Entry, Message, Session, SessionInfo, SourceName, Usage } from './types.js';
 
@@ -80,6 +82,16 @@ export interface SearchOptions extends SessionFilter {
   tool?: string;
 }
 
+/** One session's cost as SessionDriver.sessionCosts prices it. */
+export interface SessionCost {
+  source: string;
+  id: string;
+  /** recorded costs plus the rest priced by the table */
+  cost: number;
+  /** models with unrecorded tokens the table has no price for (left out of `cost`) */
+  unpricedModels: string[];
+}
+
 export interface SessionDriver {
   /** 'claude', 'pi', 'opencode', 'sqlite', 'postgres', 'memory', ... */
   readonly name: string;
@@ -109,6 +121,19 @@ export interface SessionDriver {
   setTitle?(sessionId: string, title: string): Promise<void>;
   deleteSession?(sessionId: string): Promise<void>;
   search?(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * Appends one entry under the session's last entry outside sidechains, found and written atomically
+   * (stores shared by several server processes, where one process's memory of the last entry goes
+   * stale); returns the entry as stored, its parentId set. Absent: append with appendEntries.
+   */
+  appendToChain?(sessionId: string, entry: Entry): Promise<Entry>;
+  /**
+   * What sessions (`sessionIds`, default every one) cost as `stats --by session` prices them: each
+   * session's own records (a copy's too), the costs agents recorded kept, the rest priced request by
+   * request with `prices` (long-prompt band, fast mode, place of inference, advisors). Only for
+   * stores that keep usage per request; absent: no per-request pricing here.
+   */
+  sessionCosts?(prices: PriceTable, sessionIds?: readonly string[]): Promise<SessionCost[]>;
   /** The shell command that resumes this session in its own agent (printed by `threadbase handoff`). */
   resumeCommand?(session: SessionInfo): string;
 

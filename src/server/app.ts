@@ -391,7 +391,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const store = c.get('store');
     if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
     const key = sessionKey(c, id);
-    if (store instanceof PostgresStore) {
+    if (store.appendToChain) {
       // Other server processes may share the database: the store finds the last entry and appends
       // under it in one transaction, where a per-process memory of it would be stale.
       const fresh: MessageEntry = {

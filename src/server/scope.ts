@@ -9,12 +9,14 @@ import type {
   ForkOptions,
   SearchHit,
   SearchOptions,
+  SessionCost,
   SessionDriver,
   SessionFilter,
   WriteOptions,
 } from '../model/driver.js';
 import { NotFoundError, UnsupportedError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
+import type { PriceTable } from '../stores/index-sync/prices.js';
 import { PostgresStore } from '../stores/postgres/index.js';
 
 export type ProjectStores = (projectId: string) => SessionDriver;
@@ -51,6 +53,9 @@ const ownedBy = (info: { meta?: Record<string, unknown> } | undefined, project: 
 export class ProjectScopedDriver extends DriverBase {
   readonly name: string;
   readonly capabilities: DriverCapabilities;
+  // the inner store's optional methods, present only where it has them (the server asks for them)
+  readonly appendToChain?: (sessionId: string, entry: Entry) => Promise<Entry>;
+  readonly sessionCosts?: (prices: PriceTable, sessionIds?: readonly string[]) => Promise<SessionCost[]>;
 
   constructor(
     private readonly inner: SessionDriver,
@@ -59,6 +64,22 @@ export class ProjectScopedDriver extends DriverBase {
     super();
     this.name = inner.name;
     this.capabilities = inner.capabilities;
+    const { appendToChain, sessionCosts } = inner;
+    if (appendToChain) {
+      this.appendToChain = async (sessionId, entry) => {
+        await this.mine(sessionId);
+        return appendToChain.call(inner, sessionId, entry);
+      };
+    }
+    if (sessionCosts) {
+      // only this project's sessions: the given ones that are its own, by default all of them
+      this.sessionCosts = async (prices, sessionIds) => {
+        const mine = new Set((await this.listSessions({})).map((s) => s.id));
+        const ids = sessionIds?.filter((id) => mine.has(id));
+        const rows = await sessionCosts.call(inner, prices, ids);
+        return rows.filter((r) => mine.has(r.id));
+      };
+    }
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {

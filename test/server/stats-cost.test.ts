@@ -184,10 +184,9 @@ describe.each([
     }
   });
 
-  // Left for src/server/web/data.ts (not this change's file): off the local index the list prices a
-  // session's per-model token sums at base rates (WebData.listCost: costOf(price, sum, 0)), so a request
-  // run in the US (1.1 times) or above a long-prompt threshold is priced lower than `stats` and /stats price it.
-  it.fails("the web viewer's list prices a session as `stats --by session` does (request by request)", async () => {
+  // the list asks the store for each session's cost priced request by request (SessionDriver.sessionCosts):
+  // a request run in the US (1.1 times) or above a long-prompt threshold at its own rates, as `stats` prices it
+  it("the web viewer's list prices a session as `stats --by session` does (request by request)", async () => {
     const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'session', '--json', '--no-sync'])) as {
       key: string;
       cost: number;

@@ -5,7 +5,7 @@
  * Pure over the driver; the routes in data-routes.ts turn these into JSON.
  */
 import { injectedLabel } from '../../formats/injected.js';
-import type { SearchHit, SessionDriver } from '../../model/driver.js';
+import type { SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
 import {
@@ -29,9 +29,7 @@ import {
 } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage } from '../../model/usage.js';
 import { costOf, costPerModel, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
-import { stats } from '../../stores/index-sync/stats.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
-import { SqliteStore } from '../../stores/sqlite/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -340,7 +338,7 @@ export class WebData {
     );
     const sort = q.sort ?? 'updated';
     // sorted by cost: every session priced as the page prices it (one query over the whole index)
-    const allCosts = sort === 'cost' ? this.indexCosts() : undefined;
+    const allCosts = sort === 'cost' ? await this.indexCosts() : undefined;
     const key = (s: SessionInfo): string | number => {
       switch (sort) {
         case 'created':
@@ -366,7 +364,7 @@ export class WebData {
     const offset = Math.max(0, q.offset ?? 0);
     const limit = Math.min(500, Math.max(1, q.limit ?? 50));
     const page = rows.slice(offset, offset + limit);
-    const exact = allCosts ?? (page.length ? this.indexCosts(page) : undefined);
+    const exact = allCosts ?? (page.length ? await this.indexCosts(page) : undefined);
     return {
       total: rows.length,
       offset,
@@ -381,27 +379,32 @@ export class WebData {
   }
 
   /**
-   * On the local index, what sessions (default every one) cost request by request, as `stats` and the
-   * session's page price them, by costKey (one query over their records); other stores have no
-   * per-request index.
+   * What sessions (default every one) cost request by request, as `stats --by session` and the
+   * session's page price them, by costKey (one query over their records), where the store prices per
+   * request (SessionDriver.sessionCosts: the local index, a team server's PostgreSQL or SQLite).
    */
-  private indexCosts(sessions?: readonly SessionInfo[]): Map<string, number> | undefined {
-    if (!(this.driver instanceof SqliteStore)) return undefined;
-    const rows = stats(this.driver, this.prices, {
-      by: 'session',
-      ownRecords: true,
-      ...(sessions ? { sessionIds: sessions.map((s) => s.id) } : {}),
-    });
-    return new Map(rows.map((r) => [costKey(r.source ?? '', r.key), r.cost]));
+  private async indexCosts(sessions?: readonly SessionInfo[]): Promise<Map<string, SessionCost> | undefined> {
+    if (!this.driver.sessionCosts) return undefined;
+    const rows = await this.driver.sessionCosts(
+      this.prices,
+      sessions?.map((s) => s.id),
+    );
+    return new Map(rows.map((r) => [costKey(r.source, r.id), r]));
   }
 
   /**
-   * A session's cost for the list: the recorded one, else (an agent that records none, like Claude
-   * Code) its tokens priced per model with the table (`exact`: priced request by request, where the
-   * store can); unknown (null) rather than a false $0 when a model that used tokens is not in the table.
+   * A session's cost for the list: `exact` where the store prices request by request (recorded
+   * costs plus the rest priced); else the recorded one, else (an agent that records none, like Claude
+   * Code) its tokens priced per model with the table; unknown (null) rather than a false $0 when a
+   * model that used tokens is not in the table.
    */
-  private listCost(s: SessionInfo, exact?: number): { cost: number | null; costEstimated: boolean } {
+  private listCost(s: SessionInfo, exact?: SessionCost): { cost: number | null; costEstimated: boolean } {
     const unknown = { cost: null, costEstimated: false };
+    if (exact) {
+      if (exact.unpricedModels.length) return s.cost ? { cost: s.cost, costEstimated: false } : unknown;
+      // estimated when more than the recorded cost (a part was priced from tokens)
+      return { cost: exact.cost, costEstimated: exact.cost - (s.cost ?? 0) > 1e-12 };
+    }
     if (s.cost) return { cost: s.cost, costEstimated: false };
     if (!s.usage || totalTokens(s.usage) === 0) return s.cost === undefined ? unknown : { cost: s.cost, costEstimated: false };
     const [only, ...more] = s.models ?? [];
@@ -415,7 +418,7 @@ export class WebData {
       // a sum of requests, priced at the base rates: the session's page prices each request on its own
       cost += costOf(price, usage, 0);
     }
-    return { cost: exact ?? cost, costEstimated: true };
+    return { cost, costEstimated: true };
   }
 
   async load(id: string): Promise<LoadedSession> {

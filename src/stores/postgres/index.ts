@@ -16,6 +16,7 @@ import type {
   ForkOptions,
   SearchHit,
   SearchOptions,
+  SessionCost,
   SessionFilter,
   UsageTotals,
   WriteOptions,
@@ -33,7 +34,7 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
-import type { UnrecordedUsageGroup } from '../index-sync/prices.js';
+import { longPromptThresholds, type PriceTable, priceUnrecorded, type UnrecordedUsageGroup } from '../index-sync/prices.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { migrate } from './migrations.js';
 
@@ -595,11 +596,55 @@ export class PostgresStore extends DriverBase {
     thresholds: readonly number[],
   ): Promise<{ recordedCost: number; unrecorded: UnrecordedUsageGroup[] }> {
     const ids = (await this.listSessions(filter)).map((s) => s.id);
-    if (!ids.length) return { recordedCost: 0, unrecorded: [] };
+    const bySession = await this.costGroups(ids, thresholds, false);
+    return bySession.get('[]') ?? { recordedCost: 0, unrecorded: [] };
+  }
+
+  /**
+   * Each session's own records (a copy's too, as the local index's per-session list counts them)
+   * priced as `stats --by session` prices them: recorded costs kept, the rest request by request
+   * (prompt band, speed, place, advisors) with priceUnrecorded.
+   */
+  async sessionCosts(prices: PriceTable, sessionIds?: readonly string[]): Promise<SessionCost[]> {
+    const ids = sessionIds ? [...sessionIds] : (await this.listSessions({})).map((s) => s.id);
+    const thresholds = longPromptThresholds(prices);
+    const out: SessionCost[] = [];
+    for (const [key, c] of await this.costGroups(ids, thresholds, true)) {
+      const [source = '', id = ''] = JSON.parse(key) as string[];
+      const priced = priceUnrecorded(prices, thresholds, c.unrecorded);
+      out.push({ source, id, cost: c.recordedCost + priced.cost, unpricedModels: priced.unpricedModels });
+    }
+    return out;
+  }
+
+  /**
+   * The recorded costs and the unrecorded usage groups of sessions `ids` (this tenant's only), keyed
+   * by the JSON of [source, id] when `perSession`, else under '[]' with a copied response counted
+   * once (see costUsage).
+   */
+  private async costGroups(
+    ids: readonly string[],
+    thresholds: readonly number[],
+    perSession: boolean,
+  ): Promise<Map<string, { recordedCost: number; unrecorded: UnrecordedUsageGroup[] }>> {
+    const out = new Map<string, { recordedCost: number; unrecorded: UnrecordedUsageGroup[] }>();
+    if (!ids.length) return out;
     const prompt = 'coalesce(usage_input,0) + coalesce(usage_cache_read,0) + coalesce(usage_cache_write,0)';
     const band = thresholds.length ? thresholds.map((_, i) => `(${prompt} > $${i + 2})::int`).join(' + ') : '0';
+    const tenant = `$${thresholds.length + 2}`;
+    // per session: every session's own records; else a copied response once, in the preferred copy
+    const d = perSession
+      ? 'd AS (SELECT * FROM resp)'
+      : `d AS (SELECT DISTINCT ON (resp.split, resp.rid, resp.ts) resp.*
+                      FROM resp JOIN tb_sessions s ON s.id = resp.session_id
+                     ORDER BY resp.split, resp.rid, resp.ts, ${COPY_PREFERRED})`;
+    // a session's source and id as a JSON array (PostgreSQL text holds no NUL to join them with)
+    const sessionKey = perSession
+      ? '(SELECT json_build_array(s.source, s.id)::text FROM tb_sessions s WHERE s.id = session_id)'
+      : "'[]'";
     const rows = (
       await this.q<{
+        session_key: string;
         recorded: number | null;
         model: string | null;
         band: number | null;
@@ -621,7 +666,8 @@ export class PostgresStore extends DriverBase {
         `WITH a AS (SELECT session_id, id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, ts, model,
                            usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h,
                            usage_web_searches, usage_reasoning, cost, body
-                      FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')),
+                      FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')
+                       AND session_id IN (SELECT id FROM tb_sessions WHERE tenant = ${tenant})),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
               c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, split, ts, cost FROM a WHERE cost IS NOT NULL
                      ORDER BY session_id, rid, seq DESC),
@@ -630,32 +676,34 @@ export class PostgresStore extends DriverBase {
                               u.usage_input, u.usage_output, u.usage_cache_read, u.usage_cache_write, u.usage_cache_write_1h,
                               u.usage_web_searches, u.usage_reasoning, u.body
                          FROM u FULL JOIN c ON c.session_id = u.session_id AND c.rid = u.rid),
-              d AS (SELECT DISTINCT ON (resp.split, resp.rid, resp.ts) resp.*
-                      FROM resp JOIN tb_sessions s ON s.id = resp.session_id
-                     ORDER BY resp.split, resp.rid, resp.ts, ${COPY_PREFERRED}),
-              g AS (SELECT d.*, ${band} AS band, coalesce(b.j #> '{message,usage}', b.j -> 'usage') AS uj
-                      FROM d CROSS JOIN LATERAL (SELECT (${WITHOUT_NUL_ESCAPES})::json AS j) b
+              ${d},
+              k AS (SELECT d.*, ${sessionKey} AS session_key FROM d),
+              g AS (SELECT k.*, ${band} AS band, coalesce(b.j #> '{message,usage}', b.j -> 'usage') AS uj
+                      FROM k CROSS JOIN LATERAL (SELECT (${WITHOUT_NUL_ESCAPES})::json AS j) b
                      WHERE cost IS NULL AND usage_input IS NOT NULL)
-         SELECT sum(cost)::float8 AS recorded, NULL AS model, NULL::int AS band, NULL AS speed, NULL AS geo, NULL AS whole,
-                0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, 0 AS cache_write_1h, 0 AS web_searches,
-                0 AS reasoning, 0 AS responses
-           FROM d
+         SELECT session_key, sum(cost)::float8 AS recorded, NULL AS model, NULL::int AS band, NULL AS speed, NULL AS geo,
+                NULL AS whole, 0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, 0 AS cache_write_1h,
+                0 AS web_searches, 0 AS reasoning, 0 AS responses
+           FROM k GROUP BY session_key
          UNION ALL
-         SELECT NULL, model, band, uj ->> 'speed', uj ->> 'inferenceGeo',
+         SELECT session_key, NULL, model, band, uj ->> 'speed', uj ->> 'inferenceGeo',
                 CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN uj::text END,
                 sum(coalesce(usage_input,0)), sum(coalesce(usage_output,0)), sum(coalesce(usage_cache_read,0)),
                 sum(coalesce(usage_cache_write,0)), sum(coalesce(usage_cache_write_1h,0)), sum(coalesce(usage_web_searches,0)),
                 sum(coalesce(usage_reasoning,0)), count(*)
            FROM g
-          GROUP BY 2, 3, 4, 5, 6, CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN session_id || ' ' || id END`,
-        [ids, ...thresholds],
+          GROUP BY 1, 3, 4, 5, 6, 7, CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN session_id || ' ' || id END`,
+        [ids, ...thresholds, this.tenant],
       )
     ).rows;
-    let recordedCost = 0;
-    const unrecorded: UnrecordedUsageGroup[] = [];
     for (const r of rows) {
+      let entry = out.get(r.session_key);
+      if (!entry) {
+        entry = { recordedCost: 0, unrecorded: [] };
+        out.set(r.session_key, entry);
+      }
       if (r.band === null) {
-        recordedCost += Number(r.recorded ?? 0);
+        entry.recordedCost += Number(r.recorded ?? 0);
         continue;
       }
       const usage: Usage = r.whole
@@ -671,9 +719,9 @@ export class PostgresStore extends DriverBase {
             ...(r.speed === 'fast' ? { speed: 'fast' as const } : {}),
             ...(r.geo !== null ? { inferenceGeo: r.geo } : {}),
           };
-      unrecorded.push({ model: r.model ?? undefined, band: Number(r.band), usage, responses: Number(r.responses) });
+      entry.unrecorded.push({ model: r.model ?? undefined, band: Number(r.band), usage, responses: Number(r.responses) });
     }
-    return { recordedCost, unrecorded };
+    return out;
   }
 
   /** Entry ids the session already has, among `ids` (push uses it to send only what is new). */

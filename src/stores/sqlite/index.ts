@@ -15,6 +15,7 @@ import type {
   ForkOptions,
   SearchHit,
   SearchOptions,
+  SessionCost,
   SessionFilter,
   UsageTotals,
   WriteOptions,
@@ -25,6 +26,8 @@ import { prefixOf } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
+import type { PriceTable } from '../index-sync/prices.js';
+import { stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
 import { ADVISOR_ROWS, advisorCount } from './advisors.js';
@@ -198,6 +201,12 @@ export class SqliteStore extends DriverBase {
     }
     if (!path.length) throw new NotFoundError('entry', entryId, { id: entryId });
     return path.reverse();
+  }
+
+  /** Each session's own records (a copy's too) priced request by request, as the index's `stats` prices them. */
+  async sessionCosts(prices: PriceTable, sessionIds?: readonly string[]): Promise<SessionCost[]> {
+    const rows = stats(this, prices, { by: 'session', ownRecords: true, ...(sessionIds ? { sessionIds } : {}) });
+    return rows.map((r) => ({ source: r.source ?? '', id: r.key, cost: r.cost, unpricedModels: r.unpricedModels ?? [] }));
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
