@@ -6,7 +6,7 @@
  * Spec version: bump DRIVER_SPEC_VERSION when the interface changes shape.
  */
 // a type only (no runtime import): the table a store prices sessions' unrecorded usage with
-import type { PriceTable } from '../stores/index-sync/prices.js';
+import type { CostSummary, PriceTable } from '../stores/index-sync/prices.js';
 import type { Context, ContextOptions } from './tree.js';
 import type { Entry, Message, Session, SessionInfo, SourceName, Usage } from './types.js';
 
@@ -134,6 +134,12 @@ export interface SessionDriver {
    * stores that keep usage per request; absent: no per-request pricing here.
    */
   sessionCosts?(prices: PriceTable, sessionIds?: readonly string[]): Promise<SessionCost[]>;
+  /**
+   * What the listed sessions cost together as `stats` counts it (recorded costs, the rest priced with
+   * `prices`, a response copied into several sessions once), computed in the store; absent: the
+   * caller loads each session and prices it (costOfSessions).
+   */
+  costSummary?(filter: SessionFilter, prices: PriceTable): Promise<CostSummary>;
   /** The shell command that resumes this session in its own agent (printed by `threadbase handoff`). */
   resumeCommand?(session: SessionInfo): string;
 

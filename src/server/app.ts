@@ -15,15 +15,7 @@ import { parseJson } from '../formats/shared/jsonl.js';
 import type { SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
-import {
-  type CostedSession,
-  type CostSummary,
-  costOfSessions,
-  longPromptThresholds,
-  PRICES,
-  type PriceTable,
-  priceUnrecorded,
-} from '../stores/index-sync/prices.js';
+import { type CostedSession, type CostSummary, costOfSessions, PRICES, type PriceTable } from '../stores/index-sync/prices.js';
 import { PostgresStore } from '../stores/postgres/index.js';
 import {
   type AcontextSessionFields,
@@ -221,7 +213,6 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   const lastEntry = new Map<string, string | null>();
   const app = new Hono<Env>();
   const prices = opts.prices ?? PRICES;
-  const promptThresholds = longPromptThresholds(prices);
   // No cache of known keys: a key revoked (by any process) is refused from the next request on.
   // The look-up is one indexed read by the key's hash.
   const knownKey = (key: string): Promise<Project | undefined> => opts.tokens.projectForKey(key);
@@ -706,9 +697,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     // the cost local `stats` gives: recorded costs, the rest (Claude Code records none) priced with
     // the server's table, a response copied into several sessions (resumed, forked) counted once
     let cost: CostSummary;
-    if (store instanceof PostgresStore) {
-      const u = await store.costUsage(filter, promptThresholds);
-      cost = { recordedCost: u.recordedCost, ...priceUnrecorded(prices, promptThresholds, u.unrecorded) };
+    if (store.costSummary) {
+      cost = await store.costSummary(filter, prices);
     } else {
       const all: CostedSession[] = [];
       for (const info of sessions) {

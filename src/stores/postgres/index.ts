@@ -34,7 +34,13 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
-import { longPromptThresholds, type PriceTable, priceUnrecorded, type UnrecordedUsageGroup } from '../index-sync/prices.js';
+import {
+  type CostSummary,
+  longPromptThresholds,
+  type PriceTable,
+  priceUnrecorded,
+  type UnrecordedUsageGroup,
+} from '../index-sync/prices.js';
 import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { migrate } from './migrations.js';
 
@@ -598,6 +604,13 @@ export class PostgresStore extends DriverBase {
     const ids = (await this.listSessions(filter)).map((s) => s.id);
     const bySession = await this.costGroups(ids, thresholds, false);
     return bySession.get('[]') ?? { recordedCost: 0, unrecorded: [] };
+  }
+
+  /** costUsage priced with the table's own long-prompt thresholds: the cost `stats` gives. */
+  async costSummary(filter: SessionFilter, prices: PriceTable): Promise<CostSummary> {
+    const thresholds = longPromptThresholds(prices);
+    const u = await this.costUsage(filter, thresholds);
+    return { recordedCost: u.recordedCost, ...priceUnrecorded(prices, thresholds, u.unrecorded) };
   }
 
   /**
