@@ -140,6 +140,11 @@ export interface SessionDriver {
    * caller loads each session and prices it (costOfSessions).
    */
   costSummary?(filter: SessionFilter, prices: PriceTable): Promise<CostSummary>;
+  /**
+   * The same store seen as another tenant (a server project), scoped by the store itself: nothing a
+   * tenant asks for returns another's. Absent: the server wraps the store (ProjectScopedDriver).
+   */
+  forTenant?(tenant: string): SessionDriver;
   /** The shell command that resumes this session in its own agent (printed by `threadbase handoff`). */
   resumeCommand?(session: SessionInfo): string;
 

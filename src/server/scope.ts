@@ -1,7 +1,7 @@
 /**
- * A server project's view of a store. The PostgreSQL store scopes by its own tenant column; any
- * other SessionDriver is wrapped so sessions carry their project in `meta.threadbaseProject` and
- * nothing of another project is listed, found, searched or changed.
+ * A server project's view of a store. A store with forTenant (PostgreSQL, by its tenant column)
+ * scopes itself; any other SessionDriver is wrapped so sessions carry their project in
+ * `meta.threadbaseProject` and nothing of another project is listed, found, searched or changed.
  */
 import { DriverBase } from '../formats/shared/base.js';
 import type {
@@ -17,17 +17,18 @@ import type {
 import { NotFoundError, UnsupportedError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
 import type { PriceTable } from '../stores/index-sync/prices.js';
-import { PostgresStore } from '../stores/postgres/index.js';
 
 export type ProjectStores = (projectId: string) => SessionDriver;
 
 export function projectStores(store: SessionDriver): ProjectStores {
-  if (store instanceof PostgresStore) {
-    const cache = new Map<string, PostgresStore>();
+  const { forTenant } = store;
+  if (forTenant) {
+    // a store that scopes by tenant itself (PostgreSQL): one view per project, kept
+    const cache = new Map<string, SessionDriver>();
     return (projectId) => {
       let s = cache.get(projectId);
       if (!s) {
-        s = store.forTenant(projectId);
+        s = forTenant.call(store, projectId);
         cache.set(projectId, s);
       }
       return s;

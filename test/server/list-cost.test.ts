@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/model/errors.js';
 import type { Entry, Session, Usage } from '../../src/model/types.js';
 import { createApp } from '../../src/server/app.js';
-import { ProjectScopedDriver } from '../../src/server/scope.js';
+import { ProjectScopedDriver, projectStores } from '../../src/server/scope.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { WebData } from '../../src/server/web/data.js';
 import { costOf, estimatedCostOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
@@ -179,5 +179,25 @@ describe("the Acontext messages route asks the store for appendToChain (not for 
     const session = await store.getSession(id);
     const [first, second] = session?.entries ?? [];
     expect(second?.parentId).toBe(first?.id);
+  });
+});
+
+describe("projectStores asks the store for forTenant (not for PostgreSQL's class)", () => {
+  it("uses any store's own tenant views, one per project, kept", () => {
+    const views: string[] = [];
+    class TenantStore extends MemoryStore {
+      forTenant(tenant: string): MemoryStore {
+        views.push(tenant);
+        return new MemoryStore();
+      }
+    }
+    const stores = projectStores(new TenantStore());
+    const p1 = stores('p1');
+    expect(p1).not.toBeInstanceOf(ProjectScopedDriver);
+    expect(stores('p1')).toBe(p1);
+    stores('p2');
+    expect(views).toEqual(['p1', 'p2']);
+    // a store without forTenant is wrapped
+    expect(projectStores(new MemoryStore())('p1')).toBeInstanceOf(ProjectScopedDriver);
   });
 });
