@@ -16,7 +16,6 @@ import type { SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
 import { type CostedSession, type CostSummary, costOfSessions, PRICES, type PriceTable } from '../stores/index-sync/prices.js';
-import { PostgresStore } from '../stores/postgres/index.js';
 import {
   type AcontextSessionFields,
   acontextMessage,
@@ -277,14 +276,13 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     c.set('store', stores(project.id));
     await next();
   });
-  // PostgreSQL text cannot hold U+0000: an id or a query with one is refused (400), not failed (500).
-  // (In a body the store keeps it, escaped in JSON text, and refuses it in ids: unstorable_id.)
-  if (opts.store instanceof PostgresStore) {
-    app.use('/api/v1/*', async (c, next) => {
-      if (/%00/.test(c.req.url)) throw new HttpError(400, 'ids and queries cannot contain NUL (U+0000) on a PostgreSQL server');
-      await next();
-    });
-  }
+  // No agent makes an id with U+0000 and PostgreSQL text cannot hold one: an id or a query with one is
+  // refused (400) on every store, so a server answers the same whatever it stores in. (In a body the
+  // store keeps it, escaped in JSON text, and refuses it in ids: unstorable_id.)
+  app.use('/api/v1/*', async (c, next) => {
+    if (/%00/.test(c.req.url)) throw new HttpError(400, 'ids and queries cannot contain NUL (U+0000)');
+    await next();
+  });
 
   // The web viewer: its page is public, its data under /api/v1/web behind the key above, per project.
   // its list, session pages and charts price unrecorded costs with the same table as /stats

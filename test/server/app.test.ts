@@ -130,6 +130,20 @@ describe('Acontext routes', () => {
   });
 });
 
+describe('NUL in an id or a query', () => {
+  it('is a 400 on any store, as on PostgreSQL (which cannot hold it)', async () => {
+    for (const path of [
+      '/api/v1/threadbase/sessions/nul%00id',
+      '/api/v1/threadbase/search?q=a%00b',
+      '/api/v1/session/x%00/messages',
+    ]) {
+      const r = await call('GET', path, keyA);
+      expect(r.status, path).toBe(400);
+      expect(r.json.msg).toContain('NUL (U+0000)');
+    }
+  });
+});
+
 describe('threadbase routes', () => {
   async function conversation(): Promise<{ id: string; ids: string[] }> {
     const id = await newSession();
