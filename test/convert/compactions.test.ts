@@ -20,7 +20,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
-import { secondInto2026, textEntry } from '../helpers/sessions.js';
+import { branchedSession, secondInto2026, textEntry } from '../helpers/sessions.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
 const t = secondInto2026;
@@ -87,19 +87,13 @@ describe('compactions another agent laid out', () => {
    * summary was lost.
    */
   it("pi's compaction that keeps from a branch summary keeps the summary in Claude Code and OpenCode", async () => {
+    const branched = branchedSession('pi-branch-kept', 'pi', join(home, 'p'), { summary: 'BRANCH SUMMARY' });
     const session: Session = {
-      id: 'pi-branch-kept',
-      source: 'pi',
-      project: join(home, 'p'),
-      createdAt: t(0),
+      ...branched,
       updatedAt: t(8),
       messageCount: 6,
       entries: [
-        msg('u1', null, 1, 'user', 'first question'),
-        msg('a1', 'u1', 2, 'assistant', 'first answer'),
-        { kind: 'branch_summary', id: 'bs', parentId: 'a1', timestamp: t(3), summary: 'BRANCH SUMMARY' },
-        msg('u2', 'bs', 4, 'user', 'on the new branch'),
-        msg('a2', 'u2', 5, 'assistant', 'new answer'),
+        ...branched.entries,
         { kind: 'compaction', id: 'c', parentId: 'a2', timestamp: t(6), summary: 'SUMMARY', firstKeptEntryId: 'bs' },
         msg('u3', 'c', 7, 'user', 'after'),
         msg('a3', 'u3', 8, 'assistant', 'done'),
