@@ -5,8 +5,7 @@
  *
  * Spec version: bump DRIVER_SPEC_VERSION when the interface changes shape.
  */
-// a type only (no runtime import): the table a store prices sessions' unrecorded usage with
-import type { CostSummary, PriceTable } from '../stores/index-sync/prices.js';
+import type { CostSummary, PriceTable } from './prices.js';
 import type { Context, ContextOptions } from './tree.js';
 import type { Entry, Message, Session, SessionInfo, SourceName, Usage } from './types.js';
 

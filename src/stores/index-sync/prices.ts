@@ -4,31 +4,12 @@
  * USD per million tokens. Reasoning tokens are billed as output and agents count them in output already.
  */
 import { readFileSync } from 'node:fs';
+import type { CostSummary, EstimatedCost, ModelPrice, PriceTable, Rates } from '../../model/prices.js';
 import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf, usagePerModel } from '../../model/usage.js';
 
-export interface Rates {
-  input: number;
-  output: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-  /** tokens written to a 1-hour cache (Anthropic); without it they cost cacheWrite */
-  cacheWrite1h?: number;
-}
-
-export interface ModelPrice extends Rates {
-  /**
-   * Other rates for a request whose prompt (input + cache read + cache write tokens) is above
-   * `above` tokens: the whole request is billed at them, as Anthropic, Google and OpenAI bill long prompts.
-   */
-  longPrompt?: Rates & { above: number };
-  /** Rates in fast mode (Usage.speed 'fast'), whatever the prompt's length; a model without them costs its own rates. */
-  fast?: Rates;
-  /** USD per server-side web search (Usage.webSearches) */
-  webSearch?: number;
-  /** The tokens' cost times this where the request ran in a given place (Usage.inferenceGeo, e.g. { us: 1.1 }). */
-  inferenceGeo?: Record<string, number>;
-}
+// the table's shapes are the model's (the driver interface names them); re-exported for every importer here
+export type { CostSummary, EstimatedCost, ModelPrice, PriceTable, Rates } from '../../model/prices.js';
 
 export const PRICES_DATE = '2026-11-22';
 
@@ -172,8 +153,6 @@ const CLAUDE_TERMS = { webSearch: 0.01, inferenceGeo: { us: 1.1 } } as const sat
 export const PRICES: Readonly<Record<string, ModelPrice>> = Object.fromEntries(
   Object.entries(TABLE).map(([model, price]) => [model, model.startsWith('claude-') ? { ...CLAUDE_TERMS, ...price } : price]),
 );
-
-export type PriceTable = Record<string, ModelPrice>;
 
 function isRates(v: unknown): v is Rates {
   if (typeof v !== 'object' || v === null) return false;
@@ -376,12 +355,6 @@ export interface UnrecordedUsageGroup {
   responses: number;
 }
 
-/** What unrecorded usage costs by the table, and the models with tokens it has no price for. */
-export interface EstimatedCost {
-  cost: number;
-  unpricedModels: string[];
-}
-
 const hasTokens = (u: Usage) => u.input + u.output + u.cacheRead + u.cacheWrite > 0;
 
 /**
@@ -413,12 +386,6 @@ export function priceUnrecorded(
 /** The part of a session's cost `stats` prices from tokens (responses with no recorded cost). */
 export function estimatedCostOf(entries: readonly Entry[], prices: PriceTable): EstimatedCost {
   return estimatedCostOfCounted(countedUsage(entries).values(), prices);
-}
-
-/** What `stats` counts over many sessions: the costs agents recorded, the rest priced by the table. */
-export interface CostSummary extends EstimatedCost {
-  /** the costs the agents recorded */
-  recordedCost: number;
 }
 
 /** A session as costOfSessions takes it: what decides which of its copies of a response counts. */
