@@ -1,3 +1,4 @@
+export * from './build.js';
 export * from './driver.js';
 export * from './errors.js';
 export * from './resume.js';

@@ -52,7 +52,7 @@ describe("README's Library example", () => {
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.slice(0, 4)).toEqual([
-      "[ 'e6', 'e7' ] demo",
+      'true 7 2 true',
       'You are a shell assistant. user assistant user assistant user',
       'system user assistant tool assistant user',
       '2400',
