@@ -415,10 +415,12 @@ describe('branch summaries (F6)', () => {
     const theirs = sm.getEntry(sm.branchWithSummary('u0000001', 'tried three models')) as unknown as Record<string, unknown>;
     const shape = (r: Record<string, unknown>) => ({ type: r.type, parentId: r.parentId, fromId: r.fromId, summary: r.summary });
     expect(shape(ours)).toEqual(shape(theirs));
-    // read back, pi's fromId (the parent) is not taken for the abandoned leaf the model's fromId names
+    // read back, pi's fromId (the parent) is not taken for the abandoned leaf the model's fromId names:
+    // that is the leaf the branch left, kept beside pi's field
     const back = (await d.getSession(s.id)) as Session;
-    expect(back.entries.at(-1)).toMatchObject({ kind: 'branch_summary', parentId: 'u0000001' });
-    expect(back.entries.at(-1)).not.toHaveProperty('fromId');
+    const left = s.leafId ?? s.entries.at(-1)?.id;
+    expect(left).not.toBe('u0000001');
+    expect(back.entries.at(-1)).toMatchObject({ kind: 'branch_summary', parentId: 'u0000001', fromId: left });
   });
 });
 

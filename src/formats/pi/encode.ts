@@ -408,18 +408,22 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
         idMap.set(e.id, e.id);
         firstIdMap.set(e.id, e.id);
         break;
-      case 'branch_summary':
+      case 'branch_summary': {
+        // pi's fromId is the entry branched from, the summary's parent (branchWithSummary), not the
+        // abandoned leaf the model's fromId names: that one is kept in a field pi ignores (parse.ts reads it back)
+        const fromId = parentId ?? 'root';
+        const abandonedLeaf = e.fromId === undefined ? undefined : (idMap.get(e.fromId) ?? e.fromId);
         push({
           type: 'branch_summary',
           ...base,
-          // pi's fromId is the entry branched from, the summary's parent (branchWithSummary), not
-          // the abandoned leaf the model's fromId names
-          fromId: parentId ?? 'root',
+          fromId,
           summary: e.summary,
+          ...(abandonedLeaf !== undefined && abandonedLeaf !== fromId ? { threadbase: { fromId: abandonedLeaf } } : {}),
         });
         idMap.set(e.id, e.id);
         firstIdMap.set(e.id, e.id);
         break;
+      }
       case 'model_change': {
         let parent = parentId;
         let first: string | undefined;

@@ -276,6 +276,17 @@ function isoTime(v: unknown, fallback: string): string {
   return fallback;
 }
 
+/**
+ * The model's fromId (the abandoned branch's leaf) of a pi branch_summary record: the one threadbase keeps
+ * beside pi's own (encode.ts), else pi's fromId where it is not the branch point pi writes there.
+ */
+function abandonedLeafOf(r: PiRecord, parentId: string | null): { fromId?: string } {
+  const kept = isRecord(r.threadbase) ? str(r.threadbase.fromId) : undefined;
+  if (kept !== undefined) return { fromId: kept };
+  const own = str(r.fromId);
+  return own !== undefined && own !== (parentId ?? 'root') ? { fromId: own } : {};
+}
+
 /** One record (already migrated to v3) → one entry. */
 export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
   const id = str(r.id) ?? '';
@@ -314,9 +325,10 @@ export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
         ...base,
         kind: 'branch_summary',
         summary: str(r.summary) ?? '',
-        // pi's fromId is the branch point (the parent, or "root"); only another value (written
-        // by threadbase before) can be the abandoned leaf the model's fromId means
-        ...(str(r.fromId) && r.fromId !== (parentId ?? 'root') ? { fromId: str(r.fromId) } : {}),
+        // pi's fromId is the branch point (the parent, or "root"); the abandoned leaf the model's fromId
+        // means is the one threadbase keeps beside it (encode.ts), else another value than the branch point
+        // (written by threadbase before, or as pi's session-format doc shows it)
+        ...abandonedLeafOf(r, parentId),
       };
     case 'custom_message':
       return {

@@ -1,0 +1,130 @@
+/**
+ * A pi branch summary's fromId through another agent and back into pi (temp HOME). pi writes the entry
+ * it branched from there (SessionManager.branchWithSummary: `fromId: branchFromId ?? "root"`, the
+ * summary's parent); the model's fromId is the abandoned branch's leaf, which a file may name in pi's
+ * field (threadbase before, pi's session-format doc) or threadbase keeps beside it. Either way the
+ * session read back from pi has the same branch_summary entries, and the record pi reads is pi's own
+ * shape (fromId = its parent).
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertSessionAll } from '../../src/convert/session.js';
+import { sessionDirName } from '../../src/formats/pi/records.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { BranchSummaryEntry, Session } from '../../src/model/types.js';
+import '../../src/formats/all.js';
+import { withDriver } from '../helpers/conversions.js';
+
+const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
+const at = (s: number) => `2026-11-26T02:00:0${s}.000Z`;
+
+let home: string;
+let env: DriverEnv;
+let project: string;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-pi-from-id-'));
+  mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
+  // OpenCode creates its schema on first run; a database it made stands in for that run.
+  copyFileSync(OPENCODE_DB, join(home, '.local', 'share', 'opencode', 'opencode.db'));
+  project = join(home, 'p');
+  mkdirSync(project, { recursive: true });
+  env = { home, env: {} };
+});
+afterAll(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** A pi file: a question, a branch left behind (u-left, a-left), a branch summary from a1, the new branch. */
+function piFile(id: string, summaryFromId: string): string {
+  const msg = (rid: string, parentId: string | null, s: number, role: 'user' | 'assistant', text: string) => ({
+    type: 'message',
+    id: rid,
+    parentId,
+    timestamp: at(s),
+    message:
+      role === 'user'
+        ? { role, content: [{ type: 'text', text }], timestamp: Date.parse(at(s)) }
+        : {
+            role,
+            content: [{ type: 'text', text }],
+            api: 'anthropic-messages',
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-5',
+            usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
+            stopReason: 'stop',
+            timestamp: Date.parse(at(s)),
+          },
+  });
+  const records = [
+    { type: 'session', version: 3, id, timestamp: at(0), cwd: project },
+    msg('u1000001', null, 1, 'user', 'first question'),
+    msg('a1000001', 'u1000001', 2, 'assistant', 'first answer'),
+    msg('ul000001', 'a1000001', 3, 'user', 'the left question'),
+    msg('al000001', 'ul000001', 4, 'assistant', 'the left answer'),
+    {
+      type: 'branch_summary',
+      id: 'bs000001',
+      parentId: 'a1000001',
+      timestamp: at(5),
+      fromId: summaryFromId,
+      summary: 'The branch left behind answered the left question.',
+    },
+    msg('u2000001', 'bs000001', 6, 'user', 'on the new branch'),
+    msg('a2000001', 'u2000001', 7, 'assistant', 'new answer'),
+  ];
+  const dir = join(home, '.pi', 'agent', 'sessions', sessionDirName(project));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `2026-11-26T02-00-00-000Z_${id}.jsonl`);
+  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return file;
+}
+
+const summariesOf = (s: Session | undefined) =>
+  (s?.entries ?? [])
+    .filter((e): e is BranchSummaryEntry => e.kind === 'branch_summary')
+    .map(({ summary, fromId }) => ({ summary, ...(fromId !== undefined ? { fromId } : {}) }));
+
+/** The branch_summary records of the pi file a written session is in. */
+const summaryRecordsOf = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((r) => r.type === 'branch_summary');
+
+const CASES = [
+  // pi's own: fromId is the entry branched from; the model has no abandoned leaf for it
+  { name: 'as pi writes it (fromId: the parent)', id: '0b7e1a2c-0000-4000-8000-000000000001', fromId: 'a1000001' },
+  // the abandoned leaf in pi's field (threadbase before; pi's session-format doc shows one)
+  { name: 'naming the abandoned leaf', id: '0b7e1a2c-0000-4000-8000-000000000002', fromId: 'al000001' },
+] as const;
+
+describe("pi's branch summary through another agent and back into pi", () => {
+  for (const c of CASES)
+    for (const via of ['claude', 'opencode', 'codex'] as const)
+      it(`${c.name}, via ${via}: the same branch_summary entries, pi's fromId its parent`, async () => {
+        piFile(c.id, c.fromId);
+        const original = await withDriver(env, 'pi', (d) => d.getSession(c.id));
+        const expected = summariesOf(original);
+        expect(expected).toEqual([
+          {
+            summary: 'The branch left behind answered the left question.',
+            ...(c.fromId === 'al000001' ? { fromId: 'al000001' } : {}),
+          },
+        ]);
+
+        const [there] = await convertSessionAll(original as Session, { to: via, env });
+        const read = await withDriver(env, via, (d) => d.getSession(there?.id as string));
+        const [back] = await convertSessionAll(read as Session, { to: 'pi', env });
+        const again = await withDriver(env, 'pi', (d) => d.getSession(back?.id as string));
+        expect(summariesOf(again)).toEqual(expected);
+
+        // the record is pi's own shape: fromId the entry branched from (its parent)
+        const [record] = summaryRecordsOf(back?.path as string);
+        expect(record?.fromId).toBe(record?.parentId);
+      });
+});
