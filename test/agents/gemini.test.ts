@@ -9,11 +9,14 @@
  * - the chat Gemini CLI appended to is converted back into Claude Code: the probe and its answer are
  *   there; and Gemini CLI resumes it again with them (a compaction written as `$set.messages` included).
  */
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { NO_RESULT } from '../../src/formats/gemini/encode.js';
 import { contextToGeminiContents } from '../../src/formats/gemini/index.js';
+import { withRegistryLock } from '../../src/formats/gemini/registry-lock.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
@@ -219,4 +222,47 @@ describe('a session with images, an errored call and a result with an image', ()
     expect(JSON.stringify(expected)).toContain('"error":"no such file"');
     expect(JSON.stringify(expected).split(ONE_PIXEL_PNG).length).toBe(4);
   }, 120_000);
+});
+
+describe("Gemini CLI's lock on projects.json", () => {
+  it('the real gemini waits while threadbase holds it, then registers its project beside ours and resumes our chat', async () => {
+    // a home of its own: Gemini CLI writes its empty registry just before it takes the lock, which says it got there
+    const own = await setupGeminiHome();
+    try {
+      const registry = join(own.root, '.gemini', 'projects.json');
+      const registered = async () =>
+        (JSON.parse(await fs.readFile(registry, 'utf8')) as { projects: Record<string, string> }).projects;
+      const theirs = join(own.root, 'proj-lock-theirs');
+      const ours = join(own.root, 'proj-lock-ours');
+      await fs.mkdir(theirs);
+      await fs.mkdir(ours);
+      let run: Promise<string> | undefined;
+      await withRegistryLock(registry, async () => {
+        run = runGemini(own, ['-p', 'probe while locked'], theirs);
+        while (!(await fs.stat(registry).catch(() => undefined))) await sleep(100);
+        // time enough to register its project and send the prompt, had it not waited for the lock
+        await sleep(3000);
+        expect(await registered()).toEqual({});
+        expect(own.standIn.chatRequests()).toEqual([]);
+      });
+      await run;
+      // it went on once the lock was released: its new chat sent the prompt
+      expect(resumedContents(own, 'probe while locked')).toEqual([]);
+      expect(await registered()).toEqual({ [theirs]: 'proj-lock-theirs' });
+
+      const sources = new Sources(own.env);
+      const info = await sources.driver('gemini').writeSession?.(
+        chainSession('locked', 'pi', ours, [
+          ['u', textMessage('user', 'written under the lock')],
+          ['a', textMessage('assistant', 'noted', { model: 'gemini-2.5-pro' })],
+        ]),
+      );
+      await sources.close();
+      expect(await registered()).toEqual({ [theirs]: 'proj-lock-theirs', [ours]: 'proj-lock-ours' });
+      await runGemini(own, ['--resume', info?.id as string, '-p', 'probe after lock'], ours);
+      expect(contentItems(resumedContents(own, 'probe after lock'))).toEqual(['user:written under the lock', 'model:noted']);
+    } finally {
+      await own.close();
+    }
+  }, 180_000);
 });

@@ -16,6 +16,7 @@ import { shellQuote } from '../shared/shell.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { isObject, type JsonObject } from './content.js';
 import { encodeChatRecords } from './encode.js';
+import { type RegistryLockOptions, withRegistryLock } from './registry-lock.js';
 
 export function geminiDir(env: DriverEnv): string {
   return join(env.env.GEMINI_CLI_HOME || env.home, '.gemini');
@@ -67,7 +68,10 @@ export class GeminiDriver extends DriverBase {
   /** From the last listUnits: each session's file, and every file found */
   private units: { bySession: Map<string, Located>; byFile: Map<string, Located> } | undefined;
 
-  constructor(private readonly env: DriverEnv) {
+  constructor(
+    private readonly env: DriverEnv,
+    private readonly options: { registryLock?: RegistryLockOptions } = {},
+  ) {
     super();
   }
 
@@ -223,9 +227,15 @@ export class GeminiDriver extends DriverBase {
   /**
    * The project's folder under ~/.gemini/tmp, registered as Gemini CLI registers one
    * (ProjectRegistry.getShortId): its slug in projects.json and a `.project_root` marker in tmp/ and
-   * history/. A slug another path owns is not taken: the next free `<slug>-<n>` is.
+   * history/. A slug another path owns is not taken: the next free `<slug>-<n>` is. All of it under
+   * Gemini CLI's own lock on projects.json (registry-lock.ts), as Gemini CLI does it.
    */
   async projectDir(project: string): Promise<string> {
+    const registryFile = join(geminiDir(this.env), 'projects.json');
+    return withRegistryLock(registryFile, () => this.registerProject(project), this.options.registryLock);
+  }
+
+  private async registerProject(project: string): Promise<string> {
     const root = geminiDir(this.env);
     const path = resolve(project);
     const registryFile = join(root, 'projects.json');
