@@ -41,6 +41,7 @@ export { OpenCodeDriver } from './formats/opencode/driver.js';
 export { type EncodedOpenCode, encodeOpenCodeSession } from './formats/opencode/export.js';
 export { PiDriver } from './formats/pi/driver.js';
 export { encodePiSessionFile } from './formats/pi/encode.js';
+export { QwenDriver } from './formats/qwen/index.js';
 export {
   type DriverFactory,
   formatNames,

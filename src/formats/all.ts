@@ -5,4 +5,5 @@ import './codex/index.js';
 import './gemini/index.js';
 import './opencode/index.js';
 import './pi/index.js';
+import './qwen/index.js';
 import './zed/index.js';

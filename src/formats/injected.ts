@@ -9,6 +9,7 @@ import type { Message } from '../model/types.js';
 import { claudeInjectedLabel } from './claude/injected.js';
 import { codexInjectedLabel } from './codex/injected.js';
 import { geminiInjectedLabel } from './gemini/injected.js';
+import { qwenInjectedLabel } from './qwen/injected.js';
 
 /** A message's label when the agent wrote it itself, else undefined. */
 export type InjectedLabeler = (m: Message) => string | undefined;
@@ -17,6 +18,7 @@ export type InjectedLabeler = (m: Message) => string | undefined;
 export const INJECTED_LABELERS: ReadonlyMap<string, InjectedLabeler> = new Map([
   ['codex', codexInjectedLabel],
   ['gemini', geminiInjectedLabel],
+  ['qwen', qwenInjectedLabel],
   ['claude', claudeInjectedLabel],
 ]);
 

@@ -1,0 +1,148 @@
+/**
+ * The Qwen Code driver: reads chats under `<runtime dir>/projects/<sanitized cwd>/chats/<id>.jsonl`
+ * (the runtime dir is `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`, as Qwen Code's Storage
+ * resolves it), archived ones in `chats/archive/`, and writes a session as a new chat there
+ * (encode.ts), which `qwen --resume <id>` in the project resumes.
+ */
+import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
+import type { Session, SessionInfo } from '../../model/types.js';
+import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
+import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { shellQuote } from '../shared/shell.js';
+import { encodeQwenRecords } from './encode.js';
+import { readQwenChat, SOURCE } from './records.js';
+
+/** Where Qwen Code keeps its runtime data (Storage.getRuntimeBaseDir): sessions go under `projects/`. */
+export function qwenDir(env: DriverEnv): string {
+  const dir = env.env.QWEN_RUNTIME_DIR || env.env.QWEN_HOME;
+  return dir ? resolve(env.home, dir.replace(/^~(?=$|\/)/, env.home)) : join(env.home, '.qwen');
+}
+
+/** Qwen Code's project folder name of a path (sanitizeCwd): every character not a letter or digit becomes `-`. */
+export function sanitizeCwd(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+/** A chat file's name, as Qwen Code looks sessions up (SESSION_FILE_PATTERN). */
+const CHAT_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
+
+export class QwenDriver extends DriverBase {
+  readonly name = SOURCE;
+  /** 1: first reader */
+  readonly readerVersion = 1;
+  // new chats only: appending to a file Qwen Code may be writing (under its writer lease) is not offered
+  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
+  private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
+
+  constructor(private readonly env: DriverEnv) {
+    super();
+  }
+
+  /** Every chat file: active ones, then archived ones. */
+  private files(): string[] {
+    const projects = join(qwenDir(this.env), 'projects');
+    const out: string[] = [];
+    for (const d of dirEntries(projects)) {
+      if (!d.isDirectory()) continue;
+      for (const chats of [join(projects, d.name, 'chats'), join(projects, d.name, 'chats', 'archive')]) {
+        for (const f of dirEntries(chats)) if (f.isFile() && CHAT_FILE.test(f.name)) out.push(join(chats, f.name));
+      }
+    }
+    return out;
+  }
+
+  private async load(file: string, st: { mtimeMs: number; size: number }): Promise<Session> {
+    const hit = this.cache.get(file);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
+    const session = await readQwenChat(file);
+    this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session });
+    return session;
+  }
+
+  /** Every session, one per id (an active chat wins over an archived copy). */
+  private async all(): Promise<Session[]> {
+    const units = await this.listUnits();
+    const out: Session[] = [];
+    for (const u of units) {
+      try {
+        out.push(await this.load(u.key, { mtimeMs: u.mtimeMs ?? 0, size: u.size ?? 0 }));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return out;
+  }
+
+  /** IncrementalSource: each chat file by its size and time; its name is its session id, so listing reads none. */
+  async listUnits(): Promise<SourceUnit[]> {
+    const units = await fileUnits(
+      this.files(),
+      (f) => f,
+      (f, st): SourceUnit => ({
+        key: f,
+        sessionId: (f.split('/').pop() as string).replace(/\.jsonl$/, ''),
+        path: f,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+      }),
+    );
+    const bySession = new Map<string, SourceUnit>();
+    for (const u of units) if (!bySession.has(u.sessionId)) bySession.set(u.sessionId, u);
+    return [...bySession.values()];
+  }
+
+  /** For `threadbase sync`: one file read whole, not kept in the cache. */
+  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+    try {
+      return { session: await readQwenChat(unit.key) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Writes a session's current branch as a new Qwen Code chat of its project (a new file, written
+   * whole): `qwen --resume <id>` in that project resumes it.
+   */
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const free = opts.keepId && uuid.test(session.id) && !(await this.getSession(session.id));
+    const id = free ? session.id : randomUUID();
+    const project = resolve(session.project ?? this.env.home);
+    const { records, warnings } = encodeQwenRecords(session, { sessionId: id, cwd: project });
+    const file = join(qwenDir(this.env), 'projects', sanitizeCwd(project), 'chats', `${id}.jsonl`);
+    await writeFileAtomic(file, toJsonl(records), { exclusive: true });
+    const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = await readQwenChat(file);
+    return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
+  }
+
+  /** `qwen --resume <id>` in the project (Qwen Code resumes only the chats of the project it runs in). */
+  resumeCommand(session: SessionInfo): string {
+    const vars = (['QWEN_RUNTIME_DIR', 'QWEN_HOME'] as const)
+      .filter((k) => this.env.env[k])
+      .map((k) => `${k}=${shellQuote(this.env.env[k] as string)} `)
+      .join('');
+    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
+    return `${cd}${vars}qwen --resume ${shellQuote(session.id)}`;
+  }
+
+  async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
+    const infos = (await this.all())
+      .filter((s) => matchesSessionText(s, s.title, filter?.text))
+      .map(({ entries: _e, warnings: _w, raw: _r, leafId: _l, ...info }) => info);
+    return applyFilter(infos, { ...filter, text: undefined });
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const unit = (await this.listUnits()).find((u) => u.sessionId === id);
+    if (!unit) return undefined;
+    try {
+      return await this.load(unit.key, { mtimeMs: unit.mtimeMs ?? 0, size: unit.size ?? 0 });
+    } catch {
+      return undefined;
+    }
+  }
+}

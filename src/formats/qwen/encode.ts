@@ -1,0 +1,205 @@
+/**
+ * A session of the model as Qwen Code ChatRecords (records.ts reads them): one record per entry of
+ * the current branch, chained by uuid/parentUuid. A message's content is a Gemini Content (the Gemini
+ * folder's geminiPart / functionResponseParts), a thought's signature its `thoughtSignature` (Qwen
+ * Code sends it back as the provider's signature). What a record has no field for goes in a
+ * `threadbase` field Qwen Code leaves alone (it loads records as JSON objects), and the reader gives
+ * it back: so a session converted into Qwen Code and back loses nothing.
+ *
+ * Qwen Code rebuilds the model's history from the `message` of every record on the chain (its
+ * SessionApiHistoryAccumulator), so only what the model should get has a `message`: a system message
+ * or an entry Qwen Code has no record for is a `system` record without one (not sent).
+ */
+import { randomUUID } from 'node:crypto';
+import { pathToLeaf } from '../../model/tree.js';
+import type { CompactionEntry, Entry, Message, Part, Session, ToolResultPart } from '../../model/types.js';
+import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
+import { functionResponseParts, geminiPart } from '../gemini/encode.js';
+import { partsOf, usageOf } from './records.js';
+
+/** The version field of a record threadbase wrote (Qwen Code writes its own CLI version there). */
+export const WRITER_VERSION = 'threadbase';
+
+export interface EncodeTarget {
+  sessionId: string;
+  /** the project path: Qwen Code resumes a chat only in the project its first record's `cwd` names */
+  cwd: string;
+}
+
+/** A model-side part as a Gemini Part of a `model` Content. */
+function modelPart(p: Part): JsonObject | undefined {
+  if (p.type === 'thinking')
+    return { text: p.thinking, thought: true, ...(p.signature !== undefined ? { thoughtSignature: p.signature } : {}) };
+  if (p.type === 'tool_call') return { functionCall: { id: p.id, name: p.name, args: p.input } };
+  return geminiPart(p);
+}
+
+/** A message as the Content Qwen Code records and sends; call names for results from `callNames`. */
+export function contentOf(m: Message, callNames: Map<string, string>): JsonObject {
+  const parts: JsonObject[] = [];
+  for (const p of m.parts) {
+    if (p.type === 'tool_result') parts.push(...functionResponseParts(p, p.name ?? callNames.get(p.callId) ?? ''));
+    else {
+      const q = m.role === 'assistant' ? modelPart(p) : geminiPart(p);
+      if (q) parts.push(q);
+    }
+  }
+  return { role: m.role === 'assistant' ? 'model' : 'user', parts };
+}
+
+/** Fields of a message the record has no place for, kept so the reader gives the message back whole. */
+function kept(m: Message, content: JsonObject, usageMetadata: JsonObject | undefined, role: string): JsonObject {
+  const out: JsonObject = {};
+  if (m.role !== role) out.role = m.role;
+  for (const k of ['provider', 'api', 'cost', 'stopReason', 'error', 'responseId'] as const)
+    if (m[k] !== undefined) out[k] = m[k];
+  if (m.meta && Object.keys(m.meta).length) out.meta = m.meta;
+  // the parts, when the content does not read back as them (redacted thinking, part meta, names, ...)
+  const back = partsOf(content, new CallIdPairer('threadbase:'));
+  if (JSON.stringify(back) !== JSON.stringify(m.parts)) out.parts = m.parts;
+  if (m.usage && JSON.stringify(usageOf(usageMetadata)) !== JSON.stringify(m.usage)) out.usage = m.usage;
+  return out;
+}
+
+/** Gemini usageMetadata of a model usage: prompt with the cached, candidates without the thoughts. */
+function usageMetadataOf(m: Message): JsonObject | undefined {
+  const u = m.usage;
+  if (!u) return undefined;
+  const prompt = u.input + u.cacheRead;
+  const candidates = Math.max(0, u.output - u.reasoning);
+  return {
+    promptTokenCount: prompt,
+    cachedContentTokenCount: u.cacheRead,
+    candidatesTokenCount: candidates,
+    totalTokenCount: prompt + candidates + u.reasoning,
+    thoughtsTokenCount: u.reasoning,
+  };
+}
+
+export function encodeQwenRecords(
+  session: Pick<Session, 'entries' | 'leafId' | 'title'>,
+  target: EncodeTarget,
+): { records: JsonObject[]; warnings: string[] } {
+  const records: JsonObject[] = [];
+  const warnings: string[] = [];
+  const callNames = new Map<string, string>();
+  const used = new Set<string>();
+  let parentUuid: string | null = null;
+  const path = pathToLeaf(session);
+
+  const push = (e: Entry | undefined, type: string, fields: JsonObject, timestamp: string): void => {
+    // the entry's own id where it is free (readable across the conversion), else a fresh one
+    const uuid: string = e?.id && !used.has(e.id) ? e.id : randomUUID();
+    used.add(uuid);
+    records.push({
+      uuid,
+      parentUuid,
+      sessionId: target.sessionId,
+      timestamp,
+      type,
+      provenance:
+        type === 'user'
+          ? 'real_user'
+          : type === 'assistant'
+            ? 'assistant_output'
+            : type === 'tool_result'
+              ? 'tool_result'
+              : 'system',
+      cwd: target.cwd,
+      version: WRITER_VERSION,
+      ...fields,
+    });
+    parentUuid = uuid;
+  };
+
+  for (const [i, e] of path.entries()) {
+    if (e.kind === 'message') {
+      const m = e.message;
+      for (const p of m.parts) if (p.type === 'tool_call') callNames.set(p.id, p.name);
+      if (m.role === 'system') {
+        push(e, 'system', { threadbase: { message: m } }, e.timestamp);
+        continue;
+      }
+      const results = m.parts.filter((p): p is ToolResultPart => p.type === 'tool_result');
+      const type =
+        m.role === 'assistant' ? 'assistant' : results.length && results.length === m.parts.length ? 'tool_result' : 'user';
+      const role = type === 'assistant' ? 'assistant' : type === 'tool_result' ? 'tool' : 'user';
+      const content = contentOf(m, callNames);
+      const usageMetadata = type === 'assistant' ? usageMetadataOf(m) : undefined;
+      const keep = kept(m, content, usageMetadata, role);
+      const fields: JsonObject = { message: content };
+      if (type === 'assistant' && m.model) fields.model = m.model;
+      if (usageMetadata) fields.usageMetadata = usageMetadata;
+      if (type === 'tool_result') {
+        const first = results[0] as ToolResultPart;
+        fields.toolCallResult = { callId: first.callId, status: results.some((r) => r.isError) ? 'error' : 'success' };
+      }
+      if (Object.keys(keep).length) fields.threadbase = keep;
+      push(e, type, fields, e.timestamp);
+      continue;
+    }
+    if (e.kind === 'compaction') {
+      push(
+        e,
+        'system',
+        {
+          subtype: 'chat_compression',
+          systemPayload: compressionPayload(e, path.slice(0, i), callNames),
+          threadbase: { entry: entryFields(e) },
+        },
+        e.timestamp,
+      );
+      continue;
+    }
+    if (e.kind === 'branch_summary') {
+      // sent as a user turn of its text, as the other writers send one
+      push(
+        e,
+        'user',
+        { message: { role: 'user', parts: [{ text: e.text ?? e.summary }] }, threadbase: { entry: entryFields(e) } },
+        e.timestamp,
+      );
+      continue;
+    }
+    // model changes, labels, other agents' metadata: kept, not sent (a system record without a message)
+    push(e, 'system', { threadbase: { entry: entryFields(e) } }, e.timestamp);
+  }
+  if (session.title) {
+    const last = records.at(-1);
+    push(
+      undefined,
+      'system',
+      { subtype: 'custom_title', systemPayload: { customTitle: session.title, titleSource: 'manual' } },
+      typeof last?.timestamp === 'string' ? last.timestamp : new Date().toISOString(),
+    );
+  }
+  return { records, warnings };
+}
+
+/** An entry as kept in `threadbase.entry`, without what the record itself says (id, parent, time). */
+function entryFields(e: Entry): JsonObject {
+  const { id: _i, parentId: _p, timestamp: _t, raw: _r, rawSource: _s, ...rest } = e;
+  return rest as unknown as JsonObject;
+}
+
+/**
+ * A compaction as Qwen Code's own `chat_compression` record: the history it replaces the earlier
+ * turns with (compressedHistory): the summary as a user turn, then the kept messages.
+ */
+function compressionPayload(c: CompactionEntry, before: Entry[], callNames: Map<string, string>): JsonObject {
+  const start = c.firstKeptEntryId ? before.findIndex((e) => e.id === c.firstKeptEntryId) : -1;
+  const keptMessages =
+    start >= 0
+      ? before.slice(start).flatMap((e) => (e.kind === 'message' && e.message.role !== 'system' ? [e.message] : []))
+      : [];
+  const compressedHistory = [{ role: 'user', parts: [{ text: c.summary }] }, ...keptMessages.map((m) => contentOf(m, callNames))];
+  return {
+    info: { originalTokenCount: c.tokensBefore ?? 0, newTokenCount: 0, compressionStatus: 1 },
+    compressedHistory,
+  };
+}
+
+/** Whether a value is a record threadbase wrote. */
+export function writtenByThreadbase(rec: unknown): boolean {
+  return isObject(rec) && rec.version === WRITER_VERSION;
+}

@@ -1,0 +1,261 @@
+/**
+ * Qwen Code chats, read into Sessions. Shapes from QwenLM/qwen-code 0.24 (bundled in
+ * @qwen-code/qwen-code: chatRecordingService, transcript-record preparation):
+ * `<runtime dir>/projects/<sanitized cwd>/chats/<session id>.jsonl`, one ChatRecord a line:
+ * `{uuid, parentUuid, sessionId, timestamp, type: user|assistant|tool_result|system, subtype?,
+ * cwd, version, message?: Content (Gemini API: role + parts), usageMetadata?, model?,
+ * toolCallResult?, systemPayload?}`. Records make a tree by uuid/parentUuid; Qwen Code resumes the
+ * chain ending at the last record; records repeating a uuid are fragments of one record (their
+ * parts joined). Content parts are Gemini's, read by the Gemini folder's geminiParts.
+ */
+import { basename } from 'node:path';
+import { countMessages, firstUserLine, pathToLeaf } from '../../model/tree.js';
+import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { CallIdPairer, geminiParts, isObject, type JsonObject, str } from '../gemini/content.js';
+import { type JsonlLine, readJsonl } from '../shared/jsonl.js';
+
+export const SOURCE = 'qwen';
+
+/** User-record subtypes Qwen Code writes itself (background notices, scheduled prompts), not the user. */
+const INJECTED_USER_SUBTYPES = new Set(['notification', 'cron', 'goal_runtime', 'background_task_completed']);
+
+/** System subtypes that are not part of the conversation chain (Qwen Code never takes one as the leaf). */
+const NOT_CONVERSATION = new Set(['session_artifact_event', 'session_artifact_snapshot', 'session_sources_snapshot']);
+
+const RECORD_TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
+
+/**
+ * Qwen's usageMetadata (Gemini's: prompt with the cached, candidates without the thoughts) in the
+ * model's terms: input without the cached, output with the thoughts, which are billed as output.
+ */
+export function usageOf(u: unknown): Usage | undefined {
+  if (!isObject(u)) return undefined;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const cached = n(u.cachedContentTokenCount);
+  return {
+    input: Math.max(0, n(u.promptTokenCount) - cached),
+    output: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount),
+    cacheRead: cached,
+    cacheWrite: 0,
+    reasoning: n(u.thoughtsTokenCount),
+  };
+}
+
+/**
+ * Content parts as model parts. A thought's `thoughtSignature` is the provider's signature (Qwen Code
+ * sends it back as Anthropic's `signature`), so it becomes the thinking part's signature.
+ */
+export function partsOf(content: unknown, pairer: CallIdPairer): Part[] {
+  const parts = isObject(content) && Array.isArray(content.parts) ? content.parts : [];
+  return geminiParts(parts, pairer).map((p) => {
+    if (p.type !== 'thinking' || typeof p.meta?.thoughtSignature !== 'string') return p;
+    const { thoughtSignature, ...meta } = p.meta;
+    return {
+      type: 'thinking',
+      thinking: p.thinking,
+      signature: thoughtSignature as string,
+      ...(Object.keys(meta).length ? { meta } : {}),
+    };
+  });
+}
+
+/** A message with what threadbase kept in a record's `threadbase` field (encode.ts). */
+function withKept(m: Message, kept: JsonObject | undefined): Message {
+  if (!kept) return m;
+  const out: Message = { ...m };
+  if (kept.role === 'system' || kept.role === 'user' || kept.role === 'assistant' || kept.role === 'tool') out.role = kept.role;
+  if (typeof kept.provider === 'string') out.provider = kept.provider;
+  if (typeof kept.api === 'string') out.api = kept.api;
+  if (typeof kept.cost === 'number') out.cost = kept.cost;
+  if (typeof kept.stopReason === 'string') out.stopReason = kept.stopReason;
+  if (typeof kept.error === 'string') out.error = kept.error;
+  if (typeof kept.responseId === 'string') out.responseId = kept.responseId;
+  if (isObject(kept.usage) && out.usage) out.usage = { ...out.usage, ...(kept.usage as Partial<Usage>) };
+  if (isObject(kept.meta)) out.meta = { ...out.meta, ...kept.meta };
+  if (Array.isArray(kept.parts)) out.parts = kept.parts as Part[];
+  if (isObject(kept.partMeta)) {
+    // per-part fields Qwen Code's parts have no place for, by index
+    out.parts = out.parts.map((p, i) => {
+      const extra = (kept.partMeta as JsonObject)[String(i)];
+      return isObject(extra) ? ({ ...p, ...extra } as Part) : p;
+    });
+  }
+  return out;
+}
+
+/** Text of Contents (a compression's history), for its summary. */
+function contentsText(contents: unknown): string {
+  if (!Array.isArray(contents)) return '';
+  return contents
+    .flatMap((c) => (isObject(c) && Array.isArray(c.parts) ? c.parts : []))
+    .flatMap((p) => (isObject(p) && typeof p.text === 'string' && p.thought !== true ? [p.text] : []))
+    .join('\n\n');
+}
+
+/** One record (its fragments joined) as one entry. */
+function entryOf(rec: JsonObject, parentId: string | null): Entry {
+  const id = rec.uuid as string;
+  const timestamp = str(rec.timestamp) ?? new Date(0).toISOString();
+  const base = { id, parentId, timestamp, raw: rec, rawSource: SOURCE } as const;
+  const type = rec.type as string;
+  const subtype = str(rec.subtype);
+  const kept = isObject(rec.threadbase) ? rec.threadbase : undefined;
+  const pairer = new CallIdPairer(`${id}:`);
+  // an entry threadbase wrote as a record of another kind (encode.ts): given back as it was
+  if (kept && isObject(kept.entry)) return { ...(kept.entry as unknown as Entry), ...base };
+  if (type === 'system' && kept && isObject(kept.message))
+    return { ...base, kind: 'message', message: kept.message as unknown as Message };
+  if (type === 'system') {
+    const payload = isObject(rec.systemPayload) ? rec.systemPayload : undefined;
+    if (subtype === 'chat_compression' && payload) {
+      const info = isObject(payload.info) ? payload.info : {};
+      return {
+        ...base,
+        kind: 'compaction',
+        summary: contentsText(payload.compressedHistory),
+        ...(typeof info.originalTokenCount === 'number' ? { tokensBefore: info.originalTokenCount } : {}),
+      };
+    }
+    return { ...base, kind: 'metadata', type: `qwen:${subtype ?? 'system'}`, data: payload };
+  }
+  const role = type === 'assistant' ? 'assistant' : type === 'tool_result' ? 'tool' : 'user';
+  let message: Message = { role, parts: partsOf(rec.message, pairer) };
+  if (type === 'assistant') {
+    const usage = usageOf(rec.usageMetadata);
+    if (typeof rec.model === 'string') message.model = rec.model;
+    if (usage) message.usage = usage;
+  }
+  if (type === 'tool_result' && isObject(rec.toolCallResult)) {
+    const status = str(rec.toolCallResult.status);
+    if (status === 'error' || status === 'cancelled')
+      message.parts = message.parts.map((p) => (p.type === 'tool_result' ? { ...p, isError: true } : p));
+  }
+  if (type === 'user' && subtype) message.meta = { qwenSubtype: subtype };
+  if (type === 'user' && subtype && INJECTED_USER_SUBTYPES.has(subtype))
+    message.meta = { ...message.meta, qwenInjected: subtype };
+  message = withKept(message, kept);
+  return { ...base, kind: 'message', message };
+}
+
+/** A user message Qwen Code wrote itself (marked by entryOf). */
+const qwenInjected = (m: Message): boolean => Boolean(m.meta?.qwenInjected);
+
+interface Gathered {
+  /** uuid → the record's fragments, in file order */
+  fragments: Map<string, JsonObject[]>;
+  lineOf: Map<string, number>;
+  leaf: string | undefined;
+  first: JsonObject | undefined;
+  title: string | undefined;
+}
+
+function gather(file: string, l: JsonlLine, g: Gathered, warnings: ParseWarning[]): void {
+  if (l.error) {
+    warnings.push({ file, line: l.line, message: l.partial ? `torn last line: ${l.error}` : l.error });
+    return;
+  }
+  const rec = l.value;
+  if (
+    !isObject(rec) ||
+    typeof rec.uuid !== 'string' ||
+    !rec.uuid ||
+    (rec.parentUuid !== null && typeof rec.parentUuid !== 'string')
+  ) {
+    warnings.push({ file, line: l.line, message: 'malformed record: no uuid/parentUuid; skipped' });
+    return;
+  }
+  if (typeof rec.type !== 'string' || !RECORD_TYPES.has(rec.type)) {
+    warnings.push({ file, line: l.line, id: rec.uuid, message: `unknown record type ${JSON.stringify(rec.type)}; skipped` });
+    return;
+  }
+  g.first ??= rec;
+  if (rec.type === 'system' && rec.subtype === 'custom_title' && isObject(rec.systemPayload)) {
+    g.title = str(rec.systemPayload.customTitle) ?? g.title;
+  }
+  const frags = g.fragments.get(rec.uuid);
+  if (frags) frags.push(rec);
+  else {
+    g.fragments.set(rec.uuid, [rec]);
+    g.lineOf.set(rec.uuid, l.line);
+  }
+  if (!(rec.type === 'system' && typeof rec.subtype === 'string' && NOT_CONVERSATION.has(rec.subtype))) g.leaf = rec.uuid;
+}
+
+/** A record's fragments as one record, as Qwen Code joins them (aggregateTranscriptRecordFragments). */
+function joined(frags: JsonObject[]): JsonObject {
+  const [first, ...rest] = frags as [JsonObject, ...JsonObject[]];
+  if (!rest.length) return first;
+  const out: JsonObject = { ...first };
+  let message = isObject(first.message) ? { ...first.message } : undefined;
+  for (const r of rest) {
+    if (isObject(r.message)) {
+      const parts = [
+        ...(Array.isArray(message?.parts) ? message.parts : []),
+        ...(Array.isArray(r.message.parts) ? r.message.parts : []),
+      ];
+      message = { ...(message ?? r.message), parts };
+    }
+    if (r.usageMetadata) out.usageMetadata = r.usageMetadata;
+    if (r.toolCallResult && !out.toolCallResult) out.toolCallResult = r.toolCallResult;
+    if (r.model && !out.model) out.model = r.model;
+    if (typeof r.timestamp === 'string' && (typeof out.timestamp !== 'string' || r.timestamp > out.timestamp))
+      out.timestamp = r.timestamp;
+  }
+  if (message) out.message = message;
+  out.fragments = frags;
+  return out;
+}
+
+/** Reads one chat file. Damaged lines and records with a missing parent are warnings naming file and line. */
+export async function readQwenChat(file: string): Promise<Session> {
+  const warnings: ParseWarning[] = [];
+  const g: Gathered = { fragments: new Map(), lineOf: new Map(), leaf: undefined, first: undefined, title: undefined };
+  for await (const l of readJsonl(file)) gather(file, l, g, warnings);
+
+  const entries: Entry[] = [];
+  for (const [uuid, frags] of g.fragments) {
+    const rec = joined(frags);
+    let parentId = (rec.parentUuid as string | null) ?? null;
+    if (parentId !== null && !g.fragments.has(parentId)) {
+      warnings.push({
+        file,
+        line: g.lineOf.get(uuid),
+        id: uuid,
+        message: `parent ${parentId} not found; record treated as a root`,
+      });
+      parentId = null;
+    }
+    if (parentId === uuid) parentId = null;
+    entries.push(entryOf(rec, parentId));
+  }
+  const leafId = g.leaf ?? null;
+  const chain = leafId ? pathToLeaf({ entries, leafId }) : [];
+  const first = g.first;
+  const id = str(first?.sessionId) ?? basename(file).replace(/\.jsonl$/, '');
+  const createdAt = entries[0]?.timestamp ?? new Date(0).toISOString();
+  let updatedAt = createdAt;
+  for (const e of entries) if (e.timestamp > updatedAt) updatedAt = e.timestamp;
+  const usage = summarizeUsage(entries);
+  return {
+    id,
+    source: SOURCE,
+    ...(str(first?.cwd) ? { project: str(first?.cwd) } : {}),
+    title: g.title ?? firstUserLine(chain, qwenInjected),
+    createdAt,
+    updatedAt,
+    messageCount: countMessages(chain),
+    parentId: null,
+    models: usage.models,
+    usage: usage.usage,
+    ...usageByModelOf(usage),
+    path: file,
+    meta: {
+      ...(str(first?.version) ? { qwenVersion: str(first?.version) } : {}),
+      ...(str(first?.gitBranch) ? { gitBranch: str(first?.gitBranch) } : {}),
+    },
+    entries,
+    leafId,
+    warnings,
+  };
+}
