@@ -31,6 +31,8 @@ export interface LossCounts {
    * target's summary (convert/session.ts keptMessagesOf; system messages among them are counted as such)
    */
   compactionKept: number;
+  /** of those, branch summaries (codex's copy of the user turn threadbase wrote for one) */
+  compactionKeptBranchSummaries: number;
 }
 
 export interface LossReport {
@@ -69,6 +71,7 @@ function count(entries: readonly Entry[]): LossCounts {
     labels: 0,
     providerCalls: 0,
     compactionKept: 0,
+    compactionKeptBranchSummaries: 0,
   };
   const part = (p: Part, m: Message) => {
     if (p.type === 'thinking' && m.role === 'assistant') {
@@ -91,6 +94,9 @@ function count(entries: readonly Entry[]): LossCounts {
       if (m.role === 'system') c.systemMessages++;
       else if (m.meta?.compactionKept === true) c.compactionKept++;
       for (const p of m.parts) part(p, m);
+    } else if (e.kind === 'branch_summary' && e.compactionKept === true) {
+      c.compactionKept++;
+      c.compactionKeptBranchSummaries++;
     } else if (e.kind === 'metadata') c.foreignMetadata++;
     else if (e.kind === 'model_change') c.modelChanges++;
     else if (e.kind === 'label') c.labels++;
@@ -122,10 +128,13 @@ export function conversionLosses(session: Session, target: string): string[] {
   };
   describe(report);
   // Every target's compaction form sends what follows its summary, and none keeps a message before it.
-  if (!KEEPS_KEPT_BEFORE_SUMMARY.has(target))
+  if (!KEEPS_KEPT_BEFORE_SUMMARY.has(target)) {
+    const summaries = report.counts.compactionKeptBranchSummaries;
+    const among = summaries === 0 ? '' : summaries === 1 ? ', a branch summary' : `, ${summaries} branch summaries`;
     report.say(
       report.counts.compactionKept,
-      `messages ${session.source}'s compaction kept (its replacement history: the user's earlier prompts, its environment context) are written after ${target}'s compaction summary, so ${target} sends them after it (${session.source} sent them before its summary)`,
+      `messages ${session.source}'s compaction kept (its replacement history: the user's earlier prompts, its environment context${among}) are written after ${target}'s compaction summary, so ${target} sends them after it (${session.source} sent them before its summary)`,
     );
+  }
   return out;
 }

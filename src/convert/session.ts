@@ -96,7 +96,15 @@ function keptMessagesOf(session: Session, c: CompactionEntry): Entry[] {
     const id = `${c.id}-kept-${i + 1}`;
     // a branch summary's copy (codex's own compaction copied the turn threadbase wrote for it) is that branch summary again
     const summary = copiedBranchSummaryOf(meta, messageText(m));
-    if (summary) return { kind: 'branch_summary', id, parentId: null, timestamp: c.timestamp, ...summary };
+    if (summary)
+      return {
+        kind: 'branch_summary',
+        id,
+        parentId: null,
+        timestamp: c.timestamp,
+        ...summary,
+        ...(before ? { compactionKept: true } : {}),
+      };
     return {
       kind: 'message',
       id,

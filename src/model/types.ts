@@ -182,6 +182,11 @@ export interface BranchSummaryEntry extends EntryBase {
    * summary by convert/session.ts: counted in the conversion warnings, as a message's `meta.compactionKept`.
    */
   compactionKept?: boolean;
+  /**
+   * A copy a compaction kept before its summary (codex's replacement history), written after the target's
+   * summary by convert/session.ts: counted in the conversion warnings, as a message's `meta.compactionKept`.
+   */
+  compactionKept?: boolean;
 }
 
 export interface ModelChangeEntry extends EntryBase {
