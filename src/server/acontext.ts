@@ -5,7 +5,7 @@
  */
 import { messageFromAnthropic } from '../convert/anthropic.js';
 import { messagesFromOpenAI } from '../convert/openai.js';
-import type { Message, Part, SessionInfo } from '../model/types.js';
+import type { Entry, Message, MetadataEntry, Part, SessionInfo } from '../model/types.js';
 
 export type BlobFormat = 'anthropic' | 'openai';
 
@@ -196,8 +196,33 @@ export interface AcontextSessionFields {
   disable_task_tracking?: boolean;
 }
 
-export function acontextSession(info: SessionInfo, projectId: string) {
-  const a = isRecord(info.meta?.acontext) ? (info.meta.acontext as AcontextSessionFields) : {};
+/**
+ * The metadata entry type that records a change of a session's Acontext fields (configs replaced,
+ * a space connected) after its creation: the store keeps a header's meta as written, so a change
+ * is an entry of the session's history, and the latest one of each field wins.
+ */
+export const ACONTEXT_SETTINGS = 'acontext.session';
+
+export function acontextSettingsEntry(id: string, timestamp: string, fields: AcontextSessionFields): MetadataEntry {
+  return { kind: 'metadata', id, parentId: null, timestamp, type: ACONTEXT_SETTINGS, data: fields };
+}
+
+/** The session's Acontext fields: those it was created with, then each later change in order. */
+export function acontextFields(info: SessionInfo & { entries?: readonly Entry[] }): AcontextSessionFields {
+  const fields: AcontextSessionFields = isRecord(info.meta?.acontext) ? { ...(info.meta.acontext as AcontextSessionFields) } : {};
+  for (const e of info.entries ?? []) {
+    if (e.kind !== 'metadata' || e.type !== ACONTEXT_SETTINGS || !isRecord(e.data)) continue;
+    const change = e.data as AcontextSessionFields;
+    if (change.configs !== undefined) fields.configs = change.configs;
+    if (change.space_id !== undefined) fields.space_id = change.space_id;
+    if (change.disable_task_tracking !== undefined) fields.disable_task_tracking = change.disable_task_tracking;
+  }
+  return fields;
+}
+
+/** The session as Acontext answers it; pass the whole session (entries too) for its later changes. */
+export function acontextSession(info: SessionInfo & { entries?: readonly Entry[] }, projectId: string) {
+  const a = acontextFields(info);
   return {
     id: info.id,
     project_id: projectId,

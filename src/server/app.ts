@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { Hono, type Context as HonoContext } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { PatternRouter } from 'hono/router/pattern-router';
 import type { z } from 'zod';
 import { messageToAnthropic } from '../convert/anthropic.js';
 import { contextFormatNames, renderContext } from '../convert/formats.js';
@@ -15,19 +17,31 @@ import { parseJson } from '../formats/shared/jsonl.js';
 import type { SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
-import { type CostedSession, type CostSummary, costOfSessions, PRICES, type PriceTable } from '../stores/index-sync/prices.js';
+import { PRICES, type PriceTable } from '../stores/index-sync/prices.js';
 import {
   type AcontextSessionFields,
+  acontextFields,
   acontextMessage,
   acontextSession,
+  acontextSettingsEntry,
   BlobError,
   type BlobFormat,
   estimateTokens,
   messageFromBlob,
 } from './acontext.js';
-import { AppendBody, BranchBody, CreateSessionBody, ForkBody, PutSessionBody, StoreMessageBody } from './bodies.js';
+import {
+  AppendBody,
+  BranchBody,
+  ConnectToSpaceBody,
+  CreateSessionBody,
+  ForkBody,
+  PutSessionBody,
+  StoreMessageBody,
+  UpdateConfigsBody,
+} from './bodies.js';
 import { openApiDocument } from './openapi.js';
 import { type ProjectStores, projectStores } from './scope.js';
+import { serverStats } from './stats.js';
 import type { Project, TokenStore } from './tokens.js';
 import { mountWebViewer } from './web/index.js';
 
@@ -40,6 +54,11 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** Prices for responses whose agent recorded no cost (`/stats`); default the bundled table. */
   prices?: PriceTable;
+  /**
+   * Origins (scheme://host[:port]) whose browser pages may call the API (CORS); their preflights are
+   * answered without a key. Absent or empty: no CORS headers, as before.
+   */
+  corsOrigins?: readonly string[];
 }
 
 type Env = { Variables: { project: Project; store: SessionDriver } };
@@ -48,7 +67,7 @@ const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
 
 class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 500,
+    readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 500,
     message: string,
   ) {
     super(message);
@@ -216,8 +235,22 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   // The look-up is one indexed read by the key's hash.
   const knownKey = (key: string): Promise<Project | undefined> => opts.tokens.projectForKey(key);
 
+  // Before everything else: a preflight carries no key, and every answer (401s too) needs the headers.
+  if (opts.corsOrigins?.length) {
+    app.use(
+      '*',
+      cors({
+        origin: [...opts.corsOrigins],
+        allowMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
+        allowHeaders: ['authorization', 'content-type'],
+        exposeHeaders: ['allow', 'www-authenticate'],
+        maxAge: 600,
+      }),
+    );
+  }
+
   app.onError((err, c) => {
-    let status: 400 | 401 | 404 | 409 | 413 | 500 = 500;
+    let status: 400 | 401 | 404 | 405 | 409 | 413 | 500 = 500;
     let message = err.message;
     if (err instanceof HttpError) status = err.status;
     else if (err instanceof BlobError) status = 400;
@@ -237,7 +270,25 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       );
     return c.json({ code: status, msg: message, error: message }, status);
   });
+  // The methods each registered path answers, looked up when a request matched no route (then the
+  // whole app is registered): a known path asked with another method is a 405 naming them.
+  let methodsOfPath: PatternRouter<string> | undefined;
+  const allowedMethods = (path: string): string[] => {
+    if (!methodsOfPath) {
+      methodsOfPath = new PatternRouter<string>();
+      for (const r of app.routes) if (r.method !== 'ALL') methodsOfPath.add('ALL', r.path, r.method);
+    }
+    const methods = new Set(methodsOfPath.match('GET', path)[0].map(([method]) => method));
+    if (methods.has('GET')) methods.add('HEAD'); // hono answers HEAD with the GET route
+    return [...methods].sort();
+  };
   app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length) {
+      const message = `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allowed.join(', ')})`;
+      badLog.record(405, c.req.method, c.req.path, message);
+      return c.json({ code: 405, msg: message, error: 'method not allowed' }, 405, { allow: allowed.join(', ') });
+    }
     badLog.record(404, c.req.method, c.req.path, 'no such route');
     return c.json({ code: 404, msg: `no route ${c.req.method} ${c.req.path}`, error: 'not found' }, 404);
   });
@@ -296,6 +347,48 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     return s;
   };
 
+  /**
+   * Appends the entry under the session's last entry (outside sidechains) and returns it as stored.
+   * Other server processes may share the database: a store that can (appendToChain) finds the last
+   * entry and appends under it in one transaction, where a per-process memory of it would be stale.
+   */
+  const appendToChain = async <E extends Entry>(c: HonoContext<Env>, id: string, fresh: E): Promise<E> => {
+    const store = c.get('store');
+    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
+    if (store.appendToChain) {
+      const stored = await store.appendToChain(id, fresh).catch((error: unknown) => {
+        throw error instanceof NotFoundError ? new HttpError(404, `session not found: ${id}`) : error;
+      });
+      return { ...fresh, parentId: stored.parentId };
+    }
+    const key = sessionKey(c, id);
+    return queue.run(key, async () => {
+      let parent = lastEntry.get(key);
+      if (parent === undefined) {
+        const s = await requireSession(c, id);
+        parent = [...s.entries].reverse().find((e) => !e.sidechain)?.id ?? null;
+      }
+      const e: E = { ...fresh, parentId: parent };
+      try {
+        await store.appendEntries?.(id, [e]);
+      } catch (error) {
+        lastEntry.delete(key);
+        if (error instanceof NotFoundError) throw new HttpError(404, `session not found: ${id}`);
+        throw error;
+      }
+      if (lastEntry.size > 100_000) lastEntry.clear(); // a cache: dropping it only costs a look-up
+      lastEntry.set(key, e.id);
+      return e;
+    });
+  };
+
+  /** Records a change of the session's Acontext fields (configs, space) as a metadata entry. */
+  const changeAcontextFields = async (c: HonoContext<Env>, id: string, change: AcontextSessionFields) => {
+    await requireSession(c, id);
+    await appendToChain(c, id, acontextSettingsEntry(randomUUID(), new Date().toISOString(), change));
+    return acontextSession(await requireSession(c, id), c.get('project').id);
+  };
+
   // ---- Acontext session API ------------------------------------------------------------------
 
   app.get('/api/v1/ping', (c) => c.json({ code: 0, data: 'pong', msg: 'pong' }));
@@ -306,8 +399,14 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const cursor = c.req.query('cursor');
     const spaceId = c.req.query('space_id');
     const notConnected = boolParam('not_connected', c.req.query('not_connected'), false);
-    let all = (await c.get('store').listSessions()).filter((s) => {
-      const space = acontextSession(s, '').space_id;
+    const store = c.get('store');
+    type Listed = SessionInfo & { entries?: readonly Entry[] };
+    /** The session whole: a space connected or configs changed after creation are entries of it. */
+    const whole = async (s: Listed): Promise<Listed> => (s.entries ? s : ((await store.getSession(s.id)) ?? s));
+    let all: Listed[] = await store.listSessions();
+    if (spaceId !== undefined || notConnected) all = await Promise.all(all.map(whole));
+    all = all.filter((s) => {
+      const space = acontextFields(s).space_id ?? null;
       return (spaceId === undefined || space === spaceId) && (!notConnected || space === null);
     });
     all = [...all].sort(byCreation);
@@ -333,7 +432,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const hasMore = start + limit < all.length;
     const last = page[page.length - 1];
     return ok(c, {
-      items: page.map((s) => acontextSession(s, c.get('project').id)),
+      items: (await Promise.all(page.map(whole))).map((s) => acontextSession(s, c.get('project').id)),
       next_cursor: hasMore && last ? cursorOf(`${last.createdAt}\u0000${last.id}`) : null,
       has_more: hasMore,
     });
@@ -377,47 +476,12 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const body = parseBody(StoreMessageBody, await jsonBody(c));
     const message = messageFromBlob(body.blob, body.format as BlobFormat);
     if (body.meta) message.meta = { ...(message.meta ?? {}), acontext: body.meta };
-    const store = c.get('store');
-    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
-    const key = sessionKey(c, id);
-    if (store.appendToChain) {
-      // Other server processes may share the database: the store finds the last entry and appends
-      // under it in one transaction, where a per-process memory of it would be stale.
-      const fresh: MessageEntry = {
-        kind: 'message',
-        id: randomUUID(),
-        parentId: null,
-        timestamp: new Date().toISOString(),
-        message,
-      };
-      const stored = await store.appendToChain(id, fresh).catch((error: unknown) => {
-        throw error instanceof NotFoundError ? new HttpError(404, `session not found: ${id}`) : error;
-      });
-      return ok(c, acontextMessage(id, { ...fresh, parentId: stored.parentId }), 201);
-    }
-    const entry = await queue.run(key, async () => {
-      let parent = lastEntry.get(key);
-      if (parent === undefined) {
-        const s = await requireSession(c, id);
-        parent = [...s.entries].reverse().find((e) => !e.sidechain)?.id ?? null;
-      }
-      const e: MessageEntry = {
-        kind: 'message',
-        id: randomUUID(),
-        parentId: parent,
-        timestamp: new Date().toISOString(),
-        message,
-      };
-      try {
-        await store.appendEntries?.(id, [e]);
-      } catch (error) {
-        lastEntry.delete(key);
-        if (error instanceof NotFoundError) throw new HttpError(404, `session not found: ${id}`);
-        throw error;
-      }
-      if (lastEntry.size > 100_000) lastEntry.clear(); // a cache: dropping it only costs a look-up
-      lastEntry.set(key, e.id);
-      return e;
+    const entry = await appendToChain(c, id, {
+      kind: 'message',
+      id: randomUUID(),
+      parentId: null,
+      timestamp: new Date().toISOString(),
+      message,
     });
     return ok(c, acontextMessage(id, entry), 201);
   });
@@ -472,6 +536,36 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   app.get('/api/v1/session/:id/configs', async (c) => {
     const s = await requireSession(c, c.req.param('id'));
     return ok(c, acontextSession(s, c.get('project').id));
+  });
+
+  /** Replaces the session's configs (the SDK's updateConfigs); answers the session. */
+  app.put('/api/v1/session/:id/configs', async (c) => {
+    const body = parseBody(UpdateConfigsBody, await jsonBody(c));
+    return ok(c, await changeAcontextFields(c, c.req.param('id'), { configs: body.configs }));
+  });
+
+  /** Connects the session to a space (recorded: listed by space_id); answers the session. */
+  app.post('/api/v1/session/:id/connect_to_space', async (c) => {
+    const body = parseBody(ConnectToSpaceBody, await jsonBody(c));
+    return ok(c, await changeAcontextFields(c, c.req.param('id'), { space_id: body.space_id }));
+  });
+
+  // Nothing here extracts tasks from messages or learns into spaces: no tasks, nothing pending.
+  app.get('/api/v1/session/:id/task', async (c) => {
+    intParam(c.req.query('limit'), 20, 200);
+    boolParam('time_desc', c.req.query('time_desc'), false);
+    await requireSession(c, c.req.param('id'));
+    return ok(c, { items: [], next_cursor: null, has_more: false });
+  });
+
+  app.post('/api/v1/session/:id/flush', async (c) => {
+    await requireSession(c, c.req.param('id'));
+    return ok(c, { status: 0, errmsg: '' });
+  });
+
+  app.get('/api/v1/session/:id/get_learning_status', async (c) => {
+    await requireSession(c, c.req.param('id'));
+    return ok(c, { space_digested_count: 0, not_space_digested_count: 0 });
   });
 
   // ---- threadbase's own routes ---------------------------------------------------------------
@@ -691,27 +785,9 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       since: timeParam('since', q.since),
       until: timeParam('until', q.until),
     };
-    const [usage, sessions] = await Promise.all([store.usage(filter), store.listSessions(filter)]);
-    // the cost local `stats` gives: recorded costs, the rest (Claude Code records none) priced with
-    // the server's table, a response copied into several sessions (resumed, forked) counted once
-    let cost: CostSummary;
-    if (store.costSummary) {
-      cost = await store.costSummary(filter, prices);
-    } else {
-      const all: CostedSession[] = [];
-      for (const info of sessions) {
-        const s = await store.getSession(info.id);
-        if (s) all.push(s);
-      }
-      cost = costOfSessions(all, prices);
-    }
-    return ok(c, {
-      sessions: sessions.length,
-      usage,
-      cost: cost.recordedCost + cost.cost,
-      estimatedCost: cost.cost,
-      unpricedModels: cost.unpricedModels,
-    });
+    // what local `stats` gives: responses in the window (a copied one once), recorded costs kept, the
+    // rest (Claude Code records none) priced with the server's table; each session read at most once
+    return ok(c, await serverStats(store, filter, prices));
   });
 
   return app;

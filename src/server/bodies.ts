@@ -13,6 +13,11 @@ export const CreateSessionBody = z
   })
   .strict();
 
+/** Acontext's PUT /session/{id}/configs: the session's configs, replaced whole. */
+export const UpdateConfigsBody = z.object({ configs: z.record(z.string(), z.unknown()) });
+/** Acontext's POST /session/{id}/connect_to_space. */
+export const ConnectToSpaceBody = z.object({ space_id: z.string().min(1) });
+
 export const StoreMessageBody = z.object({
   blob: z.unknown(),
   format: z.enum(['anthropic', 'openai']).default('openai'),

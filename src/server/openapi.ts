@@ -1,7 +1,16 @@
 /** The OpenAPI 3.1 description of the server's routes (served at GET /openapi.json). */
 import { z } from 'zod';
 import { contextFormatNames } from '../convert/formats.js';
-import { AppendBody, BranchBody, CreateSessionBody, ForkBody, PutSessionBody, StoreMessageBody } from './bodies.js';
+import {
+  AppendBody,
+  BranchBody,
+  ConnectToSpaceBody,
+  CreateSessionBody,
+  ForkBody,
+  PutSessionBody,
+  StoreMessageBody,
+  UpdateConfigsBody,
+} from './bodies.js';
 
 type Op = {
   summary: string;
@@ -51,7 +60,36 @@ const ROUTES: Record<string, Record<string, Op>> = {
     },
   },
   '/api/v1/session/{id}/token_counts': { get: { tag: 'acontext', summary: 'Estimated tokens: {total_tokens}' } },
-  '/api/v1/session/{id}/configs': { get: { tag: 'acontext', summary: 'The session with its configs' } },
+  '/api/v1/session/{id}/configs': {
+    get: { tag: 'acontext', summary: 'The session with its configs' },
+    put: {
+      tag: 'acontext',
+      summary: "Replace the session's configs (kept as a metadata entry of the session); data: the session",
+      body: '{configs}',
+      schema: UpdateConfigsBody,
+    },
+  },
+  '/api/v1/session/{id}/connect_to_space': {
+    post: {
+      tag: 'acontext',
+      summary: 'Connect the session to a space (recorded; listed by space_id); data: the session',
+      body: '{space_id}',
+      schema: ConnectToSpaceBody,
+    },
+  },
+  '/api/v1/session/{id}/task': {
+    get: {
+      tag: 'acontext',
+      summary: 'Tasks: always {items: [], next_cursor: null, has_more: false} (no task extraction here)',
+      params: ['limit', 'cursor', 'time_desc'],
+    },
+  },
+  '/api/v1/session/{id}/flush': {
+    post: { tag: 'acontext', summary: 'Nothing is buffered: a no-op, data {status: 0, errmsg: ""}' },
+  },
+  '/api/v1/session/{id}/get_learning_status': {
+    get: { tag: 'acontext', summary: 'Nothing learns into spaces here: {space_digested_count: 0, not_space_digested_count: 0}' },
+  },
   '/api/v1/threadbase/sessions': {
     get: {
       tag: 'threadbase',
@@ -152,6 +190,22 @@ function bodySchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+/**
+ * Routes the app serves that this document leaves out, each with why (hono's path syntax). The web
+ * viewer's JSON (/api/v1/web) is internal to the viewer: its shapes change with its pages, so no
+ * client should build on it; the document itself and the viewer's page and assets are not API.
+ */
+export const INTERNAL_ROUTES: readonly { path: string; why: string }[] = [
+  { path: '/openapi.json', why: 'this document' },
+  { path: '/api/v1/openapi.json', why: 'this document' },
+  { path: '/', why: "the web viewer's page" },
+  { path: '/ui', why: "the web viewer's page" },
+  { path: '/ui/', why: "the web viewer's page" },
+  { path: '/favicon.ico', why: "the web viewer's icon" },
+  { path: '/ui/assets/:name', why: "the web viewer's scripts and styles" },
+  { path: '/api/v1/web/*', why: "the web viewer's JSON, internal to the viewer" },
+];
+
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const [path, ops] of Object.entries(ROUTES)) {
@@ -206,7 +260,15 @@ export function openApiDocument(): Record<string, unknown> {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'threadbase server', version: '1', description: 'Acontext-compatible session API plus threadbase routes' },
+    info: {
+      title: 'threadbase server',
+      version: '1',
+      description:
+        'Acontext-compatible session API plus threadbase routes. A known path asked with a method it does not ' +
+        "answer is a 405 whose Allow header lists the methods it does. Not described here: the web viewer's " +
+        'JSON under /api/v1/web/ (internal to the viewer: its shapes follow its pages and may change), the ' +
+        "viewer's page and assets, and this document.",
+    },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {

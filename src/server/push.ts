@@ -18,6 +18,8 @@ export interface PushedSession {
   sent: number;
   lastEntryId: string | null;
   updatedAt: string;
+  /** the title last sent (absent in state written before titles were compared: taken as sent) */
+  title?: string | null;
 }
 
 /** Per `<server> key:<hash prefix>` (before: per server alone), per local session id. */
@@ -163,7 +165,9 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
     done++;
     opts.onProgress?.(done, infos.length, info);
     const prev = mine[info.id];
-    if (prev && prev.updatedAt === info.updatedAt) {
+    // Renamed with no new entry (a store may keep updatedAt on a rename): the title alone is pushed.
+    const renamed = !!prev && prev.title !== undefined && !!info.title && info.title !== prev.title;
+    if (prev && prev.updatedAt === info.updatedAt && !renamed) {
       report.unchanged++;
       continue;
     }
@@ -175,8 +179,10 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       const resume =
         prev && prev.sent <= s.entries.length && (prev.sent === 0 || s.entries[prev.sent - 1]?.id === prev.lastEntryId);
       const todo = resume ? s.entries.slice(prev.sent) : s.entries;
-      if (prev && todo.length === 0) {
-        mine[info.id] = { ...prev, updatedAt: info.updatedAt };
+      // a title not sent yet (state from before titles were kept: sent again, once) is pushed alone
+      const titleChanged = !!s.title && s.title !== prev?.title;
+      if (prev && todo.length === 0 && !titleChanged) {
+        mine[info.id] = { ...prev, updatedAt: info.updatedAt, title: s.title ?? null };
         report.unchanged++;
         continue;
       }
@@ -226,6 +232,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         sent: s.entries.length,
         lastEntryId: s.entries[s.entries.length - 1]?.id ?? null,
         updatedAt: info.updatedAt,
+        title: s.title ?? null,
       };
     } catch (error) {
       report.failed.push({ id: info.id, error: (error as Error).message });

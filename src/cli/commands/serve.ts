@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, untilStopped, warn } from '../io.js';
@@ -11,6 +11,28 @@ interface ServeFlags {
   host: string;
   maxBody?: number;
   prices?: string;
+  cors?: string[];
+}
+
+/** `--cors a,b --cors c`: each value an origin, as a browser sends it (scheme://host[:port], no path). */
+export function corsOriginsOption(value: string, previous: string[] = []): string[] {
+  const origins = value
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const o of origins) {
+    let url: URL | undefined;
+    try {
+      url = new URL(o);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== o.replace(/\/$/, ''))
+      throw new InvalidArgumentError(
+        `${JSON.stringify(o)} is not an origin (scheme://host[:port], e.g. https://app.example.com)`,
+      );
+  }
+  return [...previous, ...origins.map((o) => o.replace(/\/$/, ''))];
 }
 
 export function registerServe(program: Command, ctx: CliContext): void {
@@ -26,6 +48,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
       'model prices (JSON, USD per million tokens) over the bundled table, for /stats',
       existingFileOption,
     )
+    .option(
+      '--cors <origins>',
+      'let browser pages from these origins (comma-separated, scheme://host[:port]) call the API',
+      corsOriginsOption,
+    )
     .action(async (opts: ServeFlags) => {
       // the server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them
       const { openServerStores, startServer } = await import('../../server/index.js');
@@ -40,6 +67,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         maxBodyBytes: opts.maxBody,
         log: (line: string) => ctx.stderr(`${line}\n`),
         prices,
+        corsOrigins: opts.cors,
       });
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.
