@@ -1,8 +1,9 @@
 /** What every threadbase-owned store (memory, SQLite, PostgreSQL, remote) shares: its source name, its capabilities, writing, forking. */
 import { randomUUID } from 'node:crypto';
 import type { DriverCapabilities, ForkOptions } from '../model/driver.js';
+import { ThreadbaseError } from '../model/errors.js';
 import { currentLeaf, pathToLeaf } from '../model/tree.js';
-import type { Session } from '../model/types.js';
+import type { Entry, Session } from '../model/types.js';
 
 /** The `source` of a session written by threadbase itself rather than imported from an agent. */
 export const THREADBASE_SOURCE = 'threadbase';
@@ -24,6 +25,24 @@ export function writtenMeta(session: Session): Session['meta'] {
   return session.source && session.source !== THREADBASE_SOURCE
     ? { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } }
     : session.meta;
+}
+
+/**
+ * Entry ids are unique within a session: a session to write that repeats one is refused before the
+ * store picks its id, so the error names what the caller passed (its session id and the entry id),
+ * not an id the caller never saw.
+ */
+export function checkWrittenEntryIds(session: Pick<Session, 'id'> & { entries: readonly Pick<Entry, 'id'>[] }): void {
+  const ids = new Set<string>();
+  for (const e of session.entries) {
+    if (ids.has(e.id))
+      throw new ThreadbaseError(
+        'duplicate_entry',
+        `entry id ${e.id} appears twice in the session written as ${session.id ? session.id : '(no id)'}`,
+        { id: e.id },
+      );
+    ids.add(e.id);
+  }
 }
 
 /** A session as a store keeps it once written under `id`: its own source, times and leaf settled. */

@@ -19,7 +19,7 @@ import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { forkedSession, STORE_CAPABILITIES, writtenSession } from '../shared.js';
+import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
 export function titleFromEntries(entries: readonly Entry[]): string | undefined {
@@ -76,8 +76,8 @@ export class MemoryStore extends DriverBase {
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    checkWrittenEntryIds(session);
     const id = opts.keepId && session.id && !this.sessions.has(session.id) ? session.id : randomUUID();
-    checkEntries(session.entries, id, false);
     const stored = writtenSession(structuredClone(session), id);
     this.sessions.set(id, stored);
     return sessionInfoOf(stored);

@@ -41,7 +41,7 @@ import {
   priceUnrecorded,
   type UnrecordedUsageGroup,
 } from '../index-sync/prices.js';
-import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
+import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { migrate } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -375,7 +375,7 @@ export class PostgresStore extends DriverBase {
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
-    checkUnique(session.entries, session.id);
+    checkWrittenEntryIds(session);
     checkEntryIds(session.entries);
     for (const [what, id] of [
       ['parent session', session.parentId],

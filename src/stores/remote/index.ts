@@ -17,7 +17,7 @@ import type {
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { sessionInfoOf } from '../memory/index.js';
-import { THREADBASE_SOURCE, writtenMeta } from '../shared.js';
+import { checkWrittenEntryIds, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 
 export interface RemoteStoreOptions {
   /** API key (`threadbase token create`); default the URL's user part. */
@@ -123,6 +123,7 @@ export class RemoteStore extends DriverBase {
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    checkWrittenEntryIds(session);
     // PUT creates the session, or adds to one that exists: check first so a write never merges.
     let id = opts.keepId && session.id ? session.id : randomUUID();
     if (opts.keepId && (await this.getSession(id))) id = randomUUID();

@@ -29,7 +29,7 @@ import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/u
 import type { PriceTable } from '../index-sync/prices.js';
 import { stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
-import { forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
+import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
 import { ADVISOR_ROWS, advisorCount } from './advisors.js';
 import { COPY_PROBE, type CopyKey, copyProbeArgs, settleCopies } from './copies.js';
 import { migrate } from './schema.js';
@@ -533,6 +533,7 @@ export class SqliteStore extends DriverBase {
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    checkWrittenEntryIds(session);
     const id = opts.keepId && session.id && !this.sessionRow(session.id) ? session.id : randomUUID();
     const stored = writtenSession(session, id);
     return this.putSession(stored);
