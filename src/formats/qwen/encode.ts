@@ -11,8 +11,8 @@
  * or an entry Qwen Code has no record for is a `system` record without one (not sent).
  */
 import { randomUUID } from 'node:crypto';
-import { pathToLeaf } from '../../model/tree.js';
-import type { CompactionEntry, Entry, Message, Part, Session, ToolResultPart } from '../../model/types.js';
+import { mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
+import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/encode.js';
 import { partsOf, usageOf } from './records.js';
@@ -59,6 +59,18 @@ function kept(m: Message, content: JsonObject, usageMetadata: JsonObject | undef
   if (JSON.stringify(back) !== JSON.stringify(m.parts)) out.parts = m.parts;
   if (m.usage && JSON.stringify(usageOf(usageMetadata)) !== JSON.stringify(m.usage)) out.usage = m.usage;
   return out;
+}
+
+/** Whether `next` continues the assistant response `e` (the same responseId). */
+function sameResponse(e: Entry, next: Entry): boolean {
+  return (
+    e.kind === 'message' &&
+    next.kind === 'message' &&
+    e.message.role === 'assistant' &&
+    next.message.role === 'assistant' &&
+    e.message.responseId !== undefined &&
+    e.message.responseId === next.message.responseId
+  );
 }
 
 /** Gemini usageMetadata of a model usage: prompt with the cached, candidates without the thoughts. */
@@ -112,8 +124,34 @@ export function encodeQwenRecords(
     parentUuid = uuid;
   };
 
-  for (const [i, e] of path.entries()) {
+  for (let i = 0; i < path.length; i++) {
+    const e = path[i] as Entry;
     if (e.kind === 'message') {
+      // a response split over several entries (Claude Code: one per content block) is one model turn:
+      // Qwen Code expects a call's results right after the turn that made it
+      const group: MessageEntry[] = [e];
+      while (i + group.length < path.length && sameResponse(e, path[i + group.length] as Entry))
+        group.push(path[i + group.length] as MessageEntry);
+      if (group.length > 1) {
+        i += group.length - 1;
+        const merged = mergeSplitResponses(group.map((g) => g.message))[0] as Message;
+        for (const p of merged.parts) if (p.type === 'tool_call') callNames.set(p.id, p.name);
+        const usageMetadata = usageMetadataOf(merged);
+        const last = group.at(-1) as MessageEntry;
+        push(
+          last,
+          'assistant',
+          {
+            message: contentOf(merged, callNames),
+            ...(merged.model ? { model: merged.model } : {}),
+            ...(usageMetadata ? { usageMetadata } : {}),
+            // the entries as they were, for the reader to give back (the last one is this record)
+            threadbase: { split: group.map((g) => ({ ...entryFields(g), id: g.id, timestamp: g.timestamp })) },
+          },
+          last.timestamp,
+        );
+        continue;
+      }
       const m = e.message;
       for (const p of m.parts) if (p.type === 'tool_call') callNames.set(p.id, p.name);
       if (m.role === 'system') {

@@ -227,7 +227,15 @@ export async function readQwenChat(file: string): Promise<Session> {
       parentId = null;
     }
     if (parentId === uuid) parentId = null;
-    entries.push(entryOf(rec, parentId));
+    const split = isObject(rec.threadbase) && Array.isArray(rec.threadbase.split) ? (rec.threadbase.split as Entry[]) : undefined;
+    if (split?.length) {
+      // a response threadbase merged from several entries (encode.ts): the entries given back, the last one this record's
+      for (const [i, e] of split.entries()) {
+        const last = i === split.length - 1;
+        entries.push({ ...e, ...(last ? { id: uuid } : {}), parentId, raw: rec, rawSource: SOURCE } as Entry);
+        parentId = last ? parentId : e.id;
+      }
+    } else entries.push(entryOf(rec, parentId));
   }
   const leafId = g.leaf ?? null;
   const chain = leafId ? pathToLeaf({ entries, leafId }) : [];
