@@ -102,9 +102,13 @@ export async function resumeInTarget(
   model?: string,
 ): Promise<Msg[]> {
   const mark = home.standIn.messageRequests().length;
-  if (target === 'claude') await runClaude(home, ['--resume', written.id, ...(model ? ['--model', model] : [])], probe);
-  else if (target === 'pi') await runPi(home, ['--session', written.path, '-p', probe]);
-  else await runOpencode(home, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
+  // each agent resumes a session in its own directory (`convert --project DIR` files it elsewhere):
+  // OpenCode started in another one waits for a session it does not find there
+  const project = (await readSession(home, target, written.id)).project ?? home.project;
+  const there = { ...home, project };
+  if (target === 'claude') await runClaude(there, ['--resume', written.id, ...(model ? ['--model', model] : [])], probe);
+  else if (target === 'pi') await runPi(there, ['--session', written.path, '-p', probe]);
+  else await runOpencode(there, ['run', '-s', written.id, '-m', OPENCODE_MODEL, ...probe.split(' ')]);
   const req = requestsSince(home, mark).find((r: AnthropicRequest) => {
     const last = r.messages.filter((m) => (m.role as string) !== 'system').at(-1);
     return (r.tools?.length ?? 0) > 0 && last?.role === 'user' && textOf(last.content as string | Block[]).at(-1) === probe;
