@@ -5,7 +5,7 @@
  *
  * Spec version: bump DRIVER_SPEC_VERSION when the interface changes shape.
  */
-import type { CostSummary, PriceTable } from './prices.js';
+import type { PriceTable, ResponseStats } from './prices.js';
 import type { Context, ContextOptions } from './tree.js';
 import type { Entry, Message, Session, SessionInfo, SourceName, Usage } from './types.js';
 
@@ -134,11 +134,13 @@ export interface SessionDriver {
    */
   sessionCosts?(prices: PriceTable, sessionIds?: readonly string[]): Promise<SessionCost[]>;
   /**
-   * What the listed sessions cost together as `stats` counts it (recorded costs, the rest priced with
-   * `prices`, a response copied into several sessions once), computed in the store; absent: the
-   * caller loads each session and prices it (costOfSessions).
+   * What responses cost together and their tokens, as `stats` counts them (recorded costs, the rest
+   * priced with `prices`, a response copied into several sessions once), computed in the store:
+   * `source` and `project` select sessions, `since` and `until` select responses by the time of the
+   * record that counts them (a session spanning either edge counts only its responses inside).
+   * Absent: the caller reads each session once and counts it (ResponseCounter).
    */
-  costSummary?(filter: SessionFilter, prices: PriceTable): Promise<CostSummary>;
+  costSummary?(filter: SessionFilter, prices: PriceTable): Promise<ResponseStats>;
   /**
    * The same store seen as another tenant (a server project), scoped by the store itself: nothing a
    * tenant asks for returns another's. Absent: the server wraps the store (ProjectScopedDriver).

@@ -3,6 +3,7 @@
  * sessionCosts and costSummary take a table): types only. The bundled table and the pricing itself
  * live in src/stores/index-sync/prices.ts, which re-exports these.
  */
+import type { UsageTotals } from './driver.js';
 
 /** USD per million tokens. */
 export interface Rates {
@@ -41,4 +42,16 @@ export interface EstimatedCost {
 export interface CostSummary extends EstimatedCost {
   /** the costs the agents recorded */
   recordedCost: number;
+}
+
+/** Responses by the time of the record that counts them (ISO times, both ends included), as `stats --since/--until`. */
+export interface ResponseWindow {
+  since?: string | undefined;
+  until?: string | undefined;
+}
+
+/** What `stats` counts over the responses of many sessions: their tokens and how many, and their cost. */
+export interface ResponseStats extends CostSummary {
+  /** tokens of the responses counted (advisor requests' included), `cost` the recorded part, `messages` how many */
+  usage: UsageTotals;
 }

@@ -4,12 +4,30 @@
  * USD per million tokens. Reasoning tokens are billed as output and agents count them in output already.
  */
 import { readFileSync } from 'node:fs';
-import type { CostSummary, EstimatedCost, ModelPrice, PriceTable, Rates } from '../../model/prices.js';
+import { CopyChoice, type CopySession, copyKeyOf, copyRankOf } from '../../model/copies.js';
+import type { UsageTotals } from '../../model/driver.js';
+import type {
+  CostSummary,
+  EstimatedCost,
+  ModelPrice,
+  PriceTable,
+  Rates,
+  ResponseStats,
+  ResponseWindow,
+} from '../../model/prices.js';
 import { addUsage, type Entry, emptyUsage, type Usage } from '../../model/types.js';
-import { type CountedUsage, countedUsage, responseRecordOf, usagePerModel } from '../../model/usage.js';
+import { type CountedUsage, countedUsage, usagePerModel } from '../../model/usage.js';
 
 // the table's shapes are the model's (the driver interface names them); re-exported for every importer here
-export type { CostSummary, EstimatedCost, ModelPrice, PriceTable, Rates } from '../../model/prices.js';
+export type {
+  CostSummary,
+  EstimatedCost,
+  ModelPrice,
+  PriceTable,
+  Rates,
+  ResponseStats,
+  ResponseWindow,
+} from '../../model/prices.js';
 
 export const PRICES_DATE = '2026-11-22';
 
@@ -389,48 +407,75 @@ export function estimatedCostOf(entries: readonly Entry[], prices: PriceTable): 
 }
 
 /** A session as costOfSessions takes it: what decides which of its copies of a response counts. */
-export interface CostedSession {
-  createdAt: string;
-  parentId?: string | null | undefined;
-  id: string;
+export interface CostedSession extends CopySession {
   entries: readonly Entry[];
 }
 
 /**
  * The cost of many sessions as the local index's `stats` counts it: one record per response
- * (countedUsage), and a response copied into several sessions (same response id, or record id, at
- * the same time: a resumed or forked session repeats its history) once, in the copy the index
- * prefers (src/stores/sqlite/copies.ts): the session created first, then a recorded cost over none
- * over a cost of 0 for tokens, then a session that is no fork, then the lower id.
+ * (countedUsage), and a response copied into several sessions (a resumed or forked session repeats
+ * its history) once, in the copy the index prefers (CopyChoice, src/model/copies.ts).
  */
 export function costOfSessions(sessions: Iterable<CostedSession>, prices: PriceTable): CostSummary {
-  const rank = (c: CountedUsage) =>
-    c.cost === undefined ? 1 : c.cost === 0 && c.usage && c.usage.input + c.usage.output > 0 ? 2 : 0;
-  type Pick = { counted: CountedUsage; order: [string, number, number, string] };
-  const chosen = new Map<string, Pick>();
-  const before = (a: Pick['order'], b: Pick['order']) => {
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as string | number) < (b[i] as string | number);
-    return false;
-  };
-  for (const s of sessions) {
+  const { usage: _usage, ...cost } = statsOfSessions(sessions, prices);
+  return cost;
+}
+
+/**
+ * What local `stats` counts over many sessions' responses: their tokens (advisor requests' too),
+ * how many, and their cost (recorded, the rest priced), each response once (costOfSessions), only
+ * responses whose counted record's time is inside `window` (a session spanning its edge counts
+ * only its responses inside, as `stats --since/--until` counts).
+ */
+export function statsOfSessions(
+  sessions: Iterable<CostedSession>,
+  prices: PriceTable,
+  window: ResponseWindow = {},
+): ResponseStats {
+  const counter = new ResponseCounter(window);
+  for (const s of sessions) counter.add(s);
+  return counter.stats(prices);
+}
+
+/**
+ * statsOfSessions one session at a time (a server reads each session once and keeps only its
+ * counted records): `add` each session, then `stats`.
+ */
+export class ResponseCounter {
+  private readonly choice = new CopyChoice<CountedUsage>();
+
+  constructor(private readonly window: ResponseWindow = {}) {}
+
+  add(s: CostedSession): void {
     const byId = new Map(s.entries.map((e) => [e.id, e]));
     for (const [id, counted] of countedUsage(s.entries)) {
       const e = byId.get(id);
-      const rec = e ? responseRecordOf(e) : undefined;
-      const key = `${rec?.responseId ? `r${rec.responseId}` : `i${id}`}\u0000${e?.timestamp ?? ''}`;
-      const pick: Pick = { counted, order: [s.createdAt, rank(counted), s.parentId ? 1 : 0, s.id] };
-      const prev = chosen.get(key);
-      if (!prev || before(pick.order, prev.order)) chosen.set(key, pick);
+      if (!e || !inWindow(e.timestamp, this.window)) continue;
+      this.choice.offer(copyKeyOf(e), { id: s.id, createdAt: s.createdAt, parentId: s.parentId }, copyRankOf(counted), counted);
     }
   }
-  let recordedCost = 0;
-  const unrecorded: CountedUsage[] = [];
-  for (const { counted } of chosen.values()) {
-    if (counted.cost !== undefined) recordedCost += counted.cost;
-    else unrecorded.push(counted);
+
+  stats(prices: PriceTable): ResponseStats {
+    const usage: UsageTotals = { ...emptyUsage(), cost: 0, messages: 0 };
+    let recordedCost = 0;
+    const unrecorded: CountedUsage[] = [];
+    for (const counted of this.choice.values()) {
+      usage.messages++;
+      for (const part of counted.usage ? usagePerModel(counted.model, counted.usage) : []) {
+        const { speed: _s, inferenceGeo: _g, ...sum } = addUsage(usage, part.usage);
+        Object.assign(usage, sum);
+      }
+      if (counted.cost !== undefined) recordedCost += counted.cost;
+      else unrecorded.push(counted);
+    }
+    usage.cost = recordedCost;
+    return { recordedCost, ...estimatedCostOfCounted(unrecorded, prices), usage };
   }
-  const estimated = estimatedCostOfCounted(unrecorded, prices);
-  return { recordedCost, ...estimated };
+}
+
+/** Whether an ISO time is inside the window (both ends included, as `stats --since/--until`). */
+export function inWindow(time: string, window: ResponseWindow): boolean {
+  return (!window.since || time >= window.since) && (!window.until || time <= window.until);
 }
 
 function estimatedCostOfCounted(counted: Iterable<CountedUsage>, prices: PriceTable): EstimatedCost {

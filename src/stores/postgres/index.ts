@@ -35,10 +35,11 @@ import {
 } from '../../model/types.js';
 import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
 import {
-  type CostSummary,
   longPromptThresholds,
   type PriceTable,
   priceUnrecorded,
+  type ResponseStats,
+  type ResponseWindow,
   type UnrecordedUsageGroup,
 } from '../index-sync/prices.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
@@ -90,6 +91,15 @@ interface SessionRow {
  */
 const WITHOUT_NUL_ESCAPES = String.raw`CASE WHEN strpos(body, '\u0000') > 0
   THEN regexp_replace(body, '(?<!\\)((?:\\\\)*)\\u0000', '\1', 'g') ELSE body END`;
+
+/** What costGroups gathers of some responses: recorded costs, unrecorded usage groups and the tokens of them all. */
+interface CostGroups {
+  recordedCost: number;
+  unrecorded: UnrecordedUsageGroup[];
+  usage: UsageTotals;
+}
+
+const emptyCostGroups = (): CostGroups => ({ recordedCost: 0, unrecorded: [], usage: { ...emptyUsage(), cost: 0, messages: 0 } });
 
 const COPY_PREFERRED = `s.created_at,
   CASE WHEN resp.cost IS NULL THEN 1 WHEN resp.cost = 0 AND coalesce(resp.usage_input, 0) + coalesce(resp.usage_output, 0) > 0 THEN 2 ELSE 0 END,
@@ -589,28 +599,30 @@ export class PostgresStore extends DriverBase {
   }
 
   /**
-   * What `stats` prices, over the listed sessions: the costs agents recorded and the usage of the
-   * responses with none, counted as usageBySession counts (one record per response) except that a
-   * response copied into several sessions (a resumed or forked session repeats its history) counts
-   * once, in the copy the local index prefers (COPY_PREFERRED). The unrecorded usage is grouped by
-   * model, prompt band (how many of `thresholds` the prompt is above), speed and place; a response
-   * with advisor requests is a group of its own with its usage whole, so each advisor request is
-   * priced at its own prompt.
+   * What `stats` prices, over the sessions of `filter` (its source and project) and their responses
+   * in its window (since/until, by the counted record's time): the costs agents recorded, the usage
+   * of the responses with none, and the tokens of them all, counted as usageBySession counts (one
+   * record per response) except that a response copied into several sessions (a resumed or forked
+   * session repeats its history) counts once, in the copy the local index prefers (COPY_PREFERRED).
+   * The unrecorded usage is grouped by model, prompt band (how many of `thresholds` the prompt is
+   * above), speed and place; a response with advisor requests is a group of its own with its usage
+   * whole, so each advisor request is priced at its own prompt.
    */
-  async costUsage(
-    filter: SessionFilter,
-    thresholds: readonly number[],
-  ): Promise<{ recordedCost: number; unrecorded: UnrecordedUsageGroup[] }> {
-    const ids = (await this.listSessions(filter)).map((s) => s.id);
-    const bySession = await this.costGroups(ids, thresholds, false);
-    return bySession.get('[]') ?? { recordedCost: 0, unrecorded: [] };
+  async costUsage(filter: SessionFilter, thresholds: readonly number[]): Promise<CostGroups> {
+    const { since, until, ...sessions } = filter;
+    // every session that may hold a response of the window: updated after its start, started before its end
+    const ids = (await this.listSessions({ ...sessions, ...(since ? { since } : {}) }))
+      .filter((s) => !until || s.createdAt <= until)
+      .map((s) => s.id);
+    const bySession = await this.costGroups(ids, thresholds, false, { since, until });
+    return bySession.get('[]') ?? emptyCostGroups();
   }
 
-  /** costUsage priced with the table's own long-prompt thresholds: the cost `stats` gives. */
-  async costSummary(filter: SessionFilter, prices: PriceTable): Promise<CostSummary> {
+  /** costUsage priced with the table's own long-prompt thresholds: the cost and tokens `stats` gives. */
+  async costSummary(filter: SessionFilter, prices: PriceTable): Promise<ResponseStats> {
     const thresholds = longPromptThresholds(prices);
     const u = await this.costUsage(filter, thresholds);
-    return { recordedCost: u.recordedCost, ...priceUnrecorded(prices, thresholds, u.unrecorded) };
+    return { recordedCost: u.recordedCost, ...priceUnrecorded(prices, thresholds, u.unrecorded), usage: u.usage };
   }
 
   /**
@@ -631,20 +643,26 @@ export class PostgresStore extends DriverBase {
   }
 
   /**
-   * The recorded costs and the unrecorded usage groups of sessions `ids` (this tenant's only), keyed
-   * by the JSON of [source, id] when `perSession`, else under '[]' with a copied response counted
-   * once (see costUsage).
+   * The recorded costs, the unrecorded usage groups and the tokens of sessions `ids` (this tenant's
+   * only) and of their responses in `window`, keyed by the JSON of [source, id] when `perSession`,
+   * else under '[]' with a copied response counted once (see costUsage).
    */
   private async costGroups(
     ids: readonly string[],
     thresholds: readonly number[],
     perSession: boolean,
-  ): Promise<Map<string, { recordedCost: number; unrecorded: UnrecordedUsageGroup[] }>> {
-    const out = new Map<string, { recordedCost: number; unrecorded: UnrecordedUsageGroup[] }>();
+    window: ResponseWindow = {},
+  ): Promise<Map<string, CostGroups>> {
+    const out = new Map<string, CostGroups>();
     if (!ids.length) return out;
     const prompt = 'coalesce(usage_input,0) + coalesce(usage_cache_read,0) + coalesce(usage_cache_write,0)';
     const band = thresholds.length ? thresholds.map((_, i) => `(${prompt} > $${i + 2})::int`).join(' + ') : '0';
     const tenant = `$${thresholds.length + 2}`;
+    const args: unknown[] = [ids, ...thresholds, this.tenant];
+    // the window, on the time of the record that counts (as the local index filters its counted records)
+    const inWindow: string[] = [];
+    if (window.since) inWindow.push(`ts >= $${args.push(window.since)}`);
+    if (window.until) inWindow.push(`ts <= $${args.push(window.until)}`);
     // per session: every session's own records; else a copied response once, in the preferred copy
     const d = perSession
       ? 'd AS (SELECT * FROM resp)'
@@ -655,9 +673,11 @@ export class PostgresStore extends DriverBase {
     const sessionKey = perSession
       ? '(SELECT json_build_array(s.source, s.id)::text FROM tb_sessions s WHERE s.id = session_id)'
       : "'[]'";
+    const usageJson = `coalesce(b.j #> '{message,usage}', b.j -> 'usage')`;
     const rows = (
       await this.q<{
         session_key: string;
+        part: 'recorded' | 'unrecorded' | 'tokens' | 'advisors';
         recorded: number | null;
         model: string | null;
         band: number | null;
@@ -690,49 +710,73 @@ export class PostgresStore extends DriverBase {
                               u.usage_web_searches, u.usage_reasoning, u.body
                          FROM u FULL JOIN c ON c.session_id = u.session_id AND c.rid = u.rid),
               ${d},
-              k AS (SELECT d.*, ${sessionKey} AS session_key FROM d),
-              g AS (SELECT k.*, ${band} AS band, coalesce(b.j #> '{message,usage}', b.j -> 'usage') AS uj
+              k AS (SELECT d.*, ${sessionKey} AS session_key FROM d${inWindow.length ? ` WHERE ${inWindow.join(' AND ')}` : ''}),
+              g AS (SELECT k.*, ${band} AS band, ${usageJson} AS uj
                       FROM k CROSS JOIN LATERAL (SELECT (${WITHOUT_NUL_ESCAPES})::json AS j) b
-                     WHERE cost IS NULL AND usage_input IS NOT NULL)
-         SELECT session_key, sum(cost)::float8 AS recorded, NULL AS model, NULL::int AS band, NULL AS speed, NULL AS geo,
-                NULL AS whole, 0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, 0 AS cache_write_1h,
+                     WHERE cost IS NULL AND usage_input IS NOT NULL),
+              v AS (SELECT k.session_key, k.model, ${usageJson} AS uj
+                      FROM k CROSS JOIN LATERAL (SELECT (${WITHOUT_NUL_ESCAPES})::json AS j) b
+                     WHERE k.body LIKE '%"advisors":[%')
+         SELECT session_key, 'recorded' AS part, sum(cost)::float8 AS recorded, NULL AS model, NULL::int AS band, NULL AS speed,
+                NULL AS geo, NULL AS whole, 0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, 0 AS cache_write_1h,
                 0 AS web_searches, 0 AS reasoning, 0 AS responses
            FROM k GROUP BY session_key
          UNION ALL
-         SELECT session_key, NULL, model, band, uj ->> 'speed', uj ->> 'inferenceGeo',
+         SELECT session_key, 'tokens', NULL, NULL, NULL, NULL, NULL, NULL,
+                sum(coalesce(usage_input,0)), sum(coalesce(usage_output,0)), sum(coalesce(usage_cache_read,0)),
+                sum(coalesce(usage_cache_write,0)), sum(coalesce(usage_cache_write_1h,0)), sum(coalesce(usage_web_searches,0)),
+                sum(coalesce(usage_reasoning,0)), count(*)
+           FROM k GROUP BY session_key
+         UNION ALL
+         SELECT session_key, 'advisors', model, NULL, NULL, NULL, uj::text, 0, 0, 0, 0, 0, 0, 0, 0
+           FROM v WHERE json_typeof(uj -> 'advisors') = 'array'
+         UNION ALL
+         SELECT session_key, 'unrecorded', NULL, model, band, uj ->> 'speed', uj ->> 'inferenceGeo',
                 CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN uj::text END,
                 sum(coalesce(usage_input,0)), sum(coalesce(usage_output,0)), sum(coalesce(usage_cache_read,0)),
                 sum(coalesce(usage_cache_write,0)), sum(coalesce(usage_cache_write_1h,0)), sum(coalesce(usage_web_searches,0)),
                 sum(coalesce(usage_reasoning,0)), count(*)
            FROM g
-          GROUP BY 1, 3, 4, 5, 6, 7, CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN session_id || ' ' || id END`,
-        [ids, ...thresholds, this.tenant],
+          GROUP BY 1, 4, 5, 6, 7, 8, CASE WHEN json_typeof(uj -> 'advisors') = 'array' THEN session_id || ' ' || id END`,
+        args,
       )
     ).rows;
     for (const r of rows) {
       let entry = out.get(r.session_key);
       if (!entry) {
-        entry = { recordedCost: 0, unrecorded: [] };
+        entry = emptyCostGroups();
         out.set(r.session_key, entry);
       }
-      if (r.band === null) {
+      const summed: Usage = {
+        input: Number(r.input),
+        output: Number(r.output),
+        cacheRead: Number(r.cache_read),
+        cacheWrite: Number(r.cache_write),
+        ...(Number(r.cache_write_1h) > 0 ? { cacheWrite1h: Number(r.cache_write_1h) } : {}),
+        reasoning: Number(r.reasoning),
+        ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
+      };
+      if (r.part === 'recorded') {
         entry.recordedCost += Number(r.recorded ?? 0);
-        continue;
+        entry.usage.cost += Number(r.recorded ?? 0);
+      } else if (r.part === 'tokens') {
+        Object.assign(entry.usage, addUsage(entry.usage, summed));
+        entry.usage.messages += Number(r.responses);
+      } else if (r.part === 'advisors') {
+        // the tokens of advisor requests, under their own models (as summarizeUsage counts them)
+        const whole = JSON.parse(r.whole ?? '{}') as Usage;
+        for (const part of usagePerModel(r.model ?? undefined, whole).slice(1))
+          Object.assign(entry.usage, addUsage(entry.usage, part.usage));
+      } else {
+        const usage: Usage = r.whole
+          ? (JSON.parse(r.whole) as Usage)
+          : {
+              ...summed,
+              ...(r.speed === 'fast' ? { speed: 'fast' as const } : {}),
+              ...(r.geo !== null ? { inferenceGeo: r.geo } : {}),
+            };
+        entry.unrecorded.push({ model: r.model ?? undefined, band: Number(r.band), usage, responses: Number(r.responses) });
       }
-      const usage: Usage = r.whole
-        ? (JSON.parse(r.whole) as Usage)
-        : {
-            input: Number(r.input),
-            output: Number(r.output),
-            cacheRead: Number(r.cache_read),
-            cacheWrite: Number(r.cache_write),
-            ...(Number(r.cache_write_1h) > 0 ? { cacheWrite1h: Number(r.cache_write_1h) } : {}),
-            reasoning: Number(r.reasoning),
-            ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
-            ...(r.speed === 'fast' ? { speed: 'fast' as const } : {}),
-            ...(r.geo !== null ? { inferenceGeo: r.geo } : {}),
-          };
-      entry.unrecorded.push({ model: r.model ?? undefined, band: Number(r.band), usage, responses: Number(r.responses) });
     }
     return out;
   }

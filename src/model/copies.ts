@@ -1,0 +1,65 @@
+/**
+ * A response copied into several sessions (a fork's copy of its parent's records, a resumed session
+ * repeating its history, a conversion into another agent) is one response: counted once, in one
+ * preferred copy. This is the rule in TypeScript, for whatever counts loaded sessions (a server's
+ * `/stats` on a store without SQL of its own, the web viewer's charts); the local index applies the
+ * same rule in SQL (src/stores/sqlite/copies.ts) and so does PostgreSQL (COPY_PREFERRED).
+ */
+import type { Entry } from './types.js';
+import { type CountedUsage, responseRecordOf } from './usage.js';
+
+/** What decides which session's copy counts: when the session started, whether it is a fork, its id. */
+export interface CopySession {
+  id: string;
+  createdAt: string;
+  parentId?: string | null | undefined;
+}
+
+/**
+ * What two copies of one counted record share: the same response id and time (a provider's id of
+ * one API response; the time too, since a proxy may number responses anew per session), else, for a
+ * record without a response id, the same entry id and time.
+ */
+export function copyKeyOf(e: Entry): string {
+  const responseId = responseRecordOf(e)?.responseId;
+  return responseId ? `r\u0000${responseId}\u0000${e.timestamp}` : `e\u0000${e.id}\u0000${e.timestamp}`;
+}
+
+/**
+ * Of copies in sessions that started at the same time: 0 a recorded cost, 1 none (priced from
+ * tokens), 2 a cost of 0 for tokens (a converted copy: pi and OpenCode record what the copy spent,
+ * which is nothing).
+ */
+export function copyRankOf(c: CountedUsage): number {
+  if (c.cost === undefined) return 1;
+  return c.cost === 0 && c.usage && c.usage.input + c.usage.output > 0 ? 2 : 0;
+}
+
+/** Whether copy a (in session a, of rank ar) is preferred to copy b: earlier session, rank, no fork, lower id. */
+export function preferredCopy(a: CopySession, ar: number, b: CopySession, br: number): boolean {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
+  if (ar !== br) return ar < br;
+  if (!a.parentId !== !b.parentId) return !a.parentId;
+  return a.id < b.id;
+}
+
+/** The preferred copy of each copy key, with what the caller keeps of it. */
+export class CopyChoice<T> {
+  private readonly best = new Map<string, { session: CopySession; rank: number; value: T }>();
+
+  /** One copy of the record `key` in `session`; kept when preferred to the copy kept so far. */
+  offer(key: string, session: CopySession, rank: number, value: T): void {
+    const b = this.best.get(key);
+    if (!b || preferredCopy(session, rank, b.session, b.rank)) this.best.set(key, { session, rank, value });
+  }
+
+  /** The value kept for `key`'s preferred copy. */
+  get(key: string): T | undefined {
+    return this.best.get(key)?.value;
+  }
+
+  /** The values of every key's preferred copy. */
+  *values(): IterableIterator<T> {
+    for (const b of this.best.values()) yield b.value;
+  }
+}
