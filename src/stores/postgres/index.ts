@@ -728,7 +728,7 @@ export class PostgresStore extends DriverBase {
                 sum(coalesce(usage_reasoning,0)), count(*)
            FROM k GROUP BY session_key
          UNION ALL
-         SELECT session_key, 'advisors', model, NULL, NULL, NULL, uj::text, 0, 0, 0, 0, 0, 0, 0, 0
+         SELECT session_key, 'advisors', NULL, model, NULL, NULL, NULL, uj::text, 0, 0, 0, 0, 0, 0, 0, 0
            FROM v WHERE json_typeof(uj -> 'advisors') = 'array'
          UNION ALL
          SELECT session_key, 'unrecorded', NULL, model, band, uj ->> 'speed', uj ->> 'inferenceGeo',
