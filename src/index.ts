@@ -35,6 +35,7 @@ export {
 // the format encoders on their own: a session in memory → an agent's own records, no store touched
 export { ClaudeDriver } from './formats/claude/driver.js';
 export { encodeClaudeTranscript } from './formats/claude/encode.js';
+export { ClineDriver, encodeClineMessages } from './formats/cline/index.js';
 export { CodexDriver, contextToResponses, messageToItems } from './formats/codex/index.js';
 export { GeminiDriver } from './formats/gemini/index.js';
 export { OpenCodeDriver } from './formats/opencode/driver.js';

@@ -1,6 +1,7 @@
 /** Registers every format. Each format's folder exports a `register()` that calls registerFormat. */
 // One import per format; keep sorted.
 import './claude/index.js';
+import './cline/index.js';
 import './codex/index.js';
 import './gemini/index.js';
 import './opencode/index.js';

@@ -7,6 +7,7 @@
  */
 import type { Message } from '../model/types.js';
 import { claudeInjectedLabel } from './claude/injected.js';
+import { clineInjectedLabel } from './cline/injected.js';
 import { codexInjectedLabel } from './codex/injected.js';
 import { geminiInjectedLabel } from './gemini/injected.js';
 import { qwenInjectedLabel } from './qwen/injected.js';
@@ -19,6 +20,7 @@ export const INJECTED_LABELERS: ReadonlyMap<string, InjectedLabeler> = new Map([
   ['codex', codexInjectedLabel],
   ['gemini', geminiInjectedLabel],
   ['qwen', qwenInjectedLabel],
+  ['cline', clineInjectedLabel],
   ['claude', claudeInjectedLabel],
 ]);
 

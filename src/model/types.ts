@@ -5,7 +5,17 @@
  */
 
 /** Where a session lives. `threadbase` is threadbase's own stores (SQLite, PostgreSQL, memory). */
-export type SourceName = 'claude' | 'pi' | 'opencode' | 'codex' | 'gemini' | 'qwen' | 'zed' | 'threadbase' | (string & {});
+export type SourceName =
+  | 'claude'
+  | 'cline'
+  | 'pi'
+  | 'opencode'
+  | 'codex'
+  | 'gemini'
+  | 'qwen'
+  | 'zed'
+  | 'threadbase'
+  | (string & {});
 
 export interface Usage {
   input: number;
@@ -177,11 +187,6 @@ export interface BranchSummaryEntry extends EntryBase {
    * agent sends (each writer keeps the entry beside it). Absent, the agent's own wording applies.
    */
   text?: string;
-  /**
-   * A copy a compaction kept before its summary (codex's replacement history), written after the target's
-   * summary by convert/session.ts: counted in the conversion warnings, as a message's `meta.compactionKept`.
-   */
-  compactionKept?: boolean;
   /**
    * A copy a compaction kept before its summary (codex's replacement history), written after the target's
    * summary by convert/session.ts: counted in the conversion warnings, as a message's `meta.compactionKept`.

@@ -1,0 +1,23 @@
+/** What Cline cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
+import type { LossReport } from '../../convert/losses.js';
+import { pairToolCalls } from '../../model/tree.js';
+
+export function describeClineLosses({ foreign, counts: c, say }: LossReport): void {
+  say(
+    c.unsignedThinking,
+    'thinking without a signature is written as Cline keeps it, but the Anthropic API refuses it on resume unless Cline drops it (Cline sends what it stored)',
+  );
+  say(c.systemMessages, 'Cline has no system messages; kept in a threadbase field it ignores, not sent to the model');
+  say(c.modelChanges, 'model/thinking-level changes have no Cline record; kept in a threadbase field it ignores');
+  say(c.labels, 'labels have no Cline record; kept in a threadbase field it ignores');
+  say(c.foreignMetadata, "another agent's metadata records have no Cline form; kept in a threadbase field it ignores");
+  say(
+    c.providerCalls,
+    "searches the provider ran itself (codex's web searches) written as a text note Cline sends in their turn",
+  );
+  const messages = foreign.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+  say(
+    pairToolCalls(messages).unanswered.length,
+    'tool calls without a result are written with an error result (the Anthropic API needs one), which Cline sends',
+  );
+}

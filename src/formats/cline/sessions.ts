@@ -1,0 +1,428 @@
+/**
+ * Cline sessions read into Sessions (FORMAT.md). Two layouts hold the same messages
+ * (ClineStorageMessage: an Anthropic MessageParam with `id`, `ts`, `modelInfo`, `metrics`):
+ * - the CLI (3.x, @cline/core): `<data>/sessions/<id>/<id>.json` (manifest) and
+ *   `<id>.messages.json` (`{version, sessionId, messages: [...], system_prompt}`); a sub-agent's
+ *   messages beside its root's as `<agentId>.messages.json`;
+ * - the VS Code extension (Cline, and its forks Roo Code and Kilo Code):
+ *   `<globalStorage>/<extension id>/tasks/<taskId>/api_conversation_history.json` (a bare array),
+ *   with `task_metadata.json` and `ui_messages.json` beside it.
+ * Messages form one chain; a message's `threadbase` field holds what threadbase wrote there that
+ * Cline has no field for (encode.ts), read back here.
+ */
+import { promises as fs } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { partFromAnthropicBlock } from '../../convert/anthropic.js';
+import { countMessages, firstUserLine } from '../../model/tree.js';
+import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { parseJson } from '../shared/jsonl.js';
+import { clineInjectedKind } from './injected.js';
+import { arrayOfKey, salvageArray } from './salvage.js';
+
+export const SOURCE = 'cline';
+
+export type JsonObject = Record<string, unknown>;
+export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+/** `<user_input mode="act">…</user_input>`: how Cline CLI stores what the user typed (the mode it was typed in). */
+const USER_INPUT = /^<user_input mode="([^"]*)">([\s\S]*)<\/user_input>$/;
+
+/** A Cline content block as a model part; a tool result whose content is no content blocks keeps it as JSON text. */
+function partOf(block: unknown, role: string): Part {
+  if (isObject(block) && block.type === 'text' && role === 'user' && typeof block.text === 'string') {
+    const m = USER_INPUT.exec(block.text);
+    if (m) return { type: 'text', text: m[2] as string, meta: { clineUserInputMode: m[1] } };
+  }
+  if (isObject(block) && block.type === 'tool_result') {
+    const c = block.content;
+    const blocks = Array.isArray(c) && c.every((b) => isObject(b) && typeof b.type === 'string');
+    if (c !== undefined && typeof c !== 'string' && !blocks) {
+      // Cline's own tools answer with JSON (read_files: [{query, result, success}]); sent as its JSON text
+      const { content: _c, ...rest } = block;
+      const part = partFromAnthropicBlock({ ...rest, content: JSON.stringify(c) });
+      const name = str(block.name);
+      return part.type === 'tool_result'
+        ? { ...part, ...(name ? { name } : {}), meta: { ...dropKey(part.meta, 'name'), clineContent: c } }
+        : part;
+    }
+    const part = partFromAnthropicBlock(block);
+    const name = str(block.name);
+    return part.type === 'tool_result' && name ? { ...part, name, meta: dropKey(part.meta, 'name') } : part;
+  }
+  return partFromAnthropicBlock(block);
+}
+
+/** part.meta without `anthropic.<key>` (a field the model part holds itself). */
+function dropKey(meta: Part['meta'], key: string): Part['meta'] {
+  const ex = meta?.anthropic;
+  if (!isObject(ex) || !(key in ex)) return meta;
+  const { [key]: _k, ...rest } = ex;
+  const { anthropic: _a, ...others } = meta ?? {};
+  const out = Object.keys(rest).length ? { ...others, anthropic: rest } : others;
+  return Object.keys(out).length ? out : undefined;
+}
+
+function usageOf(metrics: unknown): { usage?: Usage; cost?: number } {
+  if (!isObject(metrics)) return {};
+  const usage: Usage = {
+    input: num(metrics.inputTokens),
+    output: num(metrics.outputTokens),
+    cacheRead: num(metrics.cacheReadTokens),
+    cacheWrite: num(metrics.cacheWriteTokens),
+    reasoning: num(metrics.reasoningTokens),
+  };
+  return { usage, ...(typeof metrics.cost === 'number' && Number.isFinite(metrics.cost) ? { cost: metrics.cost } : {}) };
+}
+
+/** What threadbase kept of one model entry of a Cline message (encode.ts KeptEntry). */
+interface KeptEntry {
+  id: string;
+  timestamp?: string;
+  /** how many of the message's content blocks are this entry's */
+  parts: number;
+  /** Message fields but parts */
+  message?: JsonObject;
+  /** a compaction or branch summary sent as this user turn: the entry itself */
+  entry?: JsonObject;
+  /** results threadbase added for calls left unanswered (not the source's) */
+  synthetic?: boolean;
+  /** each part's meta, by its index in this entry */
+  partMeta?: (JsonObject | null)[];
+  /** tool ids as the source had them, by part index */
+  toolIds?: (string | null)[];
+}
+
+function keptEntries(kept: JsonObject | undefined, partCount: number): KeptEntry[] | undefined {
+  if (!kept || !Array.isArray(kept.entries)) return undefined;
+  const list = kept.entries.filter(isObject);
+  if (list.length !== kept.entries.length) return undefined;
+  let sum = 0;
+  for (const k of list) {
+    if (typeof k.id !== 'string' || typeof k.parts !== 'number') return undefined;
+    sum += k.parts;
+  }
+  return sum === partCount ? (list as unknown as KeptEntry[]) : undefined;
+}
+
+/** Entries of another kind threadbase kept before a message (model changes, labels, compactions...). */
+function keptOthers(kept: JsonObject | undefined, key: 'before' | 'after'): Entry[] {
+  const list = kept?.[key];
+  if (!Array.isArray(list)) return [];
+  return list.filter((e): e is Entry => isObject(e) && typeof e.id === 'string' && typeof e.kind === 'string');
+}
+
+function restoreParts(parts: Part[], k: KeptEntry): Part[] {
+  return parts.map((p, i) => {
+    let out = p;
+    const meta = k.partMeta?.[i];
+    if (isObject(meta)) out = { ...out, meta: { ...(out.meta ?? {}), ...meta } };
+    const original = k.toolIds?.[i];
+    if (typeof original === 'string') {
+      if (out.type === 'tool_call') out = { ...out, id: original };
+      else if (out.type === 'tool_result') out = { ...out, callId: original };
+    }
+    return out;
+  });
+}
+
+function timeOf(ts: unknown, fallback: string): string {
+  if (typeof ts === 'number' && Number.isFinite(ts)) {
+    const d = new Date(ts);
+    if (!Number.isNaN(d.getTime())) return d.toISOString();
+  }
+  return fallback;
+}
+
+export interface MessagesRead {
+  entries: Entry[];
+  warnings: ParseWarning[];
+}
+
+/**
+ * Cline messages (ClineStorageMessage) as a chain of entries. `items` are the array's items with
+ * the line each starts on; a malformed one is reported with its line and skipped.
+ */
+export function entriesOfMessages(
+  items: { value: unknown; line: number }[],
+  file: string,
+  fallbackTime: string,
+  idPrefix: string,
+): MessagesRead {
+  const entries: Entry[] = [];
+  const warnings: ParseWarning[] = [];
+  const ids = new Set<string>();
+  let parentId: string | null = null;
+  let lastTime = fallbackTime;
+  const add = (e: Entry) => {
+    let id = e.id;
+    for (let n = 2; ids.has(id); n++) id = `${e.id}#${n}`;
+    ids.add(id);
+    const linked = { ...e, id, parentId } as Entry;
+    entries.push(linked);
+    parentId = id;
+  };
+  items.forEach(({ value: rec, line }, index) => {
+    if (!isObject(rec) || (rec.role !== 'user' && rec.role !== 'assistant')) {
+      warnings.push({ file, line, message: `message ${index + 1} is not a Cline message (no user or assistant role); skipped` });
+      return;
+    }
+    if (typeof rec.content !== 'string' && !Array.isArray(rec.content)) {
+      warnings.push({ file, line, message: `message ${index + 1} has no content list; skipped` });
+      return;
+    }
+    const role = rec.role;
+    const blocks: unknown[] = typeof rec.content === 'string' ? [{ type: 'text', text: rec.content }] : rec.content;
+    const parts = blocks.map((b) => partOf(b, role));
+    const timestamp = timeOf(rec.ts, lastTime);
+    lastTime = timestamp;
+    const kept = isObject(rec.threadbase) ? rec.threadbase : undefined;
+    for (const other of keptOthers(kept, 'before')) add(other);
+    if (kept?.synthetic === true) return; // a result threadbase added for a call left unanswered
+    const model = isObject(rec.modelInfo) ? str(rec.modelInfo.id) : undefined;
+    const provider = isObject(rec.modelInfo) ? str(rec.modelInfo.provider) : undefined;
+    const { usage, cost } = role === 'assistant' ? usageOf(rec.metrics) : {};
+    const raw: JsonObject = rec;
+    const splits = keptEntries(kept, parts.length);
+    if (splits) {
+      let at = 0;
+      for (const k of splits) {
+        const own = restoreParts(parts.slice(at, at + k.parts), k);
+        at += k.parts;
+        if (k.synthetic) continue;
+        if (isObject(k.entry) && typeof k.entry.kind === 'string') {
+          add({ raw, rawSource: SOURCE, ...(k.entry as unknown as Entry), id: k.id });
+          continue;
+        }
+        const fields = isObject(k.message) ? k.message : {};
+        const message = { ...fields, parts: own } as unknown as Message;
+        add({
+          id: k.id,
+          parentId: null,
+          timestamp: k.timestamp ?? timestamp,
+          kind: 'message',
+          message,
+          raw,
+          rawSource: SOURCE,
+        });
+      }
+      for (const other of keptOthers(kept, 'after')) add(other);
+      return;
+    }
+    const message: Message = {
+      role: role === 'user' && parts.length > 0 && parts.every((p) => p.type === 'tool_result') ? 'tool' : role,
+      parts,
+      ...(model ? { model } : {}),
+      ...(provider ? { provider } : {}),
+      ...(usage ? { usage } : {}),
+      ...(cost !== undefined ? { cost } : {}),
+    };
+    if (role === 'assistant' && isObject(rec.modelInfo) && str(rec.modelInfo.family))
+      message.meta = { clineModelFamily: rec.modelInfo.family };
+    if (role === 'user') {
+      const kind = clineInjectedKind(parts);
+      if (kind) message.meta = { ...message.meta, clineInjected: kind };
+    }
+    add({
+      id: str(rec.id) ?? `${idPrefix}${index}`,
+      parentId: null,
+      timestamp,
+      kind: 'message',
+      message,
+      raw,
+      rawSource: SOURCE,
+    });
+  });
+  return { entries, warnings };
+}
+
+/** A JSON document's text parsed whole, or its array's whole items when it is torn (salvage.ts). */
+export function readMessageItems(
+  text: string,
+  file: string,
+  key: string | undefined,
+): { doc?: JsonObject; items: { value: unknown; line: number }[]; warnings: ParseWarning[] } {
+  const warnings: ParseWarning[] = [];
+  let doc: unknown;
+  try {
+    doc = parseJson(text);
+  } catch (err) {
+    const open = key === undefined ? text.indexOf('[') : arrayOfKey(text, key);
+    if (open < 0) {
+      warnings.push({ file, line: 1, message: `malformed JSON: ${(err as Error).message}; no messages read` });
+      return { items: [], warnings };
+    }
+    const s = salvageArray(text, open);
+    if (s.broken) warnings.push({ file, line: s.broken.line, message: `${s.broken.message}; the messages before it are read` });
+    return { items: s.items, warnings };
+  }
+  const list = key === undefined ? doc : isObject(doc) ? doc[key] : undefined;
+  if (!Array.isArray(list)) {
+    warnings.push({ file, line: 1, message: `no ${key ? `"${key}" ` : ''}array of messages; no messages read` });
+    return { ...(isObject(doc) ? { doc } : {}), items: [], warnings };
+  }
+  // each item's line, for the warnings of an item that is no message
+  const lines: { value: unknown; line: number }[] = [];
+  const open = key === undefined ? text.indexOf('[') : arrayOfKey(text, key);
+  const located = open >= 0 ? salvageArray(text, open).items : [];
+  list.forEach((value, i) => {
+    lines.push({ value, line: located[i]?.line ?? 1 });
+  });
+  return { ...(isObject(doc) ? { doc } : {}), items: lines, warnings };
+}
+
+async function readJsonObject(file: string, warnings: ParseWarning[]): Promise<JsonObject | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      warnings.push({ file, message: `cannot read: ${(err as Error).message}` });
+    return undefined;
+  }
+  try {
+    const v = parseJson(text);
+    if (isObject(v)) return v;
+    warnings.push({ file, line: 1, message: 'not a JSON object; ignored' });
+  } catch (err) {
+    warnings.push({ file, line: 1, message: `malformed JSON: ${(err as Error).message}; ignored` });
+  }
+  return undefined;
+}
+
+/** The later of two ISO times. */
+const later = (a: string, b: string): string => (a < b ? b : a);
+
+const clineInjected = (m: Message): boolean => Boolean(m.meta?.clineInjected);
+
+/** The listing fields of a session from its entries. */
+function finish(
+  base: Omit<Session, 'messageCount' | 'entries' | 'leafId' | 'title'> & { title?: string },
+  entries: Entry[],
+  warnings: ParseWarning[],
+): Session {
+  const usage = summarizeUsage(entries);
+  return {
+    ...base,
+    title: base.title ?? firstUserLine(entries, clineInjected),
+    messageCount: countMessages(entries),
+    models: usage.models,
+    usage: usage.usage,
+    ...usageByModelOf(usage),
+    ...(usage.cost > 0 ? { cost: usage.cost } : {}),
+    entries,
+    leafId: entries.at(-1)?.id ?? null,
+    warnings,
+  };
+}
+
+/**
+ * A Cline CLI session: its messages file (`<id>.messages.json`, or a sub-agent's
+ * `<agent>.messages.json` in its root's folder) and, for a root, the manifest `<id>.json` beside it.
+ */
+export async function readCliSession(messagesFile: string): Promise<Session> {
+  const dir = dirname(messagesFile);
+  const dirId = basename(dir);
+  const stem = basename(messagesFile).replace(/\.messages\.json$/, '');
+  const isRoot = stem === dirId;
+  const warnings: ParseWarning[] = [];
+  const manifestFile = `${dir}/${dirId}.json`;
+  const manifest = isRoot ? await readJsonObject(manifestFile, warnings) : undefined;
+  const text = await fs.readFile(messagesFile, 'utf8');
+  const read = readMessageItems(text, messagesFile, 'messages');
+  warnings.push(...read.warnings);
+  const doc = read.doc ?? {};
+  const startedAt = str(manifest?.started_at);
+  const fallback = startedAt ?? str(doc.updated_at) ?? new Date(0).toISOString();
+  const id = isRoot ? (str(manifest?.session_id) ?? dirId) : `${dirId}__${stem}`;
+  const { entries, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
+  warnings.push(...w);
+  const meta = isObject(manifest?.metadata) ? manifest.metadata : {};
+  const kept = isObject(meta.threadbase) ? meta.threadbase : {};
+  const createdAt = startedAt ?? entries[0]?.timestamp ?? fallback;
+  const updatedAt = str(doc.updated_at) ?? str(manifest?.ended_at) ?? entries.at(-1)?.timestamp ?? createdAt;
+  const parent = str(manifest?.parent_session_id) ?? (isRoot ? undefined : dirId);
+  const { messages: _m, ...docRest } = doc;
+  return finish(
+    {
+      id,
+      source: SOURCE,
+      project: str(manifest?.cwd) ?? str(kept.project),
+      title: str(meta.title) ?? str(kept.title),
+      createdAt,
+      updatedAt: later(updatedAt, createdAt),
+      parentId: parent ?? null,
+      ...(typeof kept.parentEntryId === 'string' ? { parentEntryId: kept.parentEntryId } : {}),
+      ...(typeof kept.parentToolCallId === 'string' ? { parentToolCallId: kept.parentToolCallId } : {}),
+      path: messagesFile,
+      meta: {
+        layout: 'cli',
+        ...(str(manifest?.status) ? { status: manifest?.status } : {}),
+        ...(str(manifest?.provider) ? { provider: manifest?.provider } : {}),
+        ...(str(manifest?.workspace_root) ? { workspaceRoot: manifest?.workspace_root } : {}),
+        ...(typeof meta.totalCost === 'number' ? { recordedTotalCost: meta.totalCost } : {}),
+        ...(isObject(kept.meta) ? kept.meta : {}),
+      },
+      raw: { manifest: manifest ?? null, messages: docRest },
+    },
+    entries,
+    warnings,
+  );
+}
+
+/** The extension's `<task>…</task>` wrapper around the first prompt. */
+const TASK = /^<task>\n?([\s\S]*?)\n?<\/task>$/;
+
+/**
+ * A VS Code extension task (Cline, Roo Code, Kilo Code): `api_conversation_history.json`, with the
+ * title and project from the extension's task history when it has them (taskHistory.json).
+ */
+export async function readExtensionTask(historyFile: string, extension: string, item: JsonObject | undefined): Promise<Session> {
+  const dir = dirname(historyFile);
+  const taskId = basename(dir);
+  const text = await fs.readFile(historyFile, 'utf8');
+  const read = readMessageItems(text, historyFile, undefined);
+  const warnings: ParseWarning[] = [...read.warnings];
+  const st = await fs.stat(historyFile);
+  const idTime = /^\d{12,14}$/.test(taskId) ? new Date(Number(taskId)).toISOString() : undefined;
+  const itemTime = typeof item?.ts === 'number' ? new Date(item.ts).toISOString() : undefined;
+  const fallback = idTime ?? itemTime ?? st.mtime.toISOString();
+  const { entries, warnings: w } = entriesOfMessages(read.items, historyFile, fallback, `${taskId}:`);
+  warnings.push(...w);
+  // the first prompt: `<task>…</task>` unwrapped
+  const first = entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+  if (first?.kind === 'message') {
+    first.message = {
+      ...first.message,
+      parts: first.message.parts.map((p) => {
+        const m = p.type === 'text' ? TASK.exec(p.text) : null;
+        return m && p.type === 'text' ? { ...p, text: m[1] as string, meta: { ...p.meta, clineTask: true } } : p;
+      }),
+    };
+  }
+  const createdAt = idTime ?? entries[0]?.timestamp ?? fallback;
+  const updatedAt =
+    itemTime && itemTime > (entries.at(-1)?.timestamp ?? '') ? itemTime : (entries.at(-1)?.timestamp ?? createdAt);
+  return finish(
+    {
+      id: taskId,
+      source: SOURCE,
+      project: str(item?.cwdOnTaskInitialization) ?? str(item?.workspace),
+      title: str(item?.task)?.split('\n')[0]?.slice(0, 100) || undefined,
+      createdAt,
+      updatedAt: later(updatedAt, createdAt),
+      parentId: null,
+      path: historyFile,
+      meta: {
+        layout: 'vscode',
+        extension,
+        ...(typeof item?.totalCost === 'number' ? { recordedTotalCost: item.totalCost } : {}),
+      },
+      raw: item ?? null,
+    },
+    entries,
+    warnings,
+  );
+}
