@@ -11,7 +11,7 @@ import { fixtureHome } from '../helpers/fixture-homes.js';
 let root: string;
 
 beforeAll(async () => {
-  root = await fixtureHome('tb-closed-pipe-', ['claude']);
+  ({ home: root } = await fixtureHome({ prefix: 'tb-closed-pipe-', fixtures: ['claude'] }));
 });
 
 afterAll(async () => {

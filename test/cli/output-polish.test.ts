@@ -30,7 +30,7 @@ let mixedId: string;
 
 beforeAll(async () => {
   // OpenCode's ids (ses_…) are shorter than the others' UUIDs
-  root = await fixtureHome('tb-output-polish-', ['claude', 'codexLegacy', 'opencode']);
+  ({ home: root } = await fixtureHome({ prefix: 'tb-output-polish-', fixtures: ['claude', 'codexLegacy', 'opencode'] }));
   env = { home: root, env: { HOME: root } };
   const project = join(root, 'proj');
   const sources = new Sources(env);

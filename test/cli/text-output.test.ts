@@ -14,7 +14,7 @@ let env: DriverEnv;
 beforeAll(async () => {
   // Claude Code's 0afea31a… and bcdac43d… were compacted with /compact: their compaction entries hold
   // the summary; codex's 0a1b2c3d… is a legacy rollout that records no working directory
-  root = await fixtureHome('tb-text-output-', ['claude', 'codexLegacy']);
+  ({ home: root } = await fixtureHome({ prefix: 'tb-text-output-', fixtures: ['claude', 'codexLegacy'] }));
   env = { home: root, env: { HOME: root } };
   await runCliOk(env, ['sync', '--json']);
 });

@@ -38,7 +38,10 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    home = await fixtureHome('threadbase-web-audit-', ['claude', 'claudeParallel', 'codex', 'pi', 'opencode', 'zed']);
+    ({ home } = await fixtureHome({
+      prefix: 'threadbase-web-audit-',
+      fixtures: ['claude', 'claudeParallel', 'codex', 'pi', 'opencode', 'zed'],
+    }));
     sources = new Sources({ home, env: { HOME: home } });
     served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
     browser = await launchBrowser();

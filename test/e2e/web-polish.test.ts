@@ -30,11 +30,14 @@ describe.skipIf(skipBrowser)('web viewer polish on real agents’ sessions', () 
   let browser: Browser;
 
   beforeAll(async () => {
-    home = await fixtureHome('threadbase-web-polish-', ['claude', 'claudeParallel', 'codex', 'gemini']);
+    ({ home } = await fixtureHome({
+      prefix: 'threadbase-web-polish-',
+      fixtures: ['claude', 'claudeParallel', 'codex', 'gemini'],
+    }));
     sources = new Sources({ home, env: { HOME: home } });
     served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
     // a machine where no agent has written a session yet
-    emptyHome = await fixtureHome('threadbase-web-polish-empty-', []);
+    ({ home: emptyHome } = await fixtureHome({ prefix: 'threadbase-web-polish-empty-' }));
     emptySources = new Sources({ home: emptyHome, env: { HOME: emptyHome } });
     emptyServed = await serveApp(createWebApp({ driver: new AgentFilesDriver(emptySources) }));
     browser = await launchBrowser();

@@ -27,7 +27,7 @@ if (mode === 'pi-append') {
   // Appends n entries of 256 KiB to one pi session through the driver, each under the same parent.
   const [sessionId, parent, count, name] = rest as [string, string, string, string];
   const { PiDriver } = await import('../../src/formats/pi/index.js');
-  const { homeEnv } = await import('./stores.js');
+  const { homeEnv } = await import('../helpers/fixture-homes.js');
   const driver = new PiDriver(homeEnv(db));
   let failed = 0;
   for (let i = 0; i < Number(count); i++) {
@@ -43,7 +43,7 @@ if (mode === 'pi-append') {
   // `threadbase sync` over a home, again and again, each time after the agent file named grew a line.
   const [file, rounds] = rest as [string, string];
   const { main } = await import('../../src/cli/main.js');
-  const { homeEnv } = await import('./stores.js');
+  const { homeEnv } = await import('../helpers/fixture-homes.js');
   const { appendFileSync } = await import('node:fs');
   const env = homeEnv(db);
   const write = process.stdout.write.bind(process.stdout);

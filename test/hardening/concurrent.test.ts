@@ -20,8 +20,9 @@ import type { Entry, Session } from '../../src/model/types.js';
 import { IndexSync } from '../../src/stores/index-sync/sync.js';
 import { openPostgresStore } from '../../src/stores/postgres/index.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema } from '../server/pg-helpers.js';
-import { makeFixtureHome, recordFigures } from './stores.js';
+import { recordFigures } from './stores.js';
 
 const LINES = 150;
 const figures = {
@@ -109,7 +110,7 @@ describe('an agent appending while threadbase reads and indexes', () => {
     it(`${agent.name}: ${LINES} lines each written in two chunks; no torn line is ever read as a record`, {
       timeout: 120_000,
     }, async () => {
-      const h = await makeFixtureHome([], `tb-conc-${agent.name}-`);
+      const h = await fixtureHome({ prefix: `tb-conc-${agent.name}-` });
       const id = agent.name === 'pi' ? '01a20999-0000-7000-8000-00000000c0c0' : randomUUID();
       const file = agent.file(h.home, id);
       await fs.mkdir(join(file, '..'), { recursive: true });
@@ -344,7 +345,7 @@ describe('two syncs of one index at once', () => {
   it('two processes sync the same index in turns with agent files growing: every sync completes', {
     timeout: 120_000,
   }, async () => {
-    const h = await makeFixtureHome(['pi', 'claude'], 'tb-conc-sync-');
+    const h = await fixtureHome({ agents: ['pi', 'claude'], prefix: 'tb-conc-sync-' });
     const dir = join(h.dirs.pi, 'sessions', '--work-proj--');
     const [a, b] = ['v1-linear.jsonl', 'real-branched.jsonl'].map((f) => join(dir, f)) as [string, string];
     const ROUNDS = 15;
@@ -387,7 +388,7 @@ describe('processes opening one new index at once', () => {
 
 describe('a sync overtaken by another', () => {
   it('does not index again what the other sync indexed after this one listed its rows', { timeout: 120_000 }, async () => {
-    const h = await makeFixtureHome(['pi'], 'tb-conc-overtake-');
+    const h = await fixtureHome({ agents: ['pi'], prefix: 'tb-conc-overtake-' });
     const indexPath = join(h.home, '.threadbase', 'index.db');
     await fs.mkdir(join(h.home, '.threadbase'), { recursive: true });
     const sources = new Sources(h.env);
@@ -438,7 +439,7 @@ describe('two threadbase writers appending to one agent file', () => {
   it('two processes append 256 KiB entries to one pi session at once: every line whole, every entry there', {
     timeout: 120_000,
   }, async () => {
-    const h = await makeFixtureHome(['pi'], 'tb-conc-append-');
+    const h = await fixtureHome({ agents: ['pi'], prefix: 'tb-conc-append-' });
     const file = join(h.dirs.pi, 'sessions', '--work-proj--', 'real-branched.jsonl');
     const before = await fs.readFile(file);
     const id = '01a204ad-e570-7374-8cfa-3a3511154668';

@@ -5,7 +5,7 @@
  * Run: node --import tsx test/hardening/crash-child.ts <home>
  */
 import { main } from '../../src/cli/main.js';
-import { homeEnv } from './stores.js';
+import { homeEnv } from '../helpers/fixture-homes.js';
 
 const home = process.argv[2];
 if (!home) throw new Error('usage: crash-child.ts <home>');

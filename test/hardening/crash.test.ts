@@ -18,7 +18,8 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { removeStaleTemps, writeFileAtomic } from '../../src/formats/shared/atomic.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { AGENTS, type FixtureHome, listFiles, makeFixtureHome, recordFigures } from './stores.js';
+import { AGENTS, type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { listFiles, recordFigures } from './stores.js';
 
 const KILLS = Number(process.env.TB_CRASH_KILLS ?? 30);
 const SEED = 4242;
@@ -141,7 +142,7 @@ function opencodeRows(
 let originalRows: Record<string, Record<string, string>> = {};
 
 beforeAll(async () => {
-  h = await makeFixtureHome();
+  h = await fixtureHome({ agents: AGENTS, prefix: 'tb-hard-' });
   for (const f of await agentFiles()) originals.set(f, await fs.readFile(f));
   const db = new Database(join(h.dirs.opencode, 'opencode.db'), { readonly: true });
   originalRows = opencodeRows(db);

@@ -32,9 +32,10 @@ import { MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore
 import { IndexSync } from '../../src/stores/index-sync/sync.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { type AgentName, type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema } from '../server/pg-helpers.js';
 import { applyMutation, type Mutated, type Mutation, mutationArb } from './mutate.js';
-import { type AgentName, type FixtureHome, listFiles, makeFixtureHome, recordFigures } from './stores.js';
+import { listFiles, recordFigures } from './stores.js';
 
 const SEED = Number(process.env.TB_FUZZ_SEED ?? 20261123);
 /** Cases per agent; each case is one damaged file or row read through the whole driver. */
@@ -326,10 +327,10 @@ describe('fuzzing every agent parser with damaged real files', () => {
   const indexes = new Map<AgentName, { sync: IndexSync; sources: Sources; store: SqliteStore }>();
 
   beforeAll(async () => {
-    const scratchHome = await makeFixtureHome([], 'tb-fuzz-convert-');
+    const scratchHome = await fixtureHome({ prefix: 'tb-fuzz-convert-' });
     scratch = { home: scratchHome, sources: new Sources(scratchHome.env) };
     for (const agent of AGENTS_FUZZED) {
-      const h = await makeFixtureHome([agent], `tb-fuzz-${agent}-`);
+      const h = await fixtureHome({ agents: [agent], prefix: `tb-fuzz-${agent}-` });
       homes.set(agent, h);
       await fs.mkdir(join(h.home, '.threadbase'), { recursive: true });
       const store = openSqliteStore(join(h.home, '.threadbase', 'index.db'));
@@ -518,7 +519,7 @@ describe.each(SERVER_STORES)('fuzzing the HTTP API bodies over %s', (storeName, 
         return { status: res.status, text: await res.text() };
       };
       // Valid bodies to damage: every fixture session as the model JSON that `push` PUTs.
-      const h = await makeFixtureHome(['claude', 'pi', 'codex'], 'tb-fuzz-http-');
+      const h = await fixtureHome({ agents: ['claude', 'pi', 'codex'], prefix: 'tb-fuzz-http-' });
       const sessions: Session[] = [];
       for (const agent of ['claude', 'pi', 'codex'] as const) {
         const d = driverFor(agent, h);
@@ -732,7 +733,7 @@ describe('odd things in agent folders', () => {
   it('symlink loops, dangling links, a FIFO and a folder named like a session file: listing and sync finish, the real sessions load', {
     timeout: 120_000,
   }, async () => {
-    const h = await makeFixtureHome(AGENTS_FUZZED, 'tb-fuzz-odd-');
+    const h = await fixtureHome({ agents: AGENTS_FUZZED, prefix: 'tb-fuzz-odd-' });
     const sources = new Sources(h.env);
     const before = (await sources.list()).sessions.map((s) => `${s.source}:${s.id}`).sort();
     await sources.close();

@@ -10,7 +10,8 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
-import { AGENTS, type FixtureHome, makeFixtureHome, recordFigures } from './stores.js';
+import { AGENTS, type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { recordFigures } from './stores.js';
 
 let h: FixtureHome;
 let sources: Sources;
@@ -19,7 +20,7 @@ const PI = '01a204ad-e570-7374-8cfa-3a3511154668';
 let refused = 0;
 
 beforeAll(async () => {
-  h = await makeFixtureHome(AGENTS);
+  h = await fixtureHome({ agents: AGENTS, prefix: 'tb-hard-' });
   sources = new Sources(h.env);
   app = createWebApp({ driver: new AgentFilesDriver(sources), targets: sources });
 });

@@ -15,7 +15,8 @@ import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { AGENTS, diffSnapshots, type FileState, type FixtureHome, makeFixtureHome, recordFigures, snapshot } from './stores.js';
+import { AGENTS, type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { diffSnapshots, type FileState, recordFigures, snapshot } from './stores.js';
 
 /** Every SQLite database opened in this file, with the options it was opened with. */
 const opened = vi.hoisted(() => [] as { path: string; readonly: boolean }[]);
@@ -46,7 +47,7 @@ async function expectUntouched(after: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await makeFixtureHome();
+  h = await fixtureHome({ agents: AGENTS, prefix: 'tb-hard-' });
   // mtimes in the past, so a rewrite within the same clock tick would still show.
   const past = new Date('2024-01-01T00:00:00Z');
   for (const a of AGENTS) {

@@ -18,8 +18,9 @@ import { startServer } from '../../src/server/index.js';
 import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
-import { makeFixtureHome, recordFigures } from './stores.js';
+import { recordFigures } from './stores.js';
 
 type App = ReturnType<typeof createApp>;
 
@@ -419,7 +420,7 @@ function describeServer(
 
     it('push prints no key, with a wrong key or the right one', async () => {
       const server = await startServer({ store, tokens, port: 0, log: (l) => logs.push(l) });
-      const h = await makeFixtureHome(['pi'], 'tb-hard-push-');
+      const h = await fixtureHome({ agents: ['pi'], prefix: 'tb-hard-push-' });
       try {
         const wrongKey = 'tb_wrong_7f3e9a1c2b4d';
         const bad = await runCli(h.env, ['push', '--to', server.url, '--key', wrongKey, '--source', 'pi', '--json']);
@@ -478,7 +479,7 @@ describeServer('PostgreSQL', async () => {
 
 describe('secrets in store URLs', () => {
   it('a password in a PostgreSQL URL or a key in a server URL is never printed, also when the connection fails', async () => {
-    const h = await makeFixtureHome(['pi'], 'tb-hard-urls-');
+    const h = await fixtureHome({ agents: ['pi'], prefix: 'tb-hard-urls-' });
     try {
       const runs = [
         ['serve', '--db', 'postgres://tbuser:hunter2secret@127.0.0.1:1/x', '--port', '0'],

@@ -1,95 +1,11 @@
 /**
- * One temp home holding every fixture agent store where each agent keeps it, so the hardening
- * tests (fuzz, crash, read-only, concurrent) run threadbase over real agent files, not the fixtures.
+ * What the hardening tests (fuzz, crash, read-only, concurrent) check a fixture home with (its homes:
+ * test/helpers/fixture-homes.ts, every fixture of the agents): file lists and snapshots, and the
+ * figures RELIABILITY.md quotes.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import type { DriverEnv } from '../../src/model/driver.js';
-
-export type AgentName = 'claude' | 'pi' | 'codex' | 'gemini' | 'opencode' | 'zed';
-export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'zed'];
-
-const FIXTURES = resolve('test/fixtures');
-
-export interface FixtureHome {
-  home: string;
-  env: DriverEnv;
-  /** The directory of each agent's own store inside home. */
-  dirs: Record<AgentName, string>;
-}
-
-/** Where each agent's store lives under a home, as the env below tells the drivers. */
-export function agentDirs(home: string): Record<AgentName, string> {
-  const xdg = join(home, '.local', 'share');
-  return {
-    claude: join(home, '.claude'),
-    pi: join(home, '.pi', 'agent'),
-    codex: join(home, '.codex'),
-    gemini: join(home, '.gemini'),
-    opencode: join(xdg, 'opencode'),
-    zed: join(xdg, 'zed'),
-  };
-}
-
-export function homeEnv(home: string, extra: Record<string, string> = {}): DriverEnv {
-  const dirs = agentDirs(home);
-  return {
-    home,
-    env: {
-      HOME: home,
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      CLAUDE_CONFIG_DIR: dirs.claude,
-      PI_CODING_AGENT_DIR: dirs.pi,
-      CODEX_HOME: dirs.codex,
-      THREADBASE_HOME: join(home, '.threadbase'),
-      ...extra,
-    },
-  };
-}
-
-/** Copies the fixture store of each agent named (default all) into a fresh temp home. */
-export async function makeFixtureHome(agents: readonly AgentName[] = AGENTS, prefix = 'tb-hard-'): Promise<FixtureHome> {
-  const home = await mkdtemp(join(tmpdir(), prefix));
-  const dirs = agentDirs(home);
-  const cp = (from: string, to: string) => fs.cp(join(FIXTURES, from), to, { recursive: true });
-  for (const a of agents) {
-    switch (a) {
-      case 'claude':
-        await cp('claude/real/projects', join(dirs.claude, 'projects'));
-        await cp('claude/older/projects', join(dirs.claude, 'projects'));
-        await cp('claude/older/todos', join(dirs.claude, 'todos'));
-        break;
-      case 'pi': {
-        // pi keeps sessions under sessions/<encoded cwd>/ with `<timestamp>_<id>.jsonl` names.
-        const dir = join(dirs.pi, 'sessions', '--work-proj--');
-        await fs.mkdir(dir, { recursive: true });
-        for (const f of await fs.readdir(join(FIXTURES, 'pi'))) {
-          if (!f.endsWith('.jsonl')) continue;
-          await fs.copyFile(join(FIXTURES, 'pi', f), join(dir, f));
-        }
-        break;
-      }
-      case 'codex':
-        await cp('codex/home', dirs.codex);
-        break;
-      case 'gemini':
-        await cp('gemini/home/.gemini', dirs.gemini);
-        break;
-      case 'opencode':
-        await fs.mkdir(dirs.opencode, { recursive: true });
-        await fs.copyFile(join(FIXTURES, 'opencode/opencode.db'), join(dirs.opencode, 'opencode.db'));
-        await cp('opencode/storage', join(dirs.opencode, 'storage'));
-        break;
-      case 'zed':
-        await cp('zed/home/.local/share/zed', dirs.zed);
-        break;
-    }
-  }
-  return { home, env: homeEnv(home), dirs };
-}
 
 /** Every regular file under dir, relative paths sorted. */
 export async function listFiles(dir: string): Promise<string[]> {

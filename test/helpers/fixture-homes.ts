@@ -1,10 +1,12 @@
 /**
- * A new temporary HOME holding sessions the real agents wrote (test/fixtures), each copied where its
- * agent keeps them, for the tests that read them as a user's machine holds them.
+ * A new temporary HOME holding agent sessions from test/fixtures, each copied where its agent keeps
+ * them, for the tests that read them as a user's machine holds them: named fixtures (`fixtures`), or
+ * every fixture of some agents (`agents`: the hardening tests run over all of them), or both.
  */
-import { cp, mkdtemp } from 'node:fs/promises';
+import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { DriverEnv } from '../../src/model/driver.js';
 
 /** Claude Code: three prompts, each answered by one response written as four records (text, three tool calls) */
 export const PARALLEL_ID = '6edc4b10-b110-4d68-966d-546219a341a6';
@@ -14,34 +16,111 @@ export const PI_TOOL_CALL_ID = '01a204a9-a834-77e0-b180-e676a5436126';
 /** Each fixture: what is copied (from the repository's root) to where (under HOME). */
 const FIXTURES = {
   /** Claude Code 2.1's projects (compactions, a background task's notification, isMeta notes, …) */
-  claude: ['test/fixtures/claude/real/projects', '.claude/projects'],
+  claude: [['test/fixtures/claude/real/projects', '.claude/projects']],
+  /** Claude Code's older projects (an in-file side chain, a summary title, a future record type) and todos */
+  claudeOlder: [
+    ['test/fixtures/claude/older/projects', '.claude/projects'],
+    ['test/fixtures/claude/older/todos', '.claude/todos'],
+  ],
   /** Claude Code's parallel tool calls, one response over several records (PARALLEL_ID) */
   claudeParallel: [
-    'test/fixtures/claude/parallel-tools/transcript.jsonl',
-    `.claude/projects/-tmp-cc-parallel/${PARALLEL_ID}.jsonl`,
+    ['test/fixtures/claude/parallel-tools/transcript.jsonl', `.claude/projects/-tmp-cc-parallel/${PARALLEL_ID}.jsonl`],
   ],
   /** codex 0.169's audit home (tool search, an image generated, rollbacks, a sub-agent) */
-  codex: ['test/fixtures/codex/audit-home', '.codex'],
+  codex: [['test/fixtures/codex/audit-home', '.codex']],
   /** codex's older home (a legacy rollout without a working directory) */
-  codexLegacy: ['test/fixtures/codex/home', '.codex'],
+  codexLegacy: [['test/fixtures/codex/home', '.codex']],
   /** Gemini CLI 0.61.0 */
-  gemini: ['test/fixtures/gemini/real-0.61.0/.gemini', '.gemini'],
+  gemini: [['test/fixtures/gemini/real-0.61.0/.gemini', '.gemini']],
+  /** Gemini CLI's hand-built home: chats (a rewind, a sub-agent), the older JSON chat, checkpoints */
+  geminiHome: [['test/fixtures/gemini/home/.gemini', '.gemini']],
   /** pi: PI_TOOL_CALL_ID */
-  pi: ['test/fixtures/pi/real-tool-call.jsonl', `.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_${PI_TOOL_CALL_ID}.jsonl`],
+  pi: [
+    ['test/fixtures/pi/real-tool-call.jsonl', `.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_${PI_TOOL_CALL_ID}.jsonl`],
+  ],
+  /** pi: every session file of test/fixtures/pi (versions 1–3, compactions, branches, damaged lines) in one project */
+  piAll: [['test/fixtures/pi/*.jsonl', '.pi/agent/sessions/--work-proj--']],
   /** OpenCode's database (a bash call, a compaction) */
-  opencode: ['test/fixtures/opencode/opencode.db', '.local/share/opencode/opencode.db'],
+  opencode: [['test/fixtures/opencode/opencode.db', '.local/share/opencode/opencode.db']],
+  /** OpenCode's older JSON file storage */
+  opencodeStorage: [['test/fixtures/opencode/storage', '.local/share/opencode/storage']],
   /** Zed's threads database */
-  zed: ['test/fixtures/zed/home/.local/share/zed', '.local/share/zed'],
-} as const satisfies Record<string, readonly [string, string]>;
+  zed: [['test/fixtures/zed/home/.local/share/zed', '.local/share/zed']],
+} as const satisfies Record<string, readonly (readonly [string, string])[]>;
 
 export type AgentFixture = keyof typeof FIXTURES;
 
-/** A new directory under the system's temp dir (`prefix` names it) holding the given fixtures. */
-export async function fixtureHome(prefix: string, fixtures: readonly AgentFixture[]): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), prefix));
-  for (const name of fixtures) {
-    const [from, to] = FIXTURES[name];
-    await cp(resolve(from), join(home, to), { recursive: true });
+export type AgentName = 'claude' | 'pi' | 'codex' | 'gemini' | 'opencode' | 'zed';
+export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'zed'];
+
+/** Every fixture of each agent (`agents`). */
+const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
+  claude: ['claude', 'claudeOlder'],
+  pi: ['piAll'],
+  codex: ['codexLegacy'],
+  gemini: ['geminiHome'],
+  opencode: ['opencode', 'opencodeStorage'],
+  zed: ['zed'],
+};
+
+export interface FixtureHome {
+  home: string;
+  /** The home as the drivers see it: HOME and each agent's own override pointing into it. */
+  env: DriverEnv;
+  /** The directory of each agent's own store inside home. */
+  dirs: Record<AgentName, string>;
+}
+
+/** Where each agent's store lives under a home, as homeEnv tells the drivers. */
+export function agentDirs(home: string): Record<AgentName, string> {
+  const xdg = join(home, '.local', 'share');
+  return {
+    claude: join(home, '.claude'),
+    pi: join(home, '.pi', 'agent'),
+    codex: join(home, '.codex'),
+    gemini: join(home, '.gemini'),
+    opencode: join(xdg, 'opencode'),
+    zed: join(xdg, 'zed'),
+  };
+}
+
+export function homeEnv(home: string, extra: Record<string, string> = {}): DriverEnv {
+  const dirs = agentDirs(home);
+  return {
+    home,
+    env: {
+      HOME: home,
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      CLAUDE_CONFIG_DIR: dirs.claude,
+      PI_CODING_AGENT_DIR: dirs.pi,
+      CODEX_HOME: dirs.codex,
+      THREADBASE_HOME: join(home, '.threadbase'),
+      ...extra,
+    },
+  };
+}
+
+/** Copies `from` (a file, a directory, or `dir/*.ext`: those files of dir into the directory `to`). */
+async function copy(from: string, to: string): Promise<void> {
+  const glob = /^(.*)\/\*(\.[a-z]+)$/.exec(from);
+  if (!glob) {
+    await fs.cp(resolve(from), to, { recursive: true });
+    return;
   }
-  return home;
+  const [, dir, ext] = glob as unknown as [string, string, string];
+  await fs.mkdir(to, { recursive: true });
+  for (const f of await fs.readdir(resolve(dir))) if (f.endsWith(ext)) await fs.copyFile(resolve(dir, f), join(to, f));
+}
+
+/**
+ * A new directory under the system's temp dir (`prefix` names it) holding the named `fixtures` and
+ * every fixture of the `agents` (none of either: an empty home).
+ */
+export async function fixtureHome(
+  opts: { prefix?: string; fixtures?: readonly AgentFixture[]; agents?: readonly AgentName[] } = {},
+): Promise<FixtureHome> {
+  const home = await fs.mkdtemp(join(tmpdir(), opts.prefix ?? 'tb-fixtures-'));
+  const names = new Set([...(opts.fixtures ?? []), ...(opts.agents ?? []).flatMap((a) => AGENT_FIXTURES[a])]);
+  for (const name of names) for (const [from, to] of FIXTURES[name]) await copy(from, join(home, to));
+  return { home, env: homeEnv(home), dirs: agentDirs(home) };
 }

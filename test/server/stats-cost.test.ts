@@ -71,7 +71,7 @@ async function localStats(args: string[] = []): Promise<typeof local> {
 }
 
 beforeAll(async () => {
-  home = await fixtureHome('tb-stats-cost-', ['claude']);
+  ({ home } = await fixtureHome({ prefix: 'tb-stats-cost-', fixtures: ['claude'] }));
   env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.tb') } };
   // pi with the costs it recorded (0.05 and 0.33, claude-opus-4-5: a model the table prices otherwise)
   const piDir = join(home, '.pi/agent/sessions/--work-all--');

@@ -71,7 +71,7 @@ describe('the viewer’s pages name every message the real agents wrote themselv
   let data: WebData;
 
   beforeAll(async () => {
-    home = await fixtureHome('threadbase-web-injected-', ['claude', 'codex', 'gemini']);
+    ({ home } = await fixtureHome({ prefix: 'threadbase-web-injected-', fixtures: ['claude', 'codex', 'gemini'] }));
     sources = new Sources({ home, env: { HOME: home } });
     data = new WebData(new AgentFilesDriver(sources));
   });

@@ -23,7 +23,7 @@ describe('a response split over several records shows its usage once', () => {
   let session: Session;
 
   beforeAll(async () => {
-    home = await fixtureHome('threadbase-web-split-', ['claudeParallel']);
+    ({ home } = await fixtureHome({ prefix: 'threadbase-web-split-', fixtures: ['claudeParallel'] }));
     sources = new Sources({ home, env: { HOME: home } });
     data = new WebData(new AgentFilesDriver(sources));
     session = (await sources.driver('claude').getSession(PARALLEL_ID)) as Session;
