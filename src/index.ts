@@ -25,6 +25,7 @@ export {
 } from './convert/losses.js';
 export { contextToMarkdown, messageToMarkdown } from './convert/markdown.js';
 export * from './convert/openai.js';
+export type { ReadIssue, WireReadOptions } from './convert/read-issues.js';
 export {
   type ConvertOptions,
   type ConvertToOptions,

@@ -24,6 +24,7 @@ import type {
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
 import { type PairingRule, pairToolResults } from './pairing.js';
 import { providerCallsAsNotes } from './provider-tools.js';
+import { issueReporter, kindOf, type ReportIssue, type WireReadOptions } from './read-issues.js';
 
 type ProviderOptions = Record<string, Record<string, unknown>>;
 
@@ -337,8 +338,7 @@ function mergeReasoningItems(parts: Part[]): Part[] {
   return out;
 }
 
-function partFromAi(p: unknown): Part | undefined {
-  if (!isRecord(p)) return undefined;
+function partFromAi(p: Record<string, unknown>, report: ReportIssue, at: string): Part {
   switch (p.type) {
     case 'text':
       return { type: 'text', text: str(p.text) ?? '' };
@@ -382,13 +382,13 @@ function partFromAi(p: unknown): Part | undefined {
     case 'tool-call':
       return { type: 'tool_call', id: str(p.toolCallId) ?? '', name: str(p.toolName) ?? '', input: toolInputObject(p.input) };
     case 'tool-result':
-      return toolResultFromAi(p);
+      return toolResultFromAi(p, report, at);
     default:
       return { type: 'text', text: '', meta: { aiSdkPart: p } };
   }
 }
 
-function toolResultFromAi(p: Record<string, unknown>): ToolResultPart {
+function toolResultFromAi(p: Record<string, unknown>, report: ReportIssue, at: string): ToolResultPart {
   const out: ToolResultPart = { type: 'tool_result', callId: str(p.toolCallId) ?? '', content: '' };
   const name = str(p.toolName);
   if (name) out.name = name;
@@ -408,17 +408,23 @@ function toolResultFromAi(p: Record<string, unknown>): ToolResultPart {
       break;
     case 'content':
       out.content = Array.isArray(o.value)
-        ? o.value.filter(isRecord).map((c): ToolResultContent => {
-            if (c.type === 'media') {
-              const mediaType = str(c.mediaType) ?? 'application/octet-stream';
-              const data = str(c.data) ?? '';
-              if (mediaType.startsWith('image/')) return { type: 'image', mediaType, data };
-              if (mediaType === 'text/plain')
-                return { type: 'file', mediaType, text: Buffer.from(data, 'base64').toString('utf8') };
-              return { type: 'file', mediaType, data };
-            }
-            return { type: 'text', text: str(c.text) ?? '' };
-          })
+        ? o.value
+            .flatMap((c, i) => {
+              if (isRecord(c)) return [c];
+              report(`${at}.output.value`, i, `a tool result's content item is ${kindOf(c)}, not an object`);
+              return [];
+            })
+            .map((c): ToolResultContent => {
+              if (c.type === 'media') {
+                const mediaType = str(c.mediaType) ?? 'application/octet-stream';
+                const data = str(c.data) ?? '';
+                if (mediaType.startsWith('image/')) return { type: 'image', mediaType, data };
+                if (mediaType === 'text/plain')
+                  return { type: 'file', mediaType, text: Buffer.from(data, 'base64').toString('utf8') };
+                return { type: 'file', mediaType, data };
+              }
+              return { type: 'text', text: str(c.text) ?? '' };
+            })
         : '';
       break;
     default:
@@ -433,18 +439,30 @@ function toolContentFromJson(value: unknown[]): string | ToolResultContent[] {
   return ok ? (value as ToolResultContent[]) : JSON.stringify(value);
 }
 
-/** AI SDK ModelMessages as model messages (system messages stay 'system'). */
-export function messagesFromAiSdk(messages: readonly unknown[]): Message[] {
+/**
+ * AI SDK ModelMessages as model messages (system messages stay 'system'). A content part that is a
+ * string is read as text; a message or part that is not an object, and a message of an unknown role,
+ * is skipped and reported (`opts.onIssue`).
+ */
+export function messagesFromAiSdk(messages: readonly unknown[], opts?: WireReadOptions): Message[] {
+  const report = issueReporter(opts);
   const out: Message[] = [];
-  for (const raw of messages) {
-    if (!isRecord(raw)) continue;
+  for (const [index, raw] of messages.entries()) {
+    if (!isRecord(raw)) {
+      report('messages', index, `a message is ${kindOf(raw)}, not an object`);
+      continue;
+    }
     const content = raw.content;
-    const parts: Part[] =
-      typeof content === 'string'
-        ? [{ type: 'text', text: content }]
-        : Array.isArray(content)
-          ? content.map(partFromAi).filter((p): p is Part => p !== undefined)
-          : [];
+    const parts: Part[] = [];
+    if (typeof content === 'string') parts.push({ type: 'text', text: content });
+    else if (Array.isArray(content)) {
+      for (const [i, p] of content.entries()) {
+        const at = `messages[${index}].content[${i}]`;
+        if (typeof p === 'string') parts.push({ type: 'text', text: p });
+        else if (isRecord(p)) parts.push(partFromAi(p, report, at));
+        else report(`messages[${index}].content`, i, `a content part is ${kindOf(p)}, not an object`);
+      }
+    }
     if (raw.role === 'system') out.push({ role: 'system', parts });
     else if (raw.role === 'user') out.push({ role: 'user', parts });
     else if (raw.role === 'assistant') {
@@ -454,12 +472,12 @@ export function messagesFromAiSdk(messages: readonly unknown[]): Message[] {
       const prev = out[out.length - 1];
       if (prev?.role === 'tool') prev.parts.push(...parts);
       else out.push({ role: 'tool', parts });
-    }
+    } else report('messages', index, `role ${JSON.stringify(raw.role) ?? 'undefined'} is none of system, user, assistant, tool`);
   }
   return out;
 }
 
 /** AI SDK messages as a context: leading system messages become `system`. */
-export function contextFromAiSdk(messages: readonly unknown[]): Context {
-  return contextFromLeadingSystem(messagesFromAiSdk(messages));
+export function contextFromAiSdk(messages: readonly unknown[], opts?: WireReadOptions): Context {
+  return contextFromLeadingSystem(messagesFromAiSdk(messages, opts));
 }

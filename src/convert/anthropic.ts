@@ -25,6 +25,7 @@ import type {
 } from '../model/types.js';
 import { type PairingRule, pairToolResults } from './pairing.js';
 import { providerCallsAsNotes } from './provider-tools.js';
+import { issueReporter, kindOf, pathIn, type ReportIssue, type WireReadOptions } from './read-issues.js';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (the Messages API request shapes; no SDK dependency)
@@ -209,13 +210,20 @@ function documentFromBlock(b: Record<string, unknown>): FilePart {
   return { ...part, ...withExtras(undefined, ex) };
 }
 
-function toolResultContentFromBlocks(content: unknown): string | ToolResultContent[] {
+function toolResultContentFromBlocks(content: unknown, report?: ReportIssue, at = 'content'): string | ToolResultContent[] {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return JSON.stringify(content);
   const out: ToolResultContent[] = [];
-  for (const b of content) {
-    if (!isRecord(b)) continue;
+  for (const [i, b] of content.entries()) {
+    if (typeof b === 'string') {
+      out.push({ type: 'text', text: b });
+      continue;
+    }
+    if (!isRecord(b)) {
+      report?.(at, i, `a tool result's content block is ${kindOf(b)}, not an object`);
+      continue;
+    }
     if (b.type === 'text')
       out.push({ type: 'text', text: str(b.text) ?? '', ...withExtras(undefined, extras(b, ['type', 'text'])) });
     else if (b.type === 'image') out.push(imageFromBlock(b));
@@ -225,8 +233,11 @@ function toolResultContentFromBlocks(content: unknown): string | ToolResultConte
   return out;
 }
 
-/** One Anthropic content block as a model part. */
-export function partFromAnthropicBlock(block: unknown): Part {
+/**
+ * One Anthropic content block as a model part (a string as a text part). `report`, `at`: where a
+ * tool_result's unreadable content items are reported (messageFromAnthropic passes them).
+ */
+export function partFromAnthropicBlock(block: unknown, report?: ReportIssue, at = ''): Part {
   if (!isRecord(block)) return { type: 'text', text: typeof block === 'string' ? block : JSON.stringify(block) };
   switch (block.type) {
     case 'text':
@@ -260,7 +271,7 @@ export function partFromAnthropicBlock(block: unknown): Part {
       const part: ToolResultPart = {
         type: 'tool_result',
         callId: str(block.tool_use_id) ?? '',
-        content: toolResultContentFromBlocks(block.content),
+        content: toolResultContentFromBlocks(block.content, report, pathIn(at, 'content')),
       };
       // false is kept too: Claude Code writes and sends `is_error: false`
       if (typeof block.is_error === 'boolean') part.isError = block.is_error;
@@ -343,12 +354,25 @@ export function usageFromAnthropic(u: unknown): Usage | undefined {
 /**
  * One Anthropic message as a model message. A user message with tool_result blocks becomes a 'tool'
  * message. Response fields (id, model, usage, stop_reason), when present, fill the model's slots.
+ * A content block that is neither an object nor a string is skipped and reported (`opts.onIssue`).
  */
-export function messageFromAnthropic(msg: AnthropicMessage | AnthropicResponseMessage | Record<string, unknown>): Message {
-  const m = msg as Record<string, unknown>;
-  const blocks: unknown[] =
-    typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
-  const parts = blocks.map(partFromAnthropicBlock);
+export function messageFromAnthropic(
+  msg: AnthropicMessage | AnthropicResponseMessage | Record<string, unknown>,
+  opts?: WireReadOptions,
+): Message {
+  return readMessage(msg as Record<string, unknown>, issueReporter(opts), '');
+}
+
+function readMessage(m: Record<string, unknown>, report: ReportIssue, at: string): Message {
+  const content = pathIn(at, 'content');
+  const parts: Part[] = [];
+  if (typeof m.content === 'string') parts.push({ type: 'text', text: m.content });
+  else if (Array.isArray(m.content)) {
+    for (const [i, b] of m.content.entries()) {
+      if (typeof b === 'string' || isRecord(b)) parts.push(partFromAnthropicBlock(b, report, `${content}[${i}]`));
+      else report(content, i, `a content block is ${kindOf(b)}, not an object`);
+    }
+  }
   const assistant = m.role === 'assistant';
   const role: Role = assistant ? 'assistant' : parts.some((p) => p.type === 'tool_result') ? 'tool' : 'user';
   const out: Message = { role, parts };
@@ -367,24 +391,40 @@ export function messageFromAnthropic(msg: AnthropicMessage | AnthropicResponseMe
   return out;
 }
 
-export function messagesFromAnthropic(messages: readonly unknown[]): Message[] {
-  return messages.filter(isRecord).map((m) => messageFromAnthropic(m));
+/** Anthropic messages as model messages; an item that is not an object is skipped and reported (`opts.onIssue`). */
+export function messagesFromAnthropic(messages: readonly unknown[], opts?: WireReadOptions): Message[] {
+  const report = issueReporter(opts);
+  const out: Message[] = [];
+  for (const [i, m] of messages.entries()) {
+    if (isRecord(m)) out.push(readMessage(m, report, `messages[${i}]`));
+    else report('messages', i, `a message is ${kindOf(m)}, not an object`);
+  }
+  return out;
 }
 
 /** The Messages API `system` param (a string or text blocks) as one string. */
-export function systemFromAnthropic(system: unknown): string | undefined {
+export function systemFromAnthropic(system: unknown, opts?: WireReadOptions): string | undefined {
   if (typeof system === 'string') return system;
   if (Array.isArray(system)) {
-    const texts = system.filter(isRecord).map((b) => str(b.text) ?? '');
+    const report = issueReporter(opts);
+    const texts: string[] = [];
+    for (const [i, b] of system.entries()) {
+      if (typeof b === 'string') texts.push(b);
+      else if (isRecord(b)) texts.push(str(b.text) ?? '');
+      else report('system', i, `a system block is ${kindOf(b)}, not an object`);
+    }
     return texts.length ? texts.join('\n\n') : undefined;
   }
   return undefined;
 }
 
-/** A Messages API request body as a context. */
-export function contextFromAnthropic(req: { system?: unknown; messages: readonly unknown[]; model?: unknown }): Context {
-  const ctx: Context = { messages: messagesFromAnthropic(req.messages) };
-  const system = systemFromAnthropic(req.system);
+/** A Messages API request body as a context; unreadable items are skipped and reported (`opts.onIssue`). */
+export function contextFromAnthropic(
+  req: { system?: unknown; messages: readonly unknown[]; model?: unknown },
+  opts?: WireReadOptions,
+): Context {
+  const ctx: Context = { messages: messagesFromAnthropic(req.messages, opts) };
+  const system = systemFromAnthropic(req.system, opts);
   if (system !== undefined) ctx.system = system;
   const model = str(req.model);
   if (model) ctx.model = model;

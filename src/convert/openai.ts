@@ -14,6 +14,7 @@ import type { FilePart, ImagePart, Message, Part, TextPart, ToolResultContent, T
 import { stripDataPrefix, toolInputObject } from './anthropic.js';
 import { type PairingRule, pairToolResults } from './pairing.js';
 import { providerCallsAsNotes } from './provider-tools.js';
+import { issueReporter, kindOf, type ReportIssue, type WireReadOptions } from './read-issues.js';
 
 export interface OpenAITextPart {
   type: 'text';
@@ -210,9 +211,8 @@ function parseDataUrl(url: string): { mediaType: string; data: string } | undefi
   return m ? { mediaType: m[1] || 'application/octet-stream', data: url.slice(m[0].length) } : undefined;
 }
 
-function partFromOpenAI(p: unknown): Part | undefined {
+function partFromOpenAI(p: string | Record<string, unknown>): Part {
   if (typeof p === 'string') return { type: 'text', text: p };
-  if (!isRecord(p)) return undefined;
   if (p.type === 'text' || p.type === 'input_text' || p.type === 'output_text') return { type: 'text', text: str(p.text) ?? '' };
   if (p.type === 'refusal') return { type: 'text', text: str(p.refusal) ?? '', meta: { refusal: true } };
   if (p.type === 'image_url') {
@@ -235,37 +235,52 @@ function partFromOpenAI(p: unknown): Part | undefined {
   return { type: 'text', text: '', meta: { openaiPart: p } };
 }
 
-function contentParts(content: unknown): Part[] {
+/** A message's content as parts; a content item neither an object nor a string is skipped and reported at `at`. */
+function contentParts(content: unknown, report: ReportIssue, at: string): Part[] {
   if (content === null || content === undefined) return [];
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return [];
-  return content.map(partFromOpenAI).filter((p): p is Part => p !== undefined);
+  const parts: Part[] = [];
+  for (const [i, p] of content.entries()) {
+    if (typeof p === 'string' || isRecord(p)) parts.push(partFromOpenAI(p));
+    else report(at, i, `a content part is ${kindOf(p)}, not an object`);
+  }
+  return parts;
 }
 
 /**
  * OpenAI chat messages as model messages. Leading system/developer messages stay 'system'
- * messages here; contextFromOpenAI lifts them into `system`.
+ * messages here; contextFromOpenAI lifts them into `system`. A message, content part or tool call
+ * that is not an object, and a message of an unknown role, is skipped and reported (`opts.onIssue`).
  */
-export function messagesFromOpenAI(messages: readonly unknown[]): Message[] {
+export function messagesFromOpenAI(messages: readonly unknown[], opts?: WireReadOptions): Message[] {
+  const report = issueReporter(opts);
   const out: Message[] = [];
   const callNames = new Map<string, string>();
-  for (const raw of messages) {
-    if (!isRecord(raw)) continue;
+  for (const [index, raw] of messages.entries()) {
+    if (!isRecord(raw)) {
+      report('messages', index, `a message is ${kindOf(raw)}, not an object`);
+      continue;
+    }
+    const at = `messages[${index}]`;
     const role = raw.role;
     if (role === 'system' || role === 'developer') {
-      out.push({ role: 'system', parts: contentParts(raw.content) });
+      out.push({ role: 'system', parts: contentParts(raw.content, report, `${at}.content`) });
     } else if (role === 'user') {
-      out.push({ role: 'user', parts: contentParts(raw.content) });
+      out.push({ role: 'user', parts: contentParts(raw.content, report, `${at}.content`) });
     } else if (role === 'assistant') {
       const parts: Part[] = [];
       const reasoning = str(raw.reasoning_content) ?? str(raw.reasoning);
       if (reasoning) parts.push({ type: 'thinking', thinking: reasoning });
-      parts.push(...contentParts(raw.content));
+      parts.push(...contentParts(raw.content, report, `${at}.content`));
       const refusal = str(raw.refusal);
       if (refusal) parts.push({ type: 'text', text: refusal, meta: { refusal: true } });
       if (Array.isArray(raw.tool_calls)) {
-        for (const tc of raw.tool_calls) {
-          if (!isRecord(tc)) continue;
+        for (const [i, tc] of raw.tool_calls.entries()) {
+          if (!isRecord(tc)) {
+            report(`${at}.tool_calls`, i, `a tool call is ${kindOf(tc)}, not an object`);
+            continue;
+          }
           const fn = isRecord(tc.function) ? tc.function : {};
           const id = str(tc.id) ?? '';
           const name = str(fn.name) ?? '';
@@ -279,7 +294,7 @@ export function messagesFromOpenAI(messages: readonly unknown[]): Message[] {
       const content: string | ToolResultContent[] =
         typeof raw.content === 'string'
           ? raw.content
-          : contentParts(raw.content).filter(
+          : contentParts(raw.content, report, `${at}.content`).filter(
               (p): p is TextPart | ImagePart | FilePart => p.type === 'text' || p.type === 'image' || p.type === 'file',
             );
       const result: ToolResultPart = { type: 'tool_result', callId, content };
@@ -288,12 +303,17 @@ export function messagesFromOpenAI(messages: readonly unknown[]): Message[] {
       const prev = out[out.length - 1];
       if (prev?.role === 'tool') prev.parts.push(result);
       else out.push({ role: 'tool', parts: [result] });
-    }
+    } else
+      report(
+        'messages',
+        index,
+        `role ${JSON.stringify(role) ?? 'undefined'} is none of system, developer, user, assistant, tool`,
+      );
   }
   return out;
 }
 
 /** OpenAI chat messages as a context: leading system/developer messages become `system`. */
-export function contextFromOpenAI(messages: readonly unknown[]): Context {
-  return contextFromLeadingSystem(messagesFromOpenAI(messages));
+export function contextFromOpenAI(messages: readonly unknown[], opts?: WireReadOptions): Context {
+  return contextFromLeadingSystem(messagesFromOpenAI(messages, opts));
 }
