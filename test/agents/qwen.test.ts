@@ -1,0 +1,145 @@
+/**
+ * Sessions written into Qwen Code, resumed by the real `qwen` (0.24.4, `--auth-type anthropic` on the
+ * loopback Anthropic stand-in):
+ * - Claude Code sessions (signed thinking and tool calls; one with a compaction) and a pi session (a
+ *   tool call) are converted with `threadbase convert <id> --to qwen`;
+ * - `qwen --resume <id> <probe>` in the project resumes each: the request it sends holds every turn,
+ *   tool call and result of the source's own context, in order, and the thinking with its signature;
+ * - the chat Qwen Code appended to is converted back into Claude Code with nothing of it lost: the
+ *   source's turns, calls and results, then the probe and its answer.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import type { Context } from '../../src/model/tree.js';
+import type { AgentHome } from '../helpers/agents.js';
+import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+import { okProbeRule, readContext, readSession } from '../helpers/conversions.js';
+import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
+
+const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
+/** Signed thinking, two tool calls (one response split over entries), no compaction. */
+const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
+const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+
+let home: AgentHome;
+
+/** Copies a fixture file into the home, its recorded project path replaced by the home's project. */
+async function copyFixture(from: string, to: string, recordedProject: string): Promise<void> {
+  const text = await fs.readFile(from, 'utf8');
+  await fs.mkdir(dirname(join(home.root, to)), { recursive: true });
+  await fs.writeFile(join(home.root, to), text.split(recordedProject).join(home.project));
+}
+
+beforeAll(async () => {
+  home = await setupQwenHome({ rules: [okProbeRule] });
+  await copyFixture(join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`), `.claude/projects/-tmp-cc-proj/${CLAUDE_ID}.jsonl`, '/tmp/cc/proj');
+  await copyFixture(
+    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    '/tmp/cc/proj2',
+  );
+  await copyFixture(
+    'test/fixtures/pi/real-tool-call.jsonl',
+    '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
+    '/tmp/pihome-LHY6x7/proj',
+  );
+});
+afterAll(async () => {
+  await home?.close();
+});
+
+interface Written {
+  id: string;
+  source: string;
+  path: string;
+}
+
+async function convert(id: string, from: string, to: string): Promise<Written> {
+  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as Written;
+}
+
+const resultText = (c: unknown): string =>
+  typeof c === 'string'
+    ? c
+    : Array.isArray(c)
+      ? c.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : (b.type ?? ''))).join('\n')
+      : '';
+
+/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
+function contextItems(ctx: Context): string[] {
+  return ctx.messages
+    .filter((m) => m.role !== 'system')
+    .flatMap((m) =>
+      m.parts.flatMap((p) => {
+        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
+        if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
+        if (p.type === 'tool_result') return [`result:${p.callId}:${resultText(p.content)}`];
+        return [];
+      }),
+    );
+}
+
+/** The same of the Anthropic messages Qwen Code sent, less its own `<system-reminder>` texts. */
+function requestItems(messages: AnthropicMessage[]): string[] {
+  return messages.flatMap((m) =>
+    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() && !b.text.startsWith('<system-reminder>'))
+        return [`${m.role}:${b.text.trim()}`];
+      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
+      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${resultText(b.content)}`];
+      return [];
+    }),
+  );
+}
+
+/** Asserts `want` appears within `got` in order. */
+function expectInOrder(got: string[], want: string[]): void {
+  let at = 0;
+  for (const item of want) {
+    const found = got.indexOf(item, at);
+    expect(
+      found,
+      `missing or out of order: ${item.slice(0, 160)}\nin ${JSON.stringify(got).slice(0, 2000)}`,
+    ).toBeGreaterThanOrEqual(0);
+    at = found + 1;
+  }
+}
+
+describe.each([
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, thinking: true },
+  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false, thinking: false },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true, thinking: false },
+])('a $from session converted into Qwen Code ($probe)', ({ from, id, probe, calls, thinking }) => {
+  let written: Written;
+  let source: string[];
+  it('is resumed by the real qwen with every turn, tool call and result of the source', async () => {
+    written = await convert(id, from, 'qwen');
+    expect(written.source).toBe('qwen');
+    expect(written.path.startsWith(join(home.root, '.qwen', 'projects'))).toBe(true);
+    const project = (await readSession(home, 'qwen', written.id)).project as string;
+    await runQwen(home, ['--resume', written.id, probe], project);
+    const sent = requestEndingWith(home, probe).messages;
+    source = contextItems(await readContext(home, from, id));
+    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
+    const got = requestItems(sent);
+    expectInOrder(got, [...source, `user:${probe}`]);
+    // the request is the source's context and the probe, nothing else of the conversation
+    expect(got).toHaveLength(source.length + 1);
+    if (thinking) {
+      const signed = sent.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'thinking');
+      expect(signed.length).toBeGreaterThan(0);
+      for (const b of signed) expect(typeof b.signature === 'string' && b.signature.length > 0).toBe(true);
+    }
+  }, 180_000);
+
+  it('goes back into Claude Code with nothing lost and Qwen Code’s new turn', async () => {
+    const back = await convert(written.id, 'qwen', 'claude');
+    const items = contextItems(await readContext(home, 'claude', back.id));
+    expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
+    expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+  }, 120_000);
+});
