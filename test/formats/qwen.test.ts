@@ -144,6 +144,18 @@ describe('qwen: damaged chats', () => {
     expect(s.entries.map((e) => e.id)).toEqual(['a', 'b', 'd', 'e']);
   });
 
+  it('cuts a parentUuid cycle at its member latest in the file, with a warning naming its line', async () => {
+    const id = await chat('00000000-0000-4000-8000-000000000005', [
+      rec('a', 'c', 'user', user('one')),
+      rec('b', 'a', 'assistant', model('two')),
+      rec('c', 'b', 'user', user('three')),
+    ]);
+    const s = (await new QwenDriver(env).getSession(id)) as Session;
+    expect(s.warnings).toEqual([{ file: s.path, line: 3, id: 'c', message: expect.stringMatching(/parentUuid cycle/) }]);
+    expect(s.entries.map((e) => e.parentId)).toEqual(['c', 'a', null]);
+    expect(summary((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:three']);
+  });
+
   it('joins the fragments of one record (a repeated uuid), as Qwen Code does', async () => {
     const id = await chat('00000000-0000-4000-8000-000000000002', [
       rec('a', null, 'user', user('hello')),

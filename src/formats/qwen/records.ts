@@ -207,6 +207,38 @@ function joined(frags: JsonObject[]): JsonObject {
   return out;
 }
 
+/**
+ * A parentUuid cycle (Qwen Code stops its walk at one) is cut at its member latest in the file, which
+ * becomes a root, with a warning naming its line; so every later step sees a tree.
+ */
+function breakCycles(entries: Entry[], lineOf: Map<string, number>, file: string, warnings: ParseWarning[]): void {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const order = new Map(entries.map((e, i) => [e.id, i]));
+  const done = new Set<string>();
+  for (const start of entries) {
+    const onPath: Entry[] = [];
+    let cur: Entry | undefined = start;
+    while (cur && !done.has(cur.id)) {
+      const at = onPath.indexOf(cur);
+      if (at >= 0) {
+        const cycle = onPath.slice(at);
+        const cut = cycle.reduce((a, b) => ((order.get(a.id) ?? 0) >= (order.get(b.id) ?? 0) ? a : b));
+        warnings.push({
+          file,
+          line: lineOf.get(cut.id),
+          id: cut.id,
+          message: `parentUuid cycle (${cycle.map((e) => e.id).join(' → ')}); ${cut.id} made a root`,
+        });
+        cut.parentId = null;
+        break;
+      }
+      onPath.push(cur);
+      cur = cur.parentId === null ? undefined : byId.get(cur.parentId);
+    }
+    for (const e of onPath) done.add(e.id);
+  }
+}
+
 /** Reads one chat file. Damaged lines and records with a missing parent are warnings naming file and line. */
 export async function readQwenChat(file: string): Promise<Session> {
   const warnings: ParseWarning[] = [];
@@ -237,6 +269,7 @@ export async function readQwenChat(file: string): Promise<Session> {
       }
     } else entries.push(entryOf(rec, parentId));
   }
+  breakCycles(entries, g.lineOf, file, warnings);
   const leafId = g.leaf ?? null;
   const chain = leafId ? pathToLeaf({ entries, leafId }) : [];
   const first = g.first;
