@@ -5,6 +5,7 @@
  * Pure over the driver; the routes in data-routes.ts turn these into JSON.
  */
 import { injectedLabel } from '../../formats/injected.js';
+import { CopyChoice, copyKeyOf, copyRankOf } from '../../model/copies.js';
 import type { SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
@@ -837,25 +838,14 @@ export class WebData {
     };
   }
 
-  /** For each copy key, the session whose record counts: by start, then copyRank, then no fork first, then id (as settleCopies). */
-  private async countingCopies(sessions: readonly SessionInfo[]): Promise<Map<string, SessionInfo>> {
-    const best = new Map<string, { info: SessionInfo; rank: number }>();
-    const before = (a: SessionInfo, ar: number, b: SessionInfo, br: number) =>
-      a.createdAt !== b.createdAt
-        ? a.createdAt < b.createdAt
-        : ar !== br
-          ? ar < br
-          : !a.parentId !== !b.parentId
-            ? !a.parentId
-            : a.id < b.id;
+  /** For each copy key, the session whose record counts (CopyChoice: the rule settleCopies applies in SQL). */
+  private async countingCopies(sessions: readonly SessionInfo[]): Promise<CopyChoice<SessionInfo>> {
+    const choice = new CopyChoice<SessionInfo>();
     for (const info of sessions) {
       if (info.source === THREADBASE_SOURCE) continue;
-      for (const r of await this.countedRecordsOf(info)) {
-        const b = best.get(r.copyKey);
-        if (!b || before(info, r.copyRank, b.info, b.rank)) best.set(r.copyKey, { info, rank: r.copyRank });
-      }
+      for (const r of await this.countedRecordsOf(info)) choice.offer(r.copyKey, info, r.copyRank, info);
     }
-    return new Map([...best].map(([k, v]) => [k, v.info]));
+    return choice;
   }
 
   private async countedRecordsOf(info: SessionInfo): Promise<CountedRecord[]> {
@@ -868,10 +858,8 @@ export class WebData {
     for (const e of session?.entries ?? []) {
       const m = counted.get(e.id);
       if (!m) continue;
-      const responseId = responseRecordOf(e)?.responseId;
-      const tokens = (m.usage?.input ?? 0) + (m.usage?.output ?? 0);
-      const copyKey = responseId ? `r\u0000${responseId}\u0000${e.timestamp}` : `e\u0000${e.id}\u0000${e.timestamp}`;
-      const copyRank = m.cost === undefined ? 1 : m.cost === 0 && tokens > 0 ? 2 : 0;
+      const copyKey = copyKeyOf(e);
+      const copyRank = copyRankOf(m);
       const day = (e.timestamp || info.createdAt).slice(0, 10);
       // each model's part (an advisor request's under its own model); a recorded cost covers them all
       costPerModel(this.prices, m).forEach((part, i) => {

@@ -43,6 +43,7 @@ import {
   type UnrecordedUsageGroup,
 } from '../index-sync/prices.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
+import { preferredCopyOrder } from '../sqlite/copies.js';
 import { migrate } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -101,9 +102,8 @@ interface CostGroups {
 
 const emptyCostGroups = (): CostGroups => ({ recordedCost: 0, unrecorded: [], usage: { ...emptyUsage(), cost: 0, messages: 0 } });
 
-const COPY_PREFERRED = `s.created_at,
-  CASE WHEN resp.cost IS NULL THEN 1 WHEN resp.cost = 0 AND coalesce(resp.usage_input, 0) + coalesce(resp.usage_output, 0) > 0 THEN 2 ELSE 0 END,
-  s.parent_id IS NOT NULL, s.id`;
+/** Which copy of a response counts, the rule the local index applies (preferredCopyOrder), on costGroups' resp columns. */
+const COPY_PREFERRED = preferredCopyOrder({ cost: 'resp.cost', input: 'resp.usage_input', output: 'resp.usage_output' });
 
 const SAFE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
