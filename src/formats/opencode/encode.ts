@@ -12,6 +12,7 @@ import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
+import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
 import {
@@ -159,7 +160,10 @@ export function encodeEntries(
   const seededTools = new Set<Json>();
   const updatedParts: Json[] = [];
   const orphanResults: string[] = [];
+  /** call ids unique in the session: OpenCode sends them as recorded, and the Messages API refuses repeats */
+  const toolIds = new UniqueToolIds();
   for (const [callId, part] of seed.tools ?? []) {
+    toolIds.seen(callId, str(part.callID) ?? callId);
     const copy = structuredClone(part);
     pendingTools.set(callId, copy);
     seededTools.add(copy);
@@ -190,6 +194,7 @@ export function encodeEntries(
     const parts = m.parts.map((p) =>
       newPart(id, { ...p, ...(p.type === 'compaction' && str(p.tail_start_id) ? { tail_start_id: p.tail_start_id } : {}) }),
     );
+    for (const p of parts) if (p.type === 'tool' && str(p.callID)) toolIds.seen(str(p.callID) as string);
     const copy = { info, parts };
     out.push(copy);
     return copy;
@@ -340,11 +345,14 @@ export function encodeEntries(
         );
       else if (p.type === 'tool_call') {
         hasTools = true;
+        // an id an earlier call has gets a new one, the call's own kept beside it (a field OpenCode ignores)
+        const callID = toolIds.call(p.id);
         const tool = newPart(id, {
           type: 'tool',
-          callID: p.id,
+          callID,
           tool: p.name,
           state: { status: 'error', input: p.input, error: INTERRUPTED_TOOL, time: { start: at, end: at } },
+          ...(callID !== p.id ? { threadbase: { callID: p.id } } : {}),
         });
         pendingTools.set(p.id, tool);
         parts.push(tool);

@@ -243,7 +243,8 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
         });
     } else if (p.type === 'tool') {
       const state = obj(p.state) ?? {};
-      const callId = str(p.callID) ?? str(p.id) ?? '';
+      // the call's own id, where threadbase wrote it with a new one (encode.ts: an earlier call had it)
+      const callId = str(obj(p.threadbase)?.callID) ?? str(p.callID) ?? str(p.id) ?? '';
       const name = str(p.tool) ?? 'unknown';
       const meta = otherProviderMetadata(p);
       parts.push({

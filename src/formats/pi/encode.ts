@@ -12,6 +12,7 @@ import { assistantImageNote } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
+import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { SOURCE, SYSTEM_CUSTOM_TYPE } from './parse.js';
 import {
@@ -192,7 +193,12 @@ export function piThinkingSignature(p: ThinkingPart, api: string | undefined): s
   }
 }
 
-function assistantBlocks(parts: readonly Part[], api: string | undefined, warn: (m: string) => void): PiBlock[] {
+function assistantBlocks(
+  parts: readonly Part[],
+  api: string | undefined,
+  ids: UniqueToolIds,
+  warn: (m: string) => void,
+): PiBlock[] {
   const out: PiBlock[] = [];
   for (const p of parts) {
     switch (p.type) {
@@ -211,7 +217,17 @@ function assistantBlocks(parts: readonly Part[], api: string | undefined, warn: 
         // a call the provider ran (codex's web search) has no result: pi-ai would answer it with an error;
         // its note is sent instead, the call kept beside it for reading back
         if (isProviderExecuted(p)) out.push({ type: 'text', text: providerCallNote(p), threadbase: { providerCall: p } });
-        else out.push({ type: 'toolCall', id: joinToolCallId(p.id, p.meta), name: p.name, arguments: p.input });
+        else {
+          // an id an earlier call has gets a new one (pi sends the ids as recorded), the call's own kept beside it
+          const id = ids.call(p.id);
+          out.push({
+            type: 'toolCall',
+            id: joinToolCallId(id, p.meta),
+            name: p.name,
+            arguments: p.input,
+            ...(id !== p.id ? { threadbase: { id: p.id } } : {}),
+          });
+        }
         break;
       case 'image':
         // pi's assistant messages hold no images (codex's generated ones): a note pi sends, the image
@@ -243,6 +259,9 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
   const records: PiRecord[] = [];
   const byRecordId = new Map<string, PiRecord>();
   const toolNames = new Map<string, string>(opts.toolNames ?? []);
+  // tool-call ids unique in the file: the calls it holds already, pi's own records, then ours
+  const toolIds = new UniqueToolIds();
+  for (const id of toolNames.keys()) toolIds.seen(splitToolCallId(id).callId);
   /** record id → responseId, for assistant records we built (may be continued) */
   const responseOf = new Map<string, string>();
   const childCount = new Map<string, number>();
@@ -275,6 +294,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           // by pi's id and by the model's (a result written from model fields asks by that)
           toolNames.set(String(b.id), String(b.name));
           toolNames.set(splitToolCallId(String(b.id)).callId, String(b.name));
+          toolIds.seen(splitToolCallId(String(b.id)).callId);
         }
       }
       continue;
@@ -288,7 +308,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           const api = piApiOf(m);
           // one thinking block per reasoning item, as pi-ai keeps a Responses item (OpenCode gives a part per summary part)
           const parts = thinkingSignatureKind(api) === 'responses' ? joinOpenAIReasoning(m.parts) : m.parts;
-          const content = assistantBlocks(parts, api, warn);
+          const content = assistantBlocks(parts, api, toolIds, warn);
           for (const p of m.parts) if (p.type === 'tool_call') toolNames.set(p.id, p.name);
           // The next record of a response pi would have recorded as one message.
           const prev = parentId ? byRecordId.get(parentId) : undefined;
@@ -362,6 +382,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
         for (const p of results) {
           if (p.type !== 'tool_result') continue;
           const id = mint();
+          const callId = toolIds.result(p.callId);
           push({
             type: 'message',
             id,
@@ -369,7 +390,9 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
             timestamp,
             message: {
               role: 'toolResult',
-              toolCallId: joinToolCallId(p.callId, p.meta),
+              toolCallId: joinToolCallId(callId, p.meta),
+              // the id of the call it answers, where that call got a new one (assistantBlocks)
+              ...(callId !== p.callId ? { threadbase: { toolCallId: p.callId } } : {}),
               toolName: p.name ?? toolNames.get(p.callId) ?? 'unknown',
               content: toolResultContent(p.content, warn),
               isError: p.isError === true,

@@ -156,11 +156,15 @@ function assistantParts(content: unknown, where: Warn, api: string | undefined):
         else parts.push(thinkingPart(b, api));
         break;
       case 'toolCall': {
-        const { callId, itemId } = splitToolCallId(str(b.id) ?? '');
+        const split = splitToolCallId(str(b.id) ?? '');
+        const itemId = split.itemId;
+        // the call's own id, where threadbase wrote it with a new one (encode.ts: an earlier call had it)
+        const kept = isRecord(b.threadbase) ? str(b.threadbase.id) : undefined;
+        const callId = kept ?? split.callId;
         const part = withMeta<ToolCallPart>(
           { type: 'tool_call', id: callId, name: str(b.name) ?? '', input: isRecord(b.arguments) ? b.arguments : {} },
           b,
-          ['type', 'id', 'name', 'arguments'],
+          ['type', 'id', 'name', 'arguments', ...(kept !== undefined ? ['threadbase'] : [])],
         );
         parts.push(itemId !== undefined ? { ...part, meta: { ...part.meta, piItemId: itemId } } : part);
         break;
@@ -216,7 +220,10 @@ export function messageFromPi(m: PiRecord, warn: Warn): Message | undefined {
     }
     case 'toolResult': {
       const content: ToolResultContent[] = blocksToParts(m.content, warn);
-      const { callId, itemId } = splitToolCallId(str(m.toolCallId) ?? '');
+      const split = splitToolCallId(str(m.toolCallId) ?? '');
+      const itemId = split.itemId;
+      // the id of the call it answers, where threadbase wrote that call with a new one (encode.ts)
+      const callId = (isRecord(m.threadbase) ? str(m.threadbase.toolCallId) : undefined) ?? split.callId;
       return {
         role: 'tool',
         parts: [
