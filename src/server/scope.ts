@@ -17,9 +17,11 @@ import type {
 import { NotFoundError, UnsupportedError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
 import type { PriceTable } from '../stores/index-sync/prices.js';
+import { ProjectIdsDriver } from './tenant-ids.js';
 
 export type ProjectStores = (projectId: string) => SessionDriver;
 
+/** Each project's view of the store, its session ids its own (ProjectIdsDriver) */
 export function projectStores(store: SessionDriver): ProjectStores {
   const { forTenant } = store;
   if (forTenant) {
@@ -28,13 +30,13 @@ export function projectStores(store: SessionDriver): ProjectStores {
     return (projectId) => {
       let s = cache.get(projectId);
       if (!s) {
-        s = forTenant.call(store, projectId);
+        s = new ProjectIdsDriver(forTenant.call(store, projectId), projectId);
         cache.set(projectId, s);
       }
       return s;
     };
   }
-  return (projectId) => new ProjectScopedDriver(store, projectId);
+  return (projectId) => new ProjectIdsDriver(new ProjectScopedDriver(store, projectId), projectId);
 }
 
 const PROJECT_KEY = 'threadbaseProject';

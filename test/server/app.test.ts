@@ -242,7 +242,7 @@ describe('threadbase routes', () => {
       entries: [e('a', null, 'z')],
     });
     expect(b.status).toBe(201);
-    expect(b.json.data.id).not.toBe('local-1');
+    expect(b.json.data).toEqual({ id: 'local-1', created: true, added: 1 }); // its own, under the id it asked for
     expect(
       (await call('PUT', '/api/v1/threadbase/sessions/x', keyA, { session: { id: 'x' }, entries: [{ id: 1 }] })).status,
     ).toBe(400);

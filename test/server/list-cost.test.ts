@@ -13,6 +13,7 @@ import { NotFoundError } from '../../src/model/errors.js';
 import type { Entry, Session, Usage } from '../../src/model/types.js';
 import { createApp } from '../../src/server/app.js';
 import { ProjectScopedDriver, projectStores } from '../../src/server/scope.js';
+import { ProjectIdsDriver } from '../../src/server/tenant-ids.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { WebData } from '../../src/server/web/data.js';
 import { costOf, estimatedCostOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
@@ -193,11 +194,12 @@ describe("projectStores asks the store for forTenant (not for PostgreSQL's class
     }
     const stores = projectStores(new TenantStore());
     const p1 = stores('p1');
-    expect(p1).not.toBeInstanceOf(ProjectScopedDriver);
+    expect(p1).toBeInstanceOf(ProjectIdsDriver);
+    expect((p1 as ProjectIdsDriver).inner).not.toBeInstanceOf(ProjectScopedDriver);
     expect(stores('p1')).toBe(p1);
     stores('p2');
     expect(views).toEqual(['p1', 'p2']);
     // a store without forTenant is wrapped
-    expect(projectStores(new MemoryStore())('p1')).toBeInstanceOf(ProjectScopedDriver);
+    expect((projectStores(new MemoryStore())('p1') as ProjectIdsDriver).inner).toBeInstanceOf(ProjectScopedDriver);
   });
 });
