@@ -52,6 +52,37 @@ export function sessionAlongPath(session: Session, at?: string, target?: SourceN
 const BRANCH_SUMMARY_WORDING_OF = 'pi';
 
 /**
+ * The path with the side chains (sub-agent work kept in the session: Claude Code's in-file sidechains,
+ * the Agent SDK's sub-agent messages) that start on it, or at no entry (`unrooted`), after its
+ * entries, still marked `sidechain`: for a target that writes them as its sub-agent sessions
+ * (capabilities.sideChains). A chain of records alone (no message) is no sub-agent's work.
+ */
+export function withSideChains(session: Session, along: Session, unrooted = true): Session {
+  const byId = new Map(session.entries.map((e) => [e.id, e]));
+  const onPath = new Set(along.entries.map((e) => e.id));
+  const rootOf = new Map<string, Entry>();
+  const root = (e: Entry): Entry => {
+    const known = rootOf.get(e.id);
+    if (known) return known;
+    const parent = e.parentId ? byId.get(e.parentId) : undefined;
+    // a cycle through side entries ends at the entry it came back to
+    rootOf.set(e.id, e);
+    const r = parent?.sidechain ? root(parent) : e;
+    rootOf.set(e.id, r);
+    return r;
+  };
+  const side = session.entries.filter((e) => e.sidechain && !onPath.has(e.id));
+  const chains = new Map<string, Entry[]>();
+  for (const e of side) {
+    const r = root(e);
+    if (r.parentId === null ? !unrooted : !onPath.has(r.parentId)) continue;
+    chains.set(r.id, [...(chains.get(r.id) ?? []), e]);
+  }
+  const kept = [...chains.values()].filter((c) => c.some((e) => e.kind === 'message')).flat();
+  return kept.length ? { ...along, entries: [...along.entries, ...kept] } : along;
+}
+
+/**
  * Each branch summary with the text the source agent sends the model for it (pi wraps it in its own
  * words: pi/records.ts branchSummaryText), as that agent's ResumeContext renders it, so that a target
  * sends what the source agent sent without knowing its wording: the writers send a branch summary's
@@ -218,12 +249,17 @@ export async function convertSessionAll(
     }
     return withLosses(written, s, target);
   };
-  if (!o.allBranches) return [await write(sessionAlongPath(session, o.at, target.name))];
+  // the side chains go along where the target writes them (those at no entry with the first session written only)
+  const along = (at: string | undefined, first: boolean) => {
+    const s = sessionAlongPath(session, at, target.name);
+    return target.capabilities.sideChains ? withSideChains(session, s, first) : s;
+  };
+  if (!o.allBranches) return [await write(along(o.at, true))];
   if (target.capabilities.branch) return [await write(treeForTargets(session, target.name))];
   const out: SessionInfo[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));
-  for (const b of bs) out.push(await write(sessionAlongPath(session, b.leaf.id, target.name)));
+  for (const b of bs) out.push(await write(along(b.leaf.id, out.length === 0)));
   return out;
 }
 

@@ -26,6 +26,11 @@ export interface DriverCapabilities {
   title: boolean;
   /** full-text search over entries */
   search: boolean;
+  /**
+   * writeSession writes a session's side chains (sub-agent work kept in the session, marked `sidechain`)
+   * as the agent's own sub-agent sessions; convert passes them along the written path (withSideChains)
+   */
+  sideChains?: boolean;
 }
 
 export interface SessionFilter {

@@ -10,20 +10,21 @@
  *   there; and Gemini CLI resumes it again with them (a compaction written as `$set.messages` included).
  */
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
+import { convertSession } from '../../src/convert/session.js';
 import { NO_RESULT } from '../../src/formats/gemini/encode.js';
 import { contextToGeminiContents } from '../../src/formats/gemini/index.js';
 import { withRegistryLock } from '../../src/formats/gemini/registry-lock.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
-import type { Session } from '../../src/model/types.js';
+import type { Entry, Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
 import { readContext, readSession } from '../helpers/conversions.js';
 import { copyFixture, type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
-import { chainSession, messageEntry, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
+import { chainSession, messageEntry, ONE_PIXEL_PNG, textEntry, textMessage } from '../helpers/sessions.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
@@ -265,4 +266,57 @@ describe("Gemini CLI's lock on projects.json", () => {
       await own.close();
     }
   }, 180_000);
+});
+
+describe('a session with sub-agent work (side chains) converted into Gemini CLI', () => {
+  it('its sub-agent chats sit beside the main chat, and the real gemini resumes the main chat as threadbase says', async () => {
+    const task = { type: 'tool_call' as const, id: 'task1', name: 'Task', input: { prompt: 'count the files' } };
+    const side = (e: Entry): Entry => ({ ...e, sidechain: true });
+    const entries: Entry[] = [
+      textEntry('u', null, 1, 'user', 'how many files?'),
+      messageEntry('a', 'u', 2, { role: 'assistant', model: 'gemini-2.5-pro', parts: [task] }),
+      side(messageEntry('s1', null, 3, textMessage('user', 'count the files', { meta: { parent_tool_use_id: 'task1' } }))),
+      side(
+        messageEntry(
+          's2',
+          's1',
+          4,
+          textMessage('assistant', 'there are 3', { model: 'gemini-2.5-flash', meta: { parent_tool_use_id: 'task1' } }),
+        ),
+      ),
+      messageEntry('r', 'a', 5, { role: 'tool', parts: [{ type: 'tool_result', callId: 'task1', content: 'there are 3' }] }),
+      messageEntry('b', 'r', 6, textMessage('assistant', 'Three files.', { model: 'gemini-2.5-pro' })),
+    ];
+    const t = entries[0]?.timestamp as string;
+    const session: Session = {
+      id: 'sdk-sub',
+      source: 'threadbase',
+      project: home.project,
+      createdAt: t,
+      updatedAt: t,
+      messageCount: 4,
+      entries,
+      leafId: 'b',
+    };
+    const written = await convertSession(session, { to: 'gemini', env: home.env });
+    const sources = new Sources(home.env);
+    const subs = await sources.driver('gemini').listSessions({ parentId: written.id });
+    await sources.close();
+    expect(subs.map((s) => [s.path, s.parentToolCallId])).toEqual([
+      [join(dirname(written.path as string), written.id, `${subs[0]?.id}.jsonl`), 'task1'],
+    ]);
+    const expected = contextToGeminiContents(await readContext(home, 'gemini', written.id));
+    await runGemini(home, ['--resume', written.id, '-p', 'probe sub-agents']);
+    const sent = resumedContents(home, 'probe sub-agents');
+    expect(sent).toEqual(expected);
+    expect(contentItems(sent)).toEqual([
+      'user:how many files?',
+      'call:task1:Task:{"prompt":"count the files"}',
+      'result:task1:there are 3',
+      'result:task1:there are 3',
+      'model:Three files.',
+    ]);
+    // Gemini CLI appended to the main chat and left the sub-agent's alone
+    expect((await readSession(home, 'gemini', subs[0]?.id as string)).messageCount).toBe(2);
+  }, 120_000);
 });

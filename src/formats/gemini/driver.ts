@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
 import { ThreadbaseError } from '../../model/errors.js';
+import { pathToLeaf } from '../../model/tree.js';
 import type { Session, SessionInfo } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
@@ -17,6 +18,7 @@ import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from 
 import { isObject, type JsonObject } from './content.js';
 import { encodeChatRecords } from './encode.js';
 import { type RegistryLockOptions, withRegistryLock } from './registry-lock.js';
+import { linkSubAgent, sideChainsOf } from './subagents.js';
 
 export function geminiDir(env: DriverEnv): string {
   return join(env.env.GEMINI_CLI_HOME || env.home, '.gemini');
@@ -63,7 +65,7 @@ export class GeminiDriver extends DriverBase {
   /** 1: the `threadbase` fields of chats threadbase wrote (encode.ts) read back */
   readonly readerVersion = 1;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
-  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
+  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
   /** From the last listUnits: each session's file, and every file found */
   private units: { bySession: Map<string, Located>; byFile: Map<string, Located> } | undefined;
@@ -291,7 +293,8 @@ export class GeminiDriver extends DriverBase {
 
   /**
    * Writes a session's current branch as a new Gemini CLI chat in its project's folder (a new file,
-   * written whole): `gemini --resume <id>` in that project resumes it.
+   * written whole): `gemini --resume <id>` in that project resumes it. Its side chains (sub-agent work)
+   * become sub-agent chats beside it (subagents.ts), each linked from the call that ran it.
    */
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -301,18 +304,39 @@ export class GeminiDriver extends DriverBase {
     const dir = await this.projectDir(project);
     const now = new Date();
     const { records, warnings } = encodeChatRecords(session);
-    const last = records.at(-1)?.timestamp;
+    const projectHash = createHash('sha256').update(project).digest('hex');
+    const lastTime = (rs: JsonObject[]) => {
+      const last = rs.at(-1)?.timestamp;
+      return typeof last === 'string' ? last : now.toISOString();
+    };
+    const subAgents = sideChainsOf(session, session.entries.length ? pathToLeaf(session) : []).map((chain) => {
+      const agentId = randomUUID();
+      const sub = encodeChatRecords({ entries: chain.entries, leafId: chain.entries.at(-1)?.id ?? null });
+      if (chain.spawnedBy) linkSubAgent(records, chain.spawnedBy, agentId);
+      warnings.push(...sub.warnings.map((w) => `sub-agent ${agentId}: ${w}`));
+      const meta: JsonObject = {
+        sessionId: agentId,
+        projectHash,
+        startTime: chain.entries[0]?.timestamp ?? now.toISOString(),
+        lastUpdated: lastTime(sub.records),
+        kind: 'subagent',
+        // as Gemini CLI records a sub-agent's: the workspace's directories
+        directories: session.directories?.length ? session.directories : [project],
+      };
+      return { file: join(dir, 'chats', id, `${agentId}.jsonl`), lines: [meta, ...sub.records] };
+    });
     const meta: JsonObject = {
       sessionId: id,
-      projectHash: createHash('sha256').update(project).digest('hex'),
+      projectHash,
       startTime: session.createdAt || now.toISOString(),
-      lastUpdated: typeof last === 'string' ? last : now.toISOString(),
+      lastUpdated: lastTime(records),
       kind: 'main',
       ...(session.title ? { summary: session.title } : {}),
       ...(session.directories?.length ? { directories: session.directories } : {}),
     };
     const file = join(dir, 'chats', chatFileName(id, now));
     await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });
+    for (const sub of subAgents) await writeFileAtomic(sub.file, toJsonl(sub.lines), { exclusive: true });
     const written = await readChat(file, { dirName: basename(dir), project });
     const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
