@@ -1,8 +1,8 @@
 /**
  * Sessions written into Qwen Code, resumed by the real `qwen` (0.24.4, `--auth-type anthropic` on the
  * loopback Anthropic stand-in):
- * - Claude Code sessions (signed thinking and tool calls; one with a compaction) and a pi session (a
- *   tool call) are converted with `threadbase convert <id> --to qwen`;
+ * - Claude Code sessions (signed thinking and tool calls; one with a compaction), a pi session (a
+ *   tool call) and a codex session (developer instructions, reasoning, shell calls) are converted with `threadbase convert <id> --to qwen`;
  * - `qwen --resume <id> <probe>` in the project resumes each: the request it sends holds every turn,
  *   tool call and result of the source's own context, in order, and the thinking with its signature;
  * - the chat Qwen Code appended to is converted back into Claude Code with nothing of it lost: the
@@ -12,18 +12,25 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
+import { providerCallNote } from '../../src/convert/provider-tools.js';
+import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
+import type { SessionInfo } from '../../src/model/types.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { okProbeRule, readContext, readSession } from '../helpers/conversions.js';
 import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
 /** Signed thinking, two tool calls (one response split over entries), no compaction. */
 const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+/** A real codex rollout: developer instructions (system messages), reasoning, two shell calls. */
+const CODEX_ID = '01a2049f-112d-7912-ae95-4f258b998a24';
+const CODEX_FILE = `2026/11/22/rollout-2026-11-22T18-57-43-${CODEX_ID}.jsonl`;
 
 let home: AgentHome;
 
@@ -47,6 +54,7 @@ beforeAll(async () => {
     '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
     '/tmp/pihome-LHY6x7/proj',
   );
+  await copyFixture(`test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
 });
 afterAll(async () => {
   await home?.close();
@@ -113,6 +121,7 @@ describe.each([
   { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, thinking: true },
   { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false, thinking: false },
   { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true, thinking: false },
+  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true, thinking: false },
 ])('a $from session converted into Qwen Code ($probe)', ({ from, id, probe, calls, thinking }) => {
   let written: Written;
   let source: string[];
@@ -141,5 +150,43 @@ describe.each([
     const items = contextItems(await readContext(home, 'claude', back.id));
     expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
     expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+  }, 120_000);
+});
+
+describe('a session with a search the provider ran and a call left without a result', () => {
+  it('is resumed by the real qwen: the search as its note, the call answered by Qwen Code’s own error result; read back as it was', async () => {
+    const search = {
+      type: 'tool_call' as const,
+      id: 'ws_1',
+      name: 'web_search',
+      input: { type: 'search', query: 'zanzibar quokka' },
+      meta: { providerExecuted: true },
+    };
+    const session = chainSession('mid-turn', 'codex', home.project, [
+      ['u', textMessage('user', 'look it up')],
+      [
+        'a',
+        {
+          role: 'assistant',
+          parts: [search, { type: 'tool_call', id: 'call_2', name: 'run_shell_command', input: { command: 'ls' } }],
+        },
+      ],
+    ]);
+    const sources = new Sources(home.env);
+    const info = (await sources.driver('qwen').writeSession?.(session)) as SessionInfo;
+    await sources.close();
+    await runQwen(home, ['--resume', info.id, 'probe mid-turn']);
+    const sent = requestItems(requestEndingWith(home, 'probe mid-turn').messages);
+    expect(sent).toEqual([
+      'user:look it up',
+      `assistant:${providerCallNote(search)}`,
+      'call:call_2:run_shell_command:{"command":"ls"}',
+      expect.stringMatching(/^result:call_2:.*not recorded/),
+      'user:probe mid-turn',
+    ]);
+    // the search comes back as the call it was
+    const back = await readSession(home, 'qwen', info.id);
+    const a = back.entries.find((e) => e.id === 'a');
+    expect(a?.kind === 'message' && a.message.parts[0]).toEqual(search);
   }, 120_000);
 });

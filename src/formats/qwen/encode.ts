@@ -11,6 +11,7 @@
  * or an entry Qwen Code has no record for is a `system` record without one (not sent).
  */
 import { randomUUID } from 'node:crypto';
+import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
@@ -35,7 +36,9 @@ function modelPart(p: Part): JsonObject | undefined {
 }
 
 /** A message as the Content Qwen Code records and sends; call names for results from `callNames`. */
-export function contentOf(m: Message, callNames: Map<string, string>): JsonObject {
+export function contentOf(message: Message, callNames: Map<string, string>): JsonObject {
+  // a call the provider ran (codex's web search) is no call Qwen Code can send: its note instead
+  const m = providerCallsAsNotes(message);
   const parts: JsonObject[] = [];
   for (const p of m.parts) {
     if (p.type === 'tool_result') parts.push(...functionResponseParts(p, p.name ?? callNames.get(p.callId) ?? ''));
