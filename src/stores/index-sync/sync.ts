@@ -11,7 +11,6 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { Sources } from '../../formats/registry.js';
 import { type DriverEnv, hasListingStamp, isIncrementalSource, type SessionDriver, type SourceUnit } from '../../model/driver.js';
@@ -20,6 +19,7 @@ import { threadbaseHome } from '../open.js';
 import { THREADBASE_SOURCE } from '../shared.js';
 import type { SqliteStore } from '../sqlite/index.js';
 import { edgeHashes, prepareRead, type ReadJob, type ReadResult, readWhole, type WholeRead } from './read.js';
+import { withInitialOldSpace } from './worker-heap.js';
 
 export function indexPath(env: DriverEnv): string {
   return join(threadbaseHome(env), 'index.db');
@@ -195,7 +195,9 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 160 };
  * The worker's old generation starts at this size (V8 starts a new isolate's small and collects it
  * whenever it doubles: ≈ 100 mark-compacts per 200 MB of sessions, whose marking threads took as
  * much CPU as the parsing). 64 MB: a 1 GB cold sync 18.7-20.9 s against 29.4-29.8 s, peak RSS
- * 308-366 MB against 289-321 MB; 32 or 48 MB gained little (bench/RESULTS.md).
+ * 308-366 MB against 289-321 MB; 32 or 48 MB gained little (bench/RESULTS.md). At 20 MB it gains nothing
+ * (worker forced: 6.5-9.5 s with it against 5.5-8.4 s without, 8 runs each interleaved, two shared cores).
+ * Set for this worker's isolate only (worker-heap.ts).
  */
 const WORKER_INITIAL_OLD_SPACE_MB = 64;
 
@@ -208,8 +210,6 @@ class ReadPool {
 
   constructor(env: DriverEnv) {
     const workerData: DriverEnv = { home: env.home, env: { ...env.env } };
-    // Worker options take no V8 flags; a flag set now applies to the isolates created after it.
-    setFlagsFromString(`--initial-old-space-size=${WORKER_INITIAL_OLD_SPACE_MB}`);
     if (import.meta.url.endsWith('.ts')) {
       // Run from the TypeScript sources (tests, bench): the worker registers tsx before loading its module.
       const tsx = pathToFileURL(
@@ -219,8 +219,15 @@ class ReadPool {
       ).href;
       const main = new URL('./read-worker.ts', import.meta.url).href;
       const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(main)}); })`;
-      this.worker = new Worker(boot, { eval: true, workerData, resourceLimits: WORKER_LIMITS });
-    } else this.worker = new Worker(new URL('./read-worker.js', import.meta.url), { workerData, resourceLimits: WORKER_LIMITS });
+      this.worker = withInitialOldSpace(
+        WORKER_INITIAL_OLD_SPACE_MB,
+        () => new Worker(boot, { eval: true, workerData, resourceLimits: WORKER_LIMITS }),
+      );
+    } else
+      this.worker = withInitialOldSpace(
+        WORKER_INITIAL_OLD_SPACE_MB,
+        () => new Worker(new URL('./read-worker.js', import.meta.url), { workerData, resourceLimits: WORKER_LIMITS }),
+      );
     this.worker.on('message', (r: ReadResult) => {
       const w = this.waiting.get(r.seq);
       if (!w) return;
