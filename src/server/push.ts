@@ -18,7 +18,7 @@ export interface PushedSession {
   sent: number;
   lastEntryId: string | null;
   updatedAt: string;
-  /** the title last sent (absent in state written before titles were compared: taken as sent) */
+  /** the title (as the local listing gives it) last sent; absent in state written before titles were kept */
   title?: string | null;
 }
 
@@ -180,9 +180,9 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         prev && prev.sent <= s.entries.length && (prev.sent === 0 || s.entries[prev.sent - 1]?.id === prev.lastEntryId);
       const todo = resume ? s.entries.slice(prev.sent) : s.entries;
       // a title not sent yet (state from before titles were kept: sent again, once) is pushed alone
-      const titleChanged = !!s.title && s.title !== prev?.title;
+      const titleChanged = !!info.title && info.title !== prev?.title;
       if (prev && todo.length === 0 && !titleChanged) {
-        mine[info.id] = { ...prev, updatedAt: info.updatedAt, title: s.title ?? null };
+        mine[info.id] = { ...prev, updatedAt: info.updatedAt, title: info.title ?? null };
         report.unchanged++;
         continue;
       }
@@ -232,7 +232,8 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         sent: s.entries.length,
         lastEntryId: s.entries[s.entries.length - 1]?.id ?? null,
         updatedAt: info.updatedAt,
-        title: s.title ?? null,
+        // as the listing names it, which the next push compares
+        title: info.title ?? null,
       };
     } catch (error) {
       report.failed.push({ id: info.id, error: (error as Error).message });
