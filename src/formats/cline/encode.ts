@@ -1,12 +1,14 @@
 /**
  * A session of the model as Cline CLI messages (ClineStorageMessage, @cline/core 0.0.86): Anthropic
- * messages with `id`, `ts`, `modelInfo` and `metrics`. Consecutive model messages of one wire role
- * become one Cline message (Claude Code's per-block records of one response, a tool message and the
- * user's words after it), and every tool call is answered in the next user message (the Messages API
- * wants it so). What Cline has no field for goes into the message's `threadbase` field, which Cline
- * 3.0.65 keeps when it rewrites the file on resume (block-level fields it drops): each model entry's
- * id, time and fields, its parts' meta, tool ids it renamed, and the entries of other kinds before it.
- * sessions.ts reads it back.
+ * messages with `id`, `ts`, `modelInfo` and `metrics`, one per model entry (Cline's provider layer
+ * merges consecutive messages of one role into one API turn, as it does with the tool messages it
+ * splits a user message into). Every tool call is answered before the next turn (the Messages API
+ * wants it so), and a result names its tool (Cline turns it into an AI SDK tool result, which needs
+ * the name). What Cline has no field for goes into the message's `metadata.threadbase`: Cline 3.0.65
+ * keeps a message's `metadata` when it rewrites the file on resume (other unknown fields it drops),
+ * copying it onto each piece of a message it splits. It holds the entry's id, time and fields, its
+ * parts' meta, tool ids renamed for the API, and the entries of other kinds before it. sessions.ts
+ * reads it back.
  */
 import { AnthropicToolIds, partToAnthropicBlock } from '../../convert/anthropic.js';
 import { missingResult } from '../../convert/pairing.js';
@@ -15,19 +17,6 @@ import type { Entry, Message, Part, ToolCallPart } from '../../model/types.js';
 import { isObject, type JsonObject } from './sessions.js';
 
 type Wire = 'user' | 'assistant';
-
-/** One model entry of a Cline message: a message entry, or a summary sent as a user turn. */
-interface Item {
-  entry: Entry;
-  message: Message;
-}
-
-interface Group {
-  role: Wire;
-  items: Item[];
-  /** entries of other kinds on the path before the group (no Cline message of their own) */
-  before: Entry[];
-}
 
 /** A compaction or branch summary is sent as a user turn of its text; the entry itself kept beside it. */
 function summaryMessage(e: Entry): Message | undefined {
@@ -80,10 +69,29 @@ export interface EncodedCline {
   provider?: string;
 }
 
-function groupsOf(path: readonly Entry[]): { groups: Group[]; after: Entry[]; systems: number } {
-  const groups: Group[] = [];
-  let pending: Entry[] = [];
+/** The entries of a linear session (root to leaf) as Cline messages. */
+export function encodeClineMessages(path: readonly Entry[]): EncodedCline {
+  const warnings: string[] = [];
+  const ids = new AnthropicToolIds();
+  const out: JsonObject[] = [];
+  let model: string | undefined;
+  let provider: string | undefined;
   let systems = 0;
+  /** entries with no Cline message of their own, kept on the next message */
+  let pending: Entry[] = [];
+  /** calls not answered yet, by the id they were written with */
+  const open = new Map<string, ToolCallPart>();
+  /** each call's tool name by the id it was written with */
+  const names = new Map<string, string>();
+  const answerOpen = (ts: number, at: string) => {
+    if (!open.size) return;
+    const content = [...open.values()].map((call) => ({
+      ...(partToAnthropicBlock(missingResult(call)) as JsonObject),
+      name: call.name,
+    }));
+    open.clear();
+    out.push({ id: `${at}:unanswered`, role: 'user', content, ts, metadata: { threadbase: { synthetic: true } } });
+  };
   for (const e of path) {
     const summary = summaryMessage(e);
     const message = e.kind === 'message' ? e.message : summary;
@@ -93,112 +101,61 @@ function groupsOf(path: readonly Entry[]): { groups: Group[]; after: Entry[]; sy
       pending.push(e);
       continue;
     }
-    const last = groups.at(-1);
-    // a summary opens a turn of its own; entries of other kinds between two messages split them
-    if (last && last.role === role && pending.length === 0 && !summary && last.items.every((i) => i.entry.kind === 'message'))
-      last.items.push({ entry: e, message });
-    else {
-      groups.push({ role, items: [{ entry: e, message }], before: pending });
-      pending = [];
-    }
-  }
-  return { groups, after: pending, systems };
-}
-
-/** The entries of a linear session (root to leaf) as Cline messages. */
-export function encodeClineMessages(path: readonly Entry[]): EncodedCline {
-  const { groups, after, systems } = groupsOf(path);
-  const warnings: string[] = [];
-  if (systems) warnings.push(`${systems} system message(s) have no Cline message; kept in a threadbase field, not sent`);
-  const ids = new AnthropicToolIds();
-  const out: JsonObject[] = [];
-  let model: string | undefined;
-  let provider: string | undefined;
-  /** calls not answered yet, by the id they were written with */
-  const open = new Map<string, ToolCallPart>();
-  const answerOpen = (): JsonObject[] => {
-    const results = [...open.values()].map((call) => partToAnthropicBlock(missingResult(call)) as JsonObject);
-    open.clear();
-    return results;
-  };
-  for (const g of groups) {
-    const first = g.items[0] as Item;
-    const ts = Date.parse(g.items.at(-1)?.entry.timestamp ?? first.entry.timestamp);
-    const when = Number.isFinite(ts) ? ts : Date.now();
-    if (g.role === 'assistant' && open.size && out.length) {
-      // an assistant turn after calls no user turn answered: their results first, in a turn threadbase adds
-      out.push({
-        id: `${first.entry.id}:results`,
-        role: 'user',
-        content: answerOpen(),
-        ts: when,
-        threadbase: { synthetic: true },
-      });
-    }
+    const parsed = Date.parse(e.timestamp);
+    const ts = Number.isFinite(parsed) ? parsed : Date.now();
+    const { message: renamed, originals } = ids.rename(providerCallsAsNotes(message));
+    const answers = renamed.parts.some((p) => p.type === 'tool_result');
+    const sameTurn = role === 'assistant' && out.at(-1)?.role === 'assistant';
+    // calls left unanswered get their results before the next turn
+    if (open.size && !answers && !sameTurn) answerOpen(ts, String(out.at(-1)?.id ?? e.id));
     const content: JsonObject[] = [];
-    const kept: JsonObject[] = [];
-    if (g.role === 'user' && open.size) {
-      const added = answerOpen();
-      content.push(...added);
-      kept.push({ id: `${first.entry.id}:unanswered`, parts: added.length, synthetic: true });
-    }
-    for (const { entry, message } of g.items) {
-      const { message: renamed, originals } = ids.rename(providerCallsAsNotes(message));
-      const partMeta: (JsonObject | null)[] = [];
-      const toolIds: (string | null)[] = [];
-      let n = 0;
-      for (const p of renamed.parts) {
-        const b = blockOf(p);
-        if (!b) continue;
-        content.push(b);
-        n++;
-        partMeta.push(p.meta && Object.keys(p.meta).length ? (p.meta as JsonObject) : null);
-        toolIds.push(originals.get(p) ?? null);
-        if (p.type === 'tool_call') open.set(p.id, p);
-        if (p.type === 'tool_result') open.delete(p.callId);
+    const partMeta: (JsonObject | null)[] = [];
+    const toolIds: (string | null)[] = [];
+    for (const p of renamed.parts) {
+      const b = blockOf(p);
+      if (!b) continue;
+      if (p.type === 'tool_call') {
+        names.set(p.id, p.name);
+        open.set(p.id, p);
       }
-      kept.push({
-        id: entry.id,
-        timestamp: entry.timestamp,
-        parts: n,
-        ...(entry.kind === 'message' ? { message: keptFields(message) } : { entry }),
-        ...(partMeta.some((m) => m) ? { partMeta } : {}),
-        ...(toolIds.some((t) => t) ? { toolIds } : {}),
-      });
-      if (message.role === 'assistant') {
-        model = message.model ?? model;
-        provider = message.provider ?? provider;
+      if (p.type === 'tool_result') {
+        if (typeof b.name !== 'string') b.name = names.get(p.callId) ?? 'unknown';
+        open.delete(p.callId);
       }
+      content.push(b);
+      partMeta.push(p.meta && Object.keys(p.meta).length ? (p.meta as JsonObject) : null);
+      toolIds.push(originals.get(p) ?? null);
     }
-    const messages = g.items.map((i) => i.message);
-    const msg: JsonObject = { id: first.entry.id, role: g.role, content, ts: when };
-    if (g.role === 'assistant') {
-      const named = messages.findLast((m) => m.model);
-      if (named?.model) msg.modelInfo = { id: named.model, provider: named.provider ?? 'anthropic' };
-      const usage = messages.findLast((m) => m.usage)?.usage;
-      const cost = messages.findLast((m) => m.cost !== undefined)?.cost;
-      if (usage || cost !== undefined)
+    const kept: JsonObject = {
+      id: e.id,
+      timestamp: e.timestamp,
+      ...(e.kind === 'message' ? { message: keptFields(message) } : { entry: e }),
+      ...(partMeta.some((m) => m) ? { partMeta } : {}),
+      ...(toolIds.some((t) => t) ? { toolIds } : {}),
+      ...(pending.length ? { before: pending } : {}),
+    };
+    pending = [];
+    const msg: JsonObject = { id: e.id, role, content, ts };
+    if (role === 'assistant') {
+      model = message.model ?? model;
+      provider = message.provider ?? provider;
+      if (message.model) msg.modelInfo = { id: message.model, provider: message.provider ?? 'anthropic' };
+      if (message.usage || message.cost !== undefined)
         msg.metrics = {
-          inputTokens: usage?.input ?? 0,
-          outputTokens: usage?.output ?? 0,
-          cacheReadTokens: usage?.cacheRead ?? 0,
-          cacheWriteTokens: usage?.cacheWrite ?? 0,
-          ...(cost !== undefined ? { cost } : {}),
+          inputTokens: message.usage?.input ?? 0,
+          outputTokens: message.usage?.output ?? 0,
+          cacheReadTokens: message.usage?.cacheRead ?? 0,
+          cacheWriteTokens: message.usage?.cacheWrite ?? 0,
+          ...(message.cost !== undefined ? { cost: message.cost } : {}),
         };
     }
-    msg.threadbase = { ...(g.before.length ? { before: g.before } : {}), entries: kept };
+    msg.metadata = { threadbase: kept };
     out.push(msg);
   }
   const last = out.at(-1);
-  if (after.length && last && isObject(last.threadbase)) last.threadbase.after = after;
-  if (open.size) {
-    out.push({
-      id: `${String(last?.id ?? 'end')}:results`,
-      role: 'user',
-      content: answerOpen(),
-      ts: last?.ts ?? Date.now(),
-      threadbase: { synthetic: true },
-    });
-  }
+  const lastKept = isObject(last?.metadata) && isObject(last.metadata.threadbase) ? last.metadata.threadbase : undefined;
+  if (pending.length && lastKept && !lastKept.synthetic) lastKept.after = pending;
+  answerOpen(typeof last?.ts === 'number' ? last.ts : Date.now(), String(last?.id ?? 'end'));
+  if (systems) warnings.push(`${systems} system message(s) have no Cline message; kept in a threadbase field, not sent`);
   return { messages: out, warnings, ...(model ? { model } : {}), ...(provider ? { provider } : {}) };
 }

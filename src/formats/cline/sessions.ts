@@ -77,38 +77,34 @@ function usageOf(metrics: unknown): { usage?: Usage; cost?: number } {
   return { usage, ...(typeof metrics.cost === 'number' && Number.isFinite(metrics.cost) ? { cost: metrics.cost } : {}) };
 }
 
-/** What threadbase kept of one model entry of a Cline message (encode.ts KeptEntry). */
+/** What threadbase kept of the model entry a Cline message holds (encode.ts), in `metadata.threadbase`. */
 interface KeptEntry {
   id: string;
   timestamp?: string;
-  /** how many of the message's content blocks are this entry's */
-  parts: number;
   /** Message fields but parts */
   message?: JsonObject;
   /** a compaction or branch summary sent as this user turn: the entry itself */
   entry?: JsonObject;
   /** results threadbase added for calls left unanswered (not the source's) */
   synthetic?: boolean;
-  /** each part's meta, by its index in this entry */
+  /** each part's meta, by its index */
   partMeta?: (JsonObject | null)[];
   /** tool ids as the source had them, by part index */
   toolIds?: (string | null)[];
+  /** entries of other kinds on the path before / after it (model changes, labels, metadata) */
+  before?: unknown[];
+  after?: unknown[];
 }
 
-function keptEntries(kept: JsonObject | undefined, partCount: number): KeptEntry[] | undefined {
-  if (!kept || !Array.isArray(kept.entries)) return undefined;
-  const list = kept.entries.filter(isObject);
-  if (list.length !== kept.entries.length) return undefined;
-  let sum = 0;
-  for (const k of list) {
-    if (typeof k.id !== 'string' || typeof k.parts !== 'number') return undefined;
-    sum += k.parts;
-  }
-  return sum === partCount ? (list as unknown as KeptEntry[]) : undefined;
+function keptOf(rec: JsonObject): KeptEntry | undefined {
+  const k = isObject(rec.metadata) ? rec.metadata.threadbase : undefined;
+  if (!isObject(k)) return undefined;
+  if (k.synthetic === true) return k as unknown as KeptEntry;
+  return typeof k.id === 'string' ? (k as unknown as KeptEntry) : undefined;
 }
 
-/** Entries of another kind threadbase kept before a message (model changes, labels, compactions...). */
-function keptOthers(kept: JsonObject | undefined, key: 'before' | 'after'): Entry[] {
+/** Entries of another kind threadbase kept before or after a message. */
+function keptOthers(kept: KeptEntry | undefined, key: 'before' | 'after'): Entry[] {
   const list = kept?.[key];
   if (!Array.isArray(list)) return [];
   return list.filter((e): e is Entry => isObject(e) && typeof e.id === 'string' && typeof e.kind === 'string');
@@ -164,6 +160,9 @@ export function entriesOfMessages(
     entries.push(linked);
     parentId = id;
   };
+  // Cline splits a message of several tool results into one message each, its metadata on each:
+  // the pieces of one kept entry are put together again
+  const records: { rec: JsonObject; line: number; index: number; kept?: KeptEntry; blocks: unknown[] }[] = [];
   items.forEach(({ value: rec, line }, index) => {
     if (!isObject(rec) || (rec.role !== 'user' && rec.role !== 'assistant')) {
       warnings.push({ file, line, message: `message ${index + 1} is not a Cline message (no user or assistant role); skipped` });
@@ -173,68 +172,66 @@ export function entriesOfMessages(
       warnings.push({ file, line, message: `message ${index + 1} has no content list; skipped` });
       return;
     }
-    const role = rec.role;
     const blocks: unknown[] = typeof rec.content === 'string' ? [{ type: 'text', text: rec.content }] : rec.content;
+    const kept = keptOf(rec);
+    const prev = records.at(-1);
+    if (kept?.id && prev?.kept?.id === kept.id && prev.rec.role === rec.role) {
+      prev.blocks.push(...blocks);
+      return;
+    }
+    records.push({ rec, line, index, ...(kept ? { kept } : {}), blocks: [...blocks] });
+  });
+  for (const { rec, index, kept, blocks } of records) {
+    const role = rec.role as 'user' | 'assistant';
     const parts = blocks.map((b) => partOf(b, role));
     const timestamp = timeOf(rec.ts, lastTime);
     lastTime = timestamp;
-    const kept = isObject(rec.threadbase) ? rec.threadbase : undefined;
+    if (kept?.synthetic) continue; // results threadbase added for calls left unanswered
     for (const other of keptOthers(kept, 'before')) add(other);
-    if (kept?.synthetic === true) return; // a result threadbase added for a call left unanswered
-    const model = isObject(rec.modelInfo) ? str(rec.modelInfo.id) : undefined;
-    const provider = isObject(rec.modelInfo) ? str(rec.modelInfo.provider) : undefined;
-    const { usage, cost } = role === 'assistant' ? usageOf(rec.metrics) : {};
     const raw: JsonObject = rec;
-    const splits = keptEntries(kept, parts.length);
-    if (splits) {
-      let at = 0;
-      for (const k of splits) {
-        const own = restoreParts(parts.slice(at, at + k.parts), k);
-        at += k.parts;
-        if (k.synthetic) continue;
-        if (isObject(k.entry) && typeof k.entry.kind === 'string') {
-          add({ raw, rawSource: SOURCE, ...(k.entry as unknown as Entry), id: k.id });
-          continue;
-        }
-        const fields = isObject(k.message) ? k.message : {};
-        const message = { ...fields, parts: own } as unknown as Message;
-        add({
-          id: k.id,
-          parentId: null,
-          timestamp: k.timestamp ?? timestamp,
-          kind: 'message',
-          message,
-          raw,
-          rawSource: SOURCE,
-        });
+    if (kept && isObject(kept.entry) && typeof kept.entry.kind === 'string') {
+      add({ raw, rawSource: SOURCE, ...(kept.entry as unknown as Entry), id: kept.id });
+    } else if (kept && isObject(kept.message)) {
+      const message = { ...kept.message, parts: restoreParts(parts, kept) } as unknown as Message;
+      add({
+        id: kept.id,
+        parentId: null,
+        timestamp: kept.timestamp ?? timestamp,
+        kind: 'message',
+        message,
+        raw,
+        rawSource: SOURCE,
+      });
+    } else {
+      const model = isObject(rec.modelInfo) ? str(rec.modelInfo.id) : undefined;
+      const provider = isObject(rec.modelInfo) ? str(rec.modelInfo.provider) : undefined;
+      const { usage, cost } = role === 'assistant' ? usageOf(rec.metrics) : {};
+      const message: Message = {
+        role: role === 'user' && parts.length > 0 && parts.every((p) => p.type === 'tool_result') ? 'tool' : role,
+        parts,
+        ...(model ? { model } : {}),
+        ...(provider ? { provider } : {}),
+        ...(usage ? { usage } : {}),
+        ...(cost !== undefined ? { cost } : {}),
+      };
+      if (role === 'assistant' && isObject(rec.modelInfo) && str(rec.modelInfo.family))
+        message.meta = { clineModelFamily: rec.modelInfo.family };
+      if (role === 'user') {
+        const kind = clineInjectedKind(parts);
+        if (kind) message.meta = { ...message.meta, clineInjected: kind };
       }
-      for (const other of keptOthers(kept, 'after')) add(other);
-      return;
+      add({
+        id: str(rec.id) ?? `${idPrefix}${index}`,
+        parentId: null,
+        timestamp,
+        kind: 'message',
+        message,
+        raw,
+        rawSource: SOURCE,
+      });
     }
-    const message: Message = {
-      role: role === 'user' && parts.length > 0 && parts.every((p) => p.type === 'tool_result') ? 'tool' : role,
-      parts,
-      ...(model ? { model } : {}),
-      ...(provider ? { provider } : {}),
-      ...(usage ? { usage } : {}),
-      ...(cost !== undefined ? { cost } : {}),
-    };
-    if (role === 'assistant' && isObject(rec.modelInfo) && str(rec.modelInfo.family))
-      message.meta = { clineModelFamily: rec.modelInfo.family };
-    if (role === 'user') {
-      const kind = clineInjectedKind(parts);
-      if (kind) message.meta = { ...message.meta, clineInjected: kind };
-    }
-    add({
-      id: str(rec.id) ?? `${idPrefix}${index}`,
-      parentId: null,
-      timestamp,
-      kind: 'message',
-      message,
-      raw,
-      rawSource: SOURCE,
-    });
-  });
+    for (const other of keptOthers(kept, 'after')) add(other);
+  }
   return { entries, warnings };
 }
 

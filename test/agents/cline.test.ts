@@ -1,0 +1,178 @@
+/**
+ * Sessions written into Cline, resumed by the real `cline` (CLI 3.0.65, on the loopback Anthropic
+ * stand-in):
+ * - a Claude Code session (signed thinking, two tool calls) and a pi session (a tool call) are
+ *   converted with `threadbase convert <id> --to cline`;
+ * - `cline --id <id>` resumes each with a typed probe: the request it sends holds every turn, tool
+ *   call and result of the source's own context, in order, and the calls and their results exactly;
+ * - the session Cline appended to is read back (the probe and its answer after the source's turns)
+ *   and converted back into Claude Code with nothing of the source lost.
+ * Also: a session the real `cline` recorded itself is read (thinking, its read_files call, result).
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import type { Context } from '../../src/model/tree.js';
+import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
+import { newestSession, readContext, readSession } from '../helpers/conversions.js';
+
+/** Signed thinking, two tool calls, no compaction. */
+const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
+const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+
+let home: ClineHome;
+
+/** Copies a fixture file into the home, its recorded project path replaced by the home's project. */
+async function copyFixture(from: string, to: string, recordedProject: string): Promise<void> {
+  const text = await fs.readFile(from, 'utf8');
+  await fs.mkdir(dirname(join(home.root, to)), { recursive: true });
+  await fs.writeFile(join(home.root, to), text.split(recordedProject).join(home.project));
+}
+
+beforeAll(async () => {
+  home = await setupClineHome({
+    rules: [
+      (req) => {
+        const m = /READ: (\S+)/.exec(textOf(req.messages.at(-1)));
+        const tool = req.tools?.find((t) => t.name === 'read_files');
+        const last = req.messages.at(-1);
+        const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
+        if (!m || !tool || answered) return undefined;
+        return { thinking: 'I should read it', toolUse: { name: tool.name, input: { path: m[1] as string } } };
+      },
+    ],
+  });
+  await copyFixture(
+    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    '/tmp/cc/proj2',
+  );
+  await copyFixture(
+    'test/fixtures/pi/real-tool-call.jsonl',
+    '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
+    '/tmp/pihome-LHY6x7/proj',
+  );
+});
+afterAll(async () => {
+  await home?.close();
+});
+
+interface Written {
+  id: string;
+  source: string;
+  path: string;
+  warnings?: string[];
+}
+
+async function convert(id: string, from: string, to: string): Promise<Written> {
+  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as Written;
+}
+
+const resultText = (c: unknown): string =>
+  typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string; type?: string }) => x.text ?? x.type).join('\n') : '';
+
+/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
+function sentItems(ctx: Context): string[] {
+  return ctx.messages
+    .filter((m) => m.role !== 'system')
+    .flatMap((m) =>
+      m.parts.flatMap((p) => {
+        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
+        if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
+        if (p.type === 'tool_result') return [`result:${p.callId}:${resultText(p.content)}`];
+        if (p.type === 'thinking' && p.signature) return [`thinking:${p.thinking}:${p.signature}`];
+        return [];
+      }),
+    );
+}
+
+/** The same of Anthropic messages as the stand-in got them. */
+function requestItems(messages: AnthropicMessage[]): string[] {
+  return messages.flatMap((m) =>
+    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) return [`${m.role}:${b.text.trim()}`];
+      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
+      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${resultText(b.content)}`];
+      if (b.type === 'thinking') return [`thinking:${b.thinking}:${b.signature}`];
+      return [];
+    }),
+  );
+}
+
+describe.each([
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude' },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi' },
+])('a $from session converted into Cline', ({ from, id, probe }) => {
+  let written: Written;
+  it('is resumed by the real cline, which sends every turn, tool call and result of the source', async () => {
+    written = await convert(id, from, 'cline');
+    expect(written.source).toBe('cline');
+    expect(written.id).toMatch(/^\d{13}_[a-z0-9]{5}$/);
+    expect(written.path).toBe(join(home.data, 'sessions', written.id, `${written.id}.messages.json`));
+    await resumeCline(home, written.id, probe);
+    const sent = requestItems(resumedRequest(home, probe).messages);
+    const source = sentItems(await readContext(home, from, id));
+    expect(source.filter((s) => s.startsWith('call:')).length).toBeGreaterThan(0);
+    // every item of the source's context is sent, in order; the calls and their results exactly so
+    let at = 0;
+    for (const item of source) {
+      const found = sent.indexOf(item, at);
+      expect(found, `missing or out of order: ${item.slice(0, 160)}`).toBeGreaterThanOrEqual(0);
+      at = found + 1;
+    }
+    expect(sent.filter((s) => /^(call|result):/.test(s))).toEqual(source.filter((s) => /^(call|result):/.test(s)));
+  }, 180_000);
+
+  it("is read back with Cline's new turn, and goes back into Claude Code with nothing of the source lost", async () => {
+    const appended = await readSession(home, 'cline', written.id);
+    const texts = (await readContext(home, 'cline', written.id)).messages.map((m) =>
+      m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''),
+    );
+    expect(texts.slice(-2)).toEqual([probe, `ok: ${probe}`]);
+    // the source's entries come back with their own ids, before Cline's two
+    const source = await readSession(home, from, id);
+    const sourceIds = source.entries.filter((e) => e.kind === 'message').map((e) => e.id);
+    const backIds = appended.entries.map((e) => e.id);
+    for (const sid of sourceIds) expect(backIds).toContain(sid);
+
+    const back = await convert(appended.id, 'cline', 'claude');
+    const claude = await readContext(home, 'claude', back.id);
+    const original = await readContext(home, from, id);
+    const items = sentItems(claude);
+    expect(items.slice(0, sentItems(original).length)).toEqual(sentItems(original));
+    expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+    // usage and cost the source recorded are still there
+    const usage = (ctx: Context) => ctx.messages.reduce((n, m) => n + (m.usage?.output ?? 0), 0);
+    expect(usage(claude)).toBeGreaterThanOrEqual(usage(original));
+  }, 180_000);
+});
+
+describe('a session the real cline recorded', () => {
+  it('is read: its prompt, thinking, read_files call and result, usage and cost', async () => {
+    await fs.writeFile(join(home.project, 'notes.txt'), 'hello from notes\n');
+    await runCline(home, ['--thinking', 'low', 'READ: notes.txt']);
+    const info = await newestSession(home, 'cline');
+    expect(info).toMatchObject({ source: 'cline', project: home.project, title: 'READ: notes.txt' });
+    expect(info.cost).toBeGreaterThan(0);
+    const ctx = await readContext(home, 'cline', info.id);
+    const items = sentItems(ctx);
+    expect(items[0]).toBe('user:READ: notes.txt');
+    expect(items).toContainEqual(expect.stringMatching(/^call:toolu_standin_\d+:read_files:\{"path":"notes.txt"\}$/));
+    expect(items).toContainEqual(expect.stringMatching(/^result:toolu_standin_\d+:.*hello from notes/));
+    const session = await readSession(home, 'cline', info.id);
+    const thinking = session.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'thinking');
+    expect(thinking).toMatchObject({ thinking: 'I should read it' });
+    // the CLI over the index: listed, shown, found, counted
+    const listed = JSON.parse(await runCliOk(home.env, ['sessions', '--source', 'cline', '--json'])) as { id: string }[];
+    expect(listed.map((s) => s.id)).toContain(info.id);
+    expect(await runCliOk(home.env, ['show', info.id])).toContain('[calls read_files]');
+    expect(await runCliOk(home.env, ['search', 'hello from notes'])).toContain(info.id);
+    const stats = await runCliOk(home.env, ['stats', '--by', 'session', '--json']);
+    expect(stats).toContain(info.id);
+  }, 120_000);
+});

@@ -1,0 +1,149 @@
+/**
+ * The real Cline CLI (node_modules/.bin/cline, 3.0.65) in a temp HOME against the loopback Anthropic
+ * stand-in: the anthropic provider with the stand-in's base URL in `<data>/settings/providers.json`
+ * (`cline auth -b` takes a base URL only for OpenAI-compatible providers). `cline --id <id>` resumes
+ * only in its interactive UI, which wants a terminal: it runs under `script` (util-linux) for a
+ * pseudo-terminal, the prompt typed once the UI shows its input line, and Ctrl-C twice once the
+ * stand-in has answered it.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn, textOf } from './anthropic-standin.js';
+
+export const CLINE_BIN = resolve('node_modules/.bin/cline');
+
+export interface ClineHome {
+  root: string;
+  project: string;
+  /** Cline's data dir (`--data-dir`): sessions, settings */
+  data: string;
+  env: DriverEnv;
+  standIn: StandIn;
+  close(): Promise<void>;
+}
+
+export async function setupClineHome(opts: { rules?: Rule[] } = {}): Promise<ClineHome> {
+  const standIn = await startAnthropicStandIn(opts);
+  const root = await fs.mkdtemp(join(tmpdir(), 'tb-cline-home-'));
+  const project = join(root, 'proj');
+  const data = join(root, '.cline', 'data');
+  await fs.mkdir(project, { recursive: true });
+  await fs.mkdir(join(data, 'settings'), { recursive: true });
+  await fs.writeFile(
+    join(data, 'settings', 'providers.json'),
+    JSON.stringify({
+      version: 1,
+      lastUsedProvider: 'anthropic',
+      modes: {},
+      providers: {
+        anthropic: {
+          settings: { provider: 'anthropic', apiKey: 'offline', model: 'claude-sonnet-4-5', baseUrl: standIn.url },
+          updatedAt: new Date().toISOString(),
+          tokenSource: 'manual',
+        },
+      },
+    }),
+  );
+  const env: DriverEnv = { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.threadbase') } };
+  return {
+    root,
+    project,
+    data,
+    env,
+    standIn,
+    close: async () => {
+      await standIn.close();
+      await fs.rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+function childEnv(home: ClineHome): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '', HOME: home.root, TERM: 'xterm-256color', NO_COLOR: '1' };
+}
+
+/** Runs `cline <args>` headless (a new session from a prompt); rejects with its output when it fails. */
+export function runCline(home: ClineHome, args: string[], cwd = home.project): Promise<string> {
+  return new Promise((done, fail) => {
+    const p = spawn(CLINE_BIN, ['-P', 'anthropic', '--data-dir', home.data, ...args], {
+      cwd,
+      env: childEnv(home),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    p.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    const timer = setTimeout(() => p.kill(), 120_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) done(out);
+      else fail(new Error(`cline ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`));
+    });
+  });
+}
+
+/** The terminal output without its escape sequences. */
+const plain = (s: string): string => stripVTControlCharacters(s);
+
+/**
+ * `cline --id <id>` in the project, `probe` typed into its UI; resolves once the stand-in has
+ * answered a request ending with the probe and Cline has shown the answer and exited.
+ */
+export function resumeCline(home: ClineHome, id: string, probe: string, cwd = home.project): Promise<string> {
+  const q = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
+  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(q).join(' ');
+  return new Promise((done, fail) => {
+    const p = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env: childEnv(home), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let typed = false;
+    let typedAt = 0;
+    let answered = false;
+    const timers: NodeJS.Timeout[] = [];
+    const later = (ms: number, f: () => void) => timers.push(setTimeout(f, ms));
+    const onData = (d: Buffer) => {
+      out += String(d);
+      const text = plain(out);
+      if (!typed && text.includes('Ask anything')) {
+        typed = true;
+        typedAt = out.length;
+        later(1000, () => p.stdin.write(probe));
+        later(1600, () => p.stdin.write('\r'));
+      }
+      if (typed && !answered && sentProbe(home, probe) && plain(out.slice(typedAt)).includes('ok:')) {
+        answered = true;
+        // Ctrl-C twice: the first clears the input, the second quits (Cline saves the session before)
+        later(1500, () => p.stdin.write('\x03'));
+        later(2000, () => p.stdin.write('\x03'));
+      }
+    };
+    p.stdout.on('data', onData);
+    p.stderr.on('data', onData);
+    const timer = setTimeout(() => p.kill(), 120_000);
+    p.on('close', () => {
+      clearTimeout(timer);
+      for (const t of timers) clearTimeout(t);
+      if (answered) done(plain(out));
+      else fail(new Error(`cline --id ${id} did not answer ${probe}:\n${plain(out).slice(-3000)}`));
+    });
+  });
+}
+
+/** Whether the stand-in got a request whose last user message is the probe. */
+function sentProbe(home: ClineHome, probe: string): boolean {
+  return home.standIn.messageRequests().some((r) => textOf(r.messages.at(-1)).trim() === probe);
+}
+
+/** The request Cline sent with the probe last, its messages without the probe turn. */
+export function resumedRequest(home: ClineHome, probe: string): AnthropicRequest {
+  const req = home.standIn.messageRequests().find((r) => textOf(r.messages.at(-1)).trim() === probe);
+  if (!req) throw new Error(`cline sent no request ending with ${probe}`);
+  return { ...req, messages: req.messages.slice(0, -1) };
+}
