@@ -76,7 +76,9 @@ export function withSideChains(session: Session, along: Session, unrooted = true
   for (const e of side) {
     const r = root(e);
     if (r.parentId === null ? !unrooted : !onPath.has(r.parentId)) continue;
-    chains.set(r.id, [...(chains.get(r.id) ?? []), e]);
+    const chain = chains.get(r.id) ?? [];
+    chain.push(e);
+    chains.set(r.id, chain);
   }
   const kept = [...chains.values()].filter((c) => c.some((e) => e.kind === 'message')).flat();
   return kept.length ? { ...along, entries: [...along.entries, ...kept] } : along;

@@ -139,6 +139,23 @@ describe('gemini: sub-agent work written as sub-agent chats', () => {
     expect(subs.map((x) => x.parentToolCallId ?? null).sort()).toEqual([null, 'task1']);
   });
 
+  it("a record hanging from a sub-agent's first turn, last in the file, does not cut its chat short", async () => {
+    const s = sdkSession();
+    const record: Entry = {
+      kind: 'metadata',
+      id: 'queue@12',
+      parentId: 's1',
+      timestamp: s.createdAt,
+      type: 'queue-operation',
+      data: {},
+      sidechain: true,
+    };
+    const { subs } = await readBack(
+      await convertSession({ ...s, entries: [...s.entries, record] }, { to: 'gemini', env: h.env }),
+    );
+    expect(subs.map(texts)).toEqual([['user:count the files', 'assistant:there are 3']]);
+  });
+
   it('leaves out a side chain of an abandoned branch and one of records alone', async () => {
     const s = sdkSession();
     const entries: Entry[] = [

@@ -311,7 +311,9 @@ export class GeminiDriver extends DriverBase {
     };
     const subAgents = sideChainsOf(session, session.entries.length ? pathToLeaf(session) : []).map((chain) => {
       const agentId = randomUUID();
-      const sub = encodeChatRecords({ entries: chain.entries, leafId: chain.entries.at(-1)?.id ?? null });
+      // its last turn (a record hanging from an earlier one would cut the path short)
+      const leaf = chain.entries.findLast((e) => e.kind !== 'metadata') ?? chain.entries.at(-1);
+      const sub = encodeChatRecords({ entries: chain.entries, leafId: leaf?.id ?? null });
       if (chain.spawnedBy) linkSubAgent(records, chain.spawnedBy, agentId);
       warnings.push(...sub.warnings.map((w) => `sub-agent ${agentId}: ${w}`));
       const meta: JsonObject = {

@@ -47,7 +47,9 @@ export function sideChainsOf(session: Pick<Session, 'entries'>, mainPath: readon
   const chains = new Map<string, Entry[]>();
   for (const e of side) {
     const root = rootOf(e);
-    chains.set(root, [...(chains.get(root) ?? []), e.id === root ? { ...e, parentId: null } : e]);
+    const chain = chains.get(root) ?? [];
+    chain.push(e.id === root ? { ...e, parentId: null } : e);
+    chains.set(root, chain);
   }
   const calls = mainPath.flatMap((e) =>
     e.kind === 'message' ? e.message.parts.filter((p): p is Part & { type: 'tool_call' } => p.type === 'tool_call') : [],
