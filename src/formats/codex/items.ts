@@ -148,6 +148,9 @@ export function itemToMessage(item: JsonObject): Message | undefined {
       if (rawArguments !== undefined) meta.rawArguments = rawArguments;
       if (typeof item.namespace === 'string') meta.namespace = item.namespace;
       const callId = str(item.call_id) ?? id ?? '';
+      // the item's own id (`fc_…`): the API pairs it with the reasoning item before it, so a writer for an
+      // agent that replays reasoning to the Responses API (pi) sends it with the call
+      if (id !== undefined && id !== callId) meta.codexItemId = id;
       return {
         role: 'assistant',
         parts: [

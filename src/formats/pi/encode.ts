@@ -7,7 +7,7 @@
  */
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { currentLeaf, indexEntries } from '../../model/tree.js';
-import type { Entry, Message, Part, Session, ThinkingPart, ToolResultContent } from '../../model/types.js';
+import type { Entry, Message, Part, Session, ThinkingPart, ToolCallPart, ToolResultContent } from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
@@ -193,10 +193,23 @@ export function piThinkingSignature(p: ThinkingPart, api: string | undefined): s
   }
 }
 
+/**
+ * The Responses item id a call is written with (pi keeps it after a `|` in the call's id and sends it as
+ * the function_call's `id`): pi's own, or, in a message pi sends to the Responses API, the function_call
+ * item id codex recorded. The API pairs a reasoning item with the item that followed it by that id and
+ * refuses a reasoning item sent without it ("provided without its required following item").
+ */
+function responsesItemIdOf(p: ToolCallPart, api: string | undefined): string | undefined {
+  if (typeof p.meta?.piItemId === 'string') return p.meta.piItemId;
+  const codex = p.meta?.codexItemId;
+  return thinkingSignatureKind(api) === 'responses' && typeof codex === 'string' && codex.startsWith('fc') ? codex : undefined;
+}
+
 function assistantBlocks(
   parts: readonly Part[],
   api: string | undefined,
   ids: UniqueToolIds,
+  itemIds: Map<string, string>,
   warn: (m: string) => void,
 ): PiBlock[] {
   const out: PiBlock[] = [];
@@ -220,9 +233,12 @@ function assistantBlocks(
         else {
           // an id an earlier call has gets a new one (pi sends the ids as recorded), the call's own kept beside it
           const id = ids.call(p.id);
+          const itemId = responsesItemIdOf(p, api);
+          if (itemId !== undefined) itemIds.set(p.id, itemId);
+          else itemIds.delete(p.id);
           out.push({
             type: 'toolCall',
-            id: joinToolCallId(id, p.meta),
+            id: joinToolCallId(id, itemId !== undefined ? { piItemId: itemId } : undefined),
             name: p.name,
             arguments: p.input,
             ...(id !== p.id ? { threadbase: { id: p.id } } : {}),
@@ -261,6 +277,8 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
   const toolNames = new Map<string, string>(opts.toolNames ?? []);
   // tool-call ids unique in the file: the calls it holds already, pi's own records, then ours
   const toolIds = new UniqueToolIds();
+  /** a call's id → the Responses item id it was written with (its results carry it too, as pi's own do) */
+  const itemIds = new Map<string, string>();
   for (const id of toolNames.keys()) toolIds.seen(splitToolCallId(id).callId);
   /** record id → responseId, for assistant records we built (may be continued) */
   const responseOf = new Map<string, string>();
@@ -308,7 +326,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           const api = piApiOf(m);
           // one thinking block per reasoning item, as pi-ai keeps a Responses item (OpenCode gives a part per summary part)
           const parts = thinkingSignatureKind(api) === 'responses' ? joinOpenAIReasoning(m.parts) : m.parts;
-          const content = assistantBlocks(parts, api, toolIds, warn);
+          const content = assistantBlocks(parts, api, toolIds, itemIds, warn);
           for (const p of m.parts) if (p.type === 'tool_call') toolNames.set(p.id, p.name);
           // The next record of a response pi would have recorded as one message.
           const prev = parentId ? byRecordId.get(parentId) : undefined;
@@ -383,6 +401,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           if (p.type !== 'tool_result') continue;
           const id = mint();
           const callId = toolIds.result(p.callId);
+          const itemId = typeof p.meta?.piItemId === 'string' ? p.meta.piItemId : itemIds.get(p.callId);
           push({
             type: 'message',
             id,
@@ -390,7 +409,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
             timestamp,
             message: {
               role: 'toolResult',
-              toolCallId: joinToolCallId(callId, p.meta),
+              toolCallId: joinToolCallId(callId, itemId !== undefined ? { piItemId: itemId } : undefined),
               // the id of the call it answers, where that call got a new one (assistantBlocks)
               ...(callId !== p.callId ? { threadbase: { toolCallId: p.callId } } : {}),
               toolName: p.name ?? toolNames.get(p.callId) ?? 'unknown',
