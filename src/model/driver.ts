@@ -94,6 +94,8 @@ export interface SessionCost {
   cost: number;
   /** models with unrecorded tokens the table has no price for (left out of `cost`) */
   unpricedModels: string[];
+  /** `cost` by the model that billed it ('' for records that name none; an advisor request under its own model) */
+  costByModel?: Record<string, number>;
 }
 
 export interface SessionDriver {

@@ -809,13 +809,16 @@ export class WebData {
     // Per message, a response copied into several sessions (a fork's copy, a conversion's) counts
     // once, in the copy the index counts: the session created first, then by copyRank, then no fork first.
     const winners = perMessage ? await this.countingCopies(sessions) : undefined;
+    // per session: each session's cost per model as the store prices it request by request (as
+    // `stats --by session`: long-prompt band, speed, place), where it can (SessionDriver.sessionCosts)
+    const exact = perMessage || !sessions.length ? undefined : await this.indexCosts(sessions);
     for (const info of sessions) {
       const cells = winners
         ? cellsOf(
             await this.countedRecordsOf(info),
             info.source === THREADBASE_SOURCE ? undefined : (r) => winners.get(r.copyKey) === info,
           )
-        : sessionLevelCells(info, this.prices);
+        : sessionLevelCells(info, this.prices, exact?.get(costKey(info.source, info.id)));
       for (const [k, c] of cells) {
         const [day, model] = k.split('|') as [string, string];
         mergeBucket(totals, c);
@@ -893,10 +896,28 @@ function cellsOf(records: readonly CountedRecord[], counts?: (r: CountedRecord) 
   return cells;
 }
 
-function sessionLevelCells(info: SessionInfo, prices: PriceTable): Map<string, StatsBucket> {
+/**
+ * A session's tokens and cost on its last day, per model where the listing has them. `exact`: its
+ * cost per model as the store prices it request by request; without it, each model's tokens summed
+ * and priced as one request (long-prompt rates, fast mode and place of inference then go amiss).
+ */
+function sessionLevelCells(info: SessionInfo, prices: PriceTable, exact?: SessionCost): Map<string, StatsBucket> {
   const day = info.updatedAt.slice(0, 10);
   const out = new Map<string, StatsBucket>();
-  const byModel = Object.entries(info.usageByModel ?? {});
+  const byModel: [string, Usage | undefined][] = Object.entries(info.usageByModel ?? {});
+  const exactByModel = exact?.costByModel;
+  if (exactByModel) {
+    // the store's cost of every model, a model the listing shows no tokens of (cost only) included
+    if (!byModel.length) byModel.push([info.models?.[0] ?? '', info.usage]);
+    for (const model of Object.keys(exactByModel)) if (!byModel.some(([m]) => m === model)) byModel.push([model, undefined]);
+    byModel.forEach(([model, usage], i) => {
+      const key = `${day}|${model || '(unknown)'}`;
+      const b = out.get(key) ?? emptyBucket(key);
+      addTo(b, usage, exactByModel[model] ?? 0, i === 0 ? 1 : 0);
+      out.set(key, b);
+    });
+    return out;
+  }
   if (byModel.length && !info.cost) {
     // tokens per model, each priced at its own price (the session's responses are counted once, in the first)
     byModel.forEach(([model, usage], i) => {

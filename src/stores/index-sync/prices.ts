@@ -384,7 +384,18 @@ export function priceUnrecorded(
   thresholds: readonly number[],
   groups: Iterable<UnrecordedUsageGroup>,
 ): EstimatedCost {
+  const { cost, unpricedModels } = priceUnrecordedByModel(prices, thresholds, groups);
+  return { cost, unpricedModels };
+}
+
+/** priceUnrecorded, its cost split by the model that billed it too ('' for records that name none). */
+export function priceUnrecordedByModel(
+  prices: PriceTable,
+  thresholds: readonly number[],
+  groups: Iterable<UnrecordedUsageGroup>,
+): EstimatedCost & { costByModel: Record<string, number> } {
   let cost = 0;
+  const costByModel: Record<string, number> = {};
   const unpriced = new Set<string>();
   for (const g of groups) {
     usagePerModel(g.model, g.usage).forEach((part, i) => {
@@ -395,10 +406,12 @@ export function priceUnrecorded(
       }
       // a group's own part is priced at its band's rates; an advisor request (one response) at its own prompt
       const prompt = i === 0 ? (g.band === 0 ? 0 : (thresholds[g.band - 1] ?? 0) + 1) : promptTokens(part.usage);
-      cost += costOf(price, part.usage, prompt);
+      const c = costOf(price, part.usage, prompt);
+      cost += c;
+      costByModel[part.model ?? ''] = (costByModel[part.model ?? ''] ?? 0) + c;
     });
   }
-  return { cost, unpricedModels: [...unpriced].sort() };
+  return { cost, unpricedModels: [...unpriced].sort(), costByModel };
 }
 
 /** The part of a session's cost `stats` prices from tokens (responses with no recorded cost). */

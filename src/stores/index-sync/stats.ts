@@ -23,6 +23,8 @@ export interface StatsRow {
    * when the whole cost is known.
    */
   unpricedModels?: string[];
+  /** with StatsOptions.costByModel: `cost` by the model that billed it ('' for records that name none) */
+  costByModel?: Record<string, number>;
 }
 
 export interface StatsOptions {
@@ -38,6 +40,8 @@ export interface StatsOptions {
    * of each copied response once, in its first session.
    */
   ownRecords?: boolean;
+  /** Each row's cost split by the model that billed it too (StatsRow.costByModel). */
+  costByModel?: boolean;
 }
 
 const KEY: Record<StatsBy, string> = {
@@ -135,7 +139,7 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
       row.unpricedModels ??= [];
       if (!row.unpricedModels.includes(model)) row.unpricedModels.push(model);
     }
-    row.cost += r.recorded
+    const cost = r.recorded
       ? r.cost
       : costOf(
           price,
@@ -152,6 +156,11 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
           },
           r.band === 0 ? 0 : (thresholds[r.band - 1] ?? 0) + 1,
         );
+    row.cost += cost;
+    if (opts.costByModel) {
+      row.costByModel ??= {};
+      row.costByModel[r.model ?? ''] = (row.costByModel[r.model ?? ''] ?? 0) + cost;
+    }
   }
   const list = [...out.values()];
   for (const r of list) r.unpricedModels?.sort();

@@ -38,6 +38,7 @@ import {
   longPromptThresholds,
   type PriceTable,
   priceUnrecorded,
+  priceUnrecordedByModel,
   type ResponseStats,
   type ResponseWindow,
   type UnrecordedUsageGroup,
@@ -96,11 +97,18 @@ const WITHOUT_NUL_ESCAPES = String.raw`CASE WHEN strpos(body, '\u0000') > 0
 /** What costGroups gathers of some responses: recorded costs, unrecorded usage groups and the tokens of them all. */
 interface CostGroups {
   recordedCost: number;
+  /** recordedCost by the model of the response's counted record ('' for none) */
+  recordedByModel: Record<string, number>;
   unrecorded: UnrecordedUsageGroup[];
   usage: UsageTotals;
 }
 
-const emptyCostGroups = (): CostGroups => ({ recordedCost: 0, unrecorded: [], usage: { ...emptyUsage(), cost: 0, messages: 0 } });
+const emptyCostGroups = (): CostGroups => ({
+  recordedCost: 0,
+  recordedByModel: {},
+  unrecorded: [],
+  usage: { ...emptyUsage(), cost: 0, messages: 0 },
+});
 
 /** Which copy of a response counts, the rule the local index applies (preferredCopyOrder), on costGroups' resp columns. */
 const COPY_PREFERRED = preferredCopyOrder({ cost: 'resp.cost', input: 'resp.usage_input', output: 'resp.usage_output' });
@@ -636,8 +644,10 @@ export class PostgresStore extends DriverBase {
     const out: SessionCost[] = [];
     for (const [key, c] of await this.costGroups(ids, thresholds, true)) {
       const [source = '', id = ''] = JSON.parse(key) as string[];
-      const priced = priceUnrecorded(prices, thresholds, c.unrecorded);
-      out.push({ source, id, cost: c.recordedCost + priced.cost, unpricedModels: priced.unpricedModels });
+      const priced = priceUnrecordedByModel(prices, thresholds, c.unrecorded);
+      const costByModel = { ...c.recordedByModel };
+      for (const [model, cost] of Object.entries(priced.costByModel)) costByModel[model] = (costByModel[model] ?? 0) + cost;
+      out.push({ source, id, cost: c.recordedCost + priced.cost, unpricedModels: priced.unpricedModels, costByModel });
     }
     return out;
   }
@@ -717,10 +727,10 @@ export class PostgresStore extends DriverBase {
               v AS (SELECT k.session_key, k.model, ${usageJson} AS uj
                       FROM k CROSS JOIN LATERAL (SELECT (${WITHOUT_NUL_ESCAPES})::json AS j) b
                      WHERE k.body LIKE '%"advisors":[%')
-         SELECT session_key, 'recorded' AS part, sum(cost)::float8 AS recorded, NULL AS model, NULL::int AS band, NULL AS speed,
+         SELECT session_key, 'recorded' AS part, sum(cost)::float8 AS recorded, model, NULL::int AS band, NULL AS speed,
                 NULL AS geo, NULL AS whole, 0 AS input, 0 AS output, 0 AS cache_read, 0 AS cache_write, 0 AS cache_write_1h,
                 0 AS web_searches, 0 AS reasoning, 0 AS responses
-           FROM k GROUP BY session_key
+           FROM k WHERE cost IS NOT NULL GROUP BY session_key, model
          UNION ALL
          SELECT session_key, 'tokens', NULL, NULL, NULL, NULL, NULL, NULL,
                 sum(coalesce(usage_input,0)), sum(coalesce(usage_output,0)), sum(coalesce(usage_cache_read,0)),
@@ -757,8 +767,10 @@ export class PostgresStore extends DriverBase {
         ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
       };
       if (r.part === 'recorded') {
-        entry.recordedCost += Number(r.recorded ?? 0);
-        entry.usage.cost += Number(r.recorded ?? 0);
+        const recorded = Number(r.recorded ?? 0);
+        entry.recordedCost += recorded;
+        entry.recordedByModel[r.model ?? ''] = (entry.recordedByModel[r.model ?? ''] ?? 0) + recorded;
+        entry.usage.cost += recorded;
       } else if (r.part === 'tokens') {
         Object.assign(entry.usage, addUsage(entry.usage, summed));
         entry.usage.messages += Number(r.responses);

@@ -205,8 +205,19 @@ export class SqliteStore extends DriverBase {
 
   /** Each session's own records (a copy's too) priced request by request, as the index's `stats` prices them. */
   async sessionCosts(prices: PriceTable, sessionIds?: readonly string[]): Promise<SessionCost[]> {
-    const rows = stats(this, prices, { by: 'session', ownRecords: true, ...(sessionIds ? { sessionIds } : {}) });
-    return rows.map((r) => ({ source: r.source ?? '', id: r.key, cost: r.cost, unpricedModels: r.unpricedModels ?? [] }));
+    const rows = stats(this, prices, {
+      by: 'session',
+      ownRecords: true,
+      costByModel: true,
+      ...(sessionIds ? { sessionIds } : {}),
+    });
+    return rows.map((r) => ({
+      source: r.source ?? '',
+      id: r.key,
+      cost: r.cost,
+      unpricedModels: r.unpricedModels ?? [],
+      costByModel: r.costByModel ?? {},
+    }));
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {

@@ -1,0 +1,89 @@
+/**
+ * The web viewer's charts count per message while the sessions are few and per session past that
+ * (statsSessionLimit). Per session, each session's cost per model is the store's, priced request by
+ * request as `stats --by session` prices it (SessionDriver.sessionCosts with costByModel): the same
+ * cost per model as per message, on SQLite as on PostgreSQL. Priced from each model's summed tokens
+ * instead, a long prompt's rates spread over the short ones and the US multiplier is lost.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDriver } from '../../src/model/driver.js';
+import type { Session, Usage } from '../../src/model/types.js';
+import { WebData } from '../../src/server/web/data.js';
+import { estimatedCostOf, PRICES } from '../../src/stores/index-sync/prices.js';
+import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
+import { freshSchema, type TestSchema } from './pg-helpers.js';
+
+const SONNET = 'claude-sonnet-4'; // long-prompt rates above 200,000 tokens, 1.1 times in the US
+const HAIKU = 'claude-haiku-4-5';
+const usage = (input: number, output: number, extra: Partial<Usage> = {}): Usage => ({
+  input,
+  output,
+  cacheRead: 0,
+  cacheWrite: 0,
+  reasoning: 0,
+  ...extra,
+});
+
+/** Two models: Sonnet's recorded response, its long prompt run in the US and a short one; Haiku's short one. */
+const MIXED: Session = chainSession('chart-cost-mixed', 'threadbase', '/tmp/chart-cost', [
+  ['m0', textMessage('user', 'go')],
+  ['m1', textMessage('assistant', 'recorded', { model: SONNET, usage: usage(1000, 100), cost: 0.5 })],
+  ['m2', textMessage('assistant', 'long, US', { model: SONNET, usage: usage(250_000, 2000, { inferenceGeo: 'us' }) })],
+  ['m3', textMessage('assistant', 'short', { model: SONNET, usage: usage(3000, 400) })],
+  ['m4', textMessage('assistant', 'haiku', { model: HAIKU, usage: usage(2000, 300) })],
+]);
+/** One model, one long request in the US and one short one, nothing recorded. */
+const SINGLE: Session = chainSession('chart-cost-single', 'threadbase', '/tmp/chart-cost', [
+  ['s0', textMessage('user', 'go')],
+  ['s1', textMessage('assistant', 'long, US', { model: SONNET, usage: usage(240_000, 1000, { inferenceGeo: 'us' }) })],
+  ['s2', textMessage('assistant', 'short', { model: SONNET, usage: usage(5000, 200) })],
+]);
+
+let pg: TestSchema;
+let dir: string;
+let sqlite: SqliteStore;
+
+beforeAll(async () => {
+  pg = await freshSchema('tb_chart_cost');
+  dir = await mkdtemp(join(tmpdir(), 'tb-chart-cost-'));
+  sqlite = openSqliteStore(join(dir, 'store.db'));
+  for (const s of [MIXED, SINGLE]) {
+    await pg.store.writeSession(s, { keepId: true });
+    await sqlite.writeSession(s, { keepId: true });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await pg?.drop();
+  sqlite?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const costByModel = (rows: { key: string; cost: number }[]) => Object.fromEntries(rows.map((r) => [r.key, r.cost]));
+
+describe.each([
+  ['SQLite', () => sqlite as SessionDriver],
+  ['PostgreSQL', () => pg.store as SessionDriver],
+])("the web viewer's charts per session on %s", (_name, store) => {
+  it('give each model the cost the charts per message give it (request by request)', async () => {
+    const perMessage = await new WebData(store(), { statsSessionLimit: 1000 }).stats({});
+    const perSession = await new WebData(store(), { statsSessionLimit: 0 }).stats({});
+    expect(perMessage.granularity).toBe('message');
+    expect(perSession.granularity).toBe('session');
+    // request by request: the recorded 0.5, the rest priced one request at a time
+    const expected = 0.5 + estimatedCostOf(MIXED.entries, PRICES).cost + estimatedCostOf(SINGLE.entries, PRICES).cost;
+    expect(Math.abs(perMessage.totals.cost - expected)).toBeLessThan(1e-9);
+    expect(Math.abs(perSession.totals.cost - expected)).toBeLessThan(1e-9);
+    const want = costByModel(perMessage.byModel);
+    const got = costByModel(perSession.byModel);
+    expect(Object.keys(got).sort()).toEqual([HAIKU, SONNET]);
+    for (const model of [HAIKU, SONNET]) expect(Math.abs((got[model] ?? 0) - (want[model] ?? 0))).toBeLessThan(1e-9);
+    // the tokens stay the listing's
+    expect(perSession.totals.input).toBe(perMessage.totals.input);
+    expect(perSession.totals.output).toBe(perMessage.totals.output);
+  });
+});
