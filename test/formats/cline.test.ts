@@ -181,3 +181,22 @@ describe('VS Code extension tasks', () => {
     expect(ctx.messages[2]?.parts[0]).toMatchObject({ type: 'tool_result', callId: 'toolu_1', content: 'built' });
   });
 });
+
+describe('resume command', () => {
+  it('is `cline --id <id>` in the project, quoted, with the data folder Cline was pointed at', () => {
+    const info = {
+      id: '1795664340517_twuoj',
+      source: 'cline',
+      project: "/tmp/it's here",
+      createdAt: '',
+      updatedAt: '',
+      messageCount: 0,
+    };
+    expect(new ClineDriver({ home: '/h', env: {} }).resumeCommand(info)).toBe(
+      `cd '/tmp/it'\\''s here' && cline --id 1795664340517_twuoj`,
+    );
+    expect(new ClineDriver({ home: '/h', env: { CLINE_DATA_DIR: '/data dir' } }).resumeCommand(info)).toBe(
+      `cd '/tmp/it'\\''s here' && CLINE_DATA_DIR='/data dir' cline --id 1795664340517_twuoj`,
+    );
+  });
+});

@@ -5,7 +5,7 @@ import { pairToolCalls } from '../../model/tree.js';
 export function describeClineLosses({ foreign, counts: c, say }: LossReport): void {
   say(
     c.unsignedThinking,
-    'thinking without a signature is written as Cline keeps it, but the Anthropic API refuses it on resume unless Cline drops it (Cline sends what it stored)',
+    'thinking without a signature is kept, but Cline does not send it to the model on resume (it sends signed thinking only)',
   );
   say(c.systemMessages, 'Cline has no system messages; kept in a threadbase field it ignores, not sent to the model');
   say(c.modelChanges, 'model/thinking-level changes have no Cline record; kept in a threadbase field it ignores');

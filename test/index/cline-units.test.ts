@@ -1,0 +1,93 @@
+/**
+ * Cline in the local index: each messages file (a CLI session's, an extension task's) is a unit
+ * known by its size and time, its session id from its path; a warm sync reads none, a session Cline
+ * rewrote is read again alone, and a manifest changed alone (a title) re-reads its session.
+ */
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import '../../src/formats/all.js';
+import { ClineDriver } from '../../src/formats/cline/index.js';
+import type { DriverEnv, SourceUnit } from '../../src/model/driver.js';
+import type { SessionInfo } from '../../src/model/types.js';
+import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
+
+const FIRST = '1795664340517_twuoj';
+const RESUMED = '1795664999999_abcde';
+const TASK = '1700000000000';
+let home: Awaited<ReturnType<typeof tempIndexHome>>;
+let env: DriverEnv;
+let sessions: string;
+
+beforeAll(async () => {
+  home = await tempIndexHome('tb-cline-units-');
+  env = home.env;
+  sessions = join(home.dir, '.cline', 'data', 'sessions');
+  await cp(resolve('test/fixtures/cline/real-3.0.65/data/sessions'), sessions, { recursive: true });
+  const task = join(home.dir, '.config', 'Code', 'User', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks', TASK);
+  await mkdir(task, { recursive: true });
+  await writeFile(
+    join(task, 'api_conversation_history.json'),
+    JSON.stringify([{ role: 'user', content: [{ type: 'text', text: '<task>\nhello\n</task>' }], ts: 1700000000100 }]),
+  );
+});
+afterAll(() => home.remove());
+
+const fields = (s: SessionInfo) => ({
+  id: s.id,
+  title: s.title,
+  project: s.project,
+  messageCount: s.messageCount,
+  usage: s.usage,
+  path: s.path,
+});
+
+async function sync() {
+  let reads: { mock: { calls: [SourceUnit, ...unknown[]][] } } | undefined;
+  let list: { mock: { calls: unknown[] } } | undefined;
+  const { report, listed } = await syncStore<ClineDriver>(env, 'cline', (driver) => {
+    reads = vi.spyOn(driver, 'readUnit');
+    list = vi.spyOn(driver, 'listSessions');
+  });
+  return {
+    report,
+    indexed: listed.map(fields),
+    read: (reads?.mock.calls ?? []).map(([u]) => u.sessionId).sort(),
+    listed: list?.mock.calls.length ?? 0,
+  };
+}
+
+describe('Cline sessions as units of the index', () => {
+  it('indexes one unit per session with the listing the driver gives', async () => {
+    const first = await sync();
+    const fromDriver = (await new ClineDriver(env).listSessions()).map(fields).sort(byId);
+    expect(first.indexed).toEqual(fromDriver);
+    expect(first.indexed.map((s) => s.id)).toEqual([TASK, FIRST, RESUMED]);
+    expect(first.listed).toBe(0);
+    expect(first.read).toEqual([TASK, FIRST, RESUMED].sort());
+  });
+
+  it('a warm sync reads no session', async () => {
+    const warm = await sync();
+    expect(warm.read).toEqual([]);
+    expect(warm.report).toMatchObject({ reread: 0, removed: 0 });
+  });
+
+  it('a session Cline rewrote is read again, alone; a manifest changed alone re-reads its session', async () => {
+    const file = join(sessions, RESUMED, `${RESUMED}.messages.json`);
+    const doc = JSON.parse(await readFile(file, 'utf8')) as { messages: unknown[] };
+    doc.messages.push({ id: 'u-new', role: 'user', content: [{ type: 'text', text: 'one more' }], ts: 1795664470000 });
+    await writeFile(file, JSON.stringify(doc, null, 2));
+    const after = await sync();
+    expect(after.read).toEqual([RESUMED]);
+    expect(after.indexed.find((s) => s.id === RESUMED)?.messageCount).toBe(7);
+
+    const manifest = join(sessions, FIRST, `${FIRST}.json`);
+    const m = JSON.parse(await readFile(manifest, 'utf8')) as { metadata: { title: string } };
+    m.metadata.title = 'renamed in cline';
+    await writeFile(manifest, JSON.stringify(m, null, 2));
+    const renamed = await sync();
+    expect(renamed.read).toEqual([FIRST]);
+    expect(renamed.indexed.find((s) => s.id === FIRST)?.title).toBe('renamed in cline');
+  });
+});
