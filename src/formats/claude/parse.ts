@@ -7,6 +7,7 @@
  */
 import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropic.js';
 import { providerCallOf } from '../../convert/provider-tools.js';
+import type { WireReadOptions } from '../../convert/read-issues.js';
 import { messageText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
 import { keptAssistantImage } from '../shared/assistant-images.js';
@@ -92,10 +93,10 @@ function withPausedResponses(u: Usage, paused: readonly unknown[]): Usage {
 export const SYNTHETIC_MODEL = '<synthetic>';
 
 /** The model message of a user/assistant record; undefined when it has none. */
-export function messageOfRecord(r: ClaudeRecord): Message | undefined {
+export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Message | undefined {
   const raw = r.message;
   if (!isRecord(raw)) return undefined;
-  const msg = messageFromAnthropic(raw);
+  const msg = messageFromAnthropic(raw, opts);
   if (msg.usage && Array.isArray(raw.pausedResponses)) msg.usage = withPausedResponses(msg.usage, raw.pausedResponses);
   // Claude Code's own stand-in replies (API errors, "No response requested.") name the model
   // "<synthetic>": no model answered, so no model, usage or response is counted for them.
@@ -199,6 +200,10 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
   };
   const seen = new Set<string>();
   const compactions = new Map<string, CompactionEntry>();
+  // A content block that is not an object is skipped by the reader; say where, as for a bad line.
+  const skippedAt = (line: number, id: string): WireReadOptions => ({
+    onIssue: (issue) => out.warnings.push({ file, line, id, message: `message.${issue.message}` }),
+  });
   let lastUuid: string | undefined;
   let lastMainUuid: string | undefined;
   /** the leaf a `last-prompt` record names, while no record with a uuid has come after it */
@@ -287,7 +292,7 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       entry = c;
     } else if (type === 'user' && r.isCompactSummary === true && parentUuid && compactions.has(parentUuid)) {
       const c = compactions.get(parentUuid) as CompactionEntry;
-      const m = messageOfRecord(r);
+      const m = messageOfRecord(r, skippedAt(l.line, uuid));
       c.summary = m ? m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n') : '';
       // The compaction entry renders the summary; this record stays for lossless write-back.
       const md: MetadataEntry = {
@@ -303,7 +308,7 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       if (sidechain) md.sidechain = true;
       entry = md;
     } else if ((type === 'user' || type === 'assistant') && isRecord(r.message)) {
-      const message = messageOfRecord(r) as Message;
+      const message = messageOfRecord(r, skippedAt(l.line, uuid)) as Message;
       // a branch summary threadbase wrote as a user turn, the entry kept beside it (encode.ts)
       const kept =
         type === 'user' && isRecord(r.threadbase) ? branchSummaryOf(r.threadbase.branchSummary, messageText(message)) : undefined;
