@@ -156,6 +156,12 @@ describe('gemini: sub-agent work written as sub-agent chats', () => {
     expect(subs.map(texts)).toEqual([['user:count the files', 'assistant:there are 3']]);
   });
 
+  it('converted at an entry of a side chain, that chain is the main chat, not a sub-agent of it as well', async () => {
+    const { main, subs } = await readBack(await convertSession(sdkSession(), { to: 'gemini', env: h.env, at: 's2' }));
+    expect(texts(main)).toEqual(['user:count the files', 'assistant:there are 3']);
+    expect(subs).toEqual([]);
+  });
+
   it('leaves out a side chain of an abandoned branch and one of records alone', async () => {
     const s = sdkSession();
     const entries: Entry[] = [

@@ -32,7 +32,9 @@ const firstUserText = (entries: readonly Entry[]): string | undefined => {
  * A chain of records alone (no message) is no sub-agent's work and is left out.
  */
 export function sideChainsOf(session: Pick<Session, 'entries'>, mainPath: readonly Entry[]): SideChain[] {
-  const side = session.entries.filter((e) => e.sidechain);
+  // side entries on the written path (converted at an entry of a side chain) are the main chat's
+  const onPath = new Set(mainPath.map((e) => e.id));
+  const side = session.entries.filter((e) => e.sidechain && !onPath.has(e.id));
   const sideIds = new Set(side.map((e) => e.id));
   const byId = new Map(side.map((e) => [e.id, e]));
   const rootOf = (e: Entry): string => {
