@@ -83,10 +83,13 @@ export function registerSearch(program: Command, ctx: CliContext): void {
             }
             return short.get(entryId) ?? entryId;
           };
+          // columns as wide as this answer's longest source and role ('threadbase' is longer than the agents')
+          const sourceWidth = Math.max(8, ...hits.map((h) => h.source.length));
+          const roleWidth = Math.max(9, ...hits.map((h) => (h.role ?? 'summary').length));
           for (const h of hits) {
             // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
             ctx.stdout(
-              `${h.sessionId}  ${h.source.padEnd(8)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(9)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
+              `${h.sessionId}  ${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
             );
           }
           if (!hits.length) ctx.stderr('no matches\n');
