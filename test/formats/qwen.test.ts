@@ -17,6 +17,9 @@ import { runCli } from '../helpers/cli.js';
 import { chainSession, messageEntry, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
 
 const REAL = 'ee2a1197-112a-4879-a9f4-4ee94585ced0';
+/** The real chat that ran a sub-agent, and the sub-agent's id */
+const SUB_PARENT = '1865e916-c5ec-4265-a939-6e90168805d2';
+const SUB_AGENT = 'general-purpose-toolu_standin_0001';
 const REAL_DIR = resolve('test/fixtures/qwen/real-0.24.4');
 const realEnv: DriverEnv = { home: '/nonexistent', env: { QWEN_HOME: REAL_DIR } };
 
@@ -33,19 +36,46 @@ const summary = (messages: Message[]) =>
 
 describe('qwen: the real 0.24.4 chat', () => {
   it('lists it with its project (the records’ cwd), title, messages, model and usage', async () => {
-    const [s, ...rest] = await new QwenDriver(realEnv).listSessions();
-    expect(rest).toEqual([]);
+    const list = await new QwenDriver(realEnv).listSessions();
+    expect(list.map((s) => s.id).sort()).toEqual([REAL, SUB_PARENT, SUB_AGENT].sort());
+    const s = list.find((x) => x.id === REAL);
     expect(s).toMatchObject({
       id: REAL,
       source: 'qwen',
       project: '/tmp/qwen-fixture/proj',
       title: 'THINK then run echo',
       messageCount: 8,
+      parentId: null,
       models: ['claude-standin'],
       meta: { qwenVersion: '0.24.4' },
     });
     // four responses: prompt tokens 2449 + 2571 + 2613 + 2679, candidates 54 + 15 + 31 + 15
     expect(s?.usage).toMatchObject({ input: 10312, output: 115, cacheRead: 0, reasoning: 0 });
+  });
+
+  it('lists a sub-agent’s transcript under its agent id, with the session and the call that spawned it', async () => {
+    const driver = new QwenDriver(realEnv);
+    const sub = (await driver.getSession(SUB_AGENT)) as Session;
+    expect(sub).toMatchObject({
+      source: 'qwen',
+      project: '/tmp/qwen-sub/proj',
+      parentId: SUB_PARENT,
+      parentToolCallId: 'toolu_standin_0001',
+      title: 'count the files',
+      meta: { kind: 'subagent', agentType: 'general-purpose' },
+    });
+    expect(summary((await driver.getContext(SUB_AGENT)).messages)).toEqual([
+      'user:count the files',
+      'assistant:Plain answer from the stand-in.',
+    ]);
+    const parent = (await driver.getSession(SUB_PARENT)) as Session;
+    const call = parent.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).find((p) => p.type === 'tool_call');
+    expect(call).toMatchObject({ id: 'toolu_standin_0001', name: 'agent' });
+    // the sub-agent's result came back as a notification Qwen Code wrote into the conversation
+    const notes = parent.entries.flatMap((e) =>
+      e.kind === 'message' && injectedLabel(e.message) ? [injectedLabel(e.message)] : [],
+    );
+    expect(notes).toEqual(['notification, added by Qwen Code']);
   });
 
   it('gives the context Qwen Code resumed with: thinking with its signature, calls paired with their results', async () => {
@@ -81,7 +111,7 @@ describe('qwen: the real 0.24.4 chat', () => {
   it('honours QWEN_RUNTIME_DIR over QWEN_HOME, and finds nothing where there is nothing', async () => {
     expect(
       await new QwenDriver({ home: '/nonexistent', env: { QWEN_RUNTIME_DIR: REAL_DIR, QWEN_HOME: '/nowhere' } }).listSessions(),
-    ).toHaveLength(1);
+    ).toHaveLength(3);
     expect(await new QwenDriver({ home: '/nonexistent', env: {} }).listSessions()).toEqual([]);
   });
 
@@ -92,7 +122,7 @@ describe('qwen: the real 0.24.4 chat', () => {
       const cliEnv = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
       const r = await runCli(cliEnv, ['sessions', '--source', 'qwen', '--json']);
       expect(r.code).toBe(0);
-      expect((JSON.parse(r.out) as { id: string }[]).map((s) => s.id)).toEqual([REAL]);
+      expect((JSON.parse(r.out) as { id: string }[]).map((s) => s.id).sort()).toEqual([REAL, SUB_PARENT, SUB_AGENT].sort());
     } finally {
       await rm(home, { recursive: true, force: true });
     }

@@ -15,6 +15,10 @@ import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
 
 const REAL = 'ee2a1197-112a-4879-a9f4-4ee94585ced0';
 const OTHER = '22222222-3333-4444-8555-666666666666';
+/** The real chat that ran a sub-agent, and the sub-agent (a unit of its own) */
+const SUB_PARENT = '1865e916-c5ec-4265-a939-6e90168805d2';
+const SUB_AGENT = 'general-purpose-toolu_standin_0001';
+const ALL = [OTHER, REAL, SUB_PARENT, SUB_AGENT].sort();
 let home: Awaited<ReturnType<typeof tempIndexHome>>;
 let env: DriverEnv;
 let chats: string;
@@ -52,8 +56,9 @@ describe('Qwen Code chats as units of the index', () => {
     const first = await sync();
     const fromDriver = (await new QwenDriver(env).listSessions()).map(fields).sort(byId);
     expect(first.indexed).toEqual(fromDriver);
-    expect(first.indexed.map((s) => s.id)).toEqual([OTHER, REAL].sort());
-    expect(first.read).toEqual([OTHER, REAL].sort());
+    expect(first.indexed.map((s) => s.id)).toEqual(ALL);
+    expect(first.read).toEqual(ALL);
+    expect(first.indexed.find((s) => s.id === SUB_AGENT)).toMatchObject({ title: 'count the files' });
   });
 
   it('a warm sync reads no chat', async () => {
@@ -106,8 +111,9 @@ describe('Qwen Code chats as units of the index', () => {
     const hits = JSON.parse(await ok(['search', 'zanzibarquokka', '--json'])) as { sessionId: string }[];
     expect(hits.map((h) => h.sessionId)).toEqual([OTHER]);
     const stats = JSON.parse(await ok(['stats', '--by', 'session', '--json'])) as { key: string; inputTokens: number }[];
-    expect(stats.map((s) => s.key).sort()).toEqual([OTHER, REAL].sort());
+    expect(stats.map((s) => s.key).sort()).toEqual(ALL);
     // the real chat's four responses, 10312 prompt tokens, each counted once (the second chat holds copies of two)
-    expect(stats.reduce((n, s) => n + s.inputTokens, 0)).toBe(10312);
+    const copies = stats.filter((s) => s.key === OTHER || s.key === REAL);
+    expect(copies.reduce((n, s) => n + s.inputTokens, 0)).toBe(10312);
   });
 });

@@ -5,14 +5,16 @@
  * (encode.ts), which `qwen --resume <id>` in the project resumes.
  */
 import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
 import type { Session, SessionInfo } from '../../model/types.js';
+import { isObject } from '../gemini/content.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { shellQuote } from '../shared/shell.js';
 import { encodeQwenRecords } from './encode.js';
-import { readQwenChat, SOURCE } from './records.js';
+import { readQwenChat, SOURCE, type SubAgentOf } from './records.js';
 
 /** Where Qwen Code keeps its runtime data (Storage.getRuntimeBaseDir): sessions go under `projects/`. */
 export function qwenDir(env: DriverEnv): string {
@@ -27,6 +29,16 @@ export function sanitizeCwd(cwd: string): string {
 
 /** A chat file's name, as Qwen Code looks sessions up (SESSION_FILE_PATTERN). */
 const CHAT_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
+/** A sub-agent transcript's name (getAgentJsonlPath: the agent id with other characters as `_`). */
+const AGENT_FILE = /^agent-[A-Za-z0-9_-]+\.jsonl$/;
+
+interface Located {
+  file: string;
+  /** the session id: a chat's file name, a sub-agent's agent id */
+  id: string;
+  /** a sub-agent's: the session that spawned it (its folder's name) */
+  parentSessionId?: string;
+}
 
 export class QwenDriver extends DriverBase {
   readonly name = SOURCE;
@@ -35,28 +47,64 @@ export class QwenDriver extends DriverBase {
   // new chats only: appending to a file Qwen Code may be writing (under its writer lease) is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
+  private byFile = new Map<string, Located>();
 
   constructor(private readonly env: DriverEnv) {
     super();
   }
 
-  /** Every chat file: active ones, then archived ones. */
-  private files(): string[] {
+  /**
+   * Every chat file (active ones, then archived ones) by its session id, and every sub-agent
+   * transcript (`subagents/<parent session>/agent-<agent id>.jsonl`) by its agent id.
+   */
+  private files(): Located[] {
     const projects = join(qwenDir(this.env), 'projects');
-    const out: string[] = [];
+    const out: Located[] = [];
     for (const d of dirEntries(projects)) {
       if (!d.isDirectory()) continue;
       for (const chats of [join(projects, d.name, 'chats'), join(projects, d.name, 'chats', 'archive')]) {
-        for (const f of dirEntries(chats)) if (f.isFile() && CHAT_FILE.test(f.name)) out.push(join(chats, f.name));
+        for (const f of dirEntries(chats))
+          if (f.isFile() && CHAT_FILE.test(f.name))
+            out.push({ file: join(chats, f.name), id: f.name.slice(0, -'.jsonl'.length) });
+      }
+      const subagents = join(projects, d.name, 'subagents');
+      for (const parent of dirEntries(subagents)) {
+        if (!parent.isDirectory()) continue;
+        for (const f of dirEntries(join(subagents, parent.name))) {
+          if (!f.isFile() || !AGENT_FILE.test(f.name)) continue;
+          const agentId = f.name.slice('agent-'.length, -'.jsonl'.length);
+          out.push({ file: join(subagents, parent.name, f.name), id: agentId, parentSessionId: parent.name });
+        }
       }
     }
     return out;
   }
 
-  private async load(file: string, st: { mtimeMs: number; size: number }): Promise<Session> {
+  /** A sub-agent's meta file (agentId, toolUseId, agentType…), beside its transcript. */
+  private async subAgentOf(loc: Located): Promise<SubAgentOf | undefined> {
+    if (!loc.parentSessionId) return undefined;
+    const of: SubAgentOf = { agentId: loc.id, parentSessionId: loc.parentSessionId };
+    try {
+      const meta: unknown = JSON.parse(await fs.readFile(loc.file.replace(/\.jsonl$/, '.meta.json'), 'utf8'));
+      if (isObject(meta)) {
+        if (typeof meta.toolUseId === 'string') of.toolUseId = meta.toolUseId;
+        if (typeof meta.agentType === 'string') of.agentType = meta.agentType;
+      }
+    } catch {
+      // no meta (or unreadable): the transcript alone
+    }
+    return of;
+  }
+
+  private async read(loc: Located): Promise<Session> {
+    return readQwenChat(loc.file, await this.subAgentOf(loc));
+  }
+
+  private async load(loc: Located, st: { mtimeMs: number; size: number }): Promise<Session> {
+    const file = loc.file;
     const hit = this.cache.get(file);
     if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
-    const session = await readQwenChat(file);
+    const session = await this.read(loc);
     this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session });
     return session;
   }
@@ -67,7 +115,7 @@ export class QwenDriver extends DriverBase {
     const out: Session[] = [];
     for (const u of units) {
       try {
-        out.push(await this.load(u.key, { mtimeMs: u.mtimeMs ?? 0, size: u.size ?? 0 }));
+        out.push(await this.load(this.located(u), { mtimeMs: u.mtimeMs ?? 0, size: u.size ?? 0 }));
       } catch {
         // gone meanwhile
       }
@@ -75,18 +123,22 @@ export class QwenDriver extends DriverBase {
     return out;
   }
 
-  /** IncrementalSource: each chat file by its size and time; its name is its session id, so listing reads none. */
+  /** A unit's file and what it is (listUnits keeps them). */
+  private located(u: SourceUnit): Located {
+    return this.byFile.get(u.key) ?? { file: u.key, id: u.sessionId };
+  }
+
+  /**
+   * IncrementalSource: each chat and sub-agent file by its size and time; its name says its session
+   * id, so listing reads none.
+   */
   async listUnits(): Promise<SourceUnit[]> {
+    const located = this.files();
+    this.byFile = new Map(located.map((l) => [l.file, l]));
     const units = await fileUnits(
-      this.files(),
-      (f) => f,
-      (f, st): SourceUnit => ({
-        key: f,
-        sessionId: (f.split('/').pop() as string).replace(/\.jsonl$/, ''),
-        path: f,
-        size: st.size,
-        mtimeMs: st.mtimeMs,
-      }),
+      located,
+      (l) => l.file,
+      (l, st): SourceUnit => ({ key: l.file, sessionId: l.id, path: l.file, size: st.size, mtimeMs: st.mtimeMs }),
     );
     const bySession = new Map<string, SourceUnit>();
     for (const u of units) if (!bySession.has(u.sessionId)) bySession.set(u.sessionId, u);
@@ -96,7 +148,7 @@ export class QwenDriver extends DriverBase {
   /** For `threadbase sync`: one file read whole, not kept in the cache. */
   async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
     try {
-      return { session: await readQwenChat(unit.key) };
+      return { session: await this.read(this.located(unit)) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -140,7 +192,7 @@ export class QwenDriver extends DriverBase {
     const unit = (await this.listUnits()).find((u) => u.sessionId === id);
     if (!unit) return undefined;
     try {
-      return await this.load(unit.key, { mtimeMs: unit.mtimeMs ?? 0, size: unit.size ?? 0 });
+      return await this.load(this.located(unit), { mtimeMs: unit.mtimeMs ?? 0, size: unit.size ?? 0 });
     } catch {
       return undefined;
     }

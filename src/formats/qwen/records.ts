@@ -239,8 +239,18 @@ function breakCycles(entries: Entry[], lineOf: Map<string, number>, file: string
   }
 }
 
+/** A sub-agent's transcript (`subagents/<parent session>/agent-<agent id>.jsonl`) and what its meta file says. */
+export interface SubAgentOf {
+  /** the agent id (the file name's), its session id here: its records carry the parent's session id */
+  agentId: string;
+  parentSessionId: string;
+  /** the `agent` call that spawned it (meta `toolUseId`) */
+  toolUseId?: string;
+  agentType?: string;
+}
+
 /** Reads one chat file. Damaged lines and records with a missing parent are warnings naming file and line. */
-export async function readQwenChat(file: string): Promise<Session> {
+export async function readQwenChat(file: string, subAgent?: SubAgentOf): Promise<Session> {
   const warnings: ParseWarning[] = [];
   const g: Gathered = { fragments: new Map(), lineOf: new Map(), leaf: undefined, first: undefined, title: undefined };
   for await (const l of readJsonl(file)) gather(file, l, g, warnings);
@@ -273,7 +283,7 @@ export async function readQwenChat(file: string): Promise<Session> {
   const leafId = g.leaf ?? null;
   const chain = leafId ? pathToLeaf({ entries, leafId }) : [];
   const first = g.first;
-  const id = str(first?.sessionId) ?? basename(file).replace(/\.jsonl$/, '');
+  const id = subAgent?.agentId ?? str(first?.sessionId) ?? basename(file).replace(/\.jsonl$/, '');
   const createdAt = entries[0]?.timestamp ?? new Date(0).toISOString();
   let updatedAt = createdAt;
   for (const e of entries) if (e.timestamp > updatedAt) updatedAt = e.timestamp;
@@ -286,12 +296,14 @@ export async function readQwenChat(file: string): Promise<Session> {
     createdAt,
     updatedAt,
     messageCount: countMessages(chain),
-    parentId: null,
+    parentId: subAgent?.parentSessionId ?? null,
+    ...(subAgent?.toolUseId ? { parentToolCallId: subAgent.toolUseId } : {}),
     models: usage.models,
     usage: usage.usage,
     ...usageByModelOf(usage),
     path: file,
     meta: {
+      ...(subAgent ? { kind: 'subagent', ...(subAgent.agentType ? { agentType: subAgent.agentType } : {}) } : {}),
       ...(str(first?.version) ? { qwenVersion: str(first?.version) } : {}),
       ...(str(first?.gitBranch) ? { gitBranch: str(first?.gitBranch) } : {}),
     },
