@@ -160,4 +160,38 @@ describe('the copy rule', () => {
       });
     }
   });
+
+  it("on the team server, the viewer's charts count a copied response once, as its /stats does", async () => {
+    const res = await fetch(`${server.url}/api/v1/web/stats`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    const web = (await res.json()) as { granularity: string; totals: { cost: number; output: number; responses: number } };
+    const stats = await postgres();
+    expect(web.granularity).toBe('message');
+    expect(Math.abs(web.totals.cost - stats.cost)).toBeLessThan(1e-9);
+    expect({ output: web.totals.output, responses: web.totals.responses }).toEqual({
+      output: stats.output,
+      responses: stats.messages,
+    });
+  });
+
+  it("the viewer's charts over a window count the responses inside it, as `stats --since --until`", async () => {
+    // after three of 0afea31a's six responses (and of its resumed copy's); before the later sessions
+    const since = '2026-11-22T19:13:01.100Z';
+    const until = '2026-11-22T19:20:00.000Z';
+    const rows = JSON.parse(
+      await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync', '--since', since, '--until', until]),
+    ) as { cost: number; outputTokens: number; messages: number }[];
+    const local = {
+      cost: rows.reduce((a, r) => a + r.cost, 0),
+      output: rows.reduce((a, r) => a + r.outputTokens, 0),
+      messages: rows.reduce((a, r) => a + r.messages, 0),
+    };
+    expect(local.messages).toBeLessThan((await localIndex()).messages);
+    const web = await new WebData(index).stats({ since, until });
+    expect(Math.abs(web.totals.cost - local.cost)).toBeLessThan(1e-9);
+    expect({ output: web.totals.output, responses: web.totals.responses }).toEqual({
+      output: local.output,
+      responses: local.messages,
+    });
+  });
 });

@@ -29,7 +29,16 @@ import {
   type Usage,
 } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage } from '../../model/usage.js';
-import { costOf, costPerModel, PRICES, type PriceTable, pricedCost, priceOf } from '../../stores/index-sync/prices.js';
+import {
+  costOf,
+  costPerModel,
+  inWindow,
+  PRICES,
+  type PriceTable,
+  pricedCost,
+  priceOf,
+  type ResponseWindow,
+} from '../../stores/index-sync/prices.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -85,6 +94,12 @@ export interface WebDataOptions {
    * stats` counts them; default the bundled table.
    */
   prices?: PriceTable;
+  /**
+   * Count a response copied into sessions threadbase wrote once too, as the team server's /stats
+   * does (its store holds every pushed session as threadbase's). Default off: the local index counts
+   * those sessions each on its own, as its SQL does (settleCopies).
+   */
+  threadbaseCopiesOnce?: boolean;
 }
 
 export interface SessionListQuery {
@@ -274,6 +289,8 @@ interface CountedRecord {
   copyKey: string;
   /** which copy counts on a tie of sessions' start: 0 recorded cost, 1 priced, 2 cost 0 for tokens (as the index) */
   copyRank: number;
+  /** the counted record's time (a window selects responses by it) */
+  timestamp: string;
   cell: string;
   /** an advisor request inside the response (its tokens and cost, not another response) */
   advisor?: true;
@@ -293,6 +310,7 @@ export class WebData {
   private readonly cacheSize: number;
   private readonly statsSessionLimit: number;
   private readonly prices: PriceTable;
+  private readonly threadbaseCopiesOnce: boolean;
   private loaded = new Map<string, LoadedSession>();
   private listing?: { at: number; sessions: SessionInfo[] };
   private usageCells = new Map<string, SessionUsageCells>();
@@ -303,6 +321,7 @@ export class WebData {
     this.cacheSize = opts.cacheSize ?? 6;
     this.statsSessionLimit = opts.statsSessionLimit ?? 400;
     this.prices = opts.prices ?? PRICES;
+    this.threadbaseCopiesOnce = opts.threadbaseCopiesOnce ?? false;
   }
 
   /** Drops every cached listing and session (after a write through the viewer). */
@@ -808,7 +827,8 @@ export class WebData {
     const perMessage = sessions.length <= this.statsSessionLimit;
     // Per message, a response copied into several sessions (a fork's copy, a conversion's) counts
     // once, in the copy the index counts: the session created first, then by copyRank, then no fork first.
-    const winners = perMessage ? await this.countingCopies(sessions) : undefined;
+    const window: ResponseWindow = { since: filter.since, until: filter.until };
+    const winners = perMessage ? await this.countingCopies(sessions, window) : undefined;
     // per session: each session's cost per model as the store prices it request by request (as
     // `stats --by session`: long-prompt band, speed, place), where it can (SessionDriver.sessionCosts)
     const exact = perMessage || !sessions.length ? undefined : await this.indexCosts(sessions);
@@ -816,7 +836,8 @@ export class WebData {
       const cells = winners
         ? cellsOf(
             await this.countedRecordsOf(info),
-            info.source === THREADBASE_SOURCE ? undefined : (r) => winners.get(r.copyKey) === info,
+            // per message, only the responses inside the window count (as `stats --since/--until`)
+            (r) => inWindow(r.timestamp, window) && (!this.copiesOnce(info) || winners.get(r.copyKey) === info),
           )
         : sessionLevelCells(info, this.prices, exact?.get(costKey(info.source, info.id)));
       for (const [k, c] of cells) {
@@ -842,13 +863,19 @@ export class WebData {
   }
 
   /** For each copy key, the session whose record counts (CopyChoice: the rule settleCopies applies in SQL). */
-  private async countingCopies(sessions: readonly SessionInfo[]): Promise<CopyChoice<SessionInfo>> {
+  private async countingCopies(sessions: readonly SessionInfo[], window: ResponseWindow): Promise<CopyChoice<SessionInfo>> {
     const choice = new CopyChoice<SessionInfo>();
     for (const info of sessions) {
-      if (info.source === THREADBASE_SOURCE) continue;
-      for (const r of await this.countedRecordsOf(info)) choice.offer(r.copyKey, info, r.copyRank, info);
+      if (!this.copiesOnce(info)) continue;
+      for (const r of await this.countedRecordsOf(info))
+        if (inWindow(r.timestamp, window)) choice.offer(r.copyKey, info, r.copyRank, info);
     }
     return choice;
+  }
+
+  /** Whether the session's copies of responses count once (else each of its records counts). */
+  private copiesOnce(info: SessionInfo): boolean {
+    return this.threadbaseCopiesOnce || info.source !== THREADBASE_SOURCE;
   }
 
   private async countedRecordsOf(info: SessionInfo): Promise<CountedRecord[]> {
@@ -869,6 +896,7 @@ export class WebData {
         records.push({
           copyKey,
           copyRank,
+          timestamp: e.timestamp,
           cell: `${day}|${part.model ?? '(unknown)'}`,
           usage: part.usage,
           cost: part.cost ?? 0,
