@@ -186,6 +186,41 @@ describe('qwen: damaged chats', () => {
     expect(summary((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:three']);
   });
 
+  it('reads OpenAI Responses reasoning kept in a thoughtSignature as encrypted reasoning, not as a signature', async () => {
+    const sig = JSON.stringify({ id: 'rs_1', encrypted_content: 'gAAAA-opaque' });
+    const id = await chat('00000000-0000-4000-8000-000000000006', [
+      rec('a', null, 'user', user('think')),
+      rec('b', 'a', 'assistant', {
+        message: {
+          role: 'model',
+          parts: [
+            { text: 'Summary of the reasoning.', thought: true },
+            { thought: true, thoughtSignature: sig },
+            { text: 'Done.' },
+          ],
+        },
+      }),
+    ]);
+    const s = (await new QwenDriver(env).getSession(id)) as Session;
+    const b = s.entries.find((e) => e.id === 'b');
+    expect(b?.kind === 'message' && b.message.parts).toEqual([
+      { type: 'thinking', thinking: 'Summary of the reasoning.' },
+      { type: 'thinking', thinking: '', meta: { codexItemId: 'rs_1', encryptedContent: 'gAAAA-opaque' } },
+      { type: 'text', text: 'Done.' },
+    ]);
+    // written back as Qwen Code keeps it
+    const info = await new QwenDriver(env).writeSession({ ...s, id: 'again' });
+    const records = (await readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: { parts: unknown[] } });
+    expect(records.find((r) => r.type === 'assistant')?.message?.parts[1]).toEqual({
+      text: '',
+      thought: true,
+      thoughtSignature: sig,
+    });
+  });
+
   it('joins the fragments of one record (a repeated uuid), as Qwen Code does', async () => {
     const id = await chat('00000000-0000-4000-8000-000000000002', [
       rec('a', null, 'user', user('hello')),

@@ -16,6 +16,7 @@ import { mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/encode.js';
+import { openaiItemId } from '../shared/openai-reasoning.js';
 import { partsOf, usageOf } from './records.js';
 
 /** The version field of a record threadbase wrote (Qwen Code writes its own CLI version there). */
@@ -29,8 +30,14 @@ export interface EncodeTarget {
 
 /** A model-side part as a Gemini Part of a `model` Content. */
 function modelPart(p: Part): JsonObject | undefined {
-  if (p.type === 'thinking')
-    return { text: p.thinking, thought: true, ...(p.signature !== undefined ? { thoughtSignature: p.signature } : {}) };
+  if (p.type === 'thinking') {
+    // OpenAI's encrypted reasoning as Qwen Code's openai-responses generator keeps it (its other generators drop it)
+    const encrypted =
+      p.signature === undefined && typeof p.meta?.encryptedContent === 'string' ? p.meta.encryptedContent : undefined;
+    const signature =
+      encrypted !== undefined ? JSON.stringify({ id: openaiItemId(p) ?? '', encrypted_content: encrypted }) : p.signature;
+    return { text: p.thinking, thought: true, ...(signature !== undefined ? { thoughtSignature: signature } : {}) };
+  }
   if (p.type === 'tool_call') return { functionCall: { id: p.id, name: p.name, args: p.input } };
   return geminiPart(p);
 }

@@ -47,10 +47,20 @@ export function usageOf(u: unknown): Usage | undefined {
  * sends it back as Anthropic's `signature`), so it becomes the thinking part's signature.
  */
 export function partsOf(content: unknown, pairer: CallIdPairer): Part[] {
-  const parts = isObject(content) && Array.isArray(content.parts) ? content.parts : [];
+  const raw = isObject(content) && Array.isArray(content.parts) ? content.parts : [];
+  // a thought part without text (OpenAI Responses reasoning: only its signature) is still a thought
+  const parts = raw.map((p) => (isObject(p) && p.thought === true && typeof p.text !== 'string' ? { ...p, text: '' } : p));
   return geminiParts(parts, pairer).map((p) => {
     if (p.type !== 'thinking' || typeof p.meta?.thoughtSignature !== 'string') return p;
     const { thoughtSignature, ...meta } = p.meta;
+    const reasoning = responsesReasoning(thoughtSignature as string);
+    // OpenAI's encrypted reasoning replays only to the Responses API: kept as the other readers keep it, not as a signature
+    if (reasoning)
+      return {
+        type: 'thinking',
+        thinking: p.thinking,
+        meta: { ...meta, codexItemId: reasoning.id, encryptedContent: reasoning.encrypted_content },
+      };
     return {
       type: 'thinking',
       thinking: p.thinking,
@@ -58,6 +68,22 @@ export function partsOf(content: unknown, pairer: CallIdPairer): Part[] {
       ...(Object.keys(meta).length ? { meta } : {}),
     };
   });
+}
+
+/**
+ * OpenAI Responses reasoning as Qwen Code keeps it in a thoughtSignature (its openai-responses
+ * generator: the JSON of `{id, encrypted_content}`), else undefined.
+ */
+export function responsesReasoning(signature: string): { id: string; encrypted_content: string } | undefined {
+  if (!signature.trimStart().startsWith('{')) return undefined;
+  try {
+    const v: unknown = JSON.parse(signature);
+    return isObject(v) && typeof v.id === 'string' && typeof v.encrypted_content === 'string'
+      ? { id: v.id, encrypted_content: v.encrypted_content }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A message with what threadbase kept in a record's `threadbase` field (encode.ts). */
