@@ -19,6 +19,7 @@ describe('the library exports', () => {
       gemini: tb.GeminiDriver,
       opencode: tb.OpenCodeDriver,
       pi: tb.PiDriver,
+      qwen: tb.QwenDriver,
       zed: tb.ZedDriver,
     };
     // `threadbase` is the local store's own sessions (stores/local-source.ts), no agent
