@@ -18,6 +18,7 @@ import type {
   SessionFilter,
   WriteOptions,
 } from '../model/driver.js';
+import { NotFoundError } from '../model/errors.js';
 import type { ResponseStats } from '../model/prices.js';
 import type { ContextOptions } from '../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
@@ -62,21 +63,29 @@ export class ProjectIdsDriver implements SessionDriver {
       resumeCommand,
     } = inner;
     if (writeSession) this.writeSession = (s, o) => this.write(writeSession.bind(inner), s, o);
-    if (appendEntries) this.appendEntries = async (id, entries) => appendEntries.call(inner, await this.stored(id), entries);
+    if (appendEntries) this.appendEntries = (id, entries) => this.at(id, (at) => appendEntries.call(inner, at, entries));
     if (forkSession)
-      this.forkSession = async (id, opts) => this.infoOut(await forkSession.call(inner, await this.stored(id), opts));
-    if (setTitle) this.setTitle = async (id, title) => setTitle.call(inner, await this.stored(id), title);
-    if (deleteSession) this.deleteSession = async (id) => deleteSession.call(inner, await this.stored(id));
+      this.forkSession = async (id, opts) => this.infoOut(await this.at(id, (at) => forkSession.call(inner, at, opts)));
+    if (setTitle) this.setTitle = (id, title) => this.at(id, (at) => setTitle.call(inner, at, title));
+    if (deleteSession) this.deleteSession = (id) => this.at(id, (at) => deleteSession.call(inner, at));
     if (search)
       this.search = async (query, opts) =>
         (await search.call(inner, query, opts)).map((h) => ({ ...h, sessionId: this.shown(h.sessionId) }));
-    if (appendToChain) this.appendToChain = async (id, entry) => appendToChain.call(inner, await this.stored(id), entry);
+    if (appendToChain) this.appendToChain = (id, entry) => this.at(id, (at) => appendToChain.call(inner, at, entry));
     if (sessionCosts)
-      this.sessionCosts = async (prices, ids) => {
-        const stored = ids ? await Promise.all(ids.map((id) => this.stored(id))) : undefined;
-        return (await sessionCosts.call(inner, prices, stored)).map((r) => ({ ...r, id: this.shown(r.id) }));
-      };
-    if (costSummary) this.costSummary = async (filter, prices) => costSummary.call(inner, await this.filterIn(filter), prices);
+      // each id asked for and its alias: only the one stored has a row
+      this.sessionCosts = async (prices, ids) =>
+        (
+          await sessionCosts.call(
+            inner,
+            prices,
+            ids?.flatMap((id) => [id, this.aliasOf(id)]),
+          )
+        ).map((r) => ({
+          ...r,
+          id: this.shown(r.id),
+        }));
+    if (costSummary) this.costSummary = (filter, prices) => costSummary.call(inner, filter, prices);
     if (resumeCommand) this.resumeCommand = (s) => resumeCommand.call(inner, s);
   }
 
@@ -92,21 +101,27 @@ export class ProjectIdsDriver implements SessionDriver {
     return m?.[1] && this.aliasOf(m[1]) === storedId ? m[1] : storedId;
   }
 
-  /** The stored id of the project's session `id`: the id itself, else its alias when that is there. */
-  private async stored(id: string): Promise<string> {
-    if (await this.inner.getSession(id)) return id;
-    const alias = this.aliasOf(id);
-    return (await this.inner.getSession(alias)) ? alias : id;
+  /**
+   * `fn` on the project's session `id`: under the id itself, else (the store found no such session)
+   * under its alias. No look-up first: a session is found by the operation itself, as before.
+   */
+  private async at<T>(id: string, fn: (storedId: string) => Promise<T>): Promise<T> {
+    try {
+      return await fn(id);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      try {
+        return await fn(this.aliasOf(id));
+      } catch (again) {
+        throw again instanceof NotFoundError ? error : again;
+      }
+    }
   }
 
   private infoOut<T extends SessionInfo>(info: T): T {
     const id = this.shown(info.id);
     const parentId = info.parentId ? this.shown(info.parentId) : info.parentId;
     return id === info.id && parentId === info.parentId ? info : { ...info, id, parentId };
-  }
-
-  private async filterIn(filter: SessionFilter | undefined): Promise<SessionFilter> {
-    return filter?.parentId ? { ...filter, parentId: await this.stored(filter.parentId) } : (filter ?? {});
   }
 
   /**
@@ -130,8 +145,18 @@ export class ProjectIdsDriver implements SessionDriver {
     return this.infoOut(await writeSession({ ...session, id: this.aliasOf(asked) }, opts));
   }
 
-  async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
-    return (await this.inner.listSessions(await this.filterIn(filter))).map((s) => this.infoOut(s));
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const listed = await this.inner.listSessions(filter);
+    if (filter.parentId) {
+      // children name the parent as pushed (its id), forks made here as stored (its alias)
+      const forks = await this.inner.listSessions({ ...filter, parentId: this.aliasOf(filter.parentId) });
+      if (forks.length) {
+        listed.push(...forks);
+        listed.sort((a, b) => (a.updatedAt === b.updatedAt ? (a.id < b.id ? -1 : 1) : a.updatedAt < b.updatedAt ? 1 : -1));
+        if (filter.limit) listed.splice(filter.limit);
+      }
+    }
+    return listed.map((s) => this.infoOut(s));
   }
 
   async getSession(id: string): Promise<Session | undefined> {
@@ -140,22 +165,22 @@ export class ProjectIdsDriver implements SessionDriver {
   }
 
   async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
-    return this.inner.getEntry(await this.stored(sessionId), entryId);
+    return (await this.inner.getEntry(sessionId, entryId)) ?? this.inner.getEntry(this.aliasOf(sessionId), entryId);
   }
 
   async getAncestry(sessionId: string, entryId: string): Promise<Entry[]> {
-    return this.inner.getAncestry(await this.stored(sessionId), entryId);
+    return this.at(sessionId, (at) => this.inner.getAncestry(at, entryId));
   }
 
   async getContext(sessionId: string, opts?: ContextOptions) {
-    return this.inner.getContext(await this.stored(sessionId), opts);
+    return this.at(sessionId, (at) => this.inner.getContext(at, opts));
   }
 
   async getMessages(sessionId: string, opts?: GetMessagesOptions) {
-    return this.inner.getMessages(await this.stored(sessionId), opts);
+    return this.at(sessionId, (at) => this.inner.getMessages(at, opts));
   }
 
   async usage(filter?: SessionFilter) {
-    return this.inner.usage(await this.filterIn(filter));
+    return this.inner.usage(filter);
   }
 }

@@ -121,6 +121,16 @@ describe.each(backends)('session ids per project (%s)', (_name, setUp) => {
     expect(fork.json.data.parentId).toBe('held-1');
     const forked = await call('GET', `/api/v1/threadbase/sessions/${fork.json.data.id}`, keyB);
     expect(forked.json.data.parentId).toBe('held-1');
+    // a sub-agent pushed with its parent's id, and the fork made here, are both its children
+    const child = await call('PUT', '/api/v1/threadbase/sessions/child-1', keyB, {
+      session: { id: 'child-1', parentId: 'held-1' },
+      entries: [message('c1', null, 'sub-agent')],
+    });
+    expect(child.status).toBe(201);
+    const children = await call('GET', '/api/v1/threadbase/sessions?parent=held-1', keyB);
+    expect(children.json.data.sessions.map((x: { id: string }) => x.id).sort()).toEqual(['child-1', fork.json.data.id].sort());
+    const context = await call('GET', '/api/v1/threadbase/sessions/held-1/context?format=anthropic', keyB);
+    expect(JSON.stringify(context.json.data.context)).toContain('stored by acontext');
 
     // A's session is as A left it
     const a = await call('GET', '/api/v1/threadbase/sessions/held-1', keyA);
