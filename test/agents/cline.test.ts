@@ -17,7 +17,8 @@ import type { Context } from '../../src/model/tree.js';
 import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
-import { newestSession, readContext, readSession } from '../helpers/conversions.js';
+import { newestSession, readContext, readSession, withDriver } from '../helpers/conversions.js';
+import { chainSession, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
 
 /** Signed thinking, two tool calls, no compaction. */
 const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
@@ -174,5 +175,66 @@ describe('a session the real cline recorded', () => {
     expect(await runCliOk(home.env, ['search', 'hello from notes'])).toContain(info.id);
     const stats = await runCliOk(home.env, ['stats', '--by', 'session', '--json']);
     expect(stats).toContain(info.id);
+  }, 120_000);
+});
+
+describe('a session with images, an errored call, a call left unanswered and a result with an image', () => {
+  it('is resumed by the real cline, which sends the images, the error and the result written for the open call', async () => {
+    const png = { type: 'image' as const, mediaType: 'image/png', data: ONE_PIXEL_PNG };
+    const session = chainSession('images', 'pi', home.project, [
+      ['u', { role: 'user', parts: [{ type: 'text', text: 'what is this?' }, png] }],
+      [
+        'a',
+        {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          provider: 'anthropic',
+          parts: [
+            { type: 'thinking', thinking: 'Look closer.', signature: 'sig-1' },
+            { type: 'tool_call', id: 'c1', name: 'read_file', input: { path: 'a.png' } },
+            { type: 'tool_call', id: 'c2', name: 'read_file', input: { path: 'missing.png' } },
+            { type: 'tool_call', id: 'c3', name: 'read_file', input: { path: 'never.png' } },
+          ],
+        },
+      ],
+      [
+        'r',
+        {
+          role: 'tool',
+          parts: [
+            { type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'the image:' }, png] },
+            { type: 'tool_result', callId: 'c2', content: 'no such file', isError: true },
+          ],
+        },
+      ],
+      ['b', textMessage('assistant', 'A pixel.')],
+    ]);
+    const info = await withDriver(home.env, 'cline', async (d) => d.writeSession?.(session));
+    const id = info?.id as string;
+    await resumeCline(home, id, 'probe images');
+    const sent = resumedRequest(home, 'probe images').messages;
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    const blocks = (i: number) => sent[i]?.content as Record<string, unknown>[];
+    expect(blocks(0)[1]).toMatchObject({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: ONE_PIXEL_PNG },
+    });
+    expect(blocks(1)[0]).toMatchObject({ type: 'thinking', thinking: 'Look closer.', signature: 'sig-1' });
+    const results = blocks(2);
+    expect(results.map((b) => [b.tool_use_id, b.is_error ?? false])).toEqual([
+      ['c1', false],
+      ['c2', true],
+      ['c3', true],
+    ]);
+    expect(JSON.stringify(results[0]?.content)).toContain(ONE_PIXEL_PNG);
+    // read back: the source's entries, not the result threadbase added for c3
+    const back = await readSession(home, 'cline', id);
+    const ids = back.entries.map((e) => e.id);
+    expect(ids.slice(0, 4)).toEqual(['u', 'a', 'r', 'b']);
+    const r = back.entries[2];
+    expect(r?.kind === 'message' && r.message.parts.map((p) => (p.type === 'tool_result' ? p.callId : p.type))).toEqual([
+      'c1',
+      'c2',
+    ]);
   }, 120_000);
 });

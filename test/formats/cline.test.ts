@@ -200,3 +200,65 @@ describe('resume command', () => {
     );
   });
 });
+
+describe("Cline's own image and file blocks", () => {
+  it('are read as images and files, in messages and in tool results', async () => {
+    const home = await tempHome();
+    const dir = join(home, '.cline', 'data', 'sessions', '1795660000000_img01');
+    await fs.mkdir(dir, { recursive: true });
+    const png = 'iVBORw0KGgo=';
+    const messages = [
+      {
+        id: 'u1',
+        role: 'user',
+        content: [
+          { type: 'text', text: 'see' },
+          { type: 'image', data: png, mediaType: 'image/png' },
+          { type: 'file', path: '/p/a.md', content: '# A' },
+        ],
+        ts: 1795660000100,
+      },
+      {
+        id: 'a1',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't1', name: 'read_files', input: {} }],
+        ts: 1795660000200,
+      },
+      {
+        id: 'r1',
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            name: 'read_files',
+            content: [
+              { type: 'text', text: 'shot:' },
+              { type: 'image', data: png, mediaType: 'image/jpeg' },
+            ],
+          },
+        ],
+        ts: 1795660000300,
+      },
+    ];
+    await fs.writeFile(join(dir, '1795660000000_img01.messages.json'), JSON.stringify({ version: 1, messages }));
+    const s = await new ClineDriver({ home, env: {} }).getSession('1795660000000_img01');
+    const parts = (i: number) => {
+      const e = s?.entries[i];
+      return e?.kind === 'message' ? e.message.parts : [];
+    };
+    expect(parts(0).slice(1)).toEqual([
+      { type: 'image', mediaType: 'image/png', data: png },
+      { type: 'file', mediaType: 'text/plain', text: '# A', name: '/p/a.md' },
+    ]);
+    expect(parts(2)[0]).toMatchObject({
+      type: 'tool_result',
+      callId: 't1',
+      name: 'read_files',
+      content: [
+        { type: 'text', text: 'shot:' },
+        { type: 'image', mediaType: 'image/jpeg', data: png },
+      ],
+    });
+  });
+});

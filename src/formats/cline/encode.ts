@@ -13,7 +13,7 @@
 import { AnthropicToolIds, partToAnthropicBlock } from '../../convert/anthropic.js';
 import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
-import type { Entry, Message, Part, ToolCallPart } from '../../model/types.js';
+import type { Entry, Message, Part, ToolCallPart, ToolResultContent } from '../../model/types.js';
 import { isObject, type JsonObject } from './sessions.js';
 
 type Wire = 'user' | 'assistant';
@@ -50,13 +50,27 @@ function keptFields(m: Message): JsonObject {
   return out;
 }
 
+/**
+ * Cline's own form of an image with its data (`{type: 'image', data, mediaType}`: an Anthropic image
+ * block it drops) and of a file with its text (`{type: 'file', path, content}`); undefined for others.
+ */
+function clineMediaBlock(p: Part | ToolResultContent): JsonObject | undefined {
+  if (p.type === 'image' && p.data !== undefined) return { type: 'image', data: p.data, mediaType: p.mediaType };
+  if (p.type === 'file' && p.text !== undefined) return { type: 'file', path: p.name ?? 'file', content: p.text };
+  return undefined;
+}
+
 /** A part as Cline keeps it: a tool result read from Cline gets its own JSON content back, typed text its mode. */
 function blockOf(p: Part): JsonObject | undefined {
   if (p.type === 'text' && typeof p.meta?.clineUserInputMode === 'string')
     return { type: 'text', text: `<user_input mode="${p.meta.clineUserInputMode}">${p.text}</user_input>` };
+  const media = clineMediaBlock(p);
+  if (media) return media;
   const b = partToAnthropicBlock(p, { dropEmptyText: false }) as JsonObject | undefined;
   if (!b || p.type !== 'tool_result') return b;
   if (p.meta?.clineContent !== undefined) b.content = p.meta.clineContent;
+  else if (Array.isArray(p.content) && p.content.some((c) => clineMediaBlock(c)))
+    b.content = p.content.map((c) => clineMediaBlock(c) ?? partToAnthropicBlock(c));
   if (p.name) b.name = p.name;
   return b;
 }

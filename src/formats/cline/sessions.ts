@@ -14,7 +14,17 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { partFromAnthropicBlock } from '../../convert/anthropic.js';
 import { countMessages, firstUserLine } from '../../model/tree.js';
-import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
+import type {
+  Entry,
+  FilePart,
+  ImagePart,
+  Message,
+  ParseWarning,
+  Part,
+  Session,
+  ToolResultContent,
+  Usage,
+} from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
 import { clineInjectedKind } from './injected.js';
@@ -30,8 +40,35 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 /** `<user_input mode="act">…</user_input>`: how Cline CLI stores what the user typed (the mode it was typed in). */
 const USER_INPUT = /^<user_input mode="([^"]*)">([\s\S]*)<\/user_input>$/;
 
+/**
+ * Cline's own blocks where they are not Anthropic's: an image `{type: 'image', data, mediaType}`
+ * (base64), a file `{type: 'file', path, content}` (its text); undefined for any other.
+ */
+function clineMediaPart(block: JsonObject): ImagePart | FilePart | undefined {
+  if (block.type === 'image' && typeof block.data === 'string' && block.source === undefined)
+    return { type: 'image', mediaType: str(block.mediaType) ?? 'image/png', data: block.data };
+  if (block.type === 'file' && typeof block.content === 'string')
+    return { type: 'file', mediaType: 'text/plain', text: block.content, ...(str(block.path) ? { name: str(block.path) } : {}) };
+  return undefined;
+}
+
+/** A tool result's content blocks with Cline's images and files read as such. */
+function resultBlocks(content: unknown[]): ToolResultContent[] | undefined {
+  if (!content.some((b) => isObject(b) && clineMediaPart(b))) return undefined;
+  return content.map((b): ToolResultContent => {
+    const media = isObject(b) ? clineMediaPart(b) : undefined;
+    if (media) return media;
+    const p = partFromAnthropicBlock(b);
+    return p.type === 'text' || p.type === 'image' || p.type === 'file'
+      ? p
+      : { type: 'text', text: '', meta: { anthropicBlock: b } };
+  });
+}
+
 /** A Cline content block as a model part; a tool result whose content is no content blocks keeps it as JSON text. */
 function partOf(block: unknown, role: string): Part {
+  const media = isObject(block) ? clineMediaPart(block) : undefined;
+  if (media) return media;
   if (isObject(block) && block.type === 'text' && role === 'user' && typeof block.text === 'string') {
     const m = USER_INPUT.exec(block.text);
     if (m) return { type: 'text', text: m[2] as string, meta: { clineUserInputMode: m[1] } };
@@ -50,7 +87,11 @@ function partOf(block: unknown, role: string): Part {
     }
     const part = partFromAnthropicBlock(block);
     const name = str(block.name);
-    return part.type === 'tool_result' && name ? { ...part, name, meta: dropKey(part.meta, 'name') } : part;
+    const media = Array.isArray(c) ? resultBlocks(c) : undefined;
+    const withContent = part.type === 'tool_result' && media ? { ...part, content: media } : part;
+    return withContent.type === 'tool_result' && name
+      ? { ...withContent, name, meta: dropKey(withContent.meta, 'name') }
+      : withContent;
   }
   return partFromAnthropicBlock(block);
 }
