@@ -15,6 +15,7 @@ describe('the library exports', () => {
   it('a driver class for every registered format, each making that format', () => {
     const classes: Record<string, unknown> = {
       claude: tb.ClaudeDriver,
+      cline: tb.ClineDriver,
       codex: tb.CodexDriver,
       gemini: tb.GeminiDriver,
       opencode: tb.OpenCodeDriver,
