@@ -57,6 +57,11 @@ const CASES: Record<string, { query?: string; body?: (ids: Ids) => unknown; list
   'GET /api/v1/session/:id/messages': { query: 'format=anthropic' },
   'GET /api/v1/session/:id/token_counts': {},
   'GET /api/v1/session/:id/configs': {},
+  'PUT /api/v1/session/:id/configs': { body: () => ({ configs: { mode: 'test' } }) },
+  'POST /api/v1/session/:id/connect_to_space': { body: () => ({ space_id: 'space-1' }) },
+  'GET /api/v1/session/:id/task': {},
+  'POST /api/v1/session/:id/flush': {},
+  'GET /api/v1/session/:id/get_learning_status': {},
   'GET /api/v1/threadbase/sessions': { list: true },
   'GET /api/v1/threadbase/sessions/:id': {},
   'PUT /api/v1/threadbase/sessions/:id': { body: () => ({ session: { id: 'x' }, entries: [] }) },
@@ -213,16 +218,17 @@ function describeServer(
             expect(res.text, `${r} leaks ${leak}`).not.toContain(leak);
           continue;
         }
+        // PUT of a session names the session to create: in A's project that is a new session of A's, never B's.
+        const creates = r === 'PUT /api/v1/threadbase/sessions/:id';
         for (const other of [B, acB]) {
           const url = `${path.replace(':id', other)}${c.query ? `?${c.query}` : ''}`;
           const res = await req(
             method,
             url,
             keyA,
-            r.startsWith('PUT') ? { session: { id: other }, entries: [entry('x1', null, 'intruder')] } : body,
+            creates ? { session: { id: other }, entries: [entry('x1', null, 'intruder')] } : body,
           );
-          // PUT names the session to create: in A's project that is a new session of A's, never B's.
-          if (r.startsWith('PUT')) expect(res.status, `${r} ${other}`).toBeLessThan(300);
+          if (creates) expect(res.status, `${r} ${other}`).toBeLessThan(300);
           else expect([400, 404], `${r} ${other}: ${res.status} ${res.text.slice(0, 200)}`).toContain(res.status);
           expect(res.text, `${r} leaks B`).not.toContain(MARK_B);
         }
