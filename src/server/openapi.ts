@@ -164,7 +164,9 @@ const ROUTES: Record<string, Record<string, Op>> = {
         '{sessions, usage: {input, output, cacheRead, cacheWrite, reasoning, cost (as the agents recorded it), messages}, ' +
         'cost (recorded plus estimatedCost, as local `threadbase stats` counts it), estimatedCost (responses with no ' +
         "recorded cost, priced from their tokens with the server's price table), unpricedModels (models with such " +
-        'tokens and no price: left out of cost)}',
+        'tokens and no price: left out of cost)}. since/until select responses by their time, as local ' +
+        '`threadbase stats --since/--until` does: a session crossing an edge counts only its responses inside; ' +
+        "sessions counts those whose time meets the window; a fork's copy of its parent's responses counts once",
     },
   },
 };
