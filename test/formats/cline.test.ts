@@ -262,3 +262,38 @@ describe("Cline's own image and file blocks", () => {
     });
   });
 });
+
+describe('an older extension task without metrics', () => {
+  it("takes each request's tokens and cost from ui_messages.json's api_req_started records", async () => {
+    const home = await tempHome();
+    const task = join(home, '.config', 'Code', 'User', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks', '1690000000000');
+    await fs.mkdir(task, { recursive: true });
+    await fs.writeFile(
+      join(task, 'api_conversation_history.json'),
+      JSON.stringify([
+        { role: 'user', content: [{ type: 'text', text: '<task>\nhi\n</task>' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'hello' }] },
+        { role: 'user', content: [{ type: 'text', text: 'more' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'sure' }] },
+      ]),
+    );
+    const req = (tokensIn: number, tokensOut: number, cost: number) => ({
+      ts: 1,
+      type: 'say',
+      say: 'api_req_started',
+      text: JSON.stringify({ request: '...', tokensIn, tokensOut, cacheWrites: 5, cacheReads: 7, cost }),
+    });
+    await fs.writeFile(
+      join(task, 'ui_messages.json'),
+      JSON.stringify([
+        { ts: 0, type: 'say', say: 'task', text: 'hi' },
+        req(100, 10, 0.01),
+        { ts: 2, type: 'say', say: 'text', text: 'hello' },
+        req(200, 20, 0.02),
+      ]),
+    );
+    const s = await new ClineDriver({ home, env: {} }).getSession('1690000000000');
+    expect(s?.usage).toMatchObject({ input: 300, output: 30, cacheRead: 14, cacheWrite: 10 });
+    expect(s?.cost).toBeCloseTo(0.03, 10);
+  });
+});

@@ -11,7 +11,7 @@
  * Cline has no field for (encode.ts), read back here.
  */
 import { promises as fs } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { partFromAnthropicBlock } from '../../convert/anthropic.js';
 import { countMessages, firstUserLine } from '../../model/tree.js';
 import type {
@@ -410,6 +410,46 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
   );
 }
 
+/**
+ * Older extension versions keep no `metrics` on messages: each API request's tokens and cost are in
+ * ui_messages.json, an `api_req_started` record whose text is JSON. The n-th request's go on the n-th
+ * assistant message, when no assistant message has usage of its own.
+ */
+async function withUiRequestUsage(entries: Entry[], file: string, warnings: ParseWarning[]): Promise<void> {
+  const assistants = entries.flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' ? [e] : []));
+  if (assistants.length === 0 || assistants.some((e) => e.message.usage || e.message.cost !== undefined)) return;
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    return;
+  }
+  const read = readMessageItems(text, file, undefined);
+  warnings.push(...read.warnings);
+  const requests = read.items.flatMap(({ value }) => {
+    if (!isObject(value) || value.say !== 'api_req_started' || typeof value.text !== 'string') return [];
+    let info: unknown;
+    try {
+      info = parseJson(value.text);
+    } catch {
+      return [];
+    }
+    return isObject(info) ? [info] : [];
+  });
+  assistants.forEach((e, i) => {
+    const r = requests[i];
+    if (!r) return;
+    const { usage, cost } = usageOf({
+      inputTokens: r.tokensIn,
+      outputTokens: r.tokensOut,
+      cacheReadTokens: r.cacheReads,
+      cacheWriteTokens: r.cacheWrites,
+      cost: r.cost,
+    });
+    e.message = { ...e.message, ...(usage ? { usage } : {}), ...(cost !== undefined ? { cost } : {}) };
+  });
+}
+
 /** The extension's `<task>…</task>` wrapper around the first prompt. */
 const TASK = /^<task>\n?([\s\S]*?)\n?<\/task>$/;
 
@@ -429,6 +469,7 @@ export async function readExtensionTask(historyFile: string, extension: string, 
   const fallback = idTime ?? itemTime ?? st.mtime.toISOString();
   const { entries, warnings: w } = entriesOfMessages(read.items, historyFile, fallback, `${taskId}:`);
   warnings.push(...w);
+  await withUiRequestUsage(entries, join(dir, 'ui_messages.json'), warnings);
   // the first prompt: `<task>…</task>` unwrapped
   const first = entries.find((e) => e.kind === 'message' && e.message.role === 'user');
   if (first?.kind === 'message') {
