@@ -19,6 +19,7 @@ import { CodexDriver } from '../../src/formats/codex/index.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { OpenCodeDriver, sessionFromExport } from '../../src/formats/opencode/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
+import { QwenDriver } from '../../src/formats/qwen/index.js';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { parseJson } from '../../src/formats/shared/jsonl.js';
@@ -65,6 +66,8 @@ function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
       return new GeminiDriver(h.env);
     case 'opencode':
       return new OpenCodeDriver(h.env);
+    case 'qwen':
+      return new QwenDriver(h.env);
     case 'zed':
       return new ZedDriver(h.env);
   }
@@ -248,7 +251,7 @@ function affects(t: Target, s: Loaded, h: FixtureHome): boolean {
   return target.startsWith(`${base}/`) || target.includes(sid) || t.kind === 'row' || s.path.endsWith('.db');
 }
 
-const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'zed'];
+const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'qwen', 'zed'];
 
 /** Failing cases found by the fuzzer, kept so they run on every test run (see the fixes they led to). */
 const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = [

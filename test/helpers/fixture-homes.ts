@@ -34,6 +34,8 @@ const FIXTURES = {
   gemini: [['test/fixtures/gemini/real-0.61.0/.gemini', '.gemini']],
   /** Gemini CLI's hand-built home: chats (a rewind, a sub-agent), the older JSON chat, checkpoints */
   geminiHome: [['test/fixtures/gemini/home/.gemini', '.gemini']],
+  /** Qwen Code 0.24.4: a chat with thinking and tool calls (resumed once), a chat that ran a sub-agent */
+  qwen: [['test/fixtures/qwen/real-0.24.4', '.qwen']],
   /** pi: PI_TOOL_CALL_ID */
   pi: [
     ['test/fixtures/pi/real-tool-call.jsonl', `.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_${PI_TOOL_CALL_ID}.jsonl`],
@@ -50,8 +52,8 @@ const FIXTURES = {
 
 export type AgentFixture = keyof typeof FIXTURES;
 
-export type AgentName = 'claude' | 'pi' | 'codex' | 'gemini' | 'opencode' | 'zed';
-export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'zed'];
+export type AgentName = 'claude' | 'pi' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'zed';
+export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'qwen', 'zed'];
 
 /** Every fixture of each agent (`agents`). */
 const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
@@ -60,6 +62,7 @@ const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
   codex: ['codexLegacy'],
   gemini: ['geminiHome'],
   opencode: ['opencode', 'opencodeStorage'],
+  qwen: ['qwen'],
   zed: ['zed'],
 };
 
@@ -80,6 +83,7 @@ export function agentDirs(home: string): Record<AgentName, string> {
     codex: join(home, '.codex'),
     gemini: join(home, '.gemini'),
     opencode: join(xdg, 'opencode'),
+    qwen: join(home, '.qwen'),
     zed: join(xdg, 'zed'),
   };
 }

@@ -12,6 +12,7 @@ import type { Session, SessionInfo } from '../../model/types.js';
 import { isObject } from '../gemini/content.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { parseJson } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
 import { encodeQwenRecords } from './encode.js';
 import { readQwenChat, SOURCE, type SubAgentOf } from './records.js';
@@ -85,7 +86,7 @@ export class QwenDriver extends DriverBase {
     if (!loc.parentSessionId) return undefined;
     const of: SubAgentOf = { agentId: loc.id, parentSessionId: loc.parentSessionId };
     try {
-      const meta: unknown = JSON.parse(await fs.readFile(loc.file.replace(/\.jsonl$/, '.meta.json'), 'utf8'));
+      const meta = parseJson(await fs.readFile(loc.file.replace(/\.jsonl$/, '.meta.json'), 'utf8'));
       if (isObject(meta)) {
         if (typeof meta.toolUseId === 'string') of.toolUseId = meta.toolUseId;
         if (typeof meta.agentType === 'string') of.agentType = meta.agentType;
