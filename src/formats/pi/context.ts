@@ -50,6 +50,8 @@ export function piSendView(messages: readonly Message[]): Message[] {
     answered = new Set();
   };
   for (let m of messages) {
+    // an extension entry (threadbase's: another agent's instructions, a failed turn's result) pi does not send
+    if (m.meta?.piType === 'custom') continue;
     if (m.role === 'assistant') {
       flush();
       if (m.stopReason === 'error' || m.stopReason === 'aborted') continue;

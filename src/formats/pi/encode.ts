@@ -14,7 +14,7 @@ import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
-import { SOURCE, SYSTEM_CUSTOM_TYPE } from './parse.js';
+import { FAILED_TURN_RESULT_CUSTOM_TYPE, SOURCE, SYSTEM_CUSTOM_TYPE } from './parse.js';
 import {
   isRecord,
   joinToolCallId,
@@ -279,6 +279,20 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
   const toolIds = new UniqueToolIds();
   /** a call's id → the Responses item id it was written with (its results carry it too, as pi's own do) */
   const itemIds = new Map<string, string>();
+  /**
+   * the calls of assistant messages pi leaves out when it resumes (stopReason error or aborted: pi-ai's
+   * transformMessages) by the model's id: pi would still send their results, answering no call
+   */
+  const failedCalls = new Set<string>();
+  const noteFailedCalls = (message: unknown) => {
+    if (!isRecord(message) || (message.stopReason !== 'error' && message.stopReason !== 'aborted')) return;
+    if (!Array.isArray(message.content)) return;
+    for (const b of message.content)
+      if (isRecord(b) && b.type === 'toolCall')
+        failedCalls.add(
+          isRecord(b.threadbase) && typeof b.threadbase.id === 'string' ? b.threadbase.id : splitToolCallId(String(b.id)).callId,
+        );
+  };
   for (const id of toolNames.keys()) toolIds.seen(splitToolCallId(id).callId);
   /** record id → responseId, for assistant records we built (may be continued) */
   const responseOf = new Map<string, string>();
@@ -306,6 +320,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
       push(r);
       idMap.set(e.id, e.id);
       firstIdMap.set(e.id, e.id);
+      if (isRecord(r.message) && r.message.role === 'assistant') noteFailedCalls(r.message);
       if (isRecord(r.message) && Array.isArray(r.message.content)) {
         for (const b of r.message.content) {
           if (!isRecord(b) || b.type !== 'toolCall') continue;
@@ -346,6 +361,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
             }
             if (m.stopReason) pm.stopReason = STOP_REASONS[m.stopReason] ?? 'stop';
             else if (content.some((b) => b.type === 'toolCall')) pm.stopReason = 'toolUse';
+            noteFailedCalls(pm);
             idMap.set(e.id, parentId as string);
             firstIdMap.set(e.id, parentId as string);
             break;
@@ -364,6 +380,7 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           };
           if (m.error) message.errorMessage = m.error;
           if (m.responseId) message.responseId = m.responseId;
+          noteFailedCalls(message);
           push({ type: 'message', ...base, message });
           if (m.responseId) responseOf.set(e.id, m.responseId);
           idMap.set(e.id, e.id);
@@ -400,6 +417,24 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
         for (const p of results) {
           if (p.type !== 'tool_result') continue;
           const id = mint();
+          if (failedCalls.has(p.callId)) {
+            // pi leaves the failed turn out but would send this result, answering no call (the API refuses
+            // that): kept as an extension entry pi does not send, read back as the result (parse.ts)
+            warn(
+              `the result of call ${p.callId} answers a turn that failed, which pi leaves out; kept as a custom entry pi does not send`,
+            );
+            push({
+              type: 'custom',
+              id,
+              parentId: parent,
+              timestamp,
+              customType: FAILED_TURN_RESULT_CUSTOM_TYPE,
+              data: { parts: [p], ...(m.meta ? { meta: m.meta } : {}) },
+            });
+            first ??= id;
+            parent = id;
+            continue;
+          }
           const callId = toolIds.result(p.callId);
           const itemId = typeof p.meta?.piItemId === 'string' ? p.meta.piItemId : itemIds.get(p.callId);
           push({

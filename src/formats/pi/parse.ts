@@ -48,6 +48,8 @@ export const SOURCE = 'pi';
  * message is written into; read back as that system message, so it goes on to an agent that has them.
  */
 export const SYSTEM_CUSTOM_TYPE = 'threadbase:system';
+/** The custom entry of a tool result that answers a call of a failed turn, which pi leaves out (encode.ts). */
+export const FAILED_TURN_RESULT_CUSTOM_TYPE = 'threadbase:failed-turn-result';
 
 /** `<timestamp>_<uuid>.jsonl` → uuid */
 export function idFromFileName(file: string): string | undefined {
@@ -356,6 +358,20 @@ export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
             role: 'system',
             parts: r.data.parts as Part[],
             meta: { ...(isRecord(r.data.meta) ? r.data.meta : {}), piType: 'custom', customType: SYSTEM_CUSTOM_TYPE },
+          },
+        };
+      if (r.customType === FAILED_TURN_RESULT_CUSTOM_TYPE && isRecord(r.data) && Array.isArray(r.data.parts))
+        return {
+          ...base,
+          kind: 'message',
+          message: {
+            role: 'tool',
+            parts: r.data.parts as Part[],
+            meta: {
+              ...(isRecord(r.data.meta) ? r.data.meta : {}),
+              piType: 'custom',
+              customType: FAILED_TURN_RESULT_CUSTOM_TYPE,
+            },
           },
         };
       return { ...base, kind: 'metadata', type: 'custom', data: { customType: r.customType, data: r.data } };
