@@ -28,7 +28,12 @@ describe('Cline CLI sessions (real 3.0.65)', () => {
 
   it('lists each session with its project, title, times and cost', async () => {
     const list = await driver.listSessions();
-    expect(list.map((s) => s.id).sort()).toEqual(['1795664340517_twuoj', '1795664999999_abcde']);
+    expect(list.map((s) => s.id).sort()).toEqual([
+      '1795664340517_twuoj',
+      '1795664999999_abcde',
+      '1795666477967_183oc',
+      '1795666477967_183oc__agent_1795666478619_7xmhpw',
+    ]);
     const s = list.find((x) => x.id === '1795664340517_twuoj');
     expect(s).toMatchObject({
       source: 'cline',
@@ -41,6 +46,19 @@ describe('Cline CLI sessions (real 3.0.65)', () => {
     // the cost Cline recorded per response, summed: the manifest's totalCost
     expect(s?.cost).toBeCloseTo(0.001473, 9);
     expect(s?.usage).toMatchObject({ input: 131, output: 72 });
+  });
+
+  it("lists a sub-agent beside its root, its parent's spawn_agent call named", async () => {
+    const list = await driver.listSessions();
+    const sub = list.find((s) => s.id === '1795666477967_183oc__agent_1795666478619_7xmhpw');
+    expect(sub).toMatchObject({
+      parentId: '1795666477967_183oc',
+      parentToolCallId: 'toolu_standin_0001',
+      title: 'subtask alpha',
+      project: '/tmp/cline-exp3/proj',
+      messageCount: 2,
+      cost: 0.000246,
+    });
   });
 
   it('maps thinking, the tool call and its result paired, the typed text without its mode tag', async () => {

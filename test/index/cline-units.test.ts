@@ -15,6 +15,9 @@ import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
 const FIRST = '1795664340517_twuoj';
 const RESUMED = '1795664999999_abcde';
 const TASK = '1700000000000';
+/** a session that ran a sub-agent, and the sub-agent */
+const ROOT = '1795666477967_183oc';
+const SUB = `${ROOT}__agent_1795666478619_7xmhpw`;
 let home: Awaited<ReturnType<typeof tempIndexHome>>;
 let env: DriverEnv;
 let sessions: string;
@@ -39,6 +42,8 @@ const fields = (s: SessionInfo) => ({
   project: s.project,
   messageCount: s.messageCount,
   usage: s.usage,
+  parentId: s.parentId ?? null,
+  parentToolCallId: s.parentToolCallId,
   path: s.path,
 });
 
@@ -62,9 +67,10 @@ describe('Cline sessions as units of the index', () => {
     const first = await sync();
     const fromDriver = (await new ClineDriver(env).listSessions()).map(fields).sort(byId);
     expect(first.indexed).toEqual(fromDriver);
-    expect(first.indexed.map((s) => s.id)).toEqual([TASK, FIRST, RESUMED]);
+    expect(first.indexed.map((s) => s.id)).toEqual([TASK, FIRST, RESUMED, ROOT, SUB]);
     expect(first.listed).toBe(0);
-    expect(first.read).toEqual([TASK, FIRST, RESUMED].sort());
+    expect(first.read).toEqual([TASK, FIRST, RESUMED, ROOT, SUB].sort());
+    expect(first.indexed.find((s) => s.id === SUB)).toMatchObject({ parentId: ROOT, parentToolCallId: 'toolu_standin_0001' });
   });
 
   it('a warm sync reads no session', async () => {
@@ -89,5 +95,11 @@ describe('Cline sessions as units of the index', () => {
     const renamed = await sync();
     expect(renamed.read).toEqual([FIRST]);
     expect(renamed.indexed.find((s) => s.id === FIRST)?.title).toBe('renamed in cline');
+
+    // the root rewritten: it and its sub-agent (whose spawn call is there) are read again
+    const root = join(sessions, ROOT, `${ROOT}.messages.json`);
+    await writeFile(root, `${await readFile(root, 'utf8')}\n`);
+    const rooted = await sync();
+    expect(rooted.read).toEqual([ROOT, SUB]);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session, SessionInfo } from '../../model/types.js';
@@ -65,6 +65,24 @@ export function newClineSessionId(now = Date.now()): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   const tail = [...randomBytes(5)].map((b) => alphabet[b % alphabet.length]).join('');
   return `${now}_${tail}`;
+}
+
+/**
+ * A sub-agent session with the parent's `spawn_agent` call that ran it (the call whose task is the
+ * sub-agent's first prompt: Cline records no call id with the sub-agent) and the parent's project.
+ */
+function withSpawnCall(given: Session, parent: Session | undefined): Session {
+  if (!parent) return given;
+  // it ran in its root's working directory
+  const s = given.project || !parent.project ? given : { ...given, project: parent.project };
+  if (s.parentToolCallId) return s;
+  const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+  const prompt =
+    first?.kind === 'message' ? first.message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('') : '';
+  const call = parent.entries
+    .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+    .find((p) => p.type === 'tool_call' && p.name === 'spawn_agent' && p.input.task === prompt);
+  return call?.type === 'tool_call' ? { ...s, parentToolCallId: call.id } : s;
 }
 
 export class ClineDriver extends DriverBase {
@@ -130,10 +148,14 @@ export class ClineDriver extends DriverBase {
     return JSON.stringify([st.size, st.mtimeMs, m?.size ?? null, m?.mtimeMs ?? null, loc.item ?? null]);
   }
 
-  private read(loc: Located): Promise<Session> {
-    return loc.layout === 'cli'
-      ? readCliSession(loc.file)
-      : readExtensionTask(loc.file, loc.extension ?? CLINE_EXTENSIONS[0], loc.item);
+  private async read(loc: Located): Promise<Session> {
+    if (loc.layout === 'vscode') return readExtensionTask(loc.file, loc.extension ?? CLINE_EXTENSIONS[0], loc.item);
+    const session = await readCliSession(loc.file);
+    if (loc.manifest) return session;
+    // a sub-agent: its root session's messages beside it hold the call that spawned it
+    const dir = dirname(loc.file);
+    const parent = await readCliSession(join(dir, `${basename(dir)}.messages.json`)).catch(() => undefined);
+    return withSpawnCall(session, parent);
   }
 
   private async load(loc: Located): Promise<Session> {
@@ -174,6 +196,12 @@ export class ClineDriver extends DriverBase {
           const m = statSyncSafe(l.manifest);
           version = JSON.stringify(m ? [m.size, m.mtimeMs] : null);
         } else if (l.item) version = JSON.stringify(l.item);
+        else if (l.layout === 'cli') {
+          // a sub-agent's read takes its spawn call from its root's messages
+          const dir = dirname(l.file);
+          const root = statSyncSafe(join(dir, `${basename(dir)}.messages.json`));
+          version = JSON.stringify(root ? [root.size, root.mtimeMs] : null);
+        }
         return {
           key: l.file,
           sessionId: l.id,

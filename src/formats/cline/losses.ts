@@ -7,7 +7,7 @@ export function describeClineLosses({ foreign, counts: c, say }: LossReport): vo
     c.unsignedThinking,
     'thinking without a signature is kept, but Cline does not send it to the model on resume (it sends signed thinking only)',
   );
-  say(c.systemMessages, 'Cline has no system messages; kept in a threadbase field it ignores, not sent to the model');
+  // system messages: the encoder says those on every write (encode.ts), so they are not said here again
   say(c.modelChanges, 'model/thinking-level changes have no Cline record; kept in a threadbase field it ignores');
   say(c.labels, 'labels have no Cline record; kept in a threadbase field it ignores');
   say(c.foreignMetadata, "another agent's metadata records have no Cline form; kept in a threadbase field it ignores");

@@ -374,7 +374,7 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
   const doc = read.doc ?? {};
   const startedAt = str(manifest?.started_at);
   const fallback = startedAt ?? str(doc.updated_at) ?? new Date(0).toISOString();
-  const id = isRoot ? (str(manifest?.session_id) ?? dirId) : `${dirId}__${stem}`;
+  const id = isRoot ? (str(manifest?.session_id) ?? dirId) : (str(doc.sessionId) ?? `${dirId}__${stem}`);
   const { entries, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
   warnings.push(...w);
   const meta = isObject(manifest?.metadata) ? manifest.metadata : {};
