@@ -8,8 +8,10 @@
  * - the chat Qwen Code appended to is converted back into Claude Code with nothing of it lost: the
  *   source's turns, calls and results, then the probe and its answer.
  */
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
@@ -189,4 +191,44 @@ describe('a session with a search the provider ran and a call left without a res
     const a = back.entries.find((e) => e.id === 'a');
     expect(a?.kind === 'message' && a.message.parts[0]).toEqual(search);
   }, 120_000);
+});
+
+describe('threadbase handoff --to qwen', () => {
+  it('prints a command that resumes the session in its project, even one whose path holds quotes, $, a backtick and !', async () => {
+    const project = join(home.root, `it's a "$HOME" \`id\` dir! $(echo x)`);
+    await fs.mkdir(project, { recursive: true });
+    const session = chainSession('awkward', 'pi', project, [
+      ['u', textMessage('user', 'remember the word quokka')],
+      ['a', textMessage('assistant', 'quokka noted')],
+    ]);
+    const sources = new Sources(home.env);
+    const source = (await sources.driver('pi').writeSession?.(session)) as SessionInfo;
+    await sources.close();
+    const h = JSON.parse(await runCliOk(home.env, ['handoff', source.id, '--source', 'pi', '--to', 'qwen', '--json'])) as {
+      command: string;
+    };
+    expect(h.command).toMatch(/^cd '.*' && qwen --resume [0-9a-f-]{36}$/);
+    await promisify(execFile)(
+      'bash',
+      ['-c', `${h.command} --auth-type anthropic --approval-mode yolo 'probe handoff' < /dev/null`],
+      {
+        cwd: home.root,
+        timeout: 120_000,
+        env: {
+          PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
+          HOME: home.root,
+          ANTHROPIC_API_KEY: 'offline',
+          ANTHROPIC_BASE_URL: home.standIn.url,
+          ANTHROPIC_MODEL: 'claude-standin',
+          QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+          NO_COLOR: '1',
+        },
+      },
+    );
+    expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual([
+      'user:remember the word quokka',
+      'assistant:quokka noted',
+      'user:probe handoff',
+    ]);
+  }, 180_000);
 });
