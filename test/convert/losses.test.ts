@@ -60,13 +60,12 @@ describe('conversionLosses', () => {
     expect(w).toMatch(/metadata records.*\(1\)/);
   });
 
-  it('pi: thinking replayed as text by another model, images by URL, system messages; token counts and price terms kept', () => {
+  it('pi: thinking replayed as text by another model; token counts and price terms kept (images by URL and system messages: the encoder says them)', () => {
     const w = conversionLosses(lossy('codex'), 'pi').join('\n');
     expect(w).toMatch(/pi replays it as thinking only to the model that recorded it, to another model as plain text \(2\)/);
     // kept in a usage field pi ignores
     expect(w).not.toMatch(/reasoning token|cache-write|fast mode/);
-    expect(w).toMatch(/images by URL have no pi form/);
-    expect(w).toMatch(/pi has no system messages; kept as custom entries pi does not send/);
+    expect(w).not.toMatch(/by URL|system messages/);
     expect(w).not.toMatch(/cost/);
     expect(w).not.toMatch(/labels/);
   });

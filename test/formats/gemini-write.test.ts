@@ -259,7 +259,9 @@ describe('gemini: writing chats', () => {
     expect(r.code, r.err).toBe(0);
     const written = JSON.parse(r.out) as { id: string; source: string; warnings: string[] };
     expect(written.source).toBe('gemini');
-    expect(written.warnings.some((w) => w.includes('metadata records have no Gemini CLI form'))).toBe(true);
+    expect(written.warnings.filter((w) => w.includes('metadata records'))).toEqual([
+      expect.stringMatching(/^\d+ metadata records \(\d+ attachment.*\) have no Gemini record; left out$/),
+    ]);
     // `context --format gemini` prints what Gemini CLI sends for it
     const ctx = await runCli(env, ['context', written.id, '--format', 'gemini', '--json']);
     expect(ctx.code, ctx.err).toBe(0);

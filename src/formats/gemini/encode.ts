@@ -275,8 +275,23 @@ export function encodeChatRecords(session: { entries: Entry[]; leafId?: string |
     ];
   }
   answerUnanswered(enc);
-  for (const [what, n] of skipped) enc.warnings.push(`${n} ${what} have no Gemini record; left out`);
+  enc.warnings.push(...skippedWarnings(skipped));
   return { records: enc.records, warnings: enc.warnings };
+}
+
+/** One line per kind of entry left out; the metadata records in one line, with how many of each type. */
+function skippedWarnings(skipped: Map<string, number>): string[] {
+  const out: string[] = [];
+  const metadata: string[] = [];
+  let metadataCount = 0;
+  for (const [what, n] of skipped) {
+    if (what.startsWith('metadata:')) {
+      metadata.push(`${n} ${what.slice('metadata:'.length)}`);
+      metadataCount += n;
+    } else out.push(`${n} ${what} have no Gemini record; left out`);
+  }
+  if (metadataCount) out.push(`${metadataCount} metadata records (${metadata.join(', ')}) have no Gemini record; left out`);
+  return out;
 }
 
 /** The result written for a call that has none: the Gemini API refuses a call without its response. */
@@ -359,7 +374,7 @@ function encodeEntries(enc: Encoder, path: Entry[], skipped: Map<string, number>
       const data = e.data as { content?: unknown } | undefined;
       enc.records.push({ id: e.id, timestamp: e.timestamp, type: e.type.slice('gemini:'.length), content: data?.content ?? '' });
     } else if (!(e.kind === 'metadata' && e.type === 'gemini:repeated_tool_response')) {
-      const what = e.kind === 'metadata' ? `${e.type} metadata` : `${e.kind} entries`;
+      const what = e.kind === 'metadata' ? `metadata:${e.type}` : `${e.kind} entries`;
       skipped.set(what, (skipped.get(what) ?? 0) + 1);
     }
   }

@@ -8,7 +8,6 @@ export function describePiLosses({ counts: c, say }: LossReport): void {
   );
   say(c.redacted, 'redacted thinking is kept, but pi drops it when resuming with another model');
   // reasoning tokens, 1-hour cache writes and the price terms go in a usage field pi ignores (records.ts)
-  say(c.urlImages, 'images by URL have no pi form; written as a text note');
   say(
     c.assistantImages,
     "images the assistant made have no place in pi's assistant messages; written as a text note, kept for the way back",
@@ -17,6 +16,6 @@ export function describePiLosses({ counts: c, say }: LossReport): void {
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note pi sends in their turn (their results stayed with the provider; the call kept for the way back)",
   );
-  say(c.systemMessages, 'pi has no system messages; kept as custom entries pi does not send (it sends its own system prompt)');
+  // images by URL and system messages: the encoder says those of each entry on every write (encode.ts)
   say(c.foreignMetadata, "another agent's metadata kept as pi custom entries (pi ignores them)");
 }

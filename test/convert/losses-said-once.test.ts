@@ -1,0 +1,87 @@
+/**
+ * A conversion says each loss once: the summary of what the target cannot keep (convert/losses.ts and
+ * each agent's losses.ts) and the warnings its encoder adds are not the same loss twice.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { convertSession } from '../../src/convert/session.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
+
+const t = (s: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, s)).toISOString();
+
+/** A Claude Code session with what no other agent keeps as it is: metadata, settings, a label, a system message, a call left unanswered. */
+function lossy(project: string): Session {
+  const entries: Entry[] = [
+    { kind: 'metadata', id: 'm1', parentId: null, timestamp: t(0), type: 'attachment', rawSource: 'claude' },
+    { kind: 'model_change', id: 'mc', parentId: 'm1', timestamp: t(1), model: 'claude-opus-4-5', provider: 'anthropic' },
+    messageEntry('s', 'mc', t(2), textMessage('system', 'be brief')),
+    messageEntry('u', 's', t(3), {
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'list the files' },
+        { type: 'image', mediaType: 'image/png', url: 'https://example.com/a.png' },
+      ],
+    }),
+    { kind: 'metadata', id: 'm2', parentId: 'u', timestamp: t(4), type: 'attachment', rawSource: 'claude' },
+    messageEntry('a', 'm2', t(5), {
+      role: 'assistant',
+      model: 'claude-opus-4-5',
+      parts: [
+        { type: 'text', text: 'looking' },
+        { type: 'tool_call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+      ],
+    }),
+    { kind: 'label', id: 'l', parentId: 'a', timestamp: t(6), targetId: 'a', label: 'good' },
+    { kind: 'metadata', id: 'm3', parentId: 'l', timestamp: t(7), type: 'compact-summary', rawSource: 'claude' },
+  ];
+  for (const e of entries) if (e.kind !== 'metadata') e.rawSource = 'claude';
+  return { id: 'x', source: 'claude', project, createdAt: t(0), updatedAt: t(7), messageCount: 3, entries };
+}
+
+/** Each loss, as any warning words it. */
+const LOSSES: Record<string, RegExp> = {
+  metadata: /metadata/i,
+  'model changes': /model\/thinking-level|model_change/i,
+  labels: /label/i,
+  'system messages': /system message/i,
+  'images by URL': /by URL/i,
+  'unanswered calls': /without a result|had no result/i,
+};
+
+let root: string;
+let env: DriverEnv;
+beforeEach(async () => {
+  root = await fs.mkdtemp(join(tmpdir(), 'tb-losses-once-'));
+  await fs.mkdir(join(root, 'project'));
+  env = { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.threadbase') } };
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** What each target says it loses of `lossy` (the rest it keeps in a form it sends). */
+const SAID: Record<string, string[]> = {
+  gemini: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
+  cline: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
+  pi: ['metadata', 'system messages', 'images by URL'],
+  codex: ['metadata', 'model changes', 'labels'],
+  qwen: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
+};
+
+describe('a conversion says each loss once', () => {
+  for (const [target, said] of Object.entries(SAID)) {
+    it(`claude → ${target}: ${said.join(', ')}`, async () => {
+      const written = await convertSession(lossy(join(root, 'project')), { to: target, env });
+      const warnings = (written.meta?.warnings as string[] | undefined) ?? [];
+      for (const [loss, words] of Object.entries(LOSSES)) {
+        const saying = warnings.filter((w) => words.test(w));
+        expect(saying.length, `${loss}:\n${warnings.join('\n')}`).toBe(said.includes(loss) ? 1 : 0);
+      }
+    });
+  }
+});
