@@ -83,8 +83,23 @@ export interface EncodedCline {
   provider?: string;
 }
 
+/**
+ * The path in the order Cline is to send it: from its last compaction on (the summary, the messages
+ * it kept, what came after), the entries before it, which the model no longer sees, kept beside the
+ * summary (Cline sends every message it has). Read back they come before it again.
+ */
+function fromLastCompaction(path: readonly Entry[]): { hidden: Entry[]; sent: Entry[] } {
+  const at = path.findLastIndex((e) => e.kind === 'compaction');
+  const c = path[at];
+  if (!c || c.kind !== 'compaction') return { hidden: [], sent: [...path] };
+  const keptFrom = c.firstKeptEntryId ? path.findIndex((e, i) => i < at && e.id === c.firstKeptEntryId) : -1;
+  const end = keptFrom >= 0 ? keptFrom : at;
+  return { hidden: path.slice(0, end), sent: [c, ...path.slice(end, at), ...path.slice(at + 1)] };
+}
+
 /** The entries of a linear session (root to leaf) as Cline messages. */
-export function encodeClineMessages(path: readonly Entry[]): EncodedCline {
+export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
+  const { hidden, sent: path } = fromLastCompaction(fullPath);
   const warnings: string[] = [];
   const ids = new AnthropicToolIds();
   const out: JsonObject[] = [];
@@ -92,7 +107,7 @@ export function encodeClineMessages(path: readonly Entry[]): EncodedCline {
   let provider: string | undefined;
   let systems = 0;
   /** entries with no Cline message of their own, kept on the next message */
-  let pending: Entry[] = [];
+  let pending: Entry[] = [...hidden];
   /** calls not answered yet, by the id they were written with */
   const open = new Map<string, ToolCallPart>();
   /** each call's tool name by the id it was written with */

@@ -1,0 +1,81 @@
+/**
+ * Writing a session into Cline: what Cline is given to send (the messages file) and what threadbase
+ * reads back of it. The real cline resuming such sessions is in test/agents/cline.test.ts.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClineDriver } from '../../src/formats/cline/index.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { textEntry } from '../helpers/sessions.js';
+
+const homes: string[] = [];
+afterEach(async () => {
+  await Promise.all(homes.splice(0).map((h) => fs.rm(h, { recursive: true, force: true })));
+});
+
+async function written(session: Session) {
+  const home = await fs.mkdtemp(join(tmpdir(), 'tb-cline-write-'));
+  homes.push(home);
+  const driver = new ClineDriver({ home, env: {} });
+  const info = await driver.writeSession(session);
+  const doc = JSON.parse(await fs.readFile(info.path as string, 'utf8')) as {
+    messages: { id: string; content: { text?: string }[] }[];
+  };
+  return { info, doc, back: (await driver.getSession(info.id)) as Session };
+}
+
+describe('a compacted session written into Cline', () => {
+  const entries: Entry[] = [
+    textEntry('u1', null, 1, 'user', 'old question'),
+    textEntry('a1', 'u1', 2, 'assistant', 'old answer'),
+    textEntry('u2', 'a1', 3, 'user', 'kept question'),
+    textEntry('a2', 'u2', 4, 'assistant', 'kept answer'),
+    {
+      kind: 'compaction',
+      id: 'c1',
+      parentId: 'a2',
+      timestamp: '2026-01-01T00:00:05.000Z',
+      summary: 'Summary of the old turns.',
+      firstKeptEntryId: 'u2',
+      tokensBefore: 1234,
+    },
+    textEntry('u3', 'c1', 6, 'user', 'new question'),
+    textEntry('a3', 'u3', 7, 'assistant', 'new answer'),
+  ];
+  const session: Session = {
+    id: 'compacted',
+    source: 'pi',
+    project: '/work/p',
+    createdAt: '2026-01-01T00:00:01.000Z',
+    updatedAt: '2026-01-01T00:00:07.000Z',
+    messageCount: 6,
+    entries,
+  };
+
+  it('gives Cline the summary, the kept turns and the later ones, not what the summary replaced', async () => {
+    const { doc } = await written(session);
+    expect(doc.messages.map((m) => m.content.map((b) => b.text).join(''))).toEqual([
+      'Summary of the old turns.',
+      'kept question',
+      'kept answer',
+      'new question',
+      'new answer',
+    ]);
+  });
+
+  it('reads back every entry, the compaction whole, and the same context', async () => {
+    const { back } = await written(session);
+    expect(back.entries.map((e) => e.id)).toEqual(['u1', 'a1', 'c1', 'u2', 'a2', 'u3', 'a3']);
+    expect(back.entries.find((e) => e.id === 'c1')).toMatchObject({
+      kind: 'compaction',
+      summary: 'Summary of the old turns.',
+      tokensBefore: 1234,
+    });
+    const text = (s: Pick<Session, 'entries'>) =>
+      buildContext(s).messages.map((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''));
+    expect(text(back)).toEqual(text(session));
+  });
+});
