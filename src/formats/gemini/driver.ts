@@ -16,7 +16,7 @@ import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { isObject, type JsonObject } from './content.js';
-import { encodeChatRecords } from './encode.js';
+import { encodeChatRecords, lastRecordTime } from './encode.js';
 import { type RegistryLockOptions, withRegistryLock } from './registry-lock.js';
 import { linkSubAgent, sideChainsOf } from './subagents.js';
 
@@ -305,10 +305,7 @@ export class GeminiDriver extends DriverBase {
     const now = new Date();
     const { records, warnings } = encodeChatRecords(session);
     const projectHash = createHash('sha256').update(project).digest('hex');
-    const lastTime = (rs: JsonObject[]) => {
-      const last = rs.at(-1)?.timestamp;
-      return typeof last === 'string' ? last : now.toISOString();
-    };
+    const lastTime = (rs: JsonObject[]) => lastRecordTime(rs) ?? now.toISOString();
     const subAgents = sideChainsOf(session, session.entries.length ? pathToLeaf(session) : []).map((chain) => {
       const agentId = randomUUID();
       // its last turn (a record hanging from an earlier one would cut the path short)

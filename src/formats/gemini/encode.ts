@@ -294,6 +294,23 @@ function skippedWarnings(skipped: Map<string, number>): string[] {
   return out;
 }
 
+/**
+ * The time of the last record written: the last message of a `$set.messages` record (which has no
+ * timestamp of its own) where the records end with one, as they do after a compaction.
+ */
+export function lastRecordTime(records: readonly JsonObject[]): string | undefined {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i] as JsonObject;
+    const set = r.$set as { messages?: unknown } | undefined;
+    const rs = Array.isArray(set?.messages) ? (set.messages as JsonObject[]) : [r];
+    for (let j = rs.length - 1; j >= 0; j--) {
+      const at = rs[j]?.timestamp;
+      if (typeof at === 'string') return at;
+    }
+  }
+  return undefined;
+}
+
 /** The result written for a call that has none: the Gemini API refuses a call without its response. */
 export const NO_RESULT = 'No result was recorded for this call.';
 
