@@ -6,6 +6,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversionLosses } from '../../src/convert/losses.js';
 import '../../src/formats/all.js';
 import { injectedLabel } from '../../src/formats/injected.js';
 import { QwenDriver, sanitizeCwd } from '../../src/formats/qwen/index.js';
@@ -420,5 +421,48 @@ describe('qwen: writing', () => {
       'assistant:first answer',
       'user:second',
     ]);
+  });
+});
+
+describe('qwen: what a conversion into it says it cannot keep', () => {
+  it('names system messages, costs, model changes, labels, other agents’ metadata, provider-run searches and calls without a result', () => {
+    const t = '2026-01-03T00:00:00.000Z';
+    const s = chainSession('lossy', 'codex', '/p', [
+      ['s', textMessage('system', 'Be brief.')],
+      ['u', textMessage('user', 'go')],
+      [
+        'a',
+        {
+          role: 'assistant',
+          cost: 0.5,
+          parts: [
+            {
+              type: 'tool_call',
+              id: 'ws',
+              name: 'web_search',
+              input: { type: 'search', query: 'q' },
+              meta: { providerExecuted: true },
+            },
+            { type: 'tool_call', id: 'open', name: 'run_shell_command', input: { command: 'ls' } },
+          ],
+        },
+      ],
+    ]);
+    s.entries.push(
+      { kind: 'model_change', id: 'm', parentId: 'a', timestamp: t, model: 'x' },
+      { kind: 'label', id: 'l', parentId: 'm', timestamp: t, targetId: 'u', label: 'here' },
+      { kind: 'metadata', id: 'md', parentId: 'l', timestamp: t, type: 'codex:event' },
+    );
+    const said = conversionLosses(s, 'qwen').join('\n');
+    for (const what of [
+      /no system messages.*\(1\)/,
+      /no cost per message.*\(1\)/,
+      /model\/thinking-level changes.*\(1\)/,
+      /labels.*\(1\)/,
+      /another agent's metadata.*\(1\)/,
+      /searches the provider ran.*\(1\)/,
+      /without a result.*Qwen Code's own error result.*\(1\)/,
+    ])
+      expect(said).toMatch(what);
   });
 });
