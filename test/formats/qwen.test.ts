@@ -461,7 +461,7 @@ describe('qwen: what a conversion into it says it cannot keep', () => {
       /labels.*\(1\)/,
       /another agent's metadata.*\(1\)/,
       /searches the provider ran.*\(1\)/,
-      /without a result.*Qwen Code's own error result.*\(1\)/,
+      /without a result are answered by Qwen Code.*own error result.*\(1\)/,
     ])
       expect(said).toMatch(what);
   });
