@@ -27,17 +27,21 @@ export { contextToMarkdown, messageToMarkdown } from './convert/markdown.js';
 export * from './convert/openai.js';
 export type { ReadIssue, WireReadOptions } from './convert/read-issues.js';
 export {
+  type ChildSessions,
   type ConvertOptions,
   type ConvertToOptions,
+  childSessionsFrom,
   convertSession,
   convertSessionAll,
   sessionAlongPath,
+  type WrittenSession,
 } from './convert/session.js';
 // the format encoders on their own: a session in memory → an agent's own records, no store touched
 export { ClaudeDriver } from './formats/claude/driver.js';
 export { encodeClaudeTranscript } from './formats/claude/encode.js';
 export { ClineDriver, encodeClineMessages } from './formats/cline/index.js';
 export { CodexDriver, contextToResponses, messageToItems } from './formats/codex/index.js';
+export { CopilotDriver } from './formats/copilot/index.js';
 export { GeminiDriver } from './formats/gemini/index.js';
 export { OpenCodeDriver } from './formats/opencode/driver.js';
 export { type EncodedOpenCode, encodeOpenCodeSession } from './formats/opencode/export.js';

@@ -3,6 +3,7 @@
 import './claude/index.js';
 import './cline/index.js';
 import './codex/index.js';
+import './copilot/index.js';
 import './gemini/index.js';
 import './opencode/index.js';
 import './pi/index.js';

@@ -9,6 +9,7 @@ import type { Message } from '../model/types.js';
 import { claudeInjectedLabel } from './claude/injected.js';
 import { clineInjectedLabel } from './cline/injected.js';
 import { codexInjectedLabel } from './codex/injected.js';
+import { copilotInjectedLabel } from './copilot/injected.js';
 import { geminiInjectedLabel } from './gemini/injected.js';
 import { qwenInjectedLabel } from './qwen/injected.js';
 
@@ -21,6 +22,7 @@ export const INJECTED_LABELERS: ReadonlyMap<string, InjectedLabeler> = new Map([
   ['gemini', geminiInjectedLabel],
   ['qwen', qwenInjectedLabel],
   ['cline', clineInjectedLabel],
+  ['copilot', copilotInjectedLabel],
   ['claude', claudeInjectedLabel],
 ]);
 

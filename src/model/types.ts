@@ -11,6 +11,7 @@ export type SourceName =
   | 'pi'
   | 'opencode'
   | 'codex'
+  | 'copilot'
   | 'gemini'
   | 'qwen'
   | 'zed'

@@ -1,0 +1,167 @@
+/**
+ * The GitHub Copilot CLI driver: reads the sessions under `$COPILOT_HOME/session-state/` (default
+ * `~/.copilot`, as Copilot CLI resolves it): `<id>/events.jsonl` with `<id>/workspace.yaml`, and a
+ * bare `<id>.jsonl` where an older Copilot CLI kept only the events. Read-only.
+ */
+import { statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { DriverCapabilities, DriverEnv, ReadFrom, SessionFilter, SourceUnit, UnitRead } from '../../model/driver.js';
+import type { Session, SessionInfo } from '../../model/types.js';
+import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { shellQuote } from '../shared/shell.js';
+import { type CopilotReadState, initialState, isObject, parseEvents, SOURCE, sessionOf } from './events.js';
+import { readWorkspace } from './workspace.js';
+
+export function copilotDir(env: DriverEnv): string {
+  return env.env.COPILOT_HOME || join(env.home, '.copilot');
+}
+
+interface Located {
+  id: string;
+  events: string;
+  /** workspace.yaml, for a session in its own folder */
+  workspace?: string;
+}
+
+/** The state an earlier read left, when it is one this reader wrote. */
+function readState(text: string | undefined): CopilotReadState | undefined {
+  if (!text) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isObject(v) && typeof v.id === 'string' && typeof v.line === 'number' && isObject(v.pendingUsage)
+      ? (v as unknown as CopilotReadState)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** workspace.yaml's size and time: a rename there changes the listing without touching the events. */
+function workspaceVersion(loc: Located): string {
+  try {
+    const st = statSync(loc.workspace ?? '');
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '-';
+  }
+}
+
+export class CopilotDriver extends DriverBase {
+  readonly name = SOURCE;
+  readonly readerVersion = 1;
+  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, sideChains: true };
+  private cache = new Map<string, { stamp: string; session: Session }>();
+
+  constructor(private readonly env: DriverEnv) {
+    super();
+  }
+
+  private locate(): Located[] {
+    const root = join(copilotDir(this.env), 'session-state');
+    const out: Located[] = [];
+    for (const d of dirEntries(root)) {
+      if (d.name.startsWith('.')) continue;
+      if (d.isDirectory()) {
+        const events = join(root, d.name, 'events.jsonl');
+        if (dirEntries(join(root, d.name)).some((f) => f.name === 'events.jsonl' && f.isFile()))
+          out.push({ id: d.name, events, workspace: join(root, d.name, 'workspace.yaml') });
+      } else if (d.isFile() && d.name.endsWith('.jsonl')) {
+        out.push({ id: d.name.slice(0, -'.jsonl'.length), events: join(root, d.name) });
+      }
+    }
+    return out;
+  }
+
+  private async readWhole(loc: Located): Promise<{ session: Session; offset: number; state: CopilotReadState }> {
+    const st = statSync(loc.events);
+    const parsed = await parseEvents(loc.events, initialState(loc.id, st.mtime.toISOString()));
+    const workspace = loc.workspace ? await readWorkspace(loc.workspace) : {};
+    return { session: sessionOf(loc.events, parsed, workspace), offset: parsed.offset, state: parsed.state };
+  }
+
+  private async load(loc: Located): Promise<Session> {
+    const st = statSync(loc.events);
+    const stamp = `${st.size}:${st.mtimeMs}:${workspaceVersion(loc)}`;
+    const hit = this.cache.get(loc.events);
+    if (hit?.stamp === stamp) return hit.session;
+    const { session } = await this.readWhole(loc);
+    this.cache.set(loc.events, { stamp, session });
+    return session;
+  }
+
+  private async all(): Promise<Session[]> {
+    const out: Session[] = [];
+    for (const loc of this.locate()) {
+      try {
+        out.push(await this.load(loc));
+      } catch {
+        // gone meanwhile, or unreadable: the rest still list
+      }
+    }
+    return out;
+  }
+
+  async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
+    const infos = (await this.all())
+      .filter((s) => matchesSessionText(s, s.title, filter?.text))
+      .map(({ entries: _e, leafId: _l, raw: _r, warnings, ...info }) =>
+        warnings?.length ? { ...info, meta: { ...info.meta, warnings } } : info,
+      );
+    return applyFilter(infos, { ...filter, text: undefined });
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const loc = this.locate().find((l) => l.id === id);
+    return loc ? this.load(loc) : undefined;
+  }
+
+  /**
+   * IncrementalSource: each events.jsonl by its size and time, append-only (Copilot CLI only appends
+   * events); its session id is its folder's name, so listing reads nothing. The version is
+   * workspace.yaml's size and time (the session's name and folder are there).
+   */
+  async listUnits(_known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
+    return fileUnits(
+      this.locate(),
+      (l) => l.events,
+      (l, st) => ({
+        key: l.events,
+        sessionId: l.id,
+        path: l.events,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        appendOnly: true,
+        version: workspaceVersion(l),
+      }),
+    );
+  }
+
+  /** One file read whole, or with `from` only the events appended since (read whole again after a rewind). */
+  async readUnit(unit: SourceUnit, from?: ReadFrom): Promise<UnitRead | undefined> {
+    if (!unit.path) return undefined;
+    const loc = this.locate().find((l) => l.events === unit.path) ?? {
+      id: unit.sessionId,
+      events: unit.path,
+      ...(basename(unit.path) === 'events.jsonl' ? { workspace: join(dirname(unit.path), 'workspace.yaml') } : {}),
+    };
+    const state = from ? readState(from.state) : undefined;
+    if (from && state) {
+      const fromLine = state.line;
+      const parsed = await parseEvents(loc.events, state, { start: from.offset });
+      if (!parsed.rewound) {
+        const workspace = loc.workspace ? await readWorkspace(loc.workspace) : {};
+        const session = sessionOf(loc.events, parsed, workspace);
+        return { session, appended: true, offset: parsed.offset, fromLine, state: JSON.stringify(parsed.state) };
+      }
+    }
+    const whole = await this.readWhole(loc);
+    return { session: whole.session, offset: whole.offset, state: JSON.stringify(whole.state) };
+  }
+
+  /** `copilot --resume <id>` (Copilot CLI finds the session by id wherever it runs). */
+  resumeCommand(session: SessionInfo): string {
+    const home = this.env.env.COPILOT_HOME ? `COPILOT_HOME=${shellQuote(this.env.env.COPILOT_HOME)} ` : '';
+    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
+    return `${cd}${home}copilot --resume=${shellQuote(session.id)}`;
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * GitHub Copilot CLI sessions, read into Sessions. Copilot CLI (@github/copilot 1.0.102) keeps each
+ * session in `$COPILOT_HOME/session-state/<id>/` (default `~/.copilot`): `events.jsonl`, one event a
+ * line (`{type, data, id, timestamp, parentId}`, the shapes of its schemas/session-events.schema.json),
+ * and `workspace.yaml` (cwd, name). See FORMAT.md.
+ *
+ * The events are appended and each links to the one before it, so entries are chained in file order;
+ * a sub-agent's events (`data.parentToolCallId`) form a side chain per spawning call. A
+ * `session.snapshot_rewind` leaves the events it removed as an abandoned branch.
+ */
+import { basename, dirname } from 'node:path';
+import { countMessages } from '../../model/tree.js';
+import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
+import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { readJsonl } from '../shared/jsonl.js';
+
+export const SOURCE = 'copilot';
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** What a read carries across an offset, so the lines appended later are read as the whole file would be. */
+export interface CopilotReadState {
+  id: string;
+  /** line number of the next line */
+  line: number;
+  createdAt: string;
+  updatedAt: string;
+  project?: string;
+  /** `session.title_changed`, else the first user message's first line */
+  title?: string;
+  /** the last entry of the main chain, and of each sub-agent's side chain (by spawning call) */
+  lastMain: string | null;
+  lastSide: Record<string, string>;
+  /** usage records not yet matched to their assistant.message, by apiCallId */
+  pendingUsage: Record<string, JsonObject>;
+  /** tool names by call id (tool.execution_complete does not repeat it) */
+  toolNames: Record<string, string>;
+}
+
+export function initialState(id: string, fallbackTime: string): CopilotReadState {
+  return {
+    id,
+    line: 1,
+    createdAt: fallbackTime,
+    updatedAt: fallbackTime,
+    lastMain: null,
+    lastSide: {},
+    pendingUsage: {},
+    toolNames: {},
+  };
+}
+
+/**
+ * Copilot CLI's usage record in the model's terms: its `inputTokens` include the cache reads and
+ * writes (an Anthropic response of 183 input, 1000 cache-read and 200 cache-write tokens is recorded
+ * as inputTokens 1383), so input is what is left.
+ */
+export function usageOf(u: JsonObject): Usage {
+  const cacheRead = num(u.cacheReadTokens);
+  const cacheWrite = num(u.cacheWriteTokens);
+  return {
+    input: Math.max(0, num(u.inputTokens) - cacheRead - cacheWrite),
+    output: num(u.outputTokens),
+    cacheRead,
+    cacheWrite,
+    reasoning: num(u.reasoningTokens),
+  };
+}
+
+/** A user attachment with its bytes (`{type: 'blob', data, mimeType}`) as an image or file part. */
+function attachmentPart(a: unknown): Part | undefined {
+  if (!isObject(a) || typeof a.data !== 'string' || typeof a.mimeType !== 'string') return undefined;
+  if (a.mimeType.startsWith('image/')) return { type: 'image', mediaType: a.mimeType, data: a.data };
+  return { type: 'file', mediaType: a.mimeType, data: a.data, ...(str(a.displayName) ? { name: a.displayName as string } : {}) };
+}
+
+function toolInput(args: unknown): Record<string, unknown> {
+  if (isObject(args)) return args;
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // not JSON: kept as given
+    }
+    return { input: args };
+  }
+  return {};
+}
+
+/** The thinking of an assistant.message: its provider's blocks (Anthropic, with signatures), else its reasoning text. */
+function reasoningParts(d: JsonObject): Part[] {
+  const blocks = isObject(d.reasoningBlocks) && Array.isArray(d.reasoningBlocks.blocks) ? d.reasoningBlocks.blocks : [];
+  const parts: Part[] = [];
+  for (const b of blocks) {
+    if (!isObject(b)) continue;
+    if (b.type === 'thinking' && typeof b.thinking === 'string')
+      parts.push({ type: 'thinking', thinking: b.thinking, ...(str(b.signature) ? { signature: b.signature as string } : {}) });
+    else if (b.type === 'redacted_thinking' && typeof b.data === 'string')
+      parts.push({ type: 'redacted_thinking', data: b.data });
+  }
+  if (parts.length === 0 && typeof d.reasoningText === 'string' && d.reasoningText)
+    parts.push({
+      type: 'thinking',
+      thinking: d.reasoningText,
+      ...(str(d.reasoningOpaque) ? { signature: d.reasoningOpaque as string } : {}),
+    });
+  return parts;
+}
+
+function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message {
+  const parts: Part[] = reasoningParts(d);
+  if (typeof d.content === 'string' && d.content) parts.push({ type: 'text', text: d.content });
+  for (const r of Array.isArray(d.toolRequests) ? d.toolRequests : []) {
+    if (!isObject(r) || typeof r.toolCallId !== 'string') continue;
+    parts.push({ type: 'tool_call', id: r.toolCallId, name: str(r.name) ?? 'unknown', input: toolInput(r.arguments) });
+  }
+  const model = str(d.model) ?? str(usage?.model);
+  const provider = str(usage?.modelProvider) ?? str(usage?.providerType);
+  const stop = str(usage?.finishReason);
+  return {
+    role: 'assistant',
+    parts,
+    ...(model ? { model } : {}),
+    ...(provider ? { provider } : {}),
+    ...(usage ? { usage: usageOf(usage) } : {}),
+    ...(str(d.apiCallId) ? { responseId: d.apiCallId as string } : {}),
+    ...(stop ? { stopReason: stop } : {}),
+  };
+}
+
+function toolResultMessage(d: JsonObject, name: string | undefined): Message {
+  const result = isObject(d.result) ? d.result : {};
+  const error = isObject(d.error) ? str(d.error.message) : str(d.error);
+  const content = str(result.content) ?? error ?? '';
+  const failed = d.success === false;
+  return {
+    role: 'tool',
+    parts: [
+      {
+        type: 'tool_result',
+        callId: str(d.toolCallId) ?? '',
+        ...(name ? { name } : {}),
+        content,
+        ...(failed ? { isError: true } : {}),
+      },
+    ],
+  };
+}
+
+/** What one event is in the model; undefined: an event of Copilot CLI's own bookkeeping (kept as metadata). */
+function messageOf(type: string, d: JsonObject, state: CopilotReadState): Message | undefined {
+  switch (type) {
+    case 'user.message': {
+      const parts: Part[] = [];
+      if (typeof d.content === 'string') parts.push({ type: 'text', text: d.content });
+      for (const a of Array.isArray(d.attachments) ? d.attachments : []) {
+        const p = attachmentPart(a);
+        if (p) parts.push(p);
+      }
+      const transformed = str(d.transformedContent);
+      // what the model was sent: the typed text with Copilot CLI's <current_datetime> (and other) prefixes
+      return {
+        role: 'user',
+        parts,
+        ...(transformed && transformed !== d.content ? { meta: { copilotTransformedContent: transformed } } : {}),
+      };
+    }
+    case 'assistant.message': {
+      const callId = str(d.apiCallId);
+      const usage = callId ? state.pendingUsage[callId] : undefined;
+      if (callId) delete state.pendingUsage[callId];
+      return assistantMessage(d, usage);
+    }
+    case 'tool.execution_complete':
+      return toolResultMessage(d, state.toolNames[str(d.toolCallId) ?? '']);
+    case 'system.notification':
+      // a note Copilot CLI adds to the conversation itself (e.g. a background task finished)
+      return typeof d.content === 'string'
+        ? { role: 'user', parts: [{ type: 'text', text: d.content }], meta: { copilotInjected: 'notification' } }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The entry of one event (its parentId set by the caller). */
+function entryOf(type: string, d: JsonObject, id: string, timestamp: string, raw: unknown, state: CopilotReadState): Entry {
+  const base = { id, parentId: null, timestamp, raw, rawSource: SOURCE } as const;
+  if (type === 'session.compaction_complete' && d.success !== false && typeof d.summaryContent === 'string') {
+    const used = isObject(d.compactionTokensUsed) ? d.compactionTokensUsed : undefined;
+    return {
+      ...base,
+      kind: 'compaction',
+      summary: d.summaryContent,
+      ...(typeof d.preCompactionTokens === 'number' ? { tokensBefore: d.preCompactionTokens } : {}),
+      ...(used ? { usage: usageOf(used) } : {}),
+      ...(str(d.model) ? { model: d.model as string } : {}),
+    };
+  }
+  if (type === 'session.model_change' && typeof d.newModel === 'string') {
+    const effort = str(d.reasoningEffort);
+    return {
+      ...base,
+      kind: 'model_change',
+      model: d.newModel,
+      ...(str(d.providerId) ? { provider: d.providerId as string } : {}),
+      ...(effort ? { thinkingLevel: effort } : {}),
+    };
+  }
+  const message = messageOf(type, d, state);
+  if (message) return { ...base, kind: 'message', message };
+  return { ...base, kind: 'metadata', type, data: d };
+}
+
+export interface ParsedEvents {
+  entries: Entry[];
+  warnings: ParseWarning[];
+  state: CopilotReadState;
+  /** byte offset after the last whole line read */
+  offset: number;
+  /** a snapshot rewind was met: links it changes may lie before the offset read from */
+  rewound: boolean;
+}
+
+/**
+ * Reads events.jsonl (from `start`, with the state the read up to there left). Bad lines are
+ * reported with file and line and skipped; the rest still loads.
+ */
+export async function parseEvents(file: string, state: CopilotReadState, opts: { start?: number } = {}): Promise<ParsedEvents> {
+  const entries: Entry[] = [];
+  const warnings: ParseWarning[] = [];
+  const byId = new Map<string, Entry>();
+  const removed = new Set<string>();
+  let offset = opts.start ?? 0;
+  let rewound = false;
+  for await (const l of readJsonl(file, { start: opts.start, startLine: state.line })) {
+    if (l.partial && l.value === undefined) {
+      // a line Copilot CLI may still be writing: read again next time
+      warnings.push({ file, line: l.line, message: l.error ?? 'torn last line' });
+      break;
+    }
+    // a whole last line without its newline is read (and not again: the offset passes it)
+    offset = l.end;
+    state.line = l.line + 1;
+    if (l.error !== undefined) {
+      warnings.push({ file, line: l.line, message: l.error });
+      continue;
+    }
+    const ev = l.value;
+    if (!isObject(ev) || typeof ev.type !== 'string') {
+      warnings.push({ file, line: l.line, message: 'not a Copilot CLI event (no type)' });
+      continue;
+    }
+    const d = isObject(ev.data) ? ev.data : {};
+    const id = str(ev.id) ?? `${basename(dirname(file))}:line-${l.line}`;
+    const timestamp = str(ev.timestamp) ?? state.updatedAt;
+    if (ev.type === 'session.start') {
+      if (typeof d.startTime === 'string') state.createdAt = d.startTime;
+      const cwd = isObject(d.context) ? str(d.context.cwd) : undefined;
+      if (cwd) state.project ??= cwd;
+    } else if (ev.type === 'session.usage_record' && isObject(d.usage)) {
+      const key = str(d.usage.apiCallId);
+      if (key) state.pendingUsage[key] = d.usage;
+    } else if (ev.type === 'tool.execution_start' && typeof d.toolCallId === 'string' && typeof d.toolName === 'string') {
+      state.toolNames[d.toolCallId] = d.toolName;
+    } else if (ev.type === 'session.title_changed' && typeof d.title === 'string' && d.title.trim()) {
+      state.title = d.title.trim();
+    }
+    const entry = entryOf(ev.type, d, id, timestamp, ev, state);
+    const spawnedBy = str(d.parentToolCallId);
+    if (spawnedBy) {
+      entry.sidechain = true;
+      entry.parentId = state.lastSide[spawnedBy] ?? null;
+      state.lastSide[spawnedBy] = id;
+    } else {
+      if (ev.type === 'session.snapshot_rewind') {
+        rewound = true;
+        for (const r of Array.isArray(d.eventIds) ? d.eventIds : []) if (typeof r === 'string') removed.add(r);
+        // the rewind hangs from the last event it kept: what it removed is an abandoned branch
+        let back = state.lastMain ? byId.get(state.lastMain) : undefined;
+        while (back && removed.has(back.id)) back = back.parentId ? byId.get(back.parentId) : undefined;
+        if (back) state.lastMain = back.id;
+        else if (removed.size > 0 && !opts.start) state.lastMain = null;
+      }
+      entry.parentId = state.lastMain;
+      state.lastMain = id;
+    }
+    if (entry.kind === 'message' && entry.message.role === 'user' && !entry.message.meta?.copilotInjected && !state.title) {
+      const text = entry.message.parts.find((p) => p.type === 'text');
+      const first = text?.type === 'text' ? text.text.trim().split('\n')[0]?.slice(0, 100) : undefined;
+      if (first) state.title = first;
+    }
+    if (timestamp > state.updatedAt) state.updatedAt = timestamp;
+    byId.set(id, entry);
+    entries.push(entry);
+  }
+  // usage records of responses with no message (kept few: a sub-agent's or a compaction's)
+  const pending = Object.keys(state.pendingUsage);
+  for (const k of pending.slice(0, Math.max(0, pending.length - 16))) delete state.pendingUsage[k];
+  return { entries, warnings, state, offset, rewound };
+}
+
+export function sessionOf(file: string, parsed: ParsedEvents, workspace: Workspace): Session {
+  const { state } = parsed;
+  const leaf = state.lastMain;
+  const usage = summarizeUsage(parsed.entries);
+  const project = workspace.cwd ?? state.project;
+  const title = (workspace.userNamed && workspace.name) || state.title || workspace.name;
+  return {
+    id: state.id,
+    source: SOURCE,
+    ...(project ? { project } : {}),
+    ...(title ? { title } : {}),
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    messageCount: countMessages(parsed.entries),
+    ...(usage.models.length ? { models: usage.models } : {}),
+    usage: usage.usage,
+    ...usageByModelOf(usage),
+    path: file,
+    entries: parsed.entries,
+    leafId: leaf,
+    ...(parsed.warnings.length ? { warnings: parsed.warnings } : {}),
+  };
+}
+
+/** The fields of workspace.yaml the listing uses. */
+export interface Workspace {
+  cwd?: string;
+  name?: string;
+  userNamed?: boolean;
+}

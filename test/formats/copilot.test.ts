@@ -1,0 +1,238 @@
+/**
+ * GitHub Copilot CLI sessions read from a real session (test/fixtures/copilot/real-1.0.102, made by
+ * copilot 1.0.102 offline against the Anthropic stand-in: a bash call, then a resumed turn with
+ * thinking and cache tokens) and from event lines built from its schema (rewind, sub-agent,
+ * compaction, notification, bad lines).
+ */
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { CopilotDriver, parseWorkspace } from '../../src/formats/copilot/index.js';
+import { injectedLabel } from '../../src/formats/injected.js';
+import { Sources } from '../../src/formats/registry.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { Message, MessageEntry, Session } from '../../src/model/types.js';
+
+const REAL = '44b0e2d9-5ac6-46a4-b568-ce0f72a10d33';
+const FIXTURE = resolve('test/fixtures/copilot/real-1.0.102/.copilot');
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-copilot-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const roles = (ms: Message[]) => ms.map((m) => m.role);
+const jsonl = (xs: unknown[]) => `${xs.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('\n')}\n`;
+
+/** Events chained as Copilot CLI chains them (each parentId the event before). */
+function chain(events: { type: string; data: Record<string, unknown> }[], t0 = Date.parse('2026-01-02T10:00:00.000Z')) {
+  return events.map((e, i) => ({
+    ...e,
+    id: `ev-${i + 1}`,
+    timestamp: new Date(t0 + i * 1000).toISOString(),
+    parentId: i === 0 ? null : `ev-${i}`,
+  }));
+}
+
+async function home(name: string, sessions: Record<string, { events: string; workspace?: string }>) {
+  const root = join(dir, name);
+  for (const [id, s] of Object.entries(sessions)) {
+    const d = join(root, 'session-state', id);
+    await mkdir(d, { recursive: true });
+    await writeFile(join(d, 'events.jsonl'), s.events);
+    if (s.workspace) await writeFile(join(d, 'workspace.yaml'), s.workspace);
+  }
+  return new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: root } });
+}
+
+describe('Copilot CLI: a real session (1.0.102)', () => {
+  let session: Session;
+  beforeAll(async () => {
+    const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: FIXTURE } });
+    session = (await driver.getSession(REAL)) as Session;
+  });
+
+  it('lists it with its folder, name, times and counts, found through COPILOT_HOME', async () => {
+    const { sessions } = await new Sources({ home: join(dir, 'nohome'), env: { COPILOT_HOME: FIXTURE } }).list({
+      source: 'copilot',
+    });
+    expect(sessions.map((s) => [s.id, s.source, s.project, s.title, s.messageCount])).toEqual([
+      [REAL, 'copilot', '/tmp/copilot/work/proj', 'RUN: echo hello-copilot', 6],
+    ]);
+    expect(sessions[0]?.createdAt).toBe('2026-11-26T04:16:28.093Z');
+    expect(sessions[0]?.updatedAt).toBe('2026-11-26T04:16:33.928Z');
+    expect(session.warnings ?? []).toEqual([]);
+  });
+
+  it('reads the bash call, its result (with the tool name) and the answers, resumed turn included', () => {
+    const ctx = buildContext(session);
+    expect(roles(ctx.messages)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    expect(ctx.messages[1]?.parts).toEqual([
+      {
+        type: 'tool_call',
+        id: 'toolu_standin_0001',
+        name: 'bash',
+        input: { command: 'echo hello-copilot', description: 'run command' },
+      },
+    ]);
+    expect(ctx.messages[2]?.parts).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'toolu_standin_0001',
+        name: 'bash',
+        content: 'hello-copilot\n<shellId: 0 completed with exit code 0>',
+      },
+    ]);
+    // the typed text, with what Copilot CLI sent kept beside it
+    expect(ctx.messages[0]?.parts).toEqual([{ type: 'text', text: 'RUN: echo hello-copilot' }]);
+    expect(String(ctx.messages[0]?.meta?.copilotTransformedContent)).toMatch(/^<current_datetime>/);
+  });
+
+  it('reads thinking with its signature, the model, provider, response id and usage in the model terms', () => {
+    const last = buildContext(session).messages.at(-1) as Message;
+    expect(last.parts).toEqual([
+      { type: 'thinking', thinking: 'pondering the echo', signature: 'sig-standin-3' },
+      { type: 'text', text: 'thought about it' },
+    ]);
+    expect(last).toMatchObject({
+      model: 'claude-sonnet-4.5',
+      provider: 'anthropic',
+      responseId: 'msg_standin_0003',
+      stopReason: 'stop',
+    });
+    // Copilot CLI's inputTokens 1383 include the 1000 read from and the 200 written to the cache
+    expect(last.usage).toEqual({ input: 183, output: 31, cacheRead: 1000, cacheWrite: 200, reasoning: 0 });
+    expect(session.usage).toEqual({ input: 355, output: 78, cacheRead: 1000, cacheWrite: 200, reasoning: 0 });
+    expect(session.models).toEqual(['claude-sonnet-4.5']);
+  });
+
+  it("keeps Copilot CLI's own events (start, system prompt, turns, shutdown) as metadata with their records", () => {
+    const meta = session.entries.filter((e) => e.kind === 'metadata').map((e) => (e.kind === 'metadata' ? e.type : ''));
+    expect(meta).toContain('system.message');
+    expect(meta).toContain('session.resume');
+    expect(meta.filter((t) => t === 'session.shutdown')).toHaveLength(2);
+    expect(session.entries.every((e) => e.rawSource === 'copilot' && (e.raw as { id: string }).id === e.id)).toBe(true);
+  });
+});
+
+describe('Copilot CLI: events from its schema', () => {
+  it('reports a malformed line, a record that is no event and a torn last line with file and line; the rest loads', async () => {
+    const events = chain([
+      { type: 'session.start', data: { sessionId: 's-bad', startTime: '2026-01-02T09:59:59.000Z', context: { cwd: '/p/bad' } } },
+      { type: 'user.message', data: { content: 'first question' } },
+      { type: 'assistant.message', data: { content: 'first answer', toolRequests: [] } },
+      { type: 'user.message', data: { content: 'second question' } },
+    ]);
+    const driver = await home('bad', {
+      's-bad': {
+        events: `${jsonl([events[0], events[1], '{"type": "user.mess', { no: 'type' }, events[2], events[3]]).trimEnd()}\n{"type":"assistant.mes`,
+      },
+    });
+    const s = (await driver.getSession('s-bad')) as Session;
+    const file = join(dir, 'bad', 'session-state', 's-bad', 'events.jsonl');
+    expect(s.warnings?.map((w) => [w.file, w.line])).toEqual([
+      [file, 3],
+      [file, 4],
+      [file, 7],
+    ]);
+    expect(s.warnings?.[2]?.message).toMatch(/torn/);
+    expect(roles(buildContext(s).messages)).toEqual(['user', 'assistant', 'user']);
+    expect(s.project).toBe('/p/bad');
+    // listed too, with the warnings
+    const [info] = await driver.listSessions();
+    expect(info?.meta?.warnings).toHaveLength(3);
+  });
+
+  it('a snapshot rewind leaves the events it removed as an abandoned branch', async () => {
+    const events = chain([
+      { type: 'user.message', data: { content: 'keep me' } },
+      { type: 'assistant.message', data: { content: 'kept' } },
+      { type: 'user.message', data: { content: 'drop me' } },
+      { type: 'assistant.message', data: { content: 'dropped' } },
+      { type: 'session.snapshot_rewind', data: { upToEventId: 'ev-3', eventsRemoved: 2, eventIds: ['ev-3', 'ev-4'] } },
+      { type: 'user.message', data: { content: 'instead' } },
+    ]);
+    const s = (await (await home('rewind', { 's-rw': { events: jsonl(events) } })).getSession('s-rw')) as Session;
+    const texts = buildContext(s).messages.map((m) => (m.parts[0]?.type === 'text' ? m.parts[0].text : ''));
+    expect(texts).toEqual(['keep me', 'kept', 'instead']);
+    expect(s.entries.find((e) => e.id === 'ev-3')).toBeDefined();
+  });
+
+  it("a sub-agent's events are a side chain; a compaction, a model change and a notification are read as such", async () => {
+    const events = chain([
+      { type: 'user.message', data: { content: 'delegate' } },
+      {
+        type: 'assistant.message',
+        data: { content: '', toolRequests: [{ toolCallId: 'call-t', name: 'task', arguments: '{"prompt":"look"}' }] },
+      },
+      { type: 'tool.execution_start', data: { toolCallId: 'call-t', toolName: 'task', arguments: { prompt: 'look' } } },
+      { type: 'assistant.message', data: { content: 'sub work', parentToolCallId: 'call-t' } },
+      { type: 'tool.execution_complete', data: { toolCallId: 'call-t', success: false, error: { message: 'sub-agent failed' } } },
+      { type: 'session.model_change', data: { previousModel: 'a', newModel: 'gpt-5.2', reasoningEffort: 'high' } },
+      {
+        type: 'session.compaction_complete',
+        data: { success: true, summaryContent: 'what happened so far', preCompactionTokens: 900 },
+      },
+      { type: 'system.notification', data: { content: 'Background task finished', kind: { type: 'shell_completed' } } },
+      { type: 'user.message', data: { content: 'after' } },
+    ]);
+    const s = (await (await home('side', { 's-side': { events: jsonl(events) } })).getSession('s-side')) as Session;
+    const sub = s.entries.find((e) => e.id === 'ev-4') as MessageEntry;
+    expect(sub.sidechain).toBe(true);
+    expect(s.messageCount).toBe(5);
+    const result = (s.entries.find((e) => e.id === 'ev-5') as MessageEntry).message.parts[0];
+    expect(result).toEqual({ type: 'tool_result', callId: 'call-t', name: 'task', content: 'sub-agent failed', isError: true });
+    const call = (s.entries.find((e) => e.id === 'ev-2') as MessageEntry).message.parts[0];
+    expect(call).toMatchObject({ type: 'tool_call', input: { prompt: 'look' } });
+    expect(s.entries.find((e) => e.id === 'ev-6')).toMatchObject({
+      kind: 'model_change',
+      model: 'gpt-5.2',
+      thinkingLevel: 'high',
+    });
+    const ctx = buildContext(s);
+    expect(ctx.messages.map((m) => (m.parts[0]?.type === 'text' ? m.parts[0].text : ''))).toEqual([
+      'what happened so far',
+      'Background task finished',
+      'after',
+    ]);
+    expect(injectedLabel(ctx.messages[1] as Message)).toBe('notification, added by Copilot CLI');
+    expect(s.title).toBe('delegate');
+  });
+
+  it('takes the name and folder from workspace.yaml (a name the user gave over the first message)', async () => {
+    expect(
+      parseWorkspace("id: x\ncwd: /home/u/my proj\nname: 'it''s: named'\nuser_named: true\nsummary: |\n  long text\n"),
+    ).toEqual({ cwd: '/home/u/my proj', name: "it's: named", userNamed: true });
+    const events = chain([{ type: 'user.message', data: { content: 'typed first' } }]);
+    const driver = await home('ws', {
+      's-ws': { events: jsonl(events), workspace: 'id: s-ws\ncwd: /w/here\nname: "Named \\"it\\""\nuser_named: true\n' },
+    });
+    const [info] = await driver.listSessions();
+    expect(info).toMatchObject({ id: 's-ws', project: '/w/here', title: 'Named "it"' });
+  });
+
+  it('reads an older bare session-state/<id>.jsonl too, and says how to resume', async () => {
+    const root = join(dir, 'legacy');
+    await mkdir(join(root, 'session-state'), { recursive: true });
+    await writeFile(
+      join(root, 'session-state', 's-old.jsonl'),
+      jsonl(chain([{ type: 'user.message', data: { content: 'old' } }])),
+    );
+    const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: root } });
+    const [info] = await driver.listSessions();
+    expect(info?.id).toBe('s-old');
+    expect(driver.resumeCommand({ ...(info as NonNullable<typeof info>), project: '/a b' })).toBe(
+      `cd '/a b' && COPILOT_HOME=${root} copilot --resume=s-old`,
+    );
+  });
+
+  it('finds ~/.copilot without COPILOT_HOME', async () => {
+    const h = join(dir, 'plainhome');
+    await cp(FIXTURE, join(h, '.copilot'), { recursive: true });
+    const ids = (await new CopilotDriver({ home: h, env: {} }).listSessions()).map((s) => s.id);
+    expect(ids).toEqual([REAL]);
+  });
+});
