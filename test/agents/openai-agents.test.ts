@@ -428,17 +428,18 @@ describe('a session codex recorded, resumed by pi and OpenCode', () => {
     await opencode(['run', '-s', written.id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe', 'of', 'codex']);
     const req = requestFor(mark, 'oc probe of codex');
     expect(history(req)).toEqual(ours);
-    // each reasoning item once, with its encrypted content: OpenCode sends an item's last summary part
-    // only, as it sends its own (the parts before the one with the encrypted content are left out)
-    const lastSummaryOnly = recorded.map((i) =>
-      i.type === 'reasoning' ? { ...i, summary: (i.summary as unknown[]).slice(-1) } : i,
+    // each reasoning item once, with its encrypted content and the text of every summary part: written as
+    // one part of all of them (OpenCode sends a part's text as one summary; its own items go back with the
+    // last summary part only: test/agents/opencode-reasoning-summaries.test.ts)
+    const allSummariesInOne = recorded.map((i) =>
+      i.type === 'reasoning' ? { ...i, summary: [{ type: 'summary_text', text: (summaries(i) ?? []).join('\n\n') }] } : i,
     );
-    expect(history(req)).toEqual(lastSummaryOnly);
+    expect(history(req)).toEqual(allSummariesInOne);
   });
 });
 
 describe('between pi and OpenCode', () => {
-  it("pi's session converted to OpenCode: OpenCode sends each reasoning item once, as it sends its own", async () => {
+  it("pi's session converted to OpenCode: OpenCode sends each reasoning item once, every summary's text in one", async () => {
     const written = await convert(recordedIds.pi, 'opencode');
     const ours = await aiSdkContext(written.id);
     const mark = standIn.responseRequests().length;
@@ -446,7 +447,10 @@ describe('between pi and OpenCode', () => {
     const sent = history(requestFor(mark, 'oc probe of pi'));
     expect(sent).toEqual(ours);
     expectRecordedReasoning(sent);
-    expect(reasoningItems(sent).map(summaries)).toEqual([['Then I run the command.'], ['Part three.']]);
+    expect(reasoningItems(sent).map(summaries)).toEqual([
+      ['First I look at the request.\n\nThen I run the command.'],
+      ['Part one of the thought.\n\nPart two of the thought.\n\nPart three.'],
+    ]);
   });
 
   it("OpenCode's session converted to pi: pi sends each reasoning item whole, with its encrypted content and id", async () => {

@@ -773,7 +773,7 @@ describe('every part type', () => {
     expect(direct.data.messages.flatMap((m) => m.parts).find((p) => p.type === 'reasoning')?.metadata).toEqual(openai);
   });
 
-  it('a rollout the real codex wrote: its reasoning items go into OpenCode as OpenCode records them, a part per summary part with the item id, the encrypted content on the last', async () => {
+  it('a rollout the real codex wrote: each reasoning item goes into OpenCode as one part of all its summaries (OpenCode sends a part with encrypted content as one item), the parts kept beside it', async () => {
     const sessions = resolve('test/fixtures/codex/audit-home');
     const codex = new Sources({ home: sessions, env: { CODEX_HOME: sessions } }).driver('codex');
     const s = (await codex.getSession('01a21354-a797-71c1-b74e-7a50f662eec7')) as Session;
@@ -781,22 +781,16 @@ describe('every part type', () => {
     expect(thinking.length).toBeGreaterThan(0);
     const encoded = encodeSession(s, { sessionId: 'ses_codex', projectID: 'global', worktree: '/', directory: '/tmp' });
     const reasoning = encoded.data.messages.flatMap((m) => m.parts).filter((p) => p.type === 'reasoning');
-    // an item of several summary parts as OpenCode records one: a part each, the encrypted content on the last
     const summaries = (p: (typeof thinking)[number]) =>
-      Array.isArray(p.meta?.summaryParts) ? (p.meta.summaryParts as string[]) : [p.type === 'thinking' ? p.thinking : ''];
-    expect(thinking.some((p) => summaries(p).length > 1)).toBe(true);
-    expect(reasoning.map((p) => [p.text, p.metadata])).toEqual(
-      thinking.flatMap((p) =>
-        summaries(p).map((text, i, all) => [
-          text,
-          {
-            openai: {
-              itemId: p.meta?.codexItemId,
-              ...(i === all.length - 1 ? { reasoningEncryptedContent: p.meta?.encryptedContent } : {}),
-            },
-          },
-        ]),
-      ),
+      Array.isArray(p.meta?.summaryParts) ? (p.meta.summaryParts as string[]) : undefined;
+    expect(thinking.some((p) => (summaries(p)?.length ?? 0) > 1)).toBe(true);
+    // an item of several summary parts: one part of their text, its id and encrypted content, the parts beside it
+    expect(reasoning.map((p) => [p.text, p.metadata, p.threadbase])).toEqual(
+      thinking.map((p) => [
+        p.type === 'thinking' ? p.thinking : '',
+        { openai: { itemId: p.meta?.codexItemId, reasoningEncryptedContent: p.meta?.encryptedContent } },
+        summaries(p) ? { summaryParts: summaries(p) } : undefined,
+      ]),
     );
     expect(reasoning.every((p) => String((p.metadata as { openai: { itemId: string } }).openai.itemId).startsWith('rs_'))).toBe(
       true,

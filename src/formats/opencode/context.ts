@@ -39,7 +39,7 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     if (m.meta?.excludedFromContext === true) continue;
     if (m.parts.length === 0) continue;
     // OpenCode's assistant messages hold no images: one another agent's assistant made is sent as its note
-    messages.push(withAssistantImageNotes(inlineAttachmentsOnly(m)));
+    messages.push(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(m))));
   }
   return { ...base, messages };
 }
@@ -54,5 +54,21 @@ function inlineAttachmentsOnly(m: Message): Message {
         ? { ...p, content: p.content.filter((c) => c.type === 'text' || c.data !== undefined) }
         : p,
     ),
+  };
+}
+
+/**
+ * OpenCode sends a reasoning part's text as one summary part: an item threadbase wrote as one part of
+ * several summaries (encode.ts reasoningParts, the summaries kept beside it) is sent as that one part.
+ */
+function oneSummaryPerPart(m: Message): Message {
+  if (!m.parts.some((p) => p.type === 'thinking' && p.meta?.summaryParts !== undefined)) return m;
+  return {
+    ...m,
+    parts: m.parts.map((p) => {
+      if (p.type !== 'thinking' || p.meta?.summaryParts === undefined) return p;
+      const { summaryParts: _sent, ...meta } = p.meta;
+      return { ...p, meta };
+    }),
   };
 }

@@ -90,24 +90,23 @@ function reasoningMetadata(p: ThinkingPart): { metadata?: Json } {
  * The reasoning parts a thinking part becomes. OpenCode records an OpenAI reasoning item as one part per
  * summary part, all with the item id, the encrypted content on the last one only; resuming, it leaves
  * the item ids out (store: false) and the AI SDK then sends each part that has encrypted content as an
- * item of its own and leaves out the others (agents test). So an item of several summary parts (Codex's,
- * pi's) is written the same way: OpenCode sends it once, with its last summary part, as it sends its own,
- * and the parts read back as the whole item. Anything else is one part.
+ * item of its own and leaves out the others (agents test): its own items go back with their last summary
+ * part only. So an item of several summary parts (codex's, pi's) is written as one part of all their text
+ * with the encrypted content: OpenCode sends the item once, with every summary (as one summary part), and
+ * the parts are kept beside it (a field OpenCode ignores) to read back as the whole item.
  */
-function reasoningParts(p: ThinkingPart): { text: string; metadata?: Json }[] {
+function reasoningParts(p: ThinkingPart): { text: string; metadata?: Json; threadbase?: Json }[] {
   const { metadata } = reasoningMetadata(p);
-  const openai = obj(metadata?.openai);
-  const itemId = str(openai?.itemId);
   const summaries = p.meta?.summaryParts;
-  if (
-    itemId === undefined ||
-    !Array.isArray(summaries) ||
-    summaries.length < 2 ||
-    !summaries.every((x): x is string => typeof x === 'string') ||
-    summaries.join('\n\n') !== p.thinking
-  )
-    return [{ text: p.thinking, ...(metadata ? { metadata } : {}) }];
-  return summaries.map((text, i) => ({ text, metadata: i === summaries.length - 1 ? metadata : { openai: { itemId } } }));
+  const several =
+    obj(metadata?.openai) !== undefined &&
+    Array.isArray(summaries) &&
+    summaries.length >= 2 &&
+    summaries.every((x): x is string => typeof x === 'string') &&
+    summaries.join('\n\n') === p.thinking;
+  return [
+    { text: p.thinking, ...(metadata ? { metadata } : {}), ...(several ? { threadbase: { summaryParts: summaries } } : {}) },
+  ];
 }
 
 function dataUrl(mediaType: string, data: string): string {

@@ -183,6 +183,16 @@ function otherProviderMetadata(p: Json): { providerMetadata?: Json } {
   return { providerMetadata: metadata };
 }
 
+/**
+ * The summary parts of a reasoning item threadbase wrote as one part of all their text (encode.ts
+ * reasoningParts), kept beside it: the item's parts again (meta.summaryParts, as the Codex reader keeps them).
+ */
+function keptSummaryParts(p: Json): { summaryParts?: string[] } {
+  const parts = obj(p.threadbase)?.summaryParts;
+  if (!Array.isArray(parts) || !parts.every((x): x is string => typeof x === 'string')) return {};
+  return parts.length >= 2 && parts.join('\n\n') === (str(p.text) ?? '') ? { summaryParts: parts } : {};
+}
+
 interface Step {
   id: string;
   parts: Json[];
@@ -232,7 +242,11 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
       const redacted = str(anthropic?.redactedData);
       // OpenAI's encrypted reasoning goes where the Codex reader puts it, so Codex can replay it
       const encrypted = str(obj(obj(p.metadata)?.openai)?.reasoningEncryptedContent);
-      const meta = { ...otherProviderMetadata(p), ...(encrypted !== undefined ? { encryptedContent: encrypted } : {}) };
+      const meta = {
+        ...otherProviderMetadata(p),
+        ...(encrypted !== undefined ? { encryptedContent: encrypted } : {}),
+        ...keptSummaryParts(p),
+      };
       if (redacted !== undefined) parts.push({ type: 'redacted_thinking', data: redacted });
       else
         parts.push({
