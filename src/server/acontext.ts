@@ -190,6 +190,25 @@ export function acontextMessage(
   };
 }
 
+/**
+ * A message's Acontext parent_id: the nearest message at or above `parentId`. A session's other entries
+ * (the metadata entries of a configs change or a space connection) are no messages to Acontext, which
+ * answers the message stored before. `entryAt` looks an entry of the session up by id.
+ */
+export async function acontextParentId(
+  parentId: string | null,
+  entryAt: (id: string) => Entry | undefined | Promise<Entry | undefined>,
+): Promise<string | null> {
+  const seen = new Set<string>();
+  for (let id = parentId; id !== null && !seen.has(id); ) {
+    seen.add(id);
+    const e = await entryAt(id);
+    if (!e || e.kind === 'message') return id;
+    id = e.parentId;
+  }
+  return null;
+}
+
 export interface AcontextSessionFields {
   configs?: Record<string, unknown> | null;
   space_id?: string | null;

@@ -22,6 +22,7 @@ import {
   type AcontextSessionFields,
   acontextFields,
   acontextMessage,
+  acontextParentId,
   acontextSession,
   acontextSettingsEntry,
   BlobError,
@@ -483,7 +484,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       timestamp: new Date().toISOString(),
       message,
     });
-    return ok(c, acontextMessage(id, entry), 201);
+    const parentId = await acontextParentId(entry.parentId, (at) => c.get('store').getEntry(id, at));
+    return ok(c, acontextMessage(id, { ...entry, parentId }), 201);
   });
 
   app.get('/api/v1/session/:id/messages', async (c) => {
@@ -496,6 +498,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const cursor = c.req.query('cursor');
     const s = await requireSession(c, id);
     const messages = s.entries.filter(isMessageEntry);
+    const byId = new Map(format === 'acontext' ? s.entries.map((e) => [e.id, e]) : []);
     // Pages are taken from the newest end when time_desc; each page is in that order.
     const ordered = desc ? [...messages].reverse() : messages;
     let start = 0;
@@ -520,7 +523,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
           ids.push(e.id);
         }
       } else {
-        items.push(acontextMessage(id, e));
+        const parentId = await acontextParentId(e.parentId, (at) => byId.get(at));
+        items.push(acontextMessage(id, { ...e, parentId }));
         ids.push(e.id);
       }
     }
