@@ -22,6 +22,20 @@ export interface ConvertOptions {
    * session per branch.
    */
   allBranches?: boolean;
+  /**
+   * The sub-agent sessions of a session (see childSessionsFrom): each one a call on the written path
+   * ran is written under the written session where the target keeps sub-agent sessions
+   * (writeChildSession), their own sub-agents under them; absent, only the session is written.
+   */
+  childrenOf?: ChildSessions;
+}
+
+/** The sub-agent sessions of a session, read whole; each names the call that ran it (parentToolCallId). */
+export type ChildSessions = (sessionId: string) => Promise<Session[]>;
+
+/** A written session and the sub-agent sessions written under it. */
+export interface WrittenSession extends SessionInfo {
+  children?: WrittenSession[];
 }
 
 export interface ConvertToOptions extends ConvertOptions {
@@ -225,19 +239,78 @@ function withLosses(written: SessionInfo, source: Session, target: SessionDriver
   return { ...written, meta: { ...(written.meta ?? {}), warnings: [...losses, ...earlier] } };
 }
 
+/**
+ * The sub-agent sessions of a session in `driver`: the sessions it lists under that parent that name
+ * the call that ran them (a fork, which names none, is no sub-agent).
+ */
+export function childSessionsFrom(driver: SessionDriver): ChildSessions {
+  return async (sessionId) => {
+    const out: Session[] = [];
+    for (const info of await driver.listSessions({ parentId: sessionId })) {
+      if (info.id === sessionId || info.parentId !== sessionId) continue;
+      const child = await driver.getSession(info.id);
+      if (child?.parentToolCallId !== undefined) out.push(child);
+    }
+    return out;
+  };
+}
+
+function toolCallIdsOf(entries: readonly Entry[]): Set<string> {
+  const ids = new Set<string>();
+  for (const e of entries) if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_call') ids.add(p.id);
+  return ids;
+}
+
+function withWarning(written: SessionInfo, warning: string): SessionInfo {
+  const earlier = Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : [];
+  return { ...written, meta: { ...(written.meta ?? {}), warnings: [...earlier, warning] } };
+}
+
+/**
+ * The sub-agent sessions that calls of `from` (the session as written) ran, written under `written`
+ * (each along its current branch, its own sub-agents under it); `seen` stops a cycle of parents.
+ */
+async function withChildren(
+  written: SessionInfo,
+  from: Session,
+  target: SessionDriver,
+  childrenOf: ChildSessions,
+  seen: Set<string> = new Set([from.id]),
+): Promise<WrittenSession> {
+  const calls = toolCallIdsOf(from.entries);
+  const kids = (await childrenOf(from.id)).filter(
+    (c) => !seen.has(c.id) && c.parentToolCallId !== undefined && calls.has(c.parentToolCallId),
+  );
+  if (!kids.length) return written;
+  if (!target.writeChildSession)
+    return withWarning(
+      written,
+      `${kids.length} sub-agent session(s) of ${from.source}:${from.id} not written (${kids.map((k) => k.id).join(', ')}): ${target.name} keeps no sub-agent sessions`,
+    );
+  const children: WrittenSession[] = [];
+  for (const kid of kids) {
+    seen.add(kid.id);
+    const along = sessionAlongPath(kid, undefined, target.name);
+    const child = withLosses(await target.writeChildSession(written, along), along, target);
+    children.push(await withChildren(child, along, target, childrenOf, seen));
+  }
+  return { ...written, children };
+}
+
 function targetDriver(to: SourceName | SessionDriver, env?: DriverEnv): SessionDriver {
   return typeof to === 'string' ? new Sources(env ?? defaultDriverEnv()).driver(to) : to;
 }
 
 /**
  * Writes the session into the target; returns every session written (more than one only for
- * allBranches into a linear target). Each one's `meta.warnings` says what the target could not keep.
+ * allBranches into a linear target), each with the sub-agent sessions written under it (`children`, with
+ * `childrenOf`). Each one's `meta.warnings` says what the target could not keep.
  */
 export async function convertSessionAll(
   session: Session,
   to: SourceName | SessionDriver | ConvertToOptions,
   opts: ConvertOptions = {},
-): Promise<SessionInfo[]> {
+): Promise<WrittenSession[]> {
   const o: ConvertToOptions = typeof to === 'object' && 'to' in to ? to : { ...opts, to };
   const target = targetDriver(o.to, o.env);
   if (!target.writeSession) throw new UnsupportedError(target.name, 'write sessions');
@@ -249,7 +322,8 @@ export async function convertSessionAll(
       await target.setTitle(written.id, s.title);
       written = { ...written, title: s.title };
     }
-    return withLosses(written, s, target);
+    const out = withLosses(written, s, target);
+    return o.childrenOf ? withChildren(out, s, target, o.childrenOf) : out;
   };
   // the side chains go along where the target writes them (those at no entry with the first session written only)
   const along = (at: string | undefined, first: boolean) => {
@@ -258,7 +332,7 @@ export async function convertSessionAll(
   };
   if (!o.allBranches) return [await write(along(o.at, true))];
   if (target.capabilities.branch) return [await write(treeForTargets(session, target.name))];
-  const out: SessionInfo[] = [];
+  const out: WrittenSession[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));
   for (const b of bs) out.push(await write(along(b.leaf.id, out.length === 0)));

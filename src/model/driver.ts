@@ -122,6 +122,12 @@ export interface SessionDriver {
 
   /** Writes a whole session as a new session; returns where it went. */
   writeSession?(session: Session, opts?: WriteOptions): Promise<SessionInfo>;
+  /**
+   * Writes a sub-agent session (one with `parentToolCallId`, the call in its parent that ran it, as the
+   * source named it) under `parent`, a session this driver wrote, linked as the agent links its own
+   * sub-agents. Absent: the agent keeps no sub-agent sessions (convert leaves them out and says so).
+   */
+  writeChildSession?(parent: SessionInfo, child: Session): Promise<SessionInfo>;
   appendEntries?(sessionId: string, entries: Entry[]): Promise<void>;
   forkSession?(sessionId: string, opts?: ForkOptions): Promise<SessionInfo>;
   setTitle?(sessionId: string, title: string): Promise<void>;

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { convertSessionAll } from '../../convert/session.js';
+import { type ChildSessions, childSessionsFrom, convertSessionAll, type WrittenSession } from '../../convert/session.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import { resolveEntryId } from '../../model/tree.js';
@@ -31,17 +31,34 @@ function warningsOf(written: SessionInfo): string[] {
   });
 }
 
-function described(written: SessionInfo, resume?: string) {
+interface Described {
+  id: string;
+  source: string;
+  path: string | null;
+  command?: string;
+  /** the call in the written parent that ran this sub-agent session */
+  parentToolCallId?: string;
+  warnings?: string[];
+  /** the sub-agent sessions written under this one */
+  children?: Described[];
+}
+
+function described(written: WrittenSession, resume?: string): Described {
   const warnings = warningsOf(written);
   return {
     id: written.id,
     source: written.source,
     path: written.path ?? null,
     ...(resume ? { command: resume } : {}),
+    ...(written.parentToolCallId !== undefined && written.parentId ? { parentToolCallId: written.parentToolCallId } : {}),
     // only when the target could not keep something, so a lossless conversion prints {id, source, path}
     ...(warnings.length ? { warnings } : {}),
+    ...(written.children?.length ? { children: written.children.map((c) => described(c)) } : {}),
   };
 }
+
+/** The session and its sub-agent sessions, depth first. */
+const withDescendants = (d: Described): Described[] => [d, ...(d.children ?? []).flatMap(withDescendants)];
 
 const isDirectory = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
 
@@ -90,20 +107,25 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     // a directory to resume in that is not there fails before anything is read or written
     const project = opts.project === undefined ? undefined : resolve(opts.project);
     if (project !== undefined && !isDirectory(project)) throw new Error(`--project ${opts.project}: no such directory`);
-    const found = opts.from ? await fromStore(opts.from, id) : (await openSession(ctx, id, opts.source, opts.index)).session;
+    const opened = opts.from ? undefined : await openSession(ctx, id, opts.source, opts.index);
+    const found = opened ? opened.session : await fromStore(opts.from as string, id);
+    // the sub-agent sessions go along from the agent's own store
+    const childrenOf: ChildSessions | undefined = opened ? childSessionsFrom(opened.driver) : undefined;
     const session = project === undefined ? found : { ...found, project };
     const target = ctx.sources().driver(opts.to);
     const at = opts.at === undefined ? undefined : resolveEntryId(session.entries, opts.at);
-    const written = await convertSessionAll(session, target, { at, allBranches: opts.allBranches });
+    const written = await convertSessionAll(session, target, { at, allBranches: opts.allBranches, childrenOf });
     const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
     // on stderr only: `warnings` in --json are what the target could not keep, and this is no loss
     const missing = missingProjectWarning(session, target);
     if (missing) warn(ctx, missing);
-    for (const r of rows) for (const m of r.warnings ?? []) warn(ctx, m);
+    for (const r of rows.flatMap(withDescendants)) for (const m of r.warnings ?? []) warn(ctx, m);
     if (opts.json) return printJson(ctx, rows.length === 1 ? rows[0] : rows);
     for (const r of rows) {
       ctx.stdout(`wrote ${r.source} session ${r.id}${r.path ? ` at ${r.path}` : ''}\n`);
       if (handoff) ctx.stdout(r.command ? `resume it with:\n  ${r.command}\n` : `(${r.source} has no resume command)\n`);
+      for (const c of (r.children ?? []).flatMap(withDescendants))
+        ctx.stdout(`wrote ${c.source} sub-agent session ${c.id}${c.path ? ` at ${c.path}` : ''}\n`);
     }
   };
 

@@ -23,13 +23,14 @@ import {
   mergeSplitResponses,
   pathToLeaf,
 } from '../../model/tree.js';
-import type { Entry, Message, Part, Session, SessionInfo } from '../../model/types.js';
+import type { Entry, Message, Part, Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
+import { writeSubagentTranscript } from './children.js';
 import { encodeSession, holdToolIds } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
@@ -671,6 +672,46 @@ export class ClaudeDriver extends DriverBase {
     this.fileById.set(id, { id, path, projectDir: join(path, '..'), kind: 'session' });
     if (warnings.length) info.meta = { ...(info.meta ?? {}), warnings };
     return info;
+  }
+
+  /**
+   * A sub-agent transcript under `parent` (a session or sub-agent written here), as Claude Code keeps
+   * one (children.ts), its meta naming the parent's call by the id Claude Code sends.
+   */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const file = await this.fileOf(parent.id);
+    if (!file) throw new NotFoundError('claude session', parent.id);
+    const p = await this.parse(file);
+    const call = p.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((x): x is ToolCallPart => x.type === 'tool_call' && x.id === child.parentToolCallId);
+    const main = file.kind === 'session' ? file.id : (file.parentSessionId ?? p.sessionIdInFile ?? file.id);
+    const depth = file.kind === 'session' ? 1 : (await this.subagentDepth(file)) + 1;
+    const { agentId, path, warnings } = await writeSubagentTranscript(child, {
+      dir: join(file.projectDir, main, 'subagents'),
+      mainSessionId: main,
+      cwd: p.cwd ?? child.project ?? this.env.home,
+      ...(call ? { toolUseId: typeof call.meta?.claudeId === 'string' ? call.meta.claudeId : call.id } : {}),
+      spawnDepth: depth,
+    });
+    const metaPath = join(path, '..', `agent-${agentId}.meta.json`);
+    const sf: SessionFile = { id: agentId, path, projectDir: file.projectDir, parentSessionId: main, metaPath, kind: 'subagent' };
+    this.fileById.set(agentId, sf);
+    const info = await this.info(sf, await this.parse(sf));
+    if (call) info.parentToolCallId = call.id;
+    if (warnings.length) info.meta = { ...(info.meta ?? {}), warnings };
+    return info;
+  }
+
+  private async subagentDepth(file: SessionFile): Promise<number> {
+    if (!file.metaPath) return 1;
+    let meta: unknown;
+    try {
+      meta = parseJson(await fs.readFile(file.metaPath, 'utf8'));
+    } catch {
+      return 1;
+    }
+    return isRecord(meta) && typeof meta.spawnDepth === 'number' ? meta.spawnDepth : 1;
   }
 
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {

@@ -19,6 +19,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
 import { shellQuote } from '../shared/shell.js';
+import { linkCallToChild } from './children.js';
 import { opencodeContext } from './context.js';
 import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode, usageOf } from './parse.js';
@@ -264,7 +265,7 @@ export class OpenCodeDriver extends DriverBase {
 
   private async write(
     session: Session,
-    opts: { keepId?: boolean; title?: string; leafId?: string; createdMs?: number; forkedFrom?: Json },
+    opts: { keepId?: boolean; title?: string; leafId?: string; createdMs?: number; forkedFrom?: Json; parentID?: string },
   ): Promise<SessionInfo> {
     const target = this.target();
     const directory = session.project ?? this.env.home;
@@ -281,6 +282,7 @@ export class OpenCodeDriver extends DriverBase {
       ...(opts.leafId ? { leafId: opts.leafId } : {}),
       ...(opts.createdMs !== undefined ? { createdMs: opts.createdMs } : {}),
       ...(opts.forkedFrom ? { forkedFrom: opts.forkedFrom } : {}),
+      ...(opts.parentID ? { parentID: opts.parentID } : {}),
     });
     data.project = project;
     let path: string;
@@ -295,6 +297,19 @@ export class OpenCodeDriver extends DriverBase {
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     return this.write(session, { keepId: opts.keepId });
+  }
+
+  /**
+   * A sub-agent session as OpenCode's task tool makes one (children.ts): `parentID` the parent, and
+   * the parent's tool part for the call that ran it naming the child in its metadata.
+   */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const written = await this.write(child, { parentID: parent.id });
+    const call = child.parentToolCallId;
+    // the legacy JSON storage keeps the parent link alone
+    const linked =
+      call !== undefined && written.path === this.dbPath && linkCallToChild(this.dbPath, parent.id, call, written.id);
+    return linked ? { ...written, parentToolCallId: call } : written;
   }
 
   /**

@@ -24,6 +24,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
 import { jsonValueOf, readFirstJsonLine } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
+import { childLinkField, childLinkOf } from './children.js';
 import { piSendView } from './context.js';
 import { currentLeafLast, encodeEntries, flushable } from './encode.js';
 import { firstUserTitle, idFromFileName, parsePiFile, SOURCE } from './parse.js';
@@ -181,6 +182,8 @@ export class PiDriver extends DriverBase {
     const { session, end } = await parsePiFile(file);
     const parentPath = session.meta?.parentSession;
     if (typeof parentPath === 'string') session.parentId = await this.sessionIdOfFile(parentPath);
+    // a sub-agent session carried into pi (children.ts)
+    else Object.assign(session, childLinkOf(session.raw));
     this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, session, end });
     return session;
   }
@@ -265,6 +268,7 @@ export class PiDriver extends DriverBase {
           leafId: next.leafId,
           ...(state.project ? { project: state.project } : {}),
           ...(state.parentId ? { parentId: state.parentId } : {}),
+          ...(state.parentToolCallId ? { parentToolCallId: state.parentToolCallId } : {}),
           meta: { ...(part.meta ?? {}), ...(state.meta ?? {}) },
         };
         if (title) session.title = title;
@@ -331,11 +335,34 @@ export class PiDriver extends DriverBase {
    * the current leaf is written last.
    */
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    return this.writeWithHeader(session, opts);
+  }
+
+  /**
+   * A sub-agent session as a pi session of its own (pi has no sub-agents), its parent and the call
+   * that ran it in the header's threadbase field (children.ts).
+   */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    return this.writeWithHeader(child, {}, childLinkField(parent.id, child.parentToolCallId));
+  }
+
+  private async writeWithHeader(
+    session: Session,
+    opts: WriteOptions,
+    headerFields: Record<string, unknown> = {},
+  ): Promise<SessionInfo> {
     const id = opts.keepId && !(await this.fileOf(session.id)) ? session.id : newSessionId();
     const cwd = session.project ?? this.env.home;
     const { ordered, warnings } = currentLeafLast(session);
     const enc = encodeEntries(ordered);
-    const header: PiRecord = { type: 'session', version: PI_SESSION_VERSION, id, timestamp: new Date().toISOString(), cwd };
+    const header: PiRecord = {
+      type: 'session',
+      version: PI_SESSION_VERSION,
+      id,
+      timestamp: new Date().toISOString(),
+      cwd,
+      ...headerFields,
+    };
     const { file, warnings: added } = await this.writeNew(enc.records, header, cwd, id);
     const written = await this.readFile(file);
     if (!written) throw new ThreadbaseError('write', 'session vanished after writing', { file });
@@ -518,6 +545,8 @@ interface PiState {
   id: string;
   project?: string;
   parentId?: string;
+  /** a sub-agent session carried into pi: the call that ran it (children.ts) */
+  parentToolCallId?: string;
   createdAt: string;
   updatedAt: string;
   leafId: string | null;
@@ -542,6 +571,7 @@ function piStateOf(s: Session, line: number): PiState {
   const state: PiState = { version, line, id: s.id, createdAt: s.createdAt, updatedAt: s.updatedAt, leafId: s.leafId ?? null };
   if (s.project) state.project = s.project;
   if (s.parentId) state.parentId = s.parentId;
+  if (s.parentToolCallId) state.parentToolCallId = s.parentToolCallId;
   if (s.meta) state.meta = s.meta;
   if (named) state.named = true;
   if (name) state.name = name;

@@ -1,0 +1,175 @@
+/**
+ * `threadbase convert` carries a session's sub-agent sessions along: Claude Code's
+ * `subagents/agent-<id>.jsonl` (the real fixture's Agent call) and OpenCode's child session (the real
+ * fixture's task call) are written under the converted session in Claude Code, OpenCode and pi, each
+ * read back as the written session's child, naming a call the written parent holds, its messages all
+ * there; a target that keeps no sub-agent sessions (codex) says what it left out.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Sources } from '../../src/formats/registry.js';
+import type { Message, Session } from '../../src/model/types.js';
+import { runCli } from '../helpers/cli.js';
+import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import '../../src/formats/all.js';
+
+const CLAUDE_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+const CLAUDE_CHILD = 'ac5303661b5759184';
+const OPENCODE_PARENT = 'ses_dfb2d8bdcffeotnpBnkmESBZNt';
+const OPENCODE_CHILD = 'ses_dfb2d843dffeQY667zsxus2rOr';
+
+interface Row {
+  id: string;
+  source: string;
+  path: string | null;
+  parentToolCallId?: string;
+  warnings?: string[];
+  children?: Row[];
+}
+
+/** The home of the describe block running */
+let fx: FixtureHome;
+
+async function convert(id: string, to: string): Promise<Row> {
+  const r = await runCli(fx.env, ['convert', id, '--to', to, '--json', '--no-index']);
+  expect(r.code, r.err).toBe(0);
+  return JSON.parse(r.out) as Row;
+}
+
+/** Every text the messages hold (text, thinking, tool input and output), as one list. */
+function textsOf(messages: readonly Message[]): string[] {
+  return messages.flatMap((m) =>
+    m.parts.flatMap((p) => {
+      if (p.type === 'text') return [p.text];
+      if (p.type === 'tool_call') return [JSON.stringify(p.input)];
+      if (p.type === 'tool_result') return typeof p.content === 'string' ? [p.content] : [];
+      return [];
+    }),
+  );
+}
+
+async function session(source: string, id: string): Promise<Session> {
+  const s = await new Sources(fx.env).driver(source).getSession(id);
+  if (!s) throw new Error(`no ${source} session ${id}`);
+  return s;
+}
+
+const callIds = (s: Session) =>
+  s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])) : []));
+
+/** The written child is listed under the written parent, names one of its calls, and holds every text of the original. */
+async function expectCarried(to: string, out: Row, from: { source: string; id: string }) {
+  expect(out.children, JSON.stringify(out)).toHaveLength(1);
+  const row = out.children?.[0] as Row;
+  expect(row.source).toBe(to);
+  const listed = await new Sources(fx.env).driver(to).listSessions({ parentId: out.id });
+  expect(listed.map((s) => s.id)).toEqual([row.id]);
+  const parent = await session(to, out.id);
+  const child = await session(to, row.id);
+  expect(child.parentId).toBe(out.id);
+  expect(child.parentToolCallId).toBeDefined();
+  expect(callIds(parent)).toContain(child.parentToolCallId);
+  expect(row.parentToolCallId).toBe(child.parentToolCallId);
+  const original = await session(from.source, from.id);
+  // the call that ran it is the one that ran the original
+  expect(child.parentToolCallId).toBe(original.parentToolCallId);
+  const sources = new Sources(fx.env);
+  const sent = textsOf(await sources.driver(to).getMessages(child.id));
+  for (const text of textsOf(await sources.driver(from.source).getMessages(from.id))) expect(sent).toContain(text);
+  return { parent, child, row };
+}
+
+describe('convert carries Claude Code sub-agent transcripts', () => {
+  let claudeHome: FixtureHome;
+  beforeAll(async () => {
+    claudeHome = await fixtureHome({ prefix: 'tb-sub-agents-', fixtures: ['claude', 'opencode'] });
+    fx = claudeHome;
+  });
+  afterAll(() => {
+    if (claudeHome) rmSync(claudeHome.home, { recursive: true, force: true });
+  });
+
+  it('into Claude Code: subagents/agent-<id>.jsonl beside the new session, its meta naming the Agent call', async () => {
+    const out = await convert(CLAUDE_PARENT, 'claude');
+    const { child, row } = await expectCarried('claude', out, { source: 'claude', id: CLAUDE_CHILD });
+    expect(row.path).toBe(join(dirname(out.path as string), out.id, 'subagents', `agent-${row.id}.jsonl`));
+    const meta = JSON.parse(readFileSync((row.path as string).replace(/\.jsonl$/, '.meta.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(meta).toMatchObject({
+      toolUseId: 'toolu_standin_0003',
+      agentType: 'general-purpose',
+      description: 'sub task',
+      spawnDepth: 1,
+    });
+    // every record is the sub-agent's, in the main session
+    for (const line of readFileSync(row.path as string, 'utf8')
+      .trim()
+      .split('\n')) {
+      const r = JSON.parse(line) as Record<string, unknown>;
+      if ('uuid' in r) expect(r).toMatchObject({ isSidechain: true, agentId: row.id, sessionId: out.id });
+    }
+    expect(child.title).toBe((await session('claude', CLAUDE_CHILD)).title);
+    // the original stays where it was
+    expect(
+      existsSync(join(fx.dirs.claude, 'projects', '-tmp-cc-proj', CLAUDE_PARENT, 'subagents', `agent-${CLAUDE_CHILD}.jsonl`)),
+    ).toBe(true);
+  });
+
+  it('into OpenCode: a child session (parentID) whose parent task part names it', async () => {
+    const out = await convert(CLAUDE_PARENT, 'opencode');
+    const { parent, child } = await expectCarried('opencode', out, { source: 'claude', id: CLAUDE_CHILD });
+    const call = parent.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'tool_call' && p.id === child.parentToolCallId);
+    expect(call).toMatchObject({ name: 'Agent' });
+    const db = new Database(out.path as string, { readonly: true });
+    try {
+      const parts = db.prepare('SELECT data FROM part WHERE session_id = ?').all(out.id) as { data: string }[];
+      const task = parts
+        .map((r) => JSON.parse(r.data) as { callID?: string; state?: { metadata?: unknown } })
+        .find((p) => p.callID === child.parentToolCallId);
+      expect(task?.state?.metadata).toMatchObject({ sessionId: child.id });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('into pi: a session of its own, linked in the header', async () => {
+    const out = await convert(CLAUDE_PARENT, 'pi');
+    const { row } = await expectCarried('pi', out, { source: 'claude', id: CLAUDE_CHILD });
+    const header = JSON.parse(readFileSync(row.path as string, 'utf8').split('\n')[0] as string) as Record<string, unknown>;
+    expect(header).toMatchObject({ type: 'session', threadbase: { parentId: out.id, parentToolCallId: 'toolu_standin_0003' } });
+  });
+
+  it('into codex, which keeps no sub-agent sessions here: the parent alone, and a warning naming what was left out', async () => {
+    const out = await convert(CLAUDE_PARENT, 'codex');
+    expect(out.children).toBeUndefined();
+    expect(out.warnings?.join('\n')).toContain(`1 sub-agent session(s) of claude:${CLAUDE_PARENT} not written (${CLAUDE_CHILD})`);
+  });
+});
+
+describe('convert carries OpenCode child sessions', () => {
+  let ocHome: FixtureHome;
+  beforeAll(async () => {
+    ocHome = await fixtureHome({ prefix: 'tb-sub-agents-oc-' });
+    const dir = join(ocHome.home, '.local', 'share', 'opencode');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join('test', 'fixtures', 'opencode', 'subagent.db'), join(dir, 'opencode.db'));
+    fx = ocHome;
+  });
+  afterAll(() => {
+    if (ocHome) rmSync(ocHome.home, { recursive: true, force: true });
+  });
+
+  for (const to of ['claude', 'pi', 'opencode']) {
+    it(`into ${to}`, async () => {
+      const out = await convert(OPENCODE_PARENT, to);
+      const { child } = await expectCarried(to, out, { source: 'opencode', id: OPENCODE_CHILD });
+      expect(child.parentToolCallId).toBe('toolu_standin_0001');
+    });
+  }
+});
