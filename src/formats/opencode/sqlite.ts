@@ -202,9 +202,7 @@ function spawningCall(db: Database.Database, parentId: string, childId: string):
   }[];
   for (const r of rows) {
     const p = parseJsonColumn(r.data);
-    // the call's id as the parent reads it: the one threadbase kept where it wrote another (encode.ts)
-    if (isJson(p) && p.type === 'tool' && obj(obj(p.state)?.metadata)?.sessionId === childId)
-      return str(obj(p.threadbase)?.callID) ?? str(p.callID);
+    if (isJson(p) && p.type === 'tool' && obj(obj(p.state)?.metadata)?.sessionId === childId) return str(p.callID);
   }
   return undefined;
 }
