@@ -186,6 +186,9 @@ describe('a session with a search the provider ran and a call left without a res
       expect.stringMatching(/^result:call_2:.*not recorded/),
       'user:probe mid-turn',
     ]);
+    // and threadbase's context of the chat says so (its own repair included)
+    // (the chat now goes on with the probe and its answer)
+    expect(contextItems(await readContext(home, 'qwen', info.id))).toEqual([...sent, 'assistant:ok: probe mid-turn']);
     // the search comes back as the call it was
     const back = await readSession(home, 'qwen', info.id);
     const a = back.entries.find((e) => e.id === 'a');

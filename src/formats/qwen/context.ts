@@ -1,0 +1,35 @@
+/**
+ * What Qwen Code sends on resume, in the model's terms: the chain's messages as recorded (a call the
+ * provider ran as the note threadbase wrote for it), with its repair of a call left without a result (repairOrphanToolUses in its geminiChat): such a call is
+ * answered by an error result saying the result was not recorded, right after its turn. Registered
+ * as Qwen Code's ResumeContext, so `threadbase context` of a Qwen Code chat is what Qwen Code sends.
+ */
+import { isProviderExecuted, providerCallsAsNotes } from '../../convert/provider-tools.js';
+import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
+import type { Message, Session, ToolResultPart } from '../../model/types.js';
+
+/** Qwen Code's words for a call whose result was never recorded (ORPHAN_TOOL_USE_REPAIR_REASON, 0.24.4). */
+export const ORPHAN_TOOL_USE_REPAIR_REASON =
+  'Tool execution result was not recorded — likely interrupted by network failure, abort, or process exit. Treat as failure and retry if needed.';
+
+export function qwenContext(session: Session, opts: ContextOptions = {}): Context {
+  const ctx = buildContext(session, opts);
+  const answered = new Set(ctx.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : []))));
+  const out: Message[] = [];
+  for (const m of ctx.messages) {
+    // a call the provider ran goes as its note (encode.ts writes it so; the reader gives the call back)
+    out.push(providerCallsAsNotes(m));
+    if (m.role !== 'assistant') continue;
+    const orphans = m.parts.filter((p) => p.type === 'tool_call' && !isProviderExecuted(p) && !answered.has(p.id));
+    if (!orphans.length) continue;
+    const results: ToolResultPart[] = orphans.map((p) => ({
+      type: 'tool_result',
+      callId: p.type === 'tool_call' ? p.id : '',
+      ...(p.type === 'tool_call' ? { name: p.name } : {}),
+      content: ORPHAN_TOOL_USE_REPAIR_REASON,
+      isError: true,
+    }));
+    out.push({ role: 'tool', parts: results, meta: { qwenRepaired: true } });
+  }
+  return { ...ctx, messages: out };
+}
