@@ -11,6 +11,7 @@ import { claudeInjectedLabel } from '../../src/formats/claude/injected.js';
 import { codexInjectedLabel } from '../../src/formats/codex/injected.js';
 import { geminiInjectedLabel } from '../../src/formats/gemini/injected.js';
 import { INJECTED_LABELERS, injectedLabel } from '../../src/formats/injected.js';
+import { qwenInjectedLabel } from '../../src/formats/qwen/injected.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Message } from '../../src/model/types.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
@@ -32,6 +33,7 @@ describe('naming what an agent wrote itself', () => {
       'environment_context, added by codex',
     );
     expect(geminiInjectedLabel(text('user', { geminiInjected: 'session_context' }))).toBe('session_context, added by Gemini CLI');
+    expect(qwenInjectedLabel(text('user', { qwenInjected: 'notification' }))).toBe('notification, added by Qwen Code');
     expect(claudeInjectedLabel(text('user', { claude: { origin: { kind: 'task-notification' } } }))).toBe(
       'task-notification, added by Claude Code',
     );
@@ -46,7 +48,7 @@ describe('naming what an agent wrote itself', () => {
   });
 
   it('asks every agent (the index and threadbase’s store keep the reading agent’s meta), a system message else the system prompt', () => {
-    expect([...INJECTED_LABELERS.keys()]).toEqual(['codex', 'gemini', 'claude']);
+    expect([...INJECTED_LABELERS.keys()]).toEqual(['codex', 'gemini', 'qwen', 'cline', 'copilot', 'claude']);
     expect(injectedLabel(text('system'))).toBe('system prompt');
     expect(injectedLabel(text('system', { codexRole: 'developer' }))).toBe('developer instructions');
     expect(injectedLabel(text('system', { claude: { isMeta: true } }))).toBe('system prompt');
