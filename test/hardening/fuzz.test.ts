@@ -16,6 +16,7 @@ import { convertSessionAll } from '../../src/convert/session.js';
 import { exportSession } from '../../src/export/index.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import { CodexDriver } from '../../src/formats/codex/index.js';
+import { CopilotDriver } from '../../src/formats/copilot/index.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { OpenCodeDriver, sessionFromExport } from '../../src/formats/opencode/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
@@ -62,6 +63,8 @@ function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
       return new PiDriver(h.env);
     case 'codex':
       return new CodexDriver(h.env);
+    case 'copilot':
+      return new CopilotDriver(h.env);
     case 'gemini':
       return new GeminiDriver(h.env);
     case 'opencode':
@@ -251,7 +254,7 @@ function affects(t: Target, s: Loaded, h: FixtureHome): boolean {
   return target.startsWith(`${base}/`) || target.includes(sid) || t.kind === 'row' || s.path.endsWith('.db');
 }
 
-const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'qwen', 'zed'];
+const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'codex', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
 
 /** Failing cases found by the fuzzer, kept so they run on every test run (see the fixes they led to). */
 const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = [

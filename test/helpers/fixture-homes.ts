@@ -30,6 +30,8 @@ const FIXTURES = {
   codex: [['test/fixtures/codex/audit-home', '.codex']],
   /** codex's older home (a legacy rollout without a working directory) */
   codexLegacy: [['test/fixtures/codex/home', '.codex']],
+  /** GitHub Copilot CLI 1.0.102: a bash call, then a resumed turn with thinking and cache tokens */
+  copilot: [['test/fixtures/copilot/real-1.0.102/.copilot', '.copilot']],
   /** Gemini CLI 0.61.0 */
   gemini: [['test/fixtures/gemini/real-0.61.0/.gemini', '.gemini']],
   /** Gemini CLI's hand-built home: chats (a rewind, a sub-agent), the older JSON chat, checkpoints */
@@ -52,14 +54,15 @@ const FIXTURES = {
 
 export type AgentFixture = keyof typeof FIXTURES;
 
-export type AgentName = 'claude' | 'pi' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'zed';
-export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'codex', 'gemini', 'opencode', 'qwen', 'zed'];
+export type AgentName = 'claude' | 'pi' | 'codex' | 'copilot' | 'gemini' | 'opencode' | 'qwen' | 'zed';
+export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'codex', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
 
 /** Every fixture of each agent (`agents`). */
 const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
   claude: ['claude', 'claudeOlder'],
   pi: ['piAll'],
   codex: ['codexLegacy'],
+  copilot: ['copilot'],
   gemini: ['geminiHome'],
   opencode: ['opencode', 'opencodeStorage'],
   qwen: ['qwen'],
@@ -81,6 +84,7 @@ export function agentDirs(home: string): Record<AgentName, string> {
     claude: join(home, '.claude'),
     pi: join(home, '.pi', 'agent'),
     codex: join(home, '.codex'),
+    copilot: join(home, '.copilot'),
     gemini: join(home, '.gemini'),
     opencode: join(xdg, 'opencode'),
     qwen: join(home, '.qwen'),
@@ -98,6 +102,7 @@ export function homeEnv(home: string, extra: Record<string, string> = {}): Drive
       CLAUDE_CONFIG_DIR: dirs.claude,
       PI_CODING_AGENT_DIR: dirs.pi,
       CODEX_HOME: dirs.codex,
+      COPILOT_HOME: dirs.copilot,
       THREADBASE_HOME: join(home, '.threadbase'),
       ...extra,
     },
