@@ -1,6 +1,6 @@
 /**
- * Round trips A → B → A between Claude Code, pi and OpenCode through their real on-disk stores
- * (JSONL files, OpenCode's SQLite database) in a temp HOME: a session written into A, read back,
+ * Round trips A → B → A between Claude Code, pi, OpenCode and Qwen Code through their real on-disk
+ * stores (JSONL files, OpenCode's SQLite database) in a temp HOME: a session written into A, read back,
  * converted into B, read back, converted into A again reads the same as the first A session:
  * every message in order with its parts (text, thinking with signature, images, tool calls with
  * ids and inputs, results with error flags), model, provider, usage, cost and timestamp; the
@@ -33,8 +33,8 @@ import {
   textMessage,
 } from '../helpers/sessions.js';
 
-type Agent = 'claude' | 'pi' | 'opencode' | 'codex';
-const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
+type Agent = 'claude' | 'pi' | 'opencode' | 'codex' | 'qwen';
+const AGENTS: Agent[] = ['claude', 'pi', 'opencode', 'qwen'];
 const PAIRS: [Agent, Agent][] = AGENTS.flatMap((a) => AGENTS.filter((b) => b !== a).map((b): [Agent, Agent] => [a, b]));
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
 
@@ -205,7 +205,9 @@ describe('round trips A → B → A keep the conversation', () => {
       expect(parts).toContain(PNG);
       expect(parts).toContain('"isError":true');
       if (b === 'claude') expect(warnings.join('\n')).toMatch(/records no cost per message/);
-      if (b !== 'claude') expect(warnings.join('\n')).toMatch(/(recorded by|to) another model as plain text/);
+      // pi and OpenCode send another model's thinking as text; Qwen Code keeps and sends the signature
+      if (b === 'pi' || b === 'opencode') expect(warnings.join('\n')).toMatch(/(recorded by|to) another model as plain text/);
+      if (b === 'qwen') expect(warnings.join('\n')).not.toMatch(/thinking/);
     });
 });
 
