@@ -17,9 +17,12 @@ import type { Context } from '../../src/model/tree.js';
 import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
-import { newestSession, readContext, readSession, withDriver } from '../helpers/conversions.js';
+import { newestSession, okProbeRule, readContext, readSession, withDriver } from '../helpers/conversions.js';
 import { chainSession, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
 
+/** A compaction and a sub-agent call. */
+const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
 /** Signed thinking, two tool calls, no compaction. */
 const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
@@ -44,8 +47,14 @@ beforeAll(async () => {
         if (!m || !tool || answered) return undefined;
         return { thinking: 'I should read it', toolUse: { name: tool.name, input: { path: m[1] as string } } };
       },
+      // the probes answered `ok: <probe>` even where a summary in the session would have the stand-in summarize
+      okProbeRule,
     ],
   });
+  const claudeDir = '.claude/projects/-tmp-cc-proj';
+  await copyFixture(join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`), join(claudeDir, `${CLAUDE_ID}.jsonl`), '/tmp/cc/proj');
+  for (const f of ['agent-ac5303661b5759184.jsonl', 'agent-ac5303661b5759184.meta.json'])
+    await copyFixture(join(CLAUDE_DIR, CLAUDE_ID, 'subagents', f), join(claudeDir, CLAUDE_ID, 'subagents', f), '/tmp/cc/proj');
   await copyFixture(
     `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
     `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
@@ -104,9 +113,10 @@ function requestItems(messages: AnthropicMessage[]): string[] {
 }
 
 describe.each([
-  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude' },
-  { from: 'pi', id: PI_ID, probe: 'probe from pi' },
-])('a $from session converted into Cline', ({ from, id, probe }) => {
+  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
+])('a $from session converted into Cline ($probe)', ({ from, id, probe, calls }) => {
   let written: Written;
   it('is resumed by the real cline, which sends every turn, tool call and result of the source', async () => {
     written = await convert(id, from, 'cline');
@@ -116,7 +126,7 @@ describe.each([
     await resumeCline(home, written.id, probe);
     const sent = requestItems(resumedRequest(home, probe).messages);
     const source = sentItems(await readContext(home, from, id));
-    expect(source.filter((s) => s.startsWith('call:')).length).toBeGreaterThan(0);
+    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
     // every item of the source's context is sent, in order; the calls and their results exactly so
     let at = 0;
     for (const item of source) {

@@ -66,9 +66,9 @@ describe('a compacted session written into Cline', () => {
     ]);
   });
 
-  it('reads back every entry, the compaction whole, and the same context', async () => {
+  it('reads back every entry where the source had it, the compaction whole, and the same context', async () => {
     const { back } = await written(session);
-    expect(back.entries.map((e) => e.id)).toEqual(['u1', 'a1', 'c1', 'u2', 'a2', 'u3', 'a3']);
+    expect(back.entries.map((e) => e.id)).toEqual(['u1', 'a1', 'u2', 'a2', 'c1', 'u3', 'a3']);
     expect(back.entries.find((e) => e.id === 'c1')).toMatchObject({
       kind: 'compaction',
       summary: 'Summary of the old turns.',

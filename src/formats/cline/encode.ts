@@ -88,18 +88,19 @@ export interface EncodedCline {
  * it kept, what came after), the entries before it, which the model no longer sees, kept beside the
  * summary (Cline sends every message it has). Read back they come before it again.
  */
-function fromLastCompaction(path: readonly Entry[]): { hidden: Entry[]; sent: Entry[] } {
+function fromLastCompaction(path: readonly Entry[]): { hidden: Entry[]; sent: Entry[]; keptIds?: string[] } {
   const at = path.findLastIndex((e) => e.kind === 'compaction');
   const c = path[at];
   if (!c || c.kind !== 'compaction') return { hidden: [], sent: [...path] };
   const keptFrom = c.firstKeptEntryId ? path.findIndex((e, i) => i < at && e.id === c.firstKeptEntryId) : -1;
   const end = keptFrom >= 0 ? keptFrom : at;
-  return { hidden: path.slice(0, end), sent: [c, ...path.slice(end, at), ...path.slice(at + 1)] };
+  const kept = path.slice(end, at);
+  return { hidden: path.slice(0, end), sent: [c, ...kept, ...path.slice(at + 1)], keptIds: kept.map((e) => e.id) };
 }
 
 /** The entries of a linear session (root to leaf) as Cline messages. */
 export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
-  const { hidden, sent: path } = fromLastCompaction(fullPath);
+  const { hidden, sent: path, keptIds } = fromLastCompaction(fullPath);
   const warnings: string[] = [];
   const ids = new AnthropicToolIds();
   const out: JsonObject[] = [];
@@ -159,6 +160,8 @@ export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
       id: e.id,
       timestamp: e.timestamp,
       ...(e.kind === 'message' ? { message: keptFields(message) } : { entry: e }),
+      // read back, a compaction goes after the turns it kept again, where the source had it
+      ...(e.kind === 'compaction' && keptIds?.length ? { keptBefore: keptIds } : {}),
       ...(partMeta.some((m) => m) ? { partMeta } : {}),
       ...(toolIds.some((t) => t) ? { toolIds } : {}),
       ...(pending.length ? { before: pending } : {}),

@@ -135,6 +135,8 @@ interface KeptEntry {
   /** entries of other kinds on the path before / after it (model changes, labels, metadata) */
   before?: unknown[];
   after?: unknown[];
+  /** a compaction written before the turns it kept: their ids (it is read back after them) */
+  keptBefore?: string[];
 }
 
 function keptOf(rec: JsonObject): KeptEntry | undefined {
@@ -193,7 +195,21 @@ export function entriesOfMessages(
   const ids = new Set<string>();
   let parentId: string | null = null;
   let lastTime = fallbackTime;
-  const add = (e: Entry) => {
+  /** a compaction waiting for the last of the turns it kept (KeptEntry.keptBefore) */
+  let deferred: { entry: Entry; after: string } | undefined;
+  const add = (e: Entry, own = true) => {
+    if (deferred && !own) {
+      // a message of Cline's own after them: the compaction goes no later
+      place(deferred.entry);
+      deferred = undefined;
+    }
+    place(e);
+    if (deferred && deferred.after === e.id) {
+      place(deferred.entry);
+      deferred = undefined;
+    }
+  };
+  const place = (e: Entry) => {
     let id = e.id;
     for (let n = 2; ids.has(id); n++) id = `${e.id}#${n}`;
     ids.add(id);
@@ -231,7 +247,10 @@ export function entriesOfMessages(
     for (const other of keptOthers(kept, 'before')) add(other);
     const raw: JsonObject = rec;
     if (kept && isObject(kept.entry) && typeof kept.entry.kind === 'string') {
-      add({ raw, rawSource: SOURCE, ...(kept.entry as unknown as Entry), id: kept.id });
+      const entry = { raw, rawSource: SOURCE, ...(kept.entry as unknown as Entry), id: kept.id } as Entry;
+      const last = Array.isArray(kept.keptBefore) ? kept.keptBefore.at(-1) : undefined;
+      if (typeof last === 'string') deferred = { entry, after: last };
+      else add(entry);
     } else if (kept && isObject(kept.message)) {
       const message = { ...kept.message, parts: restoreParts(parts, kept) } as unknown as Message;
       add({
@@ -261,18 +280,22 @@ export function entriesOfMessages(
         const kind = clineInjectedKind(parts);
         if (kind) message.meta = { ...message.meta, clineInjected: kind };
       }
-      add({
-        id: str(rec.id) ?? `${idPrefix}${index}`,
-        parentId: null,
-        timestamp,
-        kind: 'message',
-        message,
-        raw,
-        rawSource: SOURCE,
-      });
+      add(
+        {
+          id: str(rec.id) ?? `${idPrefix}${index}`,
+          parentId: null,
+          timestamp,
+          kind: 'message',
+          message,
+          raw,
+          rawSource: SOURCE,
+        },
+        false,
+      );
     }
     for (const other of keptOthers(kept, 'after')) add(other);
   }
+  if (deferred) place(deferred.entry);
   return { entries, warnings };
 }
 
