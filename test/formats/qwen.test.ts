@@ -209,8 +209,13 @@ describe('qwen: damaged chats', () => {
       { type: 'thinking', thinking: '', meta: { codexItemId: 'rs_1', encryptedContent: 'gAAAA-opaque' } },
       { type: 'text', text: 'Done.' },
     ]);
-    // written back as Qwen Code keeps it
-    const info = await new QwenDriver(env).writeSession({ ...s, id: 'again' });
+    // written as Qwen Code keeps it
+    const info = await new QwenDriver(env).writeSession({
+      ...s,
+      id: 'again',
+      // as another agent's entries (its own are written back as they were)
+      entries: s.entries.map(({ raw: _r, rawSource: _s, ...e }) => e as Entry),
+    });
     const records = (await readFile(info.path as string, 'utf8'))
       .trim()
       .split('\n')
@@ -375,6 +380,29 @@ describe('qwen: writing', () => {
         { functionCall: { id: 'c2', name: 'read_file', args: { path: 'missing.png' } } },
       ],
     });
+  });
+
+  it('writes a Qwen Code chat copied into Qwen Code back record for record, unknown fields included', async () => {
+    const real = (await new QwenDriver(realEnv).getSession(REAL)) as Session;
+    const info = await new QwenDriver(env).writeSession(real);
+    type Rec = Record<string, unknown> & { uuid: string; parentUuid: string | null; sessionId: string };
+    const lines = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Rec);
+    const original = lines(await readFile(real.path as string, 'utf8'));
+    const copy = lines(await readFile(info.path as string, 'utf8'));
+    // the same records (the title Qwen Code gave none of its own added last), re-chained under the new id
+    const strip = ({ parentUuid: _p, sessionId: _s, ...r }: Rec) => r;
+    expect(copy.slice(0, -1).map(strip)).toEqual(original.map(strip));
+    expect(copy.at(-1)).toMatchObject({ type: 'system', subtype: 'custom_title' });
+    expect(new Set(copy.map((r) => r.sessionId))).toEqual(new Set([info.id]));
+    const back = (await new QwenDriver(env).getSession(info.id)) as Session;
+    expect((await new QwenDriver(env).getContext(info.id)).messages).toEqual(
+      (await new QwenDriver(realEnv).getContext(REAL)).messages,
+    );
+    expect(back.warnings).toEqual([]);
   });
 
   it('prints the resume command in the project, with the home override it was found under', () => {

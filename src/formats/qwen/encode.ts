@@ -136,6 +136,14 @@ export function encodeQwenRecords(
 
   for (let i = 0; i < path.length; i++) {
     const e = path[i] as Entry;
+    const own = ownRecord(e);
+    if (own) {
+      // a record Qwen Code wrote (a copy within Qwen Code): written back as it was, unknown fields included
+      const { uuid: _u, parentUuid: _p, sessionId: _s, cwd: _c, ...rest } = own;
+      for (const p of e.kind === 'message' ? e.message.parts : []) if (p.type === 'tool_call') callNames.set(p.id, p.name);
+      push(e, typeof own.type === 'string' ? own.type : 'system', rest, e.timestamp);
+      continue;
+    }
     if (e.kind === 'message') {
       // a response split over several entries (Claude Code: one per content block) is one model turn:
       // Qwen Code expects a call's results right after the turn that made it
@@ -222,6 +230,17 @@ export function encodeQwenRecords(
     );
   }
   return { records, warnings };
+}
+
+/**
+ * The Qwen Code record an entry was read from, when it can be written back as it was: one record of
+ * its own (not fragments joined, not one of the entries threadbase merged into one record).
+ */
+function ownRecord(e: Entry): JsonObject | undefined {
+  const raw = e.raw;
+  if (e.rawSource !== 'qwen' || !isObject(raw) || raw.uuid !== e.id || raw.fragments !== undefined) return undefined;
+  if (isObject(raw.threadbase) && raw.threadbase.split !== undefined) return undefined;
+  return raw;
 }
 
 /** An entry as kept in `threadbase.entry`, without what the record itself says (id, parent, time). */
