@@ -1,13 +1,16 @@
 /**
  * Sessions written into Cline, resumed by the real `cline` (CLI 3.0.65, on the loopback Anthropic
  * stand-in):
- * - a Claude Code session (signed thinking, two tool calls) and a pi session (a tool call) are
+ * - Claude Code sessions (signed thinking and two tool calls; a compaction and a sub-agent call), a pi
+ *   session (a tool call) and a codex session (developer instructions, reasoning, shell calls) are
  *   converted with `threadbase convert <id> --to cline`;
  * - `cline --id <id>` resumes each with a typed probe: the request it sends holds every turn, tool
  *   call and result of the source's own context, in order, and the calls and their results exactly;
  * - the session Cline appended to is read back (the probe and its answer after the source's turns)
  *   and converted back into Claude Code with nothing of the source lost.
- * Also: a session the real `cline` recorded itself is read (thinking, its read_files call, result).
+ * Also: a session the real `cline` recorded itself is read (thinking, its read_files call, result) and
+ * listed, shown, searched and counted through the CLI; a session with images, an errored call and a
+ * call left unanswered is resumed with them.
  */
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,6 +29,9 @@ const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
 /** Signed thinking, two tool calls, no compaction. */
 const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+/** A real codex rollout: developer instructions (system messages), reasoning, two shell calls. */
+const CODEX_ID = '01a2049f-112d-7912-ae95-4f258b998a24';
+const CODEX_FILE = `2026/11/22/rollout-2026-11-22T18-57-43-${CODEX_ID}.jsonl`;
 
 let home: ClineHome;
 
@@ -60,6 +66,7 @@ beforeAll(async () => {
     `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
     '/tmp/cc/proj2',
   );
+  await copyFixture(`test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
   await copyFixture(
     'test/fixtures/pi/real-tool-call.jsonl',
     '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
@@ -116,6 +123,7 @@ describe.each([
   { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
   { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
   { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
+  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true },
 ])('a $from session converted into Cline ($probe)', ({ from, id, probe, calls }) => {
   let written: Written;
   it('is resumed by the real cline, which sends every turn, tool call and result of the source', async () => {
