@@ -1,6 +1,6 @@
 /**
  * convertSessionAll with `childrenOf`: a sub-agent that ran a sub-agent of its own is written under
- * the written sub-agent (OpenCode and pi: the grandchild's parent is the written child; Claude Code:
+ * the written sub-agent (OpenCode, pi and codex: the grandchild's parent is the written child; Claude Code:
  * in the main session's subagents/ folder, one spawn deeper, its meta naming the child's call), and
  * a sub-agent whose call is not on the converted path stays out.
  */
@@ -88,13 +88,20 @@ async function read(to: string, id: string): Promise<Session> {
 }
 
 describe('sub-agents of sub-agents', () => {
-  for (const to of ['opencode', 'pi']) {
+  for (const to of ['opencode', 'pi', 'codex']) {
     it(`into ${to}: the grandchild under the written child`, async () => {
       const written = await convert(to);
       const child = written.children?.[0];
       const grandchild = child?.children?.[0];
       expect(grandchild, JSON.stringify(written)).toBeDefined();
       expect(await read(to, child?.id as string)).toMatchObject({ parentId: written.id, parentToolCallId: 'call_p' });
+      if (to === 'codex') {
+        // codex counts how deep a sub-agent thread was spawned
+        const meta = JSON.parse(readFileSync(grandchild?.path as string, 'utf8').split('\n')[0] as string) as {
+          payload: { source: unknown };
+        };
+        expect(meta.payload.source).toMatchObject({ subagent: { thread_spawn: { parent_thread_id: child?.id, depth: 2 } } });
+      }
       const g = await read(to, grandchild?.id as string);
       expect(g).toMatchObject({ parentId: child?.id, parentToolCallId: 'call_c' });
       expect(

@@ -3,7 +3,8 @@
  * `subagents/agent-<id>.jsonl` (the real fixture's Agent call) and OpenCode's child session (the real
  * fixture's task call) are written under the converted session in Claude Code, OpenCode and pi, each
  * read back as the written session's child, naming a call the written parent holds, its messages all
- * there; a target that keeps no sub-agent sessions (codex) says what it left out.
+ * there (and into codex as a sub-agent thread); a target that keeps no sub-agent sessions (Gemini CLI)
+ * says what it left out.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -145,8 +146,23 @@ describe('convert carries Claude Code sub-agent transcripts', () => {
     expect(header).toMatchObject({ type: 'session', threadbase: { parentId: out.id, parentToolCallId: 'toolu_standin_0003' } });
   });
 
-  it('into codex, which keeps no sub-agent sessions here: the parent alone, and a warning naming what was left out', async () => {
+  it('into codex: a sub-agent thread (session_meta source.subagent.thread_spawn) naming the call', async () => {
     const out = await convert(CLAUDE_PARENT, 'codex');
+    const { row } = await expectCarried('codex', out, { source: 'claude', id: CLAUDE_CHILD });
+    const meta = JSON.parse(readFileSync(row.path as string, 'utf8').split('\n')[0] as string) as {
+      payload: Record<string, unknown>;
+    };
+    expect(meta.payload).toMatchObject({
+      id: row.id,
+      parent_thread_id: out.id,
+      thread_source: 'subagent',
+      source: { subagent: { thread_spawn: { parent_thread_id: out.id, depth: 1 } } },
+      threadbase: { parentToolCallId: 'toolu_standin_0003' },
+    });
+  });
+
+  it('into Gemini CLI, which keeps no sub-agent sessions here: the parent alone, and a warning naming what was left out', async () => {
+    const out = await convert(CLAUDE_PARENT, 'gemini');
     expect(out.children).toBeUndefined();
     expect(out.warnings?.join('\n')).toContain(`1 sub-agent session(s) of claude:${CLAUDE_PARENT} not written (${CLAUDE_CHILD})`);
   });
@@ -165,7 +181,7 @@ describe('convert carries OpenCode child sessions', () => {
     if (ocHome) rmSync(ocHome.home, { recursive: true, force: true });
   });
 
-  for (const to of ['claude', 'pi', 'opencode']) {
+  for (const to of ['claude', 'pi', 'opencode', 'codex']) {
     it(`into ${to}`, async () => {
       const out = await convert(OPENCODE_PARENT, to);
       const { child } = await expectCarried(to, out, { source: 'opencode', id: OPENCODE_CHILD });

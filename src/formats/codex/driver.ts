@@ -33,6 +33,7 @@ import { readJsonl } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
+import { keptSpawnCallOf, spawnDepthOf, subagentMeta } from './children.js';
 import { messageToItems } from './encode.js';
 import {
   branchSummaryMessage,
@@ -144,7 +145,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   /** The listing fields a rollout alone does not give: its /rename title, and the parent's call that spawned it. */
   private async withLinks(s: Session, title: string | undefined): Promise<Session> {
     const parentFile = s.parentId ? await this.fileOf(s.parentId) : undefined;
-    const call = parentFile ? spawnCall(await this.load(parentFile), s.id) : undefined;
+    const call = (parentFile ? spawnCall(await this.load(parentFile), s.id) : undefined) ?? keptSpawnCallOf(s.raw);
     return { ...s, ...(title ? { title } : {}), ...(call ? { parentToolCallId: call } : {}) };
   }
 
@@ -237,10 +238,13 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
     const out: SessionInfo[] = [];
     const names = await this.threadNames();
+    const keptCalls = new Map<string, string>();
     for (const file of this.rollouts()) {
       try {
         const s = await this.load(file);
         const { entries: _e, warnings: _w, raw: _r, ...info } = s;
+        const kept = keptSpawnCallOf(s.raw);
+        if (kept !== undefined) keptCalls.set(s.id, kept);
         const name = names.get(s.id);
         if (matchesSessionText(s, name ?? s.title, filter?.text)) out.push(name ? { ...info, title: name } : info);
       } catch {
@@ -249,7 +253,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     }
     const byId = new Map(out.map((s) => [s.id, s]));
     const linked = out.map((s) => {
-      const call = s.parentId ? spawnCall(byId.get(s.parentId), s.id) : undefined;
+      const call = (s.parentId ? spawnCall(byId.get(s.parentId), s.id) : undefined) ?? keptCalls.get(s.id);
       return call ? { ...s, parentToolCallId: call } : s;
     });
     return applyFilter(linked, { ...filter, text: undefined });
@@ -310,9 +314,29 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     if (opts.keepId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(session.id)) {
       if (!(await this.fileOf(session.id))) id = session.id;
     }
+    return this.writeRollout(session, id);
+  }
+
+  /** A sub-agent thread under `parent` (a thread written here), its session_meta as codex's own (children.ts). */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const parentFile = await this.fileOf(parent.id);
+    if (!parentFile) throw new NotFoundError('codex session', parent.id);
+    const depth = spawnDepthOf((await this.load(parentFile)).raw) + 1;
+    const link = { parentThreadId: parent.id, depth, ...(child.parentToolCallId ? { callId: child.parentToolCallId } : {}) };
+    const written = await this.writeRollout({ ...child, parentId: null }, randomUUID(), (meta) => subagentMeta(meta, link));
+    return { ...written, parentId: parent.id, ...(link.callId ? { parentToolCallId: link.callId } : {}) };
+  }
+
+  private async writeRollout(
+    session: Session,
+    id: string,
+    metaOf: (payload: JsonObject) => JsonObject = (payload) => payload,
+  ): Promise<SessionInfo> {
     const { lines, warnings, createdAt } = encodeRollout(session, id, new Date(), {
       modelProvider: defaultModelProvider(this.home),
     });
+    const [first] = lines;
+    if (first && isObject(first.payload)) first.payload = metaOf(first.payload);
     const created = new Date(createdAt);
     const when = Number.isNaN(created.getTime()) ? new Date() : created;
     const stamp = `${when.getUTCFullYear()}-${pad(when.getUTCMonth() + 1)}-${pad(when.getUTCDate())}T${pad(when.getUTCHours())}-${pad(when.getUTCMinutes())}-${pad(when.getUTCSeconds())}`;
