@@ -2,15 +2,17 @@
  * A Claude Code session that ran a sub-agent (the real fixture's Agent call), converted with its
  * sub-agent transcript: the real Claude Code and OpenCode still resume the converted parent (its
  * compaction summary and the prompt after it sent, the probe answered), and OpenCode takes the child session as one
- * of its own (`opencode export` of the child: its parentID the parent; the parent's tool part names it).
+ * of its own (`opencode export` of the child: its parentID the parent; the parent's tool part names it);
+ * the real codex resumes the converted parent and the sub-agent thread written beside it.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentHome, createOpencodeDatabase, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, createOpencodeDatabase, runOpencode, setupCodexAgentHome } from '../helpers/agents.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { okProbeRule, readSession, resumeInTarget, textOf, type Written } from '../helpers/conversions.js';
+import { itemText } from '../helpers/openai-responses-standin.js';
 
 const PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const AGENT_CALL = 'toolu_standin_0003';
@@ -20,10 +22,10 @@ interface WrittenWithChildren extends Written {
   children?: (Written & { parentToolCallId?: string })[];
 }
 
-let home: AgentHome;
+let home: CodexAgentHome;
 
 beforeAll(async () => {
-  home = await setupAgentHome({ rules: [okProbeRule] });
+  home = await setupCodexAgentHome({ rules: [okProbeRule] });
   await fs.cp('test/fixtures/claude/real/projects', join(home.root, '.claude', 'projects'), { recursive: true });
   // the directory the fixture's session ran in, where the agents resume it
   await fs.mkdir(FIXTURE_PROJECT, { recursive: true });
@@ -76,5 +78,22 @@ describe('convert with sub-agents, resumed by the real agents', () => {
     };
     const call = parent.messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.callID === AGENT_CALL);
     expect(call?.state?.metadata).toMatchObject({ sessionId: childId });
+  }, 180_000);
+
+  it('codex resumes the parent, and the sub-agent thread written beside it', async () => {
+    const written = await convert('codex');
+    for (const [id, probe] of [
+      [written.id, 'probe sub-agents codex'],
+      [written.children?.[0]?.id as string, 'probe the codex sub-agent'],
+    ] as const) {
+      const mark = home.responses.responseRequests().length;
+      await home.codex(['resume', id, probe]);
+      const req = home.responses.responseRequests().slice(mark).at(-1);
+      if (!req) throw new Error('codex sent no request');
+      expect(itemText(req.input.at(-1))).toBe(probe);
+      const texts = req.input.map(itemText);
+      // the parent: its compaction summary and the prompt after it; the sub-agent: its own prompt
+      expect(texts).toContain(id === written.id ? 'after compact' : 'say hello');
+    }
   }, 180_000);
 });
