@@ -268,6 +268,15 @@ describe('qwen: damaged chats', () => {
     expect(summary(ctx.messages)).toEqual(['user:The summary.\n\nGot it.', 'user:next']);
   });
 
+  it('leaves a realtime message out of the resumed context, as Qwen Code does', async () => {
+    const id = await chat('00000000-0000-4000-8000-000000000007', [
+      rec('a', null, 'user', user('first')),
+      rec('b', 'a', 'user', { subtype: 'realtime_message', ...user('typed while it worked') }),
+      rec('c', 'b', 'assistant', model('answer')),
+    ]);
+    expect(summary((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:first', 'assistant:answer']);
+  });
+
   it('names a notification Qwen Code wrote into the conversation itself', async () => {
     const id = await chat('00000000-0000-4000-8000-000000000004', [
       rec('a', null, 'user', {

@@ -17,6 +17,8 @@ export function qwenContext(session: Session, opts: ContextOptions = {}): Contex
   const answered = new Set(ctx.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : []))));
   const out: Message[] = [];
   for (const m of ctx.messages) {
+    // a realtime message is shown, never sent (appendApiHistoryRecord passes over it)
+    if (m.meta?.qwenSubtype === 'realtime_message') continue;
     // a call the provider ran goes as its note (encode.ts writes it so; the reader gives the call back)
     out.push(providerCallsAsNotes(m));
     if (m.role !== 'assistant') continue;
