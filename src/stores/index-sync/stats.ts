@@ -1,5 +1,6 @@
 /** Token and cost totals from the index, grouped by time, model, project, session or source. */
 import { ADVISOR_ROWS, advisorCount } from '../sqlite/advisors.js';
+import { asBytes, textOfColumn } from '../sqlite/column-text.js';
 import type { SqliteStore } from '../sqlite/index.js';
 import { Where } from '../sqlite/where.js';
 import { costOf, longPromptThresholds, type PriceTable, priceOf } from './prices.js';
@@ -70,7 +71,8 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
   // response's record) are grouped the same way under their own model, as tokens and no messages.
   const thresholds = longPromptThresholds(prices);
   const bandOf = (prompt: string) => (thresholds.length ? thresholds.map(() => `(${prompt} > ?)`).join(' + ') : '0');
-  const own = `SELECT ${KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source, e.model model, e.cost IS NOT NULL recorded,
+  // key and model as bytes: a project or model with a lone surrogate comes back as written (column-text.ts)
+  const own = `SELECT ${asBytes(KEY[by])} key, ${by === 'session' ? 's.source' : 'NULL'} source, ${asBytes('e.model')} model, e.cost IS NOT NULL recorded,
          ${bandOf('coalesce(e.input,0) + coalesce(e.cache_read,0) + coalesce(e.cache_write,0)')} band, e.speed speed,
          e.inference_geo inferenceGeo, coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output,
          coalesce(sum(e.cache_read),0) cacheRead, coalesce(sum(e.cache_write),0) cacheWrite,
@@ -80,8 +82,8 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
        WHERE ${where.sql}
        GROUP BY 1, 2, 3, 4, 5, 6, 7`;
   const advisorModel = "json_extract(a.value, '$.model')";
-  const advisors = `SELECT ${by === 'model' ? advisorModel : KEY[by]} key, ${by === 'session' ? 's.source' : 'NULL'} source,
-         ${advisorModel} model, e.cost IS NOT NULL recorded,
+  const advisors = `SELECT ${asBytes(by === 'model' ? advisorModel : KEY[by])} key, ${by === 'session' ? 's.source' : 'NULL'} source,
+         ${asBytes(advisorModel)} model, e.cost IS NOT NULL recorded,
          ${bandOf(`${advisorCount('input')} + ${advisorCount('cacheRead')} + ${advisorCount('cacheWrite')}`)} band, NULL speed,
          e.inference_geo inferenceGeo, sum(${advisorCount('input')}) input, sum(${advisorCount('output')}) output,
          sum(${advisorCount('cacheRead')}) cacheRead, sum(${advisorCount('cacheWrite')}) cacheWrite,
@@ -89,9 +91,12 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
        FROM ${ADVISOR_ROWS}
        WHERE ${where.sql} AND e.advisors IS NOT NULL
        GROUP BY 1, 2, 3, 4, 5, 6, 7`;
-  const rows = store.db
-    .prepare(`${own} UNION ALL ${advisors}`)
-    .all(...thresholds, ...where.args, ...thresholds, ...where.args) as {
+  const rows = (
+    store.db.prepare(`${own} UNION ALL ${advisors}`).all(...thresholds, ...where.args, ...thresholds, ...where.args) as {
+      key: Uint8Array;
+      model: Uint8Array | null;
+    }[]
+  ).map((r) => ({ ...r, key: textOfColumn(r.key) ?? '', model: textOfColumn(r.model) })) as {
     key: string;
     source: string | null;
     model: string | null;

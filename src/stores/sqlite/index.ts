@@ -31,6 +31,7 @@ import { stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
 import { ADVISOR_ROWS, advisorCount } from './advisors.js';
+import { asBytes, textOfColumn } from './column-text.js';
 import { COPY_PROBE, type CopyKey, copyProbeArgs, settleCopies } from './copies.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
@@ -282,7 +283,7 @@ export class SqliteStore extends DriverBase {
         : `SELECT rowid, bm25(entries_fts) rank FROM entries_fts WHERE ${where.sql} ORDER BY rank LIMIT ${limit}`,
     ).all(...where.args) as { rowid: number; rank: number }[];
     const detail = this.stmt(
-      `SELECT e.session_id sessionId, e.id entryId, s.source source, s.project project, e.role role, e.timestamp timestamp, e.json json
+      `SELECT e.session_id sessionId, e.id entryId, s.source source, ${asBytes('s.project')} project, e.role role, e.timestamp timestamp, e.json json
        FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.rowid = ?`,
     );
     const terms = queryTerms(query);
@@ -293,7 +294,7 @@ export class SqliteStore extends DriverBase {
             sessionId: string;
             entryId: string;
             source: string;
-            project: string | null;
+            project: Uint8Array | null;
             role: string | null;
             timestamp: string;
             json: string;
@@ -309,7 +310,7 @@ export class SqliteStore extends DriverBase {
         score: -t.rank,
         timestamp: d.timestamp,
       };
-      if (d.project !== null) hit.project = d.project;
+      if (d.project !== null) hit.project = textOfColumn(d.project);
       if (d.role !== null) hit.role = d.role;
       hits.push(hit);
     }
@@ -386,7 +387,7 @@ export class SqliteStore extends DriverBase {
       if (responseId) ids.add(responseId);
     }
     const rows = this.stmt(
-      `SELECT rowid, id, timestamp, counted, model, input, output, cache_read, cache_write, cache_write_1h, reasoning,
+      `SELECT rowid, id, timestamp, counted, ${asBytes('model')} model, input, output, cache_read, cache_write, cache_write_1h, reasoning,
          web_searches, speed, inference_geo, advisors, cost
        FROM entries
        WHERE session_id = ? AND response_id = ? ORDER BY seq`,
@@ -401,7 +402,7 @@ export class SqliteStore extends DriverBase {
       id: string;
       timestamp: string;
       counted: number;
-      model: string | null;
+      model: Uint8Array | null;
       input: number | null;
       output: number | null;
       cache_read: number | null;
@@ -429,7 +430,7 @@ export class SqliteStore extends DriverBase {
         }
       const u = withUsage ?? pick;
       count.run(
-        withUsage ? withUsage.model : (list[0]?.model ?? null),
+        textOfColumn(withUsage ? withUsage.model : (list[0]?.model ?? null)),
         u.input,
         u.output,
         u.cache_read,

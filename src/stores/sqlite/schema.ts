@@ -7,6 +7,7 @@ import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { usageByModelOf } from '../../model/usage.js';
 import { THREADBASE_SOURCE } from '../shared.js';
 import { ADVISORS_INDEX } from './advisors.js';
+import { asBytes, textOfColumn } from './column-text.js';
 import { COPY_INDEX, type CopyKey, settleCopies } from './copies.js';
 import { entrySearchText } from './text.js';
 
@@ -23,17 +24,17 @@ function contentlessFts(db: Database): void {
 }
 
 /** usageByModel into the info of every stored session whose counted usage spans several models. */
-function usageByModelOfStored(db: Database): void {
+export function usageByModelOfStored(db: Database): void {
   const rows = db
     .prepare(
-      `SELECT session_id, coalesce(model, '') model, sum(input) input, sum(output) output, sum(cache_read) cache_read,
+      `SELECT session_id, ${asBytes("coalesce(model, '')")} model, sum(input) input, sum(output) output, sum(cache_read) cache_read,
          sum(cache_write) cache_write, sum(reasoning) reasoning
        FROM entries WHERE counted = 1 AND input IS NOT NULL
        GROUP BY session_id, coalesce(model, '')`,
     )
     .all() as {
     session_id: string;
-    model: string;
+    model: Uint8Array;
     input: number;
     output: number;
     cache_read: number;
@@ -43,7 +44,13 @@ function usageByModelOfStored(db: Database): void {
   const bySession = new Map<string, Record<string, Usage>>();
   for (const r of rows) {
     const m = bySession.get(r.session_id) ?? {};
-    m[r.model] = { input: r.input, output: r.output, cacheRead: r.cache_read, cacheWrite: r.cache_write, reasoning: r.reasoning };
+    m[textOfColumn(r.model) ?? ''] = {
+      input: r.input,
+      output: r.output,
+      cacheRead: r.cache_read,
+      cacheWrite: r.cache_write,
+      reasoning: r.reasoning,
+    };
     bySession.set(r.session_id, m);
   }
   const get = db.prepare('SELECT info_json FROM sessions WHERE id = ?');
