@@ -79,3 +79,51 @@ describe('a compacted session written into Cline', () => {
     expect(text(back)).toEqual(text(session));
   });
 });
+
+describe('a result whose call Cline is not given', () => {
+  it('is sent as text (the API refuses a result without its call) and read back as the result', async () => {
+    const entries: Entry[] = [
+      textEntry('u1', null, 1, 'user', 'run it'),
+      {
+        kind: 'message',
+        id: 'a1',
+        parentId: 'u1',
+        timestamp: '2026-01-01T00:00:02.000Z',
+        message: {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          parts: [{ type: 'tool_call', id: 'call|1', name: 'bash', input: {} }],
+        },
+      },
+      {
+        kind: 'compaction',
+        id: 'c1',
+        parentId: 'a1',
+        timestamp: '2026-01-01T00:00:03.000Z',
+        summary: 'Ran a command.',
+      },
+      {
+        kind: 'message',
+        id: 'r1',
+        parentId: 'c1',
+        timestamp: '2026-01-01T00:00:04.000Z',
+        message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call|1', content: 'done' }] },
+      },
+      textEntry('a2', 'r1', 5, 'assistant', 'It ran.'),
+    ];
+    const session: Session = {
+      id: 'orphan',
+      source: 'pi',
+      createdAt: '2026-01-01T00:00:01.000Z',
+      updatedAt: '2026-01-01T00:00:05.000Z',
+      messageCount: 4,
+      entries,
+    };
+    const { doc, back } = await written(session);
+    const sent = doc.messages.flatMap((m) => m.content) as Record<string, unknown>[];
+    expect(sent.some((b) => b.type === 'tool_result' || b.type === 'tool_use')).toBe(false);
+    expect(sent.map((b) => b.text)).toContainEqual(expect.stringMatching(/^\[result of tool call call_1_[0-9a-f]{8}\]\ndone$/));
+    const r1 = back.entries.find((e) => e.id === 'r1');
+    expect(r1?.kind === 'message' && r1.message.parts).toEqual([{ type: 'tool_result', callId: 'call|1', content: 'done' }]);
+  });
+});

@@ -13,7 +13,7 @@
 import { AnthropicToolIds, partToAnthropicBlock } from '../../convert/anthropic.js';
 import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
-import type { Entry, Message, Part, ToolCallPart, ToolResultContent } from '../../model/types.js';
+import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { isObject, type JsonObject } from './sessions.js';
 
 type Wire = 'user' | 'assistant';
@@ -83,6 +83,12 @@ export interface EncodedCline {
   provider?: string;
 }
 
+/** A tool result's text, its other content named. */
+function resultText(p: ToolResultPart): string {
+  if (typeof p.content === 'string') return p.content;
+  return p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
 /**
  * The path in the order Cline is to send it: from its last compaction on (the summary, the messages
  * it kept, what came after), the entries before it, which the model no longer sees, kept beside the
@@ -141,14 +147,24 @@ export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
     const content: JsonObject[] = [];
     const partMeta: (JsonObject | null)[] = [];
     const toolIds: (string | null)[] = [];
+    /** parts written as another block than their own, by index: read back as they were */
+    const asWritten: (Part | null)[] = [];
     for (const p of renamed.parts) {
-      const b = blockOf(p);
+      let b = blockOf(p);
       if (!b) continue;
+      let original: Part | null = null;
+      if (p.type === 'tool_result' && !names.has(p.callId)) {
+        // a result whose call Cline was not given (before a compaction, or never recorded): the API
+        // refuses a result without its call, so it is sent as text, the result kept beside it
+        original = { ...p, callId: originals.get(p) ?? p.callId };
+        b = { type: 'text', text: `[result of tool call ${p.callId}]\n${resultText(p)}` };
+      }
+      asWritten.push(original);
       if (p.type === 'tool_call') {
         names.set(p.id, p.name);
         open.set(p.id, p);
       }
-      if (p.type === 'tool_result') {
+      if (p.type === 'tool_result' && !original) {
         if (typeof b.name !== 'string') b.name = names.get(p.callId) ?? 'unknown';
         open.delete(p.callId);
       }
@@ -164,6 +180,7 @@ export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
       ...(e.kind === 'compaction' && keptIds?.length ? { keptBefore: keptIds } : {}),
       ...(partMeta.some((m) => m) ? { partMeta } : {}),
       ...(toolIds.some((t) => t) ? { toolIds } : {}),
+      ...(asWritten.some((p) => p) ? { asWritten } : {}),
       ...(pending.length ? { before: pending } : {}),
     };
     pending = [];

@@ -137,6 +137,8 @@ interface KeptEntry {
   after?: unknown[];
   /** a compaction written before the turns it kept: their ids (it is read back after them) */
   keptBefore?: string[];
+  /** parts written as another block (a result without its call, as text), by index */
+  asWritten?: (JsonObject | null)[];
 }
 
 function keptOf(rec: JsonObject): KeptEntry | undefined {
@@ -155,6 +157,8 @@ function keptOthers(kept: KeptEntry | undefined, key: 'before' | 'after'): Entry
 
 function restoreParts(parts: Part[], k: KeptEntry): Part[] {
   return parts.map((p, i) => {
+    const written = k.asWritten?.[i];
+    if (isObject(written) && typeof written.type === 'string') return written as unknown as Part;
     let out = p;
     const meta = k.partMeta?.[i];
     if (isObject(meta)) out = { ...out, meta: { ...(out.meta ?? {}), ...meta } };
