@@ -244,10 +244,20 @@ function withLosses(written: SessionInfo, source: Session, target: SessionDriver
  * the call that ran them (a fork, which names none, is no sub-agent).
  */
 export function childSessionsFrom(driver: SessionDriver): ChildSessions {
+  // one listing for the whole tree of sub-agents (an agent's listing may read every session it has)
+  let byParent: Promise<Map<string, SessionInfo[]>> | undefined;
+  const listed = () => {
+    byParent ??= driver.listSessions().then((all) => {
+      const map = new Map<string, SessionInfo[]>();
+      for (const s of all) if (s.parentId) map.set(s.parentId, [...(map.get(s.parentId) ?? []), s]);
+      return map;
+    });
+    return byParent;
+  };
   return async (sessionId) => {
     const out: Session[] = [];
-    for (const info of await driver.listSessions({ parentId: sessionId })) {
-      if (info.id === sessionId || info.parentId !== sessionId) continue;
+    for (const info of (await listed()).get(sessionId) ?? []) {
+      if (info.id === sessionId) continue;
       const child = await driver.getSession(info.id);
       if (child?.parentToolCallId !== undefined) out.push(child);
     }
