@@ -14,10 +14,10 @@ import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, s)).toISOString();
 
-/** A Claude Code session with what no other agent keeps as it is: metadata, settings, a label, a system message, a call left unanswered. */
-function lossy(project: string): Session {
+/** A session of `source` with what no other agent keeps as it is: metadata, settings, a label, a system message, a call left unanswered. */
+function lossy(project: string, source = 'claude'): Session {
   const entries: Entry[] = [
-    { kind: 'metadata', id: 'm1', parentId: null, timestamp: t(0), type: 'attachment', rawSource: 'claude' },
+    { kind: 'metadata', id: 'm1', parentId: null, timestamp: t(0), type: 'attachment', rawSource: source },
     { kind: 'model_change', id: 'mc', parentId: 'm1', timestamp: t(1), model: 'claude-opus-4-5', provider: 'anthropic' },
     messageEntry('s', 'mc', t(2), textMessage('system', 'be brief')),
     messageEntry('u', 's', t(3), {
@@ -27,7 +27,7 @@ function lossy(project: string): Session {
         { type: 'image', mediaType: 'image/png', url: 'https://example.com/a.png' },
       ],
     }),
-    { kind: 'metadata', id: 'm2', parentId: 'u', timestamp: t(4), type: 'attachment', rawSource: 'claude' },
+    { kind: 'metadata', id: 'm2', parentId: 'u', timestamp: t(4), type: 'attachment', rawSource: source },
     messageEntry('a', 'm2', t(5), {
       role: 'assistant',
       model: 'claude-opus-4-5',
@@ -37,10 +37,10 @@ function lossy(project: string): Session {
       ],
     }),
     { kind: 'label', id: 'l', parentId: 'a', timestamp: t(6), targetId: 'a', label: 'good' },
-    { kind: 'metadata', id: 'm3', parentId: 'l', timestamp: t(7), type: 'compact-summary', rawSource: 'claude' },
+    { kind: 'metadata', id: 'm3', parentId: 'l', timestamp: t(7), type: 'compact-summary', rawSource: source },
   ];
-  for (const e of entries) if (e.kind !== 'metadata') e.rawSource = 'claude';
-  return { id: 'x', source: 'claude', project, createdAt: t(0), updatedAt: t(7), messageCount: 3, entries };
+  for (const e of entries) if (e.kind !== 'metadata') e.rawSource = source;
+  return { id: 'x', source, project, createdAt: t(0), updatedAt: t(7), messageCount: 3, entries };
 }
 
 /** Each loss, as any warning words it. */
@@ -71,12 +71,21 @@ const SAID: Record<string, string[]> = {
   pi: ['metadata', 'system messages', 'images by URL'],
   codex: ['metadata', 'model changes', 'labels'],
   qwen: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
+  opencode: ['metadata', 'model changes', 'labels', 'system messages'],
+  claude: ['metadata', 'model changes', 'labels', 'system messages'],
 };
 
 describe('a conversion says each loss once', () => {
   for (const [target, said] of Object.entries(SAID)) {
-    it(`claude → ${target}: ${said.join(', ')}`, async () => {
-      const written = await convertSession(lossy(join(root, 'project')), { to: target, env });
+    // a Claude Code session, into Claude Code a pi one
+    const source = target === 'claude' ? 'pi' : 'claude';
+    it(`${source} → ${target}: ${said.join(', ')}`, async () => {
+      if (target === 'opencode') {
+        // OpenCode writes into the database OpenCode made
+        await fs.mkdir(join(root, '.local', 'share', 'opencode'), { recursive: true });
+        await fs.copyFile('test/fixtures/opencode/opencode.db', join(root, '.local', 'share', 'opencode', 'opencode.db'));
+      }
+      const written = await convertSession(lossy(join(root, 'project'), source), { to: target, env });
       const warnings = (written.meta?.warnings as string[] | undefined) ?? [];
       for (const [loss, words] of Object.entries(LOSSES)) {
         const saying = warnings.filter((w) => words.test(w));

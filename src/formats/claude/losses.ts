@@ -27,7 +27,7 @@ export function describeClaudeLosses({ session, counts: c, foreign, say, line }:
     c.assistantImages,
     "images the assistant made have no place in Claude Code's assistant messages (the Messages API takes images only from the user); written as a text note, kept for the way back",
   );
-  say(c.systemMessages, 'system messages have no place in a Claude Code transcript; left out');
+  // system messages: the encoder says each one left out on every write (encode.ts)
   say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
   say(c.labels, 'labels have no Claude Code record; left out');
   say(c.foreignMetadata, "another agent's metadata records have no Claude Code form; left out");

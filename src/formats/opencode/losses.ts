@@ -15,7 +15,7 @@ export function describeOpenCodeLosses({ counts: c, say }: LossReport): void {
     c.assistantImages,
     "images the assistant made have no place in OpenCode's assistant messages; written as a text note, kept for the way back",
   );
-  say(c.systemMessages, 'system messages have no OpenCode equivalent; left out');
+  // system messages: the encoder says each one left out on every write (encode.ts)
   say(c.modelChanges, 'model/thinking-level changes have no OpenCode record; left out');
   say(c.labels, 'labels have no OpenCode record; left out');
   say(c.foreignMetadata, "another agent's metadata records have no OpenCode form; left out");
