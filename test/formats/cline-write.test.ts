@@ -127,3 +127,38 @@ describe('a result whose call Cline is not given', () => {
     expect(r1?.kind === 'message' && r1.message.parts).toEqual([{ type: 'tool_result', callId: 'call|1', content: 'done' }]);
   });
 });
+
+describe('what converting into Cline reports', () => {
+  it('names a result without its call and a call without its result', async () => {
+    const { convertSession } = await import('../../src/convert/session.js');
+    const home = await fs.mkdtemp(join(tmpdir(), 'tb-cline-losses-'));
+    homes.push(home);
+    const session: Session = {
+      id: 'lossy',
+      source: 'pi',
+      createdAt: '2026-01-01T00:00:01.000Z',
+      updatedAt: '2026-01-01T00:00:03.000Z',
+      messageCount: 3,
+      entries: [
+        {
+          kind: 'message',
+          id: 'r0',
+          parentId: null,
+          timestamp: '2026-01-01T00:00:01.000Z',
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'gone', content: 'x' }] },
+        },
+        {
+          kind: 'message',
+          id: 'a1',
+          parentId: 'r0',
+          timestamp: '2026-01-01T00:00:02.000Z',
+          message: { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'bash', input: {} }] },
+        },
+      ],
+    };
+    const info = await convertSession(session, { to: new ClineDriver({ home, env: {} }) });
+    const warnings = (info.meta?.warnings ?? []) as string[];
+    expect(warnings).toContainEqual(expect.stringMatching(/tool results without their call .*\(1\)/));
+    expect(warnings).toContainEqual(expect.stringMatching(/tool calls without a result .*\(1\)/));
+  });
+});

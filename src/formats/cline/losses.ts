@@ -16,8 +16,13 @@ export function describeClineLosses({ foreign, counts: c, say }: LossReport): vo
     "searches the provider ran itself (codex's web searches) written as a text note Cline sends in their turn",
   );
   const messages = foreign.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+  const pairing = pairToolCalls(messages);
   say(
-    pairToolCalls(messages).unanswered.length,
+    pairing.orphanResults.length,
+    'tool results without their call are sent to the model as text (the API refuses them as results); read back as results',
+  );
+  say(
+    pairing.unanswered.length,
     'tool calls without a result are written with an error result (the Anthropic API needs one), which Cline sends',
   );
 }
