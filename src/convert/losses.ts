@@ -4,7 +4,8 @@
  * session, what is lost and how many. CONVERT.md has the same as a table per direction.
  * This module counts what a session holds; each agent's folder registers what its agent loses of it
  * (`registerConversionLosses`, as formats register context shapes). The format encoders add their
- * own per-entry warnings (entry ids) beside these.
+ * own warnings beside these (on every write, converted or not); a loss an encoder already says is
+ * not described again here, so each loss is said once (test/convert/losses-said-once.test.ts).
  */
 import type { Entry, Message, Part, Session } from '../model/types.js';
 import { isProviderExecuted } from './provider-tools.js';
