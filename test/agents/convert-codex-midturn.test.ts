@@ -23,7 +23,14 @@ import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/form
 import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
-import { convertWith, newestSession, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
+import {
+  convertWith,
+  newestSession,
+  okProbeRule,
+  readSession,
+  resumeInTarget,
+  withoutPiItemIds,
+} from '../helpers/conversions.js';
 import {
   itemText,
   type ResponsesItem,
@@ -180,7 +187,8 @@ describe('a codex session codex compacted mid-turn, resumed by Claude Code, pi a
       const ctx = codexContext(source);
       const expected = comparable(contextToAnthropic(ctx).messages as Msg[]);
       const probe = `probe midturn to ${to}`;
-      const sent = comparable(await resumeInTarget(home, to, written, probe), probe);
+      // pi sends a call's id with codex's item id joined (withoutPiItemIds), call and result alike
+      const sent = withoutPiItemIds(comparable(await resumeInTarget(home, to, written, probe), probe));
 
       // What codex sends: one user turn of the earlier prompt, its environment context, the turn's
       // prompt and the summary; then the rest of the turn: the third and fourth calls with their

@@ -31,7 +31,15 @@ import {
 } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, newestSession, readContext, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
+import {
+  convertWith,
+  newestSession,
+  readContext,
+  readSession,
+  resumeInTarget,
+  textOf,
+  withoutPiItemIds,
+} from '../helpers/conversions.js';
 import {
   codexHistory,
   defaultResponsesRules,
@@ -44,9 +52,6 @@ import '../../src/formats/all.js';
 
 type Agent = 'claude' | 'pi' | 'opencode';
 
-/** The tool ids of comparable messages without the `_fc_…` item id pi joins to a Responses call's id. */
-const withoutItemIds = (messages: ReturnType<typeof comparable>): ReturnType<typeof comparable> =>
-  JSON.parse(JSON.stringify(messages).replace(/"((?:tool_use_)?id)":"(call_[A-Za-z0-9_-]*?)_fc_[A-Za-z0-9_-]*"/g, '"$1":"$2"'));
 const AGENTS: Agent[] = ['claude', 'pi', 'opencode'];
 
 /**
@@ -191,7 +196,7 @@ describe('codex → Claude Code, pi, OpenCode, resumed by the real target', () =
       // pi keeps a call's Responses item id in its tool-call id (call_id|fc_…: the API pairs the call with
       // the reasoning before it by that id), and sends it to Anthropic with '|' made '_' (pi-ai
       // normalizeToolCallId), the call and its result alike: the call_id codex sent, and its item id
-      expect(to === 'pi' ? withoutItemIds(sent) : sent).toEqual(expected);
+      expect(to === 'pi' ? withoutPiItemIds(sent) : sent).toEqual(expected);
       if (to === 'pi') expect(JSON.stringify(sent)).toMatch(/"call_[A-Za-z0-9_-]+_fc_/);
 
       // What it holds: the image and its prompt, the shell call with its id and input, its output, the second turn.

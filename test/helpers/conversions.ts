@@ -116,3 +116,14 @@ export async function resumeInTarget(
   if (!req) throw new Error(`${target} sent no request ending with ${probe}`);
   return req.messages as Msg[];
 }
+
+/**
+ * Messages (any JSON) with the `_fc_…` item id taken off each tool id: pi keeps a Responses call's item id
+ * in its tool-call id (`call_id|fc_…`, the API pairs the call with the reasoning before it by that id) and
+ * sends it to Anthropic with `|` made `_` (pi-ai normalizeToolCallId), the call and its result alike.
+ */
+export function withoutPiItemIds<T>(messages: T): T {
+  return JSON.parse(
+    JSON.stringify(messages).replace(/"((?:tool_use_)?id)":"(call_[A-Za-z0-9_-]*?)_fc_[A-Za-z0-9_-]*"/g, '"$1":"$2"'),
+  ) as T;
+}
