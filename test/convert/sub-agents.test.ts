@@ -114,6 +114,13 @@ describe('convert carries Claude Code sub-agent transcripts', () => {
       if ('uuid' in r) expect(r).toMatchObject({ isSidechain: true, agentId: row.id, sessionId: out.id });
     }
     expect(child.title).toBe((await session('claude', CLAUDE_CHILD)).title);
+    // the call's result in the copied parent names the copy's agent id, as Claude Code finds its transcript
+    const results = readFileSync(out.path as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { toolUseResult?: { agentId?: string } })
+      .flatMap((r) => (r.toolUseResult?.agentId ? [r.toolUseResult.agentId] : []));
+    expect(results).toEqual([row.id]);
     // the original stays where it was
     expect(
       existsSync(join(fx.dirs.claude, 'projects', '-tmp-cc-proj', CLAUDE_PARENT, 'subagents', `agent-${CLAUDE_CHILD}.jsonl`)),

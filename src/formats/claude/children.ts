@@ -5,6 +5,7 @@
  * A sub-agent's own sub-agents go in the same folder (spawnDepth counts how deep).
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
@@ -55,4 +56,32 @@ export async function writeSubagentTranscript(
   await writeFileAtomic(join(to.dir, `agent-${agentId}.meta.json`), JSON.stringify(metaOf(child, to)), { exclusive: true });
   await writeFileAtomic(path, toJsonl(linked), { exclusive: true });
   return { agentId, path, warnings };
+}
+
+/**
+ * The parent transcript's result of the call that ran a copied sub-agent names the new agent id in
+ * `toolUseResult.agentId` (Claude Code finds the sub-agent's transcript by it), where it named the
+ * original's. Only for a transcript this conversion wrote (the caller's check): rewritten whole, atomically.
+ */
+export async function relinkAgentId(path: string, toolUseId: string, from: string, to: string): Promise<boolean> {
+  const lines = (await readFile(path, 'utf8')).split('\n');
+  let changed = false;
+  const out = lines.map((line) => {
+    if (!line.includes(from) || !line.includes(toolUseId)) return line;
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      return line;
+    }
+    if (!isRecord(r) || !isRecord(r.toolUseResult) || r.toolUseResult.agentId !== from) return line;
+    const content = isRecord(r.message) ? r.message.content : undefined;
+    const answers =
+      Array.isArray(content) && content.some((b) => isRecord(b) && b.type === 'tool_result' && b.tool_use_id === toolUseId);
+    if (!answers) return line;
+    changed = true;
+    return JSON.stringify({ ...r, toolUseResult: { ...r.toolUseResult, agentId: to } });
+  });
+  if (changed) await writeFileAtomic(path, out.join('\n'));
+  return changed;
 }

@@ -30,7 +30,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
-import { writeSubagentTranscript } from './children.js';
+import { relinkAgentId, writeSubagentTranscript } from './children.js';
 import { encodeSession, holdToolIds } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
@@ -416,6 +416,8 @@ export class ClaudeDriver extends DriverBase {
   private readonly parsedByPath = new Map<string, Cached>();
   /** id → file, filled by listing and lookups so getEntry/getSession go straight to the file */
   private readonly fileById = new Map<string, SessionFile>();
+  /** Transcripts this driver wrote whole (a sub-agent's link may be set in them after: writeChildSession). */
+  private readonly writtenHere = new Set<string>();
 
   constructor(env: DriverEnv) {
     super();
@@ -665,6 +667,7 @@ export class ClaudeDriver extends DriverBase {
     const { records, warnings } = encodeSession(session, { sessionId: id, cwd });
     const path = this.sessionPath(cwd, id);
     await writeFileAtomic(path, toJsonl(records), { exclusive: true });
+    this.writtenHere.add(path);
     const info = await this.info(
       { id, path, projectDir: join(path, '..'), kind: 'session' },
       await this.parse({ id, path, projectDir: '', kind: 'session' }),
@@ -687,13 +690,18 @@ export class ClaudeDriver extends DriverBase {
       .find((x): x is ToolCallPart => x.type === 'tool_call' && x.id === child.parentToolCallId);
     const main = file.kind === 'session' ? file.id : (file.parentSessionId ?? p.sessionIdInFile ?? file.id);
     const depth = file.kind === 'session' ? 1 : (await this.subagentDepth(file)) + 1;
+    const toolUseId = call ? (typeof call.meta?.claudeId === 'string' ? call.meta.claudeId : call.id) : undefined;
     const { agentId, path, warnings } = await writeSubagentTranscript(child, {
       dir: join(file.projectDir, main, 'subagents'),
       mainSessionId: main,
       cwd: p.cwd ?? child.project ?? this.env.home,
-      ...(call ? { toolUseId: typeof call.meta?.claudeId === 'string' ? call.meta.claudeId : call.id } : {}),
+      ...(toolUseId !== undefined ? { toolUseId } : {}),
       spawnDepth: depth,
     });
+    this.writtenHere.add(path);
+    // a copied Claude Code parent names the original agent id in the call's result: the copy's now
+    if (toolUseId !== undefined && child.source === 'claude' && this.writtenHere.has(file.path))
+      if (await relinkAgentId(file.path, toolUseId, child.id, agentId)) this.parsedByPath.delete(file.path);
     const metaPath = join(path, '..', `agent-${agentId}.meta.json`);
     const sf: SessionFile = { id: agentId, path, projectDir: file.projectDir, parentSessionId: main, metaPath, kind: 'subagent' };
     this.fileById.set(agentId, sf);
