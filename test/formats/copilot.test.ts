@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { CopilotDriver, parseWorkspace } from '../../src/formats/copilot/index.js';
+import { CopilotDriver, copilotContext, encodeCopilotEvents, parseWorkspace } from '../../src/formats/copilot/index.js';
 import { injectedLabel } from '../../src/formats/injected.js';
 import { Sources } from '../../src/formats/registry.js';
 import { buildContext } from '../../src/model/tree.js';
@@ -234,5 +234,119 @@ describe('Copilot CLI: events from its schema', () => {
     await cp(FIXTURE, join(h, '.copilot'), { recursive: true });
     const ids = (await new CopilotDriver({ home: h, env: {} }).listSessions()).map((s) => s.id);
     expect(ids).toEqual([REAL]);
+  });
+});
+
+describe('Copilot CLI: what it sends on resume, and sessions written for it', () => {
+  it('resumes a user message as the transformedContent it recorded, an image after "Attached image", a failed result unflagged', async () => {
+    const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: FIXTURE } });
+    const ctx = await driver.getContext(REAL);
+    // what copilot 1.0.102 sent for this turn when the fixture's session was resumed (FORMAT.md)
+    expect(ctx.messages[0]?.parts).toEqual([
+      { type: 'text', text: '<current_datetime>2026-11-26T04:16:28.507+00:00</current_datetime>\n\nRUN: echo hello-copilot' },
+    ]);
+    const sent = copilotContext({
+      id: 'x',
+      source: 'copilot',
+      createdAt: '',
+      updatedAt: '',
+      messageCount: 3,
+      entries: [
+        {
+          kind: 'message',
+          id: 'u',
+          parentId: null,
+          timestamp: 't',
+          message: {
+            role: 'user',
+            parts: [
+              { type: 'text', text: 'see' },
+              { type: 'image', mediaType: 'image/png', data: 'AA==' },
+            ],
+          },
+        },
+        {
+          kind: 'message',
+          id: 'a',
+          parentId: 'u',
+          timestamp: 't',
+          message: { role: 'assistant', parts: [{ type: 'tool_call', id: 'c', name: 'bash', input: {} }] },
+        },
+        {
+          kind: 'message',
+          id: 'r',
+          parentId: 'a',
+          timestamp: 't',
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c', content: 'boom', isError: true }] },
+        },
+      ],
+    });
+    expect(sent.messages[0]?.parts.map((p) => p.type + (p.type === 'text' ? `:${p.text}` : ''))).toEqual([
+      'text:see',
+      'text:Attached image',
+      'image',
+    ]);
+    expect(sent.messages[2]?.parts).toEqual([{ type: 'tool_result', callId: 'c', content: 'boom' }]);
+  });
+
+  it('writes events Copilot CLI loads: UUID ids chained, a session.start with copilotVersion, each call answered', () => {
+    const t = '2026-03-01T10:00:00.000Z';
+    const { records, warnings } = encodeCopilotEvents(
+      {
+        id: 'src',
+        source: 'threadbase',
+        project: '/p',
+        createdAt: t,
+        updatedAt: t,
+        messageCount: 2,
+        entries: [
+          {
+            kind: 'message',
+            id: 'u',
+            parentId: null,
+            timestamp: t,
+            message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+          },
+          {
+            kind: 'message',
+            id: 'a',
+            parentId: 'u',
+            timestamp: t,
+            message: {
+              role: 'assistant',
+              parts: [
+                { type: 'thinking', thinking: 'no signature' },
+                { type: 'tool_call', id: 'c1', name: 'bash', input: { command: 'ls' } },
+              ],
+            },
+          },
+        ],
+      },
+      { sessionId: '11111111-2222-4333-8444-555555555555' },
+    );
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    expect(records.every((r) => uuid.test(String(r.id)))).toBe(true);
+    expect(records.map((r) => r.parentId)).toEqual([null, ...records.slice(0, -1).map((r) => r.id)]);
+    expect(records.map((r) => r.type)).toEqual([
+      'session.start',
+      'user.message',
+      'assistant.message',
+      'tool.execution_start',
+      'tool.execution_complete',
+    ]);
+    expect(records[0]?.data).toMatchObject({
+      sessionId: '11111111-2222-4333-8444-555555555555',
+      copilotVersion: '1.0.102',
+      context: { cwd: '/p' },
+    });
+    expect(records[4]?.data).toEqual({
+      toolCallId: 'c1',
+      success: false,
+      error: { message: 'No result was recorded for this call.' },
+    });
+    expect(warnings).toEqual([
+      'tool call c1 had no result: written as an error result',
+      '1 thinking block(s) without a signature left out (the Messages API refuses them on resume)',
+    ]);
   });
 });

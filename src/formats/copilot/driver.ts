@@ -3,12 +3,23 @@
  * `~/.copilot`, as Copilot CLI resolves it): `<id>/events.jsonl` with `<id>/workspace.yaml`, and a
  * bare `<id>.jsonl` where an older Copilot CLI kept only the events. Read-only.
  */
+import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { DriverCapabilities, DriverEnv, ReadFrom, SessionFilter, SourceUnit, UnitRead } from '../../model/driver.js';
+import type {
+  DriverCapabilities,
+  DriverEnv,
+  ReadFrom,
+  SessionFilter,
+  SourceUnit,
+  UnitRead,
+  WriteOptions,
+} from '../../model/driver.js';
 import type { Session, SessionInfo } from '../../model/types.js';
+import { writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { shellQuote } from '../shared/shell.js';
+import { encodeCopilotEvents, encodeWorkspace } from './encode.js';
 import { type CopilotReadState, initialState, isObject, parseEvents, SOURCE, sessionOf } from './events.js';
 import { readWorkspace } from './workspace.js';
 
@@ -49,7 +60,8 @@ function workspaceVersion(loc: Located): string {
 export class CopilotDriver extends DriverBase {
   readonly name = SOURCE;
   readonly readerVersion = 1;
-  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, sideChains: true };
+  // new sessions only: appending to a file Copilot CLI may be writing is not offered
+  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
 
   constructor(private readonly env: DriverEnv) {
@@ -156,6 +168,32 @@ export class CopilotDriver extends DriverBase {
     }
     const whole = await this.readWhole(loc);
     return { session: whole.session, offset: whole.offset, state: JSON.stringify(whole.state) };
+  }
+
+  /**
+   * Writes a session's current branch as a new Copilot CLI session (encode.ts): a new
+   * `session-state/<id>/` folder with events.jsonl and workspace.yaml, each written whole and
+   * atomically; `copilot --resume=<id>` resumes it.
+   */
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const keep = opts.keepId && uuid.test(session.id) && !this.locate().some((l) => l.id === session.id);
+    const id = keep ? session.id : randomUUID();
+    const encoded = encodeCopilotEvents(session, { sessionId: id });
+    const dir = join(copilotDir(this.env), 'session-state', id);
+    const events = join(dir, 'events.jsonl');
+    const now = new Date().toISOString();
+    const last = encoded.records.at(-1)?.timestamp;
+    // workspace.yaml first: a folder with events.jsonl is a session to Copilot CLI and to this reader
+    await writeFileAtomic(
+      join(dir, 'workspace.yaml'),
+      encodeWorkspace(id, session.project, session.title, session.createdAt || now, typeof last === 'string' ? last : now),
+      { exclusive: true },
+    );
+    await writeFileAtomic(events, encoded.jsonl, { exclusive: true });
+    const written = await this.load({ id, events, workspace: join(dir, 'workspace.yaml') });
+    const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
+    return encoded.warnings.length ? { ...info, meta: { ...info.meta, warnings: encoded.warnings } } : info;
   }
 
   /** `copilot --resume <id>` (Copilot CLI finds the session by id wherever it runs). */

@@ -1,0 +1,227 @@
+/**
+ * Sessions written into GitHub Copilot CLI, resumed by the real `copilot` (@github/copilot 1.0.102)
+ * offline against the Anthropic stand-in (BYOK: COPILOT_OFFLINE, COPILOT_PROVIDER_TYPE=anthropic,
+ * COPILOT_PROVIDER_BASE_URL; no GitHub login):
+ * - a pi session and a Claude Code session (signed thinking, two tool calls) converted with
+ *   `threadbase convert <id> --to copilot`, and a session with an image, an errored call and a call
+ *   left unanswered written by the driver;
+ * - `copilot --resume=<id> -p <probe>` sends the messages threadbase's own context of the written
+ *   session says (each turn, tool call and result, the thinking with its signature, the image);
+ * - the session Copilot CLI appended to is read back: the probe and its answer are there.
+ * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { type AnthropicBlock, type AnthropicMessage, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
+
+const run = promisify(execFile);
+const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
+const SKIP = BIN
+  ? false
+  : 'no copilot binary: node_modules/.bin/copilot (devDependency @github/copilot) or $THREADBASE_COPILOT_BIN';
+
+const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
+
+let dir: string;
+let env: DriverEnv;
+let project: string;
+let standIn: StandIn;
+
+beforeAll(async () => {
+  if (SKIP) return;
+  dir = await fs.mkdtemp(join(tmpdir(), 'tb-copilot-agent-'));
+  project = join(dir, 'proj');
+  await fs.mkdir(project, { recursive: true });
+  standIn = await startAnthropicStandIn({
+    rules: [
+      (req) => (/PROBE-THINK/.test(JSON.stringify(req.messages.at(-1))) ? { thinking: 'probing', text: 'probed' } : undefined),
+    ],
+  });
+  env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase'), COPILOT_HOME: join(dir, '.copilot') } };
+  await fs.mkdir(join(dir, '.pi/agent/sessions/--proj--'), { recursive: true });
+  await fs.copyFile(
+    'test/fixtures/pi/real-tool-call.jsonl',
+    join(dir, `.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_${PI_ID}.jsonl`),
+  );
+  await fs.mkdir(join(dir, '.claude/projects/-tmp-cc-proj2'), { recursive: true });
+  await fs.copyFile(
+    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    join(dir, `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`),
+  );
+});
+afterAll(async () => {
+  await standIn?.close();
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
+});
+
+/** `copilot --resume=<id> -p <prompt>` in the project, offline against the stand-in. */
+async function resume(id: string, prompt: string): Promise<void> {
+  await run(BIN as string, [`--resume=${id}`, '-p', prompt, '--allow-all-tools', '--no-auto-update'], {
+    cwd: project,
+    timeout: 180_000,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      COPILOT_HOME: join(dir, '.copilot'),
+      // the package the binary unpacks on first run, kept between runs
+      COPILOT_PKG_CACHE_HOME: join(tmpdir(), 'threadbase-copilot-pkg'),
+      COPILOT_OFFLINE: 'true',
+      COPILOT_AUTO_UPDATE: 'false',
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: standIn.url,
+      COPILOT_PROVIDER_API_KEY: 'test',
+      COPILOT_MODEL: 'claude-sonnet-4.5',
+      NO_COLOR: '1',
+    },
+  });
+}
+
+/** A message as sent, without what only steers caching. */
+function plain(m: AnthropicMessage): AnthropicMessage {
+  const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+  return {
+    role: m.role,
+    content: blocks.map(({ cache_control: _c, ...b }) => {
+      // a tool result's text is sent as a string, or as one text block
+      if (b.type === 'tool_result' && Array.isArray(b.content) && b.content.length === 1 && b.content[0]?.type === 'text')
+        return { ...b, content: b.content[0].text };
+      return b;
+    }),
+  };
+}
+
+/** The messages the resume sent before its probe, and what threadbase's context of the written session says. */
+async function sentAndExpected(id: string, probe: string) {
+  const before = standIn.messageRequests().length;
+  await resume(id, probe);
+  const requests = standIn.messageRequests().slice(before);
+  const first = requests[0];
+  expect(first, 'the resume made a request').toBeDefined();
+  const sent = (first?.messages ?? []).map(plain);
+  const last = sent.pop();
+  expect(JSON.stringify(last)).toContain(probe);
+  return { sent, requests };
+}
+
+async function expectedOf(id: string): Promise<AnthropicMessage[]> {
+  const sources = new Sources(env);
+  try {
+    // the driver's context is Copilot CLI's resume context (src/formats/copilot/context.ts)
+    return (contextToAnthropic(await sources.driver('copilot').getContext(id)).messages as AnthropicMessage[]).map(plain);
+  } finally {
+    await sources.close();
+  }
+}
+
+interface Written {
+  id: string;
+  source: string;
+  path: string;
+}
+
+describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
+  it('a pi session converted with `convert --to copilot`: every turn, call and result sent as threadbase says', async () => {
+    const w = JSON.parse(
+      await runCliOk(env, ['convert', PI_ID, '--source', 'pi', '--to', 'copilot', '--project', project, '--json']),
+    ) as Written;
+    expect(w.source).toBe('copilot');
+    const { sent } = await sentAndExpected(w.id, 'PROBE-PI what next?');
+    const expected = await expectedOf(w.id);
+    expect(sent).toEqual(expected.slice(0, sent.length));
+    expect(sent.length).toBeGreaterThanOrEqual(4);
+    expect(sent.some((m) => JSON.stringify(m).includes('tool_use'))).toBe(true);
+    // read back: Copilot CLI appended the probe and its answer to the same file
+    const back = await expectedOf(w.id);
+    expect(JSON.stringify(back.at(-2))).toContain('PROBE-PI what next?');
+    expect(back.at(-1)?.role).toBe('assistant');
+  });
+
+  it('a Claude Code session with signed thinking and two tool calls: the thinking is sent back with its signature', async () => {
+    const w = JSON.parse(
+      await runCliOk(env, ['convert', CLAUDE_TOOLS_ID, '--source', 'claude', '--to', 'copilot', '--project', project, '--json']),
+    ) as Written;
+    const { sent } = await sentAndExpected(w.id, 'PROBE-THINK and then?');
+    const expected = await expectedOf(w.id);
+    expect(sent).toEqual(expected.slice(0, sent.length));
+    const thinking = sent.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'thinking');
+    expect(thinking.length).toBeGreaterThan(0);
+    expect(thinking.every((b) => typeof b.signature === 'string' && b.signature)).toBe(true);
+    expect(sent.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_use')).toHaveLength(2);
+    // the answer's thinking comes back with its signature too
+    const again = await expectedOf(w.id);
+    expect(again.at(-1)?.content).toEqual([
+      { type: 'thinking', thinking: 'probing', signature: expect.stringMatching(/^sig-standin-/) },
+      { type: 'text', text: 'probed' },
+    ]);
+  });
+
+  it('an image, an errored call and a call left unanswered, written by the driver, resume', async () => {
+    const t = (i: number) => new Date(Date.parse('2026-02-01T10:00:00.000Z') + i * 1000).toISOString();
+    const msg = (i: number, m: Extract<Entry, { kind: 'message' }>['message']): Entry => ({
+      kind: 'message',
+      id: `e-${i}`,
+      parentId: i === 1 ? null : `e-${i - 1}`,
+      timestamp: t(i),
+      message: m,
+    });
+    const session: Session = {
+      id: 'mem-1',
+      source: 'threadbase',
+      project,
+      title: 'image and errors',
+      createdAt: t(1),
+      updatedAt: t(5),
+      messageCount: 5,
+      leafId: 'e-5',
+      entries: [
+        msg(1, {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'what is in this picture?' },
+            { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
+          ],
+        }),
+        msg(2, {
+          role: 'assistant',
+          model: 'claude-sonnet-4.5',
+          parts: [
+            { type: 'tool_call', id: 'toolu_err1', name: 'bash', input: { command: 'false' } },
+            { type: 'tool_call', id: 'toolu_lost1', name: 'bash', input: { command: 'sleep 1' } },
+          ],
+        }),
+        msg(3, { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_err1', content: 'exit 1', isError: true }] }),
+        msg(4, { role: 'assistant', model: 'claude-sonnet-4.5', parts: [{ type: 'text', text: 'one pixel' }] }),
+        msg(5, { role: 'user', parts: [{ type: 'text', text: 'thanks' }] }),
+      ],
+    };
+    const sources = new Sources(env);
+    const info = await sources.driver('copilot').writeSession?.(session);
+    await sources.close();
+    expect(info?.meta?.warnings).toEqual(['tool call toolu_lost1 had no result: written as an error result']);
+    const { sent } = await sentAndExpected(info?.id as string, 'PROBE-MEM ok?');
+    const first = sent[0]?.content as AnthropicBlock[];
+    expect(first.find((b) => b.type === 'image')).toMatchObject({
+      source: { type: 'base64', media_type: 'image/png', data: ONE_PIXEL_PNG },
+    });
+    const results = sent.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    // Copilot CLI sends a failed result's error message, without an error flag
+    expect(results.map((r) => [r.tool_use_id, r.content, r.is_error])).toEqual([
+      ['toolu_err1', 'exit 1', undefined],
+      ['toolu_lost1', 'No result was recorded for this call.', undefined],
+    ]);
+    expect(sent).toEqual((await expectedOf(info?.id as string)).slice(0, sent.length));
+    expect(JSON.stringify(sent)).toContain('one pixel');
+  });
+});
