@@ -303,6 +303,19 @@ export interface EncodeResult {
 }
 
 /**
+ * A copied record's `cwd` in the transcript's project: where the session is written under another
+ * project (`convert --project`) than its records' (the first record's cwd, the project the reader
+ * tells), a cwd in the old project moves to the same place in the new one and any other to the new
+ * project itself; else each record keeps its own (a `cd` during the session included).
+ */
+function cwdMover(session: Session, cwd: string): (recordCwd: string) => string {
+  const first = session.entries.find((e) => e.rawSource === 'claude' && isRecord(e.raw) && typeof e.raw.cwd === 'string');
+  const old = first && isRecord(first.raw) ? (first.raw.cwd as string) : undefined;
+  if (old === undefined || old === cwd) return (c) => c;
+  return (c) => (c === old ? cwd : c.startsWith(`${old}/`) ? `${cwd}${c.slice(old.length)}` : cwd);
+}
+
+/**
  * The records of a session. Entries are written in order; an entry we cannot represent is left out
  * and its children are re-linked to its parent so the chain stays whole.
  */
@@ -321,6 +334,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
   };
 
   const toolIds = ctx.toolIds ?? new AnthropicToolIds();
+  const movedCwd = cwdMover(session, ctx.cwd);
   // the responses a record written from the model has reply content in, as Claude Code counts it
   const replied = new Set<string>();
   for (const e of session.entries) {
@@ -335,6 +349,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
       const raw = e.raw as Record<string, unknown>;
       const rec: Record<string, unknown> = { ...raw };
       if ('sessionId' in rec) rec.sessionId = ctx.sessionId;
+      if (typeof rec.cwd === 'string') rec.cwd = movedCwd(rec.cwd);
       if (ctx.forkedFrom && typeof rec.uuid === 'string') rec.forkedFrom = ctx.forkedFrom;
       if (typeof raw.uuid === 'string') {
         if (e.kind === 'compaction') {
