@@ -16,6 +16,8 @@ import { buildContext } from '../../src/model/tree.js';
 import type { Message, MessageEntry, Session } from '../../src/model/types.js';
 
 const REAL = '44b0e2d9-5ac6-46a4-b568-ce0f72a10d33';
+/** The real run of a sub-agent (the `task` tool), see the fixture's README */
+const SUB = 'f99f5ed3-753c-4039-b5b4-94f890e7fd56';
 const FIXTURE = resolve('test/fixtures/copilot/real-1.0.102/.copilot');
 
 let dir: string;
@@ -60,10 +62,11 @@ describe('Copilot CLI: a real session (1.0.102)', () => {
       source: 'copilot',
     });
     expect(sessions.map((s) => [s.id, s.source, s.project, s.title, s.messageCount])).toEqual([
+      [SUB, 'copilot', '/tmp/copilot/work3', 'SUBAGENT: greet me', 4],
       [REAL, 'copilot', '/tmp/copilot/work/proj', 'RUN: echo hello-copilot', 6],
     ]);
-    expect(sessions[0]?.createdAt).toBe('2026-11-26T04:16:28.093Z');
-    expect(sessions[0]?.updatedAt).toBe('2026-11-26T04:16:33.928Z');
+    expect(sessions[1]?.createdAt).toBe('2026-11-26T04:16:28.093Z');
+    expect(sessions[1]?.updatedAt).toBe('2026-11-26T04:16:33.928Z');
     expect(session.warnings ?? []).toEqual([]);
   });
 
@@ -115,6 +118,32 @@ describe('Copilot CLI: a real session (1.0.102)', () => {
     expect(meta).toContain('session.resume');
     expect(meta.filter((t) => t === 'session.shutdown')).toHaveLength(2);
     expect(session.entries.every((e) => e.rawSource === 'copilot' && (e.raw as { id: string }).id === e.id)).toBe(true);
+  });
+});
+
+describe('Copilot CLI: a real sub-agent (1.0.102)', () => {
+  it('its events are a side chain, its prompt (written without parentToolCallId) included; the context is what copilot sent on resume', async () => {
+    const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: FIXTURE } });
+    const s = (await driver.getSession(SUB)) as Session;
+    const side = s.entries.filter((e) => e.sidechain && e.kind === 'message') as MessageEntry[];
+    expect(
+      side.map((e) => [e.message.role, e.message.parts[0]?.type === 'text' ? e.message.parts[0].text.slice(0, 16) : '']),
+    ).toEqual([
+      ['user', 'say hello please'],
+      ['assistant', 'ok: <current_dat'],
+    ]);
+    // copilot --resume of this session sent these four before its new prompt (checked against the stand-in)
+    const ctx = await driver.getContext(SUB);
+    expect(ctx.messages.map((m) => [m.role, m.parts.map((p) => p.type).join(',')])).toEqual([
+      ['user', 'text'],
+      ['assistant', 'tool_call'],
+      ['tool', 'tool_result'],
+      ['assistant', 'text'],
+    ]);
+    expect(ctx.messages[0]?.parts[0]).toEqual({
+      type: 'text',
+      text: '<current_datetime>2026-11-26T04:38:11.550+00:00</current_datetime>\n\nSUBAGENT: greet me',
+    });
   });
 });
 
@@ -233,7 +262,7 @@ describe('Copilot CLI: events from its schema', () => {
     const h = join(dir, 'plainhome');
     await cp(FIXTURE, join(h, '.copilot'), { recursive: true });
     const ids = (await new CopilotDriver({ home: h, env: {} }).listSessions()).map((s) => s.id);
-    expect(ids).toEqual([REAL]);
+    expect(ids.sort()).toEqual([REAL, SUB].sort());
   });
 });
 

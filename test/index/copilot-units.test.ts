@@ -73,14 +73,14 @@ describe('Copilot CLI sessions as units of the index', () => {
     const first = await sync();
     const fromDriver = (await new CopilotDriver(env).listSessions()).map(fields).sort(byId);
     expect(first.indexed).toEqual(fromDriver);
-    expect(first.indexed.map((s) => s.id)).toEqual([REAL]);
-    expect(first.report.units).toBe(1);
+    expect(first.indexed.map((s) => s.id)).toEqual([REAL, 'f99f5ed3-753c-4039-b5b4-94f890e7fd56']);
+    expect(first.report.units).toBe(2);
   });
 
   it('an unchanged file is not read again', async () => {
     const again = await sync();
     expect(again.reads).toEqual([]);
-    expect(again.report).toMatchObject({ unchanged: 1, reread: 0, appended: 0 });
+    expect(again.report).toMatchObject({ unchanged: 2, reread: 0, appended: 0 });
   });
 
   it('appended events are read from the last byte read; a usage record before that offset reaches its message after it', async () => {
@@ -96,7 +96,7 @@ describe('Copilot CLI sessions as units of the index', () => {
     const after = await sync();
     expect(after.reads).toEqual([[REAL, midSize]]);
     expect(after.report).toMatchObject({ appended: 1, reread: 0 });
-    const whole = (await new CopilotDriver(env).listSessions()).map(fields);
+    const whole = (await new CopilotDriver(env).listSessions()).map(fields).sort(byId);
     expect(after.indexed).toEqual(whole);
     expect(after.indexed[0]?.messageCount).toBe(8);
     // 355 input before, and this response's 1500 less its 1200 cache reads
@@ -129,7 +129,7 @@ describe('Copilot CLI sessions as units of the index', () => {
     );
     const rewound = await sync();
     expect(rewound.report).toMatchObject({ appended: 0, reread: 1 });
-    expect(rewound.indexed).toEqual((await new CopilotDriver(env).listSessions()).map(fields));
+    expect(rewound.indexed).toEqual((await new CopilotDriver(env).listSessions()).map(fields).sort(byId));
     const store = openSqliteStore(indexPath(env));
     try {
       const ctx = await store.getContext(REAL);

@@ -42,6 +42,8 @@ export interface CopilotReadState {
   pendingUsage: Record<string, JsonObject>;
   /** tool names by call id (tool.execution_complete does not repeat it) */
   toolNames: Record<string, string>;
+  /** the calls whose sub-agents run now (subagent.started, not yet completed), innermost last */
+  openSubAgents?: string[];
 }
 
 export function initialState(id: string, fallbackTime: string): CopilotReadState {
@@ -220,6 +222,21 @@ function entryOf(type: string, d: JsonObject, id: string, timestamp: string, raw
   return { ...base, kind: 'metadata', type, data: d };
 }
 
+/**
+ * The spawning call of an event a running sub-agent wrote without `parentToolCallId` (seen with
+ * 1.0.102: its prompt, a user.message with `source: 'agent-<session id>'`, its
+ * `session.model_change` with `source: 'agent'` and `subagent.configured`), else undefined.
+ */
+function subAgentOf(type: string, d: JsonObject, open: readonly string[]): string | undefined {
+  const inner = open.at(-1);
+  if (!inner) return undefined;
+  const own =
+    (type === 'user.message' && str(d.source)?.startsWith('agent-')) ||
+    (type === 'session.model_change' && d.source === 'agent') ||
+    type === 'subagent.configured';
+  return own ? inner : undefined;
+}
+
 export interface ParsedEvents {
   entries: Entry[];
   warnings: ParseWarning[];
@@ -274,8 +291,15 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     } else if (ev.type === 'session.title_changed' && typeof d.title === 'string' && d.title.trim()) {
       state.title = d.title.trim();
     }
+    state.openSubAgents ??= [];
+    const open = state.openSubAgents;
+    if (ev.type === 'subagent.completed' || ev.type === 'subagent.failed') {
+      const at = open.lastIndexOf(str(d.toolCallId) ?? '');
+      if (at >= 0) open.splice(at, 1);
+    }
     const entry = entryOf(ev.type, d, id, timestamp, ev, state);
-    const spawnedBy = str(d.parentToolCallId);
+    const spawnedBy = str(d.parentToolCallId) ?? subAgentOf(ev.type, d, open);
+    if (ev.type === 'subagent.started' && typeof d.toolCallId === 'string') open.push(d.toolCallId);
     if (spawnedBy) {
       entry.sidechain = true;
       entry.parentId = state.lastSide[spawnedBy] ?? null;
