@@ -61,7 +61,8 @@ export class CopilotDriver extends DriverBase {
   readonly name = SOURCE;
   readonly readerVersion = 1;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered
-  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
+  // sub-agent side chains are read, not written (capabilities.sideChains means writing them)
+  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
 
   constructor(private readonly env: DriverEnv) {
