@@ -18,7 +18,14 @@ import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
-import { convertWith, newestSession, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
+import {
+  convertWith,
+  newestSession,
+  okProbeRule,
+  readSession,
+  resumeInTarget,
+  withoutPiItemIds,
+} from '../helpers/conversions.js';
 import { codexHistory, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
@@ -91,7 +98,8 @@ describe('a codex session codex compacted, with a failed command, resumed by Cla
       const ctx = codexContext(source);
       const expected = comparable(contextToAnthropic(ctx).messages as Msg[]);
       const probe = `probe compaction to ${to}`;
-      const sent = comparable(await resumeInTarget(home, to, written, probe), probe);
+      // pi sends a call's id with codex's item id joined (withoutPiItemIds), call and result alike
+      const sent = withoutPiItemIds(comparable(await resumeInTarget(home, to, written, probe), probe));
 
       // What codex sends: one user turn of its environment context, the prompt it kept, the summary
       // (its prefix on it) and the next prompt; then that turn's answer, the failed call, its error
