@@ -3,8 +3,7 @@
  * `subagents/agent-<id>.jsonl` (the real fixture's Agent call) and OpenCode's child session (the real
  * fixture's task call) are written under the converted session in Claude Code, OpenCode and pi, each
  * read back as the written session's child, naming a call the written parent holds, its messages all
- * there (and into codex as a sub-agent thread); a target that keeps no sub-agent sessions (Gemini CLI)
- * says what it left out.
+ * there (and into codex as a sub-agent thread, into Gemini CLI as a sub-agent chat).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -168,10 +167,17 @@ describe('convert carries Claude Code sub-agent transcripts', () => {
     });
   });
 
-  it('into Gemini CLI, which keeps no sub-agent sessions here: the parent alone, and a warning naming what was left out', async () => {
+  it('into Gemini CLI: a sub-agent chat chats/<parent id>/<agent id>.jsonl, the parent call carrying its agentId', async () => {
     const out = await convert(CLAUDE_PARENT, 'gemini');
-    expect(out.children).toBeUndefined();
-    expect(out.warnings?.join('\n')).toContain(`1 sub-agent session(s) of claude:${CLAUDE_PARENT} not written (${CLAUDE_CHILD})`);
+    expect(out.warnings?.join('\n') ?? '').not.toContain('sub-agent session(s)');
+    const { parent, child, row } = await expectCarried('gemini', out, { source: 'claude', id: CLAUDE_CHILD });
+    expect(row.path).toBe(join(dirname(out.path as string), out.id, `${row.id}.jsonl`));
+    const meta = JSON.parse(readFileSync(row.path as string, 'utf8').split('\n')[0] as string) as Record<string, unknown>;
+    expect(meta).toMatchObject({ sessionId: row.id, kind: 'subagent' });
+    const call = parent.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'tool_call' && p.id === child.parentToolCallId);
+    expect(call?.type === 'tool_call' ? call.meta?.agentId : undefined).toBe(row.id);
   });
 });
 
@@ -188,7 +194,7 @@ describe('convert carries OpenCode child sessions', () => {
     if (ocHome) rmSync(ocHome.home, { recursive: true, force: true });
   });
 
-  for (const to of ['claude', 'pi', 'opencode', 'codex']) {
+  for (const to of ['claude', 'pi', 'opencode', 'codex', 'gemini']) {
     it(`into ${to}`, async () => {
       const out = await convert(OPENCODE_PARENT, to);
       const { child } = await expectCarried(to, out, { source: 'opencode', id: OPENCODE_CHILD });

@@ -7,14 +7,15 @@ import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
-import { ThreadbaseError } from '../../model/errors.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { pathToLeaf } from '../../model/tree.js';
-import type { Session, SessionInfo } from '../../model/types.js';
+import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
+import { linkSpawnCall, writeSubagentChat } from './children.js';
 import { isObject, type JsonObject } from './content.js';
 import { encodeChatRecords, lastRecordTime } from './encode.js';
 import { type RegistryLockOptions, withRegistryLock } from './registry-lock.js';
@@ -69,6 +70,8 @@ export class GeminiDriver extends DriverBase {
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
   /** From the last listUnits: each session's file, and every file found */
   private units: { bySession: Map<string, Located>; byFile: Map<string, Located> } | undefined;
+  /** Chats this driver wrote whole (a sub-agent's call may be marked in them after: writeChildSession). */
+  private readonly writtenHere = new Set<string>();
 
   constructor(
     private readonly env: DriverEnv,
@@ -335,10 +338,45 @@ export class GeminiDriver extends DriverBase {
     };
     const file = join(dir, 'chats', chatFileName(id, now));
     await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });
-    for (const sub of subAgents) await writeFileAtomic(sub.file, toJsonl(sub.lines), { exclusive: true });
+    this.writtenHere.add(file);
+    for (const sub of subAgents) {
+      await writeFileAtomic(sub.file, toJsonl(sub.lines), { exclusive: true });
+      this.writtenHere.add(sub.file);
+    }
     const written = await readChat(file, { dirName: basename(dir), project });
     const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
+  }
+
+  /**
+   * A sub-agent session under `parent` (a chat written here) as Gemini CLI keeps one (children.ts):
+   * `chats/<parent id>/<agent id>.jsonl`, the parent's call that ran it marked with the agent id.
+   */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const written = await this.getSession(parent.id);
+    if (!written?.path || written.meta?.checkpoint !== undefined) throw new NotFoundError('gemini chat', parent.id);
+    const call = written.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p): p is ToolCallPart => p.type === 'tool_call' && p.id === child.parentToolCallId);
+    const raw = isObject(written.raw) ? written.raw : {};
+    const sub = await writeSubagentChat(child, {
+      id: written.id,
+      file: written.path,
+      ...(typeof raw.projectHash === 'string' ? { projectHash: raw.projectHash } : {}),
+      directories: written.directories?.length ? written.directories : [written.project ?? this.env.home],
+    });
+    this.writtenHere.add(sub.file);
+    const warnings = [...sub.warnings];
+    const linked =
+      call !== undefined && this.writtenHere.has(written.path) && (await linkSpawnCall(written.path, call.id, sub.agentId));
+    if (!linked && child.parentToolCallId !== undefined)
+      warnings.push(
+        `sub-agent ${sub.agentId}: the call that ran it (${child.parentToolCallId}) is not marked in ${written.path}${call ? ' (a chat not written here)' : ' (no such call there)'}`,
+      );
+    const info = await this.getSession(sub.agentId);
+    if (!info) throw new NotFoundError('gemini chat', sub.agentId);
+    const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...out } = info;
+    return warnings.length ? { ...out, meta: { ...out.meta, warnings } } : out;
   }
 
   /** `gemini --resume <id>` in the project (Gemini CLI resumes only the chats of the folder it runs in). */

@@ -1,0 +1,74 @@
+/**
+ * A sub-agent session carried into Gemini CLI 0.61 as Gemini CLI keeps a sub-agent's chat (see
+ * subagents.ts): `chats/<parent session id>/<agent id>.jsonl`, metadata `kind: "subagent"`, and the
+ * parent chat's call that ran it carrying `agentId` (ToolCallRecord.agentId), which the reader links
+ * back. The parent is a chat this driver wrote whole: its call is marked by rewriting it atomically.
+ */
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Session } from '../../model/types.js';
+import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
+import { isObject, type JsonObject } from './content.js';
+import { encodeChatRecords, lastRecordTime } from './encode.js';
+import { linkSubAgent } from './subagents.js';
+
+/** The `chats` folder a chat file is in (a sub-agent's chat is one folder further down). */
+export function chatsDirOf(chatFile: string): string {
+  const dir = dirname(chatFile);
+  return basename(dir) === 'chats' ? dir : dirname(dir);
+}
+
+/**
+ * Marks the call `callId` in the chat `chatFile` with the sub-agent's id, rewriting the file whole
+ * and atomically; false (the file untouched) when the chat holds no such call.
+ */
+export async function linkSpawnCall(chatFile: string, callId: string, agentId: string): Promise<boolean> {
+  const lines = (await fs.readFile(chatFile, 'utf8')).split('\n');
+  const parsed = lines.map((line): JsonObject | undefined => {
+    if (!line.includes(callId)) return undefined;
+    try {
+      const v: unknown = JSON.parse(line);
+      return isObject(v) ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  const records = parsed.filter((r): r is JsonObject => r !== undefined);
+  if (!linkSubAgent(records, callId, agentId)) return false;
+  const out = lines.map((line, i) => {
+    const r = parsed[i];
+    return r === undefined ? line : JSON.stringify(r);
+  });
+  await writeFileAtomic(chatFile, out.join('\n'));
+  return true;
+}
+
+export interface SubagentChat {
+  agentId: string;
+  file: string;
+  warnings: string[];
+}
+
+/** Writes `child` as a new sub-agent chat of the chat `parentFile` (session `parentId`); its call is not linked here. */
+export async function writeSubagentChat(
+  child: Session,
+  parent: { id: string; file: string; projectHash?: string; directories: string[] },
+): Promise<SubagentChat> {
+  const agentId = randomUUID();
+  const { records, warnings } = encodeChatRecords(child);
+  const now = new Date().toISOString();
+  const meta: JsonObject = {
+    sessionId: agentId,
+    ...(parent.projectHash !== undefined ? { projectHash: parent.projectHash } : {}),
+    startTime: child.createdAt || child.entries[0]?.timestamp || now,
+    lastUpdated: lastRecordTime(records) ?? now,
+    kind: 'subagent',
+    ...(child.title ? { summary: child.title } : {}),
+    // as Gemini CLI records a sub-agent's: the workspace's directories
+    directories: parent.directories,
+  };
+  const file = join(chatsDirOf(parent.file), parent.id, `${agentId}.jsonl`);
+  await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });
+  return { agentId, file, warnings };
+}
