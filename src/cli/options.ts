@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { formatNames } from '../formats/registry.js';
+import { formatNames, writableFormatNames } from '../formats/registry.js';
 
 const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
 
@@ -50,6 +50,13 @@ export function positiveIntOption(value: string): number {
 export function agentOption(value: string): string {
   const known = formatNames();
   if (!known.includes(value)) throw new InvalidArgumentError(`Known agents: ${known.join(', ')}.`);
+  return value;
+}
+
+/** `convert --to A`: an agent threadbase can write into (a read-only one is refused here, not after reading). */
+export function targetOption(value: string): string {
+  const known = writableFormatNames();
+  if (!known.includes(value)) throw new InvalidArgumentError(`Agents threadbase writes into: ${known.join(', ')}.`);
   return value;
 }
 

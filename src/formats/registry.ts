@@ -20,6 +20,11 @@ export function formatNames(): string[] {
   return [...factories.keys()];
 }
 
+/** The formats a session can be written into (their drivers' capabilities say write). */
+export function writableFormatNames(env: DriverEnv = defaultDriverEnv()): string[] {
+  return [...factories].flatMap(([name, factory]) => (factory(env).capabilities.write ? [name] : []));
+}
+
 export interface ListResult {
   sessions: SessionInfo[];
   /** A driver that failed as a whole (e.g. a locked database) is reported, the others still list. */

@@ -2,13 +2,14 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ChildSessions, childSessionsFrom, convertSessionAll, type WrittenSession } from '../../convert/session.js';
+import { writableFormatNames } from '../../formats/registry.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import { resolveEntryId } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, warn } from '../io.js';
-import { agentOption } from '../options.js';
+import { agentOption, targetOption } from '../options.js';
 
 interface ConvertFlags {
   to: string;
@@ -140,7 +141,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
           ? 'convert the session into another agent and print the command that resumes it there'
           : "write the session into another agent's own store, resumable there",
       )
-      .requiredOption('--to <agent>', 'claude, pi, opencode, codex or threadbase', agentOption)
+      .requiredOption('--to <agent>', writableFormatNames().join(', '), targetOption)
       .option('--source <source>', 'look only in this agent', agentOption)
       .option(
         '--from <store>',
