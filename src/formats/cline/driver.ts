@@ -9,12 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
+import { NotFoundError } from '../../model/errors.js';
 import { pathToLeaf } from '../../model/tree.js';
-import type { Session, SessionInfo } from '../../model/types.js';
+import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
+import { writeSubagentMessages } from './children.js';
 import { encodeClineMessages } from './encode.js';
 import { isObject, type JsonObject, readCliSession, readExtensionTask, SOURCE } from './sessions.js';
 
@@ -304,6 +306,32 @@ export class ClineDriver extends DriverBase {
     const written = await readCliSession(messagesFile);
     const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
+  }
+
+  /**
+   * A sub-agent session under `parent` (a CLI session or sub-agent of this driver) as Cline keeps a
+   * `spawn_agent` sub-agent (children.ts): `<agentId>.messages.json` in its root's folder.
+   */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const written = await this.getSession(parent.id);
+    if (!written?.path || written.meta?.layout !== 'cli') throw new NotFoundError('cline CLI session', parent.id);
+    const call = written.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p): p is ToolCallPart => p.type === 'tool_call' && p.id === child.parentToolCallId);
+    const dir = dirname(written.path);
+    const { id, warnings } = await writeSubagentMessages(child, {
+      dir,
+      rootId: basename(dir),
+      parentId: written.id,
+      // Cline links a spawn_agent call by its task; any call by the id kept beside
+      ...(call ? { keptCallId: call.id } : {}),
+    });
+    if (!call && child.parentToolCallId !== undefined)
+      warnings.push(`sub-agent ${id}: the call that ran it (${child.parentToolCallId}) is not in ${written.path}`);
+    const info = await this.getSession(id);
+    if (!info) throw new NotFoundError('cline CLI session', id);
+    const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...out } = info;
+    return warnings.length ? { ...out, meta: { ...out.meta, warnings } } : out;
   }
 
   /** `cline --id <id>` in the session's project (its own data folder named when it is not the default one). */

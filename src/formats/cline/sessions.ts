@@ -405,10 +405,14 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
   const { entries, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
   warnings.push(...w);
   const meta = isObject(manifest?.metadata) ? manifest.metadata : {};
-  const kept = isObject(meta.threadbase) ? meta.threadbase : {};
+  const kept: JsonObject = isObject(meta.threadbase) ? { ...meta.threadbase } : {};
   const createdAt = startedAt ?? entries[0]?.timestamp ?? fallback;
   const updatedAt = str(doc.updated_at) ?? str(manifest?.ended_at) ?? entries.at(-1)?.timestamp ?? createdAt;
-  const parent = str(manifest?.parent_session_id) ?? (isRoot ? undefined : dirId);
+  // a sub-agent's origin names the session that ran it (its root, or one of the root's sub-agents)
+  const origin = isObject(doc.origin) ? doc.origin : {};
+  const parent = str(manifest?.parent_session_id) ?? (isRoot ? undefined : (str(origin.parentThreadId) ?? dirId));
+  // what threadbase kept in a sub-agent's messages file (children.ts)
+  if (!isRoot && isObject(doc.threadbase)) Object.assign(kept, doc.threadbase);
   const { messages: _m, ...docRest } = doc;
   return finish(
     {

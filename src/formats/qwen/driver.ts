@@ -6,14 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
-import type { Session, SessionInfo } from '../../model/types.js';
+import { NotFoundError } from '../../model/errors.js';
+import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { isObject } from '../gemini/content.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { shellQuote } from '../shared/shell.js';
+import { writeSubagentTranscript } from './children.js';
 import { encodeQwenRecords } from './encode.js';
 import { readQwenChat, SOURCE, type SubAgentOf } from './records.js';
 
@@ -90,6 +92,8 @@ export class QwenDriver extends DriverBase {
       if (isObject(meta)) {
         if (typeof meta.toolUseId === 'string') of.toolUseId = meta.toolUseId;
         if (typeof meta.agentType === 'string') of.agentType = meta.agentType;
+        // a sub-agent's own sub-agent: in the main session's folder, naming the sub-agent that ran it
+        if (typeof meta.parentAgentId === 'string' && meta.parentAgentId) of.parentSessionId = meta.parentAgentId;
       }
     } catch {
       // no meta (or unreadable): the transcript alone
@@ -170,6 +174,48 @@ export class QwenDriver extends DriverBase {
     await writeFileAtomic(file, toJsonl(records), { exclusive: true });
     const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = await readQwenChat(file);
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
+  }
+
+  /**
+   * A sub-agent session under `parent` (a chat or sub-agent of this driver) as Qwen Code keeps one
+   * (children.ts): `subagents/<main session>/agent-<agent id>.jsonl` and its meta naming the call.
+   */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const written = await this.getSession(parent.id);
+    const loc = written?.path ? this.byFile.get(written.path) : undefined;
+    if (!written?.path || !loc) throw new NotFoundError('qwen session', parent.id);
+    const call = written.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p): p is ToolCallPart => p.type === 'tool_call' && p.id === child.parentToolCallId);
+    // a chat is `<p>/chats/<id>.jsonl`, a sub-agent `<p>/subagents/<main>/agent-<id>.jsonl`
+    const projectDir = dirname(dirname(loc.parentSessionId === undefined ? written.path : dirname(written.path)));
+    const parentDepth = await this.subAgentDepth(loc);
+    const { agentId, path, warnings } = await writeSubagentTranscript(child, {
+      subagentsDir: join(projectDir, 'subagents'),
+      // a sub-agent's folder is its main session's
+      mainSessionId: loc.parentSessionId === undefined ? written.id : basename(dirname(written.path)),
+      ...(loc.parentSessionId !== undefined ? { parentAgentId: written.id } : {}),
+      depth: parentDepth === undefined ? 0 : parentDepth + 1,
+      cwd: written.project ?? this.env.home,
+      ...(call ? { toolUseId: call.id } : {}),
+    });
+    if (!call && child.parentToolCallId !== undefined)
+      warnings.push(`sub-agent ${agentId}: the call that ran it (${child.parentToolCallId}) is not in ${written.path}`);
+    const info = await this.getSession(agentId);
+    if (!info) throw new NotFoundError('qwen session', agentId);
+    const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...out } = info;
+    return warnings.length ? { ...out, path, meta: { ...out.meta, warnings } } : { ...out, path };
+  }
+
+  /** A sub-agent's depth from its meta file (0 under the main session); undefined for a chat. */
+  private async subAgentDepth(loc: Located): Promise<number | undefined> {
+    if (loc.parentSessionId === undefined) return undefined;
+    try {
+      const meta = parseJson(await fs.readFile(loc.file.replace(/\.jsonl$/, '.meta.json'), 'utf8'));
+      return isObject(meta) && typeof meta.depth === 'number' ? meta.depth : 0;
+    } catch {
+      return 0;
+    }
   }
 
   /** `qwen --resume <id>` in the project (Qwen Code resumes only the chats of the project it runs in). */

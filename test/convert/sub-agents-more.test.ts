@@ -1,0 +1,205 @@
+/**
+ * Sub-agent sessions carried into Gemini CLI, Qwen Code and Cline CLI: the real Claude Code fixture's
+ * Agent call and OpenCode fixture's task call, each sub-agent read back as the written session's child,
+ * naming the same call (held by the written parent), its text all there, laid out as the agent keeps
+ * its own (Qwen Code's subagents/<session>/agent-<id>.jsonl + meta, Cline's <agentId>.messages.json
+ * beside the root's); and a sub-agent's own sub-agent under the written sub-agent.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildSessions, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Message, Session } from '../../src/model/types.js';
+import { runCli } from '../helpers/cli.js';
+import { type FixtureHome, fixtureHome, homeEnv } from '../helpers/fixture-homes.js';
+import { messageEntry, textEntry, textMessage } from '../helpers/sessions.js';
+import '../../src/formats/all.js';
+
+const CLAUDE_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+const CLAUDE_CHILD = 'ac5303661b5759184';
+const OPENCODE_PARENT = 'ses_dfb2d8bdcffeotnpBnkmESBZNt';
+const OPENCODE_CHILD = 'ses_dfb2d843dffeQY667zsxus2rOr';
+
+interface Row {
+  id: string;
+  source: string;
+  path: string | null;
+  parentToolCallId?: string;
+  warnings?: string[];
+  children?: Row[];
+}
+
+let env: DriverEnv;
+
+async function convert(id: string, to: string): Promise<Row> {
+  const r = await runCli(env, ['convert', id, '--to', to, '--json', '--no-index']);
+  expect(r.code, r.err).toBe(0);
+  return JSON.parse(r.out) as Row;
+}
+
+function textsOf(messages: readonly Message[]): string[] {
+  return messages.flatMap((m) =>
+    m.parts.flatMap((p) => {
+      if (p.type === 'text') return [p.text];
+      if (p.type === 'tool_call') return [JSON.stringify(p.input)];
+      if (p.type === 'tool_result') return typeof p.content === 'string' ? [p.content] : [];
+      return [];
+    }),
+  );
+}
+
+async function session(source: string, id: string): Promise<Session> {
+  const s = await new Sources(env).driver(source).getSession(id);
+  if (!s) throw new Error(`no ${source} session ${id}`);
+  return s;
+}
+
+const callIds = (s: Session) =>
+  s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])) : []));
+
+async function expectCarried(to: string, out: Row, from: { source: string; id: string }) {
+  expect(out.warnings?.join('\n') ?? '').not.toContain('sub-agent session(s)');
+  expect(out.children, JSON.stringify(out)).toHaveLength(1);
+  const row = out.children?.[0] as Row;
+  expect(row.source).toBe(to);
+  const listed = await new Sources(env).driver(to).listSessions({ parentId: out.id });
+  expect(listed.map((s) => s.id)).toEqual([row.id]);
+  const parent = await session(to, out.id);
+  const child = await session(to, row.id);
+  expect(child.parentId).toBe(out.id);
+  expect(callIds(parent)).toContain(child.parentToolCallId);
+  expect(row.parentToolCallId).toBe(child.parentToolCallId);
+  const original = await session(from.source, from.id);
+  expect(child.parentToolCallId).toBe(original.parentToolCallId);
+  const sent = textsOf(await new Sources(env).driver(to).getMessages(child.id));
+  for (const text of textsOf(await new Sources(env).driver(from.source).getMessages(from.id))) expect(sent).toContain(text);
+  return { parent, child, row };
+}
+
+describe('Claude Code sub-agent transcripts', () => {
+  let fx: FixtureHome;
+  beforeAll(async () => {
+    fx = await fixtureHome({ prefix: 'tb-sub-agents-more-', fixtures: ['claude'] });
+    env = fx.env;
+  });
+  afterAll(() => {
+    if (fx) rmSync(fx.home, { recursive: true, force: true });
+  });
+
+  it('into Qwen Code: subagents/<session>/agent-<id>.jsonl, its meta naming the call', async () => {
+    env = fx.env;
+    const out = await convert(CLAUDE_PARENT, 'qwen');
+    const { row } = await expectCarried('qwen', out, { source: 'claude', id: CLAUDE_CHILD });
+    const path = row.path as string;
+    expect(dirname(path)).toBe(join(dirname(dirname(out.path as string)), 'subagents', out.id));
+    expect(basename(path)).toBe(`agent-${row.id}.jsonl`);
+    const meta = JSON.parse(readFileSync(path.replace(/\.jsonl$/, '.meta.json'), 'utf8')) as Record<string, unknown>;
+    expect(meta).toMatchObject({ agentId: row.id, parentSessionId: out.id, toolUseId: 'toolu_standin_0003', depth: 0 });
+    for (const line of readFileSync(path, 'utf8').trim().split('\n'))
+      expect(JSON.parse(line)).toMatchObject({ sessionId: out.id, agentId: row.id, isSidechain: true });
+  });
+
+  it("into Cline CLI: <agentId>.messages.json beside the root's, id <root>__<agentId>", async () => {
+    env = fx.env;
+    const out = await convert(CLAUDE_PARENT, 'cline');
+    const { row } = await expectCarried('cline', out, { source: 'claude', id: CLAUDE_CHILD });
+    const path = row.path as string;
+    expect(dirname(path)).toBe(dirname(out.path as string));
+    const agentId = basename(path).replace(/\.messages\.json$/, '');
+    expect(agentId).toMatch(/^agent_\d+_[a-z0-9]{6}$/);
+    expect(row.id).toBe(`${out.id}__${agentId}`);
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    expect(doc).toMatchObject({ agent: 'subagent', sessionId: row.id, origin: { mode: 'subagent', parentThreadId: out.id } });
+  });
+});
+
+describe('OpenCode child sessions', () => {
+  let home: FixtureHome;
+  beforeAll(async () => {
+    home = await fixtureHome({ prefix: 'tb-sub-agents-more-oc-' });
+    const dir = join(home.home, '.local', 'share', 'opencode');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join('test', 'fixtures', 'opencode', 'subagent.db'), join(dir, 'opencode.db'));
+  });
+  afterAll(() => {
+    if (home) rmSync(home.home, { recursive: true, force: true });
+  });
+
+  for (const to of ['qwen', 'cline']) {
+    it(`into ${to}`, async () => {
+      env = home.env;
+      const out = await convert(OPENCODE_PARENT, to);
+      const { child } = await expectCarried(to, out, { source: 'opencode', id: OPENCODE_CHILD });
+      expect(child.parentToolCallId).toBe('toolu_standin_0001');
+    });
+  }
+});
+
+/** A session whose assistant runs `call` (a task), answered, then says `last`. */
+function withTask(id: string, prompt: string, call: string, last: string, link?: { parentId: string; call: string }): Session {
+  const model = { model: 'claude-sonnet-4-5', provider: 'anthropic' };
+  return {
+    id,
+    source: 'threadbase',
+    title: prompt,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:04.000Z',
+    messageCount: 4,
+    ...(link ? { parentId: link.parentId, parentToolCallId: link.call } : {}),
+    entries: [
+      textEntry(`${id}-u1`, null, 1, 'user', prompt),
+      messageEntry(`${id}-a1`, `${id}-u1`, 2, {
+        role: 'assistant',
+        ...model,
+        parts: [{ type: 'tool_call', id: call, name: 'task', input: { prompt: `${prompt}, deeper` } }],
+      }),
+      messageEntry(`${id}-r1`, `${id}-a1`, 3, {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: call, content: `${id} ran` }],
+      }),
+      messageEntry(`${id}-a2`, `${id}-r1`, 4, textMessage('assistant', last, model)),
+    ],
+    leafId: `${id}-a2`,
+  };
+}
+
+describe('sub-agents of sub-agents', () => {
+  let home: string;
+  let tree: { parent: Session; childrenOf: ChildSessions };
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'tb-sub-agents-more-tree-'));
+    env = homeEnv(home);
+    const project = join(home, 'project');
+    mkdirSync(project, { recursive: true });
+    const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
+    const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
+    const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
+    const byParent = new Map([
+      ['P', [child]],
+      ['C', [grandchild]],
+    ]);
+    tree = { parent, childrenOf: async (id) => byParent.get(id) ?? [] };
+  });
+  afterAll(() => {
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  for (const to of ['gemini', 'qwen', 'cline']) {
+    it(`into ${to}: the grandchild under the written child, naming the child's call`, async () => {
+      env = homeEnv(home);
+      const [written] = (await convertSessionAll(tree.parent, { to, env, childrenOf: tree.childrenOf })) as WrittenSession[];
+      const child = written?.children?.[0];
+      const grandchild = child?.children?.[0];
+      expect(grandchild, JSON.stringify(written)).toBeDefined();
+      expect(await session(to, child?.id as string)).toMatchObject({ parentId: written?.id, parentToolCallId: 'call_p' });
+      const g = await session(to, grandchild?.id as string);
+      expect(g).toMatchObject({ parentId: child?.id, parentToolCallId: 'call_c' });
+      expect(textsOf(await new Sources(env).driver(to).getMessages(g.id))).toEqual(
+        expect.arrayContaining(['look deeper', 'found it', 'G ran']),
+      );
+    });
+  }
+});
