@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import stringWidth from 'string-width';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { Sources } from '../../src/formats/registry.js';
+import { formatNames, Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Usage } from '../../src/model/types.js';
 import { STATS_BY } from '../../src/stores/index-sync/stats.js';
@@ -197,7 +197,14 @@ describe('not found', () => {
     const r = await runCli(env, ['show', 'zzz-nope']);
     expect(r.code).toBe(1);
     expect(times(r.err, 'zzz-nope')).toBe(1);
-    expect(r.err).toMatch(/session not found: zzz-nope \(searched claude, codex, .*pi/);
+    // every registered agent, then threadbase's own store
+    const searched = r.err.match(/session not found: zzz-nope \(searched ([^)]*)\)/)?.[1]?.split(', ');
+    expect(searched).toEqual([
+      ...formatNames()
+        .filter((n) => n !== 'threadbase')
+        .sort(),
+      'threadbase',
+    ]);
     const pi = await runCli(env, ['show', 'zzz-nope', '--source', 'pi', '--no-index']);
     expect(pi.err).toBe('threadbase: pi session not found: zzz-nope\n');
   });
