@@ -26,6 +26,8 @@ const FIXTURES = {
   claudeParallel: [
     ['test/fixtures/claude/parallel-tools/transcript.jsonl', `.claude/projects/-tmp-cc-parallel/${PARALLEL_ID}.jsonl`],
   ],
+  /** Cline CLI 3.0.65: a read and a command (with thinking), a session that ran a sub-agent */
+  cline: [['test/fixtures/cline/real-3.0.65/data', '.cline/data']],
   /** codex 0.169's audit home (tool search, an image generated, rollbacks, a sub-agent) */
   codex: [['test/fixtures/codex/audit-home', '.codex']],
   /** codex's older home (a legacy rollout without a working directory) */
@@ -54,13 +56,14 @@ const FIXTURES = {
 
 export type AgentFixture = keyof typeof FIXTURES;
 
-export type AgentName = 'claude' | 'pi' | 'codex' | 'copilot' | 'gemini' | 'opencode' | 'qwen' | 'zed';
-export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'codex', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
+export type AgentName = 'claude' | 'pi' | 'cline' | 'codex' | 'copilot' | 'gemini' | 'opencode' | 'qwen' | 'zed';
+export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
 
 /** Every fixture of each agent (`agents`). */
 const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
   claude: ['claude', 'claudeOlder'],
   pi: ['piAll'],
+  cline: ['cline'],
   codex: ['codexLegacy'],
   copilot: ['copilot'],
   gemini: ['geminiHome'],
@@ -83,6 +86,7 @@ export function agentDirs(home: string): Record<AgentName, string> {
   return {
     claude: join(home, '.claude'),
     pi: join(home, '.pi', 'agent'),
+    cline: join(home, '.cline'),
     codex: join(home, '.codex'),
     copilot: join(home, '.copilot'),
     gemini: join(home, '.gemini'),
@@ -102,6 +106,7 @@ export function homeEnv(home: string, extra: Record<string, string> = {}): Drive
       CLAUDE_CONFIG_DIR: dirs.claude,
       PI_CODING_AGENT_DIR: dirs.pi,
       CODEX_HOME: dirs.codex,
+      CLINE_DIR: dirs.cline,
       COPILOT_HOME: dirs.copilot,
       THREADBASE_HOME: join(home, '.threadbase'),
       ...extra,
