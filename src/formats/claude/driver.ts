@@ -29,7 +29,7 @@ import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { relinkAgentId, writeSubagentTranscript } from './children.js';
 import { encodeSession, holdToolIds } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
@@ -772,7 +772,7 @@ export class ClaudeDriver extends DriverBase {
   }
 
   resumeCommand(session: SessionInfo): string {
-    return `${session.project ? `cd ${shellQuote(session.project)} && ` : ''}claude --resume ${shellQuote(session.id)}`;
+    return resumeCommandLine(session.project, {}, `claude --resume ${shellQuote(session.id)}`);
   }
 }
 

@@ -15,7 +15,7 @@ import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentMessages } from './children.js';
 import { encodeClineMessages } from './encode.js';
 import { isObject, type JsonObject, readCliSession, readExtensionTask, SOURCE } from './sessions.js';
@@ -336,13 +336,9 @@ export class ClineDriver extends DriverBase {
 
   /** `cline --id <id>` in the session's project (its own data folder named when it is not the default one). */
   resumeCommand(session: SessionInfo): string {
-    const e = this.env.env;
-    const vars = (['CLINE_DIR', 'CLINE_DATA_DIR', 'CLINE_SESSION_DATA_DIR'] as const)
-      .filter((k) => e[k]?.trim())
-      .map((k) => `${k}=${shellQuote(e[k] as string)} `)
-      .join('');
-    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
-    return `${cd}${vars}cline --id ${shellQuote(session.id)}`;
+    const { CLINE_DIR, CLINE_DATA_DIR, CLINE_SESSION_DATA_DIR } = this.env.env;
+    const vars = { CLINE_DIR, CLINE_DATA_DIR, CLINE_SESSION_DATA_DIR };
+    return resumeCommandLine(session.project, vars, `cline --id ${shellQuote(session.id)}`);
   }
 }
 

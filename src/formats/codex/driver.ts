@@ -30,7 +30,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { branchSummaryField, COPIED_BRANCH_SUMMARY } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { keptSpawnCallOf, spawnDepthOf, subagentMeta } from './children.js';
@@ -304,9 +304,8 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   resumeCommand(session: SessionInfo): string {
-    const home = this.env.env.CODEX_HOME ? `CODEX_HOME=${shellQuote(this.env.env.CODEX_HOME)} ` : '';
-    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
-    return `${cd}${home}codex resume ${shellQuote(session.id)}`;
+    const { CODEX_HOME } = this.env.env;
+    return resumeCommandLine(session.project, { CODEX_HOME }, `codex resume ${shellQuote(session.id)}`);
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {

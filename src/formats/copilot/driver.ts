@@ -18,7 +18,7 @@ import type {
 import type { Session, SessionInfo } from '../../model/types.js';
 import { writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { encodeCopilotEvents, encodeWorkspace } from './encode.js';
 import { type CopilotReadState, initialState, isObject, parseEvents, SOURCE, sessionOf } from './events.js';
 import { readWorkspace } from './workspace.js';
@@ -199,8 +199,7 @@ export class CopilotDriver extends DriverBase {
 
   /** `copilot --resume <id>` (Copilot CLI finds the session by id wherever it runs). */
   resumeCommand(session: SessionInfo): string {
-    const home = this.env.env.COPILOT_HOME ? `COPILOT_HOME=${shellQuote(this.env.env.COPILOT_HOME)} ` : '';
-    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
-    return `${cd}${home}copilot --resume=${shellQuote(session.id)}`;
+    const { COPILOT_HOME } = this.env.env;
+    return resumeCommandLine(session.project, { COPILOT_HOME }, `copilot --resume=${shellQuote(session.id)}`);
   }
 }

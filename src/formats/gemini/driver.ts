@@ -13,7 +13,7 @@ import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { linkSpawnCall, writeSubagentChat } from './children.js';
 import { isObject, type JsonObject } from './content.js';
@@ -381,9 +381,8 @@ export class GeminiDriver extends DriverBase {
 
   /** `gemini --resume <id>` in the project (Gemini CLI resumes only the chats of the folder it runs in). */
   resumeCommand(session: SessionInfo): string {
-    const home = this.env.env.GEMINI_CLI_HOME ? `GEMINI_CLI_HOME=${shellQuote(this.env.env.GEMINI_CLI_HOME)} ` : '';
-    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
-    return `${cd}${home}gemini --resume ${shellQuote(session.id)}`;
+    const { GEMINI_CLI_HOME } = this.env.env;
+    return resumeCommandLine(session.project, { GEMINI_CLI_HOME }, `gemini --resume ${shellQuote(session.id)}`);
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

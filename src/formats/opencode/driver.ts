@@ -18,7 +18,7 @@ import type {
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { linkCallToChild } from './children.js';
 import { opencodeContext } from './context.js';
 import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
@@ -425,7 +425,6 @@ export class OpenCodeDriver extends DriverBase {
   resumeCommand(session: SessionInfo): string {
     // OpenCode (1.18) runs a session in its own directory: started elsewhere, it prints nothing and
     // does not exit after the turn; without that directory it fails ("Unexpected server error")
-    const dir = session.project ? `cd ${shellQuote(session.project)} && ` : '';
-    return `${dir}opencode --session ${shellQuote(session.id)}`;
+    return resumeCommandLine(session.project, {}, `opencode --session ${shellQuote(session.id)}`);
   }
 }

@@ -23,7 +23,7 @@ import type { BranchSummaryEntry, Entry, LabelEntry, Message, MessageEntry, Sess
 import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
 import { jsonValueOf, readFirstJsonLine } from '../shared/jsonl.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { childLinkField, childLinkOf } from './children.js';
 import { piSendView } from './context.js';
 import { currentLeafLast, encodeEntries, flushable } from './encode.js';
@@ -307,8 +307,7 @@ export class PiDriver extends DriverBase {
   /** The pi command that resumes a session. */
   resumeCommand(info: SessionInfo): string {
     // pi's tools run in the current directory, so go to the session's project first.
-    const cd = info.project ? `cd ${shellQuote(info.project)} && ` : '';
-    return info.path ? `${cd}pi --session ${shellQuote(info.path)}` : `${cd}pi --resume`;
+    return resumeCommandLine(info.project, {}, info.path ? `pi --session ${shellQuote(info.path)}` : 'pi --resume');
   }
 
   private infoOf(s: Session, extra: Record<string, unknown> = {}): SessionInfo {

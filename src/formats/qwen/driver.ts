@@ -14,7 +14,7 @@ import { isObject } from '../gemini/content.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
-import { shellQuote } from '../shared/shell.js';
+import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentTranscript } from './children.js';
 import { encodeQwenRecords } from './encode.js';
 import { readQwenChat, SOURCE, type SubAgentOf } from './records.js';
@@ -220,12 +220,8 @@ export class QwenDriver extends DriverBase {
 
   /** `qwen --resume <id>` in the project (Qwen Code resumes only the chats of the project it runs in). */
   resumeCommand(session: SessionInfo): string {
-    const vars = (['QWEN_RUNTIME_DIR', 'QWEN_HOME'] as const)
-      .filter((k) => this.env.env[k])
-      .map((k) => `${k}=${shellQuote(this.env.env[k] as string)} `)
-      .join('');
-    const cd = session.project ? `cd ${shellQuote(session.project)} && ` : '';
-    return `${cd}${vars}qwen --resume ${shellQuote(session.id)}`;
+    const { QWEN_RUNTIME_DIR, QWEN_HOME } = this.env.env;
+    return resumeCommandLine(session.project, { QWEN_RUNTIME_DIR, QWEN_HOME }, `qwen --resume ${shellQuote(session.id)}`);
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {

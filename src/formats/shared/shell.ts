@@ -9,3 +9,20 @@ export function shellQuote(word: string): string {
   if (/^[A-Za-z0-9_./:@%+,-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * A resume command as one would type it: into the session's project first (agents run their tools
+ * and find their sessions there), then the agent's own home variables that are set, then `command`
+ * (its words already quoted).
+ */
+export function resumeCommandLine(
+  project: string | undefined,
+  vars: Readonly<Record<string, string | undefined>>,
+  command: string,
+): string {
+  const cd = project ? `cd ${shellQuote(project)} && ` : '';
+  const assigned = Object.entries(vars)
+    .flatMap(([name, value]) => (value?.trim() ? [`${name}=${shellQuote(value)} `] : []))
+    .join('');
+  return `${cd}${assigned}${command}`;
+}
