@@ -15,6 +15,17 @@ import { shellQuote } from '../../src/formats/shared/shell.js';
 import type { SessionInfo } from '../../src/model/types.js';
 
 const AWKWARD = `it's a "$HOME" \`id\` dir! $(echo x)`;
+/** The variable naming each agent's home that its resume command sets (when threadbase was given one). */
+const HOME_VARS: Record<string, string | undefined> = {
+  claude: undefined,
+  pi: undefined,
+  opencode: undefined,
+  codex: 'CODEX_HOME',
+  gemini: 'GEMINI_CLI_HOME',
+  qwen: 'QWEN_HOME',
+  cline: 'CLINE_DIR',
+  copilot: 'COPILOT_HOME',
+};
 let root: string;
 let project: string;
 let bin: string;
@@ -25,10 +36,10 @@ beforeAll(async () => {
   await mkdir(project, { recursive: true });
   bin = join(root, 'bin');
   await mkdir(bin);
-  // each agent's stand-in prints its directory, CODEX_HOME and each argument on a line
-  for (const agent of ['claude', 'pi', 'codex', 'opencode']) {
+  // each agent's stand-in prints its directory, its home variable and each argument on a line
+  for (const [agent, home] of Object.entries(HOME_VARS)) {
     const file = join(bin, agent);
-    await writeFile(file, '#!/bin/sh\nprintf "%s\\n" "$PWD" "$CODEX_HOME" "$@"\n');
+    await writeFile(file, `#!/bin/sh\nprintf "%s\\n" "$PWD" "\${${home ?? 'NO_HOME_VAR'}}" "$@"\n`);
     await chmod(file, 0o755);
   }
 });
@@ -59,14 +70,20 @@ it('shellQuote gives back every word as it is through bash, and leaves plain wor
 });
 
 it("each agent's resume command reaches the project directory and passes its words whole", () => {
-  const codexHome = join(root, `codex $home 'x'`);
-  const sources = new Sources({ home: root, env: { HOME: root, CODEX_HOME: codexHome } });
+  const homeOf = (agent: string) => join(root, `${agent} $home 'x'`);
+  const env: Record<string, string> = { HOME: root };
+  for (const [agent, name] of Object.entries(HOME_VARS)) if (name) env[name] = homeOf(agent);
+  const sources = new Sources({ home: root, env });
   const sessionFile = join(project, 'session `1`.jsonl');
   const expected: Record<string, string[]> = {
     claude: [project, '', '--resume', 'abc-123'],
     pi: [project, '', '--session', sessionFile],
-    codex: [project, codexHome, 'resume', 'abc-123'],
+    codex: [project, homeOf('codex'), 'resume', 'abc-123'],
     opencode: [project, '', '--session', 'abc-123'],
+    gemini: [project, homeOf('gemini'), '--resume', 'abc-123'],
+    qwen: [project, homeOf('qwen'), '--resume', 'abc-123'],
+    cline: [project, homeOf('cline'), '--id', 'abc-123'],
+    copilot: [project, homeOf('copilot'), '--resume=abc-123'],
   };
   for (const [agent, want] of Object.entries(expected)) {
     const command = sources.driver(agent).resumeCommand?.(info(agent, agent === 'pi' ? { path: sessionFile } : {}));
