@@ -11,7 +11,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
@@ -386,10 +386,7 @@ export class GeminiDriver extends DriverBase {
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
-    const infos = (await this.all())
-      .filter((s) => matchesSessionText(s, s.title, filter?.text))
-      .map(({ entries: _e, warnings: _w, raw: _r, leafId: _l, ...info }) => info);
-    return applyFilter(infos, { ...filter, text: undefined });
+    return listLoadedSessions(await this.all(), filter);
   }
 
   async getSession(id: string): Promise<Session | undefined> {

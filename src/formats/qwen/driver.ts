@@ -12,7 +12,7 @@ import { NotFoundError } from '../../model/errors.js';
 import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { isObject } from '../gemini/content.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
+import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentTranscript } from './children.js';
@@ -225,10 +225,7 @@ export class QwenDriver extends DriverBase {
   }
 
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
-    const infos = (await this.all())
-      .filter((s) => matchesSessionText(s, s.title, filter?.text))
-      .map(({ entries: _e, warnings: _w, raw: _r, leafId: _l, ...info }) => info);
-    return applyFilter(infos, { ...filter, text: undefined });
+    return listLoadedSessions(await this.all(), filter);
   }
 
   async getSession(id: string): Promise<Session | undefined> {

@@ -172,6 +172,17 @@ export function applyFilter(list: SessionInfo[], f: SessionFilter = {}): Session
   return f.limit ? out.slice(0, f.limit) : out;
 }
 
+/**
+ * The listing of a driver that reads its sessions whole to list them: their infos (entries, leaf,
+ * raw records and warnings left out), filtered by title or first prompt, then as applyFilter orders.
+ */
+export function listLoadedSessions(sessions: readonly Session[], filter: SessionFilter = {}): SessionInfo[] {
+  const infos = sessions
+    .filter((s) => matchesSessionText(s, s.title, filter.text))
+    .map(({ entries: _e, warnings: _w, raw: _r, leafId: _l, ...info }) => info);
+  return applyFilter(infos, { ...filter, text: undefined });
+}
+
 /** SessionFilter.text matches the title or the first user message (matchesFilter looks at titles only). */
 export function matchesSessionText(s: Pick<Session, 'entries'>, title: string | undefined, text: string | undefined): boolean {
   if (!text) return true;
