@@ -182,6 +182,10 @@ export interface BranchSummaryEntry extends EntryBase {
   summary: string;
   /** The leaf of the abandoned branch this summarises. */
   fromId?: string;
+  /** Data the summariser kept with it, not sent to the model (pi's extension-specific `details`). */
+  details?: unknown;
+  /** Whether an extension wrote it rather than the agent itself (pi's `fromHook`). */
+  fromHook?: boolean;
   /**
    * What is sent to the model for it where that is not the bare summary: the wording of the agent it
    * came from, carried into another agent (convert/session.ts) and read back from the message that

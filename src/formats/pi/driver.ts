@@ -71,9 +71,10 @@ export class PiDriver extends DriverBase {
   readonly name = SOURCE;
   /**
    * 1: thinkingSignature read by api, OpenAI Responses tool ids split, branch summaries' fromId;
-   * 2: an assistant's image kept beside its note (encode.ts) read back as the image
+   * 2: an assistant's image kept beside its note (encode.ts) read back as the image;
+   * 3: branch summaries' details and fromHook
    */
-  readonly readerVersion = 2;
+  readonly readerVersion = 3;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

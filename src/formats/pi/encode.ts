@@ -495,6 +495,8 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
           ...base,
           fromId,
           summary: e.summary,
+          ...(e.details !== undefined ? { details: e.details } : {}),
+          ...(e.fromHook !== undefined ? { fromHook: e.fromHook } : {}),
           ...(abandonedLeaf !== undefined && abandonedLeaf !== fromId ? { threadbase: { fromId: abandonedLeaf } } : {}),
         });
         idMap.set(e.id, e.id);

@@ -338,6 +338,9 @@ export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
         // means is the one threadbase keeps beside it (encode.ts), else another value than the branch point
         // (written by threadbase before, or as pi's session-format doc shows it)
         ...abandonedLeafOf(r, parentId),
+        // an extension's data and mark (branchWithSummary's details, fromHook), carried through other agents
+        ...(r.details !== undefined ? { details: r.details } : {}),
+        ...(typeof r.fromHook === 'boolean' ? { fromHook: r.fromHook } : {}),
       };
     case 'custom_message':
       return {

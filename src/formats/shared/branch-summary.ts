@@ -9,26 +9,35 @@ import type { BranchSummaryEntry } from '../../model/types.js';
 export interface KeptBranchSummary {
   summary: string;
   fromId?: string;
+  details?: unknown;
+  fromHook?: boolean;
 }
 
+/** The fields of a branch summary an agent keeps beside it: what the summary was written with. */
+type KeptFields = Pick<BranchSummaryEntry, 'summary' | 'fromId' | 'details' | 'fromHook' | 'text'>;
+
 export function branchSummaryField(e: BranchSummaryEntry): KeptBranchSummary {
-  return { summary: e.summary, ...(e.fromId !== undefined ? { fromId: e.fromId } : {}) };
+  return {
+    summary: e.summary,
+    ...(e.fromId !== undefined ? { fromId: e.fromId } : {}),
+    ...(e.details !== undefined ? { details: e.details } : {}),
+    ...(e.fromHook !== undefined ? { fromHook: e.fromHook } : {}),
+  };
 }
 
 /**
  * The branch summary a `threadbase.branchSummary` field keeps, with the text the agent sends for it
  * (the user turn's), or undefined when the field holds none.
  */
-export function branchSummaryOf(
-  field: unknown,
-  sent: string,
-): Pick<BranchSummaryEntry, 'summary' | 'fromId' | 'text'> | undefined {
+export function branchSummaryOf(field: unknown, sent: string): KeptFields | undefined {
   if (typeof field !== 'object' || field === null || Array.isArray(field)) return undefined;
-  const { summary, fromId } = field as Record<string, unknown>;
+  const { summary, fromId, details, fromHook } = field as Record<string, unknown>;
   if (typeof summary !== 'string') return undefined;
   return {
     summary,
     ...(typeof fromId === 'string' ? { fromId } : {}),
+    ...(details !== undefined ? { details } : {}),
+    ...(typeof fromHook === 'boolean' ? { fromHook } : {}),
     ...(sent !== summary ? { text: sent } : {}),
   };
 }
@@ -45,9 +54,6 @@ export const COPIED_BRANCH_SUMMARY = 'copiedBranchSummary';
  * The branch summary a message is a copy of (its `meta[COPIED_BRANCH_SUMMARY]`), with the text it
  * sends, or undefined for any other message.
  */
-export function copiedBranchSummaryOf(
-  meta: Record<string, unknown> | undefined,
-  sent: string,
-): Pick<BranchSummaryEntry, 'summary' | 'fromId' | 'text'> | undefined {
+export function copiedBranchSummaryOf(meta: Record<string, unknown> | undefined, sent: string): KeptFields | undefined {
   return meta === undefined ? undefined : branchSummaryOf(meta[COPIED_BRANCH_SUMMARY], sent);
 }

@@ -1,0 +1,136 @@
+/**
+ * A pi branch summary's `details` (an extension's data, not sent to the model) and `fromHook` (an
+ * extension wrote it) through every other agent and back into pi (temp HOME): pi's
+ * SessionManager.branchWithSummary writes both on the record. Carried in each writer's `threadbase`
+ * field beside the user turn it sends the summary as, they come back onto pi's record unchanged.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertSessionAll } from '../../src/convert/session.js';
+import { sessionDirName } from '../../src/formats/pi/records.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { BranchSummaryEntry, Session } from '../../src/model/types.js';
+import '../../src/formats/all.js';
+import { withDriver } from '../helpers/conversions.js';
+
+const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
+const at = (s: number) => `2026-11-26T03:00:0${s}.000Z`;
+
+let home: string;
+let env: DriverEnv;
+let project: string;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-pi-bs-details-'));
+  mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
+  // OpenCode creates its schema on first run; a database it made stands in for that run.
+  copyFileSync(OPENCODE_DB, join(home, '.local', 'share', 'opencode', 'opencode.db'));
+  project = join(home, 'p');
+  mkdirSync(project, { recursive: true });
+  env = { home, env: {} };
+});
+afterAll(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** What an extension's branch summary carries (pi's own summariser records the files it saw). */
+const DETAILS = { readFiles: ['src/a.ts'], modifiedFiles: ['src/b.ts'], nested: { n: 1, ok: true, none: null } };
+
+/** A pi file: a question, a branch left behind, a branch summary from a1 with these extra fields, the new branch. */
+function piFile(id: string, extra: Record<string, unknown>): string {
+  const msg = (rid: string, parentId: string | null, s: number, role: 'user' | 'assistant', text: string) => ({
+    type: 'message',
+    id: rid,
+    parentId,
+    timestamp: at(s),
+    message:
+      role === 'user'
+        ? { role, content: [{ type: 'text', text }], timestamp: Date.parse(at(s)) }
+        : {
+            role,
+            content: [{ type: 'text', text }],
+            api: 'anthropic-messages',
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-5',
+            usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
+            stopReason: 'stop',
+            timestamp: Date.parse(at(s)),
+          },
+  });
+  const records = [
+    { type: 'session', version: 3, id, timestamp: at(0), cwd: project },
+    msg('u1000001', null, 1, 'user', 'first question'),
+    msg('a1000001', 'u1000001', 2, 'assistant', 'first answer'),
+    msg('ul000001', 'a1000001', 3, 'user', 'the left question'),
+    msg('al000001', 'ul000001', 4, 'assistant', 'the left answer'),
+    {
+      type: 'branch_summary',
+      id: 'bs000001',
+      parentId: 'a1000001',
+      timestamp: at(5),
+      fromId: 'a1000001',
+      summary: 'The branch left behind answered the left question.',
+      ...extra,
+    },
+    msg('u2000001', 'bs000001', 6, 'user', 'on the new branch'),
+    msg('a2000001', 'u2000001', 7, 'assistant', 'new answer'),
+  ];
+  const dir = join(home, '.pi', 'agent', 'sessions', sessionDirName(project));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `2026-11-26T03-00-00-000Z_${id}.jsonl`);
+  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return file;
+}
+
+const summariesOf = (s: Session | undefined) =>
+  (s?.entries ?? [])
+    .filter((e): e is BranchSummaryEntry => e.kind === 'branch_summary')
+    .map(({ summary, fromId, details, fromHook }) => ({ summary, fromId, details, fromHook }));
+
+/** pi's branch_summary records of a file, without the ids a new session gives them anew. */
+const summaryRecordsOf = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((r) => r.type === 'branch_summary')
+    .map(({ id: _i, parentId: _p, fromId: _f, ...rest }) => rest);
+
+const CASES = [
+  {
+    name: 'an extension’s, with details',
+    id: '0b7e1a2c-0000-4000-8000-0000000000d1',
+    extra: { details: DETAILS, fromHook: true },
+  },
+  { name: 'pi’s own (fromHook false)', id: '0b7e1a2c-0000-4000-8000-0000000000d2', extra: { fromHook: false } },
+] as const;
+const VIA = ['claude', 'opencode', 'codex', 'gemini', 'qwen', 'cline'] as const;
+
+describe("pi's branch summary details and fromHook through another agent and back into pi", () => {
+  for (const c of CASES)
+    for (const via of VIA)
+      it(`${c.name}, via ${via}: the same branch_summary records`, async () => {
+        const file = piFile(c.id, c.extra);
+        const original = await withDriver(env, 'pi', (d) => d.getSession(c.id));
+        const expected = summariesOf(original);
+        expect(expected).toEqual([
+          {
+            summary: 'The branch left behind answered the left question.',
+            fromId: undefined,
+            details: 'details' in c.extra ? DETAILS : undefined,
+            fromHook: c.extra.fromHook,
+          },
+        ]);
+
+        const [there] = await convertSessionAll(original as Session, { to: via, env });
+        const read = await withDriver(env, via, (d) => d.getSession(there?.id as string));
+        expect(summariesOf(read)).toEqual(expected);
+        const [back] = await convertSessionAll(read as Session, { to: 'pi', env });
+        const again = await withDriver(env, 'pi', (d) => d.getSession(back?.id as string));
+        expect(summariesOf(again)).toEqual(expected);
+        expect(summaryRecordsOf(back?.path as string)).toEqual(summaryRecordsOf(file));
+      });
+});
