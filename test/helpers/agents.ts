@@ -111,7 +111,7 @@ interface Run {
  * Runs `bin` to its end and collects what it prints; rejects on a non-zero exit unless `mayFail`.
  * With `input`, that is written to its stdin, which is then closed; else stdin is closed at once.
  */
-function run(
+export function runBinary(
   bin: string,
   args: string[],
   cwd: string,
@@ -190,7 +190,7 @@ export async function runClaude(
   prompt: string,
   env: Record<string, string> = {},
 ): Promise<ClaudeResult> {
-  const r = await run(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, '--', prompt], home.project, {
+  const r = await runBinary(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, '--', prompt], home.project, {
     ...claudeEnv(home),
     ...env,
   });
@@ -210,7 +210,7 @@ export async function runClaudeContent(
   args: string[],
   content: Record<string, unknown>[],
 ): Promise<ClaudeResult> {
-  const r = await run(
+  const r = await runBinary(
     CLAUDE_BIN,
     ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args],
     home.project,
@@ -244,7 +244,7 @@ export async function runPi(
   opts: { cwd?: string; mayFail?: boolean; provider?: string; model?: string } = {},
 ): Promise<string> {
   const model = ['--provider', opts.provider ?? PI_PROVIDER, '--model', opts.model ?? PI_MODEL];
-  const r = await run(PI_BIN, [...model, ...args], opts.cwd ?? home.project, piEnv(home), { mayFail: opts.mayFail });
+  const r = await runBinary(PI_BIN, [...model, ...args], opts.cwd ?? home.project, piEnv(home), { mayFail: opts.mayFail });
   return r.stdout + r.stderr;
 }
 
@@ -305,7 +305,7 @@ export class PiRpc {
 
 /** `opencode <args>` in the project (or `cwd`), offline (npm registry pointed at a closed port). */
 export function runOpencode(home: AgentDirs, args: string[], cwd = home.project): Promise<Run> {
-  return run(OPENCODE_BIN, args, cwd, {
+  return runBinary(OPENCODE_BIN, args, cwd, {
     PATH: process.env.PATH,
     HOME: home.root,
     OPENCODE_DISABLE_MODELS_FETCH: '1',
@@ -321,7 +321,7 @@ export function runOpencode(home: AgentDirs, args: string[], cwd = home.project)
  * read more prompt from it. Returns stdout and stderr.
  */
 export async function runCodex(where: { cwd: string; home: string; codexHome: string }, args: string[]): Promise<string> {
-  const r = await run(CODEX_BIN, ['exec', '--skip-git-repo-check', ...args], where.cwd, {
+  const r = await runBinary(CODEX_BIN, ['exec', '--skip-git-repo-check', ...args], where.cwd, {
     PATH: process.env.PATH,
     HOME: where.home,
     CODEX_HOME: where.codexHome,

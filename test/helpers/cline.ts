@@ -11,7 +11,9 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { shellQuote } from '../../src/formats/shared/shell.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { runBinary } from './agents.js';
 import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn, textOf } from './anthropic-standin.js';
 
 export const CLINE_BIN = resolve('node_modules/.bin/cline');
@@ -67,27 +69,9 @@ function childEnv(home: ClineHome): NodeJS.ProcessEnv {
 }
 
 /** Runs `cline <args>` headless (a new session from a prompt); rejects with its output when it fails. */
-export function runCline(home: ClineHome, args: string[], cwd = home.project): Promise<string> {
-  return new Promise((done, fail) => {
-    const p = spawn(CLINE_BIN, ['-P', 'anthropic', '--data-dir', home.data, ...args], {
-      cwd,
-      env: childEnv(home),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    p.stdout.on('data', (d) => {
-      out += String(d);
-    });
-    p.stderr.on('data', (d) => {
-      out += String(d);
-    });
-    const timer = setTimeout(() => p.kill(), 120_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) done(out);
-      else fail(new Error(`cline ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`));
-    });
-  });
+export async function runCline(home: ClineHome, args: string[], cwd = home.project): Promise<string> {
+  const r = await runBinary(CLINE_BIN, ['-P', 'anthropic', '--data-dir', home.data, ...args], cwd, childEnv(home));
+  return r.stdout + r.stderr;
 }
 
 /** The terminal output without its escape sequences. */
@@ -98,8 +82,7 @@ const plain = (s: string): string => stripVTControlCharacters(s);
  * answered a request ending with the probe and Cline has shown the answer and exited.
  */
 export function resumeCline(home: ClineHome, id: string, probe: string, cwd = home.project): Promise<string> {
-  const q = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
-  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(q).join(' ');
+  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(shellQuote).join(' ');
   return new Promise((done, fail) => {
     const p = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env: childEnv(home), stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';

@@ -1,14 +1,8 @@
-/**
- * The real Gemini CLI (node_modules/.bin/gemini) in a temp HOME against the loopback Gemini API
- * stand-in: API-key auth, telemetry and update checks off, the project trusted, so it runs offline
- * and headless (`-p`). Agent fixtures are copied in with their recorded project path replaced by the
- * home's project, so threadbase writes the converted chat where Gemini CLI looks for it.
- */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { runBinary } from './agents.js';
 import { type GeminiContent, type GeminiRule, type GeminiStandIn, startGeminiStandIn } from './gemini-standin.js';
 
 export const GEMINI_BIN = resolve('node_modules/.bin/gemini');
@@ -53,36 +47,18 @@ export async function setupGeminiHome(opts: { rules?: GeminiRule[] } = {}): Prom
 }
 
 /** Runs `gemini <args>` in the home's project; rejects with its output when it fails or hangs. */
-export function runGemini(home: GeminiHome, args: string[], cwd = home.project): Promise<string> {
-  return new Promise((done, fail) => {
-    const p = spawn(process.execPath, [GEMINI_BIN, ...args], {
-      cwd,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: home.root,
-        GEMINI_CLI_HOME: home.root,
-        GEMINI_API_KEY: 'offline',
-        GOOGLE_GEMINI_BASE_URL: home.standIn.url,
-        GEMINI_CLI_TRUST_WORKSPACE: 'true',
-        NO_COLOR: '1',
-        TERM: 'dumb',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    p.stdout.on('data', (d) => {
-      out += String(d);
-    });
-    p.stderr.on('data', (d) => {
-      out += String(d);
-    });
-    const timer = setTimeout(() => p.kill(), 120_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) done(out);
-      else fail(new Error(`gemini ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`));
-    });
+export async function runGemini(home: GeminiHome, args: string[], cwd = home.project): Promise<string> {
+  const r = await runBinary(process.execPath, [GEMINI_BIN, ...args], cwd, {
+    PATH: process.env.PATH ?? '',
+    HOME: home.root,
+    GEMINI_CLI_HOME: home.root,
+    GEMINI_API_KEY: 'offline',
+    GOOGLE_GEMINI_BASE_URL: home.standIn.url,
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    NO_COLOR: '1',
+    TERM: 'dumb',
   });
+  return r.stdout + r.stderr;
 }
 
 /** Copies a fixture file into the home, its recorded project path replaced by the home's project. */
