@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ChildSessions, childSessionsFrom, convertSessionAll, type WrittenSession } from '../../convert/session.js';
+import { childSessionsInStore } from '../../convert/store-children.js';
 import { writableFormatNames } from '../../formats/registry.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
@@ -76,8 +77,14 @@ function missingProjectWarning(session: Session, target: SessionDriver): string 
 }
 
 export function registerConvert(program: Command, ctx: CliContext): void {
-  /** The session from a store (a team server, PostgreSQL, an index file) rather than the agents' files. */
-  const fromStore = async (url: string, id: string): Promise<Session> => {
+  /**
+   * The session from a store (a team server, PostgreSQL, an index file) rather than the agents' files,
+   * and its sub-agent sessions there; `close` closes the store once they are read.
+   */
+  const fromStore = async (
+    url: string,
+    id: string,
+  ): Promise<{ session: Session; childrenOf: ChildSessions; close: () => Promise<void> }> => {
     // a store file to read from is one that is there (opening a missing one made an empty one)
     const file = /^(sqlite|file):/.test(url)
       ? url.replace(/^(sqlite|file):(\/\/)?/, '')
@@ -86,6 +93,9 @@ export function registerConvert(program: Command, ctx: CliContext): void {
         : undefined;
     if (file !== undefined && !existsSync(file)) throw new Error(`--from ${url}: no such file`);
     const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) });
+    const close = async () => {
+      await store.close?.();
+    };
     try {
       let session = await store.getSession(id);
       if (!session) {
@@ -99,19 +109,37 @@ export function registerConvert(program: Command, ctx: CliContext): void {
         if (matches[0]) session = await store.getSession(matches[0].id);
       }
       if (!session) throw new NotFoundError('session', id);
-      return session;
-    } finally {
-      await store.close?.();
+      return { session, childrenOf: childSessionsInStore(store), close };
+    } catch (e) {
+      await close();
+      throw e;
     }
   };
   const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
     // a directory to resume in that is not there fails before anything is read or written
     const project = opts.project === undefined ? undefined : resolve(opts.project);
     if (project !== undefined && !isDirectory(project)) throw new Error(`--project ${opts.project}: no such directory`);
-    const opened = opts.from ? undefined : await openSession(ctx, id, opts.source, opts.index);
-    const found = opened ? opened.session : await fromStore(opts.from as string, id);
-    // the sub-agent sessions go along from the agent's own store
-    const childrenOf: ChildSessions | undefined = opened ? childSessionsFrom(opened.driver) : undefined;
+    // the sub-agent sessions go along from the store the session is read from (an agent's own, or --from)
+    const opened = opts.from
+      ? await fromStore(opts.from, id)
+      : await openSession(ctx, id, opts.source, opts.index).then((o) => ({
+          session: o.session,
+          childrenOf: childSessionsFrom(o.driver),
+          close: async () => {},
+        }));
+    try {
+      await convertOpened(opened.session, opened.childrenOf, project, opts, handoff);
+    } finally {
+      await opened.close();
+    }
+  };
+  const convertOpened = async (
+    found: Session,
+    childrenOf: ChildSessions,
+    project: string | undefined,
+    opts: ConvertFlags,
+    handoff: boolean,
+  ) => {
     const session = project === undefined ? found : { ...found, project };
     const target = ctx.sources().driver(opts.to);
     const at = opts.at === undefined ? undefined : resolveEntryId(session.entries, opts.at);

@@ -16,7 +16,17 @@ export interface SubagentLink {
   callId?: string;
 }
 
-/** The session_meta payload of a sub-agent thread under `link.parentThreadId`. */
+/** The thread_spawn of a codex sub-agent's own session_meta payload (a codex → codex copy), else nothing. */
+function threadSpawnOf(payload: JsonObject): JsonObject | undefined {
+  const source = payload.source;
+  const spawn = isObject(source) && isObject(source.subagent) ? source.subagent.thread_spawn : undefined;
+  return isObject(spawn) ? spawn : undefined;
+}
+
+/**
+ * The session_meta payload of a sub-agent thread under `link.parentThreadId`. A codex sub-agent copied
+ * keeps what its thread_spawn says of the agent (its nickname, role, path), which codex shows for it.
+ */
 export function subagentMeta(payload: JsonObject, link: SubagentLink): JsonObject {
   const { forked_from_id: _fork, subagent_history_start_ordinal: _start, ...rest } = payload;
   return {
@@ -25,11 +35,12 @@ export function subagentMeta(payload: JsonObject, link: SubagentLink): JsonObjec
     source: {
       subagent: {
         thread_spawn: {
-          parent_thread_id: link.parentThreadId,
-          depth: link.depth,
           agent_path: null,
           agent_nickname: null,
           agent_role: null,
+          ...threadSpawnOf(payload),
+          parent_thread_id: link.parentThreadId,
+          depth: link.depth,
         },
       },
     },
