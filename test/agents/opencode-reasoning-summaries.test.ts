@@ -117,7 +117,7 @@ describe('a reasoning item of several summary parts, resumed by the real OpenCod
     const reasoning = req.input.filter((i: ResponsesItem) => i.type === 'reasoning');
     expect(reasoning).toHaveLength(1);
     expect(reasoning[0]?.encrypted_content).toBe('gAAAA-enc-codex-1');
-    const sentText = (reasoning[0]?.summary as { text: string }[]).map((s) => s.text).join('\n\n');
+    const sentText = ((reasoning[0]?.summary ?? []) as { text: string }[]).map((s) => s.text).join('\n\n');
     for (const s of SUMMARIES) expect(sentText).toContain(s);
 
     // threadbase's ai-sdk context of the OpenCode session: the one reasoning part OpenCode sent

@@ -97,7 +97,7 @@ function resultText(p: ToolResultPart): string {
 function fromLastCompaction(path: readonly Entry[]): { hidden: Entry[]; sent: Entry[]; keptIds?: string[] } {
   const at = path.findLastIndex((e) => e.kind === 'compaction');
   const c = path[at];
-  if (!c || c.kind !== 'compaction') return { hidden: [], sent: [...path] };
+  if (c?.kind !== 'compaction') return { hidden: [], sent: [...path] };
   const keptFrom = c.firstKeptEntryId ? path.findIndex((e, i) => i < at && e.id === c.firstKeptEntryId) : -1;
   const end = keptFrom >= 0 ? keptFrom : at;
   const kept = path.slice(end, at);
