@@ -7,7 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
+import type {
+  DriverCapabilities,
+  DriverEnv,
+  ReadFrom,
+  SessionFilter,
+  SourceUnit,
+  UnitRead,
+  WriteOptions,
+} from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { isObject } from '../gemini/content.js';
@@ -17,7 +25,7 @@ import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentTranscript } from './children.js';
 import { encodeQwenRecords } from './encode.js';
-import { readQwenChat, SOURCE, type SubAgentOf } from './records.js';
+import { type QwenReadState, readQwenChat, readQwenChatFrom, SOURCE, type SubAgentOf } from './records.js';
 
 /** Where Qwen Code keeps its runtime data (Storage.getRuntimeBaseDir): sessions go under `projects/`. */
 export function qwenDir(env: DriverEnv): string {
@@ -135,7 +143,7 @@ export class QwenDriver extends DriverBase {
 
   /**
    * IncrementalSource: each chat and sub-agent file by its size and time; its name says its session
-   * id, so listing reads none.
+   * id, so listing reads none. Qwen Code only appends records (whole lines) to them.
    */
   async listUnits(): Promise<SourceUnit[]> {
     const located = this.files();
@@ -143,17 +151,34 @@ export class QwenDriver extends DriverBase {
     const units = await fileUnits(
       located,
       (l) => l.file,
-      (l, st): SourceUnit => ({ key: l.file, sessionId: l.id, path: l.file, size: st.size, mtimeMs: st.mtimeMs }),
+      (l, st): SourceUnit => ({
+        key: l.file,
+        sessionId: l.id,
+        path: l.file,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        appendOnly: true,
+      }),
     );
     const bySession = new Map<string, SourceUnit>();
     for (const u of units) if (!bySession.has(u.sessionId)) bySession.set(u.sessionId, u);
     return [...bySession.values()];
   }
 
-  /** For `threadbase sync`: one file read whole, not kept in the cache. */
-  async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
+  /**
+   * For `threadbase sync`: one file read whole, or with `from` from its last record on (records.ts
+   * says when it reads whole instead); not kept in the cache.
+   */
+  async readUnit(unit: SourceUnit, from?: ReadFrom): Promise<UnitRead | undefined> {
     try {
-      return { session: await this.read(this.located(unit)) };
+      const loc = this.located(unit);
+      const read = await readQwenChatFrom(loc.file, await this.subAgentOf(loc), from ? readState(from.state) : undefined);
+      return {
+        session: read.session,
+        offset: read.offset,
+        ...(read.state ? { state: JSON.stringify(read.state) } : {}),
+        ...(read.appended ? { appended: true, replaces: read.appended.replaces, fromLine: read.appended.fromLine } : {}),
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -236,5 +261,16 @@ export class QwenDriver extends DriverBase {
     } catch {
       return undefined;
     }
+  }
+}
+
+/** A unit's state as the index kept it (written by readUnit), else undefined: read whole. */
+function readState(text: string | undefined): QwenReadState | undefined {
+  if (!text) return undefined;
+  try {
+    const v = parseJson(text);
+    return isObject(v) && isObject(v.safe) && isObject(v.fields) ? (v as unknown as QwenReadState) : undefined;
+  } catch {
+    return undefined;
   }
 }

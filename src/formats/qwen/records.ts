@@ -275,26 +275,75 @@ export interface SubAgentOf {
   agentType?: string;
 }
 
-/** Reads one chat file. Damaged lines and records with a missing parent are warnings naming file and line. */
-export async function readQwenChat(file: string, subAgent?: SubAgentOf): Promise<Session> {
+/**
+ * Where a later read of a grown chat resumes (a unit's state in the index): at the last record, re-read
+ * with whatever was appended (a record's fragments may follow it), and what the whole read found
+ * before it, so the appended part alone gives the session's listing fields.
+ */
+export interface QwenReadState {
+  /** the last record's first fragment: its byte offset and line, uuid, parentUuid and how many entries it made */
+  safe: { offset: number; line: number; id: string; parentId: string | null; count: number };
+  /** the custom title so far */
+  customTitle?: string;
+  /** the first user line on the path to the last record's parent */
+  titleBefore?: string;
+  /** title without a custom title, and leaf, of the read that left this state */
+  chainTitle?: string;
+  leafId: string | null;
+  /** listing fields that the first record fixes (id, project, meta…) and the creation time */
+  fields: Pick<Session, 'id' | 'project' | 'createdAt' | 'updatedAt' | 'parentId' | 'parentToolCallId' | 'meta'>;
+}
+
+/** A chat read whole or, with `from`, only from its last record on. */
+export interface QwenRead {
+  session: Session;
+  /** byte offset after the last whole line read (a torn last line is read again next time) */
+  offset: number;
+  /** for the next read from `offset`; absent when the chat cannot be resumed from there */
+  state?: QwenReadState;
+  /** the read was from `from`: session.entries are the re-read record's and the new ones */
+  appended?: { replaces: number; fromLine: number };
+}
+
+/** The lines of a chat from `start`, gathered; offset after the last whole line. */
+async function gatherFrom(
+  file: string,
+  start: { offset: number; line: number } | undefined,
+): Promise<{ g: Gathered; warnings: ParseWarning[]; offset: number; firstLine: Map<string, { offset: number; line: number }> }> {
   const warnings: ParseWarning[] = [];
   const g: Gathered = { fragments: new Map(), lineOf: new Map(), leaf: undefined, first: undefined, title: undefined };
-  for await (const l of readJsonl(file)) gather(file, l, g, warnings);
+  const firstLine = new Map<string, { offset: number; line: number }>();
+  let offset = start?.offset ?? 0;
+  for await (const l of readJsonl(file, start ? { start: start.offset, startLine: start.line } : {})) {
+    // a torn last line (Qwen Code may still be writing it) is not passed: the next read tries it again
+    if (!(l.partial && l.value === undefined)) offset = l.end;
+    const known = g.fragments.size;
+    gather(file, l, g, warnings);
+    if (g.fragments.size > known && isObject(l.value)) firstLine.set(l.value.uuid as string, { offset: l.offset, line: l.line });
+  }
+  return { g, warnings, offset, firstLine };
+}
 
+/** The gathered records as entries, in the order of their first fragments; how many each made. */
+function entriesOf(g: Gathered, file: string, warnings: ParseWarning[], resolveParent: (p: string) => string | null) {
   const entries: Entry[] = [];
+  const counts = new Map<string, number>();
   for (const [uuid, frags] of g.fragments) {
     const rec = joined(frags);
     let parentId = (rec.parentUuid as string | null) ?? null;
     if (parentId !== null && !g.fragments.has(parentId)) {
-      warnings.push({
-        file,
-        line: g.lineOf.get(uuid),
-        id: uuid,
-        message: `parent ${parentId} not found; record treated as a root`,
-      });
-      parentId = null;
+      const resolved = resolveParent(parentId);
+      if (resolved === null)
+        warnings.push({
+          file,
+          line: g.lineOf.get(uuid),
+          id: uuid,
+          message: `parent ${parentId} not found; record treated as a root`,
+        });
+      parentId = resolved;
     }
     if (parentId === uuid) parentId = null;
+    const before = entries.length;
     const split = isObject(rec.threadbase) && Array.isArray(rec.threadbase.split) ? (rec.threadbase.split as Entry[]) : undefined;
     if (split?.length) {
       // a response threadbase merged from several entries (encode.ts): the entries given back, the last one this record's
@@ -304,7 +353,28 @@ export async function readQwenChat(file: string, subAgent?: SubAgentOf): Promise
         parentId = last ? parentId : e.id;
       }
     } else entries.push(entryOf(rec, parentId));
+    counts.set(uuid, entries.length - before);
   }
+  return { entries, counts };
+}
+
+/** Reads one chat file. Damaged lines and records with a missing parent are warnings naming file and line. */
+export async function readQwenChat(file: string, subAgent?: SubAgentOf): Promise<Session> {
+  return (await readQwenChatFrom(file, subAgent)).session;
+}
+
+/**
+ * Reads one chat whole or, with `from` (the state a read left), from its last record on: the records
+ * appended since must all descend from that record, else (a new root, a branch off an earlier record,
+ * a fragment of an earlier record, a cycle) the chat is read whole.
+ */
+export async function readQwenChatFrom(file: string, subAgent?: SubAgentOf, from?: QwenReadState): Promise<QwenRead> {
+  if (from) {
+    const appended = await readAppended(file, from);
+    if (appended) return appended;
+  }
+  const { g, warnings, offset, firstLine } = await gatherFrom(file, undefined);
+  const { entries, counts } = entriesOf(g, file, warnings, () => null);
   breakCycles(entries, g.lineOf, file, warnings);
   const leafId = g.leaf ?? null;
   const chain = leafId ? pathToLeaf({ entries, leafId }) : [];
@@ -314,27 +384,115 @@ export async function readQwenChat(file: string, subAgent?: SubAgentOf): Promise
   let updatedAt = createdAt;
   for (const e of entries) if (e.timestamp > updatedAt) updatedAt = e.timestamp;
   const usage = summarizeUsage(entries);
-  return {
+  const chainTitle = firstUserLine(chain, qwenInjected);
+  const fields: QwenReadState['fields'] = {
     id,
-    source: SOURCE,
     ...(str(first?.cwd) ? { project: str(first?.cwd) } : {}),
-    title: g.title ?? firstUserLine(chain, qwenInjected),
     createdAt,
     updatedAt,
-    messageCount: countMessages(chain),
     parentId: subAgent?.parentSessionId ?? null,
     ...(subAgent?.toolUseId ? { parentToolCallId: subAgent.toolUseId } : {}),
-    models: usage.models,
-    usage: usage.usage,
-    ...usageByModelOf(usage),
-    path: file,
     meta: {
       ...(subAgent ? { kind: 'subagent', ...(subAgent.agentType ? { agentType: subAgent.agentType } : {}) } : {}),
       ...(str(first?.version) ? { qwenVersion: str(first?.version) } : {}),
       ...(str(first?.gitBranch) ? { gitBranch: str(first?.gitBranch) } : {}),
     },
+  };
+  const session: Session = {
+    id,
+    source: SOURCE,
+    ...(fields.project ? { project: fields.project } : {}),
+    title: g.title ?? chainTitle,
+    createdAt,
+    updatedAt,
+    messageCount: countMessages(chain),
+    parentId: fields.parentId ?? null,
+    ...(fields.parentToolCallId ? { parentToolCallId: fields.parentToolCallId } : {}),
+    models: usage.models,
+    usage: usage.usage,
+    ...usageByModelOf(usage),
+    path: file,
+    meta: fields.meta,
     entries,
     leafId,
     warnings,
   };
+  return { session, offset, ...safeState(g, entries, counts, firstLine, leafId, chainTitle, fields) };
+}
+
+/** The state to resume from the last record, unless its parent was not found (a whole read warns of it). */
+function safeState(
+  g: Gathered,
+  entries: Entry[],
+  counts: Map<string, number>,
+  firstLine: Map<string, { offset: number; line: number }>,
+  leafId: string | null,
+  chainTitle: string | undefined,
+  fields: QwenReadState['fields'],
+  /** the first user line on the path before what `entries` hold (an appended read's) */
+  titleEarlier?: string,
+): { state?: QwenReadState } {
+  const lastId = [...g.fragments.keys()].at(-1);
+  const at = lastId ? firstLine.get(lastId) : undefined;
+  const count = lastId ? counts.get(lastId) : undefined;
+  if (!lastId || !at || !count) return {};
+  const head = entries[entries.length - count];
+  const rawParent = (g.fragments.get(lastId)?.[0]?.parentUuid as string | null | undefined) ?? null;
+  if (!head || head.parentId !== (rawParent === lastId ? null : rawParent)) return {};
+  const inRead = head.parentId !== null && entries.some((e) => e.id === head.parentId);
+  const titleBefore =
+    titleEarlier ??
+    (inRead && head.parentId ? firstUserLine(pathToLeaf({ entries, leafId: head.parentId }), qwenInjected) : undefined);
+  return {
+    state: {
+      safe: { ...at, id: lastId, parentId: head.parentId, count },
+      ...(g.title !== undefined ? { customTitle: g.title } : {}),
+      ...(titleBefore !== undefined ? { titleBefore } : {}),
+      ...(chainTitle !== undefined ? { chainTitle } : {}),
+      leafId,
+      fields,
+    },
+  };
+}
+
+/** The records from the state's last record on, when they hang under it; undefined: read whole. */
+async function readAppended(file: string, from: QwenReadState): Promise<QwenRead | undefined> {
+  const { safe } = from;
+  const { g, warnings, offset, firstLine } = await gatherFrom(file, safe);
+  const ids = [...g.fragments.keys()];
+  if (ids[0] !== safe.id) return undefined;
+  // every record but the first hangs under one read here: the tree before is unchanged
+  for (const [uuid, frags] of g.fragments) {
+    const parent = (frags[0]?.parentUuid as string | null | undefined) ?? null;
+    if (uuid === safe.id ? parent !== safe.parentId : parent === null || parent === uuid || !g.fragments.has(parent))
+      return undefined;
+  }
+  const { entries, counts } = entriesOf(g, file, warnings, (p) => p);
+  const cycles: ParseWarning[] = [];
+  breakCycles(entries, g.lineOf, file, cycles);
+  if (cycles.length) return undefined;
+  const customTitle = g.title ?? from.customTitle;
+  const leafId = g.leaf ?? from.leafId;
+  const chainTitle = g.leaf
+    ? (from.titleBefore ?? firstUserLine(pathToLeaf({ entries, leafId: g.leaf }), qwenInjected))
+    : from.chainTitle;
+  let updatedAt = from.fields.updatedAt;
+  for (const e of entries) if (e.timestamp > updatedAt) updatedAt = e.timestamp;
+  const fields = { ...from.fields, updatedAt };
+  const usage = summarizeUsage(entries);
+  const session: Session = {
+    ...fields,
+    source: SOURCE,
+    title: customTitle ?? chainTitle,
+    messageCount: countMessages(entries),
+    models: usage.models,
+    usage: usage.usage,
+    path: file,
+    entries,
+    leafId,
+    warnings,
+  };
+  const next = safeState(g, entries, counts, firstLine, leafId, chainTitle, fields, from.titleBefore).state;
+  if (next && customTitle !== undefined) next.customTitle = customTitle;
+  return { session, offset, ...(next ? { state: next } : {}), appended: { replaces: safe.count, fromLine: safe.line } };
 }
