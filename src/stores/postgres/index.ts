@@ -310,15 +310,7 @@ export class PostgresStore extends DriverBase {
     };
     for (const r of rows) {
       const u = summary(r.session_id);
-      const usage: Usage = {
-        input: Number(r.input),
-        output: Number(r.output),
-        cacheRead: Number(r.cache_read),
-        cacheWrite: Number(r.cache_write),
-        ...(Number(r.cache_write_1h) > 0 ? { cacheWrite1h: Number(r.cache_write_1h) } : {}),
-        reasoning: Number(r.reasoning),
-        ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
-      };
+      const usage = usageOfRow(r);
       u.usage = addUsage(u.usage, usage);
       u.cost += Number(r.cost);
       u.responses += Number(r.responses);
@@ -757,15 +749,7 @@ export class PostgresStore extends DriverBase {
         entry = emptyCostGroups();
         out.set(r.session_key, entry);
       }
-      const summed: Usage = {
-        input: Number(r.input),
-        output: Number(r.output),
-        cacheRead: Number(r.cache_read),
-        cacheWrite: Number(r.cache_write),
-        ...(Number(r.cache_write_1h) > 0 ? { cacheWrite1h: Number(r.cache_write_1h) } : {}),
-        reasoning: Number(r.reasoning),
-        ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
-      };
+      const summed = usageOfRow(r);
       if (r.part === 'recorded') {
         const recorded = Number(r.recorded ?? 0);
         entry.recordedCost += recorded;
@@ -827,6 +811,24 @@ export class PostgresStore extends DriverBase {
     return res.rows.map((r) => ({ seq: Number(r.seq), entry: JSON.parse(r.body) as Entry }));
   }
 }
+
+/** A row of summed token columns (the usage and cost queries name them alike) as a Usage. */
+function usageOfRow(r: UsageColumns): Usage {
+  return {
+    input: Number(r.input),
+    output: Number(r.output),
+    cacheRead: Number(r.cache_read),
+    cacheWrite: Number(r.cache_write),
+    ...(Number(r.cache_write_1h) > 0 ? { cacheWrite1h: Number(r.cache_write_1h) } : {}),
+    reasoning: Number(r.reasoning),
+    ...(Number(r.web_searches) > 0 ? { webSearches: Number(r.web_searches) } : {}),
+  };
+}
+
+type UsageColumns = Record<
+  'input' | 'output' | 'cache_read' | 'cache_write' | 'cache_write_1h' | 'reasoning' | 'web_searches',
+  string | number | null
+>;
 
 function infoFromRow(r: SessionRow): SessionInfo {
   const info: SessionInfo = {
