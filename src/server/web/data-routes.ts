@@ -9,7 +9,8 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import '../../formats/all.js';
-import { convertSessionAll } from '../../convert/session.js';
+import { convertSessionAll, type WrittenSession } from '../../convert/session.js';
+import { childSessionsInStore } from '../../convert/store-children.js';
 import { Sources } from '../../formats/registry.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
@@ -74,6 +75,28 @@ const convertBody = z.object({
   /** the server's address as the browser sees it (behind a proxy the request's own may differ) */
   origin: z.string().optional(),
 });
+
+/** A sub-agent session "Continue in…" wrote under the written session, as the answer lists it. */
+interface WrittenChild {
+  id: string;
+  source: string;
+  path: string | null;
+  /** the call in the written parent that ran it */
+  parentToolCallId: string | null;
+  warnings: string[];
+  children: WrittenChild[];
+}
+
+function writtenChild(w: WrittenSession): WrittenChild {
+  return {
+    id: w.id,
+    source: w.source,
+    path: w.path ?? null,
+    parentToolCallId: w.parentToolCallId ?? null,
+    warnings: (w.meta?.warnings as string[] | undefined) ?? [],
+    children: (w.children ?? []).map(writtenChild),
+  };
+}
 
 /** A word for a POSIX shell: as is when plainly safe, else single-quoted. */
 function shellWord(s: string): string {
@@ -271,7 +294,11 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
     }
     const targets = opts.targets as ConvertTargets;
     const target = targets.driver(body.to);
-    const [written] = await convertSessionAll(ls.session, target, { at: body.leaf });
+    // the sub-agent sessions in the viewer's store go along, as `threadbase convert` carries them
+    const [written] = await convertSessionAll(ls.session, target, {
+      at: body.leaf,
+      childrenOf: childSessionsInStore(data.driver),
+    });
     if (!written) return c.json({ error: 'internal', message: 'nothing written' }, 500);
     data.invalidate();
     return c.json({
@@ -281,6 +308,7 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
       path: written.path ?? null,
       command: target.resumeCommand?.(written) ?? null,
       warnings: (written.meta?.warnings as string[] | undefined) ?? [],
+      children: (written.children ?? []).map(writtenChild),
     });
   });
 

@@ -566,6 +566,7 @@ function continueIn(info, meta, leafId) {
           r.path ? h('span', { class: 'muted small' }, ` at ${r.path}`) : '',
         ),
         commandLine('resume-command', cmd),
+        subAgentsWritten(r.children ?? []),
         r.warnings?.length
           ? h(
               'ul',
@@ -581,6 +582,21 @@ function continueIn(info, meta, leafId) {
     }
   });
   return h('div', { class: 'continue' }, sel, btn, out);
+}
+
+/** The sub-agent sessions "Continue in…" wrote under the written session (and theirs under them). */
+function subAgentsWritten(children) {
+  if (!children.length) return '';
+  const item = (c) =>
+    h(
+      'li',
+      {},
+      `sub-agent ${c.source} session `,
+      h('span', { class: 'mono' }, c.id),
+      c.path ? h('span', { class: 'muted small' }, ` at ${c.path}`) : '',
+      c.children?.length ? h('ul', {}, c.children.map(item)) : '',
+    );
+  return h('ul', { class: 'sub-agents-written small' }, children.map(item));
 }
 
 // ---------------------------------------------------------------- search
