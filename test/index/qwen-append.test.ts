@@ -4,7 +4,7 @@
  * the same files; a torn last line is read again once whole; a chat that shrank, or whose new records
  * branch off an earlier one, is read whole.
  */
-import { appendFile, cp, readFile, truncate } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
@@ -177,5 +177,45 @@ describe('Qwen Code: a grown chat read from its last record', () => {
     expect(shrunk.report).toMatchObject({ reread: 1, appended: 0 });
     expect(shrunk.calls[0]?.from).toBeUndefined();
     expect(await warmIndex()).toEqual(await coldOf());
+  });
+});
+
+describe('Qwen Code: a chat cut anywhere, then grown', () => {
+  it('gives the index a cold sync gives, at every line and mid-line', async () => {
+    const full = await readFile(
+      resolve('test/fixtures/qwen/real-0.24.4/projects/-tmp-qwen-fixture-proj/chats', `${REAL}.jsonl`),
+      'utf8',
+    );
+    const last = JSON.parse(full.trim().split('\n').at(-1) as string) as { uuid: string };
+    // the real chat, then a question and an answer written in two fragments of one record
+    const text =
+      full +
+      record('cccccccc-0000-4000-8000-000000000001', last.uuid, 'user', 'a cut question') +
+      record('cccccccc-0000-4000-8000-000000000002', 'cccccccc-0000-4000-8000-000000000001', 'assistant', 'one') +
+      record('cccccccc-0000-4000-8000-000000000002', 'cccccccc-0000-4000-8000-000000000001', 'assistant', 'two');
+    const ends = [...text.matchAll(/\n/g)].map((m) => (m.index ?? 0) + 1);
+    // at every line end; mid-line too around the fragments (the last lines)
+    const cuts = ends.flatMap((e, i) => [e, ...(i >= ends.length - 5 && i + 1 < ends.length ? [e + 20] : [])]).slice(0, -1);
+    let appended = 0;
+    for (const cut of cuts) {
+      const h = await tempIndexHome('tb-qwen-cut-');
+      cleanups.push(h.remove);
+      const dir = join(h.dir, '.qwen', 'projects', '-tmp-qwen-fixture-proj', 'chats');
+      await mkdir(dir, { recursive: true });
+      const file = join(dir, `${REAL}.jsonl`);
+      await writeFile(file, text.slice(0, cut));
+      await sync(h.env);
+      await appendFile(file, text.slice(cut));
+      const grown = await sync(h.env);
+      appended += grown.report.appended;
+      const cold = await tempIndexHome('tb-qwen-cut-cold-');
+      cleanups.push(cold.remove);
+      await cp(join(h.dir, '.qwen'), join(cold.dir, '.qwen'), { recursive: true });
+      await sync(cold.env);
+      const strip = (v: unknown, dir: string) => JSON.parse(JSON.stringify(v).split(dir).join('<home>'));
+      expect(strip(await indexed(h.env), h.dir), `cut at byte ${cut}`).toEqual(strip(await indexed(cold.env), cold.dir));
+    }
+    // every cut appended (the first line was whole at each)
+    expect(appended).toBe(cuts.length);
   });
 });
