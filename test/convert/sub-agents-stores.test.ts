@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sources } from '../../src/formats/registry.js';
 import type { SessionDriver } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
+import { MemoryTokenStore, type RunningServer, startServer } from '../../src/server/index.js';
+import { openStore } from '../../src/stores/open.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
@@ -98,6 +100,25 @@ describe('convert --from a store carries the stored sub-agent sessions', () => {
     it('carries the sub-agent under the written session', async () => {
       await expectSubAgentCarried(await convert([CLAUDE_PARENT, '--from', pg.url, '--to', 'pi']));
     });
+  });
+});
+
+describe('convert --from a team server carries the stored sub-agent sessions', () => {
+  let server: RunningServer | undefined;
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('stored through the server, read back through it', async () => {
+    const store = openSqliteStore(join(fx.home, 'server.db'));
+    const tokens = new MemoryTokenStore();
+    const { key } = await tokens.createToken('team-a');
+    server = await startServer({ store, tokens, port: 0, log: () => {} });
+    const url = `http://${key}@${new URL(server.url).host}`;
+    const remote = await openStore(url);
+    await storeClaudeSessions(remote);
+    await remote.close?.();
+    await expectSubAgentCarried(await convert([CLAUDE_PARENT, '--from', url, '--to', 'pi']));
   });
 });
 
