@@ -89,7 +89,8 @@ function withSpawnCall(given: Session, parent: Session | undefined): Session {
 
 export class ClineDriver extends DriverBase {
   readonly name = SOURCE;
-  readonly readerVersion = 1;
+  /** 2: the compaction state (`<id>.compaction.json`) read as a compaction entry (compaction.ts) */
+  readonly readerVersion = 2;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

@@ -27,6 +27,7 @@ import type {
 } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
+import { compactionFileOf, withCompactionState } from './compaction.js';
 import { clineInjectedKind } from './injected.js';
 import { arrayOfKey, salvageArray } from './salvage.js';
 
@@ -66,7 +67,7 @@ function resultBlocks(content: unknown[]): ToolResultContent[] | undefined {
 }
 
 /** A Cline content block as a model part; a tool result whose content is no content blocks keeps it as JSON text. */
-function partOf(block: unknown, role: string): Part {
+export function partOf(block: unknown, role: string): Part {
   const media = isObject(block) ? clineMediaPart(block) : undefined;
   if (media) return media;
   if (isObject(block) && block.type === 'text' && role === 'user' && typeof block.text === 'string') {
@@ -402,8 +403,17 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
   const startedAt = str(manifest?.started_at);
   const fallback = startedAt ?? str(doc.updated_at) ?? new Date(0).toISOString();
   const id = isRoot ? (str(manifest?.session_id) ?? dirId) : (str(doc.sessionId) ?? `${dirId}__${stem}`);
-  const { entries, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
+  const { entries: read0, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
   warnings.push(...w);
+  // what Cline sends once it has compacted (compaction.ts)
+  const entries = await withCompactionState(
+    compactionFileOf(messagesFile),
+    read.items.map((i) => i.value),
+    read0,
+    `${id}:`,
+    (m) => (Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content }]).map((b) => partOf(b, String(m.role))),
+    warnings,
+  );
   const meta = isObject(manifest?.metadata) ? manifest.metadata : {};
   const kept: JsonObject = isObject(meta.threadbase) ? { ...meta.threadbase } : {};
   const createdAt = startedAt ?? entries[0]?.timestamp ?? fallback;

@@ -1,0 +1,118 @@
+/**
+ * Cline CLI's compaction state (`<id>.compaction.json`, fixture recorded by the real cline 3.0.65
+ * compacting offline): read as a compaction entry after the last message it covers, so that the
+ * context, `show` and the counts agree with what Cline sent after compacting; a state that does not
+ * match the messages (Cline then ignores it) or is malformed is reported with its file and not applied.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClineDriver } from '../../src/formats/cline/index.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { CompactionEntry, Session } from '../../src/model/types.js';
+import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+
+const FIXTURE = resolve('test/fixtures/cline/compaction-3.0.65');
+const ID = '1795669065564_8ih0v';
+const homes: string[] = [];
+
+async function tempHome(): Promise<string> {
+  const home = await fs.mkdtemp(join(tmpdir(), 'tb-cline-compaction-'));
+  homes.push(home);
+  return home;
+}
+afterEach(async () => {
+  await Promise.all(homes.splice(0).map((h) => fs.rm(h, { recursive: true, force: true })));
+});
+
+/** A message as comparable items: its role and text (blocks joined, as a model reads them), its calls, its results. */
+function items(m: AnthropicMessage): string[] {
+  const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+  const text = blocks.flatMap((b) => (b.type === 'text' ? [String(b.text)] : [])).join('\n');
+  return [
+    `${m.role}:${text}`,
+    ...blocks.flatMap((b) => {
+      if (b.type === 'tool_use') return [`call:${String(b.id)}:${String(b.name)}:${JSON.stringify(b.input)}`];
+      if (b.type === 'tool_result') {
+        const c = b.content;
+        const t = typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string }) => x.text ?? '').join('\n') : '';
+        // its head: Cline cuts a long result short in every request it sends (message-builder.ts), not only after compacting
+        return [`result:${String(b.tool_use_id)}:${t.slice(0, 200)}`];
+      }
+      return [];
+    }),
+  ];
+}
+
+async function sentAfterCompaction(): Promise<string[][]> {
+  const sent = JSON.parse(await fs.readFile(join(FIXTURE, 'sent-after-compaction.json'), 'utf8')) as AnthropicMessage[];
+  return sent.map(items);
+}
+
+describe('a Cline session the real cline compacted', () => {
+  const env: DriverEnv = { home: '/nonexistent', env: { CLINE_DATA_DIR: join(FIXTURE, 'data') } };
+
+  it('reads the compaction after the messages it covers, with the turns Cline kept', async () => {
+    const s = (await new ClineDriver(env).getSession(ID)) as Session;
+    expect(s.warnings ?? []).toEqual([]);
+    expect(s.entries.map((e) => e.kind)).toEqual([
+      'message',
+      'message',
+      'message',
+      'message',
+      'message',
+      'compaction',
+      'message',
+    ]);
+    const c = s.entries[5] as CompactionEntry;
+    expect(c.parentId).toBe('msg_sGpOfSLl'); // the 5th message, Cline's source_message_count
+    expect(s.entries[6]?.parentId).toBe(c.id);
+    expect(c.firstKeptEntryId).toBe('msg_tnZIenQo'); // the b.txt call it kept
+    expect(c.summary).toMatch(/^READ: a\.txt and b\.txt\n<SYSTEM_NOTICE>\nEarlier context was compacted\./);
+    expect(c.summary).toContain('Files read:\na.txt');
+    // still every message Cline keeps, counted once
+    expect(s.messageCount).toBe(6);
+  });
+
+  it('its context at the compaction is what Cline sent after compacting', async () => {
+    const s = (await new ClineDriver(env).getSession(ID)) as Session;
+    const home = await tempHome();
+    const cliEnv: DriverEnv = { home, env: { ...env.env, THREADBASE_HOME: join(home, '.threadbase') } };
+    const at = JSON.parse(await runCliOk(cliEnv, ['context', ID, '--leaf', `${ID}:compaction`, '--format', 'anthropic'])) as {
+      messages: AnthropicMessage[];
+    };
+    expect(at.messages.map(items)).toEqual(await sentAfterCompaction());
+    // at the leaf: that, then Cline's answer
+    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    const shown = await runCliOk(cliEnv, ['show', ID]);
+    expect(shown).toMatch(/compaction/i);
+    expect(shown).toContain('Earlier context was compacted');
+  });
+
+  it('a state whose last message is not the session’s is reported and not applied, as Cline ignores it', async () => {
+    const home = await tempHome();
+    const data = join(home, 'data');
+    await fs.cp(join(FIXTURE, 'data'), data, { recursive: true });
+    const file = join(data, 'sessions', ID, `${ID}.compaction.json`);
+    const state = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+    await fs.writeFile(file, JSON.stringify({ ...state, source_last_message_key: 'id:msg_other' }));
+    const s = (await new ClineDriver({ home, env: { CLINE_DATA_DIR: data } }).getSession(ID)) as Session;
+    expect(s.entries.some((e) => e.kind === 'compaction')).toBe(false);
+    expect(s.warnings).toEqual([expect.objectContaining({ file, message: expect.stringContaining('not applied') })]);
+    expect(buildContext(s).messages).toHaveLength(6);
+  });
+
+  it('a malformed state is reported with its file and line; the messages still load', async () => {
+    const home = await tempHome();
+    const data = join(home, 'data');
+    await fs.cp(join(FIXTURE, 'data'), data, { recursive: true });
+    const file = join(data, 'sessions', ID, `${ID}.compaction.json`);
+    await fs.writeFile(file, '{"version": 1, "messages": [');
+    const s = (await new ClineDriver({ home, env: { CLINE_DATA_DIR: data } }).getSession(ID)) as Session;
+    expect(s.warnings).toEqual([expect.objectContaining({ file, line: 1, message: expect.stringContaining('malformed JSON') })]);
+    expect(s.entries.filter((e) => e.kind === 'message')).toHaveLength(6);
+  });
+});
