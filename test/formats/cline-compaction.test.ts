@@ -90,6 +90,10 @@ describe('a Cline session the real cline compacted', () => {
     const shown = await runCliOk(cliEnv, ['show', ID]);
     expect(shown).toMatch(/compaction/i);
     expect(shown).toContain('Earlier context was compacted');
+    // counted as Cline counts it (the manifest's usage): every response once, the compaction none
+    const [row] = JSON.parse(await runCliOk(cliEnv, ['stats', '--by', 'session', '--json'])) as Record<string, unknown>[];
+    expect(row).toMatchObject({ key: ID, inputTokens: 4733, outputTokens: 58, messages: 3 });
+    expect(row?.cost).toBeCloseTo(0.015069, 9);
   });
 
   it('a state whose last message is not the session’s is reported and not applied, as Cline ignores it', async () => {
