@@ -119,4 +119,20 @@ describe('a Cline session the real cline compacted', () => {
     expect(s.warnings).toEqual([expect.objectContaining({ file, line: 1, message: expect.stringContaining('malformed JSON') })]);
     expect(s.entries.filter((e) => e.kind === 'message')).toHaveLength(6);
   });
+
+  it('a compaction Cline writes after a read is read by the same driver, and changes the unit’s version', async () => {
+    const home = await tempHome();
+    const data = join(home, 'data');
+    await fs.cp(join(FIXTURE, 'data'), data, { recursive: true });
+    const file = join(data, 'sessions', ID, `${ID}.compaction.json`);
+    const state = await fs.readFile(file, 'utf8');
+    await fs.rm(file);
+    const driver = new ClineDriver({ home, env: { CLINE_DATA_DIR: data } });
+    expect((await driver.getSession(ID))?.entries.some((e) => e.kind === 'compaction')).toBe(false);
+    const before = (await driver.listUnits()).find((u) => u.sessionId === ID)?.version;
+    await fs.writeFile(file, state);
+    expect((await driver.getSession(ID))?.entries.some((e) => e.kind === 'compaction')).toBe(true);
+    const after = (await driver.listUnits()).find((u) => u.sessionId === ID)?.version;
+    expect(after).not.toBe(before);
+  });
 });

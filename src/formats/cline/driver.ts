@@ -17,6 +17,7 @@ import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABI
 import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentMessages } from './children.js';
+import { compactionFileOf } from './compaction.js';
 import { encodeClineMessages } from './encode.js';
 import { isObject, type JsonObject, readCliSession, readExtensionTask, SOURCE } from './sessions.js';
 
@@ -148,7 +149,7 @@ export class ClineDriver extends DriverBase {
   private async stampOf(loc: Located): Promise<string> {
     const st = await fs.stat(loc.file);
     const m = loc.manifest ? await fs.stat(loc.manifest).catch(() => undefined) : undefined;
-    return JSON.stringify([st.size, st.mtimeMs, m?.size ?? null, m?.mtimeMs ?? null, loc.item ?? null]);
+    return JSON.stringify([st.size, st.mtimeMs, m?.size ?? null, m?.mtimeMs ?? null, loc.item ?? null, compactionStamp(loc)]);
   }
 
   private async read(loc: Located): Promise<Session> {
@@ -197,13 +198,13 @@ export class ClineDriver extends DriverBase {
         let version: string | undefined;
         if (l.manifest) {
           const m = statSyncSafe(l.manifest);
-          version = JSON.stringify(m ? [m.size, m.mtimeMs] : null);
+          version = JSON.stringify([m ? [m.size, m.mtimeMs] : null, compactionStamp(l)]);
         } else if (l.item) version = JSON.stringify(l.item);
         else if (l.layout === 'cli') {
           // a sub-agent's read takes its spawn call from its root's messages
           const dir = dirname(l.file);
           const root = statSyncSafe(join(dir, `${basename(dir)}.messages.json`));
-          version = JSON.stringify(root ? [root.size, root.mtimeMs] : null);
+          version = JSON.stringify([root ? [root.size, root.mtimeMs] : null, compactionStamp(l)]);
         }
         return {
           key: l.file,
@@ -346,6 +347,13 @@ function clineProvider(provider: string | undefined): string {
   if (provider === 'openai') return 'openai-native';
   if (provider === 'google') return 'gemini';
   return provider;
+}
+
+/** A CLI session's compaction state file's size and time (its read takes the compaction from there), or null. */
+function compactionStamp(l: Located): [number, number] | null {
+  if (l.layout !== 'cli') return null;
+  const c = statSyncSafe(compactionFileOf(l.file));
+  return c ? [c.size, c.mtimeMs] : null;
 }
 
 function statSyncSafe(file: string): { size: number; mtimeMs: number } | undefined {
