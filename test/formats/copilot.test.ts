@@ -66,7 +66,8 @@ describe('Copilot CLI: a real session (1.0.102)', () => {
       [REAL, 'copilot', '/tmp/copilot/work/proj', 'RUN: echo hello-copilot', 6],
     ]);
     expect(sessions[1]?.createdAt).toBe('2026-11-26T04:16:28.093Z');
-    expect(sessions[1]?.updatedAt).toBe('2026-11-26T04:16:33.928Z');
+    // its last event's time (the file's own time is when it was copied here)
+    expect(sessions[1]?.updatedAt).toBe('2026-11-26T04:16:32.024Z');
     expect(session.warnings ?? []).toEqual([]);
   });
 

@@ -4,11 +4,13 @@
  * - a user message is sent as its `transformedContent` where it has one (the typed text with the
  *   `<current_datetime>` prefix Copilot CLI added when it was typed);
  * - each attached image is sent after a text block `Attached image`;
- * - a failed tool result is sent as its error message without an error flag.
+ * - a failed tool result is sent as its error message without an error flag;
+ * - a compaction is sent as one user message that lists the user's messages before it (as typed) and
+ *   wraps the summary (seen after `/compact`, test/fixtures/copilot/real-1.0.102-compact).
  * Copilot CLI puts its own fresh system prompt and tools before it (not part of this context).
  */
-import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
-import type { Message, Part, Session } from '../../model/types.js';
+import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
+import type { CompactionEntry, Message, Part, Session } from '../../model/types.js';
 
 function asSent(m: Message): Message {
   if (m.role === 'user') {
@@ -36,7 +38,33 @@ function asSent(m: Message): Message {
   };
 }
 
+/** The text Copilot CLI sends for a compaction: the user's messages before it, then the summary. */
+export function copilotCompactionText(summary: string, userMessages: readonly string[]): string {
+  const typed = userMessages.map((m) => `<user_message>\n${m}\n</user_message>`).join('\n');
+  return (
+    'Some of the conversation history has been summarized to free up context.\n\n' +
+    'You were originally given instructions from a user over one or more turns. Here were the user messages:\n' +
+    `${typed}\n\nHere is a summary of the prior context:\n<summary>\n${summary}\n</summary>`
+  );
+}
+
+/** For each compaction on the path to the leaf: the text of the user's own messages before it. */
+function typedBefore(session: Session, leafId: string | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const typed: string[] = [];
+  for (const e of pathToLeaf(session, leafId)) {
+    if (e.kind === 'compaction') out.set(e.id, [...typed]);
+    else if (e.kind === 'message' && e.message.role === 'user' && !e.sidechain && !e.message.meta?.copilotInjected) {
+      const text = e.message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+      if (text) typed.push(text);
+    }
+  }
+  return out;
+}
+
 export function copilotContext(session: Session, opts: ContextOptions = {}): Context {
-  const ctx = buildContext(session, opts);
+  const typed = session.leafId || opts.leafId ? typedBefore(session, opts.leafId) : new Map<string, string[]>();
+  const compactionText = (c: CompactionEntry) => copilotCompactionText(c.summary, typed.get(c.id) ?? []);
+  const ctx = buildContext(session, { compactionText, ...opts });
   return { ...ctx, messages: ctx.messages.map(asSent) };
 }

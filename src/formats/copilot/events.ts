@@ -32,6 +32,8 @@ export interface CopilotReadState {
   line: number;
   createdAt: string;
   updatedAt: string;
+  /** an event had a timestamp: updatedAt is the latest one, no longer the file's time it started as */
+  timed?: boolean;
   project?: string;
   /** `session.title_changed`, else the first user message's first line */
   title?: string;
@@ -204,7 +206,8 @@ function entryOf(type: string, d: JsonObject, id: string, timestamp: string, raw
       summary: d.summaryContent,
       ...(typeof d.preCompactionTokens === 'number' ? { tokensBefore: d.preCompactionTokens } : {}),
       ...(used ? { usage: usageOf(used) } : {}),
-      ...(str(d.model) ? { model: d.model as string } : {}),
+      // the model that wrote the summary: in its usage (1.0.102 writes no `model` when the usage names one)
+      ...((str(used?.model) ?? str(d.model)) ? { model: (str(used?.model) ?? str(d.model)) as string } : {}),
     };
   }
   if (type === 'session.model_change' && typeof d.newModel === 'string') {
@@ -322,7 +325,11 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       const first = text?.type === 'text' ? text.text.trim().split('\n')[0]?.slice(0, 100) : undefined;
       if (first) state.title = first;
     }
-    if (timestamp > state.updatedAt) state.updatedAt = timestamp;
+    // the file's time stands in only until an event has a time (a copied file is newer than its events)
+    if (str(ev.timestamp) && (!state.timed || timestamp > state.updatedAt)) {
+      state.updatedAt = timestamp;
+      state.timed = true;
+    }
     byId.set(id, entry);
     entries.push(entry);
   }
