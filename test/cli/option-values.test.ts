@@ -108,7 +108,7 @@ describe('agent names (--source, --to)', () => {
     const r = await runCli(env, [...args, '--json']);
     expect(r.code).not.toBe(0);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/--(source|to) <\w+>.*invalid.*Known agents: .*claude.*pi/);
+    expect(r.err).toMatch(/--(source|to) <\w+>.*invalid.*(Known agents|Agents threadbase writes into): .*claude.*pi/);
   });
 
   it('a known agent is taken', async () => {
