@@ -1,23 +1,5 @@
-/**
- * Cline CLI's compaction state, `<id>.compaction.json` beside a session's messages (@cline/core
- * 0.0.86, SessionCompactionState): `{version: 1, updated_at, source_message_count,
- * source_prefix_hash, source_last_message_key, messages}`. Cline keeps every message in
- * `<id>.messages.json` and, once it has compacted, sends `messages` (the summary turn, then the turns
- * it kept) in place of the first `source_message_count` of them (displayOnly ones not counted), then
- * the rest (projectSessionCompactionState). It uses the state only while the messages it was made
- * from are still there: the prefix hash, or the last of them (`source_last_message_key`).
- *
- * Here that state is a compaction entry after the last message it covers: its summary the text of
- * Cline's summary turn(s) (metadata.kind `compaction`, the basic strategy's first prompt with its
- * notice; `compaction_summary`, the agentic one's), the first kept entry the first of the turns it
- * kept, so that the model's context is what Cline sends.
- */
-import { promises as fs } from 'node:fs';
 import type { CompactionEntry, Entry, ParseWarning, Part } from '../../model/types.js';
-import { parseJson } from '../shared/jsonl.js';
-
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject, type JsonObject, readJsonObject } from './salvage.js';
 
 /** The compaction state's file of a session's messages file. */
 export function compactionFileOf(messagesFile: string): string {
@@ -36,27 +18,15 @@ const isSummaryTurn = (m: JsonObject): boolean =>
   isObject(m.metadata) && (m.metadata.kind === 'compaction' || m.metadata.kind === 'compaction_summary');
 
 async function readState(file: string, warnings: ParseWarning[]): Promise<JsonObject | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-      warnings.push({ file, message: `cannot read: ${(err as Error).message}` });
-    return undefined;
-  }
-  try {
-    const v = parseJson(text);
-    const count = isObject(v) ? v.source_message_count : undefined;
-    if (isObject(v) && v.version === 1 && Number.isInteger(count) && (count as number) >= 0 && Array.isArray(v.messages))
-      return v;
-    warnings.push({
-      file,
-      line: 1,
-      message: 'not a Cline compaction state (version 1, source_message_count, messages); ignored',
-    });
-  } catch (err) {
-    warnings.push({ file, line: 1, message: `malformed JSON: ${(err as Error).message}; ignored` });
-  }
+  const v = await readJsonObject(file, warnings);
+  if (!v) return undefined;
+  const count = v.source_message_count;
+  if (v.version === 1 && Number.isInteger(count) && (count as number) >= 0 && Array.isArray(v.messages)) return v;
+  warnings.push({
+    file,
+    line: 1,
+    message: 'not a Cline compaction state (version 1, source_message_count, messages); ignored',
+  });
   return undefined;
 }
 

@@ -19,7 +19,8 @@ import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentMessages } from './children.js';
 import { compactionFileOf } from './compaction.js';
 import { encodeClineMessages } from './encode.js';
-import { isObject, type JsonObject, readCliSession, readExtensionTask, SOURCE } from './sessions.js';
+import { isObject, type JsonObject } from './salvage.js';
+import { readCliSession, readExtensionTask, SOURCE } from './sessions.js';
 
 /** The VS Code extensions that keep Cline's task layout, by their id. */
 export const CLINE_EXTENSIONS = ['saoudrizwan.claude-dev', 'rooveterinaryinc.roo-cline', 'kilocode.kilo-code'] as const;

@@ -14,7 +14,7 @@ import { AnthropicToolIds, partToAnthropicBlock } from '../../convert/anthropic.
 import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
-import { isObject, type JsonObject } from './sessions.js';
+import { isObject, type JsonObject } from './salvage.js';
 
 type Wire = 'user' | 'assistant';
 

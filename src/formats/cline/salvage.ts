@@ -4,7 +4,32 @@
  * crash mid-write, a disk full) is no JSON; the whole items before the tear still are. This finds
  * them, and the line where the first broken item starts, so the rest of the session still loads.
  */
+import { promises as fs } from 'node:fs';
+import type { ParseWarning } from '../../model/types.js';
 import { parseJson } from '../shared/jsonl.js';
+
+export type JsonObject = Record<string, unknown>;
+export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A small JSON file of Cline's holding one object (a manifest, a compaction state); a warning and undefined else (none when absent). */
+export async function readJsonObject(file: string, warnings: ParseWarning[]): Promise<JsonObject | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      warnings.push({ file, message: `cannot read: ${(err as Error).message}` });
+    return undefined;
+  }
+  try {
+    const v = parseJson(text);
+    if (isObject(v)) return v;
+    warnings.push({ file, line: 1, message: 'not a JSON object; ignored' });
+  } catch (err) {
+    warnings.push({ file, line: 1, message: `malformed JSON: ${(err as Error).message}; ignored` });
+  }
+  return undefined;
+}
 
 export interface SalvagedArray {
   /** the items that parsed, in file order, each with the line it starts on (1-based) */

@@ -29,12 +29,10 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
 import { compactionFileOf, withCompactionState } from './compaction.js';
 import { clineInjectedKind } from './injected.js';
-import { arrayOfKey, salvageArray } from './salvage.js';
+import { arrayOfKey, isObject, type JsonObject, readJsonObject, salvageArray } from './salvage.js';
 
 export const SOURCE = 'cline';
 
-export type JsonObject = Record<string, unknown>;
-export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 
@@ -337,25 +335,6 @@ export function readMessageItems(
     lines.push({ value, line: located[i]?.line ?? 1 });
   });
   return { ...(isObject(doc) ? { doc } : {}), items: lines, warnings };
-}
-
-async function readJsonObject(file: string, warnings: ParseWarning[]): Promise<JsonObject | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-      warnings.push({ file, message: `cannot read: ${(err as Error).message}` });
-    return undefined;
-  }
-  try {
-    const v = parseJson(text);
-    if (isObject(v)) return v;
-    warnings.push({ file, line: 1, message: 'not a JSON object; ignored' });
-  } catch (err) {
-    warnings.push({ file, line: 1, message: `malformed JSON: ${(err as Error).message}; ignored` });
-  }
-  return undefined;
 }
 
 /** The later of two ISO times. */
