@@ -4,20 +4,19 @@
  * SessionManager.branchWithSummary writes both on the record. Carried in each writer's `threadbase`
  * field beside the user turn it sends the summary as, they come back onto pi's record unchanged.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
-import { sessionDirName } from '../../src/formats/pi/records.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { BranchSummaryEntry, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
 import { withDriver } from '../helpers/conversions.js';
+import { PI_BRANCH_SUMMARY_TEXT, writePiBranchSummaryFile } from '../helpers/pi-branch-summary.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
-const at = (s: number) => `2026-11-26T03:00:0${s}.000Z`;
 
 let home: string;
 let env: DriverEnv;
@@ -39,51 +38,9 @@ afterAll(() => {
 /** What an extension's branch summary carries (pi's own summariser records the files it saw). */
 const DETAILS = { readFiles: ['src/a.ts'], modifiedFiles: ['src/b.ts'], nested: { n: 1, ok: true, none: null } };
 
-/** A pi file: a question, a branch left behind, a branch summary from a1 with these extra fields, the new branch. */
-function piFile(id: string, extra: Record<string, unknown>): string {
-  const msg = (rid: string, parentId: string | null, s: number, role: 'user' | 'assistant', text: string) => ({
-    type: 'message',
-    id: rid,
-    parentId,
-    timestamp: at(s),
-    message:
-      role === 'user'
-        ? { role, content: [{ type: 'text', text }], timestamp: Date.parse(at(s)) }
-        : {
-            role,
-            content: [{ type: 'text', text }],
-            api: 'anthropic-messages',
-            provider: 'anthropic',
-            model: 'claude-sonnet-4-5',
-            usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
-            stopReason: 'stop',
-            timestamp: Date.parse(at(s)),
-          },
-  });
-  const records = [
-    { type: 'session', version: 3, id, timestamp: at(0), cwd: project },
-    msg('u1000001', null, 1, 'user', 'first question'),
-    msg('a1000001', 'u1000001', 2, 'assistant', 'first answer'),
-    msg('ul000001', 'a1000001', 3, 'user', 'the left question'),
-    msg('al000001', 'ul000001', 4, 'assistant', 'the left answer'),
-    {
-      type: 'branch_summary',
-      id: 'bs000001',
-      parentId: 'a1000001',
-      timestamp: at(5),
-      fromId: 'a1000001',
-      summary: 'The branch left behind answered the left question.',
-      ...extra,
-    },
-    msg('u2000001', 'bs000001', 6, 'user', 'on the new branch'),
-    msg('a2000001', 'u2000001', 7, 'assistant', 'new answer'),
-  ];
-  const dir = join(home, '.pi', 'agent', 'sessions', sessionDirName(project));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `2026-11-26T03-00-00-000Z_${id}.jsonl`);
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
+/** The pi file of test/helpers/pi-branch-summary.ts, its branch summary with these extra fields. */
+const piFile = (id: string, extra: Record<string, unknown>): string =>
+  writePiBranchSummaryFile({ home, project, id, hour: 3 }, extra);
 
 const summariesOf = (s: Session | undefined) =>
   (s?.entries ?? [])
@@ -118,7 +75,7 @@ describe("pi's branch summary details and fromHook through another agent and bac
         const expected = summariesOf(original);
         expect(expected).toEqual([
           {
-            summary: 'The branch left behind answered the left question.',
+            summary: PI_BRANCH_SUMMARY_TEXT,
             fromId: undefined,
             details: 'details' in c.extra ? DETAILS : undefined,
             fromHook: c.extra.fromHook,

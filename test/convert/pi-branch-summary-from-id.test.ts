@@ -6,20 +6,19 @@
  * session read back from pi has the same branch_summary entries, and the record pi reads is pi's own
  * shape (fromId = its parent).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
-import { sessionDirName } from '../../src/formats/pi/records.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { BranchSummaryEntry, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
 import { withDriver } from '../helpers/conversions.js';
+import { PI_BRANCH_SUMMARY_TEXT, writePiBranchSummaryFile } from '../helpers/pi-branch-summary.js';
 
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
-const at = (s: number) => `2026-11-26T02:00:0${s}.000Z`;
 
 let home: string;
 let env: DriverEnv;
@@ -38,50 +37,9 @@ afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-/** A pi file: a question, a branch left behind (u-left, a-left), a branch summary from a1, the new branch. */
-function piFile(id: string, summaryFromId: string): string {
-  const msg = (rid: string, parentId: string | null, s: number, role: 'user' | 'assistant', text: string) => ({
-    type: 'message',
-    id: rid,
-    parentId,
-    timestamp: at(s),
-    message:
-      role === 'user'
-        ? { role, content: [{ type: 'text', text }], timestamp: Date.parse(at(s)) }
-        : {
-            role,
-            content: [{ type: 'text', text }],
-            api: 'anthropic-messages',
-            provider: 'anthropic',
-            model: 'claude-sonnet-4-5',
-            usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
-            stopReason: 'stop',
-            timestamp: Date.parse(at(s)),
-          },
-  });
-  const records = [
-    { type: 'session', version: 3, id, timestamp: at(0), cwd: project },
-    msg('u1000001', null, 1, 'user', 'first question'),
-    msg('a1000001', 'u1000001', 2, 'assistant', 'first answer'),
-    msg('ul000001', 'a1000001', 3, 'user', 'the left question'),
-    msg('al000001', 'ul000001', 4, 'assistant', 'the left answer'),
-    {
-      type: 'branch_summary',
-      id: 'bs000001',
-      parentId: 'a1000001',
-      timestamp: at(5),
-      fromId: summaryFromId,
-      summary: 'The branch left behind answered the left question.',
-    },
-    msg('u2000001', 'bs000001', 6, 'user', 'on the new branch'),
-    msg('a2000001', 'u2000001', 7, 'assistant', 'new answer'),
-  ];
-  const dir = join(home, '.pi', 'agent', 'sessions', sessionDirName(project));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `2026-11-26T02-00-00-000Z_${id}.jsonl`);
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
+/** The pi file of test/helpers/pi-branch-summary.ts, its branch summary naming `summaryFromId` in pi's field. */
+const piFile = (id: string, summaryFromId: string): string =>
+  writePiBranchSummaryFile({ home, project, id, hour: 2 }, { fromId: summaryFromId });
 
 const summariesOf = (s: Session | undefined) =>
   (s?.entries ?? [])
@@ -112,7 +70,7 @@ describe("pi's branch summary through another agent and back into pi", () => {
         const expected = summariesOf(original);
         expect(expected).toEqual([
           {
-            summary: 'The branch left behind answered the left question.',
+            summary: PI_BRANCH_SUMMARY_TEXT,
             ...(c.fromId === 'al000001' ? { fromId: 'al000001' } : {}),
           },
         ]);
