@@ -14,36 +14,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
 import { homeEnv } from '../helpers/fixture-homes.js';
-import { messageEntry, textEntry, textMessage } from '../helpers/sessions.js';
-
-const model = { model: 'claude-sonnet-4-5', provider: 'anthropic' };
-
-/** A session whose assistant runs `call` (a task), answered, then says `last`. */
-function withTask(id: string, prompt: string, call: string, last: string, link?: { parentId: string; call: string }): Session {
-  return {
-    id,
-    source: 'threadbase',
-    title: prompt,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:04.000Z',
-    messageCount: 4,
-    ...(link ? { parentId: link.parentId, parentToolCallId: link.call } : {}),
-    entries: [
-      textEntry(`${id}-u1`, null, 1, 'user', prompt),
-      messageEntry(`${id}-a1`, `${id}-u1`, 2, {
-        role: 'assistant',
-        ...model,
-        parts: [{ type: 'tool_call', id: call, name: 'task', input: { prompt: `${prompt}, deeper` } }],
-      }),
-      messageEntry(`${id}-r1`, `${id}-a1`, 3, {
-        role: 'tool',
-        parts: [{ type: 'tool_result', callId: call, content: `${id} ran` }],
-      }),
-      messageEntry(`${id}-a2`, `${id}-r1`, 4, textMessage('assistant', last, model)),
-    ],
-    leafId: `${id}-a2`,
-  };
-}
+import { withTask } from '../helpers/sub-agents.js';
 
 let home: string;
 let env: DriverEnv;

@@ -12,72 +12,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildSessions, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Message, Session } from '../../src/model/types.js';
-import { runCli } from '../helpers/cli.js';
+import type { Session } from '../../src/model/types.js';
 import { type FixtureHome, fixtureHome, homeEnv } from '../helpers/fixture-homes.js';
-import { messageEntry, textEntry, textMessage } from '../helpers/sessions.js';
+import {
+  CLAUDE_CHILD,
+  CLAUDE_PARENT,
+  type ConvertedRow,
+  convertRow,
+  expectCarried as expectCarriedIn,
+  OPENCODE_CHILD,
+  OPENCODE_PARENT,
+  sessionIn,
+  textsOf,
+  withTask,
+} from '../helpers/sub-agents.js';
 import '../../src/formats/all.js';
 
-const CLAUDE_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-const CLAUDE_CHILD = 'ac5303661b5759184';
-const OPENCODE_PARENT = 'ses_dfb2d8bdcffeotnpBnkmESBZNt';
-const OPENCODE_CHILD = 'ses_dfb2d843dffeQY667zsxus2rOr';
-
-interface Row {
-  id: string;
-  source: string;
-  path: string | null;
-  parentToolCallId?: string;
-  warnings?: string[];
-  children?: Row[];
-}
+type Row = ConvertedRow;
 
 let env: DriverEnv;
-
-async function convert(id: string, to: string): Promise<Row> {
-  const r = await runCli(env, ['convert', id, '--to', to, '--json', '--no-index']);
-  expect(r.code, r.err).toBe(0);
-  return JSON.parse(r.out) as Row;
-}
-
-function textsOf(messages: readonly Message[]): string[] {
-  return messages.flatMap((m) =>
-    m.parts.flatMap((p) => {
-      if (p.type === 'text') return [p.text];
-      if (p.type === 'tool_call') return [JSON.stringify(p.input)];
-      if (p.type === 'tool_result') return typeof p.content === 'string' ? [p.content] : [];
-      return [];
-    }),
-  );
-}
-
-async function session(source: string, id: string): Promise<Session> {
-  const s = await new Sources(env).driver(source).getSession(id);
-  if (!s) throw new Error(`no ${source} session ${id}`);
-  return s;
-}
-
-const callIds = (s: Session) =>
-  s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])) : []));
-
-async function expectCarried(to: string, out: Row, from: { source: string; id: string }) {
-  expect(out.warnings?.join('\n') ?? '').not.toContain('sub-agent session(s)');
-  expect(out.children, JSON.stringify(out)).toHaveLength(1);
-  const row = out.children?.[0] as Row;
-  expect(row.source).toBe(to);
-  const listed = await new Sources(env).driver(to).listSessions({ parentId: out.id });
-  expect(listed.map((s) => s.id)).toEqual([row.id]);
-  const parent = await session(to, out.id);
-  const child = await session(to, row.id);
-  expect(child.parentId).toBe(out.id);
-  expect(callIds(parent)).toContain(child.parentToolCallId);
-  expect(row.parentToolCallId).toBe(child.parentToolCallId);
-  const original = await session(from.source, from.id);
-  expect(child.parentToolCallId).toBe(original.parentToolCallId);
-  const sent = textsOf(await new Sources(env).driver(to).getMessages(child.id));
-  for (const text of textsOf(await new Sources(env).driver(from.source).getMessages(from.id))) expect(sent).toContain(text);
-  return { parent, child, row };
-}
+const convert = (id: string, to: string) => convertRow(env, id, to);
+const session = (source: string, id: string) => sessionIn(env, source, id);
+const expectCarried = (to: string, out: Row, from: { source: string; id: string }) => expectCarriedIn(env, to, out, from);
 
 describe('Claude Code sub-agent transcripts', () => {
   let fx: FixtureHome;
@@ -137,34 +93,6 @@ describe('OpenCode child sessions', () => {
     });
   }
 });
-
-/** A session whose assistant runs `call` (a task), answered, then says `last`. */
-function withTask(id: string, prompt: string, call: string, last: string, link?: { parentId: string; call: string }): Session {
-  const model = { model: 'claude-sonnet-4-5', provider: 'anthropic' };
-  return {
-    id,
-    source: 'threadbase',
-    title: prompt,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:04.000Z',
-    messageCount: 4,
-    ...(link ? { parentId: link.parentId, parentToolCallId: link.call } : {}),
-    entries: [
-      textEntry(`${id}-u1`, null, 1, 'user', prompt),
-      messageEntry(`${id}-a1`, `${id}-u1`, 2, {
-        role: 'assistant',
-        ...model,
-        parts: [{ type: 'tool_call', id: call, name: 'task', input: { prompt: `${prompt}, deeper` } }],
-      }),
-      messageEntry(`${id}-r1`, `${id}-a1`, 3, {
-        role: 'tool',
-        parts: [{ type: 'tool_result', callId: call, content: `${id} ran` }],
-      }),
-      messageEntry(`${id}-a2`, `${id}-r1`, 4, textMessage('assistant', last, model)),
-    ],
-    leafId: `${id}-a2`,
-  };
-}
 
 describe('sub-agents of sub-agents', () => {
   let home: string;

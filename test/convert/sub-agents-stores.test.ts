@@ -15,22 +15,14 @@ import { openStore } from '../../src/stores/open.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { CLAUDE_CHILD, CLAUDE_PARENT, type ConvertedRow, sessionIn } from '../helpers/sub-agents.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
 import '../../src/formats/all.js';
 
-const CLAUDE_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-const CLAUDE_CHILD = 'ac5303661b5759184';
 const CLAUDE_CALL = 'toolu_standin_0003';
 const CODEX_PARENT = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
 
-interface Row {
-  id: string;
-  source: string;
-  path: string | null;
-  parentToolCallId?: string;
-  warnings?: string[];
-  children?: Row[];
-}
+type Row = ConvertedRow;
 
 let fx: FixtureHome;
 
@@ -40,11 +32,7 @@ async function convert(args: string[]): Promise<Row> {
   return JSON.parse(r.out) as Row;
 }
 
-async function agentSession(source: string, id: string): Promise<Session> {
-  const s = await new Sources(fx.env).driver(source).getSession(id);
-  if (!s) throw new Error(`no ${source} session ${id}`);
-  return s;
-}
+const agentSession = (source: string, id: string): Promise<Session> => sessionIn(fx.env, source, id);
 
 /** The real Claude Code session and its sub-agent transcript, stored under their own ids. */
 async function storeClaudeSessions(store: SessionDriver): Promise<void> {

@@ -9,77 +9,26 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sources } from '../../src/formats/registry.js';
-import type { Message, Session } from '../../src/model/types.js';
-import { runCli } from '../helpers/cli.js';
 import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import {
+  CLAUDE_CHILD,
+  CLAUDE_PARENT,
+  type ConvertedRow,
+  convertRow,
+  expectCarried as expectCarriedIn,
+  OPENCODE_CHILD,
+  OPENCODE_PARENT,
+  sessionIn,
+} from '../helpers/sub-agents.js';
 import '../../src/formats/all.js';
 
-const CLAUDE_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-const CLAUDE_CHILD = 'ac5303661b5759184';
-const OPENCODE_PARENT = 'ses_dfb2d8bdcffeotnpBnkmESBZNt';
-const OPENCODE_CHILD = 'ses_dfb2d843dffeQY667zsxus2rOr';
-
-interface Row {
-  id: string;
-  source: string;
-  path: string | null;
-  parentToolCallId?: string;
-  warnings?: string[];
-  children?: Row[];
-}
+type Row = ConvertedRow;
 
 /** The home of the describe block running */
 let fx: FixtureHome;
-
-async function convert(id: string, to: string): Promise<Row> {
-  const r = await runCli(fx.env, ['convert', id, '--to', to, '--json', '--no-index']);
-  expect(r.code, r.err).toBe(0);
-  return JSON.parse(r.out) as Row;
-}
-
-/** Every text the messages hold (text, thinking, tool input and output), as one list. */
-function textsOf(messages: readonly Message[]): string[] {
-  return messages.flatMap((m) =>
-    m.parts.flatMap((p) => {
-      if (p.type === 'text') return [p.text];
-      if (p.type === 'tool_call') return [JSON.stringify(p.input)];
-      if (p.type === 'tool_result') return typeof p.content === 'string' ? [p.content] : [];
-      return [];
-    }),
-  );
-}
-
-async function session(source: string, id: string): Promise<Session> {
-  const s = await new Sources(fx.env).driver(source).getSession(id);
-  if (!s) throw new Error(`no ${source} session ${id}`);
-  return s;
-}
-
-const callIds = (s: Session) =>
-  s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])) : []));
-
-/** The written child is listed under the written parent, names one of its calls, and holds every text of the original. */
-async function expectCarried(to: string, out: Row, from: { source: string; id: string }) {
-  expect(out.children, JSON.stringify(out)).toHaveLength(1);
-  const row = out.children?.[0] as Row;
-  expect(row.source).toBe(to);
-  const listed = await new Sources(fx.env).driver(to).listSessions({ parentId: out.id });
-  expect(listed.map((s) => s.id)).toEqual([row.id]);
-  const parent = await session(to, out.id);
-  const child = await session(to, row.id);
-  expect(child.parentId).toBe(out.id);
-  expect(child.parentToolCallId).toBeDefined();
-  expect(callIds(parent)).toContain(child.parentToolCallId);
-  expect(row.parentToolCallId).toBe(child.parentToolCallId);
-  const original = await session(from.source, from.id);
-  // the call that ran it is the one that ran the original
-  expect(child.parentToolCallId).toBe(original.parentToolCallId);
-  const sources = new Sources(fx.env);
-  const sent = textsOf(await sources.driver(to).getMessages(child.id));
-  for (const text of textsOf(await sources.driver(from.source).getMessages(from.id))) expect(sent).toContain(text);
-  return { parent, child, row };
-}
+const convert = (id: string, to: string) => convertRow(fx.env, id, to);
+const session = (source: string, id: string) => sessionIn(fx.env, source, id);
+const expectCarried = (to: string, out: Row, from: { source: string; id: string }) => expectCarriedIn(fx.env, to, out, from);
 
 describe('convert carries Claude Code sub-agent transcripts', () => {
   let claudeHome: FixtureHome;
