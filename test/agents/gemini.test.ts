@@ -21,19 +21,11 @@ import { withRegistryLock } from '../../src/formats/gemini/registry-lock.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import { CLAUDE_DIR, CLAUDE_ID, CLAUDE_TOOLS_ID, CODEX_FILE, CODEX_ID, copyFixture, PI_ID } from '../helpers/agent-fixtures.js';
 import { runCliOk } from '../helpers/cli.js';
 import { readContext, readSession } from '../helpers/conversions.js';
-import { copyFixture, type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
+import { type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
 import { chainSession, messageEntry, ONE_PIXEL_PNG, textEntry, textMessage } from '../helpers/sessions.js';
-
-const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
-/** Signed thinking, two tool calls, no compaction. */
-const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
-const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
-/** A real codex rollout: developer instructions (system messages), reasoning, two shell calls. */
-const CODEX_ID = '01a2049f-112d-7912-ae95-4f258b998a24';
-const CODEX_FILE = `2026/11/22/rollout-2026-11-22T18-57-43-${CODEX_ID}.jsonl`;
 
 let home: GeminiHome;
 beforeAll(async () => {

@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -18,6 +18,7 @@ import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
+import { CLAUDE_DIR, CLAUDE_ID, CLAUDE_TOOLS_ID, CODEX_FILE, CODEX_ID, copyFixture, PI_ID } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -25,38 +26,29 @@ import { okProbeRule, readContext, readSession } from '../helpers/conversions.js
 import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
-const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
-/** Signed thinking, two tool calls (one response split over entries), no compaction. */
-const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
-const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
-/** A real codex rollout: developer instructions (system messages), reasoning, two shell calls. */
-const CODEX_ID = '01a2049f-112d-7912-ae95-4f258b998a24';
-const CODEX_FILE = `2026/11/22/rollout-2026-11-22T18-57-43-${CODEX_ID}.jsonl`;
-
 let home: AgentHome;
-
-/** Copies a fixture file into the home, its recorded project path replaced by the home's project. */
-async function copyFixture(from: string, to: string, recordedProject: string): Promise<void> {
-  const text = await fs.readFile(from, 'utf8');
-  await fs.mkdir(dirname(join(home.root, to)), { recursive: true });
-  await fs.writeFile(join(home.root, to), text.split(recordedProject).join(home.project));
-}
 
 beforeAll(async () => {
   home = await setupQwenHome({ rules: [okProbeRule] });
-  await copyFixture(join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`), `.claude/projects/-tmp-cc-proj/${CLAUDE_ID}.jsonl`, '/tmp/cc/proj');
   await copyFixture(
+    home,
+    join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`),
+    `.claude/projects/-tmp-cc-proj/${CLAUDE_ID}.jsonl`,
+    '/tmp/cc/proj',
+  );
+  await copyFixture(
+    home,
     `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
     `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
     '/tmp/cc/proj2',
   );
   await copyFixture(
+    home,
     'test/fixtures/pi/real-tool-call.jsonl',
     '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
     '/tmp/pihome-LHY6x7/proj',
   );
-  await copyFixture(`test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
+  await copyFixture(home, `test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
 });
 afterAll(async () => {
   await home?.close();

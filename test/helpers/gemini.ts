@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runBinary } from './agents.js';
 import { type GeminiContent, type GeminiRule, type GeminiStandIn, startGeminiStandIn } from './gemini-standin.js';
@@ -59,13 +59,6 @@ export async function runGemini(home: GeminiHome, args: string[], cwd = home.pro
     TERM: 'dumb',
   });
   return r.stdout + r.stderr;
-}
-
-/** Copies a fixture file into the home, its recorded project path replaced by the home's project. */
-export async function copyFixture(home: GeminiHome, from: string, to: string, recordedProject: string): Promise<void> {
-  const text = await fs.readFile(from, 'utf8');
-  await fs.mkdir(dirname(join(home.root, to)), { recursive: true });
-  await fs.writeFile(join(home.root, to), text.split(recordedProject).join(home.project));
 }
 
 /**

@@ -1,0 +1,29 @@
+/**
+ * The real sessions the agents' resume tests convert (test/agents/*.test.ts), and copying one into a
+ * test home with its recorded project replaced by the home's.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Claude Code, real: a compaction and a sub-agent call. */
+export const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+export const CLAUDE_DIR = 'test/fixtures/claude/real/projects/-tmp-cc-proj';
+/** Claude Code, real: signed thinking, two tool calls (one response split over entries), no compaction. */
+export const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
+/** pi, real: a tool call. */
+export const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+/** codex, real: developer instructions (system messages), reasoning, two shell calls. */
+export const CODEX_ID = '01a2049f-112d-7912-ae95-4f258b998a24';
+export const CODEX_FILE = `2026/11/22/rollout-2026-11-22T18-57-43-${CODEX_ID}.jsonl`;
+
+/** Copies a fixture file to `to` in the home, its recorded project path replaced by the home's project. */
+export async function copyFixture(
+  home: { root: string; project: string },
+  from: string,
+  to: string,
+  recordedProject: string,
+): Promise<void> {
+  const text = await fs.readFile(from, 'utf8');
+  await fs.mkdir(dirname(join(home.root, to)), { recursive: true });
+  await fs.writeFile(join(home.root, to), text.split(recordedProject).join(home.project));
+}
