@@ -17,7 +17,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import type { Context } from '../../src/model/tree.js';
-import { CLAUDE_DIR, CLAUDE_ID, CLAUDE_TOOLS_ID, CODEX_FILE, CODEX_ID, copyFixture, PI_ID } from '../helpers/agent-fixtures.js';
+import {
+  CLAUDE_ID,
+  CLAUDE_TOOLS_ID,
+  CODEX_ID,
+  type ConvertedSession,
+  convertInto,
+  copySourceFixtures,
+  PI_ID,
+} from '../helpers/agent-fixtures.js';
 import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
@@ -41,43 +49,15 @@ beforeAll(async () => {
       okProbeRule,
     ],
   });
-  const claudeDir = '.claude/projects/-tmp-cc-proj';
-  await copyFixture(home, join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`), join(claudeDir, `${CLAUDE_ID}.jsonl`), '/tmp/cc/proj');
-  for (const f of ['agent-ac5303661b5759184.jsonl', 'agent-ac5303661b5759184.meta.json'])
-    await copyFixture(
-      home,
-      join(CLAUDE_DIR, CLAUDE_ID, 'subagents', f),
-      join(claudeDir, CLAUDE_ID, 'subagents', f),
-      '/tmp/cc/proj',
-    );
-  await copyFixture(
-    home,
-    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
-    `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
-    '/tmp/cc/proj2',
-  );
-  await copyFixture(home, `test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
-  await copyFixture(
-    home,
-    'test/fixtures/pi/real-tool-call.jsonl',
-    '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
-    '/tmp/pihome-LHY6x7/proj',
-  );
+  await copySourceFixtures(home);
 });
 afterAll(async () => {
   await home?.close();
 });
 
-interface Written {
-  id: string;
-  source: string;
-  path: string;
-  warnings?: string[];
-}
+type Written = ConvertedSession;
 
-async function convert(id: string, from: string, to: string): Promise<Written> {
-  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as Written;
-}
+const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
 
 const resultText = (c: unknown): string =>
   typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string; type?: string }) => x.text ?? x.type).join('\n') : '';

@@ -21,8 +21,15 @@ import { withRegistryLock } from '../../src/formats/gemini/registry-lock.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
-import { CLAUDE_DIR, CLAUDE_ID, CLAUDE_TOOLS_ID, CODEX_FILE, CODEX_ID, copyFixture, PI_ID } from '../helpers/agent-fixtures.js';
-import { runCliOk } from '../helpers/cli.js';
+import {
+  CLAUDE_ID,
+  CLAUDE_TOOLS_ID,
+  CODEX_ID,
+  type ConvertedSession,
+  convertInto,
+  copySourceFixtures,
+  PI_ID,
+} from '../helpers/agent-fixtures.js';
 import { readContext, readSession } from '../helpers/conversions.js';
 import { type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
 import { chainSession, messageEntry, ONE_PIXEL_PNG, textEntry, textMessage } from '../helpers/sessions.js';
@@ -30,43 +37,15 @@ import { chainSession, messageEntry, ONE_PIXEL_PNG, textEntry, textMessage } fro
 let home: GeminiHome;
 beforeAll(async () => {
   home = await setupGeminiHome();
-  const claudeDir = '.claude/projects/-tmp-cc-proj';
-  await copyFixture(home, join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`), join(claudeDir, `${CLAUDE_ID}.jsonl`), '/tmp/cc/proj');
-  for (const f of ['agent-ac5303661b5759184.jsonl', 'agent-ac5303661b5759184.meta.json'])
-    await copyFixture(
-      home,
-      join(CLAUDE_DIR, CLAUDE_ID, 'subagents', f),
-      join(claudeDir, CLAUDE_ID, 'subagents', f),
-      '/tmp/cc/proj',
-    );
-  await copyFixture(
-    home,
-    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
-    `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
-    '/tmp/cc/proj2',
-  );
-  await copyFixture(
-    home,
-    'test/fixtures/pi/real-tool-call.jsonl',
-    '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
-    '/tmp/pihome-LHY6x7/proj',
-  );
-  await copyFixture(home, `test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
+  await copySourceFixtures(home);
 });
 afterAll(async () => {
   await home?.close();
 });
 
-interface Written {
-  id: string;
-  source: string;
-  path: string;
-  warnings?: string[];
-}
+type Written = ConvertedSession;
 
-async function convert(id: string, from: string, to: string): Promise<Written> {
-  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as Written;
-}
+const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
 
 /** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
 function sentItems(ctx: Context): string[] {

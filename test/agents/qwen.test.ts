@@ -18,7 +18,15 @@ import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
-import { CLAUDE_DIR, CLAUDE_ID, CLAUDE_TOOLS_ID, CODEX_FILE, CODEX_ID, copyFixture, PI_ID } from '../helpers/agent-fixtures.js';
+import {
+  CLAUDE_ID,
+  CLAUDE_TOOLS_ID,
+  CODEX_ID,
+  type ConvertedSession,
+  convertInto,
+  copySourceFixtures,
+  PI_ID,
+} from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -30,39 +38,15 @@ let home: AgentHome;
 
 beforeAll(async () => {
   home = await setupQwenHome({ rules: [okProbeRule] });
-  await copyFixture(
-    home,
-    join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`),
-    `.claude/projects/-tmp-cc-proj/${CLAUDE_ID}.jsonl`,
-    '/tmp/cc/proj',
-  );
-  await copyFixture(
-    home,
-    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
-    `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
-    '/tmp/cc/proj2',
-  );
-  await copyFixture(
-    home,
-    'test/fixtures/pi/real-tool-call.jsonl',
-    '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
-    '/tmp/pihome-LHY6x7/proj',
-  );
-  await copyFixture(home, `test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
+  await copySourceFixtures(home, { claudeSubAgent: false });
 });
 afterAll(async () => {
   await home?.close();
 });
 
-interface Written {
-  id: string;
-  source: string;
-  path: string;
-}
+type Written = ConvertedSession;
 
-async function convert(id: string, from: string, to: string): Promise<Written> {
-  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as Written;
-}
+const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
 
 const resultText = (c: unknown): string =>
   typeof c === 'string'

@@ -4,6 +4,8 @@
  */
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { runCliOk } from './cli.js';
 
 /** Claude Code, real: a compaction and a sub-agent call. */
 export const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
@@ -26,4 +28,50 @@ export async function copyFixture(
   const text = await fs.readFile(from, 'utf8');
   await fs.mkdir(dirname(join(home.root, to)), { recursive: true });
   await fs.writeFile(join(home.root, to), text.split(recordedProject).join(home.project));
+}
+
+/**
+ * The sessions above copied where their agents keep them in the home (Claude Code's compacted session
+ * with its sub-agent transcript unless `claudeSubAgent` is false, its tool session, pi's, codex's).
+ */
+export async function copySourceFixtures(
+  home: { root: string; project: string },
+  opts: { claudeSubAgent?: boolean } = {},
+): Promise<void> {
+  const claudeDir = '.claude/projects/-tmp-cc-proj';
+  await copyFixture(home, join(CLAUDE_DIR, `${CLAUDE_ID}.jsonl`), join(claudeDir, `${CLAUDE_ID}.jsonl`), '/tmp/cc/proj');
+  if (opts.claudeSubAgent !== false)
+    for (const f of ['agent-ac5303661b5759184.jsonl', 'agent-ac5303661b5759184.meta.json'])
+      await copyFixture(
+        home,
+        join(CLAUDE_DIR, CLAUDE_ID, 'subagents', f),
+        join(claudeDir, CLAUDE_ID, 'subagents', f),
+        '/tmp/cc/proj',
+      );
+  await copyFixture(
+    home,
+    `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
+    '/tmp/cc/proj2',
+  );
+  await copyFixture(
+    home,
+    'test/fixtures/pi/real-tool-call.jsonl',
+    '.pi/agent/sessions/--proj--/2026-11-22T19-09-17-237Z_01a204a9.jsonl',
+    '/tmp/pihome-LHY6x7/proj',
+  );
+  await copyFixture(home, `test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
+}
+
+/** What `convert --json` prints for the session written. */
+export interface ConvertedSession {
+  id: string;
+  source: string;
+  path: string;
+  warnings?: string[];
+}
+
+/** `threadbase convert <id> --source <from> --to <to> --json` in the home. */
+export async function convertInto(home: { env: DriverEnv }, id: string, from: string, to: string): Promise<ConvertedSession> {
+  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as ConvertedSession;
 }
