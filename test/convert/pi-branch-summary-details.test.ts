@@ -4,29 +4,24 @@
  * SessionManager.branchWithSummary writes both on the record. Carried in each writer's `threadbase`
  * field beside the user turn it sends the summary as, they come back onto pi's record unchanged.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { BranchSummaryEntry, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
 import { withDriver } from '../helpers/conversions.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 import { PI_BRANCH_SUMMARY_TEXT, writePiBranchSummaryFile } from '../helpers/pi-branch-summary.js';
-
-const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
 
 let home: string;
 let env: DriverEnv;
 let project: string;
 
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'tb-pi-bs-details-'));
-  mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
-  // OpenCode creates its schema on first run; a database it made stands in for that run.
-  copyFileSync(OPENCODE_DB, join(home, '.local', 'share', 'opencode', 'opencode.db'));
+beforeAll(async () => {
+  // OpenCode creates its schema on first run; its fixture database (one it made) stands in for that run.
+  ({ home } = await fixtureHome({ prefix: 'tb-pi-bs-details-', fixtures: ['opencode'] }));
   project = join(home, 'p');
   mkdirSync(project, { recursive: true });
   env = { home, env: {} };
