@@ -1,21 +1,11 @@
-/**
- * The web viewer's charts count per message while the sessions are few and per session past that
- * (statsSessionLimit). Per session, each session's cost per model is the store's, priced request by
- * request as `stats --by session` prices it (SessionDriver.sessionCosts with costByModel): the same
- * cost per model as per message, on SQLite as on PostgreSQL. Priced from each model's summed tokens
- * instead, a long prompt's rates spread over the short ones and the US multiplier is lost.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDriver } from '../../src/model/driver.js';
 import type { Session, Usage } from '../../src/model/types.js';
 import { WebData } from '../../src/server/web/data.js';
 import { estimatedCostOf, PRICES } from '../../src/stores/index-sync/prices.js';
-import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import type { SqliteStore } from '../../src/stores/sqlite/index.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
-import { freshSchema, type TestSchema } from './pg-helpers.js';
+import { storesHolding, type TestSchema } from './pg-helpers.js';
 
 const SONNET = 'claude-sonnet-4'; // long-prompt rates above 200,000 tokens, 1.1 times in the US
 const HAIKU = 'claude-haiku-4-5';
@@ -44,23 +34,15 @@ const SINGLE: Session = chainSession('chart-cost-single', 'threadbase', '/tmp/ch
 ]);
 
 let pg: TestSchema;
-let dir: string;
 let sqlite: SqliteStore;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  pg = await freshSchema('tb_chart_cost');
-  dir = await mkdtemp(join(tmpdir(), 'tb-chart-cost-'));
-  sqlite = openSqliteStore(join(dir, 'store.db'));
-  for (const s of [MIXED, SINGLE]) {
-    await pg.store.writeSession(s, { keepId: true });
-    await sqlite.writeSession(s, { keepId: true });
-  }
+  ({ pg, sqlite, close } = await storesHolding('tb_chart_cost', [MIXED, SINGLE]));
 }, 60_000);
 
 afterAll(async () => {
-  await pg?.drop();
-  sqlite?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await close?.();
 });
 
 const costByModel = (rows: { key: string; cost: number }[]) => Object.fromEntries(rows.map((r) => [r.key, r.cost]));

@@ -1,12 +1,3 @@
-/**
- * The web viewer's session list prices a session as `stats --by session` does on every store that
- * prices per request (SessionDriver.sessionCosts): recorded costs kept and the rest priced request by
- * request (long-prompt band, place of inference), on PostgreSQL as on SQLite. The server asks stores
- * for optional methods (sessionCosts, appendToChain) instead of naming their classes, and the project
- * scope forwards them with its scoping kept.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/model/errors.js';
@@ -20,7 +11,7 @@ import { costOf, estimatedCostOf, PRICES, priceOf } from '../../src/stores/index
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
-import { freshSchema, type TestSchema } from './pg-helpers.js';
+import { storesHolding, type TestSchema } from './pg-helpers.js';
 
 const MODEL = 'claude-sonnet-4'; // long-prompt rates above 200,000 tokens, 1.1 times in the US
 const usage = (input: number, output: number, extra: Partial<Usage> = {}): Usage => ({
@@ -55,23 +46,16 @@ const EXPECTED = 0.5 + estimatedCostOf(A.entries, PRICES).cost;
 const BASE = costOf(priceOf(PRICES, MODEL), usage(253_000, 2400), 0);
 
 let pg: TestSchema;
-let dir: string;
 let sqlite: SqliteStore;
+let dir: string;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  pg = await freshSchema('tb_list_cost');
-  dir = await mkdtemp(join(tmpdir(), 'tb-list-cost-'));
-  sqlite = openSqliteStore(join(dir, 'store.db'));
-  for (const s of [A, FORK]) {
-    await pg.store.writeSession(s, { keepId: true });
-    await sqlite.writeSession(s, { keepId: true });
-  }
+  ({ pg, sqlite, dir, close } = await storesHolding('tb_list_cost', [A, FORK]));
 }, 60_000);
 
 afterAll(async () => {
-  await pg?.drop();
-  sqlite?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await close?.();
 });
 
 describe('sessionCosts', () => {

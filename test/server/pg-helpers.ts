@@ -1,7 +1,12 @@
 /** A throwaway PostgreSQL schema per test file, so parallel files never see each other's rows. */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
+import type { Session } from '../../src/model/types.js';
 import { openPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
+import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 
 export const PG_URL = process.env.THREADBASE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -30,6 +35,30 @@ export async function freshSchema(prefix = 'tb_test'): Promise<TestSchema> {
       } finally {
         await c.end();
       }
+    },
+  };
+}
+
+/** A fresh PostgreSQL schema and a SQLite store file (in `dir`, a new temp directory), both holding `sessions` under their own ids. */
+export async function storesHolding(
+  prefix: string,
+  sessions: readonly Session[],
+): Promise<{ pg: TestSchema; sqlite: SqliteStore; dir: string; close(): Promise<void> }> {
+  const pgSchema = await freshSchema(prefix);
+  const dir = await mkdtemp(join(tmpdir(), `${prefix.replace(/_/g, '-')}-`));
+  const sqlite = openSqliteStore(join(dir, 'store.db'));
+  for (const s of sessions) {
+    await pgSchema.store.writeSession(s, { keepId: true });
+    await sqlite.writeSession(s, { keepId: true });
+  }
+  return {
+    pg: pgSchema,
+    sqlite,
+    dir,
+    close: async () => {
+      await pgSchema.drop();
+      sqlite.close();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
