@@ -16,7 +16,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { runCodex, runPi, writeCodexConfig, writePiProvider } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
-  itemText,
+  promptOfRequest,
   type ResponsesItem,
   type ResponsesRequest,
   type ResponsesRule,
@@ -34,14 +34,9 @@ let project: string;
 let codexHome: string;
 let env: DriverEnv;
 
-function lastUserText(req: ResponsesRequest): string | undefined {
-  const last = req.input.at(-1);
-  return last && (last.type === 'message' || last.type === undefined) && last.role === 'user' ? itemText(last) : undefined;
-}
-
 let n = 0;
 const rule: ResponsesRule = (req) => {
-  const text = lastUserText(req);
+  const text = promptOfRequest(req);
   if (text === undefined) return undefined;
   const run = /RUN: (.+)/.exec(text);
   if (run) {
@@ -80,7 +75,7 @@ function requestFor(mark: number, prompt: string): ResponsesRequest {
   const req = standIn
     .responseRequests()
     .slice(mark)
-    .find((r) => lastUserText(r) === prompt && (r.tools?.length ?? 0) > 0);
+    .find((r) => promptOfRequest(r) === prompt && (r.tools?.length ?? 0) > 0);
   if (!req) throw new Error(`no request ending with ${prompt}`);
   return req;
 }

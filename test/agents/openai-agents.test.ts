@@ -31,6 +31,7 @@ import { runCodex, runOpencode, runPi, writeCodexConfig, writePiProvider } from 
 import { runCliOk } from '../helpers/cli.js';
 import {
   itemText,
+  promptOfRequest,
   type ResponsesItem,
   type ResponsesRequest,
   type ResponsesRule,
@@ -51,19 +52,13 @@ let codexHome: string;
 let env: DriverEnv;
 const dirs = () => ({ root, project });
 
-/** The last input item, when it is a user message. */
-function lastUserText(req: ResponsesRequest): string | undefined {
-  const last = req.input.at(-1);
-  return last && (last.type === 'message' || last.type === undefined) && last.role === 'user' ? itemText(last) : undefined;
-}
-
 let encrypted = 0;
 /**
  * `RUN: <cmd>`: reasoning of two summary parts with encrypted content, then a call of the shell tool
  * offered; `THINK: …`: reasoning of three summary parts and a text answer.
  */
 const reasoningRule: ResponsesRule = (req) => {
-  const text = lastUserText(req);
+  const text = promptOfRequest(req);
   if (text === undefined) return undefined;
   const run = /RUN: (.+)/.exec(text);
   if (run) {
@@ -137,7 +132,7 @@ function requestFor(mark: number, prompt: string): ResponsesRequest {
   const req = standIn
     .responseRequests()
     .slice(mark)
-    .find((r) => lastUserText(r) === prompt && (r.tools?.length ?? 0) > 0);
+    .find((r) => promptOfRequest(r) === prompt && (r.tools?.length ?? 0) > 0);
   if (!req) throw new Error(`no request ending with ${JSON.stringify(prompt)}`);
   return req;
 }

@@ -17,9 +17,8 @@ import type { Message, Session, ThinkingPart } from '../../src/model/types.js';
 import { runOpencode } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
-  itemText,
+  promptOfRequest,
   type ResponsesItem,
-  type ResponsesRequest,
   type ResponsesStandIn,
   startResponsesStandIn,
 } from '../helpers/openai-responses-standin.js';
@@ -67,11 +66,6 @@ afterAll(async () => {
   if (root) await fs.rm(root, { recursive: true, force: true });
 });
 
-const lastUserText = (req: ResponsesRequest) => {
-  const last = req.input.at(-1);
-  return last && last.role === 'user' ? itemText(last) : undefined;
-};
-
 /** A codex turn: reasoning of three summary parts with encrypted content and its item id, then an answer. */
 function codexSession(): Session {
   const t = new Date().toISOString();
@@ -112,7 +106,7 @@ describe('a reasoning item of several summary parts, resumed by the real OpenCod
     const req = standIn
       .responseRequests()
       .slice(mark)
-      .find((r) => lastUserText(r) === 'summaries probe');
+      .find((r) => promptOfRequest(r) === 'summaries probe');
     if (!req) throw new Error('OpenCode sent no request ending with the probe');
     const reasoning = req.input.filter((i: ResponsesItem) => i.type === 'reasoning');
     expect(reasoning).toHaveLength(1);

@@ -112,6 +112,12 @@ function lastItem(req: ResponsesRequest): ResponsesItem | undefined {
   return req.input[req.input.length - 1];
 }
 
+/** The text of the request's last input item when that item is a user message (a new prompt), else undefined. */
+export function promptOfRequest(req: ResponsesRequest): string | undefined {
+  const last = lastItem(req);
+  return last && (last.type === 'message' || last.type === undefined) && last.role === 'user' ? itemText(last) : undefined;
+}
+
 function lastUserText(req: ResponsesRequest): string {
   for (let i = req.input.length - 1; i >= 0; i--) {
     const it = req.input[i];
