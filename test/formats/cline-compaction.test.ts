@@ -39,8 +39,8 @@ function items(m: AnthropicMessage): string[] {
       if (b.type === 'tool_result') {
         const c = b.content;
         const t = typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string }) => x.text ?? '').join('\n') : '';
-        // its head: Cline cuts a long result short in every request it sends (message-builder.ts), not only after compacting
-        return [`result:${String(b.tool_use_id)}:${t.slice(0, 200)}`];
+        // whole: Cline cuts a long result short in every request it sends, and the context so too (context.ts)
+        return [`result:${String(b.tool_use_id)}:${t}`];
       }
       return [];
     }),

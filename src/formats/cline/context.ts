@@ -1,0 +1,80 @@
+/**
+ * What Cline CLI 3.0.65 sends of a session, in the model's terms: the chain's messages as read, with
+ * the cuts its message builder makes in every request (@cline/core 0.0.86 MessageBuilder.buildForApi):
+ * - a tool result's text (a string, each text block, each file block's text, each string nested in
+ *   the JSON its own tools answer with) longer than 8,000 characters keeps its head and tail around
+ *   `\n\n...[truncated N chars]...\n\n` (the marker counted in the 8,000);
+ * - a file block in a user message, the same past 50,000 characters;
+ * - an assistant text past 200,000 characters, with `...[assistant text truncated: omitted N chars]...`.
+ * Not modelled: the limit's override (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS in Cline's
+ * environment), the rewrite of a file read again later once that saves 64 KiB, the 6 MB budget of
+ * all text and the image budget, the tighter cut of assistant text repeating tool-call markup.
+ * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
+ */
+import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
+import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
+
+/** Cline's limits (xb, yb, hb in @cline/core's message builder). */
+export const CLINE_MAX_TOOL_RESULT_CHARS = 8000;
+const MAX_FILE_CONTENT_CHARS = 50_000;
+const MAX_ASSISTANT_TEXT_CHARS = 200_000;
+
+type Marker = (omitted: number) => string;
+const truncatedMarker: Marker = (n) => `\n\n...[truncated ${n} chars]...\n\n`;
+const assistantMarker: Marker = (n) => `\n\n...[assistant text truncated: omitted ${n} chars]...\n\n`;
+
+/** Cline's middle cut (H8): head and tail around the marker, the whole no longer than `max` (in UTF-16 units, as JS counts). */
+export function clineTruncateMiddle(text: string, max: number, marker: Marker = truncatedMarker): string {
+  if (text.length <= max) return text;
+  const first = marker(text.length - max);
+  const firstKeep = Math.max(0, Math.floor((max - first.length) / 2));
+  const omitted = Math.max(0, text.length - firstKeep * 2);
+  const m = marker(omitted);
+  const keep = Math.max(0, Math.floor((max - m.length) / 2));
+  return `${text.slice(0, keep)}${m}${keep > 0 ? text.slice(-keep) : ''}`;
+}
+
+const cutResultText = (s: string): string => clineTruncateMiddle(s, CLINE_MAX_TOOL_RESULT_CHARS);
+
+/** Every string in a JSON value cut as a tool result's text; a Cline image (`{type: image, data, mediaType}`) left whole. */
+function cutNested(v: unknown): unknown {
+  if (typeof v === 'string') return cutResultText(v);
+  if (Array.isArray(v)) return v.map(cutNested);
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (o.type === 'image' && typeof o.data === 'string' && typeof o.mediaType === 'string') return o;
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, cutNested(x)]));
+  }
+  return v;
+}
+
+function cutResultItem(c: ToolResultContent): ToolResultContent {
+  if (c.type === 'text') return { ...c, text: cutResultText(c.text) };
+  if (c.type === 'file' && c.text !== undefined) return { ...c, text: cutResultText(c.text) };
+  return c;
+}
+
+function cutResult(p: ToolResultPart): ToolResultPart {
+  const json = p.meta?.clineContent;
+  if (json !== undefined) {
+    // Cline's own tools answer with JSON: its strings are cut, then it is sent as its JSON text
+    const cut = cutNested(json);
+    return { ...p, content: JSON.stringify(cut), meta: { ...p.meta, clineContent: cut } };
+  }
+  if (typeof p.content === 'string') return { ...p, content: cutResultText(p.content) };
+  return { ...p, content: p.content.map(cutResultItem) };
+}
+
+function cutPart(p: Part, role: Message['role']): Part {
+  if (p.type === 'tool_result') return cutResult(p);
+  if (p.type === 'file' && p.text !== undefined && role === 'user')
+    return { ...p, text: clineTruncateMiddle(p.text, MAX_FILE_CONTENT_CHARS) };
+  if (p.type === 'text' && role === 'assistant')
+    return { ...p, text: clineTruncateMiddle(p.text, MAX_ASSISTANT_TEXT_CHARS, assistantMarker) };
+  return p;
+}
+
+export function clineContext(session: Session, opts: ContextOptions = {}): Context {
+  const ctx = buildContext(session, opts);
+  return { ...ctx, messages: ctx.messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) })) };
+}

@@ -1,0 +1,63 @@
+/**
+ * The real cline 3.0.65 cuts a long tool result in the requests it sends (its message builder: past
+ * 8,000 characters, head and tail around `...[truncated N chars]...`); `threadbase context` of the
+ * session it recorded is that request, the result cut as Cline cut it.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnthropicBlock, AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { textOf } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+import { type ClineHome, runCline, setupClineHome } from '../helpers/cline.js';
+import { newestSession } from '../helpers/conversions.js';
+
+let home: ClineHome;
+
+beforeAll(async () => {
+  home = await setupClineHome({
+    rules: [
+      (req) => {
+        const last = req.messages.at(-1);
+        const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
+        if (answered) return { text: 'read it' };
+        if (textOf(last).includes('READ: big.txt')) return { toolUse: { name: 'read_files', input: { path: 'big.txt' } } };
+        return undefined;
+      },
+    ],
+  });
+  // numbered lines, so a cut in the wrong place shows
+  const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1} of the big file`);
+  await fs.writeFile(join(home.project, 'big.txt'), `${lines.join('\n')}\n`);
+});
+afterAll(async () => {
+  await home?.close();
+});
+
+/** A message's blocks as comparable items: texts, calls, results (their whole text). */
+function items(m: AnthropicMessage): string[] {
+  const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+  return blocks.flatMap((b) => {
+    if (b.type === 'text') return [`${m.role}:${String(b.text)}`];
+    if (b.type === 'tool_use') return [`call:${String(b.id)}:${String(b.name)}:${JSON.stringify(b.input)}`];
+    if (b.type === 'tool_result') return [`result:${String(b.tool_use_id)}:${textOf({ role: 'user', content: [b] })}`];
+    return [];
+  });
+}
+
+describe('a session whose tool result Cline cut short', () => {
+  it('has as context the request Cline sent, the result cut as Cline cut it', async () => {
+    await runCline(home, ['READ: big.txt']);
+    const info = await newestSession(home, 'cline');
+    const sent = home.standIn.messageRequests().at(-1) as AnthropicRequest;
+    const sentResult = items(sent.messages.at(-1) as AnthropicMessage).find((s) => s.startsWith('result:')) ?? '';
+    expect(sentResult).toMatch(/\.\.\.\[truncated \d+ chars\]\.\.\./);
+    expect(sentResult).toContain('line 1 of the big file');
+
+    // at the leaf: the request, then Cline's answer to it
+    const ctx = JSON.parse(await runCliOk(home.env, ['context', info.id, '--format', 'anthropic'])) as {
+      messages: AnthropicMessage[];
+    };
+    expect(ctx.messages.flatMap(items)).toEqual([...sent.messages.flatMap(items), 'assistant:read it']);
+  }, 120_000);
+});

@@ -1,0 +1,83 @@
+/**
+ * The context of a Cline session is what Cline CLI 3.0.65 sends: its message builder cuts each tool
+ * result's text past 8,000 characters in the middle (`...[truncated N chars]...`, the marker counted
+ * in the 8,000), strings in its own tools' JSON one by one, a user's file past 50,000. The real cline
+ * proves it in test/agents/cline-truncation.test.ts; here the exact cut, and that it is Cline's alone.
+ */
+import { describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { resumeContextOf } from '../../src/model/resume.js';
+import type { Message, Part, ToolResultPart } from '../../src/model/types.js';
+import { chainSession } from '../helpers/sessions.js';
+
+const long = (n: number): string => Array.from({ length: n }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+const big = long(10_000);
+/** 10,000 characters cut to 8,000: 3,984 of the head and of the tail around the 32 of the marker. */
+const cut = `${big.slice(0, 3984)}\n\n...[truncated 2032 chars]...\n\n${big.slice(-3984)}`;
+
+function sessionWith(source: string, result: ToolResultPart, extra: Part[] = []): ReturnType<typeof chainSession> {
+  const call: Message = {
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    parts: [{ type: 'tool_call', id: 'c1', name: 'read_files', input: { path: 'a.txt' } }],
+  };
+  return chainSession('s', source, '/p', [
+    ['u', { role: 'user', parts: [{ type: 'text', text: 'read a.txt' }, ...extra] }],
+    ['a', call],
+    ['r', { role: 'tool', parts: [result] }],
+  ]);
+}
+
+const contextOf = (source: string, result: ToolResultPart, extra: Part[] = []) => {
+  const build = resumeContextOf(source);
+  if (!build) throw new Error(`no context of ${source}`);
+  return build(sessionWith(source, result, extra)).messages;
+};
+const resultOf = (messages: Message[]) => messages.at(-1)?.parts[0] as ToolResultPart;
+
+describe("a Cline session's context cuts long tool results as Cline does", () => {
+  it('a string result: head and tail around the marker, 8,000 characters in all', () => {
+    const sent = resultOf(contextOf('cline', { type: 'tool_result', callId: 'c1', content: big }));
+    expect(sent.content).toBe(cut);
+    expect(cut).toHaveLength(8000);
+    const short = resultOf(contextOf('cline', { type: 'tool_result', callId: 'c1', content: long(8000) }));
+    expect(short.content).toBe(long(8000));
+  });
+
+  it('each text block of a result on its own; its own tools’ JSON string by string, sent as its JSON text', () => {
+    const blocks = resultOf(
+      contextOf('cline', {
+        type: 'tool_result',
+        callId: 'c1',
+        content: [
+          { type: 'text', text: big },
+          { type: 'text', text: 'short' },
+        ],
+      }),
+    );
+    expect(blocks.content).toEqual([
+      { type: 'text', text: cut },
+      { type: 'text', text: 'short' },
+    ]);
+    const value = [{ query: 'a.txt', result: big, success: true }];
+    const json = resultOf(
+      contextOf('cline', { type: 'tool_result', callId: 'c1', content: JSON.stringify(value), meta: { clineContent: value } }),
+    );
+    expect(json.content).toBe(JSON.stringify([{ query: 'a.txt', result: cut, success: true }]));
+  });
+
+  it('a file the user attached is cut past 50,000 characters (the marker one longer, one under)', () => {
+    const text = long(60_000);
+    const [first] = contextOf('cline', { type: 'tool_result', callId: 'c1', content: 'ok' }, [
+      { type: 'file', mediaType: 'text/plain', text, name: 'f.txt' },
+    ]);
+    const file = first?.parts[1];
+    expect(file?.type === 'file' && file.text).toMatch(/^a[\s\S]*\n\n\.\.\.\[truncated 10034 chars\]\.\.\.\n\n[\s\S]*$/);
+    expect(file?.type === 'file' && file.text?.length).toBe(49_999);
+  });
+
+  it("another agent's session keeps its result whole", () => {
+    const sent = resultOf(contextOf('pi', { type: 'tool_result', callId: 'c1', content: big }));
+    expect(sent.content).toBe(big);
+  });
+});
