@@ -13,6 +13,7 @@ import { pairToolCalls } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { codexTempHomes } from '../helpers/codex-homes.js';
+import { CODEX_0169_THREADS } from '../helpers/codex-state-db.js';
 import { chainSession, messageEntry, textMessage } from '../helpers/sessions.js';
 
 const FIXTURE_HOME = resolve('test/fixtures/codex/home');
@@ -681,19 +682,3 @@ describe('codex: thread names', () => {
     ]);
   });
 });
-
-/** The `threads` table of codex-cli 0.169.0's state_5.sqlite, as codex creates it (its foreign keys left out). */
-const CODEX_0169_THREADS = `CREATE TABLE threads (
-    id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    source TEXT NOT NULL, model_provider TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT NOT NULL,
-    sandbox_policy TEXT NOT NULL, approval_mode TEXT NOT NULL, tokens_used INTEGER NOT NULL DEFAULT 0,
-    has_user_event INTEGER NOT NULL DEFAULT 0, archived INTEGER NOT NULL DEFAULT 0, archived_at INTEGER,
-    git_sha TEXT, git_branch TEXT, git_origin_url TEXT, cli_version TEXT NOT NULL DEFAULT '',
-    first_user_message TEXT NOT NULL DEFAULT '', agent_nickname TEXT, agent_role TEXT,
-    memory_mode TEXT NOT NULL DEFAULT 'enabled', model TEXT, reasoning_effort TEXT, agent_path TEXT,
-    created_at_ms INTEGER, updated_at_ms INTEGER, thread_source TEXT, preview TEXT NOT NULL DEFAULT '',
-    recency_at INTEGER NOT NULL DEFAULT 0, recency_at_ms INTEGER NOT NULL DEFAULT 0,
-    history_mode TEXT NOT NULL DEFAULT 'legacy', name TEXT, is_pinned INTEGER NOT NULL DEFAULT 0,
-    thread_section_id TEXT, section_position INTEGER, section_entered_at_ms INTEGER, project_id TEXT,
-    originator TEXT, daybreak_enabled BOOLEAN, creator_user_id TEXT, creator_account_id TEXT,
-    attached_thread_parent_id TEXT)`;

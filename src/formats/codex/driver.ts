@@ -33,7 +33,7 @@ import { readJsonl } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
-import { keptSpawnCallOf, spawnDepthOf, subagentMeta } from './children.js';
+import { keptSpawnCallOf, rootSessionIdOf, spawnDepthOf, subagentMeta } from './children.js';
 import { messageToItems } from './encode.js';
 import {
   branchSummaryMessage,
@@ -320,8 +320,13 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
     const parentFile = await this.fileOf(parent.id);
     if (!parentFile) throw new NotFoundError('codex session', parent.id);
-    const depth = spawnDepthOf((await this.load(parentFile)).raw) + 1;
-    const link = { parentThreadId: parent.id, depth, ...(child.parentToolCallId ? { callId: child.parentToolCallId } : {}) };
+    const parentMeta = (await this.load(parentFile)).raw;
+    const link = {
+      parentThreadId: parent.id,
+      sessionId: rootSessionIdOf(parentMeta, parent.id),
+      depth: spawnDepthOf(parentMeta) + 1,
+      ...(child.parentToolCallId ? { callId: child.parentToolCallId } : {}),
+    };
     const written = await this.writeRollout({ ...child, parentId: null }, randomUUID(), (meta) => subagentMeta(meta, link));
     return { ...written, parentId: parent.id, ...(link.callId ? { parentToolCallId: link.callId } : {}) };
   }

@@ -13,6 +13,7 @@ import { parse as parseToml } from 'smol-toml';
 import { messageText, pathToLeaf } from '../../model/tree.js';
 import type { Session } from '../../model/types.js';
 import { openDatabase } from '../shared/sqlite.js';
+import { threadSpawn } from './children.js';
 import { isObject, str } from './items.js';
 
 /** The newest state database codex keeps in its home, if any. */
@@ -78,8 +79,14 @@ const COLUMNS = [
   'preview',
   'model',
   'thread_source',
+  'agent_nickname',
+  'agent_role',
+  'agent_path',
   'originator',
 ] as const;
+
+/** The columns of `thread_spawn_edges`, codex's link from a parent thread to each sub-agent thread it spawned. */
+const EDGE_COLUMNS = ['parent_thread_id', 'child_thread_id', 'status'] as const;
 
 type Row = Record<(typeof COLUMNS)[number], string | number | null>;
 
@@ -104,6 +111,7 @@ function threadRow(home: string, session: Session, file: string): Row {
   const created = Date.parse(session.createdAt) || Date.now();
   const updated = Math.max(created, Date.parse(session.updatedAt) || created);
   const source = raw.source ?? 'cli';
+  const agent = threadSpawn(raw);
   const u = session.usage;
   return {
     id: session.id,
@@ -125,7 +133,11 @@ function threadRow(home: string, session: Session, file: string): Row {
     first_user_message: first,
     preview: first,
     model,
-    thread_source: 'user',
+    // codex copies these from the rollout's session_meta (a sub-agent's: 'subagent' and its agent)
+    thread_source: str(raw.thread_source) ?? 'user',
+    agent_nickname: agent?.nickname ?? null,
+    agent_role: agent?.role ?? null,
+    agent_path: agent?.path ?? null,
     originator: str(raw.originator) ?? null,
   };
 }
@@ -146,10 +158,24 @@ export function recordThread(home: string, session: Session, file: string): stri
     if (missing.length || unknownRequired.length)
       return `unexpected threads schema (${[...missing, ...unknownRequired.map((c) => c.name)].join(', ')})`;
     const row = threadRow(home, session, file);
+    // A sub-agent thread: codex also records the edge from its parent, 'open' as codex leaves its own
+    // (it archives a thread's sub-agents along with it by these edges).
+    const spawnedBy = threadSpawn(isObject(session.raw) && isObject(session.raw.payload) ? session.raw.payload : {});
+    if (spawnedBy) {
+      const edgeNames = new Set((db.prepare('PRAGMA table_info(thread_spawn_edges)').all() as ColumnInfo[]).map((c) => c.name));
+      const missingEdge = EDGE_COLUMNS.filter((c) => !edgeNames.has(c));
+      if (missingEdge.length) return `unexpected thread_spawn_edges schema (${missingEdge.join(', ')})`;
+    }
     const insert = db.prepare(
       `INSERT INTO threads (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}) ON CONFLICT(id) DO NOTHING`,
     );
-    db.transaction(() => insert.run(row)).immediate();
+    const insertEdge = db.prepare(
+      "INSERT INTO thread_spawn_edges (parent_thread_id, child_thread_id, status) VALUES (?, ?, 'open') ON CONFLICT(child_thread_id) DO NOTHING",
+    );
+    db.transaction(() => {
+      insert.run(row);
+      if (spawnedBy) insertEdge.run(spawnedBy.parentThreadId, row.id);
+    }).immediate();
     return undefined;
   });
 }
