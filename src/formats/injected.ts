@@ -9,6 +9,7 @@ import type { Message } from '../model/types.js';
 import { claudeInjectedLabel } from './claude/injected.js';
 import { clineInjectedLabel } from './cline/injected.js';
 import { codexInjectedLabel } from './codex/injected.js';
+import { continueInjectedLabel } from './continue/injected.js';
 import { copilotInjectedLabel } from './copilot/injected.js';
 import { geminiInjectedLabel } from './gemini/injected.js';
 import { qwenInjectedLabel } from './qwen/injected.js';
@@ -23,6 +24,7 @@ export const INJECTED_LABELERS: ReadonlyMap<string, InjectedLabeler> = new Map([
   ['qwen', qwenInjectedLabel],
   ['cline', clineInjectedLabel],
   ['copilot', copilotInjectedLabel],
+  ['continue', continueInjectedLabel],
   ['claude', claudeInjectedLabel],
 ]);
 

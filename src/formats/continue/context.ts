@@ -1,0 +1,81 @@
+/**
+ * What the Continue CLI sends on resume, in the model's terms (convertFromUnifiedHistory in its core,
+ * 1.5.47): from its summary item on when there is one (its own, an assistant turn; threadbase's, a
+ * user turn), each item's message, a user's context items before its text, then one result per call
+ * of an assistant's item, in the order of its calls, its outputs' texts joined ("Tool cancelled" for
+ * a call without output). Its system messages and thinking are never sent (it sends its own system
+ * prompt; its Anthropic adapter keeps no thinking). Registered as Continue's ResumeContext.
+ */
+import { providerCallsAsNotes } from '../../convert/provider-tools.js';
+import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
+import type { Message, Part, Session, ToolResultPart } from '../../model/types.js';
+import { isObject } from './history.js';
+
+/** Continue's output for a call that has none (convertFromUnifiedHistory). */
+export const TOOL_CANCELLED = 'Tool cancelled';
+
+function resultText(r: ToolResultPart): string {
+  if (typeof r.content === 'string') return r.content;
+  return r.content
+    .map((c) => (c.type === 'text' ? c.text : c.type === 'file' && c.text !== undefined ? c.text : `[${c.type} omitted]`))
+    .join('\n');
+}
+
+/** A user's parts as Continue sends them: its context items in one text with its own when that is one text. */
+function userParts(parts: readonly Part[]): Part[] {
+  const sent = parts.filter((p) => p.type === 'text' || p.type === 'image');
+  const [first, second, ...rest] = sent;
+  if (first?.type === 'text' && first.meta?.continueContextItems && second?.type === 'text' && rest.length === 0)
+    return [{ type: 'text', text: first.text + second.text }];
+  return sent.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : p));
+}
+
+export function continueContext(session: Session, opts: ContextOptions = {}): Context {
+  const ctx = buildContext(session, opts);
+  // Continue's own summary item is an assistant turn (its compaction)
+  const path = pathToLeaf(session, opts.leafId);
+  const compaction = path.findLast((e) => e.kind === 'compaction');
+  const ownSummary =
+    compaction?.rawSource === 'continue' &&
+    isObject(compaction.raw) &&
+    isObject(compaction.raw.message) &&
+    compaction.raw.message.role === 'assistant';
+  const results = new Map<string, ToolResultPart>();
+  for (const m of ctx.messages) for (const p of m.parts) if (p.type === 'tool_result') results.set(p.callId, p);
+  const placed = new Set<string>();
+  const out: Message[] = [];
+  for (const given of ctx.messages) {
+    if (given.role === 'system') continue;
+    if (given.meta?.compactionSummary) {
+      out.push({ ...given, role: ownSummary ? 'assistant' : 'user' });
+      continue;
+    }
+    if (given.role === 'assistant') {
+      const m = providerCallsAsNotes(given);
+      const parts = m.parts.filter((p) => p.type === 'text' || p.type === 'tool_call');
+      if (parts.length === 0) continue;
+      const { usage: _u, ...rest } = m;
+      out.push({ ...rest, parts });
+      const calls = parts.flatMap((p) => (p.type === 'tool_call' ? [p] : []));
+      if (calls.length === 0) continue;
+      out.push({
+        role: 'tool',
+        parts: calls.map((c): ToolResultPart => {
+          const r = results.get(c.id);
+          if (r) placed.add(c.id);
+          return { type: 'tool_result', callId: c.id, name: c.name, content: r ? resultText(r) : TOOL_CANCELLED };
+        }),
+      });
+      continue;
+    }
+    // results went with their calls; one without its call is the text it was written as
+    const parts = given.parts.flatMap((p): Part[] => {
+      if (p.type !== 'tool_result') return [p];
+      if (placed.has(p.callId)) return [];
+      return [{ type: 'text', text: `[tool result for ${p.callId}]\n${resultText(p)}` }];
+    });
+    const sent = userParts(parts);
+    if (sent.length) out.push({ role: 'user', parts: sent });
+  }
+  return { ...ctx, messages: out };
+}

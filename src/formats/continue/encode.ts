@@ -1,0 +1,231 @@
+/**
+ * A session's path as a Continue CLI session document (history.ts reads it): each message one
+ * ChatHistoryItem as Continue writes them, a call's result in its call's `toolCallStates` output.
+ * Continue keeps an item's fields it does not know when it rewrites the file, so each item keeps the
+ * model entries it was written from in `threadbase` (read back instead of the item); entries Continue
+ * has no item for (thinking, system messages, model changes, labels, metadata) go with the next item.
+ * A compaction is Continue's own summary item (`conversationSummary`), which Continue sends from (the
+ * items before it are kept, not sent), written as the user turn threadbase's context has for it, the
+ * messages it kept written again after it.
+ */
+import { providerCallsAsNotes } from '../../convert/provider-tools.js';
+import type { CompactionEntry, Entry, Message, Part, ToolResultPart, Usage } from '../../model/types.js';
+import type { JsonObject } from './history.js';
+
+export interface EncodedContinueSession {
+  doc: JsonObject;
+  warnings: string[];
+}
+
+/** An entry as kept in an item's `threadbase.entries`: all but the records it was read from. */
+function keptEntry(e: Entry): JsonObject {
+  const { raw: _r, rawSource: _s, ...rest } = e;
+  return rest as unknown as JsonObject;
+}
+
+function textOf(parts: readonly Part[]): string {
+  return parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+}
+
+/** A user's parts as Continue content: a string of its one text, else MessageParts (texts and images). */
+function userContent(parts: readonly Part[]): string | JsonObject[] {
+  const sent = parts.filter((p) => p.type === 'text' || p.type === 'image');
+  if (sent.length === 1 && sent[0]?.type === 'text') return sent[0].text;
+  return parts.flatMap((p): JsonObject[] => {
+    if (p.type === 'text') return [{ type: 'text', text: p.text }];
+    if (p.type === 'image') {
+      const url = p.data ? `data:${p.mediaType};base64,${p.data}` : p.url;
+      return url ? [{ type: 'imageUrl', imageUrl: { url } }] : [];
+    }
+    return [];
+  });
+}
+
+function continueUsage(u: Usage | undefined, model: string | undefined): JsonObject | undefined {
+  if (!u) return undefined;
+  return {
+    completion_tokens: u.output,
+    prompt_tokens: u.input,
+    total_tokens: u.input + u.output,
+    prompt_tokens_details: { cache_write_tokens: u.cacheWrite, cache_read_tokens: u.cacheRead, cached_tokens: u.cacheRead },
+    ...(model ? { model } : {}),
+  };
+}
+
+/** A tool result's content as the text Continue keeps as a call's output. */
+function resultText(r: ToolResultPart): { text: string; dropped: number } {
+  if (typeof r.content === 'string') return { text: r.content, dropped: 0 };
+  let dropped = 0;
+  const text = r.content
+    .map((c) => {
+      if (c.type === 'text') return c.text;
+      if (c.type === 'file' && c.text !== undefined) return c.text;
+      dropped++;
+      return `[${c.type} omitted]`;
+    })
+    .join('\n');
+  return { text, dropped };
+}
+
+interface Item extends JsonObject {
+  message: JsonObject;
+  contextItems: unknown[];
+}
+
+export function encodeContinueSession(
+  path: readonly Entry[],
+  head: { sessionId: string; title: string; workspaceDirectory: string },
+): EncodedContinueSession {
+  const warnings: string[] = [];
+  const items: Item[] = [];
+  /** entries waiting for the next item to be kept on */
+  let pending: Entry[] = [];
+  /** each call's state object, by call id, for its result to land in */
+  const states = new Map<string, JsonObject>();
+  let droppedMedia = 0;
+  let orphans = 0;
+  let lastAssistant: { item: Item; responseId?: string } | undefined;
+  const lastCompaction = path.reduce((at, e, i) => (e.kind === 'compaction' ? i : at), -1);
+
+  /** An item written for `e`, or (no entry) a copy of a kept message the reader passes over. */
+  const push = (item: Item, e: Entry | undefined) => {
+    if (e) {
+      item.threadbase = { entries: [...pending, e].map(keptEntry) };
+      pending = [];
+    } else item.threadbase = { copy: true };
+    items.push(item);
+  };
+  const keptOn = (item: Item, e: Entry) => {
+    const kept = (item.threadbase as JsonObject).entries as JsonObject[];
+    kept.push(...pending.map(keptEntry), keptEntry(e));
+    pending = [];
+  };
+
+  const writeAssistant = (m: Message, e: Entry | undefined) => {
+    const sent = providerCallsAsNotes(m);
+    const calls = sent.parts.flatMap((p) => (p.type === 'tool_call' ? [p] : []));
+    const text = textOf(sent.parts);
+    const merge = e && lastAssistant && m.responseId !== undefined && lastAssistant.responseId === m.responseId;
+    const item: Item = merge ? (lastAssistant?.item as Item) : { message: { role: 'assistant', content: '' }, contextItems: [] };
+    const msg = item.message;
+    if (text) msg.content = msg.content ? `${msg.content}\n${text}` : text;
+    if (calls.length) {
+      const toolCalls = (msg.toolCalls as JsonObject[] | undefined) ?? [];
+      const toolStates = (item.toolCallStates as JsonObject[] | undefined) ?? [];
+      for (const c of calls) {
+        const call = { id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } };
+        toolCalls.push(call);
+        const state: JsonObject = { toolCallId: c.id, toolCall: call, status: 'generated', parsedArgs: c.input };
+        toolStates.push(state);
+        states.set(c.id, state);
+      }
+      msg.toolCalls = toolCalls;
+      item.toolCallStates = toolStates;
+    }
+    const usage = continueUsage(m.usage, m.model);
+    if (usage && !msg.usage) msg.usage = usage;
+    if (merge && e) keptOn(item, e);
+    else push(item, e);
+    lastAssistant = e ? { item, ...(m.responseId !== undefined ? { responseId: m.responseId } : {}) } : undefined;
+  };
+
+  /** Results land in their calls' states; what is left (no call written) is returned. */
+  const placeResults = (m: Message): Part[] => {
+    const rest: Part[] = [];
+    for (const p of m.parts) {
+      const state = p.type === 'tool_result' ? states.get(p.callId) : undefined;
+      if (p.type !== 'tool_result' || !state) {
+        rest.push(p);
+        continue;
+      }
+      const { text, dropped } = resultText(p);
+      droppedMedia += dropped;
+      state.status = p.isError ? 'errored' : 'done';
+      state.output = [{ content: text, name: 'Tool Result', description: 'Tool execution result' }];
+    }
+    return rest;
+  };
+
+  const writeUser = (parts: readonly Part[], e: Entry | undefined, extra: JsonObject = {}) => {
+    const content = userContent(parts);
+    push({ message: { role: 'user', content }, contextItems: [], editorState: content, ...extra }, e);
+  };
+
+  /** The messages a compaction kept (before it on the path), written again after its summary: copies the reader passes over. */
+  const writeKept = (c: CompactionEntry, before: readonly Entry[]) => {
+    const from = c.firstKeptEntryId === undefined ? -1 : before.findIndex((x) => x.id === c.firstKeptEntryId);
+    if (from < 0) return;
+    for (const k of before.slice(from)) {
+      if (k.kind !== 'message' || k.message.role === 'system') continue;
+      if (k.message.role === 'assistant') {
+        if (k.message.parts.some((p) => p.type === 'text' || p.type === 'tool_call')) writeAssistant(k.message, undefined);
+        continue;
+      }
+      const rest = placeResults(k.message).filter((p) => p.type === 'text' || p.type === 'image');
+      if (rest.length) writeUser(rest, undefined);
+    }
+  };
+
+  path.forEach((e, i) => {
+    if (e.kind === 'message') {
+      const m = e.message;
+      if (m.role === 'assistant') {
+        const sendable = m.parts.some((p) => p.type === 'text' || p.type === 'tool_call');
+        if (sendable) writeAssistant(m, e);
+        else pending.push(e); // thinking alone: Continue keeps none (its Anthropic adapter drops thinking)
+        return;
+      }
+      if (m.role === 'system') {
+        pending.push(e);
+        return;
+      }
+      lastAssistant = undefined;
+      const rest = placeResults(m);
+      const texts = rest.filter((p) => p.type === 'text' || p.type === 'image');
+      orphans += rest.filter((p) => p.type === 'tool_result').length;
+      const orphanText = rest.flatMap((p) =>
+        p.type === 'tool_result' ? [`[tool result for ${p.callId}]\n${resultText(p).text}`] : [],
+      );
+      if (texts.length || orphanText.length)
+        writeUser([...texts, ...orphanText.map((text): Part => ({ type: 'text', text }))], e);
+      else {
+        // results only: kept on the item of their call
+        const last = items.at(-1);
+        if (last) keptOn(last, e);
+        else pending.push(e);
+      }
+      return;
+    }
+    lastAssistant = undefined;
+    if (e.kind === 'compaction' && i === lastCompaction) {
+      writeUser([{ type: 'text', text: e.summary }], e, { conversationSummary: e.summary });
+      writeKept(e, path.slice(0, i));
+      return;
+    }
+    if (e.kind === 'branch_summary') {
+      writeUser([{ type: 'text', text: e.text ?? e.summary }], e);
+      return;
+    }
+    // model changes, labels, metadata, earlier compactions: no Continue item; kept with the next
+    pending.push(e);
+  });
+  if (pending.length) {
+    const last = items.at(-1);
+    if (last) for (const e of pending.splice(0)) keptOn(last, e);
+  }
+  if (droppedMedia)
+    warnings.push(
+      `${droppedMedia} image(s) or file(s) in tool results: Continue keeps a call's output as text; a note stands for each`,
+    );
+  if (orphans)
+    warnings.push(
+      `${orphans} tool result(s) without their call written as user text (Continue keeps a result only with its call)`,
+    );
+  const doc: JsonObject = {
+    sessionId: head.sessionId,
+    title: head.title,
+    workspaceDirectory: head.workspaceDirectory,
+    history: items,
+  };
+  return { doc, warnings };
+}
