@@ -4,8 +4,9 @@
  * session, what is lost and how many. CONVERT.md has the same as a table per direction.
  * This module counts what a session holds; each agent's folder registers what its agent loses of it
  * (`registerConversionLosses`, as formats register context shapes). The format encoders add their
- * own warnings beside these (on every write, converted or not); a loss an encoder already says is
- * not described again here, so each loss is said once (test/convert/losses-said-once.test.ts).
+ * own warnings beside these (on every write, converted or not), which convert gives the same prefix
+ * (asLossLine); a loss an encoder already says is not described again here, so each loss is said
+ * once (test/convert/losses-said-once.test.ts).
  */
 import type { Entry, Message, Part, Session } from '../model/types.js';
 import { isProviderExecuted } from './provider-tools.js';
@@ -111,21 +112,45 @@ function count(entries: readonly Entry[]): LossCounts {
  */
 const KEEPS_KEPT_BEFORE_SUMMARY = new Set(['codex']);
 
-/** The warnings for writing `session` (as it will be written: one path or the whole tree) into `target`. */
-export function conversionLosses(session: Session, target: string): string[] {
+/**
+ * How every loss line of one conversion begins, `claude:<id> → pi: `: the session as the caller named
+ * it (its source and id where it was read) and the target, so that converting several sessions still
+ * says which one each line is about.
+ */
+export function lossPrefix(session: string, target: string): string {
+  return `${session} → ${target}: `;
+}
+
+/**
+ * A warning the target's writer gave (its encoder's: written on every write, converted or not) as a
+ * loss line of this conversion: prefixed as the converter's own (lossPrefix), where the encoder named
+ * the session its own way first (`pi:x entry s: …`, one of `names`) without that name.
+ */
+export function asLossLine(warning: string, prefix: string, names: readonly string[]): string {
+  if (warning.startsWith(prefix)) return warning;
+  const named = names.find((n) => warning.startsWith(`${n} `) || warning.startsWith(`${n}: `));
+  return `${prefix}${named === undefined ? warning : warning.slice(named.length).replace(/^:? /, '')}`;
+}
+
+/**
+ * The warnings for writing `session` (as it will be written: one path or the whole tree) into
+ * `target`; each line begins with lossPrefix(`shownAs`, target), `shownAs` the session as the caller
+ * named it (default its source:id).
+ */
+export function conversionLosses(session: Session, target: string, shownAs = `${session.source}:${session.id}`): string[] {
   const describe = describers.get(target);
   if (!describe) return [];
   const foreign = session.entries.filter((e) => e.rawSource !== target);
-  const name = `${session.source}:${session.id} → ${target}`;
+  const prefix = lossPrefix(shownAs, target);
   const out: string[] = [];
   const report: LossReport = {
     session,
     counts: count(foreign),
     foreign,
     say: (n, what) => {
-      if (n > 0) out.push(`${name}: ${what} (${n})`);
+      if (n > 0) out.push(`${prefix}${what} (${n})`);
     },
-    line: (what) => out.push(`${name}: ${what}`),
+    line: (what) => out.push(`${prefix}${what}`),
   };
   describe(report);
   // Every target's compaction form sends what follows its summary, and none keeps a message before it.

@@ -5,14 +5,16 @@
  * locations and environment overrides).
  */
 
-import { Sources } from '../formats/registry.js';
+import { formatNames, Sources } from '../formats/registry.js';
 import { copiedBranchSummaryOf } from '../formats/shared/branch-summary.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
 import { resumeContextOf } from '../model/resume.js';
 import { branches, currentLeaf, indexEntries, messageText, pathTo, pathToLeaf } from '../model/tree.js';
 import type { CompactionEntry, Entry, Session, SessionInfo, SourceName } from '../model/types.js';
-import { conversionLosses } from './losses.js';
+import { THREADBASE_SOURCE } from '../stores/shared.js';
+import { asLossLine, conversionLosses, lossPrefix } from './losses.js';
+import { childWriter } from './store-children.js';
 
 export interface ConvertOptions {
   /** Convert the path to this entry instead of the current leaf. */
@@ -25,7 +27,8 @@ export interface ConvertOptions {
   /**
    * The sub-agent sessions of a session (see childSessionsFrom): each one a call on the written path
    * ran is written under the written session where the target keeps sub-agent sessions
-   * (writeChildSession), their own sub-agents under them; absent, only the session is written.
+   * (writeChildSession; a threadbase store links each to the written session), their own sub-agents
+   * under them; absent, only the session is written.
    */
   childrenOf?: ChildSessions;
 }
@@ -232,11 +235,47 @@ function treeForTargets(session: Session, target: SourceName): Session {
   return { ...session, entries: withSummaryTexts(session, entries, target) };
 }
 
-function withLosses(written: SessionInfo, source: Session, target: SessionDriver): SessionInfo {
-  const losses = conversionLosses(source, target.name);
-  if (!losses.length) return written;
-  const earlier = Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : [];
-  return { ...written, meta: { ...(written.meta ?? {}), warnings: [...losses, ...earlier] } };
+/**
+ * The session as it is converted: a threadbase store's copy of an agent's session (written to the
+ * store as `threadbase`, `meta.importedFrom` naming the agent's session; its entries keep the agent's
+ * records) is that agent's session again, so that converting it on does what converting the original
+ * does: into its own agent a copy (its records, its title as they are; Claude Code's copied parent
+ * names the copy of its sub-agent), into another agent with the original agent's wording.
+ */
+function asAgentSession(session: Session): Session {
+  const from = session.meta?.importedFrom;
+  if (session.source !== THREADBASE_SOURCE || typeof from !== 'object' || from === null) return session;
+  const { source, id } = from as { source?: unknown; id?: unknown };
+  if (typeof source !== 'string' || typeof id !== 'string' || source === THREADBASE_SOURCE || !formatNames().includes(source))
+    return session;
+  return { ...session, source, id };
+}
+
+/** A session being written: as it is converted (asAgentSession), and as it was read (its id there, its name in loss lines). */
+interface Converting {
+  session: Session;
+  readId: string;
+  /** `source:id` as the caller named it, which every loss line begins with */
+  shownAs: string;
+}
+
+function converting(read: Session): Converting {
+  return { session: asAgentSession(read), readId: read.id, shownAs: `${read.source}:${read.id}` };
+}
+
+/**
+ * What the target could not keep of `written` (the converted session as written): the converter's loss
+ * lines, then the writer's own warnings, every line with the same prefix (losses.ts lossPrefix).
+ */
+function withLosses(written: SessionInfo, source: Session, target: SessionDriver, shownAs: string): SessionInfo {
+  const prefix = lossPrefix(shownAs, target.name);
+  const names = [shownAs, `${source.source}:${source.id}`];
+  const earlier = (Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : []).map((w) =>
+    typeof w === 'string' ? asLossLine(w, prefix, names) : w,
+  );
+  const warnings = [...conversionLosses(source, target.name, shownAs), ...earlier];
+  if (!warnings.length) return written;
+  return { ...written, meta: { ...(written.meta ?? {}), warnings } };
 }
 
 /**
@@ -277,31 +316,34 @@ function withWarning(written: SessionInfo, warning: string): SessionInfo {
 }
 
 /**
- * The sub-agent sessions that calls of `from` (the session as written) ran, written under `written`
- * (each along its current branch, its own sub-agents under it); `seen` stops a cycle of parents.
+ * The sub-agent sessions that calls of `from` (the session as written; read as `from.readId`) ran,
+ * written under `written` (each along its current branch, its own sub-agents under it); `seen` (ids
+ * as read) stops a cycle of parents.
  */
 async function withChildren(
   written: SessionInfo,
-  from: Session,
+  from: Converting,
   target: SessionDriver,
   childrenOf: ChildSessions,
-  seen: Set<string> = new Set([from.id]),
+  seen: Set<string> = new Set([from.readId]),
 ): Promise<WrittenSession> {
-  const calls = toolCallIdsOf(from.entries);
-  const kids = (await childrenOf(from.id)).filter(
+  const calls = toolCallIdsOf(from.session.entries);
+  const kids = (await childrenOf(from.readId)).filter(
     (c) => !seen.has(c.id) && c.parentToolCallId !== undefined && calls.has(c.parentToolCallId),
   );
   if (!kids.length) return written;
-  if (!target.writeChildSession)
+  const writeChild = childWriter(target, written);
+  if (!writeChild)
     return withWarning(
       written,
-      `${kids.length} sub-agent session(s) of ${from.source}:${from.id} not written (${kids.map((k) => k.id).join(', ')}): ${target.name} keeps no sub-agent sessions`,
+      `${lossPrefix(from.shownAs, target.name)}${kids.length} sub-agent session(s) not written (${kids.map((k) => k.id).join(', ')}): ${target.name} keeps no sub-agent sessions`,
     );
   const children: WrittenSession[] = [];
   for (const kid of kids) {
     seen.add(kid.id);
-    const along = sessionAlongPath(kid, undefined, target.name);
-    const child = withLosses(await target.writeChildSession(written, along), along, target);
+    const c = converting(kid);
+    const along = { ...c, session: sessionAlongPath(c.session, undefined, target.name) };
+    const child = withLosses(await writeChild(along.session), along.session, target, c.shownAs);
     children.push(await withChildren(child, along, target, childrenOf, seen));
   }
   return { ...written, children };
@@ -317,13 +359,15 @@ function targetDriver(to: SourceName | SessionDriver, env?: DriverEnv): SessionD
  * `childrenOf`). Each one's `meta.warnings` says what the target could not keep.
  */
 export async function convertSessionAll(
-  session: Session,
+  given: Session,
   to: SourceName | SessionDriver | ConvertToOptions,
   opts: ConvertOptions = {},
 ): Promise<WrittenSession[]> {
   const o: ConvertToOptions = typeof to === 'object' && 'to' in to ? to : { ...opts, to };
   const target = targetDriver(o.to, o.env);
   if (!target.writeSession) throw new UnsupportedError(target.name, 'write sessions');
+  const read = converting(given);
+  const session = read.session;
   const write = async (s: Session) => {
     let written = await (target.writeSession as NonNullable<typeof target.writeSession>)(s);
     // Another agent's title, where the target did not take it from the records (pi names a session
@@ -332,8 +376,8 @@ export async function convertSessionAll(
       await target.setTitle(written.id, s.title);
       written = { ...written, title: s.title };
     }
-    const out = withLosses(written, s, target);
-    return o.childrenOf ? withChildren(out, s, target, o.childrenOf) : out;
+    const out = withLosses(written, s, target, read.shownAs);
+    return o.childrenOf ? withChildren(out, { ...read, session: s }, target, o.childrenOf) : out;
   };
   // the side chains go along where the target writes them (those at no entry with the first session written only)
   const along = (at: string | undefined, first: boolean) => {

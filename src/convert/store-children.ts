@@ -1,12 +1,18 @@
 /**
- * The sub-agent sessions of a session in a store (a team server, PostgreSQL, an index file, the
- * viewer's store): asked of the store one parent at a time (listSessions with parentId), where
- * childSessionsFrom lists an agent's every session once; a store may hold many, a team server pages them.
+ * Sub-agent sessions in threadbase's own stores (a SQLite file, PostgreSQL, a team server, the memory
+ * store, the local `threadbase` source): read one parent at a time (childSessionsInStore), and written
+ * as sessions of their own naming their parent and the call that ran it (writeChildInStore), the link
+ * a store keeps for a child (parentId, parentToolCallId) and lists it by (listSessions with parentId).
  */
 import type { SessionDriver } from '../model/driver.js';
-import type { Session } from '../model/types.js';
+import type { Session, SessionInfo } from '../model/types.js';
+import { THREADBASE_SOURCE } from '../stores/shared.js';
 import type { ChildSessions } from './session.js';
 
+/**
+ * The sub-agent sessions of a session in a store, asked of the store one parent at a time, where
+ * childSessionsFrom lists an agent's every session once: a store may hold many, a team server pages them.
+ */
 export function childSessionsInStore(store: SessionDriver): ChildSessions {
   return async (sessionId) => {
     const out: Session[] = [];
@@ -18,4 +24,20 @@ export function childSessionsInStore(store: SessionDriver): ChildSessions {
     }
     return out;
   };
+}
+
+/**
+ * How `target` writes a sub-agent session under `parent` (a session it wrote): the driver's own
+ * writeChildSession (an agent's form), else, for a threadbase store (it wrote the parent as
+ * threadbase's own), a new session naming the written parent and the call that ran it, which the
+ * store keeps as it is (its calls keep their ids there). Undefined: the target keeps no sub-agents.
+ */
+export function childWriter(target: SessionDriver, parent: SessionInfo): ((child: Session) => Promise<SessionInfo>) | undefined {
+  if (target.writeChildSession) {
+    const write = target.writeChildSession.bind(target);
+    return (child) => write(parent, child);
+  }
+  if (parent.source !== THREADBASE_SOURCE || !target.writeSession) return undefined;
+  const write = target.writeSession.bind(target);
+  return (child) => write({ ...child, parentId: parent.id });
 }

@@ -1,6 +1,7 @@
 /**
  * A conversion says each loss once: the summary of what the target cannot keep (convert/losses.ts and
- * each agent's losses.ts) and the warnings its encoder adds are not the same loss twice.
+ * each agent's losses.ts) and the warnings its encoder adds are not the same loss twice; and every line,
+ * the encoder's too, begins with the converted session and the target (`claude:x → pi: `).
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,6 +91,11 @@ describe('a conversion says each loss once', () => {
       for (const [loss, words] of Object.entries(LOSSES)) {
         const saying = warnings.filter((w) => words.test(w));
         expect(saying.length, `${loss}:\n${warnings.join('\n')}`).toBe(said.includes(loss) ? 1 : 0);
+      }
+      // every line, the encoder's too, names the session and the target the same way, and once
+      for (const w of warnings) {
+        expect(w.startsWith(`${source}:x → ${target}: `), w).toBe(true);
+        expect(w.slice(`${source}:x → ${target}: `.length), w).not.toContain(`${source}:x`);
       }
     });
   }

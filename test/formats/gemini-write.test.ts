@@ -260,7 +260,9 @@ describe('gemini: writing chats', () => {
     const written = JSON.parse(r.out) as { id: string; source: string; warnings: string[] };
     expect(written.source).toBe('gemini');
     expect(written.warnings.filter((w) => w.includes('metadata records'))).toEqual([
-      expect.stringMatching(/^\d+ metadata records \(\d+ attachment.*\) have no Gemini record; left out$/),
+      expect.stringMatching(
+        /^claude:0afea31a-[\w-]+ → gemini: \d+ metadata records \(\d+ attachment.*\) have no Gemini record; left out$/,
+      ),
     ]);
     // `context --format gemini` prints what Gemini CLI sends for it
     const ctx = await runCli(env, ['context', written.id, '--format', 'gemini', '--json']);
