@@ -1,0 +1,200 @@
+/**
+ * Sessions written into the Continue CLI, resumed by the real `cn` (@continuedev/cli 1.5.47, a
+ * `provider: anthropic` model in ~/.continue/config.yaml on the loopback Anthropic stand-in):
+ * - Claude Code sessions (thinking and tool calls; one with a compaction), a pi session (a tool call)
+ *   and a codex session (developer instructions, reasoning, shell calls) are converted with
+ *   `threadbase convert <id> --to continue`;
+ * - `cn -p --fork <id> <probe>` in the project goes on from each: the request it sends holds every
+ *   turn, tool call and result of the source's own context, in order, and is threadbase's context of
+ *   the written session (what Continue sends) with the probe;
+ * - the session Continue saved is converted back into Claude Code with nothing of it lost;
+ * - `threadbase handoff --to continue` prints the command that does it.
+ */
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { Context } from '../../src/model/tree.js';
+import type { SessionInfo } from '../../src/model/types.js';
+import { CLAUDE_ID, CLAUDE_TOOLS_ID, CODEX_ID, convertInto, copySourceFixtures, PI_ID } from '../helpers/agent-fixtures.js';
+import { type AgentHome, runBinary, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+import { okProbeRule, readContext, readSession, textOf } from '../helpers/conversions.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
+
+const CN_BIN = resolve('node_modules/.bin/cn');
+
+let home: AgentHome;
+
+/** Continue's config: one Anthropic model at the stand-in. */
+async function writeContinueConfig(h: AgentHome): Promise<void> {
+  await fs.mkdir(join(h.root, '.continue'), { recursive: true });
+  await fs.writeFile(
+    join(h.root, '.continue', 'config.yaml'),
+    [
+      'name: standin',
+      'version: 1.0.0',
+      'schema: v1',
+      'models:',
+      '  - name: Stand-in',
+      '    provider: anthropic',
+      '    model: claude-standin',
+      '    apiKey: offline',
+      `    apiBase: ${h.standIn.url}/v1/`,
+      '    roles: [chat]',
+      '',
+    ].join('\n'),
+  );
+}
+
+function cnEnv(h: AgentHome): Record<string, string> {
+  return { PATH: `${resolve('node_modules/.bin')}:${process.env.PATH ?? ''}`, HOME: h.root, NO_COLOR: '1', TERM: 'dumb' };
+}
+
+/** `cn -p --auto <args>` in `cwd`; its output. */
+async function runCn(h: AgentHome, args: string[], cwd: string): Promise<string> {
+  const r = await runBinary(process.execPath, [CN_BIN, '-p', '--auto', ...args], cwd, cnEnv(h));
+  return r.stdout + r.stderr;
+}
+
+/** The request Continue sent whose last user text is `probe`. */
+function requestEndingWith(h: AgentHome, probe: string): AnthropicRequest {
+  const req = h.standIn.messageRequests().find((r) => {
+    const last = r.messages.at(-1);
+    return last?.role === 'user' && textOf(last.content as Parameters<typeof textOf>[0]).at(-1) === probe;
+  });
+  if (!req) throw new Error(`cn sent no request ending with ${probe}`);
+  return req;
+}
+
+async function listContinue(): Promise<SessionInfo[]> {
+  const sources = new Sources(home.env);
+  try {
+    return await sources.driver('continue').listSessions();
+  } finally {
+    await sources.close();
+  }
+}
+
+beforeAll(async () => {
+  home = await setupAgentHome({ rules: [okProbeRule] });
+  await writeContinueConfig(home);
+  await copySourceFixtures(home, { claudeSubAgent: false });
+});
+afterAll(async () => {
+  await home?.close();
+});
+
+const resultText = (c: unknown): string =>
+  typeof c === 'string'
+    ? c
+    : Array.isArray(c)
+      ? c.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : (b.type ?? ''))).join('\n')
+      : '';
+
+/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
+function contextItems(ctx: Context): string[] {
+  return ctx.messages
+    .filter((m) => m.role !== 'system')
+    .flatMap((m) =>
+      m.parts.flatMap((p) => {
+        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
+        if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
+        if (p.type === 'tool_result') return [`result:${p.callId}:${resultText(p.content).trim()}`];
+        return [];
+      }),
+    );
+}
+
+/** The same of the Anthropic messages Continue sent. */
+function requestItems(messages: AnthropicMessage[]): string[] {
+  return messages.flatMap((m) =>
+    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) return [`${m.role}:${b.text.trim()}`];
+      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
+      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${resultText(b.content).trim()}`];
+      return [];
+    }),
+  );
+}
+
+/** Asserts `want` appears within `got` in order. */
+function expectInOrder(got: string[], want: string[]): void {
+  let at = 0;
+  for (const item of want) {
+    const found = got.indexOf(item, at);
+    expect(
+      found,
+      `missing or out of order: ${item.slice(0, 160)}\nin ${JSON.stringify(got).slice(0, 2000)}`,
+    ).toBeGreaterThanOrEqual(0);
+    at = found + 1;
+  }
+}
+
+describe.each([
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
+  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
+  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true },
+])('a $from session converted into Continue ($probe)', ({ from, id, probe, calls }) => {
+  let forked: SessionInfo;
+  let source: string[];
+  it('is resumed by the real cn with every turn, tool call and result of the source', async () => {
+    const written = await convertInto(home, id, from, 'continue');
+    expect(written.source).toBe('continue');
+    expect(written.path).toBe(join(home.root, '.continue', 'sessions', `${written.id}.json`));
+    const project = (await readSession(home, 'continue', written.id)).project as string;
+    const before = new Set((await listContinue()).map((s) => s.id));
+    await runCn(home, ['--fork', written.id, probe], project);
+    const sent = requestItems(requestEndingWith(home, probe).messages);
+    source = contextItems(await readContext(home, from, id));
+    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
+    expectInOrder(sent, [...source, `user:${probe}`]);
+    // what Continue sent is threadbase's context of the written session, and the probe
+    expect(sent).toEqual([...contextItems(await readContext(home, 'continue', written.id)), `user:${probe}`]);
+    // the fork Continue saved holds the written history and the probe's turn
+    const made = (await listContinue()).filter((s) => !before.has(s.id));
+    expect(made).toHaveLength(1);
+    forked = made[0] as SessionInfo;
+    expect(contextItems(await readContext(home, 'continue', forked.id))).toEqual([...sent, `assistant:ok: ${probe}`]);
+  }, 180_000);
+
+  it('goes back into Claude Code with nothing lost and Continue’s new turn', async () => {
+    const back = await convertInto(home, forked.id, 'continue', 'claude');
+    const items = contextItems(await readContext(home, 'claude', back.id));
+    expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
+    expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+  }, 120_000);
+});
+
+describe('threadbase handoff --to continue', () => {
+  it('prints a command that goes on from the session in its project, even one whose path holds quotes, $, a backtick and !', async () => {
+    const project = join(home.root, `it's a "$HOME" \`id\` dir! $(echo x)`);
+    await fs.mkdir(project, { recursive: true });
+    const session = chainSession('awkward', 'pi', project, [
+      ['u', textMessage('user', 'remember the word quokka')],
+      ['a', textMessage('assistant', 'quokka noted')],
+    ]);
+    const sources = new Sources(home.env);
+    const source = (await sources.driver('pi').writeSession?.(session)) as SessionInfo;
+    await sources.close();
+    const h = JSON.parse(await runCliOk(home.env, ['handoff', source.id, '--source', 'pi', '--to', 'continue', '--json'])) as {
+      command: string;
+    };
+    expect(h.command).toMatch(/^cd '.*' && cn --fork [0-9a-f-]{36}$/);
+    await promisify(execFile)('bash', ['-c', `${h.command} -p --auto 'probe handoff' < /dev/null`], {
+      cwd: home.root,
+      timeout: 120_000,
+      env: cnEnv(home),
+    });
+    expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual([
+      'user:remember the word quokka',
+      'assistant:quokka noted',
+      'user:probe handoff',
+    ]);
+  }, 180_000);
+});
