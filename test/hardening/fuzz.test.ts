@@ -17,6 +17,7 @@ import { exportSession } from '../../src/export/index.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import { CodexDriver } from '../../src/formats/codex/index.js';
+import { ContinueDriver } from '../../src/formats/continue/index.js';
 import { CopilotDriver } from '../../src/formats/copilot/index.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { OpenCodeDriver, sessionFromExport } from '../../src/formats/opencode/index.js';
@@ -66,6 +67,8 @@ function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
       return new CodexDriver(h.env);
     case 'cline':
       return new ClineDriver(h.env);
+    case 'continue':
+      return new ContinueDriver(h.env);
     case 'copilot':
       return new CopilotDriver(h.env);
     case 'gemini':
@@ -257,7 +260,7 @@ function affects(t: Target, s: Loaded, h: FixtureHome): boolean {
   return target.startsWith(`${base}/`) || target.includes(sid) || t.kind === 'row' || s.path.endsWith('.db');
 }
 
-const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
+const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'cline', 'codex', 'continue', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
 
 /** Failing cases found by the fuzzer, kept so they run on every test run (see the fixes they led to). */
 const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = [

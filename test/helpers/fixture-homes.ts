@@ -28,6 +28,8 @@ const FIXTURES = {
   ],
   /** Cline CLI 3.0.65: a read and a command (with thinking), a session that ran a sub-agent */
   cline: [['test/fixtures/cline/real-3.0.65/data', '.cline/data']],
+  /** Continue CLI 1.5.47: Bash calls (one failed) and resumed turns */
+  continue: [['test/fixtures/continue/real-1.5.47/.continue', '.continue']],
   /** codex 0.169's audit home (tool search, an image generated, rollbacks, a sub-agent) */
   codex: [['test/fixtures/codex/audit-home', '.codex']],
   /** codex's older home (a legacy rollout without a working directory) */
@@ -56,8 +58,19 @@ const FIXTURES = {
 
 export type AgentFixture = keyof typeof FIXTURES;
 
-export type AgentName = 'claude' | 'pi' | 'cline' | 'codex' | 'copilot' | 'gemini' | 'opencode' | 'qwen' | 'zed';
-export const AGENTS: readonly AgentName[] = ['claude', 'pi', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
+export type AgentName = 'claude' | 'pi' | 'cline' | 'codex' | 'continue' | 'copilot' | 'gemini' | 'opencode' | 'qwen' | 'zed';
+export const AGENTS: readonly AgentName[] = [
+  'claude',
+  'pi',
+  'cline',
+  'codex',
+  'continue',
+  'copilot',
+  'gemini',
+  'opencode',
+  'qwen',
+  'zed',
+];
 
 /** Every fixture of each agent (`agents`). */
 const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
@@ -65,6 +78,7 @@ const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
   pi: ['piAll'],
   cline: ['cline'],
   codex: ['codexLegacy'],
+  continue: ['continue'],
   copilot: ['copilot'],
   gemini: ['geminiHome'],
   opencode: ['opencode', 'opencodeStorage'],
@@ -88,6 +102,7 @@ export function agentDirs(home: string): Record<AgentName, string> {
     pi: join(home, '.pi', 'agent'),
     cline: join(home, '.cline'),
     codex: join(home, '.codex'),
+    continue: join(home, '.continue'),
     copilot: join(home, '.copilot'),
     gemini: join(home, '.gemini'),
     opencode: join(xdg, 'opencode'),
@@ -108,6 +123,7 @@ export function homeEnv(home: string, extra: Record<string, string> = {}): Drive
       CODEX_HOME: dirs.codex,
       CLINE_DIR: dirs.cline,
       COPILOT_HOME: dirs.copilot,
+      CONTINUE_GLOBAL_DIR: dirs.continue,
       THREADBASE_HOME: join(home, '.threadbase'),
       ...extra,
     },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { claudeInjectedLabel } from '../../src/formats/claude/injected.js';
 import { codexInjectedLabel } from '../../src/formats/codex/injected.js';
+import { continueInjectedLabel } from '../../src/formats/continue/injected.js';
 import { geminiInjectedLabel } from '../../src/formats/gemini/injected.js';
 import { INJECTED_LABELERS, injectedLabel } from '../../src/formats/injected.js';
 import { qwenInjectedLabel } from '../../src/formats/qwen/injected.js';
@@ -34,6 +35,7 @@ describe('naming what an agent wrote itself', () => {
     );
     expect(geminiInjectedLabel(text('user', { geminiInjected: 'session_context' }))).toBe('session_context, added by Gemini CLI');
     expect(qwenInjectedLabel(text('user', { qwenInjected: 'notification' }))).toBe('notification, added by Qwen Code');
+    expect(continueInjectedLabel(text('user', { continueInjected: 'context items' }))).toBe('context items, added by Continue');
     expect(claudeInjectedLabel(text('user', { claude: { origin: { kind: 'task-notification' } } }))).toBe(
       'task-notification, added by Claude Code',
     );
@@ -48,7 +50,7 @@ describe('naming what an agent wrote itself', () => {
   });
 
   it('asks every agent (the index and threadbase’s store keep the reading agent’s meta), a system message else the system prompt', () => {
-    expect([...INJECTED_LABELERS.keys()]).toEqual(['codex', 'gemini', 'qwen', 'cline', 'copilot', 'claude']);
+    expect([...INJECTED_LABELERS.keys()]).toEqual(['codex', 'gemini', 'qwen', 'cline', 'copilot', 'continue', 'claude']);
     expect(injectedLabel(text('system'))).toBe('system prompt');
     expect(injectedLabel(text('system', { codexRole: 'developer' }))).toBe('developer instructions');
     expect(injectedLabel(text('system', { claude: { isMeta: true } }))).toBe('system prompt');
