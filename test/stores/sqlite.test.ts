@@ -167,8 +167,9 @@ describe('sqlite store', () => {
       inferenceGeo: 'us',
     };
     const written = await store.writeSession(s);
+    // counted > 0: the second session written is a copy of the first (its records count once, in one of them)
     const served = (db: typeof store.db, id: string) =>
-      db.prepare('SELECT web_searches, speed, inference_geo FROM entries WHERE session_id = ? AND counted = 1').get(id);
+      db.prepare('SELECT web_searches, speed, inference_geo FROM entries WHERE session_id = ? AND counted > 0').get(id);
     expect(served(store.db, written.id)).toEqual({ web_searches: 4, speed: 'fast', inference_geo: 'us' });
     // back to how schema 7 left it: no such columns
     store.db.exec(`DROP INDEX entries_counted; ALTER TABLE entries DROP COLUMN web_searches;
@@ -228,16 +229,21 @@ describe('sqlite store', () => {
   });
 
   it('counts usage and cost as summarizeUsage does when a response spreads them, written whole or record by record', async () => {
-    const store = openSqliteStore(join(dir, 'spread.db'));
     const entries = spreadUsageEntries();
     const expected = summarizeUsage(entries);
     expect(expected).toMatchObject({ usage: { input: 127, output: 10 }, cost: 0.75, responses: 4 });
-    await store.writeSession({ ...sampleSession(), project: '/whole', entries });
+    // each in a store of its own: in one store the two would be copies of the same responses, counted once
+    const whole = openSqliteStore(join(dir, 'whole.db'));
+    await whole.writeSession({ ...sampleSession(), project: '/whole', entries });
     // appended one record at a time: each append settles its response again (recount)
-    const appended = await store.writeSession({ ...sampleSession(), project: '/appended', entries: entries.slice(0, 2) });
-    for (const e of entries.slice(2)) await store.appendEntries(appended.id, [e]);
+    const byRecord = openSqliteStore(join(dir, 'appended.db'));
+    const appended = await byRecord.writeSession({ ...sampleSession(), project: '/appended', entries: entries.slice(0, 2) });
+    for (const e of entries.slice(2)) await byRecord.appendEntries(appended.id, [e]);
     const prices = loadPrices();
-    for (const project of ['/whole', '/appended']) {
+    for (const [project, store] of [
+      ['/whole', whole],
+      ['/appended', byRecord],
+    ] as const) {
       const totals = await store.usage({ project });
       expect(totals).toMatchObject({ ...expected.usage, messages: expected.responses });
       expect(totals.cost).toBeCloseTo(expected.cost, 10);
@@ -256,7 +262,8 @@ describe('sqlite store', () => {
       ['big', 120, 0.75, 3, false],
       ['small', 7, null, 1, false],
     ]);
-    await store.close();
+    await whole.close();
+    await byRecord.close();
   });
 
   it('turns any user text into a safe FTS query', async () => {

@@ -193,8 +193,7 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
     let d = scoped.get(key);
     // The host may build a new (equivalent) driver per request; the scope key keeps the cache.
     if (!d) {
-      // a team server's project: pushed sessions are stored as threadbase's, copies counted once as /stats counts
-      d = new WebData(driver, { ...settings, threadbaseCopiesOnce: true });
+      d = new WebData(driver, settings);
       scoped.set(key, d);
       if (scoped.size > 64) scoped.delete(scoped.keys().next().value as string);
     }

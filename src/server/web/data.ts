@@ -39,7 +39,6 @@ import {
   priceOf,
   type ResponseWindow,
 } from '../../stores/index-sync/prices.js';
-import { THREADBASE_SOURCE } from '../../stores/shared.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -94,12 +93,6 @@ export interface WebDataOptions {
    * stats` counts them; default the bundled table.
    */
   prices?: PriceTable;
-  /**
-   * Count a response copied into sessions threadbase wrote once too, as the team server's /stats
-   * does (its store holds every pushed session as threadbase's). Default off: the local index counts
-   * those sessions each on its own, as its SQL does (settleCopies).
-   */
-  threadbaseCopiesOnce?: boolean;
 }
 
 export interface SessionListQuery {
@@ -310,7 +303,6 @@ export class WebData {
   private readonly cacheSize: number;
   private readonly statsSessionLimit: number;
   private readonly prices: PriceTable;
-  private readonly threadbaseCopiesOnce: boolean;
   private loaded = new Map<string, LoadedSession>();
   private listing?: { at: number; sessions: SessionInfo[] };
   private usageCells = new Map<string, SessionUsageCells>();
@@ -321,7 +313,6 @@ export class WebData {
     this.cacheSize = opts.cacheSize ?? 6;
     this.statsSessionLimit = opts.statsSessionLimit ?? 400;
     this.prices = opts.prices ?? PRICES;
-    this.threadbaseCopiesOnce = opts.threadbaseCopiesOnce ?? false;
   }
 
   /** Drops every cached listing and session (after a write through the viewer). */
@@ -837,7 +828,7 @@ export class WebData {
         ? cellsOf(
             await this.countedRecordsOf(info),
             // per message, only the responses inside the window count (as `stats --since/--until`)
-            (r) => inWindow(r.timestamp, window) && (!this.copiesOnce(info) || winners.get(r.copyKey) === info),
+            (r) => inWindow(r.timestamp, window) && winners.get(r.copyKey) === info,
           )
         : sessionLevelCells(info, this.prices, exact?.get(costKey(info.source, info.id)));
       for (const [k, c] of cells) {
@@ -866,16 +857,10 @@ export class WebData {
   private async countingCopies(sessions: readonly SessionInfo[], window: ResponseWindow): Promise<CopyChoice<SessionInfo>> {
     const choice = new CopyChoice<SessionInfo>();
     for (const info of sessions) {
-      if (!this.copiesOnce(info)) continue;
       for (const r of await this.countedRecordsOf(info))
         if (inWindow(r.timestamp, window)) choice.offer(r.copyKey, info, r.copyRank, info);
     }
     return choice;
-  }
-
-  /** Whether the session's copies of responses count once (else each of its records counts). */
-  private copiesOnce(info: SessionInfo): boolean {
-    return this.threadbaseCopiesOnce || info.source !== THREADBASE_SOURCE;
   }
 
   private async countedRecordsOf(info: SessionInfo): Promise<CountedRecord[]> {

@@ -4,7 +4,6 @@
  * another agent (`threadbase convert` keeps each response's id and time in every agent it writes).
  */
 import type Database from 'better-sqlite3';
-import { THREADBASE_SOURCE } from '../shared.js';
 
 /**
  * What makes two counted records copies of one, in any agent: the same response id and time (a
@@ -54,18 +53,19 @@ const PREFERRED = preferredCopyOrder({ cost: 'e.cost', input: 'e.input', output:
 
 /**
  * Of the counted copies of one record the preferred one counts (`counted = 1`); the others are
- * copies (`counted = 2`), out of every total. Sessions threadbase wrote are left alone: its other
- * stores count each session on its own.
+ * copies (`counted = 2`), out of every total. In every session, threadbase's own (a conversion into
+ * its store, a server's pushed sessions) too: PostgreSQL and the TypeScript rule count those once as
+ * well, so `stats` is the same whatever holds the sessions.
  */
 export function settleCopies(db: Database.Database, key: CopyKey): void {
   const group = db
     .prepare(
       `SELECT e.rowid, e.counted FROM entries e JOIN sessions s ON s.id = e.session_id
         WHERE coalesce(e.response_id, e.id) = ? AND e.timestamp = ? AND e.counted > 0
-          AND (e.response_id IS NULL) = ? AND s.source <> ?
+          AND (e.response_id IS NULL) = ?
         ORDER BY ${PREFERRED}`,
     )
-    .all(key.responseId ?? key.id, key.timestamp, key.responseId === null ? 1 : 0, THREADBASE_SOURCE) as {
+    .all(key.responseId ?? key.id, key.timestamp, key.responseId === null ? 1 : 0) as {
     rowid: number;
     counted: number;
   }[];

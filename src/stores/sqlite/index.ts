@@ -319,7 +319,7 @@ export class SqliteStore extends DriverBase {
 
   // ---- writing
 
-  private insertEntries(sessionId: string, source: string, entries: readonly PreparedEntry[], firstSeq: number): void {
+  private insertEntries(sessionId: string, entries: readonly PreparedEntry[], firstSeq: number): void {
     const ins = this.stmt(
       `INSERT INTO entries (session_id, id, seq, parent_id, kind, role, timestamp, model, response_id, tools,
          input, output, cache_read, cache_write, cache_write_1h, reasoning, web_searches, speed, inference_geo, advisors,
@@ -357,7 +357,7 @@ export class SqliteStore extends DriverBase {
       if (e.text || e.thinking || e.toolInput || e.toolOutput)
         fts.run(info.lastInsertRowid, e.text, e.thinking, e.toolInput, e.toolOutput);
       if (e.counted === 1)
-        this.settleIfCopied({ id: e.id, timestamp: e.timestamp, responseId: e.responseId, source }, info.lastInsertRowid);
+        this.settleIfCopied({ id: e.id, timestamp: e.timestamp, responseId: e.responseId }, info.lastInsertRowid);
     }
   }
 
@@ -365,10 +365,10 @@ export class SqliteStore extends DriverBase {
    * One record copied into several sessions (a fork's copy of its parent's records, a conversion into
    * another agent) is one response: of the counted copies (see CopyKey) the preferred one keeps
    * `counted = 1`, the others get `counted = 2`, out of every total (their sessions' own listing keeps
-   * them). Sessions threadbase wrote are left alone: its other stores count each session on its own.
+   * them). Sessions threadbase wrote (convert --to threadbase, a server's pushed sessions) too, as
+   * PostgreSQL and the TypeScript rule count them.
    */
-  private settleIfCopied(key: CopyKey & { source: string }, except?: number | bigint): void {
-    if (key.source === THREADBASE_SOURCE) return;
+  private settleIfCopied(key: CopyKey, except?: number | bigint): void {
     // one probe of the copy-key index, and almost never a copy
     if (this.stmt(COPY_PROBE).get(...copyProbeArgs(key, except))) settleCopies(this.db, key);
   }
@@ -380,7 +380,7 @@ export class SqliteStore extends DriverBase {
    * touched by `added` are recomputed. (A record counted before keeps what it took then: merging again
    * with the records after it gives the same last usage and last cost.)
    */
-  private recount(sessionId: string, source: string, added: readonly Entry[]): void {
+  private recount(sessionId: string, added: readonly Entry[]): void {
     const ids = new Set<string>();
     for (const e of added) {
       const responseId = responseRecordOf(e)?.responseId;
@@ -426,7 +426,7 @@ export class SqliteStore extends DriverBase {
         if (r !== pick && r.counted > 0) {
           uncount.run(r.rowid);
           // a copy elsewhere may count now
-          this.settleIfCopied({ id: r.id, timestamp: r.timestamp, responseId: rid, source });
+          this.settleIfCopied({ id: r.id, timestamp: r.timestamp, responseId: rid });
         }
       const u = withUsage ?? pick;
       count.run(
@@ -444,7 +444,7 @@ export class SqliteStore extends DriverBase {
         withCost?.cost ?? null,
         pick.rowid,
       );
-      this.settleIfCopied({ id: pick.id, timestamp: pick.timestamp, responseId: rid, source }, pick.rowid);
+      this.settleIfCopied({ id: pick.id, timestamp: pick.timestamp, responseId: rid }, pick.rowid);
     }
   }
 
@@ -490,14 +490,13 @@ export class SqliteStore extends DriverBase {
       this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
       return;
     }
-    const source = this.sessionRow(sessionId)?.source ?? THREADBASE_SOURCE;
     const counted = this.stmt(
       'SELECT id, timestamp, response_id responseId FROM entries WHERE session_id = ? AND counted = 1',
     ).all(sessionId) as CopyKey[];
     this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
     this.stmt('DELETE FROM entries WHERE session_id = ?').run(sessionId);
     this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
-    for (const c of counted) this.settleIfCopied({ ...c, source });
+    for (const c of counted) this.settleIfCopied(c);
   }
 
   /**
@@ -540,7 +539,7 @@ export class SqliteStore extends DriverBase {
       p.rawJson,
       p.warningsJson,
     );
-    this.insertEntries(info.id, info.source, p.entries, 0);
+    this.insertEntries(info.id, p.entries, 0);
     return info;
   }
 
@@ -587,7 +586,7 @@ export class SqliteStore extends DriverBase {
       for (const t of tail) {
         this.stmt('DELETE FROM entries_fts WHERE rowid = ?').run(t.rowid);
         this.stmt('DELETE FROM entries WHERE rowid = ?').run(t.rowid);
-        if (t.counted === 1) this.settleIfCopied({ ...t, source: row.source });
+        if (t.counted === 1) this.settleIfCopied(t);
       }
       nextSeq -= tail.length;
     }
@@ -607,13 +606,8 @@ export class SqliteStore extends DriverBase {
       fresh.add(e.id);
     }
     const kept = rawReadBy(row.source);
-    this.insertEntries(
-      sessionId,
-      row.source,
-      prepareEntries(opts.info ? entries.map((e) => withoutRaw(e, kept)) : entries),
-      nextSeq,
-    );
-    this.recount(sessionId, row.source, entries);
+    this.insertEntries(sessionId, prepareEntries(opts.info ? entries.map((e) => withoutRaw(e, kept)) : entries), nextSeq);
+    this.recount(sessionId, entries);
     const last = [...entries].reverse().find((e) => !e.sidechain);
     let info = JSON.parse(row.info_json) as SessionInfo;
     if (opts.info) {

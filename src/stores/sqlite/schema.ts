@@ -5,7 +5,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { usageByModelOf } from '../../model/usage.js';
-import { THREADBASE_SOURCE } from '../shared.js';
 import { ADVISORS_INDEX } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
 import { COPY_INDEX, type CopyKey, settleCopies } from './copies.js';
@@ -167,18 +166,8 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   () => {},
   // 10: a record copied into other sessions, of its agent or another (a fork, a conversion), counts
   // once: copies share the response id and time, or without a response id the entry id and time
-  // (see CopyKey); the index COPY_PROBE uses, and every copy already stored settled
-  (db) => {
-    db.exec(`DROP INDEX IF EXISTS entries_copies; ${COPY_INDEX}`);
-    const groups = db
-      .prepare(
-        `SELECT min(e.id) id, e.timestamp, e.response_id responseId FROM entries e JOIN sessions s ON s.id = e.session_id
-          WHERE e.counted > 0 AND s.source <> ?
-          GROUP BY coalesce(e.response_id, e.id), e.timestamp, e.response_id IS NULL HAVING count(*) > 1`,
-      )
-      .all(THREADBASE_SOURCE) as CopyKey[];
-    for (const g of groups) settleCopies(db, g);
-  },
+  // (see CopyKey); the index COPY_PROBE uses (the copies already stored are settled by 12)
+  (db) => db.exec(`DROP INDEX IF EXISTS entries_copies; ${COPY_INDEX}`),
   // 11: a response's requests to an advisor model (Usage.advisors), billed under that model, as JSON on
   // the counted record, with an index of the records that have any (`stats` reads only those).
   // Records indexed before keep none until their file is read whole again (`sync --full`; the index
@@ -188,9 +177,23 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     if (!columns.includes('advisors')) db.exec('ALTER TABLE entries ADD COLUMN advisors TEXT');
     db.exec(ADVISORS_INDEX);
   },
+  // 12: copies in sessions threadbase wrote (convert --to threadbase, a server's pushed sessions)
+  // count once too, as PostgreSQL and the TypeScript rule count them: the copies 10 left alone settled
+  (db) => settleStoredCopies(db),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Every group of counted copies the index holds, settled (settleCopies). */
+function settleStoredCopies(db: Database): void {
+  const groups = db
+    .prepare(
+      `SELECT min(id) id, timestamp, response_id responseId FROM entries WHERE counted > 0
+        GROUP BY coalesce(response_id, id), timestamp, response_id IS NULL HAVING count(*) > 1`,
+    )
+    .all() as CopyKey[];
+  for (const g of groups) settleCopies(db, g);
+}
 
 /**
  * New columns of the counted records (each added unless a killed migration already did) and their
