@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { clineDisplayUserInput, clineSourcePrefixHash } from '../../src/formats/cline/compaction.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { buildContext } from '../../src/model/tree.js';
@@ -52,6 +53,14 @@ async function sentAfterCompaction(): Promise<string[][]> {
   return sent.map(items);
 }
 
+/** A message without its modelInfo.family (as Cline holds a message of the running session in memory). */
+function withoutFamily(m: Record<string, unknown>): Record<string, unknown> {
+  const info = m.modelInfo as Record<string, unknown> | undefined;
+  if (!info) return m;
+  const { family: _f, ...rest } = info;
+  return { ...m, modelInfo: rest };
+}
+
 describe('a Cline session the real cline compacted', () => {
   const env: DriverEnv = { home: '/nonexistent', env: { CLINE_DATA_DIR: join(FIXTURE, 'data') } };
 
@@ -69,7 +78,9 @@ describe('a Cline session the real cline compacted', () => {
     ]);
     const c = s.entries[5] as CompactionEntry;
     expect(c.parentId).toBe('msg_sGpOfSLl'); // the 5th message, Cline's source_message_count
-    expect(s.entries[6]?.parentId).toBe(c.id);
+    // a leaf of its own: Cline does not resume from a state it wrote in the run that compacted
+    expect(s.entries[6]?.parentId).toBe('msg_sGpOfSLl');
+    expect(s.leafId).toBe(s.entries[6]?.id);
     expect(c.firstKeptEntryId).toBe('msg_tnZIenQo'); // the b.txt call it kept
     expect(c.summary).toMatch(/^READ: a\.txt and b\.txt\n<SYSTEM_NOTICE>\nEarlier context was compacted\./);
     expect(c.summary).toContain('Files read:\na.txt');
@@ -85,8 +96,8 @@ describe('a Cline session the real cline compacted', () => {
       messages: AnthropicMessage[];
     };
     expect(at.messages.map(items)).toEqual(await sentAfterCompaction());
-    // at the leaf: that, then Cline's answer
-    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    // at the leaf: every message, as Cline sends them on resume
+    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     const shown = await runCliOk(cliEnv, ['show', ID]);
     expect(shown).toMatch(/compaction/i);
     expect(shown).toContain('Earlier context was compacted');
@@ -94,6 +105,31 @@ describe('a Cline session the real cline compacted', () => {
     const [row] = JSON.parse(await runCliOk(cliEnv, ['stats', '--by', 'session', '--json'])) as Record<string, unknown>[];
     expect(row).toMatchObject({ key: ID, inputTokens: 4733, outputTokens: 58, messages: 3 });
     expect(row?.cost).toBeCloseTo(0.015069, 9);
+  });
+
+  it("Cline's hash of the messages a state covers is the state's where the file's messages are those Cline hashed", async () => {
+    const file = join(FIXTURE, 'data', 'sessions', ID, `${ID}.messages.json`);
+    const messages = (JSON.parse(await fs.readFile(file, 'utf8')) as { messages: Record<string, unknown>[] }).messages;
+    const state = JSON.parse(await fs.readFile(join(FIXTURE, 'data', 'sessions', ID, `${ID}.compaction.json`), 'utf8')) as {
+      source_prefix_hash: string;
+    };
+    expect(clineSourcePrefixHash(messages, 5)).not.toBe(state.source_prefix_hash);
+    // in memory, where Cline hashed them, an assistant message's modelInfo had no family yet
+    expect(clineSourcePrefixHash(messages.map(withoutFamily), 5)).toBe(state.source_prefix_hash);
+    expect(clineDisplayUserInput('<user_input mode="act">READ: a.txt</user_input>')).toBe('READ: a.txt');
+    expect(clineDisplayUserInput('<user_command slash="plan">do it</user_command>')).toBe('/plan do it');
+  });
+
+  it('a state Cline resumes from (its hash is the messages file’s): the messages after it follow the compaction', async () => {
+    const home = await tempHome();
+    const data = join(home, 'data');
+    await fs.cp(join(FIXTURE, 'data'), data, { recursive: true });
+    const file = join(data, 'sessions', ID, `${ID}.messages.json`);
+    const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { messages: Record<string, unknown>[] };
+    await fs.writeFile(file, JSON.stringify({ ...doc, messages: doc.messages.map(withoutFamily) }));
+    const s = (await new ClineDriver({ home, env: { CLINE_DATA_DIR: data } }).getSession(ID)) as Session;
+    expect(s.entries[6]?.parentId).toBe(`${ID}:compaction`);
+    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
   it('a state whose last message is not the session’s is reported and not applied, as Cline ignores it', async () => {

@@ -78,11 +78,17 @@ export async function runCline(home: ClineHome, args: string[], cwd = home.proje
 const plain = (s: string): string => stripVTControlCharacters(s);
 
 /**
- * `cline --id <id>` in the project, `probe` typed into its UI; resolves once the stand-in has
+ * `cline --id <id>` in the project (`args` before it), `probe` typed into its UI; resolves once the stand-in has
  * answered a request ending with the probe and Cline has shown the answer and exited.
  */
-export function resumeCline(home: ClineHome, id: string, probe: string, cwd = home.project): Promise<string> {
-  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(shellQuote).join(' ');
+export function resumeCline(
+  home: ClineHome,
+  id: string,
+  probe: string,
+  cwd = home.project,
+  args: string[] = [],
+): Promise<string> {
+  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, ...args, '--id', id].map(shellQuote).join(' ');
   return new Promise((done, fail) => {
     const p = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env: childEnv(home), stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';

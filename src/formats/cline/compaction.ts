@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CompactionEntry, Entry, ParseWarning, Part } from '../../model/types.js';
 import { isObject, type JsonObject, readJsonObject } from './salvage.js';
 
@@ -11,6 +12,87 @@ function messageKey(m: JsonObject): string {
   if (typeof m.id === 'string' && m.id.trim()) return `id:${m.id.trim()}`;
   if (typeof m.ts === 'number' && Number.isFinite(m.ts)) return `ts:${String(m.role)}:${m.ts}`;
   return `content:${String(m.role)}:${JSON.stringify(m.content)}`;
+}
+
+/** `<tag …>x</tag>` → x throughout (@cline/shared's unwrap of a user input tag). */
+function unwrapTag(text: string, tag: string): string {
+  if (!text.trim()) return '';
+  return text.replace(new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'g'), '$1');
+}
+
+/** Text without its `<tag>…</tag>` blocks. */
+function dropBlocks(text: string, tag: string): string {
+  const open = `<${tag}>`;
+  const close = `</${tag}>`;
+  let out = text;
+  let at = out.indexOf(open);
+  while (at !== -1) {
+    const end = out.indexOf(close, at + open.length);
+    if (end === -1) break;
+    out = out.slice(0, at) + out.slice(end + close.length);
+    at = out.indexOf(open, at);
+  }
+  return out;
+}
+
+/** What the user typed as Cline shows it (@cline/shared formatDisplayUserInput, 3.0.65): the hash of a compaction's source is over it. */
+export function clineDisplayUserInput(text: string): string {
+  let shown = '';
+  if (text.trim()) {
+    shown = text.trim();
+    for (const tag of ['user_input', 'user_command']) {
+      const unwrapped = unwrapTag(shown, tag);
+      shown = (unwrapped !== shown ? unwrapped : shown.replace(new RegExp(`<${tag}[^>]*>`, 'g'), '')).trim();
+    }
+  }
+  shown = shown.trim() ? dropBlocks(shown, 'mode_notice').trim() : '';
+  const command = text.trim() ? /^<user_command\b([^>]*)>([\s\S]*?)<\/user_command>$/i.exec(text.trim()) : null;
+  const slash = command ? /slash="([^"]+)"/i.exec(command[1] ?? '')?.[1]?.trim() : undefined;
+  if (!slash) return shown;
+  if (slash.toLowerCase() === 'team') {
+    const task = shown.toLowerCase().startsWith('spawn a team of agents for the following task:')
+      ? shown.slice(46).trim()
+      : shown;
+    return task ? `/team ${task}` : '/team';
+  }
+  return shown ? `/${slash} ${shown}` : `/${slash}`;
+}
+
+/**
+ * Cline's hash of the first `count` messages it sends (a compaction state's `source_prefix_hash`):
+ * each message's role, content (a user's text as displayed), agent, sessionId, metadata, modelInfo
+ * and metrics. Resuming, Cline applies a state only when it equals the hash of the messages it loaded.
+ */
+export function clineSourcePrefixHash(messages: readonly JsonObject[], count: number): string {
+  const hash = createHash('sha256');
+  hash.update('cline-session-compaction-source-v2\n');
+  hash.update(`${count}\n`);
+  for (const m of messages.slice(0, count)) {
+    const content =
+      m.role !== 'user'
+        ? m.content
+        : typeof m.content === 'string'
+          ? clineDisplayUserInput(m.content)
+          : Array.isArray(m.content)
+            ? m.content.map((b) =>
+                isObject(b) && b.type === 'text' && typeof b.text === 'string'
+                  ? { ...b, text: clineDisplayUserInput(b.text) }
+                  : b,
+              )
+            : m.content;
+    const fields = [
+      ['role', m.role],
+      ['content', content],
+      ['agent', m.agent ?? null],
+      ['sessionId', m.sessionId ?? null],
+      ['metadata', m.metadata ?? null],
+      ['modelInfo', m.modelInfo ?? null],
+      ['metrics', m.metrics ?? null],
+    ];
+    hash.update(JSON.stringify(fields));
+    hash.update('\n');
+  }
+  return `sha256:${hash.digest('hex')}`;
 }
 
 /** A summary turn of Cline's compaction (what it sends in place of the turns it left out). */
@@ -30,10 +112,23 @@ async function readState(file: string, warnings: ParseWarning[]): Promise<JsonOb
   return undefined;
 }
 
+export interface WithCompaction {
+  entries: Entry[];
+  /** the session's leaf when it is not the last entry (a compaction Cline does not resume from, last) */
+  leafId?: string;
+}
+
 /**
  * The entries with Cline's compaction (its state file, if any) put in after the last message it
  * covers. `records` are the messages file's items, `entries` what was read of them (each message's
  * entry has its record as `raw`); `partsOf` gives a record's content as parts, as the messages are read.
+ *
+ * Where Cline applies the state when it resumes the session (its source_prefix_hash is that of the
+ * messages it loads), the messages after it follow the compaction: what Cline sends from there on.
+ * Where it does not, the compaction is a leaf of its own beside them: its context is what Cline sent
+ * after compacting, the messages after it are sent whole on resume. Cline 3.0.65 hashes its messages
+ * in memory, where an assistant message's modelInfo has no `family` yet, and the file's have it: a
+ * state covering a message of the run that compacted is not applied on resume (real cline, agents test).
  */
 export async function withCompactionState(
   file: string,
@@ -42,12 +137,12 @@ export async function withCompactionState(
   idPrefix: string,
   partsOf: (m: JsonObject) => Part[],
   warnings: ParseWarning[],
-): Promise<Entry[]> {
+): Promise<WithCompaction> {
   const state = await readState(file, warnings);
-  if (!state) return entries;
-  const ignored = (why: string) => {
+  if (!state) return { entries };
+  const ignored = (why: string): WithCompaction => {
     warnings.push({ file, message: `${why}; the compaction is not applied (as Cline does not)` });
-    return entries;
+    return { entries };
   };
   // Cline counts the messages it sends: displayOnly ones are not
   const source = records.filter(
@@ -84,10 +179,18 @@ export async function withCompactionState(
     raw: state,
     rawSource: 'cline',
   };
+  const hash = typeof state.source_prefix_hash === 'string' && state.source_prefix_hash ? state.source_prefix_hash : undefined;
+  const resumedFrom = hash ? clineSourcePrefixHash(source, count) === hash : typeof state.source_last_message_key === 'string';
   const next = entries[at + 1];
-  return [
-    ...entries.slice(0, at + 1),
-    compaction,
-    ...(next ? [{ ...next, parentId: compaction.id } as Entry, ...entries.slice(at + 2)] : []),
-  ];
+  if (!resumedFrom) {
+    const rest = entries.slice(at + 1);
+    return { entries: [...entries.slice(0, at + 1), compaction, ...rest], ...(rest.length ? {} : { leafId: after.id }) };
+  }
+  return {
+    entries: [
+      ...entries.slice(0, at + 1),
+      compaction,
+      ...(next ? [{ ...next, parentId: compaction.id } as Entry, ...entries.slice(at + 2)] : []),
+    ],
+  };
 }

@@ -91,8 +91,11 @@ function withSpawnCall(given: Session, parent: Session | undefined): Session {
 
 export class ClineDriver extends DriverBase {
   readonly name = SOURCE;
-  /** 2: the compaction state (`<id>.compaction.json`) read as a compaction entry (compaction.ts) */
-  readonly readerVersion = 2;
+  /**
+   * 2: the compaction state (`<id>.compaction.json`) read as a compaction entry (compaction.ts);
+   * 3: a state Cline does not resume from is a leaf beside the messages after it
+   */
+  readonly readerVersion = 3;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

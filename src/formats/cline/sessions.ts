@@ -347,6 +347,7 @@ function finish(
   base: Omit<Session, 'messageCount' | 'entries' | 'leafId' | 'title'> & { title?: string },
   entries: Entry[],
   warnings: ParseWarning[],
+  leafId = entries.at(-1)?.id ?? null,
 ): Session {
   const usage = summarizeUsage(entries);
   return {
@@ -358,7 +359,7 @@ function finish(
     ...usageByModelOf(usage),
     ...(usage.cost > 0 ? { cost: usage.cost } : {}),
     entries,
-    leafId: entries.at(-1)?.id ?? null,
+    leafId,
     warnings,
   };
 }
@@ -385,7 +386,7 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
   const { entries: read0, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
   warnings.push(...w);
   // what Cline sends once it has compacted (compaction.ts)
-  const entries = await withCompactionState(
+  const { entries, leafId } = await withCompactionState(
     compactionFileOf(messagesFile),
     read.items.map((i) => i.value),
     read0,
@@ -427,6 +428,7 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
     },
     entries,
     warnings,
+    leafId,
   );
 }
 
