@@ -28,12 +28,13 @@ afterAll(async () => {
   await home?.close();
 });
 
-const spawnOf = (path: string) =>
+const metaOf = (path: string) =>
   (
     JSON.parse(readFileSync(path, 'utf8').split('\n')[0] as string) as {
-      payload: { source: { subagent: { thread_spawn: unknown } } };
+      payload: { session_id: string; source: { subagent: { thread_spawn: unknown } } };
     }
-  ).payload.source.subagent.thread_spawn;
+  ).payload;
+const spawnOf = (path: string) => metaOf(path).source.subagent.thread_spawn;
 
 describe('codex → codex copy of a sub-agent thread, resumed by the real codex', () => {
   it('keeps the nickname, and codex resumes the copied sub-agent', async () => {
@@ -47,7 +48,8 @@ describe('codex → codex copy of a sub-agent thread, resumed by the real codex'
     const req = home.responses.responseRequests().slice(mark).at(-1);
     if (!req) throw new Error('codex sent no request');
     expect(itemText(req.input.at(-1))).toBe('probe the copied sub-agent');
-    // codex appended its turn to the copied rollout and left its session_meta as written
+    // codex appended its turn to the copied rollout and left its session_meta as written: in the root's session
     expect(spawnOf(child?.path as string)).toMatchObject({ agent_nickname: 'Cicero' });
+    expect(metaOf(child?.path as string).session_id).toBe(written.id);
   }, 180_000);
 });

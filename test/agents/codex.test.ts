@@ -6,18 +6,17 @@
  * - codex resumes a rollout threadbase wrote (converted from another agent's shape) with exactly
  *   threadbase's context.
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { MessageEntry, Session } from '../../src/model/types.js';
-import { CODEX_BIN, runCodex } from '../helpers/agents.js';
+import { runCodex } from '../helpers/agents.js';
 import { runCli } from '../helpers/cli.js';
+import { ALL_SOURCES, type ListedThread, codexThreadList as listThreads } from '../helpers/codex-app-server.js';
 import {
   codexHistory,
   itemText,
@@ -38,65 +37,10 @@ function codex(args: string[], home = codexHomeDir): Promise<string> {
   return runCodex({ cwd: project, home: root, codexHome: home }, args);
 }
 
-/** A thread as codex's app-server `thread/list` gives it (what the resume picker and `--last` choose from). */
-interface ListedThread {
-  id: string;
-  name: string | null;
-  modelProvider: string;
-  preview: string;
+/** `thread/list` of codex's own app-server over CODEX_HOME `home` (test/helpers/codex-app-server.ts). */
+function codexThreadList(home: string, params: Record<string, unknown>): Promise<ListedThread[]> {
+  return listThreads({ cwd: project, home: root, codexHome: home }, params);
 }
-
-/**
- * `thread/list` of codex's own app-server (`codex app-server`, JSON-RPC lines on stdio) over CODEX_HOME
- * `home`: the listing codex's resume picker, `codex resume --last` and the desktop app read.
- */
-async function codexThreadList(home: string, params: Record<string, unknown>): Promise<ListedThread[]> {
-  const child = spawn(CODEX_BIN, ['app-server'], {
-    cwd: project,
-    env: { PATH: process.env.PATH, HOME: root, CODEX_HOME: home, RUST_LOG: 'error', NO_COLOR: '1' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const replies = new Map<number, (reply: { result?: unknown; error?: unknown }) => void>();
-  createInterface({ input: child.stdout }).on('line', (l) => {
-    try {
-      const m = JSON.parse(l) as { id?: number; result?: unknown; error?: unknown };
-      if (typeof m.id === 'number') replies.get(m.id)?.(m);
-    } catch {
-      // not a reply
-    }
-  });
-  let next = 0;
-  const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
-  const call = (method: string, p: unknown) =>
-    new Promise<unknown>((done, fail) => {
-      const id = ++next;
-      const timer = setTimeout(() => fail(new Error(`codex app-server: no reply to ${method}\n${stderr}`)), 30_000);
-      replies.set(id, (r) => {
-        clearTimeout(timer);
-        if (r.error) fail(new Error(`codex app-server ${method}: ${JSON.stringify(r.error)}`));
-        else done(r.result);
-      });
-      send({ id, method, params: p });
-    });
-  try {
-    await call('initialize', { clientInfo: { name: 'threadbase-test', title: null, version: '0' } });
-    send({ method: 'initialized' });
-    const listed = (await call('thread/list', params)) as { data: ListedThread[] };
-    return listed.data;
-  } finally {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.stdin.end();
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
-
-/** Every source kind: the sessions `codex exec` records are not interactive ones, which `thread/list` lists by default. */
-const ALL_SOURCES = ['cli', 'vscode', 'exec', 'appServer'];
 
 /** Items compared without the ids and statuses the API assigns (codex sends its own, we write none). */
 function normalize(items: readonly unknown[]): unknown[] {
