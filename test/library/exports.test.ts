@@ -17,6 +17,7 @@ describe('the library exports', () => {
       claude: tb.ClaudeDriver,
       cline: tb.ClineDriver,
       codex: tb.CodexDriver,
+      continue: tb.ContinueDriver,
       copilot: tb.CopilotDriver,
       gemini: tb.GeminiDriver,
       opencode: tb.OpenCodeDriver,
