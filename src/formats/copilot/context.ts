@@ -6,13 +6,24 @@
  * - each attached image is sent after a text block `Attached image`;
  * - a failed tool result is sent as its error message without an error flag;
  * - a compaction is sent as one user message that lists the user's messages before it (as typed) and
- *   wraps the summary (seen after `/compact`, test/fixtures/copilot/real-1.0.102-compact).
+ *   wraps the summary (seen after `/compact`, test/fixtures/copilot/real-1.0.102-compact);
+ * - what it keeps but does not send is left out: system messages (system.message events), thinking
+ *   without a signature (`reasoningText` alone; a response of nothing else is not sent at all), a
+ *   tool result's images (`binaryResultsForLlm`: not sent with the Anthropic provider, neither when
+ *   its `view` tool read an image nor on resume).
  * Copilot CLI puts its own fresh system prompt and tools before it (not part of this context).
  */
 import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Message, Part, Session } from '../../model/types.js';
 
-function asSent(m: Message): Message {
+/** The message as Copilot CLI sends it, undefined when it sends nothing of it. */
+function asSent(m: Message): Message | undefined {
+  if (m.role === 'system') return undefined;
+  if (m.role === 'assistant') {
+    if (!m.parts.some((p) => p.type === 'thinking' && !p.signature)) return m;
+    const parts = m.parts.filter((p) => p.type !== 'thinking' || p.signature);
+    return parts.length ? { ...m, parts } : undefined;
+  }
   if (m.role === 'user') {
     const transformed = m.meta?.copilotTransformedContent;
     const parts: Part[] = [];
@@ -27,13 +38,18 @@ function asSent(m: Message): Message {
     }
     return { ...m, parts };
   }
-  if (!m.parts.some((p) => p.type === 'tool_result' && p.isError)) return m;
+  const imageOrError = (p: Part) =>
+    p.type === 'tool_result' && (p.isError || (Array.isArray(p.content) && p.content.some((c) => c.type === 'image')));
+  if (!m.parts.some(imageOrError)) return m;
   return {
     ...m,
     parts: m.parts.map((p) => {
       if (p.type !== 'tool_result') return p;
       const { isError: _flag, ...sent } = p;
-      return sent;
+      if (!Array.isArray(sent.content)) return sent;
+      // its text alone, as Copilot CLI sends a result (result.content)
+      const text = sent.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+      return { ...sent, content: text };
     }),
   };
 }
@@ -66,5 +82,5 @@ export function copilotContext(session: Session, opts: ContextOptions = {}): Con
   const typed = session.leafId || opts.leafId ? typedBefore(session, opts.leafId) : new Map<string, string[]>();
   const compactionText = (c: CompactionEntry) => copilotCompactionText(c.summary, typed.get(c.id) ?? []);
   const ctx = buildContext(session, { compactionText, ...opts });
-  return { ...ctx, messages: ctx.messages.map(asSent) };
+  return { ...ctx, messages: ctx.messages.flatMap((m) => asSent(m) ?? []) };
 }

@@ -4,7 +4,7 @@
  * bare `<id>.jsonl` where an older Copilot CLI kept only the events. Read-only.
  */
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type {
   DriverCapabilities,
@@ -15,12 +15,14 @@ import type {
   UnitRead,
   WriteOptions,
 } from '../../model/driver.js';
+import { NotFoundError } from '../../model/errors.js';
+import { countMessages } from '../../model/tree.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { writeFileAtomic } from '../shared/atomic.js';
+import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
-import { encodeCopilotEvents, encodeWorkspace } from './encode.js';
-import { type CopilotReadState, initialState, isObject, parseEvents, SOURCE, sessionOf } from './events.js';
+import { encodeCopilotEvents, encodeSubAgentEvents, encodeWorkspace } from './encode.js';
+import { type CopilotReadState, initialState, isObject, type JsonObject, parseEvents, SOURCE, sessionOf } from './events.js';
 import { readWorkspace } from './workspace.js';
 
 export function copilotDir(env: DriverEnv): string {
@@ -60,10 +62,14 @@ function workspaceVersion(loc: Located): string {
 export class CopilotDriver extends DriverBase {
   readonly name = SOURCE;
   readonly readerVersion = 1;
-  // new sessions only: appending to a file Copilot CLI may be writing is not offered
-  // sub-agent side chains are read, not written (capabilities.sideChains means writing them)
+  // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
+  // sessions go into a session written here (writeChildSession), side chains are read, not written
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
+  /** events.jsonl files this driver wrote whole (a sub-agent's run may be put in them after: writeChildSession) */
+  private readonly writtenHere = new Set<string>();
+  /** The sub-agent runs written here, by agentId: their file, its session, and the call that ran them. */
+  private readonly runs = new Map<string, { events: string; sessionId: string; toolCallId: string }>();
 
   constructor(private readonly env: DriverEnv) {
     super();
@@ -192,9 +198,78 @@ export class CopilotDriver extends DriverBase {
       { exclusive: true },
     );
     await writeFileAtomic(events, encoded.jsonl, { exclusive: true });
+    this.writtenHere.add(events);
     const written = await this.load({ id, events, workspace: join(dir, 'workspace.yaml') });
     const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
     return encoded.warnings.length ? { ...info, meta: { ...info.meta, warnings: encoded.warnings } } : info;
+  }
+
+  /**
+   * A sub-agent session under `parent` (a session, or a sub-agent's run, written here), as Copilot
+   * CLI records a sub-agent: its run inside the parent's events.jsonl, right after the spawning call's
+   * tool.execution_start (encodeSubAgentEvents); the file is rewritten whole and atomically. The
+   * returned session is the run (its id the run's `agentId`); reading the parent, it is a side chain.
+   */
+  async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const run = this.runs.get(parent.id);
+    const events = run?.events ?? this.locate().find((l) => l.id === parent.id)?.events;
+    // a file Copilot CLI wrote (or may be writing) is not rewritten
+    if (!events || !this.writtenHere.has(events)) throw new NotFoundError('copilot session written here', parent.id);
+    const callId = child.parentToolCallId;
+    const records = (await fs.readFile(events, 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as JsonObject);
+    // the spawning call among the parent's own events (a run's: those of the call that ran it)
+    const at = records.findIndex(
+      (r) =>
+        r.type === 'tool.execution_start' &&
+        isObject(r.data) &&
+        r.data.toolCallId === callId &&
+        r.data.parentToolCallId === run?.toolCallId,
+    );
+    const start = records[at];
+    if (callId === undefined || !start) {
+      // a call before a compaction: the file holds the context from the summary on (encode.ts)
+      const warning = `sub-agent ${child.id} not written: the call that ran it (${callId ?? 'none'}) is not in ${events} (before a compaction, or none)`;
+      const { entries: _e, warnings: _w, raw: _r, leafId: _l, path: _p, ...info } = child;
+      return { ...info, source: SOURCE, messageCount: 0, parentId: parent.id, meta: { warnings: [warning] } };
+    }
+    const agentId = randomUUID();
+    const sessionId = run?.sessionId ?? parent.id;
+    const encoded = encodeSubAgentEvents(child, { toolCallId: callId, agentId, sessionId }, start);
+    const next = records[at + 1];
+    // its events' times within the call's (the file's times stay in order)
+    const from = String(start.timestamp);
+    const to = typeof next?.timestamp === 'string' ? next.timestamp : undefined;
+    for (const r of encoded.records) {
+      const t = String(r.timestamp);
+      r.timestamp = t < from ? from : to !== undefined && t > to ? to : t;
+    }
+    if (next) next.parentId = encoded.records.at(-1)?.id ?? start.id;
+    records.splice(at + 1, 0, ...encoded.records);
+    await writeFileAtomic(events, toJsonl(records));
+    this.runs.set(agentId, { events, sessionId, toolCallId: callId });
+    const written = await this.load({ id: sessionId, events, workspace: join(dirname(events), 'workspace.yaml') });
+    // its entries as a session of its own would hold them (no longer a side chain)
+    const own = written.entries.flatMap((e) =>
+      isObject(e.raw) && e.raw.agentId === agentId && e.sidechain ? [{ ...e, sidechain: false }] : [],
+    );
+    const first = encoded.records[0]?.timestamp;
+    const last = encoded.records.at(-1)?.timestamp;
+    return {
+      id: agentId,
+      source: SOURCE,
+      ...(written.project ? { project: written.project } : {}),
+      ...(child.title ? { title: child.title } : {}),
+      createdAt: typeof first === 'string' ? first : written.createdAt,
+      updatedAt: typeof last === 'string' ? last : written.updatedAt,
+      messageCount: countMessages(own),
+      parentId: parent.id,
+      parentToolCallId: callId,
+      path: events,
+      ...(encoded.warnings.length ? { meta: { warnings: encoded.warnings } } : {}),
+    };
   }
 
   /** `copilot --resume <id>` (Copilot CLI finds the session by id wherever it runs). */

@@ -8,11 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, pathToLeaf } from '../../model/tree.js';
-import type { Message, Session } from '../../model/types.js';
+import type { Message, Session, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
-import type { JsonObject } from './events.js';
+import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 
 /** The Copilot CLI version whose event shapes these are (its session.start names one). */
 export const COPILOT_VERSION = '1.0.102';
@@ -22,59 +22,94 @@ export interface CopilotEncodeOptions {
   cwd?: string;
 }
 
-function resultText(content: string | readonly { type: string; text?: string }[]): { text: string; dropped: number } {
-  if (typeof content === 'string') return { text: content, dropped: 0 };
+/** The sub-agent type written for a sub-agent of another agent (Copilot CLI's built-in one). */
+const DEFAULT_AGENT = 'general-purpose';
+
+/**
+ * A result's text, and its images as Copilot CLI keeps a tool's images (`result.binaryResultsForLlm`,
+ * the image's bytes inline); a file, or an image by URL, is a text note.
+ */
+function resultOf(content: string | readonly ToolResultContent[]): { text: string; images: JsonObject[]; dropped: number } {
+  if (typeof content === 'string') return { text: content, images: [], dropped: 0 };
   let dropped = 0;
-  const text = content
-    .map((c) => {
-      if (c.type === 'text') return c.text ?? '';
+  const images: JsonObject[] = [];
+  const texts: string[] = [];
+  for (const c of content) {
+    if (c.type === 'text') texts.push(c.text);
+    else if (c.type === 'image' && c.data) images.push({ type: 'image', data: c.data, mimeType: c.mediaType });
+    else if (c.type === 'file' && c.text !== undefined) texts.push(c.text);
+    else {
       dropped++;
-      return `[${c.type} omitted]`;
-    })
-    .join('\n');
-  return { text, dropped };
+      texts.push(`[${c.type} omitted]`);
+    }
+  }
+  return { text: texts.join('\n'), images, dropped };
 }
 
-export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions = {}): EncodedJsonl {
-  const id = opts.sessionId ?? randomUUID();
-  const cwd = opts.cwd ?? session.project;
-  const warnings: string[] = [];
+/** A sub-agent's events as Copilot CLI records them inside its parent's events.jsonl. */
+export interface SubAgentScope {
+  /** the parent's call that ran it (its events' `data.parentToolCallId`) */
+  toolCallId: string;
+  /** the id Copilot CLI gives the run (its events' top-level `agentId`) */
+  agentId: string;
+  /** the session whose file it is in (its prompt's `source: 'agent-<id>'`) */
+  sessionId: string;
+}
+
+/** The events Copilot CLI types that carry `data.parentToolCallId` in a sub-agent (its schema's). */
+const CARRIES_PARENT_CALL = new Set(['assistant.message', 'tool.execution_start', 'tool.execution_complete']);
+
+/** The path's messages (the context the model saw), each with its entry's time. */
+function messagesOf(session: Session): { messages: Message[]; timeOf: Map<Message, string>; start: string } {
   const path = pathToLeaf(session).filter((e) => !e.sidechain);
   // a message's time: its entry's (buildContext hands on the entry's own message object)
   const timeOf = new Map<Message, string>();
   for (const e of path) if (e.kind === 'message') timeOf.set(e.message, e.timestamp);
   const messages = buildContext({ entries: path, leafId: path.at(-1)?.id ?? null }, { mergeSplitResponses: false }).messages;
   const start = session.createdAt || path[0]?.timestamp || new Date().toISOString();
+  return { messages, timeOf, start };
+}
+
+/**
+ * The events of `messages` (after `records`, each linked to the one before it): a user message as
+ * user.message, a response as session.usage_record + assistant.message + tool.execution_start per
+ * call, a result as tool.execution_complete, a system message as a system.message Copilot CLI keeps
+ * but does not send. In a sub-agent (`scope`) each event carries its agentId and parent call.
+ */
+function pushMessages(
+  records: JsonObject[],
+  messages: readonly Message[],
+  timeOf: ReadonlyMap<Message, string>,
+  start: string,
+  warnings: string[],
+  scope?: SubAgentScope,
+): void {
   let time = start;
-  const records: JsonObject[] = [];
   const push = (type: string, data: JsonObject) => {
     const last = records.at(-1);
-    const eventId = randomUUID();
-    records.push({ type, data, id: eventId, timestamp: time, parentId: last ? (last.id as string) : null });
+    const inScope = scope && CARRIES_PARENT_CALL.has(type) ? { ...data, parentToolCallId: scope.toolCallId } : data;
+    records.push({
+      type,
+      data: inScope,
+      ...(scope ? { agentId: scope.agentId } : {}),
+      id: randomUUID(),
+      timestamp: time,
+      parentId: last ? (last.id as string) : null,
+    });
   };
-  const model = messages.findLast((m) => m.role === 'assistant' && m.model)?.model;
-  push('session.start', {
-    sessionId: id,
-    version: 1,
-    producer: 'threadbase',
-    copilotVersion: COPILOT_VERSION,
-    startTime: start,
-    ...(model ? { selectedModel: model } : {}),
-    context: cwd ? { cwd } : {},
-    alreadyInUse: false,
-    remoteSteerable: false,
-  });
   const toolIds = new UniqueToolIds();
   const open = new Map<string, string>();
-  let unsigned = 0;
-  let media = 0;
-  let system = 0;
-  const answer = (written: string, text: string, isError: boolean) => {
+  let notes = 0;
+  const answer = (written: string, content: string | readonly ToolResultContent[], isError: boolean) => {
     open.delete(written);
+    const { text, images, dropped } = resultOf(content);
+    notes += dropped;
     push('tool.execution_complete', {
       toolCallId: written,
       success: !isError,
-      ...(isError ? { error: { message: text } } : { result: { content: text } }),
+      ...(isError
+        ? { error: { message: text } }
+        : { result: { content: text, ...(images.length ? { binaryResultsForLlm: images } : {}) } }),
     });
   };
   const closeOpen = () => {
@@ -88,7 +123,9 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
     // a call the provider ran itself (codex's web search) owes no result: a text note in its turn
     const m = providerCallsAsNotes(given);
     if (m.role === 'system') {
-      system++;
+      // Copilot CLI keeps it and sends its own system prompt instead (losses.ts says so)
+      const content = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+      push('system.message', { role: 'system', content, name: THREADBASE_SYSTEM_MESSAGE });
       continue;
     }
     // tool results first (in whatever message they came), each answering its call
@@ -99,9 +136,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
         warnings.push(`tool result for ${p.callId} has no call before it: left out`);
         continue;
       }
-      const { text, dropped } = resultText(p.content);
-      media += dropped;
-      answer(written, text, Boolean(p.isError));
+      answer(written, p.content, Boolean(p.isError));
     }
     if (m.role === 'tool') continue;
     if (m.role === 'user') {
@@ -113,7 +148,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
         else if (p.type === 'image' && p.data) attachments.push({ type: 'blob', mimeType: p.mediaType, data: p.data });
         else if (p.type === 'file' && p.text !== undefined) texts.push(p.text);
         else if (p.type === 'image' || p.type === 'file') {
-          media++;
+          notes++;
           texts.push(`[${p.type} omitted]`);
         }
       }
@@ -123,30 +158,35 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
         content: texts.join('\n'),
         messageId: randomUUID(),
         ...(attachments.length ? { attachments } : {}),
+        // a sub-agent's prompt names the session it runs in, as Copilot CLI's do
+        ...(scope ? { source: `agent-${scope.sessionId}` } : {}),
       });
       continue;
     }
     // assistant
     closeOpen();
     const blocks: JsonObject[] = [];
+    const unsigned: string[] = [];
     const text: string[] = [];
     const requests: JsonObject[] = [];
     for (const p of m.parts) {
       if (p.type === 'thinking') {
-        // an unsigned block would be refused by the Messages API on resume
+        // signed: an Anthropic block Copilot CLI sends back; unsigned: its reasoningText, kept, not sent
         if (p.signature) blocks.push({ type: 'thinking', thinking: p.thinking, signature: p.signature });
-        else unsigned++;
+        else if (p.thinking.trim()) unsigned.push(p.thinking);
       } else if (p.type === 'redacted_thinking') blocks.push({ type: 'redacted_thinking', data: p.data });
       else if (p.type === 'text') text.push(p.text);
       else if (p.type === 'image' || p.type === 'file') {
-        media++;
+        // Copilot CLI's assistant messages hold text only (losses.ts says so)
         text.push(`[${p.type} omitted]`);
       } else if (p.type === 'tool_call') {
         const written = toolIds.call(p.id);
         requests.push({ toolCallId: written, name: p.name, arguments: p.input, type: 'function' });
       }
     }
-    if (blocks.length === 0 && text.length === 0 && requests.length === 0) continue;
+    // reasoningText beside the blocks is Copilot CLI's copy of their text: unsigned thinking has no room there
+    const reasoningText = blocks.length ? undefined : unsigned.join('\n\n') || undefined;
+    if (blocks.length === 0 && !reasoningText && text.length === 0 && requests.length === 0) continue;
     const apiCallId = m.responseId ?? `threadbase-${randomUUID()}`;
     const u = m.usage;
     // its usage as Copilot CLI records a response's, just before the message (inputTokens include the cache)
@@ -169,6 +209,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
       content: text.join(''),
       toolRequests: requests,
       ...(m.model ? { model: m.model } : {}),
+      ...(reasoningText ? { reasoningText } : {}),
       ...(blocks.length ? { reasoningBlocks: { provider: 'anthropic-messages', blocks } } : {}),
     });
     for (const r of requests) {
@@ -177,10 +218,35 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
     }
   }
   closeOpen();
-  if (unsigned)
-    warnings.push(`${unsigned} thinking block(s) without a signature left out (the Messages API refuses them on resume)`);
-  if (media) warnings.push(`${media} image(s) or file(s) written as a text note`);
-  if (system) warnings.push(`${system} system message(s) left out: Copilot CLI sends its own system prompt`);
+  if (notes) warnings.push(`${notes} image(s) by URL or file(s) in user messages or tool results written as a text note`);
+}
+
+export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions = {}): EncodedJsonl {
+  const id = opts.sessionId ?? randomUUID();
+  const cwd = opts.cwd ?? session.project;
+  const warnings: string[] = [];
+  const { messages, timeOf, start } = messagesOf(session);
+  const model = messages.findLast((m) => m.role === 'assistant' && m.model)?.model;
+  const records: JsonObject[] = [
+    {
+      type: 'session.start',
+      data: {
+        sessionId: id,
+        version: 1,
+        producer: 'threadbase',
+        copilotVersion: COPILOT_VERSION,
+        startTime: start,
+        ...(model ? { selectedModel: model } : {}),
+        context: cwd ? { cwd } : {},
+        alreadyInUse: false,
+        remoteSteerable: false,
+      },
+      id: randomUUID(),
+      timestamp: start,
+      parentId: null,
+    },
+  ];
+  pushMessages(records, messages, timeOf, start, warnings);
   const advisors = messages.filter((m) => m.usage?.advisors?.length).length;
   if (advisors) warnings.push(`${advisors} response(s)' advisor requests left out: Copilot CLI has no place for them`);
   return {
@@ -190,6 +256,41 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
     jsonl: toJsonl(records),
     warnings,
   };
+}
+
+/**
+ * A sub-agent session's run as Copilot CLI records one in its parent's events.jsonl, to follow the
+ * spawning call's tool.execution_start: subagent.started, the sub-agent's prompt (a user.message with
+ * `source: 'agent-<session id>'`), its turns (their `parentToolCallId` the spawning call), then
+ * subagent.completed; every event with the run's `agentId`. Linked from `after` (the start event).
+ */
+export function encodeSubAgentEvents(
+  child: Session,
+  scope: SubAgentScope,
+  after: JsonObject,
+): { records: JsonObject[]; warnings: string[] } {
+  const warnings: string[] = [];
+  const { messages, timeOf, start } = messagesOf(child);
+  const model = messages.findLast((m) => m.role === 'assistant' && m.model)?.model;
+  const own = isObject(child.meta) && typeof child.meta.agentType === 'string' ? child.meta.agentType : undefined;
+  const agentName = own ?? DEFAULT_AGENT;
+  const described = { toolCallId: scope.toolCallId, agentName, agentDisplayName: agentName };
+  const at = typeof after.timestamp === 'string' ? after.timestamp : start;
+  const records: JsonObject[] = [after];
+  const event = (type: string, data: JsonObject) => {
+    const last = records.at(-1) as JsonObject;
+    return { type, data, agentId: scope.agentId, id: randomUUID(), timestamp: last.timestamp ?? at, parentId: last.id };
+  };
+  records.push(
+    event('subagent.started', {
+      ...described,
+      agentDescription: child.title ?? agentName,
+      ...(model ? { model } : {}),
+    }),
+  );
+  pushMessages(records, messages, timeOf, at, warnings, scope);
+  records.push(event('subagent.completed', { ...described, ...(model ? { model } : {}) }));
+  return { records: records.slice(1), warnings };
 }
 
 /** The workspace.yaml Copilot CLI keeps beside the events (its flat scalars, the name single-quoted). */

@@ -10,11 +10,17 @@
  */
 import { basename, dirname } from 'node:path';
 import { countMessages } from '../../model/tree.js';
-import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
+import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 
 export const SOURCE = 'copilot';
+
+/**
+ * The `name` of the system.message events threadbase writes for a session's system messages (read
+ * back as those); Copilot CLI's own (its system prompt, each turn) are metadata.
+ */
+export const THREADBASE_SYSTEM_MESSAGE = 'threadbase';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -46,6 +52,8 @@ export interface CopilotReadState {
   toolNames: Record<string, string>;
   /** the calls whose sub-agents run now (subagent.started, not yet completed), innermost last */
   openSubAgents?: string[];
+  /** each sub-agent run's spawning call, by the run's `agentId` (subagent.started) */
+  agentCalls?: Record<string, string>;
 }
 
 export function initialState(id: string, fallbackTime: string): CopilotReadState {
@@ -140,10 +148,28 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
   };
 }
 
-function toolResultMessage(d: JsonObject, name: string | undefined): Message {
+/**
+ * The images of a result (`result.binaryResultsForLlm`): their bytes inline, or (as Copilot CLI's
+ * `view` keeps an image) in the session.binary_asset event its `assetId` names.
+ */
+function resultImages(result: JsonObject, assets: ReadonlyMap<string, string>): ImagePart[] {
+  const out: ImagePart[] = [];
+  for (const b of Array.isArray(result.binaryResultsForLlm) ? result.binaryResultsForLlm : []) {
+    if (!isObject(b) || b.type !== 'image' || typeof b.mimeType !== 'string') continue;
+    const data = str(b.data) ?? assets.get(str(b.assetId) ?? '');
+    if (data) out.push({ type: 'image', mediaType: b.mimeType, data });
+  }
+  return out;
+}
+
+function toolResultMessage(d: JsonObject, name: string | undefined, assets: ReadonlyMap<string, string>): Message {
   const result = isObject(d.result) ? d.result : {};
   const error = isObject(d.error) ? str(d.error.message) : str(d.error);
-  const content = str(result.content) ?? error ?? '';
+  const text = str(result.content) ?? error ?? '';
+  const images = resultImages(result, assets);
+  const content: ToolResultPart['content'] = images.length
+    ? [...(text ? [{ type: 'text' as const, text }] : []), ...images]
+    : text;
   const failed = d.success === false;
   return {
     role: 'tool',
@@ -160,7 +186,12 @@ function toolResultMessage(d: JsonObject, name: string | undefined): Message {
 }
 
 /** What one event is in the model; undefined: an event of Copilot CLI's own bookkeeping (kept as metadata). */
-function messageOf(type: string, d: JsonObject, state: CopilotReadState): Message | undefined {
+function messageOf(
+  type: string,
+  d: JsonObject,
+  state: CopilotReadState,
+  assets: ReadonlyMap<string, string>,
+): Message | undefined {
   switch (type) {
     case 'user.message': {
       const parts: Part[] = [];
@@ -184,7 +215,12 @@ function messageOf(type: string, d: JsonObject, state: CopilotReadState): Messag
       return assistantMessage(d, usage);
     }
     case 'tool.execution_complete':
-      return toolResultMessage(d, state.toolNames[str(d.toolCallId) ?? '']);
+      return toolResultMessage(d, state.toolNames[str(d.toolCallId) ?? ''], assets);
+    case 'system.message':
+      // a system message of a session threadbase wrote (Copilot CLI keeps it, and sends its own prompt)
+      return d.name === THREADBASE_SYSTEM_MESSAGE && typeof d.content === 'string'
+        ? { role: 'system', parts: [{ type: 'text', text: d.content }] }
+        : undefined;
     case 'system.notification':
       // a note Copilot CLI adds to the conversation itself (e.g. a background task finished)
       return typeof d.content === 'string'
@@ -196,7 +232,15 @@ function messageOf(type: string, d: JsonObject, state: CopilotReadState): Messag
 }
 
 /** The entry of one event (its parentId set by the caller). */
-function entryOf(type: string, d: JsonObject, id: string, timestamp: string, raw: unknown, state: CopilotReadState): Entry {
+function entryOf(
+  type: string,
+  d: JsonObject,
+  id: string,
+  timestamp: string,
+  raw: unknown,
+  state: CopilotReadState,
+  assets: ReadonlyMap<string, string>,
+): Entry {
   const base = { id, parentId: null, timestamp, raw, rawSource: SOURCE } as const;
   if (type === 'session.compaction_complete' && d.success !== false && typeof d.summaryContent === 'string') {
     const used = isObject(d.compactionTokensUsed) ? d.compactionTokensUsed : undefined;
@@ -220,7 +264,7 @@ function entryOf(type: string, d: JsonObject, id: string, timestamp: string, raw
       ...(effort ? { thinkingLevel: effort } : {}),
     };
   }
-  const message = messageOf(type, d, state);
+  const message = messageOf(type, d, state, assets);
   if (message) return { ...base, kind: 'message', message };
   return { ...base, kind: 'metadata', type, data: d };
 }
@@ -261,6 +305,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
   const removed = new Set<string>();
   let offset = opts.start ?? 0;
   let rewound = false;
+  // the images of this read's session.binary_asset events, by assetId (a result names its image's)
+  const assets = new Map<string, string>();
   for await (const l of readJsonl(file, { start: opts.start, startLine: state.line })) {
     if (l.partial && l.value === undefined) {
       // a line Copilot CLI may still be writing: read again next time
@@ -293,6 +339,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       state.toolNames[d.toolCallId] = d.toolName;
     } else if (ev.type === 'session.title_changed' && typeof d.title === 'string' && d.title.trim()) {
       state.title = d.title.trim();
+    } else if (ev.type === 'session.binary_asset' && typeof d.assetId === 'string' && typeof d.data === 'string') {
+      assets.set(d.assetId, d.data);
     }
     state.openSubAgents ??= [];
     const open = state.openSubAgents;
@@ -300,9 +348,16 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       const at = open.lastIndexOf(str(d.toolCallId) ?? '');
       if (at >= 0) open.splice(at, 1);
     }
-    const entry = entryOf(ev.type, d, id, timestamp, ev, state);
-    const spawnedBy = str(d.parentToolCallId) ?? subAgentOf(ev.type, d, open);
-    if (ev.type === 'subagent.started' && typeof d.toolCallId === 'string') open.push(d.toolCallId);
+    state.agentCalls ??= {};
+    const entry = entryOf(ev.type, d, id, timestamp, ev, state, assets);
+    // a run's start and end are the parent's; between them its events name the run by agentId
+    const ownRun = ev.type.startsWith('subagent.') && ev.type !== 'subagent.configured';
+    const byAgent = !ownRun && typeof ev.agentId === 'string' ? state.agentCalls[ev.agentId] : undefined;
+    const spawnedBy = str(d.parentToolCallId) ?? byAgent ?? subAgentOf(ev.type, d, open);
+    if (ev.type === 'subagent.started' && typeof d.toolCallId === 'string') {
+      open.push(d.toolCallId);
+      if (typeof ev.agentId === 'string') state.agentCalls[ev.agentId] = d.toolCallId;
+    }
     if (spawnedBy) {
       entry.sidechain = true;
       entry.parentId = state.lastSide[spawnedBy] ?? null;

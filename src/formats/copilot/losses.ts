@@ -2,8 +2,16 @@
 import type { LossReport } from '../../convert/losses.js';
 
 export function describeCopilotLosses({ counts: c, say }: LossReport): void {
-  // unsigned thinking, images in tool results and assistant messages, system messages, advisor
-  // requests and calls without a result: the encoder says those on every write (encode.ts)
+  // images by URL and files without text, calls without a result and advisor requests: the encoder says those on every write (encode.ts)
+  say(
+    c.systemMessages,
+    'system messages kept as system.message events Copilot CLI does not send (it sends its own system prompt)',
+  );
+  say(
+    c.unsignedThinking,
+    'thinking without a signature kept as reasoningText, which Copilot CLI does not send on resume (left out in a response with signed thinking)',
+  );
+  say(c.assistantImages, "images in assistant messages written as a text note: Copilot CLI's responses hold text only");
   say(
     c.costs,
     "Copilot CLI records no cost in USD (its usage records count premium requests): the messages' cost is not written",

@@ -1,0 +1,107 @@
+/**
+ * Sub-agent sessions converted into Copilot CLI (convertSessionAll with `childrenOf`): each is written
+ * as Copilot CLI records a sub-agent run, inside the parent's events.jsonl right after the spawning
+ * call's tool.execution_start (subagent.started, its prompt with `source: 'agent-<session id>'`, its
+ * turns naming the call, subagent.completed, all with the run's agentId); a sub-agent's own sub-agent
+ * goes inside its run. Read back, each run is a side chain of the parent, the main chain unchanged.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildSessions, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { homeEnv } from '../helpers/fixture-homes.js';
+import { withTask } from '../helpers/sub-agents.js';
+
+let home: string;
+let env: DriverEnv;
+let tree: { parent: Session; childrenOf: ChildSessions };
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-copilot-sub-agents-'));
+  env = homeEnv(home);
+  const project = join(home, 'project');
+  mkdirSync(project, { recursive: true });
+  const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
+  const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
+  const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
+  const byParent = new Map([
+    ['P', [child]],
+    ['C', [grandchild]],
+  ]);
+  tree = { parent, childrenOf: async (id) => byParent.get(id) ?? [] };
+});
+afterAll(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const texts = (entries: readonly Entry[]) =>
+  entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : [])).map((p) => (p.type === 'text' ? p.text : p.type));
+
+describe('sub-agents into Copilot CLI', () => {
+  it('each run inside its parent, after the call that ran it; read back as side chains', async () => {
+    const [written] = (await convertSessionAll(tree.parent, { to: 'copilot', env, childrenOf: tree.childrenOf })) as [
+      WrittenSession,
+    ];
+    const child = written.children?.[0];
+    const grandchild = child?.children?.[0];
+    expect(child).toMatchObject({ source: 'copilot', parentId: written.id, parentToolCallId: 'call_p', path: written.path });
+    expect(grandchild).toMatchObject({ parentId: child?.id, parentToolCallId: 'call_c', path: written.path });
+    expect(child?.messageCount).toBe(4);
+
+    const events = readFileSync(written.path as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { type: string; id: string; parentId: string | null; agentId?: string; data: Record<string, unknown> },
+      );
+    // one chain, each event after the one before it
+    expect(events.map((e) => e.parentId)).toEqual([null, ...events.slice(0, -1).map((e) => e.id)]);
+    const at = (type: string, call: string) => events.findIndex((e) => e.type === type && e.data.toolCallId === call);
+    const order = [
+      at('tool.execution_start', 'call_p'),
+      at('subagent.started', 'call_p'),
+      at('tool.execution_start', 'call_c'),
+      at('subagent.started', 'call_c'),
+      at('subagent.completed', 'call_c'),
+      at('tool.execution_complete', 'call_c'),
+      at('subagent.completed', 'call_p'),
+      at('tool.execution_complete', 'call_p'),
+    ];
+    expect(order.every((n) => n >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    const prompt = events.find((e) => e.type === 'user.message' && e.data.content === 'look around');
+    expect(prompt?.data.source).toBe(`agent-${written.id}`);
+    expect(prompt?.agentId).toBe(child?.id);
+    expect(events.find((e) => e.type === 'assistant.message' && e.data.content === 'looked')?.data.parentToolCallId).toBe(
+      'call_p',
+    );
+    expect(events.find((e) => e.type === 'assistant.message' && e.data.content === 'found it')?.data.parentToolCallId).toBe(
+      'call_c',
+    );
+
+    const sources = new Sources(env);
+    const read = await sources.driver('copilot').getSession(written.id);
+    await sources.close();
+    const entries = read?.entries ?? [];
+    expect(texts(entries.filter((e) => !e.sidechain))).toEqual(['plan it', 'tool_call', 'tool_result', 'all done']);
+    const side = entries.filter((e) => e.sidechain);
+    expect(texts(side.filter((e) => e.raw && (e.raw as { agentId?: string }).agentId === child?.id))).toEqual([
+      'look around',
+      'tool_call',
+      'tool_result',
+      'looked',
+    ]);
+    expect(texts(side.filter((e) => (e.raw as { agentId?: string }).agentId === grandchild?.id))).toEqual([
+      'look deeper',
+      'tool_call',
+      'tool_result',
+      'found it',
+    ]);
+  });
+});
