@@ -7,7 +7,10 @@
  *   left unanswered written by the driver;
  * - `copilot --resume=<id> -p <probe>` sends the messages threadbase's own context of the written
  *   session says (each turn, tool call and result, the thinking with its signature, the image);
- * - the session Copilot CLI appended to is read back: the probe and its answer are there.
+ * - the session Copilot CLI appended to is read back: the probe and its answer are there;
+ * - what Copilot CLI keeps but does not send (a system message, thinking without a signature, a tool
+ *   result's image) loads and is not sent; sub-agent sessions written inside the parent's events.jsonl
+ *   as Copilot CLI records a run load, the parent resumes with its main chain, the runs stay.
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
 import { execFile } from 'node:child_process';
@@ -18,12 +21,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { type AnthropicBlock, type AnthropicMessage, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
+import { messageEntry, ONE_PIXEL_PNG } from '../helpers/sessions.js';
+import { withTask } from '../helpers/sub-agents.js';
 
 const run = promisify(execFile);
 const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
@@ -223,5 +228,91 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
     ]);
     expect(sent).toEqual((await expectedOf(info?.id as string)).slice(0, sent.length));
     expect(JSON.stringify(sent)).toContain('one pixel');
+  });
+
+  it('a system message, unsigned thinking and a tool-result image load, and Copilot CLI sends none of them', async () => {
+    const model = { model: 'claude-sonnet-4.5', provider: 'anthropic' };
+    const session: Session = {
+      id: 'kept-1',
+      source: 'threadbase',
+      project,
+      title: 'kept, not sent',
+      createdAt: '2026-01-01T00:00:01.000Z',
+      updatedAt: '2026-01-01T00:00:05.000Z',
+      messageCount: 5,
+      leafId: 'a2',
+      entries: [
+        messageEntry('s', null, 1, { role: 'system', parts: [{ type: 'text', text: 'SYSTEM-KEPT be brief' }] }),
+        messageEntry('u', 's', 2, { role: 'user', parts: [{ type: 'text', text: 'look at the picture' }] }),
+        messageEntry('a1', 'u', 3, {
+          role: 'assistant',
+          ...model,
+          parts: [
+            { type: 'thinking', thinking: 'UNSIGNED-KEPT which file?' },
+            { type: 'tool_call', id: 'toolu_view1', name: 'view', input: { path: 'a.png' } },
+          ],
+        }),
+        messageEntry('r', 'a1', 4, {
+          role: 'tool',
+          parts: [
+            {
+              type: 'tool_result',
+              callId: 'toolu_view1',
+              content: [
+                { type: 'text', text: 'Viewed image file successfully.' },
+                { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
+              ],
+            },
+          ],
+        }),
+        messageEntry('a2', 'r', 5, { role: 'assistant', ...model, parts: [{ type: 'text', text: 'a pixel' }] }),
+      ],
+    };
+    const sources = new Sources(env);
+    const info = await sources.driver('copilot').writeSession?.(session);
+    await sources.close();
+    const { sent } = await sentAndExpected(info?.id as string, 'PROBE-KEPT ok?');
+    expect(sent).toEqual((await expectedOf(info?.id as string)).slice(0, sent.length));
+    const text = JSON.stringify(sent);
+    expect(text).toContain('a pixel');
+    expect(text).not.toContain('SYSTEM-KEPT');
+    expect(text).not.toContain('UNSIGNED-KEPT');
+    expect(text).not.toContain(ONE_PIXEL_PNG);
+    // what Copilot CLI did not send is still there, read back as written
+    const back = await new Sources(env).driver('copilot').getSession(info?.id as string);
+    const parts = (back?.entries ?? []).flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    expect(parts).toContainEqual({ type: 'text', text: 'SYSTEM-KEPT be brief' });
+    expect(parts).toContainEqual({ type: 'thinking', thinking: 'UNSIGNED-KEPT which file?' });
+  });
+
+  it("sub-agent sessions converted into the parent's events.jsonl: the parent resumes with its main chain, the runs stay", async () => {
+    const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
+    const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
+    const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
+    const byParent = new Map([
+      ['P', [child]],
+      ['C', [grandchild]],
+    ]);
+    const [written] = (await convertSessionAll(parent, {
+      to: 'copilot',
+      env,
+      childrenOf: async (id) => byParent.get(id) ?? [],
+    })) as [WrittenSession];
+    expect(written.children?.[0]?.children?.[0]).toMatchObject({ parentToolCallId: 'call_c', path: written.path });
+    const { sent } = await sentAndExpected(written.id, 'PROBE-SUB and then?');
+    expect(sent).toEqual((await expectedOf(written.id)).slice(0, sent.length));
+    const text = JSON.stringify(sent);
+    expect(text).toContain('all done');
+    expect(text).not.toContain('looked');
+    expect(text).not.toContain('found it');
+    // after Copilot CLI appended to it, both runs are still side chains of the parent, the probe on the main chain
+    const back = await new Sources(env).driver('copilot').getSession(written.id);
+    const texts = (side: boolean) =>
+      (back?.entries ?? [])
+        .filter((e) => Boolean(e.sidechain) === side)
+        .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+        .flatMap((p) => (p.type === 'text' ? [p.text] : []));
+    expect(texts(true)).toEqual(['look around', 'look deeper', 'found it', 'looked']);
+    expect(texts(false)).toContain('PROBE-SUB and then?');
   });
 });
