@@ -1,7 +1,7 @@
 /**
  * What the Continue CLI sends on resume, in the model's terms (convertFromUnifiedHistory in its core,
- * 1.5.47): from its summary item on when there is one (its own, an assistant turn; threadbase's, a
- * user turn), each item's message, a user's context items before its text, then one result per call
+ * 1.5.47): every item's message (its summary item too, its own an assistant turn, threadbase's a user
+ * turn; its CLI sends the history before a summary as well, though its own compaction leaves none), a user's context items before its text, then one result per call
  * of an assistant's item, in the order of its calls, its outputs' texts joined ("Tool cancelled" for
  * a call without output). Its system messages and thinking are never sent (it sends its own system
  * prompt; its Anthropic adapter keeps no thinking). Registered as Continue's ResumeContext.

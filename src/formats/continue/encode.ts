@@ -4,9 +4,10 @@
  * Continue keeps an item's fields it does not know when it rewrites the file, so each item keeps the
  * model entries it was written from in `threadbase` (read back instead of the item); entries Continue
  * has no item for (thinking, system messages, model changes, labels, metadata) go with the next item.
- * A compaction is Continue's own summary item (`conversationSummary`), which Continue sends from (the
- * items before it are kept, not sent), written as the user turn threadbase's context has for it, the
- * messages it kept written again after it.
+ * The last compaction is Continue's own summary item (`conversationSummary`), written as the user turn
+ * threadbase's context has for it, the entries before it kept on it and not written as items (Continue
+ * 1.5.47 sends every item of the history, a summary's index notwithstanding), the messages it kept
+ * written again after it (copies the reader passes over).
  */
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { CompactionEntry, Entry, Message, Part, ToolResultPart, Usage } from '../../model/types.js';
@@ -167,6 +168,12 @@ export function encodeContinueSession(
   };
 
   path.forEach((e, i) => {
+    // before the last compaction: not sent (Continue 1.5.47 sends every item, its summary's index
+    // aside), kept on the summary's item
+    if (i < lastCompaction) {
+      pending.push(e);
+      return;
+    }
     if (e.kind === 'message') {
       const m = e.message;
       if (m.role === 'assistant') {

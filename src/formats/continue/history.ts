@@ -279,7 +279,8 @@ export async function readContinueSession(
   });
   const usage = summarizeUsage(entries);
   const st = doc.usage;
-  const title = str(doc.title) ?? listed?.title;
+  // the file's title, else sessions.json's, unless Continue's placeholder
+  const title = [str(doc.title), listed?.title].find((t) => t && t !== UNTITLED);
   // entries threadbase kept have their own times: the session began with the first of them
   const times = [createdAt, ...entries.map((e) => e.timestamp)].sort();
   const firstTime = times[0] as string;
@@ -289,7 +290,7 @@ export async function readContinueSession(
     id,
     source: SOURCE,
     ...(str(doc.workspaceDirectory) ? { project: str(doc.workspaceDirectory) } : {}),
-    title: title && title !== UNTITLED ? title : firstUserLine(entries, injected),
+    title: title ?? firstUserLine(entries, injected),
     createdAt: firstTime,
     updatedAt,
     messageCount: countMessages(entries),
