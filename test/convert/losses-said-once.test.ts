@@ -72,6 +72,7 @@ const SAID: Record<string, string[]> = {
   pi: ['metadata', 'system messages', 'images by URL'],
   codex: ['metadata', 'model changes', 'labels'],
   qwen: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
+  continue: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
   opencode: ['metadata', 'model changes', 'labels', 'system messages'],
   claude: ['metadata', 'model changes', 'labels', 'system messages'],
 };
