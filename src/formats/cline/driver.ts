@@ -93,9 +93,10 @@ export class ClineDriver extends DriverBase {
   readonly name = SOURCE;
   /**
    * 2: the compaction state (`<id>.compaction.json`) read as a compaction entry (compaction.ts);
-   * 3: a state Cline does not resume from is a leaf beside the messages after it
+   * 3: a state Cline does not resume from is a leaf beside the messages after it;
+   * 4: an extension task's task_metadata.json (models in use, files in context) and its own modelInfo and metrics
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
@@ -153,7 +154,15 @@ export class ClineDriver extends DriverBase {
   private async stampOf(loc: Located): Promise<string> {
     const st = await fs.stat(loc.file);
     const m = loc.manifest ? await fs.stat(loc.manifest).catch(() => undefined) : undefined;
-    return JSON.stringify([st.size, st.mtimeMs, m?.size ?? null, m?.mtimeMs ?? null, loc.item ?? null, compactionStamp(loc)]);
+    return JSON.stringify([
+      st.size,
+      st.mtimeMs,
+      m?.size ?? null,
+      m?.mtimeMs ?? null,
+      loc.item ?? null,
+      compactionStamp(loc),
+      taskFilesStamp(loc),
+    ]);
   }
 
   private async read(loc: Located): Promise<Session> {
@@ -203,7 +212,7 @@ export class ClineDriver extends DriverBase {
         if (l.manifest) {
           const m = statSyncSafe(l.manifest);
           version = JSON.stringify([m ? [m.size, m.mtimeMs] : null, compactionStamp(l)]);
-        } else if (l.item) version = JSON.stringify(l.item);
+        } else if (l.layout === 'vscode') version = JSON.stringify([l.item ?? null, taskFilesStamp(l)]);
         else if (l.layout === 'cli') {
           // a sub-agent's read takes its spawn call from its root's messages
           const dir = dirname(l.file);
@@ -358,6 +367,15 @@ function compactionStamp(l: Located): [number, number] | null {
   if (l.layout !== 'cli') return null;
   const c = statSyncSafe(compactionFileOf(l.file));
   return c ? [c.size, c.mtimeMs] : null;
+}
+
+/** An extension task's files beside its messages that its read takes from (usage, models, files in context): sizes and times. */
+function taskFilesStamp(l: Located): ([number, number] | null)[] | null {
+  if (l.layout !== 'vscode') return null;
+  return ['ui_messages.json', 'task_metadata.json'].map((name) => {
+    const st = statSyncSafe(join(dirname(l.file), name));
+    return st ? [st.size, st.mtimeMs] : null;
+  });
 }
 
 function statSyncSafe(file: string): { size: number; mtimeMs: number } | undefined {

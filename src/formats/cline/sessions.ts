@@ -107,6 +107,18 @@ function dropKey(meta: Part['meta'], key: string): Part['meta'] {
 
 function usageOf(metrics: unknown): { usage?: Usage; cost?: number } {
   if (!isObject(metrics)) return {};
+  if (isObject(metrics.tokens)) {
+    // the extension's (ClineMessageMetricsInfo): prompt tokens counting the cached ones
+    const { prompt, completion, cached } = metrics.tokens;
+    const usage: Usage = {
+      input: Math.max(0, num(prompt) - num(cached)),
+      output: num(completion),
+      cacheRead: num(cached),
+      cacheWrite: 0,
+      reasoning: 0,
+    };
+    return { usage, ...(typeof metrics.cost === 'number' && Number.isFinite(metrics.cost) ? { cost: metrics.cost } : {}) };
+  }
   const usage: Usage = {
     input: num(metrics.inputTokens),
     output: num(metrics.outputTokens),
@@ -266,8 +278,10 @@ export function entriesOfMessages(
         rawSource: SOURCE,
       });
     } else {
-      const model = isObject(rec.modelInfo) ? str(rec.modelInfo.id) : undefined;
-      const provider = isObject(rec.modelInfo) ? str(rec.modelInfo.provider) : undefined;
+      // the CLI's modelInfo {id, provider, family}; the extension's {modelId, providerId, mode}
+      const info = isObject(rec.modelInfo) ? rec.modelInfo : {};
+      const model = str(info.id) ?? str(info.modelId);
+      const provider = str(info.provider) ?? str(info.providerId);
       const { usage, cost } = role === 'assistant' ? usageOf(rec.metrics) : {};
       const message: Message = {
         role: role === 'user' && parts.length > 0 && parts.every((p) => p.type === 'tool_result') ? 'tool' : role,
@@ -277,8 +291,8 @@ export function entriesOfMessages(
         ...(usage ? { usage } : {}),
         ...(cost !== undefined ? { cost } : {}),
       };
-      if (role === 'assistant' && isObject(rec.modelInfo) && str(rec.modelInfo.family))
-        message.meta = { clineModelFamily: rec.modelInfo.family };
+      if (role === 'assistant' && str(info.family)) message.meta = { clineModelFamily: info.family };
+      if (role === 'assistant' && str(info.mode)) message.meta = { ...message.meta, clineMode: info.mode };
       if (role === 'user') {
         const kind = clineInjectedKind(parts);
         if (kind) message.meta = { ...message.meta, clineInjected: kind };
@@ -472,6 +486,44 @@ async function withUiRequestUsage(entries: Entry[], file: string, warnings: Pars
   });
 }
 
+/**
+ * The extension's `task_metadata.json` (TaskMetadata, cline/cline context-tracking): `model_usage`
+ * ({ts, model_id, model_provider_id, mode}, one record each time the model, provider or mode
+ * changed) gives an assistant message that names no model of its own (older versions) the one in
+ * use at its time, and its mode; `files_in_context` (the files Cline read, edited or had mentioned,
+ * with when) and `environment_history` (OS, editor, Cline version) become session meta, as recorded.
+ */
+async function withTaskMetadata(entries: Entry[], file: string, warnings: ParseWarning[]): Promise<JsonObject> {
+  // none: an older version, or a task that never ran a request
+  const doc = await readJsonObject(file, warnings);
+  if (!doc) return {};
+  const usage = (Array.isArray(doc.model_usage) ? doc.model_usage : [])
+    .filter((u): u is JsonObject => isObject(u) && typeof u.ts === 'number' && typeof u.model_id === 'string')
+    .sort((a, b) => (a.ts as number) - (b.ts as number));
+  if (usage.length > 0) {
+    for (const e of entries) {
+      if (e.kind !== 'message' || e.message.role !== 'assistant') continue;
+      const at = Date.parse(e.timestamp);
+      // recorded when the request was made, so before its answer; an answer with no time takes the first
+      const inUse = usage.findLast((u) => (u.ts as number) <= at) ?? usage[0];
+      if (!inUse) continue;
+      const m = e.message;
+      const provider = str(inUse.model_provider_id);
+      const mode = str(inUse.mode);
+      e.message = {
+        ...m,
+        ...(m.model ? {} : { model: inUse.model_id as string, ...(provider && !m.provider ? { provider } : {}) }),
+        ...(mode && m.meta?.clineMode === undefined ? { meta: { ...m.meta, clineMode: mode } } : {}),
+      };
+    }
+  }
+  return {
+    ...(Array.isArray(doc.files_in_context) ? { clineFilesInContext: doc.files_in_context } : {}),
+    ...(Array.isArray(doc.environment_history) ? { clineEnvironmentHistory: doc.environment_history } : {}),
+    ...(usage.length > 0 ? { clineModelUsage: usage } : {}),
+  };
+}
+
 /** The extension's `<task>…</task>` wrapper around the first prompt. */
 const TASK = /^<task>\n?([\s\S]*?)\n?<\/task>$/;
 
@@ -492,6 +544,7 @@ export async function readExtensionTask(historyFile: string, extension: string, 
   const { entries, warnings: w } = entriesOfMessages(read.items, historyFile, fallback, `${taskId}:`);
   warnings.push(...w);
   await withUiRequestUsage(entries, join(dir, 'ui_messages.json'), warnings);
+  const taskMeta = await withTaskMetadata(entries, join(dir, 'task_metadata.json'), warnings);
   // the first prompt: `<task>…</task>` unwrapped
   const first = entries.find((e) => e.kind === 'message' && e.message.role === 'user');
   if (first?.kind === 'message') {
@@ -520,6 +573,7 @@ export async function readExtensionTask(historyFile: string, extension: string, 
         layout: 'vscode',
         extension,
         ...(typeof item?.totalCost === 'number' ? { recordedTotalCost: item.totalCost } : {}),
+        ...taskMeta,
       },
       raw: item ?? null,
     },
