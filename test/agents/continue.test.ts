@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
+import { TOOL_CANCELLED } from '../../src/formats/continue/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
@@ -168,6 +169,42 @@ describe.each([
     const items = contextItems(await readContext(home, 'claude', back.id));
     expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
     expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+  }, 120_000);
+});
+
+describe('a session with an image and a call left without a result', () => {
+  it('is resumed by the real cn: the image as an image block, the call answered with Continue’s own words; as threadbase’s context says', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const session = chainSession('pixel', 'pi', home.project, [
+      [
+        'u',
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image', mediaType: 'image/png', data: png },
+          ],
+        },
+      ],
+      ['a', { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'Bash', input: { command: 'file x.png' } }] }],
+    ]);
+    const sources = new Sources(home.env);
+    const info = (await sources.driver('continue').writeSession?.(session)) as SessionInfo;
+    await sources.close();
+    await runCn(home, ['--fork', info.id, 'probe pixel'], home.project);
+    const sent = requestEndingWith(home, 'probe pixel').messages;
+    const image = sent[0]?.content;
+    expect(Array.isArray(image) && image[1]).toMatchObject({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: png },
+    });
+    expect(requestItems(sent)).toEqual([
+      'user:what is this',
+      'call:call_1:Bash:{"command":"file x.png"}',
+      `result:call_1:${TOOL_CANCELLED}`,
+      'user:probe pixel',
+    ]);
+    expect(requestItems(sent).slice(0, -1)).toEqual(contextItems(await readContext(home, 'continue', info.id)));
   }, 120_000);
 });
 
