@@ -25,7 +25,10 @@ const HOME_VARS: Record<string, string | undefined> = {
   qwen: 'QWEN_HOME',
   cline: 'CLINE_DIR',
   copilot: 'COPILOT_HOME',
+  continue: 'CONTINUE_GLOBAL_DIR',
 };
+/** The agents whose command is not their name. */
+const BIN_NAMES: Record<string, string> = { continue: 'cn' };
 let root: string;
 let project: string;
 let bin: string;
@@ -38,7 +41,7 @@ beforeAll(async () => {
   await mkdir(bin);
   // each agent's stand-in prints its directory, its home variable and each argument on a line
   for (const [agent, home] of Object.entries(HOME_VARS)) {
-    const file = join(bin, agent);
+    const file = join(bin, BIN_NAMES[agent] ?? agent);
     await writeFile(file, `#!/bin/sh\nprintf "%s\\n" "$PWD" "\${${home ?? 'NO_HOME_VAR'}}" "$@"\n`);
     await chmod(file, 0o755);
   }
@@ -84,6 +87,7 @@ it("each agent's resume command reaches the project directory and passes its wor
     qwen: [project, homeOf('qwen'), '--resume', 'abc-123'],
     cline: [project, homeOf('cline'), '--id', 'abc-123'],
     copilot: [project, homeOf('copilot'), '--resume=abc-123'],
+    continue: [project, homeOf('continue'), '--fork', 'abc-123'],
   };
   for (const [agent, want] of Object.entries(expected)) {
     const command = sources.driver(agent).resumeCommand?.(info(agent, agent === 'pi' ? { path: sessionFile } : {}));
