@@ -151,9 +151,10 @@ export interface SessionDriver {
    * priced with `prices`, a response copied into several sessions once), computed in the store:
    * `source` and `project` select sessions, `since` and `until` select responses by the time of the
    * record that counts them (a session spanning either edge counts only its responses inside).
-   * Absent: the caller reads each session once and counts it (ResponseCounter).
+   * `sessionIds`: only these sessions (the store's own ids; a server project's). Absent: the caller
+   * reads each session once and counts it (ResponseCounter).
    */
-  costSummary?(filter: SessionFilter, prices: PriceTable): Promise<ResponseStats>;
+  costSummary?(filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]): Promise<ResponseStats>;
   /**
    * The same store seen as another tenant (a server project), scoped by the store itself: nothing a
    * tenant asks for returns another's. Absent: the server wraps the store (ProjectScopedDriver).

@@ -15,6 +15,7 @@ import type {
   WriteOptions,
 } from '../model/driver.js';
 import { NotFoundError, UnsupportedError } from '../model/errors.js';
+import type { ResponseStats } from '../model/prices.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
 import type { PriceTable } from '../stores/index-sync/prices.js';
 import { ProjectIdsDriver } from './tenant-ids.js';
@@ -59,6 +60,7 @@ export class ProjectScopedDriver extends DriverBase {
   // the inner store's optional methods, present only where it has them (the server asks for them)
   readonly appendToChain?: (sessionId: string, entry: Entry) => Promise<Entry>;
   readonly sessionCosts?: (prices: PriceTable, sessionIds?: readonly string[]) => Promise<SessionCost[]>;
+  readonly costSummary?: (filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]) => Promise<ResponseStats>;
 
   constructor(
     private readonly inner: SessionDriver,
@@ -67,7 +69,7 @@ export class ProjectScopedDriver extends DriverBase {
     super();
     this.name = inner.name;
     this.capabilities = inner.capabilities;
-    const { appendToChain, sessionCosts } = inner;
+    const { appendToChain, sessionCosts, costSummary } = inner;
     if (appendToChain) {
       this.appendToChain = async (sessionId, entry) => {
         await this.mine(sessionId);
@@ -81,6 +83,17 @@ export class ProjectScopedDriver extends DriverBase {
         const ids = sessionIds?.filter((id) => mine.has(id));
         const rows = await sessionCosts.call(inner, prices, ids);
         return rows.filter((r) => mine.has(r.id));
+      };
+    }
+    if (costSummary) {
+      // counted in the store, over this project's sessions of the filter's source and project (a
+      // source as fromSource reads it): a response copied into another project's session counts here too
+      this.costSummary = async (filter, prices, sessionIds) => {
+        const only = sessionIds && new Set(sessionIds);
+        const mine = (await this.listSessions({ source: filter.source, project: filter.project }))
+          .map((s) => s.id)
+          .filter((id) => !only || only.has(id));
+        return costSummary.call(inner, { since: filter.since, until: filter.until }, prices, mine);
       };
     }
   }

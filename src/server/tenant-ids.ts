@@ -39,7 +39,7 @@ export class ProjectIdsDriver implements SessionDriver {
   readonly search?: (query: string, opts?: SearchOptions) => Promise<SearchHit[]>;
   readonly appendToChain?: (sessionId: string, entry: Entry) => Promise<Entry>;
   readonly sessionCosts?: (prices: PriceTable, sessionIds?: readonly string[]) => Promise<SessionCost[]>;
-  readonly costSummary?: (filter: SessionFilter, prices: PriceTable) => Promise<ResponseStats>;
+  readonly costSummary?: (filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]) => Promise<ResponseStats>;
   readonly resumeCommand?: (session: SessionInfo) => string;
 
   constructor(
@@ -85,7 +85,14 @@ export class ProjectIdsDriver implements SessionDriver {
           ...r,
           id: this.shown(r.id),
         }));
-    if (costSummary) this.costSummary = (filter, prices) => costSummary.call(inner, filter, prices);
+    if (costSummary)
+      this.costSummary = (filter, prices, ids) =>
+        costSummary.call(
+          inner,
+          filter,
+          prices,
+          ids?.flatMap((id) => [id, this.aliasOf(id)]),
+        );
     if (resumeCommand) this.resumeCommand = (s) => resumeCommand.call(inner, s);
   }
 

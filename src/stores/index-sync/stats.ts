@@ -1,6 +1,7 @@
 /** Token and cost totals from the index, grouped by time, model, project, session or source. */
 import { ADVISOR_ROWS, advisorCount } from '../sqlite/advisors.js';
 import { asBytes, textOfColumn } from '../sqlite/column-text.js';
+import { preferredAmong } from '../sqlite/copies.js';
 import type { SqliteStore } from '../sqlite/index.js';
 import { Where } from '../sqlite/where.js';
 import { costOf, longPromptThresholds, type PriceTable, priceOf } from './prices.js';
@@ -41,6 +42,12 @@ export interface StatsOptions {
    * of each copied response once, in its first session.
    */
   ownRecords?: boolean;
+  /**
+   * Count a copied response once among the sessions selected (source, project, sessionIds), in the
+   * copy the rule prefers there, as PostgreSQL and a server's ResponseCounter count a set of
+   * sessions, instead of only where the whole index counts it.
+   */
+  copiesAmongSelected?: boolean;
   /** Each row's cost split by the model that billed it too (StatsRow.costByModel). */
   costByModel?: boolean;
 }
@@ -56,15 +63,19 @@ const KEY: Record<StatsBy, string> = {
   source: 's.source',
 };
 
+/** The counted records `stats` sums for `opts` (entries `e` of sessions `s`). */
+export function countedWhere(opts: StatsOptions): Where {
+  const sessions = new Where().given(opts.source, 's.source = ?').given(opts.project, 's.project = ?');
+  if (opts.sessionIds) sessions.add(`s.id IN (${opts.sessionIds.map(() => '?').join(', ') || 'NULL'})`, ...opts.sessionIds);
+  const counted = opts.copiesAmongSelected
+    ? preferredAmong(sessions)
+    : new Where().add(opts.ownRecords ? 'e.counted > 0' : 'e.counted = 1').add(sessions.sql, ...sessions.args);
+  return counted.given(opts.since, 'e.timestamp >= ?').given(opts.until, 'e.timestamp <= ?');
+}
+
 export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions = {}): StatsRow[] {
   const by = opts.by ?? 'day';
-  const where = new Where()
-    .add(opts.ownRecords ? 'e.counted > 0' : 'e.counted = 1')
-    .given(opts.since, 'e.timestamp >= ?')
-    .given(opts.until, 'e.timestamp <= ?')
-    .given(opts.source, 's.source = ?')
-    .given(opts.project, 's.project = ?');
-  if (opts.sessionIds) where.add(`s.id IN (${opts.sessionIds.map(() => '?').join(', ') || 'NULL'})`, ...opts.sessionIds);
+  const where = countedWhere(opts);
   // Grouped by model, by whether the agent recorded a cost, by the band of the table's long-prompt
   // thresholds each request's prompt falls in and by how it was served (fast mode, where it ran), so
   // unrecorded costs can be priced as one request a group. Advisor requests (kept as JSON on their

@@ -608,20 +608,21 @@ export class PostgresStore extends DriverBase {
    * above), speed and place; a response with advisor requests is a group of its own with its usage
    * whole, so each advisor request is priced at its own prompt.
    */
-  async costUsage(filter: SessionFilter, thresholds: readonly number[]): Promise<CostGroups> {
+  async costUsage(filter: SessionFilter, thresholds: readonly number[], sessionIds?: readonly string[]): Promise<CostGroups> {
     const { since, until, ...sessions } = filter;
+    const only = sessionIds && new Set(sessionIds);
     // every session that may hold a response of the window: updated after its start, started before its end
     const ids = (await this.listSessions({ ...sessions, ...(since ? { since } : {}) }))
-      .filter((s) => !until || s.createdAt <= until)
+      .filter((s) => (!until || s.createdAt <= until) && (!only || only.has(s.id)))
       .map((s) => s.id);
     const bySession = await this.costGroups(ids, thresholds, false, { since, until });
     return bySession.get('[]') ?? emptyCostGroups();
   }
 
   /** costUsage priced with the table's own long-prompt thresholds: the cost and tokens `stats` gives. */
-  async costSummary(filter: SessionFilter, prices: PriceTable): Promise<ResponseStats> {
+  async costSummary(filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]): Promise<ResponseStats> {
     const thresholds = longPromptThresholds(prices);
-    const u = await this.costUsage(filter, thresholds);
+    const u = await this.costUsage(filter, thresholds, sessionIds);
     return { recordedCost: u.recordedCost, ...priceUnrecorded(prices, thresholds, u.unrecorded), usage: u.usage };
   }
 

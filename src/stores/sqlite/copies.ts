@@ -4,6 +4,7 @@
  * another agent (`threadbase convert` keeps each response's id and time in every agent it writes).
  */
 import type Database from 'better-sqlite3';
+import { Where } from './where.js';
 
 /**
  * What makes two counted records copies of one, in any agent: the same response id and time (a
@@ -74,4 +75,21 @@ export function settleCopies(db: Database.Database, key: CopyKey): void {
     const want = i === 0 ? 1 : 2;
     if (r.counted !== want) set.run(want, r.rowid);
   });
+}
+
+/**
+ * The counted records of the sessions `among` selects (terms over `s`, the sessions), a copied
+ * response once among them: in the copy PREFERRED picks there, whichever copy the whole store counts
+ * (`counted = 1` may be in a session outside them, e.g. another server project's). What PostgreSQL
+ * and ResponseCounter count over a set of sessions. One term over `e`, the entries.
+ */
+export function preferredAmong(among: Where): Where {
+  return new Where().add(
+    `e.rowid IN (SELECT rowid FROM (
+       SELECT e.rowid rowid, row_number() OVER (
+           PARTITION BY coalesce(e.response_id, e.id), e.timestamp, e.response_id IS NULL ORDER BY ${PREFERRED}) n
+         FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.counted > 0 AND ${among.sql})
+     WHERE n = 1)`,
+    ...among.args,
+  );
 }

@@ -21,13 +21,14 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import type { ResponseStats } from '../../model/prices.js';
 import { type RawRead, rawReadBy } from '../../model/resume.js';
 import { prefixOf } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import type { PriceTable } from '../index-sync/prices.js';
-import { stats } from '../index-sync/stats.js';
+import { countedWhere, type StatsOptions, stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
 import { ADVISOR_ROWS, advisorCount } from './advisors.js';
@@ -222,7 +223,38 @@ export class SqliteStore extends DriverBase {
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    const where = sessionFilterSql(filter, 's.', new Where().add('e.counted = 1'));
+    return this.countedTotals(sessionFilterSql(filter, 's.', new Where().add('e.counted = 1')));
+  }
+
+  /**
+   * What `stats` counts over the sessions `filter` selects (source, project) or `sessionIds` (a
+   * server project's), their responses in since/until by the counted record's time: a copied
+   * response once among them (copiesAmongSelected, as PostgreSQL and ResponseCounter count), recorded
+   * costs kept, the rest priced with `prices` as `stats` prices the index.
+   */
+  async costSummary(filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]): Promise<ResponseStats> {
+    const opts: StatsOptions = {
+      by: 'source',
+      copiesAmongSelected: true,
+      ...(filter.since ? { since: filter.since } : {}),
+      ...(filter.until ? { until: filter.until } : {}),
+      ...(filter.source ? { source: filter.source } : {}),
+      ...(filter.project ? { project: filter.project } : {}),
+      ...(sessionIds ? { sessionIds } : {}),
+    };
+    const rows = stats(this, prices, opts);
+    const usage = this.countedTotals(countedWhere(opts));
+    const total = rows.reduce((n, r) => n + r.cost, 0);
+    return {
+      recordedCost: usage.cost,
+      cost: total - usage.cost,
+      unpricedModels: [...new Set(rows.flatMap((r) => r.unpricedModels ?? []))].sort(),
+      usage,
+    };
+  }
+
+  /** The tokens, recorded cost and number of the counted records `where` selects (entries `e`, sessions `s`). */
+  private countedTotals(where: Where): UsageTotals {
     const r = this.stmt(
       `SELECT coalesce(sum(e.input),0) input, coalesce(sum(e.output),0) output, coalesce(sum(e.cache_read),0) cacheRead,
           coalesce(sum(e.cache_write),0) cacheWrite, coalesce(sum(e.cache_write_1h),0) cacheWrite1h,
