@@ -259,13 +259,14 @@ describe('qwen: damaged chats', () => {
       rec('d', 'cc', 'user', user('next')),
     ]);
     const s = (await new QwenDriver(env).getSession(id)) as Session;
+    // the summary is the history's first (user) turn; Qwen Code sends the rest after it
     expect(s.entries.find((e) => e.id === 'cc')).toMatchObject({
       kind: 'compaction',
-      summary: 'The summary.\n\nGot it.',
+      summary: 'The summary.',
       tokensBefore: 900,
     });
     const ctx = await new QwenDriver(env).getContext(id);
-    expect(summary(ctx.messages)).toEqual(['user:The summary.\n\nGot it.', 'user:next']);
+    expect(summary(ctx.messages)).toEqual(['user:The summary.', 'assistant:Got it.', 'user:next']);
   });
 
   it('leaves a realtime message out of the resumed context, as Qwen Code does', async () => {

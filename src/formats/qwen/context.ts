@@ -5,15 +5,16 @@
  * as Qwen Code's ResumeContext, so `threadbase context` of a Qwen Code chat is what Qwen Code sends.
  */
 import { isProviderExecuted, providerCallsAsNotes } from '../../convert/provider-tools.js';
-import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
+import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { Message, Session, ToolResultPart } from '../../model/types.js';
+import { compressionFollowUps } from './records.js';
 
 /** Qwen Code's words for a call whose result was never recorded (ORPHAN_TOOL_USE_REPAIR_REASON, 0.24.4). */
 export const ORPHAN_TOOL_USE_REPAIR_REASON =
   'Tool execution result was not recorded — likely interrupted by network failure, abort, or process exit. Treat as failure and retry if needed.';
 
 export function qwenContext(session: Session, opts: ContextOptions = {}): Context {
-  const ctx = buildContext(session, opts);
+  const ctx = withCompressionHistory(session, buildContext(session, opts), opts.leafId);
   const answered = new Set(ctx.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : []))));
   const out: Message[] = [];
   for (const m of ctx.messages) {
@@ -34,4 +35,21 @@ export function qwenContext(session: Session, opts: ContextOptions = {}): Contex
     out.push({ role: 'tool', parts: results, meta: { qwenRepaired: true } });
   }
   return { ...ctx, messages: out };
+}
+
+/**
+ * The context with the whole history of the compression it starts from, as Qwen Code resumes from a
+ * `chat_compression` record (its SessionApiHistoryAccumulator takes `compressedHistory` as the history
+ * so far): after the summary, the turns that followed it there (its "Got it. Thanks for the
+ * additional context!", restored files), marked `compactionReplacement`, so that a conversion into
+ * another agent writes them after its summary too (convert/session.ts keptMessagesOf).
+ */
+function withCompressionHistory(session: Session, ctx: Context, leafId: string | undefined): Context {
+  const at = ctx.messages.findIndex((m) => m.meta?.compactionSummary === true);
+  if (at < 0) return ctx;
+  const compaction = pathToLeaf(session, leafId).findLast((e) => e.kind === 'compaction');
+  const followUps = compaction ? compressionFollowUps(compaction) : [];
+  if (!followUps.length) return ctx;
+  const marked = followUps.map((m) => ({ ...m, meta: { ...m.meta, compactionReplacement: true } }));
+  return { ...ctx, messages: [...ctx.messages.slice(0, at + 1), ...marked, ...ctx.messages.slice(at + 1)] };
 }

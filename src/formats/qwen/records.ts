@@ -110,13 +110,50 @@ function withKept(m: Message, kept: JsonObject | undefined): Message {
   return out;
 }
 
-/** Text of Contents (a compression's history), for its summary. */
-function contentsText(contents: unknown): string {
-  if (!Array.isArray(contents)) return '';
+/** Text of Contents, for a compression's summary. */
+function contentsText(contents: readonly unknown[]): string {
   return contents
     .flatMap((c) => (isObject(c) && Array.isArray(c.parts) ? c.parts : []))
     .flatMap((p) => (isObject(p) && typeof p.text === 'string' && p.thought !== true ? [p.text] : []))
     .join('\n\n');
+}
+
+/**
+ * A compression's history (`systemPayload.compressedHistory`) as Qwen Code writes it
+ * (composePostCompactHistory): the summary as a user turn, then its own acknowledgement as a model
+ * turn, and what it restores after it (recent files and images as a user turn, a call still
+ * waiting for its result). Qwen Code resumes from the whole list; the first turn is the summary.
+ */
+function compressedHistoryOf(rec: JsonObject): unknown[] {
+  const payload = isObject(rec.systemPayload) ? rec.systemPayload : undefined;
+  return Array.isArray(payload?.compressedHistory) ? payload.compressedHistory : [];
+}
+
+/** The compression's summary: its history's first turn when that is the user's (as Qwen Code writes it), else all of it. */
+function compressionSummary(history: readonly unknown[]): string {
+  const [first] = history;
+  return contentsText(isObject(first) && first.role === 'user' ? [first] : history);
+}
+
+/**
+ * What a compaction read from a `chat_compression` record Qwen Code wrote sends after its summary:
+ * the rest of its history (the acknowledgement, restored files, a pending call) as messages; none for
+ * one threadbase wrote (its kept entries are the entry's own, encode.ts) or another agent's.
+ */
+export function compressionFollowUps(entry: Entry): Message[] {
+  const rec = entry.kind === 'compaction' && entry.rawSource === SOURCE && isObject(entry.raw) ? entry.raw : undefined;
+  if (!rec || isObject(rec.threadbase) || rec.subtype !== 'chat_compression') return [];
+  const history = compressedHistoryOf(rec);
+  const first = history[0];
+  const rest = isObject(first) && first.role === 'user' ? history.slice(1) : [];
+  const pairer = new CallIdPairer(`${entry.id}:`);
+  return rest.flatMap((content): Message[] => {
+    const parts = partsOf(content, pairer);
+    if (!parts.length) return [];
+    const model = isObject(content) && content.role === 'model';
+    const role = model ? 'assistant' : parts.every((p) => p.type === 'tool_result') ? 'tool' : 'user';
+    return [{ role, parts }];
+  });
 }
 
 /** One record (its fragments joined) as one entry. */
@@ -139,7 +176,7 @@ function entryOf(rec: JsonObject, parentId: string | null): Entry {
       return {
         ...base,
         kind: 'compaction',
-        summary: contentsText(payload.compressedHistory),
+        summary: compressionSummary(compressedHistoryOf(rec)),
         ...(typeof info.originalTokenCount === 'number' ? { tokensBefore: info.originalTokenCount } : {}),
       };
     }
