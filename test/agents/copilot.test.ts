@@ -37,6 +37,10 @@ const SKIP = BIN
   : 'no copilot binary: node_modules/.bin/copilot (devDependency @github/copilot) or $THREADBASE_COPILOT_BIN';
 
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
+/** Claude Code's real session that ran a sub-agent (its Agent call) and compacted after it, and that call. */
+const CLAUDE_SUB_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+const CLAUDE_SUB_CHILD = 'ac5303661b5759184';
+const CLAUDE_AGENT_CALL = 'toolu_standin_0003';
 const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
 
 let dir: string;
@@ -65,6 +69,14 @@ beforeAll(async () => {
     `test/fixtures/claude/real/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`,
     join(dir, `.claude/projects/-tmp-cc-proj2/${CLAUDE_TOOLS_ID}.jsonl`),
   );
+  const subagents = `.claude/projects/-tmp-cc-proj/${CLAUDE_SUB_PARENT}/subagents`;
+  await fs.mkdir(join(dir, subagents), { recursive: true });
+  for (const f of [
+    `${CLAUDE_SUB_PARENT}.jsonl`,
+    `${CLAUDE_SUB_PARENT}/subagents/agent-${CLAUDE_SUB_CHILD}.jsonl`,
+    `${CLAUDE_SUB_PARENT}/subagents/agent-${CLAUDE_SUB_CHILD}.meta.json`,
+  ])
+    await fs.copyFile(`test/fixtures/claude/real/projects/-tmp-cc-proj/${f}`, join(dir, '.claude/projects/-tmp-cc-proj', f));
 });
 afterAll(async () => {
   await standIn?.close();
@@ -314,5 +326,34 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
         .flatMap((p) => (p.type === 'text' ? [p.text] : []));
     expect(texts(true)).toEqual(['look around', 'look deeper', 'found it', 'looked']);
     expect(texts(false)).toContain('PROBE-SUB and then?');
+  });
+
+  it("Claude Code's sub-agent before its compaction: the run and the compaction written as Copilot CLI records them, resumed from the summary", async () => {
+    const w = JSON.parse(
+      await runCliOk(env, [
+        'convert',
+        CLAUDE_SUB_PARENT,
+        '--source',
+        'claude',
+        '--to',
+        'copilot',
+        '--project',
+        project,
+        '--json',
+      ]),
+    ) as Written & { children?: (Written & { parentToolCallId?: string; warnings?: string[] })[] };
+    expect(w.children?.map((c) => [c.parentToolCallId, c.path])).toEqual([[CLAUDE_AGENT_CALL, w.path]]);
+    expect(JSON.stringify(w.children)).not.toMatch(/sub-agent \S+ not written/);
+    const { sent } = await sentAndExpected(w.id, 'PROBE-CC-SUB and now?');
+    expect(sent).toEqual((await expectedOf(w.id)).slice(0, sent.length));
+    // Copilot CLI sends its compaction (the summary wrapped) and what came after, not the sub-agent
+    const text = JSON.stringify(sent);
+    expect(text).toContain('Some of the conversation history has been summarized');
+    expect(text).toContain('after compact');
+    expect(text).not.toContain('say hello please');
+    const back = await new Sources(env).driver('copilot').getSession(w.id);
+    const side = (back?.entries ?? []).filter((e) => e.sidechain && e.kind === 'message');
+    expect(side.length).toBeGreaterThan(1);
+    expect(back?.entries.some((e) => e.kind === 'compaction')).toBe(true);
   });
 });

@@ -11,10 +11,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildSessions, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
+import { copilotContext } from '../../src/formats/copilot/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { homeEnv } from '../helpers/fixture-homes.js';
+import { textEntry } from '../helpers/sessions.js';
 import { withTask } from '../helpers/sub-agents.js';
 
 let home: string;
@@ -103,5 +105,53 @@ describe('sub-agents into Copilot CLI', () => {
       'tool_result',
       'found it',
     ]);
+  });
+
+  it('a sub-agent whose call came before a compaction: the compaction written where it was, the run before it', async () => {
+    const task = withTask('Q', 'plan it', 'call_q', 'all done');
+    const compaction: Entry = {
+      kind: 'compaction',
+      id: 'Q-c',
+      parentId: 'Q-a2',
+      timestamp: '2026-01-01T00:00:05.000Z',
+      summary: 'SUMMARY planned and ran it',
+      tokensBefore: 1234,
+    };
+    const parent: Session = {
+      ...task,
+      project: join(home, 'project'),
+      entries: [
+        ...task.entries,
+        compaction,
+        textEntry('Q-u2', 'Q-c', 6, 'user', 'after compact'),
+        textEntry('Q-a3', 'Q-u2', 7, 'assistant', 'ok'),
+      ],
+      leafId: 'Q-a3',
+    };
+    const child = withTask('D', 'look around', 'call_d', 'looked', { parentId: 'Q', call: 'call_q' });
+    const [written] = (await convertSessionAll(parent, {
+      to: 'copilot',
+      env,
+      childrenOf: async (id) => (id === 'Q' ? [child] : []),
+    })) as [WrittenSession];
+    expect(written.children?.[0]).toMatchObject({ parentToolCallId: 'call_q', path: written.path, messageCount: 4 });
+    const types = readFileSync(written.path as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types.indexOf('subagent.started')).toBeLessThan(types.indexOf('session.compaction_complete'));
+    const sources = new Sources(env);
+    const read = (await sources.driver('copilot').getSession(written.id)) as Session;
+    await sources.close();
+    expect(read.entries.find((e) => e.kind === 'compaction')).toMatchObject({
+      summary: 'SUMMARY planned and ran it',
+      tokensBefore: 1234,
+    });
+    // resumed from the compaction: Copilot CLI's wording of it, then what came after
+    const sent = copilotContext(read).messages;
+    expect(sent.map((m) => m.role)).toEqual(['user', 'user', 'assistant']);
+    expect(
+      texts(sent.map((message, i) => ({ kind: 'message', id: `${i}`, parentId: null, timestamp: '', message }))).join('\n'),
+    ).toContain('<summary>\nSUMMARY planned and ran it\n</summary>');
   });
 });

@@ -2,13 +2,14 @@
  * A session's current branch as GitHub Copilot CLI events (events.jsonl), which `copilot --resume`
  * loads: Copilot CLI validates each line on load (an event `id` that is not a UUID, or a
  * session.start without `copilotVersion`, makes it refuse the file as corrupted), so only the fields
- * it knows are written. What is written is the context the model saw (a compaction's summary as a
- * user message), each message as the events Copilot CLI records for it.
+ * it knows are written. What is written is the context the model saw, each message as the events
+ * Copilot CLI records for it; a compaction as Copilot CLI records one, where it was, the context up to
+ * it before it and what was sent after it (the entries it kept, copied) after it.
  */
 import { randomUUID } from 'node:crypto';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, pathToLeaf } from '../../model/tree.js';
-import type { Message, Session, ToolResultContent } from '../../model/types.js';
+import type { CompactionEntry, Message, Session, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
@@ -59,15 +60,62 @@ export interface SubAgentScope {
 /** The events Copilot CLI types that carry `data.parentToolCallId` in a sub-agent (its schema's). */
 const CARRIES_PARENT_CALL = new Set(['assistant.message', 'tool.execution_start', 'tool.execution_complete']);
 
-/** The path's messages (the context the model saw), each with its entry's time. */
-function messagesOf(session: Session): { messages: Message[]; timeOf: Map<Message, string>; start: string } {
+/** A compaction on the path, written where it was, as Copilot CLI records one. */
+interface Compacted {
+  compaction: CompactionEntry;
+}
+type Written = Message | Compacted;
+const isCompacted = (w: Written): w is Compacted => 'compaction' in w;
+
+/**
+ * The path's messages, each with its entry's time: before each compaction the context the model saw
+ * up to it, then the compaction, then what was sent after it (the entries it kept, copied, and the
+ * later ones), as Copilot CLI keeps a compacted session whole and sends from its last compaction on.
+ */
+function messagesOf(session: Session): { items: Written[]; timeOf: Map<Message, string>; start: string } {
   const path = pathToLeaf(session).filter((e) => !e.sidechain);
   // a message's time: its entry's (buildContext hands on the entry's own message object)
   const timeOf = new Map<Message, string>();
   for (const e of path) if (e.kind === 'message') timeOf.set(e.message, e.timestamp);
-  const messages = buildContext({ entries: path, leafId: path.at(-1)?.id ?? null }, { mergeSplitResponses: false }).messages;
+  const contextUpTo = (end: number): Message[] =>
+    end === 0
+      ? []
+      : buildContext({ entries: path.slice(0, end), leafId: path[end - 1]?.id ?? null }, { mergeSplitResponses: false }).messages;
+  const cuts = path.flatMap((e, i) => (e.kind === 'compaction' ? [i] : []));
+  const items: Written[] = contextUpTo(cuts[0] ?? path.length);
+  cuts.forEach((at, k) => {
+    items.push({ compaction: path[at] as CompactionEntry });
+    // the context from this compaction on, without the summary message buildContext puts first
+    items.push(...contextUpTo(cuts[k + 1] ?? path.length).filter((m) => !m.meta?.compactionSummary));
+  });
   const start = session.createdAt || path[0]?.timestamp || new Date().toISOString();
-  return { messages, timeOf, start };
+  return { items, timeOf, start };
+}
+
+/** A compaction as Copilot CLI records its `/compact`: session.compaction_start, then _complete with the summary. */
+function compactionEvents(c: CompactionEntry): [string, JsonObject][] {
+  const u = c.usage;
+  const used = u
+    ? {
+        inputTokens: u.input + u.cacheRead + u.cacheWrite,
+        outputTokens: u.output,
+        cacheReadTokens: u.cacheRead,
+        cacheWriteTokens: u.cacheWrite,
+        ...(c.model ? { model: c.model } : {}),
+      }
+    : undefined;
+  return [
+    ['session.compaction_start', c.model ? { model: c.model } : {}],
+    [
+      'session.compaction_complete',
+      {
+        success: true,
+        summaryContent: c.summary,
+        ...(c.tokensBefore !== undefined ? { preCompactionTokens: Math.round(c.tokensBefore) } : {}),
+        ...(used ? { compactionTokensUsed: used } : c.model ? { model: c.model } : {}),
+      },
+    ],
+  ];
 }
 
 /**
@@ -78,7 +126,7 @@ function messagesOf(session: Session): { messages: Message[]; timeOf: Map<Messag
  */
 function pushMessages(
   records: JsonObject[],
-  messages: readonly Message[],
+  messages: readonly Written[],
   timeOf: ReadonlyMap<Message, string>,
   start: string,
   warnings: string[],
@@ -119,6 +167,12 @@ function pushMessages(
     }
   };
   for (const given of messages) {
+    if (isCompacted(given)) {
+      closeOpen();
+      time = given.compaction.timestamp;
+      for (const [type, data] of compactionEvents(given.compaction)) push(type, data);
+      continue;
+    }
     time = timeOf.get(given) ?? time;
     // a call the provider ran itself (codex's web search) owes no result: a text note in its turn
     const m = providerCallsAsNotes(given);
@@ -225,7 +279,8 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
   const id = opts.sessionId ?? randomUUID();
   const cwd = opts.cwd ?? session.project;
   const warnings: string[] = [];
-  const { messages, timeOf, start } = messagesOf(session);
+  const { items, timeOf, start } = messagesOf(session);
+  const messages = items.filter((m): m is Message => !isCompacted(m));
   const model = messages.findLast((m) => m.role === 'assistant' && m.model)?.model;
   const records: JsonObject[] = [
     {
@@ -246,7 +301,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
       parentId: null,
     },
   ];
-  pushMessages(records, messages, timeOf, start, warnings);
+  pushMessages(records, items, timeOf, start, warnings);
   const advisors = messages.filter((m) => m.usage?.advisors?.length).length;
   if (advisors) warnings.push(`${advisors} response(s)' advisor requests left out: Copilot CLI has no place for them`);
   return {
@@ -270,8 +325,8 @@ export function encodeSubAgentEvents(
   after: JsonObject,
 ): { records: JsonObject[]; warnings: string[] } {
   const warnings: string[] = [];
-  const { messages, timeOf, start } = messagesOf(child);
-  const model = messages.findLast((m) => m.role === 'assistant' && m.model)?.model;
+  const { items, timeOf, start } = messagesOf(child);
+  const model = items.filter((m): m is Message => !isCompacted(m)).findLast((m) => m.role === 'assistant' && m.model)?.model;
   const own = isObject(child.meta) && typeof child.meta.agentType === 'string' ? child.meta.agentType : undefined;
   const agentName = own ?? DEFAULT_AGENT;
   const described = { toolCallId: scope.toolCallId, agentName, agentDisplayName: agentName };
@@ -288,7 +343,7 @@ export function encodeSubAgentEvents(
       ...(model ? { model } : {}),
     }),
   );
-  pushMessages(records, messages, timeOf, at, warnings, scope);
+  pushMessages(records, items, timeOf, at, warnings, scope);
   records.push(event('subagent.completed', { ...described, ...(model ? { model } : {}) }));
   return { records: records.slice(1), warnings };
 }
