@@ -217,4 +217,40 @@ describe('Continue CLI: sessions threadbase writes', () => {
       'user:thanks',
     ]);
   });
+
+  it('writes a compaction as its summary item, the turn it kept again after it, and reads the session back as it was', async () => {
+    const driver = new ContinueDriver({ home: join(dir, 'writes-compaction'), env: {} });
+    const base = chainSession('wc', 'pi', '/tmp/proj', [
+      ['u1', textMessage('user', 'list')],
+      ['a1', { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'Bash', input: { command: 'ls' } }] }],
+    ]);
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const session: Session = {
+      ...base,
+      entries: [
+        ...base.entries,
+        { kind: 'compaction', id: 'c', parentId: 'a1', timestamp: t(10), summary: 'we listed', firstKeptEntryId: 'a1' },
+        {
+          kind: 'message',
+          id: 'r1',
+          parentId: 'c',
+          timestamp: t(11),
+          message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', content: 'a.txt' }] },
+        },
+        { kind: 'message', id: 'u2', parentId: 'r1', timestamp: t(12), message: textMessage('user', 'go on') },
+      ],
+    };
+    const info = await driver.writeSession(session);
+    const back = (await driver.getSession(info.id)) as Session;
+    expect(back.entries.map(({ raw: _r, rawSource: _s, ...e }) => e)).toEqual(session.entries);
+    expect(items(continueContext(back))).toEqual([
+      'user:we listed',
+      'call:c1:Bash:{"command":"ls"}',
+      'result:c1:a.txt',
+      'user:go on',
+    ]);
+    // what Continue sends: every item of the file (the summary, the kept call again with its result, the prompt)
+    const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as { history: { message: { role: string } }[] };
+    expect(doc.history.map((h) => h.message.role)).toEqual(['user', 'assistant', 'user']);
+  });
 });

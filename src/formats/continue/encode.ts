@@ -96,8 +96,13 @@ export function encodeContinueSession(
     } else item.threadbase = { copy: true };
     items.push(item);
   };
-  const keptOn = (item: Item, e: Entry) => {
-    const kept = (item.threadbase as JsonObject).entries as JsonObject[];
+  /** `e` (and what waits) kept on the last item written for entries; on the next one after a copy. */
+  const keptOnLast = (e: Entry) => {
+    const kept = (items.at(-1)?.threadbase as JsonObject | undefined)?.entries;
+    if (!Array.isArray(kept)) {
+      pending.push(e);
+      return;
+    }
     kept.push(...pending.map(keptEntry), keptEntry(e));
     pending = [];
   };
@@ -125,7 +130,7 @@ export function encodeContinueSession(
     }
     const usage = continueUsage(m.usage, m.model);
     if (usage && !msg.usage) msg.usage = usage;
-    if (merge && e) keptOn(item, e);
+    if (merge && e) keptOnLast(e);
     else push(item, e);
     lastAssistant = e ? { item, ...(m.responseId !== undefined ? { responseId: m.responseId } : {}) } : undefined;
   };
@@ -197,9 +202,7 @@ export function encodeContinueSession(
         writeUser([...texts, ...orphanText.map((text): Part => ({ type: 'text', text }))], e);
       else {
         // results only: kept on the item of their call
-        const last = items.at(-1);
-        if (last) keptOn(last, e);
-        else pending.push(e);
+        keptOnLast(e);
       }
       return;
     }
@@ -216,10 +219,11 @@ export function encodeContinueSession(
     // model changes, labels, metadata, earlier compactions: no Continue item; kept with the next
     pending.push(e);
   });
-  if (pending.length) {
-    const last = items.at(-1);
-    if (last) for (const e of pending.splice(0)) keptOn(last, e);
-  }
+  const trailing = pending.splice(0);
+  const lastKept = items.findLast((item) => Array.isArray((item.threadbase as JsonObject | undefined)?.entries));
+  if (lastKept) ((lastKept.threadbase as JsonObject).entries as JsonObject[]).push(...trailing.map(keptEntry));
+  else if (trailing.length)
+    warnings.push(`${trailing.length} entries with nothing Continue keeps (no message it sends): not written`);
   if (droppedMedia)
     warnings.push(
       `${droppedMedia} image(s) or file(s) in tool results: Continue keeps a call's output as text; a note stands for each`,
