@@ -1,5 +1,5 @@
 /**
- * Round trips A → B → A between Claude Code, pi, OpenCode, Qwen Code and Cline through their real on-disk
+ * Round trips A → B → A between Claude Code, pi, OpenCode, Qwen Code, Cline and Continue through their real on-disk
  * stores (JSONL files, OpenCode's SQLite database) in a temp HOME: a session written into A, read back,
  * converted into B, read back, converted into A again reads the same as the first A session:
  * every message in order with its parts (text, thinking with signature, images, tool calls with
@@ -33,8 +33,8 @@ import {
   textMessage,
 } from '../helpers/sessions.js';
 
-type Agent = 'claude' | 'pi' | 'opencode' | 'codex' | 'qwen' | 'cline';
-const AGENTS: Agent[] = ['claude', 'pi', 'opencode', 'qwen', 'cline'];
+type Agent = 'claude' | 'pi' | 'opencode' | 'codex' | 'qwen' | 'cline' | 'continue';
+const AGENTS: Agent[] = ['claude', 'pi', 'opencode', 'qwen', 'cline', 'continue'];
 const PAIRS: [Agent, Agent][] = AGENTS.flatMap((a) => AGENTS.filter((b) => b !== a).map((b): [Agent, Agent] => [a, b]));
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
 
