@@ -131,3 +131,22 @@ describe('a session with a sub-agent converted into a threadbase store', () => {
     });
   });
 });
+
+describe('into a target that keeps no sub-agent sessions', () => {
+  it('the session alone, the warning naming the sub-agent begun as every loss line is', async () => {
+    // pi, as if it had no way to write a sub-agent session
+    const pi = new Sources(fx.env).driver('pi');
+    const noChildren = new Proxy(pi, {
+      get: (driver, key) => (key === 'writeChildSession' ? undefined : Reflect.get(driver, key, driver)),
+    });
+    const [written] = await convertSessionAll(await sessionIn(fx.env, 'claude', CLAUDE_PARENT), noChildren, {
+      childrenOf: childSessionsFrom(new Sources(fx.env).driver('claude')),
+    });
+    expect(written?.children).toBeUndefined();
+    const warnings = (written?.meta?.warnings as string[] | undefined) ?? [];
+    expect(warnings.filter((w) => w.includes('sub-agent'))).toEqual([
+      `claude:${CLAUDE_PARENT} → pi: 1 sub-agent session(s) not written (${CLAUDE_CHILD}): pi keeps no sub-agent sessions`,
+    ]);
+    for (const w of warnings) expect(w.startsWith(`claude:${CLAUDE_PARENT} → pi: `), w).toBe(true);
+  });
+});
