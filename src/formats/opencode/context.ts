@@ -8,6 +8,7 @@ import { buildContext, type Context, type ContextOptions } from '../../model/tre
 import type { CompactionEntry, Message, Session } from '../../model/types.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { COMPACTION_PROMPT, isOcEntryRaw, summaryParts } from './parse.js';
+import { holdsOpenCodeRecords } from './records.js';
 
 export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, opts: ContextOptions = {}): Context {
   let compaction: CompactionEntry | undefined;
@@ -24,7 +25,7 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     if (m.meta?.compactionSummary === true) {
       // OpenCode's own summary message is sent as recorded (its reasoning, each text part); another agent's as its text
       const recorded =
-        compaction?.rawSource === 'opencode' && isOcEntryRaw(compaction.raw) && compaction.raw.summaryMessage
+        compaction && holdsOpenCodeRecords(compaction.rawSource) && isOcEntryRaw(compaction.raw) && compaction.raw.summaryMessage
           ? summaryParts(compaction.raw.summaryMessage)
           : undefined;
       const summary = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');

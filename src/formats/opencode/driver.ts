@@ -31,11 +31,12 @@ import {
   num,
   type OcMessage,
   type OcSessionData,
+  OPENCODE,
+  type OpenCodeFlavor,
   obj,
   opencodeDataDir,
   opencodeDbPath,
   opencodeStorageDir,
-  SOURCE,
   str,
 } from './records.js';
 import {
@@ -59,12 +60,18 @@ import {
   writeLegacySession,
 } from './storage.js';
 
-function infoToSummary(info: Json, messageCount: number, path: string, project?: { id: string; worktree: string }): SessionInfo {
+function infoToSummary(
+  source: string,
+  info: Json,
+  messageCount: number,
+  path: string,
+  project?: { id: string; worktree: string },
+): SessionInfo {
   const time = obj(info.time) ?? {};
   const tokens = obj(info.tokens);
   return {
     id: str(info.id) ?? '',
-    source: SOURCE,
+    source,
     project: str(info.directory) ?? project?.worktree,
     ...(str(info.title) !== undefined ? { title: str(info.title) } : {}),
     createdAt: isoOf(time.created),
@@ -140,7 +147,7 @@ export function forkTitle(title: string | undefined): string {
 }
 
 export class OpenCodeDriver extends DriverBase {
-  readonly name = SOURCE;
+  readonly name: string;
   /**
    * 1: reasoning and tool parts' provider metadata, a revert at a part, summaries of files alone;
    * 2: a user message threadbase wrote for a branch summary (its text part's `threadbase.branchSummary`) is that branch summary;
@@ -158,16 +165,21 @@ export class OpenCodeDriver extends DriverBase {
     search: false,
   };
 
-  constructor(private readonly env: DriverEnv) {
+  /** `flavor`: a fork of OpenCode keeping its records under its own names (records.ts) */
+  constructor(
+    private readonly env: DriverEnv,
+    private readonly flavor: OpenCodeFlavor = OPENCODE,
+  ) {
     super();
+    this.name = flavor.source;
   }
 
   get dbPath(): string {
-    return opencodeDbPath(this.env);
+    return opencodeDbPath(this.env, this.flavor);
   }
 
   get storagePath(): string {
-    return opencodeStorageDir(this.env);
+    return opencodeStorageDir(this.env, this.flavor);
   }
 
   /**
@@ -175,12 +187,12 @@ export class OpenCodeDriver extends DriverBase {
    * other release channels beside it (`opencode-<channel>.db`, which OpenCode's beta/dev builds use).
    */
   dbPaths(): string[] {
-    if (this.env.env.OPENCODE_DB) return existsSync(this.dbPath) ? [this.dbPath] : [];
-    const dir = opencodeDataDir(this.env);
+    if (this.env.env[this.flavor.dbEnv]) return existsSync(this.dbPath) ? [this.dbPath] : [];
+    const dir = opencodeDataDir(this.env, this.flavor);
     let channels: string[] = [];
     try {
       channels = readdirSync(dir)
-        .filter((f) => /^opencode-[A-Za-z0-9._-]+\.db$/.test(f))
+        .filter((f) => this.flavor.channelDb.test(f))
         .sort()
         .map((f) => join(dir, f));
     } catch {
@@ -200,7 +212,7 @@ export class OpenCodeDriver extends DriverBase {
     for (const db of this.dbPaths()) {
       for (const r of listSessionRows(db)) {
         const id = str(r.info.id) ?? '';
-        if (!out.has(id)) out.set(id, infoToSummary(r.info, r.messageCount, db, r.project));
+        if (!out.has(id)) out.set(id, infoToSummary(this.name, r.info, r.messageCount, db, r.project));
       }
     }
     for (const ref of await listLegacySessions(this.storagePath)) {
@@ -213,7 +225,7 @@ export class OpenCodeDriver extends DriverBase {
       } catch {
         count = 0;
       }
-      out.set(id, infoToSummary(ref.info, count, ref.file, ref.project));
+      out.set(id, infoToSummary(this.name, ref.info, count, ref.file, ref.project));
     }
     return applyFilter([...out.values()], filter);
   }
@@ -233,7 +245,7 @@ export class OpenCodeDriver extends DriverBase {
     const warnings: ParseWarning[] = [];
     const found = await this.getSessionData(id, warnings);
     if (!found) return undefined;
-    return sessionFromOpencode(found.data, { file: found.file, warnings });
+    return sessionFromOpencode(found.data, { file: found.file, warnings, source: this.flavor.source });
   }
 
   override async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {
@@ -246,20 +258,25 @@ export class OpenCodeDriver extends DriverBase {
   private target(): 'db' | 'storage' {
     if (existsSync(this.dbPath)) return 'db';
     if (existsSync(join(this.storagePath, 'session'))) return 'storage';
-    throw new ThreadbaseError('no_store', 'no OpenCode database here; run OpenCode once so it creates its schema', {
-      file: this.dbPath,
-    });
+    throw new ThreadbaseError(
+      'no_store',
+      `no ${this.flavor.label} database here; run ${this.flavor.label} once so it creates its schema`,
+      { file: this.dbPath },
+    );
   }
 
   private async projectFor(directory: string, target: 'db' | 'storage'): Promise<{ id: string; worktree: string; vcs?: string }> {
     if (target === 'db') {
       // OpenCode files a git directory under the id it resolves now, whatever project rows the
       // database holds (an older OpenCode, or an earlier write, may have left another one for it)
-      return gitProjectOf(directory) ?? findProject(this.dbPath, directory) ?? { id: 'global', worktree: '/' };
+      return (
+        gitProjectOf(directory, this.flavor.gitCacheFile) ??
+        findProject(this.dbPath, directory) ?? { id: 'global', worktree: '/' }
+      );
     }
     return (
       longestMatch(await listLegacyProjects(this.storagePath), directory) ??
-      gitProjectOf(directory) ?? { id: 'global', worktree: '/' }
+      gitProjectOf(directory, this.flavor.gitCacheFile) ?? { id: 'global', worktree: '/' }
     );
   }
 
@@ -278,6 +295,7 @@ export class OpenCodeDriver extends DriverBase {
       projectID: project.id,
       worktree: project.worktree,
       directory,
+      flavor: this.flavor,
       ...(opts.title !== undefined ? { title: opts.title } : {}),
       ...(opts.leafId ? { leafId: opts.leafId } : {}),
       ...(opts.createdMs !== undefined ? { createdMs: opts.createdMs } : {}),
@@ -290,7 +308,7 @@ export class OpenCodeDriver extends DriverBase {
       writeSessionData(this.dbPath, data, { vcs: project.vcs });
       path = this.dbPath;
     } else path = await writeLegacySession(this.storagePath, data);
-    const info = infoToSummary(data.info, data.messages.length, path, project);
+    const info = infoToSummary(this.name, data.info, data.messages.length, path, project);
     if (warnings.length) info.meta = { ...(info.meta ?? {}), warnings };
     return info;
   }
@@ -319,7 +337,7 @@ export class OpenCodeDriver extends DriverBase {
    */
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     const s = await this.getSession(sessionId);
-    if (!s) throw new NotFoundError('opencode session', sessionId);
+    if (!s) throw new NotFoundError(`${this.name} session`, sessionId);
     if (opts.at && !s.entries.some((e) => e.id === opts.at)) throw new NotFoundError('entry', opts.at, { file: s.path });
     const original = obj(obj(s.raw)?.info);
     const written = await this.write(s, {
@@ -343,13 +361,13 @@ export class OpenCodeDriver extends DriverBase {
     const expectedLast = dbFile ? readLastMessageId(dbFile, sessionId) : undefined;
     const warnings: ParseWarning[] = [];
     const found = await this.getSessionData(sessionId, warnings);
-    if (!found) throw new NotFoundError('opencode session', sessionId);
-    const session = sessionFromOpencode(found.data, { file: found.file, warnings });
+    if (!found) throw new NotFoundError(`${this.name} session`, sessionId);
+    const session = sessionFromOpencode(found.data, { file: found.file, warnings, source: this.flavor.source });
     // OpenCode deletes what follows a pending revert on the next prompt: appended messages would go with it.
     if (obj(found.data.info.revert))
       throw new ThreadbaseError(
         'reverted',
-        `OpenCode session ${sessionId} has a pending revert; continue or unrevert it in OpenCode before appending`,
+        `${this.flavor.label} session ${sessionId} has a pending revert; continue or unrevert it in ${this.flavor.label} before appending`,
         { file: found.file, id: sessionId },
       );
     let parent: string | null = session.entries.at(-1)?.id ?? null;
@@ -357,7 +375,7 @@ export class OpenCodeDriver extends DriverBase {
       if (e.parentId !== parent)
         throw new ThreadbaseError(
           'not_linear',
-          `OpenCode sessions are linear: entry ${e.id} must follow ${parent ?? 'the start of the session'}, not ${String(e.parentId)}`,
+          `${this.flavor.label} sessions are linear: entry ${e.id} must follow ${parent ?? 'the start of the session'}, not ${String(e.parentId)}`,
           { file: found.file, id: e.id },
         );
       parent = e.id;
@@ -370,6 +388,7 @@ export class OpenCodeDriver extends DriverBase {
         sessionId,
         directory: session.project ?? this.env.home,
         worktree: found.data.project?.worktree ?? str(obj(session.meta)?.worktree) ?? '/',
+        flavor: this.flavor,
       },
       {
         ...seedOf(existing),
@@ -384,7 +403,7 @@ export class OpenCodeDriver extends DriverBase {
     if (encoded.orphanResults.length)
       throw new ThreadbaseError(
         'orphan_result',
-        `tool result ${encoded.orphanResults.join(', ')} answers no open tool call of OpenCode session ${sessionId}`,
+        `tool result ${encoded.orphanResults.join(', ')} answers no open tool call of ${this.flavor.label} session ${sessionId}`,
         { file: found.file, id: entries[0]?.id },
       );
     // Appended messages come after every message already there, whatever their entries' times.
@@ -418,13 +437,13 @@ export class OpenCodeDriver extends DriverBase {
     const dbFile = this.dbPaths().find((db) => sessionExists(db, sessionId));
     if (dbFile) return setSessionTitle(dbFile, sessionId, title);
     const ref = (await listLegacySessions(this.storagePath)).find((r) => r.info.id === sessionId);
-    if (!ref) throw new NotFoundError('opencode session', sessionId);
+    if (!ref) throw new NotFoundError(`${this.name} session`, sessionId);
     await setLegacyTitle(ref, title);
   }
 
   resumeCommand(session: SessionInfo): string {
     // OpenCode (1.18) runs a session in its own directory: started elsewhere, it prints nothing and
     // does not exit after the turn; without that directory it fails ("Unexpected server error")
-    return resumeCommandLine(session.project, {}, `opencode --session ${shellQuote(session.id)}`);
+    return resumeCommandLine(session.project, {}, `${this.flavor.command} --session ${shellQuote(session.id)}`);
   }
 }

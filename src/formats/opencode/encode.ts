@@ -16,6 +16,7 @@ import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
 import {
+  holdsOpenCodeRecords,
   isoOf,
   type Json,
   newId,
@@ -23,9 +24,10 @@ import {
   num,
   type OcMessage,
   type OcSessionData,
+  OPENCODE,
+  type OpenCodeFlavor,
   obj,
   str,
-  WRITTEN_VERSION,
 } from './records.js';
 
 export interface EncodeOptions {
@@ -41,6 +43,8 @@ export interface EncodeOptions {
   createdMs?: number;
   /** what a fork takes over from its original's info, as OpenCode's Session.fork does */
   forkedFrom?: Json;
+  /** the agent keeping the records (default OpenCode): its primary agent's name and its version */
+  flavor?: OpenCodeFlavor;
 }
 
 export interface EncodeResult {
@@ -143,10 +147,11 @@ export interface EncodedEntries {
 /** Entries (a path, root first) → OpenCode messages with fresh ids, continuing from `seed`. */
 export function encodeEntries(
   path: readonly Entry[],
-  opts: Pick<EncodeOptions, 'sessionId' | 'directory' | 'worktree'>,
+  opts: Pick<EncodeOptions, 'sessionId' | 'directory' | 'worktree' | 'flavor'>,
   seed: EncodeSeed = {},
 ): EncodedEntries {
   const warnings: string[] = [];
+  const agent = (opts.flavor ?? OPENCODE).agent;
   const sessionID = opts.sessionId;
   const out: OcMessage[] = [];
   /** old OpenCode message id or model entry id → new message id */
@@ -205,7 +210,7 @@ export function encodeEntries(
     const id = newId('msg');
     lastUserId = id;
     out.push({
-      info: { id, sessionID, role: 'user', time: { created: at }, agent: 'build', model: userModel() },
+      info: { id, sessionID, role: 'user', time: { created: at }, agent, model: userModel() },
       parts: [newPart(id, { type: 'text', text: '', synthetic: true })],
     });
   };
@@ -307,7 +312,7 @@ export function encodeEntries(
     }
     messageIdFor.set(e.id, id);
     lastUserId = id;
-    out.push({ info: { id, sessionID, role: 'user', time: { created: at }, agent: 'build', model: userModel(m) }, parts });
+    out.push({ info: { id, sessionID, role: 'user', time: { created: at }, agent, model: userModel(m) }, parts });
   };
 
   const encodeAssistant = (e: Entry, m: Message) => {
@@ -367,8 +372,8 @@ export function encodeEntries(
         sessionID,
         role: 'assistant',
         parentID: lastUserId,
-        mode: 'build',
-        agent: 'build',
+        mode: agent,
+        agent,
         path: { cwd: opts.directory, root: opts.worktree },
         cost: m.cost ?? 0,
         tokens,
@@ -390,7 +395,7 @@ export function encodeEntries(
     messageIdFor.set(e.id, userId);
     const tail = e.firstKeptEntryId ? messageIdFor.get(e.firstKeptEntryId) : undefined;
     out.push({
-      info: { id: userId, sessionID, role: 'user', time: { created: at }, agent: 'build', model: userModel() },
+      info: { id: userId, sessionID, role: 'user', time: { created: at }, agent, model: userModel() },
       parts: [newPart(userId, { type: 'compaction', auto: false, ...(tail ? { tail_start_id: tail } : {}) })],
     });
     lastUserId = userId;
@@ -423,7 +428,7 @@ export function encodeEntries(
   };
 
   for (const e of path) {
-    if (e.rawSource === 'opencode' && isOcEntryRaw(e.raw)) {
+    if (holdsOpenCodeRecords(e.rawSource) && isOcEntryRaw(e.raw)) {
       const raw = e.raw;
       if (raw.message) {
         const copy = copyMessage(raw.message);
@@ -540,7 +545,7 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
     ...(str(opts.forkedFrom?.workspaceID) !== undefined ? { workspaceID: opts.forkedFrom?.workspaceID } : {}),
     ...(opts.forkedFrom?.metadata !== undefined ? { metadata: structuredClone(opts.forkedFrom.metadata) } : {}),
     title: opts.title ?? session.title ?? `New session - ${isoOf(created)}`,
-    version: WRITTEN_VERSION,
+    version: (opts.flavor ?? OPENCODE).writtenVersion,
     cost,
     tokens: totals,
     time: { created, updated },

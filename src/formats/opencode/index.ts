@@ -18,9 +18,21 @@ export {
   sessionFromExport,
   sessionToExport,
 } from './export.js';
+export { describeLossesAs, describeOpenCodeLosses } from './losses.js';
 export { COMPACTION_PROMPT, sessionFromOpencode } from './parse.js';
 export { gitProjectOf, remoteKey } from './project.js';
-export { newId, type OcMessage, type OcSessionData, opencodeDataDir, opencodeDbPath, opencodeStorageDir } from './records.js';
+export {
+  holdsOpenCodeRecords,
+  newId,
+  type OcMessage,
+  type OcSessionData,
+  OPENCODE,
+  type OpenCodeFlavor,
+  opencodeDataDir,
+  opencodeDbPath,
+  opencodeStorageDir,
+  registerOpenCodeRecords,
+} from './records.js';
 export { appendSessionData, listSessionRows, readSessionData, setSessionTitle, writeSessionData } from './sqlite.js';
 export {
   appendLegacySession,

@@ -24,6 +24,7 @@ import {
   type ParseWarning,
   type Part,
   type Session,
+  type SourceName,
   type ToolResultContent,
   type ToolResultPart,
   type Usage,
@@ -393,6 +394,8 @@ export interface ParseOptions {
   /** file (or database) the data came from, for warnings */
   file: string;
   warnings?: ParseWarning[];
+  /** the source name of the agent that kept the data, when a fork of OpenCode (default 'opencode') */
+  source?: SourceName;
 }
 
 /** OpenCode session data → a threadbase session. */
@@ -644,6 +647,12 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
       ...(info.revert !== undefined && info.revert !== null ? { revert: info.revert } : {}),
     },
   };
+  // a fork's records are OpenCode's: only the names differ
+  const source = opts.source ?? SOURCE;
+  if (source !== SOURCE) {
+    session.source = source;
+    for (const e of entries) if (e.rawSource === SOURCE) e.rawSource = source;
+  }
   return session;
 }
 

@@ -44,9 +44,10 @@ export function remoteKey(url: string): string | undefined {
 /**
  * The git project holding `directory` as OpenCode resolves it: the origin remote's
  * sha1("git-remote:<host>/<path>"), else the id cached in the common git directory's `opencode`
- * file, else the first of HEAD's root commits; undefined outside a repository.
+ * file (`cacheFile`: a fork names its own), else the first of HEAD's root commits; undefined
+ * outside a repository.
  */
-export function gitProjectOf(directory: string): GitProject | undefined {
+export function gitProjectOf(directory: string, cacheFile = 'opencode'): GitProject | undefined {
   let dir = directory;
   while (!existsSync(join(dir, '.git'))) {
     const up = dirname(dir);
@@ -61,8 +62,8 @@ export function gitProjectOf(directory: string): GitProject | undefined {
   const remote = git(worktree, ['remote', 'get-url', 'origin']);
   const keyed = remote ? remoteKey(remote) : undefined;
   if (keyed) return { id: createHash('sha1').update(`git-remote:${keyed}`).digest('hex'), worktree, vcs: 'git' };
-  const cacheFile = join(at(commonDir), 'opencode');
-  const cached = existsSync(cacheFile) ? readFileSync(cacheFile, 'utf8').trim() : '';
+  const cachePath = join(at(commonDir), cacheFile);
+  const cached = existsSync(cachePath) ? readFileSync(cachePath, 'utf8').trim() : '';
   if (cached) return { id: cached, worktree, vcs: 'git' };
   const roots = (git(worktree, ['rev-list', '--max-parents=0', 'HEAD']) ?? '')
     .split('\n')

@@ -7,10 +7,65 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { DriverEnv } from '../../model/driver.js';
+import type { SourceName } from '../../model/types.js';
 
 export const SOURCE = 'opencode';
 /** The OpenCode version whose schema threadbase writes (recorded in a written session's `version`). */
 export const WRITTEN_VERSION = '1.18.33';
+
+/**
+ * An agent keeping OpenCode's records: OpenCode itself, or a fork of it with its own data folder,
+ * database name and agent names (its format folder describes it and registers its source name
+ * with registerOpenCodeRecords). Everything else (schema, parts, ids) is OpenCode's.
+ */
+export interface OpenCodeFlavor {
+  /** the source name its sessions are listed under */
+  source: SourceName;
+  /** its name in messages, e.g. 'OpenCode' */
+  label: string;
+  /** the folder under `$XDG_DATA_HOME` holding its data */
+  dataDir: string;
+  /** its database file in that folder */
+  dbFile: string;
+  /** the variable that names another database file */
+  dbEnv: string;
+  /** the databases of other release channels beside it */
+  channelDb: RegExp;
+  /** the file in a repository's common git directory caching its project id */
+  gitCacheFile: string;
+  /** the version recorded in a session threadbase writes */
+  writtenVersion: string;
+  /** its default primary agent, named on the messages threadbase writes */
+  agent: string;
+  /** the command that opens a session */
+  command: string;
+}
+
+export const OPENCODE: OpenCodeFlavor = {
+  source: SOURCE,
+  label: 'OpenCode',
+  dataDir: 'opencode',
+  dbFile: 'opencode.db',
+  dbEnv: 'OPENCODE_DB',
+  channelDb: /^opencode-[A-Za-z0-9._-]+\.db$/,
+  gitCacheFile: 'opencode',
+  writtenVersion: WRITTEN_VERSION,
+  agent: 'build',
+  command: 'opencode',
+};
+
+/** The source names whose entries' `raw` holds OpenCode records (OpenCode's and its forks'). */
+const RECORD_SOURCES = new Set<string>([SOURCE]);
+
+/** Marks a fork's source name as keeping OpenCode's records, so its entries are written back from them. */
+export function registerOpenCodeRecords(source: SourceName): void {
+  RECORD_SOURCES.add(source);
+}
+
+/** Whether an entry read from `source` holds OpenCode records in its `raw`. */
+export function holdsOpenCodeRecords(source: string | undefined): boolean {
+  return source !== undefined && RECORD_SOURCES.has(source);
+}
 
 export type Json = Record<string, unknown>;
 
@@ -88,20 +143,21 @@ export function newSlug(): string {
 
 // ---- where OpenCode keeps its data
 
-/** `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`. */
-export function opencodeDataDir(env: DriverEnv): string {
+/** `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode` (or the fork's folder there). */
+export function opencodeDataDir(env: DriverEnv, flavor: OpenCodeFlavor = OPENCODE): string {
   const xdg = env.env.XDG_DATA_HOME || join(env.home, '.local', 'share');
-  return join(xdg, 'opencode');
+  return join(xdg, flavor.dataDir);
 }
 
 /** The database OpenCode uses: `$OPENCODE_DB` (absolute, or relative to the data dir), else `opencode.db`. */
-export function opencodeDbPath(env: DriverEnv): string {
-  const override = env.env.OPENCODE_DB;
-  if (override && override !== ':memory:') return override.startsWith('/') ? override : join(opencodeDataDir(env), override);
-  return join(opencodeDataDir(env), 'opencode.db');
+export function opencodeDbPath(env: DriverEnv, flavor: OpenCodeFlavor = OPENCODE): string {
+  const override = env.env[flavor.dbEnv];
+  if (override && override !== ':memory:')
+    return override.startsWith('/') ? override : join(opencodeDataDir(env, flavor), override);
+  return join(opencodeDataDir(env, flavor), flavor.dbFile);
 }
 
 /** The JSON storage of OpenCode versions before the database. */
-export function opencodeStorageDir(env: DriverEnv): string {
-  return join(opencodeDataDir(env), 'storage');
+export function opencodeStorageDir(env: DriverEnv, flavor: OpenCodeFlavor = OPENCODE): string {
+  return join(opencodeDataDir(env, flavor), 'storage');
 }
