@@ -2,8 +2,8 @@
  * A sub-agent session carried into Cline CLI 3.0.65 as Cline keeps a `spawn_agent` sub-agent: its
  * messages `<agentId>.messages.json` beside its root's (`agent: "subagent"`, `sessionId`
  * `<root>__<agentId>`, `origin.parentThreadId` the session that ran it), no manifest of its own.
- * Cline records no call id with it (the reader links the root's `spawn_agent` call whose `task` is
- * its first prompt); a sub-agent another agent's call ran keeps that call's id in the doc's
+ * Cline records no call id with it (the reader links the `spawn_agent` call of the session that ran
+ * it whose `task` is its first prompt); a sub-agent another agent's call ran keeps that call's id in the doc's
  * `threadbase` field (Cline reads only the fields it knows).
  */
 import { randomBytes } from 'node:crypto';

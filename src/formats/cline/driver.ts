@@ -71,9 +71,18 @@ export function newClineSessionId(now = Date.now()): string {
   return `${now}_${tail}`;
 }
 
+/** When a sub-agent started: the milliseconds in its agent id (`agent_<ms>_…`), else its first entry's time. */
+function startOf(s: Session): number {
+  const ms = /__agent_(\d{13})_[a-z0-9]+$/.exec(s.id)?.[1];
+  return ms ? Number(ms) : Date.parse(s.entries[0]?.timestamp ?? '');
+}
+
 /**
- * A sub-agent session with the parent's `spawn_agent` call that ran it (the call whose task is the
- * sub-agent's first prompt: Cline records no call id with the sub-agent) and the parent's project.
+ * A sub-agent session with the parent's `spawn_agent` call that ran it and the parent's project.
+ * Cline records no call id with a sub-agent (its start event carries the agent ids and the input;
+ * its spawn queue matches calls by task too): the call is the parent's `spawn_agent` whose task is
+ * the sub-agent's first prompt, the last one made before the sub-agent started where the same task
+ * was given more than once.
  */
 function withSpawnCall(given: Session, parent: Session | undefined): Session {
   if (!parent) return given;
@@ -83,10 +92,18 @@ function withSpawnCall(given: Session, parent: Session | undefined): Session {
   const first = s.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
   const prompt =
     first?.kind === 'message' ? first.message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('') : '';
-  const call = parent.entries
-    .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-    .find((p) => p.type === 'tool_call' && p.name === 'spawn_agent' && p.input.task === prompt);
-  return call?.type === 'tool_call' ? { ...s, parentToolCallId: call.id } : s;
+  const calls = parent.entries.flatMap((e) =>
+    e.kind === 'message'
+      ? e.message.parts.flatMap((p) =>
+          p.type === 'tool_call' && p.name === 'spawn_agent' && p.input.task === prompt
+            ? [{ id: p.id, at: Date.parse(e.timestamp) }]
+            : [],
+        )
+      : [],
+  );
+  const started = startOf(s);
+  const call = calls.findLast((c) => c.at <= started) ?? calls[0];
+  return call ? { ...s, parentToolCallId: call.id } : s;
 }
 
 export class ClineDriver extends DriverBase {
@@ -94,9 +111,10 @@ export class ClineDriver extends DriverBase {
   /**
    * 2: the compaction state (`<id>.compaction.json`) read as a compaction entry (compaction.ts);
    * 3: a state Cline does not resume from is a leaf beside the messages after it;
-   * 4: an extension task's task_metadata.json (models in use, files in context) and its own modelInfo and metrics
+   * 4: an extension task's task_metadata.json (models in use, files in context) and its own modelInfo and metrics;
+   * 5: a sub-agent's call from the session that ran it, the last with its task before it started
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
@@ -169,9 +187,13 @@ export class ClineDriver extends DriverBase {
     if (loc.layout === 'vscode') return readExtensionTask(loc.file, loc.extension ?? CLINE_EXTENSIONS[0], loc.item);
     const session = await readCliSession(loc.file);
     if (loc.manifest) return session;
-    // a sub-agent: its root session's messages beside it hold the call that spawned it
+    // a sub-agent: the messages of the session that ran it (its root's, or another sub-agent's beside it) hold its call
     const dir = dirname(loc.file);
-    const parent = await readCliSession(join(dir, `${basename(dir)}.messages.json`)).catch(() => undefined);
+    const parentAgent = session.parentId?.startsWith(`${basename(dir)}__`)
+      ? session.parentId.slice(basename(dir).length + 2)
+      : undefined;
+    const parentFile = join(dir, `${parentAgent ?? basename(dir)}.messages.json`);
+    const parent = await readCliSession(parentFile).catch(() => undefined);
     return withSpawnCall(session, parent);
   }
 
