@@ -71,8 +71,25 @@ export interface StartServerOptions extends ServerOptions {
   requestTimeoutMs?: number;
 }
 
+/**
+ * A 204 (a CORS preflight's answer) has no body, so no content-type. @hono/node-server gives one
+ * (`text/plain`) to every answer without, except one it writes straight from its own Response made
+ * with a body and headers as a plain record: so the 204 is made that way, its body an empty stream
+ * (a string or bytes would add a content-length, which a 204 must not carry either).
+ */
+function withoutBodyType(res: Response): Response {
+  if (res.status !== 204) return res;
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== 'content-type' && name !== 'content-length') headers[name] = value;
+  });
+  const empty = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  return new Response(empty, { status: 204, statusText: res.statusText, headers });
+}
+
 export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
   const app = createApp(opts);
+  const fetch: typeof app.fetch = async (...args) => withoutBodyType(await app.fetch(...args));
   const host = opts.host ?? '127.0.0.1';
   // Slow clients (a trickled body) hold a socket only this long; Node's defaults are 5 min, checked every 30 s.
   const requestTimeout = opts.requestTimeoutMs ?? 60_000;
@@ -82,7 +99,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(requestTimeout / 4))),
   };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: opts.port ?? 8029, hostname: host, serverOptions }, (info) => {
+    const server = serve({ fetch, port: opts.port ?? 8029, hostname: host, serverOptions }, (info) => {
       const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
       resolve({
         url,

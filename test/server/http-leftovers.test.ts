@@ -61,6 +61,10 @@ describe('CORS', () => {
   it('answers a preflight from a listed origin without a key, naming the methods and headers it allows', async () => {
     const res = await preflight(withCors, '/api/v1/threadbase/sessions/s1', PAGE_ORIGIN);
     expect(res.status).toBe(204);
+    // no body, so no content-type (Node's server would otherwise add text/plain)
+    expect(res.headers.get('content-type')).toBeNull();
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(await res.text()).toBe('');
     expect(res.headers.get('access-control-allow-origin')).toBe(PAGE_ORIGIN);
     expect(res.headers.get('access-control-allow-methods')?.split(',')).toContain('PUT');
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(
