@@ -61,7 +61,11 @@ function workspaceVersion(loc: Located): string {
 
 export class CopilotDriver extends DriverBase {
   readonly name = SOURCE;
-  readonly readerVersion = 1;
+  /**
+   * 2: a system.message threadbase wrote is a system message; a result's images (binaryResultsForLlm,
+   *    a session.binary_asset) are read; a sub-agent run's events are its side chain by their agentId.
+   */
+  readonly readerVersion = 2;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains are read, not written
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
