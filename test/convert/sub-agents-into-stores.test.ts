@@ -115,6 +115,20 @@ describe('a session with a sub-agent converted into a threadbase store', () => {
       await server?.close();
     });
 
+    it('pushed (threadbase push, every session with its parent link): converted on into Claude Code as from the original', async () => {
+      const store = openSqliteStore(join(fx.home, 'pushed.db'));
+      const tokens = new MemoryTokenStore();
+      const { key } = await tokens.createToken('team-a');
+      const pushed = await startServer({ store, tokens, port: 0, log: () => {} });
+      try {
+        const r = await runCli(fx.env, ['push', '--to', pushed.url, '--key', key, '--source', 'claude', '--json']);
+        expect(r.code, r.err).toBe(0);
+        await expectSameClaudeFiles(CLAUDE_PARENT, `http://${key}@${new URL(pushed.url).host}`);
+      } finally {
+        await pushed.close();
+      }
+    });
+
     it('the sub-agent written under it; converted on into Claude Code as from the original', async () => {
       const store = openSqliteStore(join(fx.home, 'server.db'));
       const tokens = new MemoryTokenStore();
