@@ -63,6 +63,12 @@ export interface ForkOptions {
 export interface WriteOptions {
   /** Keep the session's id instead of minting a new one (only when free). */
   keepId?: boolean;
+  /**
+   * With keepId: the id to write under when the session's own is taken (a server project's alias of
+   * an id another project holds), chosen in the same transaction as the write; when that is taken
+   * too, a fresh one.
+   */
+  idIfTaken?: string;
 }
 
 export interface UsageTotals extends Usage {

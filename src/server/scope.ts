@@ -115,7 +115,12 @@ export class ProjectScopedDriver extends DriverBase {
 
   async writeSession(session: Session, opts?: WriteOptions): Promise<SessionInfo> {
     if (!this.inner.writeSession) throw new UnsupportedError(this.name, 'write sessions');
-    if (opts?.keepId && session.id && (await this.inner.getSession(session.id))) opts = { ...opts, keepId: false }; // an id another project holds is never reused
+    // an id another project holds is never reused: the alias asked for (idIfTaken) instead, or a fresh one
+    if (opts?.keepId && session.id && (await this.inner.getSession(session.id))) {
+      const { idIfTaken, ...rest } = opts;
+      if (idIfTaken) [session, opts] = [{ ...session, id: idIfTaken }, rest];
+      else opts = { ...rest, keepId: false };
+    }
     return this.inner.writeSession({ ...session, meta: { ...(session.meta ?? {}), [PROJECT_KEY]: this.project } }, opts);
   }
 

@@ -133,7 +133,8 @@ export class ProjectIdsDriver implements SessionDriver {
 
   /**
    * With keepId: under the id asked for when the store keeps it; when it does not and the project
-   * has no session of that id (another project holds it), under the project's alias of it.
+   * has no session of that id (another project holds it), under the project's alias of it, which the
+   * store picks in the same transaction (idIfTaken): never written first under another id.
    */
   private async write(
     writeSession: (s: Session, o?: WriteOptions) => Promise<SessionInfo>,
@@ -144,12 +145,16 @@ export class ProjectIdsDriver implements SessionDriver {
     if (!opts?.keepId || !asked) return this.infoOut(await writeSession(session, opts));
     // the project has this id already, under it or its alias (a write never merges): a fresh id
     if (await this.getSession(asked)) return this.infoOut(await writeSession(session, { ...opts, keepId: false }));
-    const first = await writeSession(session, opts);
-    // kept; or the project's own write of this id (another server process) won meanwhile
-    if (first.id === asked || (await this.inner.getSession(asked)) || !this.inner.deleteSession) return this.infoOut(first);
-    // held by another project: made again under the alias, and the copy under a fresh id goes
-    await this.inner.deleteSession(first.id);
-    return this.infoOut(await writeSession({ ...session, id: this.aliasOf(asked) }, opts));
+    const alias = this.aliasOf(asked);
+    const written = await writeSession(session, { ...opts, idIfTaken: alias });
+    // the project's own write of this id (another server process) won meanwhile: this one is a
+    // session of its own, under a fresh id rather than the alias, which would name the same id
+    if (written.id === alias && (await this.inner.getSession(asked)) && this.inner.deleteSession) {
+      const fresh = await writeSession(session, { ...opts, keepId: false });
+      await this.inner.deleteSession(alias);
+      return this.infoOut(fresh);
+    }
+    return this.infoOut(written);
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {

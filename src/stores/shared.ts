@@ -1,6 +1,6 @@
 /** What every threadbase-owned store (memory, SQLite, PostgreSQL, remote) shares: its source name, its capabilities, writing, forking. */
 import { randomUUID } from 'node:crypto';
-import type { DriverCapabilities, ForkOptions } from '../model/driver.js';
+import type { DriverCapabilities, ForkOptions, WriteOptions } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { currentLeaf, pathToLeaf } from '../model/tree.js';
 import type { Entry, Session } from '../model/types.js';
@@ -82,4 +82,16 @@ export function forkedSession(source: Session, opts: ForkOptions = {}): Session 
   if (title !== undefined) fork.title = title;
   if (at) fork.parentEntryId = at.id;
   return fork;
+}
+
+/**
+ * The id a session is written under: with keepId its own when `taken` says it is free, else
+ * opts.idIfTaken when free, else a fresh one (a write never merges into a session).
+ */
+export function writtenIdOf(session: Session, opts: WriteOptions, taken: (id: string) => boolean): string {
+  if (opts.keepId && session.id) {
+    if (!taken(session.id)) return session.id;
+    if (opts.idIfTaken && !taken(opts.idIfTaken)) return opts.idIfTaken;
+  }
+  return randomUUID();
 }

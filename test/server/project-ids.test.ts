@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionDriver } from '../../src/model/driver.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { projectStores } from '../../src/server/scope.js';
@@ -141,6 +141,28 @@ describe.each(backends)('session ids per project (%s)', (_name, setUp) => {
     expect((await call('DELETE', '/api/v1/threadbase/sessions/held-1', keyB)).status).toBe(200);
     expect((await call('GET', '/api/v1/threadbase/sessions/held-1', keyB)).status).toBe(404);
     expect((await call('GET', '/api/v1/threadbase/sessions/held-1', keyA)).json.data.entries).toHaveLength(1);
+  });
+
+  it('writes a held id under its alias at once: no session under another id first, nothing deleted', async () => {
+    await put(keyA, 'held-2', [message('a1', null, 'alpha')]);
+    // the store's methods watched before the new project's view of it is made (its first request)
+    const proto = Object.getPrototypeOf(setup.store) as Required<Pick<SessionDriver, 'writeSession' | 'deleteSession'>>;
+    const writes = vi.spyOn(proto, 'writeSession');
+    const deletes = vi.spyOn(proto, 'deleteSession');
+    const keyC = (await setup.tokens.createToken('gamma')).key;
+    try {
+      expect((await put(keyC, 'held-2', [message('b1', null, 'gamma')])).status).toBe(201);
+      // the one write, under B's alias of the id
+      expect(writes).toHaveBeenCalledTimes(1);
+      const stored = await (writes.mock.results[0]?.value as Promise<{ id: string }>);
+      expect(stored.id).toMatch(/^held-2~[0-9a-f]{16}$/);
+      expect(deletes).not.toHaveBeenCalled();
+    } finally {
+      writes.mockRestore();
+      deletes.mockRestore();
+    }
+    expect((await call('GET', '/api/v1/threadbase/sessions/held-2', keyC)).json.data.entries).toHaveLength(1);
+    expect((await call('GET', '/api/v1/threadbase/sessions/held-2', keyA)).json.data.entries[0].id).toBe('a1');
   });
 
   it('a write that keeps an id the project holds under its alias gets a fresh id, as for any id it holds', async () => {

@@ -4,7 +4,6 @@
  * `source: 'threadbase'`; what goes in is copied, what comes out is a copy, so callers cannot reach
  * in and change stored state.
  */
-import { randomUUID } from 'node:crypto';
 import { applyFilter, DriverBase, matchesFilter, matchesSessionText } from '../../formats/shared/base.js';
 import type {
   DriverCapabilities,
@@ -19,7 +18,7 @@ import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenSession } from '../shared.js';
+import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenIdOf, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
 export function titleFromEntries(entries: readonly Entry[]): string | undefined {
@@ -77,7 +76,7 @@ export class MemoryStore extends DriverBase {
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     checkWrittenEntryIds(session);
-    const id = opts.keepId && session.id && !this.sessions.has(session.id) ? session.id : randomUUID();
+    const id = writtenIdOf(session, opts, (at) => this.sessions.has(at));
     const stored = writtenSession(structuredClone(session), id);
     this.sessions.set(id, stored);
     return sessionInfoOf(stored);

@@ -397,10 +397,13 @@ export class PostgresStore extends DriverBase {
     const now = new Date().toISOString();
     const id = await this.tx(async (c) => {
       let id: string = randomUUID();
-      // an id a text column cannot hold exactly is replaced, as a taken one is
-      if (opts.keepId && session.id && storableId(session.id)) {
-        const taken = await c.query('SELECT 1 FROM tb_sessions WHERE id = $1', [session.id]);
-        if (!taken.rowCount) id = session.id;
+      // an id a text column cannot hold exactly is replaced, as a taken one is; one taken, by the
+      // alias asked for (idIfTaken) when that is free
+      const free = async (at: string) =>
+        storableId(at) && !(await c.query('SELECT 1 FROM tb_sessions WHERE id = $1', [at])).rowCount;
+      if (opts.keepId && session.id) {
+        if (await free(session.id)) id = session.id;
+        else if (opts.idIfTaken && (await free(opts.idIfTaken))) id = opts.idIfTaken;
       }
       const meta = writtenMeta(session);
       const info: Record<string, unknown> = {};

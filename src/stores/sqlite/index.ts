@@ -6,7 +6,6 @@
  * The local index (`threadbase sync`) is this same store: there sessions keep their own source
  * (claude, pi, ...) and are replaced whole or appended to per source file.
  */
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { DriverBase } from '../../formats/shared/base.js';
 import { openDatabase } from '../../formats/shared/sqlite.js';
@@ -30,7 +29,14 @@ import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/u
 import type { PriceTable } from '../index-sync/prices.js';
 import { countedWhere, type StatsOptions, stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
-import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenSession } from '../shared.js';
+import {
+  checkWrittenEntryIds,
+  forkedSession,
+  STORE_CAPABILITIES,
+  THREADBASE_SOURCE,
+  writtenIdOf,
+  writtenSession,
+} from '../shared.js';
 import { ADVISOR_ROWS, advisorCount } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
 import { COPY_PROBE, type CopyKey, copyProbeArgs, settleCopies } from './copies.js';
@@ -577,9 +583,15 @@ export class SqliteStore extends DriverBase {
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     checkWrittenEntryIds(session);
-    const id = opts.keepId && session.id && !this.sessionRow(session.id) ? session.id : randomUUID();
-    const stored = writtenSession(session, id);
-    return this.putSession(stored);
+    // the id chosen in the write's transaction: no other process takes it in between
+    return this.writing(() =>
+      this.db
+        .transaction(() => {
+          const id = writtenIdOf(session, opts, (at) => this.sessionRow(at) !== undefined);
+          return this.putSessionNow(writtenSession(session, id));
+        })
+        .immediate(),
+    );
   }
 
   /**
