@@ -76,6 +76,26 @@ describe("a Cline session's context cuts long tool results as Cline does", () =>
     expect(file?.type === 'file' && file.text?.length).toBe(49_999);
   });
 
+  it('an assistant text repeating tool-call markup 8 times is cut past 12,000 characters, else past 200,000', () => {
+    const answer = (times: number) => `${'<invoke name="read">x</invoke>'.repeat(times)}${long(13_000)}`;
+    const textOf = (source: string, text: string) => {
+      const build = resumeContextOf(source);
+      const s = chainSession('s', source, '/p', [
+        ['u', { role: 'user', parts: [{ type: 'text', text: 'go' }] }],
+        ['a', { role: 'assistant', model: 'claude-sonnet-4-5', parts: [{ type: 'text', text }] }],
+      ]);
+      const part = build?.(s).messages[1]?.parts[0];
+      return part?.type === 'text' ? part.text : undefined;
+    };
+    // 4 opening and 4 closing tags: 8
+    const cut = textOf('cline', answer(4));
+    expect(cut).toMatch(/\n\n\.\.\.\[assistant text truncated: omitted \d+ chars due to repeated tool-call markup\]\.\.\.\n\n/);
+    expect(cut?.length).toBeLessThanOrEqual(12_000);
+    expect(cut?.startsWith('<invoke name="read">x</invoke>')).toBe(true);
+    // 6: sent whole
+    expect(textOf('cline', answer(3))).toBe(answer(3));
+  });
+
   it("another agent's session keeps its result whole", () => {
     const sent = resultOf(contextOf('pi', { type: 'tool_result', callId: 'c1', content: big }));
     expect(sent.content).toBe(big);

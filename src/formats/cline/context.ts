@@ -5,10 +5,12 @@
  *   the JSON its own tools answer with) longer than 8,000 characters keeps its head and tail around
  *   `\n\n...[truncated N chars]...\n\n` (the marker counted in the 8,000);
  * - a file block in a user message, the same past 50,000 characters;
- * - an assistant text past 200,000 characters, with `...[assistant text truncated: omitted N chars]...`.
+ * - an assistant text past 200,000 characters, with `...[assistant text truncated: omitted N chars]...`;
+ *   past 12,000 where it holds tool-call markup 8 times or more (a model writing calls as text),
+ *   with `... omitted N chars due to repeated tool-call markup]...`.
  * Not modelled: the limit's override (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS in Cline's
  * environment), the rewrite of a file read again later once that saves 64 KiB, the 6 MB budget of
- * all text and the image budget, the tighter cut of assistant text repeating tool-call markup.
+ * all text and the image budget.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
@@ -18,10 +20,29 @@ import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '
 export const CLINE_MAX_TOOL_RESULT_CHARS = 8000;
 const MAX_FILE_CONTENT_CHARS = 50_000;
 const MAX_ASSISTANT_TEXT_CHARS = 200_000;
+const MAX_ASSISTANT_TOOL_MARKUP_CHARS = 12_000;
+const TOOL_MARKUP_REPEATS = 8;
+const BAR = String.raw`[\|\uFF5C]`;
+/** Tool-call markup in an assistant's text (pb in @cline/core's message builder). */
+const TOOL_MARKUP = new RegExp(
+  String.raw`<\s*(?:${BAR}\s*)?DSML\s*(?:${BAR}\s*)?(?:tool_calls|invoke)\b[^>]*>|<\s*/?\s*(?:tool_calls?|tool_call|function_calls?|function_call|invoke)\b[^>]*>`,
+  'gi',
+);
 
 type Marker = (omitted: number) => string;
 const truncatedMarker: Marker = (n) => `\n\n...[truncated ${n} chars]...\n\n`;
 const assistantMarker: Marker = (n) => `\n\n...[assistant text truncated: omitted ${n} chars]...\n\n`;
+const markupMarker: Marker = (n) =>
+  `\n\n...[assistant text truncated: omitted ${n} chars due to repeated tool-call markup]...\n\n`;
+
+function cutAssistantText(text: string): string {
+  if (text.length > MAX_ASSISTANT_TOOL_MARKUP_CHARS) {
+    let repeats = 0;
+    for (const _ of text.matchAll(TOOL_MARKUP)) if (++repeats >= TOOL_MARKUP_REPEATS) break;
+    if (repeats >= TOOL_MARKUP_REPEATS) return clineTruncateMiddle(text, MAX_ASSISTANT_TOOL_MARKUP_CHARS, markupMarker);
+  }
+  return clineTruncateMiddle(text, MAX_ASSISTANT_TEXT_CHARS, assistantMarker);
+}
 
 /** Cline's middle cut (H8): head and tail around the marker, the whole no longer than `max` (in UTF-16 units, as JS counts). */
 export function clineTruncateMiddle(text: string, max: number, marker: Marker = truncatedMarker): string {
@@ -69,8 +90,7 @@ function cutPart(p: Part, role: Message['role']): Part {
   if (p.type === 'tool_result') return cutResult(p);
   if (p.type === 'file' && p.text !== undefined && role === 'user')
     return { ...p, text: clineTruncateMiddle(p.text, MAX_FILE_CONTENT_CHARS) };
-  if (p.type === 'text' && role === 'assistant')
-    return { ...p, text: clineTruncateMiddle(p.text, MAX_ASSISTANT_TEXT_CHARS, assistantMarker) };
+  if (p.type === 'text' && role === 'assistant') return { ...p, text: cutAssistantText(p.text) };
   return p;
 }
 
