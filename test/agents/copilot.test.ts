@@ -356,4 +356,21 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
     expect(side.length).toBeGreaterThan(1);
     expect(back?.entries.some((e) => e.kind === 'compaction')).toBe(true);
   });
+
+  it("a Copilot CLI session's own sub-agent run copied with `convert --to copilot`: it loads, the parent resumes, the run stays", async () => {
+    const SUB = 'f99f5ed3-753c-4039-b5b4-94f890e7fd56';
+    await fs.cp(`test/fixtures/copilot/real-1.0.102/.copilot/session-state/${SUB}`, join(dir, '.copilot/session-state', SUB), {
+      recursive: true,
+    });
+    const w = JSON.parse(
+      await runCliOk(env, ['convert', SUB, '--source', 'copilot', '--to', 'copilot', '--project', project, '--json']),
+    ) as Written;
+    const { sent } = await sentAndExpected(w.id, 'PROBE-COPY and?');
+    expect(sent).toEqual((await expectedOf(w.id)).slice(0, sent.length));
+    // the main chain only: not the sub-agent's prompt
+    expect(sent.some((m) => m.role === 'user' && JSON.stringify(m.content).includes('"text":"say hello please"'))).toBe(false);
+    const back = await new Sources(env).driver('copilot').getSession(w.id);
+    const side = (back?.entries ?? []).filter((e) => e.sidechain && e.kind === 'message');
+    expect(side.map((e) => (e.kind === 'message' ? e.message.role : ''))).toEqual(['user', 'assistant']);
+  });
 });

@@ -5,11 +5,11 @@
  * turns naming the call, subagent.completed, all with the run's agentId); a sub-agent's own sub-agent
  * goes inside its run. Read back, each run is a side chain of the parent, the main chain unchanged.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildSessions, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
+import { type ChildSessions, convertSession, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
 import { copilotContext } from '../../src/formats/copilot/index.js';
 import { Sources } from '../../src/formats/registry.js';
@@ -153,5 +153,34 @@ describe('sub-agents into Copilot CLI', () => {
     expect(
       texts(sent.map((message, i) => ({ kind: 'message', id: `${i}`, parentId: null, timestamp: '', message }))).join('\n'),
     ).toContain('<summary>\nSUMMARY planned and ran it\n</summary>');
+  });
+
+  it("a Copilot CLI session's own sub-agent run (a side chain) copied into Copilot CLI: the run after its call, read back alike", async () => {
+    const SUB = 'f99f5ed3-753c-4039-b5b4-94f890e7fd56';
+    cpSync('test/fixtures/copilot/real-1.0.102/.copilot', join(home, '.copilot'), { recursive: true });
+    const sources = new Sources(env);
+    const driver = sources.driver('copilot');
+    const original = (await driver.getSession(SUB)) as Session;
+    const written = await convertSession(original, { to: 'copilot', env });
+    expect(written.meta?.warnings).toBeUndefined();
+    const copy = (await driver.getSession(written.id)) as Session;
+    await sources.close();
+    const side = (s: Session) => texts(s.entries.filter((e) => e.sidechain));
+    expect(side(original)).toEqual(['say hello please', expect.stringMatching(/^ok: /)]);
+    expect(side(copy)).toEqual(side(original));
+    expect(texts(copy.entries.filter((e) => !e.sidechain))).toEqual(texts(original.entries.filter((e) => !e.sidechain)));
+    const types = readFileSync(written.path as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types.slice(types.indexOf('tool.execution_start'), types.indexOf('tool.execution_complete') + 1)).toEqual([
+      'tool.execution_start',
+      'subagent.started',
+      'user.message',
+      'session.usage_record',
+      'assistant.message',
+      'subagent.completed',
+      'tool.execution_complete',
+    ]);
   });
 });

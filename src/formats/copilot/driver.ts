@@ -67,8 +67,8 @@ export class CopilotDriver extends DriverBase {
    */
   readonly readerVersion = 2;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
-  // sessions go into a session written here (writeChildSession), side chains are read, not written
-  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
+  // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
+  readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
   /** events.jsonl files this driver wrote whole (a sub-agent's run may be put in them after: writeChildSession) */
   private readonly writtenHere = new Set<string>();

@@ -14,6 +14,7 @@ import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
+import { sideChainRuns } from './side-chains.js';
 
 /** The Copilot CLI version whose event shapes these are (its session.start names one). */
 export const COPILOT_VERSION = '1.0.102';
@@ -131,6 +132,7 @@ function pushMessages(
   start: string,
   warnings: string[],
   scope?: SubAgentScope,
+  runs?: { byCall: ReadonlyMap<string, Session>; sessionId: string },
 ): void {
   let time = start;
   const push = (type: string, data: JsonObject) => {
@@ -223,6 +225,7 @@ function pushMessages(
     const unsigned: string[] = [];
     const text: string[] = [];
     const requests: JsonObject[] = [];
+    const originals: string[] = [];
     for (const p of m.parts) {
       if (p.type === 'thinking') {
         // signed: an Anthropic block Copilot CLI sends back; unsigned: its reasoningText, kept, not sent
@@ -236,6 +239,7 @@ function pushMessages(
       } else if (p.type === 'tool_call') {
         const written = toolIds.call(p.id);
         requests.push({ toolCallId: written, name: p.name, arguments: p.input, type: 'function' });
+        originals.push(p.id);
       }
     }
     // reasoningText beside the blocks is Copilot CLI's copy of their text: unsigned thinking has no room there
@@ -266,10 +270,18 @@ function pushMessages(
       ...(reasoningText ? { reasoningText } : {}),
       ...(blocks.length ? { reasoningBlocks: { provider: 'anthropic-messages', blocks } } : {}),
     });
-    for (const r of requests) {
-      open.set(r.toolCallId as string, r.name as string);
-      push('tool.execution_start', { toolCallId: r.toolCallId, toolName: r.name, arguments: r.arguments });
-    }
+    requests.forEach((r, i) => {
+      const written = r.toolCallId as string;
+      open.set(written, r.name as string);
+      push('tool.execution_start', { toolCallId: written, toolName: r.name, arguments: r.arguments });
+      // the sub-agent the call ran, right after its start, as Copilot CLI records a run
+      const run = runs?.byCall.get(originals[i] as string);
+      if (!run) return;
+      const scope = { toolCallId: written, agentId: randomUUID(), sessionId: runs?.sessionId as string };
+      const sub = encodeSubAgentEvents(run, scope, records.at(-1) as JsonObject);
+      records.push(...sub.records);
+      warnings.push(...sub.warnings);
+    });
   }
   closeOpen();
   if (notes) warnings.push(`${notes} image(s) by URL or file(s) in user messages or tool results written as a text note`);
@@ -301,7 +313,14 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
       parentId: null,
     },
   ];
-  pushMessages(records, items, timeOf, start, warnings);
+  // the sub-agents' side chains the session holds (capabilities.sideChains), each after its call
+  const runs = sideChainRuns(
+    session,
+    pathToLeaf(session).filter((e) => !e.sidechain),
+  );
+  pushMessages(records, items, timeOf, start, warnings, undefined, { byCall: runs.byCall, sessionId: id });
+  if (runs.unplaced)
+    warnings.push(`${runs.unplaced} sub-agent side chain(s) left out: the call that ran it is not on the written path`);
   const advisors = messages.filter((m) => m.usage?.advisors?.length).length;
   if (advisors) warnings.push(`${advisors} response(s)' advisor requests left out: Copilot CLI has no place for them`);
   return {
