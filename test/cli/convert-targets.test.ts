@@ -16,7 +16,19 @@ it('the help lists every agent whose driver writes, and a read-only agent is ref
   const writable = formatNames().filter((n) => sources.driver(n).capabilities.write);
   const readOnly = formatNames().filter((n) => !writable.includes(n));
   expect(writable).toEqual(
-    expect.arrayContaining(['claude', 'pi', 'opencode', 'codex', 'gemini', 'qwen', 'cline', 'copilot', 'continue', 'threadbase']),
+    expect.arrayContaining([
+      'claude',
+      'pi',
+      'opencode',
+      'codex',
+      'gemini',
+      'qwen',
+      'cline',
+      'copilot',
+      'continue',
+      'kilo',
+      'threadbase',
+    ]),
   );
   expect(readOnly).toContain('zed');
 

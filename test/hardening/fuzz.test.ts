@@ -20,6 +20,7 @@ import { CodexDriver } from '../../src/formats/codex/index.js';
 import { ContinueDriver } from '../../src/formats/continue/index.js';
 import { CopilotDriver } from '../../src/formats/copilot/index.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
+import { KiloDriver } from '../../src/formats/kilo/index.js';
 import { OpenCodeDriver, sessionFromExport } from '../../src/formats/opencode/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
 import { QwenDriver } from '../../src/formats/qwen/index.js';
@@ -73,6 +74,8 @@ function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
       return new CopilotDriver(h.env);
     case 'gemini':
       return new GeminiDriver(h.env);
+    case 'kilo':
+      return new KiloDriver(h.env);
     case 'opencode':
       return new OpenCodeDriver(h.env);
     case 'qwen':
@@ -156,11 +159,13 @@ async function targetsOf(agent: AgentName, h: FixtureHome): Promise<Target[]> {
   const dir = h.dirs[agent];
   const files = (await listFiles(dir)).filter((f) => !f.endsWith('.db') && !f.endsWith('.db-wal') && !f.endsWith('.db-shm'));
   const out: Target[] = files.map((f) => ({ kind: 'file', rel: relative(h.home, join(dir, f)), jsonl: f.endsWith('.jsonl') }));
-  if (agent === 'opencode') {
-    const dbRel = relative(h.home, join(dir, 'opencode.db'));
+  if (agent === 'opencode' || agent === 'kilo') {
+    const dbRel = relative(h.home, join(dir, `${agent}.db`));
     const db = new Database(join(h.home, dbRel), { readonly: true });
     for (const table of ['session', 'message', 'part']) {
-      const cols = table === 'session' ? ['title', 'directory', 'parent_id', 'id'] : ['data'];
+      // Kilo indexes json_extract of message.data (recall_message_role_idx): SQLite refuses a malformed one
+      const cols =
+        table === 'session' ? ['title', 'directory', 'parent_id', 'id'] : agent === 'kilo' && table === 'message' ? [] : ['data'];
       for (const r of db.prepare(`SELECT rowid AS k FROM ${table}`).all() as { k: number }[])
         for (const column of cols) out.push({ kind: 'row', db: dbRel, table, column, key: 'rowid', keyValue: String(r.k) });
     }
@@ -260,7 +265,19 @@ function affects(t: Target, s: Loaded, h: FixtureHome): boolean {
   return target.startsWith(`${base}/`) || target.includes(sid) || t.kind === 'row' || s.path.endsWith('.db');
 }
 
-const AGENTS_FUZZED: AgentName[] = ['claude', 'pi', 'cline', 'codex', 'continue', 'copilot', 'gemini', 'opencode', 'qwen', 'zed'];
+const AGENTS_FUZZED: AgentName[] = [
+  'claude',
+  'pi',
+  'cline',
+  'codex',
+  'continue',
+  'copilot',
+  'gemini',
+  'kilo',
+  'opencode',
+  'qwen',
+  'zed',
+];
 
 /** Failing cases found by the fuzzer, kept so they run on every test run (see the fixes they led to). */
 const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = [

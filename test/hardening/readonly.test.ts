@@ -143,9 +143,11 @@ describe('read commands change no byte of any agent file', () => {
 });
 
 describe("agents' SQLite databases", () => {
-  it('OpenCode and Zed databases were opened read-only by every read above, and opened at all', () => {
-    const agentDbs = opened.filter((o) => o.path.startsWith(h.dirs.opencode) || o.path.startsWith(h.dirs.zed));
+  it('OpenCode, Kilo CLI and Zed databases were opened read-only by every read above, and opened at all', () => {
+    const dirs = [h.dirs.opencode, h.dirs.kilo, h.dirs.zed];
+    const agentDbs = opened.filter((o) => dirs.some((d) => o.path.startsWith(`${d}/`)));
     expect(agentDbs.some((o) => o.path.startsWith(h.dirs.opencode))).toBe(true);
+    expect(agentDbs.some((o) => o.path.startsWith(h.dirs.kilo))).toBe(true);
     expect(agentDbs.some((o) => o.path.startsWith(h.dirs.zed))).toBe(true);
     expect(agentDbs.filter((o) => !o.readonly).map((o) => o.path)).toEqual([]);
   });

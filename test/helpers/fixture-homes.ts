@@ -40,6 +40,8 @@ const FIXTURES = {
   gemini: [['test/fixtures/gemini/real-0.61.0/.gemini', '.gemini']],
   /** Gemini CLI's hand-built home: chats (a rewind, a sub-agent), the older JSON chat, checkpoints */
   geminiHome: [['test/fixtures/gemini/home/.gemini', '.gemini']],
+  /** Kilo CLI 7.7.7's database (bash calls, signed thinking, an image, a compaction) */
+  kilo: [['test/fixtures/kilo/real-7.7.7/kilo.db', '.local/share/kilo/kilo.db']],
   /** Qwen Code 0.24.4: a chat with thinking and tool calls (resumed once), a chat that ran a sub-agent */
   qwen: [['test/fixtures/qwen/real-0.24.4', '.qwen']],
   /** pi: PI_TOOL_CALL_ID */
@@ -58,7 +60,18 @@ const FIXTURES = {
 
 export type AgentFixture = keyof typeof FIXTURES;
 
-export type AgentName = 'claude' | 'pi' | 'cline' | 'codex' | 'continue' | 'copilot' | 'gemini' | 'opencode' | 'qwen' | 'zed';
+export type AgentName =
+  | 'claude'
+  | 'pi'
+  | 'cline'
+  | 'codex'
+  | 'continue'
+  | 'copilot'
+  | 'gemini'
+  | 'kilo'
+  | 'opencode'
+  | 'qwen'
+  | 'zed';
 export const AGENTS: readonly AgentName[] = [
   'claude',
   'pi',
@@ -67,6 +80,7 @@ export const AGENTS: readonly AgentName[] = [
   'continue',
   'copilot',
   'gemini',
+  'kilo',
   'opencode',
   'qwen',
   'zed',
@@ -81,6 +95,7 @@ const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
   continue: ['continue'],
   copilot: ['copilot'],
   gemini: ['geminiHome'],
+  kilo: ['kilo'],
   opencode: ['opencode', 'opencodeStorage'],
   qwen: ['qwen'],
   zed: ['zed'],
@@ -105,6 +120,7 @@ export function agentDirs(home: string): Record<AgentName, string> {
     continue: join(home, '.continue'),
     copilot: join(home, '.copilot'),
     gemini: join(home, '.gemini'),
+    kilo: join(xdg, 'kilo'),
     opencode: join(xdg, 'opencode'),
     qwen: join(home, '.qwen'),
     zed: join(xdg, 'zed'),

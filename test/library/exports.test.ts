@@ -20,6 +20,7 @@ describe('the library exports', () => {
       continue: tb.ContinueDriver,
       copilot: tb.CopilotDriver,
       gemini: tb.GeminiDriver,
+      kilo: tb.KiloDriver,
       opencode: tb.OpenCodeDriver,
       pi: tb.PiDriver,
       qwen: tb.QwenDriver,
