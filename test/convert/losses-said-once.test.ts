@@ -74,6 +74,7 @@ const SAID: Record<string, string[]> = {
   qwen: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
   continue: ['metadata', 'model changes', 'labels', 'system messages', 'unanswered calls'],
   opencode: ['metadata', 'model changes', 'labels', 'system messages'],
+  kilo: ['metadata', 'model changes', 'labels', 'system messages'],
   claude: ['metadata', 'model changes', 'labels', 'system messages'],
 };
 
@@ -86,6 +87,11 @@ describe('a conversion says each loss once', () => {
         // OpenCode writes into the database OpenCode made
         await fs.mkdir(join(root, '.local', 'share', 'opencode'), { recursive: true });
         await fs.copyFile('test/fixtures/opencode/opencode.db', join(root, '.local', 'share', 'opencode', 'opencode.db'));
+      }
+      if (target === 'kilo') {
+        // and Kilo CLI into the one Kilo made
+        await fs.mkdir(join(root, '.local', 'share', 'kilo'), { recursive: true });
+        await fs.copyFile('test/fixtures/kilo/real-7.7.7/kilo.db', join(root, '.local', 'share', 'kilo', 'kilo.db'));
       }
       const written = await convertSession(lossy(join(root, 'project'), source), { to: target, env });
       const warnings = (written.meta?.warnings as string[] | undefined) ?? [];
