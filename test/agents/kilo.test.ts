@@ -1,0 +1,164 @@
+/**
+ * Sessions written into Kilo CLI, resumed by the real `kilo` (7.7.7, a provider on the loopback
+ * Anthropic stand-in, test/helpers/kilo.ts):
+ * - Claude Code sessions (signed thinking and tool calls; one with a compaction), a pi session (a
+ *   tool call) and a codex session (developer instructions, reasoning, shell calls) are converted
+ *   with `threadbase convert <id> --to kilo` into Kilo's database;
+ * - `kilo run -s <id> <probe>` in the project resumes each: the request it sends holds every turn,
+ *   tool call and result of the context threadbase builds for the written session (less the
+ *   `<environment_details>` Kilo adds to each user message when sending), and the source's own
+ *   turns, calls and results, in order;
+ * - the session Kilo appended to is converted back into Claude Code with nothing of it lost.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import type { Context } from '../../src/model/tree.js';
+import {
+  CLAUDE_ID,
+  CLAUDE_TOOLS_ID,
+  CODEX_ID,
+  type ConvertedSession,
+  convertInto,
+  copySourceFixtures,
+  PI_ID,
+} from '../helpers/agent-fixtures.js';
+import type { AgentHome } from '../helpers/agents.js';
+import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import { readContext, readSession } from '../helpers/conversions.js';
+import {
+  createKiloDatabase,
+  isEnvironmentDetails,
+  KILO_MODEL,
+  kiloProbeRule,
+  kiloRequestEndingWith,
+  runKilo,
+  setupKiloHome,
+} from '../helpers/kilo.js';
+
+let home: AgentHome;
+
+beforeAll(async () => {
+  home = await setupKiloHome({ rules: [kiloProbeRule] });
+  await copySourceFixtures(home, { claudeSubAgent: false });
+  await createKiloDatabase(home);
+}, 120_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+const resultText = (c: unknown): string =>
+  typeof c === 'string'
+    ? c
+    : Array.isArray(c)
+      ? c.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : (b.type ?? ''))).join('\n')
+      : '';
+
+/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
+function contextItems(ctx: Context): string[] {
+  return ctx.messages
+    .filter((m) => m.role !== 'system')
+    .flatMap((m) =>
+      m.parts.flatMap((p) => {
+        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
+        if (p.type === 'tool_call') return [`call:${p.name}:${JSON.stringify(p.input)}`];
+        if (p.type === 'tool_result') return [`result:${resultText(p.content)}`];
+        return [];
+      }),
+    );
+}
+
+/** The same of the Anthropic messages Kilo sent, less its environment details. */
+function requestItems(messages: AnthropicMessage[]): string[] {
+  return messages.flatMap((m) =>
+    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
+      if (isEnvironmentDetails(b)) return [];
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) return [`${m.role}:${b.text.trim()}`];
+      if (b.type === 'tool_use') return [`call:${b.name}:${JSON.stringify(b.input)}`];
+      if (b.type === 'tool_result') return [`result:${resultText(b.content)}`];
+      return [];
+    }),
+  );
+}
+
+/** Anthropic messages without cache markers and Kilo's environment details. */
+function conversationOf(messages: AnthropicMessage[]): unknown[] {
+  const strip = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(strip)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([k]) => k !== 'cache_control')
+              .map(([k, x]) => [k, strip(x)]),
+          )
+        : v;
+  return messages.map((m) => ({
+    role: m.role,
+    content: strip(
+      typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content.filter((b) => !isEnvironmentDetails(b)),
+    ),
+  }));
+}
+
+/** Asserts `want` appears within `got` in order. */
+function expectInOrder(got: string[], want: string[]): void {
+  let at = 0;
+  for (const item of want) {
+    const found = got.indexOf(item, at);
+    expect(
+      found,
+      `missing or out of order: ${item.slice(0, 160)}\nin ${JSON.stringify(got).slice(0, 2000)}`,
+    ).toBeGreaterThanOrEqual(0);
+    at = found + 1;
+  }
+}
+
+// Claude Code's sessions resume on their own model (Kilo sends thinking recorded by another model as text);
+// pi's and codex's on the stand-in's
+describe.each([
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, model: [] },
+  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false, model: [] },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true, model: ['-m', KILO_MODEL] },
+  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true, model: ['-m', KILO_MODEL] },
+])('a $from session converted into Kilo CLI ($probe)', ({ from, id, probe, calls, model }) => {
+  let written: ConvertedSession;
+  let source: string[];
+  it('is resumed by the real kilo with exactly the context threadbase built, holding every turn, call and result of the source', async () => {
+    written = await convertInto(home, id, from, 'kilo');
+    expect(written.source).toBe('kilo');
+    expect(written.path).toBe(join(home.root, '.local', 'share', 'kilo', 'kilo.db'));
+    const project = (await readSession(home, 'kilo', written.id)).project as string;
+    const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
+    await runKilo(home, ['run', ...model, '-s', written.id, ...probe.split(' ')], project);
+    const sent = kiloRequestEndingWith(home, probe).messages;
+    // the request is threadbase's context of the written session, then the probe
+    expect(conversationOf(sent.slice(0, -1))).toEqual(conversationOf(ours as AnthropicMessage[]));
+    source = contextItems(await readContext(home, from, id));
+    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
+    // a compaction becomes Kilo's (OpenCode's) request and summary: its text is the model's, not the user's;
+    // calls one response made together are steps of their own, each followed by its result
+    const roleless = (items: string[]) => items.map((s) => s.replace(/^(user|assistant):/, 'text:'));
+    const got = roleless(requestItems(sent));
+    const want = roleless([...source, `user:${probe}`]);
+    expectInOrder(
+      got.filter((s) => s.startsWith('text:')),
+      want.filter((s) => s.startsWith('text:')),
+    );
+    const left = [...got];
+    for (const item of want) {
+      const at = left.indexOf(item);
+      expect(at, `missing: ${item.slice(0, 160)}`).toBeGreaterThanOrEqual(0);
+      left.splice(at, 1);
+    }
+    if (from === 'claude' && calls) expect(JSON.stringify(sent)).toContain('"signature"');
+  }, 240_000);
+
+  it('goes back into Claude Code with nothing lost and Kilo’s new turn', async () => {
+    const back = await convertInto(home, written.id, 'kilo', 'claude');
+    const items = contextItems(await readContext(home, 'claude', back.id));
+    expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
+    expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+  }, 120_000);
+});
