@@ -234,8 +234,8 @@ export class CopilotDriver extends DriverBase {
     );
     const start = records[at];
     if (callId === undefined || !start) {
-      // a call before a compaction: the file holds the context from the summary on (encode.ts)
-      const warning = `sub-agent ${child.id} not written: the call that ran it (${callId ?? 'none'}) is not in ${events} (before a compaction, or none)`;
+      // no call, or one the written file does not hold (in a run this driver did not write): nowhere to put it
+      const warning = `sub-agent ${child.id} not written: the call that ran it (${callId ?? 'none'}) is not among ${parent.id}'s in ${events}`;
       const { entries: _e, warnings: _w, raw: _r, leafId: _l, path: _p, ...info } = child;
       return { ...info, source: SOURCE, messageCount: 0, parentId: parent.id, meta: { warnings: [warning] } };
     }
