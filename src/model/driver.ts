@@ -7,7 +7,7 @@
  */
 import type { PriceTable, ResponseStats } from './prices.js';
 import type { Context, ContextOptions } from './tree.js';
-import type { Entry, Message, Session, SessionInfo, SourceName, Usage } from './types.js';
+import type { Entry, Message, MetadataEntry, Session, SessionInfo, SourceName, Usage } from './types.js';
 
 export const DRIVER_SPEC_VERSION = 1;
 
@@ -161,6 +161,11 @@ export interface SessionDriver {
    * reads each session once and counts it (ResponseCounter).
    */
   costSummary?(filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]): Promise<ResponseStats>;
+  /**
+   * Each session's metadata entries of `type` (MetadataEntry.type), in the session's order, for the
+   * sessions that have any: what a listing filter needs of their history without reading each whole.
+   */
+  metadataEntries?(type: string): Promise<Map<string, MetadataEntry[]>>;
   /**
    * The same store seen as another tenant (a server project), scoped by the store itself: nothing a
    * tenant asks for returns another's. Absent: the server wraps the store (ProjectScopedDriver).

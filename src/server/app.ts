@@ -19,6 +19,7 @@ import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
 import { PRICES, type PriceTable } from '../stores/index-sync/prices.js';
 import {
+  ACONTEXT_SETTINGS,
   type AcontextSessionFields,
   acontextFields,
   acontextMessage,
@@ -402,8 +403,11 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const notConnected = boolParam('not_connected', c.req.query('not_connected'), false);
     const store = c.get('store');
     type Listed = SessionInfo & { entries?: readonly Entry[] };
-    /** The session whole: a space connected or configs changed after creation are entries of it. */
-    const whole = async (s: Listed): Promise<Listed> => (s.entries ? s : ((await store.getSession(s.id)) ?? s));
+    // A space connected or configs changed after creation are entries of the session: the store gives
+    // those entries alone where it can (metadataEntries), else the session is read whole.
+    const changes = store.metadataEntries ? await store.metadataEntries(ACONTEXT_SETTINGS) : undefined;
+    const whole = async (s: Listed): Promise<Listed> =>
+      s.entries ? s : changes ? { ...s, entries: changes.get(s.id) ?? [] } : ((await store.getSession(s.id)) ?? s);
     let all: Listed[] = await store.listSessions();
     if (spaceId !== undefined || notConnected) all = await Promise.all(all.map(whole));
     all = all.filter((s) => {

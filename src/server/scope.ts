@@ -16,7 +16,7 @@ import type {
 } from '../model/driver.js';
 import { NotFoundError, UnsupportedError } from '../model/errors.js';
 import type { ResponseStats } from '../model/prices.js';
-import type { Entry, Session, SessionInfo } from '../model/types.js';
+import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
 import type { PriceTable } from '../stores/index-sync/prices.js';
 import { ProjectIdsDriver } from './tenant-ids.js';
 
@@ -61,6 +61,7 @@ export class ProjectScopedDriver extends DriverBase {
   readonly appendToChain?: (sessionId: string, entry: Entry) => Promise<Entry>;
   readonly sessionCosts?: (prices: PriceTable, sessionIds?: readonly string[]) => Promise<SessionCost[]>;
   readonly costSummary?: (filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]) => Promise<ResponseStats>;
+  readonly metadataEntries?: (type: string) => Promise<Map<string, MetadataEntry[]>>;
 
   constructor(
     private readonly inner: SessionDriver,
@@ -69,7 +70,7 @@ export class ProjectScopedDriver extends DriverBase {
     super();
     this.name = inner.name;
     this.capabilities = inner.capabilities;
-    const { appendToChain, sessionCosts, costSummary } = inner;
+    const { appendToChain, sessionCosts, costSummary, metadataEntries } = inner;
     if (appendToChain) {
       this.appendToChain = async (sessionId, entry) => {
         await this.mine(sessionId);
@@ -83,6 +84,15 @@ export class ProjectScopedDriver extends DriverBase {
         const ids = sessionIds?.filter((id) => mine.has(id));
         const rows = await sessionCosts.call(inner, prices, ids);
         return rows.filter((r) => mine.has(r.id));
+      };
+    }
+    if (metadataEntries) {
+      // only this project's sessions
+      this.metadataEntries = async (type) => {
+        const all = await metadataEntries.call(inner, type);
+        const mine = new Set((await this.listSessions({})).map((s) => s.id));
+        for (const id of all.keys()) if (!mine.has(id)) all.delete(id);
+        return all;
       };
     }
     if (costSummary) {

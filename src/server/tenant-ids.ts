@@ -21,7 +21,7 @@ import type {
 import { NotFoundError } from '../model/errors.js';
 import type { ResponseStats } from '../model/prices.js';
 import type { ContextOptions } from '../model/tree.js';
-import type { Entry, Session, SessionInfo } from '../model/types.js';
+import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
 import type { PriceTable } from '../stores/index-sync/prices.js';
 
 const ALIAS = /^([\s\S]+)~([0-9a-f]{16})$/;
@@ -40,6 +40,7 @@ export class ProjectIdsDriver implements SessionDriver {
   readonly appendToChain?: (sessionId: string, entry: Entry) => Promise<Entry>;
   readonly sessionCosts?: (prices: PriceTable, sessionIds?: readonly string[]) => Promise<SessionCost[]>;
   readonly costSummary?: (filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]) => Promise<ResponseStats>;
+  readonly metadataEntries?: (type: string) => Promise<Map<string, MetadataEntry[]>>;
   readonly resumeCommand?: (session: SessionInfo) => string;
 
   constructor(
@@ -60,6 +61,7 @@ export class ProjectIdsDriver implements SessionDriver {
       appendToChain,
       sessionCosts,
       costSummary,
+      metadataEntries,
       resumeCommand,
     } = inner;
     if (writeSession) this.writeSession = (s, o) => this.write(writeSession.bind(inner), s, o);
@@ -93,6 +95,10 @@ export class ProjectIdsDriver implements SessionDriver {
           prices,
           ids?.flatMap((id) => [id, this.aliasOf(id)]),
         );
+    if (metadataEntries)
+      // by the ids the project knows its sessions by
+      this.metadataEntries = async (type) =>
+        new Map([...(await metadataEntries.call(inner, type))].map(([id, list]) => [this.shown(id), list] as const));
     if (resumeCommand) this.resumeCommand = (s) => resumeCommand.call(inner, s);
   }
 

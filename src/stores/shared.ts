@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DriverCapabilities, ForkOptions, WriteOptions } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { currentLeaf, pathToLeaf } from '../model/tree.js';
-import type { Entry, Session } from '../model/types.js';
+import type { Entry, MetadataEntry, Session } from '../model/types.js';
 
 /** The `source` of a session written by threadbase itself rather than imported from an agent. */
 export const THREADBASE_SOURCE = 'threadbase';
@@ -94,4 +94,21 @@ export function writtenIdOf(session: Session, opts: WriteOptions, taken: (id: st
     if (opts.idIfTaken && !taken(opts.idIfTaken)) return opts.idIfTaken;
   }
   return randomUUID();
+}
+
+/**
+ * Stored entries' JSON by session (rows in the session's order) as metadataEntries answers: the
+ * metadata entries of `type`, for the sessions that have any (the rows may hold others a coarse
+ * text match let through).
+ */
+export function metadataBySession(rows: Iterable<[sessionId: string, json: string]>, type: string): Map<string, MetadataEntry[]> {
+  const out = new Map<string, MetadataEntry[]>();
+  for (const [sessionId, json] of rows) {
+    const e = JSON.parse(json) as Entry;
+    if (e.kind !== 'metadata' || e.type !== type) continue;
+    const list = out.get(sessionId) ?? [];
+    list.push(e);
+    out.set(sessionId, list);
+  }
+  return out;
 }

@@ -28,6 +28,7 @@ import {
   addUsage,
   type Entry,
   emptyUsage,
+  type MetadataEntry,
   type Session,
   type SessionInfo,
   type SourceName,
@@ -43,7 +44,14 @@ import {
   type ResponseWindow,
   type UnrecordedUsageGroup,
 } from '../index-sync/prices.js';
-import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
+import {
+  checkWrittenEntryIds,
+  forkedSession,
+  metadataBySession,
+  STORE_CAPABILITIES,
+  THREADBASE_SOURCE,
+  writtenMeta,
+} from '../shared.js';
 import { preferredCopyOrder } from '../sqlite/copies.js';
 import { migrate } from './migrations.js';
 
@@ -594,6 +602,19 @@ export class PostgresStore extends DriverBase {
       if (r.role !== null) hit.role = r.role;
       return hit;
     });
+  }
+
+  async metadataEntries(type: string): Promise<Map<string, MetadataEntry[]>> {
+    // this tenant's, by the partial index of metadata entries; the type's text found first, then read exactly
+    const res = await this.q<{ session_id: string; body: string }>(
+      `SELECT e.session_id, e.body FROM tb_entries e JOIN tb_sessions s ON s.id = e.session_id
+        WHERE e.kind = 'metadata' AND s.tenant = $1 AND strpos(e.body, $2) > 0 ORDER BY e.session_id, e.seq`,
+      [this.tenant, JSON.stringify(type)],
+    );
+    return metadataBySession(
+      res.rows.map((r) => [r.session_id, r.body]),
+      type,
+    );
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {

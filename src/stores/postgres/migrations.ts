@@ -130,6 +130,14 @@ UPDATE tb_entries SET usage_web_searches = substring(body from '"webSearches":([
  WHERE (role = 'assistant' OR kind = 'compaction') AND body LIKE '%"webSearches":%';
 `,
   },
+  {
+    version: 6,
+    name: 'metadata entries by session',
+    // what a listing reads of sessions' histories (metadataEntries: Acontext sessions connected to a space)
+    sql: `
+CREATE INDEX tb_entries_metadata ON tb_entries(session_id, seq) WHERE kind = 'metadata';
+`,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes

@@ -24,7 +24,7 @@ import type { ResponseStats } from '../../model/prices.js';
 import { type RawRead, rawReadBy } from '../../model/resume.js';
 import { prefixOf } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
-import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
+import type { Entry, Message, MetadataEntry, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import type { PriceTable } from '../index-sync/prices.js';
 import { countedWhere, type StatsOptions, stats } from '../index-sync/stats.js';
@@ -32,6 +32,7 @@ import { sessionInfoOf } from '../memory/index.js';
 import {
   checkWrittenEntryIds,
   forkedSession,
+  metadataBySession,
   STORE_CAPABILITIES,
   THREADBASE_SOURCE,
   writtenIdOf,
@@ -226,6 +227,17 @@ export class SqliteStore extends DriverBase {
       unpricedModels: r.unpricedModels ?? [],
       costByModel: r.costByModel ?? {},
     }));
+  }
+
+  async metadataEntries(type: string): Promise<Map<string, MetadataEntry[]>> {
+    // by the partial index of metadata entries; the type's text found first, then read exactly
+    const rows = this.stmt(
+      `SELECT session_id sessionId, json FROM entries WHERE kind = 'metadata' AND instr(json, ?) > 0 ORDER BY session_id, seq`,
+    ).all(JSON.stringify(type)) as { sessionId: string; json: string }[];
+    return metadataBySession(
+      rows.map((r) => [r.sessionId, r.json]),
+      type,
+    );
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {

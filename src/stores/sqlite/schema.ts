@@ -180,6 +180,9 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 12: copies in sessions threadbase wrote (convert --to threadbase, a server's pushed sessions)
   // count once too, as PostgreSQL and the TypeScript rule count them: the copies 10 left alone settled
   (db) => settleStoredCopies(db),
+  // 13: a session's metadata entries by session, for what a listing reads of them (metadataEntries:
+  // a server's Acontext sessions connected to a space)
+  "CREATE INDEX IF NOT EXISTS entries_metadata ON entries(session_id, seq) WHERE kind = 'metadata'",
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
