@@ -1,7 +1,9 @@
 /**
- * The real cline 3.0.65 cuts a long tool result in the requests it sends (its message builder: past
- * 8,000 characters, head and tail around `...[truncated N chars]...`); `threadbase context` of the
- * session it recorded is that request, the result cut as Cline cut it.
+ * What the real cline 3.0.65 sends of a session beyond its messages (its message builder):
+ * - a long tool result cut (past 8,000 characters, head and tail around `...[truncated N chars]...`):
+ *   `threadbase context` of the session it recorded is that request, the result cut as Cline cut it;
+ * - a call left without a result answered with its error result: the context of such a session is
+ *   what Cline sends when it resumes it.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnthropicBlock, AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type ClineHome, runCline, setupClineHome } from '../helpers/cline.js';
+import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
 import { newestSession } from '../helpers/conversions.js';
 
 let home: ClineHome;
@@ -21,7 +23,8 @@ beforeAll(async () => {
         const last = req.messages.at(-1);
         const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
         if (answered) return { text: 'read it' };
-        if (textOf(last).includes('READ: big.txt')) return { toolUse: { name: 'read_files', input: { path: 'big.txt' } } };
+        const file = /READ: (\S+)/.exec(textOf(last))?.[1];
+        if (file) return { toolUse: { name: 'read_files', input: { path: file } } };
         return undefined;
       },
     ],
@@ -60,4 +63,29 @@ describe('a session whose tool result Cline cut short', () => {
     };
     expect(ctx.messages.flatMap(items)).toEqual([...sent.messages.flatMap(items), 'assistant:read it']);
   }, 120_000);
+});
+
+describe('a session with a call left without a result', () => {
+  it("has as context what Cline sends on resume, the call answered with Cline's error result", async () => {
+    await fs.writeFile(join(home.project, 'small.txt'), 'small file\n');
+    await runCline(home, ['READ: small.txt']);
+    const info = await newestSession(home, 'cline');
+    // the result's message gone (as when Cline is stopped while the tool runs)
+    const file = join(home.data, 'sessions', info.id, `${info.id}.messages.json`);
+    const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { messages: { content: { type: string }[] | string }[] };
+    const messages = doc.messages.filter((m) => !(Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result')));
+    expect(messages).toHaveLength(doc.messages.length - 1);
+    await fs.writeFile(file, JSON.stringify({ ...doc, messages }));
+
+    const ctx = JSON.parse(await runCliOk(home.env, ['context', info.id, '--format', 'anthropic'])) as {
+      messages: AnthropicMessage[];
+    };
+    await resumeCline(home, info.id, 'probe missing');
+    const sent = resumedRequest(home, 'probe missing').messages.flatMap(items);
+    // Cline's error result, its blocks sent as their JSON text
+    const missing = [{ type: 'text', text: 'Tool execution was interrupted before a result was produced. Tool: read_files.' }];
+    const result = sent.find((item) => item.startsWith('result:'));
+    expect(result?.replace(/^result:toolu_standin_\d+:/, '')).toBe(JSON.stringify(missing));
+    expect(ctx.messages.flatMap(items)).toEqual(sent);
+  }, 180_000);
 });

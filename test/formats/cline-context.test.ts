@@ -96,6 +96,47 @@ describe("a Cline session's context cuts long tool results as Cline does", () =>
     expect(textOf('cline', answer(3))).toBe(answer(3));
   });
 
+  it("a call no message answers gets Cline's error result, after the results of its turn or on its own", () => {
+    const build = resumeContextOf('cline');
+    const s = chainSession('s', 'cline', '/p', [
+      ['u', { role: 'user', parts: [{ type: 'text', text: 'go' }] }],
+      [
+        'a',
+        {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          parts: [
+            { type: 'tool_call', id: 'c1', name: 'read_files', input: {} },
+            { type: 'tool_call', id: 'c2', name: 'run_commands', input: {} },
+          ],
+        },
+      ],
+      ['r', { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', content: 'ok' }] }],
+      [
+        'b',
+        {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          parts: [{ type: 'tool_call', id: 'c3', name: 'read_files', input: {} }],
+        },
+      ],
+      ['c', { role: 'assistant', model: 'claude-sonnet-4-5', parts: [{ type: 'text', text: 'done' }] }],
+    ]);
+    const missing = (name: string) =>
+      JSON.stringify([{ type: 'text', text: `Tool execution was interrupted before a result was produced. Tool: ${name}.` }]);
+    const messages = build?.(s).messages ?? [];
+    expect(
+      messages.map((m) => [m.role, m.parts.map((p) => (p.type === 'tool_result' ? `${p.callId}:${p.content}` : p.type))]),
+    ).toEqual([
+      ['user', ['text']],
+      ['assistant', ['tool_call', 'tool_call']],
+      ['tool', ['c1:ok', `c2:${missing('run_commands')}`]],
+      ['assistant', ['tool_call']],
+      ['tool', [`c3:${missing('read_files')}`]],
+      ['assistant', ['text']],
+    ]);
+  });
+
   it("another agent's session keeps its result whole", () => {
     const sent = resultOf(contextOf('pi', { type: 'tool_result', callId: 'c1', content: big }));
     expect(sent.content).toBe(big);

@@ -10,7 +10,7 @@
  *   with `... omitted N chars due to repeated tool-call markup]...`.
  * Not modelled: the limit's override (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS in Cline's
  * environment), the rewrite of a file read again later once that saves 64 KiB, the 6 MB budget of
- * all text and the image budget.
+ * all text and the image budget. A call no message answers gets Cline's error result.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
@@ -94,7 +94,50 @@ function cutPart(p: Part, role: Message['role']): Part {
   return p;
 }
 
+/** Cline's words for a call left without a result (BF in @cline/core's message builder). */
+export const CLINE_MISSING_RESULT = 'Tool execution was interrupted before a result was produced.';
+
+/**
+ * A call no message answers gets an error result from Cline (addMissingToolResults): after the
+ * results that follow its turn, or in a message of their own before the next turn.
+ */
+function withMissingResults(messages: Message[]): Message[] {
+  const answered = new Set(messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : []))));
+  const out: Message[] = [];
+  let open: ToolResultPart[] = [];
+  for (const m of messages) {
+    if (m.parts.some((p) => p.type === 'tool_result')) {
+      // the results first, then what else the message holds, as Cline splits it
+      const results = m.parts.filter((p) => p.type === 'tool_result');
+      const rest = m.parts.filter((p) => p.type !== 'tool_result');
+      out.push({ ...m, parts: [...results, ...open] });
+      if (rest.length) out.push({ ...m, role: 'user', parts: rest });
+      open = [];
+    } else {
+      if (open.length) out.push({ role: 'tool', parts: open, meta: { clineRepaired: true } });
+      open = [];
+      out.push(m);
+    }
+    if (m.role !== 'assistant') continue;
+    for (const p of m.parts)
+      if (p.type === 'tool_call' && !answered.has(p.id))
+        open.push({
+          type: 'tool_result',
+          callId: p.id,
+          name: p.name,
+          // its content blocks, which Cline's provider layer sends as their JSON text
+          content: JSON.stringify([
+            { type: 'text', text: p.name ? `${CLINE_MISSING_RESULT} Tool: ${p.name}.` : CLINE_MISSING_RESULT },
+          ]),
+          isError: true,
+        });
+  }
+  if (open.length) out.push({ role: 'tool', parts: open, meta: { clineRepaired: true } });
+  return out;
+}
+
 export function clineContext(session: Session, opts: ContextOptions = {}): Context {
   const ctx = buildContext(session, opts);
-  return { ...ctx, messages: ctx.messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) })) };
+  const messages = withMissingResults(ctx.messages);
+  return { ...ctx, messages: messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) })) };
 }
