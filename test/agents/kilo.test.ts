@@ -4,10 +4,9 @@
  * - Claude Code sessions (signed thinking and tool calls; one with a compaction), a pi session (a
  *   tool call) and a codex session (developer instructions, reasoning, shell calls) are converted
  *   with `threadbase convert <id> --to kilo` into Kilo's database;
- * - `kilo run -s <id> <probe>` in the project resumes each: the request it sends holds every turn,
- *   tool call and result of the context threadbase builds for the written session (less the
- *   `<environment_details>` Kilo adds to each user message when sending), and the source's own
- *   turns, calls and results, in order;
+ * - `kilo run -s <id> <probe>` in the project resumes each: the request it sends is the context
+ *   threadbase builds for the written session (with the `<environment_details>` Kilo adds to each
+ *   user message when sending), and holds the source's own turns, calls and results;
  * - the session Kilo appended to is converted back into Claude Code with nothing of it lost.
  */
 import { join } from 'node:path';
@@ -82,7 +81,7 @@ function requestItems(messages: AnthropicMessage[]): string[] {
   );
 }
 
-/** Anthropic messages without cache markers and Kilo's environment details. */
+/** Anthropic messages without cache markers. */
 function conversationOf(messages: AnthropicMessage[]): unknown[] {
   const strip = (v: unknown): unknown =>
     Array.isArray(v)
@@ -96,9 +95,7 @@ function conversationOf(messages: AnthropicMessage[]): unknown[] {
         : v;
   return messages.map((m) => ({
     role: m.role,
-    content: strip(
-      typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content.filter((b) => !isEnvironmentDetails(b)),
-    ),
+    content: strip(typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content),
   }));
 }
 
@@ -133,7 +130,7 @@ describe.each([
     const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
     await runKilo(home, ['run', ...model, '-s', written.id, ...probe.split(' ')], project);
     const sent = kiloRequestEndingWith(home, probe).messages;
-    // the request is threadbase's context of the written session, then the probe
+    // the request is threadbase's context of the written session (Kilo's environment details included), then the probe
     expect(conversationOf(sent.slice(0, -1))).toEqual(conversationOf(ours as AnthropicMessage[]));
     source = contextItems(await readContext(home, from, id));
     expect(source.some((s) => s.startsWith('call:'))).toBe(calls);

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import '../../src/formats/all.js';
 import { KiloDriver, kiloDbPath } from '../../src/formats/kilo/index.js';
-import { OpenCodeDriver } from '../../src/formats/opencode/index.js';
+import { OpenCodeDriver, opencodeContext } from '../../src/formats/opencode/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Part, Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -40,8 +40,10 @@ function home(): { env: DriverEnv; db: string; root: string } {
 
 const parts = (s: Session): Part[] => s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
 
+type Sent = { role: string; content: { type: string; text?: string }[] }[];
+
 /** Blocks without the `<environment_details>` text Kilo adds to each user message when it sends it. */
-function withoutEnvironmentDetails(messages: { role: string; content: { type: string; text?: string }[] }[]) {
+function withoutEnvironmentDetails(messages: Sent): Sent {
   return messages.map((m) => ({
     ...m,
     content: m.content.filter((b) => !(b.type === 'text' && b.text?.startsWith('\n\n<environment_details>'))),
@@ -93,19 +95,19 @@ describe('Kilo CLI sessions the real kilo 7.7.7 recorded', () => {
     expect(s.usage?.input).toBeGreaterThan(0);
   });
 
-  it('reads the compaction Kilo made, and the context is what Kilo sent on resume (less its environment details)', async () => {
+  it('reads the compaction Kilo made, and the context is what Kilo sent on resume, with the environment details it adds', async () => {
     const { env } = home();
     const driver = new KiloDriver(env);
     const compacted = (await driver.getSession(COMPACTED)) as Session;
     expect(compacted.entries.filter((e) => e.kind === 'compaction')).toHaveLength(1);
-    const sent = JSON.parse(readFileSync(join(FIXTURE, 'resume-requests.json'), 'utf8')) as Record<
-      string,
-      { messages: { role: string; content: { type: string; text?: string }[] }[] }
-    >;
+    const sent = JSON.parse(readFileSync(join(FIXTURE, 'resume-requests.json'), 'utf8')) as Record<string, { messages: Sent }>;
     for (const id of [MAIN, COMPACTED]) {
       const ours = contextToAnthropic(await driver.getContext(id)).messages;
       // the request ends with the last prompt, answered by the last message of the session
-      expect(ours.slice(0, -1)).toEqual(withoutEnvironmentDetails(sent[id]?.messages ?? []));
+      expect(ours.slice(0, -1)).toEqual(sent[id]?.messages);
+      // OpenCode's context of the same session is the same, less Kilo's environment details
+      const session = (await driver.getSession(id)) as Session;
+      expect(withoutEnvironmentDetails(ours as Sent)).toEqual(contextToAnthropic(opencodeContext(session)).messages);
     }
   });
 
@@ -159,6 +161,32 @@ describe('writing into Kilo CLI', () => {
     r.close();
     expect(new Set(agents)).toEqual(new Set(['code', 'compaction']));
     expect(driver.resumeCommand(written)).toBe(`cd /tmp/kilo-fx/project && kilo --session ${written.id}`);
+  });
+
+  it("a Kilo session written into OpenCode keeps Kilo's own records: the same records, new ids", async () => {
+    const { env, root } = home();
+    const ocDb = join(root, '.local', 'share', 'opencode', 'opencode.db');
+    mkdirSync(join(ocDb, '..'), { recursive: true });
+    copyFileSync(join(__dirname, '..', 'fixtures', 'opencode', 'opencode.db'), ocDb);
+    const kilo = (await new KiloDriver(env).getSession(MAIN)) as Session;
+    const opencode = new OpenCodeDriver(env);
+    const written = await opencode.writeSession(kilo);
+    const copy = (await opencode.getSession(written.id)) as Session;
+    expect(copy.entries.every((e) => e.rawSource === 'opencode')).toBe(true);
+    const r = new Database(ocDb, { readonly: true });
+    const rows = (r.prepare('SELECT data FROM part WHERE session_id = ?').all(written.id) as { data: string }[]).map(
+      (p) => JSON.parse(p.data) as { type: string; metrics?: unknown },
+    );
+    const agents = (r.prepare('SELECT data FROM message WHERE session_id = ?').all(written.id) as { data: string }[]).map(
+      (m) => (JSON.parse(m.data) as { agent?: string }).agent,
+    );
+    r.close();
+    // Kilo's step metrics and agent, which threadbase's own encoding would not write
+    expect(rows.some((p) => p.type === 'step-finish' && p.metrics !== undefined)).toBe(true);
+    expect(new Set(agents)).toEqual(new Set(['code']));
+    expect(contextToAnthropic(await opencode.getContext(written.id)).messages).toEqual(
+      contextToAnthropic(opencodeContext(kilo)).messages,
+    );
   });
 
   it("files a session in a git repository under the project id Kilo cached in the common git directory's `kilo` file", async () => {

@@ -16,6 +16,7 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { resumeContextOf } from '../../model/resume.js';
 import type { Entry, Message, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
@@ -250,7 +251,8 @@ export class OpenCodeDriver extends DriverBase {
 
   override async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {
     const s = await this.requireSession(sessionId);
-    const own = opencodeContext(s, { leafId: opts.leafId }).messages;
+    // a fork of OpenCode registers its own (what it adds when sending)
+    const own = (resumeContextOf(this.name) ?? opencodeContext)(s, { leafId: opts.leafId }).messages;
     if (!opts.includeAncestors || !s.parentId) return own;
     return [...(await this.getMessages(s.parentId, { includeAncestors: true })), ...own];
   }
