@@ -71,6 +71,21 @@ export interface WriteOptions {
   idIfTaken?: string;
 }
 
+/** What costBuckets groups by. */
+export type CostBucketKey = 'day' | 'model' | 'project' | 'source';
+
+/** One costBuckets group: key '' for no project, 'unknown' for records that name no model. */
+export interface CostBucket {
+  key: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  cost: number;
+  responses: number;
+}
+
 export interface UsageTotals extends Usage {
   cost: number;
   messages: number;
@@ -166,6 +181,18 @@ export interface SessionDriver {
    * sessions that have any: what a listing filter needs of their history without reading each whole.
    */
   metadataEntries?(type: string): Promise<Map<string, MetadataEntry[]>>;
+  /**
+   * costSummary grouped by the counted record's day, its model (an advisor request's under its own),
+   * the session's project or its source: each bucket's tokens, cost (recorded, the rest priced) and
+   * responses, a copied response once among the sessions, only responses in since/until. What a chart
+   * over many sessions needs without reading them. Absent: the caller reads or estimates per session.
+   */
+  costBuckets?(
+    by: CostBucketKey,
+    filter: SessionFilter,
+    prices: PriceTable,
+    sessionIds?: readonly string[],
+  ): Promise<CostBucket[]>;
   /**
    * The same store seen as another tenant (a server project), scoped by the store itself: nothing a
    * tenant asks for returns another's. Absent: the server wraps the store (ProjectScopedDriver).

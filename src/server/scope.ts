@@ -62,6 +62,7 @@ export class ProjectScopedDriver extends DriverBase {
   readonly sessionCosts?: (prices: PriceTable, sessionIds?: readonly string[]) => Promise<SessionCost[]>;
   readonly costSummary?: (filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]) => Promise<ResponseStats>;
   readonly metadataEntries?: (type: string) => Promise<Map<string, MetadataEntry[]>>;
+  readonly costBuckets?: SessionDriver['costBuckets'];
 
   constructor(
     private readonly inner: SessionDriver,
@@ -70,7 +71,7 @@ export class ProjectScopedDriver extends DriverBase {
     super();
     this.name = inner.name;
     this.capabilities = inner.capabilities;
-    const { appendToChain, sessionCosts, costSummary, metadataEntries } = inner;
+    const { appendToChain, sessionCosts, costSummary, costBuckets, metadataEntries } = inner;
     if (appendToChain) {
       this.appendToChain = async (sessionId, entry) => {
         await this.mine(sessionId);
@@ -95,17 +96,25 @@ export class ProjectScopedDriver extends DriverBase {
         return all;
       };
     }
+    if (costBuckets) {
+      // as costSummary below: this project's sessions of the filter's source and project
+      this.costBuckets = async (by, filter, prices, sessionIds) =>
+        costBuckets.call(inner, by, { since: filter.since, until: filter.until }, prices, await this.idsOf(filter, sessionIds));
+    }
     if (costSummary) {
       // counted in the store, over this project's sessions of the filter's source and project (a
       // source as fromSource reads it): a response copied into another project's session counts here too
-      this.costSummary = async (filter, prices, sessionIds) => {
-        const only = sessionIds && new Set(sessionIds);
-        const mine = (await this.listSessions({ source: filter.source, project: filter.project }))
-          .map((s) => s.id)
-          .filter((id) => !only || only.has(id));
-        return costSummary.call(inner, { since: filter.since, until: filter.until }, prices, mine);
-      };
+      this.costSummary = async (filter, prices, sessionIds) =>
+        costSummary.call(inner, { since: filter.since, until: filter.until }, prices, await this.idsOf(filter, sessionIds));
     }
+  }
+
+  /** This project's sessions of the filter's source and project, of `sessionIds` when given. */
+  private async idsOf(filter: SessionFilter, sessionIds?: readonly string[]): Promise<string[]> {
+    const only = sessionIds && new Set(sessionIds);
+    return (await this.listSessions({ source: filter.source, project: filter.project }))
+      .map((s) => s.id)
+      .filter((id) => !only || only.has(id));
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {

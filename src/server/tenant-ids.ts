@@ -41,6 +41,7 @@ export class ProjectIdsDriver implements SessionDriver {
   readonly sessionCosts?: (prices: PriceTable, sessionIds?: readonly string[]) => Promise<SessionCost[]>;
   readonly costSummary?: (filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]) => Promise<ResponseStats>;
   readonly metadataEntries?: (type: string) => Promise<Map<string, MetadataEntry[]>>;
+  readonly costBuckets?: SessionDriver['costBuckets'];
   readonly resumeCommand?: (session: SessionInfo) => string;
 
   constructor(
@@ -61,6 +62,7 @@ export class ProjectIdsDriver implements SessionDriver {
       appendToChain,
       sessionCosts,
       costSummary,
+      costBuckets,
       metadataEntries,
       resumeCommand,
     } = inner;
@@ -91,6 +93,15 @@ export class ProjectIdsDriver implements SessionDriver {
       this.costSummary = (filter, prices, ids) =>
         costSummary.call(
           inner,
+          filter,
+          prices,
+          ids?.flatMap((id) => [id, this.aliasOf(id)]),
+        );
+    if (costBuckets)
+      this.costBuckets = (by, filter, prices, ids) =>
+        costBuckets.call(
+          inner,
+          by,
           filter,
           prices,
           ids?.flatMap((id) => [id, this.aliasOf(id)]),

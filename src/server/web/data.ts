@@ -6,7 +6,7 @@
  */
 import { injectedLabel } from '../../formats/injected.js';
 import { CopyChoice, copyKeyOf, copyRankOf } from '../../model/copies.js';
-import type { SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
+import type { CostBucketKey, SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
 import {
@@ -813,9 +813,12 @@ export class WebData {
       }
       mergeBucket(b, c);
     };
-    // Per message (exact days and models) while that means loading few sessions; past that,
+    // Per message (exact days and models) while that means loading few sessions; past that, counted
+    // in the store where it can (costBuckets: the same per-response numbers, no session read), else
     // each session's own totals on its last day, per model where the listing has them.
     const perMessage = sessions.length <= this.statsSessionLimit;
+    if (!perMessage && this.driver.costBuckets)
+      return this.storeStats(this.driver.costBuckets.bind(this.driver), filter, sessions);
     // Per message, a response copied into several sessions (a fork's copy, a conversion's) counts
     // once, in the copy the index counts: the session created first, then by copyRank, then no fork first.
     const window: ResponseWindow = { since: filter.since, until: filter.until };
@@ -847,6 +850,46 @@ export class WebData {
       granularity: perMessage ? 'message' : 'session',
       sessions: sessions.length,
       byDay: [...byDay.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
+      byModel: byCost(byModel),
+      byProject: byCost(byProject),
+      bySource: byCost(bySource),
+    };
+  }
+
+  /**
+   * stats from the store's costBuckets over the filter's sessions (`sessions`, as listed): per
+   * response, a copy once, split by time (a response outside since/until is in no session's count).
+   */
+  private async storeStats(
+    costBuckets: NonNullable<SessionDriver['costBuckets']>,
+    filter: { source?: string; project?: string; since?: string; until?: string },
+    sessions: readonly SessionInfo[],
+  ): Promise<StatsResult> {
+    const { source, project, since, until } = filter;
+    const selected = {
+      ...(source ? { source } : {}),
+      ...(project ? { project } : {}),
+      ...(since ? { since } : {}),
+      ...(until ? { until } : {}),
+    };
+    const of = async (by: CostBucketKey, named: (key: string) => string) =>
+      (await costBuckets(by, selected, this.prices)).map((b) => ({ ...b, key: named(b.key) }));
+    const asIs = (k: string) => k;
+    const [byDay, byModel, byProject, bySource] = await Promise.all([
+      of('day', asIs),
+      // as the per-message charts name them
+      of('model', (k) => (k === 'unknown' ? '(unknown)' : k)),
+      of('project', (k) => k || '(none)'),
+      of('source', asIs),
+    ]);
+    const totals = emptyBucket('total');
+    for (const b of bySource) mergeBucket(totals, b);
+    const byCost = (list: StatsBucket[]) => [...list].sort((a, b) => b.cost - a.cost || totalTokens(b) - totalTokens(a));
+    return {
+      totals,
+      granularity: 'message',
+      sessions: sessions.length,
+      byDay: [...byDay].sort((a, b) => (a.key < b.key ? -1 : 1)),
       byModel: byCost(byModel),
       byProject: byCost(byProject),
       bySource: byCost(bySource),

@@ -10,6 +10,8 @@ import type Database from 'better-sqlite3';
 import { DriverBase } from '../../formats/shared/base.js';
 import { openDatabase } from '../../formats/shared/sqlite.js';
 import type {
+  CostBucket,
+  CostBucketKey,
   DriverCapabilities,
   ForkOptions,
   SearchHit,
@@ -269,6 +271,33 @@ export class SqliteStore extends DriverBase {
       unpricedModels: [...new Set(rows.flatMap((r) => r.unpricedModels ?? []))].sort(),
       usage,
     };
+  }
+
+  /** costSummary by day, model, project or source (SessionDriver.costBuckets), as `stats --by` groups the index. */
+  async costBuckets(
+    by: CostBucketKey,
+    filter: SessionFilter,
+    prices: PriceTable,
+    sessionIds?: readonly string[],
+  ): Promise<CostBucket[]> {
+    return stats(this, prices, {
+      by,
+      copiesAmongSelected: true,
+      ...(filter.since ? { since: filter.since } : {}),
+      ...(filter.until ? { until: filter.until } : {}),
+      ...(filter.source ? { source: filter.source } : {}),
+      ...(filter.project ? { project: filter.project } : {}),
+      ...(sessionIds ? { sessionIds } : {}),
+    }).map((r) => ({
+      key: r.key,
+      input: r.inputTokens,
+      output: r.outputTokens,
+      cacheRead: r.cacheReadTokens,
+      cacheWrite: r.cacheWriteTokens,
+      reasoning: r.reasoningTokens,
+      cost: r.cost,
+      responses: r.messages,
+    }));
   }
 
   /** The tokens, recorded cost and number of the counted records `where` selects (entries `e`, sessions `s`). */
