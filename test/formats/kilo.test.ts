@@ -133,6 +133,14 @@ describe('Kilo CLI sessions the real kilo 7.7.7 recorded', () => {
     expect(JSON.parse(await runCliOk(cliEnv, ['sessions', '--source', 'kilo', '--json'])).length).toBe(2);
     expect(await runCliOk(cliEnv, ['show', MAIN])).toContain('kilo session');
     expect(await runCliOk(cliEnv, ['context', MAIN, '--format', 'anthropic'])).toContain('sig-standin-6');
+    // `export --format opencode` prints Kilo's own records, as `kilo export` does
+    const exported = JSON.parse(await runCliOk(cliEnv, ['export', MAIN, '--format', 'opencode'])) as {
+      info: { id: string; version: string };
+      messages: { info: { id: string } }[];
+    };
+    expect(exported.info).toMatchObject({ id: MAIN, version: '7.7.7' });
+    expect(exported.messages).toHaveLength(12);
+    expect(exported.messages[0]?.info.id).toBe('msg_2169f6bf3001gwvYyofjeeQNYd');
     await runCliOk(cliEnv, ['sync', '--source', 'kilo', '--json']);
     const hits = JSON.parse(await runCliOk(cliEnv, ['search', 'missing.txt', '--source', 'kilo', '--no-sync', '--json'])) as {
       sessionId: string;

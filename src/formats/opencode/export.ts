@@ -6,7 +6,7 @@ import { ParseError } from '../../model/errors.js';
 import type { ParseWarning, Session } from '../../model/types.js';
 import { type EncodeOptions, encodeSession } from './encode.js';
 import { isOcEntryRaw, sessionFromOpencode } from './parse.js';
-import { isJson, type Json, newId, type OcMessage, type OcSessionData, SOURCE } from './records.js';
+import { holdsOpenCodeRecords, isJson, type Json, newId, type OcMessage, type OcSessionData } from './records.js';
 
 /** Export JSON (parsed) → session data, skipping malformed messages and parts with a warning. */
 export function exportToData(value: unknown, file: string, warnings: ParseWarning[]): OcSessionData {
@@ -60,12 +60,12 @@ export function sessionToExport(session: Session, opts: Partial<EncodeOptions> =
 }
 
 /**
- * A session as OpenCode export JSON: an OpenCode session as OpenCode itself exports it (its own
+ * A session as OpenCode export JSON: an OpenCode (or Kilo CLI) session as OpenCode itself exports it (its own
  * records and ids, from each entry's raw message), any other session encoded with fresh ids.
  */
 export function sessionAsOpencodeExport(session: Session): { info: Json; messages: OcMessage[] } {
   const rawInfo = isJson(session.raw) && isJson(session.raw.info) ? session.raw.info : undefined;
-  if (session.source !== SOURCE || !rawInfo)
+  if (!holdsOpenCodeRecords(session.source) || !rawInfo)
     return sessionToExport(session, session.project ? { directory: session.project } : {});
   const messages: OcMessage[] = [];
   for (const e of session.entries) {
