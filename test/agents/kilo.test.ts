@@ -7,13 +7,17 @@
  * - `kilo run -s <id> <probe>` in the project resumes each: the request it sends is the context
  *   threadbase builds for the written session (with the `<environment_details>` Kilo adds to each
  *   user message when sending), and holds the source's own turns, calls and results;
- * - the session Kilo appended to is converted back into Claude Code with nothing of it lost.
+ * - the session Kilo appended to is converted back into Claude Code with nothing of it lost;
+ * - a session kilo recorded (a bash call) is read; threadbase appends a turn to it, renames it and
+ *   forks it, and kilo lists both and resumes each with exactly threadbase's context.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { KiloDriver } from '../../src/formats/kilo/index.js';
 import type { Context } from '../../src/model/tree.js';
+import type { Entry, Session } from '../../src/model/types.js';
 import {
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
@@ -35,6 +39,7 @@ import {
   runKilo,
   setupKiloHome,
 } from '../helpers/kilo.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 let home: AgentHome;
 
@@ -158,4 +163,49 @@ describe.each([
     expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
     expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
   }, 120_000);
+});
+
+describe('a session the real kilo recorded', () => {
+  let recorded: string;
+
+  it('is read with its bash call and result', async () => {
+    await runKilo(home, ['run', '-m', KILO_MODEL, '--title', 'recorded', 'RUN:', 'echo', 'hi']);
+    const driver = new KiloDriver(home.env);
+    recorded = (await driver.listSessions()).find((x) => x.title === 'recorded')?.id as string;
+    const s = (await driver.getSession(recorded)) as Session;
+    expect(s.warnings).toEqual([]);
+    const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    expect(parts.find((p) => p.type === 'tool_call')).toMatchObject({ name: 'bash', input: { command: 'echo hi' } });
+    expect(parts.find((p) => p.type === 'tool_result')).toMatchObject({ content: 'hi\n' });
+  }, 120_000);
+
+  it('kilo resumes it after threadbase appended a turn and renamed it, and a fork threadbase made, each with exactly our context', async () => {
+    const driver = new KiloDriver(home.env);
+    const s = (await driver.getSession(recorded)) as Session;
+    const t = (n: number) => new Date(Date.now() + n).toISOString();
+    const model = { model: 'claude-test', provider: 'standin' };
+    await driver.appendEntries(recorded, [
+      messageEntry('app-u1', (s.entries.at(-1) as Entry).id, t(1), textMessage('user', 'appended by threadbase')),
+      messageEntry('app-a1', 'app-u1', t(2), {
+        role: 'assistant',
+        ...model,
+        parts: [{ type: 'text', text: 'An appended answer.' }],
+      }),
+    ]);
+    await driver.setTitle(recorded, 'renamed by threadbase');
+    const forked = await driver.forkSession(recorded);
+    expect(forked.title).toBe('renamed by threadbase (fork #1)');
+    const listed = JSON.parse(await runKilo(home, ['session', 'list', '--format', 'json'])) as { id: string; title: string }[];
+    expect(listed.find((x) => x.id === recorded)?.title).toBe('renamed by threadbase');
+    expect(listed.some((x) => x.id === forked.id)).toBe(true);
+    for (const [id, probe] of [
+      [recorded, 'probe appended'],
+      [forked.id, 'probe forked'],
+    ] as const) {
+      const ours = contextToAnthropic(await readContext(home, 'kilo', id)).messages as AnthropicMessage[];
+      expect(JSON.stringify(ours)).toContain('appended by threadbase');
+      await runKilo(home, ['run', '-m', KILO_MODEL, '-s', id, ...probe.split(' ')]);
+      expect(conversationOf(kiloRequestEndingWith(home, probe).messages.slice(0, -1))).toEqual(conversationOf(ours));
+    }
+  }, 300_000);
 });

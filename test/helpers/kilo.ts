@@ -44,7 +44,7 @@ export async function setupKiloHome(opts: { rules?: Rule[] } = {}): Promise<Agen
   return home;
 }
 
-/** `kilo <args>` in `cwd` (the home's project), offline; rejects with its output when it fails. */
+/** `kilo <args>` in `cwd` (the home's project), offline: what it printed on stdout; rejects with all its output when it fails. */
 export async function runKilo(home: Pick<AgentHome, 'root' | 'project'>, args: string[], cwd = home.project): Promise<string> {
   const r = await runBinary(KILO_BIN, args, cwd, {
     PATH: process.env.PATH,
@@ -60,7 +60,7 @@ export async function runKilo(home: Pick<AgentHome, 'root' | 'project'>, args: s
     npm_config_registry: 'http://127.0.0.1:9/',
     NO_COLOR: '1',
   });
-  return r.stdout + r.stderr;
+  return r.stdout;
 }
 
 /** Kilo creates its database (which `convert --to kilo` writes into) when it first runs: a `session list` does. */
@@ -73,11 +73,15 @@ export function isEnvironmentDetails(b: { type: string; text?: unknown }): boole
   return b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('\n\n<environment_details>');
 }
 
-/** A stand-in rule answering every request `ok: <the last text of its last message>` (the probe; Kilo's environment details aside). */
+/**
+ * A stand-in rule answering every request `ok: <the last text of its last message>` (the probe; Kilo's
+ * environment details aside), but a `RUN: <command>` prompt, which the default rules answer with a bash call.
+ */
 export const kiloProbeRule: Rule = (req) => {
   const last = req.messages.at(-1);
   const blocks = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? []);
   const texts = blocks.filter((b) => b.type === 'text' && !isEnvironmentDetails(b)).map((b) => String(b.text ?? ''));
+  if (texts.at(-1)?.startsWith('RUN: ')) return undefined;
   return { text: `ok: ${texts.at(-1) ?? ''}` };
 };
 
