@@ -11,6 +11,8 @@
  * - a session kilo recorded (a bash call) is read; threadbase appends a turn to it, renames it and
  *   forks it, and kilo lists both and resumes each with exactly threadbase's context.
  */
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -208,4 +210,20 @@ describe('a session the real kilo recorded', () => {
       expect(conversationOf(kiloRequestEndingWith(home, probe).messages.slice(0, -1))).toEqual(conversationOf(ours));
     }
   }, 300_000);
+
+  it('kilo lists a session threadbase wrote into a git repository with an origin remote it never ran in', async () => {
+    const repo = join(home.root, 'repo');
+    await fs.mkdir(repo);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo });
+    git('init', '-q');
+    git('remote', 'add', 'origin', 'git@github.com:Example/Repo.git');
+    git('commit', '-q', '--allow-empty', '-m', 'init');
+    const s = await readSession(home, 'kilo', recorded);
+    const written = await new KiloDriver(home.env).writeSession({ ...s, project: repo });
+    // the id the real kilo gave a repository with this origin remote: sha1 of "git-remote:github.com/Example/Repo", as OpenCode
+    expect(written.meta?.projectID).toBe('9663cb3d54855fc2a3ee616d4a72d26a9c0ca79f');
+    const listed = JSON.parse(await runKilo(home, ['session', 'list', '--format', 'json'], repo)) as { id: string }[];
+    expect(listed.map((x) => x.id)).toContain(written.id);
+  }, 120_000);
 });
