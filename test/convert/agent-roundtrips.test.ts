@@ -33,10 +33,11 @@ import {
   textMessage,
 } from '../helpers/sessions.js';
 
-type Agent = 'claude' | 'pi' | 'opencode' | 'codex' | 'qwen' | 'cline' | 'continue';
-const AGENTS: Agent[] = ['claude', 'pi', 'opencode', 'qwen', 'cline', 'continue'];
+type Agent = 'claude' | 'pi' | 'opencode' | 'kilo' | 'codex' | 'qwen' | 'cline' | 'continue';
+const AGENTS: Agent[] = ['claude', 'pi', 'opencode', 'kilo', 'qwen', 'cline', 'continue'];
 const PAIRS: [Agent, Agent][] = AGENTS.flatMap((a) => AGENTS.filter((b) => b !== a).map((b): [Agent, Agent] => [a, b]));
 const OPENCODE_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
+const KILO_DB = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'kilo', 'real-7.7.7', 'kilo.db');
 
 let home: string;
 let env: DriverEnv;
@@ -47,6 +48,8 @@ beforeAll(() => {
   // OpenCode creates its schema on first run; a database it made stands in for that run.
   mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
   copyFileSync(OPENCODE_DB, join(home, '.local', 'share', 'opencode', 'opencode.db'));
+  mkdirSync(join(home, '.local', 'share', 'kilo'), { recursive: true });
+  copyFileSync(KILO_DB, join(home, '.local', 'share', 'kilo', 'kilo.db'));
   env = { home, env: {} };
   sources = new Sources(env);
 });
