@@ -18,6 +18,8 @@ import { OpenCodeDriver, opencodeContext } from '../../src/formats/opencode/inde
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Part, Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
+import { CLAUDE_CHILD, CLAUDE_PARENT, convertRow, expectCarried } from '../helpers/sub-agents.js';
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'kilo', 'real-7.7.7');
 const MAIN = 'ses_de960d959ffeUnT4kXIY6RPwqO';
@@ -195,6 +197,20 @@ describe('writing into Kilo CLI', () => {
     expect(contextToAnthropic(await opencode.getContext(written.id)).messages).toEqual(
       contextToAnthropic(opencodeContext(kilo)).messages,
     );
+  });
+
+  it("carries a Claude Code session's sub-agent along: a child session (parentID) whose parent task part names it", async () => {
+    const fx = await fixtureHome({ prefix: 'tb-kilo-sub-', fixtures: ['claude', 'kilo'] });
+    temps.push(fx.home);
+    const out = await convertRow(fx.env, CLAUDE_PARENT, 'kilo');
+    const { child } = await expectCarried(fx.env, 'kilo', out, { source: 'claude', id: CLAUDE_CHILD });
+    expect(child.source).toBe('kilo');
+    const r = new Database(out.path as string, { readonly: true });
+    const task = (r.prepare('SELECT data FROM part WHERE session_id = ?').all(out.id) as { data: string }[])
+      .map((p) => JSON.parse(p.data) as { callID?: string; state?: { metadata?: unknown } })
+      .find((p) => p.callID === child.parentToolCallId);
+    r.close();
+    expect(task?.state?.metadata).toMatchObject({ sessionId: child.id });
   });
 
   it("files a session in a git repository under the project id Kilo cached in the common git directory's `kilo` file", async () => {
