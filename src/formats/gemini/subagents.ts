@@ -6,7 +6,8 @@
  * directories, and the parent's call that ran it carrying `agentId` (ToolCallRecord.agentId), which
  * the reader links back (driver.ts withSpawnCall).
  */
-import type { Entry, Part, Session } from '../../model/types.js';
+import { callByPrompt, callsOnPath, sideChainGroups } from '../../model/side-chains.js';
+import type { Entry, Session } from '../../model/types.js';
 import { isObject, type JsonObject } from './content.js';
 
 export interface SideChain {
@@ -16,15 +17,6 @@ export interface SideChain {
   spawnedBy?: string;
 }
 
-const firstUserText = (entries: readonly Entry[]): string | undefined => {
-  const m = entries.find((e) => e.kind === 'message' && e.message.role === 'user');
-  if (m?.kind !== 'message') return undefined;
-  return m.message.parts
-    .flatMap((p) => (p.type === 'text' ? [p.text] : []))
-    .join('\n')
-    .trim();
-};
-
 /**
  * The side chains of a session (entries marked `sidechain` hanging from one another), each with the
  * call that ran it: the Agent SDK names it (`meta.parent_tool_use_id`); Claude Code's in-file side
@@ -32,42 +24,14 @@ const firstUserText = (entries: readonly Entry[]): string | undefined => {
  * A chain of records alone (no message) is no sub-agent's work and is left out.
  */
 export function sideChainsOf(session: Pick<Session, 'entries'>, mainPath: readonly Entry[]): SideChain[] {
-  // side entries on the written path (converted at an entry of a side chain) are the main chat's
-  const onPath = new Set(mainPath.map((e) => e.id));
-  const side = session.entries.filter((e) => e.sidechain && !onPath.has(e.id));
-  const sideIds = new Set(side.map((e) => e.id));
-  const byId = new Map(side.map((e) => [e.id, e]));
-  const rootOf = (e: Entry): string => {
-    const seen = new Set<string>();
-    let r = e;
-    while (r.parentId && sideIds.has(r.parentId) && !seen.has(r.id)) {
-      seen.add(r.id);
-      r = byId.get(r.parentId) as Entry;
-    }
-    return r.id;
-  };
-  const chains = new Map<string, Entry[]>();
-  for (const e of side) {
-    const root = rootOf(e);
-    const chain = chains.get(root) ?? [];
-    chain.push(e.id === root ? { ...e, parentId: null } : e);
-    chains.set(root, chain);
-  }
-  const calls = mainPath.flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is Part & { type: 'tool_call' } => p.type === 'tool_call') : [],
-  );
+  const calls = callsOnPath(mainPath);
   const taken = new Set<string>();
   const out: SideChain[] = [];
-  for (const entries of chains.values()) {
-    if (!entries.some((e) => e.kind === 'message')) continue;
+  for (const entries of sideChainGroups(session.entries, mainPath)) {
     const named = entries
       .map((e) => (e.kind === 'message' ? e.message.meta?.parent_tool_use_id : undefined))
       .find((v): v is string => typeof v === 'string');
-    const prompt = firstUserText(entries);
-    const byPrompt = prompt
-      ? calls.find((c) => !taken.has(c.id) && typeof c.input.prompt === 'string' && c.input.prompt.trim() === prompt)?.id
-      : undefined;
-    const spawnedBy = named ?? byPrompt;
+    const spawnedBy = named ?? callByPrompt(calls, entries, (id) => taken.has(id))?.id;
     if (spawnedBy) taken.add(spawnedBy);
     out.push({ entries, ...(spawnedBy ? { spawnedBy } : {}) });
   }
