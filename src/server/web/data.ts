@@ -6,7 +6,7 @@
  */
 import { injectedLabel } from '../../formats/injected.js';
 import { CopyChoice, copyKeyOf, copyRankOf } from '../../model/copies.js';
-import type { CostBucketKey, SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
+import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
 import {
@@ -183,16 +183,8 @@ export interface SessionHeader {
   costEstimated: boolean;
 }
 
-export interface StatsBucket {
-  key: string;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  reasoning: number;
-  cost: number;
-  responses: number;
-}
+/** One chart group, as the stores' costBuckets answer it. */
+export type StatsBucket = CostBucket;
 
 export interface StatsResult {
   totals: StatsBucket;

@@ -95,6 +95,26 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/**
+ * The stats options of costSummary and costBuckets: the sessions `filter` or `sessionIds` select, a
+ * copied response once among them.
+ */
+function selectedStatsOptions(
+  by: StatsOptions['by'],
+  filter: SessionFilter,
+  sessionIds: readonly string[] | undefined,
+): StatsOptions {
+  return {
+    by,
+    copiesAmongSelected: true,
+    ...(filter.since ? { since: filter.since } : {}),
+    ...(filter.until ? { until: filter.until } : {}),
+    ...(filter.source ? { source: filter.source } : {}),
+    ...(filter.project ? { project: filter.project } : {}),
+    ...(sessionIds ? { sessionIds } : {}),
+  };
+}
+
 export class SqliteStore extends DriverBase {
   readonly name: string = 'sqlite';
   readonly capabilities: DriverCapabilities = STORE_CAPABILITIES;
@@ -253,15 +273,7 @@ export class SqliteStore extends DriverBase {
    * costs kept, the rest priced with `prices` as `stats` prices the index.
    */
   async costSummary(filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]): Promise<ResponseStats> {
-    const opts: StatsOptions = {
-      by: 'source',
-      copiesAmongSelected: true,
-      ...(filter.since ? { since: filter.since } : {}),
-      ...(filter.until ? { until: filter.until } : {}),
-      ...(filter.source ? { source: filter.source } : {}),
-      ...(filter.project ? { project: filter.project } : {}),
-      ...(sessionIds ? { sessionIds } : {}),
-    };
+    const opts = selectedStatsOptions('source', filter, sessionIds);
     const rows = stats(this, prices, opts);
     const usage = this.countedTotals(countedWhere(opts));
     const total = rows.reduce((n, r) => n + r.cost, 0);
@@ -280,15 +292,7 @@ export class SqliteStore extends DriverBase {
     prices: PriceTable,
     sessionIds?: readonly string[],
   ): Promise<CostBucket[]> {
-    return stats(this, prices, {
-      by,
-      copiesAmongSelected: true,
-      ...(filter.since ? { since: filter.since } : {}),
-      ...(filter.until ? { until: filter.until } : {}),
-      ...(filter.source ? { source: filter.source } : {}),
-      ...(filter.project ? { project: filter.project } : {}),
-      ...(sessionIds ? { sessionIds } : {}),
-    }).map((r) => ({
+    return stats(this, prices, selectedStatsOptions(by, filter, sessionIds)).map((r) => ({
       key: r.key,
       input: r.inputTokens,
       output: r.outputTokens,
