@@ -24,6 +24,7 @@ import {
   type ConvertedSession,
   convertInto,
   copySourceFixtures,
+  expectInOrder,
   PI_ID,
 } from '../helpers/agent-fixtures.js';
 import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
@@ -107,12 +108,7 @@ describe.each([
     const source = sentItems(await readContext(home, from, id));
     expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
     // every item of the source's context is sent, in order; the calls and their results exactly so
-    let at = 0;
-    for (const item of source) {
-      const found = sent.indexOf(item, at);
-      expect(found, `missing or out of order: ${item.slice(0, 160)}`).toBeGreaterThanOrEqual(0);
-      at = found + 1;
-    }
+    expectInOrder(sent, source);
     expect(sent.filter((s) => /^(call|result):/.test(s))).toEqual(source.filter((s) => /^(call|result):/.test(s)));
   }, 180_000);
 

@@ -20,7 +20,15 @@ import { TOOL_CANCELLED } from '../../src/formats/continue/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
-import { CLAUDE_ID, CLAUDE_TOOLS_ID, CODEX_ID, convertInto, copySourceFixtures, PI_ID } from '../helpers/agent-fixtures.js';
+import {
+  CLAUDE_ID,
+  CLAUDE_TOOLS_ID,
+  CODEX_ID,
+  convertInto,
+  copySourceFixtures,
+  expectInOrder,
+  PI_ID,
+} from '../helpers/agent-fixtures.js';
 import { type AgentHome, runBinary, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -121,19 +129,6 @@ function requestItems(messages: AnthropicMessage[]): string[] {
       return [];
     }),
   );
-}
-
-/** Asserts `want` appears within `got` in order. */
-function expectInOrder(got: string[], want: string[]): void {
-  let at = 0;
-  for (const item of want) {
-    const found = got.indexOf(item, at);
-    expect(
-      found,
-      `missing or out of order: ${item.slice(0, 160)}\nin ${JSON.stringify(got).slice(0, 2000)}`,
-    ).toBeGreaterThanOrEqual(0);
-    at = found + 1;
-  }
 }
 
 describe.each([

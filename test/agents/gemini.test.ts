@@ -28,6 +28,7 @@ import {
   type ConvertedSession,
   convertInto,
   copySourceFixtures,
+  expectInOrder,
   PI_ID,
 } from '../helpers/agent-fixtures.js';
 import { readContext, readSession } from '../helpers/conversions.js';
@@ -99,12 +100,7 @@ describe.each([
     // every turn, tool call and result the source agent sends is there, in order (the same result may come twice)
     const source = sentItems(await readContext(home, from, id));
     const got = contentItems(sent);
-    let at = 0;
-    for (const item of source) {
-      const found = got.indexOf(item, at);
-      expect(found, `missing or out of order: ${item.slice(0, 120)}`).toBeGreaterThanOrEqual(0);
-      at = found + 1;
-    }
+    expectInOrder(got, source);
     expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
   }, 180_000);
 

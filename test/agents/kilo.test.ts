@@ -27,6 +27,7 @@ import {
   type ConvertedSession,
   convertInto,
   copySourceFixtures,
+  expectInOrder,
   PI_ID,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
@@ -104,19 +105,6 @@ function conversationOf(messages: AnthropicMessage[]): unknown[] {
     role: m.role,
     content: strip(typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content),
   }));
-}
-
-/** Asserts `want` appears within `got` in order. */
-function expectInOrder(got: string[], want: string[]): void {
-  let at = 0;
-  for (const item of want) {
-    const found = got.indexOf(item, at);
-    expect(
-      found,
-      `missing or out of order: ${item.slice(0, 160)}\nin ${JSON.stringify(got).slice(0, 2000)}`,
-    ).toBeGreaterThanOrEqual(0);
-    at = found + 1;
-  }
 }
 
 // Claude Code's sessions resume on their own model (Kilo sends thinking recorded by another model as text);

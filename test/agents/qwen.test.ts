@@ -25,6 +25,7 @@ import {
   type ConvertedSession,
   convertInto,
   copySourceFixtures,
+  expectInOrder,
   PI_ID,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
@@ -80,19 +81,6 @@ function requestItems(messages: AnthropicMessage[]): string[] {
       return [];
     }),
   );
-}
-
-/** Asserts `want` appears within `got` in order. */
-function expectInOrder(got: string[], want: string[]): void {
-  let at = 0;
-  for (const item of want) {
-    const found = got.indexOf(item, at);
-    expect(
-      found,
-      `missing or out of order: ${item.slice(0, 160)}\nin ${JSON.stringify(got).slice(0, 2000)}`,
-    ).toBeGreaterThanOrEqual(0);
-    at = found + 1;
-  }
 }
 
 describe.each([

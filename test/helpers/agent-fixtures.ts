@@ -4,6 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCliOk } from './cli.js';
 
@@ -74,4 +75,20 @@ export interface ConvertedSession {
 /** `threadbase convert <id> --source <from> --to <to> --json` in the home. */
 export async function convertInto(home: { env: DriverEnv }, id: string, from: string, to: string): Promise<ConvertedSession> {
   return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as ConvertedSession;
+}
+
+/**
+ * Asserts every item of `want` (what the source agent's context sends) appears within `got` (what
+ * the resuming agent sent), in order; an item may come twice in `got`.
+ */
+export function expectInOrder(got: readonly string[], want: readonly string[]): void {
+  let at = 0;
+  for (const item of want) {
+    const found = got.indexOf(item, at);
+    expect(
+      found,
+      `missing or out of order: ${item.slice(0, 160)}\nin ${JSON.stringify(got).slice(0, 2000)}`,
+    ).toBeGreaterThanOrEqual(0);
+    at = found + 1;
+  }
 }
