@@ -76,6 +76,7 @@ const SAID: Record<string, string[]> = {
   opencode: ['metadata', 'model changes', 'labels', 'system messages'],
   kilo: ['metadata', 'model changes', 'labels', 'system messages'],
   claude: ['metadata', 'model changes', 'labels', 'system messages'],
+  copilot: ['metadata', 'model changes', 'labels', 'system messages', 'images by URL', 'unanswered calls'],
 };
 
 describe('a conversion says each loss once', () => {

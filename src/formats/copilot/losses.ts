@@ -16,7 +16,7 @@ export function describeCopilotLosses({ counts: c, say }: LossReport): void {
     c.costs,
     "Copilot CLI records no cost in USD (its usage records count premium requests): the messages' cost is not written",
   );
-  say(c.modelChanges, 'model changes are not written (each message keeps its model)');
+  say(c.modelChanges, 'model/thinking-level changes are not written (each message keeps its model)');
   say(c.labels, 'labels are not written: Copilot CLI has no labels');
   say(c.foreignMetadata, "other agents' metadata records are not written");
   say(
