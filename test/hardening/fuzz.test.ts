@@ -37,7 +37,7 @@ import { MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore
 import { IndexSync } from '../../src/stores/index-sync/sync.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
-import { type AgentName, type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { AGENTS, type AgentName, type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema } from '../server/pg-helpers.js';
 import { applyMutation, type Mutated, type Mutation, mutationArb } from './mutate.js';
 import { listFiles, recordFigures } from './stores.js';
@@ -265,19 +265,8 @@ function affects(t: Target, s: Loaded, h: FixtureHome): boolean {
   return target.startsWith(`${base}/`) || target.includes(sid) || t.kind === 'row' || s.path.endsWith('.db');
 }
 
-const AGENTS_FUZZED: AgentName[] = [
-  'claude',
-  'pi',
-  'cline',
-  'codex',
-  'continue',
-  'copilot',
-  'gemini',
-  'kilo',
-  'opencode',
-  'qwen',
-  'zed',
-];
+// every agent threadbase reads
+const AGENTS_FUZZED = AGENTS;
 
 /** Failing cases found by the fuzzer, kept so they run on every test run (see the fixes they led to). */
 const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = [

@@ -60,19 +60,7 @@ const FIXTURES = {
 
 export type AgentFixture = keyof typeof FIXTURES;
 
-export type AgentName =
-  | 'claude'
-  | 'pi'
-  | 'cline'
-  | 'codex'
-  | 'continue'
-  | 'copilot'
-  | 'gemini'
-  | 'kilo'
-  | 'opencode'
-  | 'qwen'
-  | 'zed';
-export const AGENTS: readonly AgentName[] = [
+export const AGENTS = [
   'claude',
   'pi',
   'cline',
@@ -84,7 +72,8 @@ export const AGENTS: readonly AgentName[] = [
   'opencode',
   'qwen',
   'zed',
-];
+] as const;
+export type AgentName = (typeof AGENTS)[number];
 
 /** Every fixture of each agent (`agents`). */
 const AGENT_FIXTURES: Record<AgentName, readonly AgentFixture[]> = {
