@@ -42,6 +42,8 @@ const CLAUDE_SUB_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 const CLAUDE_SUB_CHILD = 'ac5303661b5759184';
 const CLAUDE_AGENT_CALL = 'toolu_standin_0003';
 const CLAUDE_TOOLS_ID = '9f7f5cd3-8a7d-4c4a-bd84-0310bdd47949';
+/** Another image than the user's (ONE_PIXEL_PNG), to tell what is sent of each: ONE_PIXEL_PNG with a byte of its CRC changed. */
+const FAILED_RESULT_PNG = `${ONE_PIXEL_PNG.slice(0, -8)}AAAAAA==`;
 
 let dir: string;
 let env: DriverEnv;
@@ -218,7 +220,21 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
             { type: 'tool_call', id: 'toolu_lost1', name: 'bash', input: { command: 'sleep 1' } },
           ],
         }),
-        msg(3, { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_err1', content: 'exit 1', isError: true }] }),
+        msg(3, {
+          role: 'tool',
+          parts: [
+            {
+              type: 'tool_result',
+              callId: 'toolu_err1',
+              // a failed result's image: kept beside its error (result.binaryResultsForLlm), not sent
+              content: [
+                { type: 'text', text: 'exit 1' },
+                { type: 'image', mediaType: 'image/png', data: FAILED_RESULT_PNG },
+              ],
+              isError: true,
+            },
+          ],
+        }),
         msg(4, { role: 'assistant', model: 'claude-sonnet-4.5', parts: [{ type: 'text', text: 'one pixel' }] }),
         msg(5, { role: 'user', parts: [{ type: 'text', text: 'thanks' }] }),
       ],
@@ -240,6 +256,19 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
     ]);
     expect(sent).toEqual((await expectedOf(info?.id as string)).slice(0, sent.length));
     expect(JSON.stringify(sent)).toContain('one pixel');
+    expect(JSON.stringify(sent)).not.toContain(FAILED_RESULT_PNG);
+    // the failed result's image is still there after Copilot CLI loaded and appended to the file
+    const back = await new Sources(env).driver('copilot').getSession(info?.id as string);
+    const failed = (back?.entries ?? [])
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'tool_result' && p.callId === 'toolu_err1');
+    expect(failed).toMatchObject({
+      isError: true,
+      content: [
+        { type: 'text', text: 'exit 1' },
+        { type: 'image', mediaType: 'image/png', data: FAILED_RESULT_PNG },
+      ],
+    });
   });
 
   it('a system message, unsigned thinking and a tool-result image load, and Copilot CLI sends none of them', async () => {

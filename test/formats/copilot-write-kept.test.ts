@@ -4,10 +4,10 @@
  * it (seen against the stand-in: test/agents/copilot.test.ts):
  * - a system message: a system.message event (named `threadbase`, apart from Copilot CLI's own prompt);
  * - thinking without a signature: the assistant.message's `reasoningText`;
- * - a tool result's image: its `result.binaryResultsForLlm`, the bytes inline.
+ * - a tool result's image: its `result.binaryResultsForLlm`, the bytes inline (a failed one's in a `result` beside its error).
  * An image in an assistant message has no place there (a text note; the conversion says so once).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,5 +102,66 @@ describe('a session written into Copilot CLI', () => {
     expect(said.filter((w) => /system message/.test(w))).toHaveLength(1);
     expect(said.filter((w) => /without a signature/.test(w))).toHaveLength(1);
     expect(said.filter((w) => /images in assistant messages/.test(w))).toHaveLength(1);
+  });
+});
+
+describe('a failed tool result with an image, written into Copilot CLI', () => {
+  it("keeps the image in the completion's result beside its error, read back as it was and sent as the error alone", async () => {
+    const failed: Session = {
+      ...session,
+      id: 'failed-image',
+      leafId: 'a2',
+      entries: [
+        messageEntry('u', null, 1, { role: 'user', parts: [{ type: 'text', text: 'look at it' }] }),
+        messageEntry('a1', 'u', 2, {
+          role: 'assistant',
+          ...model,
+          parts: [{ type: 'tool_call', id: 'toolu_f', name: 'screenshot', input: {} }],
+        }),
+        messageEntry('r', 'a1', 3, {
+          role: 'tool',
+          parts: [
+            {
+              type: 'tool_result',
+              callId: 'toolu_f',
+              isError: true,
+              content: [
+                { type: 'text', text: 'screen locked' },
+                { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
+              ],
+            },
+          ],
+        }),
+        messageEntry('a2', 'r', 4, { role: 'assistant', ...model, parts: [{ type: 'text', text: 'locked' }] }),
+      ],
+    };
+    const driver = new CopilotDriver(homeEnv(home));
+    const info = await driver.writeSession(failed);
+    expect(info.meta?.warnings).toBeUndefined();
+    const complete = readFileSync(info.path as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> })
+      .find((e) => e.type === 'tool.execution_complete');
+    expect(complete?.data).toMatchObject({
+      success: false,
+      error: { message: 'screen locked' },
+      result: { content: 'screen locked', binaryResultsForLlm: [{ type: 'image', mimeType: 'image/png', data: ONE_PIXEL_PNG }] },
+    });
+    const back = (await driver.getSession(info.id)) as Session;
+    const result = back.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'tool_result');
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        { type: 'text', text: 'screen locked' },
+        { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
+      ],
+    });
+    const sent = copilotContext(back)
+      .messages.flatMap((m) => m.parts)
+      .find((p) => p.type === 'tool_result');
+    expect(sent).toEqual({ type: 'tool_result', callId: 'toolu_f', name: 'screenshot', content: 'screen locked' });
   });
 });

@@ -154,12 +154,13 @@ function pushMessages(
     open.delete(written);
     const { text, images, dropped } = resultOf(content);
     notes += dropped;
+    const result = { content: text, ...(images.length ? { binaryResultsForLlm: images } : {}) };
     push('tool.execution_complete', {
       toolCallId: written,
       success: !isError,
-      ...(isError
-        ? { error: { message: text } }
-        : { result: { content: text, ...(images.length ? { binaryResultsForLlm: images } : {}) } }),
+      // a failed result's images beside its error, in the result Copilot CLI's schema allows there too
+      // (it loads it and sends the error message alone: test/agents/copilot.test.ts)
+      ...(isError ? { error: { message: text }, ...(images.length ? { result } : {}) } : { result }),
     });
   };
   const closeOpen = () => {
