@@ -35,3 +35,27 @@ export async function runCliOk(env: DriverEnv, args: string[]): Promise<string> 
   if (r.code !== 0) throw new Error(`threadbase ${args.join(' ')} exited ${r.code}: ${r.err}`);
   return r.out;
 }
+
+/** Token and cost totals over a stats answer's rows. */
+export interface StatsTotals {
+  cost: number;
+  input: number;
+  output: number;
+  messages: number;
+}
+
+/** `threadbase stats --by model --json --no-sync [args]` summed: what the local index counts. */
+export async function localStatsTotals(env: DriverEnv, args: string[] = []): Promise<StatsTotals> {
+  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync', ...args])) as {
+    cost: number;
+    inputTokens: number;
+    outputTokens: number;
+    messages: number;
+  }[];
+  return {
+    cost: rows.reduce((a, r) => a + r.cost, 0),
+    input: rows.reduce((a, r) => a + r.inputTokens, 0),
+    output: rows.reduce((a, r) => a + r.outputTokens, 0),
+    messages: rows.reduce((a, r) => a + r.messages, 0),
+  };
+}

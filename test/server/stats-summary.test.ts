@@ -16,7 +16,7 @@ import { type ServerStats, serverStats } from '../../src/server/stats.js';
 import { PostgresTokenStore, SqliteTokenStore } from '../../src/server/tokens.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
-import { runCliOk } from '../helpers/cli.js';
+import { localStatsTotals, runCliOk } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
@@ -41,18 +41,7 @@ async function statsOf(server: RunningServer, key: string, query = ''): Promise<
 
 /** local `stats --json` summed: tokens, messages and cost */
 async function local(args: string[] = []) {
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync', ...args])) as {
-    cost: number;
-    inputTokens: number;
-    outputTokens: number;
-    messages: number;
-  }[];
-  return {
-    cost: rows.reduce((a, r) => a + r.cost, 0),
-    input: rows.reduce((a, r) => a + r.inputTokens, 0),
-    output: rows.reduce((a, r) => a + r.outputTokens, 0),
-    messages: rows.reduce((a, r) => a + r.messages, 0),
-  };
+  return localStatsTotals(env, args);
 }
 
 const totals = (s: ServerStats) => ({ cost: s.cost, input: s.usage.input, output: s.usage.output, messages: s.usage.messages });

@@ -14,18 +14,13 @@ import { WebData } from '../../src/server/web/data.js';
 import { PRICES, statsOfSessions } from '../../src/stores/index-sync/prices.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
-import { runCliOk } from '../helpers/cli.js';
+import { localStatsTotals, runCliOk, type StatsTotals } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 
-interface Totals {
-  cost: number;
-  input: number;
-  output: number;
-  messages: number;
-}
+type Totals = StatsTotals;
 
 let home: string;
 let env: DriverEnv;
@@ -37,18 +32,7 @@ let beforeOriginal: number;
 
 /** `threadbase stats --json` summed */
 async function localIndex(): Promise<Totals> {
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync'])) as {
-    cost: number;
-    inputTokens: number;
-    outputTokens: number;
-    messages: number;
-  }[];
-  return {
-    cost: rows.reduce((a, r) => a + r.cost, 0),
-    input: rows.reduce((a, r) => a + r.inputTokens, 0),
-    output: rows.reduce((a, r) => a + r.outputTokens, 0),
-    messages: rows.reduce((a, r) => a + r.messages, 0),
-  };
+  return localStatsTotals(env);
 }
 
 const rounded = (t: Totals) => ({ ...t, cost: Math.round(t.cost * 1e9) / 1e9 });

@@ -21,7 +21,7 @@ import { WebData } from '../../src/server/web/data.js';
 import { PRICES, statsOfSessions } from '../../src/stores/index-sync/prices.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
-import { runCliOk } from '../helpers/cli.js';
+import { localStatsTotals, runCliOk, type StatsTotals } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
 
@@ -32,12 +32,7 @@ const PI_ID = '0190cccc-3333-7000-8000-000000000003';
 /** the converted copy: sorts before PI_ID */
 const PI_COPY_ID = '0190cccc-0000-7000-8000-000000000009';
 
-interface Totals {
-  cost: number;
-  input: number;
-  output: number;
-  messages: number;
-}
+type Totals = StatsTotals;
 
 let home: string;
 let env: DriverEnv;
@@ -86,18 +81,7 @@ afterAll(async () => {
 
 /** the local index's SQL (settleCopies): `threadbase stats --json` summed */
 async function localIndex(): Promise<Totals> {
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync'])) as {
-    cost: number;
-    inputTokens: number;
-    outputTokens: number;
-    messages: number;
-  }[];
-  return {
-    cost: rows.reduce((a, r) => a + r.cost, 0),
-    input: rows.reduce((a, r) => a + r.inputTokens, 0),
-    output: rows.reduce((a, r) => a + r.outputTokens, 0),
-    messages: rows.reduce((a, r) => a + r.messages, 0),
-  };
+  return localStatsTotals(env);
 }
 
 /** PostgreSQL's SQL (costSummary), through the team server's /stats */
