@@ -12,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { DriverBase } from '../../formats/shared/base.js';
 import type {
+  CostBucket,
+  CostBucketKey,
   DriverCapabilities,
   ForkOptions,
   SearchHit,
@@ -118,6 +120,34 @@ const emptyCostGroups = (): CostGroups => ({
   usage: { ...emptyUsage(), cost: 0, messages: 0 },
 });
 
+/** How costGroups groups responses: each session's own records, all together, or by a costBuckets key. */
+type CostGrouping = 'session' | 'all' | CostBucketKey;
+
+/**
+ * costGroups' key of a response row (resp's columns, session_id its session's): a session's source
+ * and id as a JSON array (PostgreSQL text holds no NUL to join them with); the counted record's day
+ * or model ('unknown' for none), as the local index's stats SQL keys them; a session's source; its
+ * project as projectOfKey reads it.
+ */
+const GROUP_KEY: Record<CostGrouping, string> = {
+  session: '(SELECT json_build_array(s.source, s.id)::text FROM tb_sessions s WHERE s.id = session_id)',
+  all: "'[]'",
+  day: 'substr(ts, 1, 10)',
+  model: "coalesce(model, 'unknown')",
+  source: '(SELECT s.source FROM tb_sessions s WHERE s.id = session_id)',
+  // the cwd column, and the info JSON text when that holds the exact project (json functions refuse
+  // the NUL escapes it may hold, so it is read in JS)
+  project: `(SELECT json_build_array(s.cwd, CASE WHEN strpos(s.info, '"project"') > 0 THEN s.info END)::text
+               FROM tb_sessions s WHERE s.id = session_id)`,
+};
+
+/** A session's project from its GROUP_KEY.project ('' for none), the exact one info holds first. */
+function projectOfKey(key: string): string {
+  const [cwd, info] = JSON.parse(key) as [string | null, string | null];
+  const exact = info === null ? undefined : (JSON.parse(info) as { project?: unknown }).project;
+  return typeof exact === 'string' ? exact : (cwd ?? '');
+}
+
 /** Which copy of a response counts, the rule the local index applies (preferredCopyOrder), on costGroups' resp columns. */
 const COPY_PREFERRED = preferredCopyOrder({ cost: 'resp.cost', input: 'resp.usage_input', output: 'resp.usage_output' });
 
@@ -212,7 +242,8 @@ export class PostgresStore extends DriverBase {
     }
   }
 
-  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+  /** The WHERE terms (this tenant's sessions of `filter`) over tb_sessions, and their values. */
+  private sessionWhere(filter: SessionFilter): { where: string[]; values: unknown[] } {
     const where = ['tenant = $1'];
     const values: unknown[] = [this.tenant];
     const add = (sql: string, v: unknown) => {
@@ -229,6 +260,11 @@ export class PostgresStore extends DriverBase {
       const n = values.length;
       where.push(`(strpos(lower(coalesce(title, '')), $${n}) > 0 OR strpos(lower(coalesce(first_user_text, '')), $${n}) > 0)`);
     }
+    return { where, values };
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
+    const { where, values } = this.sessionWhere(filter);
     let sql = `SELECT * FROM tb_sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id`;
     if (filter.limit && filter.limit > 0) {
       values.push(filter.limit);
@@ -633,14 +669,25 @@ export class PostgresStore extends DriverBase {
    * whole, so each advisor request is priced at its own prompt.
    */
   async costUsage(filter: SessionFilter, thresholds: readonly number[], sessionIds?: readonly string[]): Promise<CostGroups> {
-    const { since, until, ...sessions } = filter;
-    const only = sessionIds && new Set(sessionIds);
-    // every session that may hold a response of the window: updated after its start, started before its end
-    const ids = (await this.listSessions({ ...sessions, ...(since ? { since } : {}) }))
-      .filter((s) => (!until || s.createdAt <= until) && (!only || only.has(s.id)))
-      .map((s) => s.id);
-    const bySession = await this.costGroups(ids, thresholds, false, { since, until });
-    return bySession.get('[]') ?? emptyCostGroups();
+    const { since, until } = filter;
+    const all = await this.costGroups(await this.windowSessions(filter, sessionIds), thresholds, 'all', { since, until });
+    return all.get('[]') ?? emptyCostGroups();
+  }
+
+  /**
+   * The ids of this tenant's sessions of `filter`'s source and project (of `sessionIds` when given)
+   * that may hold a response of its since/until: updated after its start, created before its end.
+   * Read from the session rows alone (listSessions would sum every session's usage too).
+   */
+  private async windowSessions(filter: SessionFilter, sessionIds?: readonly string[]): Promise<string[]> {
+    const { since, until, source, project } = filter;
+    const { where, values } = this.sessionWhere({ source, project, since });
+    if (until) where.push(`created_at <= $${values.push(until)}`);
+    // an id a text column cannot hold is no stored session's (and PostgreSQL would refuse the query)
+    if (sessionIds) where.push(`id = ANY($${values.push(sessionIds.filter(storableId))})`);
+    return (await this.q<{ id: string }>(`SELECT id FROM tb_sessions WHERE ${where.join(' AND ')}`, values)).rows.map(
+      (r) => r.id,
+    );
   }
 
   /** costUsage priced with the table's own long-prompt thresholds: the cost and tokens `stats` gives. */
@@ -659,7 +706,7 @@ export class PostgresStore extends DriverBase {
     const ids = sessionIds ? [...sessionIds] : (await this.listSessions({})).map((s) => s.id);
     const thresholds = longPromptThresholds(prices);
     const out: SessionCost[] = [];
-    for (const [key, c] of await this.costGroups(ids, thresholds, true)) {
+    for (const [key, c] of await this.costGroups(ids, thresholds, 'session')) {
       const [source = '', id = ''] = JSON.parse(key) as string[];
       const priced = priceUnrecordedByModel(prices, thresholds, c.unrecorded);
       const costByModel = { ...c.recordedByModel };
@@ -670,14 +717,60 @@ export class PostgresStore extends DriverBase {
   }
 
   /**
+   * costSummary by the counted record's day, its model (an advisor request's tokens and cost under
+   * the advisor's model, as the local index's stats SQL counts them), the session's project or its
+   * source: computed in SQL over the sessions `filter` selects (costUsage's), a copied response once
+   * among them, only responses in since/until, recorded costs kept and the rest priced as costSummary
+   * prices them. Keys and order as the SQLite store's costBuckets (`stats --by`) gives them.
+   */
+  async costBuckets(
+    by: CostBucketKey,
+    filter: SessionFilter,
+    prices: PriceTable,
+    sessionIds?: readonly string[],
+  ): Promise<CostBucket[]> {
+    const thresholds = longPromptThresholds(prices);
+    const { since, until } = filter;
+    const groups = await this.costGroups(await this.windowSessions(filter, sessionIds), thresholds, by, { since, until });
+    const buckets = new Map<string, CostBucket>();
+    const bucket = (key: string) => {
+      let b = buckets.get(key);
+      if (!b) {
+        b = { key, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, responses: 0 };
+        buckets.set(key, b);
+      }
+      return b;
+    };
+    for (const [groupKey, g] of groups) {
+      const b = bucket(by === 'project' ? projectOfKey(groupKey) : groupKey);
+      b.input += g.usage.input;
+      b.output += g.usage.output;
+      b.cacheRead += g.usage.cacheRead;
+      b.cacheWrite += g.usage.cacheWrite;
+      b.reasoning += g.usage.reasoning;
+      b.responses += g.usage.messages;
+      b.cost += g.recordedCost;
+      const priced = priceUnrecordedByModel(prices, thresholds, g.unrecorded);
+      if (by !== 'model') b.cost += priced.cost;
+      // by model, each part's cost under the model that billed it (an advisor request's under its own)
+      else for (const [model, cost] of Object.entries(priced.costByModel)) bucket(model || 'unknown').cost += cost;
+    }
+    const list = [...buckets.values()];
+    return by === 'day'
+      ? list.sort((a, b) => (a.key < b.key ? -1 : 1))
+      : list.sort((a, b) => b.cost - a.cost || b.responses - a.responses);
+  }
+
+  /**
    * The recorded costs, the unrecorded usage groups and the tokens of sessions `ids` (this tenant's
-   * only) and of their responses in `window`, keyed by the JSON of [source, id] when `perSession`,
-   * else under '[]' with a copied response counted once (see costUsage).
+   * only) and of their responses in `window`, grouped by `grouping`: 'session', each session's own
+   * records keyed by the JSON of [source, id]; else a copied response counted once (see costUsage),
+   * 'all' under '[]', or by a costBuckets key (GROUP_KEY; by model, advisor tokens under their own).
    */
   private async costGroups(
     ids: readonly string[],
     thresholds: readonly number[],
-    perSession: boolean,
+    grouping: CostGrouping,
     window: ResponseWindow = {},
   ): Promise<Map<string, CostGroups>> {
     const out = new Map<string, CostGroups>();
@@ -691,15 +784,13 @@ export class PostgresStore extends DriverBase {
     if (window.since) inWindow.push(`ts >= $${args.push(window.since)}`);
     if (window.until) inWindow.push(`ts <= $${args.push(window.until)}`);
     // per session: every session's own records; else a copied response once, in the preferred copy
+    const perSession = grouping === 'session';
     const d = perSession
       ? 'd AS (SELECT * FROM resp)'
       : `d AS (SELECT DISTINCT ON (resp.split, resp.rid, resp.ts) resp.*
                       FROM resp JOIN tb_sessions s ON s.id = resp.session_id
                      ORDER BY resp.split, resp.rid, resp.ts, ${COPY_PREFERRED})`;
-    // a session's source and id as a JSON array (PostgreSQL text holds no NUL to join them with)
-    const sessionKey = perSession
-      ? '(SELECT json_build_array(s.source, s.id)::text FROM tb_sessions s WHERE s.id = session_id)'
-      : "'[]'";
+    const sessionKey = GROUP_KEY[grouping];
     const usageJson = `coalesce(b.j #> '{message,usage}', b.j -> 'usage')`;
     const rows = (
       await this.q<{
@@ -768,12 +859,16 @@ export class PostgresStore extends DriverBase {
         args,
       )
     ).rows;
-    for (const r of rows) {
-      let entry = out.get(r.session_key);
-      if (!entry) {
-        entry = emptyCostGroups();
-        out.set(r.session_key, entry);
+    const groupOf = (key: string) => {
+      let group = out.get(key);
+      if (!group) {
+        group = emptyCostGroups();
+        out.set(key, group);
       }
+      return group;
+    };
+    for (const r of rows) {
+      const entry = groupOf(r.session_key);
       const summed = usageOfRow(r);
       if (r.part === 'recorded') {
         const recorded = Number(r.recorded ?? 0);
@@ -786,8 +881,10 @@ export class PostgresStore extends DriverBase {
       } else if (r.part === 'advisors') {
         // the tokens of advisor requests, under their own models (as summarizeUsage counts them)
         const whole = JSON.parse(r.whole ?? '{}') as Usage;
-        for (const part of usagePerModel(r.model ?? undefined, whole).slice(1))
-          Object.assign(entry.usage, addUsage(entry.usage, part.usage));
+        for (const part of usagePerModel(r.model ?? undefined, whole).slice(1)) {
+          const to = grouping === 'model' ? groupOf(part.model ?? 'unknown') : entry;
+          Object.assign(to.usage, addUsage(to.usage, part.usage));
+        }
       } else {
         const usage: Usage = r.whole
           ? (JSON.parse(r.whole) as Usage)
