@@ -8,13 +8,16 @@
  * - an assistant text past 200,000 characters, with `...[assistant text truncated: omitted N chars]...`;
  *   past 12,000 where it holds tool-call markup 8 times or more (a model writing calls as text),
  *   with `... omitted N chars due to repeated tool-call markup]...`.
- * Not modelled: the limit's override (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS in Cline's
- * environment), the rewrite of a file read again later once that saves 64 KiB, the 6 MB budget of
- * all text and the image budget. A call no message answers gets Cline's error result.
+ * - a file read again later replaced by `[outdated - see the latest file content]` in the earlier
+ *   read's result, once all such rewrites save 64 KiB (outdated.ts);
+ * - an error result's blocks sent as their JSON text (Cline's provider layer, @cline/llms).
+ * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment), the 6 MB
+ * budget of all text and the image budget. A call no message answers gets Cline's error result.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { clineContentOf, rewriteOutdatedReads } from './outdated.js';
 
 /** Cline's limits (xb, yb, hb in @cline/core's message builder). */
 export const CLINE_MAX_TOOL_RESULT_CHARS = 8000;
@@ -75,6 +78,20 @@ function cutResultItem(c: ToolResultContent): ToolResultContent {
   return c;
 }
 
+/** Cline's provider layer's words for an image in an error result (@cline/llms). */
+const MEDIA_OMITTED = '[media omitted: invalid or exceeds size limit]';
+
+/**
+ * An error result's blocks as Cline's provider layer sends them (@cline/llms, "error-json"): their JSON
+ * text, each block as Cline keeps it; with an image among them, each text block as its bare text and
+ * each image as Cline's placeholder.
+ */
+function errorJsonText(p: ToolResultPart, content: ToolResultContent[]): string {
+  const blocks = clineContentOf({ ...p, content }) as unknown[];
+  if (!content.some((c) => c.type === 'image')) return JSON.stringify(blocks);
+  return JSON.stringify(content.map((c, i) => (c.type === 'text' ? c.text : c.type === 'image' ? MEDIA_OMITTED : blocks[i])));
+}
+
 function cutResult(p: ToolResultPart): ToolResultPart {
   const json = p.meta?.clineContent;
   if (json !== undefined) {
@@ -83,7 +100,8 @@ function cutResult(p: ToolResultPart): ToolResultPart {
     return { ...p, content: JSON.stringify(cut), meta: { ...p.meta, clineContent: cut } };
   }
   if (typeof p.content === 'string') return { ...p, content: cutResultText(p.content) };
-  return { ...p, content: p.content.map(cutResultItem) };
+  const content = p.content.map(cutResultItem);
+  return { ...p, content: p.isError ? errorJsonText(p, content) : content };
 }
 
 function cutPart(p: Part, role: Message['role']): Part {
@@ -138,6 +156,6 @@ function withMissingResults(messages: Message[]): Message[] {
 
 export function clineContext(session: Session, opts: ContextOptions = {}): Context {
   const ctx = buildContext(session, opts);
-  const messages = withMissingResults(ctx.messages);
+  const messages = withMissingResults(rewriteOutdatedReads(ctx.messages, cutResultText));
   return { ...ctx, messages: messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) })) };
 }

@@ -1,0 +1,130 @@
+/**
+ * Two more things Cline CLI 3.0.65 does to a session when it sends it (@cline/core 0.0.86 MessageBuilder,
+ * @cline/llms): a file read again later is replaced in the earlier read's result by
+ * `[outdated - see the latest file content]` once all such replacements save 64 KiB (counted as sent:
+ * each entry's strings already cut to 8,000), and an error result's blocks go as their JSON text.
+ * The real cline proves both in test/agents/cline-rewrites.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { resumeContextOf } from '../../src/model/resume.js';
+import type { Message, ToolResultPart } from '../../src/model/types.js';
+import { chainSession } from '../helpers/sessions.js';
+
+const OUTDATED = '[outdated - see the latest file content]';
+const big = 'x'.repeat(10_000);
+
+/** A read_files call and Cline's JSON answer for each query, one turn each. */
+function readsSession(queries: string[]): ReturnType<typeof chainSession> {
+  const turns: [string, Message][] = [['u', { role: 'user', parts: [{ type: 'text', text: 'read' }] }]];
+  queries.forEach((query, i) => {
+    const value = [{ query, result: big, success: true }];
+    turns.push([
+      `a${i}`,
+      {
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        parts: [{ type: 'tool_call', id: `c${i}`, name: 'read_files', input: { path: query } }],
+      },
+    ]);
+    turns.push([
+      `r${i}`,
+      {
+        role: 'tool',
+        parts: [
+          {
+            type: 'tool_result',
+            callId: `c${i}`,
+            name: 'read_files',
+            content: JSON.stringify(value),
+            meta: { clineContent: value },
+          },
+        ],
+      },
+    ]);
+  });
+  return chainSession('s', 'cline', '/p', turns);
+}
+
+function sentResults(session: ReturnType<typeof chainSession>): ToolResultPart[] {
+  const build = resumeContextOf('cline');
+  if (!build) throw new Error('no Cline context');
+  return build(session).messages.flatMap((m) => m.parts.filter((p): p is ToolResultPart => p.type === 'tool_result'));
+}
+const resultValue = (p: ToolResultPart | undefined): string => {
+  const [entry] = JSON.parse(String(p?.content)) as { result: string }[];
+  return entry?.result ?? '';
+};
+
+describe('a file read again later, in a Cline context', () => {
+  it('is left whole while the replacements would save under 64 KiB (8 outdated reads of ~8 KB each)', () => {
+    const results = sentResults(readsSession(Array(9).fill('a.txt')));
+    expect(results.map(resultValue).filter((r) => r === OUTDATED)).toEqual([]);
+    expect(resultValue(results[0])).toMatch(/\.\.\.\[truncated 2032 chars\]\.\.\./);
+  });
+
+  it('is replaced in every earlier read by the note once they save 64 KiB (9 outdated reads), the latest kept', () => {
+    const results = sentResults(readsSession(Array(10).fill('a.txt')));
+    expect(results.slice(0, 9).map(resultValue)).toEqual(Array(9).fill(OUTDATED));
+    expect(resultValue(results[9])).toMatch(/\.\.\.\[truncated 2032 chars\]\.\.\./);
+    expect(results[0]?.content).toBe(JSON.stringify([{ query: 'a.txt', result: OUTDATED, success: true }]));
+  });
+
+  it('a range is outdated by any other read of the whole file (even an earlier one), the whole file not by a range', () => {
+    const results = sentResults(readsSession([...Array(9).fill('a.txt:1-EOF'), 'a.txt', 'a.txt:5-9', 'b.txt:1-3']));
+    expect(results.map(resultValue).map((r) => r === OUTDATED)).toEqual([
+      ...Array(9).fill(true),
+      false, // the latest read of the whole file
+      true, // a range, while another read holds the whole file
+      false, // another file's range
+    ]);
+  });
+});
+
+describe('an error result with blocks, in a Cline context', () => {
+  const withResult = (result: ToolResultPart) =>
+    sentResults(
+      chainSession('s', 'cline', '/p', [
+        ['u', { role: 'user', parts: [{ type: 'text', text: 'go' }] }],
+        [
+          'a',
+          {
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            parts: [{ type: 'tool_call', id: 'c1', name: 'mcp_tool', input: {} }],
+          },
+        ],
+        ['r', { role: 'tool', parts: [result] }],
+      ]),
+    )[0];
+
+  it('is sent as the JSON text of its blocks (cut first), a successful one as blocks', () => {
+    const blocks = [
+      { type: 'text' as const, text: 'boom' },
+      { type: 'text' as const, text: big },
+    ];
+    const failed = withResult({ type: 'tool_result', callId: 'c1', content: blocks, isError: true });
+    const cut = `${big.slice(0, 3984)}\n\n...[truncated 2032 chars]...\n\n${big.slice(-3984)}`;
+    expect(failed?.content).toBe(
+      JSON.stringify([
+        { type: 'text', text: 'boom' },
+        { type: 'text', text: cut },
+      ]),
+    );
+    const ok = withResult({ type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'fine' }] });
+    expect(ok?.content).toEqual([{ type: 'text', text: 'fine' }]);
+  });
+
+  it('with an image: each text as its bare text, the image as Cline’s placeholder', () => {
+    const failed = withResult({
+      type: 'tool_result',
+      callId: 'c1',
+      isError: true,
+      content: [
+        { type: 'text', text: 'boom' },
+        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      ],
+    });
+    expect(failed?.content).toBe(JSON.stringify(['boom', '[media omitted: invalid or exceeds size limit]']));
+  });
+});
