@@ -357,6 +357,34 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
     expect(texts(false)).toContain('PROBE-SUB and then?');
   });
 
+  it('a run inside a run, copied with `convert --to copilot`: the copy loads and resumes with its main chain, both runs stay', async () => {
+    const parent = { ...withTask('P2', 'plan it', 'call_p2', 'all done'), project };
+    const child = { ...withTask('C2', 'look around', 'call_c2', 'looked', { parentId: 'P2', call: 'call_p2' }), project };
+    const grandchild = { ...withTask('G2', 'look deeper', 'call_g2', 'found it', { parentId: 'C2', call: 'call_c2' }), project };
+    const byParent = new Map([
+      ['P2', [child]],
+      ['C2', [grandchild]],
+    ]);
+    const [written] = (await convertSessionAll(parent, {
+      to: 'copilot',
+      env,
+      childrenOf: async (id) => byParent.get(id) ?? [],
+    })) as [WrittenSession];
+    const w = JSON.parse(
+      await runCliOk(env, ['convert', written.id, '--source', 'copilot', '--to', 'copilot', '--project', project, '--json']),
+    ) as Written & { warnings?: string[] };
+    expect(w.warnings ?? []).toEqual([]);
+    const { sent } = await sentAndExpected(w.id, 'PROBE-NESTED and then?');
+    expect(sent).toEqual((await expectedOf(w.id)).slice(0, sent.length));
+    expect(JSON.stringify(sent)).not.toContain('found it');
+    const back = await new Sources(env).driver('copilot').getSession(w.id);
+    const side = (back?.entries ?? [])
+      .filter((e) => e.sidechain)
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .flatMap((p) => (p.type === 'text' ? [p.text] : []));
+    expect(side).toEqual(['look around', 'look deeper', 'found it', 'looked']);
+  });
+
   it("Claude Code's sub-agent before its compaction: the run and the compaction written as Copilot CLI records them, resumed from the summary", async () => {
     const w = JSON.parse(
       await runCliOk(env, [

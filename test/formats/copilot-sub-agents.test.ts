@@ -183,4 +183,47 @@ describe('sub-agents into Copilot CLI', () => {
       'tool.execution_complete',
     ]);
   });
+  it("a run inside a run (a sub-agent's own sub-agent, a side chain whose call is in another) copied into Copilot CLI: both kept, the inner inside the outer", async () => {
+    const [written] = (await convertSessionAll(tree.parent, { to: 'copilot', env, childrenOf: tree.childrenOf })) as [
+      WrittenSession,
+    ];
+    const sources = new Sources(env);
+    const driver = sources.driver('copilot');
+    const original = (await driver.getSession(written.id)) as Session;
+    const copy = await convertSession(original, { to: 'copilot', env });
+    const read = (await driver.getSession(copy.id)) as Session;
+    await sources.close();
+    expect(copy.meta?.warnings).toBeUndefined();
+    const side = (s: Session) => texts(s.entries.filter((e) => e.sidechain));
+    expect(side(original)).toContain('found it');
+    expect(side(read)).toEqual(side(original));
+    expect(texts(read.entries.filter((e) => !e.sidechain))).toEqual(texts(original.entries.filter((e) => !e.sidechain)));
+    const events = readFileSync(copy.path as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
+    const at = (type: string, call: string) => events.findIndex((e) => e.type === type && e.data.toolCallId === call);
+    const order = [
+      at('subagent.started', 'call_p'),
+      at('subagent.started', 'call_c'),
+      at('subagent.completed', 'call_c'),
+      at('subagent.completed', 'call_p'),
+    ];
+    expect(order.every((n) => n >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('a side chain no call ran: the warning says which entries were left out', async () => {
+    const task = withTask('L', 'plan it', 'call_l', 'all done');
+    const stray: Entry[] = [
+      { ...textEntry('L-s1', null, 2, 'user', 'an errand nobody asked for'), sidechain: true },
+      { ...textEntry('L-s2', 'L-s1', 3, 'assistant', 'done anyway'), sidechain: true },
+    ];
+    const parent: Session = { ...task, project: join(home, 'project'), entries: [...task.entries, ...stray] };
+    const written = await convertSession(parent, { to: 'copilot', env });
+    const warnings = (written.meta?.warnings as string[] | undefined) ?? [];
+    expect(warnings.filter((w) => /side chain/.test(w))).toEqual([
+      `threadbase:L → copilot: sub-agent side chain from entry L-s1 (2 message(s), prompt "an errand nobody asked for") left out: no call on the written path or in a sub-agent written has its prompt`,
+    ]);
+  });
 });

@@ -14,7 +14,7 @@ import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
-import { sideChainRuns } from './side-chains.js';
+import { sideChainRuns, type UnplacedChain } from './side-chains.js';
 
 /** The Copilot CLI version whose event shapes these are (its session.start names one). */
 export const COPILOT_VERSION = '1.0.102';
@@ -279,13 +279,27 @@ function pushMessages(
       const run = runs?.byCall.get(originals[i] as string);
       if (!run) return;
       const scope = { toolCallId: written, agentId: randomUUID(), sessionId: runs?.sessionId as string };
-      const sub = encodeSubAgentEvents(run, scope, records.at(-1) as JsonObject);
+      // its own sub-agents' runs inside it
+      const sub = encodeSubAgentEvents(run, scope, records.at(-1) as JsonObject, runs);
       records.push(...sub.records);
       warnings.push(...sub.warnings);
     });
   }
   closeOpen();
   if (notes) warnings.push(`${notes} image(s) by URL or file(s) in user messages or tool results written as a text note`);
+}
+
+/** What a side chain left out is: its first entry, its size, its prompt and the call it names. */
+function unplacedWarning(chain: UnplacedChain): string {
+  const what = [
+    `${chain.messages} message(s)`,
+    ...(chain.prompt ? [`prompt "${chain.prompt}"`] : []),
+    ...(chain.namedCall ? [`run by call ${chain.namedCall}`] : []),
+  ].join(', ');
+  const why = chain.namedCall
+    ? 'that call is neither on the written path nor in a sub-agent written'
+    : 'no call on the written path or in a sub-agent written has its prompt';
+  return `sub-agent side chain from entry ${chain.rootId} (${what}) left out: ${why}`;
 }
 
 export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions = {}): EncodedJsonl {
@@ -320,8 +334,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
     pathToLeaf(session).filter((e) => !e.sidechain),
   );
   pushMessages(records, items, timeOf, start, warnings, undefined, { byCall: runs.byCall, sessionId: id });
-  if (runs.unplaced)
-    warnings.push(`${runs.unplaced} sub-agent side chain(s) left out: the call that ran it is not on the written path`);
+  for (const chain of runs.unplaced) warnings.push(unplacedWarning(chain));
   const advisors = messages.filter((m) => m.usage?.advisors?.length).length;
   if (advisors) warnings.push(`${advisors} response(s)' advisor requests left out: Copilot CLI has no place for them`);
   return {
@@ -343,6 +356,7 @@ export function encodeSubAgentEvents(
   child: Session,
   scope: SubAgentScope,
   after: JsonObject,
+  runs?: { byCall: ReadonlyMap<string, Session>; sessionId: string },
 ): { records: JsonObject[]; warnings: string[] } {
   const warnings: string[] = [];
   const { items, timeOf, start } = messagesOf(child);
@@ -363,7 +377,7 @@ export function encodeSubAgentEvents(
       ...(model ? { model } : {}),
     }),
   );
-  pushMessages(records, items, timeOf, at, warnings, scope);
+  pushMessages(records, items, timeOf, at, warnings, scope, runs);
   records.push(event('subagent.completed', { ...described, ...(model ? { model } : {}) }));
   return { records: records.slice(1), warnings };
 }
