@@ -1,7 +1,8 @@
 /**
  * PostgreSQL's costBuckets by project name each session's project exactly, one a text column cannot
  * hold too (a NUL, an unpaired surrogate: kept in the session's info JSON), as the SQLite store does;
- * and by model and day they price recorded, fast, long-prompt and advisor requests as SQLite does.
+ * and by model and day they price recorded, fast, long-prompt and advisor requests as SQLite does (a
+ * cost recorded without usage under its record's model).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostBucket, CostBucketKey } from '../../src/model/driver.js';
@@ -27,6 +28,8 @@ const SESSIONS: Session[] = PROJECTS.map((project, i) =>
     [`a${i}`, textMessage('assistant', 'recorded', { model: 'claude-sonnet-4', usage: usage(1000, 100), cost: 0.25 })],
     [`b${i}`, textMessage('assistant', 'long', { model: 'claude-sonnet-4', usage: usage(250_000 + i, 2000) })],
     [`c${i}`, textMessage('assistant', 'advised, fast', { model: 'claude-opus-4-6', usage: PRICE_TERMS })],
+    // a cost recorded without usage: under its record's model
+    [`d${i}`, textMessage('assistant', 'cost only', { model: 'claude-haiku-4-5', cost: 0.125 })],
   ]),
 );
 
@@ -55,6 +58,15 @@ describe("PostgreSQL's costBuckets", () => {
   it.each(['model', 'day', 'source'] as CostBucketKey[])('by %s: as the SQLite store counts and prices them', async (by) => {
     const got = await pg.store.costBuckets(by, {}, PRICES);
     expect(byKey(got)).toEqual(byKey(await sqlite.costBuckets(by, {}, PRICES)));
-    if (by === 'model') expect(got.map((b) => b.key).sort()).toEqual(['claude-opus-4-6', 'claude-opus-5', 'claude-sonnet-4']);
+    if (by === 'model')
+      expect(got.map((b) => b.key).sort()).toEqual(['claude-haiku-4-5', 'claude-opus-4-6', 'claude-opus-5', 'claude-sonnet-4']);
+  });
+
+  it("leave sessionCosts' cost by model as SQLite's (a cost recorded without usage under its model)", async () => {
+    const costs = async (store: typeof sqlite | typeof pg.store) =>
+      (await store.sessionCosts(PRICES))
+        .map((c) => c.costByModel)
+        .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+    expect(await costs(pg.store)).toEqual(await costs(sqlite));
   });
 });

@@ -811,7 +811,8 @@ export class PostgresStore extends DriverBase {
         reasoning: string;
         responses: string;
       }>(
-        // the responses of usageBySession, each with its counted usage record (u) and last cost (c);
+        // the responses of usageBySession, each with its counted usage record (u) and last cost (c), the
+        // model of one with no usage its cost's (as the local index names it);
         // a copy is the same response id (or record id) at the same time; speed, place and advisors
         // are read from the counted record's usage
         `WITH a AS (SELECT session_id, id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, ts, model,
@@ -820,10 +821,11 @@ export class PostgresStore extends DriverBase {
                       FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')
                        AND session_id IN (SELECT id FROM tb_sessions WHERE tenant = ${tenant})),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
-              c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, split, ts, cost FROM a WHERE cost IS NOT NULL
+              c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, split, ts, cost, model FROM a WHERE cost IS NOT NULL
                      ORDER BY session_id, rid, seq DESC),
               resp AS (SELECT coalesce(u.session_id, c.session_id) AS session_id, coalesce(u.split, c.split) AS split,
-                              coalesce(u.rid, c.rid) AS rid, coalesce(u.ts, c.ts) AS ts, c.cost, u.id, u.model,
+                              coalesce(u.rid, c.rid) AS rid, coalesce(u.ts, c.ts) AS ts, c.cost, u.id,
+                              coalesce(u.model, c.model) AS model,
                               u.usage_input, u.usage_output, u.usage_cache_read, u.usage_cache_write, u.usage_cache_write_1h,
                               u.usage_web_searches, u.usage_reasoning, u.body
                          FROM u FULL JOIN c ON c.session_id = u.session_id AND c.rid = u.rid),
