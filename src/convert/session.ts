@@ -10,6 +10,7 @@ import { copiedBranchSummaryOf } from '../formats/shared/branch-summary.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
 import { resumeContextOf } from '../model/resume.js';
+import { type SideChainChild, sideChainChildren } from '../model/side-chains.js';
 import { branches, currentLeaf, indexEntries, messageText, pathTo, pathToLeaf } from '../model/tree.js';
 import type { CompactionEntry, Entry, Session, SessionInfo, SourceName } from '../model/types.js';
 import { THREADBASE_SOURCE } from '../stores/shared.js';
@@ -310,7 +311,7 @@ function toolCallIdsOf(entries: readonly Entry[]): Set<string> {
   return ids;
 }
 
-function withWarning(written: SessionInfo, warning: string): SessionInfo {
+function withWarning<T extends SessionInfo>(written: T, warning: string): T {
   const earlier = Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : [];
   return { ...written, meta: { ...(written.meta ?? {}), warnings: [...earlier, warning] } };
 }
@@ -321,7 +322,7 @@ function withWarning(written: SessionInfo, warning: string): SessionInfo {
  * as read) stops a cycle of parents.
  */
 async function withChildren(
-  written: SessionInfo,
+  written: WrittenSession,
   from: Converting,
   target: SessionDriver,
   childrenOf: ChildSessions,
@@ -346,7 +347,53 @@ async function withChildren(
     const child = withLosses(await writeChild(along.session), along.session, target, c.shownAs);
     children.push(await withChildren(child, along, target, childrenOf, seen));
   }
-  return { ...written, children };
+  return { ...written, children: [...(written.children ?? []), ...children] };
+}
+
+/**
+ * The side chains of `from` (sub-agent work kept in the session: Copilot CLI's runs, the Agent SDK's
+ * sub-agent messages, Claude Code's in-file sidechains) for a target that does not keep them in the
+ * session (no capabilities.sideChains): each one a call on the written path ran (sideChainChildren)
+ * written under `written` as the target writes a sub-agent session (childWriter), a sub-agent's own
+ * under its sub-agent; the chains it cannot write said in one loss line, never dropped silently.
+ */
+async function withSideChainChildren(
+  written: WrittenSession,
+  from: Converting,
+  path: readonly Entry[],
+  target: SessionDriver,
+): Promise<WrittenSession> {
+  const { children, unplaced } = sideChainChildren(from.session, path);
+  if (!children.length && !unplaced.length) return written;
+  const prefix = lossPrefix(from.shownAs, target.name);
+  const chainIds = (chains: readonly Entry[][]) => chains.map((c) => c[0]?.id).join(', ');
+  let out = written;
+  if (unplaced.length)
+    out = withWarning(
+      out,
+      `${prefix}${unplaced.length} side chain(s) of sub-agent work not written (${chainIds(unplaced)}): no call on the written path ran them`,
+    );
+  if (!children.length) return out;
+  if (!childWriter(target, written))
+    return withWarning(
+      out,
+      `${prefix}${children.length} side chain(s) of sub-agent work not written (${chainIds(children.map((c) => c.session.entries))}): ${target.name} keeps no sub-agent sessions`,
+    );
+  // each chain under the session, or under the written chain whose call ran it
+  const writeUnder = async (parent: WrittenSession, within: string | undefined): Promise<WrittenSession> => {
+    const writeChild = childWriter(target, parent);
+    const mine = children.filter((c: SideChainChild) => c.within === within);
+    if (!writeChild || !mine.length) return parent;
+    const kids: WrittenSession[] = [];
+    for (const { session: chain } of mine) {
+      const shownAs = `${from.session.source}:${chain.id}`;
+      const along = sessionAlongPath(chain, undefined, target.name);
+      const child = withLosses(await writeChild(along), along, target, shownAs);
+      kids.push(await writeUnder(child, chain.id));
+    }
+    return { ...parent, children: [...(parent.children ?? []), ...kids] };
+  };
+  return writeUnder(out, undefined);
 }
 
 function targetDriver(to: SourceName | SessionDriver, env?: DriverEnv): SessionDriver {
@@ -368,7 +415,8 @@ export async function convertSessionAll(
   if (!target.writeSession) throw new UnsupportedError(target.name, 'write sessions');
   const read = converting(given);
   const session = read.session;
-  const write = async (s: Session) => {
+  // `linear`: one path (not the whole tree, which keeps its side entries as they are)
+  const write = async (s: Session, linear = true) => {
     let written = await (target.writeSession as NonNullable<typeof target.writeSession>)(s);
     // Another agent's title, where the target did not take it from the records (pi names a session
     // in a record of its own). A copy within one agent carries its own title records.
@@ -376,7 +424,9 @@ export async function convertSessionAll(
       await target.setTitle(written.id, s.title);
       written = { ...written, title: s.title };
     }
-    const out = withLosses(written, s, target, read.shownAs);
+    let out: WrittenSession = withLosses(written, s, target, read.shownAs);
+    // the side chains a target does not keep in the session go as its sub-agent sessions
+    if (!target.capabilities.sideChains && linear) out = await withSideChainChildren(out, read, s.entries, target);
     return o.childrenOf ? withChildren(out, { ...read, session: s }, target, o.childrenOf) : out;
   };
   // the side chains go along where the target writes them (those at no entry with the first session written only)
@@ -385,7 +435,7 @@ export async function convertSessionAll(
     return target.capabilities.sideChains ? withSideChains(session, s, first) : s;
   };
   if (!o.allBranches) return [await write(along(o.at, true))];
-  if (target.capabilities.branch) return [await write(treeForTargets(session, target.name))];
+  if (target.capabilities.branch) return [await write(treeForTargets(session, target.name), false)];
   const out: WrittenSession[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));

@@ -4,7 +4,13 @@
  * whose agent keeps a sub-agent apart groups them here and finds the call on the written path that
  * ran each one.
  */
-import type { Entry, ToolCallPart } from './types.js';
+import type { Entry, Session, ToolCallPart } from './types.js';
+
+/**
+ * The message meta key naming the call that ran a side chain's message: the Agent SDK's
+ * `parent_tool_use_id`, which the Copilot CLI reader sets to its run's call too.
+ */
+export const SPAWNED_BY = 'parent_tool_use_id';
 
 /**
  * The side entries not on `path` (a conversion at an entry of a side chain makes that chain the main
@@ -62,4 +68,82 @@ function firstUserText(entries: readonly Entry[]): string | undefined {
     .flatMap((p) => (p.type === 'text' ? [p.text] : []))
     .join('\n')
     .trim();
+}
+
+/** A side chain as a sub-agent session of its own, with the call that ran it. */
+export interface SideChainChild {
+  /** the chain as a session: its id the chain's first entry's, its entries no longer side entries */
+  session: Session & { parentToolCallId: string };
+  /** the chain whose call ran it (a sub-agent's own sub-agent), by that chain's session id; undefined: a call on the path */
+  within?: string;
+}
+
+/** The call a side chain's messages name as the one that ran it (SPAWNED_BY). */
+function namedCall(chain: readonly Entry[]): string | undefined {
+  for (const e of chain) {
+    const v = e.kind === 'message' ? e.message.meta?.[SPAWNED_BY] : undefined;
+    if (typeof v === 'string') return v;
+  }
+  return undefined;
+}
+
+/**
+ * The side chains of `session` not on `path` as sub-agent sessions, for a target that keeps
+ * sub-agents apart: each by the call that ran it, the one its messages name (SPAWNED_BY) else the
+ * first call not taken whose prompt is the chain's first user text (callByPrompt), on the path or in
+ * a chain already placed (written under that one); `unplaced` the chains no such call ran.
+ */
+export function sideChainChildren(session: Session, path: readonly Entry[]): { children: SideChainChild[]; unplaced: Entry[][] } {
+  let pending = sideChainGroups(session.entries, path).map((chain) => chain.map((e): Entry => ({ ...e, sidechain: false })));
+  const calls = callsOnPath(path).map((call) => ({ call, within: undefined as string | undefined }));
+  const inChains = new Set(pending.flatMap((chain) => callsOnPath(chain).map((c) => c.id)));
+  const children: SideChainChild[] = [];
+  const taken = new Set<string>();
+  for (let placed = true; placed && pending.length; ) {
+    placed = false;
+    const left: Entry[][] = [];
+    for (const entries of pending) {
+      const named = namedCall(entries);
+      const free = calls.filter((c) => !taken.has(c.call.id));
+      const call =
+        free.find((c) => c.call.id === named)?.call ??
+        // a chain naming a call in a chain not placed yet waits for that one
+        (named !== undefined && inChains.has(named)
+          ? undefined
+          : callByPrompt(
+              free.map((c) => c.call),
+              entries,
+              (id) => taken.has(id),
+            ));
+      const found = free.find((c) => c.call === call);
+      if (!found) {
+        left.push(entries);
+        continue;
+      }
+      taken.add(found.call.id);
+      const first = entries.find((e) => e.parentId === null) ?? (entries[0] as Entry);
+      const last = entries.at(-1) as Entry;
+      const description = found.call.input.description;
+      children.push({
+        session: {
+          id: first.id,
+          source: session.source,
+          ...(session.project ? { project: session.project } : {}),
+          ...(typeof description === 'string' ? { title: description } : {}),
+          createdAt: entries[0]?.timestamp ?? session.createdAt,
+          updatedAt: last.timestamp,
+          messageCount: entries.filter((e) => e.kind === 'message').length,
+          entries,
+          leafId: last.id,
+          parentId: session.id,
+          parentToolCallId: found.call.id,
+        },
+        ...(found.within !== undefined ? { within: found.within } : {}),
+      });
+      calls.push(...callsOnPath(entries).map((call) => ({ call, within: first.id })));
+      placed = true;
+    }
+    pending = left;
+  }
+  return { children, unplaced: pending };
 }

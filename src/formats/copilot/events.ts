@@ -9,6 +9,7 @@
  * `session.snapshot_rewind` leaves the events it removed as an abandoned branch.
  */
 import { basename, dirname } from 'node:path';
+import { SPAWNED_BY } from '../../model/side-chains.js';
 import { countMessages } from '../../model/tree.js';
 import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
@@ -360,6 +361,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     }
     if (spawnedBy) {
       entry.sidechain = true;
+      // the run's call, where every target finds the call a side chain's message names (model/side-chains.ts)
+      if (entry.kind === 'message') entry.message.meta = { ...entry.message.meta, [SPAWNED_BY]: spawnedBy };
       entry.parentId = state.lastSide[spawnedBy] ?? null;
       state.lastSide[spawnedBy] = id;
     } else {
