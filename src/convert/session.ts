@@ -37,7 +37,10 @@ export interface ConvertOptions {
 /** The sub-agent sessions of a session, read whole; each names the call that ran it (parentToolCallId). */
 export type ChildSessions = (sessionId: string) => Promise<Session[]>;
 
-/** A written session and the sub-agent sessions written under it. */
+/**
+ * A written session and the sub-agent sessions written under it: its sub-agent sessions (childrenOf) and,
+ * for a target without side chains, its side chains as sessions of their own (withSideChainChildren).
+ */
 export interface WrittenSession extends SessionInfo {
   children?: WrittenSession[];
 }
