@@ -128,3 +128,42 @@ describe('an error result with blocks, in a Cline context', () => {
     expect(failed?.content).toBe(JSON.stringify(['boom', '[media omitted: invalid or exceeds size limit]']));
   });
 });
+
+describe("Cline's image budget, in a Cline context", () => {
+  const MiB = 1_048_576;
+  const png = (bytes: number) => ({ type: 'image' as const, mediaType: 'image/png', data: 'A'.repeat(bytes) });
+  const sentParts = (parts: Message['parts'], result?: ToolResultPart) => {
+    const build = resumeContextOf('cline');
+    const turns: [string, Message][] = [['u', { role: 'user', parts }]];
+    if (result) {
+      turns.push([
+        'a',
+        { role: 'assistant', model: 'claude-sonnet-4-5', parts: [{ type: 'tool_call', id: 'c1', name: 'view', input: {} }] },
+      ]);
+      turns.push(['r', { role: 'tool', parts: [result] }]);
+    }
+    return build?.(chainSession('s', 'cline', '/p', turns)).messages.flatMap((m) => m.parts) ?? [];
+  };
+  const omitted = { type: 'text', text: '[media omitted: invalid or exceeds size limit]' };
+
+  it('keeps images while 8 MiB in all, each up to 5 MiB of base64, a supported type, canonical base64', () => {
+    const parts = sentParts([png(3 * MiB), png(3 * MiB), png(3 * MiB), png(2 * MiB)]);
+    expect(parts.map((p) => (p.type === 'image' ? p.data?.length : p))).toEqual([3 * MiB, 3 * MiB, omitted, 2 * MiB]);
+    const bad = sentParts([
+      png(5 * MiB + 4),
+      { type: 'image', mediaType: 'image/bmp', data: 'AAAA' },
+      { type: 'image', mediaType: 'image/png', data: 'abc' },
+      { type: 'image', mediaType: 'image/PNG', data: ' iVBORw0KGgo= ' },
+    ]);
+    expect(bad).toEqual([omitted, omitted, omitted, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }]);
+  });
+
+  it("counts a tool result's images after the message's, in order", () => {
+    const parts = sentParts([png(5 * MiB)], { type: 'tool_result', callId: 'c1', content: [png(4 * MiB), png(MiB)] });
+    const result = parts.find((p): p is ToolResultPart => p.type === 'tool_result');
+    expect(Array.isArray(result?.content) && result.content.map((c) => (c.type === 'image' ? c.data?.length : c))).toEqual([
+      omitted,
+      MiB,
+    ]);
+  });
+});

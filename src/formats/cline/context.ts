@@ -10,13 +10,15 @@
  *   with `... omitted N chars due to repeated tool-call markup]...`.
  * - a file read again later replaced by `[outdated - see the latest file content]` in the earlier
  *   read's result, once all such rewrites save 64 KiB (outdated.ts);
- * - an error result's blocks sent as their JSON text (Cline's provider layer, @cline/llms).
- * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment), the 6 MB
- * budget of all text and the image budget. A call no message answers gets Cline's error result.
+ * - an error result's blocks sent as their JSON text (Cline's provider layer, @cline/llms);
+ * - the image budget (media.ts).
+ * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment) and the 6 MB
+ * budget of all text. A call no message answers gets Cline's error result.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { applyClineMediaBudget } from './media.js';
 import { clineContentOf, rewriteOutdatedReads } from './outdated.js';
 
 /** Cline's limits (xb, yb, hb in @cline/core's message builder). */
@@ -157,5 +159,6 @@ function withMissingResults(messages: Message[]): Message[] {
 export function clineContext(session: Session, opts: ContextOptions = {}): Context {
   const ctx = buildContext(session, opts);
   const messages = withMissingResults(rewriteOutdatedReads(ctx.messages, cutResultText));
-  return { ...ctx, messages: messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) })) };
+  const cut = messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) }));
+  return { ...ctx, messages: applyClineMediaBudget(cut) };
 }
