@@ -79,7 +79,7 @@ export interface SideChainChild {
 }
 
 /** The call a side chain's messages name as the one that ran it (SPAWNED_BY). */
-function namedCall(chain: readonly Entry[]): string | undefined {
+export function namedCall(chain: readonly Entry[]): string | undefined {
   for (const e of chain) {
     const v = e.kind === 'message' ? e.message.meta?.[SPAWNED_BY] : undefined;
     if (typeof v === 'string') return v;

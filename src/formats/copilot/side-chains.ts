@@ -2,23 +2,12 @@
  * A session's side chains (sub-agent work kept in the session, marked `sidechain`: Copilot CLI's own
  * runs as the reader reads them, the Agent SDK's sub-agent messages, Claude Code's in-file sidechains)
  * as sessions of their own, each by the call that ran it, for the writer to put as Copilot CLI records
- * a run (encode.ts). The call: the one a Copilot CLI event of the chain names (`data.parentToolCallId`),
- * else the first call not taken whose `prompt` is the chain's first user text; a call on the written
- * path, or one in a chain already placed (a sub-agent's own sub-agent, written inside its run).
+ * a run (encode.ts), each by the call that ran it as sideChainChildren finds it (the one the chain's
+ * messages name, which the reader sets to a Copilot CLI run's call, else by its prompt; on the written
+ * path, or in a chain already placed: a sub-agent's own sub-agent, written inside its run).
  */
-import { callByPrompt, callsOnPath, sideChainGroups } from '../../model/side-chains.js';
-import type { Entry, Session, ToolCallPart } from '../../model/types.js';
-import { isObject, SOURCE, str } from './events.js';
-
-/** The call a Copilot CLI event of the chain names as the one that ran it. */
-function namedCall(entries: readonly Entry[]): string | undefined {
-  for (const e of entries) {
-    if (e.rawSource !== SOURCE || !isObject(e.raw) || !isObject(e.raw.data)) continue;
-    const call = str(e.raw.data.parentToolCallId);
-    if (call) return call;
-  }
-  return undefined;
-}
+import { namedCall, sideChainChildren } from '../../model/side-chains.js';
+import type { Entry, Session } from '../../model/types.js';
 
 /** A side chain no call ran that the writer can put it after: what it is, for the warning. */
 export interface UnplacedChain {
@@ -52,54 +41,19 @@ function firstPrompt(entries: readonly Entry[]): string | undefined {
 }
 
 export function sideChainRuns(session: Session, path: readonly Entry[]): SideChainRuns {
-  // as sessions of their own: no longer side chains
-  let pending = sideChainGroups(session.entries, path).map((chain) => chain.map((e): Entry => ({ ...e, sidechain: false })));
-  const calls: ToolCallPart[] = callsOnPath(path);
-  // the calls any chain holds: a chain naming one of them waits for its chain to be placed
-  const inChains = new Set(pending.flatMap((chain) => callsOnPath(chain).map((c) => c.id)));
-  const byCall = new Map<string, Session>();
-  const taken = (id: string) => byCall.has(id);
-  // until no chain finds its call: each one placed brings its own calls (its sub-agents' runs go in it)
-  for (let placed = true; placed && pending.length; ) {
-    placed = false;
-    const left: Entry[][] = [];
-    for (const entries of pending) {
+  const { children, unplaced } = sideChainChildren(session, path);
+  const byCall = new Map<string, Session>(children.map((c) => [c.session.parentToolCallId, c.session]));
+  return {
+    byCall,
+    unplaced: unplaced.map((entries): UnplacedChain => {
+      const prompt = firstPrompt(entries);
       const named = namedCall(entries);
-      const call =
-        calls.find((c) => c.id === named && !taken(c.id)) ??
-        (named !== undefined && inChains.has(named) ? undefined : callByPrompt(calls, entries, taken));
-      if (!call) {
-        left.push(entries);
-        continue;
-      }
-      const last = entries.at(-1) as Entry;
-      // the chain's root: the one entry sideChainGroups left with no parent
-      const root = (entries.find((e) => e.parentId === null) ?? last).id;
-      byCall.set(call.id, {
-        id: root,
-        source: session.source,
-        ...(session.project ? { project: session.project } : {}),
-        ...(typeof call.input.description === 'string' ? { title: call.input.description } : {}),
-        createdAt: entries[0]?.timestamp ?? session.createdAt,
-        updatedAt: last.timestamp,
-        messageCount: 0,
-        entries,
-        leafId: last.id,
-      });
-      calls.push(...callsOnPath(entries));
-      placed = true;
-    }
-    pending = left;
-  }
-  const unplaced = pending.map((entries): UnplacedChain => {
-    const prompt = firstPrompt(entries);
-    const named = namedCall(entries);
-    return {
-      rootId: (entries.find((e) => e.parentId === null) ?? (entries[0] as Entry)).id,
-      messages: entries.filter((e) => e.kind === 'message').length,
-      ...(prompt ? { prompt } : {}),
-      ...(named ? { namedCall: named } : {}),
-    };
-  });
-  return { byCall, unplaced };
+      return {
+        rootId: (entries.find((e) => e.parentId === null) ?? (entries[0] as Entry)).id,
+        messages: entries.filter((e) => e.kind === 'message').length,
+        ...(prompt ? { prompt } : {}),
+        ...(named ? { namedCall: named } : {}),
+      };
+    }),
+  };
 }

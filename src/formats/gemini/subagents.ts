@@ -6,7 +6,7 @@
  * directories, and the parent's call that ran it carrying `agentId` (ToolCallRecord.agentId), which
  * the reader links back (driver.ts withSpawnCall).
  */
-import { callByPrompt, callsOnPath, sideChainGroups } from '../../model/side-chains.js';
+import { callByPrompt, callsOnPath, namedCall, sideChainGroups } from '../../model/side-chains.js';
 import type { Entry, Session } from '../../model/types.js';
 import { isObject, type JsonObject } from './content.js';
 
@@ -19,7 +19,7 @@ export interface SideChain {
 
 /**
  * The side chains of a session (entries marked `sidechain` hanging from one another), each with the
- * call that ran it: the Agent SDK names it (`meta.parent_tool_use_id`); Claude Code's in-file side
+ * call that ran it: the Agent SDK names it (`meta.parent_tool_use_id`, SPAWNED_BY); Claude Code's in-file side
  * chain starts with the prompt its Task call gave (`input.prompt`), the first such call not taken.
  * A chain of records alone (no message) is no sub-agent's work and is left out.
  */
@@ -28,10 +28,7 @@ export function sideChainsOf(session: Pick<Session, 'entries'>, mainPath: readon
   const taken = new Set<string>();
   const out: SideChain[] = [];
   for (const entries of sideChainGroups(session.entries, mainPath)) {
-    const named = entries
-      .map((e) => (e.kind === 'message' ? e.message.meta?.parent_tool_use_id : undefined))
-      .find((v): v is string => typeof v === 'string');
-    const spawnedBy = named ?? callByPrompt(calls, entries, (id) => taken.has(id))?.id;
+    const spawnedBy = namedCall(entries) ?? callByPrompt(calls, entries, (id) => taken.has(id))?.id;
     if (spawnedBy) taken.add(spawnedBy);
     out.push({ entries, ...(spawnedBy ? { spawnedBy } : {}) });
   }
