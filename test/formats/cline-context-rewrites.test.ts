@@ -167,3 +167,58 @@ describe("Cline's image budget, in a Cline context", () => {
     ]);
   });
 });
+
+describe("Cline's 6 MB budget of all text, in a Cline context", () => {
+  const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+  const build = (turns: [string, Message][]) =>
+    resumeContextOf('cline')?.(chainSession('s', 'cline', '/p', turns)).messages ?? [];
+
+  it('cuts the largest assistant texts first, each to no less than 40,000 bytes, until the request fits', () => {
+    const turns: [string, Message][] = [];
+    for (let i = 0; i < 40; i++) {
+      turns.push([`u${i}`, { role: 'user', parts: [{ type: 'text', text: `q${i}` }] }]);
+      const text = `${i}:${'y'.repeat(199_000 - String(i).length - 1)}`;
+      turns.push([`a${i}`, { role: 'assistant', model: 'claude-sonnet-4-5', parts: [{ type: 'text', text }] }]);
+    }
+    const texts = build(turns)
+      .filter((m) => m.role === 'assistant')
+      .map((m) => (m.parts[0]?.type === 'text' ? m.parts[0].text : ''));
+    const total = build(turns).reduce((n, m) => n + m.parts.reduce((k, p) => k + (p.type === 'text' ? bytes(p.text) : 0), 0), 0);
+    expect(total).toBeLessThanOrEqual(6_000_000);
+    expect(total).toBeGreaterThan(6_000_000 - 200);
+    const marker = /\n\n\.\.\.\[assistant text truncated: omitted \d+ chars to fit provider request budget\]\.\.\.\n\n/;
+    const cut = texts.filter((t) => marker.test(t));
+    // 7,960,000 + the prompts: 12 cut to 40,000, the 13th less, in order (all equally long)
+    expect(cut).toHaveLength(13);
+    expect(texts.slice(0, 12).every((t) => marker.test(t) && bytes(t) <= 40_000 && bytes(t) > 39_900)).toBe(true);
+    expect(texts[0]?.startsWith('0:yyy')).toBe(true);
+    expect(texts.slice(13).every((t) => bytes(t) === 199_000)).toBe(true);
+  });
+
+  it('cuts a tool call input string after the texts, not a user text; within budget, nothing', () => {
+    const turns = (inputBytes: number): [string, Message][] => [
+      ['u', { role: 'user', parts: [{ type: 'text', text: 'u'.repeat(1_000_000) }] }],
+      [
+        'a',
+        {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          parts: [{ type: 'tool_call', id: 'c1', name: 'editor', input: { path: 'a.txt', text: 'z'.repeat(inputBytes) } }],
+        },
+      ],
+      ['r', { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', content: 'done' }] }],
+    ];
+    const inputOf = (ms: Message[]) => {
+      const call = ms[1]?.parts[0];
+      return call?.type === 'tool_call' ? String((call.input as { text: string }).text) : '';
+    };
+    const over = build(turns(5_500_000));
+    expect(over[0]?.parts[0]?.type === 'text' && over[0].parts[0].text.length).toBe(1_000_000);
+    const input = inputOf(over);
+    expect(input).toMatch(/^z+\n\n\.\.\.\[truncated \d+ chars to fit provider request budget\]\.\.\.\n\nz+$/);
+    // the path (5 bytes), the prompt, the result: the input's text takes the rest
+    expect(bytes(input)).toBeLessThanOrEqual(6_000_000 - 1_000_000 - 5 - 4);
+    expect(bytes(input)).toBeGreaterThan(6_000_000 - 1_000_000 - 5 - 4 - 2);
+    expect(inputOf(build(turns(4_900_000)))).toHaveLength(4_900_000);
+  });
+});

@@ -11,13 +11,13 @@
  * - a file read again later replaced by `[outdated - see the latest file content]` in the earlier
  *   read's result, once all such rewrites save 64 KiB (outdated.ts);
  * - an error result's blocks sent as their JSON text (Cline's provider layer, @cline/llms);
- * - the image budget (media.ts).
- * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment) and the 6 MB
- * budget of all text. A call no message answers gets Cline's error result.
+ * - the image budget (media.ts) and the 6 MB budget of all text (budget.ts).
+ * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment). A call no message answers gets Cline's error result.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { applyClineTextBudget } from './budget.js';
 import { applyClineMediaBudget } from './media.js';
 import { clineContentOf, rewriteOutdatedReads } from './outdated.js';
 
@@ -102,8 +102,7 @@ function cutResult(p: ToolResultPart): ToolResultPart {
     return { ...p, content: JSON.stringify(cut), meta: { ...p.meta, clineContent: cut } };
   }
   if (typeof p.content === 'string') return { ...p, content: cutResultText(p.content) };
-  const content = p.content.map(cutResultItem);
-  return { ...p, content: p.isError ? errorJsonText(p, content) : content };
+  return { ...p, content: p.content.map(cutResultItem) };
 }
 
 function cutPart(p: Part, role: Message['role']): Part {
@@ -160,5 +159,9 @@ export function clineContext(session: Session, opts: ContextOptions = {}): Conte
   const ctx = buildContext(session, opts);
   const messages = withMissingResults(rewriteOutdatedReads(ctx.messages, cutResultText));
   const cut = messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) }));
-  return { ...ctx, messages: applyClineMediaBudget(cut) };
+  const sent = applyClineTextBudget(applyClineMediaBudget(cut));
+  // what Cline's provider layer makes of an error result's blocks
+  const asJson = (p: Part): Part =>
+    p.type === 'tool_result' && p.isError && Array.isArray(p.content) ? { ...p, content: errorJsonText(p, p.content) } : p;
+  return { ...ctx, messages: sent.map((m) => ({ ...m, parts: m.parts.map(asJson) })) };
 }
