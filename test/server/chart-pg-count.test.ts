@@ -14,7 +14,7 @@ import type { Session } from '../../src/model/types.js';
 import { projectStores } from '../../src/server/scope.js';
 import { type StatsBucket, type StatsResult, WebData } from '../../src/server/web/data.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
-import type { StatsRow } from '../../src/stores/index-sync/stats.js';
+import { costBucketOf, type StatsRow } from '../../src/stores/index-sync/stats.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { PostgresStore } from '../../src/stores/postgres/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
@@ -69,17 +69,7 @@ const byKey = (list: readonly CostBucket[]) =>
   [...list].map((b) => ({ ...b, cost: Math.round(b.cost * 1e9) / 1e9 })).sort((a, b) => (a.key < b.key ? -1 : 1));
 
 /** `stats --json` rows as buckets */
-const asBuckets = (rows: readonly StatsRow[]): CostBucket[] =>
-  rows.map((r) => ({
-    key: r.key,
-    input: r.inputTokens,
-    output: r.outputTokens,
-    cacheRead: r.cacheReadTokens,
-    cacheWrite: r.cacheWriteTokens,
-    reasoning: r.reasoningTokens,
-    cost: r.cost,
-    responses: r.messages,
-  }));
+const asBuckets = (rows: readonly StatsRow[]): CostBucket[] => rows.map(costBucketOf);
 
 /** local `stats --by <by> --json` over `filter` */
 const localStats = async (by: CostBucketKey, filter: { since?: string; until?: string }) => {

@@ -1,4 +1,5 @@
 /** Token and cost totals from the index, grouped by time, model, project, session or source. */
+import type { CostBucket } from '../../model/driver.js';
 import { ADVISOR_ROWS, advisorCount } from '../sqlite/advisors.js';
 import { asBytes, textOfColumn } from '../sqlite/column-text.js';
 import { preferredAmong } from '../sqlite/copies.js';
@@ -27,6 +28,20 @@ export interface StatsRow {
   unpricedModels?: string[];
   /** with StatsOptions.costByModel: `cost` by the model that billed it ('' for records that name none) */
   costByModel?: Record<string, number>;
+}
+
+/** A stats row in the stores' chart terms (SessionDriver.costBuckets). */
+export function costBucketOf(r: StatsRow): CostBucket {
+  return {
+    key: r.key,
+    input: r.inputTokens,
+    output: r.outputTokens,
+    cacheRead: r.cacheReadTokens,
+    cacheWrite: r.cacheWriteTokens,
+    reasoning: r.reasoningTokens,
+    cost: r.cost,
+    responses: r.messages,
+  };
 }
 
 export interface StatsOptions {

@@ -29,7 +29,7 @@ import { currentLeaf, messageText } from '../../model/tree.js';
 import type { Entry, Message, MetadataEntry, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import type { PriceTable } from '../index-sync/prices.js';
-import { countedWhere, type StatsOptions, stats } from '../index-sync/stats.js';
+import { costBucketOf, countedWhere, type StatsOptions, stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
 import {
   checkWrittenEntryIds,
@@ -292,16 +292,7 @@ export class SqliteStore extends DriverBase {
     prices: PriceTable,
     sessionIds?: readonly string[],
   ): Promise<CostBucket[]> {
-    return stats(this, prices, selectedStatsOptions(by, filter, sessionIds)).map((r) => ({
-      key: r.key,
-      input: r.inputTokens,
-      output: r.outputTokens,
-      cacheRead: r.cacheReadTokens,
-      cacheWrite: r.cacheWriteTokens,
-      reasoning: r.reasoningTokens,
-      cost: r.cost,
-      responses: r.messages,
-    }));
+    return stats(this, prices, selectedStatsOptions(by, filter, sessionIds)).map(costBucketOf);
   }
 
   /** The tokens, recorded cost and number of the counted records `where` selects (entries `e`, sessions `s`). */
