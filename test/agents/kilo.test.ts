@@ -18,17 +18,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { KiloDriver } from '../../src/formats/kilo/index.js';
-import type { Context } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import {
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
   CODEX_ID,
   type ConvertedSession,
+  contextItems,
   convertInto,
   copySourceFixtures,
   expectInOrder,
   PI_ID,
+  resultText,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
@@ -54,27 +55,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await home?.close();
 });
-
-const resultText = (c: unknown): string =>
-  typeof c === 'string'
-    ? c
-    : Array.isArray(c)
-      ? c.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : (b.type ?? ''))).join('\n')
-      : '';
-
-/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
-function contextItems(ctx: Context): string[] {
-  return ctx.messages
-    .filter((m) => m.role !== 'system')
-    .flatMap((m) =>
-      m.parts.flatMap((p) => {
-        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
-        if (p.type === 'tool_call') return [`call:${p.name}:${JSON.stringify(p.input)}`];
-        if (p.type === 'tool_result') return [`result:${resultText(p.content)}`];
-        return [];
-      }),
-    );
-}
 
 /** The same of the Anthropic messages Kilo sent, less its environment details. */
 function requestItems(messages: AnthropicMessage[]): string[] {
@@ -127,7 +107,7 @@ describe.each([
     const sent = kiloRequestEndingWith(home, probe).messages;
     // the request is threadbase's context of the written session (Kilo's environment details included), then the probe
     expect(conversationOf(sent.slice(0, -1))).toEqual(conversationOf(ours as AnthropicMessage[]));
-    source = contextItems(await readContext(home, from, id));
+    source = contextItems(await readContext(home, from, id), { ids: false });
     expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
     // a compaction becomes Kilo's (OpenCode's) request and summary: its text is the model's, not the user's;
     // calls one response made together are steps of their own, each followed by its result
@@ -149,7 +129,7 @@ describe.each([
 
   it('goes back into Claude Code with nothing lost and Kilo’s new turn', async () => {
     const back = await convertInto(home, written.id, 'kilo', 'claude');
-    const items = contextItems(await readContext(home, 'claude', back.id));
+    const items = contextItems(await readContext(home, 'claude', back.id), { ids: false });
     expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
     expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
   }, 120_000);

@@ -16,17 +16,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import {
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
   CODEX_ID,
   type ConvertedSession,
+  contextItems,
   convertInto,
   copySourceFixtures,
   expectInOrder,
   PI_ID,
+  resultText,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
@@ -48,27 +49,6 @@ afterAll(async () => {
 type Written = ConvertedSession;
 
 const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
-
-const resultText = (c: unknown): string =>
-  typeof c === 'string'
-    ? c
-    : Array.isArray(c)
-      ? c.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : (b.type ?? ''))).join('\n')
-      : '';
-
-/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
-function contextItems(ctx: Context): string[] {
-  return ctx.messages
-    .filter((m) => m.role !== 'system')
-    .flatMap((m) =>
-      m.parts.flatMap((p) => {
-        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
-        if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
-        if (p.type === 'tool_result') return [`result:${p.callId}:${resultText(p.content)}`];
-        return [];
-      }),
-    );
-}
 
 /** The same of the Anthropic messages Qwen Code sent, less its own `<system-reminder>` texts. */
 function requestItems(messages: AnthropicMessage[]): string[] {

@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
+import type { Context } from '../../src/model/tree.js';
 import { runCliOk } from './cli.js';
 
 /** Claude Code, real: a compaction and a sub-agent call. */
@@ -91,4 +92,34 @@ export function expectInOrder(got: readonly string[], want: readonly string[]): 
     ).toBeGreaterThanOrEqual(0);
     at = found + 1;
   }
+}
+
+/** A tool result's content as text: a string whole, blocks' texts joined by newlines (another block by its type). */
+export const resultText = (c: unknown): string =>
+  typeof c === 'string'
+    ? c
+    : Array.isArray(c)
+      ? c.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : (b.type ?? ''))).join('\n')
+      : '';
+
+/**
+ * Every text, tool call and tool result of a context but its system prompt, in order, as the resume
+ * tests compare them with an agent's request: `role:text`, `call:id:name:input`, `result:id:text`
+ * (without the ids where the agent gives calls ids of its own; results trimmed where it trims them).
+ */
+export function contextItems(ctx: Context, o: { ids?: boolean; trimResults?: boolean } = {}): string[] {
+  const id = (v: string) => (o.ids === false ? '' : `${v}:`);
+  return ctx.messages
+    .filter((m) => m.role !== 'system')
+    .flatMap((m) =>
+      m.parts.flatMap((p) => {
+        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
+        if (p.type === 'tool_call') return [`call:${id(p.id)}${p.name}:${JSON.stringify(p.input)}`];
+        if (p.type === 'tool_result') {
+          const text = resultText(p.content);
+          return [`result:${id(p.callId)}${o.trimResults ? text.trim() : text}`];
+        }
+        return [];
+      }),
+    );
 }
