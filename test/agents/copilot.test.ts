@@ -28,7 +28,7 @@ import type { Entry, Session } from '../../src/model/types.js';
 import { type AnthropicBlock, type AnthropicMessage, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { messageEntry, ONE_PIXEL_PNG } from '../helpers/sessions.js';
-import { withTask } from '../helpers/sub-agents.js';
+import { subAgentTree, withTask } from '../helpers/sub-agents.js';
 
 const run = promisify(execFile);
 const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
@@ -327,17 +327,11 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
   });
 
   it("sub-agent sessions converted into the parent's events.jsonl: the parent resumes with its main chain, the runs stay", async () => {
-    const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
-    const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
-    const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
-    const byParent = new Map([
-      ['P', [child]],
-      ['C', [grandchild]],
-    ]);
+    const { parent, childrenOf } = subAgentTree(project);
     const [written] = (await convertSessionAll(parent, {
       to: 'copilot',
       env,
-      childrenOf: async (id) => byParent.get(id) ?? [],
+      childrenOf,
     })) as [WrittenSession];
     expect(written.children?.[0]?.children?.[0]).toMatchObject({ parentToolCallId: 'call_c', path: written.path });
     const { sent } = await sentAndExpected(written.id, 'PROBE-SUB and then?');

@@ -14,7 +14,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
 import { homeEnv } from '../helpers/fixture-homes.js';
-import { withTask } from '../helpers/sub-agents.js';
+import { subAgentTree } from '../helpers/sub-agents.js';
 
 let home: string;
 let env: DriverEnv;
@@ -29,14 +29,7 @@ beforeAll(() => {
   mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
   // OpenCode creates its schema on first run; a database it made stands in for that run
   copyFileSync(join('test', 'fixtures', 'opencode', 'opencode.db'), join(home, '.local', 'share', 'opencode', 'opencode.db'));
-  const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
-  const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
-  const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
-  const byParent = new Map([
-    ['P', [child]],
-    ['C', [grandchild]],
-  ]);
-  tree = { parent, child, grandchild, childrenOf: async (id) => byParent.get(id) ?? [] };
+  tree = subAgentTree(project);
 });
 afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });

@@ -23,8 +23,8 @@ import {
   OPENCODE_CHILD,
   OPENCODE_PARENT,
   sessionIn,
+  subAgentTree,
   textsOf,
-  withTask,
 } from '../helpers/sub-agents.js';
 import '../../src/formats/all.js';
 
@@ -102,14 +102,7 @@ describe('sub-agents of sub-agents', () => {
     env = homeEnv(home);
     const project = join(home, 'project');
     mkdirSync(project, { recursive: true });
-    const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
-    const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
-    const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
-    const byParent = new Map([
-      ['P', [child]],
-      ['C', [grandchild]],
-    ]);
-    tree = { parent, childrenOf: async (id) => byParent.get(id) ?? [] };
+    tree = subAgentTree(project);
   });
   afterAll(() => {
     if (home) rmSync(home, { recursive: true, force: true });

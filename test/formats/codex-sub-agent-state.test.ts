@@ -16,7 +16,7 @@ import '../../src/formats/all.js';
 import { runCli } from '../helpers/cli.js';
 import { CODEX_0169_THREAD_SPAWN_EDGES, CODEX_0169_THREADS } from '../helpers/codex-state-db.js';
 import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
-import { CLAUDE_PARENT, type ConvertedRow, withTask } from '../helpers/sub-agents.js';
+import { CLAUDE_PARENT, type ConvertedRow, subAgentTree } from '../helpers/sub-agents.js';
 
 /** The audit fixture's parent, whose spawn_agent call started the sub-agent codex named Cicero. */
 const CODEX_PARENT = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
@@ -135,17 +135,11 @@ describe("codex sub-agent threads threadbase writes: session_meta and state data
 
   it("a sub-agent's sub-agent keeps the root thread's id as session_id, its edge from the sub-agent", async () => {
     const project = join(fx.home, 'project');
-    const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
-    const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
-    const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
-    const byParent = new Map([
-      ['P', [child]],
-      ['C', [grandchild]],
-    ]);
+    const { parent, childrenOf } = subAgentTree(project);
     const [written] = (await convertSessionAll(parent, {
       to: 'codex',
       env: fx.env,
-      childrenOf: async (id) => byParent.get(id) ?? [],
+      childrenOf,
     })) as WrittenSession[];
     const c = written?.children?.[0] as WrittenSession;
     const g = c?.children?.[0] as WrittenSession;

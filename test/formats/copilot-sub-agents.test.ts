@@ -17,7 +17,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { homeEnv } from '../helpers/fixture-homes.js';
 import { textEntry } from '../helpers/sessions.js';
-import { withTask } from '../helpers/sub-agents.js';
+import { subAgentTree, withTask } from '../helpers/sub-agents.js';
 
 let home: string;
 let env: DriverEnv;
@@ -28,14 +28,7 @@ beforeAll(() => {
   env = homeEnv(home);
   const project = join(home, 'project');
   mkdirSync(project, { recursive: true });
-  const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
-  const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
-  const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
-  const byParent = new Map([
-    ['P', [child]],
-    ['C', [grandchild]],
-  ]);
-  tree = { parent, childrenOf: async (id) => byParent.get(id) ?? [] };
+  tree = subAgentTree(project);
 });
 afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });

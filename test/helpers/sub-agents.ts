@@ -113,3 +113,22 @@ export function withTask(
     leafId: `${id}-a2`,
   };
 }
+
+/** A parent P whose Task call call_p ran sub-agent C, whose call call_c ran G: three levels in `project`. */
+export interface SubAgentTree {
+  parent: Session;
+  child: Session;
+  grandchild: Session;
+  childrenOf: (id: string) => Promise<Session[]>;
+}
+
+export function subAgentTree(project: string): SubAgentTree {
+  const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project };
+  const child = { ...withTask('C', 'look around', 'call_c', 'looked', { parentId: 'P', call: 'call_p' }), project };
+  const grandchild = { ...withTask('G', 'look deeper', 'call_g', 'found it', { parentId: 'C', call: 'call_c' }), project };
+  const byParent = new Map([
+    ['P', [child]],
+    ['C', [grandchild]],
+  ]);
+  return { parent, child, grandchild, childrenOf: async (id) => byParent.get(id) ?? [] };
+}
