@@ -8,10 +8,17 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnthropicBlock, AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
+import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
+import {
+  type ClineHome,
+  messageItems as items,
+  resumeCline,
+  resumedRequest,
+  runCline,
+  setupClineHome,
+} from '../helpers/cline.js';
 import { newestSession } from '../helpers/conversions.js';
 
 let home: ClineHome;
@@ -36,17 +43,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await home?.close();
 });
-
-/** A message's blocks as comparable items: texts, calls, results (their whole text). */
-function items(m: AnthropicMessage): string[] {
-  const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-  return blocks.flatMap((b) => {
-    if (b.type === 'text') return [`${m.role}:${String(b.text)}`];
-    if (b.type === 'tool_use') return [`call:${String(b.id)}:${String(b.name)}:${JSON.stringify(b.input)}`];
-    if (b.type === 'tool_result') return [`result:${String(b.tool_use_id)}:${textOf({ role: 'user', content: [b] })}`];
-    return [];
-  });
-}
 
 describe('a session whose tool result Cline cut short', () => {
   it('has as context the request Cline sent, the result cut as Cline cut it', async () => {

@@ -14,7 +14,15 @@ import { stripVTControlCharacters } from 'node:util';
 import { shellQuote } from '../../src/formats/shared/shell.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runBinary } from './agents.js';
-import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn, textOf } from './anthropic-standin.js';
+import {
+  type AnthropicBlock,
+  type AnthropicMessage,
+  type AnthropicRequest,
+  type Rule,
+  type StandIn,
+  startAnthropicStandIn,
+  textOf,
+} from './anthropic-standin.js';
 
 export const CLINE_BIN = resolve('node_modules/.bin/cline');
 
@@ -135,4 +143,15 @@ export function resumedRequest(home: ClineHome, probe: string): AnthropicRequest
   const req = home.standIn.messageRequests().find((r) => textOf(r.messages.at(-1)).trim() === probe);
   if (!req) throw new Error(`cline sent no request ending with ${probe}`);
   return { ...req, messages: req.messages.slice(0, -1) };
+}
+
+/** A message Cline sent, its blocks as comparable items: texts, calls, results (their whole text). */
+export function messageItems(m: AnthropicMessage): string[] {
+  const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+  return blocks.flatMap((b) => {
+    if (b.type === 'text') return [`${m.role}:${String(b.text)}`];
+    if (b.type === 'tool_use') return [`call:${String(b.id)}:${String(b.name)}:${JSON.stringify(b.input)}`];
+    if (b.type === 'tool_result') return [`result:${String(b.tool_use_id)}:${textOf({ role: 'user', content: [b] })}`];
+    return [];
+  });
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CostBucket, CostBucketKey, DriverEnv, SessionDriver } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import { projectStores } from '../../src/server/scope.js';
-import { type StatsBucket, type StatsResult, WebData } from '../../src/server/web/data.js';
+import { WebData } from '../../src/server/web/data.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import { costBucketOf, type StatsRow } from '../../src/stores/index-sync/stats.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
@@ -20,7 +20,7 @@ import { PostgresStore } from '../../src/stores/postgres/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCliOk } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
-import { storesHolding, type TestSchema } from './pg-helpers.js';
+import { roundedChart, storesHolding, type TestSchema } from './pg-helpers.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 /** after three of 0afea31a's responses, before the later sessions' */
@@ -108,20 +108,6 @@ describe.each(WINDOWS)("PostgreSQL's costBuckets over %s", (_w, filter, advisors
   });
 });
 
-/** the chart's buckets with their cost rounded */
-const rounded = (r: StatsResult) => {
-  const round = (b: StatsBucket) => ({ ...b, cost: Math.round(b.cost * 1e9) / 1e9 });
-  const sorted = (list: StatsBucket[]) => list.map(round).sort((a, b) => (a.key < b.key ? -1 : 1));
-  return {
-    totals: round(r.totals),
-    byDay: sorted(r.byDay),
-    byModel: sorted(r.byModel),
-    byProject: sorted(r.byProject),
-    bySource: sorted(r.bySource),
-    sessions: r.sessions,
-  };
-};
-
 describe("a PostgreSQL team server project's charts past statsSessionLimit", () => {
   it.each(WINDOWS)('over %s are per message, equal to the charts per message, reading no session', async (_w, filter) => {
     const team = () => projectStores(pg.store)('team') as SessionDriver;
@@ -133,7 +119,7 @@ describe("a PostgreSQL team server project's charts past statsSessionLimit", () 
       const counted = await new WebData(team(), { statsSessionLimit: 0 }).stats(filter);
       expect(reads).not.toHaveBeenCalled();
       expect(counted.granularity).toBe('message');
-      expect(rounded(counted)).toEqual(rounded(perMessage));
+      expect(roundedChart(counted)).toEqual(roundedChart(perMessage));
     } finally {
       reads.mockRestore();
     }

@@ -11,11 +11,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import { projectStores } from '../../src/server/scope.js';
-import { type StatsBucket, type StatsResult, WebData } from '../../src/server/web/data.js';
+import { WebData } from '../../src/server/web/data.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCliOk } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
+import { roundedChart } from './pg-helpers.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 /** after three of 0afea31a's responses, before the later sessions' */
@@ -49,20 +50,6 @@ afterAll(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-/** the buckets with their cost rounded (summed in another order) */
-const rounded = (r: StatsResult) => {
-  const round = (b: StatsBucket) => ({ ...b, cost: Math.round(b.cost * 1e9) / 1e9 });
-  const sorted = (list: StatsBucket[]) => list.map(round).sort((a, b) => (a.key < b.key ? -1 : 1));
-  return {
-    totals: round(r.totals),
-    byDay: sorted(r.byDay),
-    byModel: sorted(r.byModel),
-    byProject: sorted(r.byProject),
-    bySource: sorted(r.bySource),
-    sessions: r.sessions,
-  };
-};
-
 describe.each([
   ['the local index', () => index as SessionDriver, () => index as SessionDriver],
   ['a SQLite team server project', () => projectStores(server)('team'), () => server as SessionDriver],
@@ -78,7 +65,7 @@ describe.each([
     try {
       const counted = await new WebData(store(), { statsSessionLimit: 0 }).stats(filter);
       expect(reads).not.toHaveBeenCalled();
-      expect(rounded(counted)).toEqual(rounded(perMessage));
+      expect(roundedChart(counted)).toEqual(roundedChart(perMessage));
     } finally {
       reads.mockRestore();
     }

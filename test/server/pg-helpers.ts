@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Session } from '../../src/model/types.js';
+import type { StatsBucket, StatsResult } from '../../src/server/web/data.js';
 import { openPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 
@@ -60,5 +61,19 @@ export async function storesHolding(
       sqlite.close();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A chart's buckets with their cost rounded (stores sum them in other orders), each list by key. */
+export function roundedChart(r: StatsResult) {
+  const round = (b: StatsBucket) => ({ ...b, cost: Math.round(b.cost * 1e9) / 1e9 });
+  const sorted = (list: StatsBucket[]) => list.map(round).sort((a, b) => (a.key < b.key ? -1 : 1));
+  return {
+    totals: round(r.totals),
+    byDay: sorted(r.byDay),
+    byModel: sorted(r.byModel),
+    byProject: sorted(r.byProject),
+    bySource: sorted(r.bySource),
+    sessions: r.sessions,
   };
 }
