@@ -2,7 +2,7 @@
  * The index's read worker starts with a larger old generation (fewer mark-compacts while it parses),
  * and a library user's own Workers made after a sync do not: the V8 flag behind it is put back once
  * the read worker is up. Counted by the major GCs a worker's fixed allocation takes (deterministic for
- * one allocation, the least of three runs; no timing).
+ * one allocation, the least of five runs; no timing).
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,14 +32,14 @@ setTimeout(() => parentPort.postMessage(majors + keep.length * 0), 50);
 `;
 
 /**
- * The fewest major GCs of three such workers: a busy machine can add one (V8's memory reducer runs on
+ * The fewest major GCs of five such workers: a busy machine can add one (V8's memory reducer runs on
  * idle time), never take one away, so the least is the allocation's own.
  */
 async function majorGcs(
   create: () => Worker = () => new Worker(USER_WORKER, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 160 } }),
 ): Promise<number> {
   const counts: number[] = [];
-  for (let i = 0; i < 3; i++) counts.push(await majorGcsOf(create()));
+  for (let i = 0; i < 5; i++) counts.push(await majorGcsOf(create()));
   return Math.min(...counts);
 }
 
@@ -76,7 +76,9 @@ describe("the read worker's initial old generation", () => {
       await store.close();
       await sources.close();
     }
-    expect(await majorGcs()).toBe(before);
+    // compared with the flagged worker, not with `before`: idle-time GCs on a busy machine move both
+    // unflagged counts (seen 1 before and 2 after), while a flag left set gives the flagged count
+    expect(await majorGcs()).toBeGreaterThan(flagged);
   }, 60_000);
 
   it('is put back to what the process was started with', () => {
