@@ -211,7 +211,7 @@ export class OpenCodeDriver extends DriverBase {
   async listSessions(filter?: SessionFilter): Promise<SessionInfo[]> {
     const out = new Map<string, SessionInfo>();
     for (const db of this.dbPaths()) {
-      for (const r of listSessionRows(db)) {
+      for (const r of listSessionRows(db, this.flavor.label)) {
         const id = str(r.info.id) ?? '';
         if (!out.has(id)) out.set(id, infoToSummary(this.name, r.info, r.messageCount, db, r.project));
       }
@@ -234,7 +234,7 @@ export class OpenCodeDriver extends DriverBase {
   /** The session's OpenCode data as stored, and where it came from. */
   async getSessionData(id: string, warnings: ParseWarning[] = []): Promise<{ data: OcSessionData; file: string } | undefined> {
     for (const db of this.dbPaths()) {
-      const data = readSessionData(db, id, warnings);
+      const data = readSessionData(db, id, warnings, this.flavor.label);
       if (data) return { data, file: db };
     }
     const ref = (await listLegacySessions(this.storagePath, warnings)).find((r) => r.info.id === id);
@@ -246,7 +246,7 @@ export class OpenCodeDriver extends DriverBase {
     const warnings: ParseWarning[] = [];
     const found = await this.getSessionData(id, warnings);
     if (!found) return undefined;
-    return sessionFromOpencode(found.data, { file: found.file, warnings, source: this.flavor.source });
+    return sessionFromOpencode(found.data, { file: found.file, warnings, source: this.flavor.source, label: this.flavor.label });
   }
 
   override async getMessages(sessionId: string, opts: GetMessagesOptions = {}): Promise<Message[]> {
@@ -273,7 +273,7 @@ export class OpenCodeDriver extends DriverBase {
       // database holds (an older OpenCode, or an earlier write, may have left another one for it)
       return (
         gitProjectOf(directory, this.flavor.gitCacheFile) ??
-        findProject(this.dbPath, directory) ?? { id: 'global', worktree: '/' }
+        findProject(this.dbPath, directory, this.flavor.label) ?? { id: 'global', worktree: '/' }
       );
     }
     return (
@@ -290,7 +290,9 @@ export class OpenCodeDriver extends DriverBase {
     const directory = session.project ?? this.env.home;
     const project = await this.projectFor(directory, target);
     const taken = (id: string) =>
-      target === 'db' ? sessionExists(this.dbPath, id) : existsSync(join(this.storagePath, 'session', project.id, `${id}.json`));
+      target === 'db'
+        ? sessionExists(this.dbPath, id, this.flavor.label)
+        : existsSync(join(this.storagePath, 'session', project.id, `${id}.json`));
     const sessionId = opts.keepId && session.id.startsWith('ses_') && !taken(session.id) ? session.id : newId('ses');
     const { data, warnings } = encodeSession(session, {
       sessionId,
@@ -307,7 +309,7 @@ export class OpenCodeDriver extends DriverBase {
     data.project = project;
     let path: string;
     if (target === 'db') {
-      writeSessionData(this.dbPath, data, { vcs: project.vcs });
+      writeSessionData(this.dbPath, data, { vcs: project.vcs, label: this.flavor.label });
       path = this.dbPath;
     } else path = await writeLegacySession(this.storagePath, data);
     const info = infoToSummary(this.name, data.info, data.messages.length, path, project);
@@ -359,12 +361,17 @@ export class OpenCodeDriver extends DriverBase {
    */
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
     if (entries.length === 0) return;
-    const dbFile = this.dbPaths().find((db) => sessionExists(db, sessionId));
-    const expectedLast = dbFile ? readLastMessageId(dbFile, sessionId) : undefined;
+    const dbFile = this.dbPaths().find((db) => sessionExists(db, sessionId, this.flavor.label));
+    const expectedLast = dbFile ? readLastMessageId(dbFile, sessionId, this.flavor.label) : undefined;
     const warnings: ParseWarning[] = [];
     const found = await this.getSessionData(sessionId, warnings);
     if (!found) throw new NotFoundError(`${this.name} session`, sessionId);
-    const session = sessionFromOpencode(found.data, { file: found.file, warnings, source: this.flavor.source });
+    const session = sessionFromOpencode(found.data, {
+      file: found.file,
+      warnings,
+      source: this.flavor.source,
+      label: this.flavor.label,
+    });
     // OpenCode deletes what follows a pending revert on the next prompt: appended messages would go with it.
     if (obj(found.data.info.revert))
       throw new ThreadbaseError(
@@ -422,13 +429,17 @@ export class OpenCodeDriver extends DriverBase {
     }
     const totals = totalsOf(encoded.messages);
     if (dbFile && found.file === dbFile) {
-      appendSessionData(dbFile, {
-        sessionId,
-        messages: encoded.messages,
-        updatedParts: encoded.updatedParts,
-        expectedLastMessageId: expectedLast,
-        ...totals,
-      });
+      appendSessionData(
+        dbFile,
+        {
+          sessionId,
+          messages: encoded.messages,
+          updatedParts: encoded.updatedParts,
+          expectedLastMessageId: expectedLast,
+          ...totals,
+        },
+        this.flavor.label,
+      );
     } else {
       const ref = (await listLegacySessions(this.storagePath)).find((r) => r.info.id === sessionId) as LegacySessionRef;
       await appendLegacySession(this.storagePath, ref, encoded.messages, encoded.updatedParts, totals);
@@ -436,8 +447,8 @@ export class OpenCodeDriver extends DriverBase {
   }
 
   async setTitle(sessionId: string, title: string): Promise<void> {
-    const dbFile = this.dbPaths().find((db) => sessionExists(db, sessionId));
-    if (dbFile) return setSessionTitle(dbFile, sessionId, title);
+    const dbFile = this.dbPaths().find((db) => sessionExists(db, sessionId, this.flavor.label));
+    if (dbFile) return setSessionTitle(dbFile, sessionId, title, this.flavor.label);
     const ref = (await listLegacySessions(this.storagePath)).find((r) => r.info.id === sessionId);
     if (!ref) throw new NotFoundError(`${this.name} session`, sessionId);
     await setLegacyTitle(ref, title);

@@ -151,7 +151,7 @@ export function encodeEntries(
   seed: EncodeSeed = {},
 ): EncodedEntries {
   const warnings: string[] = [];
-  const agent = (opts.flavor ?? OPENCODE).agent;
+  const { agent, label } = opts.flavor ?? OPENCODE;
   const sessionID = opts.sessionId;
   const out: OcMessage[] = [];
   /** old OpenCode message id or model entry id → new message id */
@@ -302,7 +302,7 @@ export function encodeEntries(
             }),
           );
       } else if (p.type === 'tool_result') attachResult(p, at);
-      else warnings.push(`${e.id}: a ${p.type} part in a user message has no OpenCode equivalent; left out`);
+      else warnings.push(`${e.id}: a ${p.type} part in a user message has no ${label} equivalent; left out`);
     }
     if (parts.length === 0) {
       // only tool results: they went into the tool parts of the message before
@@ -361,7 +361,7 @@ export function encodeEntries(
         pendingTools.set(p.id, tool);
         parts.push(tool);
       } else if (p.type === 'tool_result') attachResult(p, at);
-      else warnings.push(`${e.id}: a ${p.type} part in an assistant message has no OpenCode equivalent; left out`);
+      else warnings.push(`${e.id}: a ${p.type} part in an assistant message has no ${label} equivalent; left out`);
     }
     const tokens = tokensOf(m.usage);
     parts.push(newPart(id, { type: 'step-finish', reason: hasTools ? 'tool-calls' : 'stop', tokens, cost: m.cost ?? 0 }));
@@ -454,7 +454,7 @@ export function encodeEntries(
       else if (m.role === 'assistant') encodeAssistant(e, m);
       // results go into the tool parts; text or images that came alongside become a user message
       else if (m.role === 'tool') encodeUser(e, m);
-      else warnings.push(`${e.id}: ${m.role} messages have no OpenCode equivalent; left out`);
+      else warnings.push(`${e.id}: ${m.role} messages have no ${label} equivalent; left out`);
     } else if (e.kind === 'compaction') encodeCompaction(e);
     // a user message of what the agent it came from sends for it (convert/session.ts), the entry kept
     // in its text part's `threadbase.branchSummary`, which OpenCode ignores (parse.ts reads it back)

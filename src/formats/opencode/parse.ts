@@ -396,11 +396,14 @@ export interface ParseOptions {
   warnings?: ParseWarning[];
   /** the source name of the agent that kept the data, when a fork of OpenCode (default 'opencode') */
   source?: SourceName;
+  /** its name in warnings (default 'OpenCode') */
+  label?: string;
 }
 
 /** OpenCode session data → a threadbase session. */
 export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Session {
   const warnings = opts.warnings ?? [];
+  const label = opts.label ?? 'OpenCode';
   const info = data.info;
   const sessionId = str(info.id) ?? '';
   const messages = [...data.messages].sort((a, b) => {
@@ -439,7 +442,7 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         warnings.push({
           file: opts.file,
           id: str(p.id),
-          message: `unknown OpenCode part type ${JSON.stringify(p.type)} kept raw`,
+          message: `unknown ${label} part type ${JSON.stringify(p.type)} kept raw`,
         });
     }
     const side = sideRecords(m);
@@ -501,7 +504,7 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
     }
 
     if (m.info.role !== 'assistant') {
-      warnings.push({ file: opts.file, id, message: `unknown OpenCode message role ${JSON.stringify(m.info.role)} kept raw` });
+      warnings.push({ file: opts.file, id, message: `unknown ${label} message role ${JSON.stringify(m.info.role)} kept raw` });
       push({
         id,
         parentId: prev,

@@ -12,7 +12,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { ParseWarning } from '../../model/types.js';
 import { jsonValueOf } from '../shared/jsonl.js';
 import { openDatabase } from '../shared/sqlite.js';
-import { isJson, type Json, num, type OcMessage, type OcSessionData, obj, str } from './records.js';
+import { isJson, type Json, num, type OcMessage, type OcSessionData, OPENCODE, obj, str } from './records.js';
 
 const BUSY_TIMEOUT_MS = 2000;
 
@@ -27,16 +27,17 @@ function isBusy(err: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || /database is locked/i.test(String((err as Error)?.message));
 }
 
-function wrap(file: string, err: unknown): Error {
+/** `label`: the agent whose database it is (OpenCode, or a fork of it keeping its records), as errors name it. */
+function wrap(file: string, err: unknown, label: string): Error {
   if (err instanceof ThreadbaseError) return err;
   if (isBusy(err))
     return new ThreadbaseError(
       'locked',
-      'the OpenCode database is locked by another process; try again when OpenCode is idle',
+      `the ${label} database is locked by another process; try again when ${label} is idle`,
       { file },
       { cause: err },
     );
-  return new ThreadbaseError('sqlite', `cannot read the OpenCode database: ${(err as Error).message}`, { file }, { cause: err });
+  return new ThreadbaseError('sqlite', `cannot read the ${label} database: ${(err as Error).message}`, { file }, { cause: err });
 }
 
 function columnsOf(db: Database.Database, table: string): Set<string> {
@@ -44,21 +45,21 @@ function columnsOf(db: Database.Database, table: string): Set<string> {
   return new Set(rows.map((r) => r.name));
 }
 
-function requireTables(db: Database.Database, file: string, tables: string[]): void {
+function requireTables(db: Database.Database, file: string, tables: string[], label: string): void {
   for (const t of tables) {
     if (columnsOf(db, t).size === 0)
-      throw new ThreadbaseError('schema', `not an OpenCode database this version can read: no "${t}" table`, { file });
+      throw new ThreadbaseError('schema', `not a ${label} database this version can read: no "${t}" table`, { file });
   }
 }
 
 /** Opens the database read-only for one quick read. */
-export function withReadDb<T>(file: string, fn: (db: Database.Database) => T): T {
+export function withReadDb<T>(file: string, label: string, fn: (db: Database.Database) => T): T {
   let db: Database.Database | undefined;
   try {
     db = openDatabase(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     return fn(db);
   } catch (err) {
-    throw wrap(file, err);
+    throw wrap(file, err, label);
   } finally {
     db?.close();
   }
@@ -123,9 +124,9 @@ function projectsOf(db: Database.Database): Map<string, { id: string; worktree: 
 }
 
 /** Every session in the database with its message count (no messages read). */
-export function listSessionRows(file: string): SessionRowSummary[] {
-  return withReadDb(file, (db) => {
-    requireTables(db, file, ['session', 'message']);
+export function listSessionRows(file: string, label = OPENCODE.label): SessionRowSummary[] {
+  return withReadDb(file, label, (db) => {
+    requireTables(db, file, ['session', 'message'], label);
     const projects = projectsOf(db);
     const counts = new Map<string, number>();
     for (const r of db.prepare('SELECT session_id AS id, COUNT(*) AS n FROM message GROUP BY session_id').all() as {
@@ -144,9 +145,14 @@ export function listSessionRows(file: string): SessionRowSummary[] {
 }
 
 /** One session with its messages and parts; undefined when the id is not in the database. */
-export function readSessionData(file: string, sessionId: string, warnings: ParseWarning[]): OcSessionData | undefined {
-  return withReadDb(file, (db) => {
-    requireTables(db, file, ['session', 'message', 'part']);
+export function readSessionData(
+  file: string,
+  sessionId: string,
+  warnings: ParseWarning[],
+  label = OPENCODE.label,
+): OcSessionData | undefined {
+  return withReadDb(file, label, (db) => {
+    requireTables(db, file, ['session', 'message', 'part'], label);
     const row = db.prepare('SELECT * FROM session WHERE id = ?').get(sessionId) as Json | undefined;
     if (!row) return undefined;
     const project = projectsOf(db).get(str(row.project_id) ?? '');
@@ -208,15 +214,19 @@ function spawningCall(db: Database.Database, parentId: string, childId: string):
 }
 
 /** Whether a session id is taken. */
-export function sessionExists(file: string, sessionId: string): boolean {
+export function sessionExists(file: string, sessionId: string, label = OPENCODE.label): boolean {
   if (!existsSync(file)) return false;
-  return withReadDb(file, (db) => db.prepare('SELECT 1 FROM session WHERE id = ?').get(sessionId) !== undefined);
+  return withReadDb(file, label, (db) => db.prepare('SELECT 1 FROM session WHERE id = ?').get(sessionId) !== undefined);
 }
 
 /** The project whose worktree holds `directory` (longest match), from the database. */
-export function findProject(file: string, directory: string): { id: string; worktree: string } | undefined {
+export function findProject(
+  file: string,
+  directory: string,
+  label = OPENCODE.label,
+): { id: string; worktree: string } | undefined {
   if (!existsSync(file)) return undefined;
-  return withReadDb(file, (db) => {
+  return withReadDb(file, label, (db) => {
     let best: { id: string; worktree: string } | undefined;
     for (const p of projectsOf(db).values()) {
       if (p.worktree === '/') continue;
@@ -280,8 +290,8 @@ function insertMessages(
 }
 
 /** The id of the session's last message row, read on its own (what an append checks against). */
-export function readLastMessageId(file: string, sessionId: string): string | undefined {
-  return withReadDb(file, (db) => lastMessageId(db, sessionId));
+export function readLastMessageId(file: string, sessionId: string, label = OPENCODE.label): string | undefined {
+  return withReadDb(file, label, (db) => lastMessageId(db, sessionId));
 }
 
 /** The id of the session's last message as OpenCode orders them, or undefined when it has none. */
@@ -308,18 +318,18 @@ export interface AppendData {
  * Appends messages (and completes earlier tool parts) in one IMMEDIATE transaction, adding their
  * tokens and cost to the session's totals and bumping its time_updated, as OpenCode does.
  */
-export function appendSessionData(file: string, data: AppendData): void {
+export function appendSessionData(file: string, data: AppendData, label = OPENCODE.label): void {
   let db: Database.Database | undefined;
   try {
     db = openDatabase(file, { fileMustExist: true, timeout: 5000 });
-    requireTables(db, file, ['session', 'message', 'part']);
+    requireTables(db, file, ['session', 'message', 'part'], label);
     const cols = { message: columnsOf(db, 'message'), part: columnsOf(db, 'part') };
     const sessionCols = columnsOf(db, 'session');
     const conn = db;
     conn
       .transaction(() => {
         if (!conn.prepare('SELECT 1 FROM session WHERE id = ?').get(data.sessionId))
-          throw new NotFoundError('opencode session', data.sessionId, { file });
+          throw new NotFoundError(`${label} session`, data.sessionId, { file });
         const last = lastMessageId(conn, data.sessionId);
         if (last !== data.expectedLastMessageId)
           throw new ThreadbaseError(
@@ -355,38 +365,39 @@ export function appendSessionData(file: string, data: AppendData): void {
       })
       .immediate();
   } catch (err) {
-    throw wrap(file, err);
+    throw wrap(file, err, label);
   } finally {
     db?.close();
   }
 }
 
 /** Renames a session (and bumps its time_updated, as OpenCode's rename does). */
-export function setSessionTitle(file: string, sessionId: string, title: string): void {
+export function setSessionTitle(file: string, sessionId: string, title: string, label = OPENCODE.label): void {
   let db: Database.Database | undefined;
   try {
     db = openDatabase(file, { fileMustExist: true, timeout: 5000 });
-    requireTables(db, file, ['session']);
+    requireTables(db, file, ['session'], label);
     const hasUpdated = columnsOf(db, 'session').has('time_updated');
     const r = db
       .prepare(
         `UPDATE session SET title = ?${hasUpdated ? ', time_updated = MAX(COALESCE(time_updated, 0), ?)' : ''} WHERE id = ?`,
       )
       .run(title, ...(hasUpdated ? [Date.now()] : []), sessionId);
-    if (r.changes !== 1) throw new NotFoundError('opencode session', sessionId, { file });
+    if (r.changes !== 1) throw new NotFoundError(`${label} session`, sessionId, { file });
   } catch (err) {
-    throw wrap(file, err);
+    throw wrap(file, err, label);
   } finally {
     db?.close();
   }
 }
 
 /** Writes a new session (and its project row when missing) in one transaction. */
-export function writeSessionData(file: string, data: OcSessionData, opts: { vcs?: string } = {}): void {
+export function writeSessionData(file: string, data: OcSessionData, opts: { vcs?: string; label?: string } = {}): void {
+  const label = opts.label ?? OPENCODE.label;
   let db: Database.Database | undefined;
   try {
     db = openDatabase(file, { fileMustExist: true, timeout: 5000 });
-    requireTables(db, file, ['project', 'session', 'message', 'part']);
+    requireTables(db, file, ['project', 'session', 'message', 'part'], label);
     const cols = {
       project: columnsOf(db, 'project'),
       session: columnsOf(db, 'session'),
@@ -441,7 +452,7 @@ export function writeSessionData(file: string, data: OcSessionData, opts: { vcs?
       })
       .immediate();
   } catch (err) {
-    throw wrap(file, err);
+    throw wrap(file, err, label);
   } finally {
     db?.close();
   }
