@@ -1,26 +1,27 @@
 /**
  * The lock Gemini CLI 0.61 takes on `projects.json` while it registers a project
- * (ProjectRegistry.getShortId): proper-lockfile's, with its defaults. The lock is a directory
- * `<real path of projects.json>.lock`, made with mkdir (atomic: one holder); its holder refreshes its
- * mtime every 5 s, and one not refreshed for 10 s is stale (its holder died) and taken over. Gemini CLI
- * waits for it with up to 100 retries 100 ms apart (and longer); threadbase takes the same lock, so
- * a Gemini CLI registering a project at the same time never loses its entry or ours.
+ * (ProjectRegistry.getShortId), taken through the library Gemini CLI takes it with, proper-lockfile,
+ * called as Gemini CLI calls it: defaults (the directory `<real path of projects.json>.lock`, made with
+ * mkdir; refreshed every 5 s; stale, so taken over, when not refreshed for 10 s; removed at exit) and
+ * `retries: { retries: 100, minTimeout: 100 }`. Gemini CLI means that as 10 s (its LOCK_TIMEOUT_MS /
+ * LOCK_RETRY_DELAY_MS), but retry's default factor 2 doubles each pause (100 ms, 200 ms, 400 ms, ...),
+ * so it waits as long as a live holder keeps the lock; a dead holder's lock goes stale after 10 s and
+ * is taken over at the next try (about 12.7 s in). Threadbase waits the same way, so a Gemini CLI
+ * registering a project at the same time never loses its entry or ours.
  */
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import lockfile from 'proper-lockfile';
+import type { OperationOptions } from 'retry';
 import { ThreadbaseError } from '../../model/errors.js';
 
 export interface RegistryLockOptions {
-  /** How long to wait for a held lock before giving up (Gemini CLI's LOCK_TIMEOUT_MS: 10 s). */
-  timeoutMs?: number;
-  /** The pause between two tries (Gemini CLI's LOCK_RETRY_DELAY_MS: 100 ms). */
-  retryMs?: number;
-  /** A lock whose mtime is older than this is stale (proper-lockfile's default: 10 s). */
-  staleMs?: number;
+  /** proper-lockfile's retries while the lock is held; Gemini CLI's by default (tests shorten them). */
+  retries?: OperationOptions;
 }
 
-const DEFAULTS = { timeoutMs: 10_000, retryMs: 100, staleMs: 10_000 } as const;
+/** Gemini CLI's `retries`: Math.floor(LOCK_TIMEOUT_MS / LOCK_RETRY_DELAY_MS) tries, the first 100 ms apart. */
+export const GEMINI_LOCK_RETRIES: OperationOptions = { retries: Math.floor(10_000 / 100), minTimeout: 100 };
 
 /** The lock's path as proper-lockfile names it: the file's real path (symlinks resolved) + `.lock`. */
 export async function registryLockPath(file: string): Promise<string> {
@@ -28,69 +29,55 @@ export async function registryLockPath(file: string): Promise<string> {
     return `${await fs.realpath(file)}.lock`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    // no registry yet: Gemini CLI writes an empty one first, whose real path is this
+    // no registry yet: Gemini CLI writes an empty one before it locks it, whose real path is this
     const dir = await fs.realpath(dirname(file)).catch(() => dirname(file));
     return `${join(dir, basename(file))}.lock`;
   }
 }
 
-const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
-
-/** Takes the lock (waiting for a holder, taking over a stale one); resolves to its release. */
-async function acquire(file: string, opts: Required<RegistryLockOptions>): Promise<() => Promise<void>> {
-  const lock = await registryLockPath(file);
-  await fs.mkdir(dirname(lock), { recursive: true });
-  const deadline = Date.now() + opts.timeoutMs;
-  for (;;) {
-    try {
-      await fs.mkdir(lock);
-      break;
-    } catch (err) {
-      if (code(err) !== 'EEXIST') throw err;
-    }
-    const st = await fs.stat(lock).catch((err: unknown) => {
-      if (code(err) === 'ENOENT') return undefined; // released meanwhile: try again at once
-      throw err;
-    });
-    if (!st) continue;
-    if (st.mtimeMs < Date.now() - opts.staleMs) {
-      // its holder stopped refreshing it: taken over, as proper-lockfile does
-      await fs.rmdir(lock).catch((err: unknown) => {
-        if (code(err) !== 'ENOENT') throw err;
-      });
-      continue;
-    }
-    if (Date.now() >= deadline)
-      throw new ThreadbaseError(
-        'locked',
-        `Gemini CLI's project registry is locked (${lock} held for over ${opts.timeoutMs >= 1000 ? `${Math.round(opts.timeoutMs / 1000)} s` : `${opts.timeoutMs} ms`}, by a running Gemini CLI?); try again, or remove that directory if no Gemini CLI is running`,
-        { file },
-      );
-    await sleep(opts.retryMs);
-  }
-  // held longer than half the stale time (a slow disk), its mtime is refreshed so no one takes it over
-  const refresh = setInterval(
-    () => {
-      const now = new Date();
-      fs.utimes(lock, now, now).catch(() => undefined);
-    },
-    Math.max(1000, opts.staleMs / 2),
-  );
-  refresh.unref();
-  return async () => {
-    clearInterval(refresh);
-    await fs.rmdir(lock).catch((err: unknown) => {
-      if (code(err) !== 'ENOENT') throw err;
-    });
-  };
-}
+const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
 
 /** Runs fn holding Gemini CLI's lock on its project registry `file`; the lock is released whatever fn does. */
 export async function withRegistryLock<T>(file: string, fn: () => Promise<T>, opts: RegistryLockOptions = {}): Promise<T> {
-  const release = await acquire(file, { ...DEFAULTS, ...opts });
+  const started = Date.now();
+  // proper-lockfile would resolve the real path itself, which fails for a registry not written yet
+  const lockfilePath = await registryLockPath(file);
+  await fs.mkdir(dirname(lockfilePath), { recursive: true });
+  // proper-lockfile's default throws from a timer, which would end the whole process: kept, and reported below
+  let compromised: Error | undefined;
+  const release = await lockfile
+    .lock(file, {
+      realpath: false,
+      lockfilePath,
+      retries: opts.retries ?? GEMINI_LOCK_RETRIES,
+      onCompromised: (err) => {
+        compromised = err;
+      },
+    })
+    .catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      throw new ThreadbaseError(
+        'locked',
+        `Gemini CLI's project registry is locked (${lockfilePath} held for over ${seconds(Date.now() - started)}, by a running Gemini CLI?); try again, or remove that directory if no Gemini CLI is running`,
+        { file },
+        { cause: err },
+      );
+    });
+  let result: T;
   try {
-    return await fn();
+    result = await fn();
   } finally {
-    await release();
+    await release().catch((err: unknown) => {
+      // a compromised lock was released by proper-lockfile already
+      if ((err as NodeJS.ErrnoException).code !== 'ERELEASED') throw err;
+    });
   }
+  if (compromised)
+    throw new ThreadbaseError(
+      'locked',
+      `Gemini CLI's lock on its project registry was lost while it was held (${compromised.message}); check that the project's entry is in it`,
+      { file },
+      { cause: compromised },
+    );
+  return result;
 }
