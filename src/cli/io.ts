@@ -76,6 +76,15 @@ export function resolveSessionEntry(session: Pick<Session, 'id' | 'source' | 'en
 /** `--no-index` for the commands that open one session. */
 export const NO_INDEX_FLAG = ['--no-index', "find the session through the agents' files even when the index is fresh"] as const;
 
+/**
+ * Whether stdout takes colour: a terminal, unless the user said no (`NO_COLOR` set and not empty, as
+ * no-color.org asks) or the terminal cannot show it (`TERM=dumb`).
+ */
+export function colorOnStdout(ctx: CliContext): boolean {
+  const { NO_COLOR, TERM } = ctx.env.env;
+  return Boolean(process.stdout.isTTY) && !NO_COLOR && TERM !== 'dumb';
+}
+
 export function printJson(ctx: CliContext, value: unknown): void {
   ctx.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
-import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
+import { type CliContext, colorOnStdout, printJson, warnIfNeverSynced, warnParse } from '../io.js';
 import { agentOption, positiveIntOption, projectOption, roleOption, sinceOption, untilOption } from '../options.js';
 import { shortIds } from '../tree-view.js';
 
@@ -71,7 +71,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
               })),
             );
           }
-          const bold = process.stdout.isTTY ? highlightHits : (s: string) => s;
+          const bold = colorOnStdout(ctx) ? highlightHits : (s: string) => s;
           // each hit's entry id as `show` prints it (unique among its session's ids), for `show <session> --at <entry>`
           const idsOf = store.db.prepare('SELECT id FROM entries WHERE session_id = ?').pluck();
           const shortBySession = new Map<string, Map<string, string>>();

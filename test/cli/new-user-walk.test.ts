@@ -1,0 +1,56 @@
+/**
+ * What a new user meets walking through the CLI on real agent sessions (fixtures copied where the
+ * agents keep them): the terminal conventions, the error paths, and the options as the help and the
+ * README promise them.
+ */
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { runCliOk } from '../helpers/cli.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
+
+let root: string;
+let env: DriverEnv;
+
+beforeAll(async () => {
+  ({ home: root } = await fixtureHome({ prefix: 'tb-new-user-', fixtures: ['claude', 'piAll'] }));
+  env = { home: root, env: { HOME: root } };
+  await runCliOk(env, ['sync', '--json']);
+});
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+/** Runs `fn` with stdout taken for a terminal. */
+async function onTerminal<T>(fn: () => Promise<T>): Promise<T> {
+  const tty = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+  Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
+  try {
+    return await fn();
+  } finally {
+    if (tty) Object.defineProperty(process.stdout, 'isTTY', tty);
+    else delete (process.stdout as { isTTY?: boolean }).isTTY;
+  }
+}
+
+describe('search on a terminal', () => {
+  const search = (extra: Record<string, string>) =>
+    onTerminal(() =>
+      runCliOk({ home: root, env: { HOME: root, ...extra } }, ['search', 'harness', '--source', 'claude', '--no-sync']),
+    );
+
+  it('colours the hits by default', async () => {
+    expect(await search({})).toContain('\x1b[1;33mharness\x1b[0m');
+  });
+
+  it('prints no colour codes under NO_COLOR or TERM=dumb, the hits marked as in a pipe', async () => {
+    for (const extra of [{ NO_COLOR: '1' }, { TERM: 'dumb' }] as Record<string, string>[]) {
+      const out = await search(extra);
+      expect(out).toContain('[harness]');
+      expect(out).not.toContain('\x1b[');
+    }
+    // an empty NO_COLOR is no request (no-color.org)
+    expect(await search({ NO_COLOR: '' })).toContain('\x1b[1;33m');
+  });
+});
