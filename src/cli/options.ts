@@ -53,6 +53,21 @@ export function agentOption(value: string): string {
   return value;
 }
 
+/** `sync --source a,b`: agents threadbase knows, comma-separated (a misspelt one stopped it as "format not found"). */
+export function agentListOption(value: string): string[] {
+  const known = formatNames();
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length || !names.length)
+    throw new InvalidArgumentError(
+      `${unknown.length ? `Unknown: ${unknown.join(', ')}. ` : ''}Known agents: ${known.join(', ')}.`,
+    );
+  return names;
+}
+
 /** `convert --to A`: an agent threadbase can write into (a read-only one is refused here, not after reading). */
 export function targetOption(value: string): string {
   const known = writableFormatNames();

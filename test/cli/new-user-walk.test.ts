@@ -3,10 +3,12 @@
  * agents keep them): the terminal conventions, the error paths, and the options as the help and the
  * README promise them.
  */
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { runCliOk } from '../helpers/cli.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 
 let root: string;
@@ -52,5 +54,27 @@ describe('search on a terminal', () => {
     }
     // an empty NO_COLOR is no request (no-color.org)
     expect(await search({ NO_COLOR: '' })).toContain('\x1b[1;33m');
+  });
+});
+
+describe('sync --source and push --source name agents as the other commands do', () => {
+  it.each([
+    ['sync', '--source', 'claude,claud'],
+    ['sync', '--source', ','],
+    ['push', '--to', 'http://127.0.0.1:9', '--key', 'k', '--source', 'claud'],
+  ])('%s refuses an agent it does not know, naming those it knows (%s %s)', async (...args) => {
+    // a home of its own: the refusal comes before any index is made
+    const fresh = join(root, 'other-home');
+    const r = await runCli({ home: fresh, env: { HOME: fresh } }, [...args, '--json']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/--source <\w+>.*invalid.*Known agents: .*claude.*pi/);
+    expect(existsSync(join(fresh, '.threadbase'))).toBe(false);
+  });
+
+  it('sync takes a list, spaces around the names too', async () => {
+    const report = JSON.parse(await runCliOk(env, ['sync', '--source', ' claude, pi', '--json'])) as { units: number };
+    const listed = JSON.parse(await runCliOk(env, ['sessions', '--json', '--no-index'])) as { source: string }[];
+    expect(report.units).toBe(listed.filter((s) => s.source === 'claude' || s.source === 'pi').length);
   });
 });

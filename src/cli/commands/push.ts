@@ -4,7 +4,7 @@ import type { SessionDriver } from '../../model/driver.js';
 import { pushSessions } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warn } from '../io.js';
-import { sinceOption } from '../options.js';
+import { agentOption, sinceOption } from '../options.js';
 
 interface PushFlags {
   to: string;
@@ -22,7 +22,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .requiredOption('--to <url>', 'the server, e.g. http://127.0.0.1:8029')
     .option('--key <key>', 'API key (default $THREADBASE_API_KEY, as --from and ui take it)')
     .option('--from <store>', 'the store to push from (default the local index)')
-    .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store")
+    .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {

@@ -6,7 +6,7 @@ import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/s
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, printJson, untilStopped, warn, warnParse } from '../io.js';
-import { positiveIntOption } from '../options.js';
+import { agentListOption, positiveIntOption } from '../options.js';
 
 function summary(r: SyncReport): string {
   return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
@@ -16,7 +16,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
   program
     .command('sync')
     .description('index every local agent store into $THREADBASE_HOME/index.db (incremental)')
-    .option('--source <names>', 'only these agents (comma-separated)')
+    .option('--source <names>', 'only these agents (comma-separated: claude,pi)', agentListOption)
     .option('--watch', 'keep following changes (re-syncs what changed every --interval ms)')
     .option(
       '--interval <ms>',
@@ -26,12 +26,12 @@ export function registerSync(program: Command, ctx: CliContext): void {
     )
     .option('--full', 'read every session whole again, changed or not (an upgrade that reads more does so by itself)')
     .option('--json', 'print the sync report as JSON')
-    .action(async (opts: { source?: string; watch?: boolean; interval: number; full?: boolean; json?: boolean }) => {
+    .action(async (opts: { source?: string[]; watch?: boolean; interval: number; full?: boolean; json?: boolean }) => {
       const path = indexPath(ctx.env);
       await mkdir(dirname(path), { recursive: true });
       const store = openSqliteStore(path);
       const indexer = new IndexSync(store);
-      const formats = opts.source?.split(',').map((s) => s.trim());
+      const formats = opts.source;
       const tty = Boolean(process.stderr.isTTY) && !opts.json;
       const runOnce = async (quiet: boolean, full = false): Promise<SyncReport> => {
         const bar =
