@@ -29,6 +29,8 @@ export interface SubagentTarget {
   cwd: string;
   /** the parent's call that ran it, by the id the written parent holds */
   toolUseId?: string;
+  /** that call's `description` (what Qwen Code's agent tool records in the meta) */
+  description?: string;
 }
 
 /** An agent id as Qwen Code makes one (`<name>-<call id>`), its file name's characters only, not taken in `dir`. */
@@ -55,7 +57,8 @@ export async function writeSubagentTranscript(
   const meta = {
     agentId,
     agentType: agentName,
-    ...(child.title !== undefined ? { description: child.title } : {}),
+    // Qwen Code drops a meta without a string description from its agent trace (readAgentTrace)
+    description: to.description ?? child.title ?? '',
     parentSessionId: to.mainSessionId,
     ...(to.toolUseId !== undefined ? { toolUseId: to.toolUseId } : {}),
     parentAgentId: to.parentAgentId ?? null,

@@ -223,6 +223,7 @@ export class QwenDriver extends DriverBase {
       depth: parentDepth === undefined ? 0 : parentDepth + 1,
       cwd: written.project ?? this.env.home,
       ...(call ? { toolUseId: call.id } : {}),
+      ...(isObject(call?.input) && typeof call.input.description === 'string' ? { description: call.input.description } : {}),
     });
     if (!call && child.parentToolCallId !== undefined)
       warnings.push(`sub-agent ${agentId}: the call that ran it (${child.parentToolCallId}) is not in ${written.path}`);
