@@ -78,3 +78,19 @@ describe('sync --source and push --source name agents as the other commands do',
     expect(report.units).toBe(listed.filter((s) => s.source === 'claude' || s.source === 'pi').length);
   });
 });
+
+describe('an entry that is not in the session', () => {
+  const PI_ID = '0190aaaa-1111-7000-8000-000000000001';
+
+  it.each([
+    ['convert', '--to', 'pi', '--at'],
+    ['handoff', '--to', 'claude', '--at'],
+    ['fork', '--at'],
+    ['context', '--leaf'],
+  ])('%s names the session it looked in, as show and context do', async (command, ...flags) => {
+    const r = await runCli(env, [command, PI_ID, ...flags, 'zzzz']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(`threadbase: entry not found: zzzz (searched pi session ${PI_ID})\n`);
+  });
+});

@@ -6,10 +6,9 @@ import { childSessionsInStore } from '../../convert/store-children.js';
 import { writableFormatNames } from '../../formats/registry.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
-import { resolveEntryId } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
-import { type CliContext, NO_INDEX_FLAG, openSession, printJson, warn } from '../io.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry, warn } from '../io.js';
 import { agentOption, targetOption } from '../options.js';
 
 interface ConvertFlags {
@@ -142,7 +141,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
   ) => {
     const session = project === undefined ? found : { ...found, project };
     const target = ctx.sources().driver(opts.to);
-    const at = opts.at === undefined ? undefined : resolveEntryId(session.entries, opts.at);
+    const at = opts.at === undefined ? undefined : resolveSessionEntry(session, opts.at);
     const written = await convertSessionAll(session, target, { at, allBranches: opts.allBranches, childrenOf });
     const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
     // on stderr only: `warnings` in --json are what the target could not keep, and this is no loss
@@ -193,7 +192,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { source?: string; at?: string; json?: boolean; index: boolean }) => {
       const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.forkSession) throw new Error(`${driver.name} sessions cannot be forked`);
-      const at = opts.at === undefined ? undefined : resolveEntryId(session.entries, opts.at);
+      const at = opts.at === undefined ? undefined : resolveSessionEntry(session, opts.at);
       const written = await driver.forkSession(info.id, { at });
       const out = { id: written.id, source: written.source, path: written.path ?? null, parentId: info.id };
       if (opts.json) printJson(ctx, out);
