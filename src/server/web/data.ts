@@ -171,8 +171,20 @@ export interface TreeNode {
   depth: number;
 }
 
+/** A session started from this one: a sub-agent it ran (named by the call that ran it) or a fork. */
+export interface ChildSession {
+  id: string;
+  source: string;
+  title?: string;
+  createdAt: string;
+  messageCount: number;
+  parentToolCallId?: string;
+}
+
 export interface SessionHeader {
   info: SessionInfo & { usage?: Usage };
+  /** the sessions whose parent is this one, oldest first: the viewer links each from its tool call */
+  children: ChildSession[];
   leafId: string | null;
   entryCount: number;
   branchCount: number;
@@ -509,8 +521,22 @@ export class WebData {
   async header(id: string): Promise<SessionHeader> {
     const ls = await this.load(id);
     const { entries: _entries, raw: _raw, warnings, leafId: _leaf, ...info } = ls.session;
+    const children = (await this.allSessions())
+      .filter((s) => s.parentId === id && s.id !== id)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .map(
+        (s): ChildSession => ({
+          id: s.id,
+          source: s.source,
+          createdAt: s.createdAt,
+          messageCount: s.messageCount,
+          ...(s.title ? { title: s.title } : {}),
+          ...(s.parentToolCallId ? { parentToolCallId: s.parentToolCallId } : {}),
+        }),
+      );
     return {
       info,
+      children,
       leafId: this.currentShownLeaf(ls),
       entryCount: ls.session.entries.filter(shownEntry).length,
       branchCount: branches(ls.session).length,

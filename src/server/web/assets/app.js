@@ -266,6 +266,8 @@ async function sessionView(id, params) {
       : get(`/sessions/${encodeURIComponent(id)}/path`, { leaf: params.leaf, entry: params.entry, limit: PAGE }),
   ]);
   const info = head.info;
+  const children = head.children ?? [];
+  const childByCall = new Map(children.filter((c) => c.parentToolCallId).map((c) => [c.parentToolCallId, c]));
   // 'path': every entry down to the leaf; 'context': the messages a model sees when resumed there
   const mode = params.view === 'context' ? 'context' : 'path';
   const leafId = first.leafId;
@@ -306,6 +308,7 @@ async function sessionView(id, params) {
             )
           : '',
       ),
+      childrenLine(children, childByCall),
     ),
   );
   const toolbar = h(
@@ -367,7 +370,12 @@ async function sessionView(id, params) {
       page = await get(`/sessions/${encodeURIComponent(id)}/${mode}`, { leaf: leafId, offset: index * PAGE, limit: PAGE });
       pages.set(index, page);
     }
-    const ctx = { toolResults: page.toolResults, paired: new Set(page.pairedResultIds), pricedCosts: page.pricedCosts ?? {} };
+    const ctx = {
+      toolResults: page.toolResults,
+      paired: new Set(page.pairedResultIds),
+      pricedCosts: page.pricedCosts ?? {},
+      childByCall,
+    };
     return page.entries.map((e) => renderEntry(e, ctx));
   };
   let list = new PagedList(scroller, { total: first.total, pageSize: PAGE, loadPage });
@@ -426,6 +434,25 @@ async function sessionView(id, params) {
     },
   };
   current.cleanup = () => list.destroy();
+}
+
+/**
+ * The sessions started from this one: sub-agents (each also linked under the call that ran it) and
+ * forks, so the work they did is a click away rather than only in the list.
+ */
+function childrenLine(children, childByCall) {
+  if (!children.length) return '';
+  const ranBy = new Set(childByCall.values());
+  return h(
+    'div',
+    { class: 'muted small children-line' },
+    'Sessions from this one: ',
+    children.map((c, i) => [
+      i ? ', ' : '',
+      h('a', { href: href(`/session/${encodeURIComponent(c.id)}`), title: c.id }, c.title || shortIdBeside(c.id, '')),
+      ` (${ranBy.has(c) ? 'sub-agent' : c.source})`,
+    ]),
+  );
 }
 
 /**

@@ -119,7 +119,17 @@ function summaryOfInput(input) {
 
 const BADGES = { pending: 'no result', provider: 'run by the provider' };
 
-function toolCallView(part, result) {
+/** The link under a tool call to the sub-agent session it ran (`child`, from the session header's children). */
+function subAgentLink(child) {
+  return h(
+    'a',
+    { class: 'sub-agent-link', href: `#/session/${encodeURIComponent(child.id)}`, title: child.id },
+    `↳ sub-agent session: ${child.title || child.id}`,
+    h('span', { class: 'muted' }, ` · ${child.source} · ${child.messageCount.toLocaleString()} messages →`),
+  );
+}
+
+function toolCallView(part, result, child) {
   // a call the provider ran itself (codex's web search) has no result to wait for
   const status = !result ? (part.meta?.providerExecuted === true ? 'provider' : 'pending') : result.isError ? 'error' : 'ok';
   const summaryText = summaryOfInput(part.input).replace(/\s+/g, ' ');
@@ -152,7 +162,8 @@ function toolCallView(part, result) {
       );
     }
   });
-  return details;
+  // beside the call, not in its summary: a link there would also fold and unfold the call
+  return child ? [details, subAgentLink(child)] : details;
 }
 
 function imageView(part) {
@@ -268,7 +279,8 @@ function textLength(parts) {
 /**
  * One entry. `ctx.toolResults` maps call ids to results (shown with their calls);
  * `ctx.pricedCosts` estimated costs by entry id;
- * `ctx.paired` holds the result ids whose call is on the path (not shown a second time).
+ * `ctx.paired` holds the result ids whose call is on the path (not shown a second time);
+ * `ctx.childByCall` the sub-agent sessions by the id of the call that ran them.
  */
 export function renderEntry(entry, ctx) {
   const base = { id: `e-${entry.id}`, dataset: { entryId: entry.id }, tabindex: '-1' };
@@ -292,7 +304,7 @@ export function renderEntry(entry, ctx) {
         } else if (p.type === 'redacted_thinking') parts.push(h('div', { class: 'thinking muted' }, 'Thinking (redacted)'));
         else if (p.type === 'image') parts.push(imageView(p));
         else if (p.type === 'file') parts.push(fileView(p));
-        else if (p.type === 'tool_call') parts.push(toolCallView(p, ctx.toolResults[p.id]));
+        else if (p.type === 'tool_call') parts.push(toolCallView(p, ctx.toolResults[p.id], ctx.childByCall?.get(p.id)));
         else if (p.type === 'tool_result') {
           if (ctx.paired.has(p.callId)) hidden++;
           else {
