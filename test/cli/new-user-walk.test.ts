@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -92,5 +93,24 @@ describe('an entry that is not in the session', () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err).toBe(`threadbase: entry not found: zzzz (searched pi session ${PI_ID})\n`);
+  });
+});
+
+describe('ui --port', () => {
+  it('refuses a value that is no port, as serve does, instead of the number it starts with', async () => {
+    // a port in use, so that taking "<port>x" for <port> fails at once instead of serving
+    const busy: Server = createServer();
+    await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      for (const value of [`${port}x`, `${port}.5`, '70000']) {
+        const r = await runCli(env, ['ui', '--port', value, '--no-open', '--no-sync', '--store', 'memory:']);
+        expect(r.code).toBe(1);
+        expect(r.out).toBe('');
+        expect(r.err).toContain(`option '--port <port>' argument '${value}' is invalid. Expected a port, 0 to 65535`);
+      }
+    } finally {
+      await new Promise((done) => busy.close(done));
+    }
   });
 });

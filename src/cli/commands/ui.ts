@@ -14,11 +14,12 @@ import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn, warnParse } from '../io.js';
+import { portOption } from '../options.js';
 
 interface UiFlags {
   store?: string;
   host: string;
-  port: string;
+  port: number;
   key?: string;
   open: boolean;
   sync: boolean;
@@ -48,7 +49,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
       "postgres://…, sqlite:PATH, memory:, or agents (each agent's own files); default the local index, else agents",
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0: any free port)', '4517')
+    .option('--port <port>', 'port to listen on (0: any free port)', portOption, 4517)
     .option('--key <key>', 'require this key (Authorization: Bearer) for the data routes')
     .option('--no-open', 'do not open a browser')
     .option('--no-sync', 'serve the local index as it is (by default it is synced first and kept in sync while the viewer runs)')
@@ -96,11 +97,11 @@ export function registerUi(program: Command, ctx: CliContext): void {
         // the same prices `threadbase stats` uses, the user's file over the bundled table
         prices: loadPrices(join(threadbaseHome(ctx.env), 'prices.json')),
       });
-      const port = Number.parseInt(opts.port, 10);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`not a port: ${opts.port}`);
       const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
         (resolve, reject) => {
-          const s = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => resolve({ server: s, address: info }));
+          const s = serve({ fetch: app.fetch, hostname: opts.host, port: opts.port }, (info) =>
+            resolve({ server: s, address: info }),
+          );
           s.once('error', reject);
         },
       );
