@@ -7,6 +7,7 @@ import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
 import { messageToMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
+import { injectedLabel } from '../formats/injected.js';
 import { prefixOf } from '../model/text.js';
 import { branches, currentLeaf, pathToLeaf } from '../model/tree.js';
 import {
@@ -167,7 +168,13 @@ function messageHtml(m: Message, ts: string, results: Map<string, ToolResultPart
   ]
     .filter(Boolean)
     .join(' · ');
-  return `<section class="turn ${m.role}"><header><span class="role">${m.role}</span><time>${esc(ts.replace('T', ' ').slice(0, 19))}</time>${meta ? `<span class="meta">${meta}</span>` : ''}</header>${parts}${m.error ? `<p class="err">${esc(m.error)}</p>` : ''}</section>`;
+  // what the agent wrote itself (its instructions, the environment, a notification): folded under its name, as the viewer shows it
+  const injected = m.meta?.compactionSummary || m.meta?.branchSummary ? undefined : injectedLabel(m);
+  const chars = m.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0);
+  const body = injected
+    ? `<details class="injected"><summary>${esc(injected)} · ${chars.toLocaleString('en-US')} characters</summary>${parts}</details>`
+    : parts;
+  return `<section class="turn ${m.role}${injected ? ' injected' : ''}"><header><span class="role">${m.role}</span><time>${esc(ts.replace('T', ' ').slice(0, 19))}</time>${meta ? `<span class="meta">${meta}</span>` : ''}</header>${body}${m.error ? `<p class="err">${esc(m.error)}</p>` : ''}</section>`;
 }
 
 const CSS = `
@@ -185,7 +192,7 @@ details{margin:8px 0;border-left:3px solid var(--line);padding-left:10px}details
 summary{cursor:pointer;color:var(--dim)}.tool-name{font-family:ui-monospace,monospace;color:var(--fg);font-weight:600}
 h4{margin:8px 0 4px;font-size:.75rem;text-transform:uppercase;color:var(--dim)}.dim{color:var(--dim)}
 img{max-width:100%;border-radius:6px;border:1px solid var(--line)}.err{color:#dc2626}
-.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
+details.injected>summary{font-style:italic}.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
 `;
 
 export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
