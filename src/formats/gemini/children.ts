@@ -1,8 +1,9 @@
 /**
  * A sub-agent session carried into Gemini CLI 0.61 as Gemini CLI keeps a sub-agent's chat (see
- * subagents.ts): `chats/<parent session id>/<agent id>.jsonl`, metadata `kind: "subagent"`, and the
+ * subagents.ts): `chats/<main session id>/<agent id>.jsonl`, metadata `kind: "subagent"`, and the
  * parent chat's call that ran it carrying `agentId` (ToolCallRecord.agentId), which the reader links
- * back. The parent is a chat this driver wrote whole: its call is marked by rewriting it atomically.
+ * back (for a sub-agent's own sub-agent, the parent is the sub-agent chat beside it). The parent is a
+ * chat this driver wrote whole: its call is marked by rewriting it atomically.
  */
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -13,10 +14,15 @@ import { isObject, type JsonObject } from './content.js';
 import { encodeChatRecords, lastRecordTime } from './encode.js';
 import { linkSubAgent } from './subagents.js';
 
-/** The `chats` folder a chat file is in (a sub-agent's chat is one folder further down). */
-export function chatsDirOf(chatFile: string): string {
-  const dir = dirname(chatFile);
-  return basename(dir) === 'chats' ? dir : dirname(dir);
+/**
+ * The folder of a sub-agent chat run from the chat `parentFile` (session `parentId`): the main
+ * session's, `chats/<main id>/`, also for a sub-agent's own sub-agent, whose parent chat is already in
+ * it (Gemini CLI's LocalAgentExecutor hands every sub-agent the main session's id as parentSessionId,
+ * and deleting the main session removes that folder whole).
+ */
+export function subagentFolderOf(parentFile: string, parentId: string): string {
+  const dir = dirname(parentFile);
+  return basename(dir) === 'chats' ? join(dir, parentId) : dir;
 }
 
 /**
@@ -68,7 +74,7 @@ export async function writeSubagentChat(
     // as Gemini CLI records a sub-agent's: the workspace's directories
     directories: parent.directories,
   };
-  const file = join(chatsDirOf(parent.file), parent.id, `${agentId}.jsonl`);
+  const file = join(subagentFolderOf(parent.file, parent.id), `${agentId}.jsonl`);
   await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });
   return { agentId, file, warnings };
 }

@@ -31,18 +31,28 @@ interface Located {
   where: ProjectDir;
 }
 
-/** The parent session id of a sub-agent chat (`chats/<parent id>/<id>.jsonl`). */
-function subAgentParent(loc: Located): string | undefined {
+/** The main session id of a sub-agent chat (`chats/<main id>/<id>.jsonl`). */
+function subAgentFolder(loc: Located): string | undefined {
   const dir = basename(dirname(loc.file));
   return loc.kind === 'chat' && dir !== 'chats' ? dir : undefined;
 }
 
-/** A sub-agent's call in its parent carries the sub-agent's session id (ToolCallRecord.agentId). */
-function withSpawnCall(s: Session, parent: Session | undefined): Session {
-  const call = parent?.entries
-    .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-    .find((p) => p.type === 'tool_call' && p.meta?.agentId === s.id);
-  return call?.type === 'tool_call' ? { ...s, parentToolCallId: call.id } : s;
+/**
+ * A sub-agent chat's parent and the call that ran it: the chat whose call carries its id
+ * (ToolCallRecord.agentId), the main session of its folder or a sub-agent chat beside it (a sub-agent's
+ * own sub-agent: Gemini CLI keeps every one under the main session, LocalAgentExecutor's
+ * parentSessionId); else the folder's main session, no call named.
+ */
+function withSpawnCall(s: Session, candidates: readonly (Session | undefined)[]): Session {
+  if (!s.parentId) return s;
+  for (const c of candidates) {
+    if (!c || c.id === s.id) continue;
+    const call = c.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'tool_call' && p.meta?.agentId === s.id);
+    if (call?.type === 'tool_call') return { ...s, parentId: c.id, parentToolCallId: call.id };
+  }
+  return s;
 }
 
 /** Gemini CLI's project slug of a folder name (ProjectRegistry.slugify). */
@@ -157,7 +167,14 @@ export class GeminiDriver extends DriverBase {
         (prev.path?.endsWith('.jsonl') === s.path?.endsWith('.jsonl') && s.updatedAt > prev.updatedAt);
       if (better) byId.set(s.id, s);
     }
-    return [...byId.values()].map((s) => withSpawnCall(s, s.parentId ? byId.get(s.parentId) : undefined));
+    const sessions = [...byId.values()];
+    // a sub-agent's spawner is its folder's main session or a sub-agent chat in the same folder
+    const inFolder = new Map<string, Session[]>();
+    for (const s of sessions)
+      if (s.parentId && s.path) inFolder.set(dirname(s.path), [...(inFolder.get(dirname(s.path)) ?? []), s]);
+    return sessions.map((s) =>
+      withSpawnCall(s, s.parentId ? [byId.get(s.parentId), ...(s.path ? (inFolder.get(dirname(s.path)) ?? []) : [])] : []),
+    );
   }
 
   /** A chat's session id: its first line (the metadata record), or a legacy .json's own field. */
@@ -212,8 +229,15 @@ export class GeminiDriver extends DriverBase {
     this.units = { bySession: new Map([...bySession].map(([id, u]) => [id, byFile.get(u.key) as Located])), byFile };
     return [...bySession.values()].map((u) => {
       const loc = byFile.get(u.key) as Located;
-      const parent = bySession.get(subAgentParent(loc) ?? '');
-      return { ...u, version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null]) };
+      const parent = bySession.get(subAgentFolder(loc) ?? '');
+      // its spawner may be the folder's main chat or a sub-agent chat beside it: all of them
+      const beside = parent
+        ? units.filter((o) => o.key !== u.key && dirname(o.key) === dirname(u.key)).map((o) => [o.size, o.mtimeMs])
+        : [];
+      return {
+        ...u,
+        version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null, ...beside]),
+      };
     });
   }
 
@@ -225,8 +249,13 @@ export class GeminiDriver extends DriverBase {
     if (!loc) return undefined;
     const session = loc.kind === 'chat' ? await readChat(loc.file, loc.where) : await readCheckpoint(loc.file, loc.where);
     const parentLoc = session.parentId ? units.bySession.get(session.parentId) : undefined;
-    const parent = parentLoc ? await this.load(parentLoc).catch(() => undefined) : undefined;
-    return { session: withSpawnCall(session, parent) };
+    const beside = session.parentId
+      ? [...units.byFile.values()].filter((l) => l.file !== loc.file && dirname(l.file) === dirname(loc.file))
+      : [];
+    const candidates = await Promise.all(
+      [parentLoc, ...beside].map((l) => (l ? this.load(l).catch(() => undefined) : undefined)),
+    );
+    return { session: withSpawnCall(session, candidates) };
   }
 
   /**
