@@ -38,6 +38,15 @@ export function untilOption(value: string): string {
   return new Date(end.getTime() - 1).toISOString();
 }
 
+/**
+ * `--since` after `--until` (both as sinceOption and untilOption give them): refused, as a window with
+ * nothing in it would print an empty answer that reads as "nothing happened then".
+ */
+export function checkTimeWindow(since: string | undefined, until: string | undefined): void {
+  if (since !== undefined && until !== undefined && since > until)
+    throw new Error(`--since ${since} is after --until ${until}: no time lies between them`);
+}
+
 /** `--limit n` and other counts: a whole number of at least 1. */
 export function positiveIntOption(value: string): number {
   const n = Number(value);

@@ -114,3 +114,21 @@ describe('ui --port', () => {
     }
   });
 });
+
+describe('a --since after the --until', () => {
+  it.each([
+    ['stats', '--since', '2026-11-26', '--until', '2026-11-25'],
+    ['search', 'hello', '--since', '2026-11-26T10:00:00Z', '--until', '2026-11-26T11:00:00+02:00'],
+  ])('%s refuses it, naming both, instead of an empty answer', async (...args) => {
+    const r = await runCli(env, [...args, '--no-sync', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^threadbase: --since \S+ is after --until \S+: no time lies between them\n$/);
+  });
+
+  it('a date alone as both is that whole day, and taken', async () => {
+    const r = await runCli(env, ['stats', '--since', '2026-11-22', '--until', '2026-11-22', '--no-sync', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual(expect.any(Array));
+  });
+});

@@ -1,7 +1,15 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, colorOnStdout, printJson, warnIfNeverSynced, warnParse } from '../io.js';
-import { agentOption, positiveIntOption, projectOption, roleOption, sinceOption, untilOption } from '../options.js';
+import {
+  agentOption,
+  checkTimeWindow,
+  positiveIntOption,
+  projectOption,
+  roleOption,
+  sinceOption,
+  untilOption,
+} from '../options.js';
 import { shortIds } from '../tree-view.js';
 
 /**
@@ -40,6 +48,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           json?: boolean;
         },
       ) => {
+        checkTimeWindow(opts.since, opts.until);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
           ...(opts.source ? { formats: [opts.source] } : {}),

@@ -5,7 +5,7 @@ import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
-import { agentOption, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
+import { agentOption, checkTimeWindow, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
 import { padEndColumns, stringWidth } from '../text-width.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
@@ -31,6 +31,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
         sync: boolean;
         json?: boolean;
       }) => {
+        checkTimeWindow(opts.since, opts.until);
         if (!STATS_BY.includes(opts.by as StatsBy)) throw new Error(`--by must be one of ${STATS_BY.join(', ')}`);
         const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
