@@ -20,6 +20,8 @@ import {
   type Usage,
 } from '../model/types.js';
 import { summarizeUsage } from '../model/usage.js';
+// codex records its model with every turn: a change that changes nothing is left out, as the viewer leaves it
+import { withoutRepeatedSettings } from '../server/web/data.js';
 import { PRICES, PRICES_DATE, type PriceTable, usageCostByModel } from '../stores/index-sync/prices.js';
 
 export type ExportFormat = 'html' | 'md' | 'json';
@@ -100,7 +102,7 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
     '',
   ];
   const body: string[] = [];
-  for (const e of pathToLeaf(s)) {
+  for (const e of withoutRepeatedSettings(pathToLeaf(s))) {
     if (e.kind === 'message') body.push(messageToMarkdown(e.message));
     else {
       const t = entryText(e);
@@ -196,7 +198,7 @@ details.injected>summary{font-style:italic}.summary{border-style:dashed}table{bo
 `;
 
 export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
-  const path = pathToLeaf(s);
+  const path = withoutRepeatedSettings(pathToLeaf(s));
   const results = new Map<string, ToolResultPart>();
   for (const e of path)
     if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_result') results.set(p.callId, p);
