@@ -3,11 +3,16 @@
  * agents keep them): the terminal conventions, the error paths, and the options as the help and the
  * README promise them.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeContext } from '../../src/cli/io.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { contextFormatNames } from '../../src/convert/formats.js';
+import { writableFormatNames } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
@@ -130,5 +135,44 @@ describe('a --since after the --until', () => {
     const r = await runCli(env, ['stats', '--since', '2026-11-22', '--until', '2026-11-22', '--no-sync', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toEqual(expect.any(Array));
+  });
+});
+
+describe("the README's command lines", () => {
+  // the command lines of its code blocks
+  const lines = readFileSync('README.md', 'utf8')
+    .split('```')
+    .filter((_, i) => i % 2 === 1)
+    .flatMap((block) => block.split('\n'))
+    .filter((l) => /^threadbase [a-z]+ /.test(l));
+  const program = buildProgram(makeContext({ home: '/nonexistent', env: {} }));
+  const commandOf = (line: string): Command | undefined => {
+    const [, name, sub] = line.split(' ');
+    const c = program.commands.find((x) => x.name() === name);
+    return sub && c?.commands.length ? c.commands.find((x) => x.name() === sub) : c;
+  };
+
+  it('name every command, and only options it takes', () => {
+    const named = new Set(lines.map((l) => l.split(' ')[1]));
+    expect(program.commands.map((c) => c.name()).filter((n) => !named.has(n))).toEqual([]);
+    for (const line of lines) {
+      const command = commandOf(line);
+      expect(command, line).toBeDefined();
+      const flags = new Set(command?.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
+      const synopsis = line.split('#')[0] ?? '';
+      for (const flag of synopsis.match(/(?<=[\s[])--?[a-z][a-z-]*/g) ?? []) expect(flags, `${flag} in ${line}`).toContain(flag);
+    }
+  });
+
+  it('list the context formats and the conversion targets there are', () => {
+    const choices = (command: string, flag: string) =>
+      new Set(
+        lines
+          .find((l) => l.startsWith(`threadbase ${command} `))
+          ?.match(new RegExp(`${flag} ([a-z|-]+)`))?.[1]
+          ?.split('|'),
+      );
+    expect(choices('context', '--format')).toEqual(new Set(contextFormatNames()));
+    expect(choices('convert', '--to')).toEqual(new Set(writableFormatNames()));
   });
 });
