@@ -5,7 +5,7 @@
  *   (one JSON document, older) or `.jsonl` (newer: a metadata line, then message records where a
  *   repeated id replaces the earlier one, `{$set: {...}}` metadata updates — `messages` replaces the
  *   whole list — and `{$rewindTo: id}` dropping that message and everything after it).
- *   Sub-agent chats sit in `chats/<parent session id>/<id>.jsonl`.
+ *   Sub-agent chats sit in `chats/<main session id>/<id>.jsonl`.
  * - packages/core/src/core/logger.ts (saveCheckpoint): `/chat save <tag>` writes
  *   `~/.gemini/tmp/<project>/checkpoint-<tag>.json`, a Content[] or `{history: Content[], authType}`.
  * A rewind does not lose what was rewound: those messages stay as an abandoned branch of the tree.

@@ -379,7 +379,8 @@ export class GeminiDriver extends DriverBase {
 
   /**
    * A sub-agent session under `parent` (a chat written here) as Gemini CLI keeps one (children.ts):
-   * `chats/<parent id>/<agent id>.jsonl`, the parent's call that ran it marked with the agent id.
+   * `chats/<main id>/<agent id>.jsonl` (the parent's own folder when the parent is a sub-agent), the
+   * parent's call that ran it marked with the agent id.
    */
   async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
     const written = await this.getSession(parent.id);
