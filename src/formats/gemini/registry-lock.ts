@@ -11,17 +11,19 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import lockfile from 'proper-lockfile';
-import type { OperationOptions } from 'retry';
+import lockfile, { type LockOptions } from 'proper-lockfile';
 import { ThreadbaseError } from '../../model/errors.js';
+
+/** proper-lockfile's retry options (those of the `retry` package it waits with). */
+export type LockRetries = Exclude<LockOptions['retries'], number | undefined>;
 
 export interface RegistryLockOptions {
   /** proper-lockfile's retries while the lock is held; Gemini CLI's by default (tests shorten them). */
-  retries?: OperationOptions;
+  retries?: LockRetries;
 }
 
 /** Gemini CLI's `retries`: Math.floor(LOCK_TIMEOUT_MS / LOCK_RETRY_DELAY_MS) tries, the first 100 ms apart. */
-export const GEMINI_LOCK_RETRIES: OperationOptions = { retries: Math.floor(10_000 / 100), minTimeout: 100 };
+export const GEMINI_LOCK_RETRIES: LockRetries = { retries: Math.floor(10_000 / 100), minTimeout: 100 };
 
 /** The lock's path as proper-lockfile names it: the file's real path (symlinks resolved) + `.lock`. */
 export async function registryLockPath(file: string): Promise<string> {
