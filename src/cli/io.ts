@@ -2,7 +2,7 @@
 
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
-import { NotFoundError } from '../model/errors.js';
+import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
 import { resolveEntryId } from '../model/tree.js';
 import type { ParseWarning, Session } from '../model/types.js';
 import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
@@ -52,6 +52,8 @@ export async function openSession(
     const viaIndex = useIndex ? await openThroughIndex(ctx.env, ctx.sources(), id, source) : undefined;
     return viaIndex ?? (await ctx.sources().open(id, source));
   } catch (err) {
+    const copies = err instanceof AmbiguousIdError ? await openOneOfCopies(ctx, err) : undefined;
+    if (copies) return copies;
     // no session has that id or prefix: say once which agents were searched ('pi session not found: x')
     if (err instanceof NotFoundError && err.id === id && err.message.startsWith('session not found')) {
       throw source
@@ -60,6 +62,31 @@ export async function openSession(
     }
     throw err;
   }
+}
+
+/**
+ * One agent's session found in several files under one id (a session file copied into another
+ * project's folder): the one its driver reads, with a warning naming the files, as the index, which
+ * keeps one session an id, answers; "id prefix matches 2 sessions: pi:x, pi:x" named no way out.
+ */
+async function openOneOfCopies(ctx: CliContext, err: AmbiguousIdError): Promise<Omit<OpenedSession, 'fromIndex'> | undefined> {
+  const [candidate, ...others] = err.candidates;
+  if (candidate === undefined || others.some((c) => c !== candidate)) return undefined;
+  const colon = candidate.indexOf(':');
+  const source = candidate.slice(0, colon);
+  const id = candidate.slice(colon + 1);
+  const driver = ctx.sources().driver(source);
+  const session = await driver.getSession(id);
+  if (!session) return undefined;
+  const infos = (await ctx.sources().list({ source })).sessions.filter((s) => s.id === id);
+  const info = infos.find((s) => s.path === session.path) ?? infos[0];
+  if (!info) return undefined;
+  const files = infos.map((s) => s.path ?? '?');
+  warn(
+    ctx,
+    `${files.length} ${source} session files hold the id ${id} (${files.join(', ')}): reading ${session.path ?? info.path ?? '?'}`,
+  );
+  return { info, session, driver };
 }
 
 /** The entry `given` (an id or a unique prefix) names in `session`; not found names the session. */

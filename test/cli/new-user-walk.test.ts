@@ -15,7 +15,7 @@ import { contextFormatNames } from '../../src/convert/formats.js';
 import { writableFormatNames } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
-import { fixtureHome } from '../helpers/fixture-homes.js';
+import { fixtureHome, PI_TOOL_CALL_ID } from '../helpers/fixture-homes.js';
 
 let root: string;
 let env: DriverEnv;
@@ -174,5 +174,36 @@ describe("the README's command lines", () => {
       );
     expect(choices('context', '--format')).toEqual(new Set(contextFormatNames()));
     expect(choices('convert', '--to')).toEqual(new Set(writableFormatNames()));
+  });
+});
+
+describe('one session in two files (a pi session file copied into another project folder)', () => {
+  let copies: string;
+  let copiesEnv: DriverEnv;
+
+  beforeAll(async () => {
+    // `pi` puts the session under --proj--, `piAll` a copy of the same file under --work-proj--
+    ({ home: copies } = await fixtureHome({ prefix: 'tb-new-user-copies-', fixtures: ['pi', 'piAll'] }));
+    copiesEnv = { home: copies, env: { HOME: copies } };
+  });
+
+  afterAll(async () => {
+    if (copies) await rm(copies, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['show', '--json'],
+    ['export', '--format', 'json'],
+    ['context', '--json'],
+  ])('%s reads one of them, naming both files, instead of calling the id ambiguous', async (command, ...flags) => {
+    for (const given of [PI_TOOL_CALL_ID, PI_TOOL_CALL_ID.slice(0, 8)]) {
+      const r = await runCli(copiesEnv, [command, given, '--no-index', ...flags]);
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out)).toBeTruthy();
+      const warning = r.err.split('\n').find((l) => l.includes('session files hold the id'));
+      expect(warning).toContain(`2 pi session files hold the id ${PI_TOOL_CALL_ID} (`);
+      expect(warning).toContain(join(copies, '.pi/agent/sessions/--proj--/'));
+      expect(warning).toContain(join(copies, '.pi/agent/sessions/--work-proj--/real-tool-call.jsonl'));
+    }
   });
 });
