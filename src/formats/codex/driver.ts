@@ -33,7 +33,7 @@ import { readJsonl } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
-import { keptSpawnCallOf, rootSessionIdOf, spawnDepthOf, subagentMeta } from './children.js';
+import { keptSpawnCallOf, rootSessionIdOf, spawnDepthOf, subagentMeta, threadSpawn } from './children.js';
 import { messageToItems } from './encode.js';
 import {
   branchSummaryMessage,
@@ -873,7 +873,11 @@ export function encodeRollout(
         source: 'cli',
       };
   metaPayload.id = id;
-  if ('session_id' in metaPayload) metaPayload.session_id = id;
+  // A top thread's session is its own; a sub-agent's stays its root thread's, which codex resumes it
+  // under (the session-id header and prompt_cache_key; it looks the id up nowhere), also when the
+  // sub-agent is written alone (writeChildSession sets that of a new root).
+  if ('session_id' in metaPayload && !(threadSpawn(metaPayload) && typeof metaPayload.session_id === 'string'))
+    metaPayload.session_id = id;
   if (typeof metaPayload.model_provider !== 'string' && opts.modelProvider) metaPayload.model_provider = opts.modelProvider;
   metaPayload.timestamp = created;
   if (session.parentId && session.source === SOURCE) metaPayload.forked_from_id = session.parentId;

@@ -85,10 +85,19 @@ const COLUMNS = [
   'originator',
 ] as const;
 
+/**
+ * Written when the table has them (a `threads` table without one still gets its row). `history_mode` is the rollout's
+ * own (session_meta `history_mode`, which codex 0.169 records as 'paginated' in its threads, as in
+ * their rows), else 'legacy', what codex reads from a rollout without it. A row saying 'legacy' for a
+ * 'paginated' rollout fails codex's app-server `thread/read` with turns (`thread/turns/list`: "list_turns
+ * is not supported yet") until codex rewrites the row on a resume (agents test `codex-written-thread-state`).
+ */
+const OPTIONAL_COLUMNS = ['history_mode'] as const;
+
 /** The columns of `thread_spawn_edges`, codex's link from a parent thread to each sub-agent thread it spawned. */
 const EDGE_COLUMNS = ['parent_thread_id', 'child_thread_id', 'status'] as const;
 
-type Row = Record<(typeof COLUMNS)[number], string | number | null>;
+type Row = Record<(typeof COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number], string | number | null>;
 
 /** The row codex would hold for `session` (read back from the rollout just written) at `file`. */
 function threadRow(home: string, session: Session, file: string): Row {
@@ -139,6 +148,7 @@ function threadRow(home: string, session: Session, file: string): Row {
     agent_role: agent?.role ?? null,
     agent_path: agent?.path ?? null,
     originator: str(raw.originator) ?? null,
+    history_mode: str(raw.history_mode) ?? 'legacy',
   };
 }
 
@@ -152,9 +162,8 @@ export function recordThread(home: string, session: Session, file: string): stri
     const names = new Set(cols.map((c) => c.name));
     const missing = COLUMNS.filter((c) => !names.has(c));
     // A required column threadbase does not know: codex's schema moved on; write nothing.
-    const unknownRequired = cols.filter(
-      (c) => c.notnull && c.dflt_value === null && !c.pk && !(COLUMNS as readonly string[]).includes(c.name),
-    );
+    const known = new Set<string>([...COLUMNS, ...OPTIONAL_COLUMNS]);
+    const unknownRequired = cols.filter((c) => c.notnull && c.dflt_value === null && !c.pk && !known.has(c.name));
     if (missing.length || unknownRequired.length)
       return `unexpected threads schema (${[...missing, ...unknownRequired.map((c) => c.name)].join(', ')})`;
     const row = threadRow(home, session, file);
@@ -166,8 +175,9 @@ export function recordThread(home: string, session: Session, file: string): stri
       const missingEdge = EDGE_COLUMNS.filter((c) => !edgeNames.has(c));
       if (missingEdge.length) return `unexpected thread_spawn_edges schema (${missingEdge.join(', ')})`;
     }
+    const written = [...COLUMNS, ...OPTIONAL_COLUMNS.filter((c) => names.has(c))];
     const insert = db.prepare(
-      `INSERT INTO threads (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}) ON CONFLICT(id) DO NOTHING`,
+      `INSERT INTO threads (${written.join(', ')}) VALUES (${written.map((c) => `@${c}`).join(', ')}) ON CONFLICT(id) DO NOTHING`,
     );
     const insertEdge = db.prepare(
       "INSERT INTO thread_spawn_edges (parent_thread_id, child_thread_id, status) VALUES (?, ?, 'open') ON CONFLICT(child_thread_id) DO NOTHING",

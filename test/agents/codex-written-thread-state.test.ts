@@ -1,0 +1,116 @@
+/**
+ * Threads threadbase writes into a CODEX_HOME whose state database the real codex 0.169 made, read
+ * and resumed by the real codex:
+ * - a copy of a codex 0.169 thread gets the row's `history_mode` codex gives its own ('paginated', as
+ *   the rollout's session_meta says): codex's app-server reads its turns (`thread/read` with turns)
+ *   as the original's; with 'legacy' it refused ("list_turns is not supported yet") until a resume
+ *   rewrote the row;
+ * - a sub-agent thread copied alone keeps its root thread's id as `session_id`, and codex resumes it
+ *   in that session (the `session-id` header and `prompt_cache_key`) though no thread of that id is
+ *   in this home: codex takes the id from the session_meta and looks it up nowhere.
+ */
+import { promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { runCliOk } from '../helpers/cli.js';
+import { codexAppServer } from '../helpers/codex-app-server.js';
+import { itemText, type ResponsesRequest } from '../helpers/openai-responses-standin.js';
+import type { ConvertedRow } from '../helpers/sub-agents.js';
+
+const AUDIT = 'test/fixtures/codex/audit-home/sessions/2026/11/25';
+/** codex 0.169 (audit home): a top thread with several turns (one rolled back) */
+const TOP = '01a21354-a797-71c1-b74e-7a50f662eec7';
+/** the sub-agent "Cicero" of the thread 01a21356-25ea-…, whose rollout is not copied into this home */
+const CHILD = '01a21356-267a-73e0-9768-3144907e69c8';
+const ROOT_OF_CHILD = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
+
+let home: CodexAgentHome;
+
+beforeAll(async () => {
+  home = await setupCodexAgentHome();
+  // codex makes its state database on its first run
+  await home.codex(['a thread of codex its own']);
+  const dir = join(home.codexHome, 'sessions', '2026', '11', '25');
+  await fs.mkdir(dir, { recursive: true });
+  for (const f of readdirSync(AUDIT).filter((n) => n.includes(TOP) || n.includes(CHILD)))
+    await fs.copyFile(join(AUDIT, f), join(dir, f));
+}, 180_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
+
+async function copyOf(id: string): Promise<ConvertedRow> {
+  return JSON.parse(
+    await runCliOk(home.env, ['convert', id, '--source', 'codex', '--to', 'codex', '--json', '--no-index']),
+  ) as ConvertedRow;
+}
+
+function rows(): { id: string; source: string; history_mode: string }[] {
+  const file = readdirSync(home.codexHome).find((f) => /^state_\d+\.sqlite$/.test(f));
+  const db = openDatabase(join(home.codexHome, file as string), { readonly: true });
+  try {
+    return db.prepare('SELECT id, source, history_mode FROM threads').all() as {
+      id: string;
+      source: string;
+      history_mode: string;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+interface ReadThread {
+  historyMode: string;
+  turns: { status: string; items: { type: string }[] }[];
+}
+
+describe('real codex reads and resumes the threads threadbase wrote as its own', () => {
+  it("a copy's row says the history mode of codex's own rows; codex reads it, and after a resume its turns as the original's", async () => {
+    // the thread codex recorded in this home (its row codex's own)
+    const own = rows().find((r) => r.source === 'exec' && r.id !== TOP);
+    if (!own) throw new Error('codex recorded no thread of its own');
+    expect(own.history_mode).toBe('paginated');
+    const copy = await copyOf(own.id);
+    expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe(own.history_mode);
+    // and a copy of a thread codex wrote earlier (the audit fixture)
+    const audit = await copyOf(TOP);
+    expect(rows().find((r) => r.id === audit.id)?.history_mode).toBe('paginated');
+
+    const read = async (id: string) =>
+      ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
+        .thread;
+    // read with turns (refused for a 'legacy' row of a paginated rollout); codex projects a paginated
+    // thread's turns into thread_history_<n>.sqlite as it writes, so the copy shows none before it runs
+    expect(await read(copy.id)).toMatchObject({ historyMode: 'paginated', turns: [] });
+    const shape = (t: ReadThread) => t.turns.map((turn) => [turn.status, turn.items.map((i) => i.type)]);
+    const original = shape(await read(own.id));
+    expect(original).toEqual([['completed', ['userMessage', 'agentMessage']]]);
+
+    await home.codex(['resume', copy.id, 'probe the copy']);
+    expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe('paginated');
+    expect(shape(await read(copy.id))).toEqual([...original, ...original]);
+  }, 180_000);
+
+  it('a sub-agent thread copied alone resumes in its root thread session, a thread this home does not have', async () => {
+    const copy = await copyOf(CHILD);
+    const metaOf = () =>
+      (JSON.parse(readFileSync(copy.path as string, 'utf8').split('\n')[0] as string) as { payload: Record<string, unknown> })
+        .payload;
+    expect(metaOf().session_id).toBe(ROOT_OF_CHILD);
+    expect(rows().some((r) => r.id === ROOT_OF_CHILD)).toBe(false);
+
+    await home.codex(['resume', copy.id, 'probe the sub-agent copied alone']);
+    const last = home.responses.requests.filter((r) => r.method === 'POST' && /\/responses$/.test(r.path)).at(-1);
+    if (!last) throw new Error('codex sent no request');
+    const body = last.body as ResponsesRequest;
+    expect(itemText(body.input.at(-1))).toBe('probe the sub-agent copied alone');
+    expect(last.headers).toMatchObject({ 'session-id': ROOT_OF_CHILD, 'thread-id': copy.id });
+    expect(body.prompt_cache_key).toBe(ROOT_OF_CHILD);
+    // codex appended its turn and left the session_meta as written
+    expect(metaOf().session_id).toBe(ROOT_OF_CHILD);
+  }, 180_000);
+});
