@@ -7,6 +7,7 @@ import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
 import { messageToMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
+import type { ChildSessions } from '../convert/session.js';
 import { injectedLabel } from '../formats/injected.js';
 import { prefixOf } from '../model/text.js';
 import { branches, currentLeaf, pathToLeaf } from '../model/tree.js';
@@ -27,9 +28,36 @@ import { PRICES, PRICES_DATE, type PriceTable, usageCostByModel } from '../store
 export type ExportFormat = 'html' | 'md' | 'json';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['html', 'md', 'json'];
 
+/** A sub-agent session shown under the call that ran it, with the sub-agents it ran in turn. */
+export interface SubAgentSession {
+  session: Session;
+  subAgents: ReadonlyMap<string, SubAgentSession>;
+}
+
 export interface ExportOptions {
   /** prices for responses whose agent recorded no cost (default the bundled table, as `stats` uses) */
   prices?: PriceTable;
+  /** the HTML page's sub-agent sessions by the id of the call that ran each (see subAgentsOf) */
+  subAgents?: ReadonlyMap<string, SubAgentSession>;
+}
+
+/**
+ * The sub-agent sessions of `session` and theirs, by the call that ran each, as `childrenOf` finds
+ * them (the store the session was read from): the HTML page shows each under its call, so the work a
+ * sub-agent did is in the page. A session met twice (a store's loop) is shown once.
+ */
+export async function subAgentsOf(
+  session: Session,
+  childrenOf: ChildSessions,
+  seen: Set<string> = new Set([session.id]),
+): Promise<Map<string, SubAgentSession>> {
+  const out = new Map<string, SubAgentSession>();
+  for (const child of await childrenOf(session.id)) {
+    if (child.parentToolCallId === undefined || seen.has(child.id) || out.has(child.parentToolCallId)) continue;
+    seen.add(child.id);
+    out.set(child.parentToolCallId, { session: child, subAgents: await subAgentsOf(child, childrenOf, seen) });
+  }
+  return out;
 }
 
 export function exportSession(session: Session, format: ExportFormat, opts: ExportOptions = {}): string {
@@ -129,7 +157,22 @@ function resultBody(r: ToolResultPart): string {
     .join('');
 }
 
-function partHtml(p: Part, results: Map<string, ToolResultPart>, shown: Set<ToolResultPart>): string {
+/** What rendering one session's turns needs: its results by call id, those shown with their call, its sub-agents. */
+interface TurnsContext {
+  results: Map<string, ToolResultPart>;
+  shown: Set<ToolResultPart>;
+  subAgents: ReadonlyMap<string, SubAgentSession>;
+}
+
+/** A sub-agent's session folded under the call that ran it: its turns, and its own sub-agents under its calls. */
+function subAgentHtml(sub: SubAgentSession): string {
+  const s = sub.session;
+  const turns = turnsHtml(s, sub.subAgents);
+  return `<details class="sub-agent"><summary>Sub-agent session: <strong>${esc(s.title ?? s.id)}</strong> <span class="dim">${esc(s.source)} · ${esc(s.id)} · ${turns.length} turns</span></summary><div class="sub-agent-turns">${turns.join('\n')}</div></details>`;
+}
+
+function partHtml(p: Part, ctx: TurnsContext): string {
+  const { results, shown } = ctx;
   switch (p.type) {
     case 'text':
       return `<div class="text">${esc(p.text)}</div>`;
@@ -146,12 +189,13 @@ function partHtml(p: Part, results: Map<string, ToolResultPart>, shown: Set<Tool
     case 'tool_call': {
       const r = results.get(p.id);
       if (r) shown.add(r);
+      const sub = ctx.subAgents.get(p.id);
       // the first string argument, past a `type` that only names the kind of call (codex's web search actions)
       const summaryArg = Object.entries(p.input).find(([k, v]) => k !== 'type' && typeof v === 'string')?.[1] as
         | string
         | undefined;
       return `<details class="tool${r?.isError ? ' error' : ''}"><summary><span class="tool-name">${esc(p.name)}</span> <span class="dim">${esc(prefixOf(summaryArg ?? '', 120))}</span>${r ? '' : ` <span class="dim">(${isProviderExecuted(p) ? PROVIDER_RAN : 'no result'})</span>`}</summary>
-<div class="io"><h4>Input</h4><pre>${esc(JSON.stringify(p.input, null, 2))}</pre>${r ? `<h4>Output${r.isError ? ' (error)' : ''}</h4>${resultBody(r)}` : ''}</div></details>`;
+<div class="io"><h4>Input</h4><pre>${esc(JSON.stringify(p.input, null, 2))}</pre>${r ? `<h4>Output${r.isError ? ' (error)' : ''}</h4>${resultBody(r)}` : ''}</div></details>${sub ? subAgentHtml(sub) : ''}`;
     }
     case 'tool_result':
       if (shown.has(p)) return '';
@@ -159,8 +203,8 @@ function partHtml(p: Part, results: Map<string, ToolResultPart>, shown: Set<Tool
   }
 }
 
-function messageHtml(m: Message, ts: string, results: Map<string, ToolResultPart>, shown: Set<ToolResultPart>): string {
-  const parts = m.parts.map((p) => partHtml(p, results, shown)).join('');
+function messageHtml(m: Message, ts: string, ctx: TurnsContext): string {
+  const parts = m.parts.map((p) => partHtml(p, ctx)).join('');
   if (!parts.trim()) return '';
   const u = m.usage;
   const meta = [
@@ -194,24 +238,32 @@ details{margin:8px 0;border-left:3px solid var(--line);padding-left:10px}details
 summary{cursor:pointer;color:var(--dim)}.tool-name{font-family:ui-monospace,monospace;color:var(--fg);font-weight:600}
 h4{margin:8px 0 4px;font-size:.75rem;text-transform:uppercase;color:var(--dim)}.dim{color:var(--dim)}
 img{max-width:100%;border-radius:6px;border:1px solid var(--line)}.err{color:#dc2626}
-details.injected>summary{font-style:italic}.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
+details.injected>summary{font-style:italic}details.sub-agent{border-left-color:var(--accent)}.sub-agent-turns .turn{margin:10px 0}.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
 `;
 
-export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
+/** The turns of a session's path to its current leaf, as HTML sections (empty messages left out). */
+function turnsHtml(s: Session, subAgents: ReadonlyMap<string, SubAgentSession>): string[] {
   const path = withoutRepeatedSettings(pathToLeaf(s));
   const results = new Map<string, ToolResultPart>();
   for (const e of path)
     if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_result') results.set(p.callId, p);
-  const shown = new Set<ToolResultPart>();
+  const ctx: TurnsContext = { results, shown: new Set(), subAgents };
   const turns: string[] = [];
   for (const e of path) {
-    if (e.kind === 'message') turns.push(messageHtml(e.message, e.timestamp, results, shown));
-    else if (e.kind === 'compaction' || e.kind === 'branch_summary')
+    if (e.kind === 'message') {
+      const html = messageHtml(e.message, e.timestamp, ctx);
+      if (html) turns.push(html);
+    } else if (e.kind === 'compaction' || e.kind === 'branch_summary')
       turns.push(
         `<section class="turn summary"><header><span class="role">${e.kind === 'compaction' ? 'compaction' : 'branch summary'}</span><time>${esc(e.timestamp.replace('T', ' ').slice(0, 19))}</time></header><details open><summary>Summary</summary><div class="text">${esc(e.summary)}</div></details></section>`,
       );
     else if (e.kind === 'model_change') turns.push(`<p class="dim">${esc(modelChangeText(e))}</p>`);
   }
+  return turns;
+}
+
+export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
+  const turns = turnsHtml(s, opts.subAgents ?? new Map());
   const u = summarizeUsage(s.entries);
   const c = costSummary(s, opts.prices ?? PRICES);
   const usageRow = (label: string, x: Usage, cost: number | null, estimated: boolean, responses: number) =>

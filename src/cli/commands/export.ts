@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { EXPORT_FORMATS, type ExportFormat, exportSession } from '../../export/index.js';
+import { childSessionsFrom } from '../../convert/session.js';
+import { EXPORT_FORMATS, type ExportFormat, exportSession, subAgentsOf } from '../../export/index.js';
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { writeFileAtomic } from '../../formats/shared/atomic.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
@@ -26,12 +27,14 @@ export function registerExport(program: Command, ctx: CliContext): void {
       const opencode = opts.format === 'opencode';
       if (!opencode && !EXPORT_FORMATS.includes(opts.format as ExportFormat))
         throw new Error(`--format must be one of ${[...EXPORT_FORMATS, 'opencode'].join(', ')}`);
-      const { session } = await openSession(ctx, id, opts.source, opts.index);
+      const { session, driver } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
       const text = opencode
         ? `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`
         : exportSession(session, opts.format as ExportFormat, {
             prices: loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json')),
+            // the page shows each sub-agent's work under the call that ran it
+            ...(opts.format === 'html' ? { subAgents: await subAgentsOf(session, childSessionsFrom(driver)) } : {}),
           });
       if (opts.output) {
         await writeFileAtomic(opts.output, text);
