@@ -175,7 +175,10 @@ function partHtml(p: Part, ctx: TurnsContext): string {
   const { results, shown } = ctx;
   switch (p.type) {
     case 'text':
-      return `<div class="text">${esc(p.text)}</div>`;
+      // text the agent added to the user's turn (OpenCode's and Kilo's synthetic parts), folded as the viewer folds it
+      return p.meta?.synthetic === true
+        ? `<details class="injected synthetic"><summary>added by the agent · ${p.text.length.toLocaleString('en-US')} characters</summary><div class="text">${esc(p.text)}</div></details>`
+        : `<div class="text">${esc(p.text)}</div>`;
     case 'thinking':
       return `<details class="thinking"><summary>Thinking</summary><div class="text">${esc(p.thinking)}</div></details>`;
     case 'redacted_thinking':

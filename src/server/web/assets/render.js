@@ -291,7 +291,18 @@ export function renderEntry(entry, ctx) {
       let hidden = 0;
       for (const p of m.parts) {
         if (p.type === 'text') {
-          if (p.text) parts.push(textBlock(p.text));
+          // text the agent added to the user's turn (OpenCode's and Kilo's synthetic parts: a file it read
+          // for an @mention, a reminder), which its own screen does not show as the user's words: folded
+          if (p.text && p.meta?.synthetic === true)
+            parts.push(
+              h(
+                'details',
+                { class: 'injected synthetic' },
+                h('summary', {}, `added by the agent · ${p.text.length.toLocaleString()} characters`),
+                textBlock(p.text),
+              ),
+            );
+          else if (p.text) parts.push(textBlock(p.text));
         } else if (p.type === 'thinking') {
           parts.push(
             h(
