@@ -320,20 +320,33 @@ function withWarning<T extends SessionInfo>(written: T, warning: string): T {
 }
 
 /**
+ * The calls that ran the side chains of `session` that go with it (placed as sideChainChildren places
+ * them on `mainEntries`, the written path or tree): a sub-agent session such a call ran is written
+ * as that side chain already (Copilot CLI lists each run in a session's file as a session of its own
+ * too), not a second time.
+ */
+function sideChainCalls(session: Session, mainEntries: readonly Entry[]): Set<string> {
+  return new Set(sideChainChildren(session, mainEntries).children.map((c) => c.session.parentToolCallId));
+}
+
+/**
  * The sub-agent sessions that calls of `from` (the session as written; read as `from.readId`) ran,
- * written under `written` (each along its current branch, its own sub-agents under it); `seen` (ids
- * as read) stops a cycle of parents.
+ * written under `written` (each along its current branch with its side chains, its own sub-agents
+ * under it), but those a side chain written with it holds (`carried`, by call); `seen` (ids as read)
+ * stops a cycle of parents.
  */
 async function withChildren(
   written: WrittenSession,
   from: Converting,
   target: SessionDriver,
   childrenOf: ChildSessions,
+  carried: ReadonlySet<string>,
   seen: Set<string> = new Set([from.readId]),
 ): Promise<WrittenSession> {
   const calls = toolCallIdsOf(from.session.entries);
   const kids = (await childrenOf(from.readId)).filter(
-    (c) => !seen.has(c.id) && c.parentToolCallId !== undefined && calls.has(c.parentToolCallId),
+    (c) =>
+      !seen.has(c.id) && c.parentToolCallId !== undefined && calls.has(c.parentToolCallId) && !carried.has(c.parentToolCallId),
   );
   if (!kids.length) return written;
   const writeChild = childWriter(target, written);
@@ -346,9 +359,13 @@ async function withChildren(
   for (const kid of kids) {
     seen.add(kid.id);
     const c = converting(kid);
-    const along = { ...c, session: sessionAlongPath(c.session, undefined, target.name) };
-    const child = withLosses(await writeChild(along.session), along.session, target, c.shownAs);
-    children.push(await withChildren(child, along, target, childrenOf, seen));
+    // its own side chains (a sub-agent's sub-agents it holds) go with it as the session's do
+    const path = sessionAlongPath(c.session, undefined, target.name);
+    const along = { ...c, session: target.capabilities.sideChains ? withSideChains(c.session, path) : path };
+    let child: WrittenSession = withLosses(await writeChild(along.session), along.session, target, c.shownAs);
+    if (!target.capabilities.sideChains) child = await withSideChainChildren(child, c, path.entries, target);
+    const itsChains = sideChainCalls(target.capabilities.sideChains ? along.session : c.session, path.entries);
+    children.push(await withChildren(child, along, target, childrenOf, itsChains, seen));
   }
   return { ...written, children: [...(written.children ?? []), ...children] };
 }
@@ -418,8 +435,7 @@ export async function convertSessionAll(
   if (!target.writeSession) throw new UnsupportedError(target.name, 'write sessions');
   const read = converting(given);
   const session = read.session;
-  // `linear`: one path (not the whole tree, which keeps its side entries as they are)
-  const write = async (s: Session, linear = true) => {
+  const write = async (s: Session) => {
     let written = await (target.writeSession as NonNullable<typeof target.writeSession>)(s);
     // Another agent's title, where the target did not take it from the records (pi names a session
     // in a record of its own). A copy within one agent carries its own title records.
@@ -428,9 +444,13 @@ export async function convertSessionAll(
       written = { ...written, title: s.title };
     }
     let out: WrittenSession = withLosses(written, s, target, read.shownAs);
-    // the side chains a target does not keep in the session go as its sub-agent sessions
-    if (!target.capabilities.sideChains && linear) out = await withSideChainChildren(out, read, s.entries, target);
-    return o.childrenOf ? withChildren(out, { ...read, session: s }, target, o.childrenOf) : out;
+    // the side chains a target does not keep in the session go as its sub-agent sessions (a tree's
+    // under the calls on any of its branches); `s` holds those it keeps (withSideChains)
+    const main = s.entries.filter((e) => !e.sidechain);
+    if (!target.capabilities.sideChains) out = await withSideChainChildren(out, read, main, target);
+    if (!o.childrenOf) return out;
+    const carried = sideChainCalls(target.capabilities.sideChains ? s : read.session, main);
+    return withChildren(out, { ...read, session: s }, target, o.childrenOf, carried);
   };
   // the side chains go along where the target writes them (those at no entry with the first session written only)
   const along = (at: string | undefined, first: boolean) => {
@@ -438,7 +458,12 @@ export async function convertSessionAll(
     return target.capabilities.sideChains ? withSideChains(session, s, first) : s;
   };
   if (!o.allBranches) return [await write(along(o.at, true))];
-  if (target.capabilities.branch) return [await write(treeForTargets(session, target.name), false)];
+  if (target.capabilities.branch) {
+    const tree = treeForTargets(session, target.name);
+    // side chains go as sub-agent sessions (write) where the target keeps none in a session
+    const kept = target.capabilities.sideChains ? tree : { ...tree, entries: tree.entries.filter((e) => !e.sidechain) };
+    return [await write(kept)];
+  }
   const out: WrittenSession[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));

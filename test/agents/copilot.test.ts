@@ -10,7 +10,8 @@
  * - the session Copilot CLI appended to is read back: the probe and its answer are there;
  * - what Copilot CLI keeps but does not send (a system message, thinking without a signature, a tool
  *   result's image) loads and is not sent; sub-agent sessions written inside the parent's events.jsonl
- *   as Copilot CLI records a run load, the parent resumes with its main chain, the runs stay.
+ *   as Copilot CLI records a run (a sub-agent's own side chains inside its run) load, the parent resumes
+ *   with its main chain, the runs stay, each still read as a child session.
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
 import { execFile } from 'node:child_process';
@@ -349,6 +350,54 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
         .flatMap((p) => (p.type === 'text' ? [p.text] : []));
     expect(texts(true)).toEqual(['look around', 'look deeper', 'found it', 'looked']);
     expect(texts(false)).toContain('PROBE-SUB and then?');
+    // and each run still a session of its own, by the id written, under the session or run that ran it
+    const child = written.children?.[0] as WrittenSession;
+    const grandchild = child.children?.[0] as WrittenSession;
+    const driver = new Sources(env).driver('copilot');
+    expect(await driver.getSession(child.id)).toMatchObject({
+      parentId: written.id,
+      parentToolCallId: 'call_p',
+      messageCount: 4,
+    });
+    expect(await driver.getSession(grandchild.id)).toMatchObject({ parentId: child.id, parentToolCallId: 'call_c' });
+  });
+
+  it("a sub-agent's own side chain written inside its run (writeChildSession): the file loads, the parent resumes with its main chain", async () => {
+    const parent = { ...withTask('P3', 'plan it', 'call_p3', 'all done'), project };
+    const task = withTask('C3', 'look around', 'call_c3', 'looked', { parentId: 'P3', call: 'call_p3' });
+    // the run of C3's call kept in C3 as a side chain (as an Agent SDK or Claude Code session holds one)
+    const side: Entry[] = [
+      {
+        ...messageEntry('C3-s1', null, 2, { role: 'user', parts: [{ type: 'text', text: 'look around, deeper' }] }),
+        sidechain: true,
+      },
+      {
+        ...messageEntry('C3-s2', 'C3-s1', 3, { role: 'assistant', parts: [{ type: 'text', text: 'found it inside' }] }),
+        sidechain: true,
+      },
+    ];
+    const child: Session = { ...task, project, entries: [...task.entries, ...side] };
+    const [written] = (await convertSessionAll(parent, {
+      to: 'copilot',
+      env,
+      childrenOf: async (id) => (id === 'P3' ? [child] : []),
+    })) as [WrittenSession];
+    const run = written.children?.[0] as WrittenSession;
+    expect(run.meta?.warnings).toBeUndefined();
+    const { sent } = await sentAndExpected(written.id, 'PROBE-OWN-SIDE and then?');
+    expect(sent).toEqual((await expectedOf(written.id)).slice(0, sent.length));
+    expect(JSON.stringify(sent)).not.toContain('found it inside');
+    // after Copilot CLI appended to the file: the inner run a session under the sub-agent's
+    const driver = new Sources(env).driver('copilot');
+    const back = (await driver.getSession(written.id)) as Session;
+    expect(back.entries.some((e) => e.kind === 'message' && JSON.stringify(e.message).includes('PROBE-OWN-SIDE'))).toBe(true);
+    const inner = (await driver.listSessions({ parentId: run.id }))[0];
+    expect(inner).toMatchObject({ parentToolCallId: 'call_c3', messageCount: 2 });
+    const innerSession = (await driver.getSession(inner?.id as string)) as Session;
+    expect(innerSession.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []))).toEqual([
+      { type: 'text', text: 'look around, deeper' },
+      { type: 'text', text: 'found it inside' },
+    ]);
   });
 
   it('a run inside a run, copied with `convert --to copilot`: the copy loads and resumes with its main chain, both runs stay', async () => {

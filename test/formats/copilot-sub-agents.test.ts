@@ -9,12 +9,20 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildSessions, convertSession, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
+import {
+  type ChildSessions,
+  childSessionsFrom,
+  convertSession,
+  convertSessionAll,
+  type WrittenSession,
+} from '../../src/convert/session.js';
 import '../../src/formats/all.js';
 import { copilotContext } from '../../src/formats/copilot/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { buildContext } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import { runCliOk } from '../helpers/cli.js';
 import { homeEnv } from '../helpers/fixture-homes.js';
 import { textEntry } from '../helpers/sessions.js';
 import { subAgentTree, withTask } from '../helpers/sub-agents.js';
@@ -219,4 +227,182 @@ describe('sub-agents into Copilot CLI', () => {
       `threadbase:L → copilot: sub-agent side chain from entry L-s1 (2 message(s), prompt "an errand nobody asked for") left out: no call on the written path or in a sub-agent written has its prompt`,
     ]);
   });
+});
+
+describe('Copilot CLI runs as child sessions', () => {
+  it('a sub-agent written into Copilot CLI is a session of its own: found by the id written, listed under its parent, its own run under it', async () => {
+    const [written] = (await convertSessionAll(tree.parent, { to: 'copilot', env, childrenOf: tree.childrenOf })) as [
+      WrittenSession,
+    ];
+    const child = written.children?.[0] as WrittenSession;
+    const grandchild = child.children?.[0] as WrittenSession;
+    const sources = new Sources(env);
+    const driver = sources.driver('copilot');
+    const run = (await driver.getSession(child.id)) as Session;
+    const inner = (await driver.getSession(grandchild.id)) as Session;
+    const parent = (await driver.getSession(written.id)) as Session;
+    const children = childSessionsFrom(driver);
+    const kids = (await children(written.id)).map((s) => s.id);
+    const grandkids = (await children(child.id)).map((s) => s.id);
+    const listed = (await driver.listSessions()).filter((s) => s.path === written.path).map((s) => [s.id, s.parentId]);
+    await sources.close();
+    expect(run).toMatchObject({ id: child.id, parentId: written.id, parentToolCallId: 'call_p', messageCount: 4 });
+    expect(child).toMatchObject({ messageCount: run.messageCount, title: run.title, createdAt: run.createdAt });
+    // its own turns its main chain, its sub-agent's its side chain (as in the file)
+    expect(texts(run.entries.filter((e) => !e.sidechain))).toEqual(['look around', 'tool_call', 'tool_result', 'looked']);
+    expect(texts(run.entries.filter((e) => e.sidechain))).toEqual(['look deeper', 'tool_call', 'tool_result', 'found it']);
+    expect(
+      texts(buildContext(run).messages.map((message, i) => ({ ...textEntry(`${i}`, null, 0, 'user', ''), message }))),
+    ).toEqual(['look around', 'tool_call', 'tool_result', 'looked']);
+    expect(inner).toMatchObject({ parentId: child.id, parentToolCallId: 'call_c', messageCount: 4 });
+    expect(kids).toEqual([child.id]);
+    expect(grandkids).toEqual([grandchild.id]);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        [written.id, undefined],
+        [child.id, written.id],
+        [grandchild.id, child.id],
+      ]),
+    );
+    // the parent unchanged: both runs its side chains, what Copilot CLI resumes its main chain only
+    expect(texts(parent.entries.filter((e) => e.sidechain))).toEqual([
+      'look around',
+      'tool_call',
+      'look deeper',
+      'tool_call',
+      'tool_result',
+      'found it',
+      'tool_result',
+      'looked',
+    ]);
+    expect(copilotContext(parent).messages.map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join())).toEqual([
+      'plan it',
+      'tool_call',
+      'tool_result',
+      'all done',
+    ]);
+  });
+
+  it('`threadbase sessions` lists a run under its session and `show <run id>` shows it', async () => {
+    const [written] = (await convertSessionAll(tree.parent, { to: 'copilot', env, childrenOf: tree.childrenOf })) as [
+      WrittenSession,
+    ];
+    const child = written.children?.[0] as WrittenSession;
+    const rows = JSON.parse(await runCliOk(env, ['sessions', '--source', 'copilot', '--json'])) as {
+      id: string;
+      parentId?: string;
+    }[];
+    expect(rows.find((r) => r.id === child.id)).toMatchObject({ parentId: written.id });
+    const shown = JSON.parse(await runCliOk(env, ['show', child.id, '--json'])) as Session;
+    expect(shown).toMatchObject({ id: child.id, source: 'copilot', parentId: written.id, parentToolCallId: 'call_p' });
+    expect(texts(shown.entries.filter((e) => !e.sidechain))).toEqual(['look around', 'tool_call', 'tool_result', 'looked']);
+  });
+
+  it('a Copilot CLI session converted with its runs listed as its children: each run written once, as its side chain', async () => {
+    const [written] = (await convertSessionAll(tree.parent, { to: 'copilot', env, childrenOf: tree.childrenOf })) as [
+      WrittenSession,
+    ];
+    const sources = new Sources(env);
+    const driver = sources.driver('copilot');
+    const original = (await driver.getSession(written.id)) as Session;
+    // as `threadbase convert` passes them: the sessions the driver lists under it (its runs)
+    const childrenOf = childSessionsFrom(driver);
+    const [copy] = (await convertSessionAll(original, { to: 'copilot', env, childrenOf })) as [WrittenSession];
+    const [claude] = (await convertSessionAll(original, { to: 'claude', env, childrenOf })) as [WrittenSession];
+    const read = (await driver.getSession(copy.id)) as Session;
+    await sources.close();
+    const started = readFileSync(copy.path as string, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"subagent.started"'));
+    expect(started).toHaveLength(2);
+    expect(copy.children ?? []).toEqual([]);
+    expect(texts(read.entries.filter((e) => e.sidechain))).toEqual(texts(original.entries.filter((e) => e.sidechain)));
+    // into Claude Code: the run a sub-agent transcript once, its own run one under it
+    expect(claude.children?.map((c) => [c.parentToolCallId, c.children?.map((g) => g.parentToolCallId)])).toEqual([
+      ['call_p', ['call_c']],
+    ]);
+  });
+});
+
+describe("a sub-agent's own side chains", () => {
+  /** P ran C (call_p); C holds the run of its own call_c as a side chain (its messages, no session of their own). */
+  function childWithSideChain() {
+    const parent = { ...withTask('N', 'plan it', 'call_n', 'all done'), project: join(home, 'project') };
+    const task = withTask('K', 'look around', 'call_k', 'looked', { parentId: 'N', call: 'call_n' });
+    // the prompt call_k gave (withTask: `<prompt>, deeper`) starts the chain, as a Claude Code side chain starts
+    const side: Entry[] = [
+      { ...textEntry('K-s1', null, 2, 'user', 'look around, deeper'), sidechain: true },
+      { ...textEntry('K-s2', 'K-s1', 3, 'assistant', 'found it inside'), sidechain: true },
+    ];
+    const child: Session = { ...task, project: join(home, 'project'), entries: [...task.entries, ...side] };
+    return { parent, childrenOf: async (id: string) => (id === 'N' ? [child] : []) };
+  }
+
+  it("into Copilot CLI: written inside the sub-agent's run (writeChildSession), a run of its own under it", async () => {
+    const { parent, childrenOf } = childWithSideChain();
+    const [written] = (await convertSessionAll(parent, { to: 'copilot', env, childrenOf })) as [WrittenSession];
+    const child = written.children?.[0] as WrittenSession;
+    expect(child.meta?.warnings).toBeUndefined();
+    const events = readFileSync(written.path as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
+    const at = (type: string, call: string) => events.findIndex((e) => e.type === type && e.data.toolCallId === call);
+    const order = [
+      at('subagent.started', 'call_n'),
+      at('tool.execution_start', 'call_k'),
+      at('subagent.started', 'call_k'),
+      at('subagent.completed', 'call_k'),
+      at('tool.execution_complete', 'call_k'),
+      at('subagent.completed', 'call_n'),
+    ];
+    expect(order.every((n) => n >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    const sources = new Sources(env);
+    const driver = sources.driver('copilot');
+    const run = (await driver.getSession(child.id)) as Session;
+    const inner = await childSessionsFrom(driver)(child.id);
+    const read = (await driver.getSession(written.id)) as Session;
+    await sources.close();
+    expect(texts(run.entries.filter((e) => e.sidechain))).toEqual(['look around, deeper', 'found it inside']);
+    expect(inner.map((s) => [s.parentId, s.parentToolCallId, texts(s.entries)])).toEqual([
+      [child.id, 'call_k', ['look around, deeper', 'found it inside']],
+    ]);
+    expect(texts(read.entries.filter((e) => !e.sidechain))).toEqual(['plan it', 'tool_call', 'tool_result', 'all done']);
+  });
+
+  it('into Claude Code: a sub-agent transcript under the sub-agent written', async () => {
+    const { parent, childrenOf } = childWithSideChain();
+    const [written] = (await convertSessionAll(parent, { to: 'claude', env, childrenOf })) as [WrittenSession];
+    const child = written.children?.[0] as WrittenSession;
+    // Claude Code keeps every sub-agent's transcript beside its session's: under the child in what was written
+    expect(child.children?.map((g) => g.parentToolCallId)).toEqual(['call_k']);
+    const sources = new Sources(env);
+    const inner = (await sources.driver('claude').getSession(child.children?.[0]?.id as string)) as Session;
+    await sources.close();
+    expect(texts(inner.entries)).toEqual(['look around, deeper', 'found it inside']);
+  });
+});
+
+describe('--all-branches into a target with trees', () => {
+  it.each(['claude', 'pi'])(
+    "a Copilot CLI session's run comes out as %s's sub-agent session, once, not in the tree",
+    async (to) => {
+      const SUB = 'f99f5ed3-753c-4039-b5b4-94f890e7fd56';
+      cpSync('test/fixtures/copilot/real-1.0.102/.copilot', join(home, '.copilot'), { recursive: true });
+      const out = JSON.parse(
+        await runCliOk(env, ['convert', SUB, '--source', 'copilot', '--to', to, '--all-branches', '--json', '--no-index']),
+      ) as WrittenSession;
+      expect(out.children?.map((c) => [c.source, c.parentToolCallId])).toEqual([[to, 'toolu_standin_0001']]);
+      const sources = new Sources(env);
+      const driver = sources.driver(to);
+      const parent = (await driver.getSession(out.id)) as Session;
+      const run = (await driver.getSession(out.children?.[0]?.id as string)) as Session;
+      await sources.close();
+      expect(parent.entries.some((e) => e.sidechain && e.kind === 'message')).toBe(false);
+      expect(texts(parent.entries).join('\n')).not.toContain('say hello please');
+      expect(texts(run.entries)[0]).toBe('say hello please');
+      expect(run).toMatchObject({ parentId: out.id, parentToolCallId: 'toolu_standin_0001' });
+    },
+  );
 });

@@ -8,6 +8,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childSessionsFrom } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
 import { CopilotDriver, copilotContext, encodeCopilotEvents, parseWorkspace } from '../../src/formats/copilot/index.js';
 import { injectedLabel } from '../../src/formats/injected.js';
@@ -18,6 +19,7 @@ import type { Message, MessageEntry, Session } from '../../src/model/types.js';
 const REAL = '44b0e2d9-5ac6-46a4-b568-ce0f72a10d33';
 /** The real run of a sub-agent (the `task` tool), see the fixture's README */
 const SUB = 'f99f5ed3-753c-4039-b5b4-94f890e7fd56';
+const RUN = 'dbc5e332-8b80-4a98-a522-e470049ee15a';
 const FIXTURE = resolve('test/fixtures/copilot/real-1.0.102/.copilot');
 
 let dir: string;
@@ -61,13 +63,15 @@ describe('Copilot CLI: a real session (1.0.102)', () => {
     const { sessions } = await new Sources({ home: join(dir, 'nohome'), env: { COPILOT_HOME: FIXTURE } }).list({
       source: 'copilot',
     });
-    expect(sessions.map((s) => [s.id, s.source, s.project, s.title, s.messageCount])).toEqual([
-      [SUB, 'copilot', '/tmp/copilot/work3', 'SUBAGENT: greet me', 4],
-      [REAL, 'copilot', '/tmp/copilot/work/proj', 'RUN: echo hello-copilot', 6],
+    // the sub-agent run in SUB's file listed as a session of its own under SUB, by its agentId
+    expect(sessions.map((s) => [s.id, s.source, s.project, s.title, s.messageCount, s.parentId])).toEqual([
+      [SUB, 'copilot', '/tmp/copilot/work3', 'SUBAGENT: greet me', 4, undefined],
+      [RUN, 'copilot', '/tmp/copilot/work3', 'greet', 2, SUB],
+      [REAL, 'copilot', '/tmp/copilot/work/proj', 'RUN: echo hello-copilot', 6, undefined],
     ]);
-    expect(sessions[1]?.createdAt).toBe('2026-11-26T04:16:28.093Z');
+    expect(sessions[2]?.createdAt).toBe('2026-11-26T04:16:28.093Z');
     // its last event's time (the file's own time is when it was copied here)
-    expect(sessions[1]?.updatedAt).toBe('2026-11-26T04:16:32.024Z');
+    expect(sessions[2]?.updatedAt).toBe('2026-11-26T04:16:32.024Z');
     expect(session.warnings ?? []).toEqual([]);
   });
 
@@ -145,6 +149,39 @@ describe('Copilot CLI: a real sub-agent (1.0.102)', () => {
       type: 'text',
       text: '<current_datetime>2026-11-26T04:38:11.550+00:00</current_datetime>\n\nSUBAGENT: greet me',
     });
+  });
+});
+
+describe('Copilot CLI: a real sub-agent run as a child session (1.0.102)', () => {
+  it("is a session of its own by its agentId, under the session and the call that ran it; the session's context unchanged", async () => {
+    const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: FIXTURE } });
+    const run = (await driver.getSession(RUN)) as Session;
+    expect(run).toMatchObject({
+      id: RUN,
+      source: 'copilot',
+      parentId: SUB,
+      parentToolCallId: 'toolu_standin_0001',
+      title: 'greet',
+      messageCount: 2,
+      path: join(FIXTURE, 'session-state', SUB, 'events.jsonl'),
+    });
+    expect(run.usage).toMatchObject({ input: 45, output: 18 });
+    // its events are its main chain now, the prompt Copilot CLI gave it first
+    expect(run.entries.some((e) => e.sidechain)).toBe(false);
+    const sent = buildContext(run).messages;
+    expect(sent.map((m) => [m.role, m.parts[0]?.type === 'text' ? m.parts[0].text.slice(0, 16) : ''])).toEqual([
+      ['user', 'say hello please'],
+      ['assistant', 'ok: <current_dat'],
+    ]);
+    expect(await driver.listSessions({ parentId: SUB })).toMatchObject([{ id: RUN, parentToolCallId: 'toolu_standin_0001' }]);
+    expect((await childSessionsFrom(driver)(SUB)).map((c) => c.id)).toEqual([RUN]);
+    // the session keeps the run as its side chain; usage counted once over both
+    const parent = (await driver.getSession(SUB)) as Session;
+    expect(parent.entries.filter((e) => e.sidechain && e.kind === 'message')).toHaveLength(2);
+    const both = await driver.usage({});
+    const sub = (await driver.usage({ text: 'SUBAGENT' })).input;
+    expect(sub).toBe(parent.usage?.input);
+    expect(both.input).toBe((parent.usage?.input ?? 0) + ((await driver.getSession(REAL))?.usage?.input ?? 0));
   });
 });
 
@@ -263,7 +300,7 @@ describe('Copilot CLI: events from its schema', () => {
     const h = join(dir, 'plainhome');
     await cp(FIXTURE, join(h, '.copilot'), { recursive: true });
     const ids = (await new CopilotDriver({ home: h, env: {} }).listSessions()).map((s) => s.id);
-    expect(ids.sort()).toEqual([REAL, SUB].sort());
+    expect(ids.sort()).toEqual([REAL, SUB, RUN].sort());
   });
 });
 

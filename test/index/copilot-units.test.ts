@@ -1,6 +1,7 @@
 /**
  * GitHub Copilot CLI in the local index: each session's events.jsonl is an append-only unit known by
- * its size and time (its id is its folder's name: listing reads nothing); events appended are read
+ * its size and time (its id is its folder's name), each sub-agent run in it a unit of its own (listed
+ * from the index's rows while the file is unchanged: listing reads no unchanged file); events appended are read
  * from the last byte read, a usage record before the offset still reaching its assistant.message
  * after it; a rename in workspace.yaml re-reads that session; a rewind reads it whole.
  */
@@ -69,18 +70,36 @@ async function appendTurn(n: number, usage: Record<string, unknown> | undefined)
 }
 
 describe('Copilot CLI sessions as units of the index', () => {
-  it('indexes each session with the listing the driver gives, reading no file to list it', async () => {
+  it('indexes each session and each sub-agent run in it with the listing the driver gives', async () => {
     const first = await sync();
     const fromDriver = (await new CopilotDriver(env).listSessions()).map(fields).sort(byId);
     expect(first.indexed).toEqual(fromDriver);
-    expect(first.indexed.map((s) => s.id)).toEqual([REAL, 'f99f5ed3-753c-4039-b5b4-94f890e7fd56']);
-    expect(first.report.units).toBe(2);
+    // the sub-agent run in f99f5ed3's file a session (and a unit) of its own, by its agentId
+    expect(first.indexed.map((s) => s.id)).toEqual([
+      REAL,
+      'dbc5e332-8b80-4a98-a522-e470049ee15a',
+      'f99f5ed3-753c-4039-b5b4-94f890e7fd56',
+    ]);
+    expect(first.report.units).toBe(3);
+    const store = openSqliteStore(indexPath(env));
+    try {
+      expect(await store.getSession('dbc5e332-8b80-4a98-a522-e470049ee15a')).toMatchObject({
+        parentId: 'f99f5ed3-753c-4039-b5b4-94f890e7fd56',
+        parentToolCallId: 'toolu_standin_0001',
+        messageCount: 2,
+      });
+    } finally {
+      await store.close();
+    }
   });
 
-  it('an unchanged file is not read again', async () => {
+  it('an unchanged file is not read again, not even to list its runs', async () => {
+    const parsed = vi.spyOn(CopilotDriver.prototype as unknown as { readWhole: () => unknown }, 'readWhole');
     const again = await sync();
     expect(again.reads).toEqual([]);
-    expect(again.report).toMatchObject({ unchanged: 2, reread: 0, appended: 0 });
+    expect(parsed).not.toHaveBeenCalled();
+    parsed.mockRestore();
+    expect(again.report).toMatchObject({ unchanged: 3, reread: 0, appended: 0 });
   });
 
   it('appended events are read from the last byte read; a usage record before that offset reaches its message after it', async () => {

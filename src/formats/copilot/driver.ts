@@ -13,16 +13,19 @@ import type {
   SessionFilter,
   SourceUnit,
   UnitRead,
+  UsageTotals,
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
-import { countMessages } from '../../model/tree.js';
+import { pathToLeaf } from '../../model/tree.js';
 import type { Session, SessionInfo } from '../../model/types.js';
+import { summarizeUsage, totalUsage } from '../../model/usage.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
-import { encodeCopilotEvents, encodeSubAgentEvents, encodeWorkspace } from './encode.js';
+import { encodeCopilotEvents, encodeSubAgentEvents, encodeWorkspace, unplacedWarning } from './encode.js';
 import { type CopilotReadState, initialState, isObject, type JsonObject, parseEvents, SOURCE, sessionOf } from './events.js';
+import { runSessions, sideChainRuns } from './side-chains.js';
 import { readWorkspace } from './workspace.js';
 
 export function copilotDir(env: DriverEnv): string {
@@ -59,6 +62,9 @@ function workspaceVersion(loc: Located): string {
   }
 }
 
+/** A sub-agent run's unit key: its file's, this, its agentId. */
+const RUN_KEY = '#run:';
+
 export class CopilotDriver extends DriverBase {
   readonly name = SOURCE;
   /**
@@ -69,7 +75,7 @@ export class CopilotDriver extends DriverBase {
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
-  private cache = new Map<string, { stamp: string; session: Session }>();
+  private cache = new Map<string, { stamp: string; session: Session; runs?: Session[] }>();
   /** events.jsonl files this driver wrote whole (a sub-agent's run may be put in them after: writeChildSession) */
   private readonly writtenHere = new Set<string>();
   /** The sub-agent runs written here, by agentId: their file, its session, and the call that ran them. */
@@ -112,11 +118,21 @@ export class CopilotDriver extends DriverBase {
     return session;
   }
 
+  /** The sub-agent runs a session read from `events` holds, each a session of its own (side-chains.ts runSessions). */
+  private runsIn(events: string, session: Session): Session[] {
+    const hit = this.cache.get(events);
+    if (hit?.session !== session) return runSessions(session);
+    hit.runs ??= runSessions(session);
+    return hit.runs;
+  }
+
+  /** Every session, each followed by its sub-agent runs. */
   private async all(): Promise<Session[]> {
     const out: Session[] = [];
     for (const loc of this.locate()) {
       try {
-        out.push(await this.load(loc));
+        const session = await this.load(loc);
+        out.push(session, ...this.runsIn(loc.events, session));
       } catch {
         // gone meanwhile, or unreadable: the rest still list
       }
@@ -133,19 +149,48 @@ export class CopilotDriver extends DriverBase {
     return applyFilter(infos, { ...filter, text: undefined });
   }
 
+  /** A session by its folder's name, or a sub-agent run by its agentId (looked for in every session). */
   async getSession(id: string): Promise<Session | undefined> {
-    const loc = this.locate().find((l) => l.id === id);
-    return loc ? this.load(loc) : undefined;
+    const locs = this.locate();
+    const loc = locs.find((l) => l.id === id);
+    if (loc) return this.load(loc);
+    // a run written here is in a known file; else every session is looked in
+    const written = this.runs.get(id)?.events;
+    for (const l of written ? [...locs.filter((x) => x.events === written), ...locs] : locs) {
+      try {
+        const run = this.runsIn(l.events, await this.load(l)).find((r) => r.id === id);
+        if (run) return run;
+      } catch {
+        // gone meanwhile, or unreadable: not there
+      }
+    }
+    return undefined;
+  }
+
+  /** The usage of the sessions listed, a run's once: its session (or the run it ran in) holds its events too. */
+  override async usage(filter?: SessionFilter): Promise<UsageTotals> {
+    const listed = await this.listSessions(filter);
+    const ids = new Set(listed.map((s) => s.id));
+    const summaries = [];
+    for (const info of listed) {
+      if (info.parentId && ids.has(info.parentId)) continue;
+      const s = await this.getSession(info.id);
+      if (s) summaries.push(summarizeUsage(s.entries));
+    }
+    return totalUsage(summaries);
   }
 
   /**
    * IncrementalSource: each events.jsonl by its size and time, append-only (Copilot CLI only appends
-   * events); its session id is its folder's name, so listing reads nothing. The version is
-   * workspace.yaml's size and time (the session's name and folder are there).
+   * events); its session id is its folder's name. The version is workspace.yaml's size and time (the
+   * session's name and folder are there). Each sub-agent run in a file is a unit too (`<file>#run:<agentId>`,
+   * read whole with it): for a file unchanged since the index read it, the runs it knew, so listing reads
+   * only the files that changed.
    */
-  async listUnits(_known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
-    return fileUnits(
-      this.locate(),
+  async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
+    const locs = this.locate();
+    const files = await fileUnits(
+      locs,
       (l) => l.events,
       (l, st) => ({
         key: l.events,
@@ -157,11 +202,47 @@ export class CopilotDriver extends DriverBase {
         version: workspaceVersion(l),
       }),
     );
+    // the runs each file holds: as the index knows them while the file is unchanged, else read
+    const knownRuns = new Map<string, SourceUnit[]>();
+    for (const k of known?.values() ?? []) {
+      const at = k.key.lastIndexOf(RUN_KEY);
+      if (at > 0) knownRuns.set(k.key.slice(0, at), [...(knownRuns.get(k.key.slice(0, at)) ?? []), k]);
+    }
+    const out: SourceUnit[] = [];
+    for (const file of files) {
+      out.push(file);
+      const before = known?.get(file.key);
+      const runUnit = (sessionId: string): SourceUnit => ({
+        key: `${file.key}${RUN_KEY}${sessionId}`,
+        sessionId,
+        path: file.path as string,
+        ...(file.size !== undefined ? { size: file.size } : {}),
+        ...(file.mtimeMs !== undefined ? { mtimeMs: file.mtimeMs } : {}),
+        ...(file.version !== undefined ? { version: file.version } : {}),
+      });
+      if (before && before.size === file.size && before.mtimeMs === file.mtimeMs && before.version === file.version) {
+        out.push(...(knownRuns.get(file.key) ?? []).map((k) => runUnit(k.sessionId)));
+        continue;
+      }
+      const loc = locs.find((l) => l.events === file.path);
+      try {
+        if (loc) out.push(...this.runsIn(loc.events, await this.load(loc)).map((r) => runUnit(r.id)));
+      } catch {
+        // gone meanwhile, or unreadable: its own unit says so when read
+      }
+    }
+    return out;
   }
 
   /** One file read whole, or with `from` only the events appended since (read whole again after a rewind). */
   async readUnit(unit: SourceUnit, from?: ReadFrom): Promise<UnitRead | undefined> {
     if (!unit.path) return undefined;
+    if (unit.key.includes(RUN_KEY)) {
+      // a sub-agent run: read with the file that holds it, whole
+      const loc = this.locate().find((l) => l.events === unit.path);
+      const run = loc ? this.runsIn(loc.events, await this.load(loc)).find((r) => r.id === unit.sessionId) : undefined;
+      return run ? { session: run } : undefined;
+    }
     const loc = this.locate().find((l) => l.events === unit.path) ?? {
       id: unit.sessionId,
       events: unit.path,
@@ -241,7 +322,16 @@ export class CopilotDriver extends DriverBase {
     }
     const agentId = randomUUID();
     const sessionId = run?.sessionId ?? parent.id;
-    const encoded = encodeSubAgentEvents(child, { toolCallId: callId, agentId, sessionId }, start);
+    // the child's own side chains (its sub-agents' work it holds), each inside its run after the call that ran it
+    const nested = sideChainRuns(
+      child,
+      pathToLeaf(child).filter((e) => !e.sidechain),
+    );
+    const encoded = encodeSubAgentEvents(child, { toolCallId: callId, agentId, sessionId }, start, {
+      byCall: nested.byCall,
+      sessionId,
+    });
+    const warnings = [...encoded.warnings, ...nested.unplaced.map(unplacedWarning)];
     const next = records[at + 1];
     // its events' times within the call's (the file's times stay in order)
     const from = String(start.timestamp);
@@ -254,26 +344,26 @@ export class CopilotDriver extends DriverBase {
     records.splice(at + 1, 0, ...encoded.records);
     await writeFileAtomic(events, toJsonl(records));
     this.runs.set(agentId, { events, sessionId, toolCallId: callId });
-    const written = await this.load({ id: sessionId, events, workspace: join(dirname(events), 'workspace.yaml') });
-    // its entries as a session of its own would hold them (no longer a side chain)
-    const own = written.entries.flatMap((e) =>
-      isObject(e.raw) && e.raw.agentId === agentId && e.sidechain ? [{ ...e, sidechain: false }] : [],
-    );
-    const first = encoded.records[0]?.timestamp;
-    const last = encoded.records.at(-1)?.timestamp;
-    return {
-      id: agentId,
-      source: SOURCE,
-      ...(written.project ? { project: written.project } : {}),
-      ...(child.title ? { title: child.title } : {}),
-      createdAt: typeof first === 'string' ? first : written.createdAt,
-      updatedAt: typeof last === 'string' ? last : written.updatedAt,
-      messageCount: countMessages(own),
-      parentId: parent.id,
-      parentToolCallId: callId,
-      path: events,
-      ...(encoded.warnings.length ? { meta: { warnings: encoded.warnings } } : {}),
-    };
+    const loc = { id: sessionId, events, workspace: join(dirname(events), 'workspace.yaml') };
+    // the run as the reader lists it: a session of its own under its parent
+    const written = this.runsIn(events, await this.load(loc)).find((r) => r.id === agentId);
+    const said = warnings.length ? { meta: { warnings } } : {};
+    if (!written) {
+      // a run of no message is no side chain, and so no session of its own
+      const { entries: _e, warnings: _w, raw: _r, leafId: _l, path: _p, ...info } = child;
+      return {
+        ...info,
+        id: agentId,
+        source: SOURCE,
+        messageCount: 0,
+        parentId: parent.id,
+        parentToolCallId: callId,
+        path: events,
+        ...said,
+      };
+    }
+    const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;
+    return { ...info, ...(child.title ? { title: child.title } : {}), ...said };
   }
 
   /** `copilot --resume <id>` (Copilot CLI finds the session by id wherever it runs). */

@@ -290,7 +290,7 @@ function pushMessages(
 }
 
 /** What a side chain left out is: its first entry, its size, its prompt and the call it names. */
-function unplacedWarning(chain: UnplacedChain): string {
+export function unplacedWarning(chain: UnplacedChain): string {
   const what = [
     `${chain.messages} message(s)`,
     ...(chain.prompt ? [`prompt "${chain.prompt}"`] : []),
