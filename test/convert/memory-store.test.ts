@@ -87,7 +87,9 @@ describe('MemoryStore', () => {
       ].sort(),
     );
     expect((await store.search('bug', { role: 'assistant' })).every((h) => h.role === 'assistant')).toBe(true);
-    expect(await store.usage()).toMatchObject({ input: 4, output: 6, messages: 2 });
+    // the fork's copy of b is the same response: counted once, as the SQLite and PostgreSQL stores count it
+    expect(await store.usage()).toMatchObject({ input: 2, output: 3, messages: 1 });
+    expect(await store.usage({ parentId: id })).toMatchObject({ input: 2, output: 3, messages: 1 });
     await store.deleteSession(fork.id);
     expect(await store.getSession(fork.id)).toBeUndefined();
     await expect(store.deleteSession(fork.id)).rejects.toThrow(/not found/);

@@ -54,15 +54,11 @@ export interface StatsOptions {
   sessionIds?: readonly string[];
   /**
    * Count each session's own records, a copy's too (what the session's own listing shows), instead
-   * of each copied response once, in its first session.
+   * of each copied response once among the sessions selected (source, project, sessionIds), in the
+   * copy the rule prefers there (preferredAmong), as PostgreSQL and a server's ResponseCounter count
+   * a set of sessions: a response counts when any of its copies is selected.
    */
   ownRecords?: boolean;
-  /**
-   * Count a copied response once among the sessions selected (source, project, sessionIds), in the
-   * copy the rule prefers there, as PostgreSQL and a server's ResponseCounter count a set of
-   * sessions, instead of only where the whole index counts it.
-   */
-  copiesAmongSelected?: boolean;
   /** Each row's cost split by the model that billed it too (StatsRow.costByModel). */
   costByModel?: boolean;
 }
@@ -82,9 +78,9 @@ const KEY: Record<StatsBy, string> = {
 export function countedWhere(opts: StatsOptions): Where {
   const sessions = new Where().given(opts.source, 's.source = ?').given(opts.project, 's.project = ?');
   if (opts.sessionIds) sessions.add(`s.id IN (${opts.sessionIds.map(() => '?').join(', ') || 'NULL'})`, ...opts.sessionIds);
-  const counted = opts.copiesAmongSelected
-    ? preferredAmong(sessions)
-    : new Where().add(opts.ownRecords ? 'e.counted > 0' : 'e.counted = 1').add(sessions.sql, ...sessions.args);
+  const counted = opts.ownRecords
+    ? new Where().add('e.counted > 0').add(sessions.sql, ...sessions.args)
+    : preferredAmong(sessions);
   return counted.given(opts.since, 'e.timestamp >= ?').given(opts.until, 'e.timestamp <= ?');
 }
 

@@ -11,6 +11,7 @@ import type {
   SearchHit,
   SearchOptions,
   SessionFilter,
+  UsageTotals,
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
@@ -18,6 +19,7 @@ import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { ResponseCounter } from '../index-sync/prices.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenIdOf, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
@@ -72,6 +74,20 @@ export class MemoryStore extends DriverBase {
     const s = this.sessions.get(id);
     if (!s) return undefined;
     return { ...structuredClone(s), ...sessionInfoOf(s) };
+  }
+
+  /**
+   * The tokens, recorded cost and responses of the sessions `filter` selects, a response copied into
+   * several of them (a fork) once, as the SQLite and PostgreSQL stores' usage() count them.
+   */
+  override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
+    const counter = new ResponseCounter();
+    for (const info of await this.listSessions(filter)) {
+      const s = this.sessions.get(info.id);
+      if (s) counter.add({ id: s.id, createdAt: info.createdAt, parentId: s.parentId, entries: s.entries });
+    }
+    // no prices: only the tokens and the recorded cost are wanted
+    return counter.stats({}).usage;
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {

@@ -36,7 +36,7 @@ import {
   type SourceName,
   type Usage,
 } from '../../model/types.js';
-import { responseRecordOf, summarizeUsage, totalUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
+import { responseRecordOf, summarizeUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
 import {
   longPromptThresholds,
   type PriceTable,
@@ -653,9 +653,19 @@ export class PostgresStore extends DriverBase {
     );
   }
 
+  /**
+   * The tokens, recorded cost and responses of the sessions `filter` selects, a response copied into
+   * several of them once (costGroups), as the SQLite store's usage() and `stats` count them.
+   */
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    const sessions = await this.listSessions(filter);
-    return totalUsage((await this.usageBySession(sessions.map((s) => s.id))).values());
+    const { where, values } = this.sessionWhere(filter);
+    const ids = (await this.q<{ id: string }>(`SELECT id FROM tb_sessions WHERE ${where.join(' AND ')}`, values)).rows;
+    const all = await this.costGroups(
+      ids.map((r) => r.id),
+      [],
+      'all',
+    );
+    return (all.get('[]') ?? emptyCostGroups()).usage;
   }
 
   /**
@@ -811,24 +821,31 @@ export class PostgresStore extends DriverBase {
         reasoning: string;
         responses: string;
       }>(
-        // the responses of usageBySession, each with its counted usage record (u) and last cost (c), the
-        // model of one with no usage its cost's (as the local index names it);
-        // a copy is the same response id (or record id) at the same time; speed, place and advisors
-        // are read from the counted record's usage
+        // the responses of usageBySession (a split one with neither usage nor a cost too), each with its
+        // counted record (r: the last record that has usage or a cost, else the last, as countedUsage and
+        // the local index pick it), its last usage (u) and last cost (c); the model the usage's, else
+        // the response's first record's (f), as the local index names it. A response is dated and
+        // windowed by its counted record's time, and a copy is the same response id (or record id) at
+        // that time, as the local index keys copies; speed, place and advisors are read from the usage.
         `WITH a AS (SELECT session_id, id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, ts, model,
                            usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h,
                            usage_web_searches, usage_reasoning, cost, body
                       FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')
                        AND session_id IN (SELECT id FROM tb_sessions WHERE tenant = ${tenant})),
+              r AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, split, ts FROM a
+                     WHERE split OR usage_input IS NOT NULL OR cost IS NOT NULL
+                     ORDER BY session_id, rid, (usage_input IS NOT NULL OR cost IS NOT NULL) DESC, seq DESC),
+              f AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, model FROM a ORDER BY session_id, rid, seq),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
-              c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, split, ts, cost, model FROM a WHERE cost IS NOT NULL
+              c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, cost FROM a WHERE cost IS NOT NULL
                      ORDER BY session_id, rid, seq DESC),
-              resp AS (SELECT coalesce(u.session_id, c.session_id) AS session_id, coalesce(u.split, c.split) AS split,
-                              coalesce(u.rid, c.rid) AS rid, coalesce(u.ts, c.ts) AS ts, c.cost, u.id,
-                              coalesce(u.model, c.model) AS model,
+              resp AS (SELECT r.session_id, r.split, r.rid, r.ts, c.cost, u.id,
+                              CASE WHEN u.rid IS NOT NULL THEN u.model ELSE f.model END AS model,
                               u.usage_input, u.usage_output, u.usage_cache_read, u.usage_cache_write, u.usage_cache_write_1h,
                               u.usage_web_searches, u.usage_reasoning, u.body
-                         FROM u FULL JOIN c ON c.session_id = u.session_id AND c.rid = u.rid),
+                         FROM r JOIN f ON f.session_id = r.session_id AND f.rid = r.rid
+                         LEFT JOIN u ON u.session_id = r.session_id AND u.rid = r.rid
+                         LEFT JOIN c ON c.session_id = r.session_id AND c.rid = r.rid),
               ${d},
               k AS (SELECT d.*, ${sessionKey} AS session_key FROM d${inWindow.length ? ` WHERE ${inWindow.join(' AND ')}` : ''}),
               g AS (SELECT k.*, ${band} AS band, ${usageJson} AS uj

@@ -22,6 +22,9 @@ export interface CopyKey {
 export const COPY_INDEX =
   'CREATE INDEX IF NOT EXISTS entries_copy_key ON entries(coalesce(response_id, id), timestamp) WHERE counted > 0';
 
+/** The records that are copies, by session (preferredAmong finds those of the selected sessions by it). */
+export const COPIED_INDEX = 'CREATE INDEX IF NOT EXISTS entries_copied ON entries(session_id) WHERE counted = 2';
+
 /**
  * Whether another counted record (not rowid ?3, or -1) has the copy key (?1 the response id, else
  * the entry id; ?2 the time): one probe of COPY_INDEX, through the store's statement cache.
@@ -80,16 +83,30 @@ export function settleCopies(db: Database.Database, key: CopyKey): void {
 /**
  * The counted records of the sessions `among` selects (terms over `s`, the sessions), a copied
  * response once among them: in the copy PREFERRED picks there, whichever copy the whole store counts
- * (`counted = 1` may be in a session outside them, e.g. another server project's). What PostgreSQL
- * and ResponseCounter count over a set of sessions. One term over `e`, the entries.
+ * (`counted = 1` may be in a session outside them, e.g. another server project's, or another agent's
+ * for `stats --source`). What PostgreSQL and ResponseCounter count over a set of sessions. One term
+ * over `e`, the entries.
  */
 export function preferredAmong(among: Where): Where {
+  // every session: the copy the whole store counts (settleCopies orders by PREFERRED too)
+  if (!among.terms.length) return new Where().add('e.counted = 1');
+  // The copy the whole store counts is the preferred one among any sessions that hold it, so only
+  // the responses of a selected copy that does not count (COPIED_INDEX: few) are ranked again, their
+  // copies found by COPY_INDEX; a sort of every selected record would cost a `stats --source` on a
+  // large index several times the sum itself. (`e.counted > 0` lets a partial index of counted
+  // records, as the advisors', be searched.)
   return new Where().add(
-    `e.rowid IN (SELECT rowid FROM (
-       SELECT e.rowid rowid, row_number() OVER (
-           PARTITION BY coalesce(e.response_id, e.id), e.timestamp, e.response_id IS NULL ORDER BY ${PREFERRED}) n
-         FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.counted > 0 AND ${among.sql})
-     WHERE n = 1)`,
+    `e.counted > 0 AND ((e.counted = 1 AND ${among.sql}) OR e.rowid IN (SELECT rowid FROM (
+       SELECT e.rowid rowid, e.counted counted, row_number() OVER (
+           PARTITION BY c.k, c.t, e.response_id IS NULL ORDER BY ${PREFERRED}) n
+         FROM (SELECT DISTINCT coalesce(e.response_id, e.id) k, e.timestamp t
+                 FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.counted = 2 AND ${among.sql}) c
+         JOIN entries e INDEXED BY entries_copy_key ON coalesce(e.response_id, e.id) = c.k AND e.timestamp = c.t AND e.counted > 0
+         JOIN sessions s ON s.id = e.session_id
+        WHERE ${among.sql})
+     WHERE n = 1 AND counted = 2))`,
+    ...among.args,
+    ...among.args,
     ...among.args,
   );
 }

@@ -42,7 +42,7 @@ import {
 } from '../shared.js';
 import { ADVISOR_ROWS, advisorCount } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
-import { COPY_PROBE, type CopyKey, copyProbeArgs, settleCopies } from './copies.js';
+import { COPY_PROBE, type CopyKey, copyProbeArgs, preferredAmong, settleCopies } from './copies.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
 import { Where } from './where.js';
@@ -106,7 +106,6 @@ function selectedStatsOptions(
 ): StatsOptions {
   return {
     by,
-    copiesAmongSelected: true,
     ...(filter.since ? { since: filter.since } : {}),
     ...(filter.until ? { until: filter.until } : {}),
     ...(filter.source ? { source: filter.source } : {}),
@@ -262,14 +261,18 @@ export class SqliteStore extends DriverBase {
     );
   }
 
+  /**
+   * The tokens, recorded cost and responses of the sessions `filter` selects, a response copied into
+   * several of them once (preferredAmong), as PostgreSQL's usage() and `stats` count them.
+   */
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    return this.countedTotals(sessionFilterSql(filter, 's.', new Where().add('e.counted = 1')));
+    return this.countedTotals(preferredAmong(sessionFilterSql(filter, 's.')));
   }
 
   /**
    * What `stats` counts over the sessions `filter` selects (source, project) or `sessionIds` (a
    * server project's), their responses in since/until by the counted record's time: a copied
-   * response once among them (copiesAmongSelected, as PostgreSQL and ResponseCounter count), recorded
+   * response once among them (preferredAmong, as PostgreSQL and ResponseCounter count), recorded
    * costs kept, the rest priced with `prices` as `stats` prices the index.
    */
   async costSummary(filter: SessionFilter, prices: PriceTable, sessionIds?: readonly string[]): Promise<ResponseStats> {

@@ -7,7 +7,7 @@ import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { usageByModelOf } from '../../model/usage.js';
 import { ADVISORS_INDEX } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
-import { COPY_INDEX, type CopyKey, settleCopies } from './copies.js';
+import { COPIED_INDEX, COPY_INDEX, type CopyKey, settleCopies } from './copies.js';
 import { entrySearchText } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
@@ -183,6 +183,9 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 13: a session's metadata entries by session, for what a listing reads of them (metadataEntries:
   // a server's Acontext sessions connected to a space)
   "CREATE INDEX IF NOT EXISTS entries_metadata ON entries(session_id, seq) WHERE kind = 'metadata'",
+  // 14: the copies of a session's responses that do not count, by session: `stats --source/--project`
+  // counts a response copied into a selected session once among those selected (preferredAmong)
+  COPIED_INDEX,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
