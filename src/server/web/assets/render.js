@@ -96,13 +96,67 @@ function toolInputView(input) {
   return longText(JSON.stringify(input, null, 2), 'code json');
 }
 
+/**
+ * JSON a tool answered with, whose strings hold line breaks (Cline's read_files: `[{"query", "result":
+ * "   1 | …\n   2 | …"}]`), which as JSON is one line of `\n`s: its keys and values one a line, each
+ * string's lines as lines (`|`), as YAML writes them. Undefined for any other text, JSON without such
+ * strings included (a file's own JSON shows as it is).
+ */
+export function readableJson(text) {
+  const t = text.trim();
+  if (!/^[[{]/.test(t) || !t.includes('\\n')) return undefined;
+  let value;
+  try {
+    value = JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+  const out = [];
+  let multiline = false;
+  // first: the prefix of the value's first line; rest: the indent of its further lines
+  const emit = (v, first, rest) => {
+    if (typeof v === 'string' && v.includes('\n')) {
+      multiline = true;
+      out.push(`${first}|`);
+      for (const line of v.replace(/\n$/, '').split('\n')) out.push(`${rest}${line}`);
+    } else if (Array.isArray(v) || (v && typeof v === 'object')) {
+      const items = Array.isArray(v) ? v.map((x) => ['- ', x]) : Object.entries(v).map(([k, x]) => [`${k}: `, x]);
+      if (!items.length) {
+        out.push(`${first}${Array.isArray(v) ? '[]' : '{}'}`);
+        return;
+      }
+      // at the top or after a dash the first item goes on that line; after a key, on the next
+      const inline = first.trim() === '' || first.endsWith('- ');
+      if (!inline) out.push(first.trimEnd());
+      items.forEach(([head, x], i) => {
+        emit(x, `${i === 0 && inline ? first : rest}${head}`, `${rest}  `);
+      });
+    } else out.push(`${first}${v === null ? 'null' : String(v)}`);
+  };
+  emit(value, '', '');
+  return multiline ? out.join('\n') : undefined;
+}
+
+/** Tool output: a diff as a diff, JSON with multi-line strings readable (readableJson), else as it is. */
+function outputText(text) {
+  if (looksLikeDiff(text)) return diffView(text);
+  const readable = readableJson(text);
+  if (readable === undefined) return longText(text, 'code output');
+  return h(
+    'div',
+    { class: 'readable-json' },
+    longText(readable, 'code output'),
+    h('details', { class: 'as-recorded' }, h('summary', {}, 'as recorded (JSON)'), longText(text, 'code output')),
+  );
+}
+
 function resultContentView(content) {
-  if (typeof content === 'string') return looksLikeDiff(content) ? diffView(content) : longText(content, 'code output');
+  if (typeof content === 'string') return outputText(content);
   return h(
     'div',
     {},
     content.map((c) => {
-      if (c.type === 'text') return looksLikeDiff(c.text) ? diffView(c.text) : longText(c.text, 'code output');
+      if (c.type === 'text') return outputText(c.text);
       if (c.type === 'image') return imageView(c);
       return fileView(c);
     }),
