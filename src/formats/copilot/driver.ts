@@ -1,7 +1,8 @@
 /**
  * The GitHub Copilot CLI driver: reads the sessions under `$COPILOT_HOME/session-state/` (default
  * `~/.copilot`, as Copilot CLI resolves it): `<id>/events.jsonl` with `<id>/workspace.yaml`, and a
- * bare `<id>.jsonl` where an older Copilot CLI kept only the events. Read-only.
+ * bare `<id>.jsonl` where an older Copilot CLI kept only the events, each sub-agent run in a session
+ * also listed as a session of its own (side-chains.ts runSessions). Writes new sessions (encode.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { promises as fs, statSync } from 'node:fs';
@@ -70,8 +71,9 @@ export class CopilotDriver extends DriverBase {
   /**
    * 2: a system.message threadbase wrote is a system message; a result's images (binaryResultsForLlm,
    *    a session.binary_asset) are read; a sub-agent run's events are its side chain by their agentId.
+   * 3: each sub-agent run is a session (and an index unit) of its own too (side-chains.ts runSessions).
    */
-  readonly readerVersion = 2;
+  readonly readerVersion = 3;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
