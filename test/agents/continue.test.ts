@@ -8,7 +8,10 @@
  *   turn, tool call and result of the source's own context, in order, and is threadbase's context of
  *   the written session (what Continue sends) with the probe;
  * - the session Continue saved is converted back into Claude Code with nothing of it lost;
- * - `threadbase handoff --to continue` prints the command that does it.
+ * - `threadbase handoff --to continue` prints the command that does it;
+ * - sessions cn wrote itself (test/fixtures/continue: its compactions, answers that came with thinking)
+ *   and the items it never writes (thinking, tool, system), forked by cn: what it sends is threadbase's
+ *   context of them; a thinking item threadbase writes again is sent as cn sends its own.
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -188,6 +191,54 @@ describe('a session with an image and a call left without a result', () => {
     expect(requestItems(sent).slice(0, -1)).toEqual(
       contextItems(await readContext(home, 'continue', info.id), { trimResults: true }),
     );
+  }, 120_000);
+});
+
+/** A session file of a fixture folder put into the home's Continue sessions (sessions.json left as it is). */
+async function placeFixtureSession(fixture: string, id: string): Promise<void> {
+  await fs.mkdir(join(home.root, '.continue', 'sessions'), { recursive: true });
+  const from = resolve('test/fixtures/continue', fixture, '.continue', 'sessions', `${id}.json`);
+  await fs.copyFile(from, join(home.root, '.continue', 'sessions', `${id}.json`));
+}
+
+describe.each([
+  {
+    fixture: 'real-1.5.47-compaction',
+    id: 'f1bc79d7-d5fc-4bac-89e0-007da1c7caa8',
+    probe: 'probe after a compaction at a turn start',
+  },
+  { fixture: 'real-1.5.47-compaction', id: '2be41ead-57d7-4041-9dd7-29887c24312c', probe: 'probe after a compaction mid-turn' },
+  { fixture: 'real-1.5.47-thinking', id: 'c337f930-cc2c-4039-b0b7-22e993c66754', probe: 'probe after answers with thinking' },
+  { fixture: 'items-resumed-by-cn', id: '11111111-2222-4333-8444-555555555555', probe: 'probe thinking, tool and system items' },
+])('a Continue session of $fixture ($id)', ({ fixture, id, probe }) => {
+  it('is resumed by the real cn --fork with what threadbase’s context of it says', async () => {
+    await placeFixtureSession(fixture, id);
+    const ctx = contextItems(await readContext(home, 'continue', id), { trimResults: true });
+    await runCn(home, ['--fork', id, probe], home.project);
+    const sent = requestItems(requestEndingWith(home, probe).messages);
+    expect(sent).toEqual([...ctx, `user:${probe}`]);
+    expect(ctx.length).toBeGreaterThan(2);
+  }, 120_000);
+});
+
+describe('a session with Continue’s own thinking item, written again by threadbase', () => {
+  it('is resumed by the real cn with the thinking item’s text, as threadbase’s context of the written session says', async () => {
+    const id = '11111111-2222-4333-8444-555555555555';
+    await placeFixtureSession('items-resumed-by-cn', id);
+    const sources = new Sources(home.env);
+    const info = await (async () => {
+      try {
+        const read = await sources.driver('continue').getSession(id);
+        return (await sources.driver('continue').writeSession?.(read as NonNullable<typeof read>)) as SessionInfo;
+      } finally {
+        await sources.close();
+      }
+    })();
+    const probe = 'probe rewritten thinking item';
+    await runCn(home, ['--fork', info.id, probe], home.project);
+    const sent = requestItems(requestEndingWith(home, probe).messages);
+    expect(sent).toContain('assistant:pondering the greeting');
+    expect(sent).toEqual([...contextItems(await readContext(home, 'continue', info.id), { trimResults: true }), `user:${probe}`]);
   }, 120_000);
 });
 

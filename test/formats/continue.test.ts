@@ -49,6 +49,7 @@ function items(ctx: Context): string[] {
   );
 }
 
+type RequestMessage = { role: string; content: string | Block[] };
 type Block = {
   type: string;
   text?: string;
@@ -58,7 +59,7 @@ type Block = {
   tool_use_id?: string;
   content?: unknown;
 };
-function requestItems(messages: { role: string; content: string | Block[] }[]): string[] {
+function requestItems(messages: RequestMessage[]): string[] {
   return messages.flatMap((m) =>
     (typeof m.content === 'string' ? [{ type: 'text', text: m.content } as Block] : m.content).flatMap((b) => {
       if (b.type === 'text') return [`${m.role}:${b.text}`];
@@ -158,26 +159,134 @@ describe('Continue CLI: damaged sessions', () => {
   });
 });
 
-describe('Continue CLI: its compaction', () => {
-  it('reads the summary item a compaction leaves as a compaction, sent as the assistant turn it is', async () => {
-    const driver = await globalDir('compacted', () =>
+/** A fixture folder's driver (read in place: reading never writes) and what cn sent when forking its sessions. */
+async function realFixture(name: string): Promise<{ driver: ContinueDriver; sent: Record<string, RequestMessage[]> }> {
+  const root = resolve('test/fixtures/continue', name);
+  const sent = JSON.parse(await readFile(join(root, 'fork-requests.json'), 'utf8')) as Record<string, RequestMessage[]>;
+  return {
+    driver: new ContinueDriver({ home: join(dir, 'nohome'), env: { CONTINUE_GLOBAL_DIR: join(root, '.continue') } }),
+    sent,
+  };
+}
+
+/** What cn sent on `--fork`, less the probe it went on with. */
+function sentBefore(sent: Record<string, RequestMessage[]>, id: string): string[] {
+  return requestItems(sent[id] ?? []).slice(0, -1);
+}
+
+describe('Continue CLI: its own compaction (real sessions cn 1.5.47 compacted, real-1.5.47-compaction)', () => {
+  const AT_TURN_START = 'f1bc79d7-d5fc-4bac-89e0-007da1c7caa8';
+  const MID_TURN = '2be41ead-57d7-4041-9dd7-29887c24312c';
+  const SUMMARY = '<analysis>stand-in analysis</analysis>\n<summary>\nStand-in summary of the conversation so far.\n</summary>';
+
+  it('reads the summary item a compaction at the start of a turn leaves as a compaction, then the turn; its context is what cn sent on --fork', async () => {
+    const { driver, sent } = await realFixture('real-1.5.47-compaction');
+    const s = (await driver.getSession(AT_TURN_START)) as Session;
+    expect(s.warnings).toEqual([]);
+    expect(s.entries.map((e) => e.kind)).toEqual(['compaction', 'message', 'message']);
+    expect(s.entries[0]?.kind === 'compaction' && s.entries[0].summary).toBe(SUMMARY);
+    expect(s.title).toBe('after compaction');
+    expect(items(continueContext(s))).toEqual([
+      `assistant:${SUMMARY}`,
+      'user:after compaction',
+      'assistant:ok: after compaction',
+    ]);
+    expect(items(continueContext(s))).toEqual(sentBefore(sent, AT_TURN_START));
+  });
+
+  it('reads a compaction made mid-turn: the model’s answer to the summary alone, then cn’s own "continue" marked as Continue’s, not the title; its context is what cn sent on --fork', async () => {
+    const { driver, sent } = await realFixture('real-1.5.47-compaction');
+    const s = (await driver.getSession(MID_TURN)) as Session;
+    expect(s.entries.map((e) => (e.kind === 'message' ? e.message.role : e.kind))).toEqual([
+      'compaction',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    const auto = s.entries[2];
+    expect(auto?.kind === 'message' && auto.message.meta?.continueInjected).toBe('continuation after a compaction');
+    expect(s.title).toBeUndefined();
+    expect(items(continueContext(s))).toEqual(sentBefore(sent, MID_TURN));
+    expect(sentBefore(sent, MID_TURN)).toEqual([
+      `assistant:${SUMMARY}`,
+      'assistant:ok: ',
+      'user:continue',
+      'assistant:ok: continue',
+    ]);
+  });
+
+  it('takes a user’s own "continue" as the user’s (no answer to a summary before it)', async () => {
+    const driver = await globalDir('typed-continue', () =>
       JSON.stringify({
         sessionId: REAL,
         title: 'Untitled Session',
-        workspaceDirectory: '/tmp/cn/proj',
         history: [
-          {
-            message: { role: 'assistant', content: 'Summary: we read notes.txt.' },
-            contextItems: [],
-            conversationSummary: 'Summary: we read notes.txt.',
-          },
-          { message: { role: 'user', content: 'go on' }, contextItems: [], editorState: 'go on' },
+          { message: { role: 'assistant', content: 'S' }, contextItems: [], conversationSummary: 'S' },
+          { message: { role: 'user', content: 'continue' }, contextItems: [] },
+          { message: { role: 'assistant', content: 'ok' }, contextItems: [] },
+          { message: { role: 'user', content: 'continue' }, contextItems: [] },
         ],
       }),
     );
     const s = (await driver.getSession(REAL)) as Session;
-    expect(s.entries.map((e) => e.kind)).toEqual(['compaction', 'message']);
-    expect(items(continueContext(s))).toEqual(['assistant:Summary: we read notes.txt.', 'user:go on']);
+    expect(s.entries.map((e) => (e.kind === 'message' ? (e.message.meta?.continueInjected ?? null) : e.kind))).toEqual([
+      'compaction',
+      null,
+      null,
+      null,
+    ]);
+    expect(s.title).toBe('continue');
+  });
+});
+
+describe('Continue CLI: thinking, tool and system items', () => {
+  it('a real session whose answers came with thinking: cn kept none (its thinking tokens are in the output count); its context is what cn sent on --fork', async () => {
+    const { driver, sent } = await realFixture('real-1.5.47-thinking');
+    const id = 'c337f930-cc2c-4039-b0b7-22e993c66754';
+    const s = (await driver.getSession(id)) as Session;
+    const parts = s.entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    expect(parts.filter((p) => p.type === 'thinking' || p.type === 'redacted_thinking')).toEqual([]);
+    const first = s.entries[1];
+    expect(first?.kind === 'message' && first.message.usage?.output).toBe(38);
+    expect(items(continueContext(s))).toEqual(sentBefore(sent, id));
+    expect(items(continueContext(s))).toContain('result:toolu_standin_0002:');
+  });
+
+  it('items cn never writes, as the real cn sends them on --fork: a thinking item’s content as the model’s text, no system item, a tool item as its call’s result, no redacted thinking', async () => {
+    const { driver, sent } = await realFixture('items-resumed-by-cn');
+    const id = '11111111-2222-4333-8444-555555555555';
+    const s = (await driver.getSession(id)) as Session;
+    const thinking = s.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .filter((p) => p.type.includes('thinking'));
+    expect(thinking.map((p) => p.type)).toEqual(['thinking', 'redacted_thinking']);
+    expect(thinking[0]).toMatchObject({ thinking: 'pondering the greeting', signature: 'sig-1' });
+    expect(items(continueContext(s))).toEqual(sentBefore(sent, id));
+    expect(sentBefore(sent, id)).toEqual([
+      'user:hello',
+      'assistant:pondering the greeting',
+      'assistant:hi',
+      'user:list files',
+      'call:call_a:Bash:{"command":"ls"}',
+      'result:call_a:a.txt\nb.txt',
+      'assistant:two files',
+    ]);
+  });
+
+  it('writes a thinking item read from Continue as a thinking item again: read back the same, the same context', async () => {
+    const { driver: real } = await realFixture('items-resumed-by-cn');
+    const source = (await real.getSession('11111111-2222-4333-8444-555555555555')) as Session;
+    const driver = new ContinueDriver({ home: join(dir, 'writes-thinking'), env: {} });
+    const info = await driver.writeSession(source);
+    const back = (await driver.getSession(info.id)) as Session;
+    const strip = (ss: Session) => ss.entries.map(({ raw: _r, rawSource: _s, ...e }) => e);
+    expect(strip(back)).toEqual(strip(source));
+    expect(items(continueContext(back))).toEqual(items(continueContext(source)));
+    const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as {
+      history: { message: { role: string; content: unknown } }[];
+    };
+    expect(doc.history.map((h) => h.message.role)).toEqual(['user', 'thinking', 'assistant', 'user', 'assistant', 'assistant']);
+    expect(doc.history[1]?.message.content).toBe('pondering the greeting');
   });
 });
 

@@ -1,10 +1,13 @@
 /**
  * What the Continue CLI sends on resume, in the model's terms (convertFromUnifiedHistory in its core,
- * 1.5.47): every item's message (its summary item too, its own an assistant turn, threadbase's a user
- * turn; its CLI sends the history before a summary as well, though its own compaction leaves none), a user's context items before its text, then one result per call
- * of an assistant's item, in the order of its calls, its outputs' texts joined ("Tool cancelled" for
- * a call without output). Its system messages and thinking are never sent (it sends its own system
- * prompt; its Anthropic adapter keeps no thinking). Registered as Continue's ResumeContext.
+ * 1.5.47, checked against the requests the real cn sent): every item's message (its summary item too,
+ * its own an assistant turn, threadbase's a user turn; its CLI sends the history before a summary as
+ * well, though its own compaction leaves none), a user's context items before its text, then one
+ * result per call of an assistant's item, in the order of its calls, its outputs' texts joined ("Tool
+ * cancelled" for a call without output); a `tool` item as its result. A `thinking` item's content goes
+ * as the model's text (a redacted one has none); thinking of any other origin and system messages are
+ * never sent (cn sends its own system prompt first; the Anthropic adapter takes only the first system
+ * message). Registered as Continue's ResumeContext.
  */
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
@@ -52,7 +55,12 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
     }
     if (given.role === 'assistant') {
       const m = providerCallsAsNotes(given);
-      const parts = m.parts.filter((p) => p.type === 'text' || p.type === 'tool_call');
+      const parts = m.parts.flatMap((p): Part[] => {
+        if (p.type === 'text' || p.type === 'tool_call') return [p];
+        // a thinking item of Continue's own: its content goes as text (a redacted one has none)
+        if (p.type === 'thinking' && p.meta?.continueSentAsText && p.thinking) return [{ type: 'text', text: p.thinking }];
+        return [];
+      });
       if (parts.length === 0) continue;
       const { usage: _u, ...rest } = m;
       out.push({ ...rest, parts });

@@ -3,7 +3,8 @@
  * ChatHistoryItem as Continue writes them, a call's result in its call's `toolCallStates` output.
  * Continue keeps an item's fields it does not know when it rewrites the file, so each item keeps the
  * model entries it was written from in `threadbase` (read back instead of the item); entries Continue
- * has no item for (thinking, system messages, model changes, labels, metadata) go with the next item.
+ * has no item for (thinking, system messages, model changes, labels, metadata) go with the next item;
+ * thinking read from Continue's own `thinking` items is written as such again (cn sends its text).
  * The last compaction is Continue's own summary item (`conversationSummary`), written as the user turn
  * threadbase's context has for it, the entries before it kept on it and not written as items (Continue
  * 1.5.47 sends every item of the history, a summary's index notwithstanding), the messages it kept
@@ -183,8 +184,21 @@ export function encodeContinueSession(
       const m = e.message;
       if (m.role === 'assistant') {
         const sendable = m.parts.some((p) => p.type === 'text' || p.type === 'tool_call');
+        // thinking read from Continue's own thinking items: written as such again (cn sends their text)
+        const own = m.parts.flatMap((p) => (p.type === 'thinking' && p.meta?.continueSentAsText && p.thinking ? [p] : []));
+        own.forEach((p, k) => {
+          const owner = !sendable && k === own.length - 1 ? e : undefined;
+          push(
+            {
+              message: { role: 'thinking', content: p.thinking, ...(p.signature ? { signature: p.signature } : {}) },
+              contextItems: [],
+            },
+            owner,
+          );
+          lastAssistant = undefined;
+        });
         if (sendable) writeAssistant(m, e);
-        else pending.push(e); // thinking alone: Continue keeps none (its Anthropic adapter drops thinking)
+        else if (own.length === 0) pending.push(e); // other thinking alone: cn would not send it, kept
         return;
       }
       if (m.role === 'system') {

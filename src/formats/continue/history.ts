@@ -139,8 +139,14 @@ function keptEntries(item: JsonObject): Entry[] | undefined {
 /** An entry before its id and link are given. */
 type Unlinked = Omit<MessageEntry, 'id' | 'parentId'> | Omit<CompactionEntry, 'id' | 'parentId'>;
 
-/** One Continue item as entries (its message, then its calls' results), without ids and links yet. */
-function entriesOfItem(item: JsonObject, time: string): Unlinked[] {
+/** The text cn adds as the user's turn when it compacted in the middle of one (handleAutoContinuation). */
+const AUTO_CONTINUE = 'continue';
+
+/**
+ * One Continue item as entries (its message, then its calls' results), without ids and links yet;
+ * `autoContinued`: the item is cn's own "continue" after a compaction it made mid-turn.
+ */
+function entriesOfItem(item: JsonObject, time: string, autoContinued: boolean): Unlinked[] {
   const msg = item.message as JsonObject;
   const role = msg.role;
   const base = { timestamp: time, raw: item, rawSource: SOURCE };
@@ -155,10 +161,11 @@ function entriesOfItem(item: JsonObject, time: string): Unlinked[] {
   if (role === 'user') {
     const parts = partsOfContent(msg.content);
     const context = contextItemsText(item.contextItems);
+    const injected = autoContinued ? 'continuation after a compaction' : context && parts.length === 0 ? 'context items' : '';
     const message: Message = {
       role: 'user',
       parts: context ? [{ type: 'text', text: context, meta: { continueContextItems: true } }, ...parts] : parts,
-      ...(context && parts.length === 0 ? { meta: { continueInjected: 'context items' } } : {}),
+      ...(injected ? { meta: { continueInjected: injected } } : {}),
     };
     return [{ ...base, kind: 'message', message }];
   }
@@ -190,6 +197,8 @@ function entriesOfItem(item: JsonObject, time: string): Unlinked[] {
             .flatMap((p) => (p.type === 'text' ? [p.text] : []))
             .join(''),
           ...(str(msg.signature) ? { signature: str(msg.signature) } : {}),
+          // cn sends a thinking item's content as the model's text (convertFromUnifiedMessage)
+          meta: { continueSentAsText: true },
         };
     return [{ ...base, kind: 'message', message: { role: 'assistant', parts: [part] } }];
   }
@@ -259,6 +268,8 @@ export async function readContinueSession(
     entries.push({ ...e, id: eid, parentId } as Entry);
     parentId = eid;
   };
+  /** assistant items since cn's own summary item, undefined once anything else came after it */
+  let answeredSinceSummary: number | undefined;
   items.forEach(({ value: item, line }, index) => {
     if (!isObject(item) || !isObject(item.message) || typeof item.message.role !== 'string') {
       warnings.push({
@@ -271,9 +282,20 @@ export async function readContinueSession(
     const kept = keptEntries(item);
     if (kept) {
       for (const e of kept) place({ ...e, raw: item, rawSource: SOURCE });
+      answeredSinceSummary = undefined;
       return;
     }
-    entriesOfItem(item, createdAt).forEach((e, k) => {
+    const msg = item.message;
+    // cn compacted mid-turn, the model answered the summary, then cn asked it to go on with "continue"
+    const autoContinued =
+      msg.role === 'user' &&
+      msg.content === AUTO_CONTINUE &&
+      (answeredSinceSummary ?? 0) > 0 &&
+      !contextItemsText(item.contextItems);
+    if (msg.role === 'assistant' && item.conversationSummary !== undefined) answeredSinceSummary = 0;
+    else if (msg.role === 'assistant' && answeredSinceSummary !== undefined) answeredSinceSummary++;
+    else answeredSinceSummary = undefined;
+    entriesOfItem(item, createdAt, autoContinued).forEach((e, k) => {
       place({ ...e, id: k === 0 ? `${id}:${index}` : `${id}:${index}:results`, parentId: null });
     });
   });
