@@ -207,3 +207,36 @@ describe('one session in two files (a pi session file copied into another projec
     }
   });
 });
+
+describe('fork of an agent whose sessions cannot be forked', () => {
+  let home: string;
+  let homeEnv: DriverEnv;
+
+  beforeAll(async () => {
+    ({ home } = await fixtureHome({ prefix: 'tb-new-user-fork-', fixtures: ['gemini', 'zed'] }));
+    homeEnv = { home, env: { HOME: home } };
+  });
+
+  afterAll(async () => {
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  const first = async (source: string) =>
+    (JSON.parse(await runCliOk(homeEnv, ['sessions', '--source', source, '--json'])) as { id: string }[])[0]?.id ?? '';
+
+  it('names the command that writes a copy when threadbase can write into that agent, and that command works', async () => {
+    const id = await first('gemini');
+    const r = await runCli(homeEnv, ['fork', id]);
+    expect(r.code).toBe(1);
+    const command = r.err.match(/`threadbase (convert [^`]+)`/)?.[1];
+    expect(command).toBe(`convert ${id} --to gemini`);
+    const copy = JSON.parse(await runCliOk(homeEnv, [...(command ?? '').split(' '), '--json'])) as { source: string };
+    expect(copy.source).toBe('gemini');
+  });
+
+  it('says only that it cannot for a read-only agent', async () => {
+    const r = await runCli(homeEnv, ['fork', await first('zed')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe('threadbase: zed sessions cannot be forked\n');
+  });
+});

@@ -191,7 +191,13 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON only')
     .action(async (id: string, opts: { source?: string; at?: string; json?: boolean; index: boolean }) => {
       const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
-      if (!driver.forkSession) throw new Error(`${driver.name} sessions cannot be forked`);
+      if (!driver.forkSession) {
+        // a copy is what a fork would write, bar the link to its origin: name the command that writes one
+        const copy = writableFormatNames().includes(driver.name)
+          ? `; \`threadbase convert ${info.id} --to ${driver.name}${opts.at ? ` --at ${opts.at}` : ''}\` writes a copy of it as a new session`
+          : '';
+        throw new Error(`${driver.name} sessions cannot be forked${copy}`);
+      }
       const at = opts.at === undefined ? undefined : resolveSessionEntry(session, opts.at);
       const written = await driver.forkSession(info.id, { at });
       const out = { id: written.id, source: written.source, path: written.path ?? null, parentId: info.id };
