@@ -5,8 +5,10 @@
  * `/stats` on a store without SQL of its own, the web viewer's charts); the local index applies the
  * same rule in SQL (src/stores/sqlite/copies.ts) and so does PostgreSQL (COPY_PREFERRED).
  */
-import type { Entry } from './types.js';
-import { type CountedUsage, responseRecordOf } from './usage.js';
+import type { UsageTotals } from './driver.js';
+import type { ResponseWindow } from './prices.js';
+import { addUsage, type Entry, emptyUsage } from './types.js';
+import { type CountedUsage, countedUsage, responseRecordOf, usagePerModel } from './usage.js';
 
 /** What decides which session's copy counts: when the session started, whether it is a fork, its id. */
 export interface CopySession {
@@ -61,5 +63,54 @@ export class CopyChoice<T> {
   /** The values of every key's preferred copy. */
   *values(): IterableIterator<T> {
     for (const b of this.best.values()) yield b.value;
+  }
+}
+
+/** A session as CountedResponses takes it: what decides which of its copies counts, and its records. */
+export interface CountedSession extends CopySession {
+  entries: readonly Entry[];
+}
+
+/** Whether an ISO time is inside the window (both ends included, as `stats --since/--until`). */
+export function inWindow(time: string, window: ResponseWindow): boolean {
+  return (!window.since || time >= window.since) && (!window.until || time <= window.until);
+}
+
+/**
+ * The counted records (countedUsage) of the sessions added one at a time, a response copied into
+ * several of them once, in its preferred copy (CopyChoice); only those whose time is inside `window`.
+ * What a driver's usage() and a server's `/stats` count over loaded sessions, as the stores count in SQL.
+ */
+export class CountedResponses {
+  private readonly choice = new CopyChoice<CountedUsage>();
+
+  constructor(private readonly window: ResponseWindow = {}) {}
+
+  add(s: CountedSession): void {
+    const byId = new Map(s.entries.map((e) => [e.id, e]));
+    for (const [id, counted] of countedUsage(s.entries)) {
+      const e = byId.get(id);
+      if (!e || !inWindow(e.timestamp, this.window)) continue;
+      this.choice.offer(copyKeyOf(e), { id: s.id, createdAt: s.createdAt, parentId: s.parentId }, copyRankOf(counted), counted);
+    }
+  }
+
+  /** Each counted response once. */
+  values(): IterableIterator<CountedUsage> {
+    return this.choice.values();
+  }
+
+  /** Their tokens (advisor requests' too), recorded cost and how many. */
+  totals(): UsageTotals {
+    const usage: UsageTotals = { ...emptyUsage(), cost: 0, messages: 0 };
+    for (const counted of this.values()) {
+      usage.messages++;
+      for (const part of counted.usage ? usagePerModel(counted.model, counted.usage) : []) {
+        const { speed: _s, inferenceGeo: _g, ...sum } = addUsage(usage, part.usage);
+        Object.assign(usage, sum);
+      }
+      if (counted.cost !== undefined) usage.cost += counted.cost;
+    }
+    return usage;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
+import { CountedResponses } from '../../model/copies.js';
 import type {
   DriverCapabilities,
   GetMessagesOptions,
@@ -16,7 +17,6 @@ import { NotFoundError } from '../../model/errors.js';
 import { resumeContextOf } from '../../model/resume.js';
 import { buildContext, type Context, type ContextOptions, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
-import { summarizeUsage, totalUsage } from '../../model/usage.js';
 
 /** The capabilities of a driver that only reads its agent's store. */
 export const READ_ONLY_CAPABILITIES: DriverCapabilities = Object.freeze({
@@ -137,13 +137,18 @@ export abstract class DriverBase implements SessionDriver {
     return [...before, ...own];
   }
 
+  /**
+   * The tokens, recorded cost and responses of the sessions `filter` selects, a response copied into
+   * several of them (a fork's copy of its parent's, a conversion kept beside its original) once, as
+   * the stores' usage() and `stats` count them (CountedResponses).
+   */
   async usage(filter?: SessionFilter): Promise<UsageTotals> {
-    const summaries = [];
+    const counted = new CountedResponses();
     for (const info of await this.listSessions(filter)) {
       const s = await this.getSession(info.id);
-      if (s) summaries.push(summarizeUsage(s.entries));
+      if (s) counted.add(s);
     }
-    return totalUsage(summaries);
+    return counted.totals();
   }
 }
 

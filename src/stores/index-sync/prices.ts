@@ -4,8 +4,7 @@
  * USD per million tokens. Reasoning tokens are billed as output and agents count them in output already.
  */
 import { readFileSync } from 'node:fs';
-import { CopyChoice, type CopySession, copyKeyOf, copyRankOf } from '../../model/copies.js';
-import type { UsageTotals } from '../../model/driver.js';
+import { CountedResponses, type CountedSession, inWindow } from '../../model/copies.js';
 import type {
   CostSummary,
   EstimatedCost,
@@ -420,9 +419,7 @@ export function estimatedCostOf(entries: readonly Entry[], prices: PriceTable): 
 }
 
 /** A session as costOfSessions takes it: what decides which of its copies of a response counts. */
-export interface CostedSession extends CopySession {
-  entries: readonly Entry[];
-}
+export type CostedSession = CountedSession;
 
 /**
  * The cost of many sessions as the local index's `stats` counts it: one record per response
@@ -452,44 +449,28 @@ export function statsOfSessions(
 
 /**
  * statsOfSessions one session at a time (a server reads each session once and keeps only its
- * counted records): `add` each session, then `stats`.
+ * counted records): `add` each session, then `stats`. The counting is CountedResponses'
+ * (src/model/copies.ts), as a driver's usage() counts; this prices it.
  */
 export class ResponseCounter {
-  private readonly choice = new CopyChoice<CountedUsage>();
+  private readonly counted: CountedResponses;
 
-  constructor(private readonly window: ResponseWindow = {}) {}
+  constructor(window: ResponseWindow = {}) {
+    this.counted = new CountedResponses(window);
+  }
 
   add(s: CostedSession): void {
-    const byId = new Map(s.entries.map((e) => [e.id, e]));
-    for (const [id, counted] of countedUsage(s.entries)) {
-      const e = byId.get(id);
-      if (!e || !inWindow(e.timestamp, this.window)) continue;
-      this.choice.offer(copyKeyOf(e), { id: s.id, createdAt: s.createdAt, parentId: s.parentId }, copyRankOf(counted), counted);
-    }
+    this.counted.add(s);
   }
 
   stats(prices: PriceTable): ResponseStats {
-    const usage: UsageTotals = { ...emptyUsage(), cost: 0, messages: 0 };
-    let recordedCost = 0;
-    const unrecorded: CountedUsage[] = [];
-    for (const counted of this.choice.values()) {
-      usage.messages++;
-      for (const part of counted.usage ? usagePerModel(counted.model, counted.usage) : []) {
-        const { speed: _s, inferenceGeo: _g, ...sum } = addUsage(usage, part.usage);
-        Object.assign(usage, sum);
-      }
-      if (counted.cost !== undefined) recordedCost += counted.cost;
-      else unrecorded.push(counted);
-    }
-    usage.cost = recordedCost;
-    return { recordedCost, ...estimatedCostOfCounted(unrecorded, prices), usage };
+    const usage = this.counted.totals();
+    return { recordedCost: usage.cost, ...estimatedCostOfCounted(this.counted.values(), prices), usage };
   }
 }
 
-/** Whether an ISO time is inside the window (both ends included, as `stats --since/--until`). */
-export function inWindow(time: string, window: ResponseWindow): boolean {
-  return (!window.since || time >= window.since) && (!window.until || time <= window.until);
-}
+// the rule lives with CountedResponses; importers of the pricing find it here too
+export { inWindow };
 
 function estimatedCostOfCounted(counted: Iterable<CountedUsage>, prices: PriceTable): EstimatedCost {
   let cost = 0;
