@@ -291,7 +291,8 @@ main{max-width:860px;margin:0 auto;padding:32px 20px 80px}h1{font-size:1.5rem;ma
 details{margin:8px 0;border-left:3px solid var(--line);padding-left:10px}details.tool.error{border-color:#dc2626}
 summary{cursor:pointer;color:var(--dim)}.tool-name{font-family:ui-monospace,monospace;color:var(--fg);font-weight:600}
 h4{margin:8px 0 4px;font-size:.75rem;text-transform:uppercase;color:var(--dim)}.dim{color:var(--dim)}
-img{max-width:100%;border-radius:6px;border:1px solid var(--line)}.err{color:#dc2626}
+/* an image of a few pixels (a 1×1 an agent read or drew) at 48 px at least, not a dot nobody sees */
+img{max-width:100%;min-width:48px;height:auto;border-radius:6px;border:1px solid var(--line)}.err{color:#dc2626}
 details.injected>summary{font-style:italic}details.sub-agent{border-left-color:var(--accent)}.sub-agent-turns .turn{margin:10px 0}.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
 `;
 

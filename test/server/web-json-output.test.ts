@@ -92,6 +92,8 @@ describe.skipIf(skipBrowser)('JSON tool output in the viewer and the export', ()
 
   it('the HTML export does the same', async () => {
     const { page } = browser;
+    // a page of its own: not the viewer's document, whose policy allows no inline style
+    await page.goto('about:blank');
     await page.setContent(sessionToHtml((await sources.driver('cline').getSession(READ_TWO_ID)) as Session));
     const call = page.locator('details.tool', { hasText: 'a.txt' }).first();
     await call.locator('summary').first().click();

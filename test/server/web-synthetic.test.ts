@@ -80,6 +80,8 @@ describe.skipIf(skipBrowser)('synthetic text of the user’s turn', () => {
 
   it('the HTML export folds it', async () => {
     const { page } = browser;
+    // a page of its own: not the viewer's document, whose policy allows no inline style
+    await page.goto('about:blank');
     await page.setContent(sessionToHtml((await sources.driver('kilo').getSession(KILO_ID)) as Session));
     await expectFolded('section.turn.user', 'describe the image', ['Called the Read tool', 'Image read successfully']);
     await screenshot(page, 'export-synthetic-kilo');

@@ -227,6 +227,11 @@ function imageView(part) {
   else if (part.url && /^(https?:|data:image\/)/.test(part.url)) src = part.url;
   if (!src) return h('div', { class: 'muted' }, `[image ${part.mediaType}]`);
   const img = h('img', { class: 'inline-image', src, alt: `image (${part.mediaType})`, loading: 'lazy' });
+  img.addEventListener('load', () => {
+    if (img.naturalWidth >= 48 || img.naturalHeight >= 48) return;
+    img.classList.add('tiny-image');
+    img.title = `${img.naturalWidth}×${img.naturalHeight} image, enlarged`;
+  });
   // data the browser cannot decode (cut short, or not the image it says): say so, not a broken-image icon
   img.addEventListener('error', () =>
     img.replaceWith(
