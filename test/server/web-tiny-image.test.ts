@@ -23,12 +23,12 @@ const SESSIONS = [
 
 /** The rendered size of every image in the page and its own. */
 const imageSizes = () =>
-  [...document.images].map((i) => {
+  Array.from(document.images).map((i) => {
     const box = i.getBoundingClientRect();
     return { natural: [i.naturalWidth, i.naturalHeight], shown: [Math.round(box.width), Math.round(box.height)] };
   });
 /** Every image in the page decoded. */
-const decoded = () => [...document.images].every((i) => i.complete && i.naturalWidth > 0);
+const decoded = () => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0);
 
 describe.skipIf(skipBrowser)('tiny images', () => {
   let home: string;
