@@ -12,6 +12,7 @@ import type {
   SessionCost,
   SessionDriver,
   SessionFilter,
+  UsageTotals,
   WriteOptions,
 } from '../model/driver.js';
 import { NotFoundError, UnsupportedError } from '../model/errors.js';
@@ -121,6 +122,19 @@ export class ProjectScopedDriver extends DriverBase {
     const all = await this.inner.listSessions({ ...filter, source: undefined, limit: undefined });
     const mine = all.filter((s) => ownedBy(s, this.project) && fromSource(s, filter.source));
     return filter.limit ? mine.slice(0, filter.limit) : mine;
+  }
+
+  /**
+   * The tokens, recorded cost and responses of this project's sessions `filter` selects, counted in
+   * the store where it counts (costSummary: a response copied into several of them once, by the
+   * store's own rule, no session read), else each session read and counted (DriverBase).
+   */
+  override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
+    const { costSummary } = this.inner;
+    if (!costSummary) return super.usage(filter);
+    const ids = (await this.listSessions(filter)).map((s) => s.id);
+    // no prices: only the tokens and the recorded cost are wanted; every response, whatever its time
+    return (await costSummary.call(this.inner, {}, {}, ids)).usage;
   }
 
   async getSession(id: string): Promise<Session | undefined> {
