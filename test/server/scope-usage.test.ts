@@ -70,8 +70,10 @@ it("counts a project's copied responses once in the store, as the index's stats 
   const views = projectStores(server);
   // the parent alone in project `first`, written first: the whole store counts its copies there
   const first = views('first');
-  await first.writeSession(byId.get(CLAUDE_PARENT) as NonNullable<(typeof sessions)[number]>, { keepId: true });
   const team = views('team');
+  const parent = byId.get(CLAUDE_PARENT);
+  if (!first.writeSession || !team.writeSession || !parent) throw new Error('a SQLite project writes sessions');
+  await first.writeSession(parent, { keepId: true });
   for (const s of sessions) if (s) await team.writeSession(s, { keepId: true });
 
   const reads = vi.spyOn(server, 'getSession');
@@ -86,6 +88,6 @@ it("counts a project's copied responses once in the store, as the index's stats 
   const eachAlone = (await team.listSessions()).reduce((n, info) => n + (info.usage?.input ?? 0), 0);
   expect(want.input).toBeLessThan(eachAlone);
   // the other project holds the parent only: all of what its transcript records
-  const parent = summarizeUsage(byId.get(CLAUDE_PARENT)?.entries ?? []);
-  expect(tokens(await first.usage())).toEqual({ ...tokens({ ...parent.usage, cost: 0, messages: parent.responses }) });
+  const alone = summarizeUsage(parent.entries);
+  expect(tokens(await first.usage())).toEqual(tokens({ ...alone.usage, cost: 0, messages: alone.responses }));
 });
