@@ -31,13 +31,17 @@ export function childSessionsInStore(store: SessionDriver): ChildSessions {
  * writeChildSession (an agent's form), else, for a threadbase store (it wrote the parent as
  * threadbase's own), a new session naming the written parent and the call that ran it, which the
  * store keeps as it is (its calls keep their ids there). Undefined: the target keeps no sub-agents.
+ * Each child goes to its written parent's project: a sub-agent runs where its parent does, and a
+ * session converted with `--project <dir>` takes its sub-agents (and theirs) to `<dir>` with it.
  */
 export function childWriter(target: SessionDriver, parent: SessionInfo): ((child: Session) => Promise<SessionInfo>) | undefined {
+  const inParentProject = (child: Session): Session =>
+    parent.project === undefined || child.project === parent.project ? child : { ...child, project: parent.project };
   if (target.writeChildSession) {
     const write = target.writeChildSession.bind(target);
-    return (child) => write(parent, child);
+    return (child) => write(parent, inParentProject(child));
   }
   if (parent.source !== THREADBASE_SOURCE || !target.writeSession) return undefined;
   const write = target.writeSession.bind(target);
-  return (child) => write({ ...child, parentId: parent.id });
+  return (child) => write({ ...inParentProject(child), parentId: parent.id });
 }
