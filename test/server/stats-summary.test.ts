@@ -117,4 +117,15 @@ describe('/stats on a SQLite server', () => {
       expect({ ...read, cost: 0, estimatedCost: 0 }).toEqual({ ...got, cost: 0, estimatedCost: 0 });
     }
   });
+
+  it('counts a project of tens of thousands of sessions in one query (the ids are one parameter)', async () => {
+    const ids = (await sqlite.listSessions({})).map((s) => s.id);
+    expect(ids.length).toBeGreaterThan(1);
+    const many = [...ids, ...Array.from({ length: 40_000 }, (_, i) => `missing-${i}`)];
+    const want = await sqlite.costSummary({}, PRICES, ids);
+    expect(want.usage.messages).toBeGreaterThan(0);
+    expect(await sqlite.costSummary({}, PRICES, many)).toEqual(want);
+    expect(await sqlite.costBuckets('day', {}, PRICES, many)).toEqual(await sqlite.costBuckets('day', {}, PRICES, ids));
+    expect(await sqlite.sessionCosts(PRICES, many)).toEqual(await sqlite.sessionCosts(PRICES, ids));
+  });
 });

@@ -77,7 +77,9 @@ const KEY: Record<StatsBy, string> = {
 /** The counted records `stats` sums for `opts` (entries `e` of sessions `s`). */
 export function countedWhere(opts: StatsOptions): Where {
   const sessions = new Where().given(opts.source, 's.source = ?').given(opts.project, 's.project = ?');
-  if (opts.sessionIds) sessions.add(`s.id IN (${opts.sessionIds.map(() => '?').join(', ') || 'NULL'})`, ...opts.sessionIds);
+  // one JSON parameter, not one per id: a server project of thousands of sessions stays under
+  // SQLite's 32,766 parameters (the ids appear several times in a query)
+  if (opts.sessionIds) sessions.add('s.id IN (SELECT value FROM json_each(?))', JSON.stringify(opts.sessionIds));
   const counted = opts.ownRecords
     ? new Where().add('e.counted > 0').add(sessions.sql, ...sessions.args)
     : preferredAmong(sessions);
