@@ -38,6 +38,7 @@ import {
   pricedCost,
   priceOf,
   type ResponseWindow,
+  responseCost,
 } from '../../stores/index-sync/prices.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -193,6 +194,8 @@ export interface SessionHeader {
   cost: number | null;
   /** part of `cost` was priced (not recorded) */
   costEstimated: boolean;
+  /** models whose responses used tokens, recorded no cost and have no price: left out of `cost` */
+  unpricedModels: string[];
 }
 
 /** One chart group, as the stores' costBuckets answer it. */
@@ -546,15 +549,24 @@ export class WebData {
   }
 
   /** Recorded costs, and usage priced where none was recorded, one per response (as `stats` counts). */
-  private sessionCost(ls: LoadedSession): { cost: number | null; costEstimated: boolean } {
+  private sessionCost(ls: LoadedSession): { cost: number | null; costEstimated: boolean; unpricedModels: string[] } {
     const entries = ls.session.entries;
+    const unpriced = new Set<string>();
+    for (const c of ls.counted.values())
+      if (
+        c.cost === undefined &&
+        totalTokens(c.usage) > 0 &&
+        c.usage &&
+        responseCost(this.prices, c.model, c.usage) === undefined
+      )
+        unpriced.add(c.model || '(unknown model)');
     const priced = this.pricedCosts(ls, entries);
     const recorded = entries.some((e) => e.kind === 'message' && e.message.role === 'assistant' && e.message.cost !== undefined);
     const estimates = Object.values(priced);
     // summarizeUsage: a split response's cost counts once
     let cost: number | null = recorded ? summarizeUsage(entries).cost : null;
     for (const c of estimates) cost = (cost ?? 0) + c;
-    return { cost, costEstimated: estimates.length > 0 };
+    return { cost, costEstimated: estimates.length > 0, unpricedModels: [...unpriced].sort() };
   }
 
   async pathPage(

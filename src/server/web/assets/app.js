@@ -295,6 +295,14 @@ async function sessionView(id, params) {
         ` · ${head.entryCount.toLocaleString()} entries · ${head.branchCount} branch${head.branchCount === 1 ? '' : 'es'}`,
         u ? ` · ${fmtTokens(u.input + u.output + u.cacheRead + u.cacheWrite)} tokens` : '',
         typeof head.cost === 'number' ? ` · ${head.costEstimated ? '≈' : ''}${fmtCost(head.cost)}` : '',
+        // tokens of a model the price table does not know are in no cost: said, rather than a cost that looks whole
+        head.unpricedModels?.length
+          ? h(
+              'span',
+              { class: 'unpriced', title: 'these responses recorded no cost, and the price table has no price for their model' },
+              `${typeof head.cost === 'number' ? ' + ' : ' · '}no price for ${head.unpricedModels.join(', ')}`,
+            )
+          : '',
         info.parentId
           ? h(
               'span',
