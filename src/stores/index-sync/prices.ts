@@ -223,14 +223,31 @@ export function loadPrices(userFile?: string): PriceTable {
   return table;
 }
 
+/**
+ * A model name with its version's dots as dashes: Copilot CLI and OpenRouter say `claude-opus-4.5`
+ * where Anthropic says `claude-opus-4-5` (else it would take `claude-opus-4`'s price, three times
+ * as much); OpenAI's and Google's dotted names compare alike on both sides.
+ */
+function versionDashed(name: string): string {
+  return name.toLowerCase().replace(/(\d)\.(?=\d)/g, '$1-');
+}
+
 export function priceOf(table: PriceTable, model: string | null | undefined): ModelPrice | undefined {
   if (!model) return undefined;
-  const name = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
+  const name = versionDashed(model.slice(model.lastIndexOf('/') + 1));
   let best: string | undefined;
-  for (const key of Object.keys(table)) {
-    if (name.startsWith(key.toLowerCase()) && (!best || key.length > best.length)) best = key;
+  for (const [key, dashed] of dashedKeys(table)) {
+    if (name.startsWith(dashed) && (!best || key.length > best.length)) best = key;
   }
   return best ? table[best] : undefined;
+}
+
+const dashedKeysOf = new WeakMap<PriceTable, [string, string][]>();
+
+function dashedKeys(table: PriceTable): [string, string][] {
+  let keys = dashedKeysOf.get(table);
+  if (!keys) dashedKeysOf.set(table, (keys = Object.keys(table).map((k) => [k, versionDashed(k)])));
+  return keys;
 }
 
 /** The prompt of a request: what decides whether its long-prompt rates apply. */
