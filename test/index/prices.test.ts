@@ -52,7 +52,7 @@ it('prices a model named with dots in its version (Copilot CLI, OpenRouter) as t
   expect(priceOf({ 'my-model-2.5': price }, 'my-model-2-5-latest')).toBe(price);
 });
 
-it('prices the real Copilot CLI session's claude-haiku-4.5 responses (no recorded cost) by the table', async () => {
+it('prices the real Copilot CLI session: claude-haiku-4.5 responses (no recorded cost) by the table', async () => {
   dir = mkdtempSync(join(tmpdir(), 'tb-prices-'));
   const fixture = join(__dirname, '..', 'fixtures', 'copilot', 'real-1.0.102-compact');
   cpSync(fixture, dir, { recursive: true });
@@ -64,5 +64,7 @@ it('prices the real Copilot CLI session's claude-haiku-4.5 responses (no recorde
   expect(haiku?.inputTokens).toBeGreaterThan(0);
   const p = PRICES['claude-haiku-4-5'];
   expect(haiku?.cost).toBeGreaterThan(0);
-  expect(haiku?.cost).toBeLessThanOrEqual(((haiku?.inputTokens ?? 0) * 2 * (p?.input ?? 0) + (haiku?.outputTokens ?? 0) * (p?.output ?? 0)) / 1e6 + 1e-9);
+  expect(haiku?.cost).toBeLessThanOrEqual(
+    ((haiku?.inputTokens ?? 0) * 2 * (p?.input ?? 0) + (haiku?.outputTokens ?? 0) * (p?.output ?? 0)) / 1e6 + 1e-9,
+  );
 });

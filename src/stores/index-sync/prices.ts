@@ -245,8 +245,10 @@ export function priceOf(table: PriceTable, model: string | null | undefined): Mo
 const dashedKeysOf = new WeakMap<PriceTable, [string, string][]>();
 
 function dashedKeys(table: PriceTable): [string, string][] {
-  let keys = dashedKeysOf.get(table);
-  if (!keys) dashedKeysOf.set(table, (keys = Object.keys(table).map((k) => [k, versionDashed(k)])));
+  const known = dashedKeysOf.get(table);
+  if (known) return known;
+  const keys = Object.keys(table).map((k): [string, string] => [k, versionDashed(k)]);
+  dashedKeysOf.set(table, keys);
   return keys;
 }
 
