@@ -28,13 +28,19 @@ let quietOnClosedPipe = false;
 
 /**
  * When what reads our output goes away (`threadbase sessions | head -1`), stop quietly, as a Unix tool
- * does on SIGPIPE, instead of an unhandled EPIPE error and its stack trace on stderr.
+ * does on SIGPIPE, instead of an unhandled EPIPE error and its stack trace on stderr. When only what
+ * reads stderr goes away (`threadbase search x 2>&1 >out | head -1`), the warnings are dropped and the
+ * answer still printed (an unhandled EPIPE on stderr stopped the command, exit 1, stdout empty).
  */
 function stopQuietlyOnClosedPipe(): void {
   if (quietOnClosedPipe) return;
   quietOnClosedPipe = true;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return;
     throw err;
   });
 }

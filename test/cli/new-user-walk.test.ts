@@ -3,10 +3,11 @@
  * agents keep them): the terminal conventions, the error paths, and the options as the help and the
  * README promise them.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeContext } from '../../src/cli/io.js';
@@ -239,4 +240,23 @@ describe('fork of an agent whose sessions cannot be forked', () => {
     expect(r.code).toBe(1);
     expect(r.err).toBe('threadbase: zed sessions cannot be forked\n');
   });
+});
+
+describe('stderr closed, stdout read (`threadbase sessions 2>&1 >out | head -1`)', () => {
+  it('drops the warnings and still prints the answer, exit 0', async () => {
+    // the pi fixtures hold damaged lines: their warnings are written before the first session
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve('src/cli/run.ts'), 'sessions', '--no-index'], {
+      env: { PATH: process.env.PATH, HOME: root },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr.destroy();
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(code).toBe(0);
+    const listed = JSON.parse(await runCliOk(env, ['sessions', '--no-index', '--json'])) as unknown[];
+    expect(out.trimEnd().split('\n')).toHaveLength(listed.length);
+  }, 30_000);
 });
