@@ -8,6 +8,19 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 export { stringWidth };
 
+/**
+ * A terminal's escape sequences (CSI such as colours, OSC such as a window title, other ESC pairs)
+ * and other control characters: what a session's text may hold (a tool's coloured output) and a
+ * one-line view must not print, as cut there it left the terminal coloured for the lines after it.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROLS = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0e-\x1f\x7f-\x9f]/g;
+
+/** `s` on one line with no escape sequence or control character: whitespace runs one space. */
+export function oneLine(s: string): string {
+  return s.replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
+}
+
 /** `s` padded with spaces to `width` columns on the right (as String.padEnd, in columns). */
 export function padEndColumns(s: string, width: number): string {
   return s + ' '.repeat(Math.max(0, width - stringWidth(s)));

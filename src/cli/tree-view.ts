@@ -3,9 +3,10 @@
 import { prefixOf } from '../model/text.js';
 import { currentLeaf, indexEntries, isConversationEntry, messageText, nearestConversationEntry } from '../model/tree.js';
 import type { Entry, Session } from '../model/types.js';
+import { oneLine } from './text-width.js';
 
 export function describeEntry(e: Entry): string {
-  const one = (s: string) => prefixOf(s.replace(/\s+/g, ' ').trim(), 70);
+  const one = (s: string) => prefixOf(oneLine(s), 70);
   switch (e.kind) {
     case 'message': {
       const m = e.message;

@@ -5,8 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -259,4 +260,43 @@ describe('stderr closed, stdout read (`threadbase sessions 2>&1 >out | head -1`)
     const listed = JSON.parse(await runCliOk(env, ['sessions', '--no-index', '--json'])) as unknown[];
     expect(out.trimEnd().split('\n')).toHaveLength(listed.length);
   }, 30_000);
+});
+
+describe("escape sequences in a session's text (a tool's coloured output, a pasted terminal line)", () => {
+  let home: string;
+  let homeEnv: DriverEnv;
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'tb-new-user-escapes-'));
+    homeEnv = { home, env: { HOME: home } };
+    // pi's session with its prompt coloured past the 70 characters a one-line view keeps, so the cut
+    // drops the reset, and a window-title sequence in the tool's output
+    const lines = (await readFile('test/fixtures/pi/real-tool-call.jsonl', 'utf8'))
+      .replace('RUN: echo hi > out.txt', `\\u001b[31mRUN: echo ${'red '.repeat(25)}\\u001b[0m`)
+      .replace('(no output)', '\\u001b]0;pwned\\u0007(no output)');
+    const dir = join(home, '.pi/agent/sessions/--proj--');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, `2026-11-22T19-09-17-237Z_${PI_TOOL_CALL_ID}.jsonl`), lines);
+  });
+
+  afterAll(async () => {
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  it('are left out of the one-line views: sessions, show, show --tree, search', async () => {
+    const shown = await runCliOk(homeEnv, ['show', PI_TOOL_CALL_ID, '--no-index']);
+    expect(shown).toContain('user: RUN: echo red red');
+    for (const args of [
+      ['sessions', '--no-index'],
+      ['show', PI_TOOL_CALL_ID, '--no-index'],
+      ['show', PI_TOOL_CALL_ID, '--no-index', '--tree'],
+      ['search', 'red'],
+      ['search', 'output', '--role', 'tool'],
+    ]) {
+      const out = await onTerminal(() => runCliOk({ home, env: { HOME: home, NO_COLOR: '1' } }, args));
+      expect(out.trim(), args.join(' ')).not.toBe('');
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters it must not find
+      expect(out, args.join(' ')).not.toMatch(/[\x00-\x08\x0e-\x1f\x7f-\x9f]/);
+    }
+  });
 });

@@ -10,6 +10,7 @@ import {
   sinceOption,
   untilOption,
 } from '../options.js';
+import { oneLine } from '../text-width.js';
 import { shortIds } from '../tree-view.js';
 
 /**
@@ -98,7 +99,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           for (const h of hits) {
             // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
             ctx.stdout(
-              `${h.sessionId}  ${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(h.snippet.replace(/\s+/g, ' '))}\n`,
+              `${h.sessionId}  ${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(oneLine(h.snippet))}\n`,
             );
           }
           if (!hits.length) ctx.stderr('no matches\n');

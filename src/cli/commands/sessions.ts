@@ -3,7 +3,7 @@ import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
 import { agentOption, positiveIntOption, projectOption, sinceOption } from '../options.js';
-import { cutToColumns, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
+import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
 export function registerSessions(program: Command, ctx: CliContext): void {
   program
@@ -45,7 +45,7 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         for (const r of rows) {
           const head = `${padEndColumns(r.id, idWidth)}  ${padEndColumns(r.source, sourceWidth)}  ${r.updatedAt.slice(0, 16).padEnd(16)}  ${padStartColumns(String(r.messageCount), countWidth)} msgs  `;
           const tail = r.parentId ? `  (child of ${r.parentId})` : '';
-          const title = (r.title ?? '').replace(/\s+/g, ' ').trim();
+          const title = oneLine(r.title ?? '');
           const room = columns ? columns - stringWidth(head) - stringWidth(tail) : undefined;
           const shown = room === undefined ? title : cutToColumns(title, room);
           ctx.stdout(`${shown ? head + shown : head.trimEnd()}${tail}\n`);

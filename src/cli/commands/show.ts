@@ -5,6 +5,7 @@ import { branches, currentLeaf, pathToLeaf } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings, resolveSessionEntry } from '../io.js';
 import { agentOption } from '../options.js';
+import { oneLine } from '../text-width.js';
 import { describeEntry, drawTree, shortEntryIds, shownEntry } from '../tree-view.js';
 
 export function registerShow(program: Command, ctx: CliContext): void {
@@ -42,7 +43,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
           });
         }
         ctx.stdout(`${session.source} session ${session.id}\n`);
-        if (session.title) ctx.stdout(`title:   ${session.title}\n`);
+        if (session.title) ctx.stdout(`title:   ${oneLine(session.title)}\n`);
         if (session.project) ctx.stdout(`project: ${session.project}\n`);
         ctx.stdout(
           `created: ${session.createdAt}\nupdated: ${session.updatedAt}\nentries: ${session.entries.length}, messages: ${session.messageCount}\n`,
