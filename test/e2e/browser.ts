@@ -13,6 +13,12 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
+import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
+import { createWebApp } from '../../src/server/web/index.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -93,4 +99,36 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path });
   return path;
+}
+
+/** The viewer over a home of agents' fixtures, in chromium: what viewerOverFixtures sets up. */
+export interface FixtureViewer {
+  home: string;
+  sources: Sources;
+  served: Served;
+  browser: Browser;
+}
+
+/**
+ * For the enclosing describe: a fixture home (`setup` may add to it), the viewer on its agents'
+ * files and a browser, made in beforeAll and closed in afterAll; its fields are set once beforeAll ran.
+ */
+export function viewerOverFixtures(
+  opts: Parameters<typeof fixtureHome>[0] & { setup?: (home: string) => Promise<void> },
+): FixtureViewer {
+  const viewer = {} as FixtureViewer;
+  beforeAll(async () => {
+    ({ home: viewer.home } = await fixtureHome(opts));
+    await opts.setup?.(viewer.home);
+    viewer.sources = new Sources({ home: viewer.home, env: { HOME: viewer.home } });
+    viewer.served = await serveApp(createWebApp({ driver: new AgentFilesDriver(viewer.sources) }));
+    viewer.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await viewer.browser?.close();
+    await viewer.served?.close();
+    await viewer.sources?.close();
+    if (viewer.home) await rm(viewer.home, { recursive: true, force: true });
+  });
+  return viewer;
 }

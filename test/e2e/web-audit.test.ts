@@ -6,14 +6,13 @@
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
-import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
-import { fixtureHome, PARALLEL_ID, PI_TOOL_CALL_ID as PI_ID } from '../helpers/fixture-homes.js';
-import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
+import { PARALLEL_ID, PI_TOOL_CALL_ID as PI_ID } from '../helpers/fixture-homes.js';
+import { screenshot, skipBrowser, viewerOverFixtures } from './browser.js';
 
 /** Claude Code 2.1: a Bash call, a sub-agent, a compaction; attachments and api-request records around every turn */
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
@@ -32,31 +31,14 @@ const BLANK_ID = 'b1a40000-0000-4000-8000-b1a400000000';
 const OPENCODE_ID = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
 
 describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
-  let home: string;
-  let sources: Sources;
-  let served: Served;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ home } = await fixtureHome({
-      prefix: 'threadbase-web-audit-',
-      fixtures: ['claude', 'claudeParallel', 'codex', 'pi', 'opencode', 'zed'],
-    }));
-    sources = new Sources({ home, env: { HOME: home } });
-    served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    await sources?.close();
-    if (home) await rm(home, { recursive: true, force: true });
+  const viewer = viewerOverFixtures({
+    prefix: 'threadbase-web-audit-',
+    fixtures: ['claude', 'claudeParallel', 'codex', 'pi', 'opencode', 'zed'],
   });
 
   const open = async (id: string) => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/${id}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/${id}`);
     // a new hash re-renders the page in place: wait for this session's, not the last one's
     await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, id);
     await page.waitForSelector('#conversation .entry');
@@ -64,7 +46,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   };
 
   it('leaves the agents’ bookkeeping records out of the conversation and the tree, as show does', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     for (const [id, name, bookkeeping] of [
       [CLAUDE_ID, 'audit-claude', /^(attachment|api-request|queue-operation|last-prompt|cost-state|atis-latch|mode)/],
       [PARALLEL_ID, 'audit-claude-parallel', /^(attachment|api-request|queue-operation|last-prompt|cost-state|atis-latch)/],
@@ -92,22 +74,22 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       const status = (await page.locator('.status').textContent()) ?? '';
       expect(status, id).toContain('(current leaf)');
     }
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('marks only a turn that stopped unusually, not one that stopped to call a tool in its agent’s words', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     for (const id of [PI_ID, OPENCODE_ID]) {
       await open(id);
       // pi's toolUse and OpenCode's tool-calls are how those agents say tool_use
       expect(await page.locator('#conversation article.role-assistant details.tool').count(), id).toBeGreaterThan(0);
       expect(await page.locator('#conversation .stop').allTextContents(), id).toEqual([]);
     }
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('words a thinking level change on its own as that, not as a change to an unknown model', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     await open(PI_ID);
     const rows = await page.locator('#conversation .entry.slim').allTextContents();
     expect(rows).toContain('⚙ model → claude-standin');
@@ -116,8 +98,8 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('fits the stats charts’ labels in their column, a model cut at its end and a project at its start', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/stats`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/stats`);
     await page.waitForSelector('svg.bar-chart text.label');
     await screenshot(page, 'audit-stats');
     // each label starts inside its chart (a long one ran off its left edge, cut off)
@@ -130,15 +112,15 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(models).toContain('claude-opus-5-5');
     const projects = await page.locator('svg.bar-chart').nth(1).locator('text.label').allTextContents();
     expect(projects).toContain('…-codex/exp6/project');
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('fits a phone’s screen: no sideways scrolling, the dark mode and help buttons on it', async () => {
-    const page = await browser.context.newPage();
+    const page = await viewer.browser.context.newPage();
     try {
       await page.setViewportSize({ width: 390, height: 844 });
       for (const hash of ['#/', `#/session/${CLAUDE_ID}`, '#/stats']) {
-        await page.goto(`${served.url}/${hash}`);
+        await page.goto(`${viewer.served.url}/${hash}`);
         await page.waitForSelector('#view > :not(.muted)');
         const { scroll, client } = await page.evaluate(() => ({
           scroll: document.documentElement.scrollWidth,
@@ -157,11 +139,11 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('opens the branch tree in a narrow window, where it is off until asked for', async () => {
-    const page = await browser.context.newPage();
+    const page = await viewer.browser.context.newPage();
     try {
       for (const width of [800, 390]) {
         await page.setViewportSize({ width, height: 700 });
-        await page.goto(`${served.url}/#/session/${CLAUDE_ID}`);
+        await page.goto(`${viewer.served.url}/#/session/${CLAUDE_ID}`);
         await page.waitForSelector('#conversation .entry');
         await page.waitForSelector('#tree-panel a.node', { state: 'attached' });
         expect(await page.locator('#tree-panel').isVisible(), `${width}`).toBe(false);
@@ -185,7 +167,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('folds what an agent wrote into the conversation itself: instructions, environment context, a note on a local command', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     await open(CODEX_ID);
     // codex's developer instructions and environment context: folded, named, their text not on screen
     const codexFolds = page.locator('#conversation details.injected');
@@ -206,11 +188,11 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
       expect.stringMatching(/^added by Claude Code · /),
     ]);
     expect(await page.locator('#conversation').getByText('after compact', { exact: true }).isVisible()).toBe(true);
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('shows a model change once, not again at every turn that names the same model', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     // codex records its model with each turn: standin-model three times in this rolled-back session
     await open(ROLLBACK_ID);
     const rows = await page.locator('#conversation .entry.slim').allTextContents();
@@ -224,8 +206,8 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('names the session a session came from by as much of its id as tells it apart', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/sessions?text=${CODEX_CHILD_ID}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/sessions?text=${CODEX_CHILD_ID}`);
     await page.waitForFunction(() => document.querySelectorAll('tr.row').length === 1);
     // 'from 01a21356' read like the session's own id: both start 01a21356
     expect(await page.locator('tr.row .mono').textContent()).toBe(`${CODEX_CHILD_ID} · from 01a21356-25ea-…`);
@@ -237,7 +219,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('shows no tokens and no cost on a message with no usage recorded, rather than ↑0 ↓0 ≈$0', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     await open(ZED_ID);
     const heads = await page.locator('#conversation article.role-assistant header').allTextContents();
     expect(heads.length).toBeGreaterThan(2);
@@ -247,7 +229,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('names a tree node the agent wrote itself as the conversation names it, not by its first characters', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     await open(ROLLBACK_ID);
     const labels = await page.locator('#tree-panel .node-label').allTextContents();
     expect(labels[0]).toBe('(developer instructions)');
@@ -255,7 +237,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('shows a slash command the user ran in Claude Code as its command line and output, not as tagged text', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     await open(CLAUDE_ID);
     const conversation = page.locator('#conversation');
     expect(await conversation.locator('.local-command').allTextContents()).toEqual([
@@ -267,8 +249,8 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('labels the token axis of the stats chart with the values its lines stand at', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/stats`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/stats`);
     await page.waitForSelector('svg.time-chart text.axis');
     const ticks = await page.$$eval('svg.time-chart text.axis[text-anchor="end"]', (els) => els.map((t) => t.textContent ?? ''));
     const value = (t: string) => Number.parseFloat(t) * ({ k: 1e3, M: 1e6, B: 1e9 }[t.slice(-1)] ?? 1);
@@ -304,9 +286,9 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('says a session it could not read has nothing to show, rather than an empty page', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     // Zed's row whose zstd data is damaged
-    await page.goto(`${served.url}/#/session/broken-row`);
+    await page.goto(`${viewer.served.url}/#/session/broken-row`);
     await page.waitForSelector('.session-head');
     await page.waitForSelector('#conversation .empty-session');
     expect(await page.locator('#conversation').textContent()).toBe(
@@ -316,8 +298,8 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('opens a search hit in what the agent wrote itself unfolded, the words found in view', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/search?q=workspace_roots`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/search?q=workspace_roots`);
     await page.waitForSelector('ol.hits li');
     await page.locator('ol.hits a').first().click();
     await page.waitForSelector('#conversation .entry.hit');
@@ -327,7 +309,7 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
   });
 
   it('says an image whose data cannot be shown cannot be, instead of a broken-image icon', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     // the Zed fixture's image is a PNG signature alone; codex's generated image is a real 1×1 PNG
     await open(ZED_ID);
     await page.waitForSelector('#conversation .image-broken');

@@ -5,17 +5,13 @@
  * lines as lines, the JSON as recorded folded beneath. JSON without such strings (a file's own JSON,
  * a one-line answer) shows as it is. In chromium, on the sessions the real Cline CLI wrote.
  */
-import { cp, rm } from 'node:fs/promises';
+import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readableJson, sessionToHtml } from '../../src/export/index.js';
 import '../../src/formats/all.js';
-import { Sources } from '../../src/formats/registry.js';
 import type { Session } from '../../src/model/types.js';
-import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
-import { createWebApp } from '../../src/server/web/index.js';
-import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from '../e2e/browser.js';
-import { fixtureHome } from '../helpers/fixture-homes.js';
+import { screenshot, skipBrowser, viewerOverFixtures } from '../e2e/browser.js';
 
 /** Cline 3.0.65: read_files of a.txt and b.txt, 1500 lines each (test/fixtures/cline/compaction-3.0.65) */
 const READ_TWO_ID = '1795669065564_8ih0v';
@@ -41,29 +37,17 @@ describe('readableJson', () => {
 });
 
 describe.skipIf(skipBrowser)('JSON tool output in the viewer and the export', () => {
-  let home: string;
-  let sources: Sources;
-  let served: Served;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ home } = await fixtureHome({ prefix: 'threadbase-web-json-', fixtures: ['cline'] }));
-    await cp('test/fixtures/cline/compaction-3.0.65/data', join(home, '.cline', 'data'), { recursive: true });
-    sources = new Sources({ home, env: { HOME: home } });
-    served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    await sources?.close();
-    if (home) await rm(home, { recursive: true, force: true });
+  const viewer = viewerOverFixtures({
+    prefix: 'threadbase-web-json-',
+    fixtures: ['cline'],
+    setup: async (h) => {
+      await cp('test/fixtures/cline/compaction-3.0.65/data', join(h, '.cline', 'data'), { recursive: true });
+    },
   });
 
   it('the viewer shows the lines Cline read as lines, the JSON as recorded folded', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/${READ_TWO_ID}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/${READ_TWO_ID}`);
     await page.waitForSelector('#conversation .entry');
     const call = page.locator('details.tool', { hasText: 'a.txt' }).first();
     await call.locator('summary').first().click();
@@ -79,7 +63,7 @@ describe.skipIf(skipBrowser)('JSON tool output in the viewer and the export', ()
     expect(await recorded.locator('pre').textContent()).toMatch(/^\[\{"query":"a\.txt","result":" {3}1 \| alpha line\\n/);
     await screenshot(page, 'web-json-output-cline');
     // a one-line answer stays as Cline wrote it
-    await page.goto(`${served.url}/#/session/${READ_NOTES_ID}`);
+    await page.goto(`${viewer.served.url}/#/session/${READ_NOTES_ID}`);
     await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, READ_NOTES_ID);
     await page.locator('details.tool > summary').first().click();
     await page.locator('details.tool pre.output').first().waitFor();
@@ -87,14 +71,14 @@ describe.skipIf(skipBrowser)('JSON tool output in the viewer and the export', ()
       '[{"query":"notes.txt","result":"1 | hello from notes","success":true}]',
     );
     await expect(page.locator('.readable-json').count()).resolves.toBe(0);
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('the HTML export does the same', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     // a page of its own: not the viewer's document, whose policy allows no inline style
     await page.goto('about:blank');
-    await page.setContent(sessionToHtml((await sources.driver('cline').getSession(READ_TWO_ID)) as Session));
+    await page.setContent(sessionToHtml((await viewer.sources.driver('cline').getSession(READ_TWO_ID)) as Session));
     const call = page.locator('details.tool', { hasText: 'a.txt' }).first();
     await call.locator('summary').first().click();
     expect(await call.locator('.io > pre').nth(1).textContent()).toMatch(new RegExp(`^${A_TXT_START.replace(/[|]/g, '\\|')}`));

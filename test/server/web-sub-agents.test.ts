@@ -4,14 +4,9 @@
  * to the sub-agent's session, and the session's head lists the sessions started from it. Before,
  * only the child linked back to its parent: from the parent, its work was a search in the list.
  */
-import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { Sources } from '../../src/formats/registry.js';
-import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
-import { createWebApp } from '../../src/server/web/index.js';
-import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from '../e2e/browser.js';
-import { fixtureHome } from '../helpers/fixture-homes.js';
+import { screenshot, skipBrowser, viewerOverFixtures } from '../e2e/browser.js';
 
 /** parent, the call that ran the sub-agent, the sub-agent's session and its title, per agent */
 const RUNS = [
@@ -46,35 +41,18 @@ const RUNS = [
 ] as const;
 
 describe.skipIf(skipBrowser)('sub-agent sessions in the web viewer', () => {
-  let home: string;
-  let sources: Sources;
-  let served: Served;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ home } = await fixtureHome({ prefix: 'threadbase-web-sub-agents-', fixtures: ['qwen', 'cline', 'codex', 'claude'] }));
-    sources = new Sources({ home, env: { HOME: home } });
-    served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    await sources?.close();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
+  const viewer = viewerOverFixtures({ prefix: 'threadbase-web-sub-agents-', fixtures: ['qwen', 'cline', 'codex', 'claude'] });
 
   const open = async (id: string) => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/${encodeURIComponent(id)}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/${encodeURIComponent(id)}`);
     await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, id);
     await page.waitForSelector('#conversation .entry');
   };
 
   for (const run of RUNS) {
     it(`${run.agent}: the call that ran a sub-agent links to its session, and the link opens it`, async () => {
-      const { page } = browser;
+      const { page } = viewer.browser;
       await open(run.parent);
       const call = page.locator(`details.tool[data-call-id="${run.call}"]`);
       await expect(call.count()).resolves.toBe(1);
@@ -92,12 +70,12 @@ describe.skipIf(skipBrowser)('sub-agent sessions in the web viewer', () => {
       await page.waitForSelector('#conversation .entry');
       // the sub-agent's own turns are on screen, and its head links back to the parent
       await expect(page.locator(`.session-head a[href="#/session/${run.parent}"]`).count()).resolves.toBe(1);
-      expect(browser.errors).toEqual([]);
+      expect(viewer.browser.errors).toEqual([]);
     });
   }
 
   it('a session without sub-agents or forks shows no such line', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     await open('ee2a1197-112a-4879-a9f4-4ee94585ced0');
     await expect(page.locator('.children-line').count()).resolves.toBe(0);
     await expect(page.locator('a.sub-agent-link').count()).resolves.toBe(0);

@@ -4,16 +4,11 @@
  * 'added by the agent' in the viewer and in the HTML export, as the agents' own screens leave it out,
  * so the turn reads as what the user typed. In chromium, on the sessions the real Kilo CLI wrote.
  */
-import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessionToHtml } from '../../src/export/index.js';
 import '../../src/formats/all.js';
-import { Sources } from '../../src/formats/registry.js';
 import type { Session } from '../../src/model/types.js';
-import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
-import { createWebApp } from '../../src/server/web/index.js';
-import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from '../e2e/browser.js';
-import { fixtureHome } from '../helpers/fixture-homes.js';
+import { screenshot, skipBrowser, viewerOverFixtures } from '../e2e/browser.js';
 
 /** Kilo 7.7.7: `describe the image -f pixel.png`, Kilo's Read of the file added as synthetic text */
 const KILO_ID = 'ses_de960d959ffeUnT4kXIY6RPwqO';
@@ -21,28 +16,11 @@ const KILO_ID = 'ses_de960d959ffeUnT4kXIY6RPwqO';
 const KILO_COMPACTION_ID = 'ses_de95d634dffex3Vqu6HdqVd6YF';
 
 describe.skipIf(skipBrowser)('synthetic text of the user’s turn', () => {
-  let home: string;
-  let sources: Sources;
-  let served: Served;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ home } = await fixtureHome({ prefix: 'threadbase-web-synthetic-', fixtures: ['kilo'] }));
-    sources = new Sources({ home, env: { HOME: home } });
-    served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    await sources?.close();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
+  const viewer = viewerOverFixtures({ prefix: 'threadbase-web-synthetic-', fixtures: ['kilo'] });
 
   /** In the page as it is: the user's words on screen, the agent's added text folded until opened. */
   const expectFolded = async (turn: string, typed: string | undefined, added: string[]) => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     const user = page.locator(turn, { hasText: typed ?? added[0] }).first();
     if (typed) await expect(user.getByText(typed, { exact: true }).isVisible()).resolves.toBe(true);
     // a turn all of whose text the agent added shows none of it until opened
@@ -59,12 +37,12 @@ describe.skipIf(skipBrowser)('synthetic text of the user’s turn', () => {
   };
 
   it('the viewer folds it', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/${KILO_ID}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/${KILO_ID}`);
     await page.waitForSelector('#conversation .entry');
     await expectFolded('article.role-user', 'describe the image', ['Called the Read tool', 'Image read successfully']);
     await screenshot(page, 'web-synthetic-kilo');
-    await page.goto(`${served.url}/#/session/${KILO_COMPACTION_ID}`);
+    await page.goto(`${viewer.served.url}/#/session/${KILO_COMPACTION_ID}`);
     await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, KILO_COMPACTION_ID);
     await page.waitForSelector('#conversation .entry');
     // Kilo repeats the prompt after compacting, as synthetic text with its reminder: the user typed it once, before
@@ -75,14 +53,14 @@ describe.skipIf(skipBrowser)('synthetic text of the user’s turn', () => {
       'third turn after compacting',
       'The active agent has changed',
     ]);
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('the HTML export folds it', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     // a page of its own: not the viewer's document, whose policy allows no inline style
     await page.goto('about:blank');
-    await page.setContent(sessionToHtml((await sources.driver('kilo').getSession(KILO_ID)) as Session));
+    await page.setContent(sessionToHtml((await viewer.sources.driver('kilo').getSession(KILO_ID)) as Session));
     await expectFolded('section.turn.user', 'describe the image', ['Called the Read tool', 'Image read successfully']);
     await screenshot(page, 'export-synthetic-kilo');
   });

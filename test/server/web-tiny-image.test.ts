@@ -4,17 +4,12 @@
  * the HTML export, not as a 1-pixel dot a reader cannot see. Larger images keep their size. In
  * chromium, on the sessions the real agents wrote.
  */
-import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessionToHtml } from '../../src/export/index.js';
 import '../../src/formats/all.js';
-import { Sources } from '../../src/formats/registry.js';
 import type { Session } from '../../src/model/types.js';
-import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
-import { createWebApp } from '../../src/server/web/index.js';
-import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from '../e2e/browser.js';
+import { screenshot, skipBrowser, viewerOverFixtures } from '../e2e/browser.js';
 import { makePng } from '../e2e/fixtures.js';
-import { fixtureHome } from '../helpers/fixture-homes.js';
 
 const SESSIONS = [
   ['kilo', 'ses_de960d959ffeUnT4kXIY6RPwqO'],
@@ -31,29 +26,12 @@ const imageSizes = () =>
 const decoded = () => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0);
 
 describe.skipIf(skipBrowser)('tiny images', () => {
-  let home: string;
-  let sources: Sources;
-  let served: Served;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ home } = await fixtureHome({ prefix: 'threadbase-web-tiny-image-', fixtures: ['kilo', 'codex'] }));
-    sources = new Sources({ home, env: { HOME: home } });
-    served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    await sources?.close();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
+  const viewer = viewerOverFixtures({ prefix: 'threadbase-web-tiny-image-', fixtures: ['kilo', 'codex'] });
 
   for (const [agent, id] of SESSIONS) {
     it(`${agent}: the viewer shows its 1×1 image at 48 px`, async () => {
-      const { page } = browser;
-      await page.goto(`${served.url}/#/session/${id}`);
+      const { page } = viewer.browser;
+      await page.goto(`${viewer.served.url}/#/session/${id}`);
       await page.waitForFunction((id) => document.querySelector('.session-head .mono')?.textContent === id, id);
       // loaded lazily: brought on screen first
       await page.locator('#conversation img').scrollIntoViewIfNeeded();
@@ -61,21 +39,21 @@ describe.skipIf(skipBrowser)('tiny images', () => {
       expect(await page.evaluate(imageSizes)).toEqual([{ natural: [1, 1], shown: [48, 48] }]);
       await expect(page.locator('img.tiny-image').getAttribute('title')).resolves.toBe('1×1 image, enlarged');
       await screenshot(page, `web-tiny-image-${agent}`);
-      expect(browser.errors).toEqual([]);
+      expect(viewer.browser.errors).toEqual([]);
     });
 
     it(`${agent}: so does the HTML export`, async () => {
-      const { page } = browser;
+      const { page } = viewer.browser;
       // a page of its own: not the viewer's document, whose policy allows no inline style
       await page.goto('about:blank');
-      await page.setContent(sessionToHtml((await sources.driver(agent).getSession(id)) as Session));
+      await page.setContent(sessionToHtml((await viewer.sources.driver(agent).getSession(id)) as Session));
       await page.waitForFunction(decoded);
       expect(await page.evaluate(imageSizes)).toEqual([{ natural: [1, 1], shown: [48, 48] }]);
     });
   }
 
   it('an image of ordinary size keeps its size', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     const session: Session = {
       id: 'pic',
       source: 'threadbase',
