@@ -10,7 +10,7 @@ import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
 import { injectedLabel } from '../formats/injected.js';
 import { prefixOf } from '../model/text.js';
-import { branches, currentLeaf, pathToLeaf } from '../model/tree.js';
+import { branches, currentLeaf, pathToLeaf, withoutRepeatedSettings } from '../model/tree.js';
 import {
   type Entry,
   type Message,
@@ -22,7 +22,6 @@ import {
 } from '../model/types.js';
 import { summarizeUsage } from '../model/usage.js';
 // codex records its model with every turn: a change that changes nothing is left out, as the viewer leaves it
-import { withoutRepeatedSettings } from '../server/web/data.js';
 import { PRICES, PRICES_DATE, type PriceTable, usageCostByModel } from '../stores/index-sync/prices.js';
 
 export type ExportFormat = 'html' | 'md' | 'json';

@@ -320,3 +320,18 @@ export function countMessages(entries: readonly Entry[]): number {
   for (const e of entries) if (e.kind === 'message' && !e.sidechain) n++;
   return n;
 }
+
+/**
+ * A path without the model changes that change nothing: codex records its model with every turn,
+ * which showed as a '⚙ model → …' row per turn though the model never changed. A change is kept when
+ * any model, provider or thinking level it names differs from the one in force on the path.
+ */
+export function withoutRepeatedSettings(path: Entry[]): Entry[] {
+  const inForce: { model?: string; provider?: string; thinkingLevel?: string } = {};
+  return path.filter((e) => {
+    if (e.kind !== 'model_change') return true;
+    const changes = (['model', 'provider', 'thinkingLevel'] as const).filter((k) => e[k] !== undefined && e[k] !== inForce[k]);
+    for (const k of changes) inForce[k] = e[k];
+    return changes.length > 0;
+  });
+}

@@ -17,6 +17,7 @@ import {
   isConversationEntry,
   nearestConversationEntry,
   pathTo,
+  withoutRepeatedSettings,
 } from '../../model/tree.js';
 import {
   type Entry,
@@ -66,21 +67,6 @@ interface LoadedSession {
 
 /** Whether the viewer shows an entry: not an agent's bookkeeping records, as `show` leaves them out. */
 export const shownEntry = isConversationEntry;
-
-/**
- * A path without the model changes that change nothing: codex records its model with every turn,
- * which showed as a '⚙ model → …' row per turn though the model never changed. A change is kept when
- * any model, provider or thinking level it names differs from the one in force on the path.
- */
-export function withoutRepeatedSettings(path: Entry[]): Entry[] {
-  const inForce: { model?: string; provider?: string; thinkingLevel?: string } = {};
-  return path.filter((e) => {
-    if (e.kind !== 'model_change') return true;
-    const changes = (['model', 'provider', 'thinkingLevel'] as const).filter((k) => e[k] !== undefined && e[k] !== inForce[k]);
-    for (const k of changes) inForce[k] = e[k];
-    return changes.length > 0;
-  });
-}
 
 export interface WebDataOptions {
   /** How long a loaded session or listing is reused before asking the driver again (ms). */
