@@ -179,3 +179,24 @@ describe('zed: damaged rows in an older schema', () => {
     }
   });
 });
+
+describe('zed: a threads.db without its table', () => {
+  it('is refused naming the file, in `sessions` too', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const home = await fs.mkdtemp(join(tmpdir(), 'tb-zed-'));
+    try {
+      const dir = join(home, '.local/share/zed/threads');
+      await fs.mkdir(dir, { recursive: true });
+      const file = join(dir, 'threads.db');
+      new Database(file).close();
+      const err = await new ZedDriver({ home, env: {} }).listSessions().catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'schema', file, message: expect.stringContaining('no "threads" table') });
+      const r = await runCli({ home, env: { HOME: home, THREADBASE_HOME: join(home, '.tb') } }, ['sessions', '--no-index']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain(file);
+      expect(r.err).toContain('no "threads" table');
+    } finally {
+      await fs.rm(home, { recursive: true, force: true });
+    }
+  });
+});

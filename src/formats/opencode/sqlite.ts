@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { ParseWarning } from '../../model/types.js';
 import { jsonValueOf } from '../shared/jsonl.js';
-import { openDatabase } from '../shared/sqlite.js';
+import { columnsOf, openDatabase, requireTables } from '../shared/sqlite.js';
 import { isJson, type Json, num, type OcMessage, type OcSessionData, OPENCODE, obj, str } from './records.js';
 
 const BUSY_TIMEOUT_MS = 2000;
@@ -38,18 +38,6 @@ function wrap(file: string, err: unknown, label: string): Error {
       { cause: err },
     );
   return new ThreadbaseError('sqlite', `cannot read the ${label} database: ${(err as Error).message}`, { file }, { cause: err });
-}
-
-function columnsOf(db: Database.Database, table: string): Set<string> {
-  const rows = db.prepare(`PRAGMA table_info(${JSON.stringify(table)})`).all() as { name: string }[];
-  return new Set(rows.map((r) => r.name));
-}
-
-function requireTables(db: Database.Database, file: string, tables: string[], label: string): void {
-  for (const t of tables) {
-    if (columnsOf(db, t).size === 0)
-      throw new ThreadbaseError('schema', `not a ${label} database this version can read: no "${t}" table`, { file });
-  }
 }
 
 /** Opens the database read-only for one quick read. */

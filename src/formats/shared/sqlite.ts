@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
+import { ThreadbaseError } from '../../model/errors.js';
 
 let addonPath: string | null | undefined;
 
@@ -24,4 +25,18 @@ function nativeAddon(): string | null {
 export function openDatabase(path: string, options: Database.Options = {}): Database.Database {
   const native = nativeAddon();
   return new Database(path, native ? { ...options, nativeBinding: native } : options);
+}
+
+/** The columns of `table` (none: no such table). */
+export function columnsOf(db: Database.Database, table: string): Set<string> {
+  const rows = db.prepare(`PRAGMA table_info(${JSON.stringify(table)})`).all() as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
+/** An agent's database (`label` names the agent) without one of `tables` is refused, naming the file. */
+export function requireTables(db: Database.Database, file: string, tables: readonly string[], label: string): void {
+  for (const t of tables) {
+    if (columnsOf(db, t).size === 0)
+      throw new ThreadbaseError('schema', `not a ${label} database this version can read: no "${t}" table`, { file });
+  }
 }

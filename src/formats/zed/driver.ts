@@ -12,7 +12,7 @@ import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { applyFilter, DriverBase, matchesSessionText, READ_ONLY_CAPABILITIES, statStamp } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
-import { openDatabase } from '../shared/sqlite.js';
+import { columnsOf, openDatabase, requireTables } from '../shared/sqlite.js';
 import { isObject, type JsonObject, SOURCE, type ThreadRow, threadToSession } from './thread.js';
 
 export function zedThreadsDbCandidates(env: DriverEnv): string[] {
@@ -65,6 +65,7 @@ export class ZedDriver extends DriverBase {
     // Never write to the user's database: read-only, and no WAL checkpoint on close.
     const db = openDatabase(file, { readonly: true, fileMustExist: true });
     try {
+      requireTables(db, file, ['threads'], 'Zed');
       return fn(db, file);
     } finally {
       db.close();
@@ -73,7 +74,7 @@ export class ZedDriver extends DriverBase {
 
   /** The columns of a thread row this Zed version has besides the thread data. */
   private rowColumns(db: Database.Database): string[] {
-    const cols = new Set((db.prepare('PRAGMA table_info(threads)').all() as { name: string }[]).map((c) => c.name));
+    const cols = columnsOf(db, 'threads');
     return [
       'id',
       'summary',
