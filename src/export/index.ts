@@ -21,7 +21,6 @@ import {
   type Usage,
 } from '../model/types.js';
 import { summarizeUsage } from '../model/usage.js';
-// codex records its model with every turn: a change that changes nothing is left out, as the viewer leaves it
 import { PRICES, PRICES_DATE, type PriceTable, usageCostByModel } from '../stores/index-sync/prices.js';
 
 export type ExportFormat = 'html' | 'md' | 'json';
