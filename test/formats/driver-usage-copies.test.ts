@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv, UsageTotals } from '../../src/model/driver.js';
+import type { DriverEnv } from '../../src/model/driver.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { loadPrices } from '../../src/stores/index-sync/prices.js';
-import { type StatsRow, stats } from '../../src/stores/index-sync/stats.js';
+import { stats } from '../../src/stores/index-sync/stats.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { statsTokenCounts, tokenCounts } from '../helpers/usage.js';
 
 const CLAUDE_PROJECT = join(__dirname, '..', 'fixtures', 'claude', 'real', 'projects', '-tmp-cc-proj');
 const CLAUDE_FORK = 'bcdac43d-f5e3-48d3-b285-908f5f7abc8b';
@@ -36,21 +37,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const tokens = (u: UsageTotals) => ({
-  input: u.input,
-  output: u.output,
-  cacheRead: u.cacheRead,
-  cacheWrite: u.cacheWrite,
-  messages: u.messages,
-});
-const summed = (rows: StatsRow[]) => ({
-  input: rows.reduce((n, r) => n + r.inputTokens, 0),
-  output: rows.reduce((n, r) => n + r.outputTokens, 0),
-  cacheRead: rows.reduce((n, r) => n + r.cacheReadTokens, 0),
-  cacheWrite: rows.reduce((n, r) => n + r.cacheWriteTokens, 0),
-  messages: rows.reduce((n, r) => n + r.messages, 0),
-});
-
 it("counts a Claude Code fork's copied responses once, as the index's stats() does over the same files", async () => {
   const driver = new Sources(env).driver('claude');
   const listed = await driver.listSessions();
@@ -61,14 +47,16 @@ it("counts a Claude Code fork's copied responses once, as the index's stats() do
 
   await new IndexSync(store).sync(new Sources(env), { formats: ['claude'] });
   const prices = loadPrices();
-  const fromIndex = summed(stats(store, prices, { by: 'session', source: 'claude' }));
+  const fromIndex = statsTokenCounts(stats(store, prices, { by: 'session', source: 'claude' }));
   expect(fromIndex.messages).toBeGreaterThan(0);
   expect(fromIndex.input).toBeLessThan(eachAlone);
 
   const all = await driver.usage();
-  expect(tokens(all)).toEqual(fromIndex);
-  expect(tokens(all)).toEqual(tokens(await store.usage({ source: 'claude' })));
+  expect(tokenCounts(all)).toEqual(fromIndex);
+  expect(tokenCounts(all)).toEqual(tokenCounts(await store.usage({ source: 'claude' })));
   // a project selected: the same sessions, the same count
   const project = listed.find((s) => s.id === CLAUDE_FORK)?.project as string;
-  expect(tokens(await driver.usage({ project }))).toEqual(summed(stats(store, prices, { by: 'session', project })));
+  expect(tokenCounts(await driver.usage({ project }))).toEqual(
+    statsTokenCounts(stats(store, prices, { by: 'session', project })),
+  );
 });

@@ -10,13 +10,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv, UsageTotals } from '../../src/model/driver.js';
+import type { DriverEnv } from '../../src/model/driver.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { projectStores } from '../../src/server/scope.js';
 import { loadPrices } from '../../src/stores/index-sync/prices.js';
-import { type StatsRow, stats } from '../../src/stores/index-sync/stats.js';
+import { stats } from '../../src/stores/index-sync/stats.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { statsTokenCounts, tokenCounts } from '../helpers/usage.js';
 
 const CLAUDE_PROJECT = join(__dirname, '..', 'fixtures', 'claude', 'real', 'projects', '-tmp-cc-proj');
 const CLAUDE_PARENT = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
@@ -41,21 +42,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const tokens = (u: UsageTotals) => ({
-  input: u.input,
-  output: u.output,
-  cacheRead: u.cacheRead,
-  cacheWrite: u.cacheWrite,
-  messages: u.messages,
-});
-const summed = (rows: StatsRow[]) => ({
-  input: rows.reduce((n, r) => n + r.inputTokens, 0),
-  output: rows.reduce((n, r) => n + r.outputTokens, 0),
-  cacheRead: rows.reduce((n, r) => n + r.cacheReadTokens, 0),
-  cacheWrite: rows.reduce((n, r) => n + r.cacheWriteTokens, 0),
-  messages: rows.reduce((n, r) => n + r.messages, 0),
-});
-
 it("counts a project's copied responses once in the store, as the index's stats counts the files", async () => {
   const claude = new Sources(env).driver('claude');
   const sessions = [];
@@ -64,7 +50,7 @@ it("counts a project's copied responses once in the store, as the index's stats 
   expect(byId.has(CLAUDE_PARENT) && byId.has(CLAUDE_FORK)).toBe(true);
 
   await new IndexSync(index).sync(new Sources(env), { formats: ['claude'] });
-  const want = summed(stats(index, loadPrices(), { by: 'session', source: 'claude' }));
+  const want = statsTokenCounts(stats(index, loadPrices(), { by: 'session', source: 'claude' }));
   expect(want.messages).toBeGreaterThan(0);
 
   const views = projectStores(server);
@@ -78,7 +64,7 @@ it("counts a project's copied responses once in the store, as the index's stats 
 
   const reads = vi.spyOn(server, 'getSession');
   try {
-    expect(tokens(await team.usage())).toEqual(want);
+    expect(tokenCounts(await team.usage())).toEqual(want);
     // the store's own SQL counted it: no session was read
     expect(reads).not.toHaveBeenCalled();
   } finally {
@@ -89,5 +75,5 @@ it("counts a project's copied responses once in the store, as the index's stats 
   expect(want.input).toBeLessThan(eachAlone);
   // the other project holds the parent only: all of what its transcript records
   const alone = summarizeUsage(parent.entries);
-  expect(tokens(await first.usage())).toEqual(tokens({ ...alone.usage, cost: 0, messages: alone.responses }));
+  expect(tokenCounts(await first.usage())).toEqual(tokenCounts({ ...alone.usage, cost: 0, messages: alone.responses }));
 });
