@@ -6,17 +6,16 @@
  * agent's nickname, role and path, its `source` the thread_spawn as codex serializes it; and
  * `thread_spawn_edges` links the parent to it, 'open' (codex archives a thread's sub-agents by it).
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
 import { Sources } from '../../src/formats/registry.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import '../../src/formats/all.js';
-import { runCli } from '../helpers/cli.js';
-import { CODEX_0169_THREAD_SPAWN_EDGES, CODEX_0169_THREADS } from '../helpers/codex-state-db.js';
-import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
-import { CLAUDE_PARENT, type ConvertedRow, subAgentTree } from '../helpers/sub-agents.js';
+import { codexStateHome, rolloutMeta } from '../helpers/codex-state-db.js';
+import type { FixtureHome } from '../helpers/fixture-homes.js';
+import { CLAUDE_PARENT, type ConvertedRow, convertRow, subAgentTree } from '../helpers/sub-agents.js';
 
 /** The audit fixture's parent, whose spawn_agent call started the sub-agent codex named Cicero. */
 const CODEX_PARENT = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
@@ -24,24 +23,13 @@ const CODEX_PARENT = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
 let fx: FixtureHome;
 
 beforeAll(async () => {
-  fx = await fixtureHome({ prefix: 'tb-codex-sub-agent-state-', fixtures: ['claude', 'codex'] });
-  const db = openDatabase(join(fx.dirs.codex, 'state_5.sqlite'));
-  db.exec(CODEX_0169_THREADS);
-  db.exec(CODEX_0169_THREAD_SPAWN_EDGES);
-  db.close();
+  fx = await codexStateHome('tb-codex-sub-agent-state-');
 });
 afterAll(() => {
   if (fx) rmSync(fx.home, { recursive: true, force: true });
 });
 
-async function convert(id: string, from: string): Promise<ConvertedRow> {
-  const r = await runCli(fx.env, ['convert', id, '--source', from, '--to', 'codex', '--json', '--no-index']);
-  expect(r.code, r.err).toBe(0);
-  return JSON.parse(r.out) as ConvertedRow;
-}
-
-const metaOf = (path: string) =>
-  (JSON.parse(readFileSync(path, 'utf8').split('\n')[0] as string) as { payload: Record<string, unknown> }).payload;
+const convert = (id: string, from: string): Promise<ConvertedRow> => convertRow(fx.env, id, 'codex', from);
 
 interface ThreadRow {
   source: string;
@@ -76,7 +64,7 @@ describe("codex sub-agent threads threadbase writes: session_meta and state data
     const out = await convert(CODEX_PARENT, 'codex');
     const child = out.children?.[0] as ConvertedRow;
     expect(child?.path, JSON.stringify(out)).toBeTruthy();
-    const meta = metaOf(child.path as string);
+    const meta = rolloutMeta(child.path as string);
     expect(meta).toMatchObject({
       session_id: out.id,
       id: child.id,
@@ -118,7 +106,7 @@ describe("codex sub-agent threads threadbase writes: session_meta and state data
     const out = await convert(CLAUDE_PARENT, 'claude');
     const child = out.children?.[0] as ConvertedRow;
     expect(child?.path, JSON.stringify(out)).toBeTruthy();
-    const meta = metaOf(child.path as string);
+    const meta = rolloutMeta(child.path as string);
     expect(meta).toMatchObject({ session_id: out.id, parent_thread_id: out.id, thread_source: 'subagent' });
     expect(meta).not.toHaveProperty('agent_nickname');
     expect(stateOf(child.id)).toEqual({
@@ -144,8 +132,8 @@ describe("codex sub-agent threads threadbase writes: session_meta and state data
     const c = written?.children?.[0] as WrittenSession;
     const g = c?.children?.[0] as WrittenSession;
     expect(g, JSON.stringify(written)).toBeDefined();
-    expect(metaOf(c.path as string)).toMatchObject({ session_id: written?.id, parent_thread_id: written?.id });
-    expect(metaOf(g.path as string)).toMatchObject({ session_id: written?.id, parent_thread_id: c.id });
+    expect(rolloutMeta(c.path as string)).toMatchObject({ session_id: written?.id, parent_thread_id: written?.id });
+    expect(rolloutMeta(g.path as string)).toMatchObject({ session_id: written?.id, parent_thread_id: c.id });
     expect(stateOf(g.id).edge).toEqual({ parent_thread_id: c.id, child_thread_id: g.id, status: 'open' });
     expect(stateOf(g.id).row?.thread_source).toBe('subagent');
   });

@@ -7,15 +7,14 @@
  * - a sub-agent thread written alone (without its parent) keeps its root thread's id as `session_id`,
  *   as every thread under that root has it; a top thread copied gets its own.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import '../../src/formats/all.js';
-import { runCli } from '../helpers/cli.js';
-import { CODEX_0169_THREAD_SPAWN_EDGES, CODEX_0169_THREADS } from '../helpers/codex-state-db.js';
-import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
-import type { ConvertedRow } from '../helpers/sub-agents.js';
+import { codexStateHome, rolloutMeta } from '../helpers/codex-state-db.js';
+import type { FixtureHome } from '../helpers/fixture-homes.js';
+import { type ConvertedRow, convertRow } from '../helpers/sub-agents.js';
 
 /** codex 0.169 (audit home): a top thread, and the sub-agent ("Cicero") that CODEX_PARENT spawned */
 const CODEX_TOP = '01a21354-a797-71c1-b74e-7a50f662eec7';
@@ -27,24 +26,13 @@ const CLAUDE_SESSION = 'bcdac43d-f5e3-48d3-b285-908f5f7abc8b';
 let fx: FixtureHome;
 
 beforeAll(async () => {
-  fx = await fixtureHome({ prefix: 'tb-codex-written-state-', fixtures: ['claude', 'codex'] });
-  const db = openDatabase(join(fx.dirs.codex, 'state_5.sqlite'));
-  db.exec(CODEX_0169_THREADS);
-  db.exec(CODEX_0169_THREAD_SPAWN_EDGES);
-  db.close();
+  fx = await codexStateHome('tb-codex-written-state-');
 });
 afterAll(() => {
   if (fx) rmSync(fx.home, { recursive: true, force: true });
 });
 
-async function convert(id: string, from: string): Promise<ConvertedRow> {
-  const r = await runCli(fx.env, ['convert', id, '--source', from, '--to', 'codex', '--json', '--no-index']);
-  expect(r.code, r.err).toBe(0);
-  return JSON.parse(r.out) as ConvertedRow;
-}
-
-const metaOf = (path: string) =>
-  (JSON.parse(readFileSync(path, 'utf8').split('\n')[0] as string) as { payload: Record<string, unknown> }).payload;
+const convert = (id: string, from: string): Promise<ConvertedRow> => convertRow(fx.env, id, 'codex', from);
 
 function historyModeOf(id: string): unknown {
   const db = openDatabase(join(fx.dirs.codex, 'state_5.sqlite'), { readonly: true });
@@ -59,11 +47,11 @@ function historyModeOf(id: string): unknown {
 describe('the state row of a thread threadbase writes into codex', () => {
   it("says the rollout's history mode: paginated for a codex 0.169 copy, legacy for another agent's session", async () => {
     const copy = await convert(CODEX_TOP, 'codex');
-    expect(metaOf(copy.path as string).history_mode).toBe('paginated');
+    expect(rolloutMeta(copy.path as string).history_mode).toBe('paginated');
     expect(historyModeOf(copy.id)).toBe('paginated');
 
     const foreign = await convert(CLAUDE_SESSION, 'claude');
-    expect(metaOf(foreign.path as string).history_mode).toBeUndefined();
+    expect(rolloutMeta(foreign.path as string).history_mode).toBeUndefined();
     expect(historyModeOf(foreign.id)).toBe('legacy');
   });
 });
@@ -72,13 +60,13 @@ describe('a codex sub-agent thread written alone', () => {
   it("keeps its root thread's id as session_id; a top thread copied gets its own", async () => {
     const child = await convert(CODEX_CHILD, 'codex');
     expect(child.id).not.toBe(CODEX_CHILD);
-    expect(metaOf(child.path as string)).toMatchObject({
+    expect(rolloutMeta(child.path as string)).toMatchObject({
       id: child.id,
       session_id: CODEX_PARENT,
       source: { subagent: { thread_spawn: { parent_thread_id: CODEX_PARENT, agent_nickname: 'Cicero' } } },
     });
 
     const top = await convert(CODEX_TOP, 'codex');
-    expect(metaOf(top.path as string)).toMatchObject({ id: top.id, session_id: top.id });
+    expect(rolloutMeta(top.path as string)).toMatchObject({ id: top.id, session_id: top.id });
   });
 });

@@ -1,4 +1,8 @@
 /** Tables of codex-cli 0.169.0's state database (`$CODEX_HOME/state_5.sqlite`), as codex creates them. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
+import { type FixtureHome, fixtureHome } from './fixture-homes.js';
 
 /** `threads` (its foreign keys left out). */
 export const CODEX_0169_THREADS = `CREATE TABLE threads (
@@ -22,3 +26,17 @@ export const CODEX_0169_THREAD_SPAWN_EDGES = `CREATE TABLE thread_spawn_edges (
     child_thread_id TEXT NOT NULL PRIMARY KEY,
     status TEXT NOT NULL
 )`;
+
+/** A home of the Claude Code and codex fixtures whose codex state database has codex 0.169's tables, empty. */
+export async function codexStateHome(prefix: string): Promise<FixtureHome> {
+  const fx = await fixtureHome({ prefix, fixtures: ['claude', 'codex'] });
+  const db = openDatabase(join(fx.dirs.codex, 'state_5.sqlite'));
+  db.exec(CODEX_0169_THREADS);
+  db.exec(CODEX_0169_THREAD_SPAWN_EDGES);
+  db.close();
+  return fx;
+}
+
+/** A rollout's first record's payload: its session_meta. */
+export const rolloutMeta = (path: string): Record<string, unknown> =>
+  (JSON.parse(readFileSync(path, 'utf8').split('\n')[0] as string) as { payload: Record<string, unknown> }).payload;

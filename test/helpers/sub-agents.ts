@@ -27,9 +27,9 @@ export interface ConvertedRow {
   children?: ConvertedRow[];
 }
 
-/** `threadbase convert <id> --to <to> --json` from the agents' files. */
-export async function convertRow(env: DriverEnv, id: string, to: string): Promise<ConvertedRow> {
-  const r = await runCli(env, ['convert', id, '--to', to, '--json', '--no-index']);
+/** `threadbase convert <id> [--source <from>] --to <to> --json` from the agents' files. */
+export async function convertRow(env: DriverEnv, id: string, to: string, from?: string): Promise<ConvertedRow> {
+  const r = await runCli(env, ['convert', id, ...(from ? ['--source', from] : []), '--to', to, '--json', '--no-index']);
   expect(r.code, r.err).toBe(0);
   return JSON.parse(r.out) as ConvertedRow;
 }
