@@ -5,7 +5,7 @@
  * Pure over the driver; the routes in data-routes.ts turn these into JSON.
  */
 import { injectedLabel } from '../../formats/injected.js';
-import { CopyChoice, copyKeyOf, copyRankOf } from '../../model/copies.js';
+import { CopyChoice, copyKeyOf, copyRankOf, inWindow } from '../../model/copies.js';
 import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
@@ -33,7 +33,6 @@ import { type CountedUsage, countedUsage, responseRecordOf, summarizeUsage } fro
 import {
   costOf,
   costPerModel,
-  inWindow,
   PRICES,
   type PriceTable,
   pricedCost,

@@ -4,7 +4,7 @@
  * USD per million tokens. Reasoning tokens are billed as output and agents count them in output already.
  */
 import { readFileSync } from 'node:fs';
-import { CountedResponses, type CountedSession, inWindow } from '../../model/copies.js';
+import { CountedResponses, type CountedSession } from '../../model/copies.js';
 import type {
   CostSummary,
   EstimatedCost,
@@ -487,9 +487,6 @@ export class ResponseCounter {
     return { recordedCost: usage.cost, ...estimatedCostOfCounted(this.counted.values(), prices), usage };
   }
 }
-
-// the rule lives with CountedResponses; importers of the pricing find it here too
-export { inWindow };
 
 function estimatedCostOfCounted(counted: Iterable<CountedUsage>, prices: PriceTable): EstimatedCost {
   let cost = 0;

@@ -5,6 +5,7 @@
  * in and change stored state.
  */
 import { applyFilter, DriverBase, matchesFilter, matchesSessionText } from '../../formats/shared/base.js';
+import { CountedResponses } from '../../model/copies.js';
 import type {
   DriverCapabilities,
   ForkOptions,
@@ -19,7 +20,6 @@ import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { ResponseCounter } from '../index-sync/prices.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenIdOf, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
@@ -81,13 +81,13 @@ export class MemoryStore extends DriverBase {
    * several of them (a fork) once, as the SQLite and PostgreSQL stores' usage() count them.
    */
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    const counter = new ResponseCounter();
+    // DriverBase's rule, over the stored sessions themselves (getSession would copy each)
+    const counted = new CountedResponses();
     for (const info of await this.listSessions(filter)) {
       const s = this.sessions.get(info.id);
-      if (s) counter.add({ id: s.id, createdAt: info.createdAt, parentId: s.parentId, entries: s.entries });
+      if (s) counted.add({ id: s.id, createdAt: info.createdAt, parentId: s.parentId, entries: s.entries });
     }
-    // no prices: only the tokens and the recorded cost are wanted
-    return counter.stats({}).usage;
+    return counted.totals();
   }
 
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
