@@ -8,6 +8,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import escapeHtml from 'escape-html';
 import { type Env, Hono } from 'hono';
+import { readableJsonModule } from '../../export/readable-json.js';
 import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
 
 export { WebData } from './data.js';
@@ -31,6 +32,9 @@ export function assetsDir(): string {
   throw new Error(`threadbase web assets not found (looked in ${candidates.join(', ')})`);
 }
 
+/** The asset that is no file: readableJson, served from its TypeScript source. */
+export const READABLE_JSON_ASSET = 'readable-json.js';
+
 let cached: Map<string, string> | undefined;
 function loadAssets(): Map<string, string> {
   if (cached) return cached;
@@ -39,6 +43,8 @@ function loadAssets(): Map<string, string> {
   for (const name of readdirSync(dir)) {
     if (CONTENT_TYPES[extname(name)]) files.set(name, readFileSync(join(dir, name), 'utf8'));
   }
+  // made from the export's TypeScript, not kept twice (src/export/readable-json.ts)
+  files.set(READABLE_JSON_ASSET, readableJsonModule());
   cached = files;
   return files;
 }

@@ -1,5 +1,7 @@
 // One entry of a conversation as DOM: messages with their parts, tool calls folded with input
 // and output (diffs as diffs), thinking folded, images inline, compactions and summaries marked.
+// readable-json.js is no file here: the server makes it from src/export/readable-json.ts, which the HTML export uses too
+import { readableJson } from './readable-json.js';
 import { fmtCost, fmtTime, fmtTokens, h } from './util.js';
 
 const MAX_TEXT = 20000;
@@ -94,47 +96,6 @@ function toolInputView(input) {
     return h('pre', { class: 'code command' }, `$ ${input.command}`);
   }
   return longText(JSON.stringify(input, null, 2), 'code json');
-}
-
-/**
- * JSON a tool answered with, whose strings hold line breaks (Cline's read_files: `[{"query", "result":
- * "   1 | …\n   2 | …"}]`), which as JSON is one line of `\n`s: its keys and values one a line, each
- * string's lines as lines (`|`), as YAML writes them. Undefined for any other text, JSON without such
- * strings included (a file's own JSON shows as it is).
- */
-export function readableJson(text) {
-  const t = text.trim();
-  if (!/^[[{]/.test(t) || !t.includes('\\n')) return undefined;
-  let value;
-  try {
-    value = JSON.parse(t);
-  } catch {
-    return undefined;
-  }
-  const out = [];
-  let multiline = false;
-  // first: the prefix of the value's first line; rest: the indent of its further lines
-  const emit = (v, first, rest) => {
-    if (typeof v === 'string' && v.includes('\n')) {
-      multiline = true;
-      out.push(`${first}|`);
-      for (const line of v.replace(/\n$/, '').split('\n')) out.push(`${rest}${line}`);
-    } else if (Array.isArray(v) || (v && typeof v === 'object')) {
-      const items = Array.isArray(v) ? v.map((x) => ['- ', x]) : Object.entries(v).map(([k, x]) => [`${k}: `, x]);
-      if (!items.length) {
-        out.push(`${first}${Array.isArray(v) ? '[]' : '{}'}`);
-        return;
-      }
-      // at the top or after a dash the first item goes on that line; after a key, on the next
-      const inline = first.trim() === '' || first.endsWith('- ');
-      if (!inline) out.push(first.trimEnd());
-      items.forEach(([head, x], i) => {
-        emit(x, `${i === 0 && inline ? first : rest}${head}`, `${rest}  `);
-      });
-    } else out.push(`${first}${v === null ? 'null' : String(v)}`);
-  };
-  emit(value, '', '');
-  return multiline ? out.join('\n') : undefined;
 }
 
 /** Tool output: a diff as a diff, JSON with multi-line strings readable (readableJson), else as it is. */
