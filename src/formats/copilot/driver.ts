@@ -14,13 +14,11 @@ import type {
   SessionFilter,
   SourceUnit,
   UnitRead,
-  UsageTotals,
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { summarizeUsage, totalUsage } from '../../model/usage.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
@@ -167,19 +165,6 @@ export class CopilotDriver extends DriverBase {
       }
     }
     return undefined;
-  }
-
-  /** The usage of the sessions listed, a run's once: its session (or the run it ran in) holds its events too. */
-  override async usage(filter?: SessionFilter): Promise<UsageTotals> {
-    const listed = await this.listSessions(filter);
-    const ids = new Set(listed.map((s) => s.id));
-    const summaries = [];
-    for (const info of listed) {
-      if (info.parentId && ids.has(info.parentId)) continue;
-      const s = await this.getSession(info.id);
-      if (s) summaries.push(summarizeUsage(s.entries));
-    }
-    return totalUsage(summaries);
   }
 
   /**
