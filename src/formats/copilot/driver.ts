@@ -61,6 +61,12 @@ function workspaceVersion(loc: Located): string {
   }
 }
 
+/** The id of the session an events file holds: its folder's name (`<id>/events.jsonl`), else its own (`<id>.jsonl`). */
+function sessionIdOfFile(events: string): string | undefined {
+  if (basename(events) === 'events.jsonl') return basename(dirname(events));
+  return events.endsWith('.jsonl') ? basename(events).slice(0, -'.jsonl'.length) : undefined;
+}
+
 /** A sub-agent run's unit key: its file's, this, its agentId. */
 const RUN_KEY = '#run:';
 
@@ -353,9 +359,17 @@ export class CopilotDriver extends DriverBase {
     return { ...info, ...(child.title ? { title: child.title } : {}), ...said };
   }
 
-  /** `copilot --resume <id>` (Copilot CLI finds the session by id wherever it runs). */
+  /**
+   * `copilot --resume=<id>` (Copilot CLI finds the session by id wherever it runs). A sub-agent run's is
+   * its session's: Copilot CLI knows no run by its agentId ("No session, task, or name matched"), and the
+   * session it resumes holds the run (what it sends is the session's main chain, the run's result in it).
+   */
   resumeCommand(session: SessionInfo): string {
     const { COPILOT_HOME } = this.env.env;
-    return resumeCommandLine(session.project, { COPILOT_HOME }, `copilot --resume=${shellQuote(session.id)}`);
+    const id =
+      (session.parentId && session.path ? sessionIdOfFile(session.path) : undefined) ??
+      this.runs.get(session.id)?.sessionId ??
+      session.id;
+    return resumeCommandLine(session.project, { COPILOT_HOME }, `copilot --resume=${shellQuote(id)}`);
   }
 }
