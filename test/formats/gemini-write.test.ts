@@ -14,7 +14,12 @@ import { convertSession, sessionAlongPath } from '../../src/convert/session.js';
 import { INTERRUPTED_RESPONSE_PLACEHOLDER } from '../../src/formats/gemini/context.js';
 import { chatFileName } from '../../src/formats/gemini/driver.js';
 import { NO_RESULT } from '../../src/formats/gemini/encode.js';
-import { contextToGeminiContents, encodeChatRecords, GeminiDriver } from '../../src/formats/gemini/index.js';
+import {
+  contextToGeminiContents,
+  contextToGeminiRequest,
+  encodeChatRecords,
+  GeminiDriver,
+} from '../../src/formats/gemini/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { buildContext, type Context } from '../../src/model/tree.js';
@@ -254,6 +259,22 @@ describe('gemini: writing chats', () => {
     expect(contents).toHaveLength(4);
   });
 
+  it("context --format gemini: the request body, with the source's system prompt as systemInstruction", async () => {
+    // a codex session's context carries codex's base instructions as its system prompt
+    const r = await runCli(env, ['context', '01a2049f', '--source', 'codex', '--format', 'gemini', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const body = JSON.parse(r.out) as { systemInstruction?: unknown; contents: unknown[] };
+    const sources = new Sources(env);
+    const ctx = await sources.driver('codex').getContext('01a2049f-112d-7912-ae95-4f258b998a24');
+    await sources.close();
+    expect(ctx.system).toMatch(/^You are a coding agent running in the Codex CLI/);
+    // as Gemini CLI sends its own (a string to @google/genai: one user-role Content)
+    expect(body.systemInstruction).toEqual({ role: 'user', parts: [{ text: ctx.system }] });
+    expect(body.contents).toEqual(contextToGeminiContents(ctx));
+    // without a system prompt there is no systemInstruction
+    expect(contextToGeminiRequest({ messages: ctx.messages })).toEqual({ contents: contextToGeminiContents(ctx) });
+  });
+
   it('convert --to gemini through the CLI: the losses are said', async () => {
     const r = await runCli(env, ['convert', '0afea31a', '--source', 'claude', '--to', 'gemini', '--json']);
     expect(r.code, r.err).toBe(0);
@@ -268,7 +289,7 @@ describe('gemini: writing chats', () => {
     const ctx = await runCli(env, ['context', written.id, '--format', 'gemini', '--json']);
     expect(ctx.code, ctx.err).toBe(0);
     const back = (await new GeminiDriver(env).getSession(written.id)) as Session;
-    expect(JSON.parse(ctx.out)).toEqual(contextToGeminiContents(buildContext(back)));
+    expect(JSON.parse(ctx.out)).toEqual({ contents: contextToGeminiContents(buildContext(back)) });
     const viaLib = await convertSession((await sourceSessions()).find((s) => s.id.startsWith('9f7f5cd3')) as Session, {
       to: 'gemini',
       env,

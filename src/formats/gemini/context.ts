@@ -122,6 +122,24 @@ export function contextToGeminiContents(ctx: Context): JsonObject[] {
   return out;
 }
 
+/** The body of the generateContent request Gemini CLI makes: its `contents`, and the system prompt where there is one. */
+export interface GeminiRequestBody {
+  systemInstruction?: { role: 'user'; parts: { text: string }[] };
+  contents: JsonObject[];
+}
+
+/**
+ * A context as the body of the generateContent request a resumed Gemini CLI sends
+ * (`threadbase context --format gemini`): the context's system prompt as `systemInstruction`, which
+ * Gemini CLI gives @google/genai as a string and so sends as a user-role Content of one text part,
+ * and the `contents` of contextToGeminiContents.
+ */
+export function contextToGeminiRequest(ctx: Context): GeminiRequestBody {
+  const contents = contextToGeminiContents(ctx);
+  if (ctx.system === undefined || ctx.system === '') return { contents };
+  return { systemInstruction: { role: 'user', parts: [{ text: ctx.system }] }, contents };
+}
+
 /** A recorded functionResponse part as sent again (its id cut as the call's). */
 function resentPart(q: JsonObject, cut: (id: string, name: string) => string): JsonObject {
   const fr = q.functionResponse;
