@@ -10,8 +10,8 @@
  * - the session Continue saved is converted back into Claude Code with nothing of it lost;
  * - `threadbase handoff --to continue` prints the command that does it;
  * - sessions cn wrote itself (test/fixtures/continue: its compactions, answers that came with thinking)
- *   and the items it never writes (thinking, tool, system), forked by cn: what it sends is threadbase's
- *   context of them; a thinking item threadbase writes again is sent as cn sends its own.
+ *   and the items it never writes (thinking, tool, system, calls without a state), forked by cn: what
+ *   it sends is threadbase's context of them; a thinking item threadbase writes again is sent as cn sends its own.
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -115,11 +115,11 @@ function requestItems(messages: AnthropicMessage[]): string[] {
 }
 
 describe.each([
-  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
-  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
-  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
-  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true },
-])('a $from session converted into Continue ($probe)', ({ from, id, probe, calls }) => {
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, compacted: false },
+  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false, compacted: true },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true, compacted: false },
+  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true, compacted: false },
+])('a $from session converted into Continue ($probe)', ({ from, id, probe, calls, compacted }) => {
   let forked: SessionInfo;
   let source: string[];
   it('is resumed by the real cn with every turn, tool call and result of the source', async () => {
@@ -132,7 +132,15 @@ describe.each([
     const sent = requestItems(requestEndingWith(home, probe).messages);
     source = contextItems(await readContext(home, from, id), { trimResults: true });
     expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
-    expectInOrder(sent, [...source, `user:${probe}`]);
+    const compaction = (await readSession(home, 'continue', written.id)).entries.find((e) => e.kind === 'compaction');
+    const summary = compaction?.kind === 'compaction' ? compaction.summary : undefined;
+    expect(summary !== undefined).toBe(compacted);
+    // the source's compaction summary, which cn sends as its own: the model's turn
+    const asSent = source.map((s) =>
+      summary !== undefined && s === `user:${summary.trim()}` ? `assistant:${summary.trim()}` : s,
+    );
+    if (compacted) expect(asSent).not.toEqual(source);
+    expectInOrder(sent, [...asSent, `user:${probe}`]);
     // what Continue sent is threadbase's context of the written session, and the probe
     expect(sent).toEqual([
       ...contextItems(await readContext(home, 'continue', written.id), { trimResults: true }),
@@ -146,6 +154,17 @@ describe.each([
       ...sent,
       `assistant:ok: ${probe}`,
     ]);
+    if (summary === undefined) return;
+    // the summary is cn's own: sent first as the model's turn, kept by cn in its fork as its summary item
+    const first = requestEndingWith(home, probe).messages[0];
+    expect(first?.role).toBe('assistant');
+    expect(requestItems([first as AnthropicMessage])[0]).toBe(`assistant:${summary.trim()}`);
+    const saved = JSON.parse(await fs.readFile(forked.path as string, 'utf8')) as { history: Record<string, unknown>[] };
+    expect(saved.history[0]).toMatchObject({
+      message: { role: 'assistant', content: summary },
+      contextItems: [],
+      conversationSummary: summary,
+    });
   }, 180_000);
 
   it('goes back into Claude Code with nothing lost and Continue’s new turn', async () => {
@@ -210,6 +229,7 @@ describe.each([
   { fixture: 'real-1.5.47-compaction', id: '2be41ead-57d7-4041-9dd7-29887c24312c', probe: 'probe after a compaction mid-turn' },
   { fixture: 'real-1.5.47-thinking', id: 'c337f930-cc2c-4039-b0b7-22e993c66754', probe: 'probe after answers with thinking' },
   { fixture: 'items-resumed-by-cn', id: '11111111-2222-4333-8444-555555555555', probe: 'probe thinking, tool and system items' },
+  { fixture: 'calls-without-states', id: '33333333-2222-4333-8444-555555555555', probe: 'probe calls without states' },
 ])('a Continue session of $fixture ($id)', ({ fixture, id, probe }) => {
   it('is resumed by the real cn --fork with what threadbase’s context of it says', async () => {
     await placeFixtureSession(fixture, id);

@@ -273,6 +273,43 @@ describe('Continue CLI: thinking, tool and system items', () => {
     ]);
   });
 
+  it('calls whose item has no state for them, as the real cn sends them on --fork: no result at all (not "Tool cancelled"); written so again', async () => {
+    const { driver, sent } = await realFixture('calls-without-states');
+    const id = '33333333-2222-4333-8444-555555555555';
+    const s = (await driver.getSession(id)) as Session;
+    expect(sentBefore(sent, id)).toEqual([
+      'user:list files',
+      'assistant:looking',
+      'call:call_x:Bash:{"command":"ls"}',
+      'user:never mind, show both',
+      'call:call_y:Bash:{"command":"cat a.txt"}',
+      'call:call_z:Bash:{"command":"cat b.txt"}',
+      'result:call_z:B',
+      'assistant:only b',
+      'call:call_w:Bash:{"command":"pwd"}',
+    ]);
+    expect(items(continueContext(s))).toEqual(sentBefore(sent, id));
+    // read as calls without a result
+    expect(buildContext(s).messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : [])))).toEqual(
+      ['call_z'],
+    );
+    // written again: still no state for them, so cn still sends them no result
+    const writer = new ContinueDriver({ home: join(dir, 'writes-stateless'), env: {} });
+    const info = await writer.writeSession(s);
+    const back = (await writer.getSession(info.id)) as Session;
+    expect(items(continueContext(back))).toEqual(sentBefore(sent, id));
+    const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as {
+      history: { toolCallStates?: { toolCallId: string }[] }[];
+    };
+    expect(doc.history.map((h) => h.toolCallStates?.map((t) => t.toolCallId))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      ['call_z'],
+      undefined,
+    ]);
+  });
+
   it('writes a thinking item read from Continue as a thinking item again: read back the same, the same context', async () => {
     const { driver: real } = await realFixture('items-resumed-by-cn');
     const source = (await real.getSession('11111111-2222-4333-8444-555555555555')) as Session;
@@ -285,7 +322,16 @@ describe('Continue CLI: thinking, tool and system items', () => {
     const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as {
       history: { message: { role: string; content: unknown } }[];
     };
-    expect(doc.history.map((h) => h.message.role)).toEqual(['user', 'thinking', 'assistant', 'user', 'assistant', 'assistant']);
+    // the call without a state is written so again, its result the tool item it was
+    expect(doc.history.map((h) => h.message.role)).toEqual([
+      'user',
+      'thinking',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     expect(doc.history[1]?.message.content).toBe('pondering the greeting');
   });
 });
@@ -352,14 +398,22 @@ describe('Continue CLI: sessions threadbase writes', () => {
     const info = await driver.writeSession(session);
     const back = (await driver.getSession(info.id)) as Session;
     expect(back.entries.map(({ raw: _r, rawSource: _s, ...e }) => e)).toEqual(session.entries);
+    // the summary an assistant turn, as cn sends its own
     expect(items(continueContext(back))).toEqual([
-      'user:we listed',
+      'assistant:we listed',
       'call:c1:Bash:{"command":"ls"}',
       'result:c1:a.txt',
       'user:go on',
     ]);
     // what Continue sends: every item of the file (the summary, the kept call again with its result, the prompt)
-    const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as { history: { message: { role: string } }[] };
-    expect(doc.history.map((h) => h.message.role)).toEqual(['user', 'assistant', 'user']);
+    const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as { history: Record<string, unknown>[] };
+    expect(doc.history.map((h) => (h.message as { role: string }).role)).toEqual(['assistant', 'assistant', 'user']);
+    // the summary item as cn writes its own compaction (real-1.5.47-compaction)
+    const { threadbase: _kept, ...summaryItem } = doc.history[0] as Record<string, unknown>;
+    expect(summaryItem).toEqual({
+      message: { role: 'assistant', content: 'we listed' },
+      contextItems: [],
+      conversationSummary: 'we listed',
+    });
   });
 });

@@ -1,20 +1,21 @@
 /**
  * What the Continue CLI sends on resume, in the model's terms (convertFromUnifiedHistory in its core,
  * 1.5.47, checked against the requests the real cn sent): every item's message (its summary item too,
- * its own an assistant turn, threadbase's a user turn; its CLI sends the history before a summary as
+ * an assistant turn, as threadbase writes one too; its CLI sends the history before a summary as
  * well, though its own compaction leaves none), a user's context items before its text, then one
- * result per call of an assistant's item, in the order of its calls, its outputs' texts joined ("Tool
- * cancelled" for a call without output); a `tool` item as its result. A `thinking` item's content goes
- * as the model's text (a redacted one has none); thinking of any other origin and system messages are
+ * result per state of an assistant's item's calls, in the order of its calls, its outputs' texts
+ * joined ("Tool cancelled" for a state without output; a call with no state gets no result, cn goes
+ * by the states); a `tool` item as its result where it stands. A `thinking` item's content goes as
+ * the model's text (a redacted one has none); thinking of any other origin and system messages are
  * never sent (cn sends its own system prompt first; the Anthropic adapter takes only the first system
  * message). Registered as Continue's ResumeContext.
  */
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultPart } from '../../model/types.js';
-import { isObject } from './history.js';
+import { isObject, NO_STATE } from './history.js';
 
-/** Continue's output for a call that has none (convertFromUnifiedHistory). */
+/** Continue's output for a call whose state has none (convertFromUnifiedHistory). */
 export const TOOL_CANCELLED = 'Tool cancelled';
 
 function resultText(r: ToolResultPart): string {
@@ -46,6 +47,8 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
   const results = new Map<string, ToolResultPart>();
   for (const m of ctx.messages) for (const p of m.parts) if (p.type === 'tool_result') results.set(p.callId, p);
   const placed = new Set<string>();
+  /** calls whose item has no state for them (history.ts) */
+  const stateless = new Set<string>();
   const out: Message[] = [];
   for (const given of ctx.messages) {
     if (given.role === 'system') continue;
@@ -64,7 +67,15 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
       if (parts.length === 0) continue;
       const { usage: _u, ...rest } = m;
       out.push({ ...rest, parts });
-      const calls = parts.flatMap((p) => (p.type === 'tool_call' ? [p] : []));
+      const calls = parts.flatMap((p) => {
+        if (p.type !== 'tool_call') return [];
+        // no state on its item: cn sends no result for it; a `tool` item's result goes where it stands
+        if (p.meta?.[NO_STATE]) {
+          stateless.add(p.id);
+          return [];
+        }
+        return [p];
+      });
       if (calls.length === 0) continue;
       out.push({
         role: 'tool',
@@ -77,11 +88,17 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
       continue;
     }
     // results went with their calls; one without its call is the text it was written as
+    const ownResults: ToolResultPart[] = [];
     const parts = given.parts.flatMap((p): Part[] => {
       if (p.type !== 'tool_result') return [p];
       if (placed.has(p.callId)) return [];
+      if (stateless.has(p.callId)) {
+        ownResults.push({ type: 'tool_result', callId: p.callId, ...(p.name ? { name: p.name } : {}), content: resultText(p) });
+        return [];
+      }
       return [{ type: 'text', text: `[tool result for ${p.callId}]\n${resultText(p)}` }];
     });
+    if (ownResults.length) out.push({ role: 'tool', parts: ownResults });
     const sent = userParts(parts);
     if (sent.length) out.push({ role: 'user', parts: sent });
   }

@@ -4,15 +4,16 @@
  * Continue keeps an item's fields it does not know when it rewrites the file, so each item keeps the
  * model entries it was written from in `threadbase` (read back instead of the item); entries Continue
  * has no item for (thinking, system messages, model changes, labels, metadata) go with the next item;
- * thinking read from Continue's own `thinking` items is written as such again (cn sends its text).
- * The last compaction is Continue's own summary item (`conversationSummary`), written as the user turn
- * threadbase's context has for it, the entries before it kept on it and not written as items (Continue
- * 1.5.47 sends every item of the history, a summary's index notwithstanding), the messages it kept
- * written again after it (copies the reader passes over).
+ * thinking read from Continue's own `thinking` items is written as such again (cn sends its text), so
+ * is a call read without its state (cn sends it no result; a result of its own is a `tool` item).
+ * The last compaction is Continue's own summary item (`conversationSummary`), written as cn writes its
+ * own (an assistant item, which cn sends as such), the entries before it kept on it and not written as
+ * items (Continue 1.5.47 sends every item of the history, a summary's index notwithstanding), the
+ * messages it kept written again after it (copies the reader passes over).
  */
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { CompactionEntry, Entry, Message, Part, ToolResultPart, Usage } from '../../model/types.js';
-import type { JsonObject } from './history.js';
+import { type JsonObject, NO_STATE } from './history.js';
 
 export interface EncodedContinueSession {
   doc: JsonObject;
@@ -84,6 +85,8 @@ export function encodeContinueSession(
   let pending: Entry[] = [];
   /** each call's state object, by call id, for its result to land in */
   const states = new Map<string, JsonObject>();
+  /** calls written without a state (as read from Continue): a result of theirs is a `tool` item */
+  const stateless = new Set<string>();
   let droppedMedia = 0;
   let orphans = 0;
   let lastAssistant: { item: Item; responseId?: string } | undefined;
@@ -122,12 +125,17 @@ export function encodeContinueSession(
       for (const c of calls) {
         const call = { id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } };
         toolCalls.push(call);
+        // a call read from a Continue item without its state: written so again (cn sends it no result)
+        if (c.meta?.[NO_STATE]) {
+          stateless.add(c.id);
+          continue;
+        }
         const state: JsonObject = { toolCallId: c.id, toolCall: call, status: 'generated', parsedArgs: c.input };
         toolStates.push(state);
         states.set(c.id, state);
       }
       msg.toolCalls = toolCalls;
-      item.toolCallStates = toolStates;
+      if (toolStates.length) item.toolCallStates = toolStates;
     }
     const usage = continueUsage(m.usage, m.model);
     if (usage && !msg.usage) msg.usage = usage;
@@ -153,9 +161,9 @@ export function encodeContinueSession(
     return rest;
   };
 
-  const writeUser = (parts: readonly Part[], e: Entry | undefined, extra: JsonObject = {}) => {
+  const writeUser = (parts: readonly Part[], e: Entry | undefined) => {
     const content = userContent(parts);
-    push({ message: { role: 'user', content }, contextItems: [], editorState: content, ...extra }, e);
+    push({ message: { role: 'user', content }, contextItems: [], editorState: content }, e);
   };
 
   /** The messages a compaction kept (before it on the path), written again after its summary: copies the reader passes over. */
@@ -206,23 +214,32 @@ export function encodeContinueSession(
         return;
       }
       lastAssistant = undefined;
-      const rest = placeResults(m);
+      const all = placeResults(m);
+      // results of calls without a state: `tool` items, as Continue's own were read (cn sends them where they stand)
+      const ownResults = all.flatMap((p) => (p.type === 'tool_result' && stateless.has(p.callId) ? [p] : []));
+      const rest = all.filter((p) => !(p.type === 'tool_result' && stateless.has(p.callId)));
       const texts = rest.filter((p) => p.type === 'text' || p.type === 'image');
       orphans += rest.filter((p) => p.type === 'tool_result').length;
       const orphanText = rest.flatMap((p) =>
         p.type === 'tool_result' ? [`[tool result for ${p.callId}]\n${resultText(p).text}`] : [],
       );
-      if (texts.length || orphanText.length)
-        writeUser([...texts, ...orphanText.map((text): Part => ({ type: 'text', text }))], e);
-      else {
-        // results only: kept on the item of their call
-        keptOnLast(e);
-      }
+      const userTurn = texts.length > 0 || orphanText.length > 0;
+      ownResults.forEach((p, k) => {
+        const { text, dropped } = resultText(p);
+        droppedMedia += dropped;
+        // the entry is kept on the last item written for it
+        const owner = !userTurn && k === ownResults.length - 1 ? e : undefined;
+        push({ message: { role: 'tool', content: text, toolCallId: p.callId }, contextItems: [] }, owner);
+      });
+      if (userTurn) writeUser([...texts, ...orphanText.map((text): Part => ({ type: 'text', text }))], e);
+      // results only: kept on the item of their call (on their last tool item, if any, above)
+      else if (ownResults.length === 0) keptOnLast(e);
       return;
     }
     lastAssistant = undefined;
     if (e.kind === 'compaction' && i === lastCompaction) {
-      writeUser([{ type: 'text', text: e.summary }], e, { conversationSummary: e.summary });
+      // as cn writes its own summary (compaction.ts): an assistant item, so cn sends it as its own
+      push({ message: { role: 'assistant', content: e.summary }, contextItems: [], conversationSummary: e.summary }, e);
       writeKept(e, path.slice(0, i));
       return;
     }

@@ -136,6 +136,9 @@ function keptEntries(item: JsonObject): Entry[] | undefined {
   );
 }
 
+/** A tool call's meta flag: its Continue item has no state for it, so cn sends no result for it. */
+export const NO_STATE = 'continueWithoutState';
+
 /** An entry before its id and link are given. */
 type Unlinked = Omit<MessageEntry, 'id' | 'parentId'> | Omit<CompactionEntry, 'id' | 'parentId'>;
 
@@ -180,9 +183,12 @@ function entriesOfItem(item: JsonObject, time: string, autoContinued: boolean): 
       ...(cost !== undefined ? { cost } : {}),
     };
     const names = new Map(calls.map((c) => [c.id, c.name]));
-    const results = (Array.isArray(item.toolCallStates) ? item.toolCallStates : [])
-      .filter(isObject)
-      .flatMap((s) => resultOf(s, names.get(str(s.toolCallId) ?? '')) ?? []);
+    const states = (Array.isArray(item.toolCallStates) ? item.toolCallStates : []).filter(isObject);
+    const stated = new Set(states.map((s) => s.toolCallId));
+    // cn sends a result only for a call that has a state ('Tool cancelled' for one without output):
+    // a call without one goes unanswered (convertFromUnifiedHistory; seen, calls-without-states)
+    for (const c of calls) if (!stated.has(c.id)) c.meta = { ...c.meta, [NO_STATE]: true };
+    const results = states.flatMap((s) => resultOf(s, names.get(str(s.toolCallId) ?? '')) ?? []);
     const out: Unlinked[] = [{ ...base, kind: 'message', message }];
     if (results.length) out.push({ timestamp: time, kind: 'message', message: { role: 'tool', parts: results } });
     return out;
