@@ -1,10 +1,13 @@
 /**
- * Threads threadbase writes into a CODEX_HOME whose state database the real codex 0.169 made, read
+ * Threads threadbase writes into a CODEX_HOME whose state database the real codex (0.171) made, read
  * and resumed by the real codex:
- * - a copy of a codex 0.169 thread gets the row's `history_mode` codex gives its own ('paginated', as
- *   the rollout's session_meta says): codex's app-server reads its turns (`thread/read` with turns)
- *   as the original's; with 'legacy' it refused ("list_turns is not supported yet") until a resume
- *   rewrote the row;
+ * - a copy of a codex thread gets the row's `history_mode` codex gives its own ('paginated', as the
+ *   rollout's session_meta says; with 'legacy' codex refused "list_turns is not supported yet" until a
+ *   resume rewrote the row), and the rows of codex's paginated-history projection
+ *   (thread_history_<n>.sqlite) that codex wrote for the original's records: its app-server lists the
+ *   copy's turns (`thread/read` with turns, `thread/turns/list`) before codex ever ran it, and codex
+ *   continues that projection when it resumes the copy; a copy with records whose projection
+ *   threadbase does not write (reasoning, a rollback) gets none and shows its turns after a resume;
  * - a sub-agent thread copied alone keeps its root thread's id as `session_id`, and codex resumes it
  *   in that session (the `session-id` header and `prompt_cache_key`) though no thread of that id is
  *   in this home: codex takes the id from the session_meta and looks it up nowhere.
@@ -68,8 +71,40 @@ interface ReadThread {
   turns: { status: string; items: { type: string }[] }[];
 }
 
+const shape = (t: ReadThread) => t.turns.map((turn) => [turn.status, turn.items.map((i) => i.type)]);
+
+interface Projection {
+  turns: (Record<string, unknown> & {
+    thread_id: string;
+    turn_id: string;
+    rollout_ordinal: number;
+    rollout_byte_offset: number;
+    rollout_end_ordinal: number;
+    rollout_end_byte_offset: number;
+  })[];
+  items: (Record<string, unknown> & { thread_id: string })[];
+  state: { next_rollout_byte_offset: number; next_rollout_ordinal: number } | undefined;
+}
+
+/** The rows of codex's paginated-history projection (thread_history_<n>.sqlite) for thread `id`. */
+function projection(id: string): Projection {
+  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+  const db = openDatabase(join(home.codexHome, file as string), { readonly: true });
+  try {
+    return {
+      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Projection['turns'],
+      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Projection['items'],
+      state: db
+        .prepare('SELECT next_rollout_byte_offset, next_rollout_ordinal FROM thread_history_projection_state WHERE thread_id = ?')
+        .get(id) as Projection['state'],
+    };
+  } finally {
+    db.close();
+  }
+}
+
 describe('real codex reads and resumes the threads threadbase wrote as its own', () => {
-  it("a copy's row says the history mode of codex's own rows; codex reads it, and after a resume its turns as the original's", async () => {
+  it("a copy's row says the history mode of codex's own rows, and codex's app-server lists its turns as the original's before and after a resume", async () => {
     // the thread codex recorded in this home (its row codex's own)
     const own = rows().find((r) => r.source === 'exec' && r.id !== TOP);
     if (!own) throw new Error('codex recorded no thread of its own');
@@ -83,16 +118,44 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     const read = async (id: string) =>
       ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
         .thread;
-    // read with turns (refused for a 'legacy' row of a paginated rollout); codex projects a paginated
-    // thread's turns into thread_history_<n>.sqlite as it writes, so the copy shows none before it runs
-    expect(await read(copy.id)).toMatchObject({ historyMode: 'paginated', turns: [] });
-    const shape = (t: ReadThread) => t.turns.map((turn) => [turn.status, turn.items.map((i) => i.type)]);
-    const original = shape(await read(own.id));
-    expect(original).toEqual([['completed', ['userMessage', 'agentMessage']]]);
+    // read with turns (refused for a 'legacy' row of a paginated rollout): codex reads a paginated
+    // thread's turns from its projection in thread_history_<n>.sqlite, which threadbase wrote as codex
+    // does for its own records, so the copy shows the original's turns before codex ever ran it
+    const original = await read(own.id);
+    expect(shape(original)).toEqual([['completed', ['userMessage', 'agentMessage']]]);
+    const copied = await read(copy.id);
+    expect(copied.historyMode).toBe('paginated');
+    expect(copied.turns).toEqual(original.turns);
+    const listed = async (id: string) =>
+      ((await codexAppServer(where(), [['thread/turns/list', { threadId: id }]])) as [{ data: unknown[] }])[0].data;
+    expect(await listed(copy.id)).toEqual(await listed(own.id));
+    // the rows themselves are codex's for the same records, at the copy's own places in its rollout
+    const ownRows = projection(own.id);
+    const copyRows = projection(copy.id);
+    const placeless = (p: Projection) => ({
+      turns: p.turns.map(({ thread_id, rollout_byte_offset, rollout_end_byte_offset, ...t }) => t),
+      items: p.items.map(({ thread_id, ...i }) => i),
+      nextOrdinal: p.state?.next_rollout_ordinal,
+    });
+    expect(placeless(copyRows)).toEqual(placeless(ownRows));
+    const copyBytes = readFileSync(copy.path as string);
+    expect(copyRows.state?.next_rollout_byte_offset).toBe(copyBytes.length);
+    for (const t of copyRows.turns) {
+      const started = JSON.parse(copyBytes.subarray(t.rollout_byte_offset).toString('utf8').split('\n')[0] as string);
+      expect(started).toMatchObject({ ordinal: t.rollout_ordinal, payload: { type: 'task_started', turn_id: t.turn_id } });
+      const ended = copyBytes.subarray(0, t.rollout_end_byte_offset).toString('utf8').trimEnd().split('\n').at(-1) as string;
+      expect(JSON.parse(ended)).toMatchObject({ ordinal: t.rollout_end_ordinal, payload: { type: 'task_complete' } });
+    }
+    // a copy with records whose projection threadbase does not know (the audit thread: reasoning, a
+    // rollback) gets none, and shows its turns once codex first resumes it
+    expect(projection(audit.id).state).toBeUndefined();
+    expect(await read(audit.id)).toMatchObject({ historyMode: 'paginated', turns: [] });
 
     await home.codex(['resume', copy.id, 'probe the copy']);
     expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe('paginated');
-    expect(shape(await read(copy.id))).toEqual([...original, ...original]);
+    // codex continued the projection threadbase wrote: the copied turn, then its own
+    expect(shape(await read(copy.id))).toEqual([...shape(original), ...shape(original)]);
+    expect((await read(copy.id)).turns[0]).toEqual(original.turns[0]);
   }, 180_000);
 
   it('a sub-agent thread copied alone resumes in its root thread session, a thread this home does not have', async () => {

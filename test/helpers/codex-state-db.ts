@@ -40,3 +40,27 @@ export async function codexStateHome(prefix: string): Promise<FixtureHome> {
 /** A rollout's first record's payload: its session_meta. */
 export const rolloutMeta = (path: string): Record<string, unknown> =>
   (JSON.parse(readFileSync(path, 'utf8').split('\n')[0] as string) as { payload: Record<string, unknown> }).payload;
+
+/**
+ * Tables of codex-cli 0.171.0's thread history database (`$CODEX_HOME/thread_history_1.sqlite`, its paginated
+ * threads' turns and items), as codex creates them, and its migrations table at the version it reaches (9).
+ */
+export const CODEX_0171_THREAD_HISTORY = `CREATE TABLE _sqlx_migrations (
+    version BIGINT PRIMARY KEY, description TEXT NOT NULL, installed_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    success BOOLEAN NOT NULL, checksum BLOB NOT NULL, execution_time BIGINT NOT NULL);
+  CREATE TABLE thread_turns (
+    thread_id TEXT NOT NULL, turn_id TEXT NOT NULL, rollout_ordinal INTEGER NOT NULL, status TEXT NOT NULL,
+    error_json TEXT, started_at INTEGER, completed_at INTEGER, duration_ms INTEGER, first_user_item_id TEXT,
+    final_agent_item_id TEXT, rollout_byte_offset INTEGER, rollout_end_ordinal INTEGER, rollout_end_byte_offset INTEGER,
+    root_turn_id TEXT, PRIMARY KEY (thread_id, turn_id));
+  CREATE UNIQUE INDEX idx_thread_turns_page ON thread_turns(thread_id, rollout_ordinal);
+  CREATE TABLE thread_items (
+    thread_id TEXT NOT NULL, turn_id TEXT NOT NULL, item_id TEXT NOT NULL, rollout_ordinal INTEGER NOT NULL,
+    created_at_ms INTEGER NOT NULL, item_json TEXT NOT NULL, item_type TEXT NOT NULL DEFAULT '',
+    updated_at_ordinal INTEGER NOT NULL DEFAULT 0, started_at_ms INTEGER, completed_at_ms INTEGER,
+    PRIMARY KEY (thread_id, turn_id, item_id));
+  CREATE UNIQUE INDEX idx_thread_items_page ON thread_items(thread_id, rollout_ordinal);
+  CREATE TABLE thread_history_projection_state (
+    thread_id TEXT PRIMARY KEY, next_rollout_byte_offset INTEGER NOT NULL, next_rollout_ordinal INTEGER NOT NULL);
+  INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+    VALUES (1, 'thread history', 1, x'00', 0), (9, 'realtime observation indexes', 1, x'00', 0);`;

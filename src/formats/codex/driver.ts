@@ -43,6 +43,7 @@ import {
   selectUserMessages,
   userTextItems,
 } from './history.js';
+import { recordThreadHistory } from './history-projection.js';
 import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, droppedCompactedTurns, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
@@ -351,6 +352,12 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     // codex 0.169 lists threads from its state database, not from the rollouts on disk
     const skipped = recordThread(this.home, written, file);
     if (skipped && skipped !== 'no state database') warnings.push(`not listed by codex resume --last: ${skipped}`);
+    // codex 0.171's app-server reads a paginated thread's turns from its projection, which it makes only as it writes
+    if (!skipped && isObject(written.raw) && isObject(written.raw.payload) && written.raw.payload.history_mode === 'paginated') {
+      const unprojected = recordThreadHistory(this.home, id, await fs.readFile(file));
+      if (unprojected?.startsWith('thread history database not'))
+        warnings.push(`codex app-server shows no turns until codex resumes it: ${unprojected}`);
+    }
     const { entries: _e, warnings: _w, raw: _r, ...info } = written;
     return warnings.length ? { ...info, meta: { ...info.meta, warnings } } : info;
   }

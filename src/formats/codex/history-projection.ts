@@ -1,0 +1,267 @@
+/**
+ * Codex 0.171 reads a paginated thread's turns (app-server `thread/read` with turns,
+ * `thread/turns/list`) from a projection in `$CODEX_HOME/thread_history_<n>.sqlite` (`thread_turns`,
+ * `thread_items`, `thread_history_projection_state`), which it makes from the rollout as it writes
+ * it, and never on reading: a rollout threadbase wrote shows no turns there until codex resumes it.
+ *
+ * So for a paginated rollout threadbase creates, the same rows are written as codex writes for its
+ * own records, checked against what codex 0.171 wrote for its own thread (agents test
+ * `codex-written-thread-state`). The projection codex makes is internal and changes often (nine
+ * schema migrations by 0.171, its items the app-server's `ThreadItem`s), so it is written only when
+ * every record of the rollout is one whose projection was checked (turn start and end, user and agent
+ * message items, records codex does not project) and the database is at the schema version checked;
+ * anything else (a tool call, reasoning, a compaction, a rollback, an aborted turn, another schema)
+ * writes nothing and the copy shows its turns once codex resumes it, as before.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { columnsOf, openDatabase } from '../shared/sqlite.js';
+import { isObject, str } from './items.js';
+
+/** The newest thread history database codex keeps in its home, if any. */
+export function threadHistoryDbPath(home: string): string | undefined {
+  let files: string[];
+  try {
+    files = readdirSync(home).filter((f) => /^thread_history_\d+\.sqlite$/.test(f));
+  } catch {
+    return undefined;
+  }
+  const newest = files.sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
+  return newest ? join(home, newest) : undefined;
+}
+
+/** The last migration of `thread_history_1.sqlite` in codex 0.171 ("realtime observation indexes"), the schema checked. */
+const CHECKED_MIGRATION = 9;
+
+const TURN_COLUMNS = [
+  'thread_id',
+  'turn_id',
+  'rollout_ordinal',
+  'status',
+  'error_json',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'first_user_item_id',
+  'final_agent_item_id',
+  'rollout_byte_offset',
+  'rollout_end_ordinal',
+  'rollout_end_byte_offset',
+  'root_turn_id',
+] as const;
+const ITEM_COLUMNS = [
+  'thread_id',
+  'turn_id',
+  'item_id',
+  'rollout_ordinal',
+  'created_at_ms',
+  'item_json',
+  'item_type',
+  'updated_at_ordinal',
+  'started_at_ms',
+  'completed_at_ms',
+] as const;
+const STATE_COLUMNS = ['thread_id', 'next_rollout_byte_offset', 'next_rollout_ordinal'] as const;
+
+type TurnRow = Record<(typeof TURN_COLUMNS)[number], string | number | null>;
+type ItemRow = Record<(typeof ITEM_COLUMNS)[number], string | number | null>;
+
+/** What codex 0.171 projects from one rollout: its turns, their items, and where it stopped. */
+export interface HistoryProjection {
+  turns: TurnRow[];
+  items: ItemRow[];
+  nextByteOffset: number;
+  nextOrdinal: number;
+}
+
+/** Records codex writes that its projection passes over (checked against codex 0.171's rows for its own thread). */
+const UNPROJECTED_RECORDS = new Set(['response_item', 'turn_context', 'world_state', 'token_usage_record']);
+const UNPROJECTED_EVENTS = new Set(['token_count', 'thread_settings_applied']);
+
+/** A user message item as the app-server's `ThreadItem` (`userMessage`), or undefined when not one checked. */
+function userMessageItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !['type', 'id', 'content', 'client_id'].includes(k))) return undefined;
+  const content = item.content;
+  if (!Array.isArray(content) || !content.every((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string'))
+    return undefined;
+  return { type: 'userMessage', id: item.id, clientId: str(item.client_id) ?? null, content };
+}
+
+/** An agent message item as the app-server's `ThreadItem` (`agentMessage`), or undefined when not one checked. */
+function agentMessageItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !['type', 'id', 'content', 'phase'].includes(k))) return undefined;
+  const content = item.content;
+  // one text part: what codex records for a message (several were not checked)
+  if (!Array.isArray(content) || content.length !== 1) return undefined;
+  const [part] = content;
+  if (!isObject(part) || part.type !== 'Text' || typeof part.text !== 'string') return undefined;
+  if (item.phase !== undefined && item.phase !== null) return undefined;
+  return {
+    type: 'agentMessage',
+    moderation: null,
+    id: item.id,
+    text: part.text,
+    phase: null,
+    memoryCitation: null,
+    delivery: null,
+    questions: null,
+  };
+}
+
+/**
+ * The projection codex 0.171 makes of `rollout` (the file's bytes) for thread `threadId`, or why
+ * there is none that threadbase can write as codex does.
+ */
+export function projectRollout(threadId: string, rollout: Buffer): HistoryProjection | string {
+  const turns: TurnRow[] = [];
+  const items: ItemRow[] = [];
+  let open: TurnRow | undefined;
+  let offset = 0;
+  let nextOrdinal = 0;
+  while (offset < rollout.length) {
+    const newline = rollout.indexOf(0x0a, offset);
+    if (newline < 0) return 'a rollout line without its newline';
+    const start = offset;
+    const end = newline + 1;
+    offset = end;
+    let record: unknown;
+    try {
+      record = JSON.parse(rollout.subarray(start, newline).toString('utf8'));
+    } catch {
+      return 'an unreadable rollout line';
+    }
+    if (!isObject(record) || typeof record.ordinal !== 'number' || record.ordinal !== nextOrdinal)
+      return 'a rollout record without its ordinal';
+    const ordinal = record.ordinal;
+    nextOrdinal = ordinal + 1;
+    const payload = isObject(record.payload) ? record.payload : {};
+    if (record.type === 'session_meta' && ordinal === 0) continue;
+    if (typeof record.type === 'string' && UNPROJECTED_RECORDS.has(record.type)) continue;
+    if (record.type !== 'event_msg') return `a ${String(record.type)} record`;
+    const event = str(payload.type) ?? '';
+    if (UNPROJECTED_EVENTS.has(event)) continue;
+    if (event === 'task_started') {
+      const turnId = str(payload.turn_id);
+      if (!turnId || open) return 'a turn started inside another';
+      open = {
+        thread_id: threadId,
+        turn_id: turnId,
+        rollout_ordinal: ordinal,
+        status: 'inProgress',
+        error_json: null,
+        started_at: typeof payload.started_at === 'number' ? payload.started_at : null,
+        completed_at: null,
+        duration_ms: null,
+        first_user_item_id: null,
+        final_agent_item_id: null,
+        rollout_byte_offset: start,
+        rollout_end_ordinal: null,
+        rollout_end_byte_offset: null,
+        root_turn_id: str(payload.root_turn_id) ?? turnId,
+      };
+      turns.push(open);
+      continue;
+    }
+    if (event === 'task_complete') {
+      if (!open || str(payload.turn_id) !== open.turn_id) return 'a turn completed that was not started';
+      open.status = 'completed';
+      open.started_at = typeof payload.started_at === 'number' ? payload.started_at : open.started_at;
+      open.completed_at = typeof payload.completed_at === 'number' ? payload.completed_at : null;
+      open.duration_ms = typeof payload.duration_ms === 'number' ? payload.duration_ms : null;
+      open.rollout_end_ordinal = ordinal;
+      open.rollout_end_byte_offset = end;
+      // codex's summary of the turn: its first user message and its last agent message
+      const own = items.filter((i) => i.turn_id === open?.turn_id);
+      open.first_user_item_id = own.find((i) => i.item_type === 'userMessage')?.item_id ?? null;
+      open.final_agent_item_id = own.filter((i) => i.item_type === 'agentMessage').at(-1)?.item_id ?? null;
+      open = undefined;
+      continue;
+    }
+    if (event === 'item_completed') {
+      const item = isObject(payload.item) ? payload.item : {};
+      if (!open || str(payload.turn_id) !== open.turn_id) return 'an item outside its turn';
+      const projected =
+        item.type === 'UserMessage' ? userMessageItem(item) : item.type === 'AgentMessage' ? agentMessageItem(item) : undefined;
+      const id = str(item.id);
+      const startedAt = typeof payload.started_at_ms === 'number' ? payload.started_at_ms : undefined;
+      const completedAt = typeof payload.completed_at_ms === 'number' ? payload.completed_at_ms : undefined;
+      if (!projected || !id || startedAt === undefined || completedAt === undefined)
+        return `a ${String(item.type)} item threadbase does not project`;
+      if (items.some((i) => i.item_id === id && i.turn_id === open?.turn_id)) return 'an item completed twice';
+      items.push({
+        thread_id: threadId,
+        turn_id: open.turn_id,
+        item_id: id,
+        rollout_ordinal: ordinal,
+        created_at_ms: startedAt,
+        item_json: JSON.stringify(projected),
+        item_type: String(projected.type),
+        updated_at_ordinal: ordinal,
+        started_at_ms: startedAt,
+        completed_at_ms: completedAt,
+      });
+      continue;
+    }
+    return `a ${event} event`;
+  }
+  if (open) return 'a turn still in progress';
+  return { turns, items, nextByteOffset: offset, nextOrdinal };
+}
+
+/**
+ * Writes codex's paginated-history projection of the rollout threadbase just created at `file`
+ * (`rollout`: its bytes) into codex's thread history database, in one transaction, when the database
+ * exists at the schema checked and holds nothing for the thread. Never creates the database, never
+ * touches another thread's rows. Returns why nothing was written, or undefined.
+ */
+export function recordThreadHistory(home: string, threadId: string, rollout: Buffer): string | undefined {
+  const dbFile = threadHistoryDbPath(home);
+  if (!dbFile) return 'no thread history database';
+  const projection = projectRollout(threadId, rollout);
+  if (typeof projection === 'string') return `not projected: ${projection}`;
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(dbFile, { fileMustExist: true, timeout: 2000 });
+  } catch (error) {
+    return `thread history database not opened: ${(error as Error).message}`;
+  }
+  try {
+    const version = (db.prepare('SELECT max(version) AS v FROM _sqlx_migrations WHERE success').get() as { v: number | null }).v;
+    if (version !== CHECKED_MIGRATION) return `thread history schema ${version} (checked: ${CHECKED_MIGRATION})`;
+    for (const [table, columns] of [
+      ['thread_turns', TURN_COLUMNS],
+      ['thread_items', ITEM_COLUMNS],
+      ['thread_history_projection_state', STATE_COLUMNS],
+    ] as const) {
+      const have = columnsOf(db, table);
+      const missing = columns.filter((c) => !have.has(c));
+      if (missing.length) return `unexpected ${table} schema (${missing.join(', ')})`;
+    }
+    const insertTurn = db.prepare(
+      `INSERT INTO thread_turns (${TURN_COLUMNS.join(', ')}) VALUES (${TURN_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    );
+    const insertItem = db.prepare(
+      `INSERT INTO thread_items (${ITEM_COLUMNS.join(', ')}) VALUES (${ITEM_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    );
+    const insertState = db.prepare(
+      'INSERT INTO thread_history_projection_state (thread_id, next_rollout_byte_offset, next_rollout_ordinal) VALUES (?, ?, ?)',
+    );
+    const existing = db.prepare(
+      'SELECT (SELECT count(*) FROM thread_history_projection_state WHERE thread_id = ?) + (SELECT count(*) FROM thread_turns WHERE thread_id = ?) + (SELECT count(*) FROM thread_items WHERE thread_id = ?) AS n',
+    );
+    return db
+      .transaction(() => {
+        // a thread codex (or an earlier write) already projected is not ours to write
+        if ((existing.get(threadId, threadId, threadId) as { n: number }).n > 0) return 'the thread already has a projection';
+        for (const t of projection.turns) insertTurn.run(t);
+        for (const i of projection.items) insertItem.run(i);
+        insertState.run(threadId, projection.nextByteOffset, projection.nextOrdinal);
+        return undefined;
+      })
+      .immediate();
+  } catch (error) {
+    return `thread history database not written: ${(error as Error).message}`;
+  } finally {
+    db.close();
+  }
+}
