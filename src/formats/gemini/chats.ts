@@ -12,6 +12,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { prefixOf } from '../../model/text.js';
 import { countMessages, firstUserLine } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
@@ -296,6 +297,26 @@ function markResent(entries: Entry[]): void {
   }
 }
 
+/**
+ * A sub-agent chat's title: its task, the first line of the prompt it was given (its first user turn,
+ * shortened as every title), as Gemini CLI shows a sub-agent by what it was asked. Its `summary` is no
+ * title: LocalAgentExecutor saves the complete_task result there (`{"response": …}` JSON); it stands in
+ * only for a chat without a user turn, its `response` taken out and shortened alike.
+ */
+function subagentTitle(firstLine: string | undefined, summary: string | undefined): string | undefined {
+  if (firstLine !== undefined || summary === undefined) return firstLine;
+  let text = summary;
+  try {
+    const v: unknown = JSON.parse(summary);
+    if (typeof v === 'string') text = v;
+    else if (isObject(v) && typeof v.response === 'string') text = v.response;
+  } catch {
+    // not JSON: the summary as it is
+  }
+  const line = text.trim().split('\n')[0]?.trim() ?? '';
+  return line ? prefixOf(line, 100) : undefined;
+}
+
 export async function readChat(file: string, where: ProjectDir): Promise<Session> {
   const warnings: ParseWarning[] = [];
   const state: ChatState = { meta: {}, records: new Map(), parents: new Map(), chain: [] };
@@ -345,16 +366,15 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
   const usage = summarizeUsage(entries);
   const parentDir = basename(dirname(file));
   const isSubagent = meta.kind === 'subagent' || parentDir !== 'chats';
+  const firstLine = firstUserLine(
+    entries.filter((e) => chainEntries.has(e.id)),
+    geminiInjected,
+  );
   return {
     id,
     source: SOURCE,
     project: where.project,
-    title:
-      str(meta.summary) ??
-      firstUserLine(
-        entries.filter((e) => chainEntries.has(e.id)),
-        geminiInjected,
-      ),
+    title: isSubagent ? subagentTitle(firstLine, str(meta.summary)) : (str(meta.summary) ?? firstLine),
     createdAt,
     updatedAt,
     messageCount: countMessages(entries.filter((e) => chainEntries.has(e.id))),

@@ -37,22 +37,46 @@ function subAgentFolder(loc: Located): string | undefined {
   return loc.kind === 'chat' && dir !== 'chats' ? dir : undefined;
 }
 
+/** Each chat's calls that ran a sub-agent: agent id → call id (ToolCallRecord.agentId), made once per read chat. */
+const spawnCallsOf = new WeakMap<Session, Map<string, string>>();
+
+function spawnCalls(s: Session): Map<string, string> {
+  let calls = spawnCallsOf.get(s);
+  if (!calls) {
+    calls = new Map();
+    for (const e of s.entries) {
+      if (e.kind !== 'message') continue;
+      for (const p of e.message.parts)
+        if (p.type === 'tool_call' && typeof p.meta?.agentId === 'string' && !calls.has(p.meta.agentId))
+          calls.set(p.meta.agentId, p.id);
+    }
+    spawnCallsOf.set(s, calls);
+  }
+  return calls;
+}
+
 /**
  * A sub-agent chat's parent and the call that ran it: the chat whose call carries its id
  * (ToolCallRecord.agentId), the main session of its folder or a sub-agent chat beside it (a sub-agent's
  * own sub-agent: Gemini CLI keeps every one under the main session, LocalAgentExecutor's
- * parentSessionId); else the folder's main session, no call named.
+ * parentSessionId); else the folder's main session, no call named. The candidates are looked at in
+ * order, each one's calls indexed once (a main chat that ran many sub-agents is not scanned for each).
  */
-function withSpawnCall(s: Session, candidates: readonly (Session | undefined)[]): Session {
+function withSpawnCall(s: Session, candidates: Iterable<Session | undefined>): Session {
   if (!s.parentId) return s;
   for (const c of candidates) {
     if (!c || c.id === s.id) continue;
-    const call = c.entries
-      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-      .find((p) => p.type === 'tool_call' && p.meta?.agentId === s.id);
-    if (call?.type === 'tool_call') return { ...s, parentId: c.id, parentToolCallId: call.id };
+    const callId = spawnCalls(c).get(s.id);
+    if (callId !== undefined) return { ...s, parentId: c.id, parentToolCallId: callId };
   }
   return s;
+}
+
+/** A digest of the sub-agent chats in one folder (their files, sizes and times), for the version of each of them. */
+function folderDigest(units: readonly SourceUnit[]): string {
+  const hash = createHash('sha256');
+  for (const u of units) hash.update(`${u.key}\0${u.size ?? ''}\0${u.mtimeMs ?? ''}\n`);
+  return hash.digest('hex').slice(0, 32);
 }
 
 /** Gemini CLI's project slug of a folder name (ProjectRegistry.slugify). */
@@ -79,7 +103,16 @@ export class GeminiDriver extends DriverBase {
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
   /** From the last listUnits: each session's file, and every file found */
-  private units: { bySession: Map<string, Located>; byFile: Map<string, Located> } | undefined;
+  private units:
+    | {
+        bySession: Map<string, Located>;
+        byFile: Map<string, Located>;
+        /** the chats of each sub-agent folder (`chats/<main id>/`) */
+        byFolder: Map<string, Located[]>;
+        /** per sub-agent folder, once asked: agent id → the session of the chat whose call ran it */
+        spawners: Map<string, Promise<Map<string, Session>>>;
+      }
+    | undefined;
   /** Chats this driver wrote whole (a sub-agent's call may be marked in them after: writeChildSession). */
   private readonly writtenHere = new Set<string>();
 
@@ -170,10 +203,15 @@ export class GeminiDriver extends DriverBase {
     const sessions = [...byId.values()];
     // a sub-agent's spawner is its folder's main session or a sub-agent chat in the same folder
     const inFolder = new Map<string, Session[]>();
-    for (const s of sessions)
-      if (s.parentId && s.path) inFolder.set(dirname(s.path), [...(inFolder.get(dirname(s.path)) ?? []), s]);
+    for (const s of sessions) {
+      if (!s.parentId || !s.path) continue;
+      const dir = dirname(s.path);
+      const beside = inFolder.get(dir);
+      if (beside) beside.push(s);
+      else inFolder.set(dir, [s]);
+    }
     return sessions.map((s) =>
-      withSpawnCall(s, s.parentId ? [byId.get(s.parentId), ...(s.path ? (inFolder.get(dirname(s.path)) ?? []) : [])] : []),
+      s.parentId ? withSpawnCall(s, [byId.get(s.parentId), ...(s.path ? (inFolder.get(dirname(s.path)) ?? []) : [])]) : s,
     );
   }
 
@@ -226,36 +264,80 @@ export class GeminiDriver extends DriverBase {
         bySession.set(u.sessionId, u);
     }
     const byFile = new Map(located.map((l) => [l.file, l]));
-    this.units = { bySession: new Map([...bySession].map(([id, u]) => [id, byFile.get(u.key) as Located])), byFile };
+    const byFolder = new Map<string, Located[]>();
+    const unitsByFolder = new Map<string, SourceUnit[]>();
+    for (const u of units) {
+      const loc = byFile.get(u.key) as Located;
+      if (subAgentFolder(loc) === undefined) continue;
+      const dir = dirname(u.key);
+      const locs = byFolder.get(dir);
+      if (locs) locs.push(loc);
+      else byFolder.set(dir, [loc]);
+      const us = unitsByFolder.get(dir);
+      if (us) us.push(u);
+      else unitsByFolder.set(dir, [u]);
+    }
+    this.units = {
+      bySession: new Map([...bySession].map(([id, u]) => [id, byFile.get(u.key) as Located])),
+      byFile,
+      byFolder,
+      spawners: new Map(),
+    };
+    // its spawner may be the folder's main chat or any sub-agent chat beside it: one digest of the folder, made once
+    const digests = new Map<string, string>();
     return [...bySession.values()].map((u) => {
       const loc = byFile.get(u.key) as Located;
       const parent = bySession.get(subAgentFolder(loc) ?? '');
-      // its spawner may be the folder's main chat or a sub-agent chat beside it: all of them
-      const beside = parent
-        ? units.filter((o) => o.key !== u.key && dirname(o.key) === dirname(u.key)).map((o) => [o.size, o.mtimeMs])
-        : [];
+      const dir = dirname(u.key);
+      let beside: string | null = null;
+      if (parent) {
+        beside = digests.get(dir) ?? folderDigest(unitsByFolder.get(dir) ?? []);
+        digests.set(dir, beside);
+      }
       return {
         ...u,
-        version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null, ...beside]),
+        version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null, beside]),
       };
     });
   }
 
-  /** For `threadbase sync`: one file read whole, not kept in the cache (a sub-agent's parent is). */
+  /**
+   * For `threadbase sync`: one file read whole, not kept in the cache (a sub-agent's parent is). A
+   * sub-agent's spawner is looked for in its folder's main chat first; only when that holds no call
+   * with its id are the chats beside it read, once per folder for the whole listing (spawnersIn).
+   */
   async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
     if (!this.units) await this.listUnits();
-    const units = this.units ?? { bySession: new Map<string, Located>(), byFile: new Map<string, Located>() };
-    const loc = units.byFile.get(unit.key) ?? (await this.locate()).find((l) => l.file === unit.key);
+    const units = this.units;
+    const loc = units?.byFile.get(unit.key) ?? (await this.locate()).find((l) => l.file === unit.key);
     if (!loc) return undefined;
     const session = loc.kind === 'chat' ? await readChat(loc.file, loc.where) : await readCheckpoint(loc.file, loc.where);
-    const parentLoc = session.parentId ? units.bySession.get(session.parentId) : undefined;
-    const beside = session.parentId
-      ? [...units.byFile.values()].filter((l) => l.file !== loc.file && dirname(l.file) === dirname(loc.file))
-      : [];
-    const candidates = await Promise.all(
-      [parentLoc, ...beside].map((l) => (l ? this.load(l).catch(() => undefined) : undefined)),
-    );
-    return { session: withSpawnCall(session, candidates) };
+    if (!session.parentId || !units) return { session };
+    const parentLoc = units.bySession.get(session.parentId);
+    const parent = parentLoc ? await this.load(parentLoc).catch(() => undefined) : undefined;
+    const byParent = withSpawnCall(session, [parent]);
+    if (byParent.parentToolCallId !== undefined) return { session: byParent };
+    const spawner = (await this.spawnersIn(dirname(loc.file))).get(session.id);
+    return { session: withSpawnCall(session, [spawner]) };
+  }
+
+  /** The sub-agent chats of one folder read once: agent id → the chat whose call ran it. */
+  private spawnersIn(dir: string): Promise<Map<string, Session>> {
+    const units = this.units;
+    if (!units) return Promise.resolve(new Map());
+    let found = units.spawners.get(dir);
+    if (!found) {
+      found = (async () => {
+        const out = new Map<string, Session>();
+        for (const l of units.byFolder.get(dir) ?? []) {
+          const c = await this.load(l).catch(() => undefined);
+          if (c) for (const agentId of spawnCalls(c).keys()) if (!out.has(agentId)) out.set(agentId, c);
+        }
+        return out;
+      })();
+      units.spawners.set(dir, found);
+    }
+    return found;
   }
 
   /**
