@@ -1,11 +1,14 @@
 /** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
 
+import { closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
 import { resolveEntryId } from '../model/tree.js';
 import type { ParseWarning, Session } from '../model/types.js';
 import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
+import { indexPath } from '../stores/index-sync/sync.js';
 
 export interface CliContext {
   env: DriverEnv;
@@ -98,6 +101,31 @@ export function resolveSessionEntry(session: Pick<Session, 'id' | 'source' | 'en
       throw new NotFoundError('entry', given, {}, `${session.source} session ${session.id}`);
     throw err;
   }
+}
+
+/**
+ * The local index's path ($THREADBASE_HOME/index.db) for a command that writes it (`sync`, `search`,
+ * `stats`), checked first: its directory made, and the file a regular one that opens for reading and
+ * writing (made when missing, as SQLite would). An unusable home (/proc, a file, a read-only place, an
+ * index.db that is a FIFO) is refused naming the path; SQLite said only "unable to open database file"
+ * or "disk I/O error". The commands that only read (`sessions`, `show`) never make the index and read
+ * the agents' files without it.
+ */
+export function writableIndexPath(ctx: CliContext): string {
+  const path = indexPath(ctx.env);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat && !stat.isFile()) throw new Error('not a regular file');
+    // O_RDWR: opening a FIFO so does not wait for a reader
+    closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT));
+  } catch (err) {
+    const home = ctx.env.env.THREADBASE_HOME ? `THREADBASE_HOME=${dirname(path)}` : `${dirname(path)} (HOME/.threadbase)`;
+    throw new Error(
+      `the index ${path} cannot be made or opened (${(err as Error).message}): ${home} must be a directory threadbase can write in`,
+    );
+  }
+  return path;
 }
 
 /** `--no-index` for the commands that open one session. */

@@ -75,15 +75,16 @@ export function shownEntry(e: Entry, all = false): boolean {
  * Draws the tree of the entries `show` lists. A hidden entry's children hang from its nearest shown
  * ancestor, so an agent's bookkeeping records (Claude Code writes several per turn, some as side
  * branches) neither show nor look like branches; a hidden current leaf marks its nearest shown ancestor.
+ * `at` (`show --tree --at`): that entry is shown, even a hidden one, and marked.
  */
-export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { all?: boolean } = {}): string {
+export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { all?: boolean; at?: string } = {}): string {
   const index = indexEntries(session.entries);
   const memo = new Map<string, string | null>();
   const nearestShown = (id: string | null): string | null =>
     opts.all ? (id !== null && index.byId.has(id) ? id : null) : nearestConversationEntry(index, id, memo);
   const children = new Map<string | null, Entry[]>();
   for (const e of session.entries) {
-    if (!shownEntry(e, opts.all)) continue;
+    if (!shownEntry(e, opts.all) && e.id !== opts.at) continue;
     const parent = e.parentId === null ? null : nearestShown(e.parentId);
     const list = children.get(parent) ?? [];
     list.push(e);
@@ -105,7 +106,8 @@ export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { a
     if (seen.has(e.id)) continue;
     seen.add(e.id);
     const kids = children.get(e.id) ?? [];
-    const mark = e.id === leaf ? ' ← current' : '';
+    const marks = [e.id === leaf ? 'current' : '', e.id === opts.at ? '--at' : ''].filter(Boolean);
+    const mark = marks.length ? ` ← ${marks.join(', ')}` : '';
     lines.push(`${lead}${short.get(e.id)} ${describeEntry(e)}${mark}`);
     for (let i = kids.length - 1; i >= 0; i--) {
       const k = kids[i] as Entry;

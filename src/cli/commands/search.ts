@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
-import { type CliContext, colorOnStdout, printJson, warnIfNeverSynced, warnParse } from '../io.js';
+import { type CliContext, colorOnStdout, printJson, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
 import {
   agentOption,
   checkTimeWindow,
@@ -50,6 +50,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         },
       ) => {
         checkTimeWindow(opts.since, opts.until);
+        writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
           ...(opts.source ? { formats: [opts.source] } : {}),

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
-import { type CliContext, untilStopped, warn } from '../io.js';
+import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
 import { existingFileOption, portOption, positiveIntOption } from '../options.js';
 
 interface ServeFlags {
@@ -58,6 +58,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const { openServerStores, startServer } = await import('../../server/index.js');
       // as `stats` prices: the bundled table under $THREADBASE_HOME/prices.json, or --prices; a bad file stops here
       const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
+      if (!opts.db) writableIndexPath(ctx);
       const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
       const server = await startServer({
         store: stores.store,

@@ -5,6 +5,26 @@ import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
 import { agentOption, positiveIntOption, projectOption, sinceOption } from '../options.js';
 import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
+/**
+ * `sessions` found none: one line on stderr saying so and where it looked (each agent's place under
+ * HOME, and the variables that move one), as an empty answer read as a hang or a broken install;
+ * stdout stays empty for a pipe.
+ */
+function noSessionsLine(ctx: CliContext, opts: { source?: string; project?: string; since?: string }): string {
+  const agents = opts.source ? [opts.source] : ctx.sources().names();
+  const agentVariable = new RegExp(
+    `^(?:(?:${agents.map((a) => a.toUpperCase()).join('|')})_(?:[A-Z_]*_)?(?:HOME|DIR|DB)|XDG_DATA_HOME|XDG_CONFIG_HOME)$`,
+  );
+  const moved = Object.entries(ctx.env.env)
+    .filter(([name, value]) => value && agentVariable.test(name))
+    .map(([name, value]) => `${name}=${value}`)
+    .sort();
+  const filters = [opts.project ? `--project ${opts.project}` : '', opts.since ? `--since ${opts.since}` : ''].filter(Boolean);
+  const what = `no ${opts.source ? `${opts.source} ` : ''}sessions${filters.length ? ` match ${filters.join(' ')}` : ' found'}`;
+  const where = `looked where ${agents.join(', ')} ${agents.length > 1 ? 'keep' : 'keeps'} them under ${ctx.env.home}`;
+  return `threadbase: ${what}: ${where}${moved.length ? ` (${moved.join(', ')})` : ''}\n`;
+}
+
 export function registerSessions(program: Command, ctx: CliContext): void {
   program
     .command('sessions')
@@ -36,6 +56,7 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         const sessions: SessionInfo[] = listed.sessions;
         const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map(sessionRow);
         if (opts.json) return printJson(ctx, rows);
+        if (!rows.length) return ctx.stderr(noSessionsLine(ctx, opts));
         // columns as wide as their widest cell (ids and agents differ in length); a title on one line,
         // cut to the terminal's width on a terminal (whole in a pipe, for grep)
         const idWidth = Math.max(0, ...rows.map((r) => stringWidth(r.id)));

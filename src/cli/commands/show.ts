@@ -13,7 +13,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .command('show <id>')
     .description('a session and its entry tree')
     .option('--source <source>', 'look only in this agent', agentOption)
-    .option('--tree', 'draw the entry tree with the current leaf marked')
+    .option('--tree', 'draw the entry tree with the current leaf (and the --at entry) marked')
     .option('--all', "also list the agent's own bookkeeping records (metadata entries)")
     .option('--at <entry>', 'only the path from the root to this entry (an id or prefix, as search prints), it in full')
     .option(...NO_INDEX_FLAG)
@@ -54,13 +54,15 @@ export function registerShow(program: Command, ctx: CliContext): void {
           );
         if (session.path) ctx.stdout(`path:    ${session.path}\n`);
         ctx.stdout('\n');
-        if (opts.tree && at === undefined) ctx.stdout(`${drawTree(session, { all: opts.all })}\n`);
+        // --tree --at: the whole tree, that entry marked (--at alone lists the path to it)
+        const drawn = opts.tree ? session.entries : listed;
+        if (opts.tree) ctx.stdout(`${drawTree(session, { all: opts.all, ...(at !== undefined ? { at } : {}) })}\n`);
         else {
           const short = shortEntryIds(session.entries);
           for (const e of listed)
             if (shownEntry(e, opts.all) || e.id === at) ctx.stdout(`${short.get(e.id)} ${describeEntry(e)}\n`);
         }
-        const hidden = opts.all ? 0 : listed.filter((e) => !shownEntry(e) && e.id !== at).length;
+        const hidden = opts.all ? 0 : drawn.filter((e) => !shownEntry(e) && e.id !== at).length;
         if (hidden) ctx.stdout(`(${hidden} bookkeeping records of the agent not shown: --all lists them)\n`);
         const target = at === undefined ? undefined : listed[listed.length - 1];
         if (target) ctx.stdout(`\n${entryInFull(target)}\n`);

@@ -4,7 +4,7 @@ import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
-import { type CliContext, printJson, warnIfNeverSynced, warnParse } from '../io.js';
+import { type CliContext, printJson, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
 import { agentOption, checkTimeWindow, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
 import { padEndColumns, stringWidth } from '../text-width.js';
 
@@ -34,6 +34,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
         checkTimeWindow(opts.since, opts.until);
         if (!STATS_BY.includes(opts.by as StatsBy)) throw new Error(`--by must be one of ${STATS_BY.join(', ')}`);
         const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
+        writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
           ...(opts.source ? { formats: [opts.source] } : {}),

@@ -1,11 +1,9 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
+import { IndexSync, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, printJson, untilStopped, warn, warnParse } from '../io.js';
+import { type CliContext, printJson, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { agentListOption, positiveIntOption } from '../options.js';
 
 function summary(r: SyncReport): string {
@@ -27,8 +25,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('--full', 'read every session whole again, changed or not (an upgrade that reads more does so by itself)')
     .option('--json', 'print the sync report as JSON')
     .action(async (opts: { source?: string[]; watch?: boolean; interval: number; full?: boolean; json?: boolean }) => {
-      const path = indexPath(ctx.env);
-      await mkdir(dirname(path), { recursive: true });
+      const path = writableIndexPath(ctx);
       const store = openSqliteStore(path);
       const indexer = new IndexSync(store);
       const formats = opts.source;

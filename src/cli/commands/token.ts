@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
-import { type CliContext, printJson, warn } from '../io.js';
+import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
 
 // The server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them.
 const openServerStores: typeof import('../../server/index.js').openServerStores = async (...args) =>
@@ -39,6 +39,22 @@ function tokenTable(tokens: readonly TokenInfo[]): string {
     .join('\n');
 }
 
+/** The stores of --db; without it the local index, its home checked first (an unusable one is named). */
+async function openTokenStores(ctx: CliContext, db: string | undefined) {
+  if (!db) writableIndexPath(ctx);
+  return openServerStores(db, ctx.env, (m) => warn(ctx, m));
+}
+
+/**
+ * The keys `revoke` would match without revoking any: by id, by prefix, or the key itself by its prefix
+ * (a key made before prefixes were kept has none: matched by the store alone).
+ */
+function keysMatching(tokens: readonly TokenInfo[], idOrPrefix: string): TokenInfo[] {
+  return tokens.filter(
+    (t) => t.id === idOrPrefix || t.prefix === idOrPrefix || (t.prefix !== undefined && idOrPrefix.startsWith(t.prefix)),
+  );
+}
+
 /** Asks on the terminal; true only for an explicit yes. */
 async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
@@ -62,7 +78,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON only')
     .action(async (opts: { project: string; db?: string; label?: string; json?: boolean }) => {
       if (isMemory(opts.db)) throw new Error('a key in memory: would be lost at exit; give --db');
-      const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
+      const stores = await openTokenStores(ctx, opts.db);
       try {
         const created = await stores.tokens.createToken(opts.project, opts.label);
         if (opts.json) printJson(ctx, { key: created.key, id: created.id, project: created.project });
@@ -80,7 +96,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON only')
     .action(async (opts: { project?: string; db?: string; json?: boolean }) => {
       if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
-      const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
+      const stores = await openTokenStores(ctx, opts.db);
       try {
         const tokens = await stores.tokens.listTokens(opts.project);
         if (opts.json) printJson(ctx, tokens);
@@ -100,17 +116,23 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON only')
     .action(async (idOrPrefix: string, opts: { db?: string; yes?: boolean; json?: boolean }) => {
       if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
-      const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-      // Refused before opening anything: a script must say --yes to revoke.
-      if (!opts.yes && !terminal)
-        revoke.error(`threadbase: not revoking ${idOrPrefix}: no terminal to confirm on; pass --yes to revoke without asking`, {
-          exitCode: 2,
-          code: 'threadbase.confirmationNeeded',
-        });
-      const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
+      const stores = await openTokenStores(ctx, opts.db);
       try {
+        // an unknown id is said before asking about it (it asked, then said there was no such key)
+        const tokens = await stores.tokens.listTokens();
+        const known = keysMatching(tokens, idOrPrefix);
+        if (!known.length && tokens.every((t) => t.prefix !== undefined))
+          throw new Error(`no key with id or prefix ${idOrPrefix} (see threadbase token list)`);
+        if (known.length > 1)
+          throw new Error(`${idOrPrefix} matches several keys (${known.map((t) => t.id).join(', ')}); give the id`);
+        const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+        // a script must say --yes to revoke
+        if (!opts.yes && !terminal)
+          revoke.error(`threadbase: not revoking ${idOrPrefix}: no terminal to confirm on; pass --yes to revoke without asking`, {
+            exitCode: 2,
+            code: 'threadbase.confirmationNeeded',
+          });
         if (!opts.yes) {
-          const known = (await stores.tokens.listTokens()).filter((t) => t.id === idOrPrefix || t.prefix === idOrPrefix);
           const shown = known.length === 1 && known[0] ? describeToken(known[0]) : idOrPrefix;
           if (!(await confirm(`Revoke key ${shown}? Clients using it are refused at once. [y/N] `))) {
             throw new Error(`key ${idOrPrefix} not revoked (not confirmed)`);

@@ -13,7 +13,7 @@ import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/s
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, untilStopped, warn, warnParse } from '../io.js';
+import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { portOption } from '../options.js';
 
 interface UiFlags {
@@ -60,6 +60,16 @@ export function registerUi(program: Command, ctx: CliContext): void {
         import('../../server/web/agents-driver.js'),
         import('../../server/web/index.js'),
       ]);
+      // an unusable home (THREADBASE_HOME=/proc): the agents' own files, as when there is no index yet
+      let store = opts.store;
+      if (store === undefined) {
+        try {
+          writableIndexPath(ctx);
+        } catch (err) {
+          warn(ctx, `${(err as Error).message}; showing each agent's own files`);
+          store = 'agents';
+        }
+      }
       const fromAgents = () => new AgentFilesDriver(ctx.sources(), (source, e) => warn(ctx, `${source}: ${e.message}`));
       // The local index, brought up to date first and then kept so: a session the agents write while
       // the viewer is open shows up in its list (which it reloads every few seconds).
@@ -74,17 +84,15 @@ export function registerUi(program: Command, ctx: CliContext): void {
       const syncFailed = (e: Error) => {
         if (!isBusyError(e)) warn(ctx, `the index could not be synced: ${e.message}`);
       };
-      if (!opts.store && opts.sync && existsSync(indexPath(ctx.env))) {
+      if (!store && opts.sync && existsSync(indexPath(ctx.env))) {
         indexer = openSqliteStore(indexPath(ctx.env));
         await syncIndex().catch(syncFailed);
       }
       const storeWarnings: string[] = [];
       let driver: SessionDriver =
-        opts.store === 'agents'
-          ? fromAgents()
-          : await openStore(opts.store, { env: ctx.env, warn: (m) => storeWarnings.push(m) });
+        store === 'agents' ? fromAgents() : await openStore(store, { env: ctx.env, warn: (m) => storeWarnings.push(m) });
       // No index yet (or an empty one): show the agents' own sessions rather than an empty page.
-      if (!opts.store && (await driver.listSessions({ limit: 1 })).length === 0) {
+      if (!store && (await driver.listSessions({ limit: 1 })).length === 0) {
         await driver.close?.();
         driver = fromAgents();
         await indexer?.close();

@@ -1,0 +1,184 @@
+/**
+ * The CLI where a user's set-up gives it little to work with, run for real (in-process, or as a process
+ * on a pseudo-terminal): a THREADBASE_HOME it cannot write (/proc, a file, an index.db that is a FIFO),
+ * no sessions at all, `show --tree --at`, and `token revoke` of a key that does not exist.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { startUi } from '../e2e/ui-process.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
+import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** pi's real-branched.jsonl: a branch left at 247f70ec, the current one ending at e08af530 */
+const PI_BRANCHED_ID = '01a204ad-e570-7374-8cfa-3a3511154668';
+
+let fixtures: FixtureHome;
+let empty: string;
+const withHome = (threadbaseHome: string): DriverEnv => ({
+  home: fixtures.home,
+  env: { ...fixtures.env.env, THREADBASE_HOME: threadbaseHome },
+});
+
+beforeAll(async () => {
+  fixtures = await fixtureHome({ prefix: 'tb-cli-edges-', fixtures: ['claude', 'piAll'] });
+  empty = await mkdtemp(join(tmpdir(), 'tb-cli-empty-'));
+});
+afterAll(async () => {
+  await rm(fixtures.home, { recursive: true, force: true });
+  await rm(empty, { recursive: true, force: true });
+});
+
+describe('a THREADBASE_HOME threadbase cannot write', () => {
+  /** Each unusable home, made under the fixture home, and what the refusal says of it. */
+  const unusableHomes = async (): Promise<[string, string][]> => {
+    const aFile = join(fixtures.home, 'a-file');
+    await writeFile(aFile, 'not a directory');
+    const withFifo = join(fixtures.home, 'fifo-home');
+    await mkdir(withFifo, { recursive: true });
+    if (!existsSync(join(withFifo, 'index.db'))) execFileSync('mkfifo', [join(withFifo, 'index.db')]);
+    return [
+      ['/proc', 'ENOENT'],
+      [aFile, 'EEXIST'],
+      [withFifo, 'not a regular file'],
+    ];
+  };
+
+  it('sync, search, stats, serve and token list fail at once naming the index and THREADBASE_HOME', async () => {
+    for (const [home, reason] of await unusableHomes()) {
+      for (const args of [['sync'], ['search', 'hello'], ['stats'], ['token', 'list'], ['serve', '--port', '0']]) {
+        const started = Date.now();
+        const r = await runCli(withHome(home), args);
+        expect(r.code, `${args.join(' ')} with THREADBASE_HOME=${home}`).toBe(1);
+        expect(r.out).toBe('');
+        expect(r.err).toContain(`threadbase: the index ${join(home, 'index.db')} cannot be made or opened (`);
+        expect(r.err).toContain(reason);
+        expect(r.err).toContain(`THREADBASE_HOME=${home} must be a directory threadbase can write in`);
+        expect(Date.now() - started).toBeLessThan(5000);
+      }
+    }
+  });
+
+  it("sessions and show read the agents' files without the index, as they do before the first sync", async () => {
+    for (const [home] of await unusableHomes()) {
+      const listed = JSON.parse(await runCliOk(withHome(home), ['sessions', '--json'])) as { id: string }[];
+      expect(listed.map((s) => s.id)).toContain(PI_BRANCHED_ID);
+      expect(await runCliOk(withHome(home), ['show', PI_BRANCHED_ID])).toContain('on the new branch');
+    }
+  });
+
+  it("ui shows the agents' own files and says why", async () => {
+    const ui = await startUi(['--no-open', '--port', '0'], { ...process.env, ...withHome('/proc').env });
+    try {
+      const res = await fetch(`${ui.url}api/v1/web/sessions`);
+      const list = (await res.json()) as { sessions: { id: string }[] };
+      expect(list.sessions.map((s) => s.id)).toContain(PI_BRANCHED_ID);
+      expect(ui.stdout()).toContain('(agents store');
+      expect(ui.stderr()).toContain('the index /proc/index.db cannot be made or opened (ENOENT');
+      expect(ui.stderr()).toContain("showing each agent's own files");
+    } finally {
+      expect(await ui.stop()).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe('sessions when there are none', () => {
+  const home = (): DriverEnv => ({ home: empty, env: { HOME: empty } });
+
+  it('says so on stderr, naming where it looked; stdout stays empty, --json prints []', async () => {
+    const r = await runCli(home(), ['sessions']);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^threadbase: no sessions found: looked where claude, .*pi.* keep them under /);
+    expect(r.err.trim().endsWith(empty)).toBe(true);
+    expect(r.err.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(JSON.parse(await runCliOk(home(), ['sessions', '--json']))).toEqual([]);
+  });
+
+  it('names the filters and the variables that move an agent (never another variable)', async () => {
+    const moved = join(empty, 'elsewhere');
+    const r = await runCli({ home: empty, env: { HOME: empty, CODEX_HOME: moved, THREADBASE_API_KEY: 'tb_secret' } }, [
+      'sessions',
+      '--source',
+      'codex',
+      '--project',
+      '/nowhere',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      `threadbase: no codex sessions match --project /nowhere: looked where codex keeps them under ${empty} (CODEX_HOME=${moved})\n`,
+    );
+    // with sessions there is no such line
+    const some = await runCli(fixtures.env, ['sessions', '--source', 'pi']);
+    expect(some.out).toContain(PI_BRANCHED_ID);
+    expect(some.err).not.toContain('no pi sessions');
+  });
+});
+
+describe('show --tree --at', () => {
+  it('draws the whole tree with the --at entry and the current leaf marked, then the entry in full', async () => {
+    const out = await runCliOk(fixtures.env, ['show', PI_BRANCHED_ID, '--no-index', '--tree', '--at', '247f70ec']);
+    const tree = out.split('\n\n')[1]?.split('\n') ?? [];
+    expect(tree.filter((l) => l.includes('←'))).toEqual([
+      '│  247f70ec assistant: ok: second question ← --at',
+      '   e08af530 assistant: ok: on the new branch ← current',
+    ]);
+    // both branches, drawn as a tree
+    expect(tree.some((l) => l.startsWith('├─ '))).toBe(true);
+    expect(tree.some((l) => l.startsWith('└─ 78b8da2d branch summary'))).toBe(true);
+    expect(out.trimEnd().endsWith('## assistant (claude-standin)\n\nok: second question')).toBe(true);
+    // --at alone still lists the path to the entry; the current leaf marked with it when they are one
+    const path = await runCliOk(fixtures.env, ['show', PI_BRANCHED_ID, '--no-index', '--at', '247f70ec']);
+    expect(path).not.toContain('on the new branch');
+    const atLeaf = await runCliOk(fixtures.env, ['show', PI_BRANCHED_ID, '--no-index', '--tree', '--at', 'e08af530']);
+    expect(atLeaf).toContain('e08af530 assistant: ok: on the new branch ← current, --at');
+  });
+});
+
+/** The CLI as a process on a pseudo-terminal (`script`), so that it would ask for confirmation. */
+function onTerminal(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  return new Promise((done, reject) => {
+    const cli = [process.execPath, '--import', 'tsx', 'src/cli/run.ts', ...args];
+    const quoted = cli.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    const p: ChildProcess = spawn('script', ['-qefc', quoted, '/dev/null'], { cwd: ROOT, env });
+    let out = '';
+    p.stdout?.on('data', (d) => (out += d));
+    p.on('error', reject);
+    p.on('close', (code) => done({ code: code ?? -1, out }));
+    // an answer there, should it ask: "y" would revoke
+    p.stdin?.write('y\n');
+  });
+}
+
+describe('token revoke of a key that does not exist', () => {
+  it('says no key has that id before asking, on a terminal or not', async () => {
+    const db = join(empty, 'tokens.db');
+    const env = fixtures.env;
+    const created = JSON.parse(await runCliOk(env, ['token', 'create', '--project', 'alpha', '--db', db, '--json'])) as {
+      id: string;
+    };
+    const asked = await onTerminal(['token', 'revoke', 'tok_000000000000', '--db', db], {
+      ...process.env,
+      HOME: fixtures.home,
+      THREADBASE_HOME: join(fixtures.home, '.threadbase'),
+    });
+    expect(asked.out).not.toContain('Revoke key');
+    expect(asked.out).toContain('threadbase: no key with id or prefix tok_000000000000 (see threadbase token list)');
+    expect(asked.code).toBe(1);
+    // without a terminal nor --yes: the unknown id is what is said (it said "pass --yes", exit 2)
+    const script = await runCli(env, ['token', 'revoke', 'tok_000000000000', '--db', db]);
+    expect(script.code).toBe(1);
+    expect(script.err).toBe('threadbase: no key with id or prefix tok_000000000000 (see threadbase token list)\n');
+    // a key that exists is still refused without a terminal or --yes, and revoked with --yes
+    const refused = await runCli(env, ['token', 'revoke', created.id, '--db', db]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('no terminal to confirm on; pass --yes');
+    expect(await runCliOk(env, ['token', 'revoke', created.id, '--db', db, '--yes'])).toContain(`revoked ${created.id}`);
+  }, 60_000);
+});
