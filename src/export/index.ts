@@ -5,14 +5,17 @@
  */
 import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
-import { messageToMarkdown } from '../convert/markdown.js';
+import { partToMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
 import { injectedLabel } from '../formats/injected.js';
+import { sideChainChildren } from '../model/side-chains.js';
 import { prefixOf } from '../model/text.js';
 import { branches, currentLeaf, pathToLeaf, withoutRepeatedSettings } from '../model/tree.js';
 import {
+  addUsage,
   type Entry,
+  emptyUsage,
   type Message,
   type Part,
   type Session,
@@ -21,7 +24,14 @@ import {
   type Usage,
 } from '../model/types.js';
 import { summarizeUsage } from '../model/usage.js';
-import { PRICES, PRICES_DATE, type PriceTable, usageCostByModel } from '../stores/index-sync/prices.js';
+import {
+  type ModelUsageCost,
+  PRICES,
+  PRICES_DATE,
+  type PriceTable,
+  statsOfSessions,
+  usageCostByModel,
+} from '../stores/index-sync/prices.js';
 import { readableJson } from './readable-json.js';
 
 export { readableJson };
@@ -38,14 +48,15 @@ export interface SubAgentSession {
 export interface ExportOptions {
   /** prices for responses whose agent recorded no cost (default the bundled table, as `stats` uses) */
   prices?: PriceTable;
-  /** the HTML page's sub-agent sessions by the id of the call that ran each (see subAgentsOf) */
+  /** the sub-agent sessions by the id of the call that ran each (see subAgentsOf): their turns and usage are in the export */
   subAgents?: ReadonlyMap<string, SubAgentSession>;
 }
 
 /**
  * The sub-agent sessions of `session` and theirs, by the call that ran each, as `childrenOf` finds
- * them (the store the session was read from): the HTML page shows each under its call, so the work a
- * sub-agent did is in the page. A session met twice (a store's loop) is shown once.
+ * them (the store the session was read from): the HTML page and the Markdown show each under its
+ * call, so the work a sub-agent did is in the export, and count its usage. A session met twice (a
+ * store's loop) is shown once.
  */
 export async function subAgentsOf(
   session: Session,
@@ -67,17 +78,123 @@ export function exportSession(session: Session, format: ExportFormat, opts: Expo
   return sessionToHtml(session, opts);
 }
 
-/** What a session cost, per model and in all, as `threadbase stats` counts it. */
-function costSummary(s: Session, prices: PriceTable) {
-  const byModel = usageCostByModel(s.entries, prices);
+/**
+ * A session as the export shows it: the sub-agents each call ran (the store's sessions, and the
+ * session's in-file side chains, Claude Code's older sub-agents and the Agent SDK's, as sessions
+ * of their own: sideChainChildren), and the side chains no call on its path ran, shown apart.
+ */
+interface ShownSession {
+  session: Session;
+  subAgents: Map<string, ShownSession>;
+  sideChains: ShownSession[];
+  /** the entries shown as side chains: not the session's own turns or usage */
+  sideChainEntries: Set<string>;
+}
+
+/** A side chain no call ran, as a session of its own (as sideChainChildren makes those a call ran). */
+function sideChainSession(parent: Session, entries: Entry[]): Session {
+  const first = entries[0] as Entry;
+  const last = entries.at(-1) as Entry;
+  return {
+    id: first.id,
+    source: parent.source,
+    ...(parent.project ? { project: parent.project } : {}),
+    createdAt: first.timestamp,
+    updatedAt: last.timestamp,
+    messageCount: entries.filter((e) => e.kind === 'message').length,
+    entries,
+    leafId: last.id,
+    parentId: parent.id,
+  };
+}
+
+function shownSession(session: Session, subAgents: ReadonlyMap<string, SubAgentSession>): ShownSession {
+  const shown: ShownSession = { session, subAgents: new Map(), sideChains: [], sideChainEntries: new Set() };
+  for (const [call, sub] of subAgents) shown.subAgents.set(call, shownSession(sub.session, sub.subAgents));
+  if (!session.entries.some((e) => e.sidechain)) return shown;
+  const { children, unplaced } = sideChainChildren(session, pathToLeaf(session));
+  const chains = new Map<string, ShownSession>();
+  for (const child of children) {
+    const chain = shownSession(child.session, new Map());
+    chains.set(child.session.id, chain);
+    for (const e of child.session.entries) shown.sideChainEntries.add(e.id);
+    // under its call (in a chain placed before it, for a sub-agent's own); a call whose sub-agent the store holds keeps that one
+    const under = child.within === undefined ? shown : chains.get(child.within);
+    if (under && !under.subAgents.has(child.session.parentToolCallId)) under.subAgents.set(child.session.parentToolCallId, chain);
+    else shown.sideChains.push(chain);
+  }
+  for (const entries of unplaced) {
+    for (const e of entries) shown.sideChainEntries.add(e.id);
+    shown.sideChains.push(shownSession(sideChainSession(session, entries), new Map()));
+  }
+  return shown;
+}
+
+/** Every sub-agent below `shown` (theirs too) and its side chains, in the order the export shows them. */
+function subAgentsBelow(shown: ShownSession): ShownSession[] {
+  return [...shown.subAgents.values(), ...shown.sideChains].flatMap((sub) => [sub, ...subAgentsBelow(sub)]);
+}
+
+/** The entries that are the session's own: its side chains are sub-agents of their own. */
+const ownEntries = (shown: ShownSession): Entry[] =>
+  shown.sideChainEntries.size ? shown.session.entries.filter((e) => !shown.sideChainEntries.has(e.id)) : shown.session.entries;
+
+/** What entries cost, per model and in all, as `threadbase stats` counts it. */
+function costSummary(entries: readonly Entry[], prices: PriceTable) {
+  const byModel = usageCostByModel(entries, prices);
+  return { byModel, ...sumOfModels(byModel) };
+}
+
+/** Rows of usageCostByModel as one: their tokens, cost (null when none has one), responses. */
+function sumOfModels(byModel: readonly ModelUsageCost[]) {
   const priced = byModel.filter((m) => m.cost !== null);
   return {
-    byModel,
+    usage: byModel.reduce((u, m) => addUsage(u, m.usage), emptyUsage()),
     cost: priced.length ? priced.reduce((n, m) => n + (m.cost ?? 0), 0) : null,
     estimated: byModel.some((m) => m.estimated),
+    responses: byModel.reduce((n, m) => n + m.responses, 0),
     /** models with tokens and no price: left out of the cost */
     unpriced: byModel.filter((m) => m.cost === null && totalTokens(m.usage) > 0).map((m) => m.model || '(unknown model)'),
   };
+}
+
+/** One line of the usage table: a model of the session, a sub-agent, or the total. */
+interface UsageLine {
+  label: string;
+  usage: Usage;
+  cost: number | null;
+  estimated: boolean;
+  responses: number;
+}
+
+/**
+ * A session's usage with its sub-agents': a line per model of its own, a line per sub-agent, and the
+ * total of them all as `threadbase stats` counts those sessions (statsOfSessions: each response once,
+ * a response copied into several of them too).
+ */
+function usageWithSubAgents(shown: ShownSession, prices: PriceTable) {
+  const own = costSummary(ownEntries(shown), prices);
+  const subs = subAgentsBelow(shown).map((sub) => ({ sub, cost: sumOfModels(usageCostByModel(ownEntries(sub), prices)) }));
+  const models: UsageLine[] = own.byModel.map((m) => ({ ...m, label: m.model || '(unknown model)' }));
+  const subAgents: UsageLine[] = subs.map(({ sub, cost }) => ({
+    ...cost,
+    label: `sub-agent: ${sub.session.title ?? sub.session.id}`,
+  }));
+  const lines = [...models, ...subAgents];
+  let total: UsageLine = { ...own, label: 'total' };
+  if (subs.length) {
+    const stats = statsOfSessions([shown.session, ...subs.map(({ sub }) => sub.session)], prices);
+    const { cost: _recorded, messages, ...usage } = stats.usage;
+    total = {
+      label: 'total',
+      usage,
+      cost: lines.some((l) => l.cost !== null) ? stats.recordedCost + stats.cost : null,
+      estimated: lines.some((l) => l.estimated),
+      responses: messages,
+    };
+  }
+  const unpriced = [...new Set([...own.unpriced, ...subs.flatMap(({ cost }) => cost.unpriced)])];
+  return { own, models, subAgents, lines, total, unpriced, estimated: total.estimated };
 }
 
 const costText = (cost: number | null, estimated: boolean) =>
@@ -107,9 +224,67 @@ function entryText(e: Entry): string | undefined {
   }
 }
 
+/** What the agent wrote into the conversation itself, by its name (undefined: the user's or the model's own words). */
+const injectedOf = (m: Message) => (m.meta?.compactionSummary || m.meta?.branchSummary ? undefined : injectedLabel(m));
+
+const esc = (s: string) => escapeHtml(s);
+
+const textLength = (m: Message) => m.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0);
+const charactersText = (n: number) => `${n.toLocaleString('en-US')} characters`;
+
+/** Folded Markdown (GitHub's and most renderers' <details>): `summary` shown, `body` on a click. */
+const foldMd = (summary: string, body: string) => `<details><summary>${esc(summary)}</summary>\n\n${body}\n\n</details>`;
+
+/** A sub-agent's session in Markdown, folded: its turns (headings one level down), its own sub-agents under its calls. */
+function subAgentMarkdown(sub: ShownSession, depth: number, label = 'Sub-agent session'): string {
+  const s = sub.session;
+  const turns = turnsMarkdown(sub, depth);
+  return foldMd(`${label}: ${s.title ?? s.id} (${s.source} · ${s.id} · ${turns.length} turns)`, turns.join('\n'));
+}
+
+function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
+  // text the agent added to the user's turn (OpenCode's and Kilo's synthetic parts), folded as the HTML page folds it
+  if (p.type === 'text' && p.meta?.synthetic === true)
+    return foldMd(`added by the agent · ${charactersText(p.text.length)}`, p.text);
+  const md = partToMarkdown(p);
+  const child = p.type === 'tool_call' ? sub.subAgents.get(p.id) : undefined;
+  return child ? `${md}\n\n${subAgentMarkdown(child, depth + 1)}` : md;
+}
+
+/** A message in Markdown under a heading of its role (## at the top, a level more per sub-agent), what the agent wrote itself folded. */
+function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
+  const who = m.role === 'assistant' && m.model ? `assistant (${m.model})` : m.role;
+  const parts = m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');
+  const injected = injectedOf(m);
+  const body = injected ? foldMd(`${injected} · ${charactersText(textLength(m))}`, parts) : parts;
+  return `${'#'.repeat(Math.min(6, 2 + depth))} ${who}\n\n${body}${m.error ? `\n\n> error: ${m.error}` : ''}\n`;
+}
+
+/** The turns of a session's path to its current leaf in Markdown, its side chains no call ran after them. */
+function turnsMarkdown(shown: ShownSession, depth: number): string[] {
+  const body: string[] = [];
+  for (const e of withoutRepeatedSettings(pathToLeaf(shown.session))) {
+    if (e.kind === 'message') body.push(messageMarkdown(e.message, shown, depth));
+    else {
+      const t = entryText(e);
+      if (t) body.push(`${t}\n`);
+    }
+  }
+  for (const chain of shown.sideChains) body.push(`${subAgentMarkdown(chain, depth + 1, SIDE_CHAIN_LABEL)}\n`);
+  return body;
+}
+
+/** A side chain whose call is not on the path shown (or names none): a sub-agent all the same. */
+const SIDE_CHAIN_LABEL = 'Sub-agent session (side chain, no call on this path ran it)';
+
+const usageMd = (l: UsageLine) =>
+  `input ${l.usage.input}, output ${l.usage.output}, cache read ${l.usage.cacheRead}, cache write ${l.usage.cacheWrite}`;
+
 export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string {
-  const u = summarizeUsage(s.entries);
-  const c = costSummary(s, opts.prices ?? PRICES);
+  const shown = shownSession(s, opts.subAgents ?? new Map());
+  const u = summarizeUsage(ownEntries(shown));
+  const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
+  const { own } = c;
   const head = [
     `# ${s.title ?? `Session ${s.id}`}`,
     '',
@@ -119,31 +294,23 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
     `- created: ${s.createdAt}`,
     `- updated: ${s.updatedAt}`,
     ...(u.models.length ? [`- models: ${u.models.join(', ')}`] : []),
-    `- tokens: input ${u.usage.input}, output ${u.usage.output}, cache read ${u.usage.cacheRead}, cache write ${u.usage.cacheWrite}${c.cost !== null ? `; cost ${costText(c.cost, c.estimated)}` : ''}`,
-    ...(c.byModel.length > 1
-      ? c.byModel.map(
-          (m) =>
-            `  - ${m.model || '(unknown model)'}: input ${m.usage.input}, output ${m.usage.output}, cache read ${m.usage.cacheRead}, cache write ${m.usage.cacheWrite}; cost ${costText(m.cost, m.estimated)}`,
-        )
+    `- tokens: ${usageMd({ ...own, label: '' })}${own.cost !== null ? `; cost ${costText(own.cost, own.estimated)}` : ''}`,
+    ...(c.models.length > 1 ? c.models.map((m) => `  - ${m.label}: ${usageMd(m)}; cost ${costText(m.cost, m.estimated)}`) : []),
+    ...c.subAgents.map((l) => `- ${l.label}: ${usageMd(l)}; cost ${costText(l.cost, l.estimated)}`),
+    ...(c.subAgents.length
+      ? [
+          `- total with sub-agents: ${usageMd(c.total)}; ${c.total.responses} responses; cost ${costText(c.total.cost, c.total.estimated)}`,
+        ]
       : []),
     ...(c.estimated ? [`- ${ESTIMATE_NOTE}`] : []),
     ...(c.unpriced.length ? [`- not in the cost (no price known): ${c.unpriced.join(', ')}`] : []),
     '',
   ];
-  const body: string[] = [];
-  for (const e of withoutRepeatedSettings(pathToLeaf(s))) {
-    if (e.kind === 'message') body.push(messageToMarkdown(e.message));
-    else {
-      const t = entryText(e);
-      if (t) body.push(`${t}\n`);
-    }
-  }
+  const body = turnsMarkdown(shown, 0);
   const bs = branches(s);
   const tree = bs.length > 1 ? ['', '## Branches', '', '```', drawTree(s), '```', ''] : [];
   return `${[...head, ...body].join('\n')}${tree.join('\n')}\n`;
 }
-
-const esc = (s: string) => escapeHtml(s);
 
 /** Tool output text: JSON with multi-line strings readable, with the text as recorded folded below it. */
 function outputHtml(text: string): string {
@@ -170,14 +337,14 @@ function resultBody(r: ToolResultPart): string {
 interface TurnsContext {
   results: Map<string, ToolResultPart>;
   shown: Set<ToolResultPart>;
-  subAgents: ReadonlyMap<string, SubAgentSession>;
+  subAgents: ReadonlyMap<string, ShownSession>;
 }
 
 /** A sub-agent's session folded under the call that ran it: its turns, and its own sub-agents under its calls. */
-function subAgentHtml(sub: SubAgentSession): string {
+function subAgentHtml(sub: ShownSession, label = 'Sub-agent session'): string {
   const s = sub.session;
-  const turns = turnsHtml(s, sub.subAgents);
-  return `<details class="sub-agent"><summary>Sub-agent session: <strong>${esc(s.title ?? s.id)}</strong> <span class="dim">${esc(s.source)} · ${esc(s.id)} · ${turns.length} turns</span></summary><div class="sub-agent-turns">${turns.join('\n')}</div></details>`;
+  const turns = turnsHtml(sub);
+  return `<details class="sub-agent${label === SIDE_CHAIN_LABEL ? ' side-chain' : ''}"><summary>${esc(label)}: <strong>${esc(s.title ?? s.id)}</strong> <span class="dim">${esc(s.source)} · ${esc(s.id)} · ${turns.length} turns</span></summary><div class="sub-agent-turns">${turns.join('\n')}</div></details>`;
 }
 
 function partHtml(p: Part, ctx: TurnsContext): string {
@@ -227,10 +394,9 @@ function messageHtml(m: Message, ts: string, ctx: TurnsContext): string {
     .filter(Boolean)
     .join(' · ');
   // what the agent wrote itself (its instructions, the environment, a notification): folded under its name, as the viewer shows it
-  const injected = m.meta?.compactionSummary || m.meta?.branchSummary ? undefined : injectedLabel(m);
-  const chars = m.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0);
+  const injected = injectedOf(m);
   const body = injected
-    ? `<details class="injected"><summary>${esc(injected)} · ${chars.toLocaleString('en-US')} characters</summary>${parts}</details>`
+    ? `<details class="injected"><summary>${esc(injected)} · ${charactersText(textLength(m))}</summary>${parts}</details>`
     : parts;
   return `<section class="turn ${m.role}${injected ? ' injected' : ''}"><header><span class="role">${m.role}</span><time>${esc(ts.replace('T', ' ').slice(0, 19))}</time>${meta ? `<span class="meta">${meta}</span>` : ''}</header>${body}${m.error ? `<p class="err">${esc(m.error)}</p>` : ''}</section>`;
 }
@@ -252,15 +418,17 @@ h4{margin:8px 0 4px;font-size:.75rem;text-transform:uppercase;color:var(--dim)}.
 /* an image of a few pixels (a 1×1 an agent read or drew) at 48 px at least, not a dot nobody sees */
 img{max-width:100%;min-width:48px;height:auto;border-radius:6px;border:1px solid var(--line)}.err{color:#dc2626}
 details.injected>summary{font-style:italic}details.sub-agent{border-left-color:var(--accent)}.sub-agent-turns .turn{margin:10px 0}.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
+tr.sub-agent td:first-child{padding-left:22px}tr.total td{font-weight:600}
 `;
 
-/** The turns of a session's path to its current leaf, as HTML sections (empty messages left out). */
-function turnsHtml(s: Session, subAgents: ReadonlyMap<string, SubAgentSession>): string[] {
+/** The turns of a session's path to its current leaf, as HTML sections (empty messages left out), its side chains no call ran after them. */
+function turnsHtml(sub: ShownSession): string[] {
+  const s = sub.session;
   const path = withoutRepeatedSettings(pathToLeaf(s));
   const results = new Map<string, ToolResultPart>();
   for (const e of path)
     if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_result') results.set(p.callId, p);
-  const ctx: TurnsContext = { results, shown: new Set(), subAgents };
+  const ctx: TurnsContext = { results, shown: new Set(), subAgents: sub.subAgents };
   const turns: string[] = [];
   for (const e of path) {
     if (e.kind === 'message') {
@@ -272,15 +440,20 @@ function turnsHtml(s: Session, subAgents: ReadonlyMap<string, SubAgentSession>):
       );
     else if (e.kind === 'model_change') turns.push(`<p class="dim">${esc(modelChangeText(e))}</p>`);
   }
+  for (const chain of sub.sideChains) turns.push(subAgentHtml(chain, SIDE_CHAIN_LABEL));
   return turns;
 }
 
 export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
-  const turns = turnsHtml(s, opts.subAgents ?? new Map());
-  const u = summarizeUsage(s.entries);
-  const c = costSummary(s, opts.prices ?? PRICES);
-  const usageRow = (label: string, x: Usage, cost: number | null, estimated: boolean, responses: number) =>
-    `<tr><td>${esc(label)}</td><td>${x.input}</td><td>${x.output}</td><td>${x.cacheRead}</td><td>${x.cacheWrite}</td><td>${x.reasoning}</td><td>${responses}</td><td>${costText(cost, estimated)}</td></tr>`;
+  const shown = shownSession(s, opts.subAgents ?? new Map());
+  const turns = turnsHtml(shown);
+  const u = summarizeUsage(ownEntries(shown));
+  const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
+  const usageRow = (l: UsageLine, cls: string) =>
+    `<tr${cls ? ` class="${cls}"` : ''}><td>${esc(l.label)}</td><td>${l.usage.input}</td><td>${l.usage.output}</td><td>${l.usage.cacheRead}</td><td>${l.usage.cacheWrite}</td><td>${l.usage.reasoning}</td><td>${l.responses}</td><td>${costText(l.cost, l.estimated)}</td></tr>`;
+  const subAgentsNote = c.subAgents.length
+    ? ` (${c.subAgents.length} sub-agent${c.subAgents.length > 1 ? 's' : ''} included)`
+    : '';
   const bs = branches(s);
   const title = s.title ?? `Session ${s.id}`;
   const leaf = currentLeaf(s);
@@ -290,10 +463,11 @@ export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
 <body><main>
 <h1>${esc(title)}</h1>
 <div class="facts"><span>${esc(s.source)}</span><span>${esc(s.id)}</span>${s.project ? `<span>${esc(s.project)}</span>` : ''}<span>${esc(s.createdAt.slice(0, 16).replace('T', ' '))} → ${esc(s.updatedAt.slice(0, 16).replace('T', ' '))}</span>${u.models.length ? `<span>${esc(u.models.join(', '))}</span>` : ''}</div>
-<details class="usage"><summary>Usage: ${totalTokens(u.usage)} tokens${c.cost !== null ? `, ${costText(c.cost, c.estimated)}` : ''} over ${u.responses} responses</summary>
-<table><tr><th>model</th><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>responses</th><th>cost</th></tr>
-${c.byModel.map((m) => usageRow(m.model || '(unknown model)', m.usage, m.cost, m.estimated, m.responses)).join('\n')}
-${c.byModel.length > 1 ? usageRow('total', u.usage, c.cost, c.estimated, u.responses) : ''}</table>${c.estimated ? `<p class="dim">${esc(ESTIMATE_NOTE)}</p>` : ''}${c.unpriced.length ? `<p class="dim">Not in the cost (no price known): ${esc(c.unpriced.join(', '))}</p>` : ''}</details>
+<details class="usage"><summary>Usage: ${totalTokens(c.total.usage)} tokens${c.total.cost !== null ? `, ${costText(c.total.cost, c.total.estimated)}` : ''} over ${c.total.responses} responses${subAgentsNote}</summary>
+<table><tr><th>model / sub-agent</th><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>responses</th><th>cost</th></tr>
+${c.models.map((l) => usageRow(l, '')).join('\n')}
+${c.subAgents.map((l) => usageRow(l, 'sub-agent')).join('\n')}
+${c.lines.length > 1 ? usageRow(c.total, 'total') : ''}</table>${c.estimated ? `<p class="dim">${esc(ESTIMATE_NOTE)}</p>` : ''}${c.unpriced.length ? `<p class="dim">Not in the cost (no price known): ${esc(c.unpriced.join(', '))}</p>` : ''}</details>
 ${bs.length > 1 ? `<details class="branches"><summary>Branch tree: ${bs.length} branches (showing the current one${leaf ? `, leaf ${esc(leaf.id)}` : ''})</summary><pre>${esc(drawTree(s))}</pre></details>` : ''}
 ${turns.join('\n')}
 </main></body></html>

@@ -33,8 +33,8 @@ export function registerExport(program: Command, ctx: CliContext): void {
         ? `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`
         : exportSession(session, opts.format as ExportFormat, {
             prices: loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json')),
-            // the page shows each sub-agent's work under the call that ran it
-            ...(opts.format === 'html' ? { subAgents: await subAgentsOf(session, childSessionsFrom(driver)) } : {}),
+            // the page and the Markdown show each sub-agent's work under the call that ran it
+            ...(opts.format !== 'json' ? { subAgents: await subAgentsOf(session, childSessionsFrom(driver)) } : {}),
           });
       if (opts.output) {
         await writeFileAtomic(opts.output, text);
