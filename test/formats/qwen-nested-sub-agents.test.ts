@@ -80,6 +80,22 @@ describe('qwen: the real 0.24.4 sub-agent of a sub-agent', () => {
   });
 });
 
+describe('qwen: the model of a real 0.24.4 sub-agent', () => {
+  it("its replies carry the model its meta names (Qwen Code writes none on a sub-agent's assistant records)", async () => {
+    const driver = new QwenDriver(realEnv);
+    for (const id of [CHILD, GRANDCHILD]) {
+      // the backgrounded one names it as `model`, the foreground one only in persistedCliFlags (the model it ran on)
+      const meta = metaOf(realFolder, id);
+      expect(meta.model ?? (meta.persistedCliFlags as Meta).model).toBe('claude-standin');
+      const sub = (await driver.getSession(id)) as Session;
+      const replies = sub.entries.flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' ? [e.message] : []));
+      expect(replies.length).toBeGreaterThan(0);
+      expect(replies.map((m) => m.model)).toEqual(replies.map(() => 'claude-standin'));
+      expect(sub.models).toEqual(['claude-standin']);
+    }
+  });
+});
+
 describe('qwen: a sub-agent tree converted into Qwen Code is laid out as the real one', () => {
   let home: string;
   beforeAll(() => {
@@ -109,6 +125,13 @@ describe('qwen: a sub-agent tree converted into Qwen Code is laid out as the rea
       { parentSessionId: written?.id, parentAgentId: null, toolUseId: 'call_p', depth: 0 },
       { parentSessionId: written?.id, parentAgentId: child?.id, toolUseId: 'call_c', depth: 1 },
     ]);
+    // the model it ran on in the meta, as Qwen Code records it
+    const lastModel = (x: Session) =>
+      x.entries
+        .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' && e.message.model ? [e.message.model] : []))
+        .at(-1);
+    expect(lastModel(tree.child)).toBeDefined();
+    expect(childMeta.model).toBe(lastModel(tree.child));
     // agent ids and file names as Qwen Code makes them: `<subagent name>-<call id>`
     expect([child?.id, grandchild?.id]).toEqual(['general-purpose-call_p', 'general-purpose-call_c']);
     for (const name of readdirSync(folder).filter((n) => n.endsWith('.meta.json')))

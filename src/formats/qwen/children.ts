@@ -54,6 +54,8 @@ export async function writeSubagentTranscript(
   const { records, warnings } = encodeQwenRecords(child, { sessionId: to.mainSessionId, cwd: to.cwd });
   const lines = records.map((r) => ({ ...r, agentId, agentName, isSidechain: true }));
   const now = new Date().toISOString();
+  // the model it ran on, as Qwen Code records it in the meta (its assistant records name none)
+  const model = child.entries.findLast((e) => e.kind === 'message' && e.message.role === 'assistant' && e.message.model);
   const meta = {
     agentId,
     agentType: agentName,
@@ -68,6 +70,7 @@ export async function writeSubagentTranscript(
     subagentName: agentName,
     resumeCount: 0,
     depth: to.depth,
+    ...(model?.kind === 'message' && model.message.model ? { model: model.message.model } : {}),
   };
   const path = join(dir, `agent-${agentId}.jsonl`);
   await writeFileAtomic(join(dir, `agent-${agentId}.meta.json`), JSON.stringify(meta, null, 2), { exclusive: true });

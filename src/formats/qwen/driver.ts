@@ -100,6 +100,10 @@ export class QwenDriver extends DriverBase {
       if (isObject(meta)) {
         if (typeof meta.toolUseId === 'string') of.toolUseId = meta.toolUseId;
         if (typeof meta.agentType === 'string') of.agentType = meta.agentType;
+        // as Qwen Code takes it on resume: the meta's model, else the one it ran on (persistedCliFlags: a foreground one has only that)
+        const flags = isObject(meta.persistedCliFlags) ? meta.persistedCliFlags : {};
+        const model = [meta.model, flags.model].find((m): m is string => typeof m === 'string' && m !== '');
+        if (model !== undefined) of.model = model;
         // a sub-agent's own sub-agent: in the main session's folder, naming the sub-agent that ran it
         if (typeof meta.parentAgentId === 'string' && meta.parentAgentId) of.parentSessionId = meta.parentAgentId;
       }

@@ -310,6 +310,11 @@ export interface SubAgentOf {
   /** the `agent` call that spawned it (meta `toolUseId`) */
   toolUseId?: string;
   agentType?: string;
+  /**
+   * the model it ran on (meta `model`): Qwen Code writes none on a sub-agent's assistant records, so
+   * its replies take this one
+   */
+  model?: string;
 }
 
 /**
@@ -362,7 +367,14 @@ async function gatherFrom(
 }
 
 /** The gathered records as entries, in the order of their first fragments; how many each made. */
-function entriesOf(g: Gathered, file: string, warnings: ParseWarning[], resolveParent: (p: string) => string | null) {
+function entriesOf(
+  g: Gathered,
+  file: string,
+  warnings: ParseWarning[],
+  resolveParent: (p: string) => string | null,
+  /** the model of replies whose record names none (a sub-agent's: SubAgentOf.model) */
+  replyModel?: string,
+) {
   const entries: Entry[] = [];
   const counts = new Map<string, number>();
   for (const [uuid, frags] of g.fragments) {
@@ -390,6 +402,9 @@ function entriesOf(g: Gathered, file: string, warnings: ParseWarning[], resolveP
         parentId = last ? parentId : e.id;
       }
     } else entries.push(entryOf(rec, parentId));
+    if (replyModel !== undefined)
+      for (const e of entries.slice(before))
+        if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model === undefined) e.message.model = replyModel;
     counts.set(uuid, entries.length - before);
   }
   return { entries, counts };
@@ -407,11 +422,11 @@ export async function readQwenChat(file: string, subAgent?: SubAgentOf): Promise
  */
 export async function readQwenChatFrom(file: string, subAgent?: SubAgentOf, from?: QwenReadState): Promise<QwenRead> {
   if (from) {
-    const appended = await readAppended(file, from);
+    const appended = await readAppended(file, from, subAgent?.model);
     if (appended) return appended;
   }
   const { g, warnings, offset, firstLine } = await gatherFrom(file, undefined);
-  const { entries, counts } = entriesOf(g, file, warnings, () => null);
+  const { entries, counts } = entriesOf(g, file, warnings, () => null, subAgent?.model);
   breakCycles(entries, g.lineOf, file, warnings);
   const leafId = g.leaf ?? null;
   const chain = leafId ? pathToLeaf({ entries, leafId }) : [];
@@ -493,7 +508,7 @@ function safeState(
 }
 
 /** The records from the state's last record on, when they hang under it; undefined: read whole. */
-async function readAppended(file: string, from: QwenReadState): Promise<QwenRead | undefined> {
+async function readAppended(file: string, from: QwenReadState, replyModel?: string): Promise<QwenRead | undefined> {
   const { safe } = from;
   const { g, warnings, offset, firstLine } = await gatherFrom(file, safe);
   const ids = [...g.fragments.keys()];
@@ -504,7 +519,7 @@ async function readAppended(file: string, from: QwenReadState): Promise<QwenRead
     if (uuid === safe.id ? parent !== safe.parentId : parent === null || parent === uuid || !g.fragments.has(parent))
       return undefined;
   }
-  const { entries, counts } = entriesOf(g, file, warnings, (p) => p);
+  const { entries, counts } = entriesOf(g, file, warnings, (p) => p, replyModel);
   const cycles: ParseWarning[] = [];
   breakCycles(entries, g.lineOf, file, cycles);
   if (cycles.length) return undefined;
