@@ -5,7 +5,7 @@
  * session's leaf it is what Cline sends when it resumes the session: every message, since Cline does
  * not apply a state it wrote in the run that compacted (its hash is of messages without
  * modelInfo.family, the file's have it). A session compacted again on resume: the state Cline keeps
- * is the latest (one file), read the same way.
+ * is the latest (one file), read the same way. The compaction is in the chain: one branch.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -119,8 +119,14 @@ describe('a session the real cline compacted, resumed and compacted again', () =
     };
     expect(state.source_message_count).toBe(15);
     expect(await contextItems(info.id, compaction)).toEqual(firstCompacted(from).messages.map(items));
-    const session = JSON.parse(await runCliOk(home.env, ['show', info.id, '--json'])) as { entries: { kind: string }[] };
+    const session = JSON.parse(await runCliOk(home.env, ['show', info.id, '--json'])) as {
+      entries: { kind: string }[];
+      branches: unknown[];
+    };
     expect(session.entries.filter((e) => e.kind === 'compaction')).toHaveLength(1);
+    // the compaction in the chain: the messages it covers are no side branch
+    expect(session.branches).toHaveLength(1);
+    expect(await runCliOk(home.env, ['show', info.id, '--tree'])).not.toMatch(/[├└]/);
 
     // resumed again: every message again
     const atLeaf2 = await contextItems(info.id);

@@ -1,7 +1,8 @@
 /**
  * Cline CLI's compaction state (`<id>.compaction.json`, fixture recorded by the real cline 3.0.65
- * compacting offline): read as a compaction entry after the last message it covers, so that the
- * context, `show` and the counts agree with what Cline sent after compacting; a state that does not
+ * compacting offline): read as a compaction entry after the last message it covers, in the chain (one
+ * branch, the tree as `show --tree` draws it), so that the context, `show` and the counts agree with
+ * what Cline sent after compacting and, at the leaf, with what Cline sends on resume; a state that does not
  * match the messages (Cline then ignores it) or is malformed is reported with its file and not applied.
  */
 import { promises as fs } from 'node:fs';
@@ -9,12 +10,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clineDisplayUserInput, clineSourcePrefixHash } from '../../src/formats/cline/compaction.js';
+import { clineContext } from '../../src/formats/cline/context.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { buildContext } from '../../src/model/tree.js';
+import { branches, buildContext } from '../../src/model/tree.js';
 import type { CompactionEntry, Session } from '../../src/model/types.js';
+import { indexPath } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
+import { syncStore } from '../helpers/index-units.js';
 
 const FIXTURE = resolve('test/fixtures/cline/compaction-3.0.65');
 const ID = '1795669065564_8ih0v';
@@ -78,9 +83,12 @@ describe('a Cline session the real cline compacted', () => {
     ]);
     const c = s.entries[5] as CompactionEntry;
     expect(c.parentId).toBe('msg_sGpOfSLl'); // the 5th message, Cline's source_message_count
-    // a leaf of its own: Cline does not resume from a state it wrote in the run that compacted
-    expect(s.entries[6]?.parentId).toBe('msg_sGpOfSLl');
+    // in the chain, as pi's and Claude Code's compactions are: the answer Cline got after it follows it
+    expect(s.entries[6]?.parentId).toBe(c.id);
     expect(s.leafId).toBe(s.entries[6]?.id);
+    expect(branches(s)).toHaveLength(1);
+    // Cline does not resume from a state it wrote in the run that compacted
+    expect(c.raw).toMatchObject({ appliedOnResume: false, state: { version: 1, source_message_count: 5 } });
     expect(c.firstKeptEntryId).toBe('msg_tnZIenQo'); // the b.txt call it kept
     expect(c.summary).toMatch(/^READ: a\.txt and b\.txt\n<SYSTEM_NOTICE>\nEarlier context was compacted\./);
     expect(c.summary).toContain('Files read:\na.txt');
@@ -96,15 +104,63 @@ describe('a Cline session the real cline compacted', () => {
       messages: AnthropicMessage[];
     };
     expect(at.messages.map(items)).toEqual(await sentAfterCompaction());
-    // at the leaf: every message, as Cline sends them on resume
-    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    // at the leaf: every message, as Cline sends them on resume (it does not apply the state)
+    expect(clineContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    const atLeaf = JSON.parse(await runCliOk(cliEnv, ['context', ID, '--format', 'anthropic'])) as {
+      messages: AnthropicMessage[];
+    };
+    expect(atLeaf.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    // the model's own context at the leaf: the compaction applied, what the model saw for the last answer
+    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     const shown = await runCliOk(cliEnv, ['show', ID]);
     expect(shown).toMatch(/compaction/i);
     expect(shown).toContain('Earlier context was compacted');
+    // one branch: the messages before the compaction are what it summarised and kept, not a side branch
+    const tree = await runCliOk(cliEnv, ['show', ID, '--tree']);
+    expect(tree).not.toMatch(/[├└]/);
+    expect(tree).toMatch(
+      /msg_sGpOfSLl tool[^\n]*\n[^\n]*compaction: READ[^\n]*\n[^\n]*msg_s1hZXkYo assistant: finished reading both ← current/,
+    );
+    const json = JSON.parse(await runCliOk(cliEnv, ['show', ID, '--json'])) as { branches: unknown[] };
+    expect(json.branches).toHaveLength(1);
     // counted as Cline counts it (the manifest's usage): every response once, the compaction none
     const [row] = JSON.parse(await runCliOk(cliEnv, ['stats', '--by', 'session', '--json'])) as Record<string, unknown>[];
     expect(row).toMatchObject({ key: ID, inputTokens: 4733, outputTokens: 58, messages: 3 });
     expect(row?.cost).toBeCloseTo(0.015069, 9);
+  });
+
+  it('answers its context from the index as from its files: every message at the leaf, what Cline sent at the compaction', async () => {
+    const home = await tempHome();
+    const data = join(home, 'data');
+    await fs.cp(join(FIXTURE, 'data'), data, { recursive: true });
+    const cliEnv: DriverEnv = { home, env: { HOME: home, CLINE_DATA_DIR: data, THREADBASE_HOME: join(home, '.threadbase') } };
+    await fs.mkdir(join(home, '.threadbase'), { recursive: true });
+    await syncStore(cliEnv, 'cline');
+    const roles = async (args: string[]) =>
+      (
+        JSON.parse(await runCliOk(cliEnv, ['context', ID, '--format', 'anthropic', ...args])) as { messages: AnthropicMessage[] }
+      ).messages.map((m) => m.role);
+    const resumed = ['user', 'assistant', 'user', 'assistant', 'user', 'assistant'];
+    expect(await roles(['--no-index'])).toEqual(resumed);
+    expect(await roles([])).toEqual(resumed);
+    const atCompaction = await roles(['--leaf', `${ID}:compaction`]);
+    expect(atCompaction).toEqual((await sentAfterCompaction()).map((m) => (m[0] ?? '').split(':')[0]));
+    // the index keeps what Cline's context reads of the compaction
+    const store = openSqliteStore(indexPath(cliEnv));
+    try {
+      const indexed = (await store.getSession(ID)) as Session;
+      expect(indexed.entries.find((e) => e.kind === 'compaction')?.raw).toMatchObject({ appliedOnResume: false });
+      expect(clineContext(indexed).messages.map((m) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+        'assistant',
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 
   it("Cline's hash of the messages a state covers is the state's where the file's messages are those Cline hashed", async () => {

@@ -114,21 +114,34 @@ async function readState(file: string, warnings: ParseWarning[]): Promise<JsonOb
 
 export interface WithCompaction {
   entries: Entry[];
-  /** the session's leaf when it is not the last entry (a compaction Cline does not resume from, last) */
-  leafId?: string;
+}
+
+/** What a Cline compaction entry keeps as its `raw`: the state file's object, and whether Cline applies it on resume. */
+export interface ClineCompactionRaw {
+  state: JsonObject;
+  /** false: its source_prefix_hash is not that of the messages Cline loads, so Cline sends every message on resume */
+  appliedOnResume: boolean;
+}
+
+/** Whether a compaction entry is Cline's own, which Cline does not apply when it resumes the session. */
+export function notAppliedOnResume(e: Entry): boolean {
+  return e.kind === 'compaction' && e.rawSource === 'cline' && isObject(e.raw) && e.raw.appliedOnResume === false;
 }
 
 /**
  * The entries with Cline's compaction (its state file, if any) put in after the last message it
- * covers. `records` are the messages file's items, `entries` what was read of them (each message's
- * entry has its record as `raw`); `partsOf` gives a record's content as parts, as the messages are read.
+ * covers, in the chain as other agents' compactions are (pi's compaction entry, Claude Code's
+ * compact_boundary): the messages before it are those it summarised or kept (firstKeptEntryId), the
+ * messages after it follow it. `records` are the messages file's items, `entries` what was read of
+ * them (each message's entry has its record as `raw`); `partsOf` gives a record's content as parts, as
+ * the messages are read.
  *
- * Where Cline applies the state when it resumes the session (its source_prefix_hash is that of the
- * messages it loads), the messages after it follow the compaction: what Cline sends from there on.
- * Where it does not, the compaction is a leaf of its own beside them: its context is what Cline sent
- * after compacting, the messages after it are sent whole on resume. Cline 3.0.65 hashes its messages
- * in memory, where an assistant message's modelInfo has no `family` yet, and the file's have it: a
- * state covering a message of the run that compacted is not applied on resume (real cline, agents test).
+ * Whether Cline applies the state when it resumes the session (its source_prefix_hash is that of the
+ * messages it loads) goes into the entry's raw (ClineCompactionRaw): where it does not, Cline's
+ * context (context.ts) at the session's leaf is every message, as Cline sends them on resume, and at
+ * the compaction itself what Cline sent after compacting. Cline 3.0.65 hashes its messages in memory,
+ * where an assistant message's modelInfo has no `family` yet, and the file's have it: a state
+ * covering a message of the run that compacted is not applied on resume (real cline, agents test).
  */
 export async function withCompactionState(
   file: string,
@@ -168,6 +181,11 @@ export async function withCompactionState(
   const updated =
     typeof state.updated_at === 'string' && !Number.isNaN(Date.parse(state.updated_at)) ? state.updated_at : undefined;
   const after = entries[at] as Entry;
+  const hash = typeof state.source_prefix_hash === 'string' && state.source_prefix_hash ? state.source_prefix_hash : undefined;
+  const appliedOnResume = hash
+    ? clineSourcePrefixHash(source, count) === hash
+    : typeof state.source_last_message_key === 'string';
+  const raw: ClineCompactionRaw = { state, appliedOnResume };
   const compaction: CompactionEntry = {
     id: `${idPrefix}compaction`,
     parentId: after.id,
@@ -176,16 +194,10 @@ export async function withCompactionState(
     summary,
     ...(firstKeptEntry ? { firstKeptEntryId: firstKeptEntry.id } : {}),
     ...(meta ? { tokensBefore: meta.tokensBefore as number } : {}),
-    raw: state,
+    raw,
     rawSource: 'cline',
   };
-  const hash = typeof state.source_prefix_hash === 'string' && state.source_prefix_hash ? state.source_prefix_hash : undefined;
-  const resumedFrom = hash ? clineSourcePrefixHash(source, count) === hash : typeof state.source_last_message_key === 'string';
   const next = entries[at + 1];
-  if (!resumedFrom) {
-    const rest = entries.slice(at + 1);
-    return { entries: [...entries.slice(0, at + 1), compaction, ...rest], ...(rest.length ? {} : { leafId: after.id }) };
-  }
   return {
     entries: [
       ...entries.slice(0, at + 1),

@@ -12,7 +12,8 @@ export { readCliSession, readExtensionTask } from './sessions.js';
 
 export function register(): void {
   registerFormat('cline', (env) => new ClineDriver(env));
-  registerResumeContext('cline', clineContext);
+  // its context reads a compaction's raw: whether Cline applies it on resume (compaction.ts)
+  registerResumeContext('cline', clineContext, { entryKinds: ['compaction'] });
   registerConversionLosses('cline', describeClineLosses);
 }
 

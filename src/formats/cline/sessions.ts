@@ -400,7 +400,7 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
   const { entries: read0, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
   warnings.push(...w);
   // what Cline sends once it has compacted (compaction.ts)
-  const { entries, leafId } = await withCompactionState(
+  const { entries } = await withCompactionState(
     compactionFileOf(messagesFile),
     read.items.map((i) => i.value),
     read0,
@@ -442,7 +442,6 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
     },
     entries,
     warnings,
-    leafId,
   );
 }
 
