@@ -2,6 +2,7 @@
  * A record copied into several sessions is one model response, counted once. Copies are made by a
  * fork (Claude Code's --fork-session and its older resumes, pi's forks) and by a conversion into
  * another agent (`threadbase convert` keeps each response's id and time in every agent it writes).
+ * An entry repeated in another session is one search hit (ENTRY_COPIES, searchedOnce).
  */
 import type Database from 'better-sqlite3';
 import { Where } from './where.js';
@@ -46,11 +47,11 @@ export function copyProbeArgs(key: CopyKey, except: number | bigint = -1): [stri
  * then by session id. The SQL twin of preferredCopy (src/model/copies.ts); PostgreSQL orders its
  * copies by it too.
  */
-export function preferredCopyOrder(c: { cost: string; input: string; output: string }): string {
-  return `s.created_at,
+export function preferredCopyOrder(c: { cost: string; input: string; output: string }, s = 's'): string {
+  return `${s}.created_at,
   CASE WHEN ${c.cost} IS NULL THEN 1 WHEN ${c.cost} = 0 AND coalesce(${c.input}, 0) + coalesce(${c.output}, 0) > 0 THEN 2 ELSE 0 END,
-  s.parent_id IS NOT NULL,
-  s.id`;
+  ${s}.parent_id IS NOT NULL,
+  ${s}.id`;
 }
 
 const PREFERRED = preferredCopyOrder({ cost: 'e.cost', input: 'e.input', output: 'e.output' });
@@ -107,6 +108,89 @@ export function preferredAmong(among: Where): Where {
      WHERE n = 1 AND counted = 2))`,
     ...among.args,
     ...among.args,
+    ...among.args,
+  );
+}
+
+/**
+ * An entry repeated in another session (a fork's copy of its parent's entries, a GitHub Copilot CLI
+ * sub-agent run, whose events are its session's too) has the same entry id and time there. `search`
+ * shows each such entry once: ENTRY_COPIES lists the rowids of the copies that are not preferred (by
+ * PREFERRED, the order `stats` counts a copied response in), kept by settleEntryCopies; the trigger
+ * drops a row with its entry.
+ */
+export const ENTRY_COPIES = `
+  CREATE INDEX IF NOT EXISTS entries_entry_key ON entries(timestamp, id);
+  CREATE TABLE IF NOT EXISTS entry_copies (rowid INTEGER PRIMARY KEY);
+  CREATE TRIGGER IF NOT EXISTS entry_copies_gone AFTER DELETE ON entries
+    BEGIN DELETE FROM entry_copies WHERE rowid = old.rowid; END;`;
+
+/** Whether an entry other than rowid ?3 has entry id ?1 and time ?2: one probe of entries_entry_key. */
+export const ENTRY_COPY_PROBE = 'SELECT 1 FROM entries WHERE id = ? AND timestamp = ? AND rowid <> ? LIMIT 1';
+
+/**
+ * The entries of session ?1 that others repeat and that are the preferred copy (not in ENTRY_COPIES):
+ * when they leave, one of their copies is preferred instead (settleEntryCopies again). Only asked
+ * when ENTRY_COPIES has any row (a group of copies always has one there).
+ */
+export const PREFERRED_ENTRY_COPIES = `SELECT e.id, e.timestamp FROM entries e
+  WHERE e.session_id = ? AND e.rowid NOT IN (SELECT rowid FROM entry_copies)
+    AND EXISTS (SELECT 1 FROM entries o WHERE o.id = e.id AND o.timestamp = e.timestamp AND o.rowid <> e.rowid)`;
+
+/** Prepares a statement (a store's statement cache, SqliteStore.stmt, or the database itself). */
+export type Prepare = (sql: string) => Database.Statement;
+
+const ENTRY_COPY_GROUP = `SELECT e.rowid FROM entries e JOIN sessions s ON s.id = e.session_id
+  WHERE e.id = ? AND e.timestamp = ? ORDER BY ${PREFERRED}`;
+
+/** The copies of the entry `id` at `timestamp`: the preferred one out of ENTRY_COPIES, the others in it. */
+export function settleEntryCopies(prepare: Prepare, id: string, timestamp: string): void {
+  const group = prepare(ENTRY_COPY_GROUP).pluck().all(id, timestamp) as number[];
+  const out = prepare('DELETE FROM entry_copies WHERE rowid = ?');
+  const copy = prepare('INSERT OR IGNORE INTO entry_copies (rowid) VALUES (?)');
+  group.forEach((rowid, i) => {
+    if (i === 0) out.run(rowid);
+    else copy.run(rowid);
+  });
+}
+
+/** Every group of entry copies the store holds, settled (the migration that adds ENTRY_COPIES). */
+export function settleStoredEntryCopies(db: Database.Database): void {
+  const groups = db.prepare('SELECT id, timestamp FROM entries GROUP BY timestamp, id HAVING count(*) > 1').all() as {
+    id: string;
+    timestamp: string;
+  }[];
+  const prepared = new Map<string, Database.Statement>();
+  const prepare: Prepare = (sql) => {
+    let st = prepared.get(sql);
+    if (!st) {
+      st = db.prepare(sql);
+      prepared.set(sql, st);
+    }
+    return st;
+  };
+  for (const g of groups) settleEntryCopies(prepare, g.id, g.timestamp);
+}
+
+/**
+ * The term of a search over entries `e` of sessions `s` that keeps each copied entry once: without a
+ * filter on the sessions, the preferred copy; with one (`among`, terms over `s`), the copy preferred
+ * among the sessions it selects, so that a copy whose preferred entry is outside them (another
+ * agent's, a sub-agent run's parent) is found. Without a filter the term reads no entry row (the
+ * full-text table's rowid is the entry's; ENTRY_COPIES is searched by rowid), with one it looks up
+ * the other copies (entries_entry_key) only of an entry that is a copy.
+ */
+export function searchedOnce(among: Where): Where {
+  if (!among.terms.length) return new Where().add('entries_fts.rowid NOT IN (SELECT rowid FROM entry_copies)');
+  const os = new Where();
+  // the filter again, over the other copy's session `os`
+  for (const t of among.terms) os.add(t.replace(/\bs\./g, 'os.'));
+  const cols = (e: string) => ({ cost: `${e}.cost`, input: `${e}.input`, output: `${e}.output` });
+  return new Where().add(
+    `(e.rowid NOT IN (SELECT rowid FROM entry_copies) OR NOT EXISTS (
+       SELECT 1 FROM entries o JOIN sessions os ON os.id = o.session_id
+        WHERE o.id = e.id AND o.timestamp = e.timestamp AND o.rowid <> e.rowid AND ${os.sql}
+          AND (${preferredCopyOrder(cols('o'), 'os')}) < (${preferredCopyOrder(cols('e'))})))`,
     ...among.args,
   );
 }

@@ -42,7 +42,17 @@ import {
 } from '../shared.js';
 import { ADVISOR_ROWS, advisorCount } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
-import { COPY_PROBE, type CopyKey, copyProbeArgs, preferredAmong, settleCopies } from './copies.js';
+import {
+  COPY_PROBE,
+  type CopyKey,
+  copyProbeArgs,
+  ENTRY_COPY_PROBE,
+  PREFERRED_ENTRY_COPIES,
+  preferredAmong,
+  searchedOnce,
+  settleCopies,
+  settleEntryCopies,
+} from './copies.js';
 import { migrate } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
 import { Where } from './where.js';
@@ -122,6 +132,9 @@ export class SqliteStore extends DriverBase {
   private readonly statements = new Map<string, Database.Statement>();
   /** A search without filters ranks at most this many matches, the most recent (see search). */
   rankWindow = 20_000;
+
+  /** stmt as a function of its own (for helpers that take a Prepare) */
+  private readonly prep = (sql: string): Database.Statement => this.stmt(sql);
 
   /** A prepared statement, prepared once per store (preparing costs more than many small runs). */
   stmt(sql: string): Database.Statement {
@@ -333,22 +346,27 @@ export class SqliteStore extends DriverBase {
     if (!q) return [];
     const where = new Where()
       .add('entries_fts MATCH ?', q)
-      .given(opts.source, 's.source = ?')
-      .given(opts.project, 's.project = ?')
       .given(opts.since, 'e.timestamp >= ?')
       .given(opts.until, 'e.timestamp <= ?')
-      .given(opts.parentId, 's.parent_id = ?')
       .given(opts.role, 'e.role = ?')
       .given(opts.tool && ` ${opts.tool} `, 'instr(e.tools, ?) > 0');
+    // the sessions searched; a copy of an entry (same id and time) is found once among them
+    const among = new Where()
+      .given(opts.source, 's.source = ?')
+      .given(opts.project, 's.project = ?')
+      .given(opts.parentId, 's.parent_id = ?');
     const limit = Math.max(1, Math.floor(opts.limit ?? 50));
     // bm25 scores every row that matches: for a word in a large share of the index (a common word),
     // only the most recent `rankWindow` matches are ranked, which bounds the time of any query.
-    if (where.terms.length === 1) {
+    if (where.terms.length === 1 && !among.terms.length) {
       const edge = this.stmt(
         `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ${Math.floor(this.rankWindow)}`,
       ).get(q) as { rowid: number } | undefined;
       if (edge) where.add('entries_fts.rowid > ?', edge.rowid);
     }
+    for (const [i, t] of among.terms.entries()) where.add(t, among.args[i]);
+    const once = searchedOnce(among);
+    where.add(once.sql, ...once.args);
     // Rank first (bm25 needs no stored text), joining only when a filter needs it; then details and
     // snippets for the returned rows only.
     const joined = where.terms.some((w) => /\b[es]\./.test(w));
@@ -431,8 +449,12 @@ export class SqliteStore extends DriverBase {
         e.json,
         e.counted,
       );
-      if (e.text || e.thinking || e.toolInput || e.toolOutput)
+      if (e.text || e.thinking || e.toolInput || e.toolOutput) {
         fts.run(info.lastInsertRowid, e.text, e.thinking, e.toolInput, e.toolOutput);
+        // an entry repeated in another session (a fork's, a sub-agent run's) is found once (searchedOnce)
+        if (this.stmt(ENTRY_COPY_PROBE).get(e.id, e.timestamp, info.lastInsertRowid))
+          settleEntryCopies(this.prep, e.id, e.timestamp);
+      }
       if (e.counted === 1)
         this.settleIfCopied({ id: e.id, timestamp: e.timestamp, responseId: e.responseId }, info.lastInsertRowid);
     }
@@ -570,10 +592,19 @@ export class SqliteStore extends DriverBase {
     const counted = this.stmt(
       'SELECT id, timestamp, response_id responseId FROM entries WHERE session_id = ? AND counted = 1',
     ).all(sessionId) as CopyKey[];
+    const preferred = this.preferredEntryCopies(sessionId);
     this.stmt('DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)').run(sessionId);
     this.stmt('DELETE FROM entries WHERE session_id = ?').run(sessionId);
     this.stmt('DELETE FROM sessions WHERE id = ?').run(sessionId);
     for (const c of counted) this.settleIfCopied(c);
+    for (const p of preferred) settleEntryCopies(this.prep, p.id, p.timestamp);
+  }
+
+  /** The entries of a session that others repeat, each the copy search shows: another is shown once it leaves. */
+  private preferredEntryCopies(sessionId: string): { id: string; timestamp: string }[] {
+    // no copies at all (the usual index): nothing to ask per entry
+    if (!this.stmt('SELECT 1 FROM entry_copies LIMIT 1').get()) return [];
+    return this.stmt(PREFERRED_ENTRY_COPIES).all(sessionId) as { id: string; timestamp: string }[];
   }
 
   /**
@@ -670,6 +701,8 @@ export class SqliteStore extends DriverBase {
         this.stmt('DELETE FROM entries_fts WHERE rowid = ?').run(t.rowid);
         this.stmt('DELETE FROM entries WHERE rowid = ?').run(t.rowid);
         if (t.counted === 1) this.settleIfCopied(t);
+        // the entry's copies elsewhere: one of them may be the one search shows now
+        if (this.stmt(ENTRY_COPY_PROBE).get(t.id, t.timestamp, -1)) settleEntryCopies(this.prep, t.id, t.timestamp);
       }
       nextSeq -= tail.length;
     }

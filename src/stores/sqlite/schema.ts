@@ -7,7 +7,7 @@ import type { Entry, SessionInfo, Usage } from '../../model/types.js';
 import { usageByModelOf } from '../../model/usage.js';
 import { ADVISORS_INDEX } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
-import { COPIED_INDEX, COPY_INDEX, type CopyKey, settleCopies } from './copies.js';
+import { COPIED_INDEX, COPY_INDEX, type CopyKey, ENTRY_COPIES, settleCopies, settleStoredEntryCopies } from './copies.js';
 import { entrySearchText } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
@@ -186,6 +186,12 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 14: the copies of a session's responses that do not count, by session: `stats --source/--project`
   // counts a response copied into a selected session once among those selected (preferredAmong)
   COPIED_INDEX,
+  // 15: an entry repeated in another session (a fork's copy, a Copilot CLI sub-agent run's events,
+  // same entry id and time) is one search hit: the copies not preferred listed apart (ENTRY_COPIES)
+  (db) => {
+    db.exec(ENTRY_COPIES);
+    settleStoredEntryCopies(db);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
