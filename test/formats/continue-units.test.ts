@@ -2,17 +2,21 @@
  * Continue CLI sessions in the local index: each session file is a unit known by its size and time
  * (its name is its id, so a listing reads no session file), its version its row in sessions.json; a
  * warm sync reads nothing, a file Continue rewrote re-reads that session only, and a title Continue
- * gave in sessions.json re-reads it too; `show`, `context` and `search` answer from the index.
+ * gave in sessions.json re-reads it too; `show`, `context` and `search` answer from the index, which
+ * keeps what Continue's context reads of a compaction.
  */
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
-import { ContinueDriver } from '../../src/formats/continue/index.js';
+import { ContinueDriver, continueContext } from '../../src/formats/continue/index.js';
 import type { DriverEnv, SourceUnit } from '../../src/model/driver.js';
-import type { SessionInfo } from '../../src/model/types.js';
+import type { Session, SessionInfo } from '../../src/model/types.js';
+import { indexPath } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
 
 const REAL = '7b09ce44-8f9e-4247-a51c-208af9b03dd2';
 const OTHER = '22222222-3333-4444-8555-666666666666';
@@ -93,5 +97,48 @@ describe('Continue CLI sessions as units of the index', () => {
     expect(ctx.messages.map((m) => m.role)).toEqual(Array(6).fill(['user', 'assistant']).flat());
     const hits = JSON.parse(await ok(['search', 'zanzibarquokka', '--json'])) as { sessionId: string }[];
     expect(hits.map((h) => h.sessionId)).toEqual([OTHER]);
+  });
+
+  it('keeps what Continue’s context reads of a compaction: from the index its summary is the model’s turn, as cn sends it', async () => {
+    const id = 'f1bc79d7-d5fc-4bac-89e0-007da1c7caa8';
+    await cp(
+      resolve('test/fixtures/continue/real-1.5.47-compaction/.continue/sessions', `${id}.json`),
+      join(sessions, `${id}.json`),
+    );
+    await sync();
+    const store = openSqliteStore(indexPath(env));
+    try {
+      const indexed = (await store.getSession(id)) as Session;
+      expect(continueContext(indexed).messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a compaction threadbase wrote: its summary the model’s turn from the index too, which keeps its item without the entries kept on it', async () => {
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const base = chainSession('wc', 'pi', '/tmp/proj', [
+      ['u1', textMessage('user', 'a long story')],
+      ['a1', textMessage('assistant', 'noted')],
+    ]);
+    const written = await new ContinueDriver(env).writeSession({
+      ...base,
+      entries: [
+        ...base.entries,
+        { kind: 'compaction', id: 'c', parentId: 'a1', timestamp: t(10), summary: 'we told a story' },
+        { kind: 'message', id: 'u2', parentId: 'c', timestamp: t(11), message: textMessage('user', 'go on') },
+      ],
+    });
+    await sync();
+    const store = openSqliteStore(indexPath(env));
+    try {
+      const indexed = (await store.getSession(written.id)) as Session;
+      expect(continueContext(indexed).messages.map((m) => m.role)).toEqual(['assistant', 'user']);
+      const raw = indexed.entries.find((e) => e.kind === 'compaction')?.raw as Record<string, unknown>;
+      expect(raw).toMatchObject({ message: { role: 'assistant' }, conversationSummary: 'we told a story' });
+      expect(raw.threadbase).toBeUndefined();
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -287,7 +287,9 @@ export async function readContinueSession(
     }
     const kept = keptEntries(item);
     if (kept) {
-      for (const e of kept) place({ ...e, raw: item, rawSource: SOURCE });
+      // the item as Continue has it: the entries threadbase kept on it are these entries
+      const { threadbase: _kept, ...own } = item;
+      for (const e of kept) place({ ...e, raw: own, rawSource: SOURCE });
       answeredSinceSummary = undefined;
       return;
     }

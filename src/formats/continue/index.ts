@@ -13,7 +13,8 @@ export { readContinueSession } from './history.js';
 
 export function register(): void {
   registerFormat('continue', (env) => new ContinueDriver(env));
-  registerResumeContext('continue', continueContext);
+  // its context reads a summary item's role (cn's own and threadbase's: the model's turn; an older threadbase's: the user's)
+  registerResumeContext('continue', continueContext, { entryKinds: ['compaction'] });
   registerConversionLosses('continue', describeContinueLosses);
 }
 
