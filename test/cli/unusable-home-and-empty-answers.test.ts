@@ -1,7 +1,8 @@
 /**
  * The CLI where a user's set-up gives it little to work with, run for real (in-process, or as a process
  * on a pseudo-terminal): a THREADBASE_HOME it cannot write (/proc, a file, an index.db that is a FIFO),
- * no sessions at all, `show --tree --at`, and `token revoke` of a key that does not exist.
+ * no sessions at all (nor usage, nor matches), `show --tree --at`, `context --format` misspelt, and
+ * `token revoke` of a key that does not exist.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -118,6 +119,34 @@ describe('sessions when there are none', () => {
     const some = await runCli(fixtures.env, ['sessions', '--source', 'pi']);
     expect(some.out).toContain(PI_BRANCHED_ID);
     expect(some.err).not.toContain('no pi sessions');
+  });
+});
+
+describe('stats and search with nothing to show', () => {
+  const home = (): DriverEnv => ({ home: empty, env: { HOME: empty } });
+
+  it('say so on stderr; stdout stays empty (stats printed its header alone); --json prints []', async () => {
+    const stats = await runCli(home(), ['stats', '--source', 'pi', '--since', '2026-01-01']);
+    expect(stats.code).toBe(0);
+    expect(stats.out).toBe('');
+    expect(stats.err).toBe('threadbase: no usage recorded for --source pi --since 2026-01-01T00:00:00.000Z\n');
+    expect(JSON.parse(await runCliOk(home(), ['stats', '--json']))).toEqual([]);
+    const search = await runCli(home(), ['search', 'nothing-like-this']);
+    expect(search.code).toBe(0);
+    expect(search.out).toBe('');
+    expect(search.err).toBe('threadbase: no matches\n');
+  });
+});
+
+describe('context --format', () => {
+  it('refuses an unknown format before looking for the session, naming the known ones', async () => {
+    const r = await runCli(fixtures.env, ['context', 'no-such-session', '--format', 'anthropc']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/option '--format <format>' argument 'anthropc' is invalid\. Known formats: markdown, anthropic, /);
+    expect(r.err).not.toContain('session not found');
+    const known = await runCliOk(fixtures.env, ['context', PI_BRANCHED_ID, '--no-index', '--format', 'openai']);
+    expect(JSON.stringify(JSON.parse(known))).toContain('on the new branch');
   });
 });
 

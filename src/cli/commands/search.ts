@@ -103,7 +103,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
               `${h.sessionId}  ${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(oneLine(h.snippet))}\n`,
             );
           }
-          if (!hits.length) ctx.stderr('no matches\n');
+          if (!hits.length) ctx.stderr('threadbase: no matches\n');
         } finally {
           await store.close();
         }

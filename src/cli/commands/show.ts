@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { contextFormatNames, renderContext } from '../../convert/formats.js';
 import { messageToMarkdown } from '../../convert/markdown.js';
 import { branches, currentLeaf, pathToLeaf } from '../../model/tree.js';
@@ -77,6 +77,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .option(
       '--format <format>',
       `one of: ${contextFormatNames().join(', ')} (and those converters add) (default: markdown, with --json anthropic)`,
+      contextFormatOption,
     )
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only: the anthropic format unless --format names another JSON one')
@@ -92,6 +93,13 @@ export function registerShow(program: Command, ctx: CliContext): void {
         ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);
       } else printJson(ctx, out);
     });
+}
+
+/** `context --format F`: a format a converter renders (an unknown one was refused only after reading the session). */
+function contextFormatOption(value: string): string {
+  const known = contextFormatNames();
+  if (!known.includes(value)) throw new InvalidArgumentError(`Known formats: ${known.join(', ')}.`);
+  return value;
 }
 
 /** The whole of one entry (`show --at`): a message as Markdown, a summary's text, else its one line. */

@@ -56,6 +56,16 @@ export function registerStats(program: Command, ctx: CliContext): void {
               ctx,
               rows.map((r) => ({ ...r, costKnown: !unpricedOf(r).length, unpricedModels: unpricedOf(r) })),
             );
+          // nothing counted: said on stderr, as `search` says no matches (a header alone read as a table)
+          if (!rows.length) {
+            const given = [
+              opts.source ? `--source ${opts.source}` : '',
+              opts.project ? `--project ${opts.project}` : '',
+              opts.since ? `--since ${opts.since}` : '',
+              opts.until ? `--until ${opts.until}` : '',
+            ].filter(Boolean);
+            return ctx.stderr(`threadbase: no usage recorded${given.length ? ` for ${given.join(' ')}` : ''}\n`);
+          }
           const n = (x: number) => x.toLocaleString('en-US');
           // each key whole (a session id with its agent, a project's path): cut, it could not be given back
           const keys = rows.map((r) =>
