@@ -184,8 +184,14 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
         if (c.resultDisplay !== undefined) r.meta = { ...(r.meta ?? {}), resultDisplay: c.resultDisplay };
         const rk = isObject(ck.result) ? ck.result : {};
         if (isObject(rk.meta)) r.meta = { ...(r.meta ?? {}), ...rk.meta };
+        // declined, with another agent's words for it (threadbase kept the mark): not merely cancelled
+        if (isObject(rk.meta) && rk.meta.refused === true && r.meta) delete r.meta.cancelled;
         if (rk.unnamed === true) delete r.name;
-        if (rk.synthetic === true) r.meta = { ...(r.meta ?? {}), geminiSynthetic: true };
+        // threadbase's own answer to a call left without one: no cancellation anyone made
+        if (rk.synthetic === true) {
+          const { cancelled: _c, refused: _r, ...rest } = r.meta ?? {};
+          r.meta = { ...rest, geminiSynthetic: true };
+        }
         if (Array.isArray(rk.content) && rk.content.every((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string'))
           r.content = rk.content as ToolResultContent[];
         results.push(r);

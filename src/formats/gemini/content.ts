@@ -162,5 +162,22 @@ export function toolCallResult(callId: string, name: string, result: unknown, st
     };
   part.name = name;
   if (status === 'error' || status === 'cancelled') part.isError = true;
+  if (status === 'cancelled') part.meta = { ...part.meta, ...cancelledMark(part.content) };
   return part;
+}
+
+/**
+ * The error Gemini CLI 0.61 records for a call the user declined (Scheduler: the confirmation's
+ * outcome `cancel` → status `cancelled`, "User denied execution.", ToolStateManager.toCancelled).
+ */
+export const DECLINED_RESULT = '[Operation Cancelled] Reason: User denied execution.';
+
+/**
+ * How a result of a call Gemini CLI recorded as `cancelled` is marked: `refused` when the user declined
+ * it (its error says so), else `cancelled` (interrupted, or queued behind a declined one: "User
+ * cancelled operation"). Neither ran.
+ */
+export function cancelledMark(content: ToolResultPart['content']): { refused: true } | { cancelled: true } {
+  const text = typeof content === 'string' ? content : content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+  return text.trim() === DECLINED_RESULT ? { refused: true } : { cancelled: true };
 }

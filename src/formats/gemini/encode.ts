@@ -21,7 +21,7 @@ import type {
   Usage,
 } from '../../model/types.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
-import type { JsonObject } from './content.js';
+import { cancelledMark, type JsonObject } from './content.js';
 
 /** The signature Gemini CLI gives the first call of a model turn whose thoughts it stripped (stripThoughts). */
 export const SYNTHETIC_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
@@ -194,9 +194,23 @@ function userRecord(enc: Encoder, e: Entry & { kind: 'message' }): JsonObject {
         call.result = parts;
         // the reader times the results by their call's time (when Gemini CLI finished it)
         call.timestamp = e.timestamp;
-        call.status = p.isError ? 'error' : call.status === 'error' || call.status === 'cancelled' ? 'success' : call.status;
+        // a call the user declined, or one cancelled: `cancelled`, as Gemini CLI records one (its error the result)
+        const cancelled = p.meta?.refused === true || p.meta?.cancelled === true;
+        call.status = cancelled
+          ? 'cancelled'
+          : p.isError
+            ? 'error'
+            : call.status === 'error' || call.status === 'cancelled'
+              ? 'success'
+              : call.status;
         if (p.meta?.resultDisplay !== undefined) call.resultDisplay = p.meta.resultDisplay;
-        const kept = Object.fromEntries(Object.entries(p.meta ?? {}).filter(([k]) => k !== 'resultDisplay' && k !== 'response'));
+        // the mark the reader makes of that status and the error's text again is not kept
+        const inferred = cancelled ? Object.keys(cancelledMark(p.content)) : [];
+        const kept = Object.fromEntries(
+          Object.entries(p.meta ?? {}).filter(
+            ([k]) => k !== 'resultDisplay' && k !== 'response' && !(inferred.includes(k) && p.meta?.[k] === true),
+          ),
+        );
         // text given as parts (not one string): the parts, which `output` joins
         const texts = typeof p.content !== 'string' && p.content.every((c) => c.type === 'text') ? { content: p.content } : {};
         if (p.name === undefined || Object.keys(kept).length || texts.content)
