@@ -115,7 +115,9 @@ export interface CountedUsage {
  * The records whose usage counts, as summarizeUsage counts: every record without a responseId that
  * has usage or a cost, and one per responseId (the last carrying either, else the last). A split
  * response's record carries the usage of its last record with usage and the cost of its last record
- * with a cost, each taken on its own, as summarizeUsage takes them.
+ * with a cost, each taken on its own, as summarizeUsage takes them, and the model of its last record
+ * with either that names one (the record it is dated by: every store names a response so), else of its
+ * first record.
  */
 export function countedUsage(entries: readonly Entry[]): Map<string, CountedUsage> {
   const out = new Map<string, CountedUsage>();
@@ -131,8 +133,9 @@ export function countedUsage(entries: readonly Entry[]): Map<string, CountedUsag
     const r = byResponse.get(m.responseId) ?? { last: e.id, counted: countedOf(undefined, undefined, m.model) };
     r.last = e.id;
     if (has) r.lastWithUsage = e.id;
-    if (m.usage) r.counted = countedOf(m.usage, r.counted.cost, m.model);
+    if (m.usage) r.counted.usage = m.usage;
     if (m.cost !== undefined) r.counted.cost = m.cost;
+    if (has && m.model !== undefined) r.counted.model = m.model;
     byResponse.set(m.responseId, r);
   }
   for (const r of byResponse.values()) out.set(r.lastWithUsage ?? r.last, r.counted);

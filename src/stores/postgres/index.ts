@@ -823,8 +823,9 @@ export class PostgresStore extends DriverBase {
       }>(
         // the responses of usageBySession (a split one with neither usage nor a cost too), each with its
         // counted record (r: the last record that has usage or a cost, else the last, as countedUsage and
-        // the local index pick it), its last usage (u) and last cost (c); the model the usage's, else
-        // the response's first record's (f), as the local index names it. A response is dated and
+        // the local index pick it), its last usage (u) and last cost (c); the model of its last record
+        // with usage or a cost that names one (n: the record it is dated by), else of its first record
+        // (f), as countedUsage and the local index name it. A response is dated and
         // windowed by its counted record's time, and a copy is the same response id (or record id) at
         // that time, as the local index keys copies; speed, place and advisors are read from the usage.
         `WITH a AS (SELECT session_id, id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, ts, model,
@@ -836,14 +837,17 @@ export class PostgresStore extends DriverBase {
                      WHERE split OR usage_input IS NOT NULL OR cost IS NOT NULL
                      ORDER BY session_id, rid, (usage_input IS NOT NULL OR cost IS NOT NULL) DESC, seq DESC),
               f AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, model FROM a ORDER BY session_id, rid, seq),
+              n AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, model FROM a
+                     WHERE (usage_input IS NOT NULL OR cost IS NOT NULL) AND model IS NOT NULL ORDER BY session_id, rid, seq DESC),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
               c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, cost FROM a WHERE cost IS NOT NULL
                      ORDER BY session_id, rid, seq DESC),
               resp AS (SELECT r.session_id, r.split, r.rid, r.ts, c.cost, u.id,
-                              CASE WHEN u.rid IS NOT NULL THEN u.model ELSE f.model END AS model,
+                              coalesce(n.model, f.model) AS model,
                               u.usage_input, u.usage_output, u.usage_cache_read, u.usage_cache_write, u.usage_cache_write_1h,
                               u.usage_web_searches, u.usage_reasoning, u.body
                          FROM r JOIN f ON f.session_id = r.session_id AND f.rid = r.rid
+                         LEFT JOIN n ON n.session_id = r.session_id AND n.rid = r.rid
                          LEFT JOIN u ON u.session_id = r.session_id AND u.rid = r.rid
                          LEFT JOIN c ON c.session_id = r.session_id AND c.rid = r.rid),
               ${d},

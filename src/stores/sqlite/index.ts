@@ -475,8 +475,8 @@ export class SqliteStore extends DriverBase {
   /**
    * Marks which record of each response counts for usage, as countedUsage does: one record per
    * responseId (the last that carries usage or a cost, else the last), and every record without one
-   * that has either; the counted record takes the response's last usage and last cost. Only responses
-   * touched by `added` are recomputed. (A record counted before keeps what it took then: merging again
+   * that has either; the counted record takes the response's last usage, last cost and model (as
+   * countedUsage names it). Only responses touched by `added` are recomputed. (A record counted before keeps what it took then: merging again
    * with the records after it gives the same last usage and last cost.)
    */
   private recount(sessionId: string, added: readonly Entry[]): void {
@@ -520,6 +520,8 @@ export class SqliteStore extends DriverBase {
       const withUsage = list.filter(hasUsage).pop();
       const withCost = list.filter((r) => r.cost !== null).pop();
       const pick = list.filter((r) => hasUsage(r) || r.cost !== null).pop() ?? list[list.length - 1];
+      // named as countedUsage names it: by its last record with usage or a cost that names a model
+      const named = list.filter((r) => (hasUsage(r) || r.cost !== null) && r.model !== null).pop();
       if (!pick) continue;
       for (const r of list)
         if (r !== pick && r.counted > 0) {
@@ -529,7 +531,7 @@ export class SqliteStore extends DriverBase {
         }
       const u = withUsage ?? pick;
       count.run(
-        textOfColumn(withUsage ? withUsage.model : (list[0]?.model ?? null)),
+        textOfColumn(named ? named.model : (list[0]?.model ?? null)),
         u.input,
         u.output,
         u.cache_read,
