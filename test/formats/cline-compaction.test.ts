@@ -163,6 +163,20 @@ describe('a Cline session the real cline compacted', () => {
     }
   });
 
+  it('written into Cline again (a copy): every message, as Cline sends the session, the compaction read back where it was', async () => {
+    const s = (await new ClineDriver(env).getSession(ID)) as Session;
+    const home = await tempHome();
+    const writer = new ClineDriver({ home, env: {} });
+    const info = await writer.writeSession(s);
+    const doc = JSON.parse(await fs.readFile(info.path as string, 'utf8')) as { messages: unknown[] };
+    expect(doc.messages).toHaveLength(6);
+    const back = (await writer.getSession(info.id)) as Session;
+    const roles = (x: Session) => clineContext(x).messages.map((m) => m.role);
+    expect(roles(back)).toEqual(roles(s));
+    expect(back.entries.map((e) => e.kind)).toEqual(s.entries.map((e) => e.kind));
+    expect(branches(back)).toHaveLength(1);
+  });
+
   it("Cline's hash of the messages a state covers is the state's where the file's messages are those Cline hashed", async () => {
     const file = join(FIXTURE, 'data', 'sessions', ID, `${ID}.messages.json`);
     const messages = (JSON.parse(await fs.readFile(file, 'utf8')) as { messages: Record<string, unknown>[] }).messages;

@@ -14,13 +14,19 @@ import { AnthropicToolIds, partToAnthropicBlock } from '../../convert/anthropic.
 import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { notAppliedOnResume } from './compaction.js';
 import { isObject, type JsonObject } from './salvage.js';
 
 type Wire = 'user' | 'assistant';
 
-/** A compaction or branch summary is sent as a user turn of its text; the entry itself kept beside it. */
+/**
+ * A compaction or branch summary is sent as a user turn of its text; the entry itself kept beside it.
+ * A compaction of Cline's own that Cline does not apply on resume (compaction.ts) has none: Cline sends
+ * every message, and so the copy.
+ */
 function summaryMessage(e: Entry): Message | undefined {
-  if (e.kind === 'compaction') return { role: 'user', parts: [{ type: 'text', text: e.summary }] };
+  if (e.kind === 'compaction')
+    return notAppliedOnResume(e) ? undefined : { role: 'user', parts: [{ type: 'text', text: e.summary }] };
   if (e.kind === 'branch_summary') return { role: 'user', parts: [{ type: 'text', text: e.text ?? e.summary }] };
   return undefined;
 }
@@ -95,7 +101,7 @@ function resultText(p: ToolResultPart): string {
  * summary (Cline sends every message it has). Read back they come before it again.
  */
 function fromLastCompaction(path: readonly Entry[]): { hidden: Entry[]; sent: Entry[]; keptIds?: string[] } {
-  const at = path.findLastIndex((e) => e.kind === 'compaction');
+  const at = path.findLastIndex((e) => e.kind === 'compaction' && !notAppliedOnResume(e));
   const c = path[at];
   if (c?.kind !== 'compaction') return { hidden: [], sent: [...path] };
   const keptFrom = c.firstKeptEntryId ? path.findIndex((e, i) => i < at && e.id === c.firstKeptEntryId) : -1;
