@@ -8,15 +8,18 @@ import { injectedLabel } from '../../formats/injected.js';
 import { CopyChoice, copyKeyOf, copyRankOf, inWindow } from '../../model/copies.js';
 import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
+import { namedCall, sideChainChildren } from '../../model/side-chains.js';
 import { prefixOf, truncate } from '../../model/text.js';
 import {
   branches,
   currentLeaf,
   type EntryIndex,
+  firstUserLine,
   indexEntries,
   isConversationEntry,
   nearestConversationEntry,
   pathTo,
+  pathToLeaf,
   withoutRepeatedSettings,
 } from '../../model/tree.js';
 import {
@@ -165,6 +168,45 @@ export interface ChildSession {
   createdAt: string;
   messageCount: number;
   parentToolCallId?: string;
+  /**
+   * A sub-agent whose work is in this session's own file (an older Claude Code's in-file side chain,
+   * the Agent SDK's): its `id` is the chain's first entry, and it is shown in this session at this leaf.
+   */
+  sideChainLeafId?: string;
+}
+
+/**
+ * The session's in-file side chains as sub-agents (sideChainChildren, as the export shows them): by
+ * the call that ran each, else by none. A chain whose call ran a sub-agent the store holds is that
+ * sub-agent's work (Copilot CLI's runs are both): the stored session stands for it.
+ */
+function sideChainsAsChildren(session: Session, stored: readonly ChildSession[]): ChildSession[] {
+  if (!session.entries.some((e) => e.sidechain)) return [];
+  const storedCalls = new Set(stored.flatMap((c) => (c.parentToolCallId ? [c.parentToolCallId] : [])));
+  const { children, unplaced } = sideChainChildren(session, pathToLeaf(session));
+  const asChild = (entries: readonly Entry[], callId: string | undefined, title: string | undefined): ChildSession[] => {
+    const first = entries[0];
+    // the leaf shown: its last message (a record after it, Claude Code's mode entry, is not shown)
+    const last = entries.findLast((e) => e.kind === 'message') ?? entries.at(-1);
+    const ranBy = callId ?? namedCall(entries);
+    if (!first || !last || (ranBy !== undefined && storedCalls.has(ranBy))) return [];
+    const name = title ?? firstUserLine(entries);
+    return [
+      {
+        id: first.id,
+        source: session.source,
+        createdAt: first.timestamp,
+        messageCount: entries.filter((e) => e.kind === 'message').length,
+        ...(name ? { title: name } : {}),
+        ...(callId ? { parentToolCallId: callId } : {}),
+        sideChainLeafId: last.id,
+      },
+    ];
+  };
+  return [
+    ...children.flatMap((c) => asChild(c.session.entries, c.session.parentToolCallId, c.session.title)),
+    ...unplaced.flatMap((entries) => asChild(entries, undefined, undefined)),
+  ];
 }
 
 export interface SessionHeader {
@@ -509,9 +551,8 @@ export class WebData {
   async header(id: string): Promise<SessionHeader> {
     const ls = await this.load(id);
     const { entries: _entries, raw: _raw, warnings, leafId: _leaf, ...info } = ls.session;
-    const children = (await this.allSessions())
+    const stored = (await this.allSessions())
       .filter((s) => s.parentId === id && s.id !== id)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
       .map(
         (s): ChildSession => ({
           id: s.id,
@@ -522,6 +563,9 @@ export class WebData {
           ...(s.parentToolCallId ? { parentToolCallId: s.parentToolCallId } : {}),
         }),
       );
+    const children = [...stored, ...sideChainsAsChildren(ls.session, stored)].sort((a, b) =>
+      a.createdAt.localeCompare(b.createdAt),
+    );
     return {
       info,
       children,

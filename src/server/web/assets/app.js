@@ -266,7 +266,13 @@ async function sessionView(id, params) {
       : get(`/sessions/${encodeURIComponent(id)}/path`, { leaf: params.leaf, entry: params.entry, limit: PAGE }),
   ]);
   const info = head.info;
-  const children = head.children ?? [];
+  // a side chain of this session's own file is shown here, at its own leaf; any other child is a session of its own
+  const children = (head.children ?? []).map((c) => ({
+    ...c,
+    href: c.sideChainLeafId
+      ? href(`/session/${encodeURIComponent(id)}`, { leaf: c.sideChainLeafId })
+      : href(`/session/${encodeURIComponent(c.id)}`),
+  }));
   const childByCall = new Map(children.filter((c) => c.parentToolCallId).map((c) => [c.parentToolCallId, c]));
   // 'path': every entry down to the leaf; 'context': the messages a model sees when resumed there
   const mode = params.view === 'context' ? 'context' : 'path';
@@ -457,8 +463,8 @@ function childrenLine(children, childByCall) {
     'Sessions from this one: ',
     children.map((c, i) => [
       i ? ', ' : '',
-      h('a', { href: href(`/session/${encodeURIComponent(c.id)}`), title: c.id }, c.title || shortIdBeside(c.id, '')),
-      ` (${ranBy.has(c) ? 'sub-agent' : c.source})`,
+      h('a', { href: c.href, title: c.id }, c.title || shortIdBeside(c.id, '')),
+      ` (${c.sideChainLeafId ? 'sub-agent, side chain' : ranBy.has(c) ? 'sub-agent' : c.source})`,
     ]),
   );
 }

@@ -138,7 +138,7 @@ const BADGES = { pending: 'no result', provider: 'run by the provider' };
 function subAgentLink(child) {
   return h(
     'a',
-    { class: 'sub-agent-link', href: `#/session/${encodeURIComponent(child.id)}`, title: child.id },
+    { class: 'sub-agent-link', href: child.href ?? `#/session/${encodeURIComponent(child.id)}`, title: child.id },
     `↳ sub-agent session: ${child.title || child.id}`,
     h('span', { class: 'muted' }, ` · ${child.source} · ${child.messageCount.toLocaleString()} messages →`),
   );
