@@ -8,24 +8,26 @@
  *   copy's turns (`thread/read` with turns, `thread/turns/list`) before codex ever ran it, and codex
  *   continues that projection when it resumes the copy; a copy with records whose projection
  *   threadbase does not write (reasoning, a rollback) gets none and shows its turns after a resume;
- * - a sub-agent thread copied alone keeps its root thread's id as `session_id`, and codex resumes it
- *   in that session (the `session-id` header and `prompt_cache_key`) though no thread of that id is
- *   in this home: codex takes the id from the session_meta and looks it up nowhere.
+ * - a sub-agent thread copied without its parent is a top thread of its own, as codex forks one: codex
+ *   lists it under no parent, resumes it in its own session (the `session-id` header and
+ *   `prompt_cache_key`), and archiving the original parent (app-server `thread/archive`, which takes
+ *   the parent's sub-agents along) leaves it. Named as the original parent's sub-agent, it was linked
+ *   to that parent by codex (the thread_spawn_edges row codex adds on a resume) and archived with it.
  */
-import { promises as fs, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
-import { codexAppServer } from '../helpers/codex-app-server.js';
+import { ALL_SOURCES, codexAppServer, codexThreadList } from '../helpers/codex-app-server.js';
 import { itemText, type ResponsesRequest } from '../helpers/openai-responses-standin.js';
 import type { ConvertedRow } from '../helpers/sub-agents.js';
 
 const AUDIT = 'test/fixtures/codex/audit-home/sessions/2026/11/25';
 /** codex 0.169 (audit home): a top thread with several turns (one rolled back) */
 const TOP = '01a21354-a797-71c1-b74e-7a50f662eec7';
-/** the sub-agent "Cicero" of the thread 01a21356-25ea-…, whose rollout is not copied into this home */
+/** the sub-agent "Cicero" of the thread 01a21356-25ea-… (whose rollout the second test puts into this home) */
 const CHILD = '01a21356-267a-73e0-9768-3144907e69c8';
 const ROOT_OF_CHILD = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
 
@@ -43,6 +45,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await home?.close();
 });
+
+/** The audit fixture's rollout file name of thread `id`. */
+const rolloutOf = (id: string): string => readdirSync(AUDIT).find((n) => n.includes(id)) as string;
 
 const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
 
@@ -158,22 +163,42 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     expect((await read(copy.id)).turns[0]).toEqual(original.turns[0]);
   }, 180_000);
 
-  it('a sub-agent thread copied alone resumes in its root thread session, a thread this home does not have', async () => {
+  it('a sub-agent thread copied without its parent is a thread of its own: its own session, and archiving the original parent leaves it', async () => {
+    // the original parent is in this home too, as where a user copies a sub-agent thread out of its parent
+    const dir = join(home.codexHome, 'sessions', '2026', '11', '25');
+    for (const f of readdirSync(AUDIT).filter((n) => n.includes(ROOT_OF_CHILD))) await fs.copyFile(join(AUDIT, f), join(dir, f));
     const copy = await copyOf(CHILD);
     const metaOf = () =>
       (JSON.parse(readFileSync(copy.path as string, 'utf8').split('\n')[0] as string) as { payload: Record<string, unknown> })
         .payload;
-    expect(metaOf().session_id).toBe(ROOT_OF_CHILD);
-    expect(rows().some((r) => r.id === ROOT_OF_CHILD)).toBe(false);
+
+    // codex lists it as a thread of its own, the original sub-agent under its parent
+    const listed = await codexThreadList(where(), { sourceKinds: [...ALL_SOURCES, 'subAgentThreadSpawn'] });
+    expect(listed.find((t) => t.id === copy.id)).toMatchObject({ parentThreadId: null, agentNickname: null });
+    expect(listed.find((t) => t.id === CHILD)).toMatchObject({ parentThreadId: ROOT_OF_CHILD, agentNickname: 'Cicero' });
 
     await home.codex(['resume', copy.id, 'probe the sub-agent copied alone']);
     const last = home.responses.requests.filter((r) => r.method === 'POST' && /\/responses$/.test(r.path)).at(-1);
     if (!last) throw new Error('codex sent no request');
     const body = last.body as ResponsesRequest;
     expect(itemText(body.input.at(-1))).toBe('probe the sub-agent copied alone');
-    expect(last.headers).toMatchObject({ 'session-id': ROOT_OF_CHILD, 'thread-id': copy.id });
-    expect(body.prompt_cache_key).toBe(ROOT_OF_CHILD);
-    // codex appended its turn and left the session_meta as written
-    expect(metaOf().session_id).toBe(ROOT_OF_CHILD);
+    expect(body.input.some((i) => itemText(i) === 'CHILDTASK')).toBe(true);
+    // in its own session, as a top thread, not as the original parent's sub-agent
+    expect(last.headers).toMatchObject({ 'session-id': copy.id, 'thread-id': copy.id });
+    expect(last.headers).not.toHaveProperty('x-codex-parent-thread-id');
+    expect(body.prompt_cache_key).toBe(copy.id);
+
+    // codex archives a thread's sub-agents with it; the copy is none of the original parent's
+    await codexAppServer(where(), [['thread/archive', { threadId: ROOT_OF_CHILD }]]);
+    const archived = (id: string) => existsSync(join(home.codexHome, 'archived_sessions', basename(rolloutOf(id))));
+    expect(archived(CHILD)).toBe(true);
+    expect(existsSync(copy.path as string)).toBe(true);
+    // its session_meta names no parent (the original spawn is kept in threadbase's own field)
+    expect(metaOf()).toMatchObject({
+      session_id: copy.id,
+      source: 'cli',
+      threadbase: { threadSpawn: { parent_thread_id: ROOT_OF_CHILD } },
+    });
+    expect(metaOf()).not.toHaveProperty('parent_thread_id');
   }, 180_000);
 });

@@ -4,12 +4,14 @@
  * - the `threads` row's `history_mode` is the rollout's own: 'paginated' for a copy of a codex 0.169
  *   thread (its session_meta says so, as codex's own rows), 'legacy' for another agent's session (no
  *   history_mode in its session_meta, which codex reads as legacy);
- * - a sub-agent thread written alone (without its parent) keeps its root thread's id as `session_id`,
- *   as every thread under that root has it; a top thread copied gets its own.
+ * - a sub-agent thread written alone (without its parent: a convert of it, a fork of it) is a top thread
+ *   of its own, as codex 0.171 forks a sub-agent thread: its own `session_id`, no thread_spawn, parent,
+ *   nickname or thread_spawn_edges row; the original spawn kept in the session_meta's `threadbase` field.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Sources } from '../../src/formats/registry.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import '../../src/formats/all.js';
 import { codexStateHome, rolloutMeta } from '../helpers/codex-state-db.js';
@@ -56,17 +58,65 @@ describe('the state row of a thread threadbase writes into codex', () => {
   });
 });
 
-describe('a codex sub-agent thread written alone', () => {
-  it("keeps its root thread's id as session_id; a top thread copied gets its own", async () => {
+describe('a codex sub-agent thread written alone (without its parent)', () => {
+  /** The thread's row and its thread_spawn_edges row in codex's state database. */
+  function stateOf(id: string): { row: unknown; edge: unknown } {
+    const db = openDatabase(join(fx.dirs.codex, 'state_5.sqlite'), { readonly: true });
+    try {
+      return {
+        row: db.prepare('SELECT source, thread_source, agent_nickname FROM threads WHERE id = ?').get(id),
+        edge: db.prepare('SELECT * FROM thread_spawn_edges WHERE child_thread_id = ?').get(id),
+      };
+    } finally {
+      db.close();
+    }
+  }
+  const originalSpawn = {
+    parent_thread_id: CODEX_PARENT,
+    depth: 1,
+    agent_path: null,
+    agent_nickname: 'Cicero',
+    agent_role: null,
+  };
+
+  it('is a top thread of its own, as codex forks a sub-agent thread: its own session, no parent, no edge; the spawn kept as history', async () => {
     const child = await convert(CODEX_CHILD, 'codex');
     expect(child.id).not.toBe(CODEX_CHILD);
-    expect(rolloutMeta(child.path as string)).toMatchObject({
+    const meta = rolloutMeta(child.path as string);
+    expect(meta).toMatchObject({
       id: child.id,
-      session_id: CODEX_PARENT,
-      source: { subagent: { thread_spawn: { parent_thread_id: CODEX_PARENT, agent_nickname: 'Cicero' } } },
+      session_id: child.id,
+      source: 'cli',
+      thread_source: 'user',
+      threadbase: { threadSpawn: originalSpawn },
     });
+    // (codex's forked_from_id for a sub-agent started with its parent's context is the spawn's, kept with it)
+    for (const field of ['parent_thread_id', 'agent_nickname', 'agent_role', 'forked_from_id'])
+      expect(meta).not.toHaveProperty(field);
+    expect(stateOf(child.id)).toEqual({ row: { source: 'cli', thread_source: 'user', agent_nickname: null }, edge: undefined });
 
     const top = await convert(CODEX_TOP, 'codex');
     expect(rolloutMeta(top.path as string)).toMatchObject({ id: top.id, session_id: top.id });
+  });
+
+  it('a fork of it likewise, forked from the sub-agent thread', async () => {
+    const sources = new Sources(fx.env);
+    try {
+      const codex = sources.driver('codex');
+      if (!codex?.forkSession) throw new Error('codex forks no session');
+      const fork = await codex.forkSession(CODEX_CHILD);
+      const meta = rolloutMeta(fork.path as string);
+      expect(meta).toMatchObject({
+        id: fork.id,
+        session_id: fork.id,
+        forked_from_id: CODEX_CHILD,
+        source: 'cli',
+        threadbase: { threadSpawn: originalSpawn },
+      });
+      expect(meta).not.toHaveProperty('parent_thread_id');
+      expect(stateOf(fork.id).edge).toBeUndefined();
+    } finally {
+      await sources.close();
+    }
   });
 });

@@ -94,6 +94,32 @@ export function subagentMeta(payload: JsonObject, link: SubagentLink): JsonObjec
   };
 }
 
+/**
+ * The session_meta payload of a sub-agent thread written without its parent (`convert <sub-agent>`, a
+ * fork of one): a top thread of its own, as codex 0.171 writes its own fork of a sub-agent thread
+ * (app-server `thread/fork`: its own session, no thread_spawn, parent, nickname or role). Codex links a
+ * thread to the parent its session_meta names (it adds the thread_spawn_edges row when it resumes the
+ * thread) and archives a thread's sub-agents with it, so a copy naming the original parent would go to
+ * archived_sessions with a thread it was not copied with. The spawn stays as history in the
+ * `threadbase` field codex ignores. A top thread's payload is returned as it is.
+ */
+export function loneSubagentMeta(payload: JsonObject, id: string): JsonObject {
+  const spawn = threadSpawnOf(payload);
+  if (!spawn) return payload;
+  const { parent_thread_id: _parent, agent_nickname: _nickname, agent_role: _role, threadbase: _kept, ...rest } = payload;
+  // the parent as forked_from_id (a sub-agent codex started with its parent's context, or the parent
+  // threadbase reads as this thread's) is the spawn's, not a fork's
+  if (rest.forked_from_id === spawn.parent_thread_id) delete rest.forked_from_id;
+  return {
+    ...rest,
+    session_id: id,
+    // what threadbase writes for a thread a user starts (codex's fork: its client's kind)
+    source: 'cli',
+    thread_source: 'user',
+    threadbase: { threadSpawn: spawn },
+  };
+}
+
 /** A thread's sub-agent depth from its session_meta line (0: a top thread). */
 export function spawnDepthOf(metaLine: unknown): number {
   const spawn = threadSpawnOf(payloadOf(metaLine) ?? {});

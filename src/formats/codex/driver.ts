@@ -33,7 +33,7 @@ import { readJsonl } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
-import { keptSpawnCallOf, rootSessionIdOf, spawnDepthOf, subagentMeta, threadSpawn } from './children.js';
+import { keptSpawnCallOf, loneSubagentMeta, rootSessionIdOf, spawnDepthOf, subagentMeta, threadSpawn } from './children.js';
 import { messageToItems } from './encode.js';
 import {
   branchSummaryMessage,
@@ -314,7 +314,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     if (opts.keepId && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(session.id)) {
       if (!(await this.fileOf(session.id))) id = session.id;
     }
-    return this.writeRollout(session, id);
+    return this.writeRollout(session, id, (meta) => loneSubagentMeta(meta, id));
   }
 
   /** A sub-agent thread under `parent` (a thread written here), its session_meta as codex's own (children.ts). */
@@ -881,8 +881,8 @@ export function encodeRollout(
       };
   metaPayload.id = id;
   // A top thread's session is its own; a sub-agent's stays its root thread's, which codex resumes it
-  // under (the session-id header and prompt_cache_key; it looks the id up nowhere), also when the
-  // sub-agent is written alone (writeChildSession sets that of a new root).
+  // under (the session-id header and prompt_cache_key; it looks the id up nowhere): writeChildSession
+  // sets that of a new root, and a sub-agent written alone becomes a top thread (loneSubagentMeta).
   if ('session_id' in metaPayload && !(threadSpawn(metaPayload) && typeof metaPayload.session_id === 'string'))
     metaPayload.session_id = id;
   if (typeof metaPayload.model_provider !== 'string' && opts.modelProvider) metaPayload.model_provider = opts.modelProvider;
