@@ -50,9 +50,17 @@ describe('a THREADBASE_HOME threadbase cannot write', () => {
     ];
   };
 
-  it('sync, search, stats, serve and token list fail at once naming the index and THREADBASE_HOME', async () => {
+  it('sync, search, stats, serve, token, push and convert --to threadbase fail at once naming the index and THREADBASE_HOME', async () => {
     for (const [home, reason] of await unusableHomes()) {
-      for (const args of [['sync'], ['search', 'hello'], ['stats'], ['token', 'list'], ['serve', '--port', '0']]) {
+      for (const args of [
+        ['sync'],
+        ['search', 'hello'],
+        ['stats'],
+        ['token', 'list'],
+        ['serve', '--port', '0'],
+        ['push', '--to', 'http://127.0.0.1:9', '--key', 'tb_unused'],
+        ['convert', PI_BRANCHED_ID, '--to', 'threadbase'],
+      ]) {
         const started = Date.now();
         const r = await runCli(withHome(home), args);
         expect(r.code, `${args.join(' ')} with THREADBASE_HOME=${home}`).toBe(1);

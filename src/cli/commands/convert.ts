@@ -8,7 +8,8 @@ import type { SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
-import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry, warn } from '../io.js';
+import { THREADBASE_SOURCE } from '../../stores/shared.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry, warn, writableIndexPath } from '../io.js';
 import { agentOption, targetOption } from '../options.js';
 
 interface ConvertFlags {
@@ -118,6 +119,8 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     // a directory to resume in that is not there fails before anything is read or written
     const project = opts.project === undefined ? undefined : resolve(opts.project);
     if (project !== undefined && !isDirectory(project)) throw new Error(`--project ${opts.project}: no such directory`);
+    // threadbase's own sessions live in the local index: an unusable THREADBASE_HOME is named before reading
+    if (opts.to === THREADBASE_SOURCE) writableIndexPath(ctx);
     // the sub-agent sessions go along from the store the session is read from (an agent's own, or --from)
     const opened = opts.from
       ? await fromStore(opts.from, id)

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
 import { pushSessions } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
-import { type CliContext, printJson, warn } from '../io.js';
+import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
 import { agentOption, sinceOption } from '../options.js';
 
 interface PushFlags {
@@ -33,6 +33,8 @@ export function registerPush(program: Command, ctx: CliContext): void {
       let close: (() => Promise<void>) | undefined;
       if (opts.source) from = ctx.sources().driver(opts.source);
       else {
+        // the local index: an unusable THREADBASE_HOME named (SQLite said 'unable to open database file')
+        if (!opts.from) writableIndexPath(ctx);
         const store = await openStore(opts.from, { env: ctx.env, warn: (m) => warn(ctx, m) });
         from = store;
         close = async () => store.close?.();
