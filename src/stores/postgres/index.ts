@@ -594,13 +594,27 @@ export class PostgresStore extends DriverBase {
       values.push(v);
       where.push(sql.replaceAll('?', `$${values.length}`));
     };
-    if (opts.source) add(sourceIs('s.'), opts.source);
-    if (opts.project) add('s.cwd = ?', opts.project);
+    // the sessions searched (over `s`, and over `os` for another copy's session)
+    const among: string[] = [];
+    const amongAdd = (sql: string, v: unknown) => {
+      add(sql, v);
+      among.push((where.at(-1) as string).replace(/\bs\./g, 'os.'));
+    };
+    if (opts.source) amongAdd(sourceIs('s.'), opts.source);
+    if (opts.project) amongAdd('s.cwd = ?', opts.project);
     if (opts.since) add('e.ts >= ?', opts.since);
     if (opts.until) add('e.ts <= ?', opts.until);
-    if (opts.parentId) add('s.parent_id = ?', opts.parentId);
+    if (opts.parentId) amongAdd('s.parent_id = ?', opts.parentId);
     if (opts.role) add('e.role = ?', opts.role);
     if (opts.tool) add('? = ANY(e.tools)', opts.tool);
+    // An entry repeated in another session (a fork's copy, a Copilot CLI sub-agent run's: the same
+    // entry id and time) is one hit: the copy preferred among the sessions searched, by the rule
+    // `stats` counts a copied response by (the local index's search keeps the same one).
+    const cols = (e: string) => ({ cost: `${e}.cost`, input: `${e}.usage_input`, output: `${e}.usage_output` });
+    where.push(`NOT EXISTS (SELECT 1 FROM tb_entries o JOIN tb_sessions os ON os.id = o.session_id
+        WHERE o.ts = e.ts AND o.id = e.id AND o.session_id <> e.session_id AND os.tenant = $2
+          ${among.map((t) => `AND ${t}`).join(' ')}
+          AND (${preferredCopyOrder(cols('o'), 'os')}) < (${preferredCopyOrder(cols('e'))}))`);
     values.push(opts.limit && opts.limit > 0 ? opts.limit : 100);
     const rows = (
       await this.q<{

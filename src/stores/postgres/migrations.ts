@@ -138,6 +138,14 @@ UPDATE tb_entries SET usage_web_searches = substring(body from '"webSearches":([
 CREATE INDEX tb_entries_metadata ON tb_entries(session_id, seq) WHERE kind = 'metadata';
 `,
   },
+  {
+    version: 7,
+    name: 'entries by time and id',
+    // an entry's copies in other sessions (a fork's, a sub-agent run's: same id and time), which search shows once
+    sql: `
+CREATE INDEX tb_entries_entry_key ON tb_entries(ts, id);
+`,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes
