@@ -24,6 +24,7 @@ import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, REA
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { encodeCopilotEvents, encodeSubAgentEvents, encodeWorkspace, unplacedWarning } from './encode.js';
 import { type CopilotReadState, initialState, isObject, type JsonObject, parseEvents, SOURCE, sessionOf } from './events.js';
+import { endBytes, endLine, hasRunMarkers } from './run-markers.js';
 import { runSessions, sideChainRuns } from './side-chains.js';
 import { readWorkspace } from './workspace.js';
 
@@ -69,6 +70,39 @@ function sessionIdOfFile(events: string): string | undefined {
 
 /** A sub-agent run's unit key: its file's, this, its agentId. */
 const RUN_KEY = '#run:';
+
+/**
+ * A file unit's version: workspace.yaml's (workspaceVersion), then what tells the events file appended
+ * to from one rewritten (threadbase rewrites a file it wrote whole, by a rename: writeChildSession): its
+ * inode and its last bytes as listed (run-markers.ts endBytes; an inode may come back after two renames).
+ */
+function fileVersion(workspace: string, ino: number, end: string): string {
+  return `${workspace}@ino:${ino}@end:${end}`;
+}
+
+function fileMarks(version: string | undefined): { ino: string; end: string } | undefined {
+  const m = /@ino:([^@]*)@end:([^@]*)$/.exec(version ?? '');
+  return m ? { ino: m[1] as string, end: m[2] as string } : undefined;
+}
+
+/**
+ * What a run holds, for its unit's version: its entries, its last one, its title. A run only grows by
+ * events appended to its file (or loses its place when a rewind abandons its call); once done it no
+ * longer changes however its session goes on.
+ */
+function runHeld(run: Session): string {
+  return `${run.entries.length}:${run.entries.at(-1)?.id ?? ''}:${run.title ?? ''}`;
+}
+
+/** runHeld as a run unit's version keeps it (`[workspace.yaml's version, held]`), else undefined. */
+function heldOf(version: string | undefined): string | undefined {
+  try {
+    const v: unknown = JSON.parse(version ?? '');
+    return Array.isArray(v) && v.length === 2 && typeof v[1] === 'string' ? v[1] : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export class CopilotDriver extends DriverBase {
   readonly name = SOURCE;
@@ -176,55 +210,99 @@ export class CopilotDriver extends DriverBase {
   /**
    * IncrementalSource: each events.jsonl by its size and time, append-only (Copilot CLI only appends
    * events); its session id is its folder's name. The version is workspace.yaml's size and time (the
-   * session's name and folder are there). Each sub-agent run in a file is a unit too (`<file>#run:<agentId>`,
-   * read whole with it): for a file unchanged since the index read it, the runs it knew, so listing reads
-   * only the files that changed.
+   * session's name and folder are there) and the file's inode (threadbase rewrites a file it wrote
+   * whole, by a rename: writeChildSession). Each sub-agent run in a file is a unit too
+   * (`<file>#run:<agentId>`, read whole with it), versioned by what it holds, not by its file's size:
+   * a run done is not read again while its session goes on.
+   *
+   * Listing reads no file whole to find its runs unless it may hold new ones (listedRuns): the runs the
+   * index knows stand while its file is unchanged, or only grew by events none of which is a run's (a
+   * byte scan of what was appended, run-markers.ts); a new file without any is none's.
    */
   async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
     const locs = this.locate();
     const files = await fileUnits(
       locs,
       (l) => l.events,
-      (l, st) => ({
-        key: l.events,
-        sessionId: l.id,
-        path: l.events,
-        size: st.size,
-        mtimeMs: st.mtimeMs,
-        appendOnly: true,
-        version: workspaceVersion(l),
-      }),
+      (l, st) => {
+        const unit = (end: string): SourceUnit => ({
+          key: l.events,
+          sessionId: l.id,
+          path: l.events,
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          appendOnly: true,
+          version: fileVersion(workspaceVersion(l), st.ino, end),
+        });
+        // a file as the index listed it: its last bytes as they were (not read again)
+        const before = known?.get(l.events);
+        const kept = before?.size === st.size && before.mtimeMs === st.mtimeMs ? fileMarks(before.version) : undefined;
+        return kept?.ino === String(st.ino) ? unit(kept.end) : endBytes(l.events, st.size).then(unit);
+      },
     );
-    // the runs each file holds: as the index knows them while the file is unchanged, else read
+    // the runs the index knows in each file, by its key
     const knownRuns = new Map<string, SourceUnit[]>();
     for (const k of known?.values() ?? []) {
       const at = k.key.lastIndexOf(RUN_KEY);
       if (at > 0) knownRuns.set(k.key.slice(0, at), [...(knownRuns.get(k.key.slice(0, at)) ?? []), k]);
     }
+    const byFile = new Map(locs.map((l) => [l.events, l]));
     const out: SourceUnit[] = [];
     for (const file of files) {
       out.push(file);
-      const before = known?.get(file.key);
-      const runUnit = (sessionId: string): SourceUnit => ({
+      const loc = byFile.get(file.key);
+      // workspace.yaml's version (its project is the run's too), not the file's: a run done stays as read
+      const runUnit = (sessionId: string, held: string): SourceUnit => ({
         key: `${file.key}${RUN_KEY}${sessionId}`,
         sessionId,
         path: file.path as string,
-        ...(file.size !== undefined ? { size: file.size } : {}),
-        ...(file.mtimeMs !== undefined ? { mtimeMs: file.mtimeMs } : {}),
-        ...(file.version !== undefined ? { version: file.version } : {}),
+        version: JSON.stringify([loc ? workspaceVersion(loc) : '-', held]),
       });
-      if (before && before.size === file.size && before.mtimeMs === file.mtimeMs && before.version === file.version) {
-        out.push(...(knownRuns.get(file.key) ?? []).map((k) => runUnit(k.sessionId)));
-        continue;
-      }
-      const loc = locs.find((l) => l.events === file.path);
       try {
-        if (loc) out.push(...this.runsIn(loc.events, await this.load(loc)).map((r) => runUnit(r.id)));
+        const runs = loc ? await this.listedRuns(loc, file, known?.get(file.key), knownRuns.get(file.key) ?? []) : [];
+        out.push(...runs.map((r) => runUnit(r.id, r.held)));
       } catch {
         // gone meanwhile, or unreadable: its own unit says so when read
       }
     }
     return out;
+  }
+
+  /**
+   * The runs a file holds, each with what it holds (runHeld): the ones the index knows (`runs`) while
+   * the file is the one the index listed (`before`: same inode, same bytes where it ended, a line's end)
+   * and what was appended since holds no run's event; none in a new file without any; else the file
+   * read whole (load).
+   */
+  private async listedRuns(
+    loc: Located,
+    file: SourceUnit,
+    before: SourceUnit | undefined,
+    runs: readonly SourceUnit[],
+  ): Promise<{ id: string; held: string }[]> {
+    const path = loc.events;
+    const size = file.size ?? 0;
+    const knownHeld = runs.map((r) => ({ id: r.sessionId, held: heldOf(r.version) }));
+    const asKnown = knownHeld.every((r) => r.held !== undefined) ? (knownHeld as { id: string; held: string }[]) : undefined;
+    if (!before) {
+      if (!(await this.scanForRuns(path, 0, size))) return [];
+    } else {
+      const was = fileMarks(before.version);
+      if (asKnown && was && was.ino === fileMarks(file.version)?.ino && before.size !== undefined) {
+        if (before.size === size && before.mtimeMs === file.mtimeMs) return asKnown;
+        // grown by whole lines after the bytes listed before, none a run's
+        if (size > before.size) {
+          const end = await endBytes(path, before.size);
+          if (end === was.end && endLine(end) && !(await this.scanForRuns(path, before.size, size))) return asKnown;
+        }
+      }
+    }
+    return this.runsIn(loc.events, await this.load(loc)).map((r) => ({ id: r.id, held: runHeld(r) }));
+  }
+
+  /** Whether the bytes of `file` from `start` to `end` may hold a run's events (run-markers.ts); its own method, for the tests to count. */
+  private scanForRuns(file: string, start: number, end: number): Promise<boolean> {
+    return hasRunMarkers(file, start, end);
   }
 
   /** One file read whole, or with `from` only the events appended since (read whole again after a rewind). */
