@@ -7,7 +7,7 @@
  *   (thread_history_<n>.sqlite) that codex wrote for the original's records: its app-server lists the
  *   copy's turns (`thread/read` with turns, `thread/turns/list`) before codex ever ran it, and codex
  *   continues that projection when it resumes the copy; a copy with records whose projection
- *   threadbase does not write (reasoning, a rollback) gets none and shows its turns after a resume;
+ *   threadbase does not write (a rollback) gets none and shows its turns after a resume;
  * - a sub-agent thread copied without its parent is a top thread of its own, as codex forks one: codex
  *   lists it under no parent, resumes it in its own session (the `session-id` header and
  *   `prompt_cache_key`), and archiving the original parent (app-server `thread/archive`, which takes
@@ -34,9 +34,13 @@ const ROOT_OF_CHILD = '01a21356-25ea-7ff3-8743-7ca9d35fbc3f';
 let home: CodexAgentHome;
 
 beforeAll(async () => {
-  home = await setupCodexAgentHome();
-  // codex makes its state database on its first run
-  await home.codex(['a thread of codex its own']);
+  home = await setupCodexAgentHome({
+    responsesRules: [
+      (req) => (itemText(req.input.at(-1)).includes('THINK') ? { reasoning: 'Weighing it.', text: 'Thought.' } : undefined),
+    ],
+  });
+  // codex makes its state database on its first run; its thread reasons before it answers
+  await home.codex(['THINK: a thread of codex its own']);
   const dir = join(home.codexHome, 'sessions', '2026', '11', '25');
   await fs.mkdir(dir, { recursive: true });
   for (const f of readdirSync(AUDIT).filter((n) => n.includes(TOP) || n.includes(CHILD)))
@@ -127,7 +131,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     // thread's turns from its projection in thread_history_<n>.sqlite, which threadbase wrote as codex
     // does for its own records, so the copy shows the original's turns before codex ever ran it
     const original = await read(own.id);
-    expect(shape(original)).toEqual([['completed', ['userMessage', 'agentMessage']]]);
+    expect(shape(original)).toEqual([['completed', ['userMessage', 'reasoning', 'agentMessage']]]);
     const copied = await read(copy.id);
     expect(copied.historyMode).toBe('paginated');
     expect(copied.turns).toEqual(original.turns);
@@ -151,15 +155,15 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
       const ended = copyBytes.subarray(0, t.rollout_end_byte_offset).toString('utf8').trimEnd().split('\n').at(-1) as string;
       expect(JSON.parse(ended)).toMatchObject({ ordinal: t.rollout_end_ordinal, payload: { type: 'task_complete' } });
     }
-    // a copy with records whose projection threadbase does not know (the audit thread: reasoning, a
-    // rollback) gets none, and shows its turns once codex first resumes it
+    // a copy with records whose projection threadbase does not know (the audit thread: a rollback)
+    // gets none, and shows its turns once codex first resumes it
     expect(projection(audit.id).state).toBeUndefined();
     expect(await read(audit.id)).toMatchObject({ historyMode: 'paginated', turns: [] });
 
     await home.codex(['resume', copy.id, 'probe the copy']);
     expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe('paginated');
     // codex continued the projection threadbase wrote: the copied turn, then its own
-    expect(shape(await read(copy.id))).toEqual([...shape(original), ...shape(original)]);
+    expect(shape(await read(copy.id))).toEqual([...shape(original), ['completed', ['userMessage', 'agentMessage']]]);
     expect((await read(copy.id)).turns[0]).toEqual(original.turns[0]);
   }, 180_000);
 

@@ -122,14 +122,34 @@ describe("codex's projection of a rollout", () => {
     expect([p.nextByteOffset, p.nextOrdinal]).toEqual([bytes.length, 8]);
   });
 
-  it('is none when a record was not checked against codex: a tool call, reasoning, a rollback, an unnumbered record', () => {
+  it("a reasoning item is codex's reasoning ThreadItem: its summary parts", () => {
+    const reasoning = {
+      type: 'event_msg',
+      payload: {
+        type: 'item_completed',
+        turn_id: TURN,
+        item: { type: 'Reasoning', id: 'rs_1', summary_text: ['Part A.', 'Part B.'], raw_content: [] },
+        started_at_ms: 7,
+        completed_at_ms: 8,
+      },
+    };
+    const p = projectRollout(THREAD, rollout([reasoning]));
+    if (typeof p === 'string') throw new Error(p);
+    expect(p.items.map((i) => [i.item_type, JSON.parse(String(i.item_json))])[1]).toEqual([
+      'reasoning',
+      { type: 'reasoning', id: 'rs_1', summary: ['Part A.', 'Part B.'], content: [] },
+    ]);
+    expect(p.turns[0]).toMatchObject({ first_user_item_id: 'u1', final_agent_item_id: 'msg_1' });
+  });
+
+  it('is none when a record was not checked against codex: a tool call, raw reasoning text, a rollback, an unnumbered record', () => {
     const item = (i: object) => ({
       type: 'event_msg',
       payload: { type: 'item_completed', turn_id: TURN, item: i, started_at_ms: 1, completed_at_ms: 1 },
     });
-    expect(projectRollout(THREAD, rollout([item({ type: 'Reasoning', id: 'rs', summary_text: ['S'], raw_content: [] })]))).toBe(
-      'a Reasoning item threadbase does not project',
-    );
+    expect(
+      projectRollout(THREAD, rollout([item({ type: 'Reasoning', id: 'rs', summary_text: ['S'], raw_content: ['raw'] })])),
+    ).toBe('a Reasoning item threadbase does not project');
     expect(projectRollout(THREAD, rollout([item({ type: 'CommandExecution', id: 'c' })]))).toBe(
       'a CommandExecution item threadbase does not project',
     );

@@ -9,9 +9,9 @@
  * `codex-written-thread-state`). The projection codex makes is internal and changes often (nine
  * schema migrations by 0.171, its items the app-server's `ThreadItem`s), so it is written only when
  * every record of the rollout is one whose projection was checked (turn start and end, user and agent
- * message items, records codex does not project) and the database is at the schema version checked;
- * anything else (a tool call, reasoning, a compaction, a rollback, an aborted turn, another schema)
- * writes nothing and the copy shows its turns once codex resumes it, as before.
+ * message and reasoning items, records codex does not project) and the database is at the schema
+ * version checked; anything else (a tool call, a compaction, a rollback, an aborted turn, another
+ * schema) writes nothing and the copy shows its turns once codex resumes it, as before.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,6 +108,24 @@ function agentMessageItem(item: Record<string, unknown>): Record<string, unknown
   };
 }
 
+/** A reasoning item as the app-server's `ThreadItem` (`reasoning`: its summary parts), or undefined when not one checked. */
+function reasoningItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !['type', 'id', 'summary_text', 'raw_content'].includes(k))) return undefined;
+  const summary = item.summary_text;
+  if (!Array.isArray(summary) || !summary.every((t) => typeof t === 'string')) return undefined;
+  // raw reasoning text (open-weight models) was not checked
+  if (!Array.isArray(item.raw_content) || item.raw_content.length > 0) return undefined;
+  return { type: 'reasoning', id: item.id, summary, content: [] };
+}
+
+/** The app-server's `ThreadItem` codex 0.171 projects from an `item_completed` item, for the kinds checked. */
+function projectedItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (item.type === 'UserMessage') return userMessageItem(item);
+  if (item.type === 'AgentMessage') return agentMessageItem(item);
+  if (item.type === 'Reasoning') return reasoningItem(item);
+  return undefined;
+}
+
 /**
  * The projection codex 0.171 makes of `rollout` (the file's bytes) for thread `threadId`, or why
  * there is none that threadbase can write as codex does.
@@ -180,8 +198,7 @@ export function projectRollout(threadId: string, rollout: Buffer): HistoryProjec
     if (event === 'item_completed') {
       const item = isObject(payload.item) ? payload.item : {};
       if (!open || str(payload.turn_id) !== open.turn_id) return 'an item outside its turn';
-      const projected =
-        item.type === 'UserMessage' ? userMessageItem(item) : item.type === 'AgentMessage' ? agentMessageItem(item) : undefined;
+      const projected = projectedItem(item);
       const id = str(item.id);
       const startedAt = typeof payload.started_at_ms === 'number' ? payload.started_at_ms : undefined;
       const completedAt = typeof payload.completed_at_ms === 'number' ? payload.completed_at_ms : undefined;
