@@ -149,6 +149,46 @@ describe('a session with a search the provider ran and a call left without a res
   }, 120_000);
 });
 
+describe('a session with a call the user refused', () => {
+  it('is written as Gemini CLI records a declined call (status cancelled) and resumed by the real gemini with its refusal sent', async () => {
+    const refusal = "The user doesn't want to proceed with this tool use. The tool use was rejected.";
+    const session = chainSession('refused', 'claude', home.project, [
+      ['u', textMessage('user', 'delete the file')],
+      [
+        'a',
+        {
+          role: 'assistant',
+          parts: [{ type: 'tool_call', id: 'call_r', name: 'run_shell_command', input: { command: 'rm x' } }],
+        },
+      ],
+      [
+        'r',
+        {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'call_r', content: refusal, isError: true, meta: { refused: true } }],
+        },
+      ],
+      ['b', textMessage('assistant', 'I left it alone.')],
+    ]);
+    const sources = new Sources(home.env);
+    const info = await sources.driver('gemini').writeSession?.(session);
+    await sources.close();
+    const chat = await fs.readFile(info?.path as string, 'utf8');
+    expect(chat).toContain('"status":"cancelled"');
+    const expected = contextToGeminiContents(await readContext(home, 'gemini', info?.id as string));
+    await runGemini(home, ['--resume', info?.id as string, '-p', 'probe refused']);
+    const sent = resumedContents(home, 'probe refused');
+    expect(sent).toEqual(expected);
+    expect(contentItems(sent)).toContain(`result:call_r:${refusal}`);
+    // the chat Gemini CLI appended to still reads the call as refused
+    const back = await readSession(home, 'gemini', info?.id as string);
+    const result = back.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .find((p) => p.type === 'tool_result' && p.callId === 'call_r');
+    expect(result).toMatchObject({ isError: true, meta: { refused: true } });
+  }, 120_000);
+});
+
 describe('a session with images, an errored call and a result with an image', () => {
   it('is resumed by the real gemini with the contents threadbase says it sends', async () => {
     const t = '2026-01-02T00:00:00.000Z';

@@ -18,7 +18,7 @@ import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, Us
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
-import { CallIdPairer, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
+import { CallIdPairer, cancelledMark, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
 
 export const SOURCE = 'gemini';
 export const PROVIDER = 'google';
@@ -227,6 +227,39 @@ interface ChatState {
   parents: Map<string, string | null>;
   /** the ids of the current conversation, in order */
   chain: string[];
+  /**
+   * call id → its ToolCallRecord in a version of a reply that a later one replaced without `toolCalls`
+   * (a resume's `$set.messages` writes replies back with their calls in `content` and no status)
+   */
+  earlierCalls: Map<string, JsonObject>;
+}
+
+/** Keeps the calls of a reply recorded again without them (see ChatState.earlierCalls). */
+function rememberCalls(state: ChatState, prev: JsonObject | undefined, next: JsonObject): void {
+  if (!Array.isArray(prev?.toolCalls) || next.toolCalls !== undefined) return;
+  for (const c of prev.toolCalls.filter(isObject)) if (typeof c.id === 'string') state.earlierCalls.set(c.id, c);
+}
+
+/**
+ * A result of a call Gemini CLI recorded as `cancelled` in a version of its reply that a resume rewrote
+ * without the status (the result then read from the user record alone) is marked as that version said:
+ * refused or cancelled (cancelledMark; threadbase's kept mark first), threadbase's own answer neither.
+ */
+function markEarlierCancelled(entries: Entry[], earlierCalls: ReadonlyMap<string, JsonObject>): void {
+  if (earlierCalls.size === 0) return;
+  for (const e of entries) {
+    if (e.kind !== 'message') continue;
+    for (const p of e.message.parts) {
+      if (p.type !== 'tool_result' || p.meta?.refused !== undefined || p.meta?.cancelled !== undefined) continue;
+      const call = earlierCalls.get(p.callId);
+      if (call?.status !== 'cancelled') continue;
+      const kept = isObject(call.threadbase) && isObject(call.threadbase.result) ? call.threadbase.result : {};
+      if (kept.synthetic === true) continue;
+      const mark = isObject(kept.meta) && kept.meta.refused === true ? { refused: true } : cancelledMark(p.content);
+      p.isError = true;
+      p.meta = { ...p.meta, ...mark };
+    }
+  }
 }
 
 /**
@@ -256,6 +289,7 @@ function applyRecord(state: ChatState, rec: unknown, place: { file: string; line
       const ids: string[] = [];
       for (const m of messages) {
         if (!isObject(m) || typeof m.id !== 'string') continue;
+        rememberCalls(state, state.records.get(m.id), m);
         state.records.set(m.id, withRecordedTokens(state.records.get(m.id), m));
         state.parents.set(m.id, ids[ids.length - 1] ?? null);
         ids.push(m.id);
@@ -273,6 +307,7 @@ function applyRecord(state: ChatState, rec: unknown, place: { file: string; line
       state.chain.push(rec.id);
     }
     // A repeated id is the same message updated (tool calls, tokens added): the last one wins.
+    rememberCalls(state, state.records.get(rec.id), rec);
     state.records.set(rec.id, withRecordedTokens(state.records.get(rec.id), rec));
     return;
   }
@@ -325,7 +360,7 @@ function subagentTitle(firstLine: string | undefined, summary: string | undefine
 
 export async function readChat(file: string, where: ProjectDir): Promise<Session> {
   const warnings: ParseWarning[] = [];
-  const state: ChatState = { meta: {}, records: new Map(), parents: new Map(), chain: [] };
+  const state: ChatState = { meta: {}, records: new Map(), parents: new Map(), chain: [], earlierCalls: new Map() };
   if (file.endsWith('.jsonl')) {
     for await (const l of readJsonl(file)) {
       if (l.error) warnings.push({ file, line: l.line, message: l.error });
@@ -361,6 +396,7 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
     entries.push(...es);
   }
   markResent(entries);
+  markEarlierCancelled(entries, state.earlierCalls);
   const leafMsg = state.chain[state.chain.length - 1];
   const leafId = leafMsg ? (lastEntryOf.get(leafMsg) ?? leafMsg) : null;
 
