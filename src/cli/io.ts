@@ -1,6 +1,6 @@
 /** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
 
-import { closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
@@ -117,8 +117,10 @@ export function writableIndexPath(ctx: CliContext): string {
     mkdirSync(dirname(path), { recursive: true });
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat && !stat.isFile()) throw new Error('not a regular file');
-    // O_RDWR: opening a FIFO so does not wait for a reader
-    closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT));
+    // an index that is there is not opened here: closing a descriptor of a SQLite file drops the locks
+    // every connection of this process holds on it
+    if (stat) accessSync(path, constants.R_OK | constants.W_OK);
+    else closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL));
   } catch (err) {
     const home = ctx.env.env.THREADBASE_HOME ? `THREADBASE_HOME=${dirname(path)}` : `${dirname(path)} (HOME/.threadbase)`;
     throw new Error(

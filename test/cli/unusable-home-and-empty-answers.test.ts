@@ -1,15 +1,17 @@
 /**
  * The CLI where a user's set-up gives it little to work with, run for real (in-process, or as a process
  * on a pseudo-terminal): a THREADBASE_HOME it cannot write (/proc, a file, an index.db that is a FIFO),
- * no sessions at all (nor usage, nor matches), `show --tree --at`, `context --format` misspelt, and
+ * no sessions at all (nor usage, nor matches), `show --tree --at`, `context --format` misspelt, `branch` with nothing to start a branch, and
  * `token revoke` of a key that does not exist.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeContext, writableIndexPath } from '../../src/cli/io.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { startUi } from '../e2e/ui-process.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
@@ -70,6 +72,35 @@ describe('a THREADBASE_HOME threadbase cannot write', () => {
         expect(r.err).toContain(`THREADBASE_HOME=${home} must be a directory threadbase can write in`);
         expect(Date.now() - started).toBeLessThan(5000);
       }
+    }
+  });
+
+  it('the check of a usable index leaves the locks of SQLite connections on it in place', async () => {
+    // closing any descriptor of a SQLite file drops every lock this process holds on it (POSIX locks)
+    const home = join(fixtures.home, 'locked-home');
+    await mkdir(home, { recursive: true });
+    const path = join(home, 'index.db');
+    const db = new Database(path);
+    try {
+      db.exec('CREATE TABLE t (x INTEGER)');
+      db.exec('BEGIN IMMEDIATE');
+      db.exec('INSERT INTO t VALUES (1)');
+      expect(writableIndexPath(makeContext(withHome(home)))).toBe(path);
+      // another process cannot write while the transaction holds the lock
+      const other = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const D = require('better-sqlite3'); const d = new D(process.argv[1], { timeout: 0 }); d.exec('INSERT INTO t VALUES (2)');`,
+          path,
+        ],
+        { cwd: ROOT, encoding: 'utf8' },
+      );
+      expect(other.status).not.toBe(0);
+      expect(other.stderr).toMatch(/database is locked/);
+      db.exec('COMMIT');
+    } finally {
+      db.close();
     }
   });
 
@@ -155,6 +186,14 @@ describe('context --format', () => {
     expect(r.err).not.toContain('session not found');
     const known = await runCliOk(fixtures.env, ['context', PI_BRANCHED_ID, '--no-index', '--format', 'openai']);
     expect(JSON.stringify(JSON.parse(known))).toContain('on the new branch');
+  });
+});
+
+describe('branch without --summary or --message', () => {
+  it('is refused before the session is looked for, as a missing --at is', async () => {
+    const r = await runCli(fixtures.env, ['branch', 'no-such-session', '--at', 'x']);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe('threadbase: give --summary and/or --message: a new branch starts with an entry\n');
   });
 });
 

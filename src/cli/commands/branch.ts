@@ -26,12 +26,13 @@ export function registerBranch(program: Command, ctx: CliContext): void {
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
     .action(async (id: string, opts: BranchFlags) => {
+      // In a file-based tree the leaf is the last entry written, so a branch needs an entry to start it
+      // (said before the session is looked for, as a missing --at is).
+      if (opts.summary === undefined && opts.message === undefined)
+        throw new Error('give --summary and/or --message: a new branch starts with an entry');
       const { info, session, driver } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.capabilities.branch || !driver.appendEntries) throw new UnsupportedError(driver.name, 'branch in place');
       const at = resolveSessionEntry(session, opts.at);
-      // In a file-based tree the leaf is the last entry written, so a branch needs an entry to start it.
-      if (opts.summary === undefined && opts.message === undefined)
-        throw new Error('give --summary and/or --message: a new branch starts with an entry');
       const taken = new Set(session.entries.map((e) => e.id));
       // New ids in the shape the session already uses (pi: 8 hex characters; others: UUIDs).
       const short = at.length === 8;
