@@ -32,6 +32,7 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
+import { markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
 
 export { readableJson };
@@ -214,9 +215,9 @@ function modelChangeText(e: Extract<Entry, { kind: 'model_change' }>): string {
 function entryText(e: Entry): string | undefined {
   switch (e.kind) {
     case 'compaction':
-      return `**Compaction summary**${e.tokensBefore ? ` (${e.tokensBefore} tokens before)` : ''}\n\n${e.summary}`;
+      return `**Compaction summary**${e.tokensBefore ? ` (${e.tokensBefore} tokens before)` : ''}\n\n${markdownText(e.summary)}`;
     case 'branch_summary':
-      return `**Branch summary**\n\n${e.summary}`;
+      return `**Branch summary**\n\n${markdownText(e.summary)}`;
     case 'model_change':
       return `_${modelChangeText(e)}_`;
     default:
@@ -243,9 +244,13 @@ function subAgentMarkdown(sub: ShownSession, depth: number, label = 'Sub-agent s
 }
 
 function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
-  // text the agent added to the user's turn (OpenCode's and Kilo's synthetic parts), folded as the HTML page folds it
-  if (p.type === 'text' && p.meta?.synthetic === true)
-    return foldMd(`added by the agent · ${charactersText(p.text.length)}`, p.text);
+  // text and thinking as written: a tag in them (<system-reminder>) is no HTML for the renderer (markdownText)
+  if (p.type === 'text')
+    // text the agent added to the user's turn (OpenCode's and Kilo's synthetic parts), folded as the HTML page folds it
+    return p.meta?.synthetic === true
+      ? foldMd(`added by the agent · ${charactersText(p.text.length)}`, markdownText(p.text))
+      : markdownText(p.text);
+  if (p.type === 'thinking') return foldMd('thinking', markdownText(p.thinking));
   const md = partToMarkdown(p);
   const child = p.type === 'tool_call' ? sub.subAgents.get(p.id) : undefined;
   return child ? `${md}\n\n${subAgentMarkdown(child, depth + 1)}` : md;
@@ -257,7 +262,7 @@ function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
   const parts = m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');
   const injected = injectedOf(m);
   const body = injected ? foldMd(`${injected} · ${charactersText(textLength(m))}`, parts) : parts;
-  return `${'#'.repeat(Math.min(6, 2 + depth))} ${who}\n\n${body}${m.error ? `\n\n> error: ${m.error}` : ''}\n`;
+  return `${'#'.repeat(Math.min(6, 2 + depth))} ${who}\n\n${body}${m.error ? `\n\n> error: ${markdownText(m.error)}` : ''}\n`;
 }
 
 /** The turns of a session's path to its current leaf in Markdown, its side chains no call ran after them. */
@@ -286,7 +291,7 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
   const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
   const { own } = c;
   const head = [
-    `# ${s.title ?? `Session ${s.id}`}`,
+    `# ${markdownText(s.title ?? `Session ${s.id}`)}`,
     '',
     `- source: ${s.source}`,
     `- id: ${s.id}`,

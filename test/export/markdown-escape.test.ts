@@ -1,0 +1,104 @@
+/**
+ * The Markdown export shows text as written: a tag in it (Claude Code's `<system-reminder>`, a
+ * `<div>` the user pasted) is no HTML for the renderer, an entity (`&amp;`) no character, while code
+ * blocks and code spans stay verbatim (a renderer shows those as written already) and the Markdown
+ * itself still renders. Before, the text went out raw: a renderer swallowed the reminder and drew the
+ * div. Rendered by marked (a GFM renderer) and read back in chromium as a reader sees it.
+ */
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionToMarkdown } from '../../src/export/index.js';
+import { markdownText } from '../../src/export/markdown-escape.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
+import { type Browser, launchBrowser, skipBrowser } from '../e2e/browser.js';
+
+const REMINDER = '<system-reminder>\nThe date is 2026-11-26.\n</system-reminder>';
+const USER_TEXT = `${REMINDER}\nPlease fix <div class="x">this</div> & keep &amp; as typed.\nUse \`<br>\` here.\n\n\`\`\`html\n<div>kept</div>\n&amp;\n\`\`\`\n\n**bold** stays bold.`;
+const THINKING = 'Maybe a <details> element? Check `<tag>` use.';
+
+function fixtureSession(): Session {
+  const t = (s: number) => `2026-11-26T10:00:0${s}.000Z`;
+  const msg = (id: string, parentId: string | null, s: number, message: Message): Entry => ({
+    kind: 'message',
+    id,
+    parentId,
+    timestamp: t(s),
+    message,
+  });
+  const entries = [
+    msg('u1', null, 1, { role: 'user', parts: [{ type: 'text', text: USER_TEXT }] }),
+    msg('a1', 'u1', 2, {
+      role: 'assistant',
+      parts: [
+        { type: 'thinking', thinking: THINKING },
+        { type: 'text', text: 'Done: replaced <div> with <section>.' },
+      ],
+    }),
+  ];
+  return {
+    id: 'tags-session',
+    source: 'claude',
+    title: 'Fix <div> markup',
+    createdAt: t(1),
+    updatedAt: t(2),
+    messageCount: 2,
+    entries,
+    leafId: 'a1',
+  };
+}
+
+describe('markdownText', () => {
+  it('escapes a tag and an entity, keeps Markdown and plain & as they are', () => {
+    expect(markdownText('<system-reminder>x</system-reminder> & **b** &amp; &#60; a>b')).toBe(
+      '&lt;system-reminder>x&lt;/system-reminder> & **b** &amp;amp; &amp;#60; a>b',
+    );
+  });
+
+  it('keeps fenced code verbatim: backticks, tildes, a longer closing fence, an unclosed fence', () => {
+    expect(markdownText('a <b>\n```\n<div>&amp;\n```\n<i>')).toBe('a &lt;b>\n```\n<div>&amp;\n```\n&lt;i>');
+    expect(markdownText('~~~~\n<x>\n~~~\n<y>\n~~~~~\n<z>')).toBe('~~~~\n<x>\n~~~\n<y>\n~~~~~\n&lt;z>');
+    expect(markdownText('```js\n<x>\n``` not a close\n<y>')).toBe('```js\n<x>\n``` not a close\n<y>');
+  });
+
+  it('keeps inline code verbatim; a backtick with no match is text', () => {
+    expect(markdownText('use `<br>` and ``a ` <b>`` then <c>')).toBe('use `<br>` and ``a ` <b>`` then &lt;c>');
+    expect(markdownText('a ` <b>')).toBe('a ` &lt;b>');
+    // a code span ends with its paragraph
+    expect(markdownText('a ` <b>\n\n<c> `')).toBe('a ` &lt;b>\n\n&lt;c> `');
+  });
+});
+
+describe.skipIf(skipBrowser)('the Markdown export of text holding tags, rendered', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('shows the tags as written and the code as written', async () => {
+    const md = sessionToMarkdown(fixtureSession());
+    // marked: the GFM renderer pi's TUI depends on, which passes raw HTML through as GitHub's does
+    const { marked } = createRequire(import.meta.url)('marked') as { marked: { parse(md: string): string } };
+    const { page } = browser;
+    await page.setContent(`<body>${marked.parse(md)}</body>`);
+    const text = (await page.locator('body').textContent()) ?? '';
+    expect(text).toContain('Fix <div> markup');
+    expect(text).toContain('<system-reminder>');
+    expect(text).toContain('</system-reminder>');
+    expect(text).toContain('Please fix <div class="x">this</div> & keep &amp; as typed.');
+    expect(text).toContain('replaced <div> with <section>.');
+    // no element of the text's tags: they are text
+    await expect(page.locator('system-reminder, section, body > div, p div').count()).resolves.toBe(0);
+    // the code block and span as written, and the Markdown rendered
+    await expect(page.locator('pre code').textContent()).resolves.toBe('<div>kept</div>\n&amp;\n');
+    await expect(page.locator('code', { hasText: '<br>' }).count()).resolves.toBe(1);
+    await expect(page.locator('strong', { hasText: 'bold' }).count()).resolves.toBe(1);
+    // the thinking folded, its tag text
+    const thinking = page.locator('details', { has: page.locator('summary:text-is("thinking")') });
+    await expect(thinking.textContent()).resolves.toContain('Maybe a <details> element?');
+    await expect(page.locator('details details').count()).resolves.toBe(0);
+    expect(browser.errors).toEqual([]);
+  });
+});
