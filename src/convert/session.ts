@@ -54,11 +54,15 @@ export interface ConvertToOptions extends ConvertOptions {
 
 /**
  * The linear session along one path: what a target without trees can hold. For a `target` other than
- * the session's own agent, a compaction's kept messages that are no entries follow it (keptMessagesOf).
+ * the session's own agent, a compaction's kept messages that are no entries follow it (keptMessagesOf),
+ * and one the source agent does not apply on resume is left out.
  */
 export function sessionAlongPath(session: Session, at?: string, target?: SourceName): Session {
-  const pathToAt = pathToLeaf(session, at);
-  const path = target !== undefined && target !== session.source ? withKeptMessages(session, pathToAt) : pathToAt;
+  const full = pathToLeaf(session, at);
+  const foreign = target !== undefined && target !== session.source;
+  // a compaction the source agent does not resume from is no part of what the target resumes, unless asked for itself
+  const pathToAt = foreign ? full.filter((e) => e.kind !== 'compaction' || e.appliedOnResume !== false || e.id === at) : full;
+  const path = foreign ? withKeptMessages(session, pathToAt) : pathToAt;
   const linked = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
   const entries = target === undefined ? linked : withSummaryTexts(session, linked, target);
   return { ...session, entries, leafId: entries[entries.length - 1]?.id ?? null };
@@ -208,7 +212,8 @@ function keptFromAMessage(e: CompactionEntry, pathToIt: Entry[]): CompactionEntr
 
 /**
  * The whole tree, each compaction's kept entries made writable as on one path (see
- * compactionsForTargets), and the current leaf written last: Claude Code and pi resume at the
+ * compactionsForTargets), one the source agent does not apply on resume kept beside the path (a leaf
+ * of its own), and the current leaf written last: Claude Code and pi resume at the
  * last record of a file.
  */
 function treeForTargets(session: Session, target: SourceName): Session {
@@ -219,6 +224,11 @@ function treeForTargets(session: Session, target: SourceName): Session {
   for (const e of session.entries) {
     // a copy within one agent keeps its own compaction records as they are
     if (e.kind !== 'compaction' || target === session.source) continue;
+    if (e.appliedOnResume === false) {
+      // kept beside the path: the target resumes from every message, as the source agent does
+      if (e.parentId !== null) for (const child of index.children.get(e.id) ?? []) newParent.set(child.id, e.parentId);
+      continue;
+    }
     const ms = keptMessagesOf(session, e).map((k, i, all) => ({ ...k, parentId: i === 0 ? e.id : (all[i - 1]?.id ?? null) }));
     const last = ms.at(-1);
     if (!last) continue;

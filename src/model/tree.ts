@@ -213,7 +213,9 @@ export function buildContext(session: Pick<Session, 'entries' | 'leafId'>, opts:
 
   let compactionIdx = -1;
   for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i]?.kind === 'compaction') {
+    const e = path[i];
+    // one the agent does not resume from counts only where it is asked for itself
+    if (e?.kind === 'compaction' && (e.appliedOnResume !== false || opts.leafId === e.id)) {
       compactionIdx = i;
       break;
     }

@@ -171,6 +171,12 @@ export interface CompactionEntry extends EntryBase {
   firstKeptEntryId?: string;
   tokensBefore?: number;
   /**
+   * false where the agent does not apply it when it resumes the session (Cline, once its state no
+   * longer matches the messages it loads): the context at a later leaf is every message, as the agent
+   * sends them; at the compaction itself, what the run that compacted sent (buildContext).
+   */
+  appliedOnResume?: false;
+  /**
    * The model request that wrote the summary, where the agent recorded it (OpenCode does): usage
    * counts it as a response of its own, as the agent's totals do.
    */

@@ -9,9 +9,11 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { convertSession } from '../../src/convert/session.js';
 import { clineDisplayUserInput, clineSourcePrefixHash } from '../../src/formats/cline/compaction.js';
 import { clineContext } from '../../src/formats/cline/context.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
+import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { branches, buildContext } from '../../src/model/tree.js';
 import type { CompactionEntry, Session } from '../../src/model/types.js';
@@ -88,7 +90,8 @@ describe('a Cline session the real cline compacted', () => {
     expect(s.leafId).toBe(s.entries[6]?.id);
     expect(branches(s)).toHaveLength(1);
     // Cline does not resume from a state it wrote in the run that compacted
-    expect(c.raw).toMatchObject({ appliedOnResume: false, state: { version: 1, source_message_count: 5 } });
+    expect(c.appliedOnResume).toBe(false);
+    expect(c.raw).toMatchObject({ version: 1, source_message_count: 5 });
     expect(c.firstKeptEntryId).toBe('msg_tnZIenQo'); // the b.txt call it kept
     expect(c.summary).toMatch(/^READ: a\.txt and b\.txt\n<SYSTEM_NOTICE>\nEarlier context was compacted\./);
     expect(c.summary).toContain('Files read:\na.txt');
@@ -110,8 +113,8 @@ describe('a Cline session the real cline compacted', () => {
       messages: AnthropicMessage[];
     };
     expect(atLeaf.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
-    // the model's own context at the leaf: the compaction applied, what the model saw for the last answer
-    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    // the model's context at the leaf too: a compaction the agent does not apply on resume is left out (appliedOnResume)
+    expect(buildContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     const shown = await runCliOk(cliEnv, ['show', ID]);
     expect(shown).toMatch(/compaction/i);
     expect(shown).toContain('Earlier context was compacted');
@@ -149,7 +152,7 @@ describe('a Cline session the real cline compacted', () => {
     const store = openSqliteStore(indexPath(cliEnv));
     try {
       const indexed = (await store.getSession(ID)) as Session;
-      expect(indexed.entries.find((e) => e.kind === 'compaction')?.raw).toMatchObject({ appliedOnResume: false });
+      expect(indexed.entries.find((e) => e.kind === 'compaction')).toMatchObject({ appliedOnResume: false });
       expect(clineContext(indexed).messages.map((m) => m.role)).toEqual([
         'user',
         'assistant',
@@ -162,6 +165,27 @@ describe('a Cline session the real cline compacted', () => {
       await store.close();
     }
   });
+
+  it.each(['pi', 'claude', 'codex', 'qwen'] as const)(
+    'converted into %s: the target resumes from every message, as Cline does, the summary kept beside',
+    async (to) => {
+      const s = (await new ClineDriver(env).getSession(ID)) as Session;
+      const home = await tempHome();
+      const target: DriverEnv = { home, env: { HOME: home } };
+      const info = await convertSession(s, { to, env: target, allBranches: true });
+      const back = (await new Sources(target).driver(to).getSession(info.id)) as Session;
+      const texts = (x: Session) =>
+        buildContext(x).messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+      const sent = texts(back);
+      expect(sent.some((t) => t.includes('Earlier context was compacted'))).toBe(false);
+      for (const t of texts(s)) expect(sent.some((x) => x.includes(t.slice(0, 40)))).toBe(true);
+      // kept where the target holds the whole tree (--all-branches): the summary is a leaf of its own
+      if (to === 'pi')
+        expect(back.entries.some((e) => e.kind === 'compaction' && e.summary.includes('Earlier context was compacted'))).toBe(
+          true,
+        );
+    },
+  );
 
   it('written into Cline again (a copy): every message, as Cline sends the session, the compaction read back where it was', async () => {
     const s = (await new ClineDriver(env).getSession(ID)) as Session;

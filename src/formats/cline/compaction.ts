@@ -116,16 +116,9 @@ export interface WithCompaction {
   entries: Entry[];
 }
 
-/** What a Cline compaction entry keeps as its `raw`: the state file's object, and whether Cline applies it on resume. */
-export interface ClineCompactionRaw {
-  state: JsonObject;
-  /** false: its source_prefix_hash is not that of the messages Cline loads, so Cline sends every message on resume */
-  appliedOnResume: boolean;
-}
-
-/** Whether a compaction entry is Cline's own, which Cline does not apply when it resumes the session. */
+/** Whether a compaction entry is one the agent does not apply when it resumes the session. */
 export function notAppliedOnResume(e: Entry): boolean {
-  return e.kind === 'compaction' && e.rawSource === 'cline' && isObject(e.raw) && e.raw.appliedOnResume === false;
+  return e.kind === 'compaction' && e.appliedOnResume === false;
 }
 
 /**
@@ -137,7 +130,7 @@ export function notAppliedOnResume(e: Entry): boolean {
  * the messages are read.
  *
  * Whether Cline applies the state when it resumes the session (its source_prefix_hash is that of the
- * messages it loads) goes into the entry's raw (ClineCompactionRaw): where it does not, Cline's
+ * messages it loads) goes into the entry (`appliedOnResume: false` where it does not): there, Cline's
  * context (context.ts) at the session's leaf is every message, as Cline sends them on resume, and at
  * the compaction itself what Cline sent after compacting. Cline 3.0.65 hashes its messages in memory,
  * where an assistant message's modelInfo has no `family` yet, and the file's have it: a state
@@ -185,7 +178,6 @@ export async function withCompactionState(
   const appliedOnResume = hash
     ? clineSourcePrefixHash(source, count) === hash
     : typeof state.source_last_message_key === 'string';
-  const raw: ClineCompactionRaw = { state, appliedOnResume };
   const compaction: CompactionEntry = {
     id: `${idPrefix}compaction`,
     parentId: after.id,
@@ -194,7 +186,8 @@ export async function withCompactionState(
     summary,
     ...(firstKeptEntry ? { firstKeptEntryId: firstKeptEntry.id } : {}),
     ...(meta ? { tokensBefore: meta.tokensBefore as number } : {}),
-    raw,
+    ...(appliedOnResume ? {} : { appliedOnResume: false as const }),
+    raw: state,
     rawSource: 'cline',
   };
   const next = entries[at + 1];

@@ -12,15 +12,12 @@
  *   read's result, once all such rewrites save 64 KiB (outdated.ts);
  * - an error result's blocks sent as their JSON text (Cline's provider layer, @cline/llms);
  * - the image budget (media.ts) and the 6 MB budget of all text (budget.ts).
- * A compaction of Cline's own that Cline does not apply on resume (compaction.ts) is left out: every
- * message is sent, as Cline sends them; at the compaction itself, what Cline sent after compacting.
  * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment). A call no message answers gets Cline's error result.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
-import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
-import type { Entry, Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
+import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { applyClineTextBudget } from './budget.js';
-import { notAppliedOnResume } from './compaction.js';
 import { applyClineMediaBudget } from './media.js';
 import { clineContentOf, rewriteOutdatedReads } from './outdated.js';
 
@@ -158,22 +155,8 @@ function withMissingResults(messages: Message[]): Message[] {
   return out;
 }
 
-/**
- * The session as Cline loads it to resume at the leaf: without its compaction where Cline does not
- * apply that state (compaction.ts), unless the compaction itself is asked for (what Cline sent after
- * compacting, in the run that compacted).
- */
-function asResumed(session: Session, opts: ContextOptions): Pick<Session, 'entries' | 'leafId'> {
-  const c = pathToLeaf(session, opts.leafId).findLast((e) => e.kind === 'compaction');
-  if (!c || !notAppliedOnResume(c) || opts.leafId === c.id) return session;
-  const entries = session.entries.flatMap((e): Entry[] =>
-    e.id === c.id ? [] : e.parentId === c.id ? [{ ...e, parentId: c.parentId }] : [e],
-  );
-  return { entries, leafId: session.leafId === c.id ? c.parentId : session.leafId };
-}
-
 export function clineContext(session: Session, opts: ContextOptions = {}): Context {
-  const ctx = buildContext(asResumed(session, opts), opts);
+  const ctx = buildContext(session, opts);
   const messages = withMissingResults(rewriteOutdatedReads(ctx.messages, cutResultText));
   const cut = messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) }));
   const sent = applyClineTextBudget(applyClineMediaBudget(cut));

@@ -112,9 +112,10 @@ export class ClineDriver extends DriverBase {
    * 2: the compaction state (`<id>.compaction.json`) read as a compaction entry (compaction.ts);
    * 3: a state Cline does not resume from is a leaf beside the messages after it;
    * 4: an extension task's task_metadata.json (models in use, files in context) and its own modelInfo and metrics;
-   * 5: a sub-agent's call from the session that ran it, the last with its task before it started
+   * 5: a sub-agent's call from the session that ran it, the last with its task before it started;
+   * 6: the compaction in the chain again, one Cline does not resume from marked `appliedOnResume: false`
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

@@ -12,8 +12,7 @@ export { readCliSession, readExtensionTask } from './sessions.js';
 
 export function register(): void {
   registerFormat('cline', (env) => new ClineDriver(env));
-  // its context reads a compaction's raw: whether Cline applies it on resume (compaction.ts)
-  registerResumeContext('cline', clineContext, { entryKinds: ['compaction'] });
+  registerResumeContext('cline', clineContext);
   registerConversionLosses('cline', describeClineLosses);
 }
 

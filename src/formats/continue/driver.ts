@@ -32,7 +32,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class ContinueDriver extends DriverBase {
   readonly name = SOURCE;
-  readonly readerVersion = 1;
+  /** 2: a call without a tool call state marked (meta.continueWithoutState), a compaction summary as cn's own */
+  readonly readerVersion = 2;
   // new sessions only: Continue rewrites a session's file whole at every turn
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
