@@ -9,7 +9,7 @@ import { partToMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
 import { injectedLabel } from '../formats/injected.js';
-import { sideChainChildren } from '../model/side-chains.js';
+import { namedCall, sideChainChildren } from '../model/side-chains.js';
 import { prefixOf } from '../model/text.js';
 import { branches, currentLeaf, pathToLeaf, withoutRepeatedSettings } from '../model/tree.js';
 import {
@@ -121,11 +121,15 @@ function shownSession(session: Session, subAgents: ReadonlyMap<string, SubAgentS
     for (const e of child.session.entries) shown.sideChainEntries.add(e.id);
     // under its call (in a chain placed before it, for a sub-agent's own); a call whose sub-agent the store holds keeps that one
     const under = child.within === undefined ? shown : chains.get(child.within);
-    if (under && !under.subAgents.has(child.session.parentToolCallId)) under.subAgents.set(child.session.parentToolCallId, chain);
+    // a call whose sub-agent the store holds keeps that one: the chain is its work (Copilot CLI's runs are both)
+    if (under?.subAgents.has(child.session.parentToolCallId)) continue;
+    if (under) under.subAgents.set(child.session.parentToolCallId, chain);
     else shown.sideChains.push(chain);
   }
   for (const entries of unplaced) {
     for (const e of entries) shown.sideChainEntries.add(e.id);
+    const named = namedCall(entries);
+    if (named !== undefined && shown.subAgents.has(named)) continue;
     shown.sideChains.push(shownSession(sideChainSession(session, entries), new Map()));
   }
   return shown;
