@@ -1,7 +1,7 @@
 /**
  * The CLI where a user's set-up gives it little to work with, run for real (in-process, or as a process
  * on a pseudo-terminal): a THREADBASE_HOME it cannot write (/proc, a file, an index.db that is a FIFO),
- * no sessions at all (nor usage, nor matches), `show --tree --at`, `context --format` misspelt, `branch` with nothing to start a branch, and
+ * no sessions at all (nor usage, nor matches), `show --tree --at`, `context --format` misspelt, `branch` with nothing to start a branch, `search` without a word, and
  * `token revoke` of a key that does not exist.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -174,6 +174,24 @@ describe('stats and search with nothing to show', () => {
     expect(search.code).toBe(0);
     expect(search.out).toBe('');
     expect(search.err).toBe('threadbase: no matches\n');
+  });
+});
+
+describe('search without a word', () => {
+  it('is refused before the index is made or synced (it said no matches)', async () => {
+    const home = join(empty, 'no-word');
+    for (const query of ['', '  ', '?']) {
+      const r = await runCli({ home, env: { HOME: home } }, ['search', query]);
+      expect(r.code).toBe(1);
+      expect(r.out).toBe('');
+      expect(r.err).toBe(
+        `threadbase: no word to search for in ${JSON.stringify(query)}: the index matches words (letters, digits)\n`,
+      );
+    }
+    expect(existsSync(join(home, '.threadbase'))).toBe(false);
+    // one word among signs is searched for
+    const hits = JSON.parse(await runCliOk(fixtures.env, ['search', 'second?', '--source', 'pi', '--json'])) as unknown[];
+    expect(hits.length).toBeGreaterThan(0);
   });
 });
 

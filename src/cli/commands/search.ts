@@ -50,6 +50,10 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         },
       ) => {
         checkTimeWindow(opts.since, opts.until);
+        // the index matches words: a query without one matched nothing and read as 'no matches'
+        const query = words.join(' ');
+        if (!/[\p{L}\p{N}\p{Co}]/u.test(query))
+          throw new Error(`no word to search for in ${JSON.stringify(query)}: the index matches words (letters, digits)`);
         writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
@@ -58,7 +62,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         });
         try {
           if (!opts.sync) await warnIfNeverSynced(ctx, store, opts.source);
-          const hits = await store.search(words.join(' '), {
+          const hits = await store.search(query, {
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),
             ...(opts.since ? { since: opts.since } : {}),
