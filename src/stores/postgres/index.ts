@@ -159,7 +159,13 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const schema = opts.schema ?? u.searchParams.get('schema') ?? undefined;
   u.searchParams.delete('schema');
   const store = new PostgresStore(u.toString(), { ...opts, schema });
-  await store.ready();
+  try {
+    await store.ready();
+  } catch (err) {
+    // no pool left open behind a store the caller never gets
+    await store.close().catch(() => undefined);
+    throw err;
+  }
   return store;
 }
 

@@ -4,6 +4,7 @@
  * once from applying the same step twice.
  */
 import type { PoolClient } from 'pg';
+import { ThreadbaseError } from '../../model/errors.js';
 
 export interface Migration {
   version: number;
@@ -161,6 +162,14 @@ export async function migrate(client: PoolClient): Promise<number[]> {
     const done = new Set(
       (await client.query<{ version: number }>('SELECT version FROM tb_migrations')).rows.map((r) => r.version),
     );
+    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    const newest = Math.max(0, ...done);
+    // a newer threadbase's tables this one would not keep up to date (search's copies, say)
+    if (newest > known)
+      throw new ThreadbaseError(
+        'newer_schema',
+        `the PostgreSQL store was migrated by a newer threadbase (migration ${newest}; this one knows up to ${known}): upgrade threadbase`,
+      );
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
       await client.query(m.sql);

@@ -53,7 +53,7 @@ import {
   settleCopies,
   settleEntryCopies,
 } from './copies.js';
-import { migrate } from './schema.js';
+import { migrate, SCHEMA_VERSION } from './schema.js';
 import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
 import { Where } from './where.js';
 
@@ -152,6 +152,16 @@ export class SqliteStore extends DriverBase {
     this.db = openDatabase(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
     // Before anything else: a reader (another process) may hold the file while this one migrates.
     this.db.pragma('busy_timeout = 5000');
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      // a newer threadbase's tables this one would not keep up to date (search's copies, say)
+      this.db.close();
+      throw new ThreadbaseError(
+        'newer_schema',
+        `written by a newer threadbase (schema ${version}; this one knows up to ${SCHEMA_VERSION}): upgrade threadbase, or remove the file if it is threadbase's index (sync builds it again)`,
+        { file: path },
+      );
+    }
     if (!opts.readonly) {
       // Processes creating one new database at once: one whose shared lock another needs gives way
       // with SQLITE_BUSY at once, without the busy handler (SQLite's deadlock rule). Every step is
