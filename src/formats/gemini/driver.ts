@@ -97,8 +97,12 @@ export function chatFileName(id: string, when: Date): string {
 
 export class GeminiDriver extends DriverBase {
   readonly name = SOURCE;
-  /** 1: the `threadbase` fields of chats threadbase wrote (encode.ts) read back */
-  readonly readerVersion = 1;
+  /**
+   * 1: the `threadbase` fields of chats threadbase wrote (encode.ts) read back;
+   * 2: a refused or cancelled call's result marked (meta.refused / meta.cancelled), its status kept across
+   *    a resume; a sub-agent titled by its task's first line
+   */
+  readonly readerVersion = 2;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
