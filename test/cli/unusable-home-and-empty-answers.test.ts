@@ -275,4 +275,17 @@ describe('token revoke of a key that does not exist', () => {
     expect(refused.err).toContain('no terminal to confirm on; pass --yes');
     expect(await runCliOk(env, ['token', 'revoke', created.id, '--db', db, '--yes'])).toContain(`revoked ${created.id}`);
   }, 60_000);
+
+  it('token list and revoke on a --db file that is not there say so and make none', async () => {
+    const typo = join(empty, 'tokens-typo.db');
+    for (const args of [
+      ['token', 'list', '--db', typo],
+      ['token', 'revoke', 'tok_000000000000', '--db', typo, '--yes'],
+    ]) {
+      const r = await runCli(fixtures.env, args);
+      expect(r.code).toBe(1);
+      expect(r.err).toBe(`threadbase: --db ${typo}: no such database (token create makes one)\n`);
+      expect(existsSync(typo)).toBe(false);
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
@@ -39,9 +40,17 @@ function tokenTable(tokens: readonly TokenInfo[]): string {
     .join('\n');
 }
 
-/** The stores of --db; without it the local index, its home checked first (an unusable one is named). */
-async function openTokenStores(ctx: CliContext, db: string | undefined) {
+/**
+ * The stores of --db; without it the local index, its home checked first (an unusable one is named).
+ * `existing`: a SQLite file --db names must be there (`token list --db typo.db` made an empty database
+ * and said there were no keys).
+ */
+async function openTokenStores(ctx: CliContext, db: string | undefined, opts: { existing?: boolean } = {}) {
   if (!db) writableIndexPath(ctx);
+  else if (opts.existing && !/^postgres(ql)?:\/\//.test(db) && !isMemory(db)) {
+    const path = (await import('../../server/index.js')).sqlitePathOf(db, ctx.env);
+    if (!existsSync(path)) throw new Error(`--db ${db}: no such database (token create makes one)`);
+  }
   return openServerStores(db, ctx.env, (m) => warn(ctx, m));
 }
 
@@ -96,7 +105,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON only')
     .action(async (opts: { project?: string; db?: string; json?: boolean }) => {
       if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
-      const stores = await openTokenStores(ctx, opts.db);
+      const stores = await openTokenStores(ctx, opts.db, { existing: true });
       try {
         const tokens = await stores.tokens.listTokens(opts.project);
         if (opts.json) printJson(ctx, tokens);
@@ -116,7 +125,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON only')
     .action(async (idOrPrefix: string, opts: { db?: string; yes?: boolean; json?: boolean }) => {
       if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
-      const stores = await openTokenStores(ctx, opts.db);
+      const stores = await openTokenStores(ctx, opts.db, { existing: true });
       try {
         // an unknown id is said before asking about it (it asked, then said there was no such key)
         const tokens = await stores.tokens.listTokens();
