@@ -32,6 +32,7 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
+import { type LocalCommand, localCommand } from './local-command.js';
 import { markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
 
@@ -234,6 +235,18 @@ const injectedOf = (m: Message) => (m.meta?.compactionSummary || m.meta?.branchS
 
 const esc = (s: string) => escapeHtml(s);
 
+/** A user turn that is Claude Code's record of a command run in it (`/compact`) or of its output: that (localCommand), as the viewer shows it. */
+function localCommandOf(m: Message): LocalCommand | undefined {
+  const only = m.parts.length === 1 ? m.parts[0] : undefined;
+  return m.role === 'user' && only?.type === 'text' ? localCommand(only.text) : undefined;
+}
+
+/** Code in Markdown: in a fence longer than any run of backticks in it. */
+function fenceMd(text: string): string {
+  const ticks = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return `${ticks}\n${text.replace(/\n$/, '')}\n${ticks}`;
+}
+
 const textLength = (m: Message) => m.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0);
 const charactersText = (n: number) => `${n.toLocaleString('en-US')} characters`;
 
@@ -263,7 +276,10 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
 /** A message in Markdown under a heading of its role (## at the top, a level more per sub-agent), what the agent wrote itself folded. */
 function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
   const who = m.role === 'assistant' && m.model ? `assistant (${m.model})` : m.role;
-  const parts = m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');
+  const command = localCommandOf(m);
+  const parts = command
+    ? `${command.kind === 'command' ? '' : `_${command.kind} of the command:_\n\n`}${fenceMd(command.text)}`
+    : m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');
   const injected = injectedOf(m);
   const body = injected ? foldMd(`${injected} · ${charactersText(textLength(m))}`, parts) : parts;
   return `${'#'.repeat(Math.min(6, 2 + depth))} ${who}\n\n${body}${m.error ? `\n\n> error: ${markdownText(m.error)}` : ''}\n`;
@@ -392,7 +408,10 @@ function partHtml(p: Part, ctx: TurnsContext): string {
 }
 
 function messageHtml(m: Message, ts: string, ctx: TurnsContext): string {
-  const parts = m.parts.map((p) => partHtml(p, ctx)).join('');
+  const command = localCommandOf(m);
+  const parts = command
+    ? `<pre class="local-command ${command.kind}">${esc(command.text)}</pre>`
+    : m.parts.map((p) => partHtml(p, ctx)).join('');
   if (!parts.trim()) return '';
   const u = m.usage;
   const meta = [

@@ -8,6 +8,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import escapeHtml from 'escape-html';
 import { type Env, Hono } from 'hono';
+import { localCommandModule } from '../../export/local-command.js';
 import { readableJsonModule } from '../../export/readable-json.js';
 import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
 
@@ -34,6 +35,8 @@ export function assetsDir(): string {
 
 /** The asset that is no file: readableJson, served from its TypeScript source. */
 export const READABLE_JSON_ASSET = 'readable-json.js';
+/** The asset that is no file: localCommand, served from its TypeScript source. */
+export const LOCAL_COMMAND_ASSET = 'local-command.js';
 
 let cached: Map<string, string> | undefined;
 function loadAssets(): Map<string, string> {
@@ -45,6 +48,7 @@ function loadAssets(): Map<string, string> {
   }
   // made from the export's TypeScript, not kept twice (src/export/readable-json.ts)
   files.set(READABLE_JSON_ASSET, readableJsonModule());
+  files.set(LOCAL_COMMAND_ASSET, localCommandModule());
   cached = files;
   return files;
 }

@@ -1,6 +1,9 @@
 // One entry of a conversation as DOM: messages with their parts, tool calls folded with input
 // and output (diffs as diffs), thinking folded, images inline, compactions and summaries marked.
 // readable-json.js is no file here: the server makes it from src/export/readable-json.ts, which the HTML export uses too
+
+// local-command.js too: made from src/export/local-command.ts, which the export uses
+import { localCommand } from './local-command.js';
 import { readableJson } from './readable-json.js';
 import { fmtCost, fmtTime, fmtTokens, h } from './util.js';
 
@@ -280,14 +283,10 @@ const ROLE_LABEL = { user: 'User', assistant: 'Assistant', system: 'System', too
  */
 function localCommandView(m) {
   if (m.role !== 'user' || m.parts.length !== 1 || m.parts[0].type !== 'text') return null;
-  const text = m.parts[0].text;
-  const cmd = text.match(
-    /^\s*<command-name>([^<]*)<\/command-name>\s*(?:<command-message>[^<]*<\/command-message>\s*)?(?:<command-args>([\s\S]*?)<\/command-args>\s*)?$/,
-  );
-  if (cmd) return h('pre', { class: 'code command local-command' }, `${cmd[1]}${cmd[2]?.trim() ? ` ${cmd[2].trim()}` : ''}`);
-  const out = text.match(/^\s*<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>\s*$/);
-  if (out) return longText(out[2], `code output local-command${out[1] === 'stderr' ? ' stderr' : ''}`);
-  return null;
+  const cmd = localCommand(m.parts[0].text);
+  if (!cmd) return null;
+  if (cmd.kind === 'command') return h('pre', { class: 'code command local-command' }, cmd.text);
+  return longText(cmd.text, `code output local-command${cmd.kind === 'stderr' ? ' stderr' : ''}`);
 }
 
 function textLength(parts) {
