@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import '../../src/formats/all.js';
+import { type MockInstance, vi } from 'vitest';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
+import type { DriverEnv, IncrementalSource, SessionDriver } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import { IndexSync, indexPath, type SyncReport } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
@@ -44,4 +45,27 @@ export async function syncStore<D extends SessionDriver>(
     await store.close();
     await sources.close();
   }
+}
+
+/**
+ * `syncStore` with the driver's calls counted: which sessions it read (`readUnit`, their ids sorted)
+ * and how many times it listed the whole store (`listSessions`), for the tests that a sync reads
+ * only what changed.
+ */
+export async function syncStoreCountingReads(
+  env: DriverEnv,
+  format: string,
+): Promise<{ report: SyncReport; listed: SessionInfo[]; read: string[]; listCalls: number }> {
+  let reads: MockInstance<IncrementalSource['readUnit']> | undefined;
+  let lists: MockInstance<SessionDriver['listSessions']> | undefined;
+  const { report, listed } = await syncStore<SessionDriver & IncrementalSource>(env, format, (driver) => {
+    reads = vi.spyOn(driver, 'readUnit');
+    lists = vi.spyOn(driver, 'listSessions');
+  });
+  return {
+    report,
+    listed,
+    read: (reads?.mock.calls ?? []).map(([unit]) => unit.sessionId).sort(),
+    listCalls: lists?.mock.calls.length ?? 0,
+  };
 }

@@ -5,12 +5,12 @@
  */
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
-import type { DriverEnv, SourceUnit } from '../../src/model/driver.js';
+import type { DriverEnv } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
-import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
+import { byId, syncStoreCountingReads, tempIndexHome } from '../helpers/index-units.js';
 
 const FIRST = '1795664340517_twuoj';
 const RESUMED = '1795664999999_abcde';
@@ -48,18 +48,8 @@ const fields = (s: SessionInfo) => ({
 });
 
 async function sync() {
-  let reads: { mock: { calls: [SourceUnit, ...unknown[]][] } } | undefined;
-  let list: { mock: { calls: unknown[] } } | undefined;
-  const { report, listed } = await syncStore<ClineDriver>(env, 'cline', (driver) => {
-    reads = vi.spyOn(driver, 'readUnit');
-    list = vi.spyOn(driver, 'listSessions');
-  });
-  return {
-    report,
-    indexed: listed.map(fields),
-    read: (reads?.mock.calls ?? []).map(([u]) => u.sessionId).sort(),
-    listed: list?.mock.calls.length ?? 0,
-  };
+  const { report, listed, read, listCalls } = await syncStoreCountingReads(env, 'cline');
+  return { report, indexed: listed.map(fields), read, listed: listCalls };
 }
 
 describe('Cline sessions as units of the index', () => {

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv, SourceUnit } from '../../src/model/driver.js';
+import type { DriverEnv } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
-import { byId, syncStore, tempIndexHome } from '../helpers/index-units.js';
+import { byId, syncStoreCountingReads, tempIndexHome } from '../helpers/index-units.js';
 
 const MAIN = '8a2f0c1e-1111-4222-8333-944455556666';
 let home: Awaited<ReturnType<typeof tempIndexHome>>;
@@ -71,18 +71,8 @@ const fields = (s: SessionInfo) => ({
 });
 
 async function sync() {
-  let reads: { mock: { calls: [SourceUnit, ...unknown[]][] } } | undefined;
-  let list: { mock: { calls: unknown[] } } | undefined;
-  const { report, listed } = await syncStore<GeminiDriver>(env, 'gemini', (driver) => {
-    reads = vi.spyOn(driver, 'readUnit');
-    list = vi.spyOn(driver, 'listSessions');
-  });
-  return {
-    report,
-    indexed: listed.map(fields),
-    read: (reads?.mock.calls ?? []).map(([u]) => u.sessionId).sort(),
-    listed: list?.mock.calls.length ?? 0,
-  };
+  const { report, listed, read, listCalls } = await syncStoreCountingReads(env, 'gemini');
+  return { report, indexed: listed.map(fields), read, listed: listCalls };
 }
 
 describe('Gemini CLI chats as units of the index', () => {
