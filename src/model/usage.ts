@@ -55,7 +55,8 @@ export interface UsageSummary {
 
 /**
  * Token and cost totals of a session. One API response split over several records (same
- * responseId) is counted once, with the usage of its last record, as usage tools do.
+ * responseId) is counted once, with the usage of its last record, as usage tools do, under the
+ * model countedUsage names it by (so a listing's usageByModel and `stats --by model` agree).
  */
 export function summarizeUsage(entries: readonly Entry[]): UsageSummary {
   const byResponse = new Map<string, { usage?: Usage; cost?: number; model?: string }>();
@@ -80,8 +81,10 @@ export function summarizeUsage(entries: readonly Entry[]): UsageSummary {
     if (m.responseId) {
       if (!byResponse.has(m.responseId)) responses++;
       const prev = byResponse.get(m.responseId);
-      // the model goes with the usage it priced (the record that carried it)
-      const model = m.usage ? m.model : (prev?.model ?? m.model);
+      // named as countedUsage names it (and stats --by model counts it): by its last record with usage
+      // or a cost that names a model, else by its first record
+      const has = m.usage !== undefined || m.cost !== undefined;
+      const model = prev && !(has && m.model !== undefined) ? prev.model : m.model;
       byResponse.set(m.responseId, { usage: m.usage ?? prev?.usage, cost: m.cost ?? prev?.cost, model });
     } else if (m.usage || m.cost !== undefined) {
       responses++;

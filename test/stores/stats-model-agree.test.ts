@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CountedResponses } from '../../src/model/copies.js';
 import type { CostBucket } from '../../src/model/driver.js';
-import type { Entry, Message, Session, Usage } from '../../src/model/types.js';
+import type { Entry, Message, Session, SessionInfo, Usage } from '../../src/model/types.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import { stats } from '../../src/stores/index-sync/stats.js';
@@ -150,4 +150,25 @@ it('names a response whose records name different models alike in memory, the in
     postgres: buckets(await pg.store.costBuckets('model', {}, PRICES)),
   };
   expect(got).toEqual(Object.fromEntries(Object.keys(got).map((store) => [store, WANT])));
+});
+
+/** model → input tokens of a listing's usageByModel (a response with only a cost adds no tokens to any model) */
+const listed = (info: { usageByModel?: Record<string, Usage> } | undefined) =>
+  byModel(Object.entries(info?.usageByModel ?? {}).map(([key, u]) => ({ key, input: u.input })));
+
+it("files a session's per-model usage in its listing by the same rule, in memory, the index, SQLite and PostgreSQL", async () => {
+  const want = Object.fromEntries(Object.entries(WANT).filter(([, input]) => input > 0));
+  const one = async (store: { listSessions(): Promise<SessionInfo[]> }) =>
+    (await store.listSessions()).find((s) => s.id === SESSION.id);
+  const got: Record<string, Record<string, number>> = {
+    'memory listing': listed(await one(memory)),
+    'memory show': listed(await memory.getSession(SESSION.id)),
+    'index listing (whole)': listed(await one(whole)),
+    'index listing (appended)': listed(await one(appended)),
+    'sqlite listing': listed(await one(sqlite)),
+    'sqlite show': listed(await sqlite.getSession(SESSION.id)),
+    'postgres listing': listed(await one(pg.store)),
+    'postgres show': listed(await pg.store.getSession(SESSION.id)),
+  };
+  expect(got).toEqual(Object.fromEntries(Object.keys(got).map((store) => [store, want])));
 });

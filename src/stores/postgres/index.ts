@@ -321,24 +321,31 @@ export class PostgresStore extends DriverBase {
         // Per response (records sharing response_id; a record without one is its own): the usage of
         // its last record that has usage, the cost of its last record that has a cost, each on its
         // own; a split response counts even with neither, a record of its own only with one of them.
+        // Its model: of its last record with usage or a cost that names one (n), else of its first
+        // record (f), as countedUsage and costBuckets name it, so the listing's usageByModel agrees with stats.
         `WITH a AS (SELECT session_id, coalesce(response_id, id) AS rid, response_id IS NOT NULL AS split, seq, model,
                            usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h,
                            usage_web_searches, usage_reasoning, cost,
                            CASE WHEN body LIKE '%"advisors":[%' THEN body END AS advisors_body
                       FROM tb_entries WHERE session_id = ANY($1) AND (role = 'assistant' OR kind = 'compaction')),
               r AS (SELECT DISTINCT session_id, rid FROM a WHERE split OR usage_input IS NOT NULL OR cost IS NOT NULL),
+              f AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, model FROM a ORDER BY session_id, rid, seq),
+              n AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, model FROM a
+                     WHERE (usage_input IS NOT NULL OR cost IS NOT NULL) AND model IS NOT NULL ORDER BY session_id, rid, seq DESC),
               u AS (SELECT DISTINCT ON (session_id, rid) * FROM a WHERE usage_input IS NOT NULL ORDER BY session_id, rid, seq DESC),
               c AS (SELECT DISTINCT ON (session_id, rid) session_id, rid, cost FROM a WHERE cost IS NOT NULL
                      ORDER BY session_id, rid, seq DESC)
-         SELECT r.session_id, u.model, sum(coalesce(u.usage_input,0)) AS input, sum(coalesce(u.usage_output,0)) AS output,
+         SELECT r.session_id, coalesce(n.model, f.model) AS model, sum(coalesce(u.usage_input,0)) AS input, sum(coalesce(u.usage_output,0)) AS output,
                 sum(coalesce(u.usage_cache_read,0)) AS cache_read, sum(coalesce(u.usage_cache_write,0)) AS cache_write,
                 sum(coalesce(u.usage_cache_write_1h,0)) AS cache_write_1h, sum(coalesce(u.usage_web_searches,0)) AS web_searches,
                 sum(coalesce(u.usage_reasoning,0)) AS reasoning, coalesce(sum(c.cost),0)::float8 AS cost, count(*) AS responses,
                 bool_or(u.usage_input IS NOT NULL) AS priced,
                 array_agg(u.advisors_body) FILTER (WHERE u.advisors_body IS NOT NULL) AS advisors
-           FROM r LEFT JOIN u ON u.session_id = r.session_id AND u.rid = r.rid
+           FROM r JOIN f ON f.session_id = r.session_id AND f.rid = r.rid
+                  LEFT JOIN n ON n.session_id = r.session_id AND n.rid = r.rid
+                  LEFT JOIN u ON u.session_id = r.session_id AND u.rid = r.rid
                   LEFT JOIN c ON c.session_id = r.session_id AND c.rid = r.rid
-          GROUP BY r.session_id, u.model`,
+          GROUP BY r.session_id, coalesce(n.model, f.model)`,
         [ids],
       )
     ).rows;
