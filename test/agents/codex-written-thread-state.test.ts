@@ -37,6 +37,10 @@ beforeAll(async () => {
   home = await setupCodexAgentHome({
     responsesRules: [
       (req) => (itemText(req.input.at(-1)).includes('THINK') ? { reasoning: 'Weighing it.', text: 'Thought.' } : undefined),
+      (req) =>
+        itemText(req.input.at(-1)).startsWith('SEARCH:')
+          ? { webSearch: { query: 'threadbase codex' }, text: 'Found.' }
+          : undefined,
     ],
   });
   // codex makes its state database on its first run; its thread reasons before it answers
@@ -165,6 +169,37 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     // codex continued the projection threadbase wrote: the copied turn, then its own
     expect(shape(await read(copy.id))).toEqual([...shape(original), ['completed', ['userMessage', 'agentMessage']]]);
     expect((await read(copy.id)).turns[0]).toEqual(original.turns[0]);
+  }, 180_000);
+
+  it("a copy of codex's thread with shell commands and a web search gets codex's rows for them: the app-server lists its turns and items as the original's", async () => {
+    await fs.writeFile(join(home.project, 'hello.txt'), 'hi there\n');
+    const before = new Set(rows().map((r) => r.id));
+    // commands codex parses as a read, a listing, a search and one it does not (a quote, a failure)
+    await home.codex(['RUN: cat hello.txt']);
+    const own = rows().find((r) => !before.has(r.id));
+    if (!own) throw new Error('codex recorded no thread');
+    for (const prompt of ['RUN: ls', 'RUN: rg there', `RUN: printf '%s\\n' "it's"; exit 3`, 'SEARCH: threadbase'])
+      await home.codex(['resume', own.id, prompt]);
+    const copy = await copyOf(own.id);
+    const read = async (id: string) =>
+      ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
+        .thread;
+    const original = await read(own.id);
+    expect(shape(original)).toEqual([
+      ...Array(4).fill(['completed', ['userMessage', 'commandExecution', 'agentMessage']]),
+      ['completed', ['userMessage', 'webSearch', 'agentMessage']],
+    ]);
+    expect((await read(copy.id)).turns).toEqual(original.turns);
+    const listed = async (id: string) =>
+      ((await codexAppServer(where(), [['thread/turns/list', { threadId: id }]])) as [{ data: unknown[] }])[0].data;
+    expect(await listed(copy.id)).toEqual(await listed(own.id));
+    const placeless = (p: Projection) => ({
+      turns: p.turns.map(({ thread_id, rollout_byte_offset, rollout_end_byte_offset, ...t }) => t),
+      items: p.items.map(({ thread_id, ...i }) => i),
+      nextOrdinal: p.state?.next_rollout_ordinal,
+    });
+    expect(placeless(projection(copy.id))).toEqual(placeless(projection(own.id)));
+    expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
   }, 180_000);
 
   it('a sub-agent thread copied without its parent is a thread of its own: its own session, and archiving the original parent leaves it', async () => {

@@ -142,6 +142,117 @@ describe("codex's projection of a rollout", () => {
     expect(p.turns[0]).toMatchObject({ first_user_item_id: 'u1', final_agent_item_id: 'msg_1' });
   });
 
+  it("a shell command and a web search are codex's commandExecution and webSearch ThreadItems, as codex 0.171 wrote them", () => {
+    // the items as the real codex 0.171 recorded them (agents test codex-written-thread-state), and its rows
+    const completed = (item: object) => ({
+      type: 'event_msg',
+      payload: { type: 'item_completed', turn_id: TURN, item, started_at_ms: 1795701305042, completed_at_ms: 1795701305044 },
+    });
+    const command = (id: string, cmd: string, parsed: object, more: object = {}) => ({
+      type: 'CommandExecution',
+      id,
+      process_id: '53898',
+      command: ['/bin/bash', '-lc', cmd],
+      cwd: 'file:///tmp/tb-agents-home-1g1zfG/project',
+      parsed_cmd: [{ ...parsed, cmd }],
+      source: 'unified_exec_startup',
+      status: 'completed',
+      aggregated_output: 'out\n',
+      exit_code: 0,
+      duration: { secs: 0, nanos: 7571 },
+      ...more,
+    });
+    const p = projectRollout(
+      THREAD,
+      rollout([
+        completed(command('c1', `printf '%s\\n' "it's" x=1; exit 3`, { type: 'unknown' }, { status: 'failed', exit_code: 3 })),
+        completed(command('c2', 'cat hello.txt', { type: 'read', name: 'hello.txt', path: 'hello.txt' })),
+        completed(command('c3', 'ls', { type: 'list_files', path: null }, { duration: { secs: 2, nanos: 345_999_999 } })),
+        completed(command('c4', 'rg there', { type: 'search', query: 'there', path: null })),
+        completed({
+          type: 'WebSearch',
+          id: 'ws_1',
+          query: 'threadbase codex',
+          action: { type: 'search', query: 'threadbase codex', queries: ['threadbase codex'] },
+        }),
+      ]),
+    );
+    if (typeof p === 'string') throw new Error(p);
+    const base = {
+      type: 'commandExecution',
+      pluginId: null,
+      scriptPath: null,
+      cwd: '/tmp/tb-agents-home-1g1zfG/project',
+      processId: '53898',
+      source: 'unifiedExecStartup',
+      status: 'completed',
+      aggregatedOutput: 'out\n',
+      exitCode: 0,
+      durationMs: 0,
+    };
+    expect(p.items.slice(1, 6).map((i) => [i.item_type, JSON.parse(String(i.item_json))])).toEqual([
+      [
+        'commandExecution',
+        {
+          ...base,
+          id: 'c1',
+          command: `/bin/bash -lc "printf '%s\\\\n' \\"it's\\" x=1; exit 3"`,
+          status: 'failed',
+          commandActions: [{ type: 'unknown', command: `printf '%s\\n' "it's" x=1; exit 3` }],
+          exitCode: 3,
+        },
+      ],
+      [
+        'commandExecution',
+        {
+          ...base,
+          id: 'c2',
+          command: "/bin/bash -lc 'cat hello.txt'",
+          commandActions: [
+            { type: 'read', command: 'cat hello.txt', name: 'hello.txt', path: '/tmp/tb-agents-home-1g1zfG/project/hello.txt' },
+          ],
+        },
+      ],
+      [
+        'commandExecution',
+        {
+          ...base,
+          id: 'c3',
+          command: '/bin/bash -lc ls',
+          commandActions: [{ type: 'listFiles', command: 'ls', path: null }],
+          durationMs: 2345,
+        },
+      ],
+      [
+        'commandExecution',
+        {
+          ...base,
+          id: 'c4',
+          command: "/bin/bash -lc 'rg there'",
+          commandActions: [{ type: 'search', command: 'rg there', query: 'there', path: null }],
+        },
+      ],
+      [
+        'webSearch',
+        {
+          type: 'webSearch',
+          id: 'ws_1',
+          query: 'threadbase codex',
+          action: { type: 'search', query: 'threadbase codex', queries: ['threadbase codex'] },
+          results: null,
+        },
+      ],
+    ]);
+    // a command or a search whose projection was not checked: a newline, a user's shell command, an opened page
+    for (const item of [
+      command('c5', 'cat <<EOF\nx\nEOF', { type: 'unknown' }),
+      command('c6', 'ls', { type: 'list_files', path: null }, { source: 'user_shell' }),
+      command('c7', 'ls src', { type: 'list_files', path: 'src' }),
+      { type: 'WebSearch', id: 'ws_2', query: '', action: { type: 'open_page', url: 'https://example.com' } },
+    ])
+      expect(projectRollout(THREAD, rollout([completed(item)]))).toMatch(/item threadbase does not project$/);
+  });
+
   it('is none when a record was not checked against codex: a tool call, raw reasoning text, a rollback, an unnumbered record', () => {
     const item = (i: object) => ({
       type: 'event_msg',

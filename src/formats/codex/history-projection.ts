@@ -9,12 +9,14 @@
  * `codex-written-thread-state`). The projection codex makes is internal and changes often (nine
  * schema migrations by 0.171, its items the app-server's `ThreadItem`s), so it is written only when
  * every record of the rollout is one whose projection was checked (turn start and end, user and agent
- * message and reasoning items, records codex does not project) and the database is at the schema
- * version checked; anything else (a tool call, a compaction, a rollback, an aborted turn, another
- * schema) writes nothing and the copy shows its turns once codex resumes it, as before.
+ * message and reasoning items, shell commands the model ran, web searches, records codex does not
+ * project) and the database is at the schema version checked; anything else (another tool call, a
+ * compaction, a rollback, an aborted turn, another schema) writes nothing and the copy shows its
+ * turns once codex resumes it, as before.
  */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { columnsOf, openDatabase } from '../shared/sqlite.js';
 import { isObject, str } from './items.js';
 
@@ -118,11 +120,113 @@ function reasoningItem(item: Record<string, unknown>): Record<string, unknown> |
   return { type: 'reasoning', id: item.id, summary, content: [] };
 }
 
+/**
+ * One argv word as codex 0.171 joins a command for its `commandExecution` item (shlex): bare when
+ * plain, in single quotes, or in double quotes with `"` and `\` escaped when it holds a single quote;
+ * undefined for a word whose quoting was not checked (a control character such as a newline, an empty
+ * word, `$`, a backquote or `!` beside a single quote).
+ */
+function shellWord(word: string): string | undefined {
+  if (/^[A-Za-z0-9_./-]+$/.test(word)) return word;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters were not checked
+  if (word === '' || /[\u0000-\u001f\u007f]/.test(word)) return undefined;
+  if (!word.includes("'")) return `'${word}'`;
+  if (/[$`!]/.test(word)) return undefined;
+  return `"${word.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** A `parsed_cmd` entry as the item's `commandActions` entry (the kinds checked), in a command run in `cwd`. */
+function commandAction(parsed: unknown, cwd: string): Record<string, unknown> | undefined {
+  if (!isObject(parsed) || typeof parsed.cmd !== 'string') return undefined;
+  const keys = Object.keys(parsed).sort().join(',');
+  const command = parsed.cmd;
+  if (parsed.type === 'unknown' && keys === 'cmd,type') return { type: 'unknown', command };
+  // a file read: its path made absolute in the command's directory (an absolute one was not checked)
+  if (parsed.type === 'read' && keys === 'cmd,name,path,type' && typeof parsed.name === 'string') {
+    if (typeof parsed.path !== 'string' || isAbsolute(parsed.path)) return undefined;
+    return { type: 'read', command, name: parsed.name, path: join(cwd, parsed.path) };
+  }
+  // a listing or a search without a path (one with a path was not checked)
+  if (parsed.type === 'list_files' && keys === 'cmd,path,type' && parsed.path === null)
+    return { type: 'listFiles', command, path: null };
+  if (parsed.type === 'search' && keys === 'cmd,path,query,type' && parsed.path === null && typeof parsed.query === 'string')
+    return { type: 'search', command, query: parsed.query, path: null };
+  return undefined;
+}
+
+const COMMAND_KEYS = new Set([
+  'type',
+  'id',
+  'process_id',
+  'command',
+  'cwd',
+  'parsed_cmd',
+  'source',
+  'status',
+  'aggregated_output',
+  'exit_code',
+  'duration',
+]);
+
+/**
+ * A shell command the model ran (`exec_command`) as the app-server's `ThreadItem`
+ * (`commandExecution`), or undefined when not one checked: a finished command of codex's unified exec,
+ * its argv joined, its directory a path, its duration in whole milliseconds (Rust's `as_millis`).
+ */
+function commandExecutionItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !COMMAND_KEYS.has(k))) return undefined;
+  if (item.source !== 'unified_exec_startup' || (item.status !== 'completed' && item.status !== 'failed')) return undefined;
+  if (typeof item.process_id !== 'string' || typeof item.aggregated_output !== 'string') return undefined;
+  if (typeof item.exit_code !== 'number' || typeof item.cwd !== 'string' || !item.cwd.startsWith('file:///')) return undefined;
+  const duration = item.duration;
+  if (!isObject(duration) || typeof duration.secs !== 'number' || typeof duration.nanos !== 'number') return undefined;
+  const argv = item.command;
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((w) => typeof w === 'string')) return undefined;
+  const words = argv.map(shellWord);
+  if (words.some((w) => w === undefined)) return undefined;
+  let cwd: string;
+  try {
+    cwd = fileURLToPath(item.cwd);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(item.parsed_cmd)) return undefined;
+  const actions = item.parsed_cmd.map((p) => commandAction(p, cwd));
+  if (actions.some((a) => a === undefined)) return undefined;
+  return {
+    type: 'commandExecution',
+    id: item.id,
+    pluginId: null,
+    scriptPath: null,
+    command: words.join(' '),
+    cwd,
+    processId: item.process_id,
+    source: 'unifiedExecStartup',
+    status: item.status,
+    commandActions: actions,
+    aggregatedOutput: item.aggregated_output,
+    exitCode: item.exit_code,
+    durationMs: duration.secs * 1000 + Math.floor(duration.nanos / 1_000_000),
+  };
+}
+
+/** A web search the API ran (a search action) as the app-server's `ThreadItem` (`webSearch`), or undefined when not one checked. */
+function webSearchItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !['type', 'id', 'query', 'action'].includes(k))) return undefined;
+  const action = item.action;
+  if (typeof item.query !== 'string' || !isObject(action) || action.type !== 'search') return undefined;
+  // opening or finding in a page was not checked
+  if (Object.keys(action).some((k) => !['type', 'query', 'queries'].includes(k))) return undefined;
+  return { type: 'webSearch', id: item.id, query: item.query, action, results: null };
+}
+
 /** The app-server's `ThreadItem` codex 0.171 projects from an `item_completed` item, for the kinds checked. */
 function projectedItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
   if (item.type === 'UserMessage') return userMessageItem(item);
   if (item.type === 'AgentMessage') return agentMessageItem(item);
   if (item.type === 'Reasoning') return reasoningItem(item);
+  if (item.type === 'CommandExecution') return commandExecutionItem(item);
+  if (item.type === 'WebSearch') return webSearchItem(item);
   return undefined;
 }
 
