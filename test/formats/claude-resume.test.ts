@@ -17,7 +17,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { mergeSplitResponses } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
-import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
+import { type Block, conversation, installRecordedTranscript, type Msg } from '../helpers/claude-requests.js';
 import { emptyReplySession, messageEntry, secondInto2026, textMessage } from '../helpers/sessions.js';
 
 const FIXTURES = resolve('test/fixtures/claude/resume');
@@ -399,16 +399,9 @@ describe("another agent's failed turn, written for Claude Code", () => {
 });
 
 describe('one response split over records, some with no blocks (real 2.1.332 request)', () => {
-  const SPLIT = resolve('test/fixtures/claude/split-empty');
-
   it('our context is the request Claude Code sent: no-block records merged away, "(no content)" once for a response of none', async () => {
-    const golden = JSON.parse(await fs.readFile(join(SPLIT, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
-    const dir = join(home, '.claude', 'projects', '-tmp-cc-split');
-    await fs.mkdir(dir, { recursive: true });
-    await fs.copyFile(join(SPLIT, 'transcript.jsonl'), join(dir, `${golden.sessionId}.jsonl`));
-    const theirs = conversation(golden.messages);
-    expect(theirs.pop()).toEqual({ role: 'user', content: [text('probe')] });
-    const ours = conversation((await sent(golden.sessionId)) as Msg[]);
+    const { id, theirs } = await installRecordedTranscript(home, 'split-empty');
+    const ours = conversation((await sent(id)) as Msg[]);
     expect(ours).toEqual(theirs);
     // what each case came to
     const replies = ours.filter((m) => m.role === 'assistant').map((m) => m.content.map((b) => b.text ?? b.type));
@@ -480,20 +473,13 @@ describe('one response split over records, some with no blocks (real 2.1.332 req
 });
 
 describe('blank text (empty or whitespace only) in replies and prompts (real 2.1.332 request)', () => {
-  const BLANK = resolve('test/fixtures/claude/blank-text');
-
   it('our context is the request Claude Code sent: what goes, what stays and what becomes a placeholder', async () => {
-    const golden = JSON.parse(await fs.readFile(join(BLANK, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
-    const dir = join(home, '.claude', 'projects', '-tmp-cc-blank');
-    await fs.mkdir(dir, { recursive: true });
-    await fs.copyFile(join(BLANK, 'transcript.jsonl'), join(dir, `${golden.sessionId}.jsonl`));
-    const theirs = conversation(golden.messages);
-    expect(theirs.pop()).toEqual({ role: 'user', content: [text('probe')] });
-    const ctx = await new ClaudeDriver(env).getContext(golden.sessionId);
+    const { id, theirs } = await installRecordedTranscript(home, 'blank-text');
+    const ctx = await new ClaudeDriver(env).getContext(id);
     // the context itself, not only its rendering (which leaves out empty text of its own)
     const ours = conversation(contextToAnthropic(ctx, { unsignedThinking: 'keep', dropEmptyText: false }).messages as Msg[]);
     expect(ours).toEqual(theirs);
-    expect(conversation((await sent(golden.sessionId)) as Msg[])).toEqual(theirs);
+    expect(conversation((await sent(id)) as Msg[])).toEqual(theirs);
     const shown = (m: { content: Block[] }) =>
       m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? 'result' : b.type));
     const T = 'thinking';
@@ -570,7 +556,7 @@ describe('blank text (empty or whitespace only) in replies and prompts (real 2.1
     );
     expect(blocks.filter((b) => b.text === '(no content)')).toEqual([text('(no content)'), text('(no content)')]);
     // the same without the records (as the local index keeps a session), and record by record
-    const s = (await new ClaudeDriver(env).getSession(golden.sessionId)) as Session;
+    const s = (await new ClaudeDriver(env).getSession(id)) as Session;
     const bare = { ...s, entries: s.entries.map(({ raw: _r, ...e }) => e as Entry) };
     expect(conversation(contextToAnthropic(claudeContext(bare)).messages as Msg[])).toEqual(theirs);
     // and written back from there, a lone blank text block stays a block, a blank string a string

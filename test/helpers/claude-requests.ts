@@ -1,4 +1,7 @@
 /** Messages API requests as the Claude Code tests compare them: the conversation, without what Claude Code adds per request. */
+import { promises as fs } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
 
 export type Block = Record<string, unknown> & { type: string };
 export interface Msg {
@@ -64,4 +67,25 @@ export function comparable(messages: readonly Msg[], probe?: string): { role: st
     else out.push({ role: m.role, content });
   }
   return out;
+}
+
+/**
+ * A recorded fixture (test/fixtures/claude/<name>: transcript.jsonl and request.json, the request
+ * Claude Code sent resuming it with the prompt "probe") put into `home` as a session of project
+ * `-tmp-cc-<name>`, under its own id. Returns the id, the file and the recorded conversation
+ * without the probe (checked to be the last message).
+ */
+export async function installRecordedTranscript(
+  home: string,
+  name: string,
+): Promise<{ id: string; file: string; theirs: { role: string; content: Block[] }[] }> {
+  const dir = resolve('test/fixtures/claude', name);
+  const golden = JSON.parse(await fs.readFile(join(dir, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
+  const project = join(home, '.claude', 'projects', `-tmp-cc-${name}`);
+  await fs.mkdir(project, { recursive: true });
+  const file = join(project, `${golden.sessionId}.jsonl`);
+  await fs.copyFile(join(dir, 'transcript.jsonl'), file);
+  const theirs = conversation(golden.messages);
+  expect(theirs.pop()).toEqual({ role: 'user', content: [{ type: 'text', text: 'probe' }] });
+  return { id: golden.sessionId, file, theirs };
 }
