@@ -84,13 +84,19 @@ export function targetOption(value: string): string {
   return value;
 }
 
-const ROLES = ['user', 'assistant', 'tool', 'system'];
+/**
+ * A parser taking one of `values` (`stats --by`, `export --format`): another is refused as the other
+ * option values are, by commander (it was refused after the index was opened, in words of its own).
+ */
+export function oneOfOption(values: readonly string[]): (value: string) => string {
+  return (value) => {
+    if (!values.includes(value)) throw new InvalidArgumentError(`Expected one of ${values.join(', ')}.`);
+    return value;
+  };
+}
 
 /** `search --role R`: a message's role (any other matched nothing). */
-export function roleOption(value: string): string {
-  if (!ROLES.includes(value)) throw new InvalidArgumentError(`Expected one of ${ROLES.join(', ')}.`);
-  return value;
-}
+export const roleOption = oneOfOption(['user', 'assistant', 'tool', 'system']);
 
 /**
  * `--project P`: the directory as agents record it, absolute with no trailing slash (`.` is the current

@@ -1,7 +1,7 @@
 /**
  * The CLI where a user's set-up gives it little to work with, run for real (in-process, or as a process
  * on a pseudo-terminal): a THREADBASE_HOME it cannot write (/proc, a file, an index.db that is a FIFO),
- * no sessions at all (nor usage, nor matches), `show --tree --at`, `context --format` misspelt, `branch` with nothing to start a branch, `search` without a word, and
+ * no sessions at all (nor usage, nor matches), `show --tree --at`, `context --format`, `stats --by` and `export --format` misspelt, `branch` with nothing to start a branch, `search` without a word, and
  * `token revoke` of a key that does not exist.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -192,6 +192,23 @@ describe('search without a word', () => {
     // one word among signs is searched for
     const hits = JSON.parse(await runCliOk(fixtures.env, ['search', 'second?', '--source', 'pi', '--json'])) as unknown[];
     expect(hits.length).toBeGreaterThan(0);
+  });
+});
+
+describe('stats --by and export --format', () => {
+  it('refuse another value as the other options do, naming the values they take', async () => {
+    const home = join(empty, 'bad-values');
+    const by = await runCli({ home, env: { HOME: home } }, ['stats', '--by', 'hour']);
+    expect(by.code).toBe(1);
+    expect(by.err).toBe(
+      "error: option '--by <key>' argument 'hour' is invalid. Expected one of day, week, month, model, project, session, source.\n",
+    );
+    const format = await runCli({ home, env: { HOME: home } }, ['export', 'no-such-session', '--format', 'pdf']);
+    expect(format.code).toBe(1);
+    expect(format.err).toBe(
+      "error: option '--format <format>' argument 'pdf' is invalid. Expected one of html, md, json, opencode.\n",
+    );
+    expect(existsSync(join(home, '.threadbase'))).toBe(false);
   });
 });
 

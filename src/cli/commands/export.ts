@@ -7,14 +7,14 @@ import { writeFileAtomic } from '../../formats/shared/atomic.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
-import { agentOption, existingFileOption } from '../options.js';
+import { agentOption, existingFileOption, oneOfOption } from '../options.js';
 
 export function registerExport(program: Command, ctx: CliContext): void {
   program
     .command('export <id>')
     .description('a session as a self-contained HTML page, Markdown, JSON of the model, or OpenCode export JSON (opencode)')
     .option('--source <source>', 'look only in this agent', agentOption)
-    .option('--format <format>', [...EXPORT_FORMATS, 'opencode'].join('|'), 'html')
+    .option('--format <format>', [...EXPORT_FORMATS, 'opencode'].join('|'), oneOfOption([...EXPORT_FORMATS, 'opencode']), 'html')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .option(...NO_INDEX_FLAG)
     .option(
@@ -25,8 +25,6 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string; index: boolean }) => {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.
       const opencode = opts.format === 'opencode';
-      if (!opencode && !EXPORT_FORMATS.includes(opts.format as ExportFormat))
-        throw new Error(`--format must be one of ${[...EXPORT_FORMATS, 'opencode'].join(', ')}`);
       const { session, driver } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
       const text = opencode

@@ -5,14 +5,22 @@ import { loadPrices } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
-import { agentOption, checkTimeWindow, existingFileOption, projectOption, sinceOption, untilOption } from '../options.js';
+import {
+  agentOption,
+  checkTimeWindow,
+  existingFileOption,
+  oneOfOption,
+  projectOption,
+  sinceOption,
+  untilOption,
+} from '../options.js';
 import { padEndColumns, stringWidth } from '../text-width.js';
 
 export function registerStats(program: Command, ctx: CliContext): void {
   program
     .command('stats')
     .description('tokens and cost of every agent, by day, week, month, model, project, session or source')
-    .option('--by <key>', `group by ${STATS_BY.join('|')}`, 'day')
+    .option('--by <key>', `group by ${STATS_BY.join('|')}`, oneOfOption(STATS_BY), 'day')
     .option('--since <time>', 'only messages at or after (ISO date or time)', sinceOption)
     .option('--until <time>', 'only messages at or before (ISO date or time; a date: through its end)', untilOption)
     .option('--source <source>', 'only this agent', agentOption)
@@ -32,7 +40,6 @@ export function registerStats(program: Command, ctx: CliContext): void {
         json?: boolean;
       }) => {
         checkTimeWindow(opts.since, opts.until);
-        if (!STATS_BY.includes(opts.by as StatsBy)) throw new Error(`--by must be one of ${STATS_BY.join(', ')}`);
         const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
         writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
