@@ -337,6 +337,16 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
   return `${[...head, ...body].join('\n')}${tree.join('\n')}\n`;
 }
 
+/**
+ * An image; one the browser cannot decode (data cut short, or not the image it says) replaced by
+ * words saying so, as the viewer says it, rather than a broken-image icon.
+ */
+function imageHtml(src: string, mediaType: string, alt: string): string {
+  const broken = `[image ${mediaType} that cannot be shown: its data is damaged or not that type]`;
+  const replace = `this.replaceWith(Object.assign(document.createElement('p'),{className:'dim image-broken',textContent:this.dataset.broken}))`;
+  return `<img alt="${esc(alt)}" src="${esc(src)}" data-broken="${esc(broken)}" onerror="${esc(replace)}">`;
+}
+
 /** Tool output text: JSON with multi-line strings readable, with the text as recorded folded below it. */
 function outputHtml(text: string): string {
   const readable = readableJson(text);
@@ -352,7 +362,7 @@ function resultBody(r: ToolResultPart): string {
       c.type === 'text'
         ? outputHtml(c.text)
         : c.type === 'image' && c.data
-          ? `<img alt="tool image" src="data:${esc(c.mediaType)};base64,${esc(c.data)}">`
+          ? imageHtml(`data:${c.mediaType};base64,${c.data}`, c.mediaType, 'tool image')
           : `<p class="dim">[${esc(c.type)} ${esc(c.mediaType)}]</p>`,
     )
     .join('');
@@ -386,8 +396,8 @@ function partHtml(p: Part, ctx: TurnsContext): string {
       return '<p class="dim">(redacted thinking)</p>';
     case 'image':
       return p.data
-        ? `<img alt="image" src="data:${esc(p.mediaType)};base64,${esc(p.data)}">`
-        : `<img alt="image" src="${esc(p.url ?? '')}">`;
+        ? imageHtml(`data:${p.mediaType};base64,${p.data}`, p.mediaType, 'image')
+        : imageHtml(p.url ?? '', p.mediaType, 'image');
     case 'file':
       return `<details class="file"><summary>📎 ${esc(p.name ?? 'file')} <span class="dim">${esc(p.mediaType)}</span></summary>${p.text ? `<pre>${esc(p.text)}</pre>` : ''}</details>`;
     case 'tool_call': {
