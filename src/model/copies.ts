@@ -28,6 +28,14 @@ export function copyKeyOf(e: Entry): string {
 }
 
 /**
+ * What two copies of one entry share, for search (a fork's copy of its parent's entries, a Copilot
+ * CLI sub-agent run's events, which are its session's too): the same entry id and time.
+ */
+export function entryCopyKeyOf(e: Entry): string {
+  return `${e.id}\u0000${e.timestamp}`;
+}
+
+/**
  * Of copies in sessions that started at the same time: 0 a recorded cost, 1 none (priced from
  * tokens), 2 a cost of 0 for tokens (a converted copy: pi and OpenCode record what the copy spent,
  * which is nothing).

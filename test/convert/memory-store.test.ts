@@ -77,13 +77,18 @@ describe('MemoryStore', () => {
     expect((await store.listSessions({ text: 'FIND THE' })).map((s) => s.id).sort()).toEqual([fork.id, id].sort());
     expect((await store.listSessions({ parentId: id })).map((s) => s.id)).toEqual([fork.id]);
     expect(await store.listSessions({ project: '/other' })).toEqual([]);
+    // the fork's copies (same entry id and time) are found once, in the original, unless only the fork is searched
     const hits = await store.search('bug');
     expect(hits.map((h) => [h.sessionId, h.entryId]).sort()).toEqual(
       [
-        [fork.id, 'a'],
-        [fork.id, 'b'],
         [id, 'a'],
         [id, 'b'],
+      ].sort(),
+    );
+    expect((await store.search('bug', { parentId: id })).map((h) => [h.sessionId, h.entryId]).sort()).toEqual(
+      [
+        [fork.id, 'a'],
+        [fork.id, 'b'],
       ].sort(),
     );
     expect((await store.search('bug', { role: 'assistant' })).every((h) => h.role === 'assistant')).toBe(true);

@@ -1,11 +1,13 @@
 /**
  * A team store's search finds an entry a fork repeats (same entry id and time) once too, as the local
  * index does: in the original (the session created first, as `stats` counts a copied response), or
- * in the copy when only the copy's sessions are searched. PostgreSQL for real, and a SQLite store.
+ * in the copy when only the copy's sessions are searched. PostgreSQL for real, a SQLite store and the
+ * memory store.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SearchOptions, SessionDriver } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
 import type { SqliteStore } from '../../src/stores/sqlite/index.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
 import { storesHolding, type TestSchema } from '../server/pg-helpers.js';
@@ -38,9 +40,11 @@ const FORK: Session = {
 let pg: TestSchema;
 let sqlite: SqliteStore;
 let close: (() => Promise<void>) | undefined;
+const memory = new MemoryStore();
 
 beforeAll(async () => {
   ({ pg, sqlite, close } = await storesHolding('tb_search_copies', [ORIGINAL, FORK]));
+  for (const s of [ORIGINAL, FORK]) await memory.writeSession(s, { keepId: true });
 }, 60_000);
 afterAll(async () => {
   await close?.();
@@ -53,6 +57,7 @@ it('finds an entry a fork repeats once, in the original unless only the fork is 
   for (const [name, store] of [
     ['postgres', pg.store],
     ['sqlite', sqlite],
+    ['memory', memory],
   ] as const) {
     const got = {
       all: await found(store),

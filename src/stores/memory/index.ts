@@ -5,7 +5,7 @@
  * in and change stored state.
  */
 import { applyFilter, DriverBase, matchesFilter, matchesSessionText } from '../../formats/shared/base.js';
-import { CountedResponses } from '../../model/copies.js';
+import { CopyChoice, type CopySession, CountedResponses, copyRankOf, entryCopyKeyOf } from '../../model/copies.js';
 import type {
   DriverCapabilities,
   ForkOptions,
@@ -19,7 +19,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
-import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { countedUsage, responseRecordOf, summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenIdOf, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
@@ -134,11 +134,15 @@ export class MemoryStore extends DriverBase {
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const q = query.toLowerCase().trim();
     if (!q) return [];
+    const searched = [...this.sessions.values()].filter((s) =>
+      matchesFilter(sessionInfoOf(s), { ...opts, text: undefined, limit: undefined }),
+    );
+    const shown = shownEntryCopies(searched);
     const hits: SearchHit[] = [];
-    for (const s of this.sessions.values()) {
-      if (!matchesFilter(sessionInfoOf(s), { ...opts, text: undefined, limit: undefined })) continue;
+    for (const s of searched) {
       for (const e of s.entries) {
         if (e.kind !== 'message') continue;
+        if (shown.get(entryCopyKeyOf(e)) !== s.id) continue;
         if (opts.role && e.message.role !== opts.role) continue;
         if (opts.tool && !e.message.parts.some((p) => p.type === 'tool_call' && p.name === opts.tool)) continue;
         const text = messageText(e.message);
@@ -160,6 +164,30 @@ export class MemoryStore extends DriverBase {
     hits.sort((a, b) => b.score - a.score || (a.timestamp < b.timestamp ? 1 : -1));
     return opts.limit ? hits.slice(0, opts.limit) : hits;
   }
+}
+
+/**
+ * Which session's copy search shows of each entry the `searched` sessions repeat (a fork's copy of
+ * its parent's entries, a Copilot CLI sub-agent run's events: the same entry id and time), as the
+ * SQLite store's search picks it: the copy preferred among them by the rule `stats` counts a copied
+ * response by (preferredCopy; an entry's rank from what its row would hold: its response's counted
+ * usage on the record that counts, else its own).
+ */
+function shownEntryCopies(searched: readonly Session[]): CopyChoice<string> {
+  const shown = new CopyChoice<string>();
+  for (const s of searched) {
+    const session: CopySession = { id: s.id, createdAt: sessionInfoOf(s).createdAt, parentId: s.parentId };
+    const counted = countedUsage(s.entries);
+    for (const e of s.entries) {
+      const own = responseRecordOf(e);
+      const usage = counted.get(e.id) ?? {
+        ...(own?.usage ? { usage: own.usage } : {}),
+        ...(own?.cost !== undefined ? { cost: own.cost } : {}),
+      };
+      shown.offer(entryCopyKeyOf(e), session, copyRankOf(usage), s.id);
+    }
+  }
+  return shown;
 }
 
 /**
