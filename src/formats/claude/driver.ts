@@ -399,9 +399,10 @@ export class ClaudeDriver extends DriverBase {
    * 4: parallel calls whose results were written between the calls (or some of them) re-linked
    *    into one chain without a cycle (relinkParallelToolResults);
    * 5: a user record threadbase wrote for a branch summary (`threadbase.branchSummary`) is that branch summary;
-   * 6: the note threadbase wrote for an image the assistant made (`threadbase.parts[].image`) is that image.
+   * 6: the note threadbase wrote for an image the assistant made (`threadbase.parts[].image`) is that image;
+   * 7: a result whose record has `toolDenialKind` (or an older refusal's words) is marked `refused`/`cancelled` (denials.ts).
    */
-  readonly readerVersion = 6;
+  readonly readerVersion = 7;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

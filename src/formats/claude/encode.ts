@@ -18,6 +18,7 @@ import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
+import { denialKindOf, inClaudeWords } from './denials.js';
 import { isRecord, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
 import { isReplyBlock } from './reply.js';
@@ -269,12 +270,16 @@ function messageRecord(
     };
   }
   if (m.role === 'system') return undefined;
-  const c = content(m);
+  // a refused or cancelled call's result in Claude Code's words, its record saying how (denials.ts)
+  const worded = inClaudeWords(m);
+  const c = content(worded);
   if (Array.isArray(c) && c.length === 0) return undefined;
+  const toolDenialKind = denialKindOf(m);
   return {
     ...rec,
     type: 'user',
     message: { role: 'user', content: c },
+    ...(toolDenialKind ? { toolDenialKind } : {}),
     ...(Array.isArray(c) ? withKeptParts(m, originals) : {}),
   };
 }

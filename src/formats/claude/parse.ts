@@ -13,6 +13,7 @@ import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { markClaudeDenials } from './denials.js';
 
 export type ClaudeRecord = Record<string, unknown>;
 
@@ -117,6 +118,11 @@ export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Messag
     if (only?.type === 'text' && !only.meta && only.text.trim() === '') claude.blockContent = true;
   }
   if (isRecord(r.threadbase) && Array.isArray(r.threadbase.parts)) restoreKeptParts(msg, r.threadbase.parts);
+  // a call refused or cancelled before it ran (denials.ts): its result marked, the kind kept to write back
+  if (r.type === 'user') {
+    markClaudeDenials(msg, r.toolDenialKind);
+    if (typeof r.toolDenialKind === 'string') claude.toolDenialKind = r.toolDenialKind;
+  }
   if (r.isApiErrorMessage === true) {
     claude.isApiErrorMessage = true;
     msg.stopReason = 'error';

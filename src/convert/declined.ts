@@ -1,0 +1,27 @@
+/**
+ * A tool call that did not run because the user (or their permission rules) refused it, or that was
+ * cancelled (interrupted, or dropped with a refused one): its result part carries `meta.refused: true`
+ * or `meta.cancelled: true`. Each format reads its agent's own record of it into the mark and writes
+ * the mark back in its agent's own form (CONVERT.md, "Refused and cancelled calls").
+ */
+import type { ToolResultPart } from '../model/types.js';
+
+export type DeclinedMark = 'refused' | 'cancelled';
+
+/** The mark of a result, if it has one (refused wins: a refusal is also a cancellation). */
+export function declinedMarkOf(p: Pick<ToolResultPart, 'meta'>): DeclinedMark | undefined {
+  if (p.meta?.refused === true) return 'refused';
+  if (p.meta?.cancelled === true) return 'cancelled';
+  return undefined;
+}
+
+/** The result marked (an error: the call did not run), the other mark dropped. */
+export function markDeclined(p: ToolResultPart, mark: DeclinedMark): ToolResultPart {
+  const { refused: _r, cancelled: _c, ...meta } = p.meta ?? {};
+  return { ...p, isError: true, meta: { ...meta, [mark]: true } };
+}
+
+/** A result's text, its text items joined by newlines. */
+export function resultText(content: ToolResultPart['content']): string {
+  return typeof content === 'string' ? content : content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+}

@@ -1,0 +1,150 @@
+/**
+ * Refused and cancelled calls in Claude Code transcripts (src/formats/claude/denials.ts): the
+ * record Claude Code 2.1.332 wrote live for a call `-p` was not allowed to make (`toolDenialKind:
+ * "user-rejected"`, its own reason as the error) reads as refused; an interrupted one as cancelled;
+ * an older record by its words; a refusal from another agent (Gemini CLI's words) is written as
+ * Claude Code's own refusal and reads back refused. The real agent resuming one:
+ * test/agents/refused-claude.test.ts.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REJECTED_TOOL_RESULT } from '../../src/formats/claude/denials.js';
+import { encodeClaudeTranscript, parseTranscript } from '../../src/formats/claude/index.js';
+import type { Entry, Message, Session, ToolResultPart } from '../../src/model/types.js';
+import { messageEntry, secondInto2026 as t } from '../helpers/sessions.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tb-claude-refused-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const REASON =
+  "touch in '/tmp/p/made.txt' needs approval. The path is inside the working directories for this session ('/tmp/p'), and Claude Code asks before a shell command creates, changes or removes files there.";
+
+function records(result: Record<string, unknown>, extra: Record<string, unknown>): string {
+  const base = { sessionId: 's1', cwd: '/tmp/p', version: '2.1.332', isSidechain: false, userType: 'external' };
+  return [
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      parentUuid: null,
+      timestamp: t(0),
+      message: { role: 'user', content: 'RUN: touch made.txt' },
+    },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'u1',
+      timestamp: t(1),
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'touch made.txt' } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 3, output_tokens: 2 },
+      },
+    },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'r1',
+      parentUuid: 'a1',
+      timestamp: t(2),
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, ...result }] },
+      ...extra,
+    },
+  ]
+    .map((r) => JSON.stringify(r))
+    .join('\n');
+}
+
+async function resultOf(jsonl: string): Promise<ToolResultPart> {
+  const file = join(dir, `${Math.random().toString(36).slice(2)}.jsonl`);
+  writeFileSync(file, `${jsonl}\n`);
+  const { entries } = await parseTranscript(file);
+  const parts = entries.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+  const r = parts.find((p) => p.type === 'tool_result');
+  if (r?.type !== 'tool_result') throw new Error('no result');
+  return r;
+}
+
+describe('Claude Code refused and cancelled calls', () => {
+  it('reads the record 2.1.332 writes for a call -p did not allow as refused', async () => {
+    const r = await resultOf(
+      records(
+        { content: REASON },
+        {
+          toolUseResult: `Error: ${REASON}`,
+          toolDenialKind: 'user-rejected',
+          permissionDecision: { decision: 'reject', source: 'config', reasonCode: 'unknown' },
+        },
+      ),
+    );
+    expect(r.isError).toBe(true);
+    expect(r.content).toBe(REASON);
+    expect(r.meta?.refused).toBe(true);
+    expect(r.meta?.cancelled).toBeUndefined();
+  });
+
+  it('reads an interrupted call as cancelled, an older refusal by its words, an ordinary error as neither', async () => {
+    const interrupted = await resultOf(records({ content: 'Interrupted by user' }, { toolDenialKind: 'interrupted' }));
+    expect(interrupted.meta?.cancelled).toBe(true);
+    expect(interrupted.meta?.refused).toBeUndefined();
+    expect((await resultOf(records({ content: REJECTED_TOOL_RESULT }, {}))).meta?.refused).toBe(true);
+    const escaped = await resultOf(
+      records({ content: "The user doesn't want to take this action right now. STOP what you are doing." }, {}),
+    );
+    expect(escaped.meta?.cancelled).toBe(true);
+    const failed = await resultOf(records({ content: 'Exit code 1' }, {}));
+    expect(failed.meta?.refused).toBeUndefined();
+    expect(failed.meta?.cancelled).toBeUndefined();
+  });
+
+  it("writes another agent's refusal as Claude Code's own, and reads it back refused", async () => {
+    const call: Message = {
+      role: 'assistant',
+      model: 'gemini-2.5-pro',
+      parts: [{ type: 'tool_call', id: 'call_1', name: 'run_shell_command', input: { command: 'touch x' } }],
+    };
+    const refused: Message = {
+      role: 'tool',
+      parts: [
+        {
+          type: 'tool_result',
+          callId: 'call_1',
+          name: 'run_shell_command',
+          content: '[Operation Cancelled] Reason: User denied execution.',
+          isError: true,
+          meta: { refused: true },
+        },
+      ],
+    };
+    const entries: Entry[] = [
+      messageEntry('e1', null, 0, { role: 'user', parts: [{ type: 'text', text: 'make x' }] }),
+      messageEntry('e2', 'e1', 1, call),
+      messageEntry('e3', 'e2', 2, refused),
+    ];
+    const session: Session = {
+      id: 'g1',
+      source: 'gemini',
+      project: '/tmp/p',
+      createdAt: t(0),
+      updatedAt: t(2),
+      messageCount: 3,
+      entries,
+    };
+    const out = encodeClaudeTranscript(session, { cwd: '/tmp/p' });
+    const rec = out.records.find((r) => JSON.stringify(r).includes('"tool_result"')) as Record<string, unknown>;
+    expect(rec.toolDenialKind).toBe('user-rejected');
+    expect((rec.message as { content: unknown }).content).toEqual([
+      { type: 'tool_result', tool_use_id: 'call_1', content: REJECTED_TOOL_RESULT, is_error: true },
+    ]);
+    const back = await resultOf(out.jsonl.trimEnd());
+    expect(back.meta?.refused).toBe(true);
+    expect(back.content).toBe(REJECTED_TOOL_RESULT);
+  });
+});
