@@ -247,6 +247,14 @@ function fenceMd(text: string): string {
   return `${ticks}\n${text.replace(/\n$/, '')}\n${ticks}`;
 }
 
+/** A message of empty text alone (a model that answered with nothing, which Claude Code then asks to go on): said so, as the viewer says it. */
+const emptyTextOf = (m: Message) =>
+  m.parts.length > 0 && m.parts.every((p) => p.type === 'text' && !p.text.trim())
+    ? m.role === 'assistant'
+      ? '(no text: the model answered with nothing)'
+      : '(empty message)'
+    : undefined;
+
 const textLength = (m: Message) => m.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0);
 const charactersText = (n: number) => `${n.toLocaleString('en-US')} characters`;
 
@@ -277,9 +285,12 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
 function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
   const who = m.role === 'assistant' && m.model ? `assistant (${m.model})` : m.role;
   const command = localCommandOf(m);
+  const empty = emptyTextOf(m);
   const parts = command
     ? `${command.kind === 'command' ? '' : `_${command.kind} of the command:_\n\n`}${fenceMd(command.text)}`
-    : m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');
+    : empty
+      ? `_${empty}_`
+      : m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');
   const injected = injectedOf(m);
   const body = injected ? foldMd(`${injected} · ${charactersText(textLength(m))}`, parts) : parts;
   return `${'#'.repeat(Math.min(6, 2 + depth))} ${who}\n\n${body}${m.error ? `\n\n> error: ${markdownText(m.error)}` : ''}\n`;
@@ -419,9 +430,12 @@ function partHtml(p: Part, ctx: TurnsContext): string {
 
 function messageHtml(m: Message, ts: string, ctx: TurnsContext): string {
   const command = localCommandOf(m);
+  const empty = emptyTextOf(m);
   const parts = command
     ? `<pre class="local-command ${command.kind}">${esc(command.text)}</pre>`
-    : m.parts.map((p) => partHtml(p, ctx)).join('');
+    : empty
+      ? `<p class="dim empty-text">${esc(empty)}</p>`
+      : m.parts.map((p) => partHtml(p, ctx)).join('');
   if (!parts.trim()) return '';
   const u = m.usage;
   const meta = [

@@ -289,6 +289,11 @@ function localCommandView(m) {
   return longText(cmd.text, `code output local-command${cmd.kind === 'stderr' ? ' stderr' : ''}`);
 }
 
+/** What a message of empty text alone is said to be (the HTML export says the same). */
+function emptyText(role) {
+  return role === 'assistant' ? '(no text: the model answered with nothing)' : '(empty message)';
+}
+
 function textLength(parts) {
   let n = 0;
   for (const p of parts) if (p.type === 'text') n += p.text.length;
@@ -354,6 +359,9 @@ export function renderEntry(entry, ctx) {
           }
         }
       }
+      // a message of empty text alone (a model that answered with nothing, which Claude Code then asks to go on): said, not an empty box
+      if (m.parts.length && m.parts.every((p) => p.type === 'text' && !p.text.trim()))
+        parts.splice(0, parts.length, h('div', { class: 'muted empty-text' }, emptyText(m.role)));
       if (!parts.length && hidden) {
         return h(
           'div',
