@@ -27,7 +27,14 @@ import type { AiModelMessage } from '../../src/convert/ai-sdk.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
-import { runCodex, runOpencode, runPi, writeCodexConfig, writePiProvider } from '../helpers/agents.js';
+import {
+  runCodex,
+  runOpencode,
+  runPi,
+  writeCodexConfig,
+  writeOpencodeOpenAiProvider,
+  writePiProvider,
+} from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   itemText,
@@ -94,24 +101,7 @@ beforeAll(async () => {
     api: 'openai-responses',
     model: { id: MODEL, name: 'OpenAI stand-in', reasoning: true, input: ['text'] },
   });
-  await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
-  await fs.writeFile(
-    join(root, '.config', 'opencode', 'opencode.json'),
-    JSON.stringify({
-      $schema: 'https://opencode.ai/config.json',
-      provider: {
-        [PROVIDER]: {
-          npm: '@ai-sdk/openai',
-          name: 'OpenAI stand-in',
-          options: { baseURL: standIn.baseUrl, apiKey: 'x' },
-          models: { [MODEL]: { name: 'OpenAI stand-in', reasoning: true } },
-        },
-      },
-      model: `${PROVIDER}/${MODEL}`,
-      autoupdate: false,
-      share: 'disabled',
-    }),
-  );
+  await writeOpencodeOpenAiProvider(root, PROVIDER, { baseUrl: standIn.baseUrl, model: MODEL });
   await writeCodexConfig(codexHome, standIn.baseUrl, {
     model: MODEL,
     provider: PROVIDER,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Message, Session, ThinkingPart } from '../../src/model/types.js';
-import { runOpencode } from '../helpers/agents.js';
+import { runOpencode, writeOpencodeOpenAiProvider } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   promptOfRequest,
@@ -39,24 +39,7 @@ beforeAll(async () => {
   root = await fs.mkdtemp(join(tmpdir(), 'tb-oc-reasoning-summaries-'));
   project = join(root, 'project');
   await fs.mkdir(project, { recursive: true });
-  await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
-  await fs.writeFile(
-    join(root, '.config', 'opencode', 'opencode.json'),
-    JSON.stringify({
-      $schema: 'https://opencode.ai/config.json',
-      provider: {
-        [PROVIDER]: {
-          npm: '@ai-sdk/openai',
-          name: 'OpenAI stand-in',
-          options: { baseURL: standIn.baseUrl, apiKey: 'x' },
-          models: { [MODEL]: { name: 'OpenAI stand-in', reasoning: true } },
-        },
-      },
-      model: `${PROVIDER}/${MODEL}`,
-      autoupdate: false,
-      share: 'disabled',
-    }),
-  );
+  await writeOpencodeOpenAiProvider(root, PROVIDER, { baseUrl: standIn.baseUrl, model: MODEL });
   env = { home: root, env: {} };
   // OpenCode creates its database on its first run
   await runOpencode({ root, project }, ['session', 'list']);

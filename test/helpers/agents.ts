@@ -54,6 +54,35 @@ export async function writePiProvider(
   );
 }
 
+/**
+ * OpenCode's `opencode.json` in HOME `root`: one `@ai-sdk/openai` provider at a loopback Responses
+ * stand-in with one reasoning model, the default model (offline key, no updates, no sharing).
+ */
+export async function writeOpencodeOpenAiProvider(
+  root: string,
+  id: string,
+  provider: { baseUrl: string; model: string },
+): Promise<void> {
+  await fs.mkdir(join(root, '.config', 'opencode'), { recursive: true });
+  await fs.writeFile(
+    join(root, '.config', 'opencode', 'opencode.json'),
+    JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      provider: {
+        [id]: {
+          npm: '@ai-sdk/openai',
+          name: 'OpenAI stand-in',
+          options: { baseURL: provider.baseUrl, apiKey: 'x' },
+          models: { [provider.model]: { name: 'OpenAI stand-in', reasoning: true } },
+        },
+      },
+      model: `${id}/${provider.model}`,
+      autoupdate: false,
+      share: 'disabled',
+    }),
+  );
+}
+
 /** A temp HOME with pi's and OpenCode's provider config pointing at a fresh stand-in. */
 export async function setupAgentHome(opts: { rules?: Rule[] } = {}): Promise<AgentHome> {
   const standIn = await startAnthropicStandIn({ rules: opts.rules });
