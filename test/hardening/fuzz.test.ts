@@ -28,7 +28,7 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import { parseJson } from '../../src/formats/shared/jsonl.js';
 import { ZedDriver } from '../../src/formats/zed/index.js';
-import type { SessionDriver } from '../../src/model/driver.js';
+import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
 import { branches, buildContext } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
@@ -58,31 +58,23 @@ const figures = {
   byAgent: {} as Record<string, number>,
 };
 
+/** Each agent's driver class, made anew for every read (no state carried between cases). */
+const DRIVER_CLASSES: Record<AgentName, new (env: DriverEnv) => SessionDriver> = {
+  claude: ClaudeDriver,
+  pi: PiDriver,
+  codex: CodexDriver,
+  cline: ClineDriver,
+  continue: ContinueDriver,
+  copilot: CopilotDriver,
+  gemini: GeminiDriver,
+  kilo: KiloDriver,
+  opencode: OpenCodeDriver,
+  qwen: QwenDriver,
+  zed: ZedDriver,
+};
+
 function driverFor(agent: AgentName, h: FixtureHome): SessionDriver {
-  switch (agent) {
-    case 'claude':
-      return new ClaudeDriver(h.env);
-    case 'pi':
-      return new PiDriver(h.env);
-    case 'codex':
-      return new CodexDriver(h.env);
-    case 'cline':
-      return new ClineDriver(h.env);
-    case 'continue':
-      return new ContinueDriver(h.env);
-    case 'copilot':
-      return new CopilotDriver(h.env);
-    case 'gemini':
-      return new GeminiDriver(h.env);
-    case 'kilo':
-      return new KiloDriver(h.env);
-    case 'opencode':
-      return new OpenCodeDriver(h.env);
-    case 'qwen':
-      return new QwenDriver(h.env);
-    case 'zed':
-      return new ZedDriver(h.env);
-  }
+  return new DRIVER_CLASSES[agent](h.env);
 }
 
 interface Loaded {
@@ -268,24 +260,29 @@ function affects(t: Target, s: Loaded, h: FixtureHome): boolean {
 // every agent threadbase reads
 const AGENTS_FUZZED = AGENTS;
 
+/** A 5000-deep array in place of a value (the line, node and key the fuzzer drew, kept as they were). */
+const DEEP_ARRAY: Mutation = {
+  kind: 'value',
+  line: 2147483647,
+  node: 1518063006,
+  key: 26,
+  value: { type: 'deep', depth: 5000, open: '[' },
+};
+/** An epoch-ms time past the range of a Date in place of a value. */
+const PAST_DATE_RANGE: Mutation = {
+  kind: 'value',
+  line: 1854135089,
+  node: 1760334174,
+  key: 1823979018,
+  value: { type: 'number', value: 9007199254740992 },
+};
+
 /** Failing cases found by the fuzzer, kept so they run on every test run (see the fixes they led to). */
 const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = [
   // 5000-deep arrays in a record overflowed the stack in export (JSON.stringify): parseJson now refuses > 1000 levels.
-  {
-    agent: 'claude',
-    target: '.claude/projects/-tmp-cc-proj/bcdac43d-f5e3-48d3-b285-908f5f7abc8b.jsonl',
-    mutation: { kind: 'value', line: 2147483647, node: 1518063006, key: 26, value: { type: 'deep', depth: 5000, open: '[' } },
-  },
-  {
-    agent: 'pi',
-    target: '.pi/agent/sessions/--work-proj--/v1-linear.jsonl',
-    mutation: { kind: 'value', line: 2147483647, node: 1518063006, key: 26, value: { type: 'deep', depth: 5000, open: '[' } },
-  },
-  {
-    agent: 'opencode',
-    target: '.local/share/opencode/opencode.db#message.data[14]',
-    mutation: { kind: 'value', line: 2147483647, node: 1518063006, key: 26, value: { type: 'deep', depth: 5000, open: '[' } },
-  },
+  { agent: 'claude', target: '.claude/projects/-tmp-cc-proj/bcdac43d-f5e3-48d3-b285-908f5f7abc8b.jsonl', mutation: DEEP_ARRAY },
+  { agent: 'pi', target: '.pi/agent/sessions/--work-proj--/v1-linear.jsonl', mutation: DEEP_ARRAY },
+  { agent: 'opencode', target: '.local/share/opencode/opencode.db#message.data[14]', mutation: DEEP_ARRAY },
   {
     agent: 'zed',
     target: '.local/share/zed/threads/threads.db#threads.data[legacy-thread-v020]',
@@ -311,28 +308,8 @@ const REGRESSIONS: { agent: AgentName; target: string; mutation: Mutation }[] = 
     },
   },
   // An epoch-ms time past the Date range threw RangeError from toISOString (pi isoTime, OpenCode isoOf).
-  {
-    agent: 'pi',
-    target: '.pi/agent/sessions/--work-proj--/real-branched.jsonl',
-    mutation: {
-      kind: 'value',
-      line: 1854135089,
-      node: 1760334174,
-      key: 1823979018,
-      value: { type: 'number', value: 9007199254740992 },
-    },
-  },
-  {
-    agent: 'opencode',
-    target: '.local/share/opencode/opencode.db#message.data[3]',
-    mutation: {
-      kind: 'value',
-      line: 1854135089,
-      node: 1760334174,
-      key: 1823979018,
-      value: { type: 'number', value: 9007199254740992 },
-    },
-  },
+  { agent: 'pi', target: '.pi/agent/sessions/--work-proj--/real-branched.jsonl', mutation: PAST_DATE_RANGE },
+  { agent: 'opencode', target: '.local/share/opencode/opencode.db#message.data[3]', mutation: PAST_DATE_RANGE },
 ];
 
 describe('fuzzing every agent parser with damaged real files', () => {
