@@ -41,6 +41,17 @@ beforeAll(async () => {
         itemText(req.input.at(-1)).startsWith('SEARCH:')
           ? { webSearch: { query: 'threadbase codex' }, text: 'Found.' }
           : undefined,
+      // a heredoc, an image viewed, and tools codex records no item for (its own get_goal, one it does not have)
+      (req) => {
+        const text = req.input.at(-1)?.type === 'message' ? itemText(req.input.at(-1)) : '';
+        if (text.startsWith('HEREDOC:'))
+          return { functionCall: { name: 'exec_command', arguments: { cmd: 'cat <<EOF\nx y\nEOF' } } };
+        if (text.startsWith('VIEW:'))
+          return { functionCall: { name: 'view_image', arguments: { path: join(home.project, 'dot.png') } } };
+        if (text.startsWith('GOAL:')) return { functionCall: { name: 'get_goal', arguments: {} } };
+        if (text.startsWith('NOSUCH:')) return { functionCall: { name: 'no_such_tool', arguments: { a: 1 } } };
+        return undefined;
+      },
     ],
   });
   // codex makes its state database on its first run; its thread reasons before it answers
@@ -188,6 +199,42 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     expect(shape(original)).toEqual([
       ...Array(4).fill(['completed', ['userMessage', 'commandExecution', 'agentMessage']]),
       ['completed', ['userMessage', 'webSearch', 'agentMessage']],
+    ]);
+    expect((await read(copy.id)).turns).toEqual(original.turns);
+    const listed = async (id: string) =>
+      ((await codexAppServer(where(), [['thread/turns/list', { threadId: id }]])) as [{ data: unknown[] }])[0].data;
+    expect(await listed(copy.id)).toEqual(await listed(own.id));
+    const placeless = (p: Projection) => ({
+      turns: p.turns.map(({ thread_id, rollout_byte_offset, rollout_end_byte_offset, ...t }) => t),
+      items: p.items.map(({ thread_id, ...i }) => i),
+      nextOrdinal: p.state?.next_rollout_ordinal,
+    });
+    expect(placeless(projection(copy.id))).toEqual(placeless(projection(own.id)));
+    expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
+  }, 180_000);
+
+  it("a copy of codex's thread with an image viewed, calls codex makes no item of and codex's compaction gets codex's rows for them", async () => {
+    // a 1x1 PNG
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    await fs.writeFile(join(home.project, 'dot.png'), Buffer.from(png, 'base64'));
+    const before = new Set(rows().map((r) => r.id));
+    await home.codex(['HEREDOC: please']);
+    const own = rows().find((r) => !before.has(r.id));
+    if (!own) throw new Error('codex recorded no thread');
+    for (const prompt of ['VIEW: please', 'GOAL: please', 'NOSUCH: please']) await home.codex(['resume', own.id, prompt]);
+    // every request is far over 2000 tokens: codex compacts before this turn
+    await home.codex(['resume', own.id, '-c', 'model_auto_compact_token_limit=2000', 'after the compaction']);
+    const copy = await copyOf(own.id);
+    const read = async (id: string) =>
+      ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
+        .thread;
+    const original = await read(own.id);
+    expect(shape(original)).toEqual([
+      ['completed', ['userMessage', 'commandExecution', 'agentMessage']],
+      ['completed', ['userMessage', 'imageView', 'agentMessage']],
+      ['completed', ['userMessage', 'agentMessage']],
+      ['completed', ['userMessage', 'agentMessage']],
+      ['completed', ['contextCompaction', 'userMessage', 'agentMessage']],
     ]);
     expect((await read(copy.id)).turns).toEqual(original.turns);
     const listed = async (id: string) =>

@@ -243,14 +243,57 @@ describe("codex's projection of a rollout", () => {
         },
       ],
     ]);
-    // a command or a search whose projection was not checked: a newline, a user's shell command, an opened page
+    // a command or a search whose projection was not checked: `$` beside a quote, a user's shell command, an opened page
     for (const item of [
-      command('c5', 'cat <<EOF\nx\nEOF', { type: 'unknown' }),
+      command('c5', `echo "it's $HOME"`, { type: 'unknown' }),
       command('c6', 'ls', { type: 'list_files', path: null }, { source: 'user_shell' }),
       command('c7', 'ls src', { type: 'list_files', path: 'src' }),
       { type: 'WebSearch', id: 'ws_2', query: '', action: { type: 'open_page', url: 'https://example.com' } },
     ])
       expect(projectRollout(THREAD, rollout([completed(item)]))).toMatch(/item threadbase does not project$/);
+  });
+
+  it("an image viewed, codex's compaction and a heredoc are codex's imageView, contextCompaction and commandExecution items", () => {
+    const completed = (item: object) => ({
+      type: 'event_msg',
+      payload: { type: 'item_completed', turn_id: TURN, item, started_at_ms: 1795701490661, completed_at_ms: 1795701490693 },
+    });
+    const heredoc = 'cat <<EOF\nx y\nEOF';
+    const p = projectRollout(
+      THREAD,
+      rollout([
+        { type: 'compacted', payload: { message: 'summary', replacement_history: [] } },
+        { type: 'world_state', payload: { full: true } },
+        completed({ type: 'ContextCompaction', id: 'cc_1' }),
+        completed({ type: 'ImageView', id: 'call_2', path: 'file:///tmp/tb-agents-home-3KBIhK/project/dot.png' }),
+        completed({
+          type: 'CommandExecution',
+          id: 'call_1',
+          process_id: '11700',
+          command: ['/bin/bash', '-lc', heredoc],
+          cwd: 'file:///tmp/tb-agents-home-3KBIhK/project',
+          parsed_cmd: [{ type: 'unknown', cmd: heredoc }],
+          source: 'unified_exec_startup',
+          status: 'completed',
+          aggregated_output: 'x y\n',
+          exit_code: 0,
+          duration: { secs: 0, nanos: 4867 },
+        }),
+      ]),
+    );
+    if (typeof p === 'string') throw new Error(p);
+    expect(p.items.slice(1, 4).map((i) => JSON.parse(String(i.item_json)))).toEqual([
+      { type: 'contextCompaction', id: 'cc_1' },
+      { type: 'imageView', id: 'call_2', path: '/tmp/tb-agents-home-3KBIhK/project/dot.png' },
+      expect.objectContaining({
+        command: `/bin/bash -lc 'cat <<EOF\nx y\nEOF'`,
+        commandActions: [{ type: 'unknown', command: heredoc }],
+      }),
+    ]);
+    // a compacted record without codex's item (another agent's compaction threadbase wrote) was not checked
+    expect(projectRollout(THREAD, rollout([{ type: 'compacted', payload: { message: 's' } }]))).toBe(
+      'a compaction without its item',
+    );
   });
 
   it('is none when a record was not checked against codex: a tool call, raw reasoning text, a rollback, an unnumbered record', () => {
@@ -267,7 +310,9 @@ describe("codex's projection of a rollout", () => {
     expect(projectRollout(THREAD, rollout([{ type: 'event_msg', payload: { type: 'thread_rolled_back', num_turns: 1 } }]))).toBe(
       'a thread_rolled_back event',
     );
-    expect(projectRollout(THREAD, rollout([{ type: 'compacted', payload: { message: 's' } }]))).toBe('a compacted record');
+    expect(projectRollout(THREAD, rollout([item({ type: 'McpToolCall', id: 'm' })]))).toBe(
+      'a McpToolCall item threadbase does not project',
+    );
     const unnumbered = Buffer.from(rollout().toString('utf8').replace('"ordinal":3,', ''));
     expect(projectRollout(THREAD, unnumbered)).toBe('a rollout record without its ordinal');
   });
@@ -316,9 +361,13 @@ describe('writing the projection into codex home', () => {
     expect(count(dir)).toEqual([0, 0, 0]);
     rmSync(dir, { recursive: true, force: true });
     const other = withHistoryDb();
-    expect(recordThreadHistory(other, THREAD, rollout([{ type: 'compacted', payload: {} }]))).toBe(
-      'not projected: a compacted record',
-    );
+    expect(
+      recordThreadHistory(
+        other,
+        THREAD,
+        rollout([{ type: 'event_msg', payload: { type: 'turn_aborted', reason: 'interrupted' } }]),
+      ),
+    ).toBe('not projected: a turn_aborted event');
     expect(count(other)).toEqual([0, 0, 0]);
   });
 });

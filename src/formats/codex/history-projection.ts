@@ -9,9 +9,10 @@
  * `codex-written-thread-state`). The projection codex makes is internal and changes often (nine
  * schema migrations by 0.171, its items the app-server's `ThreadItem`s), so it is written only when
  * every record of the rollout is one whose projection was checked (turn start and end, user and agent
- * message and reasoning items, shell commands the model ran, web searches, records codex does not
- * project) and the database is at the schema version checked; anything else (another tool call, a
- * compaction, a rollback, an aborted turn, another schema) writes nothing and the copy shows its
+ * message and reasoning items, shell commands the model ran, web searches, images viewed, codex's
+ * compactions, tool calls codex makes no item of, records codex does not project) and the database is
+ * at the schema version checked; anything else (an MCP call, a patch, a compaction threadbase wrote, a
+ * rollback, an aborted turn, another schema) writes nothing and the copy shows its
  * turns once codex resumes it, as before.
  */
 import { readdirSync } from 'node:fs';
@@ -123,14 +124,15 @@ function reasoningItem(item: Record<string, unknown>): Record<string, unknown> |
 /**
  * One argv word as codex 0.171 joins a command for its `commandExecution` item (shlex): bare when
  * plain, in single quotes, or in double quotes with `"` and `\` escaped when it holds a single quote;
- * undefined for a word whose quoting was not checked (a control character such as a newline, an empty
- * word, `$`, a backquote or `!` beside a single quote).
+ * undefined for a word whose quoting was not checked (an empty word, a control character other than a
+ * newline in single quotes; `$`, a backquote, `!` or a newline beside a single quote).
  */
 function shellWord(word: string): string | undefined {
   if (/^[A-Za-z0-9_./-]+$/.test(word)) return word;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters were not checked
-  if (word === '' || /[\u0000-\u001f\u007f]/.test(word)) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters other than a newline were not checked
+  if (word === '' || /[\u0000-\u0009\u000b-\u001f\u007f]/.test(word)) return undefined;
   if (!word.includes("'")) return `'${word}'`;
+  if (word.includes('\n')) return undefined;
   if (/[$`!]/.test(word)) return undefined;
   return `"${word.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
@@ -177,20 +179,15 @@ function commandExecutionItem(item: Record<string, unknown>): Record<string, unk
   if (Object.keys(item).some((k) => !COMMAND_KEYS.has(k))) return undefined;
   if (item.source !== 'unified_exec_startup' || (item.status !== 'completed' && item.status !== 'failed')) return undefined;
   if (typeof item.process_id !== 'string' || typeof item.aggregated_output !== 'string') return undefined;
-  if (typeof item.exit_code !== 'number' || typeof item.cwd !== 'string' || !item.cwd.startsWith('file:///')) return undefined;
+  if (typeof item.exit_code !== 'number') return undefined;
   const duration = item.duration;
   if (!isObject(duration) || typeof duration.secs !== 'number' || typeof duration.nanos !== 'number') return undefined;
   const argv = item.command;
   if (!Array.isArray(argv) || argv.length === 0 || !argv.every((w) => typeof w === 'string')) return undefined;
   const words = argv.map(shellWord);
   if (words.some((w) => w === undefined)) return undefined;
-  let cwd: string;
-  try {
-    cwd = fileURLToPath(item.cwd);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(item.parsed_cmd)) return undefined;
+  const cwd = pathOfFileUrl(item.cwd);
+  if (cwd === undefined || !Array.isArray(item.parsed_cmd)) return undefined;
   const actions = item.parsed_cmd.map((p) => commandAction(p, cwd));
   if (actions.some((a) => a === undefined)) return undefined;
   return {
@@ -220,6 +217,29 @@ function webSearchItem(item: Record<string, unknown>): Record<string, unknown> |
   return { type: 'webSearch', id: item.id, query: item.query, action, results: null };
 }
 
+/** The path of a `file://` URL codex records, or undefined. */
+function pathOfFileUrl(url: unknown): string | undefined {
+  if (typeof url !== 'string' || !url.startsWith('file:///')) return undefined;
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An image the model looked at (`view_image`) as the app-server's `ThreadItem` (`imageView`: its path), or undefined when not one checked. */
+function imageViewItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !['type', 'id', 'path'].includes(k))) return undefined;
+  const path = pathOfFileUrl(item.path);
+  return path === undefined ? undefined : { type: 'imageView', id: item.id, path };
+}
+
+/** A compaction codex made (its `compacted` record beside it) as the app-server's `ThreadItem` (`contextCompaction`), or undefined when not one checked. */
+function contextCompactionItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !['type', 'id'].includes(k))) return undefined;
+  return { type: 'contextCompaction', id: item.id };
+}
+
 /** The app-server's `ThreadItem` codex 0.171 projects from an `item_completed` item, for the kinds checked. */
 function projectedItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
   if (item.type === 'UserMessage') return userMessageItem(item);
@@ -227,6 +247,8 @@ function projectedItem(item: Record<string, unknown>): Record<string, unknown> |
   if (item.type === 'Reasoning') return reasoningItem(item);
   if (item.type === 'CommandExecution') return commandExecutionItem(item);
   if (item.type === 'WebSearch') return webSearchItem(item);
+  if (item.type === 'ImageView') return imageViewItem(item);
+  if (item.type === 'ContextCompaction') return contextCompactionItem(item);
   return undefined;
 }
 
@@ -238,6 +260,8 @@ export function projectRollout(threadId: string, rollout: Buffer): HistoryProjec
   const turns: TurnRow[] = [];
   const items: ItemRow[] = [];
   let open: TurnRow | undefined;
+  // `compacted` records in the open turn: codex writes each beside its ContextCompaction item
+  let compactedInTurn = 0;
   let offset = 0;
   let nextOrdinal = 0;
   while (offset < rollout.length) {
@@ -259,12 +283,19 @@ export function projectRollout(threadId: string, rollout: Buffer): HistoryProjec
     const payload = isObject(record.payload) ? record.payload : {};
     if (record.type === 'session_meta' && ordinal === 0) continue;
     if (typeof record.type === 'string' && UNPROJECTED_RECORDS.has(record.type)) continue;
+    if (record.type === 'compacted') {
+      // one threadbase wrote (another agent's compaction) has no item, which was not checked
+      if (!open) return 'a compaction outside a turn';
+      compactedInTurn++;
+      continue;
+    }
     if (record.type !== 'event_msg') return `a ${String(record.type)} record`;
     const event = str(payload.type) ?? '';
     if (UNPROJECTED_EVENTS.has(event)) continue;
     if (event === 'task_started') {
       const turnId = str(payload.turn_id);
       if (!turnId || open) return 'a turn started inside another';
+      compactedInTurn = 0;
       open = {
         thread_id: threadId,
         turn_id: turnId,
@@ -294,6 +325,8 @@ export function projectRollout(threadId: string, rollout: Buffer): HistoryProjec
       open.rollout_end_byte_offset = end;
       // codex's summary of the turn: its first user message and its last agent message
       const own = items.filter((i) => i.turn_id === open?.turn_id);
+      if (own.filter((i) => i.item_type === 'contextCompaction').length !== compactedInTurn)
+        return 'a compaction without its item';
       open.first_user_item_id = own.find((i) => i.item_type === 'userMessage')?.item_id ?? null;
       open.final_agent_item_id = own.filter((i) => i.item_type === 'agentMessage').at(-1)?.item_id ?? null;
       open = undefined;
