@@ -241,6 +241,18 @@ function localCommandOf(m: Message): LocalCommand | undefined {
   return m.role === 'user' && only?.type === 'text' ? localCommand(only.text) : undefined;
 }
 
+/**
+ * A tool's output that is JSON with multi-line strings (Cline's read_files) readable, as the HTML page
+ * shows it (readableJson), with the output as recorded folded below; undefined for any other output.
+ */
+function readableResultMarkdown(r: ToolResultPart): string | undefined {
+  const text =
+    typeof r.content === 'string' ? r.content : r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+  const readable = readableJson(text);
+  if (readable === undefined) return undefined;
+  return `**tool result** (${r.callId})${r.isError ? ' — error' : ''}\n\n${fenceMd(readable)}\n\n${foldMd('as recorded (JSON)', fenceMd(text))}`;
+}
+
 /** Code in Markdown: in a fence longer than any run of backticks in it. */
 function fenceMd(text: string): string {
   const ticks = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
@@ -276,7 +288,7 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
       ? foldMd(`added by the agent · ${charactersText(p.text.length)}`, markdownText(p.text))
       : markdownText(p.text);
   if (p.type === 'thinking') return foldMd('thinking', markdownText(p.thinking));
-  const md = partToMarkdown(p);
+  const md = p.type === 'tool_result' ? (readableResultMarkdown(p) ?? partToMarkdown(p)) : partToMarkdown(p);
   const child = p.type === 'tool_call' ? sub.subAgents.get(p.id) : undefined;
   return child ? `${md}\n\n${subAgentMarkdown(child, depth + 1)}` : md;
 }
