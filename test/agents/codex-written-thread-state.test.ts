@@ -21,6 +21,7 @@ import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { ALL_SOURCES, codexAppServer, codexThreadList } from '../helpers/codex-app-server.js';
+import { PI_TOOL_CALL_ID } from '../helpers/fixture-homes.js';
 import { itemText, type ResponsesRequest } from '../helpers/openai-responses-standin.js';
 import type { ConvertedRow } from '../helpers/sub-agents.js';
 
@@ -247,6 +248,29 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     });
     expect(placeless(projection(copy.id))).toEqual(placeless(projection(own.id)));
     expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
+  }, 180_000);
+
+  it("another agent's session with a tool call converted into codex (pi): codex's app-server lists its turns and messages from the rollout, without a projection", async () => {
+    // written as codex reads a rollout without history_mode ('legacy'): its turns come from the
+    // rollout's user_message/agent_message events, so none of its rows are codex's projection
+    const dir = join(home.root, '.pi', 'agent', 'sessions', '--proj--');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.copyFile('test/fixtures/pi/real-tool-call.jsonl', join(dir, `2026-11-22T19-09-17-237Z_${PI_TOOL_CALL_ID}.jsonl`));
+    const copy = JSON.parse(
+      await runCliOk(home.env, ['convert', PI_TOOL_CALL_ID, '--source', 'pi', '--to', 'codex', '--json', '--no-index']),
+    ) as ConvertedRow;
+    expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe('legacy');
+    const read = (
+      (await codexAppServer(where(), [['thread/read', { threadId: copy.id, includeTurns: true }]])) as [
+        { thread: ReadThread & { turns: { items: { type: string; text?: string }[] }[] } },
+      ]
+    )[0].thread;
+    expect(read.historyMode).toBe('legacy');
+    expect(shape(read)).toEqual([['completed', ['userMessage', 'agentMessage']]]);
+    expect(read.turns[0]?.items[1]?.text).toBe('Tool finished: (no output)');
+    const listed = (await codexAppServer(where(), [['thread/turns/list', { threadId: copy.id }]])) as [{ data: unknown[] }];
+    expect(listed[0].data).toHaveLength(1);
+    expect(projection(copy.id).state).toBeUndefined();
   }, 180_000);
 
   it('a sub-agent thread copied without its parent is a thread of its own: its own session, and archiving the original parent leaves it', async () => {
