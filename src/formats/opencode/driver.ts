@@ -152,9 +152,10 @@ export class OpenCodeDriver extends DriverBase {
   /**
    * 1: reasoning and tool parts' provider metadata, a revert at a part, summaries of files alone;
    * 2: a user message threadbase wrote for a branch summary (its text part's `threadbase.branchSummary`) is that branch summary;
-   * 3: an assistant's image kept beside its note (encode.ts, `threadbase.image`) is that image.
+   * 3: an assistant's image kept beside its note (encode.ts, `threadbase.image`) is that image;
+   * 4: a call refused (a permission error) or aborted ("Tool execution aborted") is marked `refused`/`cancelled` (denials.ts).
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

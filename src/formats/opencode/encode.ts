@@ -7,6 +7,7 @@
  * take their results from the tool entries that follow, and a compaction as OpenCode's pair of a
  * compaction request and a `summary` assistant message.
  */
+import { declinedMarkOf } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
@@ -14,6 +15,7 @@ import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
+import { ABORTED_TOOL_ERROR, opencodeDeclinedMark, REJECTED_TOOL_ERROR } from './denials.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
 import {
   holdsOpenCodeRecords,
@@ -257,17 +259,32 @@ export function encodeEntries(
     const text = texts.join('\n');
     // The call's time is when the tool started; the result's, when it ended (the read side dates the result by it).
     const time = { start: num(obj(state.time)?.start) ?? at, end: at };
-    tool.state = r.isError
-      ? { status: 'error', input, error: text, time }
-      : {
-          status: 'completed',
-          input,
-          output: text,
-          title: '',
-          metadata: {},
-          time,
-          ...(attachments.length ? { attachments } : {}),
-        };
+    // a call refused or cancelled: as OpenCode records one (its words unless the text is its own refusal)
+    const mark = declinedMarkOf(r);
+    const ownWords = opencodeDeclinedMark(text, false) === mark;
+    tool.state =
+      mark === 'refused'
+        ? { status: 'error', input, error: ownWords ? text : REJECTED_TOOL_ERROR, time }
+        : mark === 'cancelled'
+          ? {
+              status: 'error',
+              input,
+              error: ABORTED_TOOL_ERROR,
+              // what the call printed before it stopped, which OpenCode sends as its output
+              metadata: { interrupted: true, ...(text && r.isError !== true ? { output: text } : {}) },
+              time,
+            }
+          : r.isError
+            ? { status: 'error', input, error: text, time }
+            : {
+                status: 'completed',
+                input,
+                output: text,
+                title: '',
+                metadata: {},
+                time,
+                ...(attachments.length ? { attachments } : {}),
+              };
   };
 
   /** `textFields`: more fields of its text parts. */

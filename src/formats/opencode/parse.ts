@@ -33,6 +33,7 @@ import { summarizeUsage } from '../../model/usage.js';
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
+import { opencodeDeclinedMark } from './denials.js';
 import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str } from './records.js';
 
 export const COMPACTION_PROMPT = 'What did we do so far?';
@@ -167,6 +168,9 @@ function toolResultOf(p: Json, callId: string, name: string): ToolResultPart {
   }
   if (status === 'error') {
     const md = obj(state.metadata);
+    // refused by the user or a rule, or aborted: marked (denials.ts, CONVERT.md)
+    const mark = opencodeDeclinedMark(str(state.error) ?? '', md?.interrupted === true);
+    if (mark) meta[mark] = true;
     if (md?.interrupted === true && typeof md.output === 'string')
       return { type: 'tool_result', callId, name, content: md.output, meta };
     return { type: 'tool_result', callId, name, content: str(state.error) ?? '', isError: true, meta };

@@ -1,0 +1,123 @@
+/**
+ * Refused and cancelled calls and the real OpenCode (`opencode run`, against the loopback stand-in):
+ * - a bash call a `deny` permission rule stops is recorded as an `error` tool state of its
+ *   DeniedError; it reads as refused, and resumed OpenCode sends it as threadbase's context has it;
+ * - Gemini CLI's refused and cancelled calls written into OpenCode become OpenCode's own (its
+ *   PermissionRejectedError's words; "Tool execution aborted" with `metadata.interrupted`): read back
+ *   marked so, and resumed, OpenCode sends them as our context says.
+ * Kilo CLI records the same (its binary has the same words; src/formats/kilo/FORMAT.md).
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { ABORTED_TOOL_ERROR, REJECTED_TOOL_ERROR } from '../../src/formats/opencode/denials.js';
+import { OpenCodeDriver } from '../../src/formats/opencode/index.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
+
+let home: AgentHome;
+let driver: OpenCodeDriver;
+beforeAll(async () => {
+  home = await setupAgentHome();
+  const file = join(home.root, '.config', 'opencode', 'opencode.json');
+  const config = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+  // bash offered, `touch …` denied by a rule
+  config.permission = { bash: { '*': 'allow', 'touch *': 'deny' } };
+  await fs.writeFile(file, JSON.stringify(config));
+  driver = new OpenCodeDriver(home.env);
+}, 60_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+function withoutCacheControl<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(withoutCacheControl) as T;
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v).flatMap(([k, x]) => (k === 'cache_control' ? [] : [[k, withoutCacheControl(x)]])),
+    ) as T;
+  return v;
+}
+
+/** What OpenCode sent before `probe` when it resumed `id` with it. */
+async function resumed(id: string, probe: string): Promise<AnthropicRequest['messages']> {
+  await runOpencode(home, ['run', '-s', id, '-m', OPENCODE_MODEL, probe]);
+  const req = home.standIn
+    .messageRequests()
+    .filter((r) => (r.tools?.length ?? 0) > 0)
+    .find((r) => JSON.stringify(r.messages.at(-1)).includes(probe));
+  if (!req) throw new Error(`no request carried ${probe}`);
+  return withoutCacheControl(req.messages.slice(0, -1));
+}
+
+async function results(id: string): Promise<ToolResultPart[]> {
+  const s = await driver.getSession(id);
+  return (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+}
+
+const sentResults = (msgs: AnthropicRequest['messages']) =>
+  msgs.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
+
+describe('refused calls and the real OpenCode', () => {
+  it('a call a deny rule stopped reads as refused and is resumed as threadbase says', async () => {
+    await runOpencode(home, ['run', '-m', OPENCODE_MODEL, 'RUN: touch made.txt']);
+    const [listed] = await driver.listSessions();
+    if (!listed) throw new Error('no session');
+    const [result] = await results(listed.id);
+    expect(result?.isError).toBe(true);
+    expect(String(result?.content)).toContain('The user has specified a rule which prevents you');
+    expect(result?.meta?.refused).toBe(true);
+    const ours = withoutCacheControl(contextToAnthropic(await driver.getContext(listed.id)).messages);
+    expect(await resumed(listed.id, 'probe-own-denial')).toEqual(ours);
+  }, 120_000);
+
+  it("Gemini CLI's refused and cancelled calls are written as OpenCode's own and resumed so", async () => {
+    const call = (id: string) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `touch ${id}` } });
+    const result = (callId: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart => ({
+      type: 'tool_result',
+      callId,
+      name: 'bash',
+      content,
+      isError: true,
+      meta: { [mark]: true },
+    });
+    const session: Session = {
+      id: 'gemini-declined',
+      source: 'gemini',
+      project: home.project,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:04.000Z',
+      messageCount: 4,
+      entries: [
+        messageEntry('g1', null, 0, textMessage('user', 'make two files')),
+        messageEntry('g2', 'g1', 1, { role: 'assistant', model: 'claude-test', parts: [call('call_a'), call('call_b')] }),
+        messageEntry('g3', 'g2', 2, {
+          role: 'tool',
+          parts: [
+            result('call_a', '[Operation Cancelled] Reason: User denied execution.', 'refused'),
+            result('call_b', '[Operation Cancelled] Reason: User cancelled operation', 'cancelled'),
+          ],
+        }),
+        messageEntry('g4', 'g3', 3, textMessage('assistant', 'Neither was made.', { model: 'claude-test' })),
+      ],
+    };
+    const info = await driver.writeSession(session);
+    const back = await results(info.id);
+    expect(back.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
+      [REJECTED_TOOL_ERROR, true, true, undefined],
+      [ABORTED_TOOL_ERROR, true, undefined, true],
+    ]);
+    const ours = withoutCacheControl(contextToAnthropic(await driver.getContext(info.id)).messages);
+    const sent = await resumed(info.id, 'probe-gemini-refusal');
+    expect(sentResults(sent).map((b) => [b.content, b.is_error])).toEqual([
+      [REJECTED_TOOL_ERROR, true],
+      [ABORTED_TOOL_ERROR, true],
+    ]);
+    expect(sent).toEqual(ours);
+  }, 120_000);
+});
