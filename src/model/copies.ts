@@ -18,21 +18,32 @@ export interface CopySession {
 }
 
 /**
+ * The key of a record without a time in session `sessionId`: its own. An empty time says nothing of
+ * which records are one (Codex CLI keeps a rollout line's empty `timestamp` and numbers the records
+ * of items without an id by their line, L2, L3, ... in every rollout), so such a record is a copy of
+ * none in another session; the SQLite and PostgreSQL stores leave it out of their copies too.
+ */
+const untimedKey = (sessionId: string, id: string) => `s\u0000${sessionId}\u0000${id}`;
+
+/**
  * What two copies of one counted record share: the same response id and time (a provider's id of
  * one API response; the time too, since a proxy may number responses anew per session), else, for a
- * record without a response id, the same entry id and time.
+ * record without a response id, the same entry id and time; a record without a time (in session
+ * `sessionId`) has a key of its own.
  */
-export function copyKeyOf(e: Entry): string {
+export function copyKeyOf(e: Entry, sessionId: string): string {
   const responseId = responseRecordOf(e)?.responseId;
+  if (!e.timestamp) return untimedKey(sessionId, responseId ? `r\u0000${responseId}` : `e\u0000${e.id}`);
   return responseId ? `r\u0000${responseId}\u0000${e.timestamp}` : `e\u0000${e.id}\u0000${e.timestamp}`;
 }
 
 /**
  * What two copies of one entry share, for search (a fork's copy of its parent's entries, a Copilot
- * CLI sub-agent run's events, which are its session's too): the same entry id and time.
+ * CLI sub-agent run's events, which are its session's too): the same entry id and time; an entry
+ * without a time (in session `sessionId`) has a key of its own.
  */
-export function entryCopyKeyOf(e: Entry): string {
-  return `${e.id}\u0000${e.timestamp}`;
+export function entryCopyKeyOf(e: Entry, sessionId: string): string {
+  return e.timestamp ? `${e.id}\u0000${e.timestamp}` : untimedKey(sessionId, e.id);
 }
 
 /**
@@ -99,7 +110,12 @@ export class CountedResponses {
     for (const [id, counted] of countedUsage(s.entries)) {
       const e = byId.get(id);
       if (!e || !inWindow(e.timestamp, this.window)) continue;
-      this.choice.offer(copyKeyOf(e), { id: s.id, createdAt: s.createdAt, parentId: s.parentId }, copyRankOf(counted), counted);
+      this.choice.offer(
+        copyKeyOf(e, s.id),
+        { id: s.id, createdAt: s.createdAt, parentId: s.parentId },
+        copyRankOf(counted),
+        counted,
+      );
     }
   }
 

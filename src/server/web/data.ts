@@ -975,7 +975,7 @@ export class WebData {
     for (const e of session?.entries ?? []) {
       const m = counted.get(e.id);
       if (!m) continue;
-      const copyKey = copyKeyOf(e);
+      const copyKey = copyKeyOf(e, info.id);
       const copyRank = copyRankOf(m);
       const day = (e.timestamp || info.createdAt).slice(0, 10);
       // each model's part (an advisor request's under its own model); a recorded cost covers them all

@@ -142,7 +142,7 @@ export class MemoryStore extends DriverBase {
     for (const s of searched) {
       for (const e of s.entries) {
         if (e.kind !== 'message') continue;
-        if (shown.get(entryCopyKeyOf(e)) !== s.id) continue;
+        if (shown.get(entryCopyKeyOf(e, s.id)) !== s.id) continue;
         if (opts.role && e.message.role !== opts.role) continue;
         if (opts.tool && !e.message.parts.some((p) => p.type === 'tool_call' && p.name === opts.tool)) continue;
         const text = messageText(e.message);
@@ -184,7 +184,7 @@ function shownEntryCopies(searched: readonly Session[]): CopyChoice<string> {
         ...(own?.usage ? { usage: own.usage } : {}),
         ...(own?.cost !== undefined ? { cost: own.cost } : {}),
       };
-      shown.offer(entryCopyKeyOf(e), session, copyRankOf(usage), s.id);
+      shown.offer(entryCopyKeyOf(e, s.id), session, copyRankOf(usage), s.id);
     }
   }
   return shown;

@@ -622,10 +622,11 @@ export class PostgresStore extends DriverBase {
     if (opts.tool) add('? = ANY(e.tools)', opts.tool);
     // An entry repeated in another session (a fork's copy, a Copilot CLI sub-agent run's: the same
     // entry id and time) is one hit: the copy preferred among the sessions searched, by the rule
-    // `stats` counts a copied response by (the local index's search keeps the same one).
+    // `stats` counts a copied response by (the local index's search keeps the same one). An entry
+    // without a time is a copy of none (see CopyKey in src/stores/sqlite/copies.ts).
     const cols = (e: string) => ({ cost: `${e}.cost`, input: `${e}.usage_input`, output: `${e}.usage_output` });
     where.push(`NOT EXISTS (SELECT 1 FROM tb_entries o JOIN tb_sessions os ON os.id = o.session_id
-        WHERE o.ts = e.ts AND o.id = e.id AND o.session_id <> e.session_id AND os.tenant = $2
+        WHERE o.ts = e.ts AND e.ts <> '' AND o.id = e.id AND o.session_id <> e.session_id AND os.tenant = $2
           ${among.map((t) => `AND ${t}`).join(' ')}
           AND (${preferredCopyOrder(cols('o'), 'os')}) < (${preferredCopyOrder(cols('e'))}))`);
     values.push(opts.limit && opts.limit > 0 ? opts.limit : 100);
@@ -821,12 +822,14 @@ export class PostgresStore extends DriverBase {
     if (window.since) inWindow.push(`ts >= $${args.push(window.since)}`);
     if (window.until) inWindow.push(`ts <= $${args.push(window.until)}`);
     // per session: every session's own records; else a copied response once, in the preferred copy
+    // (a record without a time is a copy of none: see CopyKey in src/stores/sqlite/copies.ts)
     const perSession = grouping === 'session';
+    const untimed = "CASE WHEN resp.ts = '' THEN resp.session_id END";
     const d = perSession
       ? 'd AS (SELECT * FROM resp)'
-      : `d AS (SELECT DISTINCT ON (resp.split, resp.rid, resp.ts) resp.*
+      : `d AS (SELECT DISTINCT ON (resp.split, resp.rid, resp.ts, ${untimed}) resp.*
                       FROM resp JOIN tb_sessions s ON s.id = resp.session_id
-                     ORDER BY resp.split, resp.rid, resp.ts, ${COPY_PREFERRED})`;
+                     ORDER BY resp.split, resp.rid, resp.ts, ${untimed}, ${COPY_PREFERRED})`;
     const sessionKey = GROUP_KEY[grouping];
     const usageJson = `coalesce(b.j #> '{message,usage}', b.j -> 'usage')`;
     const rows = (

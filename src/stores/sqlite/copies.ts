@@ -11,7 +11,9 @@ import { Where } from './where.js';
  * What makes two counted records copies of one, in any agent: the same response id and time (a
  * provider's id of one API response, billed once; the time too, because a proxy or a stand-in server
  * may number its responses anew in each session), or, for records without a response id, the same
- * entry id and time.
+ * entry id and time. A record without a time (an empty one, as Codex CLI keeps a rollout line's) is
+ * a copy of none: its id alone says nothing (Codex numbers id-less items by line, L2, L3, ... in every
+ * rollout), as copyKeyOf in src/model/copies.ts keys it.
  */
 export interface CopyKey {
   id: string;
@@ -31,7 +33,7 @@ export const COPIED_INDEX = 'CREATE INDEX IF NOT EXISTS entries_copied ON entrie
  * the entry id; ?2 the time): one probe of COPY_INDEX, through the store's statement cache.
  */
 export const COPY_PROBE =
-  'SELECT 1 FROM entries WHERE coalesce(response_id, id) = ? AND timestamp = ? AND counted > 0 AND rowid <> ? LIMIT 1';
+  "SELECT 1 FROM entries WHERE coalesce(response_id, id) = ? AND timestamp = ? AND timestamp <> '' AND counted > 0 AND rowid <> ? LIMIT 1";
 
 export function copyProbeArgs(key: CopyKey, except: number | bigint = -1): [string, string, number | bigint] {
   return [key.responseId ?? key.id, key.timestamp, except];
@@ -63,6 +65,7 @@ const PREFERRED = preferredCopyOrder({ cost: 'e.cost', input: 'e.input', output:
  * well, so `stats` is the same whatever holds the sessions.
  */
 export function settleCopies(db: Database.Database, key: CopyKey): void {
+  if (!key.timestamp) return; // a record without a time is a copy of none (see CopyKey)
   const group = db
     .prepare(
       `SELECT e.rowid, e.counted FROM entries e JOIN sessions s ON s.id = e.session_id
@@ -125,8 +128,11 @@ export const ENTRY_COPIES = `
   CREATE TRIGGER IF NOT EXISTS entry_copies_gone AFTER DELETE ON entries
     BEGIN DELETE FROM entry_copies WHERE rowid = old.rowid; END;`;
 
-/** Whether an entry other than rowid ?3 has entry id ?1 and time ?2: one probe of entries_entry_key. */
-export const ENTRY_COPY_PROBE = 'SELECT 1 FROM entries WHERE id = ? AND timestamp = ? AND rowid <> ? LIMIT 1';
+/**
+ * Whether an entry other than rowid ?3 has entry id ?1 and time ?2: one probe of entries_entry_key.
+ * An entry without a time is a copy of none (see CopyKey).
+ */
+export const ENTRY_COPY_PROBE = "SELECT 1 FROM entries WHERE id = ? AND timestamp = ? AND timestamp <> '' AND rowid <> ? LIMIT 1";
 
 /**
  * The entries of session ?1 that others repeat and that are the preferred copy (not in ENTRY_COPIES):
@@ -134,7 +140,7 @@ export const ENTRY_COPY_PROBE = 'SELECT 1 FROM entries WHERE id = ? AND timestam
  * when ENTRY_COPIES has any row (a group of copies always has one there).
  */
 export const PREFERRED_ENTRY_COPIES = `SELECT e.id, e.timestamp FROM entries e
-  WHERE e.session_id = ? AND e.rowid NOT IN (SELECT rowid FROM entry_copies)
+  WHERE e.session_id = ? AND e.timestamp <> '' AND e.rowid NOT IN (SELECT rowid FROM entry_copies)
     AND EXISTS (SELECT 1 FROM entries o WHERE o.id = e.id AND o.timestamp = e.timestamp AND o.rowid <> e.rowid)`;
 
 /** Prepares a statement (a store's statement cache, SqliteStore.stmt, or the database itself). */
@@ -145,6 +151,7 @@ const ENTRY_COPY_GROUP = `SELECT e.rowid FROM entries e JOIN sessions s ON s.id 
 
 /** The copies of the entry `id` at `timestamp`: the preferred one out of ENTRY_COPIES, the others in it. */
 export function settleEntryCopies(prepare: Prepare, id: string, timestamp: string): void {
+  if (!timestamp) return; // an entry without a time is a copy of none (see CopyKey)
   const group = prepare(ENTRY_COPY_GROUP).pluck().all(id, timestamp) as number[];
   const out = prepare('DELETE FROM entry_copies WHERE rowid = ?');
   const copy = prepare('INSERT OR IGNORE INTO entry_copies (rowid) VALUES (?)');
@@ -156,7 +163,9 @@ export function settleEntryCopies(prepare: Prepare, id: string, timestamp: strin
 
 /** Every group of entry copies the store holds, settled (the migration that adds ENTRY_COPIES). */
 export function settleStoredEntryCopies(db: Database.Database): void {
-  const groups = db.prepare('SELECT id, timestamp FROM entries GROUP BY timestamp, id HAVING count(*) > 1').all() as {
+  const groups = db
+    .prepare("SELECT id, timestamp FROM entries WHERE timestamp <> '' GROUP BY timestamp, id HAVING count(*) > 1")
+    .all() as {
     id: string;
     timestamp: string;
   }[];

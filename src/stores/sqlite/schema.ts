@@ -192,6 +192,10 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     db.exec(ENTRY_COPIES);
     settleStoredEntryCopies(db);
   },
+  // 16: a record or entry without a time (an empty one: Codex CLI keeps a rollout line's) is a copy
+  // of none (see CopyKey); those 12 and 15 took for copies of another session's count and show again
+  `UPDATE entries SET counted = 1 WHERE counted = 2 AND timestamp = '';
+   DELETE FROM entry_copies WHERE rowid IN (SELECT rowid FROM entries WHERE timestamp = '');`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -200,7 +204,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 function settleStoredCopies(db: Database): void {
   const groups = db
     .prepare(
-      `SELECT min(id) id, timestamp, response_id responseId FROM entries WHERE counted > 0
+      `SELECT min(id) id, timestamp, response_id responseId FROM entries WHERE counted > 0 AND timestamp <> ''
         GROUP BY coalesce(response_id, id), timestamp, response_id IS NULL HAVING count(*) > 1`,
     )
     .all() as CopyKey[];
