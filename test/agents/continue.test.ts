@@ -23,6 +23,7 @@ import { TOOL_CANCELLED } from '../../src/formats/continue/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import {
+  AWKWARD_HANDOFF_SENT,
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
   CODEX_ID,
@@ -30,14 +31,14 @@ import {
   convertInto,
   copySourceFixtures,
   expectInOrder,
+  handoffFromAwkwardProject,
   PI_ID,
   resultText,
 } from '../helpers/agent-fixtures.js';
 import { type AgentHome, runBinary, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
-import { runCliOk } from '../helpers/cli.js';
 import { okProbeRule, readContext, readSession, textOf } from '../helpers/conversions.js';
-import { chainSession, textMessage } from '../helpers/sessions.js';
+import { chainSession } from '../helpers/sessions.js';
 
 const CN_BIN = resolve('node_modules/.bin/cn');
 
@@ -264,28 +265,13 @@ describe('a session with Continue’s own thinking item, written again by thread
 
 describe('threadbase handoff --to continue', () => {
   it('prints a command that goes on from the session in its project, even one whose path holds quotes, $, a backtick and !', async () => {
-    const project = join(home.root, `it's a "$HOME" \`id\` dir! $(echo x)`);
-    await fs.mkdir(project, { recursive: true });
-    const session = chainSession('awkward', 'pi', project, [
-      ['u', textMessage('user', 'remember the word quokka')],
-      ['a', textMessage('assistant', 'quokka noted')],
-    ]);
-    const sources = new Sources(home.env);
-    const source = (await sources.driver('pi').writeSession?.(session)) as SessionInfo;
-    await sources.close();
-    const h = JSON.parse(await runCliOk(home.env, ['handoff', source.id, '--source', 'pi', '--to', 'continue', '--json'])) as {
-      command: string;
-    };
-    expect(h.command).toMatch(/^cd '.*' && cn --fork [0-9a-f-]{36}$/);
-    await promisify(execFile)('bash', ['-c', `${h.command} -p --auto 'probe handoff' < /dev/null`], {
+    const command = await handoffFromAwkwardProject(home, 'continue');
+    expect(command).toMatch(/^cd '.*' && cn --fork [0-9a-f-]{36}$/);
+    await promisify(execFile)('bash', ['-c', `${command} -p --auto 'probe handoff' < /dev/null`], {
       cwd: home.root,
       timeout: 120_000,
       env: cnEnv(home),
     });
-    expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual([
-      'user:remember the word quokka',
-      'assistant:quokka noted',
-      'user:probe handoff',
-    ]);
+    expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual(AWKWARD_HANDOFF_SENT);
   }, 180_000);
 });

@@ -9,7 +9,6 @@
  *   source's turns, calls and results, then the probe and its answer.
  */
 import { execFile } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { providerCallNote } from '../../src/convert/provider-tools.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import {
+  AWKWARD_HANDOFF_SENT,
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
   CODEX_ID,
@@ -26,12 +26,12 @@ import {
   convertInto,
   copySourceFixtures,
   expectInOrder,
+  handoffFromAwkwardProject,
   PI_ID,
   resultText,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
-import { runCliOk } from '../helpers/cli.js';
 import { okProbeRule, readContext, readSession } from '../helpers/conversions.js';
 import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
@@ -142,22 +142,11 @@ describe('a session with a search the provider ran and a call left without a res
 
 describe('threadbase handoff --to qwen', () => {
   it('prints a command that resumes the session in its project, even one whose path holds quotes, $, a backtick and !', async () => {
-    const project = join(home.root, `it's a "$HOME" \`id\` dir! $(echo x)`);
-    await fs.mkdir(project, { recursive: true });
-    const session = chainSession('awkward', 'pi', project, [
-      ['u', textMessage('user', 'remember the word quokka')],
-      ['a', textMessage('assistant', 'quokka noted')],
-    ]);
-    const sources = new Sources(home.env);
-    const source = (await sources.driver('pi').writeSession?.(session)) as SessionInfo;
-    await sources.close();
-    const h = JSON.parse(await runCliOk(home.env, ['handoff', source.id, '--source', 'pi', '--to', 'qwen', '--json'])) as {
-      command: string;
-    };
-    expect(h.command).toMatch(/^cd '.*' && qwen --resume [0-9a-f-]{36}$/);
+    const command = await handoffFromAwkwardProject(home, 'qwen');
+    expect(command).toMatch(/^cd '.*' && qwen --resume [0-9a-f-]{36}$/);
     await promisify(execFile)(
       'bash',
-      ['-c', `${h.command} --auth-type anthropic --approval-mode yolo 'probe handoff' < /dev/null`],
+      ['-c', `${command} --auth-type anthropic --approval-mode yolo 'probe handoff' < /dev/null`],
       {
         cwd: home.root,
         timeout: 120_000,
@@ -172,10 +161,6 @@ describe('threadbase handoff --to qwen', () => {
         },
       },
     );
-    expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual([
-      'user:remember the word quokka',
-      'assistant:quokka noted',
-      'user:probe handoff',
-    ]);
+    expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual(AWKWARD_HANDOFF_SENT);
   }, 180_000);
 });

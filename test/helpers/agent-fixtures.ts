@@ -5,9 +5,13 @@
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
+import '../../src/formats/all.js';
+import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Context } from '../../src/model/tree.js';
+import type { SessionInfo } from '../../src/model/types.js';
 import { runCliOk } from './cli.js';
+import { chainSession, textMessage } from './sessions.js';
 
 /** Claude Code, real: a compaction and a sub-agent call. */
 export const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
@@ -122,4 +126,32 @@ export function contextItems(ctx: Context, o: { ids?: boolean; trimResults?: boo
         return [];
       }),
     );
+}
+
+/** What an agent resumed through `handoffFromAwkwardProject`'s command sends: the pi session's two turns and the probe. */
+export const AWKWARD_HANDOFF_SENT = ['user:remember the word quokka', 'assistant:quokka noted', 'user:probe handoff'];
+
+/**
+ * A pi session of two turns written in a project whose path holds quotes, $, a backtick and !, then
+ * `threadbase handoff <id> --source pi --to <to> --json` in the home: the command it prints (the
+ * test runs it with the probe "probe handoff" and checks the agent sent AWKWARD_HANDOFF_SENT).
+ */
+export async function handoffFromAwkwardProject(home: { root: string; env: DriverEnv }, to: string): Promise<string> {
+  const project = join(home.root, `it's a "$HOME" \`id\` dir! $(echo x)`);
+  await fs.mkdir(project, { recursive: true });
+  const session = chainSession('awkward', 'pi', project, [
+    ['u', textMessage('user', 'remember the word quokka')],
+    ['a', textMessage('assistant', 'quokka noted')],
+  ]);
+  const sources = new Sources(home.env);
+  let source: SessionInfo;
+  try {
+    source = (await sources.driver('pi').writeSession?.(session)) as SessionInfo;
+  } finally {
+    await sources.close();
+  }
+  const printed = JSON.parse(await runCliOk(home.env, ['handoff', source.id, '--source', 'pi', '--to', to, '--json'])) as {
+    command: string;
+  };
+  return printed.command;
 }
