@@ -72,9 +72,10 @@ export class PiDriver extends DriverBase {
   /**
    * 1: thinkingSignature read by api, OpenAI Responses tool ids split, branch summaries' fromId;
    * 2: an assistant's image kept beside its note (encode.ts) read back as the image;
-   * 3: branch summaries' details and fromHook
+   * 3: branch summaries' details and fromHook;
+   * 4: an error result in pi's words for a blocked or aborted call is marked `refused`/`cancelled` (denials.ts)
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -5,15 +5,26 @@
  * results: pi keeps one toolResult message per result), and consecutive records of one API
  * response (same responseId) become one pi assistant message, as pi records a response.
  */
+import { declinedMarkOf, resultText } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { currentLeaf, indexEntries } from '../../model/tree.js';
-import type { Entry, Message, Part, Session, ThinkingPart, ToolCallPart, ToolResultContent } from '../../model/types.js';
+import type {
+  Entry,
+  Message,
+  Part,
+  Session,
+  ThinkingPart,
+  ToolCallPart,
+  ToolResultContent,
+  ToolResultPart,
+} from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
+import { ABORTED_TOOL_RESULT, BLOCKED_BY_USER, piDeclinedMark } from './denials.js';
 import { FAILED_TURN_RESULT_CUSTOM_TYPE, SOURCE, SYSTEM_CUSTOM_TYPE } from './parse.js';
 import {
   isRecord,
@@ -448,8 +459,9 @@ export function encodeEntries(entries: readonly Entry[], opts: EncodeOptions = {
               // the id of the call it answers, where that call got a new one (assistantBlocks)
               ...(callId !== p.callId ? { threadbase: { toolCallId: p.callId } } : {}),
               toolName: p.name ?? toolNames.get(p.callId) ?? 'unknown',
-              content: toolResultContent(p.content, warn),
-              isError: p.isError === true,
+              // a refused or cancelled call in pi's words, unless already (denials.ts)
+              content: toolResultContent(piWorded(p), warn),
+              isError: p.isError === true || declinedMarkOf(p) !== undefined,
               timestamp: at,
             },
           });
@@ -619,4 +631,11 @@ export function encodePiSessionFile(session: Session, opts: JsonlEncodeOptions &
     jsonl: toJsonl(records),
     warnings: [...warnings, ...enc.warnings, ...(safe.warning ? [safe.warning] : [])],
   };
+}
+
+/** A refused or cancelled result's content as pi records one (its permission gate's words, its abort's). */
+function piWorded(p: ToolResultPart): ToolResultPart['content'] {
+  const mark = declinedMarkOf(p);
+  if (!mark || piDeclinedMark(resultText(p.content)) === mark) return p.content;
+  return mark === 'refused' ? BLOCKED_BY_USER : ABORTED_TOOL_RESULT;
 }

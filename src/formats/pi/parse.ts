@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { resultText } from '../../convert/declined.js';
 import { providerCallOf } from '../../convert/provider-tools.js';
 import { prefixOf } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
@@ -25,6 +26,7 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { jsonValueOf, readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
+import { piDeclinedMark } from './denials.js';
 import {
   bashExecutionText,
   branchSummaryText,
@@ -222,6 +224,8 @@ export function messageFromPi(m: PiRecord, warn: Warn): Message | undefined {
     }
     case 'toolResult': {
       const content: ToolResultContent[] = blocksToParts(m.content, warn);
+      // refused (blocked) or aborted, by its words (denials.ts)
+      const mark = m.isError === true ? piDeclinedMark(resultText(content)) : undefined;
       const split = splitToolCallId(str(m.toolCallId) ?? '');
       const itemId = split.itemId;
       // the id of the call it answers, where threadbase wrote that call with a new one (encode.ts)
@@ -235,7 +239,9 @@ export function messageFromPi(m: PiRecord, warn: Warn): Message | undefined {
             ...(str(m.toolName) ? { name: str(m.toolName) } : {}),
             content,
             isError: m.isError === true,
-            ...(itemId !== undefined ? { meta: { piItemId: itemId } } : {}),
+            ...(itemId !== undefined || mark
+              ? { meta: { ...(itemId !== undefined ? { piItemId: itemId } : {}), ...(mark ? { [mark]: true } : {}) } }
+              : {}),
           },
         ],
         ...(m.details !== undefined ? { meta: { details: m.details } } : {}),

@@ -1,0 +1,137 @@
+/**
+ * Refused and cancelled calls and the real pi (`pi -p`, against the loopback stand-in):
+ * - an extension blocking a call from its `tool_call` handler with pi's documented permission-gate
+ *   reason ("Blocked by user") makes pi record an error result of that reason: it reads as refused,
+ *   and resumed pi sends it as threadbase's context has it;
+ * - Gemini CLI's refused and cancelled calls written into pi become pi's own ("Blocked by user",
+ *   "Operation aborted"): read back marked so, and resumed, pi sends them as our context says.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ABORTED_TOOL_RESULT, BLOCKED_BY_USER } from '../../src/formats/pi/denials.js';
+import { PiDriver } from '../../src/formats/pi/driver.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { type AgentHome, runPi, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
+
+let home: AgentHome;
+let driver: PiDriver;
+beforeAll(async () => {
+  home = await setupAgentHome();
+  driver = new PiDriver(home.env);
+}, 60_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+type Block = Record<string, unknown>;
+/** A message list as the API takes it: no cache markers, string content as one text block, neighbours of a role joined. */
+function wire(messages: readonly { role: string; content: unknown }[]): { role: string; content: Block[] }[] {
+  const out: { role: string; content: Block[] }[] = [];
+  for (const m of messages) {
+    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])).map((b) => {
+      const { cache_control: _c, ...rest } = b;
+      if (rest.type === 'tool_result' && typeof rest.content === 'string') rest.content = [{ type: 'text', text: rest.content }];
+      if (rest.type === 'tool_result' && rest.is_error === false) delete rest.is_error;
+      return rest;
+    });
+    const prev = out[out.length - 1];
+    if (prev && prev.role === m.role) prev.content.push(...blocks);
+    else out.push({ role: m.role, content: blocks });
+  }
+  return out;
+}
+
+async function ourContext(id: string): Promise<AnthropicRequest> {
+  return JSON.parse(await runCliOk(home.env, ['context', id, '--source', 'pi', '--format', 'anthropic'])) as AnthropicRequest;
+}
+
+/** Resumes the session file with `probe`; the first request pi sent for it, without the probe. */
+async function resumed(path: string, probe: string): Promise<ReturnType<typeof wire>> {
+  const mark = home.standIn.messageRequests().length;
+  await runPi(home, ['--session', path, '-p', probe]);
+  const req = home.standIn.messageRequests().slice(mark)[0];
+  if (!req) throw new Error('pi sent no request');
+  const sent = wire(req.messages);
+  expect(sent.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: probe }] });
+  return sent.slice(0, -1);
+}
+
+async function results(id: string): Promise<ToolResultPart[]> {
+  const s = await driver.getSession(id);
+  return (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+}
+
+const sentResults = (msgs: ReturnType<typeof wire>) => msgs.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
+
+describe('refused calls and the real pi', () => {
+  it("a call pi's permission gate blocked reads as refused and is resumed as threadbase says", async () => {
+    const gate = join(home.root, 'gate.ts');
+    // pi's permission-gate example, answering "No"
+    await fs.writeFile(
+      gate,
+      `export default function (pi) { pi.on('tool_call', async () => ({ block: true, reason: ${JSON.stringify(BLOCKED_BY_USER)} })); }\n`,
+    );
+    await runPi(home, ['-e', gate, '-p', 'RUN: touch made.txt']);
+    const [listed] = await driver.listSessions();
+    if (!listed?.path) throw new Error('no session');
+    const [result] = await results(listed.id);
+    expect(result?.isError).toBe(true);
+    expect(result?.meta?.refused).toBe(true);
+    const ours = wire((await ourContext(listed.id)).messages);
+    const sent = await resumed(listed.path, 'probe own block');
+    expect(sentResults(sent).map((b) => [b.content, b.is_error])).toEqual([[[{ type: 'text', text: BLOCKED_BY_USER }], true]]);
+    expect(sent).toEqual(ours);
+  }, 120_000);
+
+  it("Gemini CLI's refused and cancelled calls are written as pi's own and resumed so", async () => {
+    const call = (id: string) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `touch ${id}` } });
+    const result = (callId: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart => ({
+      type: 'tool_result',
+      callId,
+      name: 'bash',
+      content,
+      isError: true,
+      meta: { [mark]: true },
+    });
+    const session: Session = {
+      id: 'gemini-declined',
+      source: 'gemini',
+      project: home.project,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:04.000Z',
+      messageCount: 4,
+      entries: [
+        messageEntry('g1', null, 0, textMessage('user', 'make two files')),
+        messageEntry('g2', 'g1', 1, { role: 'assistant', model: 'claude-standin', parts: [call('call_a'), call('call_b')] }),
+        messageEntry('g3', 'g2', 2, {
+          role: 'tool',
+          parts: [
+            result('call_a', '[Operation Cancelled] Reason: User denied execution.', 'refused'),
+            result('call_b', '[Operation Cancelled] Reason: User cancelled operation', 'cancelled'),
+          ],
+        }),
+        messageEntry('g4', 'g3', 3, textMessage('assistant', 'Neither was made.', { model: 'claude-standin' })),
+      ],
+    };
+    const info = await driver.writeSession(session);
+    const back = await results(info.id);
+    expect(back.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
+      [[{ type: 'text', text: BLOCKED_BY_USER }], true, true, undefined],
+      [[{ type: 'text', text: ABORTED_TOOL_RESULT }], true, undefined, true],
+    ]);
+    const ours = wire((await ourContext(info.id)).messages);
+    if (!info.path) throw new Error('no path');
+    const sent = await resumed(info.path, 'probe gemini refusal');
+    expect(sentResults(sent).map((b) => [b.content, b.is_error])).toEqual([
+      [[{ type: 'text', text: BLOCKED_BY_USER }], true],
+      [[{ type: 'text', text: ABORTED_TOOL_RESULT }], true],
+    ]);
+    expect(sent).toEqual(ours);
+  }, 120_000);
+});
