@@ -18,14 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import type { Context } from '../../src/model/tree.js';
 import {
-  CLAUDE_ID,
-  CLAUDE_TOOLS_ID,
-  CODEX_ID,
   type ConvertedSession,
   convertInto,
   copySourceFixtures,
   expectInOrder,
-  PI_ID,
+  SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -91,12 +88,7 @@ function requestItems(messages: AnthropicMessage[]): string[] {
   );
 }
 
-describe.each([
-  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
-  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
-  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
-  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true },
-])('a $from session converted into Cline ($probe)', ({ from, id, probe, calls }) => {
+describe.each(SOURCE_SESSIONS)('a $from session converted into Cline ($probe)', ({ from, id, probe, calls }) => {
   let written: Written;
   it('is resumed by the real cline, which sends every turn, tool call and result of the source', async () => {
     written = await convert(id, from, 'cline');

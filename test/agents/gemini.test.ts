@@ -22,14 +22,11 @@ import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import {
-  CLAUDE_ID,
-  CLAUDE_TOOLS_ID,
-  CODEX_ID,
   type ConvertedSession,
   convertInto,
   copySourceFixtures,
   expectInOrder,
-  PI_ID,
+  SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import { readContext, readSession } from '../helpers/conversions.js';
 import { type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
@@ -81,12 +78,7 @@ function contentItems(contents: { role?: string; parts: Record<string, unknown>[
   );
 }
 
-describe.each([
-  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
-  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
-  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
-  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true },
-])('a $from session converted into Gemini CLI ($probe)', ({ from, id, probe, calls }) => {
+describe.each(SOURCE_SESSIONS)('a $from session converted into Gemini CLI ($probe)', ({ from, id, probe, calls }) => {
   let written: Written;
   it('is resumed by the real gemini with the context threadbase says it sends', async () => {
     written = await convert(id, from, 'gemini');

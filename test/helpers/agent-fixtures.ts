@@ -69,6 +69,17 @@ export async function copySourceFixtures(
   await copyFixture(home, `test/fixtures/codex/home/sessions/${CODEX_FILE}`, `.codex/sessions/${CODEX_FILE}`, '/tmp/cx/proj');
 }
 
+/**
+ * The sources the resume tests convert into an agent, with the probe each is resumed with and
+ * whether its context holds tool calls (the compacted Claude Code session's calls are summarized away).
+ */
+export const SOURCE_SESSIONS = [
+  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false },
+  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true },
+  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true },
+  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true },
+];
+
 /** What `convert --json` prints for the session written. */
 export interface ConvertedSession {
   id: string;
