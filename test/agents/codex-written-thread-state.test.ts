@@ -21,6 +21,7 @@ import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { ALL_SOURCES, codexAppServer, codexThreadList } from '../helpers/codex-app-server.js';
+import { addCodexMcpProbe } from '../helpers/codex-mcp-probe.js';
 import { PI_TOOL_CALL_ID } from '../helpers/fixture-homes.js';
 import { itemText, type ResponsesRequest } from '../helpers/openai-responses-standin.js';
 import type { ConvertedRow } from '../helpers/sub-agents.js';
@@ -51,10 +52,14 @@ beforeAll(async () => {
           return { functionCall: { name: 'view_image', arguments: { path: join(home.project, 'dot.png') } } };
         if (text.startsWith('GOAL:')) return { functionCall: { name: 'get_goal', arguments: {} } };
         if (text.startsWith('NOSUCH:')) return { functionCall: { name: 'no_such_tool', arguments: { a: 1 } } };
+        if (text.startsWith('MCP:'))
+          return { functionCall: { name: 'echo', namespace: 'mcp__probe', arguments: { text: 'hi' } } };
         return undefined;
       },
     ],
   });
+  // an MCP server codex starts, for a thread that calls its tool
+  await addCodexMcpProbe(home.codexHome, home.root);
   // codex makes its state database on its first run; its thread reasons before it answers
   await home.codex(['THINK: a thread of codex its own']);
   const dir = join(home.codexHome, 'sessions', '2026', '11', '25');
@@ -214,7 +219,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
   }, 180_000);
 
-  it("a copy of codex's thread with an image viewed, calls codex makes no item of and codex's compaction gets codex's rows for them", async () => {
+  it("a copy of codex's thread with an image viewed, calls codex makes no item of, an MCP call and codex's compaction gets codex's rows for them", async () => {
     // a 1x1 PNG
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
     await fs.writeFile(join(home.project, 'dot.png'), Buffer.from(png, 'base64'));
@@ -222,7 +227,8 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     await home.codex(['HEREDOC: please']);
     const own = rows().find((r) => !before.has(r.id));
     if (!own) throw new Error('codex recorded no thread');
-    for (const prompt of ['VIEW: please', 'GOAL: please', 'NOSUCH: please']) await home.codex(['resume', own.id, prompt]);
+    for (const prompt of ['VIEW: please', 'GOAL: please', 'NOSUCH: please', 'MCP: please'])
+      await home.codex(['resume', own.id, prompt]);
     // every request is far over 2000 tokens: codex compacts before this turn
     await home.codex(['resume', own.id, '-c', 'model_auto_compact_token_limit=2000', 'after the compaction']);
     const copy = await copyOf(own.id);
@@ -235,6 +241,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
       ['completed', ['userMessage', 'imageView', 'agentMessage']],
       ['completed', ['userMessage', 'agentMessage']],
       ['completed', ['userMessage', 'agentMessage']],
+      ['completed', ['userMessage', 'mcpToolCall', 'agentMessage']],
       ['completed', ['contextCompaction', 'userMessage', 'agentMessage']],
     ]);
     expect((await read(copy.id)).turns).toEqual(original.turns);

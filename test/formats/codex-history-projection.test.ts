@@ -296,6 +296,47 @@ describe("codex's projection of a rollout", () => {
     );
   });
 
+  it("an MCP tool call is codex's mcpToolCall ThreadItem; one with an error or structured content is not projected", () => {
+    const completed = (item: object) => ({
+      type: 'event_msg',
+      payload: { type: 'item_completed', turn_id: TURN, item, started_at_ms: 1795702168294, completed_at_ms: 1795702168298 },
+    });
+    // as the real codex 0.171 recorded a call of a stdio MCP server's tool
+    const call = {
+      type: 'McpToolCall',
+      id: 'call_standin_0001',
+      server: 'probe',
+      tool: 'echo',
+      arguments: { text: 'hi' },
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'echo: hi' }] },
+      duration: { secs: 0, nanos: 3879861 },
+    };
+    const p = projectRollout(THREAD, rollout([completed(call)]));
+    if (typeof p === 'string') throw new Error(p);
+    expect(JSON.parse(String(p.items[1]?.item_json))).toEqual({
+      type: 'mcpToolCall',
+      id: 'call_standin_0001',
+      server: 'probe',
+      environmentId: null,
+      tool: 'echo',
+      status: 'completed',
+      arguments: { text: 'hi' },
+      appContext: null,
+      mcpAppUi: null,
+      pluginId: null,
+      readOnlyHint: null,
+      result: { content: [{ type: 'text', text: 'echo: hi' }], structuredContent: null, _meta: null },
+      error: null,
+      durationMs: 3,
+    });
+    for (const other of [
+      { ...call, status: 'failed', result: undefined, error: { message: 'boom' } },
+      { ...call, result: { content: [], structured_content: { a: 1 } } },
+    ])
+      expect(projectRollout(THREAD, rollout([completed(other)]))).toBe('a McpToolCall item threadbase does not project');
+  });
+
   it('is none when a record was not checked against codex: a tool call, raw reasoning text, a rollback, an unnumbered record', () => {
     const item = (i: object) => ({
       type: 'event_msg',

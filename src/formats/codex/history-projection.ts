@@ -9,9 +9,9 @@
  * `codex-written-thread-state`). The projection codex makes is internal and changes often (nine
  * schema migrations by 0.171, its items the app-server's `ThreadItem`s), so it is written only when
  * every record of the rollout is one whose projection was checked (turn start and end, user and agent
- * message and reasoning items, shell commands the model ran, web searches, images viewed, codex's
- * compactions, tool calls codex makes no item of, records codex does not project) and the database is
- * at the schema version checked; anything else (an MCP call, a patch, a compaction threadbase wrote, a
+ * message and reasoning items, shell commands the model ran, web searches, images viewed, MCP tool
+ * calls, codex's compactions, tool calls codex makes no item of, records codex does not project) and the
+ * database is at the schema version checked; anything else (a patch, a compaction threadbase wrote, a
  * rollback, an aborted turn, another schema) writes nothing and the copy shows its
  * turns once codex resumes it, as before.
  */
@@ -240,6 +240,41 @@ function contextCompactionItem(item: Record<string, unknown>): Record<string, un
   return { type: 'contextCompaction', id: item.id };
 }
 
+/**
+ * A call of an MCP server's tool as the app-server's `ThreadItem` (`mcpToolCall`), or undefined when not
+ * one checked: a completed call whose result is text content only (structured content, an error, an
+ * app's or plugin's call were not checked); its duration in whole milliseconds.
+ */
+function mcpToolCallItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  const keys = ['type', 'id', 'server', 'tool', 'arguments', 'status', 'result', 'duration'];
+  if (Object.keys(item).some((k) => !keys.includes(k))) return undefined;
+  if (item.status !== 'completed' || typeof item.server !== 'string' || typeof item.tool !== 'string') return undefined;
+  if (!('arguments' in item)) return undefined;
+  const { result, duration } = item;
+  if (!isObject(result) || Object.keys(result).some((k) => k !== 'content') || !Array.isArray(result.content)) return undefined;
+  const textOnly = result.content.every(
+    (c) => isObject(c) && c.type === 'text' && typeof c.text === 'string' && Object.keys(c).length === 2,
+  );
+  if (!textOnly || !isObject(duration) || typeof duration.secs !== 'number' || typeof duration.nanos !== 'number')
+    return undefined;
+  return {
+    type: 'mcpToolCall',
+    id: item.id,
+    server: item.server,
+    environmentId: null,
+    tool: item.tool,
+    status: 'completed',
+    arguments: item.arguments,
+    appContext: null,
+    mcpAppUi: null,
+    pluginId: null,
+    readOnlyHint: null,
+    result: { content: result.content, structuredContent: null, _meta: null },
+    error: null,
+    durationMs: duration.secs * 1000 + Math.floor(duration.nanos / 1_000_000),
+  };
+}
+
 /** The app-server's `ThreadItem` codex 0.171 projects from an `item_completed` item, for the kinds checked. */
 function projectedItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
   if (item.type === 'UserMessage') return userMessageItem(item);
@@ -249,6 +284,7 @@ function projectedItem(item: Record<string, unknown>): Record<string, unknown> |
   if (item.type === 'WebSearch') return webSearchItem(item);
   if (item.type === 'ImageView') return imageViewItem(item);
   if (item.type === 'ContextCompaction') return contextCompactionItem(item);
+  if (item.type === 'McpToolCall') return mcpToolCallItem(item);
   return undefined;
 }
 
