@@ -219,7 +219,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
   }, 180_000);
 
-  it("a copy of codex's thread with an image viewed, calls codex makes no item of, an MCP call and codex's compaction gets codex's rows for them", async () => {
+  it("a copy of codex's thread with an image viewed, calls codex makes no item of, an MCP call, an interrupted turn and codex's compaction gets codex's rows for them", async () => {
     // a 1x1 PNG
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
     await fs.writeFile(join(home.project, 'dot.png'), Buffer.from(png, 'base64'));
@@ -229,6 +229,9 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     if (!own) throw new Error('codex recorded no thread');
     for (const prompt of ['VIEW: please', 'GOAL: please', 'NOSUCH: please', 'MCP: please'])
       await home.codex(['resume', own.id, prompt]);
+    // the command interrupts codex (SIGINT to its parent, the codex exec running it): an interrupted turn
+    const stopped = await home.codex(['resume', own.id, 'RUN: kill -INT $PPID; sleep 5']).catch((e: Error) => e.message);
+    expect(stopped).toContain('turn interrupted');
     // every request is far over 2000 tokens: codex compacts before this turn
     await home.codex(['resume', own.id, '-c', 'model_auto_compact_token_limit=2000', 'after the compaction']);
     const copy = await copyOf(own.id);
@@ -242,6 +245,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
       ['completed', ['userMessage', 'agentMessage']],
       ['completed', ['userMessage', 'agentMessage']],
       ['completed', ['userMessage', 'mcpToolCall', 'agentMessage']],
+      ['interrupted', ['userMessage']],
       ['completed', ['contextCompaction', 'userMessage', 'agentMessage']],
     ]);
     expect((await read(copy.id)).turns).toEqual(original.turns);

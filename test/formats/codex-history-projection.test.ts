@@ -337,6 +337,30 @@ describe("codex's projection of a rollout", () => {
       expect(projectRollout(THREAD, rollout([completed(other)]))).toBe('a McpToolCall item threadbase does not project');
   });
 
+  it('a turn the user interrupted is an interrupted turn row, ended at its turn_aborted record; another reason is not projected', () => {
+    const completeAt = (reason: string) =>
+      Buffer.from(
+        rollout()
+          .toString('utf8')
+          .replace(
+            /"payload":\{"type":"task_complete","turn_id":"([^"]+)"/,
+            `"payload":{"type":"turn_aborted","turn_id":"$1","reason":"${reason}"`,
+          ),
+      );
+    const p = projectRollout(THREAD, completeAt('interrupted'));
+    if (typeof p === 'string') throw new Error(p);
+    expect(p.turns[0]).toMatchObject({
+      status: 'interrupted',
+      started_at: 1795698941,
+      completed_at: 1795698942,
+      duration_ms: 103,
+      rollout_end_ordinal: 7,
+      first_user_item_id: 'u1',
+      final_agent_item_id: 'msg_1',
+    });
+    expect(projectRollout(THREAD, completeAt('replaced'))).toBe('a turn_aborted event');
+  });
+
   it('is none when a record was not checked against codex: a tool call, raw reasoning text, a rollback, an unnumbered record', () => {
     const item = (i: object) => ({
       type: 'event_msg',
@@ -403,11 +427,7 @@ describe('writing the projection into codex home', () => {
     rmSync(dir, { recursive: true, force: true });
     const other = withHistoryDb();
     expect(
-      recordThreadHistory(
-        other,
-        THREAD,
-        rollout([{ type: 'event_msg', payload: { type: 'turn_aborted', reason: 'interrupted' } }]),
-      ),
+      recordThreadHistory(other, THREAD, rollout([{ type: 'event_msg', payload: { type: 'turn_aborted', reason: 'replaced' } }])),
     ).toBe('not projected: a turn_aborted event');
     expect(count(other)).toEqual([0, 0, 0]);
   });

@@ -11,8 +11,8 @@
  * every record of the rollout is one whose projection was checked (turn start and end, user and agent
  * message and reasoning items, shell commands the model ran, web searches, images viewed, MCP tool
  * calls, codex's compactions, tool calls codex makes no item of, records codex does not project) and the
- * database is at the schema version checked; anything else (a patch, a compaction threadbase wrote, a
- * rollback, an aborted turn, another schema) writes nothing and the copy shows its
+ * database is at the schema version checked, its turns completed or interrupted; anything else (a
+ * patch, a compaction threadbase wrote, a rollback, a turn aborted otherwise, another schema) writes nothing and the copy shows its
  * turns once codex resumes it, as before.
  */
 import { readdirSync } from 'node:fs';
@@ -351,9 +351,11 @@ export function projectRollout(threadId: string, rollout: Buffer): HistoryProjec
       turns.push(open);
       continue;
     }
-    if (event === 'task_complete') {
+    // a turn ends completed, or interrupted (the user stopped it: checked; another reason was not)
+    const interrupted = event === 'turn_aborted' && payload.reason === 'interrupted';
+    if (event === 'task_complete' || interrupted) {
       if (!open || str(payload.turn_id) !== open.turn_id) return 'a turn completed that was not started';
-      open.status = 'completed';
+      open.status = interrupted ? 'interrupted' : 'completed';
       open.started_at = typeof payload.started_at === 'number' ? payload.started_at : open.started_at;
       open.completed_at = typeof payload.completed_at === 'number' ? payload.completed_at : null;
       open.duration_ms = typeof payload.duration_ms === 'number' ? payload.duration_ms : null;
