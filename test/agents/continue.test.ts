@@ -30,6 +30,7 @@ import {
   contextItems,
   convertInto,
   copySourceFixtures,
+  expectBackInClaudeCode,
   expectInOrder,
   handoffFromAwkwardProject,
   PI_ID,
@@ -169,10 +170,7 @@ describe.each([
   }, 180_000);
 
   it('goes back into Claude Code with nothing lost and Continue’s new turn', async () => {
-    const back = await convertInto(home, forked.id, 'continue', 'claude');
-    const items = contextItems(await readContext(home, 'claude', back.id), { trimResults: true });
-    expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
-    expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+    await expectBackInClaudeCode(home, 'continue', forked.id, source, probe, { trimResults: true });
   }, 120_000);
 });
 

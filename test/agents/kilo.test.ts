@@ -27,6 +27,7 @@ import {
   contextItems,
   convertInto,
   copySourceFixtures,
+  expectBackInClaudeCode,
   expectInOrder,
   PI_ID,
   resultText,
@@ -128,10 +129,7 @@ describe.each([
   }, 240_000);
 
   it('goes back into Claude Code with nothing lost and Kilo’s new turn', async () => {
-    const back = await convertInto(home, written.id, 'kilo', 'claude');
-    const items = contextItems(await readContext(home, 'claude', back.id), { ids: false });
-    expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
-    expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+    await expectBackInClaudeCode(home, 'kilo', written.id, source, probe, { ids: false });
   }, 120_000);
 });
 

@@ -25,6 +25,7 @@ import {
   contextItems,
   convertInto,
   copySourceFixtures,
+  expectBackInClaudeCode,
   expectInOrder,
   handoffFromAwkwardProject,
   PI_ID,
@@ -92,10 +93,7 @@ describe.each([
   }, 180_000);
 
   it('goes back into Claude Code with nothing lost and Qwen Code’s new turn', async () => {
-    const back = await convert(written.id, 'qwen', 'claude');
-    const items = contextItems(await readContext(home, 'claude', back.id));
-    expectInOrder(items, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
-    expect(items.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+    await expectBackInClaudeCode(home, 'qwen', written.id, source, probe);
   }, 120_000);
 });
 

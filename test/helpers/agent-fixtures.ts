@@ -11,6 +11,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import { runCliOk } from './cli.js';
+import { readContext } from './conversions.js';
 import { chainSession, textMessage } from './sessions.js';
 
 /** Claude Code, real: a compaction and a sub-agent call. */
@@ -165,4 +166,23 @@ export async function handoffFromAwkwardProject(home: { root: string; env: Drive
     command: string;
   };
   return printed.command;
+}
+
+/**
+ * Converts the session an agent resumed (`id` in `agent`) back into Claude Code and asserts nothing
+ * was lost: the source's items, then the probe and the stand-in's answer `ok: <probe>`, last.
+ * `items`: how contextItems renders the Claude Code context (as the test rendered `source`).
+ */
+export async function expectBackInClaudeCode(
+  home: { env: DriverEnv },
+  agent: string,
+  id: string,
+  source: readonly string[],
+  probe: string,
+  items: { ids?: boolean; trimResults?: boolean } = {},
+): Promise<void> {
+  const back = await convertInto(home, id, agent, 'claude');
+  const got = contextItems(await readContext(home, 'claude', back.id), items);
+  expectInOrder(got, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
+  expect(got.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
 }
