@@ -4,7 +4,7 @@
  * or `meta.cancelled: true`. Each format reads its agent's own record of it into the mark and writes
  * the mark back in its agent's own form (CONVERT.md, "Refused and cancelled calls").
  */
-import type { ToolResultPart } from '../model/types.js';
+import type { Entry, ToolResultPart } from '../model/types.js';
 
 export type DeclinedMark = 'refused' | 'cancelled';
 
@@ -24,4 +24,20 @@ export function markDeclined(p: ToolResultPart, mark: DeclinedMark): ToolResultP
 /** A result's text, its text items joined by newlines. */
 export function resultText(content: ToolResultPart['content']): string {
   return typeof content === 'string' ? content : content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+}
+
+/**
+ * How many marked results among `entries` a target writes in its own words for them, their own
+ * words dropped: those whose words do not already say their mark in the target's terms (`ownMark`).
+ */
+export function rewordedResults(entries: readonly Entry[], ownMark: (text: string) => DeclinedMark | undefined): number {
+  let n = 0;
+  for (const e of entries)
+    if (e.kind === 'message')
+      for (const p of e.message.parts)
+        if (p.type === 'tool_result') {
+          const mark = declinedMarkOf(p);
+          if (mark && ownMark(resultText(p.content)) !== mark) n++;
+        }
+  return n;
 }

@@ -1,5 +1,8 @@
 /** What Claude Code cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
+
+import { rewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
+import { claudeDeclinedMark } from './denials.js';
 import { callsLast } from './reply.js';
 
 export function describeClaudeLosses({ session, counts: c, foreign, say, line }: LossReport): void {
@@ -26,6 +29,10 @@ export function describeClaudeLosses({ session, counts: c, foreign, say, line }:
   say(
     c.assistantImages,
     "images the assistant made have no place in Claude Code's assistant messages (the Messages API takes images only from the user); written as a text note, kept for the way back",
+  );
+  say(
+    rewordedResults(foreign, (text) => claudeDeclinedMark(undefined, text)),
+    "refused or cancelled calls' results written in Claude Code's words for them (as it sends its own); their own words not kept",
   );
   // system messages: the encoder says each one left out on every write (encode.ts)
   say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
