@@ -51,6 +51,18 @@ beforeAll(async () => {
         if (text.startsWith('VIEW:'))
           return { functionCall: { name: 'view_image', arguments: { path: join(home.project, 'dot.png') } } };
         if (text.startsWith('GOAL:')) return { functionCall: { name: 'get_goal', arguments: {} } };
+        const patch = {
+          'PATCH: add': '*** Add File: patched.txt\n+hi',
+          'PATCH: update': '*** Update File: patched.txt\n@@\n-hi\n+hello',
+          'PATCH: delete': '*** Delete File: patched.txt',
+        }[text];
+        if (patch)
+          return {
+            functionCall: {
+              name: 'exec_command',
+              arguments: { cmd: `apply_patch <<'EOF'\n*** Begin Patch\n${patch}\n*** End Patch\nEOF` },
+            },
+          };
         if (text.startsWith('NOSUCH:')) return { functionCall: { name: 'no_such_tool', arguments: { a: 1 } } };
         if (text.startsWith('MCP:'))
           return { functionCall: { name: 'echo', namespace: 'mcp__probe', arguments: { text: 'hi' } } };
@@ -188,7 +200,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     expect((await read(copy.id)).turns[0]).toEqual(original.turns[0]);
   }, 180_000);
 
-  it("a copy of codex's thread with shell commands and a web search gets codex's rows for them: the app-server lists its turns and items as the original's", async () => {
+  it("a copy of codex's thread with shell commands, patches and a web search gets codex's rows for them: the app-server lists its turns and items as the original's", async () => {
     await fs.writeFile(join(home.project, 'hello.txt'), 'hi there\n');
     const before = new Set(rows().map((r) => r.id));
     // commands codex parses as a read, a listing, a search and one it does not (a quote, a failure)
@@ -197,6 +209,8 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     if (!own) throw new Error('codex recorded no thread');
     for (const prompt of ['RUN: ls', 'RUN: rg there', `RUN: printf '%s\\n' "it's"; exit 3`, 'SEARCH: threadbase'])
       await home.codex(['resume', own.id, prompt]);
+    // patches codex applies (apply_patch run as a command): a file added, updated, deleted
+    for (const prompt of ['PATCH: add', 'PATCH: update', 'PATCH: delete']) await home.codex(['resume', own.id, prompt]);
     const copy = await copyOf(own.id);
     const read = async (id: string) =>
       ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
@@ -205,6 +219,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     expect(shape(original)).toEqual([
       ...Array(4).fill(['completed', ['userMessage', 'commandExecution', 'agentMessage']]),
       ['completed', ['userMessage', 'webSearch', 'agentMessage']],
+      ...Array(3).fill(['completed', ['userMessage', 'fileChange', 'agentMessage']]),
     ]);
     expect((await read(copy.id)).turns).toEqual(original.turns);
     const listed = async (id: string) =>

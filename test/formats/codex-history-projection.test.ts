@@ -361,6 +361,51 @@ describe("codex's projection of a rollout", () => {
     expect(projectRollout(THREAD, completeAt('replaced'))).toBe('a turn_aborted event');
   });
 
+  it("a patch codex applied is codex's fileChange ThreadItem: one file added, updated or deleted; several files are not projected", () => {
+    const completed = (item: object) => ({
+      type: 'event_msg',
+      payload: { type: 'item_completed', turn_id: TURN, item, started_at_ms: 1795702491043, completed_at_ms: 1795702491043 },
+    });
+    const file = '/tmp/tb-agents-home-CAu0fu/project/hello.txt';
+    // as the real codex 0.171 recorded apply_patch run as a command
+    const patch = (id: string, change: object) => ({
+      type: 'FileChange',
+      id,
+      changes: { [file]: change },
+      status: 'completed',
+      stdout: 'Success. Updated the following files:\n',
+      stderr: '',
+    });
+    const p = projectRollout(
+      THREAD,
+      rollout([
+        completed(patch('p1', { type: 'add', content: 'hi\n' })),
+        completed(patch('p2', { type: 'update', unified_diff: '@@ -1 +1 @@\n-hi\n+hello\n', move_path: null })),
+        completed(patch('p3', { type: 'delete', content: 'hello\n' })),
+      ]),
+    );
+    if (typeof p === 'string') throw new Error(p);
+    expect(p.items.slice(1, 4).map((i) => JSON.parse(String(i.item_json)))).toEqual([
+      { type: 'fileChange', id: 'p1', changes: [{ path: file, kind: { type: 'add' }, diff: 'hi\n' }], status: 'completed' },
+      {
+        type: 'fileChange',
+        id: 'p2',
+        changes: [{ path: file, kind: { type: 'update', move_path: null }, diff: '@@ -1 +1 @@\n-hi\n+hello\n' }],
+        status: 'completed',
+      },
+      { type: 'fileChange', id: 'p3', changes: [{ path: file, kind: { type: 'delete' }, diff: 'hello\n' }], status: 'completed' },
+    ]);
+    for (const other of [
+      {
+        ...patch('p4', { type: 'add', content: 'a' }),
+        changes: { '/a': { type: 'add', content: 'a' }, '/b': { type: 'add', content: 'b' } },
+      },
+      patch('p5', { type: 'update', unified_diff: '', move_path: '/elsewhere' }),
+      { ...patch('p6', { type: 'add', content: 'a' }), status: 'failed' },
+    ])
+      expect(projectRollout(THREAD, rollout([completed(other)]))).toBe('a FileChange item threadbase does not project');
+  });
+
   it('is none when a record was not checked against codex: a tool call, raw reasoning text, a rollback, an unnumbered record', () => {
     const item = (i: object) => ({
       type: 'event_msg',

@@ -9,11 +9,12 @@
  * `codex-written-thread-state`). The projection codex makes is internal and changes often (nine
  * schema migrations by 0.171, its items the app-server's `ThreadItem`s), so it is written only when
  * every record of the rollout is one whose projection was checked (turn start and end, user and agent
- * message and reasoning items, shell commands the model ran, web searches, images viewed, MCP tool
- * calls, codex's compactions, tool calls codex makes no item of, records codex does not project) and the
- * database is at the schema version checked, its turns completed or interrupted; anything else (a
- * patch, a compaction threadbase wrote, a rollback, a turn aborted otherwise, another schema) writes nothing and the copy shows its
- * turns once codex resumes it, as before.
+ * message and reasoning items, shell commands the model ran, patches applied, web searches, images
+ * viewed, MCP tool calls, codex's compactions, tool calls codex makes no item of, records codex does
+ * not project), its turns completed or interrupted, and the database is at the schema version
+ * checked; anything else (a patch of several files, a compaction threadbase wrote, a rollback, a turn
+ * aborted otherwise, another schema) writes nothing and the copy shows its turns once codex resumes
+ * it, as before.
  */
 import { readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -275,6 +276,34 @@ function mcpToolCallItem(item: Record<string, unknown>): Record<string, unknown>
   };
 }
 
+/** One file's change of a patch as the item's `changes` entry: its kind, and the file's text (add, delete) or diff (update). */
+function fileChange(path: string, change: unknown): Record<string, unknown> | undefined {
+  if (!isObject(change)) return undefined;
+  const keys = Object.keys(change).sort().join(',');
+  if ((change.type === 'add' || change.type === 'delete') && keys === 'content,type' && typeof change.content === 'string')
+    return { path, kind: { type: change.type }, diff: change.content };
+  // a move (move_path set) was not checked
+  if (change.type === 'update' && keys === 'move_path,type,unified_diff' && change.move_path === null) {
+    if (typeof change.unified_diff !== 'string') return undefined;
+    return { path, kind: { type: 'update', move_path: null }, diff: change.unified_diff };
+  }
+  return undefined;
+}
+
+/**
+ * A patch codex applied (apply_patch) as the app-server's `ThreadItem` (`fileChange`), or undefined
+ * when not one checked: a completed patch of one file (the order codex gives several was not checked).
+ */
+function fileChangeItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.keys(item).some((k) => !['type', 'id', 'changes', 'status', 'stdout', 'stderr'].includes(k))) return undefined;
+  if (item.status !== 'completed' || !isObject(item.changes)) return undefined;
+  const entries = Object.entries(item.changes);
+  if (entries.length !== 1) return undefined;
+  const [path, change] = entries[0] as [string, unknown];
+  const projected = fileChange(path, change);
+  return projected ? { type: 'fileChange', id: item.id, changes: [projected], status: 'completed' } : undefined;
+}
+
 /** The app-server's `ThreadItem` codex 0.171 projects from an `item_completed` item, for the kinds checked. */
 function projectedItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
   if (item.type === 'UserMessage') return userMessageItem(item);
@@ -285,6 +314,7 @@ function projectedItem(item: Record<string, unknown>): Record<string, unknown> |
   if (item.type === 'ImageView') return imageViewItem(item);
   if (item.type === 'ContextCompaction') return contextCompactionItem(item);
   if (item.type === 'McpToolCall') return mcpToolCallItem(item);
+  if (item.type === 'FileChange') return fileChangeItem(item);
   return undefined;
 }
 
