@@ -1,0 +1,87 @@
+/**
+ * Refused calls and the real Kilo CLI (7.7.7, OpenCode's records and words, src/formats/kilo/FORMAT.md):
+ * a bash call a `deny` permission rule stops reads as refused, and Gemini CLI's refusal written into
+ * Kilo is its own rejection, which resumed Kilo sends as an error result of its words.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KiloDriver } from '../../src/formats/kilo/index.js';
+import { REJECTED_TOOL_ERROR } from '../../src/formats/opencode/denials.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import type { AgentHome } from '../helpers/agents.js';
+import { KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
+
+let home: AgentHome;
+let driver: KiloDriver;
+beforeAll(async () => {
+  home = await setupKiloHome({ rules: [kiloProbeRule] });
+  const file = join(home.root, '.config', 'kilo', 'kilo.json');
+  const config = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+  // bash offered, `touch …` denied by a rule
+  config.permission = { bash: { '*': 'allow', 'touch *': 'deny' } };
+  await fs.writeFile(file, JSON.stringify(config));
+  driver = new KiloDriver(home.env);
+}, 60_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+async function results(id: string): Promise<ToolResultPart[]> {
+  const s = await driver.getSession(id);
+  return (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+}
+
+describe('refused calls and the real Kilo CLI', () => {
+  it('a call a deny rule stopped reads as refused', async () => {
+    await runKilo(home, ['run', '-m', KILO_MODEL, 'RUN:', 'touch', 'made.txt']);
+    const [listed] = await driver.listSessions();
+    if (!listed) throw new Error('no session');
+    const [result] = await results(listed.id);
+    expect(String(result?.content)).toContain('The user has specified a rule which prevents you');
+    expect(result?.meta?.refused).toBe(true);
+  }, 120_000);
+
+  it("Gemini CLI's refusal is written as Kilo's own and resumed so", async () => {
+    const session: Session = {
+      id: 'gemini-declined',
+      source: 'gemini',
+      project: home.project,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:03.000Z',
+      messageCount: 4,
+      entries: [
+        messageEntry('g1', null, 0, textMessage('user', 'make the file x')),
+        messageEntry('g2', 'g1', 1, {
+          role: 'assistant',
+          model: 'claude-test',
+          parts: [{ type: 'tool_call', id: 'call_declined', name: 'bash', input: { command: 'touch x' } }],
+        }),
+        messageEntry('g3', 'g2', 2, {
+          role: 'tool',
+          parts: [
+            {
+              type: 'tool_result',
+              callId: 'call_declined',
+              name: 'bash',
+              content: '[Operation Cancelled] Reason: User denied execution.',
+              isError: true,
+              meta: { refused: true },
+            },
+          ],
+        }),
+        messageEntry('g4', 'g3', 3, textMessage('assistant', 'I will not make it.', { model: 'claude-test' })),
+      ],
+    };
+    const info = await driver.writeSession(session);
+    const [back] = await results(info.id);
+    expect([back?.content, back?.meta?.refused]).toEqual([REJECTED_TOOL_ERROR, true]);
+    await runKilo(home, ['run', '-m', KILO_MODEL, '-s', info.id, 'probe-kilo-refusal']);
+    const sent = kiloRequestEndingWith(home, 'probe-kilo-refusal').messages;
+    const blocks = sent.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
+    expect(blocks.map((b) => [b.content, b.is_error])).toEqual([[REJECTED_TOOL_ERROR, true]]);
+  }, 120_000);
+});
