@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import type { Context } from '../../src/model/tree.js';
 import {
+  anthropicRequestItems,
   type ConvertedSession,
   convertInto,
   copySourceFixtures,
@@ -75,18 +76,8 @@ function sentItems(ctx: Context): string[] {
     );
 }
 
-/** The same of Anthropic messages as the stand-in got them. */
-function requestItems(messages: AnthropicMessage[]): string[] {
-  return messages.flatMap((m) =>
-    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) return [`${m.role}:${b.text.trim()}`];
-      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${resultText(b.content)}`];
-      if (b.type === 'thinking') return [`thinking:${b.thinking}:${b.signature}`];
-      return [];
-    }),
-  );
-}
+/** The same of Anthropic messages as the stand-in got them, signed thinking included. */
+const requestItems = (messages: AnthropicMessage[]) => anthropicRequestItems(messages, { thinking: true });
 
 describe.each(SOURCE_SESSIONS)('a $from session converted into Cline ($probe)', ({ from, id, probe, calls }) => {
   let written: Written;

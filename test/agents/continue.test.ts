@@ -24,6 +24,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import {
   AWKWARD_HANDOFF_SENT,
+  anthropicRequestItems,
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
   CODEX_ID,
@@ -34,7 +35,6 @@ import {
   expectInOrder,
   handoffFromAwkwardProject,
   PI_ID,
-  resultText,
 } from '../helpers/agent-fixtures.js';
 import { type AgentHome, runBinary, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
@@ -105,16 +105,7 @@ afterAll(async () => {
 });
 
 /** The same of the Anthropic messages Continue sent. */
-function requestItems(messages: AnthropicMessage[]): string[] {
-  return messages.flatMap((m) =>
-    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) return [`${m.role}:${b.text.trim()}`];
-      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${resultText(b.content).trim()}`];
-      return [];
-    }),
-  );
-}
+const requestItems = (messages: AnthropicMessage[]) => anthropicRequestItems(messages, { trimResults: true });
 
 describe.each([
   { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, compacted: false },

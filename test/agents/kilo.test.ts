@@ -20,6 +20,7 @@ import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { KiloDriver } from '../../src/formats/kilo/index.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import {
+  anthropicRequestItems,
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
   CODEX_ID,
@@ -30,7 +31,6 @@ import {
   expectBackInClaudeCode,
   expectInOrder,
   PI_ID,
-  resultText,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
@@ -57,18 +57,9 @@ afterAll(async () => {
   await home?.close();
 });
 
-/** The same of the Anthropic messages Kilo sent, less its environment details. */
-function requestItems(messages: AnthropicMessage[]): string[] {
-  return messages.flatMap((m) =>
-    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
-      if (isEnvironmentDetails(b)) return [];
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) return [`${m.role}:${b.text.trim()}`];
-      if (b.type === 'tool_use') return [`call:${b.name}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') return [`result:${resultText(b.content)}`];
-      return [];
-    }),
-  );
-}
+/** The same of the Anthropic messages Kilo sent (Kilo's own call ids left out), less its environment details. */
+const requestItems = (messages: AnthropicMessage[]) =>
+  anthropicRequestItems(messages, { ids: false, drop: isEnvironmentDetails });
 
 /** Anthropic messages without cache markers. */
 function conversationOf(messages: AnthropicMessage[]): unknown[] {

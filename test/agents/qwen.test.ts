@@ -18,6 +18,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import {
   AWKWARD_HANDOFF_SENT,
+  anthropicRequestItems,
   CLAUDE_ID,
   CLAUDE_TOOLS_ID,
   CODEX_ID,
@@ -29,7 +30,6 @@ import {
   expectInOrder,
   handoffFromAwkwardProject,
   PI_ID,
-  resultText,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
@@ -52,17 +52,10 @@ type Written = ConvertedSession;
 const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
 
 /** The same of the Anthropic messages Qwen Code sent, less its own `<system-reminder>` texts. */
-function requestItems(messages: AnthropicMessage[]): string[] {
-  return messages.flatMap((m) =>
-    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() && !b.text.startsWith('<system-reminder>'))
-        return [`${m.role}:${b.text.trim()}`];
-      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${resultText(b.content)}`];
-      return [];
-    }),
-  );
-}
+const requestItems = (messages: AnthropicMessage[]) =>
+  anthropicRequestItems(messages, {
+    drop: (b) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>'),
+  });
 
 describe.each([
   { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, thinking: true },

@@ -10,6 +10,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
+import type { AnthropicBlock, AnthropicMessage } from './anthropic-standin.js';
 import { runCliOk } from './cli.js';
 import { readContext } from './conversions.js';
 import { chainSession, textMessage } from './sessions.js';
@@ -117,6 +118,32 @@ export const resultText = (c: unknown): string =>
     : Array.isArray(c)
       ? c.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : (b.type ?? ''))).join('\n')
       : '';
+
+/**
+ * Every text, tool call and tool result of the Anthropic messages an agent sent, in order, in
+ * contextItems' form: `role:text`, `call:id:name:input`, `result:id:text` (`ids: false`: without the
+ * ids; `trimResults`: results trimmed). `thinking`: thinking blocks too, `thinking:text:signature`;
+ * `drop`: blocks the agent adds of its own, left out.
+ */
+export function anthropicRequestItems(
+  messages: readonly AnthropicMessage[],
+  o: { ids?: boolean; trimResults?: boolean; thinking?: boolean; drop?: (b: AnthropicBlock) => boolean } = {},
+): string[] {
+  const id = (v: unknown) => (o.ids === false ? '' : `${v}:`);
+  return messages.flatMap((m) =>
+    (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content).flatMap((b) => {
+      if (o.drop?.(b)) return [];
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) return [`${m.role}:${b.text.trim()}`];
+      if (b.type === 'tool_use') return [`call:${id(b.id)}${b.name}:${JSON.stringify(b.input)}`];
+      if (b.type === 'tool_result') {
+        const text = resultText(b.content);
+        return [`result:${id(b.tool_use_id)}${o.trimResults ? text.trim() : text}`];
+      }
+      if (b.type === 'thinking' && o.thinking) return [`thinking:${b.thinking}:${b.signature}`];
+      return [];
+    }),
+  );
+}
 
 /**
  * Every text, tool call and tool result of a context but its system prompt, in order, as the resume
