@@ -379,17 +379,11 @@ describe('real Claude Code sessions', () => {
   });
 
   it('a session written from scratch by writeSession is resumed with exactly its context', async () => {
-    const t = secondInto2026;
-    const session: Session = {
-      id: 'scratch',
-      source: 'threadbase',
-      project,
-      createdAt: t(0),
-      updatedAt: t(5),
-      messageCount: 4,
-      entries: [
-        messageEntry('a', null, t(1), textMessage('user', 'list files')),
-        messageEntry('b', 'a', t(2), {
+    const session = chainSession('scratch', 'threadbase', project, [
+      ['a', textMessage('user', 'list files')],
+      [
+        'b',
+        {
           role: 'assistant',
           model: 'claude-sonnet-4-5',
           responseId: 'msg_scratch_1',
@@ -397,19 +391,19 @@ describe('real Claude Code sessions', () => {
             { type: 'text', text: 'Listing.' },
             { type: 'tool_call', id: 'toolu_scratch_1', name: 'Bash', input: { command: 'ls', description: 'list' } },
           ],
-        }),
-        messageEntry('c', 'b', t(3), {
-          role: 'tool',
-          parts: [{ type: 'tool_result', callId: 'toolu_scratch_1', content: 'out.txt' }],
-        }),
-        messageEntry('d', 'c', t(4), {
+        },
+      ],
+      ['c', { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_scratch_1', content: 'out.txt' }] }],
+      [
+        'd',
+        {
           role: 'assistant',
           responseId: 'msg_scratch_2',
           model: 'claude-sonnet-4-5',
           parts: [{ type: 'text', text: 'One file: out.txt' }],
-        }),
+        },
       ],
-    };
+    ]);
     const info = await new ClaudeDriver(env).writeSession(session);
     expect(info.path).toContain(join('projects', project.replace(/[^A-Za-z0-9]/g, '-')));
     const ours = conversation(await ourContext(info.id));
