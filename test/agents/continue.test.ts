@@ -26,15 +26,13 @@ import {
   AWKWARD_HANDOFF_SENT,
   anthropicRequestItems,
   CLAUDE_ID,
-  CLAUDE_TOOLS_ID,
-  CODEX_ID,
   contextItems,
   convertInto,
   copySourceFixtures,
   expectBackInClaudeCode,
   expectInOrder,
   handoffFromAwkwardProject,
-  PI_ID,
+  SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import { type AgentHome, runBinary, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
@@ -107,63 +105,61 @@ afterAll(async () => {
 /** The same of the Anthropic messages Continue sent. */
 const requestItems = (messages: AnthropicMessage[]) => anthropicRequestItems(messages, { trimResults: true });
 
-describe.each([
-  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, compacted: false },
-  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false, compacted: true },
-  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true, compacted: false },
-  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true, compacted: false },
-])('a $from session converted into Continue ($probe)', ({ from, id, probe, calls, compacted }) => {
-  let forked: SessionInfo;
-  let source: string[];
-  it('is resumed by the real cn with every turn, tool call and result of the source', async () => {
-    const written = await convertInto(home, id, from, 'continue');
-    expect(written.source).toBe('continue');
-    expect(written.path).toBe(join(home.root, '.continue', 'sessions', `${written.id}.json`));
-    const project = (await readSession(home, 'continue', written.id)).project as string;
-    const before = new Set((await listContinue()).map((s) => s.id));
-    await runCn(home, ['--fork', written.id, probe], project);
-    const sent = requestItems(requestEndingWith(home, probe).messages);
-    source = contextItems(await readContext(home, from, id), { trimResults: true });
-    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
-    const compaction = (await readSession(home, 'continue', written.id)).entries.find((e) => e.kind === 'compaction');
-    const summary = compaction?.kind === 'compaction' ? compaction.summary : undefined;
-    expect(summary !== undefined).toBe(compacted);
-    // the source's compaction summary, which cn sends as its own: the model's turn
-    const asSent = source.map((s) =>
-      summary !== undefined && s === `user:${summary.trim()}` ? `assistant:${summary.trim()}` : s,
-    );
-    if (compacted) expect(asSent).not.toEqual(source);
-    expectInOrder(sent, [...asSent, `user:${probe}`]);
-    // what Continue sent is threadbase's context of the written session, and the probe
-    expect(sent).toEqual([
-      ...contextItems(await readContext(home, 'continue', written.id), { trimResults: true }),
-      `user:${probe}`,
-    ]);
-    // the fork Continue saved holds the written history and the probe's turn
-    const made = (await listContinue()).filter((s) => !before.has(s.id));
-    expect(made).toHaveLength(1);
-    forked = made[0] as SessionInfo;
-    expect(contextItems(await readContext(home, 'continue', forked.id), { trimResults: true })).toEqual([
-      ...sent,
-      `assistant:ok: ${probe}`,
-    ]);
-    if (summary === undefined) return;
-    // the summary is cn's own: sent first as the model's turn, kept by cn in its fork as its summary item
-    const first = requestEndingWith(home, probe).messages[0];
-    expect(first?.role).toBe('assistant');
-    expect(requestItems([first as AnthropicMessage])[0]).toBe(`assistant:${summary.trim()}`);
-    const saved = JSON.parse(await fs.readFile(forked.path as string, 'utf8')) as { history: Record<string, unknown>[] };
-    expect(saved.history[0]).toMatchObject({
-      message: { role: 'assistant', content: summary },
-      contextItems: [],
-      conversationSummary: summary,
-    });
-  }, 180_000);
+describe.each(SOURCE_SESSIONS.map((s) => ({ ...s, compacted: s.id === CLAUDE_ID })))(
+  'a $from session converted into Continue ($probe)',
+  ({ from, id, probe, calls, compacted }) => {
+    let forked: SessionInfo;
+    let source: string[];
+    it('is resumed by the real cn with every turn, tool call and result of the source', async () => {
+      const written = await convertInto(home, id, from, 'continue');
+      expect(written.source).toBe('continue');
+      expect(written.path).toBe(join(home.root, '.continue', 'sessions', `${written.id}.json`));
+      const project = (await readSession(home, 'continue', written.id)).project as string;
+      const before = new Set((await listContinue()).map((s) => s.id));
+      await runCn(home, ['--fork', written.id, probe], project);
+      const sent = requestItems(requestEndingWith(home, probe).messages);
+      source = contextItems(await readContext(home, from, id), { trimResults: true });
+      expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
+      const compaction = (await readSession(home, 'continue', written.id)).entries.find((e) => e.kind === 'compaction');
+      const summary = compaction?.kind === 'compaction' ? compaction.summary : undefined;
+      expect(summary !== undefined).toBe(compacted);
+      // the source's compaction summary, which cn sends as its own: the model's turn
+      const asSent = source.map((s) =>
+        summary !== undefined && s === `user:${summary.trim()}` ? `assistant:${summary.trim()}` : s,
+      );
+      if (compacted) expect(asSent).not.toEqual(source);
+      expectInOrder(sent, [...asSent, `user:${probe}`]);
+      // what Continue sent is threadbase's context of the written session, and the probe
+      expect(sent).toEqual([
+        ...contextItems(await readContext(home, 'continue', written.id), { trimResults: true }),
+        `user:${probe}`,
+      ]);
+      // the fork Continue saved holds the written history and the probe's turn
+      const made = (await listContinue()).filter((s) => !before.has(s.id));
+      expect(made).toHaveLength(1);
+      forked = made[0] as SessionInfo;
+      expect(contextItems(await readContext(home, 'continue', forked.id), { trimResults: true })).toEqual([
+        ...sent,
+        `assistant:ok: ${probe}`,
+      ]);
+      if (summary === undefined) return;
+      // the summary is cn's own: sent first as the model's turn, kept by cn in its fork as its summary item
+      const first = requestEndingWith(home, probe).messages[0];
+      expect(first?.role).toBe('assistant');
+      expect(requestItems([first as AnthropicMessage])[0]).toBe(`assistant:${summary.trim()}`);
+      const saved = JSON.parse(await fs.readFile(forked.path as string, 'utf8')) as { history: Record<string, unknown>[] };
+      expect(saved.history[0]).toMatchObject({
+        message: { role: 'assistant', content: summary },
+        contextItems: [],
+        conversationSummary: summary,
+      });
+    }, 180_000);
 
-  it('goes back into Claude Code with nothing lost and Continue’s new turn', async () => {
-    await expectBackInClaudeCode(home, 'continue', forked.id, source, probe, { trimResults: true });
-  }, 120_000);
-});
+    it('goes back into Claude Code with nothing lost and Continue’s new turn', async () => {
+      await expectBackInClaudeCode(home, 'continue', forked.id, source, probe, { trimResults: true });
+    }, 120_000);
+  },
+);
 
 describe('a session with an image and a call left without a result', () => {
   it('is resumed by the real cn: the image as an image block, the call answered with Continue’s own words; as threadbase’s context says', async () => {

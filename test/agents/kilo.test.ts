@@ -21,16 +21,13 @@ import { KiloDriver } from '../../src/formats/kilo/index.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import {
   anthropicRequestItems,
-  CLAUDE_ID,
-  CLAUDE_TOOLS_ID,
-  CODEX_ID,
   type ConvertedSession,
   contextItems,
   convertInto,
   copySourceFixtures,
   expectBackInClaudeCode,
   expectInOrder,
-  PI_ID,
+  SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
@@ -81,48 +78,46 @@ function conversationOf(messages: AnthropicMessage[]): unknown[] {
 
 // Claude Code's sessions resume on their own model (Kilo sends thinking recorded by another model as text);
 // pi's and codex's on the stand-in's
-describe.each([
-  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, model: [] },
-  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false, model: [] },
-  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true, model: ['-m', KILO_MODEL] },
-  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true, model: ['-m', KILO_MODEL] },
-])('a $from session converted into Kilo CLI ($probe)', ({ from, id, probe, calls, model }) => {
-  let written: ConvertedSession;
-  let source: string[];
-  it('is resumed by the real kilo with exactly the context threadbase built, holding every turn, call and result of the source', async () => {
-    written = await convertInto(home, id, from, 'kilo');
-    expect(written.source).toBe('kilo');
-    expect(written.path).toBe(join(home.root, '.local', 'share', 'kilo', 'kilo.db'));
-    const project = (await readSession(home, 'kilo', written.id)).project as string;
-    const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
-    await runKilo(home, ['run', ...model, '-s', written.id, ...probe.split(' ')], project);
-    const sent = kiloRequestEndingWith(home, probe).messages;
-    // the request is threadbase's context of the written session (Kilo's environment details included), then the probe
-    expect(conversationOf(sent.slice(0, -1))).toEqual(conversationOf(ours as AnthropicMessage[]));
-    source = contextItems(await readContext(home, from, id), { ids: false });
-    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
-    // a compaction becomes Kilo's (OpenCode's) request and summary: its text is the model's, not the user's;
-    // calls one response made together are steps of their own, each followed by its result
-    const roleless = (items: string[]) => items.map((s) => s.replace(/^(user|assistant):/, 'text:'));
-    const got = roleless(requestItems(sent));
-    const want = roleless([...source, `user:${probe}`]);
-    expectInOrder(
-      got.filter((s) => s.startsWith('text:')),
-      want.filter((s) => s.startsWith('text:')),
-    );
-    const left = [...got];
-    for (const item of want) {
-      const at = left.indexOf(item);
-      expect(at, `missing: ${item.slice(0, 160)}`).toBeGreaterThanOrEqual(0);
-      left.splice(at, 1);
-    }
-    if (from === 'claude' && calls) expect(JSON.stringify(sent)).toContain('"signature"');
-  }, 240_000);
+describe.each(SOURCE_SESSIONS.map((s) => ({ ...s, model: s.from === 'claude' ? [] : ['-m', KILO_MODEL] })))(
+  'a $from session converted into Kilo CLI ($probe)',
+  ({ from, id, probe, calls, model }) => {
+    let written: ConvertedSession;
+    let source: string[];
+    it('is resumed by the real kilo with exactly the context threadbase built, holding every turn, call and result of the source', async () => {
+      written = await convertInto(home, id, from, 'kilo');
+      expect(written.source).toBe('kilo');
+      expect(written.path).toBe(join(home.root, '.local', 'share', 'kilo', 'kilo.db'));
+      const project = (await readSession(home, 'kilo', written.id)).project as string;
+      const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
+      await runKilo(home, ['run', ...model, '-s', written.id, ...probe.split(' ')], project);
+      const sent = kiloRequestEndingWith(home, probe).messages;
+      // the request is threadbase's context of the written session (Kilo's environment details included), then the probe
+      expect(conversationOf(sent.slice(0, -1))).toEqual(conversationOf(ours as AnthropicMessage[]));
+      source = contextItems(await readContext(home, from, id), { ids: false });
+      expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
+      // a compaction becomes Kilo's (OpenCode's) request and summary: its text is the model's, not the user's;
+      // calls one response made together are steps of their own, each followed by its result
+      const roleless = (items: string[]) => items.map((s) => s.replace(/^(user|assistant):/, 'text:'));
+      const got = roleless(requestItems(sent));
+      const want = roleless([...source, `user:${probe}`]);
+      expectInOrder(
+        got.filter((s) => s.startsWith('text:')),
+        want.filter((s) => s.startsWith('text:')),
+      );
+      const left = [...got];
+      for (const item of want) {
+        const at = left.indexOf(item);
+        expect(at, `missing: ${item.slice(0, 160)}`).toBeGreaterThanOrEqual(0);
+        left.splice(at, 1);
+      }
+      if (from === 'claude' && calls) expect(JSON.stringify(sent)).toContain('"signature"');
+    }, 240_000);
 
-  it('goes back into Claude Code with nothing lost and Kilo’s new turn', async () => {
-    await expectBackInClaudeCode(home, 'kilo', written.id, source, probe, { ids: false });
-  }, 120_000);
-});
+    it('goes back into Claude Code with nothing lost and Kilo’s new turn', async () => {
+      await expectBackInClaudeCode(home, 'kilo', written.id, source, probe, { ids: false });
+    }, 120_000);
+  },
+);
 
 describe('a session the real kilo recorded', () => {
   let recorded: string;

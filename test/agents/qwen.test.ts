@@ -19,9 +19,7 @@ import type { SessionInfo } from '../../src/model/types.js';
 import {
   AWKWARD_HANDOFF_SENT,
   anthropicRequestItems,
-  CLAUDE_ID,
   CLAUDE_TOOLS_ID,
-  CODEX_ID,
   type ConvertedSession,
   contextItems,
   convertInto,
@@ -29,7 +27,7 @@ import {
   expectBackInClaudeCode,
   expectInOrder,
   handoffFromAwkwardProject,
-  PI_ID,
+  SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
@@ -57,38 +55,37 @@ const requestItems = (messages: AnthropicMessage[]) =>
     drop: (b) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>'),
   });
 
-describe.each([
-  { from: 'claude', id: CLAUDE_TOOLS_ID, probe: 'probe from claude', calls: true, thinking: true },
-  { from: 'claude', id: CLAUDE_ID, probe: 'probe from claude (compacted)', calls: false, thinking: false },
-  { from: 'pi', id: PI_ID, probe: 'probe from pi', calls: true, thinking: false },
-  { from: 'codex', id: CODEX_ID, probe: 'probe from codex', calls: true, thinking: false },
-])('a $from session converted into Qwen Code ($probe)', ({ from, id, probe, calls, thinking }) => {
-  let written: Written;
-  let source: string[];
-  it('is resumed by the real qwen with every turn, tool call and result of the source', async () => {
-    written = await convert(id, from, 'qwen');
-    expect(written.source).toBe('qwen');
-    expect(written.path.startsWith(join(home.root, '.qwen', 'projects'))).toBe(true);
-    const project = (await readSession(home, 'qwen', written.id)).project as string;
-    await runQwen(home, ['--resume', written.id, probe], project);
-    const sent = requestEndingWith(home, probe).messages;
-    source = contextItems(await readContext(home, from, id));
-    expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
-    const got = requestItems(sent);
-    expectInOrder(got, [...source, `user:${probe}`]);
-    // the request is the source's context and the probe, nothing else of the conversation
-    expect(got).toHaveLength(source.length + 1);
-    if (thinking) {
-      const signed = sent.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'thinking');
-      expect(signed.length).toBeGreaterThan(0);
-      for (const b of signed) expect(typeof b.signature === 'string' && b.signature.length > 0).toBe(true);
-    }
-  }, 180_000);
+// only the Claude Code session with tool calls has signed thinking
+describe.each(SOURCE_SESSIONS.map((s) => ({ ...s, thinking: s.id === CLAUDE_TOOLS_ID })))(
+  'a $from session converted into Qwen Code ($probe)',
+  ({ from, id, probe, calls, thinking }) => {
+    let written: Written;
+    let source: string[];
+    it('is resumed by the real qwen with every turn, tool call and result of the source', async () => {
+      written = await convert(id, from, 'qwen');
+      expect(written.source).toBe('qwen');
+      expect(written.path.startsWith(join(home.root, '.qwen', 'projects'))).toBe(true);
+      const project = (await readSession(home, 'qwen', written.id)).project as string;
+      await runQwen(home, ['--resume', written.id, probe], project);
+      const sent = requestEndingWith(home, probe).messages;
+      source = contextItems(await readContext(home, from, id));
+      expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
+      const got = requestItems(sent);
+      expectInOrder(got, [...source, `user:${probe}`]);
+      // the request is the source's context and the probe, nothing else of the conversation
+      expect(got).toHaveLength(source.length + 1);
+      if (thinking) {
+        const signed = sent.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'thinking');
+        expect(signed.length).toBeGreaterThan(0);
+        for (const b of signed) expect(typeof b.signature === 'string' && b.signature.length > 0).toBe(true);
+      }
+    }, 180_000);
 
-  it('goes back into Claude Code with nothing lost and Qwen Code’s new turn', async () => {
-    await expectBackInClaudeCode(home, 'qwen', written.id, source, probe);
-  }, 120_000);
-});
+    it('goes back into Claude Code with nothing lost and Qwen Code’s new turn', async () => {
+      await expectBackInClaudeCode(home, 'qwen', written.id, source, probe);
+    }, 120_000);
+  },
+);
 
 describe('a session with a search the provider ran and a call left without a result', () => {
   it('is resumed by the real qwen: the search as its note, the call answered by Qwen Code’s own error result; read back as it was', async () => {
