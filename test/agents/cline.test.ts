@@ -20,6 +20,7 @@ import type { Context } from '../../src/model/tree.js';
 import {
   anthropicRequestItems,
   type ConvertedSession,
+  contextItems,
   convertInto,
   copySourceFixtures,
   expectInOrder,
@@ -58,23 +59,8 @@ type Written = ConvertedSession;
 
 const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
 
-const resultText = (c: unknown): string =>
-  typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string; type?: string }) => x.text ?? x.type).join('\n') : '';
-
-/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
-function sentItems(ctx: Context): string[] {
-  return ctx.messages
-    .filter((m) => m.role !== 'system')
-    .flatMap((m) =>
-      m.parts.flatMap((p) => {
-        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
-        if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
-        if (p.type === 'tool_result') return [`result:${p.callId}:${resultText(p.content)}`];
-        if (p.type === 'thinking' && p.signature) return [`thinking:${p.thinking}:${p.signature}`];
-        return [];
-      }),
-    );
-}
+/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order, and its signed thinking. */
+const sentItems = (ctx: Context): string[] => contextItems(ctx, { signedThinking: true });
 
 /** The same of Anthropic messages as the stand-in got them, signed thinking included. */
 const requestItems = (messages: AnthropicMessage[]) => anthropicRequestItems(messages, { thinking: true });

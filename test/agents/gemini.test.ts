@@ -23,6 +23,7 @@ import type { Context } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import {
   type ConvertedSession,
+  contextItems,
   convertInto,
   copySourceFixtures,
   expectInOrder,
@@ -45,24 +46,11 @@ type Written = ConvertedSession;
 
 const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
 
-/** Every text, tool call (id, name, input) and tool result (id, text) of a context, in order. */
-function sentItems(ctx: Context): string[] {
-  // system messages (codex's developer instructions) are kept as info records Gemini CLI does not send (losses.ts)
-  return ctx.messages
-    .filter((m) => m.role !== 'system')
-    .flatMap((m) =>
-      m.parts.flatMap((p) => {
-        // trimmed: Claude Code's context ends a merged turn's texts with its own line breaks
-        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'model' : 'user'}:${p.text.trim()}`];
-        if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
-        if (p.type === 'tool_result')
-          return [
-            `result:${p.callId}:${typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n')}`,
-          ];
-        return [];
-      }),
-    );
-}
+/**
+ * Every text, tool call (id, name, input) and tool result (id, text) of a context, in order; system
+ * messages (codex's developer instructions) are kept as info records Gemini CLI does not send (losses.ts).
+ */
+const sentItems = (ctx: Context): string[] => contextItems(ctx, { assistantRole: 'model' });
 
 /** The same of Gemini contents as the stand-in got them. */
 function contentItems(contents: { role?: string; parts: Record<string, unknown>[] }[]): string[] {

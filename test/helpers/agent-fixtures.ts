@@ -149,19 +149,26 @@ export function anthropicRequestItems(
  * Every text, tool call and tool result of a context but its system prompt, in order, as the resume
  * tests compare them with an agent's request: `role:text`, `call:id:name:input`, `result:id:text`
  * (without the ids where the agent gives calls ids of its own; results trimmed where it trims them).
+ * `assistantRole`: the name the agent's API gives the assistant (Gemini's `model`); `signedThinking`:
+ * thinking with a signature too, `thinking:text:signature`.
  */
-export function contextItems(ctx: Context, o: { ids?: boolean; trimResults?: boolean } = {}): string[] {
+export function contextItems(
+  ctx: Context,
+  o: { ids?: boolean; trimResults?: boolean; assistantRole?: string; signedThinking?: boolean } = {},
+): string[] {
   const id = (v: string) => (o.ids === false ? '' : `${v}:`);
+  const assistant = o.assistantRole ?? 'assistant';
   return ctx.messages
     .filter((m) => m.role !== 'system')
     .flatMap((m) =>
       m.parts.flatMap((p) => {
-        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? 'assistant' : 'user'}:${p.text.trim()}`];
+        if (p.type === 'text' && p.text.trim()) return [`${m.role === 'assistant' ? assistant : 'user'}:${p.text.trim()}`];
         if (p.type === 'tool_call') return [`call:${id(p.id)}${p.name}:${JSON.stringify(p.input)}`];
         if (p.type === 'tool_result') {
           const text = resultText(p.content);
           return [`result:${id(p.callId)}${o.trimResults ? text.trim() : text}`];
         }
+        if (p.type === 'thinking' && o.signedThinking && p.signature) return [`thinking:${p.thinking}:${p.signature}`];
         return [];
       }),
     );
