@@ -40,11 +40,13 @@ describe('a response of empty text', () => {
     let browser: Browser;
     let sources: Sources;
     let served: Served;
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.skipIf opens a scope of its own
     beforeAll(async () => {
       browser = await launchBrowser();
       sources = new Sources({ home, env: homeEnv(home).env });
       served = await serveApp(createWebApp({ driver: new AgentFilesDriver(sources) }));
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.skipIf opens a scope of its own
     afterAll(async () => {
       await browser?.close();
       await served?.close();
