@@ -11,12 +11,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REJECTED_TOOL_RESULT } from '../../src/formats/claude/denials.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
-import type { Session, ToolResultPart } from '../../src/model/types.js';
+import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
-import { messageEntry, textMessage } from '../helpers/sessions.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
 
 let home: AgentHome;
 beforeAll(async () => {
@@ -75,36 +75,12 @@ describe('refused calls and the real Claude Code', () => {
   }, 120_000);
 
   it("a refusal from Gemini CLI is written as Claude Code's own and resumed so", async () => {
-    const session: Session = {
-      id: 'gemini-declined',
-      source: 'gemini',
+    const session = geminiDeclinedSession({
       project: home.project,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:03.000Z',
-      messageCount: 4,
-      entries: [
-        messageEntry('g1', null, 0, textMessage('user', 'make the file x')),
-        messageEntry('g2', 'g1', 1, {
-          role: 'assistant',
-          model: 'claude-sonnet-4-5',
-          parts: [{ type: 'tool_call', id: 'call_declined', name: 'Bash', input: { command: 'touch x' } }],
-        }),
-        messageEntry('g3', 'g2', 2, {
-          role: 'tool',
-          parts: [
-            {
-              type: 'tool_result',
-              callId: 'call_declined',
-              name: 'Bash',
-              content: '[Operation Cancelled] Reason: User denied execution.',
-              isError: true,
-              meta: { refused: true },
-            },
-          ],
-        }),
-        messageEntry('g4', 'g3', 3, textMessage('assistant', 'I will not make it.', { model: 'claude-sonnet-4-5' })),
-      ],
-    };
+      model: 'claude-sonnet-4-5',
+      tool: 'Bash',
+      cancelledToo: false,
+    });
     const info = await new ClaudeDriver(home.env).writeSession(session);
     const part = await resultPart(info.id);
     expect(part.meta?.refused).toBe(true);

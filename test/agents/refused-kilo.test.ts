@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KiloDriver } from '../../src/formats/kilo/index.js';
 import { REJECTED_TOOL_ERROR } from '../../src/formats/opencode/denials.js';
-import type { Session, ToolResultPart } from '../../src/model/types.js';
+import type { ToolResultPart } from '../../src/model/types.js';
 import type { AgentHome } from '../helpers/agents.js';
 import { KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
-import { messageEntry, textMessage } from '../helpers/sessions.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: KiloDriver;
@@ -46,36 +46,7 @@ describe('refused calls and the real Kilo CLI', () => {
   }, 120_000);
 
   it("Gemini CLI's refusal is written as Kilo's own and resumed so", async () => {
-    const session: Session = {
-      id: 'gemini-declined',
-      source: 'gemini',
-      project: home.project,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:03.000Z',
-      messageCount: 4,
-      entries: [
-        messageEntry('g1', null, 0, textMessage('user', 'make the file x')),
-        messageEntry('g2', 'g1', 1, {
-          role: 'assistant',
-          model: 'claude-test',
-          parts: [{ type: 'tool_call', id: 'call_declined', name: 'bash', input: { command: 'touch x' } }],
-        }),
-        messageEntry('g3', 'g2', 2, {
-          role: 'tool',
-          parts: [
-            {
-              type: 'tool_result',
-              callId: 'call_declined',
-              name: 'bash',
-              content: '[Operation Cancelled] Reason: User denied execution.',
-              isError: true,
-              meta: { refused: true },
-            },
-          ],
-        }),
-        messageEntry('g4', 'g3', 3, textMessage('assistant', 'I will not make it.', { model: 'claude-test' })),
-      ],
-    };
+    const session = geminiDeclinedSession({ project: home.project, model: 'claude-test', tool: 'bash', cancelledToo: false });
     const info = await driver.writeSession(session);
     const [back] = await results(info.id);
     expect([back?.content, back?.meta?.refused]).toEqual([REJECTED_TOOL_ERROR, true]);

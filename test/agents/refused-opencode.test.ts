@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { ABORTED_TOOL_ERROR, REJECTED_TOOL_ERROR } from '../../src/formats/opencode/denials.js';
 import { OpenCodeDriver } from '../../src/formats/opencode/index.js';
-import type { Session, ToolResultPart } from '../../src/model/types.js';
+import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
-import { messageEntry, textMessage } from '../helpers/sessions.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: OpenCodeDriver;
@@ -77,35 +77,7 @@ describe('refused calls and the real OpenCode', () => {
   }, 120_000);
 
   it("Gemini CLI's refused and cancelled calls are written as OpenCode's own and resumed so", async () => {
-    const call = (id: string) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `touch ${id}` } });
-    const result = (callId: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart => ({
-      type: 'tool_result',
-      callId,
-      name: 'bash',
-      content,
-      isError: true,
-      meta: { [mark]: true },
-    });
-    const session: Session = {
-      id: 'gemini-declined',
-      source: 'gemini',
-      project: home.project,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:04.000Z',
-      messageCount: 4,
-      entries: [
-        messageEntry('g1', null, 0, textMessage('user', 'make two files')),
-        messageEntry('g2', 'g1', 1, { role: 'assistant', model: 'claude-test', parts: [call('call_a'), call('call_b')] }),
-        messageEntry('g3', 'g2', 2, {
-          role: 'tool',
-          parts: [
-            result('call_a', '[Operation Cancelled] Reason: User denied execution.', 'refused'),
-            result('call_b', '[Operation Cancelled] Reason: User cancelled operation', 'cancelled'),
-          ],
-        }),
-        messageEntry('g4', 'g3', 3, textMessage('assistant', 'Neither was made.', { model: 'claude-test' })),
-      ],
-    };
+    const session = geminiDeclinedSession({ project: home.project, model: 'claude-test', tool: 'bash', cancelledToo: true });
     const info = await driver.writeSession(session);
     const back = await results(info.id);
     expect(back.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([

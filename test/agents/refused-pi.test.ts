@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABORTED_TOOL_RESULT, BLOCKED_BY_USER } from '../../src/formats/pi/denials.js';
 import { PiDriver } from '../../src/formats/pi/driver.js';
-import type { Session, ToolResultPart } from '../../src/model/types.js';
+import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, runPi, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { messageEntry, textMessage } from '../helpers/sessions.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: PiDriver;
@@ -90,35 +90,7 @@ describe('refused calls and the real pi', () => {
   }, 120_000);
 
   it("Gemini CLI's refused and cancelled calls are written as pi's own and resumed so", async () => {
-    const call = (id: string) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `touch ${id}` } });
-    const result = (callId: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart => ({
-      type: 'tool_result',
-      callId,
-      name: 'bash',
-      content,
-      isError: true,
-      meta: { [mark]: true },
-    });
-    const session: Session = {
-      id: 'gemini-declined',
-      source: 'gemini',
-      project: home.project,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:04.000Z',
-      messageCount: 4,
-      entries: [
-        messageEntry('g1', null, 0, textMessage('user', 'make two files')),
-        messageEntry('g2', 'g1', 1, { role: 'assistant', model: 'claude-standin', parts: [call('call_a'), call('call_b')] }),
-        messageEntry('g3', 'g2', 2, {
-          role: 'tool',
-          parts: [
-            result('call_a', '[Operation Cancelled] Reason: User denied execution.', 'refused'),
-            result('call_b', '[Operation Cancelled] Reason: User cancelled operation', 'cancelled'),
-          ],
-        }),
-        messageEntry('g4', 'g3', 3, textMessage('assistant', 'Neither was made.', { model: 'claude-standin' })),
-      ],
-    };
+    const session = geminiDeclinedSession({ project: home.project, model: 'claude-standin', tool: 'bash', cancelledToo: true });
     const info = await driver.writeSession(session);
     const back = await results(info.id);
     expect(back.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([

@@ -398,3 +398,54 @@ export function branchedSession(
     ],
   };
 }
+
+/** What Gemini CLI records for a call the user declined, and for one the user cancelled. */
+export const GEMINI_REFUSED_TEXT = '[Operation Cancelled] Reason: User denied execution.';
+export const GEMINI_CANCELLED_TEXT = '[Operation Cancelled] Reason: User cancelled operation';
+
+/**
+ * A Gemini CLI session whose calls the user declined, as the Gemini reader marks them (`refused`,
+ * `cancelled`): with `cancelledToo`, a refused `touch call_a` and a cancelled `touch call_b` ("make two
+ * files"); else one refused `touch x` ("make the file x"). Every agent's writer turns the marks into
+ * its own words.
+ */
+export function geminiDeclinedSession(opts: { project: string; model: string; tool: string; cancelledToo: boolean }): Session {
+  const { project, model, tool, cancelledToo } = opts;
+  const call = (id: string, command: string) => ({ type: 'tool_call' as const, id, name: tool, input: { command } });
+  const result = (callId: string, content: string, mark: 'refused' | 'cancelled') => ({
+    type: 'tool_result' as const,
+    callId,
+    name: tool,
+    content,
+    isError: true,
+    meta: { [mark]: true },
+  });
+  return {
+    id: 'gemini-declined',
+    source: 'gemini',
+    project,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: cancelledToo ? '2026-01-01T00:00:04.000Z' : '2026-01-01T00:00:03.000Z',
+    messageCount: 4,
+    entries: cancelledToo
+      ? [
+          messageEntry('g1', null, 0, textMessage('user', 'make two files')),
+          messageEntry('g2', 'g1', 1, {
+            role: 'assistant',
+            model,
+            parts: [call('call_a', 'touch call_a'), call('call_b', 'touch call_b')],
+          }),
+          messageEntry('g3', 'g2', 2, {
+            role: 'tool',
+            parts: [result('call_a', GEMINI_REFUSED_TEXT, 'refused'), result('call_b', GEMINI_CANCELLED_TEXT, 'cancelled')],
+          }),
+          messageEntry('g4', 'g3', 3, textMessage('assistant', 'Neither was made.', { model })),
+        ]
+      : [
+          messageEntry('g1', null, 0, textMessage('user', 'make the file x')),
+          messageEntry('g2', 'g1', 1, { role: 'assistant', model, parts: [call('call_declined', 'touch x')] }),
+          messageEntry('g3', 'g2', 2, { role: 'tool', parts: [result('call_declined', GEMINI_REFUSED_TEXT, 'refused')] }),
+          messageEntry('g4', 'g3', 3, textMessage('assistant', 'I will not make it.', { model })),
+        ],
+  };
+}
