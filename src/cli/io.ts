@@ -1,6 +1,6 @@
 /** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
 
-import { accessSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Sources } from '../formats/registry.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
@@ -109,9 +109,9 @@ export function resolveSessionEntry(session: Pick<Session, 'id' | 'source' | 'en
  * writing (made when missing, as SQLite would). An unusable home (/proc, a file, a read-only place, an
  * index.db that is a FIFO) is refused naming the path; SQLite said only "unable to open database file"
  * or "disk I/O error". The commands that only read (`sessions`, `show`) never make the index and read
- * the agents' files without it.
+ * the agents' files without it; `make: false` checks a missing index's place without making it (`ui`).
  */
-export function writableIndexPath(ctx: CliContext): string {
+export function writableIndexPath(ctx: CliContext, opts: { make?: boolean } = {}): string {
   const path = indexPath(ctx.env);
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -120,7 +120,12 @@ export function writableIndexPath(ctx: CliContext): string {
     // an index that is there is not opened here: closing a descriptor of a SQLite file drops the locks
     // every connection of this process holds on it
     if (stat) accessSync(path, constants.R_OK | constants.W_OK);
-    else closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL));
+    else if (opts.make === false) {
+      // checked with a file of its own: a missing index stays missing (`ui` shows the agents' files then)
+      const probe = `${path}.${process.pid}.probe`;
+      closeSync(openSync(probe, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL));
+      unlinkSync(probe);
+    } else closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL));
   } catch (err) {
     const home = ctx.env.env.THREADBASE_HOME ? `THREADBASE_HOME=${dirname(path)}` : `${dirname(path)} (HOME/.threadbase)`;
     throw new Error(

@@ -64,7 +64,8 @@ export function registerUi(program: Command, ctx: CliContext): void {
       let store = opts.store;
       if (store === undefined) {
         try {
-          writableIndexPath(ctx);
+          // not made here: without an index, ui shows the agents' own files at once, and syncs none
+          writableIndexPath(ctx, { make: false });
         } catch (err) {
           warn(ctx, `${(err as Error).message}; showing each agent's own files`);
           store = 'agents';
