@@ -61,7 +61,7 @@ export function sessionAlongPath(session: Session, at?: string, target?: SourceN
   const full = pathToLeaf(session, at);
   const foreign = target !== undefined && target !== session.source;
   // a compaction the source agent does not resume from is no part of what the target resumes, unless asked for itself
-  const pathToAt = foreign ? full.filter((e) => e.kind !== 'compaction' || e.appliedOnResume !== false || e.id === at) : full;
+  const pathToAt = foreign ? full.filter((e) => !isDormant(e) || e.id === at) : full;
   const path = foreign ? withKeptMessages(session, pathToAt) : pathToAt;
   const linked = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
   const entries = target === undefined ? linked : withSummaryTexts(session, linked, target);
@@ -324,6 +324,9 @@ function toolCallIdsOf(entries: readonly Entry[]): Set<string> {
   return ids;
 }
 
+/** A compaction its agent does not apply on resume (CompactionEntry.appliedOnResume). */
+const isDormant = (e: Entry): boolean => e.kind === 'compaction' && e.appliedOnResume === false;
+
 function withWarning<T extends SessionInfo>(written: T, warning: string): T {
   const earlier = Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : [];
   return { ...written, meta: { ...(written.meta ?? {}), warnings: [...earlier, warning] } };
@@ -467,7 +470,18 @@ export async function convertSessionAll(
     const s = sessionAlongPath(session, at, target.name);
     return target.capabilities.sideChains ? withSideChains(session, s, first) : s;
   };
-  if (!o.allBranches) return [await write(along(o.at, true))];
+  // a compaction the source agent does not apply on resume that a path leaves out (sessionAlongPath): said
+  const writeAlong = async (at: string | undefined, first: boolean) => {
+    const written = await write(along(at, first));
+    const left = session.source === target.name ? [] : pathToLeaf(session, at).filter((e) => isDormant(e) && e.id !== at);
+    if (!left.length) return written;
+    const how = target.capabilities.branch ? '; --all-branches keeps it beside the path' : '';
+    return withWarning(
+      written,
+      `${lossPrefix(read.shownAs, target.name)}a compaction ${session.source} does not apply on resume left out, its summary with it: ${target.name} resumes from every message, as ${session.source} does${how} (${left.length})`,
+    );
+  };
+  if (!o.allBranches) return [await writeAlong(o.at, true)];
   if (target.capabilities.branch) {
     const tree = treeForTargets(session, target.name);
     // side chains go as sub-agent sessions (write) where the target keeps none in a session
@@ -477,7 +491,7 @@ export async function convertSessionAll(
   const out: WrittenSession[] = [];
   // Current branch first, so the first written session is the one the user was working on.
   const bs = branches(session).sort((a, b) => Number(b.current) - Number(a.current));
-  for (const b of bs) out.push(await write(along(b.leaf.id, out.length === 0)));
+  for (const b of bs) out.push(await writeAlong(b.leaf.id, out.length === 0));
   return out;
 }
 

@@ -187,6 +187,21 @@ describe('a Cline session the real cline compacted', () => {
     },
   );
 
+  it('converted along its path: the compaction left out is said, and how to keep it where the target holds trees', async () => {
+    const s = (await new ClineDriver(env).getSession(ID)) as Session;
+    const said = async (to: 'pi' | 'codex', allBranches: boolean) => {
+      const home = await tempHome();
+      const info = await convertSession(s, { to, env: { home, env: { HOME: home } }, allBranches });
+      return ((info.meta?.warnings ?? []) as string[]).filter((w) => w.includes('does not apply on resume'));
+    };
+    expect(await said('pi', false)).toEqual([
+      `cline:${ID} → pi: a compaction cline does not apply on resume left out, its summary with it: pi resumes from every message, as cline does; --all-branches keeps it beside the path (1)`,
+    ]);
+    // kept beside the path: nothing left out
+    expect(await said('pi', true)).toEqual([]);
+    expect(await said('codex', false)).toHaveLength(1);
+  });
+
   it('written into Cline again (a copy): every message, as Cline sends the session, the compaction read back where it was', async () => {
     const s = (await new ClineDriver(env).getSession(ID)) as Session;
     const home = await tempHome();
