@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { conversionLosses } from '../../src/convert/losses.js';
@@ -20,7 +20,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { mergeSplitResponses, pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
-import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
+import { type Block, conversation, installRecordedTranscript, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { parallelCallSessions } from '../helpers/sessions.js';
 
@@ -40,19 +40,6 @@ afterEach(async () => {
   await fs.rm(home, { recursive: true, force: true });
 });
 
-/** The fixture's transcript as a session of this home; its recorded request without the probe. */
-async function fixture(name: string) {
-  const dir = resolve('test/fixtures/claude', name);
-  const golden = JSON.parse(await fs.readFile(join(dir, 'request.json'), 'utf8')) as { sessionId: string; messages: Msg[] };
-  const project = join(home, '.claude', 'projects', `-tmp-cc-${name}`);
-  await fs.mkdir(project, { recursive: true });
-  const file = join(project, `${golden.sessionId}.jsonl`);
-  await fs.copyFile(join(dir, 'transcript.jsonl'), file);
-  const theirs = conversation(golden.messages);
-  expect(theirs.pop()).toEqual({ role: 'user', content: [{ type: 'text', text: 'probe' }] });
-  return { id: golden.sessionId, file, theirs };
-}
-
 async function ours(id: string) {
   return conversation(contextToAnthropic(await new ClaudeDriver(env).getContext(id)).messages as Msg[]);
 }
@@ -61,7 +48,7 @@ const calls = (n: number) => [1, 2, 3].map((i) => `toolu_standin_000${n}_${i}`);
 
 describe('parallel tool calls as the real Claude Code 2.1.332 recorded them (parallel-tools)', () => {
   it('our context is the request it sent on resume: one reply with every call, one turn with every result', async () => {
-    const { id, theirs } = await fixture('parallel-tools');
+    const { id, theirs } = await installRecordedTranscript(home, 'parallel-tools');
     const context = await ours(id);
     expect(context).toEqual(theirs);
     const [one, two, three] = [1, 3, 5].map(calls) as [string[], string[], string[]];
@@ -90,7 +77,7 @@ describe('parallel tool calls as the real Claude Code 2.1.332 recorded them (par
   });
 
   it('the tree: every call and result on one chain in file order, each result recorded under its own call', async () => {
-    const { id, file } = await fixture('parallel-tools');
+    const { id, file } = await installRecordedTranscript(home, 'parallel-tools');
     const s = (await new ClaudeDriver(env).getSession(id)) as Session;
     expect(s.warnings ?? []).toEqual([]);
     const path = pathToLeaf(s);
@@ -140,7 +127,7 @@ describe('parallel tool calls as the real Claude Code 2.1.332 recorded them (par
   });
 
   it("usage counts each response once, as Claude Code's own cost-state does", async () => {
-    const { id, file } = await fixture('parallel-tools');
+    const { id, file } = await installRecordedTranscript(home, 'parallel-tools');
     const lines = (await fs.readFile(file, 'utf8'))
       .trim()
       .split('\n')
@@ -165,7 +152,7 @@ describe('parallel tool calls as the real Claude Code 2.1.332 recorded them (par
 
 describe('records of one response joined across tool results, calls after text (tool-order, real 2.1.332 request)', () => {
   it('our context is the request Claude Code sent', async () => {
-    const { id, theirs } = await fixture('tool-order');
+    const { id, theirs } = await installRecordedTranscript(home, 'tool-order');
     const context = await ours(id);
     expect(context).toEqual(theirs);
     const use = (...ids: string[]) => ids.map((i) => `tool_use:toolu_par_${i}`);
