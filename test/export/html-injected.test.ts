@@ -12,31 +12,7 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Session } from '../../src/model/types.js';
 import { type Browser, launchBrowser, screenshot, skipBrowser } from '../e2e/browser.js';
-import { fixtureHome } from '../helpers/fixture-homes.js';
-
-const CASES = [
-  {
-    agent: 'codex',
-    id: '01a21356-25ea-7ff3-8743-7ca9d35fbc3f',
-    folded: [
-      ['developer instructions', '<skills_instructions>'],
-      ['environment_context, added by codex', '<environment_context>'],
-    ],
-    prompt: 'SPAWN',
-  },
-  {
-    agent: 'qwen',
-    id: '1865e916-c5ec-4265-a939-6e90168805d2',
-    folded: [['notification, added by Qwen Code', '<task-notification>']],
-    prompt: 'AGENT: count the files',
-  },
-  {
-    agent: 'gemini',
-    id: '1feb6904-698a-4392-9399-e06da18b836d',
-    folded: [['session_context, added by Gemini CLI', '<session_context>']],
-    prompt: 'RUN: echo hello-from-gemini',
-  },
-] as const;
+import { fixtureHome, INJECTED_TEXT_CASES } from '../helpers/fixture-homes.js';
 
 describe.skipIf(skipBrowser)('the HTML export folds what an agent wrote itself', () => {
   let home: string;
@@ -55,7 +31,7 @@ describe.skipIf(skipBrowser)('the HTML export folds what an agent wrote itself',
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  for (const c of CASES) {
+  for (const c of INJECTED_TEXT_CASES) {
     it(`${c.agent}: folded under its name, the user's own prompt shown`, async () => {
       const session = (await sources.driver(c.agent).getSession(c.id)) as Session;
       expect(session).toBeDefined();

@@ -14,7 +14,7 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { type FixtureHome, fixtureHome, INJECTED_TEXT_CASES } from '../helpers/fixture-homes.js';
 
 /** parent, the call that ran the sub-agent, the sub-agent's id, its prompt and its answer, per agent */
 const RUNS = [
@@ -129,27 +129,7 @@ describe('sub-agents and folded text in the Markdown export', () => {
   });
 
   const INJECTED = [
-    {
-      agent: 'codex',
-      id: '01a21356-25ea-7ff3-8743-7ca9d35fbc3f',
-      folded: [
-        ['developer instructions', '<skills_instructions>'],
-        ['environment_context, added by codex', '<environment_context>'],
-      ],
-      prompt: 'SPAWN',
-    },
-    {
-      agent: 'qwen',
-      id: '1865e916-c5ec-4265-a939-6e90168805d2',
-      folded: [['notification, added by Qwen Code', '<task-notification>']],
-      prompt: 'AGENT: count the files',
-    },
-    {
-      agent: 'gemini',
-      id: '1feb6904-698a-4392-9399-e06da18b836d',
-      folded: [['session_context, added by Gemini CLI', '<session_context>']],
-      prompt: 'RUN: echo hello-from-gemini',
-    },
+    ...INJECTED_TEXT_CASES,
     {
       agent: 'kilo',
       id: 'ses_de960d959ffeUnT4kXIY6RPwqO',

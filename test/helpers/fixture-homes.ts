@@ -159,3 +159,32 @@ export async function fixtureHome(
   for (const name of names) for (const [from, to] of FIXTURES[name]) await copy(from, join(home, to));
   return { home, env: homeEnv(home), dirs: agentDirs(home) };
 }
+
+/**
+ * Fixture sessions holding text their agent wrote itself (instructions, context, notifications): each
+ * fold's label and the text it opens with, in order, and the user's own prompt, which stays open. The
+ * HTML and Markdown exports fold the same text under the same labels.
+ */
+export const INJECTED_TEXT_CASES = [
+  {
+    agent: 'codex',
+    id: '01a21356-25ea-7ff3-8743-7ca9d35fbc3f',
+    folded: [
+      ['developer instructions', '<skills_instructions>'],
+      ['environment_context, added by codex', '<environment_context>'],
+    ],
+    prompt: 'SPAWN',
+  },
+  {
+    agent: 'qwen',
+    id: '1865e916-c5ec-4265-a939-6e90168805d2',
+    folded: [['notification, added by Qwen Code', '<task-notification>']],
+    prompt: 'AGENT: count the files',
+  },
+  {
+    agent: 'gemini',
+    id: '1feb6904-698a-4392-9399-e06da18b836d',
+    folded: [['session_context, added by Gemini CLI', '<session_context>']],
+    prompt: 'RUN: echo hello-from-gemini',
+  },
+] as const;
