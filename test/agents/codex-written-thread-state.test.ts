@@ -145,6 +145,35 @@ function projection(id: string): Projection {
   }
 }
 
+/** The thread as codex's app-server reads it with its turns (`thread/read`). */
+async function readThread(id: string): Promise<ReadThread> {
+  return ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
+    .thread;
+}
+
+/** The thread's turns as codex's app-server lists them (`thread/turns/list`). */
+async function listedTurns(id: string): Promise<unknown[]> {
+  return ((await codexAppServer(where(), [['thread/turns/list', { threadId: id }]])) as [{ data: unknown[] }])[0].data;
+}
+
+/** Projection rows without what differs between a thread and its copy: the thread id and the byte offsets. */
+const placeless = (p: Projection) => ({
+  turns: p.turns.map(({ thread_id, rollout_byte_offset, rollout_end_byte_offset, ...t }) => t),
+  items: p.items.map(({ thread_id, ...i }) => i),
+  nextOrdinal: p.state?.next_rollout_ordinal,
+});
+
+/**
+ * The copy as codex's app-server reads and lists it and as its projection holds it is the original
+ * (`original`, read): the same turns and rows, at the copy's own places, up to its rollout's end.
+ */
+async function expectProjectedAsOriginal(ownId: string, original: ReadThread, copy: ConvertedRow): Promise<void> {
+  expect((await readThread(copy.id)).turns).toEqual(original.turns);
+  expect(await listedTurns(copy.id)).toEqual(await listedTurns(ownId));
+  expect(placeless(projection(copy.id))).toEqual(placeless(projection(ownId)));
+  expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
+}
+
 describe('real codex reads and resumes the threads threadbase wrote as its own', () => {
   it("a copy's row says the history mode of codex's own rows, and codex's app-server lists its turns as the original's before and after a resume", async () => {
     // the thread codex recorded in this home (its row codex's own)
@@ -157,31 +186,16 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     const audit = await copyOf(TOP);
     expect(rows().find((r) => r.id === audit.id)?.history_mode).toBe('paginated');
 
-    const read = async (id: string) =>
-      ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
-        .thread;
     // read with turns (refused for a 'legacy' row of a paginated rollout): codex reads a paginated
     // thread's turns from its projection in thread_history_<n>.sqlite, which threadbase wrote as codex
     // does for its own records, so the copy shows the original's turns before codex ever ran it
-    const original = await read(own.id);
+    const original = await readThread(own.id);
     expect(shape(original)).toEqual([['completed', ['userMessage', 'reasoning', 'agentMessage']]]);
-    const copied = await read(copy.id);
-    expect(copied.historyMode).toBe('paginated');
-    expect(copied.turns).toEqual(original.turns);
-    const listed = async (id: string) =>
-      ((await codexAppServer(where(), [['thread/turns/list', { threadId: id }]])) as [{ data: unknown[] }])[0].data;
-    expect(await listed(copy.id)).toEqual(await listed(own.id));
-    // the rows themselves are codex's for the same records, at the copy's own places in its rollout
-    const ownRows = projection(own.id);
+    expect((await readThread(copy.id)).historyMode).toBe('paginated');
+    // its turns, its listing and the rows themselves: codex's for the same records, at the copy's own places in its rollout are codex's for the same records, at the copy's own places in its rollout
+    await expectProjectedAsOriginal(own.id, original, copy);
     const copyRows = projection(copy.id);
-    const placeless = (p: Projection) => ({
-      turns: p.turns.map(({ thread_id, rollout_byte_offset, rollout_end_byte_offset, ...t }) => t),
-      items: p.items.map(({ thread_id, ...i }) => i),
-      nextOrdinal: p.state?.next_rollout_ordinal,
-    });
-    expect(placeless(copyRows)).toEqual(placeless(ownRows));
     const copyBytes = readFileSync(copy.path as string);
-    expect(copyRows.state?.next_rollout_byte_offset).toBe(copyBytes.length);
     for (const t of copyRows.turns) {
       const started = JSON.parse(copyBytes.subarray(t.rollout_byte_offset).toString('utf8').split('\n')[0] as string);
       expect(started).toMatchObject({ ordinal: t.rollout_ordinal, payload: { type: 'task_started', turn_id: t.turn_id } });
@@ -191,13 +205,13 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     // a copy with records whose projection threadbase does not know (the audit thread: a rollback)
     // gets none, and shows its turns once codex first resumes it
     expect(projection(audit.id).state).toBeUndefined();
-    expect(await read(audit.id)).toMatchObject({ historyMode: 'paginated', turns: [] });
+    expect(await readThread(audit.id)).toMatchObject({ historyMode: 'paginated', turns: [] });
 
     await home.codex(['resume', copy.id, 'probe the copy']);
     expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe('paginated');
     // codex continued the projection threadbase wrote: the copied turn, then its own
-    expect(shape(await read(copy.id))).toEqual([...shape(original), ['completed', ['userMessage', 'agentMessage']]]);
-    expect((await read(copy.id)).turns[0]).toEqual(original.turns[0]);
+    expect(shape(await readThread(copy.id))).toEqual([...shape(original), ['completed', ['userMessage', 'agentMessage']]]);
+    expect((await readThread(copy.id)).turns[0]).toEqual(original.turns[0]);
   }, 180_000);
 
   it("a copy of codex's thread with shell commands, patches and a web search gets codex's rows for them: the app-server lists its turns and items as the original's", async () => {
@@ -212,26 +226,13 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     // patches codex applies (apply_patch run as a command): a file added, updated, deleted
     for (const prompt of ['PATCH: add', 'PATCH: update', 'PATCH: delete']) await home.codex(['resume', own.id, prompt]);
     const copy = await copyOf(own.id);
-    const read = async (id: string) =>
-      ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
-        .thread;
-    const original = await read(own.id);
+    const original = await readThread(own.id);
     expect(shape(original)).toEqual([
       ...Array(4).fill(['completed', ['userMessage', 'commandExecution', 'agentMessage']]),
       ['completed', ['userMessage', 'webSearch', 'agentMessage']],
       ...Array(3).fill(['completed', ['userMessage', 'fileChange', 'agentMessage']]),
     ]);
-    expect((await read(copy.id)).turns).toEqual(original.turns);
-    const listed = async (id: string) =>
-      ((await codexAppServer(where(), [['thread/turns/list', { threadId: id }]])) as [{ data: unknown[] }])[0].data;
-    expect(await listed(copy.id)).toEqual(await listed(own.id));
-    const placeless = (p: Projection) => ({
-      turns: p.turns.map(({ thread_id, rollout_byte_offset, rollout_end_byte_offset, ...t }) => t),
-      items: p.items.map(({ thread_id, ...i }) => i),
-      nextOrdinal: p.state?.next_rollout_ordinal,
-    });
-    expect(placeless(projection(copy.id))).toEqual(placeless(projection(own.id)));
-    expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
+    await expectProjectedAsOriginal(own.id, original, copy);
   }, 180_000);
 
   it("a copy of codex's thread with an image viewed, calls codex makes no item of, an MCP call, an interrupted turn and codex's compaction gets codex's rows for them", async () => {
@@ -250,10 +251,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     // every request is far over 2000 tokens: codex compacts before this turn
     await home.codex(['resume', own.id, '-c', 'model_auto_compact_token_limit=2000', 'after the compaction']);
     const copy = await copyOf(own.id);
-    const read = async (id: string) =>
-      ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
-        .thread;
-    const original = await read(own.id);
+    const original = await readThread(own.id);
     expect(shape(original)).toEqual([
       ['completed', ['userMessage', 'commandExecution', 'agentMessage']],
       ['completed', ['userMessage', 'imageView', 'agentMessage']],
@@ -263,17 +261,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
       ['interrupted', ['userMessage']],
       ['completed', ['contextCompaction', 'userMessage', 'agentMessage']],
     ]);
-    expect((await read(copy.id)).turns).toEqual(original.turns);
-    const listed = async (id: string) =>
-      ((await codexAppServer(where(), [['thread/turns/list', { threadId: id }]])) as [{ data: unknown[] }])[0].data;
-    expect(await listed(copy.id)).toEqual(await listed(own.id));
-    const placeless = (p: Projection) => ({
-      turns: p.turns.map(({ thread_id, rollout_byte_offset, rollout_end_byte_offset, ...t }) => t),
-      items: p.items.map(({ thread_id, ...i }) => i),
-      nextOrdinal: p.state?.next_rollout_ordinal,
-    });
-    expect(placeless(projection(copy.id))).toEqual(placeless(projection(own.id)));
-    expect(projection(copy.id).state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
+    await expectProjectedAsOriginal(own.id, original, copy);
   }, 180_000);
 
   it("another agent's session with a tool call converted into codex (pi): codex's app-server lists its turns and messages from the rollout, without a projection", async () => {
