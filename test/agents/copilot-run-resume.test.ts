@@ -15,6 +15,7 @@ import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { copilotOfflineEnv } from '../helpers/agents.js';
 import { type AnthropicMessage, type StandIn, startAnthropicStandIn, textOf } from '../helpers/anthropic-standin.js';
 
 const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
@@ -52,19 +53,7 @@ async function runPrinted(command: string, probe: string): Promise<{ code: numbe
     const r = await promisify(execFile)('bash', ['-c', `${command} -p ${probe} --allow-all-tools --no-auto-update < /dev/null`], {
       cwd: dir,
       timeout: 180_000,
-      env: {
-        PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
-        HOME: dir,
-        // the package the binary unpacks on first run, kept between runs
-        COPILOT_PKG_CACHE_HOME: join(tmpdir(), 'threadbase-copilot-pkg'),
-        COPILOT_OFFLINE: 'true',
-        COPILOT_AUTO_UPDATE: 'false',
-        COPILOT_PROVIDER_TYPE: 'anthropic',
-        COPILOT_PROVIDER_BASE_URL: standIn.url,
-        COPILOT_PROVIDER_API_KEY: 'test',
-        COPILOT_MODEL: 'claude-sonnet-4.5',
-        NO_COLOR: '1',
-      },
+      env: copilotOfflineEnv(dir, standIn.url, `${resolve('node_modules/.bin')}:${process.env.PATH}`),
     });
     return { code: 0, output: r.stdout + r.stderr };
   } catch (error) {

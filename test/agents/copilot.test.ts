@@ -26,6 +26,7 @@ import { convertSessionAll, type WrittenSession } from '../../src/convert/sessio
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
+import { copilotOfflineEnv } from '../helpers/agents.js';
 import { type AnthropicBlock, type AnthropicMessage, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { messageEntry, ONE_PIXEL_PNG } from '../helpers/sessions.js';
@@ -91,20 +92,7 @@ async function resume(id: string, prompt: string): Promise<void> {
   await run(BIN as string, [`--resume=${id}`, '-p', prompt, '--allow-all-tools', '--no-auto-update'], {
     cwd: project,
     timeout: 180_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: dir,
-      COPILOT_HOME: join(dir, '.copilot'),
-      // the package the binary unpacks on first run, kept between runs
-      COPILOT_PKG_CACHE_HOME: join(tmpdir(), 'threadbase-copilot-pkg'),
-      COPILOT_OFFLINE: 'true',
-      COPILOT_AUTO_UPDATE: 'false',
-      COPILOT_PROVIDER_TYPE: 'anthropic',
-      COPILOT_PROVIDER_BASE_URL: standIn.url,
-      COPILOT_PROVIDER_API_KEY: 'test',
-      COPILOT_MODEL: 'claude-sonnet-4.5',
-      NO_COLOR: '1',
-    },
+    env: copilotOfflineEnv(dir, standIn.url),
   });
 }
 

@@ -438,3 +438,24 @@ export async function createOpencodeDatabase(home: AgentDirs): Promise<void> {
 export function requestsSince(home: AgentHome, mark: number): AnthropicRequest[] {
   return home.standIn.messageRequests().slice(mark);
 }
+
+/**
+ * GitHub Copilot CLI's environment for a run offline against the Anthropic stand-in at `url`, in home
+ * `home` (its sessions under `home/.copilot`); the package the binary unpacks on its first run is kept
+ * between runs. `path`: the PATH it runs with.
+ */
+export function copilotOfflineEnv(home: string, url: string, path = process.env.PATH ?? ''): NodeJS.ProcessEnv {
+  return {
+    PATH: path,
+    HOME: home,
+    COPILOT_HOME: join(home, '.copilot'),
+    COPILOT_PKG_CACHE_HOME: join(tmpdir(), 'threadbase-copilot-pkg'),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false',
+    COPILOT_PROVIDER_TYPE: 'anthropic',
+    COPILOT_PROVIDER_BASE_URL: url,
+    COPILOT_PROVIDER_API_KEY: 'test',
+    COPILOT_MODEL: 'claude-sonnet-4.5',
+    NO_COLOR: '1',
+  };
+}
