@@ -4,6 +4,7 @@
  * or `meta.cancelled: true`. Each format reads its agent's own record of it into the mark and writes
  * the mark back in its agent's own form (CONVERT.md, "Refused and cancelled calls").
  */
+import { resultText } from '../model/tree.js';
 import type { Entry, ToolResultPart } from '../model/types.js';
 
 export type DeclinedMark = 'refused' | 'cancelled';
@@ -19,11 +20,6 @@ export function declinedMarkOf(p: Pick<ToolResultPart, 'meta'>): DeclinedMark | 
 export function markDeclined(p: ToolResultPart, mark: DeclinedMark): ToolResultPart {
   const { refused: _r, cancelled: _c, ...meta } = p.meta ?? {};
   return { ...p, isError: true, meta: { ...meta, [mark]: true } };
-}
-
-/** A result's text, its text items joined by newlines. */
-export function resultText(content: ToolResultPart['content']): string {
-  return typeof content === 'string' ? content : content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
 }
 
 /**

@@ -4,7 +4,16 @@
  */
 import { AmbiguousIdError, NotFoundError } from './errors.js';
 import { prefixOf } from './text.js';
-import type { BranchSummaryEntry, CompactionEntry, Entry, Message, Part, Session, ToolCallPart } from './types.js';
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  Entry,
+  Message,
+  Part,
+  Session,
+  ToolCallPart,
+  ToolResultPart,
+} from './types.js';
 
 export interface EntryIndex {
   byId: Map<string, Entry>;
@@ -301,6 +310,11 @@ export function messageText(m: Pick<Message, 'parts'>): string {
     .filter((p): p is Extract<Part, { type: 'text' }> => p.type === 'text')
     .map((p) => p.text)
     .join('\n');
+}
+
+/** A tool result's text: its text items joined by newlines (its images and files left out). */
+export function resultText(content: ToolResultPart['content']): string {
+  return typeof content === 'string' ? content : content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
 }
 
 /**

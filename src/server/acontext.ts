@@ -5,6 +5,7 @@
  */
 import { messageFromAnthropic } from '../convert/anthropic.js';
 import { messagesFromOpenAI } from '../convert/openai.js';
+import { resultText } from '../model/tree.js';
 import type { Entry, Message, MetadataEntry, Part, SessionInfo } from '../model/types.js';
 
 export type BlobFormat = 'anthropic' | 'openai';
@@ -149,8 +150,7 @@ export function acontextPart(p: Part): AcontextPart {
     case 'tool_result':
       return {
         type: 'tool-result',
-        text:
-          typeof p.content === 'string' ? p.content : p.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n'),
+        text: resultText(p.content),
         meta: { tool_call_id: p.callId, ...(p.isError ? { is_error: true } : {}) },
       };
   }

@@ -5,7 +5,8 @@
  * `interrupted` and `cancelled`), the result an `is_error` text in its own words. Older versions
  * wrote the words only.
  */
-import { type DeclinedMark, declinedMarkOf, markDeclined, resultText } from '../../convert/declined.js';
+import { type DeclinedMark, declinedMarkOf, markDeclined } from '../../convert/declined.js';
+import { resultText } from '../../model/tree.js';
 import type { Message } from '../../model/types.js';
 
 /** What Claude Code sends for a call the user refused in its permission prompt (its REJECT_MESSAGE). */

@@ -3,6 +3,7 @@
  * checkpoints) to model parts: text, thought parts (with thoughtSignature), inlineData, fileData,
  * functionCall and functionResponse.
  */
+import { resultText } from '../../model/tree.js';
 import type { Part, ToolResultContent, ToolResultPart } from '../../model/types.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -178,6 +179,5 @@ export const DECLINED_RESULT = '[Operation Cancelled] Reason: User denied execut
  * cancelled operation"). Neither ran.
  */
 export function cancelledMark(content: ToolResultPart['content']): { refused: true } | { cancelled: true } {
-  const text = typeof content === 'string' ? content : content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-  return text.trim() === DECLINED_RESULT ? { refused: true } : { cancelled: true };
+  return resultText(content).trim() === DECLINED_RESULT ? { refused: true } : { cancelled: true };
 }

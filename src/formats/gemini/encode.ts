@@ -8,8 +8,9 @@
  * chats.ts reads it back).
  */
 
+import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-tools.js';
-import { pathToLeaf } from '../../model/tree.js';
+import { pathToLeaf, resultText } from '../../model/tree.js';
 import type {
   CompactionEntry,
   Entry,
@@ -65,8 +66,7 @@ export function geminiPart(p: Part): JsonObject | undefined {
 /** What a result sends: `output` (or `error`), the response Gemini recorded when it had more keys. */
 function responseOf(p: ToolResultPart): JsonObject {
   if (p.meta?.response && typeof p.meta.response === 'object') return p.meta.response as JsonObject;
-  const text =
-    typeof p.content === 'string' ? p.content : p.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+  const text = resultText(p.content);
   return p.isError ? { error: text } : { output: text };
 }
 
@@ -195,7 +195,7 @@ function userRecord(enc: Encoder, e: Entry & { kind: 'message' }): JsonObject {
         // the reader times the results by their call's time (when Gemini CLI finished it)
         call.timestamp = e.timestamp;
         // a call the user declined, or one cancelled: `cancelled`, as Gemini CLI records one (its error the result)
-        const cancelled = p.meta?.refused === true || p.meta?.cancelled === true;
+        const cancelled = declinedMarkOf(p) !== undefined;
         call.status = cancelled
           ? 'cancelled'
           : p.isError

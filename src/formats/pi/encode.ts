@@ -5,9 +5,9 @@
  * results: pi keeps one toolResult message per result), and consecutive records of one API
  * response (same responseId) become one pi assistant message, as pi records a response.
  */
-import { declinedMarkOf, resultText } from '../../convert/declined.js';
+import { declinedMarkOf } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
-import { currentLeaf, indexEntries } from '../../model/tree.js';
+import { currentLeaf, indexEntries, resultText } from '../../model/tree.js';
 import type {
   Entry,
   Message,

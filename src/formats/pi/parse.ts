@@ -5,10 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { resultText } from '../../convert/declined.js';
 import { providerCallOf } from '../../convert/provider-tools.js';
 import { prefixOf } from '../../model/text.js';
-import { countMessages, messageText } from '../../model/tree.js';
+import { countMessages, messageText, resultText } from '../../model/tree.js';
 import type {
   Entry,
   ImagePart,
