@@ -1,6 +1,6 @@
 /**
  * localCommand, the one source of it: the HTML and Markdown export call it, and the web viewer's
- * asset `local-command.js` is this function's own code (localCommandModule), as readable-json.js is.
+ * asset `local-command.js` is this function's own code (functionModule in src/server/web/index.ts), as readable-json.js is.
  * It must stay self-contained: no imports and nothing from outside its body.
  */
 
@@ -27,12 +27,4 @@ export function localCommand(text: string): LocalCommand | undefined {
   const out = text.match(/^\s*<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>\s*$/);
   if (out) return { kind: out[1] === 'stderr' ? 'stderr' : 'stdout', text: out[2] ?? '' };
   return undefined;
-}
-
-/** localCommand as an ES module for the browser (the viewer's `local-command.js`), as readableJsonModule makes its own. */
-export function localCommandModule(): string {
-  return `// served from src/export/local-command.ts (localCommand's code as the server runs it)
-const __name = (fn) => fn;
-export const localCommand = ${localCommand.toString()};
-`;
 }

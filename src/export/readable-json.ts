@@ -1,7 +1,7 @@
 /**
  * readableJson, the one source of it: the HTML export calls it, and the web viewer's asset
  * `readable-json.js` is this function's own code, serialised when the server serves it
- * (readableJsonModule), so the viewer and the export read tool output alike. It must stay
+ * (functionModule in src/server/web/index.ts), so the viewer and the export read tool output alike. It must stay
  * self-contained: no imports and nothing from outside its body.
  */
 
@@ -46,16 +46,4 @@ export function readableJson(text: string): string | undefined {
   };
   emit(value, '', '');
   return multiline ? out.join('\n') : undefined;
-}
-
-/**
- * readableJson as an ES module for the browser (the viewer's `readable-json.js`): the function's own
- * code as the running server has it (tsc's or esbuild's JavaScript of it). esbuild, which runs the
- * source under tsx, names inner functions through a `__name` helper of its module: given here.
- */
-export function readableJsonModule(): string {
-  return `// served from src/export/readable-json.ts (readableJson's code as the server runs it)
-const __name = (fn) => fn;
-export const readableJson = ${readableJson.toString()};
-`;
 }

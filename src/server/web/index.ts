@@ -8,8 +8,8 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import escapeHtml from 'escape-html';
 import { type Env, Hono } from 'hono';
-import { localCommandModule } from '../../export/local-command.js';
-import { readableJsonModule } from '../../export/readable-json.js';
+import { localCommand } from '../../export/local-command.js';
+import { readableJson } from '../../export/readable-json.js';
 import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
 
 export { WebData } from './data.js';
@@ -38,6 +38,18 @@ export const READABLE_JSON_ASSET = 'readable-json.js';
 /** The asset that is no file: localCommand, served from its TypeScript source. */
 export const LOCAL_COMMAND_ASSET = 'local-command.js';
 
+/**
+ * A function the export and the viewer share as an ES module for the browser: its own code as the
+ * running server has it (tsc's or esbuild's JavaScript of it), so it is not kept twice. esbuild, which
+ * runs the source under tsx, names inner functions through a `__name` helper of its module: given here.
+ */
+function functionModule(name: string, fn: (...args: never[]) => unknown, source: string): string {
+  return `// served from ${source} (${name}'s code as the server runs it)
+const __name = (fn) => fn;
+export const ${name} = ${fn.toString()};
+`;
+}
+
 let cached: Map<string, string> | undefined;
 function loadAssets(): Map<string, string> {
   if (cached) return cached;
@@ -46,9 +58,8 @@ function loadAssets(): Map<string, string> {
   for (const name of readdirSync(dir)) {
     if (CONTENT_TYPES[extname(name)]) files.set(name, readFileSync(join(dir, name), 'utf8'));
   }
-  // made from the export's TypeScript, not kept twice (src/export/readable-json.ts)
-  files.set(READABLE_JSON_ASSET, readableJsonModule());
-  files.set(LOCAL_COMMAND_ASSET, localCommandModule());
+  files.set(READABLE_JSON_ASSET, functionModule('readableJson', readableJson, 'src/export/readable-json.ts'));
+  files.set(LOCAL_COMMAND_ASSET, functionModule('localCommand', localCommand, 'src/export/local-command.ts'));
   cached = files;
   return files;
 }
