@@ -11,7 +11,7 @@ import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/d
 import { UnsupportedError } from '../model/errors.js';
 import { resumeContextOf } from '../model/resume.js';
 import { type SideChainChild, sideChainChildren } from '../model/side-chains.js';
-import { branches, currentLeaf, indexEntries, messageText, pathTo, pathToLeaf } from '../model/tree.js';
+import { branches, currentLeaf, indexEntries, messageText, notAppliedOnResume, pathTo, pathToLeaf } from '../model/tree.js';
 import type { CompactionEntry, Entry, Session, SessionInfo, SourceName } from '../model/types.js';
 import { THREADBASE_SOURCE } from '../stores/shared.js';
 import { asLossLine, conversionLosses, lossPrefix } from './losses.js';
@@ -61,7 +61,7 @@ export function sessionAlongPath(session: Session, at?: string, target?: SourceN
   const full = pathToLeaf(session, at);
   const foreign = target !== undefined && target !== session.source;
   // a compaction the source agent does not resume from is no part of what the target resumes, unless asked for itself
-  const pathToAt = foreign ? full.filter((e) => !isDormant(e) || e.id === at) : full;
+  const pathToAt = foreign ? full.filter((e) => !notAppliedOnResume(e) || e.id === at) : full;
   const path = foreign ? withKeptMessages(session, pathToAt) : pathToAt;
   const linked = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
   const entries = target === undefined ? linked : withSummaryTexts(session, linked, target);
@@ -324,9 +324,6 @@ function toolCallIdsOf(entries: readonly Entry[]): Set<string> {
   return ids;
 }
 
-/** A compaction its agent does not apply on resume (CompactionEntry.appliedOnResume). */
-const isDormant = (e: Entry): boolean => e.kind === 'compaction' && e.appliedOnResume === false;
-
 function withWarning<T extends SessionInfo>(written: T, warning: string): T {
   const earlier = Array.isArray(written.meta?.warnings) ? (written.meta.warnings as unknown[]) : [];
   return { ...written, meta: { ...(written.meta ?? {}), warnings: [...earlier, warning] } };
@@ -473,7 +470,8 @@ export async function convertSessionAll(
   // a compaction the source agent does not apply on resume that a path leaves out (sessionAlongPath): said
   const writeAlong = async (at: string | undefined, first: boolean) => {
     const written = await write(along(at, first));
-    const left = session.source === target.name ? [] : pathToLeaf(session, at).filter((e) => isDormant(e) && e.id !== at);
+    const left =
+      session.source === target.name ? [] : pathToLeaf(session, at).filter((e) => notAppliedOnResume(e) && e.id !== at);
     if (!left.length) return written;
     const how = target.capabilities.branch ? '; --all-branches keeps it beside the path' : '';
     return withWarning(

@@ -200,6 +200,11 @@ export function contextFromLeadingSystem(messages: Message[]): Context {
   return ctx;
 }
 
+/** A compaction its agent does not apply when it resumes the session (CompactionEntry.appliedOnResume). */
+export function notAppliedOnResume(e: Entry): boolean {
+  return e.kind === 'compaction' && e.appliedOnResume === false;
+}
+
 /**
  * The message list a model sees when the session is resumed at a leaf: the path from the root,
  * with the latest compaction on it applied (summary, then the kept entries, then what follows),
@@ -224,7 +229,7 @@ export function buildContext(session: Pick<Session, 'entries' | 'leafId'>, opts:
   for (let i = path.length - 1; i >= 0; i--) {
     const e = path[i];
     // one the agent does not resume from counts only where it is asked for itself
-    if (e?.kind === 'compaction' && (e.appliedOnResume !== false || opts.leafId === e.id)) {
+    if (e?.kind === 'compaction' && (!notAppliedOnResume(e) || opts.leafId === e.id)) {
       compactionIdx = i;
       break;
     }

@@ -116,11 +116,6 @@ export interface WithCompaction {
   entries: Entry[];
 }
 
-/** Whether a compaction entry is one the agent does not apply when it resumes the session. */
-export function notAppliedOnResume(e: Entry): boolean {
-  return e.kind === 'compaction' && e.appliedOnResume === false;
-}
-
 /**
  * The entries with Cline's compaction (its state file, if any) put in after the last message it
  * covers, in the chain as other agents' compactions are (pi's compaction entry, Claude Code's

@@ -13,8 +13,8 @@
 import { AnthropicToolIds, partToAnthropicBlock } from '../../convert/anthropic.js';
 import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
+import { notAppliedOnResume } from '../../model/tree.js';
 import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
-import { notAppliedOnResume } from './compaction.js';
 import { isObject, type JsonObject } from './salvage.js';
 
 type Wire = 'user' | 'assistant';
