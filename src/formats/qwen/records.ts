@@ -366,6 +366,45 @@ async function gatherFrom(
   return { g, warnings, offset, firstLine };
 }
 
+/**
+ * Usage-only records of a sub-agent's transcript merged into the call record that follows. Qwen Code
+ * records a sub-agent's round as its text record (thoughts, text, usageMetadata) then one record per
+ * call (attachJsonlTranscriptWriter: onRoundText, onToolCall); a round with calls and no text leaves a
+ * text record of no parts, only the round's usage. Such a record (no `threadbase` of ours) whose one
+ * child is an assistant record without usage is that child's response: the child takes its usage
+ * (and model) and its place in the chain, so no empty reply shows and the tokens are counted once as
+ * before. Returns the merged records by the child's uuid and the uuids merged away.
+ */
+function usageOnlyMerges(g: Gathered): { into: Map<string, JsonObject>; dropped: Set<string> } {
+  const into = new Map<string, JsonObject>();
+  const dropped = new Set<string>();
+  const children = new Map<string, string[]>();
+  for (const [uuid, frags] of g.fragments) {
+    const parent = frags[0]?.parentUuid;
+    if (typeof parent === 'string' && parent !== uuid) children.set(parent, [...(children.get(parent) ?? []), uuid]);
+  }
+  for (const [uuid, frags] of g.fragments) {
+    const u = joined(frags);
+    const parts = isObject(u.message) && Array.isArray(u.message.parts) ? u.message.parts : [];
+    if (u.type !== 'assistant' || parts.length || !isObject(u.usageMetadata) || u.threadbase !== undefined) continue;
+    const kids = children.get(uuid) ?? [];
+    const childFrags = kids.length === 1 ? g.fragments.get(kids[0] as string) : undefined;
+    if (!childFrags) continue;
+    const c = joined(childFrags);
+    if (c.type !== 'assistant' || c.usageMetadata !== undefined || c.threadbase !== undefined) continue;
+    into.set(kids[0] as string, {
+      ...c,
+      parentUuid: u.parentUuid,
+      usageMetadata: u.usageMetadata,
+      ...(c.model === undefined && u.model !== undefined ? { model: u.model } : {}),
+      // several records as one: a copy within Qwen Code writes the entry, not one record as it was (encode.ts ownRecord)
+      fragments: [...frags, ...childFrags],
+    });
+    dropped.add(uuid);
+  }
+  return { into, dropped };
+}
+
 /** The gathered records as entries, in the order of their first fragments; how many each made. */
 function entriesOf(
   g: Gathered,
@@ -377,8 +416,13 @@ function entriesOf(
 ) {
   const entries: Entry[] = [];
   const counts = new Map<string, number>();
+  const merges = usageOnlyMerges(g);
   for (const [uuid, frags] of g.fragments) {
-    const rec = joined(frags);
+    if (merges.dropped.has(uuid)) {
+      counts.set(uuid, 0);
+      continue;
+    }
+    const rec = merges.into.get(uuid) ?? joined(frags);
     let parentId = (rec.parentUuid as string | null) ?? null;
     if (parentId !== null && !g.fragments.has(parentId)) {
       const resolved = resolveParent(parentId);
