@@ -46,8 +46,11 @@ export function decodeThread(dataType: string, data: Buffer | string): { thread?
 
 export class ZedDriver extends DriverBase {
   readonly name = SOURCE;
-  /** 1: row and thread times in one form (UTC, `Z`) */
-  readonly readerVersion = 1;
+  /**
+   * 1: row and thread times in one form (UTC, `Z`); 2: a message without a Zed id is named after its
+   * thread (`<thread id>:m<n>`), no copy of another thread's
+   */
+  readonly readerVersion = 2;
   readonly capabilities: DriverCapabilities = READ_ONLY_CAPABILITIES;
   private cache = new Map<string, { updatedAt: string; session: Session }>();
 

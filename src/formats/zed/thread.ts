@@ -134,6 +134,14 @@ function signatureOf(sig: unknown, model?: { model?: string; provider?: string }
   return anthropic ? { signature: sig } : { meta: { signature: sig, signatureProvider: model?.provider } };
 }
 
+/**
+ * The id of a message Zed gives none of its own (an agent message, a Resume, a legacy message): its
+ * place `m<n>` after its thread's id. Every entry has its thread's time (Zed keeps none per message), so
+ * a place alone would be the same id and time in another thread saved in the same millisecond, which
+ * the index takes for a copy of one entry (searched and counted once, src/stores/sqlite/copies.ts).
+ */
+const placed = (threadId: string, n: number | string): string => `${threadId}:m${n}`;
+
 interface Built {
   entries: Entry[];
   warnings: ParseWarning[];
@@ -195,7 +203,7 @@ function buildCurrent(
           if (img) parts.push(img);
         } else parts.push({ type: 'text', text: '', meta: { zedContent: c } });
       }
-      const id = str(body.id) ?? `m${i}`;
+      const id = str(body.id) ?? placed(place.id, i);
       turnUser = str(body.id);
       add(id, { role: 'user', parts }, m);
     } else if (kind === 'Agent' && isObject(body)) {
@@ -222,14 +230,15 @@ function buildCurrent(
       };
       if (body.reasoning_details !== undefined && body.reasoning_details !== null)
         message.meta = { reasoningDetails: body.reasoning_details };
-      add(`m${i}`, message, m);
+      const id = placed(place.id, i);
+      add(id, message, m);
       lastAgent = message;
       const results = isObject(body.tool_results) ? Object.entries(body.tool_results) : [];
       if (results.length) {
-        add(`m${i}:results`, { role: 'tool', parts: results.map(([k, r]) => toolResult(isObject(r) ? r : {}, k)) }, undefined);
+        add(`${id}:results`, { role: 'tool', parts: results.map(([k, r]) => toolResult(isObject(r) ? r : {}, k)) }, undefined);
       }
     } else if (kind === 'Resume') {
-      add(`m${i}`, { role: 'user', parts: [{ type: 'text', text: RESUME_TEXT }], meta: { zedResume: true } }, m);
+      add(placed(place.id, i), { role: 'user', parts: [{ type: 'text', text: RESUME_TEXT }], meta: { zedResume: true } }, m);
     } else warnings.push({ ...place, message: `message ${i}: unknown kind ${JSON.stringify(kind)}` });
   });
   closeTurn();
@@ -271,7 +280,7 @@ function buildLegacy(
     const results = (Array.isArray(m.tool_results) ? m.tool_results.filter(isObject) : []).map((r, k) =>
       toolResult(r, `m${i}:${k}`),
     );
-    const id = `m${typeof m.id === 'number' ? m.id : i}`;
+    const id = placed(place.id, typeof m.id === 'number' ? m.id : i);
     const meta = m.is_hidden === true ? { hidden: true } : undefined;
     if (role === 'assistant') {
       const message: Message = {
