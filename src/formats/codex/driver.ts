@@ -93,8 +93,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 4: a rollback counts the user turns in the last compaction's history too (reaching into it, it continues
    *    from the compaction and records the turns it dropped there; the trim of injected context reaches back to it);
    * 5: a user message threadbase wrote for a branch summary (the item's `threadbase.branchSummary`) is that branch summary.
+   * 6: an output in codex's words for a refused or cancelled call is marked `meta.refused` / `meta.cancelled` (denials.ts).
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

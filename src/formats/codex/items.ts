@@ -3,8 +3,11 @@
  * messages. Shapes from openai/codex codex-rs/protocol/src/models.rs (ResponseItem, ContentItem,
  * FunctionCallOutputPayload) and checked against rollouts the real codex-cli 0.169.0 wrote.
  */
+import { markDeclined } from '../../convert/declined.js';
+import { resultText } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { parseJson } from '../shared/jsonl.js';
+import { codexDeclinedMark } from './denials.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -235,8 +238,11 @@ export function itemToMessage(item: JsonObject): Message | undefined {
     }
     case 'function_call_output':
     case 'custom_tool_call_output': {
-      const part = outputToResult(str(item.call_id) ?? '', item.output);
+      let part = outputToResult(str(item.call_id) ?? '', item.output);
       if (type === 'custom_tool_call_output') part.meta = { codexCustomTool: true };
+      // a call the user refused or that was cancelled, by codex's words for it (denials.ts)
+      const mark = codexDeclinedMark(resultText(part.content));
+      if (mark) part = markDeclined(part, mark);
       return { role: 'tool', parts: [part] };
     }
     default:

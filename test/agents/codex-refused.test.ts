@@ -1,0 +1,139 @@
+/**
+ * Refused and cancelled calls and the real codex 0.171 (against the loopback Responses stand-in):
+ * - its app-server, the client declining the approval of an escalated `exec_command` and then
+ *   interrupting a running one, records them in its words (src/formats/codex/denials.ts): threadbase
+ *   reads them as refused and cancelled;
+ * - Gemini CLI's refused and cancelled calls written into codex take codex's words ("rejected by
+ *   user", "aborted"): resumed (`codex exec resume`), codex sends them so, as threadbase's context has them.
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODEX_CANCELLED, CODEX_REFUSED } from '../../src/formats/codex/denials.js';
+import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { CODEX_BIN, type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { promptOfRequest, type ResponsesItem, type ResponsesRule, shellCall } from '../helpers/openai-responses-standin.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
+
+/** `ESCALATE: <cmd>`: the shell call asking to run outside the sandbox, which needs the user's approval. */
+const escalate: ResponsesRule = (req) => {
+  const m = /^ESCALATE: (.+)$/.exec(promptOfRequest(req) ?? '');
+  const call = m ? shellCall(req, m[1] as string) : undefined;
+  if (!call) return undefined;
+  return {
+    functionCall: { ...call, arguments: { ...call.arguments, sandbox_permissions: 'require_escalated', justification: 'write' } },
+  };
+};
+
+let home: CodexAgentHome;
+let driver: CodexDriver;
+beforeAll(async () => {
+  home = await setupCodexAgentHome({ responsesRules: [escalate] });
+  driver = new CodexDriver(home.env);
+}, 60_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+
+/**
+ * One thread on codex's app-server (read-only sandbox, approvals on request): a turn whose escalated
+ * command the client declines, then a turn whose running command it interrupts. The thread's id.
+ */
+async function declineThenInterrupt(): Promise<string> {
+  const child = spawn(CODEX_BIN, ['app-server'], {
+    cwd: home.project,
+    env: { PATH: process.env.PATH, HOME: home.root, CODEX_HOME: home.codexHome, RUST_LOG: 'error', NO_COLOR: '1' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+  const replies = new Map<number, (m: Message) => void>();
+  const waiting: { method: string; done: (m: Message) => void }[] = [];
+  createInterface({ input: child.stdout }).on('line', (l) => {
+    const m = JSON.parse(l) as Message;
+    if (m.method && m.id !== undefined) {
+      // an approval request: the user says no
+      send({ id: m.id, result: { decision: 'decline' } });
+    } else if (m.method) {
+      const i = waiting.findIndex((w) => w.method === m.method);
+      if (i >= 0) waiting.splice(i, 1)[0]?.done(m);
+    } else if (typeof m.id === 'number') replies.get(m.id)?.(m);
+  });
+  let next = 0;
+  const call = (method: string, params: unknown) =>
+    new Promise<Record<string, unknown>>((done, fail) => {
+      const id = ++next;
+      replies.set(id, (r) =>
+        r.error ? fail(new Error(`${method}: ${JSON.stringify(r.error)}`)) : done(r.result as Record<string, unknown>),
+      );
+      send({ id, method, params });
+    });
+  const notice = (method: string) => new Promise<Message>((done) => waiting.push({ method, done }));
+  try {
+    await call('initialize', { clientInfo: { name: 'threadbase-test', title: null, version: '0' } });
+    send({ method: 'initialized' });
+    const started = await call('thread/start', { cwd: home.project, approvalPolicy: 'on-request', sandbox: 'read-only' });
+    const threadId = (started.thread as { id: string }).id;
+    let completed = notice('turn/completed');
+    await call('turn/start', { threadId, input: [{ type: 'text', text: 'ESCALATE: touch made.txt' }] });
+    await completed;
+    completed = notice('turn/completed');
+    const running = notice('item/started');
+    const turn = await call('turn/start', { threadId, input: [{ type: 'text', text: 'RUN: sleep 30' }] });
+    await running;
+    await new Promise((r) => setTimeout(r, 1000));
+    await call('turn/interrupt', { threadId, turnId: (turn.turn as { id: string }).id });
+    await completed;
+    return threadId;
+  } finally {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.stdin.end();
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const results = (s: Session | undefined): ToolResultPart[] =>
+  (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+const outputs = (items: readonly ResponsesItem[]) =>
+  items.filter((i) => i.type === 'function_call_output').map((i) => ({ call_id: i.call_id, output: i.output }));
+
+describe('refused calls and the real codex', () => {
+  it('a call whose approval the user declined reads as refused, one the user interrupted as cancelled', async () => {
+    const id = await declineThenInterrupt();
+    const s = await driver.getSession(id);
+    expect(results(s).map((r) => [r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
+      [true, true, undefined],
+      [true, undefined, true],
+    ]);
+  }, 120_000);
+
+  it("Gemini CLI's refused and cancelled calls are written in codex's words and resumed so", async () => {
+    const session = geminiDeclinedSession({
+      project: home.project,
+      model: 'gemini-2.5-pro',
+      tool: 'run_shell_command',
+      cancelledToo: true,
+    });
+    const info = await driver.writeSession(session);
+    const written = await driver.getSession(info.id);
+    const ours = outputs(contextToResponses(buildContext(written as Session)).input);
+    expect(ours).toEqual([
+      { call_id: 'call_a', output: CODEX_REFUSED },
+      { call_id: 'call_b', output: CODEX_CANCELLED },
+    ]);
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', info.id, 'probe gemini refusal']);
+    const req = home.responses
+      .responseRequests()
+      .slice(mark)
+      .find((r) => promptOfRequest(r) === 'probe gemini refusal');
+    if (!req) throw new Error('codex sent no request for the probe');
+    expect(outputs(req.input)).toEqual(ours);
+  }, 120_000);
+});

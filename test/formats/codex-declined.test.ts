@@ -1,0 +1,115 @@
+/**
+ * Calls the user refused or that were cancelled, in codex's words (src/formats/codex/denials.ts):
+ * test/fixtures/codex/declined-home is what the real codex 0.171 app-server recorded when its client
+ * declined the approval of an escalated `exec_command` (`exec_command failed: CreateProcess { message:
+ * "Rejected(\"rejected by user\")" }`) and then interrupted a running `sleep 20` ("Wall time: 1.4
+ * seconds\naborted by user"). They read as refused and cancelled (errors); another agent's refused or
+ * cancelled result is written in codex's words ("rejected by user", "aborted") and read back so.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { conversionLosses } from '../../src/convert/losses.js';
+import { CODEX_CANCELLED, CODEX_REFUSED, codexDeclinedMark } from '../../src/formats/codex/denials.js';
+import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
+import '../../src/formats/all.js';
+
+const REAL_HOME = resolve('test/fixtures/codex/declined-home');
+const REAL_ID = '01a218a3-3d21-7243-94da-32f24d403112';
+
+const results = (s: Session | undefined): ToolResultPart[] =>
+  (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+const marks = (r: ToolResultPart) => [r.isError, r.meta?.refused, r.meta?.cancelled];
+
+let root: string;
+let env: DriverEnv;
+beforeEach(async () => {
+  root = await fs.mkdtemp(join(tmpdir(), 'tb-codex-declined-'));
+  env = { home: root, env: { CODEX_HOME: join(root, '.codex') } };
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('codex refused and cancelled calls', () => {
+  it("reads codex 0.171's declined exec_command as refused and its interrupted one as cancelled", async () => {
+    const s = await new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: REAL_HOME } }).getSession(REAL_ID);
+    expect(results(s).map((r) => [r.callId, ...marks(r)])).toEqual([
+      ['call_standin_0001', true, true, undefined],
+      ['call_standin_0003', true, undefined, true],
+    ]);
+  });
+
+  it("knows codex's words for a refusal and a cancellation, and nothing else", () => {
+    for (const t of [
+      'rejected by user',
+      'exec command rejected by user',
+      'patch rejected by user',
+      'user rejected MCP tool call',
+      'write_stdin failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }',
+    ])
+      expect(codexDeclinedMark(t), t).toBe('refused');
+    for (const t of [
+      'aborted',
+      'aborted by user after 27.2s',
+      'Wall time: 0.1 seconds\naborted by user',
+      'user cancelled MCP tool call',
+      'MCP tool call cancelled before approval',
+    ])
+      expect(codexDeclinedMark(t), t).toBe('cancelled');
+    for (const t of ['Process exited with code 1', 'aborted by user after a while', 'echo rejected by user', ''])
+      expect(codexDeclinedMark(t), t).toBeUndefined();
+  });
+
+  it("writes another agent's refused and cancelled results in codex's words, read back marked", async () => {
+    const driver = new CodexDriver(env);
+    const info = await driver.writeSession(
+      geminiDeclinedSession({ project: root, model: 'gemini-2.5-pro', tool: 'run_shell_command', cancelledToo: true }),
+    );
+    const lines = (await fs.readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });
+    const outputs = lines.filter((l) => l.payload.type === 'function_call_output').map((l) => l.payload.output);
+    expect(outputs).toEqual([CODEX_REFUSED, CODEX_CANCELLED]);
+    const back = await driver.getSession(info.id);
+    expect(results(back).map(marks)).toEqual([
+      [true, true, undefined],
+      [true, undefined, true],
+    ]);
+    // and sent so: the context codex would send has codex's words
+    const sent = contextToResponses(buildContext(back as Session)).input.filter((i) => i.type === 'function_call_output');
+    expect(sent.map((i) => i.output)).toEqual([CODEX_REFUSED, CODEX_CANCELLED]);
+  });
+
+  it("keeps a marked result's own words when they are already codex's", async () => {
+    const driver = new CodexDriver(env);
+    const session = geminiDeclinedSession({ project: root, model: 'm', tool: 'apply_patch', cancelledToo: true });
+    for (const e of session.entries)
+      if (e.kind === 'message')
+        for (const p of e.message.parts)
+          if (p.type === 'tool_result') p.content = p.meta?.refused ? 'patch rejected by user' : 'aborted by user after 2.0s';
+    const info = await driver.writeSession(session);
+    const outputs = (await fs.readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { payload: Record<string, unknown> })
+      .filter((l) => l.payload.type === 'function_call_output')
+      .map((l) => l.payload.output);
+    expect(outputs).toEqual(['patch rejected by user', 'aborted by user after 2.0s']);
+  });
+
+  it("convert says how many results it wrote in codex's words", () => {
+    const session = geminiDeclinedSession({ project: root, model: 'm', tool: 'run_shell_command', cancelledToo: true });
+    expect(conversionLosses(session, 'codex').filter((l) => l.includes('refused or cancelled'))).toEqual([
+      expect.stringMatching(/refused or cancelled calls' results written in codex's words .*\(2\)$/),
+    ]);
+  });
+});
