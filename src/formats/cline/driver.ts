@@ -114,8 +114,9 @@ export class ClineDriver extends DriverBase {
    * 4: an extension task's task_metadata.json (models in use, files in context) and its own modelInfo and metrics;
    * 5: a sub-agent's call from the session that ran it, the last with its task before it started;
    * 6: the compaction in the chain again, one Cline does not resume from marked `appliedOnResume: false`
+   * 7: a call whose approval was not granted marked `refused` (or `cancelled`, dropped unasked) (denials.ts)
    */
-  readonly readerVersion = 6;
+  readonly readerVersion = 7;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

@@ -11,10 +11,12 @@
  * reads it back.
  */
 import { AnthropicToolIds, partToAnthropicBlock } from '../../convert/anthropic.js';
+import { declinedMarkOf } from '../../convert/declined.js';
 import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { notAppliedOnResume } from '../../model/tree.js';
 import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { clineDeclinedContent, clineDeclinedMark } from './denials.js';
 import { isObject, type JsonObject } from './salvage.js';
 
 type Wire = 'user' | 'assistant';
@@ -74,7 +76,12 @@ function blockOf(p: Part): JsonObject | undefined {
   if (media) return media;
   const b = partToAnthropicBlock(p, { dropEmptyText: false }) as JsonObject | undefined;
   if (!b || p.type !== 'tool_result') return b;
-  if (p.meta?.clineContent !== undefined) b.content = p.meta.clineContent;
+  const mark = declinedMarkOf(p);
+  if (mark && clineDeclinedMark(resultText(p)) !== mark) {
+    // a refused or cancelled call in Cline's words, unless already (denials.ts)
+    b.content = clineDeclinedContent(mark);
+    b.is_error = true;
+  } else if (p.meta?.clineContent !== undefined) b.content = p.meta.clineContent;
   else if (Array.isArray(p.content) && p.content.some((c) => clineMediaBlock(c)))
     b.content = p.content.map((c) => clineMediaBlock(c) ?? partToAnthropicBlock(c));
   if (p.name) b.name = p.name;

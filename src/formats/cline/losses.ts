@@ -1,6 +1,8 @@
 /** What Cline cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
+import { rewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { pairToolCalls } from '../../model/tree.js';
+import { clineDeclinedMark } from './denials.js';
 
 export function describeClineLosses({ foreign, counts: c, say }: LossReport): void {
   say(
@@ -14,6 +16,10 @@ export function describeClineLosses({ foreign, counts: c, say }: LossReport): vo
   say(
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note Cline sends in their turn",
+  );
+  say(
+    rewordedResults(foreign, clineDeclinedMark),
+    "refused or cancelled calls' results written in Cline's words for them (as it records its own); their own words not kept",
   );
   const messages = foreign.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
   const pairing = pairToolCalls(messages);

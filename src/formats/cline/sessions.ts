@@ -13,6 +13,7 @@
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { partFromAnthropicBlock } from '../../convert/anthropic.js';
+import { markDeclined } from '../../convert/declined.js';
 import { countMessages, firstUserLine } from '../../model/tree.js';
 import type {
   Entry,
@@ -28,6 +29,7 @@ import type {
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
 import { compactionFileOf, withCompactionState } from './compaction.js';
+import { clineDeclinedMark } from './denials.js';
 import { clineInjectedKind } from './injected.js';
 import { arrayOfKey, isObject, type JsonObject, readJsonObject, salvageArray } from './salvage.js';
 
@@ -88,9 +90,13 @@ export function partOf(block: unknown, role: string): Part {
     const name = str(block.name);
     const media = Array.isArray(c) ? resultBlocks(c) : undefined;
     const withContent = part.type === 'tool_result' && media ? { ...part, content: media } : part;
-    return withContent.type === 'tool_result' && name
-      ? { ...withContent, name, meta: dropKey(withContent.meta, 'name') }
-      : withContent;
+    const named =
+      withContent.type === 'tool_result' && name
+        ? { ...withContent, name, meta: dropKey(withContent.meta, 'name') }
+        : withContent;
+    // a call whose approval was not granted: refused, or dropped unasked (denials.ts)
+    const mark = named.type === 'tool_result' && named.isError && typeof c === 'string' ? clineDeclinedMark(c) : undefined;
+    return mark && named.type === 'tool_result' ? markDeclined(named, mark) : named;
   }
   return partFromAnthropicBlock(block);
 }

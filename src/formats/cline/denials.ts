@@ -1,0 +1,38 @@
+/**
+ * Cline's record of a call that did not run: when a call's approval is not granted, @cline/agents'
+ * runtime (prepareToolExecution) skips it with `${reason ?? "Tool was not executed"} -- ${suffix}` and
+ * records the error result `{"error": <that>}` (its JSON text, `is_error`). The CLI's TUI gives the reason
+ * "This tool call was rejected by the user and not executed." when the user denies it ([n] Deny, or
+ * dismissing the prompt); a headless run with `--auto-approve false` "Tool \"<name>\" requires approval
+ * in a TTY session"; no reason at all when no one was asked (the UI closing while calls wait). Checked
+ * against the real cline 3.0.65 (@cline/shared 0.0.86, its constants below).
+ */
+import type { DeclinedMark } from '../../convert/declined.js';
+
+/** @cline/shared's suffix of every call whose approval was not granted. */
+export const CLINE_NOT_APPROVED_SUFFIX = 'NOT a tool or system failure. Clarify with user before proceeding.';
+/** @cline/shared's reason for a call the user denied. */
+export const CLINE_REJECTED = 'This tool call was rejected by the user and not executed.';
+/** The runtime's reason for a call not approved with no reason given: dropped, not refused. */
+export const CLINE_NOT_EXECUTED = 'Tool was not executed';
+
+/** The error text Cline records (as `{"error": …}`) for a call not approved for `reason`. */
+export const clineSkipped = (reason: string): string => `${reason} -- ${CLINE_NOT_APPROVED_SUFFIX}`;
+
+/** A refused or cancelled call's result content as Cline records one (a string: its JSON text). */
+export function clineDeclinedContent(mark: DeclinedMark): string {
+  return JSON.stringify({ error: clineSkipped(mark === 'refused' ? CLINE_REJECTED : CLINE_NOT_EXECUTED) });
+}
+
+/** The mark of an error result's text: Cline's record of a call whose approval was not granted. */
+export function clineDeclinedMark(text: string): DeclinedMark | undefined {
+  let error: unknown;
+  try {
+    const json: unknown = JSON.parse(text);
+    error = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { error?: unknown }).error : undefined;
+  } catch {
+    return undefined;
+  }
+  if (typeof error !== 'string' || !error.endsWith(` -- ${CLINE_NOT_APPROVED_SUFFIX}`)) return undefined;
+  return error === clineSkipped(CLINE_NOT_EXECUTED) ? 'cancelled' : 'refused';
+}

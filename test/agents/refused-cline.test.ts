@@ -1,0 +1,100 @@
+/**
+ * Refused and cancelled calls and the real cline (3.0.65, against the loopback stand-in):
+ * - a call cline's own permission rules refused (a headless run with `--auto-approve false`: "requires
+ *   approval in a TTY session") reads as refused, and resumed cline sends it as threadbase's context has it;
+ * - Gemini CLI's refused and cancelled calls written into Cline become Cline's own ("This tool call was
+ *   rejected by the user and not executed.", "Tool was not executed", each `-- NOT a tool or system
+ *   failure. …`, as its JSON error): read back marked so, and resumed, cline sends them as our context says.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClineDriver } from '../../src/formats/cline/index.js';
+import type { ToolResultPart } from '../../src/model/types.js';
+import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
+import { runCliOk } from '../helpers/cli.js';
+import {
+  type ClineHome,
+  messageItems as items,
+  resumeCline,
+  resumedRequest,
+  runCline,
+  setupClineHome,
+} from '../helpers/cline.js';
+import { newestSession } from '../helpers/conversions.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
+
+const SUFFIX = ' -- NOT a tool or system failure. Clarify with user before proceeding.';
+let home: ClineHome;
+let driver: ClineDriver;
+beforeAll(async () => {
+  home = await setupClineHome({
+    rules: [
+      (req) => {
+        const m = /RUN: (.+)/.exec(textOf(req.messages.at(-1)));
+        const last = req.messages.at(-1);
+        const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
+        const tool = req.tools?.find((t) => t.name === 'run_commands');
+        if (!m || !tool || answered) return undefined;
+        return { toolUse: { name: tool.name, input: { commands: [(m[1] as string).trim()] } } };
+      },
+    ],
+  });
+  driver = new ClineDriver(home.env);
+});
+afterAll(async () => {
+  await home?.close();
+});
+
+async function results(id: string): Promise<ToolResultPart[]> {
+  const s = await driver.getSession(id);
+  return (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+}
+
+async function ourContext(id: string): Promise<string[]> {
+  const ctx = JSON.parse(await runCliOk(home.env, ['context', id, '--source', 'cline', '--format', 'anthropic'])) as {
+    messages: AnthropicMessage[];
+  };
+  return ctx.messages.flatMap(items);
+}
+
+/** What cline sent of the session resumed with `probe` (without the probe). */
+async function resumed(id: string, probe: string): Promise<string[]> {
+  await resumeCline(home, id, probe);
+  return resumedRequest(home, probe).messages.flatMap(items);
+}
+
+const sentResults = (sent: string[]) => sent.filter((s) => s.startsWith('result:')).map((s) => s.replace(/^result:[^:]+:/, ''));
+
+describe('refused calls and the real cline', () => {
+  it("a call cline's permission rules refused reads as refused and is resumed as threadbase says", async () => {
+    await runCline(home, ['--auto-approve', 'false', 'RUN: touch made.txt']);
+    const info = await newestSession(home, 'cline');
+    const refusal = JSON.stringify({ error: `Tool "run_commands" requires approval in a TTY session${SUFFIX}` });
+    expect((await results(info.id)).map((r) => [r.content, r.isError, r.meta?.refused])).toEqual([[refusal, true, true]]);
+    const ours = await ourContext(info.id);
+    const sent = await resumed(info.id, 'probe own refusal');
+    expect(sentResults(sent)).toEqual([refusal]);
+    expect(ours).toEqual(sent);
+  }, 180_000);
+
+  it("Gemini CLI's refused and cancelled calls are written as Cline's own and resumed so", async () => {
+    const session = geminiDeclinedSession({
+      project: home.project,
+      model: 'claude-sonnet-4-5',
+      tool: 'run_commands',
+      cancelledToo: true,
+    });
+    const info = await driver.writeSession(session);
+    const rejected = JSON.stringify({ error: `This tool call was rejected by the user and not executed.${SUFFIX}` });
+    const dropped = JSON.stringify({ error: `Tool was not executed${SUFFIX}` });
+    expect((await results(info.id)).map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
+      [rejected, true, true, undefined],
+      [dropped, true, undefined, true],
+    ]);
+    const ours = await ourContext(info.id);
+    const sent = await resumed(info.id, 'probe gemini refusal');
+    expect(sentResults(sent)).toEqual([rejected, dropped]);
+    expect(ours).toEqual(sent);
+  }, 180_000);
+});

@@ -1,0 +1,88 @@
+/**
+ * Calls Cline did not run (test/fixtures/cline/denied-3.0.65: the real cline 3.0.65 in its terminal UI with
+ * `--auto-approve false`, two calls in one turn; the first prompt dismissed, which Cline records as a
+ * denial, then the UI closed while the second waited): the error results `{"error": "<reason> -- NOT a tool
+ * or system failure. …"}` read as refused (the user's "This tool call was rejected by the user and not
+ * executed.", a headless run's "requires approval in a TTY session") or cancelled ("Tool was not executed":
+ * no one was asked), and a refused or cancelled call of another agent written in those words.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { conversionLosses } from '../../src/convert/losses.js';
+import { clineDeclinedMark } from '../../src/formats/cline/denials.js';
+import { ClineDriver } from '../../src/formats/cline/index.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { GEMINI_CANCELLED_TEXT, GEMINI_REFUSED_TEXT, geminiDeclinedSession } from '../helpers/sessions.js';
+
+const FIXTURE = resolve('test/fixtures/cline/denied-3.0.65/data');
+const ID = '1795709925386_orqyb';
+const REJECTED =
+  '{"error":"This tool call was rejected by the user and not executed. -- NOT a tool or system failure. Clarify with user before proceeding."}';
+const NOT_EXECUTED = '{"error":"Tool was not executed -- NOT a tool or system failure. Clarify with user before proceeding."}';
+
+const homes: string[] = [];
+afterEach(async () => {
+  await Promise.all(homes.splice(0).map((h) => fs.rm(h, { recursive: true, force: true })));
+});
+
+const resultsOf = (s: Session | undefined): ToolResultPart[] =>
+  (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+const marks = (rs: ToolResultPart[]) => rs.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled]);
+
+describe("Cline's calls not approved (real 3.0.65)", () => {
+  it('read as refused (the user denied it) and cancelled (dropped unasked)', async () => {
+    const driver = new ClineDriver({ home: '/nonexistent', env: { CLINE_DATA_DIR: FIXTURE } });
+    expect(marks(resultsOf(await driver.getSession(ID)))).toEqual([
+      [REJECTED, true, true, undefined],
+      [NOT_EXECUTED, true, undefined, true],
+    ]);
+  });
+
+  it('are told by their words only in an error of that form', () => {
+    expect(clineDeclinedMark(REJECTED)).toBe('refused');
+    // a headless run with --auto-approve false (its permission rules refused it)
+    expect(
+      clineDeclinedMark(
+        '{"error":"Tool \\"run_commands\\" requires approval in a TTY session -- NOT a tool or system failure. Clarify with user before proceeding."}',
+      ),
+    ).toBe('refused');
+    expect(clineDeclinedMark(NOT_EXECUTED)).toBe('cancelled');
+    expect(clineDeclinedMark('{"error":"Unknown tool: x"}')).toBeUndefined();
+    expect(clineDeclinedMark('This tool call was rejected by the user and not executed.')).toBeUndefined();
+  });
+});
+
+describe("another agent's refused and cancelled calls written into Cline", () => {
+  it("take Cline's words, are read back so, and converting says it reworded them", async () => {
+    const home = await fs.mkdtemp(join(tmpdir(), 'tb-cline-declined-'));
+    homes.push(home);
+    const driver = new ClineDriver({ home, env: {} });
+    const source = geminiDeclinedSession({
+      project: '/work/p',
+      model: 'claude-sonnet-4-5',
+      tool: 'run_commands',
+      cancelledToo: true,
+    });
+    const info = await driver.writeSession(source);
+    const doc = JSON.parse(await fs.readFile(info.path as string, 'utf8')) as {
+      messages: { content: { type: string; content?: unknown; is_error?: boolean }[] }[];
+    };
+    const written = doc.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
+    expect(written.map((b) => [b.content, b.is_error])).toEqual([
+      [REJECTED, true],
+      [NOT_EXECUTED, true],
+    ]);
+    expect(marks(resultsOf(await driver.getSession(info.id)))).toEqual([
+      [REJECTED, true, true, undefined],
+      [NOT_EXECUTED, true, undefined, true],
+    ]);
+    expect(conversionLosses(source, 'cline').filter((l) => l.includes('refused or cancelled'))).toEqual([
+      expect.stringMatching(/refused or cancelled calls' results written in Cline's words .*\(2\)$/),
+    ]);
+    expect([GEMINI_REFUSED_TEXT, GEMINI_CANCELLED_TEXT].some((t) => JSON.stringify(doc).includes(t))).toBe(false);
+  });
+});
