@@ -110,6 +110,9 @@ describe('sqlite store', () => {
     const single = await store.writeSession(sampleSession());
     const expected = (await store.getSession(mixed.id))?.usageByModel;
     expect(expected).toEqual({ big: usage(7), small: usage(11) });
+    // the sample's advisor requests bill under their own model
+    const expectedSingle = (await store.getSession(single.id))?.usageByModel;
+    expect(Object.keys(expectedSingle ?? {})).toHaveLength(2);
     // back to how schema 4 left it: no usageByModel in the stored info
     for (const row of store.db.prepare('SELECT id, info_json FROM sessions').all() as { id: string; info_json: string }[]) {
       const { usageByModel: _m, ...info } = JSON.parse(row.info_json) as Session;
@@ -121,7 +124,8 @@ describe('sqlite store', () => {
     const again = openSqliteStore(path);
     const listed = await again.listSessions();
     expect(listed.find((s) => s.id === mixed.id)?.usageByModel).toEqual(expected);
-    expect(listed.find((s) => s.id === single.id)?.usageByModel).toBeUndefined();
+    // schema 5 filed the counted records' own models only; 17 files advisor requests under theirs too
+    expect(listed.find((s) => s.id === single.id)?.usageByModel).toEqual(expectedSingle);
     await again.close();
   });
 

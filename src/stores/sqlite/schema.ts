@@ -3,8 +3,8 @@
  * store holding sessions under their own sources). `PRAGMA user_version` records the applied version.
  */
 import type { Database } from 'better-sqlite3';
-import type { Entry, SessionInfo, Usage } from '../../model/types.js';
-import { usageByModelOf } from '../../model/usage.js';
+import { type AdvisorUsage, addUsage, type Entry, emptyUsage, type SessionInfo, type Usage } from '../../model/types.js';
+import { usageByModelOf, usagePerModel } from '../../model/usage.js';
 import { ADVISORS_INDEX } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
 import { COPIED_INDEX, COPY_INDEX, type CopyKey, ENTRY_COPIES, settleCopies, settleStoredEntryCopies } from './copies.js';
@@ -59,6 +59,82 @@ export function usageByModelOfStored(db: Database): void {
     const fields = usageByModelOf({ byModel });
     const row = fields.usageByModel ? (get.get(id) as { info_json: string } | undefined) : undefined;
     if (row) set.run(JSON.stringify({ ...(JSON.parse(row.info_json) as SessionInfo), ...fields }), id);
+  }
+}
+
+/** The token counts a filing per model is told by (what 485cd8c moved from one model to another). */
+const FILED = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const;
+
+/** Whether two listings' usage per model file the same tokens under the same models. */
+function sameFiling(a: Record<string, Usage> | undefined, b: Record<string, Usage> | undefined): boolean {
+  const ka = Object.keys(a ?? {}).sort();
+  const kb = Object.keys(b ?? {}).sort();
+  if (ka.join('\u0000') !== kb.join('\u0000')) return false;
+  return ka.every((k) => FILED.every((f) => a?.[k]?.[f] === b?.[k]?.[f]));
+}
+
+/**
+ * The listing's usage per model of every stored session, filed again as summarizeUsage files it since
+ * 485cd8c (a split response under the model of its last record with usage or a cost that names one,
+ * else its first record's, as `stats --by model` counts it), from the session's counted records (the
+ * session's own responses, copies counted elsewhere too), which were named so already: one pass over
+ * the counted records, no entry's JSON read. A listing that files the same tokens under the same
+ * models is left as it is (records indexed before schema 7/8 have no 1-hour cache writes or web
+ * searches in their columns, which their listing has from the entries).
+ */
+export function refileUsageByModel(db: Database): void {
+  type Row = {
+    session_id: string;
+    model: Uint8Array | null;
+    input: number;
+    output: number;
+    cache_read: number | null;
+    cache_write: number | null;
+    cache_write_1h: number | null;
+    reasoning: number | null;
+    web_searches: number | null;
+    advisors: string | null;
+  };
+  const bySession = new Map<string, Record<string, Usage>>();
+  const rows = db.prepare(
+    `SELECT session_id, ${asBytes('model')} model, input, output, cache_read, cache_write, cache_write_1h, reasoning,
+       web_searches, advisors
+     FROM entries WHERE counted > 0 AND input IS NOT NULL`,
+  );
+  for (const r of rows.iterate() as Iterable<Row>) {
+    const u: Usage = {
+      input: r.input,
+      output: r.output ?? 0,
+      cacheRead: r.cache_read ?? 0,
+      cacheWrite: r.cache_write ?? 0,
+      ...(r.cache_write_1h ? { cacheWrite1h: r.cache_write_1h } : {}),
+      reasoning: r.reasoning ?? 0,
+      ...(r.web_searches ? { webSearches: r.web_searches } : {}),
+      ...(r.advisors ? { advisors: JSON.parse(r.advisors) as AdvisorUsage[] } : {}),
+    };
+    const byModel = bySession.get(r.session_id) ?? {};
+    // summarizeUsage's sum: the response's own model, and each advisor request under its model
+    for (const part of usagePerModel(textOfColumn(r.model) ?? undefined, u))
+      byModel[part.model ?? ''] = addUsage(byModel[part.model ?? ''] ?? emptyUsage(), part.usage);
+    bySession.set(r.session_id, byModel);
+  }
+  // a listing with a usage per model that no longer has counted usage of several models
+  for (const id of db
+    .prepare(`SELECT id FROM sessions WHERE info_json LIKE '%"usageByModel"%'`)
+    .pluck()
+    .iterate() as Iterable<string>)
+    if (!bySession.has(id)) bySession.set(id, {});
+  const get = db.prepare('SELECT info_json FROM sessions WHERE id = ?').pluck();
+  const set = db.prepare('UPDATE sessions SET info_json = ? WHERE id = ?');
+  for (const [id, byModel] of bySession) {
+    const json = get.get(id) as string | undefined;
+    if (json === undefined) continue;
+    const info = JSON.parse(json) as SessionInfo;
+    // sessionInfoOf's rule: only a session whose usage spans several models has it
+    const { usageByModel } = usageByModelOf({ byModel });
+    if (sameFiling(info.usageByModel, usageByModel)) continue;
+    const { usageByModel: _old, ...rest } = info;
+    set.run(JSON.stringify(usageByModel ? { ...rest, usageByModel } : rest), id);
   }
 }
 
@@ -196,6 +272,9 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // of none (see CopyKey); those 12 and 15 took for copies of another session's count and show again
   `UPDATE entries SET counted = 1 WHERE counted = 2 AND timestamp = '';
    DELETE FROM entry_copies WHERE rowid IN (SELECT rowid FROM entries WHERE timestamp = '');`,
+  // 17: a listing's usage per model filed as `stats --by model` counts it (485cd8c), for the sessions
+  // stored before, which kept the old filing until their source changed
+  refileUsageByModel,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
