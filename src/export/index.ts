@@ -5,6 +5,7 @@
  */
 import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
+import { type DeclinedMark, declinedMarkOf } from '../convert/declined.js';
 import { partToMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
@@ -32,6 +33,7 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
+import { declinedWords } from './declined.js';
 import { type LocalCommand, localCommand } from './local-command.js';
 import { markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
@@ -250,7 +252,20 @@ function readableResultMarkdown(r: ToolResultPart): string | undefined {
     typeof r.content === 'string' ? r.content : r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
   const readable = readableJson(text);
   if (readable === undefined) return undefined;
-  return `**tool result** (${r.callId})${r.isError ? ' — error' : ''}\n\n${fenceMd(readable)}\n\n${foldMd('as recorded (JSON)', fenceMd(text))}`;
+  return `${resultHeadMd(r)}\n\n${fenceMd(readable)}\n\n${foldMd('as recorded (JSON)', fenceMd(text))}`;
+}
+
+/** A result's head in Markdown: a refused or cancelled call said so (it did not run), not as a failed one. */
+function resultHeadMd(r: ToolResultPart): string {
+  const mark = declinedMarkOf(r);
+  return `**tool result** (${r.callId})${mark ? ` — **${mark}** (${declinedWords(mark)})` : r.isError ? ' — error' : ''}`;
+}
+
+/** A tool result in Markdown as the context's Markdown writes it, its head saying a refused or cancelled call so. */
+function resultMarkdown(r: ToolResultPart): string {
+  const md = readableResultMarkdown(r) ?? partToMarkdown(r);
+  // partToMarkdown's head is the first line: the same call id, `— error` for any error
+  return declinedMarkOf(r) ? `${resultHeadMd(r)}${md.slice(md.indexOf('\n'))}` : md;
 }
 
 /** Code in Markdown: in a fence longer than any run of backticks in it. */
@@ -288,7 +303,7 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
       ? foldMd(`added by the agent · ${charactersText(p.text.length)}`, markdownText(p.text))
       : markdownText(p.text);
   if (p.type === 'thinking') return foldMd('thinking', markdownText(p.thinking));
-  const md = p.type === 'tool_result' ? (readableResultMarkdown(p) ?? partToMarkdown(p)) : partToMarkdown(p);
+  const md = p.type === 'tool_result' ? resultMarkdown(p) : partToMarkdown(p);
   const child = p.type === 'tool_call' ? sub.subAgents.get(p.id) : undefined;
   return child ? `${md}\n\n${subAgentMarkdown(child, depth + 1)}` : md;
 }
@@ -405,6 +420,16 @@ function subAgentHtml(sub: ShownSession, label = 'Sub-agent session'): string {
   return `<details class="sub-agent${label === SIDE_CHAIN_LABEL ? ' side-chain' : ''}"><summary>${esc(label)}: <strong>${esc(s.title ?? s.id)}</strong> <span class="dim">${esc(s.source)} · ${esc(s.id)} · ${turns.length} turns</span></summary><div class="sub-agent-turns">${turns.join('\n')}</div></details>`;
 }
 
+/** A tool call's fold by its result: failed (red), refused or cancelled (did not run: dashed, amber), or neither. */
+function toolClass(r: ToolResultPart | undefined): string {
+  const mark = r && declinedMarkOf(r);
+  return mark ? `tool declined ${mark}` : r?.isError ? 'tool error' : 'tool';
+}
+
+/** The badge of a refused or cancelled call in its head, with what it means for a screen reader. */
+const declinedBadge = (mark: DeclinedMark) =>
+  `<span class="badge ${mark}">${mark}<span class="sr-only">: ${esc(declinedWords(mark))}</span></span>`;
+
 function partHtml(p: Part, ctx: TurnsContext): string {
   const { results, shown } = ctx;
   switch (p.type) {
@@ -431,12 +456,15 @@ function partHtml(p: Part, ctx: TurnsContext): string {
       const summaryArg = Object.entries(p.input).find(([k, v]) => k !== 'type' && typeof v === 'string')?.[1] as
         | string
         | undefined;
-      return `<details class="tool${r?.isError ? ' error' : ''}"><summary><span class="tool-name">${esc(p.name)}</span> <span class="dim">${esc(prefixOf(summaryArg ?? '', 120))}</span>${r ? '' : ` <span class="dim">(${isProviderExecuted(p) ? PROVIDER_RAN : 'no result'})</span>`}</summary>
-<div class="io"><h4>Input</h4><pre>${esc(JSON.stringify(p.input, null, 2))}</pre>${r ? `<h4>Output${r.isError ? ' (error)' : ''}</h4>${resultBody(r)}` : ''}</div></details>${sub ? subAgentHtml(sub) : ''}`;
+      const mark = r && declinedMarkOf(r);
+      return `<details class="${toolClass(r)}"><summary><span class="tool-name">${esc(p.name)}</span> <span class="dim">${esc(prefixOf(summaryArg ?? '', 120))}</span>${r ? (mark ? ` ${declinedBadge(mark)}` : '') : ` <span class="dim">(${isProviderExecuted(p) ? PROVIDER_RAN : 'no result'})</span>`}</summary>
+<div class="io"><h4>Input</h4><pre>${esc(JSON.stringify(p.input, null, 2))}</pre>${r ? `<h4>Output${mark ? ` (${mark})` : r.isError ? ' (error)' : ''}</h4>${resultBody(r)}` : ''}</div></details>${sub ? subAgentHtml(sub) : ''}`;
     }
-    case 'tool_result':
+    case 'tool_result': {
       if (shown.has(p)) return '';
-      return `<details class="tool"><summary>Result of <span class="dim">${esc(p.callId)}</span></summary><div class="io">${resultBody(p)}</div></details>`;
+      const mark = declinedMarkOf(p);
+      return `<details class="${toolClass(p)}"><summary>Result of <span class="dim">${esc(p.callId)}</span>${mark ? ` ${declinedBadge(mark)}` : ''}</summary><div class="io">${resultBody(p)}</div></details>`;
+    }
   }
 }
 
@@ -477,6 +505,9 @@ main{max-width:860px;margin:0 auto;padding:32px 20px 80px}h1{font-size:1.5rem;ma
 .role{font-weight:600;text-transform:uppercase;letter-spacing:.04em;color:var(--accent)}.meta{margin-left:auto}
 .text{white-space:pre-wrap;overflow-wrap:anywhere}pre{background:rgba(127,127,127,.08);padding:10px;border-radius:6px;overflow:auto;max-height:480px;font-size:.82rem}
 details{margin:8px 0;border-left:3px solid var(--line);padding-left:10px}details.tool.error{border-color:#dc2626}
+/* a refused or cancelled call did not run: no failure's red, a dashed amber edge and a badge saying which */
+details.tool.declined{border-left-style:dashed;border-color:#b45309}.badge{display:inline-block;font-size:.72rem;padding:0 6px;border-radius:8px;border:1px solid #b45309;color:#b45309}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 summary{cursor:pointer;color:var(--dim)}.tool-name{font-family:ui-monospace,monospace;color:var(--fg);font-weight:600}
 h4{margin:8px 0 4px;font-size:.75rem;text-transform:uppercase;color:var(--dim)}.dim{color:var(--dim)}
 /* an image of a few pixels (a 1×1 an agent read or drew) at 48 px at least, not a dot nobody sees */

@@ -8,6 +8,8 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import escapeHtml from 'escape-html';
 import { type Env, Hono } from 'hono';
+import { declinedMarkOf } from '../../convert/declined.js';
+import { declinedWords } from '../../export/declined.js';
 import { localCommand } from '../../export/local-command.js';
 import { readableJson } from '../../export/readable-json.js';
 import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
@@ -37,17 +39,22 @@ export function assetsDir(): string {
 export const READABLE_JSON_ASSET = 'readable-json.js';
 /** The asset that is no file: localCommand, served from its TypeScript source. */
 export const LOCAL_COMMAND_ASSET = 'local-command.js';
+/** The asset that is no file: declinedMarkOf and declinedWords, a refused or cancelled call as the export says it. */
+export const DECLINED_ASSET = 'declined.js';
 
 /**
  * A function the export and the viewer share as an ES module for the browser: its own code as the
  * running server has it (tsc's or esbuild's JavaScript of it), so it is not kept twice. esbuild, which
  * runs the source under tsx, names inner functions through a `__name` helper of its module: given here.
  */
-function functionModule(name: string, fn: (...args: never[]) => unknown, source: string): string {
-  return `// served from ${source} (${name}'s code as the server runs it)
-const __name = (fn) => fn;
-export const ${name} = ${fn.toString()};
-`;
+function functionModule(fns: Record<string, { fn: (...args: never[]) => unknown; source: string }>): string {
+  return `const __name = (fn) => fn;
+${Object.entries(fns)
+  .map(
+    ([name, { fn, source }]) =>
+      `// served from ${source} (${name}'s code as the server runs it)\nexport const ${name} = ${fn.toString()};\n`,
+  )
+  .join('')}`;
 }
 
 let cached: Map<string, string> | undefined;
@@ -58,8 +65,15 @@ function loadAssets(): Map<string, string> {
   for (const name of readdirSync(dir)) {
     if (CONTENT_TYPES[extname(name)]) files.set(name, readFileSync(join(dir, name), 'utf8'));
   }
-  files.set(READABLE_JSON_ASSET, functionModule('readableJson', readableJson, 'src/export/readable-json.ts'));
-  files.set(LOCAL_COMMAND_ASSET, functionModule('localCommand', localCommand, 'src/export/local-command.ts'));
+  files.set(READABLE_JSON_ASSET, functionModule({ readableJson: { fn: readableJson, source: 'src/export/readable-json.ts' } }));
+  files.set(LOCAL_COMMAND_ASSET, functionModule({ localCommand: { fn: localCommand, source: 'src/export/local-command.ts' } }));
+  files.set(
+    DECLINED_ASSET,
+    functionModule({
+      declinedMarkOf: { fn: declinedMarkOf, source: 'src/convert/declined.ts' },
+      declinedWords: { fn: declinedWords, source: 'src/export/declined.ts' },
+    }),
+  );
   cached = files;
   return files;
 }

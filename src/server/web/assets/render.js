@@ -2,7 +2,9 @@
 // and output (diffs as diffs), thinking folded, images inline, compactions and summaries marked.
 // readable-json.js is no file here: the server makes it from src/export/readable-json.ts, which the HTML export uses too
 
-// local-command.js too: made from src/export/local-command.ts, which the export uses
+// declined.js and local-command.js too: made from src/convert/declined.ts, src/export/declined.ts and
+// src/export/local-command.ts, which the export uses
+import { declinedMarkOf, declinedWords } from './declined.js';
 import { localCommand } from './local-command.js';
 import { readableJson } from './readable-json.js';
 import { fmtCost, fmtTime, fmtTokens, h } from './util.js';
@@ -137,6 +139,20 @@ function summaryOfInput(input) {
 
 const BADGES = { pending: 'no result', provider: 'run by the provider' };
 
+/** A result's badge: a refused or cancelled call (it did not run) says so, with what that means for a screen reader. */
+function resultBadge(status) {
+  const declined = status === 'refused' || status === 'cancelled';
+  return h(
+    'span',
+    { class: `badge ${status}` },
+    BADGES[status] ?? status,
+    declined && h('span', { class: 'sr-only' }, `: ${declinedWords(status)}`),
+  );
+}
+
+/** ok, error, or refused / cancelled: a call that did not run is no failed one. */
+const resultStatus = (result) => declinedMarkOf(result) ?? (result.isError ? 'error' : 'ok');
+
 /** The link under a tool call to the sub-agent session it ran (`child`, from the session header's children). */
 function subAgentLink(child) {
   return h(
@@ -149,7 +165,7 @@ function subAgentLink(child) {
 
 function toolCallView(part, result, child) {
   // a call the provider ran itself (codex's web search) has no result to wait for
-  const status = !result ? (part.meta?.providerExecuted === true ? 'provider' : 'pending') : result.isError ? 'error' : 'ok';
+  const status = !result ? (part.meta?.providerExecuted === true ? 'provider' : 'pending') : resultStatus(result);
   const summaryText = summaryOfInput(part.input).replace(/\s+/g, ' ');
   const details = h(
     'details',
@@ -159,7 +175,7 @@ function toolCallView(part, result, child) {
       {},
       h('span', { class: 'tool-name' }, part.name),
       h('span', { class: 'tool-arg' }, summaryText.length > 120 ? `${summaryText.slice(0, 119)}…` : summaryText),
-      h('span', { class: `badge ${status}` }, BADGES[status] ?? status),
+      resultBadge(status),
     ),
   );
   // Built on first open: a 10,000-entry session must not build every tool body up front.
@@ -174,7 +190,7 @@ function toolCallView(part, result, child) {
         h(
           'div',
           { class: 'tool-section' },
-          h('div', { class: 'tool-label' }, result.isError ? 'Output (error)' : 'Output'),
+          h('div', { class: 'tool-label' }, status === 'ok' ? 'Output' : `Output (${status})`),
           resultContentView(result.content),
         ),
       );
@@ -343,15 +359,17 @@ export function renderEntry(entry, ctx) {
         else if (p.type === 'tool_result') {
           if (ctx.paired.has(p.callId)) hidden++;
           else {
+            const status = resultStatus(p);
             parts.push(
               h(
                 'details',
-                { class: `tool tool-${p.isError ? 'error' : 'ok'}` },
+                { class: `tool tool-${status}` },
                 h(
                   'summary',
                   {},
                   h('span', { class: 'tool-name' }, `result${p.name ? ` of ${p.name}` : ''}`),
                   h('span', { class: 'tool-arg' }, p.callId),
+                  status !== 'ok' && status !== 'error' && resultBadge(status),
                 ),
                 resultContentView(p.content),
               ),
