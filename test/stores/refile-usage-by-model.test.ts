@@ -52,6 +52,9 @@ const MOVED = session('moved', [
 /** the old filing of MOVED */
 const MOVED_BEFORE = { 'uc-first': usage(10), '': usage(2000), solo: usage(5) };
 
+/** a fork of MOVED: the same records, copies that count in MOVED (counted = 2), filed in its own listing too */
+const FORK: Session = { ...MOVED, id: 'moved-fork', parentId: 'moved', createdAt: '2026-06-01T00:00:00.000Z' };
+
 /** one model in all, which the old filing split in two (its usage with no model under '') */
 const ONE = session('one', [
   ['one-1', reply('only', { responseId: 'msg_one', usage: usage(1) })],
@@ -75,7 +78,7 @@ afterAll(async () => {
 });
 
 it('an index from before 485cd8c lists each session’s usage per model as one stored since lists it', async () => {
-  const sessions = [MOVED, ONE, SAME];
+  const sessions = [MOVED, FORK, ONE, SAME];
   const fresh = openSqliteStore(join(dir, 'fresh.db'));
   for (const s of sessions) fresh.putSession(s, { keepSource: true });
   const want = await fresh.listSessions();
@@ -86,6 +89,7 @@ it('an index from before 485cd8c lists each session’s usage per model as one s
     'un-first': usage(2000),
     solo: usage(5),
   });
+  expect(want.find((s) => s.id === 'moved-fork')?.usageByModel).toEqual(want.find((s) => s.id === 'moved')?.usageByModel);
   expect(want.find((s) => s.id === 'one')?.usageByModel).toBeUndefined();
 
   // the same index at schema 16, its listings filed as before 485cd8c
@@ -94,8 +98,10 @@ it('an index from before 485cd8c lists each session’s usage per model as one s
   for (const s of sessions) store.putSession(s, { keepSource: true });
   await store.close();
   const db = new Database(path);
+  expect(db.prepare("SELECT count(*) FROM entries WHERE session_id = 'moved-fork' AND counted = 2").pluck().get()).toBe(3);
   const setFiling = db.prepare("UPDATE sessions SET info_json = json_set(info_json, '$.usageByModel', json(?)) WHERE id = ?");
   setFiling.run(JSON.stringify(MOVED_BEFORE), 'moved');
+  setFiling.run(JSON.stringify(MOVED_BEFORE), 'moved-fork');
   setFiling.run(JSON.stringify(ONE_BEFORE), 'one');
   db.pragma('user_version = 16');
   const sameBefore = db.prepare("SELECT info_json FROM sessions WHERE id = 'same'").pluck().get();

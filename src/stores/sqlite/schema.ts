@@ -4,7 +4,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { type AdvisorUsage, addUsage, type Entry, emptyUsage, type SessionInfo, type Usage } from '../../model/types.js';
-import { usageByModelOf, usagePerModel } from '../../model/usage.js';
+import { advisorAsUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
 import { ADVISORS_INDEX } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
 import { COPIED_INDEX, COPY_INDEX, type CopyKey, ENTRY_COPIES, settleCopies, settleStoredEntryCopies } from './copies.js';
@@ -77,10 +77,12 @@ function sameFiling(a: Record<string, Usage> | undefined, b: Record<string, Usag
  * The listing's usage per model of every stored session, filed again as summarizeUsage files it since
  * 485cd8c (a split response under the model of its last record with usage or a cost that names one,
  * else its first record's, as `stats --by model` counts it), from the session's counted records (the
- * session's own responses, copies counted elsewhere too), which were named so already: one pass over
- * the counted records, no entry's JSON read. A listing that files the same tokens under the same
- * models is left as it is (records indexed before schema 7/8 have no 1-hour cache writes or web
- * searches in their columns, which their listing has from the entries).
+ * session's own responses, copies counted elsewhere too), which were named so already. No entry's
+ * JSON is read: the counted records' own usage from their covering index (entries_counted), the
+ * copies (entries_copied) and the advisor requests (entries_advisors) from theirs. A listing that
+ * files the same tokens under the same models is left as it is (records indexed before schema 7/8
+ * have no 1-hour cache writes or web searches in their columns, which their listing has from the
+ * entries).
  */
 export function refileUsageByModel(db: Database): void {
   type Row = {
@@ -93,31 +95,37 @@ export function refileUsageByModel(db: Database): void {
     cache_write_1h: number | null;
     reasoning: number | null;
     web_searches: number | null;
-    advisors: string | null;
   };
   const bySession = new Map<string, Record<string, Usage>>();
-  const rows = db.prepare(
-    `SELECT session_id, ${asBytes('model')} model, input, output, cache_read, cache_write, cache_write_1h, reasoning,
-       web_searches, advisors
-     FROM entries WHERE counted > 0 AND input IS NOT NULL`,
-  );
-  for (const r of rows.iterate() as Iterable<Row>) {
-    const u: Usage = {
-      input: r.input,
-      output: r.output ?? 0,
-      cacheRead: r.cache_read ?? 0,
-      cacheWrite: r.cache_write ?? 0,
-      ...(r.cache_write_1h ? { cacheWrite1h: r.cache_write_1h } : {}),
-      reasoning: r.reasoning ?? 0,
-      ...(r.web_searches ? { webSearches: r.web_searches } : {}),
-      ...(r.advisors ? { advisors: JSON.parse(r.advisors) as AdvisorUsage[] } : {}),
-    };
-    const byModel = bySession.get(r.session_id) ?? {};
-    // summarizeUsage's sum: the response's own model, and each advisor request under its model
-    for (const part of usagePerModel(textOfColumn(r.model) ?? undefined, u))
-      byModel[part.model ?? ''] = addUsage(byModel[part.model ?? ''] ?? emptyUsage(), part.usage);
-    bySession.set(r.session_id, byModel);
+  // summarizeUsage's sum: a response under its own model, each advisor request under its own
+  const add = (sessionId: string, model: string | undefined, u: Usage) => {
+    const byModel = bySession.get(sessionId) ?? {};
+    byModel[model ?? ''] = addUsage(byModel[model ?? ''] ?? emptyUsage(), u);
+    bySession.set(sessionId, byModel);
+  };
+  const usageOf = (r: Row): Usage => ({
+    input: r.input,
+    output: r.output ?? 0,
+    cacheRead: r.cache_read ?? 0,
+    cacheWrite: r.cache_write ?? 0,
+    ...(r.cache_write_1h ? { cacheWrite1h: r.cache_write_1h } : {}),
+    reasoning: r.reasoning ?? 0,
+    ...(r.web_searches ? { webSearches: r.web_searches } : {}),
+  });
+  const columns = `session_id, ${asBytes('model')} model, input, output, cache_read, cache_write, cache_write_1h, reasoning,
+    web_searches`;
+  const own = db.prepare(`SELECT ${columns} FROM entries WHERE counted = 1 AND input IS NOT NULL`);
+  for (const r of own.iterate() as Iterable<Row>) add(r.session_id, textOfColumn(r.model) ?? undefined, usageOf(r));
+  const copies = db.prepare(`SELECT ${columns}, advisors FROM entries WHERE counted = 2 AND input IS NOT NULL`);
+  for (const r of copies.iterate() as Iterable<Row & { advisors: string | null }>) {
+    const u = { ...usageOf(r), ...(r.advisors ? { advisors: JSON.parse(r.advisors) as AdvisorUsage[] } : {}) };
+    for (const part of usagePerModel(textOfColumn(r.model) ?? undefined, u)) add(r.session_id, part.model, part.usage);
   }
+  const advised = db.prepare(
+    'SELECT session_id, advisors FROM entries WHERE advisors IS NOT NULL AND counted = 1 AND input IS NOT NULL',
+  );
+  for (const r of advised.iterate() as Iterable<{ session_id: string; advisors: string }>)
+    for (const a of JSON.parse(r.advisors) as AdvisorUsage[]) add(r.session_id, a.model, advisorAsUsage(a, emptyUsage()));
   // a listing with a usage per model that no longer has counted usage of several models
   for (const id of db
     .prepare(`SELECT id FROM sessions WHERE info_json LIKE '%"usageByModel"%'`)
