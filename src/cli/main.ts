@@ -7,6 +7,11 @@ import { type DriverEnv, defaultDriverEnv } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { registerCommands } from './commands/index.js';
 import { type CliContext, makeContext } from './io.js';
+import { UsageError } from './options.js';
+
+/** Exit codes: 0 done; 1 a failure while doing it; 2 a command line the CLI cannot take (usage). */
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
 
 /** The installed package's version (src/cli and dist/cli both sit two levels below package.json). */
 function packageVersion(): string {
@@ -54,10 +59,13 @@ export async function main(argv: string[], env: DriverEnv = defaultDriverEnv()):
     await program.parseAsync(argv);
     return ctx.exitCode ?? 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // commander throws only for the command line (an unknown option or command, a missing argument, a
+    // value an option's parser refused, no command given) and for --help/--version (0): it exits 1 by
+    // itself, where the CLI's own refusals (token revoke without --yes) exited 2
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
     const msg = err instanceof ThreadbaseError || err instanceof Error ? err.message : String(err);
     ctx.stderr(`threadbase: ${msg}\n`);
-    return 1;
+    return err instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
   } finally {
     await ctx.sources().close();
   }

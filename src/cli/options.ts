@@ -1,12 +1,21 @@
 /**
  * Parsers of option values shared by the commands: a bad value is refused with commander's own
- * "option '--x <v>' argument 'y' is invalid" error (exit 1) instead of being passed on, where it would
- * match nothing or fail deep inside a query.
+ * "option '--x <v>' argument 'y' is invalid" error (exit 2, a usage error) instead of being passed on,
+ * where it would match nothing or fail deep inside a query.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
+
+/**
+ * A command line the CLI cannot take, found by the CLI itself rather than by commander (contradictory
+ * options, an option naming a file that is not there): exit 2, as commander's usage errors, where a
+ * failure while doing what was asked exits 1. Thrown before any store is opened or session read.
+ */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
 
 const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
 
@@ -44,7 +53,7 @@ export function untilOption(value: string): string {
  */
 export function checkTimeWindow(since: string | undefined, until: string | undefined): void {
   if (since !== undefined && until !== undefined && since > until)
-    throw new Error(`--since ${since} is after --until ${until}: no time lies between them`);
+    throw new UsageError(`--since ${since} is after --until ${until}: no time lies between them`);
 }
 
 /** `--limit n` and other counts: a whole number of at least 1. */

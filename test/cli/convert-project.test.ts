@@ -119,7 +119,7 @@ describe('convert a session whose project directory does not exist here', () => 
       join(h.root, 'nope'),
       '--no-index',
     ]);
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(2);
     expect(r.err).toContain(`--project ${join(h.root, 'nope')}: no such directory`);
     expect(await count()).toBe(before);
   });

@@ -74,7 +74,7 @@ describe('sync --source and push --source name agents as the other commands do',
     // a home of its own: the refusal comes before any index is made
     const fresh = join(root, 'other-home');
     const r = await runCli({ home: fresh, env: { HOME: fresh } }, [...args, '--json']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toMatch(/--source <\w+>.*invalid.*Known agents: .*claude.*pi/);
     expect(existsSync(join(fresh, '.threadbase'))).toBe(false);
@@ -112,7 +112,7 @@ describe('ui --port', () => {
     try {
       for (const value of [`${port}x`, `${port}.5`, '70000']) {
         const r = await runCli(env, ['ui', '--port', value, '--no-open', '--no-sync', '--store', 'memory:']);
-        expect(r.code).toBe(1);
+        expect(r.code).toBe(2);
         expect(r.out).toBe('');
         expect(r.err).toContain(`option '--port <port>' argument '${value}' is invalid. Expected a port, 0 to 65535`);
       }
@@ -128,7 +128,7 @@ describe('a --since after the --until', () => {
     ['search', 'hello', '--since', '2026-11-26T10:00:00Z', '--until', '2026-11-26T11:00:00+02:00'],
   ])('%s refuses it, naming both, instead of an empty answer', async (...args) => {
     const r = await runCli(env, [...args, '--no-sync', '--json']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toMatch(/^threadbase: --since \S+ is after --until \S+: no time lies between them\n$/);
   });

@@ -237,7 +237,7 @@ describe('convert --from a store file', () => {
   it('refuses a store file that is not there, and makes none', async () => {
     const missing = join(root, 'no-such-index.db');
     const r = await runCli(env, ['convert', '11111111', '--from', `sqlite:${missing}`, '--to', 'pi']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toContain('no such file');
     expect(existsSync(missing)).toBe(false);
   });

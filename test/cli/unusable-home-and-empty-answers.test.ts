@@ -182,7 +182,7 @@ describe('search without a word', () => {
     const home = join(empty, 'no-word');
     for (const query of ['', '  ', '?']) {
       const r = await runCli({ home, env: { HOME: home } }, ['search', query]);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.out).toBe('');
       expect(r.err).toBe(
         `threadbase: no word to search for in ${JSON.stringify(query)}: the index matches words (letters, digits)\n`,
@@ -199,12 +199,12 @@ describe('stats --by and export --format', () => {
   it('refuse another value as the other options do, naming the values they take', async () => {
     const home = join(empty, 'bad-values');
     const by = await runCli({ home, env: { HOME: home } }, ['stats', '--by', 'hour']);
-    expect(by.code).toBe(1);
+    expect(by.code).toBe(2);
     expect(by.err).toBe(
       "error: option '--by <key>' argument 'hour' is invalid. Expected one of day, week, month, model, project, session, source.\n",
     );
     const format = await runCli({ home, env: { HOME: home } }, ['export', 'no-such-session', '--format', 'pdf']);
-    expect(format.code).toBe(1);
+    expect(format.code).toBe(2);
     expect(format.err).toBe(
       "error: option '--format <format>' argument 'pdf' is invalid. Expected one of html, md, json, opencode.\n",
     );
@@ -215,7 +215,7 @@ describe('stats --by and export --format', () => {
 describe('context --format', () => {
   it('refuses an unknown format before looking for the session, naming the known ones', async () => {
     const r = await runCli(fixtures.env, ['context', 'no-such-session', '--format', 'anthropc']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toMatch(/option '--format <format>' argument 'anthropc' is invalid\. Known formats: markdown, anthropic, /);
     expect(r.err).not.toContain('session not found');
@@ -227,7 +227,7 @@ describe('context --format', () => {
 describe('branch without --summary or --message', () => {
   it('is refused before the session is looked for, as a missing --at is', async () => {
     const r = await runCli(fixtures.env, ['branch', 'no-such-session', '--at', 'x']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toBe('threadbase: give --summary and/or --message: a new branch starts with an entry\n');
   });
 });
@@ -300,7 +300,7 @@ describe('token revoke of a key that does not exist', () => {
       ['token', 'revoke', 'tok_000000000000', '--db', typo, '--yes'],
     ]) {
       const r = await runCli(fixtures.env, args);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.err).toBe(`threadbase: --db ${typo}: no such database (token create makes one)\n`);
       expect(existsSync(typo)).toBe(false);
     }

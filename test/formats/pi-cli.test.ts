@@ -135,7 +135,7 @@ describe('threadbase CLI on pi sessions', () => {
     const tree = (await run(env, 'show', ALL, '--tree')).out;
     expect(tree).toContain(`${out.leafId} user: new way ← current`);
     const bad = await run(env, 'branch', ALL, '--at', 'e0000006');
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--summary and\/or --message/);
     const missing = await run(env, 'branch', ALL, '--at', 'nope', '--summary', 'x');
     expect(missing.code).toBe(1);

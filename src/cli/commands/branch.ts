@@ -4,7 +4,7 @@ import { UnsupportedError } from '../../model/errors.js';
 import { currentLeaf } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry } from '../io.js';
-import { agentOption } from '../options.js';
+import { agentOption, UsageError } from '../options.js';
 
 interface BranchFlags {
   at: string;
@@ -29,7 +29,7 @@ export function registerBranch(program: Command, ctx: CliContext): void {
       // In a file-based tree the leaf is the last entry written, so a branch needs an entry to start it
       // (said before the session is looked for, as a missing --at is).
       if (opts.summary === undefined && opts.message === undefined)
-        throw new Error('give --summary and/or --message: a new branch starts with an entry');
+        throw new UsageError('give --summary and/or --message: a new branch starts with an entry');
       const { info, session, driver } = await openSession(ctx, id, opts.source, opts.index);
       if (!driver.capabilities.branch || !driver.appendEntries) throw new UnsupportedError(driver.name, 'branch in place');
       const at = resolveSessionEntry(session, opts.at);

@@ -10,7 +10,7 @@ import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry, warn, writableIndexPath } from '../io.js';
-import { agentOption, targetOption } from '../options.js';
+import { agentOption, targetOption, UsageError } from '../options.js';
 
 interface ConvertFlags {
   to: string;
@@ -91,7 +91,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
       : url.startsWith('/') || url.startsWith('.')
         ? url
         : undefined;
-    if (file !== undefined && !existsSync(file)) throw new Error(`--from ${url}: no such file`);
+    if (file !== undefined && !existsSync(file)) throw new UsageError(`--from ${url}: no such file`);
     const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) });
     const close = async () => {
       await store.close?.();
@@ -118,7 +118,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
   const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
     // a directory to resume in that is not there fails before anything is read or written
     const project = opts.project === undefined ? undefined : resolve(opts.project);
-    if (project !== undefined && !isDirectory(project)) throw new Error(`--project ${opts.project}: no such directory`);
+    if (project !== undefined && !isDirectory(project)) throw new UsageError(`--project ${opts.project}: no such directory`);
     // threadbase's own sessions live in the local index: an unusable THREADBASE_HOME is named before reading
     if (opts.to === THREADBASE_SOURCE) writableIndexPath(ctx);
     // the sub-agent sessions go along from the store the session is read from (an agent's own, or --from)

@@ -8,6 +8,7 @@ import {
   projectOption,
   roleOption,
   sinceOption,
+  UsageError,
   untilOption,
 } from '../options.js';
 import { oneLine } from '../text-width.js';
@@ -53,7 +54,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         // the index matches words: a query without one matched nothing and read as 'no matches'
         const query = words.join(' ');
         if (!/[\p{L}\p{N}\p{Co}]/u.test(query))
-          throw new Error(`no word to search for in ${JSON.stringify(query)}: the index matches words (letters, digits)`);
+          throw new UsageError(`no word to search for in ${JSON.stringify(query)}: the index matches words (letters, digits)`);
         writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
+import { UsageError } from '../options.js';
 
 // The server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them.
 const openServerStores: typeof import('../../server/index.js').openServerStores = async (...args) =>
@@ -49,7 +50,7 @@ async function openTokenStores(ctx: CliContext, db: string | undefined, opts: { 
   if (!db) writableIndexPath(ctx);
   else if (opts.existing && !/^postgres(ql)?:\/\//.test(db) && !isMemory(db)) {
     const path = (await import('../../server/index.js')).sqlitePathOf(db, ctx.env);
-    if (!existsSync(path)) throw new Error(`--db ${db}: no such database (token create makes one)`);
+    if (!existsSync(path)) throw new UsageError(`--db ${db}: no such database (token create makes one)`);
   }
   return openServerStores(db, ctx.env, (m) => warn(ctx, m));
 }
@@ -86,7 +87,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--label <text>', 'a note kept beside the key')
     .option('--json', 'print JSON only')
     .action(async (opts: { project: string; db?: string; label?: string; json?: boolean }) => {
-      if (isMemory(opts.db)) throw new Error('a key in memory: would be lost at exit; give --db');
+      if (isMemory(opts.db)) throw new UsageError('a key in memory: would be lost at exit; give --db');
       const stores = await openTokenStores(ctx, opts.db);
       try {
         const created = await stores.tokens.createToken(opts.project, opts.label);
@@ -104,7 +105,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)')
     .option('--json', 'print JSON only')
     .action(async (opts: { project?: string; db?: string; json?: boolean }) => {
-      if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
+      if (isMemory(opts.db)) throw new UsageError('memory: holds no keys between runs; give --db');
       const stores = await openTokenStores(ctx, opts.db, { existing: true });
       try {
         const tokens = await stores.tokens.listTokens(opts.project);
@@ -124,7 +125,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--yes', 'do not ask for confirmation')
     .option('--json', 'print JSON only')
     .action(async (idOrPrefix: string, opts: { db?: string; yes?: boolean; json?: boolean }) => {
-      if (isMemory(opts.db)) throw new Error('memory: holds no keys between runs; give --db');
+      if (isMemory(opts.db)) throw new UsageError('memory: holds no keys between runs; give --db');
       const stores = await openTokenStores(ctx, opts.db, { existing: true });
       try {
         // an unknown id is said before asking about it (it asked, then said there was no such key)
