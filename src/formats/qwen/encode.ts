@@ -11,13 +11,16 @@
  * or an entry Qwen Code has no record for is a `system` record without one (not sent).
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
-import { mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
+import { mergeSplitResponses, pathToLeaf, resultText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/encode.js';
 import { openaiItemId } from '../shared/openai-reasoning.js';
-import { partsOf, usageOf } from './records.js';
+import { qwenDeclinedMark, qwenDeclinedResult } from './denials.js';
+import { markedResults, partsOf, usageOf } from './records.js';
 
 /** The version field of a record threadbase wrote (Qwen Code writes its own CLI version there). */
 export const WRITER_VERSION = 'threadbase';
@@ -58,17 +61,43 @@ export function contentOf(message: Message, callNames: Map<string, string>): Jso
 }
 
 /** Fields of a message the record has no place for, kept so the reader gives the message back whole. */
-function kept(m: Message, content: JsonObject, usageMetadata: JsonObject | undefined, role: string): JsonObject {
+function kept(
+  m: Message,
+  content: JsonObject,
+  usageMetadata: JsonObject | undefined,
+  role: string,
+  /** the tool_result record's status, which marks its results as the reader does */
+  status?: string,
+): JsonObject {
   const out: JsonObject = {};
   if (m.role !== role) out.role = m.role;
   for (const k of ['provider', 'api', 'cost', 'stopReason', 'error', 'responseId'] as const)
     if (m[k] !== undefined) out[k] = m[k];
   if (m.meta && Object.keys(m.meta).length) out.meta = m.meta;
   // the parts, when the content does not read back as them (redacted thinking, part meta, names, ...)
-  const back = partsOf(content, new CallIdPairer('threadbase:'));
-  if (JSON.stringify(back) !== JSON.stringify(m.parts)) out.parts = m.parts;
+  const read = partsOf(content, new CallIdPairer('threadbase:'));
+  const back = status === undefined ? read : markedResults(read, status);
+  // as JSON (a file's parts have no undefined fields), in any key order: another agent's parts order their keys their way
+  const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+  if (!isDeepStrictEqual(json(back), json(m.parts))) out.parts = m.parts;
   if (m.usage && JSON.stringify(usageOf(usageMetadata)) !== JSON.stringify(m.usage)) out.usage = m.usage;
   return out;
+}
+
+/**
+ * A message's refused and cancelled results in Qwen Code's words for them (denials.ts), as it records
+ * its own: another agent's words are not kept (Qwen Code sends its own); words already Qwen Code's stay.
+ */
+function qwenWorded(m: Message): Message {
+  if (!m.parts.some((p) => p.type === 'tool_result' && declinedMarkOf(p))) return m;
+  const parts = m.parts.map((p): Part => {
+    const mark = p.type === 'tool_result' ? declinedMarkOf(p) : undefined;
+    if (p.type !== 'tool_result' || !mark) return p;
+    if (qwenDeclinedMark(resultText(p.content)) === mark) return { ...p, isError: true };
+    const { response: _r, ...meta } = p.meta ?? {};
+    return { ...p, content: qwenDeclinedResult(mark), isError: true, meta };
+  });
+  return { ...m, parts };
 }
 
 /** Whether `next` continues the assistant response `e` (the same responseId). */
@@ -170,7 +199,7 @@ export function encodeQwenRecords(
         );
         continue;
       }
-      const m = e.message;
+      const m = qwenWorded(e.message);
       for (const p of m.parts) if (p.type === 'tool_call') callNames.set(p.id, p.name);
       if (m.role === 'system') {
         push(e, 'system', { threadbase: { message: m } }, e.timestamp);
@@ -182,14 +211,20 @@ export function encodeQwenRecords(
       const role = type === 'assistant' ? 'assistant' : type === 'tool_result' ? 'tool' : 'user';
       const content = contentOf(m, callNames);
       const usageMetadata = type === 'assistant' ? usageMetadataOf(m) : undefined;
-      const keep = kept(m, content, usageMetadata, role);
+      // calls that did not run: `cancelled`, as Qwen Code records a declined or aborted call
+      const status =
+        type !== 'tool_result'
+          ? undefined
+          : results.every((r) => declinedMarkOf(r) !== undefined)
+            ? 'cancelled'
+            : results.some((r) => r.isError)
+              ? 'error'
+              : 'success';
+      const keep = kept(m, content, usageMetadata, role, status);
       const fields: JsonObject = { message: content };
       if (type === 'assistant' && m.model) fields.model = m.model;
       if (usageMetadata) fields.usageMetadata = usageMetadata;
-      if (type === 'tool_result') {
-        const first = results[0] as ToolResultPart;
-        fields.toolCallResult = { callId: first.callId, status: results.some((r) => r.isError) ? 'error' : 'success' };
-      }
+      if (type === 'tool_result') fields.toolCallResult = { callId: (results[0] as ToolResultPart).callId, status };
       if (Object.keys(keep).length) fields.threadbase = keep;
       push(e, type, fields, e.timestamp);
       continue;

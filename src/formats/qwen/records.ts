@@ -9,11 +9,13 @@
  * parts joined). Content parts are Gemini's, read by the Gemini folder's geminiParts.
  */
 import { basename } from 'node:path';
-import { countMessages, firstUserLine, pathToLeaf } from '../../model/tree.js';
+import { markDeclined } from '../../convert/declined.js';
+import { countMessages, firstUserLine, pathToLeaf, resultText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { CallIdPairer, geminiParts, isObject, type JsonObject, str } from '../gemini/content.js';
 import { type JsonlLine, readJsonl } from '../shared/jsonl.js';
+import { qwenDeclinedMark } from './denials.js';
 
 export const SOURCE = 'qwen';
 
@@ -156,6 +158,20 @@ export function compressionFollowUps(entry: Entry): Message[] {
   });
 }
 
+/**
+ * A `tool_result` record's results as Qwen Code's status says (`toolCallResult.status`: error or
+ * cancelled, an error), a refused or cancelled call's marked by its words (denials.ts); one of status
+ * `cancelled` in other words is cancelled. A sub-agent's records carry no status: its words alone.
+ */
+export function markedResults(parts: Part[], status: string | undefined): Part[] {
+  const failed = status === 'error' || status === 'cancelled';
+  return parts.map((p) => {
+    if (p.type !== 'tool_result' || !(failed || p.isError)) return p;
+    const mark = qwenDeclinedMark(resultText(p.content)) ?? (status === 'cancelled' ? 'cancelled' : undefined);
+    return mark ? markDeclined(p, mark) : { ...p, isError: true };
+  });
+}
+
 /** One record (its fragments joined) as one entry. */
 function entryOf(rec: JsonObject, parentId: string | null): Entry {
   const id = rec.uuid as string;
@@ -189,11 +205,8 @@ function entryOf(rec: JsonObject, parentId: string | null): Entry {
     if (typeof rec.model === 'string') message.model = rec.model;
     if (usage) message.usage = usage;
   }
-  if (type === 'tool_result' && isObject(rec.toolCallResult)) {
-    const status = str(rec.toolCallResult.status);
-    if (status === 'error' || status === 'cancelled')
-      message.parts = message.parts.map((p) => (p.type === 'tool_result' ? { ...p, isError: true } : p));
-  }
+  if (type === 'tool_result')
+    message.parts = markedResults(message.parts, isObject(rec.toolCallResult) ? str(rec.toolCallResult.status) : undefined);
   if (type === 'user' && subtype) message.meta = { qwenSubtype: subtype };
   if (type === 'user' && subtype && INJECTED_USER_SUBTYPES.has(subtype))
     message.meta = { ...message.meta, qwenInjected: subtype };
