@@ -10,19 +10,31 @@
  * never sent (cn sends its own system prompt first; the Anthropic adapter takes only the first system
  * message). Registered as Continue's ResumeContext.
  */
+import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultPart } from '../../model/types.js';
+import { continueDeclinedMark, PERMISSION_DENIED, TOOL_CANCELLED } from './denials.js';
 import { isObject, NO_STATE } from './history.js';
 
-/** Continue's output for a call whose state has none (convertFromUnifiedHistory). */
-export const TOOL_CANCELLED = 'Tool cancelled';
+export { TOOL_CANCELLED };
 
 function resultText(r: ToolResultPart): string {
   if (typeof r.content === 'string') return r.content;
   return r.content
     .map((c) => (c.type === 'text' ? c.text : c.type === 'file' && c.text !== undefined ? c.text : `[${c.type} omitted]`))
     .join('\n');
+}
+
+/**
+ * A result's text as cn sends it from its state: a refused or cancelled call's in cn's words (encode.ts
+ * writes them so: the refusal's output, no output for a cancelled one), unless already.
+ */
+function sentText(r: ToolResultPart): string {
+  const text = resultText(r);
+  const mark = declinedMarkOf(r);
+  if (!mark || continueDeclinedMark(text) === mark) return text;
+  return mark === 'refused' ? PERMISSION_DENIED : TOOL_CANCELLED;
 }
 
 /** A user's parts as Continue sends them: its context items in one text with its own when that is one text. */
@@ -82,7 +94,7 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
         parts: calls.map((c): ToolResultPart => {
           const r = results.get(c.id);
           if (r) placed.add(c.id);
-          return { type: 'tool_result', callId: c.id, name: c.name, content: r ? resultText(r) : TOOL_CANCELLED };
+          return { type: 'tool_result', callId: c.id, name: c.name, content: r ? sentText(r) : TOOL_CANCELLED };
         }),
       });
       continue;

@@ -32,8 +32,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class ContinueDriver extends DriverBase {
   readonly name = SOURCE;
-  /** 2: a call without a tool call state marked (meta.continueWithoutState), a compaction summary as cn's own */
-  readonly readerVersion = 2;
+  /**
+   * 2: a call without a tool call state marked (meta.continueWithoutState), a compaction summary as cn's own;
+   * 3: a refused call's result marked `refused`, a state without output read as cn's "Tool cancelled", marked `cancelled`
+   */
+  readonly readerVersion = 3;
   // new sessions only: Continue rewrites a session's file whole at every turn
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

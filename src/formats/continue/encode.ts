@@ -11,8 +11,10 @@
  * items (Continue 1.5.47 sends every item of the history, a summary's index notwithstanding), the
  * messages it kept written again after it (copies the reader passes over).
  */
+import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { CompactionEntry, Entry, Message, Part, ToolResultPart, Usage } from '../../model/types.js';
+import { continueDeclinedMark, PERMISSION_DENIED } from './denials.js';
 import { type JsonObject, NO_STATE } from './history.js';
 
 export interface EncodedContinueSession {
@@ -154,9 +156,17 @@ export function encodeContinueSession(
         continue;
       }
       const { text, dropped } = resultText(p);
+      const mark = declinedMarkOf(p);
+      if (mark === 'cancelled') {
+        // as cn keeps a call stopped before it answered: a state without output (it sends "Tool cancelled")
+        state.status = typeof p.meta?.continueStatus === 'string' ? p.meta.continueStatus : 'canceled';
+        continue;
+      }
       droppedMedia += dropped;
-      state.status = p.isError ? 'errored' : 'done';
-      state.output = [{ content: text, name: 'Tool Result', description: 'Tool execution result' }];
+      state.status = mark === 'refused' ? 'canceled' : p.isError ? 'errored' : 'done';
+      // a refused call in cn's words for it, unless already (denials.ts)
+      const content = mark === 'refused' && continueDeclinedMark(text) !== 'refused' ? PERMISSION_DENIED : text;
+      state.output = [{ content, name: 'Tool Result', description: 'Tool execution result' }];
     }
     return rest;
   };

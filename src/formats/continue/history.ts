@@ -9,6 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename } from 'node:path';
+import { markDeclined } from '../../convert/declined.js';
 import { countMessages, firstUserLine } from '../../model/tree.js';
 import type {
   CompactionEntry,
@@ -26,6 +27,7 @@ import type {
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { arrayOfKey, isObject, type JsonObject, salvageArray } from '../cline/salvage.js';
 import { jsonValueOf, parseJson } from '../shared/jsonl.js';
+import { continueDeclinedMark, TOOL_CANCELLED } from './denials.js';
 
 export const SOURCE = 'continue';
 
@@ -109,13 +111,17 @@ function toolCallOf(tc: unknown): ToolCallPart | undefined {
   };
 }
 
-/** A tool call state's output (its result) as a result part, or undefined when the call has none. */
+/**
+ * A tool call state's output (its result) as a result part. A state without output is a call stopped
+ * before it answered: cn sends "Tool cancelled" for it, read so, marked cancelled (denials.ts); a refused
+ * one (`canceled`, cn's words for a refusal) marked refused.
+ */
 function resultOf(state: JsonObject, callName: string | undefined): ToolResultPart | undefined {
+  if (typeof state.toolCallId !== 'string') return undefined;
   const output = Array.isArray(state.output) ? state.output.filter(isObject) : [];
-  if (output.length === 0 || typeof state.toolCallId !== 'string') return undefined;
   // Continue sends the outputs' contents joined by newlines
-  const content = output.map((o) => str(o.content) ?? '').join('\n');
-  return {
+  const content = output.length ? output.map((o) => str(o.content) ?? '').join('\n') : TOOL_CANCELLED;
+  const part: ToolResultPart = {
     type: 'tool_result',
     callId: state.toolCallId,
     ...(callName ? { name: callName } : {}),
@@ -123,6 +129,9 @@ function resultOf(state: JsonObject, callName: string | undefined): ToolResultPa
     ...(state.status === 'errored' ? { isError: true } : {}),
     ...(state.status !== 'done' && state.status !== 'errored' ? { meta: { continueStatus: state.status } } : {}),
   };
+  if (output.length === 0) return markDeclined(part, 'cancelled');
+  const mark = state.status === 'canceled' ? continueDeclinedMark(content) : undefined;
+  return mark ? markDeclined(part, mark) : part;
 }
 
 /** Entries threadbase kept on an item it wrote (encode.ts), or undefined for an item of Continue's own. */
@@ -185,7 +194,7 @@ function entriesOfItem(item: JsonObject, time: string, autoContinued: boolean): 
     const names = new Map(calls.map((c) => [c.id, c.name]));
     const states = (Array.isArray(item.toolCallStates) ? item.toolCallStates : []).filter(isObject);
     const stated = new Set(states.map((s) => s.toolCallId));
-    // cn sends a result only for a call that has a state ('Tool cancelled' for one without output):
+    // cn sends a result only for a call that has a state ('Tool cancelled' for one without output, read so):
     // a call without one goes unanswered (convertFromUnifiedHistory; seen, calls-without-states)
     for (const c of calls) if (!stated.has(c.id)) c.meta = { ...c.meta, [NO_STATE]: true };
     const results = states.flatMap((s) => resultOf(s, names.get(str(s.toolCallId) ?? '')) ?? []);

@@ -1,7 +1,9 @@
 /** What the Continue CLI cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
+import { rewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { isProviderExecuted } from '../../convert/provider-tools.js';
 import { pairToolCalls } from '../../model/tree.js';
+import { continueDeclinedMark } from './denials.js';
 
 export function describeContinueLosses({ foreign, counts: c, say }: LossReport): void {
   say(
@@ -16,6 +18,10 @@ export function describeContinueLosses({ foreign, counts: c, say }: LossReport):
   say(
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note Continue sends in their turn",
+  );
+  say(
+    rewordedResults(foreign, continueDeclinedMark),
+    "refused or cancelled calls' results written in Continue's words for them (as cn records its own); their own words not kept",
   );
   const messages = foreign.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
   say(

@@ -1,0 +1,113 @@
+/**
+ * Calls Continue did not run: a call cn refused (test/fixtures/continue/refused-1.5.47, the real cn 1.5.47
+ * with `--exclude Bash`: states `canceled`, "Command blocked by security policy"; the user's refusal is
+ * "Permission denied by user") reads as refused; a state without output (a call stopped before it answered,
+ * for which cn sends "Tool cancelled") as cancelled; another agent's refused and cancelled calls are written
+ * as cn records its own.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { conversionLosses } from '../../src/convert/losses.js';
+import { ContinueDriver, continueContext } from '../../src/formats/continue/index.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { geminiDeclinedSession } from '../helpers/sessions.js';
+
+const REFUSED = 'afcfdd0e-40a6-4ea2-b1d6-b1f3e740665e';
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-continue-declined-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const resultsOf = (s: Session | undefined): ToolResultPart[] =>
+  (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+const marks = (rs: ToolResultPart[]) => rs.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled]);
+const sentResults = (s: Session) =>
+  continueContext(s).messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [[p.callId, p.content]] : [])));
+
+describe('calls Continue did not run', () => {
+  it('a call its permission rules refused (real cn 1.5.47) reads as refused', async () => {
+    const root = resolve('test/fixtures/continue/refused-1.5.47/.continue');
+    const driver = new ContinueDriver({ home: join(dir, 'nohome'), env: { CONTINUE_GLOBAL_DIR: root } });
+    const s = await driver.getSession(REFUSED);
+    const blocked = 'Command blocked by security policy';
+    expect(marks(resultsOf(s))).toEqual([
+      [blocked, true, true, undefined],
+      [blocked, true, true, undefined],
+    ]);
+  });
+
+  it('a state without output reads as cn\'s "Tool cancelled", cancelled; the user\'s refusal as refused', async () => {
+    const root = join(dir, 'own');
+    await mkdir(join(root, 'sessions'), { recursive: true });
+    const call = (id: string) => ({ id, type: 'function', function: { name: 'Bash', arguments: '{"command":"rm x"}' } });
+    const state = (id: string, status: string, out?: string) => ({
+      toolCallId: id,
+      toolCall: call(id),
+      status,
+      ...(out ? { output: [{ content: out, name: 'Tool Result', description: 'Tool execution result' }] } : {}),
+    });
+    const id = '55555555-2222-4333-8444-555555555555';
+    const history = [
+      { message: { role: 'user', content: 'remove it' }, contextItems: [] },
+      {
+        message: { role: 'assistant', content: '', toolCalls: [call('d1'), call('d2'), call('d3')] },
+        contextItems: [],
+        toolCallStates: [
+          state('d1', 'canceled', 'Permission denied by user'),
+          state('d2', 'calling'),
+          state('d3', 'errored', 'Permission denied by user'),
+        ],
+      },
+    ];
+    await writeFile(
+      join(root, 'sessions', `${id}.json`),
+      JSON.stringify({ sessionId: id, title: 't', workspaceDirectory: '/p', history }),
+    );
+    const driver = new ContinueDriver({ home: join(dir, 'nohome'), env: { CONTINUE_GLOBAL_DIR: root } });
+    const s = (await driver.getSession(id)) as Session;
+    expect(marks(resultsOf(s))).toEqual([
+      ['Permission denied by user', true, true, undefined],
+      ['Tool cancelled', true, undefined, true],
+      // not a refusal cn recorded (its refusals are `canceled`): a plain error
+      ['Permission denied by user', true, undefined, undefined],
+    ]);
+    expect(sentResults(s)).toEqual([
+      ['d1', 'Permission denied by user'],
+      ['d2', 'Tool cancelled'],
+      ['d3', 'Permission denied by user'],
+    ]);
+  });
+});
+
+describe("another agent's refused and cancelled calls written into Continue", () => {
+  it('are written as cn records its own, read back marked, sent in its words; convert says it reworded them', async () => {
+    const driver = new ContinueDriver({ home: join(dir, 'writes'), env: {} });
+    const source = geminiDeclinedSession({ project: '/p', model: 'claude-standin', tool: 'Bash', cancelledToo: true });
+    const info = await driver.writeSession(source);
+    const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as {
+      history: { toolCallStates?: { status: string; output?: { content: string }[] }[] }[];
+    };
+    expect(doc.history.flatMap((h) => h.toolCallStates ?? []).map((t) => [t.status, t.output?.map((o) => o.content)])).toEqual([
+      ['canceled', ['Permission denied by user']],
+      ['canceled', undefined],
+    ]);
+    const back = (await driver.getSession(info.id)) as Session;
+    expect(resultsOf(back).map((r) => [r.meta?.refused, r.meta?.cancelled])).toEqual([
+      [true, undefined],
+      [undefined, true],
+    ]);
+    expect(sentResults(back)).toEqual([
+      ['call_a', 'Permission denied by user'],
+      ['call_b', 'Tool cancelled'],
+    ]);
+    expect(conversionLosses(source, 'continue').filter((l) => l.includes('refused or cancelled'))).toEqual([
+      expect.stringMatching(/refused or cancelled calls' results written in Continue's words .*\(2\)$/),
+    ]);
+  });
+});
