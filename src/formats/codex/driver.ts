@@ -43,7 +43,7 @@ import {
   selectUserMessages,
   userTextItems,
 } from './history.js';
-import { recordThreadHistory } from './history-projection.js';
+import { followThreadHistory, recordThreadHistory } from './history-projection.js';
 import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, droppedCompactedTurns, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
@@ -415,6 +415,11 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     const lines = encodeEntries(withReplacementHistories(chain, chain.length - entries.length), new Date().toISOString(), totals);
     const numbered = last === undefined ? lines : lines.map((r, i) => withOrdinal(r, (last as number) + 1 + i));
     await appendJsonlLines(file, numbered);
+    // codex 0.171's projection of a paginated thread (thread_history_<n>.sqlite) follows the appended records when it can
+    if (last !== undefined && numbered.length) {
+      const bytes = await fs.readFile(file);
+      followThreadHistory(this.home, s.id, bytes, bytes.length - Buffer.byteLength(toJsonl(numbered)));
+    }
   }
 
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {

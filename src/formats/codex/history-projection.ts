@@ -319,17 +319,29 @@ function projectedItem(item: Record<string, unknown>): Record<string, unknown> |
 }
 
 /**
- * The projection codex 0.171 makes of `rollout` (the file's bytes) for thread `threadId`, or why
- * there is none that threadbase can write as codex does.
+ * Events codex 0.171 passes over when they stand outside a turn: the legacy `user_message` /
+ * `agent_message` events threadbase appends for another agent's messages (codex continued its
+ * projection past them with no row: agents test `codex-append-projection`; inside a turn not checked).
  */
-export function projectRollout(threadId: string, rollout: Buffer): HistoryProjection | string {
+const UNPROJECTED_OUTSIDE_TURNS = new Set(['user_message', 'agent_message']);
+
+/**
+ * The projection codex 0.171 makes of `rollout` (the file's bytes) for thread `threadId`, or why
+ * there is none that threadbase can write as codex does. `from`: where to start (a projection's
+ * state: the byte offset and ordinal of the next record, outside any turn), else the file's start.
+ */
+export function projectRollout(
+  threadId: string,
+  rollout: Buffer,
+  from: { offset: number; ordinal: number } = { offset: 0, ordinal: 0 },
+): HistoryProjection | string {
   const turns: TurnRow[] = [];
   const items: ItemRow[] = [];
   let open: TurnRow | undefined;
   // `compacted` records in the open turn: codex writes each beside its ContextCompaction item
   let compactedInTurn = 0;
-  let offset = 0;
-  let nextOrdinal = 0;
+  let offset = from.offset;
+  let nextOrdinal = from.ordinal;
   while (offset < rollout.length) {
     const newline = rollout.indexOf(0x0a, offset);
     if (newline < 0) return 'a rollout line without its newline';
@@ -357,7 +369,7 @@ export function projectRollout(threadId: string, rollout: Buffer): HistoryProjec
     }
     if (record.type !== 'event_msg') return `a ${String(record.type)} record`;
     const event = str(payload.type) ?? '';
-    if (UNPROJECTED_EVENTS.has(event)) continue;
+    if (UNPROJECTED_EVENTS.has(event) || (!open && UNPROJECTED_OUTSIDE_TURNS.has(event))) continue;
     if (event === 'task_started') {
       const turnId = str(payload.turn_id);
       if (!turnId || open) return 'a turn started inside another';
@@ -430,18 +442,16 @@ export function projectRollout(threadId: string, rollout: Buffer): HistoryProjec
   return { turns, items, nextByteOffset: offset, nextOrdinal };
 }
 
+type Database = ReturnType<typeof openDatabase>;
+
 /**
- * Writes codex's paginated-history projection of the rollout threadbase just created at `file`
- * (`rollout`: its bytes) into codex's thread history database, in one transaction, when the database
- * exists at the schema checked and holds nothing for the thread. Never creates the database, never
- * touches another thread's rows. Returns why nothing was written, or undefined.
+ * Runs `write` on codex's thread history database when it exists at the schema checked (never
+ * creating it); what `write` returns, or why the database was not written.
  */
-export function recordThreadHistory(home: string, threadId: string, rollout: Buffer): string | undefined {
+function withHistoryDb(home: string, write: (db: Database) => string | undefined): string | undefined {
   const dbFile = threadHistoryDbPath(home);
   if (!dbFile) return 'no thread history database';
-  const projection = projectRollout(threadId, rollout);
-  if (typeof projection === 'string') return `not projected: ${projection}`;
-  let db: ReturnType<typeof openDatabase>;
+  let db: Database;
   try {
     db = openDatabase(dbFile, { fileMustExist: true, timeout: 2000 });
   } catch (error) {
@@ -459,12 +469,36 @@ export function recordThreadHistory(home: string, threadId: string, rollout: Buf
       const missing = columns.filter((c) => !have.has(c));
       if (missing.length) return `unexpected ${table} schema (${missing.join(', ')})`;
     }
-    const insertTurn = db.prepare(
-      `INSERT INTO thread_turns (${TURN_COLUMNS.join(', ')}) VALUES (${TURN_COLUMNS.map((c) => `@${c}`).join(', ')})`,
-    );
-    const insertItem = db.prepare(
-      `INSERT INTO thread_items (${ITEM_COLUMNS.join(', ')}) VALUES (${ITEM_COLUMNS.map((c) => `@${c}`).join(', ')})`,
-    );
+    return write(db);
+  } catch (error) {
+    return `thread history database not written: ${(error as Error).message}`;
+  } finally {
+    db.close();
+  }
+}
+
+function inserts(db: Database): { turn: (t: TurnRow) => void; item: (i: ItemRow) => void } {
+  const turn = db.prepare(
+    `INSERT INTO thread_turns (${TURN_COLUMNS.join(', ')}) VALUES (${TURN_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  );
+  const item = db.prepare(
+    `INSERT INTO thread_items (${ITEM_COLUMNS.join(', ')}) VALUES (${ITEM_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  );
+  return { turn: (t) => void turn.run(t), item: (i) => void item.run(i) };
+}
+
+/**
+ * Writes codex's paginated-history projection of the rollout threadbase just created at `file`
+ * (`rollout`: its bytes) into codex's thread history database, in one transaction, when the database
+ * exists at the schema checked and holds nothing for the thread. Never creates the database, never
+ * touches another thread's rows. Returns why nothing was written, or undefined.
+ */
+export function recordThreadHistory(home: string, threadId: string, rollout: Buffer): string | undefined {
+  if (!threadHistoryDbPath(home)) return 'no thread history database';
+  const projection = projectRollout(threadId, rollout);
+  if (typeof projection === 'string') return `not projected: ${projection}`;
+  return withHistoryDb(home, (db) => {
+    const insert = inserts(db);
     const insertState = db.prepare(
       'INSERT INTO thread_history_projection_state (thread_id, next_rollout_byte_offset, next_rollout_ordinal) VALUES (?, ?, ?)',
     );
@@ -475,15 +509,49 @@ export function recordThreadHistory(home: string, threadId: string, rollout: Buf
       .transaction(() => {
         // a thread codex (or an earlier write) already projected is not ours to write
         if ((existing.get(threadId, threadId, threadId) as { n: number }).n > 0) return 'the thread already has a projection';
-        for (const t of projection.turns) insertTurn.run(t);
-        for (const i of projection.items) insertItem.run(i);
+        for (const t of projection.turns) insert.turn(t);
+        for (const i of projection.items) insert.item(i);
         insertState.run(threadId, projection.nextByteOffset, projection.nextOrdinal);
         return undefined;
       })
       .immediate();
-  } catch (error) {
-    return `thread history database not written: ${(error as Error).message}`;
-  } finally {
-    db.close();
-  }
+  });
+}
+
+/**
+ * After threadbase appended records to the rollout of thread `threadId` (`rollout`: the file's bytes
+ * now, the appended ones from byte `appendedAt`), continues the thread's projection over them as codex
+ * continues it on a resume (from its state's offset and ordinal): their turns and items added and the
+ * state moved to the file's end, in one transaction. Only when the projection (codex's, or one
+ * threadbase wrote) ends right where the appended records start, with no turn left open, and every
+ * appended record is one whose projection was checked. Otherwise nothing changes: no row is removed
+ * (one codex wrote cannot be told from one threadbase wrote), and codex, which continues a projection
+ * from its state on a resume and passes over what it does not project, catches up itself (agents test
+ * `codex-append-projection`). Returns why nothing was written, or undefined.
+ */
+export function followThreadHistory(home: string, threadId: string, rollout: Buffer, appendedAt: number): string | undefined {
+  return withHistoryDb(home, (db) => {
+    const insert = inserts(db);
+    const stateOf = db.prepare(
+      'SELECT next_rollout_byte_offset AS offset, next_rollout_ordinal AS ordinal FROM thread_history_projection_state WHERE thread_id = ?',
+    );
+    const openTurns = db.prepare("SELECT count(*) AS n FROM thread_turns WHERE thread_id = ? AND status = 'inProgress'");
+    const moveState = db.prepare(
+      'UPDATE thread_history_projection_state SET next_rollout_byte_offset = ?, next_rollout_ordinal = ? WHERE thread_id = ? AND next_rollout_byte_offset = ? AND next_rollout_ordinal = ?',
+    );
+    return db
+      .transaction(() => {
+        const state = stateOf.get(threadId) as { offset: number; ordinal: number } | undefined;
+        if (!state) return 'the thread has no projection';
+        if (state.offset !== appendedAt) return 'the projection does not end where the appended records start';
+        if ((openTurns.get(threadId) as { n: number }).n > 0) return 'the projection has a turn in progress';
+        const projection = projectRollout(threadId, rollout, state);
+        if (typeof projection === 'string') return `not projected: ${projection}`;
+        for (const t of projection.turns) insert.turn(t);
+        for (const i of projection.items) insert.item(i);
+        moveState.run(projection.nextByteOffset, projection.nextOrdinal, threadId, state.offset, state.ordinal);
+        return undefined;
+      })
+      .immediate();
+  });
 }

@@ -1,0 +1,138 @@
+/**
+ * threadbase appending to a thread the real codex 0.171 recorded (paginated, with codex's own projection in
+ * thread_history_<n>.sqlite):
+ * - appended messages (response items and the legacy user_message / agent_message events, outside any
+ *   turn): the projection's state follows to the file's end, its rows unchanged; codex's app-server reads
+ *   the same turns, and codex, resuming, continues the projection from there with its next turn at its
+ *   own records;
+ * - appended records whose projection was not checked (another model's thinking): the projection is
+ *   left as it was, and codex, resuming, catches up from its state itself, passing over them (what it
+ *   did before threadbase followed any append).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodexDriver } from '../../src/formats/codex/index.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
+import type { Entry, Part } from '../../src/model/types.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { codexAppServer } from '../helpers/codex-app-server.js';
+
+let home: CodexAgentHome;
+let driver: CodexDriver;
+beforeAll(async () => {
+  home = await setupCodexAgentHome();
+  driver = new CodexDriver(home.env);
+}, 60_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+interface Projection {
+  turns: { turn_id: string; rollout_ordinal: number; rollout_byte_offset: number; rollout_end_byte_offset: number }[];
+  items: { item_id: string; item_type: string }[];
+  state: { offset: number; ordinal: number } | undefined;
+}
+
+function projection(id: string): Projection {
+  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+  const db = openDatabase(join(home.codexHome, file as string), { readonly: true });
+  try {
+    return {
+      turns: db
+        .prepare(
+          'SELECT turn_id, rollout_ordinal, rollout_byte_offset, rollout_end_byte_offset FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal',
+        )
+        .all(id) as Projection['turns'],
+      items: db
+        .prepare('SELECT item_id, item_type FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal')
+        .all(id) as Projection['items'],
+      state: db
+        .prepare(
+          'SELECT next_rollout_byte_offset AS offset, next_rollout_ordinal AS ordinal FROM thread_history_projection_state WHERE thread_id = ?',
+        )
+        .get(id) as Projection['state'],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
+async function readTurns(id: string): Promise<unknown[]> {
+  const [read] = (await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [
+    { thread: { turns: unknown[] } },
+  ];
+  return read.thread.turns;
+}
+
+/** A new thread of codex's own: its id and rollout. */
+async function codexThread(prompt: string): Promise<{ id: string; path: string }> {
+  const known = new Set((await driver.listSessions()).map((s) => s.id));
+  await home.codex([prompt]);
+  const made = (await driver.listSessions()).find((s) => !known.has(s.id));
+  if (!made?.path) throw new Error('codex recorded no thread');
+  return { id: made.id, path: made.path };
+}
+
+const exchange = (extra: Part[] = []): Entry[] => [
+  {
+    id: 'tb-u',
+    parentId: null,
+    timestamp: new Date().toISOString(),
+    kind: 'message',
+    message: { role: 'user', parts: [{ type: 'text', text: 'appended question' }] },
+  },
+  {
+    id: 'tb-a',
+    parentId: 'tb-u',
+    timestamp: new Date().toISOString(),
+    kind: 'message',
+    message: { role: 'assistant', model: 'claude-x', parts: [...extra, { type: 'text', text: 'appended answer' }] },
+  },
+];
+
+/** Every turn row starts at its task_started record and ends after its last record; the state is the file's end. */
+function expectAtItsRecords(p: Projection, path: string): void {
+  const bytes = readFileSync(path);
+  for (const t of p.turns) {
+    const first = JSON.parse(bytes.subarray(t.rollout_byte_offset).toString('utf8').split('\n')[0] as string);
+    expect(first).toMatchObject({ ordinal: t.rollout_ordinal, payload: { type: 'task_started', turn_id: t.turn_id } });
+    expect(bytes[t.rollout_end_byte_offset - 1]).toBe(0x0a);
+  }
+  const last = JSON.parse(bytes.toString('utf8').trimEnd().split('\n').at(-1) as string) as { ordinal: number };
+  expect(p.state).toEqual({ offset: bytes.length, ordinal: last.ordinal + 1 });
+}
+
+describe("threadbase's appends and codex's projection", () => {
+  it("the projection follows appended messages; codex's app-server reads the same turns and codex continues it on resume", async () => {
+    const t = await codexThread('first question');
+    const before = projection(t.id);
+    const turnsBefore = await readTurns(t.id);
+    await driver.appendEntries(t.id, exchange());
+    const after = projection(t.id);
+    expect({ turns: after.turns, items: after.items }).toEqual({ turns: before.turns, items: before.items });
+    expectAtItsRecords(after, t.path);
+    expect(await readTurns(t.id)).toEqual(turnsBefore);
+
+    await home.codex(['resume', t.id, 'after append']);
+    const resumed = projection(t.id);
+    expect(resumed.turns).toHaveLength(2);
+    expect(resumed.items.map((i) => i.item_type)).toEqual(['userMessage', 'agentMessage', 'userMessage', 'agentMessage']);
+    expectAtItsRecords(resumed, t.path);
+  }, 120_000);
+
+  it('an append with records not checked leaves the projection; codex catches up from its state on resume', async () => {
+    const t = await codexThread('second thread');
+    const before = projection(t.id);
+    await driver.appendEntries(t.id, exchange([{ type: 'thinking', thinking: 'Weighing it.', signature: 'sig' }]));
+    expect(readFileSync(t.path, 'utf8')).toContain('"agent_reasoning"');
+    expect(projection(t.id)).toEqual(before);
+
+    await home.codex(['resume', t.id, 'after append']);
+    const resumed = projection(t.id);
+    expect(resumed.turns).toHaveLength(2);
+    expect(resumed.items.map((i) => i.item_type)).toEqual(['userMessage', 'agentMessage', 'userMessage', 'agentMessage']);
+    expectAtItsRecords(resumed, t.path);
+  }, 120_000);
+});
