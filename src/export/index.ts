@@ -320,7 +320,7 @@ function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
       : m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');
   const injected = injectedOf(m);
   const body = injected ? foldMd(`${injected} · ${charactersText(textLength(m))}`, parts) : parts;
-  return `${'#'.repeat(Math.min(6, 2 + depth))} ${who}\n\n${body}${m.error ? `\n\n> error: ${markdownText(m.error)}` : ''}\n`;
+  return `${'#'.repeat(Math.min(6, 2 + depth))} ${who}\n\n${body}${m.error ? `\n\n> error: ${markdownText(m.error, 'inline')}` : ''}\n`;
 }
 
 /** The turns of a session's path to its current leaf in Markdown, its side chains no call ran after them. */
@@ -349,7 +349,7 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
   const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
   const { own } = c;
   const head = [
-    `# ${markdownText(s.title ?? `Session ${s.id}`)}`,
+    `# ${markdownText(s.title ?? `Session ${s.id}`, 'inline')}`,
     '',
     `- source: ${s.source}`,
     `- id: ${s.id}`,

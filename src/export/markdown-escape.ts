@@ -1,9 +1,9 @@
 /**
  * Text written into a Markdown export as it reads: a Markdown renderer takes a raw tag in it
  * (`<system-reminder>`, `<div>`) for HTML and swallows or renders it, and an entity (`&amp;`) for the
- * character it names. Outside code (fenced blocks and inline code spans, which a renderer shows
- * verbatim) `<` and the `&` of an entity are escaped; the Markdown itself (emphasis, lists, links)
- * is left to render.
+ * character it names. Outside code (fenced and indented blocks and inline code spans, which a
+ * renderer shows verbatim) `<` and the `&` of an entity are escaped; the Markdown itself (emphasis,
+ * lists, links) is left to render.
  */
 
 /** A fence's opening line: up to three spaces, then three or more backticks or tildes (CommonMark). */
@@ -32,11 +32,32 @@ function escapeInline(text: string): string {
   return out + escapeOutsideCode(text.slice(at));
 }
 
-/** `text` as Markdown that shows it as written: HTML outside code escaped, code blocks and spans verbatim. */
-export function markdownText(text: string): string {
+/** The columns `s` takes, a tab to the next multiple of four (as CommonMark counts indentation). */
+const width = (s: string) => [...s].reduce((col, ch) => (ch === '\t' ? col + 4 - (col % 4) : col + 1), 0);
+
+/** A line's indentation in columns; undefined for a blank line. */
+function indentOf(line: string): number | undefined {
+  const lead = /^[ \t]*/.exec(line)?.[0] ?? '';
+  return line.slice(lead.length).trim() ? width(lead) : undefined;
+}
+
+/** A list item's first line: its indentation and marker, and the spaces before its content. */
+const LIST_ITEM = /^([ \t]*(?:[-+*]|\d{1,9}[.)]))([ \t]+)\S/;
+const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+
+/**
+ * `text` as Markdown that shows it as written: HTML outside code escaped, code blocks and spans verbatim.
+ * `at: 'inline'`: its first line continues a line of the caller's (`# title`, `> error: …`), where no
+ * indented code block starts.
+ */
+export function markdownText(text: string, at: 'block' | 'inline' = 'block'): string {
   const lines = text.split('\n');
   const out: string[] = [];
   let prose: string[] = [];
+  // where an indented code block may start: after a blank line, a heading or a fenced block (it cannot interrupt a paragraph)
+  let blockStart = at === 'block';
+  // the content columns of the list items the text is in, innermost last: their code is indented four more
+  const lists: number[] = [];
   const flush = () => {
     // code spans do not reach past a blank line (a paragraph's end)
     if (prose.length)
@@ -51,9 +72,40 @@ export function markdownText(text: string): string {
     prose = [];
   };
   for (let i = 0; i < lines.length; i++) {
-    const open = FENCE.exec(lines[i] as string);
+    const line = lines[i] as string;
+    const indent = indentOf(line);
+    if (indent === undefined) {
+      prose.push(line);
+      blockStart = true;
+      continue;
+    }
+    const item = LIST_ITEM.exec(line);
+    // a line less indented than a list item's content, after a blank line, is past that item
+    if (blockStart && !item) while (lists.length && indent < (lists.at(-1) as number)) lists.pop();
+    const codeAt = (lists.at(-1) ?? 0) + 4;
+    if (blockStart && indent >= codeAt) {
+      // an indented code block: to the next line indented less that is not blank, kept as written
+      flush();
+      let end = i;
+      while (end + 1 < lines.length && (indentOf(lines[end + 1] as string) ?? codeAt) >= codeAt) end++;
+      // blank lines after the block are not in it
+      while (end > i && indentOf(lines[end] as string) === undefined) end--;
+      out.push(...lines.slice(i, end + 1));
+      i = end;
+      blockStart = false;
+      continue;
+    }
+    if (item) {
+      while (lists.length && indent < (lists.at(-1) as number)) lists.pop();
+      // its content's column: past the marker and its spaces, or one space past the marker when five or more follow (code in the item)
+      const marker = width(item[1] as string);
+      const gap = width(`${item[1]}${item[2]}`) - marker;
+      lists.push(marker + (gap > 4 ? 1 : gap));
+    }
+    const open = FENCE.exec(line);
     if (!open) {
-      prose.push(lines[i] as string);
+      prose.push(line);
+      blockStart = HEADING.test(line);
       continue;
     }
     flush();
@@ -64,6 +116,7 @@ export function markdownText(text: string): string {
     while (end < lines.length && !closing.test(lines[end] as string)) end++;
     out.push(...lines.slice(i, end + 1));
     i = end;
+    blockStart = true;
   }
   flush();
   return out.join('\n');

@@ -68,6 +68,66 @@ describe('markdownText', () => {
   });
 });
 
+// marked: the GFM renderer pi's TUI depends on, which passes raw HTML through as GitHub's does
+const { marked } = createRequire(import.meta.url)('marked') as { marked: { parse(md: string): string } };
+/** The code blocks of rendered Markdown, as the renderer wrote them. */
+const codeBlocks = (html: string) => [...html.matchAll(/<pre><code[^>]*>([\s\S]*?)<\/code><\/pre>/g)].map((m) => m[1]);
+/** The elements of rendered Markdown, by tag name. */
+const elements = (html: string) => new Set([...html.matchAll(/<([a-z][a-z0-9-]*)/g)].map((m) => m[1]));
+
+/** Text with code indented four spaces or a tab (not fenced): its lines are code as written, tags and entities too. */
+const INDENTED = [
+  'Run this:\n\n    <div class="x">&amp; a\\b</div>\n    if (a < b && c) {}\n\nthen <b>done</b>',
+  '\t<tab> &amp;\n\n\tstill code <i>\n\nafter <em>',
+  '# Heading\n    <code after="heading">',
+  '```\nfenced <f>\n```\n    <code after="fence">',
+  '- item <i>\n\n    paragraph of the item <b>\n\n        <code in="item">\n\nout of the list <d>',
+  '1. one\n\n   - nested\n\n     nested paragraph <e>\n\n         <code in="nested">\n\n   back in one <g>\n\n       <code in="one">',
+  '10.   wide marker <w>\n\n    <code after="a list it ended">',
+];
+
+describe('indented code in the Markdown export', () => {
+  it('keeps an indented code block verbatim; an indented line inside a paragraph is text', () => {
+    expect(markdownText('a <b>\n\n    <div>&amp;\n\n    <x>\n\n<i>')).toBe('a &lt;b>\n\n    <div>&amp;\n\n    <x>\n\n&lt;i>');
+    expect(markdownText('\t<t>\n  <u>')).toBe('\t<t>\n  &lt;u>');
+    // no blank line before it: a paragraph's continuation, not code
+    expect(markdownText('para\n    <not code>')).toBe('para\n    &lt;not code>');
+    // in a list item the code is indented four past the item's content
+    expect(markdownText('- x\n\n    <para>\n\n      <code>')).toBe('- x\n\n    &lt;para>\n\n      <code>');
+  });
+
+  it('after a line of the caller (`# title`, `> error:`) the first line is no code block', () => {
+    expect(markdownText('    <b> title', 'inline')).toBe('    &lt;b> title');
+    expect(markdownText('    <b> text')).toBe('    <b> text');
+  });
+
+  it.each(INDENTED)('rendered by marked, its code is the text as written and no tag of the text is HTML: %j', (text) => {
+    const escaped = marked.parse(markdownText(text));
+    // the raw text's code blocks as the renderer shows them: it escapes code itself
+    expect(codeBlocks(escaped)).toEqual(codeBlocks(marked.parse(text)));
+    expect(codeBlocks(escaped).length).toBeGreaterThan(0);
+    expect(codeBlocks(escaped).join('')).not.toContain('&amp;lt;');
+    // the text's own tags are text: only the renderer's elements
+    expect([...elements(escaped)].filter((t) => !/^(p|pre|code|ul|ol|li|h1)$/.test(t))).toEqual([]);
+  });
+
+  it('a session exported to Markdown shows indented code as written, the title as text', () => {
+    const session = fixtureSession();
+    const md = sessionToMarkdown({
+      ...session,
+      title: '    <b>indented</b> title',
+      entries: session.entries.map((e) =>
+        e.kind === 'message' && e.id === 'a1'
+          ? { ...e, message: { ...e.message, parts: [{ type: 'text', text: INDENTED[0] as string }] } }
+          : e,
+      ),
+    });
+    const html = marked.parse(md);
+    expect(codeBlocks(html)).toContain(codeBlocks(marked.parse(INDENTED[0] as string))[0]);
+    expect(html).toContain('<h1>&lt;b&gt;indented&lt;/b&gt; title</h1>');
+  });
+});
+
 describe.skipIf(skipBrowser)('the Markdown export of text holding tags, rendered', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -79,8 +139,6 @@ describe.skipIf(skipBrowser)('the Markdown export of text holding tags, rendered
 
   it('shows the tags as written and the code as written', async () => {
     const md = sessionToMarkdown(fixtureSession());
-    // marked: the GFM renderer pi's TUI depends on, which passes raw HTML through as GitHub's does
-    const { marked } = createRequire(import.meta.url)('marked') as { marked: { parse(md: string): string } };
     const { page } = browser;
     await page.setContent(`<body>${marked.parse(md)}</body>`);
     const text = (await page.locator('body').textContent()) ?? '';
