@@ -63,29 +63,79 @@ async function linkOrRename(tmp: string, file: string): Promise<void> {
   await fs.rm(tmp, { force: true });
 }
 
+/**
+ * Makes a directory and those above it that are missing (`mkdir -p`). Not fs.mkdir's `recursive`, which
+ * in Node 20 never returns where the directory cannot be made under one that is there (/proc/x: ENOENT
+ * for it, EEXIST for /proc, and again): each directory is tried once after the one above it was made.
+ */
+export async function makeDirectory(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if ((await fs.stat(dir).catch(() => undefined))?.isDirectory()) return;
+      // a file where the directory would be: "not a directory" says it ("file already exists" did not)
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), {
+        code: 'ENOTDIR',
+        syscall: 'mkdir',
+        path: dir,
+      });
+    }
+    const parent = dirname(dir);
+    if (code !== 'ENOENT' || parent === dir) throw err;
+    await makeDirectory(parent);
+    await fs.mkdir(dir).catch(async (again: NodeJS.ErrnoException) => {
+      // made meanwhile by another writer
+      if (again.code !== 'EEXIST' || !(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw again;
+    });
+  }
+}
+
+/**
+ * Why a write failed, in one line: Node's message without its code in front (given once, after it) and
+ * without the paths at its end (our temp file's name, which the user never gave), with the step that
+ * failed where it was not the file itself ("creating a file in /proc").
+ */
+function writeFailure(err: NodeJS.ErrnoException & { dest?: string }, file: string, tmp: string): string {
+  const text = String(err.message ?? err)
+    .replace(/^[A-Z][A-Z0-9_]*: /, '')
+    .replace(/, \w+ '[^']*'(?: -> '[^']*')?$/s, '');
+  const step =
+    err.path === undefined || err.path === file || err.dest === file
+      ? undefined
+      : err.path === tmp
+        ? `creating a file in ${dirname(file)}`
+        : err.syscall === 'mkdir'
+          ? `making ${err.path}`
+          : `at ${err.path}`;
+  const said = `${text}${err.code ? ` (${err.code}${step ? `, ${step}` : ''})` : step ? ` (${step})` : ''}`;
+  return said.length > 300 ? `${said.slice(0, 300)}…` : said;
+}
+
 /** Writes a whole file atomically; a failure is a ThreadbaseError naming the file (code `write`). */
 export async function writeFileAtomic(
   file: string,
   data: string | Uint8Array,
   opts: { exclusive?: boolean } = {},
 ): Promise<void> {
+  const tmp = join(dirname(file), `.${basename(file)}.tb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await writeWhole(file, data, opts);
+    await writeWhole(file, tmp, data, opts);
   } catch (err) {
     if (err instanceof ThreadbaseError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
     throw new ThreadbaseError(
       'write',
-      `cannot write${code ? ` (${code})` : ''}: ${(err as Error).message.slice(0, 300)}`,
+      `cannot write: ${writeFailure(err as NodeJS.ErrnoException, file, tmp)}`,
       { file },
       { cause: err },
     );
   }
 }
 
-async function writeWhole(file: string, data: string | Uint8Array, opts: { exclusive?: boolean }): Promise<void> {
+async function writeWhole(file: string, tmp: string, data: string | Uint8Array, opts: { exclusive?: boolean }): Promise<void> {
   const dir = dirname(file);
-  await fs.mkdir(dir, { recursive: true });
+  await makeDirectory(dir);
   await removeStaleTemps(dir);
   if (opts.exclusive) {
     const exists = await fs.stat(file).then(
@@ -94,7 +144,6 @@ async function writeWhole(file: string, data: string | Uint8Array, opts: { exclu
     );
     if (exists) throw new ThreadbaseError('exists', 'already exists; refusing to overwrite', { file });
   }
-  const tmp = join(dir, `.${basename(file)}.tb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const fh = await fs.open(tmp, 'wx');
   try {
     await fh.writeFile(data);

@@ -1,0 +1,87 @@
+/**
+ * `export -o FILE` where FILE cannot be written: one line naming the path and why, exit 1. It said
+ * ENOENT twice and named a temp file the user never gave ("/proc/x: cannot write (ENOENT): ENOENT: no
+ * such file or directory, open '/proc/.x.tb-…tmp'"), and under a directory that cannot be made
+ * (/proc/x/y.html) it never returned: Node's recursive mkdir loops there.
+ */
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { runCli } from '../helpers/cli.js';
+
+const ID = '11111111-1111-4111-8111-111111111111';
+
+let root: string;
+let env: DriverEnv;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tb-export-output-'));
+  await mkdir(join(root, '.claude'), { recursive: true });
+  await cp(resolve('test/fixtures/claude/older/projects'), join(root, '.claude', 'projects'), { recursive: true });
+  env = { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.tb') } };
+});
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const exportTo = (file: string) => runCli(env, ['export', ID, '--no-index', '--format', 'md', '-o', file]);
+
+/** One line on stderr, naming the file, saying the error's code once and no temp file's name. */
+function expectOneLine(err: string, file: string, code: string): void {
+  expect(err.split('\n')).toEqual([expect.any(String), '']);
+  expect(err.startsWith(`threadbase: ${file}: cannot write: `)).toBe(true);
+  expect(err.split(code).length - 1).toBe(1);
+  expect(err).not.toMatch(/\.tb-\d+-[0-9a-f]{8}\.tmp/);
+}
+
+describe('export -o a path that cannot be written', () => {
+  it.runIf(existsSync('/proc/self'))('a file in /proc: one line naming it', async () => {
+    const r = await exportTo('/proc/x');
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expectOneLine(r.err, '/proc/x', 'ENOENT');
+    expect(r.err).toBe('threadbase: /proc/x: cannot write: no such file or directory (ENOENT, creating a file in /proc)\n');
+  });
+
+  it.runIf(existsSync('/proc/self'))(
+    'a file under a directory that cannot be made in /proc: refused, not a hang',
+    async () => {
+      const r = await exportTo('/proc/x/y.html');
+      expect(r.code).toBe(1);
+      expectOneLine(r.err, '/proc/x/y.html', 'ENOENT');
+      expect(r.err).toContain('making /proc/x');
+    },
+    10_000,
+  );
+
+  it('a file under a regular file: "not a directory", naming the file in the way', async () => {
+    const file = join(root, 'a-file');
+    await writeFile(file, 'kept');
+    for (const target of [join(file, 'x.md'), join(file, 'sub', 'x.md')]) {
+      const r = await exportTo(target);
+      expect(r.code).toBe(1);
+      expectOneLine(r.err, target, 'ENOTDIR');
+      expect(r.err).toContain('not a directory');
+    }
+    expect(await readFile(file, 'utf8')).toBe('kept');
+  });
+
+  it('a directory: one line', async () => {
+    const dir = join(root, 'a-dir');
+    await mkdir(dir);
+    const r = await exportTo(dir);
+    expect(r.code).toBe(1);
+    expectOneLine(r.err, dir, 'EISDIR');
+  });
+
+  it('a file under directories not there yet is written, the directories made', async () => {
+    const target = join(root, 'new', 'deeper', 'x.md');
+    const r = await exportTo(target);
+    expect(r.code, r.err).toBe(0);
+    expect(await readFile(target, 'utf8')).toContain('cats');
+  });
+});
