@@ -110,8 +110,9 @@ export class CopilotDriver extends DriverBase {
    * 2: a system.message threadbase wrote is a system message; a result's images (binaryResultsForLlm,
    *    a session.binary_asset) are read; a sub-agent run's events are its side chain by their agentId.
    * 3: each sub-agent run is a session (and an index unit) of its own too (side-chains.ts runSessions).
+   * 4: a refused or interrupted call's result marked (meta.refused / meta.cancelled, denials.ts).
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -7,12 +7,14 @@
  * it before it and what was sent after it (the entries it kept, copied) after it.
  */
 import { randomUUID } from 'node:crypto';
+import { type DeclinedMark, declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Message, Session, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
+import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 import { sideChainRuns, type UnplacedChain } from './side-chains.js';
 
@@ -150,17 +152,20 @@ function pushMessages(
   const toolIds = new UniqueToolIds();
   const open = new Map<string, string>();
   let notes = 0;
-  const answer = (written: string, content: string | readonly ToolResultContent[], isError: boolean) => {
+  const answer = (written: string, content: string | readonly ToolResultContent[], isError: boolean, mark?: DeclinedMark) => {
     open.delete(written);
     const { text, images, dropped } = resultOf(content);
     notes += dropped;
     const result = { content: text, ...(images.length ? { binaryResultsForLlm: images } : {}) };
+    // a refused or cancelled call as Copilot CLI records one: its words (another agent's not kept), its code
+    const error = mark && copilotDeclinedMark(text) !== mark ? copilotDeclinedError(mark) : { message: text };
+    if (mark === 'refused') error.code = COPILOT_DENIED_CODE;
     push('tool.execution_complete', {
       toolCallId: written,
       success: !isError,
       // a failed result's images beside its error, in the result Copilot CLI's schema allows there too
       // (it loads it and sends the error message alone: test/agents/copilot.test.ts)
-      ...(isError ? { error: { message: text }, ...(images.length ? { result } : {}) } : { result }),
+      ...(isError ? { error, ...(images.length ? { result } : {}) } : { result }),
     });
   };
   const closeOpen = () => {
@@ -193,7 +198,8 @@ function pushMessages(
         warnings.push(`tool result for ${p.callId} has no call before it: left out`);
         continue;
       }
-      answer(written, p.content, Boolean(p.isError));
+      const mark = declinedMarkOf(p);
+      answer(written, p.content, Boolean(p.isError) || mark !== undefined, mark);
     }
     if (m.role === 'tool') continue;
     if (m.role === 'user') {

@@ -9,11 +9,13 @@
  * `session.snapshot_rewind` leaves the events it removed as an abandoned branch.
  */
 import { basename, dirname } from 'node:path';
+import { markDeclined } from '../../convert/declined.js';
 import { SPAWNED_BY } from '../../model/side-chains.js';
 import { countMessages } from '../../model/tree.js';
 import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { copilotDeclinedMark } from './denials.js';
 
 export const SOURCE = 'copilot';
 
@@ -172,18 +174,16 @@ function toolResultMessage(d: JsonObject, name: string | undefined, assets: Read
     ? [...(text ? [{ type: 'text' as const, text }] : []), ...images]
     : text;
   const failed = d.success === false;
-  return {
-    role: 'tool',
-    parts: [
-      {
-        type: 'tool_result',
-        callId: str(d.toolCallId) ?? '',
-        ...(name ? { name } : {}),
-        content,
-        ...(failed ? { isError: true } : {}),
-      },
-    ],
+  const part: ToolResultPart = {
+    type: 'tool_result',
+    callId: str(d.toolCallId) ?? '',
+    ...(name ? { name } : {}),
+    content,
+    ...(failed ? { isError: true } : {}),
   };
+  // a call refused or interrupted, by Copilot CLI's error code and words for it (denials.ts)
+  const mark = failed ? copilotDeclinedMark(text, isObject(d.error) ? str(d.error.code) : undefined) : undefined;
+  return { role: 'tool', parts: [mark ? markDeclined(part, mark) : part] };
 }
 
 /** What one event is in the model; undefined: an event of Copilot CLI's own bookkeeping (kept as metadata). */

@@ -1,7 +1,13 @@
 /** What Copilot CLI cannot keep of a session converted into it (beyond what encode.ts says on every write). */
+import { rewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
+import { copilotDeclinedMark } from './denials.js';
 
-export function describeCopilotLosses({ counts: c, say }: LossReport): void {
+export function describeCopilotLosses({ counts: c, foreign, say }: LossReport): void {
+  say(
+    rewordedResults(foreign, (text) => copilotDeclinedMark(text)),
+    "refused or cancelled calls' results written in Copilot CLI's words for them (as it records its own); their own words not kept",
+  );
   // images by URL and files without text, calls without a result and advisor requests: the encoder says those on every write (encode.ts)
   say(
     c.systemMessages,
