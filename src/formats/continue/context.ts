@@ -3,9 +3,10 @@
  * 1.5.47, checked against the requests the real cn sent): every item's message (its summary item too,
  * an assistant turn, as threadbase writes one too; its CLI sends the history before a summary as
  * well, though its own compaction leaves none), a user's context items before its text, then one
- * result per state of an assistant's item's calls, in the order of its calls, its outputs' texts
+ * result per state of an assistant's item's calls, in the order of the states, its outputs' texts
  * joined ("Tool cancelled" for a state without output; a call with no state gets no result, cn goes
- * by the states); a `tool` item as its result where it stands. A `thinking` item's content goes as
+ * by the states); a `tool` item as a result where it stands (its call's state or not, its call missing
+ * or not). A `thinking` item's content goes as
  * the model's text (a redacted one has none); thinking of any other origin and system messages are
  * never sent (cn sends its own system prompt first; the Anthropic adapter takes only the first system
  * message). Registered as Continue's ResumeContext.
@@ -15,7 +16,7 @@ import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultPart } from '../../model/types.js';
 import { continueDeclinedMark, PERMISSION_DENIED, TOOL_CANCELLED } from './denials.js';
-import { isObject, NO_STATE } from './history.js';
+import { isObject, NO_STATE, STATE_ORDER, TOOL_ITEM } from './history.js';
 
 export { TOOL_CANCELLED };
 
@@ -57,7 +58,9 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
     isObject(compaction.raw.message) &&
     compaction.raw.message.role === 'assistant';
   const results = new Map<string, ToolResultPart>();
-  for (const m of ctx.messages) for (const p of m.parts) if (p.type === 'tool_result') results.set(p.callId, p);
+  // a `tool` item's result is sent where it stands, not as its call's state's (cn sends both)
+  for (const m of ctx.messages)
+    for (const p of m.parts) if (p.type === 'tool_result' && !p.meta?.[TOOL_ITEM]) results.set(p.callId, p);
   const placed = new Set<string>();
   /** calls whose item has no state for them (history.ts) */
   const stateless = new Set<string>();
@@ -89,6 +92,9 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
         return [p];
       });
       if (calls.length === 0) continue;
+      // in the order of the states (convertFromUnifiedHistory walks them), where read so
+      const order = given.meta?.[STATE_ORDER];
+      if (Array.isArray(order)) calls.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
       out.push({
         role: 'tool',
         parts: calls.map((c): ToolResultPart => {
@@ -103,11 +109,12 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
     const ownResults: ToolResultPart[] = [];
     const parts = given.parts.flatMap((p): Part[] => {
       if (p.type !== 'tool_result') return [p];
-      if (placed.has(p.callId)) return [];
-      if (stateless.has(p.callId)) {
+      // a `tool` item: a result where it stands, whether its call has a state, none, or is missing (seen)
+      if (p.meta?.[TOOL_ITEM] || stateless.has(p.callId)) {
         ownResults.push({ type: 'tool_result', callId: p.callId, ...(p.name ? { name: p.name } : {}), content: resultText(p) });
         return [];
       }
+      if (placed.has(p.callId)) return [];
       return [{ type: 'text', text: `[tool result for ${p.callId}]\n${resultText(p)}` }];
     });
     if (ownResults.length) out.push({ role: 'tool', parts: ownResults });

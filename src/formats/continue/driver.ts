@@ -34,9 +34,10 @@ export class ContinueDriver extends DriverBase {
   readonly name = SOURCE;
   /**
    * 2: a call without a tool call state marked (meta.continueWithoutState), a compaction summary as cn's own;
-   * 3: a refused call's result marked `refused`, a state without output read as cn's "Tool cancelled", marked `cancelled`
+   * 3: a refused call's result marked `refused`, a state without output read as cn's "Tool cancelled", marked `cancelled`;
+   * 4: a `tool` item's result marked (meta.continueToolItem), states in another order than the calls kept (meta.continueStateOrder)
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   // new sessions only: Continue rewrites a session's file whole at every turn
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

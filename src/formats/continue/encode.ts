@@ -15,7 +15,7 @@ import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { CompactionEntry, Entry, Message, Part, ToolResultPart, Usage } from '../../model/types.js';
 import { continueDeclinedMark, PERMISSION_DENIED } from './denials.js';
-import { type JsonObject, NO_STATE } from './history.js';
+import { type JsonObject, NO_STATE, STATE_ORDER, TOOL_ITEM } from './history.js';
 
 export interface EncodedContinueSession {
   doc: JsonObject;
@@ -137,6 +137,9 @@ export function encodeContinueSession(
         states.set(c.id, state);
       }
       msg.toolCalls = toolCalls;
+      // in the order of the states as read (cn sends the results so)
+      const order = m.meta?.[STATE_ORDER];
+      if (Array.isArray(order)) toolStates.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
       if (toolStates.length) item.toolCallStates = toolStates;
     }
     const usage = continueUsage(m.usage, m.model);
@@ -150,7 +153,8 @@ export function encodeContinueSession(
   const placeResults = (m: Message): Part[] => {
     const rest: Part[] = [];
     for (const p of m.parts) {
-      const state = p.type === 'tool_result' ? states.get(p.callId) : undefined;
+      // a `tool` item read from Continue stays one (cn sends it where it stands, besides its call's state)
+      const state = p.type === 'tool_result' && !p.meta?.[TOOL_ITEM] ? states.get(p.callId) : undefined;
       if (p.type !== 'tool_result' || !state) {
         rest.push(p);
         continue;
@@ -226,8 +230,9 @@ export function encodeContinueSession(
       lastAssistant = undefined;
       const all = placeResults(m);
       // results of calls without a state: `tool` items, as Continue's own were read (cn sends them where they stand)
-      const ownResults = all.flatMap((p) => (p.type === 'tool_result' && stateless.has(p.callId) ? [p] : []));
-      const rest = all.filter((p) => !(p.type === 'tool_result' && stateless.has(p.callId)));
+      const own = (p: Part) => p.type === 'tool_result' && (stateless.has(p.callId) || p.meta?.[TOOL_ITEM] === true);
+      const ownResults = all.flatMap((p) => (p.type === 'tool_result' && own(p) ? [p] : []));
+      const rest = all.filter((p) => !own(p));
       const texts = rest.filter((p) => p.type === 'text' || p.type === 'image');
       orphans += rest.filter((p) => p.type === 'tool_result').length;
       const orphanText = rest.flatMap((p) =>

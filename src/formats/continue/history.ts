@@ -147,6 +147,10 @@ function keptEntries(item: JsonObject): Entry[] | undefined {
 
 /** A tool call's meta flag: its Continue item has no state for it, so cn sends no result for it. */
 export const NO_STATE = 'continueWithoutState';
+/** A result's meta flag: it is a `tool` item, which cn sends as a result where it stands, its call's state or not. */
+export const TOOL_ITEM = 'continueToolItem';
+/** An assistant message's meta: its calls' ids in the order of their states, where that is not the calls' (cn sends results so). */
+export const STATE_ORDER = 'continueStateOrder';
 
 /** An entry before its id and link are given. */
 type Unlinked = Omit<MessageEntry, 'id' | 'parentId'> | Omit<CompactionEntry, 'id' | 'parentId'>;
@@ -198,6 +202,9 @@ function entriesOfItem(item: JsonObject, time: string, autoContinued: boolean): 
     // a call without one goes unanswered (convertFromUnifiedHistory; seen, calls-without-states)
     for (const c of calls) if (!stated.has(c.id)) c.meta = { ...c.meta, [NO_STATE]: true };
     const results = states.flatMap((s) => resultOf(s, names.get(str(s.toolCallId) ?? '')) ?? []);
+    const order = results.map((r) => r.callId);
+    const callOrder = calls.flatMap((c) => (order.includes(c.id) ? [c.id] : []));
+    if (order.some((id, i) => id !== callOrder[i])) message.meta = { ...message.meta, [STATE_ORDER]: order };
     const out: Unlinked[] = [{ ...base, kind: 'message', message }];
     if (results.length) out.push({ timestamp: time, kind: 'message', message: { role: 'tool', parts: results } });
     return out;
@@ -224,6 +231,7 @@ function entriesOfItem(item: JsonObject, time: string, autoContinued: boolean): 
       content: partsOfContent(msg.content)
         .flatMap((p) => (p.type === 'text' ? [p.text] : []))
         .join(''),
+      meta: { [TOOL_ITEM]: true },
     };
     return [{ ...base, kind: 'message', message: { role: 'tool', parts: [result] } }];
   }
