@@ -34,6 +34,7 @@ import {
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
 import { declinedWords } from './declined.js';
+import { imageData } from './image-data.js';
 import { type LocalCommand, localCommand } from './local-command.js';
 import { markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
@@ -295,6 +296,18 @@ function subAgentMarkdown(sub: ShownSession, depth: number, label = 'Sub-agent s
   return foldMd(`${label}: ${s.title ?? s.id} (${s.source} · ${s.id} · ${turns.length} turns)`, turns.join('\n'));
 }
 
+/**
+ * An image in Markdown: its data as a data: URL of the kind its bytes are; data no browser can show (not
+ * base64, empty, no image, cut short) said in words instead of an image that shows broken (imageData).
+ * An image by address is left to its address.
+ */
+function imageMarkdown(p: Extract<Part, { type: 'image' }>): string {
+  const url = p.url === undefined ? undefined : /^data:([^,;]*)(?:;[^,;]*)*;base64,(.*)$/is.exec(p.url);
+  if (p.data === undefined && p.url !== undefined && !url) return partToMarkdown(p);
+  const image = url ? imageData(url[1] || p.mediaType, url[2] as string) : imageData(p.mediaType, p.data ?? '');
+  return image.ok ? `![image](data:${image.mediaType};base64,${image.data})` : markdownText(image.said, 'inline');
+}
+
 function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
   // text and thinking as written: a tag in them (<system-reminder>) is no HTML for the renderer (markdownText)
   if (p.type === 'text')
@@ -303,6 +316,7 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
       ? foldMd(`added by the agent · ${charactersText(p.text.length)}`, markdownText(p.text))
       : markdownText(p.text);
   if (p.type === 'thinking') return foldMd('thinking', markdownText(p.thinking));
+  if (p.type === 'image') return imageMarkdown(p);
   const md = p.type === 'tool_result' ? resultMarkdown(p) : partToMarkdown(p);
   const child = p.type === 'tool_call' ? sub.subAgents.get(p.id) : undefined;
   return child ? `${md}\n\n${subAgentMarkdown(child, depth + 1)}` : md;
