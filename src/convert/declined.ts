@@ -16,6 +16,17 @@ export function declinedMarkOf(p: Pick<ToolResultPart, 'meta'>): DeclinedMark | 
   return undefined;
 }
 
+/**
+ * What the mark means, said after it ("refused: …"): the context's Markdown, the export's HTML and
+ * Markdown, and the viewer (served as its asset `declined.js`, server/web/index.ts) say it in these
+ * words, kept once.
+ */
+export function declinedWords(mark: DeclinedMark): string {
+  return mark === 'refused'
+    ? 'by the user or their permission rules, the call did not run'
+    : 'interrupted, or dropped with a refused call, the call did not run';
+}
+
 /** The result marked (an error: the call did not run), the other mark dropped. */
 export function markDeclined(p: ToolResultPart, mark: DeclinedMark): ToolResultPart {
   const { refused: _r, cancelled: _c, ...meta } = p.meta ?? {};

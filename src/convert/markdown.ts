@@ -1,12 +1,28 @@
 /** A readable Markdown rendering of messages (the `markdown` context format and `export --format md`). */
 import type { Context } from '../model/tree.js';
-import type { Message, Part } from '../model/types.js';
+import type { Message, Part, ToolResultPart } from '../model/types.js';
+import { declinedMarkOf, declinedWords } from './declined.js';
+import { imageData } from './image-data.js';
 import { isProviderExecuted, PROVIDER_RAN } from './provider-tools.js';
 
 function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+/** A result's head: a refused or cancelled call said so in the words the export and viewer use (it did not run), not as a failed one. */
+export function resultHeadMarkdown(r: ToolResultPart): string {
+  const mark = declinedMarkOf(r);
+  return `**tool result** (${r.callId})${mark ? ` — **${mark}** (${declinedWords(mark)})` : r.isError ? ' — error' : ''}`;
+}
+
+/** The image's data as shown (its address when it has one, a base64 data: URL's judged too) that no browser can show, in words (imageData); undefined for any other. */
+function damagedImage(p: Extract<Part, { type: 'image' }>): string | undefined {
+  const url = p.url ? /^data:([^,;]*)(?:;[^,;]*)*;base64,(.*)$/is.exec(p.url) : undefined;
+  if (p.url && !url) return undefined;
+  const image = url ? imageData(url[1] || p.mediaType, url[2] as string) : imageData(p.mediaType, p.data ?? '');
+  return image.ok ? undefined : image.said;
 }
 
 export function partToMarkdown(p: Part): string {
@@ -18,7 +34,7 @@ export function partToMarkdown(p: Part): string {
     case 'redacted_thinking':
       return '_(redacted thinking)_';
     case 'image':
-      return p.url ? `![image](${p.url})` : `![image](data:${p.mediaType};base64,${p.data ?? ''})`;
+      return damagedImage(p) ?? (p.url ? `![image](${p.url})` : `![image](data:${p.mediaType};base64,${p.data ?? ''})`);
     case 'file':
       return `📎 ${p.name ?? 'file'} (${p.mediaType})${p.text ? `\n\n${fence(p.text)}` : ''}`;
     case 'tool_call':
@@ -26,7 +42,7 @@ export function partToMarkdown(p: Part): string {
     case 'tool_result': {
       const body =
         typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-      return `**tool result** (${p.callId})${p.isError ? ' — error' : ''}\n\n${fence(body)}`;
+      return `${resultHeadMarkdown(p)}\n\n${fence(body)}`;
     }
   }
 }

@@ -5,8 +5,9 @@
  */
 import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
-import { type DeclinedMark, declinedMarkOf } from '../convert/declined.js';
-import { partToMarkdown } from '../convert/markdown.js';
+import { type DeclinedMark, declinedMarkOf, declinedWords } from '../convert/declined.js';
+import { imageData } from '../convert/image-data.js';
+import { partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
 import { injectedLabel } from '../formats/injected.js';
@@ -33,8 +34,6 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
-import { declinedWords } from './declined.js';
-import { imageData } from './image-data.js';
 import { type LocalCommand, localCommand } from './local-command.js';
 import { markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
@@ -253,21 +252,11 @@ function readableResultMarkdown(r: ToolResultPart): string | undefined {
     typeof r.content === 'string' ? r.content : r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
   const readable = readableJson(text);
   if (readable === undefined) return undefined;
-  return `${resultHeadMd(r)}\n\n${fenceMd(readable)}\n\n${foldMd('as recorded (JSON)', fenceMd(text))}`;
+  return `${resultHeadMarkdown(r)}\n\n${fenceMd(readable)}\n\n${foldMd('as recorded (JSON)', fenceMd(text))}`;
 }
 
-/** A result's head in Markdown: a refused or cancelled call said so (it did not run), not as a failed one. */
-function resultHeadMd(r: ToolResultPart): string {
-  const mark = declinedMarkOf(r);
-  return `**tool result** (${r.callId})${mark ? ` — **${mark}** (${declinedWords(mark)})` : r.isError ? ' — error' : ''}`;
-}
-
-/** A tool result in Markdown as the context's Markdown writes it, its head saying a refused or cancelled call so. */
-function resultMarkdown(r: ToolResultPart): string {
-  const md = readableResultMarkdown(r) ?? partToMarkdown(r);
-  // partToMarkdown's head is the first line: the same call id, `— error` for any error
-  return declinedMarkOf(r) ? `${resultHeadMd(r)}${md.slice(md.indexOf('\n'))}` : md;
-}
+/** A tool result in Markdown as the context's Markdown writes it (its head saying a refused or cancelled call so), JSON made readable. */
+const resultMarkdown = (r: ToolResultPart) => readableResultMarkdown(r) ?? partToMarkdown(r);
 
 /** Code in Markdown: in a fence longer than any run of backticks in it. */
 function fenceMd(text: string): string {

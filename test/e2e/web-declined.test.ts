@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { declinedWords } from '../../src/export/declined.js';
+import { declinedWords } from '../../src/convert/declined.js';
 import { Sources } from '../../src/formats/registry.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { createWebApp } from '../../src/server/web/index.js';

@@ -6,7 +6,7 @@
  * Before, both showed it as a plain error. Shared with the viewer's test (test/e2e/web-declined).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { declinedWords } from '../../src/export/declined.js';
+import { declinedWords } from '../../src/convert/declined.js';
 import { sessionToHtml, sessionToMarkdown } from '../../src/export/index.js';
 import { type Browser, launchBrowser, skipBrowser } from '../e2e/browser.js';
 import { declinedSession } from './declined-session.js';

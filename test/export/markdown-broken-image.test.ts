@@ -12,7 +12,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imageData } from '../../src/export/image-data.js';
+import { imageData } from '../../src/convert/image-data.js';
 import { sessionToMarkdown } from '../../src/export/index.js';
 import type { Session } from '../../src/model/types.js';
 import { type Browser, launchBrowser, skipBrowser } from '../e2e/browser.js';

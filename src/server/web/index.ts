@@ -8,8 +8,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import escapeHtml from 'escape-html';
 import { type Env, Hono } from 'hono';
-import { declinedMarkOf } from '../../convert/declined.js';
-import { declinedWords } from '../../export/declined.js';
+import { declinedMarkOf, declinedWords } from '../../convert/declined.js';
 import { localCommand } from '../../export/local-command.js';
 import { readableJson } from '../../export/readable-json.js';
 import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
@@ -71,7 +70,7 @@ function loadAssets(): Map<string, string> {
     DECLINED_ASSET,
     functionModule({
       declinedMarkOf: { fn: declinedMarkOf, source: 'src/convert/declined.ts' },
-      declinedWords: { fn: declinedWords, source: 'src/export/declined.ts' },
+      declinedWords: { fn: declinedWords, source: 'src/convert/declined.ts' },
     }),
   );
   cached = files;

@@ -2,7 +2,7 @@
 // and output (diffs as diffs), thinking folded, images inline, compactions and summaries marked.
 // readable-json.js is no file here: the server makes it from src/export/readable-json.ts, which the HTML export uses too
 
-// declined.js and local-command.js too: made from src/convert/declined.ts, src/export/declined.ts and
+// declined.js and local-command.js too: made from src/convert/declined.ts and
 // src/export/local-command.ts, which the export uses
 import { declinedMarkOf, declinedWords } from './declined.js';
 import { localCommand } from './local-command.js';

@@ -2,8 +2,9 @@
  * Whether an image's recorded data is one a browser can show, judged from the data as a browser
  * judges it: its bytes (their signature) say what it is, not the media type recorded with it, and data
  * that is not base64, empty, of no image kind, or cut short before its picture starts is none. The
- * Markdown export writes such an image as words saying what it was, not as an image that shows broken
- * (the HTML page replaces one the browser fails to decode: imageHtml).
+ * Markdown export and the context's Markdown (convert/markdown.ts) write such an image as words saying
+ * what it was, not as an image that shows broken (the HTML page replaces one the browser fails to
+ * decode: imageHtml).
  */
 
 export type ImageData = { ok: true; mediaType: string; data: string } | { ok: false; said: string };
