@@ -1,6 +1,6 @@
 /**
- * A refused or cancelled call's result going into Claude Code, OpenCode, Kilo or pi takes that agent's
- * words for it (src/convert/declined.ts and each format's denials.ts): convert says so, once for
+ * A refused or cancelled call's result going into Claude Code, OpenCode, Kilo, pi, Codex, Qwen Code,
+ * Copilot CLI, Cline or Continue takes that agent's words for it (src/convert/declined.ts and each format's denials.ts): convert says so, once for
  * each such result whose words are not already the target's; Gemini CLI keeps the text, and says nothing.
  */
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,12 @@ describe('refused and cancelled results in another agent’s words', () => {
     expect(said('opencode')).toEqual([reworded("OpenCode's", 3)]);
     expect(said('kilo')).toEqual([reworded("Kilo CLI's", 3)]);
     expect(said('pi')).toEqual([reworded("pi's", 2)]);
+    expect(said('codex')).toEqual([reworded("codex's", 3)]);
+    // the two in Qwen Code's own `[Operation Cancelled] Reason:` form are kept
+    expect(said('qwen')).toEqual([reworded("Qwen Code's", 1)]);
+    expect(said('copilot')).toEqual([reworded("Copilot CLI's", 3)]);
+    expect(said('cline')).toEqual([reworded("Cline's", 3)]);
+    expect(said('continue')).toEqual([reworded("Continue's", 3)]);
     expect(said('gemini')).toEqual([]);
   });
 });
