@@ -59,3 +59,17 @@ export function imageData(mediaType: string, base64: string): ImageData {
   if (!kind.whole) return was(`${size}, cut short`);
   return { ok: true, mediaType: kind.mediaType, data: decoded.data };
 }
+
+/** A base64 data: URL: its media type and its data. */
+const BASE64_URL = /^data:([^,;]*)(?:;[^,;]*)*;base64,(.*)$/is;
+
+/**
+ * The image an image part records (imageData): its data, else a base64 data: URL's, else none (no data
+ * and no address: 0 bytes); undefined for an image by its address, which is left to it.
+ */
+export function recordedImage(p: { mediaType: string; data?: string; url?: string }): ImageData | undefined {
+  if (p.data !== undefined) return imageData(p.mediaType, p.data);
+  const url = p.url ? BASE64_URL.exec(p.url) : undefined;
+  if (p.url && !url) return undefined;
+  return url ? imageData(url[1] || p.mediaType, url[2] as string) : imageData(p.mediaType, '');
+}

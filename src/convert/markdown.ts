@@ -2,7 +2,7 @@
 import type { Context } from '../model/tree.js';
 import type { Message, Part, ToolResultPart } from '../model/types.js';
 import { declinedMarkOf, declinedWords } from './declined.js';
-import { imageData } from './image-data.js';
+import { recordedImage } from './image-data.js';
 import { isProviderExecuted, PROVIDER_RAN } from './provider-tools.js';
 
 function fence(text: string, lang = ''): string {
@@ -17,12 +17,10 @@ export function resultHeadMarkdown(r: ToolResultPart): string {
   return `**tool result** (${r.callId})${mark ? ` — **${mark}** (${declinedWords(mark)})` : r.isError ? ' — error' : ''}`;
 }
 
-/** The image's data as shown (its address when it has one, a base64 data: URL's judged too) that no browser can show, in words (imageData); undefined for any other. */
+/** The image as shown (by its address when it has one) said in words when no browser can show its data (imageData). */
 function damagedImage(p: Extract<Part, { type: 'image' }>): string | undefined {
-  const url = p.url ? /^data:([^,;]*)(?:;[^,;]*)*;base64,(.*)$/is.exec(p.url) : undefined;
-  if (p.url && !url) return undefined;
-  const image = url ? imageData(url[1] || p.mediaType, url[2] as string) : imageData(p.mediaType, p.data ?? '');
-  return image.ok ? undefined : image.said;
+  const image = recordedImage(p.url ? { mediaType: p.mediaType, url: p.url } : p);
+  return image && !image.ok ? image.said : undefined;
 }
 
 export function partToMarkdown(p: Part): string {

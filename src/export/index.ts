@@ -6,7 +6,7 @@
 import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
 import { type DeclinedMark, declinedMarkOf, declinedWords } from '../convert/declined.js';
-import { imageData } from '../convert/image-data.js';
+import { recordedImage } from '../convert/image-data.js';
 import { partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
@@ -291,9 +291,8 @@ function subAgentMarkdown(sub: ShownSession, depth: number, label = 'Sub-agent s
  * An image by address is left to its address.
  */
 function imageMarkdown(p: Extract<Part, { type: 'image' }>): string {
-  const url = p.url === undefined ? undefined : /^data:([^,;]*)(?:;[^,;]*)*;base64,(.*)$/is.exec(p.url);
-  if (p.data === undefined && p.url !== undefined && !url) return partToMarkdown(p);
-  const image = url ? imageData(url[1] || p.mediaType, url[2] as string) : imageData(p.mediaType, p.data ?? '');
+  const image = recordedImage(p);
+  if (!image) return partToMarkdown(p);
   return image.ok ? `![image](data:${image.mediaType};base64,${image.data})` : markdownText(image.said, 'inline');
 }
 
@@ -379,11 +378,16 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
 }
 
 /**
- * An image; one the browser cannot decode (data cut short, or not the image it says) replaced by
- * words saying so, as the viewer says it, rather than a broken-image icon.
+ * An image: data no browser can show (not base64, empty, no image, cut short: imageData) said in words
+ * up front, as the Markdown export says it; one the browser still fails to decode (or an image by
+ * address that fails to load) replaced by words saying so, as the viewer says it, rather than a
+ * broken-image icon.
  */
-function imageHtml(src: string, mediaType: string, alt: string): string {
-  const broken = `[image ${mediaType} that cannot be shown: its data is damaged or not that type]`;
+function imageHtml(p: { mediaType: string; data?: string; url?: string }, alt: string): string {
+  const image = recordedImage(p);
+  if (image && !image.ok) return `<p class="dim image-broken">${esc(image.said)}</p>`;
+  const src = image ? `data:${image.mediaType};base64,${image.data}` : (p.url ?? '');
+  const broken = `[image ${p.mediaType} that cannot be shown: its data is damaged or not that type]`;
   const replace = `this.replaceWith(Object.assign(document.createElement('p'),{className:'dim image-broken',textContent:this.dataset.broken}))`;
   return `<img alt="${esc(alt)}" src="${esc(src)}" data-broken="${esc(broken)}" onerror="${esc(replace)}">`;
 }
@@ -403,7 +407,7 @@ function resultBody(r: ToolResultPart): string {
       c.type === 'text'
         ? outputHtml(c.text)
         : c.type === 'image' && c.data
-          ? imageHtml(`data:${c.mediaType};base64,${c.data}`, c.mediaType, 'tool image')
+          ? imageHtml({ mediaType: c.mediaType, data: c.data }, 'tool image')
           : `<p class="dim">[${esc(c.type)} ${esc(c.mediaType)}]</p>`,
     )
     .join('');
@@ -446,9 +450,7 @@ function partHtml(p: Part, ctx: TurnsContext): string {
     case 'redacted_thinking':
       return '<p class="dim">(redacted thinking)</p>';
     case 'image':
-      return p.data
-        ? imageHtml(`data:${p.mediaType};base64,${p.data}`, p.mediaType, 'image')
-        : imageHtml(p.url ?? '', p.mediaType, 'image');
+      return imageHtml(p, 'image');
     case 'file':
       return `<details class="file"><summary>📎 ${esc(p.name ?? 'file')} <span class="dim">${esc(p.mediaType)}</span></summary>${p.text ? `<pre>${esc(p.text)}</pre>` : ''}</details>`;
     case 'tool_call': {
