@@ -1,8 +1,9 @@
 /** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
 
-import { accessSync, closeSync, constants, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Sources } from '../formats/registry.js';
+import { makeDirectorySync } from '../formats/shared/atomic.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
 import { resolveEntryId } from '../model/tree.js';
@@ -114,7 +115,8 @@ export function resolveSessionEntry(session: Pick<Session, 'id' | 'source' | 'en
 export function writableIndexPath(ctx: CliContext, opts: { make?: boolean } = {}): string {
   const path = indexPath(ctx.env);
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    // not mkdirSync's `recursive`: under /proc (THREADBASE_HOME=/proc/x) it never returned
+    makeDirectorySync(dirname(path));
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat && !stat.isFile()) throw new Error('not a regular file');
     // an index that is there is not opened here: closing a descriptor of a SQLite file drops the locks

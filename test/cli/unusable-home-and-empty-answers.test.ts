@@ -47,7 +47,7 @@ describe('a THREADBASE_HOME threadbase cannot write', () => {
     if (!existsSync(join(withFifo, 'index.db'))) execFileSync('mkfifo', [join(withFifo, 'index.db')]);
     return [
       ['/proc', 'ENOENT'],
-      [aFile, 'EEXIST'],
+      [aFile, 'ENOTDIR: not a directory'],
       [withFifo, 'not a regular file'],
     ];
   };
@@ -74,6 +74,29 @@ describe('a THREADBASE_HOME threadbase cannot write', () => {
       }
     }
   });
+
+  it.runIf(existsSync('/proc/self'))(
+    'a THREADBASE_HOME under a directory that cannot be made (/proc/x/tb): refused at once, not a hang',
+    () => {
+      // a process, killed if it hangs: mkdirSync's `recursive` looped there for ever, deaf to SIGTERM
+      const home = '/proc/x/tb';
+      for (const command of ['sync', 'stats']) {
+        const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', command], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, HOME: fixtures.home, THREADBASE_HOME: home },
+          timeout: 20_000,
+          killSignal: 'SIGKILL',
+        });
+        expect(r.signal, `${command} was killed: it hung`).toBeNull();
+        expect(r.status).toBe(1);
+        expect(r.stderr).toBe(
+          `threadbase: the index ${home}/index.db cannot be made or opened (ENOENT: no such file or directory, mkdir '/proc/x'): THREADBASE_HOME=${home} must be a directory threadbase can write in\n`,
+        );
+      }
+    },
+    60_000,
+  );
 
   it('the check of a usable index leaves the locks of SQLite connections on it in place', async () => {
     // closing any descriptor of a SQLite file drops every lock this process holds on it (POSIX locks)

@@ -4,7 +4,7 @@
  * appended to a JSONL file.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ThreadbaseError } from '../../model/errors.js';
 
@@ -89,6 +89,30 @@ export async function makeDirectory(dir: string): Promise<void> {
       // made meanwhile by another writer
       if (again.code !== 'EEXIST' || !(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw again;
     });
+  }
+}
+
+/** makeDirectory for code that cannot wait (the CLI's check of its index's place; mkdirSync's `recursive` loops too). */
+export function makeDirectorySync(dir: string): void {
+  const isDirectory = () => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+  const notDirectory = () =>
+    Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: 'ENOTDIR', syscall: 'mkdir', path: dir });
+  try {
+    mkdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if (isDirectory()) return;
+      throw notDirectory();
+    }
+    const parent = dirname(dir);
+    if (code !== 'ENOENT' || parent === dir) throw err;
+    makeDirectorySync(parent);
+    try {
+      mkdirSync(dir);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'EEXIST' || !isDirectory()) throw again;
+    }
   }
 }
 
