@@ -4,7 +4,7 @@ import { messageToMarkdown } from '../../convert/markdown.js';
 import { branches, currentLeaf, pathToLeaf } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings, resolveSessionEntry } from '../io.js';
-import { agentOption } from '../options.js';
+import { agentOption, UsageError } from '../options.js';
 import { oneLine } from '../text-width.js';
 import { describeEntry, drawTree, shortEntryIds, shownEntry } from '../tree-view.js';
 
@@ -83,13 +83,14 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON only: the anthropic format unless --format names another JSON one')
     .action(async (id: string, opts: { source?: string; leaf?: string; format?: string; json?: boolean; index: boolean }) => {
       const format = opts.format ?? (opts.json ? 'anthropic' : 'markdown');
+      // refused before the session is looked for (it was read whole first, then refused)
+      if (opts.json && isTextFormat(format)) throw textAsJson(format);
       const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
       const leafId = opts.leaf === undefined ? undefined : resolveSessionEntry(session, opts.leaf);
       const context = await driver.getContext(info.id, { leafId });
       const out = renderContext(context, format);
       if (typeof out === 'string') {
-        if (opts.json)
-          throw new Error(`--json: the ${format} format is text, not JSON (JSON formats: anthropic, openai, ai-sdk, …)`);
+        if (opts.json) throw textAsJson(format);
         ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);
       } else printJson(ctx, out);
     });
@@ -100,6 +101,25 @@ function contextFormatOption(value: string): string {
   const known = contextFormatNames();
   if (!known.includes(value)) throw new InvalidArgumentError(`Known formats: ${known.join(', ')}.`);
   return value;
+}
+
+/**
+ * Whether a context format prints text (markdown) rather than JSON, known before any session is read:
+ * what its renderer makes of an empty context (a renderer answers a string or an object whatever the
+ * context; one that fails on an empty one is told by what it prints, after reading, as before).
+ */
+function isTextFormat(format: string): boolean {
+  try {
+    return typeof renderContext({ messages: [] }, format) === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** `--json` with a format that prints text: a contradiction, refused as a usage error (exit 2). */
+function textAsJson(format: string): UsageError {
+  const json = contextFormatNames().filter((f) => !isTextFormat(f));
+  return new UsageError(`--json: the ${format} format is text, not JSON (JSON formats: ${json.join(', ')})`);
 }
 
 /** The whole of one entry (`show --at`): a message as Markdown, a summary's text, else its one line. */
