@@ -11,6 +11,10 @@
  *   without a signature (`reasoningText` alone; a response of nothing else is not sent at all), a
  *   tool result's images (`binaryResultsForLlm`: not sent with the Anthropic provider, neither when
  *   its `view` tool read an image nor on resume).
+ * - the text of a user's or an assistant's message is sent with its trailing whitespace trimmed
+ *   (spaces, tabs, newlines, no-break spaces; the leading kept), a text of whitespace alone not at all,
+ *   and a message left with nothing not at all (its neighbours of one role then sent as one); a
+ *   thinking block and a tool result are sent as recorded (test/agents/copilot-trailing-space.test.ts).
  * Copilot CLI puts its own fresh system prompt and tools before it (not part of this context).
  */
 import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
@@ -54,6 +58,18 @@ function asSent(m: Message): Message | undefined {
   };
 }
 
+/** A user's or an assistant's message with its texts' trailing whitespace trimmed, those of nothing else dropped, as Copilot CLI sends them. */
+function trimmedTexts(m: Message): Message | undefined {
+  if (m.role !== 'user' && m.role !== 'assistant') return m;
+  if (!m.parts.some((p) => p.type === 'text' && p.text !== p.text.trimEnd())) return m;
+  const parts = m.parts.flatMap((p): Part[] => {
+    if (p.type !== 'text') return [p];
+    const text = p.text.trimEnd();
+    return text ? [{ ...p, text }] : [];
+  });
+  return parts.length ? { ...m, parts } : undefined;
+}
+
 /** The text Copilot CLI sends for a compaction: the user's messages before it, then the summary. */
 export function copilotCompactionText(summary: string, userMessages: readonly string[]): string {
   const typed = userMessages.map((m) => `<user_message>\n${m}\n</user_message>`).join('\n');
@@ -82,5 +98,11 @@ export function copilotContext(session: Session, opts: ContextOptions = {}): Con
   const typed = session.leafId || opts.leafId ? typedBefore(session, opts.leafId) : new Map<string, string[]>();
   const compactionText = (c: CompactionEntry) => copilotCompactionText(c.summary, typed.get(c.id) ?? []);
   const ctx = buildContext(session, { compactionText, ...opts });
-  return { ...ctx, messages: ctx.messages.flatMap((m) => asSent(m) ?? []) };
+  return {
+    ...ctx,
+    messages: ctx.messages.flatMap((m) => {
+      const sent = asSent(m);
+      return (sent && trimmedTexts(sent)) ?? [];
+    }),
+  };
 }
