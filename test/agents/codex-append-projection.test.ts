@@ -1,13 +1,14 @@
 /**
  * threadbase appending to a thread the real codex 0.171 recorded (paginated, with codex's own projection in
  * thread_history_<n>.sqlite):
- * - appended messages (response items and the legacy user_message / agent_message events, outside any
- *   turn): the projection's state follows to the file's end, its rows unchanged; codex's app-server reads
- *   the same turns, and codex, resuming, continues the projection from there with its next turn at its
- *   own records;
- * - appended records whose projection was not checked (another model's thinking): the projection is
- *   left as it was, and codex, resuming, catches up from its state itself, passing over them (what it
- *   did before threadbase followed any append).
+ * - an appended exchange is written as codex's turn (task_started, the UserMessage and AgentMessage items,
+ *   task_complete: turns.ts), another model's thinking in it too (its agent_reasoning event is no row to
+ *   codex), and the projection follows it: its turn and items added, the state at the file's end; codex's
+ *   app-server lists it, and codex, resuming, continues the projection from there with its next turn;
+ * - an appended exchange whose turn's projection was not checked (an image in the prompt) is written as
+ *   before (its response items and the legacy user_message / agent_message events outside any turn, which
+ *   codex passes over): the projection's state follows to the file's end, its rows unchanged, and codex,
+ *   resuming, continues from there.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,6 +76,9 @@ async function codexThread(prompt: string): Promise<{ id: string; path: string }
   return { id: made.id, path: made.path };
 }
 
+/** A 1×1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
 const exchange = (extra: Part[] = []): Entry[] => [
   {
     id: 'tb-u',
@@ -105,29 +109,51 @@ function expectAtItsRecords(p: Projection, path: string): void {
 }
 
 describe("threadbase's appends and codex's projection", () => {
-  it("the projection follows appended messages; codex's app-server reads the same turns and codex continues it on resume", async () => {
+  it("an appended exchange is codex's turn: the projection follows it, codex's app-server lists it and codex continues it on resume", async () => {
     const t = await codexThread('first question');
     const before = projection(t.id);
     const turnsBefore = await readTurns(t.id);
-    await driver.appendEntries(t.id, exchange());
+    await driver.appendEntries(t.id, exchange([{ type: 'thinking', thinking: 'Weighing it.', signature: 'sig' }]));
+    expect(readFileSync(t.path, 'utf8')).toContain('"agent_reasoning"');
+    const after = projection(t.id);
+    expect(after.turns.slice(0, before.turns.length)).toEqual(before.turns);
+    expect(after.turns).toHaveLength(2);
+    expect(after.items.map((i) => i.item_type)).toEqual(['userMessage', 'agentMessage', 'userMessage', 'agentMessage']);
+    expectAtItsRecords(after, t.path);
+    const turns = (await readTurns(t.id)) as { items: { type: string; text?: string }[] }[];
+    expect(turns.slice(0, turnsBefore.length)).toEqual(turnsBefore);
+    expect(turns.at(-1)?.items.map((i) => [i.type, i.text ?? ''])).toEqual([
+      ['userMessage', ''],
+      ['agentMessage', 'appended answer'],
+    ]);
+
+    await home.codex(['resume', t.id, 'after append']);
+    const resumed = projection(t.id);
+    expect(resumed.turns.slice(0, 2)).toEqual(after.turns);
+    expect(resumed.turns).toHaveLength(3);
+    expect(resumed.items.map((i) => i.item_type)).toEqual([
+      'userMessage',
+      'agentMessage',
+      'userMessage',
+      'agentMessage',
+      'userMessage',
+      'agentMessage',
+    ]);
+    expectAtItsRecords(resumed, t.path);
+  }, 120_000);
+
+  it('an appended exchange not checked as a turn (an image in the prompt) is written as before; the projection passes over it', async () => {
+    const t = await codexThread('second thread');
+    const before = projection(t.id);
+    const turnsBefore = await readTurns(t.id);
+    const [question, answer] = exchange() as [Entry & { kind: 'message' }, Entry];
+    question.message.parts.push({ type: 'image', mediaType: 'image/png', data: PNG });
+    await driver.appendEntries(t.id, [question, answer]);
+    expect(readFileSync(t.path, 'utf8')).toContain('"user_message"');
     const after = projection(t.id);
     expect({ turns: after.turns, items: after.items }).toEqual({ turns: before.turns, items: before.items });
     expectAtItsRecords(after, t.path);
     expect(await readTurns(t.id)).toEqual(turnsBefore);
-
-    await home.codex(['resume', t.id, 'after append']);
-    const resumed = projection(t.id);
-    expect(resumed.turns).toHaveLength(2);
-    expect(resumed.items.map((i) => i.item_type)).toEqual(['userMessage', 'agentMessage', 'userMessage', 'agentMessage']);
-    expectAtItsRecords(resumed, t.path);
-  }, 120_000);
-
-  it('an append with records not checked leaves the projection; codex catches up from its state on resume', async () => {
-    const t = await codexThread('second thread');
-    const before = projection(t.id);
-    await driver.appendEntries(t.id, exchange([{ type: 'thinking', thinking: 'Weighing it.', signature: 'sig' }]));
-    expect(readFileSync(t.path, 'utf8')).toContain('"agent_reasoning"');
-    expect(projection(t.id)).toEqual(before);
 
     await home.codex(['resume', t.id, 'after append']);
     const resumed = projection(t.id);

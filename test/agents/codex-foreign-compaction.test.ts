@@ -9,11 +9,16 @@
  * is that input; converted back into pi the context is pi's again, and into codex once more (the kept
  * entries then copies after pi's summary) codex sends the same again.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRollout } from '../../src/formats/codex/history-projection.js';
 import { contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { Message } from '../../src/model/types.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { codexAppServer } from '../helpers/codex-app-server.js';
 import { convertWith } from '../helpers/conversions.js';
 import { isCodexInjected as isInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import { RELEASE_EARLIER, RELEASE_SUMMARY, releaseCompactionSession, releaseSentAfterCompaction } from '../helpers/sessions.js';
@@ -90,5 +95,48 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     expect(normalize(sent2.slice(0, -1))).toEqual(normalize(oursTwice.filter((i) => !isInjected(i))));
     expect(sent2.map(itemLine).slice(0, expected.length)).toEqual(expected);
     expect(sent2.map(itemLine).slice(expected.length)).toEqual([`user ${probe}`, `assistant ok: ${probe}`, `user ${probe2}`]);
+  });
+
+  it("written as codex's turns, the compaction a ContextCompaction item in its turn: codex's app-server lists it, and codex's own projection of the rollout is threadbase's", async () => {
+    // codex ran in this home (the test before): its thread history database is there, so threadbase projects the copy
+    const written = await convertWith(home, piId, 'pi', 'codex');
+    const bytes = readFileSync(written.path as string);
+    expect(JSON.parse(bytes.toString('utf8').split('\n')[0] as string).payload.history_mode).toBe('paginated');
+    const where = { cwd: home.project, home: home.root, codexHome: home.codexHome };
+    const [read] = (await codexAppServer(where, [['thread/read', { threadId: written.id, includeTurns: true }]])) as [
+      { thread: { turns: { status: string; items: { type: string }[] }[] } },
+    ];
+    expect(read.thread.turns.map((t) => [t.status, t.items.map((i) => i.type)])).toEqual([
+      ['completed', ['userMessage', 'agentMessage']],
+      ['completed', ['userMessage', 'agentMessage', 'agentMessage', 'contextCompaction']],
+      ['completed', ['userMessage', 'agentMessage']],
+    ]);
+    const ours = projectRollout(written.id, bytes);
+    if (typeof ours === 'string') throw new Error(ours);
+    const file = join(home.codexHome, readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f)) as string);
+    const rowsOf = () => {
+      const db = openDatabase(file, { readonly: true });
+      try {
+        return {
+          turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(written.id),
+          items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(written.id),
+        } as { turns: { rollout_ordinal: number }[]; items: { rollout_ordinal: number }[] };
+      } finally {
+        db.close();
+      }
+    };
+    expect(rowsOf()).toEqual({ turns: ours.turns, items: ours.items });
+    // threadbase's rows taken away, codex projects the rollout itself on a resume
+    const db = openDatabase(file);
+    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
+      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
+    db.close();
+    await home.codex(['resume', written.id, 'and after?']);
+    const theirs = rowsOf();
+    const before = (r: { rollout_ordinal: number }) => r.rollout_ordinal < ours.nextOrdinal;
+    expect({ turns: theirs.turns.filter(before), items: theirs.items.filter(before) }).toEqual({
+      turns: ours.turns,
+      items: ours.items,
+    });
   });
 });

@@ -8,6 +8,9 @@
  *   copy's turns (`thread/read` with turns, `thread/turns/list`) before codex ever ran it, and codex
  *   continues that projection when it resumes the copy; a copy with records whose projection
  *   threadbase does not write (a rollback) gets none and shows its turns after a resume;
+ * - another agent's session converted into codex is codex's turns (turns.ts), paginated, with the
+ *   projection threadbase makes of them: the app-server lists them before codex ran the thread, and
+ *   codex's own projection of the same records (made on a resume) is threadbase's;
  * - a sub-agent thread copied without its parent is a top thread of its own, as codex forks one: codex
  *   lists it under no parent, resumes it in its own session (the `session-id` header and
  *   `prompt_cache_key`), and archiving the original parent (app-server `thread/archive`, which takes
@@ -264,27 +267,48 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     await expectProjectedAsOriginal(own.id, original, copy);
   }, 180_000);
 
-  it("another agent's session with a tool call converted into codex (pi): codex's app-server lists its turns and messages from the rollout, without a projection", async () => {
-    // written as codex reads a rollout without history_mode ('legacy'): its turns come from the
-    // rollout's user_message/agent_message events, so none of its rows are codex's projection
+  it("another agent's session with a tool call converted into codex (pi) is codex's turns: the app-server lists them before a resume, from the projection codex makes of them", async () => {
+    // written as codex's turns (turns.ts) in a paginated rollout, with the projection threadbase makes
     const dir = join(home.root, '.pi', 'agent', 'sessions', '--proj--');
     await fs.mkdir(dir, { recursive: true });
     await fs.copyFile('test/fixtures/pi/real-tool-call.jsonl', join(dir, `2026-11-22T19-09-17-237Z_${PI_TOOL_CALL_ID}.jsonl`));
-    const copy = JSON.parse(
-      await runCliOk(home.env, ['convert', PI_TOOL_CALL_ID, '--source', 'pi', '--to', 'codex', '--json', '--no-index']),
-    ) as ConvertedRow;
-    expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe('legacy');
+    const convert = async () =>
+      JSON.parse(
+        await runCliOk(home.env, ['convert', PI_TOOL_CALL_ID, '--source', 'pi', '--to', 'codex', '--json', '--no-index']),
+      ) as ConvertedRow;
+    const copy = await convert();
+    expect(rows().find((r) => r.id === copy.id)?.history_mode).toBe('paginated');
     const read = (
       (await codexAppServer(where(), [['thread/read', { threadId: copy.id, includeTurns: true }]])) as [
         { thread: ReadThread & { turns: { items: { type: string; text?: string }[] }[] } },
       ]
     )[0].thread;
-    expect(read.historyMode).toBe('legacy');
+    expect(read.historyMode).toBe('paginated');
     expect(shape(read)).toEqual([['completed', ['userMessage', 'agentMessage']]]);
     expect(read.turns[0]?.items[1]?.text).toBe('Tool finished: (no output)');
     const listed = (await codexAppServer(where(), [['thread/turns/list', { threadId: copy.id }]])) as [{ data: unknown[] }];
     expect(listed[0].data).toHaveLength(1);
-    expect(projection(copy.id).state).toBeUndefined();
+    const ours = projection(copy.id);
+    expect(ours.state?.next_rollout_byte_offset).toBe(readFileSync(copy.path as string).length);
+
+    // codex's own projection of such a rollout: a second copy's rows taken away, codex makes its own on a resume
+    const again = await convert();
+    const mine = projection(again.id);
+    const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+    const db = openDatabase(join(home.codexHome, file as string));
+    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
+      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(again.id);
+    db.close();
+    await home.codex(['resume', again.id, 'probe']);
+    const theirs = projection(again.id);
+    const written = (r: Record<string, unknown>) => (r.rollout_ordinal as number) < (mine.state?.next_rollout_ordinal ?? 0);
+    expect({ turns: theirs.turns.filter(written), items: theirs.items.filter(written) }).toEqual({
+      turns: mine.turns,
+      items: mine.items,
+    });
+    expect(theirs.turns.filter((t) => !written(t))).toHaveLength(1);
+    // the two copies' rows are alike but for their ids and places
+    expect(placeless(ours).turns.map((t) => t.status)).toEqual(placeless(mine).turns.map((t) => t.status));
   }, 180_000);
 
   it('a sub-agent thread copied without its parent is a thread of its own: its own session, and archiving the original parent leaves it', async () => {

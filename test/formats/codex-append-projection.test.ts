@@ -122,11 +122,63 @@ const message = (id: string, parentId: string | null, role: 'user' | 'assistant'
 });
 
 describe('appending to a projected codex rollout', () => {
-  it("moves the projection's state to the file's end over appended messages (records codex passes over outside a turn)", async () => {
+  it("writes an appended exchange as codex's turn (another model's thinking in it too) and adds its turn and items", async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
-    await driver.appendEntries(THREAD, [message('n1', null, 'user', 'appended'), message('n2', 'n1', 'assistant', 'answered')]);
+    // another model's thinking: an agent_reasoning event of threadbase's, no row to codex
+    const thinking = { type: 'thinking', thinking: 'hmm', signature: 'sig' };
+    await driver.appendEntries(THREAD, [
+      message('n1', null, 'user', 'appended'),
+      message('n2', 'n1', 'assistant', 'answered', { thinking }),
+    ]);
     const bytes = readFileSync(file);
+    const text = bytes.toString('utf8');
+    expect(text).toContain('agent_reasoning');
+    expect(text).not.toMatch(/"type":"event_msg","payload":\{"type":"(user|agent)_message"/);
+    const last = JSON.parse(text.trimEnd().split('\n').at(-1) as string) as { ordinal: number; payload: { type: string } };
+    expect(last.payload.type).toBe('task_complete');
+    const after = projection();
+    expect(after.turns.slice(0, 1)).toEqual(before.turns);
+    expect(after.turns).toEqual([
+      ...before.turns,
+      {
+        turn_id: expect.any(String),
+        status: 'completed',
+        rollout_ordinal: FIRST.length,
+        rollout_byte_offset: (before.state[0] as { offset: number }).offset,
+      },
+    ]);
+    expect(after.items.map((i) => (i as { item_type: string }).item_type)).toEqual([
+      'userMessage',
+      'agentMessage',
+      'userMessage',
+      'agentMessage',
+    ]);
+    expect(after.state).toEqual([{ offset: bytes.length, ordinal: last.ordinal + 1 }]);
+    // read back: the appended messages as written, no entry for the turn records
+    const s = await driver.getSession(THREAD);
+    const appended = s?.entries.filter((e) => e.kind === 'message').slice(-2);
+    expect(appended?.map((e) => (e.kind === 'message' ? e.message.parts.map((p) => p.type) : e.kind))).toEqual([
+      ['text'],
+      ['text', 'thinking'],
+    ]);
+    expect(
+      s?.entries.filter(
+        (e) => e.kind === 'metadata' && /task_|item_completed/.test(e.type) && e.timestamp.startsWith('2026-11-26T14'),
+      ),
+    ).toEqual([]);
+  });
+
+  it("writes an exchange not checked as codex's turn (an image in the prompt) as before, and moves the state over it (codex passes over it)", async () => {
+    const before = projection();
+    const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
+    const image = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' };
+    await driver.appendEntries(THREAD, [
+      message('n1', null, 'user', 'appended', { image }),
+      message('n2', 'n1', 'assistant', 'answered'),
+    ]);
+    const bytes = readFileSync(file);
+    expect(bytes.toString('utf8')).toContain('"user_message"');
     const last = JSON.parse(bytes.toString('utf8').trimEnd().split('\n').at(-1) as string) as { ordinal: number };
     const after = projection();
     expect(after.turns).toEqual(before.turns);
@@ -137,13 +189,20 @@ describe('appending to a projected codex rollout', () => {
   it('leaves the projection as it is when an appended record was not checked (codex catches up on resume)', async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
-    // another model's thinking: an agent_reasoning event of threadbase's
-    const thinking = { type: 'thinking', thinking: 'hmm', signature: 'sig' };
+    // another agent's compaction before the prompt: a compacted record outside a turn
+    const compaction: Entry = {
+      id: 'c1',
+      parentId: null,
+      timestamp: '2026-11-26T14:00:00.000Z',
+      kind: 'compaction',
+      summary: 'so far',
+    };
     await driver.appendEntries(THREAD, [
-      message('n1', null, 'user', 'appended'),
-      message('n2', 'n1', 'assistant', 'answered', { thinking }),
+      compaction,
+      message('n1', 'c1', 'user', 'appended'),
+      message('n2', 'n1', 'assistant', 'answered'),
     ]);
-    expect(readFileSync(file, 'utf8')).toContain('agent_reasoning');
+    expect(readFileSync(file, 'utf8')).toContain('"compacted"');
     expect(projection()).toEqual(before);
   });
 

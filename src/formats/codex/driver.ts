@@ -43,10 +43,11 @@ import {
   selectUserMessages,
   userTextItems,
 } from './history.js';
-import { followThreadHistory, recordThreadHistory } from './history-projection.js';
+import { followThreadHistory, projectRollout, recordThreadHistory } from './history-projection.js';
 import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, droppedCompactedTurns, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
+import { hasTurns, wrapTurns } from './turns.js';
 
 /** The CLI version written into session_meta of sessions threadbase creates. */
 const WRITER_CLI_VERSION = '0.169.0';
@@ -95,7 +96,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 5: a user message threadbase wrote for a branch summary (the item's `threadbase.branchSummary`) is that branch summary.
    * 6: an output in codex's words for a refused or cancelled call is marked `meta.refused` / `meta.cancelled` (denials.ts).
    */
-  readonly readerVersion = 6;
+  readonly readerVersion = 7;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -338,11 +339,12 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     id: string,
     metaOf: (payload: JsonObject) => JsonObject = (payload) => payload,
   ): Promise<SessionInfo> {
-    const { lines, warnings, createdAt } = encodeRollout(session, id, new Date(), {
+    let { lines, warnings, createdAt } = encodeRollout(session, id, new Date(), {
       modelProvider: defaultModelProvider(this.home),
     });
     const [first] = lines;
     if (first && isObject(first.payload)) first.payload = metaOf(first.payload);
+    if (first && isObject(first.payload)) lines = asTurns(session, id, first, lines);
     const created = new Date(createdAt);
     const when = Number.isNaN(created.getTime()) ? new Date() : created;
     const stamp = `${when.getUTCFullYear()}-${pad(when.getUTCMonth() + 1)}-${pad(when.getUTCDate())}T${pad(when.getUTCHours())}-${pad(when.getUTCMinutes())}-${pad(when.getUTCSeconds())}`;
@@ -406,14 +408,27 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     // continues from the file's last one.
     let last: number | undefined;
     let totals = zeroTotals();
+    let inTurn = false;
     for await (const l of readJsonl(file)) {
       if (!isObject(l.value)) continue;
       last = typeof l.value.ordinal === 'number' ? l.value.ordinal : undefined;
       totals = recordedTotal(l.value) ?? totals;
+      const event = l.value.type === 'event_msg' && isObject(l.value.payload) ? l.value.payload.type : undefined;
+      if (event === 'task_started') inTurn = true;
+      else if (event === 'task_complete' || event === 'turn_aborted') inTurn = false;
     }
     // another agent's compaction gets its replacement history from the path it continues
     const lines = encodeEntries(withReplacementHistories(chain, chain.length - entries.length), new Date().toISOString(), totals);
-    const numbered = last === undefined ? lines : lines.map((r, i) => withOrdinal(r, (last as number) + 1 + i));
+    let numbered = last === undefined ? lines : lines.map((r, i) => withOrdinal(r, (last as number) + 1 + i));
+    // a paginated thread's appended prompts become turns of codex's as a converted session's do
+    // (turns.ts), when none is in progress and codex 0.171's projection of them was checked
+    const paginated = isObject(s.raw) && isObject(s.raw.payload) && s.raw.payload.history_mode === 'paginated';
+    if (paginated && last !== undefined && !inTurn && !hasTurns(lines)) {
+      const from = last + 1;
+      const wrapped = wrapTurns(s.id, lines).map((r, i) => withOrdinal(r, from + i));
+      const projected = projectRollout(s.id, Buffer.from(toJsonl(wrapped)), { offset: 0, ordinal: from });
+      if (typeof projected !== 'string' && projected.turns.length > 0) numbered = wrapped;
+    }
     await appendJsonlLines(file, numbered);
     // codex 0.171's projection of a paginated thread (thread_history_<n>.sqlite) follows the appended records when it can
     if (last !== undefined && numbered.length) {
@@ -714,6 +729,29 @@ function copiesAfter(path: readonly Entry[], i: number): Entry[] {
     kept.push(next);
   }
   return kept;
+}
+
+/**
+ * The rollout of thread `id` with another agent's prompts made codex's turns (turns.ts) and
+ * `history_mode: "paginated"`, as codex 0.171 records its own threads, so its app-server lists their
+ * turns and items from the projection threadbase writes for them; only when that projection is one
+ * checked (projectRollout), else as encoded (legacy: no history_mode, codex reads its turns from
+ * the rollout). Codex's own threads are written as they are; a copy of one threadbase wrapped (its
+ * turn records are read as no entries) is wrapped again, and without a turn it is legacy again.
+ */
+function asTurns(session: Session, id: string, first: JsonObject, lines: JsonObject[]): JsonObject[] {
+  const meta = first.payload as JsonObject;
+  const own = session.source === SOURCE;
+  const body = lines.slice(1);
+  if (hasTurns(body) || (own && meta.history_mode !== 'paginated')) return lines;
+  const wrapped = [{ ...first, payload: { ...meta, history_mode: 'paginated' } }, ...wrapTurns(id, body)].map((r, i) =>
+    withOrdinal(r, i),
+  );
+  const projected = projectRollout(id, Buffer.from(toJsonl(wrapped)));
+  if (typeof projected !== 'string' && projected.turns.length > 0) return wrapped;
+  if (!own) return lines;
+  const { history_mode: _legacy, ...legacy } = meta;
+  return [{ ...first, payload: legacy }, ...body];
 }
 
 /** A copy of a rollout record with its ordinal set, keys in codex's order (timestamp, ordinal, type, payload). */

@@ -370,6 +370,10 @@ export function projectRollout(
     if (record.type !== 'event_msg') return `a ${String(record.type)} record`;
     const event = str(payload.type) ?? '';
     if (UNPROJECTED_EVENTS.has(event) || (!open && UNPROJECTED_OUTSIDE_TURNS.has(event))) continue;
+    // another provider's thinking threadbase keeps in codex's legacy reasoning event (driver.ts encodeEntry):
+    // codex 0.171 projects no row for it, in a turn or outside (agents test `codex-written-thread-state`)
+    if (event === 'agent_reasoning' && (payload.threadbase === 'thinking' || payload.threadbase === 'redacted_thinking'))
+      continue;
     if (event === 'task_started') {
       const turnId = str(payload.turn_id);
       if (!turnId || open) return 'a turn started inside another';

@@ -24,6 +24,7 @@ import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { branchSummaryMessage, isPreTurnContextMessage, isUserTurnMessage } from './history.js';
 import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
+import { isTurnRecord, legacyEventOf } from './turns.js';
 
 export const SOURCE = 'codex';
 
@@ -168,6 +169,8 @@ export async function readRollout(file: string): Promise<Session> {
   };
   const parentId = () => tip;
 
+  /** turn records threadbase added that took no line of the rollout it encoded (turns.ts) */
+  let uncounted = 0;
   for await (const l of readJsonl(file)) {
     if (l.error) {
       warnings.push({ file, line: l.line, message: l.error });
@@ -177,7 +180,16 @@ export async function readRollout(file: string): Promise<Session> {
       warnings.push({ file, line: l.line, message: 'record is not a JSON object' });
       continue;
     }
-    const rec = l.value;
+    // the turn records threadbase added around another agent's messages (turns.ts): read as the legacy
+    // event one stands for, the others no entry (nor a line of the rollout the ids count)
+    const legacy = isTurnRecord(l.value) ? legacyEventOf(l.value) : l.value;
+    if (!legacy) {
+      uncounted++;
+      continue;
+    }
+    const rec = legacy;
+    // ids of entries without one are their line's number, as before the turn records were added
+    const idLine = l.line - uncounted;
     const ts = str(rec.timestamp);
     if (ts) {
       lastTimestamp = ts;
@@ -229,7 +241,7 @@ export async function readRollout(file: string): Promise<Session> {
       else
         push({
           ...base,
-          id: entryId(undefined, l.line),
+          id: entryId(undefined, idLine),
           parentId: parentId(),
           kind: 'metadata',
           type: 'session_meta',
@@ -243,7 +255,7 @@ export async function readRollout(file: string): Promise<Session> {
         if (open) open = undefined;
         push({
           ...base,
-          id: entryId(str(payload.id), l.line),
+          id: entryId(str(payload.id), idLine),
           parentId: parentId(),
           kind: 'metadata',
           type: `response_item:${str(payload.type) ?? 'unknown'}`,
@@ -273,12 +285,12 @@ export async function readRollout(file: string): Promise<Session> {
           : undefined;
       if (kept) {
         open = undefined;
-        push({ ...base, id: entryId(str(payload.id), l.line), parentId: parentId(), kind: 'branch_summary', ...kept });
+        push({ ...base, id: entryId(str(payload.id), idLine), parentId: parentId(), kind: 'branch_summary', ...kept });
         continue;
       }
       const entry: MessageEntry = {
         ...base,
-        id: entryId(str(payload.id), l.line),
+        id: entryId(str(payload.id), idLine),
         parentId: parentId(),
         kind: 'message',
         message,
@@ -304,7 +316,7 @@ export async function readRollout(file: string): Promise<Session> {
       const effort = str(payload.effort) ?? str(settings.reasoning_effort);
       push({
         ...base,
-        id: entryId(undefined, l.line),
+        id: entryId(undefined, idLine),
         parentId: parentId(),
         kind: 'model_change',
         ...(model ? { model } : {}),
@@ -317,7 +329,7 @@ export async function readRollout(file: string): Promise<Session> {
       open = undefined;
       push({
         ...base,
-        id: entryId(undefined, l.line),
+        id: entryId(undefined, idLine),
         parentId: parentId(),
         kind: 'compaction',
         summary: bareSummary(str(payload.message) ?? ''),
@@ -356,7 +368,7 @@ export async function readRollout(file: string): Promise<Session> {
         const entry: MessageEntry = {
           ...base,
           raw: [rec],
-          id: entryId(undefined, l.line),
+          id: entryId(undefined, idLine),
           parentId: parentId(),
           kind: 'message',
           message,
@@ -417,7 +429,7 @@ export async function readRollout(file: string): Promise<Session> {
     const subtype = payload && typeof payload.type === 'string' ? `:${payload.type}` : '';
     push({
       ...base,
-      id: entryId(undefined, l.line),
+      id: entryId(undefined, idLine),
       parentId: parentId(),
       kind: 'metadata',
       type: `${type ?? 'unknown'}${subtype}`,

@@ -1,0 +1,216 @@
+/**
+ * Another agent's session written into codex as codex 0.171's turns (turns.ts): `task_started`, its
+ * prompt's UserMessage item, the AgentMessage items of the replies, `task_complete`, in a rollout
+ * whose session_meta says `history_mode: "paginated"`, with the projection codex makes of it
+ * (thread_history_<n>.sqlite) written by threadbase. The real codex (0.171, on the loopback Responses
+ * stand-in) then:
+ * - lists the session's turns and items from that projection before it ever ran the thread
+ *   (app-server `thread/read` with turns, `thread/turns/list`);
+ * - projects the same rollout as threadbase does (a second copy without threadbase's rows, resumed
+ *   with `codex exec resume`: codex's rows for the written records are threadbase's, row for row), so
+ *   the other model's thinking (an `agent_reasoning` event in a turn) and calls codex has no tool for
+ *   are no rows to codex either;
+ * - sends on resume the context threadbase gives for it (`getContext`, the CLI's `context`);
+ * - and threadbase's appended exchange is a turn of codex's too.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRollout } from '../../src/formats/codex/history-projection.js';
+import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
+import { Sources } from '../../src/formats/registry.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
+import type { Message } from '../../src/model/types.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { runCliOk } from '../helpers/cli.js';
+import { codexAppServer } from '../helpers/codex-app-server.js';
+import { isCodexInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import { chainSession } from '../helpers/sessions.js';
+import '../../src/formats/all.js';
+
+let home: CodexAgentHome;
+
+beforeAll(async () => {
+  home = await setupCodexAgentHome();
+  // codex makes its state and thread history databases on its first run
+  await home.codex(['hello']);
+}, 180_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
+
+/** A Claude Code session: thinking, a tool call codex has no tool for, two prompts. */
+function claudeSession() {
+  const m = (x: Message) => x;
+  return chainSession('claude-session', 'claude', home.project, [
+    ['u1', m({ role: 'user', parts: [{ type: 'text', text: 'list files' }] })],
+    [
+      'a1',
+      m({
+        role: 'assistant',
+        model: 'claude-x',
+        provider: 'anthropic',
+        parts: [
+          { type: 'thinking', thinking: 'Let me list.', signature: 'sig-1' },
+          { type: 'text', text: 'Listing.' },
+          { type: 'tool_call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+        ],
+        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      }),
+    ],
+    ['r1', m({ role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', content: 'a.txt' }] })],
+    [
+      'a2',
+      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'One file: a.txt' }] }),
+    ],
+    ['u2', m({ role: 'user', parts: [{ type: 'text', text: 'thanks' }] })],
+    [
+      'a3',
+      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'You are welcome.' }] }),
+    ],
+  ]);
+}
+
+function historyDb() {
+  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+  return openDatabase(join(home.codexHome, file as string));
+}
+
+type Row = Record<string, unknown>;
+
+/** The thread's projection rows (thread_history_<n>.sqlite). */
+function projection(id: string): { turns: Row[]; items: Row[]; state: Row | undefined } {
+  const db = historyDb();
+  try {
+    return {
+      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
+      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
+      state: db
+        .prepare('SELECT next_rollout_byte_offset, next_rollout_ordinal FROM thread_history_projection_state WHERE thread_id = ?')
+        .get(id) as Row | undefined,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function historyModeRow(id: string): string | undefined {
+  const file = readdirSync(home.codexHome).find((f) => /^state_\d+\.sqlite$/.test(f));
+  const db = openDatabase(join(home.codexHome, file as string), { readonly: true });
+  try {
+    return (db.prepare('SELECT history_mode FROM threads WHERE id = ?').get(id) as { history_mode: string } | undefined)
+      ?.history_mode;
+  } finally {
+    db.close();
+  }
+}
+
+interface ReadThread {
+  historyMode: string;
+  turns: { status: string; items: { type: string; text?: string }[] }[];
+}
+
+async function readThread(id: string): Promise<ReadThread> {
+  return ((await codexAppServer(where(), [['thread/read', { threadId: id, includeTurns: true }]])) as [{ thread: ReadThread }])[0]
+    .thread;
+}
+
+const shape = (t: ReadThread) => t.turns.map((turn) => [turn.status, turn.items.map((i) => i.type)]);
+
+const bare = (items: readonly ResponsesItem[]) =>
+  items.map((it) => {
+    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
+    return rest;
+  });
+
+describe("another agent's session written into codex as codex's turns", () => {
+  it("codex's app-server lists its turns and items before codex ever ran it", async () => {
+    const driver = new CodexDriver(home.env);
+    const written = await driver.writeSession(claudeSession());
+    const lines = readFileSync(written.path as string, 'utf8')
+      .trim()
+      .split('\n');
+    expect((JSON.parse(lines[0] as string) as { payload: { history_mode?: string } }).payload.history_mode).toBe('paginated');
+    expect(historyModeRow(written.id)).toBe('paginated');
+    const read = await readThread(written.id);
+    expect(read.historyMode).toBe('paginated');
+    // the thinking and the call codex has no tool for are no items; the replies are
+    expect(shape(read)).toEqual([
+      ['completed', ['userMessage', 'agentMessage', 'agentMessage']],
+      ['completed', ['userMessage', 'agentMessage']],
+    ]);
+    expect(read.turns[0]?.items.map((i) => i.text ?? '')).toEqual(['', 'Listing.', 'One file: a.txt']);
+    const listed = (await codexAppServer(where(), [['thread/turns/list', { threadId: written.id }]])) as [{ data: unknown[] }];
+    expect(listed[0].data).toHaveLength(2);
+    expect(projection(written.id).state?.next_rollout_byte_offset).toBe(readFileSync(written.path as string).length);
+  }, 180_000);
+
+  it("codex projects the written rollout as threadbase does, and resumes it with threadbase's context", async () => {
+    const driver = new CodexDriver(home.env);
+    const written = await driver.writeSession(claudeSession());
+    const bytes = readFileSync(written.path as string);
+    const ours = projectRollout(written.id, bytes);
+    if (typeof ours === 'string') throw new Error(ours);
+    // codex's own projection of it: threadbase's rows taken away, codex makes its own on a resume
+    const db = historyDb();
+    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
+      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
+    db.close();
+    const context = contextToResponses(await new Sources(home.env).driver('codex').getContext(written.id)).input;
+    const printed = JSON.parse(await runCliOk(home.env, ['context', written.id, '--format', 'openai-responses'])) as {
+      input: ResponsesItem[];
+    };
+    expect(bare(printed.input)).toEqual(bare(context));
+
+    const probe = 'and now?';
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', written.id, probe]);
+    const req = home.responses.responseRequests().slice(mark).at(-1);
+    if (!req) throw new Error('codex sent no request');
+    const sent = req.input.filter((i) => !isCodexInjected(i));
+    expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
+    expect(bare(sent.slice(0, -1))).toEqual(bare(context));
+
+    const theirs = projection(written.id);
+    const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;
+    expect(theirs.turns.filter(before)).toEqual(ours.turns);
+    expect(theirs.items.filter(before)).toEqual(ours.items);
+    // and codex's own turn after them
+    expect(theirs.turns.filter((r) => !before(r))).toHaveLength(1);
+  }, 180_000);
+
+  it("an exchange threadbase appends to it is a turn of codex's too", async () => {
+    const driver = new CodexDriver(home.env);
+    const written = await driver.writeSession(claudeSession());
+    const s = await driver.getSession(written.id);
+    const leaf = s?.leafId ?? null;
+    await driver.appendEntries(written.id, [
+      {
+        kind: 'message',
+        id: 'u3',
+        parentId: leaf,
+        timestamp: '2026-01-01T00:01:00.000Z',
+        message: { role: 'user', parts: [{ type: 'text', text: 'one more' }] },
+      },
+      {
+        kind: 'message',
+        id: 'a4',
+        parentId: 'u3',
+        timestamp: '2026-01-01T00:01:01.000Z',
+        message: { role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'Sure.' }] },
+      },
+    ]);
+    const read = await readThread(written.id);
+    expect(shape(read).at(-1)).toEqual(['completed', ['userMessage', 'agentMessage']]);
+    expect(read.turns.at(-1)?.items.map((i) => i.text ?? '')).toEqual(['', 'Sure.']);
+    expect(projection(written.id).state?.next_rollout_byte_offset).toBe(readFileSync(written.path as string).length);
+    // codex resumes it with the appended exchange in its context
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', written.id, 'last one']);
+    const sent = (home.responses.responseRequests().slice(mark).at(-1)?.input ?? []).filter((i) => !isCodexInjected(i));
+    expect(sent.map(itemLine).slice(-3)).toEqual(['user one more', 'assistant Sure.', 'user last one']);
+    expect(shape(await readThread(written.id)).at(-1)?.[0]).toBe('completed');
+  }, 180_000);
+});

@@ -1,0 +1,202 @@
+/**
+ * Another agent's session written into codex as codex 0.171's turns (turns.ts): each prompt a turn
+ * (`task_started`, its UserMessage item, the AgentMessage items of the replies, `task_complete`, the
+ * records marked `threadbase: "turn"`), `history_mode: "paginated"`, ordinals from 0, and the
+ * projection codex makes of it written (agents test codex-foreign-turns checks it against the real
+ * codex). Only when that projection is one checked; otherwise (an image in a prompt, a compaction
+ * before the first prompt) as before: legacy. Read back, the session is what the legacy rollout
+ * gives: the same messages with the same ids, no entry for the turn records; a copy of it is wrapped
+ * again.
+ */
+import { promises as fs, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeRollout } from '../../src/formats/codex/driver.js';
+import { projectRollout } from '../../src/formats/codex/history-projection.js';
+import { CodexDriver } from '../../src/formats/codex/index.js';
+import { readRollout } from '../../src/formats/codex/rollout.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
+import { pathToLeaf } from '../../src/model/tree.js';
+import type { Entry, Message, Session } from '../../src/model/types.js';
+import { CODEX_0169_THREAD_SPAWN_EDGES, CODEX_0169_THREADS, CODEX_0171_THREAD_HISTORY } from '../helpers/codex-state-db.js';
+import { chainSession } from '../helpers/sessions.js';
+
+let home: string;
+let driver: CodexDriver;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-codex-foreign-turns-'));
+  const state = openDatabase(join(home, 'state_5.sqlite'));
+  state.exec(CODEX_0169_THREADS);
+  state.exec(CODEX_0169_THREAD_SPAWN_EDGES);
+  state.close();
+  const history = openDatabase(join(home, 'thread_history_1.sqlite'));
+  history.exec(CODEX_0171_THREAD_HISTORY);
+  history.close();
+  driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
+});
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+const m = (x: Message) => x;
+
+function claudeSession(firstPrompt: Message = { role: 'user', parts: [{ type: 'text', text: 'list files' }] }): Session {
+  return chainSession('claude-session', 'claude', '/proj', [
+    ['u1', firstPrompt],
+    [
+      'a1',
+      m({
+        role: 'assistant',
+        model: 'claude-x',
+        provider: 'anthropic',
+        parts: [
+          { type: 'thinking', thinking: 'Let me list.', signature: 'sig-1' },
+          { type: 'text', text: 'Listing.' },
+          { type: 'tool_call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+        ],
+        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      }),
+    ],
+    ['r1', m({ role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', content: 'a.txt' }] })],
+    [
+      'a2',
+      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'One file: a.txt' }] }),
+    ],
+    ['u2', m({ role: 'user', parts: [{ type: 'text', text: 'thanks' }] })],
+    [
+      'a3',
+      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'You are welcome.' }] }),
+    ],
+  ]);
+}
+
+type Record_ = { ordinal?: number; type: string; payload: Record<string, unknown> };
+const records = (path: string): Record_[] =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record_);
+
+function rowsOf(id: string) {
+  const db = openDatabase(join(home, 'thread_history_1.sqlite'), { readonly: true });
+  try {
+    return {
+      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id),
+      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id),
+      state: db.prepare('SELECT * FROM thread_history_projection_state WHERE thread_id = ?').all(id),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The session's entries without the rollout records they were read from (raw), to compare two readings. */
+const modelEntries = (s: Session): Entry[] =>
+  s.entries.map((e) => {
+    const { raw: _raw, rawSource: _source, ...rest } = e;
+    return rest as Entry;
+  });
+
+/** The ids of the messages on the path to the session's leaf. */
+const messagePath = (s: Session): string[] =>
+  pathToLeaf(s)
+    .filter((e) => e.kind === 'message')
+    .map((e) => e.id);
+
+/** The session as a legacy rollout (what threadbase wrote before) read back. */
+async function legacyReading(session: Session, id: string): Promise<Session> {
+  const { lines } = encodeRollout(session, id);
+  const file = join(home, `rollout-2026-01-01T00-00-00-${id}.jsonl`);
+  await fs.writeFile(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  return readRollout(file);
+}
+
+describe("another agent's session written into codex as codex's turns", () => {
+  it('each prompt a turn of marked records, paginated and numbered, its projection written', async () => {
+    const written = await driver.writeSession(claudeSession());
+    const recs = records(written.path as string);
+    expect(recs[0]?.payload.history_mode).toBe('paginated');
+    expect(recs.map((r) => r.ordinal)).toEqual(recs.map((_, i) => i));
+    const events = recs.filter((r) => r.type === 'event_msg').map((r) => r.payload);
+    expect(events.filter((p) => p.type === 'user_message' || p.type === 'agent_message')).toEqual([]);
+    const turnRecords = events.filter((p) => p.threadbase === 'turn');
+    expect(turnRecords.map((p) => (p.type === 'item_completed' ? (p.item as { type: string }).type : p.type))).toEqual([
+      'task_started',
+      'UserMessage',
+      'AgentMessage',
+      'AgentMessage',
+      'task_complete',
+      'task_started',
+      'UserMessage',
+      'AgentMessage',
+      'task_complete',
+    ]);
+    expect(turnRecords.at(-1)).toMatchObject({ last_agent_message: 'You are welcome.' });
+    // the other model's thinking stays its agent_reasoning event, in the turn
+    expect(events.some((p) => p.type === 'agent_reasoning' && p.threadbase === 'thinking')).toBe(true);
+
+    const projected = projectRollout(written.id, readFileSync(written.path as string));
+    if (typeof projected === 'string') throw new Error(projected);
+    const rows = rowsOf(written.id);
+    expect(rows.turns).toEqual(projected.turns);
+    expect(rows.items).toEqual(projected.items);
+    expect(rows.turns.map((t) => (t as { status: string }).status)).toEqual(['completed', 'completed']);
+    expect(rows.state).toEqual([
+      {
+        thread_id: written.id,
+        next_rollout_byte_offset: readFileSync(written.path as string).length,
+        next_rollout_ordinal: recs.length,
+      },
+    ]);
+  });
+
+  it('reads back as the legacy rollout does: the same entries, ids and parents, no entry for the other turn records', async () => {
+    const session = claudeSession();
+    const written = await driver.writeSession(session);
+    const back = await driver.getSession(written.id);
+    if (!back) throw new Error('not read');
+    const legacy = await legacyReading(session, written.id);
+    expect(modelEntries(back)).toEqual(modelEntries(legacy));
+    expect(messagePath(back)).toEqual(messagePath(legacy));
+    expect(back.entries.filter((e) => e.kind === 'metadata' && /task_|item_completed/.test(e.type))).toEqual([]);
+    expect(back.messageCount).toBe(legacy.messageCount);
+    expect(back.title).toBe(legacy.title);
+    // a copy of it (codex to codex) is codex's turns again, with its own projection
+    const copy = await driver.writeSession(back);
+    const copied = records(copy.path as string);
+    expect(copied[0]?.payload.history_mode).toBe('paginated');
+    expect(copied.filter((r) => r.payload.type === 'task_started')).toHaveLength(2);
+    expect(rowsOf(copy.id).turns).toHaveLength(2);
+    const again = await driver.getSession(copy.id);
+    expect(again && modelEntries(again)).toEqual(modelEntries(await legacyReading(back, copy.id)));
+    expect(again && messagePath(again)).toEqual(messagePath(back));
+  });
+
+  it('stays legacy when the projection of its turns was not checked: an image in a prompt', async () => {
+    const prompt = m({
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      ],
+    });
+    const written = await driver.writeSession(claudeSession(prompt));
+    const recs = records(written.path as string);
+    expect(recs[0]?.payload.history_mode).toBeUndefined();
+    expect(recs.some((r) => r.payload.type === 'task_started')).toBe(false);
+    expect(recs.some((r) => r.payload.type === 'user_message')).toBe(true);
+    expect(rowsOf(written.id)).toEqual({ turns: [], items: [], state: [] });
+  });
+
+  it('stays legacy with a compaction before its first prompt (a compacted record outside a turn)', async () => {
+    const session = claudeSession();
+    const first = session.entries[0] as Entry;
+    session.entries.unshift({ kind: 'compaction', id: 'c0', parentId: null, timestamp: first.timestamp, summary: 'before' });
+    first.parentId = 'c0';
+    const written = await driver.writeSession(session);
+    const recs = records(written.path as string);
+    expect(recs[0]?.payload.history_mode).toBeUndefined();
+    expect(recs.some((r) => r.payload.threadbase === 'turn')).toBe(false);
+  });
+});
