@@ -1,8 +1,11 @@
 /**
- * Options that contradict each other are refused from the command line alone, before any session is
- * looked for: with an id no agent has, the refusal is what is said, not "session not found". context
- * --json with a text format was refused only after the session was read.
+ * Options that contradict each other, or an agent named by --source that cannot do what is asked, are
+ * refused from the command line alone, before any session is looked for: with an id no agent has,
+ * the refusal is what is said, not "session not found". They were refused only after the session was
+ * read (context --json with a text format; fork and branch of an agent that cannot) or silently
+ * ignored (convert's --at beside --all-branches, --source beside --from; push's --from beside --source).
  */
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,5 +56,56 @@ describe('context --json with a format that prints text', () => {
       expect(JSON.stringify(JSON.parse(out))).toContain('cats');
     }
     expect(await runCliOk(env, ['context', ID, '--format', 'markdown'])).toContain('## user');
+  });
+});
+
+describe('convert and handoff', () => {
+  it.each(['convert', 'handoff'])('%s --at with --all-branches is refused (--at was dropped)', async (command) => {
+    await expectRefused(
+      (id) => [command, id, '--to', 'pi', '--at', 'x', '--all-branches'],
+      '--at converts the path to one entry and --all-branches every branch: give one of them',
+    );
+  });
+
+  it('--from with --source or --no-index is refused (they were ignored)', async () => {
+    const store = `sqlite:${join(root, 'no-such.db')}`;
+    await expectRefused(
+      (id) => ['convert', id, '--to', 'pi', '--from', store, '--source', 'claude'],
+      `--from reads the session from ${store}, not from the agents' files --source looks in: give one or the other`,
+    );
+    await expectRefused(
+      (id) => ['convert', id, '--to', 'pi', '--from', store, '--source', 'claude', '--no-index'],
+      `--from reads the session from ${store}, not from the agents' files --source and --no-index look in: give one or the other`,
+    );
+    expect(existsSync(join(root, 'no-such.db'))).toBe(false);
+  });
+});
+
+describe('fork and branch of an agent that cannot', () => {
+  it('fork --source gemini: said before the session is looked for, with the command that writes a copy', async () => {
+    await expectRefused(
+      (id) => ['fork', id, '--source', 'gemini', '--at', 'e1'],
+      'gemini sessions cannot be forked; `threadbase convert <id> --to gemini --at e1` writes a copy of it as a new session',
+      1,
+    );
+  });
+
+  it('branch --source codex: said before the session is looked for', async () => {
+    await expectRefused(
+      (id) => ['branch', id, '--source', 'codex', '--at', 'e1', '--message', 'm'],
+      'codex cannot branch in place',
+      1,
+    );
+  });
+});
+
+describe('push', () => {
+  it('--source with --from is refused (--from was ignored)', async () => {
+    const r = await runCli(env, ['push', '--to', 'http://127.0.0.1:9', '--key', 'k', '--source', 'claude', '--from', 'memory:']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      "threadbase: --source pushes claude's sessions from its own files and --from those of memory:: give one of them\n",
+    );
+    expect(r.err).not.toContain('cannot reach');
   });
 });

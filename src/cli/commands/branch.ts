@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import type { SessionDriver } from '../../model/driver.js';
 import { UnsupportedError } from '../../model/errors.js';
 import { currentLeaf } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
@@ -30,8 +31,11 @@ export function registerBranch(program: Command, ctx: CliContext): void {
       // (said before the session is looked for, as a missing --at is).
       if (opts.summary === undefined && opts.message === undefined)
         throw new UsageError('give --summary and/or --message: a new branch starts with an entry');
+      const branches = (d: SessionDriver) => d.capabilities.branch && d.appendEntries !== undefined;
+      // an agent that cannot branch, named by --source: said before the session is looked for too
+      if (opts.source && !branches(ctx.sources().driver(opts.source))) throw new UnsupportedError(opts.source, 'branch in place');
       const { info, session, driver } = await openSession(ctx, id, opts.source, opts.index);
-      if (!driver.capabilities.branch || !driver.appendEntries) throw new UnsupportedError(driver.name, 'branch in place');
+      if (!branches(driver) || !driver.appendEntries) throw new UnsupportedError(driver.name, 'branch in place');
       const at = resolveSessionEntry(session, opts.at);
       const taken = new Set(session.entries.map((e) => e.id));
       // New ids in the shape the session already uses (pi: 8 hex characters; others: UUIDs).

@@ -76,6 +76,28 @@ function missingProjectWarning(session: Session, target: SessionDriver): string 
   return `project directory ${session.project} of session ${session.id} does not exist on this machine, and ${target.name} resumes a session in its project directory: create it (or clone the project there) before resuming, or convert again with --project <dir> to write the session under a directory that exists`;
 }
 
+/**
+ * Options of convert and handoff that contradict each other, refused before anything is read: each
+ * was silently ignored (`--at` with `--all-branches` was still looked for in the session, then dropped).
+ */
+function refuseContradictions(opts: ConvertFlags): void {
+  if (opts.at !== undefined && opts.allBranches)
+    throw new UsageError('--at converts the path to one entry and --all-branches every branch: give one of them');
+  const agentsOnly = [opts.source !== undefined ? '--source' : '', opts.index ? '' : '--no-index'].filter(Boolean);
+  if (opts.from !== undefined && agentsOnly.length)
+    throw new UsageError(
+      `--from reads the session from ${opts.from}, not from the agents' files ${agentsOnly.join(' and ')} ${agentsOnly.length > 1 ? 'look' : 'looks'} in: give one or the other`,
+    );
+}
+
+/** `fork` of an agent's session that cannot be forked: a copy is what a fork would write, bar the link to its origin, so the command that writes one is named. */
+function cannotFork(agent: string, id: string, at: string | undefined): Error {
+  const copy = writableFormatNames().includes(agent)
+    ? `; \`threadbase convert ${id} --to ${agent}${at ? ` --at ${at}` : ''}\` writes a copy of it as a new session`
+    : '';
+  return new Error(`${agent} sessions cannot be forked${copy}`);
+}
+
 export function registerConvert(program: Command, ctx: CliContext): void {
   /**
    * The session from a store (a team server, PostgreSQL, an index file) rather than the agents' files,
@@ -116,6 +138,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     }
   };
   const convert = async (id: string, opts: ConvertFlags, handoff: boolean) => {
+    refuseContradictions(opts);
     // a directory to resume in that is not there fails before anything is read or written
     const project = opts.project === undefined ? undefined : resolve(opts.project);
     if (project !== undefined && !isDirectory(project)) throw new UsageError(`--project ${opts.project}: no such directory`);
@@ -193,14 +216,10 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     .option(...NO_INDEX_FLAG)
     .option('--json', 'print JSON only')
     .action(async (id: string, opts: { source?: string; at?: string; json?: boolean; index: boolean }) => {
+      // an agent that cannot fork, named by --source: said before the session is looked for
+      if (opts.source && !ctx.sources().driver(opts.source).forkSession) throw cannotFork(opts.source, id, opts.at);
       const { info, driver, session } = await openSession(ctx, id, opts.source, opts.index);
-      if (!driver.forkSession) {
-        // a copy is what a fork would write, bar the link to its origin: name the command that writes one
-        const copy = writableFormatNames().includes(driver.name)
-          ? `; \`threadbase convert ${info.id} --to ${driver.name}${opts.at ? ` --at ${opts.at}` : ''}\` writes a copy of it as a new session`
-          : '';
-        throw new Error(`${driver.name} sessions cannot be forked${copy}`);
-      }
+      if (!driver.forkSession) throw cannotFork(driver.name, info.id, opts.at);
       const at = opts.at === undefined ? undefined : resolveSessionEntry(session, opts.at);
       const written = await driver.forkSession(info.id, { at });
       const out = { id: written.id, source: written.source, path: written.path ?? null, parentId: info.id };

@@ -26,6 +26,11 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {
+      // --from was silently ignored beside --source: refused, as each names where the sessions come from
+      if (opts.source && opts.from)
+        throw new UsageError(
+          `--source pushes ${opts.source}'s sessions from its own files and --from those of ${opts.from}: give one of them`,
+        );
       // THREADBASE_KEY: the name push alone read before
       const key = opts.key ?? ctx.env.env.THREADBASE_API_KEY ?? ctx.env.env.THREADBASE_KEY;
       if (!key) throw new UsageError('no API key: pass --key or set THREADBASE_API_KEY');
