@@ -41,10 +41,8 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(join(tmpdir(), 'tb-copilot-refused-'));
   project = join(dir, 'proj');
   await fs.mkdir(project, { recursive: true });
-  // after a result, a reply of no trailing space (the default's cut "Tool finished: …" may end in one, which Copilot CLI trims on resume)
-  standIn = await startAnthropicStandIn({
-    rules: [(req) => (JSON.stringify(req.messages.at(-1)).includes('"tool_result"') ? { text: 'It was not run.' } : undefined)],
-  });
+  // the stand-in's default replies, a cut "Tool finished: …" ending in a space among them: Copilot CLI resends them trimmed, as threadbase's context has them
+  standIn = await startAnthropicStandIn();
   env = { home: dir, env: { HOME: dir, COPILOT_HOME: join(dir, '.copilot') } };
   driver = new CopilotDriver(env);
 });
@@ -98,8 +96,19 @@ describe.skipIf(SKIP)('refused calls and the real Copilot CLI', () => {
     const [result] = await results(listed.id);
     expect(resultText(result?.content ?? '')).toMatch(/^Permission to run this tool was denied due to the following rules/);
     expect(result).toMatchObject({ isError: true, meta: { refused: true } });
+    // the stand-in's reply, its words cut after 60 characters, ends in a space as recorded; sent trimmed
+    const session = await driver.getSession(listed.id);
+    const replies = (session?.entries ?? []).flatMap((e) =>
+      e.kind === 'message' && e.message.role === 'assistant'
+        ? e.message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []))
+        : [],
+    );
+    expect(replies.at(-1)).toBe('Tool finished: Permission to run this tool was denied due to the following ');
     const { sent, ours } = await resumed(listed.id, 'probe own denial');
     expect(sentResults(sent)).toHaveLength(1);
+    expect(sent.at(-1)?.content).toEqual([
+      { type: 'text', text: 'Tool finished: Permission to run this tool was denied due to the following' },
+    ]);
     expect(sent).toEqual(ours);
   }, 240_000);
 
