@@ -308,13 +308,13 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
     expect(await hit.getByText('workspace_roots', { exact: false }).isVisible()).toBe(true);
   });
 
-  it('says an image whose data cannot be shown cannot be, instead of a broken-image icon', async () => {
+  it('says an image whose data cannot be shown what it was, as the exports do, instead of a broken-image icon', async () => {
     const { page } = viewer.browser;
     // the Zed fixture's image is a PNG signature alone; codex's generated image is a real 1×1 PNG
     await open(ZED_ID);
     await page.waitForSelector('#conversation .image-broken');
     expect(await page.locator('#conversation .image-broken').first().textContent()).toBe(
-      '[image image/png that cannot be shown: its data is damaged or not that type]',
+      '[image: image/png, 8 bytes, cut short, could not be read]',
     );
     expect(await page.locator('#conversation img.inline-image').count()).toBe(0);
     await open(CODEX_ID);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import escapeHtml from 'escape-html';
 import { type Env, Hono } from 'hono';
 import { declinedMarkOf, declinedWords } from '../../convert/declined.js';
+import { imageData, recordedImage } from '../../convert/image-data.js';
 import { localCommand } from '../../export/local-command.js';
 import { readableJson } from '../../export/readable-json.js';
 import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
@@ -40,6 +41,8 @@ export const READABLE_JSON_ASSET = 'readable-json.js';
 export const LOCAL_COMMAND_ASSET = 'local-command.js';
 /** The asset that is no file: declinedMarkOf and declinedWords, a refused or cancelled call as the export says it. */
 export const DECLINED_ASSET = 'declined.js';
+/** The asset that is no file: imageData and recordedImage, an image's data judged as the exports judge it. */
+export const IMAGE_DATA_ASSET = 'image-data.js';
 
 /**
  * A function the export and the viewer share as an ES module for the browser: its own code as the
@@ -71,6 +74,14 @@ function loadAssets(): Map<string, string> {
     functionModule({
       declinedMarkOf: { fn: declinedMarkOf, source: 'src/convert/declined.ts' },
       declinedWords: { fn: declinedWords, source: 'src/convert/declined.ts' },
+    }),
+  );
+  files.set(
+    IMAGE_DATA_ASSET,
+    functionModule({
+      // recordedImage calls imageData: one module holds both
+      imageData: { fn: imageData, source: 'src/convert/image-data.ts' },
+      recordedImage: { fn: recordedImage, source: 'src/convert/image-data.ts' },
     }),
   );
   cached = files;

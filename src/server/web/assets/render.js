@@ -2,9 +2,10 @@
 // and output (diffs as diffs), thinking folded, images inline, compactions and summaries marked.
 // readable-json.js is no file here: the server makes it from src/export/readable-json.ts, which the HTML export uses too
 
-// declined.js and local-command.js too: made from src/convert/declined.ts and
-// src/export/local-command.ts, which the export uses
+// declined.js, image-data.js and local-command.js too: made from src/convert/declined.ts,
+// src/convert/image-data.ts and src/export/local-command.ts, which the export uses
 import { declinedMarkOf, declinedWords } from './declined.js';
+import { recordedImage } from './image-data.js';
 import { localCommand } from './local-command.js';
 import { readableJson } from './readable-json.js';
 import { fmtCost, fmtTime, fmtTokens, h } from './util.js';
@@ -202,8 +203,11 @@ function toolCallView(part, result, child) {
 
 function imageView(part) {
   if (!String(part.mediaType ?? '').startsWith('image/')) return fileView(part);
+  // data no browser can show (not base64, no bytes, no image kind, cut short) in the exports' words, with no image to fail
+  const image = recordedImage(part);
+  if (image && !image.ok) return h('div', { class: 'muted image-broken' }, image.said);
   let src = '';
-  if (part.data) src = `data:${part.mediaType};base64,${part.data}`;
+  if (image) src = `data:${image.mediaType};base64,${image.data}`;
   else if (part.url && /^(https?:|data:image\/)/.test(part.url)) src = part.url;
   if (!src) return h('div', { class: 'muted' }, `[image ${part.mediaType}]`);
   const img = h('img', { class: 'inline-image', src, alt: `image (${part.mediaType})`, loading: 'lazy' });
@@ -212,7 +216,7 @@ function imageView(part) {
     img.classList.add('tiny-image');
     img.title = `${img.naturalWidth}×${img.naturalHeight} image, enlarged`;
   });
-  // data the browser cannot decode (cut short, or not the image it says): say so, not a broken-image icon
+  // what only the browser can tell (an address that does not load, data it still fails to decode): say so, not a broken-image icon
   img.addEventListener('error', () =>
     img.replaceWith(
       h(
