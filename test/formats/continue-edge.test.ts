@@ -11,63 +11,24 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { ContinueDriver, continueContext } from '../../src/formats/continue/index.js';
-import type { Context } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
+import {
+  EDGE_STATES_SENT_RESULTS,
+  contextLines as items,
+  type RequestMessage,
+  requestLines as requestItems,
+} from '../helpers/continue-items.js';
 
 const ROOT = resolve('test/fixtures/continue/edge-states');
 const ID = '44444444-2222-4333-8444-555555555555';
-
-type Block = {
-  type: string;
-  text?: string;
-  id?: string;
-  name?: string;
-  input?: unknown;
-  tool_use_id?: string;
-  content?: unknown;
-};
-
-function items(ctx: Context): string[] {
-  return ctx.messages.flatMap((m) =>
-    m.parts.flatMap((p) => {
-      const who = m.role === 'assistant' ? 'assistant' : 'user';
-      if (p.type === 'text') return [`${who}:${p.text}`];
-      if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
-      if (p.type === 'tool_result') return [`result:${p.callId}:${typeof p.content === 'string' ? p.content : ''}`];
-      return [];
-    }),
-  );
-}
-
-function requestItems(messages: { role: string; content: string | Block[] }[]): string[] {
-  return messages.flatMap((m) =>
-    (typeof m.content === 'string' ? [{ type: 'text', text: m.content } as Block] : m.content).flatMap((b) => {
-      if (b.type === 'text') return [`${m.role}:${b.text}`];
-      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${typeof b.content === 'string' ? b.content : ''}`];
-      return [];
-    }),
-  );
-}
 
 describe('Continue CLI: tool call states out of the ordinary, as the real cn sends them on --fork', () => {
   it('results in the order of the states, "Tool cancelled" and a later tool item both, a tool item without its call as a result', async () => {
     const driver = new ContinueDriver({ home: '/nonexistent', env: { CONTINUE_GLOBAL_DIR: join(ROOT, '.continue') } });
     const s = (await driver.getSession(ID)) as Session;
-    const sent = JSON.parse(await readFile(join(ROOT, 'fork-requests.json'), 'utf8')) as Record<
-      string,
-      { role: string; content: string | Block[] }[]
-    >;
+    const sent = JSON.parse(await readFile(join(ROOT, 'fork-requests.json'), 'utf8')) as Record<string, RequestMessage[]>;
     const cnSent = requestItems(sent[ID] ?? []).slice(0, -1);
-    expect(cnSent.filter((i) => i.startsWith('result:'))).toEqual([
-      'result:c3:C3OUT',
-      'result:c1:Tool cancelled',
-      'result:c2:C2OUT',
-      'result:c1:C1 LATE',
-      'result:c9:ORPHAN',
-      'result:d1:Permission denied by user',
-      'result:d2:Tool cancelled',
-    ]);
+    expect(cnSent.filter((i) => i.startsWith('result:'))).toEqual(EDGE_STATES_SENT_RESULTS);
     expect(items(continueContext(s))).toEqual(cnSent);
     // written again: the states in their order, the tool items as such, so cn sends the same
     const dir = await mkdtemp(join(tmpdir(), 'tb-continue-edge-'));

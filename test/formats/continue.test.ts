@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { ContinueDriver, continueContext } from '../../src/formats/continue/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { Context } from '../../src/model/tree.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Message, Session } from '../../src/model/types.js';
+import { contextLines as items, type RequestMessage, requestLines as requestItems } from '../helpers/continue-items.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
 const REAL = '7b09ce44-8f9e-4247-a51c-208af9b03dd2';
@@ -34,40 +34,6 @@ async function globalDir(name: string, text?: (real: string) => string): Promise
   const file = join(root, 'sessions', `${REAL}.json`);
   if (text) await writeFile(file, text(await readFile(file, 'utf8')));
   return new ContinueDriver({ home: join(dir, 'nohome'), env: { CONTINUE_GLOBAL_DIR: root } });
-}
-
-/** Texts, calls and results of a context or of Anthropic messages, in order. */
-function items(ctx: Context): string[] {
-  return ctx.messages.flatMap((m) =>
-    m.parts.flatMap((p) => {
-      const who = m.role === 'assistant' ? 'assistant' : 'user';
-      if (p.type === 'text') return [`${who}:${p.text}`];
-      if (p.type === 'tool_call') return [`call:${p.id}:${p.name}:${JSON.stringify(p.input)}`];
-      if (p.type === 'tool_result') return [`result:${p.callId}:${typeof p.content === 'string' ? p.content : ''}`];
-      return [];
-    }),
-  );
-}
-
-type RequestMessage = { role: string; content: string | Block[] };
-type Block = {
-  type: string;
-  text?: string;
-  id?: string;
-  name?: string;
-  input?: unknown;
-  tool_use_id?: string;
-  content?: unknown;
-};
-function requestItems(messages: RequestMessage[]): string[] {
-  return messages.flatMap((m) =>
-    (typeof m.content === 'string' ? [{ type: 'text', text: m.content } as Block] : m.content).flatMap((b) => {
-      if (b.type === 'text') return [`${m.role}:${b.text}`];
-      if (b.type === 'tool_use') return [`call:${b.id}:${b.name}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') return [`result:${b.tool_use_id}:${typeof b.content === 'string' ? b.content : ''}`];
-      return [];
-    }),
-  );
 }
 
 describe('Continue CLI: a real session (1.5.47)', () => {
@@ -117,7 +83,7 @@ describe('Continue CLI: a real session (1.5.47)', () => {
 
   it('builds the context cn sent for its last prompt (the stand-in recorded it)', async () => {
     const sent = JSON.parse(await readFile(resolve('test/fixtures/continue/real-1.5.47/last-request.json'), 'utf8')) as {
-      messages: { role: string; content: string | Block[] }[];
+      messages: RequestMessage[];
     };
     const lastPrompt = session.entries.findLast((e) => e.kind === 'message' && e.message.role === 'user');
     const ctx = continueContext(session, { leafId: lastPrompt?.id as string });
