@@ -20,7 +20,7 @@ import { projectRollout } from '../../src/formats/codex/history-projection.js';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
-import type { Message } from '../../src/model/types.js';
+import type { Entry, Message } from '../../src/model/types.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
@@ -71,6 +71,21 @@ function claudeSession() {
       m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'You are welcome.' }] }),
     ],
   ]);
+}
+
+/** The Claude Code session after a compaction: it starts with the compaction (and a kept reply). */
+function compactedFirst() {
+  const session = claudeSession();
+  const first = session.entries[0] as Entry;
+  session.entries.unshift({
+    kind: 'compaction',
+    id: 'c0',
+    parentId: null,
+    timestamp: first.timestamp,
+    summary: 'The user asked about the files.',
+  });
+  first.parentId = 'c0';
+  return session;
 }
 
 function historyDb() {
@@ -147,39 +162,50 @@ describe("another agent's session written into codex as codex's turns", () => {
     expect(projection(written.id).state?.next_rollout_byte_offset).toBe(readFileSync(written.path as string).length);
   }, 180_000);
 
-  it("codex projects the written rollout as threadbase does, and resumes it with threadbase's context", async () => {
-    const driver = new CodexDriver(home.env);
-    const written = await driver.writeSession(claudeSession());
-    const bytes = readFileSync(written.path as string);
-    const ours = projectRollout(written.id, bytes);
-    if (typeof ours === 'string') throw new Error(ours);
-    // codex's own projection of it: threadbase's rows taken away, codex makes its own on a resume
-    const db = historyDb();
-    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
-      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
-    db.close();
-    const context = contextToResponses(await new Sources(home.env).driver('codex').getContext(written.id)).input;
-    const printed = JSON.parse(await runCliOk(home.env, ['context', written.id, '--format', 'openai-responses'])) as {
-      input: ResponsesItem[];
-    };
-    expect(bare(printed.input)).toEqual(bare(context));
+  it.each([
+    ['', claudeSession, 2],
+    [' (a compaction before its first prompt: a turn of its own)', compactedFirst, 3],
+  ])(
+    "codex projects the written rollout as threadbase does, and resumes it with threadbase's context%s",
+    async (_name, make, turns) => {
+      const driver = new CodexDriver(home.env);
+      const written = await driver.writeSession(make());
+      expect(readFileSync(written.path as string, 'utf8')).toContain('"history_mode":"paginated"');
+      const listed = shape(await readThread(written.id));
+      expect(listed).toHaveLength(turns);
+      if (make === compactedFirst) expect(listed[0]).toEqual(['completed', ['contextCompaction']]);
+      const bytes = readFileSync(written.path as string);
+      const ours = projectRollout(written.id, bytes);
+      if (typeof ours === 'string') throw new Error(ours);
+      // codex's own projection of it: threadbase's rows taken away, codex makes its own on a resume
+      const db = historyDb();
+      for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
+        db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
+      db.close();
+      const context = contextToResponses(await new Sources(home.env).driver('codex').getContext(written.id)).input;
+      const printed = JSON.parse(await runCliOk(home.env, ['context', written.id, '--format', 'openai-responses'])) as {
+        input: ResponsesItem[];
+      };
+      expect(bare(printed.input)).toEqual(bare(context));
 
-    const probe = 'and now?';
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', written.id, probe]);
-    const req = home.responses.responseRequests().slice(mark).at(-1);
-    if (!req) throw new Error('codex sent no request');
-    const sent = req.input.filter((i) => !isCodexInjected(i));
-    expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
-    expect(bare(sent.slice(0, -1))).toEqual(bare(context));
+      const probe = 'and now?';
+      const mark = home.responses.responseRequests().length;
+      await home.codex(['resume', written.id, probe]);
+      const req = home.responses.responseRequests().slice(mark).at(-1);
+      if (!req) throw new Error('codex sent no request');
+      const sent = req.input.filter((i) => !isCodexInjected(i));
+      expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
+      expect(bare(sent.slice(0, -1))).toEqual(bare(context));
 
-    const theirs = projection(written.id);
-    const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;
-    expect(theirs.turns.filter(before)).toEqual(ours.turns);
-    expect(theirs.items.filter(before)).toEqual(ours.items);
-    // and codex's own turn after them
-    expect(theirs.turns.filter((r) => !before(r))).toHaveLength(1);
-  }, 180_000);
+      const theirs = projection(written.id);
+      const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;
+      expect(theirs.turns.filter(before)).toEqual(ours.turns);
+      expect(theirs.items.filter(before)).toEqual(ours.items);
+      // and codex's own turn after them
+      expect(theirs.turns.filter((r) => !before(r))).toHaveLength(1);
+    },
+    180_000,
+  );
 
   it("an exchange threadbase appends to it is a turn of codex's too", async () => {
     const driver = new CodexDriver(home.env);

@@ -189,7 +189,7 @@ describe('appending to a projected codex rollout', () => {
   it('leaves the projection as it is when an appended record was not checked (codex catches up on resume)', async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
-    // another agent's compaction before the prompt: a compacted record outside a turn
+    // another agent's compaction before a prompt with an image (not written as turns): a compacted record outside a turn
     const compaction: Entry = {
       id: 'c1',
       parentId: null,
@@ -199,7 +199,7 @@ describe('appending to a projected codex rollout', () => {
     };
     await driver.appendEntries(THREAD, [
       compaction,
-      message('n1', 'c1', 'user', 'appended'),
+      message('n1', 'c1', 'user', 'appended', { image: { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' } }),
       message('n2', 'n1', 'assistant', 'answered'),
     ]);
     expect(readFileSync(file, 'utf8')).toContain('"compacted"');

@@ -3,8 +3,8 @@
  * (`task_started`, its UserMessage item, the AgentMessage items of the replies, `task_complete`, the
  * records marked `threadbase: "turn"`), `history_mode: "paginated"`, ordinals from 0, and the
  * projection codex makes of it written (agents test codex-foreign-turns checks it against the real
- * codex). Only when that projection is one checked; otherwise (an image in a prompt, a compaction
- * before the first prompt) as before: legacy. Read back, the session is what the legacy rollout
+ * codex). Only when that projection is one checked; otherwise (an image in a prompt) as before:
+ * legacy; a compaction before the first prompt is a turn of its own. Read back, the session is what the legacy rollout
  * gives: the same messages with the same ids, no entry for the turn records; a copy of it is wrapped
  * again.
  */
@@ -189,14 +189,29 @@ describe("another agent's session written into codex as codex's turns", () => {
     expect(rowsOf(written.id)).toEqual({ turns: [], items: [], state: [] });
   });
 
-  it('stays legacy with a compaction before its first prompt (a compacted record outside a turn)', async () => {
+  it('a compaction before its first prompt is a turn of its own: task_started, the compacted record, its ContextCompaction item, task_complete', async () => {
     const session = claudeSession();
     const first = session.entries[0] as Entry;
     session.entries.unshift({ kind: 'compaction', id: 'c0', parentId: null, timestamp: first.timestamp, summary: 'before' });
     first.parentId = 'c0';
     const written = await driver.writeSession(session);
     const recs = records(written.path as string);
-    expect(recs[0]?.payload.history_mode).toBeUndefined();
-    expect(recs.some((r) => r.payload.threadbase === 'turn')).toBe(false);
+    expect(recs[0]?.payload.history_mode).toBe('paginated');
+    expect(
+      recs
+        .slice(1, 5)
+        .map((r) =>
+          r.payload.type === 'item_completed'
+            ? (r.payload.item as { type: string }).type
+            : r.type === 'event_msg'
+              ? r.payload.type
+              : r.type,
+        ),
+    ).toEqual(['task_started', 'compacted', 'ContextCompaction', 'task_complete']);
+    const rows = rowsOf(written.id);
+    expect(rows.turns).toHaveLength(3);
+    expect(rows.items.map((i) => (i as { item_type: string }).item_type)[0]).toBe('contextCompaction');
+    const back = await driver.getSession(written.id);
+    expect(back && modelEntries(back)).toEqual(modelEntries(await legacyReading(session, written.id)));
   });
 });

@@ -2,10 +2,8 @@
  * What a rollout threadbase writes into codex says of its session and history, as codex 0.169 has it
  * (test/agents/codex-written-thread-state.test.ts drives the real codex):
  * - the `threads` row's `history_mode` is the rollout's own: 'paginated' for a copy of a codex 0.169
- *   thread (its session_meta says so, as codex's own rows), 'legacy' for another agent's session that
- *   cannot be written as codex's turns (this Claude Code session starts with a compaction, outside any
- *   turn: no history_mode in its session_meta, which codex reads as legacy; codex-foreign-turns for one
- *   that can);
+ *   thread (its session_meta says so, as codex's own rows), and for another agent's session written
+ *   as codex's turns (turns.ts; codex-foreign-turns for one that is not, 'legacy');
  * - a sub-agent thread written alone (without its parent: a convert of it, a fork of it) is a top thread
  *   of its own, as codex 0.171 forks a sub-agent thread: its own `session_id`, no thread_spawn, parent,
  *   nickname or thread_spawn_edges row; the original spawn kept in the session_meta's `threadbase` field.
@@ -49,14 +47,14 @@ function historyModeOf(id: string): unknown {
 }
 
 describe('the state row of a thread threadbase writes into codex', () => {
-  it("says the rollout's history mode: paginated for a codex 0.169 copy, legacy for another agent's session not written as turns", async () => {
+  it("says the rollout's history mode: paginated for a codex 0.169 copy, and for another agent's session written as codex's turns", async () => {
     const copy = await convert(CODEX_TOP, 'codex');
     expect(rolloutMeta(copy.path as string).history_mode).toBe('paginated');
     expect(historyModeOf(copy.id)).toBe('paginated');
 
     const foreign = await convert(CLAUDE_SESSION, 'claude');
-    expect(rolloutMeta(foreign.path as string).history_mode).toBeUndefined();
-    expect(historyModeOf(foreign.id)).toBe('legacy');
+    expect(rolloutMeta(foreign.path as string).history_mode).toBe('paginated');
+    expect(historyModeOf(foreign.id)).toBe('paginated');
   });
 });
 

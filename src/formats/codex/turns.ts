@@ -90,8 +90,8 @@ function agentContent(content: unknown): { type: 'Text'; text: string }[] | unde
  * turn of codex's, for thread `threadId`: `task_started` before the prompt, its UserMessage item after
  * it (instead of its `user_message` event), an AgentMessage item for each assistant message item of a
  * response where its `agent_message` event stood, a ContextCompaction item after a `compacted` record, and
- * `task_complete` before the next prompt and at the end. Records before the first prompt stay outside
- * any turn, as they are. Times come from the records' timestamps (`now` for one without).
+ * `task_complete` before the next prompt and at the end. A compaction before the first prompt is a turn
+ * of its own (its item alone); other records before the first prompt stay outside any turn, as they are. Times come from the records' timestamps (`now` for one without).
  */
 export function wrapTurns(threadId: string, records: readonly JsonObject[], now: Date = new Date()): JsonObject[] {
   const out: JsonObject[] = [];
@@ -176,6 +176,33 @@ export function wrapTurns(threadId: string, records: readonly JsonObject[], now:
     }
     if (turn && r.type === 'response_item' && p.type === 'message' && p.role === 'assistant')
       said.push(agentContent(p.content) ?? [{ type: 'Unchecked', content: p.content }]);
+    if (!turn && r.type === 'compacted') {
+      // a compaction outside a turn (before the first prompt): a turn of its own, as codex's /compact is
+      const id = randomUUID();
+      const at = Math.floor(msOf(ts) / 1000);
+      out.push(
+        event(ts, {
+          type: 'task_started',
+          turn_id: id,
+          root_turn_id: id,
+          started_at: at,
+          model_context_window: null,
+          collaboration_mode_kind: 'default',
+        }),
+        r,
+        item(ts, id, { type: 'ContextCompaction', id: randomUUID() }),
+        event(ts, {
+          type: 'task_complete',
+          root_turn_id: id,
+          turn_id: id,
+          last_agent_message: null,
+          started_at: at,
+          completed_at: at,
+          duration_ms: 0,
+        }),
+      );
+      continue;
+    }
     out.push(r);
     if (turn && r.type === 'compacted') out.push(item(ts, turn.id, { type: 'ContextCompaction', id: randomUUID() }));
   }
