@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import { makeDirectorySync } from '../formats/shared/atomic.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
 import { openStore, threadbaseHome } from '../stores/open.js';
 import { PostgresStore } from '../stores/postgres/index.js';
@@ -42,9 +43,8 @@ export async function openServerStores(
     return { store, tokens: new MemoryTokenStore(), close: async () => undefined };
   }
   const path = sqlitePathOf(db, env);
-  const { mkdirSync } = await import('node:fs');
   const { dirname } = await import('node:path');
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirectorySync(dirname(path));
   const store = await openStore(db ? `sqlite:${path}` : undefined, { env, warn });
   const tokens = new SqliteTokenStore(path);
   return {

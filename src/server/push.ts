@@ -5,9 +5,9 @@
  * so an interrupted push can repeat.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../formats/shared/atomic.js';
+import { makeDirectory, writeFileAtomic } from '../formats/shared/atomic.js';
 import type { SessionDriver, SessionFilter } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
@@ -239,7 +239,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       report.failed.push({ id: info.id, error: (error as Error).message });
     }
   }
-  await mkdir(dirname(opts.statePath), { recursive: true });
+  await makeDirectory(dirname(opts.statePath));
   await writeFileAtomic(opts.statePath, `${JSON.stringify(state, null, 2)}\n`);
   return report;
 }

@@ -8,9 +8,10 @@
  * Importing this module registers the source as `threadbase`; the index never indexes it (it is
  * the index's own database).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { registerFormat } from '../formats/registry.js';
+import { makeDirectorySync } from '../formats/shared/atomic.js';
 import { DriverBase } from '../formats/shared/base.js';
 import type {
   DriverCapabilities,
@@ -43,7 +44,7 @@ export class LocalStoreSource extends DriverBase {
   private opened(create: boolean): SqliteStore | undefined {
     if (this.store) return this.store;
     if (!create && !existsSync(this.path)) return undefined;
-    mkdirSync(dirname(this.path), { recursive: true });
+    makeDirectorySync(dirname(this.path));
     this.store = openSqliteStore(this.path);
     return this.store;
   }

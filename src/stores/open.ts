@@ -6,8 +6,8 @@
  *   memory:           → an in-memory store
  * Backends are loaded when asked for, so a library user who never opens PostgreSQL never loads pg.
  */
-import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { makeDirectory } from '../formats/shared/atomic.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { MemoryStore } from './memory/index.js';
@@ -93,7 +93,7 @@ export async function openStore(url?: string, opts: OpenStoreOptions = {}): Prom
       'default',
     ]);
     if (open) {
-      await mkdir(dirname(path), { recursive: true });
+      await makeDirectory(dirname(path));
       return asStore(await open(path));
     }
     warn(`the SQLite store is not available in this build; sessions go to memory and are lost at exit`);

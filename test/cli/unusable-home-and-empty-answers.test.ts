@@ -98,6 +98,30 @@ describe('a THREADBASE_HOME threadbase cannot write', () => {
     60_000,
   );
 
+  it.runIf(existsSync('/proc/self'))(
+    'a --db or --store file under a directory that cannot be made (/proc/x): refused at once, not a hang',
+    () => {
+      const home = join(fixtures.home, 'db-home');
+      for (const args of [
+        ['token', 'create', '--db', '/proc/x/y.db', '--project', 'p'],
+        ['ui', '--store', '/proc/x/y.db', '--no-open'],
+        ['serve', '--db', '/proc/x/y.db', '--port', '0'],
+      ]) {
+        const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, HOME: fixtures.home, THREADBASE_HOME: home },
+          timeout: 20_000,
+          killSignal: 'SIGKILL',
+        });
+        expect(r.signal, `${args.join(' ')} was killed: it hung`).toBeNull();
+        expect(r.status).toBe(1);
+        expect(r.stderr).toContain(`mkdir '/proc/x'`);
+      }
+    },
+    90_000,
+  );
+
   it('the check of a usable index leaves the locks of SQLite connections on it in place', async () => {
     // closing any descriptor of a SQLite file drops every lock this process holds on it (POSIX locks)
     const home = join(fixtures.home, 'locked-home');

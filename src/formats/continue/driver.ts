@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session, SessionInfo } from '../../model/types.js';
-import { writeFileAtomic } from '../shared/atomic.js';
+import { makeDirectory, writeFileAtomic } from '../shared/atomic.js';
 import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { jsonValueOf } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
@@ -156,7 +156,7 @@ export class ContinueDriver extends DriverBase {
       workspaceDirectory: resolve(session.project ?? this.env.home),
     });
     const file = join(this.sessionsDir(), `${id}.json`);
-    await fs.mkdir(this.sessionsDir(), { recursive: true });
+    await makeDirectory(this.sessionsDir());
     await writeFileAtomic(file, JSON.stringify(doc, null, 2), { exclusive: true });
     const written = await this.read({ id, file }, undefined);
     const { entries: _e, warnings: _w, raw: _r, leafId: _l, ...info } = written;

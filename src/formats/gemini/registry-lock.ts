@@ -13,6 +13,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import lockfile, { type LockOptions } from 'proper-lockfile';
 import { ThreadbaseError } from '../../model/errors.js';
+import { makeDirectory } from '../shared/atomic.js';
 
 /** proper-lockfile's retry options (those of the `retry` package it waits with). */
 export type LockRetries = Exclude<LockOptions['retries'], number | undefined>;
@@ -44,7 +45,7 @@ export async function withRegistryLock<T>(file: string, fn: () => Promise<T>, op
   const started = Date.now();
   // proper-lockfile would resolve the real path itself, which fails for a registry not written yet
   const lockfilePath = await registryLockPath(file);
-  await fs.mkdir(dirname(lockfilePath), { recursive: true });
+  await makeDirectory(dirname(lockfilePath));
   // proper-lockfile's default throws from a timer, which would end the whole process: kept, and reported below
   let compromised: Error | undefined;
   const release = await lockfile

@@ -5,9 +5,9 @@
  * for (synced, and nothing a listing sees changed since) and from the agent's files for the rest.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Sources } from '../../formats/registry.js';
+import { makeDirectory } from '../../formats/shared/atomic.js';
 import { matchesFilter, newestFirst } from '../../formats/shared/base.js';
 import type { DriverEnv, SessionDriver, SessionFilter } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
@@ -33,7 +33,7 @@ export async function openFreshIndex(
   opts: { maxAgeMs?: number; sync?: boolean; formats?: string[]; onWarning?: (w: ParseWarning) => void } = {},
 ): Promise<SqliteStore> {
   const path = indexPath(env);
-  await mkdir(dirname(path), { recursive: true });
+  await makeDirectory(dirname(path));
   const store = openSqliteStore(path);
   // the oldest sync of the stores asked about (a `sync --source X` counts for X)
   const formats = indexedFormats(sources, opts.formats);
