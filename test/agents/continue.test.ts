@@ -15,7 +15,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -34,55 +34,13 @@ import {
   handoffFromAwkwardProject,
   SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
-import { type AgentHome, runBinary, setupAgentHome } from '../helpers/agents.js';
-import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
-import { okProbeRule, readContext, readSession, textOf } from '../helpers/conversions.js';
+import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import { cnEnv, placeContinueFixture, requestEndingWith, runCn, writeContinueConfig } from '../helpers/continue.js';
+import { okProbeRule, readContext, readSession } from '../helpers/conversions.js';
 import { chainSession } from '../helpers/sessions.js';
 
-const CN_BIN = resolve('node_modules/.bin/cn');
-
 let home: AgentHome;
-
-/** Continue's config: one Anthropic model at the stand-in. */
-async function writeContinueConfig(h: AgentHome): Promise<void> {
-  await fs.mkdir(join(h.root, '.continue'), { recursive: true });
-  await fs.writeFile(
-    join(h.root, '.continue', 'config.yaml'),
-    [
-      'name: standin',
-      'version: 1.0.0',
-      'schema: v1',
-      'models:',
-      '  - name: Stand-in',
-      '    provider: anthropic',
-      '    model: claude-standin',
-      '    apiKey: offline',
-      `    apiBase: ${h.standIn.url}/v1/`,
-      '    roles: [chat]',
-      '',
-    ].join('\n'),
-  );
-}
-
-function cnEnv(h: AgentHome): Record<string, string> {
-  return { PATH: `${resolve('node_modules/.bin')}:${process.env.PATH ?? ''}`, HOME: h.root, NO_COLOR: '1', TERM: 'dumb' };
-}
-
-/** `cn -p --auto <args>` in `cwd`; its output. */
-async function runCn(h: AgentHome, args: string[], cwd: string): Promise<string> {
-  const r = await runBinary(process.execPath, [CN_BIN, '-p', '--auto', ...args], cwd, cnEnv(h));
-  return r.stdout + r.stderr;
-}
-
-/** The request Continue sent whose last user text is `probe`. */
-function requestEndingWith(h: AgentHome, probe: string): AnthropicRequest {
-  const req = h.standIn.messageRequests().find((r) => {
-    const last = r.messages.at(-1);
-    return last?.role === 'user' && textOf(last.content as Parameters<typeof textOf>[0]).at(-1) === probe;
-  });
-  if (!req) throw new Error(`cn sent no request ending with ${probe}`);
-  return req;
-}
 
 async function listContinue(): Promise<SessionInfo[]> {
   const sources = new Sources(home.env);
@@ -116,7 +74,7 @@ describe.each(SOURCE_SESSIONS.map((s) => ({ ...s, compacted: s.id === CLAUDE_ID 
       expect(written.path).toBe(join(home.root, '.continue', 'sessions', `${written.id}.json`));
       const project = (await readSession(home, 'continue', written.id)).project as string;
       const before = new Set((await listContinue()).map((s) => s.id));
-      await runCn(home, ['--fork', written.id, probe], project);
+      await runCn(home, ['--auto', '--fork', written.id, probe], project);
       const sent = requestItems(requestEndingWith(home, probe).messages);
       source = contextItems(await readContext(home, from, id), { trimResults: true });
       expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
@@ -180,7 +138,7 @@ describe('a session with an image and a call left without a result', () => {
     const sources = new Sources(home.env);
     const info = (await sources.driver('continue').writeSession?.(session)) as SessionInfo;
     await sources.close();
-    await runCn(home, ['--fork', info.id, 'probe pixel'], home.project);
+    await runCn(home, ['--auto', '--fork', info.id, 'probe pixel'], home.project);
     const sent = requestEndingWith(home, 'probe pixel').messages;
     const image = sent[0]?.content;
     expect(Array.isArray(image) && image[1]).toMatchObject({
@@ -199,13 +157,6 @@ describe('a session with an image and a call left without a result', () => {
   }, 120_000);
 });
 
-/** A session file of a fixture folder put into the home's Continue sessions (sessions.json left as it is). */
-async function placeFixtureSession(fixture: string, id: string): Promise<void> {
-  await fs.mkdir(join(home.root, '.continue', 'sessions'), { recursive: true });
-  const from = resolve('test/fixtures/continue', fixture, '.continue', 'sessions', `${id}.json`);
-  await fs.copyFile(from, join(home.root, '.continue', 'sessions', `${id}.json`));
-}
-
 describe.each([
   {
     fixture: 'real-1.5.47-compaction',
@@ -218,9 +169,9 @@ describe.each([
   { fixture: 'calls-without-states', id: '33333333-2222-4333-8444-555555555555', probe: 'probe calls without states' },
 ])('a Continue session of $fixture ($id)', ({ fixture, id, probe }) => {
   it('is resumed by the real cn --fork with what threadbase’s context of it says', async () => {
-    await placeFixtureSession(fixture, id);
+    await placeContinueFixture(home, fixture, id);
     const ctx = contextItems(await readContext(home, 'continue', id), { trimResults: true });
-    await runCn(home, ['--fork', id, probe], home.project);
+    await runCn(home, ['--auto', '--fork', id, probe], home.project);
     const sent = requestItems(requestEndingWith(home, probe).messages);
     expect(sent).toEqual([...ctx, `user:${probe}`]);
     expect(ctx.length).toBeGreaterThan(2);
@@ -230,7 +181,7 @@ describe.each([
 describe('a session with Continue’s own thinking item, written again by threadbase', () => {
   it('is resumed by the real cn with the thinking item’s text, as threadbase’s context of the written session says', async () => {
     const id = '11111111-2222-4333-8444-555555555555';
-    await placeFixtureSession('items-resumed-by-cn', id);
+    await placeContinueFixture(home, 'items-resumed-by-cn', id);
     const sources = new Sources(home.env);
     const info = await (async () => {
       try {
@@ -241,7 +192,7 @@ describe('a session with Continue’s own thinking item, written again by thread
       }
     })();
     const probe = 'probe rewritten thinking item';
-    await runCn(home, ['--fork', info.id, probe], home.project);
+    await runCn(home, ['--auto', '--fork', info.id, probe], home.project);
     const sent = requestItems(requestEndingWith(home, probe).messages);
     expect(sent).toContain('assistant:pondering the greeting');
     expect(sent).toEqual([...contextItems(await readContext(home, 'continue', info.id), { trimResults: true }), `user:${probe}`]);
