@@ -8,65 +8,31 @@
  * itself ending in a space and newlines (kept so in the session).
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { contextToAnthropic } from '../../src/convert/anthropic.js';
-import { CopilotDriver } from '../../src/formats/copilot/index.js';
-import type { DriverEnv } from '../../src/model/driver.js';
 import type { Message } from '../../src/model/types.js';
-import { copilotOfflineEnv } from '../helpers/agents.js';
-import { type AnthropicBlock, type AnthropicMessage, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import {
+  type CopilotHome,
+  closeCopilotHome,
+  COPILOT_MODEL as MODEL,
+  resumedByCopilot,
+  runCopilot,
+  COPILOT_SKIP as SKIP,
+  setupCopilotHome,
+} from '../helpers/copilot.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
-const run = promisify(execFile);
-const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
-const SKIP = BIN ? false : 'no copilot binary: node_modules/.bin/copilot or $THREADBASE_COPILOT_BIN';
-const MODEL = 'claude-sonnet-4.5';
 const REPLY = '  A reply ending in a space and newlines. \n\n';
 
-let dir: string;
-let project: string;
-let standIn: StandIn;
-let driver: CopilotDriver;
+let home: CopilotHome;
 beforeAll(async () => {
   if (SKIP) return;
-  dir = await fs.mkdtemp(join(tmpdir(), 'tb-copilot-trim-'));
-  project = join(dir, 'proj');
-  await fs.mkdir(project, { recursive: true });
-  standIn = await startAnthropicStandIn({
-    rules: [(req) => (JSON.stringify(req.messages.at(-1)).includes('answer with spaces') ? { text: REPLY } : { text: 'ok' })],
-  });
-  const env: DriverEnv = { home: dir, env: { HOME: dir, COPILOT_HOME: join(dir, '.copilot') } };
-  driver = new CopilotDriver(env);
+  home = await setupCopilotHome('tb-copilot-trim-', [
+    (req) => (JSON.stringify(req.messages.at(-1)).includes('answer with spaces') ? { text: REPLY } : { text: 'ok' }),
+  ]);
 });
-afterAll(async () => {
-  await standIn?.close();
-  if (dir) await fs.rm(dir, { recursive: true, force: true });
-});
-
-const copilot = (args: string[]) =>
-  run(BIN as string, [...args, '--no-auto-update'], { cwd: project, timeout: 180_000, env: copilotOfflineEnv(dir, standIn.url) });
-
-/** A message as sent, without what only steers caching. */
-function plain(m: AnthropicMessage): AnthropicMessage {
-  const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-  return { role: m.role, content: blocks.map(({ cache_control: _c, ...b }) => b) };
-}
-
-/** Resumes session `id` with `probe`: the messages Copilot CLI sent before it, and threadbase's context of the session. */
-async function resumed(id: string, probe: string): Promise<{ sent: AnthropicMessage[]; ours: AnthropicMessage[] }> {
-  const ours = (contextToAnthropic(await driver.getContext(id)).messages as AnthropicMessage[]).map(plain);
-  const before = standIn.messageRequests().length;
-  await copilot([`--resume=${id}`, '-p', probe, '--allow-all-tools']);
-  const sent = (standIn.messageRequests()[before]?.messages ?? []).map(plain);
-  expect(JSON.stringify(sent.pop())).toContain(probe);
-  return { sent, ours };
-}
+afterAll(() => closeCopilotHome(home));
 
 const texts = (ms: AnthropicMessage[]) =>
   ms.flatMap((m) =>
@@ -119,8 +85,8 @@ describe.skipIf(SKIP)('trailing whitespace and the real Copilot CLI', () => {
       ['m15', textMessage('user', ' \n ')],
       ['m16', textMessage('assistant', 'y', { model: MODEL })],
     ];
-    const info = await driver.writeSession(chainSession('trailing', 'claude', project, messages));
-    const { sent, ours } = await resumed(info.id, 'probe written');
+    const info = await home.driver.writeSession(chainSession('trailing', 'claude', home.project, messages));
+    const { sent, ours } = await resumedByCopilot(home, info.id, 'probe written');
     expect(texts(sent)).toEqual([
       'ends in spaces',
       'Ends in spaces.',
@@ -140,13 +106,13 @@ describe.skipIf(SKIP)('trailing whitespace and the real Copilot CLI', () => {
   }, 240_000);
 
   it('a reply Copilot CLI recorded ending in a space and newlines is kept so, and sent trimmed as threadbase says', async () => {
-    await copilot(['-p', 'answer with spaces', '--allow-all-tools']);
-    const listed = await driver.listSessions();
-    const found = await Promise.all(listed.map(async (l) => ({ l, s: await driver.getSession(l.id) })));
+    await runCopilot(home, ['-p', 'answer with spaces', '--allow-all-tools']);
+    const listed = await home.driver.listSessions();
+    const found = await Promise.all(listed.map(async (l) => ({ l, s: await home.driver.getSession(l.id) })));
     const own = found.find(({ s }) => JSON.stringify(s?.entries ?? []).includes('answer with spaces'));
     if (!own) throw new Error('no session of the prompt');
     expect(JSON.stringify(own.s?.entries)).toContain(JSON.stringify(REPLY));
-    const { sent, ours } = await resumed(own.l.id, 'probe recorded');
+    const { sent, ours } = await resumedByCopilot(home, own.l.id, 'probe recorded');
     expect(texts(sent).at(-1)).toBe(REPLY.trimEnd());
     expect(sent).toEqual(ours);
   }, 240_000);

@@ -1,0 +1,88 @@
+/**
+ * The real GitHub Copilot CLI (@github/copilot 1.0.102) run offline against the Anthropic stand-in, in a
+ * temp home: node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it COPILOT_SKIP says why.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { CopilotDriver } from '../../src/formats/copilot/index.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { copilotOfflineEnv } from './agents.js';
+import {
+  type AnthropicBlock,
+  type AnthropicMessage,
+  type Rule,
+  type StandIn,
+  startAnthropicStandIn,
+} from './anthropic-standin.js';
+
+const run = promisify(execFile);
+
+export const COPILOT_BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find(
+  (p) => p && existsSync(p),
+);
+export const COPILOT_SKIP = COPILOT_BIN ? false : 'no copilot binary: node_modules/.bin/copilot or $THREADBASE_COPILOT_BIN';
+/** The model copilotOfflineEnv names. */
+export const COPILOT_MODEL = 'claude-sonnet-4.5';
+
+/** A temp home for Copilot CLI: its project, the stand-in it talks to, a driver reading its sessions. */
+export interface CopilotHome {
+  dir: string;
+  project: string;
+  env: DriverEnv;
+  standIn: StandIn;
+  driver: CopilotDriver;
+}
+
+/** A new home under the temp dir (`prefix` names it) with the stand-in answering by `rules`, then its defaults. */
+export async function setupCopilotHome(prefix: string, rules: Rule[] = []): Promise<CopilotHome> {
+  const dir = await fs.mkdtemp(join(tmpdir(), prefix));
+  const project = join(dir, 'proj');
+  await fs.mkdir(project, { recursive: true });
+  const standIn = await startAnthropicStandIn({ rules });
+  const env: DriverEnv = { home: dir, env: { HOME: dir, COPILOT_HOME: join(dir, '.copilot') } };
+  return { dir, project, env, standIn, driver: new CopilotDriver(env) };
+}
+
+/** Stops the stand-in and removes the home (either may not be there when set-up was skipped). */
+export async function closeCopilotHome(h: CopilotHome | undefined): Promise<void> {
+  await h?.standIn.close();
+  if (h?.dir) await fs.rm(h.dir, { recursive: true, force: true });
+}
+
+/** `copilot <args> --no-auto-update` in the home's project. */
+export function runCopilot(h: CopilotHome, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(COPILOT_BIN as string, [...args, '--no-auto-update'], {
+    cwd: h.project,
+    timeout: 180_000,
+    env: copilotOfflineEnv(h.dir, h.standIn.url),
+  });
+}
+
+/** A message as sent, without what only steers caching. */
+export function plainMessage(m: AnthropicMessage): AnthropicMessage {
+  const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+  return { role: m.role, content: blocks.map(({ cache_control: _c, ...b }) => b) };
+}
+
+/**
+ * Resumes session `id` with `probe` (`copilot --resume=<id> -p <probe> --allow-all-tools`): the messages
+ * Copilot CLI sent before it, and threadbase's context of the session, each made `plain`.
+ */
+export async function resumedByCopilot(
+  h: CopilotHome,
+  id: string,
+  probe: string,
+  plain: (m: AnthropicMessage) => AnthropicMessage = plainMessage,
+): Promise<{ sent: AnthropicMessage[]; ours: AnthropicMessage[] }> {
+  const ours = (contextToAnthropic(await h.driver.getContext(id)).messages as AnthropicMessage[]).map(plain);
+  const before = h.standIn.messageRequests().length;
+  await runCopilot(h, [`--resume=${id}`, '-p', probe, '--allow-all-tools']);
+  const sent = (h.standIn.messageRequests()[before]?.messages ?? []).map(plain);
+  expect(JSON.stringify(sent.pop())).toContain(probe);
+  return { sent, ours };
+}
