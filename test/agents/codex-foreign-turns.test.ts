@@ -42,10 +42,10 @@ afterAll(async () => {
 const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
 
 /** A Claude Code session: thinking, a tool call codex has no tool for, two prompts. */
-function claudeSession() {
+function claudeSession(firstPrompt: Message = { role: 'user', parts: [{ type: 'text', text: 'list files' }] }) {
   const m = (x: Message) => x;
   return chainSession('claude-session', 'claude', home.project, [
-    ['u1', m({ role: 'user', parts: [{ type: 'text', text: 'list files' }] })],
+    ['u1', firstPrompt],
     [
       'a1',
       m({
@@ -85,6 +85,23 @@ function compactedFirst() {
     summary: 'The user asked about the files.',
   });
   first.parentId = 'c0';
+  return session;
+}
+
+/** A 1×1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** The session with an image in its first prompt and a reply of two text parts. */
+function imageAndParts() {
+  const session = claudeSession({
+    role: 'user',
+    parts: [
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', mediaType: 'image/png', data: PNG },
+    ],
+  });
+  const reply = session.entries[3] as Entry & { kind: 'message' };
+  reply.message.parts.push({ type: 'text', text: ' And more.' });
   return session;
 }
 
@@ -165,6 +182,7 @@ describe("another agent's session written into codex as codex's turns", () => {
   it.each([
     ['', claudeSession, 2],
     [' (a compaction before its first prompt: a turn of its own)', compactedFirst, 3],
+    [' (an image in a prompt, a reply of two text parts)', imageAndParts, 2],
   ])(
     "codex projects the written rollout as threadbase does, and resumes it with threadbase's context%s",
     async (_name, make, turns) => {

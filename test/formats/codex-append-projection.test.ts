@@ -169,10 +169,10 @@ describe('appending to a projected codex rollout', () => {
     ).toEqual([]);
   });
 
-  it("writes an exchange not checked as codex's turn (an image in the prompt) as before, and moves the state over it (codex passes over it)", async () => {
+  it("writes an exchange not checked as codex's turn (an image with a detail level in the prompt) as before, and moves the state over it (codex passes over it)", async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
-    const image = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' };
+    const image = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', meta: { detail: 'high' } };
     await driver.appendEntries(THREAD, [
       message('n1', null, 'user', 'appended', { image }),
       message('n2', 'n1', 'assistant', 'answered'),
@@ -189,7 +189,7 @@ describe('appending to a projected codex rollout', () => {
   it('leaves the projection as it is when an appended record was not checked (codex catches up on resume)', async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
-    // another agent's compaction before a prompt with an image (not written as turns): a compacted record outside a turn
+    // another agent's compaction before a prompt with an image with a detail level (not written as turns): a compacted record outside a turn
     const compaction: Entry = {
       id: 'c1',
       parentId: null,
@@ -199,7 +199,9 @@ describe('appending to a projected codex rollout', () => {
     };
     await driver.appendEntries(THREAD, [
       compaction,
-      message('n1', 'c1', 'user', 'appended', { image: { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' } }),
+      message('n1', 'c1', 'user', 'appended', {
+        image: { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', meta: { detail: 'high' } },
+      }),
       message('n2', 'n1', 'assistant', 'answered'),
     ]);
     expect(readFileSync(file, 'utf8')).toContain('"compacted"');

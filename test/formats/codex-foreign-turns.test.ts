@@ -3,7 +3,7 @@
  * (`task_started`, its UserMessage item, the AgentMessage items of the replies, `task_complete`, the
  * records marked `threadbase: "turn"`), `history_mode: "paginated"`, ordinals from 0, and the
  * projection codex makes of it written (agents test codex-foreign-turns checks it against the real
- * codex). Only when that projection is one checked; otherwise (an image in a prompt) as before:
+ * codex). Only when that projection is one checked; otherwise (an image with a detail level in a prompt) as before:
  * legacy; a compaction before the first prompt is a turn of its own. Read back, the session is what the legacy rollout
  * gives: the same messages with the same ids, no entry for the turn records; a copy of it is wrapped
  * again.
@@ -173,12 +173,36 @@ describe("another agent's session written into codex as codex's turns", () => {
     expect(again && messagePath(again)).toEqual(messagePath(back));
   });
 
-  it('stays legacy when the projection of its turns was not checked: an image in a prompt', async () => {
+  it('an image in a prompt is an image input of its UserMessage, a reply of several text parts one AgentMessage of them', async () => {
     const prompt = m({
       role: 'user',
       parts: [
         { type: 'text', text: 'what is this?' },
         { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      ],
+    });
+    const session = claudeSession(prompt);
+    const reply = session.entries[3] as Entry & { kind: 'message' };
+    reply.message.parts.push({ type: 'text', text: ' And more.', meta: { codexNewItem: false } });
+    const written = await driver.writeSession(session);
+    const recs = records(written.path as string);
+    expect(recs[0]?.payload.history_mode).toBe('paginated');
+    const items = rowsOf(written.id).items.map((i) => JSON.parse((i as { item_json: string }).item_json));
+    expect(items[0].content).toEqual([
+      { type: 'text', text: 'what is this?', text_elements: [] },
+      { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=', detail: null },
+    ]);
+    expect(items.map((i) => i.text).filter(Boolean)).toEqual(['Listing.', 'One file: a.txt And more.', 'You are welcome.']);
+    const back = await driver.getSession(written.id);
+    expect(back && modelEntries(back)).toEqual(modelEntries(await legacyReading(session, written.id)));
+  });
+
+  it('stays legacy when the projection of its turns was not checked: an image with a detail level in a prompt', async () => {
+    const prompt = m({
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', meta: { detail: 'high' } },
       ],
     });
     const written = await driver.writeSession(claudeSession(prompt));

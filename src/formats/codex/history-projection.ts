@@ -85,26 +85,37 @@ const UNPROJECTED_EVENTS = new Set(['token_count', 'thread_settings_applied']);
 /** A user message item as the app-server's `ThreadItem` (`userMessage`), or undefined when not one checked. */
 function userMessageItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
   if (Object.keys(item).some((k) => !['type', 'id', 'content', 'client_id'].includes(k))) return undefined;
-  const content = item.content;
-  if (!Array.isArray(content) || !content.every((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string'))
-    return undefined;
+  if (!Array.isArray(item.content)) return undefined;
+  const content = item.content.map(userInput);
+  if (content.some((c) => c === undefined)) return undefined;
   return { type: 'userMessage', id: item.id, clientId: str(item.client_id) ?? null, content };
+}
+
+/**
+ * One part of a user message as the app-server's `UserInput`: a text as it is; an image (codex's
+ * `image` input, a URL) as its url with no detail (checked with the real 0.171 projecting another
+ * agent's image prompt); else undefined (a local image, a skill, a mention were not checked).
+ */
+function userInput(c: unknown): unknown {
+  if (isObject(c) && c.type === 'text' && typeof c.text === 'string') return c;
+  if (isObject(c) && c.type === 'image' && typeof c.image_url === 'string' && Object.keys(c).length === 2)
+    return { type: 'image', url: c.image_url, detail: null };
+  return undefined;
 }
 
 /** An agent message item as the app-server's `ThreadItem` (`agentMessage`), or undefined when not one checked. */
 function agentMessageItem(item: Record<string, unknown>): Record<string, unknown> | undefined {
   if (Object.keys(item).some((k) => !['type', 'id', 'content', 'phase'].includes(k))) return undefined;
   const content = item.content;
-  // one text part: what codex records for a message (several were not checked)
-  if (!Array.isArray(content) || content.length !== 1) return undefined;
-  const [part] = content;
-  if (!isObject(part) || part.type !== 'Text' || typeof part.text !== 'string') return undefined;
+  // its text parts, joined as codex 0.171 joins them (checked with two)
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  if (!content.every((c) => isObject(c) && c.type === 'Text' && typeof c.text === 'string')) return undefined;
   if (item.phase !== undefined && item.phase !== null) return undefined;
   return {
     type: 'agentMessage',
     moderation: null,
     id: item.id,
-    text: part.text,
+    text: content.map((c) => (c as { text: string }).text).join(''),
     phase: null,
     memoryCitation: null,
     delivery: null,

@@ -66,18 +66,22 @@ function isPrompt(r: JsonObject, next: JsonObject | undefined): boolean {
 }
 
 /**
- * The user message as codex's UserMessage item content: its text parts as codex records them; any
- * other part (an image) kept as it is, which the projection was not checked for, so such a rollout
- * stays legacy.
+ * The user message as codex's UserMessage item content: its text parts as codex records them, an image
+ * (a data or web URL) as codex's image input; any other part (an image with a detail level) kept as it
+ * is, which the projection was not checked for, so such a rollout stays legacy.
  */
 function userContent(content: unknown): unknown[] {
   if (!Array.isArray(content)) return [];
-  return content.map((c) =>
-    isObject(c) && c.type === 'input_text' && typeof c.text === 'string' ? { type: 'text', text: c.text, text_elements: [] } : c,
-  );
+  return content.map((c) => {
+    if (isObject(c) && c.type === 'input_text' && typeof c.text === 'string')
+      return { type: 'text', text: c.text, text_elements: [] };
+    if (isObject(c) && c.type === 'input_image' && typeof c.image_url === 'string' && Object.keys(c).length === 2)
+      return { type: 'image', image_url: c.image_url };
+    return c;
+  });
 }
 
-/** An assistant message item's text parts as AgentMessage content (several parts: several, which was not checked). */
+/** An assistant message item's text parts as AgentMessage content, a Text part each (codex joins them). */
 function agentContent(content: unknown): { type: 'Text'; text: string }[] | undefined {
   if (!Array.isArray(content)) return undefined;
   const texts = content.map((c) => (isObject(c) && c.type === 'output_text' && typeof c.text === 'string' ? c.text : undefined));
