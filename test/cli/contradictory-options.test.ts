@@ -6,12 +6,12 @@
  * ignored (convert's --at beside --all-branches, --source beside --from; push's --from beside --source).
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
+import { claudeOlderCliHome } from '../helpers/fixture-homes.js';
 
 /** Counting cats in pictures: a Claude Code session */
 const ID = '11111111-1111-4111-8111-111111111111';
@@ -21,10 +21,7 @@ let root: string;
 let env: DriverEnv;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'tb-contradictions-'));
-  await mkdir(join(root, '.claude'), { recursive: true });
-  await cp(resolve('test/fixtures/claude/older/projects'), join(root, '.claude', 'projects'), { recursive: true });
-  env = { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.tb') } };
+  ({ root, env } = await claudeOlderCliHome('tb-contradictions-'));
 });
 
 afterAll(async () => {

@@ -5,12 +5,12 @@
  * (/proc/x/y.html) it never returned: Node's recursive mkdir loops there.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli } from '../helpers/cli.js';
+import { claudeOlderCliHome } from '../helpers/fixture-homes.js';
 
 const ID = '11111111-1111-4111-8111-111111111111';
 
@@ -18,10 +18,7 @@ let root: string;
 let env: DriverEnv;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'tb-export-output-'));
-  await mkdir(join(root, '.claude'), { recursive: true });
-  await cp(resolve('test/fixtures/claude/older/projects'), join(root, '.claude', 'projects'), { recursive: true });
-  env = { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.tb') } };
+  ({ root, env } = await claudeOlderCliHome('tb-export-output-'));
 });
 
 afterAll(async () => {

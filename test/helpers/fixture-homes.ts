@@ -188,3 +188,15 @@ export const INJECTED_TEXT_CASES = [
     prompt: 'RUN: echo hello-from-gemini',
   },
 ] as const;
+
+/**
+ * A home for the CLI's tests (a new temp dir, `prefix` names it): Claude Code's older projects where
+ * Claude Code keeps them ("Counting cats in pictures", 11111111-1111-4111-8111-111111111111, among
+ * them) and threadbase's own files under `.tb`; the drivers are told only HOME, not homeEnv's overrides.
+ */
+export async function claudeOlderCliHome(prefix: string): Promise<{ root: string; env: DriverEnv }> {
+  const root = await fs.mkdtemp(join(tmpdir(), prefix));
+  await fs.mkdir(join(root, '.claude'), { recursive: true });
+  await fs.cp(resolve('test/fixtures/claude/older/projects'), join(root, '.claude', 'projects'), { recursive: true });
+  return { root, env: { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.tb') } } };
+}
