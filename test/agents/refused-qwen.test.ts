@@ -22,7 +22,7 @@ import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicBlock, AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, textOf } from '../helpers/conversions.js';
 import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
-import { chainSession, textMessage } from '../helpers/sessions.js';
+import { chainSession, declinedResult, textMessage } from '../helpers/sessions.js';
 
 // Claude Code's and pi's words for a refused and a cancelled call
 const CLAUDE_REJECTED =
@@ -101,14 +101,8 @@ describe('refused calls and the real Qwen Code', () => {
       name: 'run_shell_command',
       input: { command },
     });
-    const declined = (callId: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart => ({
-      type: 'tool_result',
-      callId,
-      name: 'run_shell_command',
-      content,
-      isError: true,
-      meta: { [mark]: true },
-    });
+    const declined = (callId: string, content: string, mark: 'refused' | 'cancelled') =>
+      declinedResult(callId, 'run_shell_command', content, mark);
     const messages: [string, Message][] = [
       ['c1', textMessage('user', 'make two files')],
       ['c2', { role: 'assistant', model, parts: [call('call_a', 'touch call_a'), call('call_b', 'touch call_b')] }],

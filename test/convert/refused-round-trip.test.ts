@@ -9,21 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
-import type { Entry, Session, ToolResultPart } from '../../src/model/types.js';
+import type { Entry, Session } from '../../src/model/types.js';
 import { throughEncoders } from '../helpers/encoders.js';
-import { messageEntry, textMessage } from '../helpers/sessions.js';
+import { declinedResult, messageEntry, textMessage } from '../helpers/sessions.js';
 
 const home = mkdtempSync(join(tmpdir(), 'tb-refused-trip-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-const result = (callId: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart => ({
-  type: 'tool_result',
-  callId,
-  name: 'run_shell_command',
-  content,
-  isError: true,
-  meta: { [mark]: true },
-});
+const result = (callId: string, content: string, mark: 'refused' | 'cancelled') =>
+  declinedResult(callId, 'run_shell_command', content, mark);
 
 const entries: Entry[] = [
   messageEntry('g1', null, 0, textMessage('user', 'make two files')),

@@ -14,7 +14,7 @@ import '../../src/formats/all.js';
 import { COPILOT_INTERRUPTED, COPILOT_REJECTED, copilotDeclinedMark } from '../../src/formats/copilot/denials.js';
 import { CopilotDriver, encodeCopilotEvents } from '../../src/formats/copilot/index.js';
 import type { Message, Session, ToolResultPart } from '../../src/model/types.js';
-import { chainSession, textMessage } from '../helpers/sessions.js';
+import { chainSession, declinedResult, textMessage } from '../helpers/sessions.js';
 
 const BY_RULE = 'Permission to run this tool was denied due to the following rules: `shell(touch)`';
 const NO_APPROVER =
@@ -95,14 +95,8 @@ describe('Copilot CLI: reading refused and cancelled calls', () => {
 });
 
 describe('Copilot CLI: writing refused and cancelled calls', () => {
-  const declined = (callId: string, content: string, mark: string): ToolResultPart => ({
-    type: 'tool_result',
-    callId,
-    name: 'bash',
-    content,
-    isError: true,
-    meta: { [mark]: true },
-  });
+  const declined = (callId: string, content: string, mark: 'refused' | 'cancelled') =>
+    declinedResult(callId, 'bash', content, mark);
   const session = (results: ToolResultPart[]): Session => {
     const messages: [string, Message][] = [
       ['c1', textMessage('user', 'make files')],

@@ -15,7 +15,7 @@ import { QWEN_CANCELLED_RESULT, QWEN_REFUSED_RESULT, qwenDeclinedMark } from '..
 import { QwenDriver, sanitizeCwd } from '../../src/formats/qwen/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Message, Session, ToolResultPart } from '../../src/model/types.js';
-import { chainSession, GEMINI_REFUSED_TEXT, geminiDeclinedSession, textMessage } from '../helpers/sessions.js';
+import { chainSession, declinedResult, GEMINI_REFUSED_TEXT, geminiDeclinedSession, textMessage } from '../helpers/sessions.js';
 
 const PROJECT = '/tmp/qwen-refused-proj';
 const DENIED_BY_RULE =
@@ -127,14 +127,8 @@ describe('qwen: writing refused and cancelled calls', () => {
   const toolRecords = (records: Rec[]) => records.filter((r) => r.type === 'tool_result');
 
   it("writes another agent's words as Qwen Code's, status cancelled, and reads them back marked", async () => {
-    const declined = (callId: string, content: string, mark: string): ToolResultPart => ({
-      type: 'tool_result',
-      callId,
-      name: 'Bash',
-      content,
-      isError: true,
-      meta: { [mark]: true },
-    });
+    const declined = (callId: string, content: string, mark: 'refused' | 'cancelled') =>
+      declinedResult(callId, 'Bash', content, mark);
     const messages: [string, Message][] = [
       ['c1', textMessage('user', 'make two files')],
       [

@@ -1,5 +1,5 @@
 /** Small building blocks the tests' hand-made sessions share. */
-import type { BranchSummaryEntry, Entry, Message, MessageEntry, Session } from '../../src/model/types.js';
+import type { BranchSummaryEntry, Entry, Message, MessageEntry, Session, ToolResultPart } from '../../src/model/types.js';
 
 /** A 1×1 PNG, base64: a real image every agent and encoder accepts, small enough to inline. */
 export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -403,6 +403,11 @@ export function branchedSession(
 export const GEMINI_REFUSED_TEXT = '[Operation Cancelled] Reason: User denied execution.';
 export const GEMINI_CANCELLED_TEXT = '[Operation Cancelled] Reason: User cancelled operation';
 
+/** A tool's result for a call that did not run, marked as the readers mark one (`refused`, `cancelled`): an error in `content`'s words. */
+export function declinedResult(callId: string, name: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart {
+  return { type: 'tool_result', callId, name, content, isError: true, meta: { [mark]: true } };
+}
+
 /**
  * A Gemini CLI session whose calls the user declined, as the Gemini reader marks them (`refused`,
  * `cancelled`): with `cancelledToo`, a refused `touch call_a` and a cancelled `touch call_b` ("make two
@@ -412,14 +417,7 @@ export const GEMINI_CANCELLED_TEXT = '[Operation Cancelled] Reason: User cancell
 export function geminiDeclinedSession(opts: { project: string; model: string; tool: string; cancelledToo: boolean }): Session {
   const { project, model, tool, cancelledToo } = opts;
   const call = (id: string, command: string) => ({ type: 'tool_call' as const, id, name: tool, input: { command } });
-  const result = (callId: string, content: string, mark: 'refused' | 'cancelled') => ({
-    type: 'tool_result' as const,
-    callId,
-    name: tool,
-    content,
-    isError: true,
-    meta: { [mark]: true },
-  });
+  const result = (callId: string, content: string, mark: 'refused' | 'cancelled') => declinedResult(callId, tool, content, mark);
   return {
     id: 'gemini-declined',
     source: 'gemini',
