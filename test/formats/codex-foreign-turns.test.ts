@@ -238,4 +238,18 @@ describe("another agent's session written into codex as codex's turns", () => {
     const back = await driver.getSession(written.id);
     expect(back && modelEntries(back)).toEqual(modelEntries(await legacyReading(session, written.id)));
   });
+  it("leaves codex's own threads as they are: a copy of a paginated thread without a turn stays paginated", async () => {
+    const id = '01a21900-0000-7000-8000-000000000001';
+    const dir = join(home, 'sessions', '2026', '11', '26');
+    await fs.mkdir(dir, { recursive: true });
+    const meta = { id, timestamp: '2026-11-26T10:00:00.000Z', cwd: '/p', history_mode: 'paginated', model_provider: 'openai' };
+    await fs.writeFile(
+      join(dir, `rollout-2026-11-26T10-00-00-${id}.jsonl`),
+      `${JSON.stringify({ timestamp: meta.timestamp, ordinal: 0, type: 'session_meta', payload: meta })}\n`,
+    );
+    const own = await driver.getSession(id);
+    if (!own) throw new Error('not read');
+    const copy = await driver.writeSession(own);
+    expect(records(copy.path as string).map((r) => r.payload.history_mode)).toEqual(['paginated']);
+  });
 });

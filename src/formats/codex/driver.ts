@@ -736,8 +736,8 @@ function copiesAfter(path: readonly Entry[], i: number): Entry[] {
  * `history_mode: "paginated"`, as codex 0.171 records its own threads, so its app-server lists their
  * turns and items from the projection threadbase writes for them; only when that projection is one
  * checked (projectRollout), else as encoded (legacy: no history_mode, codex reads its turns from
- * the rollout). Codex's own threads are written as they are; a copy of one threadbase wrapped (its
- * turn records are read as no entries) is wrapped again, and without a turn it is legacy again.
+ * the rollout). Codex's own threads are written as they are (one without a turn too); a copy of one
+ * threadbase wrapped (read as the legacy rollout it stands for) is wrapped again.
  */
 function asTurns(session: Session, id: string, first: JsonObject, lines: JsonObject[]): JsonObject[] {
   const meta = first.payload as JsonObject;
@@ -748,10 +748,7 @@ function asTurns(session: Session, id: string, first: JsonObject, lines: JsonObj
     withOrdinal(r, i),
   );
   const projected = projectRollout(id, Buffer.from(toJsonl(wrapped)));
-  if (typeof projected !== 'string' && projected.turns.length > 0) return wrapped;
-  if (!own) return lines;
-  const { history_mode: _legacy, ...legacy } = meta;
-  return [{ ...first, payload: legacy }, ...body];
+  return typeof projected !== 'string' && projected.turns.length > 0 ? wrapped : lines;
 }
 
 /** A copy of a rollout record with its ordinal set, keys in codex's order (timestamp, ordinal, type, payload). */
