@@ -12,7 +12,7 @@
  * message and reasoning items, shell commands the model ran, patches applied, web searches, images
  * viewed, MCP tool calls, codex's compactions, tool calls codex makes no item of, records codex does
  * not project), its turns completed or interrupted, and the database is at the schema version
- * checked; anything else (a patch of several files, a compaction threadbase wrote, a rollback, a turn
+ * checked; anything else (a patch of several files, a compaction without its item, a rollback, a turn
  * aborted otherwise, another schema) writes nothing and the copy shows its turns once codex resumes
  * it, as before.
  */
@@ -373,7 +373,7 @@ export function projectRollout(
     if (record.type === 'session_meta' && ordinal === 0) continue;
     if (typeof record.type === 'string' && UNPROJECTED_RECORDS.has(record.type)) continue;
     if (record.type === 'compacted') {
-      // one threadbase wrote (another agent's compaction) has no item, which was not checked
+      // outside a turn it has no item (threadbase makes another agent's its own turn: turns.ts), which was not checked
       if (!open) return 'a compaction outside a turn';
       compactedInTurn++;
       continue;
