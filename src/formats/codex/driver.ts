@@ -26,7 +26,7 @@ import type {
   Session,
   SessionInfo,
 } from '../../model/types.js';
-import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js';
+import { appendJsonlLines, makeDirectory, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { branchSummaryField, COPIED_BRANCH_SUMMARY } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
@@ -469,7 +469,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   async setTitle(sessionId: string, title: string): Promise<void> {
     if (!(await this.fileOf(sessionId))) throw new NotFoundError('codex session', sessionId);
     const now = new Date();
-    await fs.mkdir(this.home, { recursive: true });
+    await makeDirectory(this.home);
     await appendJsonlLines(join(this.home, 'session_index.jsonl'), [
       { id: sessionId, thread_name: title, updated_at: now.toISOString() },
     ]);
