@@ -9,13 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { ContinueDriver } from '../../src/formats/continue/index.js';
-import type { Session, ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { textOf as standinText } from '../helpers/anthropic-standin.js';
 import { forkedByCn, runCn, writeContinueConfig } from '../helpers/continue.js';
 import { okProbeRule } from '../helpers/conversions.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: ContinueDriver;
@@ -37,17 +36,12 @@ afterAll(async () => {
   await home?.close();
 });
 
-const resultsOf = (s: Session | undefined): ToolResultPart[] =>
-  (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
-
 describe('refused calls and the real cn', () => {
   it("a call cn's permission rules refused reads as refused and is sent on --fork as threadbase says", async () => {
     await runCn(home, ['--exclude', 'Bash', 'CALL: touch made.txt']);
     const [listed] = await driver.listSessions();
     if (!listed) throw new Error('no session');
-    const results = resultsOf(await driver.getSession(listed.id));
+    const results = toolResultsOf(await driver.getSession(listed.id));
     expect(results.map((r) => [r.content, r.isError, r.meta?.refused])).toEqual([
       ['Command blocked by security policy', true, true],
     ]);
@@ -61,7 +55,7 @@ describe('refused calls and the real cn', () => {
   it("Gemini CLI's refused and cancelled calls are written as cn's own and sent so", async () => {
     const session = geminiDeclinedSession({ project: home.project, model: 'claude-standin', tool: 'Bash', cancelledToo: true });
     const info = await driver.writeSession(session);
-    expect(resultsOf(await driver.getSession(info.id)).map((r) => [r.meta?.refused, r.meta?.cancelled])).toEqual([
+    expect(toolResultsOf(await driver.getSession(info.id)).map((r) => [r.meta?.refused, r.meta?.cancelled])).toEqual([
       [true, undefined],
       [undefined, true],
     ]);

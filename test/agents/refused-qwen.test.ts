@@ -22,7 +22,7 @@ import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicBlock, AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, textOf } from '../helpers/conversions.js';
 import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
-import { chainSession, declinedResult, textMessage } from '../helpers/sessions.js';
+import { chainSession, declinedResult, textMessage, toolResultsOf } from '../helpers/sessions.js';
 
 // Claude Code's and pi's words for a refused and a cancelled call
 const CLAUDE_REJECTED =
@@ -53,12 +53,7 @@ const requestItems = (messages: AnthropicRequest['messages']) =>
     drop: (b) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>'),
   });
 
-async function results(id: string): Promise<ToolResultPart[]> {
-  const s = await driver.getSession(id);
-  return (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
-}
+const results = async (id: string) => toolResultsOf(await driver.getSession(id));
 
 /** Resumes chat `id` with `probe`: the request Qwen Code sent, as items, without the probe; its tool results. */
 async function resumed(id: string, probe: string): Promise<{ items: string[]; sentResults: AnthropicBlock[] }> {

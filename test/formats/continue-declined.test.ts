@@ -13,7 +13,7 @@ import '../../src/formats/all.js';
 import { conversionLosses } from '../../src/convert/losses.js';
 import { ContinueDriver, continueContext } from '../../src/formats/continue/index.js';
 import type { Session, ToolResultPart } from '../../src/model/types.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 const REFUSED = 'afcfdd0e-40a6-4ea2-b1d6-b1f3e740665e';
 let dir: string;
@@ -22,10 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const resultsOf = (s: Session | undefined): ToolResultPart[] =>
-  (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
 const marks = (rs: ToolResultPart[]) => rs.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled]);
 const sentResults = (s: Session) =>
   continueContext(s).messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [[p.callId, p.content]] : [])));
@@ -36,7 +32,7 @@ describe('calls Continue did not run', () => {
     const driver = new ContinueDriver({ home: join(dir, 'nohome'), env: { CONTINUE_GLOBAL_DIR: root } });
     const s = await driver.getSession(REFUSED);
     const blocked = 'Command blocked by security policy';
-    expect(marks(resultsOf(s))).toEqual([
+    expect(marks(toolResultsOf(s))).toEqual([
       [blocked, true, true, undefined],
       [blocked, true, true, undefined],
     ]);
@@ -71,7 +67,7 @@ describe('calls Continue did not run', () => {
     );
     const driver = new ContinueDriver({ home: join(dir, 'nohome'), env: { CONTINUE_GLOBAL_DIR: root } });
     const s = (await driver.getSession(id)) as Session;
-    expect(marks(resultsOf(s))).toEqual([
+    expect(marks(toolResultsOf(s))).toEqual([
       ['Permission denied by user', true, true, undefined],
       ['Tool cancelled', true, undefined, true],
       // not a refusal cn recorded (its refusals are `canceled`): a plain error
@@ -98,7 +94,7 @@ describe("another agent's refused and cancelled calls written into Continue", ()
       ['canceled', undefined],
     ]);
     const back = (await driver.getSession(info.id)) as Session;
-    expect(resultsOf(back).map((r) => [r.meta?.refused, r.meta?.cancelled])).toEqual([
+    expect(toolResultsOf(back).map((r) => [r.meta?.refused, r.meta?.cancelled])).toEqual([
       [true, undefined],
       [undefined, true],
     ]);

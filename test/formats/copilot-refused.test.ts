@@ -14,7 +14,7 @@ import '../../src/formats/all.js';
 import { COPILOT_INTERRUPTED, COPILOT_REJECTED, copilotDeclinedMark } from '../../src/formats/copilot/denials.js';
 import { CopilotDriver, encodeCopilotEvents } from '../../src/formats/copilot/index.js';
 import type { Message, Session, ToolResultPart } from '../../src/model/types.js';
-import { chainSession, declinedResult, textMessage } from '../helpers/sessions.js';
+import { chainSession, declinedResult, textMessage, toolResultsOf } from '../helpers/sessions.js';
 
 const BY_RULE = 'Permission to run this tool was denied due to the following rules: `shell(touch)`';
 const NO_APPROVER =
@@ -26,10 +26,6 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const resultsOf = (s: Session | undefined): ToolResultPart[] =>
-  (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
 const marks = (rs: ToolResultPart[]) => rs.map((r) => [r.callId, r.isError === true, r.meta?.refused, r.meta?.cancelled]);
 
 async function driverWith(name: string, id: string, events: Record<string, unknown>[]): Promise<CopilotDriver> {
@@ -84,7 +80,7 @@ describe('Copilot CLI: reading refused and cancelled calls', () => {
       complete('failed', { message: 'exit code 1', code: 'failure' }),
     ];
     const driver = await driverWith('read', id, events);
-    expect(marks(resultsOf(await driver.getSession(id)))).toEqual([
+    expect(marks(toolResultsOf(await driver.getSession(id)))).toEqual([
       ['ruled', true, true, undefined],
       ['unapproved', true, true, undefined],
       ['rejected', true, true, undefined],
@@ -133,7 +129,7 @@ describe('Copilot CLI: writing refused and cancelled calls', () => {
     const id = '22222222-2222-4222-8222-222222222222';
     const encoded = encodeCopilotEvents(s, { sessionId: id });
     const driver = await driverWith('write', id, encoded.records);
-    expect(resultsOf(await driver.getSession(id)).map((r) => [r.content, ...(marks([r])[0] ?? []).slice(1)])).toEqual([
+    expect(toolResultsOf(await driver.getSession(id)).map((r) => [r.content, ...(marks([r])[0] ?? []).slice(1)])).toEqual([
       [COPILOT_REJECTED, true, true, undefined],
       [COPILOT_INTERRUPTED, true, undefined, true],
       [BY_RULE, true, true, undefined],

@@ -15,7 +15,14 @@ import { QWEN_CANCELLED_RESULT, QWEN_REFUSED_RESULT, qwenDeclinedMark } from '..
 import { QwenDriver, sanitizeCwd } from '../../src/formats/qwen/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Message, Session, ToolResultPart } from '../../src/model/types.js';
-import { chainSession, declinedResult, GEMINI_REFUSED_TEXT, geminiDeclinedSession, textMessage } from '../helpers/sessions.js';
+import {
+  chainSession,
+  declinedResult,
+  GEMINI_REFUSED_TEXT,
+  geminiDeclinedSession,
+  textMessage,
+  toolResultsOf,
+} from '../helpers/sessions.js';
 
 const PROJECT = '/tmp/qwen-refused-proj';
 const DENIED_BY_RULE =
@@ -32,10 +39,6 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const resultsOf = (s: Session | undefined): ToolResultPart[] =>
-  (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
 const marks = (rs: ToolResultPart[]) => rs.map((r) => [r.callId, r.isError === true, r.meta?.refused, r.meta?.cancelled]);
 
 describe('qwen: the words of a call that did not run', () => {
@@ -100,7 +103,7 @@ describe('qwen: reading refused and cancelled calls', () => {
     await mkdir(chats, { recursive: true });
     await writeFile(join(chats, `${sessionId}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
     const s = await new QwenDriver(env).getSession(sessionId);
-    expect(marks(resultsOf(s))).toEqual([
+    expect(marks(toolResultsOf(s))).toEqual([
       ['declined', true, true, undefined],
       ['aborted', true, undefined, true],
       ['ruled', true, true, undefined],
@@ -155,7 +158,7 @@ describe('qwen: writing refused and cancelled calls', () => {
     ]);
     // the marks are Qwen Code's own record's: nothing kept beside it for them
     expect(tool?.threadbase).toBeUndefined();
-    const back = resultsOf(await new QwenDriver(env).getSession(id));
+    const back = toolResultsOf(await new QwenDriver(env).getSession(id));
     expect(back.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
       [QWEN_REFUSED_RESULT, true, true, undefined],
       [QWEN_CANCELLED_RESULT, true, undefined, true],
@@ -169,7 +172,7 @@ describe('qwen: writing refused and cancelled calls', () => {
     expect(toolRecords(records)[0]?.message?.parts.map((p) => p.functionResponse?.response)).toEqual([
       { error: GEMINI_REFUSED_TEXT },
     ]);
-    expect(marks(resultsOf(await new QwenDriver(env).getSession(id)))).toEqual([['call_declined', true, true, undefined]]);
+    expect(marks(toolResultsOf(await new QwenDriver(env).getSession(id)))).toEqual([['call_declined', true, true, undefined]]);
     expect(conversionLosses(gemini, 'qwen').join('\n')).not.toMatch(/Qwen Code's words/);
 
     // one record of a refused result and a failed one: status error, the refusal still read from its words
@@ -196,7 +199,7 @@ describe('qwen: writing refused and cancelled calls', () => {
     ]);
     const w = await written(mixed);
     expect(toolRecords(w.records)[0]?.toolCallResult).toMatchObject({ status: 'error' });
-    expect(marks(resultsOf(await new QwenDriver(env).getSession(w.id)))).toEqual([
+    expect(marks(toolResultsOf(await new QwenDriver(env).getSession(w.id)))).toEqual([
       ['x', true, true, undefined],
       ['y', true, undefined, undefined],
     ]);

@@ -403,6 +403,13 @@ export function branchedSession(
 export const GEMINI_REFUSED_TEXT = '[Operation Cancelled] Reason: User denied execution.';
 export const GEMINI_CANCELLED_TEXT = '[Operation Cancelled] Reason: User cancelled operation';
 
+/** Every tool result of a session's messages, in order (none of a session that is not there). */
+export function toolResultsOf(s: Session | undefined): ToolResultPart[] {
+  return (s?.entries ?? []).flatMap((e) =>
+    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
+  );
+}
+
 /** A tool's result for a call that did not run, marked as the readers mark one (`refused`, `cancelled`): an error in `content`'s words. */
 export function declinedResult(callId: string, name: string, content: string, mark: 'refused' | 'cancelled'): ToolResultPart {
   return { type: 'tool_result', callId, name, content, isError: true, meta: { [mark]: true } };
