@@ -4,14 +4,20 @@
  *   approval in a TTY session") reads as refused, and resumed cline sends it as threadbase's context has it;
  * - Gemini CLI's refused and cancelled calls written into Cline become Cline's own ("This tool call was
  *   rejected by the user and not executed.", "Tool was not executed", each `-- NOT a tool or system
- *   failure. …`, as its JSON error): read back marked so, and resumed, cline sends them as our context says.
+ *   failure. …`, as its JSON error): read back marked so, and resumed, cline sends them as our context says;
+ * - a command stopped while it ran (a headless run's Ctrl-C; the terminal UI's Esc aborts the run alike), which
+ *   run_commands records itself with no `is_error`, reads as cancelled, and resumed cline sends it as no error,
+ *   as threadbase's context does.
  */
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClineDriver } from '../../src/formats/cline/index.js';
+import { shellQuote } from '../../src/formats/shared/shell.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
+import { type AnthropicBlock, type AnthropicMessage, type AnthropicRequest, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
+  CLINE_BIN,
   type ClineHome,
   messageItems as items,
   resumeCline,
@@ -64,6 +70,50 @@ async function resumed(id: string, probe: string): Promise<string[]> {
   return resumedRequest(home, probe).messages.flatMap(items);
 }
 
+const blocksOf = (m: AnthropicMessage | undefined): AnthropicBlock[] =>
+  !m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+
+/**
+ * `cline --id <id>` in its terminal UI, `probe` typed: the request it sends. For a session whose last turn
+ * ended with a result (resumeCline waits for a probe sent alone, which cline then does not send).
+ */
+function resumedAfterResult(id: string, probe: string): Promise<AnthropicRequest> {
+  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(shellQuote).join(' ');
+  const p = spawn('script', ['-qfec', cmd, '/dev/null'], {
+    cwd: home.project,
+    env: { PATH: process.env.PATH ?? '', HOME: home.root, TERM: 'xterm-256color', NO_COLOR: '1' },
+  });
+  const closed = new Promise((done) => p.on('close', done));
+  let out = '';
+  p.stdout.on('data', (d) => {
+    out += String(d);
+  });
+  const request = () =>
+    home.standIn.messageRequests().find((r) => {
+      const t = blocksOf(r.messages.at(-1)).at(-1);
+      return t?.type === 'text' && String(t.text).trim() === probe;
+    });
+  return (async () => {
+    try {
+      await expect.poll(() => out.includes('Ask anything'), { timeout: 60_000, interval: 200 }).toBe(true);
+      await new Promise((r) => setTimeout(r, 1000));
+      p.stdin.write(probe);
+      await new Promise((r) => setTimeout(r, 600));
+      p.stdin.write('\r');
+      await expect.poll(request, { timeout: 60_000, interval: 200 }).toBeDefined();
+      return request() as AnthropicRequest;
+    } finally {
+      // Ctrl-C twice: the first clears the input, the second quits (Cline saves the session before)
+      p.stdin.write('\x03');
+      await new Promise((r) => setTimeout(r, 500));
+      p.stdin.write('\x03');
+      const stuck = setTimeout(() => p.kill(), 30_000);
+      await closed;
+      clearTimeout(stuck);
+    }
+  })();
+}
+
 const sentResults = (sent: string[]) => sent.filter((s) => s.startsWith('result:')).map((s) => s.replace(/^result:[^:]+:/, ''));
 
 describe('refused calls and the real cline', () => {
@@ -96,5 +146,44 @@ describe('refused calls and the real cline', () => {
     const sent = await resumed(info.id, 'probe gemini refusal');
     expect(sentResults(sent)).toEqual([rejected, dropped]);
     expect(ours).toEqual(sent);
+  }, 180_000);
+
+  it('a command stopped while it ran reads as cancelled, no error, and is resumed as threadbase says', async () => {
+    const before = home.standIn.messageRequests().length;
+    const run = spawn(CLINE_BIN, ['-P', 'anthropic', '--data-dir', home.data, 'RUN: sleep 60'], {
+      cwd: home.project,
+      env: { PATH: process.env.PATH ?? '', HOME: home.root, TERM: 'xterm-256color', NO_COLOR: '1' },
+    });
+    const closed = new Promise((done) => run.on('close', done));
+    // the call answered: sleep runs; then Ctrl-C stops the run
+    await expect.poll(() => home.standIn.messageRequests().length, { timeout: 60_000, interval: 200 }).toBeGreaterThan(before);
+    await new Promise((r) => setTimeout(r, 2000));
+    run.kill('SIGINT');
+    await closed;
+    const info = await newestSession(home, 'cline');
+    const aborted = JSON.stringify([
+      { query: 'sleep 60', result: '', error: 'Command failed: Command was aborted', success: false },
+    ]);
+    expect((await results(info.id)).map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
+      [aborted, undefined, undefined, true],
+    ]);
+    const ctx = JSON.parse(await runCliOk(home.env, ['context', info.id, '--source', 'cline', '--format', 'anthropic'])) as {
+      messages: AnthropicMessage[];
+    };
+    // the turn ended with the result: resumed, cline sends the probe in the result's message, after it
+    const request = await resumedAfterResult(info.id, 'probe aborted command');
+    const last = request.messages.at(-1);
+    const sent = [
+      ...request.messages.slice(0, -1),
+      { ...last, content: blocksOf(last).slice(0, -1) } as AnthropicMessage,
+    ].flatMap(items);
+    expect(blocksOf(last).at(-1)).toMatchObject({ type: 'text', text: 'probe aborted command' });
+    expect(sentResults(sent)).toEqual([aborted]);
+    expect(ctx.messages.flatMap(items)).toEqual(sent);
+    // sent as no error, as our context has it
+    const isError = (ms: AnthropicMessage[]) =>
+      ms.flatMap((m) => blocksOf(m).filter((b) => b.type === 'tool_result')).map((b) => b.is_error ?? false);
+    expect(isError(request.messages)).toEqual([false]);
+    expect(isError(ctx.messages)).toEqual([false]);
   }, 180_000);
 });

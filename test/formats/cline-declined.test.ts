@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { conversionLosses } from '../../src/convert/losses.js';
 import { clineDeclinedMark } from '../../src/formats/cline/denials.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
@@ -53,6 +54,54 @@ describe("Cline's calls not approved (real 3.0.65)", () => {
     expect(clineDeclinedMark(NOT_EXECUTED)).toBe('cancelled');
     expect(clineDeclinedMark('{"error":"Unknown tool: x"}')).toBeUndefined();
     expect(clineDeclinedMark('This tool call was rejected by the user and not executed.')).toBeUndefined();
+  });
+});
+
+/** test/fixtures/cline/aborted-3.0.65: `RUN: sleep 30`, the headless run stopped by Ctrl-C while sleep ran */
+const ABORTED_FIXTURE = resolve('test/fixtures/cline/aborted-3.0.65/data');
+const ABORTED_ID = '1795712703744_w89d1';
+const ABORTED_RECORD = [{ query: 'sleep 30', result: '', error: 'Command failed: Command was aborted', success: false }];
+
+describe("a command Cline's user stopped while it ran (real 3.0.65)", () => {
+  it('reads as cancelled, not made an error: sent as Cline sends it, copied in its own words', async () => {
+    const driver = new ClineDriver({ home: '/nonexistent', env: { CLINE_DATA_DIR: ABORTED_FIXTURE } });
+    const source = await driver.getSession(ABORTED_ID);
+    const [result] = resultsOf(source);
+    expect(result).toMatchObject({
+      content: JSON.stringify(ABORTED_RECORD),
+      meta: { cancelled: true, clineContent: ABORTED_RECORD },
+    });
+    expect(result?.isError).toBeFalsy();
+    expect(result?.meta?.refused).toBeUndefined();
+    // the context sends it as recorded, no error, as before the mark
+    const sent = contextToAnthropic(await driver.getContext(ABORTED_ID)).messages.flatMap((m) =>
+      typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result'),
+    );
+    expect(sent).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_standin_0001', content: JSON.stringify(ABORTED_RECORD) }]);
+    // copied into Cline: its own record, not reworded as a call not run, and no loss said
+    const home = await fs.mkdtemp(join(tmpdir(), 'tb-cline-aborted-'));
+    homes.push(home);
+    const copy = new ClineDriver({ home, env: {} });
+    const info = await copy.writeSession(source as Session);
+    const doc = JSON.parse(await fs.readFile(info.path as string, 'utf8')) as {
+      messages: { content: { type: string; content?: unknown; is_error?: boolean }[] }[];
+    };
+    const written = doc.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
+    expect(written.map((b) => [b.content, b.is_error])).toEqual([[ABORTED_RECORD, undefined]]);
+    expect(marks(resultsOf(await copy.getSession(info.id)))).toEqual([
+      [JSON.stringify(ABORTED_RECORD), undefined, undefined, true],
+    ]);
+    expect(conversionLosses(source as Session, 'cline').filter((l) => l.includes('refused or cancelled'))).toEqual([]);
+  });
+
+  it('only when every command was stopped so', () => {
+    const aborted = ABORTED_RECORD[0];
+    expect(clineDeclinedMark(JSON.stringify(ABORTED_RECORD))).toBe('cancelled');
+    expect(clineDeclinedMark(JSON.stringify([aborted, aborted]))).toBe('cancelled');
+    // a command that finished before the abort: the call ran
+    expect(clineDeclinedMark(JSON.stringify([{ query: 'ls', result: 'a', success: true }, aborted]))).toBeUndefined();
+    expect(clineDeclinedMark(JSON.stringify([{ ...aborted, error: 'Command failed: exit code 1' }]))).toBeUndefined();
+    expect(clineDeclinedMark('[]')).toBeUndefined();
   });
 });
 

@@ -24,11 +24,41 @@ export function clineDeclinedContent(mark: DeclinedMark): string {
   return JSON.stringify({ error: clineSkipped(mark === 'refused' ? CLINE_REJECTED : CLINE_NOT_EXECUTED) });
 }
 
-/** The mark of an error result's text: Cline's record of a call whose approval was not granted. */
+/**
+ * @cline/core's run_commands result for a command the run's abort stopped (the user's Esc in the terminal
+ * UI, Ctrl-C in a headless run): `{query, result: "", error: "Command failed: Command was aborted",
+ * success: false}`, the tool's own record (no `is_error`).
+ */
+export const CLINE_COMMAND_ABORTED = 'Command failed: Command was aborted';
+
+/**
+ * Whether a tool's recorded JSON is run_commands' for commands every one of which the abort stopped: the
+ * call interrupted before any of it ran to an end (one that finished some commands ran, and is no mark).
+ */
+export function clineAbortedCommands(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every(
+      (c: unknown) =>
+        typeof c === 'object' &&
+        c !== null &&
+        (c as { error?: unknown }).error === CLINE_COMMAND_ABORTED &&
+        (c as { success?: unknown }).success === false &&
+        (c as { result?: unknown }).result === '',
+    )
+  );
+}
+
+/**
+ * The mark of a result's text: Cline's record of a call whose approval was not granted (an error), or of
+ * commands the user's abort stopped (cancelled: clineAbortedCommands).
+ */
 export function clineDeclinedMark(text: string): DeclinedMark | undefined {
   let error: unknown;
   try {
     const json: unknown = JSON.parse(text);
+    if (clineAbortedCommands(json)) return 'cancelled';
     error = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { error?: unknown }).error : undefined;
   } catch {
     return undefined;

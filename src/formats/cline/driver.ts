@@ -115,8 +115,9 @@ export class ClineDriver extends DriverBase {
    * 5: a sub-agent's call from the session that ran it, the last with its task before it started;
    * 6: the compaction in the chain again, one Cline does not resume from marked `appliedOnResume: false`
    * 7: a call whose approval was not granted marked `refused` (or `cancelled`, dropped unasked) (denials.ts)
+   * 8: run_commands' record of commands the user's abort stopped marked `cancelled`, not an error (denials.ts)
    */
-  readonly readerVersion = 7;
+  readonly readerVersion = 8;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

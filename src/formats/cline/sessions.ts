@@ -29,7 +29,7 @@ import type {
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
 import { compactionFileOf, withCompactionState } from './compaction.js';
-import { clineDeclinedMark } from './denials.js';
+import { clineAbortedCommands, clineDeclinedMark } from './denials.js';
 import { clineInjectedKind } from './injected.js';
 import { arrayOfKey, isObject, type JsonObject, readJsonObject, salvageArray } from './salvage.js';
 
@@ -82,8 +82,10 @@ export function partOf(block: unknown, role: string): Part {
       const { content: _c, ...rest } = block;
       const part = partFromAnthropicBlock({ ...rest, content: JSON.stringify(c) });
       const name = str(block.name);
+      // commands the user's abort stopped: cancelled, not made an error (markDeclined's): Cline sends it as none
+      const cancelled = clineAbortedCommands(c) ? { cancelled: true } : {};
       return part.type === 'tool_result'
-        ? { ...part, ...(name ? { name } : {}), meta: { ...dropKey(part.meta, 'name'), clineContent: c } }
+        ? { ...part, ...(name ? { name } : {}), meta: { ...dropKey(part.meta, 'name'), clineContent: c, ...cancelled } }
         : part;
     }
     const part = partFromAnthropicBlock(block);
