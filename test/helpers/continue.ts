@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { anthropicRequestItems, contextItems } from './agent-fixtures.js';
 import { type AgentHome, runBinary } from './agents.js';
 import type { AnthropicRequest } from './anthropic-standin.js';
-import { readContext, textOf } from './conversions.js';
+import { readContext, requestEndingWithProbe } from './conversions.js';
 
 export const CN_BIN = resolve('node_modules/.bin/cn');
 
@@ -43,12 +43,7 @@ export async function runCn(h: AgentHome, args: string[], cwd = h.project): Prom
 
 /** The request Continue sent whose last user text is `probe`. */
 export function requestEndingWith(h: AgentHome, probe: string): AnthropicRequest {
-  const req = h.standIn.messageRequests().find((r) => {
-    const last = r.messages.at(-1);
-    return last?.role === 'user' && textOf(last.content as Parameters<typeof textOf>[0]).at(-1) === probe;
-  });
-  if (!req) throw new Error(`cn sent no request ending with ${probe}`);
-  return req;
+  return requestEndingWithProbe(h, probe, 'cn');
 }
 
 /** A session file of a folder of test/fixtures/continue put into the home's Continue sessions (sessions.json left as it is). */

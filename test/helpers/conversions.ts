@@ -89,6 +89,16 @@ export const textOf = (content: string | Block[]): string[] =>
     b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>') ? [b.text] : [],
   );
 
+/** The first request the stand-in recorded whose last message is the user's with `probe` its last text; `agent` is named when none is. */
+export function requestEndingWithProbe(home: Pick<AgentHome, 'standIn'>, probe: string, agent: string): AnthropicRequest {
+  const req = home.standIn.messageRequests().find((r) => {
+    const last = r.messages.at(-1);
+    return last?.role === 'user' && textOf(last.content as string | Block[]).at(-1) === probe;
+  });
+  if (!req) throw new Error(`${agent} sent no request ending with ${probe}`);
+  return req;
+}
+
 /**
  * The conversation `target` sent when it resumed the written session with `probe` (the request whose
  * last user text is the probe). `model`: Claude Code's `--model` (it replays thinking only to the

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { type AgentHome, runBinary, setupAgentHome } from './agents.js';
 import type { AnthropicRequest, Rule } from './anthropic-standin.js';
-import { textOf } from './conversions.js';
+import { requestEndingWithProbe } from './conversions.js';
 
 export const QWEN_BIN = resolve('node_modules/.bin/qwen');
 export const QWEN_MODEL = 'claude-standin';
@@ -28,10 +28,5 @@ export async function runQwen(home: AgentHome, args: string[], cwd = home.projec
 
 /** The request Qwen Code sent whose last user text is `probe` (its own system reminders aside). */
 export function requestEndingWith(home: AgentHome, probe: string): AnthropicRequest {
-  const req = home.standIn.messageRequests().find((r) => {
-    const last = r.messages.at(-1);
-    return last?.role === 'user' && textOf(last.content as Parameters<typeof textOf>[0]).at(-1) === probe;
-  });
-  if (!req) throw new Error(`qwen sent no request ending with ${probe}`);
-  return req;
+  return requestEndingWithProbe(home, probe, 'qwen');
 }
