@@ -406,8 +406,8 @@ function resultBody(r: ToolResultPart): string {
     .map((c) =>
       c.type === 'text'
         ? outputHtml(c.text)
-        : c.type === 'image' && c.data
-          ? imageHtml({ mediaType: c.mediaType, data: c.data }, 'tool image')
+        : c.type === 'image'
+          ? imageHtml(c, 'tool image')
           : `<p class="dim">[${esc(c.type)} ${esc(c.mediaType)}]</p>`,
     )
     .join('');

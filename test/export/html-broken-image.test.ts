@@ -102,6 +102,8 @@ describe.skipIf(skipBrowser)('images in the exported HTML page', () => {
         '[image: image/gif, 6 bytes, cut short, could not be read]',
         // by its address: only the browser can tell, on its error
         '[image image/png that cannot be shown: its data is damaged or not that type]',
+        // a tool result's image with no data says so, as the viewer and the Markdown say it
+        '[image: image/png, 0 bytes, could not be read]',
         '[image: image/png, 3 bytes of no image kind known, could not be read]',
       ]);
     // the good one as the kind its bytes are
