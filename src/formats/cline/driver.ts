@@ -12,7 +12,7 @@ import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead
 import { NotFoundError } from '../../model/errors.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
-import { writeFileAtomic } from '../shared/atomic.js';
+import { makeDirectory, writeFileAtomic } from '../shared/atomic.js';
 import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
@@ -336,7 +336,7 @@ export class ClineDriver extends DriverBase {
       },
       messages_path: messagesFile,
     };
-    await fs.mkdir(dirname(dir), { recursive: true });
+    await makeDirectory(dirname(dir));
     await fs.mkdir(dir); // a new folder: an id taken meanwhile fails here
     await writeFileAtomic(messagesFile, `${JSON.stringify(doc, null, 2)}\n`, { exclusive: true });
     await writeFileAtomic(join(dir, `${id}.json`), `${JSON.stringify(manifest, null, 2)}\n`, { exclusive: true });
