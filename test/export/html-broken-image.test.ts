@@ -6,14 +6,14 @@
  * icon; an image that decodes is shown as before. On pi's v3 fixture (a PNG of its first bytes only)
  * and the image real Kilo CLI 7.7.7 read, exported through the CLI from a temp home, in chromium.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessionToHtml } from '../../src/export/index.js';
-import { type Browser, launchBrowser, skipBrowser } from '../e2e/browser.js';
+import { skipBrowser } from '../e2e/browser.js';
 import { makePng } from '../e2e/fixtures.js';
+import { browserOverFixtures } from '../helpers/browser-fixtures.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
 import { chainSession } from '../helpers/sessions.js';
 
 /** test/fixtures/pi/v3-all-types.jsonl: a user image of 8 bytes, the PNG signature alone */
@@ -22,28 +22,19 @@ const PI_DAMAGED_IMAGE = '0190cccc-3333-7000-8000-000000000003';
 const KILO_IMAGE = 'ses_de960d959ffeUnT4kXIY6RPwqO';
 
 describe.skipIf(skipBrowser)('images in the exported HTML page', () => {
-  let fx: FixtureHome;
-  let browser: Browser;
-  beforeAll(async () => {
-    fx = await fixtureHome({ prefix: 'threadbase-export-images-', fixtures: ['piAll', 'kilo'] });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (fx) await rm(fx.home, { recursive: true, force: true });
-  });
+  const fx = browserOverFixtures({ prefix: 'threadbase-export-images-', fixtures: ['piAll', 'kilo'] });
 
   const open = async (id: string) => {
     const file = join(fx.home, `${id}.html`);
     await runCliOk(fx.env, ['export', id, '--format', 'html', '--no-index', '-o', file]);
     // from a file, as a reader opens it
-    await browser.page.goto(`file://${file}`);
-    await browser.page.waitForLoadState('load');
+    await fx.browser.page.goto(`file://${file}`);
+    await fx.browser.page.waitForLoadState('load');
     return readFile(file, 'utf8');
   };
 
   it('an image that cannot be decoded: said in words up front, no image to fail', async () => {
-    const { page } = browser;
+    const { page } = fx.browser;
     const html = await open(PI_DAMAGED_IMAGE);
     // decided when written, not by the browser's failed load
     expect(html).not.toContain('base64,iVBORw0KGgo=');
@@ -52,11 +43,11 @@ describe.skipIf(skipBrowser)('images in the exported HTML page', () => {
       '[image: image/png, 8 bytes, cut short, could not be read]',
     ]);
     await expect(page.locator('img').count()).resolves.toBe(0);
-    expect(browser.errors).toEqual([]);
+    expect(fx.browser.errors).toEqual([]);
   });
 
   it('images in a tool result and by data: URL are judged too; one that fails to load is still replaced', async () => {
-    const { page } = browser;
+    const { page } = fx.browser;
     const png = makePng(4, 4).toString('base64');
     const session = chainSession('images', 'claude', '/p', [
       [
@@ -112,17 +103,17 @@ describe.skipIf(skipBrowser)('images in the exported HTML page', () => {
     await expect(img.getAttribute('src')).resolves.toBe(`data:image/png;base64,${png}`);
     await expect(img.evaluate((i: HTMLImageElement) => i.naturalWidth)).resolves.toBe(4);
     // the address that is not there, alone
-    await expect.poll(() => browser.errors).toEqual(['console: Failed to load resource: net::ERR_FILE_NOT_FOUND']);
-    browser.errors.length = 0;
+    await expect.poll(() => fx.browser.errors).toEqual(['console: Failed to load resource: net::ERR_FILE_NOT_FOUND']);
+    fx.browser.errors.length = 0;
   });
 
   it('an image that decodes is shown', async () => {
-    const { page } = browser;
+    const { page } = fx.browser;
     await open(KILO_IMAGE);
     const img = page.locator('section.turn.user img');
     await expect(img.count()).resolves.toBe(1);
     await expect(img.evaluate((i: HTMLImageElement) => i.naturalWidth)).resolves.toBeGreaterThan(0);
     await expect(page.locator('.image-broken').count()).resolves.toBe(0);
-    expect(browser.errors).toEqual([]);
+    expect(fx.browser.errors).toEqual([]);
   });
 });

@@ -8,17 +8,17 @@
  * Markdown rendered by marked in chromium.
  */
 
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { imageData } from '../../src/convert/image-data.js';
 import { sessionToMarkdown } from '../../src/export/index.js';
 import type { Session } from '../../src/model/types.js';
-import { type Browser, launchBrowser, skipBrowser } from '../e2e/browser.js';
+import { skipBrowser } from '../e2e/browser.js';
 import { makePng } from '../e2e/fixtures.js';
+import { browserOverFixtures } from '../helpers/browser-fixtures.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
 import { chainSession } from '../helpers/sessions.js';
 
 /** test/fixtures/pi/v3-all-types.jsonl: a user image of 8 bytes, the PNG signature alone */
@@ -72,19 +72,10 @@ describe('images without data in the Markdown export', () => {
 });
 
 describe.skipIf(skipBrowser)('damaged images in the Markdown export', () => {
-  let fx: FixtureHome;
-  let browser: Browser;
-  beforeAll(async () => {
-    fx = await fixtureHome({ prefix: 'threadbase-export-md-images-', fixtures: ['piAll', 'kilo'] });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (fx) await rm(fx.home, { recursive: true, force: true });
-  });
+  const fx = browserOverFixtures({ prefix: 'threadbase-export-md-images-', fixtures: ['piAll', 'kilo'] });
 
   it('judges an image as chromium does: shown where chromium shows it, words where it cannot', async () => {
-    const { page } = browser;
+    const { page } = fx.browser;
     await page.setContent('<canvas width="20" height="20"></canvas>');
     // images chromium itself encodes, whole and cut
     const made = await page.evaluate(() => {
@@ -147,12 +138,12 @@ describe.skipIf(skipBrowser)('damaged images in the Markdown export', () => {
     return readFile(file, 'utf8');
   };
   const render = async (md: string) => {
-    await browser.page.setContent(`<body>${marked.parse(md)}</body>`);
-    await browser.page.waitForLoadState('load');
+    await fx.browser.page.setContent(`<body>${marked.parse(md)}</body>`);
+    await fx.browser.page.waitForLoadState('load');
   };
 
   it('an image that cannot be read: said in words, no broken image', async () => {
-    const { page } = browser;
+    const { page } = fx.browser;
     const md = await exported(PI_DAMAGED_IMAGE);
     expect(md).toContain('[image: image/png, 8 bytes, cut short, could not be read]');
     expect(md).not.toContain('![image]');
@@ -164,7 +155,7 @@ describe.skipIf(skipBrowser)('damaged images in the Markdown export', () => {
   });
 
   it('an image that decodes is shown', async () => {
-    const { page } = browser;
+    const { page } = fx.browser;
     const md = await exported(KILO_IMAGE);
     expect(md).toContain('![image](data:image/png;base64,');
     await render(md);
