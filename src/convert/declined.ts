@@ -6,6 +6,7 @@
  */
 import { resultText } from '../model/tree.js';
 import type { Entry, ToolResultPart } from '../model/types.js';
+import type { LossReport } from './losses.js';
 
 export type DeclinedMark = 'refused' | 'cancelled';
 
@@ -47,4 +48,20 @@ export function rewordedResults(entries: readonly Entry[], ownMark: (text: strin
           if (mark && ownMark(resultText(p.content)) !== mark) n++;
         }
   return n;
+}
+
+/**
+ * Says in a conversion's losses how many refused or cancelled results `agent` gets in its own words
+ * (rewordedResults); `as` who records (or sends) those words.
+ */
+export function sayRewordedResults(
+  { foreign, say }: Pick<LossReport, 'foreign' | 'say'>,
+  agent: string,
+  ownMark: (text: string) => DeclinedMark | undefined,
+  as = 'it records',
+): void {
+  say(
+    rewordedResults(foreign, ownMark),
+    `refused or cancelled calls' results written in ${agent}'s words for them (as ${as} its own); their own words not kept`,
+  );
 }

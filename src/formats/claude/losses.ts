@@ -1,11 +1,12 @@
 /** What Claude Code cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
 
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { claudeDeclinedMark } from './denials.js';
 import { callsLast } from './reply.js';
 
-export function describeClaudeLosses({ session, counts: c, foreign, say, line }: LossReport): void {
+export function describeClaudeLosses(report: LossReport): void {
+  const { session, counts: c, foreign, say, line } = report;
   say(c.costs, 'Claude Code records no cost per message; recorded costs dropped (threadbase prices tokens instead)');
   const others = [...c.providers].filter((p) => p !== 'anthropic');
   if (others.length) line(`Claude Code records no provider; providers ${others.join(', ')} dropped`);
@@ -30,10 +31,7 @@ export function describeClaudeLosses({ session, counts: c, foreign, say, line }:
     c.assistantImages,
     "images the assistant made have no place in Claude Code's assistant messages (the Messages API takes images only from the user); written as a text note, kept for the way back",
   );
-  say(
-    rewordedResults(foreign, (text) => claudeDeclinedMark(undefined, text)),
-    "refused or cancelled calls' results written in Claude Code's words for them (as it sends its own); their own words not kept",
-  );
+  sayRewordedResults(report, 'Claude Code', (text) => claudeDeclinedMark(undefined, text), 'it sends');
   // system messages: the encoder says each one left out on every write (encode.ts)
   say(c.modelChanges, 'model/thinking-level changes have no Claude Code record; left out');
   say(c.labels, 'labels have no Claude Code record; left out');

@@ -1,10 +1,11 @@
 /** What Cline cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { pairToolCalls } from '../../model/tree.js';
 import { clineDeclinedMark } from './denials.js';
 
-export function describeClineLosses({ foreign, counts: c, say }: LossReport): void {
+export function describeClineLosses(report: LossReport): void {
+  const { foreign, counts: c, say } = report;
   say(
     c.unsignedThinking,
     'thinking without a signature is kept, but Cline does not send it to the model on resume (it sends signed thinking only)',
@@ -17,10 +18,7 @@ export function describeClineLosses({ foreign, counts: c, say }: LossReport): vo
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note Cline sends in their turn",
   );
-  say(
-    rewordedResults(foreign, clineDeclinedMark),
-    "refused or cancelled calls' results written in Cline's words for them (as it records its own); their own words not kept",
-  );
+  sayRewordedResults(report, 'Cline', clineDeclinedMark);
   const messages = foreign.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
   const pairing = pairToolCalls(messages);
   say(

@@ -1,14 +1,12 @@
 /** What codex cannot keep of a session converted into it (CONVERT.md, "Into Codex"). */
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { codexDeclinedMark } from './denials.js';
 import { isReplayableReasoning } from './encode.js';
 
-export function describeCodexLosses({ foreign, counts: c, say }: LossReport): void {
-  say(
-    rewordedResults(foreign, codexDeclinedMark),
-    "refused or cancelled calls' results written in codex's words for them (as it records its own); their own words not kept",
-  );
+export function describeCodexLosses(report: LossReport): void {
+  const { foreign, counts: c, say } = report;
+  sayRewordedResults(report, 'codex', codexDeclinedMark);
   let unsent = 0;
   for (const e of foreign) {
     if (e.kind !== 'message' || e.message.role !== 'assistant') continue;

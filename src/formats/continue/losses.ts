@@ -1,11 +1,12 @@
 /** What the Continue CLI cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { isProviderExecuted } from '../../convert/provider-tools.js';
 import { pairToolCalls } from '../../model/tree.js';
 import { continueDeclinedMark } from './denials.js';
 
-export function describeContinueLosses({ foreign, counts: c, say }: LossReport): void {
+export function describeContinueLosses(report: LossReport): void {
+  const { foreign, counts: c, say } = report;
   say(
     c.signedThinking + c.unsignedThinking + c.redacted,
     'thinking has no Continue item it sends (its Anthropic adapter keeps none): kept in a field Continue ignores, not sent on resume',
@@ -19,10 +20,7 @@ export function describeContinueLosses({ foreign, counts: c, say }: LossReport):
     c.providerCalls,
     "searches the provider ran itself (codex's web searches) written as a text note Continue sends in their turn",
   );
-  say(
-    rewordedResults(foreign, continueDeclinedMark),
-    "refused or cancelled calls' results written in Continue's words for them (as cn records its own); their own words not kept",
-  );
+  sayRewordedResults(report, 'Continue', continueDeclinedMark, 'cn records');
   const messages = foreign.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
   say(
     pairToolCalls(messages).unanswered.filter((p) => !isProviderExecuted(p)).length,

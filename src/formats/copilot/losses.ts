@@ -1,13 +1,11 @@
 /** What Copilot CLI cannot keep of a session converted into it (beyond what encode.ts says on every write). */
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { copilotDeclinedMark } from './denials.js';
 
-export function describeCopilotLosses({ counts: c, foreign, say }: LossReport): void {
-  say(
-    rewordedResults(foreign, (text) => copilotDeclinedMark(text)),
-    "refused or cancelled calls' results written in Copilot CLI's words for them (as it records its own); their own words not kept",
-  );
+export function describeCopilotLosses(report: LossReport): void {
+  const { counts: c, say } = report;
+  sayRewordedResults(report, 'Copilot CLI', copilotDeclinedMark);
   // images by URL and files without text, calls without a result and advisor requests: the encoder says those on every write (encode.ts)
   say(
     c.systemMessages,

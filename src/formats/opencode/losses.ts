@@ -1,16 +1,14 @@
 /** What OpenCode cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossDescriber, LossReport } from '../../convert/losses.js';
 import { opencodeDeclinedMark } from './denials.js';
 
 /** What an agent keeping OpenCode's records (OpenCode, or a fork of it named `label`) cannot keep. */
 export function describeLossesAs(label: string): LossDescriber {
-  return ({ counts: c, foreign, say }) => {
+  return (report) => {
+    const { counts: c, say } = report;
     describe(label, c, say);
-    say(
-      rewordedResults(foreign, (text) => opencodeDeclinedMark(text, false)),
-      `refused or cancelled calls' results written in ${label}'s words for them (as it sends its own); their own words not kept`,
-    );
+    sayRewordedResults(report, label, (text) => opencodeDeclinedMark(text, false), 'it sends');
   };
 }
 

@@ -1,13 +1,11 @@
 /** What pi cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { piDeclinedMark } from './denials.js';
 
-export function describePiLosses({ counts: c, foreign, say }: LossReport): void {
-  say(
-    rewordedResults(foreign, piDeclinedMark),
-    "refused or cancelled calls' results written in pi's words for them (as it records its own); their own words not kept",
-  );
+export function describePiLosses(report: LossReport): void {
+  const { counts: c, say } = report;
+  sayRewordedResults(report, 'pi', piDeclinedMark);
   say(
     c.signedThinking + c.unsignedThinking,
     'thinking is kept with its signature; pi replays it as thinking only to the model that recorded it, to another model as plain text',

@@ -1,15 +1,13 @@
 /** What Qwen Code cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
-import { rewordedResults } from '../../convert/declined.js';
+import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossReport } from '../../convert/losses.js';
 import { isProviderExecuted } from '../../convert/provider-tools.js';
 import { pairToolCalls } from '../../model/tree.js';
 import { qwenDeclinedMark } from './denials.js';
 
-export function describeQwenLosses({ foreign, counts: c, say }: LossReport): void {
-  say(
-    rewordedResults(foreign, qwenDeclinedMark),
-    "refused or cancelled calls' results written in Qwen Code's words for them (as it records its own); their own words not kept",
-  );
+export function describeQwenLosses(report: LossReport): void {
+  const { foreign, counts: c, say } = report;
+  sayRewordedResults(report, 'Qwen Code', qwenDeclinedMark);
   say(c.redacted, 'redacted thinking has no Qwen Code part: kept in a field Qwen Code ignores, not sent on resume');
   say(c.systemMessages, 'Qwen Code has no system messages: kept in a record it does not send');
   say(c.costs, 'Qwen Code records no cost per message; kept in a field it ignores (threadbase reads it back)');
