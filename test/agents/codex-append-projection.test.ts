@@ -5,7 +5,7 @@
  *   task_complete: turns.ts), another model's thinking in it too (its agent_reasoning event is no row to
  *   codex), and the projection follows it: its turn and items added, the state at the file's end; codex's
  *   app-server lists it, and codex, resuming, continues the projection from there with its next turn;
- * - an appended exchange whose turn's projection was not checked (an image with a detail level in the prompt) is written as
+ * - an appended exchange whose turn's projection was not checked (a reply with a content item that is not output text) is written as
  *   before (its response items and the legacy user_message / agent_message events outside any turn, which
  *   codex passes over): the projection's state follows to the file's end, its rows unchanged, and codex,
  *   resuming, continues from there.
@@ -76,9 +76,6 @@ async function codexThread(prompt: string): Promise<{ id: string; path: string }
   return { id: made.id, path: made.path };
 }
 
-/** A 1×1 PNG. */
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-
 const exchange = (extra: Part[] = []): Entry[] => [
   {
     id: 'tb-u',
@@ -142,12 +139,12 @@ describe("threadbase's appends and codex's projection", () => {
     expectAtItsRecords(resumed, t.path);
   }, 120_000);
 
-  it('an appended exchange not checked as a turn (an image with a detail level in the prompt) is written as before; the projection passes over it', async () => {
+  it('an appended exchange not checked as a turn (a reply with a content item that is not output text) is written as before; the projection passes over it', async () => {
     const t = await codexThread('second thread');
     const before = projection(t.id);
     const turnsBefore = await readTurns(t.id);
-    const [question, answer] = exchange() as [Entry & { kind: 'message' }, Entry];
-    question.message.parts.push({ type: 'image', mediaType: 'image/png', data: PNG, meta: { detail: 'high' } });
+    const [question, answer] = exchange() as [Entry, Entry & { kind: 'message' }];
+    answer.message.parts.push({ type: 'text', text: '', meta: { codexContent: { type: 'input_text', text: 'not output' } } });
     await driver.appendEntries(t.id, [question, answer]);
     expect(readFileSync(t.path, 'utf8')).toContain('"user_message"');
     const after = projection(t.id);

@@ -121,6 +121,9 @@ const message = (id: string, parentId: string | null, role: 'user' | 'assistant'
   },
 });
 
+/** A content item of codex's that is not output text in a reply: its AgentMessage was not checked. */
+const UNCHECKED = { type: 'text', text: '', meta: { codexContent: { type: 'input_text', text: 'not output' } } };
+
 describe('appending to a projected codex rollout', () => {
   it("writes an appended exchange as codex's turn (another model's thinking in it too) and adds its turn and items", async () => {
     const before = projection();
@@ -169,13 +172,12 @@ describe('appending to a projected codex rollout', () => {
     ).toEqual([]);
   });
 
-  it("writes an exchange not checked as codex's turn (an image with a detail level in the prompt) as before, and moves the state over it (codex passes over it)", async () => {
+  it("writes an exchange not checked as codex's turn (a reply with a content item that is not output text) as before, and moves the state over it (codex passes over it)", async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
-    const image = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', meta: { detail: 'high' } };
     await driver.appendEntries(THREAD, [
-      message('n1', null, 'user', 'appended', { image }),
-      message('n2', 'n1', 'assistant', 'answered'),
+      message('n1', null, 'user', 'appended'),
+      message('n2', 'n1', 'assistant', 'answered', { unchecked: UNCHECKED }),
     ]);
     const bytes = readFileSync(file);
     expect(bytes.toString('utf8')).toContain('"user_message"');
@@ -189,7 +191,7 @@ describe('appending to a projected codex rollout', () => {
   it('leaves the projection as it is when an appended record was not checked (codex catches up on resume)', async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
-    // another agent's compaction before a prompt with an image with a detail level (not written as turns): a compacted record outside a turn
+    // another agent's compaction before an exchange not written as turns: a compacted record outside a turn
     const compaction: Entry = {
       id: 'c1',
       parentId: null,
@@ -199,10 +201,8 @@ describe('appending to a projected codex rollout', () => {
     };
     await driver.appendEntries(THREAD, [
       compaction,
-      message('n1', 'c1', 'user', 'appended', {
-        image: { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', meta: { detail: 'high' } },
-      }),
-      message('n2', 'n1', 'assistant', 'answered'),
+      message('n1', 'c1', 'user', 'appended'),
+      message('n2', 'n1', 'assistant', 'answered', { unchecked: UNCHECKED }),
     ]);
     expect(readFileSync(file, 'utf8')).toContain('"compacted"');
     expect(projection()).toEqual(before);

@@ -3,7 +3,7 @@
  * (`task_started`, its UserMessage item, the AgentMessage items of the replies, `task_complete`, the
  * records marked `threadbase: "turn"`), `history_mode: "paginated"`, ordinals from 0, and the
  * projection codex makes of it written (agents test codex-foreign-turns checks it against the real
- * codex). Only when that projection is one checked; otherwise (an image with a detail level in a prompt) as before:
+ * codex). Only when that projection is one checked; otherwise (a reply with a content item of codex's that is not output text) as before:
  * legacy; a compaction before the first prompt is a turn of its own. Read back, the session is what the legacy rollout
  * gives: the same messages with the same ids, no entry for the turn records; a copy of it is wrapped
  * again.
@@ -20,7 +20,7 @@ import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
 import { CODEX_0169_THREAD_SPAWN_EDGES, CODEX_0169_THREADS, CODEX_0171_THREAD_HISTORY } from '../helpers/codex-state-db.js';
-import { chainSession } from '../helpers/sessions.js';
+import { claudeListingSession, imagePrompt, startingWithCompaction } from '../helpers/sessions.js';
 
 let home: string;
 let driver: CodexDriver;
@@ -39,37 +39,7 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const m = (x: Message) => x;
-
-function claudeSession(firstPrompt: Message = { role: 'user', parts: [{ type: 'text', text: 'list files' }] }): Session {
-  return chainSession('claude-session', 'claude', '/proj', [
-    ['u1', firstPrompt],
-    [
-      'a1',
-      m({
-        role: 'assistant',
-        model: 'claude-x',
-        provider: 'anthropic',
-        parts: [
-          { type: 'thinking', thinking: 'Let me list.', signature: 'sig-1' },
-          { type: 'text', text: 'Listing.' },
-          { type: 'tool_call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
-        ],
-        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-      }),
-    ],
-    ['r1', m({ role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', content: 'a.txt' }] })],
-    [
-      'a2',
-      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'One file: a.txt' }] }),
-    ],
-    ['u2', m({ role: 'user', parts: [{ type: 'text', text: 'thanks' }] })],
-    [
-      'a3',
-      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'You are welcome.' }] }),
-    ],
-  ]);
-}
+const claudeSession = (firstPrompt?: Message): Session => claudeListingSession('/proj', firstPrompt);
 
 type Record_ = { ordinal?: number; type: string; payload: Record<string, unknown> };
 const records = (path: string): Record_[] =>
@@ -174,13 +144,7 @@ describe("another agent's session written into codex as codex's turns", () => {
   });
 
   it('an image in a prompt is an image input of its UserMessage, a reply of several text parts one AgentMessage of them', async () => {
-    const prompt = m({
-      role: 'user',
-      parts: [
-        { type: 'text', text: 'what is this?' },
-        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-      ],
-    });
+    const prompt = imagePrompt('iVBORw0KGgo=');
     const session = claudeSession(prompt);
     const reply = session.entries[3] as Entry & { kind: 'message' };
     reply.message.parts.push({ type: 'text', text: ' And more.', meta: { codexNewItem: false } });
@@ -197,15 +161,22 @@ describe("another agent's session written into codex as codex's turns", () => {
     expect(back && modelEntries(back)).toEqual(modelEntries(await legacyReading(session, written.id)));
   });
 
-  it('stays legacy when the projection of its turns was not checked: an image with a detail level in a prompt', async () => {
-    const prompt = m({
-      role: 'user',
-      parts: [
-        { type: 'text', text: 'what is this?' },
-        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', meta: { detail: 'high' } },
-      ],
-    });
+  it("an image with a detail level in a prompt is an image input of its UserMessage with codex's detail", async () => {
+    const prompt = imagePrompt('iVBORw0KGgo=', { detail: 'high' });
     const written = await driver.writeSession(claudeSession(prompt));
+    const recs = records(written.path as string);
+    expect(recs[0]?.payload.history_mode).toBe('paginated');
+    const prompted = recs.find((r) => r.payload.type === 'item_completed')?.payload.item as { content: unknown[] };
+    expect(prompted.content[1]).toEqual({ type: 'image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'high' });
+    const items = rowsOf(written.id).items.map((i) => JSON.parse((i as { item_json: string }).item_json));
+    expect(items[0].content[1]).toEqual({ type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'high' });
+  });
+
+  it('stays legacy when the projection of its turns was not checked: a reply with a content item of codex that is not text', async () => {
+    const session = claudeSession();
+    const reply = session.entries[3] as Entry & { kind: 'message' };
+    reply.message.parts.push({ type: 'text', text: '', meta: { codexContent: { type: 'input_text', text: 'not output' } } });
+    const written = await driver.writeSession(session);
     const recs = records(written.path as string);
     expect(recs[0]?.payload.history_mode).toBeUndefined();
     expect(recs.some((r) => r.payload.type === 'task_started')).toBe(false);
@@ -214,10 +185,7 @@ describe("another agent's session written into codex as codex's turns", () => {
   });
 
   it('a compaction before its first prompt is a turn of its own: task_started, the compacted record, its ContextCompaction item, task_complete', async () => {
-    const session = claudeSession();
-    const first = session.entries[0] as Entry;
-    session.entries.unshift({ kind: 'compaction', id: 'c0', parentId: null, timestamp: first.timestamp, summary: 'before' });
-    first.parentId = 'c0';
+    const session = startingWithCompaction(claudeSession(), 'before');
     const written = await driver.writeSession(session);
     const recs = records(written.path as string);
     expect(recs[0]?.payload.history_mode).toBe('paginated');

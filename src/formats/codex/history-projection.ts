@@ -21,6 +21,7 @@ import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { columnsOf, openDatabase } from '../shared/sqlite.js';
 import { isObject, str } from './items.js';
+import { IMAGE_DETAILS } from './turns.js';
 
 /** The newest thread history database codex keeps in its home, if any. */
 export function threadHistoryDbPath(home: string): string | undefined {
@@ -93,13 +94,17 @@ function userMessageItem(item: Record<string, unknown>): Record<string, unknown>
 
 /**
  * One part of a user message as the app-server's `UserInput`: a text as it is; an image (codex's
- * `image` input, a URL) as its url with no detail (checked with the real 0.171 projecting another
- * agent's image prompt); else undefined (a local image, a skill, a mention were not checked).
+ * `image` input, a URL) as its url with its detail level, null without one (checked with the real 0.171
+ * projecting another agent's image prompt); else undefined (a local image, a skill, a mention were not checked).
  */
 function userInput(c: unknown): unknown {
   if (isObject(c) && c.type === 'text' && typeof c.text === 'string') return c;
-  if (isObject(c) && c.type === 'image' && typeof c.image_url === 'string' && Object.keys(c).length === 2)
-    return { type: 'image', url: c.image_url, detail: null };
+  if (isObject(c) && c.type === 'image' && typeof c.image_url === 'string') {
+    if (Object.keys(c).length === 2) return { type: 'image', url: c.image_url, detail: null };
+    // with a detail level: checked with the real 0.171 projecting another agent's prompt with one
+    if (Object.keys(c).length === 3 && IMAGE_DETAILS.includes(c.detail))
+      return { type: 'image', url: c.image_url, detail: c.detail };
+  }
   return undefined;
 }
 

@@ -65,18 +65,25 @@ function isPrompt(r: JsonObject, next: JsonObject | undefined): boolean {
   );
 }
 
+/** The detail levels codex 0.171 has for an image (its ImageDetail). */
+export const IMAGE_DETAILS: readonly unknown[] = ['auto', 'low', 'high', 'original'];
+
 /**
  * The user message as codex's UserMessage item content: its text parts as codex records them, an image
- * (a data or web URL) as codex's image input; any other part (an image with a detail level) kept as it
- * is, which the projection was not checked for, so such a rollout stays legacy.
+ * (a data or web URL) as codex's image input, with its detail level if it has one of codex's; any other
+ * part kept as it is, which the projection was not checked for, so such a rollout stays legacy.
  */
 function userContent(content: unknown): unknown[] {
   if (!Array.isArray(content)) return [];
   return content.map((c) => {
     if (isObject(c) && c.type === 'input_text' && typeof c.text === 'string')
       return { type: 'text', text: c.text, text_elements: [] };
-    if (isObject(c) && c.type === 'input_image' && typeof c.image_url === 'string' && Object.keys(c).length === 2)
-      return { type: 'image', image_url: c.image_url };
+    if (isObject(c) && c.type === 'input_image' && typeof c.image_url === 'string') {
+      const extra = Object.keys(c).filter((k) => k !== 'type' && k !== 'image_url');
+      if (extra.length === 0) return { type: 'image', image_url: c.image_url };
+      if (extra.length === 1 && extra[0] === 'detail' && IMAGE_DETAILS.includes(c.detail))
+        return { type: 'image', image_url: c.image_url, detail: c.detail };
+    }
     return c;
   });
 }
