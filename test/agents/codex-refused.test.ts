@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODEX_CANCELLED, CODEX_REFUSED } from '../../src/formats/codex/denials.js';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { buildContext } from '../../src/model/tree.js';
-import type { Session, ToolResultPart } from '../../src/model/types.js';
+import type { Session } from '../../src/model/types.js';
 import { CODEX_BIN, type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { promptOfRequest, type ResponsesItem, type ResponsesRule, shellCall } from '../helpers/openai-responses-standin.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 /** `ESCALATE: <cmd>`: the shell call asking to run outside the sandbox, which needs the user's approval. */
 const escalate: ResponsesRule = (req) => {
@@ -96,10 +96,6 @@ async function declineThenInterrupt(): Promise<string> {
   }
 }
 
-const results = (s: Session | undefined): ToolResultPart[] =>
-  (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
 const outputs = (items: readonly ResponsesItem[]) =>
   items.filter((i) => i.type === 'function_call_output').map((i) => ({ call_id: i.call_id, output: i.output }));
 
@@ -107,7 +103,7 @@ describe('refused calls and the real codex', () => {
   it('a call whose approval the user declined reads as refused, one the user interrupted as cancelled', async () => {
     const id = await declineThenInterrupt();
     const s = await driver.getSession(id);
-    expect(results(s).map((r) => [r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
+    expect(toolResultsOf(s).map((r) => [r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
       [true, true, undefined],
       [true, undefined, true],
     ]);

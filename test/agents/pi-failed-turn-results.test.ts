@@ -10,12 +10,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { convertSessionAll } from '../../src/convert/session.js';
-import type { Message, ToolResultPart } from '../../src/model/types.js';
+import type { Message } from '../../src/model/types.js';
 import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
 import '../../src/formats/all.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { okProbeRule, readContext, readSession, resumeInTarget } from '../helpers/conversions.js';
-import { chainSession } from '../helpers/sessions.js';
+import { chainSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 beforeAll(async () => {
@@ -77,9 +77,6 @@ describe('a turn that failed mid-tool-call, resumed by the real pi', () => {
 
       // read back: the result is there again
       const back = await readSession(home, 'pi', written.id);
-      const results = back.entries.flatMap((e) =>
-        e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-      );
-      expect(results).toEqual([expect.objectContaining({ callId: 'toolu_failed', content: 'a.txt' })]);
+      expect(toolResultsOf(back)).toEqual([expect.objectContaining({ callId: 'toolu_failed', content: 'a.txt' })]);
     }, 150_000);
 });

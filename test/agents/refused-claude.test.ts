@@ -16,7 +16,7 @@ import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js'
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 beforeAll(async () => {
@@ -52,10 +52,7 @@ const resultBlocks = (msgs: Msg[]) =>
   msgs.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
 
 async function resultPart(id: string): Promise<ToolResultPart> {
-  const s = await new ClaudeDriver(home.env).getSession(id);
-  const part = s?.entries
-    .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-    .find((p): p is ToolResultPart => p.type === 'tool_result');
+  const [part] = toolResultsOf(await new ClaudeDriver(home.env).getSession(id));
   if (!part) throw new Error(`no result in ${id}`);
   return part;
 }

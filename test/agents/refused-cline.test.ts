@@ -26,7 +26,7 @@ import {
   setupClineHome,
 } from '../helpers/cline.js';
 import { newestSession } from '../helpers/conversions.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 const SUFFIX = ' -- NOT a tool or system failure. Clarify with user before proceeding.';
 let home: ClineHome;
@@ -51,10 +51,7 @@ afterAll(async () => {
 });
 
 async function results(id: string): Promise<ToolResultPart[]> {
-  const s = await driver.getSession(id);
-  return (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
+  return toolResultsOf(await driver.getSession(id));
 }
 
 async function ourContext(id: string): Promise<string[]> {

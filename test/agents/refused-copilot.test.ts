@@ -24,7 +24,7 @@ import { resultText } from '../../src/model/tree.js';
 import type { Message, ToolResultPart } from '../../src/model/types.js';
 import { copilotOfflineEnv } from '../helpers/agents.js';
 import { type AnthropicBlock, type AnthropicMessage, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
-import { chainSession, textMessage } from '../helpers/sessions.js';
+import { chainSession, textMessage, toolResultsOf } from '../helpers/sessions.js';
 
 const run = promisify(execFile);
 const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
@@ -81,10 +81,7 @@ const sentResults = (ms: AnthropicMessage[]) =>
   ms.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result')));
 
 async function results(id: string): Promise<ToolResultPart[]> {
-  const s = await driver.getSession(id);
-  return (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
+  return toolResultsOf(await driver.getSession(id));
 }
 
 describe.skipIf(SKIP)('refused calls and the real Copilot CLI', () => {

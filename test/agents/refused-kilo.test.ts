@@ -11,7 +11,7 @@ import { REJECTED_TOOL_ERROR } from '../../src/formats/opencode/denials.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import type { AgentHome } from '../helpers/agents.js';
 import { KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: KiloDriver;
@@ -29,10 +29,7 @@ afterAll(async () => {
 });
 
 async function results(id: string): Promise<ToolResultPart[]> {
-  const s = await driver.getSession(id);
-  return (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
+  return toolResultsOf(await driver.getSession(id));
 }
 
 describe('refused calls and the real Kilo CLI', () => {

@@ -16,7 +16,7 @@ import { OpenCodeDriver } from '../../src/formats/opencode/index.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: OpenCodeDriver;
@@ -54,10 +54,7 @@ async function resumed(id: string, probe: string): Promise<AnthropicRequest['mes
 }
 
 async function results(id: string): Promise<ToolResultPart[]> {
-  const s = await driver.getSession(id);
-  return (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
+  return toolResultsOf(await driver.getSession(id));
 }
 
 const sentResults = (msgs: AnthropicRequest['messages']) =>

@@ -15,7 +15,7 @@ import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, runPi, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: PiDriver;
@@ -61,10 +61,7 @@ async function resumed(path: string, probe: string): Promise<ReturnType<typeof w
 }
 
 async function results(id: string): Promise<ToolResultPart[]> {
-  const s = await driver.getSession(id);
-  return (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
+  return toolResultsOf(await driver.getSession(id));
 }
 
 const sentResults = (msgs: ReturnType<typeof wire>) => msgs.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));

@@ -8,12 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
-import type { ToolCallPart, ToolResultPart } from '../../src/model/types.js';
+import type { ToolCallPart } from '../../src/model/types.js';
 import { type AgentHome, createOpencodeDatabase, setupAgentHome } from '../helpers/agents.js';
 import '../../src/formats/all.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { type AnthropicAgent, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
-import { repeatedToolIdSession } from '../helpers/sessions.js';
+import { repeatedToolIdSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 beforeAll(async () => {
@@ -60,7 +60,7 @@ describe('tool-call ids repeated across turns, resumed by the real agent', () =>
         'functions.bash:0',
         'call_7|fc_7',
       ]);
-      expect(parts.filter((p): p is ToolResultPart => p.type === 'tool_result').map((p) => recorded(p.callId, p.meta))).toEqual([
+      expect(toolResultsOf(back).map((p) => recorded(p.callId, p.meta))).toEqual([
         'functions.bash:0',
         'functions.bash:0',
         'call_7|fc_7',

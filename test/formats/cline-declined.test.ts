@@ -15,7 +15,7 @@ import { conversionLosses } from '../../src/convert/losses.js';
 import { clineDeclinedMark } from '../../src/formats/cline/denials.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import type { Session, ToolResultPart } from '../../src/model/types.js';
-import { GEMINI_CANCELLED_TEXT, GEMINI_REFUSED_TEXT, geminiDeclinedSession } from '../helpers/sessions.js';
+import { GEMINI_CANCELLED_TEXT, GEMINI_REFUSED_TEXT, geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 const FIXTURE = resolve('test/fixtures/cline/denied-3.0.65/data');
 const ID = '1795709925386_orqyb';
@@ -28,16 +28,12 @@ afterEach(async () => {
   await Promise.all(homes.splice(0).map((h) => fs.rm(h, { recursive: true, force: true })));
 });
 
-const resultsOf = (s: Session | undefined): ToolResultPart[] =>
-  (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
 const marks = (rs: ToolResultPart[]) => rs.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled]);
 
 describe("Cline's calls not approved (real 3.0.65)", () => {
   it('read as refused (the user denied it) and cancelled (dropped unasked)', async () => {
     const driver = new ClineDriver({ home: '/nonexistent', env: { CLINE_DATA_DIR: FIXTURE } });
-    expect(marks(resultsOf(await driver.getSession(ID)))).toEqual([
+    expect(marks(toolResultsOf(await driver.getSession(ID)))).toEqual([
       [REJECTED, true, true, undefined],
       [NOT_EXECUTED, true, undefined, true],
     ]);
@@ -66,7 +62,7 @@ describe("a command Cline's user stopped while it ran (real 3.0.65)", () => {
   it('reads as cancelled, not made an error: sent as Cline sends it, copied in its own words', async () => {
     const driver = new ClineDriver({ home: '/nonexistent', env: { CLINE_DATA_DIR: ABORTED_FIXTURE } });
     const source = await driver.getSession(ABORTED_ID);
-    const [result] = resultsOf(source);
+    const [result] = toolResultsOf(source);
     expect(result).toMatchObject({
       content: JSON.stringify(ABORTED_RECORD),
       meta: { cancelled: true, clineContent: ABORTED_RECORD },
@@ -88,7 +84,7 @@ describe("a command Cline's user stopped while it ran (real 3.0.65)", () => {
     };
     const written = doc.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
     expect(written.map((b) => [b.content, b.is_error])).toEqual([[ABORTED_RECORD, undefined]]);
-    expect(marks(resultsOf(await copy.getSession(info.id)))).toEqual([
+    expect(marks(toolResultsOf(await copy.getSession(info.id)))).toEqual([
       [JSON.stringify(ABORTED_RECORD), undefined, undefined, true],
     ]);
     expect(conversionLosses(source as Session, 'cline').filter((l) => l.includes('refused or cancelled'))).toEqual([]);
@@ -125,7 +121,7 @@ describe("another agent's refused and cancelled calls written into Cline", () =>
       [REJECTED, true],
       [NOT_EXECUTED, true],
     ]);
-    expect(marks(resultsOf(await driver.getSession(info.id)))).toEqual([
+    expect(marks(toolResultsOf(await driver.getSession(info.id)))).toEqual([
       [REJECTED, true, true, undefined],
       [NOT_EXECUTED, true, undefined, true],
     ]);

@@ -16,16 +16,12 @@ import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.j
 import type { DriverEnv } from '../../src/model/driver.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Session, ToolResultPart } from '../../src/model/types.js';
-import { geminiDeclinedSession } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
 const REAL_HOME = resolve('test/fixtures/codex/declined-home');
 const REAL_ID = '01a218a3-3d21-7243-94da-32f24d403112';
 
-const results = (s: Session | undefined): ToolResultPart[] =>
-  (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
 const marks = (r: ToolResultPart) => [r.isError, r.meta?.refused, r.meta?.cancelled];
 
 let root: string;
@@ -41,7 +37,7 @@ afterEach(async () => {
 describe('codex refused and cancelled calls', () => {
   it("reads codex 0.171's declined exec_command as refused and its interrupted one as cancelled", async () => {
     const s = await new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: REAL_HOME } }).getSession(REAL_ID);
-    expect(results(s).map((r) => [r.callId, ...marks(r)])).toEqual([
+    expect(toolResultsOf(s).map((r) => [r.callId, ...marks(r)])).toEqual([
       ['call_standin_0001', true, true, undefined],
       ['call_standin_0003', true, undefined, true],
     ]);
@@ -80,7 +76,7 @@ describe('codex refused and cancelled calls', () => {
     const outputs = lines.filter((l) => l.payload.type === 'function_call_output').map((l) => l.payload.output);
     expect(outputs).toEqual([CODEX_REFUSED, CODEX_CANCELLED]);
     const back = await driver.getSession(info.id);
-    expect(results(back).map(marks)).toEqual([
+    expect(toolResultsOf(back).map(marks)).toEqual([
       [true, true, undefined],
       [true, undefined, true],
     ]);

@@ -15,7 +15,7 @@ import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Session, ToolResultPart } from '../../src/model/types.js';
-import { chainSession, textMessage } from '../helpers/sessions.js';
+import { chainSession, textMessage, toolResultsOf } from '../helpers/sessions.js';
 
 // what Gemini CLI 0.61 records as the result of a declined call
 const DECLINED_RESULT = '[Operation Cancelled] Reason: User denied execution.';
@@ -25,10 +25,7 @@ const DECLINED_REPLY = '9fa08016-7cf6-454e-b041-6cd0174be37a';
 const DECLINED_CALL = 'run_shell_command__run_shell_command_1795699065456_0';
 const RAN_CALL = 'run_shell_command__run_shell_command_1795699131511_0';
 
-const resultOf = (s: Session, callId: string): ToolResultPart | undefined =>
-  s.entries
-    .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
-    .find((p): p is ToolResultPart => p.type === 'tool_result' && p.callId === callId);
+const resultOf = (s: Session, callId: string): ToolResultPart | undefined => toolResultsOf(s).find((p) => p.callId === callId);
 
 let root: string;
 let env: DriverEnv;
