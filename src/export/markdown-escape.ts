@@ -3,11 +3,13 @@
  * (`<system-reminder>`, `<div>`) for HTML and swallows or renders it, and an entity (`&amp;`) for the
  * character it names. Outside code (fenced and indented blocks and inline code spans, which a
  * renderer shows verbatim) `<` and the `&` of an entity are escaped; the Markdown itself (emphasis,
- * lists, links) is left to render.
+ * lists, links, quotes) is left to render.
+ *
+ * Which lines are code follows CommonMark's block structure (its spec, section 4-5 and appendix A):
+ * the block quotes and list items a line is in are matched as a renderer matches them (a quote's `>`,
+ * an item's content column, lazy paragraph lines, tabs to the next multiple of four), so code in a
+ * quote or an item, at any depth, is found where the renderer finds it.
  */
-
-/** A fence's opening line: up to three spaces, then three or more backticks or tildes (CommonMark). */
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /** `<` and an entity's `&` as entities: shown as written. */
 const escapeOutsideCode = (text: string) =>
@@ -20,104 +22,248 @@ function escapeInline(text: string): string {
   const ticks = /`+/g;
   for (let m = ticks.exec(text); m; m = ticks.exec(text)) {
     const run = m[0];
+    const start = m.index;
     // the closing run: the same number of backticks, no more and no less
     const close = new RegExp(`(?<!\`)${run}(?!\`)`, 'g');
-    close.lastIndex = m.index + run.length;
+    close.lastIndex = start + run.length;
     const end = close.exec(text);
     if (!end) continue; // backticks with no match are text
-    out += escapeOutsideCode(text.slice(at, m.index)) + text.slice(m.index, end.index + run.length);
+    out += escapeOutsideCode(text.slice(at, start)) + text.slice(start, end.index + run.length);
     at = end.index + run.length;
     ticks.lastIndex = at;
   }
   return out + escapeOutsideCode(text.slice(at));
 }
 
-/** The columns `s` takes, a tab to the next multiple of four (as CommonMark counts indentation). */
-const width = (s: string) => [...s].reduce((col, ch) => (ch === '\t' ? col + 4 - (col % 4) : col + 1), 0);
+type Container = { kind: 'quote' } | { kind: 'item'; column: number; hasChild: boolean };
+type Leaf =
+  | { kind: 'none' }
+  | { kind: 'paragraph'; lines: number[] }
+  | { kind: 'fence'; char: string; length: number }
+  | { kind: 'code' };
 
-/** A line's indentation in columns; undefined for a blank line. */
-function indentOf(line: string): number | undefined {
-  const lead = /^[ \t]*/.exec(line)?.[0] ?? '';
-  return line.slice(lead.length).trim() ? width(lead) : undefined;
+const ATX_HEADING = /^#{1,6}(?:[ \t]+|$)/;
+const FENCE_OPEN = /^(?:`{3,}(?!.*`)|~{3,})/;
+const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
+const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
+const BULLET = /^[*+-]/;
+const ORDERED = /^(\d{1,9})[.)]/;
+const isSpaceOrTab = (c: string | undefined) => c === ' ' || c === '\t';
+
+/** One line as a renderer consumes it: an offset into it, the column reached, a tab part-consumed (CommonMark's). */
+class Cursor {
+  offset = 0;
+  column = 0;
+  nextNonspace = 0;
+  nextNonspaceColumn = 0;
+  indent = 0;
+  blank = false;
+  constructor(readonly line: string) {}
+  findNextNonspace() {
+    let i = this.offset;
+    let cols = this.column;
+    for (let c = this.line[i]; c === ' ' || c === '\t'; c = this.line[++i]) cols += c === '\t' ? 4 - (cols % 4) : 1;
+    this.blank = i >= this.line.length;
+    this.nextNonspace = i;
+    this.nextNonspaceColumn = cols;
+    this.indent = cols - this.column;
+  }
+  advanceNextNonspace() {
+    this.offset = this.nextNonspace;
+    this.column = this.nextNonspaceColumn;
+  }
+  /** `count` characters on, or with `columns` that many columns (a tab may be part-consumed). */
+  advance(count: number, columns: boolean) {
+    for (let c = this.line[this.offset]; count > 0 && c !== undefined; c = this.line[this.offset]) {
+      if (c === '\t' && columns) {
+        const toTab = 4 - (this.column % 4);
+        const step = Math.min(toTab, count);
+        this.column += step;
+        if (step === toTab) this.offset++;
+        count -= step;
+      } else {
+        this.column += c === '\t' ? 4 - (this.column % 4) : 1;
+        this.offset++;
+        count--;
+      }
+    }
+  }
+  get rest() {
+    return this.line.slice(this.nextNonspace);
+  }
 }
-
-/** A list item's first line: its indentation and marker, and the spaces before its content. */
-const LIST_ITEM = /^([ \t]*(?:[-+*]|\d{1,9}[.)]))([ \t]+)\S/;
-const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 
 /**
  * `text` as Markdown that shows it as written: HTML outside code escaped, code blocks and spans verbatim.
  * `at: 'inline'`: its first line continues a line of the caller's (`# title`, `> error: …`), where no
- * indented code block starts.
+ * block (code, a list, a quote) starts.
  */
 export function markdownText(text: string, at: 'block' | 'inline' = 'block'): string {
   const lines = text.split('\n');
   const out: string[] = [];
-  let prose: string[] = [];
-  // where an indented code block may start: after a blank line, a heading or a fenced block (it cannot interrupt a paragraph)
-  let blockStart = at === 'block';
-  // the content columns of the list items the text is in, innermost last: their code is indented four more
-  const lists: number[] = [];
-  const flush = () => {
-    // code spans do not reach past a blank line (a paragraph's end)
-    if (prose.length)
-      out.push(
-        ...prose
-          .join('\n')
-          .split(/(\n[ \t]*\n)/)
-          .map((p, i) => (i % 2 ? p : escapeInline(p)))
-          .join('')
-          .split('\n'),
-      );
-    prose = [];
+  // the content (past the quotes' and items' markers) of each line of the open paragraph
+  const contents: string[] = [];
+  const stack: Container[] = [];
+  let leaf: Leaf = { kind: 'none' };
+
+  const closeLeaf = () => {
+    if (leaf.kind === 'paragraph') {
+      // code spans reach across the paragraph's lines, not past it
+      const escaped = escapeInline(leaf.lines.map((n) => contents[n] as string).join('\n')).split('\n');
+      leaf.lines.forEach((n, k) => {
+        out[n] = `${out[n]}${escaped[k]}`;
+      });
+    }
+    leaf = { kind: 'none' };
   };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const indent = indentOf(line);
-    if (indent === undefined) {
-      prose.push(line);
-      blockStart = true;
+  /** A block starts in the innermost container: the container now has a child. */
+  const addChild = () => {
+    const inner = stack.at(-1);
+    if (inner?.kind === 'item') inner.hasChild = true;
+  };
+
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n] as string;
+    const c = new Cursor(line);
+    if (n === 0 && at === 'inline') {
+      // a continuation of the caller's line: paragraph text
+      out[n] = '';
+      contents[n] = line;
+      leaf = { kind: 'paragraph', lines: [n] };
       continue;
     }
-    const item = LIST_ITEM.exec(line);
-    // a line less indented than a list item's content, after a blank line, is past that item
-    if (blockStart && !item) while (lists.length && indent < (lists.at(-1) as number)) lists.pop();
-    const codeAt = (lists.at(-1) ?? 0) + 4;
-    if (blockStart && indent >= codeAt) {
-      // an indented code block: to the next line indented less that is not blank, kept as written
-      flush();
-      let end = i;
-      while (end + 1 < lines.length && (indentOf(lines[end + 1] as string) ?? codeAt) >= codeAt) end++;
-      // blank lines after the block are not in it
-      while (end > i && indentOf(lines[end] as string) === undefined) end--;
-      out.push(...lines.slice(i, end + 1));
-      i = end;
-      blockStart = false;
+    // the open containers the line continues
+    let matched = 0;
+    for (const container of stack) {
+      c.findNextNonspace();
+      if (container.kind === 'quote') {
+        if (c.indent >= 4 || line[c.nextNonspace] !== '>') break;
+        c.advanceNextNonspace();
+        c.advance(1, false);
+        if (isSpaceOrTab(line[c.offset])) c.advance(1, true);
+      } else if (c.blank) {
+        // an item that began with a blank line ends at the next blank one
+        if (!container.hasChild) break;
+        c.advanceNextNonspace();
+      } else if (c.indent >= container.column) c.advance(container.column, true);
+      else break;
+      matched++;
+    }
+    const allMatched = matched === stack.length;
+    c.findNextNonspace();
+    // code goes on in the containers it is in
+    if (allMatched && leaf.kind === 'fence') {
+      const close = c.indent <= 3 && /^(?:`{3,}|~{3,})(?=[ \t]*$)/.exec(c.rest)?.[0];
+      out[n] = line;
+      if (close && close[0] === leaf.char && close.length >= leaf.length) leaf = { kind: 'none' };
       continue;
     }
-    if (item) {
-      while (lists.length && indent < (lists.at(-1) as number)) lists.pop();
-      // its content's column: past the marker and its spaces, or one space past the marker when five or more follow (code in the item)
-      const marker = width(item[1] as string);
-      const gap = width(`${item[1]}${item[2]}`) - marker;
-      lists.push(marker + (gap > 4 ? 1 : gap));
-    }
-    const open = FENCE.exec(line);
-    if (!open) {
-      prose.push(line);
-      blockStart = HEADING.test(line);
+    if (allMatched && leaf.kind === 'code' && (c.indent >= 4 || c.blank)) {
+      out[n] = line;
       continue;
     }
-    flush();
-    const mark = open[1] as string;
-    // the block ends at a fence of the same character at least as long (with nothing after it), else at the text's end
-    const closing = new RegExp(`^ {0,3}${mark[0] === '`' ? '`' : '~'}{${mark.length},}[ \\t]*$`);
-    let end = i + 1;
-    while (end < lines.length && !closing.test(lines[end] as string)) end++;
-    out.push(...lines.slice(i, end + 1));
-    i = end;
-    blockStart = true;
+    // a paragraph goes on in the containers matched (lazily past the others) unless a block starts
+    const paragraphMatched = allMatched && leaf.kind === 'paragraph';
+    if (leaf.kind === 'code' || leaf.kind === 'fence') leaf = { kind: 'none' };
+    // the blocks the line starts: containers, then a leaf
+    let opened = false;
+    const openContainer = (container: Container) => {
+      closeLeaf();
+      stack.length = matched;
+      addChild();
+      stack.push(container);
+      matched = stack.length;
+      opened = true;
+    };
+    let started: 'heading' | 'fence' | 'code' | 'setext' | 'break' | undefined;
+    for (;;) {
+      c.findNextNonspace();
+      const tipIsParagraph = leaf.kind === 'paragraph' && !opened;
+      const interruptsParagraph = paragraphMatched && !opened;
+      if (c.indent >= 4) {
+        if (!tipIsParagraph && !c.blank) {
+          c.advance(4, true);
+          started = 'code';
+        }
+        break;
+      }
+      const rest = c.rest;
+      if (rest[0] === '>') {
+        c.advanceNextNonspace();
+        c.advance(1, false);
+        if (isSpaceOrTab(line[c.offset])) c.advance(1, true);
+        openContainer({ kind: 'quote' });
+        continue;
+      }
+      if (ATX_HEADING.test(rest)) started = 'heading';
+      else if (FENCE_OPEN.test(rest)) started = 'fence';
+      else if (interruptsParagraph && SETEXT_UNDERLINE.test(rest)) started = 'setext';
+      else if (THEMATIC_BREAK.test(rest)) started = 'break';
+      if (started) break;
+      const bullet = BULLET.exec(rest)?.[0];
+      const ordered = ORDERED.exec(rest);
+      const marker = bullet ?? (ordered && (!interruptsParagraph || Number(ordered[1]) === 1) ? ordered[0] : undefined);
+      const after = marker === undefined ? undefined : rest[marker.length];
+      if (marker === undefined || !(after === undefined || isSpaceOrTab(after))) break;
+      // an item interrupting a paragraph has text
+      if (interruptsParagraph && !rest.slice(marker.length).trim()) break;
+      const markerOffset = c.indent;
+      c.advanceNextNonspace();
+      c.advance(marker.length, true);
+      const spacesColumn = c.column;
+      const spacesOffset = c.offset;
+      do c.advance(1, true);
+      while (c.column - spacesColumn < 5 && isSpaceOrTab(line[c.offset]));
+      const spaces = c.column - spacesColumn;
+      let padding = marker.length + spaces;
+      if (spaces >= 5 || spaces < 1 || c.offset >= line.length) {
+        // five or more spaces (indented code in the item) or none: the content one space past the marker
+        padding = marker.length + 1;
+        c.column = spacesColumn;
+        c.offset = spacesOffset;
+        if (isSpaceOrTab(line[c.offset])) c.advance(1, true);
+      }
+      openContainer({ kind: 'item', column: markerOffset + padding, hasChild: false });
+    }
+    if (!started && !opened && !allMatched && !c.blank && leaf.kind === 'paragraph') {
+      // a lazy line: the paragraph's, its containers still open
+      out[n] = '';
+      contents[n] = line;
+      leaf.lines.push(n);
+      continue;
+    }
+    if (!opened) stack.length = matched;
+    if (started === 'fence' || started === 'code') {
+      closeLeaf();
+      addChild();
+      out[n] = line;
+      const fence = FENCE_OPEN.exec(c.rest)?.[0] ?? '';
+      leaf = started === 'code' ? { kind: 'code' } : { kind: 'fence', char: fence[0] as string, length: fence.length };
+      continue;
+    }
+    const prefix = line.slice(0, c.offset);
+    const content = line.slice(c.offset);
+    if (started === 'heading' || started === 'break' || started === 'setext') {
+      // a setext underline ends the paragraph above it, now the heading's text
+      closeLeaf();
+      if (started !== 'setext') addChild();
+      out[n] = `${prefix}${escapeInline(content)}`;
+      continue;
+    }
+    if (c.blank) {
+      closeLeaf();
+      out[n] = line;
+      continue;
+    }
+    if (!paragraphMatched || opened) {
+      closeLeaf();
+      addChild();
+      leaf = { kind: 'paragraph', lines: [] };
+    }
+    out[n] = prefix;
+    contents[n] = content;
+    (leaf as { lines: number[] }).lines.push(n);
   }
-  flush();
+  closeLeaf();
   return out.join('\n');
 }

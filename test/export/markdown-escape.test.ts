@@ -6,6 +6,7 @@
  * div. Rendered by marked (a GFM renderer) and read back in chromium as a reader sees it.
  */
 import { createRequire } from 'node:module';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionToMarkdown } from '../../src/export/index.js';
 import { markdownText } from '../../src/export/markdown-escape.js';
@@ -125,6 +126,87 @@ describe('indented code in the Markdown export', () => {
     const html = marked.parse(md);
     expect(codeBlocks(html)).toContain(codeBlocks(marked.parse(INDENTED[0] as string))[0]);
     expect(html).toContain('<h1>&lt;b&gt;indented&lt;/b&gt; title</h1>');
+  });
+});
+
+/** Code in block quotes and list items, where a renderer finds it (CommonMark's containers): each once escaped as text. */
+const CONTAINED = [
+  // a quote's indented code (four past its `> `), a fence in a quote, a quote opening on indented code; a lazy line is text
+  '> quoted <q>\n>\n>     <code in="quote"> &amp;\n\n> ```\n> <fenced in="quote">\n> ```\n\n>     <code opening="quote">\n\n> para <p>\n    <lazy not="code">',
+  // a fence indented four in an item is the item's fence
+  '- item <i>\n\n    ~~~\n    <tilde in="item">\n    ~~~\n\n1.  one <o>\n\n    ```\n    <fenced in="item" a=`b`>\n    ```',
+  // a heading or a thematic break ends a list without a blank line: the code after them is at the top
+  '- a <a>\n# heading <h>\n    <code after="heading">',
+  '- a\n  - b <b>\n---\n    <code after="break">',
+  // quotes and items nested: code four past the innermost content
+  '> - item <i>\n>\n>       <code in="item in quote">\n>\n>   > inner <n>\n>   >\n>   >     <code in="quote in item">',
+];
+
+/** The code blocks marked renders from `text` with no tag or entity in it (`<` and `&` stood in for): the blocks it should find. */
+const codeOfText = (text: string) =>
+  codeBlocks(marked.parse(text.replace(/</g, '\u2039').replace(/&/g, '\uff06'))).map((c) =>
+    (c as string).replace(/\u2039/g, '&lt;').replace(/\uff06/g, '&amp;'),
+  );
+/** The elements of the renderer's own Markdown: any other is a tag of the text. */
+const MARKDOWN_ELEMENTS = /^(p|pre|code|ul|ol|li|h[1-6]|blockquote|hr|em|strong|br)$/;
+
+describe('code in block quotes and list items in the Markdown export', () => {
+  it.each(CONTAINED)('rendered by marked, its code is the text as written and no tag of the text is HTML: %j', (text) => {
+    const escaped = marked.parse(markdownText(text));
+    expect(codeBlocks(escaped)).toEqual(codeBlocks(marked.parse(text)));
+    expect(codeBlocks(escaped).length).toBeGreaterThan(0);
+    expect(codeBlocks(escaped).join('')).not.toContain('&amp;lt;');
+    expect([...elements(escaped)].filter((t) => !MARKDOWN_ELEMENTS.test(t))).toEqual([]);
+  });
+
+  // Generated mixes of paragraphs, fences, indented code, quotes and list items, nested, with tags and entities in
+  // text and code. Compared with the text without tags, as a raw tag at a line's start would open an HTML block in the
+  // raw text's rendering. Tabs only at the top: marked counts a tab after `>` or an item's marker unlike CommonMark.
+  it('keeps every code block of generated Markdown verbatim and escapes every tag outside code', () => {
+    const word = fc.constantFrom(
+      'text',
+      '<div>',
+      '</div>',
+      '<b>x</b>',
+      '<x-y a="1">',
+      '&amp;',
+      '&lt;',
+      'a & b',
+      '`<i>`',
+      '**bold**',
+      'if (a < b)',
+    );
+    const line = fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
+    /** Blocks (nested ones as their lines): blocks in a container are a blank line apart. */
+    const joined = (blocks: string[][]) => blocks.flatMap((b, k) => [...(k ? [''] : []), ...b]);
+    const { block } = fc.letrec<{ block: string[] }>((tie) => ({
+      block: fc.oneof(
+        { depthSize: 'small' },
+        fc.array(line, { minLength: 1, maxLength: 2 }),
+        fc
+          .tuple(fc.constantFrom('```', '~~~', '````'), fc.array(line, { maxLength: 2 }))
+          .map(([fence, lines]) => [fence, ...lines, fence]),
+        fc
+          .tuple(fc.constantFrom('    ', '      '), fc.array(line, { minLength: 1, maxLength: 2 }))
+          .map(([indent, lines]) => lines.map((l) => indent + l)),
+        fc.array(tie('block'), { minLength: 1, maxLength: 2 }).map((bs) => joined(bs).map((l) => (l ? `> ${l}` : '>'))),
+        fc
+          .tuple(fc.constantFrom('- ', '* ', '1. ', '10) ', '-   '), fc.array(tie('block'), { minLength: 1, maxLength: 2 }))
+          .map(([marker, bs]) => joined(bs).map((l, k) => (k === 0 ? marker + l : l ? ' '.repeat(marker.length) + l : ''))),
+      ),
+    }));
+    const topTabCode = fc.array(line, { minLength: 1, maxLength: 2 }).map((lines) => lines.map((l) => `\t${l}`));
+    const text = fc
+      .array(fc.oneof(block, topTabCode), { minLength: 1, maxLength: 3 })
+      .map((blocks) => blocks.map((b) => b.join('\n')).join('\n\n'));
+    fc.assert(
+      fc.property(text, (t) => {
+        const escaped = marked.parse(markdownText(t));
+        expect(codeBlocks(escaped)).toEqual(codeOfText(t));
+        expect([...elements(escaped)].filter((e) => !MARKDOWN_ELEMENTS.test(e))).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
