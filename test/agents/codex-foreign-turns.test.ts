@@ -25,7 +25,7 @@ import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
 import { isCodexInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
-import { chainSession } from '../helpers/sessions.js';
+import { claudeListingSession, imagePrompt, startingWithCompaction } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
 let home: CodexAgentHome;
@@ -41,68 +41,25 @@ afterAll(async () => {
 
 const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
 
-/** A Claude Code session: thinking, a tool call codex has no tool for, two prompts. */
-function claudeSession(firstPrompt: Message = { role: 'user', parts: [{ type: 'text', text: 'list files' }] }) {
-  const m = (x: Message) => x;
-  return chainSession('claude-session', 'claude', home.project, [
-    ['u1', firstPrompt],
-    [
-      'a1',
-      m({
-        role: 'assistant',
-        model: 'claude-x',
-        provider: 'anthropic',
-        parts: [
-          { type: 'thinking', thinking: 'Let me list.', signature: 'sig-1' },
-          { type: 'text', text: 'Listing.' },
-          { type: 'tool_call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
-        ],
-        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-      }),
-    ],
-    ['r1', m({ role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', content: 'a.txt' }] })],
-    [
-      'a2',
-      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'One file: a.txt' }] }),
-    ],
-    ['u2', m({ role: 'user', parts: [{ type: 'text', text: 'thanks' }] })],
-    [
-      'a3',
-      m({ role: 'assistant', model: 'claude-x', provider: 'anthropic', parts: [{ type: 'text', text: 'You are welcome.' }] }),
-    ],
-  ]);
-}
+const claudeSession = (firstPrompt?: Message) => claudeListingSession(home.project, firstPrompt);
 
 /** The Claude Code session after a compaction: it starts with the compaction (and a kept reply). */
-function compactedFirst() {
-  const session = claudeSession();
-  const first = session.entries[0] as Entry;
-  session.entries.unshift({
-    kind: 'compaction',
-    id: 'c0',
-    parentId: null,
-    timestamp: first.timestamp,
-    summary: 'The user asked about the files.',
-  });
-  first.parentId = 'c0';
-  return session;
-}
+const compactedFirst = () => startingWithCompaction(claudeSession(), 'The user asked about the files.');
 
 /** A 1×1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /** The session with an image in its first prompt and a reply of two text parts. */
 function imageAndParts() {
-  const session = claudeSession({
-    role: 'user',
-    parts: [
-      { type: 'text', text: 'what is this?' },
-      { type: 'image', mediaType: 'image/png', data: PNG },
-    ],
-  });
+  const session = claudeSession(imagePrompt(PNG));
   const reply = session.entries[3] as Entry & { kind: 'message' };
   reply.message.parts.push({ type: 'text', text: ' And more.' });
   return session;
+}
+
+/** The session with an image with a detail level in its first prompt (codex's view_image sends one). */
+function imageWithDetail() {
+  return claudeSession(imagePrompt(PNG, { detail: 'high' }));
 }
 
 function historyDb() {
@@ -183,6 +140,7 @@ describe("another agent's session written into codex as codex's turns", () => {
     ['', claudeSession, 2],
     [' (a compaction before its first prompt: a turn of its own)', compactedFirst, 3],
     [' (an image in a prompt, a reply of two text parts)', imageAndParts, 2],
+    [' (an image with a detail level in a prompt)', imageWithDetail, 2],
   ])(
     "codex projects the written rollout as threadbase does, and resumes it with threadbase's context%s",
     async (_name, make, turns) => {
@@ -195,6 +153,7 @@ describe("another agent's session written into codex as codex's turns", () => {
       const bytes = readFileSync(written.path as string);
       const ours = projectRollout(written.id, bytes);
       if (typeof ours === 'string') throw new Error(ours);
+      if (make === imageWithDetail) expect(JSON.stringify(ours.items)).toContain('\\"detail\\":\\"high\\"');
       // codex's own projection of it: threadbase's rows taken away, codex makes its own on a resume
       const db = historyDb();
       for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])

@@ -454,3 +454,55 @@ export function geminiDeclinedSession(opts: { project: string; model: string; to
         ],
   };
 }
+
+/**
+ * A Claude Code session (`claude-session`, of `claude-x`): a prompt (`firstPrompt`, default "list
+ * files"), a reply of thinking, text and a Bash call codex has no tool for (`ls`), its result
+ * ("a.txt"), a text reply, then "thanks" and its reply: what tests of codex's turns write into codex.
+ */
+export function claudeListingSession(project: string, firstPrompt: Message = textMessage('user', 'list files')): Session {
+  const reply = (parts: Message['parts'], extra: Partial<Message> = {}): Message => ({
+    role: 'assistant',
+    model: 'claude-x',
+    provider: 'anthropic',
+    parts,
+    ...extra,
+  });
+  return chainSession('claude-session', 'claude', project, [
+    ['u1', firstPrompt],
+    [
+      'a1',
+      reply(
+        [
+          { type: 'thinking', thinking: 'Let me list.', signature: 'sig-1' },
+          { type: 'text', text: 'Listing.' },
+          { type: 'tool_call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+        ],
+        { usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 } },
+      ),
+    ],
+    ['r1', { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', content: 'a.txt' }] }],
+    ['a2', reply([{ type: 'text', text: 'One file: a.txt' }])],
+    ['u2', textMessage('user', 'thanks')],
+    ['a3', reply([{ type: 'text', text: 'You are welcome.' }])],
+  ]);
+}
+
+/** `session` as after a compaction (`summary`): the compaction `c0` first, at its first entry's time, the old first entry its child. */
+export function startingWithCompaction(session: Session, summary: string): Session {
+  const first = session.entries[0] as Entry;
+  session.entries.unshift({ kind: 'compaction', id: 'c0', parentId: null, timestamp: first.timestamp, summary });
+  first.parentId = 'c0';
+  return session;
+}
+
+/** A prompt "what is this?" with a PNG image of `data` (its `meta`, e.g. codex's `detail`, when given). */
+export function imagePrompt(data: string, meta?: Record<string, unknown>): Message {
+  return {
+    role: 'user',
+    parts: [
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', mediaType: 'image/png', data, ...(meta ? { meta } : {}) },
+    ],
+  };
+}
