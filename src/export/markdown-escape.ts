@@ -21,8 +21,15 @@ function escapeInline(text: string): string {
   let at = 0;
   const ticks = /`+/g;
   for (let m = ticks.exec(text); m; m = ticks.exec(text)) {
-    const run = m[0];
-    const start = m.index;
+    let run = m[0];
+    let start = m.index;
+    // a backslash before a run escapes its first backtick: the span, if any, opens after it
+    const slashes = /\\*$/.exec(text.slice(at, start))?.[0].length ?? 0;
+    if (slashes % 2) {
+      run = run.slice(1);
+      start++;
+      if (!run) continue;
+    }
     // the closing run: the same number of backticks, no more and no less
     const close = new RegExp(`(?<!\`)${run}(?!\`)`, 'g');
     close.lastIndex = start + run.length;

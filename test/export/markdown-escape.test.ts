@@ -67,6 +67,13 @@ describe('markdownText', () => {
     // a code span ends with its paragraph
     expect(markdownText('a ` <b>\n\n<c> `')).toBe('a ` &lt;b>\n\n&lt;c> `');
   });
+
+  it('a backslash before a backtick escapes it: no code span opens there, the tag after it is escaped', () => {
+    expect(markdownText('\\`<b>\\` and `<kept>`')).toBe('\\`&lt;b>\\` and `<kept>`');
+    // the run's other backticks still open one
+    expect(markdownText('\\``<c>` <d>')).toBe('\\``<c>` &lt;d>');
+    expect(markdownText('\\\\`<e>`')).toBe('\\\\`<e>`');
+  });
 });
 
 // marked: the GFM renderer pi's TUI depends on, which passes raw HTML through as GitHub's does
