@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { localCommand } from '../../export/local-command.js';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -26,6 +27,7 @@ import type {
   Session,
   SessionInfo,
 } from '../../model/types.js';
+import { injectedLabel } from '../injected.js';
 import { appendJsonlLines, makeDirectory, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';
 import { branchSummaryField, COPIED_BRANCH_SUMMARY } from '../shared/branch-summary.js';
@@ -798,6 +800,19 @@ function usageRecord(u: NonNullable<Message['usage']>): TokenTotals {
   };
 }
 
+/**
+ * Whether a user message is a prompt the user typed, which codex records with a `user_message` event
+ * (and, paginated, makes a turn of: turns.ts). A message its agent wrote itself (codex's environment
+ * context, Claude Code's `<local-command-caveat>`: injectedLabel) or Claude Code's record of a command
+ * the user ran in Claude Code itself and its output (`<command-name>/compact…`,
+ * `<local-command-stdout>`: localCommand, never sent to the model as a request) gets none, as codex
+ * records the context it injects: the model still gets it, codex lists no turn of its own for it.
+ */
+function isTypedPrompt(m: Message): boolean {
+  if (m.meta?.codexInjected || injectedLabel(m) !== undefined) return false;
+  return localCommand(messageText(m)) === undefined;
+}
+
 /** One entry as rollout lines: its own lines when it came from codex, else encoded from the model. */
 function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextResponseId?: string): JsonObject[] {
   const ts = e.timestamp || fallbackTime;
@@ -817,7 +832,7 @@ function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextRe
         if (enc.item) out.push(line(ts, 'response_item', enc.item));
         if (enc.event) out.push(line(ts, 'event_msg', enc.event));
       }
-      if (m.role === 'user' && !m.meta?.codexInjected) {
+      if (m.role === 'user' && isTypedPrompt(m)) {
         const text = messageText(m);
         if (text) out.push(line(ts, 'event_msg', { type: 'user_message', message: text, images: [] }));
       }

@@ -1,0 +1,105 @@
+/**
+ * A real Claude Code session that ran `/compact` (test/fixtures/claude/real, 2.1.330) written into the
+ * real codex 0.171: Claude Code's notices in a user's place (the `<local-command-caveat>` it adds, its
+ * records of the `/compact` the user ran in Claude Code itself and of its output, a background task's
+ * notification) are no prompt the user typed, so codex's app-server lists no turn of their own for them,
+ * only the user's three prompts (before threadbase, each notice was a turn of a lone userMessage); codex's
+ * own projection of the rollout on a resume is threadbase's, row for row; and the resume sends the
+ * context threadbase gives for it, the notices in it as Claude Code sent them.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaudeDriver } from '../../src/formats/claude/driver.js';
+import { projectRollout } from '../../src/formats/codex/history-projection.js';
+import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
+import { openDatabase } from '../../src/formats/shared/sqlite.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { codexAppServer } from '../helpers/codex-app-server.js';
+import { isCodexInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import '../../src/formats/all.js';
+
+const FIXTURE = join(import.meta.dirname, '../fixtures/claude/real');
+const COMPACTED = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
+
+let home: CodexAgentHome;
+let claudeHome: string;
+
+beforeAll(async () => {
+  home = await setupCodexAgentHome();
+  // codex makes its state and thread history databases on its first run
+  await home.codex(['hello']);
+  claudeHome = mkdtempSync(join(tmpdir(), 'tb-claude-notices-'));
+  cpSync(FIXTURE, join(claudeHome, '.claude'), { recursive: true });
+}, 180_000);
+afterAll(async () => {
+  await home?.close();
+  if (claudeHome) rmSync(claudeHome, { recursive: true, force: true });
+});
+
+type Row = Record<string, unknown>;
+
+function historyDb() {
+  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+  return openDatabase(join(home.codexHome, file as string));
+}
+
+function projection(id: string): { turns: Row[]; items: Row[] } {
+  const db = historyDb();
+  try {
+    return {
+      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
+      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+interface ReadThread {
+  turns: { status: string; items: { type: string; content?: { text?: string }[] }[] }[];
+}
+
+const bare = (items: readonly ResponsesItem[]) =>
+  items.map((it) => {
+    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
+    return rest;
+  });
+
+describe("Claude Code's notices in a session written into codex", () => {
+  it("are no turn of their own to codex's app-server; codex projects and resumes the rollout as threadbase does", async () => {
+    const session = await new ClaudeDriver({ home: claudeHome, env: {} }).getSession(COMPACTED);
+    if (!session) throw new Error('no fixture session');
+    const written = await new CodexDriver(home.env).writeSession(session);
+    const where = { cwd: home.project, home: home.root, codexHome: home.codexHome };
+    const read = (
+      (await codexAppServer(where, [['thread/read', { threadId: written.id, includeTurns: true }]])) as [{ thread: ReadThread }]
+    )[0].thread;
+    const prompts = read.turns.map((t) => t.items.filter((i) => i.type === 'userMessage').map((i) => i.content?.[0]?.text));
+    expect(prompts).toEqual([['RUN: echo hi > out.txt'], ['AGENT: say hello'], ['after compact']]);
+    expect(read.turns[1]?.items.map((i) => i.type)).toContain('contextCompaction');
+
+    const bytes = readFileSync(written.path as string);
+    const ours = projectRollout(written.id, bytes);
+    if (typeof ours === 'string') throw new Error(ours);
+    const db = historyDb();
+    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
+      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
+    db.close();
+    const context = contextToResponses(await new CodexDriver(home.env).getContext(written.id)).input;
+    expect(context.map(itemLine).some((l) => l.includes('<command-name>/compact'))).toBe(true);
+    const probe = 'and now?';
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', written.id, probe]);
+    const req = home.responses.responseRequests().slice(mark).at(-1);
+    if (!req) throw new Error('codex sent no request');
+    const sent = req.input.filter((i) => !isCodexInjected(i));
+    expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
+    expect(bare(sent.slice(0, -1))).toEqual(bare(context));
+    const theirs = projection(written.id);
+    const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;
+    expect(theirs.turns.filter(before)).toEqual(ours.turns);
+    expect(theirs.items.filter(before)).toEqual(ours.items);
+  }, 180_000);
+});
