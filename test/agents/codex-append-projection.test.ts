@@ -13,11 +13,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodexDriver } from '../../src/formats/codex/index.js';
+import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { Entry, Part } from '../../src/model/types.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
+import { isCodexInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 
 let home: CodexAgentHome;
 let driver: CodexDriver;
@@ -58,6 +59,26 @@ function projection(id: string): Projection {
     db.close();
   }
 }
+
+/** The thread's projection rows, every column. */
+function fullRows(id: string): { turns: unknown[]; items: unknown[] } {
+  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+  const db = openDatabase(join(home.codexHome, file as string), { readonly: true });
+  try {
+    return {
+      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id),
+      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+const bare = (items: readonly ResponsesItem[]) =>
+  items.map((it) => {
+    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
+    return rest;
+  });
 
 const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
 async function readTurns(id: string): Promise<unknown[]> {
@@ -137,6 +158,51 @@ describe("threadbase's appends and codex's projection", () => {
       'agentMessage',
     ]);
     expectAtItsRecords(resumed, t.path);
+  }, 120_000);
+
+  it("an appended compaction outside a turn is a turn of its own (its ContextCompaction item) as codex's /compact; codex projects and resumes it as threadbase does", async () => {
+    const t = await codexThread('third thread');
+    const leaf = (await driver.getSession(t.id))?.leafId ?? null;
+    const [question, answer] = exchange() as [Entry, Entry];
+    const compaction: Entry = {
+      id: 'tb-c',
+      parentId: leaf,
+      timestamp: new Date().toISOString(),
+      kind: 'compaction',
+      summary: 'The user started a thread.',
+    };
+    await driver.appendEntries(t.id, [compaction, { ...question, parentId: 'tb-c' }, answer]);
+    const after = projection(t.id);
+    expect(after.items.map((i) => i.item_type)).toEqual([
+      'userMessage',
+      'agentMessage',
+      'contextCompaction',
+      'userMessage',
+      'agentMessage',
+    ]);
+    expectAtItsRecords(after, t.path);
+    const turns = (await readTurns(t.id)) as { items: { type: string }[] }[];
+    expect(turns.slice(1).map((x) => x.items.map((i) => i.type))).toEqual([
+      ['contextCompaction'],
+      ['userMessage', 'agentMessage'],
+    ]);
+    const ours = fullRows(t.id);
+    const context = contextToResponses(await driver.getContext(t.id)).input;
+    // codex's own projection of the rollout: the rows taken away, codex makes them again on a resume
+    const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+    const db = openDatabase(join(home.codexHome, file as string));
+    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
+      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(t.id);
+    db.close();
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', t.id, 'after compaction']);
+    const sent = (home.responses.responseRequests().slice(mark).at(-1)?.input ?? []).filter((i) => !isCodexInjected(i));
+    expect(sent.map(itemLine).at(-1)).toBe('user after compaction');
+    expect(bare(sent.slice(0, -1))).toEqual(bare(context));
+    const theirs = fullRows(t.id);
+    expect(theirs.turns.slice(0, ours.turns.length)).toEqual(ours.turns);
+    expect(theirs.items.slice(0, ours.items.length)).toEqual(ours.items);
+    expect(theirs.turns).toHaveLength(ours.turns.length + 1);
   }, 120_000);
 
   it('an appended exchange not checked as a turn (a reply with a content item that is not output text) is written as before; the projection passes over it', async () => {
