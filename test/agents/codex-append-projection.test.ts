@@ -5,6 +5,8 @@
  *   task_complete: turns.ts), another model's thinking in it too (its agent_reasoning event is no row to
  *   codex), and the projection follows it: its turn and items added, the state at the file's end; codex's
  *   app-server lists it, and codex, resuming, continues the projection from there with its next turn;
+ * - an appended compaction outside a turn is a turn of its own, and an appended reply with another model's refusal part
+ *   an AgentMessage of its text: codex's own projection of the rollout on a resume is threadbase's, the resume sends our context;
  * - an appended exchange whose turn's projection was not checked (a reply with a content item that is not output text) is written as
  *   before (its response items and the legacy user_message / agent_message events outside any turn, which
  *   codex passes over): the projection's state follows to the file's end, its rows unchanged, and codex,
@@ -203,6 +205,37 @@ describe("threadbase's appends and codex's projection", () => {
     expect(theirs.turns.slice(0, ours.turns.length)).toEqual(ours.turns);
     expect(theirs.items.slice(0, ours.items.length)).toEqual(ours.items);
     expect(theirs.turns).toHaveLength(ours.turns.length + 1);
+  }, 120_000);
+
+  it("an appended reply with a refusal part (another model's refusal: text marked refusal) is codex's turn, the refusal its AgentMessage text; codex projects and resumes it as threadbase does", async () => {
+    const t = await codexThread('fourth thread');
+    const [question, answer] = exchange() as [Entry, Entry & { kind: 'message' }];
+    answer.message.parts = [{ type: 'text', text: 'I cannot help with that.', meta: { refusal: true } }];
+    await driver.appendEntries(t.id, [question, answer]);
+    const after = projection(t.id);
+    expect(after.items.map((i) => i.item_type)).toEqual(['userMessage', 'agentMessage', 'userMessage', 'agentMessage']);
+    expectAtItsRecords(after, t.path);
+    const turns = (await readTurns(t.id)) as { items: { type: string; text?: string }[] }[];
+    expect(turns.at(-1)?.items.map((i) => [i.type, i.text ?? ''])).toEqual([
+      ['userMessage', ''],
+      ['agentMessage', 'I cannot help with that.'],
+    ]);
+    const ours = fullRows(t.id);
+    const context = contextToResponses(await driver.getContext(t.id)).input;
+    const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
+    const db = openDatabase(join(home.codexHome, file as string));
+    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
+      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(t.id);
+    db.close();
+    const mark = home.responses.responseRequests().length;
+    await home.codex(['resume', t.id, 'after refusal']);
+    const sent = (home.responses.responseRequests().slice(mark).at(-1)?.input ?? []).filter((i) => !isCodexInjected(i));
+    expect(sent.map(itemLine).slice(-2)).toEqual(['assistant I cannot help with that.', 'user after refusal']);
+    // codex injects its context again (developer instructions, environment) on a resume
+    expect(bare(sent.slice(0, -1))).toEqual(bare(context.filter((i) => !isCodexInjected(i))));
+    const theirs = fullRows(t.id);
+    expect(theirs.turns.slice(0, ours.turns.length)).toEqual(ours.turns);
+    expect(theirs.items.slice(0, ours.items.length)).toEqual(ours.items);
   }, 120_000);
 
   it('an appended exchange not checked as a turn (a reply with a content item that is not output text) is written as before; the projection passes over it', async () => {
