@@ -13,7 +13,7 @@ import { REJECTED_TOOL_RESULT } from '../../src/formats/claude/denials.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
-import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { type AnthropicRequest, sentToolResults } from '../helpers/anthropic-standin.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
@@ -48,9 +48,6 @@ async function ourContext(id: string): Promise<Msg[]> {
   return conversation((JSON.parse(r.out) as { messages: Msg[] }).messages);
 }
 
-const resultBlocks = (msgs: Msg[]) =>
-  msgs.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
-
 async function resultPart(id: string): Promise<ToolResultPart> {
   const [part] = toolResultsOf(await new ClaudeDriver(home.env).getSession(id));
   if (!part) throw new Error(`no result in ${id}`);
@@ -65,7 +62,7 @@ describe('refused calls and the real Claude Code', () => {
     expect(part.meta?.refused).toBe(true);
     const ours = await ourContext(run.session_id);
     const sent = await resume(run.session_id, 'probe own denial');
-    const [block] = resultBlocks(sent);
+    const [block] = sentToolResults(sent);
     expect(block).toMatchObject({ type: 'tool_result', is_error: true });
     expect(String(block?.content)).toContain('needs approval');
     expect(sent).toEqual(ours);
@@ -84,7 +81,7 @@ describe('refused calls and the real Claude Code', () => {
     expect(part.content).toBe(REJECTED_TOOL_RESULT);
     const ours = await ourContext(info.id);
     const sent = await resume(info.id, 'probe gemini refusal');
-    const [block] = resultBlocks(sent);
+    const [block] = sentToolResults(sent);
     expect(block).toEqual({
       type: 'tool_result',
       tool_use_id: block?.tool_use_id,

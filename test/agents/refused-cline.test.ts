@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import { shellQuote } from '../../src/formats/shared/shell.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import { type AnthropicBlock, type AnthropicMessage, type AnthropicRequest, textOf } from '../helpers/anthropic-standin.js';
+import {
+  type AnthropicBlock,
+  type AnthropicMessage,
+  type AnthropicRequest,
+  sentToolResults,
+  textOf,
+} from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   CLINE_BIN,
@@ -178,8 +184,7 @@ describe('refused calls and the real cline', () => {
     expect(sentResults(sent)).toEqual([aborted]);
     expect(ctx.messages.flatMap(items)).toEqual(sent);
     // sent as no error, as our context has it
-    const isError = (ms: AnthropicMessage[]) =>
-      ms.flatMap((m) => blocksOf(m).filter((b) => b.type === 'tool_result')).map((b) => b.is_error ?? false);
+    const isError = (ms: AnthropicMessage[]) => sentToolResults(ms).map((b) => b.is_error ?? false);
     expect(isError(request.messages)).toEqual([false]);
     expect(isError(ctx.messages)).toEqual([false]);
   }, 180_000);

@@ -10,6 +10,7 @@ import { KiloDriver } from '../../src/formats/kilo/index.js';
 import { REJECTED_TOOL_ERROR } from '../../src/formats/opencode/denials.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import type { AgentHome } from '../helpers/agents.js';
+import { sentToolResults } from '../helpers/anthropic-standin.js';
 import { KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
@@ -49,7 +50,7 @@ describe('refused calls and the real Kilo CLI', () => {
     expect([back?.content, back?.meta?.refused]).toEqual([REJECTED_TOOL_ERROR, true]);
     await runKilo(home, ['run', '-m', KILO_MODEL, '-s', info.id, 'probe-kilo-refusal']);
     const sent = kiloRequestEndingWith(home, 'probe-kilo-refusal').messages;
-    const blocks = sent.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
+    const blocks = sentToolResults(sent);
     expect(blocks.map((b) => [b.content, b.is_error])).toEqual([[REJECTED_TOOL_ERROR, true]]);
   }, 120_000);
 });

@@ -15,7 +15,7 @@ import { ABORTED_TOOL_ERROR, REJECTED_TOOL_ERROR } from '../../src/formats/openc
 import { OpenCodeDriver } from '../../src/formats/opencode/index.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
-import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { type AnthropicRequest, sentToolResults } from '../helpers/anthropic-standin.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
@@ -57,9 +57,6 @@ async function results(id: string): Promise<ToolResultPart[]> {
   return toolResultsOf(await driver.getSession(id));
 }
 
-const sentResults = (msgs: AnthropicRequest['messages']) =>
-  msgs.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
-
 describe('refused calls and the real OpenCode', () => {
   it('a call a deny rule stopped reads as refused and is resumed as threadbase says', async () => {
     await runOpencode(home, ['run', '-m', OPENCODE_MODEL, 'RUN: touch made.txt']);
@@ -83,7 +80,7 @@ describe('refused calls and the real OpenCode', () => {
     ]);
     const ours = withoutCacheControl(contextToAnthropic(await driver.getContext(info.id)).messages);
     const sent = await resumed(info.id, 'probe-gemini-refusal');
-    expect(sentResults(sent).map((b) => [b.content, b.is_error])).toEqual([
+    expect(sentToolResults(sent).map((b) => [b.content, b.is_error])).toEqual([
       [REJECTED_TOOL_ERROR, true],
       [ABORTED_TOOL_ERROR, true],
     ]);

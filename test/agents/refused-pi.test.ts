@@ -13,7 +13,7 @@ import { ABORTED_TOOL_RESULT, BLOCKED_BY_USER } from '../../src/formats/pi/denia
 import { PiDriver } from '../../src/formats/pi/driver.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, runPi, setupAgentHome } from '../helpers/agents.js';
-import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { type AnthropicRequest, sentToolResults } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
@@ -64,8 +64,6 @@ async function results(id: string): Promise<ToolResultPart[]> {
   return toolResultsOf(await driver.getSession(id));
 }
 
-const sentResults = (msgs: ReturnType<typeof wire>) => msgs.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
-
 describe('refused calls and the real pi', () => {
   it("a call pi's permission gate blocked reads as refused and is resumed as threadbase says", async () => {
     const gate = join(home.root, 'gate.ts');
@@ -82,7 +80,9 @@ describe('refused calls and the real pi', () => {
     expect(result?.meta?.refused).toBe(true);
     const ours = wire((await ourContext(listed.id)).messages);
     const sent = await resumed(listed.path, 'probe own block');
-    expect(sentResults(sent).map((b) => [b.content, b.is_error])).toEqual([[[{ type: 'text', text: BLOCKED_BY_USER }], true]]);
+    expect(sentToolResults(sent).map((b) => [b.content, b.is_error])).toEqual([
+      [[{ type: 'text', text: BLOCKED_BY_USER }], true],
+    ]);
     expect(sent).toEqual(ours);
   }, 120_000);
 
@@ -97,7 +97,7 @@ describe('refused calls and the real pi', () => {
     const ours = wire((await ourContext(info.id)).messages);
     if (!info.path) throw new Error('no path');
     const sent = await resumed(info.path, 'probe gemini refusal');
-    expect(sentResults(sent).map((b) => [b.content, b.is_error])).toEqual([
+    expect(sentToolResults(sent).map((b) => [b.content, b.is_error])).toEqual([
       [[{ type: 'text', text: BLOCKED_BY_USER }], true],
       [[{ type: 'text', text: ABORTED_TOOL_RESULT }], true],
     ]);

@@ -19,7 +19,7 @@ import { resultText } from '../../src/model/tree.js';
 import type { Message, ToolResultPart } from '../../src/model/types.js';
 import { anthropicRequestItems, contextItems } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
-import type { AnthropicBlock, AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
+import { type AnthropicBlock, type AnthropicRequest, type Rule, sentToolResults } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, textOf } from '../helpers/conversions.js';
 import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
 import { chainSession, declinedResult, textMessage, toolResultsOf } from '../helpers/sessions.js';
@@ -61,10 +61,7 @@ async function resumed(id: string, probe: string): Promise<{ items: string[]; se
   const sent = requestEndingWith(home, probe).messages;
   const items = requestItems(sent);
   expect(items.at(-1)).toBe(`user:${probe}`);
-  const sentResults = sent.flatMap((m) =>
-    typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result'),
-  );
-  return { items: items.slice(0, -1), sentResults };
+  return { items: items.slice(0, -1), sentResults: sentToolResults(sent) };
 }
 
 describe('refused calls and the real Qwen Code', () => {

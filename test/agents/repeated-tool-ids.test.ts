@@ -11,6 +11,7 @@ import { convertSessionAll } from '../../src/convert/session.js';
 import type { ToolCallPart } from '../../src/model/types.js';
 import { type AgentHome, createOpencodeDatabase, setupAgentHome } from '../helpers/agents.js';
 import '../../src/formats/all.js';
+import { sentToolResults } from '../helpers/anthropic-standin.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { type AnthropicAgent, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
 import { repeatedToolIdSession, toolResultsOf } from '../helpers/sessions.js';
@@ -45,7 +46,7 @@ describe('tool-call ids repeated across turns, resumed by the real agent', () =>
         const result = blocksOf(sent[i + 1]?.content).find((b) => b.type === 'tool_result');
         expect(result?.tool_use_id).toBe(call.id);
       }
-      const results = sent.flatMap((m) => blocksOf(m.content).filter((b) => b.type === 'tool_result'));
+      const results = sentToolResults(sent);
       expect(results.map((b) => JSON.stringify(b.content))).toEqual(
         ['out 1', 'out 2', 'out 3'].map((t) => expect.stringContaining(t)),
       );

@@ -15,6 +15,7 @@ import { conversionLosses } from '../../src/convert/losses.js';
 import { clineDeclinedMark } from '../../src/formats/cline/denials.js';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { sentToolResults } from '../helpers/anthropic-standin.js';
 import { GEMINI_CANCELLED_TEXT, GEMINI_REFUSED_TEXT, geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 const FIXTURE = resolve('test/fixtures/cline/denied-3.0.65/data');
@@ -70,9 +71,7 @@ describe("a command Cline's user stopped while it ran (real 3.0.65)", () => {
     expect(result?.isError).toBeFalsy();
     expect(result?.meta?.refused).toBeUndefined();
     // the context sends it as recorded, no error, as before the mark
-    const sent = contextToAnthropic(await driver.getContext(ABORTED_ID)).messages.flatMap((m) =>
-      typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result'),
-    );
+    const sent = sentToolResults(contextToAnthropic(await driver.getContext(ABORTED_ID)).messages);
     expect(sent).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_standin_0001', content: JSON.stringify(ABORTED_RECORD) }]);
     // copied into Cline: its own record, not reworded as a call not run, and no loss said
     const home = await fs.mkdtemp(join(tmpdir(), 'tb-cline-aborted-'));
@@ -82,7 +81,7 @@ describe("a command Cline's user stopped while it ran (real 3.0.65)", () => {
     const doc = JSON.parse(await fs.readFile(info.path as string, 'utf8')) as {
       messages: { content: { type: string; content?: unknown; is_error?: boolean }[] }[];
     };
-    const written = doc.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
+    const written = sentToolResults(doc.messages);
     expect(written.map((b) => [b.content, b.is_error])).toEqual([[ABORTED_RECORD, undefined]]);
     expect(marks(toolResultsOf(await copy.getSession(info.id)))).toEqual([
       [JSON.stringify(ABORTED_RECORD), undefined, undefined, true],
@@ -116,7 +115,7 @@ describe("another agent's refused and cancelled calls written into Cline", () =>
     const doc = JSON.parse(await fs.readFile(info.path as string, 'utf8')) as {
       messages: { content: { type: string; content?: unknown; is_error?: boolean }[] }[];
     };
-    const written = doc.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
+    const written = sentToolResults(doc.messages);
     expect(written.map((b) => [b.content, b.is_error])).toEqual([
       [REJECTED, true],
       [NOT_EXECUTED, true],

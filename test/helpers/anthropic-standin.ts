@@ -56,6 +56,13 @@ function blocksOf(m: AnthropicMessage | undefined): AnthropicBlock[] {
   return typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
 }
 
+/** The tool_result blocks of messages in the Messages API's shape, in order (none of a message whose content is a string). */
+export function sentToolResults(messages: readonly { content: unknown }[]): AnthropicBlock[] {
+  return messages.flatMap((m) =>
+    Array.isArray(m.content) ? (m.content as AnthropicBlock[]).filter((b) => b.type === 'tool_result') : [],
+  );
+}
+
 /** Text of the blocks of a message, tool results included. */
 export function textOf(m: AnthropicMessage | undefined): string {
   return blocksOf(m)
