@@ -6,7 +6,7 @@
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,11 +17,7 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { copilotOfflineEnv } from '../helpers/agents.js';
 import { type AnthropicMessage, type StandIn, startAnthropicStandIn, textOf } from '../helpers/anthropic-standin.js';
-
-const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
-const SKIP = BIN
-  ? false
-  : 'no copilot binary: node_modules/.bin/copilot (devDependency @github/copilot) or $THREADBASE_COPILOT_BIN';
+import { COPILOT_SKIP } from '../helpers/copilot.js';
 
 const WITH_RUN = 'f99f5ed3-753c-4039-b5b4-94f890e7fd56';
 const RUN = 'dbc5e332-8b80-4a98-a522-e470049ee15a';
@@ -31,7 +27,7 @@ let env: DriverEnv;
 let standIn: StandIn;
 
 beforeAll(async () => {
-  if (SKIP) return;
+  if (COPILOT_SKIP) return;
   dir = await fs.mkdtemp(join(tmpdir(), 'tb-copilot-run-resume-'));
   await fs.cp('test/fixtures/copilot/real-1.0.102/.copilot', join(dir, '.copilot'), { recursive: true });
   // the session's project here (the resume command goes there first)
@@ -64,7 +60,7 @@ async function runPrinted(command: string, probe: string): Promise<{ code: numbe
 
 const plain = (m: AnthropicMessage) => ({ role: m.role, text: textOf(m) });
 
-describe.skipIf(SKIP)("a Copilot CLI run's resume command", () => {
+describe.skipIf(COPILOT_SKIP)("a Copilot CLI run's resume command", () => {
   it('resumes the session that holds the run (its main chain sent); the run id alone Copilot CLI refuses', async () => {
     const sources = new Sources(env);
     const driver = sources.driver('copilot');

@@ -15,9 +15,9 @@
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -27,16 +27,19 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { copilotOfflineEnv } from '../helpers/agents.js';
-import { type AnthropicBlock, type AnthropicMessage, type StandIn, startAnthropicStandIn } from '../helpers/anthropic-standin.js';
+import {
+  type AnthropicBlock,
+  type AnthropicMessage,
+  type StandIn,
+  sentToolResults,
+  startAnthropicStandIn,
+} from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
+import { COPILOT_BIN, COPILOT_SKIP, plainTextResults } from '../helpers/copilot.js';
 import { messageEntry, ONE_PIXEL_PNG } from '../helpers/sessions.js';
 import { subAgentTree, withTask } from '../helpers/sub-agents.js';
 
 const run = promisify(execFile);
-const BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find((p) => p && existsSync(p));
-const SKIP = BIN
-  ? false
-  : 'no copilot binary: node_modules/.bin/copilot (devDependency @github/copilot) or $THREADBASE_COPILOT_BIN';
 
 const PI_ID = '01a204a9-a834-77e0-b180-e676a5436126';
 /** Claude Code's real session that ran a sub-agent (its Agent call) and compacted after it, and that call. */
@@ -53,7 +56,7 @@ let project: string;
 let standIn: StandIn;
 
 beforeAll(async () => {
-  if (SKIP) return;
+  if (COPILOT_SKIP) return;
   dir = await fs.mkdtemp(join(tmpdir(), 'tb-copilot-agent-'));
   project = join(dir, 'proj');
   await fs.mkdir(project, { recursive: true });
@@ -89,25 +92,11 @@ afterAll(async () => {
 
 /** `copilot --resume=<id> -p <prompt>` in the project, offline against the stand-in. */
 async function resume(id: string, prompt: string): Promise<void> {
-  await run(BIN as string, [`--resume=${id}`, '-p', prompt, '--allow-all-tools', '--no-auto-update'], {
+  await run(COPILOT_BIN as string, [`--resume=${id}`, '-p', prompt, '--allow-all-tools', '--no-auto-update'], {
     cwd: project,
     timeout: 180_000,
     env: copilotOfflineEnv(dir, standIn.url),
   });
-}
-
-/** A message as sent, without what only steers caching. */
-function plain(m: AnthropicMessage): AnthropicMessage {
-  const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-  return {
-    role: m.role,
-    content: blocks.map(({ cache_control: _c, ...b }) => {
-      // a tool result's text is sent as a string, or as one text block
-      if (b.type === 'tool_result' && Array.isArray(b.content) && b.content.length === 1 && b.content[0]?.type === 'text')
-        return { ...b, content: b.content[0].text };
-      return b;
-    }),
-  };
 }
 
 /** The messages the resume sent before its probe, and what threadbase's context of the written session says. */
@@ -117,7 +106,7 @@ async function sentAndExpected(id: string, probe: string) {
   const requests = standIn.messageRequests().slice(before);
   const first = requests[0];
   expect(first, 'the resume made a request').toBeDefined();
-  const sent = (first?.messages ?? []).map(plain);
+  const sent = (first?.messages ?? []).map(plainTextResults);
   const last = sent.pop();
   expect(JSON.stringify(last)).toContain(probe);
   return { sent, requests };
@@ -127,7 +116,9 @@ async function expectedOf(id: string): Promise<AnthropicMessage[]> {
   const sources = new Sources(env);
   try {
     // the driver's context is Copilot CLI's resume context (src/formats/copilot/context.ts)
-    return (contextToAnthropic(await sources.driver('copilot').getContext(id)).messages as AnthropicMessage[]).map(plain);
+    return (contextToAnthropic(await sources.driver('copilot').getContext(id)).messages as AnthropicMessage[]).map(
+      plainTextResults,
+    );
   } finally {
     await sources.close();
   }
@@ -139,7 +130,7 @@ interface Written {
   path: string;
 }
 
-describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
+describe.skipIf(COPILOT_SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
   it('a pi session converted with `convert --to copilot`: every turn, call and result sent as threadbase says', async () => {
     const w = JSON.parse(
       await runCliOk(env, ['convert', PI_ID, '--source', 'pi', '--to', 'copilot', '--project', project, '--json']),
@@ -237,7 +228,7 @@ describe.skipIf(SKIP)('Copilot CLI resumes sessions threadbase wrote', () => {
     expect(first.find((b) => b.type === 'image')).toMatchObject({
       source: { type: 'base64', media_type: 'image/png', data: ONE_PIXEL_PNG },
     });
-    const results = sent.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    const results = sentToolResults(sent);
     // Copilot CLI sends a failed result's error message, without an error flag
     expect(results.map((r) => [r.tool_use_id, r.content, r.is_error])).toEqual([
       ['toolu_err1', 'exit 1', undefined],

@@ -13,8 +13,8 @@ import { conversionLosses } from '../../src/convert/losses.js';
 import '../../src/formats/all.js';
 import { COPILOT_INTERRUPTED, COPILOT_REJECTED, copilotDeclinedMark } from '../../src/formats/copilot/denials.js';
 import { CopilotDriver, encodeCopilotEvents } from '../../src/formats/copilot/index.js';
-import type { Message, Session, ToolResultPart } from '../../src/model/types.js';
-import { chainSession, declinedResult, textMessage, toolResultsOf } from '../helpers/sessions.js';
+import type { Session, ToolResultPart } from '../../src/model/types.js';
+import { declinedCallsSession, declinedResult, toolResultsOf } from '../helpers/sessions.js';
 
 const BY_RULE = 'Permission to run this tool was denied due to the following rules: `shell(touch)`';
 const NO_APPROVER =
@@ -93,22 +93,7 @@ describe('Copilot CLI: reading refused and cancelled calls', () => {
 describe('Copilot CLI: writing refused and cancelled calls', () => {
   const declined = (callId: string, content: string, mark: 'refused' | 'cancelled') =>
     declinedResult(callId, 'bash', content, mark);
-  const session = (results: ToolResultPart[]): Session => {
-    const messages: [string, Message][] = [
-      ['c1', textMessage('user', 'make files')],
-      [
-        'c2',
-        {
-          role: 'assistant',
-          model: 'claude-sonnet-4.5',
-          parts: results.map((r) => ({ type: 'tool_call' as const, id: r.callId, name: 'bash', input: { command: 'touch' } })),
-        },
-      ],
-      ['c3', { role: 'tool', parts: results }],
-      ['c4', textMessage('assistant', 'Nothing was made.', { model: 'claude-sonnet-4.5' })],
-    ];
-    return chainSession('declined', 'claude', '/tmp/p', messages);
-  };
+  const session = (results: ToolResultPart[]): Session => declinedCallsSession('/tmp/p', results, 'claude-sonnet-4.5');
   const completions = (s: Session) =>
     encodeCopilotEvents(s, { sessionId: '11111111-1111-4111-8111-111111111111' })
       .records.filter((r) => r.type === 'tool.execution_complete')

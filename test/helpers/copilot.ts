@@ -25,7 +25,9 @@ const run = promisify(execFile);
 export const COPILOT_BIN = [resolve('node_modules/.bin/copilot'), process.env.THREADBASE_COPILOT_BIN ?? ''].find(
   (p) => p && existsSync(p),
 );
-export const COPILOT_SKIP = COPILOT_BIN ? false : 'no copilot binary: node_modules/.bin/copilot or $THREADBASE_COPILOT_BIN';
+export const COPILOT_SKIP = COPILOT_BIN
+  ? false
+  : 'no copilot binary: node_modules/.bin/copilot (devDependency @github/copilot) or $THREADBASE_COPILOT_BIN';
 /** The model copilotOfflineEnv names. */
 export const COPILOT_MODEL = 'claude-sonnet-4.5';
 
@@ -67,6 +69,19 @@ export function runCopilot(h: CopilotHome, args: string[]): Promise<{ stdout: st
 export function plainMessage(m: AnthropicMessage): AnthropicMessage {
   const blocks: AnthropicBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
   return { role: m.role, content: blocks.map(({ cache_control: _c, ...b }) => b) };
+}
+
+/** plainMessage, and a tool result of one text as that text: Copilot CLI sends one either way. */
+export function plainTextResults(m: AnthropicMessage): AnthropicMessage {
+  const { role, content } = plainMessage(m);
+  return {
+    role,
+    content: (content as AnthropicBlock[]).map((b) =>
+      b.type === 'tool_result' && Array.isArray(b.content) && b.content.length === 1 && b.content[0]?.type === 'text'
+        ? { ...b, content: b.content[0].text }
+        : b,
+    ),
+  };
 }
 
 /**

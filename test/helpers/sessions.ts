@@ -416,6 +416,25 @@ export function declinedResult(callId: string, name: string, content: string, ma
 }
 
 /**
+ * A Claude Code session (`declined`, of `model`) whose bash calls (`touch <call id>`, one a result)
+ * did not run: "make files", an assistant message of the calls, a message of `results`, "Nothing was made.".
+ */
+export function declinedCallsSession(project: string, results: ToolResultPart[], model: string): Session {
+  const calls = results.map((r) => ({
+    type: 'tool_call' as const,
+    id: r.callId,
+    name: 'bash',
+    input: { command: `touch ${r.callId}` },
+  }));
+  return chainSession('declined', 'claude', project, [
+    ['c1', textMessage('user', 'make files')],
+    ['c2', { role: 'assistant', model, parts: calls }],
+    ['c3', { role: 'tool', parts: results }],
+    ['c4', textMessage('assistant', 'Nothing was made.', { model })],
+  ]);
+}
+
+/**
  * A Gemini CLI session whose calls the user declined, as the Gemini reader marks them (`refused`,
  * `cancelled`): with `cancelledToo`, a refused `touch call_a` and a cancelled `touch call_b` ("make two
  * files"); else one refused `touch x` ("make the file x"). Every agent's writer turns the marks into
