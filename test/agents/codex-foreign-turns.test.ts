@@ -21,10 +21,10 @@ import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.j
 import { Sources } from '../../src/formats/registry.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { Entry, Message } from '../../src/model/types.js';
-import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { isCodexInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import { itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import { claudeListingSession, imagePrompt, startingWithCompaction } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
@@ -166,11 +166,7 @@ describe("another agent's session written into codex as codex's turns", () => {
       expect(bare(printed.input)).toEqual(bare(context));
 
       const probe = 'and now?';
-      const mark = home.responses.responseRequests().length;
-      await home.codex(['resume', written.id, probe]);
-      const req = home.responses.responseRequests().slice(mark).at(-1);
-      if (!req) throw new Error('codex sent no request');
-      const sent = req.input.filter((i) => !isCodexInjected(i));
+      const sent = await resumedByCodex(home, written.id, probe);
       expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
       expect(bare(sent.slice(0, -1))).toEqual(bare(context));
 
@@ -210,9 +206,7 @@ describe("another agent's session written into codex as codex's turns", () => {
     expect(read.turns.at(-1)?.items.map((i) => i.text ?? '')).toEqual(['', 'Sure.']);
     expect(projection(written.id).state?.next_rollout_byte_offset).toBe(readFileSync(written.path as string).length);
     // codex resumes it with the appended exchange in its context
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', written.id, 'last one']);
-    const sent = (home.responses.responseRequests().slice(mark).at(-1)?.input ?? []).filter((i) => !isCodexInjected(i));
+    const sent = await resumedByCodex(home, written.id, 'last one');
     expect(sent.map(itemLine).slice(-3)).toEqual(['user one more', 'assistant Sure.', 'user last one']);
     expect(shape(await readThread(written.id)).at(-1)?.[0]).toBe('completed');
   }, 180_000);

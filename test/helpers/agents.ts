@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn } from './anthropic-standin.js';
-import { type ResponsesRule, type ResponsesStandIn, startResponsesStandIn } from './openai-responses-standin.js';
+import {
+  isCodexInjected,
+  type ResponsesItem,
+  type ResponsesRule,
+  type ResponsesStandIn,
+  startResponsesStandIn,
+} from './openai-responses-standin.js';
 
 export const CLAUDE_BIN = resolve('node_modules/.bin/claude');
 export const PI_BIN = resolve('node_modules/.bin/pi');
@@ -427,6 +433,15 @@ export async function setupCodexAgentHome(
       await home.close();
     },
   };
+}
+
+/** `codex exec resume <id> <probe>`: the input of the last request codex sent for it, without what codex adds itself (isCodexInjected). */
+export async function resumedByCodex(home: CodexAgentHome, id: string, probe: string): Promise<ResponsesItem[]> {
+  const mark = home.responses.responseRequests().length;
+  await home.codex(['resume', id, probe]);
+  const req = home.responses.responseRequests().slice(mark).at(-1);
+  if (!req) throw new Error('codex sent no request');
+  return req.input.filter((i) => !isCodexInjected(i));
 }
 
 /** OpenCode creates its database (which `convert --to opencode` writes into) when it first runs: a `session list` does. */
