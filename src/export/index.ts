@@ -10,6 +10,7 @@ import { recordedImage } from '../convert/image-data.js';
 import { partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
+import { type LocalCommand, localCommand } from '../formats/claude/local-command.js';
 import { injectedLabel } from '../formats/injected.js';
 import { namedCall, sideChainChildren } from '../model/side-chains.js';
 import { prefixOf } from '../model/text.js';
@@ -34,7 +35,6 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
-import { type LocalCommand, localCommand } from './local-command.js';
 import { markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
 

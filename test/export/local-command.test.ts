@@ -3,13 +3,13 @@
  * records as user text in its own tags (`<command-name>/compact</command-name><command-message>…`,
  * `<local-command-stdout>…`), are shown in the export as the viewer shows them: the command line and
  * its output as code, not the tagged text. Before, the HTML page and the Markdown showed the tags.
- * The viewer and the export read them with one function (src/export/local-command.ts), which the
+ * The viewer and the export read them with one function (src/formats/claude/local-command.ts), which the
  * viewer loads as its asset `local-command.js`. On the session real Claude Code wrote, exported
  * through the CLI from a temp home, and the page read in chromium.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localCommand } from '../../src/export/local-command.js';
+import { localCommand } from '../../src/formats/claude/local-command.js';
 import { createWebApp, LOCAL_COMMAND_ASSET } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { type Browser, launchBrowser, skipBrowser } from '../e2e/browser.js';

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { localCommand } from '../../export/local-command.js';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -27,6 +26,7 @@ import type {
   Session,
   SessionInfo,
 } from '../../model/types.js';
+import { localCommand } from '../claude/local-command.js';
 import { injectedLabel } from '../injected.js';
 import { appendJsonlLines, makeDirectory, toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText } from '../shared/base.js';

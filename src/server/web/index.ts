@@ -10,8 +10,8 @@ import escapeHtml from 'escape-html';
 import { type Env, Hono } from 'hono';
 import { declinedMarkOf, declinedWords } from '../../convert/declined.js';
 import { imageData, recordedImage } from '../../convert/image-data.js';
-import { localCommand } from '../../export/local-command.js';
 import { readableJson } from '../../export/readable-json.js';
+import { localCommand } from '../../formats/claude/local-command.js';
 import { type WebDataRoutesOptions, webDataRoutes } from './data-routes.js';
 
 export { WebData } from './data.js';
@@ -68,7 +68,10 @@ function loadAssets(): Map<string, string> {
     if (CONTENT_TYPES[extname(name)]) files.set(name, readFileSync(join(dir, name), 'utf8'));
   }
   files.set(READABLE_JSON_ASSET, functionModule({ readableJson: { fn: readableJson, source: 'src/export/readable-json.ts' } }));
-  files.set(LOCAL_COMMAND_ASSET, functionModule({ localCommand: { fn: localCommand, source: 'src/export/local-command.ts' } }));
+  files.set(
+    LOCAL_COMMAND_ASSET,
+    functionModule({ localCommand: { fn: localCommand, source: 'src/formats/claude/local-command.ts' } }),
+  );
   files.set(
     DECLINED_ASSET,
     functionModule({

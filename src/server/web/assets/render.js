@@ -3,7 +3,7 @@
 // readable-json.js is no file here: the server makes it from src/export/readable-json.ts, which the HTML export uses too
 
 // declined.js, image-data.js and local-command.js too: made from src/convert/declined.ts,
-// src/convert/image-data.ts and src/export/local-command.ts, which the export uses
+// src/convert/image-data.ts and src/formats/claude/local-command.ts, which the export uses
 import { declinedMarkOf, declinedWords } from './declined.js';
 import { recordedImage } from './image-data.js';
 import { localCommand } from './local-command.js';

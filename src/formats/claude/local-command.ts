@@ -1,5 +1,5 @@
 /**
- * localCommand, the one source of it: the HTML and Markdown export call it, and the web viewer's
+ * localCommand, the one source of it (Claude Code's record of a local command): the HTML and Markdown export and codex's writer call it, and the web viewer's
  * asset `local-command.js` is this function's own code (functionModule in src/server/web/index.ts), as readable-json.js is.
  * It must stay self-contained: no imports and nothing from outside its body.
  */
