@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { resumeContextOf } from '../../src/model/resume.js';
 import type { Message, ToolResultPart } from '../../src/model/types.js';
-import { chainSession } from '../helpers/sessions.js';
+import { chainSession, toolResultsIn } from '../helpers/sessions.js';
 
 const OUTDATED = '[outdated - see the latest file content]';
 const big = 'x'.repeat(10_000);
@@ -49,7 +49,7 @@ function readsSession(queries: string[]): ReturnType<typeof chainSession> {
 function sentResults(session: ReturnType<typeof chainSession>): ToolResultPart[] {
   const build = resumeContextOf('cline');
   if (!build) throw new Error('no Cline context');
-  return build(session).messages.flatMap((m) => m.parts.filter((p): p is ToolResultPart => p.type === 'tool_result'));
+  return toolResultsIn(build(session).messages);
 }
 const resultValue = (p: ToolResultPart | undefined): string => {
   const [entry] = JSON.parse(String(p?.content)) as { result: string }[];

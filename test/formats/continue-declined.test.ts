@@ -13,7 +13,7 @@ import '../../src/formats/all.js';
 import { conversionLosses } from '../../src/convert/losses.js';
 import { ContinueDriver, continueContext } from '../../src/formats/continue/index.js';
 import type { Session, ToolResultPart } from '../../src/model/types.js';
-import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
+import { geminiDeclinedSession, toolResultsIn, toolResultsOf } from '../helpers/sessions.js';
 
 const REFUSED = 'afcfdd0e-40a6-4ea2-b1d6-b1f3e740665e';
 let dir: string;
@@ -23,8 +23,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const marks = (rs: ToolResultPart[]) => rs.map((r) => [r.content, r.isError, r.meta?.refused, r.meta?.cancelled]);
-const sentResults = (s: Session) =>
-  continueContext(s).messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [[p.callId, p.content]] : [])));
+const sentResults = (s: Session) => toolResultsIn(continueContext(s).messages).map((p) => [p.callId, p.content]);
 
 describe('calls Continue did not run', () => {
   it('a call its permission rules refused (real cn 1.5.47) reads as refused', async () => {

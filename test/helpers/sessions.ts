@@ -405,9 +405,12 @@ export const GEMINI_CANCELLED_TEXT = '[Operation Cancelled] Reason: User cancell
 
 /** Every tool result of a session's messages, in order (none of a session that is not there). */
 export function toolResultsOf(s: Session | undefined): ToolResultPart[] {
-  return (s?.entries ?? []).flatMap((e) =>
-    e.kind === 'message' ? e.message.parts.filter((p): p is ToolResultPart => p.type === 'tool_result') : [],
-  );
+  return toolResultsIn((s?.entries ?? []).flatMap((e) => (e.kind === 'message' ? [e.message] : [])));
+}
+
+/** Every tool result of these messages (a context's), in order. */
+export function toolResultsIn(messages: readonly Message[]): ToolResultPart[] {
+  return messages.flatMap((m) => m.parts.filter((p): p is ToolResultPart => p.type === 'tool_result'));
 }
 
 /** A tool's result for a call that did not run, marked as the readers mark one (`refused`, `cancelled`): an error in `content`'s words. */
