@@ -1,0 +1,32 @@
+/**
+ * A call the user rejected at Copilot CLI's interactive prompt (test/fixtures/copilot/rejected-1.0.102: the
+ * real 1.0.102 in its terminal UI on a pseudo-terminal, "No, and tell Copilot what to do differently" with
+ * the feedback "no thanks"): Copilot CLI records a failed `tool.execution_complete` whose error is
+ * `{message: "The user rejected this tool call. User feedback: no thanks", code: "denied"}`, the words
+ * denials.ts took from its binary; it reads as refused.
+ */
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { COPILOT_DENIED_CODE, COPILOT_REJECTED, copilotDeclinedMark } from '../../src/formats/copilot/denials.js';
+import { CopilotDriver } from '../../src/formats/copilot/index.js';
+import { resultText } from '../../src/model/tree.js';
+import { toolResultsOf } from '../helpers/sessions.js';
+
+const FIXTURE = resolve('test/fixtures/copilot/rejected-1.0.102');
+const ID = 'aa0c5821-7165-403c-87c6-8d5567547cc6';
+const WRITTEN = 'The user rejected this tool call. User feedback: no thanks';
+
+describe("Copilot CLI's interactive rejection (real 1.0.102)", () => {
+  it('reads as refused in the words Copilot CLI wrote', async () => {
+    const driver = new CopilotDriver({ home: FIXTURE, env: { HOME: FIXTURE, COPILOT_HOME: `${FIXTURE}/.copilot` } });
+    const results = toolResultsOf(await driver.getSession(ID));
+    expect(results.map((r) => [resultText(r.content), r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([
+      [WRITTEN, true, true, undefined],
+    ]);
+    // the words alone (without the code) are the refusal too
+    expect(WRITTEN.startsWith(COPILOT_REJECTED)).toBe(true);
+    expect(copilotDeclinedMark(WRITTEN)).toBe('refused');
+    expect(COPILOT_DENIED_CODE).toBe('denied');
+  });
+});
