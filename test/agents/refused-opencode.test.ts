@@ -15,7 +15,7 @@ import { ABORTED_TOOL_ERROR, REJECTED_TOOL_ERROR } from '../../src/formats/openc
 import { OpenCodeDriver } from '../../src/formats/opencode/index.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
-import { type AnthropicRequest, sentToolResults } from '../helpers/anthropic-standin.js';
+import { type AnthropicRequest, sentToolResults, withoutCacheControl } from '../helpers/anthropic-standin.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
@@ -32,15 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await home?.close();
 });
-
-function withoutCacheControl<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(withoutCacheControl) as T;
-  if (v && typeof v === 'object')
-    return Object.fromEntries(
-      Object.entries(v).flatMap(([k, x]) => (k === 'cache_control' ? [] : [[k, withoutCacheControl(x)]])),
-    ) as T;
-  return v;
-}
 
 /** What OpenCode sent before `probe` when it resumed `id` with it. */
 async function resumed(id: string, probe: string): Promise<AnthropicRequest['messages']> {

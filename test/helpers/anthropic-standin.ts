@@ -63,6 +63,16 @@ export function sentToolResults(messages: readonly { content: unknown }[]): Anth
   );
 }
 
+/** A request or part of one without the cache markers (`cache_control`) agents add, at any depth: they are not part of the conversation. */
+export function withoutCacheControl<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(withoutCacheControl) as T;
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v).flatMap(([k, x]) => (k === 'cache_control' ? [] : [[k, withoutCacheControl(x)]])),
+    ) as T;
+  return v;
+}
+
 /** Text of the blocks of a message, tool results included. */
 export function textOf(m: AnthropicMessage | undefined): string {
   return blocksOf(m)
