@@ -24,7 +24,7 @@ import type { Entry, Message } from '../../src/model/types.js';
 import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import { itemLine, type ResponsesItem, withoutItemIds } from '../helpers/openai-responses-standin.js';
 import { claudeListingSession, imagePrompt, startingWithCompaction } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
@@ -108,12 +108,6 @@ async function readThread(id: string): Promise<ReadThread> {
 
 const shape = (t: ReadThread) => t.turns.map((turn) => [turn.status, turn.items.map((i) => i.type)]);
 
-const bare = (items: readonly ResponsesItem[]) =>
-  items.map((it) => {
-    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
-    return rest;
-  });
-
 describe("another agent's session written into codex as codex's turns", () => {
   it("codex's app-server lists its turns and items before codex ever ran it", async () => {
     const driver = new CodexDriver(home.env);
@@ -163,12 +157,12 @@ describe("another agent's session written into codex as codex's turns", () => {
       const printed = JSON.parse(await runCliOk(home.env, ['context', written.id, '--format', 'openai-responses'])) as {
         input: ResponsesItem[];
       };
-      expect(bare(printed.input)).toEqual(bare(context));
+      expect(withoutItemIds(printed.input)).toEqual(withoutItemIds(context));
 
       const probe = 'and now?';
       const sent = await resumedByCodex(home, written.id, probe);
       expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
-      expect(bare(sent.slice(0, -1))).toEqual(bare(context));
+      expect(withoutItemIds(sent.slice(0, -1))).toEqual(withoutItemIds(context));
 
       const theirs = projection(written.id);
       const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;

@@ -89,7 +89,12 @@ export function isCodexInjected(item: ResponsesItem): boolean {
 
 /** codex's items as a history: without what codex adds itself (isCodexInjected) and the ids and statuses the API assigns. */
 export function codexHistory(items: readonly ResponsesItem[]): ResponsesItem[] {
-  return items.filter((i) => !isCodexInjected(i)).map(({ id: _id, status: _status, ...rest }) => rest);
+  return withoutItemIds(items.filter((i) => !isCodexInjected(i)));
+}
+
+/** Items without the ids and statuses the API assigns (what two sends of one history may differ in). */
+export function withoutItemIds(items: readonly ResponsesItem[]): ResponsesItem[] {
+  return items.map(({ id: _id, status: _status, ...rest }) => rest);
 }
 
 /** Text of one input item: message content text, or a function_call_output's output. */
