@@ -1,10 +1,12 @@
 /**
  * Continue's record of a call that did not run (cn 1.5.47, src/stream/streamChatResponse.helpers.ts
  * executeStreamedToolCalls): a call whose permission is refused gets its state `status: "canceled"` and
- * the output "Permission denied by user" (the user answered the TUI's prompt no) or "Command blocked by
+ * the output "Permission denied by user" (the user answered the TUI's prompt no — seen on a pty,
+ * test/fixtures/continue/refused-interactive-1.5.47) or "Command blocked by
  * security policy" (its permission rules: an excluded tool, an `ask` tool in a headless run — seen); a
  * call stopped before it answered (the user interrupted) keeps a state without output, for which cn sends
- * "Tool cancelled" (core's convertFromUnifiedHistory).
+ * "Tool cancelled" (core's convertFromUnifiedHistory). A command stopped while it ran keeps state `calling` and
+ * its output so far, no words of cn's (seen): not marked.
  */
 import type { DeclinedMark } from '../../convert/declined.js';
 

@@ -2,9 +2,11 @@
  * Qwen Code's record of a call that did not run (0.24.4, its CoreToolScheduler, a Gemini CLI fork): a
  * `tool_result` record of status `cancelled` whose functionResponse error is
  * `[Operation Cancelled] Reason: <reason>` (createCancelledResponse): "User did not allow tool call"
- * when the user declined it (or the host's words for its refusal), "Tool call cancelled by user." /
- * "Tool call cancelled before execution." / "User intentionally cancelled this tool call. …" when it
- * was aborted. A call the permission settings refuse is status `error` (errorType `execution_denied`)
+ * when the user declined it (or the host's words for its refusal; seen from the real 0.24.4 on a pty, Esc at its
+ * prompt: test/fixtures/qwen/refused-0.24.4), "Tool call cancelled by user." /
+ * "Tool call cancelled before execution." / "User intentionally cancelled this tool call. …" / "The tool
+ * had already completed; its output was discarded. User intentionally cancelled. …" (seen: Esc while a
+ * command ran) when it was aborted. A call the permission settings refuse is status `error` (errorType `execution_denied`)
  * of its own words: "This "<tool>" invocation was denied by permission rules. …", "Tool "<tool>" is
  * denied…", "Qwen Code requires permission to use "<tool>", but that permission was declined
  * (non-interactive mode cannot prompt for confirmation).", "Permission denied by hook for "<tool>"".
