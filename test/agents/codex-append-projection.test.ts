@@ -18,9 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { Entry, Part } from '../../src/model/types.js';
-import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { isCodexInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import { forgetThreadHistory } from '../helpers/codex-history.js';
+import { isCodexInjected, itemLine, withoutItemIds } from '../helpers/openai-responses-standin.js';
 
 let home: CodexAgentHome;
 let driver: CodexDriver;
@@ -75,12 +76,6 @@ function fullRows(id: string): { turns: unknown[]; items: unknown[] } {
     db.close();
   }
 }
-
-const bare = (items: readonly ResponsesItem[]) =>
-  items.map((it) => {
-    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
-    return rest;
-  });
 
 const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
 async function readTurns(id: string): Promise<unknown[]> {
@@ -191,16 +186,10 @@ describe("threadbase's appends and codex's projection", () => {
     const ours = fullRows(t.id);
     const context = contextToResponses(await driver.getContext(t.id)).input;
     // codex's own projection of the rollout: the rows taken away, codex makes them again on a resume
-    const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
-    const db = openDatabase(join(home.codexHome, file as string));
-    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
-      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(t.id);
-    db.close();
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', t.id, 'after compaction']);
-    const sent = (home.responses.responseRequests().slice(mark).at(-1)?.input ?? []).filter((i) => !isCodexInjected(i));
+    forgetThreadHistory(home.codexHome, t.id);
+    const sent = await resumedByCodex(home, t.id, 'after compaction');
     expect(sent.map(itemLine).at(-1)).toBe('user after compaction');
-    expect(bare(sent.slice(0, -1))).toEqual(bare(context));
+    expect(withoutItemIds(sent.slice(0, -1))).toEqual(withoutItemIds(context));
     const theirs = fullRows(t.id);
     expect(theirs.turns.slice(0, ours.turns.length)).toEqual(ours.turns);
     expect(theirs.items.slice(0, ours.items.length)).toEqual(ours.items);
@@ -222,17 +211,11 @@ describe("threadbase's appends and codex's projection", () => {
     ]);
     const ours = fullRows(t.id);
     const context = contextToResponses(await driver.getContext(t.id)).input;
-    const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
-    const db = openDatabase(join(home.codexHome, file as string));
-    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
-      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(t.id);
-    db.close();
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', t.id, 'after refusal']);
-    const sent = (home.responses.responseRequests().slice(mark).at(-1)?.input ?? []).filter((i) => !isCodexInjected(i));
+    forgetThreadHistory(home.codexHome, t.id);
+    const sent = await resumedByCodex(home, t.id, 'after refusal');
     expect(sent.map(itemLine).slice(-2)).toEqual(['assistant I cannot help with that.', 'user after refusal']);
     // codex injects its context again (developer instructions, environment) on a resume
-    expect(bare(sent.slice(0, -1))).toEqual(bare(context.filter((i) => !isCodexInjected(i))));
+    expect(withoutItemIds(sent.slice(0, -1))).toEqual(withoutItemIds(context.filter((i) => !isCodexInjected(i))));
     const theirs = fullRows(t.id);
     expect(theirs.turns.slice(0, ours.turns.length)).toEqual(ours.turns);
     expect(theirs.items.slice(0, ours.items.length)).toEqual(ours.items);

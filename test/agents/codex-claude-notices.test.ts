@@ -15,9 +15,10 @@ import { ClaudeDriver } from '../../src/formats/claude/driver.js';
 import { projectRollout } from '../../src/formats/codex/history-projection.js';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
-import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { isCodexInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
+import { forgetThreadHistory } from '../helpers/codex-history.js';
+import { itemLine, withoutItemIds } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/claude/real');
@@ -61,12 +62,6 @@ interface ReadThread {
   turns: { status: string; items: { type: string; content?: { text?: string }[] }[] }[];
 }
 
-const bare = (items: readonly ResponsesItem[]) =>
-  items.map((it) => {
-    const { id: _id, status: _status, ...rest } = it as Record<string, unknown>;
-    return rest;
-  });
-
 describe("Claude Code's notices in a session written into codex", () => {
   it("are no turn of their own to codex's app-server; codex projects and resumes the rollout as threadbase does", async () => {
     const session = await new ClaudeDriver({ home: claudeHome, env: {} }).getSession(COMPACTED);
@@ -83,20 +78,13 @@ describe("Claude Code's notices in a session written into codex", () => {
     const bytes = readFileSync(written.path as string);
     const ours = projectRollout(written.id, bytes);
     if (typeof ours === 'string') throw new Error(ours);
-    const db = historyDb();
-    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
-      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
-    db.close();
+    forgetThreadHistory(home.codexHome, written.id);
     const context = contextToResponses(await new CodexDriver(home.env).getContext(written.id)).input;
     expect(context.map(itemLine).some((l) => l.includes('<command-name>/compact'))).toBe(true);
     const probe = 'and now?';
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', written.id, probe]);
-    const req = home.responses.responseRequests().slice(mark).at(-1);
-    if (!req) throw new Error('codex sent no request');
-    const sent = req.input.filter((i) => !isCodexInjected(i));
+    const sent = await resumedByCodex(home, written.id, probe);
     expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
-    expect(bare(sent.slice(0, -1))).toEqual(bare(context));
+    expect(withoutItemIds(sent.slice(0, -1))).toEqual(withoutItemIds(context));
     const theirs = projection(written.id);
     const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;
     expect(theirs.turns.filter(before)).toEqual(ours.turns);

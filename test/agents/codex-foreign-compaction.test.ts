@@ -19,6 +19,7 @@ import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { Message } from '../../src/model/types.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
+import { forgetThreadHistory } from '../helpers/codex-history.js';
 import { convertWith } from '../helpers/conversions.js';
 import { isCodexInjected as isInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import { RELEASE_EARLIER, RELEASE_SUMMARY, releaseCompactionSession, releaseSentAfterCompaction } from '../helpers/sessions.js';
@@ -127,10 +128,7 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     };
     expect(rowsOf()).toEqual({ turns: ours.turns, items: ours.items });
     // threadbase's rows taken away, codex projects the rollout itself on a resume
-    const db = openDatabase(file);
-    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
-      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
-    db.close();
+    forgetThreadHistory(home.codexHome, written.id);
     await home.codex(['resume', written.id, 'and after?']);
     const theirs = rowsOf();
     const before = (r: { rollout_ordinal: number }) => r.rollout_ordinal < ours.nextOrdinal;

@@ -24,6 +24,7 @@ import type { Entry, Message } from '../../src/model/types.js';
 import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
+import { forgetThreadHistory } from '../helpers/codex-history.js';
 import { itemLine, type ResponsesItem, withoutItemIds } from '../helpers/openai-responses-standin.js';
 import { claudeListingSession, imagePrompt, startingWithCompaction } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
@@ -149,10 +150,7 @@ describe("another agent's session written into codex as codex's turns", () => {
       if (typeof ours === 'string') throw new Error(ours);
       if (make === imageWithDetail) expect(JSON.stringify(ours.items)).toContain('\\"detail\\":\\"high\\"');
       // codex's own projection of it: threadbase's rows taken away, codex makes its own on a resume
-      const db = historyDb();
-      for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
-        db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(written.id);
-      db.close();
+      forgetThreadHistory(home.codexHome, written.id);
       const context = contextToResponses(await new Sources(home.env).driver('codex').getContext(written.id)).input;
       const printed = JSON.parse(await runCliOk(home.env, ['context', written.id, '--format', 'openai-responses'])) as {
         input: ResponsesItem[];

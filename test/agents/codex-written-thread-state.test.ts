@@ -24,6 +24,7 @@ import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { ALL_SOURCES, codexAppServer, codexThreadList } from '../helpers/codex-app-server.js';
+import { forgetThreadHistory } from '../helpers/codex-history.js';
 import { addCodexMcpProbe } from '../helpers/codex-mcp-probe.js';
 import { PI_TOOL_CALL_ID } from '../helpers/fixture-homes.js';
 import { itemText, type ResponsesRequest } from '../helpers/openai-responses-standin.js';
@@ -294,11 +295,7 @@ describe('real codex reads and resumes the threads threadbase wrote as its own',
     // codex's own projection of such a rollout: a second copy's rows taken away, codex makes its own on a resume
     const again = await convert();
     const mine = projection(again.id);
-    const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
-    const db = openDatabase(join(home.codexHome, file as string));
-    for (const table of ['thread_items', 'thread_turns', 'thread_history_projection_state'])
-      db.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(again.id);
-    db.close();
+    forgetThreadHistory(home.codexHome, again.id);
     await home.codex(['resume', again.id, 'probe']);
     const theirs = projection(again.id);
     const written = (r: Record<string, unknown>) => (r.rollout_ordinal as number) < (mine.state?.next_rollout_ordinal ?? 0);
