@@ -20,7 +20,7 @@ import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { Entry, Part } from '../../src/model/types.js';
 import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { forgetThreadHistory } from '../helpers/codex-history.js';
+import { forgetThreadHistory, threadHistoryRows } from '../helpers/codex-history.js';
 import { isCodexInjected, itemLine, withoutItemIds } from '../helpers/openai-responses-standin.js';
 
 let home: CodexAgentHome;
@@ -64,18 +64,7 @@ function projection(id: string): Projection {
 }
 
 /** The thread's projection rows, every column. */
-function fullRows(id: string): { turns: unknown[]; items: unknown[] } {
-  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
-  const db = openDatabase(join(home.codexHome, file as string), { readonly: true });
-  try {
-    return {
-      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id),
-      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id),
-    };
-  } finally {
-    db.close();
-  }
-}
+const fullRows = (id: string) => threadHistoryRows(home.codexHome, id);
 
 const where = () => ({ cwd: home.project, home: home.root, codexHome: home.codexHome });
 async function readTurns(id: string): Promise<unknown[]> {

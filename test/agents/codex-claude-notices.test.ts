@@ -7,17 +7,16 @@
  * own projection of the rollout on a resume is threadbase's, row for row; and the resume sends the
  * context threadbase gives for it, the notices in it as Claude Code sent them.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeDriver } from '../../src/formats/claude/driver.js';
 import { projectRollout } from '../../src/formats/codex/history-projection.js';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
-import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { forgetThreadHistory } from '../helpers/codex-history.js';
+import { forgetThreadHistory, type HistoryRow, threadHistoryRows } from '../helpers/codex-history.js';
 import { itemLine, withoutItemIds } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
@@ -39,24 +38,9 @@ afterAll(async () => {
   if (claudeHome) rmSync(claudeHome, { recursive: true, force: true });
 });
 
-type Row = Record<string, unknown>;
+type Row = HistoryRow;
 
-function historyDb() {
-  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
-  return openDatabase(join(home.codexHome, file as string));
-}
-
-function projection(id: string): { turns: Row[]; items: Row[] } {
-  const db = historyDb();
-  try {
-    return {
-      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
-      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
-    };
-  } finally {
-    db.close();
-  }
-}
+const projection = (id: string) => threadHistoryRows(home.codexHome, id);
 
 interface ReadThread {
   turns: { status: string; items: { type: string; content?: { text?: string }[] }[] }[];

@@ -24,7 +24,7 @@ import type { Entry, Message } from '../../src/model/types.js';
 import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { forgetThreadHistory } from '../helpers/codex-history.js';
+import { forgetThreadHistory, type HistoryRow, threadHistoryRows } from '../helpers/codex-history.js';
 import { itemLine, type ResponsesItem, withoutItemIds } from '../helpers/openai-responses-standin.js';
 import { claudeListingSession, imagePrompt, startingWithCompaction } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
@@ -63,28 +63,10 @@ function imageWithDetail() {
   return claudeSession(imagePrompt(PNG, { detail: 'high' }));
 }
 
-function historyDb() {
-  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
-  return openDatabase(join(home.codexHome, file as string));
-}
-
-type Row = Record<string, unknown>;
+type Row = HistoryRow;
 
 /** The thread's projection rows (thread_history_<n>.sqlite). */
-function projection(id: string): { turns: Row[]; items: Row[]; state: Row | undefined } {
-  const db = historyDb();
-  try {
-    return {
-      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
-      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Row[],
-      state: db
-        .prepare('SELECT next_rollout_byte_offset, next_rollout_ordinal FROM thread_history_projection_state WHERE thread_id = ?')
-        .get(id) as Row | undefined,
-    };
-  } finally {
-    db.close();
-  }
-}
+const projection = (id: string) => threadHistoryRows(home.codexHome, id);
 
 function historyModeRow(id: string): string | undefined {
   const file = readdirSync(home.codexHome).find((f) => /^state_\d+\.sqlite$/.test(f));

@@ -24,7 +24,7 @@ import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { ALL_SOURCES, codexAppServer, codexThreadList } from '../helpers/codex-app-server.js';
-import { forgetThreadHistory } from '../helpers/codex-history.js';
+import { forgetThreadHistory, threadHistoryRows } from '../helpers/codex-history.js';
 import { addCodexMcpProbe } from '../helpers/codex-mcp-probe.js';
 import { PI_TOOL_CALL_ID } from '../helpers/fixture-homes.js';
 import { itemText, type ResponsesRequest } from '../helpers/openai-responses-standin.js';
@@ -134,19 +134,7 @@ interface Projection {
 
 /** The rows of codex's paginated-history projection (thread_history_<n>.sqlite) for thread `id`. */
 function projection(id: string): Projection {
-  const file = readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f));
-  const db = openDatabase(join(home.codexHome, file as string), { readonly: true });
-  try {
-    return {
-      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Projection['turns'],
-      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(id) as Projection['items'],
-      state: db
-        .prepare('SELECT next_rollout_byte_offset, next_rollout_ordinal FROM thread_history_projection_state WHERE thread_id = ?')
-        .get(id) as Projection['state'],
-    };
-  } finally {
-    db.close();
-  }
+  return threadHistoryRows(home.codexHome, id) as Projection;
 }
 
 /** The thread as codex's app-server reads it with its turns (`thread/read`). */

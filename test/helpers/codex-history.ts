@@ -23,3 +23,24 @@ export function forgetThreadHistory(codexHome: string, threadId: string): void {
     db.close();
   }
 }
+
+export type HistoryRow = Record<string, unknown>;
+
+/** A thread's rows in codex's thread history: its turns and items in rollout order, and where its projection stands. */
+export function threadHistoryRows(
+  codexHome: string,
+  threadId: string,
+): { turns: HistoryRow[]; items: HistoryRow[]; state: HistoryRow | undefined } {
+  const db = openThreadHistory(codexHome);
+  try {
+    return {
+      turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(threadId) as HistoryRow[],
+      items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(threadId) as HistoryRow[],
+      state: db
+        .prepare('SELECT next_rollout_byte_offset, next_rollout_ordinal FROM thread_history_projection_state WHERE thread_id = ?')
+        .get(threadId) as HistoryRow | undefined,
+    };
+  } finally {
+    db.close();
+  }
+}
