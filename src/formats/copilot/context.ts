@@ -15,6 +15,8 @@
  *   (spaces, tabs, newlines, no-break spaces; the leading kept), a text of whitespace alone not at all,
  *   and a message left with nothing not at all (its neighbours of one role then sent as one); a
  *   thinking block and a tool result are sent as recorded (test/agents/copilot-trailing-space.test.ts).
+ * - the results after a response are sent in the order of its calls (inCallOrder), whatever order they
+ *   were recorded in.
  * Copilot CLI puts its own fresh system prompt and tools before it (not part of this context).
  */
 import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
@@ -94,15 +96,42 @@ function typedBefore(session: Session, leafId: string | undefined): Map<string, 
   return out;
 }
 
+/**
+ * The results after a response in the order of its calls, as Copilot CLI sends them (whatever order they
+ * finished in: seen with the real 1.0.102, test/agents/copilot-interrupted.test.ts); a run of tool
+ * messages out of that order becomes one message of its results so ordered.
+ */
+function inCallOrder(messages: Message[]): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    out.push(m);
+    if (m.role !== 'assistant') continue;
+    const order = new Map(m.parts.flatMap((p, n) => (p.type === 'tool_call' ? [[p.id, n] as const] : [])));
+    let end = i + 1;
+    while (messages[end]?.role === 'tool') end++;
+    const run = messages.slice(i + 1, end);
+    const parts = run.flatMap((r) => r.parts);
+    const rank = (p: Part) => (p.type === 'tool_result' ? (order.get(p.callId) ?? order.size) : order.size);
+    const sorted = parts.map((p, n) => ({ p, n })).sort((a, b) => rank(a.p) - rank(b.p) || a.n - b.n);
+    if (order.size === 0 || sorted.every((s, n) => s.n === n)) continue;
+    out.push({ ...(run[0] as Message), parts: sorted.map((s) => s.p) });
+    i = end - 1;
+  }
+  return out;
+}
+
 export function copilotContext(session: Session, opts: ContextOptions = {}): Context {
   const typed = session.leafId || opts.leafId ? typedBefore(session, opts.leafId) : new Map<string, string[]>();
   const compactionText = (c: CompactionEntry) => copilotCompactionText(c.summary, typed.get(c.id) ?? []);
   const ctx = buildContext(session, { compactionText, ...opts });
   return {
     ...ctx,
-    messages: ctx.messages.flatMap((m) => {
-      const sent = asSent(m);
-      return (sent && trimmedTexts(sent)) ?? [];
-    }),
+    messages: inCallOrder(
+      ctx.messages.flatMap((m) => {
+        const sent = asSent(m);
+        return (sent && trimmedTexts(sent)) ?? [];
+      }),
+    ),
   };
 }

@@ -6,8 +6,8 @@
  * `shell(touch)`", "Permission denied because no interactive user response was available. …"); the
  * user's refusal at its prompt is "The user rejected this tool call" (". User feedback: …" after it
  * when they gave one; code `denied`: seen from the real CLI on a pty, test/fixtures/copilot/rejected-1.0.102); a call the user interrupted "The execution of this tool, or a previous tool was
- * interrupted." (an interrupt of the real CLI writes no result at all: it makes up these words, no
- * is_error, when resumed; see the fixture's README).
+ * interrupted." (an interrupt of the real CLI writes no result at all, only an `abort`: it makes up these
+ * words, no is_error, when resumed; events.ts reads them so; see the fixture's README).
  */
 import type { DeclinedMark } from '../../convert/declined.js';
 

@@ -111,8 +111,9 @@ export class CopilotDriver extends DriverBase {
    *    a session.binary_asset) are read; a sub-agent run's events are its side chain by their agentId.
    * 3: each sub-agent run is a session (and an index unit) of its own too (side-chains.ts runSessions).
    * 4: a refused or interrupted call's result marked (meta.refused / meta.cancelled, denials.ts).
+   * 5: the calls an `abort` left without a result answered in Copilot CLI's interrupted words, cancelled, no error.
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

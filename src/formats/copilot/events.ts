@@ -15,7 +15,7 @@ import { countMessages } from '../../model/tree.js';
 import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
-import { copilotDeclinedMark } from './denials.js';
+import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
 
 export const SOURCE = 'copilot';
 
@@ -57,6 +57,8 @@ export interface CopilotReadState {
   openSubAgents?: string[];
   /** each sub-agent run's spawning call, by the run's `agentId` (subagent.started) */
   agentCalls?: Record<string, string>;
+  /** the main chain's calls of this turn with no tool.execution_complete yet, in call order (an `abort` answers them) */
+  unanswered?: { id: string; name: string }[];
 }
 
 export function initialState(id: string, fallbackTime: string): CopilotReadState {
@@ -186,6 +188,31 @@ function toolResultMessage(d: JsonObject, name: string | undefined, assets: Read
   return { role: 'tool', parts: [mark ? markDeclined(part, mark) : part] };
 }
 
+/**
+ * The results Copilot CLI makes up, on resume, for the calls an `abort` (the user's Esc Esc while a call
+ * ran, or at its permission prompt) left without a tool.execution_complete: each in its interrupted words,
+ * no is_error, in call order (seen with the real 1.0.102: every call of the response still unanswered,
+ * one finished before it keeps its result; test/agents/copilot-interrupted.test.ts). Cancelled, but not
+ * made an error (markDeclined's): Copilot CLI sends none. Undefined when the abort left no call open.
+ */
+function interruptedResults(state: CopilotReadState): Message | undefined {
+  const open = state.unanswered ?? [];
+  state.unanswered = [];
+  if (open.length === 0) return undefined;
+  return {
+    role: 'tool',
+    parts: open.map(
+      (c): ToolResultPart => ({
+        type: 'tool_result',
+        callId: c.id,
+        name: c.name,
+        content: COPILOT_INTERRUPTED,
+        meta: { cancelled: true },
+      }),
+    ),
+  };
+}
+
 /** What one event is in the model; undefined: an event of Copilot CLI's own bookkeeping (kept as metadata). */
 function messageOf(
   type: string,
@@ -271,6 +298,21 @@ function entryOf(
 }
 
 /**
+ * Keeps the main chain's calls not yet answered (an `abort` answers them): a user.message starts a turn afresh, an assistant.message adds its calls, a
+ * tool.execution_complete answers its own.
+ */
+function trackUnanswered(state: CopilotReadState, type: string, d: JsonObject): void {
+  if (type === 'user.message') state.unanswered = [];
+  else if (type === 'assistant.message') {
+    const calls = (Array.isArray(d.toolRequests) ? d.toolRequests : []).flatMap((r) =>
+      isObject(r) && typeof r.toolCallId === 'string' ? [{ id: r.toolCallId, name: str(r.name) ?? 'unknown' }] : [],
+    );
+    if (calls.length) state.unanswered = [...(state.unanswered ?? []), ...calls];
+  } else if (type === 'tool.execution_complete' && state.unanswered?.length)
+    state.unanswered = state.unanswered.filter((c) => c.id !== d.toolCallId);
+}
+
+/**
  * The spawning call of an event a running sub-agent wrote without `parentToolCallId` (seen with
  * 1.0.102: its prompt, a user.message with `source: 'agent-<session id>'`, its
  * `session.model_change` with `source: 'agent'` and `subagent.configured`), else undefined.
@@ -350,11 +392,16 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       if (at >= 0) open.splice(at, 1);
     }
     state.agentCalls ??= {};
-    const entry = entryOf(ev.type, d, id, timestamp, ev, state, assets);
     // a run's start and end are the parent's; between them its events name the run by agentId
     const ownRun = ev.type.startsWith('subagent.') && ev.type !== 'subagent.configured';
     const byAgent = !ownRun && typeof ev.agentId === 'string' ? state.agentCalls[ev.agentId] : undefined;
     const spawnedBy = str(d.parentToolCallId) ?? byAgent ?? subAgentOf(ev.type, d, open);
+    if (!spawnedBy) trackUnanswered(state, ev.type, d);
+    // the main chain's abort: the results Copilot CLI makes up for the calls it left open
+    const interrupted = ev.type === 'abort' && !spawnedBy ? interruptedResults(state) : undefined;
+    const entry: Entry = interrupted
+      ? { id, parentId: null, timestamp, raw: ev, rawSource: SOURCE, kind: 'message', message: interrupted }
+      : entryOf(ev.type, d, id, timestamp, ev, state, assets);
     if (ev.type === 'subagent.started' && typeof d.toolCallId === 'string') {
       open.push(d.toolCallId);
       if (typeof ev.agentId === 'string') state.agentCalls[ev.agentId] = d.toolCallId;
