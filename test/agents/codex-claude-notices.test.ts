@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeDriver } from '../../src/formats/claude/driver.js';
 import { projectRollout } from '../../src/formats/codex/history-projection.js';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
-import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { forgetThreadHistory, type HistoryRow, threadHistoryRows } from '../helpers/codex-history.js';
-import { itemLine, withoutItemIds } from '../helpers/openai-responses-standin.js';
+import { expectCodexResumesAsWritten } from '../helpers/codex-history.js';
+import { itemLine } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/claude/real');
@@ -37,10 +37,6 @@ afterAll(async () => {
   await home?.close();
   if (claudeHome) rmSync(claudeHome, { recursive: true, force: true });
 });
-
-type Row = HistoryRow;
-
-const projection = (id: string) => threadHistoryRows(home.codexHome, id);
 
 interface ReadThread {
   turns: { status: string; items: { type: string; content?: { text?: string }[] }[] }[];
@@ -62,16 +58,8 @@ describe("Claude Code's notices in a session written into codex", () => {
     const bytes = readFileSync(written.path as string);
     const ours = projectRollout(written.id, bytes);
     if (typeof ours === 'string') throw new Error(ours);
-    forgetThreadHistory(home.codexHome, written.id);
     const context = contextToResponses(await new CodexDriver(home.env).getContext(written.id)).input;
     expect(context.map(itemLine).some((l) => l.includes('<command-name>/compact'))).toBe(true);
-    const probe = 'and now?';
-    const sent = await resumedByCodex(home, written.id, probe);
-    expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
-    expect(withoutItemIds(sent.slice(0, -1))).toEqual(withoutItemIds(context));
-    const theirs = projection(written.id);
-    const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;
-    expect(theirs.turns.filter(before)).toEqual(ours.turns);
-    expect(theirs.items.filter(before)).toEqual(ours.items);
+    await expectCodexResumesAsWritten(home, written.id, ours, context);
   }, 180_000);
 });

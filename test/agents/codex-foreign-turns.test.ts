@@ -24,7 +24,7 @@ import type { Entry, Message } from '../../src/model/types.js';
 import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { forgetThreadHistory, type HistoryRow, threadHistoryRows } from '../helpers/codex-history.js';
+import { expectCodexResumesAsWritten, threadHistoryRows } from '../helpers/codex-history.js';
 import { itemLine, type ResponsesItem, withoutItemIds } from '../helpers/openai-responses-standin.js';
 import { claudeListingSession, imagePrompt, startingWithCompaction } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
@@ -62,8 +62,6 @@ function imageAndParts() {
 function imageWithDetail() {
   return claudeSession(imagePrompt(PNG, { detail: 'high' }));
 }
-
-type Row = HistoryRow;
 
 /** The thread's projection rows (thread_history_<n>.sqlite). */
 const projection = (id: string) => threadHistoryRows(home.codexHome, id);
@@ -131,25 +129,14 @@ describe("another agent's session written into codex as codex's turns", () => {
       const ours = projectRollout(written.id, bytes);
       if (typeof ours === 'string') throw new Error(ours);
       if (make === imageWithDetail) expect(JSON.stringify(ours.items)).toContain('\\"detail\\":\\"high\\"');
-      // codex's own projection of it: threadbase's rows taken away, codex makes its own on a resume
-      forgetThreadHistory(home.codexHome, written.id);
       const context = contextToResponses(await new Sources(home.env).driver('codex').getContext(written.id)).input;
       const printed = JSON.parse(await runCliOk(home.env, ['context', written.id, '--format', 'openai-responses'])) as {
         input: ResponsesItem[];
       };
       expect(withoutItemIds(printed.input)).toEqual(withoutItemIds(context));
 
-      const probe = 'and now?';
-      const sent = await resumedByCodex(home, written.id, probe);
-      expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
-      expect(withoutItemIds(sent.slice(0, -1))).toEqual(withoutItemIds(context));
-
-      const theirs = projection(written.id);
-      const before = (r: Row) => (r.rollout_ordinal as number) < ours.nextOrdinal;
-      expect(theirs.turns.filter(before)).toEqual(ours.turns);
-      expect(theirs.items.filter(before)).toEqual(ours.items);
-      // and codex's own turn after them
-      expect(theirs.turns.filter((r) => !before(r))).toHaveLength(1);
+      // codex's own projection of it: threadbase's rows taken away, codex makes its own on a resume, and its own turn after them
+      expect(await expectCodexResumesAsWritten(home, written.id, ours, context)).toHaveLength(1);
     },
     180_000,
   );

@@ -4,7 +4,11 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { HistoryProjection } from '../../src/formats/codex/history-projection.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
+import { type CodexAgentHome, resumedByCodex } from './agents.js';
+import { itemLine, type ResponsesItem, withoutItemIds } from './openai-responses-standin.js';
 
 /** codex's thread history database in `codexHome` (codex makes it on its first run). */
 export function openThreadHistory(codexHome: string): ReturnType<typeof openDatabase> {
@@ -43,4 +47,27 @@ export function threadHistoryRows(
   } finally {
     db.close();
   }
+}
+
+/**
+ * Codex takes a rollout threadbase wrote as its own: threadbase's rows (`ours`) taken away, codex resumes the thread
+ * sending `context` then the probe, and projects the rollout itself, row for row as `ours`. Codex's turns after
+ * threadbase's rows (the probe's) are returned.
+ */
+export async function expectCodexResumesAsWritten(
+  home: CodexAgentHome,
+  threadId: string,
+  ours: HistoryProjection,
+  context: readonly ResponsesItem[],
+): Promise<HistoryRow[]> {
+  forgetThreadHistory(home.codexHome, threadId);
+  const probe = 'and now?';
+  const sent = await resumedByCodex(home, threadId, probe);
+  expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
+  expect(withoutItemIds(sent.slice(0, -1))).toEqual(withoutItemIds(context));
+  const theirs = threadHistoryRows(home.codexHome, threadId);
+  const before = (r: HistoryRow) => (r.rollout_ordinal as number) < ours.nextOrdinal;
+  expect(theirs.turns.filter(before)).toEqual(ours.turns);
+  expect(theirs.items.filter(before)).toEqual(ours.items);
+  return theirs.turns.filter((r) => !before(r));
 }
