@@ -63,6 +63,11 @@ async function linkOrRename(tmp: string, file: string): Promise<void> {
   await fs.rm(tmp, { force: true });
 }
 
+/** A file where directory `dir` would be: "not a directory" says it ("file already exists" did not). */
+function notDirectory(dir: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: 'ENOTDIR', syscall: 'mkdir', path: dir });
+}
+
 /**
  * Makes a directory and those above it that are missing (`mkdir -p`). Not fs.mkdir's `recursive`, which
  * in Node 20 never returns where the directory cannot be made under one that is there (/proc/x: ENOENT
@@ -75,12 +80,7 @@ export async function makeDirectory(dir: string): Promise<void> {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
       if ((await fs.stat(dir).catch(() => undefined))?.isDirectory()) return;
-      // a file where the directory would be: "not a directory" says it ("file already exists" did not)
-      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), {
-        code: 'ENOTDIR',
-        syscall: 'mkdir',
-        path: dir,
-      });
+      throw notDirectory(dir);
     }
     const parent = dirname(dir);
     if (code !== 'ENOENT' || parent === dir) throw err;
@@ -95,15 +95,13 @@ export async function makeDirectory(dir: string): Promise<void> {
 /** makeDirectory for code that cannot wait (the CLI's check of its index's place; mkdirSync's `recursive` loops too). */
 export function makeDirectorySync(dir: string): void {
   const isDirectory = () => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
-  const notDirectory = () =>
-    Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: 'ENOTDIR', syscall: 'mkdir', path: dir });
   try {
     mkdirSync(dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
       if (isDirectory()) return;
-      throw notDirectory();
+      throw notDirectory(dir);
     }
     const parent = dirname(dir);
     if (code !== 'ENOENT' || parent === dir) throw err;
