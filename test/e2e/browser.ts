@@ -132,3 +132,37 @@ export function viewerOverFixtures(
   });
   return viewer;
 }
+
+/**
+ * Opens every tool fold in the conversation and waits until each has built its body. The body is
+ * built on the `toggle` event, which the browser fires after the click returns, and the view may be
+ * drawn again once it has scrolled to an entry; so any fold still closed is clicked again.
+ */
+export async function openToolFolds(page: Page, timeoutMs = 5000): Promise<void> {
+  const folds = page.locator('#conversation details.tool');
+  const states = () =>
+    folds.evaluateAll((ds) =>
+      ds.map((d) => {
+        const fold = d as HTMLDetailsElement;
+        // a call's fold builds its body when opened; a result shown alone has it from the start
+        return { open: fold.open, built: fold.dataset.callId === undefined || fold.dataset.built === '1' };
+      }),
+    );
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await states();
+    if (now.every((f) => f.open && f.built)) return;
+    if (Date.now() > until) {
+      throw new Error(`tool folds did not all open and build within ${timeoutMs} ms: ${JSON.stringify(now)}`);
+    }
+    const closed = now.findIndex((f) => !f.open);
+    // one at a time, by its place now: each click changes which folds are still closed
+    if (closed >= 0)
+      await folds
+        .nth(closed)
+        .locator('> summary')
+        .click({ timeout: 1000 })
+        .catch(() => undefined);
+    else await page.waitForTimeout(50);
+  }
+}

@@ -15,7 +15,7 @@ import type { Session } from '../../src/model/types.js';
 import { createWebApp, IMAGE_DATA_ASSET } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { chainSession } from '../helpers/sessions.js';
-import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
+import { type Browser, launchBrowser, openToolFolds, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
 import { makePng } from './fixtures.js';
 
 const PNG = makePng(4, 4).toString('base64');
@@ -114,7 +114,7 @@ describe.skipIf(skipBrowser)('damaged images in the web viewer', () => {
     await page.goto(`${served.url}/#/session/images`);
     await page.waitForFunction(() => document.querySelector('.session-head .mono')?.textContent === 'images');
     await page.waitForSelector('#conversation details.tool');
-    for (const s of await page.locator('#conversation details.tool > summary').all()) await s.click();
+    await openToolFolds(page);
     await expect.poll(() => page.locator('#conversation .image-broken').allTextContents(), { timeout: 5000 }).toEqual(SAID);
     // decided from the data, not by a failed decode: no image of the damaged data was made
     const sources = await page.locator('#conversation img').evaluateAll((is) => is.map((i) => i.getAttribute('src')));

@@ -17,7 +17,7 @@ import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { DECLINED_ID, declinedSession } from '../export/declined-session.js';
-import { type Browser, launchBrowser, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
+import { type Browser, launchBrowser, openToolFolds, type Served, screenshot, serveApp, skipBrowser } from './browser.js';
 
 /** Gemini CLI 0.61.0: `touch declined-file` declined with Esc, on the branch Gemini CLI left it on */
 const GEMINI_ID = '1c59a639-6bc6-4c98-b8d6-1f1ebe836073';
@@ -59,7 +59,7 @@ describe.skipIf(skipBrowser)('refused and cancelled calls in the web viewer', ()
   /** Each tool fold: its class, its badge as a screen reader reads it, its edge, its output's label once opened. */
   const folds = async () => {
     const { page } = browser;
-    for (const s of await page.locator('#conversation details.tool > summary').all()) await s.click();
+    await openToolFolds(page);
     return page.locator('#conversation details.tool').evaluateAll((ds) =>
       ds.map((d) => ({
         cls: d.className,
