@@ -10,8 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { messageText, pathToLeaf } from '../../model/tree.js';
-import type { Session } from '../../model/types.js';
+import { pathToLeaf } from '../../model/tree.js';
+import type { Entry, Session } from '../../model/types.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { threadSpawn } from './children.js';
 import { isObject, str } from './items.js';
@@ -99,17 +99,64 @@ const EDGE_COLUMNS = ['parent_thread_id', 'child_thread_id', 'status'] as const;
 
 type Row = Record<(typeof COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number], string | number | null>;
 
+/** What codex puts before a prompt's text in a `user_message` event (codex-rs protocol USER_MESSAGE_BEGIN). */
+const USER_MESSAGE_BEGIN = '## My request for Codex:';
+
+/** A `user_message` event's text as codex takes it for a title: after USER_MESSAGE_BEGIN, trimmed. */
+function promptText(message: string): string {
+  const at = message.indexOf(USER_MESSAGE_BEGIN);
+  return (at >= 0 ? message.slice(at + USER_MESSAGE_BEGIN.length) : message).trim();
+}
+
+/** A prompt's text and whether it had images, from its `user_message` event or (codex 0.169's paginated threads) its UserMessage item. */
+function promptOf(e: Entry): { text: string; images: boolean } | undefined {
+  if (e.kind !== 'metadata' || !isObject(e.data)) return undefined;
+  const data = e.data;
+  if (e.type === 'event_msg:user_message') {
+    const listed = (k: string) => Array.isArray(data[k]) && (data[k] as unknown[]).length > 0;
+    return { text: str(data.message) ?? '', images: listed('images') || listed('local_images') };
+  }
+  const item = data.item;
+  if (e.type !== 'event_msg:item_completed' || !isObject(item) || item.type !== 'UserMessage' || !Array.isArray(item.content))
+    return undefined;
+  const parts = item.content.filter(isObject);
+  return {
+    text: parts.map((c) => (c.type === 'text' ? (str(c.text) ?? '') : '')).join(''),
+    images: parts.some((c) => c.type === 'image' || c.type === 'local_image'),
+  };
+}
+
+/**
+ * The thread's title and first user message as codex derives them (codex-rs state extract.rs): from its
+ * prompts only (`user_message` events, UserMessage items), never from the user message items of the model's
+ * history (codex's own injected context, another agent's notices written in a user's place: driver.ts
+ * isTypedPrompt). The title is the first non-empty text; the first user message is that text, or "[Image]"
+ * for a prompt of images only.
+ */
+function firstUserMessage(path: readonly Entry[]): { title: string; preview: string } {
+  let title = '';
+  let preview = '';
+  for (const e of path) {
+    const prompt = promptOf(e);
+    if (!prompt) continue;
+    const text = promptText(prompt.text);
+    if (!preview) preview = text || (prompt.images ? '[Image]' : '');
+    if (!title) title = text;
+    if (title && preview) break;
+  }
+  return { title, preview };
+}
+
 /** The row codex would hold for `session` (read back from the rollout just written) at `file`. */
 function threadRow(home: string, session: Session, file: string): Row {
   const raw = isObject(session.raw) && isObject(session.raw.payload) ? session.raw.payload : {};
   const path = session.entries.length ? pathToLeaf(session) : [];
-  let first = '';
+  // codex takes them from every record of the rollout, a rolled-back turn's too
+  const first = firstUserMessage(session.entries);
   let model: string | null = null;
   let sandbox: unknown;
   let approval: string | undefined;
   for (const e of path) {
-    if (e.kind === 'message' && e.message.role === 'user' && !e.message.meta?.codexInjected && !first)
-      first = messageText(e.message);
     if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model) model = e.message.model;
     const rec = e.raw;
     if (e.kind === 'model_change' && isObject(rec) && isObject(rec.payload)) {
@@ -134,13 +181,13 @@ function threadRow(home: string, session: Session, file: string): Row {
     source: typeof source === 'string' ? source : JSON.stringify(source),
     model_provider: str(raw.model_provider) ?? defaultModelProvider(home),
     cwd: session.project ?? str(raw.cwd) ?? '/',
-    title: first,
+    title: first.title,
     sandbox_policy: JSON.stringify(sandbox ?? { type: 'read-only' }),
     approval_mode: approval ?? 'on-request',
     tokens_used: u ? u.input + u.cacheRead + u.output : 0,
     cli_version: str(raw.cli_version) ?? '',
-    first_user_message: first,
-    preview: first,
+    first_user_message: first.preview,
+    preview: first.preview,
     model,
     // codex copies these from the rollout's session_meta (a sub-agent's: 'subagent' and its agent)
     thread_source: str(raw.thread_source) ?? 'user',
