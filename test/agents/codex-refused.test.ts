@@ -2,7 +2,8 @@
  * Refused and cancelled calls and the real codex 0.171 (against the loopback Responses stand-in):
  * - its app-server, the client declining the approval of an escalated `exec_command` and then
  *   interrupting a running one, records them in its words (src/formats/codex/denials.ts): threadbase
- *   reads them as refused and cancelled;
+ *   reads them as refused and cancelled; an escalation its automatic approval reviewer
+ *   (`approvals_reviewer = "auto_review"`, the stand-in answering the review with a denial) denied reads as refused;
  * - Gemini CLI's refused and cancelled calls written into codex take codex's words ("rejected by
  *   user", "aborted"): resumed (`codex exec resume`), codex sends them so, as threadbase's context has them.
  */
@@ -27,26 +28,47 @@ const escalate: ResponsesRule = (req) => {
   };
 };
 
+/** The reviewer's review (it asks for strict JSON): a denial. */
+const denyReview: ResponsesRule = (req) =>
+  JSON.stringify(req.input).includes('your final message must be strict JSON')
+    ? {
+        text: JSON.stringify({
+          risk_level: 'high',
+          user_authorization: 'unknown',
+          outcome: 'deny',
+          rationale: 'Writes outside the sandbox without the user asking.',
+        }),
+      }
+    : undefined;
+
 let home: CodexAgentHome;
+/** codex whose automatic approval reviewer, not the user, answers approval requests */
+let reviewed: CodexAgentHome;
 let driver: CodexDriver;
 beforeAll(async () => {
   home = await setupCodexAgentHome({ responsesRules: [escalate] });
+  reviewed = await setupCodexAgentHome({
+    responsesRules: [denyReview, escalate],
+    codexConfig: { extra: ['approvals_reviewer = "auto_review"'] },
+  });
   driver = new CodexDriver(home.env);
 }, 60_000);
 afterAll(async () => {
   await home?.close();
+  await reviewed?.close();
 });
 
 type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
 
 /**
- * One thread on codex's app-server (read-only sandbox, approvals on request): a turn whose escalated
- * command the client declines, then a turn whose running command it interrupts. The thread's id.
+ * One thread on codex's app-server in `h` (read-only sandbox, approvals on request): a turn whose escalated
+ * command the client declines (or codex's reviewer denies), then, with `interrupt`, a turn whose running
+ * command it interrupts. The thread's id.
  */
-async function declineThenInterrupt(): Promise<string> {
+async function declineThenInterrupt(h: CodexAgentHome = home, interrupt = true): Promise<string> {
   const child = spawn(CODEX_BIN, ['app-server'], {
-    cwd: home.project,
-    env: { PATH: process.env.PATH, HOME: home.root, CODEX_HOME: home.codexHome, RUST_LOG: 'error', NO_COLOR: '1' },
+    cwd: h.project,
+    env: { PATH: process.env.PATH, HOME: h.root, CODEX_HOME: h.codexHome, RUST_LOG: 'error', NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
@@ -75,11 +97,12 @@ async function declineThenInterrupt(): Promise<string> {
   try {
     await call('initialize', { clientInfo: { name: 'threadbase-test', title: null, version: '0' } });
     send({ method: 'initialized' });
-    const started = await call('thread/start', { cwd: home.project, approvalPolicy: 'on-request', sandbox: 'read-only' });
+    const started = await call('thread/start', { cwd: h.project, approvalPolicy: 'on-request', sandbox: 'read-only' });
     const threadId = (started.thread as { id: string }).id;
     let completed = notice('turn/completed');
     await call('turn/start', { threadId, input: [{ type: 'text', text: 'ESCALATE: touch made.txt' }] });
     await completed;
+    if (!interrupt) return threadId;
     completed = notice('turn/completed');
     const running = notice('item/started');
     const turn = await call('turn/start', { threadId, input: [{ type: 'text', text: 'RUN: sleep 30' }] });
@@ -107,6 +130,13 @@ describe('refused calls and the real codex', () => {
       [true, true, undefined],
       [true, undefined, true],
     ]);
+  }, 120_000);
+
+  it("a call codex's automatic approval reviewer denied reads as refused", async () => {
+    const id = await declineThenInterrupt(reviewed, false);
+    const s = await new CodexDriver(reviewed.env).getSession(id);
+    expect(toolResultsOf(s).map((r) => [r.isError, r.meta?.refused, r.meta?.cancelled])).toEqual([[true, true, undefined]]);
+    expect(toolResultsOf(s)[0]?.content).toContain('This action was rejected due to unacceptable risk.');
   }, 120_000);
 
   it("Gemini CLI's refused and cancelled calls are written in codex's words and resumed so", async () => {

@@ -21,6 +21,18 @@ import '../../src/formats/all.js';
 
 const REAL_HOME = resolve('test/fixtures/codex/declined-home');
 const REAL_ID = '01a218a3-3d21-7243-94da-32f24d403112';
+/** codex 0.171 with `approvals_reviewer = "auto_review"`: its reviewer denied an escalated `exec_command` */
+const AUTO_REVIEW_HOME = resolve('test/fixtures/codex/auto-review-home');
+const AUTO_REVIEW_ID = '01a21960-da6f-7481-8c44-ada17630559f';
+/** The words codex's reviewer gives the model after its rationale (core guardian GUARDIAN_REJECTION_INSTRUCTIONS). */
+const GUARDIAN_INSTRUCTIONS =
+  'The agent must not attempt to achieve the same outcome via workaround, indirect execution, or policy circumvention. Proceed only with a materially safer alternative, or if the user explicitly approves the action after being informed of the risk. Otherwise, stop and request user input.';
+const guardianDenial = (reason: string) =>
+  `This action was rejected due to unacceptable risk.\nReason: ${reason}\n${GUARDIAN_INSTRUCTIONS}`;
+/** Rust's Debug formatting of a string's contents, as unified exec nests the rejection in its spawn error. */
+const debugEscaped = (s: string) => s.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
+const spawnError = (rejection: string) =>
+  `exec_command failed: CreateProcess { message: "${debugEscaped(`Rejected("${debugEscaped(rejection)}")`)}" }`;
 
 const marks = (r: ToolResultPart) => [r.isError, r.meta?.refused, r.meta?.cancelled];
 
@@ -43,6 +55,13 @@ describe('codex refused and cancelled calls', () => {
     ]);
   });
 
+  it("reads a call codex 0.171's automatic approval reviewer denied as refused", async () => {
+    const s = await new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: AUTO_REVIEW_HOME } }).getSession(AUTO_REVIEW_ID);
+    const [result] = toolResultsOf(s);
+    expect(result && [result.callId, ...marks(result)]).toEqual(['call_standin_0001', true, true, undefined]);
+    expect(result?.content).toBe(spawnError(guardianDenial('Writes outside the sandbox without the user asking.')));
+  });
+
   it("knows codex's words for a refusal and a cancellation, and nothing else", () => {
     for (const t of [
       'rejected by user',
@@ -50,6 +69,11 @@ describe('codex refused and cancelled calls', () => {
       'patch rejected by user',
       'user rejected MCP tool call',
       'write_stdin failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }',
+      // the automatic approval reviewer's denial, as the shell tools and apply_patch say it and as exec_command wraps it
+      guardianDenial('Deletes the "build" directory\\outside the workspace.'),
+      guardianDenial('Auto-reviewer denied the action without a specific rationale.'),
+      spawnError(guardianDenial('Deletes the "build" directory\\outside the workspace.\nTwice.')),
+      spawnError('rejected by user'),
     ])
       expect(codexDeclinedMark(t), t).toBe('refused');
     for (const t of [
@@ -60,7 +84,17 @@ describe('codex refused and cancelled calls', () => {
       'MCP tool call cancelled before approval',
     ])
       expect(codexDeclinedMark(t), t).toBe('cancelled');
-    for (const t of ['Process exited with code 1', 'aborted by user after a while', 'echo rejected by user', ''])
+    for (const t of [
+      'Process exited with code 1',
+      'aborted by user after a while',
+      'echo rejected by user',
+      '',
+      // the reviewer's timeout says it is no denial; a denial's words inside a command's output are the command's
+      'The automatic permission approval review did not finish before its deadline. Do not assume the action is unsafe based on the timeout alone. You may retry once, or ask the user for guidance or explicit approval.',
+      `${guardianDenial('risky')}\nexit code 1`,
+      spawnError('exec command failed'),
+      'exec_command failed: CreateProcess { message: "No such file or directory (os error 2)" }',
+    ])
       expect(codexDeclinedMark(t), t).toBeUndefined();
   });
 

@@ -6,7 +6,11 @@
  *   tools say as "exec command rejected by user" and apply_patch as "patch rejected by user"
  *   (tools/events.rs); 0.171's `exec_command` records its failure around it:
  *   `exec_command failed: CreateProcess { message: "Rejected(\"rejected by user\")" }`; an MCP call
- *   the user declined, "user rejected MCP tool call";
+ *   the user declined, "user rejected MCP tool call"; a call codex's automatic approval reviewer (guardian,
+ *   `approvals_reviewer = "auto_review"`) denied, "This action was rejected due to unacceptable risk.\nReason:
+ *   <its rationale>\n<instructions>" (core guardian guardian_rejection_message), which `exec_command` wraps the
+ *   same way (checked against what codex 0.171 recorded: test/fixtures/codex/auto-review-home). The reviewer's
+ *   other outcomes (a timeout, a review that failed) say that they are no denial and are not marked;
  * - cancelled: a call stopped by the user's interrupt, "aborted by user after 1.2s" or, for the shell
  *   tools, "Wall time: 1.2 seconds\naborted by user" (tools/parallel.rs); an MCP approval the user
  *   cancelled, "user cancelled MCP tool call" / "MCP tool call cancelled before approval"; and
@@ -26,14 +30,45 @@ const REFUSED = new Set([
   'user rejected MCP tool call',
 ]);
 const CANCELLED = new Set([CODEX_CANCELLED, 'user cancelled MCP tool call', 'MCP tool call cancelled before approval']);
-/** 0.171's unified exec (`exec_command`, `write_stdin`) wraps the orchestrator's rejection in its spawn error. */
-const WRAPPED_REFUSAL = /^[a-z_]+ failed: CreateProcess \{ message: "Rejected\(\\"rejected by user\\"\)" \}$/;
 const ABORTED_AFTER = /^aborted by user after \d+(\.\d+)?s$/;
 const SHELL_ABORTED = /^Wall time: \d+(\.\d+)? seconds\naborted by user$/;
+/** What codex's guardian tells the model after its reason for a denial (core guardian GUARDIAN_REJECTION_INSTRUCTIONS). */
+const GUARDIAN_INSTRUCTIONS =
+  'The agent must not attempt to achieve the same outcome via workaround, indirect execution, or policy circumvention. ' +
+  'Proceed only with a materially safer alternative, or if the user explicitly approves the action after being informed ' +
+  'of the risk. Otherwise, stop and request user input.';
+const GUARDIAN_REJECTED = 'This action was rejected due to unacceptable risk.\nReason: ';
+
+/** Whether `text` is a rejection in the orchestrator's words: the user's, or codex's automatic approval reviewer's. */
+function isRejection(text: string): boolean {
+  if (REFUSED.has(text)) return true;
+  return text.startsWith(GUARDIAN_REJECTED) && text.endsWith(`\n${GUARDIAN_INSTRUCTIONS}`);
+}
+
+/** 0.171's unified exec (`exec_command`, `write_stdin`) wraps the orchestrator's rejection in its spawn error, Debug-formatted twice. */
+const SPAWN_ERROR = /^[a-z_]+ failed: CreateProcess \{ message: "([\s\S]*)" \}$/;
+const REJECTED_ERROR = /^Rejected\("([\s\S]*)"\)$/;
+const DEBUG_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', '0': '\0', '\\': '\\', '"': '"', "'": "'" };
+
+/** A string as Rust's Debug formatting escaped it, unescaped. */
+function unescapeDebug(s: string): string {
+  return s.replace(/\\(u\{[0-9a-fA-F]+\}|.)/g, (all, e: string) =>
+    e.startsWith('u{') ? String.fromCodePoint(Number.parseInt(e.slice(2, -1), 16)) : (DEBUG_ESCAPES[e] ?? all),
+  );
+}
+
+/** The rejection unified exec's spawn error carries, if it is one. */
+function wrappedRejection(text: string): string | undefined {
+  const spawn = SPAWN_ERROR.exec(text);
+  const rejected = spawn ? REJECTED_ERROR.exec(unescapeDebug(spawn[1] as string)) : null;
+  return rejected ? unescapeDebug(rejected[1] as string) : undefined;
+}
 
 /** The mark of a codex tool output by its words (the whole output: a command's own output saying so is not one). */
 export function codexDeclinedMark(text: string): DeclinedMark | undefined {
-  if (REFUSED.has(text) || WRAPPED_REFUSAL.test(text)) return 'refused';
+  if (isRejection(text)) return 'refused';
+  const wrapped = wrappedRejection(text);
+  if (wrapped !== undefined && isRejection(wrapped)) return 'refused';
   if (CANCELLED.has(text) || ABORTED_AFTER.test(text) || SHELL_ABORTED.test(text)) return 'cancelled';
   return undefined;
 }

@@ -98,7 +98,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 5: a user message threadbase wrote for a branch summary (the item's `threadbase.branchSummary`) is that branch summary.
    * 6: an output in codex's words for a refused or cancelled call is marked `meta.refused` / `meta.cancelled` (denials.ts).
    */
-  readonly readerVersion = 7;
+  readonly readerVersion = 8;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
