@@ -63,6 +63,26 @@ function imageWithDetail() {
   return claudeSession(imagePrompt(PNG, { detail: 'high' }));
 }
 
+/** The session with another agent's compaction summary kept as a user message (meta.compactionSummary) before its second prompt. */
+function summaryBeforeSecondPrompt() {
+  const session = claudeSession();
+  const at = session.entries.findIndex((e) => e.id === 'u2');
+  const prompt = session.entries[at] as Entry;
+  session.entries.splice(at, 0, {
+    kind: 'message',
+    id: 's1',
+    parentId: prompt.parentId,
+    timestamp: prompt.timestamp,
+    message: {
+      role: 'user',
+      parts: [{ type: 'text', text: 'Summary: the user listed the files.' }],
+      meta: { compactionSummary: true },
+    },
+  });
+  prompt.parentId = 's1';
+  return session;
+}
+
 /** The thread's projection rows (thread_history_<n>.sqlite). */
 const projection = (id: string) => threadHistoryRows(home.codexHome, id);
 
@@ -116,6 +136,7 @@ describe("another agent's session written into codex as codex's turns", () => {
     [' (a compaction before its first prompt: a turn of its own)', compactedFirst, 3],
     [' (an image in a prompt, a reply of two text parts)', imageAndParts, 2],
     [' (an image with a detail level in a prompt)', imageWithDetail, 2],
+    [" (another agent's compaction summary as a user message: no turn of its own)", summaryBeforeSecondPrompt, 2],
   ])(
     "codex projects the written rollout as threadbase does, and resumes it with threadbase's context%s",
     async (_name, make, turns) => {

@@ -806,10 +806,14 @@ function usageRecord(u: NonNullable<Message['usage']>): TokenTotals {
  * context, Claude Code's `<local-command-caveat>`: injectedLabel) or Claude Code's record of a command
  * the user ran in Claude Code itself and its output (`<command-name>/compact…`,
  * `<local-command-stdout>`: localCommand, never sent to the model as a request) gets none, as codex
- * records the context it injects: the model still gets it, codex lists no turn of its own for it.
+ * records the context it injects: the model still gets it, codex lists no turn of its own for it. Nor does
+ * another agent's compaction summary kept as a user message (`meta.compactionSummary`, or codex's own
+ * summary text): codex records its own summary in `compacted` records, never as a prompt.
  */
 function isTypedPrompt(m: Message): boolean {
   if (m.meta?.codexInjected || injectedLabel(m) !== undefined) return false;
+  // a compaction's summary is no turn of the user's to codex (is_user_turn_boundary): codex records no event for its own
+  if (m.meta?.compactionSummary || isSummaryText(messageText(m))) return false;
   return localCommand(messageText(m)) === undefined;
 }
 
