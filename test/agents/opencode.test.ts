@@ -26,7 +26,7 @@ import {
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../helpers/agents.js';
-import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
+import { type AnthropicRequest, type StandIn, withoutCacheControl } from '../helpers/anthropic-standin.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { messageEntry, ONE_PIXEL_PNG, oneExchange, PRICE_TERMS, textMessage } from '../helpers/sessions.js';
 
@@ -40,17 +40,6 @@ let driver: OpenCodeDriver;
 /** `opencode <args>` in the temp project, offline against the stand-in (test/helpers/agents.ts). */
 function opencode(args: string[]): Promise<{ stdout: string; stderr: string }> {
   return runOpencode(agentHome, args);
-}
-
-/** Request blocks without the cache markers OpenCode adds (not part of the conversation). */
-function withoutCacheControl<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(withoutCacheControl) as T;
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (k !== 'cache_control') out[k] = withoutCacheControl(x);
-    return out as T;
-  }
-  return v;
 }
 
 /** The last conversation request (with tools; not a title request) whose final user text is `prompt`. */
