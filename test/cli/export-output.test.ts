@@ -2,10 +2,11 @@
  * `export -o FILE` where FILE cannot be written: one line naming the path and why, exit 1. It said
  * ENOENT twice and named a temp file the user never gave ("/proc/x: cannot write (ENOENT): ENOENT: no
  * such file or directory, open '/proc/.x.tb-…tmp'"), and under a directory that cannot be made
- * (/proc/x/y.html) it never returned: Node's recursive mkdir loops there.
+ * (/proc/x/y.html) it never returned: Node's recursive mkdir loops there. The place is checked before
+ * the session is read and rendered (a large one took long to say it).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -25,7 +26,7 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-const exportTo = (file: string) => runCli(env, ['export', ID, '--no-index', '--format', 'md', '-o', file]);
+const exportTo = (file: string, id = ID) => runCli(env, ['export', id, '--no-index', '--format', 'md', '-o', file]);
 
 /** One line on stderr, naming the file, saying the error's code once and no temp file's name. */
 function expectOneLine(err: string, file: string, code: string): void {
@@ -73,6 +74,7 @@ describe('export -o a path that cannot be written', () => {
     const r = await exportTo(dir);
     expect(r.code).toBe(1);
     expectOneLine(r.err, dir, 'EISDIR');
+    expect(r.err).toBe(`threadbase: ${dir}: cannot write: illegal operation on a directory (EISDIR)\n`);
   });
 
   it('a file under directories not there yet is written, the directories made', async () => {
@@ -80,5 +82,31 @@ describe('export -o a path that cannot be written', () => {
     const r = await exportTo(target);
     expect(r.code, r.err).toBe(0);
     expect(await readFile(target, 'utf8')).toContain('cats');
+  });
+
+  it('is said before the session is read: the same line for a session that is not there', async () => {
+    const file = join(root, 'in-the-way');
+    await writeFile(file, 'kept');
+    const dir = join(root, 'a-dir-too');
+    await mkdir(dir);
+    const targets = [join(file, 'x.md'), join(file, 'sub', 'x.md'), dir, ...(existsSync('/proc/self') ? ['/proc/x'] : [])];
+    for (const target of targets) {
+      const known = await exportTo(target);
+      const unknown = await exportTo(target, 'no-such-session');
+      expect(unknown.code).toBe(1);
+      expect(unknown.err, target).toBe(known.err);
+      expect(unknown.err).not.toContain('not found');
+    }
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a place that can be written leaves nothing behind when the session is not there', async () => {
+    const dir = join(root, 'kept-empty');
+    await mkdir(dir);
+    const r = await exportTo(join(dir, 'new', 'deeper', 'x.md'), 'no-such-session');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('session not found: no-such-session');
+    // neither the directories the check made nor its temp file
+    expect(await readdir(dir)).toEqual([]);
   });
 });

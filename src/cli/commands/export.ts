@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { childSessionsFrom } from '../../convert/session.js';
 import { EXPORT_FORMATS, type ExportFormat, exportSession, subAgentsOf } from '../../export/index.js';
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
-import { writeFileAtomic } from '../../formats/shared/atomic.js';
+import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
@@ -25,6 +25,8 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string; index: boolean }) => {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.
       const opencode = opts.format === 'opencode';
+      // a place that cannot be written is said before a large session is read and rendered
+      if (opts.output) await checkWritable(opts.output);
       const { session, driver } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
       const text = opencode

@@ -141,17 +141,57 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   opts: { exclusive?: boolean } = {},
 ): Promise<void> {
-  const tmp = join(dirname(file), `.${basename(file)}.tb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = tempNameOf(file);
   try {
     await writeWhole(file, tmp, data, opts);
   } catch (err) {
-    if (err instanceof ThreadbaseError) throw err;
-    throw new ThreadbaseError(
-      'write',
-      `cannot write: ${writeFailure(err as NodeJS.ErrnoException, file, tmp)}`,
-      { file },
-      { cause: err },
-    );
+    throw asWriteError(err, file, tmp);
+  }
+}
+
+const tempNameOf = (file: string): string =>
+  join(dirname(file), `.${basename(file)}.tb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+
+function asWriteError(err: unknown, file: string, tmp: string): ThreadbaseError {
+  if (err instanceof ThreadbaseError) return err;
+  return new ThreadbaseError(
+    'write',
+    `cannot write: ${writeFailure(err as NodeJS.ErrnoException, file, tmp)}`,
+    { file },
+    { cause: err },
+  );
+}
+
+/**
+ * Whether writeFileAtomic could write `file`, found before its data is made (an export renders a large
+ * session first): the error writeFileAtomic would throw for a directory that cannot be made, a
+ * directory no file can be created in, or a directory at the file's place. Leaves nothing behind: the
+ * directories it made and its temp file are taken away again.
+ */
+export async function checkWritable(file: string): Promise<void> {
+  const tmp = tempNameOf(file);
+  const missing: string[] = [];
+  for (let dir = dirname(file); !(await fs.lstat(dir).catch(() => undefined)); dir = dirname(dir)) {
+    missing.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  try {
+    await makeDirectory(dirname(file));
+    if ((await fs.stat(file).catch(() => undefined))?.isDirectory())
+      // what the rename onto it says
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, rename '${tmp}' -> '${file}'`), {
+        code: 'EISDIR',
+        syscall: 'rename',
+        path: tmp,
+        dest: file,
+      });
+    await (await fs.open(tmp, 'wx')).close();
+    await fs.rm(tmp, { force: true });
+  } catch (err) {
+    throw asWriteError(err, file, tmp);
+  } finally {
+    // deepest first; one another writer filled meanwhile stays
+    for (const dir of missing) await fs.rmdir(dir).catch(() => undefined);
   }
 }
 
