@@ -9,17 +9,15 @@
  * is that input; converted back into pi the context is pi's again, and into codex once more (the kept
  * entries then copies after pi's summary) codex sends the same again.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRollout } from '../../src/formats/codex/history-projection.js';
 import { contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
 import { Sources } from '../../src/formats/registry.js';
-import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import type { Message } from '../../src/model/types.js';
-import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, resumedByCodex, setupCodexAgentHome } from '../helpers/agents.js';
 import { codexAppServer } from '../helpers/codex-app-server.js';
-import { forgetThreadHistory } from '../helpers/codex-history.js';
+import { expectCodexResumesAsWritten, threadHistoryRows } from '../helpers/codex-history.js';
 import { convertWith } from '../helpers/conversions.js';
 import { isCodexInjected as isInjected, itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import { RELEASE_EARLIER, RELEASE_SUMMARY, releaseCompactionSession, releaseSentAfterCompaction } from '../helpers/sessions.js';
@@ -65,14 +63,10 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     expect(ours.map(itemLine)).toEqual(expected);
 
     const probe = 'and then?';
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', written.id, probe]);
-    const req = home.responses.responseRequests().slice(mark).at(-1);
-    if (!req) throw new Error('codex sent no request');
-    const sent = req.input.filter((i) => !isInjected(i));
+    const sent = await resumedByCodex(home, written.id, probe);
     expect(sent.map(itemLine).at(-1)).toBe(`user ${probe}`);
     expect(normalize(sent.slice(0, -1))).toEqual(normalize(ours));
-    const all = req.input.map(itemLine).join('\n');
+    const all = sent.map(itemLine).join('\n');
     for (const earlier of RELEASE_EARLIER) expect(all).not.toContain(earlier);
 
     // converted back into pi, pi's context again (the kept entries after the summary), then codex's turn
@@ -87,11 +81,7 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     const twice = await convertWith(home, back.id, 'pi', 'codex');
     const oursTwice = contextToResponses(await sources.driver('codex').getContext(twice.id)).input;
     const probe2 = 'once more?';
-    const mark2 = home.responses.responseRequests().length;
-    await home.codex(['resume', twice.id, probe2]);
-    const req2 = home.responses.responseRequests().slice(mark2).at(-1);
-    if (!req2) throw new Error('codex sent no request');
-    const sent2 = req2.input.filter((i) => !isInjected(i));
+    const sent2 = await resumedByCodex(home, twice.id, probe2);
     // codex's instructions and environment context of the first resume came along as messages: left out on both sides
     expect(normalize(sent2.slice(0, -1))).toEqual(normalize(oursTwice.filter((i) => !isInjected(i))));
     expect(sent2.map(itemLine).slice(0, expected.length)).toEqual(expected);
@@ -114,27 +104,10 @@ describe("codex resumes another agent's compaction as that agent sent it", () =>
     ]);
     const ours = projectRollout(written.id, bytes);
     if (typeof ours === 'string') throw new Error(ours);
-    const file = join(home.codexHome, readdirSync(home.codexHome).find((f) => /^thread_history_\d+\.sqlite$/.test(f)) as string);
-    const rowsOf = () => {
-      const db = openDatabase(file, { readonly: true });
-      try {
-        return {
-          turns: db.prepare('SELECT * FROM thread_turns WHERE thread_id = ? ORDER BY rollout_ordinal').all(written.id),
-          items: db.prepare('SELECT * FROM thread_items WHERE thread_id = ? ORDER BY rollout_ordinal').all(written.id),
-        } as { turns: { rollout_ordinal: number }[]; items: { rollout_ordinal: number }[] };
-      } finally {
-        db.close();
-      }
-    };
-    expect(rowsOf()).toEqual({ turns: ours.turns, items: ours.items });
-    // threadbase's rows taken away, codex projects the rollout itself on a resume
-    forgetThreadHistory(home.codexHome, written.id);
-    await home.codex(['resume', written.id, 'and after?']);
-    const theirs = rowsOf();
-    const before = (r: { rollout_ordinal: number }) => r.rollout_ordinal < ours.nextOrdinal;
-    expect({ turns: theirs.turns.filter(before), items: theirs.items.filter(before) }).toEqual({
-      turns: ours.turns,
-      items: ours.items,
-    });
+    const { turns, items } = threadHistoryRows(home.codexHome, written.id);
+    expect({ turns, items }).toEqual({ turns: ours.turns, items: ours.items });
+    // threadbase's rows taken away, codex projects the rollout itself on a resume, sending threadbase's context
+    const context = contextToResponses(await new Sources(home.env).driver('codex').getContext(written.id)).input;
+    await expectCodexResumesAsWritten(home, written.id, ours, context);
   });
 });

@@ -28,7 +28,14 @@ import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX } from '../../src/formats/
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Session, SourceName } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
-import { type CodexAgentHome, createOpencodeDatabase, PiRpc, runPi, setupCodexAgentHome } from '../helpers/agents.js';
+import {
+  type CodexAgentHome,
+  createOpencodeDatabase,
+  PiRpc,
+  resumedByCodex,
+  runPi,
+  setupCodexAgentHome,
+} from '../helpers/agents.js';
 import type { AnthropicRequest, Rule } from '../helpers/anthropic-standin.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -286,12 +293,8 @@ describe('pi branches with a summary, carried into the other agents', () => {
     const written = await convertAll('codex');
     expect(written).toHaveLength(2);
     const [current, left] = written as [Written, Written];
-    const probe = 'probe all branches to codex';
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', current.id, probe]);
-    const req = home.responses.responseRequests().slice(mark).at(-1);
-    if (!req) throw new Error('codex sent no request');
-    expect(history(req.input.slice(0, -1))).toEqual(expected);
+    const sent = await resumedByCodex(home, current.id, 'probe all branches to codex');
+    expect(history(sent.slice(0, -1))).toEqual(expected);
     const other = await allTexts('codex', left.id);
     expect(other).toContain(LEFT);
     expect(other).not.toContain(SUMMARY);
@@ -303,12 +306,9 @@ describe('pi branches with a summary, carried into the other agents', () => {
     const expected = history(contextToResponses(ctx).input);
     const written = await convertWith(home, sessionId, 'pi', 'codex');
     const probe = 'probe pi to codex';
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', written.id, probe]);
-    const req = home.responses.responseRequests().slice(mark).at(-1);
-    if (!req) throw new Error('codex sent no request');
-    expect(itemText(req.input.at(-1))).toBe(probe);
-    const sent = history(req.input.slice(0, -1));
+    const input = await resumedByCodex(home, written.id, probe);
+    expect(itemText(input.at(-1))).toBe(probe);
+    const sent = history(input.slice(0, -1));
     expect(sent).toEqual(expected);
     expectNewBranchOnly(sent);
     sendsPiWording(sent);
