@@ -477,6 +477,23 @@ export interface ToAnthropicOptions {
 }
 
 /**
+ * How the agent a context comes from lays its messages out where the Messages API leaves a choice, set
+ * by the agent's context builder (formats/<agent>) so that the request printed is the one the agent sends.
+ */
+export interface AnthropicLayout {
+  /**
+   * A message of tool results and a user's message next to it go as two user messages (the API takes
+   * both), not merged into one; messages of results, and user's messages, are still merged among themselves.
+   */
+  resultsApartFromUser?: boolean;
+}
+
+/** A context that may say how its agent lays it out in a Messages API request. */
+export interface AnthropicLaidOutContext extends Context {
+  anthropicLayout?: AnthropicLayout;
+}
+
+/**
  * A tool id the Messages API takes (`^[a-zA-Z0-9_-]+$`): the id itself when it is one, else its
  * refused characters as `_` and a hash of the whole id (so the call and its result still match and
  * two ids stay apart). Other agents record ids such as `call_…|fc_…` that Anthropic refuses.
@@ -580,14 +597,17 @@ export function messageToAnthropic(m: Message, opts: ToAnthropicOptions = {}): A
 
 /**
  * Model messages as the Messages API takes them: system messages lifted into `system`, tool
- * messages as user messages, consecutive same-role messages merged, messages left empty dropped.
+ * messages as user messages, consecutive same-role messages merged (a tool message and a user
+ * message not, where the layout keeps them apart), messages left empty dropped.
  */
 export function messagesToAnthropic(
   messages: readonly Message[],
   opts: ToAnthropicOptions = {},
+  layout: AnthropicLayout = {},
 ): { system?: string; messages: AnthropicMessage[] } {
   const system: string[] = [];
   const out: AnthropicMessage[] = [];
+  let prevRole: Role | undefined;
   for (const m of messages) {
     if (m.role === 'system') {
       const text = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
@@ -597,9 +617,11 @@ export function messagesToAnthropic(
     const am = messageToAnthropic(m, opts);
     if (am.content.length === 0) continue;
     const prev = out[out.length - 1];
-    if (prev && prev.role === am.role && Array.isArray(prev.content) && Array.isArray(am.content)) {
+    const apart = layout.resultsApartFromUser && prevRole !== m.role && (prevRole === 'tool' || m.role === 'tool');
+    if (prev && !apart && prev.role === am.role && Array.isArray(prev.content) && Array.isArray(am.content)) {
       prev.content = [...prev.content, ...am.content];
     } else out.push(am);
+    prevRole = m.role;
   }
   return system.length ? { system: system.join('\n\n'), messages: out } : { messages: out };
 }
@@ -618,7 +640,7 @@ const ANTHROPIC_PAIRING: PairingRule = { mergeAssistants: true };
  * tool calls and results paired as the API requires (pairing.ts).
  */
 export function contextToAnthropic(
-  ctx: Context,
+  ctx: AnthropicLaidOutContext,
   opts: ToAnthropicOptions = { unsignedThinking: 'text', dropEmptyText: true },
 ): AnthropicRequest {
   // system messages go to `system`, so they are set aside before pairing and do not split a turn
@@ -628,7 +650,7 @@ export function contextToAnthropic(
     ctx.messages.filter((m) => m.role !== 'system').map(providerCallsAsNotes),
     ANTHROPIC_PAIRING,
   ).map((m) => ids.rename(m).message);
-  const { system, messages } = messagesToAnthropic([...lifted, ...paired], opts);
+  const { system, messages } = messagesToAnthropic([...lifted, ...paired], opts, ctx.anthropicLayout);
   const parts = [ctx.system, system].filter((s): s is string => typeof s === 'string' && s !== '');
   return parts.length ? { system: parts.join('\n\n'), messages } : { messages };
 }

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import {
   COPILOT_DENIED_CODE,
   COPILOT_INTERRUPTED,
@@ -58,6 +59,19 @@ describe("Copilot CLI's interrupted call (real 1.0.102)", () => {
     const sent = (await driver.getContext(id)).messages.flatMap((m) => m.parts.filter((p) => p.type === 'tool_result'));
     expect(sent).toEqual([expect.objectContaining({ callId: 'toolu_standin_0029', content: COPILOT_INTERRUPTED })]);
     expect(sent[0]).not.toHaveProperty('isError');
+  });
+
+  it("the abort's result and the resumed turn's message go as two user messages, as Copilot CLI sends them", async () => {
+    const driver = new CopilotDriver({ home: FIXTURE, env: { HOME: FIXTURE, COPILOT_HOME: `${FIXTURE}/.copilot` } });
+    const request = contextToAnthropic(await driver.getContext(INTERRUPTED));
+    const blocks = request.messages.map((m) => [m.role, (m.content as { type: string }[]).map((b) => b.type)]);
+    expect(blocks).toEqual([
+      ['user', ['text']],
+      ['assistant', ['tool_use']],
+      ['user', ['tool_result']],
+      ['user', ['text']],
+      ['assistant', ['text']],
+    ]);
   });
 
   it('an abort read in an appended read (the state from the read before it) answers the call read before', async () => {

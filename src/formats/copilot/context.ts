@@ -17,9 +17,13 @@
  *   thinking block and a tool result are sent as recorded (test/agents/copilot-trailing-space.test.ts).
  * - the results after a response are sent in the order of its calls (inCallOrder), whatever order they
  *   were recorded in.
+ * - a message of tool results and the user's message after it are sent as two user messages, not one
+ *   (anthropicLayout; seen resuming a session whose resumed turn followed an abort's results,
+ *   test/agents/copilot-interrupted.test.ts); results among themselves, and user's messages, go as one.
  * Copilot CLI puts its own fresh system prompt and tools before it (not part of this context).
  */
-import { buildContext, type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
+import type { AnthropicLaidOutContext } from '../../convert/anthropic.js';
+import { buildContext, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Message, Part, Session } from '../../model/types.js';
 
 /** The message as Copilot CLI sends it, undefined when it sends nothing of it. */
@@ -121,12 +125,13 @@ function inCallOrder(messages: Message[]): Message[] {
   return out;
 }
 
-export function copilotContext(session: Session, opts: ContextOptions = {}): Context {
+export function copilotContext(session: Session, opts: ContextOptions = {}): AnthropicLaidOutContext {
   const typed = session.leafId || opts.leafId ? typedBefore(session, opts.leafId) : new Map<string, string[]>();
   const compactionText = (c: CompactionEntry) => copilotCompactionText(c.summary, typed.get(c.id) ?? []);
   const ctx = buildContext(session, { compactionText, ...opts });
   return {
     ...ctx,
+    anthropicLayout: { resultsApartFromUser: true },
     messages: inCallOrder(
       ctx.messages.flatMap((m) => {
         const sent = asSent(m);
