@@ -9,6 +9,9 @@ import { readContext, requestEndingWithProbe } from './conversions.js';
 
 export const CN_BIN = resolve('node_modules/.bin/cn');
 
+/** Where the config sends cn's requests on the stand-in (its `apiBase`); the Anthropic adapter posts to `messages` under it. */
+export const CN_API_PATH = '/v1/';
+
 /** Continue's config in the home: one Anthropic model at the stand-in. */
 export async function writeContinueConfig(h: AgentHome): Promise<void> {
   await fs.mkdir(join(h.root, '.continue'), { recursive: true });
@@ -23,7 +26,7 @@ export async function writeContinueConfig(h: AgentHome): Promise<void> {
       '    provider: anthropic',
       '    model: claude-standin',
       '    apiKey: offline',
-      `    apiBase: ${h.standIn.url}/v1/`,
+      `    apiBase: ${h.standIn.url}${CN_API_PATH}`,
       '    roles: [chat]',
       '',
     ].join('\n'),
@@ -41,9 +44,14 @@ export async function runCn(h: AgentHome, args: string[], cwd = h.project): Prom
   return r.stdout + r.stderr;
 }
 
-/** The request Continue sent whose last user text is `probe`. */
+/**
+ * The request Continue sent whose last user text is `probe`, checked to have come where the config sends
+ * cn (the stand-in answers any path ending in `/messages`, so a wrong `apiBase` would pass unseen).
+ */
 export function requestEndingWith(h: AgentHome, probe: string): AnthropicRequest {
-  return requestEndingWithProbe(h, probe, 'cn');
+  const req = requestEndingWithProbe(h, probe, 'cn');
+  expect(h.standIn.requests.find((r) => r.body === req)?.path).toBe(`${CN_API_PATH}messages`);
+  return req;
 }
 
 /** A session file of a folder of test/fixtures/continue put into the home's Continue sessions (sessions.json left as it is). */
