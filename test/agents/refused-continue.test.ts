@@ -4,17 +4,21 @@
  *   and `cn --fork` sends them as threadbase's context has them;
  * - Gemini CLI's refused and cancelled calls written into Continue become cn's own (a `canceled` state of
  *   "Permission denied by user"; a state without output, which cn sends as "Tool cancelled"): read back
- *   marked so, and cn sends them as our context says.
+ *   marked so, and cn sends them as our context says;
+ * - refused and cancelled results written as `tool` items (results read from Continue's own) are in cn's
+ *   words too: cn sends a tool item's content where it stands.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
+import { TOOL_ITEM } from '../../src/formats/continue/history.js';
 import { ContinueDriver } from '../../src/formats/continue/index.js';
+import type { ToolResultPart } from '../../src/model/types.js';
 import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
 import type { Rule } from '../helpers/anthropic-standin.js';
 import { textOf as standinText } from '../helpers/anthropic-standin.js';
 import { forkedByCn, runCn, writeContinueConfig } from '../helpers/continue.js';
 import { okProbeRule } from '../helpers/conversions.js';
-import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
+import { chainSession, declinedResult, geminiDeclinedSession, textMessage, toolResultsOf } from '../helpers/sessions.js';
 
 let home: AgentHome;
 let driver: ContinueDriver;
@@ -63,6 +67,40 @@ describe('refused calls and the real cn', () => {
     expect(sent.filter((s) => s.startsWith('result:'))).toEqual([
       'result:call_a:Permission denied by user',
       'result:call_b:Tool cancelled',
+    ]);
+    expect(sent).toEqual(ours);
+  }, 180_000);
+
+  it("refused and cancelled results of `tool` items are written in cn's words and sent so", async () => {
+    const item = (p: ToolResultPart): ToolResultPart => ({ ...p, meta: { ...p.meta, [TOOL_ITEM]: true } });
+    const session = chainSession('tool-items', 'pi', home.project, [
+      ['t1', textMessage('user', 'remove them')],
+      [
+        't2',
+        {
+          role: 'assistant',
+          model: 'claude-standin',
+          parts: ['r', 'c'].map((id) => ({ type: 'tool_call' as const, id, name: 'Bash', input: { command: `rm ${id}` } })),
+        },
+      ],
+      [
+        't3',
+        {
+          role: 'tool',
+          parts: [
+            item(declinedResult('r', 'Bash', 'Blocked by user', 'refused')),
+            item(declinedResult('c', 'Bash', 'Operation aborted', 'cancelled')),
+          ],
+        },
+      ],
+    ]);
+    const info = await driver.writeSession(session);
+    const { sent, ours } = await forkedByCn(home, info.id, 'probe tool items');
+    expect(sent.filter((s) => s.startsWith('result:'))).toEqual([
+      'result:r:Tool cancelled',
+      'result:c:Tool cancelled',
+      'result:r:Permission denied by user',
+      'result:c:Tool cancelled',
     ]);
     expect(sent).toEqual(ours);
   }, 180_000);

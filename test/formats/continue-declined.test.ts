@@ -11,9 +11,17 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { conversionLosses } from '../../src/convert/losses.js';
+import { TOOL_ITEM } from '../../src/formats/continue/history.js';
 import { ContinueDriver, continueContext } from '../../src/formats/continue/index.js';
 import type { Session, ToolResultPart } from '../../src/model/types.js';
-import { geminiDeclinedSession, toolResultsIn, toolResultsOf } from '../helpers/sessions.js';
+import {
+  chainSession,
+  declinedResult,
+  geminiDeclinedSession,
+  textMessage,
+  toolResultsIn,
+  toolResultsOf,
+} from '../helpers/sessions.js';
 
 const REFUSED = 'afcfdd0e-40a6-4ea2-b1d6-b1f3e740665e';
 let dir: string;
@@ -103,6 +111,60 @@ describe("another agent's refused and cancelled calls written into Continue", ()
     ]);
     expect(conversionLosses(source, 'continue').filter((l) => l.includes('refused or cancelled'))).toEqual([
       expect.stringMatching(/refused or cancelled calls' results written in Continue's words .*\(2\)$/),
+    ]);
+  });
+});
+
+describe('refused and cancelled results of `tool` items written into Continue', () => {
+  it("are written in cn's words (it sends a tool item's content), read back marked, and sent so", async () => {
+    const driver = new ContinueDriver({ home: join(dir, 'tool-items'), env: {} });
+    const item = (p: ToolResultPart): ToolResultPart => ({ ...p, meta: { ...p.meta, [TOOL_ITEM]: true } });
+    const source = chainSession('tool-items', 'pi', '/p', [
+      ['t1', textMessage('user', 'remove them')],
+      [
+        't2',
+        {
+          role: 'assistant',
+          model: 'claude-standin',
+          parts: ['r', 'c', 'k'].map((id) => ({ type: 'tool_call' as const, id, name: 'Bash', input: { command: `rm ${id}` } })),
+        },
+      ],
+      [
+        't3',
+        {
+          role: 'tool',
+          parts: [
+            item(declinedResult('r', 'Bash', 'Blocked by user', 'refused')),
+            item(declinedResult('c', 'Bash', 'Operation aborted', 'cancelled')),
+            // already cn's words for its rules' refusal: kept
+            item(declinedResult('k', 'Bash', 'Command blocked by security policy', 'refused')),
+          ],
+        },
+      ],
+    ]);
+    const info = await driver.writeSession(source);
+    const doc = JSON.parse(await readFile(info.path as string, 'utf8')) as {
+      history: { message: { role: string; content: unknown } }[];
+    };
+    expect(doc.history.filter((h) => h.message.role === 'tool').map((h) => h.message.content)).toEqual([
+      'Permission denied by user',
+      'Tool cancelled',
+      'Command blocked by security policy',
+    ]);
+    const back = (await driver.getSession(info.id)) as Session;
+    expect(toolResultsOf(back).map((r) => [r.callId, r.meta?.refused, r.meta?.cancelled])).toEqual([
+      ['r', true, undefined],
+      ['c', undefined, true],
+      ['k', true, undefined],
+    ]);
+    // the calls' states (no output: "Tool cancelled"), then the tool items where they stand, in cn's words
+    expect(sentResults(back)).toEqual([
+      ['r', 'Tool cancelled'],
+      ['c', 'Tool cancelled'],
+      ['k', 'Tool cancelled'],
+      ['r', 'Permission denied by user'],
+      ['c', 'Tool cancelled'],
+      ['k', 'Command blocked by security policy'],
     ]);
   });
 });

@@ -28,8 +28,9 @@ function resultText(r: ToolResultPart): string {
 }
 
 /**
- * A result's text as cn sends it from its state: a refused or cancelled call's in cn's words (encode.ts
- * writes them so: the refusal's output, no output for a cancelled one), unless already.
+ * A result's text as cn sends it from its state or its `tool` item: a refused or cancelled call's in cn's
+ * words (encode.ts writes them so: the refusal's output, no output for a cancelled one; a `tool` item of
+ * those words), unless already.
  */
 function sentText(r: ToolResultPart): string {
   const text = resultText(r);
@@ -111,7 +112,7 @@ export function continueContext(session: Session, opts: ContextOptions = {}): Co
       if (p.type !== 'tool_result') return [p];
       // a `tool` item: a result where it stands, whether its call has a state, none, or is missing (seen)
       if (p.meta?.[TOOL_ITEM] || stateless.has(p.callId)) {
-        ownResults.push({ type: 'tool_result', callId: p.callId, ...(p.name ? { name: p.name } : {}), content: resultText(p) });
+        ownResults.push({ type: 'tool_result', callId: p.callId, ...(p.name ? { name: p.name } : {}), content: sentText(p) });
         return [];
       }
       if (placed.has(p.callId)) return [];

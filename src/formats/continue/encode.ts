@@ -14,7 +14,7 @@
 import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { CompactionEntry, Entry, Message, Part, ToolResultPart, Usage } from '../../model/types.js';
-import { continueDeclinedMark, PERMISSION_DENIED } from './denials.js';
+import { continueDeclinedMark, PERMISSION_DENIED, TOOL_CANCELLED } from './denials.js';
 import { type JsonObject, NO_STATE, STATE_ORDER, TOOL_ITEM } from './history.js';
 
 export interface EncodedContinueSession {
@@ -240,8 +240,12 @@ export function encodeContinueSession(
       );
       const userTurn = texts.length > 0 || orphanText.length > 0;
       ownResults.forEach((p, k) => {
-        const { text, dropped } = resultText(p);
+        const { text: recorded, dropped } = resultText(p);
         droppedMedia += dropped;
+        // a refused or cancelled call's result in cn's words for it, unless already (cn sends a tool item's content)
+        const mark = declinedMarkOf(p);
+        const text =
+          mark && continueDeclinedMark(recorded) !== mark ? (mark === 'refused' ? PERMISSION_DENIED : TOOL_CANCELLED) : recorded;
         // the entry is kept on the last item written for it
         const owner = !userTurn && k === ownResults.length - 1 ? e : undefined;
         push({ message: { role: 'tool', content: text, toolCallId: p.callId }, contextItems: [] }, owner);
