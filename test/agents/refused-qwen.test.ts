@@ -7,7 +7,9 @@
  *   threadbase's context has it;
  * - another agent's refused and cancelled calls written into Qwen Code become its own
  *   ("[Operation Cancelled] Reason: User did not allow tool call" / "… Tool call cancelled by user.",
- *   status `cancelled`): read back marked so, and resumed, Qwen Code sends those words.
+ *   status `cancelled`): read back marked so, and resumed, Qwen Code sends those words;
+ * - a refused result beside a failed one and one that ran, a record each of its own status (as Qwen Code
+ *   records each call's result): Qwen Code resumes them as threadbase's context has them.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -115,6 +117,59 @@ describe('refused calls and the real Qwen Code', () => {
     expect(sentResults.map((b) => [resultText(b.content as ToolResultPart['content']), b.is_error])).toEqual([
       [QWEN_REFUSED_RESULT, true],
       [QWEN_CANCELLED_RESULT, true],
+    ]);
+    expect(items).toEqual(ours);
+  }, 180_000);
+
+  it('results of several statuses in one message are a record each, resumed as threadbase says', async () => {
+    const model = 'claude-standin';
+    const call = (id: string) => ({
+      type: 'tool_call' as const,
+      id,
+      name: 'run_shell_command',
+      input: { command: `touch ${id}` },
+    });
+    const result = (callId: string, content: string, isError?: boolean): ToolResultPart => ({
+      type: 'tool_result',
+      callId,
+      name: 'run_shell_command',
+      content,
+      ...(isError ? { isError } : {}),
+    });
+    const messages: [string, Message][] = [
+      ['s1', textMessage('user', 'make three files')],
+      ['s2', { role: 'assistant', model, parts: [call('call_r'), call('call_f'), call('call_d')] }],
+      [
+        's3',
+        {
+          role: 'tool',
+          parts: [
+            declinedResult('call_r', 'run_shell_command', CLAUDE_REJECTED, 'refused'),
+            result('call_f', 'exit 1', true),
+            result('call_d', 'made'),
+          ],
+        },
+      ],
+      ['s4', textMessage('assistant', 'One was made.', { model })],
+    ];
+    const info = await driver.writeSession(chainSession('mixed', 'claude', home.project, messages));
+    const lines = (await fs.readFile(info.path as string, 'utf8')).trim().split('\n');
+    const statuses = lines
+      .map((l) => JSON.parse(l) as { type: string; toolCallResult?: { status: string } })
+      .filter((r) => r.type === 'tool_result')
+      .map((r) => r.toolCallResult?.status);
+    expect(statuses).toEqual(['cancelled', 'error', 'success']);
+    expect((await results(info.id)).map((r) => [r.callId, r.meta?.refused])).toEqual([
+      ['call_r', true],
+      ['call_f', undefined],
+      ['call_d', undefined],
+    ]);
+    const ours = contextItems(await readContext(home, 'qwen', info.id));
+    const { items, sentResults } = await resumed(info.id, 'probe mixed statuses');
+    expect(sentResults.map((b) => [b.tool_use_id, resultText(b.content as ToolResultPart['content'])])).toEqual([
+      ['call_r', QWEN_REFUSED_RESULT],
+      ['call_f', 'exit 1'],
+      ['call_d', 'made'],
     ]);
     expect(items).toEqual(ours);
   }, 180_000);

@@ -175,7 +175,8 @@ describe('qwen: writing refused and cancelled calls', () => {
     expect(marks(toolResultsOf(await new QwenDriver(env).getSession(id)))).toEqual([['call_declined', true, true, undefined]]);
     expect(conversionLosses(gemini, 'qwen').join('\n')).not.toMatch(/Qwen Code's words/);
 
-    // one record of a refused result and a failed one: status error, the refusal still read from its words
+    // a refused result, a failed one and one that ran: a record each, each of its status, as Qwen Code
+    // records every call's result; read back as the one message they were
     const mixed = chainSession('mixed', 'pi', PROJECT, [
       ['m1', textMessage('user', 'go')],
       [
@@ -183,7 +184,7 @@ describe('qwen: writing refused and cancelled calls', () => {
         {
           role: 'assistant',
           model: 'm',
-          parts: ['x', 'y'].map((cid) => ({ type: 'tool_call' as const, id: cid, name: 'bash', input: {} })),
+          parts: ['x', 'y', 'z'].map((cid) => ({ type: 'tool_call' as const, id: cid, name: 'bash', input: {} })),
         },
       ],
       [
@@ -191,17 +192,46 @@ describe('qwen: writing refused and cancelled calls', () => {
         {
           role: 'tool',
           parts: [
-            { type: 'tool_result', callId: 'x', content: 'Blocked by user', isError: true, meta: { refused: true } },
-            { type: 'tool_result', callId: 'y', content: 'exit 1', isError: true },
+            {
+              type: 'tool_result',
+              callId: 'x',
+              name: 'bash',
+              content: 'Blocked by user',
+              isError: true,
+              meta: { refused: true },
+            },
+            { type: 'tool_result', callId: 'y', name: 'bash', content: 'exit 1', isError: true },
+            { type: 'tool_result', callId: 'z', name: 'bash', content: 'done' },
           ],
         },
       ],
+      ['m4', textMessage('assistant', 'One ran.', { model: 'm' })],
     ]);
     const w = await written(mixed);
-    expect(toolRecords(w.records)[0]?.toolCallResult).toMatchObject({ status: 'error' });
-    expect(marks(toolResultsOf(await new QwenDriver(env).getSession(w.id)))).toEqual([
+    const tools = toolRecords(w.records);
+    expect(tools.map((r) => [r.toolCallResult, r.message?.parts.map((p) => p.functionResponse?.response)])).toEqual([
+      [{ callId: 'x', status: 'cancelled' }, [{ error: QWEN_REFUSED_RESULT }]],
+      [{ callId: 'y', status: 'error' }, [{ error: 'exit 1' }]],
+      [{ callId: 'z', status: 'success' }, [{ output: 'done' }]],
+    ]);
+    // chained, each naming the last (the entry's own uuid), which nothing else needs beside it
+    expect(tools.map((r) => [r.uuid, r.threadbase])).toEqual([
+      [expect.any(String), { resultsWith: 'm3' }],
+      [expect.any(String), { resultsWith: 'm3' }],
+      ['m3', undefined],
+    ]);
+    expect(tools.map((r) => r.parentUuid)).toEqual(['m2', tools[0]?.uuid, tools[1]?.uuid]);
+    const back = (await new QwenDriver(env).getSession(w.id)) as Session;
+    expect(marks(toolResultsOf(back))).toEqual([
       ['x', true, true, undefined],
       ['y', true, undefined, undefined],
+      ['z', false, undefined, undefined],
+    ]);
+    expect(back.entries.map((e) => [e.id, e.parentId])).toEqual([
+      ['m1', null],
+      ['m2', 'm1'],
+      ['m3', 'm2'],
+      ['m4', 'm3'],
     ]);
   });
 });

@@ -379,8 +379,17 @@ describe('qwen: writing', () => {
       expect(r.parentUuid).toBe(i ? records[i - 1]?.uuid : null);
       expect(r).toMatchObject({ cwd: '/p', sessionId: info?.id });
     });
-    // the split response is one model turn; the system message is a record Qwen Code does not send
-    expect(records.map((r) => r.type)).toEqual(['system', 'user', 'assistant', 'tool_result', 'assistant', 'system']);
+    // the split response is one model turn; the system message is a record Qwen Code does not send; the
+    // results, one ran and one failed, a record each of its status, as Qwen Code records them
+    expect(records.map((r) => r.type)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool_result',
+      'tool_result',
+      'assistant',
+      'system',
+    ]);
     expect(records[0]?.message).toBeUndefined();
     expect(records[2]?.message).toEqual({
       role: 'model',

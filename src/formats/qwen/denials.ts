@@ -42,6 +42,13 @@ const PERMISSION_REFUSALS = [
   /^Permission denied by hook for "/,
 ];
 
+/** Whether a result's words are Qwen Code's for a cancelled call (recorded with status `cancelled`), not a permission check's. */
+export function qwenCancelledWords(text: string): boolean {
+  let t = text.trim();
+  if (t.startsWith(BRIDGE_PREFIX)) t = t.slice(BRIDGE_PREFIX.length);
+  return t.startsWith(CANCELLED_PREFIX);
+}
+
 /** The mark of an error result by Qwen Code's words for it, else undefined. */
 export function qwenDeclinedMark(text: string): DeclinedMark | undefined {
   let t = text.trim();

@@ -56,9 +56,10 @@ export class QwenDriver extends DriverBase {
   /**
    * 1: first reader; 2: a sub-agent's replies name its model (.meta.json model or persistedCliFlags.model);
    * 3: a sub-agent's usage-only record merged into its call record (records.ts usageOnlyMerges);
-   * 4: a refused or cancelled call's result marked (meta.refused / meta.cancelled, denials.ts)
+   * 4: a refused or cancelled call's result marked (meta.refused / meta.cancelled, denials.ts);
+   * 5: the `tool_result` records threadbase writes one per result of a message (`threadbase.resultsWith`) read as that one message
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   // new chats only: appending to a file Qwen Code may be writing (under its writer lease) is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();

@@ -19,7 +19,7 @@ import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, Tool
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/encode.js';
 import { openaiItemId } from '../shared/openai-reasoning.js';
-import { qwenDeclinedMark, qwenDeclinedResult } from './denials.js';
+import { qwenCancelledWords, qwenDeclinedMark, qwenDeclinedResult } from './denials.js';
 import { markedResults, partsOf, usageOf } from './records.js';
 
 /** The version field of a record threadbase wrote (Qwen Code writes its own CLI version there). */
@@ -66,8 +66,8 @@ function kept(
   content: JsonObject,
   usageMetadata: JsonObject | undefined,
   role: string,
-  /** the tool_result record's status, which marks its results as the reader does */
-  status?: string,
+  /** the tool_result record's status of each result (by call id), which marks them as the reader does */
+  statuses?: ReadonlyMap<string, string>,
 ): JsonObject {
   const out: JsonObject = {};
   if (m.role !== role) out.role = m.role;
@@ -76,7 +76,10 @@ function kept(
   if (m.meta && Object.keys(m.meta).length) out.meta = m.meta;
   // the parts, when the content does not read back as them (redacted thinking, part meta, names, ...)
   const read = partsOf(content, new CallIdPairer('threadbase:'));
-  const back = status === undefined ? read : markedResults(read, status);
+  const back =
+    statuses === undefined
+      ? read
+      : read.flatMap((p) => (p.type === 'tool_result' ? markedResults([p], statuses.get(p.callId)) : [p]));
   // as JSON (a file's parts have no undefined fields), in any key order: another agent's parts order their keys their way
   const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
   if (!isDeepStrictEqual(json(back), json(m.parts))) out.parts = m.parts;
@@ -98,6 +101,16 @@ function qwenWorded(m: Message): Message {
     return { ...p, content: qwenDeclinedResult(mark), isError: true, meta };
   });
   return { ...m, parts };
+}
+
+/**
+ * The status Qwen Code records with a call's result: `cancelled` for a call declined or aborted in its
+ * `[Operation Cancelled]` words, `error` for one its permission rules refused (their own words) and any
+ * other failure, else `success`.
+ */
+function qwenStatus(r: ToolResultPart): string {
+  if (declinedMarkOf(r)) return qwenCancelledWords(resultText(r.content)) ? 'cancelled' : 'error';
+  return r.isError ? 'error' : 'success';
 }
 
 /** Whether `next` continues the assistant response `e` (the same responseId). */
@@ -211,16 +224,25 @@ export function encodeQwenRecords(
       const role = type === 'assistant' ? 'assistant' : type === 'tool_result' ? 'tool' : 'user';
       const content = contentOf(m, callNames);
       const usageMetadata = type === 'assistant' ? usageMetadataOf(m) : undefined;
-      // calls that did not run: `cancelled`, as Qwen Code records a declined or aborted call
-      const status =
-        type !== 'tool_result'
-          ? undefined
-          : results.every((r) => declinedMarkOf(r) !== undefined)
-            ? 'cancelled'
-            : results.some((r) => r.isError)
-              ? 'error'
-              : 'success';
-      const keep = kept(m, content, usageMetadata, role, status);
+      const statuses = type === 'tool_result' ? new Map(results.map((r) => [r.callId, qwenStatus(r)])) : undefined;
+      const keep = kept(m, content, usageMetadata, role, statuses);
+      if (statuses && new Set(statuses.values()).size > 1) {
+        // results of several statuses: one record each, as Qwen Code records every call's result (with
+        // its own status); all but the last name the last (the entry's), which the reader folds them into
+        const lastUuid = e.id && !used.has(e.id) ? e.id : randomUUID();
+        results.forEach((r, k) => {
+          const last = k === results.length - 1;
+          const fields: JsonObject = {
+            message: contentOf({ role: 'tool', parts: [r] }, callNames),
+            toolCallResult: { callId: r.callId, status: statuses.get(r.callId) as string },
+          };
+          if (!last) fields.threadbase = { resultsWith: lastUuid };
+          else if (Object.keys(keep).length) fields.threadbase = keep;
+          push(last ? { ...e, id: lastUuid } : undefined, type, fields, e.timestamp);
+        });
+        continue;
+      }
+      const status = statuses ? (statuses.values().next().value as string) : undefined;
       const fields: JsonObject = { message: content };
       if (type === 'assistant' && m.model) fields.model = m.model;
       if (usageMetadata) fields.usageMetadata = usageMetadata;

@@ -172,8 +172,8 @@ export function markedResults(parts: Part[], status: string | undefined): Part[]
   });
 }
 
-/** One record (its fragments joined) as one entry. */
-function entryOf(rec: JsonObject, parentId: string | null): Entry {
+/** One record (its fragments joined) as one entry; `before`: the records of results folded into it (resultsWith). */
+function entryOf(rec: JsonObject, parentId: string | null, before: JsonObject[] = []): Entry {
   const id = rec.uuid as string;
   const timestamp = str(rec.timestamp) ?? new Date(0).toISOString();
   const base = { id, parentId, timestamp, raw: rec, rawSource: SOURCE } as const;
@@ -205,8 +205,12 @@ function entryOf(rec: JsonObject, parentId: string | null): Entry {
     if (typeof rec.model === 'string') message.model = rec.model;
     if (usage) message.usage = usage;
   }
+  const statusOf = (r: JsonObject) => (isObject(r.toolCallResult) ? str(r.toolCallResult.status) : undefined);
   if (type === 'tool_result')
-    message.parts = markedResults(message.parts, isObject(rec.toolCallResult) ? str(rec.toolCallResult.status) : undefined);
+    message.parts = [
+      ...before.flatMap((b) => markedResults(partsOf(b.message, pairer), statusOf(b))),
+      ...markedResults(message.parts, statusOf(rec)),
+    ];
   if (type === 'user' && subtype) message.meta = { qwenSubtype: subtype };
   if (type === 'user' && subtype && INJECTED_USER_SUBTYPES.has(subtype))
     message.meta = { ...message.meta, qwenInjected: subtype };
@@ -418,6 +422,22 @@ function usageOnlyMerges(g: Gathered): { into: Map<string, JsonObject>; dropped:
   return { into, dropped };
 }
 
+/**
+ * The `tool_result` records threadbase wrote one per result of an entry (their statuses differing,
+ * encode.ts): each but the last names the last (`threadbase.resultsWith`), which holds the entry. By the
+ * last one's uuid, the records before it, in file order.
+ */
+function foldedResults(g: Gathered): Map<string, JsonObject[]> {
+  const out = new Map<string, JsonObject[]>();
+  for (const frags of g.fragments.values()) {
+    const rec = joined(frags);
+    const into = rec.type === 'tool_result' && isObject(rec.threadbase) ? str(rec.threadbase.resultsWith) : undefined;
+    if (into === undefined || g.fragments.get(into)?.[0]?.type !== 'tool_result') continue;
+    out.set(into, [...(out.get(into) ?? []), rec]);
+  }
+  return out;
+}
+
 /** The gathered records as entries, in the order of their first fragments; how many each made. */
 function entriesOf(
   g: Gathered,
@@ -430,12 +450,23 @@ function entriesOf(
   const entries: Entry[] = [];
   const counts = new Map<string, number>();
   const merges = usageOnlyMerges(g);
+  const folded = foldedResults(g);
+  const foldedAway = new Set([...folded.values()].flat().map((r) => r.uuid as string));
   for (const [uuid, frags] of g.fragments) {
-    if (merges.dropped.has(uuid)) {
+    if (merges.dropped.has(uuid) || foldedAway.has(uuid)) {
       counts.set(uuid, 0);
       continue;
     }
-    const rec = merges.into.get(uuid) ?? joined(frags);
+    const before = folded.get(uuid) ?? [];
+    const first = before[0];
+    const rec: JsonObject = first
+      ? // several records as one entry, its parent the first one's (a copy writes the entry, not the records: ownRecord)
+        {
+          ...joined(frags),
+          parentUuid: first.parentUuid,
+          fragments: [...before.flatMap((b) => (b.fragments as JsonObject[] | undefined) ?? [b]), ...frags],
+        }
+      : (merges.into.get(uuid) ?? joined(frags));
     let parentId = (rec.parentUuid as string | null) ?? null;
     if (parentId !== null && !g.fragments.has(parentId)) {
       const resolved = resolveParent(parentId);
@@ -449,7 +480,7 @@ function entriesOf(
       parentId = resolved;
     }
     if (parentId === uuid) parentId = null;
-    const before = entries.length;
+    const count = entries.length;
     const split = isObject(rec.threadbase) && Array.isArray(rec.threadbase.split) ? (rec.threadbase.split as Entry[]) : undefined;
     if (split?.length) {
       // a response threadbase merged from several entries (encode.ts): the entries given back, the last one this record's
@@ -458,11 +489,11 @@ function entriesOf(
         entries.push({ ...e, ...(last ? { id: uuid } : {}), parentId, raw: rec, rawSource: SOURCE } as Entry);
         parentId = last ? parentId : e.id;
       }
-    } else entries.push(entryOf(rec, parentId));
+    } else entries.push(entryOf(rec, parentId, before));
     if (replyModel !== undefined)
-      for (const e of entries.slice(before))
+      for (const e of entries.slice(count))
         if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model === undefined) e.message.model = replyModel;
-    counts.set(uuid, entries.length - before);
+    counts.set(uuid, entries.length - count);
   }
   return { entries, counts };
 }
