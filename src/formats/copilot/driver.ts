@@ -112,8 +112,10 @@ export class CopilotDriver extends DriverBase {
    * 3: each sub-agent run is a session (and an index unit) of its own too (side-chains.ts runSessions).
    * 4: a refused or interrupted call's result marked (meta.refused / meta.cancelled, denials.ts).
    * 5: the calls an `abort` left without a result answered in Copilot CLI's interrupted words, cancelled, no error.
+   * 6: so too the calls the user's next message finds open; a tool.execution_complete after a session.resume
+   *    for a call made before it is no result (Copilot CLI does not send it).
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -57,8 +57,11 @@ export interface CopilotReadState {
   openSubAgents?: string[];
   /** each sub-agent run's spawning call, by the run's `agentId` (subagent.started) */
   agentCalls?: Record<string, string>;
-  /** the main chain's calls of this turn with no tool.execution_complete yet, in call order (an `abort` answers them) */
-  unanswered?: { id: string; name: string }[];
+  /**
+   * the main chain's calls with no tool.execution_complete yet, in call order (an `abort` or the next
+   * user.message answers them); `beforeResume`: made before a session.resume, so a completion after it is not theirs
+   */
+  unanswered?: { id: string; name: string; beforeResume?: boolean }[];
 }
 
 export function initialState(id: string, fallbackTime: string): CopilotReadState {
@@ -190,10 +193,10 @@ function toolResultMessage(d: JsonObject, name: string | undefined, assets: Read
 
 /**
  * The results Copilot CLI makes up, on resume, for the calls an `abort` (the user's Esc Esc while a call
- * ran, or at its permission prompt) left without a tool.execution_complete: each in its interrupted words,
- * no is_error, in call order (seen with the real 1.0.102: every call of the response still unanswered,
- * one finished before it keeps its result; test/agents/copilot-interrupted.test.ts). Cancelled, but not
- * made an error (markDeclined's): Copilot CLI sends none. Undefined when the abort left no call open.
+ * ran, or at its permission prompt) or the user's next message left without a tool.execution_complete: each
+ * in its interrupted words, no is_error, in call order (seen with the real 1.0.102: every call still
+ * unanswered, one finished before it keeps its result; test/agents/copilot-interrupted.test.ts). Cancelled,
+ * but not made an error (markDeclined's): Copilot CLI sends none. Undefined when no call is open.
  */
 function interruptedResults(state: CopilotReadState): Message | undefined {
   const open = state.unanswered ?? [];
@@ -298,18 +301,30 @@ function entryOf(
 }
 
 /**
- * Keeps the main chain's calls not yet answered (an `abort` answers them): a user.message starts a turn afresh, an assistant.message adds its calls, a
- * tool.execution_complete answers its own.
+ * Keeps the main chain's calls not yet answered (an `abort` or the next user.message answers them): an
+ * assistant.message adds its calls, a tool.execution_complete answers its own (not a stale one), a
+ * session.resume makes those open stale.
  */
 function trackUnanswered(state: CopilotReadState, type: string, d: JsonObject): void {
-  if (type === 'user.message') state.unanswered = [];
+  if (type === 'session.resume' && state.unanswered?.length)
+    state.unanswered = state.unanswered.map((c) => ({ ...c, beforeResume: true }));
   else if (type === 'assistant.message') {
     const calls = (Array.isArray(d.toolRequests) ? d.toolRequests : []).flatMap((r) =>
       isObject(r) && typeof r.toolCallId === 'string' ? [{ id: r.toolCallId, name: str(r.name) ?? 'unknown' }] : [],
     );
     if (calls.length) state.unanswered = [...(state.unanswered ?? []), ...calls];
-  } else if (type === 'tool.execution_complete' && state.unanswered?.length)
+  } else if (type === 'tool.execution_complete' && state.unanswered?.length && !staleCompletion(state, type, d))
     state.unanswered = state.unanswered.filter((c) => c.id !== d.toolCallId);
+}
+
+/**
+ * A tool.execution_complete recorded after a session.resume for a call made before it (Copilot CLI 1.0.102
+ * writes one, "Tool execution was interrupted before a result was recorded. …", when it resumes a session
+ * that ended mid-call): resumed later, Copilot CLI does not send it but the call as interrupted (whatever
+ * the completion says; test/agents/copilot-interrupted.test.ts), so it is no result here.
+ */
+function staleCompletion(state: CopilotReadState, type: string, d: JsonObject): boolean {
+  return type === 'tool.execution_complete' && !!state.unanswered?.some((c) => c.beforeResume && c.id === d.toolCallId);
 }
 
 /**
@@ -396,12 +411,25 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     const ownRun = ev.type.startsWith('subagent.') && ev.type !== 'subagent.configured';
     const byAgent = !ownRun && typeof ev.agentId === 'string' ? state.agentCalls[ev.agentId] : undefined;
     const spawnedBy = str(d.parentToolCallId) ?? byAgent ?? subAgentOf(ev.type, d, open);
+    const stale = !spawnedBy && staleCompletion(state, ev.type, d);
+    // calls the user's next turn finds open: answered before it as Copilot CLI sends them (not a message
+    // steering the turn that runs them: seen recorded after their results, which may still come)
+    const leftOpen =
+      !spawnedBy && ev.type === 'user.message' && d.delivery !== 'steering' ? interruptedResults(state) : undefined;
     if (!spawnedBy) trackUnanswered(state, ev.type, d);
     // the main chain's abort: the results Copilot CLI makes up for the calls it left open
     const interrupted = ev.type === 'abort' && !spawnedBy ? interruptedResults(state) : undefined;
     const entry: Entry = interrupted
       ? { id, parentId: null, timestamp, raw: ev, rawSource: SOURCE, kind: 'message', message: interrupted }
-      : entryOf(ev.type, d, id, timestamp, ev, state, assets);
+      : stale
+        ? { id, parentId: null, timestamp, raw: ev, rawSource: SOURCE, kind: 'metadata', type: ev.type, data: d }
+        : entryOf(ev.type, d, id, timestamp, ev, state, assets);
+    if (leftOpen) {
+      const answers: Entry = { id: `${id}:interrupted`, parentId: state.lastMain, timestamp, kind: 'message', message: leftOpen };
+      byId.set(answers.id, answers);
+      entries.push(answers);
+      state.lastMain = answers.id;
+    }
     if (ev.type === 'subagent.started' && typeof d.toolCallId === 'string') {
       open.push(d.toolCallId);
       if (typeof ev.agentId === 'string') state.agentCalls[ev.agentId] = d.toolCallId;
