@@ -401,8 +401,9 @@ export class ClaudeDriver extends DriverBase {
    * 5: a user record threadbase wrote for a branch summary (`threadbase.branchSummary`) is that branch summary;
    * 6: the note threadbase wrote for an image the assistant made (`threadbase.parts[].image`) is that image;
    * 7: a result whose record has `toolDenialKind` (or an older refusal's words) is marked `refused`/`cancelled` (denials.ts).
+   * 8: the `message.id` threadbase made up for a reply that had no response id (madeUpResponseId) is none.
    */
-  readonly readerVersion = 7;
+  readonly readerVersion = 8;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -19,7 +19,7 @@ import { toJsonl } from '../shared/atomic.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { denialKindOf, inClaudeWords } from './denials.js';
-import { isRecord, SYNTHETIC_MODEL } from './parse.js';
+import { isRecord, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
 import { isReplyBlock } from './reply.js';
 
@@ -257,7 +257,7 @@ function messageRecord(
       type: 'assistant',
       ...(typeof requestId === 'string' ? { requestId } : {}),
       message: {
-        id: m.responseId ?? `msg_tb_${e.id.replace(/-/g, '').slice(0, 24)}`,
+        id: m.responseId ?? madeUpResponseId(e.id),
         type: 'message',
         role: 'assistant',
         model: m.model ?? 'claude-sonnet-4-5',

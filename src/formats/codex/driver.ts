@@ -97,8 +97,10 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    *    from the compaction and records the turns it dropped there; the trim of injected context reaches back to it);
    * 5: a user message threadbase wrote for a branch summary (the item's `threadbase.branchSummary`) is that branch summary.
    * 6: an output in codex's words for a refused or cancelled call is marked `meta.refused` / `meta.cancelled` (denials.ts).
+   * 9: another agent's reply without a response id keeps the entry id threadbase wrote (`threadbase.entryId`
+   *    on its token_count), and gets no response id made up.
    */
-  readonly readerVersion = 8;
+  readonly readerVersion = 9;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -844,9 +846,9 @@ function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextRe
         const text = messageText(m);
         if (text) out.push(line(ts, 'event_msg', { type: 'agent_message', message: text }));
         // Usage once per response, on its last record. The model (which codex records per turn, in
-        // a turn_context it would then resume with), the response's id (so that `stats` knows the
-        // copy) and the usage codex has no field for (1-hour cache writes, fast mode, place, web
-        // searches, advisor requests) ride along in a `threadbase` field codex ignores.
+        // a turn_context it would then resume with), the response's id, else the entry's (so that
+        // `stats` knows the copy) and the usage codex has no field for (1-hour cache writes, fast
+        // mode, place, web searches, advisor requests) ride along in a `threadbase` field codex ignores.
         const lastOfResponse = !m.responseId || m.responseId !== nextResponseId;
         if (lastOfResponse && (m.usage || m.model)) {
           const u = m.usage ? usageRecord(m.usage) : undefined;
@@ -856,7 +858,7 @@ function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextRe
           const marker = {
             ...(m.model ? { model: m.model } : {}),
             ...(m.model && m.provider ? { provider: m.provider } : {}),
-            ...(m.responseId ? { responseId: m.responseId } : {}),
+            ...(m.responseId ? { responseId: m.responseId } : { entryId: e.id }),
             ...(extras ? { usage: extras } : {}),
           };
           out.push(

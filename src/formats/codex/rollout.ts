@@ -62,6 +62,8 @@ interface ResponseGroup {
   entries: MessageEntry[];
   usage?: Usage;
   responseId?: string;
+  /** another agent's reply that had no response id, its entry's id kept (encodeEntry): none made up */
+  copiedWithoutResponseId?: boolean;
 }
 
 export interface RolloutMeta {
@@ -390,6 +392,18 @@ export async function readRollout(file: string): Promise<Session> {
       // the id of the response this rollout copied from another agent (encodeEntry)
       if (target && !target.responseId && typeof marker?.responseId === 'string' && marker.responseId)
         target.responseId = marker.responseId;
+      // a copied reply that had no response id: its entry's own id, which `stats` knows the copy by
+      // (with its time), and no response id made up for it
+      else if (target && !target.responseId && typeof marker?.entryId === 'string') {
+        const copied = target.entries[target.entries.length - 1];
+        if (copied && copied.id === tip && !seenIds.has(marker.entryId)) {
+          byId.delete(copied.id);
+          copied.id = entryId(marker.entryId, idLine);
+          byId.set(copied.id, copied);
+          tip = copied.id;
+          target.copiedWithoutResponseId = true;
+        }
+      }
       const info = isObject(payload.info) ? payload.info : undefined;
       // Before the `info` wrapper (mid 2025) the event was the response's TokenUsage itself.
       const last = info ? info.last_token_usage : typeof payload.input_tokens === 'number' ? payload : undefined;
@@ -444,8 +458,8 @@ export async function readRollout(file: string): Promise<Session> {
     const first = g.entries[0];
     const last = g.entries[g.entries.length - 1];
     if (!first || !last) continue;
-    const responseId = g.responseId ?? `${id}:${first.id}`;
-    for (const e of g.entries) e.message.responseId = responseId;
+    const responseId = g.responseId ?? (g.copiedWithoutResponseId ? undefined : `${id}:${first.id}`);
+    if (responseId) for (const e of g.entries) e.message.responseId = responseId;
     if (g.usage) last.message.usage = g.usage;
   }
 

@@ -1,0 +1,158 @@
+/**
+ * A reply without a response id (Zed keeps none) converted into Claude Code or Codex is a copy of
+ * the original: `stats` counts it once. Claude Code wants a `message.id` on every assistant record
+ * and the Codex reader numbered a reply without one, so each copy had a response id the original
+ * lacks, its copy key differed, and a Zed thread with 100 input tokens counted 300 with both copies.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertSessionAll } from '../../src/convert/session.js';
+import { Sources } from '../../src/formats/registry.js';
+import { CountedResponses } from '../../src/model/copies.js';
+import type { Session } from '../../src/model/types.js';
+import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { tempIndexHome } from '../helpers/index-units.js';
+
+const UPDATED = '2026-03-04T09:30:00.123Z';
+
+/** a 0.3.0 thread: one question, the answers "ok" and `answer` (agent messages m1 and m2), `input` tokens */
+const thread = (userId: string, question: string, answer: string, input: number) => ({
+  version: '0.3.0',
+  title: question,
+  updated_at: UPDATED,
+  model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+  messages: [
+    { User: { id: userId, content: [{ Text: question }] } },
+    { Agent: { content: [{ Text: 'ok' }], tool_results: {} } },
+    { Agent: { content: [{ Text: answer }], tool_results: {} } },
+  ],
+  request_token_usage: { [userId]: { input_tokens: input, output_tokens: 3 } },
+});
+
+let home: Awaited<ReturnType<typeof tempIndexHome>>;
+/** the written copies: the Zed thread id → agent → session id */
+const copies = new Map<string, Map<string, { id: string; path?: string | undefined }>>();
+
+beforeAll(async () => {
+  home = await tempIndexHome('tb-no-response-id-');
+  const dir = join(home.dir, '.local', 'share', 'zed', 'threads');
+  await mkdir(dir, { recursive: true });
+  const db = new Database(join(dir, 'threads.db'));
+  db.exec(`CREATE TABLE threads (id TEXT PRIMARY KEY, summary TEXT NOT NULL, updated_at TEXT NOT NULL, data_type TEXT NOT NULL,
+    data BLOB NOT NULL, parent_id TEXT, folder_paths TEXT, folder_paths_order TEXT, created_at TEXT)`);
+  const put = db.prepare(
+    `INSERT INTO threads (id, summary, updated_at, data_type, data, folder_paths, created_at) VALUES (?, ?, ?, 'json', ?, ?, ?)`,
+  );
+  // two threads saved at the same time: their replies' copies stay two responses
+  put.run(
+    'zed-thread-otters',
+    'Otters',
+    '2026-03-04T09:30:00.123+00:00',
+    JSON.stringify(thread('user-otters', 'where are the otters', 'the otters nap by the river', 100)),
+    home.dir,
+    '2026-03-04T09:00:00+00:00',
+  );
+  put.run(
+    'zed-thread-badgers',
+    'Badgers',
+    '2026-03-04T09:30:00.123+00:00',
+    JSON.stringify(thread('user-badgers', 'where are the badgers', 'the badgers dig under the hill', 40)),
+    home.dir,
+    '2026-03-04T08:00:00+00:00',
+  );
+  db.close();
+  const sources = new Sources(home.env);
+  try {
+    for (const zedId of ['zed-thread-otters', 'zed-thread-badgers']) {
+      const original = await sources.driver('zed').getSession(zedId);
+      if (!original) throw new Error(`no zed thread ${zedId}`);
+      const written = new Map<string, { id: string; path?: string | undefined }>();
+      for (const to of ['claude', 'codex']) {
+        const [copy] = await convertSessionAll(original, sources.driver(to));
+        if (!copy) throw new Error(`no ${to} copy`);
+        written.set(to, copy);
+      }
+      copies.set(zedId, written);
+    }
+  } finally {
+    await sources.close();
+  }
+  const store = openSqliteStore(indexPath(home.env));
+  try {
+    await new IndexSync(store).sync(new Sources(home.env), { formats: ['zed', 'claude', 'codex'], workers: 0 });
+  } finally {
+    await store.close();
+  }
+});
+afterAll(() => home.remove());
+
+const copyOf = (zedId: string, to: string) => {
+  const c = copies.get(zedId)?.get(to);
+  if (!c) throw new Error(`no ${to} copy of ${zedId}`);
+  return c;
+};
+
+describe('a reply without a response id converted into Claude Code and Codex', () => {
+  it('the index counts each response once, in the original', async () => {
+    const store = openSqliteStore(indexPath(home.env));
+    try {
+      // two agent messages per thread, each thread's tokens once
+      expect(await store.usage()).toMatchObject({ input: 140, output: 6, messages: 4 });
+      expect(await store.usage({ source: 'zed' })).toMatchObject({ input: 140, messages: 4 });
+      const listed = await store.listSessions();
+      expect(listed).toHaveLength(6);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('so does the rule over loaded sessions (a server’s /stats, the viewer)', async () => {
+    const sources = new Sources(home.env);
+    try {
+      const counted = new CountedResponses();
+      const load = async (source: string, id: string): Promise<Session> => {
+        const s = await sources.driver(source).getSession(id);
+        if (!s) throw new Error(`no ${source} session ${id}`);
+        return s;
+      };
+      for (const zedId of ['zed-thread-otters', 'zed-thread-badgers']) {
+        counted.add(await load('zed', zedId));
+        for (const to of ['claude', 'codex']) counted.add(await load(to, copyOf(zedId, to).id));
+      }
+      expect(counted.totals()).toMatchObject({ input: 140, output: 6, messages: 4 });
+    } finally {
+      await sources.close();
+    }
+  });
+
+  it('each copy keeps the entry ids and times, and Claude Code still gets a message id', async () => {
+    const sources = new Sources(home.env);
+    try {
+      const replies = (s: Session | undefined) =>
+        (s?.entries ?? []).flatMap((e) =>
+          e.kind === 'message' && e.message.role === 'assistant'
+            ? [{ id: e.id, timestamp: e.timestamp, responseId: e.message.responseId }]
+            : [],
+        );
+      const original = replies(await sources.driver('zed').getSession('zed-thread-otters'));
+      expect(original.map((r) => r.responseId)).toEqual([undefined, undefined]);
+      for (const to of ['claude', 'codex'])
+        expect(replies(await sources.driver(to).getSession(copyOf('zed-thread-otters', to).id))).toEqual(original);
+      const path = copyOf('zed-thread-otters', 'claude').path;
+      if (!path) throw new Error('no claude path');
+      const records = (await readFile(path, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type?: string; message?: { id?: unknown } });
+      const ids = records.filter((r) => r.type === 'assistant').map((r) => r.message?.id);
+      expect(ids).toHaveLength(2);
+      for (const id of ids) expect(id).toMatch(/^msg_/);
+      expect(new Set(ids).size).toBe(2);
+    } finally {
+      await sources.close();
+    }
+  });
+});
