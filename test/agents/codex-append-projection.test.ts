@@ -7,7 +7,7 @@
  *   app-server lists it, and codex, resuming, continues the projection from there with its next turn;
  * - an appended compaction outside a turn is a turn of its own, and an appended reply with another model's refusal part
  *   an AgentMessage of its text: codex's own projection of the rollout on a resume is threadbase's, the resume sends our context;
- * - an appended exchange whose turn's projection was not checked (a reply with a content item that is not output text) is written as
+ * - an appended exchange whose turn's projection was not checked (a reply with a content item codex has no ContentItem for) is written as
  *   before (its response items and the legacy user_message / agent_message events outside any turn, which
  *   codex passes over): the projection's state follows to the file's end, its rows unchanged, and codex,
  *   resuming, continues from there.
@@ -210,12 +210,16 @@ describe("threadbase's appends and codex's projection", () => {
     expect(theirs.items.slice(0, ours.items.length)).toEqual(ours.items);
   }, 120_000);
 
-  it('an appended exchange not checked as a turn (a reply with a content item that is not output text) is written as before; the projection passes over it', async () => {
+  it('an appended exchange not checked as a turn (a reply with a content item codex has no ContentItem for) is written as before; the projection passes over it', async () => {
     const t = await codexThread('second thread');
     const before = projection(t.id);
     const turnsBefore = await readTurns(t.id);
     const [question, answer] = exchange() as [Entry, Entry & { kind: 'message' }];
-    answer.message.parts.push({ type: 'text', text: '', meta: { codexContent: { type: 'input_text', text: 'not output' } } });
+    answer.message.parts.push({
+      type: 'text',
+      text: '',
+      meta: { codexContent: { type: 'output_audio', data: 'UklGRg==', transcript: 'not text' } },
+    });
     await driver.appendEntries(t.id, [question, answer]);
     expect(readFileSync(t.path, 'utf8')).toContain('"user_message"');
     const after = projection(t.id);

@@ -83,6 +83,18 @@ function summaryBeforeSecondPrompt() {
   return session;
 }
 
+/** The session whose first reply also has a content item of codex's that is no output text (`meta.codexContent`). */
+function replyWithContent(codexContent: Record<string, unknown>) {
+  return () => {
+    const session = claudeSession();
+    const reply = session.entries[3] as Entry & { kind: 'message' };
+    reply.message.parts.push({ type: 'text', text: '', meta: { codexContent } });
+    return session;
+  };
+}
+const replyWithInputText = replyWithContent({ type: 'input_text', text: ' Input text.' });
+const replyWithImage = replyWithContent({ type: 'input_image', image_url: `data:image/png;base64,${PNG}` });
+
 /** The thread's projection rows (thread_history_<n>.sqlite). */
 const projection = (id: string) => threadHistoryRows(home.codexHome, id);
 
@@ -137,6 +149,8 @@ describe("another agent's session written into codex as codex's turns", () => {
     [' (an image in a prompt, a reply of two text parts)', imageAndParts, 2],
     [' (an image with a detail level in a prompt)', imageWithDetail, 2],
     [" (another agent's compaction summary as a user message: no turn of its own)", summaryBeforeSecondPrompt, 2],
+    [' (a reply with an input text item, which codex projects as its text)', replyWithInputText, 2],
+    [' (a reply with an image input, which codex projects without it)', replyWithImage, 2],
   ])(
     "codex projects the written rollout as threadbase does, and resumes it with threadbase's context%s",
     async (_name, make, turns) => {
@@ -150,6 +164,7 @@ describe("another agent's session written into codex as codex's turns", () => {
       const ours = projectRollout(written.id, bytes);
       if (typeof ours === 'string') throw new Error(ours);
       if (make === imageWithDetail) expect(JSON.stringify(ours.items)).toContain('\\"detail\\":\\"high\\"');
+      if (make === replyWithInputText) expect(JSON.stringify(ours.items)).toContain('Input text.');
       const context = contextToResponses(await new Sources(home.env).driver('codex').getContext(written.id)).input;
       const printed = JSON.parse(await runCliOk(home.env, ['context', written.id, '--format', 'openai-responses'])) as {
         input: ResponsesItem[];

@@ -121,8 +121,12 @@ const message = (id: string, parentId: string | null, role: 'user' | 'assistant'
   },
 });
 
-/** A content item of codex's that is not output text in a reply: its AgentMessage was not checked. */
-const UNCHECKED = { type: 'text', text: '', meta: { codexContent: { type: 'input_text', text: 'not output' } } };
+/** A content item codex has no ContentItem for in a reply: its AgentMessage was not checked. */
+const UNCHECKED = {
+  type: 'text',
+  text: '',
+  meta: { codexContent: { type: 'output_audio', data: 'UklGRg==', transcript: 'not text' } },
+};
 
 describe('appending to a projected codex rollout', () => {
   it("writes an appended exchange as codex's turn (another model's thinking in it too) and adds its turn and items", async () => {
@@ -172,7 +176,7 @@ describe('appending to a projected codex rollout', () => {
     ).toEqual([]);
   });
 
-  it("writes an exchange not checked as codex's turn (a reply with a content item that is not output text) as before, and moves the state over it (codex passes over it)", async () => {
+  it("writes an exchange not checked as codex's turn (a reply with a content item codex has no ContentItem for) as before, and moves the state over it (codex passes over it)", async () => {
     const before = projection();
     const driver = new CodexDriver({ home: '/nonexistent', env: { CODEX_HOME: home } });
     await driver.appendEntries(THREAD, [

@@ -3,7 +3,7 @@
  * (`task_started`, its UserMessage item, the AgentMessage items of the replies, `task_complete`, the
  * records marked `threadbase: "turn"`), `history_mode: "paginated"`, ordinals from 0, and the
  * projection codex makes of it written (agents test codex-foreign-turns checks it against the real
- * codex). Only when that projection is one checked; otherwise (a reply with a content item of codex's that is not output text) as before:
+ * codex). Only when that projection is one checked; otherwise (a reply with a content item codex has no ContentItem for, such as output audio) as before:
  * legacy; a compaction before the first prompt is a turn of its own. Read back, the session is what the legacy rollout
  * gives: the same messages with the same ids, no entry for the turn records; a copy of it is wrapped
  * again.
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeRollout } from '../../src/formats/codex/driver.js';
 import { projectRollout } from '../../src/formats/codex/history-projection.js';
-import { CodexDriver } from '../../src/formats/codex/index.js';
+import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { readRollout } from '../../src/formats/codex/rollout.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import { pathToLeaf } from '../../src/model/tree.js';
@@ -172,10 +172,40 @@ describe("another agent's session written into codex as codex's turns", () => {
     expect(items[0].content[1]).toEqual({ type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'high' });
   });
 
-  it('stays legacy when the projection of its turns was not checked: a reply with a content item of codex that is not text', async () => {
+  it('a reply with input text and an image input is an AgentMessage of its texts, as codex makes it; read back, the context sends both items as they were', async () => {
     const session = claudeSession();
     const reply = session.entries[3] as Entry & { kind: 'message' };
-    reply.message.parts.push({ type: 'text', text: '', meta: { codexContent: { type: 'input_text', text: 'not output' } } });
+    const input = { type: 'input_text', text: ' Input text.' };
+    const image = { type: 'input_image', image_url: 'data:image/png;base64,AAAA' };
+    reply.message.parts.push(
+      { type: 'text', text: '', meta: { codexContent: input } },
+      { type: 'text', text: '', meta: { codexContent: image } },
+    );
+    const written = await driver.writeSession(session);
+    const recs = records(written.path as string);
+    expect(recs[0]?.payload.history_mode).toBe('paginated');
+    const agent = recs.flatMap((r) => {
+      const item = r.payload.item as { type?: string; content?: unknown } | undefined;
+      return r.payload.type === 'item_completed' && item?.type === 'AgentMessage' ? [item.content] : [];
+    });
+    expect(agent).toContainEqual([
+      { type: 'Text', text: 'One file: a.txt' },
+      { type: 'Text', text: ' Input text.' },
+    ]);
+    const sent = contextToResponses(await driver.getContext(written.id)).input.find(
+      (i) => i.type === 'message' && i.role === 'assistant' && JSON.stringify(i).includes('One file'),
+    );
+    expect(sent?.content).toEqual([{ type: 'output_text', text: 'One file: a.txt', annotations: [] }, input, image]);
+  });
+
+  it('stays legacy when the projection of its turns was not checked: a reply with a content item codex has no ContentItem for', async () => {
+    const session = claudeSession();
+    const reply = session.entries[3] as Entry & { kind: 'message' };
+    reply.message.parts.push({
+      type: 'text',
+      text: '',
+      meta: { codexContent: { type: 'output_audio', data: 'UklGRg==', transcript: 'not text' } },
+    });
     const written = await driver.writeSession(session);
     const recs = records(written.path as string);
     expect(recs[0]?.payload.history_mode).toBeUndefined();

@@ -60,8 +60,9 @@ function resultOutput(p: ToolResultPart): unknown {
 }
 
 function contentItem(p: Part, output: boolean): JsonObject | undefined {
+  // an item codex recorded that the part does not say all of (items.ts contentToParts): as it was
+  if (p.meta?.codexContent !== undefined) return p.meta.codexContent as JsonObject;
   if (p.type === 'text') {
-    if (p.meta?.codexContent !== undefined) return p.meta.codexContent as JsonObject;
     if (output) return { type: 'output_text', text: p.text, annotations: (p.meta?.annotations as unknown[]) ?? [] };
     return { type: 'input_text', text: p.text };
   }

@@ -54,8 +54,12 @@ function imagePart(url: string, meta?: JsonObject): ImagePart {
   return part;
 }
 
-/** ContentItem[] (input_text, input_image, output_text, ...) to parts. Unknown items are kept as text with meta. */
-export function contentToParts(content: unknown): Part[] {
+/**
+ * ContentItem[] (input_text, input_image, output_text, ...) to parts. Unknown items are kept as text with meta. An
+ * item the encoder would not write for the message's side (input text or an image in an assistant message, output
+ * text in another) keeps it in `meta.codexContent` too, so that the context sends it as codex does, as it is.
+ */
+export function contentToParts(content: unknown, assistant = false): Part[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return [];
   const parts: Part[] = [];
@@ -66,10 +70,13 @@ export function contentToParts(content: unknown): Part[] {
       const part: Part = { type: 'text', text: c.text };
       const extra: JsonObject = {};
       if (type === 'output_text' && Array.isArray(c.annotations) && c.annotations.length > 0) extra.annotations = c.annotations;
+      if ((type === 'output_text') !== assistant) extra.codexContent = c;
       if (Object.keys(extra).length) part.meta = extra;
       parts.push(part);
     } else if (type === 'input_image' && typeof c.image_url === 'string') {
-      parts.push(imagePart(c.image_url, typeof c.detail === 'string' ? { detail: c.detail } : undefined));
+      const extra: JsonObject = typeof c.detail === 'string' ? { detail: c.detail } : {};
+      if (assistant) extra.codexContent = c;
+      parts.push(imagePart(c.image_url, Object.keys(extra).length ? extra : undefined));
     } else if (type === 'refusal' && typeof c.refusal === 'string') {
       parts.push({ type: 'text', text: c.refusal, meta: { refusal: true } });
     } else {
@@ -121,7 +128,7 @@ export function itemToMessage(item: JsonObject): Message | undefined {
   switch (type) {
     case 'message': {
       const role = str(item.role) ?? 'user';
-      const parts = contentToParts(item.content);
+      const parts = contentToParts(item.content, role === 'assistant');
       if (role === 'assistant')
         return { role: 'assistant', parts, api: CODEX_API, ...(item.phase ? { meta: { phase: item.phase } } : {}) };
       if (role === 'user') {

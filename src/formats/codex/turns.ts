@@ -88,12 +88,26 @@ function userContent(content: unknown): unknown[] {
   });
 }
 
-/** An assistant message item's text parts as AgentMessage content, a Text part each (codex joins them). */
+/**
+ * An assistant message item's content as codex's AgentMessage content (core event_mapping parse_agent_message): a
+ * Text part for each text item, output or input text alike (codex joins them); an image input dropped, as codex drops
+ * it; undefined for any other item, which codex would not read (no ContentItem of its), so such a rollout stays legacy.
+ */
 function agentContent(content: unknown): { type: 'Text'; text: string }[] | undefined {
   if (!Array.isArray(content)) return undefined;
-  const texts = content.map((c) => (isObject(c) && c.type === 'output_text' && typeof c.text === 'string' ? c.text : undefined));
-  if (texts.some((t) => t === undefined)) return undefined;
-  return (texts as string[]).map((text) => ({ type: 'Text', text }));
+  const texts: { type: 'Text'; text: string }[] = [];
+  for (const c of content) {
+    if (isObject(c) && (c.type === 'output_text' || c.type === 'input_text') && typeof c.text === 'string')
+      texts.push({ type: 'Text', text: c.text });
+    else if (!(isObject(c) && isImageInput(c))) return undefined;
+  }
+  return texts;
+}
+
+/** An image input as codex's ContentItem has it: its URL, and its detail level if one of codex's. */
+function isImageInput(c: JsonObject): boolean {
+  if (c.type !== 'input_image' || typeof c.image_url !== 'string') return false;
+  return Object.keys(c).every((k) => k === 'type' || k === 'image_url' || (k === 'detail' && IMAGE_DETAILS.includes(c.detail)));
 }
 
 /**
