@@ -3,7 +3,7 @@
  * - a long tool result cut (past 8,000 characters, head and tail around `...[truncated N chars]...`):
  *   `threadbase context` of the session it recorded is that request, the result cut as Cline cut it;
  * - a call left without a result answered with its error result: the context of such a session is
- *   what Cline sends when it resumes it.
+ *   what Cline sends when it resumes it, that result marked cancelled (interrupted, in Cline's words).
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -83,5 +83,8 @@ describe('a session with a call left without a result', () => {
     const result = sent.find((item) => item.startsWith('result:'));
     expect(result?.replace(/^result:toolu_standin_\d+:/, '')).toBe(JSON.stringify(missing));
     expect(ctx.messages.flatMap(items)).toEqual(sent);
+    // Cline's words say it was interrupted: cancelled, as the Markdown context shows it
+    const markdown = await runCliOk(home.env, ['context', info.id, '--format', 'markdown']);
+    expect(markdown).toMatch(/\*\*tool result\*\* \(toolu_standin_\d+\) — \*\*cancelled\*\*/);
   }, 180_000);
 });

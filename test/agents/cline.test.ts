@@ -28,7 +28,7 @@ import {
 } from '../helpers/agent-fixtures.js';
 import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
+import { type ClineHome, messageItems, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
 import { newestSession, okProbeRule, readContext, readSession, withDriver } from '../helpers/conversions.js';
 import { chainSession, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
 
@@ -181,6 +181,17 @@ describe('a session with images, an errored call, a call left unanswered and a r
       ['c3', true],
     ]);
     expect(JSON.stringify(results[0]?.content)).toContain(ONE_PIXEL_PNG);
+    // the open call answered in Cline's words for a call left without a result, as it sends its own such call;
+    // threadbase's context of the copy (read back without that result) sends the same
+    const interrupted = JSON.stringify([
+      { type: 'text', text: 'Tool execution was interrupted before a result was produced. Tool: read_file.' },
+    ]);
+    const c3 = (ms: AnthropicMessage[]) => ms.flatMap(messageItems).find((s) => s.startsWith('result:c3:'));
+    expect(c3(sent)).toBe(`result:c3:${interrupted}`);
+    const ctx = JSON.parse(await runCliOk(home.env, ['context', id, '--format', 'anthropic'])) as {
+      messages: AnthropicMessage[];
+    };
+    expect(c3(ctx.messages)).toBe(c3(sent));
     // read back: the source's entries, not the result threadbase added for c3
     const back = await readSession(home, 'cline', id);
     const ids = back.entries.map((e) => e.id);

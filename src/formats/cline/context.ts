@@ -12,9 +12,11 @@
  *   read's result, once all such rewrites save 64 KiB (outdated.ts);
  * - an error result's blocks sent as their JSON text (Cline's provider layer, @cline/llms);
  * - the image budget (media.ts) and the 6 MB budget of all text (budget.ts).
- * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment). A call no message answers gets Cline's error result.
+ * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment). A call no message answers gets Cline's
+ * error result, marked cancelled.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
+import { markDeclined } from '../../convert/declined.js';
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { applyClineTextBudget } from './budget.js';
@@ -116,9 +118,18 @@ function cutPart(p: Part, role: Message['role']): Part {
 /** Cline's words for a call left without a result (BF in @cline/core's message builder). */
 export const CLINE_MISSING_RESULT = 'Tool execution was interrupted before a result was produced.';
 
+/** The text block Cline answers a call left without a result with (addMissingToolResults). */
+export const clineMissingResultBlock = (name: string | undefined): { type: 'text'; text: string } => ({
+  type: 'text',
+  text: name ? `${CLINE_MISSING_RESULT} Tool: ${name}.` : CLINE_MISSING_RESULT,
+});
+
 /**
  * A call no message answers gets an error result from Cline (addMissingToolResults): after the
- * results that follow its turn, or in a message of their own before the next turn.
+ * results that follow its turn, or in a message of their own before the next turn. Marked cancelled
+ * (Cline's words: interrupted before a result), here and not when read: Cline killed while a tool ran
+ * leaves the call as a running session has it, no result and the manifest still `running` (real cline
+ * 3.0.65), so only resuming makes it an interrupted call.
  */
 function withMissingResults(messages: Message[]): Message[] {
   const answered = new Set(messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : []))));
@@ -140,16 +151,18 @@ function withMissingResults(messages: Message[]): Message[] {
     if (m.role !== 'assistant') continue;
     for (const p of m.parts)
       if (p.type === 'tool_call' && !answered.has(p.id))
-        open.push({
-          type: 'tool_result',
-          callId: p.id,
-          name: p.name,
-          // its content blocks, which Cline's provider layer sends as their JSON text
-          content: JSON.stringify([
-            { type: 'text', text: p.name ? `${CLINE_MISSING_RESULT} Tool: ${p.name}.` : CLINE_MISSING_RESULT },
-          ]),
-          isError: true,
-        });
+        open.push(
+          markDeclined(
+            {
+              type: 'tool_result',
+              callId: p.id,
+              name: p.name,
+              // its content blocks, which Cline's provider layer sends as their JSON text
+              content: JSON.stringify([clineMissingResultBlock(p.name)]),
+            },
+            'cancelled',
+          ),
+        );
   }
   if (open.length) out.push({ role: 'tool', parts: open, meta: { clineRepaired: true } });
   return out;

@@ -16,6 +16,7 @@ import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { notAppliedOnResume } from '../../model/tree.js';
 import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import { clineMissingResultBlock } from './context.js';
 import { clineDeclinedContent, clineDeclinedMark } from './denials.js';
 import { isObject, type JsonObject } from './salvage.js';
 
@@ -134,8 +135,9 @@ export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
   const names = new Map<string, string>();
   const answerOpen = (ts: number, at: string) => {
     if (!open.size) return;
+    // in Cline's words for them, so resumed it sends what it sends for its own call left without a result
     const content = [...open.values()].map((call) => ({
-      ...(partToAnthropicBlock(missingResult(call)) as JsonObject),
+      ...(partToAnthropicBlock({ ...missingResult(call), content: [clineMissingResultBlock(call.name)] }) as JsonObject),
       name: call.name,
     }));
     open.clear();

@@ -27,6 +27,6 @@ export function describeClineLosses(report: LossReport): void {
   );
   say(
     pairing.unanswered.length,
-    'tool calls without a result are written with an error result (the Anthropic API needs one), which Cline sends',
+    "tool calls without a result are written with Cline's own error result for them ('Tool execution was interrupted before a result was produced.'), which Cline sends",
   );
 }
