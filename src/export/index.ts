@@ -35,7 +35,7 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
-import { markdownText } from './markdown-escape.js';
+import { markdownHeading, markdownText, oneLine } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
 
 export { readableJson };
@@ -282,7 +282,7 @@ const foldMd = (summary: string, body: string) => `<details><summary>${esc(summa
 function subAgentMarkdown(sub: ShownSession, depth: number, label = 'Sub-agent session'): string {
   const s = sub.session;
   const turns = turnsMarkdown(sub, depth);
-  return foldMd(`${label}: ${s.title ?? s.id} (${s.source} · ${s.id} · ${turns.length} turns)`, turns.join('\n'));
+  return foldMd(`${label}: ${oneLine(s.title ?? s.id)} (${s.source} · ${s.id} · ${turns.length} turns)`, turns.join('\n'));
 }
 
 /**
@@ -351,7 +351,7 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
   const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
   const { own } = c;
   const head = [
-    `# ${markdownText(s.title ?? `Session ${s.id}`, 'inline')}`,
+    `# ${markdownHeading(s.title ?? `Session ${s.id}`)}`,
     '',
     `- source: ${s.source}`,
     `- id: ${s.id}`,
@@ -361,7 +361,9 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
     ...(u.models.length ? [`- models: ${u.models.join(', ')}`] : []),
     `- tokens: ${usageMd({ ...own, label: '' })}${own.cost !== null ? `; cost ${costText(own.cost, own.estimated)}` : ''}`,
     ...(c.models.length > 1 ? c.models.map((m) => `  - ${m.label}: ${usageMd(m)}; cost ${costText(m.cost, m.estimated)}`) : []),
-    ...c.subAgents.map((l) => `- ${l.label}: ${usageMd(l)}; cost ${costText(l.cost, l.estimated)}`),
+    ...c.subAgents.map(
+      (l) => `- ${markdownText(oneLine(l.label), 'inline')}: ${usageMd(l)}; cost ${costText(l.cost, l.estimated)}`,
+    ),
     ...(c.subAgents.length
       ? [
           `- total with sub-agents: ${usageMd(c.total)}; ${c.total.responses} responses; cost ${costText(c.total.cost, c.total.estimated)}`,

@@ -2,29 +2,54 @@
  * Text written into a Markdown export as it reads: a Markdown renderer takes a raw tag in it
  * (`<system-reminder>`, `<div>`) for HTML and swallows or renders it, and an entity (`&amp;`) for the
  * character it names. Outside code (fenced and indented blocks and inline code spans, which a
- * renderer shows verbatim) `<` and the `&` of an entity are escaped; the Markdown itself (emphasis,
- * lists, links, quotes) is left to render.
+ * renderer shows verbatim) `<` and the `&` of an entity are escaped (not where a backslash escapes
+ * them already); the Markdown itself (emphasis, lists, links, autolinks, quotes, GFM tables) is left
+ * to render.
  *
  * Which lines are code follows CommonMark's block structure (its spec, section 4-5 and appendix A):
  * the block quotes and list items a line is in are matched as a renderer matches them (a quote's `>`,
  * an item's content column, lazy paragraph lines, tabs to the next multiple of four), so code in a
  * quote or an item, at any depth, is found where the renderer finds it.
+ *
+ * The escaped text keeps the raw text's blocks. A raw HTML block becomes a paragraph of text that,
+ * as the HTML block, takes no lazy line and no line after its end (a blank line is put there), and
+ * whose lines start no block (a backslash before a list's or a heading's marker). A table's rows are
+ * escaped cell by cell, as GFM splits a row at its pipes before it reads code spans, and indented
+ * code after a table is code. A link reference definition, which a renderer shows nothing of, is
+ * shown as text (`\[x]: …`), and code after it stays code.
  */
 
-/** `<` and an entity's `&` as entities: shown as written. */
+/** `<` and an entity's `&` as entities: shown as written. One a backslash escapes already shows as written. */
 const escapeOutsideCode = (text: string) =>
-  text.replace(/&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};)/g, '&amp;').replace(/</g, '&lt;');
+  text.replace(/(\\*)(?:<|&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};))/g, (m, slashes: string) =>
+    slashes.length % 2 ? m : `${slashes}${m.endsWith('<') ? '&lt;' : '&amp;'}`,
+  );
 
-/** A paragraph's text with its inline code spans (a run of backticks to the next run as long) kept verbatim. */
+/**
+ * An autolink (`<https://…>`, `<a@b.c>`): a link as written, which escaped would show its `<` while a
+ * GFM renderer still links the address, `>` and all. Other schemes (`javascript:`) stay text.
+ */
+const AUTOLINK =
+  /^<(?:(?:https?|ftp|mailto):[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>/i;
+
+/** A paragraph's text with its inline code spans (a run of backticks to the next run as long) and autolinks kept verbatim. */
 function escapeInline(text: string): string {
   let out = '';
   let at = 0;
-  const ticks = /`+/g;
-  for (let m = ticks.exec(text); m; m = ticks.exec(text)) {
+  const starts = /`+|</g;
+  for (let m = starts.exec(text); m; m = starts.exec(text)) {
     let run = m[0];
     let start = m.index;
     // a backslash before a run escapes its first backtick: the span, if any, opens after it
     const slashes = /\\*$/.exec(text.slice(at, start))?.[0].length ?? 0;
+    if (run === '<') {
+      const link = slashes % 2 ? null : AUTOLINK.exec(text.slice(start));
+      if (!link) continue;
+      out += escapeOutsideCode(text.slice(at, start)) + link[0];
+      at = start + link[0].length;
+      starts.lastIndex = at;
+      continue;
+    }
     if (slashes % 2) {
       run = run.slice(1);
       start++;
@@ -37,15 +62,21 @@ function escapeInline(text: string): string {
     if (!end) continue; // backticks with no match are text
     out += escapeOutsideCode(text.slice(at, start)) + text.slice(start, end.index + run.length);
     at = end.index + run.length;
-    ticks.lastIndex = at;
+    starts.lastIndex = at;
   }
   return out + escapeOutsideCode(text.slice(at));
 }
 
 type Container = { kind: 'quote' } | { kind: 'item'; column: number; hasChild: boolean };
+/**
+ * The block of the raw text an escaped paragraph stands for, which no Markdown line goes on: an HTML block
+ * (the line pattern that ends it, null: a blank line) or a link reference definition (ended at once).
+ */
+type RawBlock = { end: RegExp | null; ended: boolean };
 type Leaf =
   | { kind: 'none' }
-  | { kind: 'paragraph'; lines: number[] }
+  // tableFrom: the paragraph's line a GFM table starts at (its header row), the lines before it a paragraph
+  | { kind: 'paragraph'; lines: number[]; raw?: RawBlock; tableFrom?: number }
   | { kind: 'fence'; char: string; length: number }
   | { kind: 'code' };
 
@@ -55,6 +86,50 @@ const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
 const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
 const BULLET = /^[*+-]/;
 const ORDERED = /^(\d{1,9})[.)]/;
+// CommonMark's HTML blocks (4.6): types 1-5 end at a line holding their end, 6 and 7 at a blank line
+const HTML_ENDS: readonly (readonly [RegExp, RegExp])[] = [
+  [/^<(?:script|pre|style|textarea)(?:[ \t>]|$)/i, /<\/(?:script|pre|style|textarea)>/i],
+  [/^<!--/, /-->/],
+  [/^<\?/, /\?>/],
+  [/^<![A-Za-z]/, />/],
+  [/^<!\[CDATA\[/, /\]\]>/],
+];
+const HTML_BLOCK_TAG =
+  /^<\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|meta|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[ \t>]|\/>|$)/i;
+const HTML_LONE_TAG =
+  /^(?:<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][\w.:-]*(?:[ \t]*=[ \t]*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*[ \t]*\/?>|<\/[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$/;
+
+/** The HTML block a line (past its containers and indent) starts in the raw text; a lone tag (type 7) interrupts no paragraph. */
+function htmlBlockStart(rest: string, interrupting: boolean): RawBlock | undefined {
+  for (const [start, end] of HTML_ENDS) if (start.test(rest)) return { end, ended: end.test(rest) };
+  if (HTML_BLOCK_TAG.test(rest) || (!interrupting && HTML_LONE_TAG.test(rest))) return { end: null, ended: false };
+  return undefined;
+}
+
+/** A link reference definition's start (`[label]: …`): the renderer shows no definition, the backslash keeps it text. */
+const LINK_DEFINITION = /^\[(?:\\.|[^[\]\\])+\]:/;
+const WHOLE_LINK_DEFINITION =
+  /^\[(?:\\.|[^[\]\\])+\]:[ \t]*(?:<[^<>\n]*>|[^<\s]\S*)(?:[ \t]+(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\((?:\\.|[^()\\])*\)))?[ \t]*$/;
+
+/** What starts a block at a line's start (or may: a table's delimiter row), past the digits of an ordered list's marker. */
+const BLOCK_START = /^(?:>|#{1,6}(?:[ \t]|$)|`{3}|~{3}|[-+*](?:[ \t]|$)|=+[ \t]*$|(\d{1,9})[.)](?:[ \t]|$))/;
+/** A GFM table's delimiter row, as marked takes it (a pipe or a colon in it). */
+const TABLE_DELIMITER = /^ {0,3}(?=.*[:|])(?:\| *)?:?-+:? *(?:\| *:?-+:? *)*(?:\| *)?$/;
+/** A pipe no backslash escapes: a table row's cells are split there, in a code span too. */
+const CELL_PIPE = /(?<=(?:^|[^\\])(?:\\\\)*)\|/;
+/** A table row's cells, the empty ends dropped. */
+function tableCells(row: string): string[] {
+  const cells = row.split(CELL_PIPE);
+  if (cells.length > 1 && !cells[0]?.trim()) cells.shift();
+  if (cells.length > 1 && !cells.at(-1)?.trim()) cells.pop();
+  return cells;
+}
+const delimiterCells = (row: string) =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|').length;
+
 const isSpaceOrTab = (c: string | undefined) => c === ' ' || c === '\t';
 
 /** One line as a renderer consumes it: an offset into it, the column reached, a tab part-consumed (CommonMark's). */
@@ -115,8 +190,12 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
 
   const closeLeaf = () => {
     if (leaf.kind === 'paragraph') {
+      const table = leaf.tableFrom ?? leaf.lines.length;
       // code spans reach across the paragraph's lines, not past it
-      const escaped = escapeInline(leaf.lines.map((n) => contents[n] as string).join('\n')).split('\n');
+      const paragraph = leaf.lines.slice(0, table).map((n) => contents[n] as string);
+      const escaped = paragraph.length ? escapeInline(paragraph.join('\n')).split('\n') : [];
+      // a table's cells each: the renderer splits a row at its pipes before it reads code spans
+      for (const n of leaf.lines.slice(table)) escaped.push((contents[n] as string).split(CELL_PIPE).map(escapeInline).join('|'));
       leaf.lines.forEach((n, k) => {
         out[n] = `${out[n]}${escaped[k]}`;
       });
@@ -157,6 +236,7 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
       matched++;
     }
     const allMatched = matched === stack.length;
+    const matchedPrefix = line.slice(0, c.offset);
     c.findNextNonspace();
     // code goes on in the containers it is in
     if (allMatched && leaf.kind === 'fence') {
@@ -169,9 +249,46 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
       out[n] = line;
       continue;
     }
+    if (leaf.kind === 'code' || leaf.kind === 'fence') leaf = { kind: 'none' };
+    // a raw HTML block, escaped to a paragraph, takes no lazy line and none after its end: the line is no
+    // continuation of it, and a blank line keeps the renderer from taking it for one
+    let separate = false;
+    if (leaf.kind === 'paragraph' && leaf.raw && (leaf.raw.ended || !allMatched) && !c.blank) {
+      closeLeaf();
+      separate = true;
+    }
     // a paragraph goes on in the containers matched (lazily past the others) unless a block starts
     const paragraphMatched = allMatched && leaf.kind === 'paragraph';
-    if (leaf.kind === 'code' || leaf.kind === 'fence') leaf = { kind: 'none' };
+    if (allMatched && leaf.kind === 'paragraph' && leaf.raw && !c.blank) {
+      // a line of a raw HTML block is text, no Markdown: one that would start a block (a list, a heading, a
+      // fence, a table's delimiter row, a setext underline) gets a backslash before the character that does
+      const rest = c.rest;
+      const blockStart =
+        c.indent < 4 && (BLOCK_START.exec(rest) ?? (THEMATIC_BREAK.test(rest) || TABLE_DELIMITER.test(rest) ? [''] : null));
+      const at = blockStart ? c.nextNonspace + (blockStart[1]?.length ?? 0) : c.offset;
+      out[n] = line.slice(0, c.offset);
+      contents[n] = blockStart ? `${line.slice(c.offset, at)}\\${line.slice(at)}` : line.slice(c.offset);
+      leaf.lines.push(n);
+      if (leaf.raw.end?.test(contents[n])) leaf.raw.ended = true;
+      continue;
+    }
+    // a delimiter row under a paragraph's line of as many cells: a GFM table from that line on
+    const header = allMatched && leaf.kind === 'paragraph' && leaf.tableFrom === undefined ? leaf.lines.at(-1) : undefined;
+    if (
+      leaf.kind === 'paragraph' &&
+      header !== undefined &&
+      !(header === 0 && at === 'inline') &&
+      c.indent < 4 &&
+      TABLE_DELIMITER.test(line.slice(c.offset)) &&
+      tableCells(contents[header] as string).length === delimiterCells(line.slice(c.offset))
+    ) {
+      leaf.tableFrom = leaf.lines.length - 1;
+      out[n] = line.slice(0, c.offset);
+      contents[n] = line.slice(c.offset);
+      leaf.lines.push(n);
+      continue;
+    }
+    const paragraphOpen: boolean = leaf.kind === 'paragraph';
     // the blocks the line starts: containers, then a leaf
     let opened = false;
     const openContainer = (container: Container) => {
@@ -185,7 +302,8 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
     let started: 'heading' | 'fence' | 'code' | 'setext' | 'break' | undefined;
     for (;;) {
       c.findNextNonspace();
-      const tipIsParagraph = leaf.kind === 'paragraph' && !opened;
+      // indented code ends a table as it does not a paragraph
+      const tipIsParagraph = leaf.kind === 'paragraph' && leaf.tableFrom === undefined && !opened;
       const interruptsParagraph = paragraphMatched && !opened;
       if (c.indent >= 4) {
         if (!tipIsParagraph && !c.blank) {
@@ -232,6 +350,15 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
       }
       openContainer({ kind: 'item', column: markerOffset + padding, hasChild: false });
     }
+    // an HTML block the raw text starts here, escaped: a paragraph of its own (one starting here interrupts a
+    // paragraph as the raw block does, lazy line or not; marked takes only one with no space before it for that)
+    const interrupting: boolean = paragraphOpen && !opened;
+    const html: RawBlock | undefined =
+      started || c.blank || c.indent >= 4 || (interrupting && c.indent > 0) ? undefined : htmlBlockStart(c.rest, interrupting);
+    if (html && paragraphOpen && !opened) {
+      closeLeaf();
+      separate = true;
+    }
     if (!started && !opened && !allMatched && !c.blank && leaf.kind === 'paragraph') {
       // a lazy line: the paragraph's, its containers still open
       out[n] = '';
@@ -240,21 +367,22 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
       continue;
     }
     if (!opened) stack.length = matched;
+    const blankBefore = separate ? `${matchedPrefix.trimEnd()}\n` : '';
     if (started === 'fence' || started === 'code') {
       closeLeaf();
       addChild();
-      out[n] = line;
+      out[n] = blankBefore + line;
       const fence = FENCE_OPEN.exec(c.rest)?.[0] ?? '';
       leaf = started === 'code' ? { kind: 'code' } : { kind: 'fence', char: fence[0] as string, length: fence.length };
       continue;
     }
     const prefix = line.slice(0, c.offset);
-    const content = line.slice(c.offset);
+    let content = line.slice(c.offset);
     if (started === 'heading' || started === 'break' || started === 'setext') {
       // a setext underline ends the paragraph above it, now the heading's text
       closeLeaf();
       if (started !== 'setext') addChild();
-      out[n] = `${prefix}${escapeInline(content)}`;
+      out[n] = `${blankBefore}${prefix}${escapeInline(content)}`;
       continue;
     }
     if (c.blank) {
@@ -262,15 +390,36 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
       out[n] = line;
       continue;
     }
-    if (!paragraphMatched || opened) {
+    if (!paragraphMatched || opened || leaf.kind !== 'paragraph') {
       closeLeaf();
       addChild();
-      leaf = { kind: 'paragraph', lines: [] };
+      leaf = { kind: 'paragraph', lines: [], raw: html };
+      // only a paragraph's first line can be a definition, shown escaped; one on a line of its own takes no
+      // line after it, which may be code then
+      if (LINK_DEFINITION.test(c.rest)) {
+        content = `${line.slice(c.offset, c.nextNonspace)}\\${c.rest}`;
+        if (WHOLE_LINK_DEFINITION.test(c.rest)) leaf.raw = { end: null, ended: true };
+      }
     }
-    out[n] = prefix;
+    out[n] = blankBefore + prefix;
     contents[n] = content;
     (leaf as { lines: number[] }).lines.push(n);
   }
   closeLeaf();
   return out.join('\n');
 }
+
+/** Text on one line (a heading's, a list item's, a fold's summary): its lines, trimmed, a space apart. */
+export const oneLine = (text: string) =>
+  text
+    .split(/\r?\n|\r/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
+
+/**
+ * `text` as an ATX heading's (`# …`): one line (a heading ends at its line; a title's second line went
+ * out as a paragraph, indented code or a list item), escaped as markdownText's, and a closing run of `#`
+ * (which the renderer takes for the heading's closing sequence and drops) kept as text.
+ */
+export const markdownHeading = (text: string) => markdownText(oneLine(text), 'inline').replace(/(^|[ \t])(#+)$/, '$1\\$2');
