@@ -1,10 +1,11 @@
 /**
- * A reply without a response id (Zed keeps none) converted into Claude Code or Codex is a copy of
- * the original: `stats` counts it once. Claude Code wants a `message.id` on every assistant record
- * and the Codex reader numbered a reply without one, so each copy had a response id the original
- * lacks, its copy key differed, and a Zed thread with 100 input tokens counted 300 with both copies.
+ * A reply without a response id (Zed keeps none) converted into Claude Code, Codex or OpenCode is a
+ * copy of the original: `stats` counts it once. Claude Code wants a `message.id` on every assistant
+ * record, and the Codex and OpenCode readers made one up for a reply without one, so each copy had a
+ * response id the original lacks, its copy key differed, and a Zed thread with 100 input tokens
+ * counted 300 with its Claude Code and Codex copies.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { tempIndexHome } from '../helpers/index-units.js';
 
 const UPDATED = '2026-03-04T09:30:00.123Z';
+const TARGETS = ['claude', 'codex', 'opencode'];
 
 /** a 0.3.0 thread: one question, the answers "ok" and `answer` (agent messages m1 and m2), `input` tokens */
 const thread = (userId: string, question: string, answer: string, input: number) => ({
@@ -64,13 +66,20 @@ beforeAll(async () => {
     '2026-03-04T08:00:00+00:00',
   );
   db.close();
+  // OpenCode writes only into a database OpenCode made: the fixture's, emptied of its sessions
+  const ocDir = join(home.dir, '.local', 'share', 'opencode');
+  await mkdir(ocDir, { recursive: true });
+  await copyFile(join(__dirname, '..', 'fixtures', 'opencode', 'opencode.db'), join(ocDir, 'opencode.db'));
+  const oc = new Database(join(ocDir, 'opencode.db'));
+  oc.exec('DELETE FROM part; DELETE FROM message; DELETE FROM todo; DELETE FROM session;');
+  oc.close();
   const sources = new Sources(home.env);
   try {
     for (const zedId of ['zed-thread-otters', 'zed-thread-badgers']) {
       const original = await sources.driver('zed').getSession(zedId);
       if (!original) throw new Error(`no zed thread ${zedId}`);
       const written = new Map<string, { id: string; path?: string | undefined }>();
-      for (const to of ['claude', 'codex']) {
+      for (const to of TARGETS) {
         const [copy] = await convertSessionAll(original, sources.driver(to));
         if (!copy) throw new Error(`no ${to} copy`);
         written.set(to, copy);
@@ -82,7 +91,7 @@ beforeAll(async () => {
   }
   const store = openSqliteStore(indexPath(home.env));
   try {
-    await new IndexSync(store).sync(new Sources(home.env), { formats: ['zed', 'claude', 'codex'], workers: 0 });
+    await new IndexSync(store).sync(new Sources(home.env), { formats: ['zed', ...TARGETS], workers: 0 });
   } finally {
     await store.close();
   }
@@ -95,7 +104,7 @@ const copyOf = (zedId: string, to: string) => {
   return c;
 };
 
-describe('a reply without a response id converted into Claude Code and Codex', () => {
+describe('a reply without a response id converted into Claude Code, Codex and OpenCode', () => {
   it('the index counts each response once, in the original', async () => {
     const store = openSqliteStore(indexPath(home.env));
     try {
@@ -103,7 +112,7 @@ describe('a reply without a response id converted into Claude Code and Codex', (
       expect(await store.usage()).toMatchObject({ input: 140, output: 6, messages: 4 });
       expect(await store.usage({ source: 'zed' })).toMatchObject({ input: 140, messages: 4 });
       const listed = await store.listSessions();
-      expect(listed).toHaveLength(6);
+      expect(listed).toHaveLength(8);
     } finally {
       await store.close();
     }
@@ -120,7 +129,7 @@ describe('a reply without a response id converted into Claude Code and Codex', (
       };
       for (const zedId of ['zed-thread-otters', 'zed-thread-badgers']) {
         counted.add(await load('zed', zedId));
-        for (const to of ['claude', 'codex']) counted.add(await load(to, copyOf(zedId, to).id));
+        for (const to of TARGETS) counted.add(await load(to, copyOf(zedId, to).id));
       }
       expect(counted.totals()).toMatchObject({ input: 140, output: 6, messages: 4 });
     } finally {
@@ -139,7 +148,7 @@ describe('a reply without a response id converted into Claude Code and Codex', (
         );
       const original = replies(await sources.driver('zed').getSession('zed-thread-otters'));
       expect(original.map((r) => r.responseId)).toEqual([undefined, undefined]);
-      for (const to of ['claude', 'codex'])
+      for (const to of TARGETS)
         expect(replies(await sources.driver(to).getSession(copyOf('zed-thread-otters', to).id))).toEqual(original);
       const path = copyOf('zed-thread-otters', 'claude').path;
       if (!path) throw new Error('no claude path');

@@ -154,8 +154,10 @@ export class OpenCodeDriver extends DriverBase {
    * 2: a user message threadbase wrote for a branch summary (its text part's `threadbase.branchSummary`) is that branch summary;
    * 3: an assistant's image kept beside its note (encode.ts, `threadbase.image`) is that image;
    * 4: a call refused (a permission error) or aborted ("Tool execution aborted") is marked `refused`/`cancelled` (denials.ts).
+   * 5: a reply threadbase copied that had no response id keeps its entry id and time (`threadbase.entryId`,
+   *    `timestamp`) and gets no response id made up.
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -398,8 +398,9 @@ export function encodeEntries(
         providerID: model.providerID,
         time: { created: at, completed: at },
         finish: hasTools ? 'tool-calls' : 'stop',
-        // the provider's id of the response, in a field OpenCode ignores (so that `stats` knows the copy)
-        ...(m.responseId ? { threadbase: { responseId: m.responseId } } : {}),
+        // the provider's id of the response, else (a reply that had none, as Zed's) the entry's id and
+        // time (OpenCode's is made later on a tie), in a field OpenCode ignores (so that `stats` knows the copy)
+        threadbase: m.responseId ? { responseId: m.responseId } : { entryId: e.id, timestamp: e.timestamp },
         ...(m.error ? { error: errorOf(m.error) } : {}),
       },
       parts,

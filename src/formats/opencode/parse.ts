@@ -426,8 +426,10 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
 
   const entries: Entry[] = [];
   let prev: string | null = null;
+  const usedIds = new Set<string>();
   const push = (e: Entry) => {
     entries.push(e);
+    usedIds.add(e.id);
     prev = e.id;
   };
   const pendingTails: { entry: Entry & { kind: 'compaction' }; tail: string }[] = [];
@@ -524,6 +526,13 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
 
     const steps = stepsOf(m, id);
     if (steps.length === 0) steps.push({ id, parts: [] });
+    // the entry id and time threadbase kept of a reply it copied that had no response id (encode.ts):
+    // the entry's, with no response id made up, so that `stats` knows the copy by them
+    const kept = obj(m.info.threadbase);
+    const keptId = steps.length === 1 && !str(kept?.responseId) ? str(kept?.entryId) : undefined;
+    const keptEntryId = keptId && !usedIds.has(keptId) ? keptId : undefined;
+    const keptTime = keptEntryId ? str(kept?.timestamp) : undefined;
+    if (keptEntryId) firstEntryOf.set(id, keptEntryId);
     steps.forEach((step, i) => {
       const { assistant, tool } = stepMessages(m, step, m.info);
       if (i === 0) {
@@ -543,7 +552,7 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
       // A step is one model response, of which OpenCode records no id. A fork copies a message under a
       // new id with the same times and tokens, so these stand for one: the copy is known for a copy
       // (`stats` counts the response once), and two responses of other sessions never share them all.
-      if (!assistant.responseId) {
+      if (!assistant.responseId && !keptEntryId) {
         const t = obj(m.info.time);
         const u = assistant.usage;
         assistant.responseId = `opencode:${num(t?.created) ?? ''}:${num(t?.completed) ?? ''}:${i}:${u ? `${u.input}/${u.output}` : ''}`;
@@ -551,9 +560,9 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
       const stepPartIds = step.parts.map((p) => str(p.id) ?? '');
       const stepTime = num(obj(step.parts[0]?.time)?.start);
       push({
-        id: step.id,
+        id: keptEntryId ?? step.id,
         parentId: prev,
-        timestamp: stepTime !== undefined ? isoOf(stepTime) : created,
+        timestamp: keptTime ?? (stepTime !== undefined ? isoOf(stepTime) : created),
         kind: 'message',
         message: assistant,
         raw: (i === 0
@@ -580,7 +589,8 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
   }
 
   for (const { entry, tail } of pendingTails) {
-    if (firstEntryOf.has(tail)) (entry as { firstKeptEntryId?: string }).firstKeptEntryId = tail;
+    const first = firstEntryOf.get(tail);
+    if (first) (entry as { firstKeptEntryId?: string }).firstKeptEntryId = first;
     else
       warnings.push({
         file: opts.file,
