@@ -16,7 +16,8 @@
  * whose lines start no block (a backslash before a list's or a heading's marker). A table's rows are
  * escaped cell by cell, as GFM splits a row at its pipes before it reads code spans, and indented
  * code after a table is code. A link reference definition, which a renderer shows nothing of, is
- * shown as text (`\[x]: …`), and code after it stays code.
+ * shown as text (`\[x]: …`), and code after it stays code. A paragraph's line indented four past a
+ * list item's content goes out unindented (marked would read it as code, and what follows it too).
  */
 
 /** `<` and an entity's `&` as entities: shown as written. One a backslash escapes already shows as written. */
@@ -202,6 +203,22 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
     }
     leaf = { kind: 'none' };
   };
+  /**
+   * A paragraph's line indented four past a list item's content goes out with no indent (a renderer drops a
+   * paragraph line's indent): marked reads it in an item as code that takes the blank and indented lines after
+   * it into the paragraph, where their tags (verbatim, as code) would be HTML.
+   */
+  const flattens = (c: Cursor) => c.indent >= 4 && stack.at(-1)?.kind === 'item';
+  /** The line from `from` as paragraph text: a backslash before what would start a block at its start (a list, a heading, a fence, a table's delimiter row, a setext underline). */
+  const textLine = (c: Cursor, from: number) => {
+    const rest = c.rest;
+    const blockStart =
+      BLOCK_START.exec(rest) ??
+      (THEMATIC_BREAK.test(rest) || SETEXT_UNDERLINE.test(rest) || TABLE_DELIMITER.test(rest) ? [''] : null);
+    if (!blockStart) return c.line.slice(from);
+    const at = c.nextNonspace + (blockStart[1]?.length ?? 0);
+    return `${c.line.slice(from, at)}\\${c.line.slice(at)}`;
+  };
   /** A block starts in the innermost container: the container now has a child. */
   const addChild = () => {
     const inner = stack.at(-1);
@@ -260,14 +277,10 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
     // a paragraph goes on in the containers matched (lazily past the others) unless a block starts
     const paragraphMatched = allMatched && leaf.kind === 'paragraph';
     if (allMatched && leaf.kind === 'paragraph' && leaf.raw && !c.blank) {
-      // a line of a raw HTML block is text, no Markdown: one that would start a block (a list, a heading, a
-      // fence, a table's delimiter row, a setext underline) gets a backslash before the character that does
-      const rest = c.rest;
-      const blockStart =
-        c.indent < 4 && (BLOCK_START.exec(rest) ?? (THEMATIC_BREAK.test(rest) || TABLE_DELIMITER.test(rest) ? [''] : null));
-      const at = blockStart ? c.nextNonspace + (blockStart[1]?.length ?? 0) : c.offset;
+      // a line of a raw HTML block is text, no Markdown: one that would start a block gets a backslash
+      const flat = flattens(c);
       out[n] = line.slice(0, c.offset);
-      contents[n] = blockStart ? `${line.slice(c.offset, at)}\\${line.slice(at)}` : line.slice(c.offset);
+      contents[n] = c.indent < 4 || flat ? textLine(c, flat ? c.nextNonspace : c.offset) : line.slice(c.offset);
       leaf.lines.push(n);
       if (leaf.raw.end?.test(contents[n])) leaf.raw.ended = true;
       continue;
@@ -400,7 +413,7 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
         content = `${line.slice(c.offset, c.nextNonspace)}\\${c.rest}`;
         if (WHOLE_LINK_DEFINITION.test(c.rest)) leaf.raw = { end: null, ended: true };
       }
-    }
+    } else if (flattens(c)) content = textLine(c, c.nextNonspace);
     out[n] = blankBefore + prefix;
     contents[n] = content;
     (leaf as { lines: number[] }).lines.push(n);

@@ -51,6 +51,20 @@ describe('a raw HTML block in the text, escaped', () => {
   });
 });
 
+describe('a paragraph line indented four past a list item', () => {
+  it('goes out unindented: marked took it for code that took the blank and code lines after it for text, tags and all', () => {
+    const text = '- step\n      wrapped <b>\n\n      <x-y a="1">';
+    // CommonMark: the indented line is the paragraph's, the one after the blank line code
+    expect(markdownText(text)).toBe('- step\n  wrapped &lt;b>\n\n      <x-y a="1">');
+    const html = render(text);
+    expect(codeBlocks(html)).toEqual(['&lt;x-y a=&quot;1&quot;&gt;\n']);
+    expect(foreignElements(html)).toEqual([]);
+    // one that would start a block unindented keeps a backslash before it
+    expect(markdownText('1. a\n       - b\n       --')).toBe('1. a\n   \\- b\n   \\--');
+    expect(render('1. a\n       - b\n       --')).toBe('<ol>\n<li>a\n- b\n--</li>\n</ol>\n');
+  });
+});
+
 describe('GFM tables', () => {
   it('escapes each cell: a pipe in a code span ends the cell, the tag after it is no HTML', () => {
     const text = '| a | b | c |\n|---|---|---|\n| `<x>|<y>` | <i>z</i> |';
