@@ -9,6 +9,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaudeDriver } from '../../src/formats/claude/driver.js';
+import { CodexDriver } from '../../src/formats/codex/index.js';
 import { openDatabase } from '../../src/formats/shared/sqlite.js';
 import '../../src/formats/all.js';
 import { codexStateHome } from '../helpers/codex-state-db.js';
@@ -36,6 +38,20 @@ function rowOf(id: string): unknown {
     db.close();
   }
 }
+
+describe("threadbase's own title of a codex thread", () => {
+  it('is the first prompt too, as codex titles it: not the notice before it', async () => {
+    const claude = await new ClaudeDriver({ home: fx.home, env: { CLAUDE_CONFIG_DIR: fx.dirs.claude } }).getSession(
+      STARTS_WITH_NOTICES,
+    );
+    if (!claude) throw new Error('no fixture session');
+    const codex = new CodexDriver(fx.env);
+    // written without a title (convert would give it the source's)
+    const written = await codex.writeSession(claude);
+    expect(written.title).toBe('after compact');
+    expect((await codex.listSessions()).find((s) => s.id === written.id)?.title).toBe('after compact');
+  });
+});
 
 describe("the state row's title of a thread threadbase writes into codex", () => {
   it('is the first prompt the user typed, not a Claude Code notice before it', async () => {

@@ -100,7 +100,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 9: another agent's reply without a response id keeps the entry id threadbase wrote (`threadbase.entryId`
    *    on its token_count), and gets no response id made up.
    */
-  readonly readerVersion = 10;
+  readonly readerVersion = 11;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -16,6 +16,7 @@
  * them, when the rollback reaches into its replacement history: see rollBack).
  */
 import { basename } from 'node:path';
+import { prefixOf } from '../../model/text.js';
 import { countMessages, firstUserLine, messageText, pathTo } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
@@ -24,6 +25,7 @@ import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { branchSummaryMessage, isPreTurnContextMessage, isUserTurnMessage } from './history.js';
 import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
+import { firstUserMessage } from './prompts.js';
 import { isTurnRecord, legacyEventOf } from './turns.js';
 
 export const SOURCE = 'codex';
@@ -475,7 +477,7 @@ export async function readRollout(file: string): Promise<Session> {
     id,
     source: SOURCE,
     project: sessionMeta?.cwd,
-    title: firstUserLine(own, (m) => Boolean(m.meta?.codexInjected)),
+    title: titleOf(own),
     createdAt,
     // a rollout converted from another agent starts when written, after its records' own times
     updatedAt: lastTimestamp && lastTimestamp > createdAt ? lastTimestamp : createdAt,
@@ -632,4 +634,15 @@ export function baseInstructionsOf(raw: unknown): string | undefined {
   const payload = isObject(raw.payload) ? raw.payload : raw;
   const bi = payload.base_instructions;
   return (isObject(bi) ? str(bi.text) : str(bi)) ?? str(payload.instructions);
+}
+
+/**
+ * A thread's title as codex gives it: its first prompt (prompts.ts; its first line), not a notice another agent
+ * wrote in a user's place before it; a rollout without prompt events (the first layouts) its first user message
+ * that codex did not inject.
+ */
+function titleOf(entries: readonly Entry[]): string | undefined {
+  const { title } = firstUserMessage(entries);
+  if (title) return prefixOf(title.split('\n')[0] ?? '', 100);
+  return firstUserLine(entries, (m) => Boolean(m.meta?.codexInjected));
 }
