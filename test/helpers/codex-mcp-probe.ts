@@ -26,6 +26,8 @@ export async function addCodexMcpProbe(codexHome: string, dir: string, name = 'p
   );
   await fs.appendFile(
     join(codexHome, 'config.toml'),
-    `\n[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(file)}]\n`,
+    // codex waits 10 s for a server to start by default; node loading the SDK takes longer on a loaded machine,
+    // and codex then runs the turn without the tool (no mcpToolCall)
+    `\n[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(file)}]\nstartup_timeout_sec = 120\n`,
   );
 }
