@@ -1,9 +1,10 @@
 /**
- * A reply without a response id (Zed keeps none) converted into Claude Code, Codex or OpenCode is a
- * copy of the original: `stats` counts it once. Claude Code wants a `message.id` on every assistant
- * record, and the Codex and OpenCode readers made one up for a reply without one, so each copy had a
- * response id the original lacks, its copy key differed, and a Zed thread with 100 input tokens
- * counted 300 with its Claude Code and Codex copies.
+ * A reply without a response id (Zed keeps none) converted into Claude Code, Codex, OpenCode or GitHub
+ * Copilot CLI is a copy of the original: `stats` counts it once. Claude Code wants a `message.id` on
+ * every assistant record, and the Codex and OpenCode readers made one up for a reply without one, so
+ * each copy had a response id the original lacks, its copy key differed, and a Zed thread with 100
+ * input tokens counted 300 with its Claude Code and Codex copies. Copilot CLI's copy had a made-up
+ * apiCallId and a new event id for its entry id (test/formats/copilot-copy-key.test.ts).
  */
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { tempIndexHome } from '../helpers/index-units.js';
 
 const UPDATED = '2026-03-04T09:30:00.123Z';
-const TARGETS = ['claude', 'codex', 'opencode'];
+const TARGETS = ['claude', 'codex', 'opencode', 'copilot'];
 
 /** a 0.3.0 thread: one question, the answers "ok" and `answer` (agent messages m1 and m2), `input` tokens */
 const thread = (userId: string, question: string, answer: string, input: number) => ({
@@ -104,7 +105,7 @@ const copyOf = (zedId: string, to: string) => {
   return c;
 };
 
-describe('a reply without a response id converted into Claude Code, Codex and OpenCode', () => {
+describe('a reply without a response id converted into Claude Code, Codex, OpenCode and Copilot CLI', () => {
   it('the index counts each response once, in the original', async () => {
     const store = openSqliteStore(indexPath(home.env));
     try {
@@ -112,7 +113,7 @@ describe('a reply without a response id converted into Claude Code, Codex and Op
       expect(await store.usage()).toMatchObject({ input: 140, output: 6, messages: 4 });
       expect(await store.usage({ source: 'zed' })).toMatchObject({ input: 140, messages: 4 });
       const listed = await store.listSessions();
-      expect(listed).toHaveLength(8);
+      expect(listed).toHaveLength(10);
     } finally {
       await store.close();
     }

@@ -114,8 +114,10 @@ export class CopilotDriver extends DriverBase {
    * 5: the calls an `abort` left without a result answered in Copilot CLI's interrupted words, cancelled, no error.
    * 6: so too the calls the user's next message finds open; a tool.execution_complete after a session.resume
    *    for a call made before it is no result (Copilot CLI does not send it).
+   * 7: a reply threadbase copied that had no response id keeps its entry id and time (its assistant.message's
+   *    `threadbase`, encode.ts) and no response id (not threadbase's made-up apiCallId).
    */
-  readonly readerVersion = 6;
+  readonly readerVersion = 7;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -68,6 +68,11 @@ interface Compacted {
   compaction: CompactionEntry;
 }
 type Written = Message | Compacted;
+/** The entry a written message is of: its id and time. */
+interface WrittenEntry {
+  id: string;
+  timestamp: string;
+}
 const isCompacted = (w: Written): w is Compacted => 'compaction' in w;
 
 /**
@@ -75,11 +80,11 @@ const isCompacted = (w: Written): w is Compacted => 'compaction' in w;
  * up to it, then the compaction, then what was sent after it (the entries it kept, copied, and the
  * later ones), as Copilot CLI keeps a compacted session whole and sends from its last compaction on.
  */
-function messagesOf(session: Session): { items: Written[]; timeOf: Map<Message, string>; start: string } {
+function messagesOf(session: Session): { items: Written[]; entryOf: Map<Message, WrittenEntry>; start: string } {
   const path = pathToLeaf(session).filter((e) => !e.sidechain);
-  // a message's time: its entry's (buildContext hands on the entry's own message object)
-  const timeOf = new Map<Message, string>();
-  for (const e of path) if (e.kind === 'message') timeOf.set(e.message, e.timestamp);
+  // a message's entry (buildContext hands on the entry's own message object)
+  const entryOf = new Map<Message, WrittenEntry>();
+  for (const e of path) if (e.kind === 'message') entryOf.set(e.message, { id: e.id, timestamp: e.timestamp });
   const contextUpTo = (end: number): Message[] =>
     end === 0
       ? []
@@ -92,7 +97,7 @@ function messagesOf(session: Session): { items: Written[]; timeOf: Map<Message, 
     items.push(...contextUpTo(cuts[k + 1] ?? path.length).filter((m) => !m.meta?.compactionSummary));
   });
   const start = session.createdAt || path[0]?.timestamp || new Date().toISOString();
-  return { items, timeOf, start };
+  return { items, entryOf, start };
 }
 
 /** A compaction as Copilot CLI records its `/compact`: session.compaction_start, then _complete with the summary. */
@@ -130,7 +135,7 @@ function compactionEvents(c: CompactionEntry): [string, JsonObject][] {
 function pushMessages(
   records: JsonObject[],
   messages: readonly Written[],
-  timeOf: ReadonlyMap<Message, string>,
+  entryOf: ReadonlyMap<Message, WrittenEntry>,
   start: string,
   warnings: string[],
   scope?: SubAgentScope,
@@ -181,7 +186,8 @@ function pushMessages(
       for (const [type, data] of compactionEvents(given.compaction)) push(type, data);
       continue;
     }
-    time = timeOf.get(given) ?? time;
+    const entry = entryOf.get(given);
+    time = entry?.timestamp ?? time;
     // a call the provider ran itself (codex's web search) owes no result: a text note in its turn
     const m = providerCallsAsNotes(given);
     if (m.role === 'system') {
@@ -276,6 +282,9 @@ function pushMessages(
       ...(m.model ? { model: m.model } : {}),
       ...(reasoningText ? { reasoningText } : {}),
       ...(blocks.length ? { reasoningBlocks: { provider: 'anthropic-messages', blocks } } : {}),
+      // a reply without a response id (as Zed's): its entry's id and time, in a field Copilot CLI ignores
+      // (it loads and resumes the file), so that `stats` knows the copy by them (events.ts reads them back)
+      ...(!m.responseId && entry ? { threadbase: { entryId: entry.id, timestamp: entry.timestamp } } : {}),
     });
     requests.forEach((r, i) => {
       const written = r.toolCallId as string;
@@ -312,7 +321,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
   const id = opts.sessionId ?? randomUUID();
   const cwd = opts.cwd ?? session.project;
   const warnings: string[] = [];
-  const { items, timeOf, start } = messagesOf(session);
+  const { items, entryOf, start } = messagesOf(session);
   const messages = items.filter((m): m is Message => !isCompacted(m));
   const model = messages.findLast((m) => m.role === 'assistant' && m.model)?.model;
   const records: JsonObject[] = [
@@ -339,7 +348,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
     session,
     pathToLeaf(session).filter((e) => !e.sidechain),
   );
-  pushMessages(records, items, timeOf, start, warnings, undefined, { byCall: runs.byCall, sessionId: id });
+  pushMessages(records, items, entryOf, start, warnings, undefined, { byCall: runs.byCall, sessionId: id });
   for (const chain of runs.unplaced) warnings.push(unplacedWarning(chain));
   const advisors = messages.filter((m) => m.usage?.advisors?.length).length;
   if (advisors) warnings.push(`${advisors} response(s)' advisor requests left out: Copilot CLI has no place for them`);
@@ -365,7 +374,7 @@ export function encodeSubAgentEvents(
   runs?: { byCall: ReadonlyMap<string, Session>; sessionId: string },
 ): { records: JsonObject[]; warnings: string[] } {
   const warnings: string[] = [];
-  const { items, timeOf, start } = messagesOf(child);
+  const { items, entryOf, start } = messagesOf(child);
   const model = items.filter((m): m is Message => !isCompacted(m)).findLast((m) => m.role === 'assistant' && m.model)?.model;
   const own = isObject(child.meta) && typeof child.meta.agentType === 'string' ? child.meta.agentType : undefined;
   const agentName = own ?? DEFAULT_AGENT;
@@ -383,7 +392,7 @@ export function encodeSubAgentEvents(
       ...(model ? { model } : {}),
     }),
   );
-  pushMessages(records, items, timeOf, at, warnings, scope, runs);
+  pushMessages(records, items, entryOf, at, warnings, scope, runs);
   records.push(event('subagent.completed', { ...described, ...(model ? { model } : {}) }));
   return { records: records.slice(1), warnings };
 }

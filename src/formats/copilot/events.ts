@@ -328,6 +328,22 @@ function staleCompletion(state: CopilotReadState, type: string, d: JsonObject): 
 }
 
 /**
+ * The entry id and time threadbase kept of a reply it copied that had no response id (an
+ * assistant.message's `threadbase`, encode.ts), when that id is free in the session: `stats` knows the
+ * copy by them, as the original has them.
+ */
+function keptEntry(
+  type: string,
+  d: JsonObject,
+  byId: ReadonlyMap<string, Entry>,
+): { id: string; timestamp: string | undefined } | undefined {
+  const kept = type === 'assistant.message' && isObject(d.threadbase) ? d.threadbase : undefined;
+  const id = str(kept?.entryId);
+  if (!id || byId.has(id)) return undefined;
+  return { id, timestamp: str(kept?.timestamp) || undefined };
+}
+
+/**
  * The spawning call of an event a running sub-agent wrote without `parentToolCallId` (seen with
  * 1.0.102: its prompt, a user.message with `source: 'agent-<session id>'`, its
  * `session.model_change` with `source: 'agent'` and `subagent.configured`), else undefined.
@@ -360,6 +376,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
   const entries: Entry[] = [];
   const warnings: ParseWarning[] = [];
   const byId = new Map<string, Entry>();
+  // the event of each entry whose id is not its event's (a reply threadbase copied: keptEntry); a rewind names events
+  const eventOf = new Map<string, string>();
   const removed = new Set<string>();
   let offset = opts.start ?? 0;
   let rewound = false;
@@ -384,8 +402,11 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       continue;
     }
     const d = isObject(ev.data) ? ev.data : {};
-    const id = str(ev.id) ?? `${basename(dirname(file))}:line-${l.line}`;
-    const timestamp = str(ev.timestamp) ?? state.updatedAt;
+    const eventId = str(ev.id) ?? `${basename(dirname(file))}:line-${l.line}`;
+    const kept = keptEntry(ev.type, d, byId);
+    const id = kept?.id ?? eventId;
+    if (kept) eventOf.set(id, eventId);
+    const timestamp = kept?.timestamp ?? str(ev.timestamp) ?? state.updatedAt;
     if (ev.type === 'session.start') {
       if (typeof d.startTime === 'string') state.createdAt = d.startTime;
       const cwd = isObject(d.context) ? str(d.context.cwd) : undefined;
@@ -424,6 +445,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       : stale
         ? { id, parentId: null, timestamp, raw: ev, rawSource: SOURCE, kind: 'metadata', type: ev.type, data: d }
         : entryOf(ev.type, d, id, timestamp, ev, state, assets);
+    // the copy gets no response id: threadbase's made-up apiCallId only pairs it with its usage record
+    if (kept && entry.kind === 'message') delete entry.message.responseId;
     if (leftOpen) {
       const answers: Entry = { id: `${id}:interrupted`, parentId: state.lastMain, timestamp, kind: 'message', message: leftOpen };
       byId.set(answers.id, answers);
@@ -446,7 +469,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
         for (const r of Array.isArray(d.eventIds) ? d.eventIds : []) if (typeof r === 'string') removed.add(r);
         // the rewind hangs from the last event it kept: what it removed is an abandoned branch
         let back = state.lastMain ? byId.get(state.lastMain) : undefined;
-        while (back && removed.has(back.id)) back = back.parentId ? byId.get(back.parentId) : undefined;
+        while (back && removed.has(eventOf.get(back.id) ?? back.id)) back = back.parentId ? byId.get(back.parentId) : undefined;
         if (back) state.lastMain = back.id;
         else if (removed.size > 0 && !opts.start) state.lastMain = null;
       }
