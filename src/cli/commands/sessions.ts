@@ -25,6 +25,34 @@ function noSessionsLine(ctx: CliContext, opts: { source?: string; project?: stri
   return `threadbase: ${what}: ${where}${moved.length ? ` (${moved.join(', ')})` : ''}\n`;
 }
 
+/**
+ * One agent's session in several files (a session file copied into another project's folder) listed
+ * once, from the file its driver reads, with a warning naming the files: as the index lists it and as
+ * `show` reads it; listed twice, the same id read as two sessions.
+ */
+async function oneOfEachCopies(ctx: CliContext, sessions: SessionInfo[], fromIndex: readonly string[]): Promise<SessionInfo[]> {
+  const byKey = new Map<string, SessionInfo[]>();
+  for (const s of sessions) {
+    if (fromIndex.includes(s.source)) continue;
+    const key = `${s.source}:${s.id}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), s]);
+  }
+  const dropped = new Set<SessionInfo>();
+  for (const copies of byKey.values()) {
+    const [first] = copies;
+    if (!first || copies.length < 2) continue;
+    const read = await ctx.sources().driver(first.source).getSession(first.id);
+    const kept = copies.find((s) => s.path !== undefined && s.path === read?.path) ?? first;
+    for (const s of copies) if (s !== kept) dropped.add(s);
+    const files = copies.map((s) => s.path ?? '?');
+    warn(
+      ctx,
+      `${files.length} ${first.source} session files hold the id ${first.id} (${files.join(', ')}): listing ${kept.path ?? '?'}`,
+    );
+  }
+  return dropped.size ? sessions.filter((s) => !dropped.has(s)) : sessions;
+}
+
 export function registerSessions(program: Command, ctx: CliContext): void {
   program
     .command('sessions')
@@ -53,7 +81,7 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         for (const e of listed.errors) warn(ctx, `${e.source}: ${e.error.message}`);
         for (const s of listed.sessions)
           if (!listed.fromIndex.includes(s.source)) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
-        const sessions: SessionInfo[] = listed.sessions;
+        const sessions = await oneOfEachCopies(ctx, listed.sessions, listed.fromIndex);
         const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map(sessionRow);
         if (opts.json) return printJson(ctx, rows);
         if (!rows.length) return ctx.stderr(noSessionsLine(ctx, opts));
