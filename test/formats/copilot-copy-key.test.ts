@@ -99,6 +99,42 @@ describe('a reply converted into Copilot CLI', () => {
     expect(back.entries.find((e) => e.id === 'm2')).toBeDefined();
   });
 
+  it('a reply a compaction kept, written again after it, is counted once (its usage written once)', async () => {
+    const compacted: Session = {
+      ...original,
+      id: 'compacted',
+      entries: [
+        ...original.entries,
+        {
+          kind: 'compaction',
+          id: 'c1',
+          parentId: 'm4',
+          timestamp: '2026-01-01T00:09:00.000Z',
+          summary: 'otters and badgers',
+          firstKeptEntryId: 'm3',
+        },
+      ],
+      leafId: 'c1',
+    };
+    const { records } = encodeCopilotEvents(compacted, { sessionId: randomUUID() });
+    // the kept reply is written twice, its usage once
+    expect(records.filter((r) => r.type === 'assistant.message')).toHaveLength(3);
+    expect(records.filter((r) => r.type === 'session.usage_record')).toHaveLength(2);
+    const id = randomUUID();
+    const d = join(dir, id, 'session-state', id);
+    await mkdir(d, { recursive: true });
+    await writeFile(join(d, 'events.jsonl'), encodeCopilotEvents(compacted, { sessionId: id }).jsonl);
+    const copy = await new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: join(dir, id) } }).getSession(id);
+    if (!copy) throw new Error('no copy');
+    const alone = new CountedResponses();
+    alone.add(copy);
+    expect(alone.totals()).toMatchObject({ input: 140, messages: 2 });
+    const counted = new CountedResponses();
+    counted.add(compacted);
+    counted.add(copy);
+    expect(counted.totals()).toMatchObject({ input: 140, messages: 2 });
+  });
+
   it('an entry id kept twice (a reply written again after a compaction) is the first one’s; the second keeps its event id', async () => {
     const again = randomUUID();
     const { session } = await written(randomUUID(), (records) => {

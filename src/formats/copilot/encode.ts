@@ -156,6 +156,8 @@ function pushMessages(
   };
   const toolIds = new UniqueToolIds();
   const open = new Map<string, string>();
+  // the responses written: one a compaction kept, written again after it, is not spent again
+  const spent = new Set<Message>();
   let notes = 0;
   const answer = (written: string, content: string | readonly ToolResultContent[], isError: boolean, mark?: DeclinedMark) => {
     open.delete(written);
@@ -259,7 +261,8 @@ function pushMessages(
     const reasoningText = blocks.length ? undefined : unsigned.join('\n\n') || undefined;
     if (blocks.length === 0 && !reasoningText && text.length === 0 && requests.length === 0) continue;
     const apiCallId = m.responseId ?? `threadbase-${randomUUID()}`;
-    const u = m.usage;
+    const u = spent.has(given) ? undefined : m.usage;
+    spent.add(given);
     // its usage as Copilot CLI records a response's, just before the message (inputTokens include the cache)
     if (u)
       push('session.usage_record', {
