@@ -18,12 +18,31 @@ export class UsageError extends Error {
 }
 
 const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
+/** An ISO 8601 time: a date, then hours and minutes (seconds and their fraction optional) and an optional offset. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 function parseTime(value: string): Date {
-  // a date alone (2026-11-25, 2026-11, 2026) is that UTC day, month or year, as `stats --by day` counts days
-  const d = new Date(value.trim());
-  if (!/^\d{4}/.test(value.trim()) || Number.isNaN(d.getTime()))
-    throw new InvalidArgumentError('Expected an ISO date or time, e.g. 2026-11-25 or 2026-11-25T14:00:00Z.');
+  // a date alone (2026-11-25, 2026-11, 2026) is that UTC day, month or year, as `stats --by day` counts
+  // days; a time without an offset is this machine's local time, as Date reads it. Anything else is
+  // refused: Date alone took 2026-02-30 for March 2 and 2026/11/25 for local midnight, which `--until`
+  // then did not count to the day's end.
+  const v = value.trim();
+  const date = DATE_ONLY.exec(v);
+  const time = date ? undefined : DATE_TIME.exec(v);
+  const [, year, month = '01', day = '01', hour = '00', minute = '00', second = '00'] = date ?? time ?? [];
+  const d = new Date(v);
+  const valid =
+    year !== undefined &&
+    !Number.isNaN(d.getTime()) &&
+    Number(month) >= 1 &&
+    Number(month) <= 12 &&
+    Number(day) >= 1 &&
+    // the month's last day: day 0 of the next month
+    Number(day) <= new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate() &&
+    Number(hour) <= 23 &&
+    Number(minute) <= 59 &&
+    Number(second) <= 59;
+  if (!valid) throw new InvalidArgumentError('Expected an ISO date or time, e.g. 2026-11-25 or 2026-11-25T14:00:00Z.');
   return d;
 }
 

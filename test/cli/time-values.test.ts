@@ -1,0 +1,61 @@
+/**
+ * `--since`/`--until` take ISO dates and times only: a day the calendar lacks, or a form Date reads in
+ * its own way (2026/11/25: local midnight, which `--until` did not count to the day's end), is refused
+ * (exit 2) instead of naming another time.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sinceOption, untilOption } from '../../src/cli/options.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { runCli } from '../helpers/cli.js';
+
+let home: string;
+let env: DriverEnv;
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'tb-time-values-'));
+  env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.tb') } };
+});
+
+afterAll(async () => {
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+it.each([
+  '2026-02-30',
+  '2026-02-29',
+  '2026-04-31',
+  '2026-00',
+  '2026/11/25',
+  '2026-1-5',
+  '2026 nov 25',
+  '2026-11-25z',
+  '2026-11-25 (bar)',
+  '2026-11-25T24:00',
+  '2026-11-25T14:60',
+])('%s is refused with exit 2', async (value) => {
+  for (const args of [
+    ['stats', '--since', value, '--no-sync'],
+    ['stats', '--until', value, '--no-sync'],
+    ['sessions', '--since', value],
+  ]) {
+    const r = await runCli(env, args);
+    expect(r.code, `${args.join(' ')}: ${r.err}`).toBe(2);
+    expect(r.err).toMatch(/invalid.*ISO date/);
+  }
+});
+
+it('ISO forms are taken as before', () => {
+  expect(sinceOption('2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
+  expect(untilOption('2026-02')).toBe('2026-02-28T23:59:59.999Z');
+  expect(sinceOption(' 2026-11 ')).toBe('2026-11-01T00:00:00.000Z');
+  expect(sinceOption('2026-11-25t14:00z')).toBe('2026-11-25T14:00:00.000Z');
+  expect(sinceOption('2026-11-25T14:00:00.123Z')).toBe('2026-11-25T14:00:00.123Z');
+  expect(sinceOption('2026-11-25T14:00:00+0200')).toBe('2026-11-25T12:00:00.000Z');
+  expect(untilOption('2026-11-25T23:59:59-05:00')).toBe('2026-11-26T04:59:59.000Z');
+  // without an offset: this machine's local time, as before
+  expect(sinceOption('2026-11-25T14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
+  expect(sinceOption('2026-11-25 14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
+});
