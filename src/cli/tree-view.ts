@@ -1,12 +1,12 @@
 /** Draws a session's entry tree as text, with the current leaf marked. */
 
-import { prefixOf } from '../model/text.js';
 import { currentLeaf, indexEntries, isConversationEntry, messageText, nearestConversationEntry } from '../model/tree.js';
 import type { Entry, Session } from '../model/types.js';
-import { oneLine } from './text-width.js';
+import { cutToColumns, oneLine } from './text-width.js';
 
 export function describeEntry(e: Entry): string {
-  const one = (s: string) => prefixOf(oneLine(s), 70);
+  // cut to 70 columns with '…' where cut (a line cut silently read as the whole text; CJK takes two columns)
+  const one = (s: string) => cutToColumns(oneLine(s), 70);
   switch (e.kind) {
     case 'message': {
       const m = e.message;
