@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sinceOption, untilOption } from '../../src/cli/options.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
+import { fixtureHome } from '../helpers/fixture-homes.js';
 
 let home: string;
 let env: DriverEnv;
@@ -58,4 +59,25 @@ it('ISO forms are taken as before', () => {
   // without an offset: this machine's local time, as before
   expect(sinceOption('2026-11-25T14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
   expect(sinceOption('2026-11-25 14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
+});
+
+it('sessions --until lists the sessions updated at or before it, a date through its end, as search and stats take it', async () => {
+  const { home: pis } = await fixtureHome({ prefix: 'tb-time-values-pi-', fixtures: ['piAll'] });
+  try {
+    const piEnv: DriverEnv = { home: pis, env: { HOME: pis } };
+    for (const index of [['--no-index'], []]) {
+      const listed = JSON.parse(await runCliOk(piEnv, ['sessions', '--until', '2025-06-01', '--json', ...index])) as {
+        updatedAt: string;
+      }[];
+      // 2025-01-01T10:00 and 2025-06-01T10:00, not 2026's
+      expect(listed.map((s) => s.updatedAt.slice(0, 10)).sort()).toEqual(['2025-01-01', '2025-06-01']);
+      if (!index.length) break;
+      await runCliOk(piEnv, ['sync', '--json']);
+    }
+    const crossed = await runCli(piEnv, ['sessions', '--since', '2026', '--until', '2025']);
+    expect(crossed.code).toBe(2);
+    expect(crossed.err).toContain('no time lies between them');
+  } finally {
+    await rm(pis, { recursive: true, force: true });
+  }
 });

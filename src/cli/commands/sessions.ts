@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
-import { agentOption, positiveIntOption, projectOption, sinceOption } from '../options.js';
+import { agentOption, checkTimeWindow, positiveIntOption, projectOption, sinceOption, untilOption } from '../options.js';
 import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
 /**
@@ -10,7 +10,7 @@ import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } fr
  * HOME, and the variables that move one), as an empty answer read as a hang or a broken install;
  * stdout stays empty for a pipe.
  */
-function noSessionsLine(ctx: CliContext, opts: { source?: string; project?: string; since?: string }): string {
+function noSessionsLine(ctx: CliContext, opts: { source?: string; project?: string; since?: string; until?: string }): string {
   const agents = opts.source ? [opts.source] : ctx.sources().names();
   const agentVariable = new RegExp(
     `^(?:(?:${agents.map((a) => a.toUpperCase()).join('|')})_(?:[A-Z_]*_)?(?:HOME|DIR|DB)|XDG_DATA_HOME|XDG_CONFIG_HOME)$`,
@@ -19,7 +19,11 @@ function noSessionsLine(ctx: CliContext, opts: { source?: string; project?: stri
     .filter(([name, value]) => value && agentVariable.test(name))
     .map(([name, value]) => `${name}=${value}`)
     .sort();
-  const filters = [opts.project ? `--project ${opts.project}` : '', opts.since ? `--since ${opts.since}` : ''].filter(Boolean);
+  const filters = [
+    opts.project ? `--project ${opts.project}` : '',
+    opts.since ? `--since ${opts.since}` : '',
+    opts.until ? `--until ${opts.until}` : '',
+  ].filter(Boolean);
   const what = `no ${opts.source ? `${opts.source} ` : ''}sessions${filters.length ? ` match ${filters.join(' ')}` : ' found'}`;
   const where = `looked where ${agents.join(', ')} ${agents.length > 1 ? 'keep' : 'keeps'} them under ${ctx.env.home}`;
   return `threadbase: ${what}: ${where}${moved.length ? ` (${moved.join(', ')})` : ''}\n`;
@@ -60,15 +64,26 @@ export function registerSessions(program: Command, ctx: CliContext): void {
     .option('--source <source>', 'only this agent (claude, pi, opencode, ...)', agentOption)
     .option('--project <path>', 'only sessions that ran in this directory (. is the current one)', projectOption)
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
+    .option('--until <time>', 'only sessions updated at or before (ISO date or time; a date: through its end)', untilOption)
     .option('--limit <n>', 'at most n sessions', positiveIntOption)
     .option('--no-index', "list from the agents' files even when the index is fresh")
     .option('--json', 'print JSON only')
     .action(
-      async (opts: { source?: string; project?: string; since?: string; limit?: number; json?: boolean; index: boolean }) => {
+      async (opts: {
+        source?: string;
+        project?: string;
+        since?: string;
+        until?: string;
+        limit?: number;
+        json?: boolean;
+        index: boolean;
+      }) => {
+        checkTimeWindow(opts.since, opts.until);
         const filter = {
           ...(opts.source ? { source: opts.source } : {}),
           ...(opts.project ? { project: opts.project } : {}),
           ...(opts.since ? { since: opts.since } : {}),
+          ...(opts.until ? { until: opts.until } : {}),
         };
         // The index answers for the stores it is fresh for (nothing changed since their last sync),
         // without parsing their files; the rest are listed from their files.
