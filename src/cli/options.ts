@@ -146,3 +146,16 @@ export function portOption(value: string): number {
   if (!/^\s*\d+\s*$/.test(value) || n > 65535) throw new InvalidArgumentError('Expected a port, 0 to 65535 (0: any free one).');
   return n;
 }
+
+/**
+ * A store to read from named by its file (`sqlite:PATH`, `file:PATH`, a path) is one that is there:
+ * opening a missing one made an empty one, and a mistyped path read as a store with no sessions.
+ */
+export function checkStoreFileExists(option: string, url: string): void {
+  const file = /^(sqlite|file):/.test(url)
+    ? url.replace(/^(sqlite|file):(\/\/)?/, '')
+    : url.startsWith('/') || url.startsWith('.')
+      ? url
+      : undefined;
+  if (file !== undefined && !existsSync(file)) throw new UsageError(`${option} ${url}: no such file`);
+}

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ChildSessions, childSessionsFrom, convertSessionAll, type WrittenSession } from '../../convert/session.js';
@@ -10,7 +10,7 @@ import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry, warn, writableIndexPath } from '../io.js';
-import { agentOption, targetOption, UsageError } from '../options.js';
+import { agentOption, checkStoreFileExists, targetOption, UsageError } from '../options.js';
 
 interface ConvertFlags {
   to: string;
@@ -107,13 +107,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     url: string,
     id: string,
   ): Promise<{ session: Session; childrenOf: ChildSessions; close: () => Promise<void> }> => {
-    // a store file to read from is one that is there (opening a missing one made an empty one)
-    const file = /^(sqlite|file):/.test(url)
-      ? url.replace(/^(sqlite|file):(\/\/)?/, '')
-      : url.startsWith('/') || url.startsWith('.')
-        ? url
-        : undefined;
-    if (file !== undefined && !existsSync(file)) throw new UsageError(`--from ${url}: no such file`);
+    checkStoreFileExists('--from', url);
     const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) });
     const close = async () => {
       await store.close?.();
