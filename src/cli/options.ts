@@ -148,10 +148,16 @@ export function portOption(value: string): number {
 }
 
 /**
- * A store to read from named by its file (`sqlite:PATH`, `file:PATH`, a path) is one that is there:
- * opening a missing one made an empty one, and a mistyped path read as a store with no sessions.
+ * A store to read from (`--from`, `ui --store`): a URL of a kind threadbase opens, and one named by its
+ * file (`sqlite:PATH`, `file:PATH`, a path) that is there. A missing file was made as a new, empty store,
+ * a mistyped path read as a store with no sessions; an unknown kind failed only once the command ran.
  */
-export function checkStoreFileExists(option: string, url: string): void {
+export function checkStoreOption(option: string, url: string, also: readonly string[] = []): void {
+  const known = /^(memory:?$|sqlite:|file:|\/|\.|postgres(ql)?:\/\/|https?:\/\/)/.test(url) || also.includes(url);
+  if (!known)
+    throw new UsageError(
+      `${option}: not a store URL: ${url} (expected postgres://…, http(s)://…, sqlite:PATH, memory:${also.map((a) => ` or ${a}`).join('')})`,
+    );
   const file = /^(sqlite|file):/.test(url)
     ? url.replace(/^(sqlite|file):(\/\/)?/, '')
     : url.startsWith('/') || url.startsWith('.')

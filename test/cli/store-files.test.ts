@@ -36,3 +36,13 @@ it.each([
   expect(r.err).toContain(`${missing}: no such file`);
   expect(existsSync(typo)).toBe(false);
 });
+
+it.each([
+  ['push', '--to', 'http://127.0.0.1:1', '--key', 'k', '--from', 'sqlit:/x.db'],
+  ['ui', '--store', 'bogus:', '--no-open', '--port', '0'],
+  ['convert', 'x', '--to', 'pi', '--from', 'postgre://h/db'],
+])('%s … a store URL of no kind threadbase opens: exit 2 before anything runs', async (...args) => {
+  const r = await runCli(env, args);
+  expect(r.code, r.err).toBe(2);
+  expect(r.err).toContain('not a store URL:');
+});

@@ -10,7 +10,7 @@ import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry, warn, writableIndexPath } from '../io.js';
-import { agentOption, checkStoreFileExists, targetOption, UsageError } from '../options.js';
+import { agentOption, checkStoreOption, targetOption, UsageError } from '../options.js';
 
 interface ConvertFlags {
   to: string;
@@ -107,7 +107,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     url: string,
     id: string,
   ): Promise<{ session: Session; childrenOf: ChildSessions; close: () => Promise<void> }> => {
-    checkStoreFileExists('--from', url);
+    checkStoreOption('--from', url);
     const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) });
     const close = async () => {
       await store.close?.();

@@ -4,7 +4,7 @@ import type { SessionDriver } from '../../model/driver.js';
 import { pushSessions } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
-import { agentOption, checkStoreFileExists, sinceOption, UsageError } from '../options.js';
+import { agentOption, checkStoreOption, sinceOption, UsageError } from '../options.js';
 
 interface PushFlags {
   to: string;
@@ -34,7 +34,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
       // THREADBASE_KEY: the name push alone read before
       const key = opts.key ?? ctx.env.env.THREADBASE_API_KEY ?? ctx.env.env.THREADBASE_KEY;
       if (!key) throw new UsageError('no API key: pass --key or set THREADBASE_API_KEY');
-      if (opts.from !== undefined) checkStoreFileExists('--from', opts.from);
+      if (opts.from !== undefined) checkStoreOption('--from', opts.from);
       let from: SessionDriver;
       let close: (() => Promise<void>) | undefined;
       if (opts.source) from = ctx.sources().driver(opts.source);
