@@ -141,6 +141,28 @@ function intParam(v: string | undefined, dflt: number, max: number): number {
 }
 
 const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * An ISO date or time that names a day of the calendar, as the CLI's --since/--until take it: Date
+ * alone read 2026-02-30 as March 2 and 2026/11/25 as local midnight (which until did not count whole).
+ */
+function isIsoTime(v: string): boolean {
+  const t = v.trim();
+  const m = DATE_ONLY.exec(t) ?? DATE_TIME.exec(t);
+  if (!m) return false;
+  const [, year, month = '01', day = '01', hour = '00', minute = '00', second = '00'] = m;
+  const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  return (
+    Number(month) >= 1 &&
+    Number(month) <= 12 &&
+    Number(day) >= 1 &&
+    Number(day) <= lastDay &&
+    Number(hour) <= 23 &&
+    Number(minute) <= 59 &&
+    Number(second) <= 59
+  );
+}
 
 /**
  * An instant as a UTC ISO string, or undefined when it does not name one. Stored times are UTC ISO
@@ -160,7 +182,7 @@ function utcIso(v: string): string | undefined {
  */
 function timeParam(name: 'since' | 'until', v: string | undefined): string | undefined {
   if (v === undefined || v === '') return undefined;
-  const start = utcIso(v);
+  const start = isIsoTime(v) ? utcIso(v) : undefined;
   if (!start)
     throw new HttpError(
       400,

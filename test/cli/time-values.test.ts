@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sinceOption, untilOption } from '../../src/cli/options.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { startServer } from '../../src/server/index.js';
+import { MemoryTokenStore } from '../../src/server/tokens.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 
@@ -79,5 +82,27 @@ it('sessions --until lists the sessions updated at or before it, a date through 
     expect(crossed.err).toContain('no time lies between them');
   } finally {
     await rm(pis, { recursive: true, force: true });
+  }
+});
+
+it("the server's since/until take the same ISO forms: 2026-02-30 or 2026/11/25 is a 400 naming the parameter", async () => {
+  const tokens = new MemoryTokenStore();
+  const server = await startServer({ store: new MemoryStore(), tokens, port: 0, log: () => undefined });
+  try {
+    const key = (await tokens.createToken('team')).key;
+    const get = (query: string) =>
+      fetch(`${server.url}/api/v1/threadbase/stats?${query}`, { headers: { authorization: `Bearer ${key}` } });
+    for (const [name, value] of [
+      ['since', '2026-02-30'],
+      ['until', '2026/11/25'],
+      ['since', '2026 nov 25'],
+    ] as const) {
+      const res = await get(`${name}=${encodeURIComponent(value)}`);
+      expect(res.status, `${name}=${value}`).toBe(400);
+      expect(((await res.json()) as { msg: string }).msg).toContain(`${name} must be an ISO date or time`);
+    }
+    expect((await get('since=2024-02-29&until=2026-11-25T14:00:00%2B02:00')).status).toBe(200);
+  } finally {
+    await server.close();
   }
 });
