@@ -17,23 +17,9 @@ import type { Session } from '../../src/model/types.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { tempIndexHome } from '../helpers/index-units.js';
+import { writeSameMillisecondZedThreads } from '../helpers/zed-threads.js';
 
-const UPDATED = '2026-03-04T09:30:00.123Z';
 const TARGETS = ['claude', 'codex', 'opencode', 'copilot'];
-
-/** a 0.3.0 thread: one question, the answers "ok" and `answer` (agent messages m1 and m2), `input` tokens */
-const thread = (userId: string, question: string, answer: string, input: number) => ({
-  version: '0.3.0',
-  title: question,
-  updated_at: UPDATED,
-  model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
-  messages: [
-    { User: { id: userId, content: [{ Text: question }] } },
-    { Agent: { content: [{ Text: 'ok' }], tool_results: {} } },
-    { Agent: { content: [{ Text: answer }], tool_results: {} } },
-  ],
-  request_token_usage: { [userId]: { input_tokens: input, output_tokens: 3 } },
-});
 
 let home: Awaited<ReturnType<typeof tempIndexHome>>;
 /** the written copies: the Zed thread id → agent → session id */
@@ -41,32 +27,8 @@ const copies = new Map<string, Map<string, { id: string; path?: string | undefin
 
 beforeAll(async () => {
   home = await tempIndexHome('tb-no-response-id-');
-  const dir = join(home.dir, '.local', 'share', 'zed', 'threads');
-  await mkdir(dir, { recursive: true });
-  const db = new Database(join(dir, 'threads.db'));
-  db.exec(`CREATE TABLE threads (id TEXT PRIMARY KEY, summary TEXT NOT NULL, updated_at TEXT NOT NULL, data_type TEXT NOT NULL,
-    data BLOB NOT NULL, parent_id TEXT, folder_paths TEXT, folder_paths_order TEXT, created_at TEXT)`);
-  const put = db.prepare(
-    `INSERT INTO threads (id, summary, updated_at, data_type, data, folder_paths, created_at) VALUES (?, ?, ?, 'json', ?, ?, ?)`,
-  );
   // two threads saved at the same time: their replies' copies stay two responses
-  put.run(
-    'zed-thread-otters',
-    'Otters',
-    '2026-03-04T09:30:00.123+00:00',
-    JSON.stringify(thread('user-otters', 'where are the otters', 'the otters nap by the river', 100)),
-    home.dir,
-    '2026-03-04T09:00:00+00:00',
-  );
-  put.run(
-    'zed-thread-badgers',
-    'Badgers',
-    '2026-03-04T09:30:00.123+00:00',
-    JSON.stringify(thread('user-badgers', 'where are the badgers', 'the badgers dig under the hill', 40)),
-    home.dir,
-    '2026-03-04T08:00:00+00:00',
-  );
-  db.close();
+  await writeSameMillisecondZedThreads(home.dir, () => home.dir);
   // OpenCode writes only into a database OpenCode made: the fixture's, emptied of its sessions
   const ocDir = join(home.dir, '.local', 'share', 'opencode');
   await mkdir(ocDir, { recursive: true });
