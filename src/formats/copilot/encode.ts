@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DeclinedMark, declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
-import { buildContext, pathToLeaf } from '../../model/tree.js';
+import { buildContext, mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Message, Session, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
@@ -75,6 +75,47 @@ interface WrittenEntry {
 }
 const isCompacted = (w: Written): w is Compacted => 'compaction' in w;
 
+/** A message that holds only tool results (a user or tool message answering calls). */
+const onlyResults = (m: Message): boolean => m.parts.length > 0 && m.parts.every((p) => p.type === 'tool_result');
+
+/**
+ * A response split over several records (Claude Code writes one per content block, and the results of
+ * its parallel calls between them as each call ends) as one message, its results after it: Copilot CLI
+ * records a response as one assistant.message with all its calls, each answered after it, and a second
+ * assistant.message would leave the first's calls unanswered. `joined` keeps each merged message by
+ * its first record, so one a compaction kept, written again after it, is the same message.
+ */
+function joinSplitResponses(messages: readonly Message[], joined: Map<Message, Message>): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const first = messages[i] as Message;
+    const id = first.role === 'assistant' ? first.responseId : undefined;
+    const records = [first];
+    let end = i;
+    // the later records of its response, past the results between them
+    for (let j = i + 1; id && j < messages.length; j++) {
+      const m = messages[j] as Message;
+      if (m.role === 'assistant' && m.responseId === id) {
+        records.push(m);
+        end = j;
+      } else if (!onlyResults(m)) break;
+    }
+    if (records.length === 1) {
+      out.push(first);
+      continue;
+    }
+    const between = messages.slice(i + 1, end + 1).filter((m) => !records.includes(m));
+    let merged = joined.get(first);
+    if (!merged) {
+      merged = mergeSplitResponses(records)[0] as Message;
+      joined.set(first, merged);
+    }
+    out.push(merged, ...between);
+    i = end;
+  }
+  return out;
+}
+
 /**
  * The path's messages, each with its entry's time: before each compaction the context the model saw
  * up to it, then the compaction, then what was sent after it (the entries it kept, copied, and the
@@ -85,10 +126,18 @@ function messagesOf(session: Session): { items: Written[]; entryOf: Map<Message,
   // a message's entry (buildContext hands on the entry's own message object)
   const entryOf = new Map<Message, WrittenEntry>();
   for (const e of path) if (e.kind === 'message') entryOf.set(e.message, { id: e.id, timestamp: e.timestamp });
-  const contextUpTo = (end: number): Message[] =>
-    end === 0
-      ? []
-      : buildContext({ entries: path.slice(0, end), leafId: path[end - 1]?.id ?? null }, { mergeSplitResponses: false }).messages;
+  // a split response's records joined, written at its first record's time
+  const joined = new Map<Message, Message>();
+  const contextUpTo = (end: number): Message[] => {
+    if (end === 0) return [];
+    const ctx = buildContext({ entries: path.slice(0, end), leafId: path[end - 1]?.id ?? null }, { mergeSplitResponses: false });
+    const messages = joinSplitResponses(ctx.messages, joined);
+    for (const [first, merged] of joined) {
+      const entry = entryOf.get(first);
+      if (entry) entryOf.set(merged, entry);
+    }
+    return messages;
+  };
   const cuts = path.flatMap((e, i) => (e.kind === 'compaction' ? [i] : []));
   const items: Written[] = contextUpTo(cuts[0] ?? path.length);
   cuts.forEach((at, k) => {
