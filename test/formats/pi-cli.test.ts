@@ -142,3 +142,44 @@ describe('threadbase CLI on pi sessions', () => {
     expect(missing.err).toContain('nope');
   });
 });
+
+describe('a pi session file whose header line is damaged', () => {
+  const ID = '2026-01-01T00-00-00-000Z_badbad';
+
+  async function damagedHeader(): Promise<{ env: DriverEnv; file: string }> {
+    const home = await fs.mkdtemp(join(tmpdir(), 'tb-pi-bad-header-'));
+    const dir = join(home, '.pi', 'agent', 'sessions', sessionDirName('/work/bad'));
+    await fs.mkdir(dir, { recursive: true });
+    const file = join(dir, `${ID}.jsonl`);
+    const record = {
+      type: 'message',
+      id: 'a1',
+      parentId: null,
+      timestamp: '2026-01-01T00:00:05.000Z',
+      message: { role: 'user', content: 'hello there', timestamp: 1 },
+    };
+    await fs.writeFile(file, `{"type":"session","version":3,"id":"bad\n${JSON.stringify(record)}\n`);
+    return { env: { home, env: { HOME: home } }, file };
+  }
+
+  it('is listed under the id and date its name gives, and that id opens, from the files and from the index', async () => {
+    const { env, file } = await damagedHeader();
+    try {
+      for (const index of [['--no-index'], []]) {
+        const listed = await run(env, 'sessions', '--source', 'pi', '--json', ...index);
+        expect(listed.code, listed.err).toBe(0);
+        expect(JSON.parse(listed.out)).toMatchObject([{ id: ID, createdAt: '2026-01-01T00:00:00.000Z', messageCount: 1 }]);
+
+        const shown = await run(env, 'show', ID, ...index);
+        expect(shown.code, shown.err).toBe(0);
+        expect(shown.out).toContain('a1 user: hello there');
+        expect(shown.err).toContain(`${file}:1: no pi session header on the first line`);
+
+        // then the same through the index
+        if (index.length) expect((await run(env, 'sync')).code).toBe(0);
+      }
+    } finally {
+      await fs.rm(env.home, { recursive: true, force: true });
+    }
+  });
+});

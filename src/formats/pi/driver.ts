@@ -27,7 +27,7 @@ import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { childLinkField, childLinkOf } from './children.js';
 import { piSendView } from './context.js';
 import { currentLeafLast, encodeEntries, flushable } from './encode.js';
-import { firstUserTitle, idFromFileName, parsePiFile, SOURCE } from './parse.js';
+import { firstUserTitle, idOfHeaderlessFile, parsePiFile, SOURCE } from './parse.js';
 import {
   branchSummaryText,
   compactionSummaryText,
@@ -73,9 +73,10 @@ export class PiDriver extends DriverBase {
    * 1: thinkingSignature read by api, OpenAI Responses tool ids split, branch summaries' fromId;
    * 2: an assistant's image kept beside its note (encode.ts) read back as the image;
    * 3: branch summaries' details and fromHook;
-   * 4: an error result in pi's words for a blocked or aborted call is marked `refused`/`cancelled` (denials.ts)
+   * 4: an error result in pi's words for a blocked or aborted call is marked `refused`/`cancelled` (denials.ts);
+   * 5: a file without a readable header is dated by its name (not 1970) and synced under the id it is listed by
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -194,7 +195,7 @@ export class PiDriver extends DriverBase {
     const path = isAbsolute(file) ? file : join(this.sessionsRoot(), file);
     const first = await readFirstJsonLine(path).catch(() => undefined);
     if (first && isHeader(first.value)) return first.value.id;
-    return idFromFileName(path);
+    return idOfHeaderlessFile(path);
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
@@ -226,8 +227,8 @@ export class PiDriver extends DriverBase {
         const prev = known?.get(file);
         if (prev && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return unit(prev.sessionId);
         return readFirstJsonLine(file).then(
-          (first) => unit(first && isHeader(first.value) ? first.value.id : idFromFileName(file)),
-          () => unit(idFromFileName(file)),
+          (first) => unit(first && isHeader(first.value) ? first.value.id : idOfHeaderlessFile(file)),
+          () => unit(idOfHeaderlessFile(file)),
         );
       },
     );
@@ -289,7 +290,7 @@ export class PiDriver extends DriverBase {
 
   private async fileOf(id: string): Promise<string | undefined> {
     const files = await this.sessionFiles();
-    const byName = files.find((f) => idFromFileName(f) === id);
+    const byName = files.find((f) => idOfHeaderlessFile(f) === id);
     if (byName) {
       const s = await this.readFile(byName);
       if (s?.id === id) return byName;

@@ -58,6 +58,22 @@ export function idFromFileName(file: string): string | undefined {
   return m?.[1];
 }
 
+/**
+ * The id of a session file whose header is missing or damaged: the uuid of its name, else the name
+ * itself; listing, sync and `show` all go by it, so a listed session opens.
+ */
+export function idOfHeaderlessFile(file: string): string {
+  return idFromFileName(file) ?? basename(file, '.jsonl');
+}
+
+/** `2026-01-01T10-00-00-000Z_<uuid>.jsonl` → 2026-01-01T10:00:00.000Z (pi names a file by its header's time). */
+export function timeFromFileName(file: string): string | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_/.exec(basename(file));
+  if (!m) return undefined;
+  const time = new Date(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`);
+  return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
+}
+
 function blocksToParts(content: unknown, where: Warn): (TextPart | ImagePart)[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return [];
@@ -543,9 +559,10 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
   });
   checkTree(entries, lineOf, file, warnings, continuation);
 
-  const id = header?.id ?? idFromFileName(file) ?? basename(file, '.jsonl');
+  const id = header?.id ?? idOfHeaderlessFile(file);
   const times = entries.map((e) => e.timestamp).filter((t) => t !== new Date(0).toISOString());
-  const createdAt = isoTime(header?.timestamp, times[0] ?? new Date(0).toISOString());
+  // without a readable header: the time its name gives, else its first dated record (not 1970)
+  const createdAt = isoTime(header?.timestamp, timeFromFileName(file) ?? times[0] ?? new Date(0).toISOString());
   // ISO strings of one format sort as times do.
   const updatedAt = [createdAt, ...times].sort().at(-1) ?? createdAt;
   const u = summarizeUsage(entries);
