@@ -37,3 +37,15 @@ it('sessions read from the files lists the id once, naming both files, and the i
   const indexed = await runCliOk(env, ['sessions', '--json']);
   expect(ids(indexed).sort()).toEqual(ids(files.out).sort());
 });
+
+it('sessions --limit N read from the files drops the copy before the limit: N rows, the first N of the whole listing', async () => {
+  const all = ids(await runCliOk(env, ['sessions', '--no-index', '--json']));
+  // a limit that takes the copied session and the one after it: its two files would fill both places
+  const limit = all.indexOf(PI_TOOL_CALL_ID) + 2;
+  expect(limit).toBeGreaterThan(1);
+  expect(all.length).toBeGreaterThan(limit);
+  const limited = await runCli(env, ['sessions', '--no-index', '--limit', String(limit), '--json']);
+  expect(limited.code, limited.err).toBe(0);
+  expect(ids(limited.out)).toEqual(all.slice(0, limit));
+  expect(limited.err).toContain(`2 pi session files hold the id ${PI_TOOL_CALL_ID} (`);
+});

@@ -34,7 +34,11 @@ function noSessionsLine(ctx: CliContext, opts: { source?: string; project?: stri
  * once, from the file its driver reads, with a warning naming the files: as the index lists it and as
  * `show` reads it; listed twice, the same id read as two sessions.
  */
-async function oneOfEachCopies(ctx: CliContext, sessions: SessionInfo[], fromIndex: readonly string[]): Promise<SessionInfo[]> {
+async function oneOfEachCopies(
+  ctx: CliContext,
+  sessions: SessionInfo[],
+  fromIndex: readonly string[],
+): Promise<{ sessions: SessionInfo[]; notes: Map<SessionInfo, string> }> {
   const byKey = new Map<string, SessionInfo[]>();
   for (const s of sessions) {
     if (fromIndex.includes(s.source)) continue;
@@ -42,6 +46,8 @@ async function oneOfEachCopies(ctx: CliContext, sessions: SessionInfo[], fromInd
     byKey.set(key, [...(byKey.get(key) ?? []), s]);
   }
   const dropped = new Set<SessionInfo>();
+  // the warning of each kept copy, given only when it is among the rows shown
+  const notes = new Map<SessionInfo, string>();
   for (const copies of byKey.values()) {
     const [first] = copies;
     if (!first || copies.length < 2) continue;
@@ -49,12 +55,12 @@ async function oneOfEachCopies(ctx: CliContext, sessions: SessionInfo[], fromInd
     const kept = copies.find((s) => s.path !== undefined && s.path === read?.path) ?? first;
     for (const s of copies) if (s !== kept) dropped.add(s);
     const files = copies.map((s) => s.path ?? '?');
-    warn(
-      ctx,
+    notes.set(
+      kept,
       `${files.length} ${first.source} session files hold the id ${first.id} (${files.join(', ')}): listing ${kept.path ?? '?'}`,
     );
   }
-  return dropped.size ? sessions.filter((s) => !dropped.has(s)) : sessions;
+  return { sessions: dropped.size ? sessions.filter((s) => !dropped.has(s)) : sessions, notes };
 }
 
 export function registerSessions(program: Command, ctx: CliContext): void {
@@ -86,18 +92,21 @@ export function registerSessions(program: Command, ctx: CliContext): void {
           ...(opts.until ? { until: opts.until } : {}),
         };
         // The index answers for the stores it is fresh for (nothing changed since their last sync),
-        // without parsing their files; the rest are listed from their files.
-        const listed = (opts.index
-          ? await listThroughIndex(ctx.env, ctx.sources(), { ...filter, limit: opts.limit })
-          : undefined) ?? {
-          ...(await ctx.sources().list({ ...filter, limit: opts.limit })),
+        // without parsing their files; the rest are listed from their files. Listed whole and cut to
+        // --limit after a session's copies are dropped, or a dropped copy leaves a row short.
+        const listed = (opts.index ? await listThroughIndex(ctx.env, ctx.sources(), filter) : undefined) ?? {
+          ...(await ctx.sources().list(filter)),
           fromIndex: [] as string[],
         };
         for (const e of listed.errors) warn(ctx, `${e.source}: ${e.error.message}`);
-        for (const s of listed.sessions)
+        const { sessions, notes } = await oneOfEachCopies(ctx, listed.sessions, listed.fromIndex);
+        const shown = opts.limit ? sessions.slice(0, opts.limit) : sessions;
+        for (const s of shown) {
           if (!listed.fromIndex.includes(s.source)) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
-        const sessions = await oneOfEachCopies(ctx, listed.sessions, listed.fromIndex);
-        const rows = (opts.limit ? sessions.slice(0, opts.limit) : sessions).map(sessionRow);
+          const note = notes.get(s);
+          if (note) warn(ctx, note);
+        }
+        const rows = shown.map(sessionRow);
         if (opts.json) return printJson(ctx, rows);
         if (!rows.length) return ctx.stderr(noSessionsLine(ctx, opts));
         // columns as wide as their widest cell (ids and agents differ in length); a title on one line,
