@@ -92,14 +92,24 @@ export function registerSessions(program: Command, ctx: CliContext): void {
           ...(opts.until ? { until: opts.until } : {}),
         };
         // The index answers for the stores it is fresh for (nothing changed since their last sync),
-        // without parsing their files; the rest are listed from their files. Listed whole and cut to
-        // --limit after a session's copies are dropped, or a dropped copy leaves a row short.
-        const listed = (opts.index ? await listThroughIndex(ctx.env, ctx.sources(), filter) : undefined) ?? {
-          ...(await ctx.sources().list(filter)),
-          fromIndex: [] as string[],
+        // without parsing their files; the rest are listed from their files.
+        const list = async (limit?: number) => {
+          const byLimit = limit === undefined ? filter : { ...filter, limit };
+          return (
+            (opts.index ? await listThroughIndex(ctx.env, ctx.sources(), byLimit) : undefined) ?? {
+              ...(await ctx.sources().list(byLimit)),
+              fromIndex: [] as string[],
+            }
+          );
         };
+        let listed = await list(opts.limit);
+        let { sessions, notes } = await oneOfEachCopies(ctx, listed.sessions, listed.fromIndex);
+        // a copy dropped from a full page leaves it a row short: listed whole then, and cut after
+        if (opts.limit && sessions.length < opts.limit && listed.sessions.length >= opts.limit) {
+          listed = await list();
+          ({ sessions, notes } = await oneOfEachCopies(ctx, listed.sessions, listed.fromIndex));
+        }
         for (const e of listed.errors) warn(ctx, `${e.source}: ${e.error.message}`);
-        const { sessions, notes } = await oneOfEachCopies(ctx, listed.sessions, listed.fromIndex);
         const shown = opts.limit ? sessions.slice(0, opts.limit) : sessions;
         for (const s of shown) {
           if (!listed.fromIndex.includes(s.source)) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
