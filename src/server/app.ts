@@ -44,6 +44,7 @@ import {
 import { openApiDocument } from './openapi.js';
 import { type ProjectStores, projectStores } from './scope.js';
 import { serverStats } from './stats.js';
+import { STORE_ID_HEADER, storeIdentity } from './store-identity.js';
 import type { Project, TokenStore } from './tokens.js';
 import { mountWebViewer } from './web/index.js';
 
@@ -415,7 +416,11 @@ export function createApp(opts: ServerOptions): Hono<Env> {
 
   // ---- Acontext session API ------------------------------------------------------------------
 
-  app.get('/api/v1/ping', (c) => c.json({ code: 0, data: 'pong', msg: 'pong' }));
+  // the served store's identity: push refuses to push a store into itself
+  app.get('/api/v1/ping', async (c) => {
+    const id = await storeIdentity(opts.store);
+    return c.json({ code: 0, data: 'pong', msg: 'pong' }, 200, id ? { [STORE_ID_HEADER]: id } : {});
+  });
 
   app.get('/api/v1/session', async (c) => {
     const limit = intParam(c.req.query('limit'), 20, 200);

@@ -32,7 +32,9 @@ type Op = {
 };
 
 const ROUTES: Record<string, Record<string, Op>> = {
-  '/api/v1/ping': { get: { tag: 'acontext', summary: 'Checks the key: data "pong"' } },
+  '/api/v1/ping': {
+    get: { tag: 'acontext', summary: 'Checks the key: data "pong"; header X-Threadbase-Store: the served store\'s identity' },
+  },
   '/api/v1/session': {
     get: { tag: 'acontext', summary: 'List sessions', params: ['limit', 'cursor', 'time_desc', 'space_id', 'not_connected'] },
     post: {

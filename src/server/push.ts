@@ -12,6 +12,9 @@ import type { SessionDriver, SessionFilter } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
 
+/** The response header (on `GET /api/v1/ping`) that carries the served store's identity (store-identity.ts). */
+export const STORE_ID_HEADER = 'x-threadbase-store';
+
 export interface PushedSession {
   remoteId: string;
   /** entries sent so far, in the local session's order */
@@ -43,6 +46,8 @@ export interface PushOptions {
   maxBodyBytes?: number;
   onProgress?: (done: number, total: number, info: SessionInfo) => void;
   fetchImpl?: typeof fetch;
+  /** The identity of the store pushed from (storeIdentity): a server serving that very store is refused. */
+  sourceStoreId?: string;
 }
 
 export interface PushReport {
@@ -142,6 +147,13 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       const json = (await res.json().catch(() => ({}))) as { msg?: string };
       throw new ThreadbaseError('push', `${shown} refused the push: ${res.status} ${json.msg ?? res.statusText}`, {});
     }
+    // pushed into itself, every session came back as a second copy under a new id
+    if (opts.sourceStoreId && res.headers.get(STORE_ID_HEADER) === opts.sourceStoreId)
+      throw new ThreadbaseError(
+        'push_to_itself',
+        `${shown} serves the very store this push reads from: nothing pushed (push another store, or to another server)`,
+        {},
+      );
   };
 
   // State written per server alone (before keys were told apart) is this key's only if the server

@@ -46,12 +46,16 @@ export function registerPush(program: Command, ctx: CliContext): void {
         close = async () => store.close?.();
       }
       try {
+        // loaded here: the CLI's start-up loads no server module but the push client
+        const { storeIdentity } = await import('../../server/store-identity.js');
+        const sourceStoreId = opts.source ? undefined : await storeIdentity(from);
         const report = await pushSessions({
           from,
           to: opts.to,
           key,
           statePath: join(threadbaseHome(ctx.env), 'push-state.json'),
           filter: { since: opts.since, ...(opts.source ? { source: opts.source } : {}) },
+          ...(sourceStoreId ? { sourceStoreId } : {}),
         });
         for (const f of report.failed) warn(ctx, `session ${f.id} not pushed: ${f.error}`);
         if (opts.json) printJson(ctx, report);
