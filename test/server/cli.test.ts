@@ -2,12 +2,13 @@
  * The CLI end to end over the real PostgreSQL: `token create`, `serve`, and `push` of pi sessions
  * read from their files (first push sends everything, a second nothing, a third only what is new).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { appendFile, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { runCliProcess, startServeProcess } from '../helpers/cli-process.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -16,32 +17,8 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let server: ChildProcess | undefined;
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-function startServe(args: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', ...args], { cwd: ROOT, env });
-    let out = '';
-    let err = '';
-    proc.stdout?.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve({ url: m[1], proc });
-    });
-    proc.stderr?.on('data', (d) => (err += d));
-    proc.on('close', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
+const run = (args: string[]) => runCliProcess(args, env);
+const startServe = (args: string[]) => startServeProcess(args, env);
 
 beforeAll(async () => {
   db = await freshSchema('tb_cli');

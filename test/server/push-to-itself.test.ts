@@ -3,7 +3,7 @@
  * `push` from it) is refused before anything is written: it copied every session into the same
  * store under a second id. From another store the same server takes the push.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,51 +12,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/model/types.js';
 import { storeIdentity } from '../../src/server/store-identity.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { runCliProcess, startServeProcess } from '../helpers/cli-process.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 let home: string;
 const servers: ChildProcess[] = [];
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 function envOf(tbHome: string): NodeJS.ProcessEnv {
   return { ...process.env, HOME: home, THREADBASE_HOME: tbHome, THREADBASE_API_KEY: '' };
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const run = runCliProcess;
 
-function serve(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', '0', ...args], {
-      cwd: ROOT,
-      env,
-    });
-    servers.push(proc);
-    let out = '';
-    let err = '';
-    proc.stdout?.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    proc.stderr?.on('data', (d) => (err += d));
-    proc.on('close', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
+async function serve(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const { url, proc } = await startServeProcess(['--port', '0', ...args], env);
+  servers.push(proc);
+  return url;
 }
 
 function session(id: string): Session {
