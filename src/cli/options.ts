@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
+import { windowEnd, windowStart } from '../model/time-window.js';
 
 /**
  * A command line the CLI cannot take, found by the CLI itself rather than by commander (contradictory
@@ -17,38 +18,13 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
-/** An ISO 8601 time: a date, then hours and minutes (seconds and their fraction optional) and an optional offset. */
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const NOT_A_TIME = 'Expected an ISO date or time, e.g. 2026-11-25 or 2026-11-25T14:00:00Z.';
 
-function parseTime(value: string): Date {
-  // a date alone (2026-11-25, 2026-11, 2026) is that UTC day, month or year, as `stats --by day` counts
-  // days; a time without an offset is this machine's local time, as Date reads it. Anything else is
-  // refused: Date alone took 2026-02-30 for March 2 and 2026/11/25 for local midnight, which `--until`
-  // then did not count to the day's end.
-  const v = value.trim();
-  const date = DATE_ONLY.exec(v);
-  const time = date ? undefined : DATE_TIME.exec(v);
-  const [, year, month = '01', day = '01', hour = '00', minute = '00', second = '00'] = date ?? time ?? [];
-  const d = new Date(v);
-  const valid =
-    year !== undefined &&
-    !Number.isNaN(d.getTime()) &&
-    Number(month) >= 1 &&
-    Number(month) <= 12 &&
-    Number(day) >= 1 &&
-    // the month's last day: day 0 of the next month
-    Number(day) <= new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate() &&
-    Number(hour) <= 23 &&
-    Number(minute) <= 59 &&
-    Number(second) <= 59;
-  if (!valid) throw new InvalidArgumentError('Expected an ISO date or time, e.g. 2026-11-25 or 2026-11-25T14:00:00Z.');
-  return d;
-}
-
-/** `--since T`: the instant T names (a date alone: its start), as a UTC ISO string. */
+/** `--since T`: the instant T names (a date alone: its start), as a UTC ISO string (model/time-window.ts). */
 export function sinceOption(value: string): string {
-  return parseTime(value).toISOString();
+  const start = windowStart(value);
+  if (start === undefined) throw new InvalidArgumentError(NOT_A_TIME);
+  return start;
 }
 
 /**
@@ -56,14 +32,9 @@ export function sinceOption(value: string): string {
  * (month, year), so `--since 2026-11-25 --until 2026-11-25` is that day.
  */
 export function untilOption(value: string): string {
-  const start = parseTime(value);
-  const m = DATE_ONLY.exec(value.trim());
-  if (!m) return start.toISOString();
-  const end = new Date(start);
-  if (m[3]) end.setUTCDate(end.getUTCDate() + 1);
-  else if (m[2]) end.setUTCMonth(end.getUTCMonth() + 1);
-  else end.setUTCFullYear(end.getUTCFullYear() + 1);
-  return new Date(end.getTime() - 1).toISOString();
+  const end = windowEnd(value);
+  if (end === undefined) throw new InvalidArgumentError(NOT_A_TIME);
+  return end;
 }
 
 /**

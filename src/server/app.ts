@@ -16,6 +16,7 @@ import { messageToOpenAI } from '../convert/openai.js';
 import { parseJson } from '../formats/shared/jsonl.js';
 import type { SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
+import { windowEnd, windowStart } from '../model/time-window.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
 import { PRICES, type PriceTable } from '../stores/index-sync/prices.js';
 import {
@@ -141,30 +142,6 @@ function intParam(v: string | undefined, dflt: number, max: number): number {
   return Math.min(n, max);
 }
 
-const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-
-/**
- * An ISO date or time that names a day of the calendar, as the CLI's --since/--until take it: Date
- * alone read 2026-02-30 as March 2 and 2026/11/25 as local midnight (which until did not count whole).
- */
-function isIsoTime(v: string): boolean {
-  const t = v.trim();
-  const m = DATE_ONLY.exec(t) ?? DATE_TIME.exec(t);
-  if (!m) return false;
-  const [, year, month = '01', day = '01', hour = '00', minute = '00', second = '00'] = m;
-  const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
-  return (
-    Number(month) >= 1 &&
-    Number(month) <= 12 &&
-    Number(day) >= 1 &&
-    Number(day) <= lastDay &&
-    Number(hour) <= 23 &&
-    Number(minute) <= 59 &&
-    Number(second) <= 59
-  );
-}
-
 /**
  * An instant as a UTC ISO string, or undefined when it does not name one. Stored times are UTC ISO
  * text compared as text, so an offset (+02:00) or a bare date must be turned into that form first.
@@ -183,19 +160,13 @@ function utcIso(v: string): string | undefined {
  */
 function timeParam(name: 'since' | 'until', v: string | undefined): string | undefined {
   if (v === undefined || v === '') return undefined;
-  const start = isIsoTime(v) ? utcIso(v) : undefined;
-  if (!start)
+  const time = name === 'until' ? windowEnd(v) : windowStart(v);
+  if (time === undefined)
     throw new HttpError(
       400,
       `${name} must be an ISO date or time (e.g. 2026-11-25 or 2026-11-25T14:00:00Z), got ${JSON.stringify(v)}`,
     );
-  const m = name === 'until' ? DATE_ONLY.exec(v.trim()) : null;
-  if (!m) return start;
-  const end = new Date(start);
-  if (m[3]) end.setUTCDate(end.getUTCDate() + 1);
-  else if (m[2]) end.setUTCMonth(end.getUTCMonth() + 1);
-  else end.setUTCFullYear(end.getUTCFullYear() + 1);
-  return new Date(end.getTime() - 1).toISOString();
+  return time;
 }
 
 const ROLES = ['user', 'assistant', 'tool', 'system'];
