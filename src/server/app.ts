@@ -387,9 +387,12 @@ export function createApp(opts: ServerOptions): Hono<Env> {
 
   // ---- Acontext session API ------------------------------------------------------------------
 
-  // the served store's identity: push refuses to push a store into itself
+  // the served store's identity: push refuses to push a store into itself. Found once (a query or
+  // two per ping otherwise); none yet (a busy database) is asked again at the next ping.
+  let servedStoreId: string | undefined;
   app.get('/api/v1/ping', async (c) => {
-    const id = await storeIdentity(opts.store);
+    servedStoreId ??= await storeIdentity(opts.store);
+    const id = servedStoreId;
     return c.json({ code: 0, data: 'pong', msg: 'pong' }, 200, id ? { [STORE_ID_HEADER]: id } : {});
   });
 
