@@ -35,7 +35,7 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
-import { markdownHeading, markdownText, oneLine } from './markdown-escape.js';
+import { linesJoined, markdownHeading, markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
 
 export { readableJson };
@@ -282,7 +282,7 @@ const foldMd = (summary: string, body: string) => `<details><summary>${esc(summa
 function subAgentMarkdown(sub: ShownSession, depth: number, label = 'Sub-agent session'): string {
   const s = sub.session;
   const turns = turnsMarkdown(sub, depth);
-  return foldMd(`${label}: ${oneLine(s.title ?? s.id)} (${s.source} · ${s.id} · ${turns.length} turns)`, turns.join('\n'));
+  return foldMd(`${label}: ${linesJoined(s.title ?? s.id)} (${s.source} · ${s.id} · ${turns.length} turns)`, turns.join('\n'));
 }
 
 /**
@@ -362,7 +362,7 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
     `- tokens: ${usageMd({ ...own, label: '' })}${own.cost !== null ? `; cost ${costText(own.cost, own.estimated)}` : ''}`,
     ...(c.models.length > 1 ? c.models.map((m) => `  - ${m.label}: ${usageMd(m)}; cost ${costText(m.cost, m.estimated)}`) : []),
     ...c.subAgents.map(
-      (l) => `- ${markdownText(oneLine(l.label), 'inline')}: ${usageMd(l)}; cost ${costText(l.cost, l.estimated)}`,
+      (l) => `- ${markdownText(linesJoined(l.label), 'inline')}: ${usageMd(l)}; cost ${costText(l.cost, l.estimated)}`,
     ),
     ...(c.subAgents.length
       ? [

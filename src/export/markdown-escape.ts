@@ -422,8 +422,11 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
   return out.join('\n');
 }
 
-/** Text on one line (a heading's, a list item's, a fold's summary): its lines, trimmed, a space apart. */
-export const oneLine = (text: string) =>
+/**
+ * A heading's, a list item's or a fold summary's text on one line: its lines trimmed, a space apart
+ * (spaces within a line kept as written; the CLI's oneLine also folds them for a terminal).
+ */
+export const linesJoined = (text: string) =>
   text
     .split(/\r?\n|\r/)
     .map((l) => l.trim())
@@ -435,4 +438,4 @@ export const oneLine = (text: string) =>
  * out as a paragraph, indented code or a list item), escaped as markdownText's, and a closing run of `#`
  * (which the renderer takes for the heading's closing sequence and drops) kept as text.
  */
-export const markdownHeading = (text: string) => markdownText(oneLine(text), 'inline').replace(/(^|[ \t])(#+)$/, '$1\\$2');
+export const markdownHeading = (text: string) => markdownText(linesJoined(text), 'inline').replace(/(^|[ \t])(#+)$/, '$1\\$2');
