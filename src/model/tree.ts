@@ -330,10 +330,13 @@ export function firstUserLine(entries: readonly Entry[], injected?: (m: Message)
   for (const e of entries) {
     if (e.kind !== 'message' || e.message.role !== 'user' || injected?.(e.message)) continue;
     const text = messageText(e.message).trim();
-    if (text) return prefixOf(text.split('\n')[0] ?? '', 100);
+    if (text) return titleLine(text);
   }
   return undefined;
 }
+
+/** A session's title from a message's text (trimmed): its first line, at most 100 characters. */
+export const titleLine = (text: string): string => prefixOf(text.split('\n')[0] ?? '', 100);
 
 /** Count of user and assistant turns, the `messageCount` every listing reports. */
 export function countMessages(entries: readonly Entry[]): number {

@@ -16,8 +16,7 @@
  * them, when the rollback reaches into its replacement history: see rollBack).
  */
 import { basename } from 'node:path';
-import { prefixOf } from '../../model/text.js';
-import { countMessages, firstUserLine, messageText, pathTo } from '../../model/tree.js';
+import { countMessages, firstUserLine, messageText, pathTo, titleLine } from '../../model/tree.js';
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
@@ -643,6 +642,6 @@ export function baseInstructionsOf(raw: unknown): string | undefined {
  */
 function titleOf(entries: readonly Entry[]): string | undefined {
   const { title } = firstUserMessage(entries);
-  if (title) return prefixOf(title.split('\n')[0] ?? '', 100);
+  if (title) return titleLine(title);
   return firstUserLine(entries, (m) => Boolean(m.meta?.codexInjected));
 }
