@@ -116,8 +116,9 @@ export class ClineDriver extends DriverBase {
    * 6: the compaction in the chain again, one Cline does not resume from marked `appliedOnResume: false`
    * 7: a call whose approval was not granted marked `refused` (or `cancelled`, dropped unasked) (denials.ts)
    * 8: run_commands' record of commands the user's abort stopped marked `cancelled`, not an error (denials.ts)
+   * 9: an extension task's title from its task history cut by titleLine (between graphemes, not mid-emoji)
    */
-  readonly readerVersion = 8;
+  readonly readerVersion = 9;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

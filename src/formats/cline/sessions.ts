@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { partFromAnthropicBlock } from '../../convert/anthropic.js';
 import { markDeclined } from '../../convert/declined.js';
-import { countMessages, firstUserLine } from '../../model/tree.js';
+import { countMessages, firstUserLine, titleLine } from '../../model/tree.js';
 import type {
   Entry,
   FilePart,
@@ -571,7 +571,7 @@ export async function readExtensionTask(historyFile: string, extension: string, 
       id: taskId,
       source: SOURCE,
       project: str(item?.cwdOnTaskInitialization) ?? str(item?.workspace),
-      title: str(item?.task)?.split('\n')[0]?.slice(0, 100) || undefined,
+      title: titleLine(str(item?.task) ?? '') || undefined,
       createdAt,
       updatedAt: later(updatedAt, createdAt),
       parentId: null,
