@@ -11,7 +11,7 @@
 import { basename, dirname } from 'node:path';
 import { markDeclined } from '../../convert/declined.js';
 import { SPAWNED_BY } from '../../model/side-chains.js';
-import { countMessages } from '../../model/tree.js';
+import { countMessages, titleLine } from '../../model/tree.js';
 import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
@@ -478,7 +478,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     }
     if (entry.kind === 'message' && entry.message.role === 'user' && !entry.message.meta?.copilotInjected && !state.title) {
       const text = entry.message.parts.find((p) => p.type === 'text');
-      const first = text?.type === 'text' ? text.text.trim().split('\n')[0]?.slice(0, 100) : undefined;
+      const first = text?.type === 'text' ? titleLine(text.text.trim()) : undefined;
       if (first) state.title = first;
     }
     // the file's time stands in only until an event has a time (a copied file is newer than its events)
