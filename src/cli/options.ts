@@ -3,11 +3,12 @@
  * "option '--x <v>' argument 'y' is invalid" error (exit 2, a usage error) instead of being passed on,
  * where it would match nothing or fail deep inside a query.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
+import { loadPrices } from '../stores/index-sync/prices.js';
 
 /**
  * A command line the CLI cannot take, found by the CLI itself rather than by commander (contradictory
@@ -105,9 +106,20 @@ export function projectOption(value: string): string {
   return /^[A-Za-z]:[\\/]|^\\\\/.test(value) ? value : resolve(value);
 }
 
-/** `--prices FILE`: a file that is there (a missing one was passed over, the bundled prices used as if given). */
-export function existingFileOption(value: string): string {
+/**
+ * `--prices FILE`: a price table that is there and reads as one, refused (exit 2) before anything is
+ * read: a missing file or a directory was passed over (the bundled prices used as if given), and a
+ * file of bad JSON stopped the command with exit 1 only after `export` had read the session.
+ */
+export function pricesFileOption(value: string): string {
   if (!existsSync(value)) throw new InvalidArgumentError('No such file.');
+  try {
+    // loadPrices passes over a file it cannot read (a missing $THREADBASE_HOME/prices.json is no error)
+    readFileSync(value, 'utf8');
+    loadPrices(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`Not a price table: ${(err as Error).message}`);
+  }
   return value;
 }
 

@@ -164,7 +164,7 @@ describe('--prices', () => {
     const bad = join(root, 'bad-prices.json');
     await writeFile(bad, '{"claude-sonnet-4-5": ');
     const r = await runCli(env, ['stats', '--no-sync', '--prices', bad]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toContain(`${bad}: `);
   });
 });

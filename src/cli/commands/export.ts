@@ -7,7 +7,7 @@ import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
-import { agentOption, existingFileOption, oneOfOption } from '../options.js';
+import { agentOption, oneOfOption, pricesFileOption } from '../options.js';
 
 export function registerExport(program: Command, ctx: CliContext): void {
   program
@@ -20,7 +20,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .option(
       '--prices <file>',
       'model prices (JSON, USD per million tokens) over the bundled table, for costs the agent did not record',
-      existingFileOption,
+      pricesFileOption,
     )
     .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string; index: boolean }) => {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.

@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
-import { existingFileOption, portOption, positiveIntOption } from '../options.js';
+import { portOption, positiveIntOption, pricesFileOption } from '../options.js';
 
 interface ServeFlags {
   db?: string;
@@ -43,11 +43,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'port to listen on (0 picks a free one)', portOption, 8029)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--max-body <bytes>', 'largest request body accepted', positiveIntOption)
-    .option(
-      '--prices <file>',
-      'model prices (JSON, USD per million tokens) over the bundled table, for /stats',
-      existingFileOption,
-    )
+    .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table, for /stats', pricesFileOption)
     .option(
       '--cors <origins>',
       'let browser pages from these origins (comma-separated, scheme://host[:port]) call the API',

@@ -8,8 +8,8 @@ import { type CliContext, printJson, warnIfNeverSynced, warnParse, writableIndex
 import {
   agentOption,
   checkTimeWindow,
-  existingFileOption,
   oneOfOption,
+  pricesFileOption,
   projectOption,
   sinceOption,
   untilOption,
@@ -25,7 +25,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .option('--until <time>', 'only messages at or before (ISO date or time; a date: through its end)', untilOption)
     .option('--source <source>', 'only this agent', agentOption)
     .option('--project <path>', 'only this directory (. is the current one)', projectOption)
-    .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table', existingFileOption)
+    .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table', pricesFileOption)
     .option('--no-sync', 'use the index as it is, without bringing it up to date')
     .option('--json', 'print JSON only')
     .action(
