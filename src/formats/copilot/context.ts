@@ -16,7 +16,7 @@
  *   and a message left with nothing not at all (its neighbours of one role then sent as one); a
  *   thinking block and a tool result are sent as recorded (test/agents/copilot-trailing-space.test.ts).
  * - the results after a response are sent in the order of its calls (inCallOrder), whatever order they
- *   were recorded in.
+ *   were recorded in, and a user's message recorded among them after them all.
  * - a message of tool results and the user's message after it are sent as two user messages, not one
  *   (anthropicLayout; seen resuming a session whose resumed turn followed an abort's results,
  *   test/agents/copilot-interrupted.test.ts); results among themselves, and user's messages, go as one.
@@ -102,8 +102,10 @@ function typedBefore(session: Session, leafId: string | undefined): Map<string, 
 
 /**
  * The results after a response in the order of its calls, as Copilot CLI sends them (whatever order they
- * finished in: seen with the real 1.0.102, test/agents/copilot-interrupted.test.ts); a run of tool
- * messages out of that order becomes one message of its results so ordered.
+ * finished in: seen with the real 1.0.102, test/agents/copilot-interrupted.test.ts), and a user's message
+ * recorded among them (typed while the calls ran, `delivery: "steering"`) after them all, as it sends one
+ * (test/agents/copilot-steering.test.ts); such a run becomes one message of its results so ordered, then
+ * the user's messages.
  */
 function inCallOrder(messages: Message[]): Message[] {
   const out: Message[] = [];
@@ -112,14 +114,19 @@ function inCallOrder(messages: Message[]): Message[] {
     out.push(m);
     if (m.role !== 'assistant') continue;
     const order = new Map(m.parts.flatMap((p, n) => (p.type === 'tool_call' ? [[p.id, n] as const] : [])));
+    if (order.size === 0) continue;
+    // its results, and the user's messages up to its last result
     let end = i + 1;
-    while (messages[end]?.role === 'tool') end++;
+    for (let j = i + 1; j < messages.length && (messages[j]?.role === 'tool' || messages[j]?.role === 'user'); j++)
+      if (messages[j]?.role === 'tool') end = j + 1;
     const run = messages.slice(i + 1, end);
-    const parts = run.flatMap((r) => r.parts);
+    const said = run.filter((r) => r.role !== 'tool');
+    const parts = run.flatMap((r) => (r.role === 'tool' ? r.parts : []));
     const rank = (p: Part) => (p.type === 'tool_result' ? (order.get(p.callId) ?? order.size) : order.size);
     const sorted = parts.map((p, n) => ({ p, n })).sort((a, b) => rank(a.p) - rank(b.p) || a.n - b.n);
-    if (order.size === 0 || sorted.every((s, n) => s.n === n)) continue;
-    out.push({ ...(run[0] as Message), parts: sorted.map((s) => s.p) });
+    if (said.length === 0 && sorted.every((s, n) => s.n === n)) continue;
+    const results = run.find((r) => r.role === 'tool') as Message;
+    out.push({ ...results, parts: sorted.map((s) => s.p) }, ...said);
     i = end - 1;
   }
   return out;

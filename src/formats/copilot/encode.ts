@@ -78,39 +78,63 @@ const isCompacted = (w: Written): w is Compacted => 'compaction' in w;
 /** A message that holds only tool results (a user or tool message answering calls). */
 const onlyResults = (m: Message): boolean => m.parts.length > 0 && m.parts.every((p) => p.type === 'tool_result');
 
+/** The parts of a message `keep` keeps, as the same message when all are, none when none is. */
+function partsOf(m: Message, keep: (p: Message['parts'][number]) => boolean, derived: Map<Message, Message>): Message[] {
+  const parts = m.parts.filter(keep);
+  if (parts.length === m.parts.length) return [m];
+  if (parts.length === 0) return [];
+  const part = { ...m, parts };
+  derived.set(part, m);
+  return [part];
+}
+
 /**
  * A response split over several records (Claude Code writes one per content block, and the results of
  * its parallel calls between them as each call ends) as one message, its results after it: Copilot CLI
  * records a response as one assistant.message with all its calls, each answered after it, and a second
- * assistant.message would leave the first's calls unanswered. `joined` keeps each merged message by
- * its first record, so one a compaction kept, written again after it, is the same message.
+ * assistant.message would leave the first's calls unanswered. A user's message between its records (typed
+ * while its calls ran) goes after all its results, where Copilot CLI, resumed, sends one it recorded among
+ * them (test/agents/copilot-steering.test.ts). `joined` keeps each merged message by its first record, so
+ * one a compaction kept, written again after it, is the same message; `derived` the source of a message
+ * split into its results and the rest.
  */
-function joinSplitResponses(messages: readonly Message[], joined: Map<Message, Message>): Message[] {
+function joinSplitResponses(
+  messages: readonly Message[],
+  joined: Map<Message, Message>,
+  derived: Map<Message, Message>,
+): Message[] {
   const out: Message[] = [];
   for (let i = 0; i < messages.length; i++) {
     const first = messages[i] as Message;
     const id = first.role === 'assistant' ? first.responseId : undefined;
     const records = [first];
     let end = i;
-    // the later records of its response, past the results between them
+    // the later records of its response, past the results and user's messages between them
     for (let j = i + 1; id && j < messages.length; j++) {
       const m = messages[j] as Message;
       if (m.role === 'assistant' && m.responseId === id) {
         records.push(m);
         end = j;
-      } else if (!onlyResults(m)) break;
+      } else if (m.role !== 'user' && m.role !== 'tool') break;
     }
     if (records.length === 1) {
       out.push(first);
       continue;
     }
+    // the results right after its last record answer its calls too
+    const calls = new Set(records.flatMap((r) => r.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []))));
+    const answersCall = (m: Message | undefined) =>
+      !!m && onlyResults(m) && m.parts.every((p) => p.type === 'tool_result' && calls.has(p.callId));
+    while (answersCall(messages[end + 1])) end++;
     const between = messages.slice(i + 1, end + 1).filter((m) => !records.includes(m));
     let merged = joined.get(first);
     if (!merged) {
       merged = mergeSplitResponses(records)[0] as Message;
       joined.set(first, merged);
     }
-    out.push(merged, ...between);
+    const results = between.flatMap((m) => partsOf(m, (p) => p.type === 'tool_result', derived));
+    const said = between.flatMap((m) => partsOf(m, (p) => p.type !== 'tool_result', derived));
+    out.push(merged, ...results, ...said);
     i = end;
   }
   return out;
@@ -128,13 +152,14 @@ function messagesOf(session: Session): { items: Written[]; entryOf: Map<Message,
   for (const e of path) if (e.kind === 'message') entryOf.set(e.message, { id: e.id, timestamp: e.timestamp });
   // a split response's records joined, written at its first record's time
   const joined = new Map<Message, Message>();
+  const derived = new Map<Message, Message>();
   const contextUpTo = (end: number): Message[] => {
     if (end === 0) return [];
     const ctx = buildContext({ entries: path.slice(0, end), leafId: path[end - 1]?.id ?? null }, { mergeSplitResponses: false });
-    const messages = joinSplitResponses(ctx.messages, joined);
-    for (const [first, merged] of joined) {
-      const entry = entryOf.get(first);
-      if (entry) entryOf.set(merged, entry);
+    const messages = joinSplitResponses(ctx.messages, joined, derived);
+    for (const [from, to] of [...joined, ...[...derived].map(([part, m]) => [m, part] as const)]) {
+      const entry = entryOf.get(from);
+      if (entry) entryOf.set(to, entry);
     }
     return messages;
   };

@@ -1,0 +1,143 @@
+/**
+ * A user's message typed while a response's calls ran, and the real GitHub Copilot CLI (@github/copilot
+ * 1.0.102, offline against the Anthropic stand-in). Copilot CLI records it among the calls' results
+ * (`user.message`, `delivery: "steering"`) and, resumed (`copilot --resume=<id> -p …`), sends all the
+ * response's results, in call order, as one message, then the user's message as another: wherever among
+ * the results it was recorded, a plain one (no `delivery`) too. threadbase's context of such a session is
+ * what it sends; a Claude Code response split over records with the user's message between them, written
+ * into Copilot CLI, is resumed with its calls in one message and their real results.
+ * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
+ */
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { encodeCopilotEvents } from '../../src/formats/copilot/index.js';
+import type { Message } from '../../src/model/types.js';
+import type { AnthropicBlock, AnthropicMessage } from '../helpers/anthropic-standin.js';
+import {
+  type CopilotHome,
+  closeCopilotHome,
+  plainTextResults,
+  resumedByCopilot,
+  COPILOT_SKIP as SKIP,
+  setupCopilotHome,
+} from '../helpers/copilot.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
+
+type Event = { type: string; data: Record<string, unknown>; id: string; timestamp: string; parentId: string | null };
+
+let home: CopilotHome;
+beforeAll(async () => {
+  if (SKIP) return;
+  home = await setupCopilotHome('tb-copilot-steering-');
+});
+afterAll(() => closeCopilotHome(home));
+
+const call = (id: string, n: number) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `echo ${n}` } });
+const result = (id: string, text: string): Message => ({
+  role: 'tool',
+  parts: [{ type: 'tool_result', callId: id, content: text }],
+});
+const reply = (id: string, ...parts: Message['parts']): Message => ({
+  role: 'assistant',
+  responseId: id,
+  model: 'claude-sonnet-4.5',
+  parts,
+});
+
+/** each message sent as its role and its blocks in short */
+const shape = (ms: readonly AnthropicMessage[]) =>
+  ms.map((m) => [
+    m.role,
+    (m.content as AnthropicBlock[]).map((b) =>
+      b.type === 'text'
+        ? `text ${String(b.text).split('\n').at(-1)}`
+        : b.type === 'tool_use'
+          ? `use ${b.id}`
+          : `result ${b.tool_use_id}: ${JSON.stringify(b.content)}${b.is_error ? ' (error)' : ''}`,
+    ),
+  ]);
+const expected = (said: string) => [
+  ['user', ['text go']],
+  ['assistant', ['use toolu_c1', 'use toolu_c2']],
+  ['user', ['result toolu_c1: "out1"', 'result toolu_c2: "out2"']],
+  ['user', [`text ${said}`]],
+  ['assistant', ['text done']],
+];
+
+/** Copilot CLI's events of a response with two calls answered, edited, as a new session in the home. */
+async function recorded(edit: (events: Event[]) => Event[]): Promise<string> {
+  const id = randomUUID();
+  const base = chainSession('base', 'copilot', home.project, [
+    ['u1', textMessage('user', 'go')],
+    ['a1', reply('msg_r1', call('toolu_c1', 1), call('toolu_c2', 2))],
+    ['t1', result('toolu_c1', 'out1')],
+    ['t2', result('toolu_c2', 'out2')],
+    ['a2', reply('msg_r2', { type: 'text', text: 'done' })],
+  ]);
+  const events = edit(encodeCopilotEvents(base, { sessionId: id }).records as unknown as Event[]);
+  events.forEach((e, n) => {
+    if (n > 0) e.parentId = (events[n - 1] as Event).id;
+  });
+  const dir = join(home.dir, '.copilot', 'session-state', id);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(join(dir, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+  return id;
+}
+
+const userEvent = (content: string, delivery?: string): Event => ({
+  type: 'user.message',
+  data: { content, transformedContent: content, messageId: randomUUID(), ...(delivery ? { delivery } : {}) },
+  id: randomUUID(),
+  timestamp: '2026-01-01T00:00:30.000Z',
+  parentId: null,
+});
+const completions = (events: Event[]) => events.flatMap((e, i) => (e.type === 'tool.execution_complete' ? [i] : []));
+
+describe.skipIf(SKIP)("a user's message among a response's results and the real Copilot CLI", () => {
+  it('is sent after all the results, in call order, as threadbase reads it', async () => {
+    const cases: [string, (events: Event[]) => Event[]][] = [
+      [
+        'steering between the results, the second call first',
+        (events) => {
+          const [a, b] = completions(events) as [number, number];
+          const [first, second] = [events[a] as Event, events[b] as Event];
+          events.splice(a, 2, second, userEvent('steering between', 'steering'), first);
+          return events;
+        },
+      ],
+      [
+        'steering before the results',
+        (events) => {
+          events.splice(completions(events)[0] as number, 0, userEvent('steering before', 'steering'));
+          return events;
+        },
+      ],
+    ];
+    for (const [name, edit] of cases) {
+      const said = name.split(' ').slice(0, 2).join(' ');
+      const id = await recorded(edit);
+      const { sent, ours } = await resumedByCopilot(home, id, `probe ${name}`, plainTextResults);
+      expect(shape(sent), name).toEqual(expected(said));
+      expect(sent, name).toEqual(ours);
+    }
+  }, 480_000);
+
+  it("Claude Code's split response with the user's message between its records, written by threadbase", async () => {
+    const claude = chainSession('claude', 'claude', home.project, [
+      ['u1', textMessage('user', 'go')],
+      ['a1', reply('msg_r1', call('toolu_c1', 1))],
+      ['u2', textMessage('user', 'typed meanwhile')],
+      ['a2', reply('msg_r1', call('toolu_c2', 2))],
+      ['t1', result('toolu_c1', 'out1')],
+      ['t2', result('toolu_c2', 'out2')],
+      ['a3', reply('msg_r2', { type: 'text', text: 'done' })],
+    ]);
+    const info = await home.driver.writeSession(claude);
+    const { sent, ours } = await resumedByCopilot(home, info.id, 'probe written', plainTextResults);
+    expect(shape(sent)).toEqual(expected('typed meanwhile'));
+    expect(sent).toEqual(ours);
+  }, 240_000);
+});

@@ -1,0 +1,150 @@
+/**
+ * A user's message typed while a response's calls ran. Copilot CLI records it among the calls' results
+ * (`user.message` with `delivery: "steering"`) and, resumed, sends all the results (in call order) first,
+ * then the message (seen with the real 1.0.102: test/agents/copilot-steering.test.ts); its context here
+ * says so. Claude Code writes such a response split over records with the message between them: written
+ * into Copilot CLI it is one assistant.message with all its calls, their real results, then the message
+ * (it was written as two responses, or the first's calls closed as errors and their results left out).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CopilotDriver, copilotContext, encodeCopilotEvents } from '../../src/formats/copilot/index.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { Message, Session } from '../../src/model/types.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tb-copilot-steering-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const call = (id: string, n: number) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `echo ${n}` } });
+const result = (id: string, text: string): Message => ({
+  role: 'tool',
+  parts: [{ type: 'tool_result', callId: id, content: text }],
+});
+const record = (...parts: Message['parts']): Message => ({
+  role: 'assistant',
+  responseId: 'msg_r1',
+  model: 'claude-sonnet-4-5',
+  parts,
+});
+/** each message as its role and its parts in short, consecutive tool messages (one result an event) as one */
+const shape = (ms: readonly Message[]) =>
+  ms
+    .reduce<Message[]>((out, m) => {
+      const last = out.at(-1);
+      if (last?.role === 'tool' && m.role === 'tool') out[out.length - 1] = { ...last, parts: [...last.parts, ...m.parts] };
+      else out.push(m);
+      return out;
+    }, [])
+    .map((m) => [
+      m.role,
+      m.parts.map((p) =>
+        p.type === 'text'
+          ? p.text
+          : p.type === 'tool_call'
+            ? `call ${p.id}`
+            : p.type === 'tool_result'
+              ? `${p.callId}: ${p.content}${p.isError ? ' (error)' : ''}`
+              : p.type,
+      ),
+    ]);
+const expected = [
+  ['user', ['go']],
+  ['assistant', ['call c1', 'call c2']],
+  ['tool', ['c1: out1', 'c2: out2']],
+  ['user', ['also this']],
+  ['assistant', ['done']],
+];
+
+describe('a split response with a user message between its records, written into Copilot CLI', () => {
+  const layouts: [string, [string, Message][]][] = [
+    [
+      'the results after the message',
+      [
+        ['a1', record(call('c1', 1))],
+        ['u2', textMessage('user', 'also this')],
+        ['a2', record(call('c2', 2))],
+        ['t1', result('c1', 'out1')],
+        ['t2', result('c2', 'out2')],
+      ],
+    ],
+    [
+      'a result before the message',
+      [
+        ['a1', record(call('c1', 1))],
+        ['t1', result('c1', 'out1')],
+        ['u2', textMessage('user', 'also this')],
+        ['a2', record(call('c2', 2))],
+        ['t2', result('c2', 'out2')],
+      ],
+    ],
+  ];
+  for (const [name, middle] of layouts)
+    it(`is one response, its real results, then the message (${name})`, async () => {
+      const session = chainSession('s', 'claude', '/p', [
+        ['u1', textMessage('user', 'go')],
+        ...middle,
+        ['a3', textMessage('assistant', 'done', { responseId: 'msg_r2', model: 'claude-sonnet-4-5' })],
+      ]);
+      const encoded = encodeCopilotEvents(session);
+      expect(encoded.warnings).toEqual([]);
+      const types = encoded.records.map((r) => r.type as string);
+      expect(types).toEqual([
+        'session.start',
+        'user.message',
+        'assistant.message',
+        'tool.execution_start',
+        'tool.execution_start',
+        'tool.execution_complete',
+        'tool.execution_complete',
+        'user.message',
+        'assistant.message',
+      ]);
+      // the message at its own entry's time
+      expect(encoded.records[7]?.timestamp).toBe(session.entries.find((e) => e.id === 'u2')?.timestamp);
+      const home = join(dir, name.replaceAll(' ', '-'));
+      const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: home } });
+      const info = await driver.writeSession(session);
+      const back = (await driver.getSession(info.id)) as Session;
+      expect(shape(buildContext(back).messages)).toEqual(expected);
+    });
+});
+
+describe("Copilot CLI's context of a session with a user's message among a response's results", () => {
+  it('sends the results in call order, then the message', async () => {
+    const id = '7d1f2c7e-0b8a-4c55-9f5e-2b4c3d6e7f80';
+    const ev = (type: string, data: Record<string, unknown>) => ({ type, data });
+    const events = [
+      ev('session.start', { sessionId: id, startTime: '2026-01-02T10:00:00.000Z', context: { cwd: '/p' } }),
+      ev('user.message', { content: 'go' }),
+      ev('assistant.message', {
+        apiCallId: 'r1',
+        content: '',
+        toolRequests: [call('c1', 1), call('c2', 2)].map((c) => ({ toolCallId: c.id, name: c.name, arguments: c.input })),
+      }),
+      ev('tool.execution_start', { toolCallId: 'c1', toolName: 'bash' }),
+      ev('tool.execution_start', { toolCallId: 'c2', toolName: 'bash' }),
+      ev('tool.execution_complete', { toolCallId: 'c2', success: true, result: { content: 'out2' } }),
+      ev('user.message', { content: 'also this', delivery: 'steering' }),
+      ev('tool.execution_complete', { toolCallId: 'c1', success: true, result: { content: 'out1' } }),
+      ev('assistant.message', { apiCallId: 'r2', content: 'done', toolRequests: [] }),
+    ].map((e, i) => ({ ...e, id: `ev-${i + 1}`, timestamp: `2026-01-02T10:00:0${i}.000Z`, parentId: i ? `ev-${i}` : null }));
+    const d = join(dir, 'recorded', 'session-state', id);
+    await mkdir(d, { recursive: true });
+    await writeFile(join(d, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: join(dir, 'recorded') } });
+    const session = (await driver.getSession(id)) as Session;
+    expect(shape(copilotContext(session).messages)).toEqual(expected);
+    // the session keeps them as recorded
+    expect(shape(buildContext(session).messages).slice(2, 5)).toEqual([
+      ['tool', ['c2: out2']],
+      ['user', ['also this']],
+      ['tool', ['c1: out1']],
+    ]);
+  });
+});
