@@ -82,6 +82,8 @@ describe('codex refused and cancelled calls', () => {
       'Wall time: 0.1 seconds\naborted by user',
       'user cancelled MCP tool call',
       'MCP tool call cancelled before approval',
+      // the reviewer's timeout: the call did not run, and it says it is no denial (codex-auto-review-outcomes.test.ts)
+      'The automatic permission approval review did not finish before its deadline. Do not assume the action is unsafe based on the timeout alone. You may retry once, or ask the user for guidance or explicit approval.',
     ])
       expect(codexDeclinedMark(t), t).toBe('cancelled');
     for (const t of [
@@ -89,8 +91,7 @@ describe('codex refused and cancelled calls', () => {
       'aborted by user after a while',
       'echo rejected by user',
       '',
-      // the reviewer's timeout says it is no denial; a denial's words inside a command's output are the command's
-      'The automatic permission approval review did not finish before its deadline. Do not assume the action is unsafe based on the timeout alone. You may retry once, or ask the user for guidance or explicit approval.',
+      // a denial's words inside a command's output are the command's
       `${guardianDenial('risky')}\nexit code 1`,
       spawnError('exec command failed'),
       'exec_command failed: CreateProcess { message: "No such file or directory (os error 2)" }',

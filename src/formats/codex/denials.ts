@@ -9,14 +9,21 @@
  *   the user declined, "user rejected MCP tool call"; a call codex's automatic approval reviewer (guardian,
  *   `approvals_reviewer = "auto_review"`) denied, "This action was rejected due to unacceptable risk.\nReason:
  *   <its rationale>\n<instructions>" (core guardian guardian_rejection_message), which `exec_command` wraps the
- *   same way (checked against what codex 0.171 recorded: test/fixtures/codex/auto-review-home). The reviewer's
- *   other outcomes (a timeout, a review that failed) say that they are no denial and are not marked;
+ *   same way (checked against what codex 0.171 recorded: test/fixtures/codex/auto-review-home);
  * - cancelled: a call stopped by the user's interrupt, "aborted by user after 1.2s" or, for the shell
  *   tools, "Wall time: 1.2 seconds\naborted by user" (tools/parallel.rs); an MCP approval the user
- *   cancelled, "user cancelled MCP tool call" / "MCP tool call cancelled before approval"; and
- *   "aborted", the output codex gives a call that has none (normalize.rs).
+ *   cancelled, "user cancelled MCP tool call" / "MCP tool call cancelled before approval"; "aborted", the
+ *   output codex gives a call that has none (normalize.rs); and a call the automatic approval reviewer
+ *   did not decide: its review timed out (ReviewDecision::TimedOut, "The automatic permission approval review
+ *   did not finish before its deadline. …") or failed ("Automatic approval review failed: <error>\nThe action was
+ *   not executed because automatic approval review could not be completed. …", ext/guardian-reviewer
+ *   completion.rs). The call did not run, but nothing refused it: codex's words say it is "not a determination
+ *   that the action is unsafe" and its denial count leaves them out, so they are not a refusal.
+ * 0.171 records an MCP call's result, a refusal or cancellation too, as two texts: "Wall time: 0.0035
+ * seconds\nOutput:" and then its words (checked against what it recorded: test/fixtures/codex/auto-review-outcomes-home).
  */
 import type { DeclinedMark } from '../../convert/declined.js';
+import type { ToolResultPart } from '../../model/types.js';
 
 /** What threadbase writes for a refused call: the orchestrator's reason, as codex records it for a tool it does not reword. */
 export const CODEX_REFUSED = 'rejected by user';
@@ -38,6 +45,22 @@ const GUARDIAN_INSTRUCTIONS =
   'Proceed only with a materially safer alternative, or if the user explicitly approves the action after being informed ' +
   'of the risk. Otherwise, stop and request user input.';
 const GUARDIAN_REJECTED = 'This action was rejected due to unacceptable risk.\nReason: ';
+
+/** What codex tells the model when its reviewer's review did not finish in time (prompts model_messages guardian). */
+const REVIEW_TIMED_OUT =
+  'The automatic permission approval review did not finish before its deadline. Do not assume the action is unsafe ' +
+  'based on the timeout alone. You may retry once, or ask the user for guidance or explicit approval.';
+/** What codex tells the model after the error of a review that could not be completed (guardian-reviewer completion.rs). */
+const REVIEW_FAILED = 'Automatic approval review failed: ';
+const REVIEW_FAILURE_INSTRUCTIONS =
+  'The action was not executed because automatic approval review could not be completed. This is a review failure, ' +
+  'not a determination that the action is unsafe. Do not bypass the approval check; resolve the error or ask the user for guidance.';
+
+/** Whether `text` is the reviewer's timeout or failure: the call did not run, and it was no denial. */
+function isUndecidedReview(text: string): boolean {
+  if (text === REVIEW_TIMED_OUT) return true;
+  return text.startsWith(REVIEW_FAILED) && text.endsWith(`\n${REVIEW_FAILURE_INSTRUCTIONS}`);
+}
 
 /** Whether `text` is a rejection in the orchestrator's words: the user's, or codex's automatic approval reviewer's. */
 function isRejection(text: string): boolean {
@@ -64,11 +87,27 @@ function wrappedRejection(text: string): string | undefined {
   return rejected ? unescapeDebug(rejected[1] as string) : undefined;
 }
 
-/** The mark of a codex tool output by its words (the whole output: a command's own output saying so is not one). */
-export function codexDeclinedMark(text: string): DeclinedMark | undefined {
+/** The mark of a codex tool output's words (the whole output: a command's own output saying so is not one). */
+function markOfText(text: string): DeclinedMark | undefined {
   if (isRejection(text)) return 'refused';
   const wrapped = wrappedRejection(text);
   if (wrapped !== undefined && isRejection(wrapped)) return 'refused';
+  if (isUndecidedReview(text) || (wrapped !== undefined && isUndecidedReview(wrapped))) return 'cancelled';
   if (CANCELLED.has(text) || ABORTED_AFTER.test(text) || SHELL_ABORTED.test(text)) return 'cancelled';
   return undefined;
+}
+
+/** The header 0.171 puts before an MCP call's result, a text of its own. */
+const MCP_WALL_TIME = /^Wall time: \d+(\.\d+)? seconds\nOutput:$/;
+
+/**
+ * The mark of a codex tool output by its words: a text, or a result's content, where an MCP call's
+ * words follow its wall-time header as a second text.
+ */
+export function codexDeclinedMark(output: string | ToolResultPart['content']): DeclinedMark | undefined {
+  if (typeof output === 'string') return markOfText(output);
+  const [header, words, ...rest] = output;
+  if (header?.type === 'text' && MCP_WALL_TIME.test(header.text) && words?.type === 'text' && rest.length === 0)
+    return markOfText(words.text);
+  return markOfText(output.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n'));
 }

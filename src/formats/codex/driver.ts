@@ -99,8 +99,10 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 6: an output in codex's words for a refused or cancelled call is marked `meta.refused` / `meta.cancelled` (denials.ts).
    * 9: another agent's reply without a response id keeps the entry id threadbase wrote (`threadbase.entryId`
    *    on its token_count), and gets no response id made up.
+   * 12: the automatic approval reviewer's timeout or failed review is `meta.cancelled`, and an MCP call's words after
+   *    0.171's wall-time header are read for its mark (denials.ts).
    */
-  readonly readerVersion = 11;
+  readonly readerVersion = 12;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -6,7 +6,7 @@
  * (shown by codex, not sent).
  */
 import { declinedMarkOf } from '../../convert/declined.js';
-import { type Context, resultText } from '../../model/tree.js';
+import type { Context } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ThinkingPart, ToolResultPart } from '../../model/types.js';
 import { jsonValueOf } from '../shared/jsonl.js';
 import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
@@ -46,7 +46,7 @@ export function isReplayableReasoning(m: Message, p: ThinkingPart): boolean {
 function resultOutput(p: ToolResultPart): unknown {
   // a refused or cancelled call in codex's words for it, as codex records its own (denials.ts)
   const mark = declinedMarkOf(p);
-  if (mark && codexDeclinedMark(resultText(p.content)) !== mark) return mark === 'refused' ? CODEX_REFUSED : CODEX_CANCELLED;
+  if (mark && codexDeclinedMark(p.content) !== mark) return mark === 'refused' ? CODEX_REFUSED : CODEX_CANCELLED;
   if (typeof p.content === 'string') return p.content;
   const onlyText = p.content.every((c) => c.type === 'text');
   if (onlyText) return p.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

@@ -4,7 +4,6 @@
  * FunctionCallOutputPayload) and checked against rollouts the real codex-cli 0.169.0 wrote.
  */
 import { markDeclined } from '../../convert/declined.js';
-import { resultText } from '../../model/tree.js';
 import type { ImagePart, Message, Part, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { parseJson } from '../shared/jsonl.js';
 import { codexDeclinedMark } from './denials.js';
@@ -248,7 +247,7 @@ export function itemToMessage(item: JsonObject): Message | undefined {
       let part = outputToResult(str(item.call_id) ?? '', item.output);
       if (type === 'custom_tool_call_output') part.meta = { codexCustomTool: true };
       // a call the user refused or that was cancelled, by codex's words for it (denials.ts)
-      const mark = codexDeclinedMark(resultText(part.content));
+      const mark = codexDeclinedMark(part.content);
       if (mark) part = markDeclined(part, mark);
       return { role: 'tool', parts: [part] };
     }
