@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
-import { pushSessions } from '../../server/push.js';
+import { ThreadbaseError } from '../../model/errors.js';
+import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
 import { agentOption, checkStoreOption, sinceOption, UsageError } from '../options.js';
@@ -48,7 +49,10 @@ export function registerPush(program: Command, ctx: CliContext): void {
       try {
         // loaded here: the CLI's start-up loads no server module but the push client
         const { storeIdentity } = await import('../../server/store-identity.js');
-        const sourceStoreId = opts.source ? undefined : await storeIdentity(from);
+        const sourceStoreId = opts.source
+          ? undefined
+          : ((await storeIdentity(from)) ??
+            (opts.from !== undefined ? await servedStoreOfSameKey(ctx, opts.from, opts.to, key) : undefined));
         const report = await pushSessions({
           from,
           to: opts.to,
@@ -71,4 +75,43 @@ export function registerPush(program: Command, ctx: CliContext): void {
         await close?.();
       }
     });
+}
+
+/** A server's root as push and the remote store take it: `…/api/v1` and `…/api/v1/threadbase` name it too. */
+function serverRoot(url: string): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return `${u.origin}${u.pathname.replace(/\/+$/, '').replace(/\/api\/v1(\/threadbase)?$/, '')}`;
+}
+
+/**
+ * `--from http(s)://S`, read with the key the push sends (one project): the identity of the store S
+ * serves, so that pushing into S itself (`--to` the same server under another name too) is refused as
+ * pushing the local index into a server on it is; it re-sent every session, reported as changed. With
+ * another key the push copies one project's sessions into another, and is taken.
+ */
+async function servedStoreOfSameKey(ctx: CliContext, fromUrl: string, toUrl: string, key: string): Promise<string | undefined> {
+  if (!/^https?:\/\//.test(fromUrl)) return undefined;
+  const user = new URL(fromUrl).username;
+  // the key openStore gives the remote store: $THREADBASE_API_KEY, else the URL's user part
+  const fromKey = ctx.env.env.THREADBASE_API_KEY || (user ? decodeURIComponent(user) : undefined);
+  if (fromKey !== key) return undefined;
+  const from = serverRoot(fromUrl);
+  // a server whose store keeps no identity (memory:) is still told by its address
+  if (from === serverRoot(toUrl))
+    throw new ThreadbaseError(
+      'push_to_itself',
+      `${from} serves the very store this push reads from: nothing pushed (push another store, or to another server)`,
+    );
+  try {
+    const res = await fetch(`${from}/api/v1/ping`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    return res.headers.get(STORE_ID_HEADER) ?? undefined;
+  } catch {
+    // unreachable: reading the sessions from it says so
+    return undefined;
+  }
 }
