@@ -1,13 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import '../formats/all.js';
-// threadbase's own sessions (ClaudeAgentStorage, convert --to threadbase) as the `threadbase` source
-import '../stores/local-source.js';
 import { type DriverEnv, defaultDriverEnv } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
-import { registerCommands } from './commands/index.js';
-import { type CliContext, makeContext } from './io.js';
-import { UsageError } from './options.js';
+import type { CliContext } from './io.js';
+import { commandModuleFor, loadFormats } from './lazy-commands.js';
 
 /** Exit codes: 0 done; 1 a failure while doing it; 2 a command line the CLI cannot take (usage). */
 const EXIT_FAILURE = 1;
@@ -19,13 +15,25 @@ function packageVersion(): string {
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
-export function buildProgram(ctx: CliContext): Command {
-  const program = new Command('threadbase')
+function programShell(out: Pick<CliContext, 'stdout' | 'stderr'>): Command {
+  return new Command('threadbase')
     .description('sessions of AI coding agents: list, read, convert, fork, search, serve')
     .version(packageVersion(), '-V, --version')
     .exitOverride()
-    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
-  registerCommands(program, ctx);
+    .configureOutput({ writeOut: out.stdout, writeErr: out.stderr });
+}
+
+/**
+ * The CLI with the commands `args` (the arguments after node and the script) need, every command
+ * when not given; the commands and the agents' formats are loaded here, not at start-up.
+ */
+export async function buildProgram(ctx: CliContext, args?: readonly string[]): Promise<Command> {
+  const program = programShell(ctx);
+  const commands = commandModuleFor(args ?? []);
+  if (commands) {
+    await loadFormats();
+    (await commands.load())(program, ctx);
+  }
   return program;
 }
 
@@ -53,8 +61,28 @@ function stopQuietlyOnClosedPipe(): void {
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[], env: DriverEnv = defaultDriverEnv()): Promise<number> {
   stopQuietlyOnClosedPipe();
+  const args = argv.slice(2);
+  // a bare --version: no command, so neither the context (the index's modules) nor a format is loaded
+  if (!commandModuleFor(args)) return runProgram(programShell(processOutput), argv, processOutput);
+  const { makeContext } = await import('./io.js');
   const ctx = makeContext(env);
-  const program = buildProgram(ctx);
+  try {
+    return await runProgram(await buildProgram(ctx, args), argv, ctx);
+  } finally {
+    await ctx.sources().close();
+  }
+}
+
+const processOutput: Pick<CliContext, 'stdout' | 'stderr'> = {
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+};
+
+async function runProgram(
+  program: Command,
+  argv: string[],
+  ctx: Pick<CliContext, 'stdout' | 'stderr' | 'exitCode'>,
+): Promise<number> {
   try {
     await program.parseAsync(argv);
     return ctx.exitCode ?? 0;
@@ -65,8 +93,8 @@ export async function main(argv: string[], env: DriverEnv = defaultDriverEnv()):
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
     const msg = err instanceof ThreadbaseError || err instanceof Error ? err.message : String(err);
     ctx.stderr(`threadbase: ${msg}\n`);
+    // options.js is loaded already: a command's file imports it
+    const { UsageError } = await import('./options.js');
     return err instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
-  } finally {
-    await ctx.sources().close();
   }
 }

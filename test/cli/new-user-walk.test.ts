@@ -147,7 +147,10 @@ describe("the README's command lines", () => {
     .filter((_, i) => i % 2 === 1)
     .flatMap((block) => block.split('\n'))
     .filter((l) => /^threadbase [a-z]+ /.test(l));
-  const program = buildProgram(makeContext({ home: '/nonexistent', env: {} }));
+  let program: Command;
+  beforeAll(async () => {
+    program = await buildProgram(makeContext({ home: '/nonexistent', env: {} }));
+  });
   const commandOf = (line: string): Command | undefined => {
     const [, name, sub] = line.split(' ');
     const c = program.commands.find((x) => x.name() === name);

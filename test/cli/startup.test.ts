@@ -1,7 +1,9 @@
 /**
  * Every command starts without loading the server: its modules (hono, zod, pg) took ≈ 0.2 s of each
  * `threadbase sessions` before `serve`, `ui` and `token` imported them on demand. Walks the static
- * imports from the CLI's entry (type-only imports and `await import()` load nothing at start-up).
+ * imports (type-only imports and `await import()` load nothing at start-up) from the CLI's entry,
+ * which loads the commands and formats on demand (src/cli/lazy-commands.ts), and from what it loads
+ * for a command: every command's file, the agents' formats and threadbase's own store.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -18,10 +20,10 @@ function staticImports(file: string): string[] {
   return out;
 }
 
-function startupGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+function startupGraph(...entries: string[]): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
-  const todo = [entry];
+  const todo = [...entries];
   while (todo.length) {
     const file = todo.pop() as string;
     if (files.has(file)) continue;
@@ -36,8 +38,22 @@ function startupGraph(entry: string): { files: Set<string>; packages: Set<string
 }
 
 describe('CLI start-up', () => {
-  it('loads neither the server nor its packages until a command needs them', () => {
+  it('loads no command, format or store before the command line names one', () => {
     const { files, packages } = startupGraph(resolve('src/cli/main.ts'));
+    expect([...files].filter((f) => /\/src\/(cli\/commands|cli\/io\.ts|formats|stores|convert|export|server)\b/.test(f))).toEqual(
+      [],
+    );
+    expect([...packages]).toEqual(['commander']);
+  });
+
+  it('loads neither the server nor its packages until a command needs them', () => {
+    const { files, packages } = startupGraph(
+      resolve('src/cli/main.ts'),
+      // what src/cli/lazy-commands.ts loads for a command
+      resolve('src/cli/commands/index.ts'),
+      resolve('src/formats/all.ts'),
+      resolve('src/stores/local-source.ts'),
+    );
     // the walk did reach the commands and the agents' formats
     expect([...files].some((f) => f.endsWith('src/cli/commands/sessions.ts'))).toBe(true);
     expect([...files].some((f) => f.endsWith('src/formats/claude/driver.ts'))).toBe(true);

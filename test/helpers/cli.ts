@@ -1,5 +1,8 @@
 /** Runs the CLI in-process and captures what it prints, as the tests of every surface need. */
 import { vi } from 'vitest';
+// registered at import, as the CLI did before it loaded them per command: tests list and register formats beside it
+import '../../src/formats/all.js';
+import '../../src/stores/local-source.js';
 import { main } from '../../src/cli/main.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 
