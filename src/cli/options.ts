@@ -123,6 +123,22 @@ export function pricesFileOption(value: string): string {
   return value;
 }
 
+/**
+ * `push --to URL`: a server's http(s) URL. Another value (`localhost:8029`, `ftp://…`) failed only when
+ * the push ran, as a server it "cannot reach" (exit 1).
+ */
+export function serverUrlOption(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname)
+    throw new InvalidArgumentError("Expected a server's URL, e.g. http://127.0.0.1:8029.");
+  return value;
+}
+
 /** `--port n`: 0 (any free port) to 65535. */
 export function portOption(value: string): number {
   const n = Number(value);

@@ -5,7 +5,7 @@ import { ThreadbaseError } from '../../model/errors.js';
 import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
-import { agentOption, checkStoreOption, sinceOption, UsageError } from '../options.js';
+import { agentOption, checkStoreOption, serverUrlOption, sinceOption, UsageError } from '../options.js';
 
 interface PushFlags {
   to: string;
@@ -20,7 +20,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
   program
     .command('push')
     .description("upload the local index's sessions to a team server (only what is new since the last push)")
-    .requiredOption('--to <url>', 'the server, e.g. http://127.0.0.1:8029')
+    .requiredOption('--to <url>', 'the server, e.g. http://127.0.0.1:8029', serverUrlOption)
     .option('--key <key>', 'API key (default $THREADBASE_API_KEY, as --from and ui take it)')
     .option('--from <store>', 'the store to push from (default the local index)')
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
