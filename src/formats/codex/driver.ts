@@ -48,7 +48,7 @@ import {
 import { followThreadHistory, projectRollout, recordThreadHistory } from './history-projection.js';
 import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, droppedCompactedTurns, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
-import { defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
+import { codexSqliteHome, defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
 import { hasTurns, wrapTurns } from './turns.js';
 
 /** The CLI version written into session_meta of sessions threadbase creates. */
@@ -101,8 +101,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    *    on its token_count), and gets no response id made up.
    * 12: the automatic approval reviewer's timeout or failed review is `meta.cancelled`, and an MCP call's words after
    *    0.171's wall-time header are read for its mark (denials.ts).
+   * 13: names from codex's state database where codex keeps it (config.toml's `sqlite_home`, `$CODEX_SQLITE_HOME`).
    */
-  readonly readerVersion = 12;
+  readonly readerVersion = 13;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -127,6 +128,11 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
 
   get sessionsDir(): string {
     return join(this.home, 'sessions');
+  }
+
+  /** Where codex keeps its SQLite databases (config.toml's `sqlite_home`, `$CODEX_SQLITE_HOME`, or its home). */
+  get sqliteHome(): string {
+    return codexSqliteHome(this.home, this.env.home, this.env.env);
   }
 
   /** Every rollout: live ones under sessions/, and those `codex` archived under archived_sessions/. */
@@ -225,7 +231,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   private stateDbNames(): [string, string][] {
-    const file = stateDbPath(this.home);
+    const file = stateDbPath(this.sqliteHome);
     if (!file) return [];
     try {
       const db = openDatabase(file, { readonly: true, fileMustExist: true });
@@ -359,11 +365,11 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     await writeFileAtomic(file, toJsonl(lines), { exclusive: true });
     const written = await this.load(file);
     // codex 0.169 lists threads from its state database, not from the rollouts on disk
-    const skipped = recordThread(this.home, written, file);
+    const skipped = recordThread(this.home, written, file, this.sqliteHome);
     if (skipped && skipped !== 'no state database') warnings.push(`not listed by codex resume --last: ${skipped}`);
     // codex 0.171's app-server reads a paginated thread's turns from its projection, which it makes only as it writes
     if (!skipped && isObject(written.raw) && isObject(written.raw.payload) && written.raw.payload.history_mode === 'paginated') {
-      const unprojected = recordThreadHistory(this.home, id, await fs.readFile(file));
+      const unprojected = recordThreadHistory(this.sqliteHome, id, await fs.readFile(file));
       if (unprojected?.startsWith('thread history database not'))
         warnings.push(`codex app-server shows no turns until codex resumes it: ${unprojected}`);
     }
@@ -439,7 +445,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     // codex 0.171's projection of a paginated thread (thread_history_<n>.sqlite) follows the appended records when it can
     if (last !== undefined && numbered.length) {
       const bytes = await fs.readFile(file);
-      followThreadHistory(this.home, s.id, bytes, bytes.length - Buffer.byteLength(toJsonl(numbered)));
+      followThreadHistory(this.sqliteHome, s.id, bytes, bytes.length - Buffer.byteLength(toJsonl(numbered)));
     }
   }
 
@@ -479,7 +485,7 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
     await appendJsonlLines(join(this.home, 'session_index.jsonl'), [
       { id: sessionId, thread_name: title, updated_at: now.toISOString() },
     ]);
-    const skipped = renameThread(this.home, sessionId, title, now);
+    const skipped = renameThread(this.sqliteHome, sessionId, title, now);
     if (skipped && skipped !== 'no state database' && skipped !== 'no row for the thread')
       this.warn(`codex session ${sessionId} renamed in session_index.jsonl only: ${skipped}`);
   }

@@ -8,7 +8,7 @@
  * resumes by id).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session } from '../../model/types.js';
@@ -16,6 +16,31 @@ import { openDatabase } from '../shared/sqlite.js';
 import { threadSpawn } from './children.js';
 import { isObject, str } from './items.js';
 import { firstUserMessage } from './prompts.js';
+
+/** A config.toml's top-level settings, or none when there is no file or one codex itself would refuse. */
+function configOf(home: string): Record<string, unknown> | undefined {
+  try {
+    return parseToml(readFileSync(join(home, 'config.toml'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where codex keeps its SQLite databases (`state_<n>`, `thread_history_<n>`, …), as the real 0.171 puts
+ * them: `sqlite_home` at the top of `$CODEX_HOME/config.toml` (relative to that folder, `~/` the user's home;
+ * it wins over the variable), else `$CODEX_SQLITE_HOME` (relative to the working directory), else
+ * `$CODEX_HOME`. Rollouts stay under `$CODEX_HOME/sessions` whatever they say, and no other setting moves
+ * them. A `-c sqlite_home=…` or `--profile` (`$CODEX_HOME/<name>.config.toml`) of one run cannot be seen.
+ */
+export function codexSqliteHome(home: string, userHome: string, env: Readonly<Record<string, string | undefined>>): string {
+  const configured = configOf(home)?.sqlite_home;
+  if (typeof configured === 'string' && configured) {
+    if (configured === '~' || configured.startsWith('~/')) return join(userHome, configured.slice(1));
+    return resolve(home, configured);
+  }
+  return env.CODEX_SQLITE_HOME ? resolve(env.CODEX_SQLITE_HOME) : home;
+}
 
 /** The newest state database codex keeps in its home, if any. */
 export function stateDbPath(home: string): string | undefined {
@@ -36,14 +61,8 @@ export function stateDbPath(home: string): string | undefined {
  * config.toml's `model_provider`, else "openai"; 0.169 refuses a `profile = …` key in config.toml).
  */
 export function defaultModelProvider(home: string): string {
-  let config: Record<string, unknown>;
-  try {
-    config = parseToml(readFileSync(join(home, 'config.toml'), 'utf8'));
-  } catch {
-    // no config.toml, or one codex itself would refuse: its default
-    return 'openai';
-  }
-  return typeof config.model_provider === 'string' && config.model_provider ? config.model_provider : 'openai';
+  const provider = configOf(home)?.model_provider;
+  return typeof provider === 'string' && provider ? provider : 'openai';
 }
 
 /** The columns of `threads` that threadbase reads or writes, for a check of the schema. */
@@ -153,11 +172,11 @@ function threadRow(home: string, session: Session, file: string): Row {
 }
 
 /**
- * Records a new rollout in codex's state database, when there is one. Returns why it did not, or
- * undefined when the row was written (or codex already had it).
+ * Records a new rollout in codex's state database (in `dbHome`: codexSqliteHome), when there is one.
+ * Returns why it did not, or undefined when the row was written (or codex already had it).
  */
-export function recordThread(home: string, session: Session, file: string): string | undefined {
-  return inStateDb(home, (db) => {
+export function recordThread(home: string, session: Session, file: string, dbHome = home): string | undefined {
+  return inStateDb(dbHome, (db) => {
     const cols = threadColumns(db);
     const names = new Set(cols.map((c) => c.name));
     const missing = COLUMNS.filter((c) => !names.has(c));
