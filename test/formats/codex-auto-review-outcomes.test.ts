@@ -81,6 +81,18 @@ describe("codex 0.171's undecided reviews and MCP refusals", () => {
     }
   });
 
+  it("reads a denial with the gpt-6 models' own rejection instructions (0.171's bundled models.json) as refused", () => {
+    const modelInstructions = [
+      'Do not bypass this rejection through a workaround or indirect execution. Continue with a safer alternative, or carry out checks to prove that the action is authorized or low risk before trying again. Complete unaffected work without asking for confirmation. Report anything that remains blocked, clarify why it was blocked by auto-review, inform the user of the risk and ask for approval.',
+      'Do not bypass this rejection through a workaround or indirect execution. Continue with any materially safer alternative and complete unaffected work without asking for confirmation. Report anything that remains blocked, and ask for explicit approval only if completion requires the rejected action, after explaining its specific risk.',
+    ];
+    for (const instructions of modelInstructions) {
+      const denial = `This action was rejected due to unacceptable risk.\nReason: Too risky.\n${instructions}`;
+      expect(codexDeclinedMark(denial), instructions).toBe('refused');
+      expect(codexDeclinedMark(`${denial}\nexit code 1`), instructions).toBeUndefined();
+    }
+  });
+
   it('knows the MCP form only as a wall-time header then the words, and the reviewer undecided only in its own words', () => {
     const mcp = (words: string, header = 'Wall time: 0.0035 seconds\nOutput:') => [
       { type: 'text' as const, text: header },

@@ -39,11 +39,23 @@ const REFUSED = new Set([
 const CANCELLED = new Set([CODEX_CANCELLED, 'user cancelled MCP tool call', 'MCP tool call cancelled before approval']);
 const ABORTED_AFTER = /^aborted by user after \d+(\.\d+)?s$/;
 const SHELL_ABORTED = /^Wall time: \d+(\.\d+)? seconds\naborted by user$/;
-/** What codex's guardian tells the model after its reason for a denial (core guardian GUARDIAN_REJECTION_INSTRUCTIONS). */
-const GUARDIAN_INSTRUCTIONS =
+/**
+ * What codex's guardian tells the model after its reason for a denial: its default (core guardian
+ * GUARDIAN_REJECTION_INSTRUCTIONS), or the model's own `rejection_instructions` (0.171's bundled models.json:
+ * the gpt-6 models' two).
+ */
+const GUARDIAN_INSTRUCTIONS = [
   'The agent must not attempt to achieve the same outcome via workaround, indirect execution, or policy circumvention. ' +
-  'Proceed only with a materially safer alternative, or if the user explicitly approves the action after being informed ' +
-  'of the risk. Otherwise, stop and request user input.';
+    'Proceed only with a materially safer alternative, or if the user explicitly approves the action after being informed ' +
+    'of the risk. Otherwise, stop and request user input.',
+  'Do not bypass this rejection through a workaround or indirect execution. Continue with a safer alternative, or carry ' +
+    'out checks to prove that the action is authorized or low risk before trying again. Complete unaffected work without ' +
+    'asking for confirmation. Report anything that remains blocked, clarify why it was blocked by auto-review, inform the ' +
+    'user of the risk and ask for approval.',
+  'Do not bypass this rejection through a workaround or indirect execution. Continue with any materially safer ' +
+    'alternative and complete unaffected work without asking for confirmation. Report anything that remains blocked, and ' +
+    'ask for explicit approval only if completion requires the rejected action, after explaining its specific risk.',
+];
 const GUARDIAN_REJECTED = 'This action was rejected due to unacceptable risk.\nReason: ';
 
 /** What codex tells the model when its reviewer's review did not finish in time (prompts model_messages guardian). */
@@ -65,7 +77,7 @@ function isUndecidedReview(text: string): boolean {
 /** Whether `text` is a rejection in the orchestrator's words: the user's, or codex's automatic approval reviewer's. */
 function isRejection(text: string): boolean {
   if (REFUSED.has(text)) return true;
-  return text.startsWith(GUARDIAN_REJECTED) && text.endsWith(`\n${GUARDIAN_INSTRUCTIONS}`);
+  return text.startsWith(GUARDIAN_REJECTED) && GUARDIAN_INSTRUCTIONS.some((i) => text.endsWith(`\n${i}`));
 }
 
 /** 0.171's unified exec (`exec_command`, `write_stdin`) wraps the orchestrator's rejection in its spawn error, Debug-formatted twice. */

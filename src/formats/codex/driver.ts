@@ -102,8 +102,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 12: the automatic approval reviewer's timeout or failed review is `meta.cancelled`, and an MCP call's words after
    *    0.171's wall-time header are read for its mark (denials.ts).
    * 13: names from codex's state database where codex keeps it (config.toml's `sqlite_home`, `$CODEX_SQLITE_HOME`).
+   * 14: an automatic approval reviewer's denial with a model's own rejection instructions (the gpt-6 models') is refused.
    */
-  readonly readerVersion = 13;
+  readonly readerVersion = 14;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
