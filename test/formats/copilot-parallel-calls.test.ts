@@ -3,7 +3,7 @@
  * one record per content block, and the calls' results as each ends, between those records or after
  * them (test/fixtures/claude/parallel-tools, all three layouts). Copilot CLI records a response as one
  * assistant.message holding every call, each answered by a tool.execution_complete after it; every
- * result is kept, as it was, and read back.
+ * result is kept, as it was, and read back, in the order of the calls (Copilot CLI sends them so).
  */
 import { promises as fs } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -42,8 +42,12 @@ describe('Claude Code parallel tool calls written into Copilot CLI', () => {
   it('keeps every result, answering its call after the one message of its response, and reads them back', async () => {
     const claude = (await new ClaudeDriver(fixture.env).getSession(PARALLEL_ID)) as Session;
     const before = buildContext(claude).messages;
-    const expected = results(before).map((r) => ({ ...r, content: text(r.content) }));
-    expect(expected).toHaveLength(9);
+    const recorded = results(before).map((r) => ({ ...r, content: text(r.content) }));
+    expect(recorded).toHaveLength(9);
+    // written and read back in the order of the calls, as Copilot CLI sends them (recorded as each ended)
+    const order = calls(before).flat();
+    const expected = [...recorded].sort((a, b) => order.indexOf(a.callId) - order.indexOf(b.callId));
+    expect(expected).not.toEqual(recorded);
 
     const encoded = encodeCopilotEvents(claude);
     expect(encoded.warnings.filter((w) => /result/.test(w))).toEqual([]);
@@ -53,6 +57,7 @@ describe('Claude Code parallel tool calls written into Copilot CLI', () => {
     expect(types).toEqual(['session.start', ...[0, 1, 2].flatMap(() => ['user.message', ...turn, 'assistant.message'])]);
     const completes = encoded.records.filter((r) => r.type === 'tool.execution_complete');
     expect(completes.map((r) => (r.data as { success: boolean }).success)).toEqual(Array(9).fill(true));
+    expect(completes.map((r) => (r.data as { toolCallId: string }).toolCallId)).toEqual(order);
 
     const copilot = new CopilotDriver(homeEnv(fixture.home));
     const info = await copilot.writeSession(claude);

@@ -8,10 +8,11 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CopilotReadState, initialState, parseEvents } from '../../src/formats/copilot/events.js';
 import { CopilotDriver, copilotContext, encodeCopilotEvents } from '../../src/formats/copilot/index.js';
-import { buildContext } from '../../src/model/tree.js';
+import { buildContext, pathToLeaf } from '../../src/model/tree.js';
 import type { Message, Session } from '../../src/model/types.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
@@ -115,36 +116,61 @@ describe('a split response with a user message between its records, written into
     });
 });
 
-describe("Copilot CLI's context of a session with a user's message among a response's results", () => {
-  it('sends the results in call order, then the message', async () => {
+/** Copilot CLI's events of a response whose second call ended first, the user's message typed between the two results */
+function recordedEvents(id: string) {
+  const ev = (type: string, data: Record<string, unknown>) => ({ type, data });
+  return [
+    ev('session.start', { sessionId: id, startTime: '2026-01-02T10:00:00.000Z', context: { cwd: '/p' } }),
+    ev('user.message', { content: 'go' }),
+    ev('assistant.message', {
+      apiCallId: 'r1',
+      content: '',
+      toolRequests: [call('c1', 1), call('c2', 2)].map((c) => ({ toolCallId: c.id, name: c.name, arguments: c.input })),
+    }),
+    ev('tool.execution_start', { toolCallId: 'c1', toolName: 'bash' }),
+    ev('tool.execution_start', { toolCallId: 'c2', toolName: 'bash' }),
+    ev('tool.execution_complete', { toolCallId: 'c2', success: true, result: { content: 'out2' } }),
+    ev('user.message', { content: 'also this', delivery: 'steering' }),
+    ev('tool.execution_complete', { toolCallId: 'c1', success: true, result: { content: 'out1' } }),
+    ev('assistant.message', { apiCallId: 'r2', content: 'done', toolRequests: [] }),
+  ].map((e, i) => ({ ...e, id: `ev-${i + 1}`, timestamp: `2026-01-02T10:00:0${i}.000Z`, parentId: i ? `ev-${i}` : null }));
+}
+const lines = (events: unknown[]) => events.map((e) => `${JSON.stringify(e)}\n`).join('');
+
+describe("a Copilot CLI session with a response's results out of call order, a user's message among them", () => {
+  it('is read as Copilot CLI sends it: the results in call order, then the message (entries relinked, ids and times kept)', async () => {
     const id = '7d1f2c7e-0b8a-4c55-9f5e-2b4c3d6e7f80';
-    const ev = (type: string, data: Record<string, unknown>) => ({ type, data });
-    const events = [
-      ev('session.start', { sessionId: id, startTime: '2026-01-02T10:00:00.000Z', context: { cwd: '/p' } }),
-      ev('user.message', { content: 'go' }),
-      ev('assistant.message', {
-        apiCallId: 'r1',
-        content: '',
-        toolRequests: [call('c1', 1), call('c2', 2)].map((c) => ({ toolCallId: c.id, name: c.name, arguments: c.input })),
-      }),
-      ev('tool.execution_start', { toolCallId: 'c1', toolName: 'bash' }),
-      ev('tool.execution_start', { toolCallId: 'c2', toolName: 'bash' }),
-      ev('tool.execution_complete', { toolCallId: 'c2', success: true, result: { content: 'out2' } }),
-      ev('user.message', { content: 'also this', delivery: 'steering' }),
-      ev('tool.execution_complete', { toolCallId: 'c1', success: true, result: { content: 'out1' } }),
-      ev('assistant.message', { apiCallId: 'r2', content: 'done', toolRequests: [] }),
-    ].map((e, i) => ({ ...e, id: `ev-${i + 1}`, timestamp: `2026-01-02T10:00:0${i}.000Z`, parentId: i ? `ev-${i}` : null }));
     const d = join(dir, 'recorded', 'session-state', id);
     await mkdir(d, { recursive: true });
-    await writeFile(join(d, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    await writeFile(join(d, 'events.jsonl'), lines(recordedEvents(id)));
     const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: join(dir, 'recorded') } });
     const session = (await driver.getSession(id)) as Session;
+    expect(shape(buildContext(session).messages)).toEqual(expected);
     expect(shape(copilotContext(session).messages)).toEqual(expected);
-    // the session keeps them as recorded
-    expect(shape(buildContext(session).messages).slice(2, 5)).toEqual([
-      ['tool', ['c2: out2']],
-      ['user', ['also this']],
-      ['tool', ['c1: out1']],
-    ]);
+    const path = pathToLeaf(session).map((e) => e.id);
+    expect(path).toEqual(['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5', 'ev-8', 'ev-6', 'ev-7', 'ev-9']);
+    // the entries listed in that order too, each at its event's time
+    expect(session.entries.map((e) => e.id)).toEqual(path);
+    expect(session.entries.find((e) => e.id === 'ev-8')?.timestamp).toBe('2026-01-02T10:00:07.000Z');
+  });
+
+  it("read in two parts, the second with a result to go before the first part's: read whole again", async () => {
+    const id = '7d1f2c7e-0b8a-4c55-9f5e-2b4c3d6e7f81';
+    const file = join(dir, 'appended', 'events.jsonl');
+    await mkdir(dirname(file), { recursive: true });
+    const events = recordedEvents(id);
+    // up to the user's message: the first part places nothing
+    await writeFile(file, lines(events.slice(0, 7)));
+    const first = await parseEvents(file, initialState(id, '2026-01-02T10:00:00.000Z'));
+    expect(first.rewound).toBe(false);
+    await writeFile(file, lines(events));
+    const state = JSON.parse(JSON.stringify(first.state)) as CopilotReadState;
+    expect((await parseEvents(file, state, { start: first.offset })).rewound).toBe(true);
+    // appended where nothing goes before what was read: read from the offset
+    await writeFile(file, lines(events.slice(0, 5)));
+    const upTo = await parseEvents(file, initialState(id, '2026-01-02T10:00:00.000Z'));
+    await writeFile(file, lines([...events.slice(0, 5), events[7], events[5], events[6], events[8]]));
+    const more = await parseEvents(file, JSON.parse(JSON.stringify(upTo.state)) as CopilotReadState, { start: upTo.offset });
+    expect(more.rewound).toBe(false);
   });
 });

@@ -117,8 +117,9 @@ export class CopilotDriver extends DriverBase {
    * 7: a reply threadbase copied that had no response id keeps its entry id and time (its assistant.message's
    *    `threadbase`, encode.ts) and no response id (not threadbase's made-up apiCallId).
    * 8: a title from the first user line is cut by titleLine (between graphemes, not inside a surrogate pair).
+   * 9: a response's results in call order, a user's message recorded among them (steering) after them (results-order.ts).
    */
-  readonly readerVersion = 8;
+  readonly readerVersion = 9;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -75,9 +75,6 @@ interface WrittenEntry {
 }
 const isCompacted = (w: Written): w is Compacted => 'compaction' in w;
 
-/** A message that holds only tool results (a user or tool message answering calls). */
-const onlyResults = (m: Message): boolean => m.parts.length > 0 && m.parts.every((p) => p.type === 'tool_result');
-
 /** The parts of a message `keep` keeps, as the same message when all are, none when none is. */
 function partsOf(m: Message, keep: (p: Message['parts'][number]) => boolean, derived: Map<Message, Message>): Message[] {
   const parts = m.parts.filter(keep);
@@ -88,15 +85,25 @@ function partsOf(m: Message, keep: (p: Message['parts'][number]) => boolean, der
   return [part];
 }
 
+/** A message of results with its parts in call order (`rank`). */
+function inCallOrder(m: Message, rank: (p: Message['parts'][number]) => number, derived: Map<Message, Message>): Message {
+  const parts = m.parts.map((p, n) => ({ p, n })).sort((a, b) => rank(a.p) - rank(b.p) || a.n - b.n);
+  if (parts.every((x, n) => x.n === n)) return m;
+  const sorted = { ...m, parts: parts.map((x) => x.p) };
+  derived.set(sorted, derived.get(m) ?? m);
+  return sorted;
+}
+
 /**
  * A response split over several records (Claude Code writes one per content block, and the results of
  * its parallel calls between them as each call ends) as one message, its results after it: Copilot CLI
  * records a response as one assistant.message with all its calls, each answered after it, and a second
  * assistant.message would leave the first's calls unanswered. A user's message between its records (typed
  * while its calls ran) goes after all its results, where Copilot CLI, resumed, sends one it recorded among
- * them (test/agents/copilot-steering.test.ts). `joined` keeps each merged message by its first record, so
- * one a compaction kept, written again after it, is the same message; `derived` the source of a message
- * split into its results and the rest.
+ * them (test/agents/copilot-steering.test.ts). Its results go in the order of its calls (split or not), the
+ * order Copilot CLI sends them in whatever order they were recorded in. `joined` keeps each merged message
+ * by its first record, so one a compaction kept, written again after it, is the same message; `derived`
+ * the source of a message made of part of another (its results, the rest, or its results reordered).
  */
 function joinSplitResponses(
   messages: readonly Message[],
@@ -117,22 +124,30 @@ function joinSplitResponses(
         end = j;
       } else if (m.role !== 'user' && m.role !== 'tool') break;
     }
-    if (records.length === 1) {
+    // its calls' results after its last record too, past user's messages typed meanwhile
+    const calls = new Map(
+      records.flatMap((r) => r.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []))).map((c, n) => [c, n] as const),
+    );
+    for (let j = end + 1; calls.size && (messages[j]?.role === 'tool' || messages[j]?.role === 'user'); j++)
+      if (messages[j]?.parts.some((p) => p.type === 'tool_result' && calls.has(p.callId))) end = j;
+    if (records.length === 1 && end === i) {
       out.push(first);
       continue;
     }
-    // the results right after its last record answer its calls too
-    const calls = new Set(records.flatMap((r) => r.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []))));
-    const answersCall = (m: Message | undefined) =>
-      !!m && onlyResults(m) && m.parts.every((p) => p.type === 'tool_result' && calls.has(p.callId));
-    while (answersCall(messages[end + 1])) end++;
     const between = messages.slice(i + 1, end + 1).filter((m) => !records.includes(m));
-    let merged = joined.get(first);
-    if (!merged) {
-      merged = mergeSplitResponses(records)[0] as Message;
+    let merged = first;
+    if (records.length > 1) {
+      merged = joined.get(first) ?? (mergeSplitResponses(records)[0] as Message);
       joined.set(first, merged);
     }
-    const results = between.flatMap((m) => partsOf(m, (p) => p.type === 'tool_result', derived));
+    // the results in the order of its calls, as Copilot CLI sends them whatever order they were recorded in
+    const rank = (p: Message['parts'][number]) => (p.type === 'tool_result' ? (calls.get(p.callId) ?? calls.size) : calls.size);
+    const results = between
+      .flatMap((m) => partsOf(m, (p) => p.type === 'tool_result', derived))
+      .map((m) => inCallOrder(m, rank, derived))
+      .map((m, n) => ({ m, n, rank: Math.min(...m.parts.map(rank)) }))
+      .sort((a, b) => a.rank - b.rank || a.n - b.n)
+      .map((x) => x.m);
     const said = between.flatMap((m) => partsOf(m, (p) => p.type !== 'tool_result', derived));
     out.push(merged, ...results, ...said);
     i = end;

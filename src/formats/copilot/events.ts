@@ -16,6 +16,7 @@ import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResult
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
+import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
 
 export const SOURCE = 'copilot';
 
@@ -62,6 +63,8 @@ export interface CopilotReadState {
    * user.message answers them); `beforeResume`: made before a session.resume, so a completion after it is not theirs
    */
   unanswered?: { id: string; name: string; beforeResume?: boolean }[];
+  /** the main chain's last response with calls, while its results may still come (results-order.ts) */
+  resultsSpan?: ResultsSpan;
 }
 
 export function initialState(id: string, fallbackTime: string): CopilotReadState {
@@ -383,6 +386,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
   let rewound = false;
   // the images of this read's session.binary_asset events, by assetId (a result names its image's)
   const assets = new Map<string, string>();
+  // a response's results placed in call order, a user's message among them after them (results-order.ts)
+  const order = new ResultsOrder(state, entries);
   for await (const l of readJsonl(file, { start: opts.start, startLine: state.line })) {
     if (l.partial && l.value === undefined) {
       // a line Copilot CLI may still be writing: read again next time
@@ -450,6 +455,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     if (leftOpen) {
       const answers: Entry = { id: `${id}:interrupted`, parentId: state.lastMain, timestamp, kind: 'message', message: leftOpen };
       byId.set(answers.id, answers);
+      order.after(answers, entries.length, 'result');
       entries.push(answers);
       state.lastMain = answers.id;
     }
@@ -464,6 +470,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       entry.parentId = state.lastSide[spawnedBy] ?? null;
       state.lastSide[spawnedBy] = id;
     } else {
+      const role = spanRoleOf(entry, d.delivery === 'steering');
+      order.before(role);
       if (ev.type === 'session.snapshot_rewind') {
         rewound = true;
         for (const r of Array.isArray(d.eventIds) ? d.eventIds : []) if (typeof r === 'string') removed.add(r);
@@ -475,6 +483,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       }
       entry.parentId = state.lastMain;
       state.lastMain = id;
+      order.after(entry, entries.length, role);
     }
     if (entry.kind === 'message' && entry.message.role === 'user' && !entry.message.meta?.copilotInjected && !state.title) {
       const text = entry.message.parts.find((p) => p.type === 'text');
@@ -489,6 +498,8 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     byId.set(id, entry);
     entries.push(entry);
   }
+  order.finish();
+  rewound ||= order.wholeRead;
   // usage records of responses with no message (kept few: a sub-agent's or a compaction's)
   const pending = Object.keys(state.pendingUsage);
   for (const k of pending.slice(0, Math.max(0, pending.length - 16))) delete state.pendingUsage[k];
