@@ -164,3 +164,23 @@ export function checkStoreOption(option: string, url: string, also: readonly str
       : undefined;
   if (file !== undefined && !existsSync(file)) throw new UsageError(`${option} ${url}: no such file`);
 }
+
+/**
+ * A team server as a store to read from (`--from`, `ui --store`): its key is the URL's user part or
+ * $THREADBASE_API_KEY, as openStore takes it; with neither, refused before anything runs (exit 2, as
+ * `push` without a key): the server's "401: missing Authorization: Bearer <key>" did not say which
+ * server, nor where the key goes (push's `--key` is the `--to` server's).
+ */
+export function checkStoreKey(option: string, url: string, env: Readonly<Record<string, string | undefined>>): void {
+  if (!/^https?:\/\//i.test(url) || env.THREADBASE_API_KEY) return;
+  let user = '';
+  try {
+    user = new URL(url).username;
+  } catch {
+    // not a URL: opening it says so
+  }
+  if (!user)
+    throw new UsageError(
+      `${option} ${url}: no API key for that server: give it as ${url.replace(/^(https?:\/\/)/i, '$1KEY@')} or set THREADBASE_API_KEY`,
+    );
+}

@@ -5,7 +5,7 @@ import { ThreadbaseError } from '../../model/errors.js';
 import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
-import { agentOption, checkStoreOption, serverUrlOption, sinceOption, UsageError } from '../options.js';
+import { agentOption, checkStoreKey, checkStoreOption, serverUrlOption, sinceOption, UsageError } from '../options.js';
 
 interface PushFlags {
   to: string;
@@ -35,7 +35,10 @@ export function registerPush(program: Command, ctx: CliContext): void {
       // THREADBASE_KEY: the name push alone read before
       const key = opts.key ?? ctx.env.env.THREADBASE_API_KEY ?? ctx.env.env.THREADBASE_KEY;
       if (!key) throw new UsageError('no API key: pass --key or set THREADBASE_API_KEY');
-      if (opts.from !== undefined) checkStoreOption('--from', opts.from);
+      if (opts.from !== undefined) {
+        checkStoreOption('--from', opts.from);
+        checkStoreKey('--from', opts.from, ctx.env.env);
+      }
       let from: SessionDriver;
       let close: (() => Promise<void>) | undefined;
       if (opts.source) from = ctx.sources().driver(opts.source);

@@ -14,7 +14,7 @@ import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
-import { checkStoreOption, portOption } from '../options.js';
+import { checkStoreKey, checkStoreOption, portOption } from '../options.js';
 
 interface UiFlags {
   store?: string;
@@ -54,7 +54,10 @@ export function registerUi(program: Command, ctx: CliContext): void {
     .option('--no-open', 'do not open a browser')
     .option('--no-sync', 'serve the local index as it is (by default it is synced first and kept in sync while the viewer runs)')
     .action(async (opts: UiFlags) => {
-      if (opts.store !== undefined) checkStoreOption('--store', opts.store, ['agents']);
+      if (opts.store !== undefined) {
+        checkStoreOption('--store', opts.store, ['agents']);
+        checkStoreKey('--store', opts.store, ctx.env.env);
+      }
       // the server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them
       const [{ serve }, { AgentFilesDriver }, { createWebApp }] = await Promise.all([
         import('@hono/node-server'),
