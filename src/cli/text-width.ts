@@ -2,9 +2,10 @@
  * Text measured as a terminal shows it: wide (CJK) characters and most emoji take two columns,
  * combining marks none (string-width), so columns after a title line up and a cut title fits.
  */
-import stringWidth from 'string-width';
+import { stringWidth } from './lazy-string-width.js';
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// made when a text is first cut: its making (≈ 10 ms) is paid by no command that cuts none
+let graphemes: Intl.Segmenter | undefined;
 
 export { stringWidth };
 
@@ -40,6 +41,7 @@ export function cutToColumns(s: string, width: number): string {
   if (width <= 0) return '';
   let out = '';
   let used = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(s)) {
     const w = stringWidth(segment);
     if (used + w > width - 1) break;

@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
+import stringWidthOfPackage from 'string-width';
 import { afterAll, describe, expect, it } from 'vitest';
 import { registerCommands } from '../../src/cli/commands/index.js';
 import { makeContext } from '../../src/cli/io.js';
 import { COMMAND_MODULES, commandModuleFor } from '../../src/cli/lazy-commands.js';
+import { stringWidth } from '../../src/cli/lazy-string-width.js';
 import '../../src/formats/all.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -84,6 +86,8 @@ describe('what the CLI loads at start-up', () => {
     expect(files.filter((f) => f.startsWith('src/cli/commands/') && f !== 'src/cli/commands/sessions.ts')).toEqual([]);
     expect(files.filter((f) => /^src\/(server|export)\//.test(f))).toEqual([]);
     expect([...packages].filter((p) => HEAVY_PACKAGES.includes(p))).toEqual([]);
+    // nothing to measure but ASCII: string-width (its segmenter and emoji expression) is not loaded
+    expect(packages.has('string-width')).toBe(false);
   });
 
   it('--help: every command, as before', () => {
@@ -118,5 +122,26 @@ describe('the commands each lazily loaded file registers', () => {
     expect(commandModuleFor(['-V'])).toBeUndefined();
     for (const args of [[], ['--help'], ['-h', 'sessions'], ['help', 'sessions'], ['sesions'], ['--version', 'sessions']])
       expect(commandModuleFor(args)?.names, args.join(' ')).toEqual([]);
+  });
+});
+
+describe('the width of a text, string-width loaded when a text is not all printable ASCII', () => {
+  it("is string-width's answer", () => {
+    const texts = [
+      '',
+      'abc',
+      'a b~',
+      '日本語',
+      'e\u0301',
+      '👍🏽 ok',
+      '👨‍👩‍👧',
+      'tab\there',
+      '\x1b[31mred\x1b[0m',
+      'ｶﾞ',
+      '\u200b',
+      '\x7f',
+      'Ä',
+    ];
+    for (const text of texts) expect(stringWidth(text), JSON.stringify(text)).toBe(stringWidthOfPackage(text));
   });
 });
