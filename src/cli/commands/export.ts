@@ -1,9 +1,11 @@
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { childSessionsFrom } from '../../convert/session.js';
 import { EXPORT_FORMATS, type ExportFormat, exportSession, subAgentsOf } from '../../export/index.js';
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
+import { ThreadbaseError } from '../../model/errors.js';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
@@ -26,7 +28,8 @@ export function registerExport(program: Command, ctx: CliContext): void {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.
       const opencode = opts.format === 'opencode';
       // a place that cannot be written is said before a large session is read and rendered
-      if (opts.output) await checkWritable(opts.output);
+      const output = opts.output === undefined ? undefined : await outputTarget(opts.output);
+      if (output?.atomic) await checkWritable(output.path);
       const { session, driver } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
       const text = opencode
@@ -36,9 +39,33 @@ export function registerExport(program: Command, ctx: CliContext): void {
             // the page and the Markdown show each sub-agent's work under the call that ran it
             ...(opts.format !== 'json' ? { subAgents: await subAgentsOf(session, childSessionsFrom(driver)) } : {}),
           });
-      if (opts.output) {
-        await writeFileAtomic(opts.output, text);
+      if (output) {
+        if (output.atomic) await writeFileAtomic(output.path, text);
+        else await writeStraight(output.path, text);
         ctx.stderr(`wrote ${opts.output}\n`);
       } else ctx.stdout(text);
     });
+}
+
+/**
+ * Where `-o FILE` writes: a regular file (or a new one) is replaced atomically, through the file a
+ * symlink names (the link stays a link); anything else there (`/dev/stdout`, a FIFO, a terminal) is
+ * written to as it is. The atomic write renamed a temp file over it: a symlink became a plain file
+ * and the file it named kept the old export; `/dev/stdout` was replaced by a file (as root) or refused.
+ */
+async function outputTarget(file: string): Promise<{ path: string; atomic: boolean }> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  if (stat && !stat.isFile() && !stat.isDirectory()) return { path: file, atomic: false };
+  if (stat?.isFile()) return { path: await fs.realpath(file), atomic: true };
+  return { path: file, atomic: true };
+}
+
+/** Writes to a device or FIFO as it is, the error said as writeFileAtomic says it. */
+async function writeStraight(file: string, text: string): Promise<void> {
+  try {
+    await fs.writeFile(file, text);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new ThreadbaseError('write', `cannot write: ${e.message}`, { file }, { cause: err });
+  }
 }
