@@ -87,10 +87,11 @@ describe('a call a crash left open, then an abort in a later turn (real 1.0.102)
 });
 
 describe('an abort while a sub-agent ran (real 1.0.102)', () => {
-  it("the task call reads as interrupted; the run's own call stays without a result", async () => {
+  it("the task call reads as interrupted, the run's own call too (in the run: test/formats/copilot-run-interrupted.test.ts)", async () => {
     const session = await driver().getSession(SUB_AGENT);
     expect(toolResultsOf(session).map((r) => [r.callId, resultText(r.content), r.isError, r.meta?.cancelled])).toEqual([
       ['toolu_standin_0006', COPILOT_INTERRUPTED, undefined, true],
+      ['toolu_standin_0007', COPILOT_INTERRUPTED, undefined, true],
     ]);
     const runCalls = (session?.entries ?? []).flatMap((e) =>
       e.kind === 'message' && e.sidechain

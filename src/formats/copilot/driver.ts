@@ -118,8 +118,9 @@ export class CopilotDriver extends DriverBase {
    *    `threadbase`, encode.ts) and no response id (not threadbase's made-up apiCallId).
    * 8: a title from the first user line is cut by titleLine (between graphemes, not inside a surrogate pair).
    * 9: a response's results in call order, a user's message recorded among them (steering) after them (results-order.ts).
+   * 10: a sub-agent run's own calls still open when it is cancelled or fails are answered as interrupted in its side chain.
    */
-  readonly readerVersion = 9;
+  readonly readerVersion = 10;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -63,6 +63,8 @@ export interface CopilotReadState {
    * user.message answers them); `beforeResume`: made before a session.resume, so a completion after it is not theirs
    */
   unanswered?: { id: string; name: string; beforeResume?: boolean }[];
+  /** each sub-agent run's own calls with no tool.execution_complete yet, by the run's spawning call */
+  runCalls?: Record<string, { id: string; name: string }[]>;
   /** the main chain's last response with calls, while its results may still come (results-order.ts) */
   resultsSpan?: ResultsSpan;
 }
@@ -204,6 +206,11 @@ function toolResultMessage(d: JsonObject, name: string | undefined, assets: Read
 function interruptedResults(state: CopilotReadState): Message | undefined {
   const open = state.unanswered ?? [];
   state.unanswered = [];
+  return cancelledAnswers(open);
+}
+
+/** The calls answered in Copilot CLI's interrupted words, cancelled, no error; undefined when there are none. */
+function cancelledAnswers(open: readonly { id: string; name: string }[]): Message | undefined {
   if (open.length === 0) return undefined;
   return {
     role: 'tool',
@@ -318,6 +325,20 @@ function trackUnanswered(state: CopilotReadState, type: string, d: JsonObject): 
     if (calls.length) state.unanswered = [...(state.unanswered ?? []), ...calls];
   } else if (type === 'tool.execution_complete' && state.unanswered?.length && !staleCompletion(state, type, d))
     state.unanswered = state.unanswered.filter((c) => c.id !== d.toolCallId);
+}
+
+/** Keeps a sub-agent run's own calls not yet answered (by its spawning call): its assistant.message adds them, a result answers one. */
+function trackRunCalls(state: CopilotReadState, run: string, type: string, d: JsonObject): void {
+  state.runCalls ??= {};
+  if (type === 'assistant.message') {
+    const calls = (Array.isArray(d.toolRequests) ? d.toolRequests : []).flatMap((r) =>
+      isObject(r) && typeof r.toolCallId === 'string' ? [{ id: r.toolCallId, name: str(r.name) ?? 'unknown' }] : [],
+    );
+    if (calls.length) state.runCalls[run] = [...(state.runCalls[run] ?? []), ...calls];
+  } else if (type === 'tool.execution_complete' && state.runCalls[run]) {
+    state.runCalls[run] = state.runCalls[run].filter((c) => c.id !== d.toolCallId);
+    if (state.runCalls[run].length === 0) delete state.runCalls[run];
+  }
 }
 
 /**
@@ -459,6 +480,26 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       entries.push(answers);
       state.lastMain = answers.id;
     }
+    // a run cancelled (the user's abort while it ran) or failed: its own calls still open never finished.
+    // Copilot CLI writes no result for them and sends nothing of the run; answered as its main chain's are
+    const endedRun =
+      (ev.type === 'subagent.completed' && d.cancelled === true) || ev.type === 'subagent.failed' ? str(d.toolCallId) : undefined;
+    const runAnswers = endedRun ? cancelledAnswers(state.runCalls?.[endedRun] ?? []) : undefined;
+    if (endedRun && runAnswers) {
+      delete state.runCalls?.[endedRun];
+      runAnswers.meta = { [SPAWNED_BY]: endedRun };
+      const answers: Entry = {
+        id: `${id}:interrupted`,
+        parentId: state.lastSide[endedRun] ?? null,
+        timestamp,
+        kind: 'message',
+        message: runAnswers,
+        sidechain: true,
+      };
+      byId.set(answers.id, answers);
+      entries.push(answers);
+      state.lastSide[endedRun] = answers.id;
+    }
     if (ev.type === 'subagent.started' && typeof d.toolCallId === 'string') {
       open.push(d.toolCallId);
       if (typeof ev.agentId === 'string') state.agentCalls[ev.agentId] = d.toolCallId;
@@ -469,6 +510,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       if (entry.kind === 'message') entry.message.meta = { ...entry.message.meta, [SPAWNED_BY]: spawnedBy };
       entry.parentId = state.lastSide[spawnedBy] ?? null;
       state.lastSide[spawnedBy] = id;
+      trackRunCalls(state, spawnedBy, ev.type, d);
     } else {
       const role = spanRoleOf(entry, d.delivery === 'steering');
       order.before(role);
