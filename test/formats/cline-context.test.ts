@@ -138,8 +138,8 @@ describe("a Cline session's context cuts long tool results as Cline does", () =>
     // an interrupted call, as Cline's words say (a refusal's, a run's abort's are read so already): cancelled, an error as sent
     const made = messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' && p.callId !== 'c1' ? [p] : [])));
     expect(made.map((p) => [p.callId, p.isError, p.meta])).toEqual([
-      ['c2', true, { cancelled: true }],
-      ['c3', true, { cancelled: true }],
+      ['c2', true, { cancelled: true, clineInterrupted: true }],
+      ['c3', true, { cancelled: true, clineInterrupted: true }],
     ]);
   });
 

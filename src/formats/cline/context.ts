@@ -16,10 +16,10 @@
  * error result, marked cancelled.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
-import { markDeclined } from '../../convert/declined.js';
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { applyClineTextBudget } from './budget.js';
+import { clineInterruptedResult } from './interrupted.js';
 import { applyClineMediaBudget } from './media.js';
 import { clineContentOf, rewriteOutdatedReads } from './outdated.js';
 
@@ -115,21 +115,11 @@ function cutPart(p: Part, role: Message['role']): Part {
   return p;
 }
 
-/** Cline's words for a call left without a result (BF in @cline/core's message builder). */
-export const CLINE_MISSING_RESULT = 'Tool execution was interrupted before a result was produced.';
-
-/** The text block Cline answers a call left without a result with (addMissingToolResults). */
-export const clineMissingResultBlock = (name: string | undefined): { type: 'text'; text: string } => ({
-  type: 'text',
-  text: name ? `${CLINE_MISSING_RESULT} Tool: ${name}.` : CLINE_MISSING_RESULT,
-});
-
 /**
  * A call no message answers gets an error result from Cline (addMissingToolResults): after the
  * results that follow its turn, or in a message of their own before the next turn. Marked cancelled
- * (Cline's words: interrupted before a result), here and not when read: Cline killed while a tool ran
- * leaves the call as a running session has it, no result and the manifest still `running` (real cline
- * 3.0.65), so only resuming makes it an interrupted call.
+ * (Cline's words: interrupted before a result). Read, a run that ended so has them already
+ * (interrupted.ts); here for a live run's open call and a copy of a source that left one open.
  */
 function withMissingResults(messages: Message[]): Message[] {
   const answered = new Set(messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : []))));
@@ -149,20 +139,7 @@ function withMissingResults(messages: Message[]): Message[] {
       out.push(m);
     }
     if (m.role !== 'assistant') continue;
-    for (const p of m.parts)
-      if (p.type === 'tool_call' && !answered.has(p.id))
-        open.push(
-          markDeclined(
-            {
-              type: 'tool_result',
-              callId: p.id,
-              name: p.name,
-              // its content blocks, which Cline's provider layer sends as their JSON text
-              content: JSON.stringify([clineMissingResultBlock(p.name)]),
-            },
-            'cancelled',
-          ),
-        );
+    for (const p of m.parts) if (p.type === 'tool_call' && !answered.has(p.id)) open.push(clineInterruptedResult(p));
   }
   if (open.length) out.push({ role: 'tool', parts: open, meta: { clineRepaired: true } });
   return out;

@@ -24,6 +24,15 @@ export function clineDeclinedContent(mark: DeclinedMark): string {
   return JSON.stringify({ error: clineSkipped(mark === 'refused' ? CLINE_REJECTED : CLINE_NOT_EXECUTED) });
 }
 
+/** Cline's words for a call left without a result (BF in @cline/core's message builder). */
+export const CLINE_MISSING_RESULT = 'Tool execution was interrupted before a result was produced.';
+
+/** The text block Cline answers a call left without a result with (addMissingToolResults). */
+export const clineMissingResultBlock = (name: string | undefined): { type: 'text'; text: string } => ({
+  type: 'text',
+  text: name ? `${CLINE_MISSING_RESULT} Tool: ${name}.` : CLINE_MISSING_RESULT,
+});
+
 /**
  * @cline/core's run_commands result for a command the run's abort stopped (the user's Esc in the terminal
  * UI, Ctrl-C in a headless run): `{query, result: "", error: "Command failed: Command was aborted",
@@ -51,10 +60,12 @@ export function clineAbortedCommands(value: unknown): boolean {
 }
 
 /**
- * The mark of a result's text: Cline's record of a call whose approval was not granted (an error), or of
- * commands the user's abort stopped (cancelled: clineAbortedCommands).
+ * The mark of a result's text: Cline's record of a call whose approval was not granted (an error), of
+ * commands the user's abort stopped (cancelled: clineAbortedCommands), or its answer to a call its run left
+ * without a result (cancelled: its block's text).
  */
 export function clineDeclinedMark(text: string): DeclinedMark | undefined {
+  if (text.startsWith(CLINE_MISSING_RESULT)) return 'cancelled';
   let error: unknown;
   try {
     const json: unknown = JSON.parse(text);

@@ -19,6 +19,7 @@ import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentMessages } from './children.js';
 import { compactionFileOf } from './compaction.js';
 import { encodeClineMessages } from './encode.js';
+import { clineRunEndedOf } from './interrupted.js';
 import { isObject, type JsonObject } from './salvage.js';
 import { readCliSession, readExtensionTask, SOURCE } from './sessions.js';
 
@@ -117,8 +118,10 @@ export class ClineDriver extends DriverBase {
    * 7: a call whose approval was not granted marked `refused` (or `cancelled`, dropped unasked) (denials.ts)
    * 8: run_commands' record of commands the user's abort stopped marked `cancelled`, not an error (denials.ts)
    * 9: an extension task's title from its task history cut by titleLine (between graphemes, not mid-emoji)
+   * 11: a call its ended run left without a result (killed while the tool ran: manifest status, or its process gone) read with
+   *     Cline's interrupted result, marked cancelled, as Cline answers it on resume (interrupted.ts)
    */
-  readonly readerVersion = 9;
+  readonly readerVersion = 11;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
@@ -184,6 +187,7 @@ export class ClineDriver extends DriverBase {
       loc.item ?? null,
       compactionStamp(loc),
       taskFilesStamp(loc),
+      runEndedStamp(loc),
     ]);
   }
 
@@ -237,13 +241,13 @@ export class ClineDriver extends DriverBase {
         let version: string | undefined;
         if (l.manifest) {
           const m = statSyncSafe(l.manifest);
-          version = JSON.stringify([m ? [m.size, m.mtimeMs] : null, compactionStamp(l)]);
+          version = JSON.stringify([m ? [m.size, m.mtimeMs] : null, compactionStamp(l), runEndedStamp(l)]);
         } else if (l.layout === 'vscode') version = JSON.stringify([l.item ?? null, taskFilesStamp(l)]);
         else if (l.layout === 'cli') {
           // a sub-agent's read takes its spawn call from its root's messages
           const dir = dirname(l.file);
           const root = statSyncSafe(join(dir, `${basename(dir)}.messages.json`));
-          version = JSON.stringify([root ? [root.size, root.mtimeMs] : null, compactionStamp(l)]);
+          version = JSON.stringify([root ? [root.size, root.mtimeMs] : null, compactionStamp(l), runEndedStamp(l)]);
         }
         return {
           key: l.file,
@@ -402,6 +406,16 @@ function taskFilesStamp(l: Located): ([number, number] | null)[] | null {
     const st = statSyncSafe(join(dirname(l.file), name));
     return st ? [st.size, st.mtimeMs] : null;
   });
+}
+
+/**
+ * Whether a CLI session's run has ended (its root's manifest: interrupted.ts), in its version: a run
+ * killed mid-call leaves its files as they were, and its calls read otherwise once its process is gone.
+ */
+function runEndedStamp(l: Located): boolean | null {
+  if (l.layout !== 'cli') return null;
+  const dir = dirname(l.file);
+  return clineRunEndedOf(l.manifest ?? join(dir, `${basename(dir)}.json`)) ?? null;
 }
 
 function statSyncSafe(file: string): { size: number; mtimeMs: number } | undefined {

@@ -16,8 +16,7 @@ import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { notAppliedOnResume } from '../../model/tree.js';
 import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
-import { clineMissingResultBlock } from './context.js';
-import { clineDeclinedContent, clineDeclinedMark } from './denials.js';
+import { clineDeclinedContent, clineDeclinedMark, clineMissingResultBlock } from './denials.js';
 import { isObject, type JsonObject } from './salvage.js';
 
 type Wire = 'user' | 'assistant';

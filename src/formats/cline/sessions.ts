@@ -31,6 +31,7 @@ import { parseJson } from '../shared/jsonl.js';
 import { compactionFileOf, withCompactionState } from './compaction.js';
 import { clineAbortedCommands, clineDeclinedMark } from './denials.js';
 import { clineInjectedKind } from './injected.js';
+import { clineRunEnded, withInterruptedResults } from './interrupted.js';
 import { arrayOfKey, isObject, type JsonObject, readJsonObject, salvageArray } from './salvage.js';
 
 export const SOURCE = 'cline';
@@ -359,6 +360,25 @@ export function readMessageItems(
   return { ...(isObject(doc) ? { doc } : {}), items: lines, warnings };
 }
 
+/** The calls threadbase's stand-in results answer (encode.ts: a copy of a source that left them open). */
+function standInAnswered(records: unknown[]): Set<string> {
+  const ids = new Set<string>();
+  /** a call's id as the source had it, by the id it was written with */
+  const original = new Map<string, string>();
+  for (const rec of records) {
+    if (!isObject(rec) || !Array.isArray(rec.content)) continue;
+    const kept = keptOf(rec);
+    rec.content.forEach((b, i) => {
+      const was = kept?.toolIds?.[i];
+      if (isObject(b) && b.type === 'tool_use' && typeof b.id === 'string' && typeof was === 'string') original.set(b.id, was);
+    });
+    if (kept?.synthetic)
+      for (const b of rec.content)
+        if (isObject(b) && typeof b.tool_use_id === 'string') ids.add(original.get(b.tool_use_id) ?? b.tool_use_id);
+  }
+  return ids;
+}
+
 /** The later of two ISO times. */
 const later = (a: string, b: string): string => (a < b ? b : a);
 
@@ -408,7 +428,7 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
   const { entries: read0, warnings: w } = entriesOfMessages(read.items, messagesFile, fallback, `${id}:`);
   warnings.push(...w);
   // what Cline sends once it has compacted (compaction.ts)
-  const { entries } = await withCompactionState(
+  const { entries: compacted } = await withCompactionState(
     compactionFileOf(messagesFile),
     read.items.map((i) => i.value),
     read0,
@@ -416,6 +436,13 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
     (m) => (Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content }]).map((b) => partOf(b, String(m.role))),
     warnings,
   );
+  // a run that ended with calls open (killed while a tool ran): answered as Cline answers them on resume;
+  // not a torn file's, whose calls may have had results past the tear
+  const runManifest = isRoot ? manifest : await readJsonObject(manifestFile, []);
+  const entries =
+    read.warnings.length === 0 && clineRunEnded(runManifest)
+      ? withInterruptedResults(compacted, standInAnswered(read.items.map((i) => i.value)))
+      : compacted;
   const meta = isObject(manifest?.metadata) ? manifest.metadata : {};
   const kept: JsonObject = isObject(meta.threadbase) ? { ...meta.threadbase } : {};
   const createdAt = startedAt ?? entries[0]?.timestamp ?? fallback;
