@@ -139,6 +139,23 @@ export function serverUrlOption(value: string): string {
   return value;
 }
 
+/**
+ * `serve --db`, `token --db`: a SQLite file (a path, `sqlite:PATH`, `file:PATH`), `postgres://…` or
+ * `memory:`. A value that reads as a URL of another kind (`sqlit:/x`, `postgress://…`, `https://…`)
+ * was taken as a relative file name: a new SQLite database (and a folder `sqlit:`) in the current
+ * directory, served as if it were the one meant.
+ */
+export function dbOption(value: string): string {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+  // C:\… and C:/… are Windows paths, not URLs
+  const windowsPath = /^[A-Za-z]:[\\/]/.test(value);
+  if (scheme !== undefined && !windowsPath && !['sqlite', 'file', 'postgres', 'postgresql', 'memory'].includes(scheme))
+    throw new InvalidArgumentError(
+      `Not a database threadbase opens (${scheme}:): a SQLite file (PATH, sqlite:PATH), postgres://… or memory: (a file whose name holds a colon: ./NAME).`,
+    );
+  return value;
+}
+
 /** `--port n`: 0 (any free port) to 65535. */
 export function portOption(value: string): number {
   const n = Number(value);

@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
-import { portOption, positiveIntOption, pricesFileOption } from '../options.js';
+import { dbOption, portOption, positiveIntOption, pricesFileOption } from '../options.js';
 
 interface ServeFlags {
   db?: string;
@@ -39,7 +39,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
     .description('run the team server: the Acontext session API and threadbase routes under /api/v1')
-    .option('--db <path|url>', 'SQLite file, postgres://… URL or memory: (default the local index)')
+    .option('--db <path|url>', 'SQLite file, postgres://… URL or memory: (default the local index)', dbOption)
     .option('--port <n>', 'port to listen on (0 picks a free one)', portOption, 8029)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--max-body <bytes>', 'largest request body accepted', positiveIntOption)

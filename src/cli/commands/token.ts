@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
-import { UsageError } from '../options.js';
+import { dbOption, UsageError } from '../options.js';
 
 // The server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them.
 const openServerStores: typeof import('../../server/index.js').openServerStores = async (...args) =>
@@ -83,7 +83,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .command('create')
     .description('create an API key for a project (printed once; only its hash is stored)')
     .requiredOption('--project <name>', 'the project the key reads and writes')
-    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)')
+    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)', dbOption)
     .option('--label <text>', 'a note kept beside the key')
     .option('--json', 'print JSON only')
     .action(async (opts: { project: string; db?: string; label?: string; json?: boolean }) => {
@@ -102,7 +102,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .command('list')
     .description('list the API keys (id, prefix, project, label, creation, last use, revocation; never the key)')
     .option('--project <name>', 'only the keys of this project')
-    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)')
+    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)', dbOption)
     .option('--json', 'print JSON only')
     .action(async (opts: { project?: string; db?: string; json?: boolean }) => {
       if (isMemory(opts.db)) throw new UsageError('memory: holds no keys between runs; give --db');
@@ -121,7 +121,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .command('revoke')
     .description('revoke an API key: the server refuses it from the next request on (it stays listed)')
     .argument('<id>', 'the key id or prefix that `token list` shows (or the key itself)')
-    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)')
+    .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)', dbOption)
     .option('--yes', 'do not ask for confirmation')
     .option('--json', 'print JSON only')
     .action(async (idOrPrefix: string, opts: { db?: string; yes?: boolean; json?: boolean }) => {
