@@ -10,11 +10,15 @@ import type { ResponseWindow } from './prices.js';
 import { addUsage, type Entry, emptyUsage } from './types.js';
 import { type CountedUsage, countedUsage, responseRecordOf, usagePerModel } from './usage.js';
 
-/** What decides which session's copy counts: when the session started, whether it is a fork, its id. */
+/**
+ * What decides which session's copy counts: when the session started, whether threadbase wrote it,
+ * whether it is a fork, its id.
+ */
 export interface CopySession {
   id: string;
   createdAt: string;
   parentId?: string | null | undefined;
+  writtenBy?: 'threadbase' | undefined;
 }
 
 /**
@@ -56,9 +60,14 @@ export function copyRankOf(c: CountedUsage): number {
   return c.cost === 0 && c.usage && c.usage.input + c.usage.output > 0 ? 2 : 0;
 }
 
-/** Whether copy a (in session a, of rank ar) is preferred to copy b: earlier session, rank, no fork, lower id. */
+/**
+ * Whether copy a (in session a, of rank ar) is preferred to copy b: earlier session; an original over
+ * a session threadbase wrote (a copy into Claude Code, Cline, Gemini, ... starts when its original
+ * did); rank; no fork; lower id.
+ */
 export function preferredCopy(a: CopySession, ar: number, b: CopySession, br: number): boolean {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
+  if (!a.writtenBy !== !b.writtenBy) return !a.writtenBy;
   if (ar !== br) return ar < br;
   if (!a.parentId !== !b.parentId) return !a.parentId;
   return a.id < b.id;
@@ -112,7 +121,7 @@ export class CountedResponses {
       if (!e || !inWindow(e.timestamp, this.window)) continue;
       this.choice.offer(
         copyKeyOf(e, s.id),
-        { id: s.id, createdAt: s.createdAt, parentId: s.parentId },
+        { id: s.id, createdAt: s.createdAt, parentId: s.parentId, writtenBy: s.writtenBy },
         copyRankOf(counted),
         counted,
       );

@@ -259,6 +259,12 @@ export interface SessionInfo {
    * workspace roots, Zed worktrees). Optional; formats without the notion leave it out.
    */
   directories?: string[];
+  /**
+   * `threadbase` when threadbase wrote the session into its agent's store (`convert`, `handoff`), as the
+   * session itself records it: of a response's copies in sessions that started at the same time, the
+   * original's counts (preferredCopy). Absent for the agent's own sessions.
+   */
+  writtenBy?: 'threadbase';
   meta?: Meta;
 }
 

@@ -97,7 +97,10 @@ describe('gemini: sub-agent work written as sub-agent chats', () => {
       lastUpdated: '2025-10-01T10:00:15.000Z',
       kind: 'subagent',
       directories: ['/work/proj.a'],
+      // a chat threadbase wrote says so (SessionInfo.writtenBy)
+      threadbase: { writtenBy: 'threadbase' },
     });
+    expect(sub.writtenBy).toBe('threadbase');
     expect({ parentId: sub.parentId, project: sub.project, title: sub.title }).toEqual({
       parentId: written.id,
       project: '/work/proj.a',

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { encodeSession } from './encode.js';
+import { encodeSession, markWritten } from './encode.js';
 import { isRecord } from './parse.js';
 
 /** An agent id in Claude Code's form: `a` and 16 hex digits. */
@@ -52,6 +52,7 @@ export async function writeSubagentTranscript(
   const { records, warnings } = encodeSession(sidechain, { sessionId: to.mainSessionId, cwd: to.cwd });
   // every transcript record of a sub-agent carries its agent id (Claude Code's own do; a copied one gets the new id)
   const linked = records.map((r) => ('isSidechain' in r ? { ...r, isSidechain: true, agentId } : r));
+  markWritten(linked);
   const path = join(to.dir, `agent-${agentId}.jsonl`);
   await writeFileAtomic(join(to.dir, `agent-${agentId}.meta.json`), JSON.stringify(metaOf(child, to)), { exclusive: true });
   await writeFileAtomic(path, toJsonl(linked), { exclusive: true });

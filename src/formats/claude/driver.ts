@@ -30,8 +30,9 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, fileUnits } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { relinkAgentId, writeSubagentTranscript } from './children.js';
-import { encodeSession, holdToolIds } from './encode.js';
+import { encodeSession, holdToolIds, markWritten } from './encode.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
 import { callsLast, EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
@@ -402,8 +403,9 @@ export class ClaudeDriver extends DriverBase {
    * 6: the note threadbase wrote for an image the assistant made (`threadbase.parts[].image`) is that image;
    * 7: a result whose record has `toolDenialKind` (or an older refusal's words) is marked `refused`/`cancelled` (denials.ts).
    * 8: the `message.id` threadbase made up for a reply that had no response id (madeUpResponseId) is none.
+   * 9: a transcript threadbase wrote says so (its first record's `threadbase.writtenBy`: SessionInfo.writtenBy).
    */
-  readonly readerVersion = 8;
+  readonly readerVersion = 9;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -456,7 +458,7 @@ export class ClaudeDriver extends DriverBase {
     const title = p.customTitle ?? p.summaryTitle ?? p.firstPrompt;
     if (title) info.title = truncate(title, 200);
     if (u.models.length) info.models = u.models;
-    Object.assign(info, usageByModelOf(u));
+    Object.assign(info, usageByModelOf(u), writtenByOf(p.writtenBy));
     if (file.kind === 'subagent') {
       info.parentId = file.parentSessionId ?? null;
       if (file.metaPath) {
@@ -667,6 +669,7 @@ export class ClaudeDriver extends DriverBase {
     const id = await this.freshId(opts.keepId ? session.id : undefined);
     const cwd = session.project ?? this.env.home;
     const { records, warnings } = encodeSession(session, { sessionId: id, cwd });
+    markWritten(records);
     const path = this.sessionPath(cwd, id);
     await writeFileAtomic(path, toJsonl(records), { exclusive: true });
     this.writtenHere.add(path);
@@ -791,6 +794,7 @@ interface TranscriptState {
   version?: string;
   agentId?: string;
   forkedFrom?: { sessionId?: string; messageUuid?: string };
+  writtenBy?: 'threadbase';
 }
 
 function stateOf(p: ParsedTranscript): string {
@@ -826,6 +830,7 @@ function mergeState(state: TranscriptState, p: ParsedTranscript): ParsedTranscri
   pick('version', false);
   pick('agentId', false);
   pick('forkedFrom', false);
+  pick('writtenBy', false);
   if (state.lastTimestamp && (!p.lastTimestamp || state.lastTimestamp > p.lastTimestamp))
     merged.lastTimestamp = state.lastTimestamp;
   return merged;

@@ -18,6 +18,7 @@ import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { denialKindOf, inClaudeWords } from './denials.js';
 import { isRecord, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
@@ -324,6 +325,19 @@ function cwdMover(session: Session, cwd: string): (recordCwd: string) => string 
  * The records of a session. Entries are written in order; an entry we cannot represent is left out
  * and its children are re-linked to its parent so the chain stays whole.
  */
+/**
+ * A new transcript's first record says threadbase wrote it (`threadbase.writtenBy`, a field Claude
+ * Code leaves alone; parse.ts reads it from the first record only, so records appended to a
+ * transcript Claude Code wrote never mark it): SessionInfo.writtenBy.
+ */
+export function markWritten(records: Record<string, unknown>[]): void {
+  const first = records[0];
+  // a Claude Code API-error record with a `threadbase` field reads as another agent's failed turn
+  if (!first || (first.isApiErrorMessage === true && !isRecord(first.threadbase))) return;
+  const kept = isRecord(first.threadbase) ? first.threadbase : {};
+  first.threadbase = { ...kept, writtenBy: WRITTEN_BY };
+}
+
 export function encodeSession(session: Session, ctx: EncodeContext): EncodeResult {
   const records: Record<string, unknown>[] = [];
   const warnings: string[] = [];

@@ -13,6 +13,7 @@ import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { markClaudeDenials } from './denials.js';
 
 export type ClaudeRecord = Record<string, unknown>;
@@ -43,6 +44,8 @@ export interface ParsedTranscript {
   forkedFrom?: { sessionId?: string; messageUuid?: string };
   agentId?: string;
   version?: string;
+  /** `threadbase` when the transcript's first record says threadbase wrote it (encode.ts markWritten) */
+  writtenBy?: 'threadbase';
   /** Where the next read continues: just after the last whole line (a torn last line is read again). */
   end: { offset: number; line: number };
   /**
@@ -224,6 +227,8 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
   let lastMainUuid: string | undefined;
   /** the leaf a `last-prompt` record names, while no record with a uuid has come after it */
   let namedLeaf: string | undefined;
+  /** the next record is the transcript's first (a read from an offset starts after it) */
+  let first = !continuation;
 
   for await (const l of readJsonl(file, { start: opts.start ?? 0, startLine: opts.startLine ?? 1 })) {
     // A torn last line may still be being written: the next read starts at it again.
@@ -240,6 +245,8 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       out.warnings.push({ file, line: l.line, message: 'record is not a JSON object' });
       continue;
     }
+    if (first) Object.assign(out, writtenByOf(isRecord(r.threadbase) ? r.threadbase.writtenBy : undefined));
+    first = false;
     const type = str(r.type) ?? '';
     const uuid = str(r.uuid);
     const timestamp = str(r.timestamp);

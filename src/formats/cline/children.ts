@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session } from '../../model/types.js';
 import { writeFileAtomic } from '../shared/atomic.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { encodeClineMessages } from './encode.js';
 
 /** The Cline version a written sub-agent's origin names. */
@@ -61,7 +62,7 @@ export async function writeSubagentMessages(
       version: ORIGIN_VERSION,
     },
     messages,
-    ...(to.keptCallId !== undefined ? { threadbase: { parentToolCallId: to.keptCallId } } : {}),
+    threadbase: { writtenBy: WRITTEN_BY, ...(to.keptCallId !== undefined ? { parentToolCallId: to.keptCallId } : {}) },
   };
   const path = join(to.dir, `${agentId}.messages.json`);
   await writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { exclusive: true });

@@ -16,6 +16,7 @@ import { makeDirectory, writeFileAtomic } from '../shared/atomic.js';
 import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { writeSubagentMessages } from './children.js';
 import { compactionFileOf } from './compaction.js';
 import { encodeClineMessages } from './encode.js';
@@ -120,8 +121,9 @@ export class ClineDriver extends DriverBase {
    * 9: an extension task's title from its task history cut by titleLine (between graphemes, not mid-emoji)
    * 11: a call its ended run left without a result (killed while the tool ran: manifest status, or its process gone) read with
    *     Cline's interrupted result, marked cancelled, as Cline answers it on resume (interrupted.ts)
+   * 12: a session threadbase wrote says so (`threadbase.writtenBy`, or its `from`: SessionInfo.writtenBy)
    */
-  readonly readerVersion = 11;
+  readonly readerVersion = 12;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
@@ -299,6 +301,7 @@ export class ClineDriver extends DriverBase {
       ...(session.parentEntryId ? { parentEntryId: session.parentEntryId } : {}),
       ...(session.parentToolCallId ? { parentToolCallId: session.parentToolCallId } : {}),
       from: { source: session.source, id: session.id },
+      writtenBy: WRITTEN_BY,
     };
     const doc = {
       version: 1,

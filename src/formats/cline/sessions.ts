@@ -28,6 +28,7 @@ import type {
 } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { parseJson } from '../shared/jsonl.js';
+import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { compactionFileOf, withCompactionState } from './compaction.js';
 import { clineAbortedCommands, clineDeclinedMark } from './denials.js';
 import { clineInjectedKind } from './injected.js';
@@ -464,6 +465,8 @@ export async function readCliSession(messagesFile: string): Promise<Session> {
       parentId: parent ?? null,
       ...(typeof kept.parentEntryId === 'string' ? { parentEntryId: kept.parentEntryId } : {}),
       ...(typeof kept.parentToolCallId === 'string' ? { parentToolCallId: kept.parentToolCallId } : {}),
+      // a session written before the mark names where it came from (`from`), as only threadbase writes
+      ...writtenByOf(kept.writtenBy ?? (isObject(kept.from) ? WRITTEN_BY : undefined)),
       path: messagesFile,
       meta: {
         layout: 'cli',

@@ -35,6 +35,7 @@ import { readJsonl } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { keptSpawnCallOf, loneSubagentMeta, rootSessionIdOf, spawnDepthOf, subagentMeta, threadSpawn } from './children.js';
 import { messageToItems } from './encode.js';
 import {
@@ -103,8 +104,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    *    0.171's wall-time header are read for its mark (denials.ts).
    * 13: names from codex's state database where codex keeps it (config.toml's `sqlite_home`, `$CODEX_SQLITE_HOME`).
    * 14: an automatic approval reviewer's denial with a model's own rejection instructions (the gpt-6 models') is refused.
+   * 15: a rollout threadbase wrote says so (session_meta's originator `threadbase`: SessionInfo.writtenBy).
    */
-  readonly readerVersion = 14;
+  readonly readerVersion = 15;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -946,7 +948,7 @@ export function encodeRollout(
     : {
         timestamp: created,
         cwd: session.project ?? '/',
-        originator: 'threadbase',
+        originator: WRITTEN_BY,
         cli_version: WRITER_CLI_VERSION,
         source: 'cli',
       };

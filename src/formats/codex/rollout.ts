@@ -22,6 +22,7 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { branchSummaryMessage, isPreTurnContextMessage, isUserTurnMessage } from './history.js';
 import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
 import { firstUserMessage } from './prompts.js';
@@ -483,6 +484,8 @@ export async function readRollout(file: string): Promise<Session> {
     messageCount: countMessages(own),
     parentId: sessionMeta?.parentId ?? null,
     ...(sessionMeta?.directories.length ? { directories: sessionMeta.directories } : {}),
+    // a rollout threadbase wrote (driver.ts) names it as its originator
+    ...writtenByOf(sessionMeta?.meta.originator),
     models: usage.models,
     usage: usage.usage,
     ...usageByModelOf(usage),

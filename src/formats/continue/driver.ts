@@ -36,8 +36,9 @@ export class ContinueDriver extends DriverBase {
    * 2: a call without a tool call state marked (meta.continueWithoutState), a compaction summary as cn's own;
    * 3: a refused call's result marked `refused`, a state without output read as cn's "Tool cancelled", marked `cancelled`;
    * 4: a `tool` item's result marked (meta.continueToolItem), states in another order than the calls kept (meta.continueStateOrder)
+   * 5: a session threadbase wrote says so (its first item's `threadbase`: SessionInfo.writtenBy)
    */
-  readonly readerVersion = 4;
+  readonly readerVersion = 5;
   // new sessions only: Continue rewrites a session's file whole at every turn
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

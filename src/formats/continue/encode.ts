@@ -14,6 +14,7 @@
 import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import type { CompactionEntry, Entry, Message, Part, ToolResultPart, Usage } from '../../model/types.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { continueDeclinedMark, PERMISSION_DENIED, TOOL_CANCELLED } from './denials.js';
 import { type JsonObject, NO_STATE, STATE_ORDER, TOOL_ITEM } from './history.js';
 
@@ -282,6 +283,10 @@ export function encodeContinueSession(
     warnings.push(
       `${orphans} tool result(s) without their call written as user text (Continue keeps a result only with its call)`,
     );
+  // the first item says threadbase wrote the session (Continue keeps an item's `threadbase` when it
+  // rewrites the file, not a field of the document's own): history.ts reads it back
+  const first = items[0];
+  if (first) first.threadbase = { ...((first.threadbase as JsonObject | undefined) ?? {}), writtenBy: WRITTEN_BY };
   const doc: JsonObject = {
     sessionId: head.sessionId,
     title: head.title,

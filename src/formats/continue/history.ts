@@ -27,6 +27,7 @@ import type {
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { arrayOfKey, isObject, type JsonObject, salvageArray } from '../cline/salvage.js';
 import { jsonValueOf, parseJson } from '../shared/jsonl.js';
+import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { continueDeclinedMark, TOOL_CANCELLED } from './denials.js';
 
 export const SOURCE = 'continue';
@@ -132,6 +133,15 @@ function resultOf(state: JsonObject, callName: string | undefined): ToolResultPa
   if (output.length === 0) return markDeclined(part, 'cancelled');
   const mark = state.status === 'canceled' ? continueDeclinedMark(content) : undefined;
   return mark ? markDeclined(part, mark) : part;
+}
+
+/**
+ * Threadbase's mark on a session's first item (encode.ts): its `threadbase.writtenBy`, or for a session
+ * written before the mark any `threadbase` field, which only threadbase writes.
+ */
+function firstItemMark(item: unknown): unknown {
+  const kept = isObject(item) && isObject(item.threadbase) ? item.threadbase : undefined;
+  return kept ? (kept.writtenBy ?? WRITTEN_BY) : undefined;
 }
 
 /** Entries threadbase kept on an item it wrote (encode.ts), or undefined for an item of Continue's own. */
@@ -342,6 +352,7 @@ export async function readContinueSession(
     updatedAt,
     messageCount: countMessages(entries),
     parentId: null,
+    ...writtenByOf(firstItemMark(items[0]?.value)),
     models: usage.models,
     usage: usage.usage,
     ...usageByModelOf(usage),

@@ -14,6 +14,7 @@ import type { CompactionEntry, Message, Session, ToolResultContent } from '../..
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 import { sideChainRuns, type UnplacedChain } from './side-chains.js';
@@ -422,7 +423,7 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
       data: {
         sessionId: id,
         version: 1,
-        producer: 'threadbase',
+        producer: WRITTEN_BY,
         copilotVersion: COPILOT_VERSION,
         startTime: start,
         ...(model ? { selectedModel: model } : {}),

@@ -15,6 +15,7 @@ import { countMessages, titleLine } from '../../model/tree.js';
 import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
 
@@ -42,6 +43,8 @@ export interface CopilotReadState {
   line: number;
   createdAt: string;
   updatedAt: string;
+  /** session.start's producer: `threadbase` for a session threadbase wrote (encode.ts) */
+  producer?: string;
   /** an event had a timestamp: updatedAt is the latest one, no longer the file's time it started as */
   timed?: boolean;
   project?: string;
@@ -435,6 +438,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     const timestamp = kept?.timestamp ?? str(ev.timestamp) ?? state.updatedAt;
     if (ev.type === 'session.start') {
       if (typeof d.startTime === 'string') state.createdAt = d.startTime;
+      if (typeof d.producer === 'string') state.producer = d.producer;
       const cwd = isObject(d.context) ? str(d.context.cwd) : undefined;
       if (cwd) state.project ??= cwd;
     } else if (ev.type === 'session.usage_record' && isObject(d.usage)) {
@@ -561,6 +565,7 @@ export function sessionOf(file: string, parsed: ParsedEvents, workspace: Workspa
     ...(title ? { title } : {}),
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,
+    ...writtenByOf(state.producer),
     messageCount: countMessages(parsed.entries),
     ...(usage.models.length ? { models: usage.models } : {}),
     usage: usage.usage,

@@ -18,6 +18,7 @@ import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, Us
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { CallIdPairer, cancelledMark, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
 
 export const SOURCE = 'gemini';
@@ -434,6 +435,7 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
     ...(Array.isArray(meta.directories)
       ? { directories: meta.directories.filter((d): d is string => typeof d === 'string') }
       : {}),
+    ...writtenByOf(isObject(meta.threadbase) ? meta.threadbase.writtenBy : undefined),
     entries,
     leafId,
     warnings,

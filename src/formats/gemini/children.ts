@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Session } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { isObject, type JsonObject } from './content.js';
 import { encodeChatRecords, lastRecordTime } from './encode.js';
 import { linkSubAgent } from './subagents.js';
@@ -73,6 +74,7 @@ export async function writeSubagentChat(
     ...(child.title ? { summary: child.title } : {}),
     // as Gemini CLI records a sub-agent's: the workspace's directories
     directories: parent.directories,
+    threadbase: { writtenBy: WRITTEN_BY },
   };
   const file = join(subagentFolderOf(parent.file, parent.id), `${agentId}.jsonl`);
   await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });

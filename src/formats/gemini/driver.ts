@@ -14,6 +14,7 @@ import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { linkSpawnCall, writeSubagentChat } from './children.js';
 import { isObject, type JsonObject } from './content.js';
@@ -101,8 +102,9 @@ export class GeminiDriver extends DriverBase {
    * 1: the `threadbase` fields of chats threadbase wrote (encode.ts) read back;
    * 2: a refused or cancelled call's result marked (meta.refused / meta.cancelled), its status kept across
    *    a resume; a sub-agent titled by its task's first line
+   * 3: a chat threadbase wrote says so (`threadbase.writtenBy` on its metadata record: SessionInfo.writtenBy)
    */
-  readonly readerVersion = 2;
+  readonly readerVersion = 3;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
@@ -439,6 +441,7 @@ export class GeminiDriver extends DriverBase {
         kind: 'subagent',
         // as Gemini CLI records a sub-agent's: the workspace's directories
         directories: session.directories?.length ? session.directories : [project],
+        threadbase: { writtenBy: WRITTEN_BY },
       };
       return { file: join(dir, 'chats', id, `${agentId}.jsonl`), lines: [meta, ...sub.records] };
     });
@@ -450,6 +453,8 @@ export class GeminiDriver extends DriverBase {
       kind: 'main',
       ...(session.title ? { summary: session.title } : {}),
       ...(session.directories?.length ? { directories: session.directories } : {}),
+      // Gemini CLI keeps the record's other fields and leaves this one alone (chats.ts reads it back)
+      threadbase: { writtenBy: WRITTEN_BY },
     };
     const file = join(dir, 'chats', chatFileName(id, now));
     await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });

@@ -156,8 +156,9 @@ export class OpenCodeDriver extends DriverBase {
    * 4: a call refused (a permission error) or aborted ("Tool execution aborted") is marked `refused`/`cancelled` (denials.ts).
    * 5: a reply threadbase copied that had no response id keeps its entry id and time (`threadbase.entryId`,
    *    `timestamp`) and gets no response id made up.
+   * 6: a session threadbase wrote says so (its first message's `threadbase.writtenBy`: SessionInfo.writtenBy).
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -15,6 +15,7 @@ import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { ABORTED_TOOL_ERROR, opencodeDeclinedMark, REJECTED_TOOL_ERROR } from './denials.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
 import {
@@ -548,6 +549,10 @@ export function totalsOf(messages: readonly OcMessage[]): {
 export function encodeSession(session: Session, opts: EncodeOptions): EncodeResult {
   const path = pathToLeaf(session, opts.leafId);
   const { messages: out, warnings } = encodeEntries(path, opts);
+  // the session's first message says threadbase wrote it (OpenCode's session row has no field of
+  // ours; the message's `threadbase` it leaves alone): parse.ts reads it back as SessionInfo.writtenBy
+  const first = out[0];
+  if (first) first.info = { ...first.info, threadbase: { ...(obj(first.info.threadbase) ?? {}), writtenBy: WRITTEN_BY } };
   const created =
     opts.createdMs ?? (out.length ? (num(obj(out[0]?.info.time)?.created) ?? ms(session.createdAt)) : ms(session.createdAt));
   // A session just written is the most recently updated, so OpenCode lists it first.

@@ -33,6 +33,7 @@ import { summarizeUsage } from '../../model/usage.js';
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { opencodeDeclinedMark } from './denials.js';
 import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str } from './records.js';
 
@@ -645,6 +646,8 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
     messageCount: data.messages.length,
     parentId: str(info.parentID) ?? null,
     ...(data.parentToolCallId ? { parentToolCallId: data.parentToolCallId } : {}),
+    // a session threadbase wrote: its first message says so (encode.ts encodeSession)
+    ...writtenByOf(obj(messages[0]?.info.threadbase)?.writtenBy),
     models: usageTotals.models,
     usage: tokens && Object.values(tokens).some((v) => v > 0) ? tokens : addUsage(emptyUsage(), usageTotals.usage),
     cost: num(info.cost) ?? usageTotals.cost,

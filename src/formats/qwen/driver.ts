@@ -58,8 +58,9 @@ export class QwenDriver extends DriverBase {
    * 3: a sub-agent's usage-only record merged into its call record (records.ts usageOnlyMerges);
    * 4: a refused or cancelled call's result marked (meta.refused / meta.cancelled, denials.ts);
    * 5: the `tool_result` records threadbase writes one per result of a message (`threadbase.resultsWith`) read as that one message
+   * 6: a chat threadbase wrote says so (its first record's version `threadbase`: SessionInfo.writtenBy)
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   // new chats only: appending to a file Qwen Code may be writing (under its writer lease) is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();

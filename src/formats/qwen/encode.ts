@@ -19,11 +19,12 @@ import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, Tool
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/encode.js';
 import { openaiItemId } from '../shared/openai-reasoning.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { qwenCancelledWords, qwenDeclinedMark, qwenDeclinedResult } from './denials.js';
 import { markedResults, partsOf, usageOf } from './records.js';
 
 /** The version field of a record threadbase wrote (Qwen Code writes its own CLI version there). */
-export const WRITER_VERSION = 'threadbase';
+export const WRITER_VERSION = WRITTEN_BY;
 
 export interface EncodeTarget {
   sessionId: string;

@@ -15,6 +15,7 @@ import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../m
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { CallIdPairer, geminiParts, isObject, type JsonObject, str } from '../gemini/content.js';
 import { type JsonlLine, readJsonl } from '../shared/jsonl.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { qwenDeclinedMark } from './denials.js';
 
 export const SOURCE = 'qwen';
@@ -350,7 +351,7 @@ export interface QwenReadState {
   chainTitle?: string;
   leafId: string | null;
   /** listing fields that the first record fixes (id, project, meta…) and the creation time */
-  fields: Pick<Session, 'id' | 'project' | 'createdAt' | 'updatedAt' | 'parentId' | 'parentToolCallId' | 'meta'>;
+  fields: Pick<Session, 'id' | 'project' | 'createdAt' | 'updatedAt' | 'parentId' | 'parentToolCallId' | 'writtenBy' | 'meta'>;
 }
 
 /** A chat read whole or, with `from`, only from its last record on. */
@@ -532,6 +533,8 @@ export async function readQwenChatFrom(file: string, subAgent?: SubAgentOf, from
     updatedAt,
     parentId: subAgent?.parentSessionId ?? null,
     ...(subAgent?.toolUseId ? { parentToolCallId: subAgent.toolUseId } : {}),
+    // a chat threadbase wrote: its first record's version is threadbase's (encode.ts WRITER_VERSION)
+    ...writtenByOf(first?.version),
     meta: {
       ...(subAgent ? { kind: 'subagent', ...(subAgent.agentType ? { agentType: subAgent.agentType } : {}) } : {}),
       ...(str(first?.version) ? { qwenVersion: str(first?.version) } : {}),
@@ -548,6 +551,7 @@ export async function readQwenChatFrom(file: string, subAgent?: SubAgentOf, from
     messageCount: countMessages(chain),
     parentId: fields.parentId ?? null,
     ...(fields.parentToolCallId ? { parentToolCallId: fields.parentToolCallId } : {}),
+    ...(fields.writtenBy ? { writtenBy: fields.writtenBy } : {}),
     models: usage.models,
     usage: usage.usage,
     ...usageByModelOf(usage),

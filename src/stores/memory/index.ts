@@ -176,7 +176,12 @@ export class MemoryStore extends DriverBase {
 function shownEntryCopies(searched: readonly Session[]): CopyChoice<string> {
   const shown = new CopyChoice<string>();
   for (const s of searched) {
-    const session: CopySession = { id: s.id, createdAt: sessionInfoOf(s).createdAt, parentId: s.parentId };
+    const session: CopySession = {
+      id: s.id,
+      createdAt: sessionInfoOf(s).createdAt,
+      parentId: s.parentId,
+      writtenBy: s.writtenBy,
+    };
     const counted = countedUsage(s.entries);
     for (const e of s.entries) {
       const own = responseRecordOf(e);

@@ -86,6 +86,8 @@ interface SessionRow {
   parent_tool_call_id: string | null;
   leaf_id: string | null;
   message_count: number;
+  /** SessionInfo.writtenBy: 'threadbase' for a session threadbase wrote into an agent's store */
+  written_by: string | null;
   /** JSON: meta, directories, and title or project where their column could not hold them exactly */
   info: string;
   raw: string | null;
@@ -93,8 +95,9 @@ interface SessionRow {
 
 /**
  * Of copies of one response in several sessions, the one that counts, as the local index prefers
- * (src/stores/sqlite/copies.ts PREFERRED): the session created first, then a recorded cost over none
- * over a cost of 0 for tokens (a converted copy), then a session that is no fork.
+ * (src/stores/sqlite/copies.ts PREFERRED): the session created first, then an original over a
+ * session threadbase wrote (written_by), then a recorded cost over none over a cost of 0 for tokens
+ * (a converted copy), then a session that is no fork.
  */
 /**
  * The body's JSON text without its \u0000 escapes (a NUL the agent wrote, kept escaped: PostgreSQL's
@@ -477,8 +480,8 @@ export class PostgresStore extends DriverBase {
       const insert = (rowId: string) =>
         c.query(
           `INSERT INTO tb_sessions (id, tenant, source, cwd, title, created_at, updated_at, parent_id, parent_entry_id,
-             parent_tool_call_id, leaf_id, info, raw)
-           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+             parent_tool_call_id, leaf_id, info, raw, written_by)
+           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
            ON CONFLICT (id) DO NOTHING`,
           [
             rowId,
@@ -494,6 +497,7 @@ export class PostgresStore extends DriverBase {
             session.leafId ?? currentLeaf(session)?.id ?? null,
             JSON.stringify(info),
             session.raw === undefined ? null : JSON.stringify(session.raw),
+            session.writtenBy ?? null,
           ],
         );
       // The id can be taken between the look-up above and here (another writer, another server on this
@@ -1019,6 +1023,7 @@ function infoFromRow(r: SessionRow): SessionInfo {
   if (r.parent_id !== null) info.parentId = r.parent_id;
   if (r.parent_entry_id !== null) info.parentEntryId = r.parent_entry_id;
   if (r.parent_tool_call_id !== null) info.parentToolCallId = r.parent_tool_call_id;
+  if (r.written_by === 'threadbase') info.writtenBy = r.written_by;
   const extra = infoJson(r);
   if (typeof extra.title === 'string') info.title = extra.title;
   if (typeof extra.project === 'string') info.project = extra.project;

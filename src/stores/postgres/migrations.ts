@@ -147,6 +147,14 @@ CREATE INDEX tb_entries_metadata ON tb_entries(session_id, seq) WHERE kind = 'me
 CREATE INDEX tb_entries_entry_key ON tb_entries(ts, id);
 `,
   },
+  {
+    version: 8,
+    name: 'sessions threadbase wrote into an agent',
+    // SessionInfo.writtenBy: of copies in sessions that started at the same time, the original's counts
+    sql: `
+ALTER TABLE tb_sessions ADD COLUMN written_by text;
+`,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes

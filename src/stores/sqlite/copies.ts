@@ -43,7 +43,9 @@ export function copyProbeArgs(key: CopyKey, except: number | bigint = -1): [stri
  * Which copy counts, as an SQL ORDER BY (the preferred copy first), over a query whose sessions are
  * `s` and whose response has the columns `c`: the one in the session created first (a converted copy
  * into pi or Codex starts when it was written, after its original). On a tie (a fork, or a copy into
- * Claude Code or OpenCode, whose start is their first record's time), the copy with a recorded cost,
+ * Claude Code, OpenCode, Cline, Gemini, ..., whose start is its original's), the copy in a session
+ * its agent wrote over one in a session threadbase wrote (`written_by`, SessionInfo.writtenBy, as
+ * the session records it); then the copy with a recorded cost,
  * then one threadbase prices, and last one that records cost 0 for its tokens (a converted copy: pi
  * and OpenCode record what the copy spent, which is nothing); then one in a session that is no fork;
  * then by session id. The SQL twin of preferredCopy (src/model/copies.ts); PostgreSQL orders its
@@ -51,6 +53,7 @@ export function copyProbeArgs(key: CopyKey, except: number | bigint = -1): [stri
  */
 export function preferredCopyOrder(c: { cost: string; input: string; output: string }, s = 's'): string {
   return `${s}.created_at,
+  ${s}.written_by IS NOT NULL,
   CASE WHEN ${c.cost} IS NULL THEN 1 WHEN ${c.cost} = 0 AND coalesce(${c.input}, 0) + coalesce(${c.output}, 0) > 0 THEN 2 ELSE 0 END,
   ${s}.parent_id IS NOT NULL,
   ${s}.id`;

@@ -576,7 +576,7 @@ export class SqliteStore extends DriverBase {
     const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
     this.stmt(
       `UPDATE sessions SET source = ?, project = ?, title = ?, created_at = ?, updated_at = ?, parent_id = ?, message_count = ?,
-           first_user_text = ?, leaf_id = ?, next_seq = ?, info_json = ? WHERE id = ?`,
+           first_user_text = ?, leaf_id = ?, next_seq = ?, info_json = ?, written_by = ? WHERE id = ?`,
     ).run(
       info.source,
       info.project ?? null,
@@ -589,6 +589,7 @@ export class SqliteStore extends DriverBase {
       leafId,
       nextSeq,
       JSON.stringify(info),
+      info.writtenBy ?? null,
       sessionId,
     );
     return info;
@@ -641,8 +642,8 @@ export class SqliteStore extends DriverBase {
     this.deleteRows(info.id);
     this.stmt(
       `INSERT INTO sessions (id, source, project, title, created_at, updated_at, parent_id, message_count, first_user_text,
-         leaf_id, next_seq, info_json, raw_json, warnings_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         leaf_id, next_seq, info_json, raw_json, warnings_json, written_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       info.id,
       info.source,
@@ -658,6 +659,7 @@ export class SqliteStore extends DriverBase {
       JSON.stringify(info),
       p.rawJson,
       p.warningsJson,
+      info.writtenBy ?? null,
     );
     this.insertEntries(info.id, p.entries, 0);
     return info;

@@ -283,6 +283,21 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 17: a listing's usage per model filed as `stats --by model` counts it (485cd8c), for the sessions
   // stored before, which kept the old filing until their source changed
   refileUsageByModel,
+  // 18: whether threadbase wrote a session into its agent's store (SessionInfo.writtenBy): of copies in
+  // sessions that started at the same time, the original's counts (preferredCopyOrder). The formats
+  // that record it were given a new readerVersion, so their sessions are read again with it.
+  (db) => {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('sessions')").pluck().all() as string[];
+    if (!columns.includes('written_by')) db.exec('ALTER TABLE sessions ADD COLUMN written_by TEXT');
+    // a store's own sessions keep their info: those written with it are settled again at once
+    const marked = db
+      .prepare(`UPDATE sessions SET written_by = 'threadbase' WHERE info_json LIKE '%"writtenBy":"threadbase"%'`)
+      .run().changes;
+    if (marked) {
+      settleStoredCopies(db);
+      settleStoredEntryCopies(db);
+    }
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
