@@ -6,7 +6,9 @@
  * security policy" (its permission rules: an excluded tool, an `ask` tool in a headless run — seen); a
  * call stopped before it answered (the user interrupted) keeps a state without output, for which cn sends
  * "Tool cancelled" (core's convertFromUnifiedHistory). A command stopped while it ran keeps state `calling` and
- * its output so far, no words of cn's (seen): not marked.
+ * its output so far, no words of cn's (seen): not marked. cn never puts those words in a `tool` item (1.5.47
+ * writes none; 1.5.11 wrote one only for a call its preprocessing failed, with the error's text), so a `tool`
+ * item is read by its content alone, unmarked.
  */
 import type { DeclinedMark } from '../../convert/declined.js';
 
