@@ -7,6 +7,7 @@
  * path, or in a chain already placed: a sub-agent's own sub-agent, written inside its run).
  */
 import { namedCall, sideChainChildren } from '../../model/side-chains.js';
+import { truncate } from '../../model/text.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Entry, Session } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
@@ -38,7 +39,8 @@ function firstPrompt(entries: readonly Entry[]): string | undefined {
       .join(' ')
       .replace(/\s+/g, ' ')
       .trim();
-    if (text) return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+    // cut between graphemes: an emoji at the cut is not halved
+    if (text) return truncate(text, 60);
   }
   return undefined;
 }
