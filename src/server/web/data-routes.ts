@@ -14,6 +14,7 @@ import { childSessionsInStore } from '../../convert/store-children.js';
 import { Sources } from '../../formats/registry.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { windowEnd, windowStart } from '../../model/time-window.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { WebData } from './data.js';
 
@@ -49,17 +50,33 @@ export interface WebDataRoutesOptions {
   prices?: PriceTable;
 }
 
+/** since/until: an ISO date or time as the CLI's --since/--until take it; anything else is a 400, not an empty page. */
+const timeParam = (read: (v: string) => string | undefined) =>
+  z
+    .string()
+    .refine((v) => read(v) !== undefined, {
+      message: 'must be an ISO date or time (e.g. 2026-11-25 or 2026-11-25T14:00:00Z)',
+    })
+    .optional();
+
 const listQuery = z.object({
   source: z.string().optional(),
   project: z.string().optional(),
   model: z.string().optional(),
-  since: z.string().optional(),
-  until: z.string().optional(),
+  since: timeParam(windowStart),
+  until: timeParam(windowEnd),
   text: z.string().optional(),
   sort: z.enum(['updated', 'created', 'messages', 'cost', 'tokens', 'title']).optional(),
   order: z.enum(['asc', 'desc']).optional(),
   offset: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
+});
+
+const statsQuery = z.object({
+  source: z.string().optional(),
+  project: z.string().optional(),
+  since: timeParam(windowStart),
+  until: timeParam(windowEnd),
 });
 
 const pathQuery = z.object({
@@ -226,7 +243,11 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
   }
 
   app.onError((err, c) => {
-    if (err instanceof z.ZodError) return c.json({ error: 'bad_request', issues: err.issues }, 400);
+    if (err instanceof z.ZodError) {
+      // a message too: the viewer shows a failed request's message (a bare 'bad_request' said nothing)
+      const message = err.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+      return c.json({ error: 'bad_request', message, issues: err.issues }, 400);
+    }
     if (err instanceof NotFoundError) return c.json({ error: err.code, message: err.message }, 404);
     if (err instanceof ThreadbaseError) return c.json({ error: err.code, message: err.message }, 400);
     return c.json({ error: 'internal', message: err instanceof Error ? err.message : String(err) }, 500);
@@ -264,7 +285,7 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
   });
 
   app.get('/stats', async (c) => {
-    const q = queryOf(c.req.query());
+    const q = statsQuery.parse(queryOf(c.req.query()));
     return c.json(await dataOf(c).stats({ source: q.source, project: q.project, since: q.since, until: q.until }));
   });
 

@@ -10,6 +10,7 @@ import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver }
 import { NotFoundError } from '../../model/errors.js';
 import { namedCall, sideChainChildren } from '../../model/side-chains.js';
 import { prefixOf, truncate } from '../../model/text.js';
+import { windowEnd, windowStart } from '../../model/time-window.js';
 import {
   branches,
   currentLeaf,
@@ -82,6 +83,18 @@ export interface WebDataOptions {
    * stats` counts them; default the bundled table.
    */
   prices?: PriceTable;
+}
+
+/**
+ * since/until as instants, as `stats --since/--until` takes them (a date alone: its whole UTC day, so
+ * until 2026-11-25 counts that day); compared as text, a bare until left out the day it names.
+ * A value that names no time is kept as given (the routes refuse it first).
+ */
+function timeWindow(q: { since?: string; until?: string }): { since?: string; until?: string } {
+  return {
+    since: q.since ? (windowStart(q.since) ?? q.since) : undefined,
+    until: q.until ? (windowEnd(q.until) ?? q.until) : undefined,
+  };
 }
 
 export interface SessionListQuery {
@@ -363,7 +376,8 @@ export class WebData {
     return sessions;
   }
 
-  async listSessions(q: SessionListQuery): Promise<SessionListPage> {
+  async listSessions(query: SessionListQuery): Promise<SessionListPage> {
+    const q = { ...query, ...timeWindow(query) };
     const all = await this.allSessions();
     const facets = {
       sources: [...new Set(all.map((s) => s.source))].sort(),
@@ -377,8 +391,7 @@ export class WebData {
         (!q.project || s.project === q.project) &&
         (!q.model || (s.models ?? []).includes(q.model)) &&
         (!q.since || s.updatedAt >= q.since) &&
-        // A bare date as `until` means the whole of that day.
-        (!q.until || s.updatedAt <= (q.until.length === 10 ? `${q.until}T23:59:59.999Z` : q.until)) &&
+        (!q.until || s.updatedAt <= q.until) &&
         (!text || `${s.title ?? ''} ${s.id} ${s.project ?? ''}`.toLowerCase().includes(text)),
     );
     const sort = q.sort ?? 'updated';
@@ -851,7 +864,8 @@ export class WebData {
   }
 
   /** Tokens and cost per day, model, project and agent, counted per assistant response. */
-  async stats(filter: { source?: string; project?: string; since?: string; until?: string }): Promise<StatsResult> {
+  async stats(query: { source?: string; project?: string; since?: string; until?: string }): Promise<StatsResult> {
+    const filter = { ...query, ...timeWindow(query) };
     const sessions = (await this.allSessions()).filter(
       (s) =>
         (!filter.source || s.source === filter.source) &&
