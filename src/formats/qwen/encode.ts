@@ -227,9 +227,10 @@ export function encodeQwenRecords(
       const usageMetadata = type === 'assistant' ? usageMetadataOf(m) : undefined;
       const statuses = type === 'tool_result' ? new Map(results.map((r) => [r.callId, qwenStatus(r)])) : undefined;
       const keep = kept(m, content, usageMetadata, role, statuses);
-      if (statuses && new Set(statuses.values()).size > 1) {
-        // results of several statuses: one record each, as Qwen Code records every call's result (with
-        // its own status); all but the last name the last (the entry's), which the reader folds them into
+      if (statuses && results.length > 1) {
+        // several results: one record each, as Qwen Code records every call's result (recordToolResults, its
+        // own status, one status or several); all but the last name the last (the entry's), which the reader
+        // folds them into
         const lastUuid = e.id && !used.has(e.id) ? e.id : randomUUID();
         results.forEach((r, k) => {
           const last = k === results.length - 1;
