@@ -8,6 +8,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CopyChoice, type CopySession, CountedResponses, copyKeyOf, copyRankOf, preferredCopy } from '../../src/model/copies.js';
 import type { DriverEnv } from '../../src/model/driver.js';
@@ -15,6 +16,7 @@ import type { Session } from '../../src/model/types.js';
 import { countedUsage } from '../../src/model/usage.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
+import { type CopyKey, settleCopies } from '../../src/stores/sqlite/copies.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { localStatsTotals, runCliOk, type StatsTotals } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
@@ -141,4 +143,25 @@ describe('a copy threadbase wrote never wins over its original', () => {
     const earlierCopy = { ...copy, createdAt: '2025-12-31T00:00:00.000Z' };
     expect(preferredCopy(earlierCopy, 1, original, 0)).toBe(true);
   });
+
+  // last: it rewrites the index as one made before the mark held it
+  it('an index made before the mark reads the copies again and credits the original', async () => {
+    const db = new Database(indexPath(env));
+    db.prepare("UPDATE sessions SET written_by = NULL, info_json = json_remove(info_json, '$.writtenBy')").run();
+    // the copies settled by the rule without the mark, and read by the readers before it
+    const groups = db
+      .prepare(
+        `SELECT min(id) id, timestamp, response_id responseId FROM entries WHERE counted > 0 AND timestamp <> ''
+          GROUP BY coalesce(response_id, id), timestamp, response_id IS NULL HAVING count(*) > 1`,
+      )
+      .all() as CopyKey[];
+    for (const g of groups) settleCopies(db, g);
+    for (const to of TARGETS) db.prepare("UPDATE index_meta SET value = value || '-old' WHERE key = ?").run(`reader:${to}`);
+    db.close();
+    // the bug: copies credited with the original's replies
+    expect((await stats('source')).map((r) => r.key)).not.toEqual(bySourceBefore.map((r) => r.key));
+    await runCliOk(env, ['sync']);
+    expect(await stats('source')).toEqual(bySourceBefore);
+    expect((await index.getSession(copyIds[0] as string))?.writtenBy).toBe('threadbase');
+  }, 120_000);
 });
