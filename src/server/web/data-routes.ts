@@ -290,7 +290,10 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
   });
 
   app.post('/sessions/:id/convert', async (c) => {
-    const body = convertBody.parse(await c.req.json());
+    // a body that is no JSON is the caller's mistake (400), not the server's (it was a 500)
+    const raw = await c.req.json().catch(() => undefined);
+    if (raw === undefined) return c.json({ error: 'bad_request', message: 'the body must be a JSON object' }, 400);
+    const body = convertBody.parse(raw);
     if (!continuing.agents.includes(body.to)) {
       return c.json({ error: 'unsupported', message: `cannot continue in ${body.to} here` }, 400);
     }

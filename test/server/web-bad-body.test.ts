@@ -1,0 +1,53 @@
+/**
+ * "Continue in…" (POST /api/v1/web/sessions/:id/convert) sent a body that is no JSON answers 400
+ * bad_request, as a body of the wrong shape does; the JSON parser's SyntaxError reached the error
+ * handler as a 500 'internal' with the parser's words.
+ */
+import { describe, expect, it } from 'vitest';
+import { createWebApp } from '../../src/server/web/index.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
+
+describe('web data routes: a body that is no JSON', () => {
+  it('answers a convert sent a body that is not JSON with a 400, not a 500', async () => {
+    const store = new MemoryStore();
+    await store.writeSession(
+      {
+        id: 's1',
+        source: 'threadbase',
+        createdAt: '2026-11-20T10:00:00.000Z',
+        updatedAt: '2026-11-20T10:00:00.000Z',
+        messageCount: 1,
+        entries: [
+          {
+            id: 'u1',
+            parentId: null,
+            timestamp: '2026-11-20T10:00:00.000Z',
+            kind: 'message',
+            message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+          },
+        ],
+      },
+      { keepId: true },
+    );
+    const app = createWebApp({ driver: store, handoff: ['pi'] });
+    for (const body of ['{bad', '', 'null', '"pi"']) {
+      const res = await app.request('http://localhost/api/v1/web/sessions/s1/convert', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status, body).toBe(400);
+      expect(((await res.json()) as { error: string }).error, body).toBe('bad_request');
+    }
+    // a good body still gets its command
+    const ok = await app.request('http://localhost/api/v1/web/sessions/s1/convert', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'pi' }),
+    });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { command: string }).command).toMatch(
+      /^threadbase handoff s1 --from http:\/\/localhost --to pi$/,
+    );
+  });
+});
