@@ -33,6 +33,9 @@ export async function buildProgram(ctx: CliContext, args?: readonly string[]): P
   if (commands) {
     await loadFormats();
     (await commands.load())(program, ctx);
+    // loaded by every command's file already
+    const { refuseEmptyValues } = await import('./options.js');
+    program.hook('preAction', (_program, command) => refuseEmptyValues(command));
   }
   return program;
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
 import { loadPrices } from '../stores/index-sync/prices.js';
@@ -103,6 +103,8 @@ export const roleOption = oneOfOption(['user', 'assistant', 'tool', 'system']);
  * directory; `~/app/` from a shell's completion matched nothing). A Windows path is taken as it is.
  */
 export function projectOption(value: string): string {
+  // resolve('') is the current directory: an unset variable ("$DIR") named it unseen
+  if (value === '') throw new InvalidArgumentError('Expected a directory (. is the current one).');
   return /^[A-Za-z]:[\\/]|^\\\\/.test(value) ? value : resolve(value);
 }
 
@@ -200,4 +202,23 @@ export function checkStoreKey(option: string, url: string, env: Readonly<Record<
     throw new UsageError(
       `${option} ${url}: no API key for that server: give it as ${url.replace(/^(https?:\/\/)/i, '$1KEY@')} or set THREADBASE_API_KEY`,
     );
+}
+
+/**
+ * An empty argument or option value (`show "$ID"`, `--project "$DIR"` with the variable unset) is a
+ * usage error (exit 2), refused before anything is read (a preAction hook of every command): `show ''`
+ * listed every session as matching the prefix "", `--at ''` said "entry not found: ", and `--project ''`
+ * meant the current directory. A search's words (variadic) say themselves what they lack.
+ */
+export function refuseEmptyValues(command: Command): void {
+  const name = command.parent?.parent ? `${command.parent.name()} ${command.name()}` : command.name();
+  command.registeredArguments.forEach((arg, i) => {
+    if (!arg.variadic && command.processedArgs[i] === '') throw new UsageError(`${name}: <${arg.name()}> is empty`);
+  });
+  for (const option of command.options) {
+    const key = option.attributeName();
+    const given = command.getOptionValueSource(key) === 'cli';
+    if ((option.required || option.optional) && given && command.getOptionValue(key) === '')
+      throw new UsageError(`${name}: ${option.long ?? option.flags} is empty`);
+  }
 }
