@@ -845,8 +845,14 @@ function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextRe
     case 'message': {
       const m = e.message;
       const out: JsonObject[] = [];
+      // a failed call's result: codex keeps a command's exit only in its UI events, so another agent's
+      // error flag rides in a `threadbase` field codex ignores (rollout.ts reads it back)
+      const failed = new Set(m.parts.flatMap((p) => (p.type === 'tool_result' && p.isError ? [p.callId] : [])));
       for (const enc of messageToItems(m)) {
-        if (enc.item) out.push(line(ts, 'response_item', enc.item));
+        const output = enc.item?.type === 'function_call_output' || enc.item?.type === 'custom_tool_call_output';
+        const item =
+          enc.item && output && failed.has(String(enc.item.call_id)) ? { ...enc.item, threadbase: { isError: true } } : enc.item;
+        if (item) out.push(line(ts, 'response_item', item));
         if (enc.event) out.push(line(ts, 'event_msg', enc.event));
       }
       if (m.role === 'user' && isTypedPrompt(m)) {
