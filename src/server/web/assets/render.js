@@ -49,20 +49,37 @@ function looksLikeDiff(text) {
   return changed >= 1;
 }
 
-/** A unified diff (or apply_patch text) with added, removed and hunk lines marked. */
+const MAX_DIFF_LINES = 5000;
+
+function diffLine(line) {
+  let cls = 'ctx';
+  if (/^(\+\+\+|---) /.test(line) || line.startsWith('*** ')) cls = 'file';
+  else if (line.startsWith('@@')) cls = 'hunk';
+  else if (line.startsWith('+')) cls = 'add';
+  else if (line.startsWith('-')) cls = 'del';
+  return h('span', { class: `dl ${cls}` }, `${line}\n`);
+}
+
+/**
+ * A unified diff (or apply_patch text) with added, removed and hunk lines marked. Past
+ * MAX_DIFF_LINES a button shows the rest, as longText's does: the lines past it could not be seen.
+ */
 export function diffView(text) {
   const pre = h('pre', { class: 'diff' });
   const lines = text.split('\n');
-  for (const line of lines.slice(0, 5000)) {
-    let cls = 'ctx';
-    if (/^(\+\+\+|---) /.test(line) || line.startsWith('*** ')) cls = 'file';
-    else if (line.startsWith('@@')) cls = 'hunk';
-    else if (line.startsWith('+')) cls = 'add';
-    else if (line.startsWith('-')) cls = 'del';
-    pre.append(h('span', { class: `dl ${cls}` }, `${line}\n`));
-  }
-  if (lines.length > 5000) pre.append(h('span', { class: 'dl hunk' }, `… ${lines.length - 5000} more lines\n`));
-  return pre;
+  // one at a time: spread into append, a diff of 100k lines or more overflows the call's arguments
+  for (const line of lines.slice(0, MAX_DIFF_LINES)) pre.append(diffLine(line));
+  if (lines.length <= MAX_DIFF_LINES) return pre;
+  const more = h(
+    'button',
+    { type: 'button', class: 'link-button' },
+    `show ${(lines.length - MAX_DIFF_LINES).toLocaleString()} more lines`,
+  );
+  more.addEventListener('click', () => {
+    for (const line of lines.slice(MAX_DIFF_LINES)) pre.append(diffLine(line));
+    more.remove();
+  });
+  return h('div', {}, pre, more);
 }
 
 /** old → new as a diff: common leading and trailing lines as context, the middle as -/+. */

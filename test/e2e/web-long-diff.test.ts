@@ -1,0 +1,85 @@
+/**
+ * A tool's output that is a diff longer than the viewer draws at once (5,000 lines: a `git diff` of a
+ * large change) ends with a button that shows the rest, as long text does. Before, the diff stopped
+ * at '… N more lines' with no way to see them in the viewer. In chromium, on a session in memory.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Session } from '../../src/model/types.js';
+import { createWebApp } from '../../src/server/web/index.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
+import { type Browser, launchBrowser, openToolFolds, type Served, serveApp, skipBrowser } from './browser.js';
+
+const LINES = 6000;
+const diff = [
+  'diff --git a/big.txt b/big.txt',
+  '--- a/big.txt',
+  '+++ b/big.txt',
+  `@@ -0,0 +1,${LINES} @@`,
+  ...Array.from({ length: LINES }, (_, i) => `+line ${i + 1}${i + 1 === LINES ? ' the very last' : ''}`),
+].join('\n');
+
+const SESSION: Session = {
+  id: 'long-diff',
+  source: 'threadbase',
+  title: 'a long diff',
+  createdAt: '2026-11-20T10:00:00.000Z',
+  updatedAt: '2026-11-20T10:00:02.000Z',
+  messageCount: 3,
+  entries: [
+    {
+      id: 'u1',
+      parentId: null,
+      timestamp: '2026-11-20T10:00:00.000Z',
+      kind: 'message',
+      message: { role: 'user', parts: [{ type: 'text', text: 'show me the diff' }] },
+    },
+    {
+      id: 'a1',
+      parentId: 'u1',
+      timestamp: '2026-11-20T10:00:01.000Z',
+      kind: 'message',
+      message: {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'call-1', name: 'Bash', input: { command: 'git diff' } }],
+      },
+    },
+    {
+      id: 't1',
+      parentId: 'a1',
+      timestamp: '2026-11-20T10:00:02.000Z',
+      kind: 'message',
+      message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call-1', content: diff }] },
+    },
+  ],
+};
+
+describe.skipIf(skipBrowser)('web viewer: a diff longer than it draws at once', () => {
+  let served: Served;
+  let browser: Browser;
+  beforeAll(async () => {
+    const store = new MemoryStore();
+    await store.writeSession(SESSION, { keepId: true });
+    served = await serveApp(createWebApp({ driver: store }));
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+  });
+
+  it('shows its lines past the first 5,000 when asked', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/session/${SESSION.id}`);
+    await page.waitForSelector('#conversation details.tool');
+    await openToolFolds(page);
+    const diffText = () => page.locator('#conversation pre.diff').first().textContent();
+    expect(await diffText()).not.toContain('the very last');
+    const more = page.locator('#conversation button', { hasText: /^show 1,004 more lines$/ });
+    await more.click();
+    const text = (await diffText()) ?? '';
+    expect(text).toContain(`+line ${LINES} the very last`);
+    expect(text.split('\n').filter(Boolean)).toHaveLength(LINES + 4);
+    await expect.poll(() => more.count()).toBe(0);
+    expect(browser.errors).toEqual([]);
+  });
+});
