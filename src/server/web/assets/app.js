@@ -18,7 +18,18 @@ function parseHash() {
   const raw = location.hash.replace(/^#/, '') || '/';
   const [path, query = ''] = raw.split('?');
   const params = Object.fromEntries(new URLSearchParams(query));
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  // a link cut inside an escape (%E0%A4) throws in decodeURIComponent: that part is taken as written,
+  // else the page stayed at 'Loading…' (or on the page before) with the error only in the console
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   return { parts, params };
 }
 
