@@ -222,3 +222,13 @@ export function refuseEmptyValues(command: Command): void {
       throw new UsageError(`${name}: ${option.long ?? option.flags} is empty`);
   }
 }
+
+/**
+ * A store named by `--from` or `--store` that would not open (a file that is no SQLite database, a
+ * PostgreSQL server that refused): the error names the option and the store, a URL without its
+ * password; SQLite said only "file is not a database".
+ */
+export function storeOpenError(option: string, url: string, err: unknown): Error {
+  const shown = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+  return new Error(`${option} ${shown}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+}

@@ -10,7 +10,7 @@ import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, printJson, resolveSessionEntry, warn, writableIndexPath } from '../io.js';
-import { agentOption, checkStoreKey, checkStoreOption, targetOption, UsageError } from '../options.js';
+import { agentOption, checkStoreKey, checkStoreOption, storeOpenError, targetOption, UsageError } from '../options.js';
 
 interface ConvertFlags {
   to: string;
@@ -109,7 +109,9 @@ export function registerConvert(program: Command, ctx: CliContext): void {
   ): Promise<{ session: Session; childrenOf: ChildSessions; close: () => Promise<void> }> => {
     checkStoreOption('--from', url);
     checkStoreKey('--from', url, ctx.env.env);
-    const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) });
+    const store = await openStore(url, { env: ctx.env, warn: (m) => warn(ctx, m) }).catch((err: unknown) => {
+      throw storeOpenError('--from', url, err);
+    });
     const close = async () => {
       await store.close?.();
     };

@@ -5,7 +5,15 @@ import { ThreadbaseError } from '../../model/errors.js';
 import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
-import { agentOption, checkStoreKey, checkStoreOption, serverUrlOption, sinceOption, UsageError } from '../options.js';
+import {
+  agentOption,
+  checkStoreKey,
+  checkStoreOption,
+  serverUrlOption,
+  sinceOption,
+  storeOpenError,
+  UsageError,
+} from '../options.js';
 
 interface PushFlags {
   to: string;
@@ -45,7 +53,10 @@ export function registerPush(program: Command, ctx: CliContext): void {
       else {
         // the local index: an unusable THREADBASE_HOME named (SQLite said 'unable to open database file')
         if (!opts.from) writableIndexPath(ctx);
-        const store = await openStore(opts.from, { env: ctx.env, warn: (m) => warn(ctx, m) });
+        const fromUrl = opts.from;
+        const store = await openStore(fromUrl, { env: ctx.env, warn: (m) => warn(ctx, m) }).catch((err: unknown) => {
+          throw fromUrl === undefined ? err : storeOpenError('--from', fromUrl, err);
+        });
         from = store;
         close = async () => store.close?.();
       }

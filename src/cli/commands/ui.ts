@@ -14,7 +14,7 @@ import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
-import { checkStoreKey, checkStoreOption, portOption } from '../options.js';
+import { checkStoreKey, checkStoreOption, portOption, storeOpenError } from '../options.js';
 
 interface UiFlags {
   store?: string;
@@ -95,7 +95,11 @@ export function registerUi(program: Command, ctx: CliContext): void {
       }
       const storeWarnings: string[] = [];
       let driver: SessionDriver =
-        store === 'agents' ? fromAgents() : await openStore(store, { env: ctx.env, warn: (m) => storeWarnings.push(m) });
+        store === 'agents'
+          ? fromAgents()
+          : await openStore(store, { env: ctx.env, warn: (m) => storeWarnings.push(m) }).catch((err: unknown) => {
+              throw store === undefined ? err : storeOpenError('--store', store, err);
+            });
       // No index yet (or an empty one): show the agents' own sessions rather than an empty page.
       if (!store && (await driver.listSessions({ limit: 1 })).length === 0) {
         await driver.close?.();
