@@ -7,6 +7,8 @@ import { fmtCost, fmtTime, fmtTokens, h, highlighted, shortIdBeside, shortPath }
 import { PagedList } from './virtual.js';
 
 const PAGE = 100;
+/** Search hits shown at most; past them the page says there are more. */
+const SEARCH_SHOWN = 100;
 const view = document.getElementById('view');
 let current = { name: '', cleanup: () => {} };
 /** What j/k move over in the current view, and what Enter does with the selection. */
@@ -672,7 +674,10 @@ async function searchView(params) {
     input.focus();
     return;
   }
-  const { hits } = await get('/search', { q, source: params.source, project: params.project, limit: 100 });
+  // one past what is shown, to tell 'all 100' from 'the first 100 of more'
+  const { hits: found } = await get('/search', { q, source: params.source, project: params.project, limit: SEARCH_SHOWN + 1 });
+  const more = found.length > SEARCH_SHOWN;
+  const hits = found.slice(0, SEARCH_SHOWN);
   const results = hits.map((hit) =>
     h(
       'li',
@@ -697,7 +702,13 @@ async function searchView(params) {
   view.replaceChildren(
     h('h1', {}, 'Search'),
     form,
-    h('p', { class: 'muted' }, `${hits.length} hit${hits.length === 1 ? '' : 's'} for “${q}”`),
+    h(
+      'p',
+      { class: 'muted', id: 'hit-count' },
+      more
+        ? `The first ${SEARCH_SHOWN} hits for “${q}”: there are more. Add words to narrow the search.`
+        : `${hits.length} hit${hits.length === 1 ? '' : 's'} for “${q}”`,
+    ),
     h('ol', { class: 'hits' }, results),
   );
   nav = { items: () => [...view.querySelectorAll('li.hit-row')], open: (el) => (location.hash = el.dataset.href) };
