@@ -3,7 +3,8 @@
  * 1.0.102, offline against the Anthropic stand-in). Copilot CLI records it among the calls' results
  * (`user.message`, `delivery: "steering"`) and, resumed (`copilot --resume=<id> -p …`), sends all the
  * response's results, in call order, as one message, then the user's message as another: wherever among
- * the results it was recorded, a plain one (no `delivery`) too. threadbase's context of such a session is
+ * the results it was recorded, a queued one or a plain one (no `delivery`) too; a call of the response still
+ * open when the next response comes is sent in its interrupted words. threadbase's context of such a session is
  * what it sends; a Claude Code response split over records with the user's message between them, written
  * into Copilot CLI, is resumed with its calls in one message and their real results.
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
@@ -13,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
+import { COPILOT_INTERRUPTED } from '../../src/formats/copilot/denials.js';
 import { encodeCopilotEvents } from '../../src/formats/copilot/index.js';
 import type { Message } from '../../src/model/types.js';
 import type { AnthropicBlock, AnthropicMessage } from '../helpers/anthropic-standin.js';
@@ -59,10 +61,10 @@ const shape = (ms: readonly AnthropicMessage[]) =>
           : `result ${b.tool_use_id}: ${JSON.stringify(b.content)}${b.is_error ? ' (error)' : ''}`,
     ),
   ]);
-const expected = (said: string) => [
+const expected = (said: string, second = '"out2"') => [
   ['user', ['text go']],
   ['assistant', ['use toolu_c1', 'use toolu_c2']],
-  ['user', ['result toolu_c1: "out1"', 'result toolu_c2: "out2"']],
+  ['user', ['result toolu_c1: "out1"', `result toolu_c2: ${second}`]],
   ['user', [`text ${said}`]],
   ['assistant', ['text done']],
 ];
@@ -98,7 +100,13 @@ const completions = (events: Event[]) => events.flatMap((e, i) => (e.type === 't
 
 describe.skipIf(SKIP)("a user's message among a response's results and the real Copilot CLI", () => {
   it('is sent after all the results, in call order, as threadbase reads it', async () => {
-    const cases: [string, (events: Event[]) => Event[]][] = [
+    const interrupted = JSON.stringify(COPILOT_INTERRUPTED);
+    /** the second call's result left out: it never ended */
+    const unended = (events: Event[]) => {
+      events.splice(completions(events)[1] as number, 1);
+      return events;
+    };
+    const cases: [string, (events: Event[]) => Event[], string?][] = [
       [
         'steering between the results, the second call first',
         (events) => {
@@ -115,15 +123,41 @@ describe.skipIf(SKIP)("a user's message among a response's results and the real 
           return events;
         },
       ],
+      [
+        'queued between the results',
+        (events) => {
+          events.splice((completions(events)[0] as number) + 1, 0, userEvent('queued between', 'queued'));
+          return events;
+        },
+      ],
+      // a call still open when the next response comes: sent in the interrupted words, before the message
+      [
+        'steering after one result, the other call never ended',
+        (events) => {
+          const out = unended(events);
+          out.splice((completions(out)[0] as number) + 1, 0, userEvent('steering after', 'steering'));
+          return out;
+        },
+        interrupted,
+      ],
+      [
+        'queued after one result, the other call never ended',
+        (events) => {
+          const out = unended(events);
+          out.splice((completions(out)[0] as number) + 1, 0, userEvent('queued after', 'queued'));
+          return out;
+        },
+        interrupted,
+      ],
     ];
-    for (const [name, edit] of cases) {
-      const said = name.split(' ').slice(0, 2).join(' ');
+    for (const [name, edit, second] of cases) {
+      const said = name.split(' ').slice(0, 2).join(' ').replace(/,$/, '');
       const id = await recorded(edit);
       const { sent, ours } = await resumedByCopilot(home, id, `probe ${name}`, plainTextResults);
-      expect(shape(sent), name).toEqual(expected(said));
+      expect(shape(sent), name).toEqual(expected(said, second));
       expect(sent, name).toEqual(ours);
     }
-  }, 480_000);
+  }, 900_000);
 
   it("Claude Code's split response with the user's message between its records, written by threadbase", async () => {
     const claude = chainSession('claude', 'claude', home.project, [

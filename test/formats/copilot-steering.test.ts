@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COPILOT_INTERRUPTED } from '../../src/formats/copilot/denials.js';
 import { type CopilotReadState, initialState, parseEvents } from '../../src/formats/copilot/events.js';
 import { CopilotDriver, copilotContext, encodeCopilotEvents } from '../../src/formats/copilot/index.js';
 import { buildContext, pathToLeaf } from '../../src/model/tree.js';
@@ -152,6 +153,29 @@ describe("a Copilot CLI session with a response's results out of call order, a u
     // the entries listed in that order too, each at its event's time
     expect(session.entries.map((e) => e.id)).toEqual(path);
     expect(session.entries.find((e) => e.id === 'ev-8')?.timestamp).toBe('2026-01-02T10:00:07.000Z');
+  });
+
+  it('a queued message among them is placed so too; a call still open at the next response is answered as interrupted', async () => {
+    const cases: [string, (events: ReturnType<typeof recordedEvents>) => unknown[], string][] = [
+      [
+        'queued',
+        (events) => events.map((e) => (e.id === 'ev-7' ? { ...e, data: { ...e.data, delivery: 'queued' } } : e)),
+        'c1: out1',
+      ],
+      // the first call never ended: no completion before the next response
+      ['unended', (events) => events.filter((e) => e.id !== 'ev-8'), `c1: ${COPILOT_INTERRUPTED}`],
+    ];
+    for (const [name, edit, first] of cases) {
+      const id = `7d1f2c7e-0b8a-4c55-9f5e-2b4c3d6e7f9${cases.findIndex((c) => c[0] === name)}`;
+      const d = join(dir, name, 'session-state', id);
+      await mkdir(d, { recursive: true });
+      await writeFile(join(d, 'events.jsonl'), lines(edit(recordedEvents(id))));
+      const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: join(dir, name) } });
+      const session = (await driver.getSession(id)) as Session;
+      const want = expected.map(([role, parts]) => [role, role === 'tool' ? [first, 'c2: out2'] : parts]);
+      expect(shape(buildContext(session).messages), name).toEqual(want);
+      expect(shape(copilotContext(session).messages), name).toEqual(want);
+    }
   });
 
   it("read in two parts, the second with a result to go before the first part's: read whole again", async () => {

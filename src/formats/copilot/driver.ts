@@ -120,8 +120,9 @@ export class CopilotDriver extends DriverBase {
    * 9: a response's results in call order, a user's message recorded among them (steering) after them (results-order.ts).
    * 10: a sub-agent run's own calls still open when it is cancelled or fails are answered as interrupted in its side chain.
    * 11: a session threadbase wrote says so (session.start's producer `threadbase`: SessionInfo.writtenBy).
+   * 12: a call still open at the next response is answered as interrupted; a queued user message does not answer one.
    */
-  readonly readerVersion = 11;
+  readonly readerVersion = 12;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -201,7 +201,7 @@ function toolResultMessage(d: JsonObject, name: string | undefined, assets: Read
 
 /**
  * The results Copilot CLI makes up, on resume, for the calls an `abort` (the user's Esc Esc while a call
- * ran, or at its permission prompt) or the user's next message left without a tool.execution_complete: each
+ * ran, or at its permission prompt), the user's next message or the next response left without a tool.execution_complete: each
  * in its interrupted words, no is_error, in call order (seen with the real 1.0.102: every call still
  * unanswered, one finished before it keeps its result; test/agents/copilot-interrupted.test.ts). Cancelled,
  * but not made an error (markDeclined's): Copilot CLI sends none. Undefined when no call is open.
@@ -329,6 +329,9 @@ function trackUnanswered(state: CopilotReadState, type: string, d: JsonObject): 
   } else if (type === 'tool.execution_complete' && state.unanswered?.length && !staleCompletion(state, type, d))
     state.unanswered = state.unanswered.filter((c) => c.id !== d.toolCallId);
 }
+
+/** A user.message typed while the agent was busy (`delivery`: `steering` into the running turn, or `queued` for after it). */
+const typedWhileBusy = (d: JsonObject): boolean => d.delivery === 'steering' || d.delivery === 'queued';
 
 /** Keeps a sub-agent run's own calls not yet answered (by its spawning call): its assistant.message adds them, a result answers one. */
 function trackRunCalls(state: CopilotReadState, run: string, type: string, d: JsonObject): void {
@@ -463,10 +466,13 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     const byAgent = !ownRun && typeof ev.agentId === 'string' ? state.agentCalls[ev.agentId] : undefined;
     const spawnedBy = str(d.parentToolCallId) ?? byAgent ?? subAgentOf(ev.type, d, open);
     const stale = !spawnedBy && staleCompletion(state, ev.type, d);
-    // calls the user's next turn finds open: answered before it as Copilot CLI sends them (not a message
-    // steering the turn that runs them: seen recorded after their results, which may still come)
+    // calls the user's next turn or the next response finds open: answered before it as Copilot CLI sends
+    // them (not a message typed while they ran, steering or queued: their results may still come after it,
+    // and Copilot CLI sends those; test/agents/copilot-steering.test.ts)
     const leftOpen =
-      !spawnedBy && ev.type === 'user.message' && d.delivery !== 'steering' ? interruptedResults(state) : undefined;
+      !spawnedBy && ((ev.type === 'user.message' && !typedWhileBusy(d)) || ev.type === 'assistant.message')
+        ? interruptedResults(state)
+        : undefined;
     if (!spawnedBy) trackUnanswered(state, ev.type, d);
     // the main chain's abort: the results Copilot CLI makes up for the calls it left open
     const interrupted = ev.type === 'abort' && !spawnedBy ? interruptedResults(state) : undefined;
@@ -516,7 +522,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       state.lastSide[spawnedBy] = id;
       trackRunCalls(state, spawnedBy, ev.type, d);
     } else {
-      const role = spanRoleOf(entry, d.delivery === 'steering');
+      const role = spanRoleOf(entry, typedWhileBusy(d));
       order.before(role);
       if (ev.type === 'session.snapshot_rewind') {
         rewound = true;
