@@ -152,6 +152,7 @@ describe('a rich Claude Code session carried through several agents in a row', (
   for (const chain of [
     ['pi', 'opencode', 'codex', 'claude'],
     ['copilot', 'claude'],
+    ['gemini', 'claude'],
   ] as SourceName[][])
     it(`claude → ${chain.join(' → ')}: every hop reads as the original`, async () => {
       const expected = view(source);

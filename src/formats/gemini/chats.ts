@@ -122,7 +122,9 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
     const onlyResults =
       parts.length > 0 && parts.every((p) => p.type === 'tool_result' || p.type === 'text' || p.type === 'image');
     const results = parts.filter((p) => p.type === 'tool_result');
-    if (results.length > 0 && results.length === parts.length && results.every((r) => answered.has(r.callId))) {
+    // the images and files a result returned go beside its functionResponse (convertToFunctionResponse's sibling parts)
+    const resultsOnly = parts.every((p) => p.type === 'tool_result' || p.type === 'image' || p.type === 'file');
+    if (results.length > 0 && resultsOnly && results.every((r) => answered.has(r.callId))) {
       return [{ ...base, kind: 'metadata', type: 'gemini:repeated_tool_response', data: { content: rec.content } }];
     }
     for (const r of results) answered.add(r.callId);

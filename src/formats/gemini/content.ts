@@ -153,7 +153,9 @@ export function toolCallResult(callId: string, name: string, result: unknown, st
   if (fr && isObject(fr.functionResponse)) {
     part = functionResponseResult(fr.functionResponse, callId);
     part.callId = callId;
-    if (extra.length) part.content = [{ type: 'text', text: typeof part.content === 'string' ? part.content : '' }, ...extra];
+    // an empty output (an image-only result threadbase wrote) is no text: the Messages API refuses an empty text block
+    const text = typeof part.content === 'string' ? part.content : '';
+    if (extra.length) part.content = [...(text ? [{ type: 'text' as const, text }] : []), ...extra];
   } else
     part = {
       type: 'tool_result',

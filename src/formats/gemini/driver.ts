@@ -103,8 +103,10 @@ export class GeminiDriver extends DriverBase {
    * 2: a refused or cancelled call's result marked (meta.refused / meta.cancelled), its status kept across
    *    a resume; a sub-agent titled by its task's first line
    * 3: a chat threadbase wrote says so (`threadbase.writtenBy` on its metadata record: SessionInfo.writtenBy)
+   * 4: a result's images beside its repeated functionResponse (the user record after the call) are no second
+   *    result and loose image; an image-only result reads without an empty text before the image
    */
-  readonly readerVersion = 3;
+  readonly readerVersion = 4;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
