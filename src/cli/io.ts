@@ -117,6 +117,9 @@ export function writableIndexPath(ctx: CliContext, opts: { make?: boolean } = {}
   try {
     // not mkdirSync's `recursive`: under /proc (THREADBASE_HOME=/proc/x) it never returned
     makeDirectorySync(dirname(path));
+    // SQLite makes its -wal and -shm files beside the index: a folder it cannot write in failed with
+    // "unable to open database file" even where the index itself could be written
+    accessSync(dirname(path), constants.W_OK);
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat && !stat.isFile()) throw new Error('not a regular file');
     // an index that is there is not opened here: closing a descriptor of a SQLite file drops the locks

@@ -1,0 +1,86 @@
+/**
+ * A THREADBASE_HOME folder that cannot be written while its index.db can (a folder made read-only,
+ * a read-only mount holding a writable file): SQLite makes its -wal and -shm files beside the index,
+ * so `search`, `stats`, `sync` and `push` are refused naming the folder, as for any unusable home;
+ * they failed with SQLite's bare "unable to open database file". As root the folder is made
+ * immutable (chattr +i) where chmod does not stop root; the test is skipped where neither can be done.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
+import { claudeOlderCliHome } from '../helpers/fixture-homes.js';
+
+let root: string;
+let env: DriverEnv;
+let readOnly: string;
+let undo: (() => void) | undefined;
+
+/** Makes `dir` unwritable for this process; how to undo it, or undefined where it cannot be done. */
+function makeUnwritable(dir: string): (() => void) | undefined {
+  const writable = () => {
+    try {
+      writeFileSync(join(dir, 'probe'), '');
+      rmSync(join(dir, 'probe'));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  chmodSync(dir, 0o555);
+  if (!writable()) return () => chmodSync(dir, 0o755);
+  chmodSync(dir, 0o755);
+  try {
+    execFileSync('chattr', ['+i', dir], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const back = () => execFileSync('chattr', ['-i', dir], { stdio: 'ignore' });
+  if (!writable()) return back;
+  back();
+  return undefined;
+}
+
+beforeAll(async () => {
+  ({ root, env } = await claudeOlderCliHome('tb-read-only-home-'));
+  await runCliOk(env, ['sync']);
+  readOnly = mkdtempSync(join(tmpdir(), 'tb-read-only-tbhome-'));
+  mkdirSync(readOnly, { recursive: true });
+  copyFileSync(join(root, '.tb', 'index.db'), join(readOnly, 'index.db'));
+  undo = makeUnwritable(readOnly);
+});
+
+afterAll(() => {
+  undo?.();
+  if (readOnly) rmSync(readOnly, { recursive: true, force: true });
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe('a THREADBASE_HOME folder that cannot be written', () => {
+  it.each([
+    [['search', 'cats']],
+    [['search', 'cats', '--no-sync']],
+    [['stats']],
+    [['sync']],
+    [['push', '--to', 'http://127.0.0.1:9', '--key', 'tb_x']],
+  ])('%j is refused naming the folder', async (args) => {
+    if (!undo) return; // neither chmod nor chattr stops this process from writing there
+    const r = await runCli({ home: env.home, env: { ...env.env, THREADBASE_HOME: readOnly } }, args);
+    expect(r.err).toContain(`threadbase: the index ${join(readOnly, 'index.db')} cannot be made or opened (`);
+    expect(r.err).toContain(`THREADBASE_HOME=${readOnly} must be a directory threadbase can write in`);
+    expect(r.code).toBe(1);
+  });
+
+  it('sessions and show still read the agents’ files', async () => {
+    if (!undo) return;
+    const e = { home: env.home, env: { ...env.env, THREADBASE_HOME: readOnly } };
+    const listed = await runCli(e, ['sessions']);
+    expect(listed.code, listed.err).toBe(0);
+    expect(listed.out).toContain('Counting cats in pictures');
+    const shown = await runCli(e, ['show', '11111111']);
+    expect(shown.code, shown.err).toBe(0);
+  });
+});
