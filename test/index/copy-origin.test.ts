@@ -6,7 +6,7 @@
  * and the local index, PostgreSQL and the TypeScript rule agree. Without the rule, a copy with a
  * recorded cost (Cline's) or a lower session id took replies from the original.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { appendFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ import { fixtureHome } from '../helpers/fixture-homes.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
-const TARGETS = ['cline', 'gemini', 'qwen', 'claude', 'opencode', 'kilo', 'continue'] as const;
+const TARGETS = ['cline', 'gemini', 'qwen', 'claude', 'opencode', 'kilo', 'continue', 'pi'] as const;
 
 interface StatsRow {
   key: string;
@@ -142,6 +142,33 @@ describe('a copy threadbase wrote never wins over its original', () => {
     // an earlier start still wins first
     const earlierCopy = { ...copy, createdAt: '2025-12-31T00:00:00.000Z' };
     expect(preferredCopy(earlierCopy, 1, original, 0)).toBe(true);
+  });
+
+  it('a copy the agent appended to, read from where the index left it, stays marked', async () => {
+    // twice: the first sync after a write may read the file whole, the second goes on from its offset
+    for (const [n, name] of ['renamed', 'renamed again'].entries()) {
+      const appended: string[] = [];
+      for (const id of copyIds) {
+        const s = await index.getSession(id);
+        const leaf = s?.leafId ?? s?.entries.at(-1)?.id ?? null;
+        // a line each agent appends as it goes on (a rename), after the copy's own
+        if (s?.source === 'claude') {
+          await appendFile(s.path as string, `${JSON.stringify({ type: 'custom-title', customTitle: name, sessionId: id })}\n`);
+          appended.push(id);
+        } else if (s?.source === 'pi') {
+          const line = { type: 'session_info', id: `renamed${n}`, parentId: leaf, timestamp: new Date().toISOString(), name };
+          await appendFile(s.path as string, `${JSON.stringify(line)}\n`);
+          appended.push(id);
+        }
+      }
+      expect(appended).toHaveLength(2);
+      await runCliOk(env, ['sync']);
+      for (const id of appended) {
+        const s = await index.getSession(id);
+        expect({ id, title: s?.title, writtenBy: s?.writtenBy }).toEqual({ id, title: name, writtenBy: 'threadbase' });
+      }
+    }
+    expect(await stats('source')).toEqual(bySourceBefore);
   });
 
   // last: it rewrites the index as one made before the mark held it

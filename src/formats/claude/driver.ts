@@ -794,7 +794,6 @@ interface TranscriptState {
   version?: string;
   agentId?: string;
   forkedFrom?: { sessionId?: string; messageUuid?: string };
-  writtenBy?: 'threadbase';
 }
 
 function stateOf(p: ParsedTranscript): string {
@@ -830,7 +829,6 @@ function mergeState(state: TranscriptState, p: ParsedTranscript): ParsedTranscri
   pick('version', false);
   pick('agentId', false);
   pick('forkedFrom', false);
-  pick('writtenBy', false);
   if (state.lastTimestamp && (!p.lastTimestamp || state.lastTimestamp > p.lastTimestamp))
     merged.lastTimestamp = state.lastTimestamp;
   return merged;

@@ -24,6 +24,7 @@ import { appendJsonlLines, toJsonl, writeFileAtomic } from '../shared/atomic.js'
 import { applyFilter, DriverBase, dirEntries, fileUnits } from '../shared/base.js';
 import { jsonValueOf, readFirstJsonLine } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { childLinkField, childLinkOf } from './children.js';
 import { piSendView } from './context.js';
 import { currentLeafLast, encodeEntries, flushable } from './encode.js';
@@ -75,8 +76,9 @@ export class PiDriver extends DriverBase {
    * 3: branch summaries' details and fromHook;
    * 4: an error result in pi's words for a blocked or aborted call is marked `refused`/`cancelled` (denials.ts);
    * 5: a file without a readable header is dated by its name (not 1970) and synced under the id it is listed by
+   * 6: a session threadbase wrote says so (its header's `threadbase.writtenBy`: SessionInfo.writtenBy)
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -364,6 +366,8 @@ export class PiDriver extends DriverBase {
       timestamp: new Date().toISOString(),
       cwd,
       ...headerFields,
+      // pi reads only the header fields it knows (parse.ts reads this back: SessionInfo.writtenBy)
+      threadbase: { ...(isRecord(headerFields.threadbase) ? headerFields.threadbase : {}), writtenBy: WRITTEN_BY },
     };
     const { file, warnings: added } = await this.writeNew(enc.records, header, cwd, id);
     const written = await this.readFile(file);

@@ -24,6 +24,7 @@ import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { joinOpenAIReasoning, openaiItemId } from '../shared/openai-reasoning.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
+import { WRITTEN_BY } from '../shared/written-by.js';
 import { ABORTED_TOOL_RESULT, BLOCKED_BY_USER, piDeclinedMark } from './denials.js';
 import { FAILED_TURN_RESULT_CUSTOM_TYPE, SOURCE, SYSTEM_CUSTOM_TYPE } from './parse.js';
 import {
@@ -622,7 +623,14 @@ export function encodePiSessionFile(session: Session, opts: JsonlEncodeOptions &
   const { ordered, warnings } = currentLeafLast(session);
   const enc = encodeEntries(ordered);
   const safe = flushable(enc.records);
-  const header: PiRecord = { type: 'session', version: PI_SESSION_VERSION, id: sessionId, timestamp, cwd };
+  const header: PiRecord = {
+    type: 'session',
+    version: PI_SESSION_VERSION,
+    id: sessionId,
+    timestamp,
+    cwd,
+    threadbase: { writtenBy: WRITTEN_BY },
+  };
   const records = [header, ...safe.records];
   return {
     sessionId,

@@ -25,6 +25,7 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { jsonValueOf, readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
+import { writtenByOf } from '../shared/written-by.js';
 import { piDeclinedMark } from './denials.js';
 import {
   bashExecutionText,
@@ -581,6 +582,8 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
     source: SOURCE,
     ...(typeof header?.cwd === 'string' && header.cwd ? { project: header.cwd } : {}),
     ...(title ? { title } : {}),
+    // a session threadbase wrote (driver.ts writeWithHeader, encode.ts encodePiSessionFile)
+    ...writtenByOf(isRecord(header?.threadbase) ? header.threadbase.writtenBy : undefined),
     createdAt,
     updatedAt,
     messageCount: countMessages(entries),
