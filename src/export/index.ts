@@ -312,7 +312,8 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
 
 /** A message in Markdown under a heading of its role (## at the top, a level more per sub-agent), what the agent wrote itself folded. */
 function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
-  const who = m.role === 'assistant' && m.model ? `assistant (${m.model})` : m.role;
+  // a model's name as written (Claude Code's '<synthetic>' was taken for a tag and vanished)
+  const who = m.role === 'assistant' && m.model ? `assistant (${mdInline(m.model)})` : m.role;
   const command = localCommandOf(m);
   const empty = emptyTextOf(m);
   const parts = command
@@ -342,6 +343,12 @@ function turnsMarkdown(shown: ShownSession, depth: number): string[] {
 /** A side chain whose call is not on the path shown (or names none): a sub-agent all the same. */
 const SIDE_CHAIN_LABEL = 'Sub-agent session (side chain, no call on this path ran it)';
 
+/**
+ * A value of the session's (a model's name, the project's path, its id) on one line of the Markdown, as
+ * written: a tag in it is no HTML for the renderer, a line break in it ends no list item.
+ */
+const mdInline = (s: string) => markdownText(linesJoined(s), 'inline');
+
 const usageMd = (l: UsageLine) =>
   `input ${l.usage.input}, output ${l.usage.output}, cache read ${l.usage.cacheRead}, cache write ${l.usage.cacheWrite}`;
 
@@ -353,14 +360,16 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
   const head = [
     `# ${markdownHeading(s.title ?? `Session ${s.id}`)}`,
     '',
-    `- source: ${s.source}`,
-    `- id: ${s.id}`,
-    ...(s.project ? [`- project: ${s.project}`] : []),
-    `- created: ${s.createdAt}`,
-    `- updated: ${s.updatedAt}`,
-    ...(u.models.length ? [`- models: ${u.models.join(', ')}`] : []),
+    `- source: ${mdInline(s.source)}`,
+    `- id: ${mdInline(s.id)}`,
+    ...(s.project ? [`- project: ${mdInline(s.project)}`] : []),
+    `- created: ${mdInline(s.createdAt)}`,
+    `- updated: ${mdInline(s.updatedAt)}`,
+    ...(u.models.length ? [`- models: ${mdInline(u.models.join(', '))}`] : []),
     `- tokens: ${usageMd({ ...own, label: '' })}${own.cost !== null ? `; cost ${costText(own.cost, own.estimated)}` : ''}`,
-    ...(c.models.length > 1 ? c.models.map((m) => `  - ${m.label}: ${usageMd(m)}; cost ${costText(m.cost, m.estimated)}`) : []),
+    ...(c.models.length > 1
+      ? c.models.map((m) => `  - ${mdInline(m.label)}: ${usageMd(m)}; cost ${costText(m.cost, m.estimated)}`)
+      : []),
     ...c.subAgents.map(
       (l) => `- ${markdownText(linesJoined(l.label), 'inline')}: ${usageMd(l)}; cost ${costText(l.cost, l.estimated)}`,
     ),
@@ -370,7 +379,7 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
         ]
       : []),
     ...(c.estimated ? [`- ${ESTIMATE_NOTE}`] : []),
-    ...(c.unpriced.length ? [`- not in the cost (no price known): ${c.unpriced.join(', ')}`] : []),
+    ...(c.unpriced.length ? [`- not in the cost (no price known): ${mdInline(c.unpriced.join(', '))}`] : []),
     '',
   ];
   const body = turnsMarkdown(shown, 0);
