@@ -226,7 +226,7 @@ function entryText(e: Entry): string | undefined {
     case 'branch_summary':
       return `**Branch summary**\n\n${markdownText(e.summary)}`;
     case 'model_change':
-      return `_${modelChangeText(e)}_`;
+      return `_${mdInline(modelChangeText(e))}_`;
     default:
       return undefined;
   }

@@ -1,6 +1,6 @@
 /**
  * The Markdown export writes the session's own values as written: a model's name in a turn's heading
- * and in the head's list, the project's path, the unpriced models and the id, as it writes the title
+ * and in the head's list, the project's path, the unpriced models, the id and a model change, as it writes the title
  * and the turns (markdownText). They went out raw, so a renderer drew a path or a model name holding
  * HTML as HTML (a model '<x>' showed as 'assistant ()'), and a line break in a path ended its list
  * item. Rendered by marked.
@@ -41,6 +41,7 @@ describe('Markdown export: the session’s own values as written', () => {
             parts: [{ type: 'text', text: 'hello' }],
           },
         },
+        { id: 'mc', parentId: 'a1', timestamp: '2026-11-20T10:00:02.000Z', kind: 'model_change', model: `n${tag}` },
       ],
     });
     const html = marked.parse(md);
@@ -48,6 +49,7 @@ describe('Markdown export: the session’s own values as written', () => {
     expect(html).toContain('<li>project: /tmp/&lt;img src=x onerror=alert(1)&gt; second line</li>');
     expect(html).toContain('<h2>assistant (m&lt;img src=x onerror=alert(1)&gt;)</h2>');
     expect(html).toContain('<li>id: id&lt;img src=x onerror=alert(1)&gt;</li>');
+    expect(html).toContain('<p><em>model changed to n&lt;img src=x onerror=alert(1)&gt;</em></p>');
     expect(html).toMatch(/<li>models: m&lt;img src=x onerror=alert\(1\)&gt;<\/li>/);
     expect(html).toMatch(/<li>not in the cost \(no price known\): m&lt;img src=x onerror=alert\(1\)&gt;<\/li>/);
   });
