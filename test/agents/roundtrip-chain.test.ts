@@ -86,6 +86,7 @@ function partView(p: Part): unknown {
 function view(s: Session) {
   const turns: { role: string; model?: string; usage?: unknown; parts: unknown[] }[] = [];
   for (const e of pathToLeaf(s)) {
+    if (e.kind === 'compaction') turns.push({ role: 'compaction', parts: [e.summary] });
     if (e.kind !== 'message') continue;
     const m = e.message;
     const prev = turns.at(-1);
@@ -109,10 +110,11 @@ function view(s: Session) {
 function times(s: Session): [string, string][] {
   const out: { role: string; span: [string, string] }[] = [];
   for (const e of pathToLeaf(s)) {
-    if (e.kind !== 'message') continue;
+    const role = e.kind === 'message' ? e.message.role : e.kind === 'compaction' ? 'compaction' : undefined;
+    if (!role) continue;
     const prev = out.at(-1);
-    if (prev?.role === e.message.role) prev.span[1] = e.timestamp;
-    else out.push({ role: e.message.role, span: [e.timestamp, e.timestamp] });
+    if (prev?.role === role) prev.span[1] = e.timestamp;
+    else out.push({ role, span: [e.timestamp, e.timestamp] });
   }
   return out.map((t) => t.span);
 }
@@ -175,6 +177,24 @@ describe('a rich Claude Code session carried through several agents in a row', (
       const ctx = contextToAnthropic(await readContext(home, 'claude', cur.id)).messages;
       expect(JSON.stringify(ctx)).toContain('"is_error":true');
     });
+
+  it('a fork of a compacted session, its path starting with the /compact command, keeps its title and turns through every agent and back', async () => {
+    const id = (await runClaude(home, [], 'first question')).session_id;
+    await runClaude(home, ['--resume', id], '/compact');
+    await runClaude(home, ['--resume', id], 'THINK after the compaction');
+    // a fork of it starts at the compaction (Claude Code copies the messages from the compact boundary on)
+    const fork = (await runClaude(home, ['--resume', id, '--fork-session'], 'THINK in the fork')).session_id;
+    const compacted = await readSession(home, 'claude', fork);
+    const expected = view(compacted);
+    expect(expected.turns[0]?.role).toBe('compaction');
+    // Claude Code's local-command caveat is the first user record on the path; the title is not it
+    expect(compacted.title).not.toMatch(/^</);
+    for (const to of ['pi', 'opencode', 'codex', 'copilot', 'gemini', 'qwen', 'cline', 'continue'] as SourceName[]) {
+      const there = await hop(compacted, to);
+      expect(view(there), to).toEqual(expected);
+      expect(view(await hop(there, 'claude')), `${to} → claude`).toEqual(expected);
+    }
+  });
 
   it('codex resumes its hop with the failed call and the image in its input', async () => {
     const inCodex = await hop(await hop(await hop(source, 'pi'), 'opencode'), 'codex');

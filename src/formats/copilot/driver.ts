@@ -121,8 +121,9 @@ export class CopilotDriver extends DriverBase {
    * 10: a sub-agent run's own calls still open when it is cancelled or fails are answered as interrupted in its side chain.
    * 11: a session threadbase wrote says so (session.start's producer `threadbase`: SessionInfo.writtenBy).
    * 12: a call still open at the next response is answered as interrupted; a queued user message does not answer one.
+   * 13: a session threadbase wrote is titled by its workspace name (its source's title) before its first user line.
    */
-  readonly readerVersion = 12;
+  readonly readerVersion = 13;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

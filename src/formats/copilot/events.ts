@@ -15,7 +15,7 @@ import { countMessages, titleLine } from '../../model/tree.js';
 import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
-import { writtenByOf } from '../shared/written-by.js';
+import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
 
@@ -50,6 +50,8 @@ export interface CopilotReadState {
   project?: string;
   /** `session.title_changed`, else the first user message's first line */
   title?: string;
+  /** the title is a `session.title_changed`'s, not the first line */
+  titleChanged?: boolean;
   /** the last entry of the main chain, and of each sub-agent's side chain (by spawning call) */
   lastMain: string | null;
   lastSide: Record<string, string>;
@@ -451,6 +453,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       state.toolNames[d.toolCallId] = d.toolName;
     } else if (ev.type === 'session.title_changed' && typeof d.title === 'string' && d.title.trim()) {
       state.title = d.title.trim();
+      state.titleChanged = true;
     } else if (ev.type === 'session.binary_asset' && typeof d.assetId === 'string' && typeof d.data === 'string') {
       assets.set(d.assetId, d.data);
     }
@@ -563,7 +566,11 @@ export function sessionOf(file: string, parsed: ParsedEvents, workspace: Workspa
   const leaf = state.lastMain;
   const usage = summarizeUsage(parsed.entries);
   const project = workspace.cwd ?? state.project;
-  const title = (workspace.userNamed && workspace.name) || state.title || workspace.name;
+  // a session threadbase wrote has its source's title as its name: before a first line (which may be
+  // another agent's injected text, as Claude Code's local-command caveat), after a title Copilot CLI gave it
+  const written = state.producer === WRITTEN_BY ? workspace.name : undefined;
+  const title =
+    (workspace.userNamed && workspace.name) || (state.titleChanged && state.title) || written || state.title || workspace.name;
   return {
     id: state.id,
     source: SOURCE,
