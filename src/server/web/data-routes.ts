@@ -46,6 +46,8 @@ export interface WebDataRoutesOptions {
   apiKey?: string;
   cacheMs?: number;
   statsSessionLimit?: number;
+  /** A store that cannot search itself: how many of its most recent sessions a search reads (default 500). */
+  searchSessionLimit?: number;
   /** Prices for responses with no recorded cost (default the bundled table). */
   prices?: PriceTable;
 }
@@ -201,7 +203,12 @@ export function continueMode(opts: Pick<WebDataRoutesOptions, 'targets' | 'hando
 }
 
 export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
-  const settings = { cacheMs: opts.cacheMs, statsSessionLimit: opts.statsSessionLimit, prices: opts.prices };
+  const settings = {
+    cacheMs: opts.cacheMs,
+    statsSessionLimit: opts.statsSessionLimit,
+    searchSessionLimit: opts.searchSessionLimit,
+    prices: opts.prices,
+  };
   const fixed = new WebData(opts.driver, settings);
   const scoped = new Map<string, WebData>();
   const dataOf = (c: Context): WebData => {
@@ -277,11 +284,16 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
   app.get('/search', async (c) => {
     const q = queryOf(c.req.query());
     const query = q.q ?? '';
-    const hits = query.trim()
-      ? await dataOf(c).search(query, { source: q.source, project: q.project, limit: Number(q.limit) || 50 })
-      : [];
+    const { hits, scanned } = query.trim()
+      ? await dataOf(c).searchWithScope(query, { source: q.source, project: q.project, limit: Number(q.limit) || 50 })
+      : { hits: [], scanned: undefined };
     const titles = await dataOf(c).titles();
-    return c.json({ query, hits: hits.map((h) => ({ ...h, title: titles.get(h.sessionId) ?? null })) });
+    // scanned: a store with no index of its own, read in its most recent sessions only (the page says so)
+    return c.json({
+      query,
+      hits: hits.map((h) => ({ ...h, title: titles.get(h.sessionId) ?? null })),
+      ...(scanned ? { scanned } : {}),
+    });
   });
 
   app.get('/stats', async (c) => {

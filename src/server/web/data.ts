@@ -78,6 +78,8 @@ export interface WebDataOptions {
   cacheSize?: number;
   /** Up to this many sessions, stats load each session and count per message. */
   statsSessionLimit?: number;
+  /** A store that cannot search itself is searched in its this many most recent sessions (default 500). */
+  searchSessionLimit?: number;
   /**
    * Prices for responses whose agent recorded no cost (Claude Code never does), as `threadbase
    * stats` counts them; default the bundled table.
@@ -349,6 +351,7 @@ export class WebData {
   private readonly cacheMs: number;
   private readonly cacheSize: number;
   private readonly statsSessionLimit: number;
+  private readonly searchSessionLimit: number;
   private readonly prices: PriceTable;
   private loaded = new Map<string, LoadedSession>();
   private listing?: { at: number; sessions: SessionInfo[] };
@@ -359,6 +362,7 @@ export class WebData {
     this.cacheMs = opts.cacheMs ?? 5_000;
     this.cacheSize = opts.cacheSize ?? 6;
     this.statsSessionLimit = opts.statsSessionLimit ?? 400;
+    this.searchSessionLimit = opts.searchSessionLimit ?? 500;
     this.prices = opts.prices ?? PRICES;
   }
 
@@ -828,19 +832,32 @@ export class WebData {
 
   /** Full-text search through the driver's own index, else a bounded scan of the sessions. */
   async search(query: string, opts: { source?: string; project?: string; limit?: number }): Promise<SearchHit[]> {
+    return (await this.searchWithScope(query, opts)).hits;
+  }
+
+  /**
+   * search, and how many of the sessions it looked in when it scanned them (`scanned`: no index to ask,
+   * only the searchSessionLimit most recent are read), so the page can say the rest were not searched.
+   */
+  async searchWithScope(
+    query: string,
+    opts: { source?: string; project?: string; limit?: number },
+  ): Promise<{ hits: SearchHit[]; scanned?: { searched: number; of: number } }> {
     const limit = Math.min(200, Math.max(1, opts.limit ?? 50));
     if (this.driver.search && this.driver.capabilities.search) {
       // the index's snippet keeps the whitespace around a hit: the page shows it as written, blank lines and all
       const hits = await this.driver.search(query, { source: opts.source, project: opts.project, limit });
-      return hits.map((h) => ({ ...h, snippet: h.snippet.trim() }));
+      return { hits: hits.map((h) => ({ ...h, snippet: h.snippet.trim() })) };
     }
     const needle = query.toLowerCase().trim();
-    if (!needle) return [];
+    if (!needle) return { hits: [] };
     const hits: SearchHit[] = [];
     const sessions = (await this.allSessions()).filter(
       (s) => (!opts.source || s.source === opts.source) && (!opts.project || s.project === opts.project),
     );
-    for (const info of sessions.slice(0, 500)) {
+    const searched = sessions.slice(0, this.searchSessionLimit);
+    const scanned = { searched: searched.length, of: sessions.length };
+    for (const info of searched) {
       const ls = await this.load(info.id);
       for (const e of ls.session.entries) {
         const text = entryText(e);
@@ -857,10 +874,10 @@ export class WebData {
           score: 1,
           timestamp: e.timestamp,
         });
-        if (hits.length >= limit) return hits;
+        if (hits.length >= limit) return { hits, scanned };
       }
     }
-    return hits;
+    return { hits, scanned };
   }
 
   /** Tokens and cost per day, model, project and agent, counted per assistant response. */

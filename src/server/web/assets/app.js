@@ -675,7 +675,12 @@ async function searchView(params) {
     return;
   }
   // one past what is shown, to tell 'all 100' from 'the first 100 of more'
-  const { hits: found } = await get('/search', { q, source: params.source, project: params.project, limit: SEARCH_SHOWN + 1 });
+  const { hits: found, scanned } = await get('/search', {
+    q,
+    source: params.source,
+    project: params.project,
+    limit: SEARCH_SHOWN + 1,
+  });
   const more = found.length > SEARCH_SHOWN;
   const hits = found.slice(0, SEARCH_SHOWN);
   const results = hits.map((hit) =>
@@ -709,6 +714,14 @@ async function searchView(params) {
         ? `The first ${SEARCH_SHOWN} hits for “${q}”: there are more. Add words to narrow the search.`
         : `${hits.length} hit${hits.length === 1 ? '' : 's'} for “${q}”`,
     ),
+    // a store with no index is searched in its most recent sessions only: said, not left to be believed whole
+    scanned && scanned.searched < scanned.of
+      ? h(
+          'p',
+          { class: 'muted small', id: 'search-scope' },
+          `Searched the ${scanned.searched.toLocaleString()} most recently updated of ${scanned.of.toLocaleString()} sessions: there is no index to search them all (threadbase sync makes one).`,
+        )
+      : '',
     h('ol', { class: 'hits' }, results),
   );
   nav = { items: () => [...view.querySelectorAll('li.hit-row')], open: (el) => (location.hash = el.dataset.href) };
