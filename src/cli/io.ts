@@ -1,7 +1,7 @@
 /** Output conventions of the CLI: `--json` prints JSON only on stdout; warnings go to stderr. */
 
 import { accessSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { Sources } from '../formats/registry.js';
 import { makeDirectorySync } from '../formats/shared/atomic.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
@@ -115,6 +115,9 @@ export function resolveSessionEntry(session: Pick<Session, 'id' | 'source' | 'en
 export function writableIndexPath(ctx: CliContext, opts: { make?: boolean } = {}): string {
   const path = indexPath(ctx.env);
   try {
+    // ~/.threadbase is made in a home that is there: HOME=/nonexistent (a service account's) made
+    // /nonexistent itself, and an empty HOME put the index in the current directory
+    if (!ctx.env.env.THREADBASE_HOME) homeThatIsThere(ctx.env.home);
     // not mkdirSync's `recursive`: under /proc (THREADBASE_HOME=/proc/x) it never returned
     makeDirectorySync(dirname(path));
     // SQLite makes its -wal and -shm files beside the index: a folder it cannot write in failed with
@@ -138,6 +141,13 @@ export function writableIndexPath(ctx: CliContext, opts: { make?: boolean } = {}
     );
   }
   return path;
+}
+
+/** Throws unless `home` is an absolute path to a directory that is there. */
+function homeThatIsThere(home: string): void {
+  if (!isAbsolute(home)) throw new Error(home ? `HOME=${home} is not an absolute path` : 'HOME is empty');
+  if (!statSync(home, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`HOME=${home} is no directory; set THREADBASE_HOME`);
 }
 
 /** `--no-index` for the commands that open one session. */
