@@ -3,13 +3,15 @@
  * parallel calls in one response: a command, a failing command, a Read of a PNG whose result is the
  * image; usage with cache reads and writes; a second turn with thinking), carried through several
  * agents in a row with `convertSession` and read back at each hop:
- *   claude → pi → opencode → codex → claude, claude → copilot → claude, claude → gemini → claude.
+ *   claude → pi → opencode → codex → claude, claude → copilot → claude, claude → gemini → claude,
+ *   claude → qwen → cline → continue → gemini → copilot → codex → opencode → pi → claude.
  * At every hop the session reads as the original: each turn in order with its parts (text, thinking
  * with its signature, calls by name and input, results with their content, image bytes and error
  * flag), model, usage (input, output, cache read, cache write) and the time of each turn; the title
- * and the project. Call ids may be remapped (compared by order). Then the real codex resumes its hop
- * and the real Claude Code resumes the last copy, and what each sends holds the failed call as failed
- * and the image.
+ * and the project. Call ids may be remapped (compared by order). Then the real pi, OpenCode and codex
+ * resume their hops and the real Claude Code the last copy, and what each sends holds the three
+ * results in order, the failed one as failed (codex has no such flag) and the image. A fork of a
+ * compacted session goes through every agent that writes and back the same.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -155,6 +157,7 @@ describe('a rich Claude Code session carried through several agents in a row', (
     ['pi', 'opencode', 'codex', 'claude'],
     ['copilot', 'claude'],
     ['gemini', 'claude'],
+    ['qwen', 'cline', 'continue', 'gemini', 'copilot', 'codex', 'opencode', 'pi', 'claude'],
   ] as SourceName[][])
     it(`claude → ${chain.join(' → ')}: every hop reads as the original`, async () => {
       const expected = view(source);
@@ -195,6 +198,23 @@ describe('a rich Claude Code session carried through several agents in a row', (
       expect(view(await hop(there, 'claude')), `${to} → claude`).toEqual(expected);
     }
   });
+
+  for (const target of ['pi', 'opencode'] as const)
+    it(`${target} resumes its hop with the three results, the failed one failed, and the image`, async () => {
+      const through = target === 'pi' ? ['pi'] : ['pi', 'opencode'];
+      let cur = source;
+      let written = { id: '', source: target as string, path: '' };
+      for (const to of through) {
+        const w = await convertSession(cur, { to: to as SourceName, env: home.env });
+        written = { id: w.id, source: to, path: (w as { path?: string }).path ?? '' };
+        cur = await readSession(home, to, w.id);
+      }
+      const sent = await resumeInTarget(home, target, written, `probe ${target}`);
+      const results = sent.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+      expect(results.map((r) => r.is_error === true)).toEqual([false, true, false]);
+      expect(JSON.stringify(results[1])).toContain('Exit code 3');
+      expect(JSON.stringify(results[2])).toContain(PNG);
+    });
 
   it('codex resumes its hop with the failed call and the image in its input', async () => {
     const inCodex = await hop(await hop(await hop(source, 'pi'), 'opencode'), 'codex');
