@@ -11,7 +11,7 @@ import {
   UsageError,
   untilOption,
 } from '../options.js';
-import { oneLine } from '../text-width.js';
+import { oneLine, padEndColumns, stringWidth } from '../text-width.js';
 import { shortIds } from '../tree-view.js';
 
 /**
@@ -100,12 +100,14 @@ export function registerSearch(program: Command, ctx: CliContext): void {
             return short.get(entryId) ?? entryId;
           };
           // columns as wide as this answer's longest source and role ('threadbase' is longer than the agents')
+          // and the longest session id: agents' ids differ in length (a UUID, kilo's ses_…, cline's 1795…_x)
+          const idWidth = Math.max(0, ...hits.map((h) => stringWidth(h.sessionId)));
           const sourceWidth = Math.max(8, ...hits.map((h) => h.source.length));
           const roleWidth = Math.max(9, ...hits.map((h) => (h.role ?? 'summary').length));
           for (const h of hits) {
             // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
             ctx.stdout(
-              `${h.sessionId}  ${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(oneLine(h.snippet))}\n`,
+              `${padEndColumns(h.sessionId, idWidth)}  ${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(oneLine(h.snippet))}\n`,
             );
           }
           if (!hits.length) ctx.stderr('threadbase: no matches\n');
