@@ -40,7 +40,12 @@ export class PagedList {
   async start(position = 0) {
     const index = Math.min(Math.max(0, Math.floor(position / this.pageSize)), Math.max(0, this.pageCount - 1));
     if (this.pageCount === 0) return;
-    await this.append(index);
+    try {
+      await this.append(index);
+    } catch (err) {
+      this.failed(err, 'bottom', () => this.start(position));
+      return;
+    }
     this.edgeObserver.observe(this.topSentinel);
     this.edgeObserver.observe(this.bottomSentinel);
   }
@@ -76,6 +81,10 @@ export class PagedList {
       try {
         if (it.target === this.bottomSentinel && this.last + 1 < this.pageCount) await this.append(this.last + 1);
         else if (it.target === this.topSentinel && this.first > 0) await this.prepend(this.first - 1);
+      } catch (err) {
+        // not again on its own: the reader is told, and asks again
+        this.failed(err, it.target === this.topSentinel ? 'top' : 'bottom', () => this.recheck());
+        return;
       } finally {
         this.loading = false;
       }
@@ -83,6 +92,35 @@ export class PagedList {
       requestAnimationFrame(() => this.recheck());
       return;
     }
+  }
+
+  /**
+   * A page that did not load (the session deleted meanwhile, the server gone) is said where it would
+   * be, with a button to try again; the list ended there with nothing said, the error in the console.
+   */
+  failed(err, where, retry) {
+    const place = where === 'top' ? 'top' : 'bottom';
+    this.errors?.[place]?.remove();
+    const box = h(
+      'div',
+      { class: `load-error ${place}`, role: 'alert' },
+      `Could not load these entries: ${String(err?.message ?? err)}. `,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link-button',
+          onclick: () => {
+            box.remove();
+            retry();
+          },
+        },
+        'Try again',
+      ),
+    );
+    this.errors = { ...this.errors, [place]: box };
+    if (place === 'top') this.list.before(box);
+    else this.list.after(box);
   }
 
   recheck() {
