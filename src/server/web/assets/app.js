@@ -814,6 +814,8 @@ function move(delta) {
 
 let pendingG = false;
 document.addEventListener('keydown', (e) => {
+  // the help dialog open: its Esc closes it (and only it: it also left the session), other keys are not shortcuts
+  if (document.querySelector('dialog[open]')) return;
   const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName);
   if (e.key === 'Escape') {
     if (typing) e.target.blur();
