@@ -1,7 +1,7 @@
 /**
- * A store named by `--from` (convert, handoff, push) or `ui --store` that does not open, as a path to
- * a file that is no SQLite database: the error names the option and the store, and the file is left
- * as it was. SQLite said only "file is not a database", with no word of which file.
+ * A store named by `--from` (convert, handoff, push), `ui --store` or `serve`/`token --db` that does
+ * not open, as a path to a file that is no SQLite database: the error names the option and the store,
+ * and the file is left as it was. SQLite said only "file is not a database", with no word of which file.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,6 +30,9 @@ it.each([
   ['--from', (f: string) => ['handoff', '11111111', '--to', 'pi', '--from', `sqlite:${f}`]],
   ['--from', (f: string) => ['push', '--to', 'http://127.0.0.1:9', '--key', 'tb_x', '--from', f]],
   ['--store', (f: string) => ['ui', '--no-open', '--port', '0', '--store', f]],
+  ['--db', (f: string) => ['serve', '--port', '0', '--db', f]],
+  ['--db', (f: string) => ['token', 'list', '--db', f]],
+  ['--db', (f: string) => ['token', 'create', '--project', 'p', '--db', f]],
 ])('%s naming a file that is no database: the error names it (%#)', async (option, args) => {
   const given = args(notADatabase);
   const r = await runCli(env, given);

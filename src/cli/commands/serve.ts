@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadPrices } from '../../stores/index-sync/prices.js';
 import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
-import { dbOption, portOption, positiveIntOption, pricesFileOption } from '../options.js';
+import { dbOption, portOption, positiveIntOption, pricesFileOption, storeOpenError } from '../options.js';
 
 interface ServeFlags {
   db?: string;
@@ -55,7 +55,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // as `stats` prices: the bundled table under $THREADBASE_HOME/prices.json, or --prices; a bad file stops here
       const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
       if (!opts.db) writableIndexPath(ctx);
-      const stores = await openServerStores(opts.db, ctx.env, (m) => warn(ctx, m));
+      const db = opts.db;
+      const stores = await openServerStores(db, ctx.env, (m) => warn(ctx, m)).catch((err: unknown) => {
+        throw db === undefined ? err : storeOpenError('--db', db, err);
+      });
       const server = await startServer({
         store: stores.store,
         tokens: stores.tokens,

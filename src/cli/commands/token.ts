@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
-import { dbOption, UsageError } from '../options.js';
+import { dbOption, storeOpenError, UsageError } from '../options.js';
 
 // The server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them.
 const openServerStores: typeof import('../../server/index.js').openServerStores = async (...args) =>
@@ -52,7 +52,9 @@ async function openTokenStores(ctx: CliContext, db: string | undefined, opts: { 
     const path = (await import('../../server/index.js')).sqlitePathOf(db, ctx.env);
     if (!existsSync(path)) throw new UsageError(`--db ${db}: no such database (token create makes one)`);
   }
-  return openServerStores(db, ctx.env, (m) => warn(ctx, m));
+  return openServerStores(db, ctx.env, (m) => warn(ctx, m)).catch((err: unknown) => {
+    throw db === undefined ? err : storeOpenError('--db', db, err);
+  });
 }
 
 /**
