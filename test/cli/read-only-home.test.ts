@@ -80,6 +80,8 @@ describe('a THREADBASE_HOME folder that cannot be written', () => {
     const listed = await runCli(e, ['sessions']);
     expect(listed.code, listed.err).toBe(0);
     expect(listed.out).toContain('Counting cats in pictures');
+    // threadbase's own sessions, in that index, cannot be listed: the warning names the file
+    expect(listed.err).toContain(`threadbase: warning: threadbase (${join(readOnly, 'index.db')}): `);
     const shown = await runCli(e, ['show', '11111111']);
     expect(shown.code, shown.err).toBe(0);
   });

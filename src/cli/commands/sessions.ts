@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
+import { indexPath } from '../../stores/index-sync/sync.js';
 import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
 import { agentOption, checkTimeWindow, positiveIntOption, projectOption, sinceOption, untilOption } from '../options.js';
 import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
@@ -109,7 +110,12 @@ export function registerSessions(program: Command, ctx: CliContext): void {
           listed = await list();
           ({ sessions, notes } = await oneOfEachCopies(ctx, listed.sessions, listed.fromIndex));
         }
-        for (const e of listed.errors) warn(ctx, `${e.source}: ${e.error.message}`);
+        for (const e of listed.errors) {
+          // threadbase's own sessions are in the index's database: SQLite's errors name no file
+          const where =
+            e.source === 'threadbase' && !e.error.message.includes(indexPath(ctx.env)) ? ` (${indexPath(ctx.env)})` : '';
+          warn(ctx, `${e.source}${where}: ${e.error.message}`);
+        }
         const shown = opts.limit ? sessions.slice(0, opts.limit) : sessions;
         for (const s of shown) {
           if (!listed.fromIndex.includes(s.source)) reportWarnings(ctx, (s.meta?.warnings as never) ?? undefined);
