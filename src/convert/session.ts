@@ -12,7 +12,7 @@ import { UnsupportedError } from '../model/errors.js';
 import { resumeContextOf } from '../model/resume.js';
 import { type SideChainChild, sideChainChildren } from '../model/side-chains.js';
 import { branches, currentLeaf, indexEntries, messageText, notAppliedOnResume, pathTo, pathToLeaf } from '../model/tree.js';
-import type { CompactionEntry, Entry, Session, SessionInfo, SourceName } from '../model/types.js';
+import type { CompactionEntry, Entry, Message, Session, SessionInfo, SourceName } from '../model/types.js';
 import { THREADBASE_SOURCE } from '../stores/shared.js';
 import { asLossLine, conversionLosses, lossPrefix } from './losses.js';
 import { childWriter } from './store-children.js';
@@ -146,9 +146,17 @@ function keptMessagesOf(session: Session, c: CompactionEntry): Entry[] {
   const messages = build(session, { leafId: c.id }).messages;
   const summaryAt = messages.findIndex((m) => m.meta?.compactionSummary === true);
   // what the source sent after its summary (another agent's kept entries, as codex's writer puts them) loses nothing
-  const kept = messages.flatMap((m, at) =>
-    m.meta?.compactionReplacement === true && m.meta.compactionSummary !== true ? [{ m, before: at < summaryAt }] : [],
-  );
+  const kept: { m: Message; before: boolean }[] = [];
+  messages.forEach((m, at) => {
+    if (m.meta?.compactionReplacement !== true || m.meta.compactionSummary === true) return;
+    const before = at < summaryAt;
+    const prev = kept.at(-1);
+    // one response's items (its text, then each parallel call) are one message each in codex's history:
+    // joined, so that a target that answers a call before the next message (pi, …) keeps their results
+    if (prev && prev.before === before && prev.m.role === 'assistant' && m.role === 'assistant')
+      prev.m = { ...prev.m, ...m, parts: [...prev.m.parts, ...m.parts], meta: { ...prev.m.meta, ...m.meta } };
+    else kept.push({ m, before });
+  });
   return kept.map(({ m, before }, i): Entry => {
     const { compactionReplacement: _r, ...meta } = m.meta ?? {};
     const id = `${c.id}-kept-${i + 1}`;
