@@ -519,7 +519,7 @@ main{max-width:860px;margin:0 auto;padding:32px 20px 80px}h1{font-size:1.5rem;ma
 .turn.user{background:var(--user)}.turn.tool{background:var(--tool)}
 .turn header{display:flex;gap:12px;align-items:baseline;font-size:.8rem;color:var(--dim);margin-bottom:6px}
 .role{font-weight:600;text-transform:uppercase;letter-spacing:.04em;color:var(--accent)}.meta{margin-left:auto}
-.text{white-space:pre-wrap;overflow-wrap:anywhere}pre{background:rgba(127,127,127,.08);padding:10px;border-radius:6px;overflow:auto;max-height:480px;font-size:.82rem}
+.text{white-space:pre-wrap;overflow-wrap:anywhere;unicode-bidi:plaintext;text-align:start}pre{background:rgba(127,127,127,.08);padding:10px;border-radius:6px;overflow:auto;max-height:480px;font-size:.82rem}
 details{margin:8px 0;border-left:3px solid var(--line);padding-left:10px}details.tool.error{border-color:#dc2626}
 /* a refused or cancelled call did not run: no failure's red, a dashed amber edge and a badge saying which */
 details.tool.declined{border-left-style:dashed;border-color:#b45309}.badge{display:inline-block;font-size:.72rem;padding:0 6px;border-radius:8px;border:1px solid #b45309;color:#b45309}
@@ -572,7 +572,7 @@ export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)}</title><style>${CSS}</style></head>
 <body><main>
-<h1>${esc(title)}</h1>
+<h1 dir="auto">${esc(title)}</h1>
 <div class="facts"><span>${esc(s.source)}</span><span>${esc(s.id)}</span>${s.project ? `<span>${esc(s.project)}</span>` : ''}<span>${esc(s.createdAt.slice(0, 16).replace('T', ' '))} → ${esc(s.updatedAt.slice(0, 16).replace('T', ' '))}</span>${u.models.length ? `<span>${esc(u.models.join(', '))}</span>` : ''}</div>
 <details class="usage"><summary>Usage: ${totalTokens(c.total.usage)} tokens${c.total.cost !== null ? `, ${costText(c.total.cost, c.total.estimated)}` : ''} over ${c.total.responses} responses${subAgentsNote}</summary>
 <table><tr><th>model / sub-agent</th><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>responses</th><th>cost</th></tr>

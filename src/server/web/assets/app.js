@@ -186,7 +186,7 @@ async function listView(params) {
       h(
         'td',
         { class: 'title-cell' },
-        h('a', { href: href(`/session/${encodeURIComponent(s.id)}`) }, s.title || '(untitled)'),
+        h('a', { href: href(`/session/${encodeURIComponent(s.id)}`), dir: 'auto' }, s.title || '(untitled)'),
         h('div', { class: 'muted small mono' }, s.id, s.parentId ? ` · from ${shortIdBeside(s.parentId, s.id)}` : ''),
       ),
       h('td', {}, h('span', { class: `agent agent-${s.source}` }, s.source)),
@@ -302,7 +302,7 @@ async function sessionView(id, params) {
     h(
       'div',
       {},
-      h('h1', {}, info.title || '(untitled)'),
+      h('h1', { dir: 'auto' }, info.title || '(untitled)'),
       h(
         'div',
         { class: 'muted small' },
@@ -690,7 +690,7 @@ async function searchView(params) {
       h(
         'a',
         { class: 'hit-link', href: href(`/session/${encodeURIComponent(hit.sessionId)}`, { entry: hit.entryId }) },
-        h('div', { class: 'hit-title' }, hit.title || '(untitled)'),
+        h('div', { class: 'hit-title', dir: 'auto' }, hit.title || '(untitled)'),
         h(
           'div',
           { class: 'hit-head small' },
@@ -700,7 +700,7 @@ async function searchView(params) {
           hit.project ? ` · ${shortPath(hit.project)}` : '',
           ` · ${fmtTime(hit.timestamp)}`,
         ),
-        h('div', { class: 'snippet' }, highlighted(hit.snippet, q)),
+        h('div', { class: 'snippet', dir: 'auto' }, highlighted(hit.snippet, q)),
       ),
     ),
   );
