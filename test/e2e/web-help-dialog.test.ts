@@ -1,7 +1,9 @@
 /**
  * Esc closes the keyboard help ('?') and only it: on a session, the same key press also left the
  * session for the list (the page's own Esc shortcut saw it first), and j/k/t/d behind the open dialog
- * moved the selection, toggled the tree or the theme. In chromium, on a session in memory.
+ * moved the selection, toggled the tree or the theme. Esc and the ← of a session go back to the list
+ * as it was left (its filter, sort and page), not to the whole list from its start.
+ * In chromium, on a session in memory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebApp } from '../../src/server/web/index.js';
@@ -60,5 +62,23 @@ describe.skipIf(skipBrowser)('web viewer: the keyboard help', () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/sessions');
     expect(browser.errors).toEqual([]);
+  });
+
+  it('Esc and ← go back to the list as it was left', async () => {
+    const { page } = browser;
+    const list = '#/sessions?text=help&sort=title&order=asc';
+    for (const back of ['Escape', '←']) {
+      await page.goto('about:blank');
+      await page.goto(`${served.url}/${list}`);
+      await page.locator('tr.row td.title-cell a').click();
+      await page.waitForSelector('#e-u1');
+      if (back === 'Escape') {
+        await page.locator('#conversation').focus();
+        await page.keyboard.press('Escape');
+      } else await page.locator('.session-head a.back').click();
+      await expect.poll(() => page.evaluate(() => location.hash), { message: back }).toBe(list);
+      await page.waitForSelector('tr.row');
+      expect(await page.locator('input[name=text]').inputValue()).toBe('help');
+    }
   });
 });

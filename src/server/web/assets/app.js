@@ -94,7 +94,11 @@ function keyForm() {
 
 // ---------------------------------------------------------------- session list
 
+/** The list as last shown (its filters, sort and page), where a session's ← and Esc go back to. */
+let listHash = '#/sessions';
+
 async function listView(params) {
+  listHash = href('/sessions', params);
   const pageSize = 50;
   const page = Math.max(0, Number(params.page ?? 0) || 0);
   const data = await get('/sessions', { ...params, page: undefined, offset: page * pageSize, limit: pageSize });
@@ -298,7 +302,7 @@ async function sessionView(id, params) {
   const title = h(
     'div',
     { class: 'session-head' },
-    h('a', { href: href('/sessions'), class: 'back', title: 'back to the list (Esc)' }, '←'),
+    h('a', { href: listHash, class: 'back', title: 'back to the list (Esc)' }, '←'),
     h(
       'div',
       {},
@@ -819,7 +823,7 @@ document.addEventListener('keydown', (e) => {
   const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName);
   if (e.key === 'Escape') {
     if (typing) e.target.blur();
-    else if (location.hash.startsWith('#/session/')) location.hash = '#/sessions';
+    else if (location.hash.startsWith('#/session/')) location.hash = listHash;
     return;
   }
   if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
