@@ -4,8 +4,9 @@
  * turns (keepRecentTokens), carried pi → X → pi for every agent that writes. What pi sends for the copy
  * (its context) holds every result the source's does, each after its call: codex keeps the kept turns
  * in its compaction's replacement history one item per call, which were written into pi as one
- * assistant message per call, each call then answered by pi's "No result provided" before the next.
- * The real pi resumes the codex round trip and sends the three results.
+ * assistant message per call, each call then answered by pi's "No result provided" before the next;
+ * and the failed call's error flag, which codex has no field for, rides in the replacement history's
+ * items too. The real pi resumes the codex round trip and sends the three results.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -62,12 +63,15 @@ afterAll(async () => {
   await home?.close();
 });
 
-/** The results a context sends, in order, by their content (ids differ between copies). */
+/** The results a context sends, in order, by their content and error flag (ids differ between copies). */
 function resultsOf(messages: readonly { content: unknown }[]): unknown[] {
   return messages
     .flatMap((m) => (Array.isArray(m.content) ? (m.content as AnthropicBlock[]) : []))
     .filter((b) => b.type === 'tool_result')
-    .map((b) => (typeof b.content === 'string' ? [{ type: 'text', text: b.content }] : b.content));
+    .map((b) => ({
+      content: typeof b.content === 'string' ? [{ type: 'text', text: b.content }] : b.content,
+      isError: b.is_error === true,
+    }));
 }
 
 describe('pi session with parallel calls kept by a compaction, pi → X → pi', () => {
@@ -77,6 +81,7 @@ describe('pi session with parallel calls kept by a compaction, pi → X → pi',
     const results = resultsOf(contextToAnthropic(await readContext(home, 'pi', sourceId)).messages);
     expect(results).toHaveLength(3);
     expect(JSON.stringify(results)).toContain('Command exited with code 3');
+    expect(results.map((r) => (r as { isError: boolean }).isError)).toEqual([false, true, false]);
   });
 
   for (const via of ['claude', 'opencode', 'codex', 'copilot', 'gemini', 'qwen', 'cline', 'continue'] as SourceName[])

@@ -663,7 +663,9 @@ function withReplacementHistories(path: readonly Entry[], from = 0): Entry[] {
       ...keptBefore,
       ...keptAfter.map((k) => (k as MessageEntry).message),
     ];
-    const replacement = history.flatMap((m) => messageToItems(m).flatMap((enc) => (enc.item ? [enc.item] : [])));
+    const replacement = history.flatMap((m) =>
+      messageToItems(m).flatMap((enc) => (enc.item ? [withFailedFlag(enc.item, m)] : [])),
+    );
     out.push({ ...e, rawSource: SOURCE, raw: line(e.timestamp, 'compacted', { message, replacement_history: replacement }) });
   });
   return out;
@@ -830,6 +832,16 @@ function isTypedPrompt(m: Message): boolean {
   return localCommand(messageText(m)) === undefined;
 }
 
+/**
+ * A failed call's result item of message `m`: codex keeps a command's exit only in its UI events, so
+ * another agent's error flag rides in a `threadbase` field codex ignores (items.ts reads it back).
+ */
+function withFailedFlag(item: JsonObject, m: Message): JsonObject {
+  if (item.type !== 'function_call_output' && item.type !== 'custom_tool_call_output') return item;
+  const failed = m.parts.some((p) => p.type === 'tool_result' && p.isError === true && p.callId === item.call_id);
+  return failed ? { ...item, threadbase: { isError: true } } : item;
+}
+
 /** One entry as rollout lines: its own lines when it came from codex, else encoded from the model. */
 function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextResponseId?: string): JsonObject[] {
   const ts = e.timestamp || fallbackTime;
@@ -845,14 +857,8 @@ function encodeEntry(e: Entry, fallbackTime: string, totals: TokenTotals, nextRe
     case 'message': {
       const m = e.message;
       const out: JsonObject[] = [];
-      // a failed call's result: codex keeps a command's exit only in its UI events, so another agent's
-      // error flag rides in a `threadbase` field codex ignores (rollout.ts reads it back)
-      const failed = new Set(m.parts.flatMap((p) => (p.type === 'tool_result' && p.isError ? [p.callId] : [])));
       for (const enc of messageToItems(m)) {
-        const output = enc.item?.type === 'function_call_output' || enc.item?.type === 'custom_tool_call_output';
-        const item =
-          enc.item && output && failed.has(String(enc.item.call_id)) ? { ...enc.item, threadbase: { isError: true } } : enc.item;
-        if (item) out.push(line(ts, 'response_item', item));
+        if (enc.item) out.push(line(ts, 'response_item', withFailedFlag(enc.item, m)));
         if (enc.event) out.push(line(ts, 'event_msg', enc.event));
       }
       if (m.role === 'user' && isTypedPrompt(m)) {

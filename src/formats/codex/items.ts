@@ -246,6 +246,8 @@ export function itemToMessage(item: JsonObject): Message | undefined {
     case 'custom_tool_call_output': {
       let part = outputToResult(str(item.call_id) ?? '', item.output);
       if (type === 'custom_tool_call_output') part.meta = { codexCustomTool: true };
+      // another agent's failed call threadbase wrote: its error flag in the field codex ignores (driver.ts withFailedFlag)
+      if (isObject(item.threadbase) && item.threadbase.isError === true) part.isError = true;
       // a call the user refused or that was cancelled, by codex's words for it (denials.ts)
       const mark = codexDeclinedMark(part.content);
       if (mark) part = markDeclined(part, mark);

@@ -238,11 +238,6 @@ export async function readRollout(file: string): Promise<Session> {
       const failed = failedCommandId(payload);
       if (failed) failedCalls.add(failed);
     }
-    // another agent's failed call threadbase wrote: its error flag in the field codex ignores (driver.ts encodeEntry)
-    if (type === 'response_item' && isObject(payload?.threadbase) && payload.threadbase.isError === true) {
-      const callId = str(payload.call_id);
-      if (callId) failedCalls.add(callId);
-    }
 
     const base = { timestamp, raw: rec, rawSource: SOURCE } as const;
     if (type === 'session_meta' && payload) {
