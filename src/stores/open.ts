@@ -110,7 +110,8 @@ export async function openStore(url?: string, opts: OpenStoreOptions = {}): Prom
     return asStore(await open(url));
   }
   if (/^https?:\/\//.test(url)) {
-    const key = opts.key ?? env.env.THREADBASE_API_KEY;
+    // a key in the URL names this server's project, over the environment's default one
+    const key = opts.key ?? (new URL(url).username ? undefined : env.env.THREADBASE_API_KEY);
     return new RemoteStore(url, key ? { key } : {});
   }
   throw new ThreadbaseError(

@@ -108,8 +108,8 @@ function serverRoot(url: string): string {
 async function servedStoreOfSameKey(ctx: CliContext, fromUrl: string, toUrl: string, key: string): Promise<string | undefined> {
   if (!/^https?:\/\//.test(fromUrl)) return undefined;
   const user = new URL(fromUrl).username;
-  // the key openStore gives the remote store: $THREADBASE_API_KEY, else the URL's user part
-  const fromKey = ctx.env.env.THREADBASE_API_KEY || (user ? decodeURIComponent(user) : undefined);
+  // the key openStore gives the remote store: the URL's user part, else $THREADBASE_API_KEY
+  const fromKey = user ? decodeURIComponent(user) : ctx.env.env.THREADBASE_API_KEY;
   if (fromKey !== key) return undefined;
   const from = serverRoot(fromUrl);
   // a server whose store keeps no identity (memory:) is still told by its address
