@@ -382,6 +382,7 @@ export class PiDriver extends DriverBase {
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
     const s = await this.requireSession(sessionId);
     const file = s.path as string;
+    refuseVersion1(s, file);
     const known = new Set(s.entries.map((e) => e.id));
     for (const e of entries) {
       if (known.has(e.id)) throw new ThreadbaseError('conflict', `entry id ${e.id} already exists`, { file, id: e.id });
@@ -529,6 +530,22 @@ export class PiDriver extends DriverBase {
       ...(opts.at ? { parentEntryId: opts.at } : {}),
     };
   }
+}
+
+/**
+ * A version 1 file keeps no ids: pi (on open, rewriting the file) and threadbase (parse.ts) number its
+ * entries afresh along the file, each the child of the line before, so an appended entry's id and
+ * parent are lost: a branch would read as the continuation of the last turn, a label name nothing.
+ * A fork is a version 3 copy with the same entry ids, which can be branched.
+ */
+function refuseVersion1(s: Session, file: string): void {
+  const version = typeof s.meta?.version === 'number' ? s.meta.version : PI_SESSION_VERSION;
+  if (version >= 2) return;
+  throw new ThreadbaseError(
+    'unsupported',
+    `pi session format version ${version}, whose entries have no ids: pi renumbers them in file order when it opens the file, so entries appended to it (a branch, a label) would not keep their place. Fork it first (threadbase fork ${s.id}: a version ${PI_SESSION_VERSION} copy with the same entry ids) and write to the copy, or open it in pi once (pi rewrites it as version ${PI_SESSION_VERSION}).`,
+    { file },
+  );
 }
 
 /** A pi settings file's object, or undefined when it is missing or not JSON (pi then ignores it too). */

@@ -1,0 +1,198 @@
+/**
+ * A pi session file of format version 1 (no `version` in its header, entries without id/parentId)
+ * and the real pi (against the loopback stand-in):
+ * - `threadbase branch` into it is refused (exit 1, naming the file and why) and the file is left as
+ *   it was: pi and threadbase number a v1 file's entries along the file, so an appended branch read
+ *   back as the continuation of the last turn;
+ * - the way the refusal names works: `threadbase fork` writes a version 3 copy keeping the entry ids,
+ *   the branch goes into it, and pi resumed on the copy sends the branch's context (the first turn,
+ *   the branch's message; not the turn left behind), as threadbase's context has it.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PiDriver } from '../../src/formats/pi/driver.js';
+import { type AgentHome, PI_MODEL, PI_PROVIDER, runPi, setupAgentHome } from '../helpers/agents.js';
+import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { runCli, runCliOk } from '../helpers/cli.js';
+
+let home: AgentHome;
+let driver: PiDriver;
+beforeAll(async () => {
+  home = await setupAgentHome();
+  driver = new PiDriver(home.env);
+}, 60_000);
+afterAll(async () => {
+  await home?.close();
+});
+
+const SESSION_ID = '0194f1c2-3b4d-7e5f-8a9b-0c1d2e3f4a5b';
+const usage = {
+  input: 10,
+  output: 5,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 15,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
+const user = (text: string, ts: number) => ({
+  type: 'message',
+  timestamp: new Date(ts).toISOString(),
+  message: { role: 'user', content: [{ type: 'text', text }], timestamp: ts },
+});
+const assistant = (text: string, ts: number) => ({
+  type: 'message',
+  timestamp: new Date(ts).toISOString(),
+  message: {
+    role: 'assistant',
+    content: [{ type: 'text', text }],
+    api: 'anthropic-messages',
+    provider: PI_PROVIDER,
+    model: PI_MODEL,
+    usage,
+    stopReason: 'stop',
+    timestamp: ts,
+  },
+});
+
+/** A version 1 file as pi wrote it: a header without `version`, records without ids. */
+async function writeVersion1(): Promise<string> {
+  const t = Date.parse('2025-01-02T03:04:05.000Z');
+  const lines = [
+    { type: 'session', id: SESSION_ID, timestamp: new Date(t).toISOString(), cwd: home.project },
+    user('first question', t + 1000),
+    assistant('first answer', t + 2000),
+    user('question left behind', t + 3000),
+    assistant('answer left behind', t + 4000),
+  ];
+  const file = join(driver.sessionDirFor(home.project), `2025-01-02T03-04-05-000Z_${SESSION_ID}.jsonl`);
+  await fs.mkdir(driver.sessionDirFor(home.project), { recursive: true });
+  await fs.writeFile(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return file;
+}
+
+type Block = Record<string, unknown>;
+/** Messages as the API takes them: no cache markers, string content as one text block, neighbours of a role joined. */
+function wire(messages: readonly { role: string; content: unknown }[]): { role: string; content: Block[] }[] {
+  const out: { role: string; content: Block[] }[] = [];
+  for (const m of messages) {
+    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])).map((b) => {
+      const { cache_control: _c, ...rest } = b;
+      return rest;
+    });
+    const prev = out[out.length - 1];
+    if (prev && prev.role === m.role) prev.content.push(...blocks);
+    else out.push({ role: m.role, content: blocks });
+  }
+  return out;
+}
+
+const texts = (ms: ReturnType<typeof wire>) => ms.map((m) => [m.role, m.content.map((b) => b.text).join(' | ')]);
+
+describe('a branch into a version 1 pi session', () => {
+  it('is refused naming the file; forked, the branch is kept and real pi resumes it', async () => {
+    const file = await writeVersion1();
+    const before = await fs.readFile(file, 'utf8');
+    const session = await driver.getSession(SESSION_ID);
+    expect(session?.meta?.version).toBe(1);
+    const firstAnswer = session?.entries[1]?.id;
+    if (!firstAnswer) throw new Error('no entries read');
+
+    const refused = await runCli(home.env, [
+      'branch',
+      SESSION_ID,
+      '--source',
+      'pi',
+      '--at',
+      firstAnswer,
+      '--message',
+      'the new branch',
+      '--no-index',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(file);
+    expect(refused.err).toMatch(/version 1, whose entries have no ids/);
+    expect(refused.err).toContain(`threadbase fork ${SESSION_ID}`);
+    expect(await fs.readFile(file, 'utf8')).toBe(before);
+
+    // what the refusal says to do
+    const fork = JSON.parse(await runCliOk(home.env, ['fork', SESSION_ID, '--source', 'pi', '--json', '--no-index'])) as {
+      id: string;
+      path: string;
+    };
+    expect(await fs.readFile(file, 'utf8')).toBe(before);
+    const branched = JSON.parse(
+      await runCliOk(home.env, [
+        'branch',
+        fork.id,
+        '--source',
+        'pi',
+        '--at',
+        firstAnswer,
+        '--message',
+        'the new branch',
+        '--json',
+        '--no-index',
+      ]),
+    ) as { leafId: string };
+    const copy = await driver.getSession(fork.id);
+    expect(copy?.meta?.version).toBe(3);
+    expect(copy?.leafId).toBe(branched.leafId);
+    expect(copy?.entries.find((e) => e.id === branched.leafId)?.parentId).toBe(firstAnswer);
+
+    const ours = wire(
+      (
+        JSON.parse(
+          await runCliOk(home.env, ['context', fork.id, '--source', 'pi', '--format', 'anthropic', '--no-index']),
+        ) as AnthropicRequest
+      ).messages,
+    );
+    const mark = home.standIn.messageRequests().length;
+    await runPi(home, ['--session', fork.path, '-p', 'probe']);
+    const req = home.standIn.messageRequests().slice(mark)[0];
+    if (!req) throw new Error('pi sent no request');
+    const sent = wire(req.messages);
+    expect(texts(sent)).toEqual([
+      ['user', 'first question'],
+      ['assistant', 'first answer'],
+      ['user', 'the new branch | probe'],
+    ]);
+    // pi's probe joined to the branch's message (both user turns)
+    expect(sent.slice(0, 2)).toEqual(ours.slice(0, 2));
+    expect(ours.at(-1)?.content).toEqual([{ type: 'text', text: 'the new branch' }]);
+
+    // the other way it names: pi opening the file rewrites it as version 3 (new ids), which then branches
+    const mark2 = home.standIn.messageRequests().length;
+    await runPi(home, ['--session', file, '-p', 'probe original']);
+    const flat = wire(home.standIn.messageRequests()[mark2]?.messages ?? []);
+    expect(texts(flat)).toEqual([
+      ['user', 'first question'],
+      ['assistant', 'first answer'],
+      ['user', 'question left behind'],
+      ['assistant', 'answer left behind'],
+      ['user', 'probe original'],
+    ]);
+    const opened = await driver.getSession(SESSION_ID);
+    expect(opened?.meta?.version).toBe(3);
+    const answer = opened?.entries[1]?.id;
+    if (!answer) throw new Error('no entries read');
+    await runCliOk(home.env, [
+      'branch',
+      SESSION_ID,
+      '--source',
+      'pi',
+      '--at',
+      answer,
+      '--message',
+      'branch after pi',
+      '--no-index',
+    ]);
+    const mark3 = home.standIn.messageRequests().length;
+    await runPi(home, ['--session', file, '-p', 'probe again']);
+    expect(texts(wire(home.standIn.messageRequests()[mark3]?.messages ?? []))).toEqual([
+      ['user', 'first question'],
+      ['assistant', 'first answer'],
+      ['user', 'branch after pi | probe again'],
+    ]);
+  }, 120_000);
+});
