@@ -42,7 +42,15 @@ export function href(path, params) {
   return `#${path}${s ? `?${s}` : ''}`;
 }
 
+/**
+ * Counts the routes taken: a view whose data comes after the reader has gone on (back before a long
+ * session loaded) draws nothing, instead of replacing the page the address now names.
+ */
+let routeCount = 0;
+const gone = (at) => at !== routeCount;
+
 async function route() {
+  const at = ++routeCount;
   current.cleanup();
   current = { name: '', cleanup: () => {} };
   nav = { items: () => [], open: () => {} };
@@ -59,6 +67,7 @@ async function route() {
     else if (name === 'stats') await statsView(params);
     else await listView(params);
   } catch (err) {
+    if (gone(at)) return;
     if (err instanceof Unauthorized) keyForm();
     else
       view.replaceChildren(
@@ -98,10 +107,12 @@ function keyForm() {
 let listHash = '#/sessions';
 
 async function listView(params) {
+  const at = routeCount;
   listHash = href('/sessions', params);
   const pageSize = 50;
   const page = Math.max(0, Number(params.page ?? 0) || 0);
   const data = await get('/sessions', { ...params, page: undefined, offset: page * pageSize, limit: pageSize });
+  if (gone(at)) return;
   const go = (changes) => {
     location.hash = href('/sessions', { ...params, page: undefined, ...changes });
   };
@@ -275,6 +286,7 @@ async function listView(params) {
 // ---------------------------------------------------------------- one session
 
 async function sessionView(id, params) {
+  const at = routeCount;
   const [head, meta, first] = await Promise.all([
     get(`/sessions/${encodeURIComponent(id)}`),
     get('/meta'),
@@ -282,6 +294,7 @@ async function sessionView(id, params) {
       ? get(`/sessions/${encodeURIComponent(id)}/context`, { leaf: params.leaf, limit: PAGE })
       : get(`/sessions/${encodeURIComponent(id)}/path`, { leaf: params.leaf, entry: params.entry, limit: PAGE }),
   ]);
+  if (gone(at)) return;
   const info = head.info;
   // a side chain of this session's own file is shown here, at its own leaf; any other child is a session of its own
   const children = (head.children ?? []).map((c) => ({
@@ -440,6 +453,10 @@ async function sessionView(id, params) {
       d.open = open;
   }
   await jump(first.entryPosition ?? 0, params.entry && first.entryPosition !== null ? params.entry : undefined);
+  if (gone(at)) {
+    list.destroy();
+    return;
+  }
   if (first.total === 0) {
     // say so rather than show an empty page (a session whose file could not be read: see its warnings)
     scroller.replaceChildren(
@@ -679,12 +696,14 @@ async function searchView(params) {
     return;
   }
   // one past what is shown, to tell 'all 100' from 'the first 100 of more'
+  const at = routeCount;
   const { hits: found, scanned } = await get('/search', {
     q,
     source: params.source,
     project: params.project,
     limit: SEARCH_SHOWN + 1,
   });
+  if (gone(at)) return;
   const more = found.length > SEARCH_SHOWN;
   const hits = found.slice(0, SEARCH_SHOWN);
   const results = hits.map((hit) =>
@@ -734,7 +753,9 @@ async function searchView(params) {
 // ---------------------------------------------------------------- stats
 
 async function statsView(params) {
+  const at = routeCount;
   const [stats, list] = await Promise.all([get('/stats', params), get('/sessions', { limit: 1 })]);
+  if (gone(at)) return;
   const t = stats.totals;
   const go = (changes) => (location.hash = href('/stats', { ...params, ...changes }));
   const pick = (name, label, values) =>
