@@ -265,6 +265,17 @@ export function describeDriverConformance(
       expect((await driver.search('qwxzvbnonexistentterm')).length).toBe(0);
     });
 
+    it('search --tool finds a tool by its name in any case', async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      // Claude Code calls its tool Bash; `--tool bash` is what a user types
+      const look = async (tool: string) =>
+        (await driver.search?.('look', { tool }))?.filter((h) => h.sessionId === sampleId).map((h) => h.role) ?? [];
+      expect(await look('Bash')).toEqual(['assistant']);
+      expect(await look('bash')).toEqual(['assistant']);
+      expect(await look('BASH')).toEqual(['assistant']);
+      expect(await look('Read')).toEqual([]);
+    });
+
     describe('writing', () => {
       it('writeSession round trip keeps every part, usage, cost, model and timestamps', async (t) => {
         if (!driver.capabilities.write || !driver.writeSession) return t.skip();

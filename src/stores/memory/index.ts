@@ -138,13 +138,15 @@ export class MemoryStore extends DriverBase {
       matchesFilter(sessionInfoOf(s), { ...opts, text: undefined, limit: undefined }),
     );
     const shown = shownEntryCopies(searched);
+    const tool = opts.tool?.toLowerCase();
     const hits: SearchHit[] = [];
     for (const s of searched) {
       for (const e of s.entries) {
         if (e.kind !== 'message') continue;
         if (shown.get(entryCopyKeyOf(e, s.id)) !== s.id) continue;
         if (opts.role && e.message.role !== opts.role) continue;
-        if (opts.tool && !e.message.parts.some((p) => p.type === 'tool_call' && p.name === opts.tool)) continue;
+        // a tool's name in any case: `--tool bash` finds Claude Code's Bash
+        if (opts.tool && !e.message.parts.some((p) => p.type === 'tool_call' && p.name.toLowerCase() === tool)) continue;
         const text = messageText(e.message);
         const at = text.toLowerCase().indexOf(q);
         if (at < 0) continue;

@@ -623,7 +623,8 @@ export class PostgresStore extends DriverBase {
     if (opts.until) add('e.ts <= ?', opts.until);
     if (opts.parentId) amongAdd('s.parent_id = ?', opts.parentId);
     if (opts.role) add('e.role = ?', opts.role);
-    if (opts.tool) add('? = ANY(e.tools)', opts.tool);
+    // a tool's name in any case: `--tool bash` finds Claude Code's Bash
+    if (opts.tool) add('EXISTS (SELECT 1 FROM unnest(e.tools) t WHERE lower(t) = lower(?))', opts.tool);
     // An entry repeated in another session (a fork's copy, a Copilot CLI sub-agent run's: the same
     // entry id and time) is one hit: the copy preferred among the sessions searched, by the rule
     // `stats` counts a copied response by (the local index's search keeps the same one). An entry

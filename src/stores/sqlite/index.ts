@@ -358,8 +358,11 @@ export class SqliteStore extends DriverBase {
       .add('entries_fts MATCH ?', q)
       .given(opts.since, 'e.timestamp >= ?')
       .given(opts.until, 'e.timestamp <= ?')
-      .given(opts.role, 'e.role = ?')
-      .given(opts.tool && ` ${opts.tool} `, 'instr(e.tools, ?) > 0');
+      .given(opts.role, 'e.role = ?');
+    // a tool's name in any case (`--tool bash` finds Claude Code's Bash); SQLite's lower() folds ASCII
+    // only, so a name as written is found too
+    if (opts.tool)
+      where.add('(instr(e.tools, ?) > 0 OR instr(lower(e.tools), ?) > 0)', ` ${opts.tool} `, ` ${opts.tool.toLowerCase()} `);
     // the sessions searched; a copy of an entry (same id and time) is found once among them
     const among = new Where()
       .given(opts.source, 's.source = ?')
