@@ -1,0 +1,114 @@
+/**
+ * A word longer than its place (a URL or a path as a session's title, taken from its first line; a
+ * long project path, model or tool name) wraps where it is. In the list it ran over the next columns
+ * and pushed the last ones (updated, messages, tokens, cost) out of the window, where nothing scrolls
+ * to them; in a session's head the title and path ran out of the window, cut off. In chromium, on a
+ * session in memory, at a laptop's width.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Session } from '../../src/model/types.js';
+import { createWebApp } from '../../src/server/web/index.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
+import { type Browser, launchBrowser, type Served, serveApp, skipBrowser } from './browser.js';
+
+const word = (head: string) => `${head}${'x'.repeat(400)}`;
+
+const SESSION: Session = {
+  id: 'long-words',
+  source: 'threadbase',
+  title: word('https://example.com/'),
+  project: word('/home/dev/'),
+  createdAt: '2026-11-20T10:00:00.000Z',
+  updatedAt: '2026-11-20T10:00:02.000Z',
+  messageCount: 3,
+  entries: [
+    {
+      id: 'u1',
+      parentId: null,
+      timestamp: '2026-11-20T10:00:00.000Z',
+      kind: 'message',
+      message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
+    },
+    {
+      id: 'a1',
+      parentId: 'u1',
+      timestamp: '2026-11-20T10:00:01.000Z',
+      kind: 'message',
+      message: {
+        role: 'assistant',
+        model: word('model-'),
+        parts: [{ type: 'tool_call', id: 'c1', name: word('tool_'), input: { command: 'ls' } }],
+      },
+    },
+    {
+      id: 't1',
+      parentId: 'a1',
+      timestamp: '2026-11-20T10:00:02.000Z',
+      kind: 'message',
+      message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', content: 'ok' }] },
+    },
+  ],
+};
+
+describe.skipIf(skipBrowser)('web viewer: words longer than their place', () => {
+  let served: Served;
+  let browser: Browser;
+  beforeAll(async () => {
+    const store = new MemoryStore();
+    await store.writeSession(SESSION, { keepId: true });
+    served = await serveApp(createWebApp({ driver: store }));
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+  });
+
+  /** The selectors whose box ends past the window's right edge, or past the box of `within`. */
+  const overflowing = (pairs: [string, string][]) =>
+    browser.page.evaluate((pairs) => {
+      const out: string[] = [];
+      for (const [sel, within] of pairs) {
+        const el = document.querySelector(sel);
+        if (!el) {
+          out.push(`${sel}: missing`);
+          continue;
+        }
+        const outer = within === 'window' ? window.innerWidth : (el.closest(within)?.getBoundingClientRect().right ?? 0);
+        const right = el.getBoundingClientRect().right;
+        if (right > outer + 1) out.push(`${sel}: ${Math.round(right)} > ${Math.round(outer)}`);
+      }
+      return out;
+    }, pairs);
+
+  it('the list keeps every column in the window, each cell’s words in it', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/sessions`);
+    await page.waitForSelector('tr.row');
+    expect(
+      await overflowing([
+        ['table.sessions th:last-child', 'window'],
+        ['td.title-cell a', 'td'],
+        ['tr.row td:nth-child(3)', 'window'],
+        ['tr.row td:nth-child(4)', 'window'],
+      ]),
+    ).toEqual([]);
+    // and nothing to scroll sideways for
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  });
+
+  it('the session’s head, model and tool name wrap inside the window', async () => {
+    const { page } = browser;
+    await page.goto(`${served.url}/#/session/${SESSION.id}`);
+    await page.waitForSelector('#e-a1');
+    expect(
+      await overflowing([
+        ['.session-head h1', 'window'],
+        ['.session-head .muted.small', 'window'],
+        ['#e-a1 header .model', 'article'],
+        ['#e-a1 details.tool > summary .tool-name', 'summary'],
+      ]),
+    ).toEqual([]);
+    expect(browser.errors).toEqual([]);
+  });
+});
