@@ -265,6 +265,23 @@ export function describeDriverConformance(
       expect((await driver.search('qwxzvbnonexistentterm')).length).toBe(0);
     });
 
+    it('search finds a Chinese, Japanese or Korean word inside a run written without spaces', async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      const cjk = sampleSession(opts);
+      const user = cjk.entries[0] as MessageEntry;
+      user.message.parts = [{ type: 'text', text: '日本語のテストをお願いします。中文测试内容。한국어를 배우고 있어요' }];
+      const id = await put(cjk);
+      const found = async (q: string) => (await driver.search?.(q))?.filter((h) => h.sessionId === id) ?? [];
+      for (const q of ['日本語', 'テスト', '本語の', '测试', '한국어'])
+        expect(
+          (await found(q)).map((h) => h.entryId),
+          q,
+        ).toEqual([user.id]);
+      expect((await found('日本語'))[0]?.snippet).toContain('日本語');
+      // the characters in another order, or apart, are not the word
+      for (const q of ['語日本', '日本人']) expect(await found(q), q).toEqual([]);
+    });
+
     it('search --tool finds a tool by its name in any case', async (t) => {
       if (!driver.capabilities.search || !driver.search) return t.skip();
       // Claude Code calls its tool Bash; `--tool bash` is what a user types

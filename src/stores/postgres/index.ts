@@ -55,6 +55,7 @@ import {
   writtenMeta,
 } from '../shared.js';
 import { preferredCopyOrder } from '../sqlite/copies.js';
+import { cjkSeparated, cjkSpaced } from '../sqlite/text.js';
 import { migrate } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -605,7 +606,7 @@ export class PostgresStore extends DriverBase {
   /** PostgreSQL full-text search (english configuration, websearch syntax), ranked by ts_rank. */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     if (!query.trim()) return [];
-    const values: unknown[] = [query, this.tenant];
+    const values: unknown[] = [tsQueryText(query), this.tenant];
     const where = ['e.tsv @@ q.query', 's.tenant = $2'];
     const add = (sql: string, v: unknown) => {
       values.push(v);
@@ -663,7 +664,8 @@ export class PostgresStore extends DriverBase {
         sessionId: r.session_id,
         entryId: r.id,
         source: r.source as SourceName,
-        snippet: r.snippet,
+        // a CJK word's characters, each a lexeme, one highlight; the index's separators left out
+        snippet: r.snippet.replaceAll('»\u0001\u0001«', '').replaceAll('\u0001', ''),
         score: r.score,
         timestamp: r.ts,
       };
@@ -1097,6 +1099,19 @@ function checkEntryIds(entries: readonly Entry[]): void {
   }
 }
 
+/**
+ * A websearch query whose CJK runs are phrases of their characters, as search_text holds them
+ * (cjkSeparated): '日本語' finds '日本語のテスト'; any other query unchanged.
+ */
+function tsQueryText(query: string): string {
+  return query.replace(/"[^"]*"?|[^\s"]+/g, (w) => {
+    const spaced = cjkSpaced(w);
+    if (spaced === w || w.startsWith('"')) return spaced;
+    const not = w.startsWith('-') ? '-' : '';
+    return `${not}"${cjkSpaced(w.slice(not.length))}"`;
+  });
+}
+
 const BATCH = 200;
 
 async function insertEntries(
@@ -1136,7 +1151,8 @@ async function insertEntries(
         u ? u.reasoning : null,
         r ? (r.cost ?? null) : null,
         m ? [...new Set(m.parts.flatMap((p) => (p.type === 'tool_call' ? [columnText(p.name)] : [])))] : [],
-        columnText(text),
+        // a CJK character a lexeme: PostgreSQL's parser takes a run of them for one word
+        cjkSeparated(columnText(text)),
         JSON.stringify(e),
       ];
       const base = values.length;

@@ -5,6 +5,7 @@
  */
 import type { PoolClient } from 'pg';
 import { ThreadbaseError } from '../../model/errors.js';
+import { CJK_RANGES } from '../sqlite/text.js';
 
 export interface Migration {
   version: number;
@@ -153,6 +154,16 @@ CREATE INDEX tb_entries_entry_key ON tb_entries(ts, id);
     // SessionInfo.writtenBy: of copies in sessions that started at the same time, the original's counts
     sql: `
 ALTER TABLE tb_sessions ADD COLUMN written_by text;
+`,
+  },
+  {
+    version: 9,
+    name: 'CJK text a character a lexeme',
+    // the parser takes a run of Chinese, Japanese or Korean for one word, which no shorter query finds:
+    // each such character set apart by U+0001 (cjkSeparated), which the parser skips (tsv follows)
+    sql: `
+UPDATE tb_entries SET search_text = regexp_replace(search_text, '([${CJK_RANGES}])', chr(1) || '\\1' || chr(1), 'g')
+ WHERE search_text ~ '[${CJK_RANGES}]';
 `,
   },
 ];

@@ -54,7 +54,7 @@ import {
   settleEntryCopies,
 } from './copies.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
-import { entrySearchText, ftsQuery, queryTerms, snippetOf } from './text.js';
+import { entrySearchText, ftsColumns, ftsQuery, queryTerms, snippetOf } from './text.js';
 import { Where } from './where.js';
 
 export { entrySearchText, ftsQuery } from './text.js';
@@ -898,7 +898,7 @@ export function prepareEntries(entries: readonly Entry[], counted?: Map<string, 
       cost: cost ?? null,
       json: JSON.stringify(e),
       counted: counted ? Number(c !== undefined) : r && !r.responseId && (u !== undefined || cost !== undefined) ? 1 : 0,
-      ...t,
+      ...ftsColumns(t),
     };
   });
 }

@@ -8,7 +8,7 @@ import { advisorAsUsage, usageByModelOf, usagePerModel } from '../../model/usage
 import { ADVISORS_INDEX } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
 import { COPIED_INDEX, COPY_INDEX, type CopyKey, ENTRY_COPIES, settleCopies, settleStoredEntryCopies } from './copies.js';
-import { entrySearchText } from './text.js';
+import { CJK_RANGES, entrySearchText, ftsColumns } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
 function contentlessFts(db: Database): void {
@@ -17,8 +17,27 @@ function contentlessFts(db: Database): void {
       content = '', contentless_delete = 1, tokenize = 'unicode61');`);
   const ins = db.prepare('INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)');
   for (const row of db.prepare('SELECT rowid, json FROM entries').iterate() as Iterable<{ rowid: number; json: string }>) {
-    const t = entrySearchText(JSON.parse(row.json) as Entry);
+    const t = ftsColumns(entrySearchText(JSON.parse(row.json) as Entry));
     if (t.text || t.thinking || t.toolInput || t.toolOutput) ins.run(row.rowid, t.text, t.thinking, t.toolInput, t.toolOutput);
+  }
+}
+
+/** The full text of the entries holding CJK characters indexed again, a character a token (cjkSeparated). */
+function cjkFts(db: Database): void {
+  const cjk = new RegExp(`[${CJK_RANGES}]`, 'u');
+  const del = db.prepare('DELETE FROM entries_fts WHERE rowid = ?');
+  const ins = db.prepare('INSERT INTO entries_fts (rowid, text, thinking, tool_input, tool_output) VALUES (?, ?, ?, ?, ?)');
+  const json = db.prepare('SELECT json FROM entries WHERE rowid = ?').pluck();
+  const rows = db.prepare('SELECT rowid, json FROM entries').iterate() as Iterable<{ rowid: number; json: string }>;
+  // JSON keeps the characters as they are (JSON.stringify escapes none of them); rowids only, so an
+  // index all in Japanese is not held in memory
+  const again: number[] = [];
+  for (const row of rows) if (cjk.test(row.json)) again.push(row.rowid);
+  for (const rowid of again) {
+    const t = ftsColumns(entrySearchText(JSON.parse(json.get(rowid) as string) as Entry));
+    if (!(t.text || t.thinking || t.toolInput || t.toolOutput)) continue;
+    del.run(rowid);
+    ins.run(rowid, t.text, t.thinking, t.toolInput, t.toolOutput);
   }
 }
 
@@ -298,6 +317,9 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
       settleStoredEntryCopies(db);
     }
   },
+  // 19: Chinese, Japanese and Korean text a character a token, so a word found inside a run written
+  // without spaces ('日本語' in '日本語のテスト'): the entries holding such characters indexed again
+  cjkFts,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
