@@ -530,6 +530,8 @@ h4{margin:8px 0 4px;font-size:.75rem;text-transform:uppercase;color:var(--dim)}.
 img{max-width:100%;min-width:48px;height:auto;border-radius:6px;border:1px solid var(--line)}.err{color:#dc2626}
 details.injected>summary{font-style:italic}details.sub-agent{border-left-color:var(--accent)}.sub-agent-turns .turn{margin:10px 0}.summary{border-style:dashed}table{border-collapse:collapse;font-size:.85rem;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}th:first-child,td:first-child{text-align:left}
 tr.sub-agent td:first-child{padding-left:22px}tr.total td{font-weight:600}
+/* a word longer than its place (a URL as the title, a long path, model or tool name) wraps in it instead of running out of the page */
+h1,.facts,.turn header .meta,summary,td{overflow-wrap:anywhere}.turn header .meta{min-width:0}
 `;
 
 /** The turns of a session's path to its current leaf, as HTML sections (empty messages left out), its side chains no call ran after them. */

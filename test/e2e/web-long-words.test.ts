@@ -2,10 +2,12 @@
  * A word longer than its place (a URL or a path as a session's title, taken from its first line; a
  * long project path, model or tool name) wraps where it is. In the list it ran over the next columns
  * and pushed the last ones (updated, messages, tokens, cost) out of the window, where nothing scrolls
- * to them; in a session's head the title and path ran out of the window, cut off. In chromium, on a
- * session in memory, at a laptop's width.
+ * to them; in a session's head the title and path ran out of the window, cut off. The exported HTML
+ * page the same: its title, facts, a turn's model and a call's name ran out of the page's column and
+ * the page scrolled sideways. In chromium, on a session in memory, at a laptop's width.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionToHtml } from '../../src/export/index.js';
 import type { Session } from '../../src/model/types.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
@@ -110,5 +112,20 @@ describe.skipIf(skipBrowser)('web viewer: words longer than their place', () => 
       ]),
     ).toEqual([]);
     expect(browser.errors).toEqual([]);
+  });
+
+  it('the exported HTML page keeps them in its column', async () => {
+    const { page } = browser;
+    // a page of its own: on the viewer's, its policy would block the page's inline style
+    await page.goto('about:blank');
+    await page.setContent(sessionToHtml(SESSION));
+    const past = await page.evaluate(() => {
+      const column = document.querySelector('main')?.getBoundingClientRect().right ?? 0;
+      return Array.from(document.querySelectorAll('main *'))
+        .filter((el) => el.getBoundingClientRect().right > column + 1)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
+    });
+    expect(past).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
   });
 });
