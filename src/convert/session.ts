@@ -152,9 +152,10 @@ function keptMessagesOf(session: Session, c: CompactionEntry): Entry[] {
     const before = at < summaryAt;
     const prev = kept.at(-1);
     // one response's items (its text, then each parallel call) are one message each in codex's history:
-    // joined, so that a target that answers a call before the next message (pi, …) keeps their results
+    // joined (the first one's model and API kept), so that a target that answers a call before the next
+    // message (pi, …) keeps their results
     if (prev && prev.before === before && prev.m.role === 'assistant' && m.role === 'assistant')
-      prev.m = { ...prev.m, ...m, parts: [...prev.m.parts, ...m.parts], meta: { ...prev.m.meta, ...m.meta } };
+      prev.m = { ...m, ...prev.m, parts: [...prev.m.parts, ...m.parts], meta: { ...m.meta, ...prev.m.meta } };
     else kept.push({ m, before });
   });
   return kept.map(({ m, before }, i): Entry => {

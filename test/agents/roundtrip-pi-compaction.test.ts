@@ -5,8 +5,9 @@
  * (its context) holds every result the source's does, each after its call: codex keeps the kept turns
  * in its compaction's replacement history one item per call, which were written into pi as one
  * assistant message per call, each call then answered by pi's "No result provided" before the next;
- * and the failed call's error flag, which codex has no field for, rides in the replacement history's
- * items too. The real pi resumes the codex round trip and sends the three results.
+ * and the failed call's error flag, another provider's signed thinking and the reply's model (pi
+ * replays thinking as thinking only to the model that signed it), which codex has no item for, ride
+ * in the replacement history's items too. The real pi resumes the codex round trip and sends the three results.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -74,6 +75,14 @@ function resultsOf(messages: readonly { content: unknown }[]): unknown[] {
     }));
 }
 
+/** The thinking a context sends, in order, with its signature. */
+function thinkingOf(messages: readonly { content: unknown }[]): unknown[] {
+  return messages
+    .flatMap((m) => (Array.isArray(m.content) ? (m.content as AnthropicBlock[]) : []))
+    .filter((b) => b.type === 'thinking')
+    .map((b) => ({ thinking: b.thinking, signature: b.signature }));
+}
+
 describe('pi session with parallel calls kept by a compaction, pi → X → pi', () => {
   it('was recorded with the three results kept after the compaction', async () => {
     const source = await readSession(home, 'pi', sourceId);
@@ -89,9 +98,12 @@ describe('pi session with parallel calls kept by a compaction, pi → X → pi',
       const source = await readSession(home, 'pi', sourceId);
       const there = await readSession(home, via, (await convertSession(source, { to: via, env: home.env })).id);
       const back = await convertSession(there, { to: 'pi', env: home.env });
-      const want = resultsOf(contextToAnthropic(await readContext(home, 'pi', sourceId)).messages);
-      const got = resultsOf(contextToAnthropic(await readContext(home, 'pi', back.id)).messages);
-      expect(got).toEqual(want);
+      const wantCtx = contextToAnthropic(await readContext(home, 'pi', sourceId)).messages;
+      const gotCtx = contextToAnthropic(await readContext(home, 'pi', back.id)).messages;
+      const want = resultsOf(wantCtx);
+      expect(resultsOf(gotCtx)).toEqual(want);
+      expect(thinkingOf(wantCtx)).toHaveLength(1);
+      expect(thinkingOf(gotCtx)).toEqual(thinkingOf(wantCtx));
       if (via !== 'codex') return;
       // the real pi resumes the codex round trip and sends them
       const sent = await resumeInTarget(home, 'pi', { id: back.id, source: 'pi', path: back.path as string }, 'probe back');

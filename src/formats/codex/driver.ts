@@ -47,7 +47,7 @@ import {
   userTextItems,
 } from './history.js';
 import { followThreadHistory, projectRollout, recordThreadHistory } from './history-projection.js';
-import { injectedKind, isObject, itemToMessage, type JsonObject, SUMMARY_PREFIX } from './items.js';
+import { injectedKind, isObject, itemToMessage, type JsonObject, keptReasoningParts, SUMMARY_PREFIX } from './items.js';
 import { baseInstructionsOf, droppedCompactedTurns, idFromFileName, readRollout, SOURCE, withRolledBack } from './rollout.js';
 import { codexSqliteHome, defaultModelProvider, recordThread, renameThread, stateDbPath } from './state-db.js';
 import { hasTurns, wrapTurns } from './turns.js';
@@ -581,8 +581,17 @@ function replacedHistory(e: CompactionEntry, users: string[][]): Message[] {
   const payload = isObject(e.raw) && isObject(e.raw.payload) ? e.raw.payload : undefined;
   if (payload && Array.isArray(payload.replacement_history))
     return payload.replacement_history.filter(isObject).flatMap((it) => {
-      const m = itemToMessage(it);
-      if (!m) return [];
+      const read = itemToMessage(it);
+      if (!read) return [];
+      const reasoning = keptReasoningParts(it);
+      const kept = isObject(it.threadbase) ? it.threadbase : {};
+      const m: Message = {
+        ...read,
+        ...(typeof kept.model === 'string' ? { model: kept.model } : {}),
+        ...(typeof kept.provider === 'string' ? { provider: kept.provider } : {}),
+        ...(typeof kept.api === 'string' ? { api: kept.api } : {}),
+        parts: [...reasoning, ...read.parts],
+      };
       // Marked: these come from the compaction record, not from entries on the path (the summary as such).
       const summary = m.role === 'user' && isSummaryText(userTextItems(m).join(''));
       return [{ ...m, meta: { ...m.meta, compactionReplacement: true, ...(summary ? { compactionSummary: true } : {}) } }];
@@ -663,9 +672,28 @@ function withReplacementHistories(path: readonly Entry[], from = 0): Entry[] {
       ...keptBefore,
       ...keptAfter.map((k) => (k as MessageEntry).message),
     ];
-    const replacement = history.flatMap((m) =>
-      messageToItems(m).flatMap((enc) => (enc.item ? [withFailedFlag(enc.item, m)] : [])),
-    );
+    const replacement = history.flatMap((m) => {
+      // another provider's thinking has no item (an agent_reasoning event in the rollout): kept beside the
+      // item after it; a reply's model, provider and API (codex records a model per turn) beside its first item
+      let reasoning: JsonObject[] = [];
+      let first = m.role === 'assistant';
+      return messageToItems(m).flatMap((enc) => {
+        if (enc.event?.type === 'agent_reasoning' && typeof enc.event.threadbase === 'string') reasoning.push(enc.event);
+        if (!enc.item) return [];
+        let item = withFailedFlag(enc.item, m);
+        const kept: JsonObject = {
+          ...(isObject(item.threadbase) ? item.threadbase : {}),
+          ...(reasoning.length ? { reasoning } : {}),
+          ...(first && m.model
+            ? { model: m.model, ...(m.provider ? { provider: m.provider } : {}), ...(m.api ? { api: m.api } : {}) }
+            : {}),
+        };
+        if (Object.keys(kept).length) item = { ...item, threadbase: kept };
+        reasoning = [];
+        first = false;
+        return [item];
+      });
+    });
     out.push({ ...e, rawSource: SOURCE, raw: line(e.timestamp, 'compacted', { message, replacement_history: replacement }) });
   });
   return out;

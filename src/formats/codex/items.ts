@@ -85,6 +85,26 @@ export function contentToParts(content: unknown, assistant = false): Part[] {
   return parts;
 }
 
+/**
+ * Another provider's thinking threadbase kept beside an item of a compaction's replacement history
+ * (`threadbase.reasoning`: the agent_reasoning events it has in the rollout, driver.ts
+ * withReplacementHistories): thinking parts codex never sends, for the way back.
+ */
+export function keptReasoningParts(item: JsonObject): Part[] {
+  const events = isObject(item.threadbase) && Array.isArray(item.threadbase.reasoning) ? item.threadbase.reasoning : [];
+  return events.filter(isObject).map(
+    (ev): Part =>
+      ev.threadbase === 'redacted_thinking'
+        ? { type: 'redacted_thinking', data: str(ev.data) ?? '', meta: { codexNotSent: true } }
+        : {
+            type: 'thinking',
+            thinking: str(ev.text) ?? '',
+            ...(str(ev.signature) ? { signature: str(ev.signature) } : {}),
+            meta: { codexNotSent: true },
+          },
+  );
+}
+
 /** A function_call_output's `output`: a string, or content items (text and images). */
 export function outputToResult(callId: string, output: unknown): ToolResultPart {
   if (typeof output === 'string') return { type: 'tool_result', callId, content: output };
