@@ -133,5 +133,12 @@ export function mountWebViewer<E extends Env>(app: Hono<E>, opts: WebViewerOptio
 
 /** A Hono app that is only the viewer (what `threadbase ui` serves). */
 export function createWebApp(opts: WebViewerOptions): Hono {
-  return mountWebViewer(new Hono(), opts);
+  const app = new Hono();
+  // a route the API does not have answers in JSON as its other errors do (Hono's default is a text page)
+  app.notFound((c) =>
+    c.req.path.startsWith('/api/')
+      ? c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404)
+      : c.text('not found', 404),
+  );
+  return mountWebViewer(app, opts);
 }
