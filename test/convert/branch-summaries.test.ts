@@ -97,7 +97,8 @@ describe("pi's branch summary in Claude Code, OpenCode and codex", () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const rec = records.find((r) => r.threadbase !== undefined);
+    // the branch summary's record (the first record's threadbase field says who wrote the session)
+    const rec = records.find((r) => (r.threadbase as { branchSummary?: unknown } | undefined)?.branchSummary !== undefined);
     expect(rec).toMatchObject({
       type: 'user',
       message: { role: 'user', content: WRAPPED },
