@@ -16,8 +16,10 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
+import type { Session } from '../../src/model/types.js';
 import { AgentFilesDriver } from '../../src/server/web/agents-driver.js';
-import { createWebApp } from '../../src/server/web/index.js';
+import { createWebApp, type WebViewerOptions } from '../../src/server/web/index.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -131,6 +133,53 @@ export function viewerOverFixtures(
     if (viewer.home) await rm(viewer.home, { recursive: true, force: true });
   });
   return viewer;
+}
+
+/** The viewer over sessions in memory, in chromium: what viewerOverSessions sets up. */
+export interface SessionsViewer {
+  store: MemoryStore;
+  served: Served;
+  browser: Browser;
+}
+
+/**
+ * For the enclosing describe: an in-memory store holding `sessions` (under their own ids), the
+ * viewer on it (`options` beside the driver) and a browser, made in beforeAll and closed in afterAll.
+ */
+export function viewerOverSessions(sessions: readonly Session[], options: Omit<WebViewerOptions, 'driver'> = {}): SessionsViewer {
+  const viewer = {} as SessionsViewer;
+  beforeAll(async () => {
+    viewer.store = new MemoryStore();
+    for (const s of sessions) await viewer.store.writeSession(s, { keepId: true });
+    viewer.served = await serveApp(createWebApp({ ...options, driver: viewer.store }));
+    viewer.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await viewer.browser?.close();
+    await viewer.served?.close();
+  });
+  return viewer;
+}
+
+/** A session of one user message, for a test about the viewer's pages rather than a conversation. */
+export function oneMessageSession(id: string, title: string, text = 'hi'): Session {
+  return {
+    id,
+    source: 'threadbase',
+    title,
+    createdAt: '2026-11-20T10:00:00.000Z',
+    updatedAt: '2026-11-20T10:00:00.000Z',
+    messageCount: 1,
+    entries: [
+      {
+        id: 'u1',
+        parentId: null,
+        timestamp: '2026-11-20T10:00:00.000Z',
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text }] },
+      },
+    ],
+  };
 }
 
 /**

@@ -5,47 +5,15 @@
  * as it was left (its filter, sort and page), not to the whole list from its start.
  * In chromium, on a session in memory.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebApp } from '../../src/server/web/index.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
-import { type Browser, launchBrowser, type Served, serveApp, skipBrowser } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { oneMessageSession, skipBrowser, viewerOverSessions } from './browser.js';
 
 describe.skipIf(skipBrowser)('web viewer: the keyboard help', () => {
-  let served: Served;
-  let browser: Browser;
-  beforeAll(async () => {
-    const store = new MemoryStore();
-    await store.writeSession(
-      {
-        id: 'with-help',
-        source: 'threadbase',
-        title: 'with help',
-        createdAt: '2026-11-20T10:00:00.000Z',
-        updatedAt: '2026-11-20T10:00:00.000Z',
-        messageCount: 1,
-        entries: [
-          {
-            id: 'u1',
-            parentId: null,
-            timestamp: '2026-11-20T10:00:00.000Z',
-            kind: 'message',
-            message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
-          },
-        ],
-      },
-      { keepId: true },
-    );
-    served = await serveApp(createWebApp({ driver: store }));
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  const viewer = viewerOverSessions([oneMessageSession('with-help', 'with help')]);
 
   it('Esc closes the help and stays on the session; keys behind it do nothing', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/with-help`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/with-help`);
     await page.waitForSelector('#e-u1');
     await page.keyboard.press('?');
     expect(await page.evaluate(() => (document.getElementById('help') as HTMLDialogElement).open)).toBe(true);
@@ -61,15 +29,15 @@ describe.skipIf(skipBrowser)('web viewer: the keyboard help', () => {
     await page.locator('#conversation').focus();
     await page.keyboard.press('Escape');
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/sessions');
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('Esc and ← go back to the list as it was left', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     const list = '#/sessions?text=help&sort=title&order=asc';
     for (const back of ['Escape', '←']) {
       await page.goto('about:blank');
-      await page.goto(`${served.url}/${list}`);
+      await page.goto(`${viewer.served.url}/${list}`);
       await page.locator('tr.row td.title-cell a').click();
       await page.waitForSelector('#e-u1');
       if (back === 'Escape') {

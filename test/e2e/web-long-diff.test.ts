@@ -3,11 +3,9 @@
  * large change) ends with a button that shows the rest, as long text does. Before, the diff stopped
  * at '… N more lines' with no way to see them in the viewer. In chromium, on a session in memory.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/model/types.js';
-import { createWebApp } from '../../src/server/web/index.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
-import { type Browser, launchBrowser, openToolFolds, type Served, serveApp, skipBrowser } from './browser.js';
+import { openToolFolds, skipBrowser, viewerOverSessions } from './browser.js';
 
 const LINES = 6000;
 const diff = [
@@ -54,22 +52,11 @@ const SESSION: Session = {
 };
 
 describe.skipIf(skipBrowser)('web viewer: a diff longer than it draws at once', () => {
-  let served: Served;
-  let browser: Browser;
-  beforeAll(async () => {
-    const store = new MemoryStore();
-    await store.writeSession(SESSION, { keepId: true });
-    served = await serveApp(createWebApp({ driver: store }));
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  const viewer = viewerOverSessions([SESSION]);
 
   it('shows its lines past the first 5,000 when asked', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/${SESSION.id}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/${SESSION.id}`);
     await page.waitForSelector('#conversation details.tool');
     await openToolFolds(page);
     const diffText = () => page.locator('#conversation pre.diff').first().textContent();
@@ -80,6 +67,6 @@ describe.skipIf(skipBrowser)('web viewer: a diff longer than it draws at once', 
     expect(text).toContain(`+line ${LINES} the very last`);
     expect(text.split('\n').filter(Boolean)).toHaveLength(LINES + 4);
     await expect.poll(() => more.count()).toBe(0);
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 });

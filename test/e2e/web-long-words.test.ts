@@ -6,12 +6,10 @@
  * page the same: its title, facts, a turn's model and a call's name ran out of the page's column and
  * the page scrolled sideways. In chromium, on a session in memory, at a laptop's width.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessionToHtml } from '../../src/export/index.js';
 import type { Session } from '../../src/model/types.js';
-import { createWebApp } from '../../src/server/web/index.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
-import { type Browser, launchBrowser, type Served, serveApp, skipBrowser } from './browser.js';
+import { skipBrowser, viewerOverSessions } from './browser.js';
 
 const word = (head: string) => `${head}${'x'.repeat(400)}`;
 
@@ -53,22 +51,11 @@ const SESSION: Session = {
 };
 
 describe.skipIf(skipBrowser)('web viewer: words longer than their place', () => {
-  let served: Served;
-  let browser: Browser;
-  beforeAll(async () => {
-    const store = new MemoryStore();
-    await store.writeSession(SESSION, { keepId: true });
-    served = await serveApp(createWebApp({ driver: store }));
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  const viewer = viewerOverSessions([SESSION]);
 
   /** The selectors whose box ends past the window's right edge, or past the box of `within`. */
   const overflowing = (pairs: [string, string][]) =>
-    browser.page.evaluate((pairs) => {
+    viewer.browser.page.evaluate((pairs) => {
       const out: string[] = [];
       for (const [sel, within] of pairs) {
         const el = document.querySelector(sel);
@@ -84,8 +71,8 @@ describe.skipIf(skipBrowser)('web viewer: words longer than their place', () => 
     }, pairs);
 
   it('the list keeps every column in the window, each cell’s words in it', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/sessions`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/sessions`);
     await page.waitForSelector('tr.row');
     expect(
       await overflowing([
@@ -100,8 +87,8 @@ describe.skipIf(skipBrowser)('web viewer: words longer than their place', () => 
   });
 
   it('the session’s head, model and tool name wrap inside the window', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/${SESSION.id}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/${SESSION.id}`);
     await page.waitForSelector('#e-a1');
     expect(
       await overflowing([
@@ -111,11 +98,11 @@ describe.skipIf(skipBrowser)('web viewer: words longer than their place', () => 
         ['#e-a1 details.tool > summary .tool-name', 'summary'],
       ]),
     ).toEqual([]);
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('the exported HTML page keeps them in its column', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     // a page of its own: on the viewer's, its policy would block the page's inline style
     await page.goto('about:blank');
     await page.setContent(sessionToHtml(SESSION));

@@ -8,12 +8,10 @@
  */
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessionToHtml } from '../../src/export/index.js';
 import type { Session } from '../../src/model/types.js';
-import { createWebApp } from '../../src/server/web/index.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
-import { type Browser, launchBrowser, type Served, serveApp, skipBrowser } from './browser.js';
+import { skipBrowser, viewerOverSessions } from './browser.js';
 
 const HEBREW = 'שלום עולם!';
 const ARABIC = 'مرحبا بالعالم!';
@@ -69,21 +67,10 @@ function layoutOf(page: Page, selector: string, text: string) {
 }
 
 describe.skipIf(skipBrowser)('right-to-left turns', () => {
-  let served: Served;
-  let browser: Browser;
-  beforeAll(async () => {
-    const store = new MemoryStore();
-    await store.writeSession(SESSION, { keepId: true });
-    served = await serveApp(createWebApp({ driver: store }));
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  const viewer = viewerOverSessions([SESSION]);
 
   const check = async (selector: string) => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     for (const rtl of [HEBREW, ARABIC]) {
       const at = await layoutOf(page, selector, rtl);
       expect(at, rtl).toBeDefined();
@@ -95,20 +82,20 @@ describe.skipIf(skipBrowser)('right-to-left turns', () => {
   };
 
   it('in the viewer', async () => {
-    const { page } = browser;
-    await page.goto(`${served.url}/#/session/${SESSION.id}`);
+    const { page } = viewer.browser;
+    await page.goto(`${viewer.served.url}/#/session/${SESSION.id}`);
     await page.waitForSelector('#e-a1');
     await check('#conversation .text');
     // a title in Hebrew too, in the session's head and in the list
     expect(await page.locator('.session-head h1').evaluate((el) => getComputedStyle(el).direction)).toBe('rtl');
-    await page.goto(`${served.url}/#/sessions`);
+    await page.goto(`${viewer.served.url}/#/sessions`);
     await page.waitForSelector('td.title-cell a');
     expect(await page.locator('td.title-cell a').evaluate((el) => getComputedStyle(el).direction)).toBe('rtl');
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 
   it('in the exported HTML page', async () => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     // a page of its own: on the viewer's, its policy would block the page's inline style
     await page.goto('about:blank');
     await page.setContent(sessionToHtml(SESSION));

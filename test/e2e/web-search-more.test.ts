@@ -12,7 +12,7 @@ import type { DriverCapabilities } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
-import { type Browser, launchBrowser, type Served, serveApp, skipBrowser } from './browser.js';
+import { type Browser, launchBrowser, type Served, serveApp, skipBrowser, viewerOverSessions } from './browser.js';
 
 const entries: Entry[] = Array.from({ length: 153 }, (_, i) => ({
   id: `e${i}`,
@@ -23,34 +23,22 @@ const entries: Entry[] = Array.from({ length: 153 }, (_, i) => ({
 }));
 
 describe.skipIf(skipBrowser)('web viewer: more search hits than the page shows', () => {
-  let served: Served;
-  let browser: Browser;
-  beforeAll(async () => {
-    const store = new MemoryStore();
-    await store.writeSession(
-      {
-        id: 'many-hits',
-        source: 'threadbase',
-        title: 'many hits',
-        createdAt: entries[0]?.timestamp as string,
-        updatedAt: entries.at(-1)?.timestamp as string,
-        messageCount: entries.length,
-        entries,
-      },
-      { keepId: true },
-    );
-    served = await serveApp(createWebApp({ driver: store }));
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  const viewer = viewerOverSessions([
+    {
+      id: 'many-hits',
+      source: 'threadbase',
+      title: 'many hits',
+      createdAt: entries[0]?.timestamp as string,
+      updatedAt: entries.at(-1)?.timestamp as string,
+      messageCount: entries.length,
+      entries,
+    },
+  ]);
 
   const search = async (q: string) => {
-    const { page } = browser;
+    const { page } = viewer.browser;
     await page.goto('about:blank');
-    await page.goto(`${served.url}/#/search?q=${encodeURIComponent(q)}`);
+    await page.goto(`${viewer.served.url}/#/search?q=${encodeURIComponent(q)}`);
     const count = page.locator('#view p.muted', { hasText: /for “/ });
     await count.waitFor();
     return { said: await count.textContent(), shown: await page.locator('li.hit-row').count() };
@@ -64,7 +52,7 @@ describe.skipIf(skipBrowser)('web viewer: more search hits than the page shows',
 
   it('counts the hits when they are all shown', async () => {
     expect(await search('rare')).toEqual({ said: '3 hits for “rare”', shown: 3 });
-    expect(browser.errors).toEqual([]);
+    expect(viewer.browser.errors).toEqual([]);
   });
 });
 
