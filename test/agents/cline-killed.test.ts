@@ -11,12 +11,11 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ClineDriver } from '../../src/formats/cline/index.js';
-import { shellQuote } from '../../src/formats/shared/shell.js';
 import type { SourceUnit } from '../../src/model/driver.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import { type AnthropicBlock, type AnthropicMessage, type AnthropicRequest, textOf } from '../helpers/anthropic-standin.js';
+import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { CLINE_BIN, type ClineHome, messageItems, setupClineHome } from '../helpers/cline.js';
+import { blocksOf, CLINE_BIN, type ClineHome, messageItems, resumedWithProbe, setupClineHome } from '../helpers/cline.js';
 import { okProbeRule } from '../helpers/conversions.js';
 import { toolResultsOf } from '../helpers/sessions.js';
 
@@ -53,49 +52,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-const blocksOf = (m: AnthropicMessage | undefined): AnthropicBlock[] =>
-  !m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-
-/** `cline --id <id>` in its terminal UI, `probe` typed: the request it sends (the probe in its last message, last). */
-function resumedAfterCall(id: string, probe: string): Promise<AnthropicRequest> {
-  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(shellQuote).join(' ');
-  const p = spawn('script', ['-qfec', cmd, '/dev/null'], {
-    cwd: home.project,
-    env: { PATH: process.env.PATH ?? '', HOME: home.root, TERM: 'xterm-256color', NO_COLOR: '1' },
-  });
-  const closed = new Promise((done) => p.on('close', done));
-  let out = '';
-  p.stdout.on('data', (d) => {
-    out += String(d);
-  });
-  const request = () =>
-    home.standIn.messageRequests().find((r) => {
-      const t = blocksOf(r.messages.at(-1)).at(-1);
-      return t?.type === 'text' && String(t.text).trim() === probe;
-    });
-  return (async () => {
-    try {
-      await expect.poll(() => out.includes('Ask anything'), { timeout: 60_000, interval: 200 }).toBe(true);
-      await new Promise((r) => setTimeout(r, 1000));
-      p.stdin.write(probe);
-      await new Promise((r) => setTimeout(r, 600));
-      p.stdin.write('\r');
-      await expect.poll(request, { timeout: 60_000, interval: 200 }).toBeDefined();
-      // cline saves the session once it has the answer
-      await new Promise((r) => setTimeout(r, 1500));
-      return request() as AnthropicRequest;
-    } finally {
-      // Ctrl-C twice: the first clears the input, the second quits (Cline saves the session before)
-      p.stdin.write('\x03');
-      await new Promise((r) => setTimeout(r, 500));
-      p.stdin.write('\x03');
-      const stuck = setTimeout(() => p.kill(), 30_000);
-      await closed;
-      clearTimeout(stuck);
-    }
-  })();
 }
 
 const INTERRUPTED = JSON.stringify([
@@ -152,7 +108,7 @@ it('a run killed mid-call reads open while it lives, interrupted once gone, and 
     messages: AnthropicMessage[];
   };
   // the turn ended with the call: cline sends the probe in the message of its result, after it
-  const request = await resumedAfterCall(id as string, 'probe killed');
+  const request = await resumedWithProbe(home, id as string, 'probe killed', 1500);
   const last = request.messages.at(-1);
   expect(blocksOf(last).at(-1)).toMatchObject({ type: 'text', text: 'probe killed' });
   const sent = [...request.messages.slice(0, -1), { ...last, content: blocksOf(last).slice(0, -1) } as AnthropicMessage].flatMap(

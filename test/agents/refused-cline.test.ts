@@ -12,22 +12,17 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClineDriver } from '../../src/formats/cline/index.js';
-import { shellQuote } from '../../src/formats/shared/shell.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import {
-  type AnthropicBlock,
-  type AnthropicMessage,
-  type AnthropicRequest,
-  sentToolResults,
-  textOf,
-} from '../helpers/anthropic-standin.js';
+import { type AnthropicMessage, sentToolResults, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
+  blocksOf,
   CLINE_BIN,
   type ClineHome,
   messageItems as items,
   resumeCline,
   resumedRequest,
+  resumedWithProbe,
   runCline,
   setupClineHome,
 } from '../helpers/cline.js';
@@ -71,50 +66,6 @@ async function ourContext(id: string): Promise<string[]> {
 async function resumed(id: string, probe: string): Promise<string[]> {
   await resumeCline(home, id, probe);
   return resumedRequest(home, probe).messages.flatMap(items);
-}
-
-const blocksOf = (m: AnthropicMessage | undefined): AnthropicBlock[] =>
-  !m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-
-/**
- * `cline --id <id>` in its terminal UI, `probe` typed: the request it sends. For a session whose last turn
- * ended with a result (resumeCline waits for a probe sent alone, which cline then does not send).
- */
-function resumedAfterResult(id: string, probe: string): Promise<AnthropicRequest> {
-  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(shellQuote).join(' ');
-  const p = spawn('script', ['-qfec', cmd, '/dev/null'], {
-    cwd: home.project,
-    env: { PATH: process.env.PATH ?? '', HOME: home.root, TERM: 'xterm-256color', NO_COLOR: '1' },
-  });
-  const closed = new Promise((done) => p.on('close', done));
-  let out = '';
-  p.stdout.on('data', (d) => {
-    out += String(d);
-  });
-  const request = () =>
-    home.standIn.messageRequests().find((r) => {
-      const t = blocksOf(r.messages.at(-1)).at(-1);
-      return t?.type === 'text' && String(t.text).trim() === probe;
-    });
-  return (async () => {
-    try {
-      await expect.poll(() => out.includes('Ask anything'), { timeout: 60_000, interval: 200 }).toBe(true);
-      await new Promise((r) => setTimeout(r, 1000));
-      p.stdin.write(probe);
-      await new Promise((r) => setTimeout(r, 600));
-      p.stdin.write('\r');
-      await expect.poll(request, { timeout: 60_000, interval: 200 }).toBeDefined();
-      return request() as AnthropicRequest;
-    } finally {
-      // Ctrl-C twice: the first clears the input, the second quits (Cline saves the session before)
-      p.stdin.write('\x03');
-      await new Promise((r) => setTimeout(r, 500));
-      p.stdin.write('\x03');
-      const stuck = setTimeout(() => p.kill(), 30_000);
-      await closed;
-      clearTimeout(stuck);
-    }
-  })();
 }
 
 const sentResults = (sent: string[]) => sent.filter((s) => s.startsWith('result:')).map((s) => s.replace(/^result:[^:]+:/, ''));
@@ -174,7 +125,7 @@ describe('refused calls and the real cline', () => {
       messages: AnthropicMessage[];
     };
     // the turn ended with the result: resumed, cline sends the probe in the result's message, after it
-    const request = await resumedAfterResult(info.id, 'probe aborted command');
+    const request = await resumedWithProbe(home, info.id, 'probe aborted command');
     const last = request.messages.at(-1);
     const sent = [
       ...request.messages.slice(0, -1),

@@ -133,6 +133,55 @@ export function resumeCline(
   });
 }
 
+/** A message's content as blocks (a string content one text block). */
+export const blocksOf = (m: AnthropicMessage | undefined): AnthropicBlock[] =>
+  !m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+
+/**
+ * `cline --id <id>` in its terminal UI, `probe` typed: the request it sends (the probe in its last
+ * message, last), `settleMs` after it came (for Cline to save what it answered), then Ctrl-C twice.
+ * For a session whose last turn ended with a call or a result, where resumeCline's wait for a probe
+ * sent alone and for the shown answer does not hold.
+ */
+export function resumedWithProbe(home: ClineHome, id: string, probe: string, settleMs = 0): Promise<AnthropicRequest> {
+  const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(shellQuote).join(' ');
+  const p = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: home.project, env: childEnv(home) });
+  const closed = new Promise((done) => p.on('close', done));
+  let out = '';
+  p.stdout.on('data', (d) => {
+    out += String(d);
+  });
+  const request = () =>
+    home.standIn.messageRequests().find((r) => {
+      const t = blocksOf(r.messages.at(-1)).at(-1);
+      return t?.type === 'text' && String(t.text).trim() === probe;
+    });
+  const until = async (ok: () => boolean, what: string) => {
+    for (const stop = Date.now() + 60_000; !ok(); await new Promise((r) => setTimeout(r, 200)))
+      if (Date.now() > stop) throw new Error(`cline --id ${id}: ${what} not seen:\n${plain(out).slice(-3000)}`);
+  };
+  return (async () => {
+    try {
+      await until(() => out.includes('Ask anything'), 'its input line');
+      await new Promise((r) => setTimeout(r, 1000));
+      p.stdin.write(probe);
+      await new Promise((r) => setTimeout(r, 600));
+      p.stdin.write('\r');
+      await until(() => request() !== undefined, `a request ending with ${probe}`);
+      if (settleMs) await new Promise((r) => setTimeout(r, settleMs));
+      return request() as AnthropicRequest;
+    } finally {
+      // Ctrl-C twice: the first clears the input, the second quits (Cline saves the session before)
+      p.stdin.write('\x03');
+      await new Promise((r) => setTimeout(r, 500));
+      p.stdin.write('\x03');
+      const stuck = setTimeout(() => p.kill(), 30_000);
+      await closed;
+      clearTimeout(stuck);
+    }
+  })();
+}
+
 /** Whether the stand-in got a request whose last user message is the probe. */
 function sentProbe(home: ClineHome, probe: string): boolean {
   return home.standIn.messageRequests().some((r) => textOf(r.messages.at(-1)).trim() === probe);
