@@ -10,35 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv, SessionDriver } from '../../src/model/driver.js';
-import type { Session } from '../../src/model/types.js';
 import { startServer } from '../../src/server/index.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
+import { helloSession } from '../helpers/sessions.js';
 
 let home: string;
 const closers: (() => Promise<void>)[] = [];
-
-function session(id: string): Session {
-  const at = '2025-01-01T00:00:00.000Z';
-  return {
-    id,
-    source: 'threadbase',
-    createdAt: at,
-    updatedAt: at,
-    messageCount: 0,
-    entries: [
-      {
-        kind: 'message',
-        id: `${id}-e1`,
-        parentId: null,
-        timestamp: at,
-        message: { role: 'user', parts: [{ type: 'text', text: `hello from ${id}` }] },
-      },
-    ],
-  };
-}
 
 const envWith = (vars: Record<string, string> = {}): DriverEnv => ({
   home,
@@ -60,7 +40,7 @@ async function serverWithSession(kind: 'sqlite' | 'memory'): Promise<{ url: stri
   const put = await fetch(`${server.url}/api/v1/threadbase/sessions/s-1`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ session: session('s-1'), entries: session('s-1').entries }),
+    body: JSON.stringify({ session: helloSession('s-1'), entries: helloSession('s-1').entries }),
   });
   expect(put.ok).toBe(true);
   return { url: server.url, key, otherKey };

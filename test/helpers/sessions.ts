@@ -185,6 +185,19 @@ export function chainSession(id: string, source: string, project: string, messag
   };
 }
 
+/** threadbase's own session of one user message, "hello from <id>" (its entry `<id>-e1`), for pushes and stores. */
+export function helloSession(id: string): Session {
+  const at = '2025-01-01T00:00:00.000Z';
+  return {
+    id,
+    source: 'threadbase',
+    createdAt: at,
+    updatedAt: at,
+    messageCount: 0,
+    entries: [messageEntry(`${id}-e1`, null, at, textMessage('user', `hello from ${id}`))],
+  };
+}
+
 /** A message entry of `message` at `at`: an ISO time, or a number of seconds into 2026. */
 export function messageEntry(id: string, parentId: string | null, at: string | number, message: Message): MessageEntry {
   return { kind: 'message', id, parentId, timestamp: typeof at === 'number' ? secondInto2026(at) : at, message };

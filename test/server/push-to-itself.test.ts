@@ -9,10 +9,10 @@ import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../src/model/types.js';
 import { storeIdentity } from '../../src/server/store-identity.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCliProcess, startServeProcess } from '../helpers/cli-process.js';
+import { helloSession } from '../helpers/sessions.js';
 import { freshSchema, type TestSchema } from './pg-helpers.js';
 
 let home: string;
@@ -30,33 +30,13 @@ async function serve(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return url;
 }
 
-function session(id: string): Session {
-  const at = '2025-01-01T00:00:00.000Z';
-  return {
-    id,
-    source: 'threadbase',
-    createdAt: at,
-    updatedAt: at,
-    messageCount: 0,
-    entries: [
-      {
-        kind: 'message',
-        id: `${id}-e1`,
-        parentId: null,
-        timestamp: at,
-        message: { role: 'user', parts: [{ type: 'text', text: `hello from ${id}` }] },
-      },
-    ],
-  };
-}
-
 /** A THREADBASE_HOME whose index holds sessions like the given ones, and their ids there (the store names them). */
 async function indexHome(name: string, ids: string[]): Promise<{ tbHome: string; stored: string[] }> {
   const tbHome = join(home, name);
   await mkdir(tbHome, { recursive: true });
   const store = openSqliteStore(join(tbHome, 'index.db'));
   const stored: string[] = [];
-  for (const id of ids) stored.push((await store.writeSession(session(id))).id);
+  for (const id of ids) stored.push((await store.writeSession(helloSession(id))).id);
   await store.close();
   return { tbHome, stored: stored.sort() };
 }
@@ -136,7 +116,7 @@ describe('push to the server of the same store', () => {
     let pgOwn: string;
     beforeAll(async () => {
       db = await freshSchema('tb_itself');
-      pgOwn = (await db.store.writeSession(session('pg-own'))).id;
+      pgOwn = (await db.store.writeSession(helloSession('pg-own'))).id;
     }, 60_000);
     afterAll(async () => {
       await db?.drop();
