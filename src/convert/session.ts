@@ -7,6 +7,7 @@
 
 import { formatNames, Sources } from '../formats/registry.js';
 import { copiedBranchSummaryOf } from '../formats/shared/branch-summary.js';
+import { WRITTEN_BY } from '../formats/shared/written-by.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { UnsupportedError } from '../model/errors.js';
 import { resumeContextOf } from '../model/resume.js';
@@ -455,7 +456,8 @@ export async function convertSessionAll(
   const read = converting(given);
   const session = read.session;
   const write = async (s: Session) => {
-    let written = await (target.writeSession as NonNullable<typeof target.writeSession>)(s);
+    // a copy: where it starts when its original did (threadbase's own store too), the original counts in stats
+    let written = await (target.writeSession as NonNullable<typeof target.writeSession>)({ ...s, writtenBy: WRITTEN_BY });
     // Another agent's title, where the target did not take it from the records (pi names a session
     // in a record of its own). A copy within one agent carries its own title records.
     if (s.title && s.source !== target.name && written.title !== s.title && target.setTitle) {

@@ -4,6 +4,7 @@
  * as sessions of their own naming their parent and the call that ran it (writeChildInStore), the link
  * a store keeps for a child (parentId, parentToolCallId) and lists it by (listSessions with parentId).
  */
+import { WRITTEN_BY } from '../formats/shared/written-by.js';
 import type { SessionDriver } from '../model/driver.js';
 import type { Session, SessionInfo } from '../model/types.js';
 import { THREADBASE_SOURCE } from '../stores/shared.js';
@@ -43,5 +44,5 @@ export function childWriter(target: SessionDriver, parent: SessionInfo): ((child
   }
   if (parent.source !== THREADBASE_SOURCE || !target.writeSession) return undefined;
   const write = target.writeSession.bind(target);
-  return (child) => write({ ...inParentProject(child), parentId: parent.id });
+  return (child) => write({ ...inParentProject(child), parentId: parent.id, writtenBy: WRITTEN_BY });
 }

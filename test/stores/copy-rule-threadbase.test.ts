@@ -94,13 +94,16 @@ it('a copy in threadbase’s own store counts once: the index, PostgreSQL and th
   expect(
     rounded({ cost: web.totals.cost, input: web.totals.input, output: web.totals.output, messages: web.totals.responses }),
   ).toEqual(rounded(local));
-  // the pair counts what the original alone did (the copy started when it did: the lower id counts)
+  // the pair counts what the original alone did, in the original: the copy, which started when it did, says
+  // threadbase wrote it (its id, random, decided it before)
+  expect(listed.find((s) => s.id === copyId)?.writtenBy).toBe('threadbase');
   const bySession = JSON.parse(await runCliOk(env, ['stats', '--by', 'session', '--json', '--no-sync'])) as {
     key: string;
     inputTokens: number;
   }[];
   const inputOf = (id: string) => bySession.find((r) => r.key === id)?.inputTokens ?? 0;
-  expect(inputOf(copyId) + inputOf(CLAUDE_ID)).toBe(beforeOriginal);
+  expect(inputOf(CLAUDE_ID)).toBe(beforeOriginal);
+  expect(inputOf(copyId)).toBe(0);
   // each session's own listing still shows what it records
   expect(listed.find((s) => s.id === copyId)?.usage?.input).toBe(listed.find((s) => s.id === CLAUDE_ID)?.usage?.input);
 });
