@@ -13,9 +13,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import type { SourceUnit } from '../../src/model/driver.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import { type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
+import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
-import { blocksOf, CLINE_BIN, type ClineHome, messageItems, resumedWithProbe, setupClineHome } from '../helpers/cline.js';
+import {
+  blocksOf,
+  CLINE_BIN,
+  type ClineHome,
+  messageItems,
+  resumedWithProbe,
+  runCommandRule,
+  setupClineHome,
+} from '../helpers/cline.js';
 import { okProbeRule } from '../helpers/conversions.js';
 import { toolResultsOf } from '../helpers/sessions.js';
 
@@ -25,17 +33,7 @@ let clinePid = 0;
 
 beforeAll(async () => {
   home = await setupClineHome({
-    rules: [
-      (req) => {
-        const m = /RUN: (.+)/.exec(textOf(req.messages.at(-1)));
-        const last = req.messages.at(-1);
-        const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
-        const tool = req.tools?.find((t) => t.name === 'run_commands');
-        if (!m || !tool || answered) return undefined;
-        return { toolUse: { name: tool.name, input: { commands: [(m[1] as string).trim()] } } };
-      },
-      okProbeRule,
-    ],
+    rules: [runCommandRule, okProbeRule],
   });
 });
 afterAll(async () => {

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClineDriver } from '../../src/formats/cline/index.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import { type AnthropicMessage, sentToolResults, textOf } from '../helpers/anthropic-standin.js';
+import { type AnthropicMessage, sentToolResults } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   blocksOf,
@@ -24,6 +24,7 @@ import {
   resumedRequest,
   resumedWithProbe,
   runCline,
+  runCommandRule,
   setupClineHome,
 } from '../helpers/cline.js';
 import { newestSession } from '../helpers/conversions.js';
@@ -34,16 +35,7 @@ let home: ClineHome;
 let driver: ClineDriver;
 beforeAll(async () => {
   home = await setupClineHome({
-    rules: [
-      (req) => {
-        const m = /RUN: (.+)/.exec(textOf(req.messages.at(-1)));
-        const last = req.messages.at(-1);
-        const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
-        const tool = req.tools?.find((t) => t.name === 'run_commands');
-        if (!m || !tool || answered) return undefined;
-        return { toolUse: { name: tool.name, input: { commands: [(m[1] as string).trim()] } } };
-      },
-    ],
+    rules: [runCommandRule],
   });
   driver = new ClineDriver(home.env);
 });

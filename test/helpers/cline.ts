@@ -137,6 +137,16 @@ export function resumeCline(
 export const blocksOf = (m: AnthropicMessage | undefined): AnthropicBlock[] =>
   !m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
 
+/** "RUN: <command>" in the last message (not yet answered): Cline's run_commands tool runs it. */
+export const runCommandRule: Rule = (req) => {
+  const m = /RUN: (.+)/.exec(textOf(req.messages.at(-1)));
+  const last = req.messages.at(-1);
+  const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result');
+  const tool = req.tools?.find((t) => t.name === 'run_commands');
+  if (!m || !tool || answered) return undefined;
+  return { toolUse: { name: tool.name, input: { commands: [(m[1] as string).trim()] } } };
+};
+
 /**
  * `cline --id <id>` in its terminal UI, `probe` typed: the request it sends (the probe in its last
  * message, last), `settleMs` after it came (for Cline to save what it answered), then Ctrl-C twice.
