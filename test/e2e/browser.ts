@@ -161,27 +161,6 @@ export function viewerOverSessions(sessions: readonly Session[], options: Omit<W
   return viewer;
 }
 
-/** A session of one user message, for a test about the viewer's pages rather than a conversation. */
-export function oneMessageSession(id: string, title: string, text = 'hi'): Session {
-  return {
-    id,
-    source: 'threadbase',
-    title,
-    createdAt: '2026-11-20T10:00:00.000Z',
-    updatedAt: '2026-11-20T10:00:00.000Z',
-    messageCount: 1,
-    entries: [
-      {
-        id: 'u1',
-        parentId: null,
-        timestamp: '2026-11-20T10:00:00.000Z',
-        kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text }] },
-      },
-    ],
-  };
-}
-
 /**
  * Opens every tool fold in the conversation and waits until each has built its body. The body is
  * built on the `toggle` event, which the browser fires after the click returns, and the view may be

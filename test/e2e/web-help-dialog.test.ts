@@ -6,7 +6,8 @@
  * In chromium, on a session in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { oneMessageSession, skipBrowser, viewerOverSessions } from './browser.js';
+import { oneMessageSession } from '../helpers/sessions.js';
+import { skipBrowser, viewerOverSessions } from './browser.js';
 
 describe.skipIf(skipBrowser)('web viewer: the keyboard help', () => {
   const viewer = viewerOverSessions([oneMessageSession('with-help', 'with help')]);

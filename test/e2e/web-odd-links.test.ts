@@ -5,7 +5,8 @@
  * before, the error only in the console. In chromium, on a session in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { oneMessageSession, skipBrowser, viewerOverSessions } from './browser.js';
+import { oneMessageSession } from '../helpers/sessions.js';
+import { skipBrowser, viewerOverSessions } from './browser.js';
 
 describe.skipIf(skipBrowser)('web viewer: links that name nothing it has', () => {
   const viewer = viewerOverSessions([oneMessageSession('known', 'a known session')]);

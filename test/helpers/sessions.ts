@@ -185,6 +185,27 @@ export function chainSession(id: string, source: string, project: string, messag
   };
 }
 
+/** A session of one user message (entry u1), for a test about pages or routes rather than a conversation. */
+export function oneMessageSession(id: string, title?: string, text = 'hi'): Session {
+  return {
+    id,
+    source: 'threadbase',
+    ...(title !== undefined ? { title } : {}),
+    createdAt: '2026-11-20T10:00:00.000Z',
+    updatedAt: '2026-11-20T10:00:00.000Z',
+    messageCount: 1,
+    entries: [
+      {
+        id: 'u1',
+        parentId: null,
+        timestamp: '2026-11-20T10:00:00.000Z',
+        kind: 'message',
+        message: { role: 'user', parts: [{ type: 'text', text }] },
+      },
+    ],
+  };
+}
+
 /** threadbase's own session of one user message, "hello from <id>" (its entry `<id>-e1`), for pushes and stores. */
 export function helloSession(id: string): Session {
   const at = '2025-01-01T00:00:00.000Z';

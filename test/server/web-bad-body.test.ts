@@ -7,29 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { oneMessageSession } from '../helpers/sessions.js';
 
 describe('web data routes: a body that is no JSON', () => {
   it('answers a convert sent a body that is not JSON with a 400, not a 500', async () => {
     const store = new MemoryStore();
-    await store.writeSession(
-      {
-        id: 's1',
-        source: 'threadbase',
-        createdAt: '2026-11-20T10:00:00.000Z',
-        updatedAt: '2026-11-20T10:00:00.000Z',
-        messageCount: 1,
-        entries: [
-          {
-            id: 'u1',
-            parentId: null,
-            timestamp: '2026-11-20T10:00:00.000Z',
-            kind: 'message',
-            message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
-          },
-        ],
-      },
-      { keepId: true },
-    );
+    await store.writeSession(oneMessageSession('s1'), { keepId: true });
     const app = createWebApp({ driver: store, handoff: ['pi'] });
     for (const body of ['{bad', '', 'null', '"pi"']) {
       const res = await app.request('http://localhost/api/v1/web/sessions/s1/convert', {
