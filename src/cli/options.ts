@@ -9,6 +9,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
 import { loadPrices } from '../stores/index-sync/prices.js';
+import { serverKeyOf } from '../stores/remote/address.js';
 
 /**
  * A command line the CLI cannot take, found by the CLI itself rather than by commander (contradictory
@@ -191,17 +192,10 @@ export function checkStoreOption(option: string, url: string, also: readonly str
  * server, nor where the key goes (push's `--key` is the `--to` server's).
  */
 export function checkStoreKey(option: string, url: string, env: Readonly<Record<string, string | undefined>>): void {
-  if (!/^https?:\/\//i.test(url) || env.THREADBASE_API_KEY) return;
-  let user = '';
-  try {
-    user = new URL(url).username;
-  } catch {
-    // not a URL: opening it says so
-  }
-  if (!user)
-    throw new UsageError(
-      `${option} ${url}: no API key for that server: give it as ${url.replace(/^(https?:\/\/)/i, '$1KEY@')} or set THREADBASE_API_KEY`,
-    );
+  if (!/^https?:\/\//i.test(url) || serverKeyOf(url, env)) return;
+  throw new UsageError(
+    `${option} ${url}: no API key for that server: give it as ${url.replace(/^(https?:\/\/)/i, '$1KEY@')} or set THREADBASE_API_KEY`,
+  );
 }
 
 /**

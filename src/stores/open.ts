@@ -11,6 +11,7 @@ import { makeDirectory } from '../formats/shared/atomic.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { MemoryStore } from './memory/index.js';
+import { serverKeyOf } from './remote/address.js';
 import { RemoteStore } from './remote/index.js';
 
 export interface OpenStoreOptions {
@@ -110,8 +111,7 @@ export async function openStore(url?: string, opts: OpenStoreOptions = {}): Prom
     return asStore(await open(url));
   }
   if (/^https?:\/\//.test(url)) {
-    // a key in the URL names this server's project, over the environment's default one
-    const key = opts.key ?? (new URL(url).username ? undefined : env.env.THREADBASE_API_KEY);
+    const key = opts.key ?? serverKeyOf(url, env.env);
     return new RemoteStore(url, key ? { key } : {});
   }
   throw new ThreadbaseError(

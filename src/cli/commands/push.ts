@@ -4,6 +4,7 @@ import type { SessionDriver } from '../../model/driver.js';
 import { ThreadbaseError } from '../../model/errors.js';
 import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
 import { openStore, threadbaseHome } from '../../stores/open.js';
+import { serverKeyOf, serverRoot } from '../../stores/remote/address.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
 import {
   agentOption,
@@ -91,14 +92,6 @@ export function registerPush(program: Command, ctx: CliContext): void {
     });
 }
 
-/** A server's root as push and the remote store take it: `…/api/v1` and `…/api/v1/threadbase` name it too. */
-function serverRoot(url: string): string {
-  const u = new URL(url);
-  u.username = '';
-  u.password = '';
-  return `${u.origin}${u.pathname.replace(/\/+$/, '').replace(/\/api\/v1(\/threadbase)?$/, '')}`;
-}
-
 /**
  * `--from http(s)://S`, read with the key the push sends (one project): the identity of the store S
  * serves, so that pushing into S itself (`--to` the same server under another name too) is refused as
@@ -107,10 +100,8 @@ function serverRoot(url: string): string {
  */
 async function servedStoreOfSameKey(ctx: CliContext, fromUrl: string, toUrl: string, key: string): Promise<string | undefined> {
   if (!/^https?:\/\//.test(fromUrl)) return undefined;
-  const user = new URL(fromUrl).username;
-  // the key openStore gives the remote store: the URL's user part, else $THREADBASE_API_KEY
-  const fromKey = user ? decodeURIComponent(user) : ctx.env.env.THREADBASE_API_KEY;
-  if (fromKey !== key) return undefined;
+  // the key openStore gives the remote store
+  if (serverKeyOf(fromUrl, ctx.env.env) !== key) return undefined;
   const from = serverRoot(fromUrl);
   // a server whose store keeps no identity (memory:) is still told by its address
   if (from === serverRoot(toUrl))

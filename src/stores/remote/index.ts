@@ -18,6 +18,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { checkWrittenEntryIds, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
+import { serverRoot, urlKeyOf } from './address.js';
 
 export interface RemoteStoreOptions {
   /** API key (`threadbase token create`); default the URL's user part. */
@@ -58,11 +59,8 @@ export class RemoteStore extends DriverBase {
 
   constructor(url: string, opts: RemoteStoreOptions = {}) {
     super();
-    const u = new URL(url);
-    const key = opts.key ?? (u.username ? decodeURIComponent(u.username) : undefined);
-    u.username = '';
-    u.password = '';
-    this.base = `${u.origin}${u.pathname.replace(/\/+$/, '').replace(/\/api\/v1(\/threadbase)?$/, '')}/api/v1/threadbase`;
+    const key = opts.key ?? urlKeyOf(url);
+    this.base = `${serverRoot(url)}/api/v1/threadbase`;
     if (key) this.key = key;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
