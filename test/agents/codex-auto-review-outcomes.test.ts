@@ -8,14 +8,13 @@
  *   refused; one whose review failed, or whose approval the user cancelled, as cancelled (0.171 records an MCP
  *   call's result as a wall-time header and then its words: src/formats/codex/denials.ts).
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CodexDriver } from '../../src/formats/codex/index.js';
 import { resultText } from '../../src/model/tree.js';
-import { CODEX_BIN, type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { openCodexAppServer } from '../helpers/codex-app-server.js';
 import { addCodexMcpProbe } from '../helpers/codex-mcp-probe.js';
 import { promptOfRequest, type ResponsesRequest, type ResponsesRule, shellCall } from '../helpers/openai-responses-standin.js';
 import { toolResultsOf } from '../helpers/sessions.js';
@@ -56,54 +55,22 @@ async function home(opts: { review?: string; reviewer?: boolean; timeoutMs?: num
   return h;
 }
 
-type Message = { id?: number; method?: string; params?: unknown; result?: unknown; error?: unknown };
-
 /** One turn of `prompt` on a new app-server thread; approval requests the user answers with `answer`. The thread's id. */
 async function oneTurn(h: CodexAgentHome, prompt: string, answer: 'decline' | 'cancel' = 'decline'): Promise<string> {
-  const child = spawn(CODEX_BIN, ['app-server'], {
-    cwd: h.project,
-    env: { PATH: process.env.PATH, HOME: h.root, CODEX_HOME: h.codexHome, RUST_LOG: 'error', NO_COLOR: '1' },
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
-  const replies = new Map<number, (m: Message) => void>();
-  let turnDone: () => void = () => {};
-  const completed = new Promise<void>((done) => {
-    turnDone = done;
-  });
-  createInterface({ input: child.stdout }).on('line', (l) => {
-    const m = JSON.parse(l) as Message;
-    if (m.method && m.id !== undefined)
-      send({
-        id: m.id,
-        // an MCP call's approval is an elicitation (accept / decline / cancel); a command's, a decision
-        result: m.method === 'mcpServer/elicitation/request' ? { action: answer } : { decision: answer },
-      });
-    else if (m.method === 'turn/completed') turnDone();
-    else if (typeof m.id === 'number') replies.get(m.id)?.(m);
-  });
-  let next = 0;
-  const call = (method: string, params: unknown) =>
-    new Promise<Record<string, unknown>>((done, fail) => {
-      const id = ++next;
-      replies.set(id, (r) =>
-        r.error ? fail(new Error(`${method}: ${JSON.stringify(r.error)}`)) : done(r.result as Record<string, unknown>),
-      );
-      send({ id, method, params });
-    });
+  const { call, notice, close } = await openCodexAppServer(
+    { cwd: h.project, home: h.root, codexHome: h.codexHome },
+    // an MCP call's approval is an elicitation (accept / decline / cancel); a command's, a decision
+    { onRequest: (m) => (m.method === 'mcpServer/elicitation/request' ? { action: answer } : { decision: answer }) },
+  );
   try {
-    await call('initialize', { clientInfo: { name: 'threadbase-test', title: null, version: '0' } });
-    send({ method: 'initialized' });
     const started = await call('thread/start', { cwd: h.project, approvalPolicy: 'on-request', sandbox: 'read-only' });
     const threadId = (started.thread as { id: string }).id;
+    const completed = notice('turn/completed');
     await call('turn/start', { threadId, input: [{ type: 'text', text: prompt }] });
     await completed;
     return threadId;
   } finally {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.stdin.end();
-    child.kill('SIGTERM');
-    await exited;
+    await close();
   }
 }
 

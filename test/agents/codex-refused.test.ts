@@ -7,14 +7,13 @@
  * - Gemini CLI's refused and cancelled calls written into codex take codex's words ("rejected by
  *   user", "aborted"): resumed (`codex exec resume`), codex sends them so, as threadbase's context has them.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODEX_CANCELLED, CODEX_REFUSED } from '../../src/formats/codex/denials.js';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
-import { CODEX_BIN, type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { openCodexAppServer } from '../helpers/codex-app-server.js';
 import { promptOfRequest, type ResponsesItem, type ResponsesRule, shellCall } from '../helpers/openai-responses-standin.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
@@ -58,45 +57,18 @@ afterAll(async () => {
   await reviewed?.close();
 });
 
-type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
-
 /**
  * One thread on codex's app-server in `h` (read-only sandbox, approvals on request): a turn whose escalated
  * command the client declines (or codex's reviewer denies), then, with `interrupt`, a turn whose running
  * command it interrupts. The thread's id.
  */
 async function declineThenInterrupt(h: CodexAgentHome = home, interrupt = true): Promise<string> {
-  const child = spawn(CODEX_BIN, ['app-server'], {
-    cwd: h.project,
-    env: { PATH: process.env.PATH, HOME: h.root, CODEX_HOME: h.codexHome, RUST_LOG: 'error', NO_COLOR: '1' },
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
-  const replies = new Map<number, (m: Message) => void>();
-  const waiting: { method: string; done: (m: Message) => void }[] = [];
-  createInterface({ input: child.stdout }).on('line', (l) => {
-    const m = JSON.parse(l) as Message;
-    if (m.method && m.id !== undefined) {
-      // an approval request: the user says no
-      send({ id: m.id, result: { decision: 'decline' } });
-    } else if (m.method) {
-      const i = waiting.findIndex((w) => w.method === m.method);
-      if (i >= 0) waiting.splice(i, 1)[0]?.done(m);
-    } else if (typeof m.id === 'number') replies.get(m.id)?.(m);
-  });
-  let next = 0;
-  const call = (method: string, params: unknown) =>
-    new Promise<Record<string, unknown>>((done, fail) => {
-      const id = ++next;
-      replies.set(id, (r) =>
-        r.error ? fail(new Error(`${method}: ${JSON.stringify(r.error)}`)) : done(r.result as Record<string, unknown>),
-      );
-      send({ id, method, params });
-    });
-  const notice = (method: string) => new Promise<Message>((done) => waiting.push({ method, done }));
+  // an approval request: the user says no
+  const { call, notice, close } = await openCodexAppServer(
+    { cwd: h.project, home: h.root, codexHome: h.codexHome },
+    { onRequest: () => ({ decision: 'decline' }) },
+  );
   try {
-    await call('initialize', { clientInfo: { name: 'threadbase-test', title: null, version: '0' } });
-    send({ method: 'initialized' });
     const started = await call('thread/start', { cwd: h.project, approvalPolicy: 'on-request', sandbox: 'read-only' });
     const threadId = (started.thread as { id: string }).id;
     let completed = notice('turn/completed');
@@ -112,10 +84,7 @@ async function declineThenInterrupt(h: CodexAgentHome = home, interrupt = true):
     await completed;
     return threadId;
   } finally {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.stdin.end();
-    child.kill('SIGTERM');
-    await exited;
+    await close();
   }
 }
 
