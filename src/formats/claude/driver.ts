@@ -404,8 +404,10 @@ export class ClaudeDriver extends DriverBase {
    * 7: a result whose record has `toolDenialKind` (or an older refusal's words) is marked `refused`/`cancelled` (denials.ts).
    * 8: the `message.id` threadbase made up for a reply that had no response id (madeUpResponseId) is none.
    * 9: a transcript threadbase wrote says so (its first record's `threadbase.writtenBy`: SessionInfo.writtenBy).
+   * 10: that mark kept by a read of only what was appended (sync), and on Claude Code's own API-error
+   *     record (`threadbase.claudeApiError`), which reads as Claude Code's error, not a failed turn written for another agent.
    */
-  readonly readerVersion = 9;
+  readonly readerVersion = 10;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -794,6 +796,8 @@ interface TranscriptState {
   version?: string;
   agentId?: string;
   forkedFrom?: { sessionId?: string; messageUuid?: string };
+  /** the first record's mark, which a read from an offset past it does not see */
+  writtenBy?: 'threadbase';
 }
 
 function stateOf(p: ParsedTranscript): string {
@@ -829,6 +833,7 @@ function mergeState(state: TranscriptState, p: ParsedTranscript): ParsedTranscri
   pick('version', false);
   pick('agentId', false);
   pick('forkedFrom', false);
+  pick('writtenBy', false);
   if (state.lastTimestamp && (!p.lastTimestamp || state.lastTimestamp > p.lastTimestamp))
     merged.lastTimestamp = state.lastTimestamp;
   return merged;

@@ -20,7 +20,7 @@ import { branchSummaryField } from '../shared/branch-summary.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { denialKindOf, inClaudeWords } from './denials.js';
-import { isRecord, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
+import { CLAUDE_API_ERROR, isRecord, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
 import { isReplyBlock } from './reply.js';
 
@@ -332,10 +332,12 @@ function cwdMover(session: Session, cwd: string): (recordCwd: string) => string 
  */
 export function markWritten(records: Record<string, unknown>[]): void {
   const first = records[0];
-  // a Claude Code API-error record with a `threadbase` field reads as another agent's failed turn
-  if (!first || (first.isApiErrorMessage === true && !isRecord(first.threadbase))) return;
+  if (!first) return;
+  // An API-error record with a `threadbase` field reads as another agent's failed turn
+  // (failedTurnRecord); Claude Code's own one says it is Claude Code's (parse.ts reads it so).
+  const own = first.isApiErrorMessage === true && !isRecord(first.threadbase) ? { [CLAUDE_API_ERROR]: true } : {};
   const kept = isRecord(first.threadbase) ? first.threadbase : {};
-  first.threadbase = { ...kept, writtenBy: WRITTEN_BY };
+  first.threadbase = { ...kept, ...own, writtenBy: WRITTEN_BY };
 }
 
 export function encodeSession(session: Session, ctx: EncodeContext): EncodeResult {

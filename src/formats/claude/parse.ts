@@ -104,6 +104,13 @@ export const SYNTHETIC_MODEL = '<synthetic>';
  */
 export const madeUpResponseId = (entryId: string): string => `msg_tb_${entryId.replace(/-/g, '').slice(0, 24)}`;
 
+/**
+ * `threadbase.claudeApiError`: the API-error record is Claude Code's own failed request, carrying only
+ * threadbase's mark as a transcript's first record (encode.ts markWritten), not another agent's
+ * failed turn threadbase wrote (encode.ts failedTurnRecord, whose `threadbase` holds what it kept).
+ */
+export const CLAUDE_API_ERROR = 'claudeApiError';
+
 /** The model message of a user/assistant record; undefined when it has none. */
 export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Message | undefined {
   const raw = r.message;
@@ -139,7 +146,7 @@ export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Messag
   if (r.isApiErrorMessage === true) {
     claude.isApiErrorMessage = true;
     msg.stopReason = 'error';
-    if (isRecord(r.threadbase)) restoreFailedTurn(msg, r);
+    if (isRecord(r.threadbase) && r.threadbase[CLAUDE_API_ERROR] !== true) restoreFailedTurn(msg, r);
     else {
       // A failed request: its text ("API Error: 400 …") is the error, not a reply.
       const text = msg.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
