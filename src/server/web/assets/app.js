@@ -3,7 +3,7 @@
 import { get, post, setKey, Unauthorized } from './api.js';
 import { barChart, timeChart } from './charts.js';
 import { renderEntry } from './render.js';
-import { fmtCost, fmtTime, fmtTokens, h, highlighted, shortIdBeside, shortPath } from './util.js';
+import { fmtCost, fmtTime, fmtTokens, h, highlighted, retryBox, shortIdBeside, shortPath } from './util.js';
 import { PagedList } from './virtual.js';
 
 const PAGE = 100;
@@ -472,7 +472,13 @@ async function sessionView(id, params) {
   const onScroll = () => updateStatus();
   scroller.addEventListener('scroll', onScroll, { passive: true });
 
-  renderTree(treePanel, id, leafId, head.leafId, mode);
+  // the tree's failure said in its panel, as a page of the conversation says its own (retryBox)
+  const showTree = () =>
+    renderTree(treePanel, id, leafId, head.leafId, mode).catch((err) => {
+      if (gone(at)) return;
+      treePanel.replaceChildren(h('h2', {}, 'Branches'), retryBox('Could not load the branch tree', err, showTree));
+    });
+  showTree();
   nav = {
     items: () => list.liveItems(),
     open: (el) => {

@@ -24,6 +24,31 @@ export function append(el, children) {
   return el;
 }
 
+/**
+ * What did not load, said where it would have been, with a button that tries again (the box goes
+ * first): a failed request otherwise reached the console only, and the place stayed empty.
+ */
+export function retryBox(what, err, retry, place = '') {
+  const box = h(
+    'div',
+    { class: `load-error ${place}`.trim(), role: 'alert' },
+    `${what}: ${String(err?.message ?? err)}. `,
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'link-button',
+        onclick: () => {
+          box.remove();
+          retry();
+        },
+      },
+      'Try again',
+    ),
+  );
+  return box;
+}
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 export function svg(tag, attrs, ...children) {
   const el = document.createElementNS(SVG_NS, tag);

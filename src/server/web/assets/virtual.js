@@ -1,7 +1,7 @@
 // A virtualised list for long conversations: entries arrive in fixed-size pages; only pages near
 // the viewport are in the document, pages far away keep their height as an empty box (their nodes
 // are set aside, so open tool calls stay open), and pages load on demand in both directions.
-import { h } from './util.js';
+import { h, retryBox } from './util.js';
 
 export class PagedList {
   /**
@@ -101,23 +101,7 @@ export class PagedList {
   failed(err, where, retry) {
     const place = where === 'top' ? 'top' : 'bottom';
     this.errors?.[place]?.remove();
-    const box = h(
-      'div',
-      { class: `load-error ${place}`, role: 'alert' },
-      `Could not load these entries: ${String(err?.message ?? err)}. `,
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'link-button',
-          onclick: () => {
-            box.remove();
-            retry();
-          },
-        },
-        'Try again',
-      ),
-    );
+    const box = retryBox('Could not load these entries', err, retry, place);
     this.errors = { ...this.errors, [place]: box };
     if (place === 'top') this.list.before(box);
     else this.list.after(box);
