@@ -9,6 +9,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
 import { loadPrices } from '../stores/index-sync/prices.js';
+import { sqliteFileOf, storeKindOf } from '../stores/open.js';
 import { serverKeyOf } from '../stores/remote/address.js';
 
 /**
@@ -149,12 +150,10 @@ export function serverUrlOption(value: string): string {
  * directory, served as if it were the one meant.
  */
 export function dbOption(value: string): string {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
-  // C:\… and C:/… are Windows paths, not URLs
-  const windowsPath = /^[A-Za-z]:[\\/]/.test(value);
-  if (scheme !== undefined && !windowsPath && !['sqlite', 'file', 'postgres', 'postgresql', 'memory'].includes(scheme))
+  const kind = storeKindOf(value, { fileNames: true });
+  if (kind === undefined || kind === 'remote')
     throw new InvalidArgumentError(
-      `Not a database threadbase opens (${scheme}:): a SQLite file (PATH, sqlite:PATH), postgres://… or memory: (a file whose name holds a colon: ./NAME).`,
+      `Not a database threadbase opens (${value.slice(0, value.indexOf(':') + 1)}): a SQLite file (PATH, sqlite:PATH), postgres://… or memory: (a file whose name holds a colon: ./NAME).`,
     );
   return value;
 }
@@ -172,16 +171,12 @@ export function portOption(value: string): number {
  * a mistyped path read as a store with no sessions; an unknown kind failed only once the command ran.
  */
 export function checkStoreOption(option: string, url: string, also: readonly string[] = []): void {
-  const known = /^(memory:?$|sqlite:|file:|\/|\.|postgres(ql)?:\/\/|https?:\/\/)/.test(url) || also.includes(url);
-  if (!known)
+  const kind = storeKindOf(url);
+  if (kind === undefined && !also.includes(url))
     throw new UsageError(
       `${option}: not a store URL: ${url} (expected postgres://…, http(s)://…, sqlite:PATH, memory:${also.map((a) => ` or ${a}`).join('')})`,
     );
-  const file = /^(sqlite|file):/.test(url)
-    ? url.replace(/^(sqlite|file):(\/\/)?/, '')
-    : url.startsWith('/') || url.startsWith('.')
-      ? url
-      : undefined;
+  const file = kind === 'sqlite' ? sqliteFileOf(url) : undefined;
   if (file !== undefined && !existsSync(file)) throw new UsageError(`${option} ${url}: no such file`);
 }
 

@@ -27,6 +27,35 @@ export function threadbaseHome(env: DriverEnv = defaultDriverEnv()): string {
   return env.env.THREADBASE_HOME || join(env.home, '.threadbase');
 }
 
+/** The kinds of store openStore opens. */
+export type StoreKind = 'sqlite' | 'postgres' | 'memory' | 'remote';
+
+/**
+ * Which kind of store `url` names, undefined for a value openStore refuses: the one list of URL kinds
+ * that openStore, the CLI's store options (`--from`, `--store`) and `--db` go by.
+ *   sqlite:PATH, file:PATH, a path starting with / or . (`./a:b` too)  → 'sqlite'
+ *   postgres://… or postgresql://…                                     → 'postgres'
+ *   memory: or memory                                                  → 'memory'
+ *   http://… or https://…                                              → 'remote'
+ * Schemes are matched as written (`SQLITE:x` is no store URL: its path would keep the scheme).
+ * `fileNames`: a value with no scheme (`team.db`) or a Windows path (`C:\x`) names a SQLite file too,
+ * as `serve --db` takes it; openStore wants such a file as ./team.db, so that a mistyped URL is no file.
+ */
+export function storeKindOf(url: string, opts: { fileNames?: boolean } = {}): StoreKind | undefined {
+  if (url === 'memory:' || url === 'memory') return 'memory';
+  if (/^(sqlite:|file:|\/|\.)/.test(url)) return 'sqlite';
+  if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
+  if (/^https?:\/\//.test(url)) return 'remote';
+  // C:\… and C:/… are Windows paths, not URLs of a scheme C
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(url) && !/^[A-Za-z]:[\\/]/.test(url);
+  return opts.fileNames && !scheme ? 'sqlite' : undefined;
+}
+
+/** The file a SQLite store URL names (storeKindOf 'sqlite'): the URL without its sqlite: or file: (and //). */
+export function sqliteFileOf(url: string): string {
+  return url.replace(/^(sqlite|file):(\/\/)?/, '');
+}
+
 type Factory = (target: string) => Promise<SessionDriver> | SessionDriver;
 
 /** The writes every threadbase store offers (memory, SQLite, PostgreSQL, a server); setTitle a server does not. */
@@ -83,10 +112,11 @@ const POSTGRES_MODULE = './postgres/index.js';
 export async function openStore(url?: string, opts: OpenStoreOptions = {}): Promise<ThreadbaseStore> {
   const env = opts.env ?? defaultDriverEnv();
   const warn = opts.warn ?? ((m: string) => console.warn(`threadbase: ${m}`));
-  if (url === 'memory:' || url === 'memory') return new MemoryStore();
+  const kind = url ? storeKindOf(url) : 'sqlite';
+  if (kind === 'memory') return new MemoryStore();
 
-  if (!url || url.startsWith('sqlite:') || url.startsWith('file:') || url.startsWith('/') || url.startsWith('.')) {
-    const path = !url ? join(threadbaseHome(env), 'index.db') : url.replace(/^(sqlite|file):(\/\/)?/, '');
+  if (kind === 'sqlite') {
+    const path = url ? sqliteFileOf(url) : join(threadbaseHome(env), 'index.db');
     const open = await loadBackend(new URL(SQLITE_MODULE, import.meta.url).href, [
       'openSqliteStore',
       'openStore',
@@ -100,7 +130,7 @@ export async function openStore(url?: string, opts: OpenStoreOptions = {}): Prom
     warn(`the SQLite store is not available in this build; sessions go to memory and are lost at exit`);
     return new MemoryStore();
   }
-  if (/^postgres(ql)?:\/\//.test(url)) {
+  if (kind === 'postgres' && url) {
     const open = await loadBackend(new URL(POSTGRES_MODULE, import.meta.url).href, [
       'openPostgresStore',
       'openStore',
@@ -110,7 +140,7 @@ export async function openStore(url?: string, opts: OpenStoreOptions = {}): Prom
     if (!open) throw new ThreadbaseError('unsupported', 'the PostgreSQL store is not available in this build');
     return asStore(await open(url));
   }
-  if (/^https?:\/\//.test(url)) {
+  if (kind === 'remote' && url) {
     const key = opts.key ?? serverKeyOf(url, env.env);
     return new RemoteStore(url, key ? { key } : {});
   }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
+import { storeKindOf } from '../../stores/open.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
 import { dbOption, storeOpenError, UsageError } from '../options.js';
 
@@ -9,7 +10,7 @@ import { dbOption, storeOpenError, UsageError } from '../options.js';
 const openServerStores: typeof import('../../server/index.js').openServerStores = async (...args) =>
   (await import('../../server/index.js')).openServerStores(...args);
 
-const isMemory = (db: string | undefined) => db === 'memory:' || db === 'memory';
+const isMemory = (db: string | undefined) => db !== undefined && storeKindOf(db) === 'memory';
 
 function describeToken(t: TokenInfo): string {
   const parts = [`project ${t.project}`];
@@ -48,7 +49,7 @@ function tokenTable(tokens: readonly TokenInfo[]): string {
  */
 async function openTokenStores(ctx: CliContext, db: string | undefined, opts: { existing?: boolean } = {}) {
   if (!db) writableIndexPath(ctx);
-  else if (opts.existing && !/^postgres(ql)?:\/\//.test(db) && !isMemory(db)) {
+  else if (opts.existing && storeKindOf(db, { fileNames: true }) === 'sqlite') {
     const path = (await import('../../server/index.js')).sqlitePathOf(db, ctx.env);
     if (!existsSync(path)) throw new UsageError(`--db ${db}: no such database (token create makes one)`);
   }
