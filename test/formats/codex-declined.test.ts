@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conversionLosses } from '../../src/convert/losses.js';
 import { CODEX_CANCELLED, CODEX_REFUSED, codexDeclinedMark } from '../../src/formats/codex/denials.js';
 import { CodexDriver, contextToResponses } from '../../src/formats/codex/index.js';
+import { readRollout } from '../../src/formats/codex/rollout.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Session, ToolResultPart } from '../../src/model/types.js';
@@ -135,6 +136,89 @@ describe('codex refused and cancelled calls', () => {
       .filter((l) => l.payload.type === 'function_call_output')
       .map((l) => l.payload.output);
     expect(outputs).toEqual(['patch rejected by user', 'aborted by user after 2.0s']);
+  });
+
+  it("reads the async reviewer's failure after a change of authorization as cancelled, as exec_command wraps it too", () => {
+    // ext/guardian-v2 async_scorer/action.rs in 0.171's binary: "{failure}\n{instructions}", these instructions
+    const changed =
+      'Automatic approval review failed: authorization changed before approval could be applied\nThe action did not run. Guardian could not complete its review because authorization changed; this is not a policy denial. If current instructions authorize the action, retry once through Guardian. If authorization is unclear, resolve that uncertainty before proceeding. Do not bypass approval or repeatedly retry a failed review.';
+    expect(codexDeclinedMark(changed)).toBe('cancelled');
+    expect(codexDeclinedMark(spawnError(changed))).toBe('cancelled');
+    expect(codexDeclinedMark(`${changed}\nexit code 1`)).toBeUndefined();
+  });
+
+  it("reads a code-mode cell that a refused or cancelled nested call ended by that call's words", async () => {
+    // core tools/code_mode: the status header, what the script printed, "Script error:\n" and the nested call's error
+    const header = 'Script failed\nWall time 0.4 seconds\nOutput:\n';
+    const cell = (error: string, printed: string[] = []) =>
+      [header, ...printed, `Script error:\n${error}`].map((text) => ({ type: 'text' as const, text }));
+    expect(codexDeclinedMark(cell(spawnError('rejected by user')))).toBe('refused');
+    expect(codexDeclinedMark(cell(spawnError(guardianDenial('risky')), ['listed 3 files']))).toBe('refused');
+    expect(codexDeclinedMark(cell('patch rejected by user'))).toBe('refused');
+    expect(
+      codexDeclinedMark(
+        cell(
+          spawnError(
+            'Automatic approval review failed: boom\nThe action was not executed because automatic approval review could not be completed. This is a review failure, not a determination that the action is unsafe. Do not bypass the approval check; resolve the error or ask the user for guidance.',
+          ),
+        ),
+      ),
+    ).toBe('cancelled');
+    // the same texts joined, as threadbase writes a result of texts only
+    expect(
+      codexDeclinedMark(
+        cell(spawnError('rejected by user'), ['a'])
+          .map((c) => c.text)
+          .join('\n'),
+      ),
+    ).toBe('refused');
+    // a script's own error, one that went on, or printed words are no refusal
+    expect(codexDeclinedMark(cell('TypeError: x is not a function'))).toBeUndefined();
+    expect(codexDeclinedMark(cell('Error: rejected by user\n    at exec_main.mjs:1:7'))).toBeUndefined();
+    expect(codexDeclinedMark([header, 'rejected by user'].map((text) => ({ type: 'text' as const, text })))).toBeUndefined();
+    expect(
+      codexDeclinedMark(
+        ['Script completed\nWall time 0.1 seconds\nOutput:\n', 'Script error:\nrejected by user'].map((text) => ({
+          type: 'text' as const,
+          text,
+        })),
+      ),
+    ).toBeUndefined();
+
+    // read from a rollout: the `exec` custom tool's output, content items as codex records them
+    const dir = await fs.mkdtemp(join(root, 'rollouts-'));
+    const file = join(dir, 'rollout-2026-11-20T10-00-00-01a20600-0000-7000-8000-00000000c0de.jsonl');
+    const at = (s: number) => `2026-11-20T10:00:0${s}.000Z`;
+    const lines = [
+      { timestamp: at(0), type: 'session_meta', payload: { id: '01a20600-0000-7000-8000-00000000c0de', cwd: root } },
+      {
+        timestamp: at(1),
+        type: 'response_item',
+        payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'touch it' }] },
+      },
+      {
+        timestamp: at(2),
+        type: 'response_item',
+        payload: {
+          type: 'custom_tool_call',
+          name: 'exec',
+          call_id: 'call_cell',
+          input: 'await tools.exec_command({cmd: "touch x"})',
+        },
+      },
+      {
+        timestamp: at(3),
+        type: 'response_item',
+        payload: {
+          type: 'custom_tool_call_output',
+          call_id: 'call_cell',
+          output: cell(spawnError('rejected by user')).map((c) => ({ type: 'input_text', text: c.text })),
+        },
+      },
+    ];
+    await fs.writeFile(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const [result] = toolResultsOf(await readRollout(file));
+    expect(result && [result.callId, result.meta?.refused, result.meta?.cancelled]).toEqual(['call_cell', true, undefined]);
   });
 
   it("convert says how many results it wrote in codex's words", () => {

@@ -21,6 +21,13 @@
  *   that the action is unsafe" and its denial count leaves them out, so they are not a refusal.
  * 0.171 records an MCP call's result, a refusal or cancellation too, as two texts: "Wall time: 0.0035
  * seconds\nOutput:" and then its words (checked against what it recorded: test/fixtures/codex/auto-review-outcomes-home).
+ * The async reviewer (ext/guardian-v2 async_scorer/action.rs, read from 0.171's binary) says a review it could not apply
+ * because the authorization changed meanwhile as "Automatic approval review failed: authorization changed before approval
+ * could be applied\n<AUTHORIZATION_CHANGED>": "not a policy denial", so cancelled like a failed review.
+ * Code mode (the gpt-6 models' `tool_mode = "code_mode_only"`: one `exec` tool whose script calls the others) records a
+ * script that a nested call's error ended as texts: "Script failed\nWall time 0.1 seconds\nOutput:\n", what the script
+ * printed, and "Script error:\n<the nested call's error>" (core tools/code_mode/mod.rs; the error is the string the call
+ * failed with, unchanged: code-mode runtime/module_loader.rs). A refused nested call makes the whole cell refused.
  */
 import type { DeclinedMark } from '../../convert/declined.js';
 import type { ToolResultPart } from '../../model/types.js';
@@ -68,10 +75,17 @@ const REVIEW_FAILURE_INSTRUCTIONS =
   'The action was not executed because automatic approval review could not be completed. This is a review failure, ' +
   'not a determination that the action is unsafe. Do not bypass the approval check; resolve the error or ask the user for guidance.';
 
+/** What the async reviewer tells the model after a failure whose cause is a change of authorization (guardian-v2). */
+const AUTHORIZATION_CHANGED =
+  'The action did not run. Guardian could not complete its review because authorization changed; this is not a policy ' +
+  'denial. If current instructions authorize the action, retry once through Guardian. If authorization is unclear, ' +
+  'resolve that uncertainty before proceeding. Do not bypass approval or repeatedly retry a failed review.';
+
 /** Whether `text` is the reviewer's timeout or failure: the call did not run, and it was no denial. */
 function isUndecidedReview(text: string): boolean {
   if (text === REVIEW_TIMED_OUT) return true;
-  return text.startsWith(REVIEW_FAILED) && text.endsWith(`\n${REVIEW_FAILURE_INSTRUCTIONS}`);
+  if (!text.startsWith(REVIEW_FAILED)) return false;
+  return text.endsWith(`\n${REVIEW_FAILURE_INSTRUCTIONS}`) || text.endsWith(`\n${AUTHORIZATION_CHANGED}`);
 }
 
 /** Whether `text` is a rejection in the orchestrator's words: the user's, or codex's automatic approval reviewer's. */
@@ -111,15 +125,32 @@ function markOfText(text: string): DeclinedMark | undefined {
 
 /** The header 0.171 puts before an MCP call's result, a text of its own. */
 const MCP_WALL_TIME = /^Wall time: \d+(\.\d+)? seconds\nOutput:$/;
+/** The header of a code-mode cell that ended with an error, a text of its own (core tools/code_mode prepend_script_status). */
+const SCRIPT_FAILED = /^Script failed\nWall time \d+(\.\d+)? seconds\nOutput:\n/;
+const SCRIPT_ERROR = 'Script error:\n';
+
+/** The error a failed code-mode cell ended with, from its texts, if they are one. */
+function scriptError(texts: readonly string[]): string | undefined {
+  const [header, ...more] = texts;
+  if (header === undefined || !SCRIPT_FAILED.test(header)) return undefined;
+  const last = more.at(-1);
+  if (last !== undefined) return last.startsWith(SCRIPT_ERROR) ? last.slice(SCRIPT_ERROR.length) : undefined;
+  // one text: the cell's texts joined by newlines, as threadbase writes a result of texts only
+  const at = header.lastIndexOf(`\n${SCRIPT_ERROR}`);
+  return at < 0 ? undefined : header.slice(at + 1 + SCRIPT_ERROR.length);
+}
 
 /**
  * The mark of a codex tool output by its words: a text, or a result's content, where an MCP call's
  * words follow its wall-time header as a second text.
  */
 export function codexDeclinedMark(output: string | ToolResultPart['content']): DeclinedMark | undefined {
+  const texts = typeof output === 'string' ? [output] : output.flatMap((c) => (c.type === 'text' ? [c.text] : []));
+  const error = scriptError(texts);
+  if (error !== undefined) return markOfText(error);
   if (typeof output === 'string') return markOfText(output);
   const [header, words, ...rest] = output;
   if (header?.type === 'text' && MCP_WALL_TIME.test(header.text) && words?.type === 'text' && rest.length === 0)
     return markOfText(words.text);
-  return markOfText(output.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n'));
+  return markOfText(texts.join('\n'));
 }

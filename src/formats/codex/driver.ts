@@ -105,8 +105,10 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 13: names from codex's state database where codex keeps it (config.toml's `sqlite_home`, `$CODEX_SQLITE_HOME`).
    * 14: an automatic approval reviewer's denial with a model's own rejection instructions (the gpt-6 models') is refused.
    * 15: a rollout threadbase wrote says so (session_meta's originator `threadbase`: SessionInfo.writtenBy).
+   * 16: a code-mode cell a refused or cancelled nested call ended, and the async reviewer's failure after a change of
+   *    authorization, are marked (denials.ts).
    */
-  readonly readerVersion = 15;
+  readonly readerVersion = 16;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
