@@ -62,7 +62,13 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<Browser> {
+export interface LaunchOptions {
+  colorScheme?: 'light' | 'dark';
+  /** the page's time zone (an IANA name); default the machine's */
+  timezoneId?: string;
+}
+
+export async function launchBrowser(opts: LaunchOptions = {}): Promise<Browser> {
   requireService(chromiumAvailable, `${CHROMIUM} (Debian's chromium: apt-get install chromium)`);
   const userDataDir = await mkdtemp(join(tmpdir(), 'threadbase-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -78,6 +84,7 @@ export async function launchBrowser(opts: { colorScheme?: 'light' | 'dark' } = {
     ],
     viewport: VIEWPORT,
     colorScheme: opts.colorScheme ?? 'light',
+    ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}),
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
@@ -144,15 +151,19 @@ export interface SessionsViewer {
 
 /**
  * For the enclosing describe: an in-memory store holding `sessions` (under their own ids), the
- * viewer on it (`options` beside the driver) and a browser, made in beforeAll and closed in afterAll.
+ * viewer on it (`options` beside the driver) and a browser (`launch`), made in beforeAll and closed in afterAll.
  */
-export function viewerOverSessions(sessions: readonly Session[], options: Omit<WebViewerOptions, 'driver'> = {}): SessionsViewer {
+export function viewerOverSessions(
+  sessions: readonly Session[],
+  options: Omit<WebViewerOptions, 'driver'> = {},
+  launch: LaunchOptions = {},
+): SessionsViewer {
   const viewer = {} as SessionsViewer;
   beforeAll(async () => {
     viewer.store = new MemoryStore();
     for (const s of sessions) await viewer.store.writeSession(s, { keepId: true });
     viewer.served = await serveApp(createWebApp({ ...options, driver: viewer.store }));
-    viewer.browser = await launchBrowser();
+    viewer.browser = await launchBrowser(launch);
   });
   afterAll(async () => {
     await viewer.browser?.close();

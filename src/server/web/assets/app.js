@@ -3,7 +3,7 @@
 import { get, post, setKey, Unauthorized } from './api.js';
 import { barChart, timeChart } from './charts.js';
 import { renderEntry } from './render.js';
-import { fmtCost, fmtTime, fmtTokens, h, highlighted, retryBox, shortIdBeside, shortPath } from './util.js';
+import { fmtCost, fmtTime, fmtTokens, h, highlighted, localDayBound, retryBox, shortIdBeside, shortPath } from './util.js';
 import { PagedList } from './virtual.js';
 
 const PAGE = 100;
@@ -103,6 +103,9 @@ function keyForm() {
 
 // ---------------------------------------------------------------- session list
 
+/** since/until of the address (the date fields' days) as the API takes them: the reader's own days as instants. */
+const localDays = (params) => ({ since: localDayBound(params.since), until: localDayBound(params.until, true) });
+
 /** The list as last shown (its filters, sort and page), where a session's ← and Esc go back to. */
 let listHash = '#/sessions';
 
@@ -111,7 +114,13 @@ async function listView(params) {
   listHash = href('/sessions', params);
   const pageSize = 50;
   const page = Math.max(0, Number(params.page ?? 0) || 0);
-  const data = await get('/sessions', { ...params, page: undefined, offset: page * pageSize, limit: pageSize });
+  const data = await get('/sessions', {
+    ...params,
+    ...localDays(params),
+    page: undefined,
+    offset: page * pageSize,
+    limit: pageSize,
+  });
   if (gone(at)) return;
   const go = (changes) => {
     location.hash = href('/sessions', { ...params, page: undefined, ...changes });
@@ -760,7 +769,7 @@ async function searchView(params) {
 
 async function statsView(params) {
   const at = routeCount;
-  const [stats, list] = await Promise.all([get('/stats', params), get('/sessions', { limit: 1 })]);
+  const [stats, list] = await Promise.all([get('/stats', { ...params, ...localDays(params) }), get('/sessions', { limit: 1 })]);
   if (gone(at)) return;
   const t = stats.totals;
   const go = (changes) => (location.hash = href('/stats', { ...params, ...changes }));

@@ -119,6 +119,21 @@ export function fmtCost(c) {
   return `$${c.toFixed(2)}`;
 }
 
+/**
+ * A day the page's date fields hold (YYYY-MM-DD) as an instant of this browser's own day: its first
+ * millisecond, or with `end` its last, so From and To are the reader's days, not UTC's. Anything else
+ * is sent as given (the API takes any ISO date or time, and refuses what names none).
+ */
+export function localDayBound(day, end = false) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day ?? '');
+  if (!m) return day;
+  const next = new Date(0);
+  // setFullYear, not new Date(y, m, d): that reads years 0-99 as 1900-1999
+  next.setFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + (end ? 1 : 0));
+  next.setHours(0, 0, 0, 0);
+  return new Date(next.getTime() - (end ? 1 : 0)).toISOString();
+}
+
 export function fmtTime(iso) {
   if (!iso) return '';
   const d = new Date(iso);
