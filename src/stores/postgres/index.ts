@@ -56,6 +56,7 @@ import {
 } from '../shared.js';
 import { preferredCopyOrder } from '../sqlite/copies.js';
 import { cjkSeparated, cjkSpaced } from '../sqlite/text.js';
+import { jsonbReadable } from './json-text.js';
 import { migrate } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -1042,19 +1043,6 @@ function infoFromRow(r: SessionRow): SessionInfo {
  */
 function sourceIs(alias: '' | 's.'): string {
   return `(${alias}source = ? OR (${alias}source = '${THREADBASE_SOURCE}' AND strpos(${alias}info, '"importedFrom"') > 0 AND (${jsonbReadable(`${alias}info`)}::jsonb #>> '{meta,importedFrom,source}') = ?))`;
-}
-
-/**
- * A JSON text column as jsonb takes it: jsonb (and json's operators) refuse a \u0000 escape and an
- * unpaired surrogate's, which info keeps for a title or project a column cannot hold, and one such
- * session made every `source` filter of its tenant fail. Escaped backslashes are made '/' first, so
- * no escape is misread; both changes only touch strings, not the keys read. (No '?' in here: the
- * filters' placeholders.) Only a text with an escape is rewritten.
- */
-function jsonbReadable(column: string): string {
-  return String.raw`CASE WHEN strpos(${column}, '\u') > 0
-    THEN regexp_replace(regexp_replace(${column}, '\\\\', '/', 'g'), '\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '', 'g')
-    ELSE ${column} END`;
 }
 
 /** The row's info JSON (an object from before migration 3, text since). */

@@ -6,6 +6,7 @@
 import type { PoolClient } from 'pg';
 import { ThreadbaseError } from '../../model/errors.js';
 import { CJK_RANGES } from '../sqlite/text.js';
+import { jsonbReadable } from './json-text.js';
 
 export interface Migration {
   version: number;
@@ -164,6 +165,21 @@ ALTER TABLE tb_sessions ADD COLUMN written_by text;
     sql: `
 UPDATE tb_entries SET search_text = regexp_replace(search_text, '([${CJK_RANGES}])', chr(1) || '\\1' || chr(1), 'g')
  WHERE search_text ~ '[${CJK_RANGES}]';
+`,
+  },
+  {
+    version: 10,
+    name: 'codex sessions threadbase wrote, pushed before migration 8',
+    // Of the marks by which an agent's reader tells a session threadbase wrote (SessionInfo.writtenBy),
+    // a server keeps only codex's (session_meta's originator, in meta): a push sends no session raw
+    // record (pi's header, gemini's metadata) nor entry raw (Claude Code's, qwen's first record) and
+    // cline's mark is not in its meta. So only codex sessions pushed before 8 are settled here; the
+    // others keep written_by NULL (a response copied between them and their original can count twice).
+    sql: `
+UPDATE tb_sessions SET written_by = 'threadbase'
+ WHERE written_by IS NULL AND strpos(info, '"originator":"threadbase"') > 0
+   AND (${jsonbReadable('info')})::jsonb #>> '{meta,originator}' = 'threadbase'
+   AND (source = 'codex' OR (${jsonbReadable('info')})::jsonb #>> '{meta,importedFrom,source}' = 'codex');
 `,
   },
 ];
