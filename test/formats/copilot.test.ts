@@ -109,7 +109,8 @@ describe('Copilot CLI: a real session (1.0.102)', () => {
       model: 'claude-sonnet-4.5',
       provider: 'anthropic',
       responseId: 'msg_standin_0003',
-      stopReason: 'stop',
+      stopReason: 'end_turn',
+      api: 'anthropic-messages',
     });
     // Copilot CLI's inputTokens 1383 include the 1000 read from and the 200 written to the cache
     expect(last.usage).toEqual({ input: 183, output: 31, cacheRead: 1000, cacheWrite: 200, reasoning: 0 });

@@ -11,6 +11,7 @@ import { expect } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { CopilotDriver } from '../../src/formats/copilot/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import type { Message, Session } from '../../src/model/types.js';
 import { copilotOfflineEnv } from './agents.js';
 import {
   type AnthropicBlock,
@@ -19,6 +20,7 @@ import {
   type StandIn,
   startAnthropicStandIn,
 } from './anthropic-standin.js';
+import { chainSession, textMessage } from './sessions.js';
 
 const run = promisify(execFile);
 
@@ -100,4 +102,36 @@ export async function resumedByCopilot(
   const sent = (h.standIn.messageRequests()[before]?.messages ?? []).map(plain);
   expect(JSON.stringify(sent.pop())).toContain(probe);
   return { sent, ours };
+}
+
+/**
+ * A session of three responses (usage, response ids) with these stop reasons, API and provider: a call
+ * answered, a reply cut short, a reply after the user's next message (test/formats/copilot-finish.test.ts).
+ */
+export function stopsSession(
+  source: string,
+  project: string,
+  stops: [string, string, string],
+  api: string,
+  provider: string,
+): Session {
+  const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  const reply = (responseId: string, stopReason: string, parts: Message['parts']): Message => ({
+    role: 'assistant',
+    model: COPILOT_MODEL,
+    provider,
+    api,
+    responseId,
+    usage,
+    stopReason,
+    parts,
+  });
+  return chainSession('stops', source, project, [
+    ['u1', textMessage('user', 'list it')],
+    ['a1', reply('msg_1', stops[0], [{ type: 'tool_call', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }])],
+    ['t1', { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', content: 'a.txt' }] }],
+    ['a2', reply('msg_2', stops[1], [{ type: 'text', text: 'It holds a.t' }])],
+    ['u2', textMessage('user', 'go on')],
+    ['a3', reply('msg_3', stops[2], [{ type: 'text', text: 'a.txt' }])],
+  ]);
 }

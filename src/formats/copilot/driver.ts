@@ -122,8 +122,10 @@ export class CopilotDriver extends DriverBase {
    * 11: a session threadbase wrote says so (session.start's producer `threadbase`: SessionInfo.writtenBy).
    * 12: a call still open at the next response is answered as interrupted; a queued user message does not answer one.
    * 13: a session threadbase wrote is titled by its workspace name (its source's title) before its first user line.
+   * 14: a response's stop reason (its usage record's finishReason) in the model's words (Copilot CLI's `stop` as end_turn, …) and its
+   *     API (apiEndpoint), or as threadbase kept them (finish.ts).
    */
-  readonly readerVersion = 13;
+  readonly readerVersion = 14;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -17,6 +17,7 @@ import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
+import { copilotApiEndpoint, copilotFinishReason, keptFinish } from './finish.js';
 import { sideChainRuns, type UnplacedChain } from './side-chains.js';
 
 /** The Copilot CLI version whose event shapes these are (its session.start names one). */
@@ -353,6 +354,9 @@ function pushMessages(
     const apiCallId = m.responseId ?? `threadbase-${randomUUID()}`;
     const u = spent.has(given) ? undefined : m.usage;
     spent.add(given);
+    // its stop reason and API in Copilot CLI's words (finish.ts), where a usage record carries them
+    const finishReason = u ? copilotFinishReason(m.stopReason) : undefined;
+    const apiEndpoint = u ? copilotApiEndpoint(m.api) : undefined;
     // its usage as Copilot CLI records a response's, just before the message (inputTokens include the cache)
     if (u)
       push('session.usage_record', {
@@ -364,9 +368,18 @@ function pushMessages(
           cacheWriteTokens: u.cacheWrite,
           ...(u.reasoning ? { reasoningTokens: u.reasoning } : {}),
           ...(m.provider ? { modelProvider: m.provider } : {}),
+          ...(finishReason ? { finishReason } : {}),
+          ...(apiEndpoint ? { apiEndpoint } : {}),
           apiCallId,
         },
       });
+    // in a field Copilot CLI ignores (it loads and resumes the file), read back by events.ts: a reply without a
+    // response id (as Zed's): its entry's id and time, so that `stats` knows the copy by them; a stop reason or
+    // API the usage record does not tell (none written, or one that reads back as another)
+    const kept: JsonObject = {
+      ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
+      ...keptFinish(m.stopReason, m.api, u !== undefined),
+    };
     push('assistant.message', {
       messageId: randomUUID(),
       apiCallId,
@@ -375,9 +388,7 @@ function pushMessages(
       ...(m.model ? { model: m.model } : {}),
       ...(reasoningText ? { reasoningText } : {}),
       ...(blocks.length ? { reasoningBlocks: { provider: 'anthropic-messages', blocks } } : {}),
-      // a reply without a response id (as Zed's): its entry's id and time, in a field Copilot CLI ignores
-      // (it loads and resumes the file), so that `stats` knows the copy by them (events.ts reads them back)
-      ...(!m.responseId && entry ? { threadbase: { entryId: entry.id, timestamp: entry.timestamp } } : {}),
+      ...(Object.keys(kept).length ? { threadbase: kept } : {}),
     });
     requests.forEach((r, i) => {
       const written = r.toolCallId as string;

@@ -17,6 +17,7 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
+import { apiOf, stopReasonOf } from './finish.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
 
 export const SOURCE = 'copilot';
@@ -154,12 +155,16 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
   }
   const model = str(d.model) ?? str(usage?.model);
   const provider = str(usage?.modelProvider) ?? str(usage?.providerType);
-  const stop = str(usage?.finishReason);
+  // in the model's words, or as threadbase kept them beside what it wrote (finish.ts)
+  const kept = isObject(d.threadbase) ? d.threadbase : undefined;
+  const stop = stopReasonOf(str(usage?.finishReason), str(kept?.stopReason));
+  const api = apiOf(str(usage?.apiEndpoint), str(kept?.api));
   return {
     role: 'assistant',
     parts,
     ...(model ? { model } : {}),
     ...(provider ? { provider } : {}),
+    ...(api ? { api } : {}),
     ...(usage ? { usage: usageOf(usage) } : {}),
     ...(str(d.apiCallId) ? { responseId: d.apiCallId as string } : {}),
     ...(stop ? { stopReason: stop } : {}),

@@ -1,0 +1,77 @@
+/**
+ * The real GitHub Copilot CLI (@github/copilot 1.0.102, offline against the Anthropic stand-in) resumes a
+ * session threadbase wrote with each response's stop reason and API in its usage record (`finishReason`
+ * in Copilot CLI's words, `apiEndpoint`) and what they cannot tell kept in the assistant.message's
+ * `threadbase` (formats/copilot/finish.ts): it sends the context threadbase reads, and the reply it
+ * records itself reads back in the model's words (its `stop` as end_turn, `/v1/messages` as anthropic-messages).
+ * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { Session } from '../../src/model/types.js';
+import {
+  type CopilotHome,
+  closeCopilotHome,
+  plainTextResults,
+  resumedByCopilot,
+  COPILOT_SKIP as SKIP,
+  setupCopilotHome,
+  stopsSession,
+} from '../helpers/copilot.js';
+
+let home: CopilotHome;
+beforeAll(async () => {
+  if (SKIP) return;
+  home = await setupCopilotHome('tb-copilot-finish-');
+});
+afterAll(() => closeCopilotHome(home));
+
+const finishes = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data: { usage?: Record<string, unknown> } })
+    .flatMap((e) => (e.type === 'session.usage_record' ? [[e.data.usage?.finishReason, e.data.usage?.apiEndpoint]] : []));
+
+describe.skipIf(SKIP)('stop reasons and APIs written into Copilot CLI, and the real Copilot CLI', () => {
+  const cases: [string, [string, string, string], string, string[][]][] = [
+    [
+      "Claude Code's",
+      ['tool_use', 'max_tokens', 'end_turn'],
+      'anthropic-messages',
+      [
+        ['tool_calls', '/v1/messages'],
+        ['length', '/v1/messages'],
+        ['stop', '/v1/messages'],
+      ],
+    ],
+    // pi's words: the same finishReasons, pi's own kept beside them; an API of no endpoint kept so too
+    [
+      "pi's",
+      ['toolUse', 'length', 'stop'],
+      'google-generative-ai',
+      [
+        ['tool_calls', undefined],
+        ['length', undefined],
+        ['stop', undefined],
+      ] as unknown as string[][],
+    ],
+  ];
+  for (const [name, stops, api, recorded] of cases)
+    it(`${name} are resumed as threadbase reads them`, async () => {
+      const info = await home.driver.writeSession(stopsSession('threadbase', home.project, stops, api, 'anthropic'));
+      expect(finishes(info.path as string)).toEqual(recorded);
+      const { sent, ours } = await resumedByCopilot(home, info.id, `probe ${name}`, plainTextResults);
+      expect(sent).toEqual(ours);
+      expect(sent).toHaveLength(6);
+      // the resumed file: ours as written, then Copilot CLI's own reply in the model's words
+      const resumed = (await home.driver.getSession(info.id)) as Session;
+      const replies = buildContext(resumed).messages.filter((m) => m.role === 'assistant');
+      expect(replies.map((m) => [m.stopReason, m.api])).toEqual([
+        ...stops.map((s) => [s, api]),
+        ['end_turn', 'anthropic-messages'],
+      ]);
+    }, 240_000);
+});

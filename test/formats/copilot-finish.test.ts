@@ -1,0 +1,127 @@
+/**
+ * A response's stop reason and wire API written into Copilot CLI's session.usage_record as Copilot CLI
+ * 1.0.102 records its own (`finishReason` in OpenAI's words, `apiEndpoint`; formats/copilot/finish.ts),
+ * read back in the model's words: a Claude Code session's end_turn / tool_use / max_tokens survive
+ * claude → copilot → claude, and pi's words and APIs survive pi → copilot → pi (what finishReason cannot
+ * tell kept in the assistant.message's `threadbase`). Copilot CLI's own records read as the model's words.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { convertSession } from '../../src/convert/session.js';
+import { ClaudeDriver } from '../../src/formats/claude/index.js';
+import { CopilotDriver } from '../../src/formats/copilot/index.js';
+import { PiDriver } from '../../src/formats/pi/index.js';
+import { buildContext } from '../../src/model/tree.js';
+import type { Session } from '../../src/model/types.js';
+import { stopsSession } from '../helpers/copilot.js';
+import { homeEnv } from '../helpers/fixture-homes.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
+
+let home: string;
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-copilot-finish-'));
+});
+afterAll(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const replies = (s: Session) => buildContext(s).messages.filter((m) => m.role === 'assistant');
+const usageRecords = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data: { usage?: Record<string, unknown> } })
+    .filter((e) => e.type === 'session.usage_record')
+    .map((e) => e.data.usage ?? {});
+
+describe('stop reasons and APIs into Copilot CLI and back', () => {
+  it("a Claude Code session's end_turn / tool_use / max_tokens: Copilot CLI's words in the file, the same back in Claude Code", async () => {
+    const env = homeEnv(home);
+    const claude = new ClaudeDriver(env);
+    const copilot = new CopilotDriver(env);
+    const written = await claude.writeSession(
+      stopsSession('threadbase', '/p', ['tool_use', 'max_tokens', 'end_turn'], 'anthropic-messages', 'anthropic'),
+    );
+    const source = (await claude.getSession(written.id)) as Session;
+    expect(replies(source).map((m) => m.stopReason)).toEqual(['tool_use', 'max_tokens', 'end_turn']);
+
+    const inCopilot = await convertSession(source, copilot);
+    expect(usageRecords(inCopilot.path as string).map((u) => [u.finishReason, u.apiEndpoint])).toEqual([
+      ['tool_calls', '/v1/messages'],
+      ['length', '/v1/messages'],
+      ['stop', '/v1/messages'],
+    ]);
+    const copied = (await copilot.getSession(inCopilot.id)) as Session;
+    expect(replies(copied).map((m) => [m.stopReason, m.api])).toEqual([
+      ['tool_use', 'anthropic-messages'],
+      ['max_tokens', 'anthropic-messages'],
+      ['end_turn', 'anthropic-messages'],
+    ]);
+
+    const back = await convertSession(copied, claude);
+    const again = (await claude.getSession(back.id)) as Session;
+    expect(replies(again).map((m) => [m.stopReason, m.api])).toEqual([
+      ['tool_use', 'anthropic-messages'],
+      ['max_tokens', 'anthropic-messages'],
+      ['end_turn', 'anthropic-messages'],
+    ]);
+  });
+
+  it("pi's stop reasons and API: Copilot CLI's words in the file, pi's own back (what they cannot tell kept beside them)", async () => {
+    const env = homeEnv(home);
+    const pi = new PiDriver(env);
+    const copilot = new CopilotDriver(env);
+    const written = await pi.writeSession(
+      stopsSession('threadbase', '/p', ['toolUse', 'length', 'stop'], 'openai-completions', 'openrouter'),
+    );
+    const source = (await pi.getSession(written.id)) as Session;
+    expect(replies(source).map((m) => [m.stopReason, m.api])).toEqual([
+      ['toolUse', 'openai-completions'],
+      ['length', 'openai-completions'],
+      ['stop', 'openai-completions'],
+    ]);
+    const inCopilot = await convertSession(source, copilot);
+    expect(usageRecords(inCopilot.path as string).map((u) => [u.finishReason, u.apiEndpoint])).toEqual([
+      ['tool_calls', '/chat/completions'],
+      ['length', '/chat/completions'],
+      ['stop', '/chat/completions'],
+    ]);
+    const copied = (await copilot.getSession(inCopilot.id)) as Session;
+    expect(replies(copied).map((m) => [m.stopReason, m.api])).toEqual([
+      ['toolUse', 'openai-completions'],
+      ['length', 'openai-completions'],
+      ['stop', 'openai-completions'],
+    ]);
+    const back = await convertSession(copied, pi);
+    const again = (await pi.getSession(back.id)) as Session;
+    expect(replies(again).map((m) => [m.stopReason, m.api])).toEqual([
+      ['toolUse', 'openai-completions'],
+      ['length', 'openai-completions'],
+      ['stop', 'openai-completions'],
+    ]);
+  });
+
+  it('an API Copilot CLI has no endpoint for, and a stop reason of a reply with no usage record, are kept beside the message', async () => {
+    const copilot = new CopilotDriver(homeEnv(home));
+    const session = chainSession('no-usage', 'threadbase', '/p', [
+      ['u1', textMessage('user', 'hi')],
+      [
+        'a1',
+        {
+          role: 'assistant',
+          model: 'gemini-2.5-pro',
+          api: 'google-generative-ai',
+          stopReason: 'stop_sequence',
+          parts: [{ type: 'text', text: 'hello' }],
+        },
+      ],
+    ]);
+    const written = await copilot.writeSession(session);
+    expect(usageRecords(written.path as string)).toEqual([]);
+    const copied = (await copilot.getSession(written.id)) as Session;
+    expect(replies(copied).map((m) => [m.stopReason, m.api])).toEqual([['stop_sequence', 'google-generative-ai']]);
+  });
+});
