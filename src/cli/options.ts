@@ -3,13 +3,14 @@
  * "option '--x <v>' argument 'y' is invalid" error (exit 2, a usage error) instead of being passed on,
  * where it would match nothing or fail deep inside a query.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
+import type { DriverEnv } from '../model/driver.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
-import { loadPrices } from '../stores/index-sync/prices.js';
-import { sqliteFileOf, storeKindOf } from '../stores/open.js';
+import { loadPrices, type PriceTable } from '../stores/index-sync/prices.js';
+import { sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
 import { serverKeyOf } from '../stores/remote/address.js';
 
 /**
@@ -114,17 +115,24 @@ export function projectOption(value: string): string {
  * `--prices FILE`: a price table that is there and reads as one, refused (exit 2) before anything is
  * read: a missing file or a directory was passed over (the bundled prices used as if given), and a
  * file of bad JSON stopped the command with exit 1 only after `export` had read the session.
+ * The option's value is the table, read once: the check read the file, then the command again, so
+ * `--prices <(…)` (a pipe, read to its end by the check) waited for the second read forever.
  */
-export function pricesFileOption(value: string): string {
+export function pricesFileOption(value: string): PriceTable {
   if (!existsSync(value)) throw new InvalidArgumentError('No such file.');
   try {
     // loadPrices passes over a file it cannot read (a missing $THREADBASE_HOME/prices.json is no error)
-    readFileSync(value, 'utf8');
-    loadPrices(value);
+    if (statSync(value).isDirectory()) throw new Error(`${value} is a directory`);
+    accessSync(value, constants.R_OK);
+    return loadPrices(value);
   } catch (err) {
     throw new InvalidArgumentError(`Not a price table: ${(err as Error).message}`);
   }
-  return value;
+}
+
+/** The prices a command counts costs by: `--prices`' table, else the bundled one under $THREADBASE_HOME/prices.json. */
+export function pricesOf(given: PriceTable | undefined, env: DriverEnv): PriceTable {
+  return given ?? loadPrices(join(threadbaseHome(env), 'prices.json'));
 }
 
 /**

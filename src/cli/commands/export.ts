@@ -1,15 +1,21 @@
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { childSessionsFrom } from '../../convert/session.js';
 import { EXPORT_FORMATS, type ExportFormat, exportSession, subAgentsOf } from '../../export/index.js';
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
 import { ThreadbaseError } from '../../model/errors.js';
-import { loadPrices } from '../../stores/index-sync/prices.js';
-import { threadbaseHome } from '../../stores/open.js';
+import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
-import { agentOption, oneOfOption, pricesFileOption } from '../options.js';
+import { agentOption, oneOfOption, pricesFileOption, pricesOf } from '../options.js';
+
+interface ExportFlags {
+  source?: string;
+  format: string;
+  output?: string;
+  prices?: PriceTable;
+  index: boolean;
+}
 
 export function registerExport(program: Command, ctx: CliContext): void {
   program
@@ -24,7 +30,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
       'model prices (JSON, USD per million tokens) over the bundled table, for costs the agent did not record',
       pricesFileOption,
     )
-    .action(async (id: string, opts: { source?: string; format: string; output?: string; prices?: string; index: boolean }) => {
+    .action(async (id: string, opts: ExportFlags) => {
       // `opencode`: OpenCode's export JSON, which `opencode import <file>` takes.
       const opencode = opts.format === 'opencode';
       // a place that cannot be written is said before a large session is read and rendered
@@ -35,7 +41,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
       const text = opencode
         ? `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`
         : exportSession(session, opts.format as ExportFormat, {
-            prices: loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json')),
+            prices: pricesOf(opts.prices, ctx.env),
             // the page and the Markdown show each sub-agent's work under the call that ran it
             ...(opts.format !== 'json' ? { subAgents: await subAgentsOf(session, childSessionsFrom(driver)) } : {}),
           });

@@ -1,16 +1,14 @@
-import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadPrices } from '../../stores/index-sync/prices.js';
-import { threadbaseHome } from '../../stores/open.js';
+import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
-import { dbOption, portOption, positiveIntOption, pricesFileOption, storeOpenError } from '../options.js';
+import { dbOption, portOption, positiveIntOption, pricesFileOption, pricesOf, storeOpenError } from '../options.js';
 
 interface ServeFlags {
   db?: string;
   port: number;
   host: string;
   maxBody?: number;
-  prices?: string;
+  prices?: PriceTable;
   cors?: string[];
 }
 
@@ -53,7 +51,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // the server's modules (hono, zod, pg: ≈ 0.2 s to load) only for the commands that need them
       const { openServerStores, startServer } = await import('../../server/index.js');
       // as `stats` prices: the bundled table under $THREADBASE_HOME/prices.json, or --prices; a bad file stops here
-      const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
+      const prices = pricesOf(opts.prices, ctx.env);
       if (!opts.db) writableIndexPath(ctx);
       const db = opts.db;
       const stores = await openServerStores(db, ctx.env, (m) => warn(ctx, m)).catch((err: unknown) => {

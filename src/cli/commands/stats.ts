@@ -1,15 +1,14 @@
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
-import { loadPrices } from '../../stores/index-sync/prices.js';
+import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
-import { threadbaseHome } from '../../stores/open.js';
 import { type CliContext, printJson, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
 import {
   agentOption,
   checkTimeWindow,
   oneOfOption,
   pricesFileOption,
+  pricesOf,
   projectOption,
   sinceOption,
   untilOption,
@@ -35,12 +34,12 @@ export function registerStats(program: Command, ctx: CliContext): void {
         until?: string;
         source?: string;
         project?: string;
-        prices?: string;
+        prices?: PriceTable;
         sync: boolean;
         json?: boolean;
       }) => {
         checkTimeWindow(opts.since, opts.until);
-        const prices = loadPrices(opts.prices ?? join(threadbaseHome(ctx.env), 'prices.json'));
+        const prices = pricesOf(opts.prices, ctx.env);
         writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,

@@ -5,16 +5,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
-import { loadPrices } from '../../stores/index-sync/prices.js';
 import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
-import { openStore, threadbaseHome } from '../../stores/open.js';
+import { openStore } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
-import { checkStoreKey, checkStoreOption, portOption, storeOpenError } from '../options.js';
+import { checkStoreKey, checkStoreOption, portOption, pricesOf, storeOpenError } from '../options.js';
 
 interface UiFlags {
   store?: string;
@@ -112,7 +110,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
         targets: ctx.sources(),
         apiKey: opts.key ?? ctx.env.env.THREADBASE_API_KEY,
         // the same prices `threadbase stats` uses, the user's file over the bundled table
-        prices: loadPrices(join(threadbaseHome(ctx.env), 'prices.json')),
+        prices: pricesOf(undefined, ctx.env),
       });
       const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
         (resolve, reject) => {
