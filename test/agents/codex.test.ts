@@ -297,6 +297,32 @@ describe('real codex resumes a threadbase fork', () => {
     expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
     expect(itemText(input.at(-1))).toBe('fork question');
   });
+
+  it("a copy of a codex session is threadbase's (the original stays codex's), starts when it did, and codex resumes it", async () => {
+    const driver = new CodexDriver(env);
+    const original = (await driver.getSession(sessionIdForFork())) as Session;
+    expect(original.writtenBy).toBeUndefined();
+    const copy = await driver.writeSession(original);
+    expect(copy.writtenBy).toBe('threadbase');
+    expect(copy.createdAt).toBe(original.createdAt);
+    // the session_meta names threadbase as its originator, and keeps codex's beside it
+    const [meta] = (await fs.readFile(copy.path as string, 'utf8')).split('\n');
+    const payload = (JSON.parse(meta as string) as { payload: Record<string, unknown> }).payload;
+    const originalMeta = (original.raw as { payload: Record<string, unknown> }).payload;
+    expect(payload).toMatchObject({ originator: 'threadbase', threadbase: { originator: originalMeta.originator } });
+    expect(originalMeta.originator).not.toBe('threadbase');
+    expect((await driver.getSession(original.id))?.writtenBy).toBeUndefined();
+    expect((await driver.listSessions()).find((x) => x.id === copy.id)?.writtenBy).toBe('threadbase');
+    // a fork is threadbase's too
+    expect((await driver.forkSession(original.id)).writtenBy).toBe('threadbase');
+
+    const ours = contextToResponses(await driver.getContext(copy.id));
+    await codex(['resume', copy.id, 'copy question']);
+    const input = lastRequest().input;
+    expect(normalize(input.slice(1, -1))).toEqual(normalize(ours.input));
+    expect(itemText(input.at(-1))).toBe('copy question');
+    expect((await driver.getSession(copy.id))?.writtenBy).toBe('threadbase');
+  });
 });
 
 describe('real codex finds a thread by the name threadbase gave it', () => {

@@ -967,11 +967,21 @@ function encodeEntries(entries: readonly Entry[], fallbackTime: string, totals: 
   });
 }
 
+/** A copy's session_meta from its codex original's: threadbase's originator, codex's kept beside it (codex reads neither). */
+function ownCopyMeta(payload: JsonObject): JsonObject {
+  const { originator } = payload;
+  if (originator === undefined || originator === WRITTEN_BY) return { ...payload, originator: WRITTEN_BY };
+  const kept = isObject(payload.threadbase) ? payload.threadbase : {};
+  return { ...payload, originator: WRITTEN_BY, threadbase: { ...kept, originator } };
+}
+
 /**
  * A whole session as a rollout with the given id: session_meta first, then the path to the leaf. A
  * rollout of codex's own keeps its start time; one converted from another agent starts now (as codex's
  * own forks do), its records keeping their times: so it is listed as new, and the index counts a copied
- * response in the session it was first recorded in (copies.ts). A session_meta without a
+ * response in the session it was first recorded in (copies.ts). Either says threadbase wrote it (originator
+ * `threadbase`; a copy of codex's keeps codex's originator in the session_meta's `threadbase` field), so that
+ * of sessions that started together the original counts (copies.ts). A session_meta without a
  * `model_provider` gets `opts.modelProvider` (the driver passes the one codex is configured with), as
  * codex records one in every thread it starts: codex 0.169 lists a thread that names none under
  * whatever provider is configured at the time (`thread/list`, `codex resume --last`), not the one it ran on.
@@ -986,7 +996,7 @@ export function encodeRollout(
   const own = session.source === SOURCE && isObject(session.raw) && isObject(session.raw.payload);
   const created = (own && session.createdAt) || now.toISOString();
   const metaPayload: JsonObject = own
-    ? { ...(session.raw as { payload: JsonObject }).payload }
+    ? ownCopyMeta((session.raw as { payload: JsonObject }).payload)
     : {
         timestamp: created,
         cwd: session.project ?? '/',
