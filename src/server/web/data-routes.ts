@@ -13,8 +13,9 @@ import { convertSessionAll, type WrittenSession } from '../../convert/session.js
 import { childSessionsInStore } from '../../convert/store-children.js';
 import { Sources } from '../../formats/registry.js';
 import type { SessionDriver } from '../../model/driver.js';
-import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { AmbiguousIdError, NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { windowEnd, windowStart } from '../../model/time-window.js';
+import { pickSession } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { WebData } from './data.js';
 
@@ -133,6 +134,20 @@ function originOf(claimed: string | undefined, requestUrl: string): string {
     }
   }
   return new URL(requestUrl).origin;
+}
+
+/**
+ * The id of the session `given` names: its own id, else the one session whose id starts with it (a
+ * unique prefix, as `threadbase show abc12` takes it, by the CLI's rule: pickSession); a prefix of
+ * several is an AmbiguousIdError naming them. The store is listed only when no session has that id.
+ */
+async function sessionIdOf(data: WebData, given: string): Promise<string> {
+  try {
+    return (await data.load(given)).session.id;
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+  }
+  return pickSession(await data.driver.listSessions({}), given).id;
 }
 
 /** Empty query values mean "no filter". */
@@ -256,6 +271,9 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
       return c.json({ error: 'bad_request', message, issues: err.issues }, 400);
     }
     if (err instanceof NotFoundError) return c.json({ error: err.code, message: err.message }, 404);
+    // a prefix of several sessions: which ones, so the reader can pick
+    if (err instanceof AmbiguousIdError)
+      return c.json({ error: err.code, message: err.message, candidates: err.candidates }, 409);
     if (err instanceof ThreadbaseError) return c.json({ error: err.code, message: err.message }, 400);
     return c.json({ error: 'internal', message: err instanceof Error ? err.message : String(err) }, 500);
   });
@@ -267,19 +285,27 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
 
   app.get('/sessions', async (c) => c.json(await dataOf(c).listSessions(listQuery.parse(queryOf(c.req.query())))));
 
-  app.get('/sessions/:id', async (c) => c.json(await dataOf(c).header(c.req.param('id'))));
+  app.get('/sessions/:id', async (c) => {
+    const data = dataOf(c);
+    return c.json(await data.header(await sessionIdOf(data, c.req.param('id'))));
+  });
 
   app.get('/sessions/:id/path', async (c) => {
     const q = pathQuery.parse(queryOf(c.req.query()));
-    return c.json(await dataOf(c).pathPage(c.req.param('id'), q));
+    const data = dataOf(c);
+    return c.json(await data.pathPage(await sessionIdOf(data, c.req.param('id')), q));
   });
 
   app.get('/sessions/:id/context', async (c) => {
     const q = pathQuery.parse(queryOf(c.req.query()));
-    return c.json(await dataOf(c).contextPage(c.req.param('id'), q));
+    const data = dataOf(c);
+    return c.json(await data.contextPage(await sessionIdOf(data, c.req.param('id')), q));
   });
 
-  app.get('/sessions/:id/tree', async (c) => c.json(await dataOf(c).tree(c.req.param('id'))));
+  app.get('/sessions/:id/tree', async (c) => {
+    const data = dataOf(c);
+    return c.json(await data.tree(await sessionIdOf(data, c.req.param('id'))));
+  });
 
   app.get('/search', async (c) => {
     const q = queryOf(c.req.query());
@@ -310,7 +336,7 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
       return c.json({ error: 'unsupported', message: `cannot continue in ${body.to} here` }, 400);
     }
     const data = dataOf(c);
-    const ls = await data.load(c.req.param('id'));
+    const ls = await data.load(await sessionIdOf(data, c.req.param('id')));
     if (body.leaf && !ls.session.entries.some((e) => e.id === body.leaf)) {
       throw new NotFoundError('entry', body.leaf, { id: ls.session.id });
     }

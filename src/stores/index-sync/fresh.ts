@@ -222,8 +222,12 @@ function prefixMatchesInIndex(store: SqliteStore, idOrPrefix: string, formats: r
   return rows.map((r) => JSON.parse(r.info_json) as SessionInfo).filter((i) => formats.includes(i.source));
 }
 
-/** The one session an id or prefix names among candidates, by the rule of Sources.resolve. */
-function pickSession(candidates: SessionInfo[], idOrPrefix: string): SessionInfo {
+/**
+ * The one session an id or prefix names among candidates, by the rule of Sources.resolve (an exact
+ * id first, else the one id that starts with it); NotFoundError or AmbiguousIdError else. The web
+ * viewer's routes name sessions by it too.
+ */
+export function pickSession(candidates: SessionInfo[], idOrPrefix: string): SessionInfo {
   const sorted = [...candidates].sort(newestFirst);
   const exact = sorted.filter((s) => s.id === idOrPrefix);
   if (exact.length === 1) return exact[0] as SessionInfo;

@@ -37,7 +37,8 @@ function qs(params) {
 async function handle(res) {
   if (res.status === 401) throw new Unauthorized('this server wants a key');
   const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(body.message || body.error || `HTTP ${res.status}`);
+  // the answer kept on the error: a view shows what it holds beside the message (a prefix's candidates)
+  if (!res.ok) throw Object.assign(new Error(body.message || body.error || `HTTP ${res.status}`), { status: res.status, body });
   return body;
 }
 

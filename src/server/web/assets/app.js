@@ -71,9 +71,28 @@ async function route() {
     if (err instanceof Unauthorized) keyForm();
     else
       view.replaceChildren(
-        h('div', { class: 'error-box' }, h('h2', {}, 'Something went wrong'), h('p', {}, String(err.message ?? err))),
+        h(
+          'div',
+          { class: 'error-box' },
+          h('h2', {}, 'Something went wrong'),
+          h('p', {}, String(err.message ?? err)),
+          candidatesList(err.body?.candidates),
+        ),
       );
   }
+}
+
+/** The sessions a prefix of several names ('source:id', as the API lists them), each a link to pick it by. */
+function candidatesList(candidates) {
+  if (!Array.isArray(candidates) || !candidates.length) return '';
+  return h(
+    'ul',
+    { class: 'candidates' },
+    candidates.map((c) => {
+      const id = String(c).slice(String(c).indexOf(':') + 1);
+      return h('li', {}, h('a', { class: 'mono', href: href(`/session/${encodeURIComponent(id)}`) }, String(c)));
+    }),
+  );
 }
 
 function keyForm() {
@@ -294,17 +313,21 @@ async function listView(params) {
 
 // ---------------------------------------------------------------- one session
 
-async function sessionView(id, params) {
+async function sessionView(given, params) {
   const at = routeCount;
+  // `given` may be a unique prefix of the id (as the CLI takes it): the routes resolve it
   const [head, meta, first] = await Promise.all([
-    get(`/sessions/${encodeURIComponent(id)}`),
+    get(`/sessions/${encodeURIComponent(given)}`),
     get('/meta'),
     params.view === 'context'
-      ? get(`/sessions/${encodeURIComponent(id)}/context`, { leaf: params.leaf, limit: PAGE })
-      : get(`/sessions/${encodeURIComponent(id)}/path`, { leaf: params.leaf, entry: params.entry, limit: PAGE }),
+      ? get(`/sessions/${encodeURIComponent(given)}/context`, { leaf: params.leaf, limit: PAGE })
+      : get(`/sessions/${encodeURIComponent(given)}/path`, { leaf: params.leaf, entry: params.entry, limit: PAGE }),
   ]);
   if (gone(at)) return;
   const info = head.info;
+  const id = info.id;
+  // the address names the session by its whole id from here on (its links, a reload, a bookmark)
+  if (id !== given) history.replaceState(null, '', href(`/session/${encodeURIComponent(id)}`, params));
   // a side chain of this session's own file is shown here, at its own leaf; any other child is a session of its own
   const children = (head.children ?? []).map((c) => ({
     ...c,
