@@ -636,7 +636,13 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const key = sessionKey(c, id);
     const addTo = async (existing: Session) => {
       const have = new Set(existing.entries.map((e) => e.id));
-      const fresh = entries.filter((e) => !have.has(e.id));
+      const known = new Set([...have, ...entries.map((e) => e.id)]);
+      // An entry whose parent the session has nowhere (a reader keeps one: a Claude Code record naming
+      // a record not in its file) is refused by an append, and a session that grew one failed every
+      // push after (409). Pushed, it is added as the root the reader says it starts.
+      const fresh = entries
+        .filter((e) => !have.has(e.id))
+        .map((e) => (e.parentId !== null && !known.has(e.parentId) ? { ...e, parentId: null } : e));
       if (fresh.length) {
         if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
         await store.appendEntries(id, fresh);

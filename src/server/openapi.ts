@@ -103,7 +103,8 @@ const ROUTES: Record<string, Record<string, Op>> = {
     get: { tag: 'threadbase', summary: 'The whole session, entries included' },
     put: {
       tag: 'threadbase',
-      summary: 'Create with this id (201) or add missing entries (200): idempotent push, answers {id, created, added}',
+      summary:
+        'Create with this id (201) or add missing entries (200; one whose parent the session lacks, as a root): idempotent push, answers {id, created, added}',
       body: '{session, entries}',
       schema: PutSessionBody,
       success: ['200', '201'],
