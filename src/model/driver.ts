@@ -5,6 +5,8 @@
  *
  * Spec version: bump DRIVER_SPEC_VERSION when the interface changes shape.
  */
+import { userInfo } from 'node:os';
+import { ThreadbaseError } from './errors.js';
 import type { PriceTable, ResponseStats } from './prices.js';
 import type { Context, ContextOptions } from './tree.js';
 import type { Entry, Message, MetadataEntry, Session, SessionInfo, SourceName, Usage } from './types.js';
@@ -212,8 +214,28 @@ export interface DriverEnv {
   warn?: (message: string) => void;
 }
 
+/**
+ * This process's: $HOME (%USERPROFILE% on Windows), else the user's home in the passwd database (a
+ * service or `env -i` may run with no HOME). Neither is an error: '/' was taken, and every agent's
+ * data looked for (and threadbase's index made) under /.
+ */
 export function defaultDriverEnv(): DriverEnv {
-  return { home: process.env.HOME ?? process.env.USERPROFILE ?? '/', env: process.env };
+  const home = process.env.HOME || process.env.USERPROFILE || passwdHome();
+  if (!home)
+    throw new ThreadbaseError(
+      'no_home',
+      'no home directory: HOME is not set and the user has none in the passwd database; set HOME (agents keep their sessions under it)',
+    );
+  return { home, env: process.env };
+}
+
+/** The user's home as the passwd database gives it ('' for a user it does not know); os.homedir() would give an empty $HOME. */
+function passwdHome(): string {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return '';
+  }
 }
 
 /**
