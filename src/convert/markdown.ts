@@ -11,6 +11,19 @@ function fence(text: string, lang = ''): string {
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }
 
+/**
+ * Inline code showing `text` as written, by CommonMark's code span rules: fenced by one backtick more
+ * than its longest run of them, and padded with a space where it starts or ends with a backtick (which
+ * would join the fence) or with a space at both ends (which a renderer strips, one each side). Line
+ * breaks are spaces, as a renderer reads them in a span (a blank line would end the paragraph).
+ */
+export function codeSpan(text: string): string {
+  const flat = text.replace(/\r\n?|\n/g, ' ');
+  const ticks = '`'.repeat(Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length)) + 1);
+  const pad = flat === '' || /^`|`$/.test(flat) || (/^ .* $/.test(flat) && /[^ ]/.test(flat)) ? ' ' : '';
+  return `${ticks}${pad}${flat}${pad}${ticks}`;
+}
+
 /** A result's head: a refused or cancelled call said so in the words the export and viewer use (it did not run), not as a failed one. */
 export function resultHeadMarkdown(r: ToolResultPart): string {
   const mark = declinedMarkOf(r);
@@ -36,7 +49,7 @@ export function partToMarkdown(p: Part): string {
     case 'file':
       return `📎 ${p.name ?? 'file'} (${p.mediaType})${p.text ? `\n\n${fence(p.text)}` : ''}`;
     case 'tool_call':
-      return `**tool call** \`${p.name}\` (${p.id})${isProviderExecuted(p) ? ` — ${PROVIDER_RAN}` : ''}\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
+      return `**tool call** ${codeSpan(p.name)} (${p.id})${isProviderExecuted(p) ? ` — ${PROVIDER_RAN}` : ''}\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
     case 'tool_result': {
       const body =
         typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
