@@ -10,7 +10,7 @@
  * a session where the driver reads, e.g. by writing the agent's own file) and skips write tests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionDriver } from '../../src/model/driver.js';
+import type { SearchOptions, SessionDriver } from '../../src/model/driver.js';
 import type { Entry, Message, MessageEntry, Part, Session } from '../../src/model/types.js';
 import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
 
@@ -291,6 +291,97 @@ export function describeDriverConformance(
       expect(await look('bash')).toEqual(['assistant']);
       expect(await look('BASH')).toEqual(['assistant']);
       expect(await look('Read')).toEqual([]);
+    });
+
+    /** The entries of a session (the sample's by default) a search finds, in entry order. */
+    const foundIn = async (query: string, options: SearchOptions = {}, id = sampleId): Promise<string[]> => {
+      const order = new Map(sample.entries.map((e, i) => [e.id, i]));
+      return ((await driver.search?.(query, options)) ?? [])
+        .filter((h) => h.sessionId === id)
+        .map((h) => h.entryId)
+        .sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0) || a.localeCompare(b));
+    };
+    /** The sample's entry ids by position (1: the user's question, 2: the call, 3: its result, 4: the answer). */
+    const sampleEntry = (i: number) => sample.entries[i - 1]?.id as string;
+
+    it('search takes every word in any order and any case, a quoted phrase as its words in a row', async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      for (const q of [
+        'zanzibarquokka inspect',
+        'inspect zanzibarquokka',
+        'INSPECT ZanzibarQuokka',
+        '"inspect the zanzibarquokka"',
+      ])
+        expect(await foundIn(q), q).toEqual([sampleEntry(1)]);
+      for (const q of ['zanzibarquokka qwxzvbnonexistentterm', '"zanzibarquokka inspect"'])
+        expect(await foundIn(q), q).toEqual([]);
+    });
+
+    it('search reads no operator in a query: -word, OR, brackets and stars are words or punctuation', async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      if (opts.deviations?.['search operators']) return t.skip(opts.deviations['search operators']);
+      for (const q of [
+        '-inspect zanzibarquokka',
+        'zanzibarquokka -inspect',
+        '(zanzibarquokka)',
+        'zanzibarquokka*',
+        '"zanzibarquokka',
+        'zanzibarquokka && !!',
+      ])
+        expect(await foundIn(q), q).toEqual([sampleEntry(1)]);
+      for (const q of ['zanzibarquokka OR qwxzvbnonexistentterm', 'zanzibarquokka -qwxzvbnonexistentterm', '-', '!! &&'])
+        expect(await foundIn(q), q).toEqual([]);
+    });
+
+    it('search finds thinking, tool input (with the tool name) and tool output', async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      if (opts.deviations?.['search columns']) return t.skip(opts.deviations['search columns']);
+      if (!opts.skipPartTypes?.includes('thinking')) expect(await foundIn('directory first')).toEqual([sampleEntry(2)]);
+      expect(await foundIn('ls -la')).toEqual([sampleEntry(2)]);
+      expect(await foundIn('bash description')).toEqual([sampleEntry(2)]);
+      expect(await foundIn('total quokka')).toEqual([sampleEntry(3)]);
+    });
+
+    it("search --tool keeps the tool's calls and their results, a result named by its call", async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      if (opts.deviations?.['search columns']) return t.skip(opts.deviations['search columns']);
+      expect(await foundIn('quokka', { tool: 'bash' })).toEqual([sampleEntry(3)]);
+      expect(await foundIn('quokka')).toEqual([sampleEntry(3), sampleEntry(4)]);
+      // a result that does not name its tool (Claude Code's) is the tool's by its call
+      const unnamed = sampleSession(opts);
+      const result = unnamed.entries[2] as MessageEntry;
+      result.message.parts = result.message.parts.map((p) => (p.type === 'tool_result' ? { ...p, name: undefined } : p));
+      const id = await put(unnamed);
+      expect(await foundIn('quokka', { tool: 'BASH' }, id)).toEqual([result.id]);
+      expect(await foundIn('quokka', { tool: 'read' }, id)).toEqual([]);
+    });
+
+    it("search's since and until are the entries' times", async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      const at = (i: number) => sample.entries[i - 1]?.timestamp as string;
+      // the question and the answer say "file"; the session runs past `until`, its question does not
+      expect(await foundIn('file')).toEqual([sampleEntry(1), sampleEntry(4)]);
+      expect(await foundIn('file', { until: at(2) })).toEqual([sampleEntry(1)]);
+      expect(await foundIn('file', { since: at(2) })).toEqual([sampleEntry(4)]);
+    });
+
+    it("search finds a compaction's summary", async (t) => {
+      if (!driver.capabilities.search || !driver.search || !driver.capabilities.write) return t.skip();
+      const compacted = sampleSession(opts);
+      const last = compacted.entries.at(-1) as Entry;
+      const summary: Entry = {
+        kind: 'compaction',
+        id: `${last.id}-compaction`,
+        parentId: last.id,
+        timestamp: new Date(Date.parse(last.timestamp) + 1000).toISOString(),
+        summary: 'The user asked about the persimmonquay file.',
+        firstKeptEntryId: last.id,
+      };
+      compacted.entries.push(summary);
+      compacted.leafId = summary.id;
+      const id = await put(compacted);
+      const hits = ((await driver.search?.('persimmonquay')) ?? []).filter((h) => h.sessionId === id);
+      expect(hits.map((h) => [h.entryId, h.role])).toEqual([[summary.id, undefined]]);
     });
 
     describe('writing', () => {

@@ -44,6 +44,7 @@ import {
   type ResponseWindow,
   responseCost,
 } from '../../stores/index-sync/prices.js';
+import { queryTerms, searchTerms, sessionMatches, snippetOf } from '../../stores/search-text.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -849,8 +850,10 @@ export class WebData {
       const hits = await this.driver.search(query, { source: opts.source, project: opts.project, limit });
       return { hits: hits.map((h) => ({ ...h, snippet: h.snippet.trim() })) };
     }
-    const needle = query.toLowerCase().trim();
-    if (!needle) return { hits: [] };
+    // the words the index would find, matched as it matches them (src/stores/search-text.ts)
+    const terms = searchTerms(query);
+    if (!terms.length) return { hits: [] };
+    const marked = queryTerms(query);
     const hits: SearchHit[] = [];
     const sessions = (await this.allSessions()).filter(
       (s) => (!opts.source || s.source === opts.source) && (!opts.project || s.project === opts.project),
@@ -859,19 +862,15 @@ export class WebData {
     const scanned = { searched: searched.length, of: sessions.length };
     for (const info of searched) {
       const ls = await this.load(info.id);
-      for (const e of ls.session.entries) {
-        const text = entryText(e);
-        const at = text.toLowerCase().indexOf(needle);
-        if (at < 0) continue;
-        const from = Math.max(0, at - 60);
+      for (const { entry: e, text, score } of sessionMatches(ls.session.entries, terms)) {
         hits.push({
           sessionId: info.id,
           entryId: e.id,
           source: info.source,
           project: info.project,
           role: e.kind === 'message' ? e.message.role : e.kind,
-          snippet: `${from > 0 ? '…' : ''}${text.slice(from, at + needle.length + 80).replace(/\s+/g, ' ')}`,
-          score: 1,
+          snippet: snippetOf(text, marked).trim(),
+          score,
           timestamp: e.timestamp,
         });
         if (hits.length >= limit) return { hits, scanned };

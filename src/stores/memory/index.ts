@@ -20,6 +20,7 @@ import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { countedUsage, responseRecordOf, summarizeUsage, usageByModelOf } from '../../model/usage.js';
+import { queryTerms, searchTerms, sessionMatches, snippetOf } from '../search-text.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenIdOf, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
@@ -131,34 +132,31 @@ export class MemoryStore extends DriverBase {
     if (!this.sessions.delete(sessionId)) throw new NotFoundError('memory session', sessionId);
   }
 
+  /** Every term of the query in an entry, as the SQLite and PostgreSQL stores match (src/stores/search-text.ts). */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
-    const q = query.toLowerCase().trim();
-    if (!q) return [];
-    const searched = [...this.sessions.values()].filter((s) =>
-      matchesFilter(sessionInfoOf(s), { ...opts, text: undefined, limit: undefined }),
-    );
+    const terms = searchTerms(query);
+    if (!terms.length) return [];
+    // the sessions searched (a copy of an entry is found once among them); since and until are the entries' times
+    const among = { source: opts.source, project: opts.project, parentId: opts.parentId };
+    const searched = [...this.sessions.values()].filter((s) => matchesFilter(sessionInfoOf(s), among));
     const shown = shownEntryCopies(searched);
-    const tool = opts.tool?.toLowerCase();
+    const marked = queryTerms(query);
     const hits: SearchHit[] = [];
     for (const s of searched) {
-      for (const e of s.entries) {
-        if (e.kind !== 'message') continue;
+      for (const { entry: e, text, score } of sessionMatches(s.entries, terms, opts.tool)) {
         if (shown.get(entryCopyKeyOf(e, s.id)) !== s.id) continue;
-        if (opts.role && e.message.role !== opts.role) continue;
-        // a tool's name in any case: `--tool bash` finds Claude Code's Bash
-        if (opts.tool && !e.message.parts.some((p) => p.type === 'tool_call' && p.name.toLowerCase() === tool)) continue;
-        const text = messageText(e.message);
-        const at = text.toLowerCase().indexOf(q);
-        if (at < 0) continue;
-        const count = text.toLowerCase().split(q).length - 1;
+        const role = e.kind === 'message' ? e.message.role : undefined;
+        if (opts.role && role !== opts.role) continue;
+        if (opts.since && e.timestamp < opts.since) continue;
+        if (opts.until && e.timestamp > opts.until) continue;
         hits.push({
           sessionId: s.id,
           entryId: e.id,
           source: s.source,
           ...(s.project !== undefined ? { project: s.project } : {}),
-          role: e.message.role,
-          snippet: text.slice(Math.max(0, at - 40), at + q.length + 40),
-          score: count,
+          ...(role !== undefined ? { role } : {}),
+          snippet: snippetOf(text, marked),
+          score,
           timestamp: e.timestamp,
         });
       }

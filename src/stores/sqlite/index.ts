@@ -31,6 +31,7 @@ import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/u
 import type { PriceTable } from '../index-sync/prices.js';
 import { costBucketOf, countedWhere, type StatsOptions, stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
+import { toolNamesOf } from '../search-text.js';
 import {
   checkWrittenEntryIds,
   forkedSession,
@@ -69,18 +70,9 @@ interface SessionRow {
   next_seq: number;
 }
 
-/** Tool names a message calls or carries results of (a result's name from its call when it has none). */
+/** The tools column: the names of the tools a message calls or carries results of (toolNamesOf), space-delimited. */
 function toolNames(m: Message, callNames: Map<string, string>): string | null {
-  const names = new Set<string>();
-  for (const p of m.parts) {
-    if (p.type === 'tool_call') {
-      names.add(p.name);
-      callNames.set(p.id, p.name);
-    } else if (p.type === 'tool_result') {
-      const name = p.name ?? callNames.get(p.callId);
-      if (name) names.add(name);
-    }
-  }
+  const names = toolNamesOf(m, callNames);
   return names.size ? ` ${[...names].join(' ')} ` : null;
 }
 
