@@ -164,18 +164,58 @@ describe("a Copilot CLI session with a response's results out of call order, a u
       ],
       // the first call never ended: no completion before the next response
       ['unended', (events) => events.filter((e) => e.id !== 'ev-8'), `c1: ${COPILOT_INTERRUPTED}`],
+      // no delivery (an older Copilot CLI's, another writer's), or idle: the result after it is still the call's
+      // (Copilot CLI sends it, not the interrupted words: test/agents/copilot-plain-user.test.ts)
+      ['plain', (events) => events.map((e) => (e.id === 'ev-7' ? { ...e, data: { content: 'also this' } } : e)), 'c1: out1'],
+      [
+        'idle',
+        (events) => events.map((e) => (e.id === 'ev-7' ? { ...e, data: { ...e.data, delivery: 'idle' } } : e)),
+        'c1: out1',
+      ],
+      // the result after the next response too
+      [
+        'plain, the result after the next response',
+        (events) => {
+          const [c1, said, next] = ['ev-8', 'ev-7', 'ev-9'].map(
+            (id) => events.find((e) => e.id === id) as (typeof events)[number],
+          );
+          const rest = events.filter((e) => ![c1, said, next].includes(e));
+          return [...rest, { ...said, data: { content: 'also this' } }, next, c1];
+        },
+        'c1: out1',
+      ],
     ];
     for (const [name, edit, first] of cases) {
       const id = `7d1f2c7e-0b8a-4c55-9f5e-2b4c3d6e7f9${cases.findIndex((c) => c[0] === name)}`;
-      const d = join(dir, name, 'session-state', id);
+      const d = join(dir, name.replace(/\W+/g, '-'), 'session-state', id);
       await mkdir(d, { recursive: true });
       await writeFile(join(d, 'events.jsonl'), lines(edit(recordedEvents(id))));
-      const driver = new CopilotDriver({ home: join(dir, 'nohome'), env: { COPILOT_HOME: join(dir, name) } });
+      const driver = new CopilotDriver({
+        home: join(dir, 'nohome'),
+        env: { COPILOT_HOME: join(dir, name.replace(/\W+/g, '-')) },
+      });
       const session = (await driver.getSession(id)) as Session;
       const want = expected.map(([role, parts]) => [role, role === 'tool' ? [first, 'c2: out2'] : parts]);
       expect(shape(buildContext(session).messages), name).toEqual(want);
       expect(shape(copilotContext(session).messages), name).toEqual(want);
     }
+  });
+
+  it("a plain message read in one part, the result in the next: read whole again, the result in the words' place", async () => {
+    const id = '7d1f2c7e-0b8a-4c55-9f5e-2b4c3d6e7f82';
+    const file = join(dir, 'appended-plain', 'events.jsonl');
+    await mkdir(dirname(file), { recursive: true });
+    const events = recordedEvents(id).map((e) => (e.id === 'ev-7' ? { ...e, data: { content: 'also this' } } : e));
+    await writeFile(file, lines(events.slice(0, 7)));
+    const first = await parseEvents(file, initialState(id, '2026-01-02T10:00:00.000Z'));
+    await writeFile(file, lines(events));
+    const state = JSON.parse(JSON.stringify(first.state)) as CopilotReadState;
+    expect((await parseEvents(file, state, { start: first.offset })).rewound).toBe(true);
+    const whole = await parseEvents(file, initialState(id, '2026-01-02T10:00:00.000Z'));
+    const results = whole.entries
+      .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
+      .filter((p) => p.type === 'tool_result');
+    expect(results.map((p) => (p.type === 'tool_result' ? `${p.callId}: ${p.content}` : ''))).toEqual(['c1: out1', 'c2: out2']);
   });
 
   it("read in two parts, the second with a result to go before the first part's: read whole again", async () => {

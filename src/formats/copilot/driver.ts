@@ -124,8 +124,10 @@ export class CopilotDriver extends DriverBase {
    * 13: a session threadbase wrote is titled by its workspace name (its source's title) before its first user line.
    * 14: a response's stop reason (its usage record's finishReason) in the model's words (Copilot CLI's `stop` as end_turn, …) and its
    *     API (apiEndpoint), or as threadbase kept them (finish.ts).
+   * 15: a result recorded after a call was answered in the interrupted words (a user's message without delivery,
+   *     or idle, among a response's results; the next response) takes their place: a call had both.
    */
-  readonly readerVersion = 14;
+  readonly readerVersion = 15;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -69,6 +69,12 @@ export interface CopilotReadState {
    * user.message answers them); `beforeResume`: made before a session.resume, so a completion after it is not theirs
    */
   unanswered?: { id: string; name: string; beforeResume?: boolean }[];
+  /**
+   * the main chain's calls answered in the interrupted words (interruptedResults), by call id: the entry that
+   * answers each (a result recorded for it later takes its place: lateResult); `beforeResume`: answered before a
+   * session.resume, so a completion after it is not theirs
+   */
+  interrupted?: Record<string, { entry: string; beforeResume?: boolean }>;
   /** each sub-agent run's own calls with no tool.execution_complete yet, by the run's spawning call */
   runCalls?: Record<string, { id: string; name: string }[]>;
   /** the main chain's last response with calls, while its results may still come (results-order.ts) */
@@ -326,15 +332,42 @@ function entryOf(
  * session.resume makes those open stale.
  */
 function trackUnanswered(state: CopilotReadState, type: string, d: JsonObject): void {
-  if (type === 'session.resume' && state.unanswered?.length)
-    state.unanswered = state.unanswered.map((c) => ({ ...c, beforeResume: true }));
-  else if (type === 'assistant.message') {
+  if (type === 'session.resume') {
+    if (state.unanswered?.length) state.unanswered = state.unanswered.map((c) => ({ ...c, beforeResume: true }));
+    for (const c of Object.values(state.interrupted ?? {})) c.beforeResume = true;
+  } else if (type === 'assistant.message') {
     const calls = (Array.isArray(d.toolRequests) ? d.toolRequests : []).flatMap((r) =>
       isObject(r) && typeof r.toolCallId === 'string' ? [{ id: r.toolCallId, name: str(r.name) ?? 'unknown' }] : [],
     );
     if (calls.length) state.unanswered = [...(state.unanswered ?? []), ...calls];
   } else if (type === 'tool.execution_complete' && state.unanswered?.length && !staleCompletion(state, type, d))
     state.unanswered = state.unanswered.filter((c) => c.id !== d.toolCallId);
+}
+
+/** Keeps the calls entry `entryId` answers in the interrupted words (a result recorded for one later takes its place). */
+function noteInterrupted(state: CopilotReadState, entryId: string, answers: Message | undefined): void {
+  if (!answers) return;
+  state.interrupted ??= {};
+  for (const p of answers.parts) if (p.type === 'tool_result') state.interrupted[p.callId] = { entry: entryId };
+}
+
+/**
+ * A main-chain tool.execution_complete for a call already answered in the interrupted words (a user's message
+ * or the next response found it open, whatever the message's `delivery`, or none; or an abort): Copilot CLI
+ * 1.0.102, resumed, sends this result in the call's place, not those words (a user's message among the results
+ * after them all; test/agents/copilot-plain-user.test.ts), so it replaces them; one recorded after a
+ * session.resume is none (staleCompletion). Undefined for any other event.
+ */
+function lateResult(
+  state: CopilotReadState,
+  type: string,
+  d: JsonObject,
+): { callId: string; entry: string; beforeResume?: boolean } | undefined {
+  const callId = type === 'tool.execution_complete' ? str(d.toolCallId) : undefined;
+  const answered = callId ? state.interrupted?.[callId] : undefined;
+  if (!callId || !answered) return undefined;
+  delete state.interrupted?.[callId];
+  return { callId, ...answered };
 }
 
 /** A user.message typed while the agent was busy (`delivery`: `steering` into the running turn, or `queued` for after it). */
@@ -473,7 +506,18 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     const ownRun = ev.type.startsWith('subagent.') && ev.type !== 'subagent.configured';
     const byAgent = !ownRun && typeof ev.agentId === 'string' ? state.agentCalls[ev.agentId] : undefined;
     const spawnedBy = str(d.parentToolCallId) ?? byAgent ?? subAgentOf(ev.type, d, open);
-    const stale = !spawnedBy && staleCompletion(state, ev.type, d);
+    const late = spawnedBy ? undefined : lateResult(state, ev.type, d);
+    const stale = (!spawnedBy && staleCompletion(state, ev.type, d)) || late !== undefined;
+    if (late && !late.beforeResume) {
+      // the words answering it give way to this result, in their place; read before: the file is read whole
+      const answers = byId.get(late.entry);
+      const real = toolResultMessage(d, state.toolNames[late.callId], assets).parts[0] as Part;
+      if (answers?.kind === 'message')
+        answers.message.parts = answers.message.parts.map((p) =>
+          p.type === 'tool_result' && p.callId === late.callId ? real : p,
+        );
+      else rewound = true;
+    }
     // calls the user's next turn or the next response finds open: answered before it as Copilot CLI sends
     // them (not a message typed while they ran, steering or queued: their results may still come after it,
     // and Copilot CLI sends those; test/agents/copilot-steering.test.ts)
@@ -491,8 +535,10 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
         : entryOf(ev.type, d, id, timestamp, ev, state, assets);
     // the copy gets no response id: threadbase's made-up apiCallId only pairs it with its usage record
     if (kept && entry.kind === 'message') delete entry.message.responseId;
+    noteInterrupted(state, id, interrupted);
     if (leftOpen) {
       const answers: Entry = { id: `${id}:interrupted`, parentId: state.lastMain, timestamp, kind: 'message', message: leftOpen };
+      noteInterrupted(state, answers.id, leftOpen);
       byId.set(answers.id, answers);
       order.after(answers, entries.length, 'result');
       entries.push(answers);
