@@ -96,6 +96,9 @@ export function timeChart(recorded) {
     root.append(svg('text', { x: W - pad.r + 6, y: y + 4, class: 'axis cost-axis' }, costTick((maxC * i) / 4, maxC / 4)));
   }
   const labelEvery = Math.ceil(n / 12);
+  // days of more than one year are labelled with it: '01-01' then '02-01' read as one January a month before
+  const years = new Set(byDay.map((b) => b.key.slice(0, 4)));
+  const dayLabel = (key) => (years.size > 1 ? key : key.slice(5));
   const points = [];
   byDay.forEach((b, i) => {
     const x = pad.l + slot * i + (slot - bw) / 2;
@@ -114,7 +117,7 @@ export function timeChart(recorded) {
       }
     }
     if (i % labelEvery === 0)
-      root.append(svg('text', { x: x + bw / 2, y: H - pad.b + 16, class: 'axis', 'text-anchor': 'middle' }, b.key.slice(5)));
+      root.append(svg('text', { x: x + bw / 2, y: H - pad.b + 16, class: 'axis', 'text-anchor': 'middle' }, dayLabel(b.key)));
     points.push([x + bw / 2, pad.t + ih - (ih * b.cost) / maxC, b]);
   });
   if (points.length > 1)
