@@ -46,6 +46,7 @@ import { openApiDocument } from './openapi.js';
 import { type ProjectStores, projectStores } from './scope.js';
 import { serverStats } from './stats.js';
 import { STORE_ID_HEADER, storeIdentity } from './store-identity.js';
+import type { WrittenByMarker } from './tenant-ids.js';
 import type { Project, TokenStore } from './tokens.js';
 import { mountWebViewer } from './web/index.js';
 
@@ -650,6 +651,9 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       // An agent names a session after it starts (Claude's summary, a rename): a later push carries it.
       const title = body.session.title;
       if (title && title !== existing.title && store.setTitle) await store.setTitle(id, title);
+      // a session threadbase wrote, stored without saying so (pushed before PostgreSQL's migration 8)
+      const { markWrittenBy } = store as WrittenByMarker;
+      if (body.session.writtenBy === 'threadbase' && !existing.writtenBy && markWrittenBy) await markWrittenBy.call(store, id);
       return { id, created: false, added: fresh.length };
     };
     const result = await queue.run(key, async () => {

@@ -24,6 +24,11 @@ import type { ContextOptions } from '../model/tree.js';
 import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
 import type { PriceTable } from '../stores/index-sync/prices.js';
 
+/** A store that can mark a stored session as one threadbase wrote (PostgresStore): the server's PUT marks one pushed without it. */
+export interface WrittenByMarker {
+  markWrittenBy?(sessionId: string): Promise<void>;
+}
+
 const ALIAS = /^([\s\S]+)~([0-9a-f]{16})$/;
 
 export class ProjectIdsDriver implements SessionDriver {
@@ -43,6 +48,7 @@ export class ProjectIdsDriver implements SessionDriver {
   readonly metadataEntries?: (type: string) => Promise<Map<string, MetadataEntry[]>>;
   readonly costBuckets?: SessionDriver['costBuckets'];
   readonly resumeCommand?: (session: SessionInfo) => string;
+  readonly markWrittenBy?: WrittenByMarker['markWrittenBy'];
 
   constructor(
     /** the store as this project sees it (its tenant view, or the store scoped to the project) */
@@ -111,6 +117,8 @@ export class ProjectIdsDriver implements SessionDriver {
       this.metadataEntries = async (type) =>
         new Map([...(await metadataEntries.call(inner, type))].map(([id, list]) => [this.shown(id), list] as const));
     if (resumeCommand) this.resumeCommand = (s) => resumeCommand.call(inner, s);
+    const { markWrittenBy } = inner as WrittenByMarker;
+    if (markWrittenBy) this.markWrittenBy = (id) => this.at(id, (at) => markWrittenBy.call(inner, at));
   }
 
   /** The id this project's session `id` is stored under when the store could not keep `id`. */

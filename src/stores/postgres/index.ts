@@ -598,6 +598,19 @@ export class PostgresStore extends DriverBase {
     });
   }
 
+  /**
+   * Marks the session as one threadbase wrote into an agent (SessionInfo.writtenBy): a push of it
+   * says so, and one stored before migration 8 kept no mark (the server's PUT sets it on the next push).
+   */
+  async markWrittenBy(sessionId: string): Promise<void> {
+    if (!storableId(sessionId)) throw new NotFoundError('postgres session', sessionId);
+    const res = await this.q(
+      "UPDATE tb_sessions SET written_by = 'threadbase' WHERE id = $1 AND tenant = $2 AND written_by IS DISTINCT FROM 'threadbase'",
+      [sessionId, this.tenant],
+    );
+    if (!res.rowCount && !(await this.sessionRow(sessionId))) throw new NotFoundError('postgres session', sessionId);
+  }
+
   async deleteSession(sessionId: string): Promise<void> {
     if (!storableId(sessionId)) throw new NotFoundError('postgres session', sessionId);
     const res = await this.q('DELETE FROM tb_sessions WHERE id = $1 AND tenant = $2', [sessionId, this.tenant]);

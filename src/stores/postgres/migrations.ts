@@ -174,7 +174,7 @@ UPDATE tb_entries SET search_text = regexp_replace(search_text, '([${CJK_RANGES}
     // a server keeps only codex's (session_meta's originator, in meta): a push sends no session raw
     // record (pi's header, gemini's metadata) nor entry raw (Claude Code's, qwen's first record) and
     // cline's mark is not in its meta. So only codex sessions pushed before 8 are settled here; the
-    // others keep written_by NULL (a response copied between them and their original can count twice).
+    // others are marked by the server when a push sends them again (PUT, markWrittenBy).
     sql: `
 UPDATE tb_sessions SET written_by = 'threadbase'
  WHERE written_by IS NULL AND strpos(info, '"originator":"threadbase"') > 0
