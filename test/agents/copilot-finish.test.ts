@@ -2,7 +2,7 @@
  * The real GitHub Copilot CLI (@github/copilot 1.0.102, offline against the Anthropic stand-in) resumes a
  * session threadbase wrote with each response's stop reason and API in its usage record (`finishReason`
  * in Copilot CLI's words, `apiEndpoint`) and what they cannot tell kept in the assistant.message's
- * `threadbase` (formats/copilot/finish.ts): it sends the context threadbase reads, and the reply it
+ * `threadbase` (formats/copilot/finish.ts), with its cost in USD: it sends the context threadbase reads, and the reply it
  * records itself reads back in the model's words (its `stop` as end_turn, `/v1/messages` as anthropic-messages).
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
@@ -61,7 +61,10 @@ describe.skipIf(SKIP)('stop reasons and APIs written into Copilot CLI, and the r
   ];
   for (const [name, stops, api, recorded] of cases)
     it(`${name} are resumed as threadbase reads them`, async () => {
-      const info = await home.driver.writeSession(stopsSession('threadbase', home.project, stops, api, 'anthropic'));
+      const session = stopsSession('threadbase', home.project, stops, api, 'anthropic');
+      // a cost in USD too, kept beside the message
+      for (const e of session.entries) if (e.kind === 'message' && e.message.role === 'assistant') e.message.cost = 0.5;
+      const info = await home.driver.writeSession(session);
       expect(finishes(info.path as string)).toEqual(recorded);
       const { sent, ours } = await resumedByCopilot(home, info.id, `probe ${name}`, plainTextResults);
       expect(sent).toEqual(ours);
@@ -69,9 +72,9 @@ describe.skipIf(SKIP)('stop reasons and APIs written into Copilot CLI, and the r
       // the resumed file: ours as written, then Copilot CLI's own reply in the model's words
       const resumed = (await home.driver.getSession(info.id)) as Session;
       const replies = buildContext(resumed).messages.filter((m) => m.role === 'assistant');
-      expect(replies.map((m) => [m.stopReason, m.api])).toEqual([
-        ...stops.map((s) => [s, api]),
-        ['end_turn', 'anthropic-messages'],
+      expect(replies.map((m) => [m.stopReason, m.api, m.cost])).toEqual([
+        ...stops.map((s) => [s, api, 0.5]),
+        ['end_turn', 'anthropic-messages', undefined],
       ]);
     }, 240_000);
 });

@@ -124,4 +124,22 @@ describe('stop reasons and APIs into Copilot CLI and back', () => {
     const copied = (await copilot.getSession(written.id)) as Session;
     expect(replies(copied).map((m) => [m.stopReason, m.api])).toEqual([['stop_sequence', 'google-generative-ai']]);
   });
+
+  it("a response's cost in USD is kept beside it (Copilot CLI's usage cost counts premium requests) and read back into pi", async () => {
+    const env = homeEnv(home);
+    const pi = new PiDriver(env);
+    const copilot = new CopilotDriver(env);
+    const priced = stopsSession('threadbase', '/p', ['toolUse', 'length', 'stop'], 'openai-completions', 'openrouter');
+    let n = 0;
+    for (const e of priced.entries) if (e.kind === 'message' && e.message.role === 'assistant') e.message.cost = 0.25 * ++n;
+    const source = (await pi.getSession((await pi.writeSession(priced)).id)) as Session;
+    expect(replies(source).map((m) => m.cost)).toEqual([0.25, 0.5, 0.75]);
+    const inCopilot = await convertSession(source, copilot);
+    expect(usageRecords(inCopilot.path as string).map((u) => u.cost)).toEqual([undefined, undefined, undefined]);
+    expect(inCopilot.meta?.warnings).toContainEqual(expect.stringContaining('kept in a field it ignores'));
+    const copied = (await copilot.getSession(inCopilot.id)) as Session;
+    expect(replies(copied).map((m) => m.cost)).toEqual([0.25, 0.5, 0.75]);
+    const again = (await pi.getSession((await convertSession(copied, pi)).id)) as Session;
+    expect(replies(again).map((m) => m.cost)).toEqual([0.25, 0.5, 0.75]);
+  });
 });

@@ -352,7 +352,9 @@ function pushMessages(
     const reasoningText = blocks.length ? undefined : unsigned.join('\n\n') || undefined;
     if (blocks.length === 0 && !reasoningText && text.length === 0 && requests.length === 0) continue;
     const apiCallId = m.responseId ?? `threadbase-${randomUUID()}`;
-    const u = spent.has(given) ? undefined : m.usage;
+    // a response a compaction kept, written again after it: its usage and cost are not spent again
+    const again = spent.has(given);
+    const u = again ? undefined : m.usage;
     spent.add(given);
     // its stop reason and API in Copilot CLI's words (finish.ts), where a usage record carries them
     const finishReason = u ? copilotFinishReason(m.stopReason) : undefined;
@@ -375,10 +377,12 @@ function pushMessages(
       });
     // in a field Copilot CLI ignores (it loads and resumes the file), read back by events.ts: a reply without a
     // response id (as Zed's): its entry's id and time, so that `stats` knows the copy by them; a stop reason or
-    // API the usage record does not tell (none written, or one that reads back as another)
+    // API the usage record does not tell (none written, or one that reads back as another); its cost in USD
+    // (Copilot CLI's usage `cost` counts premium requests)
     const kept: JsonObject = {
       ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
       ...keptFinish(m.stopReason, m.api, u !== undefined),
+      ...(m.cost !== undefined && !again ? { cost: m.cost } : {}),
     };
     push('assistant.message', {
       messageId: randomUUID(),

@@ -165,6 +165,8 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
   const kept = isObject(d.threadbase) ? d.threadbase : undefined;
   const stop = stopReasonOf(str(usage?.finishReason), str(kept?.stopReason));
   const api = apiOf(str(usage?.apiEndpoint), str(kept?.api));
+  // USD as threadbase kept it (the usage record's `cost` is Copilot CLI's premium requests, not read)
+  const cost = typeof kept?.cost === 'number' && Number.isFinite(kept.cost) ? kept.cost : undefined;
   return {
     role: 'assistant',
     parts,
@@ -172,6 +174,7 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
     ...(provider ? { provider } : {}),
     ...(api ? { api } : {}),
     ...(usage ? { usage: usageOf(usage) } : {}),
+    ...(cost !== undefined ? { cost } : {}),
     ...(str(d.apiCallId) ? { responseId: d.apiCallId as string } : {}),
     ...(stop ? { stopReason: stop } : {}),
   };

@@ -18,7 +18,7 @@ export function describeCopilotLosses(report: LossReport): void {
   say(c.assistantImages, "images in assistant messages written as a text note: Copilot CLI's responses hold text only");
   say(
     c.costs,
-    "Copilot CLI records no cost in USD (its usage records count premium requests): the messages' cost is not written",
+    'Copilot CLI records no cost in USD (its usage records count premium requests); kept in a field it ignores (threadbase reads it back)',
   );
   say(c.modelChanges, 'model/thinking-level changes are not written (each message keeps its model)');
   say(c.labels, 'labels are not written: Copilot CLI has no labels');
