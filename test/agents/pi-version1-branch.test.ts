@@ -6,7 +6,9 @@
  *   back as the continuation of the last turn;
  * - the way the refusal names works: `threadbase fork` writes a version 3 copy keeping the entry ids,
  *   the branch goes into it, and pi resumed on the copy sends the branch's context (the first turn,
- *   the branch's message; not the turn left behind), as threadbase's context has it.
+ *   the branch's message; not the turn left behind), as threadbase's context has it;
+ * - a title is not refused: appended after the last line (the leaf), it keeps the entries' ids, pi resumes
+ *   the same turns and keeps the name when it rewrites the file as version 3.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -55,17 +57,20 @@ const assistant = (text: string, ts: number) => ({
   },
 });
 
-/** A version 1 file as pi wrote it: a header without `version`, records without ids. */
-async function writeVersion1(): Promise<string> {
-  const t = Date.parse('2025-01-02T03:04:05.000Z');
-  const lines = [
-    { type: 'session', id: SESSION_ID, timestamp: new Date(t).toISOString(), cwd: home.project },
-    user('first question', t + 1000),
-    assistant('first answer', t + 2000),
-    user('question left behind', t + 3000),
-    assistant('answer left behind', t + 4000),
-  ];
-  const file = join(driver.sessionDirFor(home.project), `2025-01-02T03-04-05-000Z_${SESSION_ID}.jsonl`);
+const T0 = Date.parse('2025-01-02T03:04:05.000Z');
+
+/** A version 1 file as pi wrote it: a header without `version`, records without ids (two turns, or `records`). */
+async function writeVersion1(
+  id = SESSION_ID,
+  records: object[] = [
+    user('first question', T0 + 1000),
+    assistant('first answer', T0 + 2000),
+    user('question left behind', T0 + 3000),
+    assistant('answer left behind', T0 + 4000),
+  ],
+): Promise<string> {
+  const lines = [{ type: 'session', id, timestamp: new Date(T0).toISOString(), cwd: home.project }, ...records];
+  const file = join(driver.sessionDirFor(home.project), `2025-01-02T03-04-05-000Z_${id}.jsonl`);
   await fs.mkdir(driver.sessionDirFor(home.project), { recursive: true });
   await fs.writeFile(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   return file;
@@ -194,5 +199,38 @@ describe('a branch into a version 1 pi session', () => {
       ['assistant', 'first answer'],
       ['user', 'branch after pi | probe again'],
     ]);
+  }, 120_000);
+});
+
+describe('a title on a version 1 pi session', () => {
+  // Not refused as a branch or an append is: a session_info has no place to lose. It follows the file's last
+  // line, which in a version 1 file (one line after another) is the leaf, where pi's own rename puts it, and the
+  // entries before it keep their ids (numbered by their place); pi renumbers it with the rest when it opens the file.
+  it('is appended; the entries keep their ids, real pi resumes the same turns and keeps the title', async () => {
+    const id = '0194f1c2-3b4d-7e5f-8a9b-0c1d2e3f4a6c';
+    const file = await writeVersion1(id);
+    const before = await fs.readFile(file, 'utf8');
+    const ids = (await driver.getSession(id))?.entries.map((e) => e.id);
+    await driver.setTitle(id, 'named in version 1');
+    const after = await fs.readFile(file, 'utf8');
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.slice(before.length).trim().split('\n')).toHaveLength(1);
+    const titled = await driver.getSession(id);
+    expect(titled?.title).toBe('named in version 1');
+    expect(titled?.entries.map((e) => e.id).slice(0, -1)).toEqual(ids);
+
+    const mark = home.standIn.messageRequests().length;
+    await runPi(home, ['--session', file, '-p', 'probe titled']);
+    expect(texts(wire(home.standIn.messageRequests()[mark]?.messages ?? []))).toEqual([
+      ['user', 'first question'],
+      ['assistant', 'first answer'],
+      ['user', 'question left behind'],
+      ['assistant', 'answer left behind'],
+      ['user', 'probe titled'],
+    ]);
+    // pi rewrote the file as version 3 and kept the name
+    const opened = await driver.getSession(id);
+    expect(opened?.meta?.version).toBe(3);
+    expect(opened?.title).toBe('named in version 1');
   }, 120_000);
 });

@@ -455,7 +455,12 @@ export class PiDriver extends DriverBase {
     await this.appendEntries(sessionId, [e]);
   }
 
-  /** pi's session name: a session_info entry. */
+  /**
+   * pi's session name: a session_info entry. Unlike a branch or an append, it goes into a version 1 file
+   * too: it has no place to lose, as it follows the last line, which in such a file (one line after
+   * another) is the leaf, where pi's own rename puts it; the entries before it keep their ids (numbered
+   * by their place), and pi renumbers it with the rest when it opens the file, keeping the name.
+   */
   async setTitle(sessionId: string, title: string): Promise<void> {
     const s = await this.requireSession(sessionId);
     const file = s.path as string;
