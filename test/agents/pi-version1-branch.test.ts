@@ -8,7 +8,9 @@
  *   the branch goes into it, and pi resumed on the copy sends the branch's context (the first turn,
  *   the branch's message; not the turn left behind), as threadbase's context has it;
  * - a title is not refused: appended after the last line (the leaf), it keeps the entries' ids, pi resumes
- *   the same turns and keeps the name when it rewrites the file as version 3.
+ *   the same turns and keeps the name when it rewrites the file as version 3;
+ * - a fork of a version 1 file holding a compaction (`firstKeptEntryIndex`) keeps the compaction and the
+ *   entry it kept: pi sends the same context from the fork as from the original it migrates itself.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -232,5 +234,68 @@ describe('a title on a version 1 pi session', () => {
     const opened = await driver.getSession(id);
     expect(opened?.meta?.version).toBe(3);
     expect(opened?.title).toBe('named in version 1');
+  }, 120_000);
+});
+
+describe('a fork of a version 1 pi session with a compaction (firstKeptEntryIndex)', () => {
+  it('keeps the compaction and what it kept: real pi sends the summary and the kept turn, as from the original', async () => {
+    const id = '0194f1c2-3b4d-7e5f-8a9b-0c1d2e3f4a7d';
+    const file = await writeVersion1(id, [
+      user('question compacted away', T0 + 1000),
+      assistant('answer compacted away', T0 + 2000),
+      user('question kept', T0 + 3000),
+      assistant('answer kept', T0 + 4000),
+      // v1 names the first kept entry by its index in the file, the header being 0: 'question kept'
+      {
+        type: 'compaction',
+        timestamp: new Date(T0 + 5000).toISOString(),
+        summary: 'The user asked a first question.',
+        firstKeptEntryIndex: 3,
+        tokensBefore: 100,
+      },
+      user('question after', T0 + 6000),
+      assistant('answer after', T0 + 7000),
+    ]);
+    const session = await driver.getSession(id);
+    const compaction = session?.entries.find((e) => e.kind === 'compaction');
+    const kept = session?.entries[2]?.id;
+    expect(compaction?.kind === 'compaction' && compaction.firstKeptEntryId).toBe(kept);
+
+    const fork = JSON.parse(await runCliOk(home.env, ['fork', id, '--source', 'pi', '--json', '--no-index'])) as {
+      id: string;
+      path: string;
+    };
+    const copy = await driver.getSession(fork.id);
+    expect(copy?.meta?.version).toBe(3);
+    expect(copy?.entries.map((e) => e.id)).toEqual(session?.entries.map((e) => e.id));
+    const copied = copy?.entries.find((e) => e.kind === 'compaction');
+    expect(copied?.kind === 'compaction' && copied.firstKeptEntryId).toBe(kept);
+    const ours = wire(
+      (
+        JSON.parse(
+          await runCliOk(home.env, ['context', fork.id, '--source', 'pi', '--format', 'anthropic', '--no-index']),
+        ) as AnthropicRequest
+      ).messages,
+    );
+
+    const mark = home.standIn.messageRequests().length;
+    await runPi(home, ['--session', fork.path, '-p', 'probe fork']);
+    const fromFork = wire(home.standIn.messageRequests()[mark]?.messages ?? []);
+    // the summary and the kept question are one user turn on the wire
+    const [summary, ...rest] = texts(fromFork);
+    expect(summary?.[0]).toBe('user');
+    expect(summary?.[1]).toContain('The user asked a first question.');
+    expect(summary?.[1]).toMatch(/ \| question kept$/);
+    expect(rest).toEqual([
+      ['assistant', 'answer kept'],
+      ['user', 'question after'],
+      ['assistant', 'answer after'],
+      ['user', 'probe fork'],
+    ]);
+    expect(fromFork.slice(0, -1)).toEqual(ours);
+    // pi migrating the original itself sends the same
+    const mark2 = home.standIn.messageRequests().length;
+    await runPi(home, ['--session', file, '-p', 'probe fork']);
+    expect(wire(home.standIn.messageRequests()[mark2]?.messages ?? [])).toEqual(fromFork);
   }, 120_000);
 });
