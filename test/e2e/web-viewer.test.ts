@@ -358,11 +358,15 @@ describe.skipIf(skipBrowser)('web viewer in chromium', () => {
       const { page } = browser;
       await page.goto(`${locked.url}/#/sessions`);
       const first = await page.waitForSelector('#api-key');
+      // no key sent yet: nothing was refused
+      expect(await page.locator('#key-refused').count()).toBe(0);
       await page.fill('#api-key', 'wrong');
       await page.keyboard.press('Enter');
       // the refused key brings a new form: typing into the old one before it is replaced loses the key
       await page.waitForFunction((el) => !el?.isConnected, first);
       await page.waitForSelector('#api-key');
+      // which says the key was refused (the same form with nothing said looked like nothing happened)
+      expect(await page.locator('#key-refused').textContent()).toMatch(/^The server refused the key this browser sent/);
       await page.fill('#api-key', 'sekret-key');
       await page.keyboard.press('Enter');
       await page.waitForSelector('tr.row');

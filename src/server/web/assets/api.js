@@ -22,6 +22,11 @@ export function setKey(key) {
   else localStorage.removeItem(KEY);
 }
 
+/** Whether this browser holds a key to send (a 401 then means the server refused it). */
+export function hasKey() {
+  return localStorage.getItem(KEY) !== null;
+}
+
 function headers(extra) {
   const key = localStorage.getItem(KEY);
   return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra };

@@ -1,6 +1,6 @@
 // The viewer: a hash router over four views (sessions, session, search, stats), keyboard
 // navigation and the theme switch. Data comes from /api/v1/web (see api.js).
-import { get, post, setKey, Unauthorized } from './api.js';
+import { get, hasKey, post, setKey, Unauthorized } from './api.js';
 import { barChart, timeChart } from './charts.js';
 import { renderEntry } from './render.js';
 import { fmtCost, fmtTime, fmtTokens, h, highlighted, localDayBound, retryBox, shortIdBeside, shortPath } from './util.js';
@@ -107,6 +107,14 @@ function keyForm() {
     'form',
     { class: 'key-form' },
     h('h2', {}, 'This server wants a key'),
+    // a key was sent and refused: said, else a mistyped key brought back the same form with nothing said
+    hasKey()
+      ? h(
+          'p',
+          { class: 'error', id: 'key-refused' },
+          'The server refused the key this browser sent (mistyped, revoked, or another server’s).',
+        )
+      : '',
     h('p', { class: 'muted' }, 'It is kept in this browser only and sent as a Bearer token.'),
     input,
     h('button', { type: 'submit' }, 'Use key'),
