@@ -464,7 +464,9 @@ async function sessionView(given, params) {
   };
   let list = new PagedList(scroller, { total: first.total, pageSize: PAGE, loadPage });
   const updateStatus = () => {
-    const at = `${leafId ? leafId.slice(0, 12) : '—'}${leafId === head.leafId ? ' (current leaf)' : ''}`;
+    // told apart from the session's id: Continue's and Kilo's entry ids start with it ('<session>:12'),
+    // and their first 12 characters named the session, not the leaf
+    const at = `${leafId ? shortIdBeside(leafId, id) : '—'}${leafId === head.leafId ? ' (current leaf)' : ''}`;
     status.textContent =
       mode === 'context'
         ? `what the model sees at ${at}${first.model ? ` · ${first.model}` : ''} · ${first.total.toLocaleString()} messages · ${list.liveCount()} in view`
