@@ -11,6 +11,7 @@ import { makeDirectory, writeFileAtomic } from '../formats/shared/atomic.js';
 import type { SessionDriver, SessionFilter } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
+import { serverRoot } from '../stores/remote/address.js';
 
 /** The response header (on `GET /api/v1/ping`) that carries the served store's identity (store-identity.ts). */
 export const STORE_ID_HEADER = 'x-threadbase-store';
@@ -98,14 +99,26 @@ function chunks(entries: readonly Entry[], maxBytes: number): Entry[][] {
   return out;
 }
 
+/** The root of the server `to` names; a URL of none (not http(s), or none at all) refused without repeating it (it may hold a key). */
+function rootOf(to: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(to).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new ThreadbaseError('push', "not a server's URL: expected http(s)://host[:port]");
+  return serverRoot(to);
+}
+
 export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   const doFetch = opts.fetchImpl ?? fetch;
   // The server's root; a URL that goes on to its API (the Acontext SDK's baseUrl, .../api/v1) names it too.
-  const server = opts.to.replace(/\/+$/, '').replace(/\/api\/v1(\/threadbase)?$/, '');
+  // Without the URL's user:password: fetch refuses a URL holding them, and errors and the state name it.
+  const server = rootOf(opts.to);
   const state = await loadState(opts.statePath);
   const stateKey = pushStateKey(server, opts.key);
-  /** The server as errors name it: without any user:password in its URL. */
-  const shown = server.replace(/^([a-z]+:\/\/)[^/@]*@/i, '$1');
   const report: PushReport = { sessions: 0, created: 0, updated: 0, unchanged: 0, entriesSent: 0, requests: 0, failed: [] };
   const maxBytes = opts.maxBodyBytes ?? 4 * 1024 * 1024;
 
@@ -132,7 +145,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       throw new ThreadbaseError(
         'push',
-        `cannot reach ${shown}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+        `cannot reach ${server}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
         {},
       );
     }
@@ -145,13 +158,13 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
     const res = await get('/api/v1/ping');
     if (!res.ok) {
       const json = (await res.json().catch(() => ({}))) as { msg?: string };
-      throw new ThreadbaseError('push', `${shown} refused the push: ${res.status} ${json.msg ?? res.statusText}`, {});
+      throw new ThreadbaseError('push', `${server} refused the push: ${res.status} ${json.msg ?? res.statusText}`, {});
     }
     // pushed into itself, every session came back as a second copy under a new id
     if (opts.sourceStoreId && res.headers.get(STORE_ID_HEADER) === opts.sourceStoreId)
       throw new ThreadbaseError(
         'push_to_itself',
-        `${shown} serves the very store this push reads from: nothing pushed (push another store, or to another server)`,
+        `${server} serves the very store this push reads from: nothing pushed (push another store, or to another server)`,
         {},
       );
   };
