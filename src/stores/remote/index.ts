@@ -41,6 +41,34 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The answer's body as text, `onPart` called as each part of it comes. */
+async function textOf(res: Response, onPart: () => void): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    onPart();
+    text += decoder.decode(part.value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/** The answer's data (the server wraps answers as {code, data, msg}), or its error as a RemoteError. */
+function answerOf(res: Response, text: string): unknown {
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) {
+    const msg = isRecord(json) ? String(json.msg ?? json.error ?? text) : text || res.statusText;
+    throw new RemoteError(res.status, msg);
+  }
+  return isRecord(json) && 'data' in json ? json.data : json;
+}
+
 export class RemoteStore extends DriverBase {
   readonly name: string = 'remote';
   readonly capabilities: DriverCapabilities = {
@@ -77,25 +105,30 @@ export class RemoteStore extends DriverBase {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.key) headers.authorization = `Bearer ${this.key}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const text = await res.text();
-    let json: unknown;
+    // The timeout is for a server that does not answer, or stops sending: it runs until the answer
+    // starts, then anew from each part of it. As one limit on the whole request it cut off any answer
+    // longer to download than that (a 50 MB session over a link under ~13 Mbit/s, at 30 s).
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const wait = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => controller.abort(new DOMException(`no answer from ${this.base} in ${this.timeoutMs} ms`, 'TimeoutError')),
+        this.timeoutMs,
+      );
+    };
     try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
+      wait();
+      const res = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: controller.signal,
+      });
+      return answerOf(res, await textOf(res, wait));
+    } finally {
+      clearTimeout(timer);
     }
-    if (!res.ok) {
-      const msg = isRecord(json) ? String(json.msg ?? json.error ?? text) : text || res.statusText;
-      throw new RemoteError(res.status, msg);
-    }
-    // The server wraps answers as {code, data, msg}.
-    return isRecord(json) && 'data' in json ? json.data : json;
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
