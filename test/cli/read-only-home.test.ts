@@ -2,47 +2,26 @@
  * A THREADBASE_HOME folder that cannot be written while its index.db can (a folder made read-only,
  * a read-only mount holding a writable file): SQLite makes its -wal and -shm files beside the index,
  * so `search`, `stats`, `sync` and `push` are refused naming the folder, as for any unusable home;
- * they failed with SQLite's bare "unable to open database file". As root the folder is made
- * immutable (chattr +i) where chmod does not stop root; the test is skipped where neither can be done.
+ * they failed with SQLite's bare "unable to open database file". `sessions` and `show` read the agents'
+ * files, and threadbase's own sessions from the index (a copy in memory: src/stores/sqlite/read-only.ts).
+ * As root the folder is made immutable (chattr +i) where chmod does not stop root (makeUnwritable); the
+ * test is skipped where neither can be done.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { claudeOlderCliHome } from '../helpers/fixture-homes.js';
+import { helloSession } from '../helpers/sessions.js';
+import { makeUnwritable } from '../helpers/unwritable-folder.js';
 
 let root: string;
 let env: DriverEnv;
 let readOnly: string;
 let undo: (() => void) | undefined;
-
-/** Makes `dir` unwritable for this process; how to undo it, or undefined where it cannot be done. */
-function makeUnwritable(dir: string): (() => void) | undefined {
-  const writable = () => {
-    try {
-      writeFileSync(join(dir, 'probe'), '');
-      rmSync(join(dir, 'probe'));
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  chmodSync(dir, 0o555);
-  if (!writable()) return () => chmodSync(dir, 0o755);
-  chmodSync(dir, 0o755);
-  try {
-    execFileSync('chattr', ['+i', dir], { stdio: 'ignore' });
-  } catch {
-    return undefined;
-  }
-  const back = () => execFileSync('chattr', ['-i', dir], { stdio: 'ignore' });
-  if (!writable()) return back;
-  back();
-  return undefined;
-}
 
 beforeAll(async () => {
   ({ root, env } = await claudeOlderCliHome('tb-read-only-home-'));
@@ -50,6 +29,10 @@ beforeAll(async () => {
   readOnly = mkdtempSync(join(tmpdir(), 'tb-read-only-tbhome-'));
   mkdirSync(readOnly, { recursive: true });
   copyFileSync(join(root, '.tb', 'index.db'), join(readOnly, 'index.db'));
+  // threadbase's own session beside the agents' in that index
+  const own = openSqliteStore(join(readOnly, 'index.db'));
+  await own.writeSession(helloSession('own-read-only-session'), { keepId: true });
+  await own.close();
   undo = makeUnwritable(readOnly);
 });
 
@@ -80,8 +63,11 @@ describe('a THREADBASE_HOME folder that cannot be written', () => {
     const listed = await runCli(e, ['sessions']);
     expect(listed.code, listed.err).toBe(0);
     expect(listed.out).toContain('Counting cats in pictures');
-    // threadbase's own sessions, in that index, cannot be listed: the warning names the file
-    expect(listed.err).toContain(`threadbase: warning: threadbase (${join(readOnly, 'index.db')}): `);
+    // threadbase's own sessions, in that index, are read from a copy in memory (SQLite cannot make
+    // its -wal and -shm files there): listed, no warning
+    expect(listed.out).toContain('own-read-only-session');
+    expect(listed.err).not.toContain('warning');
+    expect(await runCliOk(e, ['show', 'own-read-only-session'])).toContain('hello from own-read-only-session');
     const shown = await runCli(e, ['show', '11111111']);
     expect(shown.code, shown.err).toBe(0);
   });

@@ -54,6 +54,7 @@ import {
   settleCopies,
   settleEntryCopies,
 } from './copies.js';
+import { failedForUnwritableFolder, openUnwritableFolderCopy } from './read-only.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import { entrySearchText, ftsColumns, ftsQuery, queryTerms, snippetOf } from './text.js';
 import { Where } from './where.js';
@@ -141,10 +142,31 @@ export class SqliteStore extends DriverBase {
   constructor(path: string, opts: { readonly?: boolean } = {}) {
     super();
     this.path = path;
-    this.db = openDatabase(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
-    // Before anything else: a reader (another process) may hold the file while this one migrates.
-    this.db.pragma('busy_timeout = 5000');
-    const version = this.db.pragma('user_version', { simple: true }) as number;
+    let db: Database.Database | undefined;
+    let version: number;
+    /** read from a copy in memory: the file's folder cannot be written (openUnwritableFolderCopy) */
+    let copy = false;
+    try {
+      db = openDatabase(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
+      // Before anything else: a reader (another process) may hold the file while this one migrates.
+      db.pragma('busy_timeout = 5000');
+      version = db.pragma('user_version', { simple: true }) as number;
+    } catch (err) {
+      if (!failedForUnwritableFolder(path, err)) throw err;
+      db?.close();
+      db = openUnwritableFolderCopy(path, err);
+      version = db.pragma('user_version', { simple: true }) as number;
+      copy = true;
+    }
+    this.db = db;
+    if (copy && version < SCHEMA_VERSION) {
+      this.db.close();
+      throw new ThreadbaseError(
+        'older_schema',
+        `written by an older threadbase (schema ${version}; this one reads ${SCHEMA_VERSION}) in a folder that cannot be written, where it cannot be brought up to date: open it once where it can be written`,
+        { file: path },
+      );
+    }
     if (version > SCHEMA_VERSION) {
       // a newer threadbase's tables this one would not keep up to date (search's copies, say)
       this.db.close();
@@ -154,7 +176,7 @@ export class SqliteStore extends DriverBase {
         { file: path },
       );
     }
-    if (!opts.readonly) {
+    if (!opts.readonly && !copy) {
       // Processes creating one new database at once: one whose shared lock another needs gives way
       // with SQLITE_BUSY at once, without the busy handler (SQLite's deadlock rule). Every step is
       // idempotent (migrate reads the version again under its write lock), so it is tried again.
