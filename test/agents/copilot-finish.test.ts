@@ -2,7 +2,7 @@
  * The real GitHub Copilot CLI (@github/copilot 1.0.102, offline against the Anthropic stand-in) resumes a
  * session threadbase wrote with each response's stop reason and API in its usage record (`finishReason`
  * in Copilot CLI's words, `apiEndpoint`) and what they cannot tell kept in the assistant.message's
- * `threadbase` (formats/copilot/finish.ts), with its cost in USD: it sends the context threadbase reads, and the reply it
+ * `threadbase` (formats/copilot/finish.ts), with its cost in USD and another agent's reasoning and call meta: it sends the context threadbase reads, and the reply it
  * records itself reads back in the model's words (its `stop` as end_turn, `/v1/messages` as anthropic-messages).
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
@@ -77,4 +77,26 @@ describe.skipIf(SKIP)('stop reasons and APIs written into Copilot CLI, and the r
         ['end_turn', 'anthropic-messages', undefined],
       ]);
     }, 240_000);
+
+  it("a response with another agent's reasoning and call meta kept beside it is resumed as threadbase reads it", async () => {
+    const session = stopsSession('threadbase', home.project, ['toolUse', 'length', 'stop'], 'openai-responses', 'openai');
+    for (const e of session.entries)
+      if (e.kind === 'message' && e.message.role === 'assistant')
+        e.message.parts = e.message.parts.flatMap((p) =>
+          p.type === 'tool_call'
+            ? [
+                { type: 'thinking' as const, thinking: 'Reasoned.', meta: { encryptedContent: 'ENC-1', codexItemId: 'rs_1' } },
+                { ...p, meta: { piItemId: 'fc_1' } },
+              ]
+            : [p],
+        );
+    const info = await home.driver.writeSession(session);
+    const { sent, ours } = await resumedByCopilot(home, info.id, 'probe meta', plainTextResults);
+    expect(sent).toEqual(ours);
+    expect(sent).toHaveLength(6);
+    const read = (await home.driver.getSession(info.id)) as Session;
+    const parts = buildContext(read).messages.flatMap((m) => m.parts);
+    expect(parts.find((p) => p.type === 'thinking')?.meta).toEqual({ encryptedContent: 'ENC-1', codexItemId: 'rs_1' });
+    expect(parts.find((p) => p.type === 'tool_call')?.meta).toEqual({ piItemId: 'fc_1' });
+  }, 240_000);
 });

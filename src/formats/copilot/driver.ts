@@ -127,8 +127,9 @@ export class CopilotDriver extends DriverBase {
    * 15: a result recorded after a call was answered in the interrupted words (a user's message without delivery,
    *     or idle, among a response's results; the next response) takes their place: a call had both.
    * 16: a response's cost in USD threadbase kept (the assistant.message's `threadbase.cost`) is read back.
+   * 17: the meta threadbase kept of a response's reasoning and calls (`threadbase.reasoningMeta`, `callMeta`) is read back on them.
    */
-  readonly readerVersion = 16;
+  readonly readerVersion = 17;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { type DeclinedMark, declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
-import type { CompactionEntry, Message, Session, ToolResultContent } from '../../model/types.js';
+import type { CompactionEntry, Message, Meta, Session, ToolResultContent } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
@@ -50,6 +50,27 @@ function resultOf(content: string | readonly ToolResultContent[]): { text: strin
     }
   }
   return { text: texts.join('\n'), images, dropped };
+}
+
+/**
+ * The meta of a response's parts that read back as its reasoning and its calls (events.ts restorePartsMeta),
+ * in their order, where any has some: another agent's reasoning item (its id and encrypted content: pi's and
+ * codex's OpenAI reasoning) and a call's item id, which Copilot CLI has no place for and the agent they came
+ * from needs to send them back paired. Reasoning read back as blocks (`signed`) is the signed and redacted
+ * thinking; else the unsigned thinking, kept only when it is one part (several are joined into one text).
+ */
+function keptPartsMeta(m: Message, signed: boolean): { reasoningMeta?: (Meta | null)[]; callMeta?: (Meta | null)[] } {
+  const reasoning = m.parts.filter((p) =>
+    signed
+      ? (p.type === 'thinking' && p.signature) || p.type === 'redacted_thinking'
+      : p.type === 'thinking' && !p.signature && p.thinking.trim(),
+  );
+  const reasoningMeta = signed || reasoning.length === 1 ? reasoning.map((p) => p.meta ?? null) : [];
+  const callMeta = m.parts.flatMap((p) => (p.type === 'tool_call' ? [p.meta ?? null] : []));
+  return {
+    ...(reasoningMeta.some(Boolean) ? { reasoningMeta } : {}),
+    ...(callMeta.some(Boolean) ? { callMeta } : {}),
+  };
 }
 
 /** A sub-agent's events as Copilot CLI records them inside its parent's events.jsonl. */
@@ -383,6 +404,7 @@ function pushMessages(
       ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
       ...keptFinish(m.stopReason, m.api, u !== undefined),
       ...(m.cost !== undefined && !again ? { cost: m.cost } : {}),
+      ...keptPartsMeta(m, blocks.length > 0),
     };
     push('assistant.message', {
       messageId: randomUUID(),

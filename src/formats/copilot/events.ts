@@ -152,6 +152,25 @@ function reasoningParts(d: JsonObject): Part[] {
   return parts;
 }
 
+/** The meta threadbase kept of a response's reasoning and calls (encode.ts keptPartsMeta), back on them where they line up. */
+function restorePartsMeta(parts: Part[], kept: JsonObject | undefined): void {
+  const put = (of: Part[], metas: unknown) => {
+    if (!Array.isArray(metas) || metas.length !== of.length) return;
+    of.forEach((p, i) => {
+      const meta = metas[i];
+      if (isObject(meta)) p.meta = { ...p.meta, ...meta };
+    });
+  };
+  put(
+    parts.filter((p) => p.type === 'thinking' || p.type === 'redacted_thinking'),
+    kept?.reasoningMeta,
+  );
+  put(
+    parts.filter((p) => p.type === 'tool_call'),
+    kept?.callMeta,
+  );
+}
+
 function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message {
   const parts: Part[] = reasoningParts(d);
   if (typeof d.content === 'string' && d.content) parts.push({ type: 'text', text: d.content });
@@ -167,6 +186,7 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
   const api = apiOf(str(usage?.apiEndpoint), str(kept?.api));
   // USD as threadbase kept it (the usage record's `cost` is Copilot CLI's premium requests, not read)
   const cost = typeof kept?.cost === 'number' && Number.isFinite(kept.cost) ? kept.cost : undefined;
+  restorePartsMeta(parts, kept);
   return {
     role: 'assistant',
     parts,
