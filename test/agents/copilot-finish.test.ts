@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { buildContext } from '../../src/model/tree.js';
-import type { Session } from '../../src/model/types.js';
+import type { Part, Session } from '../../src/model/types.js';
 import {
   type CopilotHome,
   closeCopilotHome,
@@ -82,7 +82,7 @@ describe.skipIf(SKIP)('stop reasons and APIs written into Copilot CLI, and the r
     const session = stopsSession('threadbase', home.project, ['toolUse', 'length', 'stop'], 'openai-responses', 'openai');
     for (const e of session.entries)
       if (e.kind === 'message' && e.message.role === 'assistant')
-        e.message.parts = e.message.parts.flatMap((p) =>
+        e.message.parts = e.message.parts.flatMap((p): Part[] =>
           p.type === 'tool_call'
             ? [
                 { type: 'thinking' as const, thinking: 'Reasoned.', meta: { encryptedContent: 'ENC-1', codexItemId: 'rs_1' } },
