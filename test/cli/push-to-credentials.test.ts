@@ -53,6 +53,21 @@ it('push --to http://user:secret@host/api/v1 pushes to the server, and keeps no 
   expect(state).not.toContain('secret');
 });
 
+it('push --to http://KEY@host without --key pushes with the key in the URL, as --from and ui take theirs', async () => {
+  const r = await runCli({ ...env, env: { ...env.env, THREADBASE_API_KEY: 'tb_not_this_one' } }, [
+    'push',
+    '--to',
+    server.url.replace('://', `://${key}@`),
+    '--from',
+    `sqlite:${from}`,
+    '--json',
+  ]);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  // pushed before (the test above) with that key: the state is the same one
+  expect(JSON.parse(r.out)).toMatchObject({ unchanged: 1, failed: [] });
+});
+
 it.each([['127.0.0.1:8029'], ['localhost:8029'], ['ftp://example.com']])(
   'pushSessions to %j (no http(s) URL) is refused as such, before the state is read',
   async (to) => {

@@ -30,7 +30,10 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .command('push')
     .description("upload the local index's sessions to a team server (only what is new since the last push)")
     .requiredOption('--to <url>', 'the server, e.g. http://127.0.0.1:8029', serverUrlOption)
-    .option('--key <key>', 'API key (default $THREADBASE_API_KEY, as --from and ui take it)')
+    .option(
+      '--key <key>',
+      "API key (default the --to URL's, http://KEY@host, else $THREADBASE_API_KEY, as --from and ui take it)",
+    )
     .option('--from <store>', 'the store to push from (default the local index)')
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
@@ -41,9 +44,9 @@ export function registerPush(program: Command, ctx: CliContext): void {
         throw new UsageError(
           `--source pushes ${opts.source}'s sessions from its own files and --from those of ${opts.from}: give one of them`,
         );
-      // THREADBASE_KEY: the name push alone read before
-      const key = opts.key ?? ctx.env.env.THREADBASE_API_KEY ?? ctx.env.env.THREADBASE_KEY;
-      if (!key) throw new UsageError('no API key: pass --key or set THREADBASE_API_KEY');
+      // the --to URL's (http://KEY@host) as --from and ui take theirs; THREADBASE_KEY: the name push alone read before
+      const key = opts.key ?? serverKeyOf(opts.to, ctx.env.env) ?? ctx.env.env.THREADBASE_KEY;
+      if (!key) throw new UsageError('no API key: pass --key, give it in --to (http://KEY@host) or set THREADBASE_API_KEY');
       if (opts.from !== undefined) {
         checkStoreOption('--from', opts.from);
         checkStoreKey('--from', opts.from, ctx.env.env);
