@@ -16,6 +16,7 @@ import { branches, currentLeaf, indexEntries, messageText, notAppliedOnResume, p
 import type { CompactionEntry, Entry, Message, Session, SessionInfo, SourceName } from '../model/types.js';
 import { THREADBASE_SOURCE } from '../stores/shared.js';
 import { asLossLine, conversionLosses, lossPrefix } from './losses.js';
+import { withSentWording } from './sent-wording.js';
 import { childWriter } from './store-children.js';
 
 export interface ConvertOptions {
@@ -65,7 +66,7 @@ export function sessionAlongPath(session: Session, at?: string, target?: SourceN
   const pathToAt = foreign ? full.filter((e) => !notAppliedOnResume(e) || e.id === at) : full;
   const path = foreign ? withKeptMessages(session, pathToAt) : pathToAt;
   const linked = compactionsForTargets(path.map((e, i) => ({ ...e, parentId: i === 0 ? null : (path[i - 1]?.id ?? null) })));
-  const entries = target === undefined ? linked : withSummaryTexts(session, linked, target);
+  const entries = target === undefined ? linked : withSentWording(withSummaryTexts(session, linked, target), target);
   return { ...session, entries, leafId: entries[entries.length - 1]?.id ?? null };
 }
 
@@ -256,7 +257,7 @@ function treeForTargets(session: Session, target: SourceName): Session {
     const at = entries.findIndex((e) => e.id === leaf.id);
     entries.push(...entries.splice(at, 1));
   }
-  return { ...session, entries: withSummaryTexts(session, entries, target) };
+  return { ...session, entries: withSentWording(withSummaryTexts(session, entries, target), target) };
 }
 
 /**

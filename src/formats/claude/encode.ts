@@ -20,6 +20,7 @@ import { branchSummaryField } from '../shared/branch-summary.js';
 import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { denialKindOf, inClaudeWords } from './denials.js';
+import { TASK_NOTIFICATION_ORIGIN, unwrappedTaskNotification } from './notifications.js';
 import { CLAUDE_API_ERROR, isRecord, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
 import { isReplyBlock } from './reply.js';
@@ -271,8 +272,10 @@ function messageRecord(
     };
   }
   if (m.role === 'system') return undefined;
+  // a task notification in the words Claude Code sends it (another agent's copy): its record, which Claude Code wraps
+  const notice = unwrappedTaskNotification(m);
   // a refused or cancelled call's result in Claude Code's words, its record saying how (denials.ts)
-  const worded = inClaudeWords(m);
+  const worded = inClaudeWords(notice ?? m);
   const c = content(worded);
   if (Array.isArray(c) && c.length === 0) return undefined;
   const toolDenialKind = denialKindOf(m);
@@ -280,6 +283,7 @@ function messageRecord(
     ...rec,
     type: 'user',
     message: { role: 'user', content: c },
+    ...(notice ? { origin: TASK_NOTIFICATION_ORIGIN } : {}),
     ...(toolDenialKind ? { toolDenialKind } : {}),
     ...(Array.isArray(c) ? withKeptParts(m, originals) : {}),
   };
