@@ -164,6 +164,11 @@ describe('codex refused and cancelled calls', () => {
         ),
       ),
     ).toBe('cancelled');
+    // 0.171's header with the time split
+    const split = 'Script failed\nWall time 0.4 seconds (code-mode 0.3 seconds; overhead 0.1 seconds)\nOutput:\n';
+    expect(codexDeclinedMark([split, 'Script error:\nrejected by user'].map((text) => ({ type: 'text' as const, text })))).toBe(
+      'refused',
+    );
     // the same texts joined, as threadbase writes a result of texts only
     expect(
       codexDeclinedMark(

@@ -125,8 +125,13 @@ function markOfText(text: string): DeclinedMark | undefined {
 
 /** The header 0.171 puts before an MCP call's result, a text of its own. */
 const MCP_WALL_TIME = /^Wall time: \d+(\.\d+)? seconds\nOutput:$/;
-/** The header of a code-mode cell that ended with an error, a text of its own (core tools/code_mode prepend_script_status). */
-const SCRIPT_FAILED = /^Script failed\nWall time \d+(\.\d+)? seconds\nOutput:\n/;
+/**
+ * The header of a code-mode cell that ended with an error, a text of its own (core tools/code_mode
+ * prepend_script_status); 0.171's binary has it with the time split too: "Wall time 0.4 seconds (code-mode
+ * 0.3 seconds; overhead 0.1 seconds)".
+ */
+const SCRIPT_FAILED =
+  /^Script failed\nWall time \d+(\.\d+)? seconds( \(code-mode \d+(\.\d+)? seconds; overhead \d+(\.\d+)? seconds\))?\nOutput:\n/;
 const SCRIPT_ERROR = 'Script error:\n';
 
 /** The error a failed code-mode cell ended with, from its texts, if they are one. */

@@ -107,8 +107,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 15: a rollout threadbase wrote says so (session_meta's originator `threadbase`: SessionInfo.writtenBy).
    * 16: a code-mode cell a refused or cancelled nested call ended, and the async reviewer's failure after a change of
    *    authorization, are marked (denials.ts).
+   * 17: so is a code-mode cell whose header splits its wall time (code-mode; overhead).
    */
-  readonly readerVersion = 16;
+  readonly readerVersion = 17;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
