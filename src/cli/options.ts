@@ -195,9 +195,9 @@ export function checkStoreOption(option: string, url: string, also: readonly str
  * server, nor where the key goes (push's `--key` is the `--to` server's).
  */
 export function checkStoreKey(option: string, url: string, env: Readonly<Record<string, string | undefined>>): void {
-  if (!/^https?:\/\//i.test(url) || serverKeyOf(url, env)) return;
+  if (storeKindOf(url) !== 'remote' || serverKeyOf(url, env)) return;
   throw new UsageError(
-    `${option} ${url}: no API key for that server: give it as ${url.replace(/^(https?:\/\/)/i, '$1KEY@')} or set THREADBASE_API_KEY`,
+    `${option} ${url}: no API key for that server: give it as ${url.replace(/^(https?:\/\/)/, '$1KEY@')} or set THREADBASE_API_KEY`,
   );
 }
 

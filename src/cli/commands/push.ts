@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
 import { ThreadbaseError } from '../../model/errors.js';
 import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
-import { openStore, threadbaseHome } from '../../stores/open.js';
+import { openStore, storeKindOf, threadbaseHome } from '../../stores/open.js';
 import { serverKeyOf, serverRoot } from '../../stores/remote/address.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
 import {
@@ -102,7 +102,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
  * another key the push copies one project's sessions into another, and is taken.
  */
 async function servedStoreOfSameKey(ctx: CliContext, fromUrl: string, toUrl: string, key: string): Promise<string | undefined> {
-  if (!/^https?:\/\//.test(fromUrl)) return undefined;
+  if (storeKindOf(fromUrl) !== 'remote') return undefined;
   // the key openStore gives the remote store
   if (serverKeyOf(fromUrl, ctx.env.env) !== key) return undefined;
   const from = serverRoot(fromUrl);
