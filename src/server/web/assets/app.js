@@ -7,6 +7,8 @@ import { fmtCost, fmtTime, fmtTokens, h, highlighted, localDayBound, retryBox, s
 import { PagedList } from './virtual.js';
 
 const PAGE = 100;
+/** How often an open session list looks for sessions written since it was drawn. */
+const LIST_REFRESH_MS = 5000;
 /** Search hits shown at most; past them the page says there are more. */
 const SEARCH_SHOWN = 100;
 const view = document.getElementById('view');
@@ -141,14 +143,33 @@ async function listView(params) {
   listHash = href('/sessions', params);
   const pageSize = 50;
   const page = Math.max(0, Number(params.page ?? 0) || 0);
-  const data = await get('/sessions', {
-    ...params,
-    ...localDays(params),
-    page: undefined,
-    offset: page * pageSize,
-    limit: pageSize,
-  });
+  const query = { ...params, ...localDays(params), page: undefined, offset: page * pageSize, limit: pageSize };
+  const data = await get('/sessions', query);
   if (gone(at)) return;
+  drawList(params, page, data);
+  // what the agents write meanwhile comes into the list as it is shown (the server's index follows
+  // them): looked for every few seconds, and drawn when it changed unless the reader is using the list
+  let shown = JSON.stringify(data);
+  const timer = setInterval(async () => {
+    if (document.hidden || busyInList()) return;
+    const again = await get('/sessions', query).catch(() => undefined);
+    if (!again || gone(at) || busyInList()) return;
+    const now = JSON.stringify(again);
+    if (now === shown) return;
+    shown = now;
+    drawList(params, page, again);
+  }, LIST_REFRESH_MS);
+  current.cleanup = () => clearInterval(timer);
+}
+
+/** The reader is at work in the list (a field or menu in use, a row picked with j/k): it is not drawn again under them. */
+function busyInList() {
+  const el = document.activeElement;
+  return (el && view.contains(el) && /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName)) || !!view.querySelector('.kb-selected');
+}
+
+/** The list page `data` (page `page` of the list `params` names): its filters, table and pager. */
+function drawList(params, page, data) {
   const go = (changes) => {
     location.hash = href('/sessions', { ...params, page: undefined, ...changes });
   };
