@@ -29,6 +29,12 @@ export interface WrittenByMarker {
   markWrittenBy?(sessionId: string): Promise<void>;
 }
 
+/** A store that answers what a push's PUT needs of a stored session without reading its entries (PostgresStore). */
+export interface PushLookup {
+  /** The session's header and which of `ids` are its entries; undefined when there is no such session. */
+  pushedEntriesOf?(sessionId: string, ids: readonly string[]): Promise<{ session: SessionInfo; have: Set<string> } | undefined>;
+}
+
 const ALIAS = /^([\s\S]+)~([0-9a-f]{16})$/;
 
 export class ProjectIdsDriver implements SessionDriver {
@@ -49,6 +55,7 @@ export class ProjectIdsDriver implements SessionDriver {
   readonly costBuckets?: SessionDriver['costBuckets'];
   readonly resumeCommand?: (session: SessionInfo) => string;
   readonly markWrittenBy?: WrittenByMarker['markWrittenBy'];
+  readonly pushedEntriesOf?: PushLookup['pushedEntriesOf'];
 
   constructor(
     /** the store as this project sees it (its tenant view, or the store scoped to the project) */
@@ -119,6 +126,13 @@ export class ProjectIdsDriver implements SessionDriver {
     if (resumeCommand) this.resumeCommand = (s) => resumeCommand.call(inner, s);
     const { markWrittenBy } = inner as WrittenByMarker;
     if (markWrittenBy) this.markWrittenBy = (id) => this.at(id, (at) => markWrittenBy.call(inner, at));
+    const { pushedEntriesOf } = inner as PushLookup;
+    if (pushedEntriesOf)
+      // under the id, else under its alias, as getSession finds it
+      this.pushedEntriesOf = async (id, ids) => {
+        const found = (await pushedEntriesOf.call(inner, id, ids)) ?? (await pushedEntriesOf.call(inner, this.aliasOf(id), ids));
+        return found && { ...found, session: this.infoOut(found.session) };
+      };
   }
 
   /** The id this project's session `id` is stored under when the store could not keep `id`. */

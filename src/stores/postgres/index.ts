@@ -974,13 +974,26 @@ export class PostgresStore extends DriverBase {
   }
 
   /** Entry ids the session already has, among `ids` (push uses it to send only what is new). */
-  async existingEntryIds(sessionId: string, ids: string[]): Promise<Set<string>> {
+  async existingEntryIds(sessionId: string, ids: readonly string[]): Promise<Set<string>> {
     const res = await this.q<{ id: string }>(
       `SELECT e.id FROM tb_entries e JOIN tb_sessions s ON s.id = e.session_id
         WHERE e.session_id = $1 AND s.tenant = $2 AND e.id = ANY($3)`,
-      [sessionId, this.tenant, ids],
+      // an id a text column cannot hold is no entry's (and the query would fail)
+      [sessionId, this.tenant, ids.filter(storableId)],
     );
     return new Set(res.rows.map((r) => r.id));
+  }
+
+  /**
+   * The session's header (its usage not counted) and which of `ids` are its entries, without reading
+   * them: what the server's PUT needs to add a push's entries to a session; undefined when there is none.
+   */
+  async pushedEntriesOf(
+    sessionId: string,
+    ids: readonly string[],
+  ): Promise<{ session: SessionInfo; have: Set<string> } | undefined> {
+    const row = await this.sessionRow(sessionId);
+    return row && { session: infoFromRow(row), have: await this.existingEntryIds(sessionId, ids) };
   }
 
   /** Entries after a position in the session's order, for paging (seq is the store's own order). */
