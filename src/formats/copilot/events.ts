@@ -58,6 +58,11 @@ export interface CopilotReadState {
   lastSide: Record<string, string>;
   /** usage records not yet matched to their assistant.message, by apiCallId */
   pendingUsage: Record<string, JsonObject>;
+  /**
+   * the apiCallIds of usage records of responses cut short (`finishReason: "length"`) not yet followed by their
+   * chain's assistant.message, by chain (the records' agentId, '' for the main one): continuedUsage
+   */
+  cutShort?: Record<string, string[]>;
   /** tool names by call id (tool.execution_complete does not repeat it) */
   toolNames: Record<string, string>;
   /** the calls whose sub-agents run now (subagent.started, not yet completed), innermost last */
@@ -451,6 +456,33 @@ function subAgentOf(type: string, d: JsonObject, open: readonly string[]): strin
   return own ? inner : undefined;
 }
 
+/**
+ * The usage of an assistant.message (`apiCallId`) with that of the responses cut short before it in its chain
+ * that have no message of their own: Copilot CLI 1.0.102 answers a response that stopped at max_tokens by asking
+ * "Please continue from where you left off." (not recorded) and records a usage record for each such response
+ * (initiator `agent`), but one assistant.message, the last response's (seen with the real binary against the
+ * stand-in: three responses, three records, one message; its session.shutdown counts all three). Their tokens
+ * were spent on this message, so they are its usage too, and `stats` counts what Copilot CLI does.
+ */
+function continuedUsage(state: CopilotReadState, chain: string, apiCallId: string | undefined): void {
+  const earlier = (state.cutShort?.[chain] ?? []).filter((k) => k !== apiCallId && state.pendingUsage[k]);
+  if (state.cutShort) delete state.cutShort[chain];
+  if (!apiCallId || earlier.length === 0) return;
+  const records = [...earlier.map((k) => state.pendingUsage[k] as JsonObject), state.pendingUsage[apiCallId]].filter(isObject);
+  for (const k of earlier) delete state.pendingUsage[k];
+  const sum = (field: string) => records.reduce((n, u) => n + num(u[field]), 0);
+  const own = state.pendingUsage[apiCallId] ?? records.at(-1) ?? {};
+  state.pendingUsage[apiCallId] = {
+    ...own,
+    apiCallId,
+    inputTokens: sum('inputTokens'),
+    outputTokens: sum('outputTokens'),
+    cacheReadTokens: sum('cacheReadTokens'),
+    cacheWriteTokens: sum('cacheWriteTokens'),
+    ...(records.some((u) => u.reasoningTokens !== undefined) ? { reasoningTokens: sum('reasoningTokens') } : {}),
+  };
+}
+
 export interface ParsedEvents {
   entries: Entry[];
   warnings: ParseWarning[];
@@ -510,6 +542,13 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
     } else if (ev.type === 'session.usage_record' && isObject(d.usage)) {
       const key = str(d.usage.apiCallId);
       if (key) state.pendingUsage[key] = d.usage;
+      if (key && d.usage.finishReason === 'length') {
+        const chain = str(ev.agentId) ?? '';
+        state.cutShort ??= {};
+        state.cutShort[chain] = [...(state.cutShort[chain] ?? []), key];
+      }
+    } else if (ev.type === 'assistant.message') {
+      continuedUsage(state, str(ev.agentId) ?? '', str(d.apiCallId));
     } else if (ev.type === 'tool.execution_start' && typeof d.toolCallId === 'string' && typeof d.toolName === 'string') {
       state.toolNames[d.toolCallId] = d.toolName;
     } else if (ev.type === 'session.title_changed' && typeof d.title === 'string' && d.title.trim()) {
