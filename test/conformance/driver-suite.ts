@@ -356,6 +356,20 @@ export function describeDriverConformance(
       expect(await foundIn('quokka', { tool: 'read' }, id)).toEqual([]);
     });
 
+    it("search --tool finds a result appended after its call (the result not naming its tool) as the tool's", async (t) => {
+      if (!driver.capabilities.search || !driver.search || !driver.capabilities.append || !driver.appendEntries) return t.skip();
+      if (opts.deviations?.['search columns']) return t.skip(opts.deviations['search columns']);
+      // a sync of a session at work: the call stored, its result appended later
+      const running = sampleSession(opts);
+      const [question, call, result] = running.entries as [Entry, Entry, MessageEntry];
+      running.entries = [question, call];
+      running.leafId = call.id;
+      const id = await put(running);
+      const parts = result.message.parts.map((p) => (p.type === 'tool_result' ? { ...p, name: undefined } : p));
+      await driver.appendEntries(id, [{ ...result, message: { ...result.message, parts } }]);
+      expect(await foundIn('quokka', { tool: 'bash' }, id)).toEqual([result.id]);
+    });
+
     it("search's since and until are the entries' times", async (t) => {
       if (!driver.capabilities.search || !driver.search) return t.skip();
       const at = (i: number) => sample.entries[i - 1]?.timestamp as string;

@@ -220,6 +220,41 @@ export class SqliteStore extends DriverBase {
 
   // ---- reading
 
+  /**
+   * The tool names of the calls, stored in the session, of the results in `entries` that do not name
+   * their tool (Claude Code's) and whose call is not among them: the tools column (`search --tool`)
+   * names a result's tool, and an append (a sync of a session at work) often brings a result whose
+   * call an earlier one stored.
+   */
+  private storedCallNames(sessionId: string, entries: readonly Entry[]): Map<string, string> {
+    const calls = new Set<string>();
+    const wanted = new Set<string>();
+    for (const e of entries) {
+      if (e.kind !== 'message') continue;
+      for (const p of e.message.parts) {
+        if (p.type === 'tool_call') calls.add(p.id);
+        else if (p.type === 'tool_result' && p.name === undefined && !calls.has(p.callId)) wanted.add(p.callId);
+      }
+    }
+    const names = new Map<string, string>();
+    if (!wanted.size) return names;
+    // the call's entry holds its id as a JSON string; the newest first (an id an agent used again)
+    const holding = this.stmt(
+      'SELECT json FROM entries WHERE session_id = ? AND tools IS NOT NULL AND instr(json, ?) > 0 ORDER BY seq DESC',
+    );
+    for (const id of wanted) {
+      for (const row of holding.iterate(sessionId, JSON.stringify(id)) as Iterable<{ json: string }>) {
+        const e = JSON.parse(row.json) as Entry;
+        const call = e.kind === 'message' ? e.message.parts.find((p) => p.type === 'tool_call' && p.id === id) : undefined;
+        if (call?.type === 'tool_call') {
+          names.set(id, call.name);
+          break;
+        }
+      }
+    }
+    return names;
+  }
+
   private sessionRow(id: string): SessionRow | undefined {
     return this.stmt('SELECT id, source, info_json, raw_json, warnings_json, leaf_id, next_seq FROM sessions WHERE id = ?').get(
       id,
@@ -753,7 +788,15 @@ export class SqliteStore extends DriverBase {
       fresh.add(e.id);
     }
     const kept = rawReadBy(row.source);
-    this.insertEntries(sessionId, prepareEntries(opts.info ? entries.map((e) => withoutRaw(e, kept)) : entries), nextSeq);
+    this.insertEntries(
+      sessionId,
+      prepareEntries(
+        opts.info ? entries.map((e) => withoutRaw(e, kept)) : entries,
+        undefined,
+        this.storedCallNames(sessionId, entries),
+      ),
+      nextSeq,
+    );
     this.recount(sessionId, entries);
     const last = [...entries].reverse().find((e) => !e.sidechain);
     let info = JSON.parse(row.info_json) as SessionInfo;
@@ -880,8 +923,12 @@ function sessionFilterSql(filter: SessionFilter, table: '' | 's.', where = new W
  * when known (a whole session); else a record with usage and no response id counts by itself and
  * split responses are settled by recount.
  */
-export function prepareEntries(entries: readonly Entry[], counted?: Map<string, CountedUsage>): PreparedEntry[] {
-  const callNames = new Map<string, string>();
+export function prepareEntries(
+  entries: readonly Entry[],
+  counted?: Map<string, CountedUsage>,
+  /** call id → tool name of calls stored before `entries` (an append's results of earlier calls) */
+  callNames = new Map<string, string>(),
+): PreparedEntry[] {
   return entries.map((e) => {
     const m = e.kind === 'message' ? e.message : undefined;
     const r = responseRecordOf(e);
