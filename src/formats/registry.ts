@@ -3,9 +3,9 @@
  * of them. Each format registers a factory here; nothing else imports a format by name.
  */
 import { type DriverEnv, defaultDriverEnv, type SessionDriver, type SessionFilter } from '../model/driver.js';
-import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
+import { NotFoundError } from '../model/errors.js';
 import type { Session, SessionInfo } from '../model/types.js';
-import { newestFirst } from './shared/base.js';
+import { newestFirst, pickSession } from './shared/base.js';
 
 export type DriverFactory = (env: DriverEnv) => SessionDriver;
 
@@ -113,17 +113,7 @@ export class Sources {
   /** A session named by its id or a unique prefix of it, in any source (or the one given). */
   async resolve(idOrPrefix: string, source?: string): Promise<SessionInfo> {
     const { sessions } = await this.list(source ? { source } : {});
-    const exact = sessions.filter((s) => s.id === idOrPrefix);
-    if (exact.length === 1) return exact[0] as SessionInfo;
-    const matches = exact.length > 1 ? exact : sessions.filter((s) => s.id.startsWith(idOrPrefix));
-    if (matches.length === 0) throw new NotFoundError('session', idOrPrefix);
-    if (matches.length > 1) {
-      throw new AmbiguousIdError(
-        idOrPrefix,
-        matches.map((s) => `${s.source}:${s.id}`),
-      );
-    }
-    return matches[0] as SessionInfo;
+    return pickSession(sessions, idOrPrefix);
   }
 
   async open(idOrPrefix: string, source?: string): Promise<{ info: SessionInfo; session: Session; driver: SessionDriver }> {

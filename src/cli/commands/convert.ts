@@ -4,8 +4,9 @@ import type { Command } from 'commander';
 import { type ChildSessions, childSessionsFrom, convertSessionAll, type WrittenSession } from '../../convert/session.js';
 import { childSessionsInStore } from '../../convert/store-children.js';
 import { writableFormatNames } from '../../formats/registry.js';
+import { pickSession } from '../../formats/shared/base.js';
 import type { SessionDriver } from '../../model/driver.js';
-import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
+import { NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
 import { THREADBASE_SOURCE } from '../../stores/shared.js';
@@ -119,13 +120,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
       let session = await store.getSession(id);
       if (!session) {
         // a unique prefix names a session here as it does in the agents' stores
-        const matches = (await store.listSessions()).filter((s) => s.id.startsWith(id));
-        if (matches.length > 1)
-          throw new AmbiguousIdError(
-            id,
-            matches.map((s) => `${s.source}:${s.id}`),
-          );
-        if (matches[0]) session = await store.getSession(matches[0].id);
+        session = await store.getSession(pickSession(await store.listSessions(), id).id);
       }
       if (!session) throw new NotFoundError('session', id);
       return { session, childrenOf: childSessionsInStore(store), close };

@@ -13,7 +13,7 @@ import type {
   SourceUnit,
   UsageTotals,
 } from '../../model/driver.js';
-import { NotFoundError } from '../../model/errors.js';
+import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
 import { resumeContextOf } from '../../model/resume.js';
 import { buildContext, type Context, type ContextOptions, indexEntries, messageText, pathTo } from '../../model/tree.js';
 import type { Entry, Message, Session, SessionInfo } from '../../model/types.js';
@@ -170,6 +170,25 @@ export function matchesFilter(s: SessionInfo, f: SessionFilter = {}): boolean {
 export function newestFirst(a: SessionInfo, b: SessionInfo): number {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * The one session an id or prefix names among candidates, by the rule of Sources.resolve (an exact
+ * id first, else the one id that starts with it); NotFoundError or AmbiguousIdError else. The web
+ * viewer's routes name sessions by it too.
+ */
+export function pickSession(candidates: SessionInfo[], idOrPrefix: string): SessionInfo {
+  const sorted = [...candidates].sort(newestFirst);
+  const exact = sorted.filter((s) => s.id === idOrPrefix);
+  if (exact.length === 1) return exact[0] as SessionInfo;
+  const matches = exact.length > 1 ? exact : sorted.filter((s) => s.id.startsWith(idOrPrefix));
+  if (matches.length === 0) throw new NotFoundError('session', idOrPrefix);
+  if (matches.length > 1)
+    throw new AmbiguousIdError(
+      idOrPrefix,
+      matches.map((s) => `${s.source}:${s.id}`),
+    );
+  return matches[0] as SessionInfo;
 }
 
 export function applyFilter(list: SessionInfo[], f: SessionFilter = {}): SessionInfo[] {

@@ -12,10 +12,10 @@ import '../../formats/all.js';
 import { convertSessionAll, type WrittenSession } from '../../convert/session.js';
 import { childSessionsInStore } from '../../convert/store-children.js';
 import { Sources } from '../../formats/registry.js';
+import { pickSession } from '../../formats/shared/base.js';
 import type { SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { windowEnd, windowStart } from '../../model/time-window.js';
-import { pickSession } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { WebData } from './data.js';
 

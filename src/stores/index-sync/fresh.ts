@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Sources } from '../../formats/registry.js';
 import { makeDirectory } from '../../formats/shared/atomic.js';
-import { matchesFilter, newestFirst } from '../../formats/shared/base.js';
+import { matchesFilter, newestFirst, pickSession } from '../../formats/shared/base.js';
 import type { DriverEnv, SessionDriver, SessionFilter } from '../../model/driver.js';
-import { AmbiguousIdError, NotFoundError } from '../../model/errors.js';
+import { NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { THREADBASE_SOURCE } from '../shared.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../sqlite/index.js';
@@ -220,25 +220,6 @@ function prefixMatchesInIndex(store: SqliteStore, idOrPrefix: string, formats: r
     )
     .all(idOrPrefix, `${idOrPrefix}\uffff`) as { info_json: string }[];
   return rows.map((r) => JSON.parse(r.info_json) as SessionInfo).filter((i) => formats.includes(i.source));
-}
-
-/**
- * The one session an id or prefix names among candidates, by the rule of Sources.resolve (an exact
- * id first, else the one id that starts with it); NotFoundError or AmbiguousIdError else. The web
- * viewer's routes name sessions by it too.
- */
-export function pickSession(candidates: SessionInfo[], idOrPrefix: string): SessionInfo {
-  const sorted = [...candidates].sort(newestFirst);
-  const exact = sorted.filter((s) => s.id === idOrPrefix);
-  if (exact.length === 1) return exact[0] as SessionInfo;
-  const matches = exact.length > 1 ? exact : sorted.filter((s) => s.id.startsWith(idOrPrefix));
-  if (matches.length === 0) throw new NotFoundError('session', idOrPrefix);
-  if (matches.length > 1)
-    throw new AmbiguousIdError(
-      idOrPrefix,
-      matches.map((s) => `${s.source}:${s.id}`),
-    );
-  return matches[0] as SessionInfo;
 }
 
 /** The session an id or unique id prefix names in the index (of these sources), if exactly one. */
