@@ -1,7 +1,8 @@
 /**
  * Refused and cancelled calls in Claude Code transcripts (src/formats/claude/denials.ts): the
  * record Claude Code 2.1.332 wrote live for a call `-p` was not allowed to make (`toolDenialKind:
- * "user-rejected"`, its own reason as the error) reads as refused; an interrupted one as cancelled;
+ * "user-rejected"`, its own reason as the error) reads as refused; an interrupted one as cancelled, and so
+ * does one stopped while it ran, which 2.1.332 records as `user-rejected` with a correction;
  * an older record by its words; a refusal from another agent (Gemini CLI's words) is written as
  * Claude Code's own refusal and reads back refused. The real agent resuming one:
  * test/agents/refused-claude.test.ts.
@@ -102,6 +103,18 @@ describe('Claude Code refused and cancelled calls', () => {
     const failed = await resultOf(records({ content: 'Exit code 1' }, {}));
     expect(failed.meta?.refused).toBeUndefined();
     expect(failed.meta?.cancelled).toBeUndefined();
+  });
+
+  it('reads a call the user stopped while it ran as cancelled, though 2.1.332 records it as user-rejected', async () => {
+    // the record 2.1.332 wrote live for a running `sleep 20` interrupted through -p's stream-json control request
+    const stopped = `${REJECTED_TOOL_RESULT} Correction to the text above: this call was stopped while running, not refused before it ran. It may have run in part or in full, and its changes may have been written. No permission prompt was involved. Work it started elsewhere (a remote command, a background process) may still be running, so check before starting the same work again. The instruction to stop and wait still stands.`;
+    const r = await resultOf(
+      records({ content: stopped }, { toolUseResult: 'User rejected tool use', toolDenialKind: 'user-rejected' }),
+    );
+    expect(r.isError).toBe(true);
+    expect(r.content).toBe(stopped);
+    expect(r.meta?.cancelled).toBe(true);
+    expect(r.meta?.refused).toBeUndefined();
   });
 
   it("writes another agent's refusal as Claude Code's own, and reads it back refused", async () => {

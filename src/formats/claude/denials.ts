@@ -29,12 +29,17 @@ const REFUSED_KINDS = new Set([
   'automode-parsing-error',
 ]);
 
-/** The mark of a result by its record's `toolDenialKind`, else (older versions) by its words. */
+/**
+ * The mark of a result by its record's `toolDenialKind`, else (older versions) by its words. A call
+ * the user stopped while it ran is cancelled whatever its kind: 2.1.332 records one (interrupted in
+ * `-p`'s stream-json session) as `user-rejected` with its refusal's words and their correction.
+ */
 export function claudeDeclinedMark(kind: unknown, content: string): DeclinedMark | undefined {
+  const refusalWords = content.startsWith("The user doesn't want to proceed with this tool use.");
+  if (refusalWords && content.includes(STOPPED_WHILE_RUNNING)) return 'cancelled';
   if (typeof kind === 'string') return REFUSED_KINDS.has(kind) ? 'refused' : 'cancelled';
   if (content.startsWith("The user doesn't want to take this action right now.")) return 'cancelled';
-  if (content.startsWith("The user doesn't want to proceed with this tool use."))
-    return content.includes(STOPPED_WHILE_RUNNING) ? 'cancelled' : 'refused';
+  if (refusalWords) return 'refused';
   return undefined;
 }
 

@@ -391,8 +391,9 @@ export class ClaudeDriver extends DriverBase {
    * 9: a transcript threadbase wrote says so (its first record's `threadbase.writtenBy`: SessionInfo.writtenBy).
    * 10: that mark kept by a read of only what was appended (sync), and on Claude Code's own API-error
    *     record (`threadbase.claudeApiError`), which reads as Claude Code's error, not a failed turn written for another agent.
+   * 11: a call stopped while it ran, which 2.1.332 records as `user-rejected` with its refusal's words corrected, is cancelled, not refused.
    */
-  readonly readerVersion = 10;
+  readonly readerVersion = 11;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
