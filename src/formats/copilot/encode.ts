@@ -15,6 +15,7 @@ import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
+import { sentAttachmentKind } from './attachments.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 import { copilotApiEndpoint, copilotFinishReason, keptFinish } from './finish.js';
@@ -329,6 +330,13 @@ function pushMessages(
         if (p.type === 'text') texts.push(p.text);
         // an image as Copilot CLI attaches one: resumed, it is sent as an image block
         else if (p.type === 'image' && p.data) attachments.push({ type: 'blob', mimeType: p.mediaType, data: p.data });
+        // a PDF or a text by its bytes too: kept whole, and sent as Copilot CLI sends its own (attachments.ts)
+        else if (
+          p.type === 'file' &&
+          p.data &&
+          (sentAttachmentKind(p.mediaType) === 'pdf' || sentAttachmentKind(p.mediaType) === 'text')
+        )
+          attachments.push({ type: 'blob', mimeType: p.mediaType, data: p.data, ...(p.name ? { displayName: p.name } : {}) });
         else if (p.type === 'file' && p.text !== undefined) texts.push(p.text);
         else if (p.type === 'image' || p.type === 'file') {
           notes++;

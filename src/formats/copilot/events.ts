@@ -16,6 +16,7 @@ import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResult
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
+import { ATTACHMENT_PLACE } from './attachments.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
 import { apiOf, stopReasonOf } from './finish.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
@@ -117,10 +118,12 @@ export function usageOf(u: JsonObject): Usage {
 }
 
 /** A user attachment with its bytes (`{type: 'blob', data, mimeType}`) as an image or file part. */
-function attachmentPart(a: unknown): Part | undefined {
+function attachmentPart(a: unknown, place: number): Part | undefined {
   if (!isObject(a) || typeof a.data !== 'string' || typeof a.mimeType !== 'string') return undefined;
   if (a.mimeType.startsWith('image/')) return { type: 'image', mediaType: a.mimeType, data: a.data };
-  return { type: 'file', mediaType: a.mimeType, data: a.data, ...(str(a.displayName) ? { name: a.displayName as string } : {}) };
+  const name = str(a.displayName);
+  // a nameless one's place, which names it when sent (attachments.ts)
+  return { type: 'file', mediaType: a.mimeType, data: a.data, ...(name ? { name } : { meta: { [ATTACHMENT_PLACE]: place } }) };
 }
 
 function toolInput(args: unknown): Record<string, unknown> {
@@ -281,10 +284,10 @@ function messageOf(
     case 'user.message': {
       const parts: Part[] = [];
       if (typeof d.content === 'string') parts.push({ type: 'text', text: d.content });
-      for (const a of Array.isArray(d.attachments) ? d.attachments : []) {
-        const p = attachmentPart(a);
+      (Array.isArray(d.attachments) ? d.attachments : []).forEach((a, n) => {
+        const p = attachmentPart(a, n + 1);
         if (p) parts.push(p);
-      }
+      });
       const transformed = str(d.transformedContent);
       // what the model was sent: the typed text with Copilot CLI's <current_datetime> (and other) prefixes
       return {
