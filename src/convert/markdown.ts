@@ -5,10 +5,11 @@ import { declinedMarkOf, declinedWords } from './declined.js';
 import { recordedImage } from './image-data.js';
 import { isProviderExecuted, PROVIDER_RAN } from './provider-tools.js';
 
-function fence(text: string, lang = ''): string {
+/** A fenced code block showing `text` as written: a fence longer than any backtick run in it; its last line break is the fence's. */
+export function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = '`'.repeat(longest + 1);
-  return `${ticks}${lang}\n${text}\n${ticks}`;
+  return `${ticks}${lang}\n${text.replace(/\n$/, '')}\n${ticks}`;
 }
 
 /**

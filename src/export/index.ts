@@ -7,7 +7,7 @@ import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
 import { type DeclinedMark, declinedMarkOf, declinedWords } from '../convert/declined.js';
 import { recordedImage } from '../convert/image-data.js';
-import { partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
+import { fence, partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
 import { type LocalCommand, localCommand } from '../formats/claude/local-command.js';
@@ -252,18 +252,13 @@ function readableResultMarkdown(r: ToolResultPart): string | undefined {
     typeof r.content === 'string' ? r.content : r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
   const readable = readableJson(text);
   if (readable === undefined) return undefined;
-  return `${resultHeadMarkdown(r)}\n\n${fenceMd(readable)}\n\n${foldMd('as recorded (JSON)', fenceMd(text))}`;
+  return `${resultHeadMarkdown(r)}\n\n${fence(readable)}\n\n${foldMd('as recorded (JSON)', fence(text))}`;
 }
 
 /** A tool result in Markdown as the context's Markdown writes it (its head saying a refused or cancelled call so), JSON made readable. */
 const resultMarkdown = (r: ToolResultPart) => readableResultMarkdown(r) ?? partToMarkdown(r);
 
 /** Code in Markdown: in a fence longer than any run of backticks in it. */
-function fenceMd(text: string): string {
-  const ticks = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-  return `${ticks}\n${text.replace(/\n$/, '')}\n${ticks}`;
-}
-
 /** A message of empty text alone (a model that answered with nothing, which Claude Code then asks to go on): said so, as the viewer says it. */
 const emptyTextOf = (m: Message) =>
   m.parts.length > 0 && m.parts.every((p) => p.type === 'text' && !p.text.trim())
@@ -317,7 +312,7 @@ function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
   const command = localCommandOf(m);
   const empty = emptyTextOf(m);
   const parts = command
-    ? `${command.kind === 'command' ? '' : `_${command.kind} of the command:_\n\n`}${fenceMd(command.text)}`
+    ? `${command.kind === 'command' ? '' : `_${command.kind} of the command:_\n\n`}${fence(command.text)}`
     : empty
       ? `_${empty}_`
       : m.parts.map((p) => partMarkdown(p, sub, depth)).join('\n\n');

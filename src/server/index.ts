@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { makeDirectorySync } from '../formats/shared/atomic.js';
 import type { DriverEnv, SessionDriver } from '../model/driver.js';
-import { openStore, threadbaseHome } from '../stores/open.js';
+import { openStore, sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
 import { PostgresStore } from '../stores/postgres/index.js';
 import { createApp, type ServerOptions } from './app.js';
 import { MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore } from './tokens.js';
@@ -20,12 +20,9 @@ export interface ServerStores {
   close(): Promise<void>;
 }
 
-const isPostgres = (db: string | undefined) => !!db && /^postgres(ql)?:\/\//.test(db);
-const isMemory = (db: string | undefined) => db === 'memory:' || db === 'memory';
-
 /** The SQLite file a --db value names (the local index when none). */
 export function sqlitePathOf(db: string | undefined, env: DriverEnv): string {
-  return !db ? join(threadbaseHome(env), 'index.db') : db.replace(/^(sqlite|file):(\/\/)?/, '');
+  return !db ? join(threadbaseHome(env), 'index.db') : sqliteFileOf(db);
 }
 
 export async function openServerStores(
@@ -33,12 +30,14 @@ export async function openServerStores(
   env: DriverEnv,
   warn?: (m: string) => void,
 ): Promise<ServerStores> {
-  if (isPostgres(db) && db) {
+  // --db takes a bare file name too (serve --db team.db)
+  const kind = db ? storeKindOf(db, { fileNames: true }) : 'sqlite';
+  if (kind === 'postgres' && db) {
     const { openPostgresStore } = await import('../stores/postgres/index.js');
     const store = await openPostgresStore(db);
     return { store, tokens: new PostgresTokenStore(store.pool, store.ready()), close: () => store.close() };
   }
-  if (isMemory(db)) {
+  if (kind === 'memory') {
     const store = await openStore('memory:', { env });
     return { store, tokens: new MemoryTokenStore(), close: async () => undefined };
   }
