@@ -10,6 +10,7 @@ import {
   agentOption,
   checkStoreKey,
   checkStoreOption,
+  projectOption,
   serverUrlOption,
   sinceOption,
   storeOpenError,
@@ -21,6 +22,7 @@ interface PushFlags {
   key?: string;
   from?: string;
   source?: string;
+  project?: string;
   since?: string;
   json?: boolean;
 }
@@ -36,6 +38,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
     )
     .option('--from <store>', 'the store to push from (default the local index)')
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
+    .option('--project <dir>', 'only sessions that ran in this directory (. is the current one)', projectOption)
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {
@@ -76,7 +79,12 @@ export function registerPush(program: Command, ctx: CliContext): void {
           to: opts.to,
           key,
           statePath: join(threadbaseHome(ctx.env), 'push-state.json'),
-          filter: { since: opts.since, ...(opts.source ? { source: opts.source } : {}) },
+          // a teammate's other projects stay on their machine
+          filter: {
+            since: opts.since,
+            ...(opts.source ? { source: opts.source } : {}),
+            ...(opts.project ? { project: opts.project } : {}),
+          },
           ...(sourceStoreId ? { sourceStoreId } : {}),
         });
         for (const f of report.failed) warn(ctx, `session ${f.id} not pushed: ${f.error}`);

