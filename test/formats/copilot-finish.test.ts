@@ -14,6 +14,7 @@ import { convertSession } from '../../src/convert/session.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import { CopilotDriver } from '../../src/formats/copilot/index.js';
 import { PiDriver } from '../../src/formats/pi/index.js';
+import { resumeContextOf } from '../../src/model/resume.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { stopsSession } from '../helpers/copilot.js';
@@ -141,5 +142,57 @@ describe('stop reasons and APIs into Copilot CLI and back', () => {
     expect(replies(copied).map((m) => m.cost)).toEqual([0.25, 0.5, 0.75]);
     const again = (await pi.getSession((await convertSession(copied, pi)).id)) as Session;
     expect(replies(again).map((m) => m.cost)).toEqual([0.25, 0.5, 0.75]);
+  });
+
+  it("pi's failed turn keeps its stop reason and error through Copilot CLI, so pi leaves it out again", async () => {
+    const env = homeEnv(home);
+    const pi = new PiDriver(env);
+    const copilot = new CopilotDriver(env);
+    const failed = chainSession('failed', 'threadbase', '/p', [
+      ['u1', textMessage('user', 'try')],
+      [
+        'a1',
+        {
+          role: 'assistant',
+          model: 'gpt-5',
+          provider: 'openai',
+          api: 'openai-responses',
+          stopReason: 'error',
+          error: '429 rate limited',
+          parts: [{ type: 'text', text: 'Partial' }],
+        },
+      ],
+      ['u2', textMessage('user', 'again')],
+      [
+        'a2',
+        {
+          role: 'assistant',
+          model: 'gpt-5',
+          provider: 'openai',
+          api: 'openai-responses',
+          stopReason: 'stop',
+          parts: [{ type: 'text', text: 'ok' }],
+        },
+      ],
+    ]);
+    const source = (await pi.getSession((await pi.writeSession(failed)).id)) as Session;
+    const copied = (await copilot.getSession((await convertSession(source, copilot)).id)) as Session;
+    const again = (await pi.getSession((await convertSession(copied, pi)).id)) as Session;
+    for (const s of [source, copied, again]) {
+      const turns = s.entries.flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' ? [e.message] : []));
+      expect(
+        turns.map((m) => [m.stopReason, m.error]),
+        s.source,
+      ).toEqual([
+        ['error', '429 rate limited'],
+        ['stop', undefined],
+      ]);
+    }
+    // pi leaves the failed turn out of what it sends, again
+    const piContext = resumeContextOf('pi');
+    const sentText = (s: Session) =>
+      piContext?.(s).messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+    expect(sentText(again)).toEqual(['try', 'again', 'ok']);
+    expect(sentText(again)).toEqual(sentText(source));
   });
 });

@@ -412,6 +412,8 @@ function pushMessages(
       ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
       ...keptFinish(m.stopReason, m.api, u !== undefined),
       ...(m.cost !== undefined && !again ? { cost: m.cost } : {}),
+      // a failed turn's error (Copilot CLI records its own failed calls as session.error, with no message)
+      ...(m.error !== undefined ? { error: m.error } : {}),
       ...keptPartsMeta(m, blocks.length > 0),
     };
     push('assistant.message', {

@@ -195,6 +195,7 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
   // USD as threadbase kept it (the usage record's `cost` is Copilot CLI's premium requests, not read)
   const cost = typeof kept?.cost === 'number' && Number.isFinite(kept.cost) ? kept.cost : undefined;
   restorePartsMeta(parts, kept);
+  const error = str(kept?.error);
   return {
     role: 'assistant',
     parts,
@@ -203,6 +204,7 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
     ...(api ? { api } : {}),
     ...(usage ? { usage: usageOf(usage) } : {}),
     ...(cost !== undefined ? { cost } : {}),
+    ...(error !== undefined ? { error } : {}),
     ...(str(d.apiCallId) ? { responseId: d.apiCallId as string } : {}),
     ...(stop ? { stopReason: stop } : {}),
   };
