@@ -13,6 +13,7 @@ import { type RunningServer, startServer } from '../../src/server/index.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openStore } from '../../src/stores/open.js';
+import { copySourceFixtures } from '../helpers/agent-fixtures.js';
 import { runCli } from '../helpers/cli.js';
 import { oneMessageSession } from '../helpers/sessions.js';
 
@@ -84,5 +85,27 @@ describe('push --project', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ sessions: 1, created: 1, failed: [] });
     expect(await titlesOn(t.key)).toEqual(['alpha work']);
+  });
+});
+
+describe('push from the local index', () => {
+  it("brings the index up to date first: a push before any sync sends the agents' sessions", async () => {
+    const t = await teammate('unsynced');
+    await copySourceFixtures({ root: t.home, project: '/work/unsynced' }, { claudeSubAgent: false });
+    const r = await runCli(t.env, ['push', '--to', server.url, '--key', t.key, '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out) as { sessions: number; created: number; failed: unknown[] };
+    // Claude Code's two, pi's, codex's
+    expect(report).toMatchObject({ sessions: 4, created: 4, failed: [] });
+    expect((await titlesOn(t.key)).length).toBe(4);
+  });
+
+  it('--no-sync pushes the index as it is, and says when it holds nothing', async () => {
+    const t = await teammate('no-sync');
+    await copySourceFixtures({ root: t.home, project: '/work/no-sync' }, { claudeSubAgent: false });
+    const r = await runCli(t.env, ['push', '--to', server.url, '--key', t.key, '--no-sync', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ sessions: 0, created: 0 });
+    expect(r.err).toContain('the index holds no sessions: run `threadbase sync`');
   });
 });

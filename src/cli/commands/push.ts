@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
 import { ThreadbaseError } from '../../model/errors.js';
 import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
+import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { openStore, storeKindOf, threadbaseHome } from '../../stores/open.js';
 import { serverKeyOf, serverRoot } from '../../stores/remote/address.js';
-import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
+import { type CliContext, printJson, warn, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
 import {
   agentOption,
   checkStoreKey,
@@ -25,6 +26,7 @@ interface PushFlags {
   project?: string;
   since?: string;
   json?: boolean;
+  sync: boolean;
 }
 
 export function registerPush(program: Command, ctx: CliContext): void {
@@ -40,6 +42,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
     .option('--project <dir>', 'only sessions that ran in this directory (. is the current one)', projectOption)
     .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
+    .option('--no-sync', 'push the local index as it is, without bringing it up to date first')
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {
       // --from was silently ignored beside --source: refused, as each names where the sessions come from
@@ -57,12 +60,21 @@ export function registerPush(program: Command, ctx: CliContext): void {
       let from: SessionDriver;
       let close: (() => Promise<void>) | undefined;
       if (opts.source) from = ctx.sources().driver(opts.source);
-      else {
+      else if (!opts.from) {
         // the local index: an unusable THREADBASE_HOME named (SQLite said 'unable to open database file')
-        if (!opts.from) writableIndexPath(ctx);
+        writableIndexPath(ctx);
+        // brought up to date first, as stats and search do: a push before any sync sent nothing and said nothing
+        const index = await openFreshIndex(ctx.env, ctx.sources(), {
+          sync: opts.sync,
+          onWarning: (w) => warnParse(ctx, w),
+        });
+        from = index;
+        close = async () => index.close();
+        if (!opts.sync) await warnIfNeverSynced(ctx, index);
+      } else {
         const fromUrl = opts.from;
         const store = await openStore(fromUrl, { env: ctx.env, warn: (m) => warn(ctx, m) }).catch((err: unknown) => {
-          throw fromUrl === undefined ? err : storeOpenError('--from', fromUrl, err);
+          throw storeOpenError('--from', fromUrl, err);
         });
         from = store;
         close = async () => store.close?.();
