@@ -63,7 +63,16 @@ describe.skipIf(SKIP)('stop reasons and APIs written into Copilot CLI, and the r
     it(`${name} are resumed as threadbase reads them`, async () => {
       const session = stopsSession('threadbase', home.project, stops, api, 'anthropic');
       // a cost in USD too, kept beside the message
-      for (const e of session.entries) if (e.kind === 'message' && e.message.role === 'assistant') e.message.cost = 0.5;
+      // and usage terms the usage record has no field for, kept beside it too
+      const extras = {
+        cacheWrite1h: 1,
+        advisors: [{ model: 'claude-opus-5', input: 9, output: 2, cacheRead: 0, cacheWrite: 0 }],
+      };
+      for (const e of session.entries)
+        if (e.kind === 'message' && e.message.role === 'assistant' && e.message.usage) {
+          e.message.cost = 0.5;
+          e.message.usage = { ...e.message.usage, ...extras };
+        }
       const info = await home.driver.writeSession(session);
       expect(finishes(info.path as string)).toEqual(recorded);
       const { sent, ours } = await resumedByCopilot(home, info.id, `probe ${name}`, plainTextResults);
@@ -72,6 +81,7 @@ describe.skipIf(SKIP)('stop reasons and APIs written into Copilot CLI, and the r
       // the resumed file: ours as written, then Copilot CLI's own reply in the model's words
       const resumed = (await home.driver.getSession(info.id)) as Session;
       const replies = buildContext(resumed).messages.filter((m) => m.role === 'assistant');
+      expect(replies.slice(0, 3).map((m) => m.usage?.advisors)).toEqual([extras.advisors, extras.advisors, extras.advisors]);
       expect(replies.map((m) => [m.stopReason, m.api, m.cost])).toEqual([
         ...stops.map((s) => [s, api, 0.5]),
         ['end_turn', 'anthropic-messages', undefined],

@@ -17,6 +17,7 @@ import { PiDriver } from '../../src/formats/pi/index.js';
 import { resumeContextOf } from '../../src/model/resume.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
+import { summarizeUsage } from '../../src/model/usage.js';
 import { stopsSession } from '../helpers/copilot.js';
 import { homeEnv } from '../helpers/fixture-homes.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
@@ -194,5 +195,33 @@ describe('stop reasons and APIs into Copilot CLI and back', () => {
       piContext?.(s).messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
     expect(sentText(again)).toEqual(['try', 'again', 'ok']);
     expect(sentText(again)).toEqual(sentText(source));
+  });
+
+  it('usage terms the usage record has no field for (1-hour cache writes, place, advisor requests) are kept beside it and read back', async () => {
+    const copilot = new CopilotDriver(homeEnv(home));
+    const usage = {
+      input: 1000,
+      output: 200,
+      cacheRead: 5000,
+      cacheWrite: 300,
+      cacheWrite1h: 200,
+      reasoning: 0,
+      inferenceGeo: 'us',
+      advisors: [{ model: 'claude-opus-5', input: 4000, output: 500, cacheRead: 2000, cacheWrite: 800, cacheWrite1h: 600 }],
+    };
+    const session = chainSession('advised', 'threadbase', '/p', [
+      ['u1', textMessage('user', 'ask')],
+      [
+        'a1',
+        { role: 'assistant', model: 'claude-sonnet-5', responseId: 'msg_1', usage, parts: [{ type: 'text', text: 'advised' }] },
+      ],
+    ]);
+    const written = await copilot.writeSession(session);
+    expect(written.meta?.warnings ?? []).toEqual([]);
+    const copied = (await copilot.getSession(written.id)) as Session;
+    expect(replies(copied)[0]?.usage).toEqual(usage);
+    // the advisor's tokens counted too, as for the original
+    expect(copied.usage).toEqual(summarizeUsage(session.entries).usage);
+    expect(copied.usage?.input).toBe(5000);
   });
 });

@@ -131,8 +131,9 @@ export class CopilotDriver extends DriverBase {
    * 18: a reply Copilot CLI continued after max_tokens has the usage of the responses cut short before it (no message of their own).
    * 19: a file attached by its bytes without a name keeps its place among the attachments (meta.copilotAttachment: it names the file when sent).
    * 20: a failed turn's error threadbase kept (`threadbase.error`) is read back.
+   * 21: the usage terms threadbase kept beside a usage record (`threadbase.usage`: 1-hour cache writes, advisor requests, …) are read back.
    */
-  readonly readerVersion = 20;
+  readonly readerVersion = 21;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -14,6 +14,7 @@ import type { CompactionEntry, Message, Meta, Session, ToolResultContent } from 
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
+import { usageExtrasOf } from '../shared/usage-extras.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { sentAttachmentKind } from './attachments.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
@@ -412,6 +413,8 @@ function pushMessages(
       ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
       ...keptFinish(m.stopReason, m.api, u !== undefined),
       ...(m.cost !== undefined && !again ? { cost: m.cost } : {}),
+      // the usage terms its usage record has no field for (1-hour cache writes, advisor requests, …: shared/usage-extras.ts)
+      ...(u && usageExtrasOf(u, { reasoning: false }) ? { usage: usageExtrasOf(u, { reasoning: false }) } : {}),
       // a failed turn's error (Copilot CLI records its own failed calls as session.error, with no message)
       ...(m.error !== undefined ? { error: m.error } : {}),
       ...keptPartsMeta(m, blocks.length > 0),
@@ -490,8 +493,6 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
   );
   pushMessages(records, items, entryOf, start, warnings, undefined, { byCall: runs.byCall, sessionId: id });
   for (const chain of runs.unplaced) warnings.push(unplacedWarning(chain));
-  const advisors = messages.filter((m) => m.usage?.advisors?.length).length;
-  if (advisors) warnings.push(`${advisors} response(s)' advisor requests left out: Copilot CLI has no place for them`);
   return {
     sessionId: id,
     relativePath: `session-state/${id}/events.jsonl`,

@@ -15,6 +15,7 @@ import { countMessages, titleLine } from '../../model/tree.js';
 import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
+import { readUsageExtras } from '../shared/usage-extras.js';
 import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { ATTACHMENT_PLACE } from './attachments.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
@@ -202,7 +203,7 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
     ...(model ? { model } : {}),
     ...(provider ? { provider } : {}),
     ...(api ? { api } : {}),
-    ...(usage ? { usage: usageOf(usage) } : {}),
+    ...(usage ? { usage: { ...usageOf(usage), ...readUsageExtras(kept?.usage, { reasoning: false }) } } : {}),
     ...(cost !== undefined ? { cost } : {}),
     ...(error !== undefined ? { error } : {}),
     ...(str(d.apiCallId) ? { responseId: d.apiCallId as string } : {}),

@@ -6,7 +6,7 @@ import { copilotDeclinedMark } from './denials.js';
 export function describeCopilotLosses(report: LossReport): void {
   const { counts: c, say } = report;
   sayRewordedResults(report, 'Copilot CLI', copilotDeclinedMark);
-  // images by URL and files without text, calls without a result and advisor requests: the encoder says those on every write (encode.ts)
+  // images by URL and files without text, and calls without a result: the encoder says those on every write (encode.ts)
   say(
     c.systemMessages,
     'system messages kept as system.message events Copilot CLI does not send (it sends its own system prompt)',
