@@ -150,11 +150,9 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       );
     }
   };
-  // Once, before anything is sent: a wrong key or an unreachable server is one error, not one per session.
-  let checked = false;
+  // Once, before anything is read or sent, also when nothing is new: a wrong or revoked key or an
+  // unreachable server is one error, not one per session, nor a success that sent nothing.
   const checkServer = async () => {
-    if (checked) return;
-    checked = true;
     const res = await get('/api/v1/ping');
     if (!res.ok) {
       const json = (await res.json().catch(() => ({}))) as { msg?: string };
@@ -171,10 +169,10 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
 
   // State written per server alone (before keys were told apart) is this key's only if the server
   // has, for this key, a session it names; else it was another project's and this key starts afresh.
+  await checkServer();
   if (!state[stateKey] && state[server]) {
     const legacy = state[server];
     const probe = Object.values(legacy)[0];
-    await checkServer();
     if (probe && (await get(`/api/v1/threadbase/sessions/${encodeURIComponent(probe.remoteId)}`)).ok) {
       state[stateKey] = legacy;
       delete state[server];
@@ -196,7 +194,6 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       report.unchanged++;
       continue;
     }
-    await checkServer(); // outside the try: its failure ends the push
     try {
       const s = await opts.from.getSession(info.id);
       if (!s) continue;

@@ -109,3 +109,17 @@ describe('push from the local index', () => {
     expect(r.err).toContain('the index holds no sessions: run `threadbase sync`');
   });
 });
+
+describe('push with a key the server refuses', () => {
+  it('a key revoked since the last push fails (exit 1) even with nothing new to send', async () => {
+    const t = await teammate('revoked');
+    const from = await storeOf(t.home, [oneMessageSession('sent-once', 'sent once')]);
+    const push = () => runCli(t.env, ['push', '--to', server.url, '--key', t.key, '--from', from, '--json']);
+    expect((await push()).code).toBe(0);
+    await tokens.revokeToken(t.key);
+    const r = await push();
+    expect(r.out).toBe('');
+    expect(r.err).toBe(`threadbase: ${server.url} refused the push: 401 invalid API key\n`);
+    expect(r.code).toBe(1);
+  });
+});
