@@ -409,12 +409,13 @@ function pushMessages(
     // response id (as Zed's): its entry's id and time, so that `stats` knows the copy by them; a stop reason or
     // API the usage record does not tell (none written, or one that reads back as another); its cost in USD
     // (Copilot CLI's usage `cost` counts premium requests)
+    const extras = usageExtrasOf(u, { reasoning: false });
     const kept: JsonObject = {
       ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
       ...keptFinish(m.stopReason, m.api, u !== undefined),
       ...(m.cost !== undefined && !again ? { cost: m.cost } : {}),
       // the usage terms its usage record has no field for (1-hour cache writes, advisor requests, …: shared/usage-extras.ts)
-      ...(u && usageExtrasOf(u, { reasoning: false }) ? { usage: usageExtrasOf(u, { reasoning: false }) } : {}),
+      ...(extras ? { usage: extras } : {}),
       // a failed turn's error (Copilot CLI records its own failed calls as session.error, with no message)
       ...(m.error !== undefined ? { error: m.error } : {}),
       ...keptPartsMeta(m, blocks.length > 0),
