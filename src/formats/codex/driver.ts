@@ -586,18 +586,20 @@ function replacedHistory(e: CompactionEntry, users: string[][]): Message[] {
     return payload.replacement_history.filter(isObject).flatMap((it) => {
       const read = itemToMessage(it);
       if (!read) return [];
-      const reasoning = keptReasoningParts(it);
       const kept = isObject(it.threadbase) ? it.threadbase : {};
-      const m: Message = {
-        ...read,
-        ...(typeof kept.model === 'string' ? { model: kept.model } : {}),
-        ...(typeof kept.provider === 'string' ? { provider: kept.provider } : {}),
-        ...(typeof kept.api === 'string' ? { api: kept.api } : {}),
-        parts: [...reasoning, ...read.parts],
-      };
+      const m: Message = { ...read, ...keptReply(kept), parts: [...keptReasoningParts(kept.reasoning), ...read.parts] };
       // Marked: these come from the compaction record, not from entries on the path (the summary as such).
       const summary = m.role === 'user' && isSummaryText(userTextItems(m).join(''));
-      return [{ ...m, meta: { ...m.meta, compactionReplacement: true, ...(summary ? { compactionSummary: true } : {}) } }];
+      const marked = { compactionReplacement: true, ...(summary ? { compactionSummary: true } : {}) };
+      // a thinking-only reply kept after the item (replacementItems)
+      const after = isObject(kept.reasoningAfter) ? kept.reasoningAfter : {};
+      const thought = keptReasoningParts(after.reasoning);
+      return [
+        { ...m, meta: { ...m.meta, ...marked } },
+        ...(thought.length
+          ? [{ role: 'assistant' as const, ...keptReply(after), parts: thought, meta: { compactionReplacement: true } }]
+          : []),
+      ];
     });
   // codex sends compacted.message as it is (older rollouts recorded it without the prefix)
   const summary = typeof payload?.message === 'string' ? payload.message : `${SUMMARY_PREFIX}\n${e.summary}`;
@@ -605,6 +607,15 @@ function replacedHistory(e: CompactionEntry, users: string[][]): Message[] {
     ...selectUserMessages(users).map((t) => textMessage(t, { compactionReplacement: true })),
     textMessage([summary || '(no summary available)'], { compactionSummary: true }),
   ];
+}
+
+/** A kept reply's model, provider and API (replacementItems). */
+function keptReply(kept: JsonObject): Pick<Message, 'model' | 'provider' | 'api'> {
+  return {
+    ...(typeof kept.model === 'string' ? { model: kept.model } : {}),
+    ...(typeof kept.provider === 'string' ? { provider: kept.provider } : {}),
+    ...(typeof kept.api === 'string' ? { api: kept.api } : {}),
+  };
 }
 
 /**
@@ -675,31 +686,59 @@ function withReplacementHistories(path: readonly Entry[], from = 0): Entry[] {
       ...keptBefore,
       ...keptAfter.map((k) => (k as MessageEntry).message),
     ];
-    const replacement = history.flatMap((m) => {
-      // another provider's thinking has no item (an agent_reasoning event in the rollout): kept beside the
-      // item after it; a reply's model, provider and API (codex records a model per turn) beside its first item
-      let reasoning: JsonObject[] = [];
-      let first = m.role === 'assistant';
-      return messageToItems(m).flatMap((enc) => {
-        if (enc.event?.type === 'agent_reasoning' && typeof enc.event.threadbase === 'string') reasoning.push(enc.event);
-        if (!enc.item) return [];
-        let item = withFailedFlag(enc.item, m);
-        const kept: JsonObject = {
-          ...(isObject(item.threadbase) ? item.threadbase : {}),
-          ...(reasoning.length ? { reasoning } : {}),
-          ...(first && m.model
-            ? { model: m.model, ...(m.provider ? { provider: m.provider } : {}), ...(m.api ? { api: m.api } : {}) }
-            : {}),
-        };
-        if (Object.keys(kept).length) item = { ...item, threadbase: kept };
-        reasoning = [];
-        first = false;
-        return [item];
-      });
-    });
+    const replacement = replacementItems(history);
     out.push({ ...e, rawSource: SOURCE, raw: line(e.timestamp, 'compacted', { message, replacement_history: replacement }) });
   });
   return out;
+}
+
+/**
+ * A compaction's kept messages as the items of its replacement history. What codex has no item for is
+ * kept beside the items, in the field codex ignores (read back by replacedHistory):
+ * - another provider's thinking (an agent_reasoning event in the rollout) on the assistant item after
+ *   it, which may be the next message's: Claude Code keeps a response's signed thinking in a record of
+ *   its own, before the record of its text or call; thinking no assistant item follows (a thinking-only
+ *   reply before a user's message or last) on the item before it as a reply of its own (`reasoningAfter`);
+ * - a reply's model, provider and API (codex records a model per turn) on its first item.
+ */
+function replacementItems(history: readonly Message[]): JsonObject[] {
+  const items: JsonObject[] = [];
+  let reasoning: JsonObject[] = [];
+  let reasoningOf: Message | undefined;
+  const keep = (at: number, field: JsonObject) => {
+    const item = items[at] as JsonObject;
+    items[at] = { ...item, threadbase: { ...(isObject(item.threadbase) ? item.threadbase : {}), ...field } };
+  };
+  const replyOf = (m: Message): JsonObject =>
+    m.model ? { model: m.model, ...(m.provider ? { provider: m.provider } : {}), ...(m.api ? { api: m.api } : {}) } : {};
+  const keepReasoningAfter = () => {
+    if (reasoning.length && reasoningOf && items.length)
+      keep(items.length - 1, { reasoningAfter: { reasoning, ...replyOf(reasoningOf) } });
+    reasoning = [];
+    reasoningOf = undefined;
+  };
+  for (const m of history) {
+    const assistant = m.role === 'assistant';
+    if (!assistant) keepReasoningAfter();
+    let first = assistant;
+    for (const enc of messageToItems(m)) {
+      if (enc.event?.type === 'agent_reasoning' && typeof enc.event.threadbase === 'string') {
+        reasoning.push(enc.event);
+        reasoningOf ??= m;
+      }
+      if (!enc.item) continue;
+      items.push(withFailedFlag(enc.item, m));
+      const kept: JsonObject = { ...(assistant && reasoning.length ? { reasoning } : {}), ...(first ? replyOf(m) : {}) };
+      if (Object.keys(kept).length) keep(items.length - 1, kept);
+      if (assistant) {
+        reasoning = [];
+        reasoningOf = undefined;
+      }
+      first = false;
+    }
+  }
+  keepReasoningAfter();
+  return items;
 }
 
 /** An entry as the message codex has of it in its history: a message, or a branch summary (a user message of its text). */

@@ -30,11 +30,14 @@ export function imageUrl(p: ImagePart | { mediaType: string; data?: string; url?
 const reasoningText = (texts: string[]): JsonObject[] => texts.map((text) => ({ type: 'reasoning_text', text }));
 
 /**
- * Thinking that can go back to the Responses API as a reasoning item: codex's own, or OpenAI reasoning
- * with its encrypted content, on the part or on another part of the same item (OpenCode keeps it on an
+ * Thinking that can go back to the Responses API as a reasoning item: codex's own (not another
+ * provider's that codex kept in an event and never sends), or OpenAI reasoning with its encrypted content, on the part or on another part of the same item (OpenCode keeps it on an
  * item's last summary part only).
  */
 export function isReplayableReasoning(m: Message, p: ThinkingPart): boolean {
+  // another provider's thinking read from the rollout (agent_reasoning, a compaction's kept reasoning),
+  // on a message read as codex's
+  if (p.meta?.codexNotSent === true) return false;
   if (m.api === CODEX_API || typeof p.meta?.encryptedContent === 'string') return true;
   const id = openaiItemId(p);
   return (

@@ -87,11 +87,11 @@ export function contentToParts(content: unknown, assistant = false): Part[] {
 
 /**
  * Another provider's thinking threadbase kept beside an item of a compaction's replacement history
- * (`threadbase.reasoning`: the agent_reasoning events it has in the rollout, driver.ts
- * withReplacementHistories): thinking parts codex never sends, for the way back.
+ * (`threadbase.reasoning` before it, `threadbase.reasoningAfter` after it: the agent_reasoning events it
+ * has in the rollout, driver.ts replacementItems): thinking parts codex never sends, for the way back.
  */
-export function keptReasoningParts(item: JsonObject): Part[] {
-  const events = isObject(item.threadbase) && Array.isArray(item.threadbase.reasoning) ? item.threadbase.reasoning : [];
+export function keptReasoningParts(kept: unknown): Part[] {
+  const events = Array.isArray(kept) ? kept : [];
   return events.filter(isObject).map(
     (ev): Part =>
       ev.threadbase === 'redacted_thinking'
