@@ -112,6 +112,14 @@ function rootOf(to: string): string {
   return serverRoot(to);
 }
 
+/** Why a request failed, as fetch's cause tells it: its code (ECONNREFUSED), with its words where they add some. */
+function failureCause(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const message = cause?.message ?? (error as Error).message;
+  if (!cause?.code) return message;
+  return message && !message.includes(cause.code) ? `${cause.code} (${message})` : cause.code;
+}
+
 export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   const doFetch = opts.fetchImpl ?? fetch;
   // The server's root; a URL that goes on to its API (the Acontext SDK's baseUrl, .../api/v1) names it too.
@@ -122,11 +130,25 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   const report: PushReport = { sessions: 0, created: 0, updated: 0, unchanged: 0, entriesSent: 0, requests: 0, failed: [] };
   const maxBytes = opts.maxBodyBytes ?? 4 * 1024 * 1024;
 
+  const headers = { authorization: `Bearer ${opts.key}` };
+  /**
+   * A request to the server; a connection failure names the server and its cause: fetch says only
+   * "fetch failed", which an upload that failed reported as all it knew.
+   */
+  const request = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    try {
+      return await doFetch(`${server}${path}`, { headers, ...init });
+    } catch (error) {
+      throw new ThreadbaseError('push', `cannot reach ${server}: ${failureCause(error)}`, {});
+    }
+  };
+  const get = (path: string) => request(path);
+
   const put = async (remoteId: string, body: unknown): Promise<{ id: string; created: boolean }> => {
     report.requests++;
-    const res = await doFetch(`${server}/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, {
+    const res = await request(`/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     const json = (await res.json().catch(() => ({}))) as { data?: { id?: string; created?: boolean }; msg?: string };
@@ -136,20 +158,6 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
     return { id: json.data?.id ?? remoteId, created: json.data?.created === true };
   };
 
-  const headers = { authorization: `Bearer ${opts.key}` };
-  /** GET on the server; a connection failure names the server (fetch says only "fetch failed"). */
-  const get = async (path: string): Promise<Response> => {
-    try {
-      return await doFetch(`${server}${path}`, { headers });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new ThreadbaseError(
-        'push',
-        `cannot reach ${server}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
-        {},
-      );
-    }
-  };
   // Once, before anything is read or sent, also when nothing is new: a wrong or revoked key or an
   // unreachable server is one error, not one per session, nor a success that sent nothing.
   const checkServer = async () => {
@@ -239,10 +247,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       // the entries added since, without their beginning. That copy, ours alone, is made again whole.
       if (created && prev && todo.length < s.entries.length) {
         report.requests++;
-        const res = await doFetch(`${server}/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, {
-          method: 'DELETE',
-          headers: { authorization: `Bearer ${opts.key}` },
-        });
+        const res = await request(`/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, { method: 'DELETE' });
         if (!res.ok)
           throw new ThreadbaseError('push', `server answered ${res.status} to removing a partial copy`, { id: remoteId });
         for (const group of chunks(s.entries, maxBytes)) await send(group);
