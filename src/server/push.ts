@@ -80,6 +80,9 @@ function header(s: Session): Record<string, unknown> {
 /** A 413 from the server: the request was larger than its --max-body. */
 class TooLarge extends Error {}
 
+/** A 401 or 403 to an upload: the key was revoked (or its rights taken) during the push; no later session would go. */
+class KeyRefused extends Error {}
+
 /** Entries in request-sized groups (at least one entry per group). */
 function chunks(entries: readonly Entry[], maxBytes: number): Entry[][] {
   const out: Entry[][] = [];
@@ -153,6 +156,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
     });
     const json = (await res.json().catch(() => ({}))) as { data?: { id?: string; created?: boolean }; msg?: string };
     if (res.status === 413) throw new TooLarge(json.msg ?? res.statusText);
+    if (res.status === 401 || res.status === 403) throw new KeyRefused(`${res.status} ${json.msg ?? res.statusText}`);
     if (!res.ok)
       throw new ThreadbaseError('push', `server answered ${res.status}: ${json.msg ?? res.statusText}`, { id: remoteId });
     return { id: json.data?.id ?? remoteId, created: json.data?.created === true };
@@ -188,6 +192,11 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   }
   if (!state[stateKey]) state[stateKey] = {};
   const mine = state[stateKey];
+
+  const saveState = async () => {
+    await makeDirectory(dirname(opts.statePath));
+    await writeFileAtomic(opts.statePath, `${JSON.stringify(state, null, 2)}\n`);
+  };
 
   const infos = await opts.from.listSessions(opts.filter ?? {});
   report.sessions = infos.length;
@@ -263,10 +272,18 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         title: info.title ?? null,
       };
     } catch (error) {
+      if (error instanceof KeyRefused) {
+        await saveState();
+        const pushed = report.created + report.updated;
+        throw new ThreadbaseError(
+          'push',
+          `${server} refused the key during the push (${error.message}): stopped at session ${info.id}, after ${pushed} ${pushed === 1 ? 'session' : 'sessions'} pushed`,
+          {},
+        );
+      }
       report.failed.push({ id: info.id, error: (error as Error).message });
     }
   }
-  await makeDirectory(dirname(opts.statePath));
-  await writeFileAtomic(opts.statePath, `${JSON.stringify(state, null, 2)}\n`);
+  await saveState();
   return report;
 }

@@ -2,7 +2,7 @@
  * How a push fails against a server that stops cooperating half-way (a loopback server answering
  * the ping, then failing uploads as it is told): the failure names the server and its cause.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,5 +51,35 @@ describe('push: an upload that fails', () => {
     const url = await serverAnswering((_req, res) => res.socket?.destroy());
     const report = await pushSessions({ from: await sessions(1), to: url, key: 'tb_k', statePath: join(dir, 'state.json') });
     expect(report.failed).toEqual([{ id: 's1', error: `cannot reach ${url}: UND_ERR_SOCKET (other side closed)` }]);
+  });
+});
+
+const uploadsTo = (s: LoopbackServer | undefined) => (s?.requests ?? []).filter((r) => r.method === 'PUT').length;
+
+/** The local session ids the push state holds as sent (one server and key in it). */
+async function sentIn(statePath: string): Promise<string[]> {
+  const state = JSON.parse(await readFile(statePath, 'utf8')) as Record<string, Record<string, unknown>>;
+  return Object.values(state)
+    .flatMap((sent) => Object.keys(sent))
+    .sort();
+}
+
+describe('push: a key revoked during the push', () => {
+  it('stops at the first 401 and says so once, keeping what was sent', async () => {
+    const url = await serverAnswering((req, res, n) =>
+      n === 1
+        ? writeJson(res, 201, { code: 0, data: { id: req.path.split('/').pop(), created: true }, msg: 'ok' })
+        : writeJson(res, 401, { code: 401, msg: 'invalid API key', error: 'invalid API key' }, { 'www-authenticate': 'Bearer' }),
+    );
+    const statePath = join(dir, 'state.json');
+    const push = pushSessions({ from: await sessions(4), to: url, key: 'tb_k', statePath });
+    await expect(push).rejects.toThrow(
+      new RegExp(
+        `^${url} refused the key during the push \\(401 invalid API key\\): stopped at session s\\d, after 1 session pushed$`,
+      ),
+    );
+    // not one refused upload per remaining session
+    expect(uploadsTo(server)).toBe(2);
+    expect((await sentIn(statePath)).length).toBe(1);
   });
 });
