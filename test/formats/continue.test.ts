@@ -4,7 +4,7 @@
  * damaged copies of it; a session Continue compacted (its summary item, built from its source); and
  * what threadbase writes read back whole.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,20 @@ describe('Continue CLI: a real session (1.5.47)', () => {
     // sessions.json's dateCreated (the file keeps no times)
     expect(sessions[0]?.createdAt).toBe(new Date(1795675747995).toISOString());
     expect(session.warnings).toEqual([]);
+  });
+
+  it('lists it as updated when its last recorded time says, not when its file was last written or copied', async () => {
+    const root = join(dir, 'real-touched');
+    await cp(FIXTURE, root, { recursive: true });
+    // cn rewrites the whole file at each save; a copy of it is as new as the copy
+    const later = new Date('2030-01-02T03:04:05Z');
+    await utimes(join(root, 'sessions', `${REAL}.json`), later, later);
+    const driver = new ContinueDriver({ home: join(dir, 'nohome'), env: { CONTINUE_GLOBAL_DIR: root } });
+    const [info] = await driver.listSessions();
+    const read = (await driver.getSession(REAL)) as Session;
+    const recorded = new Date(1795675747995).toISOString();
+    expect([info?.createdAt, info?.updatedAt]).toEqual([recorded, recorded]);
+    expect(new Set(read.entries.map((e) => e.timestamp))).toEqual(new Set([recorded]));
   });
 
   it('reads each call with its result (a failed one as an error) and the answers, resumed turns included', () => {

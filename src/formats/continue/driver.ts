@@ -37,8 +37,9 @@ export class ContinueDriver extends DriverBase {
    * 3: a refused call's result marked `refused`, a state without output read as cn's "Tool cancelled", marked `cancelled`;
    * 4: a `tool` item's result marked (meta.continueToolItem), states in another order than the calls kept (meta.continueStateOrder)
    * 5: a session threadbase wrote says so (its first item's `threadbase`: SessionInfo.writtenBy)
+   * 6: updatedAt the last recorded time (sessions.json's, kept entries'), no longer the file's modification time
    */
-  readonly readerVersion = 5;
+  readonly readerVersion = 6;
   // new sessions only: Continue rewrites a session's file whole at every turn
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();
@@ -81,7 +82,7 @@ export class ContinueDriver extends DriverBase {
   private async read(loc: Located, listed: ListedSession | undefined): Promise<Session> {
     const st = statSync(loc.file);
     const created = st.birthtimeMs > 0 ? st.birthtime : st.mtime;
-    return readContinueSession(loc.file, listed, { created: created.toISOString(), modified: st.mtime.toISOString() });
+    return readContinueSession(loc.file, listed, created.toISOString());
   }
 
   private async load(loc: Located, listing: Map<string, ListedSession>): Promise<Session> {

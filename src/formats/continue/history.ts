@@ -279,18 +279,21 @@ function historyItems(
 
 const injected = (m: Message): boolean => Boolean(m.meta?.continueInjected);
 
-/** A Continue session file read whole; `listed` is its row in sessions.json, `fileTimes` the file's own. */
+/**
+ * A Continue session file read whole; `listed` is its row in sessions.json, `fileCreated` the file's own
+ * creation time (cn's when sessions.json has no row for it).
+ */
 export async function readContinueSession(
   file: string,
   listed: ListedSession | undefined,
-  fileTimes: { created: string; modified: string },
+  fileCreated: string,
 ): Promise<Session> {
   const warnings: ParseWarning[] = [];
   const text = await fs.readFile(file, 'utf8');
   const { doc, items } = historyItems(text, file, warnings);
   const id = str(doc.sessionId) ?? basename(file, '.json');
   const listedTime = listed?.dateCreated && /^\d+$/.test(listed.dateCreated) ? Number(listed.dateCreated) : undefined;
-  const createdAt = listedTime !== undefined ? new Date(listedTime).toISOString() : fileTimes.created;
+  const createdAt = listedTime !== undefined ? new Date(listedTime).toISOString() : fileCreated;
   const entries: Entry[] = [];
   const ids = new Set<string>();
   let parentId: string | null = null;
@@ -341,8 +344,9 @@ export async function readContinueSession(
   // entries threadbase kept have their own times: the session began with the first of them
   const times = [createdAt, ...entries.map((e) => e.timestamp)].sort();
   const firstTime = times[0] as string;
-  // the file's time when it is later: Continue rewrote it after the last entry threadbase kept
-  const updatedAt = [...times, fileTimes.modified].sort().at(-1) as string;
+  // the last time recorded, not the file's: cn items keep no times, and the file's time moves whenever
+  // it is rewritten or copied (cn itself lists and sorts its sessions by their creation time)
+  const updatedAt = times.at(-1) as string;
   return {
     id,
     source: SOURCE,
