@@ -77,6 +77,9 @@ function header(s: Session): Record<string, unknown> {
   return rest;
 }
 
+/** How often, at most, the push state is saved while sessions are sent. */
+const STATE_SAVE_INTERVAL_MS = 1000;
+
 /** A 413 from the server: the request was larger than its --max-body. */
 class TooLarge extends Error {}
 
@@ -193,9 +196,32 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   if (!state[stateKey]) state[stateKey] = {};
   const mine = state[stateKey];
 
-  const saveState = async () => {
-    await makeDirectory(dirname(opts.statePath));
-    await writeFileAtomic(opts.statePath, `${JSON.stringify(state, null, 2)}\n`);
+  // Saved as sessions go (at most once a second, written whole then renamed), not only at the end:
+  // a push stopped by Ctrl-C or a crash sent everything again the next time.
+  let lastSaved = 0;
+  let saveTimer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const saveState = (): Promise<void> => {
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    lastSaved = Date.now();
+    const text = `${JSON.stringify(state, null, 2)}\n`;
+    // one write after another: an earlier one, slower, never lands over a later state
+    writing = writing
+      .catch(() => undefined)
+      .then(async () => {
+        await makeDirectory(dirname(opts.statePath));
+        await writeFileAtomic(opts.statePath, text);
+      });
+    return writing;
+  };
+  /** A session done: saved now, or when a second has passed since the last save. */
+  const saveSoon = () => {
+    if (saveTimer) return;
+    // a failed write here is tried again by the next, and the last one (awaited) reports it
+    const wait = lastSaved + STATE_SAVE_INTERVAL_MS - Date.now();
+    if (wait <= 0) saveState().catch(() => undefined);
+    else saveTimer = setTimeout(() => saveState().catch(() => undefined), wait).unref();
   };
 
   const infos = await opts.from.listSessions(opts.filter ?? {});
@@ -271,6 +297,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         // as the listing names it, which the next push compares
         title: info.title ?? null,
       };
+      saveSoon();
     } catch (error) {
       if (error instanceof KeyRefused) {
         await saveState();

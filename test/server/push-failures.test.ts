@@ -83,3 +83,20 @@ describe('push: a key revoked during the push', () => {
     expect((await sentIn(statePath)).length).toBe(1);
   });
 });
+
+describe('push: interrupted', () => {
+  it('has saved the sessions already sent while the push still runs (Ctrl-C loses none of them)', async () => {
+    const url = await serverAnswering((req, res, n) => {
+      // the third upload never answers: the push is stopped there
+      if (n <= 2) writeJson(res, 201, { code: 0, data: { id: req.path.split('/').pop(), created: true }, msg: 'ok' });
+    });
+    const statePath = join(dir, 'state.json');
+    const push = pushSessions({ from: await sessions(3), to: url, key: 'tb_k', statePath }).catch((e: unknown) => e);
+    await expect.poll(() => sentIn(statePath).catch(() => []), { timeout: 5000, interval: 100 }).toHaveLength(2);
+    expect(uploadsTo(server)).toBe(3);
+    // the hanging upload fails when the server goes; the push ends
+    await server?.close();
+    server = undefined;
+    await push;
+  });
+});
