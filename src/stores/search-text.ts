@@ -63,6 +63,31 @@ export function toolNamesOf(m: Message, callNames: Map<string, string>): Set<str
 }
 
 /**
+ * The ids of the calls whose results in `entries` do not name their tool (Claude Code's) and are not
+ * among them: an append (a sync of a session at work) often brings a result whose call an earlier one
+ * stored, and the tools column names a result's tool by its call (storedCallNames in each store).
+ */
+export function callsStoredBefore(entries: readonly Entry[]): Set<string> {
+  const calls = new Set<string>();
+  const wanted = new Set<string>();
+  for (const e of entries) {
+    if (e.kind !== 'message') continue;
+    for (const p of e.message.parts) {
+      if (p.type === 'tool_call') calls.add(p.id);
+      else if (p.type === 'tool_result' && p.name === undefined && !calls.has(p.callId)) wanted.add(p.callId);
+    }
+  }
+  return wanted;
+}
+
+/** The tool name of call `callId` in a stored entry, if the entry holds that call. */
+export function callNameIn(e: Entry, callId: string): string | undefined {
+  if (e.kind !== 'message') return undefined;
+  for (const p of e.message.parts) if (p.type === 'tool_call' && p.id === callId) return p.name;
+  return undefined;
+}
+
+/**
  * The characters of scripts written without spaces between words: Han (with 々 and 〇), kana and
  * Hangul, by block. The same ranges as the PostgreSQL store's migration (CJK_CLASS there).
  */
@@ -83,8 +108,16 @@ function fold(token: string): string {
   return HAS_CJK.test(token) ? token : folded(token);
 }
 
-/** The folded tokens of a text, in order. */
-const tokensOf = (s: string): string[] => (s.match(TOKEN) ?? []).map(fold);
+/** The folded tokens of a text, in order: the words an index holds of it (the PostgreSQL store's lexemes). */
+export const tokensOf = (s: string): string[] => (s.match(TOKEN) ?? []).map(fold);
+
+/** How many hits a search gives when its options name no limit, in every store. */
+export const DEFAULT_SEARCH_LIMIT = 50;
+
+/** A search's limit: a positive one as given (whole), else DEFAULT_SEARCH_LIMIT. */
+export function searchLimitOf(limit: number | undefined): number {
+  return limit !== undefined && limit >= 1 ? Math.floor(limit) : DEFAULT_SEARCH_LIMIT;
+}
 
 /** One required term of a query: a word or a quoted phrase as typed, and the folded tokens it stands for. */
 export interface SearchTerm {

@@ -333,6 +333,34 @@ export function describeDriverConformance(
         expect(await foundIn(q), q).toEqual([]);
     });
 
+    it('search neither stems words nor drops common ones: a word is found as written, `the` too', async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      // the question says "Please inspect the zanzibarquokka file number N"
+      for (const q of ['the zanzibarquokka', 'please zanzibarquokka', 'number zanzibarquokka'])
+        expect(await foundIn(q), q).toEqual([sampleEntry(1)]);
+      for (const q of ['inspected zanzibarquokka', 'inspecting zanzibarquokka', 'files zanzibarquokka', 'an zanzibarquokka'])
+        expect(await foundIn(q), q).toEqual([]);
+      // a file's name is its words: the answer says "quokka.txt"
+      expect(await foundIn('quokka', { role: 'assistant' })).toEqual([sampleEntry(4)]);
+    });
+
+    it('search gives at most 50 hits when no limit is asked for', async (t) => {
+      if (!driver.capabilities.search || !driver.search) return t.skip();
+      const many = sampleSession(opts);
+      const first = many.entries[0] as MessageEntry;
+      many.entries = Array.from({ length: 60 }, (_, i) => ({
+        ...first,
+        id: `${first.id}-${i}`,
+        parentId: i ? `${first.id}-${i - 1}` : null,
+        timestamp: new Date(Date.parse(first.timestamp) + i).toISOString(),
+        message: { role: 'user', parts: [{ type: 'text', text: `the bandicootlimit question ${i}` }] },
+      }));
+      many.leafId = `${first.id}-59`;
+      await put(many);
+      expect(await driver.search('bandicootlimit')).toHaveLength(50);
+      expect(await driver.search('bandicootlimit', { limit: 55 })).toHaveLength(55);
+    });
+
     it('search finds thinking, tool input (with the tool name) and tool output', async (t) => {
       if (!driver.capabilities.search || !driver.search) return t.skip();
       if (opts.deviations?.['search columns']) return t.skip(opts.deviations['search columns']);

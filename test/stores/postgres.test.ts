@@ -106,7 +106,7 @@ describe('PostgresStore', () => {
     await expect(db.store.deleteSession(fork.id)).rejects.toThrow(/not found/);
   });
 
-  it('searches with PostgreSQL text search (stemming), by role and tool, per tenant', async () => {
+  it('searches words as written (no stemming), by role and tool, per tenant', async () => {
     const entries: Entry[] = [
       msg('s1', null, 'user', 'the migrations are failing'),
       {
@@ -124,23 +124,30 @@ describe('PostgresStore', () => {
       },
     ];
     const info = await db.store.writeSession(session(entries));
-    const hits = await db.store.search('migration');
-    expect(
-      hits
-        .filter((h) => h.sessionId === info.id)
-        .map((h) => h.entryId)
-        .sort(),
-    ).toEqual(['s1', 's2']);
-    expect((await db.store.search('migration', { role: 'user' })).every((h) => h.role === 'user')).toBe(true);
-    expect((await db.store.search('migration', { tool: 'bash' })).map((h) => h.entryId)).toEqual(['s2']);
-    expect(hits.find((h) => h.entryId === 's1')?.snippet).toContain('«migrations»');
+    const hits = await db.store.search('migrate');
+    // the text and the call's input say "migrate"; "migrations" is another word
+    expect(hits.filter((h) => h.sessionId === info.id).map((h) => h.entryId)).toEqual(['s2']);
+    expect((await db.store.search('migrations')).filter((h) => h.sessionId === info.id).map((h) => h.entryId)).toEqual(['s1']);
+    expect((await db.store.search('the', { role: 'user' })).every((h) => h.role === 'user')).toBe(true);
+    expect((await db.store.search('npm run', { tool: 'bash' })).map((h) => h.entryId)).toEqual(['s2']);
+    expect((await db.store.search('migrations'))[0]?.snippet).toBe('the [migrations] are failing');
     const other = db.store.forTenant('someone-else');
-    expect(await other.search('migration')).toEqual([]);
+    expect(await other.search('migrations')).toEqual([]);
     expect(await other.listSessions()).toEqual([]);
     expect(await other.getSession(info.id)).toBeUndefined();
     await expect(other.appendEntries(info.id, [msg('z', null, 'user', 'x')])).rejects.toThrow(/not found/);
     await expect(other.deleteSession(info.id)).rejects.toThrow(/not found/);
     expect(await db.store.getSession(info.id)).toBeDefined();
+  });
+
+  it('stores and finds an entry whose text has more words than a tsvector holds (over 1 MiB of them)', async () => {
+    // 300,000 different words: PostgreSQL's to_tsvector refused them ('string is too long for tsvector'),
+    // and the whole write failed
+    const words = Array.from({ length: 300_000 }, (_, i) => `w${i}`).join(' ');
+    const info = await db.store.writeSession(session([msg('big', null, 'user', `aardvarkfirst ${words}`)]));
+    expect((await db.store.getSession(info.id))?.entries).toHaveLength(1);
+    expect((await db.store.search('aardvarkfirst')).map((h) => h.entryId)).toEqual(['big']);
+    expect((await db.store.search('w12345')).map((h) => h.entryId)).toEqual(['big']);
   });
 
   it('keeps text with NUL characters and odd unicode', async () => {
@@ -260,7 +267,7 @@ describe('PostgresStore', () => {
         'CREATE TABLE tb_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
       );
       for (const m of MIGRATIONS.filter((x) => x.version < 3)) {
-        await c.query(m.sql);
+        await c.query(m.sql ?? '');
         await c.query('INSERT INTO tb_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
       }
       await c.query(

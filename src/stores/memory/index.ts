@@ -20,7 +20,7 @@ import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { countedUsage, responseRecordOf, summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { queryTerms, searchTerms, sessionMatches, snippetOf } from '../search-text.js';
+import { queryTerms, searchLimitOf, searchTerms, sessionMatches, snippetOf } from '../search-text.js';
 import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenIdOf, writtenSession } from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
@@ -162,7 +162,7 @@ export class MemoryStore extends DriverBase {
       }
     }
     hits.sort((a, b) => b.score - a.score || (a.timestamp < b.timestamp ? 1 : -1));
-    return opts.limit ? hits.slice(0, opts.limit) : hits;
+    return hits.slice(0, searchLimitOf(opts.limit));
   }
 }
 

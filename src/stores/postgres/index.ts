@@ -46,6 +46,7 @@ import {
   type ResponseWindow,
   type UnrecordedUsageGroup,
 } from '../index-sync/prices.js';
+import { entrySearchText, queryTerms, searchLimitOf, snippetOf } from '../search-text.js';
 import {
   checkWrittenEntryIds,
   forkedSession,
@@ -55,9 +56,10 @@ import {
   writtenMeta,
 } from '../shared.js';
 import { preferredCopyOrder } from '../sqlite/copies.js';
-import { cjkSeparated, cjkSpaced } from '../sqlite/text.js';
+import { columnText } from './column-text.js';
 import { jsonbReadable } from './json-text.js';
 import { migrate } from './migrations.js';
+import { searchColumns, searchQuery, storedCallNames } from './search.js';
 
 export interface PostgresStoreOptions {
   /** A PostgreSQL schema to keep the tables in (created when missing); default the connection's search_path. */
@@ -617,11 +619,16 @@ export class PostgresStore extends DriverBase {
     if (!res.rowCount) throw new NotFoundError('postgres session', sessionId);
   }
 
-  /** PostgreSQL full-text search (english configuration, websearch syntax), ranked by ts_rank. */
+  /**
+   * Every term of the query in an entry, as every store matches (src/stores/search-text.ts), by the
+   * entries' tsvectors of the same tokens (./search.ts); ranked by ts_rank, snippets cut from the
+   * entries found as the other stores cut them.
+   */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
-    if (!query.trim()) return [];
-    const values: unknown[] = [tsQueryText(query), this.tenant];
-    const where = ['e.tsv @@ q.query', 's.tenant = $2'];
+    const tsquery = searchQuery(query);
+    if (!tsquery) return [];
+    const values: unknown[] = [tsquery, this.tenant];
+    const where = ['e.tsv @@ $1::tsquery', 's.tenant = $2'];
     const add = (sql: string, v: unknown) => {
       values.push(v);
       where.push(sql.replaceAll('?', `$${values.length}`));
@@ -649,7 +656,8 @@ export class PostgresStore extends DriverBase {
         WHERE o.ts = e.ts AND e.ts <> '' AND o.id = e.id AND o.session_id <> e.session_id AND os.tenant = $2
           ${among.map((t) => `AND ${t}`).join(' ')}
           AND (${preferredCopyOrder(cols('o'), 'os')}) < (${preferredCopyOrder(cols('e'))}))`);
-    values.push(opts.limit && opts.limit > 0 ? opts.limit : 100);
+    values.push(searchLimitOf(opts.limit));
+    // ranked first, the bodies (for snippets) read for the hits kept only
     const rows = (
       await this.q<{
         session_id: string;
@@ -657,29 +665,28 @@ export class PostgresStore extends DriverBase {
         source: string;
         cwd: string | null;
         role: string | null;
-        snippet: string;
         score: number;
         ts: string;
+        body: string;
       }>(
-        `SELECT e.session_id, e.id, s.source, s.cwd, e.role, e.ts,
-                ts_rank(e.tsv, q.query)::float8 AS score,
-                ts_headline('english', e.search_text, q.query, 'StartSel=«,StopSel=»,MaxWords=30,MinWords=10') AS snippet
-           FROM tb_entries e
-           JOIN tb_sessions s ON s.id = e.session_id
-           CROSS JOIN (SELECT websearch_to_tsquery('english', $1) AS query) q
-          WHERE ${where.join(' AND ')}
-          ORDER BY score DESC, e.ts DESC
-          LIMIT $${values.length}`,
+        `WITH top AS (
+           SELECT e.session_id, e.id, s.source, s.cwd, e.role, e.ts, ts_rank(e.tsv, $1::tsquery)::float8 AS score
+             FROM tb_entries e JOIN tb_sessions s ON s.id = e.session_id
+            WHERE ${where.join(' AND ')}
+            ORDER BY score DESC, e.ts DESC
+            LIMIT $${values.length})
+         SELECT top.*, b.body FROM top JOIN tb_entries b ON b.session_id = top.session_id AND b.id = top.id
+          ORDER BY top.score DESC, top.ts DESC`,
         values,
       )
     ).rows;
+    const terms = queryTerms(query);
     return rows.map((r) => {
       const hit: SearchHit = {
         sessionId: r.session_id,
         entryId: r.id,
         source: r.source as SourceName,
-        // a CJK word's characters, each a lexeme, one highlight; the index's separators left out
-        snippet: r.snippet.replaceAll('»\u0001\u0001«', '').replaceAll('\u0001', ''),
+        snippet: snippetOf(entrySearchText(JSON.parse(r.body) as Entry), terms),
         score: r.score,
         timestamp: r.ts,
       };
@@ -1095,16 +1102,6 @@ function checkUnique(entries: readonly Entry[], sessionId: string): void {
   }
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * A string as a text column can hold it: PostgreSQL text has no NUL, and UTF-8 no unpaired surrogate
- * (the driver would send U+FFFD for it). The exact value stays in the JSON text of the body or info.
- */
-function columnText(s: string): string {
-  return s.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
-}
-
 function storableId(id: string): boolean {
   return columnText(id) === id;
 }
@@ -1126,20 +1123,9 @@ function checkEntryIds(entries: readonly Entry[]): void {
   }
 }
 
-/**
- * A websearch query whose CJK runs are phrases of their characters, as search_text holds them
- * (cjkSeparated): '日本語' finds '日本語のテスト'; any other query unchanged.
- */
-function tsQueryText(query: string): string {
-  return query.replace(/"[^"]*"?|[^\s"]+/g, (w) => {
-    const spaced = cjkSpaced(w);
-    if (spaced === w || w.startsWith('"')) return spaced;
-    const not = w.startsWith('-') ? '-' : '';
-    return `${not}"${cjkSpaced(w.slice(not.length))}"`;
-  });
-}
-
 const BATCH = 200;
+/** Where the tsvector is among insertEntries' columns (its text is cast). */
+const TSV_COLUMN = 19;
 
 async function insertEntries(
   c: pg.PoolClient,
@@ -1148,6 +1134,8 @@ async function insertEntries(
   startSeq: number,
   bumpSeq = true,
 ): Promise<void> {
+  // the tools column names a result by its call: one that an earlier write stored too
+  const callNames = await storedCallNames(c, sessionId, entries);
   for (let i = 0; i < entries.length; i += BATCH) {
     const batch = entries.slice(i, i + BATCH);
     const values: unknown[] = [];
@@ -1156,8 +1144,7 @@ async function insertEntries(
       const m = e.kind === 'message' ? e.message : undefined;
       const r = responseRecordOf(e);
       const u = r?.usage;
-      const text =
-        e.kind === 'message' ? messageText(e.message) : e.kind === 'compaction' || e.kind === 'branch_summary' ? e.summary : '';
+      const search = searchColumns(e, callNames);
       const cols = [
         sessionId,
         e.id,
@@ -1177,19 +1164,18 @@ async function insertEntries(
         u ? (u.webSearches ?? null) : null,
         u ? u.reasoning : null,
         r ? (r.cost ?? null) : null,
-        m ? [...new Set(m.parts.flatMap((p) => (p.type === 'tool_call' ? [columnText(p.name)] : [])))] : [],
-        // a CJK character a lexeme: PostgreSQL's parser takes a run of them for one word
-        cjkSeparated(columnText(text)),
+        search.tools,
+        search.tsv,
         JSON.stringify(e),
       ];
       const base = values.length;
       values.push(...cols);
-      rows.push(`(${cols.map((_, k) => `$${base + k + 1}`).join(',')})`);
+      rows.push(`(${cols.map((_, k) => `$${base + k + 1}${k === TSV_COLUMN ? '::tsvector' : ''}`).join(',')})`);
     });
     await c.query(
       `INSERT INTO tb_entries (session_id, id, seq, parent_id, kind, role, ts, sidechain, response_id, model,
          usage_input, usage_output, usage_cache_read, usage_cache_write, usage_cache_write_1h, usage_web_searches,
-         usage_reasoning, cost, tools, search_text, body)
+         usage_reasoning, cost, tools, tsv, body)
        VALUES ${rows.join(',')} ON CONFLICT (session_id, id) DO NOTHING`,
       values,
     );

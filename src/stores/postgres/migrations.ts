@@ -5,13 +5,73 @@
  */
 import type { PoolClient } from 'pg';
 import { ThreadbaseError } from '../../model/errors.js';
-import { CJK_RANGES } from '../sqlite/text.js';
+import type { Entry } from '../../model/types.js';
+import { CJK_RANGES } from '../search-text.js';
 import { jsonbReadable } from './json-text.js';
+import { searchColumns } from './search.js';
 
 export interface Migration {
   version: number;
   name: string;
-  sql: string;
+  /** the step's SQL, run first */
+  sql?: string;
+  /** what SQL alone cannot do (reading the stored entries), run after `sql` in the same transaction */
+  run?: (client: PoolClient) => Promise<void>;
+}
+
+/** How many entries migration 11 reads and writes at a time. */
+const SEARCH_BATCH = 200;
+
+/**
+ * Migration 11: every entry's tsvector and tools taken again from its body (./search.ts): thinking,
+ * tool input and output searched, the tokens every store matches (no stemming, no stop words), a
+ * result's tool named by its call. A batch of entries at a time, in each session's order.
+ */
+async function searchColumnsFromBodies(client: PoolClient): Promise<void> {
+  await client.query(`ALTER TABLE tb_entries DROP COLUMN tsv;
+ALTER TABLE tb_entries ADD COLUMN tsv tsvector NOT NULL DEFAULT ''::tsvector;`);
+  let after: [string, string] | undefined;
+  let session: string | undefined;
+  let callNames = new Map<string, string>();
+  for (;;) {
+    const rows = (
+      await client.query<{ session_id: string; seq: string; body: string }>(
+        `SELECT session_id, seq, body FROM tb_entries ${after ? 'WHERE (session_id, seq) > ($2, $3::bigint)' : ''}
+          ORDER BY session_id, seq LIMIT $1`,
+        after ? [SEARCH_BATCH, ...after] : [SEARCH_BATCH],
+      )
+    ).rows;
+    if (!rows.length) break;
+    const changed: { session: string[]; seq: string[]; tsv: string[]; tools: string[] } = {
+      session: [],
+      seq: [],
+      tsv: [],
+      tools: [],
+    };
+    for (const r of rows) {
+      if (r.session_id !== session) {
+        session = r.session_id;
+        callNames = new Map();
+      }
+      const { tsv, tools } = searchColumns(JSON.parse(r.body) as Entry, callNames);
+      if (!tsv && !tools.length) continue;
+      changed.session.push(r.session_id);
+      changed.seq.push(r.seq);
+      changed.tsv.push(tsv);
+      changed.tools.push(JSON.stringify(tools));
+    }
+    if (changed.session.length)
+      await client.query(
+        `UPDATE tb_entries e SET tsv = v.tsv::tsvector, tools = ARRAY(SELECT json_array_elements_text(v.tools::json))
+           FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) AS v(session_id, seq, tsv, tools)
+          WHERE e.session_id = v.session_id AND e.seq = v.seq`,
+        [changed.session, changed.seq, changed.tsv, changed.tools],
+      );
+    const last = rows[rows.length - 1] as { session_id: string; seq: string };
+    after = [last.session_id, last.seq];
+  }
+  await client.query(`ALTER TABLE tb_entries DROP COLUMN search_text;
+CREATE INDEX tb_entries_tsv ON tb_entries USING gin(tsv);`);
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -182,6 +242,14 @@ UPDATE tb_sessions SET written_by = 'threadbase'
    AND (source = 'codex' OR (${jsonbReadable('info')})::jsonb #>> '{meta,importedFrom,source}' = 'codex');
 `,
   },
+  {
+    version: 11,
+    name: 'search: every part, the same words as every store',
+    // search_text (the messages' text, through 'english': stemmed, stop words dropped, `quokka.txt` one
+    // word) is replaced by a tsvector threadbase builds of the tokens every store matches, thinking and
+    // tool input and output included; tools names results too (src/stores/postgres/search.ts)
+    run: searchColumnsFromBodies,
+  },
 ];
 
 const LOCK_KEY = 7_311_042; // any constant: serialises migrations across processes
@@ -207,7 +275,8 @@ export async function migrate(client: PoolClient): Promise<number[]> {
       );
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
-      await client.query(m.sql);
+      if (m.sql) await client.query(m.sql);
+      if (m.run) await m.run(client);
       await client.query('INSERT INTO tb_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
       applied.push(m.version);
     }

@@ -31,7 +31,7 @@ import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/u
 import type { PriceTable } from '../index-sync/prices.js';
 import { costBucketOf, countedWhere, type StatsOptions, stats } from '../index-sync/stats.js';
 import { sessionInfoOf } from '../memory/index.js';
-import { toolNamesOf } from '../search-text.js';
+import { callNameIn, callsStoredBefore, searchLimitOf, toolNamesOf } from '../search-text.js';
 import {
   checkWrittenEntryIds,
   forkedSession,
@@ -227,15 +227,7 @@ export class SqliteStore extends DriverBase {
    * call an earlier one stored.
    */
   private storedCallNames(sessionId: string, entries: readonly Entry[]): Map<string, string> {
-    const calls = new Set<string>();
-    const wanted = new Set<string>();
-    for (const e of entries) {
-      if (e.kind !== 'message') continue;
-      for (const p of e.message.parts) {
-        if (p.type === 'tool_call') calls.add(p.id);
-        else if (p.type === 'tool_result' && p.name === undefined && !calls.has(p.callId)) wanted.add(p.callId);
-      }
-    }
+    const wanted = callsStoredBefore(entries);
     const names = new Map<string, string>();
     if (!wanted.size) return names;
     // the call's entry holds its id as a JSON string; the newest first (an id an agent used again)
@@ -244,10 +236,9 @@ export class SqliteStore extends DriverBase {
     );
     for (const id of wanted) {
       for (const row of holding.iterate(sessionId, JSON.stringify(id)) as Iterable<{ json: string }>) {
-        const e = JSON.parse(row.json) as Entry;
-        const call = e.kind === 'message' ? e.message.parts.find((p) => p.type === 'tool_call' && p.id === id) : undefined;
-        if (call?.type === 'tool_call') {
-          names.set(id, call.name);
+        const name = callNameIn(JSON.parse(row.json) as Entry, id);
+        if (name !== undefined) {
+          names.set(id, name);
           break;
         }
       }
@@ -417,7 +408,7 @@ export class SqliteStore extends DriverBase {
       .given(opts.source, 's.source = ?')
       .given(opts.project, 's.project = ?')
       .given(opts.parentId, 's.parent_id = ?');
-    const limit = Math.max(1, Math.floor(opts.limit ?? 50));
+    const limit = searchLimitOf(opts.limit);
     // bm25 scores every row that matches: for a word in a large share of the index (a common word),
     // only the most recent `rankWindow` matches are ranked, which bounds the time of any query.
     if (where.terms.length === 1 && !among.terms.length) {

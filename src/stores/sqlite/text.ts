@@ -1,10 +1,10 @@
 /**
  * The FTS5 side of search (what a search matches is src/stores/search-text.ts, the same in every
- * store). The FTS table is contentless (the text is not stored twice), so snippets are cut from the
- * entry itself (snippetOf). Chinese, Japanese and Korean have no spaces between words, so unicode61
- * would index a whole run ("日本語のテスト") as one token that no shorter query finds: their characters
- * are indexed one token each (cjkSeparated) and a query's run becomes a phrase of them, which finds
- * the run anywhere.
+ * store; what this module re-exports is that module's, for this store's callers). The FTS table is
+ * contentless (the text is not stored twice), so snippets are cut from the entry itself (snippetOf).
+ * Chinese, Japanese and Korean have no spaces between words, so unicode61 would index a whole run
+ * ("日本語のテスト") as one token that no shorter query finds: their characters are indexed one token
+ * each (cjkSeparated) and a query's run becomes a phrase of them, which finds the run anywhere.
  */
 import { CJK_RANGES, HAS_CJK, type SearchText, searchTerms } from '../search-text.js';
 
@@ -19,8 +19,8 @@ export {
 const CJK_CHAR = new RegExp(`[${CJK_RANGES}]`, 'gu');
 
 /**
- * Text as the full-text index takes it: each CJK character set apart by U+0001, which both
- * unicode61 and PostgreSQL's parser take for a separator (and no text shows); other text unchanged.
+ * Text as the full-text index takes it: each CJK character set apart by U+0001, which unicode61
+ * takes for a separator (and no text shows); other text unchanged.
  */
 export function cjkSeparated(s: string): string {
   return HAS_CJK.test(s) ? s.replace(CJK_CHAR, '\u0001$&\u0001') : s;
