@@ -63,17 +63,21 @@ export function svg(tag, attrs, ...children) {
 const TOKEN = /[\p{L}\p{N}]+/gu;
 const fold = (t) => t.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
-/** The words of a search query as the stores match them (letters and digits, case folded). */
-function queryTerms(query) {
+/**
+ * The words of a search query as the stores match them (letters and digits, case folded). No word is
+ * an operator (src/stores/search-text.ts): `or`, `not` and `near` are found and marked like any other.
+ */
+export function queryTerms(query) {
   const words = String(query ?? '').match(TOKEN) ?? [];
-  return new Set(words.map(fold).filter((w) => !/^(and|or|not|near)$/.test(w)));
+  return new Set(words.map(fold));
 }
 
 /**
  * A search snippet with the query's hits wrapped in <mark>, built from text nodes. Stores mark hits
- * themselves, and know stems and tokens better than we do: PostgreSQL's ts_headline with «…», the
- * SQLite index with [brackets] around a matched token (only brackets around a query word count: code
- * has brackets of its own). Elsewhere every token equal to a query word is marked.
+ * themselves, and know tokens better than we do: every store with [brackets] around a matched token
+ * (only brackets around a query word count: code has brackets of its own), a server of an older
+ * threadbase over PostgreSQL with «…» (its ts_headline). Elsewhere every token equal to a query word
+ * is marked.
  */
 export function highlighted(text, query) {
   const frag = document.createDocumentFragment();
