@@ -181,7 +181,15 @@ describe('a session with images, an errored call and a result with an image', ()
       updatedAt: t,
       messageCount: 4,
       entries: [
-        messageEntry('u', null, t, { role: 'user', parts: [{ type: 'text', text: 'what is this?' }, png] }),
+        messageEntry('u', null, t, {
+          role: 'user',
+          // a plain-text document: sent as its text, kept as a document in the record's threadbase field
+          parts: [
+            { type: 'text', text: 'what is this?' },
+            png,
+            { type: 'file', mediaType: 'text/plain', text: 'notes: one pixel', name: 'notes.txt' },
+          ],
+        }),
         messageEntry('a', 'u', t, {
           role: 'assistant',
           parts: [
@@ -209,6 +217,7 @@ describe('a session with images, an errored call and a result with an image', ()
     expect(resumedContents(home, 'probe images')).toEqual(expected);
     expect(JSON.stringify(expected)).toContain('"error":"no such file"');
     expect(JSON.stringify(expected).split(ONE_PIXEL_PNG).length).toBe(4);
+    expect(expected[0]?.parts).toContainEqual({ text: 'notes: one pixel' });
   }, 120_000);
 });
 

@@ -217,6 +217,29 @@ describe('gemini: writing chats', () => {
     });
   });
 
+  it('a plain-text document in a user turn is sent as its text and read back as the document', async () => {
+    const parts: Part[] = [
+      { type: 'text', text: 'Read these' },
+      { type: 'file', mediaType: 'text/plain', text: 'plain notes', name: 'notes.txt' },
+      { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0xLjQK', name: 'spec.pdf' },
+    ];
+    const source = chainSession('s-doc', 'claude', '/tmp/doc-proj', [
+      ['u', { role: 'user', parts }],
+      ['a', textMessage('assistant', 'Read.')],
+    ]);
+    const driver = new GeminiDriver(env);
+    const written = await driver.writeSession(source);
+    const back = (await driver.getSession(written.id)) as Session;
+    const user = back.entries.find((e) => e.kind === 'message' && e.message.role === 'user');
+    expect(user?.kind === 'message' && user.message.parts).toEqual(parts);
+    // Gemini CLI sends the document's text, as it sends the record's content
+    expect(contextToGeminiContents(buildContext(back))[0]?.parts).toEqual([
+      { text: 'Read these' },
+      { text: 'plain notes' },
+      { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0xLjQK', displayName: 'spec.pdf' } },
+    ]);
+  });
+
   it('a call the provider ran is sent as its note and read back as the call; a call without a result gets an error result', async () => {
     const search = {
       type: 'tool_call' as const,

@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { prefixOf } from '../../model/text.js';
 import { countMessages, firstUserLine } from '../../model/tree.js';
-import type { Entry, Message, ParseWarning, Part, Session, ToolResultContent, Usage } from '../../model/types.js';
+import type { Entry, FilePart, Message, ParseWarning, Part, Session, ToolResultContent, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
@@ -72,6 +72,22 @@ function withKept(m: Message, kept: JsonObject | undefined): Message {
   return out;
 }
 
+/**
+ * The text parts threadbase wrote for plain-text documents (encode.ts userRecord: `threadbase.textFiles`,
+ * each by its index in the content) back as those documents.
+ */
+function withTextFiles(parts: Part[], textFiles: unknown): Part[] {
+  if (!Array.isArray(textFiles)) return parts;
+  const out = [...parts];
+  for (const f of textFiles) {
+    if (!isObject(f) || typeof f.at !== 'number' || typeof f.mediaType !== 'string') continue;
+    const { at, ...file } = f;
+    const p = out[at];
+    if (p?.type === 'text') out[at] = { ...(file as Omit<FilePart, 'type' | 'text'>), type: 'file', text: p.text };
+  }
+  return out;
+}
+
 /** A user message Gemini CLI wrote itself (marked by recordEntries). */
 const geminiInjected = (m: Message): boolean => Boolean(m.meta?.geminiInjected);
 
@@ -118,7 +134,7 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
     return [{ ...base, kind: 'message', message: withKept({ role: 'system', parts }, kept) }];
   }
   if (type === 'user') {
-    const parts = geminiParts(rec.content, pairer);
+    const parts = withTextFiles(geminiParts(rec.content, pairer), kept?.textFiles);
     const onlyResults =
       parts.length > 0 && parts.every((p) => p.type === 'tool_result' || p.type === 'text' || p.type === 'image');
     const results = parts.filter((p) => p.type === 'tool_result');

@@ -184,6 +184,8 @@ function toolCallRecord(p: ToolCallPart, timestamp: string): JsonObject {
 function userRecord(enc: Encoder, e: Entry & { kind: 'message' }): JsonObject {
   const m = e.message;
   const content: JsonObject[] = [];
+  /** the text documents among the content, by their index there */
+  const textFiles: JsonObject[] = [];
   for (const p of m.parts) {
     if (p.type === 'tool_result') {
       const call = enc.calls.get(p.callId);
@@ -227,7 +229,13 @@ function userRecord(enc: Encoder, e: Entry & { kind: 'message' }): JsonObject {
       enc.warnings.push(`entry ${e.id}: a ${p.type} part in a ${m.role} message has no Gemini form; left out`);
     } else {
       const c = geminiPart(p);
-      if (c) content.push(c);
+      if (!c) continue;
+      // a plain-text document is sent as its text: what made it a document kept to read it back as one
+      if (p.type === 'file' && p.text !== undefined) {
+        const { type: _t, text: _x, ...file } = p;
+        textFiles.push({ at: content.length, ...file });
+      }
+      content.push(c);
     }
   }
   const rec: JsonObject = { id: e.id, timestamp: e.timestamp, type: 'user', content };
@@ -238,6 +246,7 @@ function userRecord(enc: Encoder, e: Entry & { kind: 'message' }): JsonObject {
   const results = m.parts.some((p) => p.type === 'tool_result');
   const readAs = results && m.parts.every((p) => ['tool_result', 'text', 'image'].includes(p.type)) ? 'tool' : 'user';
   if (m.role !== readAs) kept.role = m.role;
+  if (textFiles.length) kept.textFiles = textFiles;
   if (Object.keys(kept).length) rec.threadbase = kept;
   return rec;
 }
