@@ -314,10 +314,11 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
       ? await dataOf(c).searchWithScope(query, { source: q.source, project: q.project, limit: Number(q.limit) || 50 })
       : { hits: [], scanned: undefined };
     const titles = await dataOf(c).titles();
+    const agents = await dataOf(c).agents();
     // scanned: a store with no index of its own, read in its most recent sessions only (the page says so)
     return c.json({
       query,
-      hits: hits.map((h) => ({ ...h, title: titles.get(h.sessionId) ?? null })),
+      hits: hits.map((h) => ({ ...h, title: titles.get(h.sessionId) ?? null, agent: agents.get(h.sessionId) ?? h.source })),
       ...(scanned ? { scanned } : {}),
     });
   });

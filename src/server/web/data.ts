@@ -45,6 +45,7 @@ import {
   responseCost,
 } from '../../stores/index-sync/prices.js';
 import { queryTerms, searchTerms, sessionMatches, snippetOf } from '../../stores/search-text.js';
+import { THREADBASE_SOURCE } from '../../stores/shared.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -100,6 +101,21 @@ function timeWindow(q: { since?: string; until?: string }): { since?: string; un
   };
 }
 
+/**
+ * The agent that recorded a session: a session stored as threadbase's own from an agent's (pushed to a
+ * team server, converted into a store) names it in meta.importedFrom.source; else its source. A team
+ * server's sessions, all pushed, showed and filtered as "threadbase".
+ */
+export function agentOf(info: Pick<SessionInfo, 'source' | 'meta'>): string {
+  const from = info.meta?.importedFrom;
+  const source = typeof from === 'object' && from !== null ? (from as { source?: unknown }).source : undefined;
+  return info.source === THREADBASE_SOURCE && typeof source === 'string' && source ? source : info.source;
+}
+
+/** A `source` filter: the session's own source or the agent it came from (as the PostgreSQL store's filters read it). */
+const ofAgent = (info: Pick<SessionInfo, 'source' | 'meta'>, source: string | undefined): boolean =>
+  !source || info.source === source || agentOf(info) === source;
+
 export interface SessionListQuery {
   source?: string;
   project?: string;
@@ -115,6 +131,8 @@ export interface SessionListQuery {
 
 /** The listed session of the CLI contract (`sessionRow`), with what the viewer's list adds. */
 export interface SessionRow extends ListedSession {
+  /** the agent that recorded it (agentOf): `source` is where it is stored */
+  agent: string;
   models: string[];
   tokens: number;
   cost: number | null;
@@ -227,6 +245,8 @@ function sideChainsAsChildren(session: Session, stored: readonly ChildSession[])
 
 export interface SessionHeader {
   info: SessionInfo & { usage?: Usage };
+  /** the agent that recorded it (agentOf) */
+  agent: string;
   /** the sessions whose parent is this one, oldest first: the viewer links each from its tool call */
   children: ChildSession[];
   leafId: string | null;
@@ -385,14 +405,15 @@ export class WebData {
     const q = { ...query, ...timeWindow(query) };
     const all = await this.allSessions();
     const facets = {
-      sources: [...new Set(all.map((s) => s.source))].sort(),
+      // the agents the sessions came from, and the stores' own names (threadbase) a filter also takes
+      sources: [...new Set(all.flatMap((s) => [s.source, agentOf(s)]))].sort(),
       projects: [...new Set(all.map((s) => s.project).filter((p): p is string => !!p))].sort(),
       models: [...new Set(all.flatMap((s) => s.models ?? []))].sort(),
     };
     const text = q.text?.toLowerCase();
     const rows = all.filter(
       (s) =>
-        (!q.source || s.source === q.source) &&
+        ofAgent(s, q.source) &&
         (!q.project || s.project === q.project) &&
         (!q.model || (s.models ?? []).includes(q.model)) &&
         (!q.since || s.updatedAt >= q.since) &&
@@ -434,6 +455,7 @@ export class WebData {
       facets,
       sessions: page.map((s) => ({
         ...sessionRow(s),
+        agent: agentOf(s),
         models: s.models ?? [],
         tokens: totalTokens(s.usage),
         ...this.listCost(s, exact?.get(costKey(s.source, s.id))),
@@ -586,6 +608,7 @@ export class WebData {
     );
     return {
       info,
+      agent: agentOf(info),
       children,
       leafId: this.currentShownLeaf(ls),
       entryCount: ls.session.entries.filter(shownEntry).length,
@@ -831,6 +854,11 @@ export class WebData {
     return new Map((await this.allSessions()).map((s) => [s.id, s.title ?? '']));
   }
 
+  /** Each session's agent (agentOf), by id: a search hit names its session's store only. */
+  async agents(): Promise<Map<string, string>> {
+    return new Map((await this.allSessions()).map((s) => [s.id, agentOf(s)]));
+  }
+
   /** Full-text search through the driver's own index, else a bounded scan of the sessions. */
   async search(query: string, opts: { source?: string; project?: string; limit?: number }): Promise<SearchHit[]> {
     return (await this.searchWithScope(query, opts)).hits;
@@ -856,7 +884,7 @@ export class WebData {
     const marked = queryTerms(query);
     const hits: SearchHit[] = [];
     const sessions = (await this.allSessions()).filter(
-      (s) => (!opts.source || s.source === opts.source) && (!opts.project || s.project === opts.project),
+      (s) => ofAgent(s, opts.source) && (!opts.project || s.project === opts.project),
     );
     const searched = sessions.slice(0, this.searchSessionLimit);
     const scanned = { searched: searched.length, of: sessions.length };
@@ -884,7 +912,7 @@ export class WebData {
     const filter = { ...query, ...timeWindow(query) };
     const sessions = (await this.allSessions()).filter(
       (s) =>
-        (!filter.source || s.source === filter.source) &&
+        ofAgent(s, filter.source) &&
         (!filter.project || s.project === filter.project) &&
         (!filter.since || s.updatedAt >= filter.since) &&
         (!filter.until || s.createdAt <= filter.until),
@@ -929,7 +957,7 @@ export class WebData {
         merge(byDay, day, c);
         merge(byModel, model, c);
         merge(byProject, info.project ?? '(none)', c);
-        merge(bySource, info.source, c);
+        merge(bySource, agentOf(info), c);
       }
     }
     const byCost = (m: Map<string, StatsBucket>) =>

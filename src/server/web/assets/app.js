@@ -84,6 +84,19 @@ async function route() {
   }
 }
 
+/**
+ * The agent that recorded a session (the server's `agent`: a pushed session's original one), its store
+ * said on hover where they differ: a team server's sessions are all stored as threadbase's own.
+ */
+function agentBadge(agent, source) {
+  const shown = agent || source;
+  return h(
+    'span',
+    { class: `agent agent-${shown}`, ...(shown !== source ? { title: `${shown}, stored by ${source}` } : {}) },
+    shown,
+  );
+}
+
 /** The sessions a prefix of several names ('source:id', as the API lists them), each a link to pick it by. */
 function candidatesList(candidates) {
   if (!Array.isArray(candidates) || !candidates.length) return '';
@@ -261,7 +274,7 @@ function drawList(params, page, data) {
         h('a', { href: href(`/session/${encodeURIComponent(s.id)}`), dir: 'auto' }, s.title || '(untitled)'),
         h('div', { class: 'muted small mono' }, s.id, s.parentId ? ` · from ${shortIdBeside(s.parentId, s.id)}` : ''),
       ),
-      h('td', {}, h('span', { class: `agent agent-${s.source}` }, s.source)),
+      h('td', {}, agentBadge(s.agent, s.source)),
       h('td', { class: 'small', title: s.project ?? '' }, shortPath(s.project)),
       h('td', { class: 'small' }, s.models.join(', ')),
       h('td', { class: 'small nowrap' }, fmtTime(s.updatedAt)),
@@ -384,7 +397,7 @@ async function sessionView(given, params) {
       h(
         'div',
         { class: 'muted small' },
-        h('span', { class: `agent agent-${info.source}` }, info.source),
+        agentBadge(head.agent, info.source),
         ' · ',
         h('span', { class: 'mono' }, info.id),
         info.project ? ` · ${info.project}` : '',
@@ -786,7 +799,7 @@ async function searchView(params) {
         h(
           'div',
           { class: 'hit-head small' },
-          h('span', { class: `agent agent-${hit.source}` }, hit.source),
+          agentBadge(hit.agent, hit.source),
           ` ${hit.role ?? ''} · `,
           h('span', { class: 'mono' }, hit.sessionId.slice(0, 12)),
           hit.project ? ` · ${shortPath(hit.project)}` : '',
