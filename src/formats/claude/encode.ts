@@ -13,7 +13,7 @@ import {
   tokensToAnthropic,
 } from '../../convert/anthropic.js';
 import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-tools.js';
-import type { Entry, ImagePart, Message, Meta, Part, Session, ToolCallPart } from '../../model/types.js';
+import type { Entry, ImagePart, Message, Meta, Part, Session, ToolCallPart, Usage } from '../../model/types.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { toJsonl } from '../shared/atomic.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
@@ -21,7 +21,7 @@ import type { EncodedJsonl, JsonlEncodeOptions } from '../shared/encoded.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { denialKindOf, inClaudeWords } from './denials.js';
 import { TASK_NOTIFICATION_ORIGIN, unwrappedTaskNotification } from './notifications.js';
-import { CLAUDE_API_ERROR, isRecord, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
+import { CLAUDE_API_ERROR, isRecord, KEPT_COPY_OF, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
 import { isReplyBlock } from './reply.js';
 
@@ -158,7 +158,10 @@ function content(m: Message): unknown {
 }
 
 function usageOut(m: Message) {
-  const u = m.usage;
+  return usageRecordOf(m.usage);
+}
+
+function usageRecordOf(u: Usage | undefined) {
   return {
     // the cache writes by how long they live, and the part of output that was thinking, as Claude Code records them
     ...tokensToAnthropic(u ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }),
@@ -239,11 +242,18 @@ function failedTurnRecord(
  * no content is written only into one of those: Claude Code merges it into its response and sends
  * nothing for it. Alone, Claude Code would send it as a "(no content)" reply; with no record the
  * turns around it join, as in our context.
+ * `responseUsage`: each response's usage as counted (its last record with usage). A record without
+ * usage of a response another record has it for carries that usage, as every record Claude Code
+ * writes of a response does: zero usage there would replace the response's real one when read back.
+ * `keptCopy`: the message copies a reply a compaction kept (keptCopies): written as a response of its
+ * own with no usage (it was spent before the compaction), its response id kept in `threadbase`.
  */
 function messageRecord(
   ctx: EncodeContext,
   e: Entry & { kind: 'message' },
   replied: ReadonlySet<string>,
+  responseUsage: ReadonlyMap<string, Usage>,
+  keptCopy: boolean,
   toolIds: AnthropicToolIds,
 ): Record<string, unknown> | undefined {
   // a call the provider ran has no result to send: Claude Code would send it with an error result
@@ -254,21 +264,23 @@ function messageRecord(
     const c = content(m);
     if (Array.isArray(c) && c.length === 0 && !(m.responseId && replied.has(m.responseId))) return undefined;
     const requestId = isRecord(m.meta?.claude) ? m.meta.claude.requestId : undefined;
+    const copyOf = keptCopy ? m.responseId : undefined;
+    const kept = { ...keptPartsField(m, originals), ...(copyOf ? { [KEPT_COPY_OF]: copyOf } : {}) };
     return {
       ...rec,
       type: 'assistant',
       ...(typeof requestId === 'string' ? { requestId } : {}),
       message: {
-        id: m.responseId ?? madeUpResponseId(e.id),
+        id: copyOf || !m.responseId ? madeUpResponseId(e.id) : m.responseId,
         type: 'message',
         role: 'assistant',
         model: m.model ?? 'claude-sonnet-4-5',
         content: c,
         stop_reason: stopReasonOf(m),
         stop_sequence: null,
-        usage: usageOut(m),
+        usage: usageRecordOf(copyOf ? undefined : (m.usage ?? (m.responseId ? responseUsage.get(m.responseId) : undefined))),
       },
-      ...withKeptParts(m, originals),
+      ...(Object.keys(kept).length ? { threadbase: kept } : {}),
     };
   }
   if (m.role === 'system') return undefined;
@@ -344,6 +356,55 @@ export function markWritten(records: Record<string, unknown>[]): void {
   first.threadbase = { ...kept, ...own, writtenBy: WRITTEN_BY };
 }
 
+/**
+ * The messages (entry ids) that copy a reply a compaction on their path kept: their response id is
+ * that of a message before the compaction (another agent's layout: Copilot CLI's copy writes the kept
+ * replies again after its compaction). Claude Code joins a record into the records of its
+ * `message.id` from before a compact boundary (2.1.332, seen resuming such a copy), so the reply
+ * would be sent twice.
+ */
+function keptCopies(entries: readonly Entry[]): Set<string> {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  /** entry id → the response ids before a compaction on its path (shared along a path, made anew at each compaction) */
+  const behind = new Map<string, ReadonlySet<string>>();
+  const none: ReadonlySet<string> = new Set();
+  const responsesAbove = (e: Entry): Set<string> => {
+    const out = new Set<string>();
+    const seen = new Set<string>();
+    for (
+      let a = e.parentId ? byId.get(e.parentId) : undefined;
+      a && !seen.has(a.id);
+      a = a.parentId ? byId.get(a.parentId) : undefined
+    ) {
+      seen.add(a.id);
+      if (a.kind === 'message' && a.message.responseId) out.add(a.message.responseId);
+    }
+    return out;
+  };
+  const behindOf = (e: Entry): ReadonlySet<string> => {
+    // up to the nearest entry known (or the root), then down again: no recursion on long paths
+    const chain: Entry[] = [];
+    const onChain = new Set<string>();
+    let a: Entry | undefined = e;
+    while (a && !behind.has(a.id) && !onChain.has(a.id)) {
+      chain.push(a);
+      onChain.add(a.id);
+      a = a.parentId ? byId.get(a.parentId) : undefined;
+    }
+    let set = a ? (behind.get(a.id) ?? none) : none;
+    for (const c of chain.reverse()) {
+      if (c.kind === 'compaction') set = new Set([...set, ...responsesAbove(c)]);
+      behind.set(c.id, set);
+    }
+    return set;
+  };
+  const out = new Set<string>();
+  for (const e of entries)
+    if (e.kind === 'message' && e.message.role === 'assistant' && e.message.responseId && behindOf(e).has(e.message.responseId))
+      out.add(e.id);
+  return out;
+}
+
 export function encodeSession(session: Session, ctx: EncodeContext): EncodeResult {
   const records: Record<string, unknown>[] = [];
   const warnings: string[] = [];
@@ -362,7 +423,10 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
   const movedCwd = cwdMover(session, ctx.cwd);
   // the responses a record written from the model has reply content in, as Claude Code counts it
   const replied = new Set<string>();
+  const copies = keptCopies(session.entries);
+  const responseUsage = new Map<string, Usage>();
   for (const e of session.entries) {
+    if (e.kind === 'message' && e.message.responseId && e.message.usage) responseUsage.set(e.message.responseId, e.message.usage);
     if (e.kind !== 'message' || e.rawSource === 'claude' || e.message.role !== 'assistant') continue;
     const m = e.message;
     if (m.responseId && !failedTurn(m) && (content(m) as unknown[]).some(isReplyBlock)) replied.add(m.responseId);
@@ -389,7 +453,7 @@ export function encodeSession(session: Session, ctx: EncodeContext): EncodeResul
     }
     switch (e.kind) {
       case 'message': {
-        const rec = messageRecord(ctx, { ...e, parentId }, replied, toolIds);
+        const rec = messageRecord(ctx, { ...e, parentId }, replied, responseUsage, copies.has(e.id), toolIds);
         if (!rec) {
           skip(
             e,

@@ -111,6 +111,13 @@ export const madeUpResponseId = (entryId: string): string => `msg_tb_${entryId.r
  */
 export const CLAUDE_API_ERROR = 'claudeApiError';
 
+/**
+ * `threadbase.keptCopyOf`: the record copies a reply of that response id which a compaction kept (encode.ts
+ * keptCopies), written under a message id of its own so that Claude Code does not join it to the reply
+ * before the compaction; its usage is counted there.
+ */
+export const KEPT_COPY_OF = 'keptCopyOf';
+
 /** The model message of a user/assistant record; undefined when it has none. */
 export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Message | undefined {
   const raw = r.message;
@@ -138,6 +145,10 @@ export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Messag
     if (only?.type === 'text' && !only.meta && only.text.trim() === '') claude.blockContent = true;
   }
   if (isRecord(r.threadbase) && Array.isArray(r.threadbase.parts)) restoreKeptParts(msg, r.threadbase.parts);
+  if (r.type === 'assistant' && isRecord(r.threadbase) && typeof r.threadbase[KEPT_COPY_OF] === 'string') {
+    msg.responseId = r.threadbase[KEPT_COPY_OF];
+    delete msg.usage;
+  }
   // a call refused or cancelled before it ran (denials.ts): its result marked, the kind kept to write back
   if (r.type === 'user') {
     markClaudeDenials(msg, r.toolDenialKind);
