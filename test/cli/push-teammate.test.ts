@@ -100,6 +100,15 @@ describe('push from the local index', () => {
     expect((await titlesOn(t.key)).length).toBe(4);
   });
 
+  it('syncs also an index synced a moment ago: a session written since, by an agent new there, goes too', async () => {
+    const t = await teammate('just-synced');
+    expect((await runCli(t.env, ['sync'])).code).toBe(0);
+    await copySourceFixtures({ root: t.home, project: '/work/just-synced' }, { claudeSubAgent: false });
+    const r = await runCli(t.env, ['push', '--to', server.url, '--key', t.key, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ sessions: 4, created: 4, failed: [] });
+  });
+
   it('--no-sync pushes the index as it is, and says when it holds nothing', async () => {
     const t = await teammate('no-sync');
     await copySourceFixtures({ root: t.home, project: '/work/no-sync' }, { claudeSubAgent: false });

@@ -66,6 +66,8 @@ export function registerPush(program: Command, ctx: CliContext): void {
         // brought up to date first, as stats and search do: a push before any sync sent nothing and said nothing
         const index = await openFreshIndex(ctx.env, ctx.sources(), {
           sync: opts.sync,
+          // whatever its age: a session written since the last sync, where no agent wrote before, was left behind
+          maxAgeMs: 0,
           onWarning: (w) => warnParse(ctx, w),
         });
         from = index;
