@@ -40,9 +40,23 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     if (m.meta?.excludedFromContext === true) continue;
     if (m.parts.length === 0) continue;
     // OpenCode's assistant messages hold no images: one another agent's assistant made is sent as its note
-    messages.push(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(m))));
+    messages.push(inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(m))), messages.at(-1)));
   }
   return { ...base, messages };
+}
+
+/**
+ * OpenCode keeps each result in its call's part and sends a step's results in the order of its calls,
+ * whatever order they came in (the reader gives the order threadbase kept: parse.ts resultsInOrder).
+ */
+function inCallOrder(m: Message, before: Message | undefined): Message {
+  if (m.role !== 'tool' || before?.role !== 'assistant') return m;
+  const calls = before.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []));
+  const at = (p: Message['parts'][number]) => {
+    const k = p.type === 'tool_result' ? calls.indexOf(p.callId) : -1;
+    return k < 0 ? calls.length : k;
+  };
+  return { ...m, parts: [...m.parts].sort((a, b) => at(a) - at(b)) };
 }
 
 /** OpenCode sends a tool's attachments only when they are inline (data: URLs), not those it links to. */

@@ -3,14 +3,14 @@
  * ids in OpenCode's scheme. Entries read from OpenCode (rawSource 'opencode') are written back from
  * their original messages (ids remapped, as OpenCode's own fork does); entries from other formats
  * are encoded from the model fields: a user message per user entry, an assistant message per
- * assistant entry (one step: step-start, reasoning/text/tool parts, step-finish) whose tool parts
- * take their results from the tool entries that follow, and a compaction as OpenCode's pair of a
- * compaction request and a `summary` assistant message.
+ * assistant entry, or per response split over entries (one step: step-start, reasoning/text/tool
+ * parts, step-finish) whose tool parts take their results from the tool entries that follow, and a
+ * compaction as OpenCode's pair of a compaction request and a `summary` assistant message.
  */
 import { declinedMarkOf } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
-import { pathToLeaf } from '../../model/tree.js';
-import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
+import { mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
+import type { Entry, Message, MessageEntry, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
@@ -218,6 +218,8 @@ export function encodeEntries(
     });
   };
 
+  /** each tool part a result went into, in the order the results came */
+  const resultArrival = new Map<Json, number>();
   const attachResult = (r: ToolResultPart, at: number) => {
     const tool = pendingTools.get(r.callId);
     if (!tool) {
@@ -226,6 +228,7 @@ export function encodeEntries(
       return;
     }
     pendingTools.delete(r.callId);
+    resultArrival.set(tool, resultArrival.size);
     if (seededTools.has(tool)) updatedParts.push(tool);
     const state = obj(tool.state) ?? {};
     const input = obj(state.input) ?? {};
@@ -446,7 +449,8 @@ export function encodeEntries(
     });
   };
 
-  for (const e of path) {
+  for (let i = 0; i < path.length; i++) {
+    const e = path[i] as Entry;
     if (holdsOpenCodeRecords(e.rawSource) && isOcEntryRaw(e.raw)) {
       const raw = e.raw;
       if (raw.message) {
@@ -470,7 +474,14 @@ export function encodeEntries(
     if (e.kind === 'message') {
       const m = e.message;
       if (m.role === 'user') encodeUser(e, m);
-      else if (m.role === 'assistant') encodeAssistant(e, m);
+      else if (m.role === 'assistant') {
+        // a response split over several entries (Claude Code: one per content block) is one OpenCode
+        // message, as OpenCode records a response: its parallel calls are sent as one turn's, their results together
+        const group = splitResponseAt(path, i);
+        i += group.length - 1;
+        encodeAssistant(e, mergeSplitResponses(group.map((g) => g.message))[0] as Message);
+        for (const g of group) messageIdFor.set(g.id, messageIdFor.get(e.id) ?? '');
+      }
       // results go into the tool parts; text or images that came alongside become a user message
       else if (m.role === 'tool') encodeUser(e, m);
       else warnings.push(`${e.id}: ${m.role} messages have no ${label} equivalent; left out`);
@@ -484,6 +495,18 @@ export function encodeEntries(
         { threadbase: { branchSummary: { ...branchSummaryField(e) } } },
       );
     // model changes, labels and other metadata have no OpenCode record
+  }
+
+  // OpenCode keeps a result in its call's part and sends a step's results in the order of its calls:
+  // results that came in another order (Claude Code records each as its call ends) keep theirs beside
+  // them (a field OpenCode ignores; parse.ts reads the step's results back in it)
+  for (const m of out) {
+    const tools = m.parts.filter((p) => resultArrival.has(p));
+    const arrival = tools.map((p) => resultArrival.get(p) as number);
+    if (arrival.every((n, k) => k === 0 || n > (arrival[k - 1] as number))) continue;
+    tools.forEach((p, k) => {
+      p.threadbase = { ...(obj(p.threadbase) ?? {}), resultOrder: arrival.filter((n) => n < (arrival[k] as number)).length };
+    });
   }
 
   // A copied message cut short by the path keeps only its parts up to the last one on the path.
@@ -524,6 +547,23 @@ export function encodeEntries(
     last = Math.max(created, last + 1);
   }
   return { messages: out, updatedParts, orphanResults, warnings };
+}
+
+/**
+ * The entries of the response at `path[i]`, an assistant message another agent wrote: it and the
+ * assistant messages right after it with its response id (none: it alone).
+ */
+function splitResponseAt(path: readonly Entry[], i: number): MessageEntry[] {
+  const first = path[i] as MessageEntry;
+  const group = [first];
+  const id = first.message.responseId;
+  for (let j = i + 1; id !== undefined && j < path.length; j++) {
+    const next = path[j] as Entry;
+    if (next.kind !== 'message' || next.message.role !== 'assistant' || next.message.responseId !== id) break;
+    if (holdsOpenCodeRecords(next.rawSource) && isOcEntryRaw(next.raw)) break;
+    group.push(next);
+  }
+  return group;
 }
 
 /** The token and cost totals of the assistant messages, as OpenCode sums them onto the session. */

@@ -294,7 +294,21 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
   const err = errorText(info.error);
   if (err) assistant.error = err;
   if (assistantSkippedInContext(m)) assistant.meta = { excludedFromContext: true };
-  return { assistant, ...(results.length ? { tool: { role: 'tool', parts: results } } : {}) };
+  return { assistant, ...(results.length ? { tool: { role: 'tool', parts: resultsInOrder(step, results) } } : {}) };
+}
+
+/**
+ * A step's results (in the order of its tool parts) in the order they came, where threadbase kept it
+ * (encode.ts: another agent's results that came in another order than their calls), else as they are.
+ * OpenCode sends them in the order of its calls (context.ts).
+ */
+function resultsInOrder(step: Step, results: ToolResultPart[]): ToolResultPart[] {
+  const order = step.parts.filter((p) => p.type === 'tool').map((p) => num(obj(p.threadbase)?.resultOrder));
+  if (order.length !== results.length || order.some((n) => n === undefined)) return results;
+  return results
+    .map((r, k) => ({ r, at: order[k] as number }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ r }) => r);
 }
 
 /** Where each side part goes in the message's meta. */
