@@ -201,7 +201,12 @@ describe('a session with images, an errored call and a result with an image', ()
         messageEntry('r', 'a', t, {
           role: 'tool',
           parts: [
-            { type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'the image:' }, png] },
+            {
+              type: 'tool_result',
+              callId: 'c1',
+              // a plain-text document too: sent in the output, as Gemini CLI joins a tool's texts
+              content: [{ type: 'text', text: 'the image:' }, png, { type: 'file', mediaType: 'text/plain', text: 'its notes' }],
+            },
             { type: 'tool_result', callId: 'c2', content: 'no such file', isError: true },
           ],
         }),
@@ -218,6 +223,7 @@ describe('a session with images, an errored call and a result with an image', ()
     expect(JSON.stringify(expected)).toContain('"error":"no such file"');
     expect(JSON.stringify(expected).split(ONE_PIXEL_PNG).length).toBe(4);
     expect(expected[0]?.parts).toContainEqual({ text: 'notes: one pixel' });
+    expect(JSON.stringify(expected)).toContain('"output":"the image:\\nits notes"');
   }, 120_000);
 });
 

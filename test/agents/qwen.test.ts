@@ -128,6 +128,30 @@ describe('a session with a search the provider ran and a call left without a res
   }, 120_000);
 });
 
+describe('a result with a plain-text document, written into Qwen Code', () => {
+  it('is resumed by the real qwen with the document in the result’s text, and read back as the document', async () => {
+    const content = [
+      { type: 'text' as const, text: 'listed' },
+      { type: 'file' as const, mediaType: 'text/plain', text: 'its notes', name: 'notes.txt' },
+    ];
+    const session = chainSession('result-doc', 'claude', home.project, [
+      ['u', textMessage('user', 'read the notes')],
+      ['a', { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_d', name: 'read_file', input: { path: 'notes.txt' } }] }],
+      ['r', { role: 'tool', parts: [{ type: 'tool_result', callId: 'call_d', content }] }],
+      ['b', textMessage('assistant', 'Read.')],
+    ]);
+    const sources = new Sources(home.env);
+    const info = (await sources.driver('qwen').writeSession?.(session)) as SessionInfo;
+    await sources.close();
+    await runQwen(home, ['--resume', info.id, 'probe result doc']);
+    const sent = requestItems(requestEndingWith(home, 'probe result doc').messages);
+    expect(sent.find((s) => s.startsWith('result:call_d:'))).toContain('its notes');
+    const back = await readSession(home, 'qwen', info.id);
+    const r = back.entries.find((e) => e.id === 'r');
+    expect(r?.kind === 'message' && r.message.parts).toEqual([{ type: 'tool_result', callId: 'call_d', content }]);
+  }, 120_000);
+});
+
 describe('threadbase handoff --to qwen', () => {
   it('prints a command that resumes the session in its project, even one whose path holds quotes, $, a backtick and !', async () => {
     const command = await handoffFromAwkwardProject(home, 'qwen');

@@ -240,6 +240,31 @@ describe('gemini: writing chats', () => {
     ]);
   });
 
+  it('a result with an image and a plain-text document: the document in its output, as Gemini CLI joins a tool’s texts; read back as the one result it was', async () => {
+    const png = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0K' };
+    const content = [
+      { type: 'text' as const, text: 'listed' },
+      png,
+      { type: 'file' as const, mediaType: 'text/plain', text: 'doc in result', name: 'doc.txt' },
+    ];
+    const source = chainSession('s-result-doc', 'claude', '/tmp/doc-proj', [
+      ['u', textMessage('user', 'list')],
+      ['a', { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'read_file', input: { path: 'doc.txt' } }] }],
+      ['r', { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', content }] }],
+      ['b', textMessage('assistant', 'Done.')],
+    ]);
+    const driver = new GeminiDriver(env);
+    const back = (await driver.getSession((await driver.writeSession(source)).id)) as Session;
+    const tools = back.entries.flatMap((e) => (e.kind === 'message' && e.message.role === 'tool' ? [e.message.parts] : []));
+    expect(tools).toEqual([[{ type: 'tool_result', callId: 'c1', content }]]);
+    const sent = contextToGeminiContents(buildContext(back)).flatMap((c) => c.parts);
+    expect(sent).toContainEqual({
+      functionResponse: { id: 'c1', name: 'read_file', response: { output: 'listed\ndoc in result' } },
+    });
+    expect(sent).toContainEqual({ inlineData: { mimeType: 'image/png', data: 'iVBORw0K' } });
+    expect(sent).not.toContainEqual({ text: 'doc in result' });
+  });
+
   it('a call the provider ran is sent as its note and read back as the call; a call without a result gets an error result', async () => {
     const search = {
       type: 'tool_call' as const,

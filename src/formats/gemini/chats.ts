@@ -14,7 +14,18 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { prefixOf } from '../../model/text.js';
 import { countMessages, firstUserLine } from '../../model/tree.js';
-import type { Entry, FilePart, Message, ParseWarning, Part, Session, ToolResultContent, Usage } from '../../model/types.js';
+import type {
+  Entry,
+  FilePart,
+  Message,
+  ParseWarning,
+  Part,
+  Session,
+  TextPart,
+  ToolResultContent,
+  ToolResultPart,
+  Usage,
+} from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
@@ -84,6 +95,26 @@ function withTextFiles(parts: Part[], textFiles: unknown): Part[] {
     const { at, ...file } = f;
     const p = out[at];
     if (p?.type === 'text') out[at] = { ...(file as Omit<FilePart, 'type' | 'text'>), type: 'file', text: p.text };
+  }
+  return out;
+}
+
+/**
+ * A result's content as threadbase kept it beside its call (encode.ts keptResultContent): its texts and
+ * plain-text documents, `{sibling: k}` for the k-th image or file read after its text (`read`); undefined
+ * when it is not that, or names a part that is not there.
+ */
+function keptResultContent(kept: unknown, read: ToolResultPart['content']): ToolResultContent[] | undefined {
+  if (!Array.isArray(kept)) return undefined;
+  const binaries = typeof read === 'string' ? [] : read.filter((c) => c.type !== 'text');
+  const out: ToolResultContent[] = [];
+  for (const c of kept) {
+    if (!isObject(c)) return undefined;
+    if (c.type === 'text' && typeof c.text === 'string') out.push(c as unknown as TextPart);
+    else if (c.type === 'file' && typeof c.text === 'string' && typeof c.mediaType === 'string')
+      out.push(c as unknown as FilePart);
+    else if (typeof c.sibling === 'number' && binaries[c.sibling]) out.push(binaries[c.sibling] as ToolResultContent);
+    else return undefined;
   }
   return out;
 }
@@ -211,8 +242,8 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
           const { cancelled: _c, refused: _r, ...rest } = r.meta ?? {};
           r.meta = { ...rest, geminiSynthetic: true };
         }
-        if (Array.isArray(rk.content) && rk.content.every((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string'))
-          r.content = rk.content as ToolResultContent[];
+        const content = keptResultContent(rk.content, r.content);
+        if (content) r.content = content;
         results.push(r);
       }
     }

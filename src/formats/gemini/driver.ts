@@ -105,7 +105,8 @@ export class GeminiDriver extends DriverBase {
    * 3: a chat threadbase wrote says so (`threadbase.writtenBy` on its metadata record: SessionInfo.writtenBy)
    * 4: a result's images beside its repeated functionResponse (the user record after the call) are no second
    *    result and loose image; an image-only result reads without an empty text before the image
-   * 5: a plain-text document threadbase wrote as a user record's text (`threadbase.textFiles`) reads back as the document
+   * 5: a plain-text document threadbase wrote as a user record's text (`threadbase.textFiles`), or in a result's
+   *    `output` (the call's `threadbase.result.content`), reads back as the document
    */
   readonly readerVersion = 5;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered

@@ -10,7 +10,7 @@
 
 import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-tools.js';
-import { pathToLeaf, resultText } from '../../model/tree.js';
+import { pathToLeaf } from '../../model/tree.js';
 import type {
   CompactionEntry,
   Entry,
@@ -18,6 +18,7 @@ import type {
   Part,
   ThinkingPart,
   ToolCallPart,
+  ToolResultContent,
   ToolResultPart,
   Usage,
 } from '../../model/types.js';
@@ -63,21 +64,47 @@ export function geminiPart(p: Part): JsonObject | undefined {
   return undefined;
 }
 
-/** What a result sends: `output` (or `error`), the response Gemini recorded when it had more keys. */
+/** A plain-text document: sent as its text, as a text part is. */
+const isTextFile = (c: ToolResultContent): boolean => c.type === 'file' && c.text !== undefined;
+
+/**
+ * What a result sends: `output` (or `error`), the response Gemini recorded when it had more keys. Its
+ * texts and plain-text documents are joined, as Gemini CLI and Qwen Code join a tool's text parts
+ * (convertToFunctionResponse).
+ */
 function responseOf(p: ToolResultPart): JsonObject {
   if (p.meta?.response && typeof p.meta.response === 'object') return p.meta.response as JsonObject;
-  const text = resultText(p.content);
+  const text =
+    typeof p.content === 'string'
+      ? p.content
+      : p.content
+          .flatMap((c) => (c.type === 'text' ? [c.text] : c.type === 'file' && c.text !== undefined ? [c.text] : []))
+          .join('\n');
   return p.isError ? { error: text } : { output: text };
 }
 
-/** A result as Gemini parts: the functionResponse, then the images and files it returned. */
+/** A result as Gemini parts: the functionResponse, then the images and (binary) files it returned. */
 export function functionResponseParts(p: ToolResultPart, name: string): JsonObject[] {
   const parts: JsonObject[] = [{ functionResponse: { id: p.callId, name, response: responseOf(p) } }];
   if (typeof p.content !== 'string') {
-    for (const c of p.content)
-      if (c.type !== 'text') parts.push(c.type === 'file' && c.text !== undefined ? { text: c.text } : binary(c));
+    for (const c of p.content) if (c.type !== 'text' && !isTextFile(c)) parts.push(binary(c));
   }
   return parts;
+}
+
+/**
+ * A result's content as threadbase keeps it beside the call, where `output` and the parts after the
+ * functionResponse do not read back as it: its texts and plain-text documents as they are, each image
+ * or binary file as `{sibling: k}`, the k-th part after the functionResponse (chats.ts reads it back).
+ */
+function keptResultContent(content: ToolResultPart['content']): JsonObject[] | undefined {
+  if (typeof content === 'string') return undefined;
+  const texts = content.every((c) => c.type === 'text');
+  if (!texts && !content.some(isTextFile)) return undefined;
+  const binaries = content.filter((c) => c.type !== 'text' && !isTextFile(c));
+  return content.map((c) =>
+    c.type === 'text' || isTextFile(c) ? (c as unknown as JsonObject) : { sibling: binaries.indexOf(c) },
+  );
 }
 
 /** A thinking part as Gemini's thought: `**subject** description` split back as its reader joined it. */
@@ -213,8 +240,9 @@ function userRecord(enc: Encoder, e: Entry & { kind: 'message' }): JsonObject {
             ([k]) => k !== 'resultDisplay' && k !== 'response' && !(inferred.includes(k) && p.meta?.[k] === true),
           ),
         );
-        // text given as parts (not one string): the parts, which `output` joins
-        const texts = typeof p.content !== 'string' && p.content.every((c) => c.type === 'text') ? { content: p.content } : {};
+        // text given as parts (not one string), or with plain-text documents: the parts, which `output` joins
+        const keptContent = keptResultContent(p.content);
+        const texts = keptContent ? { content: keptContent } : {};
         if (p.name === undefined || Object.keys(kept).length || texts.content)
           call.threadbase = {
             ...(call.threadbase as JsonObject | undefined),
