@@ -19,6 +19,8 @@ import { NotFoundError, UnsupportedError } from '../model/errors.js';
 import type { ResponseStats } from '../model/prices.js';
 import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
 import type { PriceTable } from '../stores/index-sync/prices.js';
+import { searchLimitOf } from '../stores/search-text.js';
+import { ofAgent } from '../stores/shared.js';
 import { ProjectIdsDriver } from './tenant-ids.js';
 
 export type ProjectStores = (projectId: string) => SessionDriver;
@@ -42,16 +44,6 @@ export function projectStores(store: SessionDriver): ProjectStores {
 }
 
 const PROJECT_KEY = 'threadbaseProject';
-
-/**
- * A `source` filter as the PostgreSQL store reads it: the session's source, or the agent a session
- * written here came from (meta.importedFrom.source), since pushed sessions are stored as threadbase.
- */
-const fromSource = (info: SessionInfo, source: string | undefined) => {
-  if (!source || info.source === source) return true;
-  const from = info.meta?.importedFrom;
-  return typeof from === 'object' && from !== null && (from as { source?: unknown }).source === source;
-};
 
 const ownedBy = (info: { meta?: Record<string, unknown> } | undefined, project: string) => info?.meta?.[PROJECT_KEY] === project;
 
@@ -104,7 +96,7 @@ export class ProjectScopedDriver extends DriverBase {
     }
     if (costSummary) {
       // counted in the store, over this project's sessions of the filter's source and project (a
-      // source as fromSource reads it): a response copied into another project's session counts here too
+      // source as ofAgent reads it): a response copied into another project's session counts here too
       this.costSummary = async (filter, prices, sessionIds) =>
         costSummary.call(inner, { since: filter.since, until: filter.until }, prices, await this.idsOf(filter, sessionIds));
     }
@@ -120,7 +112,7 @@ export class ProjectScopedDriver extends DriverBase {
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
     const all = await this.inner.listSessions({ ...filter, source: undefined, limit: undefined });
-    const mine = all.filter((s) => ownedBy(s, this.project) && fromSource(s, filter.source));
+    const mine = all.filter((s) => ownedBy(s, this.project) && ofAgent(s, filter.source));
     return filter.limit ? mine.slice(0, filter.limit) : mine;
   }
 
@@ -191,9 +183,13 @@ export class ProjectScopedDriver extends DriverBase {
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     if (!this.inner.search) throw new UnsupportedError(this.name, 'search');
-    const hits = await this.inner.search(query, { ...opts, source: undefined, limit: undefined });
+    const want = searchLimitOf(opts.limit);
     const mine = new Set((await this.listSessions({ source: opts.source })).map((s) => s.id));
-    const out = hits.filter((h) => mine.has(h.sessionId));
-    return opts.limit ? out.slice(0, opts.limit) : out;
+    // the store searches every project's sessions: ask it for more until this project's fill the page or it has no more
+    for (let asked = want * 4; ; asked *= 4) {
+      const hits = await this.inner.search(query, { ...opts, source: undefined, limit: asked });
+      const out = hits.filter((h) => mine.has(h.sessionId));
+      if (out.length >= want || hits.length < asked) return out.slice(0, want);
+    }
   }
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DriverCapabilities, ForkOptions, WriteOptions } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { currentLeaf, pathToLeaf } from '../model/tree.js';
-import type { Entry, MetadataEntry, Session } from '../model/types.js';
+import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
 
 /** The `source` of a session written by threadbase itself rather than imported from an agent. */
 export const THREADBASE_SOURCE = 'threadbase';
@@ -26,6 +26,21 @@ export function writtenMeta(session: Session): Session['meta'] {
     ? { ...(session.meta ?? {}), importedFrom: { source: session.source, id: session.id } }
     : session.meta;
 }
+
+/**
+ * The agent that recorded a session: a session stored as threadbase's own from an agent's (pushed to a
+ * team server, converted into a store) names it in meta.importedFrom.source; else its source. A team
+ * server's sessions, all pushed, showed and filtered as "threadbase".
+ */
+export function agentOf(info: Pick<SessionInfo, 'source' | 'meta'>): string {
+  const from = info.meta?.importedFrom;
+  const source = typeof from === 'object' && from !== null ? (from as { source?: unknown }).source : undefined;
+  return info.source === THREADBASE_SOURCE && typeof source === 'string' && source ? source : info.source;
+}
+
+/** A `source` filter: the session's own source or the agent it came from (as the PostgreSQL store's source filter reads it). */
+export const ofAgent = (info: Pick<SessionInfo, 'source' | 'meta'>, source: string | undefined): boolean =>
+  !source || info.source === source || agentOf(info) === source;
 
 /**
  * Entry ids are unique within a session: a session to write that repeats one is refused before the

@@ -43,4 +43,22 @@ describe('project-scoped sqlite', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("finds a project's hits however many other projects' rank before them", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tb-scoped-'));
+    const inner = openSqliteStore(join(dir, 'store.db'));
+    try {
+      const mine = new ProjectScopedDriver(inner, 'p1');
+      const theirs = new ProjectScopedDriver(inner, 'p2');
+      for (let i = 0; i < 70; i++) await theirs.writeSession(sampleSession());
+      const info = await mine.writeSession(sampleSession());
+      const hits = await mine.search('zanzibarquokka');
+      expect(hits.length).toBeGreaterThan(0);
+      expect(new Set(hits.map((h) => h.sessionId))).toEqual(new Set([info.id]));
+      expect(await mine.search('zanzibarquokka', { limit: 1 })).toHaveLength(1);
+    } finally {
+      await inner.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -45,7 +45,7 @@ import {
   responseCost,
 } from '../../stores/index-sync/prices.js';
 import { queryTerms, searchTerms, sessionMatches, snippetOf } from '../../stores/search-text.js';
-import { THREADBASE_SOURCE } from '../../stores/shared.js';
+import { agentOf, ofAgent } from '../../stores/shared.js';
 
 // ---------------------------------------------------------------------------------------------
 // Caches: one loaded session serves many page requests (a 10,000-entry session is parsed once).
@@ -100,21 +100,6 @@ function timeWindow(q: { since?: string; until?: string }): { since?: string; un
     until: q.until ? (windowEnd(q.until) ?? q.until) : undefined,
   };
 }
-
-/**
- * The agent that recorded a session: a session stored as threadbase's own from an agent's (pushed to a
- * team server, converted into a store) names it in meta.importedFrom.source; else its source. A team
- * server's sessions, all pushed, showed and filtered as "threadbase".
- */
-export function agentOf(info: Pick<SessionInfo, 'source' | 'meta'>): string {
-  const from = info.meta?.importedFrom;
-  const source = typeof from === 'object' && from !== null ? (from as { source?: unknown }).source : undefined;
-  return info.source === THREADBASE_SOURCE && typeof source === 'string' && source ? source : info.source;
-}
-
-/** A `source` filter: the session's own source or the agent it came from (as the PostgreSQL store's filters read it). */
-const ofAgent = (info: Pick<SessionInfo, 'source' | 'meta'>, source: string | undefined): boolean =>
-  !source || info.source === source || agentOf(info) === source;
 
 export interface SessionListQuery {
   source?: string;
