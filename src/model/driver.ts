@@ -35,6 +35,15 @@ export interface DriverCapabilities {
   sideChains?: boolean;
 }
 
+/**
+ * A project filter as a request names it: the directory without trailing separators, as agents record a
+ * working directory (`/w/app/` named no session of /w/app); the root stays '/'. Empty: no filter.
+ */
+export function projectFilterOf(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  return value.replace(/(?<=[^:\\/])[\\/]+$/, "");
+}
+
 export interface SessionFilter {
   source?: SourceName;
   /** exact working directory */

@@ -14,7 +14,7 @@ import { messageToAnthropic } from '../convert/anthropic.js';
 import { contextFormatNames, renderContext } from '../convert/formats.js';
 import { messageToOpenAI } from '../convert/openai.js';
 import { parseJson } from '../formats/shared/jsonl.js';
-import type { SessionDriver } from '../model/driver.js';
+import { projectFilterOf, type SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
@@ -600,7 +600,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     }
     const filter = {
       source: q.source,
-      project: q.project,
+      project: projectFilterOf(q.project),
       since: timeParam('since', q.since),
       until,
       text: q.text,
@@ -800,7 +800,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       role: roleParam(q.role),
       tool: q.tool,
       source: q.source,
-      project: q.project,
+      project: projectFilterOf(q.project),
       since: timeParam('since', q.since),
       until: timeParam('until', q.until),
       limit: intParam(q.limit, 50, 1000),
@@ -813,7 +813,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const store = c.get('store');
     const filter = {
       source: q.source,
-      project: q.project,
+      project: projectFilterOf(q.project),
       since: timeParam('since', q.since),
       until: timeParam('until', q.until),
     };

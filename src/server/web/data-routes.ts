@@ -13,7 +13,7 @@ import { convertSessionAll, type WrittenSession } from '../../convert/session.js
 import { childSessionsInStore } from '../../convert/store-children.js';
 import { Sources } from '../../formats/registry.js';
 import { pickSession } from '../../formats/shared/base.js';
-import type { SessionDriver } from '../../model/driver.js';
+import { projectFilterOf, type SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { windowEnd, windowStart } from '../../model/time-window.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
@@ -64,7 +64,7 @@ const timeParam = (read: (v: string) => string | undefined) =>
 
 const listQuery = z.object({
   source: z.string().optional(),
-  project: z.string().optional(),
+  project: z.string().optional().transform(projectFilterOf),
   model: z.string().optional(),
   since: timeParam(windowStart),
   until: timeParam(windowEnd),
@@ -77,7 +77,7 @@ const listQuery = z.object({
 
 const statsQuery = z.object({
   source: z.string().optional(),
-  project: z.string().optional(),
+  project: z.string().optional().transform(projectFilterOf),
   since: timeParam(windowStart),
   until: timeParam(windowEnd),
 });
@@ -311,7 +311,11 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
     const q = queryOf(c.req.query());
     const query = q.q ?? '';
     const { hits, scanned } = query.trim()
-      ? await dataOf(c).searchWithScope(query, { source: q.source, project: q.project, limit: Number(q.limit) || 50 })
+      ? await dataOf(c).searchWithScope(query, {
+          source: q.source,
+          project: projectFilterOf(q.project),
+          limit: Number(q.limit) || 50,
+        })
       : { hits: [], scanned: undefined };
     const titles = await dataOf(c).titles();
     const agents = await dataOf(c).agents();
