@@ -3,19 +3,15 @@
  * PostgreSQL: every accepted message is there once, and each session stays one linear chain.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { PostgresTokenStore } from '../../src/server/tokens.js';
-import { freshSchema, type TestSchema } from './pg-helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { type TestSchema, teamServer } from './pg-helpers.js';
 
 let db: TestSchema;
 let server: RunningServer;
 let key: string;
 
 beforeAll(async () => {
-  db = await freshSchema('tb_conc');
-  const tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
-  key = (await tokens.createToken('load')).key;
-  server = await startServer({ store: db.store, tokens, port: 0, log: () => undefined });
+  ({ db, server, key } = await teamServer('tb_conc', 'load'));
 });
 afterAll(async () => {
   await server?.close();

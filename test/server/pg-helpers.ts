@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Session } from '../../src/model/types.js';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+import { PostgresTokenStore } from '../../src/server/tokens.js';
 import type { StatsBucket, StatsResult } from '../../src/server/web/data.js';
 import { openPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
@@ -75,5 +77,32 @@ export function roundedChart(r: StatsResult) {
     byProject: sorted(r.byProject),
     bySource: sorted(r.bySource),
     sessions: r.sessions,
+  };
+}
+
+export interface TeamServer {
+  db: TestSchema;
+  tokens: PostgresTokenStore;
+  server: RunningServer;
+  /** the key of one project (named by teamServer's `project`) */
+  key: string;
+  close(): Promise<void>;
+}
+
+/** A team server (`threadbase serve --db postgres://…`) over a fresh schema, with one project's key. */
+export async function teamServer(prefix: string, project = 'team'): Promise<TeamServer> {
+  const db = await freshSchema(prefix);
+  const tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
+  const key = (await tokens.createToken(project)).key;
+  const server = await startServer({ store: db.store, tokens, port: 0, log: () => undefined });
+  return {
+    db,
+    tokens,
+    server,
+    key,
+    close: async () => {
+      await server.close();
+      await db.drop();
+    },
   };
 }

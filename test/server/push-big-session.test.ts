@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appendMessage, createSession } from '../../src/model/build.js';
-import { PostgresTokenStore, type RunningServer, startServer } from '../../src/server/index.js';
+import type { RunningServer } from '../../src/server/index.js';
 import { pushSessions } from '../../src/server/push.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { PostgresStore } from '../../src/stores/postgres/index.js';
-import { freshSchema, type TestSchema } from './pg-helpers.js';
+import { type TestSchema, teamServer } from './pg-helpers.js';
 
 let db: TestSchema;
 let server: RunningServer;
@@ -20,10 +20,7 @@ let key: string;
 let dir: string;
 
 beforeAll(async () => {
-  db = await freshSchema('tb_push_big');
-  const tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
-  key = (await tokens.createToken('team')).key;
-  server = await startServer({ store: db.store, tokens, port: 0, log: () => undefined });
+  ({ db, server, key } = await teamServer('tb_push_big'));
   dir = await mkdtemp(join(tmpdir(), 'tb-push-big-'));
 }, 60_000);
 

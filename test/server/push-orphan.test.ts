@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/model/types.js';
-import { PostgresTokenStore, type RunningServer, startServer } from '../../src/server/index.js';
+import type { RunningServer } from '../../src/server/index.js';
 import { pushSessions } from '../../src/server/push.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
-import { freshSchema, type TestSchema } from './pg-helpers.js';
+import { type TestSchema, teamServer } from './pg-helpers.js';
 
 let db: TestSchema;
 let server: RunningServer;
@@ -20,10 +20,7 @@ let key: string;
 let dir: string;
 
 beforeAll(async () => {
-  db = await freshSchema('tb_push_orphan');
-  const tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
-  key = (await tokens.createToken('team')).key;
-  server = await startServer({ store: db.store, tokens, port: 0, log: () => undefined });
+  ({ db, server, key } = await teamServer('tb_push_orphan'));
   dir = await mkdtemp(join(tmpdir(), 'tb-push-orphan-'));
 }, 60_000);
 

@@ -7,11 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { PostgresTokenStore } from '../../src/server/tokens.js';
+import type { RunningServer } from '../../src/server/index.js';
 import { copySourceFixtures } from '../helpers/agent-fixtures.js';
 import { runCliOk } from '../helpers/cli.js';
-import { freshSchema, type TestSchema } from './pg-helpers.js';
+import { type TestSchema, teamServer } from './pg-helpers.js';
 
 let db: TestSchema;
 let server: RunningServer;
@@ -19,10 +18,7 @@ let home: string;
 let key: string;
 
 beforeAll(async () => {
-  db = await freshSchema('tb_push_web_agent');
-  const tokens = new PostgresTokenStore(db.store.pool, db.store.ready());
-  key = (await tokens.createToken('team')).key;
-  server = await startServer({ store: db.store, tokens, port: 0, log: () => undefined });
+  ({ db, server, key } = await teamServer('tb_push_web_agent'));
   home = await mkdtemp(join(tmpdir(), 'tb-push-web-agent-'));
   await copySourceFixtures({ root: home, project: '/work/team' }, { claudeSubAgent: false });
   const env = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.tb') } };
