@@ -87,14 +87,18 @@ describe('a session written into Copilot CLI', () => {
         { type: 'image', mediaType: 'image/png', data: ONE_PIXEL_PNG },
       ],
     });
-    // no image in Copilot CLI's assistant messages
-    expect(messages[4]?.parts).toEqual([{ type: 'text', text: 'a pixel[image omitted]' }]);
+    // no image in Copilot CLI's assistant messages: its note, a text of its own (sent joined to the text before it)
+    expect(messages[4]?.parts).toEqual([
+      { type: 'text', text: 'a pixel' },
+      { type: 'text', text: '[image omitted]' },
+    ]);
 
     // resumed, Copilot CLI sends none of the three
     const sent = copilotContext(back as Session).messages;
     expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(sent[1]?.parts.map((p) => p.type)).toEqual(['tool_call']);
     expect(sent[2]?.parts[0]).toMatchObject({ content: 'Viewed image file successfully.' });
+    expect(sent[3]?.parts).toEqual([{ type: 'text', text: 'a pixel[image omitted]' }]);
   });
 
   it('a conversion says once what Copilot CLI keeps but does not send, and the image it cannot keep', () => {

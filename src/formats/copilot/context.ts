@@ -8,6 +8,8 @@
  * - a failed tool result is sent as its error message without an error flag;
  * - a compaction is sent as one user message that lists the user's messages before it (as typed) and
  *   wraps the summary (seen after `/compact`, test/fixtures/copilot/real-1.0.102-compact);
+ * - a reply with thinking blocks is sent as its blocks in order (`reasoningBlocks`), one without as its
+ *   texts joined with nothing (its `content`), then its calls (part-layout.ts);
  * - what it keeps but does not send is left out: system messages (system.message events), thinking
  *   without a signature (`reasoningText` alone; a response of nothing else is not sent at all), a
  *   tool result's images (`binaryResultsForLlm`: not sent with the Anthropic provider, neither when
@@ -32,8 +34,16 @@ import { sentAttachment } from './attachments.js';
 function asSent(m: Message): Message | undefined {
   if (m.role === 'system') return undefined;
   if (m.role === 'assistant') {
-    if (!m.parts.some((p) => p.type === 'thinking' && !p.signature)) return m;
-    const parts = m.parts.filter((p) => p.type !== 'thinking' || p.signature);
+    const signed = (p: Part) => (p.type === 'thinking' && p.signature) || p.type === 'redacted_thinking';
+    // with thinking blocks: its blocks in order (reasoningBlocks); else its content (its texts joined), then its calls
+    if (m.parts.some(signed)) {
+      if (!m.parts.some((p) => p.type === 'thinking' && !p.signature)) return m;
+      return { ...m, parts: m.parts.filter((p) => p.type !== 'thinking' || p.signature) };
+    }
+    const texts = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
+    const calls = m.parts.filter((p) => p.type === 'tool_call');
+    const parts: Part[] = [...(texts.length ? [{ type: 'text' as const, text: texts.join('') }] : []), ...calls];
+    if (parts.length === m.parts.length && parts.every((p, i) => p === m.parts[i])) return m;
     return parts.length ? { ...m, parts } : undefined;
   }
   if (m.role === 'user') {

@@ -132,8 +132,10 @@ export class CopilotDriver extends DriverBase {
    * 19: a file attached by its bytes without a name keeps its place among the attachments (meta.copilotAttachment: it names the file when sent).
    * 20: a failed turn's error threadbase kept (`threadbase.error`) is read back.
    * 21: the usage terms threadbase kept beside a usage record (`threadbase.usage`: 1-hour cache writes, advisor requests, …) are read back.
+   * 22: a reply Copilot CLI recorded as `reasoningBlocks.orderedBlocks` (several texts, or text before thinking or after a call) has its
+   *     blocks in that order; a reply threadbase wrote has its texts and unsigned thinking parts apart, in their order (`threadbase.partLayout`).
    */
-  readonly readerVersion = 21;
+  readonly readerVersion = 22;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

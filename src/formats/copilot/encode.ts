@@ -20,6 +20,7 @@ import { sentAttachmentKind } from './attachments.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 import { copilotApiEndpoint, copilotFinishReason, keptFinish } from './finish.js';
+import { type BlockKind, type LaidOutPart, needsOrderedBlocks, partLayoutOf, THINKING_SEPARATOR } from './part-layout.js';
 import { sideChainRuns, type UnplacedChain } from './side-chains.js';
 
 /** The Copilot CLI version whose event shapes these are (its session.start names one). */
@@ -59,7 +60,7 @@ function resultOf(content: string | readonly ToolResultContent[]): { text: strin
  * in their order, where any has some: another agent's reasoning item (its id and encrypted content: pi's and
  * codex's OpenAI reasoning) and a call's item id, which Copilot CLI has no place for and the agent they came
  * from needs to send them back paired. Reasoning read back as blocks (`signed`) is the signed and redacted
- * thinking; else the unsigned thinking, kept only when it is one part (several are joined into one text).
+ * thinking; else the unsigned thinking (several parts read back apart by their partLayout).
  */
 function keptPartsMeta(m: Message, signed: boolean): { reasoningMeta?: (Meta | null)[]; callMeta?: (Meta | null)[] } {
   const reasoning = m.parts.filter((p) =>
@@ -67,7 +68,7 @@ function keptPartsMeta(m: Message, signed: boolean): { reasoningMeta?: (Meta | n
       ? (p.type === 'thinking' && p.signature) || p.type === 'redacted_thinking'
       : p.type === 'thinking' && !p.signature && p.thinking.trim(),
   );
-  const reasoningMeta = signed || reasoning.length === 1 ? reasoning.map((p) => p.meta ?? null) : [];
+  const reasoningMeta = reasoning.map((p) => p.meta ?? null);
   const callMeta = m.parts.flatMap((p) => (p.type === 'tool_call' ? [p.meta ?? null] : []));
   return {
     ...(reasoningMeta.some(Boolean) ? { reasoningMeta } : {}),
@@ -362,24 +363,48 @@ function pushMessages(
     const text: string[] = [];
     const requests: JsonObject[] = [];
     const originals: string[] = [];
+    // every block in order (Copilot CLI's orderedBlocks) and each part's kind, for reasoningBlocks and partLayout
+    const ordered: { block: JsonObject; kind: BlockKind }[] = [];
+    const layout: LaidOutPart[] = [];
     for (const p of m.parts) {
       if (p.type === 'thinking') {
         // signed: an Anthropic block Copilot CLI sends back; unsigned: its reasoningText, kept, not sent
-        if (p.signature) blocks.push({ type: 'thinking', thinking: p.thinking, signature: p.signature });
-        else if (p.thinking.trim()) unsigned.push(p.thinking);
-      } else if (p.type === 'redacted_thinking') blocks.push({ type: 'redacted_thinking', data: p.data });
-      else if (p.type === 'text') text.push(p.text);
-      else if (p.type === 'image' || p.type === 'file') {
+        if (p.signature) {
+          const block = { type: 'thinking', thinking: p.thinking, signature: p.signature };
+          blocks.push(block);
+          ordered.push({ block, kind: 'reasoning' });
+        } else if (p.thinking.trim()) {
+          unsigned.push(p.thinking);
+          layout.push(['thinking', p.thinking.length]);
+        }
+      } else if (p.type === 'redacted_thinking') {
+        const block = { type: 'redacted_thinking', data: p.data };
+        blocks.push(block);
+        ordered.push({ block, kind: 'reasoning' });
+      } else if (p.type === 'text' || p.type === 'image' || p.type === 'file') {
         // Copilot CLI's assistant messages hold text only (losses.ts says so)
-        text.push(`[${p.type} omitted]`);
+        const t = p.type === 'text' ? p.text : `[${p.type} omitted]`;
+        text.push(t);
+        ordered.push({ block: { type: 'text', text: t }, kind: 'text' });
+        layout.push(['text', t.length]);
       } else if (p.type === 'tool_call') {
         const written = toolIds.call(p.id);
         requests.push({ toolCallId: written, name: p.name, arguments: p.input, type: 'function' });
         originals.push(p.id);
+        ordered.push({ block: { type: 'tool_use', id: written }, kind: 'call' });
+        layout.push(['call']);
       }
     }
     // reasoningText beside the blocks is Copilot CLI's copy of their text: unsigned thinking has no room there
-    const reasoningText = blocks.length ? undefined : unsigned.join('\n\n') || undefined;
+    const reasoningText = blocks.length ? undefined : unsigned.join(THINKING_SEPARATOR) || undefined;
+    // the blocks as Copilot CLI records them (part-layout.ts): the thinking alone, or every block in order
+    const reasoningBlocks = !blocks.length
+      ? undefined
+      : needsOrderedBlocks(ordered.map((o) => o.kind))
+        ? { provider: 'anthropic-messages', orderedBlocks: ordered.map((o) => o.block) }
+        : { provider: 'anthropic-messages', blocks };
+    // without blocks, the parts the fields cannot tell apart (several texts or thinking parts, another order)
+    const partLayout = blocks.length ? undefined : partLayoutOf(layout);
     if (blocks.length === 0 && !reasoningText && text.length === 0 && requests.length === 0) continue;
     const apiCallId = m.responseId ?? `threadbase-${randomUUID()}`;
     // a response a compaction kept, written again after it: its usage and cost are not spent again
@@ -419,6 +444,7 @@ function pushMessages(
       // a failed turn's error (Copilot CLI records its own failed calls as session.error, with no message)
       ...(m.error !== undefined ? { error: m.error } : {}),
       ...keptPartsMeta(m, blocks.length > 0),
+      ...(partLayout ? { partLayout } : {}),
     };
     push('assistant.message', {
       messageId: randomUUID(),
@@ -427,7 +453,7 @@ function pushMessages(
       toolRequests: requests,
       ...(m.model ? { model: m.model } : {}),
       ...(reasoningText ? { reasoningText } : {}),
-      ...(blocks.length ? { reasoningBlocks: { provider: 'anthropic-messages', blocks } } : {}),
+      ...(reasoningBlocks ? { reasoningBlocks } : {}),
       ...(Object.keys(kept).length ? { threadbase: kept } : {}),
     });
     requests.forEach((r, i) => {

@@ -12,7 +12,17 @@ import { basename, dirname } from 'node:path';
 import { markDeclined } from '../../convert/declined.js';
 import { SPAWNED_BY } from '../../model/side-chains.js';
 import { countMessages, titleLine } from '../../model/tree.js';
-import type { Entry, ImagePart, Message, ParseWarning, Part, Session, ToolResultPart, Usage } from '../../model/types.js';
+import type {
+  Entry,
+  ImagePart,
+  Message,
+  ParseWarning,
+  Part,
+  Session,
+  ToolCallPart,
+  ToolResultPart,
+  Usage,
+} from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
@@ -20,6 +30,7 @@ import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { ATTACHMENT_PLACE } from './attachments.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
 import { apiOf, stopReasonOf } from './finish.js';
+import { laidOutParts } from './part-layout.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
 
 export const SOURCE = 'copilot';
@@ -180,17 +191,47 @@ function restorePartsMeta(parts: Part[], kept: JsonObject | undefined): void {
   );
 }
 
+/**
+ * `reasoningBlocks.orderedBlocks` (part-layout.ts): every block of the reply in order, a call as its id;
+ * each call from `toolRequests`, any not named there after them. Undefined without such blocks.
+ */
+function orderedParts(d: JsonObject, calls: readonly ToolCallPart[]): Part[] | undefined {
+  const blocks =
+    isObject(d.reasoningBlocks) && Array.isArray(d.reasoningBlocks.orderedBlocks) ? d.reasoningBlocks.orderedBlocks : undefined;
+  if (!blocks) return undefined;
+  const byId = new Map(calls.map((c) => [c.id, c]));
+  const parts: Part[] = [];
+  for (const b of blocks) {
+    if (!isObject(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string') parts.push({ type: 'text', text: b.text });
+    else if (b.type === 'tool_use' && typeof b.id === 'string' && byId.has(b.id)) {
+      parts.push(byId.get(b.id) as ToolCallPart);
+      byId.delete(b.id);
+    } else if (b.type === 'thinking' && typeof b.thinking === 'string')
+      parts.push({ type: 'thinking', thinking: b.thinking, ...(str(b.signature) ? { signature: b.signature as string } : {}) });
+    else if (b.type === 'redacted_thinking' && typeof b.data === 'string')
+      parts.push({ type: 'redacted_thinking', data: b.data });
+  }
+  return [...parts, ...byId.values()];
+}
+
 function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message {
-  const parts: Part[] = reasoningParts(d);
-  if (typeof d.content === 'string' && d.content) parts.push({ type: 'text', text: d.content });
+  const calls: ToolCallPart[] = [];
   for (const r of Array.isArray(d.toolRequests) ? d.toolRequests : []) {
     if (!isObject(r) || typeof r.toolCallId !== 'string') continue;
-    parts.push({ type: 'tool_call', id: r.toolCallId, name: str(r.name) ?? 'unknown', input: toolInput(r.arguments) });
+    calls.push({ type: 'tool_call', id: r.toolCallId, name: str(r.name) ?? 'unknown', input: toolInput(r.arguments) });
   }
-  const model = str(d.model) ?? str(usage?.model);
-  const provider = str(usage?.modelProvider) ?? str(usage?.providerType);
   // in the model's words, or as threadbase kept them beside what it wrote (finish.ts)
   const kept = isObject(d.threadbase) ? d.threadbase : undefined;
+  const content = typeof d.content === 'string' ? d.content : '';
+  const parts: Part[] = orderedParts(d, calls) ??
+    laidOutParts(kept?.partLayout, content, str(d.reasoningText) ?? '', calls) ?? [
+      ...reasoningParts(d),
+      ...(content ? [{ type: 'text' as const, text: content }] : []),
+      ...calls,
+    ];
+  const model = str(d.model) ?? str(usage?.model);
+  const provider = str(usage?.modelProvider) ?? str(usage?.providerType);
   const stop = stopReasonOf(str(usage?.finishReason), str(kept?.stopReason));
   const api = apiOf(str(usage?.apiEndpoint), str(kept?.api));
   // USD as threadbase kept it (the usage record's `cost` is Copilot CLI's premium requests, not read)
