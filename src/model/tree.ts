@@ -9,6 +9,7 @@ import type {
   CompactionEntry,
   Entry,
   Message,
+  MessageEntry,
   Part,
   Session,
   ToolCallPart,
@@ -261,6 +262,27 @@ export function buildContext(session: Pick<Session, 'entries' | 'leafId'>, opts:
 
   ctx.messages = opts.mergeSplitResponses === false ? out : mergeSplitResponses(out);
   return ctx;
+}
+
+/**
+ * The entries of the response at `path[i]` (an assistant message entry): it and the assistant messages
+ * right after it with its responseId (none: it alone), as Claude Code splits one response into a
+ * record per content block; `until` ends the run early at an entry that must stay apart.
+ */
+export function responseEntriesAt(
+  path: readonly Entry[],
+  i: number,
+  until: (next: MessageEntry) => boolean = () => false,
+): MessageEntry[] {
+  const first = path[i] as MessageEntry;
+  const group = [first];
+  const id = first.message.responseId;
+  for (let j = i + 1; id !== undefined && j < path.length; j++) {
+    const next = path[j] as Entry;
+    if (next.kind !== 'message' || next.message.role !== 'assistant' || next.message.responseId !== id || until(next)) break;
+    group.push(next);
+  }
+  return group;
 }
 
 /** Consecutive assistant messages with the same responseId become one message. */

@@ -9,8 +9,8 @@
  */
 import { declinedMarkOf } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
-import { mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
-import type { Entry, Message, MessageEntry, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
+import { mergeSplitResponses, pathToLeaf, responseEntriesAt } from '../../model/tree.js';
+import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
@@ -477,7 +477,8 @@ export function encodeEntries(
       else if (m.role === 'assistant') {
         // a response split over several entries (Claude Code: one per content block) is one OpenCode
         // message, as OpenCode records a response: its parallel calls are sent as one turn's, their results together
-        const group = splitResponseAt(path, i);
+        // an entry OpenCode itself wrote stays its own message
+        const group = responseEntriesAt(path, i, (next) => holdsOpenCodeRecords(next.rawSource) && isOcEntryRaw(next.raw));
         i += group.length - 1;
         encodeAssistant(e, mergeSplitResponses(group.map((g) => g.message))[0] as Message);
         for (const g of group) messageIdFor.set(g.id, messageIdFor.get(e.id) ?? '');
@@ -547,23 +548,6 @@ export function encodeEntries(
     last = Math.max(created, last + 1);
   }
   return { messages: out, updatedParts, orphanResults, warnings };
-}
-
-/**
- * The entries of the response at `path[i]`, an assistant message another agent wrote: it and the
- * assistant messages right after it with its response id (none: it alone).
- */
-function splitResponseAt(path: readonly Entry[], i: number): MessageEntry[] {
-  const first = path[i] as MessageEntry;
-  const group = [first];
-  const id = first.message.responseId;
-  for (let j = i + 1; id !== undefined && j < path.length; j++) {
-    const next = path[j] as Entry;
-    if (next.kind !== 'message' || next.message.role !== 'assistant' || next.message.responseId !== id) break;
-    if (holdsOpenCodeRecords(next.rawSource) && isOcEntryRaw(next.raw)) break;
-    group.push(next);
-  }
-  return group;
 }
 
 /** The token and cost totals of the assistant messages, as OpenCode sums them onto the session. */

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
-import { mergeSplitResponses, pathToLeaf, resultText } from '../../model/tree.js';
+import { mergeSplitResponses, pathToLeaf, responseEntriesAt, resultText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/encode.js';
@@ -114,18 +114,6 @@ function qwenStatus(r: ToolResultPart): string {
   return r.isError ? 'error' : 'success';
 }
 
-/** Whether `next` continues the assistant response `e` (the same responseId). */
-function sameResponse(e: Entry, next: Entry): boolean {
-  return (
-    e.kind === 'message' &&
-    next.kind === 'message' &&
-    e.message.role === 'assistant' &&
-    next.message.role === 'assistant' &&
-    e.message.responseId !== undefined &&
-    e.message.responseId === next.message.responseId
-  );
-}
-
 /** Gemini usageMetadata of a model usage: prompt with the cached, candidates without the thoughts. */
 function usageMetadataOf(m: Message): JsonObject | undefined {
   const u = m.usage;
@@ -190,9 +178,7 @@ export function encodeQwenRecords(
     if (e.kind === 'message') {
       // a response split over several entries (Claude Code: one per content block) is one model turn:
       // Qwen Code expects a call's results right after the turn that made it
-      const group: MessageEntry[] = [e];
-      while (i + group.length < path.length && sameResponse(e, path[i + group.length] as Entry))
-        group.push(path[i + group.length] as MessageEntry);
+      const group = e.message.role === 'assistant' ? responseEntriesAt(path, i) : [e];
       if (group.length > 1) {
         i += group.length - 1;
         const merged = mergeSplitResponses(group.map((g) => g.message))[0] as Message;
