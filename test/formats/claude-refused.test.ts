@@ -160,4 +160,51 @@ describe('Claude Code refused and cancelled calls', () => {
     expect(back.meta?.refused).toBe(true);
     expect(back.content).toBe(REJECTED_TOOL_RESULT);
   });
+
+  it("keeps Claude Code's own words for its denial, not another agent's that replaced them on a round trip", async () => {
+    const file = join(dir, 'denied.jsonl');
+    writeFileSync(
+      file,
+      `${records(
+        { content: REASON },
+        { toolUseResult: `Error: ${REASON}`, toolDenialKind: 'user-rejected', permissionDecision: { decision: 'reject' } },
+      )}\n`,
+    );
+    const { entries } = await parseTranscript(file);
+    const session: Session = {
+      id: 's1',
+      source: 'claude',
+      project: '/tmp/p',
+      createdAt: t(0),
+      updatedAt: t(2),
+      messageCount: 3,
+      entries,
+    };
+    const resultWords = (s: Session) => {
+      const rec = encodeClaudeTranscript(s, { cwd: '/tmp/p' }).records.find((r) =>
+        JSON.stringify(r).includes('"tool_result"'),
+      ) as { message: { content: { content: unknown }[] } };
+      return rec.message.content[0]?.content;
+    };
+    // written back as read: the permission rule's reason stays
+    expect(resultWords(session)).toBe(REASON);
+    // as it comes back from Qwen Code: Qwen's refusal words in its place, the message's Claude Code meta kept
+    const throughQwen: Session = {
+      ...session,
+      entries: session.entries.map(({ raw: _raw, rawSource: _source, ...e }) =>
+        e.kind === 'message' && e.message.role !== 'assistant'
+          ? {
+              ...e,
+              message: {
+                ...e.message,
+                parts: e.message.parts.map((p) =>
+                  p.type === 'tool_result' ? { ...p, content: '[Operation Cancelled] Reason: User did not allow tool call' } : p,
+                ),
+              },
+            }
+          : e,
+      ),
+    };
+    expect(resultWords(throughQwen)).toBe(REJECTED_TOOL_RESULT);
+  });
 });

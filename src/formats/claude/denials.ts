@@ -53,6 +53,16 @@ export function markClaudeDenials(msg: Message, kind: unknown): void {
 }
 
 /**
+ * What a message keeps of a denial Claude Code recorded: its kind, to write back, and its words, so
+ * that words another agent put in their place since (Qwen Code's, through a round trip) are not
+ * taken for Claude Code's own (inClaudeWords).
+ */
+export function recordedDenial(msg: Message, kind: string): { toolDenialKind: string; toolDenialWords?: string } {
+  const declined = msg.parts.find((p) => p.type === 'tool_result' && declinedMarkOf(p));
+  return { toolDenialKind: kind, ...(declined?.type === 'tool_result' ? { toolDenialWords: resultText(declined.content) } : {}) };
+}
+
+/**
  * The `toolDenialKind` a record of a message's results gets (the write side): the one read from
  * Claude Code, else by the marks of its results when they all have the same one.
  */
@@ -76,9 +86,11 @@ export function inClaudeWords(m: Message): Message {
       if (p.type !== 'tool_result') return p;
       const mark = declinedMarkOf(p);
       if (!mark || claudeDeclinedMark(undefined, resultText(p.content)) === mark) return p;
-      const claude = m.meta?.claude as { toolDenialKind?: unknown } | undefined;
-      // Claude Code's own words for a denial it recorded (a permission rule's reason) stay
-      if (typeof claude?.toolDenialKind === 'string') return p;
+      const claude = m.meta?.claude as { toolDenialKind?: unknown; toolDenialWords?: unknown } | undefined;
+      // Claude Code's own words for a denial it recorded (a permission rule's reason) stay, not another
+      // agent's that replaced them since (a message read before the words were kept: as they are)
+      const words = claude?.toolDenialWords;
+      if (typeof claude?.toolDenialKind === 'string' && (words === undefined || words === resultText(p.content))) return p;
       return { ...p, isError: true, content: mark === 'refused' ? REJECTED_TOOL_RESULT : CANCELLED_TOOL_RESULT };
     }),
   };

@@ -392,8 +392,9 @@ export class ClaudeDriver extends DriverBase {
    * 10: that mark kept by a read of only what was appended (sync), and on Claude Code's own API-error
    *     record (`threadbase.claudeApiError`), which reads as Claude Code's error, not a failed turn written for another agent.
    * 11: a call stopped while it ran, which 2.1.332 records as `user-rejected` with its refusal's words corrected, is cancelled, not refused.
+   * 12: a denial's words are kept beside its kind (`meta.claude.toolDenialWords`, recordedDenial).
    */
-  readonly readerVersion = 11;
+  readonly readerVersion = 12;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -14,7 +14,7 @@ import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { writtenByOf } from '../shared/written-by.js';
-import { markClaudeDenials } from './denials.js';
+import { markClaudeDenials, recordedDenial } from './denials.js';
 
 export type ClaudeRecord = Record<string, unknown>;
 
@@ -152,7 +152,7 @@ export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Messag
   // a call refused or cancelled before it ran (denials.ts): its result marked, the kind kept to write back
   if (r.type === 'user') {
     markClaudeDenials(msg, r.toolDenialKind);
-    if (typeof r.toolDenialKind === 'string') claude.toolDenialKind = r.toolDenialKind;
+    if (typeof r.toolDenialKind === 'string') Object.assign(claude, recordedDenial(msg, r.toolDenialKind));
   }
   if (r.isApiErrorMessage === true) {
     claude.isApiErrorMessage = true;
