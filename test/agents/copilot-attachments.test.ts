@@ -9,26 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { encodeCopilotEvents } from '../../src/formats/copilot/index.js';
 import type { Message, Session } from '../../src/model/types.js';
-import {
-  type CopilotHome,
-  closeCopilotHome,
-  COPILOT_MODEL as MODEL,
-  resumedByCopilot,
-  COPILOT_SKIP as SKIP,
-  setupCopilotHome,
-} from '../helpers/copilot.js';
+import { copilotHomeForFile, COPILOT_MODEL as MODEL, resumedByCopilot, COPILOT_SKIP as SKIP } from '../helpers/copilot.js';
 import { chainSession, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-attach-');
-});
-afterAll(() => closeCopilotHome(home));
+const home = copilotHomeForFile('tb-copilot-attach-');
 
 const b64 = (t: string) => Buffer.from(t).toString('base64');
 const PDF = b64('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');

@@ -6,26 +6,14 @@
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { CountedResponses } from '../../src/model/copies.js';
 import type { Message, Session } from '../../src/model/types.js';
-import {
-  type CopilotHome,
-  closeCopilotHome,
-  COPILOT_MODEL as MODEL,
-  resumedByCopilot,
-  COPILOT_SKIP as SKIP,
-  setupCopilotHome,
-} from '../helpers/copilot.js';
+import { copilotHomeForFile, COPILOT_MODEL as MODEL, resumedByCopilot, COPILOT_SKIP as SKIP } from '../helpers/copilot.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-copy-key-');
-});
-afterAll(() => closeCopilotHome(home));
+const home = copilotHomeForFile('tb-copilot-copy-key-');
 
 const reply = (text: string, input: number): Message =>
   textMessage('assistant', text, { model: MODEL, usage: { input, output: 2, cacheRead: 0, cacheWrite: 0, reasoning: 0 } });

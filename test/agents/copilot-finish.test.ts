@@ -7,26 +7,19 @@
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Part, Session } from '../../src/model/types.js';
 import {
-  type CopilotHome,
-  closeCopilotHome,
+  copilotHomeForFile,
   plainTextResults,
   resumedByCopilot,
   COPILOT_SKIP as SKIP,
-  setupCopilotHome,
   stopsSession,
 } from '../helpers/copilot.js';
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-finish-');
-});
-afterAll(() => closeCopilotHome(home));
+const home = copilotHomeForFile('tb-copilot-finish-');
 
 const finishes = (path: string) =>
   readFileSync(path, 'utf8')

@@ -17,17 +17,17 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { COPILOT_INTERRUPTED } from '../../src/formats/copilot/denials.js';
 import { CopilotDriver } from '../../src/formats/copilot/index.js';
 import { sentToolResults } from '../helpers/anthropic-standin.js';
 import {
-  type CopilotHome,
-  closeCopilotHome,
+  copilotHomeForFile,
+  type CopilotEvent as Event,
   resumedByCopilot,
   COPILOT_SKIP as SKIP,
-  setupCopilotHome,
+  writeCopilotEvents,
 } from '../helpers/copilot.js';
 import { toolResultsOf } from '../helpers/sessions.js';
 
@@ -42,14 +42,7 @@ const SUB_AGENT = '330fb555-100e-405f-923d-c33039a3e2a9';
 const FIRST = 'toolu_standin_0029';
 const SECOND = 'toolu_second';
 
-type Event = { type: string; data: Record<string, unknown>; id: string; timestamp: string; parentId: string | null };
-
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-interrupted-');
-});
-afterAll(() => closeCopilotHome(home));
+const home = copilotHomeForFile('tb-copilot-interrupted-');
 
 /**
  * The fixture's session up to its first shutdown (before the recorded resume), edited, as a new session in
@@ -69,13 +62,7 @@ async function copyOf(fixture: string, fixtureId: string, cwd: string, edit: (ev
   const lines = own(await fs.readFile(join(dir, 'events.jsonl'), 'utf8'))
     .split('\n')
     .filter(Boolean);
-  const events = edit(lines.map((l) => JSON.parse(l) as Event));
-  events.forEach((e, n) => {
-    if (n > 0) e.parentId = (events[n - 1] as Event).id;
-  });
-  const target = join(home.dir, '.copilot', 'session-state', id);
-  await fs.mkdir(target, { recursive: true });
-  await fs.writeFile(join(target, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+  const target = await writeCopilotEvents(home, id, edit(lines.map((l) => JSON.parse(l) as Event)));
   await fs.writeFile(join(target, 'workspace.yaml'), own(await fs.readFile(join(dir, 'workspace.yaml'), 'utf8')));
   return id;
 }

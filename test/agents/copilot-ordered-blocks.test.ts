@@ -6,27 +6,15 @@
  * texts joined in `content` as Copilot CLI records them (their layout kept beside them), is sent as its
  * content and calls. Both as threadbase reads the copy. Without the binary the tests skip.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { convertSession } from '../../src/convert/session.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import type { Message, Part, Session } from '../../src/model/types.js';
-import {
-  type CopilotHome,
-  closeCopilotHome,
-  plainTextResults,
-  resumedByCopilot,
-  COPILOT_SKIP as SKIP,
-  setupCopilotHome,
-} from '../helpers/copilot.js';
+import { copilotHomeForFile, plainTextResults, resumedByCopilot, COPILOT_SKIP as SKIP } from '../helpers/copilot.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-ordered-');
-});
-afterAll(() => closeCopilotHome(home));
+const home = copilotHomeForFile('tb-copilot-ordered-');
 
 const call = (id: string): Part => ({ type: 'tool_call', id, name: 'Bash', input: { command: 'echo m' } });
 const reply = (responseId: string, parts: Part[]): Message => ({

@@ -11,25 +11,16 @@ import '../../src/formats/all.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import type { Session } from '../../src/model/types.js';
 import type { AnthropicBlock } from '../helpers/anthropic-standin.js';
-import {
-  type CopilotHome,
-  closeCopilotHome,
-  plainTextResults,
-  resumedByCopilot,
-  COPILOT_SKIP as SKIP,
-  setupCopilotHome,
-} from '../helpers/copilot.js';
+import { copilotHomeForFile, plainTextResults, resumedByCopilot, COPILOT_SKIP as SKIP } from '../helpers/copilot.js';
 import { type FixtureHome, fixtureHome, PARALLEL_ID } from '../helpers/fixture-homes.js';
 
-let home: CopilotHome;
+const home = copilotHomeForFile('tb-copilot-parallel-');
 let fixture: FixtureHome;
 beforeAll(async () => {
   if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-parallel-');
   fixture = await fixtureHome({ prefix: 'tb-copilot-parallel-claude-', fixtures: ['claudeParallel'] });
 });
 afterAll(async () => {
-  await closeCopilotHome(home);
   if (fixture) await fs.rm(fixture.home, { recursive: true, force: true });
 });
 

@@ -9,90 +9,27 @@
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
 import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { encodeCopilotEvents } from '../../src/formats/copilot/index.js';
 import { buildContext } from '../../src/model/tree.js';
-import type { Message, Session } from '../../src/model/types.js';
-import type { AnthropicBlock, AnthropicMessage } from '../helpers/anthropic-standin.js';
+import type { Session } from '../../src/model/types.js';
 import {
-  type CopilotHome,
-  closeCopilotHome,
+  completionIndexes as completions,
+  copilotEvent,
+  copilotHomeForFile,
+  type CopilotEvent as Event,
   plainTextResults,
+  recordedTwoCalls,
   resumedByCopilot,
   COPILOT_SKIP as SKIP,
-  setupCopilotHome,
+  sentShape as shape,
+  userMessageEvent as userEvent,
 } from '../helpers/copilot.js';
-import { chainSession, textMessage } from '../helpers/sessions.js';
 
-type Event = { type: string; data: Record<string, unknown>; id: string; timestamp: string; parentId: string | null };
+const home = copilotHomeForFile('tb-copilot-plain-');
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-plain-');
-});
-afterAll(() => closeCopilotHome(home));
-
-const call = (id: string, n: number) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `echo ${n}` } });
-const result = (id: string, text: string): Message => ({
-  role: 'tool',
-  parts: [{ type: 'tool_result', callId: id, content: text }],
-});
-const reply = (id: string, ...parts: Message['parts']): Message => ({
-  role: 'assistant',
-  responseId: id,
-  model: 'claude-sonnet-4.5',
-  parts,
-});
-
-/** each message sent as its role and its blocks in short */
-const shape = (ms: readonly AnthropicMessage[]) =>
-  ms.map((m) => [
-    m.role,
-    (m.content as AnthropicBlock[]).map((b) =>
-      b.type === 'text'
-        ? `text ${String(b.text)}`
-        : b.type === 'tool_use'
-          ? `use ${b.id}`
-          : `result ${b.tool_use_id}: ${b.content}`,
-    ),
-  ]);
-
-/** A response with two calls answered, as Copilot CLI records them, edited, as a new session in the home. */
-async function recorded(edit: (events: Event[]) => Event[]): Promise<string> {
-  const id = randomUUID();
-  const base = chainSession('base', 'copilot', home.project, [
-    ['u1', textMessage('user', 'go')],
-    ['a1', reply('msg_r1', call('toolu_c1', 1), call('toolu_c2', 2))],
-    ['t1', result('toolu_c1', 'out1')],
-    ['t2', result('toolu_c2', 'out2')],
-    ['a2', reply('msg_r2', { type: 'text', text: 'done' })],
-  ]);
-  const events = edit(encodeCopilotEvents(base, { sessionId: id }).records as unknown as Event[]);
-  events.forEach((e, n) => {
-    if (n > 0) e.parentId = (events[n - 1] as Event).id;
-  });
-  const dir = join(home.dir, '.copilot', 'session-state', id);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
-  return id;
-}
-
-const event = (type: string, data: Record<string, unknown>): Event => ({
-  type,
-  data,
-  id: randomUUID(),
-  timestamp: '2026-01-01T00:00:30.000Z',
-  parentId: null,
-});
-const userEvent = (content: string, delivery?: string) =>
-  event('user.message', { content, transformedContent: content, messageId: randomUUID(), ...(delivery ? { delivery } : {}) });
 const replyEvent = (content: string) =>
-  event('assistant.message', { messageId: randomUUID(), apiCallId: `r-${randomUUID()}`, content, toolRequests: [] });
-const completions = (events: Event[]) => events.flatMap((e, i) => (e.type === 'tool.execution_complete' ? [i] : []));
+  copilotEvent('assistant.message', { messageId: randomUUID(), apiCallId: `r-${randomUUID()}`, content, toolRequests: [] });
 
 describe.skipIf(SKIP)("a user's message with a result recorded after it, and the real Copilot CLI", () => {
   it('answers no call: each call is sent with its real result, the message after them, as threadbase reads it', async () => {
@@ -137,7 +74,7 @@ describe.skipIf(SKIP)("a user's message with a result recorded after it, and the
       ],
     ];
     for (const [name, edit, last] of cases) {
-      const id = await recorded(edit);
+      const id = await recordedTwoCalls(home, edit);
       const { sent, ours } = await resumedByCopilot(home, id, `probe ${name}`, plainTextResults);
       expect(shape(sent), name).toEqual([
         ['user', ['text go']],

@@ -9,58 +9,30 @@
  * into Copilot CLI, is resumed with its calls in one message and their real results.
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
-import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { COPILOT_INTERRUPTED } from '../../src/formats/copilot/denials.js';
-import { encodeCopilotEvents } from '../../src/formats/copilot/index.js';
-import type { Message } from '../../src/model/types.js';
-import type { AnthropicBlock, AnthropicMessage } from '../helpers/anthropic-standin.js';
+import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import {
-  type CopilotHome,
-  closeCopilotHome,
+  echoCall as call,
+  completionIndexes as completions,
+  copilotHomeForFile,
+  type CopilotEvent as Event,
   plainTextResults,
+  recordedTwoCalls,
+  modelReply as reply,
+  toolResult as result,
   resumedByCopilot,
   COPILOT_SKIP as SKIP,
-  setupCopilotHome,
+  sentShape,
+  userMessageEvent as userEvent,
 } from '../helpers/copilot.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
-type Event = { type: string; data: Record<string, unknown>; id: string; timestamp: string; parentId: string | null };
+const home = copilotHomeForFile('tb-copilot-steering-');
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-steering-');
-});
-afterAll(() => closeCopilotHome(home));
-
-const call = (id: string, n: number) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `echo ${n}` } });
-const result = (id: string, text: string): Message => ({
-  role: 'tool',
-  parts: [{ type: 'tool_result', callId: id, content: text }],
-});
-const reply = (id: string, ...parts: Message['parts']): Message => ({
-  role: 'assistant',
-  responseId: id,
-  model: 'claude-sonnet-4.5',
-  parts,
-});
-
-/** each message sent as its role and its blocks in short */
-const shape = (ms: readonly AnthropicMessage[]) =>
-  ms.map((m) => [
-    m.role,
-    (m.content as AnthropicBlock[]).map((b) =>
-      b.type === 'text'
-        ? `text ${String(b.text).split('\n').at(-1)}`
-        : b.type === 'tool_use'
-          ? `use ${b.id}`
-          : `result ${b.tool_use_id}: ${JSON.stringify(b.content)}${b.is_error ? ' (error)' : ''}`,
-    ),
-  ]);
+/** each message sent as its role and its blocks in short: a text's last line, a result's content as JSON */
+const shape = (ms: readonly AnthropicMessage[]) => sentShape(ms, { lastLine: true, json: true });
 const expected = (said: string, second = '"out2"') => [
   ['user', ['text go']],
   ['assistant', ['use toolu_c1', 'use toolu_c2']],
@@ -68,35 +40,6 @@ const expected = (said: string, second = '"out2"') => [
   ['user', [`text ${said}`]],
   ['assistant', ['text done']],
 ];
-
-/** Copilot CLI's events of a response with two calls answered, edited, as a new session in the home. */
-async function recorded(edit: (events: Event[]) => Event[]): Promise<string> {
-  const id = randomUUID();
-  const base = chainSession('base', 'copilot', home.project, [
-    ['u1', textMessage('user', 'go')],
-    ['a1', reply('msg_r1', call('toolu_c1', 1), call('toolu_c2', 2))],
-    ['t1', result('toolu_c1', 'out1')],
-    ['t2', result('toolu_c2', 'out2')],
-    ['a2', reply('msg_r2', { type: 'text', text: 'done' })],
-  ]);
-  const events = edit(encodeCopilotEvents(base, { sessionId: id }).records as unknown as Event[]);
-  events.forEach((e, n) => {
-    if (n > 0) e.parentId = (events[n - 1] as Event).id;
-  });
-  const dir = join(home.dir, '.copilot', 'session-state', id);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
-  return id;
-}
-
-const userEvent = (content: string, delivery?: string): Event => ({
-  type: 'user.message',
-  data: { content, transformedContent: content, messageId: randomUUID(), ...(delivery ? { delivery } : {}) },
-  id: randomUUID(),
-  timestamp: '2026-01-01T00:00:30.000Z',
-  parentId: null,
-});
-const completions = (events: Event[]) => events.flatMap((e, i) => (e.type === 'tool.execution_complete' ? [i] : []));
 
 describe.skipIf(SKIP)("a user's message among a response's results and the real Copilot CLI", () => {
   it('is sent after all the results, in call order, as threadbase reads it', async () => {
@@ -152,7 +95,7 @@ describe.skipIf(SKIP)("a user's message among a response's results and the real 
     ];
     for (const [name, edit, second] of cases) {
       const said = name.split(' ').slice(0, 2).join(' ').replace(/,$/, '');
-      const id = await recorded(edit);
+      const id = await recordedTwoCalls(home, edit);
       const { sent, ours } = await resumedByCopilot(home, id, `probe ${name}`, plainTextResults);
       expect(shape(sent), name).toEqual(expected(said, second));
       expect(sent, name).toEqual(ours);

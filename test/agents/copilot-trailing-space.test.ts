@@ -8,31 +8,24 @@
  * itself ending in a space and newlines (kept so in the session).
  * The binary is node_modules/.bin/copilot (or $THREADBASE_COPILOT_BIN); without it the tests skip.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import type { Message } from '../../src/model/types.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import {
-  type CopilotHome,
-  closeCopilotHome,
+  copilotHomeForFile,
   COPILOT_MODEL as MODEL,
   resumedByCopilot,
   runCopilot,
   COPILOT_SKIP as SKIP,
-  setupCopilotHome,
 } from '../helpers/copilot.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
 const REPLY = '  A reply ending in a space and newlines. \n\n';
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  home = await setupCopilotHome('tb-copilot-trim-', [
-    (req) => (JSON.stringify(req.messages.at(-1)).includes('answer with spaces') ? { text: REPLY } : { text: 'ok' }),
-  ]);
-});
-afterAll(() => closeCopilotHome(home));
+const home = copilotHomeForFile('tb-copilot-trim-', [
+  (req) => (JSON.stringify(req.messages.at(-1)).includes('answer with spaces') ? { text: REPLY } : { text: 'ok' }),
+]);
 
 const texts = (ms: AnthropicMessage[]) =>
   ms.flatMap((m) =>

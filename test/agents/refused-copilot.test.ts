@@ -11,31 +11,24 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { COPILOT_INTERRUPTED, COPILOT_REJECTED } from '../../src/formats/copilot/denials.js';
 import { resultText } from '../../src/model/tree.js';
 import type { ToolResultPart } from '../../src/model/types.js';
 import { sentToolResults } from '../helpers/anthropic-standin.js';
 import {
-  type CopilotHome,
-  closeCopilotHome,
+  copilotHomeForFile,
   COPILOT_MODEL as MODEL,
   plainTextResults,
   resumedByCopilot,
   runCopilot,
   COPILOT_SKIP as SKIP,
-  setupCopilotHome,
 } from '../helpers/copilot.js';
 import { declinedCallsSession, declinedResult, toolResultsOf } from '../helpers/sessions.js';
 
-let home: CopilotHome;
-beforeAll(async () => {
-  if (SKIP) return;
-  // the stand-in's default replies, a cut "Tool finished: …" ending in a space among them: Copilot CLI resends them trimmed, as threadbase's context has them
-  home = await setupCopilotHome('tb-copilot-refused-');
-});
-afterAll(() => closeCopilotHome(home));
+// the stand-in's default replies, a cut "Tool finished: …" ending in a space among them: Copilot CLI resends them trimmed, as threadbase's context has them
+const home = copilotHomeForFile('tb-copilot-refused-');
 
 /** Resumes session `id` with `probe`: the messages Copilot CLI sent before it, and threadbase's context of the session. */
 const resumed = (id: string, probe: string) => resumedByCopilot(home, id, probe, plainTextResults);

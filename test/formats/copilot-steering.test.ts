@@ -15,6 +15,7 @@ import { type CopilotReadState, initialState, parseEvents } from '../../src/form
 import { CopilotDriver, copilotContext, encodeCopilotEvents } from '../../src/formats/copilot/index.js';
 import { buildContext, pathToLeaf } from '../../src/model/tree.js';
 import type { Message, Session } from '../../src/model/types.js';
+import { echoCall as call, toolResult as result } from '../helpers/copilot.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
 let dir: string;
@@ -23,11 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const call = (id: string, n: number) => ({ type: 'tool_call' as const, id, name: 'bash', input: { command: `echo ${n}` } });
-const result = (id: string, text: string): Message => ({
-  role: 'tool',
-  parts: [{ type: 'tool_result', callId: id, content: text }],
-});
 const record = (...parts: Message['parts']): Message => ({
   role: 'assistant',
   responseId: 'msg_r1',
