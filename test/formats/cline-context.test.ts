@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { resumeContextOf } from '../../src/model/resume.js';
 import type { Message, Part, ToolResultPart } from '../../src/model/types.js';
-import { chainSession } from '../helpers/sessions.js';
+import { chainSession, ONE_PIXEL_PNG } from '../helpers/sessions.js';
 
 const long = (n: number): string => Array.from({ length: n }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
 const big = long(10_000);
@@ -71,9 +71,12 @@ describe("a Cline session's context cuts long tool results as Cline does", () =>
     const [first] = contextOf('cline', { type: 'tool_result', callId: 'c1', content: 'ok' }, [
       { type: 'file', mediaType: 'text/plain', text, name: 'f.txt' },
     ]);
+    // sent as its text in Cline's tag (clineContext's sentPart), the cut made on the file's text first
     const file = first?.parts[1];
-    expect(file?.type === 'file' && file.text).toMatch(/^a[\s\S]*\n\n\.\.\.\[truncated 10034 chars\]\.\.\.\n\n[\s\S]*$/);
-    expect(file?.type === 'file' && file.text?.length).toBe(49_999);
+    const sent =
+      file?.type === 'text' ? /^<file_content path="f.txt">\n([\s\S]*)\n<\/file_content>$/.exec(file.text)?.[1] : undefined;
+    expect(sent).toMatch(/^a[\s\S]*\n\n\.\.\.\[truncated 10034 chars\]\.\.\.\n\n[\s\S]*$/);
+    expect(sent?.length).toBe(49_999);
   });
 
   it('an assistant text repeating tool-call markup 8 times is cut past 12,000 characters, else past 200,000', () => {
@@ -146,5 +149,61 @@ describe("a Cline session's context cuts long tool results as Cline does", () =>
   it("another agent's session keeps its result whole", () => {
     const sent = resultOf(contextOf('pi', { type: 'tool_result', callId: 'c1', content: big }));
     expect(sent.content).toBe(big);
+  });
+});
+
+/**
+ * What Cline's provider layer (@cline/llms) makes of its blocks when it sends them; the real cline
+ * resuming a converted Claude Code session sends the same (test/agents/cline-kilo-rich-copy.test.ts).
+ */
+describe("a Cline session's context is what Cline's provider layer sends of its blocks", () => {
+  const png = { type: 'image' as const, mediaType: 'image/png', data: ONE_PIXEL_PNG };
+  const doc = { type: 'file' as const, mediaType: 'text/plain', text: 'file text', name: 'a.txt' };
+
+  it("a user's plain-text file as its text in Cline's <file_content> tag", () => {
+    const [first] = contextOf('cline', { type: 'tool_result', callId: 'c1', content: 'ok' }, [doc]);
+    expect(first?.parts[1]).toEqual({ type: 'text', text: '<file_content path="a.txt">\nfile text\n</file_content>' });
+  });
+
+  it('a successful result with a file block: its blocks as their JSON text, its images after it as blocks', () => {
+    const result = (content: ToolResultPart['content']) =>
+      resultOf(contextOf('cline', { type: 'tool_result', callId: 'c1', content })).content;
+    expect(result([{ type: 'text', text: 'listed' }, doc])).toBe(
+      JSON.stringify([
+        { type: 'text', text: 'listed' },
+        { type: 'file', path: 'a.txt', content: 'file text' },
+      ]),
+    );
+    // with an image, each text its bare text and the images taken out after the JSON
+    expect(result([{ type: 'text', text: 'listed' }, doc, png])).toEqual([
+      { type: 'text', text: JSON.stringify(['listed', { type: 'file', path: 'a.txt', content: 'file text' }]) },
+      png,
+    ]);
+    // texts and images alone go as blocks
+    expect(result([{ type: 'text', text: 'listed' }, png])).toEqual([{ type: 'text', text: 'listed' }, png]);
+  });
+
+  it('redacted thinking and thinking without a signature are left out, signed thinking sent', () => {
+    const build = resumeContextOf('cline');
+    const s = chainSession('s', 'cline', '/p', [
+      ['u', { role: 'user', parts: [{ type: 'text', text: 'go' }] }],
+      [
+        'a',
+        {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          parts: [
+            { type: 'redacted_thinking', data: 'ENCRYPTED' },
+            { type: 'thinking', thinking: 'unsigned' },
+            { type: 'thinking', thinking: 'signed', signature: 'sig' },
+            { type: 'text', text: 'done' },
+          ],
+        },
+      ],
+    ]);
+    expect(build?.(s).messages[1]?.parts).toEqual([
+      { type: 'thinking', thinking: 'signed', signature: 'sig' },
+      { type: 'text', text: 'done' },
+    ]);
   });
 });

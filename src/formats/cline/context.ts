@@ -96,6 +96,34 @@ function errorJsonText(p: ToolResultPart, content: ToolResultContent[]): string 
   return JSON.stringify(content.map((c, i) => (c.type === 'text' ? c.text : c.type === 'image' ? MEDIA_OMITTED : blocks[i])));
 }
 
+/**
+ * A successful result's blocks as Cline's provider layer sends them (@cline/llms): only texts and images
+ * go as blocks; with a file block among them, their JSON text (each block as Cline keeps it), or, with
+ * an image, the JSON of the others (each text as its bare text) and then the images as blocks.
+ */
+function successContent(p: ToolResultPart, content: ToolResultContent[]): ToolResultPart['content'] {
+  if (content.every((c) => c.type === 'text' || c.type === 'image')) return content;
+  const blocks = clineContentOf({ ...p, content }) as unknown[];
+  const images = content.filter((c) => c.type === 'image');
+  if (!images.length) return JSON.stringify(blocks);
+  const rest = content.flatMap((c, i) => (c.type === 'image' ? [] : [c.type === 'text' ? c.text : blocks[i]]));
+  return [{ type: 'text', text: JSON.stringify(rest) }, ...images];
+}
+
+/**
+ * A part as Cline's provider layer sends it: a result's blocks as above (an error's as their JSON text),
+ * a file block as its text in Cline's `<file_content>` tag; redacted thinking and thinking without a
+ * signature left out (@cline/llms sends only signed reasoning).
+ */
+function sentPart(p: Part): Part[] {
+  if (p.type === 'tool_result' && Array.isArray(p.content))
+    return [{ ...p, content: p.isError ? errorJsonText(p, p.content) : successContent(p, p.content) }];
+  if (p.type === 'file' && p.text !== undefined)
+    return [{ type: 'text', text: `<file_content path="${p.name ?? 'file'}">\n${p.text}\n</file_content>` }];
+  if (p.type === 'redacted_thinking' || (p.type === 'thinking' && !p.signature)) return [];
+  return [p];
+}
+
 function cutResult(p: ToolResultPart): ToolResultPart {
   const json = p.meta?.clineContent;
   if (json !== undefined) {
@@ -150,8 +178,5 @@ export function clineContext(session: Session, opts: ContextOptions = {}): Conte
   const messages = withMissingResults(rewriteOutdatedReads(ctx.messages, cutResultText));
   const cut = messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) }));
   const sent = applyClineTextBudget(applyClineMediaBudget(cut));
-  // what Cline's provider layer makes of an error result's blocks
-  const asJson = (p: Part): Part =>
-    p.type === 'tool_result' && p.isError && Array.isArray(p.content) ? { ...p, content: errorJsonText(p, p.content) } : p;
-  return { ...ctx, messages: sent.map((m) => ({ ...m, parts: m.parts.map(asJson) })) };
+  return { ...ctx, messages: sent.map((m) => ({ ...m, parts: m.parts.flatMap(sentPart) })) };
 }
