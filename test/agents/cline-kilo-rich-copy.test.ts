@@ -14,7 +14,7 @@ import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import type { Message } from '../../src/model/types.js';
 import type { AgentHome } from '../helpers/agents.js';
-import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import { type AnthropicMessage, conversationOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type ClineHome, resumeCline, resumedRequest, setupClineHome } from '../helpers/cline.js';
 import { okProbeRule, readContext, withDriver } from '../helpers/conversions.js';
@@ -129,17 +129,6 @@ async function writeClaudeOriginal(home: Pick<AgentHome, 'env' | 'project'>, uns
   return info?.id as string;
 }
 
-function strip(v: unknown): unknown {
-  return Array.isArray(v)
-    ? v.map(strip)
-    : v && typeof v === 'object'
-      ? Object.fromEntries(
-          Object.entries(v)
-            .filter(([k]) => k !== 'cache_control')
-            .map(([k, x]) => [k, strip(x)]),
-        )
-      : v;
-}
 /** The copy's tokens as `threadbase stats --source <agent>` counts them equal its original's (before the agent resumes it). */
 async function expectSameTokens(home: Pick<AgentHome, 'env'>, agent: string): Promise<void> {
   const tokens = async (source: string) => {
@@ -160,12 +149,6 @@ async function expectSameTokens(home: Pick<AgentHome, 'env'>, agent: string): Pr
   expect(await tokens('claude')).toEqual(await tokens(agent));
 }
 
-const conversation = (ms: readonly AnthropicMessage[]) =>
-  ms.map((m) => ({
-    role: m.role,
-    content: strip(typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content),
-  }));
-
 describe('cline', () => {
   let home: ClineHome;
   beforeAll(async () => {
@@ -181,9 +164,9 @@ describe('cline', () => {
     const back = JSON.parse(await runCliOk(home.env, ['convert', copy.id, '--to', 'claude', '--json'])) as { id: string };
     const claudeContext = async (id: string) =>
       contextToAnthropic(await readContext(home, 'claude', id)).messages as AnthropicMessage[];
-    expect(conversation(await claudeContext(back.id))).toEqual(conversation(await claudeContext(original)));
+    expect(conversationOf(await claudeContext(back.id))).toEqual(conversationOf(await claudeContext(original)));
     await resumeCline(home, copy.id, 'probe rich');
-    expect(conversation(resumedRequest(home, 'probe rich').messages)).toEqual(conversation(ours));
+    expect(conversationOf(resumedRequest(home, 'probe rich').messages)).toEqual(conversationOf(ours));
   }, 240_000);
 });
 
@@ -200,6 +183,6 @@ describe('kilo', () => {
     const ours = contextToAnthropic(await readContext(home, 'kilo', copy.id)).messages as AnthropicMessage[];
     await expectSameTokens(home, 'kilo');
     await runKilo(home, ['run', '-s', copy.id, 'probe', 'rich']);
-    expect(conversation(kiloRequestEndingWith(home, 'probe rich').messages.slice(0, -1))).toEqual(conversation(ours));
+    expect(conversationOf(kiloRequestEndingWith(home, 'probe rich').messages.slice(0, -1))).toEqual(conversationOf(ours));
   }, 240_000);
 });

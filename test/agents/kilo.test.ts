@@ -30,7 +30,7 @@ import {
   SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
-import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import { type AnthropicMessage, conversationOf } from '../helpers/anthropic-standin.js';
 import { readContext, readSession } from '../helpers/conversions.js';
 import {
   createKiloDatabase,
@@ -57,24 +57,6 @@ afterAll(async () => {
 /** The same of the Anthropic messages Kilo sent (Kilo's own call ids left out), less its environment details. */
 const requestItems = (messages: AnthropicMessage[]) =>
   anthropicRequestItems(messages, { ids: false, drop: isEnvironmentDetails });
-
-/** Anthropic messages without cache markers. */
-function conversationOf(messages: AnthropicMessage[]): unknown[] {
-  const strip = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(strip)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.entries(v)
-              .filter(([k]) => k !== 'cache_control')
-              .map(([k, x]) => [k, strip(x)]),
-          )
-        : v;
-  return messages.map((m) => ({
-    role: m.role,
-    content: strip(typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content),
-  }));
-}
 
 // Claude Code's sessions resume on their own model (Kilo sends thinking recorded by another model as text);
 // pi's and codex's on the stand-in's

@@ -73,6 +73,11 @@ export function withoutCacheControl<T>(v: T): T {
   return v;
 }
 
+/** Messages as the conversation they carry: each role and its blocks (a string as one text block), without cache markers. */
+export function conversationOf(messages: readonly AnthropicMessage[]): { role: string; content: AnthropicBlock[] }[] {
+  return messages.map((m) => ({ role: m.role, content: withoutCacheControl(blocksOf(m)) }));
+}
+
 /** Text of the blocks of a message, tool results included. */
 export function textOf(m: AnthropicMessage | undefined): string {
   return blocksOf(m)
