@@ -2,7 +2,8 @@
  * The CLI loads a command's modules when that command is run: `--version` loads no command and no
  * agent format, `sessions` its own file and the formats but not the other commands', the server's,
  * the exporters' or the converters' commands (a loader hook records every module the real process
- * loads). Before, every start-up loaded every command and format (`--version` ≈ 0.5 s).
+ * loads). Before, every start-up loaded every command and format (`--version` ≈ 0.5 s). Reading loads
+ * no format's write-only code (its encoder, proper-lockfile, smol-toml).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -88,6 +89,10 @@ describe('what the CLI loads at start-up', () => {
     expect([...packages].filter((p) => HEAVY_PACKAGES.includes(p))).toEqual([]);
     // nothing to measure but ASCII: string-width (its segmenter and emoji expression) is not loaded
     expect(packages.has('string-width')).toBe(false);
+    // reading writes nothing: a driver imports its encoder, and the lock and TOML libraries, when it writes
+    // (opencode's encoder is still loaded: kilo imports opencode's index, which exports it)
+    expect(files.filter((f) => /^src\/formats\/(claude|continue|copilot|pi|qwen)\/encode\.ts$/.test(f))).toEqual([]);
+    expect([...packages].filter((p) => ['proper-lockfile', 'smol-toml'].includes(p))).toEqual([]);
   });
 
   it('--help: every command, as before', () => {

@@ -9,7 +9,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { encodeSession, markWritten } from './encode.js';
 import { isRecord } from './parse.js';
 
 /** An agent id in Claude Code's form: `a` and 16 hex digits. */
@@ -47,6 +46,7 @@ export async function writeSubagentTranscript(
   child: Session,
   to: SubagentTarget,
 ): Promise<{ agentId: string; path: string; warnings: string[] }> {
+  const { encodeSession, markWritten } = await import('./encode.js');
   const agentId = newAgentId();
   const sidechain: Session = { ...child, entries: child.entries.map((e) => ({ ...e, sidechain: true })) };
   const { records, warnings } = encodeSession(sidechain, { sessionId: to.mainSessionId, cwd: to.cwd });

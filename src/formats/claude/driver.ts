@@ -32,7 +32,6 @@ import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writtenByOf } from '../shared/written-by.js';
 import { relinkAgentId, writeSubagentTranscript } from './children.js';
-import { encodeSession, holdToolIds, markWritten } from './encode.js';
 import { claudeSentWording } from './notifications.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
@@ -657,6 +656,8 @@ export class ClaudeDriver extends DriverBase {
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     const id = await this.freshId(opts.keepId ? session.id : undefined);
     const cwd = session.project ?? this.env.home;
+    // the encoder is loaded when a session is written: reading (threadbase sessions) does without it
+    const { encodeSession, markWritten } = await import('./encode.js');
     const { records, warnings } = encodeSession(session, { sessionId: id, cwd });
     markWritten(records);
     const path = this.sessionPath(cwd, id);
@@ -726,6 +727,7 @@ export class ClaudeDriver extends DriverBase {
       e.parentId === null ? { ...e, parentId: i === 0 ? leaf : (entries[i - 1]?.id ?? leaf) } : e,
     );
     // appended calls stay apart from the transcript's own
+    const { encodeSession, holdToolIds } = await import('./encode.js');
     const toolIds = new AnthropicToolIds();
     for (const e of p.entries) if (e.kind === 'message') holdToolIds(toolIds, e.message);
     const { records } = encodeSession(
@@ -752,6 +754,7 @@ export class ClaudeDriver extends DriverBase {
     if (!at) throw new ThreadbaseError('empty', 'nothing to fork: the session has no entries', { file: s.path, id: sessionId });
     const id = randomUUID();
     const cwd = s.project ?? this.env.home;
+    const { encodeSession } = await import('./encode.js');
     const { records } = encodeSession(
       { ...s, entries: path, leafId: at.id },
       { sessionId: id, cwd, forkedFrom: { sessionId, messageUuid: at.id } },

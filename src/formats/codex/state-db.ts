@@ -8,8 +8,8 @@
  * resumes by id).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { pathToLeaf } from '../../model/tree.js';
 import type { Session } from '../../model/types.js';
 import { openDatabase } from '../shared/sqlite.js';
@@ -20,7 +20,10 @@ import { firstUserMessage } from './prompts.js';
 /** A config.toml's top-level settings, or none when there is no file or one codex itself would refuse. */
 function configOf(home: string): Record<string, unknown> | undefined {
   try {
-    return parseToml(readFileSync(join(home, 'config.toml'), 'utf8'));
+    const text = readFileSync(join(home, 'config.toml'), 'utf8');
+    // the parser (its CommonJS build, one file) only where there is a config.toml: its ESM build is nine modules to load
+    const { parse } = createRequire(import.meta.url)('smol-toml') as typeof import('smol-toml');
+    return parse(text);
   } catch {
     return undefined;
   }

@@ -14,7 +14,6 @@ import { makeDirectory, writeFileAtomic } from '../shared/atomic.js';
 import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { jsonValueOf } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
-import { encodeContinueSession } from './encode.js';
 import { isObject, type ListedSession, readContinueSession, SOURCE, UNTITLED } from './history.js';
 
 /** Continue's global folder: CONTINUE_GLOBAL_DIR (relative to the working directory, as Continue takes it), else ~/.continue. */
@@ -152,6 +151,8 @@ export class ContinueDriver extends DriverBase {
   async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
     const keep = opts.keepId && UUID.test(session.id) && !this.locate().some((l) => l.id === session.id);
     const id = keep ? session.id : randomUUID();
+    // the encoder is loaded when a session is written: reading (threadbase sessions) does without it
+    const { encodeContinueSession } = await import('./encode.js');
     const { doc, warnings } = encodeContinueSession(pathToLeaf(session), {
       sessionId: id,
       title: session.title ?? UNTITLED,

@@ -22,7 +22,6 @@ import type { Session, SessionInfo } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { applyFilter, DriverBase, dirEntries, fileUnits, matchesSessionText, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
-import { encodeCopilotEvents, encodeSubAgentEvents, encodeWorkspace, unplacedWarning } from './encode.js';
 import { type CopilotReadState, initialState, isObject, type JsonObject, parseEvents, SOURCE, sessionOf } from './events.js';
 import { endBytes, endLine, hasRunMarkers } from './run-markers.js';
 import { runSessions, sideChainRuns } from './side-chains.js';
@@ -366,6 +365,8 @@ export class CopilotDriver extends DriverBase {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
     const keep = opts.keepId && uuid.test(session.id) && !this.locate().some((l) => l.id === session.id);
     const id = keep ? session.id : randomUUID();
+    // the encoder is loaded when a session is written: reading (threadbase sessions) does without it
+    const { encodeCopilotEvents, encodeWorkspace } = await import('./encode.js');
     const encoded = encodeCopilotEvents(session, { sessionId: id });
     const dir = join(copilotDir(this.env), 'session-state', id);
     const events = join(dir, 'events.jsonl');
@@ -391,6 +392,7 @@ export class CopilotDriver extends DriverBase {
    * returned session is the run (its id the run's `agentId`); reading the parent, it is a side chain.
    */
   async writeChildSession(parent: SessionInfo, child: Session): Promise<SessionInfo> {
+    const { encodeSubAgentEvents, unplacedWarning } = await import('./encode.js');
     const run = this.runs.get(parent.id);
     const events = run?.events ?? this.locate().find((l) => l.id === parent.id)?.events;
     // a file Copilot CLI wrote (or may be writing) is not rewritten

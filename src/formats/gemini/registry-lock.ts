@@ -11,7 +11,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import lockfile, { type LockOptions } from 'proper-lockfile';
+import type { LockOptions } from 'proper-lockfile';
 import { ThreadbaseError } from '../../model/errors.js';
 import { makeDirectory } from '../shared/atomic.js';
 
@@ -48,6 +48,8 @@ export async function withRegistryLock<T>(file: string, fn: () => Promise<T>, op
   await makeDirectory(dirname(lockfilePath));
   // proper-lockfile's default throws from a timer, which would end the whole process: kept, and reported below
   let compromised: Error | undefined;
+  // loaded when a session is written (with what it loads: graceful-fs, signal-exit, retry), not for reading
+  const { default: lockfile } = await import('proper-lockfile');
   const release = await lockfile
     .lock(file, {
       realpath: false,

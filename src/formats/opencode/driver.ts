@@ -22,7 +22,7 @@ import { applyFilter, DriverBase, statStamp } from '../shared/base.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { linkCallToChild } from './children.js';
 import { opencodeContext } from './context.js';
-import { type EncodeSeed, encodeEntries, encodeSession, totalsOf } from './encode.js';
+import type { EncodeSeed } from './encode.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw, sessionFromOpencode, usageOf } from './parse.js';
 import { gitProjectOf } from './project.js';
 import {
@@ -298,6 +298,8 @@ export class OpenCodeDriver extends DriverBase {
         ? sessionExists(this.dbPath, id, this.flavor.label)
         : existsSync(join(this.storagePath, 'session', project.id, `${id}.json`));
     const sessionId = opts.keepId && session.id.startsWith('ses_') && !taken(session.id) ? session.id : newId('ses');
+    // the encoder is loaded when a session is written: reading (threadbase sessions) does without it
+    const { encodeSession } = await import('./encode.js');
     const { data, warnings } = encodeSession(session, {
       sessionId,
       projectID: project.id,
@@ -393,6 +395,7 @@ export class OpenCodeDriver extends DriverBase {
         );
       parent = e.id;
     }
+    const { encodeEntries, totalsOf } = await import('./encode.js');
     const existing = inOrder(found.data.messages);
     const path = entries.map((e, i) => (i === 0 ? { ...e, parentId: null } : e));
     const encoded = encodeEntries(

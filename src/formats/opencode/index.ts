@@ -1,10 +1,4 @@
 /** OpenCode (sst/opencode): sessions in opencode.db (SQLite) and in the JSON storage before it; read, write, fork. */
-import { registerConversionLosses } from '../../convert/losses.js';
-import { registerResumeContext } from '../../model/resume.js';
-import { registerFormat } from '../registry.js';
-import { opencodeContext } from './context.js';
-import { OpenCodeDriver } from './driver.js';
-import { describeOpenCodeLosses } from './losses.js';
 
 export { opencodeContext } from './context.js';
 export { forkTitle, OpenCodeDriver } from './driver.js';
@@ -33,6 +27,7 @@ export {
   opencodeStorageDir,
   registerOpenCodeRecords,
 } from './records.js';
+export { register } from './register.js';
 export { appendSessionData, listSessionRows, readSessionData, setSessionTitle, writeSessionData } from './sqlite.js';
 export {
   appendLegacySession,
@@ -41,12 +36,3 @@ export {
   setLegacyTitle,
   writeLegacySession,
 } from './storage.js';
-
-export function register(): void {
-  registerFormat('opencode', (env) => new OpenCodeDriver(env));
-  // a compaction's summary message, sent as recorded
-  registerResumeContext('opencode', opencodeContext, { entryKinds: ['compaction'] });
-  registerConversionLosses('opencode', describeOpenCodeLosses);
-}
-
-register();

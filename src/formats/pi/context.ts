@@ -9,7 +9,7 @@
  */
 import type { Message, ToolCallPart } from '../../model/types.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
-import { piThinkingSignature } from './encode.js';
+import { piThinkingSignature } from './thinking-signature.js';
 
 export const MISSING_RESULT_TEXT = 'No result provided';
 

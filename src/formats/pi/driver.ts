@@ -27,7 +27,6 @@ import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { childLinkField, childLinkOf } from './children.js';
 import { piSendView } from './context.js';
-import { currentLeafLast, encodeEntries, flushable } from './encode.js';
 import { firstUserTitle, idOfHeaderlessFile, parsePiFile, SOURCE } from './parse.js';
 import {
   branchSummaryText,
@@ -329,6 +328,7 @@ export class PiDriver extends DriverBase {
   ): Promise<{ file: string; warnings: string[] }> {
     const stamp = String(header.timestamp).replace(/[:.]/g, '-');
     const file = join(this.sessionDirFor(cwd), `${stamp}_${id}.jsonl`);
+    const { flushable } = await import('./encode.js');
     const safe = flushable(records);
     await writeFileAtomic(file, toJsonl([header, ...safe.records]), { exclusive: true });
     return { file, warnings: safe.warning ? [safe.warning] : [] };
@@ -357,6 +357,8 @@ export class PiDriver extends DriverBase {
   ): Promise<SessionInfo> {
     const id = opts.keepId && !(await this.fileOf(session.id)) ? session.id : newSessionId();
     const cwd = session.project ?? this.env.home;
+    // the encoder is loaded when a session is written: reading (threadbase sessions) does without it
+    const { currentLeafLast, encodeEntries } = await import('./encode.js');
     const { ordered, warnings } = currentLeafLast(session);
     const enc = encodeEntries(ordered);
     const header: PiRecord = {
@@ -393,6 +395,7 @@ export class PiDriver extends DriverBase {
     for (const e of s.entries) {
       if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_call') toolNames.set(p.id, p.name);
     }
+    const { encodeEntries } = await import('./encode.js');
     const enc = encodeEntries(entries, { takenIds: known, toolNames });
     await appendJsonlLines(file, enc.records);
     this.cache.delete(file);
@@ -517,6 +520,7 @@ export class PiDriver extends DriverBase {
     }
     const id = newSessionId();
     const cwd = s.project ?? this.env.home;
+    const { encodeEntries } = await import('./encode.js');
     const enc = encodeEntries(entries);
     const header: PiRecord = {
       type: 'session',

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import type { Session } from '../../model/types.js';
 import { isObject } from '../gemini/content.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
-import { encodeQwenRecords } from './encode.js';
 
 /** The sub-agent type threadbase records for a sub-agent of another agent (Qwen Code's built-in one). */
 const DEFAULT_AGENT = 'general-purpose';
@@ -51,6 +50,7 @@ export async function writeSubagentTranscript(
   const agentName = own ?? DEFAULT_AGENT;
   const dir = join(to.subagentsDir, to.mainSessionId);
   const agentId = freshAgentId(dir, agentName, to.toolUseId);
+  const { encodeQwenRecords } = await import('./encode.js');
   const { records, warnings } = encodeQwenRecords(child, { sessionId: to.mainSessionId, cwd: to.cwd });
   const lines = records.map((r) => ({ ...r, agentId, agentName, isSidechain: true }));
   const now = new Date().toISOString();

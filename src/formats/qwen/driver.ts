@@ -24,7 +24,6 @@ import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABI
 import { parseJson } from '../shared/jsonl.js';
 import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writeSubagentTranscript } from './children.js';
-import { encodeQwenRecords } from './encode.js';
 import { type QwenReadState, readQwenChat, readQwenChatFrom, SOURCE, type SubAgentOf } from './records.js';
 
 /** Where Qwen Code keeps its runtime data (Storage.getRuntimeBaseDir): sessions go under `projects/`. */
@@ -204,6 +203,8 @@ export class QwenDriver extends DriverBase {
     const free = opts.keepId && uuid.test(session.id) && !(await this.getSession(session.id));
     const id = free ? session.id : randomUUID();
     const project = resolve(session.project ?? this.env.home);
+    // the encoder is loaded when a session is written: reading (threadbase sessions) does without it
+    const { encodeQwenRecords } = await import('./encode.js');
     const { records, warnings } = encodeQwenRecords(session, { sessionId: id, cwd: project });
     const file = join(qwenDir(this.env), 'projects', sanitizeCwd(project), 'chats', `${id}.jsonl`);
     await writeFileAtomic(file, toJsonl(records), { exclusive: true });

@@ -1,0 +1,17 @@
+/** Registers the claude format: its driver, resume context and losses, what reading needs (index.ts also exports the encoder). */
+import { registerConversionLosses } from '../../convert/losses.js';
+import { registerSentWording } from '../../convert/sent-wording.js';
+import { registerResumeContext } from '../../model/resume.js';
+import { registerFormat } from '../registry.js';
+import { ClaudeDriver, claudeContext } from './driver.js';
+import { describeClaudeLosses } from './losses.js';
+import { claudeSentWording } from './notifications.js';
+
+export function register(): void {
+  registerFormat('claude', (env) => new ClaudeDriver(env));
+  registerResumeContext('claude', claudeContext);
+  registerConversionLosses('claude', describeClaudeLosses);
+  registerSentWording('claude', claudeSentWording);
+}
+
+register();
