@@ -91,7 +91,7 @@ describe('what the CLI loads at start-up', () => {
     expect(packages.has('string-width')).toBe(false);
     // reading writes nothing: a driver imports its encoder, and the lock and TOML libraries, when it writes
     // (opencode's encoder is still loaded: kilo imports opencode's index, which exports it)
-    expect(files.filter((f) => /^src\/formats\/(claude|continue|copilot|pi|qwen)\/encode\.ts$/.test(f))).toEqual([]);
+    expect(files.filter((f) => /^src\/formats\/(claude|continue|copilot|gemini|pi|qwen)\/encode\.ts$/.test(f))).toEqual([]);
     expect([...packages].filter((p) => ['proper-lockfile', 'smol-toml'].includes(p))).toEqual([]);
   });
 

@@ -12,7 +12,6 @@ import type { Session } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { isObject, type JsonObject } from './content.js';
-import { encodeChatRecords, lastRecordTime } from './encode.js';
 import { linkSubAgent } from './subagents.js';
 
 /**
@@ -63,6 +62,7 @@ export async function writeSubagentChat(
   parent: { id: string; file: string; projectHash?: string; directories: string[] },
 ): Promise<SubagentChat> {
   const agentId = randomUUID();
+  const { encodeChatRecords, lastRecordTime } = await import('./encode.js');
   const { records, warnings } = encodeChatRecords(child);
   const now = new Date().toISOString();
   const meta: JsonObject = {

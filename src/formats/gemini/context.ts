@@ -18,7 +18,7 @@ import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolCallPart } from '../../model/types.js';
 import { isObject, type JsonObject } from './content.js';
-import { functionResponseParts, geminiPart, SYNTHETIC_THOUGHT_SIGNATURE } from './encode.js';
+import { functionResponseParts, geminiPart, SYNTHETIC_THOUGHT_SIGNATURE } from './parts.js';
 
 /** The text Gemini CLI reads a user turn as (partListUnionToString), to tell the turns it does not resend. */
 function turnText(parts: readonly Part[]): string {

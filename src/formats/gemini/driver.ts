@@ -18,7 +18,6 @@ import { WRITTEN_BY } from '../shared/written-by.js';
 import { checkpointId, type ProjectDir, readChat, readCheckpoint, SOURCE } from './chats.js';
 import { linkSpawnCall, writeSubagentChat } from './children.js';
 import { isObject, type JsonObject } from './content.js';
-import { encodeChatRecords, lastRecordTime } from './encode.js';
 import { type RegistryLockOptions, withRegistryLock } from './registry-lock.js';
 import { linkSubAgent, sideChainsOf } from './subagents.js';
 
@@ -427,6 +426,8 @@ export class GeminiDriver extends DriverBase {
     const project = resolve(session.project ?? this.env.home);
     const dir = await this.projectDir(project);
     const now = new Date();
+    // the encoder is loaded when a session is written: reading (threadbase sessions) does without it
+    const { encodeChatRecords, lastRecordTime } = await import('./encode.js');
     const { records, warnings } = encodeChatRecords(session);
     const projectHash = createHash('sha256').update(project).digest('hex');
     const lastTime = (rs: JsonObject[]) => lastRecordTime(rs) ?? now.toISOString();

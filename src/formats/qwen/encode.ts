@@ -17,7 +17,7 @@ import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { mergeSplitResponses, pathToLeaf, responseEntriesAt, resultText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
 import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
-import { functionResponseParts, geminiPart } from '../gemini/encode.js';
+import { functionResponseParts, geminiPart } from '../gemini/parts.js';
 import { openaiItemId } from '../shared/openai-reasoning.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { qwenCancelledWords, qwenDeclinedMark, qwenDeclinedResult } from './denials.js';
