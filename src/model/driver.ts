@@ -41,7 +41,7 @@ export interface DriverCapabilities {
  */
 export function projectFilterOf(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  return value.replace(/(?<=[^:\\/])[\\/]+$/, "");
+  return value.replace(/(?<=[^:\\/])[\\/]+$/, '');
 }
 
 export interface SessionFilter {
