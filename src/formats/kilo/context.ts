@@ -8,7 +8,7 @@
 
 import { type Context, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { Entry, Message, Session } from '../../model/types.js';
-import { opencodeContext } from '../opencode/index.js';
+import { opencodeContext } from '../opencode/context.js';
 
 /** Kilo's `<environment_details>` text for a user message sent at `iso`. */
 export function environmentDetails(iso: string, directory: string, worktree: string): string {

@@ -3,7 +3,8 @@
  * capabilities, Kilo's tables and records being OpenCode's.
  */
 import type { DriverEnv } from '../../model/driver.js';
-import { OpenCodeDriver, opencodeDbPath } from '../opencode/index.js';
+import { OpenCodeDriver } from '../opencode/driver.js';
+import { opencodeDbPath } from '../opencode/records.js';
 import { KILO } from './flavor.js';
 
 export class KiloDriver extends OpenCodeDriver {

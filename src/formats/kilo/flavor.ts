@@ -5,7 +5,7 @@
  * OpenCode's `opencode-<channel>.db` when only that is there), its git project id cached in the
  * common git directory's `kilo` file, and `code` as its default agent (OpenCode's is `build`).
  */
-import type { OpenCodeFlavor } from '../opencode/index.js';
+import type { OpenCodeFlavor } from '../opencode/records.js';
 
 export const SOURCE = 'kilo';
 /** The Kilo CLI version whose sessions threadbase writes (its schema seen in FORMAT.md). */

@@ -1,7 +1,7 @@
 /** Kilo CLI (Kilo-Org/kilocode): OpenCode's records in kilo.db, read and written with OpenCode's code. */
 import { registerConversionLosses } from '../../convert/losses.js';
 import { registerResumeContext } from '../../model/resume.js';
-import { registerOpenCodeRecords } from '../opencode/index.js';
+import { registerOpenCodeRecords } from '../opencode/records.js';
 import { registerFormat } from '../registry.js';
 import { kiloContext } from './context.js';
 import { KiloDriver } from './driver.js';
