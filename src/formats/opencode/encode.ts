@@ -10,7 +10,7 @@
 import { declinedMarkOf } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { mergeSplitResponses, pathToLeaf, responseEntriesAt } from '../../model/tree.js';
-import type { Entry, Message, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
+import type { Entry, Message, MessageEntry, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
@@ -480,8 +480,11 @@ export function encodeEntries(
         // an entry OpenCode itself wrote stays its own message
         const group = responseEntriesAt(path, i, (next) => holdsOpenCodeRecords(next.rawSource) && isOcEntryRaw(next.raw));
         i += group.length - 1;
-        encodeAssistant(e, mergeSplitResponses(group.map((g) => g.message))[0] as Message);
-        for (const g of group) messageIdFor.set(g.id, messageIdFor.get(e.id) ?? '');
+        // at the time of the response's last record, the one whose usage counts (copyKeyOf: a copy is
+        // known by its response id and that time, so stats counts the response once with its original)
+        const last = group.at(-1) as MessageEntry;
+        encodeAssistant(last, mergeSplitResponses(group.map((g) => g.message))[0] as Message);
+        for (const g of group) messageIdFor.set(g.id, messageIdFor.get(last.id) ?? '');
       }
       // results go into the tool parts; text or images that came alongside become a user message
       else if (m.role === 'tool') encodeUser(e, m);
