@@ -6,7 +6,7 @@
  */
 import { injectedLabel } from '../../formats/injected.js';
 import { CopyChoice, copyKeyOf, copyRankOf, inWindow } from '../../model/copies.js';
-import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver } from '../../model/driver.js';
+import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver, SessionFilter } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import { namedCall, sideChainChildren } from '../../model/side-chains.js';
 import { prefixOf, truncate } from '../../model/text.js';
@@ -959,6 +959,45 @@ export class WebData {
   }
 
   /**
+   * The store's costBuckets by agent, as the per-message charts count them (agentOf): a session stored
+   * as threadbase's own from an agent's (every session pushed to a team server) under that agent, not
+   * under "threadbase", the store's source. Each response still counts once: an agent's share is what
+   * its sessions add to those counted before them (the agents' own first), so the shares sum to the
+   * whole; a response copied between two agents' pushed sessions goes to the first asked of the two.
+   */
+  private async agentBuckets(
+    costBuckets: NonNullable<SessionDriver['costBuckets']>,
+    selected: SessionFilter,
+    sessions: readonly SessionInfo[],
+  ): Promise<StatsBucket[]> {
+    const idsByAgent = new Map<string, string[]>();
+    for (const s of sessions) {
+      const agent = agentOf(s);
+      if (agent !== s.source) idsByAgent.set(agent, [...(idsByAgent.get(agent) ?? []), s.id]);
+    }
+    if (idsByAgent.size === 0) return costBuckets('source', selected, this.prices);
+    const imported = new Set([...idsByAgent.values()].flat());
+    let counted = sessions.filter((s) => !imported.has(s.id)).map((s) => s.id);
+    const byAgent = new Map<string, StatsBucket>();
+    const add = (b: StatsBucket, sign: 1 | -1) => {
+      const into = byAgent.get(b.key) ?? emptyBucket(b.key);
+      for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'cost', 'responses'] as const)
+        into[k] += sign * b[k];
+      byAgent.set(b.key, into);
+    };
+    let before: StatsBucket[] = counted.length ? await costBuckets('source', selected, this.prices, counted) : [];
+    for (const b of before) add(b, 1);
+    for (const [agent, ids] of idsByAgent) {
+      counted = [...counted, ...ids];
+      const after = await costBuckets('source', selected, this.prices, counted);
+      for (const b of after) add({ ...b, key: agent }, 1);
+      for (const b of before) add({ ...b, key: agent }, -1);
+      before = after;
+    }
+    return [...byAgent.values()].filter((b) => b.responses > 0);
+  }
+
+  /**
    * stats from the store's costBuckets over the filter's sessions (`sessions`, as listed): per
    * response, a copy once, split by time (a response outside since/until is in no session's count).
    */
@@ -982,10 +1021,10 @@ export class WebData {
       // as the per-message charts name them
       of('model', (k) => (k === 'unknown' ? '(unknown)' : k)),
       of('project', (k) => k || '(none)'),
-      of('source', asIs),
+      this.agentBuckets(costBuckets, selected, sessions),
     ]);
     const totals = emptyBucket('total');
-    for (const b of bySource) mergeBucket(totals, b);
+    for (const b of byDay) mergeBucket(totals, b);
     const byCost = (list: StatsBucket[]) => [...list].sort((a, b) => b.cost - a.cost || totalTokens(b) - totalTokens(a));
     return {
       totals,
