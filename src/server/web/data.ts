@@ -981,8 +981,7 @@ export class WebData {
     const byAgent = new Map<string, StatsBucket>();
     const add = (b: StatsBucket, sign: 1 | -1) => {
       const into = byAgent.get(b.key) ?? emptyBucket(b.key);
-      for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'cost', 'responses'] as const)
-        into[k] += sign * b[k];
+      mergeBucket(into, b, sign);
       byAgent.set(b.key, into);
     };
     let before: StatsBucket[] = counted.length ? await costBuckets('source', selected, this.prices, counted) : [];
@@ -1132,14 +1131,15 @@ function sessionLevelCells(info: SessionInfo, prices: PriceTable, exact?: Sessio
   return new Map([[key, b]]);
 }
 
-function mergeBucket(into: StatsBucket, from: StatsBucket): void {
-  into.input += from.input;
-  into.output += from.output;
-  into.cacheRead += from.cacheRead;
-  into.cacheWrite += from.cacheWrite;
-  into.reasoning += from.reasoning;
-  into.cost += from.cost;
-  into.responses += from.responses;
+/** Adds `from` into `into`; sign -1 takes it away (agentBuckets: an agent's share is what its sessions add). */
+function mergeBucket(into: StatsBucket, from: StatsBucket, sign: 1 | -1 = 1): void {
+  into.input += sign * from.input;
+  into.output += sign * from.output;
+  into.cacheRead += sign * from.cacheRead;
+  into.cacheWrite += sign * from.cacheWrite;
+  into.reasoning += sign * from.reasoning;
+  into.cost += sign * from.cost;
+  into.responses += sign * from.responses;
 }
 
 /** The entry as the browser gets it; `shownOn`: the record that shows its response's usage, when another. */
