@@ -3,7 +3,18 @@
 import { get, hasKey, post, setKey, Unauthorized } from './api.js';
 import { barChart, timeChart } from './charts.js';
 import { renderEntry } from './render.js';
-import { fmtCost, fmtTime, fmtTokens, h, highlighted, localDayBound, retryBox, shortIdBeside, shortPath } from './util.js';
+import {
+  fmtCost,
+  fmtTime,
+  fmtTokens,
+  h,
+  highlighted,
+  localDayBound,
+  retryBox,
+  shortIdBeside,
+  shortIds,
+  shortPath,
+} from './util.js';
 import { PagedList } from './virtual.js';
 
 const PAGE = 100;
@@ -788,6 +799,7 @@ async function searchView(params) {
   if (gone(at)) return;
   const more = found.length > SEARCH_SHOWN;
   const hits = found.slice(0, SEARCH_SHOWN);
+  const idShown = shortIds(hits.map((hit) => hit.sessionId));
   const results = hits.map((hit) =>
     h(
       'li',
@@ -801,7 +813,8 @@ async function searchView(params) {
           { class: 'hit-head small' },
           agentBadge(hit.agent, hit.source),
           ` ${hit.role ?? ''} · `,
-          h('span', { class: 'mono' }, hit.sessionId.slice(0, 12)),
+          // the whole id on hover; a cut one says so ('…'), else a cut id read as the whole one
+          h('span', { class: 'mono hit-id', title: hit.sessionId }, idShown.get(hit.sessionId)),
           hit.project ? ` · ${shortPath(hit.project)}` : '',
           ` · ${fmtTime(hit.timestamp)}`,
         ),

@@ -162,3 +162,26 @@ export function shortIdBeside(other, id) {
   const n = Math.max(8, common + 4);
   return n >= other.length ? other : `${other.slice(0, n)}…`;
 }
+
+/**
+ * Each of `ids` cut to its first 12 characters, or to 4 past what it shares with another of them
+ * (sessions made the same second share a long start: OpenCode's ses_…, UUIDv7s), with '…' where cut,
+ * so a cut id is seen to be one and two ids never read alike. By id.
+ */
+export function shortIds(ids) {
+  const distinct = [...new Set(ids)].sort();
+  const out = new Map();
+  distinct.forEach((id, i) => {
+    // in sorted order the longest shared start is with a neighbour
+    let common = 0;
+    for (const other of [distinct[i - 1], distinct[i + 1]]) {
+      if (other === undefined) continue;
+      let c = 0;
+      while (c < other.length && c < id.length && other[c] === id[c]) c++;
+      common = Math.max(common, c);
+    }
+    const n = Math.max(12, common + 4);
+    out.set(id, n >= id.length ? id : `${id.slice(0, n)}…`);
+  });
+  return out;
+}
