@@ -2,7 +2,9 @@
  * The context OpenCode sends when it resumes a session (SessionPrompt → MessageV2.filterCompacted →
  * toModelMessages): the path's messages, a finished compaction as its request ("What did we do so
  * far?") answered by the summary, then the kept tail and what followed; failed assistant messages
- * and messages left with no parts are not sent.
+ * and messages left with no parts are not sent. Reasoning is sent as the AI SDK's reasoning part with its
+ * provider metadata, which the Anthropic provider sends only as signed or redacted thinking and the
+ * OpenAI one only with its encrypted content: thinking with neither (another agent's) is not sent.
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { CompactionEntry, Message, Session } from '../../model/types.js';
@@ -40,9 +42,28 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     if (m.meta?.excludedFromContext === true) continue;
     if (m.parts.length === 0) continue;
     // OpenCode's assistant messages hold no images: one another agent's assistant made is sent as its note
-    messages.push(inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(m))), messages.at(-1)));
+    const sent = withoutUnsignedThinking(m);
+    if (sent.parts.length === 0) continue;
+    messages.push(inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(sent))), messages.at(-1)));
   }
   return { ...base, messages };
+}
+
+/**
+ * Thinking without a signature, encrypted content or other provider metadata (pi's, Gemini's, Codex's
+ * summaries without their item) is left out: @ai-sdk/anthropic drops a reasoning part whose metadata
+ * holds no signature or redacted data ('unsupported reasoning metadata'), @ai-sdk/openai (store: false)
+ * one without encrypted content. The real OpenCode 1.18.33 and Kilo 7.7.7 sent none of it, blank or not.
+ * (An OpenAI-compatible provider would send its text as reasoning_content; the context is the Messages API's.)
+ */
+function withoutUnsignedThinking(m: Message): Message {
+  if (m.role !== 'assistant') return m;
+  const unsent = (p: Message['parts'][number]) =>
+    p.type === 'thinking' &&
+    p.signature === undefined &&
+    p.meta?.encryptedContent === undefined &&
+    p.meta?.providerMetadata === undefined;
+  return m.parts.some(unsent) ? { ...m, parts: m.parts.filter((p) => !unsent(p)) } : m;
 }
 
 /**

@@ -1,0 +1,116 @@
+/**
+ * Another agent's thinking (pi's, Gemini's, Codex's: no Anthropic signature) in a session written into
+ * OpenCode and Kilo CLI, beside signed thinking, signed thinking of empty text, redacted thinking and
+ * blank unsigned thinking: the real OpenCode 1.18.33 and Kilo 7.7.7, resuming on the session's own model
+ * (the stand-in through @ai-sdk/anthropic), send the signed, empty signed and redacted thinking as they
+ * are and none of the unsigned (the AI SDK's 'unsupported reasoning metadata'), as threadbase's context
+ * says (src/formats/opencode/context.ts withoutUnsignedThinking; it sent the unsigned as text).
+ * A response of unsigned thinking only is sent by both as an assistant message with no content (which
+ * the Messages API refuses); threadbase's context leaves it out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import type { Message } from '../../src/model/types.js';
+import { type AgentHome, createOpencodeDatabase, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import { type AnthropicMessage, conversationOf } from '../helpers/anthropic-standin.js';
+import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
+import { createKiloDatabase, KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
+import { chainSession } from '../helpers/sessions.js';
+
+const MODEL = 'standin/claude-test';
+const [PROVIDER = '', MODEL_ID = ''] = MODEL.split('/');
+const assistant = (parts: Message['parts']): Message => ({ role: 'assistant', provider: PROVIDER, model: MODEL_ID, parts });
+const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+
+function messages(): [string, Message][] {
+  return [
+    ['u1', user('think please')],
+    [
+      'a1',
+      assistant([
+        { type: 'thinking', thinking: 'Signed thought.', signature: 'sig-1' },
+        { type: 'thinking', thinking: 'An unsigned thought.' },
+        { type: 'thinking', thinking: '' },
+        { type: 'thinking', thinking: '', signature: 'sig-empty' },
+        { type: 'redacted_thinking', data: 'REDACTED-DATA' },
+        { type: 'text', text: 'Answer one.' },
+      ]),
+    ],
+    ['u2', user('again')],
+    [
+      'a2',
+      assistant([
+        { type: 'thinking', thinking: 'Only unsigned.' },
+        { type: 'text', text: 'Answer two.' },
+      ]),
+    ],
+    ['u3', user('third')],
+    ['a3', assistant([{ type: 'thinking', thinking: 'Lone unsigned.' }])],
+    ['u4', user('fourth')],
+    ['a4', assistant([{ type: 'text', text: 'Answer four.' }])],
+  ];
+}
+
+/** What the agent sent before the probe, its empty assistant message (the lone unsigned thinking's) apart. */
+function sentBeforeProbe(sent: AnthropicMessage[]): { conversation: ReturnType<typeof conversationOf>; empty: number } {
+  const before = conversationOf(sent.slice(0, -1));
+  const kept = before.filter((m) => m.content.length > 0);
+  // the empty one sat between two users' messages, which threadbase's context holds as one
+  const merged: typeof kept = [];
+  for (const m of kept) {
+    const prev = merged.at(-1);
+    if (prev && prev.role === m.role) prev.content = [...prev.content, ...m.content];
+    else merged.push({ ...m });
+  }
+  return { conversation: merged, empty: before.length - kept.length };
+}
+
+describe('thinking without a signature, resumed by the real OpenCode', () => {
+  let home: AgentHome;
+  beforeAll(async () => {
+    home = await setupAgentHome({ rules: [okProbeRule] });
+    await createOpencodeDatabase(home);
+  }, 120_000);
+  afterAll(async () => {
+    await home?.close();
+  });
+
+  it('OpenCode sends the signed, empty signed and redacted thinking and none of the unsigned, as our context', async () => {
+    const written = await withDriver(home.env, 'opencode', async (d) =>
+      d.writeSession?.(chainSession('unsigned-oc', 'pi', home.project, messages())),
+    );
+    if (!written) throw new Error('nothing written');
+    const ours = contextToAnthropic(await readContext(home, 'opencode', written.id)).messages;
+    await runOpencode(home, ['run', '-s', written.id, '-m', MODEL, 'probe']);
+    const sent = sentBeforeProbe(requestEndingWithProbe(home, 'probe', 'opencode').messages);
+    expect(sent.empty).toBe(1);
+    expect(sent.conversation).toEqual(conversationOf(ours));
+    expect(JSON.stringify(ours)).not.toContain('unsigned');
+    expect(JSON.stringify(ours)).toContain('REDACTED-DATA');
+  }, 150_000);
+});
+
+describe('thinking without a signature, resumed by the real Kilo CLI', () => {
+  let home: AgentHome;
+  beforeAll(async () => {
+    home = await setupKiloHome({ rules: [kiloProbeRule] });
+    await createKiloDatabase(home);
+  }, 120_000);
+  afterAll(async () => {
+    await home?.close();
+  });
+
+  it('Kilo sends the signed, empty signed and redacted thinking and none of the unsigned, as our context', async () => {
+    const written = await withDriver(home.env, 'kilo', async (d) =>
+      d.writeSession?.(chainSession('unsigned-kilo', 'pi', home.project, messages())),
+    );
+    if (!written) throw new Error('nothing written');
+    const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
+    await runKilo(home, ['run', '-m', KILO_MODEL, '-s', written.id, 'probe']);
+    const sent = sentBeforeProbe(kiloRequestEndingWith(home, 'probe').messages);
+    expect(sent.empty).toBe(1);
+    expect(sent.conversation).toEqual(conversationOf(ours));
+    expect(JSON.stringify(ours)).not.toContain('unsigned');
+  }, 150_000);
+});

@@ -1,0 +1,70 @@
+/**
+ * OpenCode's context (and Kilo's, which is OpenCode's) leaves out thinking the AI SDK does not send:
+ * no Anthropic signature, no encrypted content, no other provider metadata. Signed thinking (empty
+ * text included), redacted thinking and OpenAI's encrypted reasoning stay. The real binaries:
+ * test/agents/unsigned-thinking-opencode.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { kiloContext } from '../../src/formats/kilo/context.js';
+import { opencodeContext } from '../../src/formats/opencode/context.js';
+import type { Message, Session } from '../../src/model/types.js';
+import { chainSession } from '../helpers/sessions.js';
+
+const assistant = (parts: Message['parts']): Message => ({
+  role: 'assistant',
+  provider: 'anthropic',
+  model: 'claude-sonnet-4-5',
+  parts,
+});
+const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+
+function session(): Session {
+  return chainSession('s', 'opencode', '/p', [
+    ['u1', user('hi')],
+    [
+      'a1',
+      assistant([
+        { type: 'thinking', thinking: 'Signed.', signature: 'sig' },
+        { type: 'thinking', thinking: 'Unsigned.' },
+        { type: 'thinking', thinking: '  ' },
+        { type: 'thinking', thinking: '', signature: 'sig-empty' },
+        { type: 'redacted_thinking', data: 'RED' },
+        { type: 'thinking', thinking: 'Encrypted summary.', meta: { encryptedContent: 'gAAA' } },
+        { type: 'thinking', thinking: 'Gemini thought.', meta: { providerMetadata: { google: { thoughtSignature: 'ts' } } } },
+        { type: 'text', text: 'Answer.' },
+      ]),
+    ],
+    ['u2', user('again')],
+    ['a2', assistant([{ type: 'thinking', thinking: 'Only unsigned.' }])],
+    ['u3', user('third')],
+  ]);
+}
+
+const thinkingOf = (messages: Message[]) =>
+  messages.flatMap((m) =>
+    m.parts.flatMap((p) => (p.type === 'thinking' ? [p.thinking] : p.type === 'redacted_thinking' ? [p.data] : [])),
+  );
+
+describe('thinking without a signature in OpenCode and Kilo contexts', () => {
+  it('is left out; signed, empty signed, redacted and provider-kept thinking stay', () => {
+    const ctx = opencodeContext(session());
+    expect(thinkingOf(ctx.messages)).toEqual(['Signed.', '', 'RED', 'Encrypted summary.', 'Gemini thought.']);
+    const sent = JSON.stringify(contextToAnthropic(ctx));
+    expect(sent).not.toContain('Unsigned.');
+    expect(sent).not.toContain('Only unsigned.');
+  });
+
+  it('a response of unsigned thinking only is not sent: the users around it are one turn', () => {
+    const roles = contextToAnthropic(opencodeContext(session())).messages.map((m) => m.role);
+    expect(roles).toEqual(['user', 'assistant', 'user']);
+    expect(opencodeContext(session()).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'user']);
+  });
+
+  it("Kilo, OpenCode's fork, sends no unsigned thinking either", () => {
+    const sent = JSON.stringify(contextToAnthropic(kiloContext(session())));
+    expect(sent).not.toContain('Unsigned.');
+    expect(sent).not.toContain('Only unsigned.');
+    expect(sent).toContain('sig-empty');
+  });
+});
