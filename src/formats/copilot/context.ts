@@ -29,10 +29,11 @@ import type { AnthropicLaidOutContext } from '../../convert/anthropic.js';
 import { buildContext, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Message, Part, Session } from '../../model/types.js';
 import { sentAttachment } from './attachments.js';
+import { isFailedCall } from './failed-turns.js';
 
 /** The message as Copilot CLI sends it, undefined when it sends nothing of it. */
 function asSent(m: Message): Message | undefined {
-  if (m.role === 'system') return undefined;
+  if (m.role === 'system' || isFailedCall(m)) return undefined;
   if (m.role === 'assistant') {
     const signed = (p: Part) => (p.type === 'thinking' && p.signature) || p.type === 'redacted_thinking';
     // with thinking blocks: its blocks in order (reasoningBlocks); else its content (its texts joined), then its calls

@@ -19,6 +19,7 @@ import { WRITTEN_BY } from '../shared/written-by.js';
 import { sentAttachmentKind } from './attachments.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
+import { failedCallData } from './failed-turns.js';
 import { copilotApiEndpoint, copilotFinishReason, keptFinish } from './finish.js';
 import { type BlockKind, type LaidOutPart, needsOrderedBlocks, partLayoutOf, THINKING_SEPARATOR } from './part-layout.js';
 import { sideChainRuns, type UnplacedChain } from './side-chains.js';
@@ -274,6 +275,8 @@ function pushMessages(
   // the responses written: one a compaction kept, written again after it, is not spent again
   const spent = new Set<Message>();
   let notes = 0;
+  // the messageId of the last user.message: a failed call's session.error names it
+  let lastUserMessage: string | undefined;
   const answer = (written: string, content: string | readonly ToolResultContent[], isError: boolean, mark?: DeclinedMark) => {
     open.delete(written);
     const { text, images, dropped } = resultOf(content);
@@ -347,9 +350,10 @@ function pushMessages(
       }
       if (texts.length === 0 && attachments.length === 0) continue;
       closeOpen();
+      lastUserMessage = randomUUID();
       push('user.message', {
         content: texts.join('\n'),
-        messageId: randomUUID(),
+        messageId: lastUserMessage,
         ...(attachments.length ? { attachments } : {}),
         // a sub-agent's prompt names the session it runs in, as Copilot CLI's do
         ...(scope ? { source: `agent-${scope.sessionId}` } : {}),
@@ -358,6 +362,15 @@ function pushMessages(
     }
     // assistant
     closeOpen();
+    // a failed call with no reply so far, as Copilot CLI records its own (failed-turns.ts): it sends nothing of it
+    const failure = failedCallData(m, lastUserMessage);
+    if (failure) {
+      push('session.error', failure);
+      const u = m.usage;
+      if (u && u.input + u.output + u.cacheRead + u.cacheWrite > 0)
+        warnings.push("a failed turn's usage not written: Copilot CLI's session.error has no room for it");
+      continue;
+    }
     const blocks: JsonObject[] = [];
     const unsigned: string[] = [];
     const text: string[] = [];
@@ -441,7 +454,7 @@ function pushMessages(
       ...(m.cost !== undefined && !again ? { cost: m.cost } : {}),
       // the usage terms its usage record has no field for (1-hour cache writes, advisor requests, …: shared/usage-extras.ts)
       ...(extras ? { usage: extras } : {}),
-      // a failed turn's error (Copilot CLI records its own failed calls as session.error, with no message)
+      // a failed turn's error, of a turn with a reply so far (one without is a session.error: failed-turns.ts)
       ...(m.error !== undefined ? { error: m.error } : {}),
       ...keptPartsMeta(m, blocks.length > 0),
       ...(partLayout ? { partLayout } : {}),

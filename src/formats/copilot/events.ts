@@ -29,6 +29,7 @@ import { readUsageExtras } from '../shared/usage-extras.js';
 import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { ATTACHMENT_PLACE } from './attachments.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
+import { failedCallMessage } from './failed-turns.js';
 import { apiOf, stopReasonOf } from './finish.js';
 import { laidOutParts } from './part-layout.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
@@ -358,6 +359,9 @@ function messageOf(
       return typeof d.content === 'string'
         ? { role: 'user', parts: [{ type: 'text', text: d.content }], meta: { copilotInjected: 'notification' } }
         : undefined;
+    case 'session.error':
+      // a failed model call (failed-turns.ts), not a session-wide error
+      return failedCallMessage(d);
     default:
       return undefined;
   }
