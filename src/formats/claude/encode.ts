@@ -23,6 +23,7 @@ import { denialKindOf, inClaudeWords } from './denials.js';
 import { TASK_NOTIFICATION_ORIGIN, unwrappedTaskNotification } from './notifications.js';
 import { CLAUDE_API_ERROR, isRecord, KEPT_COPY_OF, madeUpResponseId, SYNTHETIC_MODEL } from './parse.js';
 import { encodeProjectPath } from './paths.js';
+import { claudeReminderRecord } from './reminders.js';
 import { isReplyBlock } from './reply.js';
 
 /** The Claude Code version our records claim; resume checks nothing beyond the shape. */
@@ -286,6 +287,9 @@ function messageRecord(
   if (m.role === 'system') return undefined;
   // a task notification in the words Claude Code sends it (another agent's copy): its record, which Claude Code wraps
   const notice = unwrappedTaskNotification(m);
+  // hook output or a plan-mode reminder as Claude Code sent it (another agent's copy): its record again (reminders.ts)
+  const addition = notice ? undefined : claudeReminderRecord(m);
+  if (addition) return { ...rec, ...addition };
   // a refused or cancelled call's result in Claude Code's words, its record saying how (denials.ts)
   const worded = inClaudeWords(notice ?? m);
   const c = content(worded);

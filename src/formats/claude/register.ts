@@ -6,12 +6,13 @@ import { registerFormat } from '../registry.js';
 import { ClaudeDriver, claudeContext } from './driver.js';
 import { describeClaudeLosses } from './losses.js';
 import { claudeSentWording } from './notifications.js';
+import { claudeSentEntries } from './reminders.js';
 
 export function register(): void {
   registerFormat('claude', (env) => new ClaudeDriver(env));
   registerResumeContext('claude', claudeContext);
   registerConversionLosses('claude', describeClaudeLosses);
-  registerSentWording('claude', claudeSentWording);
+  registerSentWording('claude', claudeSentWording, claudeSentEntries);
 }
 
 register();
