@@ -11,7 +11,7 @@ import type { DriverEnv } from '../model/driver.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
 import { loadPrices, type PriceTable } from '../stores/index-sync/prices.js';
 import { sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
-import { serverKeyOf } from '../stores/remote/address.js';
+import { isServerUrl, serverKeyOf } from '../stores/remote/address.js';
 
 /**
  * A command line the CLI cannot take, found by the CLI itself rather than by commander (contradictory
@@ -136,18 +136,13 @@ export function pricesOf(given: PriceTable | undefined, env: DriverEnv): PriceTa
 }
 
 /**
- * `push --to URL`: a server's http(s) URL. Another value (`localhost:8029`, `ftp://…`) failed only when
- * the push ran, as a server it "cannot reach" (exit 1).
+ * `push --to URL`: a server's http(s) URL, by the rule the store options (`--from`) take one
+ * (isServerUrl). Another value (`localhost:8029`, `ftp://…`) failed only when the push ran, as a
+ * server it "cannot reach" (exit 1).
  */
 export function serverUrlOption(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname)
-    throw new InvalidArgumentError("Expected a server's URL, e.g. http://127.0.0.1:8029.");
+  if (!isServerUrl(value))
+    throw new InvalidArgumentError("Expected a server's URL, e.g. http://127.0.0.1:8029 (http:// or https://, in lower case).");
   return value;
 }
 

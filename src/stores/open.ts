@@ -11,7 +11,7 @@ import { makeDirectory } from '../formats/shared/atomic.js';
 import { type DriverEnv, defaultDriverEnv, type SessionDriver } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import { MemoryStore } from './memory/index.js';
-import { serverKeyOf } from './remote/address.js';
+import { isServerUrl, serverKeyOf } from './remote/address.js';
 import { RemoteStore } from './remote/index.js';
 
 export interface OpenStoreOptions {
@@ -36,7 +36,7 @@ export type StoreKind = 'sqlite' | 'postgres' | 'memory' | 'remote';
  *   sqlite:PATH, file:PATH, a path starting with / or . (`./a:b` too)  → 'sqlite'
  *   postgres://… or postgresql://…                                     → 'postgres'
  *   memory: or memory                                                  → 'memory'
- *   http://… or https://…                                              → 'remote'
+ *   http://host… or https://host… (isServerUrl)                         → 'remote'
  * Schemes are matched as written (`SQLITE:x` is no store URL: its path would keep the scheme).
  * `fileNames`: a value with no scheme (`team.db`) or a Windows path (`C:\x`) names a SQLite file too,
  * as `serve --db` takes it; openStore wants such a file as ./team.db, so that a mistyped URL is no file.
@@ -45,7 +45,7 @@ export function storeKindOf(url: string, opts: { fileNames?: boolean } = {}): St
   if (url === 'memory:' || url === 'memory') return 'memory';
   if (/^(sqlite:|file:|\/|\.)/.test(url)) return 'sqlite';
   if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
-  if (/^https?:\/\//.test(url)) return 'remote';
+  if (isServerUrl(url)) return 'remote';
   // C:\… and C:/… are Windows paths, not URLs of a scheme C
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(url) && !/^[A-Za-z]:[\\/]/.test(url);
   return opts.fileNames && !scheme ? 'sqlite' : undefined;

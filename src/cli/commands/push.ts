@@ -50,6 +50,13 @@ export function registerPush(program: Command, ctx: CliContext): void {
         throw new UsageError(
           `--source pushes ${opts.source}'s sessions from its own files and --from those of ${opts.from}: give one of them`,
         );
+      // only the local index is synced before a push: beside --from or --source it changed nothing, unsaid
+      if (!opts.sync && (opts.from !== undefined || opts.source))
+        throw new UsageError(
+          `--no-sync is for the local index, which push brings up to date first; ${
+            opts.source ? `--source ${opts.source} reads its files` : `--from ${opts.from} is pushed`
+          } as they are: leave out --no-sync`,
+        );
       // the --to URL's (http://KEY@host) as --from and ui take theirs; THREADBASE_KEY: the name push alone read before
       const key = opts.key ?? serverKeyOf(opts.to, ctx.env.env) ?? ctx.env.env.THREADBASE_KEY;
       if (!key) throw new UsageError('no API key: pass --key, give it in --to (http://KEY@host) or set THREADBASE_API_KEY');
@@ -81,6 +88,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
         from = store;
         close = async () => store.close?.();
       }
+      const stop = stopOnSignals();
       try {
         // loaded here: the CLI's start-up loads no server module but the push client
         const { storeIdentity } = await import('../../server/store-identity.js');
@@ -88,8 +96,14 @@ export function registerPush(program: Command, ctx: CliContext): void {
           ? undefined
           : ((await storeIdentity(from)) ??
             (opts.from !== undefined ? await servedStoreOfSameKey(ctx, opts.from, opts.to, key) : undefined));
+        // the session being sent when a signal came: its upload, cut short, is no failure to report
+        let current: string | undefined;
+        let cutShort: string | undefined;
+        stop.signal.addEventListener('abort', () => (cutShort = current), { once: true });
         const report = await pushSessions({
-          from,
+          from: stop.stoppable(from),
+          fetchImpl: stop.fetchImpl,
+          onProgress: (_done, _total, info) => (current = info.id),
           to: opts.to,
           key,
           statePath: join(threadbaseHome(ctx.env), 'push-state.json'),
@@ -100,7 +114,20 @@ export function registerPush(program: Command, ctx: CliContext): void {
             ...(opts.project ? { project: opts.project } : {}),
           },
           ...(sourceStoreId ? { sourceStoreId } : {}),
+        }).catch((err: unknown) => {
+          // stopped before the first session (the server's ping cut short): nothing was sent
+          if (stop.stoppedBy() && current === undefined) return undefined;
+          throw err;
         });
+        const by = stop.stoppedBy();
+        if (by) {
+          ctx.exitCode = by === 'SIGINT' ? 130 : 143;
+          if (report) report.failed = report.failed.filter((f) => f.id !== cutShort);
+        }
+        if (!report) {
+          warn(ctx, `push stopped by ${by}: nothing pushed`);
+          return;
+        }
         for (const f of report.failed) warn(ctx, `session ${f.id} not pushed: ${f.error}`);
         if (opts.json) printJson(ctx, report);
         else
@@ -109,12 +136,72 @@ export function registerPush(program: Command, ctx: CliContext): void {
               report.failed.length ? `; ${report.failed.length} failed` : ''
             }\n`,
           );
+        if (by) {
+          const pushed = report.created + report.updated;
+          warn(
+            ctx,
+            `push stopped by ${by} after ${pushed} ${pushed === 1 ? 'session' : 'sessions'} pushed; what went is saved, the next push sends the rest`,
+          );
+        }
         // main's code is the process's: process.exitCode set here was overwritten with 0
-        if (report.failed.length) ctx.exitCode = 1;
+        else if (report.failed.length) ctx.exitCode = 1;
       } finally {
+        stop.dispose();
         await close?.();
       }
     });
+}
+
+/** What stopOnSignals gives a push. */
+interface PushStop {
+  signal: AbortSignal;
+  /** The signal that stopped the push, if one did. */
+  stoppedBy(): NodeJS.Signals | undefined;
+  /** `from`, giving no further session once stopped (pushSessions passes over one it cannot read). */
+  stoppable(from: SessionDriver): SessionDriver;
+  /** fetch, its requests cut short once stopped. */
+  fetchImpl: typeof fetch;
+  dispose(): void;
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM during a push stops it at the session being sent and lets pushSessions
+ * end as it does after its last session, writing its state whole (temp + rename) before the CLI
+ * exits (130, 143): killed at once, the sessions sent since the last save (up to a second's) were
+ * sent again by the next push. A second signal exits at once.
+ */
+function stopOnSignals(): PushStop {
+  const stop = new AbortController();
+  let by: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (by) process.exit(signal === 'SIGINT' ? 130 : 143);
+    by = signal;
+    stop.abort(new Error(`stopped by ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const fetchImpl = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    if (stop.signal.aborted) return Promise.reject(stop.signal.reason);
+    const signal = init?.signal ? AbortSignal.any([init.signal, stop.signal]) : stop.signal;
+    return fetch(input, { ...init, signal });
+  }) as typeof fetch;
+  return {
+    signal: stop.signal,
+    stoppedBy: () => by,
+    stoppable: (from) =>
+      new Proxy(from, {
+        get(target, prop) {
+          if (prop === 'getSession') return async (id: string) => (stop.signal.aborted ? undefined : target.getSession(id));
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+    fetchImpl,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 /**

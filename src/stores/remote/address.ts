@@ -2,9 +2,28 @@
  * A team server's address as threadbase reads it: its root and the API key a request to it sends
  * (openStore, RemoteStore and `push` take both the same way).
  */
+import { ThreadbaseError } from '../../model/errors.js';
 
-/** The server's root: the URL without credentials, trailing slashes or its API path (…/api/v1, …/api/v1/threadbase). */
+/**
+ * Whether `url` names a team server: `http://` or `https://`, the scheme as written (lower case, as
+ * storeKindOf matches every scheme), then a host. The one rule of `push --to`, `--from`/`--store`
+ * (storeKindOf 'remote') and serverRoot: `HTTP://host` passed push's check and not the store options'.
+ */
+export function isServerUrl(url: string): boolean {
+  if (!/^https?:\/\//.test(url)) return false;
+  try {
+    return new URL(url).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The server's root: the URL without credentials, trailing slashes or its API path (…/api/v1, …/api/v1/threadbase).
+ * A URL isServerUrl refuses is refused here, without repeating it (it may hold a key).
+ */
 export function serverRoot(url: string): string {
+  if (!isServerUrl(url)) throw new ThreadbaseError('bad_url', "not a server's URL: expected http(s)://host[:port]");
   const u = new URL(url);
   u.username = '';
   u.password = '';
