@@ -2,24 +2,30 @@
  * What pi sends of a context, beyond buildSessionContext + convertToLlm: pi-ai's transformMessages
  * (run for every provider) leaves out assistant turns that ended in an error or were aborted, and
  * answers tool calls left without a result with an error result "No result provided" (before the
- * next assistant or user message, or at the end), and drops blank thinking without a signature.
+ * next assistant or user message, or at the end), and drops blank thinking without a signature; the
+ * providers but OpenAI's Responses drop blank thinking with one too.
  * The parts of transformMessages that depend on the model resumed with (thinking from another
  * model as text, images for text-only models) are not applied: the context assumes the session's
  * own model.
  */
 import type { Message, ToolCallPart } from '../../model/types.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
+import { thinkingSignatureKind } from './records.js';
 import { piThinkingSignature } from './thinking-signature.js';
 
 export const MISSING_RESULT_TEXT = 'No result provided';
 
 /**
  * transformMessages drops a thinking block with no thinkingSignature and no text (blank), for
- * the same model as for any other.
+ * the same model as for any other. The provider then drops a blank one with a signature too
+ * (anthropic.js, amazon-bedrock.js, google-shared.js, openai-completions.js, mistral.js
+ * convertMessages: `thinking.trim().length === 0`), but OpenAI's Responses, whose signature is the
+ * reasoning item (its encrypted content): the real pi 0.73 sent no signed thinking of empty text.
  */
 function withoutEmptyThinking(m: Message): Message {
+  const keepsSignedBlank = thinkingSignatureKind(m.api) === 'responses';
   const blank = (p: Message['parts'][number]) =>
-    p.type === 'thinking' && p.thinking.trim() === '' && !piThinkingSignature(p, m.api);
+    p.type === 'thinking' && p.thinking.trim() === '' && !(keepsSignedBlank && piThinkingSignature(p, m.api));
   return m.parts.some(blank) ? { ...m, parts: m.parts.filter((p) => !blank(p)) } : m;
 }
 

@@ -1,0 +1,84 @@
+/**
+ * Another agent's thinking in a session written into pi (an Anthropic model's turns: signed thinking,
+ * unsigned thinking with text, blank unsigned thinking, signed thinking of empty and of blank text,
+ * redacted thinking, a response of unsigned thinking only): the real pi resuming it on the session's
+ * own model sends the signed and redacted thinking as they are, the unsigned as text, and no blank
+ * thinking, signed or not (pi-ai's anthropic.js convertMessages skips `thinking.trim() === ''`), as
+ * threadbase's context says (src/formats/pi/context.ts withoutEmptyThinking; it sent the signed blank).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import type { Message } from '../../src/model/types.js';
+import { type AgentHome, PI_MODEL, PI_PROVIDER, runPi, setupAgentHome } from '../helpers/agents.js';
+import { conversationOf } from '../helpers/anthropic-standin.js';
+import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
+import { chainSession } from '../helpers/sessions.js';
+
+const assistant = (parts: Message['parts']): Message => ({
+  role: 'assistant',
+  provider: PI_PROVIDER,
+  model: PI_MODEL,
+  api: 'anthropic-messages',
+  parts,
+});
+const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+
+function messages(): [string, Message][] {
+  return [
+    ['u1', user('think please')],
+    [
+      'a1',
+      assistant([
+        { type: 'thinking', thinking: 'Signed thought.', signature: 'sig-1' },
+        { type: 'thinking', thinking: 'An unsigned thought.' },
+        { type: 'thinking', thinking: '' },
+        { type: 'thinking', thinking: '', signature: 'sig-empty' },
+        { type: 'redacted_thinking', data: 'REDACTED-DATA' },
+        { type: 'text', text: 'Answer one.' },
+      ]),
+    ],
+    ['u2', user('again')],
+    [
+      'a2',
+      assistant([
+        { type: 'thinking', thinking: 'Only unsigned.' },
+        { type: 'text', text: 'Answer two.' },
+      ]),
+    ],
+    ['u3', user('third')],
+    ['a3', assistant([{ type: 'thinking', thinking: 'Lone unsigned.' }])],
+    ['u4', user('fourth')],
+    [
+      'a4',
+      assistant([
+        { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
+        { type: 'text', text: 'Answer four.' },
+      ]),
+    ],
+  ];
+}
+
+describe('thinking without a signature, resumed by the real pi', () => {
+  let home: AgentHome;
+  beforeAll(async () => {
+    home = await setupAgentHome({ rules: [okProbeRule] });
+  }, 120_000);
+  afterAll(async () => {
+    await home?.close();
+  });
+
+  it('pi sends the signed and redacted thinking, the unsigned as text and no blank thinking, as our context', async () => {
+    const written = await withDriver(home.env, 'pi', async (d) =>
+      d.writeSession?.(chainSession('unsigned-pi', 'opencode', home.project, messages())),
+    );
+    if (!written?.path) throw new Error('nothing written');
+    const ours = contextToAnthropic(await readContext(home, 'pi', written.id)).messages;
+    await runPi(home, ['--session', written.path, '-p', 'probe']);
+    const sent = conversationOf(requestEndingWithProbe(home, 'probe', 'pi').messages.slice(0, -1));
+    expect(sent).toEqual(conversationOf(ours));
+    const text = JSON.stringify(ours);
+    for (const kept of ['sig-1', 'REDACTED-DATA', 'An unsigned thought.', 'Lone unsigned.']) expect(text).toContain(kept);
+    for (const left of ['sig-empty', 'sig-blank']) expect(text).not.toContain(left);
+  }, 150_000);
+});

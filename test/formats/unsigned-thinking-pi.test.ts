@@ -1,0 +1,49 @@
+/**
+ * pi's send view (context.ts piSendView): blank thinking is not sent, signed or not, by every pi-ai
+ * provider but OpenAI's Responses, which replays a blank reasoning item by its encrypted content.
+ * Unsigned thinking with text stays (sent as text on the Messages API). The real pi:
+ * test/agents/unsigned-thinking-pi.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { piSendView } from '../../src/formats/pi/context.js';
+import type { Message } from '../../src/model/types.js';
+
+const assistant = (api: string, parts: Message['parts']): Message => ({
+  role: 'assistant',
+  api,
+  model: 'm',
+  provider: 'p',
+  parts,
+});
+const thinkingOf = (messages: Message[]) =>
+  messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'thinking' ? [p.thinking || `<${p.signature ?? 'none'}>`] : [])));
+
+describe('blank thinking in what pi sends', () => {
+  it('a signed blank thinking is not sent on the Messages API, Bedrock or Gemini', () => {
+    for (const api of ['anthropic-messages', 'bedrock-converse-stream', 'google-generative-ai', 'openai-completions']) {
+      const sent = piSendView([
+        { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+        assistant(api, [
+          { type: 'thinking', thinking: '', signature: 'sig-empty', meta: { thoughtSignature: 'ts', thinkingSignature: 'kept' } },
+          { type: 'thinking', thinking: '  ' },
+          { type: 'thinking', thinking: 'Unsigned.' },
+          { type: 'thinking', thinking: 'Signed.', signature: 'sig' },
+          { type: 'text', text: 'Answer.' },
+        ]),
+      ]);
+      expect(thinkingOf(sent), api).toEqual(['Unsigned.', 'Signed.']);
+    }
+  });
+
+  it('a blank reasoning item with encrypted content is sent on OpenAI Responses', () => {
+    const sent = piSendView([
+      { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+      assistant('openai-responses', [
+        { type: 'thinking', thinking: '', meta: { encryptedContent: 'gAAA', codexItemId: 'rs_1' } },
+        { type: 'thinking', thinking: '' },
+        { type: 'text', text: 'Answer.' },
+      ]),
+    ]);
+    expect(sent[1]?.parts.map((p) => p.type)).toEqual(['thinking', 'text']);
+  });
+});
