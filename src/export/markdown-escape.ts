@@ -439,3 +439,13 @@ export const linesJoined = (text: string) =>
  * (which the renderer takes for the heading's closing sequence and drops) kept as text.
  */
 export const markdownHeading = (text: string) => markdownText(linesJoined(text), 'inline').replace(/(^|[ \t])(#+)$/, '$1\\$2');
+
+/**
+ * A name as written, on one line, inside a line of Markdown (a file's name, a tool call's id, a
+ * session's id or project): what would start inline Markdown in it backslash-escaped (CommonMark: an
+ * escaped punctuation character shows as itself), so `a*b_[c].md` is no emphasis or link, a backtick
+ * opens no code span, `<` no tag and `&` no entity. `_` within a word (toolu_01…) can neither open nor
+ * close emphasis and stays as it is. Names, not prose: markdownText leaves the Markdown of a text to render.
+ */
+export const markdownLiteral = (text: string) =>
+  linesJoined(text).replace(/[\\`*[\]<&~|]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\$&');
