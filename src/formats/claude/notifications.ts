@@ -34,23 +34,35 @@ export function claudeSentWording(m: Message): Message {
 }
 
 /**
+ * Claude Code's reminder around a notification by its structure, not its sentences (which change
+ * between versions): the reminder's tags, its `[SYSTEM NOTIFICATION …]` head, then the bare
+ * `<task-notification>` on a line of its own; group 1 the bare text.
+ */
+const WRAPPED_NOTIFICATION =
+  /^<system-reminder>\n\[SYSTEM NOTIFICATION\b[^\]\n]*\][\s\S]*?\n\n?(<task-notification>[\s\S]*<\/task-notification>[\s\S]*)\n<\/system-reminder>$/;
+
+/** The bare text of a notification in the words Claude Code sends it in, this version's or another's; else undefined. */
+function bareNotification(t: string): string | undefined {
+  if (
+    t.length >= TASK_NOTIFICATION_PREFIX.length + TASK_NOTIFICATION_SUFFIX.length &&
+    t.startsWith(TASK_NOTIFICATION_PREFIX) &&
+    t.endsWith(TASK_NOTIFICATION_SUFFIX)
+  )
+    return t.slice(TASK_NOTIFICATION_PREFIX.length, t.length - TASK_NOTIFICATION_SUFFIX.length);
+  return WRAPPED_NOTIFICATION.exec(t)?.[1];
+}
+
+/**
  * A user message another agent holds in the words Claude Code sends a task notification in (every
- * text wrapped, as claudeSentWording wrote it), as Claude Code's record has it: the bare text; else undefined.
+ * text wrapped, as claudeSentWording wrote it or another Claude Code version words it), as Claude
+ * Code's record has it: the bare text; else undefined.
  */
 export function unwrappedTaskNotification(m: Message): Message | undefined {
   if (m.role !== 'user' || isTaskNotification(m)) return undefined;
   const texts = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
-  const wrapped = (t: string) =>
-    t.length >= TASK_NOTIFICATION_PREFIX.length + TASK_NOTIFICATION_SUFFIX.length &&
-    t.startsWith(TASK_NOTIFICATION_PREFIX) &&
-    t.endsWith(TASK_NOTIFICATION_SUFFIX);
-  if (!texts.length || !texts.every(wrapped)) return undefined;
+  if (!texts.length || !texts.every((t) => bareNotification(t) !== undefined)) return undefined;
   return {
     ...m,
-    parts: m.parts.map((p) =>
-      p.type === 'text'
-        ? { ...p, text: p.text.slice(TASK_NOTIFICATION_PREFIX.length, p.text.length - TASK_NOTIFICATION_SUFFIX.length) }
-        : p,
-    ),
+    parts: m.parts.map((p) => (p.type === 'text' ? { ...p, text: bareNotification(p.text) ?? p.text } : p)),
   };
 }
