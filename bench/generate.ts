@@ -81,7 +81,13 @@ export interface GenerateOptions {
   opencodeShare?: number;
 }
 
-function claudeTurn(sid: string, cwd: string, t: number, parent: string | null, when: number): { lines: string[]; last: string } {
+export function claudeTurn(
+  sid: string,
+  cwd: string,
+  t: number,
+  parent: string | null,
+  when: number,
+): { lines: string[]; last: string } {
   const base = { sessionId: sid, cwd, version: '2.0.14', userType: 'external', isSidechain: false, gitBranch: 'main' };
   const ts = (k: number) => new Date(when + k * 1000).toISOString();
   const u = randomUUID();
