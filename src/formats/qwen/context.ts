@@ -34,7 +34,33 @@ export function qwenContext(session: Session, opts: ContextOptions = {}): Contex
     }));
     out.push({ role: 'tool', parts: results, meta: { qwenRepaired: true } });
   }
-  return { ...ctx, messages: out };
+  return { ...ctx, messages: thinkingAsSent(out) };
+}
+
+/**
+ * Thinking as Qwen Code's Anthropic generator sends it (anthropicContentGenerator, 0.24.4): a thought
+ * goes as a thinking block, with its signature or none (dropUnsignedAssistantThinking is off unless
+ * extended thinking is on for a proxied adaptive-thinking Claude), so unsigned thinking is a thinking
+ * block without a signature, not the text the Messages API would take; a thinking block of empty text
+ * is dropped but in the latest assistant message (dropEmptyTextThinkingBlocks); redacted thinking has no
+ * room in a Gemini Content (the writer keeps it beside the parts) and is not sent. The real qwen 0.24.4
+ * resuming a written session sent exactly that (test/agents/unsigned-thinking-qwen.test.ts).
+ */
+function thinkingAsSent(messages: Message[]): Message[] {
+  let latest = messages.findLastIndex((m) => m.role === 'assistant');
+  // consecutive assistant messages go as one (mergeConsecutiveAssistantMessages)
+  while (latest > 0 && messages[latest - 1]?.role === 'assistant') latest--;
+  return messages.flatMap((m, at) => {
+    if (m.role !== 'assistant' || !m.parts.some((p) => p.type === 'thinking' || p.type === 'redacted_thinking')) return [m];
+    const parts = m.parts.flatMap((p): Message['parts'] => {
+      if (p.type === 'redacted_thinking') return [];
+      if (p.type !== 'thinking') return [p];
+      if (p.thinking === '' && (latest < 0 || at < latest)) return [];
+      if (p.signature !== undefined) return [p];
+      return [{ ...p, meta: { ...p.meta, anthropicBlock: { type: 'thinking', thinking: p.thinking } } }];
+    });
+    return parts.length ? [{ ...m, parts }] : [];
+  });
 }
 
 /**
