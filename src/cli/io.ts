@@ -58,6 +58,7 @@ export async function openSession(
   } catch (err) {
     const copies = err instanceof AmbiguousIdError ? await openOneOfCopies(ctx, err) : undefined;
     if (copies) return copies;
+    if (err instanceof AmbiguousIdError && err.id === id) throw withWayOut(err, source);
     // no session has that id or prefix: say once which agents were searched ('pi session not found: x')
     if (err instanceof NotFoundError && err.id === id && err.message.startsWith('session not found')) {
       throw source
@@ -66,6 +67,17 @@ export async function openSession(
     }
     throw err;
   }
+}
+
+/**
+ * A prefix several sessions share, with the way to one of them: the candidates read `pi:01a2…`, which
+ * no command takes as an id, and named no option to narrow them by.
+ */
+function withWayOut(err: AmbiguousIdError, source: string | undefined): AmbiguousIdError {
+  const agents = [...new Set(err.candidates.map((c) => c.slice(0, c.indexOf(':'))))];
+  const narrow = !source && agents.length > 1 ? `, or name its agent: --source ${agents.join('|')}` : '';
+  err.message += `; give more of the id${narrow}`;
+  return err;
 }
 
 /**

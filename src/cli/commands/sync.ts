@@ -1,10 +1,10 @@
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { IndexSync, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, printJson, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { agentListOption, positiveIntOption } from '../options.js';
+import { ProgressLine, syncProgressText } from '../progress-line.js';
 
 function summary(r: SyncReport): string {
   return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
@@ -31,29 +31,20 @@ export function registerSync(program: Command, ctx: CliContext): void {
       const formats = opts.source;
       const tty = Boolean(process.stderr.isTTY) && !opts.json;
       const runOnce = async (quiet: boolean, full = false): Promise<SyncReport> => {
-        const bar =
-          tty && !quiet
-            ? new cliProgress.SingleBar(
-                { stream: process.stderr, format: 'sync [{bar}] {value}/{total} {format}' },
-                cliProgress.Presets.shades_classic,
-              )
-            : undefined;
-        let started = false;
-        const report = await indexer.sync(ctx.sources(), {
-          ...(formats ? { formats } : {}),
-          ...(full ? { full } : {}),
-          onProgress: (p) => {
-            if (!bar) return;
-            if (!started) {
-              bar.start(p.total, 0, { format: p.format });
-              started = true;
-            }
-            bar.update(p.done, { format: p.format });
-          },
-          onWarning: (w) => warnParse(ctx, w),
-        });
-        bar?.stop();
-        return report;
+        const columns = () => process.stderr.columns;
+        const bar = tty && !quiet ? new ProgressLine(ctx.stderr, columns) : undefined;
+        // a warning while the bar is drawn: printed whole above it
+        const out: CliContext = bar ? { ...ctx, stderr: (s) => bar.print(s) } : ctx;
+        try {
+          return await indexer.sync(ctx.sources(), {
+            ...(formats ? { formats } : {}),
+            ...(full ? { full } : {}),
+            onProgress: (p) => bar?.show(syncProgressText(p.done, p.total, p.format, columns()), p.done === p.total),
+            onWarning: (w) => warnParse(out, w),
+          });
+        } finally {
+          bar?.done();
+        }
       };
       try {
         // --full: the first sync only; what --watch follows after it is what changes
