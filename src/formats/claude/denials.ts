@@ -95,3 +95,27 @@ export function inClaudeWords(m: Message): Message {
     }),
   };
 }
+
+/**
+ * A message's results as another agent is to hold them (claude's sent wording): a call the user
+ * stopped while it ran keeps Claude Code's words, its refusal and their correction (it may have run
+ * in part, work it started may still run), without the `cancelled` mark, so the other agent sends its
+ * model those words rather than its own for a call that did not run (which is all a cancelled mark
+ * says), and back in Claude Code the words are the record's again, read as cancelled (claudeDeclinedMark).
+ */
+export function stoppedCallsInClaudeWords(m: Message): Message {
+  const stopped = (p: Message['parts'][number]) =>
+    p.type === 'tool_result' &&
+    declinedMarkOf(p) === 'cancelled' &&
+    resultText(p.content).startsWith(REJECTED_TOOL_RESULT) &&
+    resultText(p.content).includes(STOPPED_WHILE_RUNNING);
+  if (m.role === 'assistant' || !m.parts.some(stopped)) return m;
+  return {
+    ...m,
+    parts: m.parts.map((p) => {
+      if (p.type !== 'tool_result' || !stopped(p)) return p;
+      const { cancelled: _c, ...meta } = p.meta ?? {};
+      return { ...p, isError: true, meta };
+    }),
+  };
+}
