@@ -17,7 +17,7 @@ import { projectFilterOf, type SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { windowEnd, windowStart } from '../../model/time-window.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
-import { WebData } from './data.js';
+import { knownTimeZone, WebData } from './data.js';
 
 /** The agents a session can be converted into (the local format registry: `Sources` fits). */
 export interface ConvertTargets {
@@ -80,6 +80,8 @@ const statsQuery = z.object({
   project: z.string().optional().transform(projectFilterOf),
   since: timeParam(windowStart),
   until: timeParam(windowEnd),
+  /** the reader's time zone (an IANA name): the days the per-day chart counts, as its From and To are the reader's days */
+  tz: z.string().refine(knownTimeZone, { message: 'must be an IANA time zone (e.g. Europe/Berlin)' }).optional(),
 });
 
 const pathQuery = z.object({
@@ -329,7 +331,9 @@ export function webDataRoutes(opts: WebDataRoutesOptions): Hono {
 
   app.get('/stats', async (c) => {
     const q = statsQuery.parse(queryOf(c.req.query()));
-    return c.json(await dataOf(c).stats({ source: q.source, project: q.project, since: q.since, until: q.until }));
+    return c.json(
+      await dataOf(c).stats({ source: q.source, project: q.project, since: q.since, until: q.until, timeZone: q.tz }),
+    );
   });
 
   app.post('/sessions/:id/convert', async (c) => {

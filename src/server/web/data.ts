@@ -253,6 +253,8 @@ export interface StatsResult {
   totals: StatsBucket;
   /** 'message': counted per assistant response; 'session': from each session's totals (many sessions) */
   granularity: 'message' | 'session';
+  /** the time zone whose days byDay counts (the one asked for; UTC where the store counts the days) */
+  dayZone: string;
   byDay: StatsBucket[];
   byModel: StatsBucket[];
   byProject: StatsBucket[];
@@ -307,6 +309,40 @@ const previewOf = (e: Entry, max = 80): string => {
   return truncate(text, max);
 };
 
+/** Whether `timeZone` is an IANA zone name this runtime knows (a bad one is the caller's mistake, not UTC). */
+export function knownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The calendar day (YYYY-MM-DD) an ISO time falls on in `timeZone`; without one (or UTC) its UTC date,
+ * as `stats --by day` counts days. A time Date cannot read keeps its first ten characters.
+ */
+export function dayIn(timeZone: string | undefined): (iso: string) => string {
+  if (!timeZone || timeZone === 'UTC') return (iso) => iso.slice(0, 10);
+  const format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const days = new Map<string, string>();
+  return (iso) => {
+    let day = days.get(iso);
+    if (day === undefined) {
+      const t = Date.parse(iso);
+      if (Number.isNaN(t)) day = iso.slice(0, 10);
+      else {
+        const parts = format.formatToParts(t);
+        const of = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+        day = `${of('year').padStart(4, '0')}-${of('month')}-${of('day')}`;
+      }
+      days.set(iso, day);
+    }
+    return day;
+  };
+}
+
 /** A session (its source and id) as indexCosts keys it. */
 const costKey = (source: string, id: string) => `${source}\u0000${id}`;
 
@@ -331,7 +367,7 @@ function addTo(b: StatsBucket, u: Usage | undefined, cost: number | undefined, r
   b.responses += responses;
 }
 
-/** One counted record of a session: its day|model cell, usage and cost (recorded, else priced). */
+/** One counted record of a session: its time and model, usage and cost (recorded, else priced). */
 interface CountedRecord {
   /** the response id and time, else the entry id and time: a fork's or a conversion's copy has the same (CopyKey) */
   copyKey: string;
@@ -339,7 +375,9 @@ interface CountedRecord {
   copyRank: number;
   /** the counted record's time (a window selects responses by it) */
   timestamp: string;
-  cell: string;
+  /** when it counts on a day: its time, else the session's start */
+  at: string;
+  model: string;
   /** an advisor request inside the response (its tokens and cost, not another response) */
   advisor?: true;
   usage: Usage | undefined;
@@ -892,9 +930,20 @@ export class WebData {
     return { hits, scanned };
   }
 
-  /** Tokens and cost per day, model, project and agent, counted per assistant response. */
-  async stats(query: { source?: string; project?: string; since?: string; until?: string }): Promise<StatsResult> {
-    const filter = { ...query, ...timeWindow(query) };
+  /**
+   * Tokens and cost per day, model, project and agent, counted per assistant response; the days are
+   * `timeZone`'s (an IANA name: the reader's, whose From and To are local days too), else UTC's.
+   */
+  async stats(query: {
+    source?: string;
+    project?: string;
+    since?: string;
+    until?: string;
+    timeZone?: string;
+  }): Promise<StatsResult> {
+    const { timeZone, ...rest } = query;
+    const filter = { ...rest, ...timeWindow(rest) };
+    const dayOf = dayIn(timeZone);
     const sessions = (await this.allSessions()).filter(
       (s) =>
         ofAgent(s, filter.source) &&
@@ -932,10 +981,11 @@ export class WebData {
       const cells = winners
         ? cellsOf(
             await this.countedRecordsOf(info),
+            dayOf,
             // per message, only the responses inside the window count (as `stats --since/--until`)
             (r) => inWindow(r.timestamp, window) && winners.get(r.copyKey) === info,
           )
-        : sessionLevelCells(info, this.prices, exact?.get(costKey(info.source, info.id)));
+        : sessionLevelCells(info, this.prices, dayOf, exact?.get(costKey(info.source, info.id)));
       for (const [k, c] of cells) {
         const [day, model] = k.split('|') as [string, string];
         mergeBucket(totals, c);
@@ -950,6 +1000,7 @@ export class WebData {
     return {
       totals,
       granularity: perMessage ? 'message' : 'session',
+      dayZone: timeZone ?? 'UTC',
       sessions: sessions.length,
       byDay: [...byDay.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
       byModel: byCost(byModel),
@@ -1028,6 +1079,8 @@ export class WebData {
     return {
       totals,
       granularity: 'message',
+      // the store counts by the records' UTC dates (costBuckets 'day' takes no zone)
+      dayZone: 'UTC',
       sessions: sessions.length,
       byDay: [...byDay].sort((a, b) => (a.key < b.key ? -1 : 1)),
       byModel: byCost(byModel),
@@ -1058,14 +1111,14 @@ export class WebData {
       if (!m) continue;
       const copyKey = copyKeyOf(e, info.id);
       const copyRank = copyRankOf(m);
-      const day = (e.timestamp || info.createdAt).slice(0, 10);
       // each model's part (an advisor request's under its own model); a recorded cost covers them all
       costPerModel(this.prices, m).forEach((part, i) => {
         records.push({
           copyKey,
           copyRank,
           timestamp: e.timestamp,
-          cell: `${day}|${part.model ?? '(unknown)'}`,
+          at: e.timestamp || info.createdAt,
+          model: part.model ?? '(unknown)',
           usage: part.usage,
           cost: part.cost ?? 0,
           ...(i > 0 ? { advisor: true } : {}),
@@ -1077,15 +1130,23 @@ export class WebData {
   }
 }
 
-/** A session's records in day|model buckets; with `counts`, a copy that another session's record counts for is left out. */
-function cellsOf(records: readonly CountedRecord[], counts?: (r: CountedRecord) => boolean): Map<string, StatsBucket> {
+/**
+ * A session's records in day|model buckets, days as `dayOf` names them; with `counts`, a copy that
+ * another session's record counts for is left out.
+ */
+function cellsOf(
+  records: readonly CountedRecord[],
+  dayOf: (iso: string) => string,
+  counts?: (r: CountedRecord) => boolean,
+): Map<string, StatsBucket> {
   const cells = new Map<string, StatsBucket>();
   for (const r of records) {
     if (counts && !counts(r)) continue;
-    let b = cells.get(r.cell);
+    const cell = `${dayOf(r.at)}|${r.model}`;
+    let b = cells.get(cell);
     if (!b) {
-      b = emptyBucket(r.cell);
-      cells.set(r.cell, b);
+      b = emptyBucket(cell);
+      cells.set(cell, b);
     }
     addTo(b, r.usage, r.cost, r.advisor ? 0 : 1);
   }
@@ -1097,8 +1158,13 @@ function cellsOf(records: readonly CountedRecord[], counts?: (r: CountedRecord) 
  * cost per model as the store prices it request by request; without it, each model's tokens summed
  * and priced as one request (long-prompt rates, fast mode and place of inference then go amiss).
  */
-function sessionLevelCells(info: SessionInfo, prices: PriceTable, exact?: SessionCost): Map<string, StatsBucket> {
-  const day = info.updatedAt.slice(0, 10);
+function sessionLevelCells(
+  info: SessionInfo,
+  prices: PriceTable,
+  dayOf: (iso: string) => string,
+  exact?: SessionCost,
+): Map<string, StatsBucket> {
+  const day = dayOf(info.updatedAt);
   const out = new Map<string, StatsBucket>();
   const byModel: [string, Usage | undefined][] = Object.entries(info.usageByModel ?? {});
   const exactByModel = exact?.costByModel;

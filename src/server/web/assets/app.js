@@ -847,9 +847,23 @@ async function searchView(params) {
 
 // ---------------------------------------------------------------- stats
 
+/** The browser's time zone (an IANA name), or undefined where it names none. */
+function readerTimeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function statsView(params) {
   const at = routeCount;
-  const [stats, list] = await Promise.all([get('/stats', { ...params, ...localDays(params) }), get('/sessions', { limit: 1 })]);
+  // the chart's days are the reader's, as the From and To days are (the server counted UTC days)
+  const tz = readerTimeZone();
+  const [stats, list] = await Promise.all([
+    get('/stats', { ...params, ...localDays(params), tz }),
+    get('/sessions', { limit: 1 }),
+  ]);
   if (gone(at)) return;
   const t = stats.totals;
   const go = (changes) => (location.hash = href('/stats', { ...params, ...changes }));
@@ -893,7 +907,7 @@ async function statsView(params) {
       card('Responses', t.responses.toLocaleString()),
       card('Sessions', stats.sessions.toLocaleString()),
     ),
-    timeChart(stats.byDay),
+    timeChart(stats.byDay, { zone: stats.dayZone && stats.dayZone !== tz ? stats.dayZone : undefined }),
     h(
       'div',
       { class: 'chart-grid' },

@@ -69,8 +69,11 @@ function withEmptyDays(byDay) {
   return out;
 }
 
-/** Stacked token bars per day with the day's cost as a line on the right axis. */
-export function timeChart(recorded) {
+/**
+ * Stacked token bars per day with the day's cost as a line on the right axis. `zone`: the days are
+ * another time zone's than the reader's (a store that counts UTC days): the caption says whose.
+ */
+export function timeChart(recorded, { zone } = {}) {
   const byDay = withEmptyDays(recorded);
   const W = 960;
   const H = 240;
@@ -126,7 +129,13 @@ export function timeChart(recorded) {
     root.append(svg('circle', { cx: x, cy: y, r: 3, class: 'cost-dot' }, svg('title', {}, `${b.key} · cost ${fmtCost(b.cost)}`)));
   if (!byDay.length)
     root.append(svg('text', { x: W / 2, y: H / 2, class: 'axis', 'text-anchor': 'middle' }, 'no usage recorded'));
-  return h('figure', { class: 'chart-box' }, h('figcaption', {}, 'Tokens and cost per day'), root, legend());
+  return h(
+    'figure',
+    { class: 'chart-box' },
+    h('figcaption', {}, zone ? `Tokens and cost per day (${zone} days)` : 'Tokens and cost per day'),
+    root,
+    legend(),
+  );
 }
 
 /** Characters of a label that fit in the label column (12px text in labelW, wide letters included). */
