@@ -1,0 +1,78 @@
+/**
+ * Another agent's thinking in a session written into Claude Code (signed thinking, unsigned thinking
+ * with text, blank unsigned thinking, signed thinking of empty and of blank text, redacted thinking, a
+ * response of unsigned thinking only): the real claude resuming it on the session's model sends the
+ * signed (empty and blank included) and redacted thinking as they are, the unsigned as text and no blank
+ * unsigned thinking, as threadbase's context of it says (no change needed).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import type { Message } from '../../src/model/types.js';
+import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { conversationOf } from '../helpers/anthropic-standin.js';
+import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
+import { chainSession } from '../helpers/sessions.js';
+
+const MODEL = 'claude-sonnet-4-5';
+const assistant = (parts: Message['parts']): Message => ({ role: 'assistant', model: MODEL, parts });
+const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+
+function messages(): [string, Message][] {
+  return [
+    ['u1', user('think please')],
+    [
+      'a1',
+      assistant([
+        { type: 'thinking', thinking: 'Signed thought.', signature: 'sig-1' },
+        { type: 'thinking', thinking: 'An unsigned thought.' },
+        { type: 'thinking', thinking: '' },
+        { type: 'thinking', thinking: '', signature: 'sig-empty' },
+        { type: 'redacted_thinking', data: 'REDACTED-DATA' },
+        { type: 'text', text: 'Answer one.' },
+      ]),
+    ],
+    ['u2', user('again')],
+    [
+      'a2',
+      assistant([
+        { type: 'thinking', thinking: 'Only unsigned.' },
+        { type: 'text', text: 'Answer two.' },
+      ]),
+    ],
+    ['u3', user('third')],
+    ['a3', assistant([{ type: 'thinking', thinking: 'Lone unsigned.' }])],
+    ['u4', user('fourth')],
+    [
+      'a4',
+      assistant([
+        { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
+        { type: 'text', text: 'Answer four.' },
+      ]),
+    ],
+  ];
+}
+
+describe('thinking without a signature, resumed by the real claude', () => {
+  let home: AgentHome;
+  beforeAll(async () => {
+    home = await setupAgentHome({ rules: [okProbeRule] });
+  }, 120_000);
+  afterAll(async () => {
+    await home?.close();
+  });
+
+  it('claude sends signed and redacted thinking as they are and the unsigned as text, as our context', async () => {
+    const written = await withDriver(home.env, 'claude', async (d) =>
+      d.writeSession?.(chainSession('unsigned-claude', 'pi', home.project, messages())),
+    );
+    if (!written) throw new Error('nothing written');
+    const ours = contextToAnthropic(await readContext(home, 'claude', written.id)).messages;
+    await runClaude(home, ['--resume', written.id, '--model', MODEL], 'probe');
+    const sent = conversationOf(requestEndingWithProbe(home, 'probe', 'claude').messages.slice(0, -1)).map((m) => ({
+      ...m,
+      content: m.content.filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>'))),
+    }));
+    expect(sent).toEqual(conversationOf(ours));
+  }, 150_000);
+});
