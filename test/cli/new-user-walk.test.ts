@@ -111,7 +111,7 @@ describe('ui --port', () => {
     const port = (busy.address() as { port: number }).port;
     try {
       for (const value of [`${port}x`, `${port}.5`, '70000']) {
-        const r = await runCli(env, ['ui', '--port', value, '--no-open', '--no-sync', '--store', 'memory:']);
+        const r = await runCli(env, ['ui', '--port', value, '--no-open', '--store', 'memory:']);
         expect(r.code).toBe(2);
         expect(r.out).toBe('');
         expect(r.err).toContain(`option '--port <port>' argument '${value}' is invalid. Expected a port, 0 to 65535`);

@@ -2,9 +2,14 @@
  * What a new user met walking through the CLI on real sessions (fixtures copied where the agents keep
  * them) that was unclear or inconsistent, each as it reads now.
  */
+import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { startServer } from '../../src/server/index.js';
+import { MemoryTokenStore } from '../../src/server/tokens.js';
+import { MemoryStore } from '../../src/stores/memory/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 
@@ -34,5 +39,58 @@ describe('an id prefix several sessions share', () => {
     const r = await runCli(env, ['show', '01a204ad', '--source', 'pi']);
     expect(r.err).toMatch(/matches 2 sessions: pi:01a204ad-[^,]+, pi:01a204ad-[^,]+; give more of the id\n$/);
     expect(r.code).toBe(1);
+  });
+});
+
+describe('push that finds no session', () => {
+  it('says so, naming the option that left none (a mistyped --project read as a push done)', async () => {
+    const tokens = new MemoryTokenStore();
+    const { key } = await tokens.createToken('p');
+    const server = await startServer({ store: new MemoryStore(), tokens, port: 0, log: () => undefined });
+    try {
+      const nope = join(root, 'no-such-project');
+      const r = await runCli(env, ['push', '--to', server.url, '--key', key, '--project', nope]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toBe('pushed 0 new and 0 changed sessions (0 entries); 0 unchanged\n');
+      expect(r.err).toContain(`threadbase: warning: nothing to push: no session of the local index matches --project ${nope}\n`);
+      const empty = await runCli(env, ['push', '--to', server.url, '--key', key, '--from', 'memory:', '--json']);
+      expect(empty.code, empty.err).toBe(0);
+      expect(JSON.parse(empty.out)).toMatchObject({ sessions: 0 });
+      expect(empty.err).toBe('threadbase: warning: nothing to push: the --from store holds no sessions\n');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('ui --no-sync beside --store', () => {
+  // only the local index is synced: the option was passed over unsaid, and the viewer served the store
+  it('is refused (exit 2) before anything is served, as push refuses it beside --from', async () => {
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const p = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/run.ts', 'ui', '--store', 'memory:', '--no-sync', '--no-open', '--port', '0'],
+        { cwd: join(import.meta.dirname, '..', '..'), env: { ...process.env, ...env.env } },
+      );
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d) => (stdout += d));
+      p.stderr.on('data', (d) => (stderr += d));
+      const timer = setTimeout(() => p.kill('SIGTERM'), 15_000);
+      p.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+    expect(r.stderr).toBe(
+      'threadbase: --no-sync is for the local index, which ui syncs first and follows; --store memory: is shown as it is: leave out --no-sync\n',
+    );
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+  }, 30_000);
+
+  it("--store's help names a team server, which it opens", async () => {
+    const r = await runCli(env, ['ui', '--help']);
+    expect(r.out).toMatch(/--store <url>\s+http\(s\):\/\/KEY@host \(a team server\), postgres/);
   });
 });

@@ -129,6 +129,8 @@ export function registerPush(program: Command, ctx: CliContext): void {
           return;
         }
         for (const f of report.failed) warn(ctx, `session ${f.id} not pushed: ${f.error}`);
+        // "pushed 0 new and 0 changed sessions; 0 unchanged" read as a push done, a mistyped --project too
+        if (report.sessions === 0) warn(ctx, `nothing to push: ${noSessionsOf(opts)}`);
         if (opts.json) printJson(ctx, report);
         else
           ctx.stdout(
@@ -150,6 +152,14 @@ export function registerPush(program: Command, ctx: CliContext): void {
         await close?.();
       }
     });
+}
+
+/** Where a push found no session, and by which of its options. */
+function noSessionsOf(opts: PushFlags): string {
+  // not the --from URL itself: it may hold a key
+  const from = opts.source ? `${opts.source}'s files` : opts.from !== undefined ? 'the --from store' : 'the local index';
+  const by = [opts.project && `--project ${opts.project}`, opts.since && `--since ${opts.since}`].filter(Boolean);
+  return by.length ? `no session of ${from} matches ${by.join(' ')}` : `${from} holds no sessions`;
 }
 
 /** What stopOnSignals gives a push. */

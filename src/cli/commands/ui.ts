@@ -12,7 +12,7 @@ import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
-import { checkStoreKey, checkStoreOption, portOption, pricesOf, storeOpenError } from '../options.js';
+import { checkStoreKey, checkStoreOption, portOption, pricesOf, storeOpenError, UsageError } from '../options.js';
 
 interface UiFlags {
   store?: string;
@@ -44,7 +44,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
     .description('browse every session in the web viewer (the local index unless --store says otherwise)')
     .option(
       '--store <url>',
-      "postgres://…, sqlite:PATH, memory:, or agents (each agent's own files); default the local index, else agents",
+      "http(s)://KEY@host (a team server), postgres://…, sqlite:PATH, memory:, or agents (each agent's own files); default the local index, else agents",
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', portOption, 4517)
@@ -53,6 +53,11 @@ export function registerUi(program: Command, ctx: CliContext): void {
     .option('--no-sync', 'serve the local index as it is (by default it is synced first and kept in sync while the viewer runs)')
     .action(async (opts: UiFlags) => {
       if (opts.store !== undefined) {
+        // only the local index is synced and followed: beside --store it changed nothing, unsaid (as push's)
+        if (!opts.sync)
+          throw new UsageError(
+            `--no-sync is for the local index, which ui syncs first and follows; --store ${opts.store} is shown as it is: leave out --no-sync`,
+          );
         checkStoreOption('--store', opts.store, ['agents']);
         checkStoreKey('--store', opts.store, ctx.env.env);
       }
