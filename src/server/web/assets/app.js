@@ -174,16 +174,41 @@ async function listView(params) {
   // what the agents write meanwhile comes into the list as it is shown (the server's index follows
   // them): looked for every few seconds, and drawn when it changed unless the reader is using the list
   let shown = JSON.stringify(data);
-  const timer = setInterval(async () => {
-    if (document.hidden || busyInList()) return;
+  let asking = false;
+  const look = async () => {
+    // one question at a time: a slow answer is not asked again under itself
+    if (document.hidden || busyInList() || asking) return;
+    asking = true;
     const again = await get('/sessions', query).catch(() => undefined);
+    asking = false;
     if (!again || gone(at) || busyInList()) return;
     const now = JSON.stringify(again);
     if (now === shown) return;
     shown = now;
     drawList(params, page, again);
-  }, LIST_REFRESH_MS);
-  current.cleanup = () => clearInterval(timer);
+  };
+  // no timer in a hidden tab (one left open for hours asked nothing but still woke); shown again, it looks at once
+  let timer;
+  const stop = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  const start = () => {
+    if (timer === undefined && !document.hidden) timer = setInterval(look, LIST_REFRESH_MS);
+  };
+  const onVisibility = () => {
+    if (document.hidden) stop();
+    else {
+      look();
+      start();
+    }
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+  start();
+  current.cleanup = () => {
+    stop();
+    document.removeEventListener('visibilitychange', onVisibility);
+  };
 }
 
 /** The reader is at work in the list (a field or menu in use, a row picked with j/k): it is not drawn again under them. */
