@@ -21,7 +21,14 @@ import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from '
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 import { failedCallData } from './failed-turns.js';
 import { copilotApiEndpoint, copilotFinishReason, keptFinish } from './finish.js';
-import { type BlockKind, type LaidOutPart, needsOrderedBlocks, partLayoutOf, THINKING_SEPARATOR } from './part-layout.js';
+import {
+  type BlockKind,
+  type LaidOutPart,
+  needsOrderedBlocks,
+  partLayoutOf,
+  THINKING_SEPARATOR,
+  type UnsignedThinkingAt,
+} from './part-layout.js';
 import { sideChainRuns, type UnplacedChain } from './side-chains.js';
 
 /** The Copilot CLI version whose event shapes these are (its session.start names one). */
@@ -379,6 +386,8 @@ function pushMessages(
     // every block in order (Copilot CLI's orderedBlocks) and each part's kind, for reasoningBlocks and partLayout
     const ordered: { block: JsonObject; kind: BlockKind }[] = [];
     const layout: LaidOutPart[] = [];
+    // where each unsigned thinking part stands among the parts written, for a reply with thinking blocks too
+    const unsignedAt: UnsignedThinkingAt[] = [];
     for (const p of m.parts) {
       if (p.type === 'thinking') {
         // signed: an Anthropic block Copilot CLI sends back; unsigned: its reasoningText, kept, not sent
@@ -387,6 +396,11 @@ function pushMessages(
           blocks.push(block);
           ordered.push({ block, kind: 'reasoning' });
         } else if (p.thinking.trim()) {
+          unsignedAt.push({
+            at: ordered.length + unsigned.length,
+            length: p.thinking.length,
+            ...(p.meta ? { meta: p.meta } : {}),
+          });
           unsigned.push(p.thinking);
           layout.push(['thinking', p.thinking.length]);
         }
@@ -408,8 +422,10 @@ function pushMessages(
         layout.push(['call']);
       }
     }
-    // reasoningText beside the blocks is Copilot CLI's copy of their text: unsigned thinking has no room there
-    const reasoningText = blocks.length ? undefined : unsigned.join(THINKING_SEPARATOR) || undefined;
+    // the unsigned thinking as reasoningText, which Copilot CLI keeps and does not send (beside thinking blocks
+    // it sends the blocks alone: its place among them in threadbase.unsignedThinking)
+    const reasoningText = unsigned.join(THINKING_SEPARATOR) || undefined;
+    const unsignedThinking = blocks.length && unsignedAt.length ? unsignedAt : undefined;
     // the blocks as Copilot CLI records them (part-layout.ts): the thinking alone, or every block in order
     const reasoningBlocks = !blocks.length
       ? undefined
@@ -458,6 +474,7 @@ function pushMessages(
       ...(m.error !== undefined ? { error: m.error } : {}),
       ...keptPartsMeta(m, blocks.length > 0),
       ...(partLayout ? { partLayout } : {}),
+      ...(unsignedThinking ? { unsignedThinking } : {}),
     };
     push('assistant.message', {
       messageId: randomUUID(),

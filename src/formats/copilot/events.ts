@@ -31,7 +31,7 @@ import { ATTACHMENT_PLACE } from './attachments.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
 import { failedCallMessage } from './failed-turns.js';
 import { apiOf, stopReasonOf } from './finish.js';
-import { laidOutParts } from './part-layout.js';
+import { laidOutParts, withUnsignedThinking } from './part-layout.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
 
 export const SOURCE = 'copilot';
@@ -238,10 +238,12 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
   // USD as threadbase kept it (the usage record's `cost` is Copilot CLI's premium requests, not read)
   const cost = typeof kept?.cost === 'number' && Number.isFinite(kept.cost) ? kept.cost : undefined;
   restorePartsMeta(parts, kept);
+  // unsigned thinking threadbase kept beside thinking blocks, back in its place (part-layout.ts)
+  const all = kept?.unsignedThinking ? withUnsignedThinking(parts, kept.unsignedThinking, str(d.reasoningText) ?? '') : parts;
   const error = str(kept?.error);
   return {
     role: 'assistant',
-    parts,
+    parts: all,
     ...(model ? { model } : {}),
     ...(provider ? { provider } : {}),
     ...(api ? { api } : {}),

@@ -11,10 +11,7 @@ export function describeCopilotLosses(report: LossReport): void {
     c.systemMessages,
     'system messages kept as system.message events Copilot CLI does not send (it sends its own system prompt)',
   );
-  say(
-    c.unsignedThinking,
-    'thinking without a signature kept as reasoningText, which Copilot CLI does not send on resume (left out in a response with signed thinking)',
-  );
+  say(c.unsignedThinking, 'thinking without a signature kept as reasoningText, which Copilot CLI does not send on resume');
   say(c.assistantImages, "images in assistant messages written as a text note: Copilot CLI's responses hold text only");
   say(
     c.costs,

@@ -88,3 +88,38 @@ export function laidOutParts(
     return part;
   });
 }
+
+/**
+ * Where a reply's unsigned thinking parts stood beside its thinking blocks: each one's place among the reply's
+ * parts, its length in `reasoningText` (there joined by THINKING_SEPARATOR) and its meta. Copilot CLI's
+ * `reasoningText` is its readable copy of the reasoning, and resumed it sends the blocks alone (seen with the
+ * real 1.0.102: test/agents/copilot-unsigned-thinking.test.ts), so thinking it could not send is kept there.
+ */
+export type UnsignedThinkingAt = { at: number; length: number; meta?: Record<string, unknown> };
+
+const isUnsignedAt = (v: unknown): v is UnsignedThinkingAt =>
+  typeof v === 'object' &&
+  v !== null &&
+  Number.isInteger((v as UnsignedThinkingAt).at) &&
+  Number.isInteger((v as UnsignedThinkingAt).length) &&
+  (v as UnsignedThinkingAt).length >= 0;
+
+/**
+ * The reply's parts with its unsigned thinking back in place (`layout`: encode.ts's `threadbase.unsignedThinking`,
+ * cut from `reasoningText`); the parts as they were when the layout does not fit them (the fields changed).
+ */
+export function withUnsignedThinking(parts: Part[], layout: unknown, reasoningText: string): Part[] {
+  if (!Array.isArray(layout) || layout.length === 0 || !layout.every(isUnsignedAt)) return parts;
+  const items = layout as UnsignedThinkingAt[];
+  const total = items.reduce((n, p) => n + p.length, 0) + THINKING_SEPARATOR.length * (items.length - 1);
+  if (total !== reasoningText.length) return parts;
+  const out = [...parts];
+  let from = 0;
+  for (const item of items) {
+    if (item.at > out.length) return parts;
+    const meta = typeof item.meta === 'object' && item.meta !== null ? { meta: item.meta } : {};
+    out.splice(item.at, 0, { type: 'thinking', thinking: reasoningText.slice(from, from + item.length), ...meta });
+    from += item.length + THINKING_SEPARATOR.length;
+  }
+  return out;
+}
