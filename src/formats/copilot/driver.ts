@@ -134,8 +134,9 @@ export class CopilotDriver extends DriverBase {
    * 22: a reply Copilot CLI recorded as `reasoningBlocks.orderedBlocks` (several texts, or text before thinking or after a call) has its
    *     blocks in that order; a reply threadbase wrote has its texts and unsigned thinking parts apart, in their order (`threadbase.partLayout`).
    * 23: a failed model call (`session.error` naming its user message) is the model's error entry: its words, stop reason `error`.
+   * 24: unsigned thinking threadbase kept beside thinking blocks (`reasoningText`, `threadbase.unsignedThinking`) is read back in place.
    */
-  readonly readerVersion = 23;
+  readonly readerVersion = 24;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
