@@ -327,12 +327,16 @@ describe('token revoke of a key that does not exist', () => {
       THREADBASE_HOME: join(fixtures.home, '.threadbase'),
     });
     expect(asked.out).not.toContain('Revoke key');
-    expect(asked.out).toContain('threadbase: no key with id or prefix tok_000000000000 (see threadbase token list)');
+    expect(asked.out).toContain(
+      `threadbase: no key with id or prefix tok_000000000000 in ${db} (see threadbase token list --db ${db})`,
+    );
     expect(asked.code).toBe(1);
     // without a terminal nor --yes: the unknown id is what is said (it said "pass --yes", exit 2)
     const script = await runCli(env, ['token', 'revoke', 'tok_000000000000', '--db', db]);
     expect(script.code).toBe(1);
-    expect(script.err).toBe('threadbase: no key with id or prefix tok_000000000000 (see threadbase token list)\n');
+    expect(script.err).toBe(
+      `threadbase: no key with id or prefix tok_000000000000 in ${db} (see threadbase token list --db ${db})\n`,
+    );
     // a key that exists is still refused without a terminal or --yes, and revoked with --yes
     const refused = await runCli(env, ['token', 'revoke', created.id, '--db', db]);
     expect(refused.code).toBe(2);

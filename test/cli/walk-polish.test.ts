@@ -94,3 +94,21 @@ describe('ui --no-sync beside --store', () => {
     expect(r.out).toMatch(/--store <url>\s+http\(s\):\/\/KEY@host \(a team server\), postgres/);
   });
 });
+
+describe('token list and revoke finding no key', () => {
+  // a key made with `--db team.db` is not found without it: the answer named no database
+  it('name the database they looked in', async () => {
+    const index = join(env.env.THREADBASE_HOME ?? '', 'index.db');
+    const none = await runCli(env, ['token', 'list']);
+    expect(none.err).toBe(`threadbase: no keys in ${index}\n`);
+    expect(none.code).toBe(0);
+    const team = join(root, 'team.db');
+    const made = await runCli(env, ['token', 'create', '--project', 'p', '--db', team, '--json']);
+    expect(made.code, made.err).toBe(0);
+    const unknown = await runCli(env, ['token', 'revoke', 'tok_000000000000', '--yes']);
+    expect(unknown.err).toBe(`threadbase: no key with id or prefix tok_000000000000 in ${index} (see threadbase token list)\n`);
+    expect(unknown.code).toBe(1);
+    const other = await runCli(env, ['token', 'list', '--project', 'q', '--db', team]);
+    expect(other.err).toBe(`threadbase: no keys for project q in ${team}\n`);
+  });
+});

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../server/tokens.js';
+import { indexPath } from '../../stores/index-sync/sync.js';
 import { storeKindOf } from '../../stores/open.js';
 import { type CliContext, printJson, warn, writableIndexPath } from '../io.js';
 import { dbOption, storeOpenError, UsageError } from '../options.js';
@@ -56,6 +57,21 @@ async function openTokenStores(ctx: CliContext, db: string | undefined, opts: { 
   return openServerStores(db, ctx.env, (m) => warn(ctx, m)).catch((err: unknown) => {
     throw db === undefined ? err : storeOpenError('--db', db, err);
   });
+}
+
+/**
+ * The database the keys are in, as a message names it: --db's (a PostgreSQL URL without its password),
+ * else the local index's file. "no keys" and "no key with id …" named none, where a key made with
+ * `--db team.db` is not found without it.
+ */
+function keysPlace(ctx: CliContext, db: string | undefined): string {
+  return db ? db.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@]*):[^/@]*@/i, '$1@') : indexPath(ctx.env);
+}
+
+/** `no key with id or prefix X in DB (see threadbase token list [--db DB])`. */
+function noKeyError(ctx: CliContext, idOrPrefix: string, db: string | undefined): Error {
+  const list = `threadbase token list${db ? ` --db ${keysPlace(ctx, db)}` : ''}`;
+  return new Error(`no key with id or prefix ${idOrPrefix} in ${keysPlace(ctx, db)} (see ${list})`);
 }
 
 /**
@@ -114,7 +130,8 @@ export function registerToken(program: Command, ctx: CliContext): void {
         const tokens = await stores.tokens.listTokens(opts.project);
         if (opts.json) printJson(ctx, tokens);
         else if (tokens.length) ctx.stdout(`${tokenTable(tokens)}\n`);
-        else ctx.stderr(`threadbase: no keys${opts.project ? ` for project ${opts.project}` : ''}\n`);
+        else
+          ctx.stderr(`threadbase: no keys${opts.project ? ` for project ${opts.project}` : ''} in ${keysPlace(ctx, opts.db)}\n`);
       } finally {
         await stores.close();
       }
@@ -134,8 +151,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
         // an unknown id is said before asking about it (it asked, then said there was no such key)
         const tokens = await stores.tokens.listTokens();
         const known = keysMatching(tokens, idOrPrefix);
-        if (!known.length && tokens.every((t) => t.prefix !== undefined))
-          throw new Error(`no key with id or prefix ${idOrPrefix} (see threadbase token list)`);
+        if (!known.length && tokens.every((t) => t.prefix !== undefined)) throw noKeyError(ctx, idOrPrefix, opts.db);
         if (known.length > 1)
           throw new Error(`${idOrPrefix} matches several keys (${known.map((t) => t.id).join(', ')}); give the id`);
         const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY);
@@ -152,7 +168,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
           }
         }
         const revoked = await stores.tokens.revokeToken(idOrPrefix);
-        if (!revoked) throw new Error(`no key with id or prefix ${idOrPrefix} (see threadbase token list)`);
+        if (!revoked) throw noKeyError(ctx, idOrPrefix, opts.db);
         if (opts.json) printJson(ctx, revoked);
         else ctx.stdout(`revoked ${describeToken(revoked)} at ${revoked.revokedAt}\n`);
       } finally {
