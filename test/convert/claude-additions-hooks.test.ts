@@ -11,6 +11,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSession } from '../../src/convert/session.js';
+import { encodeClaudeTranscript } from '../../src/formats/claude/encode.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { messageText } from '../../src/model/tree.js';
 import type { Session, SourceName } from '../../src/model/types.js';
@@ -193,6 +194,35 @@ describe("Claude Code's hook output and plan-mode reminders carried into other a
     expect((plan?.raw as { isMeta?: unknown } | undefined)?.isMeta).toBe(true);
     // nothing doubled: into pi again, the same words once each
     expect(await sentUserTexts('pi', await hop(back, 'pi'))).toEqual(CARRIED);
+  });
+
+  it('leave another agent’s own reminders its user messages going into Claude Code', () => {
+    const own = reminder('Your operational mode has changed from plan to build.');
+    const session = {
+      id: 's1',
+      source: 'opencode',
+      project: PROJECT,
+      createdAt: T,
+      updatedAt: T,
+      entries: [
+        {
+          kind: 'message',
+          id: 'e1',
+          parentId: null,
+          timestamp: T,
+          message: { role: 'user', parts: [{ type: 'text', text: own }] },
+        },
+      ],
+      leafId: 'e1',
+    } as Session;
+    const [record] = encodeClaudeTranscript(session, { sessionId: 's1', cwd: PROJECT }).records;
+    expect(record).toMatchObject({ type: 'user', message: { role: 'user', content: own } });
+    expect(record?.isMeta).toBeUndefined();
+  });
+
+  it('go from threadbase’s own store’s copy into pi as from the original', async () => {
+    const stored = await hop(source, 'threadbase');
+    expect(await sentUserTexts('pi', await hop(stored, 'pi'))).toEqual(CARRIED);
   });
 
   it('are copied as they are into Claude Code and into threadbase’s own store', async () => {

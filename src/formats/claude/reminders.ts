@@ -121,9 +121,17 @@ const HOOK_WORDS: { re: RegExp; attachment: (hookName: string, text: string) => 
 ];
 
 /**
+ * How Claude Code's other carried additions begin (plan mode, its re-entry and exit, the plan file; a
+ * hook's blocking error or stopped continuation): a reminder in these words is its meta note, one in
+ * other words (another agent's own reminders: OpenCode's, Kilo's) stays that agent's user message.
+ */
+const OTHER_ADDITION =
+  /^(?:Plan mode is active|## Re-entering Plan Mode|## Exited Plan Mode|A plan (?:file )?exists from plan mode|\S+ hook (?:blocking error from command|stopped continuation): )/;
+
+/**
  * The record fields (past the common ones) a user message gets when it is in the words Claude Code
  * sends one of its additions in (another agent's copy): hook output its attachment record again, which
- * Claude Code renders as it did the original; any other message of reminders only a meta user record
+ * Claude Code renders as it did the original; another of its additions (plan mode) a meta user record
  * (sent as the user's, as it is); undefined for any other message.
  */
 export function claudeReminderRecord(m: Message): Record<string, unknown> | undefined {
@@ -144,6 +152,7 @@ export function claudeReminderRecord(m: Message): Record<string, unknown> | unde
         };
     }
   }
+  if (!texts.every((t) => OTHER_ADDITION.test(t.slice(OPEN.length)))) return undefined;
   return {
     type: 'user',
     message: { role: 'user', content: texts.length === 1 ? only : texts.map((text) => ({ type: 'text', text })) },
