@@ -10,14 +10,14 @@
 import { declinedMarkOf } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { mergeSplitResponses, pathToLeaf, responseEntriesAt } from '../../model/tree.js';
-import type { Entry, Message, MessageEntry, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
+import type { Entry, FilePart, Message, MessageEntry, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { ABORTED_TOOL_ERROR, opencodeDeclinedMark, REJECTED_TOOL_ERROR } from './denials.js';
-import { INTERRUPTED_TOOL, isOcEntryRaw } from './parse.js';
+import { INTERRUPTED_TOOL, isOcEntryRaw, plainTextOf, readToolNote } from './parse.js';
 import {
   holdsOpenCodeRecords,
   isoOf,
@@ -118,6 +118,32 @@ function reasoningParts(p: ThinkingPart): { text: string; metadata?: Json; threa
 
 function dataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data}`;
+}
+
+/**
+ * A plain-text file the user attached, as OpenCode records one (SessionPrompt, a `data:` text/plain file
+ * part): a synthetic text saying the Read tool read it, one of its text (both of which OpenCode sends),
+ * and the file part (which it does not send). OpenCode sends any other text type as a file the Anthropic
+ * provider refuses, so a Markdown file is written as text/plain, as OpenCode's `run --file` records any
+ * UTF-8 file; its own type, base64 form and meta ride in a field OpenCode ignores (parse.ts reads them back).
+ */
+function textFileParts(p: FilePart, text: string): Json[] {
+  const kept: Json = {
+    ...(p.mediaType !== 'text/plain' ? { mediaType: p.mediaType } : {}),
+    ...(p.data !== undefined ? { base64: true } : {}),
+    ...(p.meta ? { meta: p.meta } : {}),
+  };
+  return [
+    { type: 'text', text: readToolNote(p.name), synthetic: true },
+    { type: 'text', text, synthetic: true },
+    {
+      type: 'file',
+      mime: 'text/plain',
+      url: dataUrl('text/plain', Buffer.from(text, 'utf8').toString('base64')),
+      ...(p.name !== undefined ? { filename: p.name } : {}),
+      ...(Object.keys(kept).length ? { threadbase: kept } : {}),
+    },
+  ];
 }
 
 function relativePath(worktree: string, directory: string): string {
@@ -234,11 +260,29 @@ export function encodeEntries(
     const input = obj(state.input) ?? {};
     const texts: string[] = [];
     const attachments: Json[] = [];
+    /** the result's content in order: a text's or text file's length in the output, or an attachment */
+    const layout: Json[] = [];
     if (typeof r.content === 'string') texts.push(r.content);
     else {
       for (const c of r.content) {
-        if (c.type === 'text') texts.push(c.text);
-        else if (c.data !== undefined) {
+        const fileText = c.type === 'file' ? plainTextOf(c) : undefined;
+        if (c.type === 'text') {
+          texts.push(c.text);
+          layout.push({ text: c.text.length });
+        } else if (c.type === 'file' && fileText !== undefined) {
+          // the Anthropic provider drops a text/plain attachment of a tool result: its text goes in the output
+          texts.push(fileText);
+          layout.push({
+            text: fileText.length,
+            file: {
+              mediaType: c.mediaType,
+              ...(c.name !== undefined ? { name: c.name } : {}),
+              ...(c.data !== undefined ? { base64: true } : {}),
+              ...(c.meta ? { meta: c.meta } : {}),
+            },
+          });
+        } else if (c.data !== undefined) {
+          layout.push({ attachment: attachments.length });
           attachments.push({
             id: newId('prt'),
             sessionID,
@@ -248,8 +292,8 @@ export function encodeEntries(
             url: dataUrl(c.mediaType, c.data),
             ...(c.type === 'file' && c.name ? { filename: c.name } : {}),
           });
-        } else if (c.type === 'file' && c.text !== undefined) texts.push(c.text);
-        else if (c.url)
+        } else if (c.url) {
+          layout.push({ attachment: attachments.length });
           attachments.push({
             id: newId('prt'),
             sessionID,
@@ -258,11 +302,17 @@ export function encodeEntries(
             mime: c.mediaType,
             url: c.url,
           });
+        }
       }
     }
     const text = texts.join('\n');
+    // OpenCode sends a result as its output, then its attachments: the parts' own order and bounds (where
+    // the reader would not find them in that) ride beside it in a field OpenCode ignores (parse.ts resultLayout)
+    const plain = layout.every((x, k) => x.file === undefined && (x.text === undefined || k === 0));
     // The call's time is when the tool started; the result's, when it ended (the read side dates the result by it).
-    const time = { start: num(obj(state.time)?.start) ?? at, end: at };
+    // (a result recorded before the response's last record, which dates the call, ends when the call starts)
+    const start = num(obj(state.time)?.start) ?? at;
+    const time = { start, end: Math.max(start, at) };
     // a call refused or cancelled: as OpenCode records one (its words unless the text is its own refusal)
     const mark = declinedMarkOf(r);
     const ownWords = opencodeDeclinedMark(text, false) === mark;
@@ -289,6 +339,8 @@ export function encodeEntries(
                 time,
                 ...(attachments.length ? { attachments } : {}),
               };
+    if (!plain && obj(tool.state)?.status === 'completed')
+      tool.threadbase = { ...(obj(tool.threadbase) ?? {}), resultContent: layout };
   };
 
   /** `textFields`: more fields of its text parts. */
@@ -300,7 +352,9 @@ export function encodeEntries(
       if (p.type === 'text') parts.push(newPart(id, { type: 'text', text: p.text, ...textFields }));
       else if (p.type === 'thinking') parts.push(newPart(id, { type: 'text', text: p.thinking }));
       else if (p.type === 'image' || p.type === 'file') {
-        if (p.data !== undefined)
+        const text = p.type === 'file' ? plainTextOf(p) : undefined;
+        if (p.type === 'file' && text !== undefined) for (const x of textFileParts(p, text)) parts.push(newPart(id, x));
+        else if (p.data !== undefined)
           parts.push(
             newPart(id, {
               type: 'file',
@@ -311,8 +365,6 @@ export function encodeEntries(
               ...(typeof p.meta?.detail === 'string' ? { threadbase: { detail: p.meta.detail } } : {}),
             }),
           );
-        else if (p.type === 'file' && p.text !== undefined)
-          parts.push(newPart(id, { type: 'text', text: p.text, synthetic: true }));
         else if (p.url)
           parts.push(
             newPart(id, {
@@ -478,13 +530,15 @@ export function encodeEntries(
         // a response split over several entries (Claude Code: one per content block) is one OpenCode
         // message, as OpenCode records a response: its parallel calls are sent as one turn's, their results together
         // an entry OpenCode itself wrote stays its own message
-        const group = responseEntriesAt(path, i, (next) => holdsOpenCodeRecords(next.rawSource) && isOcEntryRaw(next.raw));
-        i += group.length - 1;
+        const { group, results, length } = responseAt(path, i);
+        i += length - 1;
         // at the time of the response's last record, the one whose usage counts (copyKeyOf: a copy is
         // known by its response id and that time, so stats counts the response once with its original)
         const last = group.at(-1) as MessageEntry;
         encodeAssistant(last, mergeSplitResponses(group.map((g) => g.message))[0] as Message);
         for (const g of group) messageIdFor.set(g.id, messageIdFor.get(last.id) ?? '');
+        // results recorded between the response's calls go into its tool parts, in the order they came
+        for (const r of results) encodeUser(r, r.message);
       }
       // results go into the tool parts; text or images that came alongside become a user message
       else if (m.role === 'tool') encodeUser(e, m);
@@ -551,6 +605,34 @@ export function encodeEntries(
     last = Math.max(created, last + 1);
   }
   return { messages: out, updatedParts, orphanResults, warnings };
+}
+
+/**
+ * The entries of the response at `path[i]` (responseEntriesAt), also across results recorded between its
+ * calls (Claude Code may record a call's result before the response's next call: one response, which
+ * OpenCode records as one message, its results in its tool parts): the response's entries, those
+ * results, and how many entries of the path they take. An entry OpenCode itself wrote stays its own message.
+ */
+function responseAt(path: readonly Entry[], i: number): { group: MessageEntry[]; results: MessageEntry[]; length: number } {
+  const own = (e: Entry) => holdsOpenCodeRecords(e.rawSource) && isOcEntryRaw(e.raw);
+  const group = responseEntriesAt(path, i, own);
+  const results: MessageEntry[] = [];
+  let length = group.length;
+  const id = group[0]?.message.responseId;
+  for (;;) {
+    const between = path[i + length];
+    const next = path[i + length + 1];
+    if (id === undefined || between?.kind !== 'message' || between.message.role !== 'tool' || own(between)) break;
+    if (next?.kind !== 'message' || next.message.role !== 'assistant' || next.message.responseId !== id || own(next)) break;
+    // only results of the response's calls so far: anything else (a user's text) ends the response's message
+    const calls = new Set(group.flatMap((g) => g.message.parts.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []))));
+    if (!between.message.parts.every((p) => p.type === 'tool_result' && calls.has(p.callId))) break;
+    const more = responseEntriesAt(path, i + length + 1, own);
+    results.push(between);
+    group.push(...more);
+    length += 1 + more.length;
+  }
+  return { group, results, length };
 }
 
 /** The token and cost totals of the assistant messages, as OpenCode sums them onto the session. */

@@ -19,6 +19,7 @@ import {
   addUsage,
   type Entry,
   emptyUsage,
+  type FilePart,
   type Message,
   type MessageEntry,
   type ParseWarning,
@@ -130,10 +131,56 @@ export function assistantSkippedInContext(m: OcMessage): boolean {
   return !(aborted && m.parts.some((p) => p.type !== 'step-start' && p.type !== 'reasoning'));
 }
 
+/** The synthetic text OpenCode records before a plain-text file's text (SessionPrompt, a `data:` file). */
+export const READ_TOOL_INPUT = 'Called the Read tool with the following input: ';
+
+/** What OpenCode says of a plain-text file it read for the prompt (JSON.stringify leaves an unnamed file's path out). */
+export function readToolNote(name: string | undefined): string {
+  return `${READ_TOOL_INPUT}${JSON.stringify({ filePath: name })}`;
+}
+
+/** A file's text where it is plain text: its text, or its base64 data of type text/plain that is UTF-8. */
+export function plainTextOf(p: FilePart): string | undefined {
+  if (p.text !== undefined) return p.data === undefined && p.url === undefined ? p.text : undefined;
+  if (p.data === undefined || p.mediaType !== 'text/plain') return undefined;
+  const text = Buffer.from(p.data, 'base64').toString('utf8');
+  return Buffer.from(text, 'utf8').toString('base64') === p.data ? text : undefined;
+}
+
+/**
+ * The plain-text file at `parts[i]` as OpenCode records one the user attached inline (a synthetic
+ * "Called the Read tool" text naming it, a synthetic text of its text, its `data:` text/plain file part;
+ * encode.ts textFileParts): the file, with what threadbase kept beside it.
+ */
+function attachedTextFile(parts: readonly Json[], i: number): FilePart | undefined {
+  const [note, body, file] = [parts[i], parts[i + 1], parts[i + 2]];
+  if (note?.type !== 'text' || note.synthetic !== true || body?.type !== 'text' || body.synthetic !== true) return undefined;
+  if (file?.type !== 'file' || file.mime !== 'text/plain') return undefined;
+  const text = str(body.text);
+  const name = str(file.filename);
+  if (text === undefined || note.text !== readToolNote(name)) return undefined;
+  const inline = parseDataUrl(str(file.url) ?? '');
+  if (!inline || Buffer.from(inline.data, 'base64').toString('utf8') !== text) return undefined;
+  const kept = obj(file.threadbase) ?? {};
+  const mediaType = str(kept.mediaType) ?? 'text/plain';
+  return {
+    type: 'file',
+    mediaType,
+    ...(kept.base64 === true ? { data: Buffer.from(text, 'utf8').toString('base64') } : { text }),
+    ...(name !== undefined ? { name } : {}),
+    ...(obj(kept.meta) ? { meta: obj(kept.meta) } : {}),
+  };
+}
+
 function userParts(parts: readonly Json[]): Part[] {
   const out: Part[] = [];
-  for (const p of parts) {
-    if (p.type === 'text' && p.ignored !== true && typeof p.text === 'string' && p.text !== '') {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as Json;
+    const textFile = attachedTextFile(parts, i);
+    if (textFile) {
+      out.push(textFile);
+      i += 2;
+    } else if (p.type === 'text' && p.ignored !== true && typeof p.text === 'string' && p.text !== '') {
       out.push({ type: 'text', text: p.text, ...(p.synthetic === true ? { meta: { synthetic: true } } : {}) });
     } else if (p.type === 'file') {
       const mime = str(p.mime) ?? 'application/octet-stream';
@@ -144,6 +191,84 @@ function userParts(parts: readonly Json[]): Part[] {
     else if (p.type === 'subtask') out.push({ type: 'text', text: SUBTASK_PROMPT, meta: { subtask: p } });
   }
   return out;
+}
+
+/**
+ * A result's content as it came, where threadbase kept its order and bounds beside the tool part
+ * (encode.ts: texts and plain-text files joined into the output, then the attachments): undefined when
+ * there is none or it does not fit the output and attachments.
+ */
+function resultLayout(p: Json, output: string, files: ToolResultContent[]): ToolResultContent[] | undefined {
+  const layout = obj(p.threadbase)?.resultContent;
+  if (!Array.isArray(layout) || !layout.every(isJson)) return undefined;
+  const content: ToolResultContent[] = [];
+  let at = 0;
+  let texts = 0;
+  for (const x of layout) {
+    const k = num(x.attachment);
+    const length = num(x.text);
+    if (k !== undefined) {
+      const file = files[k];
+      if (!file) return undefined;
+      content.push(file);
+      continue;
+    }
+    if (length === undefined) return undefined;
+    if (texts++ > 0) {
+      if (output[at] !== '\n') return undefined;
+      at++;
+    }
+    const text = output.slice(at, at + length);
+    if (text.length !== length) return undefined;
+    at += length;
+    const file = obj(x.file);
+    if (!file) {
+      content.push({ type: 'text', text });
+      continue;
+    }
+    const fileName = str(file.name);
+    content.push({
+      type: 'file',
+      mediaType: str(file.mediaType) ?? 'text/plain',
+      ...(file.base64 === true ? { data: Buffer.from(text, 'utf8').toString('base64') } : { text }),
+      ...(fileName !== undefined ? { name: fileName } : {}),
+      ...(obj(file.meta) ? { meta: obj(file.meta) } : {}),
+    });
+  }
+  const used = layout.filter((x) => x.attachment !== undefined).length;
+  return at === output.length && content.length === layout.length && used === files.length ? content : undefined;
+}
+
+/**
+ * A message as OpenCode sends it (MessageV2.toModelMessages) where its parts differ from the model's: a
+ * plain-text file in a prompt as the two texts OpenCode recorded for it (the file part itself is not
+ * sent), a tool result as its output (its texts and plain-text files joined) then its attachments. For
+ * the context (context.ts).
+ */
+export function asOpenCodeSends(m: Message): Message {
+  if (m.role === 'assistant' || m.role === 'system') return m;
+  if (!m.parts.some((p) => (p.type === 'file' && plainTextOf(p) !== undefined) || p.type === 'tool_result')) return m;
+  const parts = m.parts.flatMap((p): Part[] => {
+    const text = p.type === 'file' ? plainTextOf(p) : undefined;
+    if (p.type === 'file' && text !== undefined)
+      return [
+        { type: 'text', text: readToolNote(p.name), meta: { synthetic: true } },
+        { type: 'text', text, meta: { synthetic: true } },
+      ];
+    if (p.type !== 'tool_result' || typeof p.content === 'string') return [p];
+    const texts: string[] = [];
+    const media: ToolResultContent[] = [];
+    for (const c of p.content) {
+      const fileText = c.type === 'file' ? plainTextOf(c) : undefined;
+      if (c.type === 'text') texts.push(c.text);
+      else if (fileText !== undefined) texts.push(fileText);
+      else media.push(c);
+    }
+    const output = texts.join('\n');
+    if (media.length === 0) return [{ ...p, content: output }];
+    return [{ ...p, content: [...(output ? [{ type: 'text' as const, text: output }] : []), ...media] }];
+  });
+  return { ...m, parts };
 }
 
 function toolResultOf(p: Json, callId: string, name: string): ToolResultPart {
@@ -159,12 +284,15 @@ function toolResultOf(p: Json, callId: string, name: string): ToolResultPart {
     const compacted = num(obj(state.time)?.compacted) !== undefined;
     const text = compacted ? CLEARED_TOOL_OUTPUT : (str(state.output) ?? '');
     const attachments = compacted || !Array.isArray(state.attachments) ? [] : state.attachments.filter(isJson);
+    const files = attachments.flatMap((a) => {
+      const part = fileToPart(str(a.mime) ?? 'application/octet-stream', str(a.url) ?? '', str(a.filename));
+      return part.type === 'image' || part.type === 'file' ? [part] : [];
+    });
+    const laidOut = compacted ? undefined : resultLayout(p, text, files);
+    if (laidOut) return { type: 'tool_result', callId, name, content: laidOut, meta };
     if (attachments.length === 0) return { type: 'tool_result', callId, name, content: text, meta };
     const content: ToolResultContent[] = text ? [{ type: 'text', text }] : [];
-    for (const a of attachments) {
-      const part = fileToPart(str(a.mime) ?? 'application/octet-stream', str(a.url) ?? '', str(a.filename));
-      if (part.type === 'image' || part.type === 'file') content.push(part);
-    }
+    content.push(...files);
     return { type: 'tool_result', callId, name, content, meta };
   }
   if (status === 'error') {
