@@ -181,7 +181,7 @@ describe("Claude Code's first result recorded between a response's two calls", (
       ['step-start', 'text', 'tool', 'tool', 'step-finish'],
       ['step-start', 'text', 'step-finish'],
     ]);
-    expect((assistants[0]?.info.time as { created: number }).created).toBe(Date.parse('2026-01-01T00:00:05Z'));
+    expect((assistants[0]?.info.time as { created?: number } | undefined)?.created).toBe(Date.parse('2026-01-01T00:00:05Z'));
     expect(assistants[0]?.info.threadbase).toEqual({ responseId: 'msg_1' });
   });
 
