@@ -161,6 +161,28 @@ const localDays = (params) => ({ since: localDayBound(params.since), until: loca
 
 /** The list as last shown (its filters, sort and page), where a session's ← and Esc go back to. */
 let listHash = '#/sessions';
+/**
+ * Where the reader was in the list when they left it: the row (by its session's address) that was
+ * selected with j/k or whose link had the focus. Back in the list it is that again, and in view.
+ */
+let listPlace;
+
+/** The row the reader is at: the j/k selection, else the row whose link has the focus. */
+function placeInList() {
+  const selected = view.querySelector('tr.row.kb-selected');
+  if (selected) return { href: selected.dataset.href, selected: true };
+  const focused = document.activeElement?.closest?.('tr.row');
+  return focused && view.contains(focused) ? { href: focused.dataset.href, selected: false } : undefined;
+}
+
+/** Puts the reader back at `place` (placeInList) when its row is on the page drawn. */
+function backInList(place, scroll) {
+  const row = place && [...view.querySelectorAll('tr.row')].find((r) => r.dataset.href === place.href);
+  if (!row) return;
+  if (place.selected) row.classList.add('kb-selected');
+  else row.querySelector('.title-cell a')?.focus({ preventScroll: true });
+  if (scroll) row.scrollIntoView({ block: 'nearest' });
+}
 
 async function listView(params) {
   const at = routeCount;
@@ -171,6 +193,8 @@ async function listView(params) {
   const data = await get('/sessions', query);
   if (gone(at)) return;
   drawList(params, page, data);
+  backInList(listPlace, true);
+  listPlace = undefined;
   // what the agents write meanwhile comes into the list as it is shown (the server's index follows
   // them): looked for every few seconds, and drawn when it changed unless the reader is using the list
   let shown = JSON.stringify(data);
@@ -208,6 +232,7 @@ async function listView(params) {
   current.cleanup = () => {
     stop();
     document.removeEventListener('visibilitychange', onVisibility);
+    listPlace = placeInList();
   };
 }
 
@@ -219,6 +244,8 @@ function busyInList() {
 
 /** The list page `data` (page `page` of the list `params` names): its filters, table and pager. */
 function drawList(params, page, data) {
+  // a row link with the focus keeps it as the list is drawn anew (it fell to the page every time a session came in)
+  const place = placeInList();
   const go = (changes) => {
     location.hash = href('/sessions', { ...params, page: undefined, ...changes });
   };
@@ -387,6 +414,7 @@ function drawList(params, page, data) {
     r.addEventListener('click', (e) => {
       if (e.target.tagName !== 'A') location.hash = r.dataset.href;
     });
+  backInList(place, false);
 }
 
 // ---------------------------------------------------------------- one session
