@@ -174,6 +174,16 @@ export function colorOnStdout(ctx: CliContext): boolean {
   return Boolean(process.stdout.isTTY) && !NO_COLOR && TERM !== 'dumb';
 }
 
+/**
+ * The width a one-line view (`sessions`' titles, `show`'s entries) is cut to: on a terminal, $COLUMNS
+ * when set (as ls takes it), else the terminal's width; none in a pipe, where a line stays whole for grep.
+ */
+export function terminalColumns(ctx: CliContext): number | undefined {
+  if (!process.stdout.isTTY) return undefined;
+  const given = Number(ctx.env.env.COLUMNS);
+  return Number.isSafeInteger(given) && given > 0 ? given : process.stdout.columns || undefined;
+}
+
 export function printJson(ctx: CliContext, value: unknown): void {
   ctx.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -2,7 +2,7 @@
 
 import { currentLeaf, indexEntries, isConversationEntry, messageText, nearestConversationEntry } from '../model/tree.js';
 import type { Entry, Session } from '../model/types.js';
-import { cutToColumns, oneLine } from './text-width.js';
+import { cutToColumns, oneLine, stringWidth } from './text-width.js';
 
 export function describeEntry(e: Entry): string {
   // cut to 70 columns with '…' where cut (a line cut silently read as the whole text; CJK takes two columns)
@@ -77,7 +77,10 @@ export function shownEntry(e: Entry, all = false): boolean {
  * branches) neither show nor look like branches; a hidden current leaf marks its nearest shown ancestor.
  * `at` (`show --tree --at`): that entry is shown, even a hidden one, and marked.
  */
-export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { all?: boolean; at?: string } = {}): string {
+export function drawTree(
+  session: Pick<Session, 'entries' | 'leafId'>,
+  opts: { all?: boolean; at?: string; columns?: number } = {},
+): string {
   const index = indexEntries(session.entries);
   const memo = new Map<string, string | null>();
   const nearestShown = (id: string | null): string | null =>
@@ -108,7 +111,7 @@ export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { a
     const kids = children.get(e.id) ?? [];
     const marks = [e.id === leaf ? 'current' : '', e.id === opts.at ? '--at' : ''].filter(Boolean);
     const mark = marks.length ? ` ← ${marks.join(', ')}` : '';
-    lines.push(`${lead}${short.get(e.id)} ${describeEntry(e)}${mark}`);
+    lines.push(fitLine(`${lead}${short.get(e.id)} ${describeEntry(e)}`, opts.columns, mark));
     for (let i = kids.length - 1; i >= 0; i--) {
       const k = kids[i] as Entry;
       const last = i === kids.length - 1;
@@ -117,4 +120,13 @@ export function drawTree(session: Pick<Session, 'entries' | 'leafId'>, opts: { a
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * `line` cut to `columns` (a terminal's width) with `mark` kept whole at its end: on a narrow
+ * terminal a line wrapped under the tree's next lines, and a cut one lost its `← current`.
+ */
+export function fitLine(line: string, columns: number | undefined, mark = ''): string {
+  if (columns === undefined) return line + mark;
+  return cutToColumns(line, Math.max(1, columns - stringWidth(mark))) + mark;
 }

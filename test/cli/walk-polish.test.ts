@@ -6,19 +6,20 @@ import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringWidth } from '../../src/cli/text-width.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { startServer } from '../../src/server/index.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { runCli } from '../helpers/cli.js';
-import { fixtureHome } from '../helpers/fixture-homes.js';
+import { fixtureHome, PI_TOOL_CALL_ID } from '../helpers/fixture-homes.js';
 
 let root: string;
 let env: DriverEnv;
 
 beforeAll(async () => {
   // pi's and codex's fixtures hold sessions whose ids begin alike (01a204ad-…)
-  ({ home: root, env } = await fixtureHome({ prefix: 'tb-walk-polish-', agents: ['pi', 'codex'] }));
+  ({ home: root, env } = await fixtureHome({ prefix: 'tb-walk-polish-', agents: ['pi', 'codex'], fixtures: ['pi'] }));
 });
 
 afterAll(async () => {
@@ -110,5 +111,48 @@ describe('token list and revoke finding no key', () => {
     expect(unknown.code).toBe(1);
     const other = await runCli(env, ['token', 'list', '--project', 'q', '--db', team]);
     expect(other.err).toBe(`threadbase: no keys for project q in ${team}\n`);
+  });
+});
+
+/** Runs `fn` with stdout taken for a terminal `columns` wide. */
+async function onTerminal<T>(columns: number, fn: () => Promise<T>): Promise<T> {
+  const tty = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+  const cols = Object.getOwnPropertyDescriptor(process.stdout, 'columns');
+  Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
+  Object.defineProperty(process.stdout, 'columns', { value: columns, configurable: true });
+  try {
+    return await fn();
+  } finally {
+    if (tty) Object.defineProperty(process.stdout, 'isTTY', tty);
+    else delete (process.stdout as { isTTY?: boolean }).isTTY;
+    if (cols) Object.defineProperty(process.stdout, 'columns', cols);
+    else delete (process.stdout as { columns?: number }).columns;
+  }
+}
+
+describe('show on a narrow terminal', () => {
+  // each entry's text was cut at 70 columns whatever the terminal: on 40 its lines wrapped under the tree
+  const entryLines = (out: string) => out.split('\n\n')[1]?.split('\n').filter(Boolean) ?? [];
+
+  it.each([[[]], [['--tree']]])('fits each entry line %j in the terminal, the current mark kept', async (args) => {
+    const r = await onTerminal(40, () => runCli(env, ['show', PI_TOOL_CALL_ID, ...args]));
+    expect(r.code, r.err).toBe(0);
+    const lines = entryLines(r.out);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const l of lines) expect(stringWidth(l), l).toBeLessThanOrEqual(40);
+    expect(lines.some((l) => l.includes('…'))).toBe(true);
+    if (args.length) expect(lines.at(-1)).toMatch(/… ← current$/);
+  });
+
+  it('takes $COLUMNS over the terminal width, and in a pipe cuts nothing more than before', async () => {
+    const narrow = await onTerminal(200, () => runCli({ ...env, env: { ...env.env, COLUMNS: '36' } }, ['show', PI_TOOL_CALL_ID]));
+    for (const l of entryLines(narrow.out)) expect(stringWidth(l), l).toBeLessThanOrEqual(36);
+    // sessions cuts its titles to $COLUMNS as well
+    const listed = await onTerminal(200, () => runCli({ ...env, env: { ...env.env, COLUMNS: '85' } }, ['sessions']));
+    const rows = listed.out.split('\n').filter((l) => l && !l.includes('(child of'));
+    for (const l of rows) expect(stringWidth(l), l).toBeLessThanOrEqual(85);
+    expect(rows.some((l) => l.endsWith('…'))).toBe(true);
+    const piped = await runCli({ ...env, env: { ...env.env, COLUMNS: '36' } }, ['show', PI_TOOL_CALL_ID, '--tree']);
+    expect(entryLines(piped.out).at(-1)).toMatch(/ assistant: Tool finished: \(no output\) ← current$/);
   });
 });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { indexPath } from '../../stores/index-sync/sync.js';
-import { type CliContext, printJson, reportWarnings, warn } from '../io.js';
+import { type CliContext, printJson, reportWarnings, terminalColumns, warn } from '../io.js';
 import { agentOption, checkTimeWindow, positiveIntOption, projectOption, sinceOption, untilOption } from '../options.js';
 import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
@@ -130,7 +130,7 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         const idWidth = Math.max(0, ...rows.map((r) => stringWidth(r.id)));
         const sourceWidth = Math.max(0, ...rows.map((r) => stringWidth(r.source)));
         const countWidth = Math.max(4, ...rows.map((r) => String(r.messageCount).length));
-        const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+        const columns = terminalColumns(ctx);
         for (const r of rows) {
           const head = `${padEndColumns(r.id, idWidth)}  ${padEndColumns(r.source, sourceWidth)}  ${r.updatedAt.slice(0, 16).padEnd(16)}  ${padStartColumns(String(r.messageCount), countWidth)} msgs  `;
           const tail = r.parentId ? `  (child of ${r.parentId})` : '';

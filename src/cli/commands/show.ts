@@ -3,10 +3,18 @@ import { contextFormatNames, renderContext } from '../../convert/formats.js';
 import { messageToMarkdown } from '../../convert/markdown.js';
 import { branches, currentLeaf, pathToLeaf } from '../../model/tree.js';
 import type { Entry } from '../../model/types.js';
-import { type CliContext, NO_INDEX_FLAG, openSession, printJson, reportWarnings, resolveSessionEntry } from '../io.js';
+import {
+  type CliContext,
+  NO_INDEX_FLAG,
+  openSession,
+  printJson,
+  reportWarnings,
+  resolveSessionEntry,
+  terminalColumns,
+} from '../io.js';
 import { agentOption, UsageError } from '../options.js';
 import { oneLine } from '../text-width.js';
-import { describeEntry, drawTree, shortEntryIds, shownEntry } from '../tree-view.js';
+import { describeEntry, drawTree, fitLine, shortEntryIds, shownEntry } from '../tree-view.js';
 
 export function registerShow(program: Command, ctx: CliContext): void {
   program
@@ -56,11 +64,14 @@ export function registerShow(program: Command, ctx: CliContext): void {
         ctx.stdout('\n');
         // --tree --at: the whole tree, that entry marked (--at alone lists the path to it)
         const drawn = opts.tree ? session.entries : listed;
-        if (opts.tree) ctx.stdout(`${drawTree(session, { all: opts.all, ...(at !== undefined ? { at } : {}) })}\n`);
+        // on a terminal each entry's line fits its width (in a pipe each text is cut at 70 columns alone)
+        const columns = terminalColumns(ctx);
+        if (opts.tree) ctx.stdout(`${drawTree(session, { all: opts.all, columns, ...(at !== undefined ? { at } : {}) })}\n`);
         else {
           const short = shortEntryIds(session.entries);
           for (const e of listed)
-            if (shownEntry(e, opts.all) || e.id === at) ctx.stdout(`${short.get(e.id)} ${describeEntry(e)}\n`);
+            if (shownEntry(e, opts.all) || e.id === at)
+              ctx.stdout(`${fitLine(`${short.get(e.id)} ${describeEntry(e)}`, columns)}\n`);
         }
         const hidden = opts.all ? 0 : drawn.filter((e) => !shownEntry(e) && e.id !== at).length;
         if (hidden) ctx.stdout(`(${hidden} bookkeeping records of the agent not shown: --all lists them)\n`);
