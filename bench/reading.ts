@@ -8,13 +8,16 @@
  *     [--reuse]          keep the corpus and index of an earlier run in --out (else generated anew)
  *     [--no-build]       use bench/data/dist as it is
  *     [--only a,b]       only the cases whose name contains one of these
+ *     [--tb FILE]        the CLI to time: a module that runs another build's dist/cli/main.js (default
+ *                        bench/data/tb.mjs, this tree's, built by this script)
  *
  * The corpus is bench/generate.ts's, plus one Claude Code session of --big-mb MB (the largest, in
  * /bench/project-big), synced once into the index before the cases run. The server's cases are
- * `threadbase ui --no-sync` on that index: the first request (its cache cold) and the median of the rest.
+ * `threadbase ui --no-sync` on that index: the first request (its cache cold) and the median of the rest,
+ * with the server's CPU time a request over the rest (from /proc).
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { claudeTurn, generate, VOCABULARY } from './generate.js';
 
@@ -30,7 +33,8 @@ const runs = Number(arg('--runs', '5'));
 const only = argv.includes('--only') ? arg('--only', '').split(',') : undefined;
 const home = join(out, 'home');
 const env = { PATH: process.env.PATH ?? '', HOME: home, THREADBASE_HOME: join(home, '.threadbase') };
-const tb = resolve('bench/data/tb.mjs');
+// --tb FILE: another build's CLI (e.g. a checkout before a change: a file that imports its dist/cli/main.js, as tb.mjs)
+const tb = resolve(arg('--tb', 'bench/data/tb.mjs'));
 
 if (!argv.includes('--no-build')) {
   execFileSync(
@@ -77,12 +81,27 @@ if (!argv.includes('--reuse') || !existsSync(bigInfo)) {
   execFileSync('sync');
 }
 const big = JSON.parse(readFileSync(bigInfo, 'utf8')) as Big;
+// a session of the usual size (the first of one project's Claude Code files): what its export costs
+const smallDir = join(home, '.claude', 'projects', '-bench-project-3');
+const smallFile = readdirSync(smallDir)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort()[0] as string;
+const small = { id: smallFile.replace(/\.jsonl$/, ''), bytes: statSync(join(smallDir, smallFile)).size };
 
-/** CPU time (user + system, ms) of this process's children that have ended (Linux). */
+/** Fields of /proc/<pid>/stat after the command's name (Linux). */
+function procStat(pid: number | 'self'): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+/** CPU time (user + system, ms; 10 ms ticks) of this process's children that have ended. */
 function childrenCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStat('self');
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+}
+/** CPU time (user + system, ms) of a running process. */
+function cpuMsOf(pid: number): number {
+  const fields = procStat(pid);
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 interface Run {
   wall: number;
@@ -122,12 +141,21 @@ const cli: { name: string; args: string[] }[] = [
   { name: 'context (largest, markdown)', args: [tb, 'context', big.id] },
   { name: 'context --json (largest)', args: [tb, 'context', big.id, '--json'] },
   { name: 'export --format html (largest)', args: [tb, 'export', big.id, '--format', 'html'] },
+  {
+    name: `export --format html (${(small.bytes / 1024).toFixed(0)} KB session)`,
+    args: [tb, 'export', small.id, '--format', 'html'],
+  },
+  {
+    name: `export --format json (${(small.bytes / 1024).toFixed(0)} KB session)`,
+    args: [tb, 'export', small.id, '--format', 'json'],
+  },
   { name: 'stats --by day', args: [tb, 'stats', '--by', 'day'] },
   { name: 'stats --by model', args: [tb, 'stats', '--by', 'model'] },
   { name: 'stats --by session', args: [tb, 'stats', '--by', 'session'] },
   { name: `search ${word}`, args: [tb, 'search', word] },
+  { name: `search ${word} --project`, args: [tb, 'search', word, '--project', '/bench/project-3'] },
   {
-    name: `search ${word} --source claude --project --role assistant --since`,
+    name: `search ${word} --source claude --project (largest's) --role assistant --since`,
     args: [
       tb,
       'search',
@@ -135,13 +163,14 @@ const cli: { name: string; args: string[] }[] = [
       '--source',
       'claude',
       '--project',
-      '/bench/project-3',
+      '/bench/project-big',
       '--role',
       'assistant',
       '--since',
       '2025-10-01',
     ],
   },
+
   { name: `search ${common} --json --limit 50`, args: [tb, 'search', common, '--json', '--limit', '50'] },
 ];
 const wanted = (name: string) => !only || name.startsWith('baseline') || only.some((o) => name.includes(o));
@@ -189,6 +218,8 @@ async function serverRows(): Promise<Row[]> {
     const routes: [string, string][] = [
       ['GET /api/v1/web/sessions', '/api/v1/web/sessions'],
       ['GET /api/v1/web/sessions?project=', '/api/v1/web/sessions?project=/bench/project-3'],
+      // every session priced to sort them (SessionDriver.sessionCosts of all)
+      ['GET /api/v1/web/sessions?sort=cost', '/api/v1/web/sessions?sort=cost'],
       ['GET /api/v1/web/sessions/:largest', `/api/v1/web/sessions/${big.id}`],
       ['GET /api/v1/web/sessions/:largest/path', `/api/v1/web/sessions/${big.id}/path`],
       ['GET /api/v1/web/sessions/:largest/context', `/api/v1/web/sessions/${big.id}/context`],
@@ -208,8 +239,11 @@ async function serverRows(): Promise<Row[]> {
       };
       const first = await get();
       const rest: number[] = [];
+      // the server's CPU time over the repeated requests (steadier than their wall time on a busy machine)
+      const cpu0 = cpuMsOf(child.pid as number);
       for (let i = 0; i < runs; i++) rest.push((await get()).ms);
-      out.push({ name, wall: median(rest), cpu: Number.NaN, bytes: first.bytes, first: first.ms });
+      const cpu = (cpuMsOf(child.pid as number) - cpu0) / runs;
+      out.push({ name, wall: median(rest), cpu, bytes: first.bytes, first: first.ms });
     }
     return out;
   } finally {
@@ -236,9 +270,10 @@ console.log(
 console.log(
   `\n${mb} MB corpus + one ${(big.bytes / 2 ** 20).toFixed(1)} MB session (${big.entries} records); first sync ${s(syncMs)}; load ${load}; median of ${runs}\n`,
 );
-console.log('| case | wall (× baseline) | CPU (× baseline) | output |');
+console.log("| case | wall (× baseline) | CPU (× baseline; a route: the server's, a request) | output |");
 console.log('|:--|--:|--:|--:|');
 for (const r of rows) {
-  const cpu = Number.isNaN(r.cpu) ? `first ${s(r.first ?? 0)}` : `${s(r.cpu)} (${(r.cpu / base.cpu).toFixed(2)}×)`;
-  console.log(`| ${r.name} | ${s(r.wall)} (${(r.wall / base.wall).toFixed(2)}×) | ${cpu} | ${size(r.bytes)} |`);
+  const cpu = `${s(r.cpu)} (${(r.cpu / base.cpu).toFixed(2)}×)`;
+  const wall = `${s(r.wall)} (${(r.wall / base.wall).toFixed(2)}×)${r.first !== undefined ? `; first ${s(r.first)}` : ''}`;
+  console.log(`| ${r.name} | ${wall} | ${cpu} | ${size(r.bytes)} |`);
 }
