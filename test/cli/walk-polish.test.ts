@@ -11,8 +11,10 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { startServer } from '../../src/server/index.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureHome, PI_TOOL_CALL_ID } from '../helpers/fixture-homes.js';
+import { helloSession } from '../helpers/sessions.js';
 
 let root: string;
 let env: DriverEnv;
@@ -154,5 +156,33 @@ describe('show on a narrow terminal', () => {
     expect(rows.some((l) => l.endsWith('…'))).toBe(true);
     const piped = await runCli({ ...env, env: { ...env.env, COLUMNS: '36' } }, ['show', PI_TOOL_CALL_ID, '--tree']);
     expect(entryLines(piped.out).at(-1)).toMatch(/ assistant: Tool finished: \(no output\) ← current$/);
+  });
+});
+
+describe('push and convert say what they do', () => {
+  it("push counts one session and one entry in the singular ('1 changed sessions (1 entries)')", async () => {
+    const tokens = new MemoryTokenStore();
+    const { key } = await tokens.createToken('p');
+    const server = await startServer({ store: new MemoryStore(), tokens, port: 0, log: () => undefined });
+    const file = join(root, 'one.db');
+    const store = openSqliteStore(file);
+    await store.writeSession(helloSession('one'));
+    await store.close();
+    try {
+      const r = await runCli(env, ['push', '--to', server.url, '--key', key, '--from', `sqlite:${file}`]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toBe('pushed 1 new and 0 changed session (1 entry); 0 unchanged\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the help names where push reads from, and how convert --from takes a key', async () => {
+    expect((await runCli(env, ['push', '--help'])).out).toMatch(
+      /the local index's\s+unless\s+--from\s+or\s+--source\s+names\s+others/,
+    );
+    expect((await runCli(env, ['convert', '--help'])).out).toMatch(
+      /http\(s\):\/\/KEY@host\s+of\s+a\s+team\s+server\s+\(or\s+the\s+key/,
+    );
   });
 });

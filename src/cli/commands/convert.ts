@@ -190,7 +190,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
       .option('--source <source>', 'look only in this agent', agentOption)
       .option(
         '--from <store>',
-        'read the session from a store instead: http(s)://host of a team server (key: $THREADBASE_API_KEY), postgres://…, sqlite:PATH',
+        'read the session from a store instead: http(s)://KEY@host of a team server (or the key in $THREADBASE_API_KEY), postgres://…, sqlite:PATH',
       )
       .option('--at <entry>', 'convert the path to this entry instead of the current branch')
       .option('--all-branches', 'keep every branch (one session per branch where the target has no trees)')

@@ -32,7 +32,9 @@ interface PushFlags {
 export function registerPush(program: Command, ctx: CliContext): void {
   program
     .command('push')
-    .description("upload the local index's sessions to a team server (only what is new since the last push)")
+    .description(
+      "upload sessions to a team server, the local index's unless --from or --source names others (only what is new since the last push)",
+    )
     .requiredOption('--to <url>', 'the server, e.g. http://127.0.0.1:8029', serverUrlOption)
     .option(
       '--key <key>',
@@ -134,7 +136,9 @@ export function registerPush(program: Command, ctx: CliContext): void {
         if (opts.json) printJson(ctx, report);
         else
           ctx.stdout(
-            `pushed ${report.created} new and ${report.updated} changed sessions (${report.entriesSent} entries); ${report.unchanged} unchanged${
+            `pushed ${report.created} new and ${report.updated} changed ${
+              report.created + report.updated === 1 ? 'session' : 'sessions'
+            } (${report.entriesSent} ${report.entriesSent === 1 ? 'entry' : 'entries'}); ${report.unchanged} unchanged${
               report.failed.length ? `; ${report.failed.length} failed` : ''
             }\n`,
           );
