@@ -10,6 +10,7 @@
  */
 import type { Entry, Message, Part, Session } from '../model/types.js';
 import { isProviderExecuted } from './provider-tools.js';
+import { withSentWording } from './sent-wording.js';
 
 /** What the entries a target did not write itself hold that some agent cannot keep. */
 export interface LossCounts {
@@ -140,7 +141,9 @@ export function asLossLine(warning: string, prefix: string, names: readonly stri
 export function conversionLosses(session: Session, target: string, shownAs = `${session.source}:${session.id}`): string[] {
   const describe = describers.get(target);
   if (!describe) return [];
-  const foreign = session.entries.filter((e) => e.rawSource !== target);
+  // counted as written: in the words the source agent sent (sent-wording.ts), its records it sent as
+  // messages made those messages (a converted session is already so; wording it again changes no count)
+  const foreign = withSentWording(session.entries, target).filter((e) => e.rawSource !== target);
   const prefix = lossPrefix(shownAs, target);
   const out: string[] = [];
   const report: LossReport = {
