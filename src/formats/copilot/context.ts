@@ -3,8 +3,8 @@
  * against the Anthropic stand-in (test/agents/copilot.test.ts): the path's messages as recorded, but
  * - a user message is sent as its `transformedContent` where it has one (the typed text with the
  *   `<current_datetime>` prefix Copilot CLI added when it was typed);
- * - each attached image is sent after a text block `Attached image`; a file attached by its bytes as
- *   attachments.ts says (a PDF as its name, a text wrapped in `<attachment>`);
+ * - an attached image or file as attachments.ts says (a PNG, JPEG, GIF or WebP image after a text of its name
+ *   or `Attached image`, a document as its name, a text wrapped in `<attachment>`);
  * - a failed tool result is sent as its error message without an error flag;
  * - a compaction is sent as one user message that lists the user's messages before it (as typed) and
  *   wraps the summary (seen after `/compact`, test/fixtures/copilot/real-1.0.102-compact);
@@ -28,7 +28,7 @@
 import type { AnthropicLaidOutContext } from '../../convert/anthropic.js';
 import { buildContext, type ContextOptions, pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Message, Part, Session } from '../../model/types.js';
-import { sentAttachment } from './attachments.js';
+import { sentAttachment, sentImage } from './attachments.js';
 import { isFailedCall } from './failed-turns.js';
 
 /** The message as Copilot CLI sends it, undefined when it sends nothing of it. */
@@ -56,7 +56,7 @@ function asSent(m: Message): Message | undefined {
         // the recorded `content` is one text part: sent as what the model got when it was typed
         if (!textDone) parts.push({ ...p, text: transformed });
         textDone = true;
-      } else if (p.type === 'image') parts.push({ type: 'text', text: 'Attached image' }, p);
+      } else if (p.type === 'image') parts.push(...sentImage(p));
       else if (p.type === 'file') parts.push(...(sentAttachment(p) ?? [p]));
       else parts.push(p);
     }

@@ -135,8 +135,9 @@ export class CopilotDriver extends DriverBase {
    *     blocks in that order; a reply threadbase wrote has its texts and unsigned thinking parts apart, in their order (`threadbase.partLayout`).
    * 23: a failed model call (`session.error` naming its user message) is the model's error entry: its words, stop reason `error`.
    * 24: unsigned thinking threadbase kept beside thinking blocks (`reasoningText`, `threadbase.unsignedThinking`) is read back in place.
+   * 25: an attached image keeps its `displayName` (meta.copilotImageName: Copilot CLI sends it before the image).
    */
-  readonly readerVersion = 24;
+  readonly readerVersion = 25;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

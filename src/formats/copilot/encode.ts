@@ -16,7 +16,7 @@ import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
-import { sentAttachmentKind } from './attachments.js';
+import { IMAGE_NAME, sentAsImage, sentAttachmentKind } from './attachments.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
 import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 import { failedCallData } from './failed-turns.js';
@@ -282,6 +282,8 @@ function pushMessages(
   // the responses written: one a compaction kept, written again after it, is not spent again
   const spent = new Set<Message>();
   let notes = 0;
+  // the media types of images written that Copilot CLI does not send as images
+  const unsentImages = new Set<string>();
   // the messageId of the last user.message: a failed call's session.error names it
   let lastUserMessage: string | undefined;
   const answer = (written: string, content: string | readonly ToolResultContent[], isError: boolean, mark?: DeclinedMark) => {
@@ -341,13 +343,19 @@ function pushMessages(
       for (const p of m.parts) {
         if (p.type === 'text') texts.push(p.text);
         // an image as Copilot CLI attaches one: resumed, it is sent as an image block
-        else if (p.type === 'image' && p.data) attachments.push({ type: 'blob', mimeType: p.mediaType, data: p.data });
-        // a PDF or a text by its bytes too: kept whole, and sent as Copilot CLI sends its own (attachments.ts)
-        else if (
-          p.type === 'file' &&
-          p.data &&
-          (sentAttachmentKind(p.mediaType) === 'pdf' || sentAttachmentKind(p.mediaType) === 'text')
-        )
+        else if (p.type === 'image' && p.data) {
+          const name = p.meta?.[IMAGE_NAME];
+          attachments.push({
+            type: 'blob',
+            mimeType: p.mediaType,
+            data: p.data,
+            ...(typeof name === 'string' ? { displayName: name } : {}),
+          });
+          // kept whole; Copilot CLI sends another type as a note, or nothing (attachments.ts sentImage)
+          if (!sentAsImage(p.mediaType)) unsentImages.add(p.mediaType);
+        }
+        // a document or a text by its bytes too: kept whole, and sent as Copilot CLI sends its own (attachments.ts)
+        else if (p.type === 'file' && p.data && sentAttachmentKind(p.mediaType) !== 'none')
           attachments.push({ type: 'blob', mimeType: p.mediaType, data: p.data, ...(p.name ? { displayName: p.name } : {}) });
         else if (p.type === 'file' && p.text !== undefined) texts.push(p.text);
         else if (p.type === 'image' || p.type === 'file') {
@@ -502,6 +510,10 @@ function pushMessages(
   }
   closeOpen();
   if (notes) warnings.push(`${notes} image(s) by URL or file(s) in user messages or tool results written as a text note`);
+  if (unsentImages.size)
+    warnings.push(
+      `image(s) of ${[...unsentImages].join(', ')} kept as attachments Copilot CLI does not send as images (it reads PNG, JPEG, GIF and WebP)`,
+    );
 }
 
 /** What a side chain left out is: its first entry, its size, its prompt and the call it names. */

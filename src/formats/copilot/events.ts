@@ -27,7 +27,7 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
-import { ATTACHMENT_PLACE } from './attachments.js';
+import { ATTACHMENT_PLACE, IMAGE_NAME } from './attachments.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
 import { failedCallMessage } from './failed-turns.js';
 import { apiOf, stopReasonOf } from './finish.js';
@@ -133,8 +133,10 @@ export function usageOf(u: JsonObject): Usage {
 /** A user attachment with its bytes (`{type: 'blob', data, mimeType}`) as an image or file part. */
 function attachmentPart(a: unknown, place: number): Part | undefined {
   if (!isObject(a) || typeof a.data !== 'string' || typeof a.mimeType !== 'string') return undefined;
-  if (a.mimeType.startsWith('image/')) return { type: 'image', mediaType: a.mimeType, data: a.data };
   const name = str(a.displayName);
+  // an image's name is sent before it (attachments.ts sentImage)
+  if (a.mimeType.startsWith('image/'))
+    return { type: 'image', mediaType: a.mimeType, data: a.data, ...(name ? { meta: { [IMAGE_NAME]: name } } : {}) };
   // a nameless one's place, which names it when sent (attachments.ts)
   return { type: 'file', mediaType: a.mimeType, data: a.data, ...(name ? { name } : { meta: { [ATTACHMENT_PLACE]: place } }) };
 }
