@@ -6,7 +6,9 @@
  * are and none of the unsigned (the AI SDK's 'unsupported reasoning metadata'), as threadbase's context
  * says (src/formats/opencode/context.ts withoutUnsignedThinking; it sent the unsigned as text).
  * A response of unsigned thinking only is sent by both as an assistant message with no content (which
- * the Messages API refuses); threadbase's context leaves it out.
+ * the Messages API refuses); threadbase's context leaves it out. Responses of another model than the one
+ * resumed with have their thinking sent as text (blank and redacted thinking not at all: OpenCode's
+ * toModelMessages differentModel), as threadbase's context says (asFromAnotherModel).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -52,6 +54,12 @@ function messages(): [string, Message][] {
   ];
 }
 
+/** The same turns, the first response by another model (Claude Code's) than the one resumed with. */
+function messagesOfTwoModels(): [string, Message][] {
+  const all = messages();
+  return all.map(([id, m]) => [id, id === 'a1' ? { ...m, provider: 'anthropic', model: 'claude-sonnet-4-5' } : m]);
+}
+
 /** What the agent sent before the probe, its empty assistant message (the lone unsigned thinking's) apart. */
 function sentBeforeProbe(sent: AnthropicMessage[]): { conversation: ReturnType<typeof conversationOf>; empty: number } {
   const before = conversationOf(sent.slice(0, -1));
@@ -89,6 +97,22 @@ describe('thinking without a signature, resumed by the real OpenCode', () => {
     expect(JSON.stringify(ours)).not.toContain('unsigned');
     expect(JSON.stringify(ours)).toContain('REDACTED-DATA');
   }, 150_000);
+
+  it("OpenCode sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
+    const written = await withDriver(home.env, 'opencode', async (d) =>
+      d.writeSession?.(chainSession('two-models-oc', 'pi', home.project, messagesOfTwoModels())),
+    );
+    if (!written) throw new Error('nothing written');
+    const ours = contextToAnthropic(await readContext(home, 'opencode', written.id)).messages;
+    await runOpencode(home, ['run', '-s', written.id, '-m', MODEL, 'probe', 'two']);
+    const sent = sentBeforeProbe(requestEndingWithProbe(home, 'probe two', 'opencode').messages);
+    expect(sent.conversation).toEqual(conversationOf(ours));
+    expect(ours[1]?.content).toEqual([
+      { type: 'text', text: 'Signed thought.' },
+      { type: 'text', text: 'An unsigned thought.' },
+      { type: 'text', text: 'Answer one.' },
+    ]);
+  }, 150_000);
 });
 
 describe('thinking without a signature, resumed by the real Kilo CLI', () => {
@@ -112,5 +136,17 @@ describe('thinking without a signature, resumed by the real Kilo CLI', () => {
     expect(sent.empty).toBe(1);
     expect(sent.conversation).toEqual(conversationOf(ours));
     expect(JSON.stringify(ours)).not.toContain('unsigned');
+  }, 150_000);
+
+  it("Kilo sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
+    const written = await withDriver(home.env, 'kilo', async (d) =>
+      d.writeSession?.(chainSession('two-models-kilo', 'pi', home.project, messagesOfTwoModels())),
+    );
+    if (!written) throw new Error('nothing written');
+    const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
+    await runKilo(home, ['run', '-m', KILO_MODEL, '-s', written.id, 'probe', 'two']);
+    const sent = sentBeforeProbe(kiloRequestEndingWith(home, 'probe two').messages);
+    expect(sent.conversation).toEqual(conversationOf(ours));
+    expect(JSON.stringify(ours[1]?.content)).not.toContain('REDACTED-DATA');
   }, 150_000);
 });

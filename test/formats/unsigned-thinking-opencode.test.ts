@@ -61,6 +61,43 @@ describe('thinking without a signature in OpenCode and Kilo contexts', () => {
     expect(opencodeContext(session()).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'user']);
   });
 
+  it("another model's response: thinking as text, blank and redacted thinking and provider metadata left out", () => {
+    const other = chainSession('t', 'opencode', '/p', [
+      ['u1', user('hi')],
+      [
+        'a1',
+        {
+          role: 'assistant',
+          provider: 'openai',
+          model: 'gpt-5',
+          parts: [
+            { type: 'thinking', thinking: 'Signed.', signature: 'sig' },
+            { type: 'thinking', thinking: 'Encrypted.', meta: { encryptedContent: 'gAAA' } },
+            { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
+            { type: 'redacted_thinking', data: 'RED' },
+            { type: 'text', text: 'Answer.', meta: { providerMetadata: { openai: { itemId: 'msg_1' } } } },
+          ],
+        },
+      ],
+      ['u2', user('again')],
+      [
+        'a2',
+        assistant([
+          { type: 'thinking', thinking: 'Mine.', signature: 'sig2' },
+          { type: 'text', text: 'Two.' },
+        ]),
+      ],
+    ]);
+    const ctx = opencodeContext(other);
+    expect(ctx.messages[1]?.parts).toEqual([
+      { type: 'text', text: 'Signed.' },
+      { type: 'text', text: 'Encrypted.' },
+      { type: 'text', text: 'Answer.' },
+    ]);
+    // the model resumed with (the last response's) keeps its signed thinking
+    expect(ctx.messages[3]?.parts[0]).toEqual({ type: 'thinking', thinking: 'Mine.', signature: 'sig2' });
+  });
+
   it("Kilo, OpenCode's fork, sends no unsigned thinking either", () => {
     const sent = JSON.stringify(contextToAnthropic(kiloContext(session())));
     expect(sent).not.toContain('Unsigned.');

@@ -23,6 +23,7 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     mergeSplitResponses: false,
   });
   const messages: Message[] = [];
+  const resumedOn = modelKey(base.messages.findLast((m) => m.role === 'assistant' && m.model !== undefined));
   for (const m of base.messages) {
     if (m.meta?.compactionSummary === true) {
       // OpenCode's own summary message is sent as recorded (its reasoning, each text part); another agent's as its text
@@ -42,11 +43,42 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     if (m.meta?.excludedFromContext === true) continue;
     if (m.parts.length === 0) continue;
     // OpenCode's assistant messages hold no images: one another agent's assistant made is sent as its note
-    const sent = withoutUnsignedThinking(m);
+    const sent = withoutUnsignedThinking(
+      m.role === 'assistant' && m.model !== undefined && modelKey(m) !== resumedOn ? asFromAnotherModel(m) : m,
+    );
     if (sent.parts.length === 0) continue;
     messages.push(inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(sent))), messages.at(-1)));
   }
   return { ...base, messages };
+}
+
+/** A message's model as OpenCode compares it with the model it resumes with: providerID/modelID. */
+function modelKey(m: Message | undefined): string | undefined {
+  return m ? `${m.provider ?? ''}/${m.model ?? ''}` : undefined;
+}
+
+/**
+ * An assistant message of another model than the one OpenCode resumes with (taken to be the last
+ * response's, as OpenCode takes the last user message's): toModelMessages (differentModel) sends its
+ * reasoning as text, blank reasoning and redacted thinking (reasoning of empty text) not at all, and
+ * no provider metadata of its parts. The real OpenCode 1.18.33 and Kilo 7.7.7 sent so.
+ */
+function asFromAnotherModel(m: Message): Message {
+  return {
+    ...m,
+    parts: m.parts.flatMap((p): Message['parts'] => {
+      if (p.type === 'redacted_thinking') return [];
+      if (p.type === 'thinking') return p.thinking.trim() ? [{ type: 'text', text: p.thinking }] : [];
+      if (p.meta?.providerMetadata === undefined) return [p];
+      const { providerMetadata: _dropped, ...meta } = p.meta;
+      return [Object.keys(meta).length ? { ...p, meta } : withoutMeta(p)];
+    }),
+  };
+}
+
+function withoutMeta(p: Message['parts'][number]): Message['parts'][number] {
+  const { meta: _meta, ...rest } = p;
+  return rest;
 }
 
 /**
