@@ -8,6 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
+import { conversionLosses } from '../../src/convert/losses.js';
+import '../../src/formats/all.js';
 import { opencodeContext, sessionFromExport, sessionToExport } from '../../src/formats/opencode/index.js';
 import { asOpenCodeSends } from '../../src/formats/opencode/parse.js';
 import { pathToLeaf } from '../../src/model/tree.js';
@@ -79,6 +81,12 @@ describe('a plain-text file in a prompt', () => {
     expect(messagesOf(back)[0]?.parts).toEqual([...prompt.parts.slice(0, 4), { ...png, meta: { filename: 'attachment' } }]);
   });
 
+  it('the loss report says a Markdown file is sent as text/plain', () => {
+    expect(conversionLosses(session, 'opencode')).toEqual([
+      'claude:files → opencode: plain-text files of another type (Markdown) are recorded and sent as text/plain in OpenCode, as it sends a file it read; their type kept for the way back (1)',
+    ]);
+  });
+
   it('is sent as the texts OpenCode recorded for it', () => {
     const sent = contextToAnthropic({ messages: opencodeContext(back).messages.map(asOpenCodeSends) }).messages;
     expect(sent[0]?.content).toEqual([
@@ -143,6 +151,12 @@ describe('files in a tool result', () => {
     expect(messagesOf(back)[2]?.parts.map((p) => (p.type === 'tool_result' ? p.content : p))).toEqual(
       results.parts.map((p) => (p.type === 'tool_result' ? p.content : p)),
     );
+  });
+
+  it("the loss report says a result's plain-text file is sent in its output without its name", () => {
+    expect(conversionLosses(session, 'opencode')).toEqual([
+      "claude:results → opencode: plain-text files in tool results are sent joined into the result's output text, without their names (OpenCode sends a result's text, then its images); kept whole for the way back (1)",
+    ]);
   });
 
   it('is sent as OpenCode sends a result: its output, then its attachments', () => {

@@ -1,13 +1,16 @@
 /** What OpenCode cannot keep of a session converted into it (CONVERT.md, "What survives, per target"). */
 import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossDescriber, LossReport } from '../../convert/losses.js';
+import type { Part } from '../../model/types.js';
 import { opencodeDeclinedMark } from './denials.js';
+import { plainTextOf } from './parse.js';
 
 /** What an agent keeping OpenCode's records (OpenCode, or a fork of it named `label`) cannot keep. */
 export function describeLossesAs(label: string): LossDescriber {
   return (report) => {
     const { counts: c, say } = report;
     describe(label, c, say);
+    sayTextFiles(label, report);
     sayRewordedResults(report, label, (text) => opencodeDeclinedMark(text, false), 'it sends');
   };
 }
@@ -32,4 +35,35 @@ function describe(label: string, c: LossReport['counts'], say: LossReport['say']
   say(c.modelChanges, `model/thinking-level changes have no ${label} record; left out`);
   say(c.labels, `labels have no ${label} record; left out`);
   say(c.foreignMetadata, `another agent's metadata records have no ${label} form; left out`);
+}
+
+/**
+ * Plain-text files as OpenCode sends them (parse.ts asOpenCodeSends), each kept whole for the way back
+ * (encode.ts): one of another text type as text/plain (OpenCode's Anthropic provider refuses a Markdown
+ * file part), one in a tool result joined into the result's output without its name (the provider drops a
+ * text/plain attachment of a result).
+ */
+function sayTextFiles(label: string, report: LossReport): void {
+  let retyped = 0;
+  let inResults = 0;
+  const file = (p: Part, inResult: boolean) => {
+    if (p.type !== 'file' || plainTextOf(p) === undefined) return;
+    if (inResult) inResults++;
+    else if (p.mediaType !== 'text/plain') retyped++;
+  };
+  for (const e of report.foreign) {
+    if (e.kind !== 'message') continue;
+    for (const p of e.message.parts) {
+      if (p.type === 'tool_result' && Array.isArray(p.content)) for (const x of p.content) file(x, true);
+      else file(p, false);
+    }
+  }
+  report.say(
+    retyped,
+    `plain-text files of another type (Markdown) are recorded and sent as text/plain in ${label}, as it sends a file it read; their type kept for the way back`,
+  );
+  report.say(
+    inResults,
+    `plain-text files in tool results are sent joined into the result's output text, without their names (${label} sends a result's text, then its images); kept whole for the way back`,
+  );
 }
