@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringWidth } from '../../src/cli/text-width.js';
@@ -185,4 +186,25 @@ describe('push and convert say what they do', () => {
       /http\(s\):\/\/KEY@host\s+of\s+a\s+team\s+server\s+\(or\s+the\s+key/,
     );
   });
+});
+
+describe('serve and ui on a port in use', () => {
+  // Node's "listen EADDRINUSE: address already in use 127.0.0.1:P" named neither the option nor the way out
+  it.each([[['serve', '--db', 'memory:']], [['ui', '--store', 'agents', '--no-open']]])(
+    '%j says another server listens there and which option to change',
+    async (args) => {
+      const busy = createServer();
+      await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+      const port = (busy.address() as { port: number }).port;
+      try {
+        const r = await runCli(env, [...args, '--port', String(port)]);
+        expect(r.err).toBe(
+          `threadbase: cannot listen on 127.0.0.1:${port}: another server listens there; give another --port (0: any free one)\n`,
+        );
+        expect(r.code).toBe(1);
+      } finally {
+        await new Promise((done) => busy.close(done));
+      }
+    },
+  );
 });

@@ -33,6 +33,26 @@ export function corsOriginsOption(value: string, previous: string[] = []): strin
   return [...previous, ...origins.map((o) => o.replace(/\/$/, ''))];
 }
 
+/**
+ * A server that could not listen, said as what to do: Node's "listen EADDRINUSE: address already in
+ * use 127.0.0.1:8029" named neither the option nor the way out (another port, or 0 for any free one).
+ */
+export function listenError(err: unknown, host: string, port: number): Error {
+  const code = (err as { code?: unknown }).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new Error(`cannot listen on ${where}: another server listens there; give another --port (0: any free one)`, {
+      cause: err,
+    });
+  if (code === 'EACCES')
+    return new Error(`cannot listen on ${where}: not allowed (a port below 1024 needs privileges); give another --port`, {
+      cause: err,
+    });
+  if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN')
+    return new Error(`cannot listen on ${where}: --host ${host} is no address of this machine (${code})`, { cause: err });
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
@@ -66,6 +86,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
         log: (line: string) => ctx.stderr(`${line}\n`),
         prices,
         corsOrigins: opts.cors,
+      }).catch(async (err: unknown) => {
+        await stores.close();
+        throw listenError(err, opts.host, opts.port);
       });
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.

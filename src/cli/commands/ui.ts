@@ -13,6 +13,7 @@ import { openStore } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { checkStoreKey, checkStoreOption, portOption, pricesOf, storeOpenError, UsageError } from '../options.js';
+import { listenError } from './serve.js';
 
 interface UiFlags {
   store?: string;
@@ -122,7 +123,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
           const s = serve({ fetch: app.fetch, hostname: opts.host, port: opts.port }, (info) =>
             resolve({ server: s, address: info }),
           );
-          s.once('error', reject);
+          s.once('error', (err) => reject(listenError(err, opts.host, opts.port)));
         },
       );
       const host = address.address.includes(':') ? `[${address.address}]` : address.address;
