@@ -5,6 +5,8 @@
  * own model sends the signed and redacted thinking as they are, the unsigned as text, and no blank
  * thinking, signed or not (pi-ai's anthropic.js convertMessages skips `thinking.trim() === ''`), as
  * threadbase's context says (src/formats/pi/context.ts withoutEmptyThinking; it sent the signed blank).
+ * A response of another model than the one resumed with has its thinking sent as text, signed or not,
+ * and no redacted thinking (transformMessages isSameModel; asFromAnotherModel).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -80,5 +82,25 @@ describe('thinking without a signature, resumed by the real pi', () => {
     const text = JSON.stringify(ours);
     for (const kept of ['sig-1', 'REDACTED-DATA', 'An unsigned thought.', 'Lone unsigned.']) expect(text).toContain(kept);
     for (const left of ['sig-empty', 'sig-blank']) expect(text).not.toContain(left);
+  }, 150_000);
+
+  it("pi sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
+    const twoModels = messages().map(([id, m]): [string, Message] => [
+      id,
+      id === 'a1' ? { ...m, provider: 'anthropic', model: 'claude-sonnet-4-5' } : m,
+    ]);
+    const written = await withDriver(home.env, 'pi', async (d) =>
+      d.writeSession?.(chainSession('two-models-pi', 'opencode', home.project, twoModels)),
+    );
+    if (!written?.path) throw new Error('nothing written');
+    const ours = contextToAnthropic(await readContext(home, 'pi', written.id)).messages;
+    await runPi(home, ['--session', written.path, '-p', 'probe two']);
+    const sent = conversationOf(requestEndingWithProbe(home, 'probe two', 'pi').messages.slice(0, -1));
+    expect(sent).toEqual(conversationOf(ours));
+    expect(ours[1]?.content).toEqual([
+      { type: 'text', text: 'Signed thought.' },
+      { type: 'text', text: 'An unsigned thought.' },
+      { type: 'text', text: 'Answer one.' },
+    ]);
   }, 150_000);
 });

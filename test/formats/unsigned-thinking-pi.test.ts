@@ -1,7 +1,8 @@
 /**
  * pi's send view (context.ts piSendView): blank thinking is not sent, signed or not, by every pi-ai
  * provider but OpenAI's Responses, which replays a blank reasoning item by its encrypted content.
- * Unsigned thinking with text stays (sent as text on the Messages API). The real pi:
+ * Unsigned thinking with text stays (sent as text on the Messages API); another model's response has
+ * its thinking as text and no redacted thinking. The real pi:
  * test/agents/unsigned-thinking-pi.test.ts.
  */
 import { describe, expect, it } from 'vitest';
@@ -45,5 +46,30 @@ describe('blank thinking in what pi sends', () => {
       ]),
     ]);
     expect(sent[1]?.parts.map((p) => p.type)).toEqual(['thinking', 'text']);
+  });
+
+  it("another model's response: thinking as text, blank and redacted thinking left out", () => {
+    const sent = piSendView([
+      { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        api: 'anthropic-messages',
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        parts: [
+          { type: 'thinking', thinking: 'Signed.', signature: 'sig' },
+          { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
+          { type: 'redacted_thinking', data: 'RED' },
+          { type: 'text', text: 'Answer.' },
+        ],
+      },
+      { role: 'user', parts: [{ type: 'text', text: 'again' }] },
+      assistant('anthropic-messages', [{ type: 'thinking', thinking: 'Mine.', signature: 'sig2' }]),
+    ]);
+    expect(sent[1]?.parts).toEqual([
+      { type: 'text', text: 'Signed.' },
+      { type: 'text', text: 'Answer.' },
+    ]);
+    expect(sent[3]?.parts).toEqual([{ type: 'thinking', thinking: 'Mine.', signature: 'sig2' }]);
   });
 });

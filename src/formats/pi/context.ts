@@ -4,9 +4,9 @@
  * answers tool calls left without a result with an error result "No result provided" (before the
  * next assistant or user message, or at the end), and drops blank thinking without a signature; the
  * providers but OpenAI's Responses drop blank thinking with one too.
- * The parts of transformMessages that depend on the model resumed with (thinking from another
- * model as text, images for text-only models) are not applied: the context assumes the session's
- * own model.
+ * The model resumed with is taken to be the last response's (pi restores the session's model): a
+ * response of another model has its thinking sent as text and its redacted thinking left out
+ * (transformMessages isSameModel); images for text-only models are not replaced.
  */
 import type { Message, ToolCallPart } from '../../model/types.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
@@ -29,7 +29,29 @@ function withoutEmptyThinking(m: Message): Message {
   return m.parts.some(blank) ? { ...m, parts: m.parts.filter((p) => !blank(p)) } : m;
 }
 
+/** A message's model as transformMessages compares it with the model resumed with. */
+function modelKey(m: Message | undefined): string | undefined {
+  return m ? JSON.stringify([m.provider ?? '', m.api ?? '', m.model ?? '']) : undefined;
+}
+
+/**
+ * A response of another model as transformMessages sends it: its thinking (signed or not) as text,
+ * blank thinking and redacted thinking not at all. The real pi 0.73.1 sent so.
+ */
+function asFromAnotherModel(m: Message): Message {
+  if (!m.parts.some((p) => p.type === 'thinking' || p.type === 'redacted_thinking')) return m;
+  return {
+    ...m,
+    parts: m.parts.flatMap((p): Message['parts'] => {
+      if (p.type === 'redacted_thinking') return [];
+      if (p.type === 'thinking') return p.thinking.trim() ? [{ type: 'text', text: p.thinking }] : [];
+      return [p];
+    }),
+  };
+}
+
 export function piSendView(messages: readonly Message[]): Message[] {
+  const resumedOn = modelKey(messages.findLast((m) => m.role === 'assistant' && m.model !== undefined));
   const out: Message[] = [];
   let pending: ToolCallPart[] = [];
   let answered = new Set<string>();
@@ -62,6 +84,7 @@ export function piSendView(messages: readonly Message[]): Message[] {
       flush();
       if (m.stopReason === 'error' || m.stopReason === 'aborted') continue;
       // pi's assistant messages hold no images: one another agent's assistant made is sent as its note
+      if (m.model !== undefined && modelKey(m) !== resumedOn) m = asFromAnotherModel(m);
       m = withAssistantImageNotes(withoutEmptyThinking(m));
       const calls = m.parts.filter((p): p is ToolCallPart => p.type === 'tool_call');
       if (calls.length) {
