@@ -4,7 +4,8 @@
  * Code recorded before its second call, converted with `threadbase convert --to opencode`: the real
  * opencode resumes the copy and sends each file as the "Called the Read tool" note naming it and its
  * text, the image, the result's texts as its output then its image, and the two calls as one turn,
- * as threadbase says OpenCode sends them (asOpenCodeSends); read back, the copy has the original's files.
+ * as threadbase says OpenCode sends them (asOpenCodeSends); read back, the copy has the original's files,
+ * and `threadbase stats` counts the split response once, as the original's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -92,6 +93,15 @@ describe('claude → opencode of files in a prompt and a result, and a response 
     const results = (m: Message | undefined) => m?.parts.flatMap((p) => (p.type === 'tool_result' ? [p.content] : []));
     expect(results(read[2])).toEqual([[{ type: 'text', text: 'listed' }, listed, png], 'two']);
     expect(results(read[2])).toEqual([...(results(claude[2]) ?? []), ...(results(claude[4]) ?? [])]);
+
+    // stats counts the response split around its result once, with its original (copyKeyOf)
+    const tokens = async (source: string) => {
+      const rows = JSON.parse(await runCliOk(home.env, ['stats', '--by', 'source', '--source', source, '--json']));
+      const { inputTokens, outputTokens, messages } = (rows as Record<string, unknown>[])[0] ?? {};
+      return { inputTokens, outputTokens, messages };
+    };
+    expect(await tokens('opencode')).toEqual({ inputTokens: 20, outputTokens: 10, messages: 2 });
+    expect(await tokens('claude')).toEqual(await tokens('opencode'));
 
     const sent = await resumeInTarget(
       home,
