@@ -226,7 +226,8 @@ function entryText(e: Entry): string | undefined {
     case 'branch_summary':
       return `**Branch summary**\n\n${markdownText(e.summary)}`;
     case 'model_change':
-      return `_${mdInline(modelChangeText(e))}_`;
+      // the model's name as written: `_` or `*` in it ended the emphasis or began another
+      return `_${markdownLiteral(modelChangeText(e))}_`;
     default:
       return undefined;
   }
@@ -338,7 +339,7 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
 /** A message in Markdown under a heading of its role (## at the top, a level more per sub-agent), what the agent wrote itself folded. */
 function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
   // a model's name as written (Claude Code's '<synthetic>' was taken for a tag and vanished)
-  const who = m.role === 'assistant' && m.model ? `assistant (${mdInline(m.model)})` : m.role;
+  const who = m.role === 'assistant' && m.model ? `assistant (${markdownLiteral(m.model)})` : m.role;
   const command = localCommandOf(m);
   const empty = emptyTextOf(m);
   const parts = command

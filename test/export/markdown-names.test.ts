@@ -101,6 +101,31 @@ describe('Markdown export: names as written', () => {
     expect(elementsOf(lineOf(md, '- project:'))).toEqual(['ul', 'li']);
   });
 
+  it("a model's name, in a response's heading and in a model change", () => {
+    const MODEL = '_my*model_';
+    const withModel: Session = {
+      ...session,
+      entries: [
+        ...session.entries,
+        { id: 'mc', parentId: 't1', timestamp: '2026-11-20T10:00:03.000Z', kind: 'model_change', model: MODEL },
+        {
+          id: 'a2',
+          parentId: 'mc',
+          timestamp: '2026-11-20T10:00:04.000Z',
+          kind: 'message',
+          message: { role: 'assistant', model: MODEL, parts: [{ type: 'text', text: 'hi' }] },
+        },
+      ],
+    };
+    const out = sessionToMarkdown(withModel);
+    const change = lineOf(out, '_model changed');
+    expect(shownText(change).trim()).toBe(`model changed to ${MODEL}`);
+    expect(elementsOf(change)).toEqual(['p', 'em']);
+    const heading = lineOf(out, '## assistant (\\_');
+    expect(shownText(heading).trim()).toBe(`assistant (${MODEL})`);
+    expect(elementsOf(heading)).toEqual(['h2']);
+  });
+
   it('plain ids stay as they were (an underscore within a word opens no emphasis)', () => {
     expect(markdownLiteral('toolu_01AbC')).toBe('toolu_01AbC');
     expect(markdownLiteral('call_1')).toBe('call_1');
