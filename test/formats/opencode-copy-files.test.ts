@@ -102,6 +102,15 @@ describe('a plain-text file in a prompt', () => {
   });
 });
 
+it('an empty plain-text file is sent as its note only, as OpenCode leaves an empty text out', () => {
+  const empty = { type: 'file' as const, mediaType: 'text/plain', text: '', name: 'empty.txt' };
+  const { back } = roundTrip(sessionOf('empty', [messageEntry('u1', null, 1, { role: 'user', parts: [empty] })]));
+  expect(messagesOf(back)[0]?.parts).toEqual([empty]);
+  expect(asOpenCodeSends(messagesOf(back)[0] as Message).parts).toEqual([
+    { type: 'text', text: 'Called the Read tool with the following input: {"filePath":"empty.txt"}', meta: { synthetic: true } },
+  ]);
+});
+
 describe('files in a tool result', () => {
   const call = (id: string) => ({ type: 'tool_call' as const, id, name: 'Read', input: { file_path: `/p/${id}` } });
   const results: Message = {

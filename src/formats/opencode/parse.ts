@@ -251,9 +251,10 @@ export function asOpenCodeSends(m: Message): Message {
   const parts = m.parts.flatMap((p): Part[] => {
     const text = p.type === 'file' ? plainTextOf(p) : undefined;
     if (p.type === 'file' && text !== undefined)
+      // (an empty text part is not sent)
       return [
         { type: 'text', text: readToolNote(p.name), meta: { synthetic: true } },
-        { type: 'text', text, meta: { synthetic: true } },
+        ...(text !== '' ? [{ type: 'text' as const, text, meta: { synthetic: true } }] : []),
       ];
     if (p.type !== 'tool_result' || typeof p.content === 'string') return [p];
     const texts: string[] = [];
