@@ -2,7 +2,8 @@
  * Claude Code → Copilot CLI → Claude Code on real Claude Code sessions (test/fixtures/claude/real):
  * what Copilot CLI has no place for comes back as it was.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { convertSession } from '../../src/convert/session.js';
@@ -16,9 +17,13 @@ import { chainSession, textMessage } from '../helpers/sessions.js';
 /** test/fixtures/claude/real/projects/-tmp-cc-proj: a /compact with a preserved segment */
 const COMPACTED = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 
+/** test/fixtures/claude/resume/projects/-tmp-cc-resume: a request that failed ("API Error: 400 boom") */
+const API_ERROR = 'afe3ee95-bd60-4e20-b090-72ddee96297d';
+
 let home: FixtureHome;
 beforeAll(async () => {
   home = await fixtureHome({ prefix: 'tb-copilot-claude-', fixtures: ['claude'] });
+  cpSync('test/fixtures/claude/resume/projects', join(home.home, '.claude', 'projects'), { recursive: true });
 });
 afterAll(() => {
   if (home) rmSync(home.home, { recursive: true, force: true });
@@ -50,6 +55,23 @@ const totals = (s: Session) => {
 };
 
 describe('Claude Code → Copilot CLI → Claude Code', () => {
+  it("a failed request is Copilot CLI's session.error, and Claude Code's API-error record again", async () => {
+    const { source, copied, back } = await throughCopilot(API_ERROR);
+    const failed = (s: Session) =>
+      s.entries.flatMap((e) =>
+        e.kind === 'message' && e.message.error !== undefined
+          ? [[e.message.role, e.message.stopReason, e.message.error, e.message.parts]]
+          : [],
+      );
+    expect(failed(source)).toEqual([
+      ['assistant', 'error', 'API Error: 400 boom', [{ type: 'text', text: 'API Error: 400 boom' }]],
+    ]);
+    expect(failed(copied)).toEqual(failed(source));
+    expect(failed(back)).toEqual(failed(source));
+    const raw = copied.entries.find((e) => e.kind === 'message' && e.message.error)?.raw as { type: string };
+    expect(raw.type).toBe('session.error');
+  });
+
   it('a compacted session keeps its token totals and the reply Copilot CLI repeats after the compaction', async () => {
     const { source, copied, back, backPath } = await throughCopilot(COMPACTED);
     // the Copilot copy writes the kept reply again after the compaction, with no usage record of its own
