@@ -218,6 +218,34 @@ function toolCallView(part, result, child) {
   return child ? [details, subAgentLink(child)] : details;
 }
 
+/**
+ * An image shown smaller than it is (a screenshot in 520 px): a click, Enter or Space shows it as wide
+ * as the conversation and as tall as it is, and again back; its text could not be read and there was
+ * no way to see it larger (the page's policy lets no data: image open in a tab of its own).
+ */
+function zoomable(img) {
+  const said = (full) =>
+    `${img.naturalWidth}×${img.naturalHeight} image: ${full ? 'click to show it smaller' : 'click to show it larger'}`;
+  img.classList.add('zoomable');
+  img.tabIndex = 0;
+  img.setAttribute('role', 'button');
+  img.setAttribute('aria-pressed', 'false');
+  img.title = said(false);
+  const toggle = () => {
+    const full = img.classList.toggle('full-size');
+    img.setAttribute('aria-pressed', String(full));
+    img.title = said(full);
+  };
+  img.addEventListener('click', toggle);
+  img.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' && e.key !== ' ') return;
+    // the page's Enter opens the selected message: not this one
+    e.preventDefault();
+    e.stopPropagation();
+    toggle();
+  });
+}
+
 function imageView(part) {
   if (!String(part.mediaType ?? '').startsWith('image/')) return fileView(part);
   // data no browser can show (not base64, no bytes, no image kind, cut short) in the exports' words, with no image to fail
@@ -229,6 +257,7 @@ function imageView(part) {
   if (!src) return h('div', { class: 'muted' }, `[image ${part.mediaType}]`);
   const img = h('img', { class: 'inline-image', src, alt: `image (${part.mediaType})`, loading: 'lazy' });
   img.addEventListener('load', () => {
+    if (img.naturalWidth > img.clientWidth + 1 || img.naturalHeight > img.clientHeight + 1) zoomable(img);
     if (img.naturalWidth >= 48 || img.naturalHeight >= 48) return;
     img.classList.add('tiny-image');
     img.title = `${img.naturalWidth}×${img.naturalHeight} image, enlarged`;
