@@ -203,11 +203,12 @@ export function reportWarnings(ctx: CliContext, warnings: readonly ParseWarning[
 
 /**
  * `--no-sync` on an index that holds none of the sessions asked about (never synced): says so, as
- * 'no matches' or an empty table would read as an answer.
+ * 'no matches' or an empty table would read as an answer. True when it said so.
  */
-export async function warnIfNeverSynced(ctx: CliContext, index: SessionDriver, source?: string): Promise<void> {
-  if ((await index.listSessions({ ...(source ? { source } : {}), limit: 1 })).length) return;
+export async function warnIfNeverSynced(ctx: CliContext, index: SessionDriver, source?: string): Promise<boolean> {
+  if ((await index.listSessions({ ...(source ? { source } : {}), limit: 1 })).length) return false;
   warn(ctx, `the index holds no ${source ? `${source} ` : ''}sessions: run \`threadbase sync\`, or leave out --no-sync`);
+  return true;
 }
 
 /** Resolves at the first SIGINT or SIGTERM (Ctrl-C), for commands that run until stopped. */

@@ -67,6 +67,8 @@ export function registerPush(program: Command, ctx: CliContext): void {
         checkStoreKey('--from', opts.from, ctx.env.env);
       }
       let from: SessionDriver;
+      // --no-sync on an index never synced: said once, not again as nothing to push
+      let saidEmpty = false;
       let close: (() => Promise<void>) | undefined;
       if (opts.source) from = ctx.sources().driver(opts.source);
       else if (!opts.from) {
@@ -81,7 +83,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
         });
         from = index;
         close = async () => index.close();
-        if (!opts.sync) await warnIfNeverSynced(ctx, index);
+        if (!opts.sync) saidEmpty = await warnIfNeverSynced(ctx, index);
       } else {
         const fromUrl = opts.from;
         const store = await openStore(fromUrl, { env: ctx.env, warn: (m) => warn(ctx, m) }).catch((err: unknown) => {
@@ -132,7 +134,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
         }
         for (const f of report.failed) warn(ctx, `session ${f.id} not pushed: ${f.error}`);
         // "pushed 0 new and 0 changed sessions; 0 unchanged" read as a push done, a mistyped --project too
-        if (report.sessions === 0) warn(ctx, `nothing to push: ${noSessionsOf(opts)}`);
+        if (report.sessions === 0 && !saidEmpty) warn(ctx, `nothing to push: ${noSessionsOf(opts)}`);
         if (opts.json) printJson(ctx, report);
         else
           ctx.stdout(
