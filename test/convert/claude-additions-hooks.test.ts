@@ -153,7 +153,8 @@ async function sentUserTexts(agent: string, s: Session): Promise<string[]> {
   }
 }
 
-const CARRIED = [SS_PLAIN, SS, 'hello there', PLAN, UPS, 'second prompt'];
+// Claude Code sends the SessionStart hook output after the first prompt (test/agents/claude-additions-context.test.ts)
+const CARRIED = ['hello there', SS_PLAIN, SS, PLAN, UPS, 'second prompt'];
 
 describe("Claude Code's hook output and plan-mode reminders carried into other agents", () => {
   it('are metadata in the Claude Code session, not in its context', async () => {

@@ -35,6 +35,7 @@ import { relinkAgentId, writeSubagentTranscript } from './children.js';
 import { claudeSentWording } from './notifications.js';
 import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
+import { claudeAdditionMessages, withAdditionsMarked, withAdditionsPlaced } from './reminders.js';
 import { callsLast, EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
 
 function claudeMeta(m: Message): Record<string, unknown> | undefined {
@@ -361,12 +362,15 @@ const CLAUDE_CONTEXT_OPTIONS: ContextOptions = { compactionText: (c) => c.summar
 export function claudeContext(s: Session, opts: ContextOptions = {}): Context {
   // Per record first: Claude Code filters records before it joins a split response (across the
   // tool results between its records, too).
-  const ctx = buildContext(s, { ...CLAUDE_CONTEXT_OPTIONS, ...opts, mergeSplitResponses: false });
+  // hook output and plan mode (attachment records) are sent as a system message after their user turn:
+  // taken out of the list while it is resumed as Claude Code does, marked on that turn (reminders.ts)
+  const { entries, additions } = claudeAdditionMessages(s.entries);
+  const ctx = buildContext({ ...s, entries }, { ...CLAUDE_CONTEXT_OPTIONS, ...opts, mergeSplitResponses: false });
   // an image the assistant made is in the transcript as its note (encode.ts), and sent so
-  const sent = claudeToolIdsSent(ctx.messages.map(withAssistantImageNotes));
+  const sent = claudeToolIdsSent(withAdditionsMarked(ctx.messages, additions).map(withAssistantImageNotes));
   const resumed = claudeJoinedText(claudeRejoined(claudeResumed(sent)));
   const messages = claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed));
-  return { ...ctx, messages: claudeUserBlocks(messages) };
+  return { ...ctx, messages: claudeUserBlocks(withAdditionsPlaced(messages)) };
 }
 
 interface Cached {

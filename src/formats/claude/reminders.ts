@@ -90,7 +90,49 @@ export function claudeSentEntries(entries: readonly Entry[]): Entry[] {
       },
     };
   });
-  return changed ? out : [...entries];
+  return changed ? promptFirst(out, new Set(out.filter((e, i) => e !== entries[i]))) : [...entries];
+}
+
+/**
+ * The entries with the additions before a chain's first prompt (SessionStart hook output, and the
+ * records between) after it: Claude Code 2.1.332 sends them after that prompt (in its system message,
+ * test/agents/claude-additions-context.test.ts), so the other agent gets them in that order too. The
+ * run is relinked (the prompt where it began, the run under the prompt, the prompt's children under the
+ * run's last) and put after the prompt in the list.
+ */
+function promptFirst(entries: Entry[], made: ReadonlySet<Entry>): Entry[] {
+  const children = new Map<string | null, Entry[]>();
+  for (const e of entries) children.set(e.parentId, [...(children.get(e.parentId) ?? []), e]);
+  let out = entries;
+  for (const root of children.get(null) ?? []) {
+    const run: Entry[] = [];
+    let at: Entry | undefined = root;
+    while (at && (at.kind === 'metadata' || made.has(at))) {
+      run.push(at);
+      const kids: Entry[] = children.get(at.id) ?? [];
+      at = kids.length === 1 ? kids[0] : undefined;
+    }
+    const prompt = at;
+    const last = run.at(-1);
+    if (!prompt || !last || prompt.kind !== 'message' || prompt.message.role !== 'user' || !run.some((e) => made.has(e)))
+      continue;
+    const first = run[0] as Entry;
+    const moved = new Map<Entry, Entry>([
+      [prompt, { ...prompt, parentId: first.parentId }],
+      [first, { ...first, parentId: prompt.id }],
+    ]);
+    for (const kid of children.get(prompt.id) ?? []) moved.set(kid, { ...kid, parentId: last.id });
+    const relinked = out.map((e) => moved.get(e) ?? e);
+    const p = moved.get(prompt) as Entry;
+    const without = relinked.filter((e) => e !== p);
+    without.splice(
+      without.findIndex((e) => e === (moved.get(first) ?? first)),
+      0,
+      p,
+    );
+    out = without;
+  }
+  return out;
 }
 
 /** Hook output in the words Claude Code renders it, and the attachment it renders them from. */
@@ -158,4 +200,87 @@ export function claudeReminderRecord(m: Message): Record<string, unknown> | unde
     message: { role: 'user', content: texts.length === 1 ? only : texts.map((text) => ({ type: 'text', text })) },
     isMeta: true,
   };
+}
+
+/** The meta key (claudeContext's own, never in its result) naming the additions sent after a user turn. */
+const SENT_AFTER = 'claudeAdditionsAfter';
+
+const unwrapped = (t: string) => (isWrapped(t) ? t.slice(OPEN.length, t.length - CLOSE.length) : t);
+
+/**
+ * A session's carried additions (claudeSentEntries) made messages for buildContext, and for each such
+ * message the words Claude Code sends for it in its system message (unwrapped).
+ */
+export function claudeAdditionMessages(entries: readonly Entry[]): { entries: Entry[]; additions: Map<Message, string[]> } {
+  const made = claudeSentEntries(entries);
+  const metadata = new Set(entries.flatMap((e) => (e.kind === 'metadata' ? [e.id] : [])));
+  const additions = new Map<Message, string[]>();
+  for (const e of made)
+    if (e.kind === 'message' && metadata.has(e.id))
+      additions.set(
+        e.message,
+        e.message.parts.flatMap((p) => (p.type === 'text' ? [unwrapped(p.text)] : [])),
+      );
+  return { entries: made, additions };
+}
+
+const isUserSide = (m: Message) => m.role === 'user' || m.role === 'tool';
+
+/**
+ * The context's messages without the additions, the words of each on the user-side message of the turn
+ * Claude Code 2.1.332 sends them after (seen live, test/agents/claude-additions-context.test.ts): those
+ * before a prompt (SessionStart's, before the first) and those after it up to the reply go after its
+ * turn, those after tool results after theirs.
+ */
+export function withAdditionsMarked(messages: readonly Message[], additions: ReadonlyMap<Message, string[]>): Message[] {
+  if (!additions.size) return [...messages];
+  const out: Message[] = [];
+  let pending: string[] = [];
+  let lastUser = -1;
+  const flush = () => {
+    const m = out[lastUser];
+    if (!pending.length || !m) return;
+    const earlier = Array.isArray(m.meta?.[SENT_AFTER]) ? (m.meta[SENT_AFTER] as string[]) : [];
+    out[lastUser] = { ...m, meta: { ...m.meta, [SENT_AFTER]: [...earlier, ...pending] } };
+    pending = [];
+  };
+  for (const m of messages) {
+    const texts = additions.get(m);
+    if (texts) {
+      pending.push(...texts);
+      continue;
+    }
+    if (m.role === 'assistant') flush();
+    out.push(m);
+    if (isUserSide(m)) lastUser = out.length - 1;
+  }
+  flush();
+  return out;
+}
+
+/**
+ * Each user turn (consecutive user-side messages) followed by the additions marked on it as Claude Code
+ * sends them: one `system` message, their words joined by a blank line (its other system attachments,
+ * the harness's own, left out); the marks taken off.
+ */
+export function withAdditionsPlaced(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  let after: string[] = [];
+  const put = () => {
+    if (after.length)
+      out.push({ role: 'system', parts: [{ type: 'text', text: after.join('\n\n') }], meta: { claude: { attachments: true } } });
+    after = [];
+  };
+  messages.forEach((m, i) => {
+    const texts = m.meta?.[SENT_AFTER];
+    if (Array.isArray(texts)) {
+      const { [SENT_AFTER]: _a, ...meta } = m.meta ?? {};
+      out.push(Object.keys(meta).length ? { ...m, meta } : (({ meta: _m, ...rest }) => rest)(m));
+      after.push(...(texts as string[]));
+    } else out.push(m);
+    const next = messages[i + 1];
+    if (isUserSide(m) && (!next || !isUserSide(next))) put();
+  });
+  put();
+  return out;
 }
