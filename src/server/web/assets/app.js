@@ -1005,7 +1005,12 @@ document.addEventListener('keydown', (e) => {
   if (document.querySelector('dialog[open]')) return;
   const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName);
   if (e.key === 'Escape') {
-    if (typing) e.target.blur();
+    // the tree opened over the conversation (a narrow window): Esc closes it, as it closes the help; it left the session
+    const overTree = document.querySelector('.tree-panel.open');
+    if (overTree && getComputedStyle(overTree).position === 'absolute') {
+      toggleTree(overTree);
+      document.getElementById('toggle-tree')?.focus();
+    } else if (typing) e.target.blur();
     else if (location.hash.startsWith('#/session/')) location.hash = listHash;
     return;
   }
