@@ -38,4 +38,10 @@ describe.skipIf(skipBrowser)('web viewer: Esc and the tree over the conversation
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/sessions');
     expect(viewer.browser.errors).toEqual([]);
   });
+
+  it('the help says what Esc does', async () => {
+    const { page } = viewer.browser;
+    const said = await page.locator('#help dt', { hasText: 'Esc' }).evaluate((dt) => dt.nextElementSibling?.textContent);
+    expect(said).toBe('close the tree shown over the conversation; else back to the list');
+  });
 });
