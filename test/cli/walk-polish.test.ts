@@ -208,3 +208,20 @@ describe('serve and ui on a port in use', () => {
     },
   );
 });
+
+describe('token revoke', () => {
+  // a session is named by the start of its id; a key's id start (tok_709b) was "no key with id or prefix"
+  it('takes the start of a key id, as unique, and refuses one several ids share', async () => {
+    const db = join(root, 'revoke.db');
+    const make = async () =>
+      (JSON.parse((await runCli(env, ['token', 'create', '--project', 'p', '--db', db, '--json'])).out) as { id: string }).id;
+    const id = await make();
+    await make();
+    const shared = await runCli(env, ['token', 'revoke', 'tok_', '--db', db, '--yes']);
+    expect(shared.err).toMatch(/^threadbase: tok_ matches several keys \(tok_\w+, tok_\w+\); give the id\n$/);
+    expect(shared.code).toBe(1);
+    const r = await runCli(env, ['token', 'revoke', id.slice(0, 10), '--db', db, '--yes', '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ id, revokedAt: expect.any(String) });
+  });
+});

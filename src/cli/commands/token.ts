@@ -75,12 +75,13 @@ function noKeyError(ctx: CliContext, idOrPrefix: string, db: string | undefined)
 }
 
 /**
- * The keys `revoke` would match without revoking any: by id, by prefix, or the key itself by its prefix
+ * The keys `revoke` would match without revoking any: by id or its start (as a session is named by the
+ * start of its id; `tok_709b` was no key), by prefix, or the key itself by its prefix
  * (a key made before prefixes were kept has none: matched by the store alone).
  */
 function keysMatching(tokens: readonly TokenInfo[], idOrPrefix: string): TokenInfo[] {
   return tokens.filter(
-    (t) => t.id === idOrPrefix || t.prefix === idOrPrefix || (t.prefix !== undefined && idOrPrefix.startsWith(t.prefix)),
+    (t) => t.id.startsWith(idOrPrefix) || t.prefix === idOrPrefix || (t.prefix !== undefined && idOrPrefix.startsWith(t.prefix)),
   );
 }
 
@@ -140,7 +141,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
   const revoke = token
     .command('revoke')
     .description('revoke an API key: the server refuses it from the next request on (it stays listed)')
-    .argument('<id>', 'the key id or prefix that `token list` shows (or the key itself)')
+    .argument('<id>', 'the key id (or its start) or prefix that `token list` shows (or the key itself)')
     .option('--db <path|url>', 'the database the server uses (SQLite file or postgres://…; default the local index)', dbOption)
     .option('--yes', 'do not ask for confirmation')
     .option('--json', 'print JSON only')
@@ -167,7 +168,8 @@ export function registerToken(program: Command, ctx: CliContext): void {
             throw new Error(`key ${idOrPrefix} not revoked (not confirmed)`);
           }
         }
-        const revoked = await stores.tokens.revokeToken(idOrPrefix);
+        // the one key matched, by its id: the store takes a whole id, not its start
+        const revoked = await stores.tokens.revokeToken(known.length === 1 && known[0] ? known[0].id : idOrPrefix);
         if (!revoked) throw noKeyError(ctx, idOrPrefix, opts.db);
         if (opts.json) printJson(ctx, revoked);
         else ctx.stdout(`revoked ${describeToken(revoked)} at ${revoked.revokedAt}\n`);
