@@ -213,7 +213,9 @@ describe('not found', () => {
   it('an ambiguous prefix is named once too', async () => {
     const r = await runCli(env, ['show', '0a', '--no-index']);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^threadbase: id prefix "0a" matches 2 sessions: /);
+    // 2 of the fixtures', and a session written above whose random id starts so too now and then
+    expect(r.err).toMatch(/^threadbase: id prefix "0a" matches [23] sessions: /);
+    expect(r.err.split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   it('names an entry id once, and the session it looked in', async () => {
