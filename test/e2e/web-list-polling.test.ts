@@ -69,7 +69,7 @@ describe.skipIf(skipBrowser)('web viewer: the open list polls only when it shoul
     await expect
       .poll(() => page.locator('table.sessions tr.row .title-cell a', { hasText: 'written while hidden' }).count(), {
         timeout: 2500,
-        intervals: [100],
+        interval: 100,
       })
       .toBe(1);
     expect(Date.now() - shownAt).toBeLessThan(2500);

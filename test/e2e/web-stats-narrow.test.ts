@@ -61,7 +61,7 @@ describe.skipIf(skipBrowser)('web viewer: the stats page on a phone', () => {
         labelHeight: label.getBoundingClientRect().height,
         chartScrollsInItsBox: box.scrollWidth > box.clientWidth,
         // one line of 12 px text is under 20 px high
-        legendOneLine: [...document.querySelectorAll('.legend > span')].map((s) => s.getBoundingClientRect().height < 20),
+        legendOneLine: Array.from(document.querySelectorAll('.legend > span')).map((s) => s.getBoundingClientRect().height < 20),
       };
     });
     expect({ ...shown, labelReadable: shown.labelHeight >= 7, labelHeight: undefined }).toEqual({
