@@ -195,7 +195,10 @@ describe.each(CASES)('the CLI on $source sessions', (c) => {
     expect(written.source).toBe('pi');
     const original = await sources.driver(c.source).getContext(c.id);
     const converted = await new Sources(env).driver('pi').getContext(written.id);
-    expect(essence(converted.messages, systemTextsOf(original.messages))).toEqual(essence(original.messages));
+    // pi sends another model's thinking (than the last response's) as text, as pi-ai does (519ec95)
+    const thinking = original.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'thinking' ? [p.thinking] : [])));
+    const skipped = new Set([...systemTextsOf(original.messages), ...thinking]);
+    expect(essence(converted.messages, skipped)).toEqual(essence(original.messages));
   });
 });
 
