@@ -97,10 +97,16 @@ export interface AnthropicMessage {
   content: string | (AnthropicBlock | AnthropicOtherBlock)[];
 }
 
+/** A system message among the messages, where an agent sends one there (Claude Code's hook output, plan mode). */
+export interface AnthropicSystemMessage {
+  role: 'system';
+  content: string;
+}
+
 /** What `threadbase context --format anthropic` prints: the body of a Messages API request, minus model/tools. */
 export interface AnthropicRequest {
   system?: string;
-  messages: AnthropicMessage[];
+  messages: (AnthropicMessage | AnthropicSystemMessage)[];
 }
 
 /** An API response message (or an SDK assistant message's `message`): a message plus id, model, usage. */
@@ -486,6 +492,11 @@ export interface AnthropicLayout {
    * both), not merged into one; messages of results, and user's messages, are still merged among themselves.
    */
   resultsApartFromUser?: boolean;
+  /**
+   * System messages stay where they are, as `{role: 'system', content}` among the messages (Claude Code
+   * 2.1.332 sends hook output and plan mode so), not lifted into the top-level `system`.
+   */
+  systemInPlace?: boolean;
 }
 
 /** A context that may say how its agent lays it out in a Messages API request. */
@@ -604,14 +615,17 @@ export function messagesToAnthropic(
   messages: readonly Message[],
   opts: ToAnthropicOptions = {},
   layout: AnthropicLayout = {},
-): { system?: string; messages: AnthropicMessage[] } {
+): AnthropicRequest {
   const system: string[] = [];
-  const out: AnthropicMessage[] = [];
+  const out: AnthropicRequest['messages'] = [];
   let prevRole: Role | undefined;
   for (const m of messages) {
     if (m.role === 'system') {
       const text = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
-      if (text) system.push(text);
+      if (text && layout.systemInPlace) {
+        out.push({ role: 'system', content: text });
+        prevRole = m.role;
+      } else if (text) system.push(text);
       continue;
     }
     const am = messageToAnthropic(m, opts);
@@ -643,11 +657,13 @@ export function contextToAnthropic(
   ctx: AnthropicLaidOutContext,
   opts: ToAnthropicOptions = { unsignedThinking: 'text', dropEmptyText: true },
 ): AnthropicRequest {
-  // system messages go to `system`, so they are set aside before pairing and do not split a turn
-  const lifted = ctx.messages.filter((m) => m.role === 'system');
+  // system messages go to `system`, so they are set aside before pairing and do not split a turn;
+  // kept in place, they go through pairing as the messages between a turn's replies they are
+  const inPlace = ctx.anthropicLayout?.systemInPlace === true;
+  const lifted = inPlace ? [] : ctx.messages.filter((m) => m.role === 'system');
   const ids = new AnthropicToolIds();
   const paired = pairToolResults(
-    ctx.messages.filter((m) => m.role !== 'system').map(providerCallsAsNotes),
+    ctx.messages.filter((m) => inPlace || m.role !== 'system').map(providerCallsAsNotes),
     ANTHROPIC_PAIRING,
   ).map((m) => ids.rename(m).message);
   const { system, messages } = messagesToAnthropic([...lifted, ...paired], opts, ctx.anthropicLayout);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AiModelMessage, contextToAiSdk, messagesToAiSdk } from '../../src/convert/ai-sdk.js';
 import {
   type AnthropicMessage,
+  type AnthropicRequest,
   contextFromAnthropic,
   contextToAnthropic,
   messagesToAnthropic,
@@ -140,7 +141,7 @@ function answerOnce(out: Checked, id: string, answer: { text: string; isError: b
 }
 
 /** Anthropic: the user message after an assistant's tool_use blocks starts with their tool_results, no other. */
-function checkAnthropic(messages: readonly AnthropicMessage[]): Checked {
+function checkAnthropic(messages: AnthropicRequest['messages']): Checked {
   const out: Checked = { problems: [], answers: new Map() };
   messages.forEach((m, i) => {
     const blocks = typeof m.content === 'string' ? [] : m.content;

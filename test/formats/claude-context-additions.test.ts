@@ -6,6 +6,7 @@
  * additions (environment) left out. Records as the real binary wrote them, shortened.
  */
 import { describe, expect, it } from 'vitest';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { claudeContext } from '../../src/formats/claude/driver.js';
 import { claudeSentEntries } from '../../src/formats/claude/reminders.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
@@ -91,6 +92,28 @@ describe('claudeContext with hook output and plan mode', () => {
       ['system', UPS],
       ['assistant', 'No response requested.'],
     ]);
+  });
+});
+
+describe('claudeContext as a Messages API request (context --format anthropic)', () => {
+  it('keeps those system messages among the messages, where Claude Code sends them, not in `system`', () => {
+    const req = contextToAnthropic(claudeContext(S));
+    expect(req.system ?? '').not.toContain('SS-CONTEXT');
+    expect(req.messages.map((m) => [m.role, typeof m.content === 'string' ? m.content : 'blocks'])).toEqual([
+      ['user', 'blocks'],
+      ['system', [SS_PLAIN, SS, PLAN, UPS].join('\n\n')],
+      ['assistant', 'blocks'],
+      ['user', 'blocks'],
+      ['system', UPS],
+      ['assistant', 'blocks'],
+    ]);
+  });
+
+  it('lifts another agent’s system messages into `system` as before', () => {
+    const ctx = claudeContext(S);
+    const req = contextToAnthropic({ ...ctx, anthropicLayout: {} });
+    expect(req.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(req.system).toContain('UPS-CONTEXT');
   });
 });
 

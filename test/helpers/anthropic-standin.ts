@@ -10,7 +10,7 @@ export type { RecordedRequest };
 
 export type AnthropicBlock = { type: string; [k: string]: unknown };
 export interface AnthropicMessage {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: string | AnthropicBlock[];
 }
 export interface AnthropicTool {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { AnthropicToolIds } from '../../convert/anthropic.js';
+import { type AnthropicLaidOutContext, AnthropicToolIds } from '../../convert/anthropic.js';
 import type {
   DriverCapabilities,
   DriverEnv,
@@ -370,7 +370,13 @@ export function claudeContext(s: Session, opts: ContextOptions = {}): Context {
   const sent = claudeToolIdsSent(withAdditionsMarked(ctx.messages, additions).map(withAssistantImageNotes));
   const resumed = claudeJoinedText(claudeRejoined(claudeResumed(sent)));
   const messages = claudeWording(opts.mergeSplitResponses === false ? resumed : mergeSplitResponses(resumed));
-  return { ...ctx, messages: claudeUserBlocks(withAdditionsPlaced(messages)) };
+  const context: AnthropicLaidOutContext = {
+    ...ctx,
+    messages: claudeUserBlocks(withAdditionsPlaced(messages)),
+    // those system messages go among the messages, where Claude Code sends them
+    anthropicLayout: { systemInPlace: true },
+  };
+  return context;
 }
 
 interface Cached {
