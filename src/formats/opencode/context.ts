@@ -9,7 +9,7 @@
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
 import type { CompactionEntry, Message, Session } from '../../model/types.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
-import { COMPACTION_PROMPT, isOcEntryRaw, summaryParts } from './parse.js';
+import { asOpenCodeSends, COMPACTION_PROMPT, isOcEntryRaw, summaryParts } from './parse.js';
 import { holdsOpenCodeRecords } from './records.js';
 
 export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, opts: ContextOptions = {}): Context {
@@ -47,7 +47,7 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
       m.role === 'assistant' && m.model !== undefined && modelKey(m) !== resumedOn ? asFromAnotherModel(m) : m,
     );
     if (sent.parts.length === 0) continue;
-    messages.push(inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(sent))), messages.at(-1)));
+    messages.push(inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(asOpenCodeSends(sent)))), messages.at(-1)));
   }
   return { ...base, messages };
 }

@@ -157,8 +157,10 @@ export class OpenCodeDriver extends DriverBase {
    * 5: a reply threadbase copied that had no response id keeps its entry id and time (`threadbase.entryId`,
    *    `timestamp`) and gets no response id made up.
    * 6: a session threadbase wrote says so (its first message's `threadbase.writtenBy`: SessionInfo.writtenBy).
+   * 7: a prompt's plain-text file OpenCode records as its Read note, text and file part is one file part again;
+   *    a result's attachments and `threadbase.resultContent` are its content; a split response is one message.
    */
-  readonly readerVersion = 6;
+  readonly readerVersion = 7;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
