@@ -60,6 +60,12 @@ describe('a session export finds its sub-agents', () => {
     expect(listings()).toBe(0);
   });
 
+  it('export --format md through the fresh index shows what the agents’ files show (--no-index)', async () => {
+    const md = await runCliOk(env, ['export', WITH_SUB_AGENT, '--format', 'md']);
+    expect(md).toContain('<details>');
+    expect(md).toBe(await runCliOk(env, ['export', WITH_SUB_AGENT, '--format', 'md', '--no-index']));
+  });
+
   it('through the agent’s listing, once, when the index is not fresh for its store', async () => {
     // a new session file the index has not seen
     await writeFile(join(home, '.claude/projects/-tmp-cc-proj/00000000-0000-4000-8000-00000000cafe.jsonl'), '');

@@ -5,6 +5,7 @@ import { EXPORT_FORMATS, type ExportFormat, exportSession, subAgentsOf } from '.
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
 import { ThreadbaseError } from '../../model/errors.js';
+import { childSessionsThroughIndex } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
 import { agentOption, oneOfOption, pricesFileOption, pricesOf } from '../options.js';
@@ -43,7 +44,15 @@ export function registerExport(program: Command, ctx: CliContext): void {
         : exportSession(session, opts.format as ExportFormat, {
             prices: pricesOf(opts.prices, ctx.env),
             // the page and the Markdown show each sub-agent's work under the call that ran it
-            ...(opts.format !== 'json' ? { subAgents: await subAgentsOf(session, childSessionsFrom(driver)) } : {}),
+            // (found through the index when it is fresh: the agent's listing parses every Claude Code transcript)
+            ...(opts.format !== 'json'
+              ? {
+                  subAgents: await subAgentsOf(
+                    session,
+                    opts.index === false ? childSessionsFrom(driver) : childSessionsThroughIndex(ctx.env, ctx.sources(), driver),
+                  ),
+                }
+              : {}),
           });
       if (output) {
         if (output.atomic) await writeFileAtomic(output.path, text);
