@@ -1,14 +1,15 @@
 /**
  * `sync` on a narrow terminal (40 columns) over real sessions with damaged lines: each warning is
- * printed whole above the progress line, the progress line never wider than the terminal, and the
- * summary last. cli-progress turned the terminal's line wrapping off while it ran (each warning cut at
+ * printed whole above the progress bar, the bar never wider than the terminal, and the summary last.
+ * cli-progress's single bar turned the terminal's line wrapping off while it ran (each warning cut at
  * the 40th column: its file and line lost) and at its end put the cursor back where the bar had
- * started, so the summary and the prompt were written over the warnings.
+ * started, so the summary and the prompt were written over the warnings; its multi-bar, wrapping on,
+ * prints them above the bar (sync.ts SyncProgress).
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { syncProgressText } from '../../src/cli/progress-line.js';
+import { syncBarText } from '../../src/cli/commands/sync.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
@@ -40,14 +41,45 @@ async function onNarrowTerminal<T>(columns: number, fn: () => Promise<T>): Promi
   }
 }
 
-const CLEAR = '\r\x1b[K';
+/**
+ * What a terminal shows of `text`: its lines after the cursor moves and clears cli-progress writes
+ * (column 1, clear line / to its end / below, up n lines), wrapping off the question (no line is wider
+ * than the widest written).
+ */
+const ESC = '\x1b';
 
-/** What a terminal shows of `text`, each line as what was written after its last carriage return and clear. */
 function screenOf(text: string): string[] {
-  return text
-    .split('\n')
-    .map((line) => (line.includes(CLEAR) ? line.slice(line.lastIndexOf(CLEAR) + CLEAR.length) : line))
-    .filter((line, i, all) => line !== '' || i < all.length - 1);
+  const lines: string[] = [''];
+  let row = 0;
+  let col = 0;
+  const put = (ch: string) => {
+    const line = lines[row] ?? '';
+    lines[row] = line.slice(0, col).padEnd(col) + ch + line.slice(col + 1);
+    col++;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === ESC) {
+      const m = /^\[(\d*)([A-Za-z])/.exec(text.slice(i + 1));
+      if (!m) throw new Error(`unknown escape at ${i}: ${JSON.stringify(text.slice(i, i + 8))}`);
+      const n = Number(m[1] || '0');
+      const op = m[2];
+      if (op === 'G') col = Math.max(0, n - 1);
+      else if (op === 'K') lines[row] = n === 2 ? '' : (lines[row] ?? '').slice(0, col);
+      else if (op === 'J') {
+        lines.splice(row + 1);
+        lines[row] = (lines[row] ?? '').slice(0, col);
+      } else if (op === 'A') row = Math.max(0, row - (n || 1));
+      else throw new Error(`unknown escape ${JSON.stringify(m[0])}`);
+      i += m[0].length;
+    } else if (ch === '\r') col = 0;
+    else if (ch === '\n') {
+      row++;
+      col = 0;
+      if (lines[row] === undefined) lines[row] = '';
+    } else put(ch);
+  }
+  return lines.filter((line, i, all) => line !== '' || i < all.length - 1);
 }
 
 it('prints each warning whole above a progress line no wider than the terminal, then the summary', async () => {
@@ -64,14 +96,24 @@ it('prints each warning whole above a progress line no wider than the terminal, 
   expect(screen.at(-1)).toMatch(/^indexed \d+ sessions in [\d.]+ s: /);
   // every line but the warnings and the summary is gone from the screen: no progress line left over
   expect(screen.filter((l) => !/^(threadbase: warning: |indexed )/.test(l))).toEqual([]);
-  // each drawing of the progress line fits in the 40 columns
-  const drawn = r.err.split(CLEAR).filter((s) => s.startsWith('sync '));
-  expect(drawn.length).toBeGreaterThan(1);
+  // each drawing of the progress bar fits in the 40 columns
+  const drawn = r.err
+    .split('\x1b[1G')
+    .filter((s) => s.startsWith('sync '))
+    .map((s) =>
+      s
+        .split(ESC)
+        .map((piece, i) => (i === 0 ? piece : piece.replace(/^\[\d*[A-Za-z]/, '')))
+        .join(''),
+    );
+  expect(drawn.length).toBeGreaterThan(0);
   for (const d of drawn) expect(d.length).toBeLessThan(40);
 });
 
 it('draws the bar as wide as the terminal leaves room for', () => {
-  expect(syncProgressText(12, 45, 'codex', 80)).toBe(`sync [${'#'.repeat(11)}${'-'.repeat(29)}] 12/45 codex`);
-  expect(syncProgressText(12, 45, 'codex', 40).length).toBeLessThan(40);
-  expect(syncProgressText(12, 45, 'codex', 20)).toBe('sync 12/45 codex');
+  const chars = { barCompleteChar: '#', barIncompleteChar: '-' };
+  const at = { value: 12, total: 45 };
+  expect(syncBarText(chars, at, 'codex', 80)).toBe(`sync [${'#'.repeat(11)}${'-'.repeat(29)}] 12/45 codex`);
+  expect(syncBarText(chars, at, 'codex', 40).length).toBeLessThan(40);
+  expect(syncBarText(chars, at, 'codex', 20)).toBe('sync 12/45 codex');
 });

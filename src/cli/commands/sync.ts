@@ -1,10 +1,79 @@
+import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { IndexSync, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
 import { type CliContext, printJson, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { agentListOption, positiveIntOption } from '../options.js';
-import { ProgressLine, syncProgressText } from '../progress-line.js';
+
+/**
+ * sync's progress bar on a terminal (cli-progress): line wrapping left on and the bar cut to leave the
+ * terminal's last column free (a warning's file and line are never cut), each warning printed whole
+ * above the bar (MultiBar.log), the bar cleared at the end so the summary follows the warnings.
+ */
+export class SyncProgress {
+  private readonly multi: cliProgress.MultiBar;
+  private bar: cliProgress.SingleBar | undefined;
+
+  constructor(private readonly ctx: CliContext) {
+    // the CLI's stderr as the terminal cli-progress draws on
+    const terminal = {
+      isTTY: true,
+      get columns() {
+        return process.stderr.columns;
+      },
+      write: (s: string) => {
+        ctx.stderr(s);
+        return true;
+      },
+    };
+    this.multi = new cliProgress.MultiBar(
+      {
+        stream: terminal as unknown as NodeJS.WritableStream,
+        linewrap: true,
+        clearOnComplete: true,
+        format: (options, params, payload: { format: string }) => syncBarText(options, params, payload.format),
+      },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+
+  update(done: number, total: number, format: string): void {
+    this.bar ??= this.multi.create(total, 0, { format });
+    this.bar.setTotal(total);
+    this.bar.update(done, { format });
+  }
+
+  log(line: string): void {
+    if (this.bar) this.multi.log(line);
+    else this.ctx.stderr(line);
+  }
+
+  /** The warnings still waiting printed, the bar cleared. */
+  stop(): void {
+    if (!this.bar) return;
+    this.multi.update();
+    this.multi.stop();
+  }
+}
+
+/** `sync [#####-----] 12/45 claude`, its bar as wide as the terminal leaves room for (at most 40). */
+export function syncBarText(
+  options: cliProgress.Options,
+  params: { value: number; total: number },
+  format: string,
+  columns = process.stderr.columns,
+): string {
+  const tail = ` ${params.value}/${params.total} ${format}`;
+  // room left for the longest agent name ('threadbase'), so the bar keeps its width from one agent to the next
+  const room =
+    (columns ?? 80) - 1 - 'sync []'.length - Math.max(tail.length, ` ${params.total}/${params.total} threadbase`.length);
+  const size = Math.min(40, room);
+  if (size < 5) return `sync${tail}`;
+  const full = params.total > 0 ? Math.round((params.value / params.total) * size) : 0;
+  const bar = (options.barCompleteChar ?? '#').repeat(full) + (options.barIncompleteChar ?? '-').repeat(size - full);
+  return `sync [${bar}]${tail}`;
+}
 
 function summary(r: SyncReport): string {
   return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
@@ -31,19 +100,18 @@ export function registerSync(program: Command, ctx: CliContext): void {
       const formats = opts.source;
       const tty = Boolean(process.stderr.isTTY) && !opts.json;
       const runOnce = async (quiet: boolean, full = false): Promise<SyncReport> => {
-        const columns = () => process.stderr.columns;
-        const bar = tty && !quiet ? new ProgressLine(ctx.stderr, columns) : undefined;
+        const progress = tty && !quiet ? new SyncProgress(ctx) : undefined;
         // a warning while the bar is drawn: printed whole above it
-        const out: CliContext = bar ? { ...ctx, stderr: (s) => bar.print(s) } : ctx;
+        const out: CliContext = progress ? { ...ctx, stderr: (s) => progress.log(s) } : ctx;
         try {
           return await indexer.sync(ctx.sources(), {
             ...(formats ? { formats } : {}),
             ...(full ? { full } : {}),
-            onProgress: (p) => bar?.show(syncProgressText(p.done, p.total, p.format, columns()), p.done === p.total),
+            onProgress: (p) => progress?.update(p.done, p.total, p.format),
             onWarning: (w) => warnParse(out, w),
           });
         } finally {
-          bar?.done();
+          progress?.stop();
         }
       };
       try {
