@@ -11,7 +11,7 @@ import { makeDirectory, writeFileAtomic } from '../formats/shared/atomic.js';
 import type { SessionDriver, SessionFilter } from '../model/driver.js';
 import { ThreadbaseError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
-import { serverRoot } from '../stores/remote/address.js';
+import { isServerUrl, serverRoot } from '../stores/remote/address.js';
 
 /** The response header (on `GET /api/v1/ping`) that carries the served store's identity (store-identity.ts). */
 export const STORE_ID_HEADER = 'x-threadbase-store';
@@ -107,14 +107,7 @@ function chunks(entries: readonly Entry[], maxBytes: number): Entry[][] {
 
 /** The root of the server `to` names; a URL of none (not http(s), or none at all) refused without repeating it (it may hold a key). */
 function rootOf(to: string): string {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(to).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new ThreadbaseError('push', "not a server's URL: expected http(s)://host[:port]");
+  if (!isServerUrl(to)) throw new ThreadbaseError('push', "not a server's URL: expected http(s)://host[:port]");
   return serverRoot(to);
 }
 
