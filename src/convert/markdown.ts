@@ -1,4 +1,5 @@
 /** A readable Markdown rendering of messages (the `markdown` context format and `export --format md`). */
+import { markdownLiteral } from '../export/markdown-escape.js';
 import type { Context } from '../model/tree.js';
 import type { Message, Part, ToolResultPart } from '../model/types.js';
 import { declinedMarkOf, declinedWords } from './declined.js';
@@ -25,10 +26,14 @@ export function codeSpan(text: string): string {
   return `${ticks}${pad}${flat}${pad}${ticks}`;
 }
 
-/** A result's head: a refused or cancelled call said so in the words the export and viewer use (it did not run), not as a failed one. */
+/**
+ * A result's head: a refused or cancelled call said so in the words the export and viewer use (it did
+ * not run), not as a failed one; its call's id as written (markdownLiteral: an id with a backtick or
+ * `*` broke the Markdown), as names are below.
+ */
 export function resultHeadMarkdown(r: ToolResultPart): string {
   const mark = declinedMarkOf(r);
-  return `**tool result** (${r.callId})${mark ? ` — **${mark}** (${declinedWords(mark)})` : r.isError ? ' — error' : ''}`;
+  return `**tool result** (${markdownLiteral(r.callId)})${mark ? ` — **${mark}** (${declinedWords(mark)})` : r.isError ? ' — error' : ''}`;
 }
 
 /** The image as shown (by its address when it has one) said in words when no browser can show its data (imageData). */
@@ -48,9 +53,9 @@ export function partToMarkdown(p: Part): string {
     case 'image':
       return damagedImage(p) ?? (p.url ? `![image](${p.url})` : `![image](data:${p.mediaType};base64,${p.data ?? ''})`);
     case 'file':
-      return `📎 ${p.name ?? 'file'} (${p.mediaType})${p.text ? `\n\n${fence(p.text)}` : ''}`;
+      return `📎 ${markdownLiteral(p.name ?? 'file')} (${markdownLiteral(p.mediaType)})${p.text ? `\n\n${fence(p.text)}` : ''}`;
     case 'tool_call':
-      return `**tool call** ${codeSpan(p.name)} (${p.id})${isProviderExecuted(p) ? ` — ${PROVIDER_RAN}` : ''}\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
+      return `**tool call** ${codeSpan(p.name)} (${markdownLiteral(p.id)})${isProviderExecuted(p) ? ` — ${PROVIDER_RAN}` : ''}\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
     case 'tool_result': {
       const body =
         typeof p.content === 'string' ? p.content : p.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
@@ -60,7 +65,7 @@ export function partToMarkdown(p: Part): string {
 }
 
 export function messageToMarkdown(m: Message): string {
-  const who = m.role === 'assistant' && m.model ? `assistant (${m.model})` : m.role;
+  const who = m.role === 'assistant' && m.model ? `assistant (${markdownLiteral(m.model)})` : m.role;
   const body = m.parts.map(partToMarkdown).join('\n\n');
   return `## ${who}\n\n${body}${m.error ? `\n\n> error: ${m.error}` : ''}\n`;
 }

@@ -7,7 +7,7 @@ import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
 import { type DeclinedMark, declinedMarkOf, declinedWords } from '../convert/declined.js';
 import { recordedImage } from '../convert/image-data.js';
-import { codeSpan, fence, partToMarkdown } from '../convert/markdown.js';
+import { fence, partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
 import { type LocalCommand, localCommand } from '../formats/claude/local-command.js';
@@ -256,15 +256,6 @@ function readableResultMarkdown(r: ToolResultPart): string | undefined {
   return `${resultHeadMarkdown(r)}\n\n${fence(readable)}\n\n${foldMd('as recorded (JSON)', fence(text))}`;
 }
 
-/**
- * A result's head as the context's Markdown writes it (resultHeadMarkdown: a refused or cancelled call
- * said so), its call's id as written (markdownLiteral): an id with a backtick or `*` broke the Markdown.
- */
-function resultHeadMarkdown(r: ToolResultPart): string {
-  const mark = declinedMarkOf(r);
-  return `**tool result** (${markdownLiteral(r.callId)})${mark ? ` — **${mark}** (${declinedWords(mark)})` : r.isError ? ' — error' : ''}`;
-}
-
 /** A tool result in Markdown as the context's Markdown writes it, JSON made readable. */
 function resultMarkdown(r: ToolResultPart): string {
   const readable = readableResultMarkdown(r);
@@ -273,14 +264,6 @@ function resultMarkdown(r: ToolResultPart): string {
     typeof r.content === 'string' ? r.content : r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
   return `${resultHeadMarkdown(r)}\n\n${fence(body)}`;
 }
-
-/** A tool call as the context's Markdown writes it (partToMarkdown), its id as written. */
-const callMarkdown = (p: Extract<Part, { type: 'tool_call' }>) =>
-  `**tool call** ${codeSpan(p.name)} (${markdownLiteral(p.id)})${isProviderExecuted(p) ? ` — ${PROVIDER_RAN}` : ''}\n\n${fence(JSON.stringify(p.input, null, 2), 'json')}`;
-
-/** A file as the context's Markdown writes it (partToMarkdown), its name and media type as written: `a*b_[c].md` was emphasis and a link. */
-const fileMarkdown = (p: Extract<Part, { type: 'file' }>) =>
-  `📎 ${markdownLiteral(p.name ?? 'file')} (${markdownLiteral(p.mediaType)})${p.text ? `\n\n${fence(p.text)}` : ''}`;
 
 /** Code in Markdown: in a fence longer than any run of backticks in it. */
 /** A message of empty text alone (a model that answered with nothing, which Claude Code then asks to go on): said so, as the viewer says it. */
@@ -324,14 +307,7 @@ function partMarkdown(p: Part, sub: ShownSession, depth: number): string {
       : markdownText(p.text);
   if (p.type === 'thinking') return foldMd('thinking', markdownText(p.thinking));
   if (p.type === 'image') return imageMarkdown(p);
-  const md =
-    p.type === 'tool_result'
-      ? resultMarkdown(p)
-      : p.type === 'tool_call'
-        ? callMarkdown(p)
-        : p.type === 'file'
-          ? fileMarkdown(p)
-          : partToMarkdown(p);
+  const md = p.type === 'tool_result' ? resultMarkdown(p) : partToMarkdown(p);
   const child = p.type === 'tool_call' ? sub.subAgents.get(p.id) : undefined;
   return child ? `${md}\n\n${subAgentMarkdown(child, depth + 1)}` : md;
 }

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { contextToMarkdown } from '../../src/convert/markdown.js';
 import { sessionToMarkdown } from '../../src/export/index.js';
 import { markdownLiteral } from '../../src/export/markdown-escape.js';
 import type { Session } from '../../src/model/types.js';
@@ -124,6 +125,16 @@ describe('Markdown export: names as written', () => {
     const heading = lineOf(out, '## assistant (\\_');
     expect(shownText(heading).trim()).toBe(`assistant (${MODEL})`);
     expect(elementsOf(heading)).toEqual(['h2']);
+  });
+
+  it('the context as Markdown (context --format markdown) writes them as written too', () => {
+    const ctx = contextToMarkdown({
+      messages: session.entries.flatMap((e) => (e.kind === 'message' ? [{ ...e.message, model: '_my*model_' }] : [])),
+    });
+    expect(shownText(lineOf(ctx, '📎')).trim()).toBe(`📎 ${FILE} (text/x-*weird*)`);
+    expect(shownText(lineOf(ctx, '**tool call**')).trim()).toBe(`tool call Read (${CALL})`);
+    expect(elementsOf(lineOf(ctx, '**tool result**'))).toEqual(['p', 'strong']);
+    expect(shownText(lineOf(ctx, '## assistant')).trim()).toBe('assistant (_my*model_)');
   });
 
   it('plain ids stay as they were (an underscore within a word opens no emphasis)', () => {
