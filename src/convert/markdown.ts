@@ -1,10 +1,30 @@
 /** A readable Markdown rendering of messages (the `markdown` context format and `export --format md`). */
-import { markdownLiteral } from '../export/markdown-escape.js';
 import type { Context } from '../model/tree.js';
 import type { Message, Part, ToolResultPart } from '../model/types.js';
 import { declinedMarkOf, declinedWords } from './declined.js';
 import { recordedImage } from './image-data.js';
 import { isProviderExecuted, PROVIDER_RAN } from './provider-tools.js';
+
+/**
+ * A heading's, a list item's or a fold summary's text on one line: its lines trimmed, a space apart
+ * (spaces within a line kept as written; the CLI's oneLine also folds them for a terminal).
+ */
+export const linesJoined = (text: string) =>
+  text
+    .split(/\r?\n|\r/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
+
+/**
+ * A name as written, on one line, inside a line of Markdown (a file's name, a tool call's id, a
+ * session's id or project): what would start inline Markdown in it backslash-escaped (CommonMark: an
+ * escaped punctuation character shows as itself), so `a*b_[c].md` is no emphasis or link, a backtick
+ * opens no code span, `<` no tag and `&` no entity. `_` within a word (toolu_01…) can neither open nor
+ * close emphasis and stays as it is. Names, not prose: markdownText leaves the Markdown of a text to render.
+ */
+export const markdownLiteral = (text: string) =>
+  linesJoined(text).replace(/[\\`*[\]<&~|]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\$&');
 
 /** A fenced code block showing `text` as written: a fence longer than any backtick run in it; its last line break is the fence's. */
 export function fence(text: string, lang = ''): string {

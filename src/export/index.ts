@@ -7,7 +7,7 @@ import escapeHtml from 'escape-html';
 import { drawTree } from '../cli/tree-view.js';
 import { type DeclinedMark, declinedMarkOf, declinedWords } from '../convert/declined.js';
 import { recordedImage } from '../convert/image-data.js';
-import { fence, partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
+import { fence, linesJoined, markdownLiteral, partToMarkdown, resultHeadMarkdown } from '../convert/markdown.js';
 import { isProviderExecuted, PROVIDER_RAN } from '../convert/provider-tools.js';
 import type { ChildSessions } from '../convert/session.js';
 import { type LocalCommand, localCommand } from '../formats/claude/local-command.js';
@@ -35,7 +35,7 @@ import {
   statsOfSessions,
   usageCostByModel,
 } from '../stores/index-sync/prices.js';
-import { linesJoined, markdownHeading, markdownLiteral, markdownText } from './markdown-escape.js';
+import { markdownHeading, markdownText } from './markdown-escape.js';
 import { readableJson } from './readable-json.js';
 
 export { readableJson };

@@ -1,3 +1,5 @@
+import { linesJoined } from '../convert/markdown.js';
+
 /**
  * Text written into a Markdown export as it reads: a Markdown renderer takes a raw tag in it
  * (`<system-reminder>`, `<div>`) for HTML and swallows or renders it, and an entity (`&amp;`) for the
@@ -423,29 +425,8 @@ export function markdownText(text: string, at: 'block' | 'inline' = 'block'): st
 }
 
 /**
- * A heading's, a list item's or a fold summary's text on one line: its lines trimmed, a space apart
- * (spaces within a line kept as written; the CLI's oneLine also folds them for a terminal).
- */
-export const linesJoined = (text: string) =>
-  text
-    .split(/\r?\n|\r/)
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .join(' ');
-
-/**
  * `text` as an ATX heading's (`# …`): one line (a heading ends at its line; a title's second line went
  * out as a paragraph, indented code or a list item), escaped as markdownText's, and a closing run of `#`
  * (which the renderer takes for the heading's closing sequence and drops) kept as text.
  */
 export const markdownHeading = (text: string) => markdownText(linesJoined(text), 'inline').replace(/(^|[ \t])(#+)$/, '$1\\$2');
-
-/**
- * A name as written, on one line, inside a line of Markdown (a file's name, a tool call's id, a
- * session's id or project): what would start inline Markdown in it backslash-escaped (CommonMark: an
- * escaped punctuation character shows as itself), so `a*b_[c].md` is no emphasis or link, a backtick
- * opens no code span, `<` no tag and `&` no entity. `_` within a word (toolu_01…) can neither open nor
- * close emphasis and stays as it is. Names, not prose: markdownText leaves the Markdown of a text to render.
- */
-export const markdownLiteral = (text: string) =>
-  linesJoined(text).replace(/[\\`*[\]<&~|]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\$&');

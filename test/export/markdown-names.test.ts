@@ -7,9 +7,8 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contextToMarkdown } from '../../src/convert/markdown.js';
+import { contextToMarkdown, markdownLiteral } from '../../src/convert/markdown.js';
 import { sessionToMarkdown } from '../../src/export/index.js';
-import { markdownLiteral } from '../../src/export/markdown-escape.js';
 import type { Session } from '../../src/model/types.js';
 
 const { marked } = createRequire(import.meta.url)('marked') as { marked: { parse(md: string): string } };
