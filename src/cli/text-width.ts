@@ -50,3 +50,17 @@ export function cutToColumns(s: string, width: number): string {
   }
   return `${out}…`;
 }
+
+/**
+ * `s` on one line (oneLine) cut to `width` columns (cutToColumns), measuring only its start when that
+ * is already too wide: `show` measured each whole message (0.44 s of its 2.8 s on a 30 MB session).
+ */
+export function oneLineCut(s: string, width: number): string {
+  // a column takes at least one UTF-16 unit; the slack covers what oneLine drops (controls, runs of spaces)
+  const room = width * 4 + 256;
+  if (s.length > room) {
+    const head = oneLine(s.slice(0, room));
+    if (stringWidth(head) > width) return cutToColumns(head, width);
+  }
+  return cutToColumns(oneLine(s), width);
+}

@@ -2,11 +2,11 @@
 
 import { currentLeaf, indexEntries, isConversationEntry, messageText, nearestConversationEntry } from '../model/tree.js';
 import type { Entry, Session } from '../model/types.js';
-import { cutToColumns, oneLine, stringWidth } from './text-width.js';
+import { cutToColumns, oneLineCut, stringWidth } from './text-width.js';
 
 export function describeEntry(e: Entry): string {
   // cut to 70 columns with '…' where cut (a line cut silently read as the whole text; CJK takes two columns)
-  const one = (s: string) => cutToColumns(oneLine(s), 70);
+  const one = (s: string) => oneLineCut(s, 70);
   switch (e.kind) {
     case 'message': {
       const m = e.message;
