@@ -148,7 +148,10 @@ describe('the counted records are summed from their covering index', () => {
     // by day or model, unfiltered, no counted record looks its session up (the advisors' part does)
     for (const by of ['day', 'model'] as const) {
       const plans = await plansOf(store.db, () => stats(store, PRICES, { by }));
-      expect(plans.filter((l) => /^SEARCH s\b/.test(l)), by).toHaveLength(1);
+      expect(
+        plans.filter((l) => /^SEARCH s\b/.test(l)),
+        by,
+      ).toHaveLength(1);
     }
     const plans = await plansOf(store.db, () => store.usage());
     expect(entryRowReads(plans)).toEqual([]);

@@ -47,7 +47,9 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
       m.role === 'assistant' && m.model !== undefined && modelKey(m) !== resumedOn ? asFromAnotherModel(m) : m,
     );
     if (sent.parts.length === 0) continue;
-    messages.push(inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(asOpenCodeSends(sent)))), messages.at(-1)));
+    messages.push(
+      inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(asOpenCodeSends(sent)))), messages.at(-1)),
+    );
   }
   return { ...base, messages };
 }
