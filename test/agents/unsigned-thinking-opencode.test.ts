@@ -18,40 +18,14 @@ import { type AgentHome, createOpencodeDatabase, runOpencode, setupAgentHome } f
 import { type AnthropicMessage, conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
 import { createKiloDatabase, KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
-import { chainSession } from '../helpers/sessions.js';
+import { chainSession, thinkingTurns } from '../helpers/sessions.js';
 
 const MODEL = 'standin/claude-test';
 const [PROVIDER = '', MODEL_ID = ''] = MODEL.split('/');
 const assistant = (parts: Message['parts']): Message => ({ role: 'assistant', provider: PROVIDER, model: MODEL_ID, parts });
-const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 
 function messages(): [string, Message][] {
-  return [
-    ['u1', user('think please')],
-    [
-      'a1',
-      assistant([
-        { type: 'thinking', thinking: 'Signed thought.', signature: 'sig-1' },
-        { type: 'thinking', thinking: 'An unsigned thought.' },
-        { type: 'thinking', thinking: '' },
-        { type: 'thinking', thinking: '', signature: 'sig-empty' },
-        { type: 'redacted_thinking', data: 'REDACTED-DATA' },
-        { type: 'text', text: 'Answer one.' },
-      ]),
-    ],
-    ['u2', user('again')],
-    [
-      'a2',
-      assistant([
-        { type: 'thinking', thinking: 'Only unsigned.' },
-        { type: 'text', text: 'Answer two.' },
-      ]),
-    ],
-    ['u3', user('third')],
-    ['a3', assistant([{ type: 'thinking', thinking: 'Lone unsigned.' }])],
-    ['u4', user('fourth')],
-    ['a4', assistant([{ type: 'text', text: 'Answer four.' }])],
-  ];
+  return [...thinkingTurns(assistant), ['a4', assistant([{ type: 'text', text: 'Answer four.' }])]];
 }
 
 /** The same turns, the first response by another model (Claude Code's) than the one resumed with. */

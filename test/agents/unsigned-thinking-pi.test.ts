@@ -15,7 +15,7 @@ import type { Message } from '../../src/model/types.js';
 import { type AgentHome, PI_MODEL, PI_PROVIDER, runPi, setupAgentHome } from '../helpers/agents.js';
 import { conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
-import { chainSession } from '../helpers/sessions.js';
+import { chainSession, thinkingTurns } from '../helpers/sessions.js';
 
 const assistant = (parts: Message['parts']): Message => ({
   role: 'assistant',
@@ -24,33 +24,10 @@ const assistant = (parts: Message['parts']): Message => ({
   api: 'anthropic-messages',
   parts,
 });
-const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 
 function messages(): [string, Message][] {
   return [
-    ['u1', user('think please')],
-    [
-      'a1',
-      assistant([
-        { type: 'thinking', thinking: 'Signed thought.', signature: 'sig-1' },
-        { type: 'thinking', thinking: 'An unsigned thought.' },
-        { type: 'thinking', thinking: '' },
-        { type: 'thinking', thinking: '', signature: 'sig-empty' },
-        { type: 'redacted_thinking', data: 'REDACTED-DATA' },
-        { type: 'text', text: 'Answer one.' },
-      ]),
-    ],
-    ['u2', user('again')],
-    [
-      'a2',
-      assistant([
-        { type: 'thinking', thinking: 'Only unsigned.' },
-        { type: 'text', text: 'Answer two.' },
-      ]),
-    ],
-    ['u3', user('third')],
-    ['a3', assistant([{ type: 'thinking', thinking: 'Lone unsigned.' }])],
-    ['u4', user('fourth')],
+    ...thinkingTurns(assistant),
     [
       'a4',
       assistant([

@@ -562,3 +562,38 @@ export function imagePrompt(data: string, meta?: Record<string, unknown>): Messa
     ],
   };
 }
+
+/**
+ * Another agent's thinking in four turns, each reply made by `assistant` (the target's model): signed
+ * thinking, unsigned with text, blank unsigned, signed of empty text, redacted; a reply of unsigned
+ * thinking and text; a reply of unsigned thinking alone; then the fourth prompt, for the caller's
+ * fourth reply (test/agents/unsigned-thinking-*).
+ */
+export function thinkingTurns(assistant: (parts: Message['parts']) => Message): [string, Message][] {
+  const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+  return [
+    ['u1', user('think please')],
+    [
+      'a1',
+      assistant([
+        { type: 'thinking', thinking: 'Signed thought.', signature: 'sig-1' },
+        { type: 'thinking', thinking: 'An unsigned thought.' },
+        { type: 'thinking', thinking: '' },
+        { type: 'thinking', thinking: '', signature: 'sig-empty' },
+        { type: 'redacted_thinking', data: 'REDACTED-DATA' },
+        { type: 'text', text: 'Answer one.' },
+      ]),
+    ],
+    ['u2', user('again')],
+    [
+      'a2',
+      assistant([
+        { type: 'thinking', thinking: 'Only unsigned.' },
+        { type: 'text', text: 'Answer two.' },
+      ]),
+    ],
+    ['u3', user('third')],
+    ['a3', assistant([{ type: 'thinking', thinking: 'Lone unsigned.' }])],
+    ['u4', user('fourth')],
+  ];
+}
