@@ -597,3 +597,45 @@ export function thinkingTurns(assistant: (parts: Message['parts']) => Message): 
     ['u4', user('fourth')],
   ];
 }
+
+/** A session of `n` responses with usage (each its own response id), `copyOf`'s first ones again as a fork copies them. */
+export function respondedSession(id: string, createdAt: string, n: number, copyOf?: Session): Session {
+  const entries: Entry[] = [];
+  const copied = copyOf ? copyOf.entries.slice(0, 4) : [];
+  entries.push(...copied);
+  for (let i = 0; i < n; i++) {
+    const parentId = entries.at(-1)?.id ?? null;
+    const t = new Date(Date.parse(createdAt) + (i + 1) * 60_000).toISOString();
+    entries.push({
+      id: `${id}-u${i}`,
+      parentId,
+      timestamp: t,
+      kind: 'message',
+      message: { role: 'user', parts: [{ type: 'text', text: `ask ${i}` }] },
+    });
+    entries.push({
+      id: `${id}-a${i}`,
+      parentId: `${id}-u${i}`,
+      timestamp: t,
+      kind: 'message',
+      message: {
+        role: 'assistant',
+        parts: [{ type: 'text', text: `answer ${i}` }],
+        model: 'claude-sonnet-4-5',
+        responseId: `msg_${id}_${i}`,
+        usage: { input: 10 + i, output: 100, cacheRead: 1000, cacheWrite: 50, reasoning: 0 },
+      },
+    });
+  }
+  return {
+    id,
+    source: 'claude',
+    project: '/w/app',
+    createdAt,
+    updatedAt: entries.at(-1)?.timestamp ?? createdAt,
+    messageCount: entries.length,
+    entries,
+    leafId: entries.at(-1)?.id ?? null,
+    ...(copyOf ? { parentId: copyOf.id } : {}),
+  };
+}

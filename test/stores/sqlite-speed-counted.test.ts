@@ -12,55 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Entry, Session } from '../../src/model/types.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import { stats } from '../../src/stores/index-sync/stats.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { respondedSession } from '../helpers/sessions.js';
 
 let dir: string;
 let store: SqliteStore;
-
-/** A session of `n` responses with usage (each its own response id), `copyOf`'s first ones again as a fork copies them. */
-function session(id: string, createdAt: string, n: number, copyOf?: Session): Session {
-  const entries: Entry[] = [];
-  const copied = copyOf ? copyOf.entries.slice(0, 4) : [];
-  entries.push(...copied);
-  for (let i = 0; i < n; i++) {
-    const parentId = entries.at(-1)?.id ?? null;
-    const t = new Date(Date.parse(createdAt) + (i + 1) * 60_000).toISOString();
-    entries.push({
-      id: `${id}-u${i}`,
-      parentId,
-      timestamp: t,
-      kind: 'message',
-      message: { role: 'user', parts: [{ type: 'text', text: `ask ${i}` }] },
-    });
-    entries.push({
-      id: `${id}-a${i}`,
-      parentId: `${id}-u${i}`,
-      timestamp: t,
-      kind: 'message',
-      message: {
-        role: 'assistant',
-        parts: [{ type: 'text', text: `answer ${i}` }],
-        model: 'claude-sonnet-4-5',
-        responseId: `msg_${id}_${i}`,
-        usage: { input: 10 + i, output: 100, cacheRead: 1000, cacheWrite: 50, reasoning: 0 },
-      },
-    });
-  }
-  return {
-    id,
-    source: 'claude',
-    project: '/w/app',
-    createdAt,
-    updatedAt: entries.at(-1)?.timestamp ?? createdAt,
-    messageCount: entries.length,
-    entries,
-    leafId: entries.at(-1)?.id ?? null,
-    ...(copyOf ? { parentId: copyOf.id } : {}),
-  };
-}
 
 /**
  * The plan lines SQLite gives for every statement `fn` runs on `db` (each with the arguments it was
@@ -107,11 +65,11 @@ const entryRowReads = (lines: readonly string[]) =>
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tb-sqlite-speed-'));
   store = openSqliteStore(join(dir, 'index.db'));
-  const original = session('s-original', '2026-01-01T10:00:00.000Z', 6);
+  const original = respondedSession('s-original', '2026-01-01T10:00:00.000Z', 6);
   store.putSession(original);
   // a fork made later, with copies of the original's first two responses (counted = 2)
-  store.putSession(session('s-fork', '2026-01-02T10:00:00.000Z', 3, original));
-  for (let k = 0; k < 5; k++) store.putSession(session(`s-other-${k}`, `2026-01-0${k + 3}T10:00:00.000Z`, 4));
+  store.putSession(respondedSession('s-fork', '2026-01-02T10:00:00.000Z', 3, original));
+  for (let k = 0; k < 5; k++) store.putSession(respondedSession(`s-other-${k}`, `2026-01-0${k + 3}T10:00:00.000Z`, 4));
   // the copies are there: the fork's own records include two that do not count
   expect(store.db.prepare('SELECT count(*) FROM entries WHERE counted = 2').pluck().get()).toBe(2);
 });

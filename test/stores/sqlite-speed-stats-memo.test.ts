@@ -8,51 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Entry, Session } from '../../src/model/types.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { respondedSession } from '../helpers/sessions.js';
 
 let dir: string;
 let path: string;
 let store: SqliteStore;
-
-/** A Claude Code session of `n` responses with usage. */
-function session(id: string, createdAt: string, n: number): Session {
-  const entries: Entry[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = new Date(Date.parse(createdAt) + (i + 1) * 60_000).toISOString();
-    entries.push({
-      id: `${id}-u${i}`,
-      parentId: entries.at(-1)?.id ?? null,
-      timestamp: t,
-      kind: 'message',
-      message: { role: 'user', parts: [{ type: 'text', text: `ask ${i}` }] },
-    });
-    entries.push({
-      id: `${id}-a${i}`,
-      parentId: `${id}-u${i}`,
-      timestamp: t,
-      kind: 'message',
-      message: {
-        role: 'assistant',
-        parts: [{ type: 'text', text: `answer ${i}` }],
-        model: 'claude-sonnet-4-5',
-        responseId: `msg_${id}_${i}`,
-        usage: { input: 10, output: 100, cacheRead: 1000, cacheWrite: 50, reasoning: 0 },
-      },
-    });
-  }
-  return {
-    id,
-    source: 'claude',
-    project: '/w/app',
-    createdAt,
-    updatedAt: entries.at(-1)?.timestamp ?? createdAt,
-    messageCount: entries.length,
-    entries,
-    leafId: entries.at(-1)?.id ?? null,
-  };
-}
 
 /** How many sums of the counted records (stats' GROUP BY) `fn` has the store run. */
 async function sumsRun(fn: () => Promise<unknown>): Promise<number> {
@@ -74,7 +36,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tb-sqlite-memo-'));
   path = join(dir, 'index.db');
   store = openSqliteStore(path);
-  for (let k = 0; k < 3; k++) store.putSession(session(`s-${k}`, `2026-01-0${k + 1}T10:00:00.000Z`, 4));
+  for (let k = 0; k < 3; k++) store.putSession(respondedSession(`s-${k}`, `2026-01-0${k + 1}T10:00:00.000Z`, 4));
 });
 
 afterAll(async () => {
@@ -119,7 +81,7 @@ describe("the viewer's sums on an unchanged index", () => {
   });
 
   it("are counted again after the store's own write", async () => {
-    store.putSession(session('s-new', '2026-01-05T10:00:00.000Z', 2));
+    store.putSession(respondedSession('s-new', '2026-01-05T10:00:00.000Z', 2));
     let after: Awaited<ReturnType<SqliteStore['costBuckets']>> = [];
     expect(
       await sumsRun(async () => {
@@ -133,7 +95,7 @@ describe("the viewer's sums on an unchanged index", () => {
     expect(await sumsRun(() => store.costBuckets('day', {}, PRICES))).toBe(0);
     const other = openSqliteStore(path);
     try {
-      other.putSession(session('s-other', '2026-01-06T10:00:00.000Z', 3));
+      other.putSession(respondedSession('s-other', '2026-01-06T10:00:00.000Z', 3));
     } finally {
       await other.close();
     }
