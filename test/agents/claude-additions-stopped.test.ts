@@ -10,14 +10,13 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSession } from '../../src/convert/session.js';
-import { REJECTED_TOOL_RESULT } from '../../src/formats/claude/denials.js';
 import { encodeProjectPath } from '../../src/formats/claude/paths.js';
 import '../../src/formats/all.js';
 import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
+import { STOPPED, stoppedCallTranscript } from '../helpers/claude-stopped.js';
 import { readSession, resumeInTarget } from '../helpers/conversions.js';
 
-const STOPPED = `${REJECTED_TOOL_RESULT} Correction to the text above: this call was stopped while running, not refused before it ran. It may have run in part or in full, and its changes may have been written. No permission prompt was involved. Work it started elsewhere (a remote command, a background process) may still be running, so check before starting the same work again. The instruction to stop and wait still stands.`;
 const ID = '9c3f2e74-4d90-4d83-9c75-2f8b3f4c9e33';
 const MODEL = 'claude-sonnet-4-5';
 
@@ -25,48 +24,9 @@ let home: AgentHome;
 
 beforeAll(async () => {
   home = await setupAgentHome();
-  const base = { sessionId: ID, cwd: home.project, version: '2.1.332', isSidechain: false, userType: 'external' };
-  const at = (s: number) => `2026-11-27T04:00:0${s}.000Z`;
-  const u = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
-  const records = [
-    {
-      ...base,
-      type: 'user',
-      uuid: u(1),
-      parentUuid: null,
-      timestamp: at(0),
-      message: { role: 'user', content: 'RUN: sleep 20' },
-    },
-    {
-      ...base,
-      type: 'assistant',
-      uuid: u(2),
-      parentUuid: u(1),
-      timestamp: at(1),
-      message: {
-        id: 'msg_stopped',
-        type: 'message',
-        role: 'assistant',
-        model: MODEL,
-        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'sleep 20' } }],
-        stop_reason: 'tool_use',
-        usage: { input_tokens: 3, output_tokens: 2 },
-      },
-    },
-    {
-      ...base,
-      type: 'user',
-      uuid: u(3),
-      parentUuid: u(2),
-      timestamp: at(2),
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: STOPPED }] },
-      toolUseResult: 'User rejected tool use',
-      toolDenialKind: 'user-rejected',
-    },
-  ];
   const dir = join(home.root, '.claude', 'projects', encodeProjectPath(home.project));
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, `${ID}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  await fs.writeFile(join(dir, `${ID}.jsonl`), `${stoppedCallTranscript({ id: ID, cwd: home.project, model: MODEL })}\n`);
 }, 120_000);
 
 afterAll(async () => {

@@ -11,61 +11,17 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSession } from '../../src/convert/session.js';
-import { CANCELLED_TOOL_RESULT, REJECTED_TOOL_RESULT } from '../../src/formats/claude/denials.js';
+import { CANCELLED_TOOL_RESULT } from '../../src/formats/claude/denials.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { resultText } from '../../src/model/tree.js';
 import type { Session, SourceName, ToolResultPart } from '../../src/model/types.js';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
+import { STOPPED, stoppedCallTranscript } from '../helpers/claude-stopped.js';
 import { readSession } from '../helpers/conversions.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 
 const PROJECT = '/tmp/tb-claude-stopped';
-const STOPPED = `${REJECTED_TOOL_RESULT} Correction to the text above: this call was stopped while running, not refused before it ran. It may have run in part or in full, and its changes may have been written. No permission prompt was involved. Work it started elsewhere (a remote command, a background process) may still be running, so check before starting the same work again. The instruction to stop and wait still stands.`;
-
-/** A prompt, a Bash call, its result as the record Claude Code 2.1.332 wrote (`extra` its fields), a reply. */
-function transcript(id: string, content: string, extra: Record<string, unknown>): string {
-  const base = { sessionId: id, cwd: PROJECT, version: '2.1.332', isSidechain: false, userType: 'external' };
-  const at = (s: number) => `2026-11-27T04:00:0${s}.000Z`;
-  const u = (n: number) => `00000000-0000-4000-8000-${id.slice(0, 4)}0000000${n}`;
-  return [
-    {
-      ...base,
-      type: 'user',
-      uuid: u(1),
-      parentUuid: null,
-      timestamp: at(0),
-      message: { role: 'user', content: 'RUN: sleep 20' },
-    },
-    {
-      ...base,
-      type: 'assistant',
-      uuid: u(2),
-      parentUuid: u(1),
-      timestamp: at(1),
-      message: {
-        id: `msg_${id.slice(0, 4)}`,
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5',
-        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'sleep 20' } }],
-        stop_reason: 'tool_use',
-        usage: { input_tokens: 3, output_tokens: 2 },
-      },
-    },
-    {
-      ...base,
-      type: 'user',
-      uuid: u(3),
-      parentUuid: u(2),
-      timestamp: at(2),
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content }] },
-      ...extra,
-    },
-  ]
-    .map((r) => JSON.stringify(r))
-    .join('\n');
-}
 
 const STOPPED_ID = '7a1e0c52-2b7e-4b61-9a53-0d6f1d2a7c11';
 const CANCELLED_ID = '8b2f1d63-3c8f-4c72-8b64-1e7a2e3b8d22';
@@ -77,13 +33,10 @@ beforeAll(async () => {
   ({ home, env } = await fixtureHome({ prefix: 'tb-claude-stopped-', fixtures: ['opencode'] }));
   const dir = join(home, '.claude', 'projects', PROJECT.replace(/[^A-Za-z0-9]/g, '-'));
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(
-    join(dir, `${STOPPED_ID}.jsonl`),
-    `${transcript(STOPPED_ID, STOPPED, { toolUseResult: 'User rejected tool use', toolDenialKind: 'user-rejected' })}\n`,
-  );
+  await fs.writeFile(join(dir, `${STOPPED_ID}.jsonl`), `${stoppedCallTranscript({ id: STOPPED_ID, cwd: PROJECT })}\n`);
   await fs.writeFile(
     join(dir, `${CANCELLED_ID}.jsonl`),
-    `${transcript(CANCELLED_ID, CANCELLED_TOOL_RESULT, { toolDenialKind: 'cancelled' })}\n`,
+    `${stoppedCallTranscript({ id: CANCELLED_ID, cwd: PROJECT, content: CANCELLED_TOOL_RESULT, extra: { toolDenialKind: 'cancelled' } })}\n`,
   );
 });
 afterAll(async () => {
