@@ -7,14 +7,13 @@
  * copy in pi has them in that order too: the real pi sends the first prompt, then the SessionStart
  * hook output (src/formats/claude/reminders.ts).
  */
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { convertSession } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
 import type { Context } from '../../src/model/tree.js';
-import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
+import { recordWithHooks, SS_CONTEXT, SS_PLAIN, UPS_CONTEXT } from '../helpers/claude-hooks.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { readContext, readSession, resumeInTarget } from '../helpers/conversions.js';
 
@@ -24,32 +23,12 @@ let model: string | undefined;
 let ours: Context;
 let theirs: Msg[];
 
-const SS_CONTEXT = 'SessionStart hook additional context: SS-CONTEXT from hook';
-const SS_PLAIN = 'SessionStart:startup hook success: PLAIN-SS from hook';
-const UPS_CONTEXT = 'UserPromptSubmit hook additional context: UPS-CONTEXT from hook';
 const PROBE = 'probe context';
-
-async function writeSettings(hooks: Record<string, unknown>): Promise<void> {
-  await fs.mkdir(join(home.root, '.claude'), { recursive: true });
-  await fs.writeFile(join(home.root, '.claude', 'settings.json'), JSON.stringify({ hooks }));
-}
 
 beforeAll(async () => {
   home = await setupAgentHome();
-  const json = (event: string, context: string) =>
-    `echo '${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}'`;
-  await writeSettings({
-    SessionStart: [
-      { hooks: [{ type: 'command', command: json('SessionStart', 'SS-CONTEXT from hook') }] },
-      { hooks: [{ type: 'command', command: 'echo PLAIN-SS from hook' }] },
-    ],
-    UserPromptSubmit: [{ hooks: [{ type: 'command', command: json('UserPromptSubmit', 'UPS-CONTEXT from hook') }] }],
-  });
-  sessionId = (await runClaude(home, ['--permission-mode', 'plan', '--allowedTools', 'Bash'], 'hello there')).session_id;
   // a second turn, out of plan mode (its exit reminder) with the prompt hook's context again
-  await runClaude(home, ['--resume', sessionId], 'second prompt');
-  // no hooks when it is resumed: what is sent is what was recorded
-  await writeSettings({});
+  sessionId = await recordWithHooks(home, ['second prompt']);
   const source = await readSession(home, 'claude', sessionId);
   model = source.entries.flatMap((e) => (e.kind === 'message' && e.message.model ? [e.message.model] : []))[0];
   ours = await readContext(home, 'claude', sessionId);

@@ -6,12 +6,11 @@
  * the user's (wrapped in `<system-reminder>`, as Claude Code words a meta note for the user's turn);
  * Claude Code resumes the copy that came back sending its hook output as it sends the original's, once.
  */
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertSession } from '../../src/convert/session.js';
 import '../../src/formats/all.js';
-import { type AgentHome, createOpencodeDatabase, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { type AgentHome, createOpencodeDatabase, setupAgentHome } from '../helpers/agents.js';
+import { recordWithHooks, SS_CONTEXT, SS_PLAIN, UPS_CONTEXT } from '../helpers/claude-hooks.js';
 import type { Msg } from '../helpers/claude-requests.js';
 import { readSession, resumeInTarget } from '../helpers/conversions.js';
 
@@ -20,30 +19,11 @@ let sessionId: string;
 let model: string | undefined;
 
 const reminder = (text: string) => `<system-reminder>\n${text}\n</system-reminder>`;
-const SS_CONTEXT = 'SessionStart hook additional context: SS-CONTEXT from hook';
-const SS_PLAIN = 'SessionStart:startup hook success: PLAIN-SS from hook';
-const UPS_CONTEXT = 'UserPromptSubmit hook additional context: UPS-CONTEXT from hook';
 const HOOK_TEXTS = [SS_CONTEXT, SS_PLAIN, UPS_CONTEXT];
-
-async function writeSettings(hooks: Record<string, unknown>): Promise<void> {
-  await fs.mkdir(join(home.root, '.claude'), { recursive: true });
-  await fs.writeFile(join(home.root, '.claude', 'settings.json'), JSON.stringify({ hooks }));
-}
 
 beforeAll(async () => {
   home = await setupAgentHome();
-  const json = (event: string, context: string) =>
-    `echo '${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}'`;
-  await writeSettings({
-    SessionStart: [
-      { hooks: [{ type: 'command', command: json('SessionStart', 'SS-CONTEXT from hook') }] },
-      { hooks: [{ type: 'command', command: 'echo PLAIN-SS from hook' }] },
-    ],
-    UserPromptSubmit: [{ hooks: [{ type: 'command', command: json('UserPromptSubmit', 'UPS-CONTEXT from hook') }] }],
-  });
-  sessionId = (await runClaude(home, ['--permission-mode', 'plan', '--allowedTools', 'Bash'], 'hello there')).session_id;
-  // no hooks when the copies are resumed: what is sent is what was recorded
-  await writeSettings({});
+  sessionId = await recordWithHooks(home);
   const source = await readSession(home, 'claude', sessionId);
   model = source.entries.flatMap((e) => (e.kind === 'message' && e.message.model ? [e.message.model] : []))[0];
   await createOpencodeDatabase(home);
