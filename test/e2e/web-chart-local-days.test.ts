@@ -8,33 +8,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../src/model/types.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
-import { textMessage } from '../helpers/sessions.js';
+import { answeredAt } from '../helpers/sessions.js';
 import { type Browser, launchBrowser, type Served, serveApp, skipBrowser, viewerOverSessions } from './browser.js';
-
-const usage = { input: 100, output: 10, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-
-/** A prompt and its priced answer at `iso` (UTC). */
-const answeredAt = (id: string, iso: string): Session => ({
-  id,
-  source: 'threadbase',
-  project: '/w/days',
-  createdAt: iso,
-  updatedAt: iso,
-  messageCount: 2,
-  entries: [
-    { id: `${id}-u`, parentId: null, timestamp: iso, kind: 'message', message: textMessage('user', 'go') },
-    {
-      id: `${id}-a`,
-      parentId: `${id}-u`,
-      timestamp: iso,
-      kind: 'message',
-      message: textMessage('assistant', 'done', { model: 'claude-sonnet-4-5', usage, cost: 0.01 }),
-    },
-  ],
-});
 
 const SESSIONS = [
   answeredAt('late-evening', '2026-11-20T03:30:00.000Z'), // 22:30 on the 19th in New York

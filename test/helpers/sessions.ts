@@ -639,3 +639,27 @@ export function respondedSession(id: string, createdAt: string, n: number, copyO
     ...(copyOf ? { parentId: copyOf.id } : {}),
   };
 }
+
+/** A prompt and its priced answer at `iso` (UTC), its usage `input` tokens in (for the per-day charts' tests). */
+export function answeredAt(id: string, iso: string, opts: { input?: number; model?: string } = {}): Session {
+  const { input = 100, model = 'claude-sonnet-4-5' } = opts;
+  const usage = { input, output: 10, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  return {
+    id,
+    source: 'threadbase',
+    project: '/w/days',
+    createdAt: iso,
+    updatedAt: iso,
+    messageCount: 2,
+    entries: [
+      { id: `${id}-u`, parentId: null, timestamp: iso, kind: 'message', message: textMessage('user', 'go') },
+      {
+        id: `${id}-a`,
+        parentId: `${id}-u`,
+        timestamp: iso,
+        kind: 'message',
+        message: textMessage('assistant', 'done', { model, usage, cost: 0.01 }),
+      },
+    ],
+  };
+}

@@ -5,38 +5,19 @@
  * does not know is a 400, and the answer says whose days it counted (dayZone).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Session, Usage } from '../../src/model/types.js';
 import { dayIn, WebData } from '../../src/server/web/data.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
-import { textMessage } from '../helpers/sessions.js';
-
-const usage = (input: number): Usage => ({ input, output: 10, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
-
-/** A prompt and its answer at `iso` (UTC), with usage `input`. */
-const answeredAt = (id: string, iso: string, input: number): Session => ({
-  id,
-  source: 'threadbase',
-  project: '/w/days',
-  createdAt: iso,
-  updatedAt: iso,
-  messageCount: 2,
-  entries: [
-    { id: `${id}-u`, parentId: null, timestamp: iso, kind: 'message', message: textMessage('user', 'go') },
-    {
-      id: `${id}-a`,
-      parentId: `${id}-u`,
-      timestamp: iso,
-      kind: 'message',
-      message: textMessage('assistant', 'done', { model: 'claude-sonnet-4', usage: usage(input), cost: 0.01 }),
-    },
-  ],
-});
+import { answeredAt } from '../helpers/sessions.js';
 
 const store = new MemoryStore();
 beforeAll(async () => {
-  await store.writeSession(answeredAt('late-evening', '2026-11-20T03:30:00.000Z', 100), { keepId: true }); // 22:30 on the 19th in New York
-  await store.writeSession(answeredAt('next-morning', '2026-11-20T15:00:00.000Z', 1000), { keepId: true }); // 10:00 on the 20th
+  await store.writeSession(answeredAt('late-evening', '2026-11-20T03:30:00.000Z', { input: 100, model: 'claude-sonnet-4' }), {
+    keepId: true,
+  }); // 22:30 on the 19th in New York
+  await store.writeSession(answeredAt('next-morning', '2026-11-20T15:00:00.000Z', { input: 1000, model: 'claude-sonnet-4' }), {
+    keepId: true,
+  }); // 10:00 on the 20th
 });
 
 const days = (byDay: { key: string; input: number }[]) => byDay.map((b) => [b.key, b.input]);
