@@ -65,9 +65,10 @@ export function syncBarText(
   columns = process.stderr.columns,
 ): string {
   const tail = ` ${params.value}/${params.total} ${format}`;
-  // room left for the longest agent name ('threadbase'), so the bar keeps its width from one agent to the next
+  // room left for the longest agent name ('threadbase'), so the bar keeps its width from one agent to the
+  // next; a terminal of no width (0: a pseudo-terminal never sized, as `script` makes) taken as 80, as cli-progress does
   const room =
-    (columns ?? 80) - 1 - 'sync []'.length - Math.max(tail.length, ` ${params.total}/${params.total} threadbase`.length);
+    (columns || 80) - 1 - 'sync []'.length - Math.max(tail.length, ` ${params.total}/${params.total} threadbase`.length);
   const size = Math.min(40, room);
   if (size < 5) return `sync${tail}`;
   const full = params.total > 0 ? Math.round((params.value / params.total) * size) : 0;
