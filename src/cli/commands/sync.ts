@@ -11,7 +11,7 @@ import { agentListOption, positiveIntOption } from '../options.js';
  * terminal's last column free (a warning's file and line are never cut), each warning printed whole
  * above the bar (MultiBar.log), the bar cleared at the end so the summary follows the warnings.
  */
-export class SyncProgress {
+class SyncProgress {
   private readonly multi: cliProgress.MultiBar;
   private bar: cliProgress.SingleBar | undefined;
 
@@ -59,7 +59,7 @@ export class SyncProgress {
 
 /** `sync [#####-----] 12/45 claude`, its bar as wide as the terminal leaves room for (at most 40). */
 export function syncBarText(
-  options: cliProgress.Options,
+  options: { barCompleteChar?: string; barIncompleteChar?: string },
   params: { value: number; total: number },
   format: string,
   columns = process.stderr.columns,
