@@ -72,4 +72,17 @@ describe('blank thinking in what pi sends', () => {
     ]);
     expect(sent[3]?.parts).toEqual([{ type: 'thinking', thinking: 'Mine.', signature: 'sig2' }]);
   });
+
+  it('a response of the same provider and model recorded under another API is the same model (a copy back from Codex)', () => {
+    const sent = piSendView([
+      { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+      assistant('anthropic-messages', [
+        { type: 'thinking', thinking: 'Kept.', signature: 'sig' },
+        { type: 'text', text: 'Answer.' },
+      ]),
+      { role: 'user', parts: [{ type: 'text', text: 'again' }] },
+      assistant('openai-responses', [{ type: 'text', text: 'Later.' }]),
+    ]);
+    expect(thinkingOf(sent)).toEqual(['Kept.']);
+  });
 });

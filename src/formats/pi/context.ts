@@ -29,9 +29,14 @@ function withoutEmptyThinking(m: Message): Message {
   return m.parts.some(blank) ? { ...m, parts: m.parts.filter((p) => !blank(p)) } : m;
 }
 
-/** A message's model as transformMessages compares it with the model resumed with. */
+/**
+ * A message's model as transformMessages compares it with the model resumed with: its provider and
+ * id. pi resumes with the last response's provider and model as its registry has them, the API the
+ * registry's, so a message's own api says nothing of it (a copy back from Codex records its later
+ * responses as openai-responses beside the kept turns' anthropic-messages, all one model).
+ */
 function modelKey(m: Message | undefined): string | undefined {
-  return m ? JSON.stringify([m.provider ?? '', m.api ?? '', m.model ?? '']) : undefined;
+  return m ? JSON.stringify([m.provider ?? '', m.model ?? '']) : undefined;
 }
 
 /**
