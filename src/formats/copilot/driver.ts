@@ -136,8 +136,9 @@ export class CopilotDriver extends DriverBase {
    * 23: a failed model call (`session.error` naming its user message) is the model's error entry: its words, stop reason `error`.
    * 24: unsigned thinking threadbase kept beside thinking blocks (`reasoningText`, `threadbase.unsignedThinking`) is read back in place.
    * 25: an attached image keeps its `displayName` (meta.copilotImageName: Copilot CLI sends it before the image).
+   * 26: a reply written without a usage record keeps its provider (`threadbase.provider`).
    */
-  readonly readerVersion = 25;
+  readonly readerVersion = 26;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

@@ -475,6 +475,8 @@ function pushMessages(
     const kept: JsonObject = {
       ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
       ...keptFinish(m.stopReason, m.api, u !== undefined),
+      // its provider, which only a usage record says (pi resumes with the last response's provider and model)
+      ...(m.provider && !u ? { provider: m.provider } : {}),
       ...(m.cost !== undefined && !again ? { cost: m.cost } : {}),
       // the usage terms its usage record has no field for (1-hour cache writes, advisor requests, …: shared/usage-extras.ts)
       ...(extras ? { usage: extras } : {}),

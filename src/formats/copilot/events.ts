@@ -234,7 +234,7 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
       ...calls,
     ];
   const model = str(d.model) ?? str(usage?.model);
-  const provider = str(usage?.modelProvider) ?? str(usage?.providerType);
+  const provider = str(usage?.modelProvider) ?? str(usage?.providerType) ?? str(kept?.provider);
   const stop = stopReasonOf(str(usage?.finishReason), str(kept?.stopReason));
   const api = apiOf(str(usage?.apiEndpoint), str(kept?.api));
   // USD as threadbase kept it (the usage record's `cost` is Copilot CLI's premium requests, not read)
