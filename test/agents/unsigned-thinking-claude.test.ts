@@ -12,23 +12,12 @@ import type { Message } from '../../src/model/types.js';
 import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
 import { conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
-import { chainSession, thinkingTurns } from '../helpers/sessions.js';
+import { chainSession, thinkingTurnsToFourth } from '../helpers/sessions.js';
 
 const MODEL = 'claude-sonnet-4-5';
 const assistant = (parts: Message['parts']): Message => ({ role: 'assistant', model: MODEL, parts });
 
-function messages(): [string, Message][] {
-  return [
-    ...thinkingTurns(assistant),
-    [
-      'a4',
-      assistant([
-        { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
-        { type: 'text', text: 'Answer four.' },
-      ]),
-    ],
-  ];
-}
+const messages = () => thinkingTurnsToFourth(assistant);
 
 describe('thinking without a signature, resumed by the real claude', () => {
   let home: AgentHome;

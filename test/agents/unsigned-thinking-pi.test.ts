@@ -15,7 +15,7 @@ import type { Message } from '../../src/model/types.js';
 import { type AgentHome, PI_MODEL, PI_PROVIDER, runPi, setupAgentHome } from '../helpers/agents.js';
 import { conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
-import { chainSession, thinkingTurns } from '../helpers/sessions.js';
+import { chainSession, thinkingTurnsToFourth } from '../helpers/sessions.js';
 
 const assistant = (parts: Message['parts']): Message => ({
   role: 'assistant',
@@ -25,18 +25,7 @@ const assistant = (parts: Message['parts']): Message => ({
   parts,
 });
 
-function messages(): [string, Message][] {
-  return [
-    ...thinkingTurns(assistant),
-    [
-      'a4',
-      assistant([
-        { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
-        { type: 'text', text: 'Answer four.' },
-      ]),
-    ],
-  ];
-}
+const messages = () => thinkingTurnsToFourth(assistant);
 
 describe('thinking without a signature, resumed by the real pi', () => {
   let home: AgentHome;

@@ -15,7 +15,7 @@ import type { AgentHome } from '../helpers/agents.js';
 import { conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
 import { QWEN_MODEL, runQwen, setupQwenHome } from '../helpers/qwen.js';
-import { chainSession, thinkingTurns } from '../helpers/sessions.js';
+import { chainSession, thinkingTurnsToFourth } from '../helpers/sessions.js';
 
 const assistant = (parts: Message['parts']): Message => ({
   role: 'assistant',
@@ -27,14 +27,7 @@ const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text',
 
 function messages(): [string, Message][] {
   return [
-    ...thinkingTurns(assistant),
-    [
-      'a4',
-      assistant([
-        { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
-        { type: 'text', text: 'Answer four.' },
-      ]),
-    ],
+    ...thinkingTurnsToFourth(assistant),
     ['u5', user('fifth')],
     [
       'a5',

@@ -598,6 +598,20 @@ export function thinkingTurns(assistant: (parts: Message['parts']) => Message): 
   ];
 }
 
+/** thinkingTurns and a fourth reply of blank signed thinking and text (what pi and Qwen Code leave out or keep). */
+export function thinkingTurnsToFourth(assistant: (parts: Message['parts']) => Message): [string, Message][] {
+  return [
+    ...thinkingTurns(assistant),
+    [
+      'a4',
+      assistant([
+        { type: 'thinking', thinking: ' ', signature: 'sig-blank' },
+        { type: 'text', text: 'Answer four.' },
+      ]),
+    ],
+  ];
+}
+
 /** A session of `n` responses with usage (each its own response id), `copyOf`'s first ones again as a fork copies them. */
 export function respondedSession(id: string, createdAt: string, n: number, copyOf?: Session): Session {
   const entries: Entry[] = [];
