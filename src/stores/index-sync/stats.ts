@@ -86,17 +86,16 @@ function sessionsWhere(opts: StatsOptions): Where {
 const inWindow = (w: Where, opts: StatsOptions): Where =>
   w.given(opts.since, 'e.timestamp >= ?').given(opts.until, 'e.timestamp <= ?');
 
-/** The counted records `stats` sums for `opts` (entries `e` of sessions `s`). */
+/**
+ * The counted records `stats` sums for `opts` (entries `e` of sessions `s`): a copied response once
+ * among the sessions (preferredAmong). A session's own records (ownRecords) are countedParts'.
+ */
 export function countedWhere(opts: StatsOptions): Where {
-  const sessions = sessionsWhere(opts);
-  const counted = opts.ownRecords
-    ? new Where().add('e.counted > 0').add(sessions.sql, ...sessions.args)
-    : preferredAmong(sessions);
-  return inWindow(counted, opts);
+  return inWindow(preferredAmong(sessionsWhere(opts)), opts);
 }
 
 /**
- * countedWhere as the parts `stats` sums apart, each read through an index of its own. A session's
+ * The records `stats` sums for `opts`, as parts it sums apart, each read through an index of its own. A session's
  * own records (ownRecords) are the copies that count, read from their covering index
  * (entries_counted, `counted = 1`), and the copies that do not (entries_copied, `counted = 2`: few):
  * `counted > 0` matched neither partial index's term, so every record was read from its row among the
