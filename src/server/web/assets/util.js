@@ -151,15 +151,20 @@ export function shortPath(p) {
   return parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : p;
 }
 
+/** How many characters `a` and `b` start with alike. */
+function commonStart(a, b) {
+  let c = 0;
+  while (c < a.length && c < b.length && a[c] === b[c]) c++;
+  return c;
+}
+
 /**
  * `other` shortened to tell it apart from `id`: its first 8 characters, or as many more as it shares
  * with `id` and 4 past them (UUIDv7 ids made in the same minute share their first 8: a fork's parent
  * read 'from 01a21356' on a session whose own id starts 01a21356).
  */
 export function shortIdBeside(other, id) {
-  let common = 0;
-  while (common < other.length && common < id.length && other[common] === id[common]) common++;
-  const n = Math.max(8, common + 4);
+  const n = Math.max(8, commonStart(other, id) + 4);
   return n >= other.length ? other : `${other.slice(0, n)}…`;
 }
 
@@ -173,13 +178,7 @@ export function shortIds(ids) {
   const out = new Map();
   distinct.forEach((id, i) => {
     // in sorted order the longest shared start is with a neighbour
-    let common = 0;
-    for (const other of [distinct[i - 1], distinct[i + 1]]) {
-      if (other === undefined) continue;
-      let c = 0;
-      while (c < other.length && c < id.length && other[c] === id[c]) c++;
-      common = Math.max(common, c);
-    }
+    const common = Math.max(commonStart(distinct[i - 1] ?? '', id), commonStart(distinct[i + 1] ?? '', id));
     const n = Math.max(12, common + 4);
     out.set(id, n >= id.length ? id : `${id.slice(0, n)}…`);
   });
