@@ -282,6 +282,26 @@ interface ChatState {
    * (a resume's `$set.messages` writes replies back with their calls in `content` and no status)
    */
   earlierCalls: Map<string, JsonObject>;
+  /**
+   * A compaction threadbase wrote (encode.ts: its summary first in a `$set.messages`) → the message it
+   * follows and the messages it kept: in the model those stay before it, as in the session written.
+   */
+  compactions: Map<string, { parent: string | null; kept: Set<string> }>;
+}
+
+/** The user turn threadbase writes for a compaction (encode.ts), read back as one (recordEntries). */
+const isCompactionRecord = (rec: JsonObject | undefined): boolean =>
+  rec?.type === 'user' && isObject(rec.threadbase) && isObject(rec.threadbase.compaction);
+
+/** The message ids from the root to `id`, by the parents recorded. */
+function chainTo(state: ChatState, id: string | null): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (let at = id; at !== null && !seen.has(at); at = state.parents.get(at) ?? null) {
+    seen.add(at);
+    out.unshift(at);
+  }
+  return out;
 }
 
 /** Keeps the calls of a reply recorded again without them (see ChatState.earlierCalls). */
@@ -335,14 +355,28 @@ function applyRecord(state: ChatState, rec: unknown, place: { file: string; line
     const { messages, ...rest } = rec.$set;
     Object.assign(state.meta, rest);
     if (Array.isArray(messages)) {
-      // The whole conversation replaced (history masking, compression): re-link in the new order.
-      const ids: string[] = [];
-      for (const m of messages) {
-        if (!isObject(m) || typeof m.id !== 'string') continue;
-        rememberCalls(state, state.records.get(m.id), m);
-        state.records.set(m.id, withRecordedTokens(state.records.get(m.id), m));
-        state.parents.set(m.id, ids[ids.length - 1] ?? null);
-        ids.push(m.id);
+      const listed = messages.filter((m): m is JsonObject => isObject(m) && typeof m.id === 'string');
+      const first = listed[0];
+      const firstId = first?.id as string | undefined;
+      // A compaction threadbase wrote: the conversation before it stays the path to it, the messages it
+      // kept where they were; what follows hangs from it (also when a resume writes the list again).
+      const compaction =
+        first && firstId && (isCompactionRecord(first) || isCompactionRecord(state.records.get(firstId)))
+          ? (state.compactions.get(firstId) ?? {
+              parent: state.chain[state.chain.length - 1] ?? null,
+              kept: new Set(listed.slice(1).flatMap((m) => (state.chain.includes(m.id as string) ? [m.id as string] : []))),
+            })
+          : undefined;
+      if (compaction && firstId) state.compactions.set(firstId, compaction);
+      // Else the whole conversation replaced (history masking, compression): re-link in the new order.
+      const ids: string[] = compaction ? chainTo(state, compaction.parent) : [];
+      for (const m of listed) {
+        const id = m.id as string;
+        rememberCalls(state, state.records.get(id), m);
+        state.records.set(id, withRecordedTokens(state.records.get(id), m));
+        if (compaction?.kept.has(id)) continue;
+        state.parents.set(id, ids[ids.length - 1] ?? null);
+        ids.push(id);
       }
       state.chain = ids;
     }
@@ -410,7 +444,14 @@ function subagentTitle(firstLine: string | undefined, summary: string | undefine
 
 export async function readChat(file: string, where: ProjectDir): Promise<Session> {
   const warnings: ParseWarning[] = [];
-  const state: ChatState = { meta: {}, records: new Map(), parents: new Map(), chain: [], earlierCalls: new Map() };
+  const state: ChatState = {
+    meta: {},
+    records: new Map(),
+    parents: new Map(),
+    chain: [],
+    earlierCalls: new Map(),
+    compactions: new Map(),
+  };
   if (file.endsWith('.jsonl')) {
     for await (const l of readJsonl(file)) {
       if (l.error) warnings.push({ file, line: l.line, message: l.error });
@@ -444,6 +485,12 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
     const first = es[0];
     if (first) first.parentId = parentMsg === null ? null : (lastEntryOf.get(parentMsg) ?? parentMsg);
     entries.push(...es);
+  }
+  // a compaction's kept messages start at the first of them still on the path to it
+  for (const e of entries) {
+    const kept = e.kind === 'compaction' ? state.compactions.get(e.id)?.kept : undefined;
+    const firstKept = kept && chainTo(state, e.id).find((id) => kept.has(id));
+    if (e.kind === 'compaction' && firstKept) e.firstKeptEntryId = firstKept;
   }
   markResent(entries);
   markEarlierCancelled(entries, state.earlierCalls);
