@@ -32,6 +32,31 @@ export function padStartColumns(s: string, width: number): string {
   return ' '.repeat(Math.max(0, width - stringWidth(s))) + s;
 }
 
+/** `s`'s graphemes (a character with its combining marks, an emoji sequence): where a cut may fall. */
+export function graphemesOf(s: string): string[] {
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return Array.from(graphemes.segment(s), ({ segment }) => segment);
+}
+
+/**
+ * `s` cut to its last `width` columns, starting with '…' when cut: a path's end (its project's name)
+ * says more than its start.
+ */
+export function cutStartToColumns(s: string, width: number): string {
+  if (stringWidth(s) <= width) return s;
+  if (width <= 0) return '';
+  const kept: string[] = [];
+  let used = 0;
+  const parts = graphemesOf(s);
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const w = stringWidth(parts[i] as string);
+    if (used + w > width - 1) break;
+    kept.push(parts[i] as string);
+    used += w;
+  }
+  return `…${kept.reverse().join('')}`;
+}
+
 /**
  * `s` cut to at most `width` columns, ending in '…' when cut; never inside a character, an emoji
  * sequence or before a combining mark (whole graphemes only).

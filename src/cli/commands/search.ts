@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
-import { type CliContext, colorOnStdout, printJson, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
+import {
+  type CliContext,
+  colorOnStdout,
+  printJson,
+  terminalColumns,
+  warnIfNeverSynced,
+  warnParse,
+  writableIndexPath,
+} from '../io.js';
 import {
   agentOption,
   checkTimeWindow,
@@ -11,7 +19,7 @@ import {
   UsageError,
   untilOption,
 } from '../options.js';
-import { oneLine, padEndColumns, stringWidth } from '../text-width.js';
+import { cutStartToColumns, cutToColumns, graphemesOf, oneLine, padEndColumns, stringWidth } from '../text-width.js';
 import { shortIds } from '../tree-view.js';
 
 /**
@@ -19,7 +27,87 @@ import { shortIds } from '../tree-view.js';
  * tokens), so the text's own brackets ('[Your previous response…]') stay as they are.
  */
 export function highlightHits(snippet: string): string {
-  return snippet.replace(/\[([\p{L}\p{N}\p{Co}]+)\]/gu, '\x1b[1;33m$1\x1b[0m');
+  return snippet.replace(HIT, '\x1b[1;33m$1\x1b[0m');
+}
+
+const HIT = /\[([\p{L}\p{N}\p{Co}]+)\]/gu;
+
+/** A piece of a snippet a cut keeps or drops whole: one grapheme of its text, or one hit (a marked word). */
+interface SnippetPiece {
+  text: string;
+  columns: number;
+  hit: boolean;
+}
+
+/**
+ * A snippet (its hits in [brackets]) on one line of at most `width` columns, its first hit in view: on a
+ * narrow terminal a hit's line wrapped under the next hit, and a cut at its end alone could drop the very
+ * word searched for. Cut with '…' on either side, around that hit; the hits bold when `colored` (their
+ * brackets then take no column), else bracketed as the index marks them.
+ */
+export function fitSnippet(snippet: string, width: number, colored: boolean): string {
+  const pieces: SnippetPiece[] = [];
+  let at = 0;
+  const text = oneLine(snippet);
+  for (const m of text.matchAll(HIT)) {
+    for (const g of graphemesOf(text.slice(at, m.index))) pieces.push({ text: g, columns: stringWidth(g), hit: false });
+    const word = m[1] as string;
+    pieces.push({ text: word, columns: stringWidth(word) + (colored ? 0 : 2), hit: true });
+    at = m.index + m[0].length;
+  }
+  for (const g of graphemesOf(text.slice(at))) pieces.push({ text: g, columns: stringWidth(g), hit: false });
+  const show = (p: SnippetPiece) => (!p.hit ? p.text : colored ? `\x1b[1;33m${p.text}\x1b[0m` : `[${p.text}]`);
+  const columnsOf = (from: number, to: number) => {
+    let n = 0;
+    for (let i = from; i < to; i++) n += (pieces[i] as SnippetPiece).columns;
+    return n;
+  };
+  const total = columnsOf(0, pieces.length);
+  if (total <= width) return pieces.map(show).join('');
+  if (width <= 1) return cutToColumns(text, width);
+  const first = pieces.findIndex((p) => p.hit);
+  if (first < 0) return cutToColumns(text, width);
+  // the start kept when the first hit fits there with the end's '…'
+  let from = 0;
+  let to = first + 1;
+  if (columnsOf(0, to) > width - 1) {
+    const hit = pieces[first] as SnippetPiece;
+    // a hit wider than the line alone: its start, cut
+    if (hit.columns > width - 2) return `…${cutToColumns(hit.text, width - 1)}`;
+    // else about a third of the room before the hit, what is left after it
+    from = first;
+    let used = hit.columns + 2;
+    const before = Math.floor((width - used) / 3);
+    for (let b = 0; from > 0 && b + (pieces[from - 1] as SnippetPiece).columns <= before; ) {
+      b += (pieces[--from] as SnippetPiece).columns;
+      used += (pieces[from] as SnippetPiece).columns;
+    }
+    for (; to < pieces.length && used + (pieces[to] as SnippetPiece).columns <= width; to++)
+      used += (pieces[to] as SnippetPiece).columns;
+    // the end reached: the room left goes before the hit ('…' at the end given back)
+    if (to === pieces.length) used--;
+    for (; from > 0 && used + (pieces[from - 1] as SnippetPiece).columns <= width; from--)
+      used += (pieces[from - 1] as SnippetPiece).columns;
+    if (from === 0) used--;
+  } else {
+    let used = columnsOf(0, to) + 1;
+    for (; to < pieces.length && used + (pieces[to] as SnippetPiece).columns <= width; to++)
+      used += (pieces[to] as SnippetPiece).columns;
+  }
+  let kept = pieces.slice(from, to).map(show).join('');
+  if (from > 0) kept = `…${kept.trimStart()}`;
+  return to < pieces.length ? `${kept.trimEnd()}…` : kept;
+}
+
+/** The columns a project keeps at least beside a hit's id on its line (of its path's end). */
+const PROJECT_ROOM = 12;
+
+/** `head` and the project after it in `columns`: the project's path cut at its start, else the line at its end. */
+function fitHead(head: string, project: string | undefined, columns: number): string {
+  const room = columns - stringWidth(head);
+  if (room >= Math.min(PROJECT_ROOM, stringWidth(project ?? '')))
+    return (head + cutStartToColumns(project ?? '', room)).trimEnd();
+  return cutToColumns(head.trimEnd(), columns);
 }
 
 export function registerSearch(program: Command, ctx: CliContext): void {
@@ -104,11 +192,27 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           const idWidth = Math.max(0, ...hits.map((h) => stringWidth(h.sessionId)));
           const sourceWidth = Math.max(8, ...hits.map((h) => h.source.length));
           const roleWidth = Math.max(9, ...hits.map((h) => (h.role ?? 'summary').length));
+          // on a terminal each line fits its width (a wrapped hit ran into the next); in a pipe lines stay whole
+          const columns = terminalColumns(ctx);
           for (const h of hits) {
             // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
-            ctx.stdout(
-              `${padEndColumns(h.sessionId, idWidth)}  ${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} ${h.project ?? ''}\n    ${shortEntry(h.sessionId, h.entryId)}  ${bold(oneLine(h.snippet))}\n`,
-            );
+            const about = `${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} `;
+            const entry = `    ${shortEntry(h.sessionId, h.entryId)}  `;
+            if (columns === undefined) {
+              ctx.stdout(
+                `${padEndColumns(h.sessionId, idWidth)}  ${about}${h.project ?? ''}\n${entry}${bold(oneLine(h.snippet))}\n`,
+              );
+              continue;
+            }
+            const colored = colorOnStdout(ctx);
+            const snippet = fitSnippet(h.snippet, columns - stringWidth(entry), colored);
+            const head = `${padEndColumns(h.sessionId, idWidth)}  ${about}`;
+            // the id, which `show` takes, stays whole: the rest moves under it when the line has no room for it
+            const lines =
+              stringWidth(head) + Math.min(PROJECT_ROOM, stringWidth(h.project ?? '')) <= columns
+                ? [fitHead(head, h.project, columns)]
+                : [cutToColumns(h.sessionId, columns), fitHead(`  ${about}`, h.project, columns)];
+            ctx.stdout(`${lines.join('\n')}\n${entry}${snippet}\n`);
           }
           if (!hits.length) ctx.stderr('threadbase: no matches\n');
         } finally {
