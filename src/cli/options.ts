@@ -10,6 +10,7 @@ import { formatNames, writableFormatNames } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
 import { loadPrices, type PriceTable } from '../stores/index-sync/prices.js';
+import { instantOfWallClock, knownTimeZone } from '../stores/index-sync/stats.js';
 import { sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
 import { isServerUrl, serverKeyOf } from '../stores/remote/address.js';
 
@@ -39,6 +40,54 @@ export function untilOption(value: string): string {
   const end = windowEnd(value);
   if (end === undefined) throw new InvalidArgumentError(NOT_A_TIME);
   return end;
+}
+
+/** `--tz <zone>`: an IANA time zone name this runtime knows (UTC too), as given. */
+export function timeZoneOption(value: string): string {
+  if (!knownTimeZone(value))
+    throw new InvalidArgumentError('Expected an IANA time zone, e.g. Europe/Berlin, America/Los_Angeles or UTC.');
+  return value;
+}
+
+/**
+ * `--since T` / `--until T` read in a zone given later (`stats --tz`): checked as sinceOption checks
+ * it, kept as written for zonedWindowStart and zonedWindowEnd.
+ */
+export function zonedTimeOption(value: string): string {
+  if (windowStart(value) === undefined) throw new InvalidArgumentError(NOT_A_TIME);
+  return value.trim();
+}
+
+const ZONED_DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
+/** A date and time without an offset: its wall-clock parts (a time with an offset names its instant). */
+const ZONED_WALL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?$/;
+
+/** The instant `value` (as zonedTimeOption took it) names read in `timeZone`: a date alone its first instant there. */
+export function zonedWindowStart(value: string, timeZone: string): string {
+  const date = ZONED_DATE.exec(value);
+  const wall = ZONED_WALL.exec(value);
+  const parts = date ?? wall;
+  if (!parts) return windowStart(value) as string;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', frac = ''] = parts;
+  const ms = Number(`0.${frac || '0'}`) * 1000;
+  return new Date(
+    instantOfWallClock(timeZone, Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms)),
+  ).toISOString();
+}
+
+/**
+ * The last instant `value` covers in `timeZone`: a date alone (month, year) through its end there
+ * (the instant before the next one starts: a day of 23 or 25 hours where the clock changes).
+ */
+export function zonedWindowEnd(value: string, timeZone: string): string {
+  const date = ZONED_DATE.exec(value);
+  if (!date) return zonedWindowStart(value, timeZone);
+  const [, y, mo, d] = date;
+  const next = new Date(Date.UTC(Number(y), Number(mo ?? 1) - 1, Number(d ?? 1)));
+  if (d) next.setUTCDate(next.getUTCDate() + 1);
+  else if (mo) next.setUTCMonth(next.getUTCMonth() + 1);
+  else next.setUTCFullYear(next.getUTCFullYear() + 1);
+  return new Date(instantOfWallClock(timeZone, next.getTime()) - 1).toISOString();
 }
 
 /**

@@ -197,12 +197,14 @@ export interface SessionDriver {
    * the session's project or its source: each bucket's tokens, cost (recorded, the rest priced) and
    * responses, a copied response once among the sessions, only responses in since/until. What a chart
    * over many sessions needs without reading them. Absent: the caller reads or estimates per session.
+   * `timeZone` (an IANA name): the zone whose calendar days 'day' counts; absent, UTC's.
    */
   costBuckets?(
     by: CostBucketKey,
     filter: SessionFilter,
     prices: PriceTable,
     sessionIds?: readonly string[],
+    timeZone?: string,
   ): Promise<CostBucket[]>;
   /**
    * The same store seen as another tenant (a server project), scoped by the store itself: nothing a

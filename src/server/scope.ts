@@ -91,8 +91,15 @@ export class ProjectScopedDriver extends DriverBase {
     }
     if (costBuckets) {
       // as costSummary below: this project's sessions of the filter's source and project
-      this.costBuckets = async (by, filter, prices, sessionIds) =>
-        costBuckets.call(inner, by, { since: filter.since, until: filter.until }, prices, await this.idsOf(filter, sessionIds));
+      this.costBuckets = async (by, filter, prices, sessionIds, timeZone) =>
+        costBuckets.call(
+          inner,
+          by,
+          { since: filter.since, until: filter.until },
+          prices,
+          await this.idsOf(filter, sessionIds),
+          timeZone,
+        );
     }
     if (costSummary) {
       // counted in the store, over this project's sessions of the filter's source and project (a

@@ -111,13 +111,14 @@ export class ProjectIdsDriver implements SessionDriver {
           ids?.flatMap((id) => [id, this.aliasOf(id)]),
         );
     if (costBuckets)
-      this.costBuckets = (by, filter, prices, ids) =>
+      this.costBuckets = (by, filter, prices, ids, timeZone) =>
         costBuckets.call(
           inner,
           by,
           filter,
           prices,
           ids?.flatMap((id) => [id, this.aliasOf(id)]),
+          timeZone,
         );
     if (metadataEntries)
       // by the ids the project knows its sessions by

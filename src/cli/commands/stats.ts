@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
-import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
-import { type CliContext, printJson, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
+import { localTimeZone, STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
+import { type CliContext, printJson, terminalColumns, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
 import {
   agentOption,
   checkTimeWindow,
@@ -10,18 +10,69 @@ import {
   pricesFileOption,
   pricesOf,
   projectOption,
-  sinceOption,
-  untilOption,
+  timeZoneOption,
+  zonedTimeOption,
+  zonedWindowEnd,
+  zonedWindowStart,
 } from '../options.js';
-import { padEndColumns, stringWidth } from '../text-width.js';
+import { padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
+
+/** A table's column: its heading and each row's cell, right-aligned, at least `width` wide in the full table. */
+interface NumberColumn {
+  heading: string;
+  width: number;
+  cells: string[];
+}
+
+/**
+ * The rows as a table of `keys` and `columns`, one line a row; narrower than `screen` columns (a
+ * terminal's width) where the whole table is not: the tokens in one column, and each key on a line
+ * of its own above its numbers when even that is too wide. Every key stays whole.
+ */
+function statsTable(keyHeading: string, keys: string[], columns: NumberColumn[], screen: number | undefined): string[] {
+  const widthOf = (c: NumberColumn) => Math.max(c.width, stringWidth(c.heading), ...c.cells.map((s) => stringWidth(s)));
+  const keyWidth = Math.max(stringWidth(keyHeading), ...keys.map((k) => stringWidth(k)));
+  const cellsOf = (cols: NumberColumn[], row: number | 'heading') =>
+    cols.map((c) => padStartColumns(row === 'heading' ? c.heading : (c.cells[row] as string), widthOf(c))).join(' ');
+  const lineWidth = (keyCol: number, cols: NumberColumn[]) => keyCol + cols.reduce((w, c) => w + 1 + widthOf(c), 0);
+  const table = (cols: NumberColumn[], keyCol: number) => [
+    `${padEndColumns(keyHeading, keyCol)} ${cellsOf(cols, 'heading')}`,
+    ...keys.map((k, i) => `${padEndColumns(k, keyCol)} ${cellsOf(cols, i)}`),
+  ];
+  // the full table, keys in a column at least 38 wide (as it always was)
+  const fullKeys = Math.max(38, keyWidth);
+  if (screen === undefined || lineWidth(fullKeys, columns) <= screen) return table(columns, fullKeys);
+  // narrow: input, output and the cache's reads and writes as one count of tokens, no column wider than it needs
+  const tokenColumns = columns.slice(0, 4);
+  const tokens: NumberColumn = {
+    heading: 'tokens',
+    width: 0,
+    cells: keys.map((_, i) =>
+      tokenColumns.reduce((sum, c) => sum + Number((c.cells[i] as string).replace(/,/g, '')), 0).toLocaleString('en-US'),
+    ),
+  };
+  const narrow = [tokens, ...columns.slice(5)].map((c) => ({ ...c, width: 0 }));
+  if (lineWidth(keyWidth, narrow) <= screen) return table(narrow, keyWidth);
+  // stacked: each key on a line of its own, its numbers on the next, indented under their headings
+  return [keyHeading, `  ${cellsOf(narrow, 'heading')}`, ...keys.flatMap((k, i) => [k, `  ${cellsOf(narrow, i)}`])];
+}
 
 export function registerStats(program: Command, ctx: CliContext): void {
   program
     .command('stats')
     .description('tokens and cost of every agent, by day, week, month, model, project, session or source')
     .option('--by <key>', `group by ${STATS_BY.join('|')}`, oneOfOption(STATS_BY), 'day')
-    .option('--since <time>', 'only messages at or after (ISO date or time)', sinceOption)
-    .option('--until <time>', 'only messages at or before (ISO date or time; a date: through its end)', untilOption)
+    .option(
+      '--tz <zone>',
+      "the time zone whose days, weeks (from Monday) and months --by counts, and --since/--until's dates are (IANA name or UTC; default: this machine's)",
+      timeZoneOption,
+    )
+    .option('--since <time>', "only messages at or after (ISO date or time; without an offset, --tz's)", zonedTimeOption)
+    .option(
+      '--until <time>',
+      "only messages at or before (ISO date or time; without an offset, --tz's; a date: through its end)",
+      zonedTimeOption,
+    )
     .option('--source <source>', 'only this agent', agentOption)
     .option('--project <path>', 'only this directory (. is the current one)', projectOption)
     .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table', pricesFileOption)
@@ -30,6 +81,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .action(
       async (opts: {
         by: string;
+        tz?: string;
         since?: string;
         until?: string;
         source?: string;
@@ -38,7 +90,10 @@ export function registerStats(program: Command, ctx: CliContext): void {
         sync: boolean;
         json?: boolean;
       }) => {
-        checkTimeWindow(opts.since, opts.until);
+        const timeZone = opts.tz ?? localTimeZone();
+        const since = opts.since === undefined ? undefined : zonedWindowStart(opts.since, timeZone);
+        const until = opts.until === undefined ? undefined : zonedWindowEnd(opts.until, timeZone);
+        checkTimeWindow(since, until);
         const prices = pricesOf(opts.prices, ctx.env);
         writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {
@@ -50,10 +105,11 @@ export function registerStats(program: Command, ctx: CliContext): void {
           if (!opts.sync) await warnIfNeverSynced(ctx, store, opts.source);
           const rows = stats(store, prices, {
             by: opts.by as StatsBy,
-            ...(opts.since ? { since: opts.since } : {}),
-            ...(opts.until ? { until: opts.until } : {}),
+            ...(since ? { since } : {}),
+            ...(until ? { until } : {}),
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),
+            timeZone,
           });
           const unpricedOf = (r: StatsRow) => r.unpricedModels ?? [];
           // `cost` stays the number it was (what could be priced); these say whether that is all of it
@@ -77,19 +133,28 @@ export function registerStats(program: Command, ctx: CliContext): void {
           const keys = rows.map((r) =>
             r.source ? `${r.key} (${r.source})` : r.key === '' && opts.by === 'project' ? '(no project)' : r.key,
           );
-          // in display columns: a project's path may hold wide characters
-          const width = Math.max(38, ...keys.map((k) => stringWidth(k)));
-          ctx.stdout(
-            `${'key'.padEnd(width)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache read'.padStart(14)} ${'cache write'.padStart(13)} ${'reasoning'.padStart(10)} ${'cost $'.padStart(10)} ${'msgs'.padStart(6)}\n`,
-          );
           // a cost with tokens no price is known for: '—' when that is all of it, '+' after what could be priced
           const costCell = (r: StatsRow) =>
             !unpricedOf(r).length ? r.cost.toFixed(4) : r.cost > 0 ? `${r.cost.toFixed(4)}+` : '—';
-          rows.forEach((r, i) => {
-            ctx.stdout(
-              `${padEndColumns(keys[i] as string, width)} ${n(r.inputTokens).padStart(12)} ${n(r.outputTokens).padStart(12)} ${n(r.cacheReadTokens).padStart(14)} ${n(r.cacheWriteTokens).padStart(13)} ${n(r.reasoningTokens).padStart(10)} ${costCell(r).padStart(10)} ${String(r.messages).padStart(6)}\n`,
-            );
+          // each column as wide as it always was, wider where a number needs it
+          const column = (heading: string, width: number, cell: (r: StatsRow) => string): NumberColumn => ({
+            heading,
+            width,
+            cells: rows.map(cell),
           });
+          const columns = [
+            column('input', 12, (r) => n(r.inputTokens)),
+            column('output', 12, (r) => n(r.outputTokens)),
+            column('cache read', 14, (r) => n(r.cacheReadTokens)),
+            column('cache write', 13, (r) => n(r.cacheWriteTokens)),
+            column('reasoning', 10, (r) => n(r.reasoningTokens)),
+            column('cost $', 10, costCell),
+            column('msgs', 6, (r) => String(r.messages)),
+          ];
+          // the days' zone in the heading: a day in Berlin is not one in UTC
+          const timeKey = opts.by === 'day' || opts.by === 'week' || opts.by === 'month';
+          const heading = timeKey ? `${opts.by} (${timeZone})` : 'key';
+          for (const line of statsTable(heading, keys, columns, terminalColumns(ctx))) ctx.stdout(`${line}\n`);
           const models = [...new Set(rows.flatMap(unpricedOf))].sort();
           // on stderr, as the other notes: stdout stays the table, a header and one line a row
           if (models.length)

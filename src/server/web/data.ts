@@ -44,6 +44,7 @@ import {
   type ResponseWindow,
   responseCost,
 } from '../../stores/index-sync/prices.js';
+import { dayIn, knownTimeZone } from '../../stores/index-sync/stats.js';
 import { queryTerms, searchTerms, sessionMatches, snippetOf } from '../../stores/search-text.js';
 import { agentOf, ofAgent } from '../../stores/shared.js';
 
@@ -309,39 +310,8 @@ const previewOf = (e: Entry, max = 80): string => {
   return truncate(text, max);
 };
 
-/** Whether `timeZone` is an IANA zone name this runtime knows (a bad one is the caller's mistake, not UTC). */
-export function knownTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The calendar day (YYYY-MM-DD) an ISO time falls on in `timeZone`; without one (or UTC) its UTC date,
- * as `stats --by day` counts days. A time Date cannot read keeps its first ten characters.
- */
-export function dayIn(timeZone: string | undefined): (iso: string) => string {
-  if (!timeZone || timeZone === 'UTC') return (iso) => iso.slice(0, 10);
-  const format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-  const days = new Map<string, string>();
-  return (iso) => {
-    let day = days.get(iso);
-    if (day === undefined) {
-      const t = Date.parse(iso);
-      if (Number.isNaN(t)) day = iso.slice(0, 10);
-      else {
-        const parts = format.formatToParts(t);
-        const of = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-        day = `${of('year').padStart(4, '0')}-${of('month')}-${of('day')}`;
-      }
-      days.set(iso, day);
-    }
-    return day;
-  };
-}
+// the zone helpers live with the store's stats, which count days in a zone too; the routes and tests import them here
+export { dayIn, knownTimeZone };
 
 /** A session (its source and id) as indexCosts keys it. */
 const costKey = (source: string, id: string) => `${source}\u0000${id}`;
@@ -969,7 +939,7 @@ export class WebData {
     // each session's own totals on its last day, per model where the listing has them.
     const perMessage = sessions.length <= this.statsSessionLimit;
     if (!perMessage && this.driver.costBuckets)
-      return this.storeStats(this.driver.costBuckets.bind(this.driver), filter, sessions);
+      return this.storeStats(this.driver.costBuckets.bind(this.driver), filter, sessions, timeZone);
     // Per message, a response copied into several sessions (a fork's copy, a conversion's) counts
     // once, in the copy the index counts: the session created first, then by copyRank, then no fork first.
     const window: ResponseWindow = { since: filter.since, until: filter.until };
@@ -1055,6 +1025,7 @@ export class WebData {
     costBuckets: NonNullable<SessionDriver['costBuckets']>,
     filter: { source?: string; project?: string; since?: string; until?: string },
     sessions: readonly SessionInfo[],
+    timeZone: string | undefined,
   ): Promise<StatsResult> {
     const { source, project, since, until } = filter;
     const selected = {
@@ -1064,7 +1035,10 @@ export class WebData {
       ...(until ? { until } : {}),
     };
     const of = async (by: CostBucketKey, named: (key: string) => string) =>
-      (await costBuckets(by, selected, this.prices)).map((b) => ({ ...b, key: named(b.key) }));
+      (await costBuckets(by, selected, this.prices, undefined, by === 'day' ? timeZone : undefined)).map((b) => ({
+        ...b,
+        key: named(b.key),
+      }));
     const asIs = (k: string) => k;
     const [byDay, byModel, byProject, bySource] = await Promise.all([
       of('day', asIs),
@@ -1079,8 +1053,8 @@ export class WebData {
     return {
       totals,
       granularity: 'message',
-      // the store counts by the records' UTC dates (costBuckets 'day' takes no zone)
-      dayZone: 'UTC',
+      // the store counts the reader's days (costBuckets' zone)
+      dayZone: timeZone ?? 'UTC',
       sessions: sessions.length,
       byDay: [...byDay].sort((a, b) => (a.key < b.key ? -1 : 1)),
       byModel: byCost(byModel),

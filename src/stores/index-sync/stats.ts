@@ -61,9 +61,157 @@ export interface StatsOptions {
   ownRecords?: boolean;
   /** Each row's cost split by the model that billed it too (StatsRow.costByModel). */
   costByModel?: boolean;
+  /** The IANA zone whose calendar days, ISO weeks and months `by` day, week and month count; absent: UTC. */
+  timeZone?: string;
 }
 
-const KEY: Record<StatsBy, string> = {
+// ---------------------------------------------------------------------------------------------
+// Days in a time zone
+
+/** This machine's time zone (TZ=... sets it): the days `stats` counts when no zone is given. */
+export function localTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** Whether `timeZone` is an IANA zone name this runtime knows (a bad one is the caller's mistake, not UTC). */
+export function knownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+/** `timeZone`'s wall clock at instant `t` (ms), as the UTC instant that reads the same. */
+function wallClockAt(timeZone: string, t: number): number {
+  let format = wallFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    wallFormats.set(timeZone, format);
+  }
+  const n: Record<string, number> = {};
+  for (const p of format.formatToParts(t)) if (p.type !== 'literal') n[p.type] = Number(p.value);
+  const y = n.year ?? 1970;
+  const wall = Date.UTC(y, (n.month ?? 1) - 1, n.day ?? 1, n.hour ?? 0, n.minute ?? 0, n.second ?? 0);
+  // Date.UTC reads years 0-99 as 1900-1999
+  return (y < 100 ? new Date(wall).setUTCFullYear(y) : wall) + (((t % 1000) + 1000) % 1000);
+}
+
+/** `timeZone`'s offset from UTC at instant `t`, in ms. */
+export function zoneOffsetAt(timeZone: string, t: number): number {
+  return wallClockAt(timeZone, t) - t;
+}
+
+/**
+ * The first instant `timeZone`'s clock reads `wall` (a wall time written as the UTC instant that reads
+ * the same): the earlier of a time the clock reads twice (an autumn hour), and for a time it skips (a
+ * spring hour; a day that starts at 01:00) the instant the clock jumps past it.
+ */
+export function instantOfWallClock(timeZone: string, wall: number): number {
+  const offsets = new Set([zoneOffsetAt(timeZone, wall - 86_400_000), zoneOffsetAt(timeZone, wall + 86_400_000)]);
+  const fits = [...offsets].map((o) => wall - o).filter((t) => wallClockAt(timeZone, t) === wall);
+  if (fits.length) return Math.min(...fits);
+  // skipped: read with the offset before the jump, it lands as far past the jump as it lies past the gap's start
+  return wall - Math.min(...offsets);
+}
+
+/** The calendar day (YYYY-MM-DD) of UTC instant `t` in `timeZone`. */
+function dayAt(timeZone: string, t: number): string {
+  return new Date(wallClockAt(timeZone, t)).toISOString().slice(0, 10);
+}
+
+/**
+ * The day (YYYY-MM-DD) an ISO time falls on in `timeZone`; without one (or UTC) its UTC date. A time
+ * Date cannot read keeps its first ten characters, as the index's UTC days do.
+ */
+export function dayIn(timeZone: string | undefined): (iso: string) => string {
+  if (!timeZone || timeZone === 'UTC') return (iso) => iso.slice(0, 10);
+  const days = new Map<string, string>();
+  return (iso) => {
+    let day = days.get(iso);
+    if (day === undefined) {
+      const t = Date.parse(iso);
+      day = Number.isNaN(t) ? iso.slice(0, 10) : dayAt(timeZone, t);
+      days.set(iso, day);
+    }
+    return day;
+  };
+}
+
+/** Monday of the ISO week of day `day` (YYYY-MM-DD), as SQLite's date(d, '-6 days', 'weekday 1'). */
+export function mondayOf(day: string): string {
+  const t = Date.parse(`${day}T00:00:00Z`);
+  if (Number.isNaN(t)) return day;
+  const d = new Date(t);
+  d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * How a store groups records' UTC times so a zone's days are whole groups: by UTC date where the zone
+ * is UTC all year, by UTC hour where its offsets are whole hours (its clock changes at a whole UTC
+ * hour too), else by UTC quarter hour (Asia/Kathmandu's +05:45, Australia/Lord_Howe's half-hour DST).
+ */
+export type TimeSlot = 'day' | 'hour' | 'quarter';
+
+const slotOfZone = new Map<string, TimeSlot>();
+/** The slot `timeZone` needs (its offsets each month of 1970 to 2069 read once a zone). */
+export function timeSlotOf(timeZone: string | undefined): TimeSlot {
+  if (!timeZone || timeZone === 'UTC') return 'day';
+  let slot = slotOfZone.get(timeZone);
+  if (!slot) {
+    let zero = true;
+    let whole = true;
+    for (let year = 1970; year < 2070; year++)
+      for (let month = 0; month < 12; month++) {
+        const offset = zoneOffsetAt(timeZone, Date.UTC(year, month, 1));
+        zero &&= offset === 0;
+        whole &&= offset % 3_600_000 === 0;
+      }
+    slot = zero ? 'day' : whole ? 'hour' : 'quarter';
+    slotOfZone.set(timeZone, slot);
+  }
+  return slot;
+}
+
+/**
+ * The day, week (its Monday) or month in `timeZone` of a slot key as timeSlotOf's SQL writes it
+ * ('2026-03-08T10' an hour, '2026-03-08T10:45' a quarter hour), memoized: the keys of a store's
+ * groups, folded into the zone's.
+ */
+export function zonedKeyOfSlot(timeZone: string, by: 'day' | 'week' | 'month'): (slot: string) => string {
+  const keys = new Map<string, string>();
+  return (slot) => {
+    let key = keys.get(slot);
+    if (key === undefined) {
+      const t = Date.parse(slot.length === 13 ? `${slot}:00:00Z` : `${slot}:00Z`);
+      const day = Number.isNaN(t) ? slot.slice(0, 10) : dayAt(timeZone, t);
+      key = by === 'day' ? day : by === 'week' ? mondayOf(day) : day.slice(0, 7);
+      keys.set(slot, key);
+    }
+    return key;
+  };
+}
+
+/** SQL (SQLite's) of the UTC slot of `e.timestamp` a zone's day is a whole number of. */
+const SLOT_KEY: Record<Exclude<TimeSlot, 'day'>, string> = {
+  hour: 'substr(e.timestamp, 1, 13)',
+  quarter: `substr(e.timestamp, 1, 14) || CASE WHEN substr(e.timestamp, 15, 2) GLOB '[0-9][0-9]'
+              THEN printf('%02d', CAST(substr(e.timestamp, 15, 2) AS INTEGER) / 15 * 15) ELSE '' END`,
+};
+
+const UTC_KEY: Record<StatsBy, string> = {
   day: 'substr(e.timestamp, 1, 10)',
   // Monday of the ISO week
   week: "date(e.timestamp, '-6 days', 'weekday 1')",
@@ -109,6 +257,11 @@ function countedParts(opts: StatsOptions): Where[] {
 
 export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions = {}): StatsRow[] {
   const by = opts.by ?? 'day';
+  // a zone's days as its UTC hours (quarter hours) grouped in SQL, folded to the zone's days below:
+  // a date computed for each record in SQL or a function of ours would cost every record a call
+  const slot = by === 'day' || by === 'week' || by === 'month' ? timeSlotOf(opts.timeZone) : 'day';
+  const zoned = slot !== 'day' && opts.timeZone ? zonedKeyOfSlot(opts.timeZone, by as 'day' | 'week' | 'month') : undefined;
+  const KEY = slot === 'day' ? UTC_KEY : { ...UTC_KEY, day: SLOT_KEY[slot], week: SLOT_KEY[slot], month: SLOT_KEY[slot] };
   // Grouped by model, by whether the agent recorded a cost, by the band of the table's long-prompt
   // thresholds each request's prompt falls in and by how it was served (fast mode, where it ran), so
   // unrecorded costs can be priced as one request a group. Advisor requests (kept as JSON on their
@@ -151,7 +304,10 @@ export function stats(store: SqliteStore, prices: PriceTable, opts: StatsOptions
       key: Uint8Array;
       model: Uint8Array | null;
     }[]
-  ).map((r) => ({ ...r, key: textOfColumn(r.key) ?? '', model: textOfColumn(r.model) })) as {
+  ).map((r) => {
+    const key = textOfColumn(r.key) ?? '';
+    return { ...r, key: zoned ? zoned(key) : key, model: textOfColumn(r.model) };
+  }) as {
     key: string;
     source: string | null;
     model: string | null;

@@ -46,6 +46,7 @@ import {
   type ResponseWindow,
   type UnrecordedUsageGroup,
 } from '../index-sync/prices.js';
+import { timeSlotOf, zonedKeyOfSlot } from '../index-sync/stats.js';
 import { entrySearchText, queryTerms, searchLimitOf, snippetOf } from '../search-text.js';
 import {
   checkWrittenEntryIds,
@@ -128,7 +129,7 @@ const emptyCostGroups = (): CostGroups => ({
 });
 
 /** How costGroups groups responses: each session's own records, all together, or by a costBuckets key. */
-type CostGrouping = 'session' | 'all' | CostBucketKey;
+type CostGrouping = 'session' | 'all' | CostBucketKey | 'hour' | 'quarter';
 
 /**
  * costGroups' key of a response row (resp's columns, session_id its session's): a session's source
@@ -140,6 +141,10 @@ const GROUP_KEY: Record<CostGrouping, string> = {
   session: '(SELECT json_build_array(s.source, s.id)::text FROM tb_sessions s WHERE s.id = session_id)',
   all: "'[]'",
   day: 'substr(ts, 1, 10)',
+  // the UTC hour or quarter hour a zone's days are whole numbers of (timeSlotOf), as the local index's stats SQL keys them
+  hour: 'substr(ts, 1, 13)',
+  quarter: `substr(ts, 1, 14) || CASE WHEN substr(ts, 15, 2) ~ '^[0-9][0-9]$'
+              THEN lpad((substr(ts, 15, 2)::int / 15 * 15)::text, 2, '0') ELSE '' END`,
   model: "coalesce(model, 'unknown')",
   source: '(SELECT s.source FROM tb_sessions s WHERE s.id = session_id)',
   // the cwd column, and the info JSON text when that holds the exact project (json functions refuse
@@ -794,10 +799,18 @@ export class PostgresStore extends DriverBase {
     filter: SessionFilter,
     prices: PriceTable,
     sessionIds?: readonly string[],
+    timeZone?: string,
   ): Promise<CostBucket[]> {
     const thresholds = longPromptThresholds(prices);
     const { since, until } = filter;
-    const groups = await this.costGroups(await this.windowSessions(filter, sessionIds), thresholds, by, { since, until });
+    // a zone's days: grouped by the UTC hour (quarter hour) in SQL, folded to its days here, as the local index does
+    const slot = by === 'day' ? timeSlotOf(timeZone) : 'day';
+    const zoned = slot !== 'day' && timeZone ? zonedKeyOfSlot(timeZone, 'day') : undefined;
+    const grouping = slot === 'day' ? by : slot;
+    const groups = await this.costGroups(await this.windowSessions(filter, sessionIds), thresholds, grouping, {
+      since,
+      until,
+    });
     const buckets = new Map<string, CostBucket>();
     const bucket = (key: string) => {
       let b = buckets.get(key);
@@ -808,7 +821,7 @@ export class PostgresStore extends DriverBase {
       return b;
     };
     for (const [groupKey, g] of groups) {
-      const b = bucket(by === 'project' ? projectOfKey(groupKey) : groupKey);
+      const b = bucket(by === 'project' ? projectOfKey(groupKey) : zoned ? zoned(groupKey) : groupKey);
       b.input += g.usage.input;
       b.output += g.usage.output;
       b.cacheRead += g.usage.cacheRead;

@@ -403,8 +403,10 @@ export class SqliteStore extends DriverBase {
     filter: SessionFilter,
     prices: PriceTable,
     sessionIds?: readonly string[],
+    timeZone?: string,
   ): Promise<CostBucket[]> {
-    return this.statsOf(prices, selectedStatsOptions(by, filter, sessionIds)).map(costBucketOf);
+    const opts = selectedStatsOptions(by, filter, sessionIds);
+    return this.statsOf(prices, by === 'day' && timeZone ? { ...opts, timeZone } : opts).map(costBucketOf);
   }
 
   /** The tokens, recorded cost and number of the counted records `where` selects (entries `e`, sessions `s`). */

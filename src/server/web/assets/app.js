@@ -911,7 +911,7 @@ function readerTimeZone() {
 
 async function statsView(params) {
   const at = routeCount;
-  // the chart's days are the reader's, as the From and To days are (the server counted UTC days)
+  // the chart's days are the reader's, as the From and To days are (the server and its store count them in tz)
   const tz = readerTimeZone();
   const [stats, list] = await Promise.all([
     get('/stats', { ...params, ...localDays(params), tz }),
@@ -960,6 +960,7 @@ async function statsView(params) {
       card('Responses', t.responses.toLocaleString()),
       card('Sessions', stats.sessions.toLocaleString()),
     ),
+    // a browser that names no zone gets UTC days: the caption says so
     timeChart(stats.byDay, { zone: stats.dayZone && stats.dayZone !== tz ? stats.dayZone : undefined }),
     h(
       'div',

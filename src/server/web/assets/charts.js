@@ -71,7 +71,7 @@ function withEmptyDays(byDay) {
 
 /**
  * Stacked token bars per day with the day's cost as a line on the right axis. `zone`: the days are
- * another time zone's than the reader's (a store that counts UTC days): the caption says whose.
+ * another time zone's than the reader's (UTC's, for a browser that names none): the caption says whose.
  */
 export function timeChart(recorded, { zone } = {}) {
   const byDay = withEmptyDays(recorded);
