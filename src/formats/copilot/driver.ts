@@ -138,7 +138,7 @@ export class CopilotDriver extends DriverBase {
    * 25: an attached image keeps its `displayName` (meta.copilotImageName: Copilot CLI sends it before the image).
    * 26: a reply written without a usage record keeps its provider (`threadbase.provider`).
    */
-  readonly readerVersion = 26;
+  readonly readerVersion = 27;
   // new sessions only: appending to a file Copilot CLI may be writing is not offered; sub-agent
   // sessions go into a session written here (writeChildSession), side chains in it (encode.ts)
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };

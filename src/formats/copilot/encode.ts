@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { type DeclinedMark, declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { buildContext, mergeSplitResponses, pathToLeaf } from '../../model/tree.js';
-import type { CompactionEntry, Message, Meta, Session, ToolResultContent } from '../../model/types.js';
+import type { CompactionEntry, Message, Meta, Session, ToolResultContent, Usage } from '../../model/types.js';
 import { toJsonl } from '../shared/atomic.js';
 import type { EncodedJsonl } from '../shared/encoded.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
@@ -18,7 +18,7 @@ import { usageExtrasOf } from '../shared/usage-extras.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { IMAGE_NAME, sentAsImage, sentAttachmentKind } from './attachments.js';
 import { COPILOT_DENIED_CODE, copilotDeclinedError, copilotDeclinedMark } from './denials.js';
-import { isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
+import { COPILOT_USAGE_RECORDS, isObject, type JsonObject, THREADBASE_SYSTEM_MESSAGE } from './events.js';
 import { failedCallData } from './failed-turns.js';
 import { copilotApiEndpoint, copilotFinishReason, keptFinish } from './finish.js';
 import {
@@ -223,6 +223,44 @@ function messagesOf(session: Session): { items: Written[]; entryOf: Map<Message,
   return { items, entryOf, start };
 }
 
+/**
+ * The usage records of a response, just before its message (or a failed call's session.error): one of its usage
+ * (inputTokens include the cache), or, for one Copilot CLI recorded in several (a response continued after
+ * max_tokens, a failed call: events.ts COPILOT_USAGE_RECORDS), those records again when they still add up to its
+ * usage, so a copy's records and `stats` are the original's; the last paired with the message by `apiCallId`.
+ */
+function usageRecordsOf(
+  m: Message,
+  u: Usage,
+  apiCallId: string,
+  finishReason: string | undefined,
+  apiEndpoint: string | undefined,
+): JsonObject[] {
+  const own: JsonObject = {
+    model: m.model ?? 'unknown',
+    inputTokens: u.input + u.cacheRead + u.cacheWrite,
+    outputTokens: u.output,
+    cacheReadTokens: u.cacheRead,
+    cacheWriteTokens: u.cacheWrite,
+    ...(u.reasoning ? { reasoningTokens: u.reasoning } : {}),
+    ...(m.provider ? { modelProvider: m.provider } : {}),
+    ...(finishReason ? { finishReason } : {}),
+    ...(apiEndpoint ? { apiEndpoint } : {}),
+    apiCallId,
+  };
+  const kept = m.meta?.[COPILOT_USAGE_RECORDS];
+  const records = Array.isArray(kept) ? kept.filter(isObject) : [];
+  const last = records.at(-1);
+  if (!last || records.length !== (kept as unknown[]).length) return [own];
+  const sum = (field: string) => records.reduce((n, r) => n + (typeof r[field] === 'number' ? (r[field] as number) : 0), 0);
+  const same = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'].every(
+    (f) => sum(f) === (typeof own[f] === 'number' ? own[f] : 0),
+  );
+  // a message's stop reason is its last record's: kept records that no longer say it are not written
+  if (!same || (finishReason !== undefined && last.finishReason !== finishReason)) return [own];
+  return records.map((r, i) => ({ model: own.model, ...r, ...(i === records.length - 1 ? { apiCallId } : {}) }));
+}
+
 /** A compaction as Copilot CLI records its `/compact`: session.compaction_start, then _complete with the summary. */
 function compactionEvents(c: CompactionEntry): [string, JsonObject][] {
   const u = c.usage;
@@ -380,10 +418,25 @@ function pushMessages(
     // a failed call with no reply so far, as Copilot CLI records its own (failed-turns.ts): it sends nothing of it
     const failure = failedCallData(m, lastUserMessage);
     if (failure) {
+      // its usage as Copilot CLI records a failed call's tokens: usage records with no assistant.message before the
+      // session.error (events.ts failedCallUsage); not again for a turn a compaction kept, written again after it
+      const u = spent.has(given) ? undefined : m.usage;
+      spent.add(given);
+      if (u && u.input + u.output + u.cacheRead + u.cacheWrite + u.reasoning > 0) {
+        const apiCallId = m.responseId ?? `threadbase-${randomUUID()}`;
+        for (const usage of usageRecordsOf(m, u, apiCallId, undefined, copilotApiEndpoint(m.api)))
+          push('session.usage_record', { usage });
+        // in a field Copilot CLI loads and ignores: the entry's id and time (no response id), its cost, the usage
+        // terms a record has no field for
+        const extras = usageExtrasOf(u, { reasoning: false });
+        const kept: JsonObject = {
+          ...(!m.responseId && entry ? { entryId: entry.id, timestamp: entry.timestamp } : {}),
+          ...(m.cost !== undefined ? { cost: m.cost } : {}),
+          ...(extras ? { usage: extras } : {}),
+        };
+        if (Object.keys(kept).length) failure.threadbase = kept;
+      }
       push('session.error', failure);
-      const u = m.usage;
-      if (u && u.input + u.output + u.cacheRead + u.cacheWrite > 0)
-        warnings.push("a failed turn's usage not written: Copilot CLI's session.error has no room for it");
       continue;
     }
     const blocks: JsonObject[] = [];
@@ -453,20 +506,7 @@ function pushMessages(
     const apiEndpoint = u ? copilotApiEndpoint(m.api) : undefined;
     // its usage as Copilot CLI records a response's, just before the message (inputTokens include the cache)
     if (u)
-      push('session.usage_record', {
-        usage: {
-          model: m.model ?? 'unknown',
-          inputTokens: u.input + u.cacheRead + u.cacheWrite,
-          outputTokens: u.output,
-          cacheReadTokens: u.cacheRead,
-          cacheWriteTokens: u.cacheWrite,
-          ...(u.reasoning ? { reasoningTokens: u.reasoning } : {}),
-          ...(m.provider ? { modelProvider: m.provider } : {}),
-          ...(finishReason ? { finishReason } : {}),
-          ...(apiEndpoint ? { apiEndpoint } : {}),
-          apiCallId,
-        },
-      });
+      for (const usage of usageRecordsOf(m, u, apiCallId, finishReason, apiEndpoint)) push('session.usage_record', { usage });
     // in a field Copilot CLI ignores (it loads and resumes the file), read back by events.ts: a reply without a
     // response id (as Zed's): its entry's id and time, so that `stats` knows the copy by them; a stop reason or
     // API the usage record does not tell (none written, or one that reads back as another); its cost in USD

@@ -29,7 +29,7 @@ import { readUsageExtras } from '../shared/usage-extras.js';
 import { WRITTEN_BY, writtenByOf } from '../shared/written-by.js';
 import { ATTACHMENT_PLACE, IMAGE_NAME } from './attachments.js';
 import { COPILOT_INTERRUPTED, copilotDeclinedMark } from './denials.js';
-import { failedCallMessage } from './failed-turns.js';
+import { failedCallMessage, isFailedCallData } from './failed-turns.js';
 import { apiOf, stopReasonOf } from './finish.js';
 import { laidOutParts, withUnsignedThinking } from './part-layout.js';
 import { ResultsOrder, type ResultsSpan, spanRoleOf } from './results-order.js';
@@ -41,6 +41,28 @@ export const SOURCE = 'copilot';
  * back as those); Copilot CLI's own (its system prompt, each turn) are metadata.
  */
 export const THREADBASE_SYSTEM_MESSAGE = 'threadbase';
+
+/**
+ * Where a message read from several usage records (a response continued after max_tokens, a failed call) keeps
+ * each record (their fields of the schema, usageRecordOf), so a copy writes them again as they were (encode.ts):
+ * the message's usage is their sum.
+ */
+export const COPILOT_USAGE_RECORDS = 'copilotUsageRecords';
+
+/** The fields of a usage record a message keeps in COPILOT_USAGE_RECORDS. */
+const KEPT_RECORD_FIELDS = [
+  'model',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'modelProvider',
+  'initiator',
+  'apiEndpoint',
+  'apiCallId',
+  'finishReason',
+] as const;
 
 export type JsonObject = Record<string, unknown>;
 
@@ -77,6 +99,10 @@ export interface CopilotReadState {
    * chain's assistant.message, by chain (the records' agentId, '' for the main one): continuedUsage
    */
   cutShort?: Record<string, string[]>;
+  /** the apiCallIds of each chain's usage records since its last assistant.message (a failed call's: failedCallUsage) */
+  sinceReply?: Record<string, string[]>;
+  /** the usage of the session.error read now (failedCallUsage), for messageOf; gone after that event */
+  failedCallUsage?: JsonObject;
   /** tool names by call id (tool.execution_complete does not repeat it) */
   toolNames: Record<string, string>;
   /** the calls whose sub-agents run now (subagent.started, not yet completed), innermost last */
@@ -243,9 +269,11 @@ function assistantMessage(d: JsonObject, usage: JsonObject | undefined): Message
   // unsigned thinking threadbase kept beside thinking blocks, back in its place (part-layout.ts)
   const all = kept?.unsignedThinking ? withUnsignedThinking(parts, kept.unsignedThinking, str(d.reasoningText) ?? '') : parts;
   const error = str(kept?.error);
+  const records = usage?.[COPILOT_USAGE_RECORDS];
   return {
     role: 'assistant',
     parts: all,
+    ...(Array.isArray(records) ? { meta: { [COPILOT_USAGE_RECORDS]: records } } : {}),
     ...(model ? { model } : {}),
     ...(provider ? { provider } : {}),
     ...(api ? { api } : {}),
@@ -351,6 +379,11 @@ function messageOf(
       if (callId) delete state.pendingUsage[callId];
       return assistantMessage(d, usage);
     }
+    case 'session.error': {
+      // a failed model call (failed-turns.ts), not a session-wide error; with the usage recorded for it
+      const failed = failedCallMessage(d);
+      return failed && state.failedCallUsage ? withCallUsage(failed, state.failedCallUsage, d) : failed;
+    }
     case 'tool.execution_complete':
       return toolResultMessage(d, state.toolNames[str(d.toolCallId) ?? ''], assets);
     case 'system.message':
@@ -363,9 +396,6 @@ function messageOf(
       return typeof d.content === 'string'
         ? { role: 'user', parts: [{ type: 'text', text: d.content }], meta: { copilotInjected: 'notification' } }
         : undefined;
-    case 'session.error':
-      // a failed model call (failed-turns.ts), not a session-wide error
-      return failedCallMessage(d);
     default:
       return undefined;
   }
@@ -490,7 +520,7 @@ function keptEntry(
   d: JsonObject,
   byId: ReadonlyMap<string, Entry>,
 ): { id: string; timestamp: string | undefined } | undefined {
-  const kept = type === 'assistant.message' && isObject(d.threadbase) ? d.threadbase : undefined;
+  const kept = (type === 'assistant.message' || type === 'session.error') && isObject(d.threadbase) ? d.threadbase : undefined;
   const id = str(kept?.entryId);
   if (!id || byId.has(id)) return undefined;
   return { id, timestamp: str(kept?.timestamp) || undefined };
@@ -525,16 +555,67 @@ function continuedUsage(state: CopilotReadState, chain: string, apiCallId: strin
   if (!apiCallId || earlier.length === 0) return;
   const records = [...earlier.map((k) => state.pendingUsage[k] as JsonObject), state.pendingUsage[apiCallId]].filter(isObject);
   for (const k of earlier) delete state.pendingUsage[k];
+  state.pendingUsage[apiCallId] = { ...joinedUsage(records), apiCallId };
+}
+
+/**
+ * Several usage records as one message's: their tokens summed, the last one's other fields, each record kept
+ * (COPILOT_USAGE_RECORDS) so that a copy writes them as they were, `stats` counting the same per record.
+ */
+function joinedUsage(records: readonly JsonObject[]): JsonObject {
   const sum = (field: string) => records.reduce((n, u) => n + num(u[field]), 0);
-  const own = state.pendingUsage[apiCallId] ?? records.at(-1) ?? {};
-  state.pendingUsage[apiCallId] = {
-    ...own,
-    apiCallId,
+  return {
+    ...records.at(-1),
     inputTokens: sum('inputTokens'),
     outputTokens: sum('outputTokens'),
     cacheReadTokens: sum('cacheReadTokens'),
     cacheWriteTokens: sum('cacheWriteTokens'),
     ...(records.some((u) => u.reasoningTokens !== undefined) ? { reasoningTokens: sum('reasoningTokens') } : {}),
+    [COPILOT_USAGE_RECORDS]: records.map(keptRecordOf),
+  };
+}
+
+const keptRecordOf = (u: JsonObject): JsonObject =>
+  Object.fromEntries(KEPT_RECORD_FIELDS.flatMap((k) => (u[k] === undefined ? [] : [[k, u[k]]])));
+
+/**
+ * The usage of a failed call (a session.error naming its user's message): the usage records of its chain
+ * since its last assistant.message, which no message took. Copilot CLI 1.0.102 records a failed call so
+ * when a response was cut short (max_tokens) and asking it to go on failed (seen with the real binary, the
+ * stand-in answering max_tokens, then 400: a usage record with `finishReason: "length"`, no
+ * assistant.message, the session.error; its session.shutdown counts the record); a call that failed outright,
+ * even mid-stream, it records no usage for. threadbase writes another agent's failed turn's usage so (encode.ts).
+ */
+function failedCallUsage(state: CopilotReadState, chain: string): JsonObject | undefined {
+  const keys = (state.sinceReply?.[chain] ?? []).filter((k) => state.pendingUsage[k]);
+  if (state.sinceReply) delete state.sinceReply[chain];
+  if (state.cutShort) delete state.cutShort[chain];
+  const records = keys.map((k) => state.pendingUsage[k]).filter(isObject);
+  for (const k of keys) delete state.pendingUsage[k];
+  return records.length ? joinedUsage(records) : undefined;
+}
+
+/**
+ * A failed call's message with the usage recorded for it (failedCallUsage): its model, provider and API as
+ * the records say, its cost and the usage terms the record has no field for as threadbase kept them
+ * (`threadbase.cost`, `threadbase.usage`), its response id the last record's (not threadbase's made-up one).
+ */
+function withCallUsage(m: Message, usage: JsonObject, d: JsonObject): Message {
+  const kept = isObject(d.threadbase) ? d.threadbase : undefined;
+  const model = str(usage.model);
+  const provider = str(usage.modelProvider) ?? str(usage.providerType);
+  const api = apiOf(str(usage.apiEndpoint), undefined);
+  const cost = typeof kept?.cost === 'number' && Number.isFinite(kept.cost) ? kept.cost : undefined;
+  const responseId = str(usage.apiCallId);
+  return {
+    ...m,
+    ...(model ? { model } : {}),
+    ...(provider ? { provider } : {}),
+    ...(api ? { api } : {}),
+    usage: { ...usageOf(usage), ...readUsageExtras(kept?.usage, { reasoning: false }) },
+    ...(cost !== undefined ? { cost } : {}),
+    ...(responseId ? { responseId } : {}),
+    meta: { ...m.meta, [COPILOT_USAGE_RECORDS]: usage[COPILOT_USAGE_RECORDS] },
   };
 }
 
@@ -596,7 +677,12 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       if (cwd) state.project ??= cwd;
     } else if (ev.type === 'session.usage_record' && isObject(d.usage)) {
       const key = str(d.usage.apiCallId);
-      if (key) state.pendingUsage[key] = d.usage;
+      if (key) {
+        state.pendingUsage[key] = d.usage;
+        const chain = str(ev.agentId) ?? '';
+        state.sinceReply ??= {};
+        state.sinceReply[chain] = [...(state.sinceReply[chain] ?? []), key];
+      }
       if (key && d.usage.finishReason === 'length') {
         const chain = str(ev.agentId) ?? '';
         state.cutShort ??= {};
@@ -604,6 +690,9 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       }
     } else if (ev.type === 'assistant.message') {
       continuedUsage(state, str(ev.agentId) ?? '', str(d.apiCallId));
+      if (state.sinceReply) delete state.sinceReply[str(ev.agentId) ?? ''];
+    } else if (ev.type === 'session.error' && isFailedCallData(d)) {
+      state.failedCallUsage = failedCallUsage(state, str(ev.agentId) ?? '');
     } else if (ev.type === 'tool.execution_start' && typeof d.toolCallId === 'string' && typeof d.toolName === 'string') {
       state.toolNames[d.toolCallId] = d.toolName;
     } else if (ev.type === 'session.title_changed' && typeof d.title === 'string' && d.title.trim()) {
@@ -650,6 +739,7 @@ export async function parseEvents(file: string, state: CopilotReadState, opts: {
       : stale
         ? { id, parentId: null, timestamp, raw: ev, rawSource: SOURCE, kind: 'metadata', type: ev.type, data: d }
         : entryOf(ev.type, d, id, timestamp, ev, state, assets);
+    delete state.failedCallUsage;
     // the copy gets no response id: threadbase's made-up apiCallId only pairs it with its usage record
     if (kept && entry.kind === 'message') delete entry.message.responseId;
     noteInterrupted(state, id, interrupted);

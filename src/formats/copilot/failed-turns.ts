@@ -3,6 +3,9 @@
  * 400): no usage record, no assistant.message, but a `session.error {errorType: "query", message: "400 …",
  * statusCode, providerCallId, originatingMessageId}` after the turn's end; resumed, it sends nothing for it
  * (the user's messages around it go as one). A session-wide error has no `originatingMessageId` (its schema).
+ * Tokens spent on a failed turn it records as usage records before the session.error with no assistant.message
+ * (a response cut short whose "Please continue" failed): read as the failed call's usage (events.ts
+ * failedCallUsage), and written so for another agent's failed turn (encode.ts).
  */
 import type { Message, Meta, Part } from '../../model/types.js';
 import type { JsonObject } from './events.js';
@@ -26,8 +29,7 @@ const KEPT_FIELDS = [
  * (as Claude Code's API-error record reads), stop reason `error`; undefined for a session-wide error.
  */
 export function failedCallMessage(d: JsonObject): Message | undefined {
-  if (typeof d.message !== 'string') return undefined;
-  if (typeof d.originatingMessageId !== 'string' && typeof d.statusCode !== 'number') return undefined;
+  if (!isFailedCallData(d) || typeof d.message !== 'string') return undefined;
   const kept: Meta = {};
   for (const k of KEPT_FIELDS) if (d[k] !== undefined) kept[k] = d[k];
   return {
@@ -38,6 +40,10 @@ export function failedCallMessage(d: JsonObject): Message | undefined {
     meta: { [COPILOT_ERROR]: kept },
   };
 }
+
+/** A session.error's data is a failed model call's (it names the user's message, or an HTTP status), not a session-wide error. */
+export const isFailedCallData = (d: JsonObject): boolean =>
+  typeof d.message === 'string' && (typeof d.originatingMessageId === 'string' || typeof d.statusCode === 'number');
 
 /** A message read from a session.error (Copilot CLI sends nothing for it). */
 export const isFailedCall = (m: Message): boolean => m.role === 'assistant' && isObject(m.meta?.[COPILOT_ERROR]);
