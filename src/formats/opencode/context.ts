@@ -23,7 +23,11 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     mergeSplitResponses: false,
   });
   const messages: Message[] = [];
-  const resumedOn = modelKey(base.messages.findLast((m) => m.role === 'assistant' && m.model !== undefined));
+  // OpenCode and Kilo resume (without `-m`) on the model of the last user message, which records one;
+  // a session of none (another agent's records) on its last reply's
+  const lastUser = base.messages.findLast((m) => m.role === 'user' && m.model !== undefined);
+  const resumedWith = lastUser ?? base.messages.findLast((m) => m.role === 'assistant' && m.model !== undefined);
+  const resumedOn = modelKey(resumedWith);
   for (const m of base.messages) {
     if (m.meta?.compactionSummary === true) {
       // OpenCode's own summary message is sent as recorded (its reasoning, each text part); another agent's as its text
@@ -51,7 +55,11 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
       inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(asOpenCodeSends(sent)))), messages.at(-1)),
     );
   }
-  return { ...base, messages };
+  return {
+    ...base,
+    ...(lastUser ? { model: lastUser.model, ...(lastUser.provider ? { provider: lastUser.provider } : {}) } : {}),
+    messages,
+  };
 }
 
 /** A message's model as OpenCode compares it with the model it resumes with: providerID/modelID. */
@@ -60,8 +68,8 @@ function modelKey(m: Message | undefined): string | undefined {
 }
 
 /**
- * An assistant message of another model than the one OpenCode resumes with (taken to be the last
- * response's, as OpenCode takes the last user message's): toModelMessages (differentModel) sends its
+ * An assistant message of another model than the one OpenCode resumes with (the last user message's,
+ * as the real OpenCode 1.18.33 and Kilo 7.7.7 resume without `-m`): toModelMessages (differentModel) sends its
  * reasoning as text, blank reasoning and redacted thinking (reasoning of empty text) not at all, and
  * no provider metadata of its parts. The real OpenCode 1.18.33 and Kilo 7.7.7 sent so.
  */

@@ -159,8 +159,9 @@ export class OpenCodeDriver extends DriverBase {
    * 6: a session threadbase wrote says so (its first message's `threadbase.writtenBy`: SessionInfo.writtenBy).
    * 7: a prompt's plain-text file OpenCode records as its Read note, text and file part is one file part again;
    *    a result's attachments and `threadbase.resultContent` are its content; a split response is one message.
+   * 8: an empty text is a single space in every step of a message that holds signed reasoning, not only in its step.
    */
-  readonly readerVersion = 7;
+  readonly readerVersion = 8;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

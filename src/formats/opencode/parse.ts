@@ -347,13 +347,24 @@ function stepsOf(m: OcMessage, messageId: string): Step[] {
   return steps;
 }
 
-function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Message; tool?: Message } {
+/**
+ * One step's messages. `messageParts`: the parts of its message OpenCode sends (all, but where a revert
+ * cut the message), of which any signed reasoning makes an empty text a single space in every step.
+ */
+function stepMessages(
+  m: OcMessage,
+  step: Step,
+  info: Json,
+  messageParts: readonly Json[] = m.parts,
+): { assistant: Message; tool?: Message } {
   const parts: Part[] = [];
   const results: ToolResultPart[] = [];
   let usage: Usage | undefined;
   let cost: number | undefined;
   let stopReason: string | undefined;
-  const hasSignedReasoning = step.parts.some((p) => p.type === 'reasoning' && obj(obj(p.metadata)?.anthropic)?.signature != null);
+  const hasSignedReasoning = messageParts.some(
+    (p) => p.type === 'reasoning' && obj(obj(p.metadata)?.anthropic)?.signature != null,
+  );
   for (const p of step.parts) {
     const call =
       p.type === 'text'
@@ -366,7 +377,7 @@ function stepMessages(m: OcMessage, step: Step, info: Json): { assistant: Messag
       parts.push(image); // the note threadbase wrote for an image the assistant made (encode.ts)
     else if (p.type === 'text') {
       const text = str(p.text) ?? '';
-      // OpenCode sends an empty text beside signed reasoning as a single space.
+      // OpenCode sends an empty text as a single space when its message (any step) holds signed reasoning.
       parts.push({
         type: 'text',
         text: text === '' && hasSignedReasoning ? ' ' : text,
@@ -474,7 +485,12 @@ function keptBeforePart(m: OcMessage, partId: string, from: Entry): Entry[] {
     step.parts.findIndex((p) => str(p.id) === partId),
   );
   if (!before.some((p) => p.type === 'text' || p.type === 'tool')) return [];
-  const { assistant, tool } = stepMessages(m, { id: step.id, parts: before }, m.info);
+  // what the message keeps after the cut: its parts before the part
+  const keptParts = m.parts.slice(
+    0,
+    m.parts.findIndex((p) => str(p.id) === partId),
+  );
+  const { assistant, tool } = stepMessages(m, { id: step.id, parts: before }, m.info, keptParts);
   const partIDs = before.map((p) => str(p.id) ?? '');
   const id = `${from.id}:before:${partId}`;
   const first = step.id === messageId;
