@@ -63,11 +63,42 @@ describe('gemini: a compaction threadbase wrote, read back', () => {
     const info = await driver.writeSession(compacted(join(root, 'project')));
     const file = info.path as string;
     const lines = (await fs.readFile(file, 'utf8')).trim().split('\n');
-    // Gemini CLI on resume: the loaded conversation written again (a `$set.messages`), then the new turn
+    // Gemini CLI 0.61 on resume (test/agents/roundtrip-gemini.test.ts): the loaded conversation written
+    // again (a `$set.messages`) after its own fresh session context, then the new turn
     const set = JSON.parse(lines.at(-1) as string) as { $set: { messages: unknown[] } };
-    const next = { id: 'u3', timestamp: t(8), type: 'user', content: [{ text: 'third' }] };
-    await fs.appendFile(file, `${JSON.stringify({ $set: { messages: set.$set.messages } })}\n${JSON.stringify(next)}\n`);
+    const context = {
+      id: 'ctx',
+      timestamp: t(8),
+      type: 'user',
+      content: [{ text: '<session_context>\nhere\n</session_context>' }],
+    };
+    const next = { id: 'u3', timestamp: t(9), type: 'user', content: [{ text: 'third' }] };
+    const again = { $set: { messages: [context, ...set.$set.messages] } };
+    // and once more on the next resume, the turn of the first in it
+    const thrice = { $set: { messages: [context, ...set.$set.messages, next] } };
+    await fs.appendFile(file, `${[again, next, thrice].map((r) => JSON.stringify(r)).join('\n')}\n`);
     const back = (await driver.getSession(info.id)) as Session;
-    expect(pathToLeaf(back).map((e) => e.id)).toEqual(['u0', 'a0', 'u1', 'a1', 'c', 'u2', 'a2', 'u3']);
+    expect(pathToLeaf(back).map((e) => e.id)).toEqual(['u0', 'a0', 'u1', 'a1', 'ctx', 'c', 'u2', 'a2', 'u3']);
+    const c = back.entries.find((e) => e.kind === 'compaction');
+    expect(c?.kind === 'compaction' && c.firstKeptEntryId).toBe('u1');
+  });
+
+  it('stays so when the resume writes the records back from its history: new times, our fields left out', async () => {
+    const driver = new GeminiDriver(env);
+    const source = compacted(join(root, 'project'));
+    const info = await driver.writeSession(source);
+    const file = info.path as string;
+    const lines = (await fs.readFile(file, 'utf8')).trim().split('\n');
+    // what Gemini CLI 0.61 wrote resuming a chat it had also opened for its fresh session (same minute, same id)
+    const set = JSON.parse(lines.at(-1) as string) as { $set: { messages: Record<string, unknown>[] } };
+    const rewritten = set.$set.messages.map(({ threadbase: _t, ...r }) => ({ ...r, timestamp: t(50) }));
+    await fs.appendFile(file, `${JSON.stringify({ $set: { messages: rewritten } })}\n`);
+    const back = (await driver.getSession(info.id)) as Session;
+    expect(pathToLeaf(back).map((e) => [e.id, e.kind, e.timestamp])).toEqual(
+      pathToLeaf(source).map((e) => [e.id, e.kind, e.timestamp]),
+    );
+    const reply = back.entries.find((e) => e.id === 'a2');
+    expect(reply?.kind === 'message' && reply.message.responseId).toBe('r2');
+    expect(sent(back)).toEqual(sent(source));
   });
 });

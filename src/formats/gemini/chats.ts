@@ -341,6 +341,23 @@ function withRecordedTokens(prev: JsonObject | undefined, next: JsonObject): Jso
   return { ...next, tokens: prev.tokens, ...(next.model === undefined && prev.model !== undefined ? { model: prev.model } : {}) };
 }
 
+/**
+ * A message a `$set.messages` writes again is the one recorded: its tokens (withRecordedTokens), and the
+ * time and `threadbase` fields it was recorded with where the rewrite has none of its own. Gemini CLI 0.61
+ * resuming a chat whose file it also opened for its fresh session (a name of the same minute and id)
+ * writes the conversation back from its history: the times of the resume, our fields left out
+ * (test/agents/roundtrip-gemini.test.ts).
+ */
+function asRecorded(prev: JsonObject | undefined, next: JsonObject): JsonObject {
+  const out = withRecordedTokens(prev, next);
+  if (!prev) return out;
+  return {
+    ...out,
+    ...(typeof prev.timestamp === 'string' ? { timestamp: prev.timestamp } : {}),
+    ...(out.threadbase == null && prev.threadbase != null ? { threadbase: prev.threadbase } : {}),
+  };
+}
+
 function applyRecord(state: ChatState, rec: unknown, place: { file: string; line?: number }, warnings: ParseWarning[]): void {
   if (!isObject(rec)) {
     warnings.push({ ...place, message: 'record is not a JSON object' });
@@ -356,25 +373,25 @@ function applyRecord(state: ChatState, rec: unknown, place: { file: string; line
     Object.assign(state.meta, rest);
     if (Array.isArray(messages)) {
       const listed = messages.filter((m): m is JsonObject => isObject(m) && typeof m.id === 'string');
-      const first = listed[0];
-      const firstId = first?.id as string | undefined;
-      // A compaction threadbase wrote: the conversation before it stays the path to it, the messages it
-      // kept where they were; what follows hangs from it (also when a resume writes the list again).
-      const compaction =
-        first && firstId && (isCompactionRecord(first) || isCompactionRecord(state.records.get(firstId)))
-          ? (state.compactions.get(firstId) ?? {
-              parent: state.chain[state.chain.length - 1] ?? null,
-              kept: new Set(listed.slice(1).flatMap((m) => (state.chain.includes(m.id as string) ? [m.id as string] : []))),
-            })
-          : undefined;
-      if (compaction && firstId) state.compactions.set(firstId, compaction);
+      // A compaction threadbase wrote (its summary first; a resume writes the list again, its own
+      // `<session_context>` before it): the conversation before it stays the path to it, the messages it
+      // kept where they were; what follows hangs from it.
+      const at = listed.findIndex((m) => isCompactionRecord(m) || isCompactionRecord(state.records.get(m.id as string)));
+      const compactionId = at >= 0 ? (listed[at]?.id as string) : undefined;
+      const compaction = compactionId
+        ? (state.compactions.get(compactionId) ?? {
+            parent: state.chain[state.chain.length - 1] ?? null,
+            kept: new Set(listed.slice(at + 1).flatMap((m) => (state.chain.includes(m.id as string) ? [m.id as string] : []))),
+          })
+        : undefined;
+      if (compaction && compactionId) state.compactions.set(compactionId, compaction);
       // Else the whole conversation replaced (history masking, compression): re-link in the new order.
       const ids: string[] = compaction ? chainTo(state, compaction.parent) : [];
       for (const m of listed) {
         const id = m.id as string;
         rememberCalls(state, state.records.get(id), m);
-        state.records.set(id, withRecordedTokens(state.records.get(id), m));
-        if (compaction?.kept.has(id)) continue;
+        state.records.set(id, asRecorded(state.records.get(id), m));
+        if (compaction?.kept.has(id) || ids.includes(id)) continue;
         state.parents.set(id, ids[ids.length - 1] ?? null);
         ids.push(id);
       }
