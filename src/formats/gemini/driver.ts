@@ -107,7 +107,7 @@ export class GeminiDriver extends DriverBase {
    * 5: a plain-text document threadbase wrote as a user record's text (`threadbase.textFiles`), or in a result's
    *    `output` (the call's `threadbase.result.content`), reads back as the document
    */
-  readonly readerVersion = 6;
+  readonly readerVersion = 7;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
