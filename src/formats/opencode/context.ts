@@ -50,6 +50,7 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     const sent = withoutUnsignedThinking(
       m.role === 'assistant' && m.model !== undefined && modelKey(m) !== resumedOn ? asFromAnotherModel(m) : m,
     );
+    // a reply of unsigned thinking only: OpenCode sends it with no content, which the API refuses (FORMAT.md)
     if (sent.parts.length === 0) continue;
     messages.push(
       inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(asOpenCodeSends(sent)))), messages.at(-1)),
