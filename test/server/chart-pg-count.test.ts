@@ -108,8 +108,11 @@ describe.each(WINDOWS)("PostgreSQL's costBuckets over %s", (_w, filter, advisors
   });
 });
 
+/** the windows, and all time in a reader's zone of a :45 offset (19:13 UTC is the next day in Kathmandu) */
+const CHART_WINDOWS = [...WINDOWS, ['all time in Kathmandu', { timeZone: 'Asia/Kathmandu' }, true]] as const;
+
 describe("a PostgreSQL team server project's charts past statsSessionLimit", () => {
-  it.each(WINDOWS)('over %s are per message, equal to the charts per message, reading no session', async (_w, filter) => {
+  it.each(CHART_WINDOWS)('over %s are per message, equal to the charts per message, reading no session', async (_w, filter) => {
     const team = () => projectStores(pg.store)('team') as SessionDriver;
     const perMessage = await new WebData(team(), { statsSessionLimit: 1000 }).stats(filter);
     expect(perMessage.granularity).toBe('message');
@@ -120,6 +123,7 @@ describe("a PostgreSQL team server project's charts past statsSessionLimit", () 
       expect(reads).not.toHaveBeenCalled();
       expect(counted.granularity).toBe('message');
       expect(roundedChart(counted)).toEqual(roundedChart(perMessage));
+      expect(counted.dayZone).toBe('timeZone' in filter ? filter.timeZone : 'UTC');
     } finally {
       reads.mockRestore();
     }

@@ -54,9 +54,12 @@ describe.each([
   ['the local index', () => index as SessionDriver, () => index as SessionDriver],
   ['a SQLite team server project', () => projectStores(server)('team'), () => server as SessionDriver],
 ])("the viewer's charts past statsSessionLimit on %s", (_name, store, watched) => {
-  it.each([
+  it.each<[string, { since?: string; until?: string; timeZone?: string }]>([
     ['all time', {}],
     ['a window', WINDOW],
+    // the reader's days: 19:13 UTC is the next day in Kathmandu (+05:45), the same in Los Angeles
+    ['all time in Kathmandu', { timeZone: 'Asia/Kathmandu' }],
+    ['a window in Los Angeles', { ...WINDOW, timeZone: 'America/Los_Angeles' }],
   ])('over %s equal the charts per message, reading no session', async (_w, filter) => {
     const perMessage = await new WebData(store(), { statsSessionLimit: 1000 }).stats(filter);
     expect(perMessage.granularity).toBe('message');
@@ -66,6 +69,8 @@ describe.each([
       const counted = await new WebData(store(), { statsSessionLimit: 0 }).stats(filter);
       expect(reads).not.toHaveBeenCalled();
       expect(roundedChart(counted)).toEqual(roundedChart(perMessage));
+      // counted in the reader's zone, not UTC's (the caption would say "UTC days")
+      expect(counted.dayZone).toBe(filter.timeZone ?? 'UTC');
     } finally {
       reads.mockRestore();
     }
