@@ -1,8 +1,8 @@
 /**
  * The stats page's per-day chart counts the reader's days, as its From and To are the reader's days:
  * the page sends its time zone and a response at 22:30 in New York is on that New York day (it was on
- * the next, its UTC date). Where the store counts the days itself (past statsSessionLimit: a SQLite
- * index's costBuckets, by UTC date) the chart says its days are UTC's. In chromium in New York.
+ * the next, its UTC date), also where the store counts the days itself (past statsSessionLimit: a
+ * SQLite index's costBuckets in the reader's zone). In chromium in New York.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,7 @@ describe.skipIf(skipBrowser)("web viewer: the per-day chart in the reader's time
   });
 });
 
-describe.skipIf(skipBrowser)('web viewer: the per-day chart of a store that counts UTC days', () => {
+describe.skipIf(skipBrowser)('web viewer: the per-day chart a store counts (past statsSessionLimit)', () => {
   let dir: string;
   let store: SqliteStore;
   let served: Served;
@@ -51,7 +51,7 @@ describe.skipIf(skipBrowser)('web viewer: the per-day chart of a store that coun
     dir = await mkdtemp(join(tmpdir(), 'threadbase-chart-utc-'));
     store = openSqliteStore(join(dir, 'index.db'));
     for (const s of SESSIONS) await store.writeSession(s, { keepId: true });
-    // past the limit the store counts the charts (costBuckets, by the records' UTC dates)
+    // past the limit the store counts the charts (costBuckets, in the reader's zone)
     served = await serveApp(createWebApp({ driver: store, statsSessionLimit: 0 }));
     browser = await launchBrowser({ timezoneId: 'America/New_York' });
   });
@@ -62,8 +62,8 @@ describe.skipIf(skipBrowser)('web viewer: the per-day chart of a store that coun
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("says its days are UTC's", async () => {
-    expect(await chartOf(browser, served.url)).toEqual({ days: ['11-20'], caption: 'Tokens and cost per day (UTC days)' });
+  it("puts a response at 22:30 in New York on that New York day too, the caption naming no other zone's days", async () => {
+    expect(await chartOf(browser, served.url)).toEqual({ days: ['11-19', '11-20'], caption: 'Tokens and cost per day' });
     expect(browser.errors).toEqual([]);
   });
 });
