@@ -77,9 +77,14 @@ export async function subAgentsOf(
 }
 
 export function exportSession(session: Session, format: ExportFormat, opts: ExportOptions = {}): string {
-  if (format === 'json') return `${JSON.stringify(session, null, 2)}\n`;
-  if (format === 'md') return sessionToMarkdown(session, opts);
-  return sessionToHtml(session, opts);
+  return exportSessionPieces(session, format, opts).join('');
+}
+
+/** exportSession's text in pieces that make it when joined (the HTML page a piece a turn: sessionToHtmlPieces). */
+export function exportSessionPieces(session: Session, format: ExportFormat, opts: ExportOptions = {}): string[] {
+  if (format === 'json') return [`${JSON.stringify(session, null, 2)}\n`];
+  if (format === 'md') return [sessionToMarkdown(session, opts)];
+  return sessionToHtmlPieces(session, opts);
 }
 
 /**
@@ -561,6 +566,15 @@ function turnsHtml(sub: ShownSession): string[] {
 }
 
 export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
+  return sessionToHtmlPieces(s, opts).join('');
+}
+
+/**
+ * The page in pieces (its head, each turn, the line breaks between them, its end) that make it when
+ * joined: a large session's page written piece by piece is never one string of tens of MB (its
+ * making and its encoding cost more than the rendering).
+ */
+export function sessionToHtmlPieces(s: Session, opts: ExportOptions = {}): string[] {
   const shown = shownSession(s, opts.subAgents ?? new Map());
   const turns = turnsHtml(shown);
   const u = summarizeUsage(ownEntries(shown));
@@ -573,7 +587,7 @@ export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
   const bs = branches(s);
   const title = s.title ?? `Session ${s.id}`;
   const leaf = currentLeaf(s);
-  return `<!doctype html>
+  const head = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)}</title><style>${CSS}</style></head>
 <body><main>
@@ -585,7 +599,12 @@ ${c.models.map((l) => usageRow(l, '')).join('\n')}
 ${c.subAgents.map((l) => usageRow(l, 'sub-agent')).join('\n')}
 ${c.lines.length > 1 ? usageRow(c.total, 'total') : ''}</table>${c.estimated ? `<p class="dim">${esc(ESTIMATE_NOTE)}</p>` : ''}${c.unpriced.length ? `<p class="dim">Not in the cost (no price known): ${esc(c.unpriced.join(', '))}</p>` : ''}</details>
 ${bs.length > 1 ? `<details class="branches"><summary>Branch tree: ${bs.length} branches (showing the current one${leaf ? `, leaf ${esc(leaf.id)}` : ''})</summary><pre>${esc(drawTree(s))}</pre></details>` : ''}
-${turns.join('\n')}
-</main></body></html>
 `;
+  const pieces = [head];
+  turns.forEach((t, i) => {
+    if (i > 0) pieces.push('\n');
+    pieces.push(t);
+  });
+  pieces.push('\n</main></body></html>\n');
+  return pieces;
 }

@@ -44,6 +44,16 @@ export function indexEntries(entries: readonly Entry[]): EntryIndex {
   return { byId, children, order };
 }
 
+/**
+ * indexEntries' byId alone (an id met twice: its last entry), for the walks up to the root that need
+ * no children or order: the path and branches of a 30 MB session built both for nothing.
+ */
+export function entriesById(entries: readonly Entry[]): Map<string, Entry> {
+  const byId = new Map<string, Entry>();
+  for (const e of entries) byId.set(e.id, e);
+  return byId;
+}
+
 /** The current leaf: the session's own leafId, else the last entry not on a side chain. */
 export function currentLeaf(session: Pick<Session, 'entries' | 'leafId'>): Entry | undefined {
   if (session.leafId) {
@@ -131,7 +141,7 @@ export function pathTo(index: Pick<EntryIndex, 'byId'>, leafId: string): Entry[]
 }
 
 export function pathToLeaf(session: Pick<Session, 'entries' | 'leafId'>, leafId?: string): Entry[] {
-  const index = indexEntries(session.entries);
+  const index = { byId: entriesById(session.entries) };
   const leaf = leafId ?? currentLeaf(session)?.id;
   if (!leaf) return [];
   if (!index.byId.has(leaf)) throw new NotFoundError('entry', leaf);
@@ -154,7 +164,7 @@ export interface Branch {
 
 /** The branches of the tree, one per leaf that is not on a side chain. */
 export function branches(session: Pick<Session, 'entries' | 'leafId'>): Branch[] {
-  const index = indexEntries(session.entries);
+  const index = { byId: entriesById(session.entries) };
   const cur = currentLeaf(session);
   const curPath = new Set(cur ? pathTo(index, cur.id).map((e) => e.id) : []);
   // Side entries (file-level records, sub-agent chains) hang from the main chain but do not end a branch.

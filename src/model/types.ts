@@ -301,18 +301,20 @@ export function totalTokens(u: Usage | undefined): number {
 
 export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
   if (!b) return a;
-  return {
+  // built field by field in the order the spreads gave (JSON output keeps it): a session's totals add thousands
+  const sum: Usage = {
     input: a.input + (b.input ?? 0),
     output: a.output + (b.output ?? 0),
     cacheRead: a.cacheRead + (b.cacheRead ?? 0),
     cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0),
-    ...(a.cacheWrite1h || b.cacheWrite1h ? { cacheWrite1h: (a.cacheWrite1h ?? 0) + (b.cacheWrite1h ?? 0) } : {}),
-    reasoning: a.reasoning + (b.reasoning ?? 0),
-    ...(a.webSearches || b.webSearches ? { webSearches: (a.webSearches ?? 0) + (b.webSearches ?? 0) } : {}),
-    // a sum of requests keeps how they were served only when they all were served so
-    ...(a.speed && a.speed === b.speed ? { speed: a.speed } : {}),
-    ...(a.inferenceGeo && a.inferenceGeo === b.inferenceGeo ? { inferenceGeo: a.inferenceGeo } : {}),
-  };
+  } as Usage;
+  if (a.cacheWrite1h || b.cacheWrite1h) sum.cacheWrite1h = (a.cacheWrite1h ?? 0) + (b.cacheWrite1h ?? 0);
+  sum.reasoning = a.reasoning + (b.reasoning ?? 0);
+  if (a.webSearches || b.webSearches) sum.webSearches = (a.webSearches ?? 0) + (b.webSearches ?? 0);
+  // a sum of requests keeps how they were served only when they all were served so
+  if (a.speed && a.speed === b.speed) sum.speed = a.speed;
+  if (a.inferenceGeo && a.inferenceGeo === b.inferenceGeo) sum.inferenceGeo = a.inferenceGeo;
+  return sum;
 }
 
 /** A listed session as the CLI contract prints it (`sessions --json`), absent fields as null. */

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
 import { childSessionsFrom } from '../../convert/session.js';
-import { EXPORT_FORMATS, type ExportFormat, exportSession, subAgentsOf } from '../../export/index.js';
+import { EXPORT_FORMATS, type ExportFormat, exportSessionPieces, subAgentsOf } from '../../export/index.js';
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
 import { ThreadbaseError } from '../../model/errors.js';
@@ -39,9 +39,9 @@ export function registerExport(program: Command, ctx: CliContext): void {
       if (output?.atomic) await checkWritable(output.path);
       const { session, driver } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
-      const text = opencode
-        ? `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`
-        : exportSession(session, opts.format as ExportFormat, {
+      const pieces = opencode
+        ? [`${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`]
+        : exportSessionPieces(session, opts.format as ExportFormat, {
             prices: pricesOf(opts.prices, ctx.env),
             // the page and the Markdown show each sub-agent's work under the call that ran it
             // (found through the index when it is fresh: the agent's listing parses every Claude Code transcript)
@@ -55,11 +55,31 @@ export function registerExport(program: Command, ctx: CliContext): void {
               : {}),
           });
       if (output) {
+        const text = pieces.join('');
         if (output.atomic) await writeFileAtomic(output.path, text);
         else await writeStraight(output.path, text);
         ctx.stderr(`wrote ${opts.output}\n`);
-      } else ctx.stdout(text);
+      } else for (const batch of batchesOf(pieces)) ctx.stdout(batch);
     });
+}
+
+/** About this many characters a write to stdout: few writes, and no string of the whole page. */
+const BATCH_CHARS = 1 << 20;
+
+/** The pieces joined into strings of about BATCH_CHARS each (one piece longer than that alone), in order. */
+export function* batchesOf(pieces: readonly string[]): Generator<string> {
+  let batch: string[] = [];
+  let chars = 0;
+  for (const piece of pieces) {
+    if (chars > 0 && chars + piece.length > BATCH_CHARS) {
+      yield batch.join('');
+      batch = [];
+      chars = 0;
+    }
+    batch.push(piece);
+    chars += piece.length;
+  }
+  if (chars > 0) yield batch.join('');
 }
 
 /**

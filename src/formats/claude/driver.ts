@@ -416,6 +416,8 @@ export class ClaudeDriver extends DriverBase {
   };
   private readonly env: DriverEnv;
   private readonly parsedByPath = new Map<string, Cached>();
+  /** getSession's info of a session file's parse (one it keeps in parsedByPath) */
+  private readonly sessionInfoOf = new WeakMap<ParsedTranscript, SessionInfo>();
   /** id → file, filled by listing and lookups so getEntry/getSession go straight to the file */
   private readonly fileById = new Map<string, SessionFile>();
   /** Transcripts this driver wrote whole (a sub-agent's link may be set in them after: writeChildSession). */
@@ -597,7 +599,10 @@ export class ClaudeDriver extends DriverBase {
     const file = await this.fileOf(id);
     if (!file) return undefined;
     const p = await this.parse(file);
-    const info = await this.info(file, p);
+    // a session read twice in one process (`context`: opened, then its context) is summed up once
+    const cached = file.kind === 'session' ? this.sessionInfoOf.get(p) : undefined;
+    const info = cached ?? (await this.info(file, p));
+    if (file.kind === 'session') this.sessionInfoOf.set(p, info);
     const session: Session = { ...info, entries: p.entries, leafId: p.leafId ?? null, warnings: p.warnings };
     if (info.meta?.warnings) {
       const { warnings: _w, ...rest } = info.meta;
