@@ -6,8 +6,9 @@
  * and kilo resume the copy and send what threadbase's context of it says (Cline's: a file as its text in
  * a `<file_content>` tag, a result holding a file as JSON text, redacted and unsigned thinking left out),
  * `threadbase stats` counts the copy's tokens as the original's, and the Cline copy converted back into
- * Claude Code is the original. Kilo's copy has no unsigned thinking: OpenCode's context sends it as text
- * where the real kilo leaves it out (src/formats/opencode/context.ts, not Kilo's own).
+ * Claude Code is the original. Both copies hold unsigned thinking (beside the redacted), which neither
+ * agent sends: Kilo's AI SDK drops reasoning without a signature, as OpenCode's context leaves it out
+ * (src/formats/opencode/context.ts withoutUnsignedThinking).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -24,7 +25,7 @@ import { chainSession, ONE_PIXEL_PNG } from '../helpers/sessions.js';
 const MODEL = 'claude-sonnet-4-5';
 const png = { type: 'image' as const, mediaType: 'image/png', data: ONE_PIXEL_PNG };
 
-function richMessages(unsignedThinking: boolean): [string, Message][] {
+function richMessages(): [string, Message][] {
   return [
     [
       'u1',
@@ -78,7 +79,7 @@ function richMessages(unsignedThinking: boolean): [string, Message][] {
         stopReason: 'tool_use',
         parts: [
           { type: 'redacted_thinking', data: 'ENCRYPTED' },
-          ...(unsignedThinking ? [{ type: 'thinking' as const, thinking: 'An unsigned thought.' }] : []),
+          { type: 'thinking', thinking: 'An unsigned thought.' },
           { type: 'tool_call', id: 'toolu_5', name: 'Read', input: { file_path: '/p/a.txt' } },
           { type: 'tool_call', id: 'toolu_6', name: 'Read', input: { file_path: '/p/b.txt' } },
         ],
@@ -123,8 +124,8 @@ function richMessages(unsignedThinking: boolean): [string, Message][] {
   ];
 }
 
-async function writeClaudeOriginal(home: Pick<AgentHome, 'env' | 'project'>, unsignedThinking: boolean): Promise<string> {
-  const session = chainSession('rich', 'claude', home.project, richMessages(unsignedThinking));
+async function writeClaudeOriginal(home: Pick<AgentHome, 'env' | 'project'>): Promise<string> {
+  const session = chainSession('rich', 'claude', home.project, richMessages());
   const info = await withDriver(home.env, 'claude', async (d) => d.writeSession?.(session));
   return info?.id as string;
 }
@@ -156,7 +157,7 @@ describe('cline', () => {
   });
   afterAll(async () => home?.close());
   it('resumes the copy', async () => {
-    const original = await writeClaudeOriginal(home, true);
+    const original = await writeClaudeOriginal(home);
     const copy = JSON.parse(await runCliOk(home.env, ['convert', original, '--to', 'cline', '--json'])) as { id: string };
     const ours = contextToAnthropic(await readContext(home, 'cline', copy.id)).messages as AnthropicMessage[];
     await expectSameTokens(home, 'cline');
@@ -178,11 +179,14 @@ describe('kilo', () => {
   }, 120_000);
   afterAll(async () => home?.close());
   it('resumes the copy', async () => {
-    const original = await writeClaudeOriginal(home, false);
+    const original = await writeClaudeOriginal(home);
     const copy = JSON.parse(await runCliOk(home.env, ['convert', original, '--to', 'kilo', '--json'])) as { id: string };
     const ours = contextToAnthropic(await readContext(home, 'kilo', copy.id)).messages as AnthropicMessage[];
     await expectSameTokens(home, 'kilo');
     await runKilo(home, ['run', '-s', copy.id, 'probe', 'rich']);
-    expect(conversationOf(kiloRequestEndingWith(home, 'probe rich').messages.slice(0, -1))).toEqual(conversationOf(ours));
+    const sent = kiloRequestEndingWith(home, 'probe rich').messages.slice(0, -1);
+    expect(conversationOf(sent)).toEqual(conversationOf(ours));
+    expect(JSON.stringify(sent)).not.toContain('An unsigned thought.');
+    expect(JSON.stringify(sent)).toContain('ENCRYPTED');
   }, 240_000);
 });
