@@ -166,7 +166,10 @@ export function mondayOf(day: string): string {
 export type TimeSlot = 'day' | 'hour' | 'quarter';
 
 const slotOfZone = new Map<string, TimeSlot>();
-/** The slot `timeZone` needs (its offsets each month of 1970 to 2069 read once a zone). */
+/**
+ * The slot `timeZone` needs, from its offsets in January and July of 1970 to 2069 (winter and summer
+ * time on either side of the equator), read once a zone: each month's took a CLI call 40 ms.
+ */
 export function timeSlotOf(timeZone: string | undefined): TimeSlot {
   if (!timeZone || timeZone === 'UTC') return 'day';
   let slot = slotOfZone.get(timeZone);
@@ -174,7 +177,7 @@ export function timeSlotOf(timeZone: string | undefined): TimeSlot {
     let zero = true;
     let whole = true;
     for (let year = 1970; year < 2070; year++)
-      for (let month = 0; month < 12; month++) {
+      for (const month of [0, 6]) {
         const offset = zoneOffsetAt(timeZone, Date.UTC(year, month, 1));
         zero &&= offset === 0;
         whole &&= offset % 3_600_000 === 0;
