@@ -96,13 +96,15 @@ function withPausedResponses(u: Usage, paused: readonly unknown[]): Usage {
 /** The model Claude Code records on replies it made up itself (API errors, "No response requested."). */
 export const SYNTHETIC_MODEL = '<synthetic>';
 
+const MADE_UP_PREFIX = 'msg_tb_';
+
 /**
  * The `message.id` threadbase writes for a reply of entry `entryId` that had no response id (a Zed
  * or Gemini reply converted into Claude Code, which wants one on every assistant record): made from
  * the entry id, so it is read back as no response id (messageOfRecord), and `stats` knows the copy
  * by its entry id and time as it knows the original (src/model/copies.ts).
  */
-export const madeUpResponseId = (entryId: string): string => `msg_tb_${entryId.replace(/-/g, '').slice(0, 24)}`;
+export const madeUpResponseId = (entryId: string): string => `${MADE_UP_PREFIX}${entryId.replace(/-/g, '').slice(0, 24)}`;
 
 /**
  * `threadbase.claudeApiError`: the API-error record is Claude Code's own failed request, carrying only
@@ -123,7 +125,8 @@ export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Messag
   const raw = r.message;
   if (!isRecord(raw)) return undefined;
   const msg = messageFromAnthropic(raw, opts);
-  if (msg.responseId !== undefined && typeof r.uuid === 'string' && msg.responseId === madeUpResponseId(r.uuid))
+  // (the prefix first: making the id from the uuid for every reply cost more than the rest of this check)
+  if (msg.responseId?.startsWith(MADE_UP_PREFIX) && typeof r.uuid === 'string' && msg.responseId === madeUpResponseId(r.uuid))
     delete msg.responseId;
   if (msg.usage && Array.isArray(raw.pausedResponses)) msg.usage = withPausedResponses(msg.usage, raw.pausedResponses);
   // Claude Code's own stand-in replies (API errors, "No response requested.") name the model
