@@ -1,7 +1,11 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
+import { storeKindOf } from '../../stores/open.js';
 import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
 import { dbOption, portOption, positiveIntOption, pricesFileOption, pricesOf, storeOpenError } from '../options.js';
+
+/** The project of the key `serve --db memory:` makes at start. */
+export const MEMORY_SERVER_PROJECT = 'default';
 
 interface ServeFlags {
   db?: string;
@@ -90,6 +94,14 @@ export function registerServe(program: Command, ctx: CliContext): void {
         await stores.close();
         throw listenError(err, opts.host, opts.port);
       });
+      // A memory: server keeps its keys in memory too, and `token create` has no way into them (it refuses
+      // memory:): without a key made here every /api/v1 request was refused, so one is made and shown once.
+      if (db !== undefined && storeKindOf(db, { fileNames: true }) === 'memory') {
+        const made = await stores.tokens.createToken(MEMORY_SERVER_PROJECT);
+        ctx.stdout(
+          `threadbase serve: API key of project ${MEMORY_SERVER_PROJECT} (kept in memory, gone when the server stops): ${made.key}\n`,
+        );
+      }
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.
       await untilStopped();
