@@ -2,7 +2,8 @@
  * Days in a time zone: SQLite (the index's stats SQL, costBuckets) and PostgreSQL (costBuckets, real
  * server) count each response on its day in the zone asked for, across a DST change (Los Angeles'
  * spring and autumn) and at a :45 offset (Kathmandu's midnight is 18:15 UTC), as a JS reference
- * (Intl) dates each response; weeks start on the zone's Monday, months are the zone's.
+ * (Intl) dates each response, and at Lord Howe's half-hour DST change; weeks start on the zone's
+ * Monday, months are the zone's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostBucket } from '../../src/model/driver.js';
@@ -31,11 +32,14 @@ const TIMES = [
   '2026-03-08T18:15:00.000Z',
   '2026-03-31T18:29:00.000Z',
   '2026-03-31T18:30:00.000Z',
+  // Lord Howe: +11 until 2026-04-05 02:00 local, then +10:30 (a half-hour change): midnight at 13:30Z
+  '2026-04-05T13:29:00.000Z',
+  '2026-04-05T13:30:00.000Z',
   // a Sunday night and a Monday morning in Los Angeles, both Monday in Kathmandu
   '2026-03-16T06:00:00.000Z',
   '2026-03-16T08:00:00.000Z',
 ];
-const ZONES = ['America/Los_Angeles', 'Asia/Kathmandu', 'UTC'] as const;
+const ZONES = ['America/Los_Angeles', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'UTC'] as const;
 
 /** One session of a prompt and a reply at each time, the i-th reply of i + 1 input tokens (each day's sum tells which replies it holds). */
 function zoneSession(): Session {
