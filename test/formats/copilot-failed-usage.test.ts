@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { convertSession } from '../../src/convert/session.js';
+import { type CopilotReadState, initialState, parseEvents } from '../../src/formats/copilot/events.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Message, Session } from '../../src/model/types.js';
@@ -125,6 +126,21 @@ describe("Copilot CLI's failed call after a response cut short", () => {
       usage: spent,
     });
     expect(s.usage).toEqual(spent);
+  });
+
+  it('read in two parts (the record in the first, the error in the second), the same', async () => {
+    const file = join(home, 'parts', 'events.jsonl');
+    await mkdir(join(home, 'parts'), { recursive: true });
+    const all = (await readFile(join(home, '.copilot', 'session-state', await recorded(id, events), 'events.jsonl'), 'utf8'))
+      .trim()
+      .split('\n');
+    await writeFile(file, `${all.slice(0, 4).join('\n')}\n`);
+    const first = await parseEvents(file, initialState(id, '2026-11-27T07:35:14.185Z'));
+    await writeFile(file, `${all.join('\n')}\n`);
+    const state = JSON.parse(JSON.stringify(first.state)) as CopilotReadState;
+    const second = await parseEvents(file, state, { start: first.offset });
+    const failedCall = second.entries.find((e) => e.kind === 'message' && e.message.role === 'assistant');
+    expect(failedCall?.kind === 'message' ? failedCall.message.usage : undefined).toEqual(spent);
   });
 
   it('copied into Copilot CLI, has the same usage records and usage', async () => {
