@@ -12,7 +12,7 @@ import type { AgentHome } from '../helpers/agents.js';
 import { type AnthropicBlock, type AnthropicMessage, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { convertWith, newestSession, okProbeRule, readContext, readSession } from '../helpers/conversions.js';
-import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
+import { isQwenReminder, requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
 
 const SNAPSHOT = '<state_snapshot>Stand-in summary: apples were asked about.</state_snapshot>';
 const ACK = 'Got it. Thanks for the additional context!';
@@ -44,9 +44,7 @@ afterAll(async () => {
 /** A message without Qwen Code's `<system-reminder>` texts and cache markers: the conversation it sent. */
 function conversation(m: AnthropicMessage): AnthropicMessage {
   const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-  const content = blocks
-    .filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>')))
-    .map(({ cache_control: _c, ...b }): AnthropicBlock => b);
+  const content = blocks.filter((b) => !isQwenReminder(b)).map(({ cache_control: _c, ...b }): AnthropicBlock => b);
   return { role: m.role, content };
 }
 

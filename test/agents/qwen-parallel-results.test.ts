@@ -15,7 +15,7 @@ import { anthropicRequestItems, contextItems } from '../helpers/agent-fixtures.j
 import type { AgentHome } from '../helpers/agents.js';
 import { type AnthropicBlock, type AnthropicRequest, type Rule, sentToolResults } from '../helpers/anthropic-standin.js';
 import { newestSession, okProbeRule, readContext, textOf } from '../helpers/conversions.js';
-import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
+import { isQwenReminder, requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
 import { chainSession, textMessage, toolResultsOf } from '../helpers/sessions.js';
 
 /** `TWO: <a> | <b>` → two run_shell_command calls in one response. */
@@ -63,7 +63,7 @@ const resultRecords = (recs: Rec[]) =>
 
 const requestItems = (messages: AnthropicRequest['messages']) =>
   anthropicRequestItems(messages, {
-    drop: (b) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>'),
+    drop: isQwenReminder,
   });
 
 describe('parallel calls and the real Qwen Code', () => {

@@ -32,7 +32,7 @@ import {
 import type { AgentHome } from '../helpers/agents.js';
 import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, readSession } from '../helpers/conversions.js';
-import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
+import { isQwenReminder, requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
 
 let home: AgentHome;
@@ -52,7 +52,7 @@ const convert = (id: string, from: string, to: string): Promise<Written> => conv
 /** The same of the Anthropic messages Qwen Code sent, less its own `<system-reminder>` texts. */
 const requestItems = (messages: AnthropicMessage[]) =>
   anthropicRequestItems(messages, {
-    drop: (b) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>'),
+    drop: isQwenReminder,
   });
 
 // only the Claude Code session with tool calls has signed thinking

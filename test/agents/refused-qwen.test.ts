@@ -23,7 +23,7 @@ import { anthropicRequestItems, contextItems } from '../helpers/agent-fixtures.j
 import type { AgentHome } from '../helpers/agents.js';
 import { type AnthropicBlock, type AnthropicRequest, type Rule, sentToolResults } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, textOf } from '../helpers/conversions.js';
-import { requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
+import { isQwenReminder, requestEndingWith, runQwen, setupQwenHome } from '../helpers/qwen.js';
 import { chainSession, declinedResult, textMessage, toolResultsOf } from '../helpers/sessions.js';
 
 // Claude Code's and pi's words for a refused and a cancelled call
@@ -52,7 +52,7 @@ afterAll(async () => {
 /** The same of the Anthropic messages Qwen Code sent, less its own `<system-reminder>` texts. */
 const requestItems = (messages: AnthropicRequest['messages']) =>
   anthropicRequestItems(messages, {
-    drop: (b) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>'),
+    drop: isQwenReminder,
   });
 
 const results = async (id: string) => toolResultsOf(await driver.getSession(id));

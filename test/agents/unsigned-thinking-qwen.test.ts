@@ -14,7 +14,7 @@ import type { Message } from '../../src/model/types.js';
 import type { AgentHome } from '../helpers/agents.js';
 import { conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
-import { QWEN_MODEL, runQwen, setupQwenHome } from '../helpers/qwen.js';
+import { isQwenReminder, QWEN_MODEL, runQwen, setupQwenHome } from '../helpers/qwen.js';
 import { chainSession, thinkingTurnsToFourth } from '../helpers/sessions.js';
 
 const assistant = (parts: Message['parts']): Message => ({
@@ -59,7 +59,7 @@ describe('thinking without a signature, resumed by the real qwen', () => {
     // Qwen Code's own reminders aside (the first user message's leading texts)
     const sent = conversationOf(requestEndingWithProbe(home, 'probe', 'qwen').messages.slice(0, -1)).map((m) => ({
       ...m,
-      content: m.content.filter((b) => !(b.type === 'text' && String(b.text).startsWith('<system-reminder>'))),
+      content: m.content.filter((b) => !isQwenReminder(b)),
     }));
     expect(sent).toEqual(conversationOf(ours));
     const text = JSON.stringify(ours);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type AgentHome, runBinary, setupAgentHome } from './agents.js';
-import type { AnthropicRequest, Rule } from './anthropic-standin.js';
+import type { AnthropicBlock, AnthropicRequest, Rule } from './anthropic-standin.js';
 import { requestEndingWithProbe } from './conversions.js';
 
 export const QWEN_BIN = resolve('node_modules/.bin/qwen');
@@ -29,4 +29,12 @@ export async function runQwen(home: AgentHome, args: string[], cwd = home.projec
 /** The request Qwen Code sent whose last user text is `probe` (its own system reminders aside). */
 export function requestEndingWith(home: AgentHome, probe: string): AnthropicRequest {
   return requestEndingWithProbe(home, probe, 'qwen');
+}
+
+/**
+ * Whether a block is one of Qwen Code's own `<system-reminder>` texts, which it adds to the first and the
+ * new user turn of every request (not the conversation it resumes: tests leave them out to compare).
+ */
+export function isQwenReminder(b: AnthropicBlock): boolean {
+  return b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>');
 }
