@@ -20,7 +20,25 @@ function programShell(out: Pick<CliContext, 'stdout' | 'stderr'>): Command {
     .description('sessions of AI coding agents: list, read, convert, fork, search, serve')
     .version(packageVersion(), '-V, --version')
     .exitOverride()
-    .configureOutput({ writeOut: out.stdout, writeErr: out.stderr });
+    .configureOutput({
+      writeOut: out.stdout,
+      writeErr: out.stderr,
+      // commander's "error: missing required argument 'id'" said as the CLI's own errors are
+      outputError: (message, write) => write(`threadbase: ${message.replace(/^(error|threadbase): /, '')}`),
+    })
+    .showHelpAfterError('(see threadbase --help)');
+}
+
+/**
+ * After a command line error, the help of the command it was for: `(see threadbase token revoke --help)`,
+ * each subcommand its own (commander gives every command the root's text otherwise).
+ */
+function pointToHelpAfterErrors(command: Command, path: string): void {
+  for (const sub of command.commands) {
+    const subPath = `${path} ${sub.name()}`;
+    sub.showHelpAfterError(`(see ${subPath} --help)`);
+    pointToHelpAfterErrors(sub, subPath);
+  }
 }
 
 /**
@@ -33,6 +51,7 @@ export async function buildProgram(ctx: CliContext, args?: readonly string[]): P
   if (commands) {
     await loadFormats();
     (await commands.load())(program, ctx);
+    pointToHelpAfterErrors(program, 'threadbase');
     // loaded by every command's file already
     const { refuseEmptyValues } = await import('./options.js');
     program.hook('preAction', (_program, command) => refuseEmptyValues(command));

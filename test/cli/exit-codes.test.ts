@@ -49,21 +49,24 @@ describe('a usage error exits 2', () => {
     const r = await runCli(env, [...args, '--no-such-option']);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toBe("error: unknown option '--no-such-option'\n");
+    // said as the CLI's own errors are, with the way to the command's help
+    const command = args.slice(0, args[0] === 'token' ? 2 : 1).join(' ');
+    expect(r.err).toBe(`threadbase: unknown option '--no-such-option'\n(see threadbase ${command} --help)\n`);
   });
 
   it.each([
-    [['show'], "error: missing required argument 'id'"],
-    [['convert', 'x'], "error: required option '--to <agent>' not specified"],
-    [['stats', '--by', 'hour'], "error: option '--by <key>' argument 'hour' is invalid."],
-    [['export', 'x', '--format', 'pdf'], "error: option '--format <format>' argument 'pdf' is invalid."],
-    [['sessions', 'extra'], "error: too many arguments for 'sessions'"],
-    [['search'], "error: missing required argument 'query'"],
-    [['no-such-command'], "error: unknown command 'no-such-command'"],
-  ])('%j', async (args, message) => {
+    [['show'], "threadbase: missing required argument 'id'", 'show'],
+    [['convert', 'x'], "threadbase: required option '--to <agent>' not specified", 'convert'],
+    [['stats', '--by', 'hour'], "threadbase: option '--by <key>' argument 'hour' is invalid.", 'stats'],
+    [['export', 'x', '--format', 'pdf'], "threadbase: option '--format <format>' argument 'pdf' is invalid.", 'export'],
+    [['sessions', 'extra'], "threadbase: too many arguments for 'sessions'", 'sessions'],
+    [['search'], "threadbase: missing required argument 'query'", 'search'],
+    [['no-such-command'], "threadbase: unknown command 'no-such-command'", ''],
+  ])('%j', async (args, message, command) => {
     const r = await runCli(env, args);
     expect(r.code).toBe(2);
     expect(r.err.startsWith(message)).toBe(true);
+    expect(r.err.endsWith(`\n(see threadbase ${command ? `${command} ` : ''}--help)\n`)).toBe(true);
   });
 
   it('no command: the help, on stderr', async () => {

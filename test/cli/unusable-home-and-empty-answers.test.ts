@@ -248,12 +248,12 @@ describe('stats --by and export --format', () => {
     const by = await runCli({ home, env: { HOME: home } }, ['stats', '--by', 'hour']);
     expect(by.code).toBe(2);
     expect(by.err).toBe(
-      "error: option '--by <key>' argument 'hour' is invalid. Expected one of day, week, month, model, project, session, source.\n",
+      "threadbase: option '--by <key>' argument 'hour' is invalid. Expected one of day, week, month, model, project, session, source.\n(see threadbase stats --help)\n",
     );
     const format = await runCli({ home, env: { HOME: home } }, ['export', 'no-such-session', '--format', 'pdf']);
     expect(format.code).toBe(2);
     expect(format.err).toBe(
-      "error: option '--format <format>' argument 'pdf' is invalid. Expected one of html, md, json, opencode.\n",
+      "threadbase: option '--format <format>' argument 'pdf' is invalid. Expected one of html, md, json, opencode.\n(see threadbase export --help)\n",
     );
     expect(existsSync(join(home, '.threadbase'))).toBe(false);
   });
