@@ -31,6 +31,12 @@ export interface ListResult {
   errors: { source: string; error: Error }[];
 }
 
+/** One agent's session id held by several files, and the row kept for it (the file its driver reads). */
+export interface SessionCopies {
+  kept: SessionInfo;
+  files: string[];
+}
+
 export interface SourcesOptions {
   /** Called after a driver has written into its agent's store (a new session, an append, a fork, a title, a delete). */
   onWrite?: (format: string) => Promise<void>;
@@ -108,6 +114,35 @@ export class Sources {
     }
     sessions.sort(newestFirst);
     return { sessions, errors };
+  }
+
+  /**
+   * One agent's session in several files (a session file copied into another project's folder) listed
+   * once, from the file its driver reads: as the index lists it and as `show` reads it; listed twice,
+   * the same id is read as two sessions. `listedElsewhere`: sources whose rows need no check (listed
+   * from the index, one row an id).
+   */
+  async oneOfEachCopy(
+    sessions: SessionInfo[],
+    listedElsewhere: readonly string[] = [],
+  ): Promise<{ sessions: SessionInfo[]; copies: SessionCopies[] }> {
+    const byKey = new Map<string, SessionInfo[]>();
+    for (const s of sessions) {
+      if (listedElsewhere.includes(s.source)) continue;
+      const key = `${s.source}:${s.id}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), s]);
+    }
+    const dropped = new Set<SessionInfo>();
+    const copies: SessionCopies[] = [];
+    for (const same of byKey.values()) {
+      const [first] = same;
+      if (!first || same.length < 2) continue;
+      const read = await this.driver(first.source).getSession(first.id);
+      const kept = same.find((s) => s.path !== undefined && s.path === read?.path) ?? first;
+      for (const s of same) if (s !== kept) dropped.add(s);
+      copies.push({ kept, files: same.map((s) => s.path ?? '?') });
+    }
+    return { sessions: dropped.size ? sessions.filter((s) => !dropped.has(s)) : sessions, copies };
   }
 
   /** A session named by its id or a unique prefix of it, in any source (or the one given). */

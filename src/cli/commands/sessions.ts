@@ -30,38 +30,21 @@ function noSessionsLine(ctx: CliContext, opts: { source?: string; project?: stri
   return `threadbase: ${what}: ${where}${moved.length ? ` (${moved.join(', ')})` : ''}\n`;
 }
 
-/**
- * One agent's session in several files (a session file copied into another project's folder) listed
- * once, from the file its driver reads, with a warning naming the files: as the index lists it and as
- * `show` reads it; listed twice, the same id read as two sessions.
- */
+/** The rows of `sessions`, a session held by several files once, with a warning naming the files (Sources.oneOfEachCopy). */
 async function oneOfEachCopies(
   ctx: CliContext,
   sessions: SessionInfo[],
   fromIndex: readonly string[],
 ): Promise<{ sessions: SessionInfo[]; notes: Map<SessionInfo, string> }> {
-  const byKey = new Map<string, SessionInfo[]>();
-  for (const s of sessions) {
-    if (fromIndex.includes(s.source)) continue;
-    const key = `${s.source}:${s.id}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), s]);
-  }
-  const dropped = new Set<SessionInfo>();
+  const once = await ctx.sources().oneOfEachCopy(sessions, fromIndex);
   // the warning of each kept copy, given only when it is among the rows shown
-  const notes = new Map<SessionInfo, string>();
-  for (const copies of byKey.values()) {
-    const [first] = copies;
-    if (!first || copies.length < 2) continue;
-    const read = await ctx.sources().driver(first.source).getSession(first.id);
-    const kept = copies.find((s) => s.path !== undefined && s.path === read?.path) ?? first;
-    for (const s of copies) if (s !== kept) dropped.add(s);
-    const files = copies.map((s) => s.path ?? '?');
-    notes.set(
+  const notes = new Map(
+    once.copies.map(({ kept, files }) => [
       kept,
-      `${files.length} ${first.source} session files hold the id ${first.id} (${files.join(', ')}): listing ${kept.path ?? '?'}`,
-    );
-  }
-  return { sessions: dropped.size ? sessions.filter((s) => !dropped.has(s)) : sessions, notes };
+      `${files.length} ${kept.source} session files hold the id ${kept.id} (${files.join(', ')}): listing ${kept.path ?? '?'}`,
+    ]),
+  );
+  return { sessions: once.sessions, notes };
 }
 
 export function registerSessions(program: Command, ctx: CliContext): void {

@@ -21,10 +21,15 @@ export class AgentFilesDriver extends DriverBase {
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionInfo[]> {
-    const { sessions, errors } = await this.sources.list(filter);
+    // listed whole: a copy dropped from a page of `limit` would leave it short
+    const { limit, ...whole } = filter;
+    const { sessions: listed, errors } = await this.sources.list(whole);
     for (const e of errors) this.onError(e.source, e.error);
+    // a session file copied into another project's folder: one row, the file getSession reads (two
+    // rows of one id both opened that one)
+    const { sessions } = await this.sources.oneOfEachCopy(listed);
     for (const s of sessions) this.sourceOf.set(s.id, s.source);
-    return filter.limit ? sessions.slice(0, filter.limit) : sessions;
+    return limit ? sessions.slice(0, limit) : sessions;
   }
 
   async getSession(id: string): Promise<Session | undefined> {
