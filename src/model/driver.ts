@@ -149,6 +149,11 @@ export interface SessionDriver {
   getAncestry(sessionId: string, entryId: string): Promise<Entry[]>;
   /** The context at the leaf, worded as this agent words it for the model. */
   getContext(sessionId: string, opts?: ContextOptions): Promise<Context>;
+  /**
+   * getContext of a session already read (this driver's getSession), without reading it again: the
+   * viewer holds the session it shows.
+   */
+  contextOf?(session: Session, opts?: ContextOptions): Context;
   getMessages(sessionId: string, opts?: GetMessagesOptions): Promise<Message[]>;
   usage(filter?: SessionFilter): Promise<UsageTotals>;
 

@@ -54,6 +54,7 @@ export class ProjectIdsDriver implements SessionDriver {
   readonly metadataEntries?: (type: string) => Promise<Map<string, MetadataEntry[]>>;
   readonly costBuckets?: SessionDriver['costBuckets'];
   readonly resumeCommand?: (session: SessionInfo) => string;
+  readonly contextOf?: SessionDriver['contextOf'];
   readonly markWrittenBy?: WrittenByMarker['markWrittenBy'];
   readonly pushedEntriesOf?: PushLookup['pushedEntriesOf'];
 
@@ -78,6 +79,7 @@ export class ProjectIdsDriver implements SessionDriver {
       costBuckets,
       metadataEntries,
       resumeCommand,
+      contextOf,
     } = inner;
     if (writeSession) this.writeSession = (s, o) => this.write(writeSession.bind(inner), s, o);
     if (appendEntries) this.appendEntries = (id, entries) => this.at(id, (at) => appendEntries.call(inner, at, entries));
@@ -125,6 +127,8 @@ export class ProjectIdsDriver implements SessionDriver {
       this.metadataEntries = async (type) =>
         new Map([...(await metadataEntries.call(inner, type))].map(([id, list]) => [this.shown(id), list] as const));
     if (resumeCommand) this.resumeCommand = (s) => resumeCommand.call(inner, s);
+    // the context is the session's entries', whatever id the project shows it under
+    if (contextOf) this.contextOf = (s, opts) => contextOf.call(inner, s, opts);
     const { markWrittenBy } = inner as WrittenByMarker;
     if (markWrittenBy) this.markWrittenBy = (id) => this.at(id, (at) => markWrittenBy.call(inner, at));
     const { pushedEntriesOf } = inner as PushLookup;

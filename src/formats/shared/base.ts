@@ -119,7 +119,10 @@ export abstract class DriverBase implements SessionDriver {
 
   /** The context the session's agent sends on resume (its registered ResumeContext), else the plain one. */
   async getContext(sessionId: string, opts: ContextOptions = {}): Promise<Context> {
-    const s = await this.requireSession(sessionId);
+    return this.contextOf(await this.requireSession(sessionId), opts);
+  }
+
+  contextOf(s: Session, opts: ContextOptions = {}): Context {
     const agent = resumeContextOf(s.source);
     return agent ? agent(s, opts) : buildContext(s, { ...this.contextOptions(s), ...opts });
   }
