@@ -329,6 +329,9 @@ function encodeEntries(enc: Encoder, path: Entry[], skipped: Map<string, number>
     if (e.kind === 'message' && e.message.role === 'assistant') {
       // one API response split over records (same responseId) is one Gemini turn
       const msgs = [e.message];
+      // dated by the record whose usage counts (countedUsage: the last with usage or a cost, else the
+      // last), so the copy's response is that record's copy (copyKeyOf: response id and time), counted once
+      let counted: Entry = e;
       while (true) {
         const next = path[i + 1];
         if (
@@ -340,8 +343,11 @@ function encodeEntries(enc: Encoder, path: Entry[], skipped: Map<string, number>
           break;
         msgs.push(next.message);
         i++;
+        const c = counted.kind === 'message' ? counted.message : undefined;
+        const countsHere = next.message.usage !== undefined || next.message.cost !== undefined;
+        if (countsHere || (c?.usage === undefined && c?.cost === undefined)) counted = next;
       }
-      enc.records.push(assistantRecord(enc, e.id, e.timestamp, msgs));
+      enc.records.push(assistantRecord(enc, e.id, counted.timestamp, msgs));
     } else if (e.kind === 'message' && e.message.role === 'system') {
       const texts = e.message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
       enc.records.push({
