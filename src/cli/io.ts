@@ -211,15 +211,24 @@ export async function warnIfNeverSynced(ctx: CliContext, index: SessionDriver, s
   return true;
 }
 
-/** Resolves at the first SIGINT or SIGTERM (Ctrl-C), for commands that run until stopped. */
-export function untilStopped(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = () => {
+/** Resolves at the first SIGINT or SIGTERM (Ctrl-C), to that signal, for commands that run until stopped. */
+export function untilStopped(): Promise<NodeJS.Signals> {
+  return new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      resolve();
+      resolve(signal);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/**
+ * The exit code of a command stopped by `signal` after closing cleanly, as a shell reports a process the
+ * signal killed (128 + its number: 130 for Ctrl-C, 143 for SIGTERM), so a script or a service manager
+ * tells a stop from a run that ended by itself.
+ */
+export function stoppedExitCode(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? 130 : 143;
 }

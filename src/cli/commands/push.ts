@@ -6,7 +6,7 @@ import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { openStore, storeKindOf, threadbaseHome } from '../../stores/open.js';
 import { serverKeyOf, serverRoot } from '../../stores/remote/address.js';
-import { type CliContext, printJson, warn, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
+import { type CliContext, printJson, stoppedExitCode, warn, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
 import {
   agentOption,
   checkStoreKey,
@@ -125,7 +125,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
         });
         const by = stop.stoppedBy();
         if (by) {
-          ctx.exitCode = by === 'SIGINT' ? 130 : 143;
+          ctx.exitCode = stoppedExitCode(by);
           if (report) report.failed = report.failed.filter((f) => f.id !== cutShort);
         }
         if (!report) {
@@ -190,7 +190,7 @@ function stopOnSignals(): PushStop {
   const stop = new AbortController();
   let by: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (by) process.exit(signal === 'SIGINT' ? 130 : 143);
+    if (by) process.exit(stoppedExitCode(signal));
     by = signal;
     stop.abort(new Error(`stopped by ${signal}`));
   };

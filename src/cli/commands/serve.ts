@@ -1,8 +1,11 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { storeKindOf } from '../../stores/open.js';
-import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
+import { type CliContext, stoppedExitCode, untilStopped, warn, writableIndexPath } from '../io.js';
 import { dbOption, portOption, positiveIntOption, pricesFileOption, pricesOf, storeOpenError } from '../options.js';
+
+/** The largest request body `serve` takes by default (the server's own default, said in --help). */
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** The project of the key `serve --db memory:` makes at start. */
 export const MEMORY_SERVER_PROJECT = 'default';
@@ -11,7 +14,7 @@ interface ServeFlags {
   db?: string;
   port: number;
   host: string;
-  maxBody?: number;
+  maxBody: number;
   prices?: PriceTable;
   cors?: string[];
 }
@@ -64,7 +67,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--db <path|url>', 'SQLite file, postgres://… URL or memory: (default the local index)', dbOption)
     .option('--port <n>', 'port to listen on (0 picks a free one)', portOption, 8029)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--max-body <bytes>', 'largest request body accepted', positiveIntOption)
+    .addOption(
+      new Option('--max-body <bytes>', 'largest request body accepted')
+        .argParser(positiveIntOption)
+        .default(DEFAULT_MAX_BODY_BYTES, `${DEFAULT_MAX_BODY_BYTES} = 10 MiB`),
+    )
     .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table, for /stats', pricesFileOption)
     .option(
       '--cors <origins>',
@@ -102,10 +109,13 @@ export function registerServe(program: Command, ctx: CliContext): void {
           `threadbase serve: API key of project ${MEMORY_SERVER_PROJECT} (kept in memory, gone when the server stops): ${made.key}\n`,
         );
       }
+      // listened for before saying so: a Ctrl-C right after the line killed the process unclosed
+      const stop = untilStopped();
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.
-      await untilStopped();
+      const signal = await stop;
       await server.close();
       await stores.close();
+      ctx.exitCode = stoppedExitCode(signal);
     });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { IndexSync, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, printJson, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
+import { type CliContext, printJson, stoppedExitCode, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { agentListOption, positiveIntOption } from '../options.js';
 
 /**
@@ -121,9 +121,13 @@ export function registerSync(program: Command, ctx: CliContext): void {
         if (opts.json) printJson(ctx, { index: path, ...first });
         else ctx.stderr(`${summary(first)}\n`);
         if (!opts.watch) return;
-        ctx.stderr(`watching for changes (Ctrl-C to stop)\n`);
         const stopped = new AbortController();
-        void untilStopped().then(() => stopped.abort());
+        // listened for before saying so: a Ctrl-C right after the line killed the process unclosed
+        void untilStopped().then((signal) => {
+          ctx.exitCode = stoppedExitCode(signal);
+          stopped.abort();
+        });
+        ctx.stderr(`watching for changes (Ctrl-C to stop)\n`);
         await followChanges(() => runOnce(true), {
           intervalMs: opts.interval,
           signal: stopped.signal,

@@ -11,7 +11,7 @@ import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/s
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
+import { type CliContext, stoppedExitCode, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { checkStoreKey, checkStoreOption, portOption, pricesOf, storeOpenError, UsageError } from '../options.js';
 import { listenError } from './serve.js';
 
@@ -128,6 +128,8 @@ export function registerUi(program: Command, ctx: CliContext): void {
       );
       const host = address.address.includes(':') ? `[${address.address}]` : address.address;
       const url = `http://${host}:${address.port}/`;
+      // listened for before saying so: a Ctrl-C right after the line killed the process unclosed
+      const stop = untilStopped();
       ctx.stdout(`threadbase viewer on ${url}  (${driver.name} store; Ctrl-C to stop)\n`);
       if (opts.open) openInBrowser(url, ctx.env);
       const stopped = new AbortController();
@@ -138,11 +140,12 @@ export function registerUi(program: Command, ctx: CliContext): void {
             onError: syncFailed,
           })
         : Promise.resolve();
-      await untilStopped();
+      const signal = await stop;
       stopped.abort();
       await following;
       await new Promise<void>((done) => server.close(() => done()));
       await driver.close?.();
       await indexer?.close();
+      ctx.exitCode = stoppedExitCode(signal);
     });
 }
