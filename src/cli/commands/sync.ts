@@ -76,8 +76,18 @@ export function syncBarText(
   return `sync [${bar}]${tail}`;
 }
 
-function summary(r: SyncReport): string {
-  return `indexed ${r.units} sessions in ${(r.ms / 1000).toFixed(2)} s: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
+/**
+ * What a sync did, in a line: one that found nothing changed says the index is up to date ("indexed 20
+ * sessions" read as if each had been read again).
+ */
+export function syncSummary(
+  r: Pick<SyncReport, 'units' | 'reread' | 'appended' | 'unchanged' | 'removed' | 'failed' | 'ms'>,
+): string {
+  const sessions = `${r.units} session${r.units === 1 ? '' : 's'}`;
+  const seconds = `${(r.ms / 1000).toFixed(2)} s`;
+  if (r.reread + r.appended + r.removed + r.failed === 0)
+    return `index up to date: ${sessions}, none changed (checked in ${seconds})`;
+  return `indexed ${sessions} in ${seconds}: ${r.reread} read, ${r.appended} appended, ${r.unchanged} unchanged, ${r.removed} removed${r.failed ? `, ${r.failed} failed` : ''}`;
 }
 
 export function registerSync(program: Command, ctx: CliContext): void {
@@ -119,7 +129,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
         // --full: the first sync only; what --watch follows after it is what changes
         const first = await runOnce(false, opts.full === true);
         if (opts.json) printJson(ctx, { index: path, ...first });
-        else ctx.stderr(`${summary(first)}\n`);
+        else ctx.stderr(`${syncSummary(first)}\n`);
         if (!opts.watch) return;
         const stopped = new AbortController();
         // listened for before saying so: a Ctrl-C right after the line killed the process unclosed
@@ -133,7 +143,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
           signal: stopped.signal,
           onChange: (r) => {
             if (opts.json) ctx.stdout(`${JSON.stringify({ at: new Date().toISOString(), ...r })}\n`);
-            else ctx.stderr(`${summary(r)}\n`);
+            else ctx.stderr(`${syncSummary(r)}\n`);
           },
           onError: (e) => warn(ctx, `sync failed, trying again: ${e.message}`),
         });
