@@ -57,11 +57,53 @@ export function cutStartToColumns(s: string, width: number): string {
   return `…${kept.reverse().join('')}`;
 }
 
+const NOT_PRINTABLE_ASCII = /[^\u0020-\u007E]/;
+
+/** Widths of the other graphemes met: a session repeats few (arrows, box lines, one script's letters). */
+const widthOf = new Map<string, number>();
+
+/** The columns of one grapheme: a printable ASCII character one, without asking string-width. */
+function graphemeWidth(g: string): number {
+  if (g.length === 1) {
+    const c = g.charCodeAt(0);
+    if (c >= 0x20 && c <= 0x7e) return 1;
+  }
+  let w = widthOf.get(g);
+  if (w === undefined) {
+    if (widthOf.size >= 4096) widthOf.clear();
+    w = stringWidth(g);
+    widthOf.set(g, w);
+  }
+  return w;
+}
+
 /**
  * `s` cut to at most `width` columns, ending in '…' when cut; never inside a character, an emoji
- * sequence or before a combining mark (whole graphemes only).
+ * sequence or before a combining mark (whole graphemes only). Measured a grapheme at a time and only
+ * as far as `width`: string-width over each whole line was most of `show`'s one-line views.
  */
 export function cutToColumns(s: string, width: number): string {
+  const ascii = s.search(NOT_PRINTABLE_ASCII);
+  const run = ascii < 0 ? s.length : ascii;
+  // a printable-ASCII start wider than the cut: a column a character, nothing to segment
+  if (run > width) return width <= 0 ? '' : `${s.slice(0, width - 1)}…`;
+  if (ascii < 0) return s;
+  // string-width takes an escape sequence out of the whole text, which its graphemes one by one don't
+  if (s.includes('\x1b')) return cutMeasuredWhole(s, width);
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  let used = 0;
+  let cutAt = -1;
+  for (const { segment, index } of graphemes.segment(s)) {
+    const w = graphemeWidth(segment);
+    if (cutAt < 0 && used + w > width - 1) cutAt = index;
+    used += w;
+    if (used > width) return width <= 0 ? '' : `${s.slice(0, cutAt)}…`;
+  }
+  return s;
+}
+
+/** cutToColumns of a text holding escape sequences: measured whole, as string-width measures it. */
+function cutMeasuredWhole(s: string, width: number): string {
   if (stringWidth(s) <= width) return s;
   if (width <= 0) return '';
   let out = '';
@@ -85,7 +127,8 @@ export function oneLineCut(s: string, width: number): string {
   const room = width * 4 + 256;
   if (s.length > room) {
     const head = oneLine(s.slice(0, room));
-    if (stringWidth(head) > width) return cutToColumns(head, width);
+    const cut = cutToColumns(head, width);
+    if (cut !== head) return cut;
   }
   return cutToColumns(oneLine(s), width);
 }
