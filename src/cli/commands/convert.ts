@@ -1,11 +1,11 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ChildSessions, childSessionsFrom, convertSessionAll, type WrittenSession } from '../../convert/session.js';
 import { childSessionsInStore } from '../../convert/store-children.js';
 import { writableFormatNames } from '../../formats/registry.js';
 import { pickSession } from '../../formats/shared/base.js';
-import type { SessionDriver } from '../../model/driver.js';
+import type { DriverEnv, SessionDriver } from '../../model/driver.js';
 import { NotFoundError } from '../../model/errors.js';
 import type { ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { openStore } from '../../stores/open.js';
@@ -39,6 +39,8 @@ interface Described {
   source: string;
   path: string | null;
   command?: string;
+  /** what to know before running `command` (a model the agent may not have) */
+  note?: string;
   /** the call in the written parent that ran this sub-agent session */
   parentToolCallId?: string;
   warnings?: string[];
@@ -89,6 +91,68 @@ function refuseContradictions(opts: ConvertFlags): void {
     throw new UsageError(
       `--from reads the session from ${opts.from}, not from the agents' files ${agentsOnly.join(' and ')} ${agentsOnly.length > 1 ? 'look' : 'looks'} in: give one or the other`,
     );
+}
+
+/**
+ * Providers OpenCode has without being told of them when its models.dev cache is not there to say (it
+ * fetches that list at start): the best known of models.dev's.
+ */
+const OPENCODE_WELL_KNOWN_PROVIDERS = [
+  'anthropic',
+  'openai',
+  'google',
+  'google-vertex',
+  'amazon-bedrock',
+  'azure',
+  'github-copilot',
+  'openrouter',
+  'groq',
+  'mistral',
+  'xai',
+  'deepseek',
+  'opencode',
+];
+
+/**
+ * Whether OpenCode knows `provider` out of the box or by its configuration: a key of its models.dev cache
+ * (~/.cache/opencode/models.json) or, without that cache, a well-known provider; or named in its global
+ * or the project's config. A session resumed with a model of a provider it does not know fails with
+ * "UnknownError … Unexpected server error" (a pi session's `standin/claude-standin`), unless given `-m`.
+ */
+export function openCodeKnowsProvider(env: DriverEnv, provider: string, project: string | undefined): boolean {
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const cache = read(join(env.env.XDG_CACHE_HOME || join(env.home, '.cache'), 'opencode', 'models.json'));
+  let builtIn: boolean;
+  try {
+    builtIn =
+      cache !== undefined
+        ? Object.hasOwn(JSON.parse(cache) as object, provider)
+        : OPENCODE_WELL_KNOWN_PROVIDERS.includes(provider);
+  } catch {
+    builtIn = OPENCODE_WELL_KNOWN_PROVIDERS.includes(provider);
+  }
+  if (builtIn) return true;
+  const configDir = join(env.env.XDG_CONFIG_HOME || join(env.home, '.config'), 'opencode');
+  const configs = [
+    ...['opencode.json', 'opencode.jsonc', 'config.json'].map((f) => join(configDir, f)),
+    ...(env.env.OPENCODE_CONFIG ? [env.env.OPENCODE_CONFIG] : []),
+    ...(project ? ['opencode.json', 'opencode.jsonc'].map((f) => join(project, f)) : []),
+  ];
+  // JSONC, read as text: the provider's id as a quoted name in it is taken as its provider entry
+  return configs.some((file) => read(file)?.includes(JSON.stringify(provider)) === true);
+}
+
+/** The provider/model OpenCode resumes `session` with: its last message's that names one. */
+function recordedModel(session: Session): { provider: string; model: string } | undefined {
+  for (const e of [...session.entries].reverse())
+    if (e.kind === 'message' && e.message.model) return { provider: e.message.provider ?? 'anthropic', model: e.message.model };
+  return undefined;
 }
 
 /** `fork` of an agent's session that cannot be forked: a copy is what a fork would write, bar the link to its origin, so the command that writes one is named. */
@@ -162,6 +226,14 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     const at = opts.at === undefined ? undefined : resolveSessionEntry(session, opts.at);
     const written = await convertSessionAll(session, target, { at, allBranches: opts.allBranches, childrenOf });
     const rows = written.map((w) => described(w, handoff ? target.resumeCommand?.(w) : undefined));
+    if (handoff && target.name === 'opencode')
+      for (const [i, w] of written.entries()) {
+        const row = rows[i];
+        const resumed = row?.command ? await target.getSession(w.id) : undefined;
+        const model = resumed ? recordedModel(resumed) : undefined;
+        if (row && model && !openCodeKnowsProvider(ctx.env, model.provider, w.project))
+          row.note = `the session's model ${model.provider}/${model.model} is of a provider OpenCode does not know (neither models.dev's nor in its config): resume with -m <provider/model> of one it has (e.g. -m anthropic/claude-sonnet-4-5), or it fails with "Unexpected server error"`;
+      }
     // on stderr only: `warnings` in --json are what the target could not keep, and this is no loss
     const missing = missingProjectWarning(session, target);
     if (missing) warn(ctx, missing);
@@ -169,7 +241,8 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     if (opts.json) return printJson(ctx, rows.length === 1 ? rows[0] : rows);
     for (const r of rows) {
       ctx.stdout(`wrote ${r.source} session ${r.id}${r.path ? ` at ${r.path}` : ''}\n`);
-      if (handoff) ctx.stdout(r.command ? `resume it with:\n  ${r.command}\n` : `(${r.source} has no resume command)\n`);
+      if (handoff && r.command && r.note) ctx.stdout(`resume it with:\n  ${r.command} -m <provider/model>\n(${r.note})\n`);
+      else if (handoff) ctx.stdout(r.command ? `resume it with:\n  ${r.command}\n` : `(${r.source} has no resume command)\n`);
       for (const c of (r.children ?? []).flatMap(withDescendants))
         ctx.stdout(`wrote ${c.source} sub-agent session ${c.id}${c.path ? ` at ${c.path}` : ''}\n`);
     }
