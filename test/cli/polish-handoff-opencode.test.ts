@@ -29,15 +29,22 @@ it('asks for -m when OpenCode knows no provider of the recorded model, and not o
   const unknown = await runCli(env, ['handoff', PI_TOOL_CALL_ID, '--to', 'opencode', '--project', project]);
   expect(unknown.code, unknown.err).toBe(0);
   expect(unknown.out).toMatch(/resume it with:\n {2}cd .* && opencode --session '?ses_\S+'? -m <provider\/model>\n/);
-  expect(unknown.out).toContain('model standin/claude-standin is of a provider OpenCode does not know');
+  expect(unknown.out).toContain('model standin/claude-standin is one OpenCode does not know');
   const asJson = await runCli(env, ['handoff', PI_TOOL_CALL_ID, '--to', 'opencode', '--project', project, '--json']);
   const row = JSON.parse(asJson.out) as { command: string; note?: string };
   // the command a script runs stays runnable; the note says what it needs
   expect(row.command).not.toContain('-m');
   expect(row.note).toContain('-m <provider/model>');
 
+  // the provider configured without that model: still unknown
   const config = join(root, '.config', 'opencode');
   await mkdir(config, { recursive: true });
+  await writeFile(
+    join(config, 'opencode.json'),
+    JSON.stringify({ provider: { standin: { npm: '@ai-sdk/anthropic', models: { 'claude-test': {} } } } }),
+  );
+  const otherModel = await runCli(env, ['handoff', PI_TOOL_CALL_ID, '--to', 'opencode', '--project', project]);
+  expect(otherModel.out).toContain('-m <provider/model>');
   await writeFile(
     join(config, 'opencode.json'),
     JSON.stringify({ provider: { standin: { npm: '@ai-sdk/anthropic', models: { 'claude-standin': {} } } } }),

@@ -114,12 +114,16 @@ const OPENCODE_WELL_KNOWN_PROVIDERS = [
 ];
 
 /**
- * Whether OpenCode knows `provider` out of the box or by its configuration: a key of its models.dev cache
- * (~/.cache/opencode/models.json) or, without that cache, a well-known provider; or named in its global
- * or the project's config. A session resumed with a model of a provider it does not know fails with
+ * Whether OpenCode knows the model's provider out of the box (a key of its models.dev cache,
+ * ~/.cache/opencode/models.json, or without that cache a well-known provider), or the provider and the
+ * model by its global or the project's config. A session resumed with a model of a provider it does not know fails with
  * "UnknownError … Unexpected server error" (a pi session's `standin/claude-standin`), unless given `-m`.
  */
-export function openCodeKnowsProvider(env: DriverEnv, provider: string, project: string | undefined): boolean {
+export function openCodeKnowsModel(
+  env: DriverEnv,
+  { provider, model }: { provider: string; model: string },
+  project: string | undefined,
+): boolean {
   const read = (file: string) => {
     try {
       return readFileSync(file, 'utf8');
@@ -144,8 +148,12 @@ export function openCodeKnowsProvider(env: DriverEnv, provider: string, project:
     ...(env.env.OPENCODE_CONFIG ? [env.env.OPENCODE_CONFIG] : []),
     ...(project ? ['opencode.json', 'opencode.jsonc'].map((f) => join(project, f)) : []),
   ];
-  // JSONC, read as text: the provider's id as a quoted name in it is taken as its provider entry
-  return configs.some((file) => read(file)?.includes(JSON.stringify(provider)) === true);
+  // JSONC, read as text: the provider's id and the model's, each a quoted name in it, are taken as the
+  // provider's entry and its model's (a provider of one's own lists its models)
+  return configs.some((file) => {
+    const text = read(file);
+    return text?.includes(JSON.stringify(provider)) === true && text.includes(JSON.stringify(model));
+  });
 }
 
 /** The provider/model OpenCode resumes `session` with: its last message's that names one. */
@@ -231,8 +239,8 @@ export function registerConvert(program: Command, ctx: CliContext): void {
         const row = rows[i];
         const resumed = row?.command ? await target.getSession(w.id) : undefined;
         const model = resumed ? recordedModel(resumed) : undefined;
-        if (row && model && !openCodeKnowsProvider(ctx.env, model.provider, w.project))
-          row.note = `the session's model ${model.provider}/${model.model} is of a provider OpenCode does not know (neither models.dev's nor in its config): resume with -m <provider/model> of one it has (e.g. -m anthropic/claude-sonnet-4-5), or it fails with "Unexpected server error"`;
+        if (row && model && !openCodeKnowsModel(ctx.env, model, w.project))
+          row.note = `the session's model ${model.provider}/${model.model} is one OpenCode does not know (its provider is neither models.dev's nor in its config with that model): resume with -m <provider/model> of one it has (e.g. -m anthropic/claude-sonnet-4-5), or it fails with "Unexpected server error"`;
       }
     // on stderr only: `warnings` in --json are what the target could not keep, and this is no loss
     const missing = missingProjectWarning(session, target);
