@@ -225,9 +225,9 @@ export function untilStopped(): Promise<NodeJS.Signals> {
 }
 
 /**
- * The exit code of a command stopped by `signal` after closing cleanly, as a shell reports a process the
- * signal killed (128 + its number: 130 for Ctrl-C, 143 for SIGTERM), so a script or a service manager
- * tells a stop from a run that ended by itself.
+ * The exit code of a job a signal cut short (push) after closing cleanly, as a shell reports a process
+ * the signal killed (128 + its number: 130 for Ctrl-C, 143 for SIGTERM). Commands whose way to end is
+ * being stopped (serve, ui, sync --watch) exit 0.
  */
 export function stoppedExitCode(signal: NodeJS.Signals): number {
   return signal === 'SIGINT' ? 130 : 143;

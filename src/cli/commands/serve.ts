@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { storeKindOf } from '../../stores/open.js';
-import { type CliContext, stoppedExitCode, untilStopped, warn, writableIndexPath } from '../io.js';
+import { type CliContext, untilStopped, warn, writableIndexPath } from '../io.js';
 import { dbOption, portOption, positiveIntOption, pricesFileOption, pricesOf, storeOpenError } from '../options.js';
 
 /** The largest request body `serve` takes by default (the server's own default, said in --help). */
@@ -113,9 +113,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const stop = untilStopped();
       ctx.stdout(`threadbase serve: listening on ${server.url} (store: ${stores.store.name})\n`);
       // Runs until SIGINT/SIGTERM, then closes connections and the store.
-      const signal = await stop;
+      await stop;
       await server.close();
       await stores.close();
-      ctx.exitCode = stoppedExitCode(signal);
     });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { IndexSync, type SyncReport } from '../../stores/index-sync/sync.js';
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, printJson, stoppedExitCode, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
+import { type CliContext, printJson, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { agentListOption, positiveIntOption } from '../options.js';
 
 /**
@@ -133,10 +133,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
         if (!opts.watch) return;
         const stopped = new AbortController();
         // listened for before saying so: a Ctrl-C right after the line killed the process unclosed
-        void untilStopped().then((signal) => {
-          ctx.exitCode = stoppedExitCode(signal);
-          stopped.abort();
-        });
+        void untilStopped().then(() => stopped.abort());
         ctx.stderr(`watching for changes (Ctrl-C to stop)\n`);
         await followChanges(() => runOnce(true), {
           intervalMs: opts.interval,

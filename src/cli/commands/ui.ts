@@ -11,7 +11,7 @@ import { IndexSync, indexPath, type SyncReport } from '../../stores/index-sync/s
 import { followChanges } from '../../stores/index-sync/watch.js';
 import { openStore } from '../../stores/open.js';
 import { isBusyError, openSqliteStore, type SqliteStore } from '../../stores/sqlite/index.js';
-import { type CliContext, stoppedExitCode, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
+import { type CliContext, untilStopped, warn, warnParse, writableIndexPath } from '../io.js';
 import { checkStoreKey, checkStoreOption, portOption, pricesOf, storeOpenError, UsageError } from '../options.js';
 import { listenError } from './serve.js';
 
@@ -140,12 +140,11 @@ export function registerUi(program: Command, ctx: CliContext): void {
             onError: syncFailed,
           })
         : Promise.resolve();
-      const signal = await stop;
+      await stop;
       stopped.abort();
       await following;
       await new Promise<void>((done) => server.close(() => done()));
       await driver.close?.();
       await indexer?.close();
-      ctx.exitCode = stoppedExitCode(signal);
     });
 }
