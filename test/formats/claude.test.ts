@@ -409,7 +409,10 @@ describe('writing', () => {
     expect(lines.map((l) => [l.type, l.uuid, l.parentUuid, l.sessionId])).toEqual([
       ['user', 'n1', 'f1', S1],
       ['assistant', 'n2', 'n1', S1],
+      // the leaf Claude Code resumes on (claude-leaf.test.ts)
+      ['last-prompt', undefined, undefined, S1],
     ]);
+    expect(lines[2]?.leafUuid).toBe('n2');
     const ctx = contextToAnthropic(await d.getContext(S1));
     expect(ctx.messages.slice(-2)).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'one more' }] },

@@ -33,7 +33,7 @@ import { resumeCommandLine, shellQuote } from '../shared/shell.js';
 import { writtenByOf } from '../shared/written-by.js';
 import { relinkAgentId, writeSubagentTranscript } from './children.js';
 import { claudeSentWording } from './notifications.js';
-import { isRecord, type ParsedTranscript, parseTranscript } from './parse.js';
+import { isRecord, type ParsedTranscript, parseTranscript, promptText } from './parse.js';
 import { claudeDir, encodeProjectPath, findSessionFiles, locateSessionFile, projectsDir, type SessionFile } from './paths.js';
 import { claudeAdditionMessages, withAdditionsMarked, withAdditionsPlaced } from './reminders.js';
 import { callsLast, EMPTY_TEXT_REMOVED, isBlankText, isReplyContent, isThinking, NO_CONTENT } from './reply.js';
@@ -402,8 +402,10 @@ export class ClaudeDriver extends DriverBase {
    *     record (`threadbase.claudeApiError`), which reads as Claude Code's error, not a failed turn written for another agent.
    * 11: a call stopped while it ran, which 2.1.332 records as `user-rejected` with its refusal's words corrected, is cancelled, not refused.
    * 12: a denial's words are kept beside its kind (`meta.claude.toolDenialWords`, recordedDenial).
+   * 13: the leaf is the last main-chain record at or under the last `last-prompt`'s leafUuid, as
+   *     2.1.332 resumes (records after it on another branch no longer move it; see parse.ts leafOf).
    */
-  readonly readerVersion = 12;
+  readonly readerVersion = 13;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -753,6 +755,18 @@ export class ClaudeDriver extends DriverBase {
         toolIds,
       },
     );
+    const leafRecord = records.findLast((r) => typeof r.uuid === 'string' && r.isSidechain !== true);
+    if (leafRecord) {
+      // Claude Code resumes on the last `last-prompt`'s leaf (or a record under it), so the appended
+      // records, on a branch or not, end with one naming their last, in 2.1.332's shape.
+      const prompt = records.findLast((r) => r.type === 'user' && r.isSidechain !== true && promptText(r) !== undefined);
+      records.push({
+        type: 'last-prompt',
+        ...(prompt ? { lastPrompt: promptText(prompt) } : {}),
+        leafUuid: leafRecord.uuid,
+        sessionId: leafRecord.sessionId,
+      });
+    }
     await appendJsonlLines(file.path, records);
   }
 

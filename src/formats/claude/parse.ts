@@ -56,7 +56,7 @@ export interface ParsedTranscript {
 }
 
 /** Text of a user prompt as Claude Code shows it in its session picker: skips meta, commands, and tool results. */
-function promptText(r: ClaudeRecord): string | undefined {
+export function promptText(r: ClaudeRecord): string | undefined {
   if (r.isMeta === true || r.isCompactSummary === true || isRecord(r.origin)) return undefined;
   const m = r.message;
   if (!isRecord(m)) return undefined;
@@ -246,8 +246,8 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
   });
   let lastUuid: string | undefined;
   let lastMainUuid: string | undefined;
-  /** the leaf a `last-prompt` record names, while no record with a uuid has come after it */
-  let namedLeaf: string | undefined;
+  /** the leaf the last `last-prompt` record with a leafUuid names, and where that record came */
+  let named: NamedLeaf | undefined;
   /** the next record is the transcript's first (a read from an offset starts after it) */
   let first = !continuation;
 
@@ -281,8 +281,8 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     if (!out.agentId && typeof r.agentId === 'string') out.agentId = r.agentId;
     if (!out.forkedFrom && isRecord(r.forkedFrom))
       out.forkedFrom = { sessionId: str(r.forkedFrom.sessionId), messageUuid: str(r.forkedFrom.messageUuid) };
-    if (type === 'last-prompt') namedLeaf = str(r.leafUuid);
-    else if (uuid && r.isSidechain !== true) namedLeaf = undefined;
+    const namedId = type === 'last-prompt' ? str(r.leafUuid) : undefined;
+    if (namedId) named = { id: namedId, explicit: r.explicit === true || r.rewound === true, entryIndex: out.entries.length };
     if (type === 'custom-title' && typeof r.customTitle === 'string') out.customTitle = r.customTitle;
     if (type === 'ai-title' && typeof r.aiTitle === 'string') out.summaryTitle = r.aiTitle;
     if (type === 'summary' && typeof r.summary === 'string')
@@ -388,15 +388,43 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       out.warnings.push({ file, id: e.id, message: `parent ${e.parentId} is not in this file; the entry starts a new root` });
     }
   }
-  // Claude Code records the leaf after each turn (and after a rewind) in `last-prompt`; trust it while
-  // nothing was written after it, else the last record on the main chain is the leaf.
-  out.leafId = namedLeaf && (continuation || seen.has(namedLeaf)) ? namedLeaf : lastMainUuid;
+  out.leafId = leafOf(out.entries, named, continuation ? undefined : seen) ?? lastMainUuid;
   relinkParallelToolResults(out.entries);
   if (!out.summaryTitle) {
     const own = out.summaries.filter((x) => !x.leafUuid || seen.has(x.leafUuid));
     out.summaryTitle = own[own.length - 1]?.summary;
   }
   return out;
+}
+
+/** A `last-prompt` record's leaf: `explicit` for a rewind's (`explicit` or `rewound` set); `entryIndex`, the entries before it. */
+interface NamedLeaf {
+  id: string;
+  explicit: boolean;
+  entryIndex: number;
+}
+
+/**
+ * The leaf Claude Code 2.1.332 resumes on (probed, NOTES.md "Leaf"): the last record on the main
+ * chain, in file order, that is the leaf the last `last-prompt` names or descends from it by the
+ * records' own parentUuid; for an explicit one (a rewind) only records written after it count, so it
+ * cuts what was under the leaf before. Records on another branch never move it. Undefined (the caller
+ * takes the last main-chain record) when no `last-prompt` names a leaf (a null leafUuid does not) or
+ * the one named is not in the file (`seen`; a read from an offset, without `seen`, trusts a leaf in
+ * the earlier part).
+ */
+function leafOf(entries: readonly Entry[], named: NamedLeaf | undefined, seen?: ReadonlySet<string>): string | undefined {
+  if (!named || (seen && !seen.has(named.id))) return undefined;
+  const under = new Set([named.id]);
+  let leaf = named.id;
+  for (const [i, e] of entries.entries()) {
+    if (e.sidechain || e.id.includes('@') || (named.explicit && i < named.entryIndex)) continue;
+    if (e.parentId && under.has(e.parentId)) {
+      under.add(e.id);
+      leaf = e.id;
+    }
+  }
+  return leaf;
 }
 
 /**
