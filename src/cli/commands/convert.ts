@@ -240,7 +240,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
         const resumed = row?.command ? await target.getSession(w.id) : undefined;
         const model = resumed ? recordedModel(resumed) : undefined;
         if (row && model && !openCodeKnowsModel(ctx.env, model, w.project))
-          row.note = `the session's model ${model.provider}/${model.model} is one OpenCode does not know (its provider is neither models.dev's nor in its config with that model): resume with -m <provider/model> of one it has (e.g. -m anthropic/claude-sonnet-4-5), or it fails with "Unexpected server error"`;
+          row.note = `the session's model ${model.provider}/${model.model} is one OpenCode does not know: its provider is neither models.dev's nor in its config with that model. Resume with -m <provider/model> of one it has (e.g. -m anthropic/claude-sonnet-4-5), or it fails with "Unexpected server error"`;
       }
     // on stderr only: `warnings` in --json are what the target could not keep, and this is no loss
     const missing = missingProjectWarning(session, target);
@@ -249,7 +249,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
     if (opts.json) return printJson(ctx, rows.length === 1 ? rows[0] : rows);
     for (const r of rows) {
       ctx.stdout(`wrote ${r.source} session ${r.id}${r.path ? ` at ${r.path}` : ''}\n`);
-      if (handoff && r.command && r.note) ctx.stdout(`resume it with:\n  ${r.command} -m <provider/model>\n(${r.note})\n`);
+      if (handoff && r.command && r.note) ctx.stdout(`resume it with:\n  ${r.command} -m <provider/model>\n${r.note}\n`);
       else if (handoff) ctx.stdout(r.command ? `resume it with:\n  ${r.command}\n` : `(${r.source} has no resume command)\n`);
       for (const c of (r.children ?? []).flatMap(withDescendants))
         ctx.stdout(`wrote ${c.source} sub-agent session ${c.id}${c.path ? ` at ${c.path}` : ''}\n`);
