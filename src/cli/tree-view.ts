@@ -1,21 +1,58 @@
 /** Draws a session's entry tree as text, with the current leaf marked. */
 
 import { currentLeaf, indexEntries, isConversationEntry, messageText, nearestConversationEntry } from '../model/tree.js';
-import type { Entry, Session } from '../model/types.js';
+import type { Entry, Part, Session } from '../model/types.js';
 import { cutToColumns, oneLineCut, stringWidth } from './text-width.js';
 
+/** A count and its noun: '1 image', '2 images'. */
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * A tool call as `name(what)`: its input's first text (a command, a path, a pattern: what Claude Code's
+ * own view shows beside the name), cut to 30 columns; the name alone when the input holds no text.
+ */
+function callLabel(call: Extract<Part, { type: 'tool_call' }>): string {
+  const first = Object.values(call.input ?? {}).find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  return first === undefined ? call.name : `${call.name}(${oneLineCut(first, 30)})`;
+}
+
+/** What a message holds besides its text: thinking, calls, results, images and files. */
+function partsNote(parts: readonly Part[], thinkingUnsaid: boolean): string {
+  const calls = parts.filter((p) => p.type === 'tool_call');
+  const results = parts.filter((p) => p.type === 'tool_result');
+  const failed = results.filter((p) => p.isError).length;
+  const images = parts.filter((p) => p.type === 'image').length;
+  const files = parts.filter((p) => p.type === 'file');
+  const thought = thinkingUnsaid && parts.some((p) => p.type === 'thinking' || p.type === 'redacted_thinking');
+  const more = calls.length > 3 ? ` +${calls.length - 3} more` : '';
+  const file = files[0];
+  return [
+    thought ? 'thinking' : '',
+    calls.length ? `calls ${calls.slice(0, 3).map(callLabel).join(', ')}${more}` : '',
+    results.length ? `${counted(results.length, 'result')}${failed ? ` (${failed} failed)` : ''}` : '',
+    images ? counted(images, 'image') : '',
+    files.length === 1 && file?.name ? `file ${oneLineCut(file.name, 30)}` : files.length ? counted(files.length, 'file') : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** How `show` describes an entry in one line. */
 export function describeEntry(e: Entry): string {
   // cut to 70 columns with '…' where cut (a line cut silently read as the whole text; CJK takes two columns)
   const one = (s: string) => oneLineCut(s, 70);
   switch (e.kind) {
     case 'message': {
       const m = e.message;
-      const calls = m.parts.filter((p) => p.type === 'tool_call').map((p) => (p.type === 'tool_call' ? p.name : ''));
-      const results = m.parts.filter((p) => p.type === 'tool_result').length;
-      const text = one(messageText(m));
-      const extra = [calls.length ? `calls ${calls.join(',')}` : '', results ? `${results} result(s)` : '']
-        .filter(Boolean)
-        .join('; ');
+      let text = one(messageText(m));
+      const hasText = text !== '';
+      // a reply of thinking alone (Claude Code keeps each block a record) shows its thinking, not nothing
+      if (!hasText) {
+        const thinking = m.parts.flatMap((p) => (p.type === 'thinking' && p.thinking.trim() ? [p.thinking] : []));
+        if (thinking.length) text = `(thinking) ${oneLineCut(thinking.join('\n'), 59)}`;
+        else if (m.parts.some((p) => p.type === 'redacted_thinking')) text = '(thinking, redacted)';
+      }
+      const extra = partsNote(m.parts, hasText);
       return `${m.role}:${text ? ` ${text}` : ''}${extra ? ` [${extra}]` : ''}`;
     }
     case 'compaction':

@@ -125,7 +125,7 @@ describe('a session the real cline recorded', () => {
     // the CLI over the index: listed, shown, found, counted
     const listed = JSON.parse(await runCliOk(home.env, ['sessions', '--source', 'cline', '--json'])) as { id: string }[];
     expect(listed.map((s) => s.id)).toContain(info.id);
-    expect(await runCliOk(home.env, ['show', info.id])).toContain('[calls read_files]');
+    expect(await runCliOk(home.env, ['show', info.id])).toContain('calls read_files(notes.txt)');
     expect(await runCliOk(home.env, ['search', 'hello from notes'])).toContain(info.id);
     const stats = await runCliOk(home.env, ['stats', '--by', 'session', '--json']);
     expect(stats).toContain(info.id);

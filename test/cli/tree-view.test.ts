@@ -36,3 +36,68 @@ it("a long message is cut to 70 columns with '…' where cut, never silently, a 
   // 40 CJK characters are 80 columns: 34 of them and the '…' fill the 70
   expect(describeEntry(userSays('日'.repeat(40)))).toBe(`user: ${'日'.repeat(34)}…`);
 });
+
+const assistantWith = (
+  parts: Extract<Entry, { kind: 'message' }>['message']['parts'],
+  role: 'assistant' | 'user' | 'tool' = 'assistant',
+): Entry => ({
+  id: 'e3',
+  parentId: null,
+  timestamp: '2026-01-01T10:00:00.000Z',
+  kind: 'message',
+  message: { role, parts },
+});
+
+it('a reply of thinking alone shows its thinking (it showed an empty "assistant:"), redacted thinking says so', () => {
+  expect(describeEntry(assistantWith([{ type: 'thinking', thinking: 'Let me look at\nthe file first.', signature: 's' }]))).toBe(
+    'assistant: (thinking) Let me look at the file first.',
+  );
+  expect(describeEntry(assistantWith([{ type: 'redacted_thinking', data: 'x' }]))).toBe('assistant: (thinking, redacted)');
+  // beside text, a mark only
+  expect(
+    describeEntry(
+      assistantWith([
+        { type: 'thinking', thinking: 'hmm', signature: 's' },
+        { type: 'text', text: 'Done.' },
+      ]),
+    ),
+  ).toBe('assistant: Done. [thinking]');
+});
+
+it('tool calls name what they act on, results say how many failed, images and files are counted', () => {
+  const call = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_call' as const, id, name, input });
+  expect(
+    describeEntry(
+      assistantWith([
+        call('c1', 'Bash', { command: 'ls -la\n/tmp', description: 'list' }),
+        call('c2', 'Read', { file_path: '/work/src/a-very-long-directory-name/and-a-file-name.ts' }),
+        call('c3', 'TodoWrite', { todos: [] }),
+        call('c4', 'Grep', { pattern: 'x' }),
+      ]),
+    ),
+  ).toBe('assistant: [calls Bash(ls -la /tmp), Read(/work/src/a-very-long-directo…), TodoWrite +1 more]');
+  expect(
+    describeEntry(
+      assistantWith(
+        [
+          { type: 'tool_result', callId: 'c1', content: 'ok' },
+          { type: 'tool_result', callId: 'c2', content: 'no such file', isError: true },
+        ],
+        'tool',
+      ),
+    ),
+  ).toBe('tool: [2 results (1 failed)]');
+  expect(
+    describeEntry(
+      assistantWith(
+        [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image', mediaType: 'image/png', data: 'AAAA' },
+          { type: 'image', mediaType: 'image/png', data: 'AAAA' },
+          { type: 'file', mediaType: 'application/pdf', data: 'AAAA', name: 'spec.pdf' },
+        ],
+        'user',
+      ),
+    ),
+  ).toBe('user: What is this? [2 images; file spec.pdf]');
+});
