@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringWidth } from '../../src/cli/text-width.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { countedWhere } from '../../src/stores/index-sync/stats.js';
+import { countedWhere, type StatsRow } from '../../src/stores/index-sync/stats.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
@@ -113,15 +113,7 @@ describe('stats on a narrow terminal', () => {
   it.each(['day', 'model', 'session'])(
     'fits 40 columns by %s, every key whole, each row its tokens, cost and messages',
     async (by) => {
-      const rows = JSON.parse(await runCliOk(env, ['stats', '--by', by, '--tz', 'UTC', '--no-sync', '--json'])) as {
-        key: string;
-        source?: string;
-        inputTokens: number;
-        outputTokens: number;
-        cacheReadTokens: number;
-        cacheWriteTokens: number;
-        messages: number;
-      }[];
+      const rows = JSON.parse(await runCliOk(env, ['stats', '--by', by, '--tz', 'UTC', '--no-sync', '--json'])) as StatsRow[];
       Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
       const lines = (await runCliOk(narrowEnv(40), ['stats', '--by', by, '--tz', 'UTC', '--no-sync'])).trimEnd().split('\n');
       const keys = rows.map((r) => (r.source ? `${r.key} (${r.source})` : r.key));

@@ -5,8 +5,9 @@
  * does not know is a 400, and the answer says whose days it counted (dayZone).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dayIn, WebData } from '../../src/server/web/data.js';
+import { WebData } from '../../src/server/web/data.js';
 import { createWebApp } from '../../src/server/web/index.js';
+import { dayIn } from '../../src/stores/index-sync/stats.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { answeredAt } from '../helpers/sessions.js';
 

@@ -44,7 +44,7 @@ import {
   type ResponseWindow,
   responseCost,
 } from '../../stores/index-sync/prices.js';
-import { dayIn, knownTimeZone } from '../../stores/index-sync/stats.js';
+import { dayIn } from '../../stores/index-sync/stats.js';
 import { queryTerms, searchTerms, sessionMatches, snippetOf } from '../../stores/search-text.js';
 import { agentOf, ofAgent } from '../../stores/shared.js';
 
@@ -309,9 +309,6 @@ const previewOf = (e: Entry, max = 80): string => {
   text = text.replace(/\s+/g, ' ').trim();
   return truncate(text, max);
 };
-
-// the zone helpers live with the store's stats, which count days in a zone too; the routes and tests import them here
-export { dayIn, knownTimeZone };
 
 /** A session (its source and id) as indexCosts keys it. */
 const costKey = (source: string, id: string) => `${source}\u0000${id}`;
