@@ -49,7 +49,7 @@ export function cutStartToColumns(s: string, width: number): string {
   let used = 0;
   const parts = graphemesOf(s);
   for (let i = parts.length - 1; i >= 0; i--) {
-    const w = stringWidth(parts[i] as string);
+    const w = graphemeWidth(parts[i] as string);
     if (used + w > width - 1) break;
     kept.push(parts[i] as string);
     used += w;
