@@ -54,20 +54,21 @@ if (mode === 'pi-append') {
     return true;
   }) as typeof process.stderr.write;
   let failed = 0;
+  const failures: string[] = [];
   for (let i = 0; i < Number(rounds); i++) {
     appendFileSync(
       file,
       `${JSON.stringify({ type: 'custom', customType: 'tb-sync-probe', id: `p${process.pid}${i}`, parentId: null, timestamp: new Date().toISOString(), data: { i } })}\n`,
     );
-    if ((await main(['node', 'threadbase', 'sync', '--json'], env)) !== 0) failed++;
+    const before = stderr.length;
+    const code = await main(['node', 'threadbase', 'sync', '--json'], env);
+    if (code !== 0) {
+      failed++;
+      // what that sync said, whole: a failure that names no lock is otherwise unexplained
+      failures.push(`exit ${code}: ${stderr.slice(before).trim().slice(0, 400)}`);
+    }
   }
-  write(
-    `done ${failed} ${stderr
-      .split('\n')
-      .filter((l) => /locked|busy|error|fail/i.test(l))
-      .slice(0, 3)
-      .join(' | ')}\n`,
-  );
+  write(`done ${failed} ${failures.slice(0, 3).join(' | ')}\n`);
 } else if (mode === 'open') {
   // Opens (and so creates and migrates) the store, as every threadbase command does first.
   try {
