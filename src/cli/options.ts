@@ -10,7 +10,7 @@ import { formatNames, writableFormatNames } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
 import { windowEnd, windowStart } from '../model/time-window.js';
 import { loadPrices, type PriceTable } from '../stores/index-sync/prices.js';
-import { instantOfWallClock, knownTimeZone } from '../stores/index-sync/stats.js';
+import { instantOfWallClock, knownTimeZone, localTimeZone } from '../stores/index-sync/stats.js';
 import { sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
 import { isServerUrl, serverKeyOf } from '../stores/remote/address.js';
 
@@ -88,6 +88,22 @@ export function zonedWindowEnd(value: string, timeZone: string): string {
   else if (mo) next.setUTCMonth(next.getUTCMonth() + 1);
   else next.setUTCFullYear(next.getUTCFullYear() + 1);
   return new Date(instantOfWallClock(timeZone, next.getTime()) - 1).toISOString();
+}
+
+/** The `--tz` of sessions, search and push: the zone their `--since`/`--until` dates and times without an offset are. */
+export const TZ_HELP =
+  "the time zone of --since/--until dates and times without an offset (IANA name or UTC; default: this machine's)";
+
+/**
+ * `--since`/`--until` as zonedTimeOption took them, read in `tz` (default this machine's zone, as git
+ * and stats read a date): the UTC instants a store filters by; a --since after the --until refused.
+ */
+export function zonedWindow(opts: { since?: string; until?: string; tz?: string }): { since?: string; until?: string } {
+  const timeZone = opts.tz ?? localTimeZone();
+  const since = opts.since === undefined ? undefined : zonedWindowStart(opts.since, timeZone);
+  const until = opts.until === undefined ? undefined : zonedWindowEnd(opts.until, timeZone);
+  checkTimeWindow(since, until);
+  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }
 
 /**

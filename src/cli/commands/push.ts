@@ -13,9 +13,12 @@ import {
   checkStoreOption,
   projectOption,
   serverUrlOption,
-  sinceOption,
   storeOpenError,
+  TZ_HELP,
+  timeZoneOption,
   UsageError,
+  zonedTimeOption,
+  zonedWindow,
 } from '../options.js';
 
 interface PushFlags {
@@ -25,6 +28,7 @@ interface PushFlags {
   source?: string;
   project?: string;
   since?: string;
+  tz?: string;
   json?: boolean;
   sync: boolean;
 }
@@ -43,10 +47,13 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .option('--from <store>', 'the store to push from (default the local index)')
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
     .option('--project <dir>', 'only sessions that ran in this directory (. is the current one)', projectOption)
-    .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
+    .option('--since <time>', "only sessions updated since (ISO date or time; without an offset, --tz's)", zonedTimeOption)
+    .option('--tz <zone>', TZ_HELP, timeZoneOption)
     .option('--no-sync', 'push the local index as it is, without bringing it up to date first')
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {
+      // a date alone is the user's own day, as git and stats read it, not UTC's
+      const { since } = zonedWindow(opts);
       // --from was silently ignored beside --source: refused, as each names where the sessions come from
       if (opts.source && opts.from)
         throw new UsageError(
@@ -113,7 +120,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
           statePath: join(threadbaseHome(ctx.env), 'push-state.json'),
           // a teammate's other projects stay on their machine
           filter: {
-            since: opts.since,
+            since,
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),
           },

@@ -11,13 +11,14 @@ import {
 } from '../io.js';
 import {
   agentOption,
-  checkTimeWindow,
   positiveIntOption,
   projectOption,
   roleOption,
-  sinceOption,
+  TZ_HELP,
+  timeZoneOption,
   UsageError,
-  untilOption,
+  zonedTimeOption,
+  zonedWindow,
 } from '../options.js';
 import { cutStartToColumns, cutToColumns, graphemesOf, oneLine, padEndColumns, stringWidth } from '../text-width.js';
 import { shortIds } from '../tree-view.js';
@@ -116,8 +117,13 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .description('full-text search over messages, thinking, tool inputs and outputs of every agent (bm25 ranked)')
     .option('--source <source>', 'only this agent', agentOption)
     .option('--project <path>', 'only sessions that ran in this directory (. is the current one)', projectOption)
-    .option('--since <time>', 'only entries at or after (ISO date or time)', sinceOption)
-    .option('--until <time>', 'only entries at or before (ISO date or time; a date: through its end)', untilOption)
+    .option('--since <time>', "only entries at or after (ISO date or time; without an offset, --tz's)", zonedTimeOption)
+    .option(
+      '--until <time>',
+      "only entries at or before (ISO date or time; without an offset, --tz's; a date: through its end)",
+      zonedTimeOption,
+    )
+    .option('--tz <zone>', TZ_HELP, timeZoneOption)
     .option('--role <role>', 'only user, assistant, tool or system messages', roleOption)
     .option('--tool <name>', 'only messages that call (or carry the result of) this tool')
     .option('--limit <n>', 'at most n hits', positiveIntOption, 20)
@@ -131,6 +137,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           project?: string;
           since?: string;
           until?: string;
+          tz?: string;
           role?: string;
           tool?: string;
           limit: number;
@@ -138,7 +145,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           json?: boolean;
         },
       ) => {
-        checkTimeWindow(opts.since, opts.until);
+        // a date alone is the user's own day, as git and stats read it, not UTC's
+        const window = zonedWindow(opts);
         // the index matches words: a query without one matched nothing and read as 'no matches'
         const query = words.join(' ');
         if (!/[\p{L}\p{N}\p{Co}]/u.test(query))
@@ -154,8 +162,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           const hits = await store.search(query, {
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),
-            ...(opts.since ? { since: opts.since } : {}),
-            ...(opts.until ? { until: opts.until } : {}),
+            ...window,
             ...(opts.role ? { role: opts.role } : {}),
             ...(opts.tool ? { tool: opts.tool } : {}),
             limit: opts.limit,

@@ -3,7 +3,15 @@ import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { indexPath } from '../../stores/index-sync/sync.js';
 import { type CliContext, printJson, reportWarnings, terminalColumns, warn } from '../io.js';
-import { agentOption, checkTimeWindow, positiveIntOption, projectOption, sinceOption, untilOption } from '../options.js';
+import {
+  agentOption,
+  positiveIntOption,
+  projectOption,
+  TZ_HELP,
+  timeZoneOption,
+  zonedTimeOption,
+  zonedWindow,
+} from '../options.js';
 import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
 /**
@@ -53,8 +61,13 @@ export function registerSessions(program: Command, ctx: CliContext): void {
     .description('list the sessions of every agent')
     .option('--source <source>', 'only this agent (claude, pi, opencode, ...)', agentOption)
     .option('--project <path>', 'only sessions that ran in this directory (. is the current one)', projectOption)
-    .option('--since <time>', 'only sessions updated since (ISO date or time)', sinceOption)
-    .option('--until <time>', 'only sessions updated at or before (ISO date or time; a date: through its end)', untilOption)
+    .option('--since <time>', "only sessions updated since (ISO date or time; without an offset, --tz's)", zonedTimeOption)
+    .option(
+      '--until <time>',
+      "only sessions updated at or before (ISO date or time; without an offset, --tz's; a date: through its end)",
+      zonedTimeOption,
+    )
+    .option('--tz <zone>', TZ_HELP, timeZoneOption)
     .option('--limit <n>', 'at most n sessions', positiveIntOption)
     .option('--no-index', "list from the agents' files even when the index is fresh")
     .option('--json', 'print JSON only')
@@ -64,16 +77,16 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         project?: string;
         since?: string;
         until?: string;
+        tz?: string;
         limit?: number;
         json?: boolean;
         index: boolean;
       }) => {
-        checkTimeWindow(opts.since, opts.until);
         const filter = {
           ...(opts.source ? { source: opts.source } : {}),
           ...(opts.project ? { project: opts.project } : {}),
-          ...(opts.since ? { since: opts.since } : {}),
-          ...(opts.until ? { until: opts.until } : {}),
+          // a date alone is the user's own day, as git and stats read it, not UTC's
+          ...zonedWindow(opts),
         };
         // The index answers for the stores it is fresh for (nothing changed since their last sync),
         // without parsing their files; the rest are listed from their files.
