@@ -49,7 +49,11 @@ describe('gemini: a JSONL chat', () => {
   it('applies updates and rewinds, keeping the rewound turn as an abandoned branch', async () => {
     const driver = new GeminiDriver(env);
     const s = (await driver.getSession(MAIN)) as Session;
-    expect(s.warnings).toEqual([{ file: s.path, line: 12, message: expect.stringMatching(/malformed JSON/) }]);
+    expect(s.warnings).toEqual([
+      { file: s.path, line: 12, message: expect.stringMatching(/malformed JSON/) },
+      // the fixture's sub-agent chat, which no call of this chat names or gave its prompt
+      { file: s.path, id: 'sub-7c1d', message: expect.stringMatching(/sub-agent chat sub-7c1d .*no call of session/) },
+    ]);
     const ctx = await driver.getContext(MAIN);
     expect(summary(ctx)).toEqual([
       'user:Read package.json',

@@ -8,8 +8,9 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { callByPrompt, callsOnPath } from '../../model/side-chains.js';
 import { pathToLeaf } from '../../model/tree.js';
-import type { Session, SessionInfo, ToolCallPart } from '../../model/types.js';
+import type { ParseWarning, Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
 import { DriverBase, dirEntries, fileUnits, listLoadedSessions, READ_ONLY_CAPABILITIES } from '../shared/base.js';
 import { parseJson, readFirstJsonLine } from '../shared/jsonl.js';
@@ -72,6 +73,67 @@ function withSpawnCall(s: Session, candidates: Iterable<Session | undefined>): S
   return s;
 }
 
+/**
+ * The sub-agent chats of `parent` no call names (no ToolCallRecord.agentId: a call record rewritten or lost, a chat
+ * put there by hand) placed as Claude Code's in-file side chains are (callByPrompt): at the parent's call whose
+ * `prompt` (invoke_agent's) is the chat's first user text, a call naming no agent, each call once, the chats in the
+ * order they started. Agent id → call id.
+ */
+function callsByPrompt(parent: Session, orphans: readonly Session[]): Map<string, string> {
+  const calls = callsOnPath(parent.entries);
+  const named = new Set(calls.filter((c) => typeof c.meta?.agentId === 'string').map((c) => c.id));
+  const out = new Map<string, string>();
+  const byStart = [...orphans].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  for (const o of byStart) {
+    const call = callByPrompt(calls, o.entries, (id) => named.has(id));
+    if (!call) continue;
+    named.add(call.id);
+    out.set(o.id, call.id);
+  }
+  return out;
+}
+
+/** What says that a sub-agent chat goes along with no call of `parentId`: convert, which carries a sub-agent by its call, leaves it out. */
+function unplacedMessage(s: Session, parentId: string): string {
+  return `sub-agent chat ${s.id} (${s.path ?? 'no file'}): no call of session ${parentId} names it (agentId) or gave it its prompt; listed under that session, it goes along with no call (convert leaves it out)`;
+}
+
+function withWarnings<T extends Session>(s: T, more: readonly ParseWarning[]): T {
+  return more.length ? { ...s, warnings: [...(s.warnings ?? []), ...more] } : s;
+}
+
+/**
+ * Each sub-agent chat that no call names (withSpawnCall) placed by its prompt (callsByPrompt) under its folder's main
+ * chat; one still placed nowhere is kept visible: a warning on it and on that main chat, naming its file and id.
+ */
+function placeOrphans(sessions: readonly Session[]): Session[] {
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  const orphansOf = new Map<string, Session[]>();
+  for (const s of sessions)
+    if (s.parentId && s.parentToolCallId === undefined) orphansOf.set(s.parentId, [...(orphansOf.get(s.parentId) ?? []), s]);
+  if (!orphansOf.size) return [...sessions];
+  const placed = new Map<string, string>();
+  const parentWarnings = new Map<string, ParseWarning[]>();
+  for (const [parentId, orphans] of orphansOf) {
+    const parent = byId.get(parentId);
+    const calls = parent ? callsByPrompt(parent, orphans) : new Map<string, string>();
+    for (const [id, call] of calls) placed.set(id, call);
+    const left = orphans.filter((o) => !calls.has(o.id));
+    if (parent?.path && left.length)
+      parentWarnings.set(
+        parentId,
+        left.map((o) => ({ file: parent.path as string, id: o.id, message: unplacedMessage(o, parentId) })),
+      );
+  }
+  return sessions.map((s) => {
+    const call = placed.get(s.id);
+    if (call !== undefined) return { ...s, parentToolCallId: call };
+    if (s.parentId && s.parentToolCallId === undefined)
+      return withWarnings(s, [{ file: s.path ?? '', id: s.id, message: unplacedMessage(s, s.parentId) }]);
+    return withWarnings(s, parentWarnings.get(s.id) ?? []);
+  });
+}
+
 /** A digest of the sub-agent chats in one folder (their files, sizes and times), for the version of each of them. */
 function folderDigest(units: readonly SourceUnit[]): string {
   const hash = createHash('sha256');
@@ -106,8 +168,10 @@ export class GeminiDriver extends DriverBase {
    *    result and loose image; an image-only result reads without an empty text before the image
    * 5: a plain-text document threadbase wrote as a user record's text (`threadbase.textFiles`), or in a result's
    *    `output` (the call's `threadbase.result.content`), reads back as the document
+   * 8: a sub-agent chat no call names (no agentId) is placed at the call that gave it its prompt, else warned
+   *    about (on it and on its main chat)
    */
-  readonly readerVersion = 7;
+  readonly readerVersion = 8;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
@@ -219,8 +283,10 @@ export class GeminiDriver extends DriverBase {
       if (beside) beside.push(s);
       else inFolder.set(dir, [s]);
     }
-    return sessions.map((s) =>
-      s.parentId ? withSpawnCall(s, [byId.get(s.parentId), ...(s.path ? (inFolder.get(dirname(s.path)) ?? []) : [])]) : s,
+    return placeOrphans(
+      sessions.map((s) =>
+        s.parentId ? withSpawnCall(s, [byId.get(s.parentId), ...(s.path ? (inFolder.get(dirname(s.path)) ?? []) : [])]) : s,
+      ),
     );
   }
 
@@ -326,8 +392,22 @@ export class GeminiDriver extends DriverBase {
     const parent = parentLoc ? await this.load(parentLoc).catch(() => undefined) : undefined;
     const byParent = withSpawnCall(session, [parent]);
     if (byParent.parentToolCallId !== undefined) return { session: byParent };
-    const spawner = (await this.spawnersIn(dirname(loc.file))).get(session.id);
-    return { session: withSpawnCall(session, [spawner]) };
+    const spawners = await this.spawnersIn(dirname(loc.file));
+    const bySpawner = withSpawnCall(session, [spawners.get(session.id)]);
+    if (bySpawner.parentToolCallId !== undefined) return { session: bySpawner };
+    // no call names it: placed by its prompt as the listing places it, with the folder's other such chats
+    const folder = await Promise.all(
+      (units.byFolder.get(dirname(loc.file)) ?? []).map((l) =>
+        l.file === loc.file ? session : this.load(l).catch(() => undefined),
+      ),
+    );
+    const named = (c: Session) => spawners.has(c.id) || (parent !== undefined && spawnCalls(parent).has(c.id));
+    const orphans = folder.filter((c): c is Session => c !== undefined && c.parentId === session.parentId && !named(c));
+    const call = parent ? callsByPrompt(parent, orphans).get(session.id) : undefined;
+    if (call !== undefined) return { session: { ...session, parentToolCallId: call } };
+    return {
+      session: withWarnings(session, [{ file: loc.file, id: session.id, message: unplacedMessage(session, session.parentId) }]),
+    };
   }
 
   /** The sub-agent chats of one folder read once: agent id → the chat whose call ran it. */
