@@ -224,6 +224,34 @@ function messagesOf(session: Session): { items: Written[]; entryOf: Map<Message,
 }
 
 /**
+ * The model each reply that names none (a failed turn, another agent's or one that failed before any model was
+ * reported) ran on as far as the session tells: the one named last before it, else the next one named, else
+ * `fallback` (the session's). Copilot CLI's usage records always name one, and its usage and cost lists (and ours)
+ * group by it: a made-up name would show there as a model of its own.
+ */
+function modelsOfUnnamed(items: readonly Written[], fallback: string | undefined): Map<Message, string> {
+  const replies = items.filter((m): m is Message => !isCompacted(m) && m.role === 'assistant');
+  const next: (string | undefined)[] = [];
+  for (let i = replies.length - 1, known: string | undefined; i >= 0; i--) {
+    next[i] = known;
+    known = replies[i]?.model ?? known;
+  }
+  const out = new Map<Message, string>();
+  let last: string | undefined;
+  replies.forEach((m, i) => {
+    if (m.model) last = m.model;
+    else {
+      const known = last ?? next[i] ?? fallback;
+      if (known) out.set(m, known);
+    }
+  });
+  return out;
+}
+
+/** What a usage record names when nothing in the session names a model (Copilot CLI's records need one). */
+const NO_MODEL = 'unknown';
+
+/**
  * The usage records of a response, just before its message (or a failed call's session.error): one of its usage
  * (inputTokens include the cache), or, for one Copilot CLI recorded in several (a response continued after
  * max_tokens, a failed call: events.ts COPILOT_USAGE_RECORDS), those records again when they still add up to its
@@ -231,13 +259,14 @@ function messagesOf(session: Session): { items: Written[]; entryOf: Map<Message,
  */
 function usageRecordsOf(
   m: Message,
+  model: string,
   u: Usage,
   apiCallId: string,
   finishReason: string | undefined,
   apiEndpoint: string | undefined,
 ): JsonObject[] {
   const own: JsonObject = {
-    model: m.model ?? 'unknown',
+    model,
     inputTokens: u.input + u.cacheRead + u.cacheWrite,
     outputTokens: u.output,
     cacheReadTokens: u.cacheRead,
@@ -301,8 +330,11 @@ function pushMessages(
   warnings: string[],
   scope?: SubAgentScope,
   runs?: { byCall: ReadonlyMap<string, Session>; sessionId: string },
+  sessionModel?: string,
 ): void {
   let time = start;
+  const unnamed = modelsOfUnnamed(messages, sessionModel);
+  const modelOf = (given: Message, m: Message) => m.model ?? unnamed.get(given) ?? NO_MODEL;
   const push = (type: string, data: JsonObject) => {
     const last = records.at(-1);
     const inScope = scope && CARRIES_PARENT_CALL.has(type) ? { ...data, parentToolCallId: scope.toolCallId } : data;
@@ -424,7 +456,7 @@ function pushMessages(
       spent.add(given);
       if (u && u.input + u.output + u.cacheRead + u.cacheWrite + u.reasoning > 0) {
         const apiCallId = m.responseId ?? `threadbase-${randomUUID()}`;
-        for (const usage of usageRecordsOf(m, u, apiCallId, undefined, copilotApiEndpoint(m.api)))
+        for (const usage of usageRecordsOf(m, modelOf(given, m), u, apiCallId, undefined, copilotApiEndpoint(m.api)))
           push('session.usage_record', { usage });
         // in a field Copilot CLI loads and ignores: the entry's id and time (no response id), its cost, the usage
         // terms a record has no field for
@@ -506,7 +538,8 @@ function pushMessages(
     const apiEndpoint = u ? copilotApiEndpoint(m.api) : undefined;
     // its usage as Copilot CLI records a response's, just before the message (inputTokens include the cache)
     if (u)
-      for (const usage of usageRecordsOf(m, u, apiCallId, finishReason, apiEndpoint)) push('session.usage_record', { usage });
+      for (const usage of usageRecordsOf(m, modelOf(given, m), u, apiCallId, finishReason, apiEndpoint))
+        push('session.usage_record', { usage });
     // in a field Copilot CLI ignores (it loads and resumes the file), read back by events.ts: a reply without a
     // response id (as Zed's): its entry's id and time, so that `stats` knows the copy by them; a stop reason or
     // API the usage record does not tell (none written, or one that reads back as another); its cost in USD
@@ -545,7 +578,7 @@ function pushMessages(
       if (!run) return;
       const scope = { toolCallId: written, agentId: randomUUID(), sessionId: runs?.sessionId as string };
       // its own sub-agents' runs inside it
-      const sub = encodeSubAgentEvents(run, scope, records.at(-1) as JsonObject, runs);
+      const sub = encodeSubAgentEvents(run, scope, records.at(-1) as JsonObject, runs, sessionModel);
       records.push(...sub.records);
       warnings.push(...sub.warnings);
     });
@@ -602,7 +635,16 @@ export function encodeCopilotEvents(session: Session, opts: CopilotEncodeOptions
     session,
     pathToLeaf(session).filter((e) => !e.sidechain),
   );
-  pushMessages(records, items, entryOf, start, warnings, undefined, { byCall: runs.byCall, sessionId: id });
+  pushMessages(
+    records,
+    items,
+    entryOf,
+    start,
+    warnings,
+    undefined,
+    { byCall: runs.byCall, sessionId: id },
+    model ?? session.models?.at(-1),
+  );
   for (const chain of runs.unplaced) warnings.push(unplacedWarning(chain));
   return {
     sessionId: id,
@@ -624,6 +666,7 @@ export function encodeSubAgentEvents(
   scope: SubAgentScope,
   after: JsonObject,
   runs?: { byCall: ReadonlyMap<string, Session>; sessionId: string },
+  parentModel?: string,
 ): { records: JsonObject[]; warnings: string[] } {
   const warnings: string[] = [];
   const { items, entryOf, start } = messagesOf(child);
@@ -644,7 +687,8 @@ export function encodeSubAgentEvents(
       ...(model ? { model } : {}),
     }),
   );
-  pushMessages(records, items, entryOf, at, warnings, scope, runs);
+  // a reply naming no model ran on the sub-agent's own, else on its parent's
+  pushMessages(records, items, entryOf, at, warnings, scope, runs, model ?? child.models?.at(-1) ?? parentModel);
   records.push(event('subagent.completed', { ...described, ...(model ? { model } : {}) }));
   return { records: records.slice(1), warnings };
 }

@@ -1,0 +1,94 @@
+/**
+ * A failed turn that names no model (another agent's, or one that failed before any model was reported)
+ * written into Copilot CLI: its usage records name the model the session runs on as the session tells it
+ * (the one named last before it, else the next one named, else the session's), not a made-up 'unknown' that
+ * Copilot CLI's usage lists and ours would show as a model of its own. The real GitHub Copilot CLI (1.0.102,
+ * offline against the Anthropic stand-in) resumes the copy sending nothing of the failed turns, and its
+ * session.shutdown counts their tokens under the session's model. Without the binary the resume test skips.
+ */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { encodeCopilotEvents } from '../../src/formats/copilot/encode.js';
+import type { Message, Session, Usage } from '../../src/model/types.js';
+import { COPILOT_MODEL, copilotHomeForFile, resumedByCopilot, COPILOT_SKIP as SKIP } from '../helpers/copilot.js';
+import { chainSession, textMessage } from '../helpers/sessions.js';
+
+const FAILED = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
+const usage: Usage = { input: 12, output: 5, cacheRead: 3, cacheWrite: 4, reasoning: 0 };
+
+/** A failed turn with tokens spent and no model named. */
+const failed = (): Message => ({
+  role: 'assistant',
+  parts: [{ type: 'text', text: FAILED }],
+  stopReason: 'error',
+  error: FAILED,
+  usage,
+});
+const answered = (model: string, id: string): Message =>
+  textMessage('assistant', `answered ${id}`, { model, responseId: id, stopReason: 'end_turn', usage });
+
+type Event = { type: string; data: Record<string, unknown> };
+const recordModels = (events: readonly Event[]) =>
+  events.filter((e) => e.type === 'session.usage_record').map((e) => (e.data.usage as { model: string }).model);
+
+describe('the model of a failed turn that names none, written into Copilot CLI', () => {
+  it('is the one named last before it, else the next one named, else the one the session names', () => {
+    const session = chainSession('failed-model', 'claude', '/w', [
+      ['u1', textMessage('user', 'first')],
+      ['a1', failed()],
+      ['u2', textMessage('user', 'second')],
+      ['a2', answered('model-b', 'msg_2')],
+      ['u3', textMessage('user', 'third')],
+      ['a3', failed()],
+      ['u4', textMessage('user', 'fourth')],
+      ['a4', answered('model-c', 'msg_4')],
+    ]);
+    const events = encodeCopilotEvents(session).records as Event[];
+    // a1: the next named (model-b); a3: the last named before it (model-b), not the later model-c
+    expect(recordModels(events)).toEqual(['model-b', 'model-b', 'model-b', 'model-c']);
+    // only failed turns: the session's own model (SessionInfo.models), else the stand-in name
+    const onlyFailed = chainSession('only-failed', 'claude', '/w', [
+      ['u1', textMessage('user', 'first')],
+      ['a1', failed()],
+    ]);
+    expect(recordModels(encodeCopilotEvents({ ...onlyFailed, models: ['model-s'] }).records as Event[])).toEqual(['model-s']);
+    expect(recordModels(encodeCopilotEvents(onlyFailed).records as Event[])).toEqual(['unknown']);
+  });
+});
+
+const home = copilotHomeForFile('tb-copilot-failed-model-');
+
+describe.skipIf(SKIP)('a failed turn without a model, and the real Copilot CLI', () => {
+  it("resumed by Copilot CLI, its tokens counted under the session's model, no 'unknown' one", async () => {
+    const session: Session = chainSession('failed-model-real', 'claude', home.project, [
+      ['u1', textMessage('user', 'first try')],
+      ['a1', failed()],
+      ['u2', textMessage('user', 'second try')],
+      ['a2', answered(COPILOT_MODEL, 'msg_2')],
+      ['u3', textMessage('user', 'third try')],
+      ['a3', failed()],
+      ['u4', textMessage('user', 'fourth try')],
+      ['a4', answered(COPILOT_MODEL, 'msg_4')],
+    ]);
+    const info = await home.driver.writeSession(session);
+    const written = (await readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event);
+    expect(recordModels(written)).toEqual([COPILOT_MODEL, COPILOT_MODEL, COPILOT_MODEL, COPILOT_MODEL]);
+    const { sent, ours } = await resumedByCopilot(home, info.id, 'probe failed model');
+    expect(sent).toEqual(ours);
+    expect(JSON.stringify(sent)).not.toContain('Overloaded');
+    const resumed = (await home.driver.getSession(info.id)) as Session;
+    expect(Object.keys(resumed.usageByModel ?? {})).not.toContain('unknown');
+    expect(resumed.models).toEqual([COPILOT_MODEL]);
+    // Copilot CLI's own count after the resume: one model, the session's
+    const events = (await readFile(resumed.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event);
+    const metrics = events.filter((e) => e.type === 'session.shutdown').at(-1)?.data.modelMetrics as Record<string, unknown>;
+    expect(Object.keys(metrics ?? {})).toEqual([COPILOT_MODEL]);
+  }, 240_000);
+});
