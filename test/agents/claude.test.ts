@@ -291,7 +291,9 @@ describe('real Claude Code sessions', () => {
     const ids = rows.map((x) => x.id);
     expect(ids).toContain(mainId);
     expect(ids).toContain(forkId);
-    const sub = rows.find((x) => x.parentId === mainId);
+    // the --fork-session fork names mainId as its parent too (its copied replies' requestSessionId)
+    expect(rows.find((x) => x.id === forkId)?.parentId).toBe(mainId);
+    const sub = rows.find((x) => x.parentId === mainId && x.id !== forkId);
     expect(sub, 'sub-agent listed as child of the main session').toBeDefined();
     expect(rows.find((x) => x.id === mainId)?.project).toBe(await fs.realpath(project).catch(() => project));
 

@@ -37,6 +37,8 @@ const RUNS = [
     call: 'toolu_standin_0003',
     child: 'ac5303661b5759184',
     title: 'say hello',
+    // its --fork-session fork (bcdac43d) is started from it too
+    forks: ['after compact'],
   },
 ] as const;
 
@@ -62,7 +64,7 @@ describe.skipIf(skipBrowser)('sub-agent sessions in the web viewer', () => {
       await expect(link.isVisible()).resolves.toBe(true);
       // and the head lists it among the sessions started from this one
       const listed = page.locator('.session-head .children-line a');
-      await expect(listed.allTextContents()).resolves.toEqual([run.title]);
+      await expect(listed.allTextContents()).resolves.toEqual([run.title, ...('forks' in run ? run.forks : [])]);
       await expect(page.locator('.session-head .children-line').textContent()).resolves.toContain('(sub-agent)');
       await screenshot(page, `web-sub-agent-${run.agent}`);
       await link.click();

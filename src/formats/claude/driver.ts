@@ -404,8 +404,9 @@ export class ClaudeDriver extends DriverBase {
    * 12: a denial's words are kept beside its kind (`meta.claude.toolDenialWords`, recordedDenial).
    * 13: the leaf is the last main-chain record at or under the last `last-prompt`'s leafUuid, as
    *     2.1.332 resumes (records after it on another branch no longer move it; see parse.ts leafOf).
+   * 14: a `claude --resume X --fork-session` copy has X as parentId (its copied replies' `requestSessionId`).
    */
-  readonly readerVersion = 13;
+  readonly readerVersion = 14;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -480,6 +481,10 @@ export class ClaudeDriver extends DriverBase {
     } else if (p.forkedFrom?.sessionId && p.forkedFrom.sessionId !== file.id) {
       info.parentId = p.forkedFrom.sessionId;
       if (p.forkedFrom.messageUuid) info.parentEntryId = p.forkedFrom.messageUuid;
+    } else if (p.requestedIn && p.requestedIn.sessionId !== file.id) {
+      // a `claude --resume X --fork-session` copy: its last copied reply names the session it came from
+      info.parentId = p.requestedIn.sessionId;
+      info.parentEntryId = p.requestedIn.messageUuid;
     }
     if (p.warnings.length) info.meta = { ...(info.meta ?? {}), warnings: p.warnings };
     return info;
@@ -815,6 +820,7 @@ interface TranscriptState {
   version?: string;
   agentId?: string;
   forkedFrom?: { sessionId?: string; messageUuid?: string };
+  requestedIn?: { sessionId: string; messageUuid: string };
   /** the first record's mark, which a read from an offset past it does not see */
   writtenBy?: 'threadbase';
 }
@@ -852,6 +858,7 @@ function mergeState(state: TranscriptState, p: ParsedTranscript): ParsedTranscri
   pick('version', false);
   pick('agentId', false);
   pick('forkedFrom', false);
+  pick('requestedIn', true);
   pick('writtenBy', false);
   if (state.lastTimestamp && (!p.lastTimestamp || state.lastTimestamp > p.lastTimestamp))
     merged.lastTimestamp = state.lastTimestamp;

@@ -42,6 +42,11 @@ export interface ParsedTranscript {
   summaries: { leafUuid?: string; summary: string }[];
   firstPrompt?: string;
   forkedFrom?: { sessionId?: string; messageUuid?: string };
+  /**
+   * The last reply whose `requestSessionId` names another session: Claude Code's `--fork-session`
+   * copy marks only those (with the session the request was made in), no `forkedFrom` (NOTES.md "Forks").
+   */
+  requestedIn?: { sessionId: string; messageUuid: string };
   agentId?: string;
   version?: string;
   /** `threadbase` when the transcript's first record says threadbase wrote it (encode.ts markWritten) */
@@ -281,6 +286,8 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     if (!out.agentId && typeof r.agentId === 'string') out.agentId = r.agentId;
     if (!out.forkedFrom && isRecord(r.forkedFrom))
       out.forkedFrom = { sessionId: str(r.forkedFrom.sessionId), messageUuid: str(r.forkedFrom.messageUuid) };
+    if (type === 'assistant' && uuid && typeof r.requestSessionId === 'string' && r.requestSessionId !== r.sessionId)
+      out.requestedIn = { sessionId: r.requestSessionId, messageUuid: uuid };
     const namedId = type === 'last-prompt' ? str(r.leafUuid) : undefined;
     if (namedId) named = { id: namedId, explicit: r.explicit === true || r.rewound === true, entryIndex: out.entries.length };
     if (type === 'custom-title' && typeof r.customTitle === 'string') out.customTitle = r.customTitle;
