@@ -10,9 +10,9 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { encodeCopilotEvents } from '../../src/formats/copilot/encode.js';
-import type { Message, Session, Usage } from '../../src/model/types.js';
+import type { Entry, Message, Session, Usage } from '../../src/model/types.js';
 import { COPILOT_MODEL, copilotHomeForFile, resumedByCopilot, COPILOT_SKIP as SKIP } from '../helpers/copilot.js';
-import { chainSession, textMessage } from '../helpers/sessions.js';
+import { chainSession, messageEntry, textMessage } from '../helpers/sessions.js';
 
 const FAILED = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
 const usage: Usage = { input: 12, output: 5, cacheRead: 3, cacheWrite: 4, reasoning: 0 };
@@ -54,6 +54,34 @@ describe('the model of a failed turn that names none, written into Copilot CLI',
     ]);
     expect(recordModels(encodeCopilotEvents({ ...onlyFailed, models: ['model-s'] }).records as Event[])).toEqual(['model-s']);
     expect(recordModels(encodeCopilotEvents(onlyFailed).records as Event[])).toEqual(['unknown']);
+  });
+
+  it("in a sub-agent's run that names no model, is its parent's", () => {
+    const task = { type: 'tool_call' as const, id: 'task1', name: 'Task', input: { prompt: 'count the files' } };
+    const spawned = { meta: { parent_tool_use_id: 'task1' } };
+    const entries: Entry[] = [
+      messageEntry('u', null, 1, textMessage('user', 'how many files?')),
+      messageEntry('a', 'u', 2, { role: 'assistant', model: 'model-main', parts: [task], usage }),
+      { ...messageEntry('s1', null, 3, textMessage('user', 'count the files', spawned)), sidechain: true },
+      { ...messageEntry('s2', 's1', 4, { ...failed(), ...spawned }), sidechain: true },
+      messageEntry('r', 'a', 5, { role: 'tool', parts: [{ type: 'tool_result', callId: 'task1', content: 'failed' }] }),
+      messageEntry('b', 'r', 6, textMessage('assistant', 'It failed.', { model: 'model-main', usage })),
+    ];
+    const session: Session = {
+      id: 'sdk',
+      source: 'threadbase',
+      project: '/w',
+      createdAt: entries[0]?.timestamp as string,
+      updatedAt: entries[5]?.timestamp as string,
+      messageCount: 5,
+      entries,
+      leafId: 'b',
+    };
+    const events = encodeCopilotEvents(session).records as (Event & { agentId?: string })[];
+    const inRun = events.filter((e) => e.agentId !== undefined);
+    expect(inRun.some((e) => e.type === 'session.error')).toBe(true);
+    expect(recordModels(inRun)).toEqual(['model-main']);
+    expect(recordModels(events)).toEqual(['model-main', 'model-main', 'model-main']);
   });
 });
 
