@@ -405,8 +405,11 @@ export class ClaudeDriver extends DriverBase {
    * 13: the leaf is the last main-chain record at or under the last `last-prompt`'s leafUuid, as
    *     2.1.332 resumes (records after it on another branch no longer move it; see parse.ts leafOf).
    * 14: a `claude --resume X --fork-session` copy has X as parentId (its copied replies' `requestSessionId`).
+   * 15: a read of only what was appended (sync) gives the leaf a whole read gives (leafAfter): a
+   *     `last-prompt` naming a record before the part re-read, or a record on another branch, no longer
+   *     sets a leaf of its own.
    */
-  readonly readerVersion = 14;
+  readonly readerVersion = 15;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -568,6 +571,10 @@ export class ClaudeDriver extends DriverBase {
       const file = state?.safe && unit.path ? await this.fileOf(unit.sessionId) : undefined;
       if (state?.safe && file && file.path === unit.path && file.kind === 'session') {
         const p = await parseTranscript(file.path, { start: state.safe.offset, startLine: state.safe.line });
+        const leaf = leafAfter(state, p);
+        // a leaf that depends on records before the part re-read: read the file whole
+        if (!leaf) return await this.readUnit(unit);
+        p.leafId = leaf.leaf;
         const merged = mergeState(state, p);
         const info = await this.info(file, merged);
         const { meta, ...rest } = info;
@@ -582,13 +589,13 @@ export class ClaudeDriver extends DriverBase {
           replaces: state.safe.count,
           offset: p.end.offset,
           fromLine: state.safe.line,
-          state: stateOf(merged),
+          state: stateOf(merged, leaf),
         };
       }
       const session = await this.getSession(unit.sessionId);
       if (!session) return undefined;
       const parsed = unit.path ? this.parsedByPath.get(unit.path)?.parsed : undefined;
-      return parsed ? { session, offset: parsed.end.offset, state: stateOf(parsed) } : { session };
+      return parsed ? { session, offset: parsed.end.offset, state: stateOf(parsed, leafOfWhole(parsed)) } : { session };
     } finally {
       if (unit.path) this.parsedByPath.delete(unit.path);
     }
@@ -823,11 +830,85 @@ interface TranscriptState {
   requestedIn?: { sessionId: string; messageUuid: string };
   /** the first record's mark, which a read from an offset past it does not see */
   writtenBy?: 'threadbase';
+  /** the current leaf as the whole file gives it (parse.ts leafOf), for the next read from an offset */
+  leaf?: LeafState;
 }
 
-function stateOf(p: ParsedTranscript): string {
+/**
+ * The leaf of the file read so far, and the last `last-prompt`'s leafUuid: `named` when that record
+ * is in the file, so the leaf is it or the last main-chain record under it (records after it on
+ * another branch do not move it).
+ */
+interface LeafState {
+  leaf?: string;
+  lastPrompt?: string;
+  named?: boolean;
+}
+
+/** The leafUuid of the last `last-prompt` record that has one (parse.ts keeps it as a metadata entry's data). */
+function lastPromptLeaf(entries: readonly Entry[]): string | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i] as Entry;
+    if (e.kind === 'metadata' && e.type === 'last-prompt' && isRecord(e.data) && typeof e.data.leafUuid === 'string')
+      return e.data.leafUuid;
+  }
+  return undefined;
+}
+
+/** The records' own ids (not a file-level record's `type@line`). */
+function recordIds(entries: readonly Entry[]): Set<string> {
+  return new Set(entries.flatMap((e) => (e.id.includes('@') ? [] : [e.id])));
+}
+
+function leafOfWhole(p: ParsedTranscript): LeafState {
+  const lastPrompt = lastPromptLeaf(p.entries);
+  const out: LeafState = {};
+  if (p.leafId) out.leaf = p.leafId;
+  if (lastPrompt !== undefined) {
+    out.lastPrompt = lastPrompt;
+    if (recordIds(p.entries).has(lastPrompt)) out.named = true;
+  }
+  return out;
+}
+
+/**
+ * The leaf a whole read gives, from a read of the part from `state.safe` on (`p`, whose own leaf
+ * knows only that part); undefined when that part cannot tell (the file must be read whole):
+ * - a `last-prompt` in the part naming a record of it: the part's leaf (all under it follows it);
+ * - one naming an earlier record (a rewind to before the part): the records between are needed;
+ * - none in the part: the last main-chain record, when no earlier `last-prompt` names a leaf in the
+ *   file or that record descends from the leaf found before (so it is under the named one, and last).
+ */
+function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | undefined {
+  const ids = recordIds(p.entries);
+  const tailPrompt = lastPromptLeaf(p.entries);
+  if (tailPrompt !== undefined) return ids.has(tailPrompt) ? { leaf: p.leafId, lastPrompt: tailPrompt, named: true } : undefined;
+  const before = state.leaf ?? {};
+  // (the part starts at a user prompt on the main chain, so it has a last record there)
+  if (!p.leafId) return undefined;
+  const out: LeafState = { ...before, leaf: p.leafId };
+  if (before.lastPrompt === undefined) return out;
+  // a leaf named earlier that was not in the file then, and now is
+  if (!before.named) return ids.has(before.lastPrompt) ? undefined : out;
+  if (before.leaf === undefined) return undefined;
+  // the part's records before relinkParallelToolResults, as leafOf saw them
+  const parentOf = new Map<string, string | null>();
+  for (const e of p.entries) {
+    if (e.id.includes('@')) continue;
+    const raw = isRecord(e.raw) && typeof e.raw.parentUuid === 'string' ? e.raw.parentUuid : null;
+    parentOf.set(e.id, e.kind === 'compaction' ? e.parentId : raw);
+  }
+  let at: string | null | undefined = p.leafId;
+  for (let steps = 0; at && steps <= parentOf.size; steps++) {
+    if (at === before.leaf) return out;
+    at = parentOf.get(at);
+  }
+  return undefined;
+}
+
+function stateOf(p: ParsedTranscript, leaf: LeafState): string {
   const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, safe, ...fields } = p;
-  const state: TranscriptState = { ...fields };
+  const state: TranscriptState = { ...fields, leaf };
   if (safe) state.safe = { offset: safe.offset, line: safe.line, count: entries.length - safe.entryIndex };
   return JSON.stringify(state);
 }
