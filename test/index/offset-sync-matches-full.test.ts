@@ -189,6 +189,10 @@ async function grow(
       expect(indexed.messageCount).toBe(own.messageCount);
       leaves.push(indexed.leafId ?? null);
     }
+    // and `sync --full` of the same index changes nothing
+    const before = snapshot(idx.store, id, home);
+    expect((await idx.sync.sync(idx.sources, { formats: [format], workers: 0, full: true })).reread).toBe(1);
+    expect(snapshot(idx.store, id, home)).toEqual(before);
   } finally {
     await idx.store.close();
   }
@@ -287,6 +291,17 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
     ]);
     expect(r.leaves).toEqual(['a2', 'c1-sum', 'a3', 'c2-sum']);
     expect(r.appended).toBe(3);
+  });
+
+  it('a summary record (older Claude Code) naming a leaf before the part re-read, and ai-title records', async () => {
+    const summary = (leaf: string, text: string) => JSON.stringify({ type: 'summary', summary: text, leafUuid: leaf });
+    await grow('claude', SID, claudeFile, [
+      lines(turn('u1', null, 'a1'), turn('u2', 'a1', 'a2'), turn('u3', 'a2', 'a3')),
+      lines(summary('a1', 'summary naming a1')),
+      lines(summary('elsewhere', 'summary of another session')),
+      lines(JSON.stringify({ type: 'ai-title', aiTitle: 'an ai title', sessionId: SID })),
+      lines(turn('u4', 'a3', 'a4')),
+    ]);
   });
 
   it('a torn last line that completes later', async () => {

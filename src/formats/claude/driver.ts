@@ -408,8 +408,10 @@ export class ClaudeDriver extends DriverBase {
    * 15: a read of only what was appended (sync) gives the leaf a whole read gives (leafAfter): a
    *     `last-prompt` naming a record before the part re-read, or a record on another branch, no longer
    *     sets a leaf of its own.
+   * 16: and the title a whole read gives: an `ai-title` before the part re-read is not replaced by a
+   *     `summary` in it; a `summary` naming a record before it is read whole (summaryTitleAfter).
    */
-  readonly readerVersion = 15;
+  readonly readerVersion = 16;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -572,9 +574,12 @@ export class ClaudeDriver extends DriverBase {
       if (state?.safe && file && file.path === unit.path && file.kind === 'session') {
         const p = await parseTranscript(file.path, { start: state.safe.offset, startLine: state.safe.line });
         const leaf = leafAfter(state, p);
-        // a leaf that depends on records before the part re-read: read the file whole
-        if (!leaf) return await this.readUnit(unit);
+        const titled = summaryTitleAfter(state, p);
+        // a leaf or title that depends on records before the part re-read: read the file whole
+        if (!leaf || !titled) return await this.readUnit(unit);
         p.leafId = leaf.leaf;
+        if (titled.summaryTitle !== undefined) p.summaryTitle = titled.summaryTitle;
+        else delete p.summaryTitle;
         const merged = mergeState(state, p);
         const info = await this.info(file, merged);
         const { meta, ...rest } = info;
@@ -589,13 +594,19 @@ export class ClaudeDriver extends DriverBase {
           replaces: state.safe.count,
           offset: p.end.offset,
           fromLine: state.safe.line,
-          state: stateOf(merged, leaf),
+          state: stateOf(merged, leaf, titled.aiTitled),
         };
       }
       const session = await this.getSession(unit.sessionId);
       if (!session) return undefined;
       const parsed = unit.path ? this.parsedByPath.get(unit.path)?.parsed : undefined;
-      return parsed ? { session, offset: parsed.end.offset, state: stateOf(parsed, leafOfWhole(parsed)) } : { session };
+      return parsed
+        ? {
+            session,
+            offset: parsed.end.offset,
+            state: stateOf(parsed, leafOfWhole(parsed), aiTitleOf(parsed.entries) !== undefined),
+          }
+        : { session };
     } finally {
       if (unit.path) this.parsedByPath.delete(unit.path);
     }
@@ -832,6 +843,37 @@ interface TranscriptState {
   writtenBy?: 'threadbase';
   /** the current leaf as the whole file gives it (parse.ts leafOf), for the next read from an offset */
   leaf?: LeafState;
+  /** summaryTitle is an `ai-title`'s (a `summary` record's otherwise), which no `summary` replaces */
+  aiTitled?: boolean;
+}
+
+/** The last `ai-title` record's title (parse.ts keeps it as a metadata entry's data). */
+function aiTitleOf(entries: readonly Entry[]): string | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i] as Entry;
+    if (e.kind === 'metadata' && e.type === 'ai-title' && isRecord(e.data) && typeof e.data.aiTitle === 'string')
+      return e.data.aiTitle;
+  }
+  return undefined;
+}
+
+/**
+ * The summary title a whole read gives (parse.ts: the last `ai-title`, else the last `summary` whose
+ * leaf is in the file), from a read of the part from `state.safe` on; undefined when that part cannot
+ * tell (a `summary` in it naming a record before it, or in no part of the file: read the file whole).
+ */
+function summaryTitleAfter(
+  state: TranscriptState,
+  p: ParsedTranscript,
+): { summaryTitle?: string; aiTitled: boolean } | undefined {
+  const ai = aiTitleOf(p.entries);
+  if (ai !== undefined) return { summaryTitle: ai, aiTitled: true };
+  const kept = { ...(state.summaryTitle !== undefined ? { summaryTitle: state.summaryTitle } : {}) };
+  if (state.aiTitled) return { ...kept, aiTitled: true };
+  const ids = recordIds(p.entries);
+  if (p.summaries.some((x) => x.leafUuid && !ids.has(x.leafUuid))) return undefined;
+  const last = p.summaries[p.summaries.length - 1];
+  return last ? { summaryTitle: last.summary, aiTitled: false } : { ...kept, aiTitled: false };
 }
 
 /**
@@ -906,9 +948,10 @@ function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | und
   return undefined;
 }
 
-function stateOf(p: ParsedTranscript, leaf: LeafState): string {
+function stateOf(p: ParsedTranscript, leaf: LeafState, aiTitled: boolean): string {
   const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, safe, ...fields } = p;
   const state: TranscriptState = { ...fields, leaf };
+  if (aiTitled) state.aiTitled = true;
   if (safe) state.safe = { offset: safe.offset, line: safe.line, count: entries.length - safe.entryIndex };
   return JSON.stringify(state);
 }
