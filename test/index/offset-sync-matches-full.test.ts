@@ -304,6 +304,15 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
     ]);
   });
 
+  it('an ai-title before the part re-read wins over a summary record in it', async () => {
+    const summary = (leaf: string, text: string) => JSON.stringify({ type: 'summary', summary: text, leafUuid: leaf });
+    await grow('claude', SID, claudeFile, [
+      lines(turn('u1', null, 'a1'), JSON.stringify({ type: 'ai-title', aiTitle: 'an ai title', sessionId: SID })),
+      lines(turn('u2', 'a1', 'a2')),
+      lines(summary('a2', 'summary naming a2')),
+    ]);
+  });
+
   it('a torn last line that completes later', async () => {
     // (made in file order: a record without a time of its own takes the latest before it)
     const first = lines(turn('u1', null, 'a1'), lastPrompt('a1'), turn('u2', 'a1', 'a2'), lastPrompt('a2'));
