@@ -16,6 +16,7 @@ import { buildContext, pathToLeaf } from '../../src/model/tree.js';
 import type { Entry } from '../../src/model/types.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import { runCliOk } from '../helpers/cli.js';
 
 let root: string;
 let homes = 0;
@@ -280,6 +281,50 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
     ]);
     expect(r.leaves.slice(1)).toEqual(['5e5e5e5e-bbbb-4000-8000-000000000001', 'a7', 'u8']);
     expect(r.appended).toBe(3);
+  });
+
+  it('`threadbase branch` (with a branch summary), then `context` through the index and through the files', async () => {
+    const contexts: string[][] = [];
+    const contextOf = async (home: string) => {
+      const env = envOf(home);
+      const viaIndex = await runCliOk(env, ['context', SID, '--json']);
+      const viaFiles = await runCliOk(env, ['context', SID, '--json', '--no-index']);
+      contexts.push([viaIndex, viaFiles]);
+    };
+    const r = await grow('claude', SID, claudeFile, [
+      lines(
+        turn('u1', null, 'a1'),
+        lastPrompt('a1'),
+        turn('u2', 'a1', 'a2'),
+        lastPrompt('a2'),
+        turn('u3', 'a2', 'a3'),
+        lastPrompt('a3'),
+      ),
+      async (file) => {
+        const home = file.slice(0, file.indexOf('/.claude/'));
+        await runCliOk(envOf(home), [
+          'branch',
+          SID,
+          '--at',
+          'a1',
+          '--summary',
+          'left u2 and u3',
+          '--message',
+          'a new way from a1',
+        ]);
+        await contextOf(home);
+      },
+      async (file, sources) => {
+        // Claude Code answers on the branch (no last-prompt yet), then the next prompt
+        const leaf = (await sources.driver('claude').getSession(SID))?.leafId as string;
+        await appendFile(file, `${[asst('a9', leaf, 'answer on the branch'), user('u10', 'a9', 'next prompt')].join('\n')}\n`);
+        await contextOf(file.slice(0, file.indexOf('/.claude/')));
+      },
+    ]);
+    expect(r.leaves.slice(2)).toEqual(['u10']);
+    for (const [viaIndex, viaFiles] of contexts) expect(viaIndex).toBe(viaFiles);
+    expect(contexts[1]?.[0]).toContain('answer on the branch');
+    expect(contexts[1]?.[0]).not.toContain('reply a3');
   });
 
   it('compaction records, and a title after them', async () => {
