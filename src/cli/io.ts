@@ -145,7 +145,7 @@ export function writableIndexPath(ctx: CliContext, opts: { make?: boolean } = {}
       const probe = `${path}.${process.pid}.probe`;
       closeSync(openSync(probe, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL));
       unlinkSync(probe);
-    } else closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL));
+    } else makeIndexFile(path);
   } catch (err) {
     const home = ctx.env.env.THREADBASE_HOME ? `THREADBASE_HOME=${dirname(path)}` : `${dirname(path)} (HOME/.threadbase)`;
     throw new Error(
@@ -153,6 +153,21 @@ export function writableIndexPath(ctx: CliContext, opts: { make?: boolean } = {}
     );
   }
   return path;
+}
+
+/**
+ * Makes the missing index file. Another command may make it between the stat and this open (two
+ * `sync`s, or `sync --watch` and a `search`, started at once on a new index): that file is taken as
+ * one that was there, so checked, not opened (a descriptor closed would drop that process's locks).
+ */
+function makeIndexFile(path: string): void {
+  try {
+    closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if (!statSync(path).isFile()) throw new Error('not a regular file');
+    accessSync(path, constants.R_OK | constants.W_OK);
+  }
 }
 
 /** Throws unless `home` is an absolute path to a directory that is there. */
