@@ -410,8 +410,10 @@ export class ClaudeDriver extends DriverBase {
    *     sets a leaf of its own.
    * 16: and the title a whole read gives: an `ai-title` before the part re-read is not replaced by a
    *     `summary` in it; a `summary` naming a record before it is read whole (summaryTitleAfter).
+   * 17: a `/branch` (SDK forkSession) copy's parentEntryId is its fork point: the last record's
+   *     `forkedFrom`, not the first's (each copied record names its own original).
    */
-  readonly readerVersion = 16;
+  readonly readerVersion = 17;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -981,7 +983,7 @@ function mergeState(state: TranscriptState, p: ParsedTranscript): ParsedTranscri
   pick('sessionIdInFile', false);
   pick('version', false);
   pick('agentId', false);
-  pick('forkedFrom', false);
+  pick('forkedFrom', true); // the last mark seen is the fork point
   pick('requestedIn', true);
   pick('writtenBy', false);
   if (state.lastTimestamp && (!p.lastTimestamp || state.lastTimestamp > p.lastTimestamp))

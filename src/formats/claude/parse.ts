@@ -284,7 +284,9 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     if (!out.cwd && typeof r.cwd === 'string') out.cwd = r.cwd;
     if (!out.version && typeof r.version === 'string') out.version = r.version;
     if (!out.agentId && typeof r.agentId === 'string') out.agentId = r.agentId;
-    if (!out.forkedFrom && isRecord(r.forkedFrom))
+    // the LAST mark is the fork point: `/branch` and the SDK's forkSession mark each copied record with its
+    // own uuid in the original, threadbase's forkSession each with the fork point (NOTES.md "Forks")
+    if (isRecord(r.forkedFrom))
       out.forkedFrom = { sessionId: str(r.forkedFrom.sessionId), messageUuid: str(r.forkedFrom.messageUuid) };
     if (type === 'assistant' && uuid && typeof r.requestSessionId === 'string' && r.requestSessionId !== r.sessionId)
       out.requestedIn = { sessionId: r.requestSessionId, messageUuid: uuid };

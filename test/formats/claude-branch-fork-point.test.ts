@@ -1,0 +1,154 @@
+/**
+ * A Claude Code `/branch` copy (the Agent SDK's forkSession writes the same; both 2.1.332) marks EVERY
+ * copied record with `forkedFrom: {sessionId, messageUuid}`, messageUuid being that record's own uuid
+ * in the original (the copy's uuids are new). The fork point is the last one's: parentEntryId names it,
+ * read whole and when `threadbase sync` reads only what the copy gained after Claude Code went on in it.
+ * The records are in the shape test/agents/claude-sdk-branch.test.ts sees the real SDK write.
+ * threadbase's own forkSession (every record marked with the fork point) still gives its fork point.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ClaudeDriver } from '../../src/formats/claude/driver.js';
+import { encodeProjectPath } from '../../src/formats/claude/paths.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+
+let home: string;
+let env: DriverEnv;
+let project: string;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tb-claude-branch-fork-point-'));
+  env = { home, env: {} };
+  project = join(home, 'project');
+});
+afterAll(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const ORIGINAL = '803e561f-515f-4572-93ed-c9c7b89df2fc';
+const BRANCH = '9592dc9d-4fd7-4944-b661-797ad3a09e55';
+// the original's records
+const U1 = 'e18f3094-1b80-4673-ae0b-02d60598f24a';
+const ATT = '3a9f8f17-7450-46c5-8ab3-e87fc214389c';
+const A1 = 'b9cf2760-5a00-48d9-831d-c61dcc605edc';
+const U2 = '67e7229b-5b5d-4061-94a4-c2b50f36e631';
+const A2 = 'bede3465-48c5-4181-a3f2-ff0c26f83cfd';
+
+let second = 0;
+const common = (sessionId: string, uuid: string, parentUuid: string | null) => ({
+  parentUuid,
+  isSidechain: false,
+  userType: 'external',
+  cwd: project,
+  sessionId,
+  version: '2.1.332',
+  uuid,
+  timestamp: `2026-11-27T10:00:${String(second++).padStart(2, '0')}.000Z`,
+});
+const user = (sessionId: string, uuid: string, parentUuid: string | null, text: string) => ({
+  ...common(sessionId, uuid, parentUuid),
+  type: 'user',
+  message: { role: 'user', content: text },
+});
+const attachment = (sessionId: string, uuid: string, parentUuid: string | null) => ({
+  ...common(sessionId, uuid, parentUuid),
+  type: 'attachment',
+  attachment: { type: 'date_change', newDate: '2026-11-27' },
+});
+const assistant = (sessionId: string, uuid: string, parentUuid: string | null, text: string, id: string) => ({
+  ...common(sessionId, uuid, parentUuid),
+  type: 'assistant',
+  requestId: `req_${id}`,
+  message: {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 3 },
+  },
+});
+/** As the SDK's forkSession copies a record: a new uuid, the chain remapped, its own original uuid marked. */
+const copied = (r: Record<string, unknown>, uuid: string, parentUuid: string | null) => ({
+  ...r,
+  uuid,
+  parentUuid,
+  sessionId: BRANCH,
+  forkedFrom: { sessionId: ORIGINAL, messageUuid: r.uuid },
+});
+const jsonl = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+
+it('a /branch copy names the last copied record as its fork point, read whole and after it grew', async () => {
+  const dir = join(home, '.claude', 'projects', encodeProjectPath(project));
+  await mkdir(dir, { recursive: true });
+  const u1 = user(ORIGINAL, U1, null, 'first alpha');
+  const att = attachment(ORIGINAL, ATT, U1);
+  const a1 = assistant(ORIGINAL, A1, ATT, 'alpha back', 'msg_1');
+  await writeFile(
+    join(dir, `${ORIGINAL}.jsonl`),
+    jsonl([u1, att, a1, user(ORIGINAL, U2, A1, 'second bravo'), assistant(ORIGINAL, A2, U2, 'bravo back', 'msg_2')]),
+  );
+  // branched at A1 (upToMessageId), with the trailing records the SDK adds after the copy
+  const [c1, c2, c3] = [
+    'eb6e5324-58f1-4637-aa3a-71df6b2d25a4',
+    '290fb5cc-d38c-412b-88ef-6ce53ab48c7d',
+    '7ec305f6-82b7-4caf-be95-4be06394bd80',
+  ];
+  const branchFile = join(dir, `${BRANCH}.jsonl`);
+  await writeFile(
+    branchFile,
+    jsonl([
+      copied(u1, c1, null),
+      copied(att, c2, c1),
+      copied(a1, c3, c2),
+      { type: 'atis-latch', sessionId: BRANCH, atis: false },
+      {
+        type: 'custom-title',
+        customTitle: 'first alpha (Branch)',
+        sessionId: BRANCH,
+        uuid: '01b270c6-b5ee-4e67-a8f5-2e941003b147',
+      },
+    ]),
+  );
+
+  const reader = new ClaudeDriver(env);
+  const listed = (await reader.listSessions()).find((s) => s.id === BRANCH);
+  expect(listed).toMatchObject({ parentId: ORIGINAL, parentEntryId: A1 });
+  expect(await reader.getSession(BRANCH)).toMatchObject({ parentId: ORIGINAL, parentEntryId: A1 });
+
+  // Claude Code goes on in the branch: its new records carry no forkedFrom
+  const unit = (await reader.listUnits()).find((u) => u.sessionId === BRANCH);
+  if (!unit) throw new Error('no unit for the branch');
+  const whole = await reader.readUnit(unit);
+  if (whole?.offset === undefined) throw new Error('the branch was not read whole');
+  expect(whole.session).toMatchObject({ parentEntryId: A1 });
+  const u3 = '5d1c7b0e-2f47-4a8e-9c61-0b9e3f2a7d11';
+  await appendFile(
+    branchFile,
+    jsonl([
+      user(BRANCH, u3, c3, 'forked charlie'),
+      assistant(BRANCH, '8a2e4f60-1c3d-4b7e-a5f9-2d6c0e8b1a33', u3, 'charlie back', 'msg_3'),
+    ]),
+  );
+  const grown = (await reader.listUnits()).find((u) => u.sessionId === BRANCH);
+  if (!grown) throw new Error('no unit for the grown branch');
+  const more = await reader.readUnit(grown, { offset: whole.offset, state: whole.state });
+  expect(more?.appended).toBe(true);
+  expect(more?.session).toMatchObject({ parentId: ORIGINAL, parentEntryId: A1 });
+  expect((await new ClaudeDriver(env).listSessions()).find((s) => s.id === BRANCH)).toMatchObject({ parentEntryId: A1 });
+});
+
+it("threadbase's own forkSession still names its fork point", async () => {
+  const reader = new ClaudeDriver(env);
+  const fork = await reader.forkSession(ORIGINAL, { at: U2 });
+  expect(fork).toMatchObject({ parentId: ORIGINAL, parentEntryId: U2 });
+  expect((await new ClaudeDriver(env).listSessions()).find((s) => s.id === fork.id)).toMatchObject({
+    parentId: ORIGINAL,
+    parentEntryId: U2,
+  });
+});
