@@ -119,7 +119,16 @@ export function registerSessions(program: Command, ctx: CliContext): void {
           if (note) warn(ctx, note);
         }
         const rows = shown.map(sessionRow);
-        if (opts.json) return printJson(ctx, rows);
+        // a fork's row says where in its parent it starts (the entry `show --json` gives as parentEntryId);
+        // other rows keep their shape
+        if (opts.json)
+          return printJson(
+            ctx,
+            rows.map((r, i) => {
+              const at = shown[i]?.parentEntryId;
+              return at ? { ...r, parentEntryId: at } : r;
+            }),
+          );
         if (!rows.length) return ctx.stderr(noSessionsLine(ctx, opts));
         // columns as wide as their widest cell (ids and agents differ in length); a title on one line,
         // cut to the terminal's width on a terminal (whole in a pipe, for grep)
