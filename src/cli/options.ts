@@ -8,9 +8,8 @@ import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
-import { windowEnd, windowStart } from '../model/time-window.js';
+import { knownTimeZone, localTimeZone, windowStart, zonedWindowEnd, zonedWindowStart } from '../model/time-window.js';
 import { loadPrices, type PriceTable } from '../stores/index-sync/prices.js';
-import { instantOfWallClock, knownTimeZone, localTimeZone } from '../stores/index-sync/stats.js';
 import { sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
 import { isServerUrl, serverKeyOf } from '../stores/remote/address.js';
 
@@ -25,23 +24,6 @@ export class UsageError extends Error {
 
 const NOT_A_TIME = 'Expected an ISO date or time, e.g. 2026-11-25 or 2026-11-25T14:00:00Z.';
 
-/** `--since T`: the instant T names (a date alone: its start), as a UTC ISO string (model/time-window.ts). */
-export function sinceOption(value: string): string {
-  const start = windowStart(value);
-  if (start === undefined) throw new InvalidArgumentError(NOT_A_TIME);
-  return start;
-}
-
-/**
- * `--until T`: the last instant T covers, as a UTC ISO string; a date alone covers its whole day
- * (month, year), so `--since 2026-11-25 --until 2026-11-25` is that day.
- */
-export function untilOption(value: string): string {
-  const end = windowEnd(value);
-  if (end === undefined) throw new InvalidArgumentError(NOT_A_TIME);
-  return end;
-}
-
 /** `--tz <zone>`: an IANA time zone name this runtime knows (UTC too), as given. */
 export function timeZoneOption(value: string): string {
   if (!knownTimeZone(value))
@@ -50,45 +32,16 @@ export function timeZoneOption(value: string): string {
 }
 
 /**
- * `--since T` / `--until T` read in a zone given later (`stats --tz`): checked as sinceOption checks
- * it, kept as written for zonedWindowStart and zonedWindowEnd.
+ * `--since T` / `--until T`: an ISO date or time (model/time-window.ts), checked here and kept as
+ * written, to be read in the zone given later (`--tz`) by zonedWindow (stats: zonedWindowStart/End).
  */
 export function zonedTimeOption(value: string): string {
   if (windowStart(value) === undefined) throw new InvalidArgumentError(NOT_A_TIME);
   return value.trim();
 }
 
-const ZONED_DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
-/** A date and time without an offset: its wall-clock parts (a time with an offset names its instant). */
-const ZONED_WALL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?$/;
-
-/** The instant `value` (as zonedTimeOption took it) names read in `timeZone`: a date alone its first instant there. */
-export function zonedWindowStart(value: string, timeZone: string): string {
-  const date = ZONED_DATE.exec(value);
-  const wall = ZONED_WALL.exec(value);
-  const parts = date ?? wall;
-  if (!parts) return windowStart(value) as string;
-  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', frac = ''] = parts;
-  const ms = Number(`0.${frac || '0'}`) * 1000;
-  return new Date(
-    instantOfWallClock(timeZone, Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms)),
-  ).toISOString();
-}
-
-/**
- * The last instant `value` covers in `timeZone`: a date alone (month, year) through its end there
- * (the instant before the next one starts: a day of 23 or 25 hours where the clock changes).
- */
-export function zonedWindowEnd(value: string, timeZone: string): string {
-  const date = ZONED_DATE.exec(value);
-  if (!date) return zonedWindowStart(value, timeZone);
-  const [, y, mo, d] = date;
-  const next = new Date(Date.UTC(Number(y), Number(mo ?? 1) - 1, Number(d ?? 1)));
-  if (d) next.setUTCDate(next.getUTCDate() + 1);
-  else if (mo) next.setUTCMonth(next.getUTCMonth() + 1);
-  else next.setUTCFullYear(next.getUTCFullYear() + 1);
-  return new Date(instantOfWallClock(timeZone, next.getTime()) - 1).toISOString();
-}
+/** Read in a zone (the server's `tz` reads them alike): model/time-window.ts. */
+export { zonedWindowEnd, zonedWindowStart };
 
 /** The `--tz` of sessions, search and push: the zone their `--since`/`--until` dates and times without an offset are. */
 export const TZ_HELP =
@@ -107,7 +60,7 @@ export function zonedWindow(opts: { since?: string; until?: string; tz?: string 
 }
 
 /**
- * `--since` after `--until` (both as sinceOption and untilOption give them): refused, as a window with
+ * `--since` after `--until` (both as UTC instants, as zonedWindow gives them): refused, as a window with
  * nothing in it would print an empty answer that reads as "nothing happened then".
  */
 export function checkTimeWindow(since: string | undefined, until: string | undefined): void {

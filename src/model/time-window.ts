@@ -1,9 +1,10 @@
 /**
  * The times `--since` / `--until` and the server's `since` / `until` take: an ISO date (2026-11-25,
- * 2026-11, 2026: that UTC day, month or year, as `stats --by day` counts days) or an ISO date and time
- * (without an offset: this machine's local time, as Date reads it). Anything else is refused: Date
- * alone took 2026-02-30 for March 2 and 2026/11/25 for local midnight, which an until then did not
- * count to the day's end.
+ * 2026-11, 2026) or an ISO date and time. windowStart/windowEnd read a date as a UTC day and a time
+ * without an offset as this machine's local time (as Date reads it); zonedWindowStart/zonedWindowEnd
+ * read both in a zone named (the CLI's --tz, the server's `tz`, UTC when a server is given none).
+ * Anything else is refused: Date alone took 2026-02-30 for March 2 and 2026/11/25 for local midnight,
+ * which an until then did not count to the day's end.
  */
 
 const DATE_ONLY = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
@@ -49,4 +50,104 @@ export function windowEnd(value: string): string | undefined {
   else if (m[2]) end.setUTCMonth(end.getUTCMonth() + 1);
   else end.setUTCFullYear(end.getUTCFullYear() + 1);
   return new Date(end.getTime() - 1).toISOString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wall clocks of a time zone (here, not in stores, so the server and the CLI read a zone alike)
+
+/** This machine's time zone (TZ=... sets it): the days `stats` counts when no zone is given. */
+export function localTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** Whether `timeZone` is an IANA zone name this runtime knows (a bad one is the caller's mistake, not UTC). */
+export function knownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+/** `timeZone`'s wall clock at instant `t` (ms), as the UTC instant that reads the same. */
+export function wallClockAt(timeZone: string, t: number): number {
+  let format = wallFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    wallFormats.set(timeZone, format);
+  }
+  const n: Record<string, number> = {};
+  for (const p of format.formatToParts(t)) if (p.type !== 'literal') n[p.type] = Number(p.value);
+  const y = n.year ?? 1970;
+  const wall = Date.UTC(y, (n.month ?? 1) - 1, n.day ?? 1, n.hour ?? 0, n.minute ?? 0, n.second ?? 0);
+  // Date.UTC reads years 0-99 as 1900-1999
+  return (y < 100 ? new Date(wall).setUTCFullYear(y) : wall) + (((t % 1000) + 1000) % 1000);
+}
+
+/** `timeZone`'s offset from UTC at instant `t`, in ms. */
+export function zoneOffsetAt(timeZone: string, t: number): number {
+  return wallClockAt(timeZone, t) - t;
+}
+
+/**
+ * The first instant `timeZone`'s clock reads `wall` (a wall time written as the UTC instant that reads
+ * the same): the earlier of a time the clock reads twice (an autumn hour), and for a time it skips (a
+ * spring hour; a day that starts at 01:00) the instant the clock jumps past it.
+ */
+export function instantOfWallClock(timeZone: string, wall: number): number {
+  const offsets = new Set([zoneOffsetAt(timeZone, wall - 86_400_000), zoneOffsetAt(timeZone, wall + 86_400_000)]);
+  const fits = [...offsets].map((o) => wall - o).filter((t) => wallClockAt(timeZone, t) === wall);
+  if (fits.length) return Math.min(...fits);
+  // skipped: read with the offset before the jump, it lands as far past the jump as it lies past the gap's start
+  return wall - Math.min(...offsets);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Windows read in a zone
+
+/** A date and time without an offset: its wall-clock parts (a time with an offset names its instant). */
+const ZONED_WALL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?$/i;
+
+/**
+ * The instant `value` names read in `timeZone` (a date alone: its first instant there; a time with an
+ * offset: that instant), as a UTC ISO string; undefined when windowStart refuses it.
+ */
+export function zonedWindowStart(value: string, timeZone: string): string | undefined {
+  const v = value.trim();
+  if (windowStart(v) === undefined) return undefined;
+  const parts = DATE_ONLY.exec(v) ?? ZONED_WALL.exec(v);
+  if (!parts) return windowStart(v);
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', frac = ''] = parts;
+  const ms = Number(`0.${frac || '0'}`) * 1000;
+  return new Date(
+    instantOfWallClock(timeZone, Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms)),
+  ).toISOString();
+}
+
+/**
+ * The last instant `value` covers in `timeZone`: a date alone (month, year) through its end there
+ * (the instant before the next one starts: a day of 23 or 25 hours where the clock changes); undefined
+ * when windowEnd refuses it.
+ */
+export function zonedWindowEnd(value: string, timeZone: string): string | undefined {
+  const v = value.trim();
+  const date = DATE_ONLY.exec(v);
+  if (!date || windowStart(v) === undefined) return zonedWindowStart(v, timeZone);
+  const [, y, mo, d] = date;
+  const next = new Date(Date.UTC(Number(y), Number(mo ?? 1) - 1, Number(d ?? 1)));
+  if (d) next.setUTCDate(next.getUTCDate() + 1);
+  else if (mo) next.setUTCMonth(next.getUTCMonth() + 1);
+  else next.setUTCFullYear(next.getUTCFullYear() + 1);
+  return new Date(instantOfWallClock(timeZone, next.getTime()) - 1).toISOString();
 }

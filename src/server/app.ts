@@ -16,7 +16,7 @@ import { messageToOpenAI } from '../convert/openai.js';
 import { parseJson } from '../formats/shared/jsonl.js';
 import { projectFilterOf, type SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
-import { windowEnd, windowStart } from '../model/time-window.js';
+import { knownTimeZone, zonedWindowEnd, zonedWindowStart } from '../model/time-window.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
 import { PRICES, type PriceTable } from '../stores/index-sync/prices.js';
 import {
@@ -155,13 +155,26 @@ function utcIso(v: string): string | undefined {
 }
 
 /**
- * `since`/`until` query values: an ISO date or time (a date alone: its start for since, the last
- * instant of that day, month or year for until, as the CLI's --since/--until). Anything else was
- * compared as text and matched nothing; now it is a 400 naming the parameter.
+ * `tz` of a request: the IANA zone its `since`/`until` dates and times without an offset are read in
+ * (a server has no reader's zone, and its own would make the answer depend on where it runs); absent:
+ * UTC. An unknown zone is a 400, as the CLI's --tz refuses it.
  */
-function timeParam(name: 'since' | 'until', v: string | undefined): string | undefined {
+function tzParam(v: string | undefined): string {
+  if (v === undefined || v === '') return 'UTC';
+  if (!knownTimeZone(v))
+    throw new HttpError(400, `tz must be an IANA time zone (e.g. Europe/Berlin or UTC), got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/**
+ * `since`/`until` query values: an ISO date or time (a date alone: its start for since, the last
+ * instant of that day, month or year for until, as the CLI's --since/--until), read in `timeZone`
+ * (tzParam) when it has no offset. Anything else was compared as text and matched nothing; now it is
+ * a 400 naming the parameter.
+ */
+function timeParam(name: 'since' | 'until', v: string | undefined, timeZone: string): string | undefined {
   if (v === undefined || v === '') return undefined;
-  const time = name === 'until' ? windowEnd(v) : windowStart(v);
+  const time = name === 'until' ? zonedWindowEnd(v, timeZone) : zonedWindowStart(v, timeZone);
   if (time === undefined)
     throw new HttpError(
       400,
@@ -589,7 +602,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   app.get(`${tb}/sessions`, async (c) => {
     const q = c.req.query();
     const limit = q.limit ? intParam(q.limit, 100, 10_000) : undefined;
-    let until = timeParam('until', q.until);
+    const tz = tzParam(q.tz);
+    let until = timeParam('until', q.until, tz);
     let after: { updatedAt: string; id: string } | undefined;
     if (q.cursor) {
       const place = entryIdOfCursor(q.cursor);
@@ -601,7 +615,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const filter = {
       source: q.source,
       project: projectFilterOf(q.project),
-      since: timeParam('since', q.since),
+      since: timeParam('since', q.since, tz),
       until,
       text: q.text,
       parentId: q.parent,
@@ -801,8 +815,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       tool: q.tool,
       source: q.source,
       project: projectFilterOf(q.project),
-      since: timeParam('since', q.since),
-      until: timeParam('until', q.until),
+      since: timeParam('since', q.since, tzParam(q.tz)),
+      until: timeParam('until', q.until, tzParam(q.tz)),
       limit: intParam(q.limit, 50, 1000),
     });
     return ok(c, { hits });
@@ -814,8 +828,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const filter = {
       source: q.source,
       project: projectFilterOf(q.project),
-      since: timeParam('since', q.since),
-      until: timeParam('until', q.until),
+      since: timeParam('since', q.since, tzParam(q.tz)),
+      until: timeParam('until', q.until, tzParam(q.tz)),
     };
     // what local `stats` gives: responses in the window (a copied one once), recorded costs kept, the
     // rest (Claude Code records none) priced with the server's table; each session read at most once

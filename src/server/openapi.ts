@@ -96,7 +96,7 @@ const ROUTES: Record<string, Record<string, Op>> = {
     get: {
       tag: 'threadbase',
       summary: 'Sessions with filters, newest first: {sessions, next_cursor} (a page of limit; cursor goes on)',
-      params: ['source', 'project', 'since', 'until', 'text', 'parent', 'limit', 'cursor'],
+      params: ['source', 'project', 'since', 'until', 'tz', 'text', 'parent', 'limit', 'cursor'],
     },
   },
   '/api/v1/threadbase/sessions/{id}': {
@@ -155,14 +155,14 @@ const ROUTES: Record<string, Record<string, Op>> = {
     get: {
       tag: 'threadbase',
       summary: 'Full-text search',
-      params: ['q', 'role', 'tool', 'source', 'project', 'since', 'until', 'limit'],
+      params: ['q', 'role', 'tool', 'source', 'project', 'since', 'until', 'tz', 'limit'],
     },
   },
   '/api/v1/threadbase/stats': {
     get: {
       tag: 'threadbase',
       summary: 'Session count, token usage and cost',
-      params: ['source', 'project', 'since', 'until'],
+      params: ['source', 'project', 'since', 'until', 'tz'],
       data:
         '{sessions, usage: {input, output, cacheRead, cacheWrite, reasoning, cost (as the agents recorded it), messages}, ' +
         'cost (recorded plus estimatedCost, as local `threadbase stats` counts it), estimatedCost (responses with no ' +
@@ -175,13 +175,17 @@ const ROUTES: Record<string, Record<string, Op>> = {
 };
 
 /** Query parameters' types as the routes check them (a value of another type is a 400). */
-const ISO_TIME = { type: 'string', description: 'ISO date or time (a date alone: its whole day for until), e.g. 2026-11-25' };
+const ISO_TIME = {
+  type: 'string',
+  description: 'ISO date or time (a date alone: its whole day for until), e.g. 2026-11-25; without an offset read in tz',
+};
 const PARAM_SCHEMAS: Record<string, Record<string, unknown>> = {
   limit: { type: 'integer', minimum: 1 },
   time_desc: { type: 'boolean' },
   not_connected: { type: 'boolean' },
   since: ISO_TIME,
   until: ISO_TIME,
+  tz: { type: 'string', description: 'IANA time zone of since/until dates and times without an offset (default UTC)' },
   role: { type: 'string', enum: ['user', 'assistant', 'tool', 'system'] },
 };
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sinceOption, untilOption } from '../../src/cli/options.js';
+import { zonedTimeOption, zonedWindow } from '../../src/cli/options.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { startServer } from '../../src/server/index.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
@@ -51,17 +51,24 @@ it.each([
   }
 });
 
+/** `--since T` / `--until T` as sessions, search and push take them: zonedTimeOption, then zonedWindow. */
+const since = (value: string, tz?: string) => zonedWindow({ since: zonedTimeOption(value), ...(tz ? { tz } : {}) }).since;
+const until = (value: string, tz?: string) => zonedWindow({ until: zonedTimeOption(value), ...(tz ? { tz } : {}) }).until;
+
 it('ISO forms are taken as before', () => {
-  expect(sinceOption('2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
-  expect(untilOption('2026-02')).toBe('2026-02-28T23:59:59.999Z');
-  expect(sinceOption(' 2026-11 ')).toBe('2026-11-01T00:00:00.000Z');
-  expect(sinceOption('2026-11-25t14:00z')).toBe('2026-11-25T14:00:00.000Z');
-  expect(sinceOption('2026-11-25T14:00:00.123Z')).toBe('2026-11-25T14:00:00.123Z');
-  expect(sinceOption('2026-11-25T14:00:00+0200')).toBe('2026-11-25T12:00:00.000Z');
-  expect(untilOption('2026-11-25T23:59:59-05:00')).toBe('2026-11-26T04:59:59.000Z');
-  // without an offset: this machine's local time, as before
-  expect(sinceOption('2026-11-25T14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
-  expect(sinceOption('2026-11-25 14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
+  expect(since('2024-02-29', 'UTC')).toBe('2024-02-29T00:00:00.000Z');
+  expect(until('2026-02', 'UTC')).toBe('2026-02-28T23:59:59.999Z');
+  expect(since(' 2026-11 ', 'UTC')).toBe('2026-11-01T00:00:00.000Z');
+  expect(since('2026-11-25t14:00z', 'UTC')).toBe('2026-11-25T14:00:00.000Z');
+  expect(since('2026-11-25T14:00:00.123Z', 'UTC')).toBe('2026-11-25T14:00:00.123Z');
+  expect(since('2026-11-25T14:00:00+0200', 'UTC')).toBe('2026-11-25T12:00:00.000Z');
+  expect(until('2026-11-25T23:59:59-05:00', 'UTC')).toBe('2026-11-26T04:59:59.000Z');
+  // without an offset: the --tz zone's wall clock (a lower-case t too), and without --tz this machine's local time, as before
+  expect(since('2026-11-25T14:00', 'UTC')).toBe('2026-11-25T14:00:00.000Z');
+  expect(since('2026-11-25t14:00', 'UTC')).toBe('2026-11-25T14:00:00.000Z');
+  expect(since('2026-11-25 14:00', 'UTC')).toBe('2026-11-25T14:00:00.000Z');
+  expect(since('2026-11-25T14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
+  expect(since('2026-11-25 14:00')).toBe(new Date(2026, 10, 25, 14, 0).toISOString());
 });
 
 it('sessions --until lists the sessions updated at or before it, a date through its end, as search and stats take it', async () => {

@@ -1,5 +1,6 @@
 /** Token and cost totals from the index, grouped by time, model, project, session or source. */
 import type { CostBucket } from '../../model/driver.js';
+import { wallClockAt, zoneOffsetAt } from '../../model/time-window.js';
 import { ADVISOR_ROWS, advisorCount } from '../sqlite/advisors.js';
 import { asBytes, textOfColumn } from '../sqlite/column-text.js';
 import { preferredAmong } from '../sqlite/copies.js';
@@ -68,63 +69,9 @@ export interface StatsOptions {
 // ---------------------------------------------------------------------------------------------
 // Days in a time zone
 
-/** This machine's time zone (TZ=... sets it): the days `stats` counts when no zone is given. */
-export function localTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
-}
-
-/** Whether `timeZone` is an IANA zone name this runtime knows (a bad one is the caller's mistake, not UTC). */
-export function knownTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const wallFormats = new Map<string, Intl.DateTimeFormat>();
-/** `timeZone`'s wall clock at instant `t` (ms), as the UTC instant that reads the same. */
-function wallClockAt(timeZone: string, t: number): number {
-  let format = wallFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    wallFormats.set(timeZone, format);
-  }
-  const n: Record<string, number> = {};
-  for (const p of format.formatToParts(t)) if (p.type !== 'literal') n[p.type] = Number(p.value);
-  const y = n.year ?? 1970;
-  const wall = Date.UTC(y, (n.month ?? 1) - 1, n.day ?? 1, n.hour ?? 0, n.minute ?? 0, n.second ?? 0);
-  // Date.UTC reads years 0-99 as 1900-1999
-  return (y < 100 ? new Date(wall).setUTCFullYear(y) : wall) + (((t % 1000) + 1000) % 1000);
-}
-
-/** `timeZone`'s offset from UTC at instant `t`, in ms. */
-export function zoneOffsetAt(timeZone: string, t: number): number {
-  return wallClockAt(timeZone, t) - t;
-}
-
-/**
- * The first instant `timeZone`'s clock reads `wall` (a wall time written as the UTC instant that reads
- * the same): the earlier of a time the clock reads twice (an autumn hour), and for a time it skips (a
- * spring hour; a day that starts at 01:00) the instant the clock jumps past it.
- */
-export function instantOfWallClock(timeZone: string, wall: number): number {
-  const offsets = new Set([zoneOffsetAt(timeZone, wall - 86_400_000), zoneOffsetAt(timeZone, wall + 86_400_000)]);
-  const fits = [...offsets].map((o) => wall - o).filter((t) => wallClockAt(timeZone, t) === wall);
-  if (fits.length) return Math.min(...fits);
-  // skipped: read with the offset before the jump, it lands as far past the jump as it lies past the gap's start
-  return wall - Math.min(...offsets);
-}
+// The zone's wall clock lives in model/time-window.ts (the CLI and the server read --since/--until in it);
+// re-exported here for the callers that found it in stats.
+export { instantOfWallClock, knownTimeZone, localTimeZone, zoneOffsetAt } from '../../model/time-window.js';
 
 /** The calendar day (YYYY-MM-DD) of UTC instant `t` in `timeZone`. */
 function dayAt(timeZone: string, t: number): string {
