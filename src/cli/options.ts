@@ -33,15 +33,12 @@ export function timeZoneOption(value: string): string {
 
 /**
  * `--since T` / `--until T`: an ISO date or time (model/time-window.ts), checked here and kept as
- * written, to be read in the zone given later (`--tz`) by zonedWindow (stats: zonedWindowStart/End).
+ * written, to be read in the zone given later (`--tz`) by zonedWindow.
  */
 export function zonedTimeOption(value: string): string {
   if (windowStart(value) === undefined) throw new InvalidArgumentError(NOT_A_TIME);
   return value.trim();
 }
-
-/** Read in a zone (the server's `tz` reads them alike): model/time-window.ts. */
-export { zonedWindowEnd, zonedWindowStart };
 
 /** The `--tz` of sessions, search and push: the zone their `--since`/`--until` dates and times without an offset are. */
 export const TZ_HELP =
@@ -63,7 +60,7 @@ export function zonedWindow(opts: { since?: string; until?: string; tz?: string 
  * `--since` after `--until` (both as UTC instants, as zonedWindow gives them): refused, as a window with
  * nothing in it would print an empty answer that reads as "nothing happened then".
  */
-export function checkTimeWindow(since: string | undefined, until: string | undefined): void {
+function checkTimeWindow(since: string | undefined, until: string | undefined): void {
   if (since !== undefined && until !== undefined && since > until)
     throw new UsageError(`--since ${since} is after --until ${until}: no time lies between them`);
 }

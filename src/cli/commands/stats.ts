@@ -1,19 +1,18 @@
 import type { Command } from 'commander';
+import { localTimeZone } from '../../model/time-window.js';
 import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
-import { localTimeZone, STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
+import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
 import { type CliContext, printJson, terminalColumns, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
 import {
   agentOption,
-  checkTimeWindow,
   oneOfOption,
   pricesFileOption,
   pricesOf,
   projectOption,
   timeZoneOption,
   zonedTimeOption,
-  zonedWindowEnd,
-  zonedWindowStart,
+  zonedWindow,
 } from '../options.js';
 import { padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
@@ -91,9 +90,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
         json?: boolean;
       }) => {
         const timeZone = opts.tz ?? localTimeZone();
-        const since = opts.since === undefined ? undefined : zonedWindowStart(opts.since, timeZone);
-        const until = opts.until === undefined ? undefined : zonedWindowEnd(opts.until, timeZone);
-        checkTimeWindow(since, until);
+        const { since, until } = zonedWindow({ ...opts, tz: timeZone });
         const prices = pricesOf(opts.prices, ctx.env);
         writableIndexPath(ctx);
         const store = await openFreshIndex(ctx.env, ctx.sources(), {

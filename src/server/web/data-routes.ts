@@ -15,9 +15,8 @@ import { Sources } from '../../formats/registry.js';
 import { pickSession } from '../../formats/shared/base.js';
 import { projectFilterOf, type SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { windowEnd, windowStart } from '../../model/time-window.js';
+import { knownTimeZone, windowEnd, windowStart } from '../../model/time-window.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
-import { knownTimeZone } from '../../stores/index-sync/stats.js';
 import { WebData } from './data.js';
 
 /** The agents a session can be converted into (the local format registry: `Sources` fits). */

@@ -71,7 +71,6 @@ export interface StatsOptions {
 
 // The zone's wall clock lives in model/time-window.ts (the CLI and the server read --since/--until in it);
 // re-exported here for the callers that found it in stats.
-export { instantOfWallClock, knownTimeZone, localTimeZone, zoneOffsetAt } from '../../model/time-window.js';
 
 /** The calendar day (YYYY-MM-DD) of UTC instant `t` in `timeZone`. */
 function dayAt(timeZone: string, t: number): string {
