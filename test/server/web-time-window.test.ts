@@ -1,6 +1,7 @@
 /**
  * The viewer's data routes take since/until as the CLI's --since/--until and the API's /stats take
- * them: a date alone is its whole UTC day, a time with an offset is that instant, and a value that
+ * them: a date alone is its whole day and a time without an offset its wall clock, in `tz` if given
+ * (else UTC, never the server's own zone), a time with an offset is that instant, and a value that
  * names no time is a 400 naming the parameter. They were compared as text: /stats?until=<a day> left
  * that day's sessions out (since=until=<a day> counted nothing), an offset time missed what it named,
  * and since=yesterday or 2026-02-30 answered 200 with an empty or full page.
@@ -80,6 +81,33 @@ describe('web data routes: since and until', () => {
       sessions: 1,
       responses: 0,
     });
+  });
+
+  it("reads a date or a time without an offset in the tz asked for, else UTC, never the server's own zone", async () => {
+    const saved = process.env.TZ;
+    // the server process in New York: 07:00 read there would be 12:00Z
+    process.env.TZ = 'America/New_York';
+    try {
+      const seven = encodeURIComponent('2026-11-20T07:00');
+      // UTC: 07:00Z is before the 20th's session (updated 10:00:01Z)
+      expect(await listed(`since=${seven}`)).toEqual(['day-20', 'day-21']);
+      expect(await listed(`until=${seven}`)).toEqual([]);
+      expect(await statsOf(`until=${seven}`)).toEqual({ sessions: 0, responses: 0 });
+      // Tokyo (UTC+9): 18:00 there is 09:00Z, before it too; read as UTC, 18:00Z is after it
+      const six = encodeURIComponent('2026-11-20T18:00');
+      expect(await listed(`since=${six}&tz=Asia/Tokyo`)).toEqual(['day-20', 'day-21']);
+      expect(await listed(`since=${six}`)).toEqual(['day-21']);
+      // a date alone is the asked zone's day: the 20th in Kiritimati (UTC+14) ends at 09:59:59.999Z
+      expect(await listed('until=2026-11-20&tz=Pacific/Kiritimati')).toEqual([]);
+      expect(await statsOf('since=2026-11-21&tz=Pacific/Kiritimati')).toEqual({ sessions: 2, responses: 2 });
+      expect(await listed('until=2026-11-20')).toEqual(['day-20']);
+      const bad = await get('/sessions?since=2026-11-20&tz=Mars/Olympus');
+      expect(bad.status).toBe(400);
+      expect((bad.body.issues as { path: string[] }[])[0]?.path).toEqual(['tz']);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
   });
 
   it('answers a since or until that names no time with a 400 naming it', async () => {

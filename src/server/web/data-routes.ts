@@ -62,6 +62,8 @@ const timeParam = (read: (v: string) => string | undefined) =>
     })
     .optional();
 
+const timeZoneParam = z.string().refine(knownTimeZone, { message: 'must be an IANA time zone (e.g. Europe/Berlin)' }).optional();
+
 const listQuery = z.object({
   source: z.string().optional(),
   project: z.string().optional().transform(projectFilterOf),
@@ -73,6 +75,8 @@ const listQuery = z.object({
   order: z.enum(['asc', 'desc']).optional(),
   offset: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
+  /** the zone since/until dates and times without an offset are read in (the viewer sends instants) */
+  tz: timeZoneParam,
 });
 
 const statsQuery = z.object({
@@ -81,7 +85,7 @@ const statsQuery = z.object({
   since: timeParam(windowStart),
   until: timeParam(windowEnd),
   /** the reader's time zone (an IANA name): the days the per-day chart counts, as its From and To are the reader's days */
-  tz: z.string().refine(knownTimeZone, { message: 'must be an IANA time zone (e.g. Europe/Berlin)' }).optional(),
+  tz: timeZoneParam,
 });
 
 const pathQuery = z.object({

@@ -10,7 +10,7 @@ import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver, 
 import { NotFoundError } from '../../model/errors.js';
 import { namedCall, sideChainChildren } from '../../model/side-chains.js';
 import { prefixOf, truncate } from '../../model/text.js';
-import { windowEnd, windowStart } from '../../model/time-window.js';
+import { zonedWindowEnd, zonedWindowStart } from '../../model/time-window.js';
 import {
   branches,
   currentLeaf,
@@ -91,14 +91,16 @@ export interface WebDataOptions {
 }
 
 /**
- * since/until as instants, as `stats --since/--until` takes them (a date alone: its whole UTC day, so
- * until 2026-11-25 counts that day); compared as text, a bare until left out the day it names.
- * A value that names no time is kept as given (the routes refuse it first).
+ * since/until as instants, as `stats --since/--until` takes them (a date alone: its whole day, so
+ * until 2026-11-25 counts that day; compared as text, a bare until left out the day it names). A date
+ * or a time without an offset is `timeZone`'s (the reader's `tz`), else UTC's, as the HTTP API reads
+ * them: never the server process's own zone. A value that names no time is kept as given (the routes
+ * refuse it first).
  */
-function timeWindow(q: { since?: string; until?: string }): { since?: string; until?: string } {
+function timeWindow(q: { since?: string; until?: string }, timeZone = 'UTC'): { since?: string; until?: string } {
   return {
-    since: q.since ? (windowStart(q.since) ?? q.since) : undefined,
-    until: q.until ? (windowEnd(q.until) ?? q.until) : undefined,
+    since: q.since ? (zonedWindowStart(q.since, timeZone) ?? q.since) : undefined,
+    until: q.until ? (zonedWindowEnd(q.until, timeZone) ?? q.until) : undefined,
   };
 }
 
@@ -113,6 +115,8 @@ export interface SessionListQuery {
   order?: 'asc' | 'desc';
   offset?: number;
   limit?: number;
+  /** the zone a since/until date or time without an offset is read in (an IANA name), else UTC */
+  tz?: string;
 }
 
 /** The listed session of the CLI contract (`sessionRow`), with what the viewer's list adds. */
@@ -392,7 +396,8 @@ export class WebData {
   }
 
   async listSessions(query: SessionListQuery): Promise<SessionListPage> {
-    const q = { ...query, ...timeWindow(query) };
+    const { tz, ...rest } = query;
+    const q = { ...rest, ...timeWindow(rest, tz) };
     const all = await this.allSessions();
     const facets = {
       // the agents the sessions came from, and the stores' own names (threadbase) a filter also takes
@@ -911,7 +916,7 @@ export class WebData {
     timeZone?: string;
   }): Promise<StatsResult> {
     const { timeZone, ...rest } = query;
-    const filter = { ...rest, ...timeWindow(rest) };
+    const filter = { ...rest, ...timeWindow(rest, timeZone) };
     const dayOf = dayIn(timeZone);
     const sessions = (await this.allSessions()).filter(
       (s) =>
