@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
 import { knownTimeZone, localTimeZone, windowStart, zonedWindowEnd, zonedWindowStart } from '../model/time-window.js';
@@ -40,9 +40,26 @@ export function zonedTimeOption(value: string): string {
   return value.trim();
 }
 
-/** The `--tz` of sessions, search and push: the zone their `--since`/`--until` dates and times without an offset are. */
-export const TZ_HELP =
-  "the time zone of --since/--until dates and times without an offset (IANA name or UTC; default: this machine's)";
+/** `--since <time>`: only `what` (e.g. 'entries at or after') it, read in `--tz`'s zone by zonedWindow. */
+export function sinceFlag(what: string): Option {
+  return new Option('--since <time>', `only ${what} (ISO date or time; without an offset, --tz's)`).argParser(zonedTimeOption);
+}
+
+/** `--until <time>`: only `what` (e.g. 'entries at or before') it; a date counts through its end. */
+export function untilFlag(what: string): Option {
+  return new Option(
+    '--until <time>',
+    `only ${what} (ISO date or time; without an offset, --tz's; a date: through its end)`,
+  ).argParser(zonedTimeOption);
+}
+
+/** `--tz <zone>` of sessions, search and push: the zone their `--since`/`--until` dates and times without an offset are. */
+export function timeZoneFlag(): Option {
+  return new Option(
+    '--tz <zone>',
+    "the time zone of --since/--until dates and times without an offset (IANA name or UTC; default: this machine's)",
+  ).argParser(timeZoneOption);
+}
 
 /**
  * `--since`/`--until` as zonedTimeOption took them, read in `tz` (default this machine's zone, as git

@@ -13,11 +13,10 @@ import {
   checkStoreOption,
   projectOption,
   serverUrlOption,
+  sinceFlag,
   storeOpenError,
-  TZ_HELP,
-  timeZoneOption,
+  timeZoneFlag,
   UsageError,
-  zonedTimeOption,
   zonedWindow,
 } from '../options.js';
 
@@ -47,8 +46,8 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .option('--from <store>', 'the store to push from (default the local index)')
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
     .option('--project <dir>', 'only sessions that ran in this directory (. is the current one)', projectOption)
-    .option('--since <time>', "only sessions updated since (ISO date or time; without an offset, --tz's)", zonedTimeOption)
-    .option('--tz <zone>', TZ_HELP, timeZoneOption)
+    .addOption(sinceFlag('sessions updated since'))
+    .addOption(timeZoneFlag())
     .option('--no-sync', 'push the local index as it is, without bringing it up to date first')
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {

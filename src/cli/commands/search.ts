@@ -14,10 +14,10 @@ import {
   positiveIntOption,
   projectOption,
   roleOption,
-  TZ_HELP,
-  timeZoneOption,
+  sinceFlag,
+  timeZoneFlag,
   UsageError,
-  zonedTimeOption,
+  untilFlag,
   zonedWindow,
 } from '../options.js';
 import { cutStartToColumns, cutToColumns, graphemesOf, oneLine, padEndColumns, stringWidth } from '../text-width.js';
@@ -117,13 +117,9 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .description('full-text search over messages, thinking, tool inputs and outputs of every agent (bm25 ranked)')
     .option('--source <source>', 'only this agent', agentOption)
     .option('--project <path>', 'only sessions that ran in this directory (. is the current one)', projectOption)
-    .option('--since <time>', "only entries at or after (ISO date or time; without an offset, --tz's)", zonedTimeOption)
-    .option(
-      '--until <time>',
-      "only entries at or before (ISO date or time; without an offset, --tz's; a date: through its end)",
-      zonedTimeOption,
-    )
-    .option('--tz <zone>', TZ_HELP, timeZoneOption)
+    .addOption(sinceFlag('entries at or after'))
+    .addOption(untilFlag('entries at or before'))
+    .addOption(timeZoneFlag())
     .option('--role <role>', 'only user, assistant, tool or system messages', roleOption)
     .option('--tool <name>', 'only messages that call (or carry the result of) this tool')
     .option('--limit <n>', 'at most n hits', positiveIntOption, 20)

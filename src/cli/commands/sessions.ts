@@ -3,15 +3,7 @@ import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { indexPath } from '../../stores/index-sync/sync.js';
 import { type CliContext, printJson, reportWarnings, terminalColumns, warn } from '../io.js';
-import {
-  agentOption,
-  positiveIntOption,
-  projectOption,
-  TZ_HELP,
-  timeZoneOption,
-  zonedTimeOption,
-  zonedWindow,
-} from '../options.js';
+import { agentOption, positiveIntOption, projectOption, sinceFlag, timeZoneFlag, untilFlag, zonedWindow } from '../options.js';
 import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
 /**
@@ -61,13 +53,9 @@ export function registerSessions(program: Command, ctx: CliContext): void {
     .description('list the sessions of every agent')
     .option('--source <source>', 'only this agent (claude, pi, opencode, ...)', agentOption)
     .option('--project <path>', 'only sessions that ran in this directory (. is the current one)', projectOption)
-    .option('--since <time>', "only sessions updated since (ISO date or time; without an offset, --tz's)", zonedTimeOption)
-    .option(
-      '--until <time>',
-      "only sessions updated at or before (ISO date or time; without an offset, --tz's; a date: through its end)",
-      zonedTimeOption,
-    )
-    .option('--tz <zone>', TZ_HELP, timeZoneOption)
+    .addOption(sinceFlag('sessions updated since'))
+    .addOption(untilFlag('sessions updated at or before'))
+    .addOption(timeZoneFlag())
     .option('--limit <n>', 'at most n sessions', positiveIntOption)
     .option('--no-index', "list from the agents' files even when the index is fresh")
     .option('--json', 'print JSON only')

@@ -10,8 +10,9 @@ import {
   pricesFileOption,
   pricesOf,
   projectOption,
+  sinceFlag,
   timeZoneOption,
-  zonedTimeOption,
+  untilFlag,
   zonedWindow,
 } from '../options.js';
 import { padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
@@ -66,12 +67,8 @@ export function registerStats(program: Command, ctx: CliContext): void {
       "the time zone whose days, weeks (from Monday) and months --by counts, and --since/--until's dates are (IANA name or UTC; default: this machine's)",
       timeZoneOption,
     )
-    .option('--since <time>', "only messages at or after (ISO date or time; without an offset, --tz's)", zonedTimeOption)
-    .option(
-      '--until <time>',
-      "only messages at or before (ISO date or time; without an offset, --tz's; a date: through its end)",
-      zonedTimeOption,
-    )
+    .addOption(sinceFlag('messages at or after'))
+    .addOption(untilFlag('messages at or before'))
     .option('--source <source>', 'only this agent', agentOption)
     .option('--project <path>', 'only this directory (. is the current one)', projectOption)
     .option('--prices <file>', 'model prices (JSON, USD per million tokens) over the bundled table', pricesFileOption)
