@@ -13,6 +13,7 @@ import { encodeCopilotEvents } from '../../src/formats/copilot/encode.js';
 import type { Entry, Message, Session, Usage } from '../../src/model/types.js';
 import { COPILOT_MODEL, copilotHomeForFile, resumedByCopilot, COPILOT_SKIP as SKIP } from '../helpers/copilot.js';
 import { chainSession, messageEntry, textMessage } from '../helpers/sessions.js';
+import { withTask } from '../helpers/sub-agents.js';
 
 const FAILED = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
 const usage: Usage = { input: 12, output: 5, cacheRead: 3, cacheWrite: 4, reasoning: 0 };
@@ -86,6 +87,35 @@ describe('the model of a failed turn that names none, written into Copilot CLI',
 });
 
 const home = copilotHomeForFile('tb-copilot-failed-model-');
+
+describe.skipIf(SKIP)('a sub-agent written into a Copilot session threadbase wrote (writeChildSession)', () => {
+  it('writes a failed turn of the run that names no model with the model its parent ran the call on', async () => {
+    const parent = { ...withTask('P', 'plan it', 'call_p', 'all done'), project: home.project };
+    const info = await home.driver.writeSession(parent);
+    const child: Session = {
+      id: 'C',
+      source: 'threadbase',
+      project: home.project,
+      createdAt: '2026-01-01T00:00:02.000Z',
+      updatedAt: '2026-01-01T00:00:03.000Z',
+      messageCount: 2,
+      parentId: 'P',
+      parentToolCallId: 'call_p',
+      entries: [messageEntry('C-u', null, 2, textMessage('user', 'plan it, deeper')), messageEntry('C-a', 'C-u', 3, failed())],
+      leafId: 'C-a',
+    };
+    const run = await home.driver.writeChildSession?.(info, child);
+    expect(run?.meta?.warnings).toBeUndefined();
+    const events = (await readFile(info.path as string, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event & { agentId?: string });
+    const inRun = events.filter((e) => e.agentId !== undefined);
+    expect(inRun.some((e) => e.type === 'session.error')).toBe(true);
+    // withTask's parent runs on claude-sonnet-4-5; the run names none of its own
+    expect(recordModels(inRun)).toEqual(['claude-sonnet-4-5']);
+  });
+});
 
 describe.skipIf(SKIP)('a failed turn without a model, and the real Copilot CLI', () => {
   it("resumed by Copilot CLI, its tokens counted under the session's model, no 'unknown' one", async () => {

@@ -428,10 +428,14 @@ export class CopilotDriver extends DriverBase {
       child,
       pathToLeaf(child).filter((e) => !e.sidechain),
     );
-    const encoded = encodeSubAgentEvents(child, { toolCallId: callId, agentId, sessionId }, start, {
-      byCall: nested.byCall,
-      sessionId,
-    });
+    const encoded = encodeSubAgentEvents(
+      child,
+      { toolCallId: callId, agentId, sessionId },
+      start,
+      { byCall: nested.byCall, sessionId },
+      // a turn of the run naming no model (a failed one) is written with the model its parent ran the call on
+      modelBefore(records, at),
+    );
     const warnings = [...encoded.warnings, ...nested.unplaced.map(unplacedWarning)];
     const next = records[at + 1];
     // its events' times within the call's (the file's times stay in order)
@@ -480,4 +484,18 @@ export class CopilotDriver extends DriverBase {
       session.id;
     return resumeCommandLine(session.project, { COPILOT_HOME }, `copilot --resume=${shellQuote(id)}`);
   }
+}
+
+/** The model the records name last up to `at` (a reply's, a usage record's, a switch's, else the session's selected one). */
+function modelBefore(records: readonly JsonObject[], at: number): string | undefined {
+  for (let i = at; i >= 0; i--) {
+    const r = records[i];
+    const d = r?.data;
+    if (!r || !isObject(d)) continue;
+    if (r.type === 'assistant.message' && typeof d.model === 'string') return d.model;
+    if (r.type === 'session.usage_record' && isObject(d.usage) && typeof d.usage.model === 'string') return d.usage.model;
+    if (r.type === 'session.model_change' && typeof d.newModel === 'string') return d.newModel;
+    if (r.type === 'session.start' && typeof d.selectedModel === 'string') return d.selectedModel;
+  }
+  return undefined;
 }
