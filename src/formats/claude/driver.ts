@@ -606,7 +606,7 @@ export class ClaudeDriver extends DriverBase {
         ? {
             session,
             offset: parsed.end.offset,
-            state: stateOf(parsed, leafOfWhole(parsed), aiTitleOf(parsed.entries) !== undefined),
+            state: stateOf(parsed, leafOfWhole(parsed), parsed.aiTitle !== undefined),
           }
         : { session };
     } finally {
@@ -849,16 +849,6 @@ interface TranscriptState {
   aiTitled?: boolean;
 }
 
-/** The last `ai-title` record's title (parse.ts keeps it as a metadata entry's data). */
-function aiTitleOf(entries: readonly Entry[]): string | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i] as Entry;
-    if (e.kind === 'metadata' && e.type === 'ai-title' && isRecord(e.data) && typeof e.data.aiTitle === 'string')
-      return e.data.aiTitle;
-  }
-  return undefined;
-}
-
 /**
  * The summary title a whole read gives (parse.ts: the last `ai-title`, else the last `summary` whose
  * leaf is in the file), from a read of the part from `state.safe` on; undefined when that part cannot
@@ -868,8 +858,7 @@ function summaryTitleAfter(
   state: TranscriptState,
   p: ParsedTranscript,
 ): { summaryTitle?: string; aiTitled: boolean } | undefined {
-  const ai = aiTitleOf(p.entries);
-  if (ai !== undefined) return { summaryTitle: ai, aiTitled: true };
+  if (p.aiTitle !== undefined) return { summaryTitle: p.aiTitle, aiTitled: true };
   const kept = { ...(state.summaryTitle !== undefined ? { summaryTitle: state.summaryTitle } : {}) };
   if (state.aiTitled) return { ...kept, aiTitled: true };
   const ids = recordIds(p.entries);
@@ -889,23 +878,13 @@ interface LeafState {
   named?: boolean;
 }
 
-/** The leafUuid of the last `last-prompt` record that has one (parse.ts keeps it as a metadata entry's data). */
-function lastPromptLeaf(entries: readonly Entry[]): string | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i] as Entry;
-    if (e.kind === 'metadata' && e.type === 'last-prompt' && isRecord(e.data) && typeof e.data.leafUuid === 'string')
-      return e.data.leafUuid;
-  }
-  return undefined;
-}
-
 /** The records' own ids (not a file-level record's `type@line`). */
 function recordIds(entries: readonly Entry[]): Set<string> {
   return new Set(entries.flatMap((e) => (e.id.includes('@') ? [] : [e.id])));
 }
 
 function leafOfWhole(p: ParsedTranscript): LeafState {
-  const lastPrompt = lastPromptLeaf(p.entries);
+  const lastPrompt = p.lastPromptLeaf;
   const out: LeafState = {};
   if (p.leafId) out.leaf = p.leafId;
   if (lastPrompt !== undefined) {
@@ -925,7 +904,7 @@ function leafOfWhole(p: ParsedTranscript): LeafState {
  */
 function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | undefined {
   const ids = recordIds(p.entries);
-  const tailPrompt = lastPromptLeaf(p.entries);
+  const tailPrompt = p.lastPromptLeaf;
   if (tailPrompt !== undefined) return ids.has(tailPrompt) ? { leaf: p.leafId, lastPrompt: tailPrompt, named: true } : undefined;
   const before = state.leaf ?? {};
   // (the part starts at a user prompt on the main chain, so it has a last record there)
@@ -951,7 +930,7 @@ function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | und
 }
 
 function stateOf(p: ParsedTranscript, leaf: LeafState, aiTitled: boolean): string {
-  const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, safe, ...fields } = p;
+  const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, lastPromptLeaf: _p, aiTitle: _a, safe, ...fields } = p;
   const state: TranscriptState = { ...fields, leaf };
   if (aiTitled) state.aiTitled = true;
   if (safe) state.safe = { offset: safe.offset, line: safe.line, count: entries.length - safe.entryIndex };

@@ -47,6 +47,10 @@ export interface ParsedTranscript {
    * copy marks only those (with the session the request was made in), no `forkedFrom` (NOTES.md "Forks").
    */
   requestedIn?: { sessionId: string; messageUuid: string };
+  /** the leafUuid of the last `last-prompt` record naming one: the record the leaf rule starts from (leafOf) */
+  lastPromptLeaf?: string;
+  /** the last `ai-title` record's title: the summary title when there is one */
+  aiTitle?: string;
   agentId?: string;
   version?: string;
   /** `threadbase` when the transcript's first record says threadbase wrote it (encode.ts markWritten) */
@@ -293,7 +297,7 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     const namedId = type === 'last-prompt' ? str(r.leafUuid) : undefined;
     if (namedId) named = { id: namedId, explicit: r.explicit === true || r.rewound === true, entryIndex: out.entries.length };
     if (type === 'custom-title' && typeof r.customTitle === 'string') out.customTitle = r.customTitle;
-    if (type === 'ai-title' && typeof r.aiTitle === 'string') out.summaryTitle = r.aiTitle;
+    if (type === 'ai-title' && typeof r.aiTitle === 'string') out.aiTitle = r.aiTitle;
     if (type === 'summary' && typeof r.summary === 'string')
       out.summaries.push({ leafUuid: str(r.leafUuid), summary: r.summary });
 
@@ -398,11 +402,10 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     }
   }
   out.leafId = leafOf(out.entries, named, continuation ? undefined : seen) ?? lastMainUuid;
+  if (named) out.lastPromptLeaf = named.id;
   relinkParallelToolResults(out.entries);
-  if (!out.summaryTitle) {
-    const own = out.summaries.filter((x) => !x.leafUuid || seen.has(x.leafUuid));
-    out.summaryTitle = own[own.length - 1]?.summary;
-  }
+  // the last ai-title, else the last summary of a leaf in this file
+  out.summaryTitle = out.aiTitle || out.summaries.filter((x) => !x.leafUuid || seen.has(x.leafUuid)).at(-1)?.summary;
   return out;
 }
 
