@@ -183,6 +183,12 @@ function timeParam(name: 'since' | 'until', v: string | undefined, timeZone: str
   return time;
 }
 
+/** A request's `since` and `until`, both read in its `tz` (tzParam). */
+function windowParams(q: Record<string, string>): { since: string | undefined; until: string | undefined } {
+  const tz = tzParam(q.tz);
+  return { since: timeParam('since', q.since, tz), until: timeParam('until', q.until, tz) };
+}
+
 const ROLES = ['user', 'assistant', 'tool', 'system'];
 
 /** `role` of a search: one of the message roles (any other matched nothing). */
@@ -815,8 +821,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       tool: q.tool,
       source: q.source,
       project: projectFilterOf(q.project),
-      since: timeParam('since', q.since, tzParam(q.tz)),
-      until: timeParam('until', q.until, tzParam(q.tz)),
+      ...windowParams(q),
       limit: intParam(q.limit, 50, 1000),
     });
     return ok(c, { hits });
@@ -828,8 +833,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const filter = {
       source: q.source,
       project: projectFilterOf(q.project),
-      since: timeParam('since', q.since, tzParam(q.tz)),
-      until: timeParam('until', q.until, tzParam(q.tz)),
+      ...windowParams(q),
     };
     // what local `stats` gives: responses in the window (a copied one once), recorded costs kept, the
     // rest (Claude Code records none) priced with the server's table; each session read at most once

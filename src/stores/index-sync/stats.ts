@@ -69,8 +69,7 @@ export interface StatsOptions {
 // ---------------------------------------------------------------------------------------------
 // Days in a time zone
 
-// The zone's wall clock lives in model/time-window.ts (the CLI and the server read --since/--until in it);
-// re-exported here for the callers that found it in stats.
+// The zone's wall clock lives in model/time-window.ts (the CLI and the server read --since/--until in it too).
 
 /** The calendar day (YYYY-MM-DD) of UTC instant `t` in `timeZone`. */
 function dayAt(timeZone: string, t: number): string {
