@@ -374,6 +374,43 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
     // (the rewind to a1, before the part re-read, is read whole)
     expect(r.appended).toBe(3);
   });
+
+  // parse.ts: a record without a timestamp takes the greatest one before it (not the last seen)
+  const at = (line: string, time: number | undefined): string => {
+    const r = JSON.parse(line) as Record<string, unknown>;
+    if (time === undefined) delete r.timestamp;
+    else r.timestamp = ts(time);
+    return JSON.stringify(r);
+  };
+  const bare = (line: string) => at(line, undefined);
+
+  it('a user prompt without a timestamp that the next sync re-reads from', async () => {
+    const r = await grow('claude', SID, claudeFile, [
+      lines(turn('u1', null, 'a1'), lastPrompt('a1')),
+      // u2 starts the part the next sync re-reads: it takes a1's time only from before that part
+      lines(bare(user('u2', 'a1', 'no time')), asst('a2', 'u2', 'reply a2'), lastPrompt('a2')),
+      lines(bare(attachment('t2', 'a2')), turn('u3', 't2', 'a3'), lastPrompt('a3')),
+      lines(bare(attachment('t3', 'a3')), bare(user('u4', 't3', 'no time either'))),
+      lines(lastPrompt('u4')),
+    ]);
+    expect(r.leaves).toEqual(['a1', 'a2', 'a3', 'u4', 'u4']);
+    expect(r.appended).toBe(4);
+  });
+
+  it('timestamps going backwards across the part re-read', async () => {
+    const r = await grow('claude', SID, claudeFile, [
+      // u2 (no time) takes u1's 30, the greatest before it, not a1's 20 (the last seen) nor a2's 40
+      lines(at(user('u1', null, 'p1'), 30), at(asst('a1', 'u1', 'r1'), 20), bare(user('u2', 'a1', 'p2'))),
+      lines(at(asst('a2', 'u2', 'r2'), 40), lastPrompt('a2')),
+      // u3 is earlier than a2; the records without a time after it take a2's 40
+      lines(bare(attachment('t2', 'a2')), at(user('u3', 't2', 'p3'), 10), bare(attachment('t3', 'u3'))),
+      lines(bare(attachment('t4', 't3')), at(asst('a3', 't4', 'r3'), 5), lastPrompt('a3')),
+      lines(bare(user('u4', 'a3', 'p4')), at(asst('a4', 'u4', 'r4'), 50)),
+      lines(bare(attachment('t5', 'a4')), lastPrompt('t5')),
+    ]);
+    expect(r.leaves).toEqual(['u2', 'a2', 't3', 'a3', 'a4', 't5']);
+    expect(r.appended).toBe(5);
+  });
 });
 
 const PI_ID = 'pi-offset-0001';

@@ -412,8 +412,10 @@ export class ClaudeDriver extends DriverBase {
    *     `summary` in it; a `summary` naming a record before it is read whole (summaryTitleAfter).
    * 17: a `/branch` (SDK forkSession) copy's parentEntryId is its fork point: the last record's
    *     `forkedFrom`, not the first's (each copied record names its own original).
+   * 18: a read of only what was appended gives a record without a `timestamp` at the start of the part
+   *     re-read the latest time before it, as a whole read does (`safe.latestTimestamp` in the state).
    */
-  readonly readerVersion = 17;
+  readonly readerVersion = 18;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -574,7 +576,11 @@ export class ClaudeDriver extends DriverBase {
       const state = from ? readState(from.state) : undefined;
       const file = state?.safe && unit.path ? await this.fileOf(unit.sessionId) : undefined;
       if (state?.safe && file && file.path === unit.path && file.kind === 'session') {
-        const p = await parseTranscript(file.path, { start: state.safe.offset, startLine: state.safe.line });
+        const p = await parseTranscript(file.path, {
+          start: state.safe.offset,
+          startLine: state.safe.line,
+          latestTimestamp: state.safe.latestTimestamp,
+        });
         const leaf = leafAfter(state, p);
         const titled = summaryTitleAfter(state, p);
         // a leaf or title that depends on records before the part re-read: read the file whole
@@ -829,7 +835,8 @@ export class ClaudeDriver extends DriverBase {
 
 /** What a read from an offset needs of the earlier part of a transcript (kept by the index between syncs). */
 interface TranscriptState {
-  safe?: { offset: number; line: number; count: number };
+  /** where the next read starts (a user prompt line), the entries from it on, and the latest time before it */
+  safe?: { offset: number; line: number; count: number; latestTimestamp?: string };
   customTitle?: string;
   summaryTitle?: string;
   firstPrompt?: string;
@@ -933,7 +940,10 @@ function stateOf(p: ParsedTranscript, leaf: LeafState, aiTitled: boolean): strin
   const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, lastPromptLeaf: _p, aiTitle: _a, safe, ...fields } = p;
   const state: TranscriptState = { ...fields, leaf };
   if (aiTitled) state.aiTitled = true;
-  if (safe) state.safe = { offset: safe.offset, line: safe.line, count: entries.length - safe.entryIndex };
+  if (safe) {
+    state.safe = { offset: safe.offset, line: safe.line, count: entries.length - safe.entryIndex };
+    if (safe.latestTimestamp !== undefined) state.safe.latestTimestamp = safe.latestTimestamp;
+  }
   return JSON.stringify(state);
 }
 

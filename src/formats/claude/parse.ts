@@ -59,9 +59,10 @@ export interface ParsedTranscript {
   end: { offset: number; line: number };
   /**
    * The last user prompt line: a point where every earlier response is complete, so a later read
-   * can re-parse from there and settle links across the old end (entryIndex: entries before it).
+   * can re-parse from there and settle links across the old end (entryIndex: entries before it;
+   * latestTimestamp: the latest time before it, which a record there without one takes).
    */
-  safe?: { offset: number; line: number; entryIndex: number };
+  safe?: { offset: number; line: number; entryIndex: number; latestTimestamp?: string };
 }
 
 /** Text of a user prompt as Claude Code shows it in its session picker: skips meta, commands, and tool results. */
@@ -229,6 +230,11 @@ export interface ParseOptions {
   /** Continue from this byte (the start of a line) and line number: the earlier entries are known elsewhere. */
   start?: number;
   startLine?: number;
+  /**
+   * The latest `timestamp` of the records before `start` (ParsedTranscript.safe.latestTimestamp), so a
+   * record without one at the start of the part read takes what a whole read gives it.
+   */
+  latestTimestamp?: string;
 }
 
 /** A user record that starts a turn (not a tool result, not a compaction summary, not a side chain). */
@@ -259,6 +265,8 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
   let named: NamedLeaf | undefined;
   /** the next record is the transcript's first (a read from an offset starts after it) */
   let first = !continuation;
+  /** the latest (greatest, not last seen) timestamp so far, which a record without one takes */
+  let latest = continuation ? opts.latestTimestamp : undefined;
 
   for await (const l of readJsonl(file, { start: opts.start ?? 0, startLine: opts.startLine ?? 1 })) {
     // A torn last line may still be being written: the next read starts at it again.
@@ -270,7 +278,12 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     }
     const r = l.value;
     if (isRecord(r) && !opts.subagent && startsTurn(r) && !l.partial)
-      out.safe = { offset: l.offset, line: l.line, entryIndex: out.entries.length };
+      out.safe = {
+        offset: l.offset,
+        line: l.line,
+        entryIndex: out.entries.length,
+        ...(latest !== undefined ? { latestTimestamp: latest } : {}),
+      };
     if (!isRecord(r)) {
       out.warnings.push({ file, line: l.line, message: 'record is not a JSON object' });
       continue;
@@ -283,6 +296,7 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     if (timestamp) {
       out.firstTimestamp ??= timestamp;
       if (!out.lastTimestamp || timestamp > out.lastTimestamp) out.lastTimestamp = timestamp;
+      if (!latest || timestamp > latest) latest = timestamp;
     }
     if (!out.sessionIdInFile && typeof r.sessionId === 'string') out.sessionIdInFile = r.sessionId;
     if (!out.cwd && typeof r.cwd === 'string') out.cwd = r.cwd;
@@ -301,7 +315,7 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     if (type === 'summary' && typeof r.summary === 'string')
       out.summaries.push({ leafUuid: str(r.leafUuid), summary: r.summary });
 
-    const ts = timestamp ?? out.lastTimestamp ?? new Date(0).toISOString();
+    const ts = timestamp ?? latest ?? new Date(0).toISOString();
     const sidechain = !opts.subagent && r.isSidechain === true;
     const parentUuid = str(r.parentUuid) ?? null;
 
