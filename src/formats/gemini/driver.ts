@@ -38,6 +38,11 @@ function subAgentFolder(loc: Located): string | undefined {
   return loc.kind === 'chat' && dir !== 'chats' ? dir : undefined;
 }
 
+/** The `chats/` folder a chat is in, directly or in a sub-agent folder. */
+function chatsDir(loc: Located): string {
+  return subAgentFolder(loc) === undefined ? dirname(loc.file) : dirname(dirname(loc.file));
+}
+
 /** Each chat's calls that ran a sub-agent: agent id → call id (ToolCallRecord.agentId), made once per read chat. */
 const spawnCallsOf = new WeakMap<Session, Map<string, string>>();
 
@@ -134,6 +139,28 @@ function placeOrphans(sessions: readonly Session[]): Session[] {
   });
 }
 
+/**
+ * Sessions of distinct ids, each sub-agent linked to the call that ran it (withSpawnCall: its folder's main session
+ * or a sub-agent chat in the same folder), the rest placed by prompt or warned about (placeOrphans). A main chat
+ * with its folder's chats given is read as the whole listing reads it (readUnit).
+ */
+function linkSubAgents(sessions: readonly Session[]): Session[] {
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  const inFolder = new Map<string, Session[]>();
+  for (const s of sessions) {
+    if (!s.parentId || !s.path) continue;
+    const dir = dirname(s.path);
+    const beside = inFolder.get(dir);
+    if (beside) beside.push(s);
+    else inFolder.set(dir, [s]);
+  }
+  return placeOrphans(
+    sessions.map((s) =>
+      s.parentId ? withSpawnCall(s, [byId.get(s.parentId), ...(s.path ? (inFolder.get(dirname(s.path)) ?? []) : [])]) : s,
+    ),
+  );
+}
+
 /** A digest of the sub-agent chats in one folder (their files, sizes and times), for the version of each of them. */
 function folderDigest(units: readonly SourceUnit[]): string {
   const hash = createHash('sha256');
@@ -157,6 +184,18 @@ export function chatFileName(id: string, when: Date): string {
   return `session-${when.toISOString().slice(0, 16).replace(/:/g, '-')}-${id.slice(0, 8)}.jsonl`;
 }
 
+/** What listUnits found, for readUnit. */
+interface ListedUnits {
+  bySession: Map<string, Located>;
+  byFile: Map<string, Located>;
+  /** the chats of each sub-agent folder (`chats/<main id>/`) */
+  byFolder: Map<string, Located[]>;
+  /** the session ids of each sub-agent folder's chats (their first lines, read by the listing) */
+  idsByFolder: Map<string, string[]>;
+  /** per sub-agent folder, once asked: agent id → the session of the chat whose call ran it */
+  spawners: Map<string, Promise<Map<string, Session>>>;
+}
+
 export class GeminiDriver extends DriverBase {
   readonly name = SOURCE;
   /**
@@ -170,22 +209,14 @@ export class GeminiDriver extends DriverBase {
    *    `output` (the call's `threadbase.result.content`), reads back as the document
    * 8: a sub-agent chat no call names (no agentId) is placed at the call that gave it its prompt, else warned
    *    about (on it and on its main chat)
+   * 9: the main chat's warnings about those through sync too (readUnit; its unit's version follows its sub-agent folder)
    */
-  readonly readerVersion = 8;
+  readonly readerVersion = 9;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
   /** From the last listUnits: each session's file, and every file found */
-  private units:
-    | {
-        bySession: Map<string, Located>;
-        byFile: Map<string, Located>;
-        /** the chats of each sub-agent folder (`chats/<main id>/`) */
-        byFolder: Map<string, Located[]>;
-        /** per sub-agent folder, once asked: agent id → the session of the chat whose call ran it */
-        spawners: Map<string, Promise<Map<string, Session>>>;
-      }
-    | undefined;
+  private units: ListedUnits | undefined;
   /** Chats this driver wrote whole (a sub-agent's call may be marked in them after: writeChildSession). */
   private readonly writtenHere = new Set<string>();
 
@@ -273,21 +304,7 @@ export class GeminiDriver extends DriverBase {
         (prev.path?.endsWith('.jsonl') === s.path?.endsWith('.jsonl') && s.updatedAt > prev.updatedAt);
       if (better) byId.set(s.id, s);
     }
-    const sessions = [...byId.values()];
-    // a sub-agent's spawner is its folder's main session or a sub-agent chat in the same folder
-    const inFolder = new Map<string, Session[]>();
-    for (const s of sessions) {
-      if (!s.parentId || !s.path) continue;
-      const dir = dirname(s.path);
-      const beside = inFolder.get(dir);
-      if (beside) beside.push(s);
-      else inFolder.set(dir, [s]);
-    }
-    return placeOrphans(
-      sessions.map((s) =>
-        s.parentId ? withSpawnCall(s, [byId.get(s.parentId), ...(s.path ? (inFolder.get(dirname(s.path)) ?? []) : [])]) : s,
-      ),
-    );
+    return linkSubAgents([...byId.values()]);
   }
 
   /** A chat's session id: its first line (the metadata record), or a legacy .json's own field. */
@@ -308,7 +325,9 @@ export class GeminiDriver extends DriverBase {
    * legacy .json yields to the .jsonl Gemini CLI migrated it to; beside it under the same name, it is
    * not even read). Only a new or changed chat is read,
    * for its session id. A unit's version is what its read takes from elsewhere: the project path,
-   * and for a sub-agent its parent chat's size and time (the call that spawned it is there).
+   * for a sub-agent its parent chat's size and time (the call that spawned it is there) and a digest
+   * of its folder (a spawner beside it), and for every chat a digest of its own sub-agent folder (its
+   * warnings about a chat there no call ran).
    */
   async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
     const located = await this.locate();
@@ -356,30 +375,36 @@ export class GeminiDriver extends DriverBase {
       bySession: new Map([...bySession].map(([id, u]) => [id, byFile.get(u.key) as Located])),
       byFile,
       byFolder,
+      idsByFolder: new Map([...unitsByFolder].map(([dir, us]) => [dir, us.map((u) => u.sessionId)])),
       spawners: new Map(),
     };
-    // its spawner may be the folder's main chat or any sub-agent chat beside it: one digest of the folder, made once
+    // a sub-agent's spawner may be the folder's main chat or any sub-agent chat beside it, and the main chat's
+    // warnings name the folder's chats no call ran (placeOrphans): one digest of the folder, made once, in both
     const digests = new Map<string, string>();
+    const digestOf = (dir: string): string | null => {
+      const us = unitsByFolder.get(dir);
+      if (!us) return null;
+      const digest = digests.get(dir) ?? folderDigest(us);
+      digests.set(dir, digest);
+      return digest;
+    };
     return [...bySession.values()].map((u) => {
       const loc = byFile.get(u.key) as Located;
       const parent = bySession.get(subAgentFolder(loc) ?? '');
-      const dir = dirname(u.key);
-      let beside: string | null = null;
-      if (parent) {
-        beside = digests.get(dir) ?? folderDigest(unitsByFolder.get(dir) ?? []);
-        digests.set(dir, beside);
-      }
+      const beside = parent ? digestOf(dirname(u.key)) : null;
+      // its own sub-agent folder, whose chats no call ran it is warned about (folderWarnings)
+      const own = loc.kind === 'chat' ? digestOf(join(chatsDir(loc), u.sessionId)) : null;
       return {
         ...u,
-        version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null, beside]),
+        version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null, beside, own]),
       };
     });
   }
 
   /**
-   * For `threadbase sync`: one file read whole, not kept in the cache (a sub-agent's parent is). A
-   * sub-agent's spawner is looked for in its folder's main chat first; only when that holds no call
-   * with its id are the chats beside it read, once per folder for the whole listing (spawnersIn).
+   * For `threadbase sync`: one file read whole, not kept in the cache (a sub-agent's parent is), placed
+   * and warned about as the listing does (all): as a sub-agent (placed), and as the chat whose folder
+   * holds sub-agent chats no call ran (folderWarnings).
    */
   async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
     if (!this.units) await this.listUnits();
@@ -387,14 +412,23 @@ export class GeminiDriver extends DriverBase {
     const loc = units?.byFile.get(unit.key) ?? (await this.locate()).find((l) => l.file === unit.key);
     if (!loc) return undefined;
     const session = loc.kind === 'chat' ? await readChat(loc.file, loc.where) : await readCheckpoint(loc.file, loc.where);
-    if (!session.parentId || !units) return { session };
+    if (!units) return { session };
+    return { session: withWarnings(await this.placed(session, loc, units), await this.folderWarnings(session, loc, units)) };
+  }
+
+  /**
+   * A sub-agent chat linked to the call that ran it: looked for in its folder's main chat first; only when that
+   * holds no call with its id are the chats beside it read, once per folder for the whole listing (spawnersIn).
+   */
+  private async placed(session: Session, loc: Located, units: ListedUnits): Promise<Session> {
+    if (!session.parentId) return session;
     const parentLoc = units.bySession.get(session.parentId);
     const parent = parentLoc ? await this.load(parentLoc).catch(() => undefined) : undefined;
     const byParent = withSpawnCall(session, [parent]);
-    if (byParent.parentToolCallId !== undefined) return { session: byParent };
+    if (byParent.parentToolCallId !== undefined) return byParent;
     const spawners = await this.spawnersIn(dirname(loc.file));
     const bySpawner = withSpawnCall(session, [spawners.get(session.id)]);
-    if (bySpawner.parentToolCallId !== undefined) return { session: bySpawner };
+    if (bySpawner.parentToolCallId !== undefined) return bySpawner;
     // no call names it: placed by its prompt as the listing places it, with the folder's other such chats
     const folder = await Promise.all(
       (units.byFolder.get(dirname(loc.file)) ?? []).map((l) =>
@@ -404,10 +438,26 @@ export class GeminiDriver extends DriverBase {
     const named = (c: Session) => spawners.has(c.id) || (parent !== undefined && spawnCalls(parent).has(c.id));
     const orphans = folder.filter((c): c is Session => c !== undefined && c.parentId === session.parentId && !named(c));
     const call = parent ? callsByPrompt(parent, orphans).get(session.id) : undefined;
-    if (call !== undefined) return { session: { ...session, parentToolCallId: call } };
-    return {
-      session: withWarnings(session, [{ file: loc.file, id: session.id, message: unplacedMessage(session, session.parentId) }]),
-    };
+    if (call !== undefined) return { ...session, parentToolCallId: call };
+    return withWarnings(session, [{ file: loc.file, id: session.id, message: unplacedMessage(session, session.parentId) }]);
+  }
+
+  /**
+   * The warnings the listing gives a chat about the chats of its sub-agent folder (`chats/<its id>/`: a main chat's,
+   * or one an older threadbase wrote for a sub-agent's own sub-agents) that no call ran (placeOrphans). That folder's
+   * chats are read only when one of them is not named by a call of this chat's.
+   */
+  private async folderWarnings(session: Session, loc: Located, units: ListedUnits): Promise<ParseWarning[]> {
+    if (loc.kind !== 'chat') return [];
+    const dir = join(chatsDir(loc), session.id);
+    const ids = units.idsByFolder.get(dir);
+    const named = spawnCalls(session);
+    if (!ids || ids.every((id) => id === session.id || named.has(id))) return [];
+    const folder = await Promise.all((units.byFolder.get(dir) ?? []).map((l) => this.load(l).catch(() => undefined)));
+    const beside = folder.filter((c): c is Session => c !== undefined && c.id !== session.id);
+    // as that folder's main chat, its own placement and warnings aside
+    const asMain: Session = { ...session, parentId: null, warnings: [] };
+    return linkSubAgents([asMain, ...beside])[0]?.warnings ?? [];
   }
 
   /** The sub-agent chats of one folder read once: agent id → the chat whose call ran it. */
