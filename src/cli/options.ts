@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
-import { knownTimeZone, localTimeZone, windowStart, zonedWindowEnd, zonedWindowStart } from '../model/time-window.js';
+import { knownTimeZone, localTimeZone, readTimeWindow, type TimeWindowRefusal } from '../model/time-window.js';
 import { loadPrices, type PriceTable } from '../stores/index-sync/prices.js';
 import { sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
 import { isServerUrl, serverKeyOf } from '../stores/remote/address.js';
@@ -23,11 +23,11 @@ export class UsageError extends Error {
 }
 
 const NOT_A_TIME = 'Expected an ISO date or time, e.g. 2026-11-25 or 2026-11-25T14:00:00Z.';
+const NOT_A_ZONE = 'Expected an IANA time zone, e.g. Europe/Berlin, America/Los_Angeles or UTC.';
 
 /** `--tz <zone>`: an IANA time zone name this runtime knows (UTC too), as given. */
 export function timeZoneOption(value: string): string {
-  if (!knownTimeZone(value))
-    throw new InvalidArgumentError('Expected an IANA time zone, e.g. Europe/Berlin, America/Los_Angeles or UTC.');
+  if (!knownTimeZone(value)) throw new InvalidArgumentError(NOT_A_ZONE);
   return value;
 }
 
@@ -36,7 +36,8 @@ export function timeZoneOption(value: string): string {
  * written, to be read in the zone given later (`--tz`) by zonedWindow.
  */
 export function zonedTimeOption(value: string): string {
-  if (windowStart(value) === undefined) throw new InvalidArgumentError(NOT_A_TIME);
+  // whether it names a time does not hang on the zone: read in UTC here, in --tz's by zonedWindow
+  if (!readTimeWindow({ since: value }).ok) throw new InvalidArgumentError(NOT_A_TIME);
   return value.trim();
 }
 
@@ -63,23 +64,26 @@ export function timeZoneFlag(): Option {
 
 /**
  * `--since`/`--until` as zonedTimeOption took them, read in `tz` (default this machine's zone, as git
- * and stats read a date): the UTC instants a store filters by; a --since after the --until refused.
+ * and stats read a date) by readTimeWindow: the UTC instants a store filters by; a --since after the
+ * --until refused (a usage error), as are a time or zone the option parsers would have refused.
  */
 export function zonedWindow(opts: { since?: string; until?: string; tz?: string }): { since?: string; until?: string } {
-  const timeZone = opts.tz ?? localTimeZone();
-  const since = opts.since === undefined ? undefined : zonedWindowStart(opts.since, timeZone);
-  const until = opts.until === undefined ? undefined : zonedWindowEnd(opts.until, timeZone);
-  checkTimeWindow(since, until);
-  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
+  const window = readTimeWindow({ since: opts.since, until: opts.until, timeZone: opts.tz ?? localTimeZone() });
+  if (!window.ok) throw new UsageError(usageErrorOf(window));
+  return { ...(window.since ? { since: window.since } : {}), ...(window.until ? { until: window.until } : {}) };
 }
 
-/**
- * `--since` after `--until` (both as UTC instants, as zonedWindow gives them): refused, as a window with
- * nothing in it would print an empty answer that reads as "nothing happened then".
- */
-function checkTimeWindow(since: string | undefined, until: string | undefined): void {
-  if (since !== undefined && until !== undefined && since > until)
-    throw new UsageError(`--since ${since} is after --until ${until}: no time lies between them`);
+/** A refused window in the CLI's words: the option and its value, as commander names a bad one. */
+function usageErrorOf(refusal: TimeWindowRefusal): string {
+  switch (refusal.reason) {
+    case 'since-after-until':
+      // a window with nothing in it would print an empty answer that reads as "nothing happened then"
+      return `--since ${refusal.since} is after --until ${refusal.until}: no time lies between them`;
+    case 'not-a-time':
+      return `--${refusal.field} ${JSON.stringify(refusal.value)}: ${NOT_A_TIME}`;
+    case 'unknown-zone':
+      return `--tz ${JSON.stringify(refusal.value)}: ${NOT_A_ZONE}`;
+  }
 }
 
 /** `--limit n` and other counts: a whole number of at least 1. */

@@ -2,7 +2,8 @@
  * The times `--since` / `--until` and the server's `since` / `until` take: an ISO date (2026-11-25,
  * 2026-11, 2026) or an ISO date and time. windowStart/windowEnd read a date as a UTC day and a time
  * without an offset as this machine's local time (as Date reads it); zonedWindowStart/zonedWindowEnd
- * read both in a zone named (the CLI's --tz, the server's `tz`, UTC when a server is given none).
+ * read both in a zone named (the CLI's --tz, the server's `tz`, UTC when a server is given none), and
+ * readTimeWindow reads a since/until pair with them for the CLI, the HTTP API and the viewer alike.
  * Anything else is refused: Date alone took 2026-02-30 for March 2 and 2026/11/25 for local midnight,
  * which an until then did not count to the day's end.
  */
@@ -150,4 +151,59 @@ export function zonedWindowEnd(value: string, timeZone: string): string | undefi
   else if (mo) next.setUTCMonth(next.getUTCMonth() + 1);
   else next.setUTCFullYear(next.getUTCFullYear() + 1);
   return new Date(instantOfWallClock(timeZone, next.getTime()) - 1).toISOString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The one reader of a since/until window (the CLI, the HTTP API and the viewer's routes word its refusals)
+
+/** A window's texts as given (undefined: not given); `timeZone` reads dates and times without an offset, UTC if not given. */
+export interface TimeWindowInput {
+  since?: string;
+  until?: string;
+  timeZone?: string;
+}
+
+/** A window read: its bounds as UTC ISO instants (a date alone for until: through its end), absent where not given. */
+export interface TimeWindow {
+  ok: true;
+  since?: string;
+  until?: string;
+  /** the zone it was read in */
+  timeZone: string;
+}
+
+/** Why a window was refused: the field and the text it was given, for the caller to word in its own style. */
+export type TimeWindowRefusal =
+  | { ok: false; reason: 'not-a-time'; field: 'since' | 'until'; value: string }
+  | { ok: false; reason: 'unknown-zone'; field: 'tz'; value: string }
+  | {
+      ok: false;
+      reason: 'since-after-until';
+      field: 'since';
+      value: string;
+      untilValue: string;
+      /** the instants the two name: nothing lies between them */
+      since: string;
+      until: string;
+    };
+
+/**
+ * `since`/`until` read in `timeZone` (zonedWindowStart/zonedWindowEnd) as one window, or why not: the
+ * zone first, then since, then until, then a since after the until (refused, as a window with nothing
+ * in it reads as "nothing happened then"). The refusal is a value: each caller says it its own way.
+ */
+export function readTimeWindow(input: TimeWindowInput): TimeWindow | TimeWindowRefusal {
+  const timeZone = input.timeZone ?? 'UTC';
+  if (!knownTimeZone(timeZone)) return { ok: false, reason: 'unknown-zone', field: 'tz', value: timeZone };
+  const { since: sinceText, until: untilText } = input;
+  const since = sinceText === undefined ? undefined : zonedWindowStart(sinceText, timeZone);
+  if (sinceText !== undefined && since === undefined)
+    return { ok: false, reason: 'not-a-time', field: 'since', value: sinceText };
+  const until = untilText === undefined ? undefined : zonedWindowEnd(untilText, timeZone);
+  if (untilText !== undefined && until === undefined)
+    return { ok: false, reason: 'not-a-time', field: 'until', value: untilText };
+  // as instants, not as text: a year past 9999 (9999-12-31 west of UTC ends in 10000) is written +010000
+  if (sinceText !== undefined && untilText !== undefined && since && until && Date.parse(since) > Date.parse(until))
+    return { ok: false, reason: 'since-after-until', field: 'since', value: sinceText, untilValue: untilText, since, until };
+  return { ok: true, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), timeZone };
 }

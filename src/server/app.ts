@@ -16,7 +16,7 @@ import { messageToOpenAI } from '../convert/openai.js';
 import { parseJson } from '../formats/shared/jsonl.js';
 import { projectFilterOf, type SessionDriver } from '../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../model/errors.js';
-import { knownTimeZone, zonedWindowEnd, zonedWindowStart } from '../model/time-window.js';
+import { readTimeWindow, type TimeWindowRefusal } from '../model/time-window.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
 import { PRICES, type PriceTable } from '../stores/index-sync/prices.js';
 import {
@@ -155,38 +155,29 @@ function utcIso(v: string): string | undefined {
 }
 
 /**
- * `tz` of a request: the IANA zone its `since`/`until` dates and times without an offset are read in
- * (a server has no reader's zone, and its own would make the answer depend on where it runs); absent:
- * UTC. An unknown zone is a 400, as the CLI's --tz refuses it.
+ * A request's `since`/`until` (an ISO date or time: a date alone its start for since, the last instant
+ * of that day, month or year for until, as the CLI's --since/--until) read by readTimeWindow in its
+ * `tz`: the IANA zone dates and times without an offset are (a server has no reader's zone, and its
+ * own would make the answer depend on where it runs), UTC when absent. An unknown zone, a value that
+ * names no time (compared as text, it matched nothing) or a since after the until is a 400 naming the
+ * values; an empty one is an absent one, as limit= and role= are.
  */
-function tzParam(v: string | undefined): string {
-  if (v === undefined || v === '') return 'UTC';
-  if (!knownTimeZone(v))
-    throw new HttpError(400, `tz must be an IANA time zone (e.g. Europe/Berlin or UTC), got ${JSON.stringify(v)}`);
-  return v;
+function windowParams(q: Record<string, string | undefined>): { since: string | undefined; until: string | undefined } {
+  const window = readTimeWindow({ since: q.since || undefined, until: q.until || undefined, timeZone: q.tz || undefined });
+  if (!window.ok) throw new HttpError(400, badWindowMessage(window));
+  return { since: window.since, until: window.until };
 }
 
-/**
- * `since`/`until` query values: an ISO date or time (a date alone: its start for since, the last
- * instant of that day, month or year for until, as the CLI's --since/--until), read in `timeZone`
- * (tzParam) when it has no offset. Anything else was compared as text and matched nothing; now it is
- * a 400 naming the parameter.
- */
-function timeParam(name: 'since' | 'until', v: string | undefined, timeZone: string): string | undefined {
-  if (v === undefined || v === '') return undefined;
-  const time = name === 'until' ? zonedWindowEnd(v, timeZone) : zonedWindowStart(v, timeZone);
-  if (time === undefined)
-    throw new HttpError(
-      400,
-      `${name} must be an ISO date or time (e.g. 2026-11-25 or 2026-11-25T14:00:00Z), got ${JSON.stringify(v)}`,
-    );
-  return time;
-}
-
-/** A request's `since` and `until`, both read in its `tz` (tzParam). */
-function windowParams(q: Record<string, string>): { since: string | undefined; until: string | undefined } {
-  const tz = tzParam(q.tz);
-  return { since: timeParam('since', q.since, tz), until: timeParam('until', q.until, tz) };
+/** A refused window in the HTTP API's words: which parameter, and the value given. */
+function badWindowMessage(refusal: TimeWindowRefusal): string {
+  switch (refusal.reason) {
+    case 'unknown-zone':
+      return `tz must be an IANA time zone (e.g. Europe/Berlin or UTC), got ${JSON.stringify(refusal.value)}`;
+    case 'not-a-time':
+      return `${refusal.field} must be an ISO date or time (e.g. 2026-11-25 or 2026-11-25T14:00:00Z), got ${JSON.stringify(refusal.value)}`;
+    case 'since-after-until':
+      return `since must not be after until, got since ${JSON.stringify(refusal.value)} (${refusal.since}) and until ${JSON.stringify(refusal.untilValue)} (${refusal.until}): no time lies between them`;
+  }
 }
 
 const ROLES = ['user', 'assistant', 'tool', 'system'];
@@ -608,8 +599,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   app.get(`${tb}/sessions`, async (c) => {
     const q = c.req.query();
     const limit = q.limit ? intParam(q.limit, 100, 10_000) : undefined;
-    const tz = tzParam(q.tz);
-    let until = timeParam('until', q.until, tz);
+    const window = windowParams(q);
+    let until = window.until;
     let after: { updatedAt: string; id: string } | undefined;
     if (q.cursor) {
       const place = entryIdOfCursor(q.cursor);
@@ -621,7 +612,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const filter = {
       source: q.source,
       project: projectFilterOf(q.project),
-      since: timeParam('since', q.since, tz),
+      since: window.since,
       until,
       text: q.text,
       parentId: q.parent,

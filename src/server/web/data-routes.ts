@@ -15,7 +15,7 @@ import { Sources } from '../../formats/registry.js';
 import { pickSession } from '../../formats/shared/base.js';
 import { projectFilterOf, type SessionDriver } from '../../model/driver.js';
 import { AmbiguousIdError, NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { knownTimeZone, windowEnd, windowStart } from '../../model/time-window.js';
+import { knownTimeZone, readTimeWindow } from '../../model/time-window.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { WebData } from './data.js';
 
@@ -53,40 +53,59 @@ export interface WebDataRoutesOptions {
   prices?: PriceTable;
 }
 
-/** since/until: an ISO date or time as the CLI's --since/--until take it; anything else is a 400, not an empty page. */
-const timeParam = (read: (v: string) => string | undefined) =>
+/** since/until: an ISO date or time as the CLI's --since/--until take it (readTimeWindow); anything else is a 400, not an empty page. */
+const timeParam = (field: 'since' | 'until') =>
   z
     .string()
-    .refine((v) => read(v) !== undefined, {
+    // whether it names a time does not hang on the zone: read in UTC here, in tz's by WebData
+    .refine((v) => readTimeWindow({ [field]: v }).ok, {
       message: 'must be an ISO date or time (e.g. 2026-11-25 or 2026-11-25T14:00:00Z)',
     })
     .optional();
 
 const timeZoneParam = z.string().refine(knownTimeZone, { message: 'must be an IANA time zone (e.g. Europe/Berlin)' }).optional();
 
-const listQuery = z.object({
-  source: z.string().optional(),
-  project: z.string().optional().transform(projectFilterOf),
-  model: z.string().optional(),
-  since: timeParam(windowStart),
-  until: timeParam(windowEnd),
-  text: z.string().optional(),
-  sort: z.enum(['updated', 'created', 'messages', 'cost', 'tokens', 'title']).optional(),
-  order: z.enum(['asc', 'desc']).optional(),
-  offset: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(500).optional(),
-  /** the zone since/until dates and times without an offset are read in (the viewer sends instants) */
-  tz: timeZoneParam,
-});
+/**
+ * A since after the until (read in tz): an issue on since, as the CLI and the HTTP API refuse it (the
+ * page was empty, as if nothing happened then). A bad since, until or tz has its own issue already.
+ */
+function sinceNotAfterUntil(q: { since?: string; until?: string; tz?: string }, ctx: z.RefinementCtx): void {
+  const window = readTimeWindow({ since: q.since, until: q.until, timeZone: q.tz });
+  if (!window.ok && window.reason === 'since-after-until')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['since'],
+      message: `must not be after until (${window.since} is after ${window.until}: no time lies between them)`,
+    });
+}
 
-const statsQuery = z.object({
-  source: z.string().optional(),
-  project: z.string().optional().transform(projectFilterOf),
-  since: timeParam(windowStart),
-  until: timeParam(windowEnd),
-  /** the reader's time zone (an IANA name): the days the per-day chart counts, as its From and To are the reader's days */
-  tz: timeZoneParam,
-});
+const listQuery = z
+  .object({
+    source: z.string().optional(),
+    project: z.string().optional().transform(projectFilterOf),
+    model: z.string().optional(),
+    since: timeParam('since'),
+    until: timeParam('until'),
+    text: z.string().optional(),
+    sort: z.enum(['updated', 'created', 'messages', 'cost', 'tokens', 'title']).optional(),
+    order: z.enum(['asc', 'desc']).optional(),
+    offset: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+    /** the zone since/until dates and times without an offset are read in (the viewer sends instants) */
+    tz: timeZoneParam,
+  })
+  .superRefine(sinceNotAfterUntil);
+
+const statsQuery = z
+  .object({
+    source: z.string().optional(),
+    project: z.string().optional().transform(projectFilterOf),
+    since: timeParam('since'),
+    until: timeParam('until'),
+    /** the reader's time zone (an IANA name): the days the per-day chart counts, as its From and To are the reader's days */
+    tz: timeZoneParam,
+  })
+  .superRefine(sinceNotAfterUntil);
 
 const pathQuery = z.object({
   leaf: z.string().optional(),

@@ -7,10 +7,10 @@
 import { injectedLabel } from '../../formats/injected.js';
 import { CopyChoice, copyKeyOf, copyRankOf, inWindow } from '../../model/copies.js';
 import type { CostBucket, CostBucketKey, SearchHit, SessionCost, SessionDriver, SessionFilter } from '../../model/driver.js';
-import { NotFoundError } from '../../model/errors.js';
+import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import { namedCall, sideChainChildren } from '../../model/side-chains.js';
 import { prefixOf, truncate } from '../../model/text.js';
-import { zonedWindowEnd, zonedWindowStart } from '../../model/time-window.js';
+import { readTimeWindow, type TimeWindowRefusal } from '../../model/time-window.js';
 import {
   branches,
   currentLeaf,
@@ -91,17 +91,29 @@ export interface WebDataOptions {
 }
 
 /**
- * since/until as instants, as `stats --since/--until` takes them (a date alone: its whole day, so
- * until 2026-11-25 counts that day; compared as text, a bare until left out the day it names). A date
- * or a time without an offset is `timeZone`'s (the reader's `tz`), else UTC's, as the HTTP API reads
- * them: never the server process's own zone. A value that names no time is kept as given (the routes
- * refuse it first).
+ * since/until as instants, as `stats --since/--until` takes them (readTimeWindow: a date alone its
+ * whole day, so until 2026-11-25 counts that day; compared as text, a bare until left out the day it
+ * names). A date or a time without an offset is `timeZone`'s (the reader's `tz`), else UTC's, as the
+ * HTTP API reads them: never the server process's own zone. An empty value is no filter, as the routes
+ * take it. A refused window (the routes refuse it first) is a bad_request error, not a filter of text
+ * compared as text, which matched nothing or everything.
  */
 function timeWindow(q: { since?: string; until?: string }, timeZone = 'UTC'): { since?: string; until?: string } {
-  return {
-    since: q.since ? (zonedWindowStart(q.since, timeZone) ?? q.since) : undefined,
-    until: q.until ? (zonedWindowEnd(q.until, timeZone) ?? q.until) : undefined,
-  };
+  const window = readTimeWindow({ since: q.since || undefined, until: q.until || undefined, timeZone });
+  if (!window.ok) throw new ThreadbaseError('bad_request', badWindowMessage(window));
+  return { since: window.since, until: window.until };
+}
+
+/** A refused window in the routes' words (`field: what it must be`), with the value given. */
+function badWindowMessage(refusal: TimeWindowRefusal): string {
+  switch (refusal.reason) {
+    case 'unknown-zone':
+      return `tz: must be an IANA time zone (e.g. Europe/Berlin), got ${JSON.stringify(refusal.value)}`;
+    case 'not-a-time':
+      return `${refusal.field}: must be an ISO date or time (e.g. 2026-11-25 or 2026-11-25T14:00:00Z), got ${JSON.stringify(refusal.value)}`;
+    case 'since-after-until':
+      return `since: must not be after until (${refusal.since} is after ${refusal.until}: no time lies between them)`;
+  }
 }
 
 export interface SessionListQuery {
