@@ -104,6 +104,12 @@ function compaction(uuid: string, logical: string, summary: string): string[] {
 const title = (t: string) => JSON.stringify({ type: 'custom-title', customTitle: t, sessionId: SID });
 /** A turn: a prompt under `parent`, then a reply under it. */
 const turn = (u: string, parent: string | null, a: string) => [user(u, parent, `prompt ${u}`), asst(a, u, `reply ${a}`)];
+/** `count` turns in a chain from the top (u1 a1, u2 a2, …), each followed by a last-prompt naming its reply. */
+const promptedTurns = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => [
+    ...turn(`u${i + 1}`, i === 0 ? null : `a${i}`, `a${i + 1}`),
+    lastPrompt(`a${i + 1}`),
+  ]).flat();
 
 interface Snapshot {
   row: unknown;
@@ -210,7 +216,7 @@ const lines =
 describe('Claude Code: an offset sync gives what a full read gives', () => {
   it('plain new turns, with and without a last-prompt after them', async () => {
     const r = await grow('claude', SID, claudeFile, [
-      lines(turn('u1', null, 'a1'), lastPrompt('a1'), turn('u2', 'a1', 'a2'), lastPrompt('a2')),
+      lines(promptedTurns(2)),
       lines(turn('u3', 'a2', 'a3'), lastPrompt('a3'), title('plain title')),
       lines(turn('u4', 'a3', 'a4')),
       lines(attachment('t4', 'a4'), turn('u5', 't4', 'a5'), lastPrompt('a5')),
@@ -244,7 +250,7 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
 
   it('a record on another branch after the last last-prompt, which is before the part re-read', async () => {
     const r = await grow('claude', SID, claudeFile, [
-      lines(turn('u1', null, 'a1'), lastPrompt('a1'), turn('u2', 'a1', 'a2'), lastPrompt('a2')),
+      lines(promptedTurns(2)),
       // the next sync re-reads from u3, after the last last-prompt
       lines(turn('u3', 'a2', 'a3')),
       // s1 is not under a2: the leaf stays a3
@@ -256,14 +262,7 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
 
   it('a branch appended by threadbase (appendEntries under an earlier entry), then Claude Code goes on from it', async () => {
     const r = await grow('claude', SID, claudeFile, [
-      lines(
-        turn('u1', null, 'a1'),
-        lastPrompt('a1'),
-        turn('u2', 'a1', 'a2'),
-        lastPrompt('a2'),
-        turn('u3', 'a2', 'a3'),
-        lastPrompt('a3'),
-      ),
+      lines(promptedTurns(3)),
       async (_file, sources) => {
         const driver = sources.driver('claude');
         await driver.appendEntries?.(SID, [
@@ -292,14 +291,7 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
       contexts.push([viaIndex, viaFiles]);
     };
     const r = await grow('claude', SID, claudeFile, [
-      lines(
-        turn('u1', null, 'a1'),
-        lastPrompt('a1'),
-        turn('u2', 'a1', 'a2'),
-        lastPrompt('a2'),
-        turn('u3', 'a2', 'a3'),
-        lastPrompt('a3'),
-      ),
+      lines(promptedTurns(3)),
       async (file) => {
         const home = file.slice(0, file.indexOf('/.claude/'));
         await runCliOk(envOf(home), [
@@ -329,7 +321,7 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
 
   it('compaction records, and a title after them', async () => {
     const r = await grow('claude', SID, claudeFile, [
-      lines(turn('u1', null, 'a1'), lastPrompt('a1'), turn('u2', 'a1', 'a2'), lastPrompt('a2')),
+      lines(promptedTurns(2)),
       lines(compaction('c1', 'a2', 'summary of u1 and u2'), lastPrompt('c1-sum')),
       lines(turn('u3', 'c1-sum', 'a3'), lastPrompt('a3'), title('after compaction')),
       lines(turn('u4', 'a3', 'a4'), compaction('c2', 'a4', 'second summary')),
@@ -360,7 +352,7 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
 
   it('a torn last line that completes later', async () => {
     // (made in file order: a record without a time of its own takes the latest before it)
-    const first = lines(turn('u1', null, 'a1'), lastPrompt('a1'), turn('u2', 'a1', 'a2'), lastPrompt('a2'));
+    const first = lines(promptedTurns(2));
     const torn = turn('u3', 'a2', 'a3');
     const half = Math.floor((torn[1] as string).length / 2);
     const r = await grow('claude', SID, claudeFile, [
@@ -486,6 +478,25 @@ function lineByLine(text: string): ((file: string) => Promise<void>)[] {
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
 
+/**
+ * A real transcript of `format`, test/fixtures/`rel`, grown line by line (lineByLine) in a home of its own,
+ * synced after every line: how many stages there were, and how many syncs read only the added part.
+ */
+async function growLineByLine(format: 'claude' | 'pi', rel: string): Promise<{ stages: number; appended: number }> {
+  const text = await readFile(join(FIXTURES, rel), 'utf8');
+  const id =
+    format === 'claude'
+      ? ((text.match(/"sessionId":"([0-9a-f-]{36})"/) as RegExpMatchArray)[1] as string)
+      : (JSON.parse(text.split('\n')[0] as string) as { id: string }).id;
+  const file =
+    format === 'claude'
+      ? join('.claude', 'projects', '-tmp-grown', `${id}.jsonl`)
+      : join('.pi', 'agent', 'sessions', '--grown--', `2026-01-01T00-00-00-000Z_${id}.jsonl`);
+  const stages = lineByLine(text);
+  const r = await grow(format, id, file, stages);
+  return { stages: stages.length, appended: r.appended };
+}
+
 describe('real transcripts grown line by line, synced after every line', () => {
   const claude = [
     'claude/real/projects/-tmp-cc-proj/0afea31a-5ccc-4b41-8d19-4c8571cb3a03.jsonl',
@@ -497,26 +508,15 @@ describe('real transcripts grown line by line, synced after every line', () => {
   ];
   for (const rel of claude)
     it(`Claude Code: ${rel}`, async () => {
-      const text = await readFile(join(FIXTURES, rel), 'utf8');
-      const id = (text.match(/"sessionId":"([0-9a-f-]{36})"/) as RegExpMatchArray)[1] as string;
-      const stages = lineByLine(text);
-      const r = await grow('claude', id, join('.claude', 'projects', '-tmp-grown', `${id}.jsonl`), stages);
+      const r = await growLineByLine('claude', rel);
       // all but the stages before the first prompt (and a rare one whose leaf needs the earlier part)
       // are read from the offset
-      expect(r.appended).toBeGreaterThanOrEqual(stages.length - 5);
+      expect(r.appended).toBeGreaterThanOrEqual(r.stages - 5);
     }, 120_000);
 
   const pi = ['real-branched.jsonl', 'real-compacted.jsonl', 'real-fork.jsonl', 'real-tool-call.jsonl', 'v3-all-types.jsonl'];
   for (const rel of pi)
     it(`pi: ${rel}`, async () => {
-      const text = await readFile(join(FIXTURES, 'pi', rel), 'utf8');
-      const id = (JSON.parse(text.split('\n')[0] as string) as { id: string }).id;
-      const r = await grow(
-        'pi',
-        id,
-        join('.pi', 'agent', 'sessions', '--grown--', `2026-01-01T00-00-00-000Z_${id}.jsonl`),
-        lineByLine(text),
-      );
-      expect(r.appended).toBeGreaterThan(0);
+      expect((await growLineByLine('pi', join('pi', rel))).appended).toBeGreaterThan(0);
     }, 120_000);
 });
