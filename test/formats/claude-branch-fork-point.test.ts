@@ -6,27 +6,21 @@
  * The records are in the shape test/agents/claude-sdk-branch.test.ts sees the real SDK write.
  * threadbase's own forkSession (every record marked with the fork point) still gives its fork point.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { appendFile } from 'node:fs/promises';
+import { expect, it } from 'vitest';
 import { ClaudeDriver } from '../../src/formats/claude/driver.js';
-import { encodeProjectPath } from '../../src/formats/claude/paths.js';
-import type { DriverEnv } from '../../src/model/driver.js';
+import {
+  type ClaudeRecordAt,
+  claudeAssistantRecord,
+  claudeForkHomeForFile,
+  claudeProjectDir,
+  claudeRecordBase,
+  claudeUserRecord,
+  jsonl,
+  writeTranscript,
+} from '../helpers/claude-fork-fixtures.js';
 
-let home: string;
-let env: DriverEnv;
-let project: string;
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'tb-claude-branch-fork-point-'));
-  env = { home, env: {} };
-  project = join(home, 'project');
-});
-afterAll(() => {
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+const fixture = claudeForkHomeForFile('tb-claude-branch-fork-point-');
 
 const ORIGINAL = '803e561f-515f-4572-93ed-c9c7b89df2fc';
 const BRANCH = '9592dc9d-4fd7-4944-b661-797ad3a09e55';
@@ -37,42 +31,24 @@ const A1 = 'b9cf2760-5a00-48d9-831d-c61dcc605edc';
 const U2 = '67e7229b-5b5d-4061-94a4-c2b50f36e631';
 const A2 = 'bede3465-48c5-4181-a3f2-ff0c26f83cfd';
 
+// each record a second after the one made before it
 let second = 0;
-const common = (sessionId: string, uuid: string, parentUuid: string | null) => ({
-  parentUuid,
-  isSidechain: false,
-  userType: 'external',
-  cwd: project,
+const at = (sessionId: string, uuid: string, parentUuid: string | null): ClaudeRecordAt => ({
   sessionId,
-  version: '2.1.332',
   uuid,
+  parentUuid,
+  cwd: fixture.project,
   timestamp: `2026-11-27T10:00:${String(second++).padStart(2, '0')}.000Z`,
 });
-const user = (sessionId: string, uuid: string, parentUuid: string | null, text: string) => ({
-  ...common(sessionId, uuid, parentUuid),
-  type: 'user',
-  message: { role: 'user', content: text },
-});
+const user = (sessionId: string, uuid: string, parentUuid: string | null, text: string) =>
+  claudeUserRecord(at(sessionId, uuid, parentUuid), text);
 const attachment = (sessionId: string, uuid: string, parentUuid: string | null) => ({
-  ...common(sessionId, uuid, parentUuid),
+  ...claudeRecordBase(at(sessionId, uuid, parentUuid)),
   type: 'attachment',
   attachment: { type: 'date_change', newDate: '2026-11-27' },
 });
-const assistant = (sessionId: string, uuid: string, parentUuid: string | null, text: string, id: string) => ({
-  ...common(sessionId, uuid, parentUuid),
-  type: 'assistant',
-  requestId: `req_${id}`,
-  message: {
-    id,
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    content: [{ type: 'text', text }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 3 },
-  },
-});
+const assistant = (sessionId: string, uuid: string, parentUuid: string | null, text: string, id: string) =>
+  claudeAssistantRecord(at(sessionId, uuid, parentUuid), text, id, `req_${id}`);
 /** As the SDK's forkSession copies a record: a new uuid, the chain remapped, its own original uuid marked. */
 const copied = (r: Record<string, unknown>, uuid: string, parentUuid: string | null) => ({
   ...r,
@@ -81,42 +57,39 @@ const copied = (r: Record<string, unknown>, uuid: string, parentUuid: string | n
   sessionId: BRANCH,
   forkedFrom: { sessionId: ORIGINAL, messageUuid: r.uuid },
 });
-const jsonl = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
 it('a /branch copy names the last copied record as its fork point, read whole and after it grew', async () => {
-  const dir = join(home, '.claude', 'projects', encodeProjectPath(project));
-  await mkdir(dir, { recursive: true });
+  const dir = await claudeProjectDir(fixture.home, fixture.project);
   const u1 = user(ORIGINAL, U1, null, 'first alpha');
   const att = attachment(ORIGINAL, ATT, U1);
   const a1 = assistant(ORIGINAL, A1, ATT, 'alpha back', 'msg_1');
-  await writeFile(
-    join(dir, `${ORIGINAL}.jsonl`),
-    jsonl([u1, att, a1, user(ORIGINAL, U2, A1, 'second bravo'), assistant(ORIGINAL, A2, U2, 'bravo back', 'msg_2')]),
-  );
+  await writeTranscript(dir, ORIGINAL, [
+    u1,
+    att,
+    a1,
+    user(ORIGINAL, U2, A1, 'second bravo'),
+    assistant(ORIGINAL, A2, U2, 'bravo back', 'msg_2'),
+  ]);
   // branched at A1 (upToMessageId), with the trailing records the SDK adds after the copy
   const [c1, c2, c3] = [
     'eb6e5324-58f1-4637-aa3a-71df6b2d25a4',
     '290fb5cc-d38c-412b-88ef-6ce53ab48c7d',
     '7ec305f6-82b7-4caf-be95-4be06394bd80',
   ];
-  const branchFile = join(dir, `${BRANCH}.jsonl`);
-  await writeFile(
-    branchFile,
-    jsonl([
-      copied(u1, c1, null),
-      copied(att, c2, c1),
-      copied(a1, c3, c2),
-      { type: 'atis-latch', sessionId: BRANCH, atis: false },
-      {
-        type: 'custom-title',
-        customTitle: 'first alpha (Branch)',
-        sessionId: BRANCH,
-        uuid: '01b270c6-b5ee-4e67-a8f5-2e941003b147',
-      },
-    ]),
-  );
+  const branchFile = await writeTranscript(dir, BRANCH, [
+    copied(u1, c1, null),
+    copied(att, c2, c1),
+    copied(a1, c3, c2),
+    { type: 'atis-latch', sessionId: BRANCH, atis: false },
+    {
+      type: 'custom-title',
+      customTitle: 'first alpha (Branch)',
+      sessionId: BRANCH,
+      uuid: '01b270c6-b5ee-4e67-a8f5-2e941003b147',
+    },
+  ]);
 
-  const reader = new ClaudeDriver(env);
+  const reader = new ClaudeDriver(fixture.env);
   const listed = (await reader.listSessions()).find((s) => s.id === BRANCH);
   expect(listed).toMatchObject({ parentId: ORIGINAL, parentEntryId: A1 });
   expect(await reader.getSession(BRANCH)).toMatchObject({ parentId: ORIGINAL, parentEntryId: A1 });
@@ -140,14 +113,14 @@ it('a /branch copy names the last copied record as its fork point, read whole an
   const more = await reader.readUnit(grown, { offset: whole.offset, state: whole.state });
   expect(more?.appended).toBe(true);
   expect(more?.session).toMatchObject({ parentId: ORIGINAL, parentEntryId: A1 });
-  expect((await new ClaudeDriver(env).listSessions()).find((s) => s.id === BRANCH)).toMatchObject({ parentEntryId: A1 });
+  expect((await new ClaudeDriver(fixture.env).listSessions()).find((s) => s.id === BRANCH)).toMatchObject({ parentEntryId: A1 });
 });
 
 it("threadbase's own forkSession still names its fork point", async () => {
-  const reader = new ClaudeDriver(env);
+  const reader = new ClaudeDriver(fixture.env);
   const fork = await reader.forkSession(ORIGINAL, { at: U2 });
   expect(fork).toMatchObject({ parentId: ORIGINAL, parentEntryId: U2 });
-  expect((await new ClaudeDriver(env).listSessions()).find((s) => s.id === fork.id)).toMatchObject({
+  expect((await new ClaudeDriver(fixture.env).listSessions()).find((s) => s.id === fork.id)).toMatchObject({
     parentId: ORIGINAL,
     parentEntryId: U2,
   });
