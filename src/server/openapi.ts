@@ -177,7 +177,9 @@ const ROUTES: Record<string, Record<string, Op>> = {
 /** Query parameters' types as the routes check them (a value of another type is a 400). */
 const ISO_TIME = {
   type: 'string',
-  description: 'ISO date or time (a date alone: its whole day for until), e.g. 2026-11-25; without an offset read in tz',
+  description:
+    'ISO date or time (a date alone: its whole day for until), e.g. 2026-11-25; without an offset read in tz; ' +
+    'a since after the until is a 400',
 };
 const PARAM_SCHEMAS: Record<string, Record<string, unknown>> = {
   limit: { type: 'integer', minimum: 1 },

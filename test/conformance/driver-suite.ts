@@ -197,6 +197,8 @@ export function describeDriverConformance(
       expect((await driver.listSessions({ since: later })).map((s) => s.id)).not.toContain(sampleId);
       const earlier = new Date(Date.parse(info?.createdAt as string) - 86_400_000).toISOString();
       expect((await driver.listSessions({ until: earlier })).map((s) => s.id)).not.toContain(sampleId);
+      // a window that ends before it starts holds nothing: an empty answer, not an error
+      expect(await driver.listSessions({ since: later, until: earlier })).toEqual([]);
       if (!opts.deviations?.['list text'])
         expect((await driver.listSessions({ text: 'zanzibarquokka' })).map((s) => s.id)).toContain(sampleId);
       expect((await driver.listSessions({ text: 'no-such-words-anywhere-xyz' })).map((s) => s.id)).not.toContain(sampleId);
@@ -252,6 +254,12 @@ export function describeDriverConformance(
       if (!opts.noCacheWrite) expect(u.cacheWrite).toBe(200);
       expect(u.messages).toBe(2);
       if (!opts.noCost) expect(u.cost).toBeCloseTo(0.015, 6);
+      const none = await driver.usage({
+        project: sample.project,
+        since: '2030-01-02T00:00:00.000Z',
+        until: '2030-01-01T00:00:00.000Z',
+      });
+      expect([none.input, none.output, none.messages]).toEqual([0, 0, 0]);
     });
 
     it('search finds text, tool input and tool output (when it can search)', async (t) => {
@@ -405,6 +413,7 @@ export function describeDriverConformance(
       expect(await foundIn('file')).toEqual([sampleEntry(1), sampleEntry(4)]);
       expect(await foundIn('file', { until: at(2) })).toEqual([sampleEntry(1)]);
       expect(await foundIn('file', { since: at(2) })).toEqual([sampleEntry(4)]);
+      expect(await foundIn('file', { since: at(4), until: at(1) })).toEqual([]);
     });
 
     it("search finds a compaction's summary", async (t) => {
