@@ -10,10 +10,14 @@ import { resolveEntryId } from '../model/tree.js';
 import type { ParseWarning, Session } from '../model/types.js';
 import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
 import { indexPath } from '../stores/index-sync/sync.js';
+import { drainOf, writeJson } from './json-out.js';
 
 export interface CliContext {
   env: DriverEnv;
-  stdout: (s: string) => void;
+  /** writes to stdout; false when its buffer is full, as a stream's write (then wait for stdoutDrained) */
+  stdout: (s: string) => boolean;
+  /** resolves once stdout has taken what it buffered: large `--json` output goes at its reader's pace */
+  stdoutDrained: () => Promise<void>;
   stderr: (s: string) => void;
   /** lazily opened sources of every registered format */
   sources(): Sources;
@@ -26,6 +30,7 @@ export function makeContext(env: DriverEnv): CliContext {
   const ctx: CliContext = {
     env,
     stdout: (s) => process.stdout.write(s),
+    stdoutDrained: () => drainOf(process.stdout),
     stderr: (s) => process.stderr.write(s),
     sources: () => {
       sources ??= new Sources(env, {
@@ -199,8 +204,12 @@ export function terminalColumns(ctx: CliContext): number | undefined {
   return Number.isSafeInteger(given) && given > 0 ? given : process.stdout.columns || undefined;
 }
 
-export function printJson(ctx: CliContext, value: unknown): void {
-  ctx.stdout(`${JSON.stringify(value, null, 2)}\n`);
+/**
+ * `value` on stdout as JSON.stringify(value, null, 2) and a newline, written in pieces at the reader's
+ * pace: a large session's document was one string (twice the memory; over ~512 MB it threw).
+ */
+export function printJson(ctx: CliContext, value: unknown): Promise<void> {
+  return writeJson({ write: ctx.stdout, drained: ctx.stdoutDrained }, value, { indent: 2, end: '\n' });
 }
 
 export function warn(ctx: CliContext, message: string): void {

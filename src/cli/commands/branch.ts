@@ -76,7 +76,7 @@ export function registerBranch(program: Command, ctx: CliContext): void {
       }
       await driver.appendEntries(info.id, entries);
       const out = { id: info.id, source: info.source, at, leafId: parent, entries: entries.map((e) => e.id) };
-      if (opts.json) printJson(ctx, out);
+      if (opts.json) await printJson(ctx, out);
       else ctx.stdout(`branched ${info.id} at ${at}; new leaf ${parent}\n`);
     });
 }

@@ -296,7 +296,7 @@ export function registerConvert(program: Command, ctx: CliContext): void {
       const at = opts.at === undefined ? undefined : resolveSessionEntry(session, opts.at);
       const written = await driver.forkSession(info.id, { at });
       const out = { id: written.id, source: written.source, path: written.path ?? null, parentId: info.id };
-      if (opts.json) printJson(ctx, out);
+      if (opts.json) await printJson(ctx, out);
       else ctx.stdout(`forked ${info.id} into ${out.source} session ${out.id}${out.path ? ` at ${out.path}` : ''}\n`);
     });
 }

@@ -141,7 +141,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
         for (const f of report.failed) warn(ctx, `session ${f.id} not pushed: ${f.error}`);
         // "pushed 0 new and 0 changed sessions; 0 unchanged" read as a push done, a mistyped --project too
         if (report.sessions === 0 && !saidEmpty) warn(ctx, `nothing to push: ${noSessionsOf(opts)}`);
-        if (opts.json) printJson(ctx, report);
+        if (opts.json) await printJson(ctx, report);
         else
           ctx.stdout(
             `pushed ${report.created} new and ${report.updated} changed ${

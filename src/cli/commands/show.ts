@@ -103,7 +103,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
       if (typeof out === 'string') {
         if (opts.json) throw textAsJson(format);
         ctx.stdout(out.endsWith('\n') ? out : `${out}\n`);
-      } else printJson(ctx, out);
+      } else await printJson(ctx, out);
     });
 }
 

@@ -128,7 +128,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
       try {
         // --full: the first sync only; what --watch follows after it is what changes
         const first = await runOnce(false, opts.full === true);
-        if (opts.json) printJson(ctx, { index: path, ...first });
+        if (opts.json) await printJson(ctx, { index: path, ...first });
         else ctx.stderr(`${syncSummary(first)}\n`);
         if (!opts.watch) return;
         const stopped = new AbortController();

@@ -111,7 +111,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
       const stores = await openTokenStores(ctx, opts.db);
       try {
         const created = await stores.tokens.createToken(opts.project, opts.label);
-        if (opts.json) printJson(ctx, { key: created.key, id: created.id, project: created.project });
+        if (opts.json) await printJson(ctx, { key: created.key, id: created.id, project: created.project });
         else ctx.stdout(`${created.key}\n`);
       } finally {
         await stores.close();
@@ -129,7 +129,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
       const stores = await openTokenStores(ctx, opts.db, { existing: true });
       try {
         const tokens = await stores.tokens.listTokens(opts.project);
-        if (opts.json) printJson(ctx, tokens);
+        if (opts.json) await printJson(ctx, tokens);
         else if (tokens.length) ctx.stdout(`${tokenTable(tokens)}\n`);
         else
           ctx.stderr(`threadbase: no keys${opts.project ? ` for project ${opts.project}` : ''} in ${keysPlace(ctx, opts.db)}\n`);
@@ -171,7 +171,7 @@ export function registerToken(program: Command, ctx: CliContext): void {
         // the one key matched, by its id: the store takes a whole id, not its start
         const revoked = await stores.tokens.revokeToken(known.length === 1 && known[0] ? known[0].id : idOrPrefix);
         if (!revoked) throw noKeyError(ctx, idOrPrefix, opts.db);
-        if (opts.json) printJson(ctx, revoked);
+        if (opts.json) await printJson(ctx, revoked);
         else ctx.stdout(`revoked ${describeToken(revoked)} at ${revoked.revokedAt}\n`);
       } finally {
         await stores.close();
