@@ -5,19 +5,12 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
-import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile, runClaude } from '../helpers/agents.js';
 import { oneExchange } from '../helpers/sessions.js';
 
-let agentHome: AgentHome;
-
-beforeAll(async () => {
-  agentHome = await setupAgentHome();
-});
-afterAll(async () => {
-  await agentHome?.close();
-});
+const agentHome = agentHomeForFile();
 
 it('claude --continue in a deep directory resumes the session threadbase wrote there', async () => {
   const deep = join(agentHome.root, 'a'.repeat(60), 'b'.repeat(60), 'c'.repeat(60), 'proj.v1_x');

@@ -7,14 +7,14 @@
  * as threadbase says OpenCode sends them (asOpenCodeSends); read back, the copy has the original's files,
  * and `threadbase stats` counts the split response once, as the original's.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { opencodeContext } from '../../src/formats/opencode/context.js';
 import { asOpenCodeSends } from '../../src/formats/opencode/parse.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Message, Session } from '../../src/model/types.js';
-import { type AgentHome, createOpencodeDatabase, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile } from '../helpers/agents.js';
 import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { okProbeRule, readSession, resumeInTarget, withDriver } from '../helpers/conversions.js';
@@ -64,12 +64,7 @@ const messages: [string, Message][] = [
   ['a2', { role: 'assistant', model: MODEL, responseId: 'r2', usage, parts: [{ type: 'text', text: 'Done.' }] }],
 ];
 
-let home: AgentHome;
-beforeAll(async () => {
-  home = await setupAgentHome({ rules: [okProbeRule] });
-  await createOpencodeDatabase(home);
-}, 120_000);
-afterAll(async () => home?.close());
+const home = agentHomeForFile({ rules: [okProbeRule], opencodeDatabase: true, timeout: 120_000 });
 
 describe('claude → opencode of files in a prompt and a result, and a response split around a result', () => {
   it('the real opencode sends the files, the image and the calls as threadbase says', async () => {

@@ -4,19 +4,13 @@
  * the records threadbase wrote, which keep both fields.
  */
 import { promises as fs } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentHome, runPi, setupAgentHome } from '../helpers/agents.js';
+import { describe, expect, it } from 'vitest';
+import { agentHomeForFile, runPi } from '../helpers/agents.js';
 import { textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { writePiBranchSummaryFile } from '../helpers/pi-branch-summary.js';
 
-let home: AgentHome;
-beforeAll(async () => {
-  home = await setupAgentHome();
-});
-afterAll(async () => {
-  await home?.close();
-});
+const home = agentHomeForFile();
 
 const ID = '0b7e1a2c-0000-4000-8000-0000000000e1';
 const SUMMARY = 'The left branch answered the left question.';

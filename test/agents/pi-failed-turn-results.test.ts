@@ -7,23 +7,17 @@
  * tool_use_id found in tool_result blocks"). The writer keeps such a result as a custom entry pi does not
  * send; read back, it is the result again, and threadbase's pi context is what pi sends.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { convertSessionAll } from '../../src/convert/session.js';
 import type { Message } from '../../src/model/types.js';
-import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile } from '../helpers/agents.js';
 import '../../src/formats/all.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { okProbeRule, readContext, readSession, resumeInTarget } from '../helpers/conversions.js';
 import { chainSession, toolResultsOf } from '../helpers/sessions.js';
 
-let home: AgentHome;
-beforeAll(async () => {
-  home = await setupAgentHome({ rules: [okProbeRule] });
-}, 120_000);
-afterAll(async () => {
-  await home?.close();
-});
+const home = agentHomeForFile({ rules: [okProbeRule], timeout: 120_000 });
 
 const MODEL = { model: 'claude-sonnet-4-5', provider: 'anthropic' };
 

@@ -8,23 +8,17 @@
  *   marked `refused`) written into Claude Code becomes Claude Code's own refusal: resumed, it is sent
  *   as Claude Code sends a call its user rejected (REJECT_MESSAGE, is_error), as our context says.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REJECTED_TOOL_RESULT } from '../../src/formats/claude/denials.js';
 import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile, runClaude } from '../helpers/agents.js';
 import { type AnthropicRequest, sentToolResults } from '../helpers/anthropic-standin.js';
 import { type Block, conversation, type Msg } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
-let home: AgentHome;
-beforeAll(async () => {
-  home = await setupAgentHome();
-}, 60_000);
-afterAll(async () => {
-  await home?.close();
-});
+const home = agentHomeForFile({ timeout: 60_000 });
 
 /** The request that carried `probe`, and its conversation before the probe. */
 async function resume(id: string, probe: string): Promise<Msg[]> {

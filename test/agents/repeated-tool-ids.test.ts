@@ -6,24 +6,17 @@
  * a later call whose id is taken a new one (`tb2_…`), its result the same, and keep the call's own id
  * beside it: read back, the session has the agent's ids again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convertSessionAll } from '../../src/convert/session.js';
 import type { ToolCallPart } from '../../src/model/types.js';
-import { type AgentHome, createOpencodeDatabase, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile } from '../helpers/agents.js';
 import '../../src/formats/all.js';
 import { sentToolResults } from '../helpers/anthropic-standin.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { type AnthropicAgent, okProbeRule, readSession, resumeInTarget } from '../helpers/conversions.js';
 import { repeatedToolIdSession, toolResultsOf } from '../helpers/sessions.js';
 
-let home: AgentHome;
-beforeAll(async () => {
-  home = await setupAgentHome({ rules: [okProbeRule] });
-  await createOpencodeDatabase(home);
-}, 120_000);
-afterAll(async () => {
-  await home?.close();
-});
+const home = agentHomeForFile({ rules: [okProbeRule], opencodeDatabase: true, timeout: 120_000 });
 
 const blocksOf = (content: unknown): Block[] => (Array.isArray(content) ? (content as Block[]) : []);
 

@@ -5,11 +5,11 @@
  * signed (empty and blank included) and redacted thinking as they are, the unsigned as text and no blank
  * unsigned thinking, as threadbase's context of it says (no change needed).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import type { Message } from '../../src/model/types.js';
-import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile, runClaude } from '../helpers/agents.js';
 import { conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
 import { chainSession, thinkingTurnsToFourth } from '../helpers/sessions.js';
@@ -20,13 +20,7 @@ const assistant = (parts: Message['parts']): Message => ({ role: 'assistant', mo
 const messages = () => thinkingTurnsToFourth(assistant);
 
 describe('thinking without a signature, resumed by the real claude', () => {
-  let home: AgentHome;
-  beforeAll(async () => {
-    home = await setupAgentHome({ rules: [okProbeRule] });
-  }, 120_000);
-  afterAll(async () => {
-    await home?.close();
-  });
+  const home = agentHomeForFile({ rules: [okProbeRule], timeout: 120_000 });
 
   it('claude sends signed and redacted thinking as they are and the unsigned as text, as our context', async () => {
     const written = await withDriver(home.env, 'claude', async (d) =>

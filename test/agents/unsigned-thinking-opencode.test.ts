@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import type { Message } from '../../src/model/types.js';
-import { type AgentHome, createOpencodeDatabase, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import { type AgentHome, agentHomeForFile, runOpencode } from '../helpers/agents.js';
 import { type AnthropicMessage, conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
 import { createKiloDatabase, KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
@@ -49,14 +49,7 @@ function sentBeforeProbe(sent: AnthropicMessage[]): { conversation: ReturnType<t
 }
 
 describe('thinking without a signature, resumed by the real OpenCode', () => {
-  let home: AgentHome;
-  beforeAll(async () => {
-    home = await setupAgentHome({ rules: [okProbeRule] });
-    await createOpencodeDatabase(home);
-  }, 120_000);
-  afterAll(async () => {
-    await home?.close();
-  });
+  const home = agentHomeForFile({ rules: [okProbeRule], opencodeDatabase: true, timeout: 120_000 });
 
   it('OpenCode sends the signed, empty signed and redacted thinking and none of the unsigned, as our context', async () => {
     const written = await withDriver(home.env, 'opencode', async (d) =>

@@ -8,11 +8,11 @@
  * A response of another model than the one resumed with has its thinking sent as text, signed or not,
  * and no redacted thinking (transformMessages isSameModel; asFromAnotherModel).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import type { Message } from '../../src/model/types.js';
-import { type AgentHome, PI_MODEL, PI_PROVIDER, runPi, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile, PI_MODEL, PI_PROVIDER, runPi } from '../helpers/agents.js';
 import { conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
 import { chainSession, thinkingTurnsToFourth } from '../helpers/sessions.js';
@@ -28,13 +28,7 @@ const assistant = (parts: Message['parts']): Message => ({
 const messages = () => thinkingTurnsToFourth(assistant);
 
 describe('thinking without a signature, resumed by the real pi', () => {
-  let home: AgentHome;
-  beforeAll(async () => {
-    home = await setupAgentHome({ rules: [okProbeRule] });
-  }, 120_000);
-  afterAll(async () => {
-    await home?.close();
-  });
+  const home = agentHomeForFile({ rules: [okProbeRule], timeout: 120_000 });
 
   it('pi sends the signed and redacted thinking, the unsigned as text and no blank thinking, as our context', async () => {
     const written = await withDriver(home.env, 'pi', async (d) =>

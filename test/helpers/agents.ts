@@ -7,6 +7,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { type AnthropicRequest, type Rule, type StandIn, startAnthropicStandIn } from './anthropic-standin.js';
 import {
@@ -135,6 +136,23 @@ export async function setupAgentHome(opts: { rules?: Rule[] } = {}): Promise<Age
       await fs.rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A home for this test file (or the describe block it is called in): set up by setupAgentHome with
+ * `rules` before its tests (then OpenCode's database made in it if `opencodeDatabase`), within `timeout`
+ * ms if given, and closed after them. The object returned is filled in place, as copilotHomeForFile's
+ * is, so a test reads it as it is then.
+ */
+export function agentHomeForFile(opts: { rules?: Rule[]; opencodeDatabase?: boolean; timeout?: number } = {}): AgentHome {
+  const home = {} as AgentHome;
+  beforeAll(async () => {
+    Object.assign(home, await setupAgentHome({ rules: opts.rules }));
+    if (opts.opencodeDatabase) await createOpencodeDatabase(home);
+  }, opts.timeout);
+  // (no close when set-up failed before the home was made)
+  afterAll(() => home.close?.());
+  return home;
 }
 
 interface Run {
