@@ -5,59 +5,24 @@
  * gave its prompt is warned about, on it and on the main chat, naming its file and id. The same through
  * `threadbase sync`'s readUnit.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { childSessionsFrom } from '../../src/convert/session.js';
 import { GeminiDriver } from '../../src/formats/gemini/index.js';
+import { ORPHANS_MAIN, writeOrphanProject, writeSubAgentChat } from '../helpers/gemini-orphans.js';
 
-const MAIN = 'aaaaaaaa-1111-4222-8333-444455556666';
-const lines = (xs: unknown[]) => `${xs.map((x) => JSON.stringify(x)).join('\n')}\n`;
+const MAIN = ORPHANS_MAIN;
 
 let home: string;
 let chats: string;
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'tb-gemini-orphan-'));
   chats = join(home, '.gemini/tmp/p/chats');
-  await mkdir(join(chats, MAIN), { recursive: true });
-  const call = (id: string, prompt: string, agentId?: string) => ({
-    id,
-    name: 'invoke_agent',
-    args: { agent_name: 'generalist', prompt },
-    status: 'success',
-    timestamp: '2026-01-01T00:00:01.000Z',
-    ...(agentId ? { agentId } : {}),
-  });
-  await writeFile(
-    join(chats, `session-2026-01-01T00-00-${MAIN.slice(0, 8)}.jsonl`),
-    lines([
-      { sessionId: MAIN, projectHash: 'h', startTime: '2026-01-01T00:00:00.000Z', lastUpdated: '2026-01-01T00:00:09.000Z' },
-      { id: 'u', timestamp: '2026-01-01T00:00:00.000Z', type: 'user', content: [{ text: 'count and list' }] },
-      {
-        id: 'g',
-        timestamp: '2026-01-01T00:00:01.000Z',
-        type: 'gemini',
-        content: '',
-        // the first call names its agent; the second names none (its record rewritten before agentId existed)
-        toolCalls: [call('call-named', 'list the files', 'named-1'), call('call-bare', 'count the files')],
-      },
-      { id: 'g2', timestamp: '2026-01-01T00:00:09.000Z', type: 'gemini', content: 'Done.' },
-    ]),
-  );
-  const sub = (id: string, start: string, prompt: string) =>
-    writeFile(
-      join(chats, MAIN, `${id}.jsonl`),
-      lines([
-        { sessionId: id, projectHash: 'h', startTime: start, lastUpdated: start, kind: 'subagent', directories: ['/w'] },
-        { id: `${id}-u`, timestamp: start, type: 'user', content: [{ text: prompt }] },
-        { id: `${id}-g`, timestamp: start, type: 'gemini', content: 'ok', model: 'gemini-2.5-flash' },
-      ]),
-    );
-  await sub('named-1', '2026-01-01T00:00:02.000Z', 'list the files');
-  await sub('bare-1', '2026-01-01T00:00:03.000Z', 'count the files');
-  await sub('lost-1', '2026-01-01T00:00:04.000Z', 'a task no call gave');
+  await writeOrphanProject(chats);
+  await writeSubAgentChat(chats, 'lost-1', '2026-01-01T00:00:04.000Z', 'a task no call gave');
 });
 afterEach(async () => {
   await rm(home, { recursive: true, force: true });

@@ -12,9 +12,10 @@ import { GeminiDriver } from '../../src/formats/gemini/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { indexPath, type SyncReport } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { ORPHANS_MAIN, writeOrphanProject, writeSubAgentChat } from '../helpers/gemini-orphans.js';
 import { syncStoreCountingReads, tempIndexHome } from '../helpers/index-units.js';
 
-const MAIN = 'aaaaaaaa-1111-4222-8333-444455556666';
+const MAIN = ORPHANS_MAIN;
 const lines = (xs: unknown[]) => `${xs.map((x) => JSON.stringify(x)).join('\n')}\n`;
 
 let home: Awaited<ReturnType<typeof tempIndexHome>>;
@@ -22,49 +23,11 @@ let env: DriverEnv;
 let chats: string;
 let mainFile: string;
 
-function subAgent(id: string, start: string, prompt: string): Promise<void> {
-  return writeFile(
-    join(chats, MAIN, `${id}.jsonl`),
-    lines([
-      { sessionId: id, projectHash: 'h', startTime: start, lastUpdated: start, kind: 'subagent', directories: ['/w'] },
-      { id: `${id}-u`, timestamp: start, type: 'user', content: [{ text: prompt }] },
-      { id: `${id}-g`, timestamp: start, type: 'gemini', content: 'ok', model: 'gemini-2.5-flash' },
-    ]),
-  );
-}
-
 beforeAll(async () => {
   home = await tempIndexHome('tb-gemini-orphan-sync-');
   env = home.env;
   chats = join(home.dir, '.gemini/tmp/p/chats');
-  await mkdir(join(chats, MAIN), { recursive: true });
-  const call = (id: string, prompt: string, agentId?: string) => ({
-    id,
-    name: 'invoke_agent',
-    args: { agent_name: 'generalist', prompt },
-    status: 'success',
-    timestamp: '2026-01-01T00:00:01.000Z',
-    ...(agentId ? { agentId } : {}),
-  });
-  mainFile = join(chats, `session-2026-01-01T00-00-${MAIN.slice(0, 8)}.jsonl`);
-  await writeFile(
-    mainFile,
-    lines([
-      { sessionId: MAIN, projectHash: 'h', startTime: '2026-01-01T00:00:00.000Z', lastUpdated: '2026-01-01T00:00:09.000Z' },
-      { id: 'u', timestamp: '2026-01-01T00:00:00.000Z', type: 'user', content: [{ text: 'count and list' }] },
-      {
-        id: 'g',
-        timestamp: '2026-01-01T00:00:01.000Z',
-        type: 'gemini',
-        content: '',
-        // the first call names its agent; the second names none (placed by its prompt)
-        toolCalls: [call('call-named', 'list the files', 'named-1'), call('call-bare', 'count the files')],
-      },
-      { id: 'g2', timestamp: '2026-01-01T00:00:09.000Z', type: 'gemini', content: 'Done.' },
-    ]),
-  );
-  await subAgent('named-1', '2026-01-01T00:00:02.000Z', 'list the files');
-  await subAgent('bare-1', '2026-01-01T00:00:03.000Z', 'count the files');
+  mainFile = await writeOrphanProject(chats);
 });
 afterAll(() => home.remove());
 
@@ -107,7 +70,7 @@ describe('gemini: a sub-agent chat no call ran, through sync', () => {
   });
 
   it('one appearing after the main chat was indexed is warned about on the main chat in the index too', async () => {
-    await subAgent('lost-1', '2026-01-01T00:00:04.000Z', 'a task no call gave');
+    await writeSubAgentChat(chats, 'lost-1', '2026-01-01T00:00:04.000Z', 'a task no call gave');
     const { report, read } = await sync();
     expect(read).toContain(MAIN);
     const { indexed, direct } = await indexedAndDirect();
