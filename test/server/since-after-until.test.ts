@@ -10,12 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError, zonedWindow } from '../../src/cli/options.js';
 import { appendMessage, createSession } from '../../src/model/build.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { projectStores } from '../../src/server/scope.js';
-import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { WebData } from '../../src/server/web/data.js';
 import { createWebApp } from '../../src/server/web/index.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { type ProjectServer, serveProjectSessions } from '../helpers/project-server.js';
 
 /** one session at 23:10Z on 2026-11-25 */
 const AT = '2026-11-25T23:10:00.000Z';
@@ -23,29 +21,15 @@ const AT = '2026-11-25T23:10:00.000Z';
 const CROSSED_IN_UTC = { since: '2026-11-25T23:30', until: '2026-11-25T23:00:00Z' };
 
 describe('the HTTP API refuses a since after the until with a 400 naming both', () => {
-  let server: RunningServer;
-  let key: string;
+  let served: ProjectServer;
   beforeAll(async () => {
-    const tokens = new MemoryTokenStore();
-    const created = await tokens.createToken('team');
-    key = created.key;
-    const store = new MemoryStore();
-    const project = projectStores(store)(created.project.id);
-    if (!project.writeSession) throw new Error('a project view of a MemoryStore writes sessions');
-    const session = createSession({ id: 's-late', createdAt: AT, project: '/p' });
-    appendMessage(session, { role: 'user', content: [{ type: 'text', text: 'hello window' }] }, { timestamp: AT });
-    await project.writeSession(session, { keepId: true });
-    server = await startServer({ store, tokens, port: 0, log: () => undefined });
+    served = await serveProjectSessions([{ id: 's-late', at: AT, text: 'hello window' }]);
   });
   afterAll(async () => {
-    await server?.close();
+    await served?.close();
   });
-  const get = async (path: string, query: Record<string, string>) => {
-    const res = await fetch(`${server.url}/api/v1/threadbase/${path}?${new URLSearchParams(query)}`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    return { status: res.status, body: (await res.json()) as { msg?: string } };
-  };
+  const get = (path: string, query: Record<string, string>) =>
+    served.get(path, query) as Promise<{ status: number; body: { msg?: string } }>;
 
   it('on every route that takes since/until, read in tz', async () => {
     for (const path of ['sessions', 'search', 'stats']) {

@@ -5,49 +5,27 @@
  * reading in the server's zone shows. An unknown `tz` is a 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendMessage, createSession } from '../../src/model/build.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { projectStores } from '../../src/server/scope.js';
-import { MemoryTokenStore } from '../../src/server/tokens.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
+import { type ProjectServer, serveProjectSessions } from '../helpers/project-server.js';
 
 /** one session per time, named by its UTC hour: Berlin is UTC+1 then, so 23:30Z is 2026-11-26 there */
 const TIMES = ['2026-11-25T12:30:00.000Z', '2026-11-25T13:30:00.000Z', '2026-11-25T14:30:00.000Z', '2026-11-25T23:30:00.000Z'];
 const idOf = (t: string) => `s-${t.slice(11, 13)}${t.slice(14, 16)}`;
 
 const savedTz = process.env.TZ;
-let server: RunningServer;
-let key: string;
+let served: ProjectServer;
 
 beforeAll(async () => {
   process.env.TZ = 'America/New_York';
-  const tokens = new MemoryTokenStore();
-  const created = await tokens.createToken('team');
-  key = created.key;
-  const store = new MemoryStore();
-  // written through the project's view, as a push would, so the project lists them
-  const project = projectStores(store)(created.project.id);
-  if (!project.writeSession) throw new Error('a project view of a MemoryStore writes sessions');
-  for (const t of TIMES) {
-    const session = createSession({ id: idOf(t), createdAt: t, project: '/p' });
-    appendMessage(session, { role: 'user', content: [{ type: 'text', text: 'hello zone' }] }, { timestamp: t });
-    await project.writeSession(session, { keepId: true });
-  }
-  server = await startServer({ store, tokens, port: 0, log: () => undefined });
+  served = await serveProjectSessions(TIMES.map((t) => ({ id: idOf(t), at: t, text: 'hello zone' })));
 });
 
 afterAll(async () => {
-  await server?.close();
+  await served?.close();
   if (savedTz === undefined) delete process.env.TZ;
   else process.env.TZ = savedTz;
 });
 
-async function get(path: string, query: Record<string, string>): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${server.url}/api/v1/threadbase/${path}?${new URLSearchParams(query)}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return { status: res.status, body: await res.json() };
-}
+const get = (path: string, query: Record<string, string>) => served.get(path, query);
 
 async function listed(query: Record<string, string>): Promise<string[]> {
   const { status, body } = await get('sessions', query);
