@@ -83,7 +83,7 @@ export function exportSession(session: Session, format: ExportFormat, opts: Expo
 /** exportSession's text in pieces that make it when joined (the HTML page a piece a turn: sessionToHtmlPieces). */
 export function exportSessionPieces(session: Session, format: ExportFormat, opts: ExportOptions = {}): string[] {
   if (format === 'json') return [`${JSON.stringify(session, null, 2)}\n`];
-  if (format === 'md') return [sessionToMarkdown(session, opts)];
+  if (format === 'md') return sessionToMarkdownPieces(session, opts);
   return sessionToHtmlPieces(session, opts);
 }
 
@@ -360,6 +360,11 @@ const usageMd = (l: UsageLine) =>
   `input ${l.usage.input}, output ${l.usage.output}, cache read ${l.usage.cacheRead}, cache write ${l.usage.cacheWrite}`;
 
 export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string {
+  return sessionToMarkdownPieces(s, opts).join('');
+}
+
+/** sessionToMarkdown's text as its lines (each after the first with the newline before it), not one string. */
+export function sessionToMarkdownPieces(s: Session, opts: ExportOptions = {}): string[] {
   const shown = shownSession(s, opts.subAgents ?? new Map());
   const u = summarizeUsage(ownEntries(shown));
   const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
@@ -393,7 +398,9 @@ export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string 
   const body = turnsMarkdown(shown, 0);
   const bs = branches(s);
   const tree = bs.length > 1 ? ['', '## Branches', '', '```', drawTree(s), '```', ''] : [];
-  return `${[...head, ...body].join('\n')}${tree.join('\n')}\n`;
+  const pieces = [...head, ...body].map((line, i) => (i === 0 ? line : `\n${line}`));
+  pieces.push(tree.join('\n'), '\n');
+  return pieces;
 }
 
 /**

@@ -8,6 +8,7 @@ import { ThreadbaseError } from '../../model/errors.js';
 import { childSessionsThroughIndex } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
+import { jsonChunks } from '../json-out.js';
 import { agentOption, oneOfOption, pricesFileOption, pricesOf } from '../options.js';
 
 interface ExportFlags {
@@ -39,27 +40,26 @@ export function registerExport(program: Command, ctx: CliContext): void {
       if (output?.atomic) await checkWritable(output.path);
       const { session, driver } = await openSession(ctx, id, opts.source, opts.index);
       reportWarnings(ctx, session.warnings);
-      const pieces = opencode
-        ? [`${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`]
-        : exportSessionPieces(session, opts.format as ExportFormat, {
-            prices: pricesOf(opts.prices, ctx.env),
-            // the page and the Markdown show each sub-agent's work under the call that ran it
-            // (found through the index when it is fresh: the agent's listing parses every Claude Code transcript)
-            ...(opts.format !== 'json'
-              ? {
-                  subAgents: await subAgentsOf(
-                    session,
-                    opts.index === false ? childSessionsFrom(driver) : childSessionsThroughIndex(ctx.env, ctx.sources(), driver),
-                  ),
-                }
-              : {}),
-          });
+      // the JSON formats in chunks as JSON.stringify(value, null, 2) writes them (json-out), not one string
+      const pieces: Iterable<string> =
+        opencode || opts.format === 'json'
+          ? jsonChunks(opencode ? sessionAsOpencodeExport(session) : session, { indent: 2, end: '\n' })
+          : exportSessionPieces(session, opts.format as ExportFormat, {
+              prices: pricesOf(opts.prices, ctx.env),
+              // the page and the Markdown show each sub-agent's work under the call that ran it
+              // (found through the index when it is fresh: the agent's listing parses every Claude Code transcript)
+              subAgents: await subAgentsOf(
+                session,
+                opts.index === false ? childSessionsFrom(driver) : childSessionsThroughIndex(ctx.env, ctx.sources(), driver),
+              ),
+            });
+      // written a batch at a time as the pieces come, never joined: a large session's document doubled
+      // the memory, and one over V8's longest string (~512 MB) threw
       if (output) {
-        const text = pieces.join('');
-        if (output.atomic) await writeFileAtomic(output.path, text);
-        else await writeStraight(output.path, text);
+        if (output.atomic) await writeFileAtomic(output.path, batchesOf(pieces));
+        else await writeStraight(output.path, batchesOf(pieces));
         ctx.stderr(`wrote ${opts.output}\n`);
-      } else for (const batch of batchesOf(pieces)) ctx.stdout(batch);
+      } else for (const batch of batchesOf(pieces)) if (!ctx.stdout(batch)) await ctx.stdoutDrained();
     });
 }
 
@@ -67,7 +67,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
 const BATCH_CHARS = 1 << 20;
 
 /** The pieces joined into strings of about BATCH_CHARS each (one piece longer than that alone), in order. */
-export function* batchesOf(pieces: readonly string[]): Generator<string> {
+export function* batchesOf(pieces: Iterable<string>): Generator<string> {
   let batch: string[] = [];
   let chars = 0;
   for (const piece of pieces) {
@@ -95,12 +95,24 @@ async function outputTarget(file: string): Promise<{ path: string; atomic: boole
   return { path: file, atomic: true };
 }
 
-/** Writes to a device or FIFO as it is, the error said as writeFileAtomic says it. */
-async function writeStraight(file: string, text: string): Promise<void> {
+/**
+ * Writes to a device or FIFO as it is, a batch at a time as they come; a write's error said as
+ * writeFileAtomic says it, an error the batches throw (rendering) as it is.
+ */
+async function writeStraight(file: string, batches: Iterable<string>): Promise<void> {
+  const cannotWrite = (err: unknown) =>
+    new ThreadbaseError('write', `cannot write: ${(err as NodeJS.ErrnoException).message}`, { file }, { cause: err });
+  const fh = await fs.open(file, 'w').catch((err: unknown) => {
+    throw cannotWrite(err);
+  });
   try {
-    await fs.writeFile(file, text);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new ThreadbaseError('write', `cannot write: ${e.message}`, { file }, { cause: err });
+    for (const batch of batches) {
+      // from where the last batch ended (a FIFO has no position)
+      await fh.writeFile(batch).catch((err: unknown) => {
+        throw cannotWrite(err);
+      });
+    }
+  } finally {
+    await fh.close().catch(() => undefined);
   }
 }

@@ -135,17 +135,39 @@ function writeFailure(err: NodeJS.ErrnoException & { dest?: string }, file: stri
   return said.length > 300 ? `${said.slice(0, 300)}…` : said;
 }
 
-/** Writes a whole file atomically; a failure is a ThreadbaseError naming the file (code `write`). */
+/**
+ * Writes a whole file atomically; a failure is a ThreadbaseError naming the file (code `write`). The data
+ * may come as pieces, written one by one as they come (no string of the whole file: a large export's is
+ * hundreds of MB); an error the pieces throw is thrown as it is, and the file stays as it was.
+ */
 export async function writeFileAtomic(
   file: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | Iterable<string>,
   opts: { exclusive?: boolean } = {},
 ): Promise<void> {
   const tmp = tempNameOf(file);
   try {
-    await writeWhole(file, tmp, data, opts);
+    await writeWhole(file, tmp, typeof data === 'string' || data instanceof Uint8Array ? data : piecesTold(data), opts);
   } catch (err) {
+    if (err instanceof PiecesFailed) throw err.cause;
     throw asWriteError(err, file, tmp);
+  }
+}
+
+/** An error the data's pieces threw (rendering, not writing): passed on as it is, not as a write error. */
+class PiecesFailed extends Error {}
+
+function* piecesTold(pieces: Iterable<string>): Generator<string, void, undefined> {
+  const it = pieces[Symbol.iterator]();
+  for (;;) {
+    let next: IteratorResult<string>;
+    try {
+      next = it.next();
+    } catch (err) {
+      throw new PiecesFailed('the pieces threw', { cause: err });
+    }
+    if (next.done) return;
+    yield next.value;
   }
 }
 
@@ -195,7 +217,12 @@ export async function checkWritable(file: string): Promise<void> {
   }
 }
 
-async function writeWhole(file: string, tmp: string, data: string | Uint8Array, opts: { exclusive?: boolean }): Promise<void> {
+async function writeWhole(
+  file: string,
+  tmp: string,
+  data: string | Uint8Array | Iterable<string>,
+  opts: { exclusive?: boolean },
+): Promise<void> {
   const dir = dirname(file);
   await makeDirectory(dir);
   await removeStaleTemps(dir);
@@ -208,11 +235,17 @@ async function writeWhole(file: string, tmp: string, data: string | Uint8Array, 
   }
   const fh = await fs.open(tmp, 'wx');
   try {
-    await fh.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await fh.writeFile(data);
+    // pieces: each written as it comes, after those before it
+    else for (const piece of data) await fh.writeFile(piece);
     await fh.sync();
-  } finally {
-    await fh.close();
+  } catch (err) {
+    // a write cut short (a full disk, a piece that threw) leaves no temp file behind
+    await fh.close().catch(() => undefined);
+    await fs.rm(tmp, { force: true });
+    throw err;
   }
+  await fh.close();
   try {
     if (opts.exclusive) await linkOrRename(tmp, file);
     else await fs.rename(tmp, file);
