@@ -17,6 +17,7 @@ import { sessionAsOpencodeExport } from '../../src/formats/opencode/export.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
+import { runCli } from '../helpers/cli.js';
 
 const ID = '5e55a0b1-0000-4000-8000-0000000b1ece';
 const FORMATS = ['html', 'md', 'json', 'opencode'] as const;
@@ -81,20 +82,6 @@ const sameIds = (text: string) =>
     .replace(/^( {4}"slug": )"[a-z]+-[a-z]+"/m, '$1"SLUG"')
     .replace(/^( {6}"updated": )\d+$/m, '$1TIME');
 
-/** What `export` wrote to stdout, write by write. */
-async function stdoutWrites(args: string[]): Promise<{ code: number; writes: string[] }> {
-  const writes: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    writes.push(String(s));
-    return true;
-  });
-  try {
-    return { code: await main(['node', 'threadbase', ...args], env), writes };
-  } finally {
-    spy.mockRestore();
-  }
-}
-
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'tb-export-pieces-'));
   const dir = join(root, '.claude', 'projects', '-p');
@@ -119,7 +106,7 @@ describe('export writes its pieces', () => {
       const expected = joinedText(format);
       if (format === 'opencode') expect(sameIds(expected)).not.toBe(expected);
       expect(expected.length).toBeGreaterThan(4_000_000);
-      const { code, writes } = await stdoutWrites(['export', ID, '--no-index', '--format', format]);
+      const { code, writes } = await runCli(env, ['export', ID, '--no-index', '--format', format]);
       expect(code).toBe(0);
       const written = writes.join('');
       expect(sameIds(written)).toBe(sameIds(expected));
@@ -130,7 +117,7 @@ describe('export writes its pieces', () => {
       for (const w of writes) expect(w.length).toBeLessThan(2 ** 20 + 1_000_000);
 
       const file = join(root, `out.${format}`);
-      const r = await stdoutWrites(['export', ID, '--no-index', '--format', format, '-o', file]);
+      const r = await runCli(env, ['export', ID, '--no-index', '--format', format, '-o', file]);
       expect(r.code).toBe(0);
       expect(sameIds(await readFile(file, 'utf8'))).toBe(sameIds(expected));
     });
@@ -179,19 +166,14 @@ describe('export writes its pieces', () => {
         return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
       return original.apply(this, args);
     });
-    let errText = '';
-    const errSpy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-      errText += String(s);
-      return true;
-    });
-    let code: number;
+    let r: Awaited<ReturnType<typeof runCli>>;
     try {
-      code = (await stdoutWrites(['export', ID, '--no-index', '--format', 'md', '-o', file])).code;
+      r = await runCli(env, ['export', ID, '--no-index', '--format', 'md', '-o', file]);
     } finally {
       spy.mockRestore();
-      errSpy.mockRestore();
     }
-    expect(code).toBe(1);
+    const errText = r.err;
+    expect(r.code).toBe(1);
     expect(calls).toBeGreaterThan(1);
     expect(errText).toContain('cannot write');
     expect(errText).toContain('ENOSPC');

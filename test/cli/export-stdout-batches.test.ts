@@ -6,10 +6,11 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesOf } from '../../src/cli/commands/export.js';
 import { main } from '../../src/cli/main.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { runCli } from '../helpers/cli.js';
 
 const ID = '5e55a0b1-0000-4000-8000-00000000b16b';
 let root: string;
@@ -71,17 +72,7 @@ describe('export to stdout in batches', () => {
   it('writes the bytes -o writes, in several writes of about a MiB', async () => {
     const file = join(root, 'page.html');
     expect(await main(['node', 'threadbase', 'export', ID, '--no-index', '-o', file], env)).toBe(0);
-    const writes: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-      writes.push(String(s));
-      return true;
-    });
-    let code: number;
-    try {
-      code = await main(['node', 'threadbase', 'export', ID, '--no-index'], env);
-    } finally {
-      spy.mockRestore();
-    }
+    const { code, writes } = await runCli(env, ['export', ID, '--no-index']);
     expect(code).toBe(0);
     const page = await readFile(file, 'utf8');
     expect(writes.join('')).toBe(page);

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_CHUNK_CHARS, jsonChunks, streamSink, type TextSink, writeJson } from '../../src/cli/json-out.js';
-import { main } from '../../src/cli/main.js';
 import type { DriverEnv } from '../../src/model/driver.js';
+import { runCli } from '../helpers/cli.js';
 
 /** What printJson printed before: the whole text at once. */
 const stringified = (value: unknown, indent = 2) => `${JSON.stringify(value, null, indent)}\n`;
@@ -213,19 +213,8 @@ describe('show --json of a large session', () => {
   });
 
   it('prints the document JSON.stringify(…, null, 2) made, in several writes of about a MiB', async () => {
-    const writes: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-      writes.push(String(s));
-      return true;
-    });
-    let code: number;
-    try {
-      code = await main(['node', 'threadbase', 'show', ID, '--json', '--no-index'], env);
-    } finally {
-      spy.mockRestore();
-    }
+    const { code, out, writes } = await runCli(env, ['show', ID, '--json', '--no-index']);
     expect(code).toBe(0);
-    const out = writes.join('');
     const doc = JSON.parse(out) as { id: string; entries: unknown[] };
     expect(doc.id).toBe(ID);
     expect(out).toBe(stringified(doc));

@@ -10,13 +10,15 @@ export interface CliResult {
   code: number;
   out: string;
   err: string;
+  /** stdout write by write (joined: out) */
+  writes: string[];
 }
 
 export async function runCli(env: DriverEnv, args: string[]): Promise<CliResult> {
-  let out = '';
+  const writes: string[] = [];
   let err = '';
   const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    out += String(s);
+    writes.push(String(s));
     return true;
   });
   const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
@@ -25,7 +27,7 @@ export async function runCli(env: DriverEnv, args: string[]): Promise<CliResult>
   });
   try {
     const code = await main(['node', 'threadbase', ...args], env);
-    return { code, out, err };
+    return { code, out: writes.join(''), err, writes };
   } finally {
     o.mockRestore();
     e.mockRestore();
