@@ -11,56 +11,20 @@ import { batchesOf } from '../../src/cli/commands/export.js';
 import { main } from '../../src/cli/main.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli } from '../helpers/cli.js';
+import { longTranscript } from '../helpers/long-transcript.js';
 
 const ID = '5e55a0b1-0000-4000-8000-00000000b16b';
 let root: string;
 let env: DriverEnv;
 
-/** A Claude Code transcript of `turns` prompts and replies, each text `chars` long (distinct per turn). */
-function transcript(turns: number, chars: number): string {
-  const lines: string[] = [];
-  let parent: string | null = null;
-  for (let t = 0; t < turns; t++) {
-    const base = { sessionId: ID, cwd: '/p', version: '2.1.0', isSidechain: false, userType: 'external' };
-    const u = `00000000-0000-4000-8000-${String(2 * t).padStart(12, '0')}`;
-    const a = `00000000-0000-4000-8000-${String(2 * t + 1).padStart(12, '0')}`;
-    const when = new Date(Date.UTC(2025, 9, 1, 0, t)).toISOString();
-    lines.push(
-      JSON.stringify({
-        ...base,
-        type: 'user',
-        uuid: u,
-        parentUuid: parent,
-        timestamp: when,
-        message: { role: 'user', content: `turn ${t} <${'q'.repeat(chars)}>` },
-      }),
-      JSON.stringify({
-        ...base,
-        type: 'assistant',
-        uuid: a,
-        parentUuid: u,
-        timestamp: when,
-        message: {
-          id: `msg_${t}`,
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-sonnet-4-5',
-          content: [{ type: 'text', text: `reply ${t} & ${'r'.repeat(chars)} →` }],
-          stop_reason: 'end_turn',
-          usage: { input_tokens: 10 + t, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-        },
-      }),
-    );
-    parent = a;
-  }
-  return `${lines.join('\n')}\n`;
-}
-
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'tb-export-batches-'));
   const dir = join(root, '.claude', 'projects', '-p');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, `${ID}.jsonl`), transcript(6, 400_000));
+  await writeFile(
+    join(dir, `${ID}.jsonl`),
+    longTranscript(ID, 6, 400_000, (q) => `<${q}>`),
+  );
   env = { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.tb') } };
 });
 
