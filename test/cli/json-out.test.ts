@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_CHUNK_CHARS, jsonChunks, streamSink, type TextSink, writeJson } from '../../src/cli/json-out.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { runCli } from '../helpers/cli.js';
+import { longTranscript } from '../helpers/long-transcript.js';
 
 /** What printJson printed before: the whole text at once. */
 const stringified = (value: unknown, indent = 2) => `${JSON.stringify(value, null, indent)}\n`;
@@ -167,44 +168,11 @@ describe('show --json of a large session', () => {
     root = await mkdtemp(join(tmpdir(), 'tb-json-out-'));
     const dir = join(root, '.claude', 'projects', '-p');
     await mkdir(dir, { recursive: true });
-    const lines: string[] = [];
-    let parent: string | null = null;
-    for (let t = 0; t < 8; t++) {
-      const uuid = `00000000-0000-4000-8000-${String(t).padStart(12, '0')}`;
-      const base = {
-        sessionId: ID,
-        cwd: '/p',
-        version: '2.1.0',
-        isSidechain: false,
-        userType: 'external',
-        uuid,
-        parentUuid: parent,
-      };
-      const timestamp = new Date(Date.UTC(2025, 9, 1, 0, t)).toISOString();
-      const text = `turn ${t} “${'q'.repeat(400_000)}” 🎉`;
-      lines.push(
-        JSON.stringify(
-          t % 2 === 0
-            ? { ...base, type: 'user', timestamp, message: { role: 'user', content: text } }
-            : {
-                ...base,
-                type: 'assistant',
-                timestamp,
-                message: {
-                  id: `msg_${t}`,
-                  type: 'message',
-                  role: 'assistant',
-                  model: 'claude-sonnet-4-5',
-                  content: [{ type: 'text', text }],
-                  stop_reason: 'end_turn',
-                  usage: { input_tokens: 10, output_tokens: 5 },
-                },
-              },
-        ),
-      );
-      parent = uuid;
-    }
-    await writeFile(join(dir, `${ID}.jsonl`), `${lines.join('\n')}\n`);
+    // texts of 400 K characters with quotes a format escapes and an emoji (a surrogate pair) after them
+    await writeFile(
+      join(dir, `${ID}.jsonl`),
+      longTranscript(ID, 4, 400_000, (q) => `“${q}” 🎉`),
+    );
     env = { home: root, env: { HOME: root, THREADBASE_HOME: join(root, '.tb') } };
   });
 
