@@ -203,15 +203,23 @@ export function encodeEntries(
   }
   let lastUserId: string | undefined = seed.lastUserId;
   let defaultModel: { providerID: string; modelID: string } | undefined = seed.model;
+  /** the provider each model's replies on the path name, for a compaction that names only its model */
+  const providerOfModel = new Map<string, string>(seed.model ? [[seed.model.modelID, seed.model.providerID]] : []);
   for (const e of path) {
     if (e.kind === 'message' && e.message.role === 'assistant' && e.message.model) {
       defaultModel = { providerID: e.message.provider ?? 'anthropic', modelID: e.message.model };
+      if (e.message.provider) providerOfModel.set(e.message.model, e.message.provider);
     }
   }
   const userModel = (m?: Message) =>
     m?.model
       ? { providerID: m.provider ?? defaultModel?.providerID ?? 'anthropic', modelID: m.model }
       : (defaultModel ?? { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' });
+  /** the model that wrote a compaction's summary (CompactionEntry.model), else the user's, as OpenCode records it */
+  const summaryModel = (e: Entry & { kind: 'compaction' }) =>
+    e.model
+      ? { providerID: providerOfModel.get(e.model) ?? defaultModel?.providerID ?? 'anthropic', modelID: e.model }
+      : userModel();
 
   const newPart = (messageID: string, part: Json): Json => ({ ...part, id: newId('prt'), sessionID, messageID });
 
@@ -474,7 +482,8 @@ export function encodeEntries(
     });
     lastUserId = userId;
     const id = newId('msg');
-    const model = userModel();
+    // the summary's request is priced and counted under the model that made it (stats --by model)
+    const model = summaryModel(e);
     out.push({
       info: {
         id,
