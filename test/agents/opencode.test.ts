@@ -194,6 +194,9 @@ describe('threadbase and the real OpenCode', () => {
         kind: 'compaction',
         summary: 'We listed files and tried to read /nope.',
         firstKeptEntryId: 'u2',
+        // written by another model than the replies' (the summary message names it): OpenCode resumes the same
+        model: 'claude-summarizer',
+        usage: { input: 900, output: 40, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
       },
       messageEntry('u3', 'c1', t(10), textMessage('user', 'after the summary')),
       {
@@ -243,6 +246,7 @@ describe('threadbase and the real OpenCode', () => {
     // with its response id (info.threadbase), so that `stats` knows it for a copy of the original
     expect(noted?.kind === 'message' && noted.message.responseId).toBe('msg_noted');
     expect(after.entries.filter((e) => e.kind === 'message' && e.message.role === 'assistant').length).toBeGreaterThan(5);
+    expect(after.entries.find((e) => e.kind === 'compaction')).toMatchObject({ model: 'claude-summarizer' });
 
     // and a fork threadbase made of the session OpenCode recorded
     const fork = await driver.forkSession(original);
