@@ -100,3 +100,70 @@ it('keeps the model that wrote the summary, and stats count its tokens under it'
   const again = (await d.getSession((await d.writeSession(foreign)).id)) as Session;
   expect(again.entries.find((e) => e.kind === 'compaction')).toMatchObject({ model: 'summary-model' });
 });
+
+it('counts the summary of a compaction written into OpenCode twice once, as its replies', async () => {
+  const { env } = home();
+  const d = new OpenCodeDriver(env);
+  // two copies of one session (convert run twice): the summary message gets new OpenCode ids each time
+  const first = await d.writeSession(session());
+  const second = await d.writeSession(session());
+  expect(second.id).not.toBe(first.id);
+  await runCliOk(env, ['sync']);
+  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync'])) as {
+    key: string;
+    inputTokens: number;
+    messages: number;
+  }[];
+  // messages: the responses counted (the summary's request is one)
+  const byModel = Object.fromEntries(rows.map((r) => [r.key, { inputTokens: r.inputTokens, messages: r.messages }]));
+  expect(byModel).toMatchObject({
+    'summary-model': { inputTokens: 7000, messages: 1 },
+    'main-model': { inputTokens: 300, messages: 2 },
+  });
+  // each copy reads back with the compaction's own entry id and time, the copy key stats goes by
+  for (const id of [first.id, second.id]) {
+    const compaction = (await d.getSession(id))?.entries.find((e) => e.kind === 'compaction');
+    expect(compaction).toMatchObject({ id: 'c1', timestamp: secondInto2026(3), model: 'summary-model' });
+  }
+});
+
+it('a fork of a session OpenCode compacted counts the summary once with its original', async () => {
+  const { env } = home();
+  const d = new OpenCodeDriver(env);
+  // the summary message as OpenCode writes it: no threadbase fields (they are left out here)
+  const written = await d.writeSession(session());
+  const conn = new Database(join(env.home, '.local', 'share', 'opencode', 'opencode.db'));
+  for (const r of conn.prepare('SELECT id, data FROM message WHERE session_id = ?').all(written.id) as {
+    id: string;
+    data: string;
+  }[]) {
+    const { threadbase: _threadbase, ...data } = JSON.parse(r.data) as { summary?: boolean; threadbase?: unknown };
+    if (data.summary === true) conn.prepare('UPDATE message SET data = ? WHERE id = ?').run(JSON.stringify(data), r.id);
+  }
+  conn.close();
+  await d.forkSession(written.id);
+
+  await runCliOk(env, ['sync']);
+  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync'])) as {
+    key: string;
+    inputTokens: number;
+  }[];
+  const input = Object.fromEntries(rows.map((r) => [r.key, r.inputTokens]));
+  expect(input).toMatchObject({ 'summary-model': 7000, 'main-model': 300 });
+});
+
+it('keeps the model a summary message names when its request recorded no usage', async () => {
+  const { env } = home();
+  const d = new OpenCodeDriver(env);
+  const s = session();
+  s.entries = s.entries.map((e) => {
+    if (e.kind !== 'compaction') return e;
+    const { usage: _usage, cost: _cost, ...rest } = e;
+    return rest;
+  });
+  const back = (await d.getSession((await d.writeSession(s)).id)) as Session;
+  const compaction = back.entries.find((e) => e.kind === 'compaction');
+  expect(compaction).toMatchObject({ model: 'summary-model' });
+  expect(compaction).not.toHaveProperty('usage');
+  expect(compaction).not.toHaveProperty('cost');
+});

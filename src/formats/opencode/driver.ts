@@ -160,8 +160,10 @@ export class OpenCodeDriver extends DriverBase {
    * 7: a prompt's plain-text file OpenCode records as its Read note, text and file part is one file part again;
    *    a result's attachments and `threadbase.resultContent` are its content; a split response is one message.
    * 8: an empty text is a single space in every step of a message that holds signed reasoning, not only in its step.
+   * 9: a compaction threadbase wrote keeps its entry id and time (its summary's `threadbase.entryId`, `timestamp`),
+   *    so a copy is counted once; the summary's model is kept even where its request recorded no usage.
    */
-  readonly readerVersion = 8;
+  readonly readerVersion = 9;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -501,6 +501,9 @@ export function encodeEntries(
         providerID: model.providerID,
         time: { created: at, completed: at },
         finish: 'stop',
+        // the compaction's entry id and time, in a field OpenCode ignores, as on a reply without a
+        // response id: its message ids are new on each write, so `stats` knows a copy by these
+        threadbase: { entryId: e.id, timestamp: e.timestamp },
       },
       parts: [
         newPart(id, { type: 'step-start' }),
@@ -519,6 +522,10 @@ export function encodeEntries(
         copied.set(raw.messageID, { message: copy, keep: new Set(raw.partIDs), original: raw.message });
         if (raw.summaryMessage) {
           const s = copyMessage(raw.summaryMessage);
+          // a summary OpenCode wrote keeps the compaction's entry id and time in its copy (a fork), as
+          // encodeCompaction writes them, so `stats` counts the summary's request once with its original
+          if (e.kind === 'compaction' && !str(obj(s.info.threadbase)?.entryId))
+            s.info.threadbase = { ...(obj(s.info.threadbase) ?? {}), entryId: e.id, timestamp: e.timestamp };
           copied.set(str(raw.summaryMessage.info.id) ?? '', {
             message: s,
             keep: new Set(raw.summaryMessage.parts.map((p) => str(p.id) ?? '')),

@@ -539,14 +539,17 @@ function summaryText(m: OcMessage): string {
 
 /**
  * The request that wrote a compaction's summary, as OpenCode recorded it on the summary message (its
- * tokens and cost count in OpenCode's totals); nothing when it recorded none (zeros, as we write it).
+ * tokens and cost count in OpenCode's totals), none when it recorded none (zeros, as we write it); the
+ * model whenever the message names one.
  */
 function summaryRequest(summary: OcMessage): { usage?: Usage; cost?: number; model?: string } {
   const usage = usageOf(summary.info.tokens);
   const cost = num(summary.info.cost);
-  if (!(usage && Object.values(usage).some((v) => v > 0)) && !cost) return {};
+  // the model that wrote it, whether or not its request was recorded
   const model = str(summary.info.modelID);
-  return { ...(usage ? { usage } : {}), ...(cost !== undefined ? { cost } : {}), ...(model ? { model } : {}) };
+  const named = model ? { model } : {};
+  if (!(usage && Object.values(usage).some((v) => v > 0)) && !cost) return named;
+  return { ...(usage ? { usage } : {}), ...(cost !== undefined ? { cost } : {}), ...named };
 }
 
 /** Whether an assistant message is the finished summary of a compaction. */
@@ -620,10 +623,16 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
       const summary = summaries.get(id);
       if (compaction && summary) {
         absorbed.add(summary);
+        // the compaction's entry id and time threadbase kept on the summary (encode.ts), as on a reply:
+        // its message ids are new in every copy, so `stats` knows a copy by these
+        const kept = obj(summary.info.threadbase);
+        const keptId = str(kept?.entryId);
+        const keptEntryId = keptId && !usedIds.has(keptId) ? keptId : undefined;
+        if (keptEntryId) firstEntryOf.set(id, keptEntryId);
         const entry: Entry & { kind: 'compaction' } = {
-          id,
+          id: keptEntryId ?? id,
           parentId: prev,
-          timestamp: created,
+          timestamp: (keptEntryId ? str(kept?.timestamp) : undefined) ?? created,
           kind: 'compaction' as const,
           summary: summaryText(summary),
           ...summaryRequest(summary),
