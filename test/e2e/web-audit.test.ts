@@ -148,6 +148,8 @@ describe.skipIf(skipBrowser)('web viewer on real agents’ sessions', () => {
         await page.waitForSelector('#tree-panel a.node', { state: 'attached' });
         expect(await page.locator('#tree-panel').isVisible(), `${width}`).toBe(false);
         await page.click('#toggle-tree');
+        // (a loaded machine paints it a little later)
+        await page.locator('#tree-panel').waitFor({ state: 'visible', timeout: 10_000 });
         expect(await page.locator('#tree-panel').isVisible(), `${width}`).toBe(true);
         const box = await page.locator('#tree-panel').boundingBox();
         expect(box && box.x >= 0 && box.x + box.width <= width, `${width}`).toBe(true);
