@@ -10,7 +10,7 @@ import { resolveEntryId } from '../model/tree.js';
 import type { ParseWarning, Session } from '../model/types.js';
 import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
 import { indexPath } from '../stores/index-sync/sync.js';
-import { drainOf, writeJson } from './json-out.js';
+import { drainOf, type TextSink, writeJson } from './json-out.js';
 
 export interface CliContext {
   env: DriverEnv;
@@ -209,7 +209,12 @@ export function terminalColumns(ctx: CliContext): number | undefined {
  * pace: a large session's document was one string (twice the memory; over ~512 MB it threw).
  */
 export function printJson(ctx: CliContext, value: unknown): Promise<void> {
-  return writeJson({ write: ctx.stdout, drained: ctx.stdoutDrained }, value, { indent: 2, end: '\n' });
+  return writeJson(stdoutSink(ctx), value, { indent: 2, end: '\n' });
+}
+
+/** The command's stdout as a sink for pieces written at the reader's pace (json-out.ts writePieces). */
+export function stdoutSink(ctx: CliContext): TextSink {
+  return { write: ctx.stdout, drained: ctx.stdoutDrained };
 }
 
 export function warn(ctx: CliContext, message: string): void {

@@ -26,7 +26,12 @@ export async function writeJson(
   value: unknown,
   opts: { indent?: number; end?: string; chunkChars?: number } = {},
 ): Promise<void> {
-  for (const chunk of jsonChunks(value, opts)) if (sink.write(chunk) === false) await sink.drained();
+  await writePieces(sink, jsonChunks(value, opts));
+}
+
+/** Writes the pieces in order, waiting for the sink to drain whenever a write says its buffer is full. */
+export async function writePieces(sink: TextSink, pieces: Iterable<string>): Promise<void> {
+  for (const piece of pieces) if (sink.write(piece) === false) await sink.drained();
 }
 
 /** The text of writeJson, as a sequence of chunks (joined: the whole text). */

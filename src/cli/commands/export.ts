@@ -7,8 +7,8 @@ import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
 import { ThreadbaseError } from '../../model/errors.js';
 import { childSessionsThroughIndex } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
-import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings } from '../io.js';
-import { jsonChunks } from '../json-out.js';
+import { type CliContext, NO_INDEX_FLAG, openSession, reportWarnings, stdoutSink } from '../io.js';
+import { jsonChunks, writePieces } from '../json-out.js';
 import { agentOption, oneOfOption, pricesFileOption, pricesOf } from '../options.js';
 
 interface ExportFlags {
@@ -59,7 +59,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
         if (output.atomic) await writeFileAtomic(output.path, batchesOf(pieces));
         else await writeStraight(output.path, batchesOf(pieces));
         ctx.stderr(`wrote ${opts.output}\n`);
-      } else for (const batch of batchesOf(pieces)) if (!ctx.stdout(batch)) await ctx.stdoutDrained();
+      } else await writePieces(stdoutSink(ctx), batchesOf(pieces));
     });
 }
 
