@@ -202,8 +202,16 @@ export function readTimeWindow(input: TimeWindowInput): TimeWindow | TimeWindowR
   const until = untilText === undefined ? undefined : zonedWindowEnd(untilText, timeZone);
   if (untilText !== undefined && until === undefined)
     return { ok: false, reason: 'not-a-time', field: 'until', value: untilText };
-  // as instants, not as text: a year past 9999 (9999-12-31 west of UTC ends in 10000) is written +010000
-  if (sinceText !== undefined && untilText !== undefined && since && until && Date.parse(since) > Date.parse(until))
+  if (sinceText !== undefined && untilText !== undefined && since && until && endsBeforeItStarts({ since, until }))
     return { ok: false, reason: 'since-after-until', field: 'since', value: sinceText, untilValue: untilText, since, until };
   return { ok: true, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), timeZone };
+}
+
+/**
+ * Whether a window of UTC instants (as readTimeWindow gives them) ends before it starts, so nothing lies
+ * in it. Compared as instants, not as text: a year past 9999 (9999-12-31 west of UTC ends in 10000) is
+ * written +010000.
+ */
+export function endsBeforeItStarts(w: { since?: string; until?: string }): boolean {
+  return w.since !== undefined && w.until !== undefined && Date.parse(w.since) > Date.parse(w.until);
 }

@@ -15,7 +15,9 @@ import type {
   WriteOptions,
 } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { type Entry, emptyUsage, type Session, type SessionInfo } from '../../model/types.js';
+import { endsBeforeItStarts } from '../../model/time-window.js';
+import type { Entry, Session, SessionInfo } from '../../model/types.js';
+import { emptyUsageTotals } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { checkWrittenEntryIds, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { serverRoot, urlKeyOf } from './address.js';
@@ -200,7 +202,7 @@ export class RemoteStore extends DriverBase {
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    if (endsBeforeItStarts(filter)) return { ...emptyUsage(), cost: 0, messages: 0 };
+    if (endsBeforeItStarts(filter)) return emptyUsageTotals();
     const data = await this.call('GET', '/stats', undefined, {
       source: filter.source,
       project: filter.project,
@@ -210,14 +212,6 @@ export class RemoteStore extends DriverBase {
     if (isRecord(data) && isRecord(data.usage)) return data.usage as unknown as UsageTotals;
     throw new RemoteError(500, 'stats answer has no usage');
   }
-}
-
-/**
- * A since after the until: the server refuses such a window (400) for its HTTP callers, while a
- * driver answers it with nothing, as every other store does (driver conformance).
- */
-function endsBeforeItStarts(w: { since?: string; until?: string }): boolean {
-  return w.since !== undefined && w.until !== undefined && Date.parse(w.since) > Date.parse(w.until);
 }
 
 export function openRemoteStore(url: string, opts: RemoteStoreOptions = {}): RemoteStore {
