@@ -7,8 +7,8 @@
  */
 import type { UsageTotals } from './driver.js';
 import type { ResponseWindow } from './prices.js';
-import { addUsage, type Entry, emptyUsage } from './types.js';
-import { type CountedUsage, countedUsage, responseRecordOf, usagePerModel } from './usage.js';
+import { addUsage, type Entry } from './types.js';
+import { type CountedUsage, countedUsage, emptyUsageTotals, responseRecordOf, usagePerModel } from './usage.js';
 
 /**
  * What decides which session's copy counts: when the session started, whether threadbase wrote it,
@@ -135,7 +135,7 @@ export class CountedResponses {
 
   /** Their tokens (advisor requests' too), recorded cost and how many. */
   totals(): UsageTotals {
-    const usage: UsageTotals = { ...emptyUsage(), cost: 0, messages: 0 };
+    const usage = emptyUsageTotals();
     for (const counted of this.values()) {
       usage.messages++;
       for (const part of counted.usage ? usagePerModel(counted.model, counted.usage) : []) {

@@ -153,9 +153,14 @@ function countedOf(usage: Usage | undefined, cost: number | undefined, model: st
   return c;
 }
 
+/** A driver's `usage()` answer over nothing: every count and the cost 0. */
+export function emptyUsageTotals(): UsageTotals {
+  return { ...emptyUsage(), cost: 0, messages: 0 };
+}
+
 /** Totals over many sessions' summaries (what a driver's `usage()` answers). */
 export function totalUsage(summaries: Iterable<UsageSummary>): UsageTotals {
-  const totals: UsageTotals = { ...emptyUsage(), cost: 0, messages: 0 };
+  const totals = emptyUsageTotals();
   for (const u of summaries) {
     Object.assign(totals, addUsage(totals, u.usage));
     totals.cost += u.cost;

@@ -25,11 +25,10 @@ import type {
 } from '../model/driver.js';
 import { NotFoundError } from '../model/errors.js';
 import type { Entry, Session, SessionInfo } from '../model/types.js';
+import { emptyUsageTotals } from '../model/usage.js';
 import { threadbaseHome } from './open.js';
 import { STORE_CAPABILITIES, THREADBASE_SOURCE } from './shared.js';
 import { openSqliteStore, type SqliteStore } from './sqlite/index.js';
-
-const EMPTY_USAGE: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, messages: 0 };
 
 export class LocalStoreSource extends DriverBase {
   readonly name: string = THREADBASE_SOURCE;
@@ -68,8 +67,8 @@ export class LocalStoreSource extends DriverBase {
   }
 
   override async usage(filter: SessionFilter = {}): Promise<UsageTotals> {
-    if (filter.source && filter.source !== THREADBASE_SOURCE) return { ...EMPTY_USAGE };
-    return (await this.opened(false)?.usage({ ...filter, source: THREADBASE_SOURCE })) ?? { ...EMPTY_USAGE };
+    if (filter.source && filter.source !== THREADBASE_SOURCE) return emptyUsageTotals();
+    return (await this.opened(false)?.usage({ ...filter, source: THREADBASE_SOURCE })) ?? emptyUsageTotals();
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {

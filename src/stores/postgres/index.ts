@@ -36,7 +36,7 @@ import {
   type SourceName,
   type Usage,
 } from '../../model/types.js';
-import { responseRecordOf, summarizeUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
+import { emptyUsageTotals, responseRecordOf, summarizeUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
 import {
   longPromptThresholds,
   type PriceTable,
@@ -125,7 +125,7 @@ const emptyCostGroups = (): CostGroups => ({
   recordedCost: 0,
   recordedByModel: {},
   unrecorded: [],
-  usage: { ...emptyUsage(), cost: 0, messages: 0 },
+  usage: emptyUsageTotals(),
 });
 
 /** How costGroups groups responses: each session's own records, all together, or by a costBuckets key. */
