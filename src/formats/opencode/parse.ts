@@ -567,6 +567,21 @@ export interface ParseOptions {
   label?: string;
 }
 
+/**
+ * The entry id and time threadbase kept on a message it wrote or copied (encode.ts: `threadbase.entryId`,
+ * `timestamp`), whose OpenCode ids are new in every copy; none when another entry has that id already.
+ */
+function keptEntryOf(
+  info: Record<string, unknown>,
+  usedIds: ReadonlySet<string>,
+): { id: string; timestamp?: string } | undefined {
+  const kept = obj(info.threadbase);
+  const id = str(kept?.entryId);
+  if (!id || usedIds.has(id)) return undefined;
+  const timestamp = str(kept?.timestamp);
+  return timestamp === undefined ? { id } : { id, timestamp };
+}
+
 /** OpenCode session data → a threadbase session. */
 export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Session {
   const warnings = opts.warnings ?? [];
@@ -625,14 +640,12 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         absorbed.add(summary);
         // the compaction's entry id and time threadbase kept on the summary (encode.ts), as on a reply:
         // its message ids are new in every copy, so `stats` knows a copy by these
-        const kept = obj(summary.info.threadbase);
-        const keptId = str(kept?.entryId);
-        const keptEntryId = keptId && !usedIds.has(keptId) ? keptId : undefined;
-        if (keptEntryId) firstEntryOf.set(id, keptEntryId);
+        const kept = keptEntryOf(summary.info, usedIds);
+        if (kept) firstEntryOf.set(id, kept.id);
         const entry: Entry & { kind: 'compaction' } = {
-          id: keptEntryId ?? id,
+          id: kept?.id ?? id,
           parentId: prev,
-          timestamp: (keptEntryId ? str(kept?.timestamp) : undefined) ?? created,
+          timestamp: kept?.timestamp ?? created,
           kind: 'compaction' as const,
           summary: summaryText(summary),
           ...summaryRequest(summary),
@@ -697,11 +710,8 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
     if (steps.length === 0) steps.push({ id, parts: [] });
     // the entry id and time threadbase kept of a reply it copied that had no response id (encode.ts):
     // the entry's, with no response id made up, so that `stats` knows the copy by them
-    const kept = obj(m.info.threadbase);
-    const keptId = steps.length === 1 && !str(kept?.responseId) ? str(kept?.entryId) : undefined;
-    const keptEntryId = keptId && !usedIds.has(keptId) ? keptId : undefined;
-    const keptTime = keptEntryId ? str(kept?.timestamp) : undefined;
-    if (keptEntryId) firstEntryOf.set(id, keptEntryId);
+    const kept = steps.length === 1 && !str(obj(m.info.threadbase)?.responseId) ? keptEntryOf(m.info, usedIds) : undefined;
+    if (kept) firstEntryOf.set(id, kept.id);
     steps.forEach((step, i) => {
       const { assistant, tool } = stepMessages(m, step, m.info);
       if (i === 0) {
@@ -721,7 +731,7 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
       // A step is one model response, of which OpenCode records no id. A fork copies a message under a
       // new id with the same times and tokens, so these stand for one: the copy is known for a copy
       // (`stats` counts the response once), and two responses of other sessions never share them all.
-      if (!assistant.responseId && !keptEntryId) {
+      if (!assistant.responseId && !kept) {
         const t = obj(m.info.time);
         const u = assistant.usage;
         assistant.responseId = `opencode:${num(t?.created) ?? ''}:${num(t?.completed) ?? ''}:${i}:${u ? `${u.input}/${u.output}` : ''}`;
@@ -729,9 +739,9 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
       const stepPartIds = step.parts.map((p) => str(p.id) ?? '');
       const stepTime = num(obj(step.parts[0]?.time)?.start);
       push({
-        id: keptEntryId ?? step.id,
+        id: kept?.id ?? step.id,
         parentId: prev,
-        timestamp: keptTime ?? (stepTime !== undefined ? isoOf(stepTime) : created),
+        timestamp: kept?.timestamp ?? (stepTime !== undefined ? isoOf(stepTime) : created),
         kind: 'message',
         message: assistant,
         raw: (i === 0
