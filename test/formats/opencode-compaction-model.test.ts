@@ -12,7 +12,7 @@ import { afterEach, expect, it } from 'vitest';
 import { OpenCodeDriver } from '../../src/formats/opencode/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session, Usage } from '../../src/model/types.js';
-import { runCliOk } from '../helpers/cli.js';
+import { localStatsByModel, runCliOk } from '../helpers/cli.js';
 import { messageEntry, secondInto2026, textMessage } from '../helpers/sessions.js';
 
 const temps: string[] = [];
@@ -84,10 +84,7 @@ it('keeps the model that wrote the summary, and stats count its tokens under it'
 
   // the local index counts the summary's request under summary-model, the replies under theirs
   await runCliOk(env, ['sync']);
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync'])) as {
-    key: string;
-    inputTokens: number;
-  }[];
+  const rows = await localStatsByModel(env);
   const input = Object.fromEntries(rows.map((r) => [r.key, r.inputTokens]));
   expect(input).toMatchObject({ 'summary-model': 7000, 'main-model': 300 });
 
@@ -109,11 +106,7 @@ it('counts the summary of a compaction written into OpenCode twice once, as its 
   const second = await d.writeSession(session());
   expect(second.id).not.toBe(first.id);
   await runCliOk(env, ['sync']);
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync'])) as {
-    key: string;
-    inputTokens: number;
-    messages: number;
-  }[];
+  const rows = await localStatsByModel(env);
   // messages: the responses counted (the summary's request is one)
   const byModel = Object.fromEntries(rows.map((r) => [r.key, { inputTokens: r.inputTokens, messages: r.messages }]));
   expect(byModel).toMatchObject({
@@ -144,10 +137,7 @@ it('a fork of a session OpenCode compacted counts the summary once with its orig
   await d.forkSession(written.id);
 
   await runCliOk(env, ['sync']);
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync'])) as {
-    key: string;
-    inputTokens: number;
-  }[];
+  const rows = await localStatsByModel(env);
   const input = Object.fromEntries(rows.map((r) => [r.key, r.inputTokens]));
   expect(input).toMatchObject({ 'summary-model': 7000, 'main-model': 300 });
 });

@@ -49,14 +49,23 @@ export interface StatsTotals {
   messages: number;
 }
 
+/** A row of `threadbase stats --by model --json`. */
+export interface ModelStatsRow {
+  key: string;
+  cost: number;
+  inputTokens: number;
+  outputTokens: number;
+  messages: number;
+}
+
+/** `threadbase stats --by model --json --no-sync [args]`: what the local index counts, per model. */
+export async function localStatsByModel(env: DriverEnv, args: string[] = []): Promise<ModelStatsRow[]> {
+  return JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync', ...args])) as ModelStatsRow[];
+}
+
 /** `threadbase stats --by model --json --no-sync [args]` summed: what the local index counts. */
 export async function localStatsTotals(env: DriverEnv, args: string[] = []): Promise<StatsTotals> {
-  const rows = JSON.parse(await runCliOk(env, ['stats', '--by', 'model', '--json', '--no-sync', ...args])) as {
-    cost: number;
-    inputTokens: number;
-    outputTokens: number;
-    messages: number;
-  }[];
+  const rows = await localStatsByModel(env, args);
   return {
     cost: rows.reduce((a, r) => a + r.cost, 0),
     input: rows.reduce((a, r) => a + r.inputTokens, 0),
