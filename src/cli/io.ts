@@ -8,7 +8,7 @@ import type { DriverEnv, SessionDriver } from '../model/driver.js';
 import { AmbiguousIdError, NotFoundError } from '../model/errors.js';
 import { resolveEntryId } from '../model/tree.js';
 import type { ParseWarning, Session } from '../model/types.js';
-import { noteAgentWrite, type OpenedSession, openThroughIndex } from '../stores/index-sync/fresh.js';
+import { noteAgentWrite, type OpenedSession, openFreshIndex, openThroughIndex } from '../stores/index-sync/fresh.js';
 import { indexPath } from '../stores/index-sync/sync.js';
 import { drainOf, type TextSink, writeJson } from './json-out.js';
 
@@ -238,6 +238,31 @@ export async function warnIfNeverSynced(ctx: CliContext, index: SessionDriver, s
   if ((await index.listSessions({ ...(source ? { source } : {}), limit: 1 })).length) return false;
   warn(ctx, `the index holds no ${source ? `${source} ` : ''}sessions: run \`threadbase sync\`, or leave out --no-sync`);
   return true;
+}
+
+/**
+ * The local index for a command that answers from it (`search`, `stats`, `push`): its place checked
+ * (writableIndexPath), brought up to date unless `--no-sync` (parse warnings said as they come), and,
+ * with `--no-sync`, an index that holds none of the sessions asked about said so (warnIfNeverSynced:
+ * `neverSynced`).
+ */
+export async function openCommandIndex(
+  ctx: CliContext,
+  opts: { sync: boolean; source?: string | undefined; maxAgeMs?: number },
+): Promise<{ store: Awaited<ReturnType<typeof openFreshIndex>>; neverSynced: boolean }> {
+  writableIndexPath(ctx);
+  const store = await openFreshIndex(ctx.env, ctx.sources(), {
+    sync: opts.sync,
+    ...(opts.source ? { formats: [opts.source] } : {}),
+    ...(opts.maxAgeMs !== undefined ? { maxAgeMs: opts.maxAgeMs } : {}),
+    onWarning: (w) => warnParse(ctx, w),
+  });
+  try {
+    return { store, neverSynced: !opts.sync && (await warnIfNeverSynced(ctx, store, opts.source)) };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }
 
 /** Resolves at the first SIGINT or SIGTERM (Ctrl-C), to that signal, for commands that run until stopped. */

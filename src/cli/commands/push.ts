@@ -3,10 +3,9 @@ import type { Command } from 'commander';
 import type { SessionDriver } from '../../model/driver.js';
 import { ThreadbaseError } from '../../model/errors.js';
 import { pushSessions, STORE_ID_HEADER } from '../../server/push.js';
-import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import { openStore, storeKindOf, threadbaseHome } from '../../stores/open.js';
 import { serverKeyOf, serverRoot } from '../../stores/remote/address.js';
-import { type CliContext, printJson, stoppedExitCode, warn, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
+import { type CliContext, openCommandIndex, printJson, stoppedExitCode, warn } from '../io.js';
 import {
   agentOption,
   checkStoreKey,
@@ -78,18 +77,13 @@ export function registerPush(program: Command, ctx: CliContext): void {
       let close: (() => Promise<void>) | undefined;
       if (opts.source) from = ctx.sources().driver(opts.source);
       else if (!opts.from) {
-        // the local index: an unusable THREADBASE_HOME named (SQLite said 'unable to open database file')
-        writableIndexPath(ctx);
-        // brought up to date first, as stats and search do: a push before any sync sent nothing and said nothing
-        const index = await openFreshIndex(ctx.env, ctx.sources(), {
-          sync: opts.sync,
-          // whatever its age: a session written since the last sync, where no agent wrote before, was left behind
-          maxAgeMs: 0,
-          onWarning: (w) => warnParse(ctx, w),
-        });
+        // the local index, brought up to date first as stats and search do: a push before any sync sent
+        // nothing and said nothing; whatever its age: a session written since the last sync, where no
+        // agent wrote before, was left behind
+        const { store: index, neverSynced } = await openCommandIndex(ctx, { sync: opts.sync, maxAgeMs: 0 });
         from = index;
         close = async () => index.close();
-        if (!opts.sync) saidEmpty = await warnIfNeverSynced(ctx, index);
+        saidEmpty = neverSynced;
       } else {
         const fromUrl = opts.from;
         const store = await openStore(fromUrl, { env: ctx.env, warn: (m) => warn(ctx, m) }).catch((err: unknown) => {

@@ -1,14 +1,5 @@
 import type { Command } from 'commander';
-import { openFreshIndex } from '../../stores/index-sync/fresh.js';
-import {
-  type CliContext,
-  colorOnStdout,
-  printJson,
-  terminalColumns,
-  warnIfNeverSynced,
-  warnParse,
-  writableIndexPath,
-} from '../io.js';
+import { type CliContext, colorOnStdout, openCommandIndex, printJson, terminalColumns } from '../io.js';
 import {
   agentOption,
   positiveIntOption,
@@ -147,14 +138,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         const query = words.join(' ');
         if (!/[\p{L}\p{N}\p{Co}]/u.test(query))
           throw new UsageError(`no word to search for in ${JSON.stringify(query)}: the index matches words (letters, digits)`);
-        writableIndexPath(ctx);
-        const store = await openFreshIndex(ctx.env, ctx.sources(), {
-          sync: opts.sync,
-          ...(opts.source ? { formats: [opts.source] } : {}),
-          onWarning: (w) => warnParse(ctx, w),
-        });
+        const { store } = await openCommandIndex(ctx, opts);
         try {
-          if (!opts.sync) await warnIfNeverSynced(ctx, store, opts.source);
           const hits = await store.search(query, {
             ...(opts.source ? { source: opts.source } : {}),
             ...(opts.project ? { project: opts.project } : {}),

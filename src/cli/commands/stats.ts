@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { localTimeZone } from '../../model/time-window.js';
-import { openFreshIndex } from '../../stores/index-sync/fresh.js';
 import type { PriceTable } from '../../stores/index-sync/prices.js';
 import { STATS_BY, type StatsBy, type StatsRow, stats } from '../../stores/index-sync/stats.js';
-import { type CliContext, printJson, terminalColumns, warnIfNeverSynced, warnParse, writableIndexPath } from '../io.js';
+import { type CliContext, openCommandIndex, printJson, terminalColumns } from '../io.js';
 import {
   agentOption,
   oneOfOption,
@@ -89,14 +88,8 @@ export function registerStats(program: Command, ctx: CliContext): void {
         const timeZone = opts.tz ?? localTimeZone();
         const { since, until } = zonedWindow({ ...opts, tz: timeZone });
         const prices = pricesOf(opts.prices, ctx.env);
-        writableIndexPath(ctx);
-        const store = await openFreshIndex(ctx.env, ctx.sources(), {
-          sync: opts.sync,
-          ...(opts.source ? { formats: [opts.source] } : {}),
-          onWarning: (w) => warnParse(ctx, w),
-        });
+        const { store } = await openCommandIndex(ctx, opts);
         try {
-          if (!opts.sync) await warnIfNeverSynced(ctx, store, opts.source);
           const rows = stats(store, prices, {
             by: opts.by as StatsBy,
             ...(since ? { since } : {}),
