@@ -183,6 +183,12 @@ export interface CompactionEntry extends EntryBase {
   usage?: Usage;
   cost?: number;
   model?: string;
+  /**
+   * The agent's or provider's id of that request, as ResponseRecord.responseId: a copy of the
+   * compaction under another entry id (OpenCode's own fork gives every message a new id) is known
+   * by it, so `stats` counts the summary's request once.
+   */
+  responseId?: string;
 }
 
 export interface BranchSummaryEntry extends EntryBase {

@@ -162,8 +162,11 @@ export class OpenCodeDriver extends DriverBase {
    * 8: an empty text is a single space in every step of a message that holds signed reasoning, not only in its step.
    * 9: a compaction threadbase wrote keeps its entry id and time (its summary's `threadbase.entryId`, `timestamp`),
    *    so a copy is counted once; the summary's model is kept even where its request recorded no usage.
+   * 10: a compaction's summary request has a response id (CompactionEntry.responseId): the one threadbase kept
+   *    (`threadbase.responseId`), else for a summary OpenCode wrote one made of its times and tokens, so
+   *    OpenCode's own fork (new message ids) counts it once.
    */
-  readonly readerVersion = 9;
+  readonly readerVersion = 10;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -502,8 +502,9 @@ export function encodeEntries(
         time: { created: at, completed: at },
         finish: 'stop',
         // the compaction's entry id and time, in a field OpenCode ignores, as on a reply without a
-        // response id: its message ids are new on each write, so `stats` knows a copy by these
-        threadbase: { entryId: e.id, timestamp: e.timestamp },
+        // response id: its message ids are new on each write, so `stats` knows a copy by these (and
+        // by the summary request's id, where the compaction has one)
+        threadbase: { entryId: e.id, timestamp: e.timestamp, ...(e.responseId ? { responseId: e.responseId } : {}) },
       },
       parts: [
         newPart(id, { type: 'step-start' }),
@@ -523,9 +524,15 @@ export function encodeEntries(
         if (raw.summaryMessage) {
           const s = copyMessage(raw.summaryMessage);
           // a summary OpenCode wrote keeps the compaction's entry id and time in its copy (a fork), as
-          // encodeCompaction writes them, so `stats` counts the summary's request once with its original
+          // encodeCompaction writes them, and its request's id (parse.ts made it of the original's
+          // times and tokens), so `stats` counts the summary's request once with its original
           if (e.kind === 'compaction' && !str(obj(s.info.threadbase)?.entryId))
-            s.info.threadbase = { ...(obj(s.info.threadbase) ?? {}), entryId: e.id, timestamp: e.timestamp };
+            s.info.threadbase = {
+              ...(obj(s.info.threadbase) ?? {}),
+              entryId: e.id,
+              timestamp: e.timestamp,
+              ...(e.responseId ? { responseId: e.responseId } : {}),
+            };
           copied.set(str(raw.summaryMessage.info.id) ?? '', {
             message: s,
             keep: new Set(raw.summaryMessage.parts.map((p) => str(p.id) ?? '')),

@@ -552,6 +552,22 @@ function summaryRequest(summary: OcMessage): { usage?: Usage; cost?: number; mod
   return { ...(usage ? { usage } : {}), ...(cost !== undefined ? { cost } : {}), ...named };
 }
 
+/**
+ * The id of the request that wrote a compaction's summary (CompactionEntry.responseId): the one
+ * threadbase kept on a copy (encode.ts, `threadbase.responseId`); else, for a summary OpenCode wrote
+ * (no kept entry), one made of its times and tokens, as a reply's step gets: OpenCode's fork copies
+ * the summary under new ids with the same times and tokens, so `stats` knows the copy by it. A
+ * summary threadbase wrote of another agent's compaction (kept entry, no response id) gets none: its
+ * original has none, and the kept entry id and time are its copy key.
+ */
+function summaryResponseId(summary: OcMessage, kept: boolean): string | undefined {
+  const copied = str(obj(summary.info.threadbase)?.responseId);
+  if (copied || kept) return copied;
+  const t = obj(summary.info.time);
+  const u = usageOf(summary.info.tokens);
+  return `opencode:summary:${num(t?.created) ?? ''}:${num(t?.completed) ?? ''}:${u ? `${u.input}/${u.output}` : ''}`;
+}
+
 /** Whether an assistant message is the finished summary of a compaction. */
 function isFinishedSummary(m: OcMessage): boolean {
   return m.info.role === 'assistant' && m.info.summary === true && m.info.finish != null && !m.info.error;
@@ -642,6 +658,7 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         // its message ids are new in every copy, so `stats` knows a copy by these
         const kept = keptEntryOf(summary.info, usedIds);
         if (kept) firstEntryOf.set(id, kept.id);
+        const responseId = summaryResponseId(summary, kept !== undefined);
         const entry: Entry & { kind: 'compaction' } = {
           id: kept?.id ?? id,
           parentId: prev,
@@ -649,6 +666,7 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
           kind: 'compaction' as const,
           summary: summaryText(summary),
           ...summaryRequest(summary),
+          ...(responseId ? { responseId } : {}),
           raw: { messageID: id, partIDs: partIds, message: m, summaryMessage: summary } satisfies OcEntryRaw,
           rawSource: SOURCE,
         };
