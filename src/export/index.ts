@@ -76,15 +76,24 @@ export async function subAgentsOf(
   return out;
 }
 
+/** The formats rendered from the session's turns (json is the model as it is: jsonChunks streams it). */
+export type RenderedFormat = Exclude<ExportFormat, 'json'>;
+
 export function exportSession(session: Session, format: ExportFormat, opts: ExportOptions = {}): string {
-  return exportSessionPieces(session, format, opts).join('');
+  if (format === 'json') return `${JSON.stringify(session, null, 2)}\n`;
+  return [...exportSessionPieces(session, format, opts)].join('');
 }
 
-/** exportSession's text in pieces that make it when joined (the HTML page a piece a turn: sessionToHtmlPieces). */
-export function exportSessionPieces(session: Session, format: ExportFormat, opts: ExportOptions = {}): string[] {
-  if (format === 'json') return [`${JSON.stringify(session, null, 2)}\n`];
-  if (format === 'md') return sessionToMarkdownPieces(session, opts);
-  return sessionToHtmlPieces(session, opts);
+/**
+ * exportSession's text in pieces that make it when joined, each made as it is asked for (the HTML
+ * page a piece a turn: sessionToHtmlPieces), so a writer holds a batch of them, not the document.
+ */
+export function exportSessionPieces(
+  session: Session,
+  format: RenderedFormat,
+  opts: ExportOptions = {},
+): Generator<string, void, undefined> {
+  return format === 'md' ? sessionToMarkdownPieces(session, opts) : sessionToHtmlPieces(session, opts);
 }
 
 /**
@@ -288,7 +297,7 @@ const foldMd = (summary: string, body: string) => `<details><summary>${esc(summa
 /** A sub-agent's session in Markdown, folded: its turns (headings one level down), its own sub-agents under its calls. */
 function subAgentMarkdown(sub: ShownSession, depth: number, label = 'Sub-agent session'): string {
   const s = sub.session;
-  const turns = turnsMarkdown(sub, depth);
+  const turns = [...turnsMarkdown(sub, depth)];
   return foldMd(`${label}: ${linesJoined(s.title ?? s.id)} (${s.source} · ${s.id} · ${turns.length} turns)`, turns.join('\n'));
 }
 
@@ -334,17 +343,15 @@ function messageMarkdown(m: Message, sub: ShownSession, depth: number): string {
 }
 
 /** The turns of a session's path to its current leaf in Markdown, its side chains no call ran after them. */
-function turnsMarkdown(shown: ShownSession, depth: number): string[] {
-  const body: string[] = [];
+function* turnsMarkdown(shown: ShownSession, depth: number): Generator<string, void, undefined> {
   for (const e of withoutRepeatedSettings(pathToLeaf(shown.session))) {
-    if (e.kind === 'message') body.push(messageMarkdown(e.message, shown, depth));
+    if (e.kind === 'message') yield messageMarkdown(e.message, shown, depth);
     else {
       const t = entryText(e);
-      if (t) body.push(`${t}\n`);
+      if (t) yield `${t}\n`;
     }
   }
-  for (const chain of shown.sideChains) body.push(`${subAgentMarkdown(chain, depth + 1, SIDE_CHAIN_LABEL)}\n`);
-  return body;
+  for (const chain of shown.sideChains) yield `${subAgentMarkdown(chain, depth + 1, SIDE_CHAIN_LABEL)}\n`;
 }
 
 /** A side chain whose call is not on the path shown (or names none): a sub-agent all the same. */
@@ -360,11 +367,14 @@ const usageMd = (l: UsageLine) =>
   `input ${l.usage.input}, output ${l.usage.output}, cache read ${l.usage.cacheRead}, cache write ${l.usage.cacheWrite}`;
 
 export function sessionToMarkdown(s: Session, opts: ExportOptions = {}): string {
-  return sessionToMarkdownPieces(s, opts).join('');
+  return [...sessionToMarkdownPieces(s, opts)].join('');
 }
 
-/** sessionToMarkdown's text as its lines (each after the first with the newline before it), not one string. */
-export function sessionToMarkdownPieces(s: Session, opts: ExportOptions = {}): string[] {
+/**
+ * sessionToMarkdown's text as its lines (each after the first with the newline before it), a turn
+ * rendered only when its piece is asked for; the head's totals come from the session, not the turns.
+ */
+export function* sessionToMarkdownPieces(s: Session, opts: ExportOptions = {}): Generator<string, void, undefined> {
   const shown = shownSession(s, opts.subAgents ?? new Map());
   const u = summarizeUsage(ownEntries(shown));
   const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
@@ -395,12 +405,12 @@ export function sessionToMarkdownPieces(s: Session, opts: ExportOptions = {}): s
     ...(c.unpriced.length ? [`- not in the cost (no price known): ${mdInline(c.unpriced.join(', '))}`] : []),
     '',
   ];
-  const body = turnsMarkdown(shown, 0);
-  const bs = branches(s);
-  const tree = bs.length > 1 ? ['', '## Branches', '', '```', drawTree(s), '```', ''] : [];
-  const pieces = [...head, ...body].map((line, i) => (i === 0 ? line : `\n${line}`));
-  pieces.push(tree.join('\n'), '\n');
-  return pieces;
+  // the head is never empty: its title line is the one piece with no newline before it
+  yield head.join('\n');
+  for (const turn of turnsMarkdown(shown, 0)) yield `\n${turn}`;
+  const tree = branches(s).length > 1 ? ['', '## Branches', '', '```', drawTree(s), '```', ''] : [];
+  yield tree.join('\n');
+  yield '\n';
 }
 
 /**
@@ -449,7 +459,7 @@ interface TurnsContext {
 /** A sub-agent's session folded under the call that ran it: its turns, and its own sub-agents under its calls. */
 function subAgentHtml(sub: ShownSession, label = 'Sub-agent session'): string {
   const s = sub.session;
-  const turns = turnsHtml(sub);
+  const turns = [...turnsHtml(sub)];
   return `<details class="sub-agent${label === SIDE_CHAIN_LABEL ? ' side-chain' : ''}"><summary>${esc(label)}: <strong>${esc(s.title ?? s.id)}</strong> <span class="dim">${esc(s.source)} · ${esc(s.id)} · ${turns.length} turns</span></summary><div class="sub-agent-turns">${turns.join('\n')}</div></details>`;
 }
 
@@ -550,40 +560,36 @@ h1,.facts,.turn header .meta,summary,td{overflow-wrap:anywhere}.turn header .met
 `;
 
 /** The turns of a session's path to its current leaf, as HTML sections (empty messages left out), its side chains no call ran after them. */
-function turnsHtml(sub: ShownSession): string[] {
+function* turnsHtml(sub: ShownSession): Generator<string, void, undefined> {
   const s = sub.session;
   const path = withoutRepeatedSettings(pathToLeaf(s));
   const results = new Map<string, ToolResultPart>();
   for (const e of path)
     if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_result') results.set(p.callId, p);
   const ctx: TurnsContext = { results, shown: new Set(), subAgents: sub.subAgents };
-  const turns: string[] = [];
   for (const e of path) {
     if (e.kind === 'message') {
       const html = messageHtml(e.message, e.timestamp, ctx);
-      if (html) turns.push(html);
+      if (html) yield html;
     } else if (e.kind === 'compaction' || e.kind === 'branch_summary')
-      turns.push(
-        `<section class="turn summary"><header><span class="role">${e.kind === 'compaction' ? 'compaction' : 'branch summary'}</span><time>${esc(e.timestamp.replace('T', ' ').slice(0, 19))}</time></header><details open><summary>Summary</summary><div class="text">${esc(e.summary)}</div></details></section>`,
-      );
-    else if (e.kind === 'model_change') turns.push(`<p class="dim">${esc(modelChangeText(e))}</p>`);
+      yield `<section class="turn summary"><header><span class="role">${e.kind === 'compaction' ? 'compaction' : 'branch summary'}</span><time>${esc(e.timestamp.replace('T', ' ').slice(0, 19))}</time></header><details open><summary>Summary</summary><div class="text">${esc(e.summary)}</div></details></section>`;
+    else if (e.kind === 'model_change') yield `<p class="dim">${esc(modelChangeText(e))}</p>`;
   }
-  for (const chain of sub.sideChains) turns.push(subAgentHtml(chain, SIDE_CHAIN_LABEL));
-  return turns;
+  for (const chain of sub.sideChains) yield subAgentHtml(chain, SIDE_CHAIN_LABEL);
 }
 
 export function sessionToHtml(s: Session, opts: ExportOptions = {}): string {
-  return sessionToHtmlPieces(s, opts).join('');
+  return [...sessionToHtmlPieces(s, opts)].join('');
 }
 
 /**
  * The page in pieces (its head, each turn, the line breaks between them, its end) that make it when
  * joined: a large session's page written piece by piece is never one string of tens of MB (its
- * making and its encoding cost more than the rendering).
+ * making and its encoding cost more than the rendering). Each turn is rendered when its piece is
+ * asked for; the head's usage and branch tree come from the session, not the rendered turns.
  */
-export function sessionToHtmlPieces(s: Session, opts: ExportOptions = {}): string[] {
+export function* sessionToHtmlPieces(s: Session, opts: ExportOptions = {}): Generator<string, void, undefined> {
   const shown = shownSession(s, opts.subAgents ?? new Map());
-  const turns = turnsHtml(shown);
   const u = summarizeUsage(ownEntries(shown));
   const c = usageWithSubAgents(shown, opts.prices ?? PRICES);
   const usageRow = (l: UsageLine, cls: string) =>
@@ -607,11 +613,12 @@ ${c.subAgents.map((l) => usageRow(l, 'sub-agent')).join('\n')}
 ${c.lines.length > 1 ? usageRow(c.total, 'total') : ''}</table>${c.estimated ? `<p class="dim">${esc(ESTIMATE_NOTE)}</p>` : ''}${c.unpriced.length ? `<p class="dim">Not in the cost (no price known): ${esc(c.unpriced.join(', '))}</p>` : ''}</details>
 ${bs.length > 1 ? `<details class="branches"><summary>Branch tree: ${bs.length} branches (showing the current one${leaf ? `, leaf ${esc(leaf.id)}` : ''})</summary><pre>${esc(drawTree(s))}</pre></details>` : ''}
 `;
-  const pieces = [head];
-  turns.forEach((t, i) => {
-    if (i > 0) pieces.push('\n');
-    pieces.push(t);
-  });
-  pieces.push('\n</main></body></html>\n');
-  return pieces;
+  yield head;
+  let first = true;
+  for (const turn of turnsHtml(shown)) {
+    if (!first) yield '\n';
+    first = false;
+    yield turn;
+  }
+  yield '\n</main></body></html>\n';
 }

@@ -30,7 +30,7 @@ let session: Session;
 function joinedText(format: (typeof FORMATS)[number]): string {
   if (format === 'opencode') return `${JSON.stringify(sessionAsOpencodeExport(session), null, 2)}\n`;
   if (format === 'json') return `${JSON.stringify(session, null, 2)}\n`;
-  return exportSessionPieces(session, format, { subAgents: new Map() }).join('');
+  return [...exportSessionPieces(session, format, { subAgents: new Map() })].join('');
 }
 
 /**

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
 import { childSessionsFrom } from '../../convert/session.js';
-import { EXPORT_FORMATS, type ExportFormat, exportSessionPieces, subAgentsOf } from '../../export/index.js';
+import { EXPORT_FORMATS, exportSessionPieces, type RenderedFormat, subAgentsOf } from '../../export/index.js';
 import { sessionAsOpencodeExport } from '../../formats/opencode/export.js';
 import { checkWritable, writeFileAtomic } from '../../formats/shared/atomic.js';
 import { ThreadbaseError } from '../../model/errors.js';
@@ -44,7 +44,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
       const pieces: Iterable<string> =
         opencode || opts.format === 'json'
           ? jsonChunks(opencode ? sessionAsOpencodeExport(session) : session, { indent: 2, end: '\n' })
-          : exportSessionPieces(session, opts.format as ExportFormat, {
+          : exportSessionPieces(session, opts.format as RenderedFormat, {
               prices: pricesOf(opts.prices, ctx.env),
               // the page and the Markdown show each sub-agent's work under the call that ran it
               // (found through the index when it is fresh: the agent's listing parses every Claude Code transcript)
@@ -53,8 +53,9 @@ export function registerExport(program: Command, ctx: CliContext): void {
                 opts.index === false ? childSessionsFrom(driver) : childSessionsThroughIndex(ctx.env, ctx.sources(), driver),
               ),
             });
-      // written a batch at a time as the pieces come, never joined: a large session's document doubled
-      // the memory, and one over V8's longest string (~512 MB) threw
+      // rendered and written a batch at a time (the HTML and Markdown pieces are made as they are asked
+      // for), never joined: a large session's document doubled the memory, and one over V8's longest
+      // string (~512 MB) threw
       if (output) {
         if (output.atomic) await writeFileAtomic(output.path, batchesOf(pieces));
         else await writeStraight(output.path, batchesOf(pieces));
