@@ -8,90 +8,33 @@
  * of type 'reasoning' was provided without its required following item", vercel/ai#7099). The pi writer
  * now carries codex's item id into pi's tool-call id (its result's too), so pi sends what codex sends.
  */
-import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverEnv } from '../../src/model/driver.js';
-import { runCodex, runPi, writeCodexConfig, writePiProvider } from '../helpers/agents.js';
+import { describe, expect, it } from 'vitest';
+import { runCodex, runPi } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
-import {
-  promptOfRequest,
-  type ResponsesItem,
-  type ResponsesRequest,
-  type ResponsesRule,
-  type ResponsesStandIn,
-  shellCall,
-  startResponsesStandIn,
-} from '../helpers/openai-responses-standin.js';
+import { OPENAI_MODEL as MODEL, openAiAgentsHomeForFile, OPENAI_PROVIDER as PROVIDER } from '../helpers/openai-agents-home.js';
+import { type ResponsesItem, reasoningShellRule, requestEndingWith } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
 
-const PROVIDER = 'oai';
-const MODEL = 'oai-model';
-let standIn: ResponsesStandIn;
-let root: string;
-let project: string;
-let codexHome: string;
-let env: DriverEnv;
-
-let n = 0;
-const rule: ResponsesRule = (req) => {
-  const text = promptOfRequest(req);
-  if (text === undefined) return undefined;
-  const run = /RUN: (.+)/.exec(text);
-  if (run) {
-    const call = shellCall(req, (run[1] as string).trim());
-    if (!call) return undefined;
-    return { reasoning: ['Look.', 'Run it.'], encryptedReasoning: `gAAAA-enc-${++n}-run`, functionCall: call };
-  }
-  return undefined;
-};
-
-beforeAll(async () => {
-  standIn = await startResponsesStandIn({ rules: [rule] });
-  root = await fs.mkdtemp(join(tmpdir(), 'tb-codex-pi-items-'));
-  project = join(root, 'project');
-  codexHome = join(root, '.codex');
-  await fs.mkdir(project, { recursive: true });
-  await writePiProvider(root, PROVIDER, {
-    baseUrl: standIn.baseUrl,
-    api: 'openai-responses',
-    model: { id: MODEL, name: 'OpenAI stand-in', reasoning: true, input: ['text'] },
-  });
-  await writeCodexConfig(codexHome, standIn.baseUrl, {
-    model: MODEL,
-    provider: PROVIDER,
-    providerName: 'OpenAI stand-in',
-    extra: ['model_reasoning_summary = "auto"'],
-  });
-  env = { home: root, env: { CODEX_HOME: codexHome } };
-}, 60_000);
-afterAll(async () => {
-  await standIn?.close();
-  if (root && !process.env.KEEP) await fs.rm(root, { recursive: true, force: true });
+const home = openAiAgentsHomeForFile({
+  prefix: 'tb-codex-pi-items-',
+  rules: [reasoningShellRule(['Look.', 'Run it.'])],
+  timeout: 60_000,
 });
-
-function requestFor(mark: number, prompt: string): ResponsesRequest {
-  const req = standIn
-    .responseRequests()
-    .slice(mark)
-    .find((r) => promptOfRequest(r) === prompt && (r.tools?.length ?? 0) > 0);
-  if (!req) throw new Error(`no request ending with ${prompt}`);
-  return req;
-}
 
 describe('codex → pi, resumed by pi on the Responses API', () => {
   it('pi sends each function_call with the item id codex recorded, after the reasoning item the API pairs it with', async () => {
-    await runCodex({ cwd: project, home: root, codexHome }, ['RUN: echo codex-tool']);
+    const { standIn, env } = home;
+    const codexWhere = { cwd: home.project, home: home.root, codexHome: home.codexHome };
+    await runCodex(codexWhere, ['RUN: echo codex-tool']);
     const list = JSON.parse(await runCliOk(env, ['sessions', '--source', 'codex', '--json'])) as { id: string }[];
     const id = list[0]?.id as string;
     let mark = standIn.responseRequests().length;
-    await runCodex({ cwd: project, home: root, codexHome }, ['resume', id, 'codex probe']);
-    const codexSent = requestFor(mark, 'codex probe').input;
+    await runCodex(codexWhere, ['resume', id, 'codex probe']);
+    const codexSent = requestEndingWith(standIn, mark, 'codex probe').input;
     const written = JSON.parse(await runCliOk(env, ['convert', id, '--to', 'pi', '--json'])) as { path: string };
     mark = standIn.responseRequests().length;
-    await runPi({ root, project }, ['--session', written.path, '-p', 'pi probe'], { provider: PROVIDER, model: MODEL });
-    const piSent = requestFor(mark, 'pi probe').input;
+    await runPi(home, ['--session', written.path, '-p', 'pi probe'], { provider: PROVIDER, model: MODEL });
+    const piSent = requestEndingWith(standIn, mark, 'pi probe').input;
 
     // reasoning, its call and the call's output, as each agent sent them
     const turn = (items: ResponsesItem[]) =>

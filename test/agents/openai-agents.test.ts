@@ -19,112 +19,50 @@
  * and no item ids, so each part with encrypted content is an item of its own and the parts before it are
  * not sent: an item goes back once, with its last summary part only.
  */
-import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AiModelMessage } from '../../src/convert/ai-sdk.js';
 import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
-import {
-  runCodex,
-  runOpencode,
-  runPi,
-  writeCodexConfig,
-  writeOpencodeOpenAiProvider,
-  writePiProvider,
-} from '../helpers/agents.js';
+import { runCodex, runOpencode, runPi } from '../helpers/agents.js';
 import { runCliOk } from '../helpers/cli.js';
+import { OPENAI_MODEL as MODEL, openAiAgentsHomeForFile, OPENAI_PROVIDER as PROVIDER } from '../helpers/openai-agents-home.js';
 import {
   itemText,
   promptOfRequest,
   type ResponsesItem,
   type ResponsesRequest,
   type ResponsesRule,
-  type ResponsesStandIn,
-  shellCall,
-  startResponsesStandIn,
+  reasoningShellRule,
+  requestEndingWith,
 } from '../helpers/openai-responses-standin.js';
 import { messageEntry } from '../helpers/sessions.js';
 import '../../src/formats/all.js';
 
-const PROVIDER = 'oai';
-const MODEL = 'oai-model';
-
-let standIn: ResponsesStandIn;
-let root: string;
-let project: string;
-let codexHome: string;
-let env: DriverEnv;
-const dirs = () => ({ root, project });
-
-let encrypted = 0;
-/**
- * `RUN: <cmd>`: reasoning of two summary parts with encrypted content, then a call of the shell tool
- * offered; `THINK: …`: reasoning of three summary parts and a text answer.
- */
-const reasoningRule: ResponsesRule = (req) => {
-  const text = promptOfRequest(req);
-  if (text === undefined) return undefined;
-  const run = /RUN: (.+)/.exec(text);
-  if (run) {
-    const call = shellCall(req, (run[1] as string).trim());
-    if (!call) return undefined;
-    return {
-      reasoning: ['First I look at the request.', 'Then I run the command.'],
-      encryptedReasoning: `gAAAA-enc-${++encrypted}-run`,
-      functionCall: call,
-    };
-  }
-  if (/THINK:/.test(text))
-    return {
-      reasoning: ['Part one of the thought.', 'Part two of the thought.', 'Part three.'],
-      encryptedReasoning: `gAAAA-enc-${++encrypted}-think`,
-      text: 'Thought it through.',
-    };
-  return undefined;
+let thoughts = 0;
+/** `THINK: …`: reasoning of three summary parts with encrypted content and a text answer. */
+const thinkRule: ResponsesRule = (req) => {
+  if (!/THINK:/.test(promptOfRequest(req) ?? '')) return undefined;
+  return {
+    reasoning: ['Part one of the thought.', 'Part two of the thought.', 'Part three.'],
+    encryptedReasoning: `gAAAA-enc-${++thoughts}-think`,
+    text: 'Thought it through.',
+  };
 };
 
+/** `RUN: <cmd>` answered with reasoning of two summary parts, then a call of the shell tool offered; `THINK: …` by thinkRule. */
+const home = openAiAgentsHomeForFile({
+  prefix: 'tb-openai-agents-',
+  rules: [reasoningShellRule(['First I look at the request.', 'Then I run the command.']), thinkRule],
+  opencode: true,
+});
+
 function cli(...args: string[]): Promise<string> {
-  return runCliOk(env, args);
+  return runCliOk(home.env, args);
 }
 
-beforeAll(async () => {
-  standIn = await startResponsesStandIn({ rules: [reasoningRule] });
-  root = await fs.mkdtemp(join(tmpdir(), 'tb-openai-agents-'));
-  project = join(root, 'project');
-  codexHome = join(root, '.codex');
-  await fs.mkdir(project, { recursive: true });
-  await writePiProvider(root, PROVIDER, {
-    baseUrl: standIn.baseUrl,
-    api: 'openai-responses',
-    model: { id: MODEL, name: 'OpenAI stand-in', reasoning: true, input: ['text'] },
-  });
-  await writeOpencodeOpenAiProvider(root, PROVIDER, { baseUrl: standIn.baseUrl, model: MODEL });
-  await writeCodexConfig(codexHome, standIn.baseUrl, {
-    model: MODEL,
-    provider: PROVIDER,
-    providerName: 'OpenAI stand-in',
-    extra: ['model_reasoning_summary = "auto"'],
-  });
-  env = { home: root, env: { CODEX_HOME: codexHome } };
-});
-
-afterAll(async () => {
-  await standIn?.close();
-  // KEEP=1 leaves the temp home (the agents' own stores) to look at
-  if (root && !process.env.KEEP) await fs.rm(root, { recursive: true, force: true });
-});
-
-/** The first Responses request sent from index `mark` on whose last input item is the user text `prompt`. */
+/** The request the stand-in received from index `mark` on that ends with the user text `prompt` (requestEndingWith). */
 function requestFor(mark: number, prompt: string): ResponsesRequest {
-  const req = standIn
-    .responseRequests()
-    .slice(mark)
-    .find((r) => promptOfRequest(r) === prompt && (r.tools?.length ?? 0) > 0);
-  if (!req) throw new Error(`no request ending with ${JSON.stringify(prompt)}`);
-  return req;
+  return requestEndingWith(home.standIn, mark, prompt);
 }
 
 /** Items the agents add on every request (system or developer instructions, codex's environment context), not history. */
@@ -229,15 +167,15 @@ async function convert(id: string, to: string): Promise<{ id: string; path: stri
 }
 
 function pi(args: string[]): Promise<string> {
-  return runPi(dirs(), args, { provider: PROVIDER, model: MODEL });
+  return runPi(home, args, { provider: PROVIDER, model: MODEL });
 }
 
 function opencode(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return runOpencode(dirs(), args);
+  return runOpencode(home, args);
 }
 
 function codex(args: string[]): Promise<string> {
-  return runCodex({ cwd: project, home: root, codexHome }, args);
+  return runCodex({ cwd: home.project, home: home.root, codexHome: home.codexHome }, args);
 }
 
 async function newestSession(source: string, except: string[] = []): Promise<string> {
@@ -253,7 +191,7 @@ async function newestSession(source: string, except: string[] = []): Promise<str
  */
 async function codexResume(id: string, prompt: string): Promise<{ sent: ResponsesItem[]; ours: ResponsesItem[] }> {
   const ours = await responsesContext(id);
-  const mark = standIn.responseRequests().length;
+  const mark = home.standIn.responseRequests().length;
   await codex(['resume', id, prompt]);
   return { sent: history(requestFor(mark, prompt)), ours };
 }
@@ -278,7 +216,7 @@ describe('pi with an OpenAI Responses provider', () => {
     recordedIds.pi = id;
     await pi(['-c', '-p', 'THINK: and now?']);
     const ours = await responsesContext(id);
-    const mark = standIn.responseRequests().length;
+    const mark = home.standIn.responseRequests().length;
     await pi(['-c', '-p', 'pi probe']);
     const sent = history(requestFor(mark, 'pi probe'));
     expect(sent).toEqual(ours);
@@ -312,13 +250,13 @@ describe('OpenCode with an OpenAI Responses provider (@ai-sdk/openai)', () => {
     recordedIds.opencode = id;
     await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'THINK:', 'and', 'now?']);
     const ours = await aiSdkContext(id);
-    const mark = standIn.responseRequests().length;
+    const mark = home.standIn.responseRequests().length;
     await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe']);
     const sent = history(requestFor(mark, 'oc probe'));
     expect(sent).toEqual(ours);
     expectRecordedReasoning(sent);
     // OpenCode records a part per summary part, the encrypted content on an item's last part, and sends that part only
-    const session = (await new Sources(env).driver('opencode').getSession(id)) as Session;
+    const session = (await new Sources(home.env).driver('opencode').getSession(id)) as Session;
     const parts = session.entries.flatMap((e) =>
       e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'thinking' ? [p] : [])) : [],
     );
@@ -348,10 +286,10 @@ describe('what OpenCode sends of OpenAI reasoning', () => {
   it('each reasoning part with encrypted content as an item of its own, with or without an item id, and no ids', async () => {
     const t = new Date().toISOString();
     const msg = (id: string, parentId: string | null, message: Message): Entry => messageEntry(id, parentId, t, message);
-    const written = await new Sources(env).driver('opencode').writeSession?.({
+    const written = await new Sources(home.env).driver('opencode').writeSession?.({
       id: 'hand-made',
       source: 'codex',
-      project,
+      project: home.project,
       createdAt: t,
       updatedAt: t,
       messageCount: 2,
@@ -369,7 +307,7 @@ describe('what OpenCode sends of OpenAI reasoning', () => {
         }),
       ],
     });
-    const mark = standIn.responseRequests().length;
+    const mark = home.standIn.responseRequests().length;
     await opencode(['run', '-s', written?.id ?? '', '-m', `${PROVIDER}/${MODEL}`, 'hand', 'probe']);
     const sent = requestFor(mark, 'hand probe').input;
     expect(reasoningItems(sent)).toEqual([
@@ -393,12 +331,12 @@ describe('a session codex recorded, resumed by pi and OpenCode', () => {
 
   it('converted to pi: pi sends the reasoning items back whole, with their encrypted content and ids', async () => {
     const written = await convert(id, 'pi');
-    const mark = standIn.responseRequests().length;
+    const mark = home.standIn.responseRequests().length;
     await pi(['--session', written.path, '-p', 'pi probe of codex']);
     const req = requestFor(mark, 'pi probe of codex');
     expect(history(req)).toEqual(recorded);
     // with the ids codex recorded them under, as pi sends its own
-    const session = (await new Sources(env).driver('codex').getSession(id)) as Session;
+    const session = (await new Sources(home.env).driver('codex').getSession(id)) as Session;
     const ids = session.entries.flatMap((e) =>
       e.kind === 'message' ? e.message.parts.flatMap((p) => (p.type === 'thinking' ? [p.meta?.codexItemId] : [])) : [],
     );
@@ -409,7 +347,7 @@ describe('a session codex recorded, resumed by pi and OpenCode', () => {
   it('converted to OpenCode: OpenCode sends the reasoning items back with their encrypted content', async () => {
     const written = await convert(id, 'opencode');
     const ours = await aiSdkContext(written.id);
-    const mark = standIn.responseRequests().length;
+    const mark = home.standIn.responseRequests().length;
     await opencode(['run', '-s', written.id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe', 'of', 'codex']);
     const req = requestFor(mark, 'oc probe of codex');
     expect(history(req)).toEqual(ours);
@@ -427,7 +365,7 @@ describe('between pi and OpenCode', () => {
   it("pi's session converted to OpenCode: OpenCode sends each reasoning item once, every summary's text in one", async () => {
     const written = await convert(recordedIds.pi, 'opencode');
     const ours = await aiSdkContext(written.id);
-    const mark = standIn.responseRequests().length;
+    const mark = home.standIn.responseRequests().length;
     await opencode(['run', '-s', written.id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe', 'of', 'pi']);
     const sent = history(requestFor(mark, 'oc probe of pi'));
     expect(sent).toEqual(ours);
@@ -440,7 +378,7 @@ describe('between pi and OpenCode', () => {
 
   it("OpenCode's session converted to pi: pi sends each reasoning item whole, with its encrypted content and id", async () => {
     const written = await convert(recordedIds.opencode, 'pi');
-    const mark = standIn.responseRequests().length;
+    const mark = home.standIn.responseRequests().length;
     await pi(['--session', written.path, '-p', 'pi probe of oc']);
     const req = requestFor(mark, 'pi probe of oc');
     const sent = history(req);

@@ -142,6 +142,33 @@ export function shellCall(req: ResponsesRequest, cmd: string): ResponsesReply['f
   return { name: tool.name, arguments: { command: isArray ? ['bash', '-lc', cmd] : cmd } };
 }
 
+/**
+ * A rule for a prompt `RUN: <cmd>`: reasoning of the summary parts `summaries`, with encrypted content
+ * `gAAAA-enc-<n>-run` (n counting the calls), then a call of the shell tool the request offers.
+ */
+export function reasoningShellRule(summaries: string[]): ResponsesRule {
+  let n = 0;
+  return (req) => {
+    const run = /RUN: (.+)/.exec(promptOfRequest(req) ?? '');
+    const call = run && shellCall(req, (run[1] as string).trim());
+    if (!call) return undefined;
+    return { reasoning: summaries, encryptedReasoning: `gAAAA-enc-${++n}-run`, functionCall: call };
+  };
+}
+
+/**
+ * The first request `standIn` received from index `mark` on whose last input item is the user text
+ * `prompt` and which offers tools (an agent's title request offers none).
+ */
+export function requestEndingWith(standIn: ResponsesStandIn, mark: number, prompt: string): ResponsesRequest {
+  const req = standIn
+    .responseRequests()
+    .slice(mark)
+    .find((r) => promptOfRequest(r) === prompt && (r.tools?.length ?? 0) > 0);
+  if (!req) throw new Error(`no request ending with ${JSON.stringify(prompt)}`);
+  return req;
+}
+
 export const defaultResponsesRules: ResponsesRule[] = [
   (req) => {
     const last = lastItem(req);
