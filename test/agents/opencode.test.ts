@@ -20,8 +20,10 @@ import {
   OpenCodeDriver,
   opencodeContext,
   opencodeDbPath,
+  readSessionData,
   sessionFromExport,
   sessionToExport,
+  writeSessionData,
 } from '../../src/formats/opencode/index.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Entry, Session } from '../../src/model/types.js';
@@ -29,6 +31,9 @@ import { type AgentHome, OPENCODE_MODEL, runOpencode, setupAgentHome } from '../
 import { type AnthropicRequest, type StandIn, withoutCacheControl } from '../helpers/anthropic-standin.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { messageEntry, ONE_PIXEL_PNG, oneExchange, PRICE_TERMS, textMessage } from '../helpers/sessions.js';
+
+/** A session the real OpenCode compacted by itself (test/fixtures/opencode/opencode.db). */
+const COMPACTED = 'ses_dfb46f783ffeZ1j67MnacZPrQP';
 
 let agentHome: AgentHome;
 let standIn: StandIn;
@@ -385,5 +390,35 @@ describe('threadbase and the real OpenCode', () => {
       { type: 'text', text: 'A single pixel.' },
     ]);
     expect(await resumedContext(id, 'probe imported')).toEqual(ours);
+  }, 180_000);
+
+  it("counts the summary of a compaction OpenCode made once in OpenCode's fork of the session", async () => {
+    // the session the real OpenCode recorded and compacted by itself (fixture), filed under this project
+    const recorded = readSessionData(join(__dirname, '..', 'fixtures', 'opencode', 'opencode.db'), COMPACTED, []);
+    const here = readSessionData(opencodeDbPath(env), original, []);
+    if (!recorded || !here) throw new Error('no session to copy');
+    const { projectID, directory, path } = here.info;
+    writeSessionData(opencodeDbPath(env), {
+      ...recorded,
+      info: { ...recorded.info, projectID, directory, path },
+      ...(here.project ? { project: here.project } : {}),
+    });
+    await opencode(['run', '-s', COMPACTED, '--fork', 'after', 'the', 'compaction']);
+    const list = await driver.listSessions();
+    const fork = list.find((s) => s.title === 'c1 (fork #1)')?.id as string;
+    // OpenCode's copy of the compaction: a new entry id, the summary's tokens
+    const compaction = (id: string) => driver.getSession(id).then((s) => s?.entries.find((e) => e.kind === 'compaction'));
+    expect(await compaction(fork)).toMatchObject({ usage: { input: 580, output: 18 } });
+    expect((await compaction(fork))?.id).not.toBe((await compaction(COMPACTED))?.id);
+    const own = new Map(list.map((s) => [s.id, s.usage?.input ?? 0]));
+    const indexHome = await fs.mkdtemp(join(root, 'tb-index-'));
+    const rows = JSON.parse(
+      await runCliOk({ ...env, env: { ...env.env, THREADBASE_HOME: indexHome } }, ['stats', '--by', 'session', '--json']),
+    ) as { key: string; inputTokens: number }[];
+    const counted = new Map(rows.map((r) => [r.key, r.inputTokens]));
+    // the original counts whole; the fork only its own answer (the summary's request counted in the original)
+    expect(counted.get(COMPACTED)).toBe(own.get(COMPACTED));
+    expect(counted.get(fork)).toBeGreaterThan(0);
+    expect(counted.get(fork)).toBe((own.get(fork) ?? 0) - (own.get(COMPACTED) ?? 0));
   }, 180_000);
 });
