@@ -4,45 +4,15 @@
  * year keep the short labels. In chromium, sessions in memory.
  */
 import { describe, expect, it } from 'vitest';
-import type { Session } from '../../src/model/types.js';
-import { textMessage } from '../helpers/sessions.js';
+import { answeredOnDays } from '../helpers/sessions.js';
 import { skipBrowser, viewerOverSessions } from './browser.js';
 
 const usage = { input: 100, output: 10, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
 
-/** A session of one priced response on each day of `days` (YYYY-MM-DD), in `project`. */
-function responsesOn(id: string, project: string, days: string[]): Session {
-  const entries = days.flatMap((day, i): Session['entries'] => [
-    {
-      kind: 'message',
-      id: `${id}-u${i}`,
-      parentId: i ? `${id}-a${i - 1}` : null,
-      timestamp: `${day}T10:00:00.000Z`,
-      message: textMessage('user', 'go'),
-    },
-    {
-      kind: 'message',
-      id: `${id}-a${i}`,
-      parentId: `${id}-u${i}`,
-      timestamp: `${day}T10:00:05.000Z`,
-      message: textMessage('assistant', 'done', { model: 'claude-sonnet-4-5', usage, cost: 0.01 }),
-    },
-  ]);
-  return {
-    id,
-    source: 'threadbase',
-    project,
-    createdAt: entries[0]?.timestamp as string,
-    updatedAt: entries.at(-1)?.timestamp as string,
-    messageCount: entries.length,
-    entries,
-  };
-}
-
 describe.skipIf(skipBrowser)('web viewer: the stats chart over more than one year', () => {
   const viewer = viewerOverSessions([
-    responsesOn('two-years', '/work/two-years', ['2025-01-01', '2025-06-15', '2026-02-01']),
-    responsesOn('one-year', '/work/one-year', ['2026-03-01', '2026-03-03']),
+    answeredOnDays('two-years', '/work/two-years', ['2025-01-01', '2025-06-15', '2026-02-01'], usage),
+    answeredOnDays('one-year', '/work/one-year', ['2026-03-01', '2026-03-03'], usage),
   ]);
 
   const dayLabels = async () => {

@@ -5,45 +5,15 @@
  * and each legend item stays on one line ('cache' over 'read'). In chromium, sessions in memory.
  */
 import { describe, expect, it } from 'vitest';
-import type { Session } from '../../src/model/types.js';
-import { textMessage } from '../helpers/sessions.js';
+import { answeredOnDays } from '../helpers/sessions.js';
 import { skipBrowser, viewerOverSessions } from './browser.js';
 
 const usage = { input: 1000, output: 100, cacheRead: 500, cacheWrite: 50, reasoning: 0 };
 
-/** A session with one priced answer on each of `days`. */
-const answeredOn = (id: string, days: string[]): Session => {
-  const entries = days.flatMap((day, i): Session['entries'] => [
-    {
-      kind: 'message',
-      id: `${id}-u${i}`,
-      parentId: i ? `${id}-a${i - 1}` : null,
-      timestamp: `${day}T10:00:00.000Z`,
-      message: textMessage('user', 'go'),
-    },
-    {
-      kind: 'message',
-      id: `${id}-a${i}`,
-      parentId: `${id}-u${i}`,
-      timestamp: `${day}T10:00:05.000Z`,
-      message: textMessage('assistant', 'done', { model: 'claude-sonnet-4-5', usage, cost: 0.01 }),
-    },
-  ]);
-  return {
-    id,
-    source: 'threadbase',
-    project: `/work/${id}`,
-    createdAt: entries[0]?.timestamp as string,
-    updatedAt: entries.at(-1)?.timestamp as string,
-    messageCount: entries.length,
-    entries,
-  };
-};
-
 describe.skipIf(skipBrowser)('web viewer: the stats page on a phone', () => {
   const viewer = viewerOverSessions([
-    answeredOn('narrow-a', ['2026-11-01', '2026-11-05', '2026-11-12']),
-    answeredOn('narrow-b', ['2026-11-20', '2026-11-28']),
+    answeredOnDays('narrow-a', '/work/narrow-a', ['2026-11-01', '2026-11-05', '2026-11-12'], usage),
+    answeredOnDays('narrow-b', '/work/narrow-b', ['2026-11-20', '2026-11-28'], usage),
   ]);
 
   it('does not push the page sideways and keeps its labels readable', async () => {

@@ -1,5 +1,5 @@
 /** Small building blocks the tests' hand-made sessions share. */
-import type { BranchSummaryEntry, Entry, Message, MessageEntry, Session, ToolResultPart } from '../../src/model/types.js';
+import type { BranchSummaryEntry, Entry, Message, MessageEntry, Session, ToolResultPart, Usage } from '../../src/model/types.js';
 
 /** A 1×1 PNG, base64: a real image every agent and encoder accepts, small enough to inline. */
 export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -675,5 +675,27 @@ export function answeredAt(id: string, iso: string, opts: { input?: number; mode
         message: textMessage('assistant', 'done', { model, usage, cost: 0.01 }),
       },
     ],
+  };
+}
+
+/** A session of a prompt and its priced answer (`usage`, cost 0.01) at 10:00 UTC on each of `days` (YYYY-MM-DD), in `project`. */
+export function answeredOnDays(id: string, project: string, days: string[], usage: Usage): Session {
+  const entries = days.flatMap((day, i): Entry[] => [
+    messageEntry(`${id}-u${i}`, i ? `${id}-a${i - 1}` : null, `${day}T10:00:00.000Z`, textMessage('user', 'go')),
+    messageEntry(
+      `${id}-a${i}`,
+      `${id}-u${i}`,
+      `${day}T10:00:05.000Z`,
+      textMessage('assistant', 'done', { model: 'claude-sonnet-4-5', usage, cost: 0.01 }),
+    ),
+  ]);
+  return {
+    id,
+    source: 'threadbase',
+    project,
+    createdAt: entries[0]?.timestamp as string,
+    updatedAt: entries.at(-1)?.timestamp as string,
+    messageCount: entries.length,
+    entries,
   };
 }
