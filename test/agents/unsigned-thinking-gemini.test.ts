@@ -10,7 +10,7 @@ import { contextToGeminiContents } from '../../src/formats/gemini/index.js';
 import type { Message } from '../../src/model/types.js';
 import { readContext, withDriver } from '../helpers/conversions.js';
 import { type GeminiHome, resumedContents, runGemini, setupGeminiHome } from '../helpers/gemini.js';
-import { chainSession } from '../helpers/sessions.js';
+import { chainSession, firstThinkingTurn } from '../helpers/sessions.js';
 
 const MODEL = 'gemini-2.5-pro';
 const assistant = (parts: Message['parts']): Message => ({ role: 'assistant', model: MODEL, parts });
@@ -18,18 +18,7 @@ const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text',
 
 function messages(): [string, Message][] {
   return [
-    ['u1', user('think please')],
-    [
-      'a1',
-      assistant([
-        { type: 'thinking', thinking: 'Signed thought.', signature: 'sig-1' },
-        { type: 'thinking', thinking: 'An unsigned thought.' },
-        { type: 'thinking', thinking: '' },
-        { type: 'thinking', thinking: '', signature: 'sig-empty' },
-        { type: 'redacted_thinking', data: 'REDACTED-DATA' },
-        { type: 'text', text: 'Answer one.' },
-      ]),
-    ],
+    ...firstThinkingTurn(assistant),
     ['u2', user('run it')],
     [
       'a2',

@@ -564,15 +564,12 @@ export function imagePrompt(data: string, meta?: Record<string, unknown>): Messa
 }
 
 /**
- * Another agent's thinking in four turns, each reply made by `assistant` (the target's model): signed
- * thinking, unsigned with text, blank unsigned, signed of empty text, redacted; a reply of unsigned
- * thinking and text; a reply of unsigned thinking alone; then the fourth prompt, for the caller's
- * fourth reply (test/agents/unsigned-thinking-*).
+ * Another agent's first thinking turn, its reply made by `assistant` (the target's model): signed
+ * thinking, unsigned with text, blank unsigned, signed of empty text, redacted, then a text.
  */
-export function thinkingTurns(assistant: (parts: Message['parts']) => Message): [string, Message][] {
-  const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+export function firstThinkingTurn(assistant: (parts: Message['parts']) => Message): [string, Message][] {
   return [
-    ['u1', user('think please')],
+    ['u1', textMessage('user', 'think please')],
     [
       'a1',
       assistant([
@@ -584,6 +581,18 @@ export function thinkingTurns(assistant: (parts: Message['parts']) => Message): 
         { type: 'text', text: 'Answer one.' },
       ]),
     ],
+  ];
+}
+
+/**
+ * Another agent's thinking in four turns, each reply made by `assistant` (the target's model):
+ * firstThinkingTurn; a reply of unsigned thinking and text; a reply of unsigned thinking alone; then
+ * the fourth prompt, for the caller's fourth reply (test/agents/unsigned-thinking-*).
+ */
+export function thinkingTurns(assistant: (parts: Message['parts']) => Message): [string, Message][] {
+  const user = (text: string): Message => textMessage('user', text);
+  return [
+    ...firstThinkingTurn(assistant),
     ['u2', user('again')],
     [
       'a2',
