@@ -14,7 +14,7 @@ import { branchSummaryText } from '../../src/formats/pi/records.js';
 import { Sources } from '../../src/formats/registry.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Message, Session } from '../../src/model/types.js';
-import { type CodexAgentHome, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, codexResumeInput, setupCodexAgentHome } from '../helpers/agents.js';
 import { convertWith, readSession, resumeInTarget, textOf } from '../helpers/conversions.js';
 import { codexHistory, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 import '../../src/formats/all.js';
@@ -122,9 +122,7 @@ describe('a branch summary through a compaction codex makes itself', () => {
     // and into codex once more: codex's context again (the copies before its summary), pi's turn after it
     const again = await convertWith(home, back.id, 'pi', 'codex');
     const original = codexHistory(contextToResponses(codexContext(await readSession(home, 'codex', codexId))).input);
-    const mark = home.responses.responseRequests().length;
-    await home.codex(['resume', again.id, 'back from pi']);
-    const input = codexHistory(home.responses.responseRequests().slice(mark).at(-1)?.input ?? []);
+    const input = codexHistory(await codexResumeInput(home, again.id, 'back from pi'));
     expect(input.slice(0, original.length)).toEqual(original);
   });
 });

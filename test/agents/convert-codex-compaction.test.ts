@@ -16,14 +16,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
-import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
+import { type CodexAgentHome, codexResumeInput, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
+import { comparable, type Msg } from '../helpers/claude-requests.js';
 import {
   convertWith,
   newestSession,
   okProbeRule,
   readSession,
   resumeInTarget,
+  targetCompactionTurns,
   withoutPiItemIds,
 } from '../helpers/conversions.js';
 import { codexHistory, itemText, type ResponsesItem } from '../helpers/openai-responses-standin.js';
@@ -121,30 +122,7 @@ describe('a codex session codex compacted, with a failed command, resumed by Cla
       // The one difference: each target's own compaction form, with the summary first and the
       // messages codex kept after it (every target sends what follows its summary), worded its way.
       const kept = (first?.content ?? []).filter((b) => b.text !== codexSummary.text);
-      const targetForm: Record<Agent, { role: string; content: Block[] }[]> = {
-        // Claude Code: the summary record as a user turn
-        claude: [{ role: 'user', content: [{ type: 'text', text: SUMMARY }, ...kept] }],
-        // pi: the summary wrapped
-        pi: [
-          {
-            role: 'user',
-            content: [
-              {
-                type: 'text',
-                text: `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${SUMMARY}\n</summary>`,
-              },
-              ...kept,
-            ],
-          },
-        ],
-        // OpenCode: its compaction request answered by the summary
-        opencode: [
-          { role: 'user', content: [{ type: 'text', text: 'What did we do so far?' }] },
-          { role: 'assistant', content: [{ type: 'text', text: SUMMARY }] },
-          { role: 'user', content: kept },
-        ],
-      };
-      expect(sent).toEqual([...targetForm[to], ...after]);
+      expect(sent).toEqual([...targetCompactionTurns(to, SUMMARY, kept), ...after]);
       // nothing twice, nothing from before the compaction but the prompt codex kept
       const all = JSON.stringify(sent);
       expect(all.split('RUN: echo before-compaction').length).toBe(2);
@@ -154,9 +132,7 @@ describe('a codex session codex compacted, with a failed command, resumed by Cla
       // And back: the target's session (with its resumed turn) converted into codex again, which real
       // codex resumes with the history it sent for its own session first.
       const again = await convertWith(home, written.id, to, 'codex');
-      const mark = home.responses.responseRequests().length;
-      await home.codex(['resume', again.id, `back from ${to}`]);
-      const input = home.responses.responseRequests().slice(mark).at(-1)?.input ?? [];
+      const input = await codexResumeInput(home, again.id, `back from ${to}`);
       const original = history(contextToResponses(ctx).input);
       expect(history(input).slice(0, original.length)).toEqual(original);
     });

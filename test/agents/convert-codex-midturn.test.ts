@@ -20,8 +20,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { type CodexAgentHome, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
-import { type Block, comparable, type Msg } from '../helpers/claude-requests.js';
+import { type CodexAgentHome, codexResumeInput, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
+import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   convertWith,
@@ -29,6 +29,7 @@ import {
   okProbeRule,
   readSession,
   resumeInTarget,
+  targetCompactionTurns,
   withoutPiItemIds,
 } from '../helpers/conversions.js';
 import {
@@ -206,19 +207,7 @@ describe('a codex session codex compacted mid-turn, resumed by Claude Code, pi a
 
       // Each target's own compaction form, the summary first and the messages codex kept after it.
       const kept = (first?.content ?? []).filter((b) => b.text !== codexSummary);
-      const summaryText =
-        to === 'pi'
-          ? `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${SUMMARY}\n</summary>`
-          : SUMMARY;
-      const targetForm: { role: string; content: Block[] }[] =
-        to === 'opencode'
-          ? [
-              { role: 'user', content: [{ type: 'text', text: 'What did we do so far?' }] },
-              { role: 'assistant', content: [{ type: 'text', text: SUMMARY }] },
-              { role: 'user', content: kept },
-            ]
-          : [{ role: 'user', content: [{ type: 'text', text: summaryText }, ...kept] }];
-      expect(sent).toEqual([...targetForm, ...after]);
+      expect(sent).toEqual([...targetCompactionTurns(to, SUMMARY, kept), ...after]);
       // nothing twice, nothing from before the compaction that codex no longer sends
       const all = JSON.stringify(sent);
       for (const text of [FIRST, STEPS, 'environment_context>'])
@@ -229,9 +218,7 @@ describe('a codex session codex compacted mid-turn, resumed by Claude Code, pi a
       // And back: codex resumes the target's session (with its resumed turn) with its own history first.
       const again = await convertWith(home, written.id, to, 'codex');
       expect(again.warnings?.join('\n') ?? '').not.toMatch(/compaction kept/);
-      const mark = home.responses.responseRequests().length;
-      await home.codex(['resume', again.id, `back from ${to}`]);
-      const input = home.responses.responseRequests().slice(mark).at(-1)?.input ?? [];
+      const input = await codexResumeInput(home, again.id, `back from ${to}`);
       // (codex's developer messages left out: no target sends a system message, so none comes back;
       // its environment context does, where codex sent it: before the turn's prompt)
       const original = bare(contextToResponses(ctx).input.filter((i) => !isDeveloper(i)));

@@ -453,13 +453,18 @@ export async function setupCodexAgentHome(
   };
 }
 
-/** `codex exec resume <id> <probe>`: the input of the last request codex sent for it, without what codex adds itself (isCodexInjected). */
-export async function resumedByCodex(home: CodexAgentHome, id: string, probe: string): Promise<ResponsesItem[]> {
+/** `codex exec resume <id> <probe>`: the whole input of the last request codex sent for it. */
+export async function codexResumeInput(home: CodexAgentHome, id: string, probe: string): Promise<ResponsesItem[]> {
   const mark = home.responses.responseRequests().length;
   await home.codex(['resume', id, probe]);
   const req = home.responses.responseRequests().slice(mark).at(-1);
   if (!req) throw new Error('codex sent no request');
-  return req.input.filter((i) => !isCodexInjected(i));
+  return req.input;
+}
+
+/** codexResumeInput without what codex adds itself (isCodexInjected). */
+export async function resumedByCodex(home: CodexAgentHome, id: string, probe: string): Promise<ResponsesItem[]> {
+  return (await codexResumeInput(home, id, probe)).filter((i) => !isCodexInjected(i));
 }
 
 /** OpenCode creates its database (which `convert --to opencode` writes into) when it first runs: a `session list` does. */

@@ -137,3 +137,26 @@ export function withoutPiItemIds<T>(messages: T): T {
     JSON.stringify(messages).replace(/"((?:tool_use_)?id)":"(call_[A-Za-z0-9_-]*?)_fc_[A-Za-z0-9_-]*"/g, '"$1":"$2"'),
   ) as T;
 }
+
+/**
+ * The turns `target` sends for a compaction it resumes: its summary first, then `kept` (what the
+ * compaction kept): Claude Code a user turn of the summary, pi the summary in its compaction
+ * wording, OpenCode its "What did we do so far?" request answered by the summary.
+ */
+export function targetCompactionTurns(
+  target: AnthropicAgent,
+  summary: string,
+  kept: Block[],
+): { role: string; content: Block[] }[] {
+  if (target === 'opencode')
+    return [
+      { role: 'user', content: [{ type: 'text', text: 'What did we do so far?' }] },
+      { role: 'assistant', content: [{ type: 'text', text: summary }] },
+      { role: 'user', content: kept },
+    ];
+  const text =
+    target === 'pi'
+      ? `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${summary}\n</summary>`
+      : summary;
+  return [{ role: 'user', content: [{ type: 'text', text }, ...kept] }];
+}
