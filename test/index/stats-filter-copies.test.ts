@@ -8,19 +8,15 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { PostgresTokenStore } from '../../src/server/tokens.js';
 import { localStatsTotals, runCliOk, type StatsTotals } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
-import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
+import { type TeamServer, teamServer, teamServerStats } from '../server/pg-helpers.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 
 let home: string;
 let env: DriverEnv;
-let pg: TestSchema;
-let server: RunningServer;
-let key: string;
+let team: TeamServer;
 let project: string;
 
 beforeAll(async () => {
@@ -35,28 +31,14 @@ beforeAll(async () => {
   // the session, and its sub-agent's, which goes with it
   expect(listed.map((s) => s.project)).toEqual([project, project]);
 
-  pg = await freshSchema('tb_stats_filter');
-  const tokens = new PostgresTokenStore(pg.store.pool, pg.store.ready());
-  server = await startServer({ store: pg.store, tokens, port: 0, log: () => undefined });
-  key = (await tokens.createToken('team')).key;
-  await runCliOk(env, ['push', '--to', server.url, '--key', key, '--json']);
+  team = await teamServer('tb_stats_filter');
+  await runCliOk(env, ['push', '--to', team.server.url, '--key', team.key, '--json']);
 }, 180_000);
 
 afterAll(async () => {
-  await server?.close();
-  await pg?.drop();
+  await team?.close();
   if (home) await rm(home, { recursive: true, force: true });
 });
-
-/** the team server's /stats (PostgreSQL's costSummary) over `query` */
-async function serverStats(query: Record<string, string>): Promise<StatsTotals> {
-  const res = await fetch(`${server.url}/api/v1/threadbase/stats?${new URLSearchParams(query)}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  expect(res.status).toBe(200);
-  const { data } = (await res.json()) as { data: { cost: number; usage: { input: number; output: number; messages: number } } };
-  return { cost: data.cost, input: data.usage.input, output: data.usage.output, messages: data.usage.messages };
-}
 
 const rounded = (t: StatsTotals) => ({ ...t, cost: Math.round(t.cost * 1e9) / 1e9 });
 
@@ -80,7 +62,7 @@ describe('stats over the sessions a filter selects', () => {
     ];
     for (const filter of filters) {
       const args = Object.entries(filter).flatMap(([k, v]) => [`--${k}`, v]);
-      expect({ filter, ...rounded(await serverStats(filter)) }).toEqual({
+      expect({ filter, ...rounded(await teamServerStats(team, filter)) }).toEqual({
         filter,
         ...rounded(await localStatsTotals(env, args)),
       });

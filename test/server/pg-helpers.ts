@@ -4,12 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { expect } from 'vitest';
 import type { Session } from '../../src/model/types.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { PostgresTokenStore } from '../../src/server/tokens.js';
 import type { StatsBucket, StatsResult } from '../../src/server/web/data.js';
 import { openPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
+import type { StatsTotals } from '../helpers/cli.js';
 
 export const PG_URL = process.env.THREADBASE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -105,4 +107,14 @@ export async function teamServer(prefix: string, project = 'team'): Promise<Team
       await db.drop();
     },
   };
+}
+
+/** The team server's `/stats` over `query` (its PostgreSQL costSummary) as totals; expects a 200. */
+export async function teamServerStats(team: TeamServer, query: Record<string, string> = {}): Promise<StatsTotals> {
+  const res = await fetch(`${team.server.url}/api/v1/threadbase/stats?${new URLSearchParams(query)}`, {
+    headers: { authorization: `Bearer ${team.key}` },
+  });
+  expect(res.status).toBe(200);
+  const { data } = (await res.json()) as { data: { cost: number; usage: { input: number; output: number; messages: number } } };
+  return { cost: data.cost, input: data.usage.input, output: data.usage.output, messages: data.usage.messages };
 }

@@ -15,15 +15,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { PostgresTokenStore } from '../../src/server/tokens.js';
 import { WebData } from '../../src/server/web/data.js';
 import { PRICES, statsOfSessions } from '../../src/stores/index-sync/prices.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { localStatsTotals, runCliOk, type StatsTotals } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
-import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
+import { type TeamServer, teamServer, teamServerStats } from '../server/pg-helpers.js';
 
 const CLAUDE_ID = '0afea31a-5ccc-4b41-8d19-4c8571cb3a03';
 /** the resumed copy: sorts before CLAUDE_ID */
@@ -37,9 +35,7 @@ type Totals = StatsTotals;
 let home: string;
 let env: DriverEnv;
 let index: SqliteStore;
-let pg: TestSchema;
-let server: RunningServer;
-let key: string;
+let team: TeamServer;
 
 beforeAll(async () => {
   ({ home } = await fixtureHome({ prefix: 'tb-copy-rule-', fixtures: ['claude'] }));
@@ -65,16 +61,12 @@ beforeAll(async () => {
   await runCliOk(env, ['sync']);
   index = openSqliteStore(indexPath(env), { readonly: true });
 
-  pg = await freshSchema('tb_copy_rule');
-  const tokens = new PostgresTokenStore(pg.store.pool, pg.store.ready());
-  server = await startServer({ store: pg.store, tokens, port: 0, log: () => undefined });
-  key = (await tokens.createToken('team')).key;
-  await runCliOk(env, ['push', '--to', server.url, '--key', key, '--json']);
+  team = await teamServer('tb_copy_rule');
+  await runCliOk(env, ['push', '--to', team.server.url, '--key', team.key, '--json']);
 }, 180_000);
 
 afterAll(async () => {
-  await server?.close();
-  await pg?.drop();
+  await team?.close();
   await index?.close();
   if (home) await rm(home, { recursive: true, force: true });
 });
@@ -85,11 +77,8 @@ async function localIndex(): Promise<Totals> {
 }
 
 /** PostgreSQL's SQL (costSummary), through the team server's /stats */
-async function postgres(): Promise<Totals> {
-  const res = await fetch(`${server.url}/api/v1/threadbase/stats`, { headers: { authorization: `Bearer ${key}` } });
-  expect(res.status).toBe(200);
-  const { data } = (await res.json()) as { data: { cost: number; usage: { input: number; output: number; messages: number } } };
-  return { cost: data.cost, input: data.usage.input, output: data.usage.output, messages: data.usage.messages };
+function postgres(): Promise<Totals> {
+  return teamServerStats(team);
 }
 
 /** the TypeScript rule (CopyChoice) over the sessions as loaded */
@@ -146,7 +135,7 @@ describe('the copy rule', () => {
   });
 
   it("on the team server, the viewer's charts count a copied response once, as its /stats does", async () => {
-    const res = await fetch(`${server.url}/api/v1/web/stats`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${team.server.url}/api/v1/web/stats`, { headers: { authorization: `Bearer ${team.key}` } });
     expect(res.status).toBe(200);
     const web = (await res.json()) as { granularity: string; totals: { cost: number; output: number; responses: number } };
     const stats = await postgres();
