@@ -13,10 +13,8 @@
  *   and the items it never writes (thinking, tool, system, calls without a state), forked by cn: what
  *   it sends is threadbase's context of them; a thinking item threadbase writes again is sent as cn sends its own.
  */
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { TOOL_CANCELLED } from '../../src/formats/continue/index.js';
@@ -32,6 +30,7 @@ import {
   expectBackInClaudeCode,
   expectInOrder,
   handoffFromAwkwardProject,
+  runPastedCommand,
   SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
@@ -203,11 +202,7 @@ describe('threadbase handoff --to continue', () => {
   it('prints a command that goes on from the session in its project, even one whose path holds quotes, $, a backtick and !', async () => {
     const command = await handoffFromAwkwardProject(home, 'continue');
     expect(command).toMatch(/^cd '.*' && cn --fork [0-9a-f-]{36}$/);
-    await promisify(execFile)('bash', ['-c', `${command} -p --auto 'probe handoff' < /dev/null`], {
-      cwd: home.root,
-      timeout: 120_000,
-      env: cnEnv(home),
-    });
+    await runPastedCommand(home.root, command, "-p --auto 'probe handoff'", cnEnv(home));
     expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual(AWKWARD_HANDOFF_SENT);
   }, 180_000);
 });

@@ -8,9 +8,7 @@
  * - the chat Qwen Code appended to is converted back into Claude Code with nothing of it lost: the
  *   source's turns, calls and results, then the probe and its answer.
  */
-import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { providerCallNote } from '../../src/convert/provider-tools.js';
@@ -27,6 +25,7 @@ import {
   expectBackInClaudeCode,
   expectInOrder,
   handoffFromAwkwardProject,
+  runPastedCommand,
   SOURCE_SESSIONS,
 } from '../helpers/agent-fixtures.js';
 import type { AgentHome } from '../helpers/agents.js';
@@ -156,23 +155,15 @@ describe('threadbase handoff --to qwen', () => {
   it('prints a command that resumes the session in its project, even one whose path holds quotes, $, a backtick and !', async () => {
     const command = await handoffFromAwkwardProject(home, 'qwen');
     expect(command).toMatch(/^cd '.*' && qwen --resume [0-9a-f-]{36}$/);
-    await promisify(execFile)(
-      'bash',
-      ['-c', `${command} --auth-type anthropic --approval-mode yolo 'probe handoff' < /dev/null`],
-      {
-        cwd: home.root,
-        timeout: 120_000,
-        env: {
-          PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
-          HOME: home.root,
-          ANTHROPIC_API_KEY: 'offline',
-          ANTHROPIC_BASE_URL: home.standIn.url,
-          ANTHROPIC_MODEL: 'claude-standin',
-          QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
-          NO_COLOR: '1',
-        },
-      },
-    );
+    await runPastedCommand(home.root, command, "--auth-type anthropic --approval-mode yolo 'probe handoff'", {
+      PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
+      HOME: home.root,
+      ANTHROPIC_API_KEY: 'offline',
+      ANTHROPIC_BASE_URL: home.standIn.url,
+      ANTHROPIC_MODEL: 'claude-standin',
+      QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+      NO_COLOR: '1',
+    });
     expect(requestItems(requestEndingWith(home, 'probe handoff').messages)).toEqual(AWKWARD_HANDOFF_SENT);
   }, 180_000);
 });

@@ -6,13 +6,12 @@
  * (OpenCode's and codex's commands open their TUIs: test/formats/resume-command-quoting.test.ts runs
  * those with stand-in binaries.)
  */
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
+import { runPastedCommand } from '../helpers/agent-fixtures.js';
 import { type AgentHome, PI_MODEL, PI_PROVIDER, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
@@ -54,23 +53,17 @@ function requestWith(probe: string): AnthropicRequest {
 }
 
 /** Runs the printed command plus `extra` (already shell words) with bash, as a user pasting it would. */
-async function runPrinted(command: string, extra: string): Promise<string> {
-  // stdin closed, else the agents wait to read more prompt from it
-  const r = await promisify(execFile)('bash', ['-c', `${command} ${extra} < /dev/null`], {
-    cwd: home.root,
-    timeout: 120_000,
-    env: {
-      PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
-      HOME: home.root,
-      ANTHROPIC_BASE_URL: home.standIn.url,
-      ANTHROPIC_API_KEY: 'x',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      PI_OFFLINE: '1',
-      PI_SKIP_VERSION_CHECK: '1',
-      NO_COLOR: '1',
-    },
+function runPrinted(command: string, extra: string): Promise<string> {
+  return runPastedCommand(home.root, command, extra, {
+    PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
+    HOME: home.root,
+    ANTHROPIC_BASE_URL: home.standIn.url,
+    ANTHROPIC_API_KEY: 'x',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    PI_OFFLINE: '1',
+    PI_SKIP_VERSION_CHECK: '1',
+    NO_COLOR: '1',
   });
-  return r.stdout + r.stderr;
 }
 
 it('Claude Code: the printed command resumes the session in its project', async () => {

@@ -2,8 +2,10 @@
  * The real sessions the agents' resume tests convert (test/agents/*.test.ts), and copying one into a
  * test home with its recorded project replaced by the home's.
  */
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
@@ -200,6 +202,15 @@ export async function handoffFromAwkwardProject(home: { root: string; env: Drive
     command: string;
   };
   return printed.command;
+}
+
+/**
+ * Runs a printed command plus `extra` (already shell words) with bash in `cwd` and `env`, as a user
+ * pasting it would, stdin closed (else the agents wait to read more prompt); its stdout and stderr.
+ */
+export async function runPastedCommand(cwd: string, command: string, extra: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const r = await promisify(execFile)('bash', ['-c', `${command} ${extra} < /dev/null`], { cwd, timeout: 120_000, env });
+  return r.stdout + r.stderr;
 }
 
 /**
