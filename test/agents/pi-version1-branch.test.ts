@@ -14,20 +14,17 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PiDriver } from '../../src/formats/pi/driver.js';
-import { type AgentHome, PI_MODEL, PI_PROVIDER, runPi, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile, PI_MODEL, PI_PROVIDER, piResumeRequest } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
+import { wireMessages } from '../helpers/claude-requests.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 
-let home: AgentHome;
+const home = agentHomeForFile({ timeout: 60_000 });
 let driver: PiDriver;
-beforeAll(async () => {
-  home = await setupAgentHome();
+beforeAll(() => {
   driver = new PiDriver(home.env);
-}, 60_000);
-afterAll(async () => {
-  await home?.close();
 });
 
 const SESSION_ID = '0194f1c2-3b4d-7e5f-8a9b-0c1d2e3f4a5b';
@@ -78,23 +75,25 @@ async function writeVersion1(
   return file;
 }
 
-type Block = Record<string, unknown>;
-/** Messages as the API takes them: no cache markers, string content as one text block, neighbours of a role joined. */
-function wire(messages: readonly { role: string; content: unknown }[]): { role: string; content: Block[] }[] {
-  const out: { role: string; content: Block[] }[] = [];
-  for (const m of messages) {
-    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])).map((b) => {
-      const { cache_control: _c, ...rest } = b;
-      return rest;
-    });
-    const prev = out[out.length - 1];
-    if (prev && prev.role === m.role) prev.content.push(...blocks);
-    else out.push({ role: m.role, content: blocks });
-  }
-  return out;
+/** threadbase's context of pi session `id` (`context --format anthropic`), as the API takes it. */
+async function ourContext(id: string): Promise<ReturnType<typeof wireMessages>> {
+  const ctx = JSON.parse(
+    await runCliOk(home.env, ['context', id, '--source', 'pi', '--format', 'anthropic', '--no-index']),
+  ) as AnthropicRequest;
+  return wireMessages(ctx.messages);
 }
 
-const texts = (ms: ReturnType<typeof wire>) => ms.map((m) => [m.role, m.content.map((b) => b.text).join(' | ')]);
+/** pi resuming the session file with `probe`: the first request it sent, as the API takes it. */
+async function piSends(file: string, probe: string): Promise<ReturnType<typeof wireMessages>> {
+  return wireMessages((await piResumeRequest(home, file, probe)).messages);
+}
+
+/** `threadbase fork <id> --source pi`: the version 3 copy it writes. */
+async function forkOf(id: string): Promise<{ id: string; path: string }> {
+  return JSON.parse(await runCliOk(home.env, ['fork', id, '--source', 'pi', '--json', '--no-index']));
+}
+
+const texts = (ms: ReturnType<typeof wireMessages>) => ms.map((m) => [m.role, m.content.map((b) => b.text).join(' | ')]);
 
 describe('a branch into a version 1 pi session', () => {
   it('is refused naming the file; forked, the branch is kept and real pi resumes it', async () => {
@@ -123,10 +122,7 @@ describe('a branch into a version 1 pi session', () => {
     expect(await fs.readFile(file, 'utf8')).toBe(before);
 
     // what the refusal says to do
-    const fork = JSON.parse(await runCliOk(home.env, ['fork', SESSION_ID, '--source', 'pi', '--json', '--no-index'])) as {
-      id: string;
-      path: string;
-    };
+    const fork = await forkOf(SESSION_ID);
     expect(await fs.readFile(file, 'utf8')).toBe(before);
     const branched = JSON.parse(
       await runCliOk(home.env, [
@@ -147,18 +143,8 @@ describe('a branch into a version 1 pi session', () => {
     expect(copy?.leafId).toBe(branched.leafId);
     expect(copy?.entries.find((e) => e.id === branched.leafId)?.parentId).toBe(firstAnswer);
 
-    const ours = wire(
-      (
-        JSON.parse(
-          await runCliOk(home.env, ['context', fork.id, '--source', 'pi', '--format', 'anthropic', '--no-index']),
-        ) as AnthropicRequest
-      ).messages,
-    );
-    const mark = home.standIn.messageRequests().length;
-    await runPi(home, ['--session', fork.path, '-p', 'probe']);
-    const req = home.standIn.messageRequests().slice(mark)[0];
-    if (!req) throw new Error('pi sent no request');
-    const sent = wire(req.messages);
+    const ours = await ourContext(fork.id);
+    const sent = await piSends(fork.path, 'probe');
     expect(texts(sent)).toEqual([
       ['user', 'first question'],
       ['assistant', 'first answer'],
@@ -169,9 +155,7 @@ describe('a branch into a version 1 pi session', () => {
     expect(ours.at(-1)?.content).toEqual([{ type: 'text', text: 'the new branch' }]);
 
     // the other way it names: pi opening the file rewrites it as version 3 (new ids), which then branches
-    const mark2 = home.standIn.messageRequests().length;
-    await runPi(home, ['--session', file, '-p', 'probe original']);
-    const flat = wire(home.standIn.messageRequests()[mark2]?.messages ?? []);
+    const flat = await piSends(file, 'probe original');
     expect(texts(flat)).toEqual([
       ['user', 'first question'],
       ['assistant', 'first answer'],
@@ -194,9 +178,7 @@ describe('a branch into a version 1 pi session', () => {
       'branch after pi',
       '--no-index',
     ]);
-    const mark3 = home.standIn.messageRequests().length;
-    await runPi(home, ['--session', file, '-p', 'probe again']);
-    expect(texts(wire(home.standIn.messageRequests()[mark3]?.messages ?? []))).toEqual([
+    expect(texts(await piSends(file, 'probe again'))).toEqual([
       ['user', 'first question'],
       ['assistant', 'first answer'],
       ['user', 'branch after pi | probe again'],
@@ -221,9 +203,7 @@ describe('a title on a version 1 pi session', () => {
     expect(titled?.title).toBe('named in version 1');
     expect(titled?.entries.map((e) => e.id).slice(0, -1)).toEqual(ids);
 
-    const mark = home.standIn.messageRequests().length;
-    await runPi(home, ['--session', file, '-p', 'probe titled']);
-    expect(texts(wire(home.standIn.messageRequests()[mark]?.messages ?? []))).toEqual([
+    expect(texts(await piSends(file, 'probe titled'))).toEqual([
       ['user', 'first question'],
       ['assistant', 'first answer'],
       ['user', 'question left behind'],
@@ -261,26 +241,15 @@ describe('a fork of a version 1 pi session with a compaction (firstKeptEntryInde
     const kept = session?.entries[2]?.id;
     expect(compaction?.kind === 'compaction' && compaction.firstKeptEntryId).toBe(kept);
 
-    const fork = JSON.parse(await runCliOk(home.env, ['fork', id, '--source', 'pi', '--json', '--no-index'])) as {
-      id: string;
-      path: string;
-    };
+    const fork = await forkOf(id);
     const copy = await driver.getSession(fork.id);
     expect(copy?.meta?.version).toBe(3);
     expect(copy?.entries.map((e) => e.id)).toEqual(session?.entries.map((e) => e.id));
     const copied = copy?.entries.find((e) => e.kind === 'compaction');
     expect(copied?.kind === 'compaction' && copied.firstKeptEntryId).toBe(kept);
-    const ours = wire(
-      (
-        JSON.parse(
-          await runCliOk(home.env, ['context', fork.id, '--source', 'pi', '--format', 'anthropic', '--no-index']),
-        ) as AnthropicRequest
-      ).messages,
-    );
+    const ours = await ourContext(fork.id);
 
-    const mark = home.standIn.messageRequests().length;
-    await runPi(home, ['--session', fork.path, '-p', 'probe fork']);
-    const fromFork = wire(home.standIn.messageRequests()[mark]?.messages ?? []);
+    const fromFork = await piSends(fork.path, 'probe fork');
     // the summary and the kept question are one user turn on the wire
     const [summary, ...rest] = texts(fromFork);
     expect(summary?.[0]).toBe('user');
@@ -294,8 +263,6 @@ describe('a fork of a version 1 pi session with a compaction (firstKeptEntryInde
     ]);
     expect(fromFork.slice(0, -1)).toEqual(ours);
     // pi migrating the original itself sends the same
-    const mark2 = home.standIn.messageRequests().length;
-    await runPi(home, ['--session', file, '-p', 'probe fork']);
-    expect(wire(home.standIn.messageRequests()[mark2]?.messages ?? [])).toEqual(fromFork);
+    expect(await piSends(file, 'probe fork')).toEqual(fromFork);
   }, 120_000);
 });

@@ -16,6 +16,7 @@ import type { Session } from '../../src/model/types.js';
 import { contextsAtEveryEntry } from '../fixtures/pi/compare.js';
 import { type AgentHome, PI_MODEL, PI_PROVIDER, PiRpc, runPi, setupAgentHome } from '../helpers/agents.js';
 import type { AnthropicRequest, StandIn } from '../helpers/anthropic-standin.js';
+import { wireMessages } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { messageEntry, PRICE_TERMS, secondInto2026, textMessage } from '../helpers/sessions.js';
 
@@ -35,30 +36,6 @@ function pi(args: string[], opts: { cwd?: string; mayFail?: boolean } = {}): Pro
 
 function cli(...args: string[]): Promise<string> {
   return runCliOk(env, args);
-}
-
-type Block = Record<string, unknown>;
-/**
- * The wire-equivalent shape of a Messages API message list: cache_control markers dropped, a
- * tool_result's string content as one text block, is_error false as absent, a string content as
- * one text block, consecutive same-role messages as one (the API joins them).
- */
-function wire(messages: readonly { role: string; content: unknown }[]): { role: string; content: Block[] }[] {
-  const out: { role: string; content: Block[] }[] = [];
-  for (const m of messages) {
-    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])).map((b) => {
-      const { cache_control: _c, ...rest } = b;
-      if (rest.type === 'tool_result') {
-        if (typeof rest.content === 'string') rest.content = [{ type: 'text', text: rest.content }];
-        if (rest.is_error === false) delete rest.is_error;
-      }
-      return rest;
-    });
-    const prev = out[out.length - 1];
-    if (prev && prev.role === m.role) prev.content.push(...blocks);
-    else out.push({ role: m.role, content: blocks });
-  }
-  return out;
 }
 
 async function ourAnthropicContext(id: string, leaf?: string): Promise<AnthropicRequest> {
@@ -124,8 +101,8 @@ describe('real pi', () => {
     const mark = standIn.messageRequests().length;
     await pi(['-c', '-p', 'second question']);
     const sent = firstRequestSince(mark);
-    expect(wire(sent.messages)).toEqual(
-      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'second question' }] }]),
+    expect(wireMessages(sent.messages)).toEqual(
+      wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'second question' }] }]),
     );
     const list = await sessions();
     expect(list).toHaveLength(1);
@@ -137,8 +114,8 @@ describe('real pi', () => {
     const mark = standIn.messageRequests().length;
     await pi(['--fork', firstPath, '-p', 'forked question']);
     const sent = firstRequestSince(mark);
-    expect(wire(sent.messages)).toEqual(
-      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'forked question' }] }]),
+    expect(wireMessages(sent.messages)).toEqual(
+      wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'forked question' }] }]),
     );
     const list = await sessions();
     const fork = list.find((s) => s.id !== firstId);
@@ -146,7 +123,7 @@ describe('real pi', () => {
     // After the fork's own turn, our context is what pi sent plus its reply.
     const forkCtx = await ourAnthropicContext(fork?.id as string);
     const last = standIn.messageRequests()[standIn.messageRequests().length - 1] as AnthropicRequest;
-    expect(wire(forkCtx.messages).slice(0, -1)).toEqual(wire(last.messages));
+    expect(wireMessages(forkCtx.messages).slice(0, -1)).toEqual(wireMessages(last.messages));
     expect(forkCtx.messages[forkCtx.messages.length - 1]?.role).toBe('assistant');
   });
 
@@ -162,8 +139,8 @@ describe('real pi', () => {
     const mark = standIn.messageRequests().length;
     await pi(['--session', firstPath, '-p', 'on the new branch']);
     const sent = firstRequestSince(mark);
-    expect(wire(sent.messages)).toEqual(
-      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'on the new branch' }] }]),
+    expect(wireMessages(sent.messages)).toEqual(
+      wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'on the new branch' }] }]),
     );
     const text = JSON.stringify(sent.messages);
     expect(text).toContain('The following is a summary of a branch that this conversation came back from');
@@ -219,8 +196,8 @@ describe('real pi', () => {
     const mark = standIn.messageRequests().length;
     await pi(['--session', written.path as string, '-p', 'and now?']);
     const sent = firstRequestSince(mark);
-    expect(wire(sent.messages)).toEqual(
-      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'and now?' }] }]),
+    expect(wireMessages(sent.messages)).toEqual(
+      wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'and now?' }] }]),
     );
     expect(JSON.stringify(sent.messages)).toContain('compacted into the following summary');
     // pi appended its turn and left ours as it was: every token count and price term reads back
@@ -234,11 +211,11 @@ describe('real pi', () => {
     const out = JSON.parse(await cli('convert', firstId, '--to', 'pi', '--json')) as { id: string; source: string; path: string };
     expect(out.source).toBe('pi');
     const ours = await ourAnthropicContext(out.id);
-    expect(wire(ours.messages)).toEqual(wire((await ourAnthropicContext(firstId)).messages));
+    expect(wireMessages(ours.messages)).toEqual(wireMessages((await ourAnthropicContext(firstId)).messages));
     const mark = standIn.messageRequests().length;
     await pi(['--session', out.path, '-p', 'converted']);
-    expect(wire(firstRequestSince(mark).messages)).toEqual(
-      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'converted' }] }]),
+    expect(wireMessages(firstRequestSince(mark).messages)).toEqual(
+      wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'converted' }] }]),
     );
   });
 
@@ -258,8 +235,8 @@ describe('real pi', () => {
     expect(ours.messages.map((m) => m.role)).toEqual(['user']);
     const mark = standIn.messageRequests().length;
     await pi(['--session', written.path as string, '-p', 'asked again']);
-    expect(wire(firstRequestSince(mark).messages)).toEqual(
-      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'asked again' }] }]),
+    expect(wireMessages(firstRequestSince(mark).messages)).toEqual(
+      wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'asked again' }] }]),
     );
     const lines = (await fs.readFile(written.path as string, 'utf8'))
       .trim()
@@ -289,8 +266,8 @@ describe('real pi', () => {
     expect(ours.messages.map((m) => m.role)).toEqual(['user']);
     const mark = standIn.messageRequests().length;
     await pi(['--session', s.path as string, '-p', 'try again'], { cwd: other });
-    expect(wire(firstRequestSince(mark).messages)).toEqual(
-      wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'try again' }] }]),
+    expect(wireMessages(firstRequestSince(mark).messages)).toEqual(
+      wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'try again' }] }]),
     );
   });
 
@@ -324,8 +301,8 @@ describe('real pi', () => {
       const ours = await ourAnthropicContext(id, compaction?.id);
       expect(JSON.stringify(ours.messages[0])).toContain('compacted into the following summary');
       expect(ours.messages.length).toBeGreaterThan(1);
-      expect(wire(firstRequestSince(mark).messages)).toEqual(
-        wire([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'after the compaction' }] }]),
+      expect(wireMessages(firstRequestSince(mark).messages)).toEqual(
+        wireMessages([...ours.messages, { role: 'user', content: [{ type: 'text', text: 'after the compaction' }] }]),
       );
       for (const side of await contextsAtEveryEntry(s.path as string, env, id)) expect(side.ours, side.leafId).toEqual(side.pi);
     } finally {

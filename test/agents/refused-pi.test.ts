@@ -8,54 +8,29 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ABORTED_TOOL_RESULT, BLOCKED_BY_USER } from '../../src/formats/pi/denials.js';
 import { PiDriver } from '../../src/formats/pi/driver.js';
 import type { ToolResultPart } from '../../src/model/types.js';
-import { type AgentHome, runPi, setupAgentHome } from '../helpers/agents.js';
+import { agentHomeForFile, piResumeRequest, runPi } from '../helpers/agents.js';
 import { type AnthropicRequest, sentToolResults } from '../helpers/anthropic-standin.js';
+import { wireMessages } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import { geminiDeclinedSession, toolResultsOf } from '../helpers/sessions.js';
 
-let home: AgentHome;
+const home = agentHomeForFile({ timeout: 60_000 });
 let driver: PiDriver;
-beforeAll(async () => {
-  home = await setupAgentHome();
+beforeAll(() => {
   driver = new PiDriver(home.env);
-}, 60_000);
-afterAll(async () => {
-  await home?.close();
 });
-
-type Block = Record<string, unknown>;
-/** A message list as the API takes it: no cache markers, string content as one text block, neighbours of a role joined. */
-function wire(messages: readonly { role: string; content: unknown }[]): { role: string; content: Block[] }[] {
-  const out: { role: string; content: Block[] }[] = [];
-  for (const m of messages) {
-    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])).map((b) => {
-      const { cache_control: _c, ...rest } = b;
-      if (rest.type === 'tool_result' && typeof rest.content === 'string') rest.content = [{ type: 'text', text: rest.content }];
-      if (rest.type === 'tool_result' && rest.is_error === false) delete rest.is_error;
-      return rest;
-    });
-    const prev = out[out.length - 1];
-    if (prev && prev.role === m.role) prev.content.push(...blocks);
-    else out.push({ role: m.role, content: blocks });
-  }
-  return out;
-}
 
 async function ourContext(id: string): Promise<AnthropicRequest> {
   return JSON.parse(await runCliOk(home.env, ['context', id, '--source', 'pi', '--format', 'anthropic'])) as AnthropicRequest;
 }
 
 /** Resumes the session file with `probe`; the first request pi sent for it, without the probe. */
-async function resumed(path: string, probe: string): Promise<ReturnType<typeof wire>> {
-  const mark = home.standIn.messageRequests().length;
-  await runPi(home, ['--session', path, '-p', probe]);
-  const req = home.standIn.messageRequests().slice(mark)[0];
-  if (!req) throw new Error('pi sent no request');
-  const sent = wire(req.messages);
+async function resumed(path: string, probe: string): Promise<ReturnType<typeof wireMessages>> {
+  const sent = wireMessages((await piResumeRequest(home, path, probe)).messages);
   expect(sent.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: probe }] });
   return sent.slice(0, -1);
 }
@@ -78,7 +53,7 @@ describe('refused calls and the real pi', () => {
     const [result] = await results(listed.id);
     expect(result?.isError).toBe(true);
     expect(result?.meta?.refused).toBe(true);
-    const ours = wire((await ourContext(listed.id)).messages);
+    const ours = wireMessages((await ourContext(listed.id)).messages);
     const sent = await resumed(listed.path, 'probe own block');
     expect(sentToolResults(sent).map((b) => [b.content, b.is_error])).toEqual([
       [[{ type: 'text', text: BLOCKED_BY_USER }], true],
@@ -94,7 +69,7 @@ describe('refused calls and the real pi', () => {
       [[{ type: 'text', text: BLOCKED_BY_USER }], true, true, undefined],
       [[{ type: 'text', text: ABORTED_TOOL_RESULT }], true, undefined, true],
     ]);
-    const ours = wire((await ourContext(info.id)).messages);
+    const ours = wireMessages((await ourContext(info.id)).messages);
     if (!info.path) throw new Error('no path');
     const sent = await resumed(info.path, 'probe gemini refusal');
     expect(sentToolResults(sent).map((b) => [b.content, b.is_error])).toEqual([

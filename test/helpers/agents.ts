@@ -301,6 +301,15 @@ export async function runPi(
   return r.stdout + r.stderr;
 }
 
+/** `pi --session <file> -p <probe>` in the home's project: the first request pi then sent (the one carrying the resumed context). */
+export async function piResumeRequest(home: AgentHome, file: string, probe: string): Promise<AnthropicRequest> {
+  const mark = home.standIn.messageRequests().length;
+  await runPi(home, ['--session', file, '-p', probe]);
+  const req = home.standIn.messageRequests()[mark];
+  if (!req) throw new Error('pi sent no request');
+  return req;
+}
+
 /** pi in RPC mode (what a front end drives): prompts and `compact`, one JSON command per line. */
 export class PiRpc {
   private readonly child: ChildProcessWithoutNullStreams;

@@ -89,3 +89,26 @@ export async function installRecordedTranscript(
   expect(theirs.pop()).toEqual({ role: 'user', content: [{ type: 'text', text: 'probe' }] });
   return { id: golden.sessionId, file, theirs };
 }
+
+/**
+ * Messages in the shape the Messages API treats alike: cache_control markers dropped, a string content
+ * or a tool_result's string content as one text block, `is_error: false` as none, consecutive messages
+ * of one role as one (the API joins them).
+ */
+export function wireMessages(messages: readonly { role: string; content: unknown }[]): { role: string; content: Block[] }[] {
+  const out: { role: string; content: Block[] }[] = [];
+  for (const m of messages) {
+    const blocks = (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])).map((b) => {
+      const { cache_control: _c, ...rest } = b;
+      if (rest.type === 'tool_result') {
+        if (typeof rest.content === 'string') rest.content = [{ type: 'text', text: rest.content }];
+        if (rest.is_error === false) delete rest.is_error;
+      }
+      return rest;
+    });
+    const prev = out[out.length - 1];
+    if (prev && prev.role === m.role) prev.content.push(...blocks);
+    else out.push({ role: m.role, content: blocks });
+  }
+  return out;
+}
