@@ -12,11 +12,11 @@ import { childSessionsFrom, convertSessionAll, type WrittenSession } from '../..
 import { Sources } from '../../src/formats/registry.js';
 import type { SessionDriver } from '../../src/model/driver.js';
 import { pathToLeaf } from '../../src/model/tree.js';
-import { MemoryTokenStore, type RunningServer, startServer } from '../../src/server/index.js';
 import { openStore } from '../../src/stores/open.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { type ServedStoreFile, serveStoreFile } from '../helpers/project-server.js';
 import { CLAUDE_CHILD, CLAUDE_PARENT, type ConvertedRow, convertRow, sessionIn } from '../helpers/sub-agents.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
 import '../../src/formats/all.js';
@@ -110,31 +110,25 @@ describe('a session with a sub-agent converted into a threadbase store', () => {
   });
 
   describe('into a team server', () => {
-    let server: RunningServer | undefined;
+    let served: ServedStoreFile | undefined;
     afterAll(async () => {
-      await server?.close();
+      await served?.close();
     });
 
     it('pushed (threadbase push, every session with its parent link): converted on into Claude Code as from the original', async () => {
-      const store = openSqliteStore(join(fx.home, 'pushed.db'));
-      const tokens = new MemoryTokenStore();
-      const { key } = await tokens.createToken('team-a');
-      const pushed = await startServer({ store, tokens, port: 0, log: () => {} });
+      const pushed = await serveStoreFile(join(fx.home, 'pushed.db'));
       try {
-        const r = await runCli(fx.env, ['push', '--to', pushed.url, '--key', key, '--source', 'claude', '--json']);
+        const r = await runCli(fx.env, ['push', '--to', pushed.server.url, '--key', pushed.key, '--source', 'claude', '--json']);
         expect(r.code, r.err).toBe(0);
-        await expectSameClaudeFiles(CLAUDE_PARENT, `http://${key}@${new URL(pushed.url).host}`);
+        await expectSameClaudeFiles(CLAUDE_PARENT, pushed.url);
       } finally {
         await pushed.close();
       }
     });
 
     it('the sub-agent written under it; converted on into Claude Code as from the original', async () => {
-      const store = openSqliteStore(join(fx.home, 'server.db'));
-      const tokens = new MemoryTokenStore();
-      const { key } = await tokens.createToken('team-a');
-      server = await startServer({ store, tokens, port: 0, log: () => {} });
-      const url = `http://${key}@${new URL(server.url).host}`;
+      served = await serveStoreFile(join(fx.home, 'server.db'));
+      const url = served.url;
       const remote = await openStore(url);
       try {
         const id = await expectChildInStore(remote, await convertInto(remote));

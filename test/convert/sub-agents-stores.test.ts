@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sources } from '../../src/formats/registry.js';
 import type { SessionDriver } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
-import { MemoryTokenStore, type RunningServer, startServer } from '../../src/server/index.js';
 import { openStore } from '../../src/stores/open.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { type ServedStoreFile, serveStoreFile } from '../helpers/project-server.js';
 import { CLAUDE_CHILD, CLAUDE_PARENT, type ConvertedRow, sessionIn } from '../helpers/sub-agents.js';
 import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
 import '../../src/formats/all.js';
@@ -92,17 +92,14 @@ describe('convert --from a store carries the stored sub-agent sessions', () => {
 });
 
 describe('convert --from a team server carries the stored sub-agent sessions', () => {
-  let server: RunningServer | undefined;
+  let served: ServedStoreFile | undefined;
   afterAll(async () => {
-    await server?.close();
+    await served?.close();
   });
 
   it('stored through the server, read back through it', async () => {
-    const store = openSqliteStore(join(fx.home, 'server.db'));
-    const tokens = new MemoryTokenStore();
-    const { key } = await tokens.createToken('team-a');
-    server = await startServer({ store, tokens, port: 0, log: () => {} });
-    const url = `http://${key}@${new URL(server.url).host}`;
+    served = await serveStoreFile(join(fx.home, 'server.db'));
+    const url = served.url;
     const remote = await openStore(url);
     await storeClaudeSessions(remote);
     await remote.close?.();

@@ -1,12 +1,14 @@
 /**
  * `threadbase serve` on loopback over a MemoryStore, with one project's key and one user message per
- * session written through that project's view (as a push writes them, so the project lists them).
+ * session written through that project's view (as a push writes them, so the project lists them);
+ * or over a SQLite store file, with one project's key.
  */
 import { appendMessage, createSession } from '../../src/model/build.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { projectStores } from '../../src/server/scope.js';
 import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 
 export interface ProjectServer {
   server: RunningServer;
@@ -40,4 +42,21 @@ export async function serveProjectSessions(
     },
     close: () => server.close(),
   };
+}
+
+export interface ServedStoreFile {
+  server: RunningServer;
+  /** the project's key */
+  key: string;
+  /** the server as a store to open, the key in it: `http://<key>@host:port` */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A team server on loopback over the SQLite store file `file` (made if missing), with one project's key. */
+export async function serveStoreFile(file: string): Promise<ServedStoreFile> {
+  const tokens = new MemoryTokenStore();
+  const { key } = await tokens.createToken('team-a');
+  const server = await startServer({ store: openSqliteStore(file), tokens, port: 0, log: () => {} });
+  return { server, key, url: `http://${key}@${new URL(server.url).host}`, close: () => server.close() };
 }
