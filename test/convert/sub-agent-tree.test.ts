@@ -4,8 +4,7 @@
  * in the main session's subagents/ folder, one spawn deeper, its meta naming the child's call), and
  * a sub-agent whose call is not on the converted path stays out.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildSessions, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
@@ -13,23 +12,17 @@ import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
-import { homeEnv } from '../helpers/fixture-homes.js';
-import { subAgentTree } from '../helpers/sub-agents.js';
+import { homeWithSubAgentTree } from '../helpers/sub-agents.js';
 
 let home: string;
 let env: DriverEnv;
-let project: string;
 let tree: { parent: Session; child: Session; grandchild: Session; childrenOf: ChildSessions };
 
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'tb-sub-agent-tree-'));
-  env = homeEnv(home);
-  project = join(home, 'project');
-  mkdirSync(project, { recursive: true });
+  ({ home, env, tree } = homeWithSubAgentTree('tb-sub-agent-tree-'));
   mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
   // OpenCode creates its schema on first run; a database it made stands in for that run
   copyFileSync(join('test', 'fixtures', 'opencode', 'opencode.db'), join(home, '.local', 'share', 'opencode', 'opencode.db'));
-  tree = subAgentTree(project);
 });
 afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });

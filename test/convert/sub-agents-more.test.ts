@@ -5,8 +5,7 @@
  * its own (Qwen Code's subagents/<session>/agent-<id>.jsonl + meta, Cline's <agentId>.messages.json
  * beside the root's); and a sub-agent's own sub-agent under the written sub-agent.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildSessions, convertSessionAll, type WrittenSession } from '../../src/convert/session.js';
@@ -20,10 +19,10 @@ import {
   type ConvertedRow,
   convertRow,
   expectCarried as expectCarriedIn,
+  homeWithSubAgentTree,
   OPENCODE_CHILD,
   OPENCODE_PARENT,
   sessionIn,
-  subAgentTree,
   textsOf,
 } from '../helpers/sub-agents.js';
 import '../../src/formats/all.js';
@@ -98,11 +97,7 @@ describe('sub-agents of sub-agents', () => {
   let home: string;
   let tree: { parent: Session; childrenOf: ChildSessions };
   beforeAll(() => {
-    home = mkdtempSync(join(tmpdir(), 'tb-sub-agents-more-tree-'));
-    env = homeEnv(home);
-    const project = join(home, 'project');
-    mkdirSync(project, { recursive: true });
-    tree = subAgentTree(project);
+    ({ home, env, tree } = homeWithSubAgentTree('tb-sub-agents-more-tree-'));
   });
   afterAll(() => {
     if (home) rmSync(home, { recursive: true, force: true });

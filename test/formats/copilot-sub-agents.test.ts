@@ -5,8 +5,7 @@
  * turns naming the call, subagent.completed, all with the run's agentId); a sub-agent's own sub-agent
  * goes inside its run. Read back, each run is a side chain of the parent, the main chain unchanged.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -23,20 +22,15 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { buildContext } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
-import { homeEnv } from '../helpers/fixture-homes.js';
 import { textEntry } from '../helpers/sessions.js';
-import { subAgentTree, withTask } from '../helpers/sub-agents.js';
+import { homeWithSubAgentTree, withTask } from '../helpers/sub-agents.js';
 
 let home: string;
 let env: DriverEnv;
 let tree: { parent: Session; childrenOf: ChildSessions };
 
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'tb-copilot-sub-agents-'));
-  env = homeEnv(home);
-  const project = join(home, 'project');
-  mkdirSync(project, { recursive: true });
-  tree = subAgentTree(project);
+  ({ home, env, tree } = homeWithSubAgentTree('tb-copilot-sub-agents-'));
 });
 afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });

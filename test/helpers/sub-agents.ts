@@ -3,11 +3,15 @@
  * the real fixtures' parents and sub-agents, the CLI's --json row, and the check that a written
  * sub-agent is the original's, under the written parent, naming the same call.
  */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Message, Session } from '../../src/model/types.js';
 import { runCli } from './cli.js';
+import { homeEnv } from './fixture-homes.js';
 import { messageEntry, textEntry, textMessage } from './sessions.js';
 
 /** Claude Code's real fixture session that ran an Agent call, and that sub-agent's transcript. */
@@ -131,4 +135,12 @@ export function subAgentTree(project: string): SubAgentTree {
     ['C', [grandchild]],
   ]);
   return { parent, child, grandchild, childrenOf: async (id) => byParent.get(id) ?? [] };
+}
+
+/** A new temp HOME (`prefix`…, the caller removes it) with subAgentTree in its `project` folder. */
+export function homeWithSubAgentTree(prefix: string): { home: string; env: DriverEnv; project: string; tree: SubAgentTree } {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  const project = join(home, 'project');
+  mkdirSync(project, { recursive: true });
+  return { home, env: homeEnv(home), project, tree: subAgentTree(project) };
 }
