@@ -5,37 +5,23 @@
  * written into the target as the branch summary again (convert/session.ts keptMessagesOf). It is one of
  * the kept entries moved after the summary, so the warning counts it and says so.
  */
-import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversionLosses } from '../../src/convert/losses.js';
 import { sessionAlongPath } from '../../src/convert/session.js';
 import { SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { readRollout } from '../../src/formats/codex/rollout.js';
 import { branchSummaryText } from '../../src/formats/pi/records.js';
 import type { Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
+import { responseItem, rolloutTime, tempRollouts, textItem } from '../helpers/codex-rollouts.js';
 
-const temps: string[] = [];
-afterEach(async () => {
-  for (const d of temps.splice(0)) await fs.rm(d, { recursive: true, force: true });
-});
+const rollouts = tempRollouts('tb-kept-branch-summary-');
 
 const ID = '7fb163c3-9bc3-43be-99b7-06ea8f10e0f6';
 const BRANCH = 'Stand-in branch summary: a file was written on the branch left behind.';
 const SENT = branchSummaryText(BRANCH);
 const SUMMARY = `${SUMMARY_PREFIX}\nStand-in summary of the conversation so far.`;
-const at = (s: number) => `2026-11-26T01:01:${String(s).padStart(2, '0')}.000Z`;
-const item = (role: string, text: string, extra: object = {}) => ({
-  type: 'message',
-  role,
-  content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
-  ...extra,
-});
-const responseItem = (s: number, payload: object) => ({ timestamp: at(s), type: 'response_item', payload });
 /** codex's copy in a replacement history: an id of its own, no `threadbase` field. */
-const copy = (n: number, role: string, text: string) => item(role, text, { id: `msg_copy_${n}` });
+const copy = (n: number, role: string, text: string) => textItem(role, text, { id: `msg_copy_${n}` });
 
 /**
  * A rollout as real codex 0.169 leaves it (test/formats/codex-compaction-branch-summary.test.ts):
@@ -45,19 +31,19 @@ const copy = (n: number, role: string, text: string) => item(role, text, { id: `
 async function rollout(withBranchSummary: boolean): Promise<Session> {
   const lines = [
     {
-      timestamp: at(0),
+      timestamp: rolloutTime(0),
       type: 'session_meta',
-      payload: { id: ID, timestamp: at(0), cwd: '/w', originator: 'threadbase', cli_version: '0.169.0', source: 'cli' },
+      payload: { id: ID, timestamp: rolloutTime(0), cwd: '/w', originator: 'threadbase', cli_version: '0.169.0', source: 'cli' },
     },
-    responseItem(1, item('user', 'Start the work')),
-    responseItem(2, item('assistant', 'Started.')),
+    responseItem(1, textItem('user', 'Start the work')),
+    responseItem(2, textItem('assistant', 'Started.')),
     ...(withBranchSummary
-      ? [responseItem(3, item('user', SENT, { threadbase: { branchSummary: { summary: BRANCH, fromId: 'a2' } } }))]
+      ? [responseItem(3, textItem('user', SENT, { threadbase: { branchSummary: { summary: BRANCH, fromId: 'a2' } } }))]
       : []),
-    responseItem(4, item('user', 'Go on without it')),
-    responseItem(5, item('assistant', 'Going on.')),
+    responseItem(4, textItem('user', 'Go on without it')),
+    responseItem(5, textItem('assistant', 'Going on.')),
     {
-      timestamp: at(9),
+      timestamp: rolloutTime(9),
       type: 'compacted',
       payload: {
         message: SUMMARY,
@@ -69,14 +55,10 @@ async function rollout(withBranchSummary: boolean): Promise<Session> {
         ],
       },
     },
-    responseItem(11, item('user', 'third question', { id: 'msg_q3' })),
-    responseItem(12, item('assistant', 'ok: third question', { id: 'msg_a3', status: 'completed' })),
+    responseItem(11, textItem('user', 'third question', { id: 'msg_q3' })),
+    responseItem(12, textItem('assistant', 'ok: third question', { id: 'msg_a3', status: 'completed' })),
   ];
-  const dir = await fs.mkdtemp(join(tmpdir(), 'tb-kept-branch-summary-'));
-  temps.push(dir);
-  const file = join(dir, `rollout-2026-11-26T01-01-00-${ID}.jsonl`);
-  await fs.writeFile(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-  return readRollout(file);
+  return rollouts.read(ID, lines);
 }
 
 const keptWarning = (s: Session, to: string) =>

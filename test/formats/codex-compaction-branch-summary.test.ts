@@ -11,21 +11,18 @@ import { copyFileSync, promises as fs, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convertSessionAll, sessionAlongPath } from '../../src/convert/session.js';
 import { codexContext, contextToResponses, encodeRollout, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { readRollout } from '../../src/formats/codex/rollout.js';
 import { branchSummaryText } from '../../src/formats/pi/records.js';
 import { Sources } from '../../src/formats/registry.js';
 import { pathToLeaf } from '../../src/model/tree.js';
 import type { Entry, Session } from '../../src/model/types.js';
 import '../../src/formats/all.js';
+import { responseItem, rolloutTime, tempRollouts, textItem } from '../helpers/codex-rollouts.js';
 import { itemLine, type ResponsesItem } from '../helpers/openai-responses-standin.js';
 
-const temps: string[] = [];
-afterEach(async () => {
-  for (const d of temps.splice(0)) await fs.rm(d, { recursive: true, force: true });
-});
+const rollouts = tempRollouts('tb-codex-branch-compaction-');
 
 const ID = '7fb163c3-9bc3-43be-99b7-06ea8f10e0f5';
 const BRANCH = 'Stand-in branch summary: a file was written on the branch left behind.';
@@ -34,27 +31,19 @@ const SENT = branchSummaryText(BRANCH);
 const SUMMARY = `${SUMMARY_PREFIX}\nStand-in summary of the conversation so far.`;
 const ENV = '<environment_context>\n  <cwd>/w</cwd>\n  <shell>bash</shell>\n</environment_context>';
 
-const at = (s: number) => `2026-11-26T01:01:${String(s).padStart(2, '0')}.000Z`;
-const item = (role: string, text: string, extra: object = {}) => ({
-  type: 'message',
-  role,
-  content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
-  ...extra,
-});
-const responseItem = (s: number, payload: object) => ({ timestamp: at(s), type: 'response_item', payload });
 /** codex's copy in a replacement history: an id of its own, its metadata, no `threadbase` field. */
 const copy = (n: number, role: string, text: string) =>
-  item(role, text, { id: `msg_copy_${n}`, internal_chat_message_metadata_passthrough: { content_item_kinds: ['unknown'] } });
+  textItem(role, text, { id: `msg_copy_${n}`, internal_chat_message_metadata_passthrough: { content_item_kinds: ['unknown'] } });
 
 /** The rollout real codex left: threadbase's lines (pi's session), codex's turn, its compaction, its next turn. */
 function codexLines(compacted: object): object[] {
   return [
     {
-      timestamp: at(0),
+      timestamp: rolloutTime(0),
       type: 'session_meta',
       payload: {
         id: ID,
-        timestamp: at(0),
+        timestamp: rolloutTime(0),
         cwd: '/w',
         originator: 'threadbase',
         cli_version: '0.169.0',
@@ -62,18 +51,18 @@ function codexLines(compacted: object): object[] {
         model_provider: 'standin',
       },
     },
-    responseItem(1, item('user', 'Start the work')),
-    responseItem(2, item('assistant', 'Started.')),
-    responseItem(3, item('user', SENT, { threadbase: { branchSummary: { summary: BRANCH, fromId: 'a2' } } })),
-    responseItem(4, item('user', 'Go on without it')),
-    responseItem(5, item('assistant', 'Going on.')),
-    responseItem(6, item('user', ENV, { id: 'msg_env' })),
-    responseItem(7, item('user', 'second question', { id: 'msg_q2' })),
-    responseItem(8, item('assistant', 'ok: second question', { id: 'msg_standin_0001', status: 'completed' })),
-    { timestamp: at(9), type: 'compacted', payload: compacted },
-    { timestamp: at(10), type: 'event_msg', payload: { type: 'context_compacted' } },
-    responseItem(11, item('user', 'third question', { id: 'msg_q3' })),
-    responseItem(12, item('assistant', 'ok: third question', { id: 'msg_standin_0003', status: 'completed' })),
+    responseItem(1, textItem('user', 'Start the work')),
+    responseItem(2, textItem('assistant', 'Started.')),
+    responseItem(3, textItem('user', SENT, { threadbase: { branchSummary: { summary: BRANCH, fromId: 'a2' } } })),
+    responseItem(4, textItem('user', 'Go on without it')),
+    responseItem(5, textItem('assistant', 'Going on.')),
+    responseItem(6, textItem('user', ENV, { id: 'msg_env' })),
+    responseItem(7, textItem('user', 'second question', { id: 'msg_q2' })),
+    responseItem(8, textItem('assistant', 'ok: second question', { id: 'msg_standin_0001', status: 'completed' })),
+    { timestamp: rolloutTime(9), type: 'compacted', payload: compacted },
+    { timestamp: rolloutTime(10), type: 'event_msg', payload: { type: 'context_compacted' } },
+    responseItem(11, textItem('user', 'third question', { id: 'msg_q3' })),
+    responseItem(12, textItem('assistant', 'ok: third question', { id: 'msg_standin_0003', status: 'completed' })),
   ];
 }
 
@@ -90,12 +79,8 @@ const REMOTE = {
   ],
 };
 
-async function rollout(lines: object[]): Promise<Session> {
-  const dir = await fs.mkdtemp(join(tmpdir(), 'tb-codex-branch-compaction-'));
-  temps.push(dir);
-  const file = join(dir, `rollout-2026-11-26T01-01-00-${ID}.jsonl`);
-  await fs.writeFile(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-  return readRollout(file);
+function rollout(lines: object[]): Promise<Session> {
+  return rollouts.read(ID, lines);
 }
 
 /** The entries after the compaction, as kinds and texts, on the path another agent is written. */
@@ -174,7 +159,7 @@ describe("codex: a branch summary through codex's own compaction", () => {
   for (const to of ['pi', 'claude', 'opencode'] as const)
     it(`written into ${to} and read back: the branch summary before the compaction and its copy after it`, async () => {
       const home = await fs.mkdtemp(join(tmpdir(), 'tb-codex-branch-compaction-home-'));
-      temps.push(home);
+      rollouts.temps.push(home);
       mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true });
       // OpenCode creates its schema on first run; a database it made stands in for that run.
       const fixture = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'opencode', 'opencode.db');
