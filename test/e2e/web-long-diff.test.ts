@@ -4,7 +4,7 @@
  * at '… N more lines' with no way to see them in the viewer. In chromium, on a session in memory.
  */
 import { describe, expect, it } from 'vitest';
-import type { Session } from '../../src/model/types.js';
+import { oneCallSession } from '../helpers/sessions.js';
 import { openToolFolds, skipBrowser, viewerOverSessions } from './browser.js';
 
 const LINES = 6000;
@@ -16,40 +16,13 @@ const diff = [
   ...Array.from({ length: LINES }, (_, i) => `+line ${i + 1}${i + 1 === LINES ? ' the very last' : ''}`),
 ].join('\n');
 
-const SESSION: Session = {
+const SESSION = oneCallSession({
   id: 'long-diff',
-  source: 'threadbase',
   title: 'a long diff',
-  createdAt: '2026-11-20T10:00:00.000Z',
-  updatedAt: '2026-11-20T10:00:02.000Z',
-  messageCount: 3,
-  entries: [
-    {
-      id: 'u1',
-      parentId: null,
-      timestamp: '2026-11-20T10:00:00.000Z',
-      kind: 'message',
-      message: { role: 'user', parts: [{ type: 'text', text: 'show me the diff' }] },
-    },
-    {
-      id: 'a1',
-      parentId: 'u1',
-      timestamp: '2026-11-20T10:00:01.000Z',
-      kind: 'message',
-      message: {
-        role: 'assistant',
-        parts: [{ type: 'tool_call', id: 'call-1', name: 'Bash', input: { command: 'git diff' } }],
-      },
-    },
-    {
-      id: 't1',
-      parentId: 'a1',
-      timestamp: '2026-11-20T10:00:02.000Z',
-      kind: 'message',
-      message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'call-1', content: diff }] },
-    },
-  ],
-};
+  prompt: 'show me the diff',
+  call: { id: 'call-1', name: 'Bash', input: { command: 'git diff' } },
+  result: diff,
+});
 
 describe.skipIf(skipBrowser)('web viewer: a diff longer than it draws at once', () => {
   const viewer = viewerOverSessions([SESSION]);

@@ -8,47 +8,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sessionToHtml } from '../../src/export/index.js';
-import type { Session } from '../../src/model/types.js';
+import { oneCallSession } from '../helpers/sessions.js';
 import { skipBrowser, viewerOverSessions } from './browser.js';
 
 const word = (head: string) => `${head}${'x'.repeat(400)}`;
 
-const SESSION: Session = {
+const SESSION = oneCallSession({
   id: 'long-words',
-  source: 'threadbase',
   title: word('https://example.com/'),
   project: word('/home/dev/'),
-  createdAt: '2026-11-20T10:00:00.000Z',
-  updatedAt: '2026-11-20T10:00:02.000Z',
-  messageCount: 3,
-  entries: [
-    {
-      id: 'u1',
-      parentId: null,
-      timestamp: '2026-11-20T10:00:00.000Z',
-      kind: 'message',
-      message: { role: 'user', parts: [{ type: 'text', text: 'go' }] },
-    },
-    {
-      id: 'a1',
-      parentId: 'u1',
-      timestamp: '2026-11-20T10:00:01.000Z',
-      kind: 'message',
-      message: {
-        role: 'assistant',
-        model: word('model-'),
-        parts: [{ type: 'tool_call', id: 'c1', name: word('tool_'), input: { command: 'ls' } }],
-      },
-    },
-    {
-      id: 't1',
-      parentId: 'a1',
-      timestamp: '2026-11-20T10:00:02.000Z',
-      kind: 'message',
-      message: { role: 'tool', parts: [{ type: 'tool_result', callId: 'c1', content: 'ok' }] },
-    },
-  ],
-};
+  prompt: 'go',
+  call: { id: 'c1', name: word('tool_'), input: { command: 'ls' } },
+  model: word('model-'),
+  result: 'ok',
+});
 
 describe.skipIf(skipBrowser)('web viewer: words longer than their place', () => {
   const viewer = viewerOverSessions([SESSION]);

@@ -708,3 +708,40 @@ export function answeredOnDays(id: string, project: string, days: string[], usag
     entries,
   };
 }
+
+/**
+ * A session of a prompt, one tool call (made by `model`, if given) and its `result`, a second apart
+ * from 2026-11-20T10:00:00Z: entries u1, a1 and t1.
+ */
+export function oneCallSession(opts: {
+  id: string;
+  title: string;
+  project?: string;
+  prompt: string;
+  call: { id: string; name: string; input: Record<string, unknown> };
+  model?: string;
+  result: string;
+}): Session {
+  const t = (s: number) => `2026-11-20T10:00:0${s}.000Z`;
+  return {
+    id: opts.id,
+    source: 'threadbase',
+    title: opts.title,
+    ...(opts.project !== undefined ? { project: opts.project } : {}),
+    createdAt: t(0),
+    updatedAt: t(2),
+    messageCount: 3,
+    entries: [
+      messageEntry('u1', null, t(0), textMessage('user', opts.prompt)),
+      messageEntry('a1', 'u1', t(1), {
+        role: 'assistant',
+        ...(opts.model !== undefined ? { model: opts.model } : {}),
+        parts: [{ type: 'tool_call', ...opts.call }],
+      }),
+      messageEntry('t1', 'a1', t(2), {
+        role: 'tool',
+        parts: [{ type: 'tool_result', callId: opts.call.id, content: opts.result }],
+      }),
+    ],
+  };
+}
