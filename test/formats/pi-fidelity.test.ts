@@ -35,6 +35,17 @@ async function installRecords(env: DriverEnv, records: object[], cwd = '/work/x'
 }
 
 const T = '2026-01-01T00:00:00.000Z';
+
+/** A session 'x' of `entries`, all at T, in `project`. */
+const sessionOf = (entries: Entry[], project = '/work/x'): Session => ({
+  id: 'x',
+  source: 'threadbase',
+  project,
+  createdAt: T,
+  updatedAt: T,
+  messageCount: entries.length,
+  entries,
+});
 const header = (id: string) => ({ type: 'session', version: 3, id, timestamp: T, cwd: '/work/x' });
 const zeroUsage = {
   input: 1,
@@ -108,16 +119,7 @@ describe('files without an answer (F1)', () => {
   it('writeSession of a user-only session: pi resumes it without writing it twice, and the context is unchanged', async () => {
     const env = await home();
     const d = new PiDriver(env);
-    const s: Session = {
-      id: 'x',
-      source: 'threadbase',
-      project: '/work/x',
-      createdAt: T,
-      updatedAt: T,
-      messageCount: 1,
-      entries: userOnly,
-    };
-    const info = await d.writeSession(s);
+    const info = await d.writeSession(sessionOf(userOnly));
     expect(JSON.stringify(info.meta?.warnings)).toContain('no assistant message');
     const ctx = await d.getContext(info.id);
     expect(ctx.messages.map((m) => m.role)).toEqual(['user']);
@@ -153,16 +155,7 @@ describe('files without an answer (F1)', () => {
   it('a fork with an answer is written as it was', async () => {
     const env = await home();
     const d = new PiDriver(env);
-    const s: Session = {
-      id: 'x',
-      source: 'threadbase',
-      project: '/work/x',
-      createdAt: T,
-      updatedAt: T,
-      messageCount: 2,
-      entries: [...userOnly, messageEntry('a1', 'u1', T, textMessage('assistant', 'hi'))],
-    };
-    const info = await d.writeSession(s);
+    const info = await d.writeSession(sessionOf([...userOnly, messageEntry('a1', 'u1', T, textMessage('assistant', 'hi'))]));
     expect((await linesOf(info.path as string)).map((l) => l.id)).toEqual([info.id, 'u1', 'a1']);
   });
 });
@@ -201,19 +194,12 @@ describe('the sessionDir setting (F4)', () => {
     await fs.writeFile(join(agent, 'settings.json'), JSON.stringify({ sessionDir: '/nonexistent/global' }));
     await fs.writeFile(join(project, '.pi', 'settings.json'), JSON.stringify({ sessionDir: '.pi/sessions' }));
     const d = new PiDriver(env, { cwd: project });
-    const s: Session = {
-      id: 'x',
-      source: 'threadbase',
-      project,
-      createdAt: T,
-      updatedAt: T,
-      messageCount: 2,
-      entries: [
-        messageEntry('u1', null, T, textMessage('user', 'q')),
-        messageEntry('a1', 'u1', T, textMessage('assistant', 'a')),
-      ],
-    };
-    const w = await d.writeSession(s);
+    const w = await d.writeSession(
+      sessionOf(
+        [messageEntry('u1', null, T, textMessage('user', 'q')), messageEntry('a1', 'u1', T, textMessage('assistant', 'a'))],
+        project,
+      ),
+    );
     expect(w.path?.startsWith(join(project, '.pi', 'sessions', '2'))).toBe(true);
     expect((await d.listSessions()).map((l) => l.id)).toEqual([w.id]);
     // the environment's flat dir still comes first, as in pi
