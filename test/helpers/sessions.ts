@@ -185,8 +185,8 @@ export function chainSession(id: string, source: string, project: string, messag
   };
 }
 
-/** A session of one user message (entry u1), for a test about pages or routes rather than a conversation. */
-export function oneMessageSession(id: string, title?: string, text = 'hi'): Session {
+/** A session of one user message (entry u1) of `content` (a text or parts), for a test about pages or routes rather than a conversation. */
+export function oneMessageSession(id: string, title?: string, content: string | Message['parts'] = 'hi'): Session {
   return {
     id,
     source: 'threadbase',
@@ -200,7 +200,7 @@ export function oneMessageSession(id: string, title?: string, text = 'hi'): Sess
         parentId: null,
         timestamp: '2026-11-20T10:00:00.000Z',
         kind: 'message',
-        message: { role: 'user', parts: [{ type: 'text', text }] },
+        message: { role: 'user', parts: typeof content === 'string' ? [{ type: 'text', text: content }] : content },
       },
     ],
   };

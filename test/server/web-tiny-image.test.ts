@@ -10,6 +10,7 @@ import '../../src/formats/all.js';
 import type { Session } from '../../src/model/types.js';
 import { screenshot, skipBrowser, viewerOverFixtures } from '../e2e/browser.js';
 import { makePng } from '../e2e/fixtures.js';
+import { oneMessageSession } from '../helpers/sessions.js';
 
 const SESSIONS = [
   ['kilo', 'ses_de960d959ffeUnT4kXIY6RPwqO'],
@@ -54,25 +55,9 @@ describe.skipIf(skipBrowser)('tiny images', () => {
 
   it('an image of ordinary size keeps its size', async () => {
     const { page } = viewer.browser;
-    const session: Session = {
-      id: 'pic',
-      source: 'threadbase',
-      createdAt: '2026-11-20T10:00:00.000Z',
-      updatedAt: '2026-11-20T10:00:00.000Z',
-      messageCount: 1,
-      entries: [
-        {
-          id: 'u1',
-          parentId: null,
-          timestamp: '2026-11-20T10:00:00.000Z',
-          kind: 'message',
-          message: {
-            role: 'user',
-            parts: [{ type: 'image', mediaType: 'image/png', data: makePng(120, 80).toString('base64') }],
-          },
-        },
-      ],
-    };
+    const session = oneMessageSession('pic', undefined, [
+      { type: 'image', mediaType: 'image/png', data: makePng(120, 80).toString('base64') },
+    ]);
     await page.goto('about:blank');
     await page.setContent(sessionToHtml(session));
     await page.waitForFunction(decoded);
