@@ -6,7 +6,6 @@
  * warning names its file, and every session outside the damaged file or row still loads whole.
  */
 import { closeSync, promises as fs, constants as fsConstants, openSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -33,12 +32,12 @@ import { ThreadbaseError } from '../../src/model/errors.js';
 import { branches, buildContext } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { createApp } from '../../src/server/app.js';
-import { MemoryTokenStore, PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
+import { MemoryTokenStore } from '../../src/server/tokens.js';
 import { IndexSync } from '../../src/stores/index-sync/sync.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { AGENTS, type AgentName, type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
-import { freshSchema } from '../server/pg-helpers.js';
+import { postgresBackend, type ServerBackend, sqliteBackend } from '../server/pg-helpers.js';
 import { applyMutation, type Mutated, type Mutation, mutationArb } from './mutate.js';
 import { listFiles, recordFigures } from './stores.js';
 
@@ -466,32 +465,10 @@ describe('fuzzing every agent parser with damaged real files', () => {
 });
 
 /** The stores the server runs over, each with its token store; close drops what was made. */
-const SERVER_STORES: [string, () => Promise<{ store: SessionDriver; tokens: TokenStore; close(): Promise<void> }>][] = [
+const SERVER_STORES: [string, () => Promise<ServerBackend>][] = [
   ['memory', async () => ({ store: new MemoryStore(), tokens: new MemoryTokenStore(), close: async () => undefined })],
-  [
-    'SQLite',
-    async () => {
-      const dir = await fs.mkdtemp(join(tmpdir(), 'tb-fuzz-http-'));
-      const store = openSqliteStore(join(dir, 'server.db'));
-      const tokens = new SqliteTokenStore(join(dir, 'server.db'));
-      return {
-        store,
-        tokens,
-        close: async () => {
-          await tokens.close();
-          await store.close();
-          await fs.rm(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const db = await freshSchema('tb_hard_fuzz');
-      return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
-    },
-  ],
+  ['SQLite', () => sqliteBackend('tb-fuzz-http-')],
+  ['PostgreSQL', () => postgresBackend('tb_hard_fuzz')],
 ];
 
 describe.each(SERVER_STORES)('fuzzing the HTTP API bodies over %s', (storeName, openStore) => {

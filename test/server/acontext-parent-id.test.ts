@@ -3,16 +3,10 @@
  * space connection (kept as a metadata entry of the session) came between them: through the real
  * @acontext/acontext SDK, on PostgreSQL (which appends in one transaction) and on SQLite.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AcontextClient } from '@acontext/acontext';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionDriver } from '../../src/model/driver.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
-import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
-import { openSqliteStore } from '../../src/stores/sqlite/index.js';
-import { freshSchema } from './pg-helpers.js';
+import { postgresBackend, type ServerBackend, sqliteBackend } from './pg-helpers.js';
 
 /** A message as the acontext format lists it (the SDK types the items of every format as unknown). */
 interface Stored {
@@ -20,32 +14,11 @@ interface Stored {
   parent_id: string | null;
 }
 
-interface Backend {
-  store: SessionDriver;
-  tokens: TokenStore;
-  close(): Promise<void>;
-}
+type Backend = ServerBackend;
 
 const backends: Record<string, () => Promise<Backend>> = {
-  PostgreSQL: async () => {
-    const db = await freshSchema('tb_acparent');
-    return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
-  },
-  SQLite: async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tb-acparent-'));
-    const path = join(dir, 'team.db');
-    const store = openSqliteStore(path);
-    const tokens = new SqliteTokenStore(path);
-    return {
-      store,
-      tokens,
-      close: async () => {
-        await tokens.close();
-        await store.close();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  },
+  PostgreSQL: () => postgresBackend('tb_acparent'),
+  SQLite: () => sqliteBackend('tb-acparent-'),
 };
 
 for (const [name, open] of Object.entries(backends)) {

@@ -4,47 +4,16 @@
  * not each session whole: the same pages, far fewer reads. Over real HTTP on a real PostgreSQL
  * schema and a real SQLite file.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionDriver } from '../../src/model/driver.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
-import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
-import { openSqliteStore } from '../../src/stores/sqlite/index.js';
-import { freshSchema } from './pg-helpers.js';
+import { postgresBackend, type ServerBackend, sqliteBackend } from './pg-helpers.js';
 
-interface Setup {
-  store: SessionDriver;
-  tokens: TokenStore;
-  close(): Promise<void>;
-}
+type Setup = ServerBackend;
 
 const backends: [string, () => Promise<Setup>][] = [
-  [
-    'PostgreSQL',
-    async () => {
-      const db = await freshSchema('tb_acontext_space');
-      return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
-    },
-  ],
-  [
-    'SQLite',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'tb-acontext-space-'));
-      const store = openSqliteStore(join(dir, 'server.db'));
-      const tokens = new SqliteTokenStore(join(dir, 'server.db'));
-      return {
-        store,
-        tokens,
-        close: async () => {
-          await tokens.close();
-          await store.close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
+  ['PostgreSQL', () => postgresBackend('tb_acontext_space')],
+  ['SQLite', () => sqliteBackend('tb-acontext-space-')],
 ];
 
 /** what each backend answered, to compare them */

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { expect } from 'vitest';
+import type { SessionDriver } from '../../src/model/driver.js';
 import type { Session } from '../../src/model/types.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
-import { PostgresTokenStore } from '../../src/server/tokens.js';
+import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
 import type { StatsBucket, StatsResult } from '../../src/server/web/data.js';
 import { openPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
@@ -117,4 +118,34 @@ export async function teamServerStats(team: TeamServer, query: Record<string, st
   expect(res.status).toBe(200);
   const { data } = (await res.json()) as { data: { cost: number; usage: { input: number; output: number; messages: number } } };
   return { cost: data.cost, input: data.usage.input, output: data.usage.output, messages: data.usage.messages };
+}
+
+/** What a server runs over: a store and its token store; `close` closes both and removes what was made. */
+export interface ServerBackend {
+  store: SessionDriver;
+  tokens: TokenStore;
+  close(): Promise<void>;
+}
+
+/** A fresh PostgreSQL schema (`prefix`_…) holding the sessions and the tokens. */
+export async function postgresBackend(prefix: string): Promise<ServerBackend> {
+  const db = await freshSchema(prefix);
+  return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
+}
+
+/** One SQLite file in a new temp folder (`prefix`…) holding the sessions and the tokens. */
+export async function sqliteBackend(prefix: string): Promise<ServerBackend> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const file = join(dir, 'server.db');
+  const store = openSqliteStore(file);
+  const tokens = new SqliteTokenStore(file);
+  return {
+    store,
+    tokens,
+    close: async () => {
+      await tokens.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

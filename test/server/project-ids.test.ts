@@ -4,16 +4,11 @@
  * the other project's session is untouched. Over real HTTP on a real PostgreSQL schema (ids are the
  * primary key of tb_sessions) and on a real SQLite file (the server's per-project wrapper).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionDriver } from '../../src/model/driver.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { projectStores } from '../../src/server/scope.js';
-import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
-import { openSqliteStore } from '../../src/stores/sqlite/index.js';
-import { freshSchema, type TestSchema } from './pg-helpers.js';
+import { postgresBackend, type ServerBackend, sqliteBackend } from './pg-helpers.js';
 
 interface Answer {
   status: number;
@@ -29,37 +24,11 @@ const message = (id: string, parentId: string | null, text: string) => ({
   message: { role: 'user', parts: [{ type: 'text', text }] },
 });
 
-interface Setup {
-  store: SessionDriver;
-  tokens: TokenStore;
-  close(): Promise<void>;
-}
+type Setup = ServerBackend;
 
 const backends: [string, () => Promise<Setup>][] = [
-  [
-    'PostgreSQL',
-    async () => {
-      const db: TestSchema = await freshSchema('tb_ids');
-      return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
-    },
-  ],
-  [
-    'SQLite',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'tb-ids-'));
-      const store = await openSqliteStore(join(dir, 'server.db'));
-      const tokens = new SqliteTokenStore(join(dir, 'server.db'));
-      return {
-        store,
-        tokens,
-        close: async () => {
-          await tokens.close();
-          await store.close?.();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
+  ['PostgreSQL', () => postgresBackend('tb_ids')],
+  ['SQLite', () => sqliteBackend('tb-ids-')],
 ];
 
 describe.each(backends)('session ids per project (%s)', (_name, setUp) => {
