@@ -11,16 +11,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { formatNames, Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
-import type { Usage } from '../../src/model/types.js';
 import { STATS_BY } from '../../src/stores/index-sync/stats.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
+import { usageOf } from '../helpers/usage.js';
 
 const UNPRICED = 'mystery-model-9';
 const PRICED = 'claude-sonnet-4-5';
 const TITLE = '日本語のタイトル 🎉 with a family 👨‍👩‍👧 and more words after it';
-const usage = (input: number, output: number): Usage => ({ input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
 
 let root: string;
 let env: DriverEnv;
@@ -39,18 +38,18 @@ beforeAll(async () => {
     const unpriced = chainSession('u-session', 'threadbase', project, [
       // entry ids of their own: the same ids would give the same response ids, counted once as copies
       ['x1', textMessage('user', 'xylophonic quartz question')],
-      ['x2', textMessage('assistant', 'an answer', { model: UNPRICED, usage: usage(1000, 500) })],
+      ['x2', textMessage('assistant', 'an answer', { model: UNPRICED, usage: usageOf(1000, 500) })],
     ]);
     const mixed = chainSession('m-session', 'threadbase', project, [
       ['u1', textMessage('user', 'first')],
-      ['a1', textMessage('assistant', 'priced', { model: PRICED, usage: usage(100_000, 0) })],
+      ['a1', textMessage('assistant', 'priced', { model: PRICED, usage: usageOf(100_000, 0) })],
       ['u2', textMessage('user', 'second')],
-      ['a2', textMessage('assistant', 'not priced', { model: UNPRICED, usage: usage(10, 10) })],
+      ['a2', textMessage('assistant', 'not priced', { model: UNPRICED, usage: usageOf(10, 10) })],
     ]);
     // a project whose path is wider on screen than it is long
     const wide = chainSession('w-session', 'threadbase', join(root, '日本語のプロジェクト'), [
       ['w1', textMessage('user', 'hello')],
-      ['w2', textMessage('assistant', 'hi', { model: 'gpt-5-codex', usage: usage(100, 100) })],
+      ['w2', textMessage('assistant', 'hi', { model: 'gpt-5-codex', usage: usageOf(100, 100) })],
     ]);
     await claude.writeSession?.(wide);
     unpricedId = (await claude.writeSession?.({ ...unpriced, title: TITLE }))?.id as string;

@@ -1,36 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDriver } from '../../src/model/driver.js';
-import type { Session, Usage } from '../../src/model/types.js';
+import type { Session } from '../../src/model/types.js';
 import { WebData } from '../../src/server/web/data.js';
 import { estimatedCostOf, PRICES } from '../../src/stores/index-sync/prices.js';
 import type { SqliteStore } from '../../src/stores/sqlite/index.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
+import { usageOf } from '../helpers/usage.js';
 import { storesHolding, type TestSchema } from './pg-helpers.js';
 
 const SONNET = 'claude-sonnet-4'; // long-prompt rates above 200,000 tokens, 1.1 times in the US
 const HAIKU = 'claude-haiku-4-5';
-const usage = (input: number, output: number, extra: Partial<Usage> = {}): Usage => ({
-  input,
-  output,
-  cacheRead: 0,
-  cacheWrite: 0,
-  reasoning: 0,
-  ...extra,
-});
 
 /** Two models: Sonnet's recorded response, its long prompt run in the US and a short one; Haiku's short one. */
 const MIXED: Session = chainSession('chart-cost-mixed', 'threadbase', '/tmp/chart-cost', [
   ['m0', textMessage('user', 'go')],
-  ['m1', textMessage('assistant', 'recorded', { model: SONNET, usage: usage(1000, 100), cost: 0.5 })],
-  ['m2', textMessage('assistant', 'long, US', { model: SONNET, usage: usage(250_000, 2000, { inferenceGeo: 'us' }) })],
-  ['m3', textMessage('assistant', 'short', { model: SONNET, usage: usage(3000, 400) })],
-  ['m4', textMessage('assistant', 'haiku', { model: HAIKU, usage: usage(2000, 300) })],
+  ['m1', textMessage('assistant', 'recorded', { model: SONNET, usage: usageOf(1000, 100), cost: 0.5 })],
+  ['m2', textMessage('assistant', 'long, US', { model: SONNET, usage: usageOf(250_000, 2000, { inferenceGeo: 'us' }) })],
+  ['m3', textMessage('assistant', 'short', { model: SONNET, usage: usageOf(3000, 400) })],
+  ['m4', textMessage('assistant', 'haiku', { model: HAIKU, usage: usageOf(2000, 300) })],
 ]);
 /** One model, one long request in the US and one short one, nothing recorded. */
 const SINGLE: Session = chainSession('chart-cost-single', 'threadbase', '/tmp/chart-cost', [
   ['s0', textMessage('user', 'go')],
-  ['s1', textMessage('assistant', 'long, US', { model: SONNET, usage: usage(240_000, 1000, { inferenceGeo: 'us' }) })],
-  ['s2', textMessage('assistant', 'short', { model: SONNET, usage: usage(5000, 200) })],
+  ['s1', textMessage('assistant', 'long, US', { model: SONNET, usage: usageOf(240_000, 1000, { inferenceGeo: 'us' }) })],
+  ['s2', textMessage('assistant', 'short', { model: SONNET, usage: usageOf(5000, 200) })],
 ]);
 
 let pg: TestSchema;

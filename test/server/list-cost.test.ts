@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/model/errors.js';
-import type { Entry, Session, Usage } from '../../src/model/types.js';
+import type { Entry, Session } from '../../src/model/types.js';
 import { createApp } from '../../src/server/app.js';
 import { ProjectScopedDriver, projectStores } from '../../src/server/scope.js';
 import { ProjectIdsDriver } from '../../src/server/tenant-ids.js';
@@ -11,25 +11,18 @@ import { costOf, estimatedCostOf, PRICES, priceOf } from '../../src/stores/index
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { chainSession, textMessage } from '../helpers/sessions.js';
+import { usageOf } from '../helpers/usage.js';
 import { storesHolding, type TestSchema } from './pg-helpers.js';
 
 const MODEL = 'claude-sonnet-4'; // long-prompt rates above 200,000 tokens, 1.1 times in the US
-const usage = (input: number, output: number, extra: Partial<Usage> = {}): Usage => ({
-  input,
-  output,
-  cacheRead: 0,
-  cacheWrite: 0,
-  reasoning: 0,
-  ...extra,
-});
 
 /** One recorded response (0.5) and two unrecorded ones: a long prompt run in the US, a short one. */
 function mixedSession(id: string, ids: [string, string, string, string]): Session {
   return chainSession(id, 'threadbase', '/tmp/list-cost', [
     [ids[0], textMessage('user', 'go')],
-    [ids[1], textMessage('assistant', 'recorded', { model: MODEL, usage: usage(1000, 100), cost: 0.5 })],
-    [ids[2], textMessage('assistant', 'long, US', { model: MODEL, usage: usage(250_000, 2000, { inferenceGeo: 'us' }) })],
-    [ids[3], textMessage('assistant', 'short', { model: MODEL, usage: usage(3000, 400) })],
+    [ids[1], textMessage('assistant', 'recorded', { model: MODEL, usage: usageOf(1000, 100), cost: 0.5 })],
+    [ids[2], textMessage('assistant', 'long, US', { model: MODEL, usage: usageOf(250_000, 2000, { inferenceGeo: 'us' }) })],
+    [ids[3], textMessage('assistant', 'short', { model: MODEL, usage: usageOf(3000, 400) })],
   ]);
 }
 
@@ -43,7 +36,7 @@ const FORK: Session = {
 /** request by request, as the session's page and `stats --by session` price it */
 const EXPECTED = 0.5 + estimatedCostOf(A.entries, PRICES).cost;
 /** the per-model sum at base rates (what the list showed off the local index, when nothing was recorded) */
-const BASE = costOf(priceOf(PRICES, MODEL), usage(253_000, 2400), 0);
+const BASE = costOf(priceOf(PRICES, MODEL), usageOf(253_000, 2400), 0);
 
 let pg: TestSchema;
 let sqlite: SqliteStore;

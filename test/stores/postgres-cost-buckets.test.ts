@@ -6,27 +6,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostBucket, CostBucketKey } from '../../src/model/driver.js';
-import type { Session, Usage } from '../../src/model/types.js';
+import type { Session } from '../../src/model/types.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import type { SqliteStore } from '../../src/stores/sqlite/index.js';
 import { chainSession, PRICE_TERMS, textMessage } from '../helpers/sessions.js';
+import { usageOf } from '../helpers/usage.js';
 import { storesHolding, type TestSchema } from '../server/pg-helpers.js';
-
-const usage = (input: number, output: number, extra: Partial<Usage> = {}): Usage => ({
-  input,
-  output,
-  cacheRead: 0,
-  cacheWrite: 0,
-  reasoning: 0,
-  ...extra,
-});
 
 const PROJECTS = ['/tmp/buckets', '/tmp/buckets\u0000nul', '/tmp/buckets\uD800lone'];
 const SESSIONS: Session[] = PROJECTS.map((project, i) =>
   chainSession(`buckets-${i}`, 'threadbase', project, [
     [`u${i}`, textMessage('user', 'go')],
-    [`a${i}`, textMessage('assistant', 'recorded', { model: 'claude-sonnet-4', usage: usage(1000, 100), cost: 0.25 })],
-    [`b${i}`, textMessage('assistant', 'long', { model: 'claude-sonnet-4', usage: usage(250_000 + i, 2000) })],
+    [`a${i}`, textMessage('assistant', 'recorded', { model: 'claude-sonnet-4', usage: usageOf(1000, 100), cost: 0.25 })],
+    [`b${i}`, textMessage('assistant', 'long', { model: 'claude-sonnet-4', usage: usageOf(250_000 + i, 2000) })],
     [`c${i}`, textMessage('assistant', 'advised, fast', { model: 'claude-opus-4-6', usage: PRICE_TERMS })],
     // a cost recorded without usage: under its record's model
     [`d${i}`, textMessage('assistant', 'cost only', { model: 'claude-haiku-4-5', cost: 0.125 })],

@@ -1,6 +1,6 @@
 /**
  * The same sessions give the same token and cost numbers in every store and every way of asking:
- * `usage()`, a server's `/stats` (costSummary), its charts (costBuckets) on SQLite and PostgreSQL,
+ * `usageOf()`, a server's `/stats` (costSummary), its charts (costBuckets) on SQLite and PostgreSQL,
  * and local `threadbase stats` over the index. The sessions make each rule decide something:
  * - a response copied into a session of another agent and project (a conversion keeps the response's
  *   id and time) counts once among the sessions selected, whichever of them holds its copies: so
@@ -14,17 +14,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostBucket, SessionFilter, UsageTotals } from '../../src/model/driver.js';
-import type { Message, Session, Usage } from '../../src/model/types.js';
+import type { Message, Session } from '../../src/model/types.js';
 import { costOf, PRICES, priceOf } from '../../src/stores/index-sync/prices.js';
 import { countedWhere, stats } from '../../src/stores/index-sync/stats.js';
 import { MemoryStore } from '../../src/stores/memory/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { SCHEMA_VERSION } from '../../src/stores/sqlite/schema.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
+import { usageOf } from '../helpers/usage.js';
 import { storesHolding, type TestSchema } from '../server/pg-helpers.js';
 
 const MODEL = 'claude-sonnet-4-5';
-const usage = (input: number, output: number): Usage => ({ input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
 const reply = (responseId: string, extra: Partial<Message>): Message =>
   textMessage('assistant', responseId, { model: MODEL, responseId, ...extra });
 
@@ -41,8 +41,8 @@ function session(id: string, source: string, project: string, createdAt: string,
   };
 }
 
-const R1 = reply('msg_r1', { usage: usage(100, 10), cost: 0.01 });
-const R2 = reply('msg_r2', { usage: usage(200, 20) });
+const R1 = reply('msg_r1', { usage: usageOf(100, 10), cost: 0.01 });
+const R2 = reply('msg_r2', { usage: usageOf(200, 20) });
 const ORIGINAL = session('agree-original', 'claude', '/agree/a', '2026-03-01T10:00:00.000Z', [
   ['o1', '2026-03-01T10:00:00.000Z', textMessage('user', 'go')],
   ['o2', '2026-03-01T10:00:05.000Z', R1],
@@ -56,12 +56,12 @@ const CONVERTED = session('agree-converted', 'pi', '/agree/b', '2026-03-02T09:00
   ['c3', '2026-03-01T10:00:10.000Z', textMessage('user', 'more')],
   ['c4', '2026-03-01T10:00:15.000Z', R2],
   ['c5', '2026-03-02T09:00:00.000Z', textMessage('user', 'and now')],
-  ['c6', '2026-03-02T09:00:05.000Z', reply('msg_r3', { usage: usage(1000, 100), cost: 0.1 })],
+  ['c6', '2026-03-02T09:00:05.000Z', reply('msg_r3', { usage: usageOf(1000, 100), cost: 0.1 })],
 ]);
 /** usage on one record before midnight, the cost on the next after it; a response with neither */
 const SPLIT = session('agree-split', 'claude', '/agree/c', '2026-03-03T23:59:00.000Z', [
   ['s1', '2026-03-03T23:59:00.000Z', textMessage('user', 'late')],
-  ['s2', '2026-03-03T23:59:59.000Z', reply('msg_split', { usage: usage(5000, 500) })],
+  ['s2', '2026-03-03T23:59:59.000Z', reply('msg_split', { usage: usageOf(5000, 500) })],
   ['s3', '2026-03-04T00:00:01.000Z', reply('msg_split', { cost: 0.5 })],
   ['s4', '2026-03-04T01:00:00.000Z', reply('msg_empty', {})],
 ]);
@@ -117,13 +117,13 @@ const servers = () =>
   ] as const;
 
 describe('stats agree across SQLite and PostgreSQL', () => {
-  it('usage() counts a copied response once among the sessions selected, in both stores (and in memory)', async () => {
+  it('usageOf() counts a copied response once among the sessions selected, in both stores (and in memory)', async () => {
     for (const [name, store] of [...servers(), ['memory', memory] as const])
       for (const { filter, ...want } of EXPECTED)
         expect({ name, filter, ...counts(await store.usage(filter)) }).toEqual({ name, filter, ...want });
   });
 
-  it("the server's /stats (costSummary) counts what usage() counts, in both stores", async () => {
+  it("the server's /stats (costSummary) counts what usageOf() counts, in both stores", async () => {
     for (const [name, store] of servers())
       for (const { filter, ...want } of EXPECTED) {
         const got = await store.costSummary(filter, PRICES);
@@ -140,7 +140,7 @@ describe('stats agree across SQLite and PostgreSQL', () => {
         responses: b.responses,
         cost: Math.round(b.cost * 1e9) / 1e9,
       }));
-    const r2 = costOf(priceOf(PRICES, MODEL), usage(200, 20), 200);
+    const r2 = costOf(priceOf(PRICES, MODEL), usageOf(200, 20), 200);
     expect(r2).toBeGreaterThan(0);
     const want = [
       { key: '2026-03-01', input: 300, responses: 2, cost: Math.round((0.01 + r2) * 1e9) / 1e9 },
