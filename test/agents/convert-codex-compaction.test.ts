@@ -16,14 +16,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { type CodexAgentHome, codexResumeInput, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, codexResumeInput, createOpencodeDatabase } from '../helpers/agents.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 import {
   convertWith,
   newestSession,
-  okProbeRule,
   readSession,
   resumeInTarget,
+  setupCodexCompactionHome,
   targetCompactionTurns,
   withoutPiItemIds,
 } from '../helpers/conversions.js';
@@ -55,11 +55,7 @@ async function recordCodex(): Promise<string> {
 }
 
 beforeAll(async () => {
-  home = await setupCodexAgentHome({
-    // every probe gets `ok: <probe>` (the default rules would read a summary request into the system prompt)
-    rules: [okProbeRule],
-    codexConfig: { extra: ['model_auto_compact_token_limit = 100000000'] },
-  });
+  home = await setupCodexCompactionHome();
   codexId = await recordCodex();
   await createOpencodeDatabase(home);
 }, 300_000);

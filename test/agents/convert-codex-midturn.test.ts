@@ -20,15 +20,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { codexContext, contextToResponses, SUMMARY_PREFIX } from '../../src/formats/codex/index.js';
-import { type CodexAgentHome, codexResumeInput, createOpencodeDatabase, setupCodexAgentHome } from '../helpers/agents.js';
+import { type CodexAgentHome, codexResumeInput, createOpencodeDatabase } from '../helpers/agents.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   convertWith,
   newestSession,
-  okProbeRule,
   readSession,
   resumeInTarget,
+  setupCodexCompactionHome,
   targetCompactionTurns,
   withoutPiItemIds,
 } from '../helpers/conversions.js';
@@ -100,11 +100,7 @@ async function recordCodex(): Promise<string> {
 }
 
 beforeAll(async () => {
-  home = await setupCodexAgentHome({
-    rules: [okProbeRule],
-    responsesRules: [stepsRule],
-    codexConfig: { extra: ['model_auto_compact_token_limit = 100000000'] },
-  });
+  home = await setupCodexCompactionHome([stepsRule]);
   codexId = await recordCodex();
   await createOpencodeDatabase(home);
 }, 300_000);

@@ -2,7 +2,16 @@
  * The agents tests of conversions: `threadbase convert --json` into an agent's store, and the real
  * agent (Claude Code, pi or OpenCode, on the loopback Anthropic stand-in) resuming what was written.
  */
-import { type AgentHome, OPENCODE_MODEL, requestsSince, runClaude, runOpencode, runPi } from './agents.js';
+import {
+  type AgentHome,
+  type CodexAgentHome,
+  OPENCODE_MODEL,
+  requestsSince,
+  runClaude,
+  runOpencode,
+  runPi,
+  setupCodexAgentHome,
+} from './agents.js';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Context } from '../../src/model/tree.js';
@@ -10,6 +19,7 @@ import type { Session, SessionInfo } from '../../src/model/types.js';
 import type { AnthropicRequest, Rule } from './anthropic-standin.js';
 import type { Block, Msg } from './claude-requests.js';
 import { runCliOk } from './cli.js';
+import type { ResponsesRule } from './openai-responses-standin.js';
 
 /** The agents that resume with an Anthropic model here. */
 export type AnthropicAgent = 'claude' | 'pi' | 'opencode';
@@ -75,6 +85,20 @@ export const okProbeRule: Rule = (req) => {
   const last = req.messages.at(-1);
   return { text: `ok: ${textOf((last?.content ?? '') as string | Block[]).at(-1) ?? ''}` };
 };
+
+/**
+ * setupCodexAgentHome for the tests of codex's own compactions carried into other agents: the probes
+ * answered `ok: <probe>` (okProbeRule; the default rules would read a summary request into the system
+ * prompt), codex's auto compaction out of reach but in a turn that lowers `model_auto_compact_token_limit`,
+ * `responsesRules` first on the Responses stand-in.
+ */
+export function setupCodexCompactionHome(responsesRules: ResponsesRule[] = []): Promise<CodexAgentHome> {
+  return setupCodexAgentHome({
+    rules: [okProbeRule],
+    responsesRules,
+    codexConfig: { extra: ['model_auto_compact_token_limit = 100000000'] },
+  });
+}
 
 /** `threadbase convert <id> --source <from> --to <to> --json`, failing unless it wrote into `to`. */
 export async function convertWith(home: AgentHome, id: string, from: string, to: string): Promise<Written> {
