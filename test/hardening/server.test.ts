@@ -9,17 +9,15 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDriver } from '../../src/model/driver.js';
 import { createApp } from '../../src/server/app.js';
 import { startServer } from '../../src/server/index.js';
-import { PostgresTokenStore, SqliteTokenStore, type TokenStore } from '../../src/server/tokens.js';
-import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import type { TokenStore } from '../../src/server/tokens.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
-import { freshSchema, type TestSchema } from '../server/pg-helpers.js';
+import { postgresBackend, sqliteBackend } from '../server/pg-helpers.js';
 import { recordFigures } from './stores.js';
 
 type App = ReturnType<typeof createApp>;
@@ -462,26 +460,11 @@ function describeServer(
 }
 
 describeServer('SQLite', async () => {
-  const dir = await fs.mkdtemp(join(tmpdir(), 'tb-hard-server-'));
-  const path = join(dir, 'server.db');
-  const store = openSqliteStore(path);
-  const tokens = new SqliteTokenStore(path);
-  return {
-    store,
-    tokens,
-    tokenFile: path,
-    close: async () => {
-      await tokens.close();
-      await store.close();
-      await fs.rm(dir, { recursive: true, force: true });
-    },
-  };
+  const backend = await sqliteBackend('tb-hard-server-');
+  return { ...backend, tokenFile: backend.file };
 });
 
-describeServer('PostgreSQL', async () => {
-  const db: TestSchema = await freshSchema('tb_hard_srv');
-  return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
-});
+describeServer('PostgreSQL', () => postgresBackend('tb_hard_srv'));
 
 describe('secrets in store URLs', () => {
   it('a password in a PostgreSQL URL or a key in a server URL is never printed, also when the connection fails', async () => {

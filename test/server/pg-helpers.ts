@@ -133,8 +133,8 @@ export async function postgresBackend(prefix: string): Promise<ServerBackend> {
   return { store: db.store, tokens: new PostgresTokenStore(db.store.pool, db.store.ready()), close: () => db.drop() };
 }
 
-/** One SQLite file in a new temp folder (`prefix`…) holding the sessions and the tokens. */
-export async function sqliteBackend(prefix: string): Promise<ServerBackend> {
+/** One SQLite file (`file`) in a new temp folder (`prefix`…) holding the sessions and the tokens. */
+export async function sqliteBackend(prefix: string): Promise<ServerBackend & { file: string }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const file = join(dir, 'server.db');
   const store = openSqliteStore(file);
@@ -142,6 +142,7 @@ export async function sqliteBackend(prefix: string): Promise<ServerBackend> {
   return {
     store,
     tokens,
+    file,
     close: async () => {
       await tokens.close();
       await store.close();
