@@ -5,8 +5,11 @@
  * (the stand-in through @ai-sdk/anthropic), send the signed, empty signed and redacted thinking as they
  * are and none of the unsigned (the AI SDK's 'unsupported reasoning metadata'), as threadbase's context
  * says (src/formats/opencode/context.ts withoutUnsignedThinking; it sent the unsigned as text).
- * A response of unsigned thinking only is sent by both as an assistant message with no content (which
- * the Messages API refuses); threadbase's context leaves it out. Responses of another model than the one
+ * A response of unsigned thinking only, which both would send as an assistant message with no content (the
+ * Messages API refuses it), threadbase writes as text parts (encode.ts thinkingAsText), which both send as
+ * text; one of blank unsigned thinking only stays reasoning, which both leave out (OpenCode's ProviderTransform
+ * removes blank unsigned reasoning and a message it leaves empty). No message either
+ * sends is empty, and threadbase's context is what each sends. Responses of another model than the one
  * resumed with have their thinking sent as text (blank and redacted thinking not at all: OpenCode's
  * toModelMessages differentModel), as threadbase's context says (asFromAnotherModel).
  */
@@ -25,7 +28,20 @@ const [PROVIDER = '', MODEL_ID = ''] = MODEL.split('/');
 const assistant = (parts: Message['parts']): Message => ({ role: 'assistant', provider: PROVIDER, model: MODEL_ID, parts });
 
 function messages(): [string, Message][] {
-  return [...thinkingTurns(assistant), ['a4', assistant([{ type: 'text', text: 'Answer four.' }])]];
+  return [
+    ...thinkingTurns(assistant),
+    ['a4', assistant([{ type: 'text', text: 'Answer four.' }])],
+    ['u5', { role: 'user', parts: [{ type: 'text', text: 'fifth' }] }],
+    [
+      'a5',
+      assistant([
+        { type: 'thinking', thinking: '' },
+        { type: 'thinking', thinking: ' ' },
+      ]),
+    ],
+    ['u6', { role: 'user', parts: [{ type: 'text', text: 'sixth' }] }],
+    ['a6', assistant([{ type: 'text', text: 'Answer six.' }])],
+  ];
 }
 
 /** The same turns, the first response by another model (Claude Code's) than the one resumed with. */
@@ -34,24 +50,21 @@ function messagesOfTwoModels(): [string, Message][] {
   return all.map(([id, m]) => [id, id === 'a1' ? { ...m, provider: 'anthropic', model: 'claude-sonnet-4-5' } : m]);
 }
 
-/** What the agent sent before the probe, its empty assistant message (the lone unsigned thinking's) apart. */
+/** What the agent sent before the probe, and how many messages it sent of no content (the Messages API refuses them). */
 function sentBeforeProbe(sent: AnthropicMessage[]): { conversation: ReturnType<typeof conversationOf>; empty: number } {
-  const before = conversationOf(sent.slice(0, -1));
-  const kept = before.filter((m) => m.content.length > 0);
-  // the empty one sat between two users' messages, which threadbase's context holds as one
-  const merged: typeof kept = [];
-  for (const m of kept) {
-    const prev = merged.at(-1);
-    if (prev && prev.role === m.role) prev.content = [...prev.content, ...m.content];
-    else merged.push({ ...m });
-  }
-  return { conversation: merged, empty: before.length - kept.length };
+  return {
+    conversation: conversationOf(sent.slice(0, -1)),
+    empty: conversationOf(sent).filter((m) => m.content.length === 0).length,
+  };
 }
+
+/** The reply of unsigned thinking only (thinkingTurns' third), as the text the agent sends it as. */
+const LONE_UNSIGNED = { role: 'assistant', content: [{ type: 'text', text: 'Lone unsigned.' }] };
 
 describe('thinking without a signature, resumed by the real OpenCode', () => {
   const home = agentHomeForFile({ rules: [okProbeRule], opencodeDatabase: true, timeout: 120_000 });
 
-  it('OpenCode sends the signed, empty signed and redacted thinking and none of the unsigned, as our context', async () => {
+  it('OpenCode sends the signed, empty signed and redacted thinking, a reply of unsigned thinking only as text, as our context', async () => {
     const written = await withDriver(home.env, 'opencode', async (d) =>
       d.writeSession?.(chainSession('unsigned-oc', 'pi', home.project, messages())),
     );
@@ -59,9 +72,11 @@ describe('thinking without a signature, resumed by the real OpenCode', () => {
     const ours = contextToAnthropic(await readContext(home, 'opencode', written.id)).messages;
     await runOpencode(home, ['run', '-s', written.id, '-m', MODEL, 'probe']);
     const sent = sentBeforeProbe(requestEndingWithProbe(home, 'probe', 'opencode').messages);
-    expect(sent.empty).toBe(1);
+    expect(sent.empty).toBe(0);
+    expect(sent.conversation).toContainEqual(LONE_UNSIGNED);
     expect(sent.conversation).toEqual(conversationOf(ours));
-    expect(JSON.stringify(ours)).not.toContain('unsigned');
+    expect(JSON.stringify(ours)).not.toContain('An unsigned thought.');
+    expect(JSON.stringify(ours)).not.toContain('Only unsigned.');
     expect(JSON.stringify(ours)).toContain('REDACTED-DATA');
   }, 150_000);
 
@@ -73,6 +88,7 @@ describe('thinking without a signature, resumed by the real OpenCode', () => {
     const ours = contextToAnthropic(await readContext(home, 'opencode', written.id)).messages;
     await runOpencode(home, ['run', '-s', written.id, '-m', MODEL, 'probe', 'two']);
     const sent = sentBeforeProbe(requestEndingWithProbe(home, 'probe two', 'opencode').messages);
+    expect(sent.empty).toBe(0);
     expect(sent.conversation).toEqual(conversationOf(ours));
     expect(ours[1]?.content).toEqual([
       { type: 'text', text: 'Signed thought.' },
@@ -92,7 +108,7 @@ describe('thinking without a signature, resumed by the real Kilo CLI', () => {
     await home?.close();
   });
 
-  it('Kilo sends the signed, empty signed and redacted thinking and none of the unsigned, as our context', async () => {
+  it('Kilo sends the signed, empty signed and redacted thinking, a reply of unsigned thinking only as text, as our context', async () => {
     const written = await withDriver(home.env, 'kilo', async (d) =>
       d.writeSession?.(chainSession('unsigned-kilo', 'pi', home.project, messages())),
     );
@@ -100,9 +116,11 @@ describe('thinking without a signature, resumed by the real Kilo CLI', () => {
     const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
     await runKilo(home, ['run', '-m', KILO_MODEL, '-s', written.id, 'probe']);
     const sent = sentBeforeProbe(kiloRequestEndingWith(home, 'probe').messages);
-    expect(sent.empty).toBe(1);
+    expect(sent.empty).toBe(0);
+    expect(sent.conversation).toContainEqual(LONE_UNSIGNED);
     expect(sent.conversation).toEqual(conversationOf(ours));
-    expect(JSON.stringify(ours)).not.toContain('unsigned');
+    expect(JSON.stringify(ours)).not.toContain('An unsigned thought.');
+    expect(JSON.stringify(ours)).not.toContain('Only unsigned.');
   }, 150_000);
 
   it("Kilo sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
@@ -113,6 +131,7 @@ describe('thinking without a signature, resumed by the real Kilo CLI', () => {
     const ours = contextToAnthropic(await readContext(home, 'kilo', written.id)).messages;
     await runKilo(home, ['run', '-m', KILO_MODEL, '-s', written.id, 'probe', 'two']);
     const sent = sentBeforeProbe(kiloRequestEndingWith(home, 'probe two').messages);
+    expect(sent.empty).toBe(0);
     expect(sent.conversation).toEqual(conversationOf(ours));
     expect(JSON.stringify(ours[1]?.content)).not.toContain('REDACTED-DATA');
   }, 150_000);

@@ -4,10 +4,11 @@
  * far?") answered by the summary, then the kept tail and what followed; failed assistant messages
  * and messages left with no parts are not sent. Reasoning is sent as the AI SDK's reasoning part with its
  * provider metadata, which the Anthropic provider sends only as signed or redacted thinking and the
- * OpenAI one only with its encrypted content: thinking with neither (another agent's) is not sent.
+ * OpenAI one only with its encrypted content: thinking with neither (another agent's) is not sent, but a
+ * reply of it only is, as the text threadbase wrote it as (encode.ts).
  */
 import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
-import type { CompactionEntry, Message, Session } from '../../model/types.js';
+import type { CompactionEntry, Message, Part, Session, ThinkingPart } from '../../model/types.js';
 import { withAssistantImageNotes } from '../shared/assistant-images.js';
 import { asOpenCodeSends, COMPACTION_PROMPT, isOcEntryRaw, summaryParts } from './parse.js';
 import { holdsOpenCodeRecords } from './records.js';
@@ -50,7 +51,8 @@ export function opencodeContext(session: Pick<Session, 'entries' | 'leafId'>, op
     const sent = withoutUnsignedThinking(
       m.role === 'assistant' && m.model !== undefined && modelKey(m) !== resumedOn ? asFromAnotherModel(m) : m,
     );
-    // a reply of unsigned thinking only: OpenCode sends it with no content, which the API refuses (FORMAT.md)
+    // a reply of unsigned thinking only written before threadbase wrote such a reply as text: OpenCode sends
+    // it with no content, which the API refuses (FORMAT.md); one of blank thinking only it does not send
     if (sent.parts.length === 0) continue;
     messages.push(
       inCallOrder(oneSummaryPerPart(withAssistantImageNotes(inlineAttachmentsOnly(asOpenCodeSends(sent)))), messages.at(-1)),
@@ -93,20 +95,36 @@ function withoutMeta(p: Message['parts'][number]): Message['parts'][number] {
 }
 
 /**
- * Thinking without a signature, encrypted content or other provider metadata (pi's, Gemini's, Codex's
- * summaries without their item) is left out: @ai-sdk/anthropic drops a reasoning part whose metadata
- * holds no signature or redacted data ('unsupported reasoning metadata'), @ai-sdk/openai (store: false)
- * one without encrypted content. The real OpenCode 1.18.33 and Kilo 7.7.7 sent none of it, blank or not.
- * (An OpenAI-compatible provider would send its text as reasoning_content; the context is the Messages API's.)
+ * Thinking the AI SDK providers drop when OpenCode sends it: without a signature, encrypted content or other
+ * provider metadata (pi's, Gemini's, Codex's summaries without their item). @ai-sdk/anthropic drops a reasoning
+ * part whose metadata holds no signature or redacted data ('unsupported reasoning metadata'), @ai-sdk/openai
+ * (store: false) one without encrypted content. The real OpenCode 1.18.33 and Kilo 7.7.7 sent none of it,
+ * blank or not. (An OpenAI-compatible provider would send its text as reasoning_content; the context is the
+ * Messages API's.) encode.ts writes a reply of such thinking only as text, which OpenCode sends.
  */
-function withoutUnsignedThinking(m: Message): Message {
-  if (m.role !== 'assistant') return m;
-  const unsent = (p: Message['parts'][number]) =>
+export function isThinkingOpenCodeDrops(p: Part): p is ThinkingPart {
+  return (
     p.type === 'thinking' &&
     p.signature === undefined &&
     p.meta?.encryptedContent === undefined &&
-    p.meta?.providerMetadata === undefined;
-  return m.parts.some(unsent) ? { ...m, parts: m.parts.filter((p) => !unsent(p)) } : m;
+    p.meta?.providerMetadata === undefined
+  );
+}
+
+/**
+ * A message's thinking as OpenCode sends it on the model resumed with: thinking threadbase wrote as text
+ * (meta.sentAsText: parse.ts, encode.ts, a reply of such thinking only) as that text, other thinking the
+ * providers drop (isThinkingOpenCodeDrops; a session written before threadbase wrote it as text) left out.
+ */
+function withoutUnsignedThinking(m: Message): Message {
+  if (m.role !== 'assistant' || !m.parts.some(isThinkingOpenCodeDrops)) return m;
+  return {
+    ...m,
+    parts: m.parts.flatMap((p): Part[] => {
+      if (!isThinkingOpenCodeDrops(p)) return [p];
+      return p.meta?.sentAsText === true ? [{ type: 'text', text: p.thinking }] : [];
+    }),
+  };
 }
 
 /**

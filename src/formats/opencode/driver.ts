@@ -165,8 +165,10 @@ export class OpenCodeDriver extends DriverBase {
    * 10: a compaction's summary request has a response id (CompactionEntry.responseId): the one threadbase kept
    *    (`threadbase.responseId`), else for a summary OpenCode wrote one made of its times and tokens, so
    *    OpenCode's own fork (new message ids) counts it once.
+   * 11: a text part marked `threadbase.thinking` (a reply of unsigned thinking only, written as text OpenCode
+   *    sends) is thinking again (meta.sentAsText).
    */
-  readonly readerVersion = 10;
+  readonly readerVersion = 11;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

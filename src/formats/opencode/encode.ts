@@ -16,6 +16,7 @@ import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
+import { isThinkingOpenCodeDrops } from './context.js';
 import { ABORTED_TOOL_ERROR, opencodeDeclinedMark, REJECTED_TOOL_ERROR } from './denials.js';
 import { INTERRUPTED_TOOL, isOcEntryRaw, plainTextOf, readToolNote } from './parse.js';
 import {
@@ -114,6 +115,20 @@ function reasoningParts(p: ThinkingPart): { text: string; metadata?: Json; threa
   return [
     { text: p.thinking, ...(metadata ? { metadata } : {}), ...(several ? { threadbase: { summaryParts: summaries } } : {}) },
   ];
+}
+
+/**
+ * Whether a reply's thinking is written as text: a reply of thinking only that OpenCode's AI SDK providers
+ * drop (another agent's, unsigned: context.ts isThinkingOpenCodeDrops), which as reasoning OpenCode would send
+ * as an assistant message with no content, which the Messages API refuses (400) before the last message. Its
+ * thinking goes as `text` parts, which OpenCode sends (as Claude Code and pi send such thinking), marked
+ * `threadbase.thinking` (a field OpenCode ignores) for parse.ts to read back as thinking. Blank thinking stays
+ * reasoning: OpenCode would send a blank text (which the API refuses too), while it removes blank unsigned
+ * reasoning before the Anthropic provider (ProviderTransform), and a message that leaves empty; so a reply of
+ * blank thinking only carries nothing, is written as reasoning as before, and is not sent.
+ */
+function thinkingAsText(m: Message): boolean {
+  return m.parts.every(isThinkingOpenCodeDrops) && m.parts.some((p) => p.type === 'thinking' && p.thinking.trim() !== '');
 }
 
 function dataUrl(mediaType: string, data: string): string {
@@ -401,10 +416,13 @@ export function encodeEntries(
     ensureUser(at);
     const id = newId('msg');
     messageIdFor.set(e.id, id);
+    const asText = thinkingAsText(m);
     const parts: Json[] = [newPart(id, { type: 'step-start' })];
     let hasTools = false;
     for (const p of m.parts) {
       if (p.type === 'text') parts.push(newPart(id, { type: 'text', text: p.text, time: { start: at, end: at } }));
+      else if (p.type === 'thinking' && asText && p.thinking.trim())
+        parts.push(newPart(id, { type: 'text', text: p.thinking, threadbase: { thinking: true }, time: { start: at, end: at } }));
       else if (p.type === 'thinking') {
         for (const r of reasoningParts(p)) parts.push(newPart(id, { type: 'reasoning', ...r, time: { start: at, end: at } }));
       } else if (p.type === 'redacted_thinking')

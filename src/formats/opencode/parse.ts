@@ -375,6 +375,9 @@ function stepMessages(
       parts.push(call); // the note threadbase wrote for a call the provider ran (encode.ts)
     else if (image)
       parts.push(image); // the note threadbase wrote for an image the assistant made (encode.ts)
+    else if (p.type === 'text' && obj(p.threadbase)?.thinking === true)
+      // thinking threadbase wrote as text, which OpenCode sends as such (encode.ts thinkingAsText; context.ts)
+      parts.push({ type: 'thinking', thinking: str(p.text) ?? '', meta: { sentAsText: true } });
     else if (p.type === 'text') {
       const text = str(p.text) ?? '';
       // OpenCode sends an empty text as a single space when its message (any step) holds signed reasoning.
