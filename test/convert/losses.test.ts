@@ -70,13 +70,34 @@ describe('conversionLosses', () => {
     expect(w).not.toMatch(/labels/);
   });
 
-  it('OpenCode: thinking replayed as text, settings, labels, metadata; cost, token counts and price terms kept (system messages: the encoder says them)', () => {
+  it('OpenCode: thinking replayed as text, unsigned thinking not sent, settings, labels, metadata; cost, token counts and price terms kept (system messages: the encoder says them)', () => {
     const w = conversionLosses(lossy('codex'), 'opencode').join('\n');
-    expect(w).toMatch(/OpenCode replays reasoning recorded by another model as plain text \(2\)/);
+    // the signed thinking; the plain reasoning (no signature, no encrypted content) the AI SDK drops on its model
+    expect(w).toMatch(/OpenCode replays reasoning recorded by another model as plain text \(1\)/);
+    expect(w).toMatch(/thinking without a signature \(another agent's\) is kept, but OpenCode does not send it .*\(1\)/);
     expect(w).not.toMatch(/system message/);
     expect(w).toMatch(/labels have no OpenCode record/);
     // kept in a tokens field OpenCode ignores
     expect(w).not.toMatch(/cost|reasoning token|cache-write|fast mode/);
+  });
+
+  it('OpenCode, Kilo CLI: reasoning OpenCode sends (encrypted content) is not said to be dropped; blank thinking is not counted', () => {
+    const s = lossy('codex');
+    const a = s.entries.find((e) => e.id === 'a');
+    if (a?.kind !== 'message') throw new Error('no reply');
+    a.message.parts = [
+      { type: 'thinking', thinking: 'encrypted reasoning', meta: { encryptedContent: 'gAAA' } },
+      { type: 'thinking', thinking: '  ' },
+      { type: 'text', text: 'hi' },
+    ];
+    for (const [target, label] of [
+      ['opencode', 'OpenCode'],
+      ['kilo', 'Kilo CLI'],
+    ] as const) {
+      const w = conversionLosses(s, target).join('\n');
+      expect(w).toMatch(new RegExp(`${label} replays reasoning recorded by another model as plain text \\(1\\)`));
+      expect(w).not.toMatch(/does not send it/);
+    }
   });
 
   it('Codex: thinking of other models not sent, redacted thinking, cost, images in answers, files, settings, labels, metadata; token counts and price terms kept', () => {

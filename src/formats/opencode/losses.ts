@@ -2,14 +2,14 @@
 import { sayRewordedResults } from '../../convert/declined.js';
 import type { LossDescriber, LossReport } from '../../convert/losses.js';
 import type { Part } from '../../model/types.js';
+import { isThinkingOpenCodeDrops } from './context.js';
 import { opencodeDeclinedMark } from './denials.js';
 import { plainTextOf } from './parse.js';
 
 /** What an agent keeping OpenCode's records (OpenCode, or a fork of it named `label`) cannot keep. */
 export function describeLossesAs(label: string): LossDescriber {
   return (report) => {
-    const { counts: c, say } = report;
-    describe(label, c, say);
+    describe(label, report);
     sayTextFiles(label, report);
     sayRewordedResults(report, label, (text) => opencodeDeclinedMark(text, false), 'it sends');
   };
@@ -17,10 +17,19 @@ export function describeLossesAs(label: string): LossDescriber {
 
 export const describeOpenCodeLosses: LossDescriber = describeLossesAs('OpenCode');
 
-function describe(label: string, c: LossReport['counts'], say: LossReport['say']): void {
+function describe(label: string, report: LossReport): void {
+  const { counts: c, say } = report;
+  // another agent's thinking with no signature or provider data: the AI SDK providers drop it (context.ts)
+  const dropped = report.foreign
+    .flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' ? e.message.parts : []))
+    .filter((p) => isThinkingOpenCodeDrops(p) && p.thinking.trim() !== '').length;
   say(
-    c.signedThinking + c.unsignedThinking,
+    c.signedThinking + c.unsignedThinking - dropped,
     `thinking is kept with its signature, but ${label} replays reasoning recorded by another model as plain text`,
+  );
+  say(
+    dropped,
+    `thinking without a signature (another agent's) is kept, but ${label} does not send it when it resumes on the model that recorded it (its AI SDK provider drops it); a reply of such thinking only is written as text, which it sends`,
   );
   // 1-hour cache writes and the price terms go in a tokens field OpenCode ignores (encode.ts)
   say(
