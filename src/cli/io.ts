@@ -10,6 +10,7 @@ import { resolveEntryId } from '../model/tree.js';
 import type { ParseWarning, Session } from '../model/types.js';
 import { noteAgentWrite, type OpenedSession, openFreshIndex, openThroughIndex } from '../stores/index-sync/fresh.js';
 import { indexPath } from '../stores/index-sync/sync.js';
+import type { SqliteStore } from '../stores/sqlite/index.js';
 import { drainOf, type TextSink, writeJson } from './json-out.js';
 
 export interface CliContext {
@@ -249,7 +250,7 @@ export async function warnIfNeverSynced(ctx: CliContext, index: SessionDriver, s
 export async function openCommandIndex(
   ctx: CliContext,
   opts: { sync: boolean; source?: string | undefined; maxAgeMs?: number },
-): Promise<{ store: Awaited<ReturnType<typeof openFreshIndex>>; neverSynced: boolean }> {
+): Promise<{ store: SqliteStore; neverSynced: boolean }> {
   writableIndexPath(ctx);
   const store = await openFreshIndex(ctx.env, ctx.sources(), {
     sync: opts.sync,

@@ -10,7 +10,17 @@
 import { declinedMarkOf } from '../../convert/declined.js';
 import { isProviderExecuted, providerCallNote } from '../../convert/provider-tools.js';
 import { mergeSplitResponses, pathToLeaf, responseEntriesAt } from '../../model/tree.js';
-import type { Entry, FilePart, Message, MessageEntry, Session, ThinkingPart, ToolResultPart, Usage } from '../../model/types.js';
+import type {
+  CompactionEntry,
+  Entry,
+  FilePart,
+  Message,
+  MessageEntry,
+  Session,
+  ThinkingPart,
+  ToolResultPart,
+  Usage,
+} from '../../model/types.js';
 import { assistantImageNote } from '../shared/assistant-images.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
 import { UniqueToolIds } from '../shared/unique-tool-ids.js';
@@ -129,6 +139,14 @@ function reasoningParts(p: ThinkingPart): { text: string; metadata?: Json; threa
  */
 function thinkingAsText(m: Message): boolean {
   return m.parts.every(isThinkingOpenCodeDrops) && m.parts.some((p) => p.type === 'thinking' && p.thinking.trim() !== '');
+}
+
+/**
+ * What a compaction's summary message keeps of the entry, in a field OpenCode ignores (parse.ts keptEntryOf,
+ * summaryResponseId): its id and time, and its request's id where it has one.
+ */
+function keptCompaction(e: CompactionEntry): Json {
+  return { entryId: e.id, timestamp: e.timestamp, ...(e.responseId ? { responseId: e.responseId } : {}) };
 }
 
 function dataUrl(mediaType: string, data: string): string {
@@ -522,7 +540,7 @@ export function encodeEntries(
         // the compaction's entry id and time, in a field OpenCode ignores, as on a reply without a
         // response id: its message ids are new on each write, so `stats` knows a copy by these (and
         // by the summary request's id, where the compaction has one)
-        threadbase: { entryId: e.id, timestamp: e.timestamp, ...(e.responseId ? { responseId: e.responseId } : {}) },
+        threadbase: keptCompaction(e),
       },
       parts: [
         newPart(id, { type: 'step-start' }),
@@ -545,12 +563,7 @@ export function encodeEntries(
           // encodeCompaction writes them, and its request's id (parse.ts made it of the original's
           // times and tokens), so `stats` counts the summary's request once with its original
           if (e.kind === 'compaction' && !str(obj(s.info.threadbase)?.entryId))
-            s.info.threadbase = {
-              ...(obj(s.info.threadbase) ?? {}),
-              entryId: e.id,
-              timestamp: e.timestamp,
-              ...(e.responseId ? { responseId: e.responseId } : {}),
-            };
+            s.info.threadbase = { ...(obj(s.info.threadbase) ?? {}), ...keptCompaction(e) };
           copied.set(str(raw.summaryMessage.info.id) ?? '', {
             message: s,
             keep: new Set(raw.summaryMessage.parts.map((p) => str(p.id) ?? '')),

@@ -566,9 +566,20 @@ function summaryRequest(summary: OcMessage): { usage?: Usage; cost?: number; mod
 function summaryResponseId(summary: OcMessage, kept: boolean): string | undefined {
   const copied = str(obj(summary.info.threadbase)?.responseId);
   if (copied || kept) return copied;
-  const t = obj(summary.info.time);
-  const u = usageOf(summary.info.tokens);
-  return `opencode:summary:${num(t?.created) ?? ''}:${num(t?.completed) ?? ''}:${u ? `${u.input}/${u.output}` : ''}`;
+  return madeResponseId(summary.info, usageOf(summary.info.tokens), 'summary');
+}
+
+/**
+ * A response id made of a message's times and tokens (of its step `step`, or of its compaction summary):
+ * OpenCode records none, and its fork copies a message under new ids with the same times and tokens, so
+ * the copy is known for one (`stats` counts the response once); two responses of other sessions never
+ * share them all.
+ */
+function madeResponseId(info: Record<string, unknown>, usage: Usage | undefined, step: number | 'summary'): string {
+  const t = obj(info.time);
+  const times = `${num(t?.created) ?? ''}:${num(t?.completed) ?? ''}`;
+  const tokens = usage ? `${usage.input}/${usage.output}` : '';
+  return step === 'summary' ? `opencode:summary:${times}:${tokens}` : `opencode:${times}:${step}:${tokens}`;
 }
 
 /** Whether an assistant message is the finished summary of a compaction. */
@@ -749,14 +760,8 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
         if (side) assistant.meta = { ...(assistant.meta ?? {}), ...side };
         if (m.info.summary === true) assistant.meta = { ...(assistant.meta ?? {}), summary: true };
       }
-      // A step is one model response, of which OpenCode records no id. A fork copies a message under a
-      // new id with the same times and tokens, so these stand for one: the copy is known for a copy
-      // (`stats` counts the response once), and two responses of other sessions never share them all.
-      if (!assistant.responseId && !kept) {
-        const t = obj(m.info.time);
-        const u = assistant.usage;
-        assistant.responseId = `opencode:${num(t?.created) ?? ''}:${num(t?.completed) ?? ''}:${i}:${u ? `${u.input}/${u.output}` : ''}`;
-      }
+      // a step is one model response, of which OpenCode records no id
+      if (!assistant.responseId && !kept) assistant.responseId = madeResponseId(m.info, assistant.usage, i);
       const stepPartIds = step.parts.map((p) => str(p.id) ?? '');
       const stepTime = num(obj(step.parts[0]?.time)?.start);
       push({
