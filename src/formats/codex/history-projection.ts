@@ -16,23 +16,16 @@
  * aborted otherwise, another schema) writes nothing and the copy shows its turns once codex resumes
  * it, as before.
  */
-import { readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { columnsOf, openDatabase } from '../shared/sqlite.js';
 import { isObject, str } from './items.js';
+import { newestCodexDb } from './state-db.js';
 import { IMAGE_DETAILS } from './turns.js';
 
 /** The newest thread history database codex keeps in its home, if any. */
 export function threadHistoryDbPath(home: string): string | undefined {
-  let files: string[];
-  try {
-    files = readdirSync(home).filter((f) => /^thread_history_\d+\.sqlite$/.test(f));
-  } catch {
-    return undefined;
-  }
-  const newest = files.sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
-  return newest ? join(home, newest) : undefined;
+  return newestCodexDb(home, 'thread_history');
 }
 
 /** The last migration of `thread_history_1.sqlite` in codex 0.171 ("realtime observation indexes"), the schema checked. */

@@ -45,16 +45,25 @@ export function codexSqliteHome(home: string, userHome: string, env: Readonly<Re
   return env.CODEX_SQLITE_HOME ? resolve(env.CODEX_SQLITE_HOME) : home;
 }
 
-/** The newest state database codex keeps in its home, if any. */
-export function stateDbPath(home: string): string | undefined {
+/**
+ * The newest of codex's numbered databases named `name` in `home` (`<name>_<n>.sqlite`, the highest n),
+ * if any: each schema version of a database is a file of its own.
+ */
+export function newestCodexDb(home: string, name: string): string | undefined {
+  const numbered = new RegExp(`^${name}_\\d+\\.sqlite$`);
   let files: string[];
   try {
-    files = readdirSync(home).filter((f) => /^state_\d+\.sqlite$/.test(f));
+    files = readdirSync(home).filter((f) => numbered.test(f));
   } catch {
     return undefined;
   }
   const newest = files.sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
   return newest ? join(home, newest) : undefined;
+}
+
+/** The newest state database codex keeps in its home, if any. */
+export function stateDbPath(home: string): string | undefined {
+  return newestCodexDb(home, 'state');
 }
 
 /**
