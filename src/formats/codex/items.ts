@@ -92,17 +92,23 @@ export function contentToParts(content: unknown, assistant = false): Part[] {
  */
 export function keptReasoningParts(kept: unknown): Part[] {
   const events = Array.isArray(kept) ? kept : [];
-  return events.filter(isObject).map(
-    (ev): Part =>
-      ev.threadbase === 'redacted_thinking'
-        ? { type: 'redacted_thinking', data: str(ev.data) ?? '', meta: { codexNotSent: true } }
-        : {
-            type: 'thinking',
-            thinking: str(ev.text) ?? '',
-            ...(str(ev.signature) ? { signature: str(ev.signature) } : {}),
-            meta: { codexNotSent: true },
-          },
-  );
+  return events.filter(isObject).map(keptReasoningPart);
+}
+
+/**
+ * The thinking part of an agent_reasoning event threadbase wrote for another provider's thinking (its
+ * `threadbase` says which kind), which codex never sends: redacted, or with its Anthropic signature for
+ * the way back to an agent that replays it.
+ */
+export function keptReasoningPart(ev: JsonObject): Part {
+  return ev.threadbase === 'redacted_thinking'
+    ? { type: 'redacted_thinking', data: str(ev.data) ?? '', meta: { codexNotSent: true } }
+    : {
+        type: 'thinking',
+        thinking: str(ev.text) ?? '',
+        ...(str(ev.signature) ? { signature: str(ev.signature) } : {}),
+        meta: { codexNotSent: true },
+      };
 }
 
 /** A function_call_output's `output`: a string, or content items (text and images). */

@@ -24,7 +24,16 @@ import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { writtenByOf } from '../shared/written-by.js';
 import { branchSummaryMessage, isPreTurnContextMessage, isUserTurnMessage } from './history.js';
-import { bareSummary, isModelOutput, isObject, itemToMessage, type JsonObject, spawnedAgentId, str } from './items.js';
+import {
+  bareSummary,
+  isModelOutput,
+  isObject,
+  itemToMessage,
+  type JsonObject,
+  keptReasoningPart,
+  spawnedAgentId,
+  str,
+} from './items.js';
 import { firstUserMessage } from './prompts.js';
 import { isTurnRecord, legacyEventOf } from './turns.js';
 
@@ -353,20 +362,7 @@ export async function readRollout(file: string): Promise<Session> {
       (payload.threadbase === 'thinking' || payload.threadbase === 'redacted_thinking')
     ) {
       // Thinking threadbase kept from another provider: part of the response, never sent to the model.
-      const message: Message = {
-        role: 'assistant',
-        parts: [
-          payload.threadbase === 'redacted_thinking'
-            ? { type: 'redacted_thinking', data: str(payload.data) ?? '', meta: { codexNotSent: true } }
-            : {
-                type: 'thinking',
-                thinking: str(payload.text) ?? '',
-                // its Anthropic signature, for the way back to an agent that replays it
-                ...(str(payload.signature) ? { signature: str(payload.signature) } : {}),
-                meta: { codexNotSent: true },
-              },
-        ],
-      };
+      const message: Message = { role: 'assistant', parts: [keptReasoningPart(payload)] };
       if (open) joinResponse(open, message, rec);
       else {
         const entry: MessageEntry = {
