@@ -670,23 +670,6 @@ export class WebData {
           ? Math.floor(entryPosition / limit) * limit
           : 0;
     const slice = p.path.slice(offset, offset + limit);
-    const toolResults: Record<string, ToolResultPart> = {};
-    const callIds = new Set<string>();
-    for (const e of slice) {
-      if (e.kind !== 'message') continue;
-      for (const part of e.message.parts) {
-        if (part.type === 'tool_call') {
-          const r = p.results.get(part.id);
-          if (r) toolResults[part.id] = r;
-        }
-      }
-    }
-    // A result whose call is on the path is shown with the call; the viewer needs to know which.
-    for (const e of slice) {
-      if (e.kind !== 'message') continue;
-      for (const part of e.message.parts)
-        if (part.type === 'tool_result' && this.callOnPath(p.path, part.callId, ls)) callIds.add(part.callId);
-    }
     return {
       sessionId: ls.session.id,
       leafId,
@@ -694,8 +677,7 @@ export class WebData {
       offset,
       entryPosition,
       entries: slice.map((e) => viewOf(e, p.usageShownOn.get(e.id))),
-      toolResults,
-      pairedResultIds: [...callIds],
+      ...pageToolResults(slice, p.results, (callId) => this.callsOnPath(p.path).has(callId)),
       pricedCosts: this.pricedCosts(ls, slice),
     };
   }
@@ -756,43 +738,28 @@ export class WebData {
     const limit = Math.min(500, Math.max(1, opts.limit ?? 50));
     const offset = Math.max(0, opts.offset ?? 0);
     const slice = ctx.entries.slice(offset, offset + limit);
-    const toolResults: Record<string, ToolResultPart> = {};
-    const calls = new Set<string>();
-    for (const e of ctx.entries)
-      if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_call') calls.add(p.id);
-    const paired = new Set<string>();
-    for (const e of slice) {
-      if (e.kind !== 'message') continue;
-      for (const p of e.message.parts) {
-        if (p.type === 'tool_call') {
-          const r = ctx.results.get(p.id);
-          if (r) toolResults[p.id] = r;
-        } else if (p.type === 'tool_result' && calls.has(p.callId)) paired.add(p.callId);
-      }
-    }
+    const calls = toolCallIdsOf(ctx.entries);
     return {
       sessionId: ls.session.id,
       leafId,
       total: ctx.entries.length,
       offset,
       entries: slice.map((e) => viewOf(e, ctx.usageShownOn.get(e.id))),
-      toolResults,
-      pairedResultIds: [...paired],
+      ...pageToolResults(slice, ctx.results, (callId) => calls.has(callId)),
       pricedCosts: this.pricedCosts(ls, slice),
       model: ctx.model ?? null,
     };
   }
 
   private callIndex = new WeakMap<Entry[], Set<string>>();
-  private callOnPath(path: Entry[], callId: string, _ls: LoadedSession): boolean {
+  /** The ids of the tool calls on a path, kept while the path is: a page of a long path asks for them again. */
+  private callsOnPath(path: Entry[]): Set<string> {
     let calls = this.callIndex.get(path);
     if (!calls) {
-      calls = new Set();
-      for (const e of path)
-        if (e.kind === 'message') for (const part of e.message.parts) if (part.type === 'tool_call') calls.add(part.id);
+      calls = toolCallIdsOf(path);
       this.callIndex.set(path, calls);
     }
-    return calls.has(callId);
+    return calls;
   }
 
   /**
@@ -1226,6 +1193,37 @@ function usageShownOn(entries: readonly Entry[]): Map<string, string> {
     if (on) out.set(e.id, on);
   }
   return out;
+}
+
+/** The ids of the tool calls among `entries`. */
+function toolCallIdsOf(entries: readonly Entry[]): Set<string> {
+  const calls = new Set<string>();
+  for (const e of entries) if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_call') calls.add(p.id);
+  return calls;
+}
+
+/**
+ * The tool results a page (of a path or a context) shows: each call's result from `results`, shown with
+ * the call; and the results on the page whose call `isShownCall` says is among the entries paged, which
+ * the viewer shows there and not again on their own.
+ */
+function pageToolResults(
+  page: readonly Entry[],
+  results: ReadonlyMap<string, ToolResultPart>,
+  isShownCall: (callId: string) => boolean,
+): { toolResults: Record<string, ToolResultPart>; pairedResultIds: string[] } {
+  const toolResults: Record<string, ToolResultPart> = {};
+  const paired = new Set<string>();
+  for (const e of page) {
+    if (e.kind !== 'message') continue;
+    for (const p of e.message.parts) {
+      if (p.type === 'tool_call') {
+        const r = results.get(p.id);
+        if (r) toolResults[p.id] = r;
+      } else if (p.type === 'tool_result' && isShownCall(p.callId)) paired.add(p.callId);
+    }
+  }
+  return { toolResults, pairedResultIds: [...paired] };
 }
 
 /** The searchable text of an entry: message text, tool inputs and outputs, summaries. */
