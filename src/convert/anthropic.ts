@@ -497,6 +497,12 @@ export interface AnthropicLayout {
    * 2.1.332 sends hook output and plan mode so), not lifted into the top-level `system`.
    */
   systemInPlace?: boolean;
+  /**
+   * An assistant message with no parts (all of them left out by the agent's context) is sent with no
+   * content (`content: []`), merged into an assistant message next to it, not dropped: Cline 3.0.65 sends
+   * a reply of only unsigned or redacted thinking so (the Messages API refuses it before the last message).
+   */
+  emptyAssistantSent?: boolean;
 }
 
 /** A context that may say how its agent lays it out in a Messages API request. */
@@ -609,7 +615,8 @@ export function messageToAnthropic(m: Message, opts: ToAnthropicOptions = {}): A
 /**
  * Model messages as the Messages API takes them: system messages lifted into `system`, tool
  * messages as user messages, consecutive same-role messages merged (a tool message and a user
- * message not, where the layout keeps them apart), messages left empty dropped.
+ * message not, where the layout keeps them apart), messages left empty dropped (an assistant one with
+ * no parts kept, where the layout says so).
  */
 export function messagesToAnthropic(
   messages: readonly Message[],
@@ -629,7 +636,8 @@ export function messagesToAnthropic(
       continue;
     }
     const am = messageToAnthropic(m, opts);
-    if (am.content.length === 0) continue;
+    const sentEmpty = layout.emptyAssistantSent === true && m.role === 'assistant' && m.parts.length === 0;
+    if (am.content.length === 0 && !sentEmpty) continue;
     const prev = out[out.length - 1];
     const apart = layout.resultsApartFromUser && prevRole !== m.role && (prevRole === 'tool' || m.role === 'tool');
     if (prev && !apart && prev.role === am.role && Array.isArray(prev.content) && Array.isArray(am.content)) {

@@ -13,10 +13,13 @@
  * - an error result's blocks sent as their JSON text (Cline's provider layer, @cline/llms);
  * - the image budget (media.ts) and the 6 MB budget of all text (budget.ts).
  * Not modelled: the limits' overrides (CLINE_MESSAGE_BUILDER_* in Cline's environment). A call no message answers gets Cline's
- * error result, marked cancelled.
+ * error result, marked cancelled. A reply left with nothing to send (only redacted or unsigned thinking) is still
+ * sent, with no content (merged into a reply next to it first); thinking threadbase wrote as text (encode.ts) is
+ * sent as that text.
  * Registered as Cline's ResumeContext, so `threadbase context` of a Cline session is what Cline sends.
  */
-import { buildContext, type Context, type ContextOptions } from '../../model/tree.js';
+import type { AnthropicLaidOutContext, AnthropicLayout } from '../../convert/anthropic.js';
+import { buildContext, type ContextOptions } from '../../model/tree.js';
 import type { Message, Part, Session, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { applyClineTextBudget } from './budget.js';
 import { clineInterruptedResult } from './interrupted.js';
@@ -113,7 +116,7 @@ function successContent(p: ToolResultPart, content: ToolResultContent[]): ToolRe
 /**
  * A part as Cline's provider layer sends it: a result's blocks as above (an error's as their JSON text),
  * a file block as its text in Cline's `<file_content>` tag; redacted thinking and thinking without a
- * signature left out (@cline/llms sends only signed reasoning).
+ * signature left out (@cline/llms sends only signed reasoning), a reply of only them sent with no content.
  */
 function sentPart(p: Part): Part[] {
   if (p.type === 'tool_result' && Array.isArray(p.content))
@@ -122,6 +125,15 @@ function sentPart(p: Part): Part[] {
     return [{ type: 'text', text: `<file_content path="${p.name ?? 'file'}">\n${p.text}\n</file_content>` }];
   if (p.type === 'redacted_thinking' || (p.type === 'thinking' && !p.signature)) return [];
   return [p];
+}
+
+/** Thinking threadbase wrote as a text block (encode.ts, meta.sentAsText: sessions.ts) as the text Cline stores and sends. */
+function asStored(m: Message): Message {
+  if (!m.parts.some((p) => p.type === 'thinking' && p.meta?.sentAsText === true)) return m;
+  return {
+    ...m,
+    parts: m.parts.map((p) => (p.type === 'thinking' && p.meta?.sentAsText === true ? { type: 'text', text: p.thinking } : p)),
+  };
 }
 
 function cutResult(p: ToolResultPart): ToolResultPart {
@@ -173,10 +185,12 @@ function withMissingResults(messages: Message[]): Message[] {
   return out;
 }
 
-export function clineContext(session: Session, opts: ContextOptions = {}): Context {
+export function clineContext(session: Session, opts: ContextOptions = {}): AnthropicLaidOutContext {
   const ctx = buildContext(session, opts);
-  const messages = withMissingResults(rewriteOutdatedReads(ctx.messages, cutResultText));
+  const messages = withMissingResults(rewriteOutdatedReads(ctx.messages.map(asStored), cutResultText));
   const cut = messages.map((m) => ({ ...m, parts: m.parts.map((p) => cutPart(p, m.role)) }));
   const sent = applyClineTextBudget(applyClineMediaBudget(cut));
-  return { ...ctx, messages: sent.map((m) => ({ ...m, parts: m.parts.flatMap(sentPart) })) };
+  // a reply whose parts are all left out is sent with no content (the real cline; test/agents/cline-rewrites.test.ts)
+  const anthropicLayout: AnthropicLayout = { emptyAssistantSent: true };
+  return { ...ctx, anthropicLayout, messages: sent.map((m) => ({ ...m, parts: m.parts.flatMap(sentPart) })) };
 }

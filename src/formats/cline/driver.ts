@@ -122,8 +122,10 @@ export class ClineDriver extends DriverBase {
    * 11: a call its ended run left without a result (killed while the tool ran: manifest status, or its process gone) read with
    *     Cline's interrupted result, marked cancelled, as Cline answers it on resume (interrupted.ts)
    * 12: a session threadbase wrote says so (`threadbase.writtenBy`, or its `from`: SessionInfo.writtenBy)
+   * 13: thinking `meta.sentAsText` exactly when threadbase wrote it as a text block (a mark carried from another
+   *     agent's copy dropped: Cline sends such thinking kept as thinking not at all) (sessions.ts)
    */
-  readonly readerVersion = 12;
+  readonly readerVersion = 13;
   // new sessions only: appending to a file Cline rewrites whole at every turn is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true };
   private cache = new Map<string, { stamp: string; session: Session }>();

@@ -15,7 +15,7 @@ import { declinedMarkOf } from '../../convert/declined.js';
 import { missingResult } from '../../convert/pairing.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { notAppliedOnResume } from '../../model/tree.js';
-import type { Entry, Message, Part, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import type { Entry, Message, Part, ThinkingPart, ToolCallPart, ToolResultContent, ToolResultPart } from '../../model/types.js';
 import { clineDeclinedContent, clineDeclinedMark, clineMissingResultBlock } from './denials.js';
 import { isObject, type JsonObject } from './salvage.js';
 
@@ -88,6 +88,39 @@ function blockOf(p: Part): JsonObject | undefined {
   return b;
 }
 
+/** Thinking Cline does not send (@cline/llms sends only signed reasoning): redacted, or without a signature. */
+const clineDropsThinking = (p: Part): boolean => p.type === 'redacted_thinking' || (p.type === 'thinking' && !p.signature);
+
+/** Whether a part is thinking written as a text block: unsigned, not blank, in a reply of thinking only (thinkingAsText). */
+const writtenAsText = (p: Part, asText: boolean): p is ThinkingPart =>
+  asText && p.type === 'thinking' && !p.signature && p.thinking.trim() !== '';
+
+/**
+ * The message entries whose unsigned thinking is written as text: those of an assistant turn (consecutive
+ * assistant messages, which Cline merges into one) of only thinking Cline does not send, some of it not blank.
+ * Kept as thinking, Cline would send that turn as an assistant message with no content, which the Messages API
+ * refuses (400) before the last message; as text Cline sends it (as Claude Code and pi send such thinking), and
+ * sessions.ts reads it back as thinking (meta.sentAsText). A turn of redacted or blank thinking only has nothing
+ * to write so: it is still sent with no content (FORMAT.md).
+ */
+function thinkingAsText(path: readonly Entry[]): Set<Entry> {
+  const out = new Set<Entry>();
+  let turn: Entry[] = [];
+  const close = () => {
+    const parts = turn.flatMap((e) => (e.kind === 'message' ? e.message.parts : []));
+    if (parts.every(clineDropsThinking) && parts.some((p) => writtenAsText(p, true))) for (const e of turn) out.add(e);
+    turn = [];
+  };
+  for (const e of path) {
+    const message = e.kind === 'message' ? e.message : summaryMessage(e);
+    const role = message ? wireRole(message) : undefined;
+    if (role === 'assistant') turn.push(e);
+    else if (role) close();
+  }
+  close();
+  return out;
+}
+
 export interface EncodedCline {
   messages: JsonObject[];
   warnings: string[];
@@ -120,6 +153,7 @@ function fromLastCompaction(path: readonly Entry[]): { hidden: Entry[]; sent: En
 /** The entries of a linear session (root to leaf) as Cline messages. */
 export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
   const { hidden, sent: path, keptIds } = fromLastCompaction(fullPath);
+  const asText = thinkingAsText(path);
   const warnings: string[] = [];
   const ids = new AnthropicToolIds();
   const out: JsonObject[] = [];
@@ -172,6 +206,9 @@ export function encodeClineMessages(fullPath: readonly Entry[]): EncodedCline {
         // refuses a result without its call, so it is sent as text, the result kept beside it
         original = { ...p, callId: originals.get(p) ?? p.callId };
         b = { type: 'text', text: `[result of tool call ${p.callId}]\n${resultText(p)}` };
+      } else if (writtenAsText(p, asText.has(e))) {
+        original = p;
+        b = { type: 'text', text: p.thinking };
       }
       asWritten.push(original);
       if (p.type === 'tool_call') {

@@ -8,7 +8,7 @@ export function describeClineLosses(report: LossReport): void {
   const { foreign, counts: c, say } = report;
   say(
     c.unsignedThinking,
-    'thinking without a signature is kept, but Cline does not send it to the model on resume (it sends signed thinking only)',
+    'thinking without a signature is kept, but Cline does not send it to the model on resume (it sends signed thinking only); a reply of such thinking only is written as text, which it sends',
   );
   // system messages: the encoder says those on every write (encode.ts), so they are not said here again
   say(c.modelChanges, 'model/thinking-level changes have no Cline record; kept in a threadbase field it ignores');

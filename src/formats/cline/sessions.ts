@@ -176,13 +176,26 @@ function keptOthers(kept: KeptEntry | undefined, key: 'before' | 'after'): Entry
   return list.filter((e): e is Entry => isObject(e) && typeof e.id === 'string' && typeof e.kind === 'string');
 }
 
+/**
+ * A thinking part marked as sent as text exactly when threadbase wrote it as a text block (encode.ts
+ * thinkingAsText), which Cline sends; a mark carried from another agent's copy is not Cline's.
+ */
+function markedSentAsText(p: Part, asText: boolean): Part {
+  if (p.type !== 'thinking' || (p.meta?.sentAsText === true) === asText) return p;
+  const { sentAsText: _mark, ...meta } = p.meta ?? {};
+  const kept = asText ? { ...meta, sentAsText: true } : meta;
+  const { meta: _old, ...bare } = p;
+  return Object.keys(kept).length ? { ...bare, meta: kept } : bare;
+}
+
 function restoreParts(parts: Part[], k: KeptEntry): Part[] {
   return parts.map((p, i) => {
     const written = k.asWritten?.[i];
-    if (isObject(written) && typeof written.type === 'string') return written as unknown as Part;
+    if (isObject(written) && typeof written.type === 'string')
+      return markedSentAsText(written as unknown as Part, p.type === 'text');
     let out = p;
     const meta = k.partMeta?.[i];
-    if (isObject(meta)) out = { ...out, meta: { ...(out.meta ?? {}), ...meta } };
+    if (isObject(meta)) out = markedSentAsText({ ...out, meta: { ...(out.meta ?? {}), ...meta } }, false);
     const original = k.toolIds?.[i];
     if (typeof original === 'string') {
       if (out.type === 'tool_call') out = { ...out, id: original };
