@@ -61,7 +61,8 @@ export function callByPrompt(
   return calls.find((c) => !taken(c.id) && typeof c.input.prompt === 'string' && c.input.prompt.trim() === prompt);
 }
 
-function firstUserText(entries: readonly Entry[]): string | undefined {
+/** The text of a chain's first user message, trimmed: the prompt a call gave it (callByPrompt). */
+export function firstUserText(entries: readonly Entry[]): string | undefined {
   const m = entries.find((e) => e.kind === 'message' && e.message.role === 'user');
   if (m?.kind !== 'message') return undefined;
   return m.message.parts

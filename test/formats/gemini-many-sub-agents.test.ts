@@ -99,11 +99,18 @@ describe('gemini: a main chat that ran many sub-agents', () => {
     // every chat beside it was in each version: 300 sizes and times in each of 300 versions
     // (the main chat's size has more digits)
     expect(longest(units)).toBeLessThan(longest(small) + 10);
-    // a sub-agent's spawner may be any chat beside it: one of them changing moves the others' versions
+    // a sub-agent's spawner may be any chat beside it: one of them running an agent moves the others' versions;
+    // one growing without (a turn, its time) does not
+    const versionOf5 = async () => (await driver.listUnits()).find((u) => u.sessionId === agentId(5))?.version;
     const before = units.find((u) => u.sessionId === agentId(5))?.version;
     await fs.appendFile(join(chats, MAIN, `${agentId(7)}.jsonl`), '{"$set":{"lastUpdated":"2026-11-26T11:00:00.000Z"}}\n');
-    const after = (await driver.listUnits()).find((u) => u.sessionId === agentId(5))?.version;
-    expect(after).not.toBe(before);
+    expect(await versionOf5()).toBe(before);
+    const call = { id: 'call-nested', name: 'invoke_agent', args: { prompt: 'more' }, status: 'success', agentId: agentId(5) };
+    await fs.appendFile(
+      join(chats, MAIN, `${agentId(7)}.jsonl`),
+      jsonl([{ id: 's7g2', timestamp: at(4), type: 'gemini', content: '', toolCalls: [call] }]),
+    );
+    expect(await versionOf5()).not.toBe(before);
   });
 
   it('reads every unit with a number of file looks that grows with the number of chats, not its square', async () => {

@@ -110,11 +110,14 @@ describe('gemini: a sub-agent tree converted into Gemini CLI', () => {
       parentId: child.id,
       parentToolCallId: 'call_c',
     });
-    // its version follows the sub-agent chat beside it (where its call is marked), not only the main chat
+    // its version follows the sub-agent chat beside it (where its call is marked), not only the main chat: the
+    // agents its calls ran, not its time
+    const versionNow = async () => (await new GeminiDriver(env).listUnits()).find((u) => u.sessionId === grandchild.id)?.version;
     const later = new Date(Date.now() + 60_000);
     await fs.utimes(child.path, later, later);
-    const again = (await new GeminiDriver(env).listUnits()).find((u) => u.sessionId === grandchild.id);
-    expect(again?.version).not.toBe(unit?.version);
+    expect(await versionNow()).toBe(unit?.version);
+    await fs.writeFile(child.path, childChat.replace(`"agentId":"${grandchild.id}"`, '"agentId":"someone-else"'));
+    expect(await versionNow()).not.toBe(unit?.version);
   });
 
   it("reads a grandchild written the older way, in the sub-agent's own folder, under the sub-agent too", async () => {

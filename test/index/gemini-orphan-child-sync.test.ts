@@ -2,9 +2,10 @@
  * A Gemini CLI sub-agent chat no call names and no call gave its prompt is warned about on its main chat (and
  * on itself), by file and id: the index, after `threadbase sync`, keeps the same warnings and placements as a
  * direct read gives, also when that chat appears, or goes, after the main chat was indexed (the main chat's
- * own file unchanged).
+ * own file unchanged), or when a sub-agent chat's growth changes what placement reads of it (a call naming an
+ * agent, its first prompt); a sub-agent chat that only grows is read again alone.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
@@ -31,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => home.remove());
 
-const IDS = [MAIN, 'named-1', 'bare-1', 'lost-1', 'deep-1'];
+const IDS = [MAIN, 'named-1', 'bare-1', 'lost-1', 'deep-1', 'late-1'];
 
 /** Each session's warnings and placement, as the index keeps them and as the driver reads them without it. */
 async function indexedAndDirect() {
@@ -92,6 +93,32 @@ describe('gemini: a sub-agent chat no call ran, through sync', () => {
     expect(report.unchanged).toBe(report.units);
   });
 
+  it('a sub-agent chat growing by a turn is read again alone, not its main chat nor the chats beside it', async () => {
+    await appendFile(
+      join(chats, MAIN, 'bare-1.jsonl'),
+      lines([{ id: 'bare-1-g2', timestamp: '2026-01-01T00:00:06.000Z', type: 'gemini', content: 'still counting' }]),
+    );
+    const { read } = await sync();
+    expect(read).toEqual(['bare-1']);
+    const { indexed, direct } = await indexedAndDirect();
+    expect(indexed).toEqual(direct);
+    expect(indexed[MAIN]?.warnings).toEqual([expect.objectContaining({ id: 'lost-1' })]);
+  });
+
+  it("a call naming the unplaced chat, added as a sub-agent chat grows, clears the main chat's warning", async () => {
+    const call = { id: 'call-deeper', name: 'invoke_agent', args: { prompt: 'go on' }, status: 'success', agentId: 'lost-1' };
+    await appendFile(
+      join(chats, MAIN, 'named-1.jsonl'),
+      lines([{ id: 'named-1-g2', timestamp: '2026-01-01T00:00:07.000Z', type: 'gemini', content: '', toolCalls: [call] }]),
+    );
+    const { read } = await sync();
+    expect(read).toEqual(expect.arrayContaining([MAIN, 'named-1', 'lost-1']));
+    const { indexed, direct } = await indexedAndDirect();
+    expect(indexed).toEqual(direct);
+    expect(indexed[MAIN]?.warnings).toEqual([]);
+    expect(indexed['lost-1']).toMatchObject({ parentId: 'named-1', call: 'call-deeper', warnings: [] });
+  });
+
   it('once that chat is gone, the main chat loses the warning in the index too', async () => {
     await rm(join(chats, MAIN, 'lost-1.jsonl'));
     await sync();
@@ -114,5 +141,27 @@ describe('gemini: a sub-agent chat no call ran, through sync', () => {
     const { indexed, direct } = await indexedAndDirect();
     expect(indexed).toEqual(direct);
     expect(indexed['named-1']?.warnings).toEqual([expect.objectContaining({ id: 'deep-1' })]);
+  });
+
+  it('a sub-agent chat whose first prompt comes after its first line is placed by it then, the main chat read again', async () => {
+    // as Gemini CLI starts a chat: its metadata line first; started before bare-1, its prompt takes call-bare
+    await writeFile(
+      join(chats, MAIN, 'late-1.jsonl'),
+      lines([{ sessionId: 'late-1', projectHash: 'h', startTime: '2026-01-01T00:00:02.500Z', kind: 'subagent' }]),
+    );
+    await sync();
+    let { indexed, direct } = await indexedAndDirect();
+    expect(indexed).toEqual(direct);
+    expect(indexed[MAIN]?.warnings).toEqual([expect.objectContaining({ id: 'late-1' })]);
+    await appendFile(
+      join(chats, MAIN, 'late-1.jsonl'),
+      lines([{ id: 'late-1-u', timestamp: '2026-01-01T00:00:02.500Z', type: 'user', content: [{ text: 'count the files' }] }]),
+    );
+    const { read } = await sync();
+    expect(read).toEqual(expect.arrayContaining([MAIN, 'late-1', 'bare-1']));
+    ({ indexed, direct } = await indexedAndDirect());
+    expect(indexed).toEqual(direct);
+    expect(indexed['late-1']).toMatchObject({ parentId: MAIN, call: 'call-bare' });
+    expect(indexed[MAIN]?.warnings).toEqual([expect.objectContaining({ id: 'bare-1' })]);
   });
 });

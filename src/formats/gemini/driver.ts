@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DriverCapabilities, DriverEnv, SessionFilter, SourceUnit, UnitRead, WriteOptions } from '../../model/driver.js';
 import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
-import { callByPrompt, callsOnPath } from '../../model/side-chains.js';
+import { callByPrompt, callsOnPath, firstUserText } from '../../model/side-chains.js';
 import { pathToLeaf } from '../../model/tree.js';
 import type { ParseWarning, Session, SessionInfo, ToolCallPart } from '../../model/types.js';
 import { toJsonl, writeFileAtomic } from '../shared/atomic.js';
@@ -161,12 +161,47 @@ function linkSubAgents(sessions: readonly Session[]): Session[] {
   );
 }
 
-/** A digest of the sub-agent chats in one folder (their files, sizes and times), for the version of each of them. */
-function folderDigest(units: readonly SourceUnit[]): string {
+/**
+ * What a sub-agent chat gives the placement of its folder's chats and its main chat's warnings about them
+ * (withSpawnCall, placeOrphans): its id, parent and start, its first prompt (callByPrompt) and the agents its calls
+ * ran (a sub-agent's own sub-agents), as a digest. Not its size or time: a sub-agent chat growing by turns that run
+ * no agent changes none of it, so its main chat and the chats beside it need no read again.
+ */
+function placementDigest(s: Session | undefined): string {
+  // an unreadable chat is left out of the placement (load().catch in readUnit's helpers)
+  if (!s) return 'unreadable';
+  const facts = [s.id, s.parentId ?? null, s.createdAt, firstUserText(s.entries) ?? null, [...spawnCalls(s)]];
+  return createHash('sha256').update(JSON.stringify(facts)).digest('hex').slice(0, 32);
+}
+
+/** A folder's chat as its digest counts it: its file, its session id as listed, and its placementDigest. */
+interface FolderChat {
+  key: string;
+  sessionId: string;
+  placement: string;
+}
+
+/** A digest of the sub-agent chats in one folder (each one's file, id and placementDigest), for versions. */
+function folderDigest(chats: readonly FolderChat[]): string {
   const hash = createHash('sha256');
-  for (const u of units) hash.update(`${u.key}\0${u.size ?? ''}\0${u.mtimeMs ?? ''}\n`);
+  for (const c of [...chats].sort((a, b) => a.key.localeCompare(b.key)))
+    hash.update(`${c.key}\0${c.sessionId}\0${c.placement}\n`);
   return hash.digest('hex').slice(0, 32);
 }
+
+/** A sub-agent unit's own placementDigest, as its last listed version holds it (listUnits), if any. */
+function placementInVersion(version: string | undefined): string | undefined {
+  if (version === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(version);
+    return Array.isArray(v) && typeof v[4] === 'string' ? v[4] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** At most this many bytes of sub-agent chats parsed by a listing are kept for their readUnit (one parse, not two). */
+const LISTING_PARSES_KEPT_BYTES = 32 * 1024 * 1024;
 
 /** Gemini CLI's project slug of a folder name (ProjectRegistry.slugify). */
 export function projectSlug(name: string): string {
@@ -210,11 +245,15 @@ export class GeminiDriver extends DriverBase {
    * 8: a sub-agent chat no call names (no agentId) is placed at the call that gave it its prompt, else warned
    *    about (on it and on its main chat)
    * 9: the main chat's warnings about those through sync too (readUnit; its unit's version follows its sub-agent folder)
+   * 10: versions follow a sub-agent folder's placement (placementDigest), not its chats' sizes and times: a growing
+   *     sub-agent chat no longer has its main chat and the chats beside it read again
    */
-  readonly readerVersion = 9;
+  readonly readerVersion = 10;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
+  /** Sub-agent chats the last listing parsed (placementDigest), each kept for its one readUnit. */
+  private readonly parsedAtListing = new Map<string, { mtimeMs: number; size: number; session: Session }>();
   /** From the last listUnits: each session's file, and every file found */
   private units: ListedUnits | undefined;
   /** Chats this driver wrote whole (a sub-agent's call may be marked in them after: writeChildSession). */
@@ -282,7 +321,14 @@ export class GeminiDriver extends DriverBase {
     const st = await fs.stat(loc.file);
     const hit = this.cache.get(loc.file);
     if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
-    const session = loc.kind === 'chat' ? await readChat(loc.file, loc.where) : await readCheckpoint(loc.file, loc.where);
+    // a sub-agent chat the listing parsed (placementDigest) is not parsed again
+    const listed = this.parsedAtListing.get(loc.file);
+    const session =
+      listed && listed.mtimeMs === st.mtimeMs && listed.size === st.size
+        ? listed.session
+        : loc.kind === 'chat'
+          ? await readChat(loc.file, loc.where)
+          : await readCheckpoint(loc.file, loc.where);
     this.cache.set(loc.file, { mtimeMs: st.mtimeMs, size: st.size, session });
     return session;
   }
@@ -327,9 +373,19 @@ export class GeminiDriver extends DriverBase {
    * for its session id. A unit's version is what its read takes from elsewhere: the project path,
    * for a sub-agent its parent chat's size and time (the call that spawned it is there) and a digest
    * of its folder (a spawner beside it), and for every chat a digest of its own sub-agent folder (its
-   * warnings about a chat there no call ran).
+   * warnings about a chat there no call ran). Those folder digests follow what placement reads of each
+   * chat there (placementDigest), not its size and time: a sub-agent chat that grows is read again, its
+   * main chat and the chats beside it only when its id, start, first prompt or the agents its calls ran
+   * change. A new or changed sub-agent chat is parsed for that here (kept for its readUnit); an unchanged
+   * one's digest is the one its last version holds.
    */
-  async listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
+  listUnits(known?: ReadonlyMap<string, SourceUnit>): Promise<SourceUnit[]> {
+    return this.listing(known, true);
+  }
+
+  /** The units and what readUnit needs of them (this.units); their versions only `withVersions`. */
+  private async listing(known: ReadonlyMap<string, SourceUnit> | undefined, withVersions: boolean): Promise<SourceUnit[]> {
+    this.parsedAtListing.clear();
     const located = await this.locate();
     // a legacy .json beside the .jsonl of the same name is that chat before Gemini CLI migrated it
     const files = new Set(located.map((l) => l.file));
@@ -378,13 +434,31 @@ export class GeminiDriver extends DriverBase {
       idsByFolder: new Map([...unitsByFolder].map(([dir, us]) => [dir, us.map((u) => u.sessionId)])),
       spawners: new Map(),
     };
+    if (!withVersions) return [...bySession.values()];
+    // each sub-agent chat's placementDigest: from its last version while its file is unchanged, else parsed
+    const placements = new Map<string, string>();
+    let keptBytes = 0;
+    for (const us of unitsByFolder.values())
+      for (const u of us) {
+        const prev = known?.get(u.key);
+        const unchanged = prev !== undefined && prev.size === u.size && prev.mtimeMs === u.mtimeMs;
+        let placement = unchanged ? placementInVersion(prev.version) : undefined;
+        if (placement === undefined) {
+          const session = await this.parsedForListing(byFile.get(u.key) as Located, u, keptBytes < LISTING_PARSES_KEPT_BYTES);
+          if (session) keptBytes += u.size ?? 0;
+          placement = placementDigest(session);
+        }
+        placements.set(u.key, placement);
+      }
     // a sub-agent's spawner may be the folder's main chat or any sub-agent chat beside it, and the main chat's
     // warnings name the folder's chats no call ran (placeOrphans): one digest of the folder, made once, in both
     const digests = new Map<string, string>();
     const digestOf = (dir: string): string | null => {
       const us = unitsByFolder.get(dir);
       if (!us) return null;
-      const digest = digests.get(dir) ?? folderDigest(us);
+      const digest =
+        digests.get(dir) ??
+        folderDigest(us.map((u) => ({ key: u.key, sessionId: u.sessionId, placement: placements.get(u.key) ?? '' })));
       digests.set(dir, digest);
       return digest;
     };
@@ -394,11 +468,47 @@ export class GeminiDriver extends DriverBase {
       const beside = parent ? digestOf(dirname(u.key)) : null;
       // its own sub-agent folder, whose chats no call ran it is warned about (folderWarnings)
       const own = loc.kind === 'chat' ? digestOf(join(chatsDir(loc), u.sessionId)) : null;
+      // a sub-agent chat's own placementDigest, taken from here while its file is unchanged
+      const placement = placements.get(u.key) ?? null;
       return {
         ...u,
-        version: JSON.stringify([loc.where.project ?? null, parent ? [parent.size, parent.mtimeMs] : null, beside, own]),
+        version: JSON.stringify([
+          loc.where.project ?? null,
+          parent ? [parent.size, parent.mtimeMs] : null,
+          beside,
+          own,
+          placement,
+        ]),
       };
     });
+  }
+
+  /**
+   * A sub-agent chat parsed for its placementDigest: the cached one while its file is as listed, else read; kept for
+   * its readUnit when `keep` (once: parsedAtListing). undefined: unreadable.
+   */
+  private async parsedForListing(loc: Located, unit: SourceUnit, keep: boolean): Promise<Session | undefined> {
+    const hit = this.cache.get(loc.file);
+    if (hit && hit.size === unit.size && hit.mtimeMs === unit.mtimeMs) return hit.session;
+    try {
+      const session = await readChat(loc.file, loc.where);
+      if (keep && unit.size !== undefined && unit.mtimeMs !== undefined)
+        this.parsedAtListing.set(loc.file, { size: unit.size, mtimeMs: unit.mtimeMs, session });
+      return session;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A unit's file read whole: a parse the listing kept or the cache holds of the file as listed (the size and time the
+   * index keeps for it: a change since is seen by the next sync), else read.
+   */
+  private async readFresh(loc: Located, unit: SourceUnit): Promise<Session> {
+    const kept = this.parsedAtListing.get(loc.file) ?? this.cache.get(loc.file);
+    this.parsedAtListing.delete(loc.file);
+    if (kept && kept.size === unit.size && kept.mtimeMs === unit.mtimeMs) return kept.session;
+    return loc.kind === 'chat' ? readChat(loc.file, loc.where) : readCheckpoint(loc.file, loc.where);
   }
 
   /**
@@ -407,11 +517,12 @@ export class GeminiDriver extends DriverBase {
    * holds sub-agent chats no call ran (folderWarnings).
    */
   async readUnit(unit: SourceUnit): Promise<UnitRead | undefined> {
-    if (!this.units) await this.listUnits();
+    // a reader in a worker thread lists without versions: they need every changed sub-agent chat parsed
+    if (!this.units) await this.listing(undefined, false);
     const units = this.units;
     const loc = units?.byFile.get(unit.key) ?? (await this.locate()).find((l) => l.file === unit.key);
     if (!loc) return undefined;
-    const session = loc.kind === 'chat' ? await readChat(loc.file, loc.where) : await readCheckpoint(loc.file, loc.where);
+    const session = await this.readFresh(loc, unit);
     if (!units) return { session };
     return { session: withWarnings(await this.placed(session, loc, units), await this.folderWarnings(session, loc, units)) };
   }
