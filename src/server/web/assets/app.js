@@ -242,6 +242,24 @@ function busyInList() {
   return (el && view.contains(el) && /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName)) || !!view.querySelector('.kb-selected');
 }
 
+/**
+ * A filter of the list or the stats page: a select of `values` (each project by its short path) under
+ * `label`, the one `params` names chosen; choosing one goes to `go({ [name]: value })`, '' for all.
+ */
+function filterSelect(params, go, name, label, values) {
+  return h(
+    'label',
+    {},
+    label,
+    h(
+      'select',
+      { name, onchange: (e) => go({ [name]: e.target.value }) },
+      h('option', { value: '' }, 'all'),
+      values.map((v) => h('option', { value: v, selected: params[name] === v }, name === 'project' ? shortPath(v) : v)),
+    ),
+  );
+}
+
 /** The list page `data` (page `page` of the list `params` names): its filters, table and pager. */
 function drawList(params, page, data) {
   // a row link with the focus keeps it as the list is drawn anew (it fell to the page every time a session came in)
@@ -249,18 +267,6 @@ function drawList(params, page, data) {
   const go = (changes) => {
     location.hash = href('/sessions', { ...params, page: undefined, ...changes });
   };
-  const select = (name, label, values) =>
-    h(
-      'label',
-      {},
-      label,
-      h(
-        'select',
-        { name, onchange: (e) => go({ [name]: e.target.value }) },
-        h('option', { value: '' }, 'all'),
-        values.map((v) => h('option', { value: v, selected: params[name] === v }, name === 'project' ? shortPath(v) : v)),
-      ),
-    );
   const dateInput = (name, label) =>
     h(
       'label',
@@ -281,9 +287,9 @@ function drawList(params, page, data) {
   const filters = h(
     'form',
     { class: 'filters', onsubmit: (e) => e.preventDefault() },
-    select('source', 'Agent', data.facets.sources),
-    select('project', 'Project', data.facets.projects),
-    select('model', 'Model', data.facets.models),
+    filterSelect(params, go, 'source', 'Agent', data.facets.sources),
+    filterSelect(params, go, 'project', 'Project', data.facets.projects),
+    filterSelect(params, go, 'model', 'Model', data.facets.models),
     dateInput('since', 'From'),
     dateInput('until', 'To'),
     h('label', {}, 'Filter', text),
@@ -920,18 +926,6 @@ async function statsView(params) {
   if (gone(at)) return;
   const t = stats.totals;
   const go = (changes) => (location.hash = href('/stats', { ...params, ...changes }));
-  const pick = (name, label, values) =>
-    h(
-      'label',
-      {},
-      label,
-      h(
-        'select',
-        { name, onchange: (e) => go({ [name]: e.target.value }) },
-        h('option', { value: '' }, 'all'),
-        values.map((v) => h('option', { value: v, selected: params[name] === v }, name === 'project' ? shortPath(v) : v)),
-      ),
-    );
   const card = (label, value, sub) =>
     h(
       'div',
@@ -945,8 +939,8 @@ async function statsView(params) {
     h(
       'form',
       { class: 'filters', onsubmit: (e) => e.preventDefault() },
-      pick('source', 'Agent', list.facets.sources),
-      pick('project', 'Project', list.facets.projects),
+      filterSelect(params, go, 'source', 'Agent', list.facets.sources),
+      filterSelect(params, go, 'project', 'Project', list.facets.projects),
     ),
     h(
       'div',
