@@ -53,6 +53,15 @@ export const SYSTEM_CUSTOM_TYPE = 'threadbase:system';
 /** The custom entry of a tool result that answers a call of a failed turn, which pi leaves out (encode.ts). */
 export const FAILED_TURN_RESULT_CUSTOM_TYPE = 'threadbase:failed-turn-result';
 
+/**
+ * The custom entries threadbase writes a message pi must not send into (encode.ts), by the role of
+ * the message each is read back as.
+ */
+const MESSAGE_CUSTOM_ROLES: ReadonlyMap<string, 'system' | 'tool'> = new Map([
+  [SYSTEM_CUSTOM_TYPE, 'system'],
+  [FAILED_TURN_RESULT_CUSTOM_TYPE, 'tool'],
+]);
+
 /** `<timestamp>_<uuid>.jsonl` → uuid */
 export function idFromFileName(file: string): string | undefined {
   const m = /_([0-9a-fA-F-]{8,})\.jsonl$/.exec(basename(file));
@@ -374,32 +383,20 @@ export function entryFromRecord(r: PiRecord, warn: Warn): Entry {
           meta: { piType: 'custom_message', customType: r.customType, display: r.display },
         },
       };
-    case 'custom':
-      if (r.customType === SYSTEM_CUSTOM_TYPE && isRecord(r.data) && Array.isArray(r.data.parts))
+    case 'custom': {
+      const role = typeof r.customType === 'string' ? MESSAGE_CUSTOM_ROLES.get(r.customType) : undefined;
+      if (role && isRecord(r.data) && Array.isArray(r.data.parts))
         return {
           ...base,
           kind: 'message',
           message: {
-            role: 'system',
+            role,
             parts: r.data.parts as Part[],
-            meta: { ...(isRecord(r.data.meta) ? r.data.meta : {}), piType: 'custom', customType: SYSTEM_CUSTOM_TYPE },
-          },
-        };
-      if (r.customType === FAILED_TURN_RESULT_CUSTOM_TYPE && isRecord(r.data) && Array.isArray(r.data.parts))
-        return {
-          ...base,
-          kind: 'message',
-          message: {
-            role: 'tool',
-            parts: r.data.parts as Part[],
-            meta: {
-              ...(isRecord(r.data.meta) ? r.data.meta : {}),
-              piType: 'custom',
-              customType: FAILED_TURN_RESULT_CUSTOM_TYPE,
-            },
+            meta: { ...(isRecord(r.data.meta) ? r.data.meta : {}), piType: 'custom', customType: r.customType },
           },
         };
       return { ...base, kind: 'metadata', type: 'custom', data: { customType: r.customType, data: r.data } };
+    }
     case 'label':
       return { ...base, kind: 'label', targetId: str(r.targetId) ?? '', ...(str(r.label) ? { label: str(r.label) } : {}) };
     case 'session_info':
