@@ -26,8 +26,9 @@ export async function addCodexMcpProbe(codexHome: string, dir: string, name = 'p
   );
   await fs.appendFile(
     join(codexHome, 'config.toml'),
-    // codex waits 10 s for a server to start by default; node loading the SDK takes longer on a loaded machine,
-    // and codex then runs the turn without the tool (no mcpToolCall)
-    `\n[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(file)}]\nstartup_timeout_sec = 120\n`,
+    // codex 0.171 starts a turn without an optional server still starting (a short grace), so on a loaded machine
+    // the call came before node had loaded the SDK ("unsupported call: mcp__probeecho", no mcpToolCall); a
+    // required server is waited for, up to startup_timeout_sec
+    `\n[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(file)}]\nstartup_timeout_sec = 120\nrequired = true\n`,
   );
 }
