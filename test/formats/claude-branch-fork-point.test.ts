@@ -1,7 +1,8 @@
 /**
- * A Claude Code `/branch` copy (the Agent SDK's forkSession writes the same; both 2.1.332) marks EVERY
- * copied record with `forkedFrom: {sessionId, messageUuid}`, messageUuid being that record's own uuid
- * in the original (the copy's uuids are new). The fork point is the last one's: parentEntryId names it,
+ * The Agent SDK's forkSession (2.1.332) marks EVERY copied record with `forkedFrom: {sessionId,
+ * messageUuid}`, messageUuid being that record's own uuid in the original (the copy's uuids are new;
+ * the REPL's own `/branch` marks them so too but keeps the uuids: test/agents/claude-branch-command.test.ts).
+ * The fork point is the last one's: parentEntryId names it,
  * read whole and when `threadbase sync` reads only what the copy gained after Claude Code went on in it.
  * The records are in the shape test/agents/claude-sdk-branch.test.ts sees the real SDK write.
  * threadbase's own forkSession (every record marked with the fork point) still gives its fork point.

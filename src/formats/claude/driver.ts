@@ -101,7 +101,8 @@ export const NO_RESPONSE_REQUESTED = 'No response requested.';
  * - its own notes to the model (`ownNote`, e.g. "no visible output") are wrapped in a system reminder;
  * - a record with no blocks at all is merged into its response: left out when another record of
  *   it is sent, else the response is sent once as "(no content)";
- * - a chain that ends on the user's side gets an assistant "No response requested.".
+ * - a chain that ends on the user's side gets an assistant "No response requested.", the records of
+ *   REPL commands (`system` `local_command`, read as user messages) after it passed over.
  */
 export function claudeResumed(messages: readonly Message[]): Message[] {
   let out = [...messages];
@@ -156,9 +157,12 @@ export function claudeResumed(messages: readonly Message[]): Message[] {
       ? { ...m, parts: [{ type: 'text', text: NO_CONTENT, meta: { anthropic: { citations: [] } } }] }
       : m,
   );
-  const last = out[out.length - 1];
+  // a REPL command's records are system records to Claude Code, which it passes over here: the reply
+  // goes after the last other message when that is the user's (before any command records after it)
+  const lastSaid = out.findLastIndex((m) => claudeMeta(m)?.localCommand !== true);
+  const last = out[lastSaid];
   if (last && last.role !== 'assistant')
-    out.push({
+    out.splice(lastSaid + 1, 0, {
       role: 'assistant',
       parts: [{ type: 'text', text: NO_RESPONSE_REQUESTED }],
       meta: { claude: { synthetic: true } },
@@ -414,8 +418,10 @@ export class ClaudeDriver extends DriverBase {
    *     `forkedFrom`, not the first's (each copied record names its own original).
    * 18: a read of only what was appended gives a record without a `timestamp` at the start of the part
    *     re-read the latest time before it, as a whole read does (`safe.latestTimestamp` in the state).
+   * 19: a `system` `local_command` record (a REPL command such as `/branch` and its output) is a user
+   *     message with its text, as Claude Code sends it, not metadata left out of the context.
    */
-  readonly readerVersion = 18;
+  readonly readerVersion = 19;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -388,6 +388,19 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
         : { kind: 'message', id: uuid, parentId: parentUuid, timestamp: ts, message, raw: r, rawSource: 'claude' };
       if (sidechain) entry.sidechain = true;
       if (type === 'user' && !sidechain) out.firstPrompt ??= promptText(r);
+    } else if (type === 'system' && r.subtype === 'local_command' && typeof r.content === 'string') {
+      // A command run in Claude Code's REPL (`/branch`, `/model`) and its output: Claude Code sends
+      // the record as the user's text, joined to the user turn before it (NOTES.md "Local commands").
+      entry = {
+        kind: 'message',
+        id: uuid,
+        parentId: parentUuid,
+        timestamp: ts,
+        message: { role: 'user', parts: [{ type: 'text', text: r.content }], meta: { claude: { localCommand: true } } },
+        raw: r,
+        rawSource: 'claude',
+      };
+      if (sidechain) entry.sidechain = true;
     } else {
       const data = type === 'attachment' ? r.attachment : r;
       entry = {
