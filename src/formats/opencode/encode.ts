@@ -303,6 +303,19 @@ export function encodeEntries(
     const attachments: Json[] = [];
     /** the result's content in order: a text's or text file's length in the output, or an attachment */
     const layout: Json[] = [];
+    /** an image or a file OpenCode sends after the output, as a file part of the tool's message */
+    const attach = (mime: string, url: string, filename: string | undefined) => {
+      layout.push({ attachment: attachments.length });
+      attachments.push({
+        id: newId('prt'),
+        sessionID,
+        messageID: tool.messageID,
+        type: 'file',
+        mime,
+        url,
+        ...(filename ? { filename } : {}),
+      });
+    };
     if (typeof r.content === 'string') texts.push(r.content);
     else {
       for (const c of r.content) {
@@ -322,28 +335,10 @@ export function encodeEntries(
               ...(c.meta ? { meta: c.meta } : {}),
             },
           });
-        } else if (c.data !== undefined) {
-          layout.push({ attachment: attachments.length });
-          attachments.push({
-            id: newId('prt'),
-            sessionID,
-            messageID: tool.messageID,
-            type: 'file',
-            mime: c.mediaType,
-            url: dataUrl(c.mediaType, c.data),
-            ...(c.type === 'file' && c.name ? { filename: c.name } : {}),
-          });
-        } else if (c.url) {
-          layout.push({ attachment: attachments.length });
-          attachments.push({
-            id: newId('prt'),
-            sessionID,
-            messageID: tool.messageID,
-            type: 'file',
-            mime: c.mediaType,
-            url: c.url,
-          });
-        }
+        } else if (c.data !== undefined)
+          attach(c.mediaType, dataUrl(c.mediaType, c.data), c.type === 'file' ? c.name : undefined);
+        // one by URL is written without a file name
+        else if (c.url) attach(c.mediaType, c.url, undefined);
       }
     }
     const text = texts.join('\n');
