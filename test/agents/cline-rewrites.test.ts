@@ -7,12 +7,17 @@
  *   starts a fresh builder, which threadbase models.)
  * - a stored error result whose content is blocks goes to the model as their JSON text: the context of
  *   such a session is what Cline sends when it resumes it.
+ * - a reply of only redacted or unsigned thinking (Cline's own, or redacted in a copy) goes as an assistant
+ *   message with no content, one merged with a text of its turn as that text; another agent's reply of unsigned
+ *   thinking only, which threadbase writes as text, goes as that text: the context says the same.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import type { Message } from '../../src/model/types.js';
 import type { AnthropicMessage, AnthropicRequest } from '../helpers/anthropic-standin.js';
-import { textOf } from '../helpers/anthropic-standin.js';
+import { conversationOf, textOf } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import {
   type ClineHome,
@@ -22,7 +27,8 @@ import {
   runCline,
   setupClineHome,
 } from '../helpers/cline.js';
-import { newestSession } from '../helpers/conversions.js';
+import { newestSession, withDriver } from '../helpers/conversions.js';
+import { chainSession } from '../helpers/sessions.js';
 
 const OUTDATED = '[outdated - see the latest file content]';
 let home: ClineHome;
@@ -102,5 +108,47 @@ describe('a session with an error result whose content is blocks', () => {
     const result = sent.find((item) => item.startsWith('result:'));
     expect(result?.replace(/^result:toolu_standin_\d+:/, '')).toBe(JSON.stringify(blocks));
     expect(ctx).toEqual(sent);
+  }, 180_000);
+});
+
+describe('a session with replies of only thinking Cline does not send', () => {
+  it('has as context what Cline sends on resume: such a turn with no content, a copy’s unsigned one as text', async () => {
+    const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+    const reply = (parts: Message['parts']): Message => ({ role: 'assistant', model: 'claude-sonnet-4-5', parts });
+    const copy = chainSession('thinking-only', 'claude', home.project, [
+      ['u1', user('q1')],
+      ['a1', reply([{ type: 'thinking', thinking: 'an unsigned thought' }])],
+      ['u2', user('q2')],
+      ['a2', reply([{ type: 'redacted_thinking', data: 'ENCRYPTED' }])],
+      ['u3', user('q3')],
+      ['a3', reply([{ type: 'thinking', thinking: 'before a text' }])],
+      ['a3b', reply([{ type: 'text', text: 'after the thinking' }])],
+    ]);
+    const id = (await withDriver(home.env, 'cline', async (d) => d.writeSession?.(copy)))?.id as string;
+    // and Cline's own record of a reply of unsigned thinking only (as another provider's reasoning is kept)
+    const file = join(home.data, 'sessions', id, `${id}.messages.json`);
+    const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { messages: Record<string, unknown>[] };
+    doc.messages.push(
+      { id: 'u-own', role: 'user', content: [{ type: 'text', text: 'q4' }], ts: Date.now() },
+      { id: 'msg_own', role: 'assistant', content: [{ type: 'thinking', thinking: 'its own unsigned thought' }], ts: Date.now() },
+    );
+    await fs.writeFile(file, JSON.stringify(doc));
+
+    const ctx = JSON.parse(await runCliOk(home.env, ['context', id, '--format', 'anthropic'])) as {
+      messages: AnthropicMessage[];
+    };
+    await resumeCline(home, id, 'probe thinking only');
+    const sent = conversationOf(resumedRequest(home, 'probe thinking only').messages);
+    expect(sent).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'q1' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'an unsigned thought' }] },
+      { role: 'user', content: [{ type: 'text', text: 'q2' }] },
+      { role: 'assistant', content: [] },
+      { role: 'user', content: [{ type: 'text', text: 'q3' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'after the thinking' }] },
+      { role: 'user', content: [{ type: 'text', text: 'q4' }] },
+      { role: 'assistant', content: [] },
+    ]);
+    expect(conversationOf(ctx.messages)).toEqual(sent);
   }, 180_000);
 });
