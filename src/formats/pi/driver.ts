@@ -76,8 +76,9 @@ export class PiDriver extends DriverBase {
    * 4: an error result in pi's words for a blocked or aborted call is marked `refused`/`cancelled` (denials.ts);
    * 5: a file without a readable header is dated by its name (not 1970) and synced under the id it is listed by
    * 6: a session threadbase wrote says so (its header's `threadbase.writtenBy`: SessionInfo.writtenBy)
+   * 7: of an entry id met twice only the later record is read, as pi finds only it (no made-up cycle cut)
    */
-  readonly readerVersion = 6;
+  readonly readerVersion = 7;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -537,7 +537,14 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
 
   const entries: Entry[] = [];
   const lineOf = new Map<string, number>();
-  const seen = new Set<string>();
+  // pi indexes entries by id with Map.set (SessionManager._buildIndex), so of an id met twice only the
+  // later record is ever found: the parent lookups, the leaf, getChildren and branch() all give it.
+  // The earlier one is left out here too; kept, it hung under its parent with the later one's id, a
+  // loop by id (read as a cycle, cutting an entry in none) that pi never walks.
+  const lastWithId = new Map<string, number>();
+  migrated.forEach((record, i) => {
+    if (typeof record.id === 'string' && record.id !== '') lastWithId.set(record.id, i);
+  });
   migrated.forEach((record, i) => {
     const line = records[i]?.line;
     const warn: Warn = (message) => warnings.push({ file, line, id: str(record.id), message });
@@ -545,8 +552,14 @@ export async function parsePiFile(file: string, opts: PiReadOptions = {}): Promi
       warn(`${String(record.type)} record without an id; skipped`);
       return;
     }
-    if (seen.has(record.id)) warn(`duplicate id ${record.id}; the later record wins lookups`);
-    seen.add(record.id);
+    const later = lastWithId.get(record.id) ?? i;
+    if (later !== i) {
+      const laterLine = records[later]?.line;
+      warn(
+        `duplicate id ${record.id}: line ${laterLine ?? '?'} has it again and pi finds only that later record by the id; this one left out`,
+      );
+      return;
+    }
     if (record.parentId === record.id) {
       warn(`entry is its own parent; made a root`);
       record.parentId = null;
