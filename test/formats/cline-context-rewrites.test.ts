@@ -221,4 +221,46 @@ describe("Cline's 6 MB budget of all text, in a Cline context", () => {
     expect(bytes(input)).toBeGreaterThan(6_000_000 - 1_000_000 - 5 - 4 - 2);
     expect(inputOf(build(turns(4_900_000)))).toHaveLength(4_900_000);
   });
+
+  it("cuts a text item in its own tools' JSON as a result's text, before the call input", () => {
+    // Cline's JSON: an entry and a text item of 8,000 characters each once cut to fit a result
+    const json = [
+      { query: 'ls', result: 'r'.repeat(8_000), success: true },
+      { type: 'text', text: 't'.repeat(8_000) },
+    ];
+    const ms = build([
+      ['u', { role: 'user', parts: [{ type: 'text', text: 'u'.repeat(5_000_000) }] }],
+      [
+        'a',
+        {
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          parts: [{ type: 'tool_call', id: 'c1', name: 'run_commands', input: { commands: ['z'.repeat(1_000_000)] } }],
+        },
+      ],
+      [
+        'r',
+        {
+          role: 'tool',
+          parts: [{ type: 'tool_result', callId: 'c1', content: JSON.stringify(json), meta: { clineContent: json } }],
+        },
+      ],
+    ]);
+    const result = ms[2]?.parts[0];
+    const [entry, text] = JSON.parse(result?.type === 'tool_result' ? String(result.content) : '[]') as [
+      { result: string },
+      { text: string },
+    ];
+    // both cut to 2,000 bytes (the entry's string first, the text after it), then the input takes the rest
+    expect(entry.result.length).toBeGreaterThan(1_990);
+    expect(entry.result.length).toBeLessThanOrEqual(2_000);
+    expect(text.text.length).toBeGreaterThan(1_990);
+    expect(text.text.length).toBeLessThanOrEqual(2_000);
+    expect(text.text).toMatch(/^t+\n\n\.\.\.\[truncated \d+ chars to fit provider request budget\]\.\.\.\n\nt+$/);
+    const call = ms[1]?.parts[0];
+    const input = call?.type === 'tool_call' ? ((call.input as { commands: string[] }).commands[0] ?? '') : '';
+    // the rest: the 5 MB prompt, the two cut strings and the query (a text item counts its text only)
+    expect(bytes(input)).toBeLessThanOrEqual(6_000_000 - 5_000_000 - bytes(entry.result) - bytes(text.text) - 2);
+    expect(bytes(input)).toBeGreaterThan(6_000_000 - 5_000_000 - 4_000 - 10);
+  });
 });

@@ -1,9 +1,10 @@
 /**
  * Cline's budget of all text in a request (@cline/core 0.0.86 MessageBuilder.truncateToTotalTextBudget,
  * 6,000,000 UTF-8 bytes, CLINE_MESSAGE_BUILDER_MAX_TOTAL_TEXT_BYTES): past it, the largest texts are cut
- * first (assistant texts, tool result texts, files and the strings of its own tools' JSON, then the strings
- * of tool call inputs), each to what brings the request within the budget but not under its floor
- * (40,000 bytes for an assistant text, 2,000 for the others), head and tail around a marker.
+ * first (assistant texts, tool result texts, files and the strings of its own tools' JSON, its text and
+ * file items among them, then the strings of tool call inputs), each to what brings the request within
+ * the budget but not under its floor (40,000 bytes for an assistant text, 2,000 for the others), head
+ * and tail around a marker.
  */
 import type { Message } from '../../model/types.js';
 import { clineTruncateMiddle } from './context.js';
@@ -138,7 +139,29 @@ export function applyClineTextBudget(messages: Message[], max: number = CLINE_MA
       else if (p.type === 'tool_result') {
         const json = p.meta?.clineContent;
         if (Array.isArray(json)) {
-          for (const c of json) if (isEntry(c)) nestedCandidates(c, texts);
+          // its text and file items are cut as a result's blocks, its entries string by string
+          for (const c of json) {
+            if (!isObj(c)) continue;
+            if (c.type === 'text' && typeof c.text === 'string')
+              texts.push(
+                candidate(
+                  () => c.text as string,
+                  (s) => {
+                    c.text = s;
+                  },
+                ),
+              );
+            else if (c.type === 'file' && typeof c.content === 'string')
+              texts.push(
+                candidate(
+                  () => c.content as string,
+                  (s) => {
+                    c.content = s;
+                  },
+                ),
+              );
+            else if (isEntry(c)) nestedCandidates(c, texts);
+          }
         } else if (typeof p.content === 'string')
           texts.push(
             candidate(
