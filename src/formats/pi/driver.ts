@@ -529,6 +529,8 @@ export class PiDriver extends DriverBase {
       id,
       timestamp: new Date().toISOString(),
       cwd,
+      // No threadbase.writtenBy: it only ranks copies of sessions that started at once (model/copies.ts), and a fork
+      // starts now and names its parent, so its copies lose to the original's anyway, as pi's own --fork's do
       parentSession: s.path,
     };
     const { file, warnings: added } = await this.writeNew(enc.records, header, cwd, id);
