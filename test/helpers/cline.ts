@@ -87,7 +87,9 @@ const plain = (s: string): string => stripVTControlCharacters(s);
 
 /**
  * `cline --id <id>` in the project (`args` before it), `probe` typed into its UI; resolves once the stand-in has
- * answered a request ending with the probe and Cline has shown the answer and exited.
+ * answered a request ending with the probe and Cline has shown the answer and exited. `loaded`: a text of the
+ * session's transcript, typed only once the UI shows it (a big session's transcript comes seconds after its
+ * input line, and a probe typed before is lost).
  */
 export function resumeCline(
   home: ClineHome,
@@ -95,6 +97,7 @@ export function resumeCline(
   probe: string,
   cwd = home.project,
   args: string[] = [],
+  loaded?: string,
 ): Promise<string> {
   const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, ...args, '--id', id].map(shellQuote).join(' ');
   return new Promise((done, fail) => {
@@ -108,7 +111,7 @@ export function resumeCline(
     const onData = (d: Buffer) => {
       out += String(d);
       const text = plain(out);
-      if (!typed && text.includes('Ask anything')) {
+      if (!typed && text.includes('Ask anything') && (loaded === undefined || text.includes(loaded))) {
         typed = true;
         typedAt = out.length;
         later(1000, () => p.stdin.write(probe));
