@@ -7,10 +7,11 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PiDriver } from '../../src/formats/pi/driver.js';
-import { agentHomeForFile, PI_MODEL, PI_PROVIDER, piResumeRequest } from '../helpers/agents.js';
+import { agentHomeForFile, piResumeRequest } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { wireMessages } from '../helpers/claude-requests.js';
 import { runCliOk } from '../helpers/cli.js';
+import { piAssistantRecord, piUserRecord } from '../helpers/pi-records.js';
 
 const home = agentHomeForFile({ timeout: 60_000 });
 let driver: PiDriver;
@@ -20,36 +21,11 @@ beforeAll(() => {
 
 const SESSION_ID = '0194f1c2-3b4d-7e5f-8a9b-0c1d2e3f4d01';
 const T0 = Date.parse('2025-01-02T03:04:05.000Z');
-const usage = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-const user = (id: string, parentId: string | null, text: string, ts: number) => ({
-  type: 'message',
-  id,
-  parentId,
-  timestamp: new Date(ts).toISOString(),
-  message: { role: 'user', content: [{ type: 'text', text }], timestamp: ts },
-});
+const user = (id: string, parentId: string | null, text: string, ts: number) => ({ id, parentId, ...piUserRecord(text, ts) });
 const assistant = (id: string, parentId: string | null, text: string, ts: number) => ({
-  type: 'message',
   id,
   parentId,
-  timestamp: new Date(ts).toISOString(),
-  message: {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    api: 'anthropic-messages',
-    provider: PI_PROVIDER,
-    model: PI_MODEL,
-    usage,
-    stopReason: 'stop',
-    timestamp: ts,
-  },
+  ...piAssistantRecord(text, ts),
 });
 
 describe('a pi session with an entry id written twice', () => {

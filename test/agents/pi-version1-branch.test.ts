@@ -16,10 +16,11 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PiDriver } from '../../src/formats/pi/driver.js';
-import { agentHomeForFile, PI_MODEL, PI_PROVIDER, piResumeRequest } from '../helpers/agents.js';
+import { agentHomeForFile, piResumeRequest } from '../helpers/agents.js';
 import type { AnthropicRequest } from '../helpers/anthropic-standin.js';
 import { wireMessages } from '../helpers/claude-requests.js';
 import { runCli, runCliOk } from '../helpers/cli.js';
+import { piAssistantRecord, piUserRecord } from '../helpers/pi-records.js';
 
 const home = agentHomeForFile({ timeout: 60_000 });
 let driver: PiDriver;
@@ -28,33 +29,8 @@ beforeAll(() => {
 });
 
 const SESSION_ID = '0194f1c2-3b4d-7e5f-8a9b-0c1d2e3f4a5b';
-const usage = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-const user = (text: string, ts: number) => ({
-  type: 'message',
-  timestamp: new Date(ts).toISOString(),
-  message: { role: 'user', content: [{ type: 'text', text }], timestamp: ts },
-});
-const assistant = (text: string, ts: number) => ({
-  type: 'message',
-  timestamp: new Date(ts).toISOString(),
-  message: {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    api: 'anthropic-messages',
-    provider: PI_PROVIDER,
-    model: PI_MODEL,
-    usage,
-    stopReason: 'stop',
-    timestamp: ts,
-  },
-});
+const user = piUserRecord;
+const assistant = piAssistantRecord;
 
 const T0 = Date.parse('2025-01-02T03:04:05.000Z');
 
