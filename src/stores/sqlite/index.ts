@@ -1005,8 +1005,9 @@ export function prepareEntries(
 
 /** What putSessionNow stores for a session, computed without the database. */
 export function prepareSession(session: Session, opts: PutOptions = {}): PreparedSession {
-  // The index takes damaged agent files as they are: a repeated entry id keeps its first record.
-  const entries = opts.keepSource ? firstOfEachId(session.entries) : session.entries;
+  // The index takes damaged agent files as they are: of a repeated entry id the last record is kept,
+  // where it stands, as the tree's lookups by id find only that one (model/tree.ts indexEntries).
+  const entries = opts.keepSource ? lastOfEachId(session.entries) : session.entries;
   if (!opts.keepSource) checkUniqueIds(entries, session.id);
   const { entries: _e, warnings, raw, leafId, ...infoIn } = session;
   const kept = opts.dropRaw ? rawReadBy(session.source) : {};
@@ -1031,13 +1032,13 @@ function withoutRaw(e: Entry, kept: RawRead): Entry {
   return rest as Entry;
 }
 
-function firstOfEachId(entries: readonly Entry[]): Entry[] {
-  const seen = new Set<string>();
-  return entries.filter((e) => {
-    if (seen.has(e.id)) return false;
-    seen.add(e.id);
-    return true;
+function lastOfEachId(entries: Entry[]): Entry[] {
+  const lastAt = new Map<string, number>();
+  entries.forEach((e, i) => {
+    lastAt.set(e.id, i);
   });
+  if (lastAt.size === entries.length) return entries;
+  return entries.filter((e, i) => lastAt.get(e.id) === i);
 }
 
 function checkUniqueIds(entries: readonly Entry[], sessionId: string): void {
