@@ -765,7 +765,10 @@ export class IndexSync {
         })
         .immediate();
     } catch {
-      // The added part does not fit what the index has (a repeated id, a parent it lacks): read it whole.
+      // The added part does not fit what the index has (a parent it lacks, or an id it already stores:
+      // appendEntriesNow refuses both): read it whole. A repeated id is not replaced in place, as which
+      // record of an id counts, and what else that moves (the leaf, a tree the reader relinks), is the
+      // reader's rule: the whole read applies it, and prepareSession keeps the last of any id left twice.
       return false;
     }
     warnAll(read.session.warnings);
