@@ -264,3 +264,61 @@ describe("Cline's 6 MB budget of all text, in a Cline context", () => {
     expect(bytes(input)).toBeGreaterThan(6_000_000 - 5_000_000 - 4_000 - 10);
   });
 });
+
+describe("Cline's own tools' JSON answer, cut as Cline cuts a result (truncateToolResultContent)", () => {
+  const long = (c: string) => c.repeat(10_000);
+  const cutMark = /^(.)\1+\n\n\.\.\.\[truncated 2032 chars\]\.\.\.\n\n\1+$/;
+  // an item of each kind: a string, a text item (with a field of its own), a file item, an entry, a nested array, a number
+  const json = [
+    long('s'),
+    { type: 'text', text: long('t'), note: long('n') },
+    { type: 'file', path: `/p/${long('p')}`, content: long('c') },
+    { query: long('q'), result: long('r'), nested: { path: long('x') } },
+    [long('a')],
+    7,
+  ];
+  const sent = (): unknown[] => {
+    const ms =
+      resumeContextOf('cline')?.(
+        chainSession('s', 'cline', '/p', [
+          ['u', { role: 'user', parts: [{ type: 'text', text: 'go' }] }],
+          [
+            'a',
+            {
+              role: 'assistant',
+              model: 'claude-sonnet-4-5',
+              parts: [{ type: 'tool_call', id: 'c1', name: 'search_codebase', input: { queries: ['x'] } }],
+            },
+          ],
+          [
+            'r',
+            {
+              role: 'tool',
+              parts: [{ type: 'tool_result', callId: 'c1', content: JSON.stringify(json), meta: { clineContent: json } }],
+            },
+          ],
+        ]),
+      ).messages ?? [];
+    const result = ms[2]?.parts[0];
+    return JSON.parse(result?.type === 'tool_result' ? String(result.content) : '[]') as unknown[];
+  };
+
+  it("cuts a text item's text, a file item's content and every string of an entry; a string item, a path, a text item's other field whole", () => {
+    const [str, text, file, entry, arr, num] = sent() as [
+      string,
+      { text: string; note: string },
+      { path: string; content: string },
+      { query: string; result: string; nested: { path: string } },
+      string[],
+      number,
+    ];
+    expect(str).toBe(long('s'));
+    expect(text.text).toMatch(cutMark);
+    expect(text.note).toBe(long('n'));
+    expect(file.path).toBe(`/p/${long('p')}`);
+    expect(file.content).toMatch(cutMark);
+    expect([entry.query, entry.result, entry.nested.path].every((s) => cutMark.test(s))).toBe(true);
+    expect(arr[0]).toMatch(cutMark);
+    expect(num).toBe(7);
+  });
+});

@@ -1,8 +1,9 @@
 /**
  * What Cline CLI 3.0.65 sends of a session, in the model's terms: the chain's messages as read, with
  * the cuts its message builder makes in every request (@cline/core 0.0.86 MessageBuilder.buildForApi):
- * - a tool result's text (a string, each text block, each file block's text, each string nested in
- *   the JSON its own tools answer with) longer than 8,000 characters keeps its head and tail around
+ * - a tool result's text (a string, each text block, each file block's text; in the JSON array its own
+ *   tools answer with, a text item's text, a file item's content and each string nested in any other
+ *   object item, not a string item) longer than 8,000 characters keeps its head and tail around
  *   `\n\n...[truncated N chars]...\n\n` (the marker counted in the 8,000);
  * - a file block in a user message, the same past 50,000 characters;
  * - an assistant text past 200,000 characters, with `...[assistant text truncated: omitted N chars]...`;
@@ -79,6 +80,26 @@ function cutNested(v: unknown): unknown {
   return v;
 }
 
+/**
+ * An item of Cline's own tools' JSON array, cut as @cline/core's truncateToolResultContent cuts it: a text
+ * item's `text`, a file item's `content` (not its `path`), every string of an entry (X2: an object or array
+ * that is no text, image or file item); a string, number or image item at the top left whole.
+ */
+function cutJsonItem(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  if (o.type === 'text') return typeof o.text === 'string' ? { ...o, text: cutResultText(o.text) } : o;
+  if (o.type === 'file') return typeof o.content === 'string' ? { ...o, content: cutResultText(o.content) } : o;
+  if (o.type === 'image') return o;
+  return cutNested(v);
+}
+
+/** Cline's own JSON cut: a string whole, an array item by item; other JSON (Cline's tools answer with none) string by string. */
+function cutClineJson(json: unknown): unknown {
+  if (typeof json === 'string') return cutResultText(json);
+  return Array.isArray(json) ? json.map(cutJsonItem) : cutNested(json);
+}
+
 function cutResultItem(c: ToolResultContent): ToolResultContent {
   if (c.type === 'text') return { ...c, text: cutResultText(c.text) };
   if (c.type === 'file' && c.text !== undefined) return { ...c, text: cutResultText(c.text) };
@@ -139,8 +160,8 @@ function asStored(m: Message): Message {
 function cutResult(p: ToolResultPart): ToolResultPart {
   const json = p.meta?.clineContent;
   if (json !== undefined) {
-    // Cline's own tools answer with JSON: its strings are cut, then it is sent as its JSON text
-    const cut = cutNested(json);
+    // Cline's own tools answer with JSON: cut as Cline cuts a result's items, then sent as its JSON text
+    const cut = cutClineJson(json);
     return { ...p, content: JSON.stringify(cut), meta: { ...p.meta, clineContent: cut } };
   }
   if (typeof p.content === 'string') return { ...p, content: cutResultText(p.content) };
