@@ -420,8 +420,10 @@ export class ClaudeDriver extends DriverBase {
    *     re-read the latest time before it, as a whole read does (`safe.latestTimestamp` in the state).
    * 19: a `system` `local_command` record (a REPL command such as `/branch` and its output) is a user
    *     message with its text, as Claude Code sends it, not metadata left out of the context.
+   * 20: of a uuid written twice the later record is read (Claude Code's loader keeps it: Map.set), and
+   *     is the leaf when it is the last main-chain record; the earlier one is left out with a warning.
    */
-  readonly readerVersion = 19;
+  readonly readerVersion = 20;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

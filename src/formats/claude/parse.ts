@@ -254,6 +254,9 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     end: { offset: opts.start ?? 0, line: opts.startLine ?? 1 },
   };
   const seen = new Set<string>();
+  /** per uuid, where its record so far stands: a later record of the uuid leaves it out */
+  const placeOf = new Map<string, { index: number; line: number }>();
+  const leftOut = new Set<number>();
   const compactions = new Map<string, CompactionEntry>();
   // A content block that is not an object is skipped by the reader; say where, as for a bad line.
   const skippedAt = (line: number, id: string): WireReadOptions => ({
@@ -335,9 +338,18 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       });
       continue;
     }
-    if (seen.has(uuid)) {
-      out.warnings.push({ file, line: l.line, id: uuid, message: 'duplicate uuid; later record ignored' });
-      continue;
+    // Claude Code reads a transcript into a Map by uuid with Map.set (2.1.332's loader), so of a uuid
+    // written twice only the later record is sent, and when it is the last record on the main chain
+    // it is the leaf (probed: test/agents/claude-repeated-uuid). The earlier one is left out here too.
+    const earlier = placeOf.get(uuid);
+    if (earlier) {
+      leftOut.add(earlier.index);
+      out.warnings.push({
+        file,
+        line: earlier.line,
+        id: uuid,
+        message: `duplicate uuid ${uuid}: line ${l.line} has it again and Claude Code keeps only that later record; this one left out`,
+      });
     }
 
     let entry: Entry;
@@ -416,11 +428,13 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       if (sidechain) entry.sidechain = true;
     }
     seen.add(uuid);
+    placeOf.set(uuid, { index: out.entries.length, line: l.line });
     out.entries.push(entry);
     lastUuid = uuid;
     if (!sidechain) lastMainUuid = uuid;
   }
 
+  if (leftOut.size) dropLeftOut(out, leftOut, named);
   for (const e of out.entries) {
     // Reading on from an offset, parents before it are in the earlier entries (the index checks them).
     if (continuation) break;
@@ -434,6 +448,31 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
   // the last ai-title, else the last summary of a leaf in this file
   out.summaryTitle = out.aiTitle || out.summaries.filter((x) => !x.leafUuid || seen.has(x.leafUuid)).at(-1)?.summary;
   return out;
+}
+
+/**
+ * Takes the entries at `leftOut` (earlier records of a uuid written again) out of `out.entries`,
+ * moving the entry counts that point into the list (`safe`, `named`) back by those before them, and
+ * takes the first prompt from the records kept.
+ */
+function dropLeftOut(out: ParsedTranscript, leftOut: ReadonlySet<number>, named: NamedLeaf | undefined): void {
+  const before = (index: number) => {
+    let n = 0;
+    for (const i of leftOut) if (i < index) n++;
+    return index - n;
+  };
+  if (out.safe) out.safe.entryIndex = before(out.safe.entryIndex);
+  if (named) named.entryIndex = before(named.entryIndex);
+  out.entries = out.entries.filter((_, i) => !leftOut.has(i));
+  delete out.firstPrompt;
+  for (const e of out.entries) {
+    if ((e.kind !== 'message' && e.kind !== 'branch_summary') || e.sidechain || !isRecord(e.raw) || e.raw.type !== 'user')
+      continue;
+    const prompt = promptText(e.raw);
+    if (prompt === undefined) continue;
+    out.firstPrompt = prompt;
+    break;
+  }
 }
 
 /** A `last-prompt` record's leaf: `explicit` for a rewind's (`explicit` or `rewound` set); `entryIndex`, the entries before it. */

@@ -1,0 +1,111 @@
+/**
+ * A Claude Code transcript grown after a sync by a record repeating a uuid (Claude Code keeps the later
+ * record, parse.ts). The sync re-reads the part from the last prompt on: when both records are in it
+ * and nothing hangs under the uuid, the part is appended from the offset; when the earlier record is
+ * stored before that part, or a record in it hangs under the uuid (now before its parent), the index
+ * refuses the part and reads the file whole. Either way it holds what the file gives and what a fresh
+ * index of the whole file holds.
+ */
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { encodeProjectPath } from '../../src/formats/claude/index.js';
+import { Sources } from '../../src/formats/registry.js';
+import type { DriverEnv } from '../../src/model/driver.js';
+import { messageText } from '../../src/model/tree.js';
+import type { Entry, Session } from '../../src/model/types.js';
+import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
+import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+
+const SID = '7a2c9e10-3b4d-4f5e-8a6b-7c8d9e0f1a2c';
+const record = (type: 'user' | 'assistant', uuid: string, parentUuid: string | null, text: string, second: number) =>
+  JSON.stringify({
+    type,
+    uuid,
+    parentUuid,
+    sessionId: SID,
+    cwd: '/work/repeated',
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+    message:
+      type === 'user'
+        ? { role: 'user', content: text }
+        : { role: 'assistant', id: `msg_${uuid}`, model: 'claude-opus-5-5', content: [{ type: 'text', text }] },
+  });
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tb-claude-repeated-sync-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A home holding the transcript of `lines`; its file, sources and index. */
+async function homeWith(name: string, lines: string[]) {
+  const home = join(root, name);
+  const env: DriverEnv = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
+  const dir = join(home, '.claude', 'projects', encodeProjectPath('/work/repeated'));
+  await mkdir(dir, { recursive: true });
+  await mkdir(join(home, '.threadbase'), { recursive: true });
+  const file = join(dir, `${SID}.jsonl`);
+  await writeFile(file, `${lines.join('\n')}\n`);
+  const sources = new Sources(env);
+  const store = openSqliteStore(indexPath(env));
+  return { file, sources, store, sync: new IndexSync(store) };
+}
+
+const shape = (s: Session | undefined) => ({
+  entries: (s?.entries ?? []).map((e: Entry) => [e.id, e.parentId, e.kind === 'message' ? messageText(e.message) : e.kind]),
+  leafId: s?.leafId,
+});
+
+const twoTurns = [
+  record('user', 'u1', null, 'first alpha', 1),
+  record('assistant', 'a1', 'u1', 'reply alpha', 2),
+  record('user', 'X', 'a1', 'second bravo', 3),
+  record('assistant', 'a2', 'X', 'reply bravo', 4),
+];
+
+it.each([
+  // the part from X's first record on holds both records of X, and nothing hangs under X: appended
+  ['in the part re-read, nothing under it', 'part', twoTurns.slice(0, 3), [1, 0]],
+  // a2 hangs under X, and X now comes after it: the index lacks a2's parent when it adds a2
+  ['in the part re-read, a reply under it', 'under', twoTurns, [0, 1]],
+  // X is stored before the part re-read
+  [
+    'before the part re-read',
+    'stored',
+    [...twoTurns, record('user', 'u3', 'a2', 'third delta', 5), record('assistant', 'a3', 'u3', 'reply delta', 6)],
+    [0, 1],
+  ],
+] as const)('a record repeating a uuid %s: the index holds what the file gives', async (_, name, lines, counts) => {
+  const added = [record('user', 'X', 'a1', 'second charlie wombatword', 7), record('assistant', 'a4', 'X', 'reply charlie', 8)];
+  const grown = await homeWith(`${name}-grown`, [...lines]);
+  const whole = await homeWith(`${name}-whole`, [...lines, ...added]);
+  try {
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    expect(shape(await grown.store.getSession(SID)).entries.map((e) => e[2])).toContain('second bravo');
+    await appendFile(grown.file, `${added.join('\n')}\n`);
+    const second = await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    expect([second.appended, second.reread]).toEqual(counts);
+    await whole.sync.sync(whole.sources, { formats: ['claude'], workers: 0 });
+
+    const fromFile = shape(await grown.sources.driver('claude').getSession(SID));
+    expect(fromFile.leafId).toBe('a4');
+    expect(fromFile.entries.map((e) => e[2])).not.toContain('second bravo');
+    expect(shape(await grown.store.getSession(SID))).toEqual(fromFile);
+    expect(shape(await whole.store.getSession(SID))).toEqual(fromFile);
+    expect((await grown.store.getContext(SID)).messages.map(messageText)).toEqual([
+      'first alpha',
+      'reply alpha',
+      'second charlie wombatword',
+      'reply charlie',
+    ]);
+    expect((await grown.store.search('wombatword')).map((h) => h.entryId)).toEqual(['X']);
+  } finally {
+    await grown.store.close();
+    await whole.store.close();
+  }
+});
