@@ -1,9 +1,9 @@
 /**
  * Cline's budgets of a request, against the real cline 3.0.65 (one launch): a session written with
  * threadbase holds over 6 MB of text (a pasted log, long assistant texts, a long call input, long
- * results, Cline's own JSON with a text item) and more images than its 8 MiB image budget allows (two
- * of 3 MiB, a third of 3 MiB in a tool result, then a small one, one of an unsupported type and one as
- * a data URL). `cline --id` resumes it: the request it sends is the session after its cuts (images
+ * results, Cline's own JSON with a text item, a string and a file item) and more images than its
+ * 8 MiB image budget allows (two of 3 MiB, a third of 3 MiB in a tool result, then a small one, one of
+ * an unsupported type and one as a data URL). `cline --id` resumes it: the request it sends is the session after its cuts (images
  * past the budget as its placeholder, the largest texts cut first, then the call input), and
  * `threadbase context` of the session at the probe Cline appended is that request, text and images
  * alike. (At the session's leaf before the probe the context is that request but for the probe's
@@ -46,6 +46,9 @@ const dataUrl = { type: 'image' as const, mediaType: 'image/png', data: `data:im
 const lsJson = [
   { query: 'ls -R', result: lines('listed', 30_000), success: true },
   { type: 'text', text: lines('note', 9_000) },
+  // Cline cuts neither a string item nor a file item's path (only its content)
+  lines('plain', 9_000),
+  { type: 'file', path: `/proj/${'deep/'.repeat(1_800)}f.txt`, content: lines('file line', 9_000) },
 ];
 
 function bigMessages(): [string, Message][] {
@@ -163,10 +166,23 @@ describe('a session past both of Cline’s budgets', () => {
     await resumeCline(home, id, 'probe budgets', home.project, ['--compaction', 'off'], 'Done.');
     const sent = resumedRequest(home, 'probe budgets').messages;
 
+    // Cline's own JSON: its text item cut to fit like a result's text, before the call input; the string
+    // item (an object of its characters once Cline copied it for the budget) and the file's path not cut
+    const [, note, plain, file] = JSON.parse(String(blockAt(sent, 4, 0)?.content)) as [
+      unknown,
+      { text: string },
+      Record<string, string>,
+      { path: string; content: string },
+    ];
+    expect(note.text).toContain('to fit provider request budget]');
+    expect([Object.values(plain).join(''), file.path]).toEqual([lsJson[2], (lsJson[3] as { path: string }).path]);
+    expect(file.content).toContain('...[truncated ');
+
     // the cuts happened: the session's text is over 6 MB, the request's within it (give or take the keys,
-    // quotes and escapes of its own tools' JSON, sent as JSON text after the cut)
+    // quotes and escapes of its own tools' JSON, sent as JSON text after the cut, and what Cline does not count)
     expect(sessionTextBytes(messages.map(([, m]) => m))).toBeGreaterThan(TEXT_BUDGET + 500_000);
-    expect(textBytes(sent)).toBeLessThanOrEqual(TEXT_BUDGET + 1_000);
+    const uncounted = Buffer.byteLength(JSON.stringify(plain)) + Buffer.byteLength(file.path);
+    expect(textBytes(sent) - uncounted).toBeLessThanOrEqual(TEXT_BUDGET + 1_000);
     // the prompt never cut; the assistant's text cut to its 40,000 bytes, the call input after it
     const prompt = messages[0]?.[1].parts[0];
     expect(blockAt(sent, 0, 0)?.text).toBe(prompt?.type === 'text' ? prompt.text : undefined);
@@ -174,9 +190,6 @@ describe('a session past both of Cline’s budgets', () => {
     expect(reading).toContain('to fit provider request budget]');
     expect(Buffer.byteLength(reading)).toBeLessThanOrEqual(40_000);
     expect(JSON.stringify(blockAt(sent, 1, 2)?.input)).toContain('to fit provider request budget]');
-    // Cline's own JSON: its text item cut to fit like a result's text, before the call input
-    const [, note] = JSON.parse(String(blockAt(sent, 4, 0)?.content)) as [unknown, { text: string }];
-    expect(note.text).toContain('to fit provider request budget]');
     // images: A and B kept, C past 8 MiB and the bmp as the placeholder, the small png and the data URL kept
     expect(imageLengths(sent)).toEqual([imageA.data.length, imageB.data.length, ONE_PIXEL_PNG.length, ONE_PIXEL_PNG.length]);
     expect(JSON.stringify(sent).split(MEDIA_OMITTED)).toHaveLength(3);

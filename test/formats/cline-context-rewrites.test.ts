@@ -222,6 +222,35 @@ describe("Cline's 6 MB budget of all text, in a Cline context", () => {
     expect(inputOf(build(turns(4_900_000)))).toHaveLength(4_900_000);
   });
 
+  it("makes a string item of its own tools' JSON an object of its characters, a number {}, once over the budget", () => {
+    const json = ['abc', 5, { query: 'q', result: 'r' }];
+    const sentJson = (userBytes: number) => {
+      const ms = build([
+        ['u', { role: 'user', parts: [{ type: 'text', text: 'u'.repeat(userBytes) }] }],
+        [
+          'a',
+          {
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            parts: [{ type: 'tool_call', id: 'c1', name: 'run_commands', input: { commands: ['ls'] } }],
+          },
+        ],
+        [
+          'r',
+          {
+            role: 'tool',
+            parts: [{ type: 'tool_result', callId: 'c1', content: JSON.stringify(json), meta: { clineContent: json } }],
+          },
+        ],
+      ]);
+      const result = ms[2]?.parts[0];
+      return result?.type === 'tool_result' ? JSON.parse(String(result.content)) : undefined;
+    };
+    // Cline copies each item ({...item}) only when it cuts to the budget
+    expect(sentJson(6_100_000)).toEqual([{ 0: 'a', 1: 'b', 2: 'c' }, {}, { query: 'q', result: 'r' }]);
+    expect(sentJson(1_000)).toEqual(json);
+  });
+
   it("cuts a text item in its own tools' JSON as a result's text, before the call input", () => {
     // Cline's JSON: an entry and a text item of 8,000 characters each once cut to fit a result
     const json = [

@@ -4,7 +4,8 @@
  * first (assistant texts, tool result texts, files and the strings of its own tools' JSON, its text and
  * file items among them, then the strings of tool call inputs), each to what brings the request within
  * the budget but not under its floor (40,000 bytes for an assistant text, 2,000 for the others), head
- * and tail around a marker.
+ * and tail around a marker. Past it, a string item of its own tools' JSON is sent as an object of its
+ * characters (Cline's copy of each item, {...item}).
  */
 import type { Message } from '../../model/types.js';
 import { clineTruncateMiddle } from './context.js';
@@ -110,6 +111,8 @@ export function applyClineTextBudget(messages: Message[], max: number = CLINE_MA
         if (typeof content === 'string') total += bytes(content);
         else
           for (const c of content as unknown[]) {
+            // an array item is an entry too (X2): its strings count
+            if (Array.isArray(c)) total += nestedBytes(c);
             if (!isObj(c)) continue;
             if (c.type === 'text') total += bytes(String(c.text));
             else if (c.type === 'file') total += bytes(String(c.content ?? c.text ?? ''));
@@ -120,6 +123,14 @@ export function applyClineTextBudget(messages: Message[], max: number = CLINE_MA
   if (total <= max) return messages;
 
   const copy = structuredClone(messages);
+  // Cline copies each item of a result before it cuts ({...item}, rb): a string item becomes an object of
+  // its characters, a number, boolean or null an empty object (seen against the real cline)
+  for (const m of copy)
+    for (const p of m.parts) {
+      const json = p.type === 'tool_result' ? p.meta?.clineContent : undefined;
+      if (p.type === 'tool_result' && p.meta && Array.isArray(json))
+        p.meta.clineContent = json.map((c: unknown) => (c !== null && typeof c === 'object' ? c : Object.assign({}, c)));
+    }
   const texts: Candidate[] = [];
   const inputs: Candidate[] = [];
   for (const m of copy)
@@ -141,6 +152,7 @@ export function applyClineTextBudget(messages: Message[], max: number = CLINE_MA
         if (Array.isArray(json)) {
           // its text and file items are cut as a result's blocks, its entries string by string
           for (const c of json) {
+            if (Array.isArray(c)) nestedCandidates(c, texts);
             if (!isObj(c)) continue;
             if (c.type === 'text' && typeof c.text === 'string')
               texts.push(
