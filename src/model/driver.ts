@@ -165,6 +165,14 @@ export interface SessionDriver {
    * sub-agents. Absent: the agent keeps no sub-agent sessions (convert leaves them out and says so).
    */
   writeChildSession?(parent: SessionInfo, child: Session): Promise<SessionInfo>;
+  /**
+   * Appends entries in order; each must name a parent the session has or that comes before it in
+   * `entries`, else it is refused (`orphan_entry`). An id given twice in `entries` is refused
+   * (`duplicate_entry`). In threadbase's stores (memory, SQLite, PostgreSQL, remote) an entry whose id
+   * the session has already is left out when it equals the stored one as JSON (a re-send: a repeated
+   * push is harmless) and refused when it differs (ThreadbaseError `duplicate_entry`, naming the
+   * session and the entry; a remote store's server answers 409), nothing of that call appended.
+   */
   appendEntries?(sessionId: string, entries: Entry[]): Promise<void>;
   forkSession?(sessionId: string, opts?: ForkOptions): Promise<SessionInfo>;
   setTitle?(sessionId: string, title: string): Promise<void>;

@@ -722,7 +722,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const added = await queue.run(key, async () => {
       lastEntry.delete(key);
       const s = await requireSession(c, id);
-      // Ids the session has are skipped by the store; `added` counts only the others, as PUT does.
+      // Entries the session has as stored are skipped by the store (other content under a stored id is
+      // refused: 409); `added` counts only the others, as PUT does.
       const have = new Set(s.entries.map((e) => e.id));
       await store.appendEntries?.(id, entries);
       return entries.filter((e) => !have.has(e.id)).length;

@@ -21,7 +21,7 @@ type Op = {
   tag: string;
   /** what a success answers: 201 for a creation, both when PUT may create or update */
   success?: ('200' | '201')[];
-  /** 409: entry ids repeated in the body, or an entry whose parent is in neither the session nor the body */
+  /** 409: entry ids repeated in the body, an id the session has with other content, or an entry whose parent is in neither the session nor the body */
   conflict?: boolean;
   /** the query `format` values this route accepts */
   formats?: string[];
@@ -115,7 +115,8 @@ const ROUTES: Record<string, Record<string, Op>> = {
   '/api/v1/threadbase/sessions/{id}/entries': {
     post: {
       tag: 'threadbase',
-      summary: 'Append entries (ids already there are skipped): {added}',
+      summary:
+        'Append entries (one the session has as stored is skipped; one whose id it has with other content is a 409): {added}',
       body: '{entries}',
       schema: AppendBody,
       success: ['201'],
@@ -262,7 +263,14 @@ export function openApiDocument(): Record<string, unknown> {
           '400': { description: 'Invalid request (the message names the field or parameter)', content: ERROR_BODY },
           '401': { description: 'Missing or wrong API key', content: ERROR_BODY },
           '404': { description: 'No such session (or entry) in this project', content: ERROR_BODY },
-          ...(op.conflict ? { '409': { description: 'Entry ids repeated, or a parent not there', content: ERROR_BODY } } : {}),
+          ...(op.conflict
+            ? {
+                '409': {
+                  description: 'Entry ids repeated, an id stored with other content, or a parent not there',
+                  content: ERROR_BODY,
+                },
+              }
+            : {}),
           '413': { description: 'Body too large', content: ERROR_BODY },
         },
       };

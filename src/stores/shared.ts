@@ -127,3 +127,31 @@ export function metadataBySession(rows: Iterable<[sessionId: string, json: strin
   }
   return out;
 }
+
+/** An entry as JSON text with every object's keys sorted: equal for entries a store keeps alike. */
+function entryText(e: Entry): string {
+  return JSON.stringify(e, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/**
+ * The entries of an append the session does not have yet, by the stores' one rule (see
+ * SessionDriver.appendEntries): an entry equal to the stored one of its id (as JSON) is a re-send and
+ * left out; one that differs is refused, naming the session and the entry.
+ */
+export function entriesNotStored(sessionId: string, entries: readonly Entry[], stored: ReadonlyMap<string, Entry>): Entry[] {
+  return entries.filter((e) => {
+    const had = stored.get(e.id);
+    if (had === undefined) return true;
+    if (entryText(had) !== entryText(e))
+      throw new ThreadbaseError(
+        'duplicate_entry',
+        `entry id ${e.id} is already in session ${sessionId} with other content (an append may only repeat an entry as stored)`,
+        { id: e.id },
+      );
+    return false;
+  });
+}

@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchOptions, SessionDriver } from '../../src/model/driver.js';
+import { ThreadbaseError } from '../../src/model/errors.js';
 import type { Entry, Message, MessageEntry, Part, Session } from '../../src/model/types.js';
 import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
 
@@ -512,6 +513,52 @@ export function describeDriverConformance(
             },
           ]),
         ).rejects.toThrow();
+      });
+
+      /** A store of threadbase's own sessions (memory, SQLite, PostgreSQL, remote): the repeated-id rule is theirs. */
+      async function storedSessionOf(t: { skip(note?: string): void }): Promise<Session | undefined> {
+        if (!driver.capabilities.append || !driver.appendEntries) return void t.skip();
+        const id = await put(sampleSession(opts));
+        const s = (await driver.getSession(id)) as Session;
+        if (s.source !== 'threadbase') return void t.skip("an agent's own records: its format's rule for a repeated id");
+        return s;
+      }
+      const nextEntry = (s: Session, n: number): Entry => ({
+        kind: 'message',
+        id: `d4d4d4d4-0000-4000-8000-00000000000${n}`,
+        parentId: s.entries[s.entries.length - 1]?.id ?? null,
+        timestamp: new Date(Date.parse(s.updatedAt) + 60_000).toISOString(),
+        message: { role: 'user', parts: [{ type: 'text', text: `appended after a re-sent entry ${n}` }] },
+      });
+
+      it('appendEntries leaves out an entry the session has as stored: a repeated append changes nothing', async (t) => {
+        const s = await storedSessionOf(t);
+        if (!s || !driver.appendEntries) return;
+        const last = s.entries[s.entries.length - 1] as Entry;
+        const added = nextEntry(s, 1);
+        await driver.appendEntries(s.id, [last, added]);
+        const once = (await driver.getSession(s.id)) as Session;
+        expect(once.entries.map((e) => e.id)).toEqual([...s.entries.map((e) => e.id), added.id]);
+        expect(once.leafId).toBe(added.id);
+        // the whole append again (a push repeated): nothing added, nothing refused
+        await driver.appendEntries(s.id, [last, added]);
+        const twice = (await driver.getSession(s.id)) as Session;
+        expect(twice.entries).toEqual(once.entries);
+        expect(twice.leafId).toBe(added.id);
+      });
+
+      it('appendEntries refuses an entry whose id the session has with other content, naming both, adding nothing', async (t) => {
+        const s = await storedSessionOf(t);
+        if (!s || !driver.appendEntries) return;
+        const first = s.entries[0] as MessageEntry;
+        const changed: Entry = { ...first, message: { role: 'user', parts: [{ type: 'text', text: 'not what was stored' }] } };
+        const append = driver.appendEntries(s.id, [nextEntry(s, 2), changed]);
+        await expect(append).rejects.toThrow(ThreadbaseError);
+        await expect(append).rejects.toThrow(first.id);
+        await expect(append).rejects.toThrow(s.id);
+        const after = (await driver.getSession(s.id)) as Session;
+        expect(after.entries).toEqual(s.entries);
+        expect(after.leafId).toBe(s.leafId);
       });
 
       it('forkSession makes a new session whose messages, with ancestors, end at the fork point', async (t) => {

@@ -21,7 +21,14 @@ import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
 import { countedUsage, responseRecordOf, summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { queryTerms, searchLimitOf, searchTerms, sessionMatches, snippetOf } from '../search-text.js';
-import { checkWrittenEntryIds, forkedSession, STORE_CAPABILITIES, writtenIdOf, writtenSession } from '../shared.js';
+import {
+  checkWrittenEntryIds,
+  entriesNotStored,
+  forkedSession,
+  STORE_CAPABILITIES,
+  writtenIdOf,
+  writtenSession,
+} from '../shared.js';
 
 /** A short title from the first user text, as listings show when a session has none. */
 export function titleFromEntries(entries: readonly Entry[]): string | undefined {
@@ -102,8 +109,10 @@ export class MemoryStore extends DriverBase {
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
     const s = this.sessions.get(sessionId);
     if (!s) throw new NotFoundError('memory session', sessionId);
-    checkEntries([...s.entries, ...entries], sessionId, true);
-    const copies = structuredClone(entries);
+    checkEntries(entries, sessionId, false);
+    const fresh = entriesNotStored(sessionId, entries, new Map(s.entries.map((e) => [e.id, e])));
+    checkEntries([...s.entries, ...fresh], sessionId, true);
+    const copies = structuredClone(fresh);
     s.entries.push(...copies);
     const last = [...copies].reverse().find((e) => !e.sidechain);
     if (last) s.leafId = last.id;

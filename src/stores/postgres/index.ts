@@ -50,6 +50,7 @@ import { timeSlotOf, zonedKeyOfSlot } from '../index-sync/stats.js';
 import { entrySearchText, queryTerms, searchLimitOf, snippetOf } from '../search-text.js';
 import {
   checkWrittenEntryIds,
+  entriesNotStored,
   forkedSession,
   metadataBySession,
   STORE_CAPABILITIES,
@@ -527,8 +528,9 @@ export class PostgresStore extends DriverBase {
   }
 
   /**
-   * Appends entries in order. Entries whose id the session already has are skipped (pushes can
-   * repeat); a new entry must name a parent the session has or is appending alongside.
+   * Appends entries in order. An entry the session has as stored is skipped (pushes can repeat), one
+   * whose id it has with other content refused (SessionDriver.appendEntries); a new entry must name a
+   * parent the session has or is appending alongside.
    */
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
     checkUnique(entries, sessionId);
@@ -538,16 +540,16 @@ export class PostgresStore extends DriverBase {
       if (!row) throw new NotFoundError('postgres session', sessionId);
       const ids = entries.map((e) => e.id);
       const parents = entries.map((e) => e.parentId).filter((p): p is string => p !== null);
-      // One look-up answers both: which entries are already there, which parents exist.
-      const present = new Set(
-        (
-          await c.query<{ id: string }>('SELECT id FROM tb_entries WHERE session_id = $1 AND id = ANY($2)', [
-            sessionId,
-            [...new Set([...ids, ...parents])],
-          ])
-        ).rows.map((r) => r.id),
-      );
-      const fresh = entries.filter((e) => !present.has(e.id));
+      // One look-up answers both: which entries are already there (with their body), which parents exist.
+      const rows = (
+        await c.query<{ id: string; body: string | null }>(
+          'SELECT id, CASE WHEN id = ANY($3) THEN body END body FROM tb_entries WHERE session_id = $1 AND id = ANY($2)',
+          [sessionId, [...new Set([...ids, ...parents])], ids],
+        )
+      ).rows;
+      const present = new Set(rows.map((r) => r.id));
+      const stored = new Map(rows.flatMap((r) => (r.body === null ? [] : [[r.id, JSON.parse(r.body) as Entry] as const])));
+      const fresh = entriesNotStored(sessionId, entries, stored);
       if (!fresh.length) return;
       const known = new Set([...ids, ...present]);
       for (const e of fresh)

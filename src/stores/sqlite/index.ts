@@ -34,6 +34,7 @@ import { sessionInfoOf } from '../memory/index.js';
 import { callNameIn, callsStoredBefore, searchLimitOf, toolNamesOf } from '../search-text.js';
 import {
   checkWrittenEntryIds,
+  entriesNotStored,
   forkedSession,
   metadataBySession,
   STORE_CAPABILITIES,
@@ -868,8 +869,26 @@ export class SqliteStore extends DriverBase {
 
   // Write transactions take the write lock first (BEGIN IMMEDIATE): a deferred one that read first
   // fails at once with SQLITE_BUSY when another writer got in between, busy_timeout or not.
+  // An entry stored alike is left out (a re-send), as every store does; appendEntriesNow, the index's,
+  // refuses any repeated id: there the file's later record counts, and the file is read whole.
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
-    this.writing(() => this.db.transaction(() => this.appendEntriesNow(sessionId, entries)).immediate());
+    checkUniqueIds(entries, sessionId);
+    this.writing(() =>
+      this.db
+        .transaction(() => {
+          if (!this.sessionRow(sessionId)) throw new NotFoundError('sqlite session', sessionId);
+          const get = this.stmt('SELECT json FROM entries WHERE session_id = ? AND id = ?');
+          const stored = new Map<string, Entry>();
+          for (const e of entries) {
+            const row = get.get(sessionId, e.id) as { json: string } | undefined;
+            if (row) stored.set(e.id, JSON.parse(row.json) as Entry);
+          }
+          const fresh = entriesNotStored(sessionId, entries, stored);
+          if (entries.length && !fresh.length) return; // all re-sent: nothing changes
+          this.appendEntriesNow(sessionId, fresh);
+        })
+        .immediate(),
+    );
   }
 
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
