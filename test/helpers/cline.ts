@@ -6,7 +6,8 @@
  * pseudo-terminal, the prompt typed once the UI shows its input line, and Ctrl-C twice once the
  * stand-in has answered it.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -72,14 +73,74 @@ export async function setupClineHome(opts: { rules?: Rule[] } = {}): Promise<Cli
   };
 }
 
-function childEnv(home: ClineHome): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: home.root, TERM: 'xterm-256color', NO_COLOR: '1' };
+/**
+ * A variable in each launch's environment naming that launch, so every process it started can be
+ * found and ended: `script` puts cline in a session of its own (not its process group), and cline
+ * catches SIGHUP and SIGTERM, so killing `script` could leave cline running.
+ */
+const LAUNCH_MARK = 'THREADBASE_TEST_CLINE_LAUNCH';
+
+function childEnv(home: ClineHome, launch?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: home.root, TERM: 'xterm-256color', NO_COLOR: '1' };
+  return launch ? { ...env, [LAUNCH_MARK]: launch } : env;
+}
+
+/** The pids of the processes whose environment holds `needle` (`NAME=value`), read from /proc (our own processes only). */
+export async function pidsWithEnv(needle: string): Promise<number[]> {
+  const pids = (await fs.readdir('/proc')).filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid);
+  const found = await Promise.all(
+    pids.map(async (pid) => {
+      try {
+        const env = await fs.readFile(`/proc/${pid}/environ`);
+        return env.includes(`${needle}\0`) ? [Number(pid)] : [];
+      } catch {
+        return []; // gone, or not ours
+      }
+    }),
+  );
+  return found.flat();
+}
+
+/** SIGKILL to every process of a launch, until none is left (one may start another meanwhile). */
+async function endLaunch(launch: string): Promise<void> {
+  for (let round = 0; round < 10; round++) {
+    const pids = await pidsWithEnv(`${LAUNCH_MARK}=${launch}`);
+    if (!pids.length) return;
+    for (const pid of pids)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** `cmd` under `script` (a pseudo-terminal), marked as launch `launch`, in a process group of its own. */
+function spawnInTerminal(cmd: string, cwd: string, home: ClineHome, launch: string): ChildProcessWithoutNullStreams {
+  return spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env: childEnv(home, launch), stdio: 'pipe', detached: true });
+}
+
+/** Ends a `script` launch: its process group, then every process marked with the launch (cline in its own session). */
+async function endTerminal(p: ChildProcessWithoutNullStreams, launch: string): Promise<void> {
+  try {
+    if (p.pid) process.kill(-p.pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+  await endLaunch(launch);
 }
 
 /** Runs `cline <args>` headless (a new session from a prompt); rejects with its output when it fails. */
 export async function runCline(home: ClineHome, args: string[], cwd = home.project): Promise<string> {
-  const r = await runBinary(CLINE_BIN, ['-P', 'anthropic', '--data-dir', home.data, ...args], cwd, childEnv(home));
-  return r.stdout + r.stderr;
+  const launch = randomUUID();
+  try {
+    const r = await runBinary(CLINE_BIN, ['-P', 'anthropic', '--data-dir', home.data, ...args], cwd, childEnv(home, launch));
+    return r.stdout + r.stderr;
+  } finally {
+    // runBinary's timeout ends cline alone, with SIGTERM; what it started goes too
+    await endLaunch(launch);
+  }
 }
 
 /** The terminal output without its escape sequences. */
@@ -98,10 +159,12 @@ export function resumeCline(
   cwd = home.project,
   args: string[] = [],
   loaded?: string,
+  timeoutMs = 120_000,
 ): Promise<string> {
   const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, ...args, '--id', id].map(shellQuote).join(' ');
+  const launch = randomUUID();
   return new Promise((done, fail) => {
-    const p = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env: childEnv(home), stdio: ['pipe', 'pipe', 'pipe'] });
+    const p = spawnInTerminal(cmd, cwd, home, launch);
     let out = '';
     let typed = false;
     let typedAt = 0;
@@ -126,12 +189,23 @@ export function resumeCline(
     };
     p.stdout.on('data', onData);
     p.stderr.on('data', onData);
-    const timer = setTimeout(() => p.kill(), 120_000);
-    p.on('close', () => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void endTerminal(p, launch);
+    }, timeoutMs);
+    p.on('close', async () => {
       clearTimeout(timer);
       for (const t of timers) clearTimeout(t);
-      if (answered) done(plain(out));
-      else fail(new Error(`cline --id ${id} did not answer ${probe}:\n${plain(out).slice(-3000)}`));
+      // `script` gone: what it started may not be
+      await endTerminal(p, launch);
+      if (answered && !timedOut) done(plain(out));
+      else
+        fail(
+          new Error(
+            `cline --id ${id} did not answer ${probe}${timedOut ? ` in ${timeoutMs} ms` : ''}:\n${plain(out).slice(-3000)}`,
+          ),
+        );
     });
   });
 }
@@ -158,7 +232,8 @@ export const runCommandRule: Rule = (req) => {
  */
 export function resumedWithProbe(home: ClineHome, id: string, probe: string, settleMs = 0): Promise<AnthropicRequest> {
   const cmd = [CLINE_BIN, '-P', 'anthropic', '--data-dir', home.data, '--id', id].map(shellQuote).join(' ');
-  const p = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: home.project, env: childEnv(home) });
+  const launch = randomUUID();
+  const p = spawnInTerminal(cmd, home.project, home, launch);
   const closed = new Promise((done) => p.on('close', done));
   let out = '';
   p.stdout.on('data', (d) => {
@@ -188,9 +263,10 @@ export function resumedWithProbe(home: ClineHome, id: string, probe: string, set
       p.stdin.write('\x03');
       await new Promise((r) => setTimeout(r, 500));
       p.stdin.write('\x03');
-      const stuck = setTimeout(() => p.kill(), 30_000);
+      const stuck = setTimeout(() => void endTerminal(p, launch), 30_000);
       await closed;
       clearTimeout(stuck);
+      await endTerminal(p, launch);
     }
   })();
 }
