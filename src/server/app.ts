@@ -270,12 +270,14 @@ export function createApp(opts: ServerOptions): Hono<Env> {
             ? 400
             : 500;
     if (status === 500) message = 'internal error';
+    // threadbase's own error code beside the HTTP status, so a remote store's caller gets the same typed error
+    const reason = status !== 500 && err instanceof ThreadbaseError ? err.code : undefined;
     if (status >= 400 && status < 500) badLog.record(status, c.req.method, c.req.path, message);
     else
       (opts.log ?? ((l) => process.stderr.write(`${l}\n`)))(
         `threadbase serve: 500 ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`,
       );
-    return c.json({ code: status, msg: message, error: message }, status);
+    return c.json({ code: status, msg: message, error: message, ...(reason ? { reason } : {}) }, status);
   });
   // The methods each registered path answers, looked up when a request matched no route (then the
   // whole app is registered): a known path asked with another method is a 405 naming them.

@@ -298,7 +298,12 @@ export function openApiDocument(): Record<string, unknown> {
         },
         Error: {
           type: 'object',
-          properties: { code: { type: 'integer' }, msg: { type: 'string' }, error: { type: 'string' } },
+          properties: {
+            code: { type: 'integer' },
+            msg: { type: 'string' },
+            error: { type: 'string' },
+            reason: { type: 'string', description: "threadbase's error code (e.g. duplicate_entry, orphan_entry) on a 4xx" },
+          },
           required: ['code', 'msg', 'error'],
         },
       },

@@ -554,6 +554,8 @@ export function describeDriverConformance(
         const changed: Entry = { ...first, message: { role: 'user', parts: [{ type: 'text', text: 'not what was stored' }] } };
         const append = driver.appendEntries(s.id, [nextEntry(s, 2), changed]);
         await expect(append).rejects.toThrow(ThreadbaseError);
+        // the same code from every store: the remote one takes it from the server's answer (`reason`)
+        await expect(append).rejects.toMatchObject({ code: 'duplicate_entry' });
         await expect(append).rejects.toThrow(first.id);
         await expect(append).rejects.toThrow(s.id);
         const after = (await driver.getSession(s.id)) as Session;

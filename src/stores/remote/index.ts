@@ -32,8 +32,9 @@ export interface RemoteStoreOptions {
 /** An error the server answered with, carrying its HTTP status. */
 export class RemoteError extends ThreadbaseError {
   readonly status: number;
-  constructor(status: number, message: string, id?: string) {
-    super(status === 404 ? 'not_found' : 'remote', `server answered ${status}: ${message}`, id ? { id } : {});
+  /** `reason`: the server's own error code (its answer's `reason`), kept as this error's code. */
+  constructor(status: number, message: string, id?: string, reason?: string) {
+    super(reason ?? (status === 404 ? 'not_found' : 'remote'), `server answered ${status}: ${message}`, id ? { id } : {});
     this.name = 'RemoteError';
     this.status = status;
   }
@@ -66,7 +67,8 @@ function answerOf(res: Response, text: string): unknown {
   }
   if (!res.ok) {
     const msg = isRecord(json) ? String(json.msg ?? json.error ?? text) : text || res.statusText;
-    throw new RemoteError(res.status, msg);
+    const reason = isRecord(json) && typeof json.reason === 'string' && json.reason !== '' ? json.reason : undefined;
+    throw new RemoteError(res.status, msg, undefined, reason);
   }
   return isRecord(json) && 'data' in json ? json.data : json;
 }
