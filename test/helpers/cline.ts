@@ -67,6 +67,13 @@ export async function setupClineHome(opts: { rules?: Rule[] } = {}): Promise<Cli
     env,
     standIn,
     close: async () => {
+      // a launch the test's own timeout cut short is still running: every process with this HOME ends
+      for (const pid of await pidsWithEnv(`HOME=${root}`))
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
       await standIn.close();
       await fs.rm(root, { recursive: true, force: true });
     },
