@@ -37,6 +37,12 @@ let home: GeminiHome;
 beforeAll(async () => {
   home = await setupGeminiHome();
   await copySourceFixtures(home);
+  // The tests run concurrently: Gemini CLI's session cleanup at start (general.sessionRetention, 30 days by
+  // default) would delete another test's chat, written with an older date, before that one resumes it.
+  const settingsFile = join(home.root, '.gemini', 'settings.json');
+  const settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as { general: Record<string, unknown> };
+  settings.general.sessionRetention = { enabled: false };
+  await fs.writeFile(settingsFile, JSON.stringify(settings));
 });
 afterAll(async () => {
   await home?.close();
@@ -44,7 +50,32 @@ afterAll(async () => {
 
 type Written = ConvertedSession;
 
-const convert = (id: string, from: string, to: string): Promise<Written> => convertInto(home, id, from, to);
+let queue: Promise<unknown> = Promise.resolve();
+/**
+ * Runs fn after every other fn given here has finished: the tests run concurrently, but the in-process
+ * CLI captures process.stdout while it runs, so conversions, writes and reads go one at a time; only the
+ * Gemini CLI launches overlap.
+ */
+function serially<T>(fn: () => Promise<T>): Promise<T> {
+  const run = queue.then(fn);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+const convert = (id: string, from: string, to: string): Promise<Written> => serially(() => convertInto(home, id, from, to));
+const contextOf = (source: string, id: string): Promise<Context> => serially(() => readContext(home, source, id));
+const sessionOf = (source: string, id: string): Promise<Session> => serially(() => readSession(home, source, id));
+
+/** Writes a session into Gemini CLI through the driver; what the driver says it wrote. */
+const writeGemini = (session: Session) =>
+  serially(async () => {
+    const sources = new Sources(home.env);
+    try {
+      return await sources.driver('gemini').writeSession?.(session);
+    } finally {
+      await sources.close();
+    }
+  });
 
 /**
  * Every text, tool call (id, name, input) and tool result (id, text) of a context, in order; system
@@ -66,28 +97,38 @@ function contentItems(contents: { role?: string; parts: Record<string, unknown>[
   );
 }
 
-describe.each(SOURCE_SESSIONS)('a $from session converted into Gemini CLI ($probe)', ({ from, id, probe, calls }) => {
-  let written: Written;
+// Every test resumes its own chat with its own probe (the requests are told apart by it), and Gemini CLI
+// takes a lock on projects.json to register a project: the tests run concurrently, in the one home.
+describe.concurrent.each(SOURCE_SESSIONS)('a $from session converted into Gemini CLI ($probe)', ({ from, id, probe, calls }) => {
+  /** The conversion and the first resume, once: the second test goes on from the chat Gemini CLI appended to. */
+  let firstResume: Promise<{ written: Written; expected: ReturnType<typeof contextToGeminiContents> }> | undefined;
+  const resumedOnce = () =>
+    (firstResume ??= (async () => {
+      const written = await convert(id, from, 'gemini');
+      const expected = contextToGeminiContents(await contextOf('gemini', written.id));
+      await runGemini(home, ['--resume', written.id, '-p', probe]);
+      return { written, expected };
+    })());
+
   it('is resumed by the real gemini with the context threadbase says it sends', async () => {
-    written = await convert(id, from, 'gemini');
+    const { written, expected } = await resumedOnce();
     expect(written.source).toBe('gemini');
     expect(written.path.startsWith(join(home.root, '.gemini', 'tmp'))).toBe(true);
-    const expected = contextToGeminiContents(await readContext(home, 'gemini', written.id));
-    await runGemini(home, ['--resume', written.id, '-p', probe]);
     const sent = resumedContents(home, probe);
     expect(sent).toEqual(expected);
 
     // every turn, tool call and result the source agent sends is there, in order (the same result may come twice)
-    const source = sentItems(await readContext(home, from, id));
+    const source = sentItems(await contextOf(from, id));
     const got = contentItems(sent);
     expectInOrder(got, source);
     expect(source.some((s) => s.startsWith('call:'))).toBe(calls);
   }, 180_000);
 
   it("goes back into Claude Code with Gemini CLI's new turn, and is resumed again", async () => {
-    const appended = await readSession(home, 'gemini', written.id);
+    const { written } = await resumedOnce();
+    const appended = await sessionOf('gemini', written.id);
     const back = await convert(appended.id, 'gemini', 'claude');
-    const texts = (await readContext(home, 'claude', back.id)).messages.map((m) =>
+    const texts = (await contextOf('claude', back.id)).messages.map((m) =>
       m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''),
     );
     expect(texts.slice(-2)).toEqual([probe, `ok: ${probe}`]);
@@ -95,10 +136,10 @@ describe.each(SOURCE_SESSIONS)('a $from session converted into Gemini CLI ($prob
     await runGemini(home, ['--resume', written.id, '-p', `${probe} again`]);
     const again = contentItems(resumedContents(home, `${probe} again`));
     expect(again.slice(-2)).toEqual([`user:${probe}`, `model:ok: ${probe}`]);
-  }, 120_000);
+  }, 180_000);
 });
 
-describe('a session with a search the provider ran and a call left without a result', () => {
+describe.concurrent('a session with a search the provider ran and a call left without a result', () => {
   it('is resumed by the real gemini: the search as its note, the call answered by the error result written for it', async () => {
     const session = chainSession('mid-turn', 'codex', home.project, [
       ['u', textMessage('user', 'look it up')],
@@ -119,17 +160,15 @@ describe('a session with a search the provider ran and a call left without a res
         },
       ],
     ]);
-    const sources = new Sources(home.env);
-    const info = await sources.driver('gemini').writeSession?.(session);
-    await sources.close();
-    const expected = contextToGeminiContents(await readContext(home, 'gemini', info?.id as string));
+    const info = await writeGemini(session);
+    const expected = contextToGeminiContents(await contextOf('gemini', info?.id as string));
     expect(JSON.stringify(expected)).toContain(NO_RESULT);
     await runGemini(home, ['--resume', info?.id as string, '-p', 'probe mid-turn']);
     expect(resumedContents(home, 'probe mid-turn')).toEqual(expected);
   }, 120_000);
 });
 
-describe('a session with a call the user refused', () => {
+describe.concurrent('a session with a call the user refused', () => {
   it('is written as Gemini CLI records a declined call (status cancelled) and resumed by the real gemini with its refusal sent', async () => {
     const refusal = "The user doesn't want to proceed with this tool use. The tool use was rejected.";
     const session = chainSession('refused', 'claude', home.project, [
@@ -150,18 +189,16 @@ describe('a session with a call the user refused', () => {
       ],
       ['b', textMessage('assistant', 'I left it alone.')],
     ]);
-    const sources = new Sources(home.env);
-    const info = await sources.driver('gemini').writeSession?.(session);
-    await sources.close();
+    const info = await writeGemini(session);
     const chat = await fs.readFile(info?.path as string, 'utf8');
     expect(chat).toContain('"status":"cancelled"');
-    const expected = contextToGeminiContents(await readContext(home, 'gemini', info?.id as string));
+    const expected = contextToGeminiContents(await contextOf('gemini', info?.id as string));
     await runGemini(home, ['--resume', info?.id as string, '-p', 'probe refused']);
     const sent = resumedContents(home, 'probe refused');
     expect(sent).toEqual(expected);
     expect(contentItems(sent)).toContain(`result:call_r:${refusal}`);
     // the chat Gemini CLI appended to still reads the call as refused
-    const back = await readSession(home, 'gemini', info?.id as string);
+    const back = await sessionOf('gemini', info?.id as string);
     const result = back.entries
       .flatMap((e) => (e.kind === 'message' ? e.message.parts : []))
       .find((p) => p.type === 'tool_result' && p.callId === 'call_r');
@@ -169,7 +206,7 @@ describe('a session with a call the user refused', () => {
   }, 120_000);
 });
 
-describe('a session with images, an errored call and a result with an image', () => {
+describe.concurrent('a session with images, an errored call and a result with an image', () => {
   it('is resumed by the real gemini with the contents threadbase says it sends', async () => {
     const t = '2026-01-02T00:00:00.000Z';
     const png = { type: 'image' as const, mediaType: 'image/png', data: ONE_PIXEL_PNG };
@@ -214,10 +251,8 @@ describe('a session with images, an errored call and a result with an image', ()
       ],
       leafId: 'b',
     };
-    const sources = new Sources(home.env);
-    const info = await sources.driver('gemini').writeSession?.(session);
-    await sources.close();
-    const expected = contextToGeminiContents(await readContext(home, 'gemini', info?.id as string));
+    const info = await writeGemini(session);
+    const expected = contextToGeminiContents(await contextOf('gemini', info?.id as string));
     await runGemini(home, ['--resume', info?.id as string, '-p', 'probe images']);
     expect(resumedContents(home, 'probe images')).toEqual(expected);
     expect(JSON.stringify(expected)).toContain('"error":"no such file"');
@@ -227,7 +262,7 @@ describe('a session with images, an errored call and a result with an image', ()
   }, 120_000);
 });
 
-describe("Gemini CLI's lock on projects.json", () => {
+describe.concurrent("Gemini CLI's lock on projects.json", () => {
   it('the real gemini waits while threadbase holds it, then registers its project beside ours and resumes our chat', async () => {
     // a home of its own: Gemini CLI writes its empty registry just before it takes the lock, which says it got there
     const own = await setupGeminiHome();
@@ -270,7 +305,7 @@ describe("Gemini CLI's lock on projects.json", () => {
   }, 180_000);
 });
 
-describe('a session with sub-agent work (side chains) converted into Gemini CLI', () => {
+describe.concurrent('a session with sub-agent work (side chains) converted into Gemini CLI', () => {
   it('its sub-agent chats sit beside the main chat, and the real gemini resumes the main chat as threadbase says', async () => {
     const task = { type: 'tool_call' as const, id: 'task1', name: 'Task', input: { prompt: 'count the files' } };
     const side = (e: Entry): Entry => ({ ...e, sidechain: true });
@@ -300,14 +335,17 @@ describe('a session with sub-agent work (side chains) converted into Gemini CLI'
       entries,
       leafId: 'b',
     };
-    const written = await convertSession(session, { to: 'gemini', env: home.env });
-    const sources = new Sources(home.env);
-    const subs = await sources.driver('gemini').listSessions({ parentId: written.id });
-    await sources.close();
+    const { written, subs } = await serially(async () => {
+      const written = await convertSession(session, { to: 'gemini', env: home.env });
+      const sources = new Sources(home.env);
+      const subs = await sources.driver('gemini').listSessions({ parentId: written.id });
+      await sources.close();
+      return { written, subs };
+    });
     expect(subs.map((s) => [s.path, s.parentToolCallId])).toEqual([
       [join(dirname(written.path as string), written.id, `${subs[0]?.id}.jsonl`), 'task1'],
     ]);
-    const expected = contextToGeminiContents(await readContext(home, 'gemini', written.id));
+    const expected = contextToGeminiContents(await contextOf('gemini', written.id));
     await runGemini(home, ['--resume', written.id, '-p', 'probe sub-agents']);
     const sent = resumedContents(home, 'probe sub-agents');
     expect(sent).toEqual(expected);
@@ -319,6 +357,6 @@ describe('a session with sub-agent work (side chains) converted into Gemini CLI'
       'model:Three files.',
     ]);
     // Gemini CLI appended to the main chat and left the sub-agent's alone
-    expect((await readSession(home, 'gemini', subs[0]?.id as string)).messageCount).toBe(2);
+    expect((await sessionOf('gemini', subs[0]?.id as string)).messageCount).toBe(2);
   }, 120_000);
 });
