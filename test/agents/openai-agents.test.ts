@@ -56,8 +56,15 @@ const home = openAiAgentsHomeForFile({
   opencode: true,
 });
 
+let cliQueue: Promise<unknown> = Promise.resolve();
+/**
+ * The CLI, in-process, one command at a time: it captures process.stdout while it runs, and the
+ * recordings below run at the same time.
+ */
 function cli(...args: string[]): Promise<string> {
-  return runCliOk(home.env, args);
+  const run = cliQueue.then(() => runCliOk(home.env, args));
+  cliQueue = run.catch(() => undefined);
+  return run;
 }
 
 /** The request the stand-in received from index `mark` on that ends with the user text `prompt` (requestEndingWith). */
@@ -204,21 +211,70 @@ function expectRecordedReasoning(items: readonly ResponsesItem[]): void {
   expect(items.filter((i) => i.type === 'function_call_output')).toHaveLength(1);
 }
 
-/** the sessions pi and OpenCode recorded (first tests of their describes) */
-const recordedIds = { pi: '', opencode: '' };
+interface Recorded {
+  id: string;
+  /** threadbase's context of the session before the probe */
+  ours: ResponsesItem[];
+  /** the history the agent sent with the probe */
+  sent: ResponsesItem[];
+}
+
+/**
+ * pi records a session (a tool call after reasoning of two parts, then a turn with reasoning of three)
+ * and resumes it with a probe. pi continues (`-c`) its newest session of the project, so no other pi
+ * session is written while it records.
+ */
+async function recordPi(): Promise<Recorded> {
+  await pi(['-p', 'RUN: echo pi-tool']);
+  const id = await newestSession('pi');
+  await pi(['-c', '-p', 'THINK: and now?']);
+  const ours = await responsesContext(id);
+  const mark = home.standIn.responseRequests().length;
+  await pi(['-c', '-p', 'pi probe']);
+  return { id, ours, sent: history(requestFor(mark, 'pi probe')) };
+}
+
+/** OpenCode records the same and resumes it with a probe. */
+async function recordOpencode(): Promise<Recorded> {
+  const before = JSON.parse(await cli('sessions', '--source', 'opencode', '--json')) as { id: string }[];
+  await opencode(['run', '-m', `${PROVIDER}/${MODEL}`, 'RUN:', 'echo', 'oc-tool']);
+  const id = await newestSession(
+    'opencode',
+    before.map((s) => s.id),
+  );
+  await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'THINK:', 'and', 'now?']);
+  const ours = await aiSdkContext(id);
+  const mark = home.standIn.responseRequests().length;
+  await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe']);
+  return { id, ours, sent: history(requestFor(mark, 'oc probe')) };
+}
+
+/** codex records the same: its session id and threadbase's Responses context of it. */
+async function recordCodex(): Promise<{ id: string; recorded: ResponsesItem[] }> {
+  await codex(['RUN: echo codex-tool']);
+  const id = await newestSession('codex');
+  await codex(['resume', id, 'THINK: and now?']);
+  return { id, recorded: await responsesContext(id) };
+}
+
+/**
+ * The three agents record at the same time (each finds its session as its agent's newest), before any
+ * conversion writes a session into one of them; each test awaits the recording it starts from.
+ */
+let recordings: { pi: Promise<Recorded>; opencode: Promise<Recorded>; codex: ReturnType<typeof recordCodex> };
+beforeAll(() => {
+  recordings = { pi: recordPi(), opencode: recordOpencode(), codex: recordCodex() };
+  // a failed recording fails the tests that await it
+  for (const p of Object.values(recordings)) p.catch(() => undefined);
+});
 
 describe('pi with an OpenAI Responses provider', () => {
   let id = '';
 
   it("records reasoning of several summary parts with encrypted content; threadbase's context is what pi sends on resume", async () => {
-    await pi(['-p', 'RUN: echo pi-tool']);
-    id = await newestSession('pi');
-    recordedIds.pi = id;
-    await pi(['-c', '-p', 'THINK: and now?']);
-    const ours = await responsesContext(id);
-    const mark = home.standIn.responseRequests().length;
-    await pi(['-c', '-p', 'pi probe']);
-    const sent = history(requestFor(mark, 'pi probe'));
+    const recorded = await recordings.pi;
+    id = recorded.id;
+    const { sent, ours } = recorded;
     expect(sent).toEqual(ours);
     expectRecordedReasoning(sent);
     // pi sends each reasoning item whole, as the API gave it
@@ -229,6 +285,7 @@ describe('pi with an OpenAI Responses provider', () => {
   });
 
   it('converted to codex: codex resumes it sending our context, each reasoning item once with its encrypted content', async () => {
+    await recordings.codex; // codex's recording finds its session as the newest rollout: none written before it is done
     const written = await convert(id, 'codex');
     const { sent, ours } = await codexResume(written.id, 'codex probe of pi');
     expect(sent).toEqual(ours);
@@ -241,18 +298,9 @@ describe('OpenCode with an OpenAI Responses provider (@ai-sdk/openai)', () => {
   let id = '';
 
   it("records reasoning of several summary parts; threadbase's context is what OpenCode sends on resume", async () => {
-    const before = JSON.parse(await cli('sessions', '--source', 'opencode', '--json')) as { id: string }[];
-    await opencode(['run', '-m', `${PROVIDER}/${MODEL}`, 'RUN:', 'echo', 'oc-tool']);
-    id = await newestSession(
-      'opencode',
-      before.map((s) => s.id),
-    );
-    recordedIds.opencode = id;
-    await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'THINK:', 'and', 'now?']);
-    const ours = await aiSdkContext(id);
-    const mark = home.standIn.responseRequests().length;
-    await opencode(['run', '-s', id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe']);
-    const sent = history(requestFor(mark, 'oc probe'));
+    const recorded = await recordings.opencode;
+    id = recorded.id;
+    const { sent, ours } = recorded;
     expect(sent).toEqual(ours);
     expectRecordedReasoning(sent);
     // OpenCode records a part per summary part, the encrypted content on an item's last part, and sends that part only
@@ -271,6 +319,7 @@ describe('OpenCode with an OpenAI Responses provider (@ai-sdk/openai)', () => {
   });
 
   it('converted to codex: codex resumes it sending our context, each reasoning item once with its encrypted content', async () => {
+    await recordings.codex; // codex's recording finds its session as the newest rollout: none written before it is done
     const written = await convert(id, 'codex');
     const { sent, ours } = await codexResume(written.id, 'codex probe of opencode');
     expect(sent).toEqual(ours);
@@ -322,10 +371,7 @@ describe('a session codex recorded, resumed by pi and OpenCode', () => {
   let recorded: ResponsesItem[] = [];
 
   beforeAll(async () => {
-    await codex(['RUN: echo codex-tool']);
-    id = await newestSession('codex');
-    await codex(['resume', id, 'THINK: and now?']);
-    recorded = await responsesContext(id);
+    ({ id, recorded } = await recordings.codex);
     expectRecordedReasoning(recorded);
   });
 
@@ -363,7 +409,7 @@ describe('a session codex recorded, resumed by pi and OpenCode', () => {
 
 describe('between pi and OpenCode', () => {
   it("pi's session converted to OpenCode: OpenCode sends each reasoning item once, every summary's text in one", async () => {
-    const written = await convert(recordedIds.pi, 'opencode');
+    const written = await convert((await recordings.pi).id, 'opencode');
     const ours = await aiSdkContext(written.id);
     const mark = home.standIn.responseRequests().length;
     await opencode(['run', '-s', written.id, '-m', `${PROVIDER}/${MODEL}`, 'oc', 'probe', 'of', 'pi']);
@@ -377,13 +423,13 @@ describe('between pi and OpenCode', () => {
   });
 
   it("OpenCode's session converted to pi: pi sends each reasoning item whole, with its encrypted content and id", async () => {
-    const written = await convert(recordedIds.opencode, 'pi');
+    const written = await convert((await recordings.opencode).id, 'pi');
     const mark = home.standIn.responseRequests().length;
     await pi(['--session', written.path, '-p', 'pi probe of oc']);
     const req = requestFor(mark, 'pi probe of oc');
     const sent = history(req);
     // our openai-responses context of the OpenCode session: an item's parts as one item
-    expect(sent).toEqual(await responsesContext(recordedIds.opencode));
+    expect(sent).toEqual(await responsesContext((await recordings.opencode).id));
     expectRecordedReasoning(sent);
     expect(reasoningItems(sent).map(summaries)).toEqual([
       ['First I look at the request.', 'Then I run the command.'],
