@@ -1,6 +1,8 @@
 /**
- * A chat written from a compacted session: its `lastUpdated` is the time of the session's last entry
- * (written inside the `$set.messages` record, which has no timestamp of its own), not the time of writing.
+ * A chat's times: the session's last entry time (of a compacted session, inside the `$set.messages` record,
+ * which has no timestamp of its own) is kept as `threadbase.lastUpdated` and read back as updatedAt; the
+ * `lastUpdated` Gemini CLI's session cleanup compares (general.sessionRetention, 30 days by default) is the time
+ * of the write, so a chat converted from an older session is not deleted at Gemini CLI's next start.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,11 +42,32 @@ describe('gemini: lastUpdated of a chat written from a compacted session', () =>
     const driver = new GeminiDriver(env);
     const info = await driver.writeSession(compacted(join(root, 'project')));
     const lines = (await fs.readFile(info.path as string, 'utf8')).trim().split('\n');
-    const meta = JSON.parse(lines[0] as string) as { lastUpdated: string };
+    const meta = JSON.parse(lines[0] as string) as { threadbase: { lastUpdated: string } };
     // the records: u1, a1, then the $set that replaces the conversation
     expect(JSON.parse(lines.at(-1) as string)).toHaveProperty('$set.messages');
-    expect(meta.lastUpdated).toBe(t(5));
+    expect(meta.threadbase.lastUpdated).toBe(t(5));
     expect(info.updatedAt).toBe(t(5));
     expect((await driver.getSession(info.id))?.updatedAt).toBe(t(5));
+  });
+});
+
+describe("gemini: the lastUpdated Gemini CLI's session cleanup compares", () => {
+  it('is the time of the write, and the session its times are read back', async () => {
+    const driver = new GeminiDriver(env);
+    const before = Date.now();
+    const info = await driver.writeSession(compacted(join(root, 'project')));
+    const text = await fs.readFile(info.path as string, 'utf8');
+    const meta = JSON.parse(text.split('\n')[0] as string) as { startTime: string; lastUpdated: string };
+    // Gemini CLI deletes a chat whose lastUpdated is more than 30 days old (cleanupExpiredSessions)
+    expect(Date.parse(meta.lastUpdated)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(meta.lastUpdated)).toBeLessThanOrEqual(Date.now());
+    expect(meta.startTime).toBe(t(1));
+    const read = await new GeminiDriver(env).getSession(info.id);
+    expect([read?.createdAt, read?.updatedAt]).toEqual([t(1), t(5)]);
+
+    // Gemini CLI carrying the chat on sets a later lastUpdated: that one is the chat's updatedAt then
+    const later = new Date(Date.now() + 60_000).toISOString();
+    await fs.writeFile(info.path as string, `${text}${JSON.stringify({ $set: { lastUpdated: later } })}\n`);
+    expect((await new GeminiDriver(env).getSession(info.id))?.updatedAt).toBe(later);
   });
 });

@@ -459,6 +459,17 @@ function subagentTitle(firstLine: string | undefined, summary: string | undefine
   return line ? prefixOf(line, 100) : undefined;
 }
 
+/**
+ * The session's own last time threadbase kept when it wrote the chat with the time of the write as `lastUpdated`
+ * (driver.ts writeSession: Gemini CLI's session cleanup compares that one), while that is still the time of
+ * the write; a later `lastUpdated` is Gemini CLI's, the chat carried on there.
+ */
+function keptLastUpdated(meta: JsonObject): string | undefined {
+  const kept = isObject(meta.threadbase) ? meta.threadbase : undefined;
+  const writtenAt = str(kept?.writtenAt);
+  return writtenAt !== undefined && str(meta.lastUpdated) === writtenAt ? str(kept?.lastUpdated) : undefined;
+}
+
 export async function readChat(file: string, where: ProjectDir): Promise<Session> {
   const warnings: ParseWarning[] = [];
   const state: ChatState = {
@@ -517,7 +528,7 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
   const meta = state.meta;
   const id = str(meta.sessionId) ?? basename(file).replace(/\.jsonl?$/, '');
   const createdAt = str(meta.startTime) ?? entries[0]?.timestamp ?? new Date(0).toISOString();
-  const updatedAt = str(meta.lastUpdated) ?? entries[entries.length - 1]?.timestamp ?? createdAt;
+  const updatedAt = keptLastUpdated(meta) ?? str(meta.lastUpdated) ?? entries[entries.length - 1]?.timestamp ?? createdAt;
   const chainEntries = new Set(state.chain.flatMap((m) => [m, `${m}:results`]));
   const usage = summarizeUsage(entries);
   const parentDir = basename(dirname(file));

@@ -247,8 +247,10 @@ export class GeminiDriver extends DriverBase {
    * 9: the main chat's warnings about those through sync too (readUnit; its unit's version follows its sub-agent folder)
    * 10: versions follow a sub-agent folder's placement (placementDigest), not its chats' sizes and times: a growing
    *     sub-agent chat no longer has its main chat and the chats beside it read again
+   * 11: a chat threadbase wrote has its session's own last time (`threadbase.lastUpdated`) as updatedAt while its
+   *     `lastUpdated` is still the time of the write (`threadbase.writtenAt`)
    */
-  readonly readerVersion = 10;
+  readonly readerVersion = 11;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
@@ -691,16 +693,20 @@ export class GeminiDriver extends DriverBase {
       };
       return { file: join(dir, 'chats', id, `${agentId}.jsonl`), lines: [meta, ...sub.records] };
     });
+    // Gemini CLI deletes at every start each chat whose `lastUpdated` is older than general.sessionRetention
+    // (30 days by default): a chat gets the time of its write there (when it arrived in Gemini CLI), the
+    // session's own time is kept under `threadbase` and read back (chats.ts keptLastUpdated)
+    const writtenAt = now.toISOString();
     const meta: JsonObject = {
       sessionId: id,
       projectHash,
-      startTime: session.createdAt || now.toISOString(),
-      lastUpdated: lastTime(records),
+      startTime: session.createdAt || writtenAt,
+      lastUpdated: writtenAt,
       kind: 'main',
       ...(session.title ? { summary: session.title } : {}),
       ...(session.directories?.length ? { directories: session.directories } : {}),
       // Gemini CLI keeps the record's other fields and leaves this one alone (chats.ts reads it back)
-      threadbase: { writtenBy: WRITTEN_BY },
+      threadbase: { writtenBy: WRITTEN_BY, lastUpdated: lastTime(records), writtenAt },
     };
     const file = join(dir, 'chats', chatFileName(id, now));
     await writeFileAtomic(file, toJsonl([meta, ...records]), { exclusive: true });
