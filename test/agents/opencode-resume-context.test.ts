@@ -14,17 +14,11 @@ import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { sessionFromOpencode } from '../../src/formats/opencode/index.js';
 import type { Message } from '../../src/model/types.js';
-import { type AgentHome, createOpencodeDatabase, runOpencode, setupAgentHome } from '../helpers/agents.js';
+import { prepareKiloDatabase, prepareOpencodeDatabase } from '../helpers/agent-db-templates.js';
+import { type AgentHome, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import { type AnthropicMessage, conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
-import {
-  CLAUDE_FIXTURE_MODEL,
-  createKiloDatabase,
-  kiloProbeRule,
-  kiloRequestEndingWith,
-  runKilo,
-  setupKiloHome,
-} from '../helpers/kilo.js';
+import { CLAUDE_FIXTURE_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
 import { twoStepSession } from '../helpers/opencode-sessions.js';
 import { chainSession } from '../helpers/sessions.js';
 
@@ -52,7 +46,9 @@ const SECOND_STEP = [
   { type: 'text', text: 'Done.' },
 ];
 
-describe('resumed by the real OpenCode', () => {
+// The OpenCode and the Kilo half run at the same time (each its own home and stand-in); the tests
+// of one half run in turn on its home.
+describe.concurrent('resumed by the real OpenCode', () => {
   let home: AgentHome;
   beforeAll(async () => {
     home = await setupAgentHome({ rules: [okProbeRule] });
@@ -61,13 +57,13 @@ describe('resumed by the real OpenCode', () => {
     const json = JSON.parse(await fs.readFile(config, 'utf8'));
     json.provider.standin.models['claude-other'] = { name: 'Claude Other', modalities: { input: ['text'], output: ['text'] } };
     await fs.writeFile(config, JSON.stringify(json));
-    await createOpencodeDatabase(home);
+    await prepareOpencodeDatabase(home);
   }, 120_000);
   afterAll(async () => {
     await home?.close();
   });
 
-  it("sends an empty text of a step without reasoning as a space when the message's other step has signed reasoning, as our context", async () => {
+  it.sequential("sends an empty text of a step without reasoning as a space when the message's other step has signed reasoning, as our context", async () => {
     const session = sessionFromOpencode(twoStepSession('ses_steps_oc', home.project), { file: 'records' });
     const written = await withDriver(home.env, 'opencode', async (d) => d.writeSession?.(session));
     if (!written) throw new Error('nothing written');
@@ -78,7 +74,7 @@ describe('resumed by the real OpenCode', () => {
     expect(conversationOf(ours).at(-1)?.content).toEqual(SECOND_STEP);
   }, 150_000);
 
-  it('sends on the last user message’s model, the replies of another model with their thinking as text, as our context', async () => {
+  it.sequential('sends on the last user message’s model, the replies of another model with their thinking as text, as our context', async () => {
     const turns = turnsOfTwoModels(['standin', 'claude-other'], ['standin', 'claude-test']);
     const written = await withDriver(home.env, 'opencode', async (d) =>
       d.writeSession?.(chainSession('user-model-oc', 'pi', home.project, turns)),
@@ -98,17 +94,17 @@ describe('resumed by the real OpenCode', () => {
   }, 150_000);
 });
 
-describe('resumed by the real Kilo CLI', () => {
+describe.concurrent('resumed by the real Kilo CLI', () => {
   let home: AgentHome;
   beforeAll(async () => {
     home = await setupKiloHome({ rules: [kiloProbeRule] });
-    await createKiloDatabase(home);
+    await prepareKiloDatabase(home);
   }, 120_000);
   afterAll(async () => {
     await home?.close();
   });
 
-  it("sends an empty text of a step without reasoning as a space when the message's other step has signed reasoning, as our context", async () => {
+  it.sequential("sends an empty text of a step without reasoning as a space when the message's other step has signed reasoning, as our context", async () => {
     const session = sessionFromOpencode(twoStepSession('ses_steps_kilo', home.project), { file: 'records' });
     const written = await withDriver(home.env, 'kilo', async (d) => d.writeSession?.(session));
     if (!written) throw new Error('nothing written');
@@ -119,7 +115,7 @@ describe('resumed by the real Kilo CLI', () => {
     expect(conversationOf(ours).at(-1)?.content).toEqual(SECOND_STEP);
   }, 150_000);
 
-  it('sends on the last user message’s model, the replies of another model with their thinking as text, as our context', async () => {
+  it.sequential('sends on the last user message’s model, the replies of another model with their thinking as text, as our context', async () => {
     const turns = turnsOfTwoModels(['anthropic', CLAUDE_FIXTURE_MODEL], ['standin', 'claude-test']);
     const written = await withDriver(home.env, 'kilo', async (d) =>
       d.writeSession?.(chainSession('user-model-kilo', 'pi', home.project, turns)),

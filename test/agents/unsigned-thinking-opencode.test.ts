@@ -17,10 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import type { Message } from '../../src/model/types.js';
+import { prepareKiloDatabase, prepareOpencodeDatabase } from '../helpers/agent-db-templates.js';
 import { type AgentHome, agentHomeForFile, runOpencode } from '../helpers/agents.js';
 import { type AnthropicMessage, conversationOf } from '../helpers/anthropic-standin.js';
 import { okProbeRule, readContext, requestEndingWithProbe, withDriver } from '../helpers/conversions.js';
-import { createKiloDatabase, KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
+import { KILO_MODEL, kiloProbeRule, kiloRequestEndingWith, runKilo, setupKiloHome } from '../helpers/kilo.js';
 import { chainSession, thinkingTurns } from '../helpers/sessions.js';
 
 const MODEL = 'standin/claude-test';
@@ -61,10 +62,13 @@ function sentBeforeProbe(sent: AnthropicMessage[]): { conversation: ReturnType<t
 /** The reply of unsigned thinking only (thinkingTurns' third), as the text the agent sends it as. */
 const LONE_UNSIGNED = { role: 'assistant', content: [{ type: 'text', text: 'Lone unsigned.' }] };
 
-describe('thinking without a signature, resumed by the real OpenCode', () => {
-  const home = agentHomeForFile({ rules: [okProbeRule], opencodeDatabase: true, timeout: 120_000 });
+// The OpenCode and the Kilo half run at the same time (each its own home and stand-in); the tests
+// of one half run in turn on its home.
+describe.concurrent('thinking without a signature, resumed by the real OpenCode', () => {
+  const home = agentHomeForFile({ rules: [okProbeRule], timeout: 120_000 });
+  beforeAll(() => prepareOpencodeDatabase(home), 120_000);
 
-  it('OpenCode sends the signed, empty signed and redacted thinking, a reply of unsigned thinking only as text, as our context', async () => {
+  it.sequential('OpenCode sends the signed, empty signed and redacted thinking, a reply of unsigned thinking only as text, as our context', async () => {
     const written = await withDriver(home.env, 'opencode', async (d) =>
       d.writeSession?.(chainSession('unsigned-oc', 'pi', home.project, messages())),
     );
@@ -80,7 +84,7 @@ describe('thinking without a signature, resumed by the real OpenCode', () => {
     expect(JSON.stringify(ours)).toContain('REDACTED-DATA');
   }, 150_000);
 
-  it("OpenCode sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
+  it.sequential("OpenCode sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
     const written = await withDriver(home.env, 'opencode', async (d) =>
       d.writeSession?.(chainSession('two-models-oc', 'pi', home.project, messagesOfTwoModels())),
     );
@@ -98,17 +102,17 @@ describe('thinking without a signature, resumed by the real OpenCode', () => {
   }, 150_000);
 });
 
-describe('thinking without a signature, resumed by the real Kilo CLI', () => {
+describe.concurrent('thinking without a signature, resumed by the real Kilo CLI', () => {
   let home: AgentHome;
   beforeAll(async () => {
     home = await setupKiloHome({ rules: [kiloProbeRule] });
-    await createKiloDatabase(home);
+    await prepareKiloDatabase(home);
   }, 120_000);
   afterAll(async () => {
     await home?.close();
   });
 
-  it('Kilo sends the signed, empty signed and redacted thinking, a reply of unsigned thinking only as text, as our context', async () => {
+  it.sequential('Kilo sends the signed, empty signed and redacted thinking, a reply of unsigned thinking only as text, as our context', async () => {
     const written = await withDriver(home.env, 'kilo', async (d) =>
       d.writeSession?.(chainSession('unsigned-kilo', 'pi', home.project, messages())),
     );
@@ -123,7 +127,7 @@ describe('thinking without a signature, resumed by the real Kilo CLI', () => {
     expect(JSON.stringify(ours)).not.toContain('Only unsigned.');
   }, 150_000);
 
-  it("Kilo sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
+  it.sequential("Kilo sends another model's thinking as text, none of its redacted or blank thinking, as our context", async () => {
     const written = await withDriver(home.env, 'kilo', async (d) =>
       d.writeSession?.(chainSession('two-models-kilo', 'pi', home.project, messagesOfTwoModels())),
     );
