@@ -1,12 +1,13 @@
 /** Shared by the tests of one store in the local index (test/index/*-units.test.ts). */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import '../../src/formats/all.js';
 import { type MockInstance, vi } from 'vitest';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv, IncrementalSource, SessionDriver } from '../../src/model/driver.js';
-import type { SessionInfo } from '../../src/model/types.js';
+import { messageText } from '../../src/model/tree.js';
+import type { Entry, Session, SessionInfo } from '../../src/model/types.js';
 import { IndexSync, indexPath, type SyncReport } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 
@@ -69,3 +70,25 @@ export async function syncStoreCountingReads(
     listCalls: lists?.mock.calls.length ?? 0,
   };
 }
+
+/**
+ * A home under `root` holding one agent file (`relDir`/`fileName` of `text`) with its THREADBASE_HOME
+ * made; its file, sources, index and sync.
+ */
+export async function homeWithAgentFile(root: string, name: string, relDir: string, fileName: string, text: string) {
+  const home = join(root, name);
+  const env: DriverEnv = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
+  const dir = join(home, relDir);
+  await mkdir(dir, { recursive: true });
+  await mkdir(join(home, '.threadbase'), { recursive: true });
+  const file = join(dir, fileName);
+  await writeFile(file, text);
+  const store = openSqliteStore(indexPath(env));
+  return { file, sources: new Sources(env), store, sync: new IndexSync(store) };
+}
+
+/** A session's entries as [id, parent, text or kind] and its leaf: what the repeated-id tests compare. */
+export const entryShape = (s: Session | undefined) => ({
+  entries: (s?.entries ?? []).map((e: Entry) => [e.id, e.parentId, e.kind === 'message' ? messageText(e.message) : e.kind]),
+  leafId: s?.leafId,
+});

@@ -6,18 +6,14 @@
  * refuses the part and reads the file whole. Either way it holds what the file gives and what a fresh
  * index of the whole file holds.
  */
-import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { encodeProjectPath } from '../../src/formats/claude/index.js';
-import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv } from '../../src/model/driver.js';
 import { messageText } from '../../src/model/tree.js';
-import type { Entry, Session } from '../../src/model/types.js';
-import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
-import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { entryShape, homeWithAgentFile } from '../helpers/index-units.js';
 
 const SID = '7a2c9e10-3b4d-4f5e-8a6b-7c8d9e0f1a2c';
 const record = (type: 'user' | 'assistant', uuid: string, parentUuid: string | null, text: string, second: number) =>
@@ -43,23 +39,16 @@ afterAll(async () => {
 });
 
 /** A home holding the transcript of `lines`; its file, sources and index. */
-async function homeWith(name: string, lines: string[]) {
-  const home = join(root, name);
-  const env: DriverEnv = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
-  const dir = join(home, '.claude', 'projects', encodeProjectPath('/work/repeated'));
-  await mkdir(dir, { recursive: true });
-  await mkdir(join(home, '.threadbase'), { recursive: true });
-  const file = join(dir, `${SID}.jsonl`);
-  await writeFile(file, `${lines.join('\n')}\n`);
-  const sources = new Sources(env);
-  const store = openSqliteStore(indexPath(env));
-  return { file, sources, store, sync: new IndexSync(store) };
-}
+const homeWith = (name: string, lines: string[]) =>
+  homeWithAgentFile(
+    root,
+    name,
+    join('.claude', 'projects', encodeProjectPath('/work/repeated')),
+    `${SID}.jsonl`,
+    `${lines.join('\n')}\n`,
+  );
 
-const shape = (s: Session | undefined) => ({
-  entries: (s?.entries ?? []).map((e: Entry) => [e.id, e.parentId, e.kind === 'message' ? messageText(e.message) : e.kind]),
-  leafId: s?.leafId,
-});
+const shape = entryShape;
 
 const twoTurns = [
   record('user', 'u1', null, 'first alpha', 1),

@@ -4,18 +4,14 @@
  * later, as pi finds it), so the index reads the file whole, and then holds what the file gives and
  * what a fresh index of the whole file holds.
  */
-import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { sessionDirName } from '../../src/formats/pi/index.js';
-import { Sources } from '../../src/formats/registry.js';
-import type { DriverEnv } from '../../src/model/driver.js';
 import { messageText } from '../../src/model/tree.js';
-import type { Entry, Session } from '../../src/model/types.js';
-import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
-import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { entryShape, homeWithAgentFile } from '../helpers/index-units.js';
 
 const SID = '0190eeee-5555-7000-8000-0000000000e1';
 const HEADER = { type: 'session', version: 3, id: SID, timestamp: '2026-01-01T00:00:00.000Z', cwd: '/work/repeated' };
@@ -36,24 +32,17 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** A home holding the pi file of `lines` (after its header); its file, sources and index. */
-async function homeWith(name: string, lines: string[]) {
-  const home = join(root, name);
-  const env: DriverEnv = { home, env: { HOME: home, THREADBASE_HOME: join(home, '.threadbase') } };
-  const dir = join(home, '.pi', 'agent', 'sessions', sessionDirName('/work/repeated'));
-  await mkdir(dir, { recursive: true });
-  await mkdir(join(home, '.threadbase'), { recursive: true });
-  const file = join(dir, `2026-01-01T00-00-00-000Z_${SID}.jsonl`);
-  await writeFile(file, `${[JSON.stringify(HEADER), ...lines].join('\n')}\n`);
-  const sources = new Sources(env);
-  const store = openSqliteStore(indexPath(env));
-  return { file, sources, store, sync: new IndexSync(store) };
-}
+/** A home holding the pi file of `lines`; its file, sources and index. */
+const homeWith = (name: string, lines: string[]) =>
+  homeWithAgentFile(
+    root,
+    name,
+    join('.pi', 'agent', 'sessions', sessionDirName('/work/repeated')),
+    `2026-01-01T00-00-00-000Z_${SID}.jsonl`,
+    `${[JSON.stringify(HEADER), ...lines].join('\n')}\n`,
+  );
 
-const shape = (s: Session | undefined) => ({
-  entries: (s?.entries ?? []).map((e: Entry) => [e.id, e.parentId, e.kind === 'message' ? messageText(e.message) : e.kind]),
-  leafId: s?.leafId,
-});
+const shape = entryShape;
 
 it('an appended record repeating a stored id replaces that entry, as a whole read gives it', async () => {
   const first = [record('a', null, 'first question', 1), record('x', 'a', 'earlier x', 2), record('b', 'x', 'under x', 3)];
