@@ -39,41 +39,31 @@ interface Candidate {
   get(): string;
   set(s: string): void;
 }
-const candidate = (get: () => string, set: (s: string) => void, min = MIN_OTHER_BYTES, marker = resultMarker): Candidate => ({
-  bytes: bytes(get()),
-  min,
-  marker,
-  get,
-  set,
-});
+/** The string at `holder[key]` as a candidate, cut in place. */
+function candidate<K extends PropertyKey>(
+  holder: Partial<Record<K, unknown>>,
+  key: K,
+  min = MIN_OTHER_BYTES,
+  marker = resultMarker,
+): Candidate {
+  const get = () => holder[key] as string;
+  const set = (s: string) => {
+    holder[key] = s;
+  };
+  return { bytes: bytes(get()), min, marker, get, set };
+}
 
 /** Each string of a JSON value (images left out) as a candidate (H7). */
 function nestedCandidates(v: unknown, out: Candidate[]): void {
   if (Array.isArray(v)) {
     v.forEach((x, i) => {
-      if (typeof x === 'string')
-        out.push(
-          candidate(
-            () => v[i] as string,
-            (s) => {
-              v[i] = s;
-            },
-          ),
-        );
+      if (typeof x === 'string') out.push(candidate(v, i));
       else nestedCandidates(x, out);
     });
   } else if (isObj(v) && !isImage(v)) {
     for (const k of Object.keys(v)) {
       const x = v[k];
-      if (typeof x === 'string')
-        out.push(
-          candidate(
-            () => v[k] as string,
-            (s) => {
-              v[k] = s;
-            },
-          ),
-        );
+      if (typeof x === 'string') out.push(candidate(v, k));
       else nestedCandidates(x, out);
     }
   }
@@ -137,16 +127,7 @@ export function applyClineTextBudget(messages: Message[], max: number = CLINE_MA
     for (const p of m.parts) {
       if (p.type === 'tool_call') nestedCandidates(p.input, inputs);
       else if (p.type === 'text' && m.role === 'assistant')
-        texts.push(
-          candidate(
-            () => p.text,
-            (s) => {
-              p.text = s;
-            },
-            MIN_ASSISTANT_BYTES,
-            assistantMarker,
-          ),
-        );
+        texts.push(candidate(p, 'text', MIN_ASSISTANT_BYTES, assistantMarker));
       else if (p.type === 'tool_result') {
         const json = p.meta?.clineContent;
         if (Array.isArray(json)) {
@@ -154,55 +135,15 @@ export function applyClineTextBudget(messages: Message[], max: number = CLINE_MA
           for (const c of json) {
             if (Array.isArray(c)) nestedCandidates(c, texts);
             if (!isObj(c)) continue;
-            if (c.type === 'text' && typeof c.text === 'string')
-              texts.push(
-                candidate(
-                  () => c.text as string,
-                  (s) => {
-                    c.text = s;
-                  },
-                ),
-              );
-            else if (c.type === 'file' && typeof c.content === 'string')
-              texts.push(
-                candidate(
-                  () => c.content as string,
-                  (s) => {
-                    c.content = s;
-                  },
-                ),
-              );
+            if (c.type === 'text' && typeof c.text === 'string') texts.push(candidate(c, 'text'));
+            else if (c.type === 'file' && typeof c.content === 'string') texts.push(candidate(c, 'content'));
             else if (isEntry(c)) nestedCandidates(c, texts);
           }
-        } else if (typeof p.content === 'string')
-          texts.push(
-            candidate(
-              () => p.content as string,
-              (s) => {
-                p.content = s;
-              },
-            ),
-          );
+        } else if (typeof p.content === 'string') texts.push(candidate(p, 'content'));
         else
           for (const c of p.content)
-            if (c.type === 'text')
-              texts.push(
-                candidate(
-                  () => c.text,
-                  (s) => {
-                    c.text = s;
-                  },
-                ),
-              );
-            else if (c.type === 'file' && c.text !== undefined)
-              texts.push(
-                candidate(
-                  () => c.text ?? '',
-                  (s) => {
-                    c.text = s;
-                  },
-                ),
-              );
+            if (c.type === 'text') texts.push(candidate(c, 'text'));
+            else if (c.type === 'file' && c.text !== undefined) texts.push(candidate(c, 'text'));
       }
     }
   const byLength = (a: Candidate, b: Candidate) => b.bytes - a.bytes;
