@@ -200,6 +200,22 @@ function placementInVersion(version: string | undefined): string | undefined {
   }
 }
 
+/** A chat or checkpoint file parsed, with the size and time it had. */
+interface ParsedFile {
+  mtimeMs: number;
+  size: number;
+  session: Session;
+}
+
+/** The session of `parsed` while its file still has that size and time. */
+function parseAsStill(parsed: ParsedFile | undefined, size?: number, mtimeMs?: number): Session | undefined {
+  return parsed && parsed.size === size && parsed.mtimeMs === mtimeMs ? parsed.session : undefined;
+}
+
+/** A located file read whole, as a chat or a checkpoint. */
+const readLocated = (loc: Located): Promise<Session> =>
+  loc.kind === 'chat' ? readChat(loc.file, loc.where) : readCheckpoint(loc.file, loc.where);
+
 /** At most this many bytes of sub-agent chats parsed by a listing are kept for their readUnit (one parse, not two). */
 const LISTING_PARSES_KEPT_BYTES = 32 * 1024 * 1024;
 
@@ -253,9 +269,9 @@ export class GeminiDriver extends DriverBase {
   readonly readerVersion = 11;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
-  private cache = new Map<string, { mtimeMs: number; size: number; session: Session }>();
+  private cache = new Map<string, ParsedFile>();
   /** Sub-agent chats the last listing parsed (placementDigest), each kept for its one readUnit. */
-  private readonly parsedAtListing = new Map<string, { mtimeMs: number; size: number; session: Session }>();
+  private readonly parsedAtListing = new Map<string, ParsedFile>();
   /** From the last listUnits: each session's file, and every file found */
   private units: ListedUnits | undefined;
   /** Chats this driver wrote whole (a sub-agent's call may be marked in them after: writeChildSession). */
@@ -321,16 +337,10 @@ export class GeminiDriver extends DriverBase {
 
   private async load(loc: Located): Promise<Session> {
     const st = await fs.stat(loc.file);
-    const hit = this.cache.get(loc.file);
-    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.session;
+    const hit = parseAsStill(this.cache.get(loc.file), st.size, st.mtimeMs);
+    if (hit) return hit;
     // a sub-agent chat the listing parsed (placementDigest) is not parsed again
-    const listed = this.parsedAtListing.get(loc.file);
-    const session =
-      listed && listed.mtimeMs === st.mtimeMs && listed.size === st.size
-        ? listed.session
-        : loc.kind === 'chat'
-          ? await readChat(loc.file, loc.where)
-          : await readCheckpoint(loc.file, loc.where);
+    const session = parseAsStill(this.parsedAtListing.get(loc.file), st.size, st.mtimeMs) ?? (await readLocated(loc));
     this.cache.set(loc.file, { mtimeMs: st.mtimeMs, size: st.size, session });
     return session;
   }
@@ -490,8 +500,8 @@ export class GeminiDriver extends DriverBase {
    * its readUnit when `keep` (once: parsedAtListing). undefined: unreadable.
    */
   private async parsedForListing(loc: Located, unit: SourceUnit, keep: boolean): Promise<Session | undefined> {
-    const hit = this.cache.get(loc.file);
-    if (hit && hit.size === unit.size && hit.mtimeMs === unit.mtimeMs) return hit.session;
+    const hit = parseAsStill(this.cache.get(loc.file), unit.size, unit.mtimeMs);
+    if (hit) return hit;
     try {
       const session = await readChat(loc.file, loc.where);
       if (keep && unit.size !== undefined && unit.mtimeMs !== undefined)
@@ -509,8 +519,7 @@ export class GeminiDriver extends DriverBase {
   private async readFresh(loc: Located, unit: SourceUnit): Promise<Session> {
     const kept = this.parsedAtListing.get(loc.file) ?? this.cache.get(loc.file);
     this.parsedAtListing.delete(loc.file);
-    if (kept && kept.size === unit.size && kept.mtimeMs === unit.mtimeMs) return kept.session;
-    return loc.kind === 'chat' ? readChat(loc.file, loc.where) : readCheckpoint(loc.file, loc.where);
+    return parseAsStill(kept, unit.size, unit.mtimeMs) ?? readLocated(loc);
   }
 
   /**
