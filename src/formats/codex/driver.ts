@@ -1,6 +1,7 @@
 /**
  * The Codex CLI driver: rollouts under `$CODEX_HOME/sessions` (default `~/.codex/sessions`). Reads
- * every rollout, writes new ones codex resumes (`codex resume <id>`), appends whole lines, forks.
+ * every rollout (compressed ones too: compressed.ts), writes new ones codex resumes (`codex resume <id>`),
+ * appends whole lines, forks.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
@@ -37,6 +38,7 @@ import { openDatabase } from '../shared/sqlite.js';
 import { usageExtrasOf } from '../shared/usage-extras.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
 import { keptSpawnCallOf, loneSubagentMeta, rootSessionIdOf, spawnDepthOf, subagentMeta, threadSpawn } from './children.js';
+import { isCompressedRollout, isRolloutName, materializeRollout, plainRolloutPath } from './compressed.js';
 import { messageToItems } from './encode.js';
 import {
   branchSummaryMessage,
@@ -65,11 +67,18 @@ interface Cached {
   session: Session;
 }
 
+/**
+ * Every rollout file under dir: `rollout-….jsonl`, and the `.jsonl.zst` codex compressed one into
+ * unless its plain sibling is there too, which codex reads then (compressed.ts).
+ */
 function* walkRollouts(dir: string): Generator<string> {
-  for (const d of dirEntries(dir)) {
+  const entries = dirEntries(dir);
+  const names = new Set(entries.map((d) => d.name));
+  for (const d of entries) {
     const p = join(dir, d.name);
     if (d.isDirectory()) yield* walkRollouts(p);
-    else if (d.isFile() && d.name.startsWith('rollout-') && d.name.endsWith('.jsonl')) yield p;
+    else if (d.isFile() && isRolloutName(d.name) && !(isCompressedRollout(d.name) && names.has(plainRolloutPath(d.name))))
+      yield p;
   }
 }
 
@@ -108,8 +117,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 16: a code-mode cell a refused or cancelled nested call ended, and the async reviewer's failure after a change of
    *    authorization, are marked (denials.ts).
    * 17: so is a code-mode cell whose header splits its wall time (code-mode; overhead).
+   * 18: rollouts codex compressed (`….jsonl.zst`, compressed.ts) are listed and read.
    */
-  readonly readerVersion = 17;
+  readonly readerVersion = 18;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -281,7 +291,9 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
   }
 
   private async fileOf(id: string): Promise<string | undefined> {
-    for (const s of this.cache.values()) if (s.session.id === id && s.session.path) return s.session.path;
+    // a kept rollout may be gone since (codex compressed it, or decompressed it to append)
+    for (const s of this.cache.values())
+      if (s.session.id === id && s.session.path && existsSync(s.session.path)) return s.session.path;
     const named = this.fileById.get(id);
     if (named && existsSync(named)) return named;
     // one walk maps every id a rollout's name carries (a sync asks once per sub-agent, for its parent)
@@ -392,35 +404,38 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * live branch. A fork at that entry continues it instead.
    */
   async appendEntries(sessionId: string, entries: Entry[]): Promise<void> {
-    const file = await this.fileOf(sessionId);
-    if (!file) throw new NotFoundError('codex session', sessionId);
-    const s = await this.load(file);
+    const found = await this.fileOf(sessionId);
+    if (!found) throw new NotFoundError('codex session', sessionId);
+    const s = await this.load(found);
     const known = new Set(s.entries.map((e) => e.id));
     const chain: Entry[] = s.entries.length ? pathToLeaf(s) : [];
     const leaf = chain.at(-1)?.id;
     for (const e of entries) {
       if (e.parentId !== null) {
         if (!known.has(e.parentId)) {
-          throw new ThreadbaseError('orphan_entry', `parent ${e.parentId} is not in the session`, { file, id: e.id });
+          throw new ThreadbaseError('orphan_entry', `parent ${e.parentId} is not in the session`, { file: found, id: e.id });
         }
         const at = chain.findLastIndex((c) => c.id === e.parentId);
         if (at < 0)
           throw new ThreadbaseError(
             'not_linear',
             `codex session ${sessionId}: entry ${e.id} cannot follow ${e.parentId}, which is on a branch codex rolled back (thread_rolled_back); appended, it would continue the live branch after ${leaf}. Append after ${leaf}, or fork at ${e.parentId}`,
-            { file, id: e.id },
+            { file: found, id: e.id },
           );
         const after = chain.slice(at + 1).find((c) => !OFF_HISTORY.has(c.kind));
         if (after)
           throw new ThreadbaseError(
             'not_linear',
             `codex session ${sessionId}: entry ${e.id} cannot follow ${e.parentId}: codex rollouts are linear and ${after.id} follows it; appended, it would continue after ${chain.at(-1)?.id}. Append after that, or fork at ${e.parentId}`,
-            { file, id: e.id },
+            { file: found, id: e.id },
           );
       }
       known.add(e.id);
       chain.push(e);
     }
+    // a compressed rollout is decompressed back to its plain name first, as codex does before it appends
+    const file = await materializeRollout(found);
+    if (file !== found) this.cache.delete(found);
     // Newer codex numbers every record (`ordinal`) and refuses to resume a rollout whose last
     // record has none: continue the numbering when the file has one. The thread's token total
     // continues from the file's last one.

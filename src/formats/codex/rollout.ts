@@ -20,9 +20,9 @@ import { countMessages, firstUserLine, messageText, pathTo, titleLine } from '..
 import type { Entry, Message, MessageEntry, ParseWarning, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
-import { readJsonl } from '../shared/jsonl.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { writtenByOf } from '../shared/written-by.js';
+import { rolloutBaseName, rolloutLines } from './compressed.js';
 import { branchSummaryMessage, isPreTurnContextMessage, isUserTurnMessage } from './history.js';
 import {
   bareSummary,
@@ -48,9 +48,9 @@ const BOOKKEEPING = new Set([
   'inter_agent_communication_metadata',
 ]);
 
-const ROLLOUT_NAME = /^rollout-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+const ROLLOUT_NAME = /^rollout-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i;
 
-/** The session id a rollout file name carries (`rollout-2025-05-07T17-24-21-<uuid>.jsonl`). */
+/** The session id a rollout file name carries (`rollout-2025-05-07T17-24-21-<uuid>.jsonl`, or compressed `….jsonl.zst`). */
 export function idFromFileName(file: string): string | undefined {
   return ROLLOUT_NAME.exec(basename(file))?.[2];
 }
@@ -184,7 +184,7 @@ export async function readRollout(file: string): Promise<Session> {
 
   /** turn records threadbase added that took no line of the rollout it encoded (turns.ts) */
   let uncounted = 0;
-  for await (const l of readJsonl(file)) {
+  for await (const l of rolloutLines(file)) {
     if (l.error) {
       warnings.push({ file, line: l.line, message: l.error });
       continue;
@@ -451,7 +451,7 @@ export async function readRollout(file: string): Promise<Session> {
 
   // One API response can be several items (reasoning, text, calls): they share a responseId, and
   // its token count sits on the last of them, so it is counted once.
-  const id = sessionMeta?.id ?? idFromFileName(file) ?? basename(file, '.jsonl');
+  const id = sessionMeta?.id ?? idFromFileName(file) ?? rolloutBaseName(file);
   for (const g of groups) {
     const first = g.entries[0];
     const last = g.entries[g.entries.length - 1];
