@@ -133,6 +133,18 @@ describe('codex: compressed rollouts (.jsonl.zst)', () => {
     expect((await driver.getSession(REAL))?.path).toBe(plain);
   });
 
+  it('a driver that read the compressed file finds the plain one after codex decompressed it to resume', async () => {
+    const { env, plain } = await homeWithReal();
+    const original = await fs.readFile(plain);
+    const zst = await compress(plain);
+    const driver = new CodexDriver(env);
+    expect((await driver.getSession(REAL))?.path).toBe(zst);
+    // what codex's materialize_rollout_for_append leaves: the plain file, the .zst gone
+    await fs.writeFile(plain, original);
+    await fs.rm(zst);
+    expect((await driver.getSession(REAL))?.path).toBe(plain);
+  });
+
   it('a compressed rollout that does not decompress is reported by getSession and left out of the listing', async () => {
     const { env, plain } = await homeWithReal();
     await fs.writeFile(`${plain}.zst`, Buffer.from('not zstd at all'));
