@@ -19,6 +19,7 @@ import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import { readTimeWindow, type TimeWindowRefusal } from '../model/time-window.js';
 import type { Entry, MessageEntry, Session, SessionInfo } from '../model/types.js';
 import { PRICES, type PriceTable } from '../stores/index-sync/prices.js';
+import { type HttpErrorCode, httpErrorCodeOf } from '../stores/remote/error-codes.js';
 import {
   ACONTEXT_SETTINGS,
   type AcontextSessionFields,
@@ -70,14 +71,21 @@ type Env = { Variables: { project: Project; store: SessionDriver } };
 
 const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
 
+/** A refused request; `reason`, its answer's error code (HTTP_ERROR_CODES), is the status's unless given. */
 class HttpError extends Error {
+  readonly reason: HttpErrorCode | undefined;
   constructor(
     readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 500,
     message: string,
+    reason?: HttpErrorCode,
   ) {
     super(message);
+    this.reason = reason ?? httpErrorCodeOf(status);
   }
 }
+
+/** A query parameter refused (400 invalid_parameter), the message naming it. */
+const badParameter = (message: string) => new HttpError(400, message, 'invalid_parameter');
 
 /** Counts 4xx answers and logs them, at most one summary line every 10 s per kind of problem. */
 export class BadRequestLog {
@@ -133,13 +141,13 @@ function boolParam(name: string, v: string | undefined, dflt: boolean): boolean 
   if (v === undefined || v === '') return dflt;
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw new HttpError(400, `${name} must be true or false, got ${JSON.stringify(v)}`);
+  throw badParameter(`${name} must be true or false, got ${JSON.stringify(v)}`);
 }
 
 function intParam(v: string | undefined, dflt: number, max: number): number {
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new HttpError(400, `limit must be a positive integer, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < 1) throw badParameter(`limit must be a positive integer, got ${JSON.stringify(v)}`);
   return Math.min(n, max);
 }
 
@@ -164,7 +172,7 @@ function utcIso(v: string): string | undefined {
  */
 function windowParams(q: Record<string, string | undefined>): { since: string | undefined; until: string | undefined } {
   const window = readTimeWindow({ since: q.since || undefined, until: q.until || undefined, timeZone: q.tz || undefined });
-  if (!window.ok) throw new HttpError(400, badWindowMessage(window));
+  if (!window.ok) throw badParameter(badWindowMessage(window));
   return { since: window.since, until: window.until };
 }
 
@@ -185,7 +193,7 @@ const ROLES = ['user', 'assistant', 'tool', 'system'];
 /** `role` of a search: one of the message roles (any other matched nothing). */
 function roleParam(v: string | undefined): string | undefined {
   if (v === undefined || v === '') return undefined;
-  if (!ROLES.includes(v)) throw new HttpError(400, `role must be one of ${ROLES.join(', ')}, got ${JSON.stringify(v)}`);
+  if (!ROLES.includes(v)) throw badParameter(`role must be one of ${ROLES.join(', ')}, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -207,7 +215,12 @@ function utcEntries(entries: readonly Entry[]): Entry[] {
 function headerTime(field: 'createdAt' | 'updatedAt', v: string | undefined): string | undefined {
   if (v === undefined || v === '') return undefined;
   const t = storedTime(v);
-  if (!t) throw new HttpError(400, `invalid body at session.${field}: expected an ISO date or time, got ${JSON.stringify(v)}`);
+  if (!t)
+    throw new HttpError(
+      400,
+      `invalid body at session.${field}: expected an ISO date or time, got ${JSON.stringify(v)}`,
+      'invalid_body',
+    );
   return t;
 }
 
@@ -215,7 +228,11 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (!r.success) {
     const first = r.error.issues[0];
-    throw new HttpError(400, `invalid body${first ? ` at ${first.path.join('.') || '(root)'}: ${first.message}` : ''}`);
+    throw new HttpError(
+      400,
+      `invalid body${first ? ` at ${first.path.join('.') || '(root)'}: ${first.message}` : ''}`,
+      'invalid_body',
+    );
   }
   return r.data;
 }
@@ -226,7 +243,7 @@ async function jsonBody(c: HonoContext): Promise<unknown> {
   try {
     return parseJson(text);
   } catch (err) {
-    throw new HttpError(400, `request body is not valid JSON (${(err as Error).message})`);
+    throw new HttpError(400, `request body is not valid JSON (${(err as Error).message})`, 'invalid_json');
   }
 }
 
@@ -270,8 +287,18 @@ export function createApp(opts: ServerOptions): Hono<Env> {
             ? 400
             : 500;
     if (status === 500) message = 'internal error';
-    // threadbase's own error code beside the HTTP status, so a remote store's caller gets the same typed error
-    const reason = status !== 500 && err instanceof ThreadbaseError ? err.code : undefined;
+    // threadbase's own error code beside the HTTP status, so a remote store's caller gets the same typed
+    // error; a refusal of the request itself (HttpError, a message blob not understood) has its own code
+    const reason =
+      status === 500
+        ? undefined
+        : err instanceof HttpError
+          ? err.reason
+          : err instanceof ThreadbaseError
+            ? err.code
+            : err instanceof BlobError
+              ? 'invalid_body'
+              : httpErrorCodeOf(status);
     if (status >= 400 && status < 500) badLog.record(status, c.req.method, c.req.path, message);
     else
       (opts.log ?? ((l) => process.stderr.write(`${l}\n`)))(
@@ -296,10 +323,12 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     if (allowed.length) {
       const message = `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allowed.join(', ')})`;
       badLog.record(405, c.req.method, c.req.path, message);
-      return c.json({ code: 405, msg: message, error: 'method not allowed' }, 405, { allow: allowed.join(', ') });
+      return c.json({ code: 405, msg: message, error: 'method not allowed', reason: 'method_not_allowed' }, 405, {
+        allow: allowed.join(', '),
+      });
     }
     badLog.record(404, c.req.method, c.req.path, 'no such route');
-    return c.json({ code: 404, msg: `no route ${c.req.method} ${c.req.path}`, error: 'not found' }, 404);
+    return c.json({ code: 404, msg: `no route ${c.req.method} ${c.req.path}`, error: 'not found', reason: 'no_route' }, 404);
   });
 
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
@@ -314,7 +343,12 @@ export function createApp(opts: ServerOptions): Hono<Env> {
         const limit = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
         // the limit is named, so a client can size its requests (push splits on 413)
         return c.json(
-          { code: 413, msg: `request body too large (this server takes at most ${limit} bytes)`, error: 'payload too large' },
+          {
+            code: 413,
+            msg: `request body too large (this server takes at most ${limit} bytes)`,
+            error: 'payload too large',
+            reason: 'payload_too_large',
+          },
           413,
         );
       },
@@ -328,7 +362,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       const message = m ? 'invalid API key' : 'missing Authorization: Bearer <key>';
       badLog.record(401, c.req.method, c.req.path, message);
       // RFC 9110: a 401 names the scheme it wants.
-      return c.json({ code: 401, msg: message, error: 'unauthorized' }, 401, {
+      return c.json({ code: 401, msg: message, error: 'unauthorized', reason: 'unauthorized' }, 401, {
         'www-authenticate': m ? 'Bearer error="invalid_token"' : 'Bearer',
       });
     }
@@ -340,7 +374,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   // refused (400) on every store, so a server answers the same whatever it stores in. (In a body the
   // store keeps it, escaped in JSON text, and refuses it in ids: unstorable_id.)
   app.use('/api/v1/*', async (c, next) => {
-    if (/%00/.test(c.req.url)) throw new HttpError(400, 'ids and queries cannot contain NUL (U+0000)');
+    if (/%00/.test(c.req.url)) throw new HttpError(400, 'ids and queries cannot contain NUL (U+0000)', 'unstorable_id');
     await next();
   });
 
@@ -363,7 +397,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
    */
   const appendToChain = async <E extends Entry>(c: HonoContext<Env>, id: string, fresh: E): Promise<E> => {
     const store = c.get('store');
-    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
+    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append', 'unsupported');
     if (store.appendToChain) {
       const stored = await store.appendToChain(id, fresh).catch((error: unknown) => {
         throw error instanceof NotFoundError ? new HttpError(404, `session not found: ${id}`) : error;
@@ -438,7 +472,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       const sep = after.indexOf('\u0000');
       if (sep < 0) {
         const at = all.findIndex((s) => s.id === after);
-        if (at < 0) throw new HttpError(400, `invalid cursor ${JSON.stringify(cursor)}: no such session`);
+        if (at < 0) throw badParameter(`invalid cursor ${JSON.stringify(cursor)}: no such session`);
         start = at + 1;
       } else {
         const place = { createdAt: after.slice(0, sep), id: after.slice(sep + 1) };
@@ -460,7 +494,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   app.post('/api/v1/session', async (c) => {
     const body = parseBody(CreateSessionBody, await jsonBody(c));
     const store = c.get('store');
-    if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions');
+    if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions', 'unsupported');
     const now = new Date().toISOString();
     const acontext: AcontextSessionFields = {
       configs: body.configs ?? {},
@@ -484,7 +518,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const id = c.req.param('id');
     await requireSession(c, id);
     const store = c.get('store');
-    if (!store.deleteSession) throw new HttpError(400, 'this store cannot delete sessions');
+    if (!store.deleteSession) throw new HttpError(400, 'this store cannot delete sessions', 'unsupported');
     await store.deleteSession(id);
     lastEntry.delete(sessionKey(c, id));
     return ok(c, {});
@@ -510,7 +544,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const id = c.req.param('id');
     const format = c.req.query('format') ?? 'openai';
     if (format !== 'openai' && format !== 'anthropic' && format !== 'acontext')
-      throw new HttpError(400, `format must be openai, anthropic or acontext, got ${JSON.stringify(format)}`);
+      throw badParameter(`format must be openai, anthropic or acontext, got ${JSON.stringify(format)}`);
     const limit = intParam(c.req.query('limit'), 1000, 10_000);
     const desc = boolParam('time_desc', c.req.query('time_desc'), false);
     const cursor = c.req.query('cursor');
@@ -523,7 +557,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     if (cursor) {
       const after = entryIdOfCursor(cursor);
       const at = ordered.findIndex((e) => e.id === after);
-      if (at < 0) throw new HttpError(400, 'invalid cursor');
+      if (at < 0) throw badParameter('invalid cursor');
       start = at + 1;
     }
     const page = ordered.slice(start, start + limit);
@@ -607,7 +641,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     if (q.cursor) {
       const place = entryIdOfCursor(q.cursor);
       const sep = place.indexOf('\u0000');
-      if (sep < 0) throw new HttpError(400, `invalid cursor ${JSON.stringify(q.cursor)}`);
+      if (sep < 0) throw badParameter(`invalid cursor ${JSON.stringify(q.cursor)}`);
       after = { updatedAt: place.slice(0, sep), id: place.slice(sep + 1) };
       if (!until || after.updatedAt < until) until = after.updatedAt; // what comes after is no newer
     }
@@ -639,7 +673,10 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     return ok(c, s);
   });
 
-  /** Creates the session with this id, or adds the entries it does not have yet (push). */
+  /**
+   * Creates the session with this id, or adds the entries it does not have yet (push) by the stores'
+   * append rule: an entry it has as stored is left out, one it has with other content refused (409).
+   */
   app.put(`${tb}/sessions/:id`, async (c) => {
     const id = c.req.param('id');
     const body = parseBody(PutSessionBody, await jsonBody(c));
@@ -667,13 +704,13 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       // An entry whose parent the session has nowhere (a reader keeps one: a Claude Code record naming
       // a record not in its file) is refused by an append, and a session that grew one failed every
       // push after (409). Pushed, it is added as the root the reader says it starts.
-      const fresh = entries
-        .filter((e) => !have.has(e.id))
-        .map((e) => (e.parentId !== null && !known.has(e.parentId) ? { ...e, parentId: null } : e));
-      if (fresh.length) {
-        if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
-        await store.appendEntries(id, fresh);
-      }
+      const sent = entries.map((e) => (e.parentId !== null && !known.has(e.parentId) ? { ...e, parentId: null } : e));
+      const fresh = sent.filter((e) => !have.has(e.id));
+      if (fresh.length && !store.appendEntries) throw new HttpError(400, 'this store cannot append', 'unsupported');
+      // Those the session has go to the store too, which leaves out one stored alike (a push repeated)
+      // and refuses one stored with other content (duplicate_entry, 409; nothing of the request added):
+      // left out here by id alone, an entry changed under its id was dropped unsaid.
+      if (sent.length) await store.appendEntries?.(id, sent);
       // An agent names a session after it starts (Claude's summary, a rename): a later push carries it.
       const title = body.session.title;
       if (title && title !== existing.title && store.setTitle) await store.setTitle(id, title);
@@ -686,7 +723,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       lastEntry.delete(key);
       const existing = await storedOf();
       if (existing) return addTo(existing);
-      if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions');
+      if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions', 'unsupported');
       const s = body.session;
       const info = await store.writeSession(
         {
@@ -718,7 +755,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const id = c.req.param('id');
     const body = parseBody(AppendBody, await jsonBody(c));
     const store = c.get('store');
-    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append');
+    if (!store.appendEntries) throw new HttpError(400, 'this store cannot append', 'unsupported');
     const key = sessionKey(c, id);
     const entries = utcEntries(body.entries as unknown as Entry[]);
     const added = await queue.run(key, async () => {
@@ -745,7 +782,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const id = c.req.param('id');
     const format = c.req.query('format') ?? 'anthropic';
     if (!contextFormatNames().includes(format))
-      throw new HttpError(400, `unknown format ${JSON.stringify(format)} (known: ${contextFormatNames().join(', ')})`);
+      throw badParameter(`unknown format ${JSON.stringify(format)} (known: ${contextFormatNames().join(', ')})`);
     await requireSession(c, id);
     const leaf = c.req.query('leaf');
     let ctx: Awaited<ReturnType<SessionDriver['getContext']>>;
@@ -766,7 +803,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       const ctx = await c.get('store').getContext(s.id);
       return c.text(String(renderContext(ctx, 'markdown')), 200, { 'content-type': 'text/markdown; charset=utf-8' });
     }
-    throw new HttpError(400, 'format must be json or markdown');
+    throw badParameter('format must be json or markdown');
   });
 
   app.post(`${tb}/sessions/:id/fork`, async (c) => {
@@ -775,7 +812,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     const s = await requireSession(c, id);
     if (body.at && !s.entries.some((e) => e.id === body.at)) throw new HttpError(404, `entry not found: ${body.at}`);
     const store = c.get('store');
-    if (!store.forkSession) throw new HttpError(400, 'this store cannot fork');
+    if (!store.forkSession) throw new HttpError(400, 'this store cannot fork', 'unsupported');
     const info = await store.forkSession(id, { at: body.at, title: body.title });
     return ok(c, info, 201);
   });
@@ -807,9 +844,9 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   app.get(`${tb}/search`, async (c) => {
     const q = c.req.query();
     const query = q.q ?? '';
-    if (!query.trim()) throw new HttpError(400, 'q is required');
+    if (!query.trim()) throw badParameter('q is required');
     const store = c.get('store');
-    if (!store.search) throw new HttpError(400, 'this store cannot search');
+    if (!store.search) throw new HttpError(400, 'this store cannot search', 'unsupported');
     const hits = await store.search(query, {
       role: roleParam(q.role),
       tool: q.tool,

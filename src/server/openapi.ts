@@ -1,6 +1,7 @@
 /** The OpenAPI 3.1 description of the server's routes (served at GET /openapi.json). */
 import { z } from 'zod';
 import { contextFormatNames } from '../convert/formats.js';
+import { HTTP_ERROR_CODES } from '../stores/remote/error-codes.js';
 import {
   AppendBody,
   BranchBody,
@@ -104,7 +105,8 @@ const ROUTES: Record<string, Record<string, Op>> = {
     put: {
       tag: 'threadbase',
       summary:
-        'Create with this id (201) or add missing entries (200; one whose parent the session lacks, as a root): idempotent push, answers {id, created, added}',
+        'Create with this id (201) or add missing entries (200; one whose parent the session lacks, as a root; one it has ' +
+        'as stored skipped, one whose id it has with other content a 409 duplicate_entry): idempotent push, answers {id, created, added}',
       body: '{session, entries}',
       schema: PutSessionBody,
       success: ['200', '201'],
@@ -302,7 +304,13 @@ export function openApiDocument(): Record<string, unknown> {
             code: { type: 'integer' },
             msg: { type: 'string' },
             error: { type: 'string' },
-            reason: { type: 'string', description: "threadbase's error code (e.g. duplicate_entry, orphan_entry) on a 4xx" },
+            reason: {
+              type: 'string',
+              enum: Object.keys(HTTP_ERROR_CODES),
+              description: `threadbase's error code, on every 4xx answer (none on a 500): ${Object.entries(HTTP_ERROR_CODES)
+                .map(([code, what]) => `${code}: ${what}`)
+                .join('; ')}`,
+            },
           },
           required: ['code', 'msg', 'error'],
         },

@@ -1,8 +1,9 @@
 /**
  * Pushing local sessions to a team server, incrementally: a state file remembers, per server and
  * key (a key is one project there), how many entries of each session were sent and the id they
- * ended on, so a second push sends only what is new. The server adds entries idempotently by id,
- * so an interrupted push can repeat.
+ * ended on, so a second push sends only what is new. The server adds entries by the stores' append
+ * rule: one it has as stored is left out, so an interrupted push can repeat; one it has with other
+ * content is refused (409 duplicate_entry), and the session fails the push, saying so.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -24,6 +25,11 @@ export interface PushedSession {
   updatedAt: string;
   /** the title (as the local listing gives it) last sent; absent in state written before titles were kept */
   title?: string | null;
+  /**
+   * A digest of the `sent` entries as they were read (entriesDigests): one of them changed since is sent
+   * again, with the rest, for the server to refuse, not passed over. Absent in state from before.
+   */
+  sentDigest?: string;
 }
 
 /** Per `<server> key:<hash prefix>` (before: per server alone), per local session id. */
@@ -58,7 +64,8 @@ export interface PushReport {
   unchanged: number;
   entriesSent: number;
   requests: number;
-  failed: { id: string; error: string }[];
+  /** `code`: the error's code when it has one of its own, as the server's refusal (duplicate_entry) */
+  failed: { id: string; error: string; code?: string }[];
 }
 
 async function loadState(path: string): Promise<PushState> {
@@ -75,6 +82,18 @@ async function loadState(path: string): Promise<PushState> {
 function header(s: Session): Record<string, unknown> {
   const { entries: _e, warnings: _w, path: _p, raw: _r, usage: _u, cost: _c, models: _m, messageCount: _n, ...rest } = s;
   return rest;
+}
+
+/** The digests of entries as read (their JSON in order): of the first `prefix` of them, and of all. */
+function entriesDigests(entries: readonly Entry[], prefix: number): { prefix: string; whole: string } {
+  const hash = createHash('sha256');
+  let digestOfPrefix: string | undefined;
+  entries.forEach((e, i) => {
+    if (i === prefix) digestOfPrefix = hash.copy().digest('hex');
+    hash.update(JSON.stringify(e)).update('\n');
+  });
+  const whole = hash.digest('hex');
+  return { prefix: digestOfPrefix ?? whole, whole };
 }
 
 /** How often, at most, the push state is saved while sessions are sent. */
@@ -150,11 +169,20 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    const json = (await res.json().catch(() => ({}))) as { data?: { id?: string; created?: boolean }; msg?: string };
+    const json = (await res.json().catch(() => ({}))) as {
+      data?: { id?: string; created?: boolean };
+      msg?: string;
+      reason?: string;
+    };
     if (res.status === 413) throw new TooLarge(json.msg ?? res.statusText);
     if (res.status === 401 || res.status === 403) throw new KeyRefused(`${res.status} ${json.msg ?? res.statusText}`);
+    // the server's own code for it (duplicate_entry: an entry pushed before, changed since) kept as the error's
     if (!res.ok)
-      throw new ThreadbaseError('push', `server answered ${res.status}: ${json.msg ?? res.statusText}`, { id: remoteId });
+      throw new ThreadbaseError(
+        typeof json.reason === 'string' && json.reason ? json.reason : 'push',
+        `server answered ${res.status}: ${json.msg ?? res.statusText}`,
+        { id: remoteId },
+      );
     return { id: json.data?.id ?? remoteId, created: json.data?.created === true };
   };
 
@@ -233,14 +261,19 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
     try {
       const s = await opts.from.getSession(info.id);
       if (!s) continue;
-      // What was sent ends where the state says: send the rest; else send everything (deduped by id there).
+      // What was sent ends where the state says, as it was: send the rest; else send everything, for the
+      // server to leave out what it has as stored and refuse an entry changed since (not pass it over).
+      const digests = entriesDigests(s.entries, prev?.sent ?? 0);
       const resume =
-        prev && prev.sent <= s.entries.length && (prev.sent === 0 || s.entries[prev.sent - 1]?.id === prev.lastEntryId);
+        prev &&
+        prev.sent <= s.entries.length &&
+        (prev.sent === 0 || s.entries[prev.sent - 1]?.id === prev.lastEntryId) &&
+        (prev.sentDigest === undefined || prev.sentDigest === digests.prefix);
       const todo = resume ? s.entries.slice(prev.sent) : s.entries;
       // a title not sent yet (state from before titles were kept: sent again, once) is pushed alone
       const titleChanged = !!info.title && info.title !== prev?.title;
       if (prev && todo.length === 0 && !titleChanged) {
-        mine[info.id] = { ...prev, updatedAt: info.updatedAt, title: info.title ?? null };
+        mine[info.id] = { ...prev, updatedAt: info.updatedAt, title: info.title ?? null, sentDigest: digests.whole };
         report.unchanged++;
         continue;
       }
@@ -289,6 +322,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         updatedAt: info.updatedAt,
         // as the listing names it, which the next push compares
         title: info.title ?? null,
+        sentDigest: digests.whole,
       };
       saveSoon();
     } catch (error) {
@@ -301,7 +335,8 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
           {},
         );
       }
-      report.failed.push({ id: info.id, error: (error as Error).message });
+      const code = error instanceof ThreadbaseError && error.code !== 'push' ? error.code : undefined;
+      report.failed.push({ id: info.id, error: (error as Error).message, ...(code ? { code } : {}) });
     }
   }
   await saveState();

@@ -18,7 +18,7 @@ import type {
   SessionFilter,
   WriteOptions,
 } from '../model/driver.js';
-import { NotFoundError } from '../model/errors.js';
+import { NotFoundError, ThreadbaseError } from '../model/errors.js';
 import type { ResponseStats } from '../model/prices.js';
 import type { ContextOptions } from '../model/tree.js';
 import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
@@ -161,10 +161,15 @@ export class ProjectIdsDriver implements SessionDriver {
       return await fn(id);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
+      const alias = this.aliasOf(id);
       try {
-        return await fn(this.aliasOf(id));
+        return await fn(alias);
       } catch (again) {
-        throw again instanceof NotFoundError ? error : again;
+        if (again instanceof NotFoundError) throw error;
+        // a refusal naming the session (duplicate_entry) names it as the project does, not by its alias
+        if (again instanceof ThreadbaseError && again.message.includes(alias))
+          throw new ThreadbaseError(again.code, again.message.replaceAll(alias, id), { id: again.id }, { cause: again });
+        throw again;
       }
     }
   }

@@ -21,6 +21,7 @@ import { emptyUsageTotals } from '../../model/usage.js';
 import { sessionInfoOf } from '../memory/index.js';
 import { checkWrittenEntryIds, THREADBASE_SOURCE, writtenMeta } from '../shared.js';
 import { serverRoot, urlKeyOf } from './address.js';
+import { httpErrorCodeOf } from './error-codes.js';
 
 export interface RemoteStoreOptions {
   /** API key (`threadbase token create`); default the URL's user part. */
@@ -32,9 +33,12 @@ export interface RemoteStoreOptions {
 /** An error the server answered with, carrying its HTTP status. */
 export class RemoteError extends ThreadbaseError {
   readonly status: number;
-  /** `reason`: the server's own error code (its answer's `reason`), kept as this error's code. */
+  /**
+   * `reason`: the server's own error code (its answer's `reason`), kept as this error's code; without
+   * one (an older server, a proxy) the status's (HTTP_ERROR_CODES), else `remote`.
+   */
   constructor(status: number, message: string, id?: string, reason?: string) {
-    super(reason ?? (status === 404 ? 'not_found' : 'remote'), `server answered ${status}: ${message}`, id ? { id } : {});
+    super(reason ?? httpErrorCodeOf(status) ?? 'remote', `server answered ${status}: ${message}`, id ? { id } : {});
     this.name = 'RemoteError';
     this.status = status;
   }
