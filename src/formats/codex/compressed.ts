@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { decompress } from 'fzstd';
 import { ThreadbaseError } from '../../model/errors.js';
 import { writeFileAtomic } from '../shared/atomic.js';
-import { type JsonlLine, parseJson, readJsonl } from '../shared/jsonl.js';
+import { type JsonlLine, jsonlLines, readJsonl } from '../shared/jsonl.js';
 
 const COMPRESSED_SUFFIX = '.zst';
 
@@ -47,47 +47,13 @@ async function decompressedRollout(file: string): Promise<Buffer> {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** One line's bytes as readJsonl reports them: a value, an error, or nothing (a blank line). */
-function parsedLine(bytes: Buffer): Pick<JsonlLine, 'value' | 'error'> {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return { error: 'line is not valid UTF-8' };
-  }
-  if (text.trim() === '') return {};
-  try {
-    return { value: parseJson(text) };
-  } catch (error) {
-    return { error: `malformed JSON: ${(error as Error).message}` };
-  }
-}
-
-/** The lines of JSONL bytes, numbered and placed as readJsonl numbers a file's (offsets into the bytes). */
-function* linesOf(bytes: Buffer): Generator<JsonlLine> {
-  let line = 1;
-  for (let offset = 0; offset < bytes.length; line++) {
-    const nl = bytes.indexOf(0x0a, offset);
-    const stop = nl === -1 ? bytes.length : nl;
-    const end = nl === -1 ? stop : nl + 1;
-    const read = parsedLine(bytes.subarray(offset, stop));
-    if (nl === -1) {
-      if (read.value !== undefined) yield { line, offset, end, partial: true, value: read.value };
-      else if (read.error) yield { line, offset, end, partial: true, error: `torn last line (${read.error})` };
-    } else if (read.value !== undefined || read.error) yield { line, offset, end, ...read };
-    offset = end;
-  }
-}
-
 /** Every line of a rollout, plain or compressed (a compressed one decompressed whole: it is read whole). */
 export async function* rolloutLines(file: string): AsyncGenerator<JsonlLine> {
   if (!isCompressedRollout(file)) {
     yield* readJsonl(file);
     return;
   }
-  yield* linesOf(await decompressedRollout(file));
+  yield* jsonlLines([await decompressedRollout(file)]);
 }
 
 /**

@@ -122,13 +122,21 @@ function* fileChunks(file: string, start: number): Generator<Buffer> {
 
 /** Yields every line of a JSONL file; blank lines are skipped. */
 export async function* readJsonl(file: string, opts: ReadJsonlOptions = {}): AsyncGenerator<JsonlLine> {
+  yield* jsonlLines(fileChunks(file, opts.start ?? 0), opts);
+}
+
+/**
+ * The lines of JSONL bytes given in chunks (a file's from `opts.start`, or bytes decompressed whole),
+ * numbered and placed as in the file; blank lines are skipped.
+ */
+export function* jsonlLines(bytes: Iterable<Buffer>, opts: ReadJsonlOptions = {}): Generator<JsonlLine> {
   const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
   let offset = opts.start ?? 0;
   let lineNo = opts.startLine ?? 1;
   let chunks: Buffer[] = [];
   let pending = 0;
   let oversized = false;
-  for (const chunk of fileChunks(file, offset)) {
+  for (const chunk of bytes) {
     let from = 0;
     while (from < chunk.length) {
       const nl = chunk.indexOf(0x0a, from);
