@@ -1,8 +1,16 @@
 /**
- * A uuid written twice in a transcript, resumed by the real Claude Code (2.1.332): its loader reads the
- * records into a Map by uuid with Map.set, so the later record of the uuid is the one it sends, and as
- * the last main-chain record it is the leaf (what hung under the earlier record is left out). threadbase
- * reads the same leaf and context (parse.ts; test/formats/claude-repeated-uuid).
+ * Which leaf the real Claude Code (2.1.332) resumes on, where the records' file order, their uuids and
+ * their timestamps disagree. Its loader (the transcript reader behind `--resume`) reads the records
+ * into a Map by uuid with Map.set, so of a uuid written twice the later record is the one it sends,
+ * and it picks the leaf so (NOTES.md "Leaf"):
+ * - with a `last-prompt` naming a leaf in the file: the last main-chain record when that is the named
+ *   one or under it, else the named one itself (a later record on another branch does not move it on,
+ *   nor does an earlier one under it);
+ * - with no `last-prompt` carrying a leafUuid: the last main-chain record, unless another record is at
+ *   least as new by `timestamp`; then the newest record under the last one (a uuid written again: what
+ *   hung under its earlier record), else the last one.
+ * threadbase reads the same leaf and context (parse.ts claudeLeaf; test/formats/claude-repeated-uuid,
+ * test/formats/claude-leaf).
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +22,6 @@ import type { Session } from '../../src/model/types.js';
 import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
 
-const ID = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b6a';
 const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 let home: AgentHome;
 
@@ -25,10 +32,12 @@ afterAll(async () => {
   await home?.close();
 });
 
-it('claude --resume sends the later record of a repeated uuid, from it as the leaf, as threadbase reads it', async () => {
-  const base = { sessionId: ID, cwd: home.project, version: '2.1.332', isSidechain: false, userType: 'external' };
-  const at = (second: number) => `2026-11-27T04:00:0${second}.000Z`;
-  const prompt = (n: number, parentUuid: string | null, text: string, second: number) => ({
+type Rec = Record<string, unknown>;
+/** Hand-written records of session `id`, `second` its record's timestamp (seconds past a fixed minute). */
+function recordsOf(id: string) {
+  const base = { sessionId: id, cwd: home.project, version: '2.1.332', isSidechain: false, userType: 'external' };
+  const at = (second: number) => `2026-11-27T04:00:${String(second).padStart(2, '0')}.000Z`;
+  const prompt = (n: number, parentUuid: string | null, text: string, second: number): Rec => ({
     ...base,
     type: 'user',
     uuid: uuid(n),
@@ -36,7 +45,7 @@ it('claude --resume sends the later record of a repeated uuid, from it as the le
     timestamp: at(second),
     message: { role: 'user', content: text },
   });
-  const reply = (n: number, parentUuid: string, text: string, second: number) => ({
+  const reply = (n: number, parentUuid: string, text: string, second: number): Rec => ({
     ...base,
     type: 'assistant',
     uuid: uuid(n),
@@ -52,26 +61,19 @@ it('claude --resume sends the later record of a repeated uuid, from it as the le
       usage: { input_tokens: 3, output_tokens: 2 },
     },
   });
-  const records = [
-    prompt(1, null, 'first alpha', 1),
-    reply(2, uuid(1), 'reply alpha', 2),
-    prompt(3, uuid(2), 'second bravo', 3),
-    reply(4, uuid(3), 'reply bravo', 4),
-    // uuid 3 again, another text, under the first reply
-    prompt(3, uuid(2), 'second charlie', 5),
-  ];
+  const lastPrompt = (leaf: number): Rec => ({ type: 'last-prompt', lastPrompt: 'x', leafUuid: uuid(leaf), sessionId: id });
+  return { prompt, reply, lastPrompt };
+}
+
+/** Writes the session, resumes it with the real claude and returns what it sent (without the probe) and our session. */
+async function resumed(id: string, records: Rec[]) {
   const dir = join(home.root, '.claude', 'projects', encodeProjectPath(home.project));
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, `${ID}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-
-  const session = (await new ClaudeDriver(home.env).getSession(ID)) as Session;
-  expect(session.leafId).toBe(uuid(3));
-  expect(session.warnings?.map((w) => [w.line, w.id])).toEqual([[3, uuid(3)]]);
-  const ours = contextToAnthropic(buildContext(session)).messages as Msg[];
-
-  const probe = 'probe after the repeated uuid';
+  await fs.writeFile(join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const session = (await new ClaudeDriver(home.env).getSession(id)) as Session;
+  const probe = `probe of ${id}`;
   const mark = home.standIn.messageRequests().length;
-  expect((await runClaude(home, ['--resume', ID], probe)).session_id).toBe(ID);
+  expect((await runClaude(home, ['--resume', id], probe)).session_id).toBe(id);
   const request = home.standIn
     .messageRequests()
     .slice(mark)
@@ -79,7 +81,161 @@ it('claude --resume sends the later record of a repeated uuid, from it as the le
   if (!request) throw new Error('no request carried the probe');
   const sent = comparable(request.messages as Msg[], probe);
   // a prompt left without a reply is answered "No response requested." (Claude Code's own, written to the file)
-  expect(sent.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'No response requested.' }] });
-  expect(sent.slice(0, -1)).toEqual(comparable(ours));
+  const noReply = { role: 'assistant', content: [{ type: 'text', text: 'No response requested.' }] };
+  const conversation = JSON.stringify(sent.at(-1)) === JSON.stringify(noReply) ? sent.slice(0, -1) : sent;
+  return { session, conversation, ours: comparable(contextToAnthropic(buildContext(session)).messages as Msg[]) };
+}
+
+it('claude --resume sends the later record of a repeated uuid, from it as the leaf, as threadbase reads it', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b6a';
+  const { prompt, reply } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    prompt(3, uuid(2), 'second bravo', 3),
+    reply(4, uuid(3), 'reply bravo', 4),
+    // uuid 3 again, another text, under the first reply: the newest record
+    prompt(3, uuid(2), 'second charlie', 5),
+  ]);
+  expect(session.leafId).toBe(uuid(3));
+  expect(session.warnings?.map((w) => [w.line, w.id])).toEqual([[3, uuid(3)]]);
+  expect(conversation).toEqual(ours);
   expect(buildContext(session).messages.map(messageText)).toEqual(['first alpha', 'reply alpha', 'second charlie']);
+}, 120_000);
+
+it('a repeated uuid whose later record is older than the reply under its earlier one: that reply is the leaf', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b6b';
+  const { prompt, reply } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    prompt(3, uuid(2), 'second bravo', 3),
+    reply(4, uuid(3), 'reply bravo', 9),
+    // uuid 3 again, written last but older than reply bravo, which hangs under uuid 3
+    prompt(3, uuid(2), 'second charlie', 5),
+  ]);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(4));
+  expect(buildContext(session).messages.map(messageText)).toEqual([
+    'first alpha',
+    'reply alpha',
+    'second charlie',
+    'reply bravo',
+  ]);
+}, 120_000);
+
+it('the last record on another branch than the last-prompt names: the named record is the leaf, not a later one under it', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b6c';
+  const { prompt, reply, lastPrompt } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    prompt(3, uuid(2), 'second bravo', 3),
+    reply(4, uuid(3), 'reply bravo', 4),
+    lastPrompt(2),
+    // another answer to the first prompt, after the last-prompt
+    reply(5, uuid(1), 'reply delta', 5),
+  ]);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(2));
+  expect(buildContext(session).messages.map(messageText)).toEqual(['first alpha', 'reply alpha']);
+}, 120_000);
+
+it('a record written under the named one after the last-prompt does not count when the last row is elsewhere', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b6d';
+  const { prompt, reply, lastPrompt } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    lastPrompt(2),
+    prompt(3, uuid(2), 'second bravo', 3),
+    reply(4, uuid(3), 'reply bravo', 4),
+    reply(5, uuid(1), 'reply delta', 5),
+  ]);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(2));
+}, 120_000);
+
+it('a compact boundary clears the last-prompt before it: the last row is the leaf', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b6e';
+  const { prompt, reply, lastPrompt } = recordsOf(id);
+  const boundary = {
+    ...prompt(5, null, '', 5),
+    type: 'system',
+    subtype: 'compact_boundary',
+    content: 'Conversation compacted',
+    level: 'info',
+    isMeta: false,
+    logicalParentUuid: uuid(4),
+    compactMetadata: { trigger: 'manual', preTokens: 100 },
+    message: undefined,
+  };
+  const summary = { ...prompt(6, uuid(5), 'Summary: they talked.', 6), isCompactSummary: true };
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    prompt(3, uuid(2), 'second bravo', 3),
+    reply(4, uuid(3), 'reply bravo', 4),
+    lastPrompt(2),
+    boundary,
+    summary,
+    reply(7, uuid(6), 'reply after the summary', 7),
+    reply(8, uuid(1), 'reply delta', 8),
+  ]);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(8));
+}, 120_000);
+
+it('a last-prompt clearing the leaf (null, explicit) drops the one before: the last row is the leaf', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b6f';
+  const { prompt, reply, lastPrompt } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    prompt(3, uuid(2), 'second bravo', 3),
+    reply(4, uuid(3), 'reply bravo', 4),
+    lastPrompt(4),
+    { ...lastPrompt(4), leafUuid: null, explicit: true },
+    reply(5, uuid(1), 'reply delta', 5),
+  ]);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(5));
+}, 120_000);
+
+it('no last-prompt and a record written before its parent, newer than it: that record is the leaf', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b70';
+  const { prompt, reply } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    reply(4, uuid(3), 'reply bravo', 9),
+    prompt(3, uuid(2), 'second bravo', 3),
+  ]);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(4));
+}, 120_000);
+
+it('file_snapshot rows after the last row and no last-prompt: the newest chain end is the leaf', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b71';
+  const { prompt, reply } = recordsOf(id);
+  const snapshot = {
+    ...prompt(6, uuid(5), '', 7),
+    type: 'system',
+    subtype: 'file_snapshot',
+    content: 'File snapshot',
+    level: 'info',
+    isMeta: true,
+    snapshotFiles: [],
+    message: undefined,
+  };
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    prompt(3, uuid(2), 'second bravo', 8),
+    reply(4, uuid(3), 'reply bravo', 9),
+    prompt(5, uuid(2), 'second charlie', 5),
+    snapshot,
+  ]);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(4));
 }, 120_000);

@@ -106,3 +106,91 @@ describe('appendEntries on a branch', () => {
     expect(session?.leafId).not.toBe('a2');
   });
 });
+
+/** The same records with their own times (seconds), for the rules that go by `timestamp`. */
+const at = (record: Rec, second: number): Rec => ({
+  ...record,
+  timestamp: `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`,
+});
+
+describe('Claude Code 2.1.332 leaf rule (its transcript loader; live: test/agents/claude-repeated-uuid)', () => {
+  it('a last-prompt names the leaf unless the last row is under it: a later record under it elsewhere in the file does not count', async () => {
+    expect(await leafOf([...twoTurns, ...branch('b'), lastPrompt('a1')])).toBe('ba');
+    expect(await leafOf([...twoTurns, lastPrompt('a1'), ...branch('b')])).toBe('ba');
+    // the last row (c, another answer to u1) is not under a1: a1, though u2 and a2 were written under it
+    expect(await leafOf([...twoTurns, lastPrompt('a1'), reply('c', 'u1', 'other')])).toBe('a1');
+    expect(
+      await leafOf([
+        user('u1', null, 'one'),
+        reply('a1', 'u1', 'one!'),
+        lastPrompt('a1'),
+        ...twoTurns.slice(2, 4),
+        reply('c', 'u1', 'x'),
+      ]),
+    ).toBe('a1');
+  });
+  it('a compact boundary clears the last-prompt before it', async () => {
+    const boundary: Rec = {
+      type: 'system',
+      subtype: 'compact_boundary',
+      uuid: 'cb',
+      parentUuid: null,
+      logicalParentUuid: 'a2',
+      sessionId: SESSION,
+    };
+    expect(await leafOf([...twoTurns, lastPrompt('a1'), boundary, reply('c', 'u1', 'other')])).toBe('c');
+    expect(await leafOf([...twoTurns, boundary, lastPrompt('a1'), reply('c', 'u1', 'other')])).toBe('a1');
+  });
+  it('an explicit null leafUuid clears the last-prompt before it; a plain null one does not', async () => {
+    const cleared = { ...lastPrompt(null), explicit: true };
+    expect(await leafOf([...twoTurns, cleared, reply('c', 'u1', 'other')])).toBe('c');
+    expect(await leafOf([...twoTurns, lastPrompt(null), reply('c', 'u1', 'other')])).toBe('a2');
+  });
+  it('records of a type Claude Code does not keep are never the leaf', async () => {
+    const none = twoTurns.filter((r) => r.type !== 'last-prompt');
+    expect(await leafOf([...none, { type: 'progress', uuid: 'p1', parentUuid: 'a2', sessionId: SESSION }])).toBe('a2');
+    expect(await leafOf([...none, { type: 'future-thing', uuid: 'f1', parentUuid: 'a2', sessionId: SESSION }])).toBe('a2');
+  });
+  it('no last-prompt with a leafUuid and another row as new as the last: the newest row under the last one', async () => {
+    // x is written before its parent L and newer than it
+    const records = [
+      at(user('u1', null, 'one'), 1),
+      at(reply('a1', 'u1', 'one!'), 2),
+      at(reply('x', 'L', 'x'), 9),
+      at(user('L', 'a1', 'L'), 3),
+    ];
+    expect(await leafOf(records)).toBe('x');
+    // the last row the newest: it
+    expect(await leafOf([...records.slice(0, 3), at(user('L', 'a1', 'L'), 10)])).toBe('L');
+    // equal times: the later in the order first written
+    expect(
+      await leafOf([
+        ...records.slice(0, 2),
+        at(reply('x', 'L', 'x'), 9),
+        at(reply('y', 'L', 'y'), 9),
+        at(user('L', 'a1', 'L'), 9),
+      ]),
+    ).toBe('y');
+    // a last-prompt with a leafUuid field, even null: the last row
+    expect(await leafOf([...records, lastPrompt(null)])).toBe('L');
+  });
+  it('file_snapshot rows after the last row and no last-prompt: the newest end of a chain', async () => {
+    const snapshot: Rec = {
+      type: 'system',
+      subtype: 'file_snapshot',
+      uuid: 'fs',
+      parentUuid: 'c',
+      sessionId: SESSION,
+      isMeta: true,
+    };
+    const records = [
+      at(user('u1', null, 'one'), 1),
+      at(reply('a1', 'u1', 'one!'), 2),
+      at(user('u2', 'a1', 'two'), 8),
+      at(reply('a2', 'u2', 'two!'), 9),
+      at(user('c', 'a1', 'three'), 5),
+    ];
+    expect(await leafOf([...records, at(snapshot, 10)])).toBe('a2');
+    expect(await leafOf(records)).toBe('c');
+  });
+});

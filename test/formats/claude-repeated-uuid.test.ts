@@ -105,3 +105,26 @@ it('the first prompt is taken from the records kept', async () => {
   expect(parsed.firstPrompt).toBe('first again');
   expect(parsed.leafId).toBe('u1');
 });
+
+it('the later record older than a reply hung under the earlier one: that reply is the leaf, under the later record', async () => {
+  // no last-prompt, and a2 (second 8) is newer than the later X (second 5): Claude Code resumes from the
+  // newest record under the last row (test/agents/claude-repeated-uuid)
+  await write([...first.slice(0, 3), reply('a2', 'X', 'reply bravo', 8), again]);
+  const parsed = await parseTranscript(file);
+  expect(parsed.leafId).toBe('a2');
+  const session = (await new ClaudeDriver(env).getSession(SESSION)) as Session;
+  expect(buildContext(session).messages.map(messageText)).toEqual([
+    'first alpha',
+    'reply alpha',
+    'second charlie',
+    'reply bravo',
+  ]);
+  // a last-prompt (any leafUuid field) makes the last row the leaf again
+  await write([
+    ...first.slice(0, 3),
+    reply('a2', 'X', 'reply bravo', 8),
+    again,
+    { type: 'last-prompt', leafUuid: null, sessionId: SESSION },
+  ]);
+  expect((await parseTranscript(file)).leafId).toBe('X');
+});

@@ -406,8 +406,10 @@ describe('writing', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // under a6, the last row Claude Code's loader keeps: it reads no record of an unknown type
+    // (`future-thing` f1), so a record hung under f1 would start a chain of its own there
     expect(lines.map((l) => [l.type, l.uuid, l.parentUuid, l.sessionId])).toEqual([
-      ['user', 'n1', 'f1', S1],
+      ['user', 'n1', 'a6', S1],
       ['assistant', 'n2', 'n1', S1],
       // the leaf Claude Code resumes on (claude-leaf.test.ts)
       ['last-prompt', undefined, undefined, S1],

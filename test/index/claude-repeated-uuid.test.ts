@@ -98,3 +98,29 @@ it.each([
     await whole.store.close();
   }
 });
+
+it('a repeated uuid whose later record is older than the reply hung under its earlier one: synced, that reply is the leaf', async () => {
+  const stored = twoTurns.slice(0, 3);
+  const added = [record('assistant', 'a2', 'X', 'reply bravo', 9), record('user', 'X', 'a1', 'second charlie', 5)];
+  const grown = await homeWith('older-grown', stored);
+  const whole = await homeWith('older-whole', [...stored, ...added]);
+  try {
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    await appendFile(grown.file, `${added.join('\n')}\n`);
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    await whole.sync.sync(whole.sources, { formats: ['claude'], workers: 0 });
+    const fromFile = shape(await grown.sources.driver('claude').getSession(SID));
+    expect(fromFile.leafId).toBe('a2');
+    expect(shape(await grown.store.getSession(SID))).toEqual(fromFile);
+    expect(shape(await whole.store.getSession(SID))).toEqual(fromFile);
+    expect((await grown.store.getContext(SID)).messages.map(messageText)).toEqual([
+      'first alpha',
+      'reply alpha',
+      'second charlie',
+      'reply bravo',
+    ]);
+  } finally {
+    await grown.store.close();
+    await whole.store.close();
+  }
+});

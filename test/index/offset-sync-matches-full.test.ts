@@ -228,7 +228,7 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
   it('a new last-prompt naming an earlier record, with a branch beside it', async () => {
     const r = await grow('claude', SID, claudeFile, [
       lines(turn('u1', null, 'a1'), turn('u2', 'a1', 'a2'), turn('u3', 'a2', 'a3'), lastPrompt('a3')),
-      // a branch from u1, then a last-prompt naming a1: the leaf is the last record under a1 (a3)
+      // a branch from u1, then a last-prompt naming a1: the last row (b2) is not under a1, so a1
       lines(user('b1', 'u1', 'branch b1'), asst('b2', 'b1', 'reply b2'), lastPrompt('a1')),
       // naming the branch: its last record
       lines(lastPrompt('b1')),
@@ -237,12 +237,12 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
       // a rewind (explicit) to a1: only records written after it count
       lines(lastPrompt('a1', { explicit: true })),
       lines(turn('u6', 'a1', 'a6')),
-      // a stray record on another branch, after the last last-prompt: it does not move the leaf
+      // a stray record on another branch, after the last last-prompt: the last row is not under a1, so a1
       lines(user('s1', 'u1', 'stray')),
       // a last-prompt naming a record that is not in the file: the last main-chain record
       lines(lastPrompt('00000000-dead-4000-8000-000000000000')),
     ]);
-    expect(r.leaves).toEqual(['a3', 'a3', 'b2', 'b3', 'a1', 'a6', 'a6', 's1']);
+    expect(r.leaves).toEqual(['a3', 'a1', 'b2', 'b3', 'a1', 'a6', 'a1', 's1']);
     // a leaf named before the part re-read (or not in the file), or a last record not under the leaf
     // before, needs the records before that part: those stages are read whole
     expect(r.appended).toBe(2);
@@ -253,11 +253,11 @@ describe('Claude Code: an offset sync gives what a full read gives', () => {
       lines(promptedTurns(2)),
       // the next sync re-reads from u3, after the last last-prompt
       lines(turn('u3', 'a2', 'a3')),
-      // s1 is not under a2: the leaf stays a3
+      // s1, the last row, is not under a2: the leaf is a2 (Claude Code's rule; a3 was written under it before)
       lines(user('s1', 'u1', 'stray')),
       lines(asst('a4', 'a3', 'late reply under a3')),
     ]);
-    expect(r.leaves).toEqual(['a2', 'a3', 'a3', 'a4']);
+    expect(r.leaves).toEqual(['a2', 'a3', 'a2', 'a4']);
   });
 
   it('a branch appended by threadbase (appendEntries under an earlier entry), then Claude Code goes on from it', async () => {

@@ -407,7 +407,7 @@ export class ClaudeDriver extends DriverBase {
    * 11: a call stopped while it ran, which 2.1.332 records as `user-rejected` with its refusal's words corrected, is cancelled, not refused.
    * 12: a denial's words are kept beside its kind (`meta.claude.toolDenialWords`, recordedDenial).
    * 13: the leaf is the last main-chain record at or under the last `last-prompt`'s leafUuid, as
-   *     2.1.332 resumes (records after it on another branch no longer move it; see parse.ts leafOf).
+   *     2.1.332 resumes (records after it on another branch no longer move it; see parse.ts claudeLeaf).
    * 14: a `claude --resume X --fork-session` copy has X as parentId (its copied replies' `requestSessionId`).
    * 15: a read of only what was appended (sync) gives the leaf a whole read gives (leafAfter): a
    *     `last-prompt` naming a record before the part re-read, or a record on another branch, no longer
@@ -422,8 +422,13 @@ export class ClaudeDriver extends DriverBase {
    *     message with its text, as Claude Code sends it, not metadata left out of the context.
    * 20: of a uuid written twice the later record is read (Claude Code's loader keeps it: Map.set), and
    *     is the leaf when it is the last main-chain record; the earlier one is left out with a warning.
+   * 21: the leaf is 2.1.332's (parse.ts claudeLeaf): the last row only when it is under the last
+   *     `last-prompt`'s leaf (else that leaf, not the last record written under it); a compact boundary or
+   *     an explicit null leafUuid clears that leaf; with no `last-prompt`, the newest record under the last
+   *     row when another row is as new (a uuid written again); trailing `file_snapshot` rows: the newest
+   *     chain end; a record of a type Claude Code does not keep (`progress`, unknown) is never the leaf.
    */
-  readonly readerVersion = 20;
+  readonly readerVersion = 21;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -858,7 +863,7 @@ interface TranscriptState {
   requestedIn?: { sessionId: string; messageUuid: string };
   /** the first record's mark, which a read from an offset past it does not see */
   writtenBy?: 'threadbase';
-  /** the current leaf as the whole file gives it (parse.ts leafOf), for the next read from an offset */
+  /** the current leaf as the whole file gives it (parse.ts claudeLeaf), for the next read from an offset */
   leaf?: LeafState;
   /** summaryTitle is an `ai-title`'s (a `summary` record's otherwise), which no `summary` replaces */
   aiTitled?: boolean;
@@ -883,14 +888,15 @@ function summaryTitleAfter(
 }
 
 /**
- * The leaf of the file read so far, and the last `last-prompt`'s leafUuid: `named` when that record
- * is in the file, so the leaf is it or the last main-chain record under it (records after it on
- * another branch do not move it).
+ * The leaf of the file read so far and what a later part's leaf needs of the records before it
+ * (parse.ts claudeLeaf): the checkpoint a `last-prompt` left (`checkpointInFile` when it is a row of
+ * the file), and whether any `last-prompt` had a leafUuid field.
  */
 interface LeafState {
   leaf?: string;
-  lastPrompt?: string;
-  named?: boolean;
+  checkpoint?: string;
+  checkpointInFile?: boolean;
+  prompted?: boolean;
 }
 
 /** The records' own ids (not a file-level record's `type@line`). */
@@ -899,53 +905,59 @@ function recordIds(entries: readonly Entry[]): Set<string> {
 }
 
 function leafOfWhole(p: ParsedTranscript): LeafState {
-  const lastPrompt = p.lastPromptLeaf;
+  const facts = p.leafFacts;
   const out: LeafState = {};
   if (p.leafId) out.leaf = p.leafId;
-  if (lastPrompt !== undefined) {
-    out.lastPrompt = lastPrompt;
-    if (recordIds(p.entries).has(lastPrompt)) out.named = true;
+  if (facts.checkpoint !== undefined) {
+    out.checkpoint = facts.checkpoint;
+    if (recordIds(p.entries).has(facts.checkpoint)) out.checkpointInFile = true;
   }
+  if (facts.prompted) out.prompted = true;
   return out;
 }
 
 /**
  * The leaf a whole read gives, from a read of the part from `state.safe` on (`p`, whose own leaf
- * knows only that part); undefined when that part cannot tell (the file must be read whole):
- * - a `last-prompt` in the part naming a record of it: the part's leaf (all under it follows it);
- * - one naming an earlier record (a rewind to before the part): the records between are needed;
- * - none in the part: the last main-chain record, when no earlier `last-prompt` names a leaf in the
- *   file or that record descends from the leaf found before (so it is under the named one, and last).
+ * knows only that part, which starts with a main-chain row); undefined when that part cannot tell
+ * (the file must be read whole):
+ * - `file_snapshot` rows after the part's last row: the newest chain end of the whole file counts;
+ * - a checkpoint the part set naming a record of it: the part's leaf; naming an earlier one: whole;
+ * - the checkpoint from before the part: not in the file, the last row (a checkpoint means a
+ *   `last-prompt` with a leafUuid); named before it was written, whole; else the last row when it
+ *   descends from the leaf before (which is the checkpoint or under it), else whole;
+ * - no checkpoint: the last row, unless no `last-prompt` had a leafUuid and a row hangs under the
+ *   last one (the newest of those may count, by the whole file's times): whole.
  */
 function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | undefined {
-  const ids = recordIds(p.entries);
-  const tailPrompt = p.lastPromptLeaf;
-  if (tailPrompt !== undefined) return ids.has(tailPrompt) ? { leaf: p.leafId, lastPrompt: tailPrompt, named: true } : undefined;
+  const facts = p.leafFacts;
   const before = state.leaf ?? {};
-  // (the part starts at a user prompt on the main chain, so it has a last record there)
-  if (!p.leafId) return undefined;
-  const out: LeafState = { ...before, leaf: p.leafId };
-  if (before.lastPrompt === undefined) return out;
-  // a leaf named earlier that was not in the file then, and now is
-  if (!before.named) return ids.has(before.lastPrompt) ? undefined : out;
+  const ids = recordIds(p.entries);
+  const prompted = before.prompted === true || facts.prompted;
+  const last = facts.lastRow;
+  if (facts.snapshotsAfter > 0 || !last) return undefined;
+  const withPrompted = (out: LeafState): LeafState => (prompted ? { ...out, prompted } : out);
+  const checkpoint = facts.checkpointSet ? facts.checkpoint : before.checkpoint;
+  if (checkpoint === undefined) return !prompted && facts.underLast ? undefined : withPrompted({ leaf: last });
+  if (facts.checkpointSet)
+    return ids.has(checkpoint) ? withPrompted({ leaf: p.leafId, checkpoint, checkpointInFile: true }) : undefined;
+  if (!before.checkpointInFile) return ids.has(checkpoint) ? undefined : withPrompted({ leaf: last, checkpoint });
   if (before.leaf === undefined) return undefined;
-  // the part's records before relinkParallelToolResults, as leafOf saw them
+  // the part's records by their own parentUuid, as claudeLeaf walks them
   const parentOf = new Map<string, string | null>();
   for (const e of p.entries) {
     if (e.id.includes('@')) continue;
-    const raw = isRecord(e.raw) && typeof e.raw.parentUuid === 'string' ? e.raw.parentUuid : null;
-    parentOf.set(e.id, e.kind === 'compaction' ? e.parentId : raw);
+    parentOf.set(e.id, isRecord(e.raw) && typeof e.raw.parentUuid === 'string' ? e.raw.parentUuid : null);
   }
-  let at: string | null | undefined = p.leafId;
+  let at: string | null | undefined = last;
   for (let steps = 0; at && steps <= parentOf.size; steps++) {
-    if (at === before.leaf) return out;
+    if (at === before.leaf) return withPrompted({ leaf: last, checkpoint, checkpointInFile: true });
     at = parentOf.get(at);
   }
   return undefined;
 }
 
 function stateOf(p: ParsedTranscript, leaf: LeafState, aiTitled: boolean): string {
-  const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, lastPromptLeaf: _p, aiTitle: _a, safe, ...fields } = p;
+  const { entries, warnings: _w, summaries: _s, leafId: _l, end: _e, leafFacts: _f, aiTitle: _a, safe, ...fields } = p;
   const state: TranscriptState = { ...fields, leaf };
   if (aiTitled) state.aiTitled = true;
   if (safe) {

@@ -47,8 +47,8 @@ export interface ParsedTranscript {
    * copy marks only those (with the session the request was made in), no `forkedFrom` (NOTES.md "Forks").
    */
   requestedIn?: { sessionId: string; messageUuid: string };
-  /** the leafUuid of the last `last-prompt` record naming one: the record the leaf rule starts from (leafOf) */
-  lastPromptLeaf?: string;
+  /** what the leaf rule (claudeLeaf) went by, for a later read of only the part from `safe` on (driver.ts leafAfter) */
+  leafFacts: LeafFacts;
   /** the last `ai-title` record's title: the summary title when there is one */
   aiTitle?: string;
   agentId?: string;
@@ -247,10 +247,12 @@ function startsTurn(r: ClaudeRecord): boolean {
 
 export async function parseTranscript(file: string, opts: ParseOptions = {}): Promise<ParsedTranscript> {
   const continuation = opts.start !== undefined && opts.start > 0;
+  const facts: LeafFacts = { checkpointSet: false, explicitNow: false, prompted: false, snapshotsAfter: 0, underLast: false };
   const out: ParsedTranscript = {
     entries: [],
     warnings: [],
     summaries: [],
+    leafFacts: facts,
     end: { offset: opts.start ?? 0, line: opts.startLine ?? 1 },
   };
   const seen = new Set<string>();
@@ -263,9 +265,10 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     onIssue: (issue) => out.warnings.push({ file, line, id, message: `message.${issue.message}` }),
   });
   let lastUuid: string | undefined;
-  let lastMainUuid: string | undefined;
-  /** the leaf the last `last-prompt` record with a leafUuid names, and where that record came */
-  let named: NamedLeaf | undefined;
+  /** where each uuid was first written: the order Claude Code's Map by uuid keeps them in */
+  const firstAt = new Map<string, number>();
+  /** the greatest `timestamp` of a row so far (Claude Code's rule: a plain string comparison) */
+  let newestTime = '';
   /** the next record is the transcript's first (a read from an offset starts after it) */
   let first = !continuation;
   /** the latest (greatest, not last seen) timestamp so far, which a record without one takes */
@@ -311,8 +314,7 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       out.forkedFrom = { sessionId: str(r.forkedFrom.sessionId), messageUuid: str(r.forkedFrom.messageUuid) };
     if (type === 'assistant' && uuid && typeof r.requestSessionId === 'string' && r.requestSessionId !== r.sessionId)
       out.requestedIn = { sessionId: r.requestSessionId, messageUuid: uuid };
-    const namedId = type === 'last-prompt' ? str(r.leafUuid) : undefined;
-    if (namedId) named = { id: namedId, explicit: r.explicit === true || r.rewound === true, entryIndex: out.entries.length };
+    if (type === 'last-prompt') notePrompt(facts, r);
     if (type === 'custom-title' && typeof r.customTitle === 'string') out.customTitle = r.customTitle;
     if (type === 'ai-title' && typeof r.aiTitle === 'string') out.aiTitle = r.aiTitle;
     if (type === 'summary' && typeof r.summary === 'string')
@@ -399,7 +401,6 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
         ? { kind: 'branch_summary', id: uuid, parentId: parentUuid, timestamp: ts, ...kept, raw: r, rawSource: 'claude' }
         : { kind: 'message', id: uuid, parentId: parentUuid, timestamp: ts, message, raw: r, rawSource: 'claude' };
       if (sidechain) entry.sidechain = true;
-      if (type === 'user' && !sidechain) out.firstPrompt ??= promptText(r);
     } else if (type === 'system' && r.subtype === 'local_command' && typeof r.content === 'string') {
       // A command run in Claude Code's REPL (`/branch`, `/model`) and its output: Claude Code sends
       // the record as the user's text, joined to the user turn before it (NOTES.md "Local commands").
@@ -429,12 +430,14 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     }
     seen.add(uuid);
     placeOf.set(uuid, { index: out.entries.length, line: l.line });
+    if (!firstAt.has(uuid)) firstAt.set(uuid, firstAt.size);
     out.entries.push(entry);
     lastUuid = uuid;
-    if (!sidechain) lastMainUuid = uuid;
+    if (ROW_TYPES.has(type)) newestTime = noteRow(facts, r, uuid, sidechain, newestTime);
   }
 
-  if (leftOut.size) dropLeftOut(out, leftOut, named);
+  if (leftOut.size) dropLeftOut(out, leftOut);
+  out.firstPrompt = firstPromptIn(out.entries);
   for (const e of out.entries) {
     // Reading on from an offset, parents before it are in the earlier entries (the index checks them).
     if (continuation) break;
@@ -442,8 +445,7 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
       out.warnings.push({ file, id: e.id, message: `parent ${e.parentId} is not in this file; the entry starts a new root` });
     }
   }
-  out.leafId = leafOf(out.entries, named, continuation ? undefined : seen) ?? lastMainUuid;
-  if (named) out.lastPromptLeaf = named.id;
+  out.leafId = claudeLeaf(out.entries, facts, firstAt);
   relinkParallelToolResults(out.entries);
   // the last ai-title, else the last summary of a leaf in this file
   out.summaryTitle = out.aiTitle || out.summaries.filter((x) => !x.leafUuid || seen.has(x.leafUuid)).at(-1)?.summary;
@@ -452,57 +454,209 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
 
 /**
  * Takes the entries at `leftOut` (earlier records of a uuid written again) out of `out.entries`,
- * moving the entry counts that point into the list (`safe`, `named`) back by those before them, and
- * takes the first prompt from the records kept.
+ * moving the entry count that points into the list (`safe`) back by those before it.
  */
-function dropLeftOut(out: ParsedTranscript, leftOut: ReadonlySet<number>, named: NamedLeaf | undefined): void {
-  const before = (index: number) => {
-    let n = 0;
-    for (const i of leftOut) if (i < index) n++;
-    return index - n;
-  };
-  if (out.safe) out.safe.entryIndex = before(out.safe.entryIndex);
-  if (named) named.entryIndex = before(named.entryIndex);
+function dropLeftOut(out: ParsedTranscript, leftOut: ReadonlySet<number>): void {
+  if (out.safe) {
+    const at = out.safe.entryIndex;
+    let before = 0;
+    for (const i of leftOut) if (i < at) before++;
+    out.safe.entryIndex = at - before;
+  }
   out.entries = out.entries.filter((_, i) => !leftOut.has(i));
-  delete out.firstPrompt;
-  for (const e of out.entries) {
+}
+
+/** The first prompt Claude Code's session picker shows: of the user records on the main chain, the first with prompt text. */
+function firstPromptIn(entries: readonly Entry[]): string | undefined {
+  for (const e of entries) {
     if ((e.kind !== 'message' && e.kind !== 'branch_summary') || e.sidechain || !isRecord(e.raw) || e.raw.type !== 'user')
       continue;
     const prompt = promptText(e.raw);
-    if (prompt === undefined) continue;
-    out.firstPrompt = prompt;
-    break;
+    if (prompt !== undefined) return prompt;
   }
+  return undefined;
 }
 
-/** A `last-prompt` record's leaf: `explicit` for a rewind's (`explicit` or `rewound` set); `entryIndex`, the entries before it. */
-interface NamedLeaf {
-  id: string;
-  explicit: boolean;
-  entryIndex: number;
+/** The record types Claude Code 2.1.332's loader keeps as a transcript's rows (its Map by uuid); others are not on its chains. */
+const ROW_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'attachment', 'system']);
+
+/**
+ * What Claude Code's leaf rule goes by, gathered in file order as its loader does (claudeLeaf):
+ * - `checkpoint`: the last `last-prompt`'s leafUuid, unless a `compact_boundary` or a `last-prompt`
+ *   with `leafUuid: null, explicit: true` came after it (either clears it); `checkpointSet` when the
+ *   records read set or cleared it;
+ * - `explicitNow`: that `last-prompt` is `explicit` (a rewind) and no main-chain row came after it;
+ * - `prompted`: some `last-prompt` has a leafUuid field (null too);
+ * - `lastRow`: the last main-chain row (a `system` `file_snapshot` and a `fork_briefing` attachment
+ *   are none); `newestRow`: the first main-chain row with the greatest `timestamp` (as strings);
+ * - `snapshotsAfter`: the `file_snapshot` rows after the last row;
+ * - `underLast`: some main-chain row hangs under the last row (set by claudeLeaf).
+ */
+export interface LeafFacts {
+  checkpoint?: string;
+  checkpointSet: boolean;
+  explicitNow: boolean;
+  prompted: boolean;
+  lastRow?: string;
+  newestRow?: string;
+  snapshotsAfter: number;
+  underLast: boolean;
+}
+
+function notePrompt(facts: LeafFacts, r: ClaudeRecord): void {
+  if (r.leafUuid !== undefined) facts.prompted = true;
+  const id = str(r.leafUuid);
+  if (id) {
+    facts.explicitNow = r.explicit === true || (facts.explicitNow && facts.checkpoint === id);
+    facts.checkpoint = id;
+    facts.checkpointSet = true;
+  } else if (r.leafUuid === null && r.explicit === true) clearCheckpoint(facts);
+}
+
+function clearCheckpoint(facts: LeafFacts): void {
+  delete facts.checkpoint;
+  facts.explicitNow = false;
+  facts.checkpointSet = true;
+}
+
+/** A row (ROW_TYPES) read: returns the greatest row timestamp so far. */
+function noteRow(facts: LeafFacts, r: ClaudeRecord, uuid: string, sidechain: boolean, newest: string): string {
+  let out = newest;
+  if (r.type === 'system' && r.subtype === 'file_snapshot') facts.snapshotsAfter++;
+  else if (!sidechain && !(r.type === 'attachment' && isRecord(r.attachment) && r.attachment.type === 'fork_briefing')) {
+    facts.lastRow = uuid;
+    facts.snapshotsAfter = 0;
+    facts.explicitNow = false;
+    if (typeof r.timestamp === 'string' && r.timestamp > out) {
+      facts.newestRow = uuid;
+      out = r.timestamp;
+    }
+  }
+  if (r.type === 'system' && r.subtype === 'compact_boundary') clearCheckpoint(facts);
+  return out;
 }
 
 /**
- * The leaf Claude Code 2.1.332 resumes on (probed, NOTES.md "Leaf"): the last record on the main
- * chain, in file order, that is the leaf the last `last-prompt` names or descends from it by the
- * records' own parentUuid; for an explicit one (a rewind) only records written after it count, so it
- * cuts what was under the leaf before. Records on another branch never move it. Undefined (the caller
- * takes the last main-chain record) when no `last-prompt` names a leaf (a null leafUuid does not) or
- * the one named is not in the file (`seen`; a read from an offset, without `seen`, trusts a leaf in
- * the earlier part).
+ * The leaf Claude Code 2.1.332 resumes on (its transcript loader, read from the binary and probed:
+ * NOTES.md "Leaf", test/agents/claude-repeated-uuid), over its rows as its Map by uuid holds them (the
+ * later record of a uuid, in the place of the first):
+ * - a checkpoint (LeafFacts) that is a row: the last row when it is under the checkpoint by the rows'
+ *   parentUuid and the checkpoint is not explicit now, else the checkpoint itself;
+ * - else, with `file_snapshot` rows after the last row: of the user/assistant records at the ends
+ *   of the chains (newestEnd), the newest;
+ * - else the last row, unless no `last-prompt` has a leafUuid and another row is at least as new
+ *   by `timestamp`: then the newest row under the last one (the later of equals in Map order), if any.
+ * A read from an offset does not see the rows before it: driver.ts leafAfter settles its leaf.
  */
-function leafOf(entries: readonly Entry[], named: NamedLeaf | undefined, seen?: ReadonlySet<string>): string | undefined {
-  if (!named || (seen && !seen.has(named.id))) return undefined;
-  const under = new Set([named.id]);
-  let leaf = named.id;
-  for (const [i, e] of entries.entries()) {
-    if (e.sidechain || e.id.includes('@') || (named.explicit && i < named.entryIndex)) continue;
-    if (e.parentId && under.has(e.parentId)) {
-      under.add(e.id);
-      leaf = e.id;
-    }
+function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: ReadonlyMap<string, number>): string | undefined {
+  const parentOf = new Map<string, string | null>();
+  const rows: Row[] = [];
+  for (const e of entries) {
+    if (e.id.includes('@') || !isRecord(e.raw)) continue;
+    parentOf.set(e.id, str(e.raw.parentUuid) ?? null);
+    if (ROW_TYPES.has(str(e.raw.type) ?? '')) rows.push({ id: e.id, sidechain: e.sidechain === true, raw: e.raw });
   }
+  const order = (id: string) => firstAt.get(id) ?? Number.MAX_SAFE_INTEGER;
+  rows.sort((a, b) => order(a.id) - order(b.id));
+  const under = (id: string, ancestor: string): boolean => {
+    const walked = new Set<string>();
+    for (let at = parentOf.get(id); at && !walked.has(at); at = parentOf.get(at)) {
+      if (at === ancestor) return true;
+      walked.add(at);
+    }
+    return false;
+  };
+  const last = facts.lastRow;
+  // (walked down from the last row: a walk up from every row would cost rows × depth)
+  const below = last ? descendants(parentOf, last) : new Set<string>();
+  const belowLast = rows.filter((e) => !e.sidechain && below.has(e.id));
+  facts.underLast = belowLast.length > 0;
+  const checkpoint = facts.checkpoint;
+  if (checkpoint && rows.some((e) => e.id === checkpoint))
+    return !facts.explicitNow && last && last !== checkpoint && under(last, checkpoint) ? last : checkpoint;
+  if (facts.snapshotsAfter > 0) return newestEnd(rows, parentOf);
+  if (!last || facts.prompted || !facts.newestRow || facts.newestRow === last) return last;
+  let leaf = last;
+  let newest = '';
+  for (const e of belowLast)
+    if (typeof e.raw.timestamp === 'string' && e.raw.timestamp >= newest) {
+      leaf = e.id;
+      newest = e.raw.timestamp;
+    }
   return leaf;
+}
+
+/** The records under `top` by their parentUuid (not `top` itself). */
+function descendants(parentOf: ReadonlyMap<string, string | null>, top: string): Set<string> {
+  const children = new Map<string, string[]>();
+  for (const [id, parent] of parentOf) {
+    if (!parent) continue;
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(id);
+    else children.set(parent, [id]);
+  }
+  const out = new Set<string>();
+  const todo = [...(children.get(top) ?? [])];
+  for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+    if (out.has(id) || id === top) continue;
+    out.add(id);
+    todo.push(...(children.get(id) ?? []));
+  }
+  return out;
+}
+
+interface Row {
+  id: string;
+  sidechain: boolean;
+  raw: ClaudeRecord;
+}
+
+/**
+ * Claude Code's leaf when its last rows are `file_snapshot`s and no checkpoint names a row: from each
+ * row nothing hangs under, the nearest user/assistant record up its chain that no user/assistant
+ * record hangs under; of those on the main chain the newest by `timestamp` (the first of equals in
+ * Map order); with none, the newest main-chain row.
+ */
+function newestEnd(rows: readonly Row[], parentOf: ReadonlyMap<string, string | null>): string | undefined {
+  const byId = new Map(rows.map((e) => [e.id, e]));
+  const isTurn = (e: Row) => e.raw.type === 'user' || e.raw.type === 'assistant';
+  const parents = new Set<string>();
+  const turnParents = new Set<string>();
+  for (const e of rows) {
+    const parent = parentOf.get(e.id);
+    if (!parent) continue;
+    parents.add(parent);
+    if (isTurn(e)) turnParents.add(parent);
+  }
+  const ends = new Set<string>();
+  for (const e of rows) {
+    if (parents.has(e.id)) continue;
+    const walked = new Set<string>();
+    let at: Row | undefined = e;
+    while (at && !isTurn(at) && !walked.has(at.id)) {
+      walked.add(at.id);
+      const parent = parentOf.get(at.id);
+      at = parent ? byId.get(parent) : undefined;
+    }
+    if (at && isTurn(at) && !turnParents.has(at.id)) ends.add(at.id);
+  }
+  // Claude Code's pick of the newest: a time that does not parse counts as the oldest
+  const newestOf = (of: readonly Row[]): Row | undefined => {
+    let best: Row | undefined;
+    let bestTime = Number.NEGATIVE_INFINITY;
+    for (const e of of) {
+      const ms = typeof e.raw.timestamp === 'string' ? Date.parse(e.raw.timestamp) : Number.NaN;
+      const time = Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+      if (time > bestTime || bestTime === Number.NEGATIVE_INFINITY) {
+        bestTime = time;
+        best = e;
+      }
+    }
+    return best;
+  };
+  if (ends.size) return newestOf(rows.filter((e) => ends.has(e.id) && !e.sidechain))?.id;
+  const main = rows.filter((e) => !e.sidechain);
+  return (newestOf(main.filter((e) => !(e.raw.type === 'system' && e.raw.subtype === 'file_snapshot'))) ?? newestOf(main))?.id;
 }
 
 /**
