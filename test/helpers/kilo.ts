@@ -4,6 +4,7 @@
  * OpenCode-style provider (`npm: @ai-sdk/anthropic` is bundled in the binary), Kilo's model fetch,
  * updates, daemon, telemetry, session ingest and sharing turned off, the npm registry at a closed port.
  */
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type AgentHome, runBinary, setupAgentHome } from './agents.js';
@@ -44,9 +45,9 @@ export async function setupKiloHome(opts: { rules?: Rule[] } = {}): Promise<Agen
   return home;
 }
 
-/** `kilo <args>` in `cwd` (the home's project), offline: what it printed on stdout; rejects with all its output when it fails. */
-export async function runKilo(home: Pick<AgentHome, 'root' | 'project'>, args: string[], cwd = home.project): Promise<string> {
-  const r = await runBinary(KILO_BIN, args, cwd, {
+/** The environment kilo runs offline in with `home` as HOME. */
+function kiloEnv(home: Pick<AgentHome, 'root'>): Record<string, string | undefined> {
+  return {
     PATH: process.env.PATH,
     HOME: home.root,
     KILO_DISABLE_MODELS_FETCH: '1',
@@ -59,8 +60,62 @@ export async function runKilo(home: Pick<AgentHome, 'root' | 'project'>, args: s
     KILO_DISABLE_CLAUDE_CODE: '1',
     npm_config_registry: 'http://127.0.0.1:9/',
     NO_COLOR: '1',
-  });
+  };
+}
+
+/** `kilo <args>` in `cwd` (the home's project), offline: what it printed on stdout; rejects with all its output when it fails. */
+export async function runKilo(home: Pick<AgentHome, 'root' | 'project'>, args: string[], cwd = home.project): Promise<string> {
+  const r = await runBinary(KILO_BIN, args, cwd, kiloEnv(home));
   return r.stdout;
+}
+
+export interface KiloServer {
+  /** where it listens, e.g. http://127.0.0.1:4096 */
+  url: string;
+  close: () => Promise<void>;
+}
+
+/**
+ * `kilo serve` (the headless server Kilo's clients, VS Code's and the desktop app, talk to) in `cwd`,
+ * offline, once it says where it listens; `close` ends it.
+ */
+export function startKiloServer(home: Pick<AgentHome, 'root' | 'project'>, cwd = home.project): Promise<KiloServer> {
+  const child = spawn(KILO_BIN, ['serve', '--port', '0', '--hostname', '127.0.0.1'], {
+    cwd,
+    env: kiloEnv(home),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killer);
+  };
+  return new Promise((done, fail) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      void close();
+      fail(new Error(`kilo serve said nothing of where it listens:\n${out}`));
+    }, 60_000);
+    const read = (d: Buffer) => {
+      out += d.toString();
+      const url = /listening on (http:\/\/[^\s]+)/.exec(out)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      child.stdout.off('data', read);
+      done({ url, close });
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.once('error', fail);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`kilo serve exited ${code}:\n${out}`));
+    });
+  });
 }
 
 /** Kilo creates its database (which `convert --to kilo` writes into) when it first runs: a `session list` does. */

@@ -22,4 +22,6 @@ export const KILO: OpenCodeFlavor = {
   writtenVersion: WRITTEN_VERSION,
   agent: 'code',
   command: 'kilo',
+  // Kilo's retention deletes by time_updated (FORMAT.md): a written session's is the write time, its own kept
+  keepsOwnLastTime: true,
 };

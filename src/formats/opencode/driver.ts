@@ -39,6 +39,7 @@ import {
   opencodeDbPath,
   opencodeStorageDir,
   str,
+  updatedTimeOf,
 } from './records.js';
 import {
   appendSessionData,
@@ -76,7 +77,7 @@ function infoToSummary(
     project: str(info.directory) ?? project?.worktree,
     ...(str(info.title) !== undefined ? { title: str(info.title) } : {}),
     createdAt: isoOf(time.created),
-    updatedAt: isoOf(time.updated ?? time.created),
+    updatedAt: isoOf(updatedTimeOf(info) ?? time.created),
     messageCount,
     parentId: str(info.parentID) ?? null,
     ...(tokens ? { usage: usageOf(tokens) } : {}),
@@ -167,8 +168,10 @@ export class OpenCodeDriver extends DriverBase {
    *    OpenCode's own fork (new message ids) counts it once.
    * 11: a text part marked `threadbase.thinking` (a reply of unsigned thinking only, written as text OpenCode
    *    sends) is thinking again (meta.sentAsText).
+   * 12: a session threadbase wrote into Kilo has its own last time (its row's `metadata.threadbase.lastUpdated`)
+   *    as updatedAt while its time_updated is still the write's (`writtenAt`; records.ts updatedTimeOf).
    */
-  readonly readerVersion = 11;
+  readonly readerVersion = 12;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

@@ -704,6 +704,31 @@ export function totalsOf(messages: readonly OcMessage[]): {
   return { tokens, cost };
 }
 
+/** The last time (epoch ms) of the written messages: their creation and completion times. */
+function lastTimeOf(messages: readonly OcMessage[]): number | undefined {
+  let last: number | undefined;
+  for (const m of messages) {
+    const t = obj(m.info.time);
+    for (const v of [num(t?.created), num(t?.completed)]) if (v !== undefined && (last === undefined || v > last)) last = v;
+  }
+  return last;
+}
+
+/**
+ * A session's metadata keeping its own last time beside the time of the write, its time_updated: Kilo's
+ * retention deletes sessions whose time_updated is past `retention.maxAgeDays` (FORMAT.md in
+ * src/formats/kilo), so a copy of an older session gets the time it arrived, and updatedTimeOf reads the
+ * session's own back while time_updated is still `writtenAt`. Kilo keeps a session's other metadata keys
+ * when it sets its own (`kilo.goal`).
+ */
+function keptLastTime(metadata: unknown, lastUpdated: number, writtenAt: number): unknown {
+  const kept = obj(metadata);
+  // a fork's original may carry what threadbase kept for that one
+  const others = kept ? Object.fromEntries(Object.entries(kept).filter(([k]) => k !== 'threadbase')) : undefined;
+  if (lastUpdated >= writtenAt) return kept ? others : metadata;
+  return { ...(others ?? {}), threadbase: { lastUpdated, writtenAt } };
+}
+
 export function encodeSession(session: Session, opts: EncodeOptions): EncodeResult {
   const path = pathToLeaf(session, opts.leafId);
   const { messages: out, warnings } = encodeEntries(path, opts);
@@ -715,6 +740,10 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
     opts.createdMs ?? (out.length ? (num(obj(out[0]?.info.time)?.created) ?? ms(session.createdAt)) : ms(session.createdAt));
   // A session just written is the most recently updated, so OpenCode lists it first.
   const updated = Math.max(Date.now(), created);
+  const flavor = opts.flavor ?? OPENCODE;
+  const metadata = flavor.keepsOwnLastTime
+    ? keptLastTime(opts.forkedFrom?.metadata, Math.max(lastTimeOf(out) ?? created, created), updated)
+    : opts.forkedFrom?.metadata;
   const { tokens: totals, cost } = totalsOf(out);
   const info: Json = {
     id: opts.sessionId,
@@ -724,9 +753,9 @@ export function encodeSession(session: Session, opts: EncodeOptions): EncodeResu
     path: relativePath(opts.worktree, opts.directory),
     ...(opts.parentID ? { parentID: opts.parentID } : {}),
     ...(str(opts.forkedFrom?.workspaceID) !== undefined ? { workspaceID: opts.forkedFrom?.workspaceID } : {}),
-    ...(opts.forkedFrom?.metadata !== undefined ? { metadata: structuredClone(opts.forkedFrom.metadata) } : {}),
+    ...(metadata !== undefined ? { metadata: structuredClone(metadata) } : {}),
     title: opts.title ?? session.title ?? `New session - ${isoOf(created)}`,
-    version: (opts.flavor ?? OPENCODE).writtenVersion,
+    version: flavor.writtenVersion,
     cost,
     tokens: totals,
     time: { created, updated },

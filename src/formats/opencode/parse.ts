@@ -36,7 +36,7 @@ import { branchSummaryOf } from '../shared/branch-summary.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { writtenByOf } from '../shared/written-by.js';
 import { opencodeDeclinedMark } from './denials.js';
-import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str } from './records.js';
+import { isJson, isoOf, type Json, num, type OcMessage, type OcSessionData, obj, SOURCE, str, updatedTimeOf } from './records.js';
 
 export const COMPACTION_PROMPT = 'What did we do so far?';
 export const SUBTASK_PROMPT = 'The following tool was executed by the user';
@@ -845,7 +845,7 @@ export function sessionFromOpencode(data: OcSessionData, opts: ParseOptions): Se
     project: str(info.directory) ?? data.project?.worktree,
     ...(title !== undefined ? { title } : {}),
     createdAt: isoOf(time.created, entries[0]?.timestamp),
-    updatedAt: isoOf(time.updated, entries[entries.length - 1]?.timestamp),
+    updatedAt: isoOf(updatedTimeOf(info), entries[entries.length - 1]?.timestamp),
     // OpenCode's own count (message rows), the same number the listing reports.
     messageCount: data.messages.length,
     parentId: str(info.parentID) ?? null,

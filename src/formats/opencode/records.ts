@@ -39,6 +39,12 @@ export interface OpenCodeFlavor {
   agent: string;
   /** the command that opens a session */
   command: string;
+  /**
+   * whether a session threadbase writes keeps its own last time beside the time of the write (its
+   * time_updated) in the row's `metadata.threadbase`, read back by updatedTimeOf: Kilo deletes sessions
+   * by time_updated (its retention), so that one must be recent while threadbase shows the session's own
+   */
+  keepsOwnLastTime?: boolean;
 }
 
 export const OPENCODE: OpenCodeFlavor = {
@@ -98,6 +104,19 @@ export function isoOf(ms: unknown, fallback = new Date(0).toISOString()): string
   const n = num(ms);
   // Past ±8.64e15 ms a Date is invalid and toISOString throws: such a time is damage, not a time.
   return n === undefined || Math.abs(n) > 8.64e15 ? fallback : new Date(n).toISOString();
+}
+
+/**
+ * A session's last time (epoch ms) as threadbase reads it: the session's own last time kept in the info's
+ * `metadata.threadbase.lastUpdated` while `time.updated` is still the time threadbase wrote it
+ * (`writtenAt`; encode.ts, a flavor with keepsOwnLastTime); else `time.updated` (a later one is the
+ * agent's: the session went on there).
+ */
+export function updatedTimeOf(info: Json): unknown {
+  const updated = obj(info.time)?.updated;
+  const kept = obj(obj(info.metadata)?.threadbase);
+  const writtenAt = num(kept?.writtenAt);
+  return writtenAt !== undefined && num(updated) === writtenAt ? (num(kept?.lastUpdated) ?? updated) : updated;
 }
 
 // ---- ids: prefix + 12 hex digits of (ms * 0x1000 + counter), bit-inverted for descending ids,
