@@ -4,7 +4,8 @@
  * and nothing hangs under the uuid, the part is appended from the offset; when the earlier record is
  * stored before that part, or a record in it hangs under the uuid (now before its parent), the index
  * refuses the part and reads the file whole. Either way it holds what the file gives and what a fresh
- * index of the whole file holds.
+ * index of the whole file holds. The same for transcripts grown so that Claude Code's leaf rule
+ * (parse.ts claudeLeaf) needs what came before the part: the sync reads those whole (driver.ts leafAfter).
  */
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -123,4 +124,65 @@ it('a repeated uuid whose later record is older than the reply hung under its ea
     await grown.store.close();
     await whole.store.close();
   }
+});
+
+/**
+ * Grows a transcript by `stages`, syncing after each: the index must hold what the file gives and
+ * what a fresh index of the whole file holds (leaf and context too). Returns the leaves and how many
+ * syncs read only the part from the last prompt on.
+ */
+async function grownLikeWhole(name: string, stages: string[][]): Promise<{ leaves: (string | undefined)[]; appended: number }> {
+  const grown = await homeWith(`${name}-grown`, stages[0] ?? []);
+  const leaves: (string | undefined)[] = [];
+  let appended = 0;
+  try {
+    for (const [n, stage] of stages.entries()) {
+      if (n > 0) await appendFile(grown.file, `${stage.join('\n')}\n`);
+      appended += (await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 })).appended;
+      const whole = await homeWith(`${name}-whole-${n}`, stages.slice(0, n + 1).flat());
+      try {
+        await whole.sync.sync(whole.sources, { formats: ['claude'], workers: 0 });
+        const fromFile = shape(await grown.sources.driver('claude').getSession(SID));
+        expect({ n, ...shape(await grown.store.getSession(SID)) }).toEqual({ n, ...fromFile });
+        expect({ n, ...shape(await whole.store.getSession(SID)) }).toEqual({ n, ...fromFile });
+        expect((await grown.store.getContext(SID)).messages.map(messageText)).toEqual(
+          (await whole.store.getContext(SID)).messages.map(messageText),
+        );
+        leaves.push(fromFile.leafId ?? undefined);
+      } finally {
+        await whole.store.close();
+      }
+    }
+  } finally {
+    await grown.store.close();
+  }
+  return { leaves, appended };
+}
+
+const lastPrompt = (leafUuid: string | null, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ type: 'last-prompt', lastPrompt: 'x', leafUuid, sessionId: SID, ...extra });
+
+it('synced as Claude Code picks the leaf: a checkpoint before the part, the last row under it or not', async () => {
+  const r = await grownLikeWhole('checkpoint', [
+    [...twoTurns, lastPrompt('a2')],
+    // under a2: read from the offset, the last row is the leaf
+    [record('user', 'u3', 'a2', 'third', 5), record('assistant', 'a3', 'u3', 'reply third', 6)],
+    // another answer to u1, last: the leaf is a2 again (read whole)
+    [record('assistant', 'c1', 'u1', 'other', 7)],
+    // a last-prompt clearing the leaf (null, explicit), then another answer: the last row
+    [lastPrompt(null, { explicit: true }), record('user', 'u4', 'c1', 'fourth', 8), record('assistant', 'a4', 'u4', 'reply', 9)],
+  ]);
+  expect(r.leaves).toEqual(['a2', 'a3', 'a2', 'a4']);
+  expect(r.appended).toBeGreaterThan(0);
+});
+
+it('synced as Claude Code picks the leaf: no last-prompt, rows under the last row or none', async () => {
+  const r = await grownLikeWhole('unprompted', [
+    twoTurns,
+    [record('user', 'u3', 'a2', 'third', 5), record('assistant', 'a3', 'u3', 'reply third', 6)],
+    // written before its parent u4 and newer than it: the leaf is y, not u4
+    [record('assistant', 'y', 'u4', 'reply to a later prompt', 9), record('user', 'u4', 'a3', 'fourth', 7)],
+  ]);
+  expect(r.leaves).toEqual(['a2', 'a3', 'y']);
+  expect(r.appended).toBeGreaterThan(0);
 });
