@@ -21,6 +21,7 @@ import { buildContext, messageText } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
 import { comparable, type Msg } from '../helpers/claude-requests.js';
+import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 let home: AgentHome;
@@ -69,7 +70,8 @@ function recordsOf(id: string) {
 async function resumed(id: string, records: Rec[]) {
   const dir = join(home.root, '.claude', 'projects', encodeProjectPath(home.project));
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  // (none: the file is there already)
+  if (records.length) await fs.writeFile(join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
   const session = (await new ClaudeDriver(home.env).getSession(id)) as Session;
   const probe = `probe of ${id}`;
   const mark = home.standIn.messageRequests().length;
@@ -238,4 +240,31 @@ it('file_snapshot rows after the last row and no last-prompt: the newest chain e
   ]);
   expect(conversation).toEqual(ours);
   expect(session.leafId).toBe(uuid(4));
+}, 120_000);
+
+it('a record of a type Claude Code does not keep is never the leaf: what threadbase appends after it continues the chain', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b72';
+  const { prompt, reply } = recordsOf(id);
+  const records = [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    { ...prompt(3, uuid(2), '', 3), type: 'future-thing', message: undefined },
+  ];
+  const dir = join(home.root, '.claude', 'projects', encodeProjectPath(home.project));
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  // an hour later: Claude Code bridges a record whose parent it lacks only to a row at most 5 s older
+  const later = '2026-11-27T05:00:00.000Z';
+  await new ClaudeDriver(home.env).appendEntries(id, [
+    messageEntry('n1', null, later, textMessage('user', 'appended bravo')),
+    messageEntry('n2', 'n1', later, textMessage('assistant', 'appended reply', { model: 'claude-sonnet-4-5' })),
+  ]);
+  const { session, conversation, ours } = await resumed(id, []);
+  expect(conversation).toEqual(ours);
+  expect(buildContext(session).messages.map(messageText)).toEqual([
+    'first alpha',
+    'reply alpha',
+    'appended bravo',
+    'appended reply',
+  ]);
 }, 120_000);
