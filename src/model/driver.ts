@@ -174,6 +174,13 @@ export interface SessionDriver {
    * session and the entry; a remote store's server answers 409), nothing of that call appended.
    */
   appendEntries?(sessionId: string, entries: Entry[]): Promise<void>;
+  /**
+   * Replaces the session stored under `sessionId` by `session`, its header and its entries whole (kept
+   * under `sessionId`), in one step: afterwards the store holds exactly `session.entries`; a write that
+   * fails leaves the stored session as it was, never gone nor half written. NotFoundError when there is
+   * no such session. What `push --force` does to a server's copy whose entries changed locally.
+   */
+  replaceSession?(sessionId: string, session: Session): Promise<SessionInfo>;
   forkSession?(sessionId: string, opts?: ForkOptions): Promise<SessionInfo>;
   setTitle?(sessionId: string, title: string): Promise<void>;
   deleteSession?(sessionId: string): Promise<void>;

@@ -676,9 +676,12 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   /**
    * Creates the session with this id, or adds the entries it does not have yet (push) by the stores'
    * append rule: an entry it has as stored is left out, one it has with other content refused (409).
+   * `?replace=true` (push --force): a session the project has is swapped whole for the body, in one
+   * step of the store (replaceSession), its entries those of the body alone.
    */
   app.put(`${tb}/sessions/:id`, async (c) => {
     const id = c.req.param('id');
+    const replace = boolParam('replace', c.req.query('replace'), false);
     const body = parseBody(PutSessionBody, await jsonBody(c));
     const entries = utcEntries(body.entries as unknown as Entry[]);
     const createdAt = headerTime('createdAt', body.session.createdAt);
@@ -719,31 +722,36 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       if (body.session.writtenBy === 'threadbase' && !existing.writtenBy && markWrittenBy) await markWrittenBy.call(store, id);
       return { id, created: false, added: fresh.length };
     };
+    // the body as a whole session, as a create or a replace stores it
+    const s = body.session;
+    const whole: Session = {
+      ...(s as unknown as Session),
+      id,
+      source: s.source ?? 'threadbase',
+      createdAt: createdAt ?? entries[0]?.timestamp ?? new Date().toISOString(),
+      updatedAt: updatedAt ?? new Date().toISOString(),
+      messageCount: 0,
+      entries,
+    };
+    /** The project's session swapped for the body (a failed write leaves it as it was). */
+    const replaceWith = async () => {
+      if (!store.replaceSession) throw new HttpError(400, 'this store cannot replace sessions', 'unsupported');
+      await store.replaceSession(id, whole);
+      return { id, created: false, added: entries.length };
+    };
     const result = await queue.run(key, async () => {
       lastEntry.delete(key);
       const existing = await storedOf();
-      if (existing) return addTo(existing);
+      if (existing) return replace ? replaceWith() : addTo(existing);
       if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions', 'unsupported');
-      const s = body.session;
-      const info = await store.writeSession(
-        {
-          ...(s as unknown as Session),
-          id,
-          source: s.source ?? 'threadbase',
-          createdAt: createdAt ?? entries[0]?.timestamp ?? new Date().toISOString(),
-          updatedAt: updatedAt ?? new Date().toISOString(),
-          messageCount: 0,
-          entries,
-        },
-        { keepId: true },
-      );
+      const info = await store.writeSession(whole, { keepId: true });
       if (info.id !== id) {
         // The id was taken meanwhile: by this project's same push through another server process on
         // this database (the queue serialises only this process), the copy just made gives way to it.
         const winner = await storedOf();
         if (winner && store.deleteSession) {
           await store.deleteSession(info.id);
-          return addTo(winner);
+          return replace ? replaceWith() : addTo(winner);
         }
       }
       return { id: info.id, created: true, added: entries.length };

@@ -106,7 +106,9 @@ const ROUTES: Record<string, Record<string, Op>> = {
       tag: 'threadbase',
       summary:
         'Create with this id (201) or add missing entries (200; one whose parent the session lacks, as a root; one it has ' +
-        'as stored skipped, one whose id it has with other content a 409 duplicate_entry): idempotent push, answers {id, created, added}',
+        'as stored skipped, one whose id it has with other content a 409 duplicate_entry): idempotent push, answers {id, created, added}; ' +
+        'replace=true (push --force): a session the project has is swapped whole for the body in one step (200, added: the entries of the body)',
+      params: ['replace'],
       body: '{session, entries}',
       schema: PutSessionBody,
       success: ['200', '201'],
@@ -188,6 +190,11 @@ const PARAM_SCHEMAS: Record<string, Record<string, unknown>> = {
   limit: { type: 'integer', minimum: 1 },
   time_desc: { type: 'boolean' },
   not_connected: { type: 'boolean' },
+  replace: {
+    type: 'boolean',
+    description:
+      "true: the stored session's header and entries are replaced by the body's, in one step (a failed write leaves it as it was), instead of the entries added by the append rule",
+  },
   since: ISO_TIME,
   until: ISO_TIME,
   tz: { type: 'string', description: 'IANA time zone of since/until dates and times without an offset (default UTC)' },

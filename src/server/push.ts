@@ -3,7 +3,8 @@
  * key (a key is one project there), how many entries of each session were sent and the id they
  * ended on, so a second push sends only what is new. The server adds entries by the stores' append
  * rule: one it has as stored is left out, so an interrupted push can repeat; one it has with other
- * content is refused (409 duplicate_entry), and the session fails the push, saying so.
+ * content is refused (409 duplicate_entry), and the session fails the push, saying so. With `force`
+ * such a session is sent to replace the server's copy (PUT ?replace=true), as `git push --force` does.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -55,6 +56,12 @@ export interface PushOptions {
   fetchImpl?: typeof fetch;
   /** The identity of the store pushed from (storeIdentity): a server serving that very store is refused. */
   sourceStoreId?: string;
+  /**
+   * A session whose entries changed since they were sent (push state), or that the server refuses for
+   * an entry it holds with other content (duplicate_entry), replaces the server's copy whole. A session
+   * unchanged is not sent again.
+   */
+  force?: boolean;
 }
 
 export interface PushReport {
@@ -64,6 +71,8 @@ export interface PushReport {
   unchanged: number;
   entriesSent: number;
   requests: number;
+  /** sessions whose server copy was replaced whole (force); counted in `updated` (or `created`) too */
+  replaced: number;
   /** `code`: the error's code when it has one of its own, as the server's refusal (duplicate_entry) */
   failed: { id: string; error: string; code?: string }[];
 }
@@ -145,7 +154,16 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   const server = rootOf(opts.to);
   const state = await loadState(opts.statePath);
   const stateKey = pushStateKey(server, opts.key);
-  const report: PushReport = { sessions: 0, created: 0, updated: 0, unchanged: 0, entriesSent: 0, requests: 0, failed: [] };
+  const report: PushReport = {
+    sessions: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    entriesSent: 0,
+    requests: 0,
+    replaced: 0,
+    failed: [],
+  };
   const maxBytes = opts.maxBodyBytes ?? 4 * 1024 * 1024;
 
   const headers = { authorization: `Bearer ${opts.key}` };
@@ -162,9 +180,10 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   };
   const get = (path: string) => request(path);
 
-  const put = async (remoteId: string, body: unknown): Promise<{ id: string; created: boolean }> => {
+  /** `replace`: the server's copy is swapped whole for this body (the first request of a forced session). */
+  const put = async (remoteId: string, body: unknown, replace = false): Promise<{ id: string; created: boolean }> => {
     report.requests++;
-    const res = await request(`/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, {
+    const res = await request(`/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}${replace ? '?replace=true' : ''}`, {
       method: 'PUT',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -269,7 +288,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         prev.sent <= s.entries.length &&
         (prev.sent === 0 || s.entries[prev.sent - 1]?.id === prev.lastEntryId) &&
         (prev.sentDigest === undefined || prev.sentDigest === digests.prefix);
-      const todo = resume ? s.entries.slice(prev.sent) : s.entries;
+      let todo = resume ? s.entries.slice(prev.sent) : s.entries;
       // a title not sent yet (state from before titles were kept: sent again, once) is pushed alone
       const titleChanged = !!info.title && info.title !== prev?.title;
       if (prev && todo.length === 0 && !titleChanged) {
@@ -279,12 +298,19 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       }
       let remoteId = prev?.remoteId ?? s.id;
       let created = false;
-      const groups = todo.length ? chunks(todo, maxBytes) : [[]];
+      // Forced, a session that changed since it was sent replaces the server's copy: its first request
+      // swaps the copy for the session's header and first entries, the others append the rest (a session
+      // larger than one request is, between them, a prefix of the local one, as a first push is).
+      let replaceNext = !!opts.force && !!prev && !resume;
+      let replaceSent = false;
       // A server started with a smaller --max-body than this push's requests answers 413: the group
       // is sent again in halves, down to one entry (one entry too large for it fails the session).
       const send = async (group: Entry[]): Promise<void> => {
         try {
-          const r = await put(remoteId, { session: header(s), entries: group });
+          const replace = replaceNext;
+          const r = await put(remoteId, { session: header(s), entries: group }, replace);
+          replaceNext = false;
+          replaceSent ||= replace;
           remoteId = r.id;
           created ||= r.created;
           report.entriesSent += group.length;
@@ -303,7 +329,20 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
           await send(group.slice(half));
         }
       };
-      for (const group of groups) await send(group);
+      const sendAll = async (entries: readonly Entry[]) => {
+        for (const group of entries.length ? chunks(entries, maxBytes) : [[]]) await send(group);
+      };
+      try {
+        await sendAll(todo);
+      } catch (error) {
+        // Forced, a session the server refuses for an entry changed under its id (no push state told
+        // this push so: it was sent whole, or as the rest) is sent again whole, replacing the copy.
+        if (!opts.force || replaceSent || !(error instanceof ThreadbaseError) || error.code !== 'duplicate_entry') throw error;
+        replaceNext = true;
+        todo = s.entries;
+        await sendAll(todo);
+      }
+      if (replaceSent && !created) report.replaced++;
       // Sent before, yet the server made it anew (deleted there since): what it just made holds only
       // the entries added since, without their beginning. That copy, ours alone, is made again whole.
       if (created && prev && todo.length < s.entries.length) {
@@ -336,7 +375,14 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         );
       }
       const code = error instanceof ThreadbaseError && error.code !== 'push' ? error.code : undefined;
-      report.failed.push({ id: info.id, error: (error as Error).message, ...(code ? { code } : {}) });
+      // the way out said where the refusal is: as `git push` says to pull, or to force
+      const hint =
+        code !== 'duplicate_entry'
+          ? ''
+          : opts.force
+            ? '; the server did not replace its copy (a server from before push --force appends instead)'
+            : "; `threadbase push --force` replaces the server's copy of this session with the local one";
+      report.failed.push({ id: info.id, error: `${(error as Error).message}${hint}`, ...(code ? { code } : {}) });
     }
   }
   await saveState();

@@ -162,6 +162,13 @@ export class ProjectScopedDriver extends DriverBase {
     return this.inner.appendEntries(sessionId, entries);
   }
 
+  async replaceSession(sessionId: string, session: Session): Promise<SessionInfo> {
+    if (!this.inner.replaceSession) throw new UnsupportedError(this.name, 'replace sessions');
+    await this.mine(sessionId);
+    // the project's mark kept, as writeSession sets it
+    return this.inner.replaceSession(sessionId, { ...session, meta: { ...(session.meta ?? {}), [PROJECT_KEY]: this.project } });
+  }
+
   async forkSession(sessionId: string, opts?: ForkOptions): Promise<SessionInfo> {
     const s = await this.getSession(sessionId);
     if (!s) throw new NotFoundError(`${this.name} session`, sessionId);

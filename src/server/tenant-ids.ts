@@ -44,6 +44,7 @@ export class ProjectIdsDriver implements SessionDriver {
   // the inner view's optional methods, present only where it has them (the server asks for them)
   readonly writeSession?: (session: Session, opts?: WriteOptions) => Promise<SessionInfo>;
   readonly appendEntries?: (sessionId: string, entries: Entry[]) => Promise<void>;
+  readonly replaceSession?: (sessionId: string, session: Session) => Promise<SessionInfo>;
   readonly forkSession?: (sessionId: string, opts?: ForkOptions) => Promise<SessionInfo>;
   readonly setTitle?: (sessionId: string, title: string) => Promise<void>;
   readonly deleteSession?: (sessionId: string) => Promise<void>;
@@ -69,6 +70,7 @@ export class ProjectIdsDriver implements SessionDriver {
     const {
       writeSession,
       appendEntries,
+      replaceSession,
       forkSession,
       setTitle,
       deleteSession,
@@ -83,6 +85,10 @@ export class ProjectIdsDriver implements SessionDriver {
     } = inner;
     if (writeSession) this.writeSession = (s, o) => this.write(writeSession.bind(inner), s, o);
     if (appendEntries) this.appendEntries = (id, entries) => this.at(id, (at) => appendEntries.call(inner, at, entries));
+    // kept under the id it is stored under (its alias, where another project holds the id)
+    if (replaceSession)
+      this.replaceSession = async (id, session) =>
+        this.infoOut(await this.at(id, (at) => replaceSession.call(inner, at, { ...session, id: at })));
     if (forkSession)
       this.forkSession = async (id, opts) => this.infoOut(await this.at(id, (at) => forkSession.call(inner, at, opts)));
     if (setTitle) this.setTitle = (id, title) => this.at(id, (at) => setTitle.call(inner, at, title));

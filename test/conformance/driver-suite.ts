@@ -563,6 +563,49 @@ export function describeDriverConformance(
         expect(after.leafId).toBe(s.leafId);
       });
 
+      it('replaceSession swaps the session whole under its id: changed, dropped and new entries, title, search', async (t) => {
+        if (!driver.replaceSession) return t.skip();
+        const id = await put(sampleSession(opts));
+        const s = (await driver.getSession(id)) as Session;
+        const first = s.entries[0] as MessageEntry;
+        const changed: MessageEntry = {
+          ...first,
+          message: { role: 'user', parts: [{ type: 'text', text: 'a wombatcassowary replaced it' }] },
+        };
+        const added: Entry = {
+          kind: 'message',
+          id: 'e5e5e5e5-0000-4000-8000-000000000001',
+          parentId: changed.id,
+          timestamp: new Date(Date.parse(s.updatedAt) + 60_000).toISOString(),
+          message: { role: 'assistant', parts: [{ type: 'text', text: 'the reply now' }] },
+        };
+        const info = await driver.replaceSession(id, {
+          ...s,
+          title: 'replaced whole',
+          entries: [changed, added],
+          leafId: undefined,
+        });
+        expect(info.id).toBe(id);
+        const after = (await driver.getSession(id)) as Session;
+        expect(after.entries).toEqual([changed, added]);
+        expect(after.leafId).toBe(added.id);
+        expect(after.title).toBe('replaced whole');
+        expect((await driver.listSessions()).filter((l) => l.id === id).map((l) => l.title)).toEqual(['replaced whole']);
+        if (driver.search) {
+          expect((await driver.search('wombatcassowary')).map((h) => h.sessionId)).toEqual([id]);
+          expect((await driver.search('zanzibarquokka')).map((h) => h.sessionId)).not.toContain(id);
+        }
+      });
+
+      it('replaceSession of an id the store does not hold is not_found and writes nothing', async (t) => {
+        if (!driver.replaceSession) return t.skip();
+        const before = (await driver.listSessions()).length;
+        const replace = driver.replaceSession('no-such-session-4242', sampleSession(opts));
+        await expect(replace).rejects.toMatchObject({ code: 'not_found' });
+        expect(await driver.getSession('no-such-session-4242')).toBeUndefined();
+        expect((await driver.listSessions()).length).toBe(before);
+      });
+
       it('forkSession makes a new session whose messages, with ancestors, end at the fork point', async (t) => {
         if (!driver.capabilities.fork || !driver.forkSession) return t.skip();
         const id = await put(sampleSession(opts));

@@ -29,6 +29,7 @@ interface PushFlags {
   tz?: string;
   json?: boolean;
   sync: boolean;
+  force?: boolean;
 }
 
 export function registerPush(program: Command, ctx: CliContext): void {
@@ -48,6 +49,10 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .addOption(sinceFlag('sessions updated since'))
     .addOption(timeZoneFlag())
     .option('--no-sync', 'push the local index as it is, without bringing it up to date first')
+    .option(
+      '--force',
+      "a session whose entries changed since they were pushed (the server refuses it: duplicate_entry) replaces the server's copy whole; unchanged ones are not sent again",
+    )
     .option('--json', 'print JSON only')
     .action(async (opts: PushFlags) => {
       // a date alone is the user's own day, as git and stats read it, not UTC's
@@ -118,6 +123,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
             ...(opts.project ? { project: opts.project } : {}),
           },
           ...(sourceStoreId ? { sourceStoreId } : {}),
+          ...(opts.force ? { force: true } : {}),
         }).catch((err: unknown) => {
           // stopped before the first session (the server's ping cut short): nothing was sent
           if (stop.stoppedBy() && current === undefined) return undefined;
@@ -140,7 +146,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
           ctx.stdout(
             `pushed ${report.created} new and ${report.updated} changed ${
               report.created + report.updated === 1 ? 'session' : 'sessions'
-            } (${report.entriesSent} ${report.entriesSent === 1 ? 'entry' : 'entries'}); ${report.unchanged} unchanged${
+            }${report.replaced ? ` (${report.replaced} replaced)` : ''} (${report.entriesSent} ${report.entriesSent === 1 ? 'entry' : 'entries'}); ${report.unchanged} unchanged${
               report.failed.length ? `; ${report.failed.length} failed` : ''
             }\n`,
           );

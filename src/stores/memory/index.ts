@@ -123,6 +123,15 @@ export class MemoryStore extends DriverBase {
     if (latest && latest > s.updatedAt) s.updatedAt = latest;
   }
 
+  async replaceSession(sessionId: string, session: Session): Promise<SessionInfo> {
+    if (!this.sessions.has(sessionId)) throw new NotFoundError('memory session', sessionId);
+    // checked (as writeSession checks) and copied before the swap: a refused one leaves the stored one as it was
+    checkWrittenEntryIds(session);
+    const stored = writtenSession(structuredClone(session), sessionId);
+    this.sessions.set(sessionId, stored);
+    return sessionInfoOf(stored);
+  }
+
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     const s = this.sessions.get(sessionId);
     if (!s) throw new NotFoundError('memory session', sessionId);

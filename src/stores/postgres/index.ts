@@ -454,7 +454,8 @@ export class PostgresStore extends DriverBase {
     return res.rows.map((r) => JSON.parse(r.body) as Entry);
   }
 
-  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+  /** What writeSession and replaceSession refuse before writing: an id twice, an id PostgreSQL cannot hold. */
+  private checkWritten(session: Session): void {
     checkWrittenEntryIds(session);
     checkEntryIds(session.entries);
     for (const [what, id] of [
@@ -464,7 +465,56 @@ export class PostgresStore extends DriverBase {
       ['leaf', session.leafId],
     ] as const)
       if (id) checkId(what, id);
+  }
+
+  /**
+   * Writes `session`'s row under `id` and its entries, in the caller's transaction; false, nothing
+   * written, when the id is taken.
+   */
+  private async insertSession(c: pg.PoolClient, id: string, session: Session): Promise<boolean> {
     const now = new Date().toISOString();
+    const meta = writtenMeta(session);
+    const info: Record<string, unknown> = {};
+    if (meta) info.meta = meta;
+    if (session.directories) info.directories = session.directories;
+    if (session.title !== undefined && columnText(session.title) !== session.title) info.title = session.title;
+    if (session.project !== undefined && columnText(session.project) !== session.project) info.project = session.project;
+    const times = session.entries
+      .map((e) => e.timestamp)
+      .filter(Boolean)
+      .sort();
+    const createdAt = session.createdAt || times[0] || now;
+    const updatedAt = [session.updatedAt, times[times.length - 1]].filter(Boolean).sort().pop() ?? now;
+    const inserted = await c.query(
+      `INSERT INTO tb_sessions (id, tenant, source, cwd, title, created_at, updated_at, parent_id, parent_entry_id,
+         parent_tool_call_id, leaf_id, info, raw, written_by)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        id,
+        this.tenant,
+        THREADBASE_SOURCE,
+        session.project === undefined ? null : columnText(session.project),
+        session.title === undefined ? null : columnText(session.title),
+        createdAt,
+        updatedAt,
+        session.parentId ?? null,
+        session.parentEntryId ?? null,
+        session.parentToolCallId ?? null,
+        session.leafId ?? currentLeaf(session)?.id ?? null,
+        JSON.stringify(info),
+        session.raw === undefined ? null : JSON.stringify(session.raw),
+        session.writtenBy ?? null,
+      ],
+    );
+    if (!inserted.rowCount) return false;
+    await insertEntries(c, id, session.entries, 0);
+    await refreshCounters(c, id, session.entries, false);
+    return true;
+  }
+
+  async writeSession(session: Session, opts: WriteOptions = {}): Promise<SessionInfo> {
+    this.checkWritten(session);
     const id = await this.tx(async (c) => {
       let id: string = randomUUID();
       // an id a text column cannot hold exactly is replaced, as a taken one is; one taken, by the
@@ -475,49 +525,26 @@ export class PostgresStore extends DriverBase {
         if (await free(session.id)) id = session.id;
         else if (opts.idIfTaken && (await free(opts.idIfTaken))) id = opts.idIfTaken;
       }
-      const meta = writtenMeta(session);
-      const info: Record<string, unknown> = {};
-      if (meta) info.meta = meta;
-      if (session.directories) info.directories = session.directories;
-      if (session.title !== undefined && columnText(session.title) !== session.title) info.title = session.title;
-      if (session.project !== undefined && columnText(session.project) !== session.project) info.project = session.project;
-      const times = session.entries
-        .map((e) => e.timestamp)
-        .filter(Boolean)
-        .sort();
-      const createdAt = session.createdAt || times[0] || now;
-      const updatedAt = [session.updatedAt, times[times.length - 1]].filter(Boolean).sort().pop() ?? now;
-      const insert = (rowId: string) =>
-        c.query(
-          `INSERT INTO tb_sessions (id, tenant, source, cwd, title, created_at, updated_at, parent_id, parent_entry_id,
-             parent_tool_call_id, leaf_id, info, raw, written_by)
-           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
-           ON CONFLICT (id) DO NOTHING`,
-          [
-            rowId,
-            this.tenant,
-            THREADBASE_SOURCE,
-            session.project === undefined ? null : columnText(session.project),
-            session.title === undefined ? null : columnText(session.title),
-            createdAt,
-            updatedAt,
-            session.parentId ?? null,
-            session.parentEntryId ?? null,
-            session.parentToolCallId ?? null,
-            session.leafId ?? currentLeaf(session)?.id ?? null,
-            JSON.stringify(info),
-            session.raw === undefined ? null : JSON.stringify(session.raw),
-            session.writtenBy ?? null,
-          ],
-        );
       // The id can be taken between the look-up above and here (another writer, another server on this
       // database): then it is replaced, as one taken before is, instead of failing on the primary key.
-      while (!(await insert(id)).rowCount) id = randomUUID();
-      await insertEntries(c, id, session.entries, 0);
-      await refreshCounters(c, id, session.entries, false);
+      while (!(await this.insertSession(c, id, session))) id = randomUUID();
       return id;
     });
     return this.infoOf(id);
+  }
+
+  /**
+   * The session's row (this tenant's, locked) deleted, its entries with it, and written anew under the
+   * same id, in one transaction: a write that fails rolls back to the session as it was.
+   */
+  async replaceSession(sessionId: string, session: Session): Promise<SessionInfo> {
+    this.checkWritten(session);
+    await this.tx(async (c) => {
+      if (!(await this.sessionRow(sessionId, c, true))) throw new NotFoundError('postgres session', sessionId);
+      await c.query('DELETE FROM tb_sessions WHERE id = $1 AND tenant = $2', [sessionId, this.tenant]);
+      await this.insertSession(c, sessionId, session);
+    });
+    return this.infoOf(sessionId);
   }
 
   private async infoOf(id: string): Promise<SessionInfo> {

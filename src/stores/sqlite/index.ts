@@ -891,6 +891,19 @@ export class SqliteStore extends DriverBase {
     );
   }
 
+  /** The session swapped whole in one transaction (putPreparedNow deletes its rows first): a failed write rolls back. */
+  async replaceSession(sessionId: string, session: Session): Promise<SessionInfo> {
+    checkWrittenEntryIds(session);
+    return this.writing(() =>
+      this.db
+        .transaction(() => {
+          if (!this.sessionRow(sessionId)) throw new NotFoundError('sqlite session', sessionId);
+          return this.putSessionNow(writtenSession(session, sessionId));
+        })
+        .immediate(),
+    );
+  }
+
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     return this.putSession(forkedSession(await this.requireSession(sessionId), opts));
   }
