@@ -213,6 +213,26 @@ describe.each([
     expect((await stored(key, 'fragile'))?.entries).toEqual(await entriesOf(next));
   });
 
+  it('PUT ?replace= takes true or false (else 400 invalid_parameter), as GET /openapi.json lists it', async () => {
+    const put = (replace: string) =>
+      fetch(`${server.url}/api/v1/threadbase/sessions/talk?replace=${replace}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session: { title: 'x' }, entries: [] }),
+      });
+    const bad = await put('yes');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({
+      reason: 'invalid_parameter',
+      msg: expect.stringMatching(/^replace must be true or false/),
+    });
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, { put?: { parameters: { name: string; schema: { type: string } }[] } }>;
+    };
+    const params = doc.paths['/api/v1/threadbase/sessions/{id}']?.put?.parameters ?? [];
+    expect(params.find((p) => p.name === 'replace')?.schema.type).toBe('boolean');
+  });
+
   it('threadbase push: the refusal names --force on stderr and in --json; push --force replaces, exit 0', async () => {
     const home = await mkdtemp(join(tmpdir(), 'tb-push-force-cli-'));
     try {
