@@ -186,6 +186,19 @@ export class RemoteStore extends DriverBase {
     await this.call('POST', `/sessions/${encodeURIComponent(sessionId)}/entries`, { entries });
   }
 
+  /** The server's PUT ?replace=true: the session swapped whole in one transaction of its store. */
+  async replaceSession(sessionId: string, session: Session): Promise<SessionInfo> {
+    checkWrittenEntryIds(session);
+    // PUT makes a session it does not have: one that is not there is not_found, as in every store
+    if (!(await this.getSession(sessionId))) throw new NotFoundError('remote session', sessionId);
+    const { entries, warnings: _w, raw: _r, path: _p, ...info } = session;
+    const head: Record<string, unknown> = { ...info, id: sessionId, source: THREADBASE_SOURCE };
+    const meta = writtenMeta(session);
+    if (meta) head.meta = meta;
+    await this.call('PUT', `/sessions/${encodeURIComponent(sessionId)}`, { session: head, entries }, { replace: 'true' });
+    return { ...sessionInfoOf({ ...session, ...head } as Session), path: `${this.base}/sessions/${sessionId}` };
+  }
+
   async forkSession(sessionId: string, opts: ForkOptions = {}): Promise<SessionInfo> {
     return (await this.call('POST', `/sessions/${encodeURIComponent(sessionId)}/fork`, opts)) as SessionInfo;
   }
