@@ -9,50 +9,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/model/types.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
+import type { RunningServer } from '../../src/server/index.js';
 import { pushSessions } from '../../src/server/push.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
 import { RemoteStore } from '../../src/stores/remote/index.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureHome, homeEnv } from '../helpers/fixture-homes.js';
-import { messageEntry, textMessage } from '../helpers/sessions.js';
-import { postgresBackend, type ServerBackend, sqliteBackend } from './pg-helpers.js';
-
-const first: Session = {
-  id: 'talk',
-  source: 'claude',
-  project: '/p',
-  title: 'a talk',
-  createdAt: '2026-03-01T00:00:00.000Z',
-  updatedAt: '2026-03-01T00:00:01.000Z',
-  messageCount: 2,
-  entries: [
-    messageEntry('u1', null, 0, textMessage('user', 'question')),
-    messageEntry('a1', 'u1', 1, textMessage('assistant', 'the first answer')),
-  ],
-};
-
-/** The session read later: a1 holds other content under its id, and a new prompt follows. */
-const changed: Session = {
-  ...first,
-  updatedAt: '2026-03-01T00:00:09.000Z',
-  messageCount: 3,
-  entries: [
-    first.entries[0] as Session['entries'][number],
-    messageEntry('a1', 'u1', 1, textMessage('assistant', 'another answer')),
-    messageEntry('u2', 'a1', 8, textMessage('user', 'next question')),
-  ],
-};
-
-/** A one-session store to push from. */
-async function holding(s: Session): Promise<MemoryStore> {
-  const store = new MemoryStore();
-  await store.writeSession(s, { keepId: true });
-  return store;
-}
+import { changed, first, holding, pushServerFor } from './changed-session.js';
+import { postgresBackend, sqliteBackend } from './pg-helpers.js';
 
 const refusal = (session: string) =>
   new RegExp(`^server answered 409: entry id a1 is already in session ${session} with other content`);
@@ -61,24 +27,14 @@ describe.each([
   ['SQLite', () => sqliteBackend('tb-push-changed-')],
   ['PostgreSQL', () => postgresBackend('tb_push_changed')],
 ])('push of an entry changed under its id, to a server on %s', (_name, backendOf) => {
-  let backend: ServerBackend;
   let server: RunningServer;
   let key: string;
   let otherKey: string;
   let dir: string;
 
-  beforeAll(async () => {
-    backend = await backendOf();
-    key = (await backend.tokens.createToken('team')).key;
-    otherKey = (await backend.tokens.createToken('other team')).key;
-    server = await startServer({ store: backend.store, tokens: backend.tokens, port: 0, log: () => undefined });
-    dir = await mkdtemp(join(tmpdir(), 'tb-push-changed-'));
-  }, 60_000);
-
-  afterAll(async () => {
-    await server?.close();
-    await backend?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+  const at = pushServerFor(backendOf, 'tb-push-changed-');
+  beforeAll(() => {
+    ({ server, key, otherKey, dir } = at);
   });
 
   /** The session as the server holds it for `k`'s project. */

@@ -8,51 +8,20 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Entry, Session } from '../../src/model/types.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Session } from '../../src/model/types.js';
+import type { RunningServer } from '../../src/server/index.js';
 import { pushSessions } from '../../src/server/push.js';
-import { MemoryStore } from '../../src/stores/memory/index.js';
 import type { PostgresStore } from '../../src/stores/postgres/index.js';
 import { RemoteStore } from '../../src/stores/remote/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { runCli } from '../helpers/cli.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
+import { changed as changedUnderItsId, first, holding, pushServerFor } from './changed-session.js';
 import { postgresBackend, type ServerBackend, sqliteBackend } from './pg-helpers.js';
 
-const first: Session = {
-  id: 'talk',
-  source: 'claude',
-  project: '/p',
-  title: 'a talk',
-  createdAt: '2026-03-01T00:00:00.000Z',
-  updatedAt: '2026-03-01T00:00:01.000Z',
-  messageCount: 2,
-  entries: [
-    messageEntry('u1', null, 0, textMessage('user', 'question')),
-    messageEntry('a1', 'u1', 1, textMessage('assistant', 'the first answer')),
-  ],
-};
-
-/** Read again later: a1 holds other content under its id (a reader upgrade, a record written twice), and a prompt follows. */
-const changed: Session = {
-  ...first,
-  title: 'a talk, renamed',
-  updatedAt: '2026-03-01T00:00:09.000Z',
-  messageCount: 3,
-  entries: [
-    first.entries[0] as Entry,
-    messageEntry('a1', 'u1', 1, textMessage('assistant', 'another answer')),
-    messageEntry('u2', 'a1', 8, textMessage('user', 'next question')),
-  ],
-};
-
-/** A one-session store to push from. */
-async function holding(s: Session): Promise<MemoryStore> {
-  const store = new MemoryStore();
-  await store.writeSession(s, { keepId: true });
-  return store;
-}
+/** The changed session, renamed too: a replace takes the local title. */
+const changed: Session = { ...changedUnderItsId, title: 'a talk, renamed' };
 
 /** Each entry as the server should hold it: the local one, whole. */
 const entriesOf = async (s: Session) => (await (await holding(s)).getSession(s.id))?.entries;
@@ -95,18 +64,9 @@ describe.each([
   let otherKey: string;
   let dir: string;
 
-  beforeAll(async () => {
-    backend = await backendOf();
-    key = (await backend.tokens.createToken('team')).key;
-    otherKey = (await backend.tokens.createToken('other team')).key;
-    server = await startServer({ store: backend.store, tokens: backend.tokens, port: 0, log: () => undefined });
-    dir = await mkdtemp(join(tmpdir(), 'tb-push-force-'));
-  }, 60_000);
-
-  afterAll(async () => {
-    await server?.close();
-    await backend?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+  const at = pushServerFor(backendOf, 'tb-push-force-');
+  beforeAll(() => {
+    ({ backend, server, key, otherKey, dir } = at);
   });
 
   /** The session `id` as the server holds it for `k`'s project. */
