@@ -268,3 +268,25 @@ it('a record of a type Claude Code does not keep is never the leaf: what threadb
     'appended reply',
   ]);
 }, 120_000);
+
+it('after a compaction that kept a segment the ends of the chains decide: the last row on another branch, not the last-prompt’s inner record', async () => {
+  // a real 2.1.332 transcript (a fork that starts at a compact boundary with a preservedSegment), then a
+  // last-prompt naming an inner reply and another answer to the prompt before it, written last
+  const id = 'bcdac43d-f5e3-48d3-b285-908f5f7abc8b';
+  const real = await fs.readFile(`test/fixtures/claude/real/projects/-tmp-cc-proj/${id}.jsonl`, 'utf8');
+  const { reply, lastPrompt } = recordsOf(id);
+  const inner = '28e8dd65-1a1d-4f76-ae7e-b0e9423889b8';
+  const stray = { ...reply(9, '33f2f465-0b22-403e-afe2-936c6c945501', 'stray reply', 59), cwd: '/tmp/cc/proj' };
+  const records = [
+    ...real
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Rec),
+    { ...lastPrompt(1), leafUuid: inner },
+    stray,
+  ];
+  const { session, conversation, ours } = await resumed(id, records);
+  expect(conversation).toEqual(ours);
+  expect(session.leafId).toBe(uuid(9));
+  expect(buildContext(session).messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'stray reply' }]);
+}, 120_000);

@@ -194,3 +194,38 @@ describe('Claude Code 2.1.332 leaf rule (its transcript loader; live: test/agent
     expect(await leafOf(records)).toBe('c');
   });
 });
+
+describe('after a compaction that kept a segment (live: test/agents/claude-repeated-uuid)', () => {
+  const boundary = (preserved: Rec): Rec => ({
+    type: 'system',
+    subtype: 'compact_boundary',
+    uuid: 'cb',
+    parentUuid: null,
+    logicalParentUuid: 'a2',
+    sessionId: SESSION,
+    compactMetadata: { trigger: 'manual', preTokens: 10, ...preserved },
+  });
+  const summary: Rec = { ...user('cs', 'cb', 'Summary.'), isCompactSummary: true };
+  const compacted = (preserved: Rec) => [
+    ...twoTurns.slice(0, 4),
+    boundary(preserved),
+    summary,
+    user('u3', 'cs', 'three'),
+    reply('a3', 'u3', 'three!'),
+    user('u4', 'a3', 'four'),
+    reply('a4', 'u4', 'four!'),
+    lastPrompt('a3'),
+    reply('s', 'u3', 'another three!'),
+  ];
+  const segment = { preservedSegment: { headUuid: 'u2', tailUuid: 'a2', anchorUuid: 'cs' } };
+  it('the ends of the chains decide: a last-prompt naming an inner record loses to the last row', async () => {
+    expect(await leafOf(compacted(segment))).toBe('s');
+  });
+  it('a last-prompt naming an end wins', async () => {
+    expect(await leafOf([...compacted(segment), lastPrompt('a4')])).toBe('a4');
+  });
+  it('a segment whose walk breaks, or none: the leaf rule as without a compaction', async () => {
+    expect(await leafOf(compacted({ preservedSegment: { headUuid: 'u1', tailUuid: 'nope', anchorUuid: 'cs' } }))).toBe('a3');
+    expect(await leafOf(compacted({}))).toBe('a3');
+  });
+});

@@ -427,8 +427,10 @@ export class ClaudeDriver extends DriverBase {
    *     an explicit null leafUuid clears that leaf; with no `last-prompt`, the newest record under the last
    *     row when another row is as new (a uuid written again); trailing `file_snapshot` rows: the newest
    *     chain end; a record of a type Claude Code does not keep (`progress`, unknown) is never the leaf.
+   * 22: after a compaction whose boundary names the segment it kept, the leaf comes from the ends of
+   *     the chains (the checkpoint when it is one, else the last row), as 2.1.332 loads such a transcript.
    */
-  readonly readerVersion = 21;
+  readonly readerVersion = 22;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -897,6 +899,10 @@ interface LeafState {
   checkpoint?: string;
   checkpointInFile?: boolean;
   prompted?: boolean;
+  /** a compaction that kept a segment made the ends of the chains decide (parse.ts afterPreserved) */
+  byEnds?: boolean;
+  /** a compact boundary in the file names a segment it kept */
+  segmentKept?: boolean;
 }
 
 /** The records' own ids (not a file-level record's `type@line`). */
@@ -913,6 +919,8 @@ function leafOfWhole(p: ParsedTranscript): LeafState {
     if (recordIds(p.entries).has(facts.checkpoint)) out.checkpointInFile = true;
   }
   if (facts.prompted) out.prompted = true;
+  if (facts.byEnds) out.byEnds = true;
+  if (facts.segmentKept) out.segmentKept = true;
   return out;
 }
 
@@ -920,7 +928,11 @@ function leafOfWhole(p: ParsedTranscript): LeafState {
  * The leaf a whole read gives, from a read of the part from `state.safe` on (`p`, whose own leaf
  * knows only that part, which starts with a main-chain row); undefined when that part cannot tell
  * (the file must be read whole):
- * - `file_snapshot` rows after the part's last row: the newest chain end of the whole file counts;
+ * - `file_snapshot` rows after the part's last row: whole (the newest chain end of the file counts);
+ * - a compact boundary in the part naming a segment it kept: the part's leaf when the part holds the
+ *   segment, else whole (so too a boundary after such a one before the part);
+ * - after such a compaction (the ends of the chains decide), a checkpoint the part sets that is the
+ *   leaf there (the last row not under it): whole;
  * - a checkpoint the part set naming a record of it: the part's leaf; naming an earlier one: whole;
  * - the checkpoint from before the part: not in the file, the last row (a checkpoint means a
  *   `last-prompt` with a leafUuid); named before it was written, whole; else the last row when it
@@ -935,7 +947,25 @@ function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | und
   const prompted = before.prompted === true || facts.prompted;
   const last = facts.lastRow;
   if (facts.snapshotsAfter > 0 || !last) return undefined;
-  const withPrompted = (out: LeafState): LeafState => (prompted ? { ...out, prompted } : out);
+  const segmentKept = before.segmentKept === true || facts.segmentKept === true;
+  const withPrompted = (out: LeafState): LeafState => ({
+    ...out,
+    ...(prompted ? { prompted } : {}),
+    ...(before.byEnds || facts.byEnds ? { byEnds: true } : {}),
+    ...(segmentKept ? { segmentKept } : {}),
+  });
+  // a compaction in the part, after or naming a kept segment: Claude Code drops the rows before it but
+  // that segment, so the part's own leaf counts when it holds the segment (its walk found it), else whole
+  if (facts.compacted && (facts.segmentKept ? !facts.byEnds : before.segmentKept)) return undefined;
+  if (facts.byEnds) {
+    const checkpoint = facts.checkpoint;
+    return withPrompted({
+      leaf: p.leafId,
+      ...(checkpoint !== undefined ? { checkpoint, ...(ids.has(checkpoint) ? { checkpointInFile: true } : {}) } : {}),
+    });
+  }
+  // the ends of the chains decide: a checkpoint the part sets, with the last row not under it, may still lose to it
+  if (before.byEnds && facts.checkpointSet && p.leafId !== last) return undefined;
   const checkpoint = facts.checkpointSet ? facts.checkpoint : before.checkpoint;
   if (checkpoint === undefined) return !prompted && facts.underLast ? undefined : withPrompted({ leaf: last });
   if (facts.checkpointSet)

@@ -490,7 +490,8 @@ const ROW_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'attachment
  * - `lastRow`: the last main-chain row (a `system` `file_snapshot` and a `fork_briefing` attachment
  *   are none); `newestRow`: the first main-chain row with the greatest `timestamp` (as strings);
  * - `snapshotsAfter`: the `file_snapshot` rows after the last row;
- * - `underLast`: some main-chain row hangs under the last row (set by claudeLeaf).
+ * - `underLast`: some main-chain row hangs under the last row; `byEnds`: a compaction that kept a
+ *   segment made the ends of the chains decide (both set by claudeLeaf).
  */
 export interface LeafFacts {
   checkpoint?: string;
@@ -501,6 +502,10 @@ export interface LeafFacts {
   newestRow?: string;
   snapshotsAfter: number;
   underLast: boolean;
+  byEnds?: boolean;
+  /** a `compact_boundary` row was read; `segmentKept`: one that names a segment it kept */
+  compacted?: boolean;
+  segmentKept?: boolean;
 }
 
 function notePrompt(facts: LeafFacts, r: ClaudeRecord): void {
@@ -532,7 +537,12 @@ function noteRow(facts: LeafFacts, r: ClaudeRecord, uuid: string, sidechain: boo
       out = r.timestamp;
     }
   }
-  if (r.type === 'system' && r.subtype === 'compact_boundary') clearCheckpoint(facts);
+  if (r.type === 'system' && r.subtype === 'compact_boundary') {
+    clearCheckpoint(facts);
+    facts.compacted = true;
+    const meta = isRecord(r.compactMetadata) ? r.compactMetadata : {};
+    if (isRecord(meta.preservedSegment) || isRecord(meta.preservedMessages)) facts.segmentKept = true;
+  }
   return out;
 }
 
@@ -540,6 +550,10 @@ function noteRow(facts: LeafFacts, r: ClaudeRecord, uuid: string, sidechain: boo
  * The leaf Claude Code 2.1.332 resumes on (its transcript loader, read from the binary and probed:
  * NOTES.md "Leaf", test/agents/claude-repeated-uuid), over its rows as its Map by uuid holds them (the
  * later record of a uuid, in the place of the first):
+ * - after a compaction whose last boundary names the segment it kept (afterPreserved), unless the
+ *   checkpoint is explicit now: of the ends of the chains (chainEnds) the only one, else the checkpoint
+ *   when it is one, else the last row's, else the newest (the last row stays the leaf when it is at or
+ *   under the end picked);
  * - a checkpoint (LeafFacts) that is a row: the last row when it is under the checkpoint by the rows'
  *   parentUuid and the checkpoint is not explicit now, else the checkpoint itself;
  * - else, with `file_snapshot` rows after the last row: of the user/assistant records at the ends
@@ -549,8 +563,8 @@ function noteRow(facts: LeafFacts, r: ClaudeRecord, uuid: string, sidechain: boo
  * A read from an offset does not see the rows before it: driver.ts leafAfter settles its leaf.
  */
 function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: ReadonlyMap<string, number>): string | undefined {
-  const parentOf = new Map<string, string | null>();
-  const rows: Row[] = [];
+  let parentOf = new Map<string, string | null>();
+  let rows: Row[] = [];
   for (const e of entries) {
     if (e.id.includes('@') || !isRecord(e.raw)) continue;
     parentOf.set(e.id, str(e.raw.parentUuid) ?? null);
@@ -558,6 +572,8 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
   }
   const order = (id: string) => firstAt.get(id) ?? Number.MAX_SAFE_INTEGER;
   rows.sort((a, b) => order(a.id) - order(b.id));
+  const compacted = afterPreserved(rows, parentOf);
+  if (compacted) ({ rows, parentOf } = compacted);
   const under = (id: string, ancestor: string): boolean => {
     const walked = new Set<string>();
     for (let at = parentOf.get(id); at && !walked.has(at); at = parentOf.get(at)) {
@@ -572,9 +588,26 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
   const belowLast = rows.filter((e) => !e.sidechain && below.has(e.id));
   facts.underLast = belowLast.length > 0;
   const checkpoint = facts.checkpoint;
-  if (checkpoint && rows.some((e) => e.id === checkpoint))
-    return !facts.explicitNow && last && last !== checkpoint && under(last, checkpoint) ? last : checkpoint;
-  if (facts.snapshotsAfter > 0) return newestEnd(rows, parentOf);
+  const named = checkpoint ? rows.find((e) => e.id === checkpoint) : undefined;
+  facts.byEnds = compacted?.tail !== undefined;
+  if (compacted?.tail !== undefined && !(facts.explicitNow && named && !named.sidechain)) {
+    // after a compaction that kept a segment: the ends of the chains decide, not the last row
+    const ends = chainEnds(rows, parentOf);
+    const pick = named && ends.includes(named) ? named.id : facts.snapshotsAfter > 0 ? undefined : last;
+    const turn =
+      ends.length <= 1
+        ? ends[0]?.sidechain
+          ? undefined
+          : (ends[0]?.id ?? newestRow(rows))
+        : ((pick ? turnAtOrAbove(rows, parentOf, pick) : undefined) ?? newestOf(ends.filter((e) => !e.sidechain))?.id);
+    // Claude Code sends the records after that turn on its chain too: the last row stays the leaf when it is one
+    return last && turn && turnAtOrAbove(rows, parentOf, last) === turn ? last : turn;
+  }
+  if (named) return !facts.explicitNow && last && last !== checkpoint && under(last, named.id) ? last : named.id;
+  if (facts.snapshotsAfter > 0) {
+    const ends = chainEnds(rows, parentOf);
+    return ends.length ? newestOf(ends.filter((e) => !e.sidechain))?.id : newestRow(rows);
+  }
   if (!last || facts.prompted || !facts.newestRow || facts.newestRow === last) return last;
   let leaf = last;
   let newest = '';
@@ -584,6 +617,83 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
       newest = e.raw.timestamp;
     }
   return leaf;
+}
+
+const isBoundary = (e: Row) => e.raw.type === 'system' && e.raw.subtype === 'compact_boundary';
+const isTurn = (e: Row) => e.raw.type === 'user' || e.raw.type === 'assistant';
+
+/**
+ * Claude Code's loader after a compaction (2.1.332, read from the binary): when a compact boundary
+ * carries the segment it kept (`compactMetadata.preservedSegment` {headUuid, tailUuid, anchorUuid}, or
+ * `preservedMessages` {uuids, anchorUuid}), the rows before the last boundary that are not in that
+ * segment go, and when the last boundary is the one that carries it (its tail reaching its head up
+ * the rows' parents), the segment is re-hung after its anchor (the summary), what hung under the anchor
+ * after the segment, and a user/assistant record whose parent went, under its tail; `tail` is then
+ * set, and the leaf is taken from the ends of the chains (claudeLeaf). Undefined when nothing changes.
+ */
+function afterPreserved(
+  rows: readonly Row[],
+  parentOf: ReadonlyMap<string, string | null>,
+): { rows: Row[]; parentOf: Map<string, string | null>; tail?: string } | undefined {
+  const keptOf = (e: Row) => (isRecord(e.raw.compactMetadata) ? e.raw.compactMetadata : undefined);
+  const carries = (e: Row) => isBoundary(e) && (isRecord(keptOf(e)?.preservedMessages) || isRecord(keptOf(e)?.preservedSegment));
+  const lastAt = rows.findLastIndex(isBoundary);
+  const carrierAt = rows.findLastIndex(carries);
+  if (carrierAt < 0) return undefined;
+  let segment: { anchor?: string; ids: string[] } | undefined;
+  if (carrierAt === lastAt) {
+    const meta = keptOf(rows[carrierAt] as Row) ?? {};
+    const listed = isRecord(meta.preservedMessages) ? meta.preservedMessages : undefined;
+    if (listed)
+      segment = {
+        anchor: str(listed.anchorUuid),
+        ids: Array.isArray(listed.uuids) ? listed.uuids.filter((u): u is string => typeof u === 'string') : [],
+      };
+    else {
+      const walk = isRecord(meta.preservedSegment) ? meta.preservedSegment : {};
+      const ids: string[] = [];
+      const known = new Set(rows.map((e) => e.id));
+      for (let at = str(walk.tailUuid); at && known.has(at) && !ids.includes(at); at = parentOf.get(at) ?? undefined) {
+        ids.push(at);
+        if (at === walk.headUuid) {
+          segment = { anchor: str(walk.anchorUuid), ids: ids.reverse() };
+          break;
+        }
+      }
+    }
+    // a segment whose walk breaks: Claude Code leaves the rows as they are
+    if (!segment) return undefined;
+  }
+  const ids = segment?.ids ?? [];
+  const known = new Set(rows.map((e) => e.id));
+  if (ids.some((id) => !known.has(id))) return undefined;
+  const tail = ids.at(-1);
+  const inSegment = new Set(ids);
+  const next = new Map(parentOf);
+  if (tail) {
+    let anchor = segment?.anchor ?? null;
+    for (const id of ids) {
+      next.set(id, anchor);
+      anchor = id;
+    }
+    for (const e of rows) if (next.get(e.id) === segment?.anchor && e.id !== ids[0]) next.set(e.id, tail);
+  }
+  const gone = new Set(rows.slice(0, lastAt).flatMap((e) => (inSegment.has(e.id) ? [] : [e.id])));
+  const kept = rows.filter((e) => !gone.has(e.id));
+  if (tail && gone.size) for (const e of kept) if (isTurn(e) && gone.has(next.get(e.id) ?? '')) next.set(e.id, tail);
+  for (const id of gone) next.delete(id);
+  return { rows: kept, parentOf: next, ...(tail ? { tail } : {}) };
+}
+
+/** The nearest user/assistant row at or above `id`. */
+function turnAtOrAbove(rows: readonly Row[], parentOf: ReadonlyMap<string, string | null>, id: string): string | undefined {
+  const byId = new Map(rows.map((e) => [e.id, e]));
+  const walked = new Set<string>();
+  for (let at = byId.get(id); at && !walked.has(at.id); at = byId.get(parentOf.get(at.id) ?? '')) {
+    if (isTurn(at)) return at.id;
+    walked.add(at.id);
+  }
+  return undefined;
 }
 
 /** The records under `top` by their parentUuid (not `top` itself). */
@@ -612,14 +722,11 @@ interface Row {
 }
 
 /**
- * Claude Code's leaf when its last rows are `file_snapshot`s and no checkpoint names a row: from each
- * row nothing hangs under, the nearest user/assistant record up its chain that no user/assistant
- * record hangs under; of those on the main chain the newest by `timestamp` (the first of equals in
- * Map order); with none, the newest main-chain row.
+ * The ends of the chains as Claude Code's loader finds them: from each row nothing hangs under, the
+ * nearest user/assistant record up its chain, when no user/assistant record hangs under that one.
  */
-function newestEnd(rows: readonly Row[], parentOf: ReadonlyMap<string, string | null>): string | undefined {
+function chainEnds(rows: readonly Row[], parentOf: ReadonlyMap<string, string | null>): Row[] {
   const byId = new Map(rows.map((e) => [e.id, e]));
-  const isTurn = (e: Row) => e.raw.type === 'user' || e.raw.type === 'assistant';
   const parents = new Set<string>();
   const turnParents = new Set<string>();
   for (const e of rows) {
@@ -640,21 +747,26 @@ function newestEnd(rows: readonly Row[], parentOf: ReadonlyMap<string, string | 
     }
     if (at && isTurn(at) && !turnParents.has(at.id)) ends.add(at.id);
   }
-  // Claude Code's pick of the newest: a time that does not parse counts as the oldest
-  const newestOf = (of: readonly Row[]): Row | undefined => {
-    let best: Row | undefined;
-    let bestTime = Number.NEGATIVE_INFINITY;
-    for (const e of of) {
-      const ms = typeof e.raw.timestamp === 'string' ? Date.parse(e.raw.timestamp) : Number.NaN;
-      const time = Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
-      if (time > bestTime || bestTime === Number.NEGATIVE_INFINITY) {
-        bestTime = time;
-        best = e;
-      }
+  return rows.filter((e) => ends.has(e.id));
+}
+
+/** Claude Code's pick of the newest: by `Date.parse(timestamp)`, the first of equals, a time that does not parse the oldest. */
+function newestOf(of: readonly Row[]): Row | undefined {
+  let best: Row | undefined;
+  let bestTime = Number.NEGATIVE_INFINITY;
+  for (const e of of) {
+    const ms = typeof e.raw.timestamp === 'string' ? Date.parse(e.raw.timestamp) : Number.NaN;
+    const time = Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+    if (time > bestTime || bestTime === Number.NEGATIVE_INFINITY) {
+      bestTime = time;
+      best = e;
     }
-    return best;
-  };
-  if (ends.size) return newestOf(rows.filter((e) => ends.has(e.id) && !e.sidechain))?.id;
+  }
+  return best;
+}
+
+/** With no chain end: the newest main-chain row, a `file_snapshot` only when there is nothing else. */
+function newestRow(rows: readonly Row[]): string | undefined {
   const main = rows.filter((e) => !e.sidechain);
   return (newestOf(main.filter((e) => !(e.raw.type === 'system' && e.raw.subtype === 'file_snapshot'))) ?? newestOf(main))?.id;
 }
