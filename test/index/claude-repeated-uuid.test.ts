@@ -186,3 +186,56 @@ it('synced as Claude Code picks the leaf: no last-prompt, rows under the last ro
   expect(r.leaves).toEqual(['a2', 'a3', 'y']);
   expect(r.appended).toBeGreaterThan(0);
 });
+
+it('synced as Claude Code picks the leaf after a compaction that kept a segment: the ends of the chains decide', async () => {
+  const row = (extra: Record<string, unknown>) =>
+    JSON.stringify({
+      sessionId: SID,
+      cwd: '/work/repeated',
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 1)).toISOString(),
+      ...extra,
+    });
+  const boundary = row({
+    type: 'system',
+    subtype: 'compact_boundary',
+    uuid: 'cb',
+    parentUuid: null,
+    logicalParentUuid: 'a2',
+    compactMetadata: { trigger: 'manual', preTokens: 10, preservedSegment: { headUuid: 'X', tailUuid: 'a2', anchorUuid: 'cs' } },
+  });
+  const summary = row({
+    type: 'user',
+    uuid: 'cs',
+    parentUuid: 'cb',
+    isCompactSummary: true,
+    message: { role: 'user', content: 'Summary.' },
+  });
+  const r = await grownLikeWhole('ends', [
+    [
+      ...twoTurns,
+      boundary,
+      summary,
+      record('user', 'u3', 'cs', 'third', 10),
+      record('assistant', 'a3', 'u3', 'reply third', 11),
+      lastPrompt('a3'),
+    ],
+    [record('user', 'u4', 'a3', 'fourth', 12), record('assistant', 'a4', 'u4', 'reply fourth', 13), lastPrompt('a4')],
+    // another answer to u3: a4 is an end and the checkpoint, so it stays
+    [record('assistant', 's', 'u3', 'another third', 14)],
+    // the checkpoint on a3, not an end: the last row's
+    [lastPrompt('a3')],
+    // a system row under u3, last: its turn (u3) is not an end, and the checkpoint is none: u3's
+    [row({ type: 'system', subtype: 'informational', uuid: 'sy', parentUuid: 'u3', content: 'note' })],
+  ]);
+  expect(r.leaves).toEqual(['a3', 'a4', 'a4', 's', 'sy']);
+  // no last-prompt: a system row last under a3, which a later prompt hangs under too: the one end, a4
+  const quiet = await grownLikeWhole('ends-quiet', [
+    [...twoTurns, boundary, summary, record('user', 'u3', 'cs', 'third', 10), record('assistant', 'a3', 'u3', 'reply third', 11)],
+    [
+      record('user', 'u4', 'a3', 'fourth', 12),
+      record('assistant', 'a4', 'u4', 'reply fourth', 13),
+      row({ type: 'system', subtype: 'informational', uuid: 'sy', parentUuid: 'a3', content: 'note' }),
+    ],
+  ]);
+  expect(quiet.leaves).toEqual(['a3', 'a4']);
+});

@@ -964,8 +964,9 @@ function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | und
       ...(checkpoint !== undefined ? { checkpoint, ...(ids.has(checkpoint) ? { checkpointInFile: true } : {}) } : {}),
     });
   }
-  // the ends of the chains decide: a checkpoint the part sets, with the last row not under it, may still lose to it
-  if (before.byEnds && facts.checkpointSet && p.leafId !== last) return undefined;
+  // the ends of the chains decide: a checkpoint the part sets, with the last row not under it, may still
+  // lose to it, and a last row whose turn is not an end may lose to another end
+  if (before.byEnds && ((facts.checkpointSet && p.leafId !== last) || !facts.lastAtEnd)) return undefined;
   const checkpoint = facts.checkpointSet ? facts.checkpoint : before.checkpoint;
   if (checkpoint === undefined) return !prompted && facts.underLast ? undefined : withPrompted({ leaf: last });
   if (facts.checkpointSet)

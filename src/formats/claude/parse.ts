@@ -503,6 +503,8 @@ export interface LeafFacts {
   snapshotsAfter: number;
   underLast: boolean;
   byEnds?: boolean;
+  /** the nearest user/assistant row at or above the last row is the end of its chain (no user/assistant row under it) */
+  lastAtEnd?: boolean;
   /** a `compact_boundary` row was read; `segmentKept`: one that names a segment it kept */
   compacted?: boolean;
   segmentKept?: boolean;
@@ -590,6 +592,8 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
   const checkpoint = facts.checkpoint;
   const named = checkpoint ? rows.find((e) => e.id === checkpoint) : undefined;
   facts.byEnds = compacted?.tail !== undefined;
+  const lastTurn = last ? turnAtOrAbove(rows, parentOf, last) : undefined;
+  facts.lastAtEnd = lastTurn !== undefined && !rows.some((e) => isTurn(e) && parentOf.get(e.id) === lastTurn);
   if (compacted?.tail !== undefined && !(facts.explicitNow && named && !named.sidechain)) {
     // after a compaction that kept a segment: the ends of the chains decide, not the last row
     const ends = chainEnds(rows, parentOf);
