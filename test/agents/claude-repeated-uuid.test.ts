@@ -290,3 +290,46 @@ it('after a compaction that kept a segment the ends of the chains decide: the la
   expect(session.leafId).toBe(uuid(9));
   expect(buildContext(session).messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'stray reply' }]);
 }, 120_000);
+
+// A parentUuid naming no row: 2.1.332's chain walk (j1n/Vrn in its loader) bridges it to the row with the
+// latest time at or before the record's own, when that is at most 5 s older, else the chain starts there.
+it('claude --resume bridges a parent never written to the latest record at most 5 s older, as threadbase reads it', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5c01';
+  const { prompt, reply } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    // another branch under the first prompt, newer: the bridge goes by time, not by parent
+    prompt(5, uuid(2), 'side bravo', 3),
+    reply(6, uuid(5), 'reply side', 4),
+    prompt(3, '00000000-0000-4000-8000-0000000000ff', 'orphan charlie', 6),
+    reply(4, uuid(3), 'reply charlie', 7),
+  ]);
+  expect(session.leafId).toBe(uuid(4));
+  expect(conversation).toEqual(ours);
+  expect(buildContext(session).messages.map(messageText)).toEqual([
+    'first alpha',
+    'reply alpha',
+    'side bravo',
+    'reply side',
+    'orphan charlie',
+    'reply charlie',
+  ]);
+  expect(session.warnings?.map((w) => [w.line, w.id])).toEqual([[5, uuid(3)]]);
+}, 120_000);
+
+it('claude --resume starts the chain at a record under an unknown-type record with no record 5 s older, as threadbase reads it', async () => {
+  const id = '5b1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5c02';
+  const { prompt, reply } = recordsOf(id);
+  const { session, conversation, ours } = await resumed(id, [
+    prompt(1, null, 'first alpha', 1),
+    reply(2, uuid(1), 'reply alpha', 2),
+    // a type the loader keeps no row of: what hangs under it has no parent there
+    { type: 'mystery-kind', uuid: uuid(9), parentUuid: uuid(2), sessionId: id, timestamp: '2026-11-27T04:00:03.000Z' },
+    prompt(3, uuid(9), 'second bravo', 30),
+    reply(4, uuid(3), 'reply bravo', 31),
+  ]);
+  expect(session.leafId).toBe(uuid(4));
+  expect(conversation).toEqual(ours);
+  expect(buildContext(session).messages.map(messageText)).toEqual(['second bravo', 'reply bravo']);
+}, 120_000);

@@ -239,3 +239,28 @@ it('synced as Claude Code picks the leaf after a compaction that kept a segment:
   ]);
   expect(quiet.leaves).toEqual(['a3', 'a4']);
 });
+
+it('synced as Claude Code bridges a missing parent: a row under a record it keeps no row of, bridged by time', async () => {
+  // a type Claude Code's loader keeps no row of: what hangs under it is bridged by time (parse.ts bridgeMissingParents)
+  const mystery = JSON.stringify({
+    type: 'mystery',
+    uuid: 'm1',
+    parentUuid: 'a2',
+    sessionId: SID,
+    timestamp: '2026-01-01T00:00:04.000Z',
+  });
+  const r = await grownLikeWhole('bridged', [
+    [...twoTurns, mystery],
+    // a prompt under a2, then one under m1: bridged to a3 (1 s older), not through m1 to a2
+    [
+      record('user', 'u3', 'a2', 'third', 5),
+      record('assistant', 'a3', 'u3', 'reply third', 6),
+      record('user', 'o1', 'm1', 'orphan', 7),
+    ],
+    // the part re-read from o1 on: its first row is bridged to a row before it (read whole)
+    [record('assistant', 'a4', 'o1', 'reply orphan', 8)],
+    // a prompt, then a reply under m1 in the part: bridged to that prompt (1 s older)
+    [record('user', 'u5', 'a4', 'fifth', 20), record('assistant', 'o2', 'm1', 'stray reply', 21)],
+  ]);
+  expect(r.leaves).toEqual(['a2', 'o1', 'a4', 'o2']);
+});

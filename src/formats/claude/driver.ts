@@ -429,8 +429,11 @@ export class ClaudeDriver extends DriverBase {
    *     chain end; a record of a type Claude Code does not keep (`progress`, unknown) is never the leaf.
    * 22: after a compaction whose boundary names the segment it kept, the leaf comes from the ends of
    *     the chains (the checkpoint when it is one, else the last row), as 2.1.332 loads such a transcript.
+   * 23: a row whose parent is no row (a uuid never written, a record of a type Claude Code does not keep)
+   *     hangs under the latest row at most 5 s older, else starts a root, as 2.1.332 walks the chain
+   *     (parse.ts bridgeMissingParents); it no longer goes on through an unknown-type record.
    */
-  readonly readerVersion = 22;
+  readonly readerVersion = 23;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -595,6 +598,7 @@ export class ClaudeDriver extends DriverBase {
           start: state.safe.offset,
           startLine: state.safe.line,
           latestTimestamp: state.safe.latestTimestamp,
+          nonRowsBefore: state.nonRows === true,
         });
         const leaf = leafAfter(state, p);
         const titled = summaryTitleAfter(state, p);
@@ -851,7 +855,10 @@ export class ClaudeDriver extends DriverBase {
 /** What a read from an offset needs of the earlier part of a transcript (kept by the index between syncs). */
 interface TranscriptState {
   /** where the next read starts (a user prompt line), the entries from it on, and the latest time before it */
-  safe?: { offset: number; line: number; count: number; latestTimestamp?: string };
+  /** orphan: the record there hangs on no row of the file (parse.ts bridgeMissingParents) */
+  safe?: { offset: number; line: number; count: number; latestTimestamp?: string; orphan?: boolean };
+  /** a record of a type Claude Code keeps no row of was read (parse.ts ParsedTranscript.nonRows) */
+  nonRows?: boolean;
   customTitle?: string;
   summaryTitle?: string;
   firstPrompt?: string;
@@ -947,6 +954,8 @@ function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | und
   const prompted = before.prompted === true || facts.prompted;
   const last = facts.lastRow;
   if (facts.snapshotsAfter > 0 || !last) return undefined;
+  // a row hanging on no row: Claude Code bridges it by time to a row that may be before the part
+  if (facts.orphanInPart || state.safe?.orphan) return undefined;
   const segmentKept = before.segmentKept === true || facts.segmentKept === true;
   const withPrompted = (out: LeafState): LeafState => ({
     ...out,
@@ -994,6 +1003,7 @@ function stateOf(p: ParsedTranscript, leaf: LeafState, aiTitled: boolean): strin
   if (safe) {
     state.safe = { offset: safe.offset, line: safe.line, count: entries.length - safe.entryIndex };
     if (safe.latestTimestamp !== undefined) state.safe.latestTimestamp = safe.latestTimestamp;
+    if (safe.orphan) state.safe.orphan = true;
   }
   return JSON.stringify(state);
 }
@@ -1026,6 +1036,7 @@ function mergeState(state: TranscriptState, p: ParsedTranscript): ParsedTranscri
   pick('forkedFrom', true); // the last mark seen is the fork point
   pick('requestedIn', true);
   pick('writtenBy', false);
+  if (state.nonRows || p.nonRows) merged.nonRows = true;
   if (state.lastTimestamp && (!p.lastTimestamp || state.lastTimestamp > p.lastTimestamp))
     merged.lastTimestamp = state.lastTimestamp;
   return merged;

@@ -47,6 +47,8 @@ export interface ParsedTranscript {
    * copy marks only those (with the session the request was made in), no `forkedFrom` (NOTES.md "Forks").
    */
   requestedIn?: { sessionId: string; messageUuid: string };
+  /** a record with a uuid of a type Claude Code keeps no row of (`progress`, unknown) was read */
+  nonRows?: boolean;
   /** what the leaf rule (claudeLeaf) went by, for a later read of only the part from `safe` on (driver.ts leafAfter) */
   leafFacts: LeafFacts;
   /** the last `ai-title` record's title: the summary title when there is one */
@@ -62,7 +64,7 @@ export interface ParsedTranscript {
    * can re-parse from there and settle links across the old end (entryIndex: entries before it;
    * latestTimestamp: the latest time before it, which a record there without one takes).
    */
-  safe?: { offset: number; line: number; entryIndex: number; latestTimestamp?: string };
+  safe?: { offset: number; line: number; entryIndex: number; latestTimestamp?: string; orphan?: boolean };
 }
 
 /** Text of a user prompt as Claude Code shows it in its session picker: skips meta, commands, and tool results. */
@@ -235,6 +237,8 @@ export interface ParseOptions {
    * record without one at the start of the part read takes what a whole read gives it.
    */
   latestTimestamp?: string;
+  /** a record before `start` has a uuid and a type Claude Code keeps no row of (ParsedTranscript.nonRows) */
+  nonRowsBefore?: boolean;
 }
 
 /** A user record that starts a turn (not a tool result, not a compaction summary, not a side chain). */
@@ -434,16 +438,38 @@ export async function parseTranscript(file: string, opts: ParseOptions = {}): Pr
     out.entries.push(entry);
     lastUuid = uuid;
     if (ROW_TYPES.has(type)) newestTime = noteRow(facts, r, uuid, sidechain, newestTime);
+    else out.nonRows = true;
   }
 
   if (leftOut.size) dropLeftOut(out, leftOut);
   out.firstPrompt = firstPromptIn(out.entries);
-  for (const e of out.entries) {
-    // Reading on from an offset, parents before it are in the earlier entries (the index checks them).
-    if (continuation) break;
-    if (e.parentId && !seen.has(e.parentId) && !e.id.includes('@')) {
-      out.warnings.push({ file, id: e.id, message: `parent ${e.parentId} is not in this file; the entry starts a new root` });
-    }
+  const orphans = bridgeMissingParents(
+    out.entries,
+    firstAt,
+    continuation ? undefined : { file, lineOf: placeOf, warnings: out.warnings },
+  );
+  if (continuation) {
+    // parents before the part are in the earlier entries; but a row other than the part's first that
+    // hangs on no row of the part may be bridged to an earlier row by time: the index reads whole
+    // (a parent before the part that is a row is fine, one never written the index refuses: only a
+    // record Claude Code keeps no row of, in the part or before it, may make it bridge)
+    const firstRow = out.entries.find((e) => !e.id.includes('@'))?.id;
+    const inPart = new Set(out.entries.map((e) => e.id));
+    facts.orphanInPart = [...orphans].some((id) => {
+      const parent = str((out.entries.find((e) => e.id === id)?.raw as ClaudeRecord | undefined)?.parentUuid);
+      return id !== firstRow && (opts.nonRowsBefore === true || (parent !== undefined && inPart.has(parent)));
+    });
+  } else {
+    for (const e of out.entries)
+      if (
+        e.parentId &&
+        !seen.has(e.parentId) &&
+        !e.id.includes('@') &&
+        !(isRecord(e.raw) && ROW_TYPES.has(str(e.raw.type) ?? ''))
+      )
+        out.warnings.push({ file, id: e.id, message: `parent ${e.parentId} is not in this file; the entry starts a new root` });
+    const safeEntry = out.safe ? out.entries[out.safe.entryIndex] : undefined;
+    if (out.safe && safeEntry && orphans.has(safeEntry.id)) out.safe.orphan = true;
   }
   out.leafId = claudeLeaf(out.entries, facts, firstAt);
   relinkParallelToolResults(out.entries);
@@ -505,6 +531,8 @@ export interface LeafFacts {
   byEnds?: boolean;
   /** the nearest user/assistant row at or above the last row is the end of its chain (no user/assistant row under it) */
   lastAtEnd?: boolean;
+  /** a read from an offset: a row after the part's first hangs on no row of the part (bridgeMissingParents) */
+  orphanInPart?: boolean;
   /** a `compact_boundary` row was read; `segmentKept`: one that names a segment it kept */
   compacted?: boolean;
   segmentKept?: boolean;
@@ -774,6 +802,102 @@ function newestRow(rows: readonly Row[]): string | undefined {
   const main = rows.filter((e) => !e.sidechain);
   return (newestOf(main.filter((e) => !(e.raw.type === 'system' && e.raw.subtype === 'file_snapshot'))) ?? newestOf(main))?.id;
 }
+
+/** Claude Code's bridge over a missing parent: the latest row at most this much older (2.1.332's `eTr`). */
+const BRIDGE_MS = 5000;
+
+/**
+ * Claude Code 2.1.332's loader over a row whose parent is not one of its rows (NOTES.md "Leaf"): a
+ * `progress` record is no row, what hangs under one is re-hung under its parent (one written before);
+ * a parentUuid naming no row (never written, or a record of a type it does not keep) is bridged, as it
+ * walks up from the leaf, to the row of the same `isSidechain` with the latest time at or before the
+ * record's own (not a `file_snapshot`, not one already walked: here the record and the rows under it;
+ * the first in Map order of equals), when that is at most 5 s older; else the chain starts there. Sets
+ * each such entry's parentId so (its parentUuid stays in `raw`, so it is written back as read), with a
+ * warning naming file and line; returns the ids of the rows whose parent is missing. Without `warn` (a
+ * read from an offset) it only finds them.
+ */
+function bridgeMissingParents(
+  entries: Entry[],
+  firstAt: ReadonlyMap<string, number>,
+  warn: { file: string; lineOf: ReadonlyMap<string, { line: number }>; warnings: ParseWarning[] } | undefined,
+): Set<string> {
+  const rows = new Map<string, Entry>();
+  const progressParent = new Map<string, string | null>();
+  /** a row's parentUuid after the progress records it names are passed (only those written before it) */
+  const effectiveParent = new Map<string, string | null>();
+  for (const e of entries) {
+    if (e.id.includes('@') || !isRecord(e.raw)) continue;
+    const type = str(e.raw.type) ?? '';
+    const parent = str(e.raw.parentUuid) ?? null;
+    if (type === 'progress')
+      progressParent.set(e.id, parent && progressParent.has(parent) ? (progressParent.get(parent) ?? null) : parent);
+    else if (ROW_TYPES.has(type)) {
+      rows.set(e.id, e);
+      effectiveParent.set(e.id, parent && progressParent.has(parent) ? (progressParent.get(parent) ?? null) : parent);
+    }
+  }
+  const orphans = new Set<string>();
+  const children = new Map<string, string[]>();
+  for (const [id, parent] of effectiveParent) {
+    if (parent && rows.has(parent)) children.set(parent, [...(children.get(parent) ?? []), id]);
+    else if (parent) orphans.add(id);
+  }
+  // a read from an offset only tells which rows hang on none of its rows (their parents may be before it)
+  if (!orphans.size || !warn) return orphans;
+  const timeOf = (e: Entry) =>
+    isRecord(e.raw) && typeof e.raw.timestamp === 'string' ? new Date(e.raw.timestamp).getTime() : Number.NaN;
+  const order = (id: string) => firstAt.get(id) ?? Number.MAX_SAFE_INTEGER;
+  for (const id of orphans) {
+    const e = rows.get(id) as Entry;
+    const raw = e.raw as ClaudeRecord;
+    const own = timeOf(e);
+    const walked = new Set([id]);
+    const todo = [...(children.get(id) ?? [])];
+    for (let at = todo.pop(); at !== undefined; at = todo.pop()) {
+      walked.add(at);
+      for (const child of children.get(at) ?? []) if (!walked.has(child)) todo.push(child);
+    }
+    let bridge: Entry | undefined;
+    let bridgeTime = Number.NEGATIVE_INFINITY;
+    if (!Number.isNaN(own))
+      for (const c of rows.values()) {
+        const cr = c.raw as ClaudeRecord;
+        if (walked.has(c.id) || cr.isSidechain !== raw.isSidechain || (cr.type === 'system' && cr.subtype === 'file_snapshot'))
+          continue;
+        const t = timeOf(c);
+        if (Number.isNaN(t) || t > own) continue;
+        if (t > bridgeTime || (t === bridgeTime && bridge && order(c.id) < order(bridge.id))) {
+          bridge = c;
+          bridgeTime = t;
+        }
+      }
+    const missing = str(raw.parentUuid);
+    const why = lineOfAny(entries, missing) ? `is a record Claude Code keeps no row of` : `is not in this file`;
+    const line = warn?.lineOf.get(id)?.line;
+    const at = line !== undefined ? { line } : {};
+    if (bridge && own - bridgeTime <= BRIDGE_MS) {
+      e.parentId = bridge.id;
+      warn?.warnings.push({
+        file: warn.file,
+        ...at,
+        id,
+        message: `parent ${missing} ${why}; the entry hangs under ${bridge.id}, the latest record at most 5 s older, as Claude Code's loader bridges it`,
+      });
+    } else {
+      e.parentId = null;
+      warn?.warnings.push({
+        file: warn.file,
+        ...at,
+        id,
+        message: `parent ${missing} ${why}, and no record is at most 5 s older; the entry starts a new root`,
+      });
+    }
+  }
+  return orphans;
+}
+
+const lineOfAny = (entries: readonly Entry[], id: string | undefined) => id !== undefined && entries.some((e) => e.id === id);
 
 /**
  * Parallel tool calls: Claude Code writes one record per tool_use block (sharing message.id) and
