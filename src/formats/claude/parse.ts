@@ -838,42 +838,57 @@ function bridgeMissingParents(
     }
   }
   const orphans = new Set<string>();
-  const children = new Map<string, string[]>();
-  for (const [id, parent] of effectiveParent) {
-    if (parent && rows.has(parent)) children.set(parent, [...(children.get(parent) ?? []), id]);
-    else if (parent) orphans.add(id);
-  }
+  for (const [id, parent] of effectiveParent) if (parent && !rows.has(parent)) orphans.add(id);
   // a read from an offset only tells which rows hang on none of its rows (their parents may be before it)
   if (!orphans.size || !warn) return orphans;
   const timeOf = (e: Entry) =>
     isRecord(e.raw) && typeof e.raw.timestamp === 'string' ? new Date(e.raw.timestamp).getTime() : Number.NaN;
   const order = (id: string) => firstAt.get(id) ?? Number.MAX_SAFE_INTEGER;
+  // per isSidechain value, its timed rows (not file_snapshot) by time, the first in Map order first of equals
+  const bySide = new Map<unknown, { time: number; entry: Entry }[]>();
+  for (const c of rows.values()) {
+    const cr = c.raw as ClaudeRecord;
+    const t = timeOf(c);
+    if (Number.isNaN(t) || (cr.type === 'system' && cr.subtype === 'file_snapshot')) continue;
+    const side = bySide.get(cr.isSidechain) ?? [];
+    side.push({ time: t, entry: c });
+    bySide.set(cr.isSidechain, side);
+  }
+  for (const side of bySide.values()) side.sort((x, y) => x.time - y.time || order(y.entry.id) - order(x.entry.id));
+  /** `id` is `top` or under it by the rows' own parents (the rows the walk from the leaf has passed) */
+  const atOrUnder = (id: string, top: string) => {
+    const seen = new Set<string>();
+    for (let at: string | null | undefined = id; at && !seen.has(at); at = effectiveParent.get(at)) {
+      if (at === top) return true;
+      seen.add(at);
+    }
+    return false;
+  };
+  const known = new Set(entries.map((e) => e.id));
   for (const id of orphans) {
     const e = rows.get(id) as Entry;
     const raw = e.raw as ClaudeRecord;
     const own = timeOf(e);
-    const walked = new Set([id]);
-    const todo = [...(children.get(id) ?? [])];
-    for (let at = todo.pop(); at !== undefined; at = todo.pop()) {
-      walked.add(at);
-      for (const child of children.get(at) ?? []) if (!walked.has(child)) todo.push(child);
-    }
     let bridge: Entry | undefined;
     let bridgeTime = Number.NEGATIVE_INFINITY;
-    if (!Number.isNaN(own))
-      for (const c of rows.values()) {
-        const cr = c.raw as ClaudeRecord;
-        if (walked.has(c.id) || cr.isSidechain !== raw.isSidechain || (cr.type === 'system' && cr.subtype === 'file_snapshot'))
-          continue;
-        const t = timeOf(c);
-        if (Number.isNaN(t) || t > own) continue;
-        if (t > bridgeTime || (t === bridgeTime && bridge && order(c.id) < order(bridge.id))) {
-          bridge = c;
-          bridgeTime = t;
-        }
-      }
+    const side = Number.isNaN(own) ? [] : (bySide.get(raw.isSidechain) ?? []);
+    // the last at or before its own time (binary search), then back past the rows walked
+    let lo = 0;
+    let hi = side.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((side[mid] as { time: number }).time <= own) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo - 1; k >= 0; k--) {
+      const c = side[k] as { time: number; entry: Entry };
+      if (atOrUnder(c.entry.id, id)) continue;
+      bridge = c.entry;
+      bridgeTime = c.time;
+      break;
+    }
     const missing = str(raw.parentUuid);
-    const why = lineOfAny(entries, missing) ? `is a record Claude Code keeps no row of` : `is not in this file`;
+    const why = missing && known.has(missing) ? 'is a record Claude Code keeps no row of' : 'is not in this file';
     const line = warn?.lineOf.get(id)?.line;
     const at = line !== undefined ? { line } : {};
     if (bridge && own - bridgeTime <= BRIDGE_MS) {
@@ -896,8 +911,6 @@ function bridgeMissingParents(
   }
   return orphans;
 }
-
-const lineOfAny = (entries: readonly Entry[], id: string | undefined) => id !== undefined && entries.some((e) => e.id === id);
 
 /**
  * Parallel tool calls: Claude Code writes one record per tool_use block (sharing message.id) and
