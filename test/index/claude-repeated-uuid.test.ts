@@ -264,3 +264,20 @@ it('synced as Claude Code bridges a missing parent: a row under a record it keep
   ]);
   expect(r.leaves).toEqual(['a2', 'o1', 'a4', 'o2']);
 });
+
+it('synced as Claude Code bridges a missing parent: a later row of the part under a no-row record before the part', async () => {
+  const mystery = JSON.stringify({
+    type: 'mystery',
+    uuid: 'm1',
+    parentUuid: 'a2',
+    sessionId: SID,
+    timestamp: '2026-01-01T00:00:04.000Z',
+  });
+  const r = await grownLikeWhole('bridged-before', [
+    // the next sync re-reads from u3, after m1
+    [...twoTurns, mystery, record('user', 'u3', 'a2', 'third', 5)],
+    // o2 under m1: bridged to a3 (1 s older), not through m1 to a2
+    [record('assistant', 'a3', 'u3', 'reply third', 6), record('assistant', 'o2', 'm1', 'stray reply', 7)],
+  ]);
+  expect(r.leaves).toEqual(['u3', 'o2']);
+});
