@@ -604,14 +604,6 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
   rows.sort((a, b) => order(a.id) - order(b.id));
   const compacted = afterPreserved(rows, parentOf);
   if (compacted) ({ rows, parentOf } = compacted);
-  const under = (id: string, ancestor: string): boolean => {
-    const walked = new Set<string>();
-    for (let at = parentOf.get(id); at && !walked.has(at); at = parentOf.get(at)) {
-      if (at === ancestor) return true;
-      walked.add(at);
-    }
-    return false;
-  };
   const last = facts.lastRow;
   // (walked down from the last row: a walk up from every row would cost rows × depth)
   const below = last ? descendants(parentOf, last) : new Set<string>();
@@ -633,9 +625,9 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
           : (ends[0]?.id ?? newestRow(rows))
         : ((pick ? turnAtOrAbove(rows, parentOf, pick) : undefined) ?? newestOf(ends.filter((e) => !e.sidechain))?.id);
     // Claude Code sends the records after that turn on its chain too: the last row stays the leaf when it is one
-    return last && turn && turnAtOrAbove(rows, parentOf, last) === turn ? last : turn;
+    return last && turn && lastTurn === turn ? last : turn;
   }
-  if (named) return !facts.explicitNow && last && last !== checkpoint && under(last, named.id) ? last : named.id;
+  if (named) return !facts.explicitNow && last && last !== checkpoint && isAtOrUnder(parentOf, last, named.id) ? last : named.id;
   if (facts.snapshotsAfter > 0) {
     const ends = chainEnds(rows, parentOf);
     return ends.length ? newestOf(ends.filter((e) => !e.sidechain))?.id : newestRow(rows);
@@ -672,6 +664,7 @@ function afterPreserved(
   const lastAt = rows.findLastIndex(isBoundary);
   const carrierAt = rows.findLastIndex(carries);
   if (carrierAt < 0) return undefined;
+  const known = new Set(rows.map((e) => e.id));
   let segment: { anchor?: string; ids: string[] } | undefined;
   if (carrierAt === lastAt) {
     const meta = keptOf(rows[carrierAt] as Row) ?? {};
@@ -684,7 +677,6 @@ function afterPreserved(
     else {
       const walk = isRecord(meta.preservedSegment) ? meta.preservedSegment : {};
       const ids: string[] = [];
-      const known = new Set(rows.map((e) => e.id));
       for (let at = str(walk.tailUuid); at && known.has(at) && !ids.includes(at); at = parentOf.get(at) ?? undefined) {
         ids.push(at);
         if (at === walk.headUuid) {
@@ -697,7 +689,6 @@ function afterPreserved(
     if (!segment) return undefined;
   }
   const ids = segment?.ids ?? [];
-  const known = new Set(rows.map((e) => e.id));
   if (ids.some((id) => !known.has(id))) return undefined;
   const tail = ids.at(-1);
   const inSegment = new Set(ids);
@@ -715,6 +706,16 @@ function afterPreserved(
   if (tail && gone.size) for (const e of kept) if (isTurn(e) && gone.has(next.get(e.id) ?? '')) next.set(e.id, tail);
   for (const id of gone) next.delete(id);
   return { rows: kept, parentOf: next, ...(tail ? { tail } : {}) };
+}
+
+/** Whether `id` is `top` or under it, up `parentOf` (a cycle ends the walk). */
+function isAtOrUnder(parentOf: ReadonlyMap<string, string | null>, id: string, top: string): boolean {
+  const seen = new Set<string>();
+  for (let at: string | null | undefined = id; at && !seen.has(at); at = parentOf.get(at)) {
+    if (at === top) return true;
+    seen.add(at);
+  }
+  return false;
 }
 
 /** The nearest user/assistant row at or above `id`. */
@@ -855,15 +856,6 @@ function bridgeMissingParents(
     bySide.set(cr.isSidechain, side);
   }
   for (const side of bySide.values()) side.sort((x, y) => x.time - y.time || order(y.entry.id) - order(x.entry.id));
-  /** `id` is `top` or under it by the rows' own parents (the rows the walk from the leaf has passed) */
-  const atOrUnder = (id: string, top: string) => {
-    const seen = new Set<string>();
-    for (let at: string | null | undefined = id; at && !seen.has(at); at = effectiveParent.get(at)) {
-      if (at === top) return true;
-      seen.add(at);
-    }
-    return false;
-  };
   const known = new Set(entries.map((e) => e.id));
   for (const id of orphans) {
     const e = rows.get(id) as Entry;
@@ -882,7 +874,8 @@ function bridgeMissingParents(
     }
     for (let k = lo - 1; k >= 0; k--) {
       const c = side[k] as { time: number; entry: Entry };
-      if (atOrUnder(c.entry.id, id)) continue;
+      // the rows the walk from the leaf has passed: the orphan and what hangs under it by the rows' own parents
+      if (isAtOrUnder(effectiveParent, c.entry.id, id)) continue;
       bridge = c.entry;
       bridgeTime = c.time;
       break;
