@@ -240,15 +240,16 @@ it('synced as Claude Code picks the leaf after a compaction that kept a segment:
   expect(quiet.leaves).toEqual(['a3', 'a4']);
 });
 
+/** A record of a type Claude Code's loader keeps no row of: what hangs under it is bridged by time (parse.ts bridgeMissingParents). */
+const mystery = JSON.stringify({
+  type: 'mystery',
+  uuid: 'm1',
+  parentUuid: 'a2',
+  sessionId: SID,
+  timestamp: '2026-01-01T00:00:04.000Z',
+});
+
 it('synced as Claude Code bridges a missing parent: a row under a record it keeps no row of, bridged by time', async () => {
-  // a type Claude Code's loader keeps no row of: what hangs under it is bridged by time (parse.ts bridgeMissingParents)
-  const mystery = JSON.stringify({
-    type: 'mystery',
-    uuid: 'm1',
-    parentUuid: 'a2',
-    sessionId: SID,
-    timestamp: '2026-01-01T00:00:04.000Z',
-  });
   const r = await grownLikeWhole('bridged', [
     [...twoTurns, mystery],
     // a prompt under a2, then one under m1: bridged to a3 (1 s older), not through m1 to a2
@@ -266,13 +267,6 @@ it('synced as Claude Code bridges a missing parent: a row under a record it keep
 });
 
 it('synced as Claude Code bridges a missing parent: a later row of the part under a no-row record before the part', async () => {
-  const mystery = JSON.stringify({
-    type: 'mystery',
-    uuid: 'm1',
-    parentUuid: 'a2',
-    sessionId: SID,
-    timestamp: '2026-01-01T00:00:04.000Z',
-  });
   const r = await grownLikeWhole('bridged-before', [
     // the next sync re-reads from u3, after m1
     [...twoTurns, mystery, record('user', 'u3', 'a2', 'third', 5)],
