@@ -24,6 +24,7 @@ import type {
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { jsonValueOf, readJsonl } from '../shared/jsonl.js';
+import { cutParentCycles } from '../shared/parent-cycles.js';
 import { readUsageExtras } from '../shared/usage-extras.js';
 import { writtenByOf } from '../shared/written-by.js';
 import { piDeclinedMark } from './denials.js';
@@ -418,47 +419,16 @@ function checkTree(
   warnings: ParseWarning[],
   continuation = false,
 ): void {
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const order = new Map(entries.map((e, i) => [e.id, i]));
-  const done = new Set<string>();
-  for (const start of entries) {
-    if (done.has(start.id)) continue;
-    const onPath: Entry[] = [];
-    const onPathSet = new Set<string>();
-    let cur: Entry | undefined = start;
-    while (cur && !done.has(cur.id)) {
-      if (onPathSet.has(cur.id)) {
-        // cur closes a cycle: cut the cycle at its latest member in file order.
-        const cycle = onPath.slice(onPath.indexOf(cur));
-        const cut = cycle.reduce((a, b) => ((order.get(a.id) ?? 0) >= (order.get(b.id) ?? 0) ? a : b));
-        warnings.push({
-          file,
-          line: lineOf.get(cut.id),
-          id: cut.id,
-          message: `parentId cycle (${cycle.map((e) => e.id).join(' → ')}); ${cut.id} made a root`,
-        });
-        cut.parentId = null;
-        break;
-      }
-      onPath.push(cur);
-      onPathSet.add(cur.id);
-      if (cur.parentId === null) break;
-      const parent = byId.get(cur.parentId);
-      // Reading on from an offset, parents before it are in the earlier entries (the index checks them).
-      if (!parent && continuation) break;
-      if (!parent) {
-        warnings.push({
-          file,
-          line: lineOf.get(cur.id),
-          id: cur.id,
-          message: `parent ${cur.parentId} not found; entry treated as a root`,
-        });
-        break;
-      }
-      cur = parent;
-    }
-    for (const e of onPath) done.add(e.id);
-  }
+  cutParentCycles(entries, { file, lineOf, warnings, link: 'parentId' }, (child) => {
+    // Reading on from an offset, parents before it are in the earlier entries (the index checks them).
+    if (continuation) return;
+    warnings.push({
+      file,
+      line: lineOf.get(child.id),
+      id: child.id,
+      message: `parent ${child.parentId} not found; entry treated as a root`,
+    });
+  });
 }
 
 export interface ParsedPiFile {

@@ -15,6 +15,7 @@ import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../m
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { CallIdPairer, geminiParts, isObject, type JsonObject, str } from '../gemini/content.js';
 import { type JsonlLine, readJsonl } from '../shared/jsonl.js';
+import { cutParentCycles } from '../shared/parent-cycles.js';
 import { writtenByOf } from '../shared/written-by.js';
 import { qwenDeclinedMark } from './denials.js';
 
@@ -288,38 +289,6 @@ function joined(frags: JsonObject[]): JsonObject {
   return out;
 }
 
-/**
- * A parentUuid cycle (Qwen Code stops its walk at one) is cut at its member latest in the file, which
- * becomes a root, with a warning naming its line; so every later step sees a tree.
- */
-function breakCycles(entries: Entry[], lineOf: Map<string, number>, file: string, warnings: ParseWarning[]): void {
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const order = new Map(entries.map((e, i) => [e.id, i]));
-  const done = new Set<string>();
-  for (const start of entries) {
-    const onPath: Entry[] = [];
-    let cur: Entry | undefined = start;
-    while (cur && !done.has(cur.id)) {
-      const at = onPath.indexOf(cur);
-      if (at >= 0) {
-        const cycle = onPath.slice(at);
-        const cut = cycle.reduce((a, b) => ((order.get(a.id) ?? 0) >= (order.get(b.id) ?? 0) ? a : b));
-        warnings.push({
-          file,
-          line: lineOf.get(cut.id),
-          id: cut.id,
-          message: `parentUuid cycle (${cycle.map((e) => e.id).join(' → ')}); ${cut.id} made a root`,
-        });
-        cut.parentId = null;
-        break;
-      }
-      onPath.push(cur);
-      cur = cur.parentId === null ? undefined : byId.get(cur.parentId);
-    }
-    for (const e of onPath) done.add(e.id);
-  }
-}
-
 /** A sub-agent's transcript (`subagents/<parent session>/agent-<agent id>.jsonl`) and what its meta file says. */
 export interface SubAgentOf {
   /** the agent id (the file name's), its session id here: its records carry the parent's session id */
@@ -516,7 +485,7 @@ export async function readQwenChatFrom(file: string, subAgent?: SubAgentOf, from
   }
   const { g, warnings, offset, firstLine } = await gatherFrom(file, undefined);
   const { entries, counts } = entriesOf(g, file, warnings, () => null, subAgent?.model);
-  breakCycles(entries, g.lineOf, file, warnings);
+  cutParentCycles(entries, { file, lineOf: g.lineOf, warnings, link: 'parentUuid' });
   const leafId = g.leaf ?? null;
   const chain = leafId ? pathToLeaf({ entries, leafId }) : [];
   const first = g.first;
@@ -613,7 +582,7 @@ async function readAppended(file: string, from: QwenReadState, replyModel?: stri
   }
   const { entries, counts } = entriesOf(g, file, warnings, (p) => p, replyModel);
   const cycles: ParseWarning[] = [];
-  breakCycles(entries, g.lineOf, file, cycles);
+  cutParentCycles(entries, { file, lineOf: g.lineOf, warnings: cycles, link: 'parentUuid' });
   if (cycles.length) return undefined;
   const customTitle = g.title ?? from.customTitle;
   const leafId = g.leaf ?? from.leafId;
