@@ -30,7 +30,16 @@ import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
 import { parseJson, readJsonl } from '../shared/jsonl.js';
 import { writtenByOf } from '../shared/written-by.js';
-import { CallIdPairer, cancelledMark, geminiParts, isObject, type JsonObject, str, toolCallResult } from './content.js';
+import {
+  CallIdPairer,
+  cancelledMark,
+  geminiParts,
+  isObject,
+  type JsonObject,
+  str,
+  toolCallResult,
+  usageOfGeminiCounts,
+} from './content.js';
 
 export const SOURCE = 'gemini';
 export const PROVIDER = 'google';
@@ -42,21 +51,10 @@ export interface ProjectDir {
   project?: string;
 }
 
-/**
- * Gemini's token counts in the model's terms: its input includes the cached tokens, and its output
- * leaves out the thoughts, which are billed as output (the model's output includes reasoning).
- */
+/** Gemini CLI's `tokens` record in the model's terms. */
 function tokens(t: unknown): Usage | undefined {
   if (!isObject(t)) return undefined;
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  const cached = n(t.cached);
-  return {
-    input: Math.max(0, n(t.input) - cached),
-    output: n(t.output) + n(t.thoughts),
-    cacheRead: cached,
-    cacheWrite: 0,
-    reasoning: n(t.thoughts),
-  };
+  return usageOfGeminiCounts({ prompt: t.input, output: t.output, cached: t.cached, thoughts: t.thoughts });
 }
 
 /** One MessageRecord as one or two entries: the message, and for a gemini turn with tool results, a tool message. */

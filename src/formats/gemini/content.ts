@@ -4,7 +4,7 @@
  * functionCall and functionResponse.
  */
 import { resultText } from '../../model/tree.js';
-import type { Part, ToolResultContent, ToolResultPart } from '../../model/types.js';
+import type { Part, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -13,6 +13,43 @@ export function isObject(v: unknown): v is JsonObject {
 }
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * Gemini's token counts, as Gemini CLI's `tokens` and the API's usageMetadata (Qwen Code's) each name
+ * them: the prompt includes the cached tokens, the output (candidates) leaves out the thoughts.
+ */
+export interface GeminiCounts<T = number> {
+  prompt: T;
+  output: T;
+  cached: T;
+  thoughts: T;
+}
+
+/**
+ * Gemini's counts in the model's terms: input without the cached tokens, output with the thoughts,
+ * which are billed as output (the model's output includes reasoning). A count that is no number is 0.
+ */
+export function usageOfGeminiCounts(c: GeminiCounts<unknown>): Usage {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const cached = n(c.cached);
+  return {
+    input: Math.max(0, n(c.prompt) - cached),
+    output: n(c.output) + n(c.thoughts),
+    cacheRead: cached,
+    cacheWrite: 0,
+    reasoning: n(c.thoughts),
+  };
+}
+
+/** The model's usage as Gemini counts it (usageOfGeminiCounts read back). */
+export function geminiCountsOf(u: Usage): GeminiCounts {
+  return {
+    prompt: u.input + u.cacheRead,
+    output: Math.max(0, u.output - u.reasoning),
+    cached: u.cacheRead,
+    thoughts: u.reasoning,
+  };
+}
 
 /** PartListUnion: a string, one Part, or a list of strings and Parts. */
 export function partList(content: unknown): unknown[] {

@@ -13,7 +13,7 @@ import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-too
 import { pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, ThinkingPart, ToolCallPart, ToolResultPart, Usage } from '../../model/types.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
-import { cancelledMark, type JsonObject } from './content.js';
+import { cancelledMark, geminiCountsOf, type JsonObject } from './content.js';
 import { functionResponseParts, geminiPart, isTextFile } from './parts.js';
 
 /** Usage fields a Gemini `tokens` record cannot hold, kept in `threadbase.usage`. */
@@ -21,10 +21,9 @@ const USAGE_EXTRAS = ['cacheWrite', 'cacheWrite1h', 'webSearches', 'speed', 'inf
 
 /** Gemini's `tokens` (input with the cached, output without the thoughts) and what does not fit them. */
 export function geminiTokens(u: Usage, toolUsePromptTokens: unknown): { tokens: JsonObject; extra?: JsonObject } {
-  const input = u.input + u.cacheRead;
-  const output = Math.max(0, u.output - u.reasoning);
+  const { prompt: input, output, cached, thoughts } = geminiCountsOf(u);
   const tool = typeof toolUsePromptTokens === 'number' ? toolUsePromptTokens : 0;
-  const tokens = { input, output, cached: u.cacheRead, thoughts: u.reasoning, tool, total: input + output + u.reasoning };
+  const tokens = { input, output, cached, thoughts, tool, total: input + output + thoughts };
   const extra: JsonObject = {};
   for (const k of USAGE_EXTRAS) if (u[k] !== undefined && u[k] !== 0) extra[k] = u[k];
   // reasoning not counted in output (a source that gives them apart): both kept as they were

@@ -16,7 +16,7 @@ import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { mergeSplitResponses, pathToLeaf, responseEntriesAt, resultText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
-import { CallIdPairer, isObject, type JsonObject } from '../gemini/content.js';
+import { CallIdPairer, geminiCountsOf, isObject, type JsonObject } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/parts.js';
 import { openaiItemId } from '../shared/openai-reasoning.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
@@ -118,14 +118,13 @@ function qwenStatus(r: ToolResultPart): string {
 function usageMetadataOf(m: Message): JsonObject | undefined {
   const u = m.usage;
   if (!u) return undefined;
-  const prompt = u.input + u.cacheRead;
-  const candidates = Math.max(0, u.output - u.reasoning);
+  const c = geminiCountsOf(u);
   return {
-    promptTokenCount: prompt,
-    cachedContentTokenCount: u.cacheRead,
-    candidatesTokenCount: candidates,
-    totalTokenCount: prompt + candidates + u.reasoning,
-    thoughtsTokenCount: u.reasoning,
+    promptTokenCount: c.prompt,
+    cachedContentTokenCount: c.cached,
+    candidatesTokenCount: c.output,
+    totalTokenCount: c.prompt + c.output + c.thoughts,
+    thoughtsTokenCount: c.thoughts,
   };
 }
 

@@ -13,7 +13,7 @@ import { markDeclined } from '../../convert/declined.js';
 import { countMessages, firstUserLine, pathToLeaf, resultText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { CallIdPairer, geminiParts, isObject, type JsonObject, str } from '../gemini/content.js';
+import { CallIdPairer, geminiParts, isObject, type JsonObject, str, usageOfGeminiCounts } from '../gemini/content.js';
 import { type JsonlLine, readJsonl } from '../shared/jsonl.js';
 import { cutParentCycles } from '../shared/parent-cycles.js';
 import { writtenByOf } from '../shared/written-by.js';
@@ -29,21 +29,15 @@ const NOT_CONVERSATION = new Set(['session_artifact_event', 'session_artifact_sn
 
 const RECORD_TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
 
-/**
- * Qwen's usageMetadata (Gemini's: prompt with the cached, candidates without the thoughts) in the
- * model's terms: input without the cached, output with the thoughts, which are billed as output.
- */
+/** Qwen's usageMetadata (Gemini's) in the model's terms. */
 export function usageOf(u: unknown): Usage | undefined {
   if (!isObject(u)) return undefined;
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  const cached = n(u.cachedContentTokenCount);
-  return {
-    input: Math.max(0, n(u.promptTokenCount) - cached),
-    output: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount),
-    cacheRead: cached,
-    cacheWrite: 0,
-    reasoning: n(u.thoughtsTokenCount),
-  };
+  return usageOfGeminiCounts({
+    prompt: u.promptTokenCount,
+    output: u.candidatesTokenCount,
+    cached: u.cachedContentTokenCount,
+    thoughts: u.thoughtsTokenCount,
+  });
 }
 
 /**
