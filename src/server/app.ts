@@ -45,6 +45,7 @@ import {
 } from './bodies.js';
 import { openApiDocument } from './openapi.js';
 import { type ProjectStores, projectStores } from './scope.js';
+import { StagedReplaces } from './staged-replace.js';
 import { serverStats } from './stats.js';
 import { STORE_ID_HEADER, storeIdentity } from './store-identity.js';
 import type { PushLookup, WrittenByMarker } from './tenant-ids.js';
@@ -65,6 +66,10 @@ export interface ServerOptions {
    * answered without a key. Absent or empty: no CORS headers, as before.
    */
   corsOrigins?: readonly string[];
+  /** Bytes of replaces in parts (push --force) held at once, all uploads together (default 256 MiB); beyond: 503 staging_full. */
+  maxStagedBytes?: number;
+  /** How long an upload of a replace in parts is held after its last part came (ms, default 15 min). */
+  stagedTtlMs?: number;
 }
 
 type Env = { Variables: { project: Project; store: SessionDriver } };
@@ -75,7 +80,7 @@ const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
 class HttpError extends Error {
   readonly reason: HttpErrorCode | undefined;
   constructor(
-    readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 500,
+    readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 500 | 503,
     message: string,
     reason?: HttpErrorCode,
   ) {
@@ -247,10 +252,24 @@ async function jsonBody(c: HonoContext): Promise<unknown> {
   }
 }
 
+/** An upload id of a replace in parts, as the client chose it. */
+const UPLOAD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** A replace in parts' `:upload` and `:part` (1, 2, …), a 400 naming the one out of form. */
+function uploadPlace(upload: string, part: string): { upload: string; part: number } {
+  if (!UPLOAD_ID.test(upload))
+    throw badParameter(`upload must be 1 to 100 letters, digits, - or _, got ${JSON.stringify(upload)}`);
+  const n = Number(part);
+  if (!/^[0-9]+$/.test(part) || !Number.isSafeInteger(n) || n < 1 || n > 100_000)
+    throw badParameter(`part must be an integer from 1 to 100000, got ${JSON.stringify(part)}`);
+  return { upload, part: n };
+}
+
 export function createApp(opts: ServerOptions): Hono<Env> {
   const stores: ProjectStores = projectStores(opts.store);
   const badLog = new BadRequestLog(opts.log ?? ((l) => process.stderr.write(`${l}\n`)));
   const queue = new KeyedQueue();
+  const staged = new StagedReplaces(opts.maxStagedBytes, opts.stagedTtlMs);
   /** Last appended entry per session, valid because appends to a session go through `queue`. */
   const lastEntry = new Map<string, string | null>();
   const app = new Hono<Env>();
@@ -274,7 +293,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
   }
 
   app.onError((err, c) => {
-    let status: 400 | 401 | 404 | 405 | 409 | 413 | 500 = 500;
+    let status: 400 | 401 | 404 | 405 | 409 | 413 | 500 | 503 = 500;
     let message = err.message;
     if (err instanceof HttpError) status = err.status;
     else if (err instanceof BlobError) status = 400;
@@ -299,7 +318,7 @@ export function createApp(opts: ServerOptions): Hono<Env> {
             : err instanceof BlobError
               ? 'invalid_body'
               : httpErrorCodeOf(status);
-    if (status >= 400 && status < 500) badLog.record(status, c.req.method, c.req.path, message);
+    if ((status >= 400 && status < 500) || status === 503) badLog.record(status, c.req.method, c.req.path, message);
     else
       (opts.log ?? ((l) => process.stderr.write(`${l}\n`)))(
         `threadbase serve: 500 ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`,
@@ -673,19 +692,56 @@ export function createApp(opts: ServerOptions): Hono<Env> {
     return ok(c, s);
   });
 
+  /** A pushed body ({session, entries}) as a whole session under `id`, as a create or a replace stores it. */
+  const sessionOfBody = (id: string, head: z.infer<typeof PutSessionBody>['session'], entries: Entry[]): Session => {
+    const createdAt = headerTime('createdAt', head.createdAt);
+    const updatedAt = headerTime('updatedAt', head.updatedAt);
+    return {
+      ...(head as unknown as Session),
+      id,
+      source: head.source ?? 'threadbase',
+      createdAt: createdAt ?? entries[0]?.timestamp ?? new Date().toISOString(),
+      updatedAt: updatedAt ?? new Date().toISOString(),
+      messageCount: 0,
+      entries,
+    };
+  };
+
+  /**
+   * The project's session `id` swapped for `whole` in one step of the store (a failed write leaves it
+   * as it was). One the project does not have is a 404, found so by the store in that same step: not
+   * made, and no look-up first that a delete could come between.
+   */
+  const replaceStored = (c: HonoContext<Env>, id: string, whole: Session) => {
+    const store = c.get('store');
+    const key = sessionKey(c, id);
+    return queue.run(key, async () => {
+      lastEntry.delete(key);
+      if (!store.replaceSession) throw new HttpError(400, 'this store cannot replace sessions', 'unsupported');
+      try {
+        await store.replaceSession(id, whole);
+      } catch (error) {
+        if (error instanceof NotFoundError) throw new HttpError(404, `session not found: ${id}`);
+        throw error;
+      }
+      return { id, created: false, added: whole.entries.length };
+    });
+  };
+
   /**
    * Creates the session with this id, or adds the entries it does not have yet (push) by the stores'
    * append rule: an entry it has as stored is left out, one it has with other content refused (409).
    * `?replace=true` (push --force): a session the project has is swapped whole for the body, in one
-   * step of the store (replaceSession), its entries those of the body alone.
+   * step of the store (replaceSession), its entries those of the body alone; one it does not have is a
+   * 404 not_found, not made (a session deleted since the pusher looked is not brought back by a replace).
    */
   app.put(`${tb}/sessions/:id`, async (c) => {
     const id = c.req.param('id');
     const replace = boolParam('replace', c.req.query('replace'), false);
     const body = parseBody(PutSessionBody, await jsonBody(c));
     const entries = utcEntries(body.entries as unknown as Entry[]);
-    const createdAt = headerTime('createdAt', body.session.createdAt);
-    const updatedAt = headerTime('updatedAt', body.session.updatedAt);
+    const whole = sessionOfBody(id, body.session, entries);
+    if (replace) return ok(c, await replaceStored(c, id, whole));
     const store = c.get('store');
     const key = sessionKey(c, id);
     /**
@@ -699,8 +755,8 @@ export function createApp(opts: ServerOptions): Hono<Env> {
         const asked = [...new Set(entries.flatMap((e) => (e.parentId === null ? [e.id] : [e.id, e.parentId])))];
         return pushedEntriesOf.call(store, id, asked);
       }
-      const whole = await store.getSession(id);
-      return whole && { session: whole, have: new Set(whole.entries.map((e) => e.id)) };
+      const stored = await store.getSession(id);
+      return stored && { session: stored, have: new Set(stored.entries.map((e) => e.id)) };
     };
     const addTo = async ({ session: existing, have }: { session: SessionInfo; have: Set<string> }) => {
       const known = new Set([...have, ...entries.map((e) => e.id)]);
@@ -722,27 +778,10 @@ export function createApp(opts: ServerOptions): Hono<Env> {
       if (body.session.writtenBy === 'threadbase' && !existing.writtenBy && markWrittenBy) await markWrittenBy.call(store, id);
       return { id, created: false, added: fresh.length };
     };
-    // the body as a whole session, as a create or a replace stores it
-    const s = body.session;
-    const whole: Session = {
-      ...(s as unknown as Session),
-      id,
-      source: s.source ?? 'threadbase',
-      createdAt: createdAt ?? entries[0]?.timestamp ?? new Date().toISOString(),
-      updatedAt: updatedAt ?? new Date().toISOString(),
-      messageCount: 0,
-      entries,
-    };
-    /** The project's session swapped for the body (a failed write leaves it as it was). */
-    const replaceWith = async () => {
-      if (!store.replaceSession) throw new HttpError(400, 'this store cannot replace sessions', 'unsupported');
-      await store.replaceSession(id, whole);
-      return { id, created: false, added: entries.length };
-    };
     const result = await queue.run(key, async () => {
       lastEntry.delete(key);
       const existing = await storedOf();
-      if (existing) return replace ? replaceWith() : addTo(existing);
+      if (existing) return addTo(existing);
       if (!store.writeSession) throw new HttpError(400, 'this store cannot create sessions', 'unsupported');
       const info = await store.writeSession(whole, { keepId: true });
       if (info.id !== id) {
@@ -751,12 +790,67 @@ export function createApp(opts: ServerOptions): Hono<Env> {
         const winner = await storedOf();
         if (winner && store.deleteSession) {
           await store.deleteSession(info.id);
-          return replace ? replaceWith() : addTo(winner);
+          return addTo(winner);
         }
       }
       return { id: info.id, created: true, added: entries.length };
     });
     return ok(c, result, result.created ? 201 : 200);
+  });
+
+  /**
+   * A replace in parts (push --force of a session larger than one request): parts 1, 2, … of upload
+   * `:upload` (an id the client chose) are held by the server, out of the store and every listing,
+   * until the part sent with `?last=true`; then the session is swapped for the body's header and the
+   * parts' entries in order, in one step of the store, as `PUT ?replace=true` swaps it for one body.
+   * A part lost, an upload abandoned (held 15 minutes after its last part) or the bytes held beyond
+   * the server's bound (503 staging_full) leave the stored session as it was. The first part of a
+   * session the project does not have is a 404 not_found; a part whose earlier parts the server does
+   * not hold, a 409 upload_incomplete.
+   */
+  app.put(`${tb}/sessions/:id/replace/:upload/:part`, async (c) => {
+    const id = c.req.param('id');
+    const { upload, part } = uploadPlace(c.req.param('upload'), c.req.param('part'));
+    const last = boolParam('last', c.req.query('last'), false);
+    const body = parseBody(PutSessionBody, await jsonBody(c));
+    const entries = utcEntries(body.entries as unknown as Entry[]);
+    const whole = sessionOfBody(id, body.session, entries);
+    const store = c.get('store');
+    const uploadKey = `${sessionKey(c, id)}\u0000${upload}`;
+    const incomplete = () =>
+      new HttpError(
+        409,
+        `upload ${upload} of session ${id} is incomplete: the server holds no part before part ${part} (expired after ${Math.round(staged.ttlMs / 1000)} s, the server restarted, or another server process took them); nothing replaced, send it again from part 1`,
+        'upload_incomplete',
+      );
+    if (last) {
+      const before = staged.take(uploadKey, part);
+      if (!before) throw incomplete();
+      return ok(c, await replaceStored(c, id, { ...whole, entries: [...before, ...entries] }));
+    }
+    // the first part of a session the project has not: refused at once, not after the whole is sent
+    if (part === 1) {
+      const { pushedEntriesOf } = store as PushLookup;
+      const there = pushedEntriesOf ? await pushedEntriesOf.call(store, id, []) : await store.getSession(id);
+      if (!there) throw new HttpError(404, `session not found: ${id}`);
+    }
+    const held = staged.stage(uploadKey, part, entries);
+    if (!held.ok && held.reason === 'gone') throw incomplete();
+    if (!held.ok)
+      throw new HttpError(
+        503,
+        `the server holds ${held.held} bytes of replaces in parts and takes at most ${staged.maxBytes}: upload ${upload} of session ${id} dropped, nothing replaced; try again later`,
+        'staging_full',
+      );
+    return ok(c, { id, upload, part, staged: true });
+  });
+
+  /** Drops an upload of a replace in parts (a push that failed gives the server its memory back); the session is untouched. */
+  app.delete(`${tb}/sessions/:id/replace/:upload`, async (c) => {
+    const id = c.req.param('id');
+    const { upload } = uploadPlace(c.req.param('upload'), '1');
+    const dropped = staged.drop(`${sessionKey(c, id)}\u0000${upload}`);
+    return ok(c, { id, upload, dropped });
   });
 
   app.post(`${tb}/sessions/:id/entries`, async (c) => {

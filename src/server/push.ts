@@ -4,9 +4,10 @@
  * ended on, so a second push sends only what is new. The server adds entries by the stores' append
  * rule: one it has as stored is left out, so an interrupted push can repeat; one it has with other
  * content is refused (409 duplicate_entry), and the session fails the push, saying so. With `force`
- * such a session is sent to replace the server's copy (PUT ?replace=true), as `git push --force` does.
+ * such a session is sent to replace the server's copy (PUT ?replace=true), as `git push --force` does;
+ * one larger than a request goes in parts the server holds until the last, then swaps in at once.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { makeDirectory, writeFileAtomic } from '../formats/shared/atomic.js';
@@ -180,10 +181,22 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
   };
   const get = (path: string) => request(path);
 
-  /** `replace`: the server's copy is swapped whole for this body (the first request of a forced session). */
-  const put = async (remoteId: string, body: unknown, replace = false): Promise<{ id: string; created: boolean }> => {
+  /**
+   * `replace`: the server's copy is swapped whole for this body (a forced session sent in one request);
+   * `part`: this body is part `number` of upload `upload` of such a replace, the last swapping them in.
+   */
+  const put = async (
+    remoteId: string,
+    body: unknown,
+    replace = false,
+    part?: { upload: string; number: number; last: boolean },
+  ): Promise<{ id: string; created: boolean }> => {
     report.requests++;
-    const res = await request(`/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}${replace ? '?replace=true' : ''}`, {
+    const at = `/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`;
+    const path = part
+      ? `${at}/replace/${part.upload}/${part.number}${part.last ? '?last=true' : ''}`
+      : `${at}${replace ? '?replace=true' : ''}`;
+    const res = await request(path, {
       method: 'PUT',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -194,6 +207,13 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       reason?: string;
     };
     if (res.status === 413) throw new TooLarge(json.msg ?? res.statusText);
+    // a server from before replaces in parts: nothing of this session changed there
+    if (part && res.status === 404 && json.reason === 'no_route')
+      throw new ThreadbaseError(
+        'push',
+        'the server cannot replace a session sent in several requests at once (a threadbase server from before replaces in parts): its copy was left as it was; update the server, or raise its --max-body',
+        { id: remoteId },
+      );
     if (res.status === 401 || res.status === 403) throw new KeyRefused(`${res.status} ${json.msg ?? res.statusText}`);
     // the server's own code for it (duplicate_entry: an entry pushed before, changed since) kept as the error's
     if (!res.ok)
@@ -298,49 +318,103 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
       }
       let remoteId = prev?.remoteId ?? s.id;
       let created = false;
-      // Forced, a session that changed since it was sent replaces the server's copy: its first request
-      // swaps the copy for the session's header and first entries, the others append the rest (a session
-      // larger than one request is, between them, a prefix of the local one, as a first push is).
-      let replaceNext = !!opts.force && !!prev && !resume;
       let replaceSent = false;
-      // A server started with a smaller --max-body than this push's requests answers 413: the group
-      // is sent again in halves, down to one entry (one entry too large for it fails the session).
-      const send = async (group: Entry[]): Promise<void> => {
-        try {
-          const replace = replaceNext;
-          const r = await put(remoteId, { session: header(s), entries: group }, replace);
-          replaceNext = false;
-          replaceSent ||= replace;
+      /**
+       * The groups sent in order by `one` (`last`: the session's last group). A server started with a
+       * smaller --max-body than this push's requests answers 413: the group is sent again in halves,
+       * down to one entry (one entry too large for it fails the session).
+       */
+      const inGroups = async (groups: Entry[][], one: (group: Entry[], last: boolean) => Promise<void>): Promise<void> => {
+        const go = async (group: Entry[], last: boolean): Promise<void> => {
+          try {
+            await one(group, last);
+          } catch (error) {
+            if (!(error instanceof TooLarge)) throw error;
+            const [first] = group;
+            if (group.length === 1 && first)
+              throw new ThreadbaseError(
+                'push',
+                `entry ${first.id} (${Buffer.byteLength(JSON.stringify(first))} bytes) is larger than the server accepts (413 ${error.message})`,
+                { id: s.id },
+              );
+            if (group.length <= 1) throw new ThreadbaseError('push', `server answered 413: ${error.message}`, { id: s.id });
+            const half = Math.ceil(group.length / 2);
+            await go(group.slice(0, half), false);
+            await go(group.slice(half), last);
+          }
+        };
+        for (const [i, group] of groups.entries()) await go(group, i === groups.length - 1);
+      };
+      const groupsOf = (entries: readonly Entry[]) => (entries.length ? chunks(entries, maxBytes) : [[]]);
+      /** Appended by the stores' rule (made, when the server has no such session). */
+      const sendAll = (entries: readonly Entry[]) =>
+        inGroups(groupsOf(entries), async (group) => {
+          const r = await put(remoteId, { session: header(s), entries: group });
           remoteId = r.id;
           created ||= r.created;
           report.entriesSent += group.length;
+        });
+      /**
+       * Forced: the server's copy swapped for the whole session. In one request when it fits; else in
+       * parts the server holds until the last, then swaps in at once: a part that fails (the server
+       * stopped, the push did) leaves its copy as it was, never a prefix of the session.
+       */
+      const replaceWhole = async (): Promise<void> => {
+        const groups = groupsOf(s.entries);
+        const [only] = groups;
+        if (groups.length === 1 && only) {
+          try {
+            // an older server makes a session it does not have (created) rather than answer 404
+            created ||= (await put(remoteId, { session: header(s), entries: only }, true)).created;
+            report.entriesSent += only.length;
+            replaceSent = true;
+            return;
+          } catch (error) {
+            if (!(error instanceof TooLarge)) throw error;
+            // the server takes smaller requests than this push makes: in parts
+          }
+        }
+        const upload = randomUUID();
+        let number = 0;
+        try {
+          await inGroups(groups, async (group, last) => {
+            await put(remoteId, { session: header(s), entries: group }, true, { upload, number: number + 1, last });
+            number++;
+            report.entriesSent += group.length;
+          });
         } catch (error) {
-          if (!(error instanceof TooLarge)) throw error;
-          const [one] = group;
-          if (group.length === 1 && one)
-            throw new ThreadbaseError(
-              'push',
-              `entry ${one.id} (${Buffer.byteLength(JSON.stringify(one))} bytes) is larger than the server accepts (413 ${error.message})`,
-              { id: s.id },
-            );
-          if (group.length <= 1) throw new ThreadbaseError('push', `server answered 413: ${error.message}`, { id: s.id });
-          const half = Math.ceil(group.length / 2);
-          await send(group.slice(0, half));
-          await send(group.slice(half));
+          // parts held there are dropped now rather than when they expire (the server may be gone: no matter)
+          if (number > 0 && !(error instanceof KeyRefused))
+            await request(`/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}/replace/${upload}`, {
+              method: 'DELETE',
+            }).catch(() => undefined);
+          throw error;
+        }
+        replaceSent = true;
+      };
+      /** Replaced; made anew as a first push makes it when the server has no copy any more (deleted there). */
+      const replaceOrCreate = async (): Promise<void> => {
+        try {
+          await replaceWhole();
+        } catch (error) {
+          if (!(error instanceof ThreadbaseError) || error.code !== 'not_found') throw error;
+          await sendAll(s.entries);
         }
       };
-      const sendAll = async (entries: readonly Entry[]) => {
-        for (const group of entries.length ? chunks(entries, maxBytes) : [[]]) await send(group);
-      };
-      try {
-        await sendAll(todo);
-      } catch (error) {
-        // Forced, a session the server refuses for an entry changed under its id (no push state told
-        // this push so: it was sent whole, or as the rest) is sent again whole, replacing the copy.
-        if (!opts.force || replaceSent || !(error instanceof ThreadbaseError) || error.code !== 'duplicate_entry') throw error;
-        replaceNext = true;
+      // Forced, a session that changed since it was sent replaces the server's copy.
+      if (opts.force && prev && !resume) {
         todo = s.entries;
-        await sendAll(todo);
+        await replaceOrCreate();
+      } else {
+        try {
+          await sendAll(todo);
+        } catch (error) {
+          // Forced, a session the server refuses for an entry changed under its id (no push state told
+          // this push so: it was sent whole, or as the rest) is sent again whole, replacing the copy.
+          if (!opts.force || !(error instanceof ThreadbaseError) || error.code !== 'duplicate_entry') throw error;
+          todo = s.entries;
+          await replaceOrCreate();
+        }
       }
       if (replaceSent && !created) report.replaced++;
       // Sent before, yet the server made it anew (deleted there since): what it just made holds only
@@ -350,7 +424,7 @@ export async function pushSessions(opts: PushOptions): Promise<PushReport> {
         const res = await request(`/api/v1/threadbase/sessions/${encodeURIComponent(remoteId)}`, { method: 'DELETE' });
         if (!res.ok)
           throw new ThreadbaseError('push', `server answered ${res.status} to removing a partial copy`, { id: remoteId });
-        for (const group of chunks(s.entries, maxBytes)) await send(group);
+        await sendAll(s.entries);
       }
       if (created) report.created++;
       else report.updated++;

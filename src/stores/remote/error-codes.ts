@@ -1,5 +1,5 @@
 /**
- * The error codes of a team server's 4xx answers (their `reason`), in one place for the server that
+ * The error codes of a team server's 4xx answers and its 503 staging_full (their `reason`), in one place for the server that
  * gives them, its OpenAPI document that lists them and RemoteError that takes them as its code.
  * A refusal by a store is its ThreadbaseError's own code (duplicate_entry, orphan_entry, unsupported,
  * unstorable_id, not_found), the same a local store throws; a refusal of the request itself has one of
@@ -23,6 +23,10 @@ export const HTTP_ERROR_CODES = {
   method_not_allowed: 'a known path asked with a method it does not answer; the Allow header lists those it does (405)',
   conflict: 'the request contradicts what is stored (409)',
   payload_too_large: "a body larger than the server's --max-body (413)",
+  upload_incomplete:
+    'a part of a replace in parts (push --force) whose earlier parts the server does not hold (expired, the server restarted, another server process took them): nothing replaced; send it again from part 1 (409)',
+  staging_full:
+    'the server holds as many bytes of replaces in parts as it takes: this upload dropped, nothing replaced; try again later (503, the one answer with a reason that is not a 4xx)',
 } as const;
 
 export type HttpErrorCode = keyof typeof HTTP_ERROR_CODES;

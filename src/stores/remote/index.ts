@@ -189,13 +189,19 @@ export class RemoteStore extends DriverBase {
   /** The server's PUT ?replace=true: the session swapped whole in one transaction of its store. */
   async replaceSession(sessionId: string, session: Session): Promise<SessionInfo> {
     checkWrittenEntryIds(session);
-    // PUT makes a session it does not have: one that is not there is not_found, as in every store
-    if (!(await this.getSession(sessionId))) throw new NotFoundError('remote session', sessionId);
     const { entries, warnings: _w, raw: _r, path: _p, ...info } = session;
     const head: Record<string, unknown> = { ...info, id: sessionId, source: THREADBASE_SOURCE };
     const meta = writtenMeta(session);
     if (meta) head.meta = meta;
-    await this.call('PUT', `/sessions/${encodeURIComponent(sessionId)}`, { session: head, entries }, { replace: 'true' });
+    // the server answers a replace of a session it does not have 404 not_found, without making it: no
+    // look-up first, which a delete between it and the PUT turned into a session made again
+    try {
+      await this.call('PUT', `/sessions/${encodeURIComponent(sessionId)}`, { session: head, entries }, { replace: 'true' });
+    } catch (error) {
+      if (error instanceof RemoteError && error.status === 404 && error.code === 'not_found')
+        throw new NotFoundError('remote session', sessionId);
+      throw error;
+    }
     return { ...sessionInfoOf({ ...session, ...head } as Session), path: `${this.base}/sessions/${sessionId}` };
   }
 
