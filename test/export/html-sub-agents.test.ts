@@ -10,43 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launchBrowser, screenshot, skipBrowser } from '../e2e/browser.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type FixtureHome, fixtureHome } from '../helpers/fixture-homes.js';
+import { type FixtureHome, fixtureHome, SUB_AGENT_RUNS } from '../helpers/fixture-homes.js';
 
-/** parent, the call that ran the sub-agent, the sub-agent's id, its prompt and its answer, per agent */
-const RUNS = [
-  {
-    agent: 'qwen',
-    parent: '1865e916-c5ec-4265-a939-6e90168805d2',
-    call: 'agent',
-    child: 'general-purpose-toolu_standin_0001',
-    prompt: 'count the files',
-    answer: 'Plain answer from the stand-in.',
-  },
-  {
-    agent: 'cline',
-    parent: '1795666477967_183oc',
-    call: 'spawn_agent',
-    child: '1795666477967_183oc__agent_1795666478619_7xmhpw',
-    prompt: 'subtask alpha',
-    answer: 'ok: subtask alpha',
-  },
-  {
-    agent: 'codex',
-    parent: '01a21356-25ea-7ff3-8743-7ca9d35fbc3f',
-    call: 'spawn_agent',
-    child: '01a21356-267a-73e0-9768-3144907e69c8',
-    prompt: 'CHILDTASK',
-    answer: 'child done',
-  },
-  {
-    agent: 'claude',
-    parent: '0afea31a-5ccc-4b41-8d19-4c8571cb3a03',
-    call: 'Agent',
-    child: 'ac5303661b5759184',
-    prompt: 'say hello',
-    answer: 'ok: <system-reminder>',
-  },
-] as const;
+const RUNS = SUB_AGENT_RUNS;
 
 describe.skipIf(skipBrowser)('sub-agents in the exported HTML page', () => {
   let fx: FixtureHome;

@@ -14,42 +14,11 @@ import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { Session } from '../../src/model/types.js';
 import { runCliOk } from '../helpers/cli.js';
-import { type FixtureHome, fixtureHome, INJECTED_TEXT_CASES } from '../helpers/fixture-homes.js';
+import { type FixtureHome, fixtureHome, INJECTED_TEXT_CASES, SUB_AGENT_RUNS } from '../helpers/fixture-homes.js';
 
-/** parent, the call that ran the sub-agent, the sub-agent's id, its prompt and its answer, per agent */
+/** SUB_AGENT_RUNS and Claude Code's older in-file sub-agent */
 const RUNS = [
-  {
-    agent: 'qwen',
-    parent: '1865e916-c5ec-4265-a939-6e90168805d2',
-    call: 'agent',
-    child: 'general-purpose-toolu_standin_0001',
-    prompt: 'count the files',
-    answer: 'Plain answer from the stand-in.',
-  },
-  {
-    agent: 'cline',
-    parent: '1795666477967_183oc',
-    call: 'spawn_agent',
-    child: '1795666477967_183oc__agent_1795666478619_7xmhpw',
-    prompt: 'subtask alpha',
-    answer: 'ok: subtask alpha',
-  },
-  {
-    agent: 'codex',
-    parent: '01a21356-25ea-7ff3-8743-7ca9d35fbc3f',
-    call: 'spawn_agent',
-    child: '01a21356-267a-73e0-9768-3144907e69c8',
-    prompt: 'CHILDTASK',
-    answer: 'child done',
-  },
-  {
-    agent: 'claude',
-    parent: '0afea31a-5ccc-4b41-8d19-4c8571cb3a03',
-    call: 'Agent',
-    child: 'ac5303661b5759184',
-    prompt: 'say hello',
-    answer: 'ok: ',
-  },
+  ...SUB_AGENT_RUNS,
   {
     agent: 'claude (older)',
     parent: '11111111-1111-4111-8111-111111111111',
@@ -107,7 +76,8 @@ describe('sub-agents and folded text in the Markdown export', () => {
         // the sub-agent's turns, a heading level down, inside the fold
         expect(text).toMatch(new RegExp(`^### user\\n\\n[^]*${run.prompt}`, 'm'));
         expect(text).toMatch(/^### assistant/m);
-        expect(text).toContain(run.answer);
+        // its tags as text (markdownText)
+        expect(text).toContain(run.answer.replaceAll('<', '&lt;'));
       }
     });
   }

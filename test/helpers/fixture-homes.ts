@@ -190,6 +190,46 @@ export const INJECTED_TEXT_CASES = [
 ] as const;
 
 /**
+ * Fixture sessions that ran a sub-agent: the parent, the call that ran it, the sub-agent's session id,
+ * its prompt and the start of its answer as the agent wrote it. The HTML and Markdown exports show the
+ * sub-agent's turns under that call.
+ */
+export const SUB_AGENT_RUNS = [
+  {
+    agent: 'qwen',
+    parent: '1865e916-c5ec-4265-a939-6e90168805d2',
+    call: 'agent',
+    child: 'general-purpose-toolu_standin_0001',
+    prompt: 'count the files',
+    answer: 'Plain answer from the stand-in.',
+  },
+  {
+    agent: 'cline',
+    parent: '1795666477967_183oc',
+    call: 'spawn_agent',
+    child: '1795666477967_183oc__agent_1795666478619_7xmhpw',
+    prompt: 'subtask alpha',
+    answer: 'ok: subtask alpha',
+  },
+  {
+    agent: 'codex',
+    parent: '01a21356-25ea-7ff3-8743-7ca9d35fbc3f',
+    call: 'spawn_agent',
+    child: '01a21356-267a-73e0-9768-3144907e69c8',
+    prompt: 'CHILDTASK',
+    answer: 'child done',
+  },
+  {
+    agent: 'claude',
+    parent: '0afea31a-5ccc-4b41-8d19-4c8571cb3a03',
+    call: 'Agent',
+    child: 'ac5303661b5759184',
+    prompt: 'say hello',
+    answer: 'ok: <system-reminder>',
+  },
+] as const;
+
+/**
  * A home for the CLI's tests (a new temp dir, `prefix` names it): Claude Code's older projects where
  * Claude Code keeps them ("Counting cats in pictures", 11111111-1111-4111-8111-111111111111, among
  * them) and threadbase's own files under `.tb`; the drivers are told only HOME, not homeEnv's overrides.
