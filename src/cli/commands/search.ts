@@ -102,8 +102,32 @@ function fitHead(head: string, project: string | undefined, columns: number): st
   return cutToColumns(head.trimEnd(), columns);
 }
 
+/**
+ * `search ls -la`: a query's word may start with one '-' (a command's flags), which commander takes for an
+ * option it does not know and refuses. Such a word, and the words after it, stay the query's, in order;
+ * `--name` is still an option (a typo of one refused, with its suggestion), and after `--` all are words.
+ */
+export function keepDashWords(command: Command): Command {
+  const parse = command.parseOptions.bind(command);
+  command.parseOptions = (argv) => {
+    const parsed = parse(argv);
+    const { operands, unknown } = parsed;
+    while (unknown.length) {
+      const first = unknown[0] as string;
+      if (first === '--') {
+        operands.push(...unknown.splice(0).slice(1));
+        break;
+      }
+      if (first.startsWith('--')) break;
+      operands.push(unknown.shift() as string);
+    }
+    return parsed;
+  };
+  return command;
+}
+
 export function registerSearch(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('search <query...>')
     .description('full-text search over messages, thinking, tool inputs and outputs of every agent (bm25 ranked)')
     .option('--source <source>', 'only this agent', agentOption)
@@ -208,4 +232,5 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         }
       },
     );
+  keepDashWords(command);
 }
