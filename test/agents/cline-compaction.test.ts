@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnthropicMessage, AnthropicRequest, Reply } from '../helpers/anthropic-standin.js';
-import { textOf } from '../helpers/anthropic-standin.js';
+import { textOf, turnItems } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { type ClineHome, resumeCline, resumedRequest, runCline, setupClineHome } from '../helpers/cline.js';
 import { newestSession } from '../helpers/conversions.js';
@@ -54,25 +54,11 @@ afterAll(async () => {
   await home?.close();
 });
 
-/** A message as comparable items: its role and text (blocks joined), its calls, its results. */
-function items(m: AnthropicMessage): string[] {
-  const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-  const text = blocks.flatMap((b) => (b.type === 'text' ? [String(b.text)] : [])).join('\n');
-  return [
-    `${m.role}:${text}`,
-    ...blocks.flatMap((b) => {
-      if (b.type === 'tool_use') return [`call:${String(b.id)}:${String(b.name)}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') return [`result:${String(b.tool_use_id)}:${textOf({ role: 'user', content: [b] })}`];
-      return [];
-    }),
-  ];
-}
-
 const contextItems = async (id: string, leaf?: string): Promise<string[][]> => {
   const ctx = JSON.parse(
     await runCliOk(home.env, ['context', id, ...(leaf ? ['--leaf', leaf] : []), '--format', 'anthropic']),
   ) as { messages: AnthropicMessage[] };
-  return ctx.messages.map(items);
+  return ctx.messages.map(turnItems);
 };
 
 /** The first request from `from` on that Cline sent compacted (its first turn the summary). */
@@ -93,7 +79,7 @@ describe('a session the real cline compacted', () => {
     expect(files).toContain(`${info.id}.compaction.json`);
     const sent = home.standIn.messageRequests().at(-1) as AnthropicRequest;
     expect(textOf(sent.messages[0])).toContain('Earlier context was compacted');
-    expect(await contextItems(info.id, `${info.id}:compaction`)).toEqual(sent.messages.map(items));
+    expect(await contextItems(info.id, `${info.id}:compaction`)).toEqual(sent.messages.map(turnItems));
   }, 120_000);
 });
 
@@ -103,13 +89,13 @@ describe('a session the real cline compacted, resumed and compacted again', () =
     await runCline(home, ['--compaction', 'basic', 'READ: c.txt and d.txt']);
     const info = await newestSession(home, 'cline');
     const compaction = `${info.id}:compaction`;
-    expect(await contextItems(info.id, compaction)).toEqual(firstCompacted(from).messages.map(items));
+    expect(await contextItems(info.id, compaction)).toEqual(firstCompacted(from).messages.map(turnItems));
     const atLeaf = await contextItems(info.id);
 
     // resumed, Cline sends every message: the state is not applied
     from = home.standIn.messageRequests().length;
     await resumeCline(home, info.id, 'READ: e.txt and f.txt', home.project, ['--compaction', 'basic']);
-    const resumed = resumedRequest(home, 'READ: e.txt and f.txt').messages.map(items);
+    const resumed = resumedRequest(home, 'READ: e.txt and f.txt').messages.map(turnItems);
     expect(atLeaf).toEqual(resumed);
     expect(resumed.some((m) => m[0]?.includes('Earlier context was compacted'))).toBe(false);
 
@@ -118,7 +104,7 @@ describe('a session the real cline compacted, resumed and compacted again', () =
       source_message_count: number;
     };
     expect(state.source_message_count).toBe(15);
-    expect(await contextItems(info.id, compaction)).toEqual(firstCompacted(from).messages.map(items));
+    expect(await contextItems(info.id, compaction)).toEqual(firstCompacted(from).messages.map(turnItems));
     const session = JSON.parse(await runCliOk(home.env, ['show', info.id, '--json'])) as {
       entries: { kind: string }[];
       branches: unknown[];
@@ -131,6 +117,6 @@ describe('a session the real cline compacted, resumed and compacted again', () =
     // resumed again: every message again
     const atLeaf2 = await contextItems(info.id);
     await resumeCline(home, info.id, 'probe three', home.project, ['--compaction', 'basic']);
-    expect(atLeaf2).toEqual(resumedRequest(home, 'probe three').messages.map(items));
+    expect(atLeaf2).toEqual(resumedRequest(home, 'probe three').messages.map(turnItems));
   }, 240_000);
 });

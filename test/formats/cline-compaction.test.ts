@@ -19,7 +19,7 @@ import { branches, buildContext } from '../../src/model/tree.js';
 import type { CompactionEntry, Session } from '../../src/model/types.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
-import type { AnthropicMessage } from '../helpers/anthropic-standin.js';
+import { type AnthropicMessage, turnItems } from '../helpers/anthropic-standin.js';
 import { runCliOk } from '../helpers/cli.js';
 import { syncStore } from '../helpers/index-units.js';
 
@@ -36,28 +36,10 @@ afterEach(async () => {
   await Promise.all(homes.splice(0).map((h) => fs.rm(h, { recursive: true, force: true })));
 });
 
-/** A message as comparable items: its role and text (blocks joined, as a model reads them), its calls, its results. */
-function items(m: AnthropicMessage): string[] {
-  const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-  const text = blocks.flatMap((b) => (b.type === 'text' ? [String(b.text)] : [])).join('\n');
-  return [
-    `${m.role}:${text}`,
-    ...blocks.flatMap((b) => {
-      if (b.type === 'tool_use') return [`call:${String(b.id)}:${String(b.name)}:${JSON.stringify(b.input)}`];
-      if (b.type === 'tool_result') {
-        const c = b.content;
-        const t = typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string }) => x.text ?? '').join('\n') : '';
-        // whole: Cline cuts a long result short in every request it sends, and the context so too (context.ts)
-        return [`result:${String(b.tool_use_id)}:${t}`];
-      }
-      return [];
-    }),
-  ];
-}
-
 async function sentAfterCompaction(): Promise<string[][]> {
   const sent = JSON.parse(await fs.readFile(join(FIXTURE, 'sent-after-compaction.json'), 'utf8')) as AnthropicMessage[];
-  return sent.map(items);
+  // results whole: Cline cuts a long result short in every request it sends, and the context so too (context.ts)
+  return sent.map(turnItems);
 }
 
 /** A message without its modelInfo.family (as Cline holds a message of the running session in memory). */
@@ -106,7 +88,7 @@ describe('a Cline session the real cline compacted', () => {
     const at = JSON.parse(await runCliOk(cliEnv, ['context', ID, '--leaf', `${ID}:compaction`, '--format', 'anthropic'])) as {
       messages: AnthropicMessage[];
     };
-    expect(at.messages.map(items)).toEqual(await sentAfterCompaction());
+    expect(at.messages.map(turnItems)).toEqual(await sentAfterCompaction());
     // at the leaf: every message, as Cline sends them on resume (it does not apply the state)
     expect(clineContext(s).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     const atLeaf = JSON.parse(await runCliOk(cliEnv, ['context', ID, '--format', 'anthropic'])) as {

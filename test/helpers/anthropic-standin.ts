@@ -93,6 +93,23 @@ export function textOf(m: AnthropicMessage | undefined): string {
     .join('\n');
 }
 
+/**
+ * A message as comparable items: its role and its text (blocks joined, as a model reads them), then its
+ * calls and its results (each result's whole text).
+ */
+export function turnItems(m: AnthropicMessage): string[] {
+  const blocks = blocksOf(m);
+  const text = blocks.flatMap((b) => (b.type === 'text' ? [String(b.text)] : [])).join('\n');
+  return [
+    `${m.role}:${text}`,
+    ...blocks.flatMap((b) => {
+      if (b.type === 'tool_use') return [`call:${String(b.id)}:${String(b.name)}:${JSON.stringify(b.input)}`];
+      if (b.type === 'tool_result') return [`result:${String(b.tool_use_id)}:${textOf({ role: 'user', content: [b] })}`];
+      return [];
+    }),
+  ];
+}
+
 function lastUser(req: AnthropicRequest): AnthropicMessage | undefined {
   for (let i = req.messages.length - 1; i >= 0; i--) if (req.messages[i]?.role === 'user') return req.messages[i];
   return undefined;
