@@ -30,6 +30,8 @@ type Op = {
   markdown?: boolean;
   /** what the envelope's data holds, where the summary does not say */
   data?: string;
+  /** answers beside the usual ones, by status, each with what it means */
+  errors?: Record<string, string>;
 };
 
 const ROUTES: Record<string, Record<string, Op>> = {
@@ -107,7 +109,9 @@ const ROUTES: Record<string, Record<string, Op>> = {
       summary:
         'Create with this id (201) or add missing entries (200; one whose parent the session lacks, as a root; one it has ' +
         'as stored skipped, one whose id it has with other content a 409 duplicate_entry): idempotent push, answers {id, created, added}; ' +
-        'replace=true (push --force): a session the project has is swapped whole for the body in one step (200, added: the entries of the body)',
+        'replace=true (push --force): a session the project has is swapped whole for the body in one step (200, added: the entries of the body); ' +
+        'one it does not have is a 404 not_found, not made. A session larger than one request is replaced in parts instead ' +
+        '(PUT /api/v1/threadbase/sessions/{id}/replace/{upload}/{part})',
       params: ['replace'],
       body: '{session, entries}',
       schema: PutSessionBody,
@@ -115,6 +119,37 @@ const ROUTES: Record<string, Record<string, Op>> = {
       conflict: true,
     },
     delete: { tag: 'threadbase', summary: 'Delete the session' },
+  },
+  '/api/v1/threadbase/sessions/{id}/replace/{upload}/{part}': {
+    put: {
+      tag: 'threadbase',
+      summary:
+        'A replace in parts (push --force of a session larger than one request): upload is an id the client picks for ' +
+        'this replace, part counts 1, 2, … Each part is held by the server (out of the store: no read, list or search sees ' +
+        'it) and answered {id, upload, part, staged: true}; the part sent with last=true swaps the session for its ' +
+        "body's header and the entries of parts 1 to it, in order, in one step of the store, answered as PUT " +
+        '?replace=true answers ({id, created: false, added}). A part sent again replaces the one held. Until then, and ' +
+        'whatever fails, the stored session is as it was. Parts are held by the server process that got them ' +
+        "(behind a balancer, one upload's requests must reach one process), 15 minutes after the upload's last part, " +
+        'within a bound on the bytes all uploads hold',
+      params: ['last'],
+      body: "{session, entries}: the session's header (the last part's is kept) and this part's entries",
+      schema: PutSessionBody,
+      conflict: true,
+      errors: {
+        '404': 'part 1 (or the last) for a session the project does not have: not_found, nothing held or made',
+        '409':
+          'upload_incomplete: parts before this one are not held (expired, the server restarted, another process got them; ' +
+          'the upload is dropped: send it again from part 1); at the last part, entry ids repeated (duplicate_entry)',
+        '503': 'staging_full: the bytes held by every upload would pass the bound; this upload dropped, nothing replaced',
+      },
+    },
+  },
+  '/api/v1/threadbase/sessions/{id}/replace/{upload}': {
+    delete: {
+      tag: 'threadbase',
+      summary: 'Drops an upload of a replace in parts (a push given up); the session is untouched: {id, upload, dropped}',
+    },
   },
   '/api/v1/threadbase/sessions/{id}/entries': {
     post: {
@@ -199,6 +234,16 @@ const PARAM_SCHEMAS: Record<string, Record<string, unknown>> = {
   until: ISO_TIME,
   tz: { type: 'string', description: 'IANA time zone of since/until dates and times without an offset (default UTC)' },
   role: { type: 'string', enum: ['user', 'assistant', 'tool', 'system'] },
+  last: {
+    type: 'boolean',
+    description: 'true: the last part of the upload; the session is swapped for the parts held and this one',
+  },
+};
+
+/** Path parameters' types, `id` and the others the path names. */
+const PATH_SCHEMAS: Record<string, Record<string, unknown>> = {
+  upload: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' },
+  part: { type: 'integer', minimum: 1, maximum: 100_000 },
 };
 
 const ERROR_BODY = {
@@ -233,7 +278,12 @@ export function openApiDocument(): Record<string, unknown> {
     const item: Record<string, unknown> = {};
     for (const [method, op] of Object.entries(ops)) {
       const parameters = [
-        ...(path.includes('{id}') ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : []),
+        ...[...path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => ({
+          name,
+          in: 'path',
+          required: true,
+          schema: PATH_SCHEMAS[name] ?? { type: 'string' },
+        })),
         ...(op.params ?? []).map((name) => ({
           name,
           in: 'query',
@@ -281,6 +331,9 @@ export function openApiDocument(): Record<string, unknown> {
               }
             : {}),
           '413': { description: 'Body too large', content: ERROR_BODY },
+          ...Object.fromEntries(
+            Object.entries(op.errors ?? {}).map(([status, description]) => [status, { description, content: ERROR_BODY }]),
+          ),
         },
       };
     }
@@ -314,7 +367,9 @@ export function openApiDocument(): Record<string, unknown> {
             reason: {
               type: 'string',
               enum: Object.keys(HTTP_ERROR_CODES),
-              description: `threadbase's error code, on every 4xx answer (none on a 500): ${Object.entries(HTTP_ERROR_CODES)
+              description: `threadbase's error code, on every 4xx answer and a 503 staging_full (none on a 500): ${Object.entries(
+                HTTP_ERROR_CODES,
+              )
                 .map(([code, what]) => `${code}: ${what}`)
                 .join('; ')}`,
             },

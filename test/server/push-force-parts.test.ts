@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../../src/model/types.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
+import { openApiDocument } from '../../src/server/openapi.js';
 import { pushSessions } from '../../src/server/push.js';
 import { RemoteStore } from '../../src/stores/remote/index.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
@@ -273,5 +274,24 @@ describe.each([
     expect(await (await call('PUT', 'replace/f/0', { session: head, entries: [] })).json()).toMatchObject({
       reason: 'invalid_parameter',
     });
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes the replace in parts: its path parameters, last, and its 409 and 503 answers', () => {
+    type Op = { parameters: { name: string; in: string; schema: Record<string, unknown> }[]; responses: Record<string, unknown> };
+    const paths = openApiDocument().paths as Record<string, Record<string, Op>>;
+    const put = paths['/api/v1/threadbase/sessions/{id}/replace/{upload}/{part}']?.put;
+    expect(put?.parameters.map((p) => [p.name, p.in, p.schema.type])).toEqual([
+      ['id', 'path', 'string'],
+      ['upload', 'path', 'string'],
+      ['part', 'path', 'integer'],
+      ['last', 'query', 'boolean'],
+    ]);
+    expect(Object.keys(put?.responses ?? {})).toEqual(expect.arrayContaining(['200', '404', '409', '503']));
+    expect(paths['/api/v1/threadbase/sessions/{id}/replace/{upload}']?.delete).toBeDefined();
+    const reasons = (openApiDocument().components as { schemas: { Error: { properties: { reason: { enum: string[] } } } } })
+      .schemas.Error.properties.reason.enum;
+    expect(reasons).toEqual(expect.arrayContaining(['upload_incomplete', 'staging_full']));
   });
 });

@@ -118,7 +118,7 @@ describe.each([
     expect((await stored(key, 'stateless'))?.entries).toEqual(await entriesOf({ ...changed, id: 'stateless' }));
   });
 
-  it('a session larger than one request: the first replaces, the rest are appended; the copy is the local one', async () => {
+  it('a session larger than one request: sent in parts the server swaps in at once; the copy is the local one', async () => {
     const long = (text: string): Session => ({
       ...first,
       id: 'long',
