@@ -166,4 +166,43 @@ describe('writeFileAtomic of pieces', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('writes byte pieces; a write failing midway stops their source (its finally runs: an open file is closed)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tb-atomic-pieces-'));
+    try {
+      const file = join(dir, 'doc.bin');
+      await writeFileAtomic(file, [Buffer.from('ab'), new Uint8Array([0x63, 0x0a])]);
+      expect(await readFile(file, 'utf8')).toBe('abc\n');
+      let closed = false;
+      function* source(): Generator<Uint8Array> {
+        try {
+          for (let i = 0; i < 5; i++) yield Buffer.from(`piece ${i}\n`);
+        } finally {
+          closed = true;
+        }
+      }
+      const probe = await fsPromises.open(join(dir, '.probe'), 'w');
+      const handleProto = Object.getPrototypeOf(probe) as { writeFile: (...args: unknown[]) => Promise<void> };
+      await probe.close();
+      await rm(join(dir, '.probe'));
+      const original = handleProto.writeFile;
+      let calls = 0;
+      const spy = vi.spyOn(handleProto, 'writeFile').mockImplementation(function (this: unknown, ...args: unknown[]) {
+        calls++;
+        if (calls === 2)
+          return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+        return original.apply(this, args);
+      });
+      try {
+        await expect(writeFileAtomic(file, source())).rejects.toThrow(/ENOSPC/);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(closed).toBe(true);
+      expect(await readFile(file, 'utf8')).toBe('abc\n');
+      expect(await readdir(dir)).toEqual(['doc.bin']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -137,12 +137,12 @@ function writeFailure(err: NodeJS.ErrnoException & { dest?: string }, file: stri
 
 /**
  * Writes a whole file atomically; a failure is a ThreadbaseError naming the file (code `write`). The data
- * may come as pieces, written one by one as they come (no string of the whole file: a large export's is
- * hundreds of MB); an error the pieces throw is thrown as it is, and the file stays as it was.
+ * may come as pieces (text or bytes), written one by one as they come (no string of the whole file: a
+ * large export's is hundreds of MB); an error the pieces throw is thrown as it is, and the file stays as it was.
  */
 export async function writeFileAtomic(
   file: string,
-  data: string | Uint8Array | Iterable<string>,
+  data: string | Uint8Array | Iterable<string | Uint8Array>,
   opts: { exclusive?: boolean } = {},
 ): Promise<void> {
   const tmp = tempNameOf(file);
@@ -157,17 +157,27 @@ export async function writeFileAtomic(
 /** An error the data's pieces threw (rendering, not writing): passed on as it is, not as a write error. */
 class PiecesFailed extends Error {}
 
-function* piecesTold(pieces: Iterable<string>): Generator<string, void, undefined> {
+function* piecesTold<T>(pieces: Iterable<T>): Generator<T, void, undefined> {
   const it = pieces[Symbol.iterator]();
-  for (;;) {
-    let next: IteratorResult<string>;
-    try {
-      next = it.next();
-    } catch (err) {
-      throw new PiecesFailed('the pieces threw', { cause: err });
+  let done = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<T>;
+      try {
+        next = it.next();
+      } catch (err) {
+        done = true;
+        throw new PiecesFailed('the pieces threw', { cause: err });
+      }
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
     }
-    if (next.done) return;
-    yield next.value;
+  } finally {
+    // a write that failed stops the pieces: their source (an open file) is closed
+    if (!done) it.return?.();
   }
 }
 
@@ -220,7 +230,7 @@ export async function checkWritable(file: string): Promise<void> {
 async function writeWhole(
   file: string,
   tmp: string,
-  data: string | Uint8Array | Iterable<string>,
+  data: string | Uint8Array | Iterable<string | Uint8Array>,
   opts: { exclusive?: boolean },
 ): Promise<void> {
   const dir = dirname(file);
