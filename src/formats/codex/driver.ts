@@ -118,8 +118,10 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    *    authorization, are marked (denials.ts).
    * 17: so is a code-mode cell whose header splits its wall time (code-mode; overhead).
    * 18: rollouts codex compressed (`….jsonl.zst`, compressed.ts) are listed and read.
+   * 19: a compressed rollout that breaks off (cut short, damaged) gives the lines before the break and a warning
+   *    (compressed.ts), where it was an error and no session.
    */
-  readonly readerVersion = 18;
+  readonly readerVersion = 19;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

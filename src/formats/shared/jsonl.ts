@@ -126,7 +126,7 @@ export async function* readJsonl(file: string, opts: ReadJsonlOptions = {}): Asy
 }
 
 /**
- * The lines of JSONL bytes given in chunks (a file's from `opts.start`, or bytes decompressed whole),
+ * The lines of JSONL bytes given in chunks (a file's from `opts.start`, or bytes as they are decompressed),
  * numbered and placed as in the file; blank lines are skipped.
  */
 export function* jsonlLines(bytes: Iterable<Buffer>, opts: ReadJsonlOptions = {}): Generator<JsonlLine> {
