@@ -167,6 +167,11 @@ function costSummary(entries: readonly Entry[], prices: PriceTable) {
   return { byModel, ...sumOfModels(byModel) };
 }
 
+/** `1 response`, `7 responses`: a count and its noun, as a reader says it. */
+function countOf(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** Rows of usageCostByModel as one: their tokens, cost (null when none has one), responses. */
 function sumOfModels(byModel: readonly ModelUsageCost[]) {
   const priced = byModel.filter((m) => m.cost !== null);
@@ -398,7 +403,7 @@ export function* sessionToMarkdownPieces(s: Session, opts: ExportOptions = {}): 
     ),
     ...(c.subAgents.length
       ? [
-          `- total with sub-agents: ${usageMd(c.total)}; ${c.total.responses} responses; cost ${costText(c.total.cost, c.total.estimated)}`,
+          `- total with sub-agents: ${usageMd(c.total)}; ${countOf(c.total.responses, 'response')}; cost ${costText(c.total.cost, c.total.estimated)}`,
         ]
       : []),
     ...(c.estimated ? [`- ${ESTIMATE_NOTE}`] : []),
@@ -606,7 +611,7 @@ export function* sessionToHtmlPieces(s: Session, opts: ExportOptions = {}): Gene
 <body><main>
 <h1 dir="auto">${esc(title)}</h1>
 <div class="facts"><span>${esc(s.source)}</span><span>${esc(s.id)}</span>${s.project ? `<span>${esc(s.project)}</span>` : ''}<span>${esc(s.createdAt.slice(0, 16).replace('T', ' '))} → ${esc(s.updatedAt.slice(0, 16).replace('T', ' '))}</span>${u.models.length ? `<span>${esc(u.models.join(', '))}</span>` : ''}</div>
-<details class="usage"><summary>Usage: ${totalTokens(c.total.usage)} tokens${c.total.cost !== null ? `, ${costText(c.total.cost, c.total.estimated)}` : ''} over ${c.total.responses} responses${subAgentsNote}</summary>
+<details class="usage"><summary>Usage: ${totalTokens(c.total.usage).toLocaleString('en-US')} tokens${c.total.cost !== null ? `, ${costText(c.total.cost, c.total.estimated)}` : ''} over ${countOf(c.total.responses, 'response')}${subAgentsNote}</summary>
 <table><tr><th>model / sub-agent</th><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>responses</th><th>cost</th></tr>
 ${c.models.map((l) => usageRow(l, '')).join('\n')}
 ${c.subAgents.map((l) => usageRow(l, 'sub-agent')).join('\n')}
