@@ -96,3 +96,8 @@ it("on a terminal, search puts the hits in bold and leaves the text's own bracke
     else delete (process.stdout as { isTTY?: boolean }).isTTY;
   }
 });
+
+it.each(['model', 'project', 'session', 'source'])('stats --by %s names its key column so (it said "key")', async (by) => {
+  const head = (await runCliOk(env, ['stats', '--by', by, '--no-sync'])).split('\n')[0] as string;
+  expect(head).toMatch(new RegExp(`^${by} +input +output +cache read +cache write +reasoning +cost \\$ +msgs$`));
+});

@@ -140,7 +140,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
           ];
           // the days' zone in the heading: a day in Berlin is not one in UTC
           const timeKey = opts.by === 'day' || opts.by === 'week' || opts.by === 'month';
-          const heading = timeKey ? `${opts.by} (${timeZone})` : 'key';
+          const heading = timeKey ? `${opts.by} (${timeZone})` : opts.by;
           for (const line of statsTable(heading, keys, columns, terminalColumns(ctx))) ctx.stdout(`${line}\n`);
           const models = [...new Set(rows.flatMap(unpricedOf))].sort();
           // on stderr, as the other notes: stdout stays the table, a header and one line a row
