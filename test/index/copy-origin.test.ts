@@ -16,7 +16,7 @@ import type { Session } from '../../src/model/types.js';
 import { countedUsage } from '../../src/model/usage.js';
 import { PRICES } from '../../src/stores/index-sync/prices.js';
 import { indexPath } from '../../src/stores/index-sync/sync.js';
-import { type CopyKey, settleCopies } from '../../src/stores/sqlite/copies.js';
+import { settleStoredCopies } from '../../src/stores/sqlite/copies.js';
 import { openSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { localStatsTotals, runCliOk, type StatsTotals } from '../helpers/cli.js';
 import { fixtureHome } from '../helpers/fixture-homes.js';
@@ -176,13 +176,7 @@ describe('a copy threadbase wrote never wins over its original', () => {
     const db = new Database(indexPath(env));
     db.prepare("UPDATE sessions SET written_by = NULL, info_json = json_remove(info_json, '$.writtenBy')").run();
     // the copies settled by the rule without the mark, and read by the readers before it
-    const groups = db
-      .prepare(
-        `SELECT min(id) id, timestamp, response_id responseId FROM entries WHERE counted > 0 AND timestamp <> ''
-          GROUP BY coalesce(response_id, id), timestamp, response_id IS NULL HAVING count(*) > 1`,
-      )
-      .all() as CopyKey[];
-    for (const g of groups) settleCopies(db, g);
+    settleStoredCopies(db);
     for (const to of TARGETS) db.prepare("UPDATE index_meta SET value = value || '-old' WHERE key = ?").run(`reader:${to}`);
     db.close();
     // the bug: copies credited with the original's replies

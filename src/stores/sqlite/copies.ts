@@ -146,6 +146,17 @@ export const PREFERRED_ENTRY_COPIES = `SELECT e.id, e.timestamp FROM entries e
   WHERE e.session_id = ? AND e.timestamp <> '' AND e.rowid NOT IN (SELECT rowid FROM entry_copies)
     AND EXISTS (SELECT 1 FROM entries o WHERE o.id = e.id AND o.timestamp = e.timestamp AND o.rowid <> e.rowid)`;
 
+/** Every group of counted copies the index holds, settled (settleCopies). */
+export function settleStoredCopies(db: Database.Database): void {
+  const groups = db
+    .prepare(
+      `SELECT min(id) id, timestamp, response_id responseId FROM entries WHERE counted > 0 AND timestamp <> ''
+        GROUP BY coalesce(response_id, id), timestamp, response_id IS NULL HAVING count(*) > 1`,
+    )
+    .all() as CopyKey[];
+  for (const g of groups) settleCopies(db, g);
+}
+
 /** Prepares a statement (a store's statement cache, SqliteStore.stmt, or the database itself). */
 export type Prepare = (sql: string) => Database.Statement;
 

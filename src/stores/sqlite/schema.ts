@@ -7,7 +7,7 @@ import { type AdvisorUsage, addUsage, type Entry, emptyUsage, type SessionInfo, 
 import { advisorAsUsage, usageByModelOf, usagePerModel } from '../../model/usage.js';
 import { ADVISORS_INDEX } from './advisors.js';
 import { asBytes, textOfColumn } from './column-text.js';
-import { COPIED_INDEX, COPY_INDEX, type CopyKey, ENTRY_COPIES, settleCopies, settleStoredEntryCopies } from './copies.js';
+import { COPIED_INDEX, COPY_INDEX, ENTRY_COPIES, settleStoredCopies, settleStoredEntryCopies } from './copies.js';
 import { CJK_RANGES, entrySearchText, ftsColumns } from './text.js';
 
 /** Rebuilds the full-text table as contentless (the text is not stored a second time), from the entries. */
@@ -323,17 +323,6 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/** Every group of counted copies the index holds, settled (settleCopies). */
-function settleStoredCopies(db: Database): void {
-  const groups = db
-    .prepare(
-      `SELECT min(id) id, timestamp, response_id responseId FROM entries WHERE counted > 0 AND timestamp <> ''
-        GROUP BY coalesce(response_id, id), timestamp, response_id IS NULL HAVING count(*) > 1`,
-    )
-    .all() as CopyKey[];
-  for (const g of groups) settleCopies(db, g);
-}
 
 /**
  * New columns of the counted records (each added unless a killed migration already did) and their
