@@ -54,8 +54,15 @@ export function entriesById(entries: readonly Entry[]): Map<string, Entry> {
   return byId;
 }
 
-/** The current leaf: the session's own leafId, else the last entry not on a side chain. */
+/**
+ * A session's leafId when it resumes with nothing though it has entries (Claude Code after a rewind to
+ * empty): no entry is the current leaf, the context is empty and a new turn starts a new root.
+ */
+export const EMPTY_LEAF = '';
+
+/** The current leaf: the session's own leafId, else the last entry not on a side chain (none: EMPTY_LEAF). */
 export function currentLeaf(session: Pick<Session, 'entries' | 'leafId'>): Entry | undefined {
+  if (session.leafId === EMPTY_LEAF) return undefined;
   if (session.leafId) {
     const found = session.entries.find((e) => e.id === session.leafId);
     if (found) return found;

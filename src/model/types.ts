@@ -277,7 +277,7 @@ export interface SessionInfo {
 export interface Session extends SessionInfo {
   /** In the order the agent stored them (file order, or time order for relational stores). */
   entries: Entry[];
-  /** The current leaf; when absent, the last entry that is not on a side chain. */
+  /** The current leaf; when absent, the last entry that is not on a side chain; EMPTY_LEAF (''): none (model/tree.ts). */
   leafId?: string | null;
   /** Problems met while reading, each naming file and line. */
   warnings?: ParseWarning[];

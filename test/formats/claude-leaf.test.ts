@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
 import { parseTranscript } from '../../src/formats/claude/parse.js';
+import { buildContext, currentLeaf, EMPTY_LEAF, messageText } from '../../src/model/tree.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
 
 let dir: string;
@@ -192,6 +193,50 @@ describe('Claude Code 2.1.332 leaf rule (its transcript loader; live: test/agent
     ];
     expect(await leafOf([...records, at(snapshot, 10)])).toBe('a2');
     expect(await leafOf(records)).toBe('c');
+  });
+});
+
+describe('a rewind to empty (last-prompt leafUuid null, explicit; live: test/agents/claude-rewind-empty)', () => {
+  const cleared: Rec = { ...lastPrompt(null), explicit: true };
+  const snapshot: Rec = { type: 'system', subtype: 'file_snapshot', uuid: 'fs', parentUuid: 'a2', sessionId: SESSION };
+  it('with no row after it: no leaf, and the context is empty', async () => {
+    expect(await leafOf([...twoTurns, cleared])).toBe(EMPTY_LEAF);
+    // file_snapshot rows and side chains do not end it; a plain null leafUuid does not start it
+    expect(await leafOf([...twoTurns, cleared, snapshot])).toBe(EMPTY_LEAF);
+    expect(await leafOf([...twoTurns, cleared, { ...user('s1', 'a2', 'side'), isSidechain: true }])).toBe(EMPTY_LEAF);
+    expect(await leafOf([...twoTurns, lastPrompt(null)])).toBe('a2');
+    const file = join(dir, `${randomUUID()}.jsonl`);
+    await fs.writeFile(file, [...twoTurns, cleared].map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const p = await parseTranscript(file);
+    const session = { entries: p.entries, leafId: p.leafId ?? null };
+    expect(currentLeaf(session)).toBeUndefined();
+    expect(buildContext(session).messages).toEqual([]);
+  });
+  it('a row or a last-prompt naming a leaf after it: the rule as without it', async () => {
+    expect(await leafOf([...twoTurns, cleared, user('n1', null, 'fresh')])).toBe('n1');
+    expect(await leafOf([...twoTurns, cleared, user('u3', 'a2', 'three')])).toBe('u3');
+    expect(await leafOf([...twoTurns, cleared, lastPrompt('a1')])).toBe('a2');
+    expect(await leafOf([...twoTurns, ...branch('b'), cleared, lastPrompt('a2')])).toBe('a2');
+  });
+  it('appendEntries after it starts a new root, as Claude Code does', async () => {
+    const project = join(dir, 'project');
+    const file = join(dir, '.claude', 'projects', encodeProjectPath(project), `${SESSION}.jsonl`);
+    await fs.mkdir(join(file, '..'), { recursive: true });
+    await fs.writeFile(file, [...twoTurns, cleared].map((r) => `${JSON.stringify({ ...r, cwd: project })}\n`).join(''));
+    const driver = new ClaudeDriver({ home: dir, env: {} });
+    expect((await driver.getContext(SESSION)).messages).toEqual([]);
+    await driver.appendEntries(SESSION, [
+      messageEntry('x1', null, 10, textMessage('user', 'start over')),
+      messageEntry('x2', 'x1', 11, textMessage('assistant', 'from nothing')),
+    ]);
+    const written = (await fs.readFile(file, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Rec)
+      .filter((r) => r.type === 'user' && !['u1', 'u2'].includes(r.uuid as string));
+    expect(written.map((r) => r.parentUuid)).toEqual([null]);
+    const again = new ClaudeDriver({ home: dir, env: {} });
+    expect((await again.getContext(SESSION)).messages.map(messageText)).toEqual(['start over', 'from nothing']);
   });
 });
 

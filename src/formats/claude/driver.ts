@@ -20,6 +20,7 @@ import {
   type Context,
   type ContextOptions,
   countMessages,
+  EMPTY_LEAF,
   mergeSplitResponses,
   pathToLeaf,
 } from '../../model/tree.js';
@@ -432,8 +433,10 @@ export class ClaudeDriver extends DriverBase {
    * 23: a row whose parent is no row (a uuid never written, a record of a type Claude Code does not keep)
    *     hangs under the latest row at most 5 s older, else starts a root, as 2.1.332 walks the chain
    *     (parse.ts bridgeMissingParents); it no longer goes on through an unknown-type record.
+   * 24: a rewind to empty (`last-prompt` with `leafUuid: null, explicit: true`) with no main-chain row
+   *     after it leaves no leaf (EMPTY_LEAF): 2.1.332 resumes with no messages; before, the last row.
    */
-  readonly readerVersion = 23;
+  readonly readerVersion = 24;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,
@@ -788,8 +791,9 @@ export class ClaudeDriver extends DriverBase {
     const file = await this.fileOf(sessionId);
     if (!file) throw new NotFoundError('claude session', sessionId);
     const p = await this.parse(file);
-    const leaf = p.leafId ?? null;
-    // An entry without a parent continues the current leaf.
+    // An entry without a parent continues the current leaf; after a rewind to empty (no leaf) it starts
+    // a new root, as Claude Code's next prompt does there.
+    const leaf = p.leafId === EMPTY_LEAF ? null : (p.leafId ?? null);
     const linked = entries.map((e, i) =>
       e.parentId === null ? { ...e, parentId: i === 0 ? leaf : (entries[i - 1]?.id ?? leaf) } : e,
     );
@@ -935,6 +939,7 @@ function leafOfWhole(p: ParsedTranscript): LeafState {
  * The leaf a whole read gives, from a read of the part from `state.safe` on (`p`, whose own leaf
  * knows only that part, which starts with a main-chain row); undefined when that part cannot tell
  * (the file must be read whole):
+ * - a rewind to empty in the part with no row after it: none (EMPTY_LEAF);
  * - `file_snapshot` rows after the part's last row: whole (the newest chain end of the file counts);
  * - a compact boundary in the part naming a segment it kept: the part's leaf when the part holds the
  *   segment, else whole (so too a boundary after such a one before the part);
@@ -966,6 +971,8 @@ function leafAfter(state: TranscriptState, p: ParsedTranscript): LeafState | und
   // a compaction in the part, after or naming a kept segment: Claude Code drops the rows before it but
   // that segment, so the part's own leaf counts when it holds the segment (its walk found it), else whole
   if (facts.compacted && (facts.segmentKept ? !facts.byEnds : before.segmentKept)) return undefined;
+  // a rewind to empty in the part with no row after it: no leaf, whatever came before
+  if (facts.clearedToEmpty) return withPrompted({ leaf: EMPTY_LEAF });
   if (facts.byEnds) {
     const checkpoint = facts.checkpoint;
     return withPrompted({

@@ -8,7 +8,7 @@
 import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropic.js';
 import { providerCallOf } from '../../convert/provider-tools.js';
 import type { WireReadOptions } from '../../convert/read-issues.js';
-import { messageText } from '../../model/tree.js';
+import { EMPTY_LEAF, messageText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, Meta, MetadataEntry, ParseWarning, Usage } from '../../model/types.js';
 import { keptAssistantImage } from '../shared/assistant-images.js';
 import { branchSummaryOf } from '../shared/branch-summary.js';
@@ -512,6 +512,8 @@ const ROW_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'attachment
  *   with `leafUuid: null, explicit: true` came after it (either clears it); `checkpointSet` when the
  *   records read set or cleared it;
  * - `explicitNow`: that `last-prompt` is `explicit` (a rewind) and no main-chain row came after it;
+ * - `clearedToEmpty`: the last `last-prompt` is a rewind to empty (`leafUuid: null, explicit: true`) and
+ *   no main-chain row came after it (`file_snapshot` rows do not count): Claude Code resumes with nothing;
  * - `prompted`: some `last-prompt` has a leafUuid field (null too);
  * - `lastRow`: the last main-chain row (a `system` `file_snapshot` and a `fork_briefing` attachment
  *   are none); `newestRow`: the first main-chain row with the greatest `timestamp` (as strings);
@@ -523,6 +525,7 @@ export interface LeafFacts {
   checkpoint?: string;
   checkpointSet: boolean;
   explicitNow: boolean;
+  clearedToEmpty?: boolean;
   prompted: boolean;
   lastRow?: string;
   newestRow?: string;
@@ -545,7 +548,11 @@ function notePrompt(facts: LeafFacts, r: ClaudeRecord): void {
     facts.explicitNow = r.explicit === true || (facts.explicitNow && facts.checkpoint === id);
     facts.checkpoint = id;
     facts.checkpointSet = true;
-  } else if (r.leafUuid === null && r.explicit === true) clearCheckpoint(facts);
+    delete facts.clearedToEmpty;
+  } else if (r.leafUuid === null && r.explicit === true) {
+    clearCheckpoint(facts);
+    facts.clearedToEmpty = true;
+  }
 }
 
 function clearCheckpoint(facts: LeafFacts): void {
@@ -562,6 +569,7 @@ function noteRow(facts: LeafFacts, r: ClaudeRecord, uuid: string, sidechain: boo
     facts.lastRow = uuid;
     facts.snapshotsAfter = 0;
     facts.explicitNow = false;
+    delete facts.clearedToEmpty;
     if (typeof r.timestamp === 'string' && r.timestamp > out) {
       facts.newestRow = uuid;
       out = r.timestamp;
@@ -580,6 +588,7 @@ function noteRow(facts: LeafFacts, r: ClaudeRecord, uuid: string, sidechain: boo
  * The leaf Claude Code 2.1.332 resumes on (its transcript loader, read from the binary and probed:
  * NOTES.md "Leaf", test/agents/claude-repeated-uuid), over its rows as its Map by uuid holds them (the
  * later record of a uuid, in the place of the first):
+ * - a rewind to empty with no main-chain row after it (LeafFacts.clearedToEmpty): none (EMPTY_LEAF);
  * - after a compaction whose last boundary names the segment it kept (afterPreserved), unless the
  *   checkpoint is explicit now: of the ends of the chains (chainEnds) the only one, else the checkpoint
  *   when it is one, else the last row's, else the newest (the last row stays the leaf when it is at or
@@ -614,6 +623,8 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
   facts.byEnds = compacted?.tail !== undefined;
   const lastTurn = last ? turnAtOrAbove(rows, parentOf, last) : undefined;
   facts.lastAtEnd = lastTurn !== undefined && !rows.some((e) => isTurn(e) && parentOf.get(e.id) === lastTurn);
+  // a rewind to empty with no row after it: 2.1.332 resumes with no messages, whatever else the file holds
+  if (facts.clearedToEmpty) return EMPTY_LEAF;
   if (compacted?.tail !== undefined && !(facts.explicitNow && named && !named.sidechain)) {
     // after a compaction that kept a segment: the ends of the chains decide, not the last row
     const ends = chainEnds(rows, parentOf);

@@ -25,7 +25,7 @@ import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
 import type { ResponseStats } from '../../model/prices.js';
 import { type RawRead, rawReadBy } from '../../model/resume.js';
 import { prefixOf } from '../../model/text.js';
-import { currentLeaf, messageText } from '../../model/tree.js';
+import { currentLeaf, EMPTY_LEAF, messageText } from '../../model/tree.js';
 import type { Entry, Message, MetadataEntry, ParseWarning, Session, SessionInfo } from '../../model/types.js';
 import { type CountedUsage, countedUsage, responseRecordOf } from '../../model/usage.js';
 import type { PriceTable } from '../index-sync/prices.js';
@@ -665,7 +665,6 @@ export class SqliteStore extends DriverBase {
         (r) => JSON.parse(r.json) as Entry,
       );
     const info = sessionInfoOf({ ...base, entries: entries as Entry[] });
-    const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
     this.stmt(
       `UPDATE sessions SET source = ?, project = ?, title = ?, created_at = ?, updated_at = ?, parent_id = ?, message_count = ?,
            first_user_text = ?, leaf_id = ?, next_seq = ?, info_json = ?, written_by = ? WHERE id = ?`,
@@ -677,7 +676,7 @@ export class SqliteStore extends DriverBase {
       info.updatedAt,
       info.parentId ?? null,
       info.messageCount,
-      firstUser?.kind === 'message' ? prefixOf(messageText(firstUser.message), 2000).toLowerCase() : null,
+      firstUserTextOf(entries),
       leafId,
       nextSeq,
       JSON.stringify(info),
@@ -862,7 +861,8 @@ export class SqliteStore extends DriverBase {
       .pop();
     if (latest && latest > info.updatedAt) info.updatedAt = latest;
     const leaf = opts.leafId !== undefined ? opts.leafId : last ? last.id : row.leaf_id;
-    if (leaf !== null && leaf !== row.leaf_id && !has.get(sessionId, leaf))
+    // EMPTY_LEAF names no entry: the session resumes with nothing (Claude Code after a rewind to empty)
+    if (leaf !== null && leaf !== EMPTY_LEAF && leaf !== row.leaf_id && !has.get(sessionId, leaf))
       throw new ThreadbaseError('orphan_entry', `leaf ${leaf} is not in session ${sessionId}`, { id: leaf });
     this.refreshInfo(sessionId, info, leaf, nextSeq + entries.length);
   }
@@ -1047,15 +1047,20 @@ export function prepareSession(session: Session, opts: PutOptions = {}): Prepare
   const info = sessionInfoOf({ ...base, entries });
   // The index lists a session as its agent counts it (OpenCode counts a turn's tool results as part of it).
   if (opts.keepSource && typeof infoIn.messageCount === 'number') info.messageCount = infoIn.messageCount;
-  const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
   return {
     info,
     leafId: leafId ?? currentLeaf(session)?.id ?? null,
     rawJson: raw === undefined || (opts.dropRaw && !kept.session) ? null : JSON.stringify(raw),
     warningsJson: warnings?.length ? JSON.stringify(warnings) : null,
-    firstUserText: firstUser?.kind === 'message' ? prefixOf(messageText(firstUser.message), 2000).toLowerCase() : null,
+    firstUserText: firstUserTextOf(entries),
     entries: prepareEntries(opts.dropRaw ? entries.map((e) => withoutRaw(e, kept)) : entries, countedUsage(entries)),
   };
+}
+
+/** The first_user_text column: the start of the first user message off the side chains, lower-cased for the listing's text filter. */
+function firstUserTextOf(entries: readonly Entry[]): string | null {
+  const firstUser = entries.find((e) => e.kind === 'message' && e.message.role === 'user' && !e.sidechain);
+  return firstUser?.kind === 'message' ? prefixOf(messageText(firstUser.message), 2000).toLowerCase() : null;
 }
 
 function withoutRaw(e: Entry, kept: RawRead): Entry {

@@ -1,0 +1,101 @@
+/**
+ * A Claude Code transcript grown after a sync by a rewind to empty (a `last-prompt` with `leafUuid: null,
+ * explicit: true`: Claude Code resumes with nothing, parse.ts claudeLeaf EMPTY_LEAF), then by a new root.
+ * The sync reads only the part from the last prompt on (driver.ts leafAfter) and holds what a fresh
+ * index of the whole file holds: no leaf and an empty context, then the new root's chain.
+ */
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import '../../src/formats/all.js';
+import { encodeProjectPath } from '../../src/formats/claude/index.js';
+import { EMPTY_LEAF, messageText } from '../../src/model/tree.js';
+import { homeWithAgentFile, entryShape as shape } from '../helpers/index-units.js';
+
+const SID = '7a2c9e10-3b4d-4f5e-8a6b-7c8d9e0f1a3d';
+const record = (type: 'user' | 'assistant', uuid: string, parentUuid: string | null, text: string, second: number) =>
+  JSON.stringify({
+    type,
+    uuid,
+    parentUuid,
+    sessionId: SID,
+    cwd: '/work/rewound',
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+    message:
+      type === 'user'
+        ? { role: 'user', content: text }
+        : { role: 'assistant', id: `msg_${uuid}`, model: 'claude-opus-5-5', content: [{ type: 'text', text }] },
+  });
+const rewind = JSON.stringify({ type: 'last-prompt', lastPrompt: 'first', leafUuid: null, explicit: true, sessionId: SID });
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tb-claude-rewind-sync-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const homeWith = (name: string, lines: string[]) =>
+  homeWithAgentFile(
+    root,
+    name,
+    join('.claude', 'projects', encodeProjectPath('/work/rewound')),
+    `${SID}.jsonl`,
+    `${lines.join('\n')}\n`,
+  );
+
+const twoTurns = [
+  record('user', 'u1', null, 'first alpha', 1),
+  record('assistant', 'a1', 'u1', 'reply alpha', 2),
+  record('user', 'u2', 'a1', 'second bravo', 3),
+  record('assistant', 'a2', 'u2', 'reply bravo', 4),
+];
+const fresh = [record('user', 'n1', null, 'fresh charlie', 5), record('assistant', 'n2', 'n1', 'reply charlie', 6)];
+
+it.each([
+  ['a rewind to empty: no leaf, an empty context', [rewind], EMPTY_LEAF, []],
+  ['a rewind to empty, then a new root: that root chain', [rewind, ...fresh], 'n2', ['fresh charlie', 'reply charlie']],
+] as const)('a transcript grown by %s, synced, as a whole read', async (_, added, leaf, context) => {
+  const name = leaf === EMPTY_LEAF ? 'empty' : 'fresh';
+  const grown = await homeWith(`${name}-grown`, twoTurns);
+  const whole = await homeWith(`${name}-whole`, [...twoTurns, ...added]);
+  try {
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    expect((await grown.store.getContext(SID)).messages).toHaveLength(4);
+    await appendFile(grown.file, `${added.join('\n')}\n`);
+    const second = await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    expect([second.appended, second.reread]).toEqual([1, 0]);
+    await whole.sync.sync(whole.sources, { formats: ['claude'], workers: 0 });
+    const fromFile = shape(await grown.sources.driver('claude').getSession(SID));
+    expect(fromFile.leafId).toBe(leaf);
+    expect(shape(await grown.store.getSession(SID))).toEqual(fromFile);
+    expect(shape(await whole.store.getSession(SID))).toEqual(fromFile);
+    expect((await grown.store.getContext(SID)).messages.map(messageText)).toEqual(context);
+    expect((await whole.store.getContext(SID)).messages.map(messageText)).toEqual(context);
+  } finally {
+    await grown.store.close();
+    await whole.store.close();
+  }
+});
+
+it('a transcript synced after its rewind to empty, then grown by a new root: synced, that chain', async () => {
+  const grown = await homeWith('later-grown', [...twoTurns, rewind]);
+  const whole = await homeWith('later-whole', [...twoTurns, rewind, ...fresh]);
+  try {
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    expect((await grown.store.getContext(SID)).messages).toEqual([]);
+    await appendFile(grown.file, `${fresh.join('\n')}\n`);
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    await whole.sync.sync(whole.sources, { formats: ['claude'], workers: 0 });
+    const fromFile = shape(await grown.sources.driver('claude').getSession(SID));
+    expect(fromFile.leafId).toBe('n2');
+    expect(shape(await grown.store.getSession(SID))).toEqual(fromFile);
+    expect(shape(await whole.store.getSession(SID))).toEqual(fromFile);
+    expect((await grown.store.getContext(SID)).messages.map(messageText)).toEqual(['fresh charlie', 'reply charlie']);
+  } finally {
+    await grown.store.close();
+    await whole.store.close();
+  }
+});
