@@ -288,6 +288,30 @@ describe.skipIf(!zstdAvailable && !isCI)('codex: compressed rollouts read as a s
     expect(await fs.readdir(dirname(zst))).toEqual(listing);
   });
 
+  it("a frame asking for a window over zstd's default limit (128 MiB) is an error naming the file, as codex's decoder refuses it", async () => {
+    const plain = join(dir, 'rollout-window.jsonl');
+    writeRollout(plain, 256 * 1024, 19);
+    const zst = join(dir, 'rollout-window.jsonl.zst');
+    zstd(plain, zst);
+    const bytes = await fs.readFile(zst);
+    // streamed: no single segment, so byte 5 is the window descriptor (2 MiB at level 3)
+    expect([bytes[4] as number & 0x20, bytes[5]]).toEqual([0, 11 << 3]);
+    const expected = await collect(readJsonl(plain));
+    await fs.rm(plain);
+    // 2^27, the limit: read (the data fits any window as large as the one it was made with)
+    bytes[5] = 17 << 3;
+    await fs.writeFile(zst, bytes);
+    expect(await collect(rolloutLines(zst))).toEqual(expected);
+    bytes[5] = (17 << 3) | 1;
+    await fs.writeFile(zst, bytes);
+    await expect(collect(rolloutLines(zst))).rejects.toThrow(
+      /rollout-window\.jsonl\.zst: cannot decompress the codex rollout: the zstd frame's window of 150994944 bytes is over/,
+    );
+    await expect(materializeRollout(zst)).rejects.toThrow(/window of 150994944 bytes/);
+    expect((await fs.readFile(zst)).equals(bytes)).toBe(true);
+    expect(existsSync(plain)).toBe(false);
+  });
+
   it('appending decompresses a compressed rollout back to the same bytes as it writes, its mode kept', async () => {
     const plain = join(dir, 'rollout-2026-11-01T00-00-00-0000aaaa-0000-7000-8000-000000000001.jsonl');
     writeRollout(plain, 5 * 1024 * 1024, 13);

@@ -39,6 +39,29 @@ const FRAME_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MAGIC_HIGH = 0x184d2a5;
 
 /**
+ * The largest window a frame may ask for: zstd's decoders refuse more by default (ZSTD_WINDOWLOG_LIMIT_DEFAULT
+ * 27), codex's (the zstd crate's stream Decoder) too; fzstd would hold it, and move it at every block.
+ */
+const MAX_WINDOW = 1 << 27;
+
+/** The window a whole frame header asks for (RFC 8878 3.1.1.1): the content size of a single-segment frame. */
+function windowSize(h: number[]): number {
+  const fhd = h[4] as number;
+  const singleSegment = (fhd >> 5) & 1;
+  if (!singleSegment) {
+    const descriptor = h[5] as number;
+    const base = 2 ** (10 + (descriptor >> 3));
+    return base + (base / 8) * (descriptor & 7);
+  }
+  const contentSizeFlag = fhd >> 6;
+  const bytes = contentSizeFlag ? 1 << contentSizeFlag : 1;
+  const at = 5 + ([0, 1, 2, 4][fhd & 3] as number);
+  let size = 0;
+  for (let i = bytes - 1; i >= 0; i--) size = size * 256 + (h[at + i] as number);
+  return contentSizeFlag === 1 ? size + 256 : size;
+}
+
+/**
  * Where the blocks of a zstd stream end (RFC 8878: frame header, block headers, checksum, skippable
  * frames), found as the compressed bytes pass. fzstd's Decompress decodes every whole block one push
  * holds: pushed up to one block's end at a time, it gives at most a block (≤ 128 KiB of text) per push,
@@ -116,6 +139,11 @@ class BlockEnds {
             (contentSizeFlag ? 1 << contentSizeFlag : singleSegment);
           if (h.length < this.want) return;
         }
+        const window = windowSize(h);
+        if (window > MAX_WINDOW)
+          throw new Error(
+            `the zstd frame's window of ${window} bytes is over zstd's default limit of ${MAX_WINDOW} (codex's decoder refuses it too)`,
+          );
         this.expect('block', 3);
         return;
       }

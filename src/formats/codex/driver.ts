@@ -119,7 +119,8 @@ export class CodexDriver extends DriverBase implements IncrementalSource {
    * 17: so is a code-mode cell whose header splits its wall time (code-mode; overhead).
    * 18: rollouts codex compressed (`….jsonl.zst`, compressed.ts) are listed and read.
    * 19: a compressed rollout that breaks off (cut short, damaged) gives the lines before the break and a warning
-   *    (compressed.ts), where it was an error and no session.
+   *    (compressed.ts), where it was an error and no session; one whose frame asks for a window over 128 MiB is an
+   *    error, as codex's decoder refuses it.
    */
   readonly readerVersion = 19;
   readonly capabilities: DriverCapabilities = {
