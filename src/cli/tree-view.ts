@@ -1,6 +1,13 @@
 /** Draws a session's entry tree as text, with the current leaf marked. */
 
-import { currentLeaf, indexEntries, isConversationEntry, messageText, nearestConversationEntry } from '../model/tree.js';
+import {
+  currentLeaf,
+  indexEntries,
+  isConversationEntry,
+  messageText,
+  nearestConversationEntry,
+  resultText,
+} from '../model/tree.js';
 import type { Entry, Part, Session } from '../model/types.js';
 import { cutToColumns, oneLineCut, stringWidth } from './text-width.js';
 
@@ -51,6 +58,11 @@ export function describeEntry(e: Entry): string {
         const thinking = m.parts.flatMap((p) => (p.type === 'thinking' && p.thinking.trim() ? [p.thinking] : []));
         if (thinking.length) text = `(thinking) ${oneLineCut(thinking.join('\n'), 59)}`;
         else if (m.parts.some((p) => p.type === 'redacted_thinking')) text = '(thinking, redacted)';
+        else {
+          // a message of results alone (a tool's) shows what the tool printed, not only how many results
+          const printed = m.parts.flatMap((p) => (p.type === 'tool_result' ? [resultText(p.content).trim()] : []));
+          text = one(printed.filter(Boolean).join('\n'));
+        }
       }
       const extra = partsNote(m.parts, hasText);
       return `${m.role}:${text ? ` ${text}` : ''}${extra ? ` [${extra}]` : ''}`;

@@ -64,7 +64,7 @@ it('a reply of thinking alone shows its thinking (it showed an empty "assistant:
   ).toBe('assistant: Done. [thinking]');
 });
 
-it('tool calls name what they act on, results say how many failed, images and files are counted', () => {
+it('tool calls name what they act on, results show what the tool printed and how many failed, images and files are counted', () => {
   const call = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_call' as const, id, name, input });
   expect(
     describeEntry(
@@ -86,7 +86,7 @@ it('tool calls name what they act on, results say how many failed, images and fi
         'tool',
       ),
     ),
-  ).toBe('tool: [2 results (1 failed)]');
+  ).toBe('tool: ok no such file [2 results (1 failed)]');
   expect(
     describeEntry(
       assistantWith(
@@ -100,4 +100,18 @@ it('tool calls name what they act on, results say how many failed, images and fi
       ),
     ),
   ).toBe('user: What is this? [2 images; file spec.pdf]');
+});
+
+it('a message of results alone shows what the tool printed, cut to one line (it showed only "[1 result]")', () => {
+  const result = (content: Extract<Entry, { kind: 'message' }>['message']['parts'][number]) => assistantWith([content], 'tool');
+  expect(describeEntry(result({ type: 'tool_result', callId: 'c1', content: 'total 12\n-rw-r--r-- app.txt\n' }))).toBe(
+    'tool: total 12 -rw-r--r-- app.txt [1 result]',
+  );
+  expect(
+    describeEntry(
+      result({ type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'x'.repeat(100) }], isError: true }),
+    ),
+  ).toBe(`tool: ${'x'.repeat(69)}… [1 result (1 failed)]`);
+  // a result with no text (an image alone, an empty output) is counted as before
+  expect(describeEntry(result({ type: 'tool_result', callId: 'c1', content: '' }))).toBe('tool: [1 result]');
 });
