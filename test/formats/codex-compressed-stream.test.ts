@@ -3,8 +3,8 @@
  * streaming decoder a block at a time into the shared line splitter, so memory stays bounded by a read,
  * the zstd window and a line whatever the rollout's size or compression ratio. A stream that breaks off
  * gives the lines before the break and a warning naming the file; appending decompresses as it writes.
- * The files are made by the real zstd (Debian's `zstd`), as codex's compression writes them: level 3,
- * streamed (no content size), no checksum (codex-rs rollout/src/compression.rs, encode_zstd).
+ * The files are made by the real zstd (Debian's `zstd`) as codex's compression writes them (level 3, no
+ * checksum: codex-rs rollout/src/compression.rs, encode_zstd; the header as the real 0.171 writes it).
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, promises as fs, openSync, writeFileSync, writeSync } from 'node:fs';
@@ -26,12 +26,16 @@ const REAL = '01a2049f-112d-7912-ae95-4f258b998a24';
 const REAL_FILE = 'sessions/2026/11/22/rollout-2026-11-22T18-57-43-01a2049f-112d-7912-ae95-4f258b998a24.jsonl';
 const { tempHome } = codexTempHomes(FIXTURE_HOME, 'tb-codex-zst-stream-');
 
-/** Compresses src into dst with the real zstd; default: as codex does (level 3, from a stream, no checksum). */
-function zstd(src: string, dst: string, args: string[] = ['-3', '--no-check']): void {
+/**
+ * Compresses src into dst with the real zstd; by default as codex 0.171 does (level 3, one frame with the
+ * content size, a 2 MiB window past 2 MiB, no checksum: `zstd -lv` and the frame header of a 3.7 MB
+ * rollout the real codex compressed); `stream`: from a pipe, so with no content size.
+ */
+function zstd(src: string, dst: string, args: string[] = ['-3', '--no-check'], stream = false): void {
   const input = openSync(src, 'r');
   const output = openSync(dst, 'w');
   try {
-    const r = spawnSync(ZSTD, [...args, '-q', '-c'], { stdio: [input, output, 'pipe'] });
+    const r = spawnSync(ZSTD, [...args, '-q', '-c', ...(stream ? [] : [src])], { stdio: [input, output, 'pipe'] });
     if (r.status !== 0) throw new Error(`zstd ${args.join(' ')} failed: ${r.stderr?.toString()}`);
   } finally {
     closeSync(input);
@@ -169,6 +173,8 @@ describe.skipIf(!zstdAvailable && !isCI)('codex: compressed rollouts read as a s
 
     const codexLike = join(dir, 'codex-like.jsonl.zst');
     zstd(plain, codexLike);
+    const streamed = join(dir, 'streamed.jsonl.zst');
+    zstd(plain, streamed, ['-3', '--no-check'], true);
     // the zstd tool's own files: the content size in the frame header and a checksum after the last block
     const withChecksum = join(dir, 'with-checksum.jsonl.zst');
     expect(spawnSync(ZSTD, ['-3', '-q', '-f', plain, '-o', withChecksum]).status).toBe(0);
@@ -191,7 +197,7 @@ describe.skipIf(!zstdAvailable && !isCI)('codex: compressed rollouts read as a s
     );
     expect((await fs.stat(codexLike)).size).toBeGreaterThan(3 * 131_075);
 
-    for (const zst of [codexLike, withChecksum, frames])
+    for (const zst of [codexLike, streamed, withChecksum, frames])
       for (const readBytes of [undefined, 7, 4096, 131_075]) {
         // 7-byte reads of every file would take long: the codex-like one has them
         if (readBytes === 7 && zst !== codexLike) continue;
@@ -292,9 +298,9 @@ describe.skipIf(!zstdAvailable && !isCI)('codex: compressed rollouts read as a s
     const plain = join(dir, 'rollout-window.jsonl');
     writeRollout(plain, 256 * 1024, 19);
     const zst = join(dir, 'rollout-window.jsonl.zst');
-    zstd(plain, zst);
+    zstd(plain, zst, ['-3', '--no-check'], true);
     const bytes = await fs.readFile(zst);
-    // streamed: no single segment, so byte 5 is the window descriptor (2 MiB at level 3)
+    // from a pipe: no single segment, so byte 5 is the window descriptor (2 MiB at level 3)
     expect([bytes[4] as number & 0x20, bytes[5]]).toEqual([0, 11 << 3]);
     const expected = await collect(readJsonl(plain));
     await fs.rm(plain);
