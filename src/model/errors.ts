@@ -30,6 +30,30 @@ export class NotFoundError extends ThreadbaseError {
   }
 }
 
+/**
+ * A store's refusal of entries for a session (duplicate_entry, orphan_entry), with the session's id as
+ * a field and its message made from it: a view that keeps the session under another id than its
+ * caller asked for (the server's per-project alias) names it as asked with `forSession`.
+ */
+export class SessionEntryError extends ThreadbaseError {
+  constructor(
+    code: 'duplicate_entry' | 'orphan_entry',
+    readonly sessionId: string,
+    readonly entryId: string,
+    private readonly say: (sessionId: string) => string,
+  ) {
+    super(code, say(sessionId), { id: entryId });
+    this.name = 'SessionEntryError';
+  }
+
+  /** The same refusal naming the session `sessionId` (this one its cause). */
+  forSession(sessionId: string): SessionEntryError {
+    const again = new SessionEntryError(this.code as 'duplicate_entry' | 'orphan_entry', sessionId, this.entryId, this.say);
+    again.cause = this;
+    return again;
+  }
+}
+
 export class AmbiguousIdError extends ThreadbaseError {
   readonly candidates: string[];
   constructor(prefix: string, candidates: string[], what = 'sessions') {

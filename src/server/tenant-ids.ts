@@ -18,7 +18,7 @@ import type {
   SessionFilter,
   WriteOptions,
 } from '../model/driver.js';
-import { NotFoundError, ThreadbaseError } from '../model/errors.js';
+import { NotFoundError, SessionEntryError } from '../model/errors.js';
 import type { ResponseStats } from '../model/prices.js';
 import type { ContextOptions } from '../model/tree.js';
 import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
@@ -173,8 +173,7 @@ export class ProjectIdsDriver implements SessionDriver {
       } catch (again) {
         if (again instanceof NotFoundError) throw error;
         // a refusal naming the session (duplicate_entry) names it as the project does, not by its alias
-        if (again instanceof ThreadbaseError && again.message.includes(alias))
-          throw new ThreadbaseError(again.code, again.message.replaceAll(alias, id), { id: again.id }, { cause: again });
+        if (again instanceof SessionEntryError && again.sessionId === alias) throw again.forSession(id);
         throw again;
       }
     }

@@ -1,7 +1,7 @@
 /** What every threadbase-owned store (memory, SQLite, PostgreSQL, remote) shares: its source name, its capabilities, writing, forking. */
 import { randomUUID } from 'node:crypto';
 import type { DriverCapabilities, ForkOptions, WriteOptions } from '../model/driver.js';
-import { ThreadbaseError } from '../model/errors.js';
+import { SessionEntryError } from '../model/errors.js';
 import { currentLeaf, pathToLeaf } from '../model/tree.js';
 import type { Entry, MetadataEntry, Session, SessionInfo } from '../model/types.js';
 
@@ -51,10 +51,11 @@ export function checkWrittenEntryIds(session: Pick<Session, 'id'> & { entries: r
   const ids = new Set<string>();
   for (const e of session.entries) {
     if (ids.has(e.id))
-      throw new ThreadbaseError(
+      throw new SessionEntryError(
         'duplicate_entry',
-        `entry id ${e.id} appears twice in the session written as ${session.id ? session.id : '(no id)'}`,
-        { id: e.id },
+        session.id,
+        e.id,
+        (sid) => `entry id ${e.id} appears twice in the session written as ${sid ? sid : '(no id)'}`,
       );
     ids.add(e.id);
   }
@@ -147,10 +148,12 @@ export function entriesNotStored(sessionId: string, entries: readonly Entry[], s
     const had = stored.get(e.id);
     if (had === undefined) return true;
     if (entryText(had) !== entryText(e))
-      throw new ThreadbaseError(
+      throw new SessionEntryError(
         'duplicate_entry',
-        `entry id ${e.id} is already in session ${sessionId} with other content (an append may only repeat an entry as stored)`,
-        { id: e.id },
+        sessionId,
+        e.id,
+        (sid) =>
+          `entry id ${e.id} is already in session ${sid} with other content (an append may only repeat an entry as stored)`,
       );
     return false;
   });

@@ -15,7 +15,7 @@ import type {
   UsageTotals,
   WriteOptions,
 } from '../../model/driver.js';
-import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { NotFoundError, SessionEntryError } from '../../model/errors.js';
 import { truncate } from '../../model/text.js';
 import { countMessages, messageText } from '../../model/tree.js';
 import type { Entry, Session, SessionInfo } from '../../model/types.js';
@@ -221,16 +221,18 @@ function checkEntries(entries: readonly Entry[], sessionId: string, parentsMustE
   const ids = new Set<string>();
   for (const e of entries) {
     if (ids.has(e.id))
-      throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} is already in session ${sessionId}`, { id: e.id });
+      throw new SessionEntryError('duplicate_entry', sessionId, e.id, (sid) => `entry id ${e.id} is already in session ${sid}`);
     ids.add(e.id);
   }
   if (!parentsMustExist) return;
   for (const e of entries) {
-    if (e.parentId !== null && !ids.has(e.parentId)) {
-      throw new ThreadbaseError(
+    const parent = e.parentId;
+    if (parent !== null && !ids.has(parent)) {
+      throw new SessionEntryError(
         'orphan_entry',
-        `entry ${e.id} names parent ${e.parentId}, which is not in session ${sessionId}`,
-        { id: e.id },
+        sessionId,
+        e.id,
+        (sid) => `entry ${e.id} names parent ${parent}, which is not in session ${sid}`,
       );
     }
   }

@@ -23,7 +23,7 @@ import type {
   UsageTotals,
   WriteOptions,
 } from '../../model/driver.js';
-import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { NotFoundError, SessionEntryError, ThreadbaseError } from '../../model/errors.js';
 import { prefixOf, truncate } from '../../model/text.js';
 import { currentLeaf, messageText } from '../../model/tree.js';
 import {
@@ -579,13 +579,16 @@ export class PostgresStore extends DriverBase {
       const fresh = entriesNotStored(sessionId, entries, stored);
       if (!fresh.length) return;
       const known = new Set([...ids, ...present]);
-      for (const e of fresh)
-        if (e.parentId !== null && !known.has(e.parentId))
-          throw new ThreadbaseError(
+      for (const e of fresh) {
+        const parent = e.parentId;
+        if (parent !== null && !known.has(parent))
+          throw new SessionEntryError(
             'orphan_entry',
-            `entry ${e.id} names parent ${e.parentId}, which is not in session ${sessionId}`,
-            { id: e.id },
+            sessionId,
+            e.id,
+            (sid) => `entry ${e.id} names parent ${parent}, which is not in session ${sid}`,
           );
+      }
       const next = await refreshCounters(c, sessionId, fresh, true, fresh.length);
       await insertEntries(c, sessionId, fresh, next - fresh.length, false);
     });
@@ -1137,9 +1140,12 @@ function checkUnique(entries: readonly Entry[], sessionId: string): void {
   const ids = new Set<string>();
   for (const e of entries) {
     if (ids.has(e.id))
-      throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} appears twice for session ${sessionId}`, {
-        id: e.id,
-      });
+      throw new SessionEntryError(
+        'duplicate_entry',
+        sessionId,
+        e.id,
+        (sid) => `entry id ${e.id} appears twice for session ${sid}`,
+      );
     ids.add(e.id);
   }
 }

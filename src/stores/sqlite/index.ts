@@ -21,7 +21,7 @@ import type {
   UsageTotals,
   WriteOptions,
 } from '../../model/driver.js';
-import { NotFoundError, ThreadbaseError } from '../../model/errors.js';
+import { NotFoundError, SessionEntryError, ThreadbaseError } from '../../model/errors.js';
 import type { ResponseStats } from '../../model/prices.js';
 import { type RawRead, rawReadBy } from '../../model/resume.js';
 import { prefixOf } from '../../model/text.js';
@@ -815,14 +815,14 @@ export class SqliteStore extends DriverBase {
     const fresh = new Set<string>();
     for (const e of entries) {
       if (fresh.has(e.id) || has.get(sessionId, e.id))
-        throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} is already in session ${sessionId}`, {
-          id: e.id,
-        });
-      if (e.parentId !== null && !fresh.has(e.parentId) && !has.get(sessionId, e.parentId))
-        throw new ThreadbaseError(
+        throw new SessionEntryError('duplicate_entry', sessionId, e.id, (sid) => `entry id ${e.id} is already in session ${sid}`);
+      const parent = e.parentId;
+      if (parent !== null && !fresh.has(parent) && !has.get(sessionId, parent))
+        throw new SessionEntryError(
           'orphan_entry',
-          `entry ${e.id} names parent ${e.parentId}, which is not in session ${sessionId}`,
-          { id: e.id },
+          sessionId,
+          e.id,
+          (sid) => `entry ${e.id} names parent ${parent}, which is not in session ${sid}`,
         );
       fresh.add(e.id);
     }
@@ -1082,7 +1082,7 @@ function checkUniqueIds(entries: readonly Entry[], sessionId: string): void {
   const ids = new Set<string>();
   for (const e of entries) {
     if (ids.has(e.id))
-      throw new ThreadbaseError('duplicate_entry', `entry id ${e.id} is already in session ${sessionId}`, { id: e.id });
+      throw new SessionEntryError('duplicate_entry', sessionId, e.id, (sid) => `entry id ${e.id} is already in session ${sid}`);
     ids.add(e.id);
   }
 }
