@@ -10,14 +10,12 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { branches, pairToolCalls } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
+import { messageOutline } from '../helpers/sessions.js';
 
 const env: DriverEnv = { home: resolve('test/fixtures/gemini/home'), env: {} };
 const MAIN = '8a2f0c1e-1111-4222-8333-944455556666';
 const OLD = '0ldc4a75-aaaa-4bbb-8ccc-ddddeeeeffff';
 const OLD_DIR = '379e92851cc531fffa52190adfb783473f6553f5b7622ffce01e80eed6e660b0';
-
-const summary = (s: { messages: { role: string; parts: { type: string; text?: string }[] }[] }) =>
-  s.messages.map((m) => `${m.role}:${m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join(',')}`);
 
 describe('gemini: listing', () => {
   it('lists chats, sub-agent chats and checkpoints with their projects', async () => {
@@ -55,7 +53,7 @@ describe('gemini: a JSONL chat', () => {
       { file: s.path, id: 'sub-7c1d', message: expect.stringMatching(/sub-agent chat sub-7c1d .*no call of session/) },
     ]);
     const ctx = await driver.getContext(MAIN);
-    expect(summary(ctx)).toEqual([
+    expect(messageOutline(ctx.messages)).toEqual([
       'user:Read package.json',
       'assistant:thinking,tool_call',
       'tool:tool_result',
@@ -112,7 +110,7 @@ describe('gemini: the older JSON chat and checkpoints', () => {
   it('reads a one-document chat with an errored tool call', async () => {
     const driver = new GeminiDriver(env);
     const ctx = await driver.getContext(OLD);
-    expect(summary(ctx)).toEqual([
+    expect(messageOutline(ctx.messages)).toEqual([
       'user:hello from august',
       'assistant:Hi! What shall we build?',
       'user:run ls',
@@ -133,7 +131,7 @@ describe('gemini: the older JSON chat and checkpoints', () => {
     const s = (await driver.getSession('checkpoint:myproj:before refactor')) as Session;
     expect(s.meta).toMatchObject({ checkpoint: 'before refactor', authType: 'oauth-personal' });
     const ctx = await driver.getContext(s.id);
-    expect(summary(ctx)).toEqual([
+    expect(messageOutline(ctx.messages)).toEqual([
       'user:What is in src?',
       'assistant:thinking,tool_call',
       'tool:tool_result',
@@ -150,7 +148,7 @@ describe('gemini: the older JSON chat and checkpoints', () => {
     expect(pairing.orphanResults).toEqual([]);
     expect(ctx.messages[4]?.parts[1]).toEqual({ type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' });
     const old = await driver.getContext(`checkpoint:${OLD_DIR}:v1`);
-    expect(summary(old)).toEqual(['user:old style', 'assistant:yes']);
+    expect(messageOutline(old.messages)).toEqual(['user:old style', 'assistant:yes']);
   });
 
   it('writes new chats only: no append or fork into a chat Gemini CLI may be writing', () => {
@@ -197,7 +195,7 @@ describe('gemini: a chat the real Gemini CLI 0.61.0 recorded', () => {
     expect(s.warnings).toEqual([]);
     expect(branches(s)).toHaveLength(1);
     const ctx = await driver.getContext(ID);
-    const lines = summary(ctx);
+    const lines = messageOutline(ctx.messages);
     expect(lines).toHaveLength(7);
     expect(lines[0]?.startsWith('user:<session_context>')).toBe(true);
     expect(lines.slice(1, 4)).toEqual(['user:RUN: echo hello-from-gemini', 'assistant:thinking,tool_call', 'tool:tool_result']);

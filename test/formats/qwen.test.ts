@@ -13,9 +13,9 @@ import { QwenDriver, sanitizeCwd } from '../../src/formats/qwen/index.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import { pairToolCalls } from '../../src/model/tree.js';
-import type { Entry, Message, Session } from '../../src/model/types.js';
+import type { Entry, Session } from '../../src/model/types.js';
 import { runCli } from '../helpers/cli.js';
-import { chainSession, messageEntry, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
+import { chainSession, messageEntry, messageOutline, ONE_PIXEL_PNG, textMessage } from '../helpers/sessions.js';
 
 const REAL = 'ee2a1197-112a-4879-a9f4-4ee94585ced0';
 /** The real chat that ran a sub-agent, and the sub-agent's id */
@@ -31,9 +31,6 @@ beforeAll(async () => {
   env = { home: dir, env: { HOME: dir, THREADBASE_HOME: join(dir, '.threadbase') } };
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-const summary = (messages: Message[]) =>
-  messages.map((m) => `${m.role}:${m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join(',')}`);
 
 describe('qwen: the real 0.24.4 chat', () => {
   it('lists it with its project (the records’ cwd), title, messages, model and usage', async () => {
@@ -65,7 +62,7 @@ describe('qwen: the real 0.24.4 chat', () => {
       title: 'count the files',
       meta: { kind: 'subagent', agentType: 'general-purpose' },
     });
-    expect(summary((await driver.getContext(SUB_AGENT)).messages)).toEqual([
+    expect(messageOutline((await driver.getContext(SUB_AGENT)).messages)).toEqual([
       'user:count the files',
       'assistant:Plain answer from the stand-in.',
     ]);
@@ -82,7 +79,7 @@ describe('qwen: the real 0.24.4 chat', () => {
   it('gives the context Qwen Code resumed with: thinking with its signature, calls paired with their results', async () => {
     const driver = new QwenDriver(realEnv);
     const ctx = await driver.getContext(REAL);
-    expect(summary(ctx.messages)).toEqual([
+    expect(messageOutline(ctx.messages)).toEqual([
       'user:THINK then run echo',
       'assistant:thinking,tool_call',
       'tool:tool_result',
@@ -171,7 +168,10 @@ describe('qwen: damaged chats', () => {
       { file, line: 5, id: 'd', message: expect.stringMatching(/parent gone not found/) },
     ]);
     // the leaf is the last record; its chain starts at the record whose parent is gone
-    expect(summary((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:after a gap', 'assistant:still here']);
+    expect(messageOutline((await new QwenDriver(env).getContext(id)).messages)).toEqual([
+      'user:after a gap',
+      'assistant:still here',
+    ]);
     expect(s.entries.map((e) => e.id)).toEqual(['a', 'b', 'd', 'e']);
   });
 
@@ -184,7 +184,7 @@ describe('qwen: damaged chats', () => {
     const s = (await new QwenDriver(env).getSession(id)) as Session;
     expect(s.warnings).toEqual([{ file: s.path, line: 3, id: 'c', message: expect.stringMatching(/parentUuid cycle/) }]);
     expect(s.entries.map((e) => e.parentId)).toEqual(['c', 'a', null]);
-    expect(summary((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:three']);
+    expect(messageOutline((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:three']);
   });
 
   it('reads OpenAI Responses reasoning kept in a thoughtSignature as encrypted reasoning, not as a signature', async () => {
@@ -266,7 +266,7 @@ describe('qwen: damaged chats', () => {
       tokensBefore: 900,
     });
     const ctx = await new QwenDriver(env).getContext(id);
-    expect(summary(ctx.messages)).toEqual(['user:The summary.', 'assistant:Got it.', 'user:next']);
+    expect(messageOutline(ctx.messages)).toEqual(['user:The summary.', 'assistant:Got it.', 'user:next']);
   });
 
   it('leaves a realtime message out of the resumed context, as Qwen Code does', async () => {
@@ -275,7 +275,7 @@ describe('qwen: damaged chats', () => {
       rec('b', 'a', 'user', { subtype: 'realtime_message', ...user('typed while it worked') }),
       rec('c', 'b', 'assistant', model('answer')),
     ]);
-    expect(summary((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:first', 'assistant:answer']);
+    expect(messageOutline((await new QwenDriver(env).getContext(id)).messages)).toEqual(['user:first', 'assistant:answer']);
   });
 
   it('names a notification Qwen Code wrote into the conversation itself', async () => {
@@ -463,7 +463,7 @@ describe('qwen: writing', () => {
       summary: 'We talked.',
       firstKeptEntryId: 'a1',
     });
-    expect(summary((await new QwenDriver(env).getContext(id)).messages)).toEqual([
+    expect(messageOutline((await new QwenDriver(env).getContext(id)).messages)).toEqual([
       'user:We talked.',
       'assistant:first answer',
       'user:second',

@@ -11,14 +11,12 @@ import { pairToolCalls } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { summarizeUsage } from '../../src/model/usage.js';
 import { runCli } from '../helpers/cli.js';
+import { messageOutline } from '../helpers/sessions.js';
 
 const HOME = resolve('test/fixtures/zed/home');
 const DB = join(HOME, '.local/share/zed/threads/threads.db');
 const env: DriverEnv = { home: HOME, env: {} };
 const CURRENT = '4b0c9d7e-zed-thread-current';
-
-const summary = (ms: { role: string; parts: { type: string; text?: string }[] }[]) =>
-  ms.map((m) => `${m.role}:${m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join(',')}`);
 
 describe('zed: threads.db', () => {
   it('lists every thread, damaged rows included, with projects, worktrees and parents', async () => {
@@ -43,7 +41,7 @@ describe('zed: threads.db', () => {
     const s = (await driver.getSession(CURRENT)) as Session;
     expect(s.warnings).toEqual([]);
     const ctx = await driver.getContext(CURRENT);
-    expect(summary(ctx.messages)).toEqual([
+    expect(messageOutline(ctx.messages)).toEqual([
       "user:Why does this test flake?,test('a', ...),image",
       'assistant:thinking,Let me look at the file.,tool_call',
       'tool:tool_result',
@@ -90,7 +88,7 @@ describe('zed: threads.db', () => {
 
   it('reads a 0.2.0 JSON thread (context, segments, tool uses with results)', async () => {
     const ctx = await new ZedDriver(env).getContext('legacy-thread-v020');
-    expect(summary(ctx.messages)).toEqual([
+    expect(messageOutline(ctx.messages)).toEqual([
       'user:<files>README.md</files>,list files',
       'assistant:thinking,Listing.,tool_call',
       'tool:tool_result',
@@ -173,7 +171,7 @@ describe('zed: damaged rows in an older schema', () => {
       const s = (await driver.getSession('odd')) as Session;
       expect(s.warnings?.map((w) => w.id)).toEqual(['odd', 'odd']);
       expect(s.createdAt).toBe('2025-01-02T00:00:00.000Z');
-      expect(summary((await driver.getContext('odd')).messages)).toEqual(['user:kept']);
+      expect(messageOutline((await driver.getContext('odd')).messages)).toEqual(['user:kept']);
     } finally {
       await fs.rm(home, { recursive: true, force: true });
     }

@@ -437,6 +437,13 @@ export function branchedSession(
 export const GEMINI_REFUSED_TEXT = '[Operation Cancelled] Reason: User denied execution.';
 export const GEMINI_CANCELLED_TEXT = '[Operation Cancelled] Reason: User cancelled operation';
 
+/** Messages as `role:part,part`, a text part as its text and any other as its type, for comparing contexts. */
+export function messageOutline(
+  messages: readonly { role: string; parts: readonly { type: string; text?: string }[] }[],
+): string[] {
+  return messages.map((m) => `${m.role}:${m.parts.map((p) => (p.type === 'text' ? p.text : p.type)).join(',')}`);
+}
+
 /** Every tool result of a session's messages, in order (none of a session that is not there). */
 export function toolResultsOf(s: Session | undefined): ToolResultPart[] {
   return toolResultsIn((s?.entries ?? []).flatMap((e) => (e.kind === 'message' ? [e.message] : [])));
