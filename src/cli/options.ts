@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { formatNames, writableFormatNames } from '../formats/registry.js';
 import type { DriverEnv } from '../model/driver.js';
-import { knownTimeZone, localTimeZone, readTimeWindow, type TimeWindowRefusal } from '../model/time-window.js';
+import { knownTimeZone, localTimeZone, readTimeWindow, type TimeWindowRefusal, wallClockAt } from '../model/time-window.js';
 import { loadPrices, type PriceTable } from '../stores/index-sync/prices.js';
 import { sqliteFileOf, storeKindOf, threadbaseHome } from '../stores/open.js';
 import { isServerUrl, serverKeyOf } from '../stores/remote/address.js';
@@ -54,12 +54,23 @@ export function untilFlag(what: string): Option {
   ).argParser(zonedTimeOption);
 }
 
-/** `--tz <zone>` of sessions, search and push: the zone their `--since`/`--until` dates and times without an offset are. */
-export function timeZoneFlag(): Option {
+/** `--tz <zone>` of sessions, search and push: the zone the dates and times without an offset of `of` are (push has no --until). */
+export function timeZoneFlag(of = '--since/--until'): Option {
   return new Option(
     '--tz <zone>',
-    "the time zone of --since/--until dates and times without an offset (IANA name or UTC; default: this machine's)",
+    `the time zone of ${of} dates and times without an offset (IANA name or UTC; default: this machine's)`,
   ).argParser(timeZoneOption);
+}
+
+/**
+ * A stored time (UTC) as `YYYY-MM-DDTHH:MM` on the clock of `tz` (default this machine's zone), as the
+ * text listings print it: the zone `--since`/`--until` read a date in, so a row listed on a day is one
+ * `--since` that day keeps. A time that is no ISO time is cut as it is.
+ */
+export function listedTime(iso: string, tz?: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso.slice(0, 16);
+  return new Date(wallClockAt(tz ?? localTimeZone(), t)).toISOString().slice(0, 16);
 }
 
 /**

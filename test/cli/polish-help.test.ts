@@ -26,3 +26,12 @@ it('serve --help shows --max-body’s default, in bytes as the option takes it',
   const line = help.split('\n').find((l) => l.trimStart().startsWith('--max-body'));
   expect(line).toMatch(/\(default: 10485760 = 10 MiB\)/);
 });
+
+it('push --help says --tz reads --since (push has no --until)', async () => {
+  const r = await runCli(env, ['push', '--help']);
+  expect(r.code).toBe(0);
+  const help = r.out.replace(/\n {10,}/g, ' ');
+  const line = help.split('\n').find((l) => l.trimStart().startsWith('--tz'));
+  expect(line).toMatch(/the time zone of --since dates and times without an offset/);
+  expect(help).not.toContain('--until');
+});

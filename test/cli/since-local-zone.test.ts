@@ -143,3 +143,30 @@ describe('a date alone is the machine zone’s day', () => {
     expect(late.err).toContain('no time lies between them');
   });
 });
+
+describe('the text listings print times on the clock --since reads', () => {
+  /** The time column of each text line of `args`' output that names the session. */
+  const times = async (env: DriverEnv, args: string[]) =>
+    (await runCliOk(env, args))
+      .split('\n')
+      .filter((l) => l.startsWith(PI_TOOL_CALL_ID))
+      .map((l) => /\b(\d{4}-\d\d-\d\dT\d\d:\d\d)\b/.exec(l)?.[1]);
+
+  it('TZ=America/Los_Angeles: sessions and search show Nov 24 19:00, the day --since 2026-11-25 leaves out (they showed UTC’s Nov 25 03:00)', async () => {
+    process.env.TZ = LA;
+    const env = await homeWithLateSession();
+    await runCliOk(env, ['sync', '--json']);
+    expect(await times(env, ['sessions'])).toEqual(['2026-11-24T19:00']);
+    expect(await times(env, ['sessions', '--no-index'])).toEqual(['2026-11-24T19:00']);
+    const hits = await times(env, ['search', 'echo', '--no-sync']);
+    expect(hits.length).toBeGreaterThan(0);
+    for (const t of hits) expect(t?.startsWith('2026-11-24T1')).toBe(true);
+  });
+
+  it('--tz names the clock; UTC shows the stored time', async () => {
+    process.env.TZ = LA;
+    const env = await homeWithLateSession();
+    expect(await times(env, ['sessions', '--tz', 'UTC'])).toEqual(['2026-11-25T03:00']);
+    expect(await times(env, ['sessions', '--tz', 'Asia/Kolkata'])).toEqual(['2026-11-25T08:30']);
+  });
+});

@@ -47,7 +47,7 @@ export function registerPush(program: Command, ctx: CliContext): void {
     .option('--source <agent>', "push this agent's sessions as read from its own files instead of a store", agentOption)
     .option('--project <dir>', 'only sessions that ran in this directory (. is the current one)', projectOption)
     .addOption(sinceFlag('sessions updated since'))
-    .addOption(timeZoneFlag())
+    .addOption(timeZoneFlag('--since'))
     .option('--no-sync', 'push the local index as it is, without bringing it up to date first')
     .option(
       '--force',

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { type CliContext, colorOnStdout, openCommandIndex, printJson, terminalColumns } from '../io.js';
 import {
   agentOption,
+  listedTime,
   positiveIntOption,
   projectOption,
   roleOption,
@@ -208,7 +209,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           const columns = terminalColumns(ctx);
           for (const h of hits) {
             // an entry with no role is a summary (a compaction's or a branch's), the only other text indexed
-            const about = `${h.source.padEnd(sourceWidth)} ${h.timestamp.slice(0, 16)}  ${(h.role ?? 'summary').padEnd(roleWidth)} `;
+            const about = `${h.source.padEnd(sourceWidth)} ${listedTime(h.timestamp, opts.tz)}  ${(h.role ?? 'summary').padEnd(roleWidth)} `;
             const entry = `    ${shortEntry(h.sessionId, h.entryId)}  `;
             if (columns === undefined) {
               ctx.stdout(

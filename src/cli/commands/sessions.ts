@@ -3,7 +3,16 @@ import { type SessionInfo, sessionRow } from '../../model/types.js';
 import { listThroughIndex } from '../../stores/index-sync/fresh.js';
 import { indexPath } from '../../stores/index-sync/sync.js';
 import { type CliContext, printJson, reportWarnings, terminalColumns, warn } from '../io.js';
-import { agentOption, positiveIntOption, projectOption, sinceFlag, timeZoneFlag, untilFlag, zonedWindow } from '../options.js';
+import {
+  agentOption,
+  listedTime,
+  positiveIntOption,
+  projectOption,
+  sinceFlag,
+  timeZoneFlag,
+  untilFlag,
+  zonedWindow,
+} from '../options.js';
 import { cutToColumns, oneLine, padEndColumns, padStartColumns, stringWidth } from '../text-width.js';
 
 /**
@@ -125,7 +134,7 @@ export function registerSessions(program: Command, ctx: CliContext): void {
         const countWidth = Math.max(4, ...rows.map((r) => String(r.messageCount).length));
         const columns = terminalColumns(ctx);
         for (const r of rows) {
-          const head = `${padEndColumns(r.id, idWidth)}  ${padEndColumns(r.source, sourceWidth)}  ${r.updatedAt.slice(0, 16).padEnd(16)}  ${padStartColumns(String(r.messageCount), countWidth)} msgs  `;
+          const head = `${padEndColumns(r.id, idWidth)}  ${padEndColumns(r.source, sourceWidth)}  ${listedTime(r.updatedAt, opts.tz).padEnd(16)}  ${padStartColumns(String(r.messageCount), countWidth)} msgs  `;
           const tail = r.parentId ? `  (child of ${r.parentId})` : '';
           const title = oneLine(r.title ?? '');
           const room = columns ? columns - stringWidth(head) - stringWidth(tail) : undefined;
