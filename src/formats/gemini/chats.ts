@@ -468,6 +468,16 @@ function keptLastUpdated(meta: JsonObject): string | undefined {
   return writtenAt !== undefined && str(meta.lastUpdated) === writtenAt ? str(kept?.lastUpdated) : undefined;
 }
 
+/** A file of one JSON document (an older chat, a checkpoint); one that does not read or parse is a warning and undefined. */
+async function readJsonDocument(file: string, warnings: ParseWarning[]): Promise<unknown> {
+  try {
+    return parseJson(await fs.readFile(file, 'utf8'));
+  } catch (err) {
+    warnings.push({ file, message: `malformed JSON: ${(err as Error).message}` });
+    return undefined;
+  }
+}
+
 export async function readChat(file: string, where: ProjectDir): Promise<Session> {
   const warnings: ParseWarning[] = [];
   const state: ChatState = {
@@ -484,12 +494,7 @@ export async function readChat(file: string, where: ProjectDir): Promise<Session
       else applyRecord(state, l.value, { file, line: l.line }, warnings);
     }
   } else {
-    let doc: unknown;
-    try {
-      doc = parseJson(await fs.readFile(file, 'utf8'));
-    } catch (err) {
-      warnings.push({ file, message: `malformed JSON: ${(err as Error).message}` });
-    }
+    const doc = await readJsonDocument(file, warnings);
     if (isObject(doc)) {
       const { messages, ...meta } = doc;
       state.meta = meta;
@@ -586,12 +591,7 @@ export async function readCheckpoint(file: string, where: ProjectDir): Promise<S
   const warnings: ParseWarning[] = [];
   const st = await fs.stat(file);
   const timestamp = st.mtime.toISOString();
-  let doc: unknown;
-  try {
-    doc = parseJson(await fs.readFile(file, 'utf8'));
-  } catch (err) {
-    warnings.push({ file, message: `malformed JSON: ${(err as Error).message}` });
-  }
+  const doc = await readJsonDocument(file, warnings);
   const history = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.history) ? doc.history : [];
   if (doc !== undefined && !Array.isArray(doc) && !(isObject(doc) && Array.isArray(doc.history))) {
     warnings.push({ file, message: 'unknown checkpoint shape (neither Content[] nor {history})' });
