@@ -39,6 +39,7 @@ import {
   str,
   toolCallResult,
   usageOfGeminiCounts,
+  withKeptMessageFields,
 } from './content.js';
 
 export const SOURCE = 'gemini';
@@ -57,7 +58,6 @@ function tokens(t: unknown): Usage | undefined {
   return usageOfGeminiCounts({ prompt: t.input, output: t.output, cached: t.cached, thoughts: t.thoughts });
 }
 
-/** One MessageRecord as one or two entries: the message, and for a gemini turn with tool results, a tool message. */
 /** User content Gemini CLI writes itself (isIgnoredUserContent in its resume): not typed by the user. */
 function injectedKind(text: string): string | undefined {
   const t = text.trimStart();
@@ -69,15 +69,9 @@ function injectedKind(text: string): string | undefined {
 /** A message with the fields threadbase kept in a record's `threadbase` field (encode.ts keptMessageFields). */
 function withKept(m: Message, kept: JsonObject | undefined): Message {
   if (!kept) return m;
-  const out: Message = { ...m };
-  if (typeof kept.provider === 'string') out.provider = kept.provider;
-  else if (kept.provider === null) delete out.provider;
-  if (typeof kept.api === 'string') out.api = kept.api;
-  if (typeof kept.cost === 'number') out.cost = kept.cost;
-  if (typeof kept.stopReason === 'string') out.stopReason = kept.stopReason;
-  if (typeof kept.error === 'string') out.error = kept.error;
-  if (typeof kept.responseId === 'string') out.responseId = kept.responseId;
-  if (isObject(kept.meta)) out.meta = { ...out.meta, ...kept.meta };
+  const out = withKeptMessageFields(m, kept);
+  // null: the message named no provider (the reader says `google` for a reply without one)
+  if (kept.provider === null) delete out.provider;
   return out;
 }
 

@@ -4,7 +4,7 @@
  * functionCall and functionResponse.
  */
 import { resultText } from '../../model/tree.js';
-import type { Part, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
+import type { Message, Part, ToolResultContent, ToolResultPart, Usage } from '../../model/types.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -49,6 +49,25 @@ export function geminiCountsOf(u: Usage): GeminiCounts {
     cached: u.cacheRead,
     thoughts: u.reasoning,
   };
+}
+
+/**
+ * Fields of a message that Gemini CLI's records and Qwen Code's have no place for, kept in a record's
+ * `threadbase` field by the writers (each with its provider and meta) and read back from it.
+ */
+export const KEPT_MESSAGE_FIELDS = ['api', 'cost', 'stopReason', 'error', 'responseId'] as const;
+
+/** `m` with what a record's `threadbase` field kept of it: a provider named, KEPT_MESSAGE_FIELDS, meta merged. */
+export function withKeptMessageFields(m: Message, kept: JsonObject): Message {
+  const out: Message = { ...m };
+  if (typeof kept.provider === 'string') out.provider = kept.provider;
+  if (typeof kept.api === 'string') out.api = kept.api;
+  if (typeof kept.cost === 'number') out.cost = kept.cost;
+  if (typeof kept.stopReason === 'string') out.stopReason = kept.stopReason;
+  if (typeof kept.error === 'string') out.error = kept.error;
+  if (typeof kept.responseId === 'string') out.responseId = kept.responseId;
+  if (isObject(kept.meta)) out.meta = { ...out.meta, ...kept.meta };
+  return out;
 }
 
 /** PartListUnion: a string, one Part, or a list of strings and Parts. */

@@ -13,7 +13,7 @@ import { providerCallOf, providerCallsAsNotes } from '../../convert/provider-too
 import { pathToLeaf } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, ThinkingPart, ToolCallPart, ToolResultPart, Usage } from '../../model/types.js';
 import { branchSummaryField } from '../shared/branch-summary.js';
-import { cancelledMark, geminiCountsOf, type JsonObject } from './content.js';
+import { cancelledMark, geminiCountsOf, type JsonObject, KEPT_MESSAGE_FIELDS } from './content.js';
 import { functionResponseParts, geminiPart, isTextFile } from './parts.js';
 
 /** Usage fields a Gemini `tokens` record cannot hold, kept in `threadbase.usage`. */
@@ -67,7 +67,7 @@ function keptMessageFields(m: Message, skip: readonly string[] = []): JsonObject
   const kept: JsonObject = {};
   // the reader says `google` for a reply without one; null keeps that it named none
   if (m.provider !== 'google' && (m.provider !== undefined || m.role === 'assistant')) kept.provider = m.provider ?? null;
-  for (const k of ['api', 'cost', 'stopReason', 'error', 'responseId'] as const) if (m[k] !== undefined) kept[k] = m[k];
+  for (const k of KEPT_MESSAGE_FIELDS) if (m[k] !== undefined) kept[k] = m[k];
   const meta = Object.fromEntries(Object.entries(m.meta ?? {}).filter(([k]) => !skip.includes(k)));
   if (Object.keys(meta).length) kept.meta = meta;
   return kept;

@@ -16,7 +16,7 @@ import { declinedMarkOf } from '../../convert/declined.js';
 import { providerCallsAsNotes } from '../../convert/provider-tools.js';
 import { mergeSplitResponses, pathToLeaf, responseEntriesAt, resultText } from '../../model/tree.js';
 import type { CompactionEntry, Entry, Message, MessageEntry, Part, Session, ToolResultPart } from '../../model/types.js';
-import { CallIdPairer, geminiCountsOf, isObject, type JsonObject } from '../gemini/content.js';
+import { CallIdPairer, geminiCountsOf, isObject, type JsonObject, KEPT_MESSAGE_FIELDS } from '../gemini/content.js';
 import { functionResponseParts, geminiPart } from '../gemini/parts.js';
 import { openaiItemId } from '../shared/openai-reasoning.js';
 import { WRITTEN_BY } from '../shared/written-by.js';
@@ -72,8 +72,8 @@ function kept(
 ): JsonObject {
   const out: JsonObject = {};
   if (m.role !== role) out.role = m.role;
-  for (const k of ['provider', 'api', 'cost', 'stopReason', 'error', 'responseId'] as const)
-    if (m[k] !== undefined) out[k] = m[k];
+  if (m.provider !== undefined) out.provider = m.provider;
+  for (const k of KEPT_MESSAGE_FIELDS) if (m[k] !== undefined) out[k] = m[k];
   if (m.meta && Object.keys(m.meta).length) out.meta = m.meta;
   // the parts, when the content does not read back as them (redacted thinking, part meta, names, ...)
   const read = partsOf(content, new CallIdPairer('threadbase:'));

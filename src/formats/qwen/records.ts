@@ -13,7 +13,15 @@ import { markDeclined } from '../../convert/declined.js';
 import { countMessages, firstUserLine, pathToLeaf, resultText } from '../../model/tree.js';
 import type { Entry, Message, ParseWarning, Part, Session, Usage } from '../../model/types.js';
 import { summarizeUsage, usageByModelOf } from '../../model/usage.js';
-import { CallIdPairer, geminiParts, isObject, type JsonObject, str, usageOfGeminiCounts } from '../gemini/content.js';
+import {
+  CallIdPairer,
+  geminiParts,
+  isObject,
+  type JsonObject,
+  str,
+  usageOfGeminiCounts,
+  withKeptMessageFields,
+} from '../gemini/content.js';
 import { type JsonlLine, readJsonl } from '../shared/jsonl.js';
 import { cutParentCycles } from '../shared/parent-cycles.js';
 import { writtenByOf } from '../shared/written-by.js';
@@ -87,16 +95,9 @@ export function responsesReasoning(signature: string): { id: string; encrypted_c
 /** A message with what threadbase kept in a record's `threadbase` field (encode.ts). */
 function withKept(m: Message, kept: JsonObject | undefined): Message {
   if (!kept) return m;
-  const out: Message = { ...m };
+  const out = withKeptMessageFields(m, kept);
   if (kept.role === 'system' || kept.role === 'user' || kept.role === 'assistant' || kept.role === 'tool') out.role = kept.role;
-  if (typeof kept.provider === 'string') out.provider = kept.provider;
-  if (typeof kept.api === 'string') out.api = kept.api;
-  if (typeof kept.cost === 'number') out.cost = kept.cost;
-  if (typeof kept.stopReason === 'string') out.stopReason = kept.stopReason;
-  if (typeof kept.error === 'string') out.error = kept.error;
-  if (typeof kept.responseId === 'string') out.responseId = kept.responseId;
   if (isObject(kept.usage) && out.usage) out.usage = { ...out.usage, ...(kept.usage as Partial<Usage>) };
-  if (isObject(kept.meta)) out.meta = { ...out.meta, ...kept.meta };
   if (Array.isArray(kept.parts)) out.parts = kept.parts as Part[];
   if (isObject(kept.partMeta)) {
     // per-part fields Qwen Code's parts have no place for, by index
