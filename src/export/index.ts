@@ -26,7 +26,7 @@ import {
   totalTokens,
   type Usage,
 } from '../model/types.js';
-import { summarizeUsage } from '../model/usage.js';
+import { countedUsage, responseRecordOf, summarizeUsage } from '../model/usage.js';
 import {
   type ModelUsageCost,
   PRICES,
@@ -459,6 +459,29 @@ interface TurnsContext {
   results: Map<string, ToolResultPart>;
   shown: Set<ToolResultPart>;
   subAgents: ReadonlyMap<string, ShownSession>;
+  /** records of a response split over several whose tokens and cost another record of it shows */
+  usageElsewhere: ReadonlySet<string>;
+}
+
+/**
+ * The records of a response split over several (Claude Code writes thinking, text and each call a
+ * record, each with the response's usage) but the one whose usage counts, as `stats` counts it once:
+ * the page shows the response's tokens and cost there only, as the web viewer does (each record
+ * showed them, read as a response's tokens spent twice). Only where that record is among `entries`.
+ */
+function usageShownElsewhere(entries: readonly Entry[]): Set<string> {
+  const counted = countedUsage(entries);
+  const countedResponses = new Set<string>();
+  for (const e of entries) {
+    const responseId = responseRecordOf(e)?.responseId;
+    if (responseId && counted.has(e.id)) countedResponses.add(responseId);
+  }
+  const out = new Set<string>();
+  for (const e of entries) {
+    const r = responseRecordOf(e);
+    if (r?.responseId && !counted.has(e.id) && countedResponses.has(r.responseId)) out.add(e.id);
+  }
+  return out;
 }
 
 /** A sub-agent's session folded under the call that ran it: its turns, and its own sub-agents under its calls. */
@@ -514,7 +537,7 @@ function partHtml(p: Part, ctx: TurnsContext): string {
   }
 }
 
-function messageHtml(m: Message, ts: string, ctx: TurnsContext): string {
+function messageHtml(m: Message, ts: string, ctx: TurnsContext, usageElsewhere = false): string {
   const command = localCommandOf(m);
   const empty = emptyTextOf(m);
   const parts = command
@@ -523,11 +546,11 @@ function messageHtml(m: Message, ts: string, ctx: TurnsContext): string {
       ? `<p class="dim empty-text">${esc(empty)}</p>`
       : m.parts.map((p) => partHtml(p, ctx)).join('');
   if (!parts.trim()) return '';
-  const u = m.usage;
+  const u = usageElsewhere ? undefined : m.usage;
   const meta = [
     m.model ? esc(m.model) : '',
     u ? `${u.input} in · ${u.output} out${u.cacheRead ? ` · ${u.cacheRead} cached` : ''}` : '',
-    m.cost !== undefined ? `$${m.cost.toFixed(4)}` : '',
+    m.cost !== undefined && !usageElsewhere ? `$${m.cost.toFixed(4)}` : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -571,10 +594,10 @@ function* turnsHtml(sub: ShownSession): Generator<string, void, undefined> {
   const results = new Map<string, ToolResultPart>();
   for (const e of path)
     if (e.kind === 'message') for (const p of e.message.parts) if (p.type === 'tool_result') results.set(p.callId, p);
-  const ctx: TurnsContext = { results, shown: new Set(), subAgents: sub.subAgents };
+  const ctx: TurnsContext = { results, shown: new Set(), subAgents: sub.subAgents, usageElsewhere: usageShownElsewhere(path) };
   for (const e of path) {
     if (e.kind === 'message') {
-      const html = messageHtml(e.message, e.timestamp, ctx);
+      const html = messageHtml(e.message, e.timestamp, ctx, ctx.usageElsewhere.has(e.id));
       if (html) yield html;
     } else if (e.kind === 'compaction' || e.kind === 'branch_summary')
       yield `<section class="turn summary"><header><span class="role">${e.kind === 'compaction' ? 'compaction' : 'branch summary'}</span><time>${esc(e.timestamp.replace('T', ' ').slice(0, 19))}</time></header><details open><summary>Summary</summary><div class="text">${esc(e.summary)}</div></details></section>`;
