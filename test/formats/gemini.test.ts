@@ -10,6 +10,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import { branches, pairToolCalls } from '../../src/model/tree.js';
 import type { Session } from '../../src/model/types.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
+import { writeLinkedSubAgent } from '../helpers/gemini-orphans.js';
 import { messageOutline } from '../helpers/sessions.js';
 
 const env: DriverEnv = { home: resolve('test/fixtures/gemini/home'), env: {} };
@@ -271,38 +272,7 @@ async function withChats(use: (home: string, chats: string) => Promise<void>): P
 describe('gemini: sub-agents', () => {
   it('links a sub-agent chat to the call in its parent that carries its id', async () => {
     await withChats(async (home, chats) => {
-      await mkdir(join(chats, 'parent-1'), { recursive: true });
-      const lines = (xs: unknown[]) => xs.map((x) => JSON.stringify(x)).join('\n');
-      await writeFile(
-        join(chats, 'session-2026-01-01T00-00-parent-1.jsonl'),
-        lines([
-          { sessionId: 'parent-1', projectHash: 'h', startTime: 't0', lastUpdated: 't1' },
-          { id: 'u', timestamp: 't0', type: 'user', content: 'investigate' },
-          {
-            id: 'g',
-            timestamp: 't1',
-            type: 'gemini',
-            content: '',
-            toolCalls: [
-              {
-                id: 'call-9',
-                name: 'codebase_investigator',
-                args: { objective: 'x' },
-                status: 'success',
-                timestamp: 't1',
-                agentId: 'child-1',
-              },
-            ],
-          },
-        ]),
-      );
-      await writeFile(
-        join(chats, 'parent-1', 'child-1.jsonl'),
-        lines([
-          { sessionId: 'child-1', projectHash: 'h', startTime: 't1', lastUpdated: 't2', kind: 'subagent' },
-          { id: 'c', timestamp: 't1', type: 'user', content: 'x' },
-        ]),
-      );
+      await writeLinkedSubAgent(chats);
       const driver = new GeminiDriver({ home, env: {} });
       const child = (await driver.listSessions()).find((s) => s.id === 'child-1');
       expect(child).toMatchObject({ parentId: 'parent-1', parentToolCallId: 'call-9' });

@@ -1,6 +1,7 @@
 /**
  * A Gemini CLI project whose main chat ran two sub-agents: one its call names (`agentId`), one it does
- * not (placed by its prompt), as the orphan sub-agent tests read it, and a writer of further sub-agent chats.
+ * not (placed by its prompt), as the orphan sub-agent tests read it, and a writer of further sub-agent chats;
+ * and a main chat of one sub-agent its call names.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -60,4 +61,33 @@ export async function writeOrphanProject(chats: string): Promise<string> {
   await writeSubAgentChat(chats, 'named-1', '2026-01-01T00:00:02.000Z', 'list the files');
   await writeSubAgentChat(chats, 'bare-1', '2026-01-01T00:00:03.000Z', 'count the files');
   return mainFile;
+}
+
+/**
+ * A main chat `parent-1` in `chats` whose codebase_investigator call `call-9` names its sub-agent
+ * (ToolCallRecord.agentId) `child-1`, and that sub-agent's chat.
+ */
+export async function writeLinkedSubAgent(chats: string): Promise<void> {
+  await writeFile(
+    join(chats, 'session-2026-01-01T00-00-parent-1.jsonl'),
+    lines([
+      { sessionId: 'parent-1', projectHash: 'h', startTime: 't0', lastUpdated: 't1' },
+      { id: 'u', timestamp: '2026-01-01T00:00:00.000Z', type: 'user', content: 'investigate' },
+      {
+        id: 'g',
+        timestamp: '2026-01-01T00:00:01.000Z',
+        type: 'gemini',
+        content: '',
+        toolCalls: [{ id: 'call-9', name: 'codebase_investigator', args: {}, status: 'success', agentId: 'child-1' }],
+      },
+    ]),
+  );
+  await mkdir(join(chats, 'parent-1'), { recursive: true });
+  await writeFile(
+    join(chats, 'parent-1', 'child-1.jsonl'),
+    lines([
+      { sessionId: 'child-1', projectHash: 'h', startTime: 't1', lastUpdated: 't2', kind: 'subagent' },
+      { id: 'c', timestamp: '2026-01-01T00:00:02.000Z', type: 'user', content: 'look' },
+    ]),
+  );
 }

@@ -4,7 +4,7 @@
  * .jsonl, and a sub-agent is read again when its parent chat changes (the call that spawned it is
  * there).
  */
-import { appendFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../../src/formats/all.js';
@@ -14,6 +14,7 @@ import type { DriverEnv } from '../../src/model/driver.js';
 import type { SessionInfo } from '../../src/model/types.js';
 import { IndexSync, indexPath } from '../../src/stores/index-sync/sync.js';
 import { openSqliteStore } from '../../src/stores/sqlite/index.js';
+import { writeLinkedSubAgent } from '../helpers/gemini-orphans.js';
 import { byId, syncStoreCountingReads, tempIndexHome } from '../helpers/index-units.js';
 
 const MAIN = '8a2f0c1e-1111-4222-8333-944455556666';
@@ -33,29 +34,7 @@ beforeAll(async () => {
   const first = JSON.parse(lines[1] as string) as Record<string, unknown>;
   await writeFile(join(chats, 'session-2025-11-01T10-00-8a2f0c1e.json'), JSON.stringify({ ...meta, messages: [first] }));
   // a sub-agent whose call in the parent carries its id (ToolCallRecord.agentId)
-  const jsonl = (xs: unknown[]) => `${xs.map((x) => JSON.stringify(x)).join('\n')}\n`;
-  await writeFile(
-    join(chats, 'session-2026-01-01T00-00-parent-1.jsonl'),
-    jsonl([
-      { sessionId: 'parent-1', projectHash: 'h', startTime: 't0', lastUpdated: 't1' },
-      { id: 'u', timestamp: '2026-01-01T00:00:00.000Z', type: 'user', content: 'investigate' },
-      {
-        id: 'g',
-        timestamp: '2026-01-01T00:00:01.000Z',
-        type: 'gemini',
-        content: '',
-        toolCalls: [{ id: 'call-9', name: 'codebase_investigator', args: {}, status: 'success', agentId: 'child-1' }],
-      },
-    ]),
-  );
-  await mkdir(join(chats, 'parent-1'));
-  await writeFile(
-    join(chats, 'parent-1', 'child-1.jsonl'),
-    jsonl([
-      { sessionId: 'child-1', projectHash: 'h', startTime: 't1', lastUpdated: 't2', kind: 'subagent' },
-      { id: 'c', timestamp: '2026-01-01T00:00:02.000Z', type: 'user', content: 'look' },
-    ]),
-  );
+  await writeLinkedSubAgent(chats);
 });
 afterAll(() => home.remove());
 
