@@ -240,6 +240,52 @@ describe('a rewind to empty (last-prompt leafUuid null, explicit; live: test/age
   });
 });
 
+describe("2.1.332's batch rule (Kin; live: test/agents/claude-batch-leaf)", () => {
+  const call = (uuid: string, parentUuid: string, id: string): Rec => ({
+    ...reply(uuid, parentUuid, ''),
+    message: {
+      role: 'assistant',
+      id: 'msg_batch',
+      model: 'claude-opus-5-5',
+      content: [{ type: 'tool_use', id, name: 'Bash', input: {} }],
+    },
+  });
+  const result = (uuid: string, parentUuid: string, id: string): Rec => ({
+    ...user(uuid, parentUuid, ''),
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'out' }] },
+  });
+  // one response's two calls (A, B), B's result first, the turn going on from A's
+  const batch = [
+    user('u1', null, 'both'),
+    call('A', 'u1', 't1'),
+    call('B', 'A', 't2'),
+    result('rB', 'B', 't2'),
+    result('rA', 'A', 't1'),
+  ];
+  it('a checkpoint at the second call result: the last row under the first call of its response counts as under it', async () => {
+    expect(await leafOf([...batch, reply('C', 'rA', 'done'), lastPrompt('rB')])).toBe('C');
+    // through a hook attachment under the result too
+    const hook: Rec = {
+      type: 'attachment',
+      uuid: 'h',
+      parentUuid: 'rB',
+      sessionId: SESSION,
+      attachment: { type: 'hook_success' },
+    };
+    expect(await leafOf([...batch.slice(0, 4), hook, batch[4] as Rec, reply('C', 'rA', 'done'), lastPrompt('h')])).toBe('C');
+  });
+  it('not when an explicit last-prompt named it, nor when the last row does not go through the response', async () => {
+    expect(await leafOf([...batch, { ...lastPrompt('rB'), explicit: true }, reply('C', 'rA', 'done')])).toBe('rB');
+    expect(await leafOf([...batch, reply('C', 'u1', 'elsewhere'), lastPrompt('rB')])).toBe('rB');
+  });
+  it('a checkpoint at the first call result, the turn going on from the second: the walk meets B, then A: under', async () => {
+    const other = [...batch.slice(0, 3), result('rA', 'A', 't1'), result('rB', 'B', 't2'), reply('C', 'rB', 'done')];
+    expect(await leafOf([...other, lastPrompt('rA')])).toBe('C');
+    // a last row under the prompt alone does not pass the response
+    expect(await leafOf([...other, reply('D', 'u1', 'elsewhere'), lastPrompt('rA')])).toBe('rA');
+  });
+});
+
 describe('after a compaction that kept a segment (live: test/agents/claude-repeated-uuid)', () => {
   const boundary = (preserved: Rec): Rec => ({
     type: 'system',

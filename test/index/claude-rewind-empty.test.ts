@@ -2,7 +2,8 @@
  * A Claude Code transcript grown after a sync by a rewind to empty (a `last-prompt` with `leafUuid: null,
  * explicit: true`: Claude Code resumes with nothing, parse.ts claudeLeaf EMPTY_LEAF), then by a new root.
  * The sync reads only the part from the last prompt on (driver.ts leafAfter) and holds what a fresh
- * index of the whole file holds: no leaf and an empty context, then the new root's chain.
+ * index of the whole file holds: no leaf and an empty context, then the new root's chain. So too for a
+ * transcript grown so that 2.1.332's batch rule moves the leaf (parse.ts underByBatch).
  */
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -94,6 +95,52 @@ it('a transcript synced after its rewind to empty, then grown by a new root: syn
     expect(shape(await grown.store.getSession(SID))).toEqual(fromFile);
     expect(shape(await whole.store.getSession(SID))).toEqual(fromFile);
     expect((await grown.store.getContext(SID)).messages.map(messageText)).toEqual(['fresh charlie', 'reply charlie']);
+  } finally {
+    await grown.store.close();
+    await whole.store.close();
+  }
+});
+
+// 2.1.332's batch rule (parse.ts underByBatch): a checkpoint at the second call's result; the turn goes on
+// from the first call's, written after the sync
+const call = (uuid: string, parentUuid: string, id: string, second: number) =>
+  JSON.stringify({
+    ...JSON.parse(record('assistant', uuid, parentUuid, '', second)),
+    message: {
+      role: 'assistant',
+      id: 'msg_batch',
+      model: 'claude-opus-5-5',
+      content: [{ type: 'tool_use', id, name: 'Bash', input: {} }],
+    },
+  });
+const result = (uuid: string, parentUuid: string, id: string, second: number) =>
+  JSON.stringify({
+    ...JSON.parse(record('user', uuid, parentUuid, '', second)),
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `${id} out` }] },
+  });
+
+it('a batch whose checkpoint is its second call result, grown by the turn going on from the first: synced, as a whole read', async () => {
+  const stored = [
+    record('user', 'b1', null, 'both', 1),
+    call('A', 'b1', 't1', 2),
+    call('B', 'A', 't2', 3),
+    result('rB', 'B', 't2', 4),
+    JSON.stringify({ type: 'last-prompt', lastPrompt: 'both', leafUuid: 'rB', sessionId: SID }),
+  ];
+  const added = [result('rA', 'A', 't1', 5), record('assistant', 'C', 'rA', 'both done', 6)];
+  const grown = await homeWith('batch-grown', stored);
+  const whole = await homeWith('batch-whole', [...stored, ...added]);
+  try {
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    expect(shape(await grown.store.getSession(SID)).leafId).toBe('rB');
+    await appendFile(grown.file, `${added.join('\n')}\n`);
+    await grown.sync.sync(grown.sources, { formats: ['claude'], workers: 0 });
+    await whole.sync.sync(whole.sources, { formats: ['claude'], workers: 0 });
+    const fromFile = shape(await grown.sources.driver('claude').getSession(SID));
+    expect(fromFile.leafId).toBe('C');
+    expect(shape(await grown.store.getSession(SID))).toEqual(fromFile);
+    expect(shape(await whole.store.getSession(SID))).toEqual(fromFile);
+    expect((await grown.store.getContext(SID)).messages.map(messageText).at(-1)).toBe('both done');
   } finally {
     await grown.store.close();
     await whole.store.close();

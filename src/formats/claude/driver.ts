@@ -435,8 +435,11 @@ export class ClaudeDriver extends DriverBase {
    *     (parse.ts bridgeMissingParents); it no longer goes on through an unknown-type record.
    * 24: a rewind to empty (`last-prompt` with `leafUuid: null, explicit: true`) with no main-chain row
    *     after it leaves no leaf (EMPTY_LEAF): 2.1.332 resumes with no messages; before, the last row.
+   * 25: 2.1.332's batch rule (parse.ts underByBatch): a checkpoint inside one response's parallel calls
+   *     counts a last row reached through another record of that response as under it (the last row is
+   *     the leaf, not the checkpoint).
    */
-  readonly readerVersion = 24;
+  readonly readerVersion = 25;
   readonly capabilities: DriverCapabilities = {
     read: true,
     write: true,

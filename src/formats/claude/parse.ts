@@ -525,6 +525,8 @@ export interface LeafFacts {
   checkpoint?: string;
   checkpointSet: boolean;
   explicitNow: boolean;
+  /** the checkpoint was named by an explicit `last-prompt` (rows after it or not): no batch rule (underByBatch) */
+  explicitSet?: boolean;
   clearedToEmpty?: boolean;
   prompted: boolean;
   lastRow?: string;
@@ -546,6 +548,7 @@ function notePrompt(facts: LeafFacts, r: ClaudeRecord): void {
   const id = str(r.leafUuid);
   if (id) {
     facts.explicitNow = r.explicit === true || (facts.explicitNow && facts.checkpoint === id);
+    facts.explicitSet = r.explicit === true || (facts.explicitSet === true && facts.checkpoint === id);
     facts.checkpoint = id;
     facts.checkpointSet = true;
     delete facts.clearedToEmpty;
@@ -558,6 +561,7 @@ function notePrompt(facts: LeafFacts, r: ClaudeRecord): void {
 function clearCheckpoint(facts: LeafFacts): void {
   delete facts.checkpoint;
   facts.explicitNow = false;
+  delete facts.explicitSet;
   facts.checkpointSet = true;
 }
 
@@ -628,7 +632,12 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
   if (compacted?.tail !== undefined && !(facts.explicitNow && named && !named.sidechain)) {
     // after a compaction that kept a segment: the ends of the chains decide, not the last row
     const ends = chainEnds(rows, parentOf);
-    const pick = named && ends.includes(named) ? named.id : facts.snapshotsAfter > 0 ? undefined : last;
+    const pick =
+      named && ends.includes(named) && (facts.explicitNow || !last || !underByBatch(rows, parentOf, last, named.id, facts, false))
+        ? named.id
+        : facts.snapshotsAfter > 0
+          ? undefined
+          : last;
     const turn =
       ends.length <= 1
         ? ends[0]?.sidechain
@@ -638,7 +647,10 @@ function claudeLeaf(entries: readonly Entry[], facts: LeafFacts, firstAt: Readon
     // Claude Code sends the records after that turn on its chain too: the last row stays the leaf when it is one
     return last && turn && lastTurn === turn ? last : turn;
   }
-  if (named) return !facts.explicitNow && last && last !== checkpoint && isAtOrUnder(parentOf, last, named.id) ? last : named.id;
+  if (named)
+    return !facts.explicitNow && last && last !== checkpoint && underByBatch(rows, parentOf, last, named.id, facts, true)
+      ? last
+      : named.id;
   if (facts.snapshotsAfter > 0) {
     const ends = chainEnds(rows, parentOf);
     return ends.length ? newestOf(ends.filter((e) => !e.sidechain))?.id : newestRow(rows);
@@ -727,6 +739,136 @@ function isAtOrUnder(parentOf: ReadonlyMap<string, string | null>, id: string, t
     seen.add(at);
   }
   return false;
+}
+
+/**
+ * Whether Claude Code 2.1.332 counts the last row as under the checkpoint (its loader's `Kin(rows,
+ * lastRow, checkpoint, {direct, throughBatch})`, read from the binary; live: test/agents/claude-batch-leaf):
+ * `direct`, the last row at or under it by parentUuid; and, unless an explicit `last-prompt` set the
+ * checkpoint, the batch rule. From the checkpoint up over side rows (attachment, system but a boundary,
+ * meta user; virtual calls) to a tool result (its call ids; the reply is its parent) or, from an
+ * attachment with `toolUseID`, the record of that response holding the call (else the checkpoint is
+ * the reply). Then up from the last row: under when it meets another record of the reply's response
+ * (same `message.id`, with calls) above the reply in its batch, or one and then the reply itself, or
+ * reaches the reply from a tool result answering another of its calls.
+ */
+function underByBatch(
+  rows: readonly Row[],
+  parentOf: ReadonlyMap<string, string | null>,
+  last: string,
+  checkpoint: string,
+  facts: LeafFacts,
+  direct: boolean,
+): boolean {
+  const byId = new Map(rows.map((e) => [e.id, e]));
+  const parent = (r: Row) => byId.get(parentOf.get(r.id) ?? '');
+  let reply: Row | undefined;
+  let answered: string[] = [];
+  let byAttachment = false;
+  if (facts.explicitSet !== true) {
+    const seen = new Set<string>();
+    let side: Row | undefined;
+    let at = byId.get(checkpoint);
+    while (at && (isSideRow(at.raw) || isVirtualCall(at.raw)) && !seen.has(at.id)) {
+      seen.add(at.id);
+      side = at;
+      at = parent(at);
+    }
+    if (at?.raw.type === 'user' && blockIds(at.raw, 'tool_result', 'tool_use_id').length > 0) {
+      answered = blockIds(at.raw, 'tool_result', 'tool_use_id');
+      reply = parent(at);
+    } else if (side) {
+      const attachment = side.raw.type === 'attachment' && isRecord(side.raw.attachment) ? side.raw.attachment : undefined;
+      const useId = typeof attachment?.toolUseID === 'string' ? attachment.toolUseID : undefined;
+      const response = at?.raw.type === 'assistant' ? responseIdOf(at.raw) : undefined;
+      reply =
+        at && response && useId
+          ? [at, ...sameResponseAbove(at, response, parent)].find((r) => callIdsOf(r.raw).includes(useId))
+          : undefined;
+      answered = reply && useId ? [useId] : [];
+      byAttachment = answered.length > 0;
+    } else reply = at;
+  }
+  const calls = reply ? callIdsOf(reply.raw) : [];
+  const response = reply?.raw.type === 'assistant' && calls.length > 0 ? responseIdOf(reply.raw) : undefined;
+  const above = new Set(reply && response ? sameResponseAbove(reply, response, parent).map((r) => r.id) : []);
+  const walked = new Set<string>();
+  let child: Row | undefined;
+  let metOne = false;
+  for (let at: string | null | undefined = last; at && !walked.has(at); ) {
+    if (direct && at === checkpoint) return true;
+    walked.add(at);
+    const row = byId.get(at);
+    if (reply && response && row) {
+      if (metOne && row.id === reply.id) return true;
+      if (
+        row.raw.type === 'assistant' &&
+        row.id !== reply.id &&
+        responseIdOf(row.raw) === response &&
+        callIdsOf(row.raw).length
+      ) {
+        if (above.has(row.id)) return true;
+        metOne = true;
+      } else if (!ofResponse(row.raw, response)) metOne = false;
+    }
+    if (
+      reply &&
+      row?.id === reply.id &&
+      child &&
+      answered.some((c) => calls.includes(c)) &&
+      blockIds(child.raw, 'tool_result', 'tool_use_id').some(
+        (c) => calls.includes(c) && (byAttachment ? calls.length > 1 : !answered.includes(c)),
+      )
+    )
+      return true;
+    child = row;
+    // on through a record that is no row (a progress record: its parent holds what hangs under it)
+    at = parentOf.get(at);
+  }
+  return false;
+}
+
+/** The records above `r` of the same response, as long as the chain stays in it (2.1.332 `Yst`). */
+function sameResponseAbove(r: Row, response: string, parent: (r: Row) => Row | undefined): Row[] {
+  const out: Row[] = [];
+  const seen = new Set([r.id]);
+  for (let at = parent(r); at && !seen.has(at.id) && ofResponse(at.raw, response); at = parent(at)) {
+    seen.add(at.id);
+    out.push(at);
+  }
+  return out;
+}
+
+/** A record that may sit among a response's records (2.1.332 `WMe`): its own, a tool result or meta user, a side record. */
+function ofResponse(r: ClaudeRecord, response: string): boolean {
+  if (r.type === 'assistant') return responseIdOf(r) === response;
+  if (r.type === 'user') return r.isMeta === true || blockIds(r, 'tool_result', 'tool_use_id').length > 0;
+  if (r.type === 'attachment') return true;
+  return r.type === 'system' && r.subtype !== 'compact_boundary';
+}
+
+/** An attachment, a `system` record but a boundary, a meta user record without a tool result (2.1.332 `XN`). */
+function isSideRow(r: ClaudeRecord): boolean {
+  if (r.type === 'attachment') return true;
+  if (r.type === 'system') return r.subtype !== 'compact_boundary';
+  return r.type === 'user' && r.isMeta === true && blockIds(r, 'tool_result', 'tool_use_id').length === 0;
+}
+
+/** A virtual call or result record (2.1.332 `z8`). */
+function isVirtualCall(r: ClaudeRecord): boolean {
+  if (r.isVirtual !== true) return false;
+  if (r.type === 'assistant') return callIdsOf(r).length > 0;
+  return r.type === 'user' && blockIds(r, 'tool_result', 'tool_use_id').length > 0;
+}
+
+const callIdsOf = (r: ClaudeRecord): string[] => (r.type === 'assistant' ? blockIds(r, 'tool_use', 'id') : []);
+const responseIdOf = (r: ClaudeRecord): string | undefined => (isRecord(r.message) ? str(r.message.id) : undefined);
+
+/** The `key` of each content block of `type` in the record's message (strings only). */
+function blockIds(r: ClaudeRecord, type: string, key: string): string[] {
+  const content = isRecord(r.message) ? r.message.content : undefined;
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((b) => (isRecord(b) && b.type === type && typeof b[key] === 'string' ? [b[key] as string] : []));
 }
 
 /** The nearest user/assistant row at or above `id`. */
