@@ -34,6 +34,7 @@ import {
   isHeader,
   isRecord,
   newEntryId,
+  newPiHeader,
   newSessionId,
   PI_SESSION_VERSION,
   type PiRecord,
@@ -362,16 +363,11 @@ export class PiDriver extends DriverBase {
     const { currentLeafLast, encodeEntries } = await import('./encode.js');
     const { ordered, warnings } = currentLeafLast(session);
     const enc = encodeEntries(ordered);
-    const header: PiRecord = {
-      type: 'session',
-      version: PI_SESSION_VERSION,
-      id,
-      timestamp: new Date().toISOString(),
-      cwd,
+    const header = newPiHeader(id, cwd, new Date().toISOString(), {
       ...headerFields,
       // pi reads only the header fields it knows (parse.ts reads this back: SessionInfo.writtenBy)
       threadbase: { ...(isRecord(headerFields.threadbase) ? headerFields.threadbase : {}), writtenBy: WRITTEN_BY },
-    };
+    });
     const { file, warnings: added } = await this.writeNew(enc.records, header, cwd, id);
     const written = await this.readFile(file);
     if (!written) throw new ThreadbaseError('write', 'session vanished after writing', { file });
@@ -523,16 +519,9 @@ export class PiDriver extends DriverBase {
     const cwd = s.project ?? this.env.home;
     const { encodeEntries } = await import('./encode.js');
     const enc = encodeEntries(entries);
-    const header: PiRecord = {
-      type: 'session',
-      version: PI_SESSION_VERSION,
-      id,
-      timestamp: new Date().toISOString(),
-      cwd,
-      // No threadbase.writtenBy: it only ranks copies of sessions that started at once (model/copies.ts), and a fork
-      // starts now and names its parent, so its copies lose to the original's anyway, as pi's own --fork's do
-      parentSession: s.path,
-    };
+    // No threadbase.writtenBy: it only ranks copies of sessions that started at once (model/copies.ts), and a fork
+    // starts now and names its parent, so its copies lose to the original's anyway, as pi's own --fork's do
+    const header = newPiHeader(id, cwd, new Date().toISOString(), { parentSession: s.path });
     const { file, warnings: added } = await this.writeNew(enc.records, header, cwd, id);
     const written = await this.readFile(file);
     if (!written) throw new ThreadbaseError('write', 'session vanished after writing', { file });

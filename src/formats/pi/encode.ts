@@ -22,8 +22,8 @@ import {
   isRecord,
   joinToolCallId,
   newEntryId,
+  newPiHeader,
   newSessionId,
-  PI_SESSION_VERSION,
   type PiBlock,
   type PiImageBlock,
   type PiRecord,
@@ -574,14 +574,7 @@ export function encodePiSessionFile(session: Session, opts: JsonlEncodeOptions &
   const { ordered, warnings } = currentLeafLast(session);
   const enc = encodeEntries(ordered);
   const safe = flushable(enc.records);
-  const header: PiRecord = {
-    type: 'session',
-    version: PI_SESSION_VERSION,
-    id: sessionId,
-    timestamp,
-    cwd,
-    threadbase: { writtenBy: WRITTEN_BY },
-  };
+  const header = newPiHeader(sessionId, cwd, timestamp, { threadbase: { writtenBy: WRITTEN_BY } });
   const records = [header, ...safe.records];
   return {
     sessionId,

@@ -21,6 +21,11 @@ export interface PiHeader extends PiRecord {
   parentSession?: string;
 }
 
+/** The header of a session file threadbase writes (version PI_SESSION_VERSION): `fields` (a fork's parentSession, threadbase's own) after those of every header. */
+export function newPiHeader(id: string, cwd: string, timestamp: string, fields: PiRecord = {}): PiRecord {
+  return { type: 'session', version: PI_SESSION_VERSION, id, timestamp, cwd, ...fields };
+}
+
 export interface PiTextBlock {
   type: 'text';
   text: string;
