@@ -179,7 +179,11 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
   }
   if (type === 'gemini') {
     const parts: Part[] = [];
-    if (Array.isArray(rec.thoughts)) {
+    const content = geminiParts(rec.content, pairer).filter((p) => !(p.type === 'text' && p.text === '' && !p.meta));
+    // A record Gemini CLI rewrote on resume ($set.messages) has its thoughts and calls in `content` too: its
+    // replay (convertSessionToClientHistory) then sends content alone, neither `thoughts` nor `toolCalls`' calls.
+    const inContent = content.some((p) => p.type === 'tool_call' || p.type === 'thinking');
+    if (Array.isArray(rec.thoughts) && !inContent) {
       for (const t of rec.thoughts.filter(isObject)) {
         const subject = str(t.subject) ?? '';
         const description = str(t.description) ?? '';
@@ -199,7 +203,6 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
     }
     if (Array.isArray(kept?.redactedThinking))
       for (const data of kept.redactedThinking) if (typeof data === 'string') parts.push({ type: 'redacted_thinking', data });
-    const content = geminiParts(rec.content, pairer).filter((p) => !(p.type === 'text' && p.text === '' && !p.meta));
     // the notes threadbase wrote for calls the provider ran itself, back as those calls (encode.ts)
     for (const pc of Array.isArray(kept?.providerCalls) ? kept.providerCalls.filter(isObject) : []) {
       const at = content.findIndex((p) => p.type === 'text' && p.text === pc.text);
@@ -219,7 +222,9 @@ function recordEntries(rec: JsonObject, parentId: string | null, answered: Set<s
       for (const k of ['status', 'displayName', 'description', 'agentId', 'renderOutputAsMarkdown'])
         if (c[k] !== undefined) meta[k] = c[k];
       if (isObject(ck.meta)) Object.assign(meta, ck.meta);
-      parts.push({ type: 'tool_call', id: callId, name, input: isObject(c.args) ? c.args : {}, meta });
+      const sent = inContent ? parts.find((p) => p.type === 'tool_call' && p.id === callId) : undefined;
+      if (sent?.type === 'tool_call') sent.meta = { ...sent.meta, ...meta };
+      else parts.push({ type: 'tool_call', id: callId, name, input: isObject(c.args) ? c.args : {}, meta });
       if (c.result !== undefined && c.result !== null && !answered.has(callId)) {
         answered.add(callId);
         const r = toolCallResult(callId, name, c.result, str(c.status));

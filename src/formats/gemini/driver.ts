@@ -266,7 +266,7 @@ export class GeminiDriver extends DriverBase {
    * 11: a chat threadbase wrote has its session's own last time (`threadbase.lastUpdated`) as updatedAt while its
    *     `lastUpdated` is still the time of the write (`threadbase.writtenAt`)
    */
-  readonly readerVersion = 11;
+  readonly readerVersion = 12;
   // new chats only: appending to or forking a file Gemini CLI may be writing is not offered
   readonly capabilities: DriverCapabilities = { ...READ_ONLY_CAPABILITIES, write: true, sideChains: true };
   private cache = new Map<string, ParsedFile>();
