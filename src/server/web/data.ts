@@ -140,6 +140,12 @@ export interface SessionRow extends ListedSession {
   cost: number | null;
   /** `cost` was priced from tokens with the table (the agent recorded none) */
   costEstimated: boolean;
+  /**
+   * models whose tokens recorded no cost and have no price: not in `cost` (null when nothing else is),
+   * as `stats` shows a cost with such tokens (e.g. a conversion's copies of a pi session on a model of
+   * its own, whose recorded cost the copy's agent keeps no field for)
+   */
+  unpricedModels: string[];
 }
 
 export interface SessionListPage {
@@ -268,6 +274,8 @@ export type StatsBucket = CostBucket;
 
 export interface StatsResult {
   totals: StatsBucket;
+  /** the part of totals.cost priced from tokens with the table (the agents recorded none): the page marks the cost ≈ */
+  estimatedCost: number;
   /** 'message': counted per assistant response; 'session': from each session's totals (many sessions) */
   granularity: 'message' | 'session';
   /** the time zone whose days byDay counts (the one asked for; UTC where the store counts the days) */
@@ -365,6 +373,8 @@ interface CountedRecord {
   advisor?: true;
   usage: Usage | undefined;
   cost: number | undefined;
+  /** `cost` was priced from tokens (the agent recorded none) */
+  priced: boolean;
 }
 
 /** One session's counted records, cached by updatedAt. */
@@ -490,27 +500,40 @@ export class WebData {
    * Code) its tokens priced per model with the table; unknown (null) rather than a false $0 when a
    * model that used tokens is not in the table.
    */
-  private listCost(s: SessionInfo, exact?: SessionCost): { cost: number | null; costEstimated: boolean } {
-    const unknown = { cost: null, costEstimated: false };
+  private listCost(
+    s: SessionInfo,
+    exact?: SessionCost,
+  ): { cost: number | null; costEstimated: boolean; unpricedModels: string[] } {
+    const unknown = { cost: null, costEstimated: false, unpricedModels: [] };
     if (exact) {
-      if (exact.unpricedModels.length) return s.cost ? { cost: s.cost, costEstimated: false } : unknown;
+      const { unpricedModels } = exact;
+      // what could be priced, the rest named (`stats`: 0.0250+), rather than no cost at all
+      const cost = unpricedModels.length && exact.cost === 0 ? null : exact.cost;
       // estimated when more than the recorded cost (a part was priced from tokens)
-      return { cost: exact.cost, costEstimated: exact.cost - (s.cost ?? 0) > 1e-12 };
+      return { cost, costEstimated: exact.cost - (s.cost ?? 0) > 1e-12, unpricedModels: [...unpricedModels] };
     }
-    if (s.cost) return { cost: s.cost, costEstimated: false };
-    if (!s.usage || totalTokens(s.usage) === 0) return s.cost === undefined ? unknown : { cost: s.cost, costEstimated: false };
+    if (s.cost) return { cost: s.cost, costEstimated: false, unpricedModels: [] };
+    if (!s.usage || totalTokens(s.usage) === 0)
+      return s.cost === undefined ? unknown : { cost: s.cost, costEstimated: false, unpricedModels: [] };
     const [only, ...more] = s.models ?? [];
     const byModel = s.usageByModel ?? (only !== undefined && more.length === 0 ? { [only]: s.usage } : undefined);
     if (!byModel) return unknown;
     let cost = 0;
+    const unpricedModels: string[] = [];
     for (const [model, usage] of Object.entries(byModel)) {
       if (totalTokens(usage) === 0) continue;
       const price = priceOf(this.prices, model || undefined);
-      if (!price) return unknown;
+      if (!price) {
+        unpricedModels.push(model || '(unknown model)');
+        continue;
+      }
       // a sum of requests, priced at the base rates: the session's page prices each request on its own
       cost += costOf(price, usage, 0);
     }
-    return { cost, costEstimated: true };
+    const priced = unpricedModels.length === 0 || cost > 0;
+    // a recorded $0 (pi's, OpenCode's on a free model) rather than tokens said to have no price
+    if (!priced && s.cost === 0) return { cost: 0, costEstimated: false, unpricedModels: [] };
+    return { cost: priced ? cost : null, costEstimated: priced, unpricedModels: unpricedModels.sort() };
   }
 
   async load(id: string): Promise<LoadedSession> {
@@ -930,15 +953,23 @@ export class WebData {
     // per session: each session's cost per model as the store prices it request by request (as
     // `stats --by session`: long-prompt band, speed, place), where it can (SessionDriver.sessionCosts)
     const exact = perMessage || !sessions.length ? undefined : await this.indexCosts(sessions);
+    let estimatedCost = 0;
     for (const info of sessions) {
-      const cells = winners
-        ? cellsOf(
-            await this.countedRecordsOf(info),
-            dayOf,
-            // per message, only the responses inside the window count (as `stats --since/--until`)
-            (r) => inWindow(r.timestamp, window) && winners.get(r.copyKey) === info,
-          )
-        : sessionLevelCells(info, this.prices, dayOf, exact?.get(costKey(info.source, info.id)));
+      let cells: Map<string, StatsBucket>;
+      if (winners) {
+        // per message, only the responses inside the window count (as `stats --since/--until`)
+        const counts = (r: CountedRecord) => inWindow(r.timestamp, window) && winners.get(r.copyKey) === info;
+        const records = await this.countedRecordsOf(info);
+        cells = cellsOf(records, dayOf, counts);
+        for (const r of records) if (r.priced && counts(r)) estimatedCost += r.cost ?? 0;
+      } else {
+        const cost = exact?.get(costKey(info.source, info.id));
+        cells = sessionLevelCells(info, this.prices, dayOf, cost);
+        let sum = 0;
+        for (const c of cells.values()) sum += c.cost;
+        // what is more than the recorded cost was priced (as the list marks a session's cost)
+        estimatedCost += cost || !info.cost ? Math.max(0, sum - (info.cost ?? 0)) : 0;
+      }
       for (const [k, c] of cells) {
         const [day, model] = k.split('|') as [string, string];
         mergeBucket(totals, c);
@@ -952,6 +983,7 @@ export class WebData {
       [...m.values()].sort((a, b) => b.cost - a.cost || totalTokens(b) - totalTokens(a));
     return {
       totals,
+      estimatedCost,
       granularity: perMessage ? 'message' : 'session',
       dayZone: timeZone ?? 'UTC',
       sessions: sessions.length,
@@ -1023,18 +1055,21 @@ export class WebData {
         key: named(b.key),
       }));
     const asIs = (k: string) => k;
-    const [byDay, byModel, byProject, bySource] = await Promise.all([
+    const [byDay, byModel, byProject, bySource, summary] = await Promise.all([
       of('day', asIs),
       // as the per-message charts name them
       of('model', (k) => (k === 'unknown' ? '(unknown)' : k)),
       of('project', (k) => k || '(none)'),
       this.agentBuckets(costBuckets, selected, sessions),
+      // the priced part, counted as the buckets are (every store with costBuckets has costSummary)
+      this.driver.costSummary?.(selected, this.prices),
     ]);
     const totals = emptyBucket('total');
     for (const b of byDay) mergeBucket(totals, b);
     const byCost = (list: StatsBucket[]) => [...list].sort((a, b) => b.cost - a.cost || totalTokens(b) - totalTokens(a));
     return {
       totals,
+      estimatedCost: summary?.cost ?? 0,
       granularity: 'message',
       // the store counts the reader's days (costBuckets' zone)
       dayZone: timeZone ?? 'UTC',
@@ -1078,6 +1113,7 @@ export class WebData {
           model: part.model ?? '(unknown)',
           usage: part.usage,
           cost: part.cost ?? 0,
+          priced: part.priced,
           ...(i > 0 ? { advisor: true } : {}),
         });
       });

@@ -261,6 +261,25 @@ function filterSelect(params, go, name, label, values) {
 }
 
 /** The list page `data` (page `page` of the list `params` names): its filters, table and pager. */
+/**
+ * A session's cost: ≈ when priced from tokens; tokens of a model with no price are in no cost, so a
+ * `+` after what could be priced, `—` when that is nothing (as `threadbase stats` shows them).
+ */
+function costCell(s) {
+  const unpriced = s.unpricedModels ?? [];
+  const notes = [
+    s.costEstimated ? 'priced from tokens (the agent recorded no cost)' : '',
+    unpriced.length ? `not in the cost: tokens of ${unpriced.join(', ')} (no cost recorded, no price known)` : '',
+  ].filter(Boolean);
+  const text =
+    s.cost === null || s.cost === undefined
+      ? unpriced.length
+        ? '—'
+        : ''
+      : `${s.costEstimated ? '≈' : ''}${fmtCost(s.cost)}${unpriced.length ? '+' : ''}`;
+  return h('td', { class: 'num', title: notes.join('; ') }, text);
+}
+
 function drawList(params, page, data) {
   // a row link with the focus keeps it as the list is drawn anew (it fell to the page every time a session came in)
   const place = placeInList();
@@ -349,11 +368,7 @@ function drawList(params, page, data) {
       h('td', { class: 'small nowrap' }, fmtTime(s.updatedAt)),
       h('td', { class: 'num' }, s.messageCount.toLocaleString()),
       h('td', { class: 'num' }, fmtTokens(s.tokens)),
-      h(
-        'td',
-        { class: 'num', title: s.costEstimated ? 'priced from tokens (the agent recorded no cost)' : '' },
-        `${s.costEstimated ? '≈' : ''}${fmtCost(s.cost)}`,
-      ),
+      costCell(s),
     ),
   );
   const filtered = ['source', 'project', 'model', 'since', 'until', 'text'].some((k) => params[k]);
@@ -945,7 +960,16 @@ async function statsView(params) {
     h(
       'div',
       { class: 'cards' },
-      card('Cost', fmtCost(t.cost)),
+      // ≈ as the list and the export mark a cost priced from tokens, in part or whole
+      card(
+        'Cost',
+        `${stats.estimatedCost > 1e-12 ? '≈' : ''}${fmtCost(t.cost)}`,
+        stats.estimatedCost > 1e-12
+          ? stats.estimatedCost >= t.cost - 1e-12
+            ? 'priced from tokens (the agents recorded no cost)'
+            : `${fmtCost(stats.estimatedCost)} of it priced from tokens (the agents recorded no cost)`
+          : '',
+      ),
       card(
         'Tokens',
         fmtTokens(t.input + t.output + t.cacheRead + t.cacheWrite),
