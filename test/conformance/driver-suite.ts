@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchOptions, SessionDriver } from '../../src/model/driver.js';
 import { ThreadbaseError } from '../../src/model/errors.js';
+import { EMPTY_LEAF } from '../../src/model/tree.js';
 import type { Entry, Message, MessageEntry, Part, Session } from '../../src/model/types.js';
 import { ONE_PIXEL_PNG } from '../helpers/sessions.js';
 
@@ -561,6 +562,30 @@ export function describeDriverConformance(
         const after = (await driver.getSession(s.id)) as Session;
         expect(after.entries).toEqual(s.entries);
         expect(after.leafId).toBe(s.leafId);
+      });
+
+      it('a session with no current leaf (EMPTY_LEAF, a rewind to empty) keeps it: an empty context, then an append leads', async (t) => {
+        if (!driver.capabilities.write) return t.skip();
+        const id = await put({ ...sampleSession(opts), leafId: EMPTY_LEAF });
+        const s = (await driver.getSession(id)) as Session;
+        if (s.source !== 'threadbase') return t.skip("an agent's own records: its format's rule for an empty leaf");
+        expect(s.leafId).toBe(EMPTY_LEAF);
+        expect((await driver.getContext(id)).messages).toEqual([]);
+        expect((await driver.listSessions()).some((l) => l.id === id)).toBe(true);
+        if (!driver.capabilities.append || !driver.appendEntries) return;
+        const root: Entry = {
+          kind: 'message',
+          id: 'f6f6f6f6-0000-4000-8000-000000000001',
+          parentId: null,
+          timestamp: new Date(Date.parse(s.updatedAt) + 60_000).toISOString(),
+          message: { role: 'user', parts: [{ type: 'text', text: 'a new start after the rewind' }] },
+        };
+        await driver.appendEntries(id, [root]);
+        const after = (await driver.getSession(id)) as Session;
+        expect(after.leafId).toBe(root.id);
+        expect((await driver.getContext(id)).messages.map((m) => m.parts)).toEqual([
+          [{ type: 'text', text: 'a new start after the rewind' }],
+        ]);
       });
 
       it('replaceSession swaps the session whole under its id: changed, dropped and new entries, title, search', async (t) => {
