@@ -29,7 +29,7 @@ it('asks for -m when OpenCode knows no provider of the recorded model, and not o
   const unknown = await runCli(env, ['handoff', PI_TOOL_CALL_ID, '--to', 'opencode', '--project', project]);
   expect(unknown.code, unknown.err).toBe(0);
   expect(unknown.out).toMatch(/resume it with:\n {2}cd .* && opencode --session '?ses_\S+'? -m <provider\/model>\n/);
-  expect(unknown.out).toContain('model standin/claude-standin is one OpenCode does not know');
+  expect(unknown.out).toContain('model standin/claude-standin is one OpenCode cannot use here');
   const asJson = await runCli(env, ['handoff', PI_TOOL_CALL_ID, '--to', 'opencode', '--project', project, '--json']);
   const row = JSON.parse(asJson.out) as { command: string; note?: string };
   // the command a script runs stays runnable; the note says what it needs
@@ -52,5 +52,5 @@ it('asks for -m when OpenCode knows no provider of the recorded model, and not o
   const known = await runCli(env, ['handoff', PI_TOOL_CALL_ID, '--to', 'opencode', '--project', project]);
   expect(known.code, known.err).toBe(0);
   expect(known.out).toMatch(/resume it with:\n {2}cd .* && opencode --session '?ses_\S+'?\n$/);
-  expect(known.out).not.toContain('does not know');
+  expect(known.out).not.toContain('cannot use');
 });
