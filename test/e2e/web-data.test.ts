@@ -308,9 +308,10 @@ describe('web data routes', () => {
       const row = (id: string) => rows.find((r) => r.id === id);
       expect(row('two-models')?.cost).toBeCloseTo(expected, 10);
       expect(row('two-models')?.costEstimated).toBe(true);
-      // a model the table does not know: unknown, not a partial sum
-      expect(row('with-unknown')?.cost).toBeNull();
-      expect(row('with-unknown')?.costEstimated).toBe(false);
+      // a model the table does not know: the priced part, that model named as left out of it (the page: ≈$…+)
+      expect(row('with-unknown')?.cost).toBeCloseTo(costOf(price('claude-sonnet-4-5'), u(500, 90)), 10);
+      expect(row('with-unknown')?.costEstimated).toBe(true);
+      expect(row('with-unknown')?.unpricedModels).toEqual(['local-llama']);
       // the header prices every response the same way
       const head = (await (
         await createWebApp({ driver: seeded.driver }).request('/api/v1/web/sessions/two-models')
