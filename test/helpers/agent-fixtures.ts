@@ -8,13 +8,15 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import '../../src/formats/all.js';
+import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv } from '../../src/model/driver.js';
 import type { Context } from '../../src/model/tree.js';
 import type { SessionInfo } from '../../src/model/types.js';
+import type { AgentHome } from './agents.js';
 import type { AnthropicBlock, AnthropicMessage } from './anthropic-standin.js';
 import { runCliOk } from './cli.js';
-import { readContext } from './conversions.js';
+import { readContext, resumeInTarget } from './conversions.js';
 import { chainSession, textMessage } from './sessions.js';
 
 /** Claude Code, real: a compaction and a sub-agent call. */
@@ -93,8 +95,16 @@ export interface ConvertedSession {
 }
 
 /** `threadbase convert <id> --source <from> --to <to> --json` in the home. */
-export async function convertInto(home: { env: DriverEnv }, id: string, from: string, to: string): Promise<ConvertedSession> {
-  return JSON.parse(await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json'])) as ConvertedSession;
+export async function convertInto(
+  home: { env: DriverEnv },
+  id: string,
+  from: string,
+  to: string,
+  extra: string[] = [],
+): Promise<ConvertedSession> {
+  return JSON.parse(
+    await runCliOk(home.env, ['convert', id, '--source', from, '--to', to, '--json', ...extra]),
+  ) as ConvertedSession;
 }
 
 /**
@@ -219,7 +229,7 @@ export async function runPastedCommand(cwd: string, command: string, extra: stri
  * `items`: how contextItems renders the Claude Code context (as the test rendered `source`).
  */
 export async function expectBackInClaudeCode(
-  home: { env: DriverEnv },
+  home: AgentHome,
   agent: string,
   id: string,
   source: readonly string[],
@@ -230,4 +240,27 @@ export async function expectBackInClaudeCode(
   const got = contextItems(await readContext(home, 'claude', back.id), items);
   expectInOrder(got, [...source, `user:${probe}`, `assistant:ok: ${probe}`]);
   expect(got.slice(-2)).toEqual([`user:${probe}`, `assistant:ok: ${probe}`]);
+  await expectResumedByClaudeCode(home, back, `${probe} again in claude`, items);
+}
+
+/**
+ * The real Claude Code resumes a session written into it (`back`) with `probe`: it sends threadbase's
+ * context of it, item for item and turn for turn (no reply joined into another), and the probe.
+ */
+export async function expectResumedByClaudeCode(
+  home: AgentHome,
+  back: ConvertedSession,
+  probe: string,
+  items: { ids?: boolean; trimResults?: boolean } = {},
+): Promise<void> {
+  const context = await readContext(home, 'claude', back.id);
+  const turns = contextToAnthropic(context).messages.map((m) => m.role);
+  // (Claude Code sends its environment as a message of role system, which no context holds)
+  const sent = (await resumeInTarget(home, 'claude', back, probe)).filter((m) => (m.role as string) !== 'system');
+  const drop = (b: AnthropicBlock) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>');
+  expect(anthropicRequestItems(sent as AnthropicMessage[], { ...items, drop })).toEqual([
+    ...contextItems(context, items),
+    `user:${probe}`,
+  ]);
+  expect(sent.map((m) => m.role)).toEqual([...turns, 'user']);
 }

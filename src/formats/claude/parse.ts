@@ -5,6 +5,7 @@
  * file-history snapshots, titles, modes, request logs, unknown types) a metadata entry with the
  * record in `raw`. Bad lines become warnings naming file and line; the rest still loads.
  */
+import { createHash } from 'node:crypto';
 import { messageFromAnthropic, usageFromAnthropic } from '../../convert/anthropic.js';
 import { providerCallOf } from '../../convert/provider-tools.js';
 import type { WireReadOptions } from '../../convert/read-issues.js';
@@ -110,13 +111,27 @@ export const SYNTHETIC_MODEL = '<synthetic>';
 
 const MADE_UP_PREFIX = 'msg_tb_';
 
+/** The made-up id's first form: the entry id's first 24 characters without dashes (a UUID's 96 bits). */
+const madeUpFromPrefix = (entryId: string): string => `${MADE_UP_PREFIX}${entryId.replace(/-/g, '').slice(0, 24)}`;
+
 /**
  * The `message.id` threadbase writes for a reply of entry `entryId` that had no response id (a Zed
  * or Gemini reply converted into Claude Code, which wants one on every assistant record): made from
  * the entry id, so it is read back as no response id (messageOfRecord), and `stats` knows the copy
- * by its entry id and time as it knows the original (src/model/copies.ts).
+ * by its entry id and time as it knows the original (src/model/copies.ts). A UUID (or an id of at
+ * most 24 such characters) gives its own characters; a longer id a hash of all of it, as its first 24
+ * characters need not tell entries apart (Continue's `<session uuid>:<n>`): records of one message.id
+ * are one response to Claude Code, which would send every such reply joined into one.
  */
-export const madeUpResponseId = (entryId: string): string => `${MADE_UP_PREFIX}${entryId.replace(/-/g, '').slice(0, 24)}`;
+export function madeUpResponseId(entryId: string): string {
+  const compact = entryId.replace(/-/g, '');
+  if (compact.length <= 24 || /^[0-9a-f]{32}$/i.test(compact)) return madeUpFromPrefix(entryId);
+  return `${MADE_UP_PREFIX}${createHash('sha256').update(entryId).digest('hex').slice(0, 24)}`;
+}
+
+/** Whether `responseId` is the id threadbase made up for record `uuid`, in either form it has written. */
+const isMadeUpResponseId = (responseId: string, uuid: string): boolean =>
+  responseId === madeUpResponseId(uuid) || responseId === madeUpFromPrefix(uuid);
 
 /**
  * `threadbase.claudeApiError`: the API-error record is Claude Code's own failed request, carrying only
@@ -138,7 +153,7 @@ export function messageOfRecord(r: ClaudeRecord, opts?: WireReadOptions): Messag
   if (!isRecord(raw)) return undefined;
   const msg = messageFromAnthropic(raw, opts);
   // (the prefix first: making the id from the uuid for every reply cost more than the rest of this check)
-  if (msg.responseId?.startsWith(MADE_UP_PREFIX) && typeof r.uuid === 'string' && msg.responseId === madeUpResponseId(r.uuid))
+  if (msg.responseId?.startsWith(MADE_UP_PREFIX) && typeof r.uuid === 'string' && isMadeUpResponseId(msg.responseId, r.uuid))
     delete msg.responseId;
   if (msg.usage && Array.isArray(raw.pausedResponses)) msg.usage = withPausedResponses(msg.usage, raw.pausedResponses);
   // Claude Code's own stand-in replies (API errors, "No response requested.") name the model
