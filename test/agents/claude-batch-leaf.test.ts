@@ -6,17 +6,18 @@
  * result the rest of the turn went on). The real `claude --resume` then resumes from the last row, not
  * from the named record; threadbase reads the same leaf and context (parse.ts claudeLeaf, underByBatch).
  */
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { contextToAnthropic } from '../../src/convert/anthropic.js';
-import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
 import { buildContext, messageText } from '../../src/model/tree.js';
-import type { Session } from '../../src/model/types.js';
-import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
-import { comparable, type Msg } from '../helpers/claude-requests.js';
+import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
+import {
+  numberedUuid,
+  resumedByClaude,
+  type TranscriptRecord,
+  transcriptRecords,
+  writeTranscript,
+} from '../helpers/claude-transcripts.js';
 
-const uuid = (n: number) => `00000000-0000-4000-8000-0000000000${String(n).padStart(2, '0')}`;
+const uuid = numberedUuid;
 let home: AgentHome;
 
 beforeAll(async () => {
@@ -26,67 +27,11 @@ afterAll(async () => {
   await home?.close();
 });
 
-type Rec = Record<string, unknown>;
-function recordsOf(id: string) {
-  const base = { sessionId: id, cwd: home.project, version: '2.1.332', isSidechain: false, userType: 'external' };
-  const at = (second: number) => `2026-11-27T04:00:${String(second).padStart(2, '0')}.000Z`;
-  const prompt = (n: number, parentUuid: string | null, text: string, second: number): Rec => ({
-    ...base,
-    type: 'user',
-    uuid: uuid(n),
-    parentUuid,
-    timestamp: at(second),
-    message: { role: 'user', content: text },
-  });
-  const assistant = (n: number, parentUuid: string, msgId: string, content: Rec[], second: number): Rec => ({
-    ...base,
-    type: 'assistant',
-    uuid: uuid(n),
-    parentUuid,
-    timestamp: at(second),
-    message: {
-      id: msgId,
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content,
-      stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
-      usage: { input_tokens: 3, output_tokens: 2 },
-    },
-  });
-  const call = (n: number, parentUuid: string, callId: string, command: string, second: number) =>
-    assistant(n, parentUuid, 'msg_batch', [{ type: 'tool_use', id: callId, name: 'Bash', input: { command } }], second);
-  const result = (n: number, parentUuid: string, callId: string, text: string, second: number): Rec => ({
-    ...base,
-    type: 'user',
-    uuid: uuid(n),
-    parentUuid,
-    timestamp: at(second),
-    sourceToolAssistantUUID: parentUuid,
-    toolUseResult: { stdout: text, stderr: '', interrupted: false, isImage: false },
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: callId, content: text, is_error: false }] },
-  });
-  const reply = (n: number, parentUuid: string, text: string, second: number) =>
-    assistant(n, parentUuid, `msg_${n}`, [{ type: 'text', text }], second);
-  const lastPrompt = (leaf: number): Rec => ({ type: 'last-prompt', lastPrompt: 'x', leafUuid: uuid(leaf), sessionId: id });
-  return { prompt, call, result, reply, lastPrompt };
-}
+const recordsOf = (id: string) => transcriptRecords(id, home.project);
 
-async function resumed(id: string, records: Rec[]) {
-  const dir = join(home.root, '.claude', 'projects', encodeProjectPath(home.project));
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  const session = (await new ClaudeDriver(home.env).getSession(id)) as Session;
-  const probe = `probe of ${id}`;
-  const mark = home.standIn.messageRequests().length;
-  expect((await runClaude(home, ['--resume', id], probe)).session_id).toBe(id);
-  const request = home.standIn
-    .messageRequests()
-    .slice(mark)
-    .find((r) => JSON.stringify(r.messages).includes(probe));
-  if (!request) throw new Error('no request carried the probe');
-  const sent = comparable(request.messages as Msg[], probe);
-  return { session, conversation: sent, ours: comparable(contextToAnthropic(buildContext(session)).messages as Msg[]) };
+async function resumed(id: string, records: TranscriptRecord[]) {
+  await writeTranscript(home, id, records);
+  return resumedByClaude(home, id);
 }
 
 it('a last-prompt naming the second call result of a batch, the turn going on from the first: claude --resume goes on to the last row, as threadbase reads it', async () => {

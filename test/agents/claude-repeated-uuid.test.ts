@@ -15,15 +15,19 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { contextToAnthropic } from '../../src/convert/anthropic.js';
 import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
 import { buildContext, messageText } from '../../src/model/tree.js';
-import type { Session } from '../../src/model/types.js';
-import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
-import { comparable, type Msg } from '../helpers/claude-requests.js';
+import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
+import {
+  numberedUuid,
+  resumedByClaude,
+  type TranscriptRecord,
+  transcriptRecords,
+  writeTranscript,
+} from '../helpers/claude-transcripts.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
 
-const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+const uuid = numberedUuid;
 let home: AgentHome;
 
 beforeAll(async () => {
@@ -33,59 +37,12 @@ afterAll(async () => {
   await home?.close();
 });
 
-type Rec = Record<string, unknown>;
-/** Hand-written records of session `id`, `second` its record's timestamp (seconds past a fixed minute). */
-function recordsOf(id: string) {
-  const base = { sessionId: id, cwd: home.project, version: '2.1.332', isSidechain: false, userType: 'external' };
-  const at = (second: number) => `2026-11-27T04:00:${String(second).padStart(2, '0')}.000Z`;
-  const prompt = (n: number, parentUuid: string | null, text: string, second: number): Rec => ({
-    ...base,
-    type: 'user',
-    uuid: uuid(n),
-    parentUuid,
-    timestamp: at(second),
-    message: { role: 'user', content: text },
-  });
-  const reply = (n: number, parentUuid: string, text: string, second: number): Rec => ({
-    ...base,
-    type: 'assistant',
-    uuid: uuid(n),
-    parentUuid,
-    timestamp: at(second),
-    message: {
-      id: `msg_${n}`,
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text }],
-      stop_reason: 'end_turn',
-      usage: { input_tokens: 3, output_tokens: 2 },
-    },
-  });
-  const lastPrompt = (leaf: number): Rec => ({ type: 'last-prompt', lastPrompt: 'x', leafUuid: uuid(leaf), sessionId: id });
-  return { prompt, reply, lastPrompt };
-}
+const recordsOf = (id: string) => transcriptRecords(id, home.project);
 
-/** Writes the session, resumes it with the real claude and returns what it sent (without the probe) and our session. */
-async function resumed(id: string, records: Rec[]) {
-  const dir = join(home.root, '.claude', 'projects', encodeProjectPath(home.project));
-  await fs.mkdir(dir, { recursive: true });
-  // (none: the file is there already)
-  if (records.length) await fs.writeFile(join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  const session = (await new ClaudeDriver(home.env).getSession(id)) as Session;
-  const probe = `probe of ${id}`;
-  const mark = home.standIn.messageRequests().length;
-  expect((await runClaude(home, ['--resume', id], probe)).session_id).toBe(id);
-  const request = home.standIn
-    .messageRequests()
-    .slice(mark)
-    .find((r) => JSON.stringify(r.messages).includes(probe));
-  if (!request) throw new Error('no request carried the probe');
-  const sent = comparable(request.messages as Msg[], probe);
-  // a prompt left without a reply is answered "No response requested." (Claude Code's own, written to the file)
-  const noReply = { role: 'assistant', content: [{ type: 'text', text: 'No response requested.' }] };
-  const conversation = JSON.stringify(sent.at(-1)) === JSON.stringify(noReply) ? sent.slice(0, -1) : sent;
-  return { session, conversation, ours: comparable(contextToAnthropic(buildContext(session)).messages as Msg[]) };
+/** Writes the session (none: the file is there already), resumes it with the real claude: what it sent, our session and context. */
+async function resumed(id: string, records: TranscriptRecord[]) {
+  if (records.length) await writeTranscript(home, id, records);
+  return resumedByClaude(home, id);
 }
 
 it('claude --resume sends the later record of a repeated uuid, from it as the leaf, as threadbase reads it', async () => {
@@ -281,7 +238,7 @@ it('after a compaction that kept a segment the ends of the chains decide: the la
     ...real
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as Rec),
+      .map((l) => JSON.parse(l) as TranscriptRecord),
     { ...lastPrompt(1), leafUuid: inner },
     stray,
   ];

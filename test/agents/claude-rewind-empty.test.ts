@@ -7,17 +7,21 @@
  * what threadbase appends there starts a new root, which is all Claude Code then sends.
  */
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { contextToAnthropic } from '../../src/convert/anthropic.js';
-import { ClaudeDriver, encodeProjectPath } from '../../src/formats/claude/index.js';
+import { ClaudeDriver } from '../../src/formats/claude/index.js';
 import { buildContext, EMPTY_LEAF, messageText } from '../../src/model/tree.js';
-import type { Session } from '../../src/model/types.js';
-import { type AgentHome, runClaude, setupAgentHome } from '../helpers/agents.js';
-import { comparable, type Msg } from '../helpers/claude-requests.js';
+import { type AgentHome, setupAgentHome } from '../helpers/agents.js';
+import {
+  numberedUuid,
+  resumedByClaude,
+  type TranscriptRecord,
+  transcriptPath,
+  transcriptRecords,
+  writeTranscript,
+} from '../helpers/claude-transcripts.js';
 import { messageEntry, textMessage } from '../helpers/sessions.js';
 
-const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+const uuid = numberedUuid;
 let home: AgentHome;
 
 beforeAll(async () => {
@@ -27,64 +31,19 @@ afterAll(async () => {
   await home?.close();
 });
 
-type Rec = Record<string, unknown>;
 function recordsOf(id: string) {
-  const base = { sessionId: id, cwd: home.project, version: '2.1.332', isSidechain: false, userType: 'external' };
-  const at = (second: number) => `2026-11-27T04:00:${String(second).padStart(2, '0')}.000Z`;
-  const prompt = (n: number, parentUuid: string | null, text: string, second: number): Rec => ({
-    ...base,
-    type: 'user',
-    uuid: uuid(n),
-    parentUuid,
-    timestamp: at(second),
-    message: { role: 'user', content: text },
-  });
-  const reply = (n: number, parentUuid: string, text: string, second: number): Rec => ({
-    ...base,
-    type: 'assistant',
-    uuid: uuid(n),
-    parentUuid,
-    timestamp: at(second),
-    message: {
-      id: `msg_${n}`,
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text }],
-      stop_reason: 'end_turn',
-      usage: { input_tokens: 3, output_tokens: 2 },
-    },
-  });
-  const rewind: Rec = { type: 'last-prompt', lastPrompt: 'first alpha', leafUuid: null, explicit: true, sessionId: id };
-  return { prompt, reply, rewind };
+  const rewind: TranscriptRecord = {
+    type: 'last-prompt',
+    lastPrompt: 'first alpha',
+    leafUuid: null,
+    explicit: true,
+    sessionId: id,
+  };
+  return { ...transcriptRecords(id, home.project), rewind };
 }
-
-function fileOf(id: string): string {
-  return join(home.root, '.claude', 'projects', encodeProjectPath(home.project), `${id}.jsonl`);
-}
-
-async function write(id: string, records: Rec[]): Promise<void> {
-  await fs.mkdir(join(fileOf(id), '..'), { recursive: true });
-  await fs.writeFile(fileOf(id), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-}
-
-/** Resumes session `id` with the real claude; returns what it sent (without the probe) and our session and context. */
-async function resumed(id: string) {
-  const session = (await new ClaudeDriver(home.env).getSession(id)) as Session;
-  const probe = `probe of ${id}`;
-  const mark = home.standIn.messageRequests().length;
-  expect((await runClaude(home, ['--resume', id], probe)).session_id).toBe(id);
-  const request = home.standIn
-    .messageRequests()
-    .slice(mark)
-    .find((r) => JSON.stringify(r.messages).includes(probe));
-  if (!request) throw new Error('no request carried the probe');
-  const sent = comparable(request.messages as Msg[], probe);
-  // a prompt left without a reply is answered "No response requested." (Claude Code's own, written to the file)
-  const noReply = { role: 'assistant', content: [{ type: 'text', text: 'No response requested.' }] };
-  const conversation = JSON.stringify(sent.at(-1)) === JSON.stringify(noReply) ? sent.slice(0, -1) : sent;
-  return { session, conversation, ours: comparable(contextToAnthropic(buildContext(session)).messages as Msg[]) };
-}
+const fileOf = (id: string) => transcriptPath(home, id);
+const write = (id: string, records: TranscriptRecord[]) => writeTranscript(home, id, records);
+const resumed = (id: string) => resumedByClaude(home, id);
 
 it('claude --resume after a rewind to empty sends no messages; threadbase has no leaf and an empty context', async () => {
   const id = '7c1e7c2a-9d4f-4e6b-8a3c-1f2e3d4c5b01';
@@ -98,7 +57,7 @@ it('claude --resume after a rewind to empty sends no messages; threadbase has no
   const probeRecord = (await fs.readFile(fileOf(id), 'utf8'))
     .trimEnd()
     .split('\n')
-    .map((l) => JSON.parse(l) as Rec)
+    .map((l) => JSON.parse(l) as TranscriptRecord)
     .find((r) => r.type === 'user' && JSON.stringify(r.message).includes(`probe of ${id}`));
   expect(probeRecord?.parentUuid).toBeNull();
 }, 120_000);
