@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import '../../src/formats/all.js';
 import { type MockInstance, vi } from 'vitest';
+import { encodeProjectPath } from '../../src/formats/claude/paths.js';
 import { Sources } from '../../src/formats/registry.js';
 import type { DriverEnv, IncrementalSource, SessionDriver } from '../../src/model/driver.js';
 import { messageText } from '../../src/model/tree.js';
@@ -86,6 +87,30 @@ export async function homeWithAgentFile(root: string, name: string, relDir: stri
   const store = openSqliteStore(indexPath(env));
   return { file, sources: new Sources(env), store, sync: new IndexSync(store) };
 }
+
+/**
+ * Claude Code records of session `sid` in project `cwd` as JSONL lines: a prompt, or a reply of its own
+ * response (`msg_<uuid>`); `second`: its time past 2026-01-01.
+ */
+export const claudeLines =
+  (sid: string, cwd: string) =>
+  (type: 'user' | 'assistant', uuid: string, parentUuid: string | null, text: string, second: number) =>
+    JSON.stringify({
+      type,
+      uuid,
+      parentUuid,
+      sessionId: sid,
+      cwd,
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+      message:
+        type === 'user'
+          ? { role: 'user', content: text }
+          : { role: 'assistant', id: `msg_${uuid}`, model: 'claude-opus-5-5', content: [{ type: 'text', text }] },
+    });
+
+/** A home holding Claude Code's transcript of `lines` (session `sid`, project `cwd`); its file, sources and index. */
+export const homeWithClaudeTranscript = (root: string, name: string, cwd: string, sid: string, lines: string[]) =>
+  homeWithAgentFile(root, name, join('.claude', 'projects', encodeProjectPath(cwd)), `${sid}.jsonl`, `${lines.join('\n')}\n`);
 
 /** A session's entries as [id, parent, text or kind] and its leaf: what the repeated-id tests compare. */
 export const entryShape = (s: Session | undefined) => ({

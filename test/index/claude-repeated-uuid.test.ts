@@ -12,24 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { encodeProjectPath } from '../../src/formats/claude/index.js';
 import { messageText } from '../../src/model/tree.js';
-import { entryShape, homeWithAgentFile } from '../helpers/index-units.js';
+import { claudeLines, entryShape, homeWithClaudeTranscript } from '../helpers/index-units.js';
 
 const SID = '7a2c9e10-3b4d-4f5e-8a6b-7c8d9e0f1a2c';
-const record = (type: 'user' | 'assistant', uuid: string, parentUuid: string | null, text: string, second: number) =>
-  JSON.stringify({
-    type,
-    uuid,
-    parentUuid,
-    sessionId: SID,
-    cwd: '/work/repeated',
-    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
-    message:
-      type === 'user'
-        ? { role: 'user', content: text }
-        : { role: 'assistant', id: `msg_${uuid}`, model: 'claude-opus-5-5', content: [{ type: 'text', text }] },
-  });
+const record = claudeLines(SID, '/work/repeated');
 
 let root: string;
 beforeAll(async () => {
@@ -40,14 +27,7 @@ afterAll(async () => {
 });
 
 /** A home holding the transcript of `lines`; its file, sources and index. */
-const homeWith = (name: string, lines: string[]) =>
-  homeWithAgentFile(
-    root,
-    name,
-    join('.claude', 'projects', encodeProjectPath('/work/repeated')),
-    `${SID}.jsonl`,
-    `${lines.join('\n')}\n`,
-  );
+const homeWith = (name: string, lines: string[]) => homeWithClaudeTranscript(root, name, '/work/repeated', SID, lines);
 
 const shape = entryShape;
 

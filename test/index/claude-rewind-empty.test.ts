@@ -10,24 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import '../../src/formats/all.js';
-import { encodeProjectPath } from '../../src/formats/claude/index.js';
 import { EMPTY_LEAF, messageText } from '../../src/model/tree.js';
-import { homeWithAgentFile, entryShape as shape } from '../helpers/index-units.js';
+import { claudeLines, homeWithClaudeTranscript, entryShape as shape } from '../helpers/index-units.js';
 
 const SID = '7a2c9e10-3b4d-4f5e-8a6b-7c8d9e0f1a3d';
-const record = (type: 'user' | 'assistant', uuid: string, parentUuid: string | null, text: string, second: number) =>
-  JSON.stringify({
-    type,
-    uuid,
-    parentUuid,
-    sessionId: SID,
-    cwd: '/work/rewound',
-    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
-    message:
-      type === 'user'
-        ? { role: 'user', content: text }
-        : { role: 'assistant', id: `msg_${uuid}`, model: 'claude-opus-5-5', content: [{ type: 'text', text }] },
-  });
+const record = claudeLines(SID, '/work/rewound');
 const rewind = JSON.stringify({ type: 'last-prompt', lastPrompt: 'first', leafUuid: null, explicit: true, sessionId: SID });
 
 let root: string;
@@ -38,14 +25,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const homeWith = (name: string, lines: string[]) =>
-  homeWithAgentFile(
-    root,
-    name,
-    join('.claude', 'projects', encodeProjectPath('/work/rewound')),
-    `${SID}.jsonl`,
-    `${lines.join('\n')}\n`,
-  );
+const homeWith = (name: string, lines: string[]) => homeWithClaudeTranscript(root, name, '/work/rewound', SID, lines);
 
 const twoTurns = [
   record('user', 'u1', null, 'first alpha', 1),
