@@ -67,6 +67,9 @@ const CASES: Record<string, { query?: string; body?: (ids: Ids) => unknown; list
     body: () => ({ entries: [entry(`e-${randomBytes(4).toString('hex')}`, null, 'appended')] }),
   },
   'DELETE /api/v1/threadbase/sessions/:id': {},
+  // (the upload and part left as the route names them: refused as malformed after the key is checked)
+  'PUT /api/v1/threadbase/sessions/:id/replace/:upload/:part': { body: () => ({ session: { id: 'x' }, entries: [] }) },
+  'DELETE /api/v1/threadbase/sessions/:id/replace/:upload': {},
   'GET /api/v1/threadbase/sessions/:id/context': { query: 'format=anthropic' },
   'GET /api/v1/threadbase/sessions/:id/export': { query: 'format=md' },
   'POST /api/v1/threadbase/sessions/:id/fork': { body: () => ({}) },
