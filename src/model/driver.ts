@@ -233,6 +233,11 @@ export interface SessionDriver {
   forTenant?(tenant: string): SessionDriver;
   /** The shell command that resumes this session in its own agent (printed by `threadbase handoff`). */
   resumeCommand?(session: SessionInfo): string;
+  /**
+   * When resumeCommand's command will not work on this machine as it is (the agent has no use of the
+   * model the session recorded): the command to run instead, and why.
+   */
+  resumeAdvice?(session: SessionInfo): Promise<ResumeAdvice | undefined>;
 
   close?(): Promise<void>;
 }
@@ -350,4 +355,14 @@ export function isIncrementalSource(d: unknown): d is IncrementalSource {
     typeof (d as Partial<IncrementalSource>).listUnits === 'function' &&
     typeof (d as Partial<IncrementalSource>).readUnit === 'function'
   );
+}
+
+/** What `threadbase handoff` prints beside a resume command that would fail here as it is. */
+export interface ResumeAdvice {
+  /** the command to run instead */
+  command: string;
+  /** the model it resumes on (the agent's configured one), where there is one */
+  model?: string;
+  /** why */
+  note: string;
 }

@@ -12,6 +12,7 @@ import type {
   DriverEnv,
   ForkOptions,
   GetMessagesOptions,
+  ResumeAdvice,
   SessionFilter,
   WriteOptions,
 } from '../../model/driver.js';
@@ -41,6 +42,7 @@ import {
   str,
   updatedTimeOf,
 } from './records.js';
+import { openCodeResumeAdvice } from './resume-model.js';
 import {
   appendSessionData,
   findProject,
@@ -478,5 +480,12 @@ export class OpenCodeDriver extends DriverBase {
     // OpenCode (1.18) runs a session in its own directory: started elsewhere, it prints nothing and
     // does not exit after the turn; without that directory it fails ("Unexpected server error")
     return resumeCommandLine(session.project, {}, `${this.flavor.command} --session ${shellQuote(session.id)}`);
+  }
+
+  async resumeAdvice(info: SessionInfo): Promise<ResumeAdvice | undefined> {
+    // OpenCode's own providers and config (Kilo's are its own, not probed)
+    if (this.name !== 'opencode') return undefined;
+    const session = await this.getSession(info.id);
+    return session ? openCodeResumeAdvice(this.env, session, this.resumeCommand(info), info.project) : undefined;
   }
 }
