@@ -9,15 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/formats/all.js';
 import { Sources } from '../../src/formats/registry.js';
-import {
-  type AgentHome,
-  OPENCODE_BIN,
-  OPENCODE_MODEL,
-  requestsSince,
-  runBinary,
-  runOpencode,
-  setupAgentHome,
-} from '../helpers/agents.js';
+import { type AgentHome, OPENCODE_MODEL, requestsSince, runOpencode, setupAgentHome } from '../helpers/agents.js';
 import type { Block } from '../helpers/claude-requests.js';
 import { runCli } from '../helpers/cli.js';
 import { textOf } from '../helpers/conversions.js';
@@ -74,20 +66,7 @@ describe('handoff into OpenCode of a session on a provider it has no key for', (
 
     // the command without -m, as printed before: OpenCode's opaque failure, no model asked
     const mark = home.standIn.messageRequests().length;
-    const bare = await runBinary(
-      OPENCODE_BIN,
-      ['run', '--session', id, 'first-probe'],
-      home.project,
-      {
-        PATH: process.env.PATH,
-        HOME: home.root,
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        npm_config_registry: 'http://127.0.0.1:9/',
-        NO_COLOR: '1',
-      },
-      { mayFail: true },
-    );
+    const bare = await runOpencode(home, ['run', '--session', id, 'first-probe'], home.project, { mayFail: true });
     expect(`${bare.stdout}${bare.stderr}`).toContain('Unexpected server error');
     expect(requestsSince(home, mark)).toEqual([]);
 

@@ -365,16 +365,22 @@ export class PiRpc {
   }
 }
 
-/** `opencode <args>` in the project (or `cwd`), offline (npm registry pointed at a closed port). */
-export function runOpencode(home: AgentDirs, args: string[], cwd = home.project): Promise<Run> {
-  return runBinary(OPENCODE_BIN, args, cwd, {
-    PATH: process.env.PATH,
-    HOME: home.root,
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    npm_config_registry: 'http://127.0.0.1:9/',
-    NO_COLOR: '1',
-  });
+/** `opencode <args>` in the project (or `cwd`), offline (npm registry pointed at a closed port); `mayFail`: as runBinary's. */
+export function runOpencode(home: AgentDirs, args: string[], cwd = home.project, opts: { mayFail?: boolean } = {}): Promise<Run> {
+  return runBinary(
+    OPENCODE_BIN,
+    args,
+    cwd,
+    {
+      PATH: process.env.PATH,
+      HOME: home.root,
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      npm_config_registry: 'http://127.0.0.1:9/',
+      NO_COLOR: '1',
+    },
+    opts,
+  );
 }
 
 /**
