@@ -64,6 +64,22 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
+/** Makes the second FileHandle.writeFile from now on fail with ENOSPC, as a full disk would; restore the spy after. */
+async function failSecondHandleWrite(dir: string) {
+  const probe = await fsPromises.open(join(dir, '.probe'), 'w');
+  const handleProto = Object.getPrototypeOf(probe) as { writeFile: (...args: unknown[]) => Promise<void> };
+  await probe.close();
+  await rm(join(dir, '.probe'));
+  const original = handleProto.writeFile;
+  let calls = 0;
+  return vi.spyOn(handleProto, 'writeFile').mockImplementation(function (this: unknown, ...args: unknown[]) {
+    calls++;
+    if (calls === 2)
+      return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    return original.apply(this, args);
+  });
+}
+
 describe('export writes its pieces', () => {
   for (const format of FORMATS) {
     it(`${format}: stdout and -o get the joined text's bytes, stdout in several writes`, async () => {
@@ -118,22 +134,13 @@ describe('export writes its pieces', () => {
     const file = join(dir, 'page.md');
     await writeFile(file, 'the old export\n');
     // the second write into the temp file fails, as a full disk would
-    const probe = await fsPromises.open(join(dir, '.probe'), 'w');
-    const handleProto = Object.getPrototypeOf(probe) as { writeFile: (...args: unknown[]) => Promise<void> };
-    await probe.close();
-    await rm(join(dir, '.probe'));
-    const original = handleProto.writeFile;
-    let calls = 0;
-    const spy = vi.spyOn(handleProto, 'writeFile').mockImplementation(function (this: unknown, ...args: unknown[]) {
-      calls++;
-      if (calls === 2)
-        return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
-      return original.apply(this, args);
-    });
+    const spy = await failSecondHandleWrite(dir);
     let r: Awaited<ReturnType<typeof runCli>>;
+    let calls: number;
     try {
       r = await runCli(env, ['export', ID, '--no-index', '--format', 'md', '-o', file]);
     } finally {
+      calls = spy.mock.calls.length;
       spy.mockRestore();
     }
     const errText = r.err;
@@ -181,18 +188,7 @@ describe('writeFileAtomic of pieces', () => {
           closed = true;
         }
       }
-      const probe = await fsPromises.open(join(dir, '.probe'), 'w');
-      const handleProto = Object.getPrototypeOf(probe) as { writeFile: (...args: unknown[]) => Promise<void> };
-      await probe.close();
-      await rm(join(dir, '.probe'));
-      const original = handleProto.writeFile;
-      let calls = 0;
-      const spy = vi.spyOn(handleProto, 'writeFile').mockImplementation(function (this: unknown, ...args: unknown[]) {
-        calls++;
-        if (calls === 2)
-          return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
-        return original.apply(this, args);
-      });
+      const spy = await failSecondHandleWrite(dir);
       try {
         await expect(writeFileAtomic(file, source())).rejects.toThrow(/ENOSPC/);
       } finally {
